@@ -1,0 +1,19 @@
+// Data-access roles: which rightsholders a member may see. Enforced wherever rightsholders,
+// their statements or their analytics appear.
+import type { Queryable } from '../db/pool.ts';
+
+/** null: every rightsholder of the organization; otherwise exactly these ids. */
+export type RightsholderScope = string[] | null;
+
+export async function rightsholderScope(db: Queryable, organizationId: string, userId: string): Promise<RightsholderScope> {
+  const { rows } = await db.query<{ mode: 'all' | 'restricted'; ids: string[] }>(
+    'SELECT mode, rightsholder_ids AS ids FROM data_access_roles WHERE organization_id = $1 AND user_id = $2',
+    [organizationId, userId],
+  );
+  const row = rows[0];
+  return !row || row.mode === 'all' ? null : row.ids;
+}
+
+export function scopeAllowsRightsholder(scope: RightsholderScope, rightsholderId: string): boolean {
+  return scope === null || scope.includes(rightsholderId);
+}

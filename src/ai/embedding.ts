@@ -1,0 +1,126 @@
+// Text embeddings for the vector entries. The built-in one needs no model: character bigrams and
+// trigrams and whole words, hashed (FNV-1a, signed) into a fixed-size vector, L2-normalized, so
+// cosine similarity is a dot product and misspellings stay close ("Spotfy" ~ "Spotify").
+import { normalizeLookupKey } from '../lookups/normalize.ts';
+import { AppError } from '../errors.ts';
+import type { AiSettings } from '../config.ts';
+
+export const BUILTIN_DIMENSIONS = 256;
+export const BUILTIN_EMBEDDING_MODEL = `hashed-ngram-v1-${BUILTIN_DIMENSIONS}`;
+
+export interface Embedder {
+  /** stored with each vector, so vectors of another model are recomputed rather than compared */
+  readonly model: string;
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+function features(text: string): string[] {
+  const key = normalizeLookupKey(text);
+  const out: string[] = [];
+  for (const word of key.split(' ')) {
+    if (!word) continue;
+    out.push(`w:${word}`);
+    const padded = ` ${word} `;
+    for (let i = 0; i + 2 <= padded.length; i++) out.push(`b:${padded.slice(i, i + 2)}`);
+    for (let i = 0; i + 3 <= padded.length; i++) out.push(`t:${padded.slice(i, i + 3)}`);
+  }
+  // the words run together as well, so "sound cloud" meets "soundcloud"
+  const joined = ` ${key.replace(/ /g, '')} `;
+  for (let i = 0; i + 3 <= joined.length; i++) out.push(`j:${joined.slice(i, i + 3)}`);
+  return out;
+}
+
+export function hashedNgramEmbedding(text: string, dimensions = BUILTIN_DIMENSIONS): number[] {
+  const vector = new Array<number>(dimensions).fill(0);
+  for (const feature of features(text)) {
+    const h = fnv1a(feature);
+    vector[h % dimensions]! += h & 0x80000000 ? -1 : 1;
+  }
+  const norm = Math.sqrt(vector.reduce((sum, v) => sum + v * v, 0));
+  // float4 storage: round here so a stored vector compares equal to a fresh one
+  return norm === 0 ? vector : vector.map((v) => Math.fround(v / norm));
+}
+
+export function cosine(a: readonly number[], b: readonly number[]): number {
+  if (a.length !== b.length) return 0;
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+export const builtinEmbedder: Embedder = {
+  model: BUILTIN_EMBEDDING_MODEL,
+  async embed(texts) {
+    return texts.map((t) => hashedNgramEmbedding(t));
+  },
+};
+
+/** POST {base}/embeddings of an OpenAI-compatible API. */
+export function openAiEmbedder(settings: AiSettings & { baseUrl: string; embeddingModel: string }): Embedder {
+  return {
+    model: `openai:${settings.embeddingModel}`,
+    async embed(texts) {
+      if (texts.length === 0) return [];
+      const body = await postJson(settings, '/embeddings', { model: settings.embeddingModel, input: texts.map((t) => normalizeLookupKey(t)) });
+      const data = (body as { data?: unknown }).data;
+      if (!Array.isArray(data) || data.length !== texts.length) {
+        throw new AppError('AI_PROVIDER_FAILED', 'The embedding endpoint answered without one embedding per input');
+      }
+      const ordered = [...data].sort((x, y) => ((x as { index?: number }).index ?? 0) - ((y as { index?: number }).index ?? 0));
+      return ordered.map((item) => {
+        const embedding = (item as { embedding?: unknown }).embedding;
+        if (!Array.isArray(embedding) || embedding.length === 0 || !embedding.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+          throw new AppError('AI_PROVIDER_FAILED', 'The embedding endpoint answered an embedding that is not a list of numbers');
+        }
+        return embedding.map((v) => Math.fround(v));
+      });
+    },
+  };
+}
+
+export function createEmbedder(settings: AiSettings): Embedder {
+  if (settings.provider === 'openai' && settings.baseUrl && settings.embeddingModel) {
+    return openAiEmbedder({ ...settings, baseUrl: settings.baseUrl, embeddingModel: settings.embeddingModel });
+  }
+  return builtinEmbedder;
+}
+
+/** One JSON POST to the OpenAI-compatible API, with the configured timeout and key. */
+export async function postJson(settings: Pick<AiSettings, 'apiKey' | 'timeoutMs'> & { baseUrl: string }, path: string, payload: unknown): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(`${settings.baseUrl}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
+      },
+      body: JSON.stringify(payload),
+      signal: AbortSignal.timeout(settings.timeoutMs),
+    });
+  } catch (error) {
+    throw new AppError('AI_PROVIDER_FAILED', `The AI provider could not be reached (${path})`, { cause: error });
+  }
+  const text = await res.text();
+  if (!res.ok) throw new AppError('AI_PROVIDER_FAILED', `The AI provider answered HTTP ${res.status} (${path})`, { cause: new Error(text.slice(0, 2000)) });
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new AppError('AI_PROVIDER_FAILED', `The AI provider answered something that is not JSON (${path})`, { cause: error });
+  }
+}

@@ -1,0 +1,96 @@
+// The catalog as analytics reads it: for each musical detail of the organization (by rightsholder
+// and identity key) its effective track values, its track product and that product's album.
+// store.ts copies these into the organization's database (table `catalog`), keyed by the raw
+// identity of the rows, and the freshness fingerprint covers the tables they come from, so a
+// correction shows in the next query.
+import type { Queryable } from '../db/pool.ts';
+import { effectiveValues, type FetchedResult, type OverrideRow } from '../catalog/musicalDetails.ts';
+import { releaseDateOf } from '../catalog/products.ts';
+
+export interface CatalogEntry {
+  mdId: string;
+  /** enrichment finished: found, not found, skipped or failed */
+  resolved: boolean;
+  trackTitle: string | null;
+  trackArtist: string | null;
+  releaseTitle: string | null;
+  releaseArtist: string | null;
+  releaseDate: string | null;
+  releaseReleaseDate: string | null;
+  productId: string | null;
+  productTitle: string | null;
+  productArtist: string | null;
+  productReleaseDate: string | null;
+}
+
+const TERMINAL = new Set(['found', 'not_found', 'skipped', 'failed']);
+
+interface Row {
+  rightsholder_id: string;
+  id: string;
+  identity_key: string;
+  title: string;
+  artist: string | null;
+  release_title: string | null;
+  release_artist: string | null;
+  result: FetchedResult | null;
+  state: string;
+  product_id: string | null;
+  product_title: string | null;
+  product_artist: string | null;
+  product_release_date: string | null;
+  album_title: string | null;
+  album_artist: string | null;
+  album_release_date: string | null;
+}
+
+/** Keyed by `<rightsholder id>\u001f<identity key>`. */
+export async function catalogEntries(db: Queryable, organizationId: string): Promise<Map<string, CatalogEntry>> {
+  const [{ rows }, { rows: overrides }] = await Promise.all([
+    db.query<Row>(
+      `SELECT b.rightsholder_id, md.id, md.identity_key, md.title, md.artist, md.release_title, md.release_artist, md.result, md.state,
+         tp.id AS product_id, tp.title AS product_title, tp.artist AS product_artist, tp.release_date::text AS product_release_date,
+         al.title AS album_title, al.artist AS album_artist, al.release_date::text AS album_release_date
+       FROM musical_details md JOIN catalog_blocks b ON b.id = md.block_id
+       LEFT JOIN LATERAL (SELECT p.id, p.title, p.artist, p.release_date, p.parent_id FROM product_musical_details pmd
+                          JOIN products p ON p.id = pmd.product_id
+                          WHERE pmd.musical_detail_id = md.id AND p.kind = 'track' ORDER BY p.id LIMIT 1) tp ON TRUE
+       LEFT JOIN products al ON al.id = tp.parent_id
+       WHERE md.organization_id = $1`,
+      [organizationId],
+    ),
+    db.query<OverrideRow & { mdId: string }>(
+      `SELECT o.id, o.musical_detail_id AS "mdId", o.kind, o.rule_id AS "ruleId", o."values", o.created_by AS "createdBy", o.created_at AS "createdAt"
+       FROM musical_detail_overrides o WHERE o.organization_id = $1 AND o.musical_detail_id IS NOT NULL ORDER BY o.created_at, o.id`,
+      [organizationId],
+    ),
+  ]);
+  const byMd = new Map<string, OverrideRow[]>();
+  for (const { mdId, ...o } of overrides) {
+    const list = byMd.get(mdId) ?? [];
+    list.push({ ...o, createdAt: new Date(o.createdAt).toISOString() });
+    byMd.set(mdId, list);
+  }
+  const out = new Map<string, CatalogEntry>();
+  for (const r of rows) {
+    const eff = effectiveValues(r, byMd.get(r.id) ?? []);
+    const albums = Array.isArray(eff.albums) ? eff.albums.filter((a): a is string => typeof a === 'string' && a !== '') : [];
+    const releaseDate = releaseDateOf(eff.releaseDate);
+    const productReleaseDate = r.product_id ? r.product_release_date : releaseDate;
+    out.set(`${r.rightsholder_id}\u001f${r.identity_key}`, {
+      mdId: r.id,
+      resolved: TERMINAL.has(r.state),
+      trackTitle: eff.title || r.title || null,
+      trackArtist: eff.artist,
+      releaseTitle: r.album_title ?? albums[0] ?? r.result?.releaseTitle ?? r.release_title,
+      releaseArtist: r.album_title ? r.album_artist : (r.result?.releaseArtist ?? r.release_artist),
+      releaseDate,
+      releaseReleaseDate: r.album_title ? (r.album_release_date ?? productReleaseDate) : productReleaseDate,
+      productId: r.product_id,
+      productTitle: r.product_title ?? (eff.title || r.title || null),
+      productArtist: r.product_id ? r.product_artist : eff.artist,
+      productReleaseDate,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,369 @@
+// The query compiler: a normalized query → DuckDB SQL with positional parameters. Stages: plan
+// the output columns (members, granular time buckets, row keys), choose the row source (facts or
+// a rollup that can answer the query), compile filters (dimension filters to WHERE, measure
+// filters to HAVING), add the caller's restrictions outside everything the client sent, then
+// order and limit. Values only ever enter as parameters; identifiers only from the model.
+import type { JoinName, RollupDef } from './model.ts';
+import type { ResolvedMember } from './modelSchema.ts';
+import { isMidnight, nextDay, absoluteBound } from './dates.ts';
+import type { NormalizedFilterNode, NormalizedQuery, Operator } from './query.ts';
+import { GRANULARITIES, dimensionDefs, full, memberOf, semantic, type QueryGranularity } from './semantic.ts';
+
+/** What the server adds to every query: the caller's organization and rightsholder scope. */
+export interface Restrictions {
+  organizationId: string;
+  /** null: every rightsholder of the organization */
+  rightsholderIds: string[] | null;
+}
+
+/** Hands out `$n` placeholders; the SQL text never holds a value. */
+export class ParamAllocator {
+  readonly params: string[] = [];
+  add(value: string): string {
+    this.params.push(value);
+    return `$${this.params.length}`;
+  }
+}
+
+export interface OutputColumn {
+  alias: string;
+  /** the row keys this column fills */
+  keys: string[];
+  member: string;
+  role: 'dimension' | 'timeDimension' | 'measure';
+  type: 'string' | 'number' | 'time';
+  granularity?: QueryGranularity;
+}
+
+export interface CompiledQuery {
+  sql: string;
+  params: string[];
+  /** count of result rows ignoring the limit, when the query asks for total */
+  totalSql: string | null;
+  totalParams: string[];
+  columns: OutputColumn[];
+  /** the rollup answering the query, or null for the facts */
+  rollup: string | null;
+}
+
+const TIME_FORMAT = "'%Y-%m-%dT%H:%M:%S.%g'";
+const QUALIFIED_FACT = /(?<![A-Za-z0-9_'])f\.([a-z_][a-z0-9_]*)/g;
+
+function factColumnsIn(sql: string): string[] {
+  return [...sql.matchAll(QUALIFIED_FACT)].map((m) => m[1]!);
+}
+
+const joinFactColumns = new Map<JoinName, string[]>(
+  (Object.entries(semantic.model.joins) as [JoinName, { sql: string }][]).map(([name, j]) => [name, factColumnsIn(j.sql)]),
+);
+
+/** The caller's restrictions on a relation that has organization_id and rightsholder_id. */
+export function scopePredicate(alias: string, r: Restrictions, p: ParamAllocator): string {
+  if (r.rightsholderIds?.length === 0) return 'FALSE';
+  const org = `${alias}.organization_id = ${p.add(r.organizationId)}`;
+  if (r.rightsholderIds === null) return org;
+  return `${org} AND ${alias}.rightsholder_id IN (${r.rightsholderIds.map((id) => p.add(id)).join(', ')})`;
+}
+
+/** The per-query relations (CTEs) the joins need, each restricted to what the caller may see. */
+function relationsOf(joins: JoinName[], r: Restrictions, p: ParamAllocator): string[] {
+  return joins.flatMap((name) => {
+    const join = semantic.model.joins[name];
+    if (!join.cte) return [];
+    return [`${join.alias} AS (${join.cte.replace(/\{scope:([a-z][a-z0-9_]*)\}/g, (_m, alias: string) => scopePredicate(alias, r, p))})`];
+  });
+}
+
+function dimensionOf(fullName: string): ResolvedMember {
+  const d = semantic.dimensions.get(memberOf(fullName)!);
+  if (!d) throw new Error(`not a dimension: ${fullName}`);
+  return d;
+}
+
+const granularityRank = (g: QueryGranularity) => GRANULARITIES.indexOf(g);
+
+interface Plan {
+  columns: (OutputColumn & { sql: string })[];
+  joins: Set<JoinName>;
+  rollup: RollupDef | null;
+}
+
+function measureSql(name: string, rollup: RollupDef | null): string {
+  const m = semantic.measures.get(name)!;
+  return rollup ? m.rollupSql! : m.sql;
+}
+
+function filterLeaves(node: NormalizedFilterNode): { member: string }[] {
+  if ('and' in node) return node.and.flatMap(filterLeaves);
+  if ('or' in node) return node.or.flatMap(filterLeaves);
+  return [node];
+}
+
+function isMeasureFilter(node: NormalizedFilterNode): boolean {
+  const leaf = filterLeaves(node)[0];
+  return leaf !== undefined && semantic.measures.has(memberOf(leaf.member)!);
+}
+
+/** The first rollup that holds every column the query reads, or null. */
+export function chooseRollup(q: NormalizedQuery): RollupDef | null {
+  const dims = new Set<string>();
+  const measures = new Set(q.measures.map((m) => memberOf(m)!));
+  for (const d of q.dimensions) dims.add(memberOf(d)!);
+  for (const td of q.timeDimensions) dims.add(memberOf(td.dimension)!);
+  for (const f of q.filters) {
+    for (const leaf of filterLeaves(f)) {
+      const name = memberOf(leaf.member)!;
+      if (semantic.measures.has(name)) measures.add(name);
+      else dims.add(name);
+    }
+  }
+  for (const rollup of semantic.model.rollups) {
+    const grouped = new Set(rollup.groupBy);
+    const readable = new Set([...rollup.groupBy, ...rollup.sums, rollup.countColumn]);
+    const joins = new Set<JoinName>();
+    let ok = true;
+    for (const d of dims) {
+      const r = semantic.dimensions.get(d)!;
+      if (!r.columns.every((c) => grouped.has(c))) ok = false;
+      r.joins.forEach((j) => joins.add(j));
+    }
+    for (const m of measures) {
+      const r = semantic.measures.get(m)!;
+      if (r.rollupSql === null || !factColumnsIn(r.rollupSql).every((c) => readable.has(c))) ok = false;
+      r.joins.forEach((j) => joins.add(j));
+    }
+    for (const j of joins) if (!(joinFactColumns.get(j) ?? []).every((c) => grouped.has(c))) ok = false;
+    if (ok) return rollup;
+  }
+  return null;
+}
+
+function plan(q: NormalizedQuery, usePreagg: boolean): Plan {
+  const rollup = usePreagg ? chooseRollup(q) : null;
+  const joins = new Set<JoinName>();
+  const columns: Plan['columns'] = [];
+  const alias = () => `c${columns.length}`;
+
+  for (const d of q.dimensions) {
+    const r = dimensionOf(d);
+    r.joins.forEach((j) => joins.add(j));
+    const type = dimensionDefs.get(r.name)!.type;
+    const sql = type === 'time' ? `strftime(CAST(${r.sql} AS TIMESTAMP), ${TIME_FORMAT})` : r.sql;
+    columns.push({ alias: alias(), keys: [d], member: d, role: 'dimension', type, sql });
+  }
+  // one column per distinct (time dimension, granularity); the plain key goes to the finest one
+  const seen = new Set<string>();
+  for (const td of q.timeDimensions) {
+    if (!td.granularity) continue;
+    const key = `${td.dimension}.${td.granularity}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const r = dimensionOf(td.dimension);
+    r.joins.forEach((j) => joins.add(j));
+    columns.push({
+      alias: alias(),
+      keys: [key],
+      member: td.dimension,
+      role: 'timeDimension',
+      type: 'time',
+      granularity: td.granularity,
+      sql: `strftime(CAST(date_trunc('${td.granularity}', ${r.sql}) AS TIMESTAMP), ${TIME_FORMAT})`,
+    });
+  }
+  for (const member of new Set(columns.filter((c) => c.role === 'timeDimension').map((c) => c.member))) {
+    if (q.dimensions.includes(member)) continue;
+    const finest = columns
+      .filter((c) => c.role === 'timeDimension' && c.member === member)
+      .sort((a, b) => granularityRank(a.granularity!) - granularityRank(b.granularity!))[0]!;
+    finest.keys.push(member);
+  }
+  for (const m of q.measures) {
+    const name = memberOf(m)!;
+    semantic.measures.get(name)!.joins.forEach((j) => joins.add(j));
+    columns.push({ alias: alias(), keys: [m], member: m, role: 'measure', type: 'number', sql: measureSql(name, rollup) });
+  }
+  for (const td of q.timeDimensions) dimensionOf(td.dimension).joins.forEach((j) => joins.add(j));
+  for (const f of q.filters) {
+    for (const leaf of filterLeaves(f)) {
+      const name = memberOf(leaf.member)!;
+      const r = semantic.measures.get(name) ?? semantic.dimensions.get(name)!;
+      r.joins.forEach((j) => joins.add(j));
+    }
+  }
+  return { columns, joins, rollup };
+}
+
+function memberSql(fullName: string, rollup: RollupDef | null): { sql: string; type: 'string' | 'number' | 'time' } {
+  const name = memberOf(fullName)!;
+  if (semantic.measures.has(name)) return { sql: measureSql(name, rollup), type: 'number' };
+  return { sql: semantic.dimensions.get(name)!.sql, type: dimensionDefs.get(name)!.type };
+}
+
+/** A comparison of a DATE expression with a millisecond bound, written as a date comparison. */
+function dateComparison(expr: string, op: '>=' | '<=' | '>' | '<', bound: string, p: ParamAllocator): string {
+  const day = bound.slice(0, 10);
+  // a date is its midnight: >= and < need the next day unless the bound is itself a midnight
+  const date = (op === '>=' || op === '<') && !isMidnight(bound) ? nextDay(day) : day;
+  return `${expr} ${op} CAST(${p.add(date)} AS DATE)`;
+}
+
+const escapeLike = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function compileLeaf(f: { member: string; operator: Operator; values?: (string | null)[] }, rollup: RollupDef | null, p: ParamAllocator): string {
+  const { sql: expr, type } = memberSql(f.member, rollup);
+  const values = f.values ?? [];
+  const nonNull = values.filter((v): v is string => v !== null);
+  const hasNull = values.includes(null);
+  const value = (v: string) => (type === 'number' ? `CAST(${p.add(v)} AS DOUBLE)` : type === 'time' ? `CAST(${p.add(v)} AS TIMESTAMP)` : p.add(v));
+  const subject = type === 'time' ? `CAST(${expr} AS TIMESTAMP)` : expr;
+  const text = type === 'string' ? expr : `CAST(${expr} AS VARCHAR)`;
+  switch (f.operator) {
+    case 'equals': {
+      const parts: string[] = [];
+      if (nonNull.length === 1) parts.push(`${subject} = ${value(nonNull[0]!)}`);
+      else if (nonNull.length > 1) parts.push(`${subject} IN (${nonNull.map(value).join(', ')})`);
+      if (hasNull) parts.push(`${expr} IS NULL`);
+      return `(${parts.join(' OR ')})`;
+    }
+    case 'notEquals': {
+      if (nonNull.length === 0) return `(${expr} IS NOT NULL)`;
+      const test = nonNull.length === 1 ? `${subject} <> ${value(nonNull[0]!)}` : `${subject} NOT IN (${nonNull.map(value).join(', ')})`;
+      // NULL rows are kept unless null is among the values (Cube's rule)
+      return hasNull ? `(${test})` : `(${test} OR ${expr} IS NULL)`;
+    }
+    case 'contains': {
+      const parts = nonNull.map((v) => `${text} ILIKE '%' || ${p.add(escapeLike(v))} || '%' ESCAPE '\\'`);
+      if (hasNull) parts.push(`${expr} IS NULL`);
+      return `(${parts.join(' OR ')})`;
+    }
+    case 'notContains': {
+      if (nonNull.length === 0) return `(${expr} IS NOT NULL)`;
+      const test = nonNull.map((v) => `${text} NOT ILIKE '%' || ${p.add(escapeLike(v))} || '%' ESCAPE '\\'`).join(' AND ');
+      return hasNull ? `(${test})` : `((${test}) OR ${expr} IS NULL)`;
+    }
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte': {
+      const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[f.operator] as '>' | '>=' | '<' | '<=';
+      if (type === 'time') return `(${dateComparison(expr, op, absoluteBound(nonNull[0]!, 'start'), p)})`;
+      return `(${expr} ${op} ${value(nonNull[0]!)})`;
+    }
+    case 'set':
+      return `(${expr} IS NOT NULL)`;
+    case 'notSet':
+      return `(${expr} IS NULL)`;
+    case 'inDateRange':
+      return `(${dateComparison(expr, '>=', nonNull[0]!, p)} AND ${dateComparison(expr, '<=', nonNull[1]!, p)})`;
+    case 'notInDateRange':
+      return `(${dateComparison(expr, '<', nonNull[0]!, p)} OR ${dateComparison(expr, '>', nonNull[1]!, p)})`;
+    case 'beforeDate':
+      return `(${dateComparison(expr, '<', nonNull[0]!, p)})`;
+    case 'afterDate':
+      return `(${dateComparison(expr, '>', nonNull[0]!, p)})`;
+  }
+}
+
+function compileFilter(node: NormalizedFilterNode, rollup: RollupDef | null, p: ParamAllocator): string {
+  if ('and' in node) return `(${node.and.map((c) => compileFilter(c, rollup, p)).join(' AND ')})`;
+  if ('or' in node) return `(${node.or.map((c) => compileFilter(c, rollup, p)).join(' OR ')})`;
+  return compileLeaf(node, rollup, p);
+}
+
+function orderClause(q: NormalizedQuery, columns: Plan['columns']): string[] {
+  const position = (c: OutputColumn) => columns.indexOf(c as Plan['columns'][number]) + 1;
+  const grouping = columns.filter((c) => c.role !== 'measure');
+  const items: { column: OutputColumn; desc: boolean }[] = [];
+  if (q.order) {
+    for (const o of q.order) {
+      // a member that is not selected is dropped silently, as Cube does
+      const column = columns.find((c) => c.keys.includes(o.id)) ?? columns.find((c) => c.role === 'timeDimension' && c.member === o.id);
+      if (column && !items.some((i) => i.column === column)) items.push({ column, desc: o.desc });
+    }
+  } else {
+    const granular = columns.find((c) => c.role === 'timeDimension');
+    const measure = columns.find((c) => c.role === 'measure');
+    if (granular) items.push({ column: granular, desc: false });
+    else if (measure && grouping.length > 0) items.push({ column: measure, desc: true });
+    else if (grouping[0]) items.push({ column: grouping[0], desc: false });
+  }
+  // ties are broken by the grouping columns so that equal queries give equal pages
+  for (const column of grouping) if (!items.some((i) => i.column === column)) items.push({ column, desc: false });
+  return items.map((i) => `${position(i.column)} ${i.desc ? 'DESC' : 'ASC'}`);
+}
+
+function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit: boolean): { sql: string; params: string[] } {
+  const p = new ParamAllocator();
+  // member joins are closed over their requirements already (modelSchema.ts)
+  const joins = semantic.joinOrder.filter((j) => pl.joins.has(j));
+  const ctes = relationsOf(joins, r, p);
+  const select = pl.columns.map((c) => `${c.sql} AS "${c.alias}"`);
+  const source = pl.rollup ? pl.rollup.table : semantic.model.facts.table;
+  const where = [scopePredicate('f', r, p)];
+  const having: string[] = [];
+  for (const td of q.timeDimensions) {
+    if (!td.dateRange) continue;
+    const expr = dimensionOf(td.dimension).sql;
+    where.push(`(${dateComparison(expr, '>=', td.dateRange[0], p)} AND ${dateComparison(expr, '<=', td.dateRange[1], p)})`);
+  }
+  for (const f of q.filters) {
+    // the organization filter in the echo is the injected one; it is applied from the restrictions
+    if ('member' in f && f.member === full('organization_id')) continue;
+    (isMeasureFilter(f) ? having : where).push(compileFilter(f, pl.rollup, p));
+  }
+  const groupCount = pl.columns.filter((c) => c.role !== 'measure').length;
+  const lines = [
+    ...(ctes.length ? [`WITH ${ctes.join(', ')}`] : []),
+    `SELECT ${select.join(', ')}`,
+    `FROM ${source} f`,
+    ...joins.map((j) => semantic.model.joins[j].sql),
+    `WHERE ${where.join(' AND ')}`,
+  ];
+  if (groupCount > 0) lines.push(`GROUP BY ${Array.from({ length: groupCount }, (_, i) => i + 1).join(', ')}`);
+  if (having.length > 0) lines.push(`HAVING ${having.join(' AND ')}`);
+  if (withOrderAndLimit) {
+    const order = orderClause(q, pl.columns);
+    if (order.length > 0) lines.push(`ORDER BY ${order.join(', ')}`);
+    lines.push(`LIMIT CAST(${p.add(String(q.limit))} AS BIGINT)`);
+  }
+  return { sql: lines.join('\n'), params: p.params };
+}
+
+export function compileQuery(q: NormalizedQuery, r: Restrictions, opts: { usePreagg: boolean }): CompiledQuery {
+  const pl = plan(q, opts.usePreagg);
+  const main = build(q, r, pl, true);
+  const total = q.total ? build(q, r, pl, false) : null;
+  return {
+    sql: main.sql,
+    params: main.params,
+    totalSql: total ? `SELECT count(*) AS total FROM (\n${total.sql}\n) q` : null,
+    totalParams: total?.params ?? [],
+    columns: pl.columns.map(({ sql: _sql, ...c }) => c),
+    rollup: pl.rollup?.name ?? null,
+  };
+}
+
+/** The columns of the table cube.sqlQuery sees: every dimension, and the row value of each sum. */
+export const sqlTableColumns: { name: string; sql: string; joins: JoinName[] }[] = [
+  ...[...semantic.dimensions.values()].map((d) => ({ name: d.name, sql: d.sql, joins: d.joins })),
+  ...[...semantic.measures.values()].flatMap((m) => (m.rowSql ? [{ name: m.name, sql: m.rowSql, joins: m.rowJoins }] : [])),
+];
+
+/** The rows of the view the caller may see, with the named columns (all when none are named). */
+export function rowViewSql(r: Restrictions, names: readonly string[]): { sql: string; params: string[] } {
+  const p = new ParamAllocator();
+  const wanted = new Set(names);
+  const columns = sqlTableColumns.filter((c) => wanted.size === 0 || wanted.has(c.name));
+  const needed = new Set(columns.flatMap((c) => c.joins));
+  const joins = semantic.joinOrder.filter((j) => needed.has(j));
+  const ctes = relationsOf(joins, r, p);
+  const lines = [
+    ...(ctes.length ? [`WITH ${ctes.join(', ')}`] : []),
+    `SELECT ${columns.map((c) => `${c.sql} AS "${c.name}"`).join(', ')}`,
+    `FROM ${semantic.model.facts.table} f`,
+    ...joins.map((j) => semantic.model.joins[j].sql),
+    `WHERE ${scopePredicate('f', r, p)}`,
+    `ORDER BY f.${semantic.model.facts.sortKey.join(', f.')}`,
+  ];
+  return { sql: lines.join('\n'), params: p.params };
+}

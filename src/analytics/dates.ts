@@ -1,0 +1,243 @@
+// Date ranges resolved the way Cube's api-gateway resolves them (date-parser.js, Cube 1.7), in
+// UTC: the phrase is lower-cased and tried against these rules, first match wins, with
+// unanchored patterns exactly like Cube's:
+//   1. (this|last|next) <unit>          → the whole unit, shifted by 0/-1/+1
+//   2. (last|next) <n> <unit>           → n whole units before (current one excluded) / after
+//   3. today | yesterday | tomorrow     → that whole day
+//   4. from <moment> to <moment>        → start of the first .. end of the second, rounded to
+//                                          second/minute/hour when the phrase names one, else day
+//   5. <moment>                          → that whole day
+// Cube reads <moment> with chrono-node; we read the forms listed in momentOf() and answer
+// "Can't parse date" for anything else rather than guess. Weeks are ISO weeks (Monday first).
+// Bounds are inclusive to the millisecond and written YYYY-MM-DDTHH:mm:ss.SSS without a zone.
+
+export type Unit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month' | 'quarter' | 'year';
+export type Granularity = 'day' | 'week' | 'month' | 'quarter' | 'year';
+export type DateRange = [string, string];
+
+export class DateParseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DateParseError';
+  }
+}
+
+const UNITS = 'second|minute|hour|day|week|month|year|quarter';
+const DAY_MS = 86_400_000;
+
+/** A timestamp (milliseconds, UTC) shifted by n units; months clamp to the last day like moment.js. */
+export function addUnits(t: number, n: number, unit: Unit): number {
+  switch (unit) {
+    case 'second':
+      return t + n * 1000;
+    case 'minute':
+      return t + n * 60_000;
+    case 'hour':
+      return t + n * 3_600_000;
+    case 'day':
+      return t + n * DAY_MS;
+    case 'week':
+      return t + n * 7 * DAY_MS;
+    case 'month':
+    case 'quarter':
+    case 'year': {
+      const months = n * (unit === 'month' ? 1 : unit === 'quarter' ? 3 : 12);
+      const d = new Date(t);
+      const y = d.getUTCFullYear();
+      const m = d.getUTCMonth() + months;
+      const targetYear = y + Math.floor(m / 12);
+      const targetMonth = ((m % 12) + 12) % 12;
+      const lastDay = new Date(Date.UTC(targetYear, targetMonth + 1, 0)).getUTCDate();
+      const day = Math.min(d.getUTCDate(), lastDay);
+      return Date.UTC(targetYear, targetMonth, day, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
+    }
+  }
+}
+
+export function startOf(t: number, unit: Unit): number {
+  const d = new Date(t);
+  const y = d.getUTCFullYear();
+  const mo = d.getUTCMonth();
+  switch (unit) {
+    case 'second':
+      return t - (((t % 1000) + 1000) % 1000);
+    case 'minute':
+      return Date.UTC(y, mo, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes());
+    case 'hour':
+      return Date.UTC(y, mo, d.getUTCDate(), d.getUTCHours());
+    case 'day':
+      return Date.UTC(y, mo, d.getUTCDate());
+    case 'week': {
+      const day = Date.UTC(y, mo, d.getUTCDate());
+      const sinceMonday = (new Date(day).getUTCDay() + 6) % 7;
+      return day - sinceMonday * DAY_MS;
+    }
+    case 'month':
+      return Date.UTC(y, mo, 1);
+    case 'quarter':
+      return Date.UTC(y, mo - (mo % 3), 1);
+    case 'year':
+      return Date.UTC(y, 0, 1);
+  }
+}
+
+export function endOf(t: number, unit: Unit): number {
+  return addUnits(startOf(t, unit), 1, unit) - 1;
+}
+
+export function formatTimestamp(t: number): string {
+  return new Date(t).toISOString().slice(0, 23);
+}
+
+const range = (from: number, to: number): DateRange => [formatTimestamp(from), formatTimestamp(to)];
+
+const NUMBER_WORDS: Record<string, number> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+};
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+function monthNumber(word: string): number | undefined {
+  const i = MONTHS.findIndex((m) => m === word || (word.length >= 3 && m.startsWith(word)));
+  return i < 0 ? undefined : i;
+}
+
+const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?z?$/i;
+
+/** An absolute date or timestamp (no offset, or Z), or undefined. */
+export function parseAbsolute(text: string): { t: number; hasTime: boolean } | undefined {
+  const m = ABSOLUTE.exec(text.trim());
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s, ms] = m.slice(1).map((v) => (v === undefined ? undefined : Number(v)));
+  const t = Date.UTC(y!, mo! - 1, d!, h ?? 0, mi ?? 0, s ?? 0, ms === undefined ? 0 : Number(m[7]!.padEnd(3, '0')));
+  const check = new Date(t);
+  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo! - 1 || check.getUTCDate() !== d) return undefined;
+  if ((h ?? 0) > 23 || (mi ?? 0) > 59 || (s ?? 0) > 59) return undefined;
+  return { t, hasTime: h !== undefined };
+}
+
+/** One point in time as chrono would read the forms we accept; undefined for anything else. */
+export function momentOf(phrase: string, now: number): number | undefined {
+  const text = phrase.trim().toLowerCase().replace(/\s+/g, ' ');
+  if (text === 'now') return now;
+  if (text === 'today') return now;
+  if (text === 'yesterday') return addUnits(now, -1, 'day');
+  if (text === 'tomorrow') return addUnits(now, 1, 'day');
+  const absolute = parseAbsolute(text);
+  if (absolute) return absolute.t;
+  const amount = (word: string) => (/^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word]);
+  let m = new RegExp(`^(\\d+|${Object.keys(NUMBER_WORDS).join('|')}) (${UNITS})s? (ago|from now|later)$`).exec(text);
+  if (m) {
+    const n = amount(m[1]!)!;
+    return addUnits(now, m[3] === 'ago' ? -n : n, m[2] as Unit);
+  }
+  m = new RegExp(`^in (\\d+|${Object.keys(NUMBER_WORDS).join('|')}) (${UNITS})s?$`).exec(text);
+  if (m) return addUnits(now, amount(m[1]!)!, m[2] as Unit);
+  m = new RegExp(`^(last|next) (${WEEKDAYS.join('|')})$`).exec(text);
+  if (m) {
+    const target = WEEKDAYS.indexOf(m[2]!);
+    const today = new Date(now).getUTCDay();
+    const back = (today - target + 7) % 7 || 7;
+    const ahead = (target - today + 7) % 7 || 7;
+    return addUnits(now, m[1] === 'last' ? -back : ahead, 'day');
+  }
+  m = /^([a-z]+) (\d{4})$/.exec(text);
+  if (m && monthNumber(m[1]!) !== undefined) return Date.UTC(Number(m[2]), monthNumber(m[1]!)!, 1);
+  m = /^([a-z]+) (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})$/.exec(text) ?? null;
+  const dayMonthYear = /^(\d{1,2})(?:st|nd|rd|th)? ([a-z]+),? (\d{4})$/.exec(text);
+  const parts = m ? { month: m[1]!, day: m[2]!, year: m[3]! } : dayMonthYear ? { month: dayMonthYear[2]!, day: dayMonthYear[1]!, year: dayMonthYear[3]! } : undefined;
+  if (parts && monthNumber(parts.month) !== undefined) {
+    const t = Date.UTC(Number(parts.year), monthNumber(parts.month)!, Number(parts.day));
+    if (new Date(t).getUTCDate() === Number(parts.day)) return t;
+  }
+  return undefined;
+}
+
+/** A relative phrase resolved against `now` (milliseconds, UTC). Throws DateParseError. */
+export function resolveRelative(phrase: string, now: number): DateRange {
+  const text = phrase.toLowerCase();
+  let m = new RegExp(`(this|last|next)\\s+(${UNITS})`).exec(text);
+  if (m) {
+    const unit = m[2] as Unit;
+    const t = addUnits(now, m[1] === 'last' ? -1 : m[1] === 'next' ? 1 : 0, unit);
+    return range(startOf(t, unit), endOf(t, unit));
+  }
+  m = new RegExp(`(last|next)\\s+(\\d+)\\s+(${UNITS})`).exec(text);
+  if (m) {
+    const n = Number(m[2]);
+    const unit = m[3] as Unit;
+    if (m[1] === 'last') return range(startOf(addUnits(now, -n, unit), unit), endOf(addUnits(now, -1, unit), unit));
+    return range(startOf(addUnits(now, 1, unit), unit), endOf(addUnits(now, n, unit), unit));
+  }
+  if (/today/.test(text)) return range(startOf(now, 'day'), endOf(now, 'day'));
+  if (/yesterday/.test(text)) {
+    const t = addUnits(now, -1, 'day');
+    return range(startOf(t, 'day'), endOf(t, 'day'));
+  }
+  if (/tomorrow/.test(text)) {
+    const t = addUnits(now, 1, 'day');
+    return range(startOf(t, 'day'), endOf(t, 'day'));
+  }
+  m = /^from (.*) to (.*)$/.exec(text);
+  if (m) {
+    const unit: Unit = (['second', 'minute', 'hour'] as const).find((u) => text.includes(u)) ?? 'day';
+    const from = momentOf(m[1]!, now);
+    const to = momentOf(m[2]!, now);
+    if (from === undefined || to === undefined) throw new DateParseError(`Can't parse date: '${phrase}'`);
+    return range(startOf(from, unit), endOf(to, unit));
+  }
+  const t = momentOf(text, now);
+  if (t === undefined) throw new DateParseError(`Can't parse date: '${phrase}'`);
+  return range(startOf(t, 'day'), endOf(t, 'day'));
+}
+
+/** An absolute bound: a bare date becomes its first (start) or last (end) millisecond. */
+export function absoluteBound(value: string, side: 'start' | 'end'): string {
+  const parsed = parseAbsolute(value);
+  if (!parsed) throw new DateParseError(`'${value}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:mm:ss.SSS)`);
+  if (parsed.hasTime || side === 'start') return formatTimestamp(parsed.t);
+  return formatTimestamp(endOf(parsed.t, 'day'));
+}
+
+export function isAbsolute(value: string): boolean {
+  return parseAbsolute(value) !== undefined;
+}
+
+/** A dateRange as the query gives it: a phrase, or one or two absolute dates. */
+export function resolveDateRange(value: string | readonly string[], now: number): DateRange {
+  if (typeof value === 'string') return isAbsolute(value) ? [absoluteBound(value, 'start'), absoluteBound(value, 'end')] : resolveRelative(value, now);
+  if (value.length === 0 || value.length > 2) throw new DateParseError('a dateRange array has one or two dates');
+  for (const v of value) {
+    if (!isAbsolute(v)) throw new DateParseError(`'${v}' is not a date: a relative phrase is given alone, not inside an array`);
+  }
+  const [from, to = from] = value as [string, string?];
+  return [absoluteBound(from, 'start'), absoluteBound(to, 'end')];
+}
+
+/** The first millisecond of the day of a bound (for comparisons with DATE columns). */
+export function dayOf(bound: string): string {
+  return bound.slice(0, 10);
+}
+
+/** The day after a date (YYYY-MM-DD). */
+export function nextDay(date: string): string {
+  return formatTimestamp(Date.parse(`${date}T00:00:00.000Z`) + DAY_MS).slice(0, 10);
+}
+
+/** True when the bound is the first millisecond of its day. */
+export function isMidnight(bound: string): boolean {
+  return bound.endsWith('T00:00:00.000');
+}

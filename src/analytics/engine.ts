@@ -1,0 +1,444 @@
+// The analytics engine of one process: the organizations' databases, the result cache and the
+// queries in flight. A query is named by a key over everything that decides its answer (kind,
+// organization, the caller's rightsholder scope, the normalized query or SQL text, the data
+// version, the model version): the same body always names the same query, so cube.query,
+// queryAsync and queryPoll (and their sqlQuery twins) share one run and one cached answer.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
+import { rightsholderScope } from '../access/dataAccess.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
+import type { Deps } from '../trpc/context.ts';
+import { compileQuery, rowViewSql, sqlTableColumns, type OutputColumn, type Restrictions } from './compile.ts';
+import { dimensionAnnotation, measureAnnotation } from './meta.ts';
+import { hasRightsholderFilter, normalizeQuery, type NormalizedQuery, type QueryInput } from './query.ts';
+import { SandboxPool } from './sandbox.ts';
+import { MODEL_VERSION, VIEW, memberOf } from './semantic.ts';
+import { OrgFacts, readFingerprint, type Fingerprint, type FingerprintReading } from './store.ts';
+
+export interface Caller {
+  organizationId: string;
+  userId: string;
+}
+
+export type Row = Record<string, string | null>;
+
+export interface CubePayload {
+  query: NormalizedQuery;
+  lastRefreshTime: string;
+  annotation: { measures: Record<string, unknown>; dimensions: Record<string, unknown>; timeDimensions: Record<string, unknown> };
+  total?: number;
+  data: Row[];
+}
+
+export interface SqlPayload {
+  schema: { name: string; column_type: string }[];
+  rows: unknown[][];
+}
+
+export type AsyncAnswer<T> = { status: 'processing' } | { status: 'completed'; data: T };
+
+interface CacheEntry {
+  value: CubePayload | SqlPayload;
+  bytes: number;
+}
+
+const IDLE_CLOSE_MS = 10 * 60_000;
+const FAILURE_TTL_MS = 60_000;
+
+/** Canonical decimal text: no exponent, no trailing zeros, no "-0". */
+export function decimalText(value: string): string {
+  let s = value.trim();
+  const negative = s.startsWith('-');
+  s = s.replace(/^[-+]/, '');
+  let [int = '0', frac = ''] = s.split('.');
+  int = int.replace(/^0+(?=\d)/, '');
+  frac = frac.replace(/0+$/, '');
+  const out = frac ? `${int}.${frac}` : int;
+  return negative && out !== '0' ? `-${out}` : out;
+}
+
+function cellText(value: unknown, type: OutputColumn['type']): string | null {
+  if (value === null || value === undefined) return null;
+  if (type === 'number') {
+    if (typeof value === 'number' && !Number.isInteger(value)) return String(value);
+    return decimalText(String(value));
+  }
+  return String(value);
+}
+
+function toRows(reader: DuckDBResultReader, columns: OutputColumn[]): Row[] {
+  return reader.getRowsJson().map((cells) => {
+    const row: Row = {};
+    columns.forEach((c, i) => {
+      const v = cellText(cells[i], c.type);
+      for (const key of c.keys) row[key] = v;
+    });
+    return row;
+  });
+}
+
+function annotate(columns: OutputColumn[]): CubePayload['annotation'] {
+  const measures: Record<string, unknown> = {};
+  const dimensions: Record<string, unknown> = {};
+  const timeDimensions: Record<string, unknown> = {};
+  for (const c of columns) {
+    const name = memberOf(c.member)!;
+    if (c.role === 'measure') measures[c.member] = measureAnnotation(name);
+    else if (c.role === 'dimension') dimensions[c.member] = dimensionAnnotation(name);
+    else {
+      timeDimensions[c.keys[0]!] = dimensionAnnotation(name, c.granularity);
+      if (c.keys.length > 1) timeDimensions[c.member] = dimensionAnnotation(name);
+    }
+  }
+  return { measures, dimensions, timeDimensions };
+}
+
+function keyOf(parts: unknown): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+/** A JSON value with object keys sorted (arrays keep their order: it matters to the answer). */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+async function readAll(c: DuckDBConnection, sql: string, params: string[], timeoutMs: number, code: ErrorCode): Promise<DuckDBResultReader> {
+  // interrupt, never abort: aborting a thread inside DuckDB kills the process (pitfalls.md)
+  const timer = setTimeout(() => c.interrupt(), timeoutMs);
+  try {
+    return await c.runAndReadAll(sql, params);
+  } catch (error) {
+    if (/interrupt/i.test((error as Error).message)) throw new AppError(code, `The query ran longer than ${timeoutMs} ms and was stopped`);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export class AnalyticsEngine {
+  private readonly orgs = new Map<string, OrgFacts>();
+  private readonly readings = new Map<string, FingerprintReading>();
+  private readonly cache = new Map<string, CacheEntry>();
+  private cacheBytes = 0;
+  private readonly inflight = new Map<string, Promise<CubePayload | SqlPayload>>();
+  private readonly failures = new Map<string, { error: unknown; at: number }>();
+  private readonly sandbox: SandboxPool;
+  private readonly idleTimer: NodeJS.Timeout;
+
+  constructor(private readonly deps: Deps) {
+    const a = deps.config.analytics;
+    this.sandbox = new SandboxPool(a.sql);
+    this.idleTimer = setInterval(() => this.closeIdle(), 60_000).unref();
+  }
+
+  private get settings() {
+    return this.deps.config.analytics;
+  }
+
+  facts(organizationId: string): OrgFacts {
+    let facts = this.orgs.get(organizationId);
+    if (!facts) {
+      facts = new OrgFacts(organizationId, { dir: this.settings.dir, threads: this.settings.threads, memoryMb: this.settings.memoryMb }, this.deps.log);
+      this.orgs.set(organizationId, facts);
+    }
+    return facts;
+  }
+
+  async restrictions(caller: Caller): Promise<Restrictions> {
+    const scope = await rightsholderScope(this.deps.pool, caller.organizationId, caller.userId);
+    return { organizationId: caller.organizationId, rightsholderIds: scope === null ? null : [...scope].sort() };
+  }
+
+  /** The organization's current fingerprint; the last reading lets PostgreSQL skip the scans when nothing committed since. */
+  async fingerprint(organizationId: string): Promise<Fingerprint> {
+    const reading = await readFingerprint(this.deps.pool, organizationId, this.readings.get(organizationId));
+    this.readings.set(organizationId, reading);
+    return reading.fingerprint;
+  }
+
+  /** Loads whatever the organization's database lacks; returns it for further reads. */
+  async freshFacts(organizationId: string, fp?: Fingerprint): Promise<OrgFacts> {
+    const facts = this.facts(organizationId);
+    await facts.ensureFresh(this.deps.pool, this.deps.store, fp ?? (await this.fingerprint(organizationId)));
+    return facts;
+  }
+
+  // --- cube queries -------------------------------------------------------------------
+
+  /**
+   * Names the query and says how to run it. The freshness check (a PostgreSQL round trip) and the
+   * query itself overlap: while the fingerprint is read, the query already runs on the data the
+   * organization's database holds, and that answer is used when the fingerprint shows the data
+   * unchanged; otherwise the database is brought up to date and the query runs again.
+   */
+  private async prepareCube(caller: Caller, input: QueryInput, usePreagg: boolean) {
+    const query = normalizeQuery(input, caller.organizationId, Date.now());
+    if (!hasRightsholderFilter(query.filters)) {
+      throw new AppError('RIGHTSHOLDER_FILTER_REQUIRED', `Every analytics query filters on ${VIEW}.rightsholder_id (a top-level filter naming rightsholders)`);
+    }
+    // the two PostgreSQL reads overlap: the fingerprint does not depend on who asks
+    const fingerprint = this.fingerprint(caller.organizationId);
+    fingerprint.catch(() => {}); // awaited below; a failure of the scope read must not leave it unhandled
+    const restrictions = await this.restrictions(caller);
+    const keyFor = (version: string) => keyOf(canonical({ kind: 'cube', model: MODEL_VERSION, restrictions, query, data: version, usePreagg }));
+    const facts = this.facts(caller.organizationId);
+    const loaded = facts.loadedVersion;
+    let speculative: Promise<CubePayload> | undefined;
+    if (loaded !== undefined && !this.cache.has(keyFor(loaded)) && !this.inflight.has(keyFor(loaded))) {
+      speculative = this.executeCube(facts, query, restrictions, usePreagg);
+      // an answer of stale data is dropped, and with it any error it ran into
+      speculative.catch(() => {});
+    }
+    const fp = await fingerprint;
+    const key = keyFor(fp.version);
+    const run = speculative && fp.version === loaded ? () => speculative : () => this.runCube(query, restrictions, fp, usePreagg);
+    return { key, run };
+  }
+
+  private async runCube(query: NormalizedQuery, restrictions: Restrictions, fp: Fingerprint, usePreagg: boolean): Promise<CubePayload> {
+    return this.executeCube(await this.freshFacts(restrictions.organizationId, fp), query, restrictions, usePreagg);
+  }
+
+  private async executeCube(facts: OrgFacts, query: NormalizedQuery, restrictions: Restrictions, usePreagg: boolean): Promise<CubePayload> {
+    const compiled = compileQuery(query, restrictions, { usePreagg });
+    const timeout = this.settings.queryTimeoutMs;
+    const [reader, total] = await Promise.all([
+      facts.withConnection((c) => readAll(c, compiled.sql, compiled.params, timeout, 'ANALYTICS_QUERY_TIMEOUT')),
+      compiled.totalSql
+        ? facts.withConnection(async (c) => Number((await readAll(c, compiled.totalSql!, compiled.totalParams, timeout, 'ANALYTICS_QUERY_TIMEOUT')).getRows()[0]![0]))
+        : Promise.resolve(undefined),
+    ]);
+    return {
+      query,
+      lastRefreshTime: new Date().toISOString(),
+      annotation: annotate(compiled.columns),
+      ...(total !== undefined ? { total } : {}),
+      data: toRows(reader, compiled.columns),
+    };
+  }
+
+  async cubeQuery(caller: Caller, input: QueryInput, usePreagg: boolean): Promise<CubePayload> {
+    const { key, run } = await this.prepareCube(caller, input, usePreagg);
+    return (await this.sync(key, run, 'ANALYTICS_QUERY_TIMEOUT')) as CubePayload;
+  }
+
+  async cubeQueryAsync(caller: Caller, input: QueryInput, opts: { usePreagg: boolean; noCache: boolean }): Promise<AsyncAnswer<CubePayload>> {
+    const { key, run } = await this.prepareCube(caller, input, opts.usePreagg);
+    return (await this.submit(key, run, opts.noCache)) as AsyncAnswer<CubePayload>;
+  }
+
+  // --- SQL over the view ---------------------------------------------------------------
+
+  private async prepareSql(caller: Caller, sql: string) {
+    const [restrictions, fp] = await Promise.all([this.restrictions(caller), this.fingerprint(caller.organizationId)]);
+    const key = keyOf({ kind: 'sql', model: MODEL_VERSION, restrictions, sql, data: fp.version });
+    return { key, run: () => this.runSql(sql, restrictions, fp) };
+  }
+
+  async sqlQuery(caller: Caller, sql: string): Promise<SqlPayload> {
+    const { key, run } = await this.prepareSql(caller, sql);
+    return (await this.sync(key, run, 'SQL_QUERY_TIMEOUT')) as SqlPayload;
+  }
+
+  async sqlQueryAsync(caller: Caller, sql: string, noCache: boolean): Promise<AsyncAnswer<SqlPayload>> {
+    const { key, run } = await this.prepareSql(caller, sql);
+    return (await this.submit(key, run, noCache)) as AsyncAnswer<SqlPayload>;
+  }
+
+  /**
+   * Parses the statement in the trusted database (parsing runs nothing), refuses anything but
+   * one SELECT early, and reads which view columns it names so the sandbox is given only those.
+   */
+  private async inspectSql(facts: OrgFacts, sql: string): Promise<string[]> {
+    const json = await facts.withConnection(async (c) => String((await c.runAndReadAll('SELECT json_serialize_sql(CAST($1 AS VARCHAR))', [sql])).getRows()[0]![0]));
+    const tree = JSON.parse(json) as { error?: boolean; error_type?: string; error_message?: string; statements?: unknown[] };
+    if (tree.error) {
+      if (/only select/i.test(tree.error_message ?? '')) throw new AppError('SQL_QUERY_NOT_SELECT', 'Only a single SELECT statement over analytics_full_view is allowed');
+      throw new AppError('SQL_QUERY_INVALID', (tree.error_message ?? 'The statement could not be parsed').split('\n')[0]!.slice(0, 500));
+    }
+    if (tree.statements?.length !== 1) {
+      throw new AppError('SQL_QUERY_NOT_SELECT', `Exactly one SELECT statement is allowed; this text has ${tree.statements?.length ?? 0}`);
+    }
+    const columns = new Set(sqlTableColumns.map((c) => c.name));
+    const tables = new Set<string>();
+    const named = new Set<string>();
+    let everything = false;
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(walk);
+      if (!node || typeof node !== 'object') return;
+      const n = node as Record<string, unknown>;
+      if (n.class === 'STAR' || n.type === 'STAR') everything = true;
+      if (n.type === 'BASE_TABLE') {
+        if (typeof n.table_name === 'string') tables.add(n.table_name.toLowerCase());
+        if (typeof n.alias === 'string' && n.alias) tables.add(n.alias.toLowerCase());
+      }
+      if (n.class === 'COLUMN_REF' && Array.isArray(n.column_names)) {
+        const parts = n.column_names.map((p) => String(p).toLowerCase());
+        named.add(parts[parts.length - 1]!);
+        if (parts.length === 1) named.add(`whole:${parts[0]}`);
+      }
+      Object.values(n).forEach(walk);
+    };
+    walk(tree.statements);
+    // a bare table name or alias is the whole row as a struct: it needs every column
+    for (const t of tables) if (named.has(`whole:${t}`)) everything = true;
+    if (everything) return [...columns];
+    const wanted = [...named].filter((n) => columns.has(n));
+    // a table needs one column even when the statement names none (count(*), SELECT 1)
+    return wanted.length > 0 ? wanted : ['organization_id'];
+  }
+
+  private async runSql(sql: string, restrictions: Restrictions, fp: Fingerprint): Promise<SqlPayload> {
+    const facts = await this.freshFacts(restrictions.organizationId, fp);
+    const columns = await this.inspectSql(facts, sql);
+    const dir = path.join(this.settings.dir, 'sandbox', randomBytes(12).toString('hex'));
+    await mkdir(dir, { recursive: true });
+    const file = path.join(dir, 'rows.parquet');
+    try {
+      const view = rowViewSql(restrictions, columns);
+      await facts.withConnection((c) => c.run(`COPY (${view.sql}) TO '${file.replace(/'/g, "''")}' (FORMAT parquet)`, view.params));
+      const result = await this.sandbox.run(file, sql);
+      if (!result.ok) throw new AppError(result.errorCode, result.message);
+      return { schema: result.schema, rows: result.rows };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  // --- runs, cache, waiting ----------------------------------------------------------------
+
+  private start(key: string, run: () => Promise<CubePayload | SqlPayload>, fresh: boolean): Promise<CubePayload | SqlPayload> {
+    const running = this.inflight.get(key);
+    if (running) return running;
+    if (!fresh) {
+      const cached = this.cache.get(key);
+      if (cached) {
+        // least recently used goes first: re-insert on every hit
+        this.cache.delete(key);
+        this.cache.set(key, cached);
+        return Promise.resolve(cached.value);
+      }
+    }
+    this.failures.delete(key);
+    const promise = run()
+      .then((value) => {
+        this.remember(key, value);
+        return value;
+      })
+      .catch((error: unknown) => {
+        this.failures.set(key, { error, at: Date.now() });
+        throw error;
+      })
+      .finally(() => this.inflight.delete(key));
+    // a run nobody awaits any more (the caller timed out) must not be an unhandled rejection
+    promise.catch(() => {});
+    this.inflight.set(key, promise);
+    return promise;
+  }
+
+  private remember(key: string, value: CubePayload | SqlPayload): void {
+    const rows = 'data' in value ? value.data.length : value.rows.length;
+    const width = 'data' in value ? Object.keys(value.data[0] ?? {}).length : value.schema.length;
+    const bytes = 512 + rows * Math.max(1, width) * 32;
+    const max = this.settings.resultCacheMb * 1_048_576;
+    if (bytes > max) return;
+    const previous = this.cache.get(key);
+    if (previous) {
+      this.cache.delete(key);
+      this.cacheBytes -= previous.bytes;
+    }
+    this.cache.set(key, { value, bytes });
+    this.cacheBytes += bytes;
+    for (const [k, entry] of this.cache) {
+      if (this.cacheBytes <= max) break;
+      this.cache.delete(k);
+      this.cacheBytes -= entry.bytes;
+    }
+  }
+
+  /** The synchronous window: the answer, or TIMEOUT while the run goes on for a later poll. */
+  private async sync(key: string, run: () => Promise<CubePayload | SqlPayload>, timeoutCode: ErrorCode): Promise<CubePayload | SqlPayload> {
+    const promise = this.start(key, run, false);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new AppError(timeoutCode, `The query did not finish within ${this.settings.syncTimeoutMs} ms; it goes on running: poll for it with the same body`),
+          ),
+        this.settings.syncTimeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([promise, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Submit or poll: the answer when it is ready within the short wait, else processing. */
+  private async submit(key: string, run: () => Promise<CubePayload | SqlPayload>, noCache: boolean): Promise<AsyncAnswer<CubePayload | SqlPayload>> {
+    const failure = this.failures.get(key);
+    if (failure && !noCache && !this.inflight.has(key)) {
+      this.failures.delete(key);
+      if (Date.now() - failure.at < FAILURE_TTL_MS) throw failure.error;
+    }
+    const promise = this.start(key, run, noCache);
+    let timer: NodeJS.Timeout | undefined;
+    const wait = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), this.settings.asyncWaitMs)));
+    try {
+      const value = await Promise.race([promise, wait]);
+      return value === undefined ? { status: 'processing' } : { status: 'completed', data: value };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private closeIdle(): void {
+    const now = Date.now();
+    for (const [id, facts] of this.orgs) {
+      if (facts.active === 0 && now - facts.lastUsed > IDLE_CLOSE_MS) {
+        facts.close();
+        this.orgs.delete(id);
+        this.readings.delete(id);
+      }
+    }
+    for (const [key, f] of this.failures) if (now - f.at > FAILURE_TTL_MS) this.failures.delete(key);
+  }
+
+  close(): void {
+    clearInterval(this.idleTimer);
+    this.sandbox.close();
+    for (const facts of this.orgs.values()) facts.close();
+    this.orgs.clear();
+    this.cache.clear();
+  }
+}
+
+const engines = new WeakMap<Deps, AnalyticsEngine>();
+
+/** The process's engine for these dependencies (one per runtime). */
+export function analyticsFor(deps: Deps): AnalyticsEngine {
+  let engine = engines.get(deps);
+  if (!engine) {
+    engine = new AnalyticsEngine(deps);
+    engines.set(deps, engine);
+  }
+  return engine;
+}
+
+/** Closes the engine of these dependencies, if one was started. */
+export function closeAnalytics(deps: Deps): void {
+  engines.get(deps)?.close();
+  engines.delete(deps);
+}

@@ -1,0 +1,328 @@
+// The query object of cube.query: its strict input schema (every problem reported with its field
+// path), and its normalization into the form that is echoed, compiled and used in cache keys.
+// Semantics follow Cube's api-gateway (see shared/reference/cube-query-semantics.md).
+import { z } from 'zod';
+import { DateParseError, absoluteBound, isAbsolute, resolveDateRange, resolveRelative, type DateRange } from './dates.ts';
+import { GRANULARITIES, VIEW, dimensionDefs, full, granularMemberOf, measureDefs, memberOf, type QueryGranularity } from './semantic.ts';
+
+export const OPERATORS = [
+  'equals',
+  'notEquals',
+  'contains',
+  'notContains',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'set',
+  'notSet',
+  'inDateRange',
+  'notInDateRange',
+  'beforeDate',
+  'afterDate',
+] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+const DATE_OPERATORS: readonly Operator[] = ['inDateRange', 'notInDateRange', 'beforeDate', 'afterDate'];
+const COMPARISONS: readonly Operator[] = ['gt', 'gte', 'lt', 'lte'];
+const MAX_DEPTH = 8;
+export const DEFAULT_LIMIT = 10_000;
+export const MAX_LIMIT = 50_000;
+
+const memberName = z.string().min(1).max(200);
+const filterValue = z.union([z.string().max(1_000), z.number(), z.boolean(), z.null()]);
+
+export interface FilterInput {
+  member?: string | undefined;
+  operator?: Operator | undefined;
+  values?: (string | number | boolean | null)[] | undefined;
+  and?: FilterInput[] | undefined;
+  or?: FilterInput[] | undefined;
+}
+
+const filterNode: z.ZodType<FilterInput> = z.lazy(() =>
+  z
+    .strictObject({
+      member: memberName.optional(),
+      operator: z.enum(OPERATORS).optional(),
+      values: z.array(filterValue).max(1_000).optional(),
+      and: z.array(filterNode).min(1).max(100).optional(),
+      or: z.array(filterNode).min(1).max(100).optional(),
+    })
+    .superRefine((f, ctx) => {
+      const isGroup = f.and !== undefined || f.or !== undefined;
+      if (isGroup) {
+        if (f.and !== undefined && f.or !== undefined) ctx.addIssue({ code: 'custom', message: 'a group has either and or or, not both' });
+        if (f.member !== undefined || f.operator !== undefined || f.values !== undefined) {
+          ctx.addIssue({ code: 'custom', message: 'a group (and/or) has no member, operator or values' });
+        }
+        return;
+      }
+      if (f.member === undefined) ctx.addIssue({ code: 'custom', path: ['member'], message: 'required' });
+      if (f.operator === undefined) ctx.addIssue({ code: 'custom', path: ['operator'], message: 'required' });
+    }),
+);
+
+const timeDimensionInput = z.strictObject({
+  dimension: memberName,
+  granularity: z.enum(GRANULARITIES).optional(),
+  dateRange: z.union([z.string().min(1).max(200), z.array(z.string().max(40)).min(1).max(2)]).optional(),
+});
+
+const queryShape = z.strictObject({
+  measures: z.array(memberName).max(100).optional(),
+  dimensions: z.array(memberName).max(100).optional(),
+  timeDimensions: z.array(timeDimensionInput).max(20).optional(),
+  filters: z.array(filterNode).max(200).optional(),
+  order: z.record(memberName, z.enum(['asc', 'desc'])).optional(),
+  limit: z.number().int().min(1).max(MAX_LIMIT).optional(),
+  total: z.boolean().default(false),
+});
+
+export type QueryInput = z.output<typeof queryShape>;
+
+type Ctx = z.core.$RefinementCtx<QueryInput>;
+
+function issue(ctx: Ctx, path: (string | number)[], message: string): void {
+  ctx.addIssue({ code: 'custom', path, message });
+}
+
+type MemberKind = 'measure' | 'dimension' | 'time';
+
+function kindOf(fullName: string): MemberKind | undefined {
+  const name = memberOf(fullName);
+  if (name === undefined) return undefined;
+  if (measureDefs.has(name)) return 'measure';
+  const d = dimensionDefs.get(name);
+  if (!d) return undefined;
+  return d.type === 'time' ? 'time' : 'dimension';
+}
+
+function unknownMember(fullName: string): string {
+  return fullName.startsWith(`${VIEW}.`) ? `unknown member ${fullName}` : `unknown member ${fullName}: members are named ${VIEW}.<member>`;
+}
+
+const isNumeric = (v: string) => /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(v.trim());
+
+/** Checks the query against the model; adds an issue with its path for each problem. */
+function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
+  q.measures?.forEach((m, i) => {
+    const kind = kindOf(m);
+    if (kind === undefined) issue(ctx, ['measures', i], unknownMember(m));
+    else if (kind !== 'measure') issue(ctx, ['measures', i], `${m} is a dimension, not a measure`);
+  });
+  q.dimensions?.forEach((d, i) => {
+    const kind = kindOf(d);
+    if (kind === undefined && !granularMemberOf(d)) issue(ctx, ['dimensions', i], unknownMember(d));
+    else if (kind === 'measure') issue(ctx, ['dimensions', i], `${d} is a measure, not a dimension`);
+  });
+  q.timeDimensions?.forEach((td, i) => {
+    const kind = kindOf(td.dimension);
+    if (kind === undefined) issue(ctx, ['timeDimensions', i, 'dimension'], unknownMember(td.dimension));
+    else if (kind !== 'time') issue(ctx, ['timeDimensions', i, 'dimension'], `${td.dimension} is not a time dimension`);
+    if (td.dateRange !== undefined) {
+      try {
+        resolveDateRange(td.dateRange, Date.now());
+      } catch (error) {
+        if (!(error instanceof DateParseError)) throw error;
+        issue(ctx, ['timeDimensions', i, 'dateRange'], error.message);
+      }
+    }
+  });
+  q.filters?.forEach((f, i) => checkFilter(f, ['filters', i], 1, ctx));
+  for (const key of Object.keys(q.order ?? {})) {
+    if (kindOf(key) === undefined && !granularMemberOf(key)) issue(ctx, ['order', key], unknownMember(key));
+  }
+  const hasGranularity = (q.timeDimensions ?? []).some((td) => td.granularity !== undefined);
+  if (!q.measures?.length && !q.dimensions?.length && !hasGranularity) {
+    issue(ctx, [], 'Query should contain either measures, dimensions or timeDimensions with granularities in order to be valid');
+  }
+}
+
+/** 'measure' or 'dimension' for the leaves under a node (undefined when they mix or are invalid). */
+function checkFilter(f: FilterInput, path: (string | number)[], depth: number, ctx: Ctx): Set<'measure' | 'dimension'> {
+  const sides = new Set<'measure' | 'dimension'>();
+  if (depth > MAX_DEPTH) {
+    issue(ctx, path, `filter groups nest at most ${MAX_DEPTH} levels deep`);
+    return sides;
+  }
+  const children = f.and ?? f.or;
+  if (children) {
+    children.forEach((c, i) => {
+      for (const s of checkFilter(c, [...path, f.and ? 'and' : 'or', i], depth + 1, ctx)) sides.add(s);
+    });
+    if (sides.size > 1) issue(ctx, path, 'You cannot use dimension and measure in same condition: a group is applied either before (dimensions) or after (measures) aggregation');
+    return sides;
+  }
+  if (f.member === undefined || f.operator === undefined) return sides;
+  const kind = kindOf(f.member);
+  if (kind === undefined) {
+    issue(ctx, [...path, 'member'], unknownMember(f.member));
+    return sides;
+  }
+  sides.add(kind === 'measure' ? 'measure' : 'dimension');
+  const name = memberOf(f.member)!;
+  const type = kind === 'measure' ? 'number' : dimensionDefs.get(name)!.type;
+  const op = f.operator;
+  const values = f.values ?? [];
+  const valuesPath = [...path, 'values'];
+  const strings = values.map((v) => (v === null ? null : String(v)));
+  if (DATE_OPERATORS.includes(op)) {
+    if (type !== 'time') {
+      issue(ctx, [...path, 'operator'], `${op} needs a time dimension; ${f.member} is not one`);
+      return sides;
+    }
+    if (strings.some((v) => v === null)) {
+      issue(ctx, valuesPath, `${op} takes dates, not null`);
+      return sides;
+    }
+    const dates = strings as string[];
+    if (op === 'inDateRange' || op === 'notInDateRange') {
+      if (dates.length < 1 || dates.length > 2) issue(ctx, valuesPath, `${op} takes one value (a date or a relative phrase) or two dates`);
+    } else if (dates.length !== 1) {
+      issue(ctx, valuesPath, `${op} takes exactly one value (a date or a relative phrase)`);
+    }
+    try {
+      if (dates.length === 2) resolveDateRange(dates, Date.now());
+      else if (dates.length === 1 && !isAbsolute(dates[0]!)) resolveRelative(dates[0]!, Date.now());
+    } catch (error) {
+      if (!(error instanceof DateParseError)) throw error;
+      issue(ctx, valuesPath, error.message);
+    }
+    return sides;
+  }
+  if (op === 'set' || op === 'notSet') return sides;
+  const nonNull = strings.filter((v): v is string => v !== null);
+  if (COMPARISONS.includes(op)) {
+    const first = strings[0];
+    if (first === undefined || first === null) {
+      issue(ctx, valuesPath, `${op} compares with its first value, which must be given and not null`);
+      return sides;
+    }
+    if (type === 'number' && !isNumeric(first)) issue(ctx, [...valuesPath, 0], `${f.member} is a number: '${first}' is not one`);
+    if (type === 'time' && !isAbsolute(first)) issue(ctx, [...valuesPath, 0], `${f.member} is a time: '${first}' is not a date`);
+    return sides;
+  }
+  // equals, notEquals, contains, notContains
+  if (strings.length === 0) {
+    issue(ctx, valuesPath, `${op} needs at least one value`);
+    return sides;
+  }
+  if (op === 'equals' || op === 'notEquals') {
+    nonNull.forEach((v) => {
+      const i = strings.indexOf(v);
+      if (type === 'number' && !isNumeric(v)) issue(ctx, [...valuesPath, i], `${f.member} is a number: '${v}' is not one`);
+      if (type === 'time' && !isAbsolute(v)) issue(ctx, [...valuesPath, i], `${f.member} is a time: '${v}' is not a date`);
+    });
+  }
+  return sides;
+}
+
+/** The query object as cube.query takes it. */
+export const cubeQuerySchema = queryShape.superRefine(checkAgainstModel);
+
+// --- normalization ----------------------------------------------------------------------
+
+export interface NormalizedFilter {
+  member: string;
+  operator: Operator;
+  values?: (string | null)[];
+}
+export type NormalizedFilterNode = NormalizedFilter | { and: NormalizedFilterNode[] } | { or: NormalizedFilterNode[] };
+
+export interface NormalizedTimeDimension {
+  dimension: string;
+  granularity?: QueryGranularity;
+  dateRange?: DateRange;
+}
+
+export interface NormalizedQuery {
+  measures: string[];
+  dimensions: string[];
+  timeDimensions: NormalizedTimeDimension[];
+  limit: number;
+  total: boolean;
+  timezone: 'UTC';
+  filters: NormalizedFilterNode[];
+  rowLimit: number;
+  order?: { id: string; desc: boolean }[];
+}
+
+const ORGANIZATION = full('organization_id');
+
+function normalizeFilter(f: FilterInput, now: number): NormalizedFilterNode | undefined {
+  const children = f.and ?? f.or;
+  if (children) {
+    const kept = children.map((c) => normalizeFilter(c, now)).filter((c): c is NormalizedFilterNode => c !== undefined);
+    if (kept.length === 0) return undefined;
+    return f.and ? { and: kept } : { or: kept };
+  }
+  // the organization comes from the caller, never from the query (spec, analytics rule 3)
+  if (f.member === ORGANIZATION) return undefined;
+  const op = f.operator!;
+  const values = (f.values ?? []).map((v) => (v === null ? null : String(v)));
+  if (op === 'set' || op === 'notSet') return { member: f.member!, operator: op };
+  if (DATE_OPERATORS.includes(op)) {
+    const dates = values as string[];
+    let resolved: string[];
+    if (op === 'inDateRange' || op === 'notInDateRange') {
+      resolved = dates.length === 2 || isAbsolute(dates[0]!) ? resolveDateRange(dates, now) : resolveRelative(dates[0]!, now);
+    } else if (isAbsolute(dates[0]!)) {
+      // beforeDate and afterDate compare strictly with the start of a bare date's day
+      resolved = [absoluteBound(dates[0]!, 'start')];
+    } else {
+      const [start, end] = resolveRelative(dates[0]!, now);
+      resolved = [op === 'beforeDate' ? start : end];
+    }
+    return { member: f.member!, operator: op, values: resolved };
+  }
+  if (COMPARISONS.includes(op)) return { member: f.member!, operator: op, values: [values[0]!] };
+  return { member: f.member!, operator: op, values };
+}
+
+const dedupe = (items: string[]) => [...new Set(items)];
+
+/** The validated query in its canonical form, with the caller's organization filter added. */
+export function normalizeQuery(q: QueryInput, organizationId: string, now: number): NormalizedQuery {
+  const dimensions: string[] = [];
+  const timeDimensions: NormalizedTimeDimension[] = [];
+  for (const d of q.dimensions ?? []) {
+    const granular = granularMemberOf(d);
+    // `view.td.month` in dimensions means a time dimension with that granularity (as in Cube)
+    if (granular) timeDimensions.push({ dimension: full(granular.member), granularity: granular.granularity });
+    else dimensions.push(d);
+  }
+  for (const td of q.timeDimensions ?? []) {
+    timeDimensions.push({
+      dimension: td.dimension,
+      ...(td.granularity ? { granularity: td.granularity } : {}),
+      ...(td.dateRange !== undefined ? { dateRange: resolveDateRange(td.dateRange, now) } : {}),
+    });
+  }
+  const filters = (q.filters ?? []).map((f) => normalizeFilter(f, now)).filter((f): f is NormalizedFilterNode => f !== undefined);
+  filters.push({ member: ORGANIZATION, operator: 'equals', values: [organizationId] });
+  const limit = q.limit ?? DEFAULT_LIMIT;
+  const out: NormalizedQuery = {
+    measures: dedupe(q.measures ?? []),
+    dimensions: dedupe(dimensions),
+    timeDimensions,
+    limit,
+    total: q.total,
+    timezone: 'UTC',
+    filters,
+    rowLimit: limit,
+  };
+  if (q.order) out.order = Object.entries(q.order).map(([id, dir]) => ({ id, desc: dir === 'desc' }));
+  return out;
+}
+
+/**
+ * True when a top-level filter (or one inside a top-level `and`) names rightsholders: any operator
+ * on rightsholder_id but set/notSet, which name none. A filter inside an `or` restricts nothing.
+ */
+export function hasRightsholderFilter(filters: readonly NormalizedFilterNode[]): boolean {
+  const member = full('rightsholder_id');
+  return filters.some((f) =>
+    'and' in f ? hasRightsholderFilter(f.and) : 'member' in f && f.member === member && f.operator !== 'set' && f.operator !== 'notSet',
+  );
+}

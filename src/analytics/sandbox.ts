@@ -1,0 +1,119 @@
+// Runs cube.sqlQuery statements in sandbox processes (workers/analyticsSandbox.ts), one process
+// per statement. A process is started ahead of need so a call does not wait for it; it gets a
+// clean environment, and is killed when it outlives its time or its memory: DuckDB's
+// memory_limit does not cover every allocation (a long string built by repeat() is outside it),
+// and killing a process, unlike aborting a thread running DuckDB, takes nothing else down.
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { SandboxJob, SandboxResult } from '../../workers/analyticsSandbox.ts';
+
+export interface SandboxSettings {
+  threads: number;
+  memoryMb: number;
+  timeoutMs: number;
+  maxRows: number;
+}
+
+const WORKER = fileURLToPath(new URL('../../workers/analyticsSandbox.ts', import.meta.url));
+// only the TypeScript loader: whatever else the parent was started with (test harness hooks,
+// inspectors) has no business in a sandbox and slows its start
+const EXEC_ARGV = ['--import', import.meta.resolve('tsx')];
+/** Node and the module loader take about this much resident memory before DuckDB does anything. */
+const PROCESS_BASELINE_MB = 384;
+const WATCH_INTERVAL_MS = 20;
+const SPARE_IDLE_MS = 60_000;
+const PAGE_SIZE = 4096;
+
+function residentMb(pid: number): number | undefined {
+  try {
+    const pages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
+    return (pages * PAGE_SIZE) / 1_048_576;
+  } catch {
+    return undefined;
+  }
+}
+
+export class SandboxPool {
+  private spare: Promise<ChildProcess> | undefined;
+  private spareTimer: NodeJS.Timeout | undefined;
+  private readonly children = new Set<ChildProcess>();
+  private closed = false;
+
+  constructor(private readonly settings: SandboxSettings) {}
+
+  private spawn(): Promise<ChildProcess> {
+    const child = fork(WORKER, [], {
+      // the environment, with its secrets, stays behind
+      execArgv: EXEC_ARGV,
+      env: {},
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    });
+    this.children.add(child);
+    child.once('exit', () => this.children.delete(child));
+    return new Promise((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`the sandbox process ended before it was ready (${code})`));
+      child.once('exit', onExit);
+      child.once('message', () => {
+        child.off('exit', onExit);
+        resolve(child);
+      });
+    });
+  }
+
+  private takeProcess(): Promise<ChildProcess> {
+    const ready = this.spare ?? this.spawn();
+    this.spare = this.spawn();
+    this.spare.catch(() => (this.spare = undefined));
+    clearTimeout(this.spareTimer);
+    // an unused spare is not kept forever
+    this.spareTimer = setTimeout(() => {
+      const spare = this.spare;
+      this.spare = undefined;
+      void spare?.then((c) => c.kill('SIGKILL')).catch(() => {});
+    }, SPARE_IDLE_MS).unref();
+    return ready;
+  }
+
+  async run(file: string, sql: string): Promise<SandboxResult> {
+    if (this.closed) throw new Error('the sandbox pool is closed');
+    const child = await this.takeProcess();
+    const job: SandboxJob = { file, sql, ...this.settings };
+    const limitMb = this.settings.memoryMb + PROCESS_BASELINE_MB;
+    let watch: NodeJS.Timeout | undefined;
+    let deadline: NodeJS.Timeout | undefined;
+    try {
+      return await new Promise<SandboxResult>((resolve) => {
+        watch = setInterval(() => {
+          const rss = child.pid === undefined ? undefined : residentMb(child.pid);
+          if (rss !== undefined && rss > limitMb) {
+            child.kill('SIGKILL');
+            resolve({ ok: false, errorCode: 'SQL_QUERY_RESOURCE_LIMIT', message: `The statement needed more than ${this.settings.memoryMb} MB of memory` });
+          }
+        }, WATCH_INTERVAL_MS);
+        // the process interrupts itself at timeoutMs; this is for a process that cannot
+        deadline = setTimeout(() => {
+          child.kill('SIGKILL');
+          resolve({ ok: false, errorCode: 'SQL_QUERY_TIMEOUT', message: `The statement ran longer than ${this.settings.timeoutMs} ms` });
+        }, this.settings.timeoutMs + 5_000);
+        child.once('message', (result: SandboxResult) => resolve(result));
+        child.once('exit', (code, signal) =>
+          resolve({ ok: false, errorCode: 'SQL_QUERY_RESOURCE_LIMIT', message: `The sandbox process ended without an answer (${signal ?? code})` }),
+        );
+        child.send(job);
+      });
+    } finally {
+      clearInterval(watch);
+      clearTimeout(deadline);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.spareTimer);
+    for (const child of this.children) child.kill('SIGKILL');
+    this.children.clear();
+    this.spare = undefined;
+  }
+}

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { visibleBlock } from '../../catalog/musicalDetails.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+import { clustersOfBlock, entriesOf } from './shared.ts';
+
+export const getCluster = orgProcedure(
+  {
+    minRole: 'member',
+    scope: 'cli',
+    summary:
+      'One title cluster of a block: display title, similarity (0..1, the lowest between the display title and a member), entries, USD earnings, source (auto | user), and every musical detail in it (highest USD earnings first) with its effective and raw title and artist and whether a user moved it there.',
+  },
+  orgInput({ blockId: z.uuid(), clusterId: z.uuid() }),
+).query(async ({ ctx, input }) => {
+  const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
+  const block = await visibleBlock(ctx.deps.pool, caller, input.blockId);
+  const [cluster] = await clustersOfBlock(ctx.deps.pool, block.id, [input.clusterId]);
+  const { rows } = await ctx.deps.pool.query<{ id: string }>('SELECT id FROM musical_details WHERE cluster_id = $1 ORDER BY earnings_usd DESC, id', [cluster!.id]);
+  const entries = await entriesOf(ctx.deps.pool, caller, block.id, rows.map((r) => r.id));
+  return { ...cluster!, musicalDetails: rows.map((r) => entries.get(r.id)!) };
+});

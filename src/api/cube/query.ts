@@ -1,0 +1,14 @@
+import { analyticsFor } from '../../analytics/engine.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+import { callerOf, queryField, usePreaggField } from './shared.ts';
+
+export const query = orgProcedure(
+  {
+    minRole: 'member',
+    scope: 'cli',
+    summary:
+      'Runs an analytics query (Cube query format) on analytics_full_view within the organization and the caller\'s data access; needs a filter on rightsholder_id. Answers { query, lastRefreshTime, annotation, data }, or TIMEOUT after the synchronous window (poll with cube.queryPoll).',
+  },
+  orgInput({ query: queryField, usePreagg: usePreaggField }),
+).mutation(async ({ ctx, input }) => analyticsFor(ctx.deps).cubeQuery(callerOf(ctx), input.query, input.usePreagg));

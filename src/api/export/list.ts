@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { exportStatuses, exportTypes } from '../../exports/definitions.ts';
+import { exportView, listExports } from '../../exports/store.ts';
+import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+import { callerScope } from './shared.ts';
+
+export const list = orgProcedure(
+  {
+    minRole: 'member',
+    scope: '',
+    summary:
+      "Exports of the organization the caller may see (every rightsholder they name within the caller's data access), newest first (sortBy createdAt; sortOrder asc for oldest first); filter by status and type.",
+  },
+  orgInput({
+    pagination: paginationSchema(['createdAt'] as const),
+    status: z.array(z.enum(exportStatuses)).min(1).max(4).optional(),
+    type: z.array(z.enum(exportTypes)).min(1).max(10).optional(),
+  }),
+).query(async ({ ctx, input }) => {
+  const page = resolvePage(input.pagination, { sortBy: 'createdAt' });
+  const { rows, total } = await listExports(ctx.deps.pool, ctx.org.id, await callerScope(ctx.deps.pool, ctx), {
+    status: input.status,
+    type: input.type,
+    // newest first unless asked otherwise
+    sortOrder: input.pagination?.sortOrder === 'asc' && input.pagination.sortBy ? 'asc' : 'desc',
+    limit: page.limit,
+    offset: page.offset,
+  });
+  return paginated(rows.map(exportView), page, total);
+});

@@ -1,0 +1,14 @@
+import { visibleExport, exportView } from '../../exports/store.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+import { callerScope, exportIdField } from './shared.ts';
+
+export const status = orgProcedure(
+  {
+    minRole: 'member',
+    scope: '',
+    summary:
+      'One export: status (queued, running, completed, failed), progress { done, total } in rows, rowCount, fileCount, totalBytes, and errorCode and reason when it failed. Exports naming a rightsholder outside the caller\'s data access are NOT_FOUND.',
+  },
+  orgInput({ exportId: exportIdField }),
+).query(async ({ ctx, input }) => exportView(await visibleExport(ctx.deps.pool, ctx.org.id, await callerScope(ctx.deps.pool, ctx), input.exportId)));

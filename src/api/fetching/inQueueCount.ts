@@ -1,0 +1,16 @@
+import { rightsholderScope } from '../../access/dataAccess.ts';
+import { inQueueCount as countQueue } from '../../catalog/fetching.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+
+export const inQueueCount = orgProcedure(
+  {
+    minRole: 'member',
+    scope: 'cli',
+    summary: "Musical details of the organization in the enrichment queue (within the caller's data access): { count, pending, fetching }.",
+  },
+  orgInput({}),
+).query(async ({ ctx }) => {
+  const scope = await rightsholderScope(ctx.deps.pool, ctx.org.id, ctx.principal.userId);
+  return countQueue(ctx.deps.pool, ctx.org.id, scope);
+});

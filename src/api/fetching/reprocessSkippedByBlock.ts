@@ -1,0 +1,14 @@
+import { reprocessSkipped } from '../../catalog/fetching.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+import { z } from 'zod';
+import { blockAction } from './shared.ts';
+
+export const reprocessSkippedByBlock = orgProcedure(
+  {
+    minRole: 'writer',
+    scope: '',
+    summary: 'Queue the skipped musical details of a block for fetching (those with an ignored title stay skipped); answers { blockId, musicalDetails } with the count queued.',
+  },
+  orgInput({ blockId: z.uuid() }),
+).mutation(({ ctx, input }) => blockAction(ctx.deps, ctx.principal, ctx.org.id, input.blockId, 'fetching.reprocessSkippedByBlock', reprocessSkipped, true));

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { recordActivity } from '../../activity/record.ts';
+import { withTransaction } from '../../db/pool.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+import { deleteObjects } from '../../ingest/statements.ts';
+import { enqueueBlockRefreshForStatements } from '../../catalog/blocks.ts';
+import { filesOfUpload } from './shared.ts';
+
+export const deleteFilesByIds = orgProcedure(
+  {
+    minRole: 'writer',
+    scope: 'cli',
+    summary: 'Delete files of an upload for good: their statements, rows, flags and every stored object (all variants). See file.getFilesDeleteInfo first.',
+  },
+  orgInput({ fileIds: z.array(z.uuid()).min(1).max(1000), uploadId: z.uuid() }),
+).mutation(async ({ ctx, input }) => {
+  const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
+  const files = await withTransaction(ctx.deps.pool, async (db) => {
+    const files = await filesOfUpload(db, caller, input.uploadId, input.fileIds, true);
+    await enqueueBlockRefreshForStatements(db, ctx.org.id, files.map((f) => f.id), 'file.deleteFilesByIds');
+    await db.query('DELETE FROM statements WHERE id = ANY ($1)', [files.map((f) => f.id)]);
+    // an upload left without files goes too
+    await db.query('DELETE FROM uploads u WHERE u.id = $1 AND NOT EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = u.id)', [input.uploadId]);
+    for (const f of files) {
+      await recordActivity(db, ctx.principal, {
+        organizationId: ctx.org.id,
+        action: 'file.deleteFilesByIds',
+        subjectType: 'file',
+        subjectId: f.id,
+        subjectLabel: f.fileName,
+        changes: { status: { before: f.status, after: 'removed' } },
+      });
+    }
+    return files;
+  });
+  // the rows are gone with the commit; the objects follow (a failure is logged and counted)
+  const failed = await deleteObjects(ctx.deps.store, files.flatMap((f) => f.objectKeys), ctx.deps.log);
+  return { deleted: files.map((f) => f.id), objectsRemoved: files.reduce((n, f) => n + f.objectKeys.length, 0) - failed.length, objectsFailed: failed.length };
+});

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { AppError } from '../../errors.ts';
+import { lazyVariants, materializeVariant, type LazyVariant } from '../../ingest/variants.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+import { visibleStatement } from '../upload/shared.ts';
+import { fileVariants } from './variants.ts';
+
+const DOWNLOAD_TTL_SECONDS = 10 * 60;
+
+const extensions: Record<string, string> = { normalized: 'parquet', trimmed: 'csv', single: 'csv', removed: 'csv', standardized: 'csv' };
+
+export const downloadStatementFile = orgProcedure(
+  {
+    minRole: 'member',
+    scope: 'cli',
+    summary:
+      'A short-lived presigned download URL (attachment) for one variant of a statement file: normalized (Parquet), trimmed, original, single, removed, standardized, original-excel.',
+  },
+  orgInput({
+    type: z.enum(fileVariants),
+    file: z.uuid().describe('the statement id'),
+    fileName: z.string().trim().min(1).max(255).optional(),
+    originalExcelFile: z.string().max(255).optional(),
+  }),
+).mutation(async ({ ctx, input }) => {
+  const s = await visibleStatement(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.file);
+  const { rows } = await ctx.deps.pool.query<{ variants: Record<string, string> }>('SELECT variants FROM statements WHERE id = $1', [s.id]);
+  const variants: Record<string, string> = { original: s.objectKey, ...rows[0]!.variants };
+  let key = variants[input.type];
+  if (!key && (lazyVariants as readonly string[]).includes(input.type)) key = await materializeVariant(ctx.deps, s.id, input.type as LazyVariant);
+  if (!key || !(await ctx.deps.store.head(key))) throw new AppError('FILE_VARIANT_NOT_FOUND', `The statement has no ${input.type} file (yet)`);
+  const base = s.fileName.replace(/\.[^.]+$/, '');
+  const name = input.fileName ?? (input.type === 'original' || input.type === 'original-excel' ? s.fileName : `${base}.${input.type}.${extensions[input.type] ?? 'csv'}`);
+  const url = await ctx.deps.store.presignGet(key, name, DOWNLOAD_TTL_SECONDS);
+  return { url, fileName: name, expiresAt: new Date(Date.now() + DOWNLOAD_TTL_SECONDS * 1000).toISOString() };
+});

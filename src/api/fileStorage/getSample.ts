@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { z } from 'zod';
+import { AppError } from '../../errors.ts';
+import { lazyVariants, materializeVariant, type LazyVariant } from '../../ingest/variants.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+import { visibleStatement } from '../upload/shared.ts';
+import { fileVariants } from './variants.ts';
+
+const MAX_SAMPLE_ROWS = 5000;
+
+export const getSample = orgProcedure(
+  {
+    minRole: 'member',
+    scope: 'cli',
+    summary: 'Rows startRow (default 0) to endRow (default 200, exclusive; at most 5000 rows) of one variant of a statement file, as { columns, rows }.',
+  },
+  orgInput({
+    type: z.enum(fileVariants).exclude(['original-excel']),
+    file: z.uuid().describe('the statement id'),
+    startRow: z.number().int().min(0).max(100_000_000).default(0),
+    endRow: z.number().int().min(0).max(100_000_000).default(200),
+  }).refine((i) => i.endRow >= i.startRow && i.endRow - i.startRow <= MAX_SAMPLE_ROWS, {
+    message: `endRow must be at least startRow and at most ${MAX_SAMPLE_ROWS} rows after it`,
+    path: ['endRow'],
+  }),
+).query(async ({ ctx, input }) => {
+  const s = await visibleStatement(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.file);
+  const { rows } = await ctx.deps.pool.query<{ variants: Record<string, string>; located: { delimiter?: string; format?: string } | null }>(
+    'SELECT variants, located FROM statements WHERE id = $1',
+    [s.id],
+  );
+  const { variants, located } = rows[0]!;
+  let type: string = input.type;
+  // a workbook's, a decoded or an unpacked original is sampled through its table as UTF-8 CSV
+  if (type === 'original' && variants.single) type = 'single';
+  let key = type === 'original' ? s.objectKey : variants[type];
+  if (!key && (lazyVariants as readonly string[]).includes(type)) key = await materializeVariant(ctx.deps, s.id, type as LazyVariant);
+  if (!key || (type === 'original' && !located)) throw new AppError('FILE_VARIANT_NOT_FOUND', `The statement has no ${input.type} file (yet)`);
+  const dir = path.join(tmpdir(), 'royalty-sample', randomBytes(6).toString('hex'));
+  await mkdir(dir, { recursive: true });
+  try {
+    const file = path.join(dir, 'variant');
+    try {
+      await pipeline(await ctx.deps.store.getStream(key), createWriteStream(file));
+    } catch {
+      throw new AppError('FILE_VARIANT_NOT_FOUND', `The statement has no ${input.type} file (yet)`);
+    }
+    const kind = type === 'normalized' ? 'parquet' : type === 'original' || type === 'single' ? 'raw_delimited' : 'csv_with_header';
+    const result = await ctx.deps.threads.run<{ columns: string[]; rows: unknown[][] }>('sample', 'sampleFile', {
+      path: file,
+      kind,
+      delimiter: type === 'original' ? located?.delimiter : ',',
+      startRow: input.startRow,
+      endRow: input.endRow,
+    });
+    return { type: input.type, startRow: input.startRow, endRow: input.startRow + result.rows.length, columns: result.columns, rows: result.rows };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

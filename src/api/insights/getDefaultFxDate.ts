@@ -1,0 +1,14 @@
+import { defaultFxDate } from '../../analytics/freshness.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+import { callerOf } from '../cube/shared.ts';
+import { rightsholderIdsField } from '../dataFreshness/shared.ts';
+
+export const getDefaultFxDate = orgProcedure(
+  {
+    minRole: 'member',
+    scope: '',
+    summary: "The default exchange-rate date of the rightsholders: the last day of their latest statement period (null when they have none).",
+  },
+  orgInput({ rightsholderIds: rightsholderIdsField }),
+).query(async ({ ctx, input }) => defaultFxDate(ctx.deps.pool, callerOf(ctx), input.rightsholderIds));

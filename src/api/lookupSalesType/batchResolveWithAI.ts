@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { assertBatchSize, resolveSalesTypes } from '../../lookups/resolution.ts';
+import { globalProcedure } from '../../trpc/procedure.ts';
+import { rawBatch } from '../../lookups/inputs.ts';
+
+export const batchResolveWithAI = globalProcedure(
+  {
+    minRole: 'c2_superadmin',
+    scope: 'admin',
+    summary: 'resolveWithAI for at most 10 raw sales types at once (more is RESOLVE_BATCH_TOO_LARGE); results in input order.',
+  },
+  z.object({ salesTypes: rawBatch, saveToDb: z.boolean().default(false) }),
+).mutation(async ({ ctx, input }) => {
+  assertBatchSize(input.salesTypes);
+  return { results: await resolveSalesTypes(ctx.deps.pool, ctx.deps.config, input.salesTypes, input.saveToDb) };
+});

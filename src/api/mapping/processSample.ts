@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { plainText } from '../../activity/inputs.ts';
+import { AppError } from '../../errors.ts';
+import { missingRequiredFields, type MappingFields } from '../../ingest/fields.ts';
+import { getMapping } from '../../ingest/mappings.ts';
+import { previewSample } from '../../ingest/preview.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+import { fieldsInput } from './inputs.ts';
+
+/** The most rows one preview reads: it is a preview, the pipeline does the rest. */
+export const MAX_SAMPLE_ROWS = 1_000;
+
+const variableName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'must be a variable name: a letter, then letters, digits or _').max(100);
+
+export const processSample = orgProcedure(
+  {
+    minRole: 'writer',
+    scope: '',
+    summary:
+      'Preview a mapping on real rows of a statement (data rows startRow inclusive to endRow exclusive, default 0 to 5, at most 1000) through exactly the code path the pipeline uses; nothing is saved. mapping: the fields to try (the five required ones included), else those of mappingId.',
+  },
+  orgInput({
+    statementId: z.uuid(),
+    startRow: z.number().int().min(0).max(100_000_000).default(0),
+    endRow: z.number().int().min(1).max(100_000_000).default(5),
+    mappingId: z.uuid().optional(),
+    mapping: fieldsInput.optional(),
+    variables: z.record(variableName, plainText(300)).default({}),
+    fileName: plainText(255).default(''),
+  })
+    .refine((v) => v.endRow > v.startRow, { message: 'must be greater than startRow', path: ['endRow'] })
+    .refine((v) => v.endRow - v.startRow <= MAX_SAMPLE_ROWS, { message: `at most ${MAX_SAMPLE_ROWS} rows per preview`, path: ['endRow'] })
+    .refine((v) => v.mapping !== undefined || v.mappingId !== undefined, { message: 'give mapping (fields) or mappingId', path: ['mapping'] })
+    .refine((v) => Object.keys(v.variables).length <= 50, { message: 'at most 50 variables', path: ['variables'] }),
+).mutation(async ({ ctx, input }) => {
+  const saved = input.mappingId === undefined ? null : await getMapping(ctx.deps.pool, ctx.org.id, input.mappingId);
+  const fields: MappingFields = input.mapping ?? saved!.fields;
+  const missing = missingRequiredFields(fields);
+  if (missing.length > 0) {
+    throw new AppError('MAPPING_REQUIRED_FIELDS_MISSING', `The mapping must give ${missing.map((f) => `mapping.${f}`).join(', ')}`, {
+      details: { fields: missing.map((f) => ({ path: `mapping.${f}`, message: 'is required' })) },
+    });
+  }
+  const preview = await previewSample(ctx.deps, {
+    organizationId: ctx.org.id,
+    statementId: input.statementId,
+    fields,
+    startRow: input.startRow,
+    endRow: input.endRow,
+    variables: input.variables,
+    fileName: input.fileName,
+  });
+  return {
+    statementId: input.statementId,
+    mappingId: saved?.id ?? null,
+    startRow: input.startRow,
+    endRow: input.endRow,
+    fields,
+    ...preview,
+  };
+});

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { queryMusicalDetails } from '../../catalog/musicalDetails.ts';
+import { parseCatalogQuery } from '../../catalog/query.ts';
+import { MAX_LIMIT, paginated } from '../../trpc/pagination.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { jsonValue, orgInput } from '../../trpc/schemas.ts';
+
+export const getMusicalDetails = orgProcedure(
+  {
+    minRole: 'admin',
+    scope: 'admin',
+    summary:
+      'Musical details matching a catalog query (README "Catalog": the query language), highest USD earnings first, each with its raw variants, state, fetched result, effective values and overridden fields; includeTrail adds every override with who and when; hasBlockRule / hasRightsholderRule keep those a rule of that scope applies to. pagination { page (1), pageSize (100, at most 2000) }.',
+  },
+  orgInput({
+    query: jsonValue(50_000, 20),
+    hasBlockRule: z.boolean().default(false),
+    hasRightsholderRule: z.boolean().default(false),
+    includeTrail: z.boolean().default(false),
+    pagination: z
+      .object({ page: z.number().int().min(1).max(1_000_000).default(1), pageSize: z.number().int().min(1).max(MAX_LIMIT).default(100) })
+      .default({ page: 1, pageSize: 100 }),
+  }),
+).query(async ({ ctx, input }) => {
+  const query = parseCatalogQuery(input.query);
+  const { page, pageSize } = input.pagination;
+  const { rows, total } = await queryMusicalDetails(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, query, {
+    hasBlockRule: input.hasBlockRule,
+    hasRightsholderRule: input.hasRightsholderRule,
+    includeTrail: input.includeTrail,
+    limit: pageSize,
+    offset: (page - 1) * pageSize,
+  });
+  return paginated(rows, { page, limit: pageSize, offset: (page - 1) * pageSize, sortBy: undefined, sortOrder: 'asc' }, total);
+});

@@ -1,0 +1,12 @@
+import { listMdPriorities } from '../../organizations/mdPriorities.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput, text } from '../../trpc/schemas.ts';
+
+export const listRightsholderMdPriorities = orgProcedure(
+  {
+    minRole: 'admin',
+    scope: 'admin',
+    summary: 'The ordered rightsholders for musical-detail fetch priority (position 1 first); search filters by name.',
+  },
+  orgInput({ search: text(200).optional() }),
+).query(async ({ ctx, input }) => listMdPriorities(ctx.deps.pool, ctx.org.id, input.search));

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { listKnownPayors } from '../../lookups/payors.ts';
+import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+
+export const listGlobal = orgProcedure(
+  {
+    minRole: 'member',
+    scope: '',
+    summary:
+      'Known payors for autocomplete: the shipped list and payors seen in any statement (never which organization). search matches anywhere, names starting with it first; 20 by default.',
+  },
+  orgInput({ search: z.string().trim().max(200).optional(), pagination: paginationSchema(['name']) }),
+).query(async ({ ctx, input }) => {
+  const page = resolvePage(input.pagination, { limit: 20, innerLimit: 20 });
+  const { rows, total } = await listKnownPayors(ctx.deps.pool, { search: input.search || undefined, limit: page.limit, offset: page.offset });
+  return paginated(rows, page, total);
+});

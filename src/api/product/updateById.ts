@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { recordActivity } from '../../activity/record.ts';
+import { refreshProducts } from '../../catalog/products.ts';
+import { withTransaction } from '../../db/pool.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+import { visibleProducts } from './shared.ts';
+
+const noNul = (s: string) => !s.includes('\u0000');
+const value = (max = 500) => z.string().trim().max(max).refine(noNul, 'must not contain NUL characters');
+const names = z.array(value(300).pipe(z.string().min(1))).max(100);
+
+export const updateById = orgProcedure(
+  {
+    minRole: 'writer',
+    scope: 'cli',
+    summary:
+      "Correct a product: { productId, title?, artist?, releaseDate? (YYYY, YYYY-MM or YYYY-MM-DD; '' clears), genres?, songWriters?, imageUrl? ('' clears) }, at least one. Kept as an override with who and when, laid over the derived values on every refresh (it survives re-clustering, re-fetching and reprocessing); answers the product with its trail.",
+  },
+  orgInput({
+    productId: z.uuid(),
+    title: value().pipe(z.string().min(1)).optional(),
+    artist: value().optional(),
+    releaseDate: z
+      .string()
+      .regex(/^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$/, 'must be YYYY, YYYY-MM or YYYY-MM-DD')
+      .or(z.literal(''))
+      .optional(),
+    genres: names.optional(),
+    songWriters: names.optional(),
+    imageUrl: z.url({ protocol: /^https?$/ }).max(2_000).or(z.literal('')).optional(),
+  }).refine(
+    (v) => [v.title, v.artist, v.releaseDate, v.genres, v.songWriters, v.imageUrl].some((x) => x !== undefined),
+    { message: 'at least one of title, artist, releaseDate, genres, songWriters, imageUrl', path: ['title'] },
+  ),
+).mutation(async ({ ctx, input }) => {
+  const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
+  const { organizationId: _org, productId, ...fields } = input;
+  const values = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  const product = await withTransaction(ctx.deps.pool, async (db) => {
+    const [before] = await visibleProducts(db, caller, [productId]);
+    await db.query(
+      `INSERT INTO product_overrides (organization_id, block_id, product_key, product_id, kind, "values", created_by)
+       VALUES ($1, $2, $3, $4, 'update_by_id', $5, $6)`,
+      [ctx.org.id, before!.blockId, before!.stableKey, before!.id, JSON.stringify(values), ctx.principal.userId],
+    );
+    const current = before as unknown as Record<string, unknown>;
+    await recordActivity(db, ctx.principal, {
+      organizationId: ctx.org.id,
+      action: 'product.updateById',
+      subjectType: 'product',
+      subjectId: before!.id,
+      subjectLabel: before!.title,
+      changes: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { before: current[k] ?? null, after: v }])),
+    });
+    return before!;
+  });
+  await refreshProducts(ctx.deps, product.blockId);
+  const [after] = await visibleProducts(ctx.deps.pool, caller, [product.id], { includeTrail: true });
+  return after!;
+});

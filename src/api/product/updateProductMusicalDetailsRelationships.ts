@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { recordActivity } from '../../activity/record.ts';
+import { visibleBlock, visibleDetails } from '../../catalog/musicalDetails.ts';
+import { refreshProducts } from '../../catalog/products.ts';
+import { withTransaction } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+import { visibleProducts, type ProductRecord } from './shared.ts';
+
+const link = z.strictObject({ productId: z.uuid(), musicalDetailId: z.uuid() });
+const move = z.strictObject({ musicalDetailId: z.uuid(), fromProductId: z.uuid(), toProductId: z.uuid() });
+
+export const updateProductMusicalDetailsRelationships = orgProcedure(
+  {
+    minRole: 'writer',
+    scope: '',
+    summary:
+      "Change which track product musical details belong to: { blockId, create?: [{ productId, musicalDetailId }], delete?: [{ productId, musicalDetailId }], update?: [{ musicalDetailId, fromProductId, toProductId }] } (at least one change, at most 500 each). Each is kept as an override with who and when and survives every refresh: a created link moves the musical detail to that track; a deleted one takes it out (back to its derived track, or unlinked when that was the derived one). Answers { blockId, created, deleted, updated, products } (the products involved, as they are now).",
+  },
+  orgInput({
+    blockId: z.uuid(),
+    create: z.array(link).max(500).optional(),
+    delete: z.array(link).max(500).optional(),
+    update: z.array(move).max(500).optional(),
+  }).refine((v) => (v.create?.length ?? 0) + (v.delete?.length ?? 0) + (v.update?.length ?? 0) > 0, { message: 'at least one change', path: ['create'] }),
+).mutation(async ({ ctx, input }) => {
+  const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
+  const create = input.create ?? [];
+  const remove = input.delete ?? [];
+  const update = input.update ?? [];
+  const involved = await withTransaction(ctx.deps.pool, async (db) => {
+    const block = await visibleBlock(db, caller, input.blockId);
+    await db.query('SELECT 1 FROM catalog_blocks WHERE id = $1 FOR UPDATE', [block.id]);
+    const productIds = [...create.map((c) => c.productId), ...remove.map((c) => c.productId), ...update.flatMap((u) => [u.fromProductId, u.toProductId])];
+    const products = new Map((await visibleProducts(db, caller, productIds, { blockId: block.id })).map((p) => [p.id, p]));
+    const mdIds = [...create, ...remove, ...update].map((c) => c.musicalDetailId);
+    const details = new Map((await visibleDetails(db, caller, mdIds, block.id)).map((m) => [m.id, m]));
+    const { rows: links } = await db.query<{ product_id: string; md: string }>(
+      'SELECT product_id, musical_detail_id AS md FROM product_musical_details WHERE musical_detail_id = ANY ($1::uuid[])',
+      [[...details.keys()]],
+    );
+    const linked = (productId: string, md: string) => links.some((l) => l.product_id === productId && l.md === md);
+    const track = (id: string, path: string): ProductRecord => {
+      const p = products.get(id.toLowerCase())!;
+      if (p.kind !== 'track') throw new AppError('PRODUCT_LINK_INVALID', `${path}: ${id} is an album; musical details are linked to tracks`, { details: { path } });
+      return p;
+    };
+    const changes: { product: ProductRecord; md: string; action: 'add' | 'remove'; verb: string }[] = [];
+    create.forEach((c, i) => changes.push({ product: track(c.productId, `create.${i}.productId`), md: c.musicalDetailId, action: 'add', verb: 'create' }));
+    remove.forEach((c, i) => {
+      const p = track(c.productId, `delete.${i}.productId`);
+      if (!linked(p.id, c.musicalDetailId.toLowerCase())) throw new AppError('PRODUCT_LINK_INVALID', `delete.${i}: the musical detail is not linked to that product`, { details: { path: `delete.${i}` } });
+      changes.push({ product: p, md: c.musicalDetailId, action: 'remove', verb: 'delete' });
+    });
+    update.forEach((u, i) => {
+      const from = track(u.fromProductId, `update.${i}.fromProductId`);
+      const to = track(u.toProductId, `update.${i}.toProductId`);
+      if (!linked(from.id, u.musicalDetailId.toLowerCase())) throw new AppError('PRODUCT_LINK_INVALID', `update.${i}: the musical detail is not linked to fromProductId`, { details: { path: `update.${i}` } });
+      changes.push({ product: from, md: u.musicalDetailId, action: 'remove', verb: 'update' }, { product: to, md: u.musicalDetailId, action: 'add', verb: 'update' });
+    });
+    for (const c of changes) {
+      const md = details.get(c.md.toLowerCase())!;
+      await db.query(
+        `INSERT INTO product_overrides (organization_id, block_id, product_key, product_id, kind, "values", created_by)
+         VALUES ($1, $2, $3, $4, 'link', $5, $6)`,
+        [ctx.org.id, block.id, c.product.stableKey, c.product.id, JSON.stringify({ identityKey: md.identityKey, action: c.action }), ctx.principal.userId],
+      );
+      await recordActivity(db, ctx.principal, {
+        organizationId: ctx.org.id,
+        action: 'product.updateProductMusicalDetailsRelationships',
+        subjectType: 'product',
+        subjectId: c.product.id,
+        subjectLabel: c.product.title,
+        changes: { musicalDetail: c.action === 'add' ? { before: null, after: md.id } : { before: md.id, after: null } },
+      });
+    }
+    return { blockId: block.id, ids: [...products.keys()] };
+  });
+  await refreshProducts(ctx.deps, involved.blockId);
+  const { rows } = await ctx.deps.pool.query<{ id: string }>('SELECT id FROM products WHERE id = ANY ($1::uuid[])', [involved.ids]);
+  const still = new Set(rows.map((r) => r.id));
+  return {
+    blockId: involved.blockId,
+    created: create.length,
+    deleted: remove.length,
+    updated: update.length,
+    products: await visibleProducts(ctx.deps.pool, caller, involved.ids.filter((id) => still.has(id))),
+  };
+});

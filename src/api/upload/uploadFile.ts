@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { recordActivity } from '../../activity/record.ts';
+import { withTransaction } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { orgInput } from '../../trpc/schemas.ts';
+import { callerScope } from './shared.ts';
+
+/** How long a presigned PUT URL and an unfinished direct upload live without a heartbeat. */
+export const UPLOAD_TTL_SECONDS = 15 * 60;
+
+const CONTENT_TYPES: Record<string, string> = {
+  csv: 'text/csv',
+  tsv: 'text/tab-separated-values',
+  txt: 'text/plain',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  xls: 'application/vnd.ms-excel',
+  gz: 'application/gzip',
+  zip: 'application/zip',
+};
+
+/** The object key: chosen by the server inside the organization's prefix, never by the client. */
+export function statementObjectKey(organizationId: string, statementId: string, fileName: string): string {
+  const safe = fileName.normalize('NFKC').replace(/[^\w.\- ]+/g, '_').replace(/^[.\s]+/, '').slice(-120) || 'statement';
+  return `orgs/${organizationId}/statements/${statementId}/original/${safe}`;
+}
+
+export const uploadFile = orgProcedure(
+  {
+    minRole: 'writer',
+    scope: 'cli',
+    summary:
+      'Start a direct upload of one statement file of a rightsholder: creates (or adds to) an upload and a statement and returns a presigned PUT URL. PUT the bytes with exactly the returned headers, then call upload.uploadAction { type: "complete" }.',
+  },
+  orgInput({
+    rightsholderId: z.uuid(),
+    fileName: z.string().trim().min(1).max(255),
+    contentType: z.string().trim().min(1).max(200).regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type').optional(),
+    size: z.number().int().min(1).max(10 * 1024 ** 3).optional(),
+    sha256: z.string().regex(/^[0-9a-fA-F]{64}$/).optional(),
+    distributorId: z.uuid().optional(),
+    customName: z.string().trim().min(1).max(200).optional(),
+    uploadId: z.uuid().optional(),
+  }),
+).mutation(async ({ ctx, input }) => {
+  const { pool, store } = ctx.deps;
+  const organizationId = ctx.org.id;
+  const ext = input.fileName.toLowerCase().split('.').pop() ?? '';
+  const contentType = input.contentType ?? CONTENT_TYPES[ext] ?? 'application/octet-stream';
+  const created = await withTransaction(pool, async (db) => {
+    const scope = await callerScope(db, { organizationId, userId: ctx.principal.userId });
+    const rh = await db.query(
+      `SELECT name FROM rightsholders WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL AND ($3::uuid[] IS NULL OR id = ANY ($3))`,
+      [organizationId, input.rightsholderId, scope],
+    );
+    if (!rh.rows[0]) throw new AppError('RIGHTSHOLDER_NOT_FOUND');
+    if (input.distributorId) {
+      const d = await db.query('SELECT 1 FROM distributors WHERE id = $1 AND (organization_id = $2 OR organization_id IS NULL)', [input.distributorId, organizationId]);
+      if (!d.rows[0]) throw new AppError('DISTRIBUTOR_NOT_FOUND');
+    }
+    let uploadId = input.uploadId;
+    if (uploadId) {
+      const u = await db.query('SELECT 1 FROM uploads WHERE id = $1 AND organization_id = $2 FOR UPDATE', [uploadId, organizationId]);
+      if (!u.rows[0]) throw new AppError('UPLOAD_NOT_FOUND');
+      await db.query('UPDATE uploads SET updated_at = clock_timestamp() WHERE id = $1', [uploadId]);
+    } else {
+      const u = await db.query<{ id: string }>('INSERT INTO uploads (organization_id, created_by) VALUES ($1, $2) RETURNING id', [
+        organizationId,
+        ctx.principal.userId,
+      ]);
+      uploadId = u.rows[0]!.id;
+    }
+    const id = (await db.query<{ id: string }>('SELECT gen_random_uuid() AS id')).rows[0]!.id;
+    const key = statementObjectKey(organizationId, id, input.fileName);
+    const s = await db.query<{ expiresAt: Date }>(
+      `INSERT INTO statements (id, organization_id, upload_id, rightsholder_id, distributor_id, custom_name, file_name, content_type,
+         declared_size, declared_sha256, object_key, status, upload_expires_at, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'uploading', clock_timestamp() + make_interval(secs => $12), $13)
+       RETURNING upload_expires_at AS "expiresAt"`,
+      [id, organizationId, uploadId, input.rightsholderId, input.distributorId ?? null, input.customName ?? null, input.fileName, contentType,
+        input.size ?? null, input.sha256?.toLowerCase() ?? null, key, UPLOAD_TTL_SECONDS, ctx.principal.userId],
+    );
+    await recordActivity(db, ctx.principal, {
+      organizationId,
+      action: 'upload.uploadFile',
+      subjectType: 'upload',
+      subjectId: uploadId,
+      subjectLabel: input.fileName,
+      changes: { statementId: { before: null, after: id } },
+    });
+    return { uploadId, statementId: id, key, expiresAt: s.rows[0]!.expiresAt };
+  });
+  const url = await store.presignPut(created.key, contentType, UPLOAD_TTL_SECONDS);
+  return {
+    uploadId: created.uploadId,
+    statementId: created.statementId,
+    url,
+    method: 'PUT' as const,
+    headers: { 'content-type': contentType },
+    expiresAt: created.expiresAt,
+  };
+});

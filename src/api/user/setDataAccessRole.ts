@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { diffFields, recordActivity } from '../../activity/record.ts';
+import { withTransaction } from '../../db/pool.ts';
+import { assertMayManage, getMember } from '../../organizations/members.ts';
+import { lockOrganization } from '../../organizations/organizations.ts';
+import { getDataAccessRole, setDataAccessRole as store, type DataAccessRole } from '../../organizations/preferences.ts';
+import { assertRightsholdersExist } from '../../organizations/rightsholderRefs.ts';
+import { orgProcedure } from '../../trpc/procedure.ts';
+import { list, orgInput } from '../../trpc/schemas.ts';
+
+export const MAX_RESTRICTED_RIGHTSHOLDERS = 10_000;
+
+/** 'all' (or { mode: 'all' }): every rightsholder; { mode: 'restricted', rightsholderIds }: only those. */
+const dataAccessRole = z.union([
+  z.literal('all').transform((): DataAccessRole => ({ mode: 'all' })),
+  z.object({ mode: z.literal('all') }).strict(),
+  z
+    .object({
+      mode: z.literal('restricted'),
+      rightsholderIds: list(z.uuid(), MAX_RESTRICTED_RIGHTSHOLDERS).transform((ids) => [...new Set(ids.map((id) => id.toLowerCase()))]),
+    })
+    .strict(),
+]);
+
+export const setDataAccessRole = orgProcedure(
+  {
+    minRole: 'admin',
+    scope: '',
+    summary: "Set which rightsholders a member sees: 'all', { mode: 'all' } or { mode: 'restricted', rightsholderIds }.",
+  },
+  orgInput({ userId: z.uuid(), role: dataAccessRole }),
+).mutation(async ({ ctx, input }) =>
+  withTransaction(ctx.deps.pool, async (db) => {
+    await lockOrganization(db, ctx.org.id);
+    const member = await getMember(db, ctx.org.id, input.userId);
+    assertMayManage(ctx.org, member);
+    const role: DataAccessRole = input.role;
+    if (role.mode === 'restricted') await assertRightsholdersExist(db, ctx.org.id, role.rightsholderIds, { live: false });
+    const before = { dataAccessRole: await getDataAccessRole(db, ctx.org.id, member.userId) };
+    await store(db, ctx.org.id, member.userId, role);
+    const after = { dataAccessRole: await getDataAccessRole(db, ctx.org.id, member.userId) };
+    const changes = diffFields(before, after, ['dataAccessRole']);
+    if (changes) {
+      await recordActivity(db, ctx.principal, {
+        organizationId: ctx.org.id,
+        action: 'user.setDataAccessRole',
+        subjectType: 'user',
+        subjectId: member.userId,
+        subjectLabel: member.email,
+        changes,
+      });
+    }
+    return { userId: member.userId, dataAccessRole: after.dataAccessRole };
+  }),
+);

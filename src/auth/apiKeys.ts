@@ -1,0 +1,127 @@
+// API keys: random secrets shown once, stored only as SHA-256 (a dump yields no usable key).
+// A key is high-entropy, so a fast hash is enough: there is nothing to brute-force.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Queryable } from '../db/pool.ts';
+import type { Principal } from './principal.ts';
+import type { PlatformRole } from '../trpc/roles.ts';
+
+const KEY_PREFIX = 'rk_';
+export const PATTERN_RE = /^(\*|[a-zA-Z][a-zA-Z0-9]*(\.[a-zA-Z][a-zA-Z0-9]*){0,2}(\.\*)?)$/;
+
+export function generateApiKey(): { key: string; hash: Buffer; prefix: string } {
+  const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+  return { key, hash: hashApiKey(key), prefix: key.slice(0, KEY_PREFIX.length + 6) };
+}
+
+export function hashApiKey(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+/** `*` allows everything, `ns.*` a namespace (and its sub-namespaces), anything else one procedure. */
+export function patternAllows(pattern: string, procedure: string): boolean {
+  if (pattern === '*') return true;
+  if (pattern.endsWith('.*')) return procedure.startsWith(pattern.slice(0, -1));
+  return pattern === procedure;
+}
+
+export function scopeAllows(patterns: readonly string[], procedure: string): boolean {
+  return patterns.some((p) => patternAllows(p, procedure));
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  userId: string;
+  name: string;
+  prefix: string;
+  organizationIds: string[];
+  patterns: string[];
+  createdAt: string;
+  rotatedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+const RECORD_COLUMNS = `id, user_id AS "userId", name, key_prefix AS prefix, organization_ids AS "organizationIds",
+  procedure_patterns AS patterns, created_at AS "createdAt", rotated_at AS "rotatedAt", last_used_at AS "lastUsedAt"`;
+
+export async function createApiKey(
+  db: Queryable,
+  args: { userId: string; name: string; organizationIds: string[]; patterns: string[] },
+): Promise<{ key: string; record: ApiKeyRecord }> {
+  const { key, hash, prefix } = generateApiKey();
+  const { rows } = await db.query<ApiKeyRecord>(
+    `INSERT INTO api_keys (user_id, name, key_hash, key_prefix, organization_ids, procedure_patterns)
+     VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${RECORD_COLUMNS}`,
+    [args.userId, args.name, hash, prefix, args.organizationIds, args.patterns],
+  );
+  return { key, record: rows[0]! };
+}
+
+export async function listApiKeys(db: Queryable, filter: { userId?: string; organizationId?: string }): Promise<ApiKeyRecord[]> {
+  const { rows } = await db.query<ApiKeyRecord>(
+    `SELECT ${RECORD_COLUMNS} FROM api_keys
+     WHERE ($1::uuid IS NULL OR user_id = $1) AND ($2::uuid IS NULL OR $2 = ANY (organization_ids))
+     ORDER BY created_at, id`,
+    [filter.userId ?? null, filter.organizationId ?? null],
+  );
+  return rows;
+}
+
+/** The key visible in an organization (its scope names the organization), or undefined. */
+export async function getApiKeyInOrganization(db: Queryable, id: string, organizationId: string): Promise<ApiKeyRecord | undefined> {
+  const { rows } = await db.query<ApiKeyRecord>(
+    `SELECT ${RECORD_COLUMNS} FROM api_keys WHERE id = $1 AND $2 = ANY (organization_ids)`,
+    [id, organizationId],
+  );
+  return rows[0];
+}
+
+export async function updateApiKey(
+  db: Queryable,
+  id: string,
+  changes: { name?: string | undefined; patterns?: string[] | undefined; organizationIds?: string[] | undefined; rotate: boolean },
+): Promise<{ key: string | null; record: ApiKeyRecord }> {
+  const fresh = changes.rotate ? generateApiKey() : null;
+  const { rows } = await db.query<ApiKeyRecord>(
+    `UPDATE api_keys SET
+       name = COALESCE($2, name),
+       procedure_patterns = COALESCE($3, procedure_patterns),
+       organization_ids = COALESCE($4, organization_ids),
+       key_hash = COALESCE($5, key_hash),
+       key_prefix = COALESCE($6, key_prefix),
+       rotated_at = CASE WHEN $5::bytea IS NULL THEN rotated_at ELSE now() END
+     WHERE id = $1 RETURNING ${RECORD_COLUMNS}`,
+    [id, changes.name ?? null, changes.patterns ?? null, changes.organizationIds ?? null, fresh?.hash ?? null, fresh?.prefix ?? null],
+  );
+  return { key: fresh?.key ?? null, record: rows[0]! };
+}
+
+export async function deleteApiKey(db: Queryable, id: string): Promise<void> {
+  await db.query('DELETE FROM api_keys WHERE id = $1', [id]);
+}
+
+/** The principal an API key stands for, or null when the key is unknown. */
+export async function principalForApiKey(db: Queryable, key: string): Promise<Principal | null> {
+  if (key.length > 200) return null;
+  const { rows } = await db.query<{
+    id: string;
+    organizationIds: string[];
+    patterns: string[];
+    userId: string;
+    email: string;
+    platformRole: PlatformRole | null;
+  }>(
+    `SELECT k.id, k.organization_ids AS "organizationIds", k.procedure_patterns AS patterns,
+            u.id AS "userId", u.email, u.platform_role AS "platformRole"
+     FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1`,
+    [hashApiKey(key)],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    kind: 'api_key',
+    userId: row.userId,
+    email: row.email,
+    platformRole: row.platformRole,
+    apiKey: { id: row.id, organizationIds: row.organizationIds, patterns: row.patterns },
+  };
+}

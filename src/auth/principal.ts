@@ -1,0 +1,28 @@
+import type { PlatformRole } from '../trpc/roles.ts';
+
+/** Who is calling. OAuth bearer tokens (a later issue) resolve to the same shape. */
+export interface Principal {
+  kind: 'api_key' | 'bearer' | 'cube_session';
+  userId: string;
+  email: string;
+  platformRole: PlatformRole | null;
+  /** set for API-key calls: the key's explicit scope */
+  apiKey: { id: string; organizationIds: string[]; patterns: string[] } | null;
+  /** set for embed-session calls (src/analytics/sessions.ts): cube reads of one organization only */
+  cubeSession?: { id: string; organizationId: string; patterns: string[] | null };
+}
+
+/** Credentials as they arrive on a request, before any lookup. */
+export interface Credentials {
+  apiKey: string | undefined;
+  bearerToken: string | undefined;
+  /** the x-organization-id header */
+  organizationId: string | undefined;
+}
+
+export function credentialsFromHeaders(headers: Record<string, string | string[] | undefined>): Credentials {
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || undefined;
+  const authorization = one(headers.authorization);
+  const bearer = authorization && /^bearer\s+/i.test(authorization) ? authorization.replace(/^bearer\s+/i, '') : undefined;
+  return { apiKey: one(headers['x-api-key']), bearerToken: bearer, organizationId: one(headers['x-organization-id']) };
+}

@@ -1,0 +1,239 @@
+// Blocks and their musical details. A block is the catalog of one rightsholder; a refresh rebuilds
+// its musical details from the normalized rows of the rightsholder's processed statements. The
+// result depends only on those statements, so a retried or duplicated refresh changes nothing.
+import type { Queryable } from '../db/pool.ts';
+import { withTransaction } from '../db/pool.ts';
+import type { Deps } from '../trpc/context.ts';
+import { afterBlockRefresh } from './followUps.ts';
+import { identityKey, normalizeText } from './identity.ts';
+import { applyRules } from './rules.ts';
+import { readSpellings } from './statementRows.ts';
+
+export const BLOCK_REFRESH_TASK = 'catalog_block_refresh';
+
+/** Statements that change within this window are folded into one refresh. */
+const REFRESH_DELAY_SECONDS = 1;
+const MAX_TEXT = 1_000;
+
+/**
+ * Queues a refresh of the blocks of these rightsholders, inside the caller's transaction when
+ * `db` is one (the refresh is queued if and only if the change commits). The job key per
+ * rightsholder coalesces a burst into one job; the queue per rightsholder keeps two refreshes
+ * of one block from running at once.
+ */
+export async function enqueueBlockRefresh(db: Queryable, organizationId: string, rightsholderIds: readonly string[], reason: string): Promise<void> {
+  for (const rightsholderId of new Set(rightsholderIds)) {
+    await db.query(
+      `SELECT graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => now() + make_interval(secs => $4),
+         max_attempts => 5, job_key => $5, job_key_mode => 'replace')`,
+      [
+        BLOCK_REFRESH_TASK,
+        JSON.stringify({ organizationId, rightsholderId, reason }),
+        `${BLOCK_REFRESH_TASK}:${rightsholderId}`,
+        REFRESH_DELAY_SECONDS,
+        `${BLOCK_REFRESH_TASK}:${rightsholderId}`,
+      ],
+    );
+  }
+}
+
+/** Queues the refresh of the blocks the given statements belong to. */
+export async function enqueueBlockRefreshForStatements(db: Queryable, organizationId: string, statementIds: readonly string[], reason: string): Promise<void> {
+  if (statementIds.length === 0) return;
+  const { rows } = await db.query<{ rightsholder_id: string }>(
+    'SELECT DISTINCT rightsholder_id FROM statements WHERE organization_id = $1 AND id = ANY ($2::uuid[])',
+    [organizationId, statementIds],
+  );
+  await enqueueBlockRefresh(db, organizationId, rows.map((r) => r.rightsholder_id), reason);
+}
+
+/** The block of a rightsholder, created on first use. */
+export async function ensureBlock(db: Queryable, organizationId: string, rightsholderId: string): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO catalog_blocks (organization_id, rightsholder_id) VALUES ($1, $2)
+     ON CONFLICT (rightsholder_id) DO UPDATE SET updated_at = catalog_blocks.updated_at
+     RETURNING id`,
+    [organizationId, rightsholderId],
+  );
+  return rows[0]!.id;
+}
+
+export interface BlockRefreshResult {
+  blockId: string;
+  statements: number;
+  musicalDetails: number;
+  added: number;
+  removed: number;
+}
+
+export async function refreshBlock(deps: Deps, organizationId: string, rightsholderId: string): Promise<BlockRefreshResult | null> {
+  const exists = await deps.pool.query('SELECT 1 FROM rightsholders WHERE id = $1 AND organization_id = $2', [rightsholderId, organizationId]);
+  if (!exists.rowCount) return null;
+  const blockId = await ensureBlock(deps.pool, organizationId, rightsholderId);
+  await deps.pool.query(`UPDATE catalog_blocks SET state = 'refreshing', updated_at = clock_timestamp() WHERE id = $1`, [blockId]);
+  try {
+    const result = await rebuild(deps, organizationId, rightsholderId, blockId);
+    await afterBlockRefresh(deps, blockId);
+    return result;
+  } catch (error) {
+    await deps.pool.query(`UPDATE catalog_blocks SET state = 'failed', last_error = $2, updated_at = clock_timestamp() WHERE id = $1`, [
+      blockId,
+      String((error as Error).message).slice(0, 1000),
+    ]);
+    throw error;
+  }
+}
+
+async function rebuild(deps: Deps, organizationId: string, rightsholderId: string, blockId: string): Promise<BlockRefreshResult> {
+  const { rows: statements } = await deps.pool.query<{ id: string; normalized_key: string; normalized_version: number }>(
+    `SELECT id, normalized_key, normalized_version FROM statements
+     WHERE organization_id = $1 AND rightsholder_id = $2 AND status = 'processed' AND deleted_at IS NULL AND normalized_key IS NOT NULL
+     ORDER BY id`,
+    [organizationId, rightsholderId],
+  );
+  const spellings = await readSpellings(
+    deps.store,
+    organizationId,
+    rightsholderId,
+    statements.map((s) => ({ id: s.id, normalizedKey: s.normalized_key })),
+  );
+  const cols = {
+    key: [] as string[],
+    normTitle: [] as string[],
+    statement: [] as string[],
+    currency: [] as (string | null)[],
+    isrc: [] as (string | null)[],
+    isrcRaw: [] as (string | null)[],
+    title: [] as (string | null)[],
+    artist: [] as (string | null)[],
+    releaseTitle: [] as (string | null)[],
+    releaseArtist: [] as (string | null)[],
+    rows: [] as number[],
+    earnings: [] as (string | null)[],
+    amountRows: [] as number[],
+  };
+  const clip = (s: string | null) => (s === null ? null : s.trim().slice(0, MAX_TEXT) || null);
+  for (const s of spellings) {
+    const key = identityKey(s);
+    if (!key) continue; // a row naming no track (no ISRC, no title) is not a musical detail
+    cols.key.push(key);
+    cols.normTitle.push(normalizeText(s.title));
+    cols.statement.push(s.statementId);
+    cols.currency.push(s.currency);
+    cols.isrc.push(s.isrc);
+    cols.isrcRaw.push(clip(s.isrcRaw));
+    cols.title.push(clip(s.title));
+    cols.artist.push(clip(s.artist));
+    cols.releaseTitle.push(clip(s.releaseTitle));
+    cols.releaseArtist.push(clip(s.releaseArtist));
+    cols.rows.push(s.rows);
+    cols.earnings.push(s.earnings);
+    cols.amountRows.push(s.amountRows);
+  }
+
+  return withTransaction(deps.pool, async (db) => {
+    // one refresh of a block at a time, whatever runs it
+    await db.query('SELECT 1 FROM catalog_blocks WHERE id = $1 FOR UPDATE', [blockId]);
+    await db.query(
+      `CREATE TEMP TABLE md_in (identity_key text, norm_title text, statement_id uuid, currency text, isrc text, isrc_raw text,
+         title text, artist text, release_title text, release_artist text, row_count bigint, earnings numeric, amount_rows bigint) ON COMMIT DROP`,
+    );
+    const CHUNK = 5_000;
+    for (let i = 0; i < cols.key.length; i += CHUNK) {
+      const part = (a: unknown[]) => a.slice(i, i + CHUNK);
+      await db.query(
+        `INSERT INTO md_in SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+           $9::text[], $10::text[], $11::bigint[], $12::numeric[], $13::bigint[])`,
+        [
+          part(cols.key), part(cols.normTitle), part(cols.statement), part(cols.currency), part(cols.isrc), part(cols.isrcRaw), part(cols.title),
+          part(cols.artist), part(cols.releaseTitle), part(cols.releaseArtist), part(cols.rows), part(cols.earnings), part(cols.amountRows),
+        ],
+      );
+    }
+    // USD exactly as analytics_full_view: each statement's rate for the row's currency, at the
+    // 14 decimals of the analytics rate (DECIMAL(20,14)); rows in a currency without a rate are
+    // counted, never converted at 1
+    const upsert = await db.query<{ inserted: boolean }>(
+      `WITH converted AS (
+         SELECT m.*, m.earnings * round(x.rate, 14) AS usd, CASE WHEN x.rate IS NULL THEN m.amount_rows ELSE 0 END AS no_rate
+         FROM md_in m LEFT JOIN statement_fx x ON x.statement_id = m.statement_id AND x.currency = m.currency
+       ), spelling AS (
+         SELECT identity_key, norm_title, isrc, isrc_raw, title, artist, release_title, release_artist,
+                sum(row_count) AS row_count, sum(usd) AS usd, sum(no_rate) AS no_rate
+         FROM converted GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+       ), ranked AS (
+         SELECT s.*, row_number() OVER (PARTITION BY identity_key ORDER BY row_count DESC,
+                  title COLLATE "C" NULLS LAST, artist COLLATE "C" NULLS LAST, release_title COLLATE "C" NULLS LAST,
+                  release_artist COLLATE "C" NULLS LAST, isrc_raw COLLATE "C" NULLS LAST) AS rank
+         FROM spelling s
+       ), identity AS (
+         SELECT identity_key,
+                max(isrc) AS isrc,
+                sum(row_count) AS row_count,
+                coalesce(trim_scale(sum(usd)), 0) AS earnings_usd,
+                sum(no_rate) AS no_rate,
+                jsonb_agg(jsonb_build_object('isrc', isrc_raw, 'title', title, 'artist', artist, 'releaseTitle', release_title,
+                  'releaseArtist', release_artist, 'rowCount', row_count, 'earningsUsd', trim_scale(usd)::text) ORDER BY rank) AS variants
+         FROM ranked GROUP BY identity_key
+       )
+       INSERT INTO musical_details AS md (organization_id, block_id, identity_key, isrc, title, normalized_title, artist, release_title, release_artist,
+         variants, row_count, earnings_usd, rows_without_rate, state, ignored)
+       SELECT $1, $2, i.identity_key, i.isrc, coalesce(r.title, ''), r.norm_title, r.artist, r.release_title, r.release_artist,
+              i.variants, i.row_count, i.earnings_usd, i.no_rate,
+              CASE WHEN ig.id IS NULL THEN 'pending' ELSE 'skipped' END, ig.id IS NOT NULL
+       FROM identity i
+       JOIN ranked r ON r.identity_key = i.identity_key AND r.rank = 1
+       LEFT JOIN ignored_titles ig ON ig.organization_id = $1 AND ig.normalized_title = r.norm_title
+       ON CONFLICT (block_id, identity_key) DO UPDATE SET
+         isrc = EXCLUDED.isrc, title = EXCLUDED.title, normalized_title = EXCLUDED.normalized_title, artist = EXCLUDED.artist, release_title = EXCLUDED.release_title,
+         release_artist = EXCLUDED.release_artist, variants = EXCLUDED.variants, row_count = EXCLUDED.row_count,
+         earnings_usd = EXCLUDED.earnings_usd, rows_without_rate = EXCLUDED.rows_without_rate,
+         updated_at = CASE WHEN (md.variants, md.row_count, md.earnings_usd, md.rows_without_rate)
+                              IS DISTINCT FROM (EXCLUDED.variants, EXCLUDED.row_count, EXCLUDED.earnings_usd, EXCLUDED.rows_without_rate)
+                           THEN clock_timestamp() ELSE md.updated_at END
+       RETURNING (xmax = 0) AS inserted`,
+      [organizationId, blockId],
+    );
+    const removed = await db.query(
+      `DELETE FROM musical_details md WHERE md.block_id = $1 AND NOT EXISTS (SELECT 1 FROM md_in m WHERE m.identity_key = md.identity_key)`,
+      [blockId],
+    );
+    // corrections of identities that are back
+    await db.query(
+      `UPDATE musical_detail_overrides o SET musical_detail_id = md.id FROM musical_details md
+       WHERE o.block_id = $1 AND o.musical_detail_id IS NULL AND md.block_id = o.block_id AND md.identity_key = o.identity_key`,
+      [blockId],
+    );
+    await db.query(
+      `UPDATE cluster_assignment_overrides o SET musical_detail_id = md.id FROM musical_details md
+       WHERE o.block_id = $1 AND o.musical_detail_id IS NULL AND md.block_id = o.block_id AND md.identity_key = o.identity_key`,
+      [blockId],
+    );
+    await applyRules(db, organizationId, blockId);
+    await db.query(
+      `UPDATE catalog_blocks SET state = 'idle', last_error = NULL, refreshed_at = clock_timestamp(), updated_at = clock_timestamp(),
+         progress_done = $2, progress_total = $2, source_versions = $3
+       WHERE id = $1`,
+      [blockId, statements.length, JSON.stringify(Object.fromEntries(statements.map((s) => [s.id, s.normalized_version])))],
+    );
+    return {
+      blockId,
+      statements: statements.length,
+      musicalDetails: upsert.rowCount ?? 0,
+      added: upsert.rows.filter((r) => r.inserted).length,
+      removed: removed.rowCount ?? 0,
+    };
+  });
+}
+
+/**
+ * After a statement that had normalized rows left the processed set without being replaced
+ * (a reprocess that failed or now needs a mapping): its block must drop its rows.
+ */
+export async function enqueueRefreshIfCataloged(db: Queryable, organizationId: string, statementId: string, reason: string): Promise<void> {
+  const { rows } = await db.query<{ rightsholder_id: string }>(
+    `SELECT rightsholder_id FROM statements WHERE id = $1 AND organization_id = $2 AND normalized_key IS NOT NULL AND status <> 'processed'`,
+    [statementId, organizationId],
+  );
+  if (rows[0]) await enqueueBlockRefresh(db, organizationId, [rows[0].rightsholder_id], reason);
+}

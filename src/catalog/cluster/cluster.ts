@@ -1,0 +1,258 @@
+// Grouping titles into clusters without comparing every pair.
+//
+// 1. Items with the same normalized key (base without spaces + distinguishing tags) merge at once.
+// 2. Distinct keys are compared only within their distinguishing-tag kinds, and only when a
+//    blocking key says they may match: (a) symmetric-deletion keys, 32-bit hashes of the compact
+//    base and of the base with one character deleted (any two bases one typo apart share one),
+//    (b) token-drop keys, the base with one whole token removed ("Welcome to Jungle"), and (c) a
+//    sorted neighbourhood over the compact bases and over their reversals (two typos far apart).
+//    The hashes are sorted in a Float64Array; runs of equal hashes are the candidate blocks.
+// 3. A candidate pair at or above the threshold is joined in a union-find over the keys.
+import { cleanTitle, parseTitle, type ParsedTitle } from './normalize.ts';
+import { DEFAULT_THRESHOLD, parsedSimilarity } from './similarity.ts';
+import { formatScaled, isDecimalText, toScaled } from './decimal.ts';
+
+export interface TitleItem {
+  id: string;
+  title: string;
+  artist: string | null;
+  /** exact decimal string, USD */
+  earnings: string;
+}
+
+export interface TitleCluster {
+  displayTitle: string;
+  /** sorted ascending */
+  memberIds: string[];
+  /** 0..1: the lowest similarity between the display title and any member title (1 when all share one key) */
+  similarity: number;
+  /** exact decimal sum of the members' earnings */
+  earnings: string;
+}
+
+export interface ClusterOptions {
+  threshold?: number;
+}
+
+const BASE = 131;
+const IDX_BITS = 2 ** 21;
+/** blocks (runs of one hash) larger than this compare each key with its next few only */
+const FULL_BLOCK = 24;
+const BLOCK_WINDOW = 8;
+/** sorted-neighbourhood window */
+const WINDOW = 4;
+const MAX_DELETION_LENGTH = 120;
+export const MAX_ITEMS = 2_000_000;
+
+class UnionFind {
+  private readonly parent: Int32Array;
+  constructor(n: number) {
+    this.parent = new Int32Array(n).map((_, i) => i);
+  }
+  find(x: number): number {
+    const p = this.parent;
+    while (p[x] !== x) {
+      p[x] = p[p[x]!]!;
+      x = p[x]!;
+    }
+    return x;
+  }
+  union(a: number, b: number): void {
+    const ra = this.find(a);
+    const rb = this.find(b);
+    // the smaller index becomes the root: the result does not depend on the order of the unions
+    if (ra !== rb) this.parent[Math.max(ra, rb)] = Math.min(ra, rb);
+  }
+}
+
+/** Hashes of s, of s with each character deleted, and of s with each token removed (mod 2^32). */
+function blockingHashes(p: ParsedTitle, out: number[]): void {
+  const s = p.tokens.join('');
+  const n = s.length;
+  const prefix = new Int32Array(n + 1);
+  const suffix = new Int32Array(n + 1);
+  const pow = new Int32Array(n + 1);
+  pow[0] = 1;
+  for (let i = 0; i < n; i++) {
+    prefix[i + 1] = (Math.imul(prefix[i]!, BASE) + s.charCodeAt(i)) | 0;
+    pow[i + 1] = Math.imul(pow[i]!, BASE);
+  }
+  for (let i = n - 1; i >= 0; i--) suffix[i] = (Math.imul(s.charCodeAt(i), pow[n - 1 - i]!) + suffix[i + 1]!) | 0;
+  const without = (from: number, to: number) => (Math.imul(prefix[from]!, pow[n - to]!) + suffix[to]!) >>> 0;
+  out.push(prefix[n]! >>> 0);
+  if (n >= 4 && n <= MAX_DELETION_LENGTH) for (let i = 0; i < n; i++) out.push(without(i, i + 1));
+  if (p.tokens.length >= 3 && p.tokens.length <= 16) {
+    let at = 0;
+    for (const t of p.tokens) {
+      out.push(without(at, at + t.length));
+      at += t.length;
+    }
+  }
+}
+
+function sortedCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Joins the keys of one signature group that are similar enough. */
+function linkGroup(group: number[], parsed: ParsedTitle[], uf: UnionFind, threshold: number): void {
+  // the score cannot exceed 2 × min(weights) / (sum of weights): a cheap bound before the score
+  const weights = new Map<number, number>();
+  for (const k of group) weights.set(k, parsed[k]!.tokens.reduce((w, t) => w + t.length + 1, 0));
+  const tryPair = (a: number, b: number) => {
+    if (a === b || uf.find(a) === uf.find(b)) return;
+    const wa = weights.get(a)!;
+    const wb = weights.get(b)!;
+    if ((2 * Math.min(wa, wb)) / (wa + wb) < threshold * 0.9) return;
+    if (parsedSimilarity(parsed[a]!, parsed[b]!) >= threshold) uf.union(a, b);
+  };
+  // (a) + (b): hashed blocking keys, sorted; equal hashes form a block
+  const hashes: number[] = [];
+  const entries: number[] = [];
+  group.forEach((k, local) => {
+    hashes.length = 0;
+    blockingHashes(parsed[k]!, hashes);
+    for (const h of new Set(hashes)) entries.push(h * IDX_BITS + local);
+  });
+  const sorted = Float64Array.from(entries).sort();
+  for (let start = 0; start < sorted.length; ) {
+    const h = Math.floor(sorted[start]! / IDX_BITS);
+    let end = start + 1;
+    while (end < sorted.length && Math.floor(sorted[end]! / IDX_BITS) === h) end++;
+    const size = end - start;
+    for (let i = start; i < end; i++) {
+      const last = size <= FULL_BLOCK ? end : Math.min(end, i + 1 + BLOCK_WINDOW);
+      for (let j = i + 1; j < last; j++) tryPair(group[sorted[i]! % IDX_BITS]!, group[sorted[j]! % IDX_BITS]!);
+    }
+    start = end;
+  }
+  // (c): sorted neighbourhood over the compact bases and their reversals
+  if (group.length > 1) {
+    for (const text of [(k: number) => parsed[k]!.tokens.join(''), (k: number) => [...parsed[k]!.tokens.join('')].reverse().join('')]) {
+      const order = group.map((k) => ({ k, t: text(k) })).sort((x, y) => sortedCodeUnits(x.t, y.t) || x.k - y.k);
+      for (let i = 0; i < order.length; i++) {
+        for (let j = i + 1; j <= i + WINDOW && j < order.length; j++) tryPair(order[i]!.k, order[j]!.k);
+      }
+    }
+  }
+}
+
+function validate(items: readonly TitleItem[]): void {
+  if (!Array.isArray(items)) throw new TypeError('items must be an array');
+  // blocking entries pack a 32-bit hash and a key index below 2^21 into one exact double
+  if (items.length > MAX_ITEMS) throw new RangeError(`at most ${MAX_ITEMS} items per clustering`);
+  const ids = new Set<string>();
+  items.forEach((item, i) => {
+    if (typeof item !== 'object' || item === null) throw new TypeError(`items[${i}] must be an object`);
+    if (typeof item.id !== 'string' || item.id.length === 0) throw new TypeError(`items[${i}].id must be a non-empty string`);
+    if (ids.has(item.id)) throw new TypeError(`items[${i}].id ${JSON.stringify(item.id.slice(0, 100))} is not unique`);
+    ids.add(item.id);
+    if (typeof item.title !== 'string') throw new TypeError(`items[${i}].title must be a string`);
+    if (item.artist !== null && item.artist !== undefined && typeof item.artist !== 'string') throw new TypeError(`items[${i}].artist must be a string or null`);
+    if (typeof item.earnings !== 'string' || !isDecimalText(item.earnings)) throw new TypeError(`items[${i}].earnings must be a decimal string`);
+  });
+}
+
+const hasLowerCase = (s: string) => s !== s.toUpperCase() || s === s.toLowerCase();
+
+/**
+ * Groups titles into clusters: deterministic (the same clusters, display titles and order for any
+ * order of the input), every item in exactly one cluster. Order: earnings descending, then size
+ * descending, then display title, then first member id.
+ */
+export function clusterTitles(items: TitleItem[], options: ClusterOptions = {}): TitleCluster[] {
+  validate(items);
+  const threshold = options.threshold ?? DEFAULT_THRESHOLD;
+  if (!(threshold > 0 && threshold <= 1)) throw new RangeError('threshold must be in (0, 1]');
+  if (items.length === 0) return [];
+
+  // normalize each distinct raw title once; one representative parse per key (the smallest base)
+  const byRaw = new Map<string, ParsedTitle>();
+  const keyIndex = new Map<string, number>();
+  const parsed: ParsedTitle[] = [];
+  const itemKey = new Int32Array(items.length);
+  items.forEach((item, i) => {
+    let p = byRaw.get(item.title);
+    if (!p) {
+      p = parseTitle(item.title);
+      byRaw.set(item.title, p);
+    }
+    let k = keyIndex.get(p.key);
+    if (k === undefined) {
+      k = parsed.length;
+      keyIndex.set(p.key, k);
+      parsed.push(p);
+    } else if (p.base < parsed[k]!.base) parsed[k] = p;
+    itemKey[i] = k;
+  });
+  // key indices in key order, so that union-find roots do not depend on the input order
+  const keyOrder = [...keyIndex.keys()].sort(sortedCodeUnits);
+  const rank = new Int32Array(parsed.length);
+  keyOrder.forEach((key, r) => (rank[keyIndex.get(key)!] = r));
+  const byRank: ParsedTitle[] = new Array<ParsedTitle>(parsed.length);
+  parsed.forEach((p, k) => (byRank[rank[k]!] = p));
+
+  const uf = new UnionFind(byRank.length);
+  const groups = new Map<string, number[]>();
+  byRank.forEach((p, r) => {
+    const g = groups.get(p.signatureKinds);
+    if (g) g.push(r);
+    else groups.set(p.signatureKinds, [r]);
+  });
+  for (const group of groups.values()) linkGroup(group, byRank, uf, threshold);
+
+  const { scale, units } = toScaled(items.map((i) => i.earnings));
+  const clusters = new Map<number, number[]>();
+  items.forEach((_item, i) => {
+    const root = uf.find(rank[itemKey[i]!]!);
+    const c = clusters.get(root);
+    if (c) c.push(i);
+    else clusters.set(root, [i]);
+  });
+
+  const out: (TitleCluster & { units: bigint })[] = [];
+  const cleaned = new Map<string, string>();
+  for (const members of clusters.values()) {
+    let sum = 0n;
+    const variants = new Map<string, { count: number; units: bigint }>();
+    const keys = new Set<number>();
+    for (const i of members) {
+      sum += units[i]!;
+      keys.add(rank[itemKey[i]!]!);
+      let clean = cleaned.get(items[i]!.title);
+      if (clean === undefined) {
+        clean = cleanTitle(items[i]!.title);
+        cleaned.set(items[i]!.title, clean);
+      }
+      const v = variants.get(clean);
+      if (v) {
+        v.count++;
+        v.units += units[i]!;
+      } else variants.set(clean, { count: 1, units: units[i]! });
+    }
+    const [displayTitle] = [...variants.entries()].sort(
+      ([a, x], [b, y]) =>
+        Number(hasLowerCase(b)) - Number(hasLowerCase(a)) || y.count - x.count || (y.units > x.units ? 1 : y.units < x.units ? -1 : 0) || sortedCodeUnits(a, b),
+    )[0]!;
+    let similarity = 1;
+    if (keys.size > 1) {
+      const display = parseTitle(displayTitle);
+      for (const k of keys) similarity = Math.min(similarity, parsedSimilarity(display, byRank[k]!));
+    }
+    out.push({
+      displayTitle,
+      memberIds: members.map((i) => items[i]!.id).sort(sortedCodeUnits),
+      similarity: Math.round(similarity * 10_000) / 10_000,
+      earnings: formatScaled(sum, scale),
+      units: sum,
+    });
+  }
+  out.sort(
+    (a, b) =>
+      (b.units > a.units ? 1 : b.units < a.units ? -1 : 0) ||
+      b.memberIds.length - a.memberIds.length ||
+      sortedCodeUnits(a.displayTitle, b.displayTitle) ||
+      sortedCodeUnits(a.memberIds[0]!, b.memberIds[0]!),
+  );
+  return out.map(({ displayTitle, memberIds, similarity, earnings }) => ({ displayTitle, memberIds, similarity, earnings }));
+}

@@ -1,0 +1,184 @@
+// The similarity of two normalized titles: a character-weighted alignment of their tokens, where
+// a token matches another exactly, or with a small number of typos (optimal string alignment
+// distance) that depends on its length, and never when a number differs. Unmatched tokens count
+// fully against the score, so "Love Me" / "Love Me Do" and "Part 1" / "Part 2" stay apart.
+import { parseTitle, type ParsedTitle } from './normalize.ts';
+
+/** Two titles with the same distinguishing tags are the same recording at or above this score. */
+export const DEFAULT_THRESHOLD = 0.88;
+/** Tokens compared per title (the rest of a pathological title still counts in the weights). */
+const MAX_TOKENS = 48;
+/** Tokens longer than this are compared exactly (a typo distance on 100 KB would be quadratic). */
+const MAX_FUZZY_LENGTH = 64;
+/** Matched tokens that appear in another order cost this factor ("Nights Summer" is suspicious). */
+const ORDER_PENALTY = 0.8;
+
+const NON_ALPHABETIC = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
+const DIGIT = /\p{N}/u;
+
+// three rows of the distance table, reused: the distance runs on tokens of at most MAX_FUZZY_LENGTH
+const ROWS = [new Int32Array(MAX_FUZZY_LENGTH + 2), new Int32Array(MAX_FUZZY_LENGTH + 2), new Int32Array(MAX_FUZZY_LENGTH + 2)] as const;
+
+/** Optimal string alignment distance (Levenshtein plus adjacent transposition), stopping above `max`; tokens of at most 64 code units. */
+export function osaDistance(a: string, b: string, max: number): number {
+  if (a === b) return 0;
+  const n = a.length;
+  const m = b.length;
+  if (Math.abs(n - m) > max) return max + 1;
+  if (n > MAX_FUZZY_LENGTH || m > MAX_FUZZY_LENGTH) throw new RangeError('osaDistance: strings longer than 64');
+  let [prev2, prev, cur] = ROWS;
+  for (let j = 0; j <= m; j++) prev[j] = j;
+  for (let i = 1; i <= n; i++) {
+    cur[0] = i;
+    let rowMin = i;
+    const ai = a.charCodeAt(i - 1);
+    for (let j = 1; j <= m; j++) {
+      const bj = b.charCodeAt(j - 1);
+      let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (ai === bj ? 0 : 1));
+      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj) v = Math.min(v, prev2[j - 2]! + 1);
+      cur[j] = v;
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > max) return max + 1;
+    [prev2, prev, cur] = [prev, cur, prev2];
+  }
+  return prev[m]!;
+}
+
+const ARTICLES = new Set(['the', 'a', 'an']);
+/** Small words a title may drop without becoming another title ("Welcome to (the) Jungle"). */
+const STOPWORDS = new Set(['the', 'a', 'an', 'of', 'to', 'in', 'on', 'at']);
+/** Each unmatched token that is not a stopword multiplies the score by this: another word makes another title. */
+const UNMATCHED_PENALTY = 0.85;
+/** Each unmatched token holding a digit multiplies the score by this ("Interlude" / "Interlude II"). */
+const UNMATCHED_NUMBER_PENALTY = 0.5;
+
+/** Edits allowed between two tokens (optimal string alignment), by the shorter one's length. */
+function allowedTypos(a: string, b: string): number {
+  const len = Math.min(a.length, b.length);
+  if (len <= 3 || Math.max(a.length, b.length) > MAX_FUZZY_LENGTH) return 0;
+  if (DIGIT.test(a) || DIGIT.test(b) || NON_ALPHABETIC.test(a) || NON_ALPHABETIC.test(b)) return 0;
+  return len <= 7 ? 1 : 2;
+}
+
+/** One substituted letter, the only edit that turns a short word into another word (Butter / Better, Bling / Blink). */
+function isSubstitution(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) diff++;
+  return diff === 1;
+}
+
+/** b is a with a plural or tense ending (Lover / Lovers, Love / Loved). */
+function isInflection(a: string, b: string): boolean {
+  const [s, l] = a.length < b.length ? [a, b] : [b, a];
+  if (!l.startsWith(s)) return false;
+  const ending = l.slice(s.length);
+  return ending === 's' || ending === 'es' || ending === 'd' || ending === 'ed' || ending === 'r';
+}
+
+/**
+ * 1 for equal tokens; 0.9 for two articles; 1 − d / (2 × longer length) within the typo
+ * allowance: none up to 3 characters, in numbers and in CJK/Hangul/Thai; one edit up to 7
+ * characters, two from 8. A substituted letter in a word of 4 letters, or of up to 7 letters
+ * when the title is that one word (`single`), is another word (Home / Hone, Butter / Better);
+ * with more words around it, it is a typo (Bad Romance / Bad Romence). `last`: the tokens end
+ * their titles, where an inflection is another word (Bad Guy / Bad Guys, Lover / Lovers);
+ * elsewhere it is a typo (Seven Nations Army).
+ */
+export function tokenSimilarity(a: string, b: string, last = false, single = false): number {
+  if (a === b) return 1;
+  if (ARTICLES.has(a) && ARTICLES.has(b)) return 0.9;
+  if (Math.abs(a.length - b.length) > 2 || (last && isInflection(a, b))) return 0;
+  const allowed = allowedTypos(a, b);
+  if (allowed === 0) return 0;
+  const d = osaDistance(a, b, allowed);
+  if (d > allowed) return 0;
+  const short = Math.min(a.length, b.length);
+  if ((single || short <= 4) && short <= 7 && isSubstitution(a, b)) return 0;
+  return 1 - d / (2 * Math.max(a.length, b.length));
+}
+
+const weight = (token: string): number => token.length + 1;
+
+/** The score of two token lists (0..1): Σ matched (wa + wb) × sim / Σ all weights, weight = length + 1. */
+export function tokenListSimilarity(a: readonly string[], b: readonly string[]): number {
+  if (a.length === 0 && b.length === 0) return 1;
+  if (a.join('') === b.join('')) return 1; // "Every Body" / "Everybody"
+  const A = a.slice(0, MAX_TOKENS);
+  const B = b.slice(0, MAX_TOKENS);
+  let total = 0;
+  for (const t of a) total += weight(t);
+  for (const t of b) total += weight(t);
+  const pairs: { i: number; j: number; s: number }[] = [];
+  for (let i = 0; i < A.length; i++) {
+    for (let j = 0; j < B.length; j++) {
+      const s = tokenSimilarity(A[i]!, B[j]!, i === A.length - 1 && j === B.length - 1, A.length === 1 && B.length === 1);
+      if (s > 0) pairs.push({ i, j, s });
+    }
+  }
+  // greedy: best pairs first, then nearest positions (a repeated word aligns in order)
+  pairs.sort((x, y) => y.s - x.s || Math.abs(x.i - x.j) - Math.abs(y.i - y.j) || x.i - y.i || x.j - y.j);
+  const usedA = new Set<number>();
+  const usedB = new Set<number>();
+  const matched: { i: number; j: number }[] = [];
+  let sum = 0;
+  for (const p of pairs) {
+    if (usedA.has(p.i) || usedB.has(p.j)) continue;
+    usedA.add(p.i);
+    usedB.add(p.j);
+    matched.push(p);
+    sum += p.s * (weight(A[p.i]!) + weight(B[p.j]!));
+  }
+  let score = sum / total;
+  for (const [tokens, used] of [[A, usedA], [B, usedB]] as const) {
+    tokens.forEach((t, i) => {
+      if (used.has(i) || STOPWORDS.has(t)) return;
+      score *= DIGIT.test(t) ? UNMATCHED_NUMBER_PENALTY : UNMATCHED_PENALTY;
+    });
+  }
+  matched.sort((x, y) => x.i - y.i);
+  for (let k = 1; k < matched.length; k++) {
+    if (matched[k]!.j < matched[k - 1]!.j) {
+      score *= ORDER_PENALTY;
+      break;
+    }
+  }
+  return score;
+}
+
+/**
+ * How well two distinguishing-tag lists agree: 0 when their kinds differ; otherwise the lowest
+ * token score of their details ("Alesso Remix" / "Aleso Remix"), 1 when they are equal.
+ */
+function signatureAgreement(a: ParsedTitle, b: ParsedTitle): number {
+  if (a.signature === b.signature) return 1;
+  if (a.signatureKinds !== b.signatureKinds) return 0;
+  const ta = a.signature.split('+');
+  const tb = b.signature.split('+');
+  if (ta.length !== tb.length) return 0;
+  const detail = (tag: string) => (tag.includes(':') ? tag.slice(tag.indexOf(':') + 1) : '');
+  let agreement = 1;
+  for (let i = 0; i < ta.length; i++) {
+    const da = detail(ta[i]!);
+    const db = detail(tb[i]!);
+    if (da === db) continue;
+    agreement = Math.min(agreement, da && db ? tokenListSimilarity(da.split(' '), db.split(' ')) : 0);
+  }
+  return agreement;
+}
+
+/**
+ * The similarity of two parsed titles: their token score times the agreement of their
+ * distinguishing tags; when the tags disagree entirely, half the token score (never a match).
+ */
+export function parsedSimilarity(a: ParsedTitle, b: ParsedTitle): number {
+  const s = a.key === b.key ? 1 : tokenListSimilarity(a.tokens, b.tokens);
+  const agreement = signatureAgreement(a, b);
+  return agreement === 0 ? s / 2 : s * agreement;
+}
+
+/** 0..1 on raw titles; two titles are the same recording when this is ≥ the threshold. */
+export function titleSimilarity(a: string, b: string): number {
+  return parsedSimilarity(parseTitle(a), parseTitle(b));
+}

@@ -1,0 +1,116 @@
+// Title and artist matching shared by the providers: how a statement's "SUMMER NIGHTS" or
+// "Summer Nights (feat. X) - 2019 Remaster" is compared with a catalog recording's title.
+// Deliberately small and local (the clustering module has the full title normalization); a
+// provider only needs: same title exactly, same title but another version, or merely similar.
+import { foldCase } from '../identity.ts';
+
+const VERSION_WORDS =
+  /\b(remaster(ed)?|live|radio|edit|acoustic|instrumental|remix|mix|extended|demo|version|vinyl|deluxe|mono|stereo|explicit|clean|single|album|original|session|unplugged|karaoke|cover|reprise)\b/;
+
+/** Lower case, no diacritics, apostrophes dropped, `&` as `and`, punctuation as spaces. */
+export function foldText(raw: string | null | undefined): string {
+  if (!raw) return '';
+  return foldCase(raw)
+    .replace(/['’ʼ`´]/g, '')
+    .replace(/&/g, ' and ')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+export interface TitleKey {
+  /** the whole title, folded, without featured-artist credits */
+  full: string;
+  /** without version tags: `(Live)`, `- 2019 Remaster`, `[Radio Edit]` */
+  base: string;
+  /** whether version tags were removed */
+  versioned: boolean;
+}
+
+const FEAT = /[([]\s*(feat\.?|ft\.?|featuring|with)\s[^)\]]*[)\]]|\s(feat\.?|ft\.?|featuring)\s.*$/gi;
+
+export function titleKey(raw: string | null | undefined): TitleKey {
+  const noFeat = (raw ?? '').replace(FEAT, ' ');
+  const full = foldText(noFeat);
+  let base = noFeat;
+  // bracketed parts and " - …" suffixes that name a version
+  base = base.replace(/[([]([^)\]]*)[)\]]/g, (m, inner: string) => (VERSION_WORDS.test(foldText(inner)) ? ' ' : m));
+  base = base.replace(/\s[-–—]\s(.*)$/u, (m, tail: string) => (VERSION_WORDS.test(foldText(tail)) ? ' ' : m));
+  const folded = foldText(base);
+  return { full, base: folded || full, versioned: folded !== '' && folded !== full };
+}
+
+const ARTIST_STOP = new Set(['the', 'and', 'feat', 'ft', 'featuring', 'with', 'x', 'vs']);
+
+function artistTokens(raw: string): Set<string> {
+  return new Set(foldText(raw).split(' ').filter((w) => w !== '' && !ARTIST_STOP.has(w)));
+}
+
+/** 1 for the same artist; 0.9 when one credit contains the other ("A feat. B" and "A"); else 0. */
+export function artistScore(query: string, candidate: string): number {
+  if (foldText(query) === foldText(candidate)) return 1;
+  const a = artistTokens(query);
+  const b = artistTokens(candidate);
+  if (a.size === 0 || b.size === 0) return 0;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const w of small) if (!large.has(w)) return 0;
+  return 0.9;
+}
+
+function bigrams(s: string): Map<string, number> {
+  const m = new Map<string, number>();
+  const t = ` ${s} `;
+  for (let i = 0; i < t.length - 1; i++) {
+    const g = t.slice(i, i + 2);
+    m.set(g, (m.get(g) ?? 0) + 1);
+  }
+  return m;
+}
+
+/** Dice coefficient over character bigrams, 0..1. */
+export function dice(a: string, b: string): number {
+  if (a === b) return 1;
+  const x = bigrams(a);
+  const y = bigrams(b);
+  let common = 0;
+  let total = 0;
+  for (const [g, n] of x) {
+    common += Math.min(n, y.get(g) ?? 0);
+    total += n;
+  }
+  for (const n of y.values()) total += n;
+  return total === 0 ? 0 : (2 * common) / total;
+}
+
+/**
+ * 1: the same title; 0.85: the same title in another version (the original preferred over a
+ * live or remastered one); below: merely similar titles, scaled down.
+ */
+export function titleScore(query: TitleKey, candidate: TitleKey): number {
+  if (query.full !== '' && query.full === candidate.full) return 1;
+  if (query.base !== '' && query.base === candidate.base) return candidate.versioned ? 0.8 : 0.85;
+  const d = dice(query.base, candidate.base);
+  return d >= 0.5 ? 0.7 * d : 0;
+}
+
+/**
+ * How sure a title (and artist) match is, 0..1. Without an artist a title alone is weak; with
+ * another artist weaker still (kept as a search candidate, never good enough for a lookup).
+ */
+export function matchConfidence(title: number, artist: number | null): number {
+  if (title === 0) return 0;
+  if (artist === null) return round(title * 0.6);
+  if (artist === 0) return round(title * 0.3);
+  return round(title * artist);
+}
+
+export function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+/** MusicBrainz dates are YYYY, YYYY-MM or YYYY-MM-DD; the catalog keeps a full date. */
+export function fullDate(raw: string | null | undefined): string | null {
+  if (!raw) return null;
+  const m = /^(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?$/.exec(raw.trim());
+  if (!m) return null;
+  return `${m[1]}-${m[2] ?? '01'}-${m[3] ?? '01'}`;
+}

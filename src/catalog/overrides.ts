@@ -1,0 +1,188 @@
+// User corrections of musical details: never written over the data, always a new override row
+// with who and when (README "Catalog"), plus an activity entry per musical detail.
+import { z } from 'zod';
+import { recordActivity } from '../activity/record.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { Queryable } from '../db/pool.ts';
+import { AppError } from '../errors.ts';
+import { normalizeText } from './identity.ts';
+import { rightsholderScope } from '../access/dataAccess.ts';
+import { Params, parseCatalogQuery } from './query.ts';
+import { applyRules } from './rules.ts';
+import { detailScope, visibleBlock, visibleDetails, type MusicalDetailRecord, type OverrideValues } from './musicalDetails.ts';
+
+const noNul = (s: string) => !s.includes('\u0000');
+const value = (max = 500) => z.string().trim().max(max).refine(noNul, 'must not contain NUL characters');
+const date = z.string().regex(/^\d{4}(-\d{2}(-\d{2})?)?$/, 'must be YYYY, YYYY-MM or YYYY-MM-DD').or(z.literal(''));
+const names = z.array(value(300)).max(100);
+
+/** Every field optional: bulkOverride sets some; updateResults requires title, artist and releaseDate. */
+export const overrideValuesShape = {
+  title: value(),
+  artist: value(),
+  releaseDate: date,
+  imageUrl: z.url().max(2_000).or(z.literal('')),
+  genres: names,
+  albums: names,
+  songWriters: names,
+  fetchedComposers: z.array(z.record(z.string().max(100), z.union([z.string().max(500), z.number(), z.boolean(), z.null()]))).max(100),
+};
+export const partialOverrideValues = z
+  .strictObject(Object.fromEntries(Object.entries(overrideValuesShape).map(([k, s]) => [k, s.optional()])) as {
+    [K in keyof typeof overrideValuesShape]: z.ZodOptional<(typeof overrideValuesShape)[K]>;
+  })
+  .refine((v) => Object.values(v).some((x) => x !== undefined), 'at least one value');
+
+/** An empty string clears a text field to null (the correction "there is none"). */
+function storedValues(values: OverrideValues): OverrideValues {
+  const out: OverrideValues = {};
+  for (const [k, v] of Object.entries(values)) {
+    if (v === undefined) continue;
+    out[k as keyof OverrideValues] = v === '' && k !== 'title' ? null : v;
+  }
+  return out;
+}
+
+async function insertOverrides(
+  db: Queryable,
+  principal: Principal,
+  organizationId: string,
+  mds: readonly Pick<MusicalDetailRecord, 'id' | 'blockId' | 'identityKey' | 'title'>[],
+  kind: 'update_results' | 'bulk_override' | 'ignore',
+  values: OverrideValues,
+  action: string,
+): Promise<void> {
+  if (mds.length === 0) return;
+  await db.query(
+    `INSERT INTO musical_detail_overrides (organization_id, block_id, identity_key, musical_detail_id, kind, "values", created_by)
+     SELECT $1, t.block_id, t.identity_key, t.id, $2, $3, $4 FROM unnest($5::uuid[], $6::uuid[], $7::text[]) AS t(id, block_id, identity_key)`,
+    [organizationId, kind, JSON.stringify(values), principal.userId, mds.map((m) => m.id), mds.map((m) => m.blockId), mds.map((m) => m.identityKey)],
+  );
+  for (const md of mds) {
+    await recordActivity(db, principal, {
+      organizationId,
+      action,
+      subjectType: 'product',
+      subjectId: md.id,
+      subjectLabel: md.title,
+      changes: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { before: null, after: v }])),
+    });
+  }
+}
+
+export async function updateResults(
+  db: Queryable,
+  principal: Principal,
+  organizationId: string,
+  ids: readonly string[],
+  values: OverrideValues,
+): Promise<string[]> {
+  const mds = await visibleDetails(db, { organizationId, userId: principal.userId }, ids);
+  await insertOverrides(db, principal, organizationId, mds, 'update_results', storedValues(values), 'musicalDetails.updateResults');
+  return mds.map((m) => m.id);
+}
+
+export interface BulkOverrideItem {
+  musicalDetailIds?: string[] | undefined;
+  query?: unknown;
+  scope?: 'block' | 'rightsholder' | undefined;
+  values: OverrideValues;
+}
+
+/**
+ * Each item either names musical details (one override each) or gives a query: a rule scoped to
+ * the block (default) or to the block's rightsholder, applied now and after every refresh.
+ */
+export async function bulkOverride(
+  db: Queryable,
+  principal: Principal,
+  organizationId: string,
+  blockId: string | undefined,
+  items: readonly BulkOverrideItem[],
+): Promise<{ overrides: number; rules: string[]; musicalDetailIds: string[] }> {
+  const caller = { organizationId, userId: principal.userId };
+  const block = blockId ? await visibleBlock(db, caller, blockId) : undefined;
+  let overrides = 0;
+  const rules: string[] = [];
+  const touched = new Set<string>();
+  for (const [i, item] of items.entries()) {
+    const values = storedValues(item.values);
+    if (item.musicalDetailIds && item.musicalDetailIds.length > 0) {
+      const mds = await visibleDetails(db, caller, item.musicalDetailIds, block?.id);
+      await insertOverrides(db, principal, organizationId, mds, 'bulk_override', values, 'musicalDetails.bulkOverride');
+      overrides += mds.length;
+      for (const m of mds) touched.add(m.id);
+      continue;
+    }
+    if (!block) throw new AppError('VALIDATION_FAILED', `overrides.${i}: a query override needs blockId`, { details: { fields: [{ path: 'blockId', message: 'required with a query' }] } });
+    const query = parseCatalogQuery(item.query);
+    const scope = item.scope ?? 'block';
+    const { rows } = await db.query<{ id: string }>(
+      `INSERT INTO catalog_rules (organization_id, scope, block_id, rightsholder_id, query, override_values, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+      [organizationId, scope, scope === 'block' ? block.id : null, scope === 'rightsholder' ? block.rightsholderId : null, JSON.stringify(query), JSON.stringify(values), principal.userId],
+    );
+    const ruleId = rows[0]!.id;
+    rules.push(ruleId);
+    const blocks =
+      scope === 'block'
+        ? [block.id]
+        : (await db.query<{ id: string }>('SELECT id FROM catalog_blocks WHERE organization_id = $1 AND rightsholder_id = $2', [organizationId, block.rightsholderId])).rows.map((r) => r.id);
+    for (const b of blocks) overrides += await applyRules(db, organizationId, b, ruleId);
+    const applied = await db.query<{ id: string; title: string }>(
+      `SELECT md.id, md.title FROM musical_detail_overrides o JOIN musical_details md ON md.id = o.musical_detail_id WHERE o.rule_id = $1`,
+      [ruleId],
+    );
+    for (const m of applied.rows) touched.add(m.id);
+    await recordActivity(db, principal, {
+      organizationId,
+      action: 'musicalDetails.bulkOverride',
+      subjectType: 'rightsholder',
+      subjectId: block.rightsholderId,
+      subjectLabel: block.rightsholderName,
+      changes: { rule: { before: null, after: { id: ruleId, scope, query, values, musicalDetails: applied.rowCount } } },
+    });
+  }
+  return { overrides, rules, musicalDetailIds: [...touched] };
+}
+
+/**
+ * Titles the organization excludes from enrichment. Musical details with such a title (after
+ * normalization) are marked ignored; those not yet resolved become skipped.
+ */
+export async function ignoreTitles(
+  db: Queryable,
+  principal: Principal,
+  organizationId: string,
+  titles: readonly string[],
+): Promise<{ titles: { title: string; normalizedTitle: string; created: boolean }[]; musicalDetails: number; blockIds: string[] }> {
+  const out: { title: string; normalizedTitle: string; created: boolean }[] = [];
+  const seen = new Set<string>();
+  for (const title of titles) {
+    const normalized = normalizeText(title);
+    if (!normalized) throw new AppError('VALIDATION_FAILED', `The title "${title}" has no letters or digits`, { details: { fields: [{ path: 'titles', message: 'a title needs letters or digits' }] } });
+    if (seen.has(normalized)) continue;
+    seen.add(normalized);
+    const res = await db.query(
+      `INSERT INTO ignored_titles (organization_id, title, normalized_title, created_by) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (organization_id, normalized_title) DO NOTHING`,
+      [organizationId, title.trim(), normalized, principal.userId],
+    );
+    out.push({ title: title.trim(), normalizedTitle: normalized, created: (res.rowCount ?? 0) > 0 });
+  }
+  const scope = await rightsholderScope(db, organizationId, principal.userId);
+  const params = new Params();
+  const where = detailScope(params, organizationId, scope);
+  const titlesParam = params.add([...seen]);
+  const { rows } = await db.query<{ id: string; blockId: string; identityKey: string; title: string }>(
+    `UPDATE musical_details md SET ignored = TRUE,
+       state = CASE WHEN md.state IN ('pending', 'fetching') THEN 'skipped' ELSE md.state END,
+       locked_at = NULL, locked_by = NULL, updated_at = clock_timestamp()
+     FROM catalog_blocks b
+     WHERE b.id = md.block_id AND ${where} AND md.normalized_title = ANY (${titlesParam}::text[]) AND NOT md.ignored
+     RETURNING md.id, md.block_id AS "blockId", md.identity_key AS "identityKey", md.title`,
+    params.values,
+  );
+  await insertOverrides(db, principal, organizationId, rows, 'ignore', { ignored: true } as OverrideValues, 'musicalDetails.ignoreTitles');
+  return { titles: out, musicalDetails: rows.length, blockIds: [...new Set(rows.map((r) => r.blockId))] };
+}

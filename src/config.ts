@@ -1,0 +1,284 @@
+// The only reader of process.env. Every other module receives a Config.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const envSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  PUBLIC_URL: optionalText.pipe(z.url().optional()),
+  DATABASE_URL: optionalText.pipe(z.url().optional()),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  S3_ENDPOINT: optionalText.pipe(z.url().optional()),
+  S3_BUCKET: optionalText,
+  S3_REGION: optionalText,
+  S3_ACCESS_KEY_ID: optionalText,
+  S3_SECRET_ACCESS_KEY: optionalText,
+  S3_FORCE_PATH_STYLE: bool.optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DEMO_BOOTSTRAP: z.enum(['auto', 'true', 'false']).default('auto'),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  WORKER_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  THREADS_MAX: z.coerce.number().int().min(1).max(64).optional(),
+  THREADS_MAX_QUEUE: z.coerce.number().int().min(1).max(100_000).default(256),
+  THREADS_IDLE_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  THREADS_MAX_OLD_GENERATION_MB: z.coerce.number().int().min(64).max(16_384).default(1024),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
+  MAX_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(50),
+  INVITATION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(24 * 7),
+  AI_PROVIDER: z.enum(['builtin', 'openai']).default('builtin'),
+  AI_BASE_URL: optionalText.pipe(z.url().optional()),
+  AI_API_KEY: optionalText,
+  AI_MODEL: optionalText,
+  AI_EMBEDDING_MODEL: optionalText,
+  AI_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  MARKET_PROVIDER: z.enum(['builtin', 'yahoo']).default('builtin'),
+  MARKET_BASE_URL: optionalText.pipe(z.url().optional()),
+  TREASURY_BASE_URL: optionalText.pipe(z.url().optional()),
+  MARKET_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  ENRICHMENT_PROVIDER: z.enum(['offline', 'musicbrainz']).default('offline'),
+  MUSICBRAINZ_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  MUSICBRAINZ_USER_AGENT: optionalText,
+  MUSICBRAINZ_CONTACT: optionalText,
+  MUSICBRAINZ_MIN_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  ENRICHMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  ANALYTICS_DIR: optionalText,
+  ANALYTICS_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  ANALYTICS_MEMORY_MB: z.coerce.number().int().min(64).max(1_048_576).default(1024),
+  ANALYTICS_RESULT_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(128),
+  CUBE_SYNC_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(25_000),
+  CUBE_ASYNC_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  CUBE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
+  CUBE_SQL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+  CUBE_SQL_MEMORY_MB: z.coerce.number().int().min(32).max(65_536).default(512),
+  CUBE_SQL_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(50_000),
+  CUBE_SQL_THREADS: z.coerce.number().int().min(1).max(16).default(1),
+  CUBE_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
+  EXPORT_PART_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(1_000_000),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  FX_RATES_URL: z
+    .string()
+    .trim()
+    .default('https://www.ecb.europa.eu/stats/eurofxref/eurofxref.zip')
+    .pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/ })])),
+  FX_RATES_CRON: z
+    .string()
+    .trim()
+    .default('0 17 * * 1-5')
+    .pipe(z.union([z.literal(''), z.string().regex(/^\S+ \S+ \S+ \S+ \S+$/, 'must be five cron fields')])),
+});
+
+export type Env = Record<string, string | undefined>;
+
+export interface S3Settings {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  forcePathStyle: boolean;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string | undefined;
+  /** undefined: start the embedded PostgreSQL under dataDir/pg */
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  /** undefined: start the embedded S3 server under dataDir/s3 */
+  s3: S3Settings | undefined;
+  /** bucket used by the embedded S3 server */
+  embeddedBucket: string;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  demoBootstrap: 'auto' | 'true' | 'false';
+  worker: { concurrency: number; pollIntervalMs: number };
+  threads: { maxThreads: number; maxQueue: number; idleTimeoutMs: number; maxOldGenerationMb: number };
+  bodyLimitBytes: number;
+  maxBatchSize: number;
+  /** how long an invitation link stays valid */
+  invitationTtlHours: number;
+  /** resolution of raw sales types and sources: the built-in resolver or an OpenAI-compatible endpoint */
+  ai: AiSettings;
+  /** market quotes, history and Treasury yields: imported data, or live over HTTP */
+  market: MarketSettings;
+  /** the catalog's enrichment provider: the offline dataset or MusicBrainz */
+  enrichment: EnrichmentSettings;
+  /** the analytics view: local DuckDB databases, result cache, query windows, the SQL sandbox, embed sessions */
+  analytics: AnalyticsSettings;
+  /** exports: rows per output file (XLSX parts hold at most 250,000) */
+  exports: { partRows: number };
+  production: boolean;
+  /** the daily exchange-rate import: URL and schedule (either empty: no scheduled import) */
+  fxImport: { url: string; cron: string };
+}
+
+export interface AnalyticsSettings {
+  /** per-organization DuckDB databases (derived data) and sandbox scratch files */
+  dir: string;
+  threads: number;
+  memoryMb: number;
+  resultCacheMb: number;
+  /** the synchronous window of cube.query and cube.sqlQuery */
+  syncTimeoutMs: number;
+  /** how long queryAsync / queryPoll wait for an answer before saying processing */
+  asyncWaitMs: number;
+  /** a cube query still running after this is interrupted */
+  queryTimeoutMs: number;
+  sql: { threads: number; memoryMb: number; timeoutMs: number; maxRows: number };
+  sessionTtlSeconds: number;
+}
+
+export interface AiSettings {
+  provider: 'builtin' | 'openai';
+  /** OpenAI-compatible API base, e.g. https://api.openai.com/v1 */
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
+  model: string;
+  /** set: embeddings from {baseUrl}/embeddings; unset: the built-in hashed n-gram embedding */
+  embeddingModel: string | undefined;
+  timeoutMs: number;
+}
+
+export interface EnrichmentSettings {
+  provider: 'offline' | 'musicbrainz';
+  /** per request to the provider */
+  timeoutMs: number;
+  musicbrainz: {
+    /** web service root, e.g. https://musicbrainz.org (requests go to {baseUrl}/ws/2/…) */
+    baseUrl: string;
+    /** `Application/version ( contact )`, as MusicBrainz requires */
+    userAgent: string;
+    /** at least this long between two requests of one process */
+    minIntervalMs: number;
+  };
+}
+
+/** name and version of this program, for the User-Agent MusicBrainz asks for */
+const packageInfo = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+
+export interface MarketSettings {
+  provider: 'builtin' | 'yahoo';
+  /** Yahoo Finance chart API base */
+  baseUrl: string;
+  /** home.treasury.gov */
+  treasuryBaseUrl: string;
+  timeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || '(environment)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  if (e.ENRICHMENT_PROVIDER === 'musicbrainz' && !e.MUSICBRAINZ_USER_AGENT && !e.MUSICBRAINZ_CONTACT) {
+    throw new ConfigError('Invalid configuration: ENRICHMENT_PROVIDER=musicbrainz needs MUSICBRAINZ_CONTACT (an e-mail address or URL) or MUSICBRAINZ_USER_AGENT');
+  }
+  if (e.AI_PROVIDER === 'openai' && !e.AI_BASE_URL) {
+    throw new ConfigError('Invalid configuration: AI_PROVIDER=openai needs AI_BASE_URL');
+  }
+  const s3Given = [e.S3_ENDPOINT, e.S3_BUCKET, e.S3_ACCESS_KEY_ID, e.S3_SECRET_ACCESS_KEY].some((v) => v !== undefined);
+  let s3: S3Settings | undefined;
+  if (s3Given) {
+    const missing = (
+      [
+        ['S3_ENDPOINT', e.S3_ENDPOINT],
+        ['S3_BUCKET', e.S3_BUCKET],
+        ['S3_ACCESS_KEY_ID', e.S3_ACCESS_KEY_ID],
+        ['S3_SECRET_ACCESS_KEY', e.S3_SECRET_ACCESS_KEY],
+      ] as const
+    )
+      .filter(([, v]) => v === undefined)
+      .map(([k]) => k);
+    if (missing.length > 0) {
+      throw new ConfigError(`Invalid configuration: S3 is partly configured; also set ${missing.join(', ')}`);
+    }
+    s3 = {
+      endpoint: e.S3_ENDPOINT!,
+      bucket: e.S3_BUCKET!,
+      region: e.S3_REGION ?? 'us-east-1',
+      accessKeyId: e.S3_ACCESS_KEY_ID!,
+      secretAccessKey: e.S3_SECRET_ACCESS_KEY!,
+      forcePathStyle: e.S3_FORCE_PATH_STYLE ?? true,
+    };
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    publicUrl: e.PUBLIC_URL,
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    s3,
+    embeddedBucket: e.S3_BUCKET ?? 'royalty',
+    logLevel: e.LOG_LEVEL,
+    demoBootstrap: e.DEMO_BOOTSTRAP,
+    worker: { concurrency: e.WORKER_CONCURRENCY, pollIntervalMs: e.WORKER_POLL_INTERVAL_MS },
+    threads: {
+      maxThreads: e.THREADS_MAX ?? 2,
+      maxQueue: e.THREADS_MAX_QUEUE,
+      idleTimeoutMs: e.THREADS_IDLE_TIMEOUT_MS,
+      maxOldGenerationMb: e.THREADS_MAX_OLD_GENERATION_MB,
+    },
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    maxBatchSize: e.MAX_BATCH_SIZE,
+    invitationTtlHours: e.INVITATION_TTL_HOURS,
+    ai: {
+      provider: e.AI_PROVIDER,
+      baseUrl: e.AI_BASE_URL?.replace(/\/+$/, ''),
+      apiKey: e.AI_API_KEY,
+      model: e.AI_MODEL ?? 'gpt-4o-mini',
+      embeddingModel: e.AI_EMBEDDING_MODEL,
+      timeoutMs: e.AI_TIMEOUT_MS,
+    },
+    market: {
+      provider: e.MARKET_PROVIDER,
+      baseUrl: (e.MARKET_BASE_URL ?? 'https://query1.finance.yahoo.com').replace(/\/+$/, ''),
+      treasuryBaseUrl: (e.TREASURY_BASE_URL ?? 'https://home.treasury.gov').replace(/\/+$/, ''),
+      timeoutMs: e.MARKET_TIMEOUT_MS,
+    },
+    analytics: {
+      dir: path.resolve(e.ANALYTICS_DIR ?? path.join(e.DATA_DIR, 'analytics')),
+      threads: e.ANALYTICS_THREADS,
+      memoryMb: e.ANALYTICS_MEMORY_MB,
+      resultCacheMb: e.ANALYTICS_RESULT_CACHE_MB,
+      syncTimeoutMs: e.CUBE_SYNC_TIMEOUT_MS,
+      asyncWaitMs: e.CUBE_ASYNC_WAIT_MS,
+      queryTimeoutMs: e.CUBE_QUERY_TIMEOUT_MS,
+      sql: { threads: e.CUBE_SQL_THREADS, memoryMb: e.CUBE_SQL_MEMORY_MB, timeoutMs: e.CUBE_SQL_TIMEOUT_MS, maxRows: e.CUBE_SQL_MAX_ROWS },
+      sessionTtlSeconds: e.CUBE_SESSION_TTL_SECONDS,
+    },
+    production: e.NODE_ENV === 'production',
+    fxImport: { url: e.FX_RATES_URL, cron: e.FX_RATES_CRON },
+    exports: { partRows: e.EXPORT_PART_ROWS },
+    enrichment: {
+      provider: e.ENRICHMENT_PROVIDER,
+      timeoutMs: e.ENRICHMENT_TIMEOUT_MS,
+      musicbrainz: {
+        baseUrl: (e.MUSICBRAINZ_URL ?? 'https://musicbrainz.org').replace(/\/+$/, ''),
+        userAgent: e.MUSICBRAINZ_USER_AGENT ?? `${packageInfo.name}/${packageInfo.version} ( ${e.MUSICBRAINZ_CONTACT ?? 'contact not configured'} )`,
+        minIntervalMs: e.MUSICBRAINZ_MIN_INTERVAL_MS,
+      },
+    },
+  };
+}

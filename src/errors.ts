@@ -1,0 +1,184 @@
+// One registry of every errorCode the service raises. The README's error table is checked
+// against it by test/errors.test.ts, so the two cannot drift.
+import { TRPCError } from '@trpc/server';
+
+export type TrpcCode = TRPCError['code'];
+
+interface ErrorSpec {
+  code: TrpcCode;
+  description: string;
+}
+
+export const errorRegistry = {
+  // transport and validation
+  VALIDATION_FAILED: { code: 'BAD_REQUEST', description: 'The input failed schema validation; the message names each failing field and why.' },
+  INVALID_JSON: { code: 'PARSE_ERROR', description: 'The input is not valid JSON.' },
+  BAD_REQUEST: { code: 'BAD_REQUEST', description: 'The request is malformed in a way no more specific code describes.' },
+  BATCH_TOO_LARGE: { code: 'BAD_REQUEST', description: 'A batch call names more procedures than the configured maximum (MAX_BATCH_SIZE).' },
+  PAYLOAD_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', description: 'The request body is larger than BODY_LIMIT_BYTES.' },
+  UNSUPPORTED_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', description: 'A mutation body that is not application/json.' },
+  PROCEDURE_NOT_FOUND: { code: 'NOT_FOUND', description: 'No procedure has that name.' },
+  METHOD_NOT_SUPPORTED: { code: 'METHOD_NOT_SUPPORTED', description: 'A query sent with POST or a mutation sent with GET.' },
+  INVALID_CURSOR: { code: 'BAD_REQUEST', description: 'The cursor was not produced by this list.' },
+  PAGINATION_LIMIT_EXCEEDED: { code: 'BAD_REQUEST', description: 'pagination.limit above the maximum of 2000.' },
+  // who is calling
+  AUTH_REQUIRED: { code: 'UNAUTHORIZED', description: 'No credential was sent (x-api-key or Authorization: Bearer).' },
+  INVALID_API_KEY: { code: 'UNAUTHORIZED', description: 'The API key is unknown, deleted or rotated away.' },
+  INVALID_ACCESS_TOKEN: { code: 'UNAUTHORIZED', description: 'The bearer access token is unknown or expired.' },
+  ORGANIZATION_HEADER_REQUIRED: { code: 'BAD_REQUEST', description: 'An API-key call without the x-organization-id header.' },
+  ORGANIZATION_MISMATCH: { code: 'BAD_REQUEST', description: 'The organizationId of the input differs from the x-organization-id header.' },
+  ORGANIZATION_REQUIRED: { code: 'BAD_REQUEST', description: 'The procedure needs an organizationId and none was given.' },
+  // what they may do
+  API_KEY_SCOPE_DENIED: { code: 'FORBIDDEN', description: "The procedure or organization is outside the API key's scope." },
+  NOT_ORGANIZATION_MEMBER: { code: 'FORBIDDEN', description: 'The caller does not belong to the requested organization.' },
+  MEMBER_DISABLED: { code: 'FORBIDDEN', description: "The caller's membership of the organization is disabled." },
+  INSUFFICIENT_ROLE: { code: 'FORBIDDEN', description: "The caller's role in the organization is below the procedure's minimum role." },
+  PLATFORM_ROLE_REQUIRED: { code: 'FORBIDDEN', description: 'The procedure is for platform operators (c2_superadmin).' },
+  ROLE_NOT_DECLARED: { code: 'FORBIDDEN', description: 'The procedure declares no minimum role, so nobody may call it.' },
+  // records
+  ORGANIZATION_NOT_FOUND: { code: 'NOT_FOUND', description: 'The organization does not exist or was deleted.' },
+  API_KEY_NOT_FOUND: { code: 'NOT_FOUND', description: 'No API key with that id is visible in the organization.' },
+  API_KEY_NOT_MANAGEABLE: { code: 'FORBIDDEN', description: "The key belongs to another user and spans other organizations; only its owner may change it." },
+  USER_NOT_FOUND: { code: 'NOT_FOUND', description: 'No user with that id is visible in the organization.' },
+  RIGHTSHOLDER_NOT_FOUND: { code: 'NOT_FOUND', description: 'No rightsholder with that id is visible in the organization.' },
+  INVITATION_NOT_FOUND: { code: 'NOT_FOUND', description: 'No invitation with that id, or no invitation for that link token, in the organization.' },
+  // organizations, members and invitations
+  LAST_OWNER: { code: 'CONFLICT', description: 'The last active owner of an organization cannot be removed, demoted or disabled.' },
+  ROLE_NOT_GRANTABLE: { code: 'FORBIDDEN', description: "The role is above the caller's own, or is a platform role (c2_*) and the caller is not a platform operator." },
+  MEMBER_OUTRANKS_CALLER: { code: 'FORBIDDEN', description: "The member's role is above the caller's own; only an equal or higher role may change them." },
+  USER_ALREADY_MEMBER: { code: 'CONFLICT', description: 'The user already belongs to the organization.' },
+  INVITATION_ALREADY_PENDING: { code: 'CONFLICT', description: 'A pending invitation for that e-mail address exists; resend it instead.' },
+  INVITATION_NOT_PENDING: { code: 'CONFLICT', description: 'The invitation is no longer pending: it was accepted, revoked or has expired.' },
+  INVITATION_EMAIL_MISMATCH: { code: 'FORBIDDEN', description: "The invitation was sent to another e-mail address than the caller's." },
+  // rightsholders, lenses, activity
+  RIGHTSHOLDER_NAME_TAKEN: { code: 'CONFLICT', description: 'Another rightsholder of the organization has that name (ignoring case and surrounding space).' },
+  LENS_NOT_FOUND: { code: 'NOT_FOUND', description: "No lens with that id is visible to the caller in the organization (another member's personal lens is not)." },
+  LENS_NOT_OWNER: { code: 'FORBIDDEN', description: 'Only the owner of a lens may make it personal.' },
+  ACTIVITY_SUBJECT_NOT_FOUND: { code: 'NOT_FOUND', description: 'The subject does not exist in the organization and has no activity the caller may see.' },
+  // statements and uploads
+  STATEMENT_NOT_FOUND: { code: 'NOT_FOUND', description: 'No statement with that id is visible to the caller in the organization.' },
+  UPLOAD_NOT_FOUND: { code: 'NOT_FOUND', description: 'No upload with that id in the organization.' },
+  DISTRIBUTOR_NOT_FOUND: { code: 'NOT_FOUND', description: "No distributor with that id is visible in the organization (its own or the shared library's)." },
+  MAPPING_NOT_FOUND: { code: 'NOT_FOUND', description: "No mapping with that id or header hash is visible in the organization (its own or the shared library's)." },
+  FILE_VARIANT_NOT_FOUND: { code: 'NOT_FOUND', description: 'The statement has no file of that variant (yet).' },
+  FLAG_NOT_FOUND: { code: 'NOT_FOUND', description: 'No flag with that id on the statement.' },
+  STATEMENT_STATE_CONFLICT: { code: 'CONFLICT', description: "The statement's status does not allow that action (e.g. completing a processed statement)." },
+  STATEMENT_NOT_WAITING: { code: 'CONFLICT', description: 'The statement is not waiting in needs_mapping for that mapping.' },
+  UPLOAD_OBJECT_MISSING: { code: 'BAD_REQUEST', description: 'Nothing was uploaded to the presigned URL (or the object is gone).' },
+  UPLOAD_EMPTY: { code: 'BAD_REQUEST', description: 'The uploaded file has no bytes.' },
+  UPLOAD_SIZE_MISMATCH: { code: 'BAD_REQUEST', description: "The uploaded file's size differs from the size announced in upload.uploadFile." },
+  UPLOAD_ABORTED: { code: 'BAD_REQUEST', description: "The client aborted the upload (upload.aborted); recorded as the statement's failure reason." },
+  MAPPING_COLUMN_MISSING: { code: 'BAD_REQUEST', description: 'The mapping reads a column the statement does not have.' },
+  STATEMENT_UNREADABLE: { code: 'BAD_REQUEST', description: 'The located table could not be read (malformed delimited text).' },
+  INGEST_TIME_BUDGET_EXCEEDED: { code: 'BAD_REQUEST', description: 'Normalizing the statement took longer than its time budget.' },
+  INGEST_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'Processing failed on every retry; the cause is in the server log.' },
+  // statement files (workers/statementFile.ts)
+  FILE_EMPTY: { code: 'BAD_REQUEST', description: 'The uploaded statement file is empty (0 bytes).' },
+  FILE_NO_DATA: { code: 'BAD_REQUEST', description: 'The statement file holds no data: only white space, blank lines, empty cells or empty sheets.' },
+  FILE_IS_HTML: { code: 'BAD_REQUEST', description: 'The file is a web page (HTML), not a statement; download the statement itself from the portal.' },
+  FILE_IS_PDF: { code: 'BAD_REQUEST', description: 'The file is a PDF; PDF statements are not read, download the CSV or Excel version.' },
+  FILE_ENCRYPTED: { code: 'BAD_REQUEST', description: 'The file (workbook or archive) is password-protected.' },
+  FILE_DAMAGED: { code: 'BAD_REQUEST', description: 'The file is damaged or cut short (a corrupt archive or workbook, an unclosed quoted field).' },
+  FILE_TOO_LARGE_DECOMPRESSED: { code: 'BAD_REQUEST', description: 'The archive, gzip file or workbook inflates past the size, entry-count or ratio limits (a compression bomb).' },
+  FILE_UNSUPPORTED_FORMAT: { code: 'BAD_REQUEST', description: 'The file is not a supported table format (.xlsb, .ods, .numbers, XML Spreadsheet 2003, images, other binaries).' },
+  FILE_INTERLEAVED_TOTALS: { code: 'BAD_REQUEST', description: 'Subtotal rows sit between detail rows (blocks closed by subtotals); reading them would double count.' },
+  HEADER_NOT_FOUND: { code: 'BAD_REQUEST', description: 'No row near the top of the table names its columns (a headerless file or records of several kinds).' },
+  FIELD_TOO_LARGE: { code: 'BAD_REQUEST', description: 'A field, record or line is longer than the accepted maximum (a quote that never closes, a file without line breaks).' },
+  FILE_TIME_BUDGET_EXCEEDED: { code: 'BAD_REQUEST', description: 'Reading the statement file took longer than its time budget.' },
+  // mappings and distributors
+  MAPPING_COLUMN_UNKNOWN: { code: 'BAD_REQUEST', description: "The mapping's fields name a column that is not among its headers (data.details.fields lists each path)." },
+  MAPPING_REQUIRED_FIELDS_MISSING: { code: 'BAD_REQUEST', description: 'The mapping lacks a required field: stmtYear, stmtPeriod, stmtCadence, currency and royaltyEarnings are needed.' },
+  MAPPING_HEADER_HASH_MISMATCH: { code: 'BAD_REQUEST', description: 'The headerHash given is not the header hash of the headers given.' },
+  MAPPING_HEADER_HASH_TAKEN: { code: 'CONFLICT', description: 'The organization already has a mapping for these headers (same header hash); update that one.' },
+  MAPPING_VERIFY_FAILED: { code: 'BAD_REQUEST', description: 'verify: the mapping does not fit the statements it would apply to (data.details.problems names them); nothing was changed.' },
+  MAPPING_REDRIVE_HEADER_MISMATCH: { code: 'BAD_REQUEST', description: "A statement named in redriveFileIds has other headers than the mapping, so reprocessing it would not use this mapping." },
+  LIBRARY_MAPPING_READ_ONLY: { code: 'FORBIDDEN', description: "A mapping of the shared library cannot be changed or deleted; create the organization's own mapping for the same headers instead." },
+  LIBRARY_DISTRIBUTOR_READ_ONLY: { code: 'FORBIDDEN', description: 'A distributor of the shared library cannot be changed or deleted.' },
+  DISTRIBUTOR_NAME_TAKEN: { code: 'CONFLICT', description: 'Another distributor of the organization has that name (ignoring case and surrounding space).' },
+  DISTRIBUTOR_IN_USE: { code: 'CONFLICT', description: 'Mappings or statements of the organization still use the distributor (data.details counts them).' },
+  // reference data: lookups, resolution, exchange rates, market data
+  SALES_TYPE_LOOKUP_NOT_FOUND: { code: 'NOT_FOUND', description: 'No sales-type lookup entry with that id or original.' },
+  SOURCE_LOOKUP_NOT_FOUND: { code: 'NOT_FOUND', description: 'No source lookup entry with that id or original.' },
+  SALES_TYPE_NOT_IN_TAXONOMY: { code: 'BAD_REQUEST', description: 'The primary or secondary sales type is not in the sales-type taxonomy (or the secondary belongs to another primary).' },
+  GOLD_DATA_NOT_FOUND: { code: 'NOT_FOUND', description: 'No source gold-data row with that id.' },
+  GOLD_DATA_RAW_VALUE_TAKEN: { code: 'CONFLICT', description: 'Another gold-data row has a raw value with the same normalized key.' },
+  RAG_ENTRY_NOT_FOUND: { code: 'NOT_FOUND', description: 'No vector entry with that id.' },
+  RAG_ENTRY_EXISTS: { code: 'CONFLICT', description: 'A vector entry with that name (normalized) and category already exists.' },
+  RESOLVE_BATCH_TOO_LARGE: { code: 'BAD_REQUEST', description: 'A batch resolution names more than 10 strings.' },
+  AI_PROVIDER_FAILED: { code: 'BAD_GATEWAY', description: 'The configured AI provider did not answer, or answered something unusable.' },
+  FX_RATES_NOT_FOUND: { code: 'NOT_FOUND', description: 'No exchange rates were published on or before that date.' },
+  MARKET_SYMBOL_NOT_FOUND: { code: 'NOT_FOUND', description: 'The market data provider knows no such symbol (the unknown symbols are in data.details).' },
+  TREASURY_YIELDS_NOT_FOUND: { code: 'NOT_FOUND', description: 'No Treasury par yield curve is known for that date range.' },
+  MARKET_PROVIDER_FAILED: { code: 'BAD_GATEWAY', description: 'The live market data provider did not answer, or answered something unusable.' },
+  // analytics
+  RIGHTSHOLDER_FILTER_REQUIRED: { code: 'BAD_REQUEST', description: 'An analytics query without a top-level filter on analytics_full_view.rightsholder_id naming rightsholders.' },
+  ANALYTICS_QUERY_TIMEOUT: { code: 'TIMEOUT', description: 'The analytics query did not finish within the synchronous window (CUBE_SYNC_TIMEOUT_MS); it goes on running, poll for it with cube.queryPoll and the same body.' },
+  SQL_QUERY_NOT_SELECT: { code: 'BAD_REQUEST', description: 'cube.sqlQuery takes exactly one SELECT statement; anything else (several statements, SET, COPY, ATTACH, CREATE, PRAGMA, ...) is refused.' },
+  SQL_QUERY_INVALID: { code: 'BAD_REQUEST', description: "The SQL statement could not be parsed, bound or run (the message is DuckDB's, about the caller's own table only)." },
+  SQL_QUERY_TIMEOUT: { code: 'TIMEOUT', description: 'The SQL statement ran longer than CUBE_SQL_TIMEOUT_MS and was interrupted, or did not finish within the synchronous window (poll for it).' },
+  SQL_QUERY_RESOURCE_LIMIT: { code: 'BAD_REQUEST', description: "The SQL statement, or the caller's rows, needed more memory than CUBE_SQL_MEMORY_MB; narrow it or use cube.query." },
+  SQL_QUERY_TOO_MANY_ROWS: { code: 'BAD_REQUEST', description: 'The SQL result has more rows than CUBE_SQL_MAX_ROWS; add a LIMIT or aggregate.' },
+  INVALID_CUBE_SESSION: { code: 'UNAUTHORIZED', description: 'The embed session token is unknown or expired.' },
+  CUBE_SESSION_SCOPE_DENIED: { code: 'FORBIDDEN', description: 'An embed session token authorizes only cube reads (not cube.getSession) of its own organization.' },
+  // exports
+  EXPORT_NOT_FOUND: { code: 'NOT_FOUND', description: 'No export with that id is visible to the caller in the organization (one naming a rightsholder outside their data access is not).' },
+  EXPORT_FILE_NOT_FOUND: { code: 'NOT_FOUND', description: 'The export has no file with that id (files exist only once the export is completed).' },
+  EXPORT_FILTER_NOT_APPLICABLE: { code: 'BAD_REQUEST', description: 'The filter does not apply to the export type (sources and territories are row filters; the statements type has none).' },
+  EXPORT_ACCESS_REVOKED: { code: 'FORBIDDEN', description: 'The member who requested the export lost access to the organization or to one of its rightsholders before it was built (recorded on the export).' },
+  EXPORT_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'Building the export failed on every attempt (recorded on the export); the cause is in the server log.' },
+  // catalog
+  CATALOG_QUERY_INVALID: { code: 'BAD_REQUEST', description: 'The catalog query (musicalDetails query language) is not valid; data.details.fields names each failing path.' },
+  BLOCK_NOT_FOUND: { code: 'NOT_FOUND', description: 'No catalog block with that id is visible to the caller in the organization.' },
+  MUSICAL_DETAIL_NOT_FOUND: { code: 'NOT_FOUND', description: 'A musical detail id is not visible to the caller in the organization (or not in the given block).' },
+  ENRICHMENT_PROVIDER_FAILED: { code: 'BAD_GATEWAY', description: 'The music data provider failed or is unreachable; retry later.' },
+  PRODUCT_NOT_FOUND: { code: 'NOT_FOUND', description: 'A product id is not visible to the caller in the organization (or not in the given block).' },
+  CLUSTER_NOT_FOUND: { code: 'NOT_FOUND', description: 'A title cluster id is not visible to the caller in the organization (or not in the given block).' },
+  PRODUCT_LINK_INVALID: { code: 'BAD_REQUEST', description: 'A product to musical detail relationship change does not fit: the link to delete or move does not exist, or the product is not a track (data.details names the change).' },
+  // server
+  INTERNAL_ERROR: { code: 'INTERNAL_SERVER_ERROR', description: 'An unexpected failure; details are logged, never returned.' },
+  SERVICE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', description: 'A dependency (database, object store) is not reachable.' },
+  WORKER_QUEUE_FULL: { code: 'TOO_MANY_REQUESTS', description: 'The worker-thread queue is full; retry later.' },
+  WORKER_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'A worker thread failed unexpectedly.' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof errorRegistry;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(errorRegistry, value);
+}
+
+/** An error with a stable machine code. Its message is public; `cause` is logged, never sent. */
+export class AppError extends TRPCError {
+  readonly errorCode: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(errorCode: ErrorCode, message?: string, opts: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    const spec: ErrorSpec = errorRegistry[errorCode];
+    super({ code: spec.code, message: message ?? spec.description, cause: opts.cause });
+    this.name = 'AppError';
+    this.errorCode = errorCode;
+    this.details = opts.details;
+  }
+}
+
+/** The errorCode a plain TRPCError (raised by tRPC itself) stands for. */
+export function errorCodeForTrpcCode(code: TrpcCode): ErrorCode {
+  switch (code) {
+    case 'PARSE_ERROR':
+      return 'INVALID_JSON';
+    case 'BAD_REQUEST':
+      return 'BAD_REQUEST';
+    case 'NOT_FOUND':
+      return 'PROCEDURE_NOT_FOUND';
+    case 'METHOD_NOT_SUPPORTED':
+      return 'METHOD_NOT_SUPPORTED';
+    case 'PAYLOAD_TOO_LARGE':
+      return 'PAYLOAD_TOO_LARGE';
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return 'UNSUPPORTED_MEDIA_TYPE';
+    case 'UNAUTHORIZED':
+      return 'AUTH_REQUIRED';
+    default:
+      return 'INTERNAL_ERROR';
+  }
+}

@@ -1,0 +1,130 @@
+// The standard fields of a normalized statement row, and the shape of a mapping's `fields`: for
+// each standard field, where its value comes from (one column, several columns, a constant, the
+// file name or an upload variable) and, where needed, the format to read it with.
+import { z } from 'zod';
+
+export const standardFields = [
+  'stmtYear',
+  'stmtPeriod',
+  'stmtCadence',
+  'currency',
+  'royaltyEarnings',
+  'grossRoyaltyEarnings',
+  'salesPeriodStart',
+  'salesPeriodEnd',
+  'salesType',
+  'subSalesType',
+  'source',
+  'subSource',
+  'units',
+  'country',
+  'typeOfRight',
+  'accountNumber',
+  'accountName',
+  'legalVendor',
+  'territoryDeduction',
+  'taxDeduction',
+  'royaltyRate',
+  'otherAdjustments',
+  'rawTitle',
+  'rawArtist',
+  'rawReleaseTitle',
+  'rawReleaseArtist',
+  'composers',
+  'isrc',
+  'upc',
+  'iswc',
+  'otherIdentifier',
+  'payor',
+] as const;
+export type StandardField = (typeof standardFields)[number];
+
+/** The five fields every mapping must give (the required fields of mapping.processSample). */
+export const requiredFields = ['stmtYear', 'stmtPeriod', 'stmtCadence', 'currency', 'royaltyEarnings'] as const satisfies readonly StandardField[];
+
+/** How a field's values are read. */
+export const fieldKinds: Record<StandardField, 'period' | 'cadence' | 'currency' | 'amount' | 'quantity' | 'percent' | 'date' | 'country' | 'isrc' | 'upc' | 'iswc' | 'text'> = {
+  stmtYear: 'period',
+  stmtPeriod: 'period',
+  stmtCadence: 'cadence',
+  currency: 'currency',
+  royaltyEarnings: 'amount',
+  grossRoyaltyEarnings: 'amount',
+  salesPeriodStart: 'date',
+  salesPeriodEnd: 'date',
+  salesType: 'text',
+  subSalesType: 'text',
+  source: 'text',
+  subSource: 'text',
+  units: 'quantity',
+  country: 'country',
+  typeOfRight: 'text',
+  accountNumber: 'text',
+  accountName: 'text',
+  legalVendor: 'text',
+  territoryDeduction: 'percent',
+  taxDeduction: 'percent',
+  royaltyRate: 'amount',
+  otherAdjustments: 'text',
+  rawTitle: 'text',
+  rawArtist: 'text',
+  rawReleaseTitle: 'text',
+  rawReleaseArtist: 'text',
+  composers: 'text',
+  isrc: 'isrc',
+  upc: 'upc',
+  iswc: 'iswc',
+  otherIdentifier: 'text',
+  payor: 'text',
+};
+
+/**
+ * Where one field comes from: exactly one of column, columns, constant, fromFileName, variable.
+ * - column: a header cell, matched trimmed, case- and white-space-insensitively.
+ * - columns: several header cells; text values are joined with `join` (default ' '), amounts summed.
+ * - constant: the same value on every row (e.g. currency 'USD', cadence 'M').
+ * - fromFileName: a period, a date or a currency code found in the uploaded file's name.
+ * - variable: a value given with the upload (mapping.processSample `variables`, uploadAction).
+ * format: for amounts 'decimal_point' | 'decimal_comma' (default: detected per column); for
+ *   dates 'YMD' | 'MDY' | 'DMY' (default: detected per column); for stmt* fields a period read from
+ *   a date takes its month ('month'), quarter ('quarter'), half ('half') or year ('year').
+ */
+export const fieldSpecSchema = z
+  .strictObject({
+    column: z.string().min(1).max(300).optional(),
+    columns: z.array(z.string().min(1).max(300)).min(1).max(20).optional(),
+    join: z.string().max(10).optional(),
+    constant: z.string().max(300).optional(),
+    fromFileName: z.enum(['period', 'date', 'currency']).optional(),
+    variable: z.string().min(1).max(100).regex(/^[A-Za-z][A-Za-z0-9_]*$/).optional(),
+    format: z.enum(['decimal_point', 'decimal_comma', 'YMD', 'MDY', 'DMY', 'month', 'quarter', 'half', 'year']).optional(),
+  })
+  .refine(
+    (s) => [s.column, s.columns, s.constant, s.fromFileName, s.variable].filter((v) => v !== undefined).length === 1,
+    { message: 'give exactly one of column, columns, constant, fromFileName, variable' },
+  );
+export type FieldSpec = z.infer<typeof fieldSpecSchema>;
+
+export const mappingFieldsSchema = z.partialRecord(z.enum(standardFields), fieldSpecSchema);
+export type MappingFields = z.infer<typeof mappingFieldsSchema>;
+
+/** Fields a complete mapping lacks among the required five. */
+export function missingRequiredFields(fields: MappingFields): StandardField[] {
+  return requiredFields.filter((f) => fields[f] === undefined);
+}
+
+/** The columns a mapping reads, for checking them against a statement's headers. */
+export function referencedColumns(fields: MappingFields): string[] {
+  const out = new Set<string>();
+  for (const spec of Object.values(fields)) {
+    if (!spec) continue;
+    if (spec.column) out.add(spec.column);
+    for (const c of spec.columns ?? []) out.add(c);
+  }
+  return [...out];
+}
+
+/** Header names compare trimmed, case-insensitively, with inner white space collapsed. */
+export function headerKey(name: string): string {
+  return name.trim().toLowerCase().replace(/\s+/g, ' ');
+}

@@ -1,0 +1,356 @@
+// A clean UTF-8 delimited file to its located table. Only a head sample (and for a large file a
+// tail sample) is split into cells, with csv-parse; the records in between are counted by the
+// byte scanner, so a 1,000,000-row statement costs one pass of byte comparisons.
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
+import { REMOVED_CAP, SAMPLE_ROWS, type LocatedTable, type RemovedRow } from '../fileTypes.ts';
+import { decideDateOrders, decideDecimalComma } from './cells.ts';
+import { type Deadline, FileError, type Limits, formatBytes } from './limits.ts';
+import { RecordScanner, type ScannedRecord } from './scan.ts';
+import {
+  buildHeader,
+  filled,
+  findHeader,
+  footerTotal,
+  headerScoreForChoice,
+  interleavedTotal,
+  type Kind,
+  kindOf,
+  preambleValues,
+  profileOf,
+  type Rec,
+  removedReason,
+  trailerStart,
+} from './table.ts';
+import type { CleanText, Delimiter } from './text.ts';
+
+export type DelimitedTable = Omit<LocatedTable, 'container' | 'format' | 'encoding' | 'sheet' | 'archiveEntry' | 'csvPath' | 'headerHash'> & {
+  /** how good a table this is, to choose among sheets and archive members */
+  score: number;
+  /** records in the file */
+  records: number;
+};
+
+const DELIMITERS: readonly Delimiter[] = [',', ';', '\t', '|'];
+const SNIFF_LINES = 300;
+const PROFILE_ROWS = 1000;
+
+function countOutsideQuotes(line: string, d: string): number {
+  let n = 0;
+  let inQuotes = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === '"') inQuotes = !inQuotes;
+    else if (c === d && !inQuotes) n++;
+  }
+  return n;
+}
+
+/** The delimiter giving the same number of fields on the most lines (then the most fields). */
+export function sniffDelimiter(text: string): Delimiter {
+  const lines: string[] = [];
+  let from = 0;
+  while (lines.length < SNIFF_LINES && from < text.length) {
+    let nl = text.indexOf('\n', from);
+    if (nl < 0) nl = text.length;
+    const line = text.slice(from, nl);
+    if (line.trim() !== '') lines.push(line);
+    from = nl + 1;
+  }
+  let best: { d: Delimiter; score: number } = { d: ',', score: 0 };
+  for (const d of DELIMITERS) {
+    const freq = new Map<number, number>();
+    for (const line of lines) {
+      const c = countOutsideQuotes(line, d);
+      if (c > 0) freq.set(c, (freq.get(c) ?? 0) + 1);
+    }
+    let score = 0;
+    for (const [count, f] of freq) score = Math.max(score, f + Math.min(count, 999) / 1000);
+    if (score > best.score) best = { d, score };
+  }
+  return best.d;
+}
+
+/**
+ * Tab files often carry quotes as literal text (CD Baby wraps barcodes in them; titles hold 12"
+ * or "Live"): quoting stays on only while every quote in the sample wraps a whole field.
+ */
+export function quoteFor(text: string, delimiter: Delimiter): '"' | '' {
+  if (delimiter !== '\t') return '"';
+  let from = 0;
+  let lines = 0;
+  while (lines < SNIFF_LINES && from < text.length) {
+    let nl = text.indexOf('\n', from);
+    if (nl < 0) nl = text.length;
+    const line = text.slice(from, nl).replace(/\r$/, '');
+    from = nl + 1;
+    lines++;
+    if (!line.includes('"')) continue;
+    for (const field of line.split('\t')) {
+      if (!field.includes('"')) continue;
+      if (field.length < 2 || !field.startsWith('"') || !field.endsWith('"')) return '';
+      if (field.slice(1, -1).split('""').some((part) => part.includes('"'))) return '';
+    }
+  }
+  return '"';
+}
+
+async function readRange(file: string, start: number, end: number): Promise<Buffer> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(end - start);
+    let done = 0;
+    while (done < buf.length) {
+      const { bytesRead } = await fh.read(buf, done, buf.length - done, start + done);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+    }
+    return buf.subarray(0, done);
+  } finally {
+    await fh.close();
+  }
+}
+
+function parseSegment(buf: Buffer, baseLine: number, delimiter: Delimiter, quote: '"' | '', newline: '\n' | '\r\n', maxFieldBytes: number): Rec[] {
+  let rows: { record: string[]; info: { bytes: number } }[];
+  try {
+    rows = parse(buf, {
+      delimiter,
+      quote: quote === '"' ? '"' : false,
+      escape: '"',
+      relax_quotes: true,
+      relax_column_count: true,
+      skip_empty_lines: false,
+      info: true,
+      bom: false,
+      record_delimiter: newline,
+      max_record_size: maxFieldBytes,
+    }) as unknown as { record: string[]; info: { bytes: number } }[];
+  } catch (error) {
+    const e = error as { code?: string; lines?: number; message: string };
+    const at = e.lines !== undefined ? ` near line ${baseLine + e.lines}` : '';
+    if (e.code === 'CSV_MAX_RECORD_SIZE') throw new FileError('FIELD_TOO_LARGE', `A field${at} is longer than ${formatBytes(maxFieldBytes)}; it is not a statement table.`);
+    if (e.code === 'CSV_QUOTE_NOT_CLOSED') throw new FileError('FILE_DAMAGED', `A quoted field${at} is never closed: the file is damaged or cut short.`);
+    throw new FileError('FILE_DAMAGED', `The file cannot be read as delimited text${at}: ${e.message.slice(0, 200)}`);
+  }
+  const out: Rec[] = [];
+  let line = baseLine;
+  let prevEnd = 0;
+  for (const row of rows) {
+    out.push({ cells: row.record, line });
+    const end = row.info.bytes;
+    for (let i = buf.indexOf(0x0a, prevEnd); i >= 0 && i < end; i = buf.indexOf(0x0a, i + 1)) line++;
+    prevEnd = end;
+  }
+  return out;
+}
+
+interface Counts {
+  data: number;
+  footer: number;
+  removed: RemovedRow[];
+  removedTotal: number;
+  footerTotals: { label: string; values: Record<string, string> }[];
+}
+
+function remove(c: Counts, row: RemovedRow): void {
+  c.removedTotal++;
+  if (c.removed.length < REMOVED_CAP) c.removed.push(row);
+}
+
+export async function locateDelimited(clean: CleanText, limits: Limits, deadline: Deadline, forced?: Delimiter): Promise<DelimitedTable> {
+  const size = (await stat(clean.path)).size;
+  const whole = size <= limits.headBytes;
+  let head = await readRange(clean.path, 0, Math.min(size, limits.headBytes));
+  if (!whole) {
+    const lastLf = head.lastIndexOf(0x0a);
+    if (lastLf < 0) throw new FileError('FIELD_TOO_LARGE', `The first line of the file is longer than ${formatBytes(limits.headBytes)}; it is not a statement table.`);
+    head = head.subarray(0, lastLf + 1);
+  }
+  const headText = head.toString('utf8');
+  const delimiter = clean.sepDelimiter ?? forced ?? sniffDelimiter(headText);
+  const quote = quoteFor(headText, delimiter);
+  const delimiterByte = delimiter.charCodeAt(0);
+
+  // the head ends at a record boundary: never inside a quoted field
+  let headEnd = head.length;
+  let headLines = 0;
+  {
+    const scanner = new RecordScanner({ delimiter: delimiterByte, quote: quote === '"', maxRecordBytes: limits.maxFieldBytes, onRecord: () => {} });
+    scanner.push(head);
+    if (whole) scanner.finish();
+    else {
+      headEnd = scanner.boundary;
+      headLines = scanner.boundaryLine;
+      if (headEnd === 0) throw new FileError('FIELD_TOO_LARGE', `The first record of the file is longer than ${formatBytes(limits.headBytes)}; it is not a statement table.`);
+    }
+  }
+  deadline.check();
+  const headRecs = parseSegment(head.subarray(0, headEnd), 0, delimiter, quote, clean.newline, limits.maxFieldBytes);
+  const choice = findHeader(headRecs);
+  if (!choice) {
+    if (headRecs.every((r) => filled(r.cells).length === 0)) throw new FileError('FILE_NO_DATA', 'The file holds no data: only blank lines or empty cells.');
+    throw new FileError(
+      'HEADER_NOT_FOUND',
+      'No header row was found: no row near the top names the columns (a file without a header, or records of several kinds, needs a format-specific reader).',
+    );
+  }
+  const headerRec = headRecs[choice.index]!;
+  const header = buildHeader(headerRec.cells);
+  const afterHeader = headRecs.slice(choice.index + 1);
+  // the table's shape comes from the rows right under the header, up to the first blank line,
+  // so a summary block further down does not blur it
+  const profileRows: Rec[] = [];
+  for (const r of afterHeader) {
+    if (profileRows.length >= PROFILE_ROWS) break;
+    if (filled(r.cells).length > 0) profileRows.push(r);
+    else if (profileRows.length > 0) break;
+  }
+  const profile = profileOf(header, profileRows);
+
+  const counts: Counts = { data: 0, footer: 0, removed: [], removedTotal: 0, footerTotals: [] };
+  for (const r of headRecs.slice(0, choice.index)) {
+    remove(counts, { line: r.line, reason: filled(r.cells).length === 0 ? 'blank' : 'preamble', cells: r.cells });
+  }
+  const dataSample: Rec[] = [];
+  const take = (r: Rec) => {
+    if (dataSample.length < PROFILE_ROWS) dataSample.push(r);
+  };
+  const headKinds = afterHeader.map((r) => kindOf(r.cells, profile));
+
+  const account = (recs: readonly Rec[], kinds: readonly Kind[], start: number) => {
+    for (let i = 0; i < recs.length; i++) {
+      const inTrailer = i >= start;
+      const reason = removedReason(kinds[i]!, inTrailer);
+      if (reason === null) {
+        counts.data++;
+        take(recs[i]!);
+        continue;
+      }
+      remove(counts, { line: recs[i]!.line, reason, cells: recs[i]!.cells });
+      if (inTrailer && reason !== 'blank' && reason !== 'repeated_header') counts.footer++;
+      if (reason === 'footer') counts.footerTotals.push(footerTotal(recs[i]!.cells, kinds[i]!, header.names));
+    }
+  };
+
+  let records = headRecs.length;
+  if (whole) {
+    const start = trailerStart(headKinds);
+    interleavedTotal(afterHeader, headKinds, start);
+    account(afterHeader, headKinds, start);
+  } else {
+    // a summary table already in the head sample ends the data there; otherwise the head is all data
+    const summaryAt = headKinds.indexOf('summary_header');
+    const headTrailer = summaryAt >= 0 ? trailerStart(headKinds.slice(0, summaryAt + 1)) : headKinds.length;
+    interleavedTotal(afterHeader, headKinds, headTrailer);
+    account(afterHeader, headKinds, headTrailer);
+
+    // the middle is counted by the scanner; the tail sample is parsed for the trailer
+    const headerLine = readLineBytes(head, headRecs, choice.index, headEnd);
+    const tailFrom = Math.max(headEnd, size - limits.tailBytes);
+    const middle: ScannedRecord[] = [];
+    let middleCount = 0;
+    let tailStart = -1;
+    let tailLine = 0;
+    const scanner = new RecordScanner({
+      delimiter: delimiterByte,
+      quote: quote === '"',
+      maxRecordBytes: limits.maxFieldBytes,
+      header: headerLine,
+      baseOffset: headEnd,
+      baseLine: headLines,
+      onRecord: (r) => {
+        if (tailStart >= 0) return;
+        if (r.start >= tailFrom) {
+          tailStart = r.start;
+          tailLine = r.line;
+          return;
+        }
+        middleCount++;
+        if (r.blank || r.headerEqual) middle.push(r);
+      },
+    });
+    for await (const chunk of createReadStream(clean.path, { start: headEnd, highWaterMark: 4 * 1024 * 1024 })) {
+      deadline.check();
+      scanner.push(chunk as Buffer);
+    }
+    scanner.finish();
+    records += scanner.records;
+    const tailRecs = tailStart >= 0 ? parseSegment(await readRange(clean.path, tailStart, size), tailLine, delimiter, quote, clean.newline, limits.maxFieldBytes) : [];
+    if (summaryAt >= 0) {
+      // everything after a summary table's header is the summary
+      // the summary rows of the middle are counted, not listed: their cells were never parsed
+      for (const r of middle) remove(counts, { line: r.line, reason: r.blank ? 'blank' : 'repeated_header', cells: r.blank ? [] : header.raw });
+      counts.footer += middleCount - middle.length;
+      counts.removedTotal += middleCount - middle.length;
+      account(tailRecs, tailRecs.map(() => 'data' as Kind), 0);
+    } else {
+      for (const r of middle) {
+        const cells = r.blank ? [] : header.raw;
+        remove(counts, { line: r.line, reason: r.blank ? 'blank' : 'repeated_header', cells });
+      }
+      counts.data += middleCount - middle.length;
+      const tailKinds = tailRecs.map((r) => kindOf(r.cells, profile));
+      const start = trailerStart(tailKinds);
+      interleavedTotal(tailRecs, tailKinds, start);
+      account(tailRecs, tailKinds, start);
+    }
+  }
+
+  const columns = header.names.map((_, j) => dataSample.map((r) => r.cells[j] ?? ''));
+  const decimal = decideDecimalComma(columns, delimiter);
+  const decimalComma: Record<string, boolean> = Object.create(null);
+  decimal.forEach((v, j) => {
+    if (v !== null && header.names[j]) decimalComma[header.names[j]!] = v;
+  });
+  const europeanLean = decimal.some((v) => v === true) || delimiter === ';';
+  const orders = decideDateOrders(columns, header.names, europeanLean);
+  const dateOrder: Record<string, 'MDY' | 'DMY' | 'YMD'> = Object.create(null);
+  orders.forEach((v, j) => {
+    if (v !== null && header.names[j]) dateOrder[header.names[j]!] = v;
+  });
+
+  return {
+    delimiter,
+    quote,
+    headerLine: headerRec.line,
+    header: header.names,
+    dataRecords: counts.data,
+    footerRecords: counts.footer,
+    removed: counts.removed,
+    removedTotal: counts.removedTotal,
+    preambleValues: preambleValues(headRecs.slice(0, choice.index)),
+    footerTotals: counts.footerTotals,
+    decimalComma,
+    dateOrder,
+    sampleRows: dataSample.slice(0, SAMPLE_ROWS).map((r) => r.cells),
+    score: headerScoreForChoice(choice, counts.data, header.raw.length),
+    records,
+  };
+}
+
+/** The header record's bytes without its line break, to find repeated header lines by byte equality. */
+function readLineBytes(head: Buffer, recs: readonly Rec[], index: number, headEnd: number): Buffer {
+  // records are contiguous: find the header's byte range from the physical lines
+  const startLine = recs[index]!.line;
+  const endLine = index + 1 < recs.length ? recs[index + 1]!.line : -1;
+  let pos = 0;
+  let line = 0;
+  while (line < startLine) {
+    pos = head.indexOf(0x0a, pos) + 1;
+    line++;
+  }
+  let end = headEnd;
+  if (endLine >= 0) {
+    end = pos;
+    while (line < endLine) {
+      end = head.indexOf(0x0a, end) + 1;
+      line++;
+    }
+  }
+  let stop = end;
+  if (head[stop - 1] === 0x0a) stop--;
+  if (head[stop - 1] === 0x0d) stop--;
+  return head.subarray(pos, stop);
+}

@@ -1,0 +1,68 @@
+// Legacy Excel (.xls, BIFF5/8) to one CSV per sheet, with SheetJS. The npm registry's `xlsx`
+// (0.18.5) carries unfixed advisories (prototype pollution on crafted files, a ReDoS); this is
+// `@e965/xlsx`, SheetJS CE 0.20.3 republished unchanged, where both are fixed. A BIFF file is
+// read whole into memory, so its size is capped before parsing, and it runs, like every reader
+// here, inside a worker thread with its own heap limit and time budget.
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import * as XLSX from '@e965/xlsx';
+import { excelSerialToIso } from '../values.ts';
+import { type Deadline, FileError, type Limits, formatBytes } from './limits.ts';
+import { csvField, plainNumber, type SheetCsv } from './workbook.ts';
+
+/** BIFF files are not compressed: this is their size on disk. */
+export const MAX_LEGACY_WORKBOOK_BYTES = 100 * 1024 * 1024;
+
+function cellText(cell: XLSX.CellObject | undefined, date1904: boolean): string {
+  if (!cell || cell.v === undefined || cell.v === null) return '';
+  if (cell.t === 'n' && typeof cell.v === 'number') {
+    // a number formatted as a date is a date serial in the workbook's date system
+    if (cell.z !== undefined && XLSX.SSF.is_date(cell.z)) return excelSerialToIso(cell.v + (date1904 ? 1462 : 0)) ?? plainNumber(cell.v);
+    return plainNumber(cell.v);
+  }
+  if (cell.t === 'b') return cell.v ? 'TRUE' : 'FALSE';
+  if (cell.t === 'e') return '';
+  return String(cell.v);
+}
+
+export async function legacyWorkbookToCsv(file: string, workDir: string, limits: Limits, deadline: Deadline): Promise<SheetCsv[]> {
+  const size = (await stat(file)).size;
+  if (size > Math.min(MAX_LEGACY_WORKBOOK_BYTES, limits.maxDecompressedBytes)) {
+    throw new FileError('FILE_TOO_LARGE_DECOMPRESSED', `The .xls workbook is ${formatBytes(size)}; at most ${formatBytes(MAX_LEGACY_WORKBOOK_BYTES)} are read. Save it as .xlsx or .csv.`);
+  }
+  let workbook: XLSX.WorkBook;
+  try {
+    // formulas as their cached values, number formats kept to recognise dates, no HTML or rich text
+    workbook = XLSX.read(await readFile(file), { type: 'buffer', dense: true, cellFormula: false, cellHTML: false, cellNF: true, cellDates: false, cellStyles: false, bookVBA: false });
+  } catch (error) {
+    throw new FileError('FILE_DAMAGED', `The workbook is damaged or not a valid .xls file (${String((error as Error)?.message ?? error).slice(0, 120)}).`);
+  }
+  deadline.check();
+  const date1904 = Boolean(workbook.Workbook?.WBProps?.date1904);
+  const sheets: SheetCsv[] = [];
+  for (const [index, name] of workbook.SheetNames.entries()) {
+    const sheet = workbook.Sheets[name];
+    const dense = (sheet as unknown as { '!data'?: (XLSX.CellObject | undefined)[][] })?.['!data'] ?? [];
+    const lines: string[] = [];
+    let written = 0;
+    for (let r = 0; r < dense.length; r++) {
+      const row = dense[r];
+      const cells = Array.from(row ?? [], (c) => cellText(c, date1904));
+      for (const text of cells) {
+        if (Buffer.byteLength(text) > limits.maxFieldBytes) throw new FileError('FIELD_TOO_LARGE', `A cell of sheet "${name}" is longer than ${formatBytes(limits.maxFieldBytes)}.`);
+      }
+      let last = cells.length - 1;
+      while (last >= 0 && (cells[last] ?? '').trim() === '') last--;
+      // rows keep their numbers, as with .xlsx: empty rows become blank lines
+      lines.push(last < 0 ? '' : cells.slice(0, last + 1).map((c) => csvField(c ?? '')).join(','));
+      if (last >= 0) written++;
+    }
+    while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+    const csvPath = path.join(workDir, `xls-sheet-${index}.csv`);
+    await writeFile(csvPath, lines.length > 0 ? `${lines.join('\n')}\n` : '');
+    const hidden = (workbook.Workbook?.Sheets?.[index]?.Hidden ?? 0) !== 0;
+    sheets.push({ name, index, hidden, csvPath, rows: written });
+    deadline.check();
+  }
+  return sheets;
+}

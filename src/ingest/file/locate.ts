@@ -1,0 +1,197 @@
+// The reader's pipeline: sniff the bytes, open containers (gzip, tar, zip), convert workbooks
+// sheet by sheet, clean the text, and locate the table; where an archive or workbook offers
+// several tables, the detail table is chosen and the others are listed with why they were not.
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { computeHeaderHash } from '../../../workers/headerHash.ts';
+import type { LocateInput, LocatedTable, SheetCandidate } from '../fileTypes.ts';
+import { extractTar, gunzipTo, isTar, openZip } from './containers.ts';
+import { type DelimitedTable, locateDelimited } from './delimited.ts';
+import { Deadline, FileError, type FileErrorCode, InflateBudget, type Limits, resolveLimits } from './limits.ts';
+import { readHead, refuseEncryptedOle2, sniffBytes, SUPPORTED } from './sniff.ts';
+import { legacyWorkbookToCsv } from './legacyWorkbook.ts';
+import { prepareText } from './text.ts';
+import { type SheetCsv, workbookToCsv, zipKind } from './workbook.ts';
+
+/** A located table and how good a table it is (to choose among sheets and archive members). */
+type Located = Omit<LocatedTable, 'headerHash'> & { score: number };
+
+interface Context {
+  workDir: string;
+  limits: Limits;
+  deadline: Deadline;
+  budget: InflateBudget;
+  seq: number;
+}
+
+const MAX_NESTING = 2;
+const MAX_MEMBERS = 50;
+/** names of sheets and archive members that summarise rather than detail */
+const SUMMARY_NAME = /summary|overview|recap|totals?\b|cover|readme|read me|info\b|notes?\b/i;
+/** errors that disqualify one sheet or archive member without failing the whole upload */
+const CANDIDATE_ERRORS: ReadonlySet<FileErrorCode> = new Set([
+  'FILE_EMPTY', 'FILE_NO_DATA', 'HEADER_NOT_FOUND', 'FILE_UNSUPPORTED_FORMAT', 'FILE_IS_HTML', 'FILE_IS_PDF', 'FILE_INTERLEAVED_TOTALS',
+]);
+
+export async function locate(input: LocateInput, internal: Partial<Limits> = {}): Promise<LocatedTable> {
+  const limits = resolveLimits(input.limits, internal);
+  const ctx: Context = { workDir: input.workDir, limits, deadline: new Deadline(limits.timeBudgetMs), budget: new InflateBudget(limits), seq: 0 };
+  const { score: _score, ...located } = await locatePath(input.sourcePath, input.fileName, ctx, 0);
+  return { ...located, headerHash: computeHeaderHash(located.header) };
+}
+
+function fromDelimited(t: DelimitedTable): Omit<DelimitedTable, 'records'> {
+  const { records: _records, ...rest } = t;
+  return rest;
+}
+
+async function locatePath(file: string, name: string, ctx: Context, depth: number): Promise<Located> {
+  if ((await stat(file)).size === 0) throw new FileError('FILE_EMPTY', 'The file is empty (0 bytes).');
+  const head = await readHead(file, 65536);
+  const kind = sniffBytes(head);
+  const n = ctx.seq++;
+  if (kind === 'ole2') {
+    await refuseEncryptedOle2(file);
+    return locateWorkbook(await legacyWorkbookToCsv(file, ctx.workDir, ctx.limits, ctx.deadline), 'xls', ctx);
+  }
+  if ((kind === 'gzip' || kind === 'zip') && depth >= MAX_NESTING) {
+    throw new FileError('FILE_UNSUPPORTED_FORMAT', `The archive holds archives inside archives; upload the statement file itself. ${SUPPORTED}`);
+  }
+  if (kind === 'gzip') {
+    const out = path.join(ctx.workDir, `gunzip-${n}`);
+    await gunzipTo(file, out, ctx.budget, ctx.deadline);
+    const inner = name.replace(/\.t?gz$/i, '');
+    if (isTar(await readHead(out, 512))) {
+      const members = await extractTar(out, path.join(ctx.workDir, `tar-${n}`), ctx.limits, ctx.deadline);
+      return { ...(await chooseMember(members.map((m) => ({ name: m.name, path: m.path })), ctx, depth)), container: 'gzip' };
+    }
+    return { ...(await locatePath(out, inner, ctx, depth + 1)), container: 'gzip' };
+  }
+  if (kind === 'zip') {
+    const zip = await openZip(file, ctx.limits, ctx.budget, ctx.deadline);
+    let members: { name: string; path: string }[];
+    try {
+      if (zipKind(zip) === 'xlsx') {
+        zip.close();
+        return await locateWorkbook(await workbookToCsv(file, ctx.workDir, ctx.limits, ctx.budget, ctx.deadline), 'xlsx', ctx);
+      }
+      members = [];
+      for (const e of zip.entries) {
+        const base = e.name.split('/').pop() ?? '';
+        if (e.name.endsWith('/') || e.name.startsWith('__MACOSX/') || base.startsWith('.') || base === '') continue;
+        if (members.length >= MAX_MEMBERS) break;
+        const out = path.join(ctx.workDir, `zip-${n}-${members.length}`);
+        await zip.extract(e, out);
+        members.push({ name: e.name, path: out });
+      }
+    } finally {
+      zip.close();
+    }
+    return { ...(await chooseMember(members, ctx, depth)), container: 'zip' };
+  }
+  const clean = await prepareText(file, ctx.workDir, `text-${n}.csv`, ctx.deadline, ctx.limits.maxFieldBytes);
+  const table = await locateDelimited(clean, ctx.limits, ctx.deadline);
+  return {
+    container: 'none',
+    format: 'delimited',
+    encoding: clean.encoding,
+    sheet: null,
+    archiveEntry: null,
+    csvPath: clean.path,
+    ...fromDelimited(table),
+  };
+}
+
+interface Candidate<T> {
+  name: string;
+  rows: number;
+  value: T | null;
+  score: number;
+  dataRecords: number;
+  preferred: boolean;
+  error: FileError | null;
+  skipped?: string;
+}
+
+/** The detail table among several: not a summary by name, then data rows, then the table's score. */
+function choose<T>(candidates: Candidate<T>[], what: string): { chosen: Candidate<T>; list: SheetCandidate[] } {
+  const usable = candidates.filter((c) => c.value !== null);
+  if (usable.length === 0) {
+    const errors = candidates.map((c) => c.error).filter((e): e is FileError => e !== null);
+    const headerless = errors.find((e) => e.errorCode === 'HEADER_NOT_FOUND' || e.errorCode === 'FILE_INTERLEAVED_TOTALS');
+    if (headerless) throw headerless;
+    const other = errors.find((e) => e.errorCode !== 'FILE_NO_DATA' && e.errorCode !== 'FILE_EMPTY');
+    if (other) throw other;
+    throw new FileError('FILE_NO_DATA', `No ${what} of the file holds a table.`);
+  }
+  const pool = usable.some((c) => c.preferred) ? usable.filter((c) => c.preferred) : usable;
+  let chosen = pool[0]!;
+  for (const c of pool) {
+    const better = (c.dataRecords > 0 ? 1 : 0) - (chosen.dataRecords > 0 ? 1 : 0) || c.score - chosen.score || c.dataRecords - chosen.dataRecords;
+    if (better > 0) chosen = c;
+  }
+  const list = candidates.map((c) => {
+    const entry: SheetCandidate = { name: c.name, rows: c.rows, score: c.score };
+    if (c !== chosen) entry.skipped = c.skipped ?? 'another table scored higher';
+    return entry;
+  });
+  return { chosen, list };
+}
+
+async function tryLocate<T extends { score: number; dataRecords: number }>(
+  name: string,
+  rows: number,
+  preferredFlag: boolean,
+  skippedWhy: string | undefined,
+  run: () => Promise<T>,
+): Promise<Candidate<T>> {
+  try {
+    const value = await run();
+    return { name, rows, value, score: value.score, dataRecords: value.dataRecords, preferred: preferredFlag, error: null, skipped: skippedWhy };
+  } catch (error) {
+    if (error instanceof FileError && CANDIDATE_ERRORS.has(error.errorCode)) {
+      return { name, rows, value: null, score: 0, dataRecords: 0, preferred: false, error, skipped: error.errorCode };
+    }
+    throw error;
+  }
+}
+
+async function locateWorkbook(sheets: SheetCsv[], format: 'xlsx' | 'xls', ctx: Context): Promise<Located> {
+  const candidates: Candidate<DelimitedTable>[] = [];
+  for (const s of sheets) {
+    if (s.rows === 0) {
+      candidates.push({ name: s.name, rows: 0, value: null, score: 0, dataRecords: 0, preferred: false, error: new FileError('FILE_NO_DATA', `Sheet "${s.name}" is empty.`), skipped: 'empty' });
+      continue;
+    }
+    const summary = SUMMARY_NAME.test(s.name);
+    const why = summary ? 'summary sheet' : s.hidden ? 'hidden sheet' : undefined;
+    candidates.push(
+      await tryLocate(s.name, s.rows, !summary && !s.hidden, why, () =>
+        locateDelimited({ path: s.csvPath, encoding: 'utf-8', sepDelimiter: null, newline: '\n' }, ctx.limits, ctx.deadline, ','),
+      ),
+    );
+  }
+  const { chosen, list } = choose(candidates, 'sheet');
+  const sheet = sheets.find((s) => s.name === chosen.name)!;
+  return {
+    container: 'none',
+    format,
+    encoding: 'utf-8',
+    sheet: { name: sheet.name, index: sheet.index, candidates: list },
+    archiveEntry: null,
+    csvPath: sheet.csvPath,
+    ...fromDelimited(chosen.value!),
+  };
+}
+
+async function chooseMember(members: { name: string; path: string }[], ctx: Context, depth: number): Promise<Located> {
+  const candidates: Candidate<Located>[] = [];
+  for (const m of members) {
+    const base = m.name.split('/').pop() ?? m.name;
+    const summary = SUMMARY_NAME.test(base.replace(/\.[a-z0-9]+$/i, ''));
+    candidates.push(await tryLocate(m.name, 0, !summary, summary ? 'summary file' : undefined, () => locatePath(m.path, m.name, ctx, depth + 1)));
+  }
+  for (const c of candidates) if (c.value) c.rows = c.value.dataRecords + c.value.footerRecords + c.value.removedTotal + 1;
+  const { chosen, list } = choose(candidates, 'file');
+  return { ...chosen.value!, archiveEntry: { name: chosen.name, candidates: list } };
+}

@@ -1,0 +1,278 @@
+// Where the table is among parsed records: the header row chosen by scoring candidate rows, the
+// preamble above it, and the region after it split into data and a trailer (totals, balance
+// lines, a summary table).
+import { normalizeHeaderCell } from '../../../workers/headerHash.ts';
+import type { RemovedReason } from '../fileTypes.ts';
+import { cellKind, numberBody } from './cells.ts';
+import { FileError } from './limits.ts';
+import { hasHeaderKeyword, isKnownHeader } from './vocabulary.ts';
+
+export interface Rec {
+  cells: string[];
+  /** 0-based physical line where the record starts */
+  line: number;
+}
+
+interface Filled {
+  index: number;
+  text: string;
+}
+
+export function filled(cells: readonly string[]): Filled[] {
+  const out: Filled[] = [];
+  for (let i = 0; i < cells.length; i++) {
+    const text = cells[i]!.trim();
+    if (text !== '') out.push({ index: i, text });
+  }
+  return out;
+}
+
+export interface HeaderChoice {
+  index: number;
+  score: number;
+  vocabShare: number;
+}
+
+const HEADER_CANDIDATES = 60;
+const FOLLOWING = 20;
+const MIN_HEADER_SCORE = 3;
+
+/**
+ * The header is the row that looks most like one: mostly text, names statements use, distinct,
+ * and followed by rows of about its width whose cells are numbers or dates where it has words.
+ * Never simply the first non-empty row.
+ */
+export function findHeader(records: readonly Rec[]): HeaderChoice | null {
+  const nonBlank: number[] = [];
+  for (let i = 0; i < records.length; i++) if (filled(records[i]!.cells).length > 0) nonBlank.push(i);
+  let best: HeaderChoice | null = null;
+  for (let k = 0; k < Math.min(nonBlank.length, HEADER_CANDIDATES); k++) {
+    const rec = records[nonBlank[k]!]!;
+    const cells = filled(rec.cells);
+    const n = cells.length;
+    if (n < 2) continue;
+    // one- to three-letter capitals (currency, country, record-type codes) are values, unless a known name
+    const kinds = cells.map((c) => {
+      const kind = cellKind(c.text);
+      return kind === 'text' && /^[A-Z]{1,3}$/.test(c.text) && !isKnownHeader(c.text) ? 'code' : kind;
+    });
+    const text = kinds.filter((x) => x === 'text').length / n;
+    if (text < 0.6) continue;
+    const vocab = cells.filter((c) => isKnownHeader(c.text)).length / n;
+    const keyword = cells.filter((c) => hasHeaderKeyword(c.text)).length / n;
+    const distinct = new Set(cells.map((c) => normalizeHeaderCell(c.text))).size / n;
+    // the rows below, up to the next blank line: a summary table further down is not this table
+    const following: string[][] = [];
+    for (let i = nonBlank[k]! + 1; i < records.length && following.length < FOLLOWING; i++) {
+      const cells = records[i]!.cells;
+      if (filled(cells).length > 0) following.push(cells);
+      else if (following.length > 0) break;
+    }
+    let consistent = 0.5;
+    let contrast = 0;
+    if (following.length > 0) {
+      consistent = following.filter((f) => {
+        const r = filled(f).length;
+        return r >= 0.5 * n && r <= 1.5 * n + 1;
+      }).length / following.length;
+      const textColumns = cells.filter((_, j) => kinds[j] === 'text');
+      let typed = 0;
+      for (const col of textColumns) {
+        let nonText = 0;
+        for (const f of following) {
+          const kind = cellKind(f[col.index] ?? '');
+          if (kind === 'number' || kind === 'date' || kind === 'id') nonText++;
+        }
+        if (nonText * 2 >= following.length) typed++;
+      }
+      contrast = textColumns.length > 0 ? typed / textColumns.length : 0;
+    }
+    const score = 2 * text + 3 * vocab + keyword + 1.5 * consistent + 2 * contrast + 0.5 * distinct + (0.5 * Math.min(n, 12)) / 12;
+    if (!best || score > best.score + 1e-9) best = { index: nonBlank[k]!, score, vocabShare: vocab };
+  }
+  return best && best.score >= MIN_HEADER_SCORE ? best : null;
+}
+
+export interface Header {
+  /** as written, trimmed, trailing empty cells dropped */
+  raw: string[];
+  /** duplicates suffixed ' (2)', ' (3)' */
+  names: string[];
+}
+
+export function buildHeader(cells: readonly string[]): Header {
+  const raw = cells.map((c) => c.trim());
+  while (raw.length > 0 && raw[raw.length - 1] === '') raw.pop();
+  const seen = new Map<string, number>();
+  const names = raw.map((name) => {
+    if (name === '') return name;
+    const key = normalizeHeaderCell(name);
+    const count = (seen.get(key) ?? 0) + 1;
+    seen.set(key, count);
+    return count === 1 ? name : `${name} (${count})`;
+  });
+  return { raw, names };
+}
+
+/** Key/value metadata above the header: `Period,2024-03`, `Currency: EUR`, or a key row above a value row. */
+export function preambleValues(rows: readonly Rec[]): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  const put = (key: string, value: string) => {
+    const k = key.replace(/[:：]\s*$/, '').trim();
+    if (k === '' || k.length > 60 || value === '' || Object.hasOwn(out, k)) return;
+    out[k] = value;
+  };
+  for (let r = 0; r < rows.length; r++) {
+    const cells = filled(rows[r]!.cells);
+    if (cells.length === 1) {
+      const only = cells[0]!.text;
+      const colon = only.indexOf(':');
+      if (colon > 0 && colon < 60 && only.slice(colon + 1).trim() !== '') {
+        put(only.slice(0, colon), only.slice(colon + 1).trim());
+        continue;
+      }
+      // SoundCloud: "Account ID" on one row, the id on the next, in the same column
+      const next = r + 1 < rows.length ? filled(rows[r + 1]!.cells) : [];
+      const value = next.length === 1 ? next[0]!.text : '';
+      const valueLike = value !== '' && !value.includes(':') && (cellKind(value) !== 'text' || !/\s/.test(value));
+      if (valueLike && next[0]!.index === cells[0]!.index && cellKind(only) === 'text' && only.length <= 60) {
+        put(only, next[0]!.text);
+        r++;
+      }
+      continue;
+    }
+    if (cells.length === 2 && cellKind(cells[0]!.text) === 'text') {
+      put(cells[0]!.text, cells[1]!.text);
+      continue;
+    }
+    for (let i = 0; i + 1 < cells.length; i++) {
+      if (cells[i]!.text.endsWith(':')) {
+        put(cells[i]!.text, cells[i + 1]!.text);
+        i++;
+      }
+    }
+  }
+  return out;
+}
+
+export type Kind = 'blank' | 'repeated_header' | 'total' | 'number_only' | 'summary_header' | 'data';
+
+export interface Profile {
+  header: Header;
+  width: number;
+  numericColumns: Set<number>;
+  medianFilled: number;
+}
+
+const TOTAL_LABELS = [
+  'total', 'totals', 'grand total', 'sub total', 'sub-total', 'subtotal', 'sum', 'balance', 'amount payable', 'amount due', 'net payable',
+  'closing balance', 'opening balance', 'brought forward', 'carried forward', 'payable', 'payment due',
+];
+
+function isTotalLabel(text: string): boolean {
+  const s = text.toLowerCase().replace(/_/g, ' ').trim();
+  return TOTAL_LABELS.some((l) => s === l || (s.startsWith(l) && !/[a-z0-9]/.test(s[l.length]!)));
+}
+
+export function profileOf(header: Header, dataRows: readonly Rec[]): Profile {
+  const width = header.raw.length;
+  const numericColumns = new Set<number>();
+  const rows = dataRows.slice(0, 200);
+  for (let j = 0; j < width; j++) {
+    let values = 0;
+    let numbers = 0;
+    for (const r of rows) {
+      const v = (r.cells[j] ?? '').trim();
+      if (v === '') continue;
+      values++;
+      if (numberBody(v) !== null && cellKind(v) === 'number') numbers++;
+    }
+    if (values > 0 && numbers >= 0.8 * values) numericColumns.add(j);
+  }
+  const counts = rows.map((r) => filled(r.cells).length).sort((a, b) => a - b);
+  const medianFilled = counts.length > 0 ? counts[Math.floor(counts.length / 2)]! : width;
+  return { header, width, numericColumns, medianFilled };
+}
+
+export function isRepeatedHeader(cells: readonly string[], header: Header): boolean {
+  for (let j = 0; j < Math.max(cells.length, header.raw.length); j++) {
+    if ((cells[j] ?? '').trim() !== (header.raw[j] ?? '')) return false;
+  }
+  return true;
+}
+
+export function kindOf(cells: readonly string[], p: Profile): Kind {
+  const f = filled(cells);
+  if (f.length === 0) return 'blank';
+  if (isRepeatedHeader(cells, p.header)) return 'repeated_header';
+  const sparse = f.length <= Math.max(3, Math.floor(p.width / 2));
+  if (sparse && isTotalLabel(f[0]!.text)) return 'total';
+  if (f.length <= Math.max(2, Math.floor(p.width / 4)) && f.every((c) => cellKind(c.text) === 'number')) return 'number_only';
+  if (f.length >= 2 && p.numericColumns.size > 0 && f.length < 0.8 * p.medianFilled) {
+    const kinds = f.map((c) => cellKind(c.text));
+    const text = kinds.filter((k) => k === 'text').length;
+    const atNumeric = f.filter((c) => p.numericColumns.has(c.index));
+    const textAtNumeric = atNumeric.filter((c) => cellKind(c.text) === 'text').length;
+    const named = f.filter((c) => isKnownHeader(c.text) || hasHeaderKeyword(c.text)).length;
+    if (text >= 0.75 * f.length && atNumeric.length > 0 && textAtNumeric * 2 >= atNumeric.length && named >= 2) return 'summary_header';
+  }
+  return 'data';
+}
+
+/**
+ * Index of the first record of the trailer in `kinds` (kinds.length when there is none): a
+ * summary table from its header on, with the totals and blank lines just above it, or else the
+ * run of totals, number-only rows and blank lines closing the segment.
+ */
+export function trailerStart(kinds: readonly Kind[]): number {
+  const closing = (k: Kind) => k === 'blank' || k === 'total' || k === 'number_only' || k === 'repeated_header';
+  let start = kinds.indexOf('summary_header');
+  if (start < 0) start = kinds.length;
+  while (start > 0 && closing(kinds[start - 1]!)) start--;
+  // a trailer of nothing but blank lines and repeated headers is no trailer
+  let content = false;
+  for (let i = start; i < kinds.length; i++) if (kinds[i] === 'total' || kinds[i] === 'number_only' || kinds[i] === 'summary_header' || kinds[i] === 'data') content = true;
+  if (!content) return kinds.length;
+  return start;
+}
+
+export function interleavedTotal(records: readonly Rec[], kinds: readonly Kind[], end: number): void {
+  for (let i = 0; i < end; i++) {
+    if (kinds[i] === 'total') {
+      throw new FileError(
+        'FILE_INTERLEAVED_TOTALS',
+        `Line ${records[i]!.line + 1} is a total or subtotal row between detail rows ("${filled(records[i]!.cells)[0]!.text.slice(0, 40)}"); this layout (blocks closed by subtotals) cannot be read without double counting.`,
+      );
+    }
+  }
+}
+
+export function removedReason(kind: Kind, inTrailer: boolean): RemovedReason | null {
+  if (kind === 'blank') return 'blank';
+  if (kind === 'repeated_header') return 'repeated_header';
+  if (!inTrailer) return null;
+  if (kind === 'total' || kind === 'number_only') return 'footer';
+  return 'summary';
+}
+
+export function footerTotal(cells: readonly string[], kind: Kind, names: readonly string[]): { label: string; values: Record<string, string> } {
+  const f = filled(cells);
+  const values: Record<string, string> = Object.create(null);
+  const label = kind === 'total' ? f[0]!.text : '';
+  for (const c of kind === 'total' ? f.slice(1) : f) {
+    if (cellKind(c.text) !== 'number') continue;
+    const key = names[c.index] || `column ${c.index + 1}`;
+    if (!Object.hasOwn(values, key)) values[key] = c.text;
+  }
+  return { label, values };
+}
+
+/**
+ * How likely a table is the statement's detail, to choose among sheets and archive members:
+ * detail tables are long and wide and name their columns as statements do; summaries are short
+ * and narrow even when every one of their few names is known.
+ */
+export function headerScoreForChoice(choice: HeaderChoice, dataRecords: number, width: number): number {
+  const value = 4 * Math.log10(dataRecords + 1) + Math.min(width, 40) / 5 + 3 * choice.vocabShare + choice.score / 2;
+  return Math.round(value * 1000) / 1000;
+}

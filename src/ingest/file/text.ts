@@ -1,0 +1,314 @@
+// Bytes to clean UTF-8 text: the encoding is detected (BOMs, the NUL pattern of UTF-16, UTF-8
+// validity of the whole file, Windows-1252 for the lines that are not UTF-8), and a file that is
+// already UTF-8 without BOM, NUL, \x1A, lone CR or `sep=` line is used as it is, so a large
+// statement is never copied. Anything else is transcoded, streaming, into the work directory.
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { isUtf8 } from 'node:buffer';
+import iconv from 'iconv-lite';
+import { type Deadline, FileError, formatBytes } from './limits.ts';
+import { readHead, SUPPORTED } from './sniff.ts';
+
+export type Delimiter = ',' | ';' | '\t' | '|';
+
+export interface CleanText {
+  /** UTF-8 text without BOM, NUL, \x1A, lone CR or `sep=` line */
+  path: string;
+  encoding: string;
+  /** the delimiter named by an Excel `sep=` first line */
+  sepDelimiter: Delimiter | null;
+  /** the line break used throughout the clean text */
+  newline: '\n' | '\r\n';
+}
+
+type Family = 'utf-8' | 'utf-8-bom' | 'utf-16le' | 'utf-16be';
+
+const CHUNK = 4 * 1024 * 1024;
+
+export function detectFamily(head: Buffer): Family {
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8-bom';
+  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
+  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
+  // without a BOM, UTF-16 text of mostly Latin characters has a NUL in every other byte
+  const n = Math.min(head.length, 4096) & ~1;
+  if (n >= 4) {
+    let even = 0;
+    let odd = 0;
+    for (let i = 0; i < n; i += 2) {
+      if (head[i] === 0) even++;
+      if (head[i + 1] === 0) odd++;
+    }
+    const half = n / 2;
+    if (odd > 0.3 * half && even < 0.05 * half) return 'utf-16le';
+    if (even > 0.3 * half && odd < 0.05 * half) return 'utf-16be';
+  }
+  return 'utf-8';
+}
+
+/** Refuses web pages, XML and binary files that arrive under a .csv name. */
+export function refuseNonTable(text: string): void {
+  let i = 0;
+  while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\r' || text[i] === '\n' || text[i] === '\uFEFF')) i++;
+  const lead = text.slice(i, i + 4096).toLowerCase();
+  if (lead.startsWith('<?xml')) {
+    if (lead.includes('urn:schemas-microsoft-com:office:spreadsheet')) {
+      throw new FileError('FILE_UNSUPPORTED_FORMAT', `This is an Excel "XML Spreadsheet 2003" file, which is not read: open it in Excel and save it as .xlsx or .csv. ${SUPPORTED}`);
+    }
+    if (lead.includes('<html')) throw htmlError();
+    throw new FileError('FILE_UNSUPPORTED_FORMAT', `This is an XML document, not a statement table. ${SUPPORTED}`);
+  }
+  const htmlStarts = ['<!doctype html', '<html', '<head', '<body', '<table', '<meta', '<script', '<div', '<title'];
+  if (htmlStarts.some((s) => lead.startsWith(s)) || (lead.startsWith('<!--') && lead.includes('<html'))) throw htmlError();
+  let control = 0;
+  const sample = text.slice(0, 65536);
+  for (let j = 0; j < sample.length; j++) {
+    const c = sample.charCodeAt(j);
+    if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0x0c && c !== 0x1a && c !== 0) control++;
+  }
+  if (control > 8 && control > sample.length / 100) {
+    throw new FileError('FILE_UNSUPPORTED_FORMAT', `This is a binary file, not a statement table. ${SUPPORTED}`);
+  }
+}
+
+function htmlError(): FileError {
+  return new FileError('FILE_IS_HTML', 'This is a web page (HTML), not a statement: download the statement itself (CSV or Excel) from the portal, not the page.');
+}
+
+const SEP_LINE_MAX = 16;
+
+/** Streams text through the normalizations every clean file gets. */
+class Normalizer {
+  private started = false;
+  private pendingCR = false;
+  private firstLine: string | null = '';
+  sepDelimiter: Delimiter | null = null;
+  hasContent = false;
+
+  push(text: string): string {
+    let t = text;
+    if (!this.started) {
+      this.started = true;
+      if (t.startsWith('\uFEFF')) t = t.slice(1);
+    }
+    if (t.includes('\0') || t.includes('\x1a')) t = t.replaceAll('\0', '').replaceAll('\x1a', '');
+    if (this.pendingCR) t = `\r${t}`;
+    this.pendingCR = t.endsWith('\r');
+    if (this.pendingCR) t = t.slice(0, -1);
+    if (t.includes('\r')) t = t.replace(/\r\n?/g, '\n');
+    if (this.firstLine !== null) {
+      // the first line is held back until it is known whether it is an Excel `sep=` directive
+      this.firstLine += t;
+      const nl = this.firstLine.indexOf('\n');
+      if (nl < 0 && this.firstLine.length <= SEP_LINE_MAX) return '';
+      const line = nl < 0 ? null : this.firstLine.slice(0, nl);
+      const rest = this.firstLine;
+      this.firstLine = null;
+      if (line !== null && /^sep=.\s*$/i.test(line)) {
+        const d = line[4] as string;
+        if (d === ',' || d === ';' || d === '\t' || d === '|') this.sepDelimiter = d;
+        return this.note(rest.slice(nl + 1));
+      }
+      return this.note(rest);
+    }
+    return this.note(t);
+  }
+
+  end(): string {
+    let t = '';
+    if (this.firstLine !== null) {
+      const line = this.firstLine;
+      this.firstLine = null;
+      t = /^sep=.\s*$/i.test(line) ? '' : line;
+    }
+    if (this.pendingCR) t += '\n';
+    return this.note(t);
+  }
+
+  private note(t: string): string {
+    if (!this.hasContent && /[^\s,;|"]/.test(t)) this.hasContent = true;
+    return t;
+  }
+}
+
+interface ByteFacts {
+  validUtf8: boolean;
+  nul: boolean;
+  sub: boolean;
+  loneCR: boolean;
+  crlf: number;
+  lf: number;
+  sepLine: boolean;
+  content: boolean;
+}
+
+/** One pass over an 8-bit file: is it valid UTF-8, and does it need any cleaning? */
+async function scanBytes(file: string, deadline: Deadline): Promise<ByteFacts> {
+  const facts: ByteFacts = { validUtf8: true, nul: false, sub: false, loneCR: false, crlf: 0, lf: 0, sepLine: false, content: false };
+  let carry: Buffer = Buffer.alloc(0);
+  let prevCR = false;
+  let first = true;
+  for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
+    deadline.check();
+    const chunk = raw as Buffer;
+    if (first) {
+      first = false;
+      const start = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
+      facts.sepLine = /^sep=.\s*(\r?\n|\r|$)/i.test(chunk.subarray(start, start + 8).toString('latin1'));
+    }
+    if (facts.validUtf8) {
+      // cut before an incomplete trailing sequence so each piece is validated whole
+      const buf = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+      let cut = buf.length;
+      for (let k = 1; k <= 3 && cut - k >= 0; k++) {
+        const b = buf[cut - k] as number;
+        if ((b & 0xc0) === 0x80) continue;
+        if (b >= 0xc0) cut -= k;
+        break;
+      }
+      if (!isUtf8(buf.subarray(0, cut))) facts.validUtf8 = false;
+      carry = Buffer.from(buf.subarray(cut));
+    }
+    if (!facts.nul && chunk.includes(0)) facts.nul = true;
+    if (!facts.sub && chunk.includes(0x1a)) facts.sub = true;
+    if (!facts.content) {
+      for (let i = 0; i < chunk.length; i++) {
+        const b = chunk[i] as number;
+        if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0 && b !== 0x1a && b !== 0xef && b !== 0xbb && b !== 0xbf && b !== 0x2c && b !== 0x3b && b !== 0x7c && b !== 0x22) {
+          facts.content = true;
+          break;
+        }
+      }
+    }
+    let i = chunk.indexOf(0x0a);
+    while (i >= 0) {
+      const crBefore = i > 0 ? chunk[i - 1] === 0x0d : prevCR;
+      if (crBefore) facts.crlf++;
+      else facts.lf++;
+      i = chunk.indexOf(0x0a, i + 1);
+    }
+    if (!facts.loneCR) {
+      let r = chunk.indexOf(0x0d);
+      while (r >= 0) {
+        if (r + 1 < chunk.length && chunk[r + 1] !== 0x0a) {
+          facts.loneCR = true;
+          break;
+        }
+        r = chunk.indexOf(0x0d, r + 1);
+      }
+    }
+    prevCR = chunk[chunk.length - 1] === 0x0d;
+  }
+  if (facts.validUtf8 && carry.length > 0 && !isUtf8(carry)) facts.validUtf8 = false;
+  // a CR ending the file is a lone one
+  if (prevCR) facts.loneCR = true;
+  return facts;
+}
+
+async function writeAll(out: string, produce: (write: (s: string) => Promise<void>) => Promise<void>): Promise<void> {
+  const fh = await open(out, 'w');
+  try {
+    let pending = '';
+    const write = async (s: string) => {
+      pending += s;
+      if (pending.length >= CHUNK) {
+        await fh.write(pending);
+        pending = '';
+      }
+    };
+    await produce(write);
+    if (pending) await fh.write(pending);
+  } finally {
+    await fh.close();
+  }
+}
+
+export async function prepareText(file: string, workDir: string, outName: string, deadline: Deadline, maxLineBytes: number): Promise<CleanText> {
+  const size = (await stat(file)).size;
+  if (size === 0) throw new FileError('FILE_EMPTY', 'The file is empty (0 bytes).');
+  const head = await readHead(file, 65536);
+  const family = detectFamily(head);
+  const out = path.join(workDir, outName);
+  const noData = () => new FileError('FILE_NO_DATA', 'The file holds no data: only white space, blank lines or a byte-order mark.');
+
+  if (family === 'utf-16le' || family === 'utf-16be') {
+    refuseNonTable(iconv.decode(head.subarray(0, head.length & ~1), family));
+    const norm = new Normalizer();
+    await writeAll(out, async (write) => {
+      const decoder = iconv.getDecoder(family);
+      for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
+        deadline.check();
+        await write(norm.push(decoder.write(raw as Buffer)));
+      }
+      await write(norm.push(decoder.end() ?? ''));
+      await write(norm.end());
+    });
+    if (!norm.hasContent) throw noData();
+    return { path: out, encoding: family, sepDelimiter: norm.sepDelimiter, newline: '\n' };
+  }
+
+  refuseNonTable(head.toString('utf8'));
+  const facts = await scanBytes(file, deadline);
+  if (!facts.content) throw noData();
+  const mixedBreaks = facts.crlf > 0 && facts.lf > 0;
+  if (facts.validUtf8 && family === 'utf-8' && !facts.nul && !facts.sub && !facts.loneCR && !mixedBreaks && !facts.sepLine) {
+    return { path: file, encoding: 'utf-8', sepDelimiter: null, newline: facts.crlf > 0 ? '\r\n' : '\n' };
+  }
+
+  const norm = new Normalizer();
+  let encoding: string = family;
+  if (facts.validUtf8) {
+    await writeAll(out, async (write) => {
+      const decoder = new StringDecoder('utf8');
+      for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
+        deadline.check();
+        await write(norm.push(decoder.write(raw as Buffer)));
+      }
+      await write(norm.push(decoder.end()));
+      await write(norm.end());
+    });
+  } else {
+    // Not UTF-8 as a whole: each line is decoded as UTF-8 when it is valid UTF-8 (files
+    // concatenated from exports of different ages mix them) and as Windows-1252 otherwise,
+    // never Latin-1, whose 0x80-0x9F are control characters instead of € ’ œ.
+    let utf8Lines = 0;
+    await writeAll(out, async (write) => {
+      let carry: Buffer = Buffer.alloc(0);
+      const decodeLine = (line: Buffer): string => {
+        if (isUtf8(line)) {
+          for (const b of line) {
+            if (b >= 0x80) {
+              utf8Lines++;
+              break;
+            }
+          }
+          return line.toString('utf8');
+        }
+        return iconv.decode(line, 'windows-1252');
+      };
+      for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
+        deadline.check();
+        const buf = carry.length ? Buffer.concat([carry, raw as Buffer]) : (raw as Buffer);
+        // lines end at LF or CR (old Mac files have no LF at all)
+        let start = 0;
+        const parts: string[] = [];
+        for (let k = 0; k < buf.length; k++) {
+          const b = buf[k];
+          if (b === 0x0a || b === 0x0d) {
+            parts.push(decodeLine(buf.subarray(start, k + 1)));
+            start = k + 1;
+          }
+        }
+        carry = Buffer.from(buf.subarray(start));
+        if (carry.length > maxLineBytes) throw new FileError('FIELD_TOO_LARGE', `A line of the file is longer than ${formatBytes(maxLineBytes)}; it is not a statement table.`);
+        await write(norm.push(parts.join('')));
+      }
+      if (carry.length) await write(norm.push(decodeLine(carry)));
+      await write(norm.end());
+    });
+    encoding = utf8Lines > 0 ? 'utf-8+windows-1252' : 'windows-1252';
+  }
+  if (!norm.hasContent) throw noData();
+  return { path: out, encoding, sepDelimiter: norm.sepDelimiter, newline: '\n' };
+}

@@ -1,0 +1,83 @@
+// The statement file reader's contract (workers/statementFile.ts, function locateTable): which
+// bytes, encoding, delimiter, sheet and rows of an uploaded statement hold its table.
+
+export interface LocateLimits {
+  /** total bytes any archive, gzip stream or workbook may inflate to */
+  maxDecompressedBytes?: number;
+  /** entries an archive or workbook may hold */
+  maxEntries?: number;
+  /** inflated / compressed bytes of one entry (checked once it passes 1 MiB) */
+  maxRatio?: number;
+  /** wall-clock budget of one call */
+  timeBudgetMs?: number;
+  /** the longest field (and physical record) accepted */
+  maxFieldBytes?: number;
+}
+
+export interface LocateInput {
+  /** local file with the uploaded bytes */
+  sourcePath: string;
+  /** as uploaded (the extension is a hint only; content is sniffed) */
+  fileName: string;
+  /** a private temporary directory the reader may write into */
+  workDir: string;
+  limits?: LocateLimits;
+}
+
+export type RemovedReason = 'preamble' | 'footer' | 'blank' | 'repeated_header' | 'summary';
+
+export interface RemovedRow {
+  /** 0-based physical line in csvPath */
+  line: number;
+  reason: RemovedReason;
+  cells: string[];
+}
+
+export interface SheetCandidate {
+  name: string;
+  /** records in the sheet (rows written to its CSV) */
+  rows: number;
+  score: number;
+  skipped?: string;
+}
+
+export interface LocatedTable {
+  container: 'none' | 'gzip' | 'zip';
+  /** 'xls' is never produced: legacy BIFF workbooks are refused (see README "Decisions") */
+  format: 'delimited' | 'xlsx' | 'xls';
+  /** 'utf-8', 'utf-8-bom', 'utf-16le', 'utf-16be', 'windows-1252', or 'utf-8+windows-1252' for mixed lines */
+  encoding: string;
+  sheet: { name: string; index: number; candidates: SheetCandidate[] } | null;
+  /** the archive member the table was read from, when the upload was a zip (or tar in gzip) */
+  archiveEntry: { name: string; candidates: SheetCandidate[] } | null;
+  /** UTF-8 (no BOM) delimited text readable by DuckDB read_csv: the original file when already clean, else a copy in workDir */
+  csvPath: string;
+  delimiter: ',' | ';' | '\t' | '|';
+  /** '' when quoting must be disabled (TSV with literal quotes inside values) */
+  quote: '"' | '';
+  /** 0-based physical line of the header in csvPath (read_csv skip = headerLine + 1 reaches the data) */
+  headerLine: number;
+  /** header cells trimmed, trailing empty cells dropped, duplicates suffixed ' (2)', ' (3)' */
+  header: string[];
+  headerHash: string;
+  /** data records between header and footer; blank lines and repeated header lines are not counted */
+  dataRecords: number;
+  /** non-blank records after the data region (totals, summaries, balance lines); repeated header lines there are not counted */
+  footerRecords: number;
+  /** every non-data row, at most 10,000 entries (removedTotal says how many there are) */
+  removed: RemovedRow[];
+  removedTotal: number;
+  /** key/value metadata above the header (Period, Currency, Payee, Account ...) */
+  preambleValues: Record<string, string>;
+  /** numbers in footer rows, keyed by the header name of their column */
+  footerTotals: { label: string; values: Record<string, string> }[];
+  /** per header name of columns holding numbers: true when they use a decimal comma */
+  decimalComma: Record<string, boolean>;
+  /** per header name of date-like columns: the day/month order */
+  dateOrder: Record<string, 'MDY' | 'DMY' | 'YMD'>;
+  /** up to 50 first data rows */
+  sampleRows: string[][];
+}
+
+export const REMOVED_CAP = 10_000;
+export const SAMPLE_ROWS = 50;

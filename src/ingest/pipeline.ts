@@ -1,0 +1,434 @@
+// The statement_ingest job: object in the store → located table → mapping → normalized Parquet
+// in the store, with every dropped row accounted for. Idempotent: a retry or a second delivery
+// writes a new version and swaps it in atomically, so rows are never doubled and a query never
+// sees a statement half old and half new; a failed run leaves the previous rows in place.
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline as streamPipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import { withTransaction } from '../db/pool.ts';
+import { AppError } from '../errors.ts';
+import type { Deps } from '../trpc/context.ts';
+import type { LocatedTable } from './fileTypes.ts';
+import { missingRequiredFields } from './fields.ts';
+import { findMappingByHeaderHash } from './mappings.ts';
+import { failStatement } from './statements.ts';
+import { periodOf, type Cadence } from './values.ts';
+import type { NormalizeOutput } from '../../workers/normalize.ts';
+import { suggestMapping } from './suggest.ts';
+import { usdRate } from '../fx/rates.ts';
+import { recordActivity } from '../activity/record.ts';
+import { normalizeLookupKey } from '../lookups/normalize.ts';
+import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/resolve.ts';
+import { enqueueBlockRefresh } from '../catalog/blocks.ts';
+
+export interface IngestResult {
+  status: 'processed' | 'needs_mapping' | 'failed' | 'skipped';
+  statementId: string;
+}
+
+interface StatementRow {
+  id: string;
+  organization_id: string;
+  rightsholder_id: string;
+  distributor_id: string | null;
+  file_name: string;
+  object_key: string;
+  status: string;
+  normalized_key: string | null;
+  normalized_version: number;
+  variants: Record<string, string>;
+  mapping_id: string | null;
+  created_by: string | null;
+}
+
+/** Statuses from which a statement may be (re)processed. */
+const PROCESSABLE = new Set(['uploaded', 'processing', 'processed', 'needs_mapping', 'failed']);
+
+async function download(deps: Deps, key: string, file: string): Promise<{ size: number; sha256: string }> {
+  const hash = createHash('sha256');
+  const tap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  await streamPipeline(await deps.store.getStream(key), tap, createWriteStream(file));
+  return { size: (await stat(file)).size, sha256: hash.digest('hex') };
+}
+
+export async function upload(deps: Deps, key: string, file: string, contentType: string): Promise<void> {
+  await deps.store.put(key, createReadStream(file), contentType);
+}
+
+interface Flag {
+  kind: string;
+  severity: 'info' | 'warning' | 'error';
+  message: string;
+  details?: unknown;
+}
+
+function addDecimals(a: string, b: string): string {
+  // exact decimal addition on strings (BigInt on a common scale)
+  const scale = Math.max(a.split('.')[1]?.length ?? 0, b.split('.')[1]?.length ?? 0);
+  const toInt = (s: string) => {
+    const neg = s.startsWith('-');
+    const [i, f = ''] = s.replace('-', '').split('.');
+    const v = BigInt(i! + f.padEnd(scale, '0'));
+    return neg ? -v : v;
+  };
+  const sum = toInt(a) + toInt(b);
+  const neg = sum < 0n;
+  const digits = (neg ? -sum : sum).toString().padStart(scale + 1, '0');
+  const out = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
+  return neg ? `-${out}` : out;
+}
+
+function sameAmount(a: string, b: string): boolean {
+  return /^-?[0.]*$/.test(addDecimals(a, b.startsWith('-') ? b.slice(1) : `-${b}`));
+}
+
+function csvCell(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+/**
+ * The removed variant lists every row that is not data: the normalizer writes the rows it dropped
+ * below the header (footer, repeated header, blank; `record` is their record number after the
+ * header), and the rows the file reader kept out above it are put first, with an empty `record`.
+ */
+async function addPreambleRows(removedPath: string, located: LocatedTable): Promise<void> {
+  const above = located.removed.filter((r) => r.reason === 'preamble' || (r.reason === 'blank' && r.line < located.headerLine));
+  if (above.length === 0) return;
+  const width = located.header.length;
+  const lines = above.map((r) => ['', r.reason, ...Array.from({ length: width }, (_, i) => r.cells[i] ?? '')].map(csvCell).join(','));
+  const written = await readFile(removedPath, 'utf8');
+  const newline = written.indexOf('\n');
+  await writeFile(removedPath, `${written.slice(0, newline + 1)}${lines.join('\n')}\n${written.slice(newline + 1)}`);
+}
+
+/** Flags that need only what the file and its normalization say. */
+export function statementFlags(located: LocatedTable, out: NormalizeOutput, moneyColumn: string | undefined): Flag[] {
+  const flags: Flag[] = [];
+  if (out.keptRows === 0) flags.push({ kind: 'no_data_rows', severity: 'warning', message: 'The statement has a header but no data rows.' });
+  if (out.issues.invalidAmounts > 0) {
+    flags.push({ kind: 'invalid_amounts', severity: 'error', message: `${out.issues.invalidAmounts} rows have an amount that could not be read.`, details: { rows: out.issues.invalidAmounts } });
+  }
+  if (out.issues.invalidIsrc > 0) flags.push({ kind: 'invalid_isrc', severity: 'warning', message: `${out.issues.invalidIsrc} rows have an invalid ISRC.`, details: { rows: out.issues.invalidIsrc } });
+  if (out.issues.invalidUpc > 0) flags.push({ kind: 'invalid_upc', severity: 'warning', message: `${out.issues.invalidUpc} rows have an invalid UPC/EAN.`, details: { rows: out.issues.invalidUpc } });
+  if (out.issues.unknownCountries.length > 0) {
+    flags.push({ kind: 'unknown_territories', severity: 'info', message: `Territories not recognised: ${out.issues.unknownCountries.slice(0, 10).join(', ')}.`, details: { values: out.issues.unknownCountries } });
+  }
+  if (out.issues.unknownCurrencies.length > 0) {
+    flags.push({ kind: 'unknown_currencies', severity: 'error', message: `Currencies not recognised: ${out.issues.unknownCurrencies.slice(0, 10).join(', ')}.`, details: { values: out.issues.unknownCurrencies } });
+  }
+  if (out.issues.missingStmtPeriod > 0) {
+    flags.push({ kind: 'missing_statement_period', severity: 'error', message: `${out.issues.missingStmtPeriod} rows have no statement period.`, details: { rows: out.issues.missingStmtPeriod } });
+  }
+  if (out.stmtPeriods > 1) flags.push({ kind: 'several_statement_periods', severity: 'info', message: `The rows span ${out.stmtPeriods} statement periods.` });
+  if (out.net !== null && out.net.startsWith('-')) flags.push({ kind: 'negative_total', severity: 'warning', message: `The statement's net total is negative (${out.net}).` });
+  // a footer total, where the file has one for the money column, must equal the sum of the rows
+  if (moneyColumn && out.net !== null) {
+    for (const total of located.footerTotals) {
+      const stated = total.values[moneyColumn];
+      if (stated === undefined) continue;
+      const cleaned = stated.replace(/[^0-9.,\-()]/g, '');
+      const normalized = cleaned.includes(',') && !cleaned.includes('.') ? cleaned.replace(',', '.') : cleaned.replace(/,/g, '');
+      const value = normalized.startsWith('(') ? `-${normalized.replace(/[()]/g, '')}` : normalized;
+      if (!/^-?\d+(\.\d+)?$/.test(value)) continue;
+      if (!sameAmount(value, out.net)) {
+        flags.push({
+          kind: 'footer_total_mismatch',
+          severity: 'error',
+          message: `The file's total (${stated}) differs from the sum of its rows (${out.net}).`,
+          details: { label: total.label, stated, computed: out.net },
+        });
+      }
+    }
+  }
+  return flags;
+}
+
+/** Downloads a statement's object into workDir and locates its table in a worker thread. */
+export async function locateStatementFile(
+  deps: Deps,
+  objectKey: string,
+  fileName: string,
+  workDir: string,
+): Promise<{ located: LocatedTable; object: { size: number; sha256: string }; sourcePath: string }> {
+  const sourcePath = path.join(workDir, 'original');
+  const object = await download(deps, objectKey, sourcePath);
+  const located = await deps.threads.run<LocatedTable & { ok: true }>('statementFile', 'locateTable', { sourcePath, fileName, workDir });
+  return { located, object, sourcePath };
+}
+
+export async function ingestStatement(deps: Deps, organizationId: string, statementId: string): Promise<IngestResult> {
+  const { rows } = await deps.pool.query<StatementRow>(
+    `UPDATE statements SET status = 'processing', failure_code = NULL, failure_reason = NULL, progress_done = 0, updated_at = clock_timestamp()
+     WHERE id = $1 AND organization_id = $2 AND status = ANY ($3) AND deleted_at IS NULL
+     RETURNING id, organization_id, rightsholder_id, distributor_id, file_name, object_key, status, normalized_key,
+       normalized_version, variants, mapping_id, created_by`,
+    [statementId, organizationId, [...PROCESSABLE]],
+  );
+  const statement = rows[0];
+  if (!statement) return { status: 'skipped', statementId };
+
+  const workDir = path.join(tmpdir(), 'royalty-ingest', `${statementId}-${randomBytes(4).toString('hex')}`);
+  await mkdir(workDir, { recursive: true });
+  try {
+    let located: LocatedTable;
+    let object: { size: number; sha256: string };
+    let sourcePath: string;
+    try {
+      ({ located, object, sourcePath } = await locateStatementFile(deps, statement.object_key, statement.file_name, workDir));
+    } catch (error) {
+      if ((error as { name?: string }).name === 'NoSuchKey') {
+        await failStatement(deps.pool, statementId, 'UPLOAD_OBJECT_MISSING', 'The uploaded file is not in the object store.');
+        return { status: 'failed', statementId };
+      }
+      if (error instanceof AppError && error.code === 'BAD_REQUEST') {
+        await failStatement(deps.pool, statementId, error.errorCode, error.message);
+        return { status: 'failed', statementId };
+      }
+      throw error;
+    }
+    await deps.pool.query('UPDATE statements SET size_bytes = $2, sha256 = $3 WHERE id = $1', [statementId, object.size, object.sha256]);
+    await deps.pool.query(
+      `UPDATE statements SET header_hash = $2, headers = $3, row_count = $4, progress_total = $4,
+         located = $5, updated_at = clock_timestamp() WHERE id = $1`,
+      [
+        statementId,
+        located.headerHash,
+        located.header,
+        located.dataRecords,
+        JSON.stringify({
+          container: located.container,
+          format: located.format,
+          encoding: located.encoding,
+          sheet: located.sheet,
+          delimiter: located.delimiter,
+          headerLine: located.headerLine,
+          footerRecords: located.footerRecords,
+          preambleValues: located.preambleValues,
+        }),
+      ],
+    );
+
+    const mapping = await findMappingByHeaderHash(deps.pool, organizationId, located.headerHash);
+    if (!mapping || missingRequiredFields(mapping.fields).length > 0) {
+      const suggestion = suggestMapping(located.header, located.sampleRows, statement.file_name);
+      await deps.pool.query(
+        `UPDATE statements SET status = 'needs_mapping', suggested_mapping = $2, updated_at = clock_timestamp() WHERE id = $1`,
+        [statementId, JSON.stringify(suggestion)],
+      );
+      return { status: 'needs_mapping', statementId };
+    }
+
+    const version = statement.normalized_version + 1;
+    const prefix = `orgs/${organizationId}/statements/${statementId}/`;
+    const outPath = path.join(workDir, 'normalized.parquet');
+    const removedPath = path.join(workDir, 'removed.csv');
+    let normalized: NormalizeOutput;
+    try {
+      normalized = await deps.threads.run<NormalizeOutput & { ok: true }>('normalize', 'normalizeStatement', {
+        csvPath: located.csvPath,
+        delimiter: located.delimiter,
+        quote: located.quote,
+        headerLine: located.headerLine,
+        header: located.header,
+        footerRecords: located.footerRecords,
+        fields: mapping.fields,
+        decimalComma: located.decimalComma,
+        dateOrder: located.dateOrder,
+        fileName: statement.file_name,
+        variables: {},
+        statementId,
+        organizationId,
+        rightsholderId: statement.rightsholder_id,
+        outPath,
+        removedPath,
+        threads: 2,
+        memoryLimitMb: 1024,
+        timeBudgetMs: 30 * 60_000,
+      });
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'BAD_REQUEST') {
+        await failStatement(deps.pool, statementId, error.errorCode, error.message);
+        return { status: 'failed', statementId };
+      }
+      throw error;
+    }
+
+    // objects first, under a new version; the database swap below makes them visible at once
+    const variants: Record<string, string> = { original: statement.object_key };
+    const normalizedKey = `${prefix}normalized/v${version}.parquet`;
+    await upload(deps, normalizedKey, outPath, 'application/vnd.apache.parquet');
+    variants.normalized = normalizedKey;
+    // trimmed and standardized are written on first request (src/ingest/variants.ts)
+    variants.removed = `${prefix}removed/v${version}.csv`;
+    await addPreambleRows(removedPath, located);
+    await upload(deps, variants.removed, removedPath, 'text/csv');
+    // the table as UTF-8 delimited text, when it differs from the upload (a sheet, a decoded or unpacked file)
+    if (located.csvPath !== sourcePath) {
+      variants.single = `${prefix}single/v${version}.csv`;
+      await upload(deps, variants.single, located.csvPath, 'text/csv');
+    }
+    if (located.format !== 'delimited') variants['original-excel'] = statement.object_key;
+
+    const moneyColumn = mapping.fields.royaltyEarnings?.column;
+    const flags = statementFlags(located, normalized, moneyColumn);
+    const stmtPeriod = normalized.stmt ? periodOf(normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence as Cadence) : null;
+
+    await withTransaction(deps.pool, async (db) => {
+      // duplicates and overlaps are judged against what is committed, under the statement's lock
+      await db.query('SELECT 1 FROM statements WHERE id = $1 FOR UPDATE', [statementId]);
+      const duplicate = await db.query<{ id: string; file_name: string }>(
+        `SELECT id, file_name FROM statements WHERE organization_id = $1 AND sha256 = $2 AND id <> $3 AND deleted_at IS NULL
+           AND status NOT IN ('aborted', 'expired', 'deleted') ORDER BY created_at LIMIT 1`,
+        [organizationId, object.sha256, statementId],
+      );
+      if (duplicate.rows[0]) {
+        flags.push({
+          kind: 'duplicate_upload',
+          severity: 'warning',
+          message: `The same file was uploaded before (${duplicate.rows[0].file_name}).`,
+          details: { statementId: duplicate.rows[0].id },
+        });
+      }
+      const distributorId = statement.distributor_id ?? mapping.distributorId;
+      if (normalized.stmt && distributorId) {
+        const overlap = await db.query<{ id: string }>(
+          `SELECT id FROM statements WHERE organization_id = $1 AND rightsholder_id = $2 AND distributor_id = $3 AND id <> $4
+             AND status = 'processed' AND stmt_year = $5 AND stmt_period = $6 AND stmt_cadence = $7 AND deleted_at IS NULL LIMIT 5`,
+          [organizationId, statement.rightsholder_id, distributorId, statementId, normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence],
+        );
+        if (overlap.rows.length > 0) {
+          flags.push({
+            kind: 'overlapping_period',
+            severity: 'warning',
+            message: 'Another statement of this distributor and rightsholder covers the same period.',
+            details: { statementIds: overlap.rows.map((r) => r.id) },
+          });
+        }
+      }
+      // FX: the rate for the statement period's last day, else the nearest earlier published day; never 1
+      await db.query('DELETE FROM statement_fx WHERE statement_id = $1', [statementId]);
+      const rateDate = stmtPeriod?.end ?? normalized.salesPeriodEnd;
+      const missingRates: string[] = [];
+      for (const c of normalized.perCurrency) {
+        if (!c.currency) continue;
+        const rate = rateDate ? await usdRate(db, c.currency, rateDate) : null;
+        if (!rate) {
+          missingRates.push(c.currency);
+          continue;
+        }
+        await db.query('INSERT INTO statement_fx (statement_id, currency, rate, rate_date) VALUES ($1, $2, $3, $4)', [statementId, c.currency, rate.rate, rate.date]);
+      }
+      if (missingRates.length > 0) {
+        flags.push({
+          kind: 'missing_fx_rate',
+          severity: 'error',
+          message: `No USD exchange rate for ${missingRates.join(', ')} on or before ${rateDate ?? 'the statement period'}; USD amounts stay empty.`,
+          details: { currencies: missingRates, date: rateDate },
+        });
+      }
+      // flags computed by this run replace the previous run's; a flag the user resolved stays resolved
+      const resolved = await db.query<{ kind: string }>('SELECT kind FROM statement_flags WHERE statement_id = $1 AND resolved', [statementId]);
+      const resolvedKinds = new Set(resolved.rows.map((r) => r.kind));
+      await db.query('DELETE FROM statement_flags WHERE statement_id = $1 AND NOT resolved', [statementId]);
+      for (const f of flags) {
+        if (resolvedKinds.has(f.kind)) continue;
+        await db.query(
+          'INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details) VALUES ($1, $2, $3, $4, $5, $6)',
+          [organizationId, statementId, f.kind, f.severity, f.message, f.details === undefined ? null : JSON.stringify(f.details)],
+        );
+      }
+      await db.query('DELETE FROM statement_raw_values WHERE statement_id = $1', [statementId]);
+      for (const v of normalized.rawValues) {
+        await db.query(
+          `INSERT INTO statement_raw_values (organization_id, statement_id, kind, raw_value, row_count, usd_amount)
+           VALUES ($1, $2, $3, $4, $5, $6 * (SELECT rate FROM statement_fx WHERE statement_id = $2 LIMIT 1))
+           ON CONFLICT (statement_id, kind, raw_value) DO UPDATE SET row_count = EXCLUDED.row_count, usd_amount = EXCLUDED.usd_amount`,
+          [organizationId, statementId, v.kind, v.raw.slice(0, 1000), v.rows, v.amount],
+        );
+      }
+      for (const payor of normalized.payors) {
+        const name = payor.trim().slice(0, 300);
+        await db.query(
+          `INSERT INTO payors_seen (name_normalized, name, first_seen_at) VALUES ($1, $2, now()) ON CONFLICT (name_normalized) DO NOTHING`,
+          [normalizeLookupKey(name), name],
+        );
+      }
+      // raw sales types and sources that no lookup resolves: analytics shows them unclassified
+      const raws = (kind: 'sales_type' | 'source') => normalized.rawValues.filter((v) => v.kind === kind).map((v) => v.raw);
+      const unresolved = async (kind: 'sales_type' | 'source') => {
+        const resolved = kind === 'source' ? await resolveSourceLookups(db, raws(kind)) : await resolveSalesTypeLookups(db, raws(kind));
+        return [...resolved].filter(([, r]) => r === null).map(([raw]) => raw);
+      };
+      for (const [kind, flagKind, label] of [['sales_type', 'unknown_sales_types', 'Sales types'], ['source', 'unknown_sources', 'Sources']] as const) {
+        const unknown = await unresolved(kind);
+        if (unknown.length > 0 && !resolvedKinds.has(flagKind)) {
+          await db.query(
+            'INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details) VALUES ($1, $2, $3, $4, $5, $6)',
+            [organizationId, statementId, flagKind, 'warning', `${label} without a lookup entry: ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ', …' : ''}.`, JSON.stringify({ values: unknown.slice(0, 500) })],
+          );
+        }
+      }
+      const removedRows = normalized.dropped.reduce((n, d) => n + d.rows, 0);
+      await db.query(
+        `UPDATE statements SET status = 'processed', mapping_id = $2, mapping_revision = $3,
+           distributor_id = coalesce(distributor_id, $4), kept_rows = $5, removed_rows = $6, row_count = $7,
+           progress_done = $7, progress_total = $7,
+           stmt_year = $8, stmt_period = $9, stmt_cadence = $10,
+           currency = $11, sales_period_start = $12, sales_period_end = $13,
+           net_earnings = $14, gross_earnings = $15, units = $16,
+           normalized_key = $17, normalized_version = $18, variants = $19, processed_at = clock_timestamp(),
+           suggested_mapping = NULL, updated_at = clock_timestamp()
+         WHERE id = $1`,
+        [
+          statementId,
+          mapping.id,
+          mapping.revision,
+          mapping.distributorId,
+          normalized.keptRows,
+          removedRows,
+          normalized.dataRows,
+          normalized.stmt?.year ?? null,
+          normalized.stmt?.period ?? null,
+          normalized.stmt?.cadence ?? null,
+          normalized.perCurrency.length === 1 ? normalized.perCurrency[0]!.currency : null,
+          normalized.salesPeriodStart,
+          normalized.salesPeriodEnd,
+          normalized.net,
+          normalized.gross,
+          normalized.units,
+          normalizedKey,
+          version,
+          JSON.stringify(variants),
+        ],
+      );
+      // the rightsholder's catalog block follows its processed statements (queued with this commit)
+      await enqueueBlockRefresh(db, organizationId, [statement.rightsholder_id], 'statement.processed');
+      await recordActivity(db, statement.created_by ? { userId: statement.created_by, apiKey: null } : null, {
+        organizationId,
+        action: 'statement.processed',
+        subjectType: 'file',
+        subjectId: statementId,
+        subjectLabel: statement.file_name,
+        changes: null,
+      });
+    });
+
+    // the previous version is unreachable now
+    const old = statement.variants;
+    for (const key of [statement.normalized_key, old.removed, old.single, old.trimmed, old.standardized]) {
+      if (key && !Object.values(variants).includes(key)) await deps.store.delete(key).catch(() => {});
+    }
+    return { status: 'processed', statementId };
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,73 @@
+// mapping.processSample: the pipeline's own code path (locate, then normalize in a worker) on a
+// few rows of a statement, with a mapping that need not be saved yet. Nothing is written.
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { NormalizeOutput } from '../../workers/normalize.ts';
+import { AppError } from '../errors.ts';
+import type { Deps } from '../trpc/context.ts';
+import type { MappingFields } from './fields.ts';
+import { locateStatementFile } from './pipeline.ts';
+
+export interface PreviewInput {
+  organizationId: string;
+  statementId: string;
+  fields: MappingFields;
+  /** 0-based data row to start at, inclusive */
+  startRow: number;
+  /** 0-based data row to end at, exclusive */
+  endRow: number;
+  variables: Record<string, string>;
+  /** the file name the mapping's fromFileName values read (default: the statement's) */
+  fileName?: string;
+}
+
+export interface PreviewResult {
+  header: string[];
+  headerHash: string;
+  rows: Record<string, unknown>[];
+  issues: NormalizeOutput['issues'];
+}
+
+export async function previewSample(deps: Deps, input: PreviewInput): Promise<PreviewResult> {
+  const { rows } = await deps.pool.query<{ object_key: string; file_name: string; status: string }>(
+    `SELECT object_key, file_name, status FROM statements WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL`,
+    [input.organizationId, input.statementId],
+  );
+  const statement = rows[0];
+  if (!statement) throw new AppError('STATEMENT_NOT_FOUND');
+  if (statement.status === 'uploading' || statement.status === 'aborted' || statement.status === 'expired') {
+    throw new AppError('STATEMENT_STATE_CONFLICT', `A statement that is ${statement.status} has no file to sample`);
+  }
+  const workDir = path.join(tmpdir(), 'royalty-preview', `${input.statementId}-${randomBytes(4).toString('hex')}`);
+  await mkdir(workDir, { recursive: true });
+  try {
+    const { located } = await locateStatementFile(deps, statement.object_key, statement.file_name, workDir);
+    const out = await deps.threads.run<NormalizeOutput & { ok: true }>('normalize', 'normalizeStatement', {
+      csvPath: located.csvPath,
+      delimiter: located.delimiter,
+      quote: located.quote,
+      headerLine: located.headerLine,
+      header: located.header,
+      footerRecords: located.footerRecords,
+      fields: input.fields,
+      decimalComma: located.decimalComma,
+      dateOrder: located.dateOrder,
+      fileName: input.fileName || statement.file_name,
+      variables: input.variables,
+      statementId: input.statementId,
+      organizationId: input.organizationId,
+      rightsholderId: '00000000-0000-0000-0000-000000000000',
+      outPath: null,
+      removedPath: null,
+      range: { start: input.startRow + 1, end: input.endRow + 1 },
+      threads: 1,
+      memoryLimitMb: 512,
+      timeBudgetMs: 60_000,
+    });
+    return { header: located.header, headerHash: located.headerHash, rows: out.preview ?? [], issues: out.issues };
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}

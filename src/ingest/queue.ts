@@ -1,0 +1,24 @@
+// Enqueues statement ingestion. The job key makes a second request for the same statement
+// replace the queued one instead of running twice; the job itself is idempotent.
+import type { Deps } from '../trpc/context.ts';
+
+export const STATEMENT_INGEST_TASK = 'statement_ingest';
+
+export interface StatementIngestPayload {
+  organizationId: string;
+  statementId: string;
+  /** why it runs: 'complete', 'reprocess', 'redrive', 'callback', ... (logged) */
+  reason: string;
+}
+
+export async function enqueueStatementIngest(
+  deps: Pick<Deps, 'jobs'>,
+  organizationId: string,
+  statementIds: readonly string[],
+  reason: string,
+): Promise<void> {
+  for (const statementId of statementIds) {
+    const payload: StatementIngestPayload = { organizationId, statementId, reason };
+    await deps.jobs.addJob(STATEMENT_INGEST_TASK, payload, { jobKey: `${STATEMENT_INGEST_TASK}:${statementId}`, maxAttempts: 5 });
+  }
+}

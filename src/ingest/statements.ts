@@ -1,0 +1,137 @@
+// Statements in PostgreSQL: the record clients see, and the state changes of its lifecycle.
+import type { Queryable } from '../db/pool.ts';
+import { AppError } from '../errors.ts';
+
+export const statementStatuses = [
+  'uploading',
+  'uploaded',
+  'processing',
+  'processed',
+  'needs_mapping',
+  'failed',
+  'skipped',
+  'bad',
+  'aborted',
+  'expired',
+  'deleted',
+] as const;
+export type StatementStatus = (typeof statementStatuses)[number];
+
+export interface StatementFlag {
+  id: string;
+  kind: string;
+  severity: 'info' | 'warning' | 'error';
+  message: string;
+  details: unknown;
+  resolved: boolean;
+  resolvedAt: string | null;
+  shown: boolean;
+  createdAt: string;
+}
+
+export interface StatementRecord {
+  id: string;
+  organizationId: string;
+  uploadId: string;
+  rightsholderId: string;
+  distributorId: string | null;
+  mappingId: string | null;
+  mappingRevision: number | null;
+  customName: string | null;
+  fileName: string;
+  contentType: string;
+  size: number | null;
+  sha256: string | null;
+  status: StatementStatus;
+  failureReason: { errorCode: string; message: string } | null;
+  headerHash: string | null;
+  headers: string[] | null;
+  suggestedMapping: unknown;
+  rowCount: number | null;
+  keptRows: number | null;
+  removedRows: number | null;
+  progress: { done: number; total: number };
+  stmtYear: number | null;
+  stmtPeriod: number | null;
+  stmtCadence: string | null;
+  currency: string | null;
+  salesPeriodStart: string | null;
+  salesPeriodEnd: string | null;
+  netEarnings: string | null;
+  grossEarnings: string | null;
+  units: string | null;
+  variants: string[];
+  uploadExpiresAt: string | null;
+  processedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+  flags: StatementFlag[];
+}
+
+/** The SELECT list that builds a StatementRecord from `statements s`. */
+export const STATEMENT_SELECT = `
+  s.id, s.organization_id AS "organizationId", s.upload_id AS "uploadId", s.rightsholder_id AS "rightsholderId",
+  s.distributor_id AS "distributorId", s.mapping_id AS "mappingId", s.mapping_revision AS "mappingRevision",
+  s.custom_name AS "customName", s.file_name AS "fileName", s.content_type AS "contentType",
+  coalesce(s.size_bytes, s.declared_size) AS size, s.sha256, s.status,
+  CASE WHEN s.failure_code IS NULL THEN NULL ELSE json_build_object('errorCode', s.failure_code, 'message', s.failure_reason) END AS "failureReason",
+  s.header_hash AS "headerHash", s.headers, s.suggested_mapping AS "suggestedMapping",
+  s.row_count AS "rowCount", s.kept_rows AS "keptRows", s.removed_rows AS "removedRows",
+  json_build_object('done', s.progress_done, 'total', s.progress_total) AS progress,
+  s.stmt_year AS "stmtYear", s.stmt_period AS "stmtPeriod", s.stmt_cadence AS "stmtCadence", s.currency,
+  to_char(s.sales_period_start, 'YYYY-MM-DD') AS "salesPeriodStart", to_char(s.sales_period_end, 'YYYY-MM-DD') AS "salesPeriodEnd",
+  s.net_earnings::text AS "netEarnings", s.gross_earnings::text AS "grossEarnings", s.units::text AS units,
+  ARRAY(SELECT jsonb_object_keys(s.variants) ORDER BY 1) AS variants,
+  s.upload_expires_at AS "uploadExpiresAt", s.processed_at AS "processedAt",
+  s.created_at AS "createdAt", s.updated_at AS "updatedAt", s.deleted_at AS "deletedAt",
+  coalesce((SELECT json_agg(json_build_object('id', f.id, 'kind', f.kind, 'severity', f.severity, 'message', f.message,
+      'details', f.details, 'resolved', f.resolved, 'resolvedAt', f.resolved_at, 'shown', f.shown, 'createdAt', f.created_at)
+      ORDER BY f.created_at, f.id) FROM statement_flags f WHERE f.statement_id = s.id), '[]'::json) AS flags`;
+
+export async function getStatement(db: Queryable, organizationId: string, statementId: string): Promise<StatementRecord> {
+  const { rows } = await db.query<StatementRecord>(
+    `SELECT ${STATEMENT_SELECT} FROM statements s WHERE s.organization_id = $1 AND s.id = $2`,
+    [organizationId, statementId],
+  );
+  if (!rows[0]) throw new AppError('STATEMENT_NOT_FOUND');
+  return rows[0];
+}
+
+/** Marks a statement failed with an errorCode and a user-facing reason (a permanent failure). */
+export async function failStatement(db: Queryable, statementId: string, errorCode: string, message: string): Promise<void> {
+  await db.query(
+    `UPDATE statements SET status = 'failed', failure_code = $2, failure_reason = $3, updated_at = clock_timestamp() WHERE id = $1`,
+    [statementId, errorCode, message.slice(0, 1000)],
+  );
+}
+
+export function isUuid(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+}
+
+/** Every stored object of the given statements: the upload and every variant of every version. */
+export async function statementObjectKeys(db: Queryable, statementIds: readonly string[]): Promise<string[]> {
+  const { rows } = await db.query<{ key: string }>(
+    `SELECT DISTINCT k AS key FROM statements s, LATERAL (SELECT s.object_key UNION ALL SELECT value FROM jsonb_each_text(s.variants)) v(k)
+     WHERE s.id = ANY ($1) ORDER BY 1`,
+    [statementIds],
+  );
+  return rows.map((r) => r.key);
+}
+
+/** Deletes objects after their rows are gone; returns the keys that could not be deleted (logged). */
+export async function deleteObjects(
+  store: { delete(key: string): Promise<void> },
+  keys: readonly string[],
+  log: { error(obj: object, msg: string): void },
+): Promise<string[]> {
+  const failed: string[] = [];
+  for (const key of keys) {
+    await store.delete(key).catch((error: unknown) => {
+      log.error({ err: error, key }, 'object delete failed');
+      failed.push(key);
+    });
+  }
+  return failed;
+}

@@ -1,0 +1,252 @@
+// Readers for the low-cardinality values of a statement: periods, dates, countries, currencies and
+// identifiers. The pipeline applies them to each DISTINCT raw value of a column (DuckDB does the
+// per-row work), so they can afford to be thorough. All are total functions: unknown → null.
+import { createRequire } from 'node:module';
+import countries from 'i18n-iso-countries';
+
+const require = createRequire(import.meta.url);
+countries.registerLocale(require('i18n-iso-countries/langs/en.json'));
+
+export type Cadence = 'M' | 'Q' | 'H' | 'Y';
+
+export interface Period {
+  year: number;
+  /** 1-12 monthly, 1-4 quarterly, 1-2 half-yearly, 1 yearly */
+  period: number;
+  cadence: Cadence;
+  /** first and last day, ISO dates */
+  start: string;
+  end: string;
+}
+
+const MONTHS: Record<string, number> = {
+  jan: 1, january: 1, janvier: 1, januar: 1, enero: 1,
+  feb: 2, february: 2, fevrier: 2, février: 2, februar: 2, febrero: 2,
+  mar: 3, march: 3, mars: 3, märz: 3, marz: 3, marzo: 3,
+  apr: 4, april: 4, avril: 4, abril: 4,
+  may: 5, mai: 5, mayo: 5,
+  jun: 6, june: 6, juin: 6, juni: 6, junio: 6,
+  jul: 7, july: 7, juillet: 7, juli: 7, julio: 7,
+  aug: 8, august: 8, aout: 8, août: 8, agosto: 8,
+  sep: 9, sept: 9, september: 9, septembre: 9, septiembre: 9,
+  oct: 10, october: 10, octobre: 10, oktober: 10, octubre: 10,
+  nov: 11, november: 11, novembre: 11, noviembre: 11,
+  dec: 12, december: 12, decembre: 12, décembre: 12, dezember: 12, diciembre: 12,
+};
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+function lastDay(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+export function periodOf(year: number, period: number, cadence: Cadence): Period | null {
+  if (!Number.isInteger(year) || year < 1900 || year > 2200) return null;
+  const span = { M: 1, Q: 3, H: 6, Y: 12 }[cadence];
+  const count = 12 / span;
+  if (!Number.isInteger(period) || period < 1 || period > count) return null;
+  const firstMonth = (period - 1) * span + 1;
+  const lastMonth = firstMonth + span - 1;
+  return {
+    year,
+    period,
+    cadence,
+    start: `${year}-${pad(firstMonth)}-01`,
+    end: `${year}-${pad(lastMonth)}-${pad(lastDay(year, lastMonth))}`,
+  };
+}
+
+/** Excel's 1900 date system (with its 1900-02-29 bug): serial 1 is 1900-01-01. */
+export function excelSerialToIso(serial: number): string | null {
+  if (!Number.isFinite(serial) || serial < 1 || serial > 2_958_465) return null;
+  const ms = Date.UTC(1899, 11, 30) + Math.floor(serial) * 86_400_000;
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function validDate(y: number, m: number, d: number): string | null {
+  if (y < 1900 || y > 2200 || m < 1 || m > 12 || d < 1 || d > lastDay(y, m)) return null;
+  return `${y}-${pad(m)}-${pad(d)}`;
+}
+
+export type DateOrder = 'YMD' | 'MDY' | 'DMY';
+
+/**
+ * A calendar date from the many ways statements write one. The time part of a date-time is
+ * ignored (never shifted by a time zone). Ambiguous day/month orders follow `order`.
+ */
+export function parseDate(raw: string, order: DateOrder = 'YMD'): string | null {
+  const s = raw.trim().replace(/^"|"$/g, '');
+  if (s.length === 0 || s.length > 40) return null;
+  let m = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T ].*)?$/.exec(s);
+  if (m) return validDate(+m[1]!, +m[2]!, +m[3]!);
+  m = /^(\d{1,2})[-/.](\d{1,2})[-/.](\d{2}|\d{4})(?:[ T].*)?$/.exec(s);
+  if (m) {
+    let y = +m[3]!;
+    if (m[3]!.length === 2) y += y < 70 ? 2000 : 1900;
+    const a = +m[1]!;
+    const b = +m[2]!;
+    if (order === 'DMY' || a > 12) return validDate(y, b, a);
+    return validDate(y, a, b);
+  }
+  m = /^(\d{4})(\d{2})(\d{2})$/.exec(s);
+  if (m) return validDate(+m[1]!, +m[2]!, +m[3]!);
+  if (/^\d{5}(\.\d+)?$/.test(s)) return excelSerialToIso(Number(s));
+  // "15 March 2024", "March 15, 2024"
+  m = /^(\d{1,2})\s+([A-Za-zéûä]+)\.?\s+(\d{4})$/.exec(s);
+  if (m && MONTHS[m[2]!.toLowerCase()]) return validDate(+m[3]!, MONTHS[m[2]!.toLowerCase()]!, +m[1]!);
+  m = /^([A-Za-zéûä]+)\.?\s+(\d{1,2}),?\s+(\d{4})$/.exec(s);
+  if (m && MONTHS[m[1]!.toLowerCase()]) return validDate(+m[3]!, MONTHS[m[1]!.toLowerCase()]!, +m[2]!);
+  return null;
+}
+
+/**
+ * A statement period from a period string: `2024-03`, `2024/03`, `03/2024`, `Mar 2024`,
+ * `March 2024`, `2024M3`, `202403`, `Q1 2024`, `2024Q1`, `2Q2024`, `20241` (year + quarter),
+ * `2024 1st Quarter`, `H1 2024`, `2024H2`, `2024`; a full date gives its month.
+ */
+export function parsePeriod(raw: string, order: DateOrder = 'YMD'): Period | null {
+  const s = raw.trim().replace(/^"|"$/g, '');
+  if (s.length === 0 || s.length > 40) return null;
+  let m: RegExpExecArray | null;
+  if ((m = /^(\d{4})\s*[-/.]?\s*M\s*(\d{1,2})$/i.exec(s))) return periodOf(+m[1]!, +m[2]!, 'M');
+  if ((m = /^(\d{4})[-/.](\d{1,2})$/.exec(s))) return periodOf(+m[1]!, +m[2]!, 'M');
+  if ((m = /^(\d{1,2})[-/.](\d{4})$/.exec(s))) return periodOf(+m[2]!, +m[1]!, 'M');
+  if ((m = /^(\d{4})(\d{2})$/.exec(s))) return periodOf(+m[1]!, +m[2]!, 'M');
+  if ((m = /^(\d{4})([1-4])$/.exec(s))) return periodOf(+m[1]!, +m[2]!, 'Q');
+  if ((m = /^Q([1-4])[\s\-/]*(\d{4})$/i.exec(s))) return periodOf(+m[2]!, +m[1]!, 'Q');
+  if ((m = /^(\d{4})[\s\-/]*Q([1-4])$/i.exec(s))) return periodOf(+m[1]!, +m[2]!, 'Q');
+  if ((m = /^([1-4])Q[\s\-/]*(\d{4})$/i.exec(s))) return periodOf(+m[2]!, +m[1]!, 'Q');
+  if ((m = /^(\d{4})\s+([1-4])(?:st|nd|rd|th)\s+quarter$/i.exec(s))) return periodOf(+m[1]!, +m[2]!, 'Q');
+  if ((m = /^([1-4])(?:st|nd|rd|th)\s+quarter\s+(\d{4})$/i.exec(s))) return periodOf(+m[2]!, +m[1]!, 'Q');
+  if ((m = /^H([12])[\s\-/]*(\d{4})$/i.exec(s))) return periodOf(+m[2]!, +m[1]!, 'H');
+  if ((m = /^(\d{4})[\s\-/]*H([12])$/i.exec(s))) return periodOf(+m[1]!, +m[2]!, 'H');
+  if ((m = /^(\d{4})$/.exec(s))) return periodOf(+m[1]!, 1, 'Y');
+  if ((m = /^([A-Za-zéûä]+)\.?[\s\-/,]+(\d{4})$/.exec(s))) {
+    const month = MONTHS[m[1]!.toLowerCase()];
+    return month ? periodOf(+m[2]!, month, 'M') : null;
+  }
+  if ((m = /^(\d{4})[\s\-/]+([A-Za-zéûä]+)$/.exec(s))) {
+    const month = MONTHS[m[2]!.toLowerCase()];
+    return month ? periodOf(+m[1]!, month, 'M') : null;
+  }
+  const date = parseDate(s, order);
+  if (date) return periodOf(+date.slice(0, 4), +date.slice(5, 7), 'M');
+  return null;
+}
+
+/** A period read from a date, widened to the month, quarter, half or year it falls in. */
+export function periodFromDate(isoDate: string, cadence: Cadence): Period | null {
+  const year = +isoDate.slice(0, 4);
+  const month = +isoDate.slice(5, 7);
+  const span = { M: 1, Q: 3, H: 6, Y: 12 }[cadence];
+  return periodOf(year, Math.floor((month - 1) / span) + 1, cadence);
+}
+
+export function parseCadence(raw: string): Cadence | null {
+  const s = raw.trim().toUpperCase();
+  if (['M', 'MONTH', 'MONTHLY'].includes(s)) return 'M';
+  if (['Q', 'QUARTER', 'QUARTERLY'].includes(s)) return 'Q';
+  if (['H', 'HALF', 'SEMI-ANNUAL', 'SEMIANNUAL', 'HALF-YEARLY', 'BIANNUAL'].includes(s)) return 'H';
+  if (['Y', 'YEAR', 'YEARLY', 'ANNUAL', 'ANNUALLY'].includes(s)) return 'Y';
+  return null;
+}
+
+const currencies = new Set(Intl.supportedValuesOf('currency'));
+const CURRENCY_SYMBOLS: Record<string, string> = { $: 'USD', 'US$': 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₩': 'KRW', '₹': 'INR', 'R$': 'BRL', 'A$': 'AUD', 'C$': 'CAD' };
+
+/** An ISO 4217 code from a code or a symbol; also finds one in header text like `Earnings (USD)`. */
+export function parseCurrency(raw: string): string | null {
+  const s = raw.trim();
+  if (CURRENCY_SYMBOLS[s]) return CURRENCY_SYMBOLS[s]!;
+  const upper = s.toUpperCase();
+  if (/^[A-Z]{3}$/.test(upper) && currencies.has(upper)) return upper;
+  // a code in parentheses first ("All Revenue (USD)": ALL is also a currency), then any word
+  const bracketed = /\(([A-Z]{3})\)/.exec(upper);
+  if (bracketed && currencies.has(bracketed[1]!)) return bracketed[1]!;
+  for (const m of upper.matchAll(/\b([A-Z]{3})\b/g)) if (currencies.has(m[1]!)) return m[1]!;
+  return null;
+}
+
+const SPECIAL_TERRITORIES: Record<string, string | null> = {
+  UK: 'GB',
+  EL: 'GR', // EU usage for Greece
+  OU: null, // DistroKid: "outside the United States"
+  WW: null,
+  XX: null,
+  ZZ: null,
+  EU: null,
+  WORLD: null,
+  WORLDWIDE: null,
+  'REST OF WORLD': null,
+  ROW: null,
+};
+
+/** ISO 3166-1 alpha-2 from an alpha-2, alpha-3 or numeric code or an English country name. */
+export function parseCountry(raw: string): string | null {
+  const s = raw.trim();
+  if (s.length === 0 || s.length > 80) return null;
+  const upper = s.toUpperCase();
+  if (Object.hasOwn(SPECIAL_TERRITORIES, upper)) return SPECIAL_TERRITORIES[upper]!;
+  if (/^[A-Z]{2}$/.test(upper)) return countries.isValid(upper) ? upper : null;
+  if (/^[A-Z]{3}$/.test(upper)) return countries.alpha3ToAlpha2(upper) ?? null;
+  if (/^\d{1,3}$/.test(upper)) return countries.numericToAlpha2(upper.padStart(3, '0')) ?? null;
+  return countries.getAlpha2Code(s, 'en') ?? countries.getSimpleAlpha2Code(s, 'en') ?? null;
+}
+
+/** Upper-case, separators removed, validated `^[A-Z]{2}[A-Z0-9]{3}\d{7}$`; null when invalid. */
+export function normalizeIsrc(raw: string): string | null {
+  const s = raw.trim().replace(/^"|"$/g, '').replace(/[\s\-_.]/g, '').toUpperCase();
+  return /^[A-Z]{2}[A-Z0-9]{3}\d{7}$/.test(s) ? s : null;
+}
+
+function gtinCheckDigitValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length - 1; i++) {
+    const d = digits.charCodeAt(digits.length - 2 - i) - 48;
+    sum += i % 2 === 0 ? d * 3 : d;
+  }
+  return (10 - (sum % 10)) % 10 === digits.charCodeAt(digits.length - 1) - 48;
+}
+
+/**
+ * UPC-A / EAN-13 as digits, wrappers stripped (`"…"`, `="…"`); a UPC that lost its leading
+ * zero (11 digits) is padded only when the check digit then validates. Scientific notation
+ * (`1.91774E+11`) has lost digits: null, never guessed.
+ */
+export function normalizeUpc(raw: string): string | null {
+  const s = raw.trim().replace(/^="?|"$/g, '').replace(/^"/, '').replace(/[\s-]/g, '');
+  if (!/^\d{8,14}$/.test(s)) return null;
+  if (s.length === 11 && gtinCheckDigitValid(`0${s}`)) return `0${s}`;
+  if ((s.length === 12 || s.length === 13 || s.length === 8 || s.length === 14) && gtinCheckDigitValid(s)) return s;
+  return null;
+}
+
+/** ISWC as `T` + 10 digits, check digit validated. */
+export function normalizeIswc(raw: string): string | null {
+  const s = raw.trim().toUpperCase().replace(/[\s\-.]/g, '');
+  const m = /^T(\d{9})(\d)$/.exec(s);
+  if (!m) return null;
+  let sum = 1;
+  for (let i = 0; i < 9; i++) sum += (i + 1) * (m[1]!.charCodeAt(i) - 48);
+  return (10 - (sum % 10)) % 10 === +m[2]! ? s : null;
+}
+
+/** A period, date or currency found in a file name (e.g. `YouTube_X_M_20240301_…`, `…_2024-03_…`). */
+export function fromFileName(fileName: string, what: 'period' | 'date' | 'currency'): string | null {
+  const base = fileName.slice(0, 255);
+  if (what === 'currency') {
+    for (const token of base.split(/[^A-Za-z]+/)) if (token.length === 3 && parseCurrency(token) === token.toUpperCase()) return token.toUpperCase();
+    return null;
+  }
+  const tokens = base.split(/[_\s.()[\]]+/).filter(Boolean);
+  for (const token of tokens) {
+    if (what === 'date') {
+      const d = /^\d{8}$/.test(token) || /^\d{4}-\d{2}-\d{2}$/.test(token) ? parseDate(token) : null;
+      if (d) return d;
+    } else {
+      const p = /^(\d{4}[-]?\d{2}|\d{4}Q[1-4]|Q[1-4]\d{4}|\d{8}|\d{4}-\d{2}-\d{2})$/i.test(token) ? parsePeriod(/^\d{8}$/.test(token) ? token.slice(0, 6) : token) : null;
+      if (p) return `${p.year}${p.cadence}${pad(p.period)}`;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,76 @@
+// The trimmed and standardized variants of a statement are made on first request rather than by
+// every ingestion run: they re-read the whole file, and most statements are never downloaded in
+// those forms. They are made by the pipeline's own code (locate, then the normalizer's variant
+// writer) for the version the statement has now, and dropped when it is reprocessed.
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { AppError } from '../errors.ts';
+import type { Deps } from '../trpc/context.ts';
+import { mappingFieldsSchema } from './fields.ts';
+import { locateStatementFile, upload } from './pipeline.ts';
+
+export const lazyVariants = ['trimmed', 'standardized'] as const;
+export type LazyVariant = (typeof lazyVariants)[number];
+
+export async function materializeVariant(deps: Deps, statementId: string, variant: LazyVariant): Promise<string> {
+  const { rows } = await deps.pool.query<{
+    organization_id: string;
+    object_key: string;
+    file_name: string;
+    status: string;
+    normalized_version: number;
+    fields: unknown;
+  }>(
+    `SELECT s.organization_id, s.object_key, s.file_name, s.status, s.normalized_version, m.fields
+     FROM statements s LEFT JOIN mappings m ON m.id = s.mapping_id WHERE s.id = $1`,
+    [statementId],
+  );
+  const s = rows[0];
+  const fields = mappingFieldsSchema.safeParse(s?.fields);
+  if (!s || s.status !== 'processed' || !fields.success) throw new AppError('FILE_VARIANT_NOT_FOUND', `The statement has no ${variant} file (it is not processed)`);
+  const workDir = path.join(tmpdir(), 'royalty-variant', `${statementId}-${randomBytes(4).toString('hex')}`);
+  await mkdir(workDir, { recursive: true });
+  try {
+    const { located } = await locateStatementFile(deps, s.object_key, s.file_name, workDir);
+    const file = path.join(workDir, `${variant}.csv`);
+    await deps.threads.run('normalize', 'normalizeStatement', {
+      csvPath: located.csvPath,
+      delimiter: located.delimiter,
+      quote: located.quote,
+      headerLine: located.headerLine,
+      header: located.header,
+      footerRecords: located.footerRecords,
+      fields: fields.data,
+      decimalComma: located.decimalComma,
+      dateOrder: located.dateOrder,
+      fileName: s.file_name,
+      variables: {},
+      statementId,
+      organizationId: s.organization_id,
+      rightsholderId: '00000000-0000-0000-0000-000000000000',
+      outPath: null,
+      removedPath: null,
+      trimmedPath: variant === 'trimmed' ? file : null,
+      standardizedPath: variant === 'standardized' ? file : null,
+      variantsOnly: true,
+      threads: 2,
+      timeBudgetMs: 30 * 60_000,
+    });
+    const key = `orgs/${s.organization_id}/statements/${statementId}/${variant}/v${s.normalized_version}.csv`;
+    await upload(deps, key, file, 'text/csv');
+    // recorded only if the statement was not reprocessed meanwhile
+    const updated = await deps.pool.query(
+      `UPDATE statements SET variants = variants || jsonb_build_object($2::text, $3::text) WHERE id = $1 AND normalized_version = $4`,
+      [statementId, variant, key, s.normalized_version],
+    );
+    if (!updated.rowCount) {
+      await deps.store.delete(key).catch(() => {});
+      throw new AppError('STATEMENT_STATE_CONFLICT', 'The statement was reprocessed while its file was being prepared; ask again');
+    }
+    return key;
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}

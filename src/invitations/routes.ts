@@ -1,0 +1,51 @@
+// POST /invitations/accept: the one HTTP route outside tRPC, because the invitation link is what
+// people follow (OAuth log-ins arrive later). Authenticated by the caller's API key alone: the
+// invitation, not a header, names the organization, and an invitee's keys are by nature scoped
+// to other organizations.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import { z } from 'zod';
+import { principalForApiKey } from '../auth/apiKeys.ts';
+import { credentialsFromHeaders } from '../auth/principal.ts';
+import { AppError } from '../errors.ts';
+import type { Deps } from '../trpc/context.ts';
+import { acceptInvitation } from './accept.ts';
+import { ACCEPT_PATH } from './invitations.ts';
+
+const tokenSchema = z.string().min(1).max(200);
+const bodySchema = z.object({ token: tokenSchema.optional() }).nullish();
+const querySchema = z.object({ token: tokenSchema.optional() });
+
+function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  return reply
+    .status(getHTTPStatusCodeFromError(error))
+    .send({ error: { message: error.message, code: error.code, errorCode: error.errorCode, ...(error.details ? { details: error.details } : {}) } });
+}
+
+/** The token from the JSON body `{ token }` or, so that the link itself can be POSTed, the query. */
+function tokenOf(body: unknown, query: unknown): string {
+  const fromBody = bodySchema.safeParse(body);
+  const fromQuery = querySchema.safeParse(query);
+  if (!fromBody.success || !fromQuery.success) throw new AppError('VALIDATION_FAILED', 'token must be a string of 1 to 200 characters');
+  const token = fromBody.data?.token ?? fromQuery.data.token;
+  if (token === undefined) throw new AppError('VALIDATION_FAILED', 'token is required (JSON body { token } or ?token=)');
+  return token;
+}
+
+export async function invitationRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
+  app.post(ACCEPT_PATH, async (req, reply) => {
+    try {
+      const credentials = credentialsFromHeaders(req.headers);
+      if (credentials.apiKey === undefined) {
+        throw new AppError(credentials.bearerToken === undefined ? 'AUTH_REQUIRED' : 'INVALID_ACCESS_TOKEN');
+      }
+      const principal = await principalForApiKey(deps.pool, credentials.apiKey);
+      if (!principal) throw new AppError('INVALID_API_KEY');
+      const token = tokenOf(req.body, req.query);
+      return await acceptInvitation(deps.pool, principal, token);
+    } catch (error) {
+      if (error instanceof AppError) return sendError(reply, error);
+      throw error;
+    }
+  });
+}

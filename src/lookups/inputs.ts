@@ -1,0 +1,27 @@
+// Input fields shared by the sales-type and source lookup procedures.
+import { z } from 'zod';
+import { normalizeLookupKey } from './normalize.ts';
+import { list } from '../trpc/schemas.ts';
+
+/** A raw statement string: it must keep a letter or digit after normalization, or nothing could match it. */
+export const rawString = z
+  .string()
+  .trim()
+  .min(1)
+  .max(500)
+  .refine((s) => normalizeLookupKey(s) !== '', 'must contain a letter or a digit');
+
+export const status = z.string().trim().min(1).max(50);
+export const label = z.string().trim().min(1).max(200);
+export const nullableLabel = label.nullable().optional();
+
+/** One status or several (the specification leaves the type open). */
+export const statusFilter = z.union([status, list(status, 20)]).optional();
+
+export function statuses(filter: string | string[] | undefined): string[] | undefined {
+  if (filter === undefined) return undefined;
+  return Array.isArray(filter) ? filter : [filter];
+}
+
+/** Resolution input: up to 100 strings are accepted as input, more than 10 are refused by the handler with its own code. */
+export const rawBatch = list(rawString, 100).min(1);

@@ -1,0 +1,107 @@
+// The object store: every file of the service lives here, under a prefix per organization.
+import type { Readable } from 'node:stream';
+import {
+  CreateBucketCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  NotFound,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Settings } from '../config.ts';
+
+export interface ObjectInfo {
+  size: number;
+  contentType: string | undefined;
+  etag: string | undefined;
+}
+
+export class ObjectStore {
+  readonly client: S3Client;
+  readonly bucket: string;
+
+  constructor(settings: S3Settings) {
+    this.bucket = settings.bucket;
+    this.client = new S3Client({
+      endpoint: settings.endpoint,
+      region: settings.region,
+      forcePathStyle: settings.forcePathStyle,
+      credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
+      // The SDK's default flexible checksums corrupt streamed uploads on S3-compatible servers
+      // and put an empty-body checksum into presigned PUT URLs (see README, decisions).
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  static orgPrefix(organizationId: string): string {
+    return `orgs/${organizationId}/`;
+  }
+
+  async ensureBucket(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    } catch {
+      await this.client.send(new CreateBucketCommand({ Bucket: this.bucket }));
+    }
+  }
+
+  async put(key: string, body: Buffer | string | Readable, contentType = 'application/octet-stream'): Promise<void> {
+    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }));
+  }
+
+  async getBuffer(key: string): Promise<Buffer> {
+    const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    return Buffer.from(await res.Body!.transformToByteArray());
+  }
+
+  async getStream(key: string): Promise<Readable> {
+    const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    return res.Body as Readable;
+  }
+
+  /** undefined when the object does not exist. */
+  async head(key: string): Promise<ObjectInfo | undefined> {
+    try {
+      const res = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return { size: res.ContentLength ?? 0, contentType: res.ContentType, etag: res.ETag };
+    } catch (error) {
+      if (error instanceof NotFound || (error as { name?: string }).name === 'NotFound') return undefined;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  /** A presigned PUT. Only the content type is signed: the client must send exactly that header. */
+  async presignPut(key: string, contentType: string, expiresInSeconds: number): Promise<string> {
+    return getSignedUrl(
+      this.client,
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
+      { expiresIn: expiresInSeconds },
+    );
+  }
+
+  /** A presigned GET that downloads as an attachment named fileName. */
+  async presignGet(key: string, fileName: string, expiresInSeconds: number): Promise<string> {
+    const safe = fileName.replace(/[^\w.\- ]+/g, '_');
+    return getSignedUrl(
+      this.client,
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        ResponseContentDisposition: `attachment; filename="${safe}"; filename*=UTF-8''${encodeURIComponent(fileName)}`,
+      }),
+      { expiresIn: expiresInSeconds },
+    );
+  }
+
+  destroy(): void {
+    this.client.destroy();
+  }
+}

@@ -1,0 +1,72 @@
+// Context is built in two steps: createContextInner needs no HTTP objects (tests use it with
+// createCaller); createContext reads the request's headers.
+import type { FastifyBaseLogger } from 'fastify';
+import type { CreateFastifyContextOptions } from '@trpc/server/adapters/fastify';
+import type { Config } from '../config.ts';
+import type { Pool } from '../db/pool.ts';
+import type { ObjectStore } from '../storage/objectStore.ts';
+import type { ThreadPool } from '../workers/threadPool.ts';
+import type { WorkerUtils } from 'graphile-worker';
+import { credentialsFromHeaders, type Credentials, type Principal } from '../auth/principal.ts';
+import { principalForApiKey } from '../auth/apiKeys.ts';
+import { CUBE_SESSION_PREFIX, principalForCubeSession } from '../analytics/sessions.ts';
+import { AppError } from '../errors.ts';
+
+/** Long-lived parts every procedure may use. */
+export interface Deps {
+  config: Config;
+  pool: Pool;
+  store: ObjectStore;
+  threads: ThreadPool;
+  /** enqueues graphile-worker jobs */
+  jobs: WorkerUtils;
+  log: FastifyBaseLogger;
+}
+
+export interface Context {
+  deps: Deps;
+  credentials: Credentials;
+  /** Resolves the caller once per HTTP request (a batch shares it); throws UNAUTHORIZED. */
+  authenticate(): Promise<Principal>;
+}
+
+export function createContextInner(deps: Deps, credentials: Credentials): Context {
+  let principal: Promise<Principal> | undefined;
+  return {
+    deps,
+    credentials,
+    authenticate() {
+      principal ??= resolvePrincipal(deps, credentials);
+      return principal;
+    },
+  };
+}
+
+async function resolvePrincipal(deps: Deps, credentials: Credentials): Promise<Principal> {
+  if (credentials.apiKey !== undefined) {
+    const principal = await principalForApiKey(deps.pool, credentials.apiKey);
+    if (!principal) throw new AppError('INVALID_API_KEY');
+    void deps.pool
+      .query(
+        `UPDATE api_keys SET last_used_at = now()
+         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+        [principal.apiKey!.id],
+      )
+      .catch(() => {});
+    return principal;
+  }
+  if (credentials.bearerToken?.startsWith(CUBE_SESSION_PREFIX)) {
+    const principal = await principalForCubeSession(deps.pool, credentials.bearerToken);
+    if (!principal) throw new AppError('INVALID_CUBE_SESSION');
+    return principal;
+  }
+  if (credentials.bearerToken !== undefined) {
+    // OAuth access tokens arrive with the OAuth issue; until then no bearer token is valid.
+    throw new AppError('INVALID_ACCESS_TOKEN');
+  }
+  throw new AppError('AUTH_REQUIRED');
+}
+
+export function contextFactory(deps: Deps) {
+  return ({ req }: CreateFastifyContextOptions): Context => createContextInner(deps, credentialsFromHeaders(req.headers));
+}

@@ -1,0 +1,154 @@
+// The procedure builders. Every procedure declares its metadata (minRole, scope, summary) next to
+// its definition; one mechanism below enforces it, and a procedure built without a declared role
+// is refused. Order of checks: authenticate → API-key procedure scope → organization and role
+// (from the raw input) → input validation.
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal.ts';
+import { scopeAllows } from '../auth/apiKeys.ts';
+import { cubeSessionAllows } from '../analytics/sessions.ts';
+import { AppError } from '../errors.ts';
+import type { Queryable } from '../db/pool.ts';
+import { baseProcedure, type ProcedureMeta } from './init.ts';
+import { higherRole, platformRoleInOrg, roleSatisfies, type MinRole, type OrgRole } from './roles.ts';
+
+/** The caller's standing in the organization the input names. */
+export interface OrgAccess {
+  id: string;
+  name: string;
+  role: OrgRole;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const authenticated = baseProcedure.use(async ({ ctx, meta, path, getRawInput, next }) => {
+  if (!meta?.minRole) throw new AppError('ROLE_NOT_DECLARED', `Procedure ${path} declares no minimum role`);
+  // PostgreSQL cannot store NUL in text: refused here for every procedure, rather than as a 500 later
+  if (JSON.stringify((await getRawInput()) ?? null).includes('\\u0000')) {
+    throw new AppError('VALIDATION_FAILED', 'Invalid input: strings must not contain NUL (U+0000) characters');
+  }
+  if (meta.minRole === 'none') return next({ ctx: { principal: null as Principal | null } });
+  const principal = await ctx.authenticate();
+  if (principal.apiKey && !scopeAllows(principal.apiKey.patterns, path)) {
+    throw new AppError('API_KEY_SCOPE_DENIED', `The API key's scope does not include ${path}`);
+  }
+  if (principal.cubeSession && !cubeSessionAllows(principal.cubeSession, path)) {
+    throw new AppError('CUBE_SESSION_SCOPE_DENIED', `An embed session does not authorize ${path}`);
+  }
+  return next({ ctx: { principal: principal as Principal | null } });
+});
+
+/** Loads the caller's role in an organization, or throws FORBIDDEN / NOT_FOUND. */
+export async function organizationAccess(db: Queryable, principal: Principal, organizationId: string): Promise<OrgAccess> {
+  const { rows } = await db.query<{ id: string; name: string; deleted: boolean; role: OrgRole | null; status: string | null }>(
+    `SELECT o.id, o.name, o.deleted_at IS NOT NULL AS deleted, m.role, m.status
+     FROM organizations o
+     LEFT JOIN memberships m ON m.organization_id = o.id AND m.user_id = $2
+     WHERE o.id = $1`,
+    [organizationId, principal.userId],
+  );
+  const row = rows[0];
+  const platformRole = platformRoleInOrg(principal.platformRole);
+  // Outsiders learn nothing about whether the organization exists.
+  if (!row) {
+    if (platformRole) throw new AppError('ORGANIZATION_NOT_FOUND');
+    throw new AppError('NOT_ORGANIZATION_MEMBER');
+  }
+  if (row.role === null && !platformRole) throw new AppError('NOT_ORGANIZATION_MEMBER');
+  if (row.deleted) throw new AppError('ORGANIZATION_NOT_FOUND');
+  if (row.status === 'disabled' && !platformRole) throw new AppError('MEMBER_DISABLED');
+  const role = higherRole(row.status === 'disabled' ? null : row.role, platformRole)!;
+  return { id: row.id, name: row.name, role };
+}
+
+function inputOrganizationId(input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const value = (input as { organizationId?: unknown }).organizationId;
+  return typeof value === 'string' ? value : undefined;
+}
+
+function checkApiKeyOrganization(principal: Principal, headerOrg: string | undefined, inputOrg: string | undefined): void {
+  if (!principal.apiKey) return;
+  if (headerOrg === undefined) {
+    throw new AppError('ORGANIZATION_HEADER_REQUIRED', 'API-key calls must send the x-organization-id header');
+  }
+  if (!UUID_RE.test(headerOrg)) throw new AppError('ORGANIZATION_HEADER_REQUIRED', 'x-organization-id must be a uuid');
+  if (!principal.apiKey.organizationIds.includes(headerOrg)) {
+    throw new AppError('API_KEY_SCOPE_DENIED', "The organization is outside the API key's scope");
+  }
+  if (inputOrg !== undefined && inputOrg.toLowerCase() !== headerOrg.toLowerCase()) {
+    throw new AppError('ORGANIZATION_MISMATCH', 'organizationId in the input must equal the x-organization-id header');
+  }
+}
+
+async function authorize(
+  db: Queryable,
+  principal: Principal,
+  minRole: Exclude<MinRole, 'none'>,
+  headerOrg: string | undefined,
+  inputOrg: string | undefined,
+): Promise<OrgAccess | null> {
+  checkApiKeyOrganization(principal, headerOrg, inputOrg);
+  if (minRole === 'any') return null;
+  if (minRole === 'c2_superadmin') {
+    if (principal.platformRole !== 'c2_superadmin') throw new AppError('PLATFORM_ROLE_REQUIRED');
+    return inputOrg === undefined ? null : organizationAccess(db, principal, inputOrg);
+  }
+  if (inputOrg === undefined) throw new AppError('ORGANIZATION_REQUIRED');
+  const access = await organizationAccess(db, principal, inputOrg);
+  if (!roleSatisfies(access.role, minRole)) {
+    throw new AppError('INSUFFICIENT_ROLE', `This procedure needs the ${minRole} role or higher`);
+  }
+  return access;
+}
+
+/**
+ * Authorizes before the input is validated, from the raw input's organizationId, so a caller
+ * without the role learns nothing about the input schema. A raw organizationId that is not a
+ * uuid is left to input validation, and the post-input guard below makes sure nothing runs
+ * unauthorized.
+ */
+const authorized = authenticated.use(async ({ ctx, meta, getRawInput, next }) => {
+  const principal = ctx.principal!;
+  const raw = inputOrganizationId(await getRawInput());
+  const inputOrg = raw !== undefined && UUID_RE.test(raw) ? raw : undefined;
+  if (principal.cubeSession && inputOrg?.toLowerCase() !== principal.cubeSession.organizationId) {
+    throw new AppError('CUBE_SESSION_SCOPE_DENIED', 'The embed session is for another organization');
+  }
+  const minRole = meta!.minRole as Exclude<MinRole, 'none'>;
+  const needsOrg = minRole !== 'any' && minRole !== 'c2_superadmin';
+  const org = needsOrg && inputOrg === undefined ? null : await authorize(ctx.deps.pool, principal, minRole, ctx.credentials.organizationId, inputOrg);
+  return next({ ctx: { principal, org } });
+});
+
+/** A procedure callable without authentication (only `health`). */
+export function publicProcedure<S extends z.ZodType>(meta: ProcedureMeta & { minRole: 'none' }, input: S) {
+  return authenticated.meta(meta).input(input);
+}
+
+/** A procedure without an organization in its input: minRole `any` or `c2_superadmin`. */
+export function globalProcedure<S extends z.ZodType>(meta: ProcedureMeta & { minRole: 'any' | 'c2_superadmin' }, input: S) {
+  return authorized
+    .meta(meta)
+    .input(input)
+    .use(async ({ ctx, input: parsed, next }) => {
+      const inputOrg = inputOrganizationId(parsed);
+      if (inputOrg !== undefined && ctx.org?.id !== inputOrg && meta.minRole !== 'any') throw new AppError('ORGANIZATION_REQUIRED');
+      return next({ ctx: { principal: ctx.principal, org: ctx.org } });
+    });
+}
+
+/** A procedure of one organization: the input carries organizationId; ctx.org is the caller's access. */
+export function orgProcedure<S extends z.ZodType<{ organizationId: string }, unknown>>(
+  meta: ProcedureMeta & { minRole: Exclude<MinRole, 'none' | 'any'> },
+  input: S,
+) {
+  return authorized
+    .meta(meta)
+    .input(input)
+    .use(async ({ ctx, input: parsed, next }) => {
+      const org = ctx.org;
+      // the organization authorized before validation must be the one the handler sees
+      if (!org || org.id.toLowerCase() !== inputOrganizationId(parsed)?.toLowerCase()) throw new AppError('ORGANIZATION_REQUIRED');
+      return next({ ctx: { principal: ctx.principal, org } });
+    });
+}

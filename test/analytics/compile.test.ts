@@ -1,0 +1,129 @@
+// The compiler pinned: exact SQL and parameters for representative queries, where the injected
+// restrictions go, how each operator compiles, and when a rollup answers.
+import t from 'tap';
+import { compileQuery, type Restrictions } from '../../src/analytics/compile.ts';
+import { cubeQuerySchema, normalizeQuery } from '../../src/analytics/query.ts';
+
+const now = Date.UTC(2026, 10, 22, 3, 3);
+const V = (n: string) => `analytics_full_view.${n}`;
+const rh = { member: V('rightsholder_id'), operator: 'equals', values: ['rh-1'] };
+const scoped: Restrictions = { organizationId: 'org-1', rightsholderIds: ['rh-1', 'rh-2'] };
+const all: Restrictions = { organizationId: 'org-1', rightsholderIds: null };
+
+const compile = (query: unknown, r: Restrictions = all, usePreagg = false) =>
+  compileQuery(normalizeQuery(cubeQuerySchema.parse(query), r.organizationId, now), r, { usePreagg });
+
+t.test('a full query: restrictions first, dimension filters in WHERE, measure filters in HAVING', async (t) => {
+  const c = compile(
+    {
+      measures: [V('royalty_earnings_usd')],
+      dimensions: [V('territory')],
+      timeDimensions: [{ dimension: V('sales_period_start'), granularity: 'month', dateRange: 'last 12 months' }],
+      filters: [
+        rh,
+        { member: V('organization_id'), operator: 'equals', values: ['another-org'] },
+        { or: [{ member: V('source_raw'), operator: 'contains', values: ['50%_off'] }, { member: V('stmt_year'), operator: 'gte', values: [2024] }] },
+        { member: V('royalty_earnings_usd'), operator: 'gt', values: ['0'] },
+      ],
+      limit: 10,
+      total: true,
+    },
+    scoped,
+    true,
+  );
+  const body = `SELECT f.country AS "c0", strftime(CAST(date_trunc('month', f.sales_period_start) AS TIMESTAMP), '%Y-%m-%dT%H:%M:%S.%g') AS "c1", sum((f.royalty_earnings * fx.rate)) AS "c2"
+FROM rollup_statement f
+LEFT JOIN fx ON fx.statement_id = f.statement_id AND fx.currency = f.currency
+WHERE f.organization_id = $1 AND f.rightsholder_id IN ($2, $3) AND (f.sales_period_start >= CAST($4 AS DATE) AND f.sales_period_start <= CAST($5 AS DATE)) AND (f.rightsholder_id = $6) AND ((f.source ILIKE '%' || $7 || '%' ESCAPE '\\') OR (f.stmt_year >= CAST($8 AS DOUBLE)))
+GROUP BY 1, 2
+HAVING (sum((f.royalty_earnings * fx.rate)) > CAST($9 AS DOUBLE))`;
+  t.equal(c.sql, `${body}\nORDER BY 2 ASC, 1 ASC\nLIMIT CAST($10 AS BIGINT)`);
+  t.same(c.params, ['org-1', 'rh-1', 'rh-2', '2025-11-01', '2026-10-31', 'rh-1', '50\\%\\_off', '2024', '0', '10']);
+  t.equal(c.totalSql, `SELECT count(*) AS total FROM (\n${body}\n) q`);
+  t.same(c.totalParams, c.params.slice(0, -1));
+  t.equal(c.rollup, 'statement_territory_source');
+  t.same(
+    c.columns.map((col) => col.keys),
+    [[V('territory')], [V('sales_period_start.month'), V('sales_period_start')], [V('royalty_earnings_usd')]],
+  );
+  t.notMatch(c.sql, /another-org/);
+  t.notOk(c.params.includes('another-org'), "a client's organization filter is stripped");
+});
+
+t.test('operators and their NULL rules', async (t) => {
+  const where = (filter: object) => {
+    const c = compile({ measures: [V('units')], filters: [rh, filter] });
+    return { sql: /WHERE (.*)$/m.exec(c.sql)![1]!.replace('f.organization_id = $1 AND (f.rightsholder_id = $2) AND ', ''), params: c.params.slice(2, -1) };
+  };
+  t.same(where({ member: V('currency'), operator: 'equals', values: ['EUR', 'USD'] }), { sql: '(f.currency IN ($3, $4))', params: ['EUR', 'USD'] });
+  t.same(where({ member: V('currency'), operator: 'equals', values: ['EUR', null] }), { sql: '(f.currency = $3 OR f.currency IS NULL)', params: ['EUR'] });
+  t.same(where({ member: V('currency'), operator: 'notEquals', values: ['EUR'] }), { sql: '(f.currency <> $3 OR f.currency IS NULL)', params: ['EUR'] });
+  t.same(where({ member: V('currency'), operator: 'notEquals', values: ['EUR', null] }), { sql: '(f.currency <> $3)', params: ['EUR'] });
+  t.same(where({ member: V('currency'), operator: 'notEquals', values: [null] }), { sql: '(f.currency IS NOT NULL)', params: [] });
+  t.same(where({ member: V('payor'), operator: 'notContains', values: ['a', 'b'] }), {
+    sql: "((f.payor NOT ILIKE '%' || $3 || '%' ESCAPE '\\' AND f.payor NOT ILIKE '%' || $4 || '%' ESCAPE '\\') OR f.payor IS NULL)",
+    params: ['a', 'b'],
+  });
+  t.same(where({ member: V('stmt_year'), operator: 'lt', values: ['2025', '1900'] }), { sql: '(f.stmt_year < CAST($3 AS DOUBLE))', params: ['2025'] });
+  t.same(where({ member: V('royalty_rate'), operator: 'contains', values: ['5'] }), {
+    sql: "(CAST(f.royalty_rate AS VARCHAR) ILIKE '%' || $3 || '%' ESCAPE '\\')",
+    params: ['5'],
+  });
+  t.same(where({ member: V('isrc'), operator: 'set' }), { sql: '(f.isrc IS NOT NULL)', params: [] });
+  t.same(where({ member: V('isrc'), operator: 'notSet', values: ['ignored'] }), { sql: '(f.isrc IS NULL)', params: [] });
+  // a DATE compared with millisecond bounds, as dates
+  t.same(where({ member: V('sales_period_start'), operator: 'inDateRange', values: ['2024-01-01', '2024-01-31'] }), {
+    sql: '(f.sales_period_start >= CAST($3 AS DATE) AND f.sales_period_start <= CAST($4 AS DATE))',
+    params: ['2024-01-01', '2024-01-31'],
+  });
+  t.same(where({ member: V('sales_period_start'), operator: 'inDateRange', values: ['2024-01-01T06:00', '2024-01-31T06:00'] }), {
+    sql: '(f.sales_period_start >= CAST($3 AS DATE) AND f.sales_period_start <= CAST($4 AS DATE))',
+    params: ['2024-01-02', '2024-01-31'],
+  });
+  t.same(where({ member: V('sales_period_start'), operator: 'notInDateRange', values: ['2024-01-01', '2024-01-31'] }), {
+    sql: '(f.sales_period_start < CAST($3 AS DATE) OR f.sales_period_start > CAST($4 AS DATE))',
+    params: ['2024-01-01', '2024-01-31'],
+  });
+  t.same(where({ member: V('sales_period_start'), operator: 'afterDate', values: ['2024-03-03'] }), {
+    sql: '(f.sales_period_start > CAST($3 AS DATE))',
+    params: ['2024-03-03'],
+  });
+  t.same(where({ member: V('sales_period_start'), operator: 'beforeDate', values: ['yesterday'] }), {
+    sql: '(f.sales_period_start < CAST($3 AS DATE))',
+    params: ['2026-11-21'],
+  });
+  t.same(where({ member: V('sales_period_start'), operator: 'afterDate', values: ['yesterday'] }), {
+    sql: '(f.sales_period_start > CAST($3 AS DATE))',
+    params: ['2026-11-21'],
+  });
+});
+
+t.test('restrictions: an empty data-access scope matches nothing; the tm relation is restricted too', async (t) => {
+  const none = compile({ measures: [V('units')], dimensions: [V('tm')], filters: [rh] }, { organizationId: 'org-1', rightsholderIds: [] });
+  t.match(none.sql, /WHERE FALSE\n\s*GROUP BY s2\.distributor_id\)/);
+  t.match(none.sql, /\nWHERE FALSE AND \(f\.rightsholder_id = \$1\)/);
+  t.same(none.params, ["rh-1", "10000"]);
+  const some = compile({ measures: [V('units')], dimensions: [V('tm')], filters: [rh] }, scoped);
+  t.match(some.sql, /WHERE sm\.organization_id = \$1 AND sm\.rightsholder_id IN \(\$2, \$3\)/);
+});
+
+t.test('default order, explicit order and unselected members', async (t) => {
+  const order = (q: object) => /ORDER BY (.*)$/m.exec(compile({ filters: [rh], ...q }).sql)?.[1];
+  t.equal(order({ measures: [V('units')], dimensions: [V('currency')] }), '2 DESC, 1 ASC', 'measures and dimensions: first measure desc');
+  t.equal(order({ dimensions: [V('currency'), V('territory')] }), '1 ASC, 2 ASC', 'dimensions only: first dimension asc');
+  t.equal(order({ measures: [V('units')] }), undefined, 'measures only: no order');
+  t.equal(order({ measures: [V('units')], dimensions: [V('currency')], timeDimensions: [{ dimension: V('sales_period_end'), granularity: 'year' }] }), '2 ASC, 1 ASC');
+  t.equal(order({ measures: [V('units')], dimensions: [V('currency')], order: { [V('units')]: 'asc', [V('payor')]: 'desc' } }), '2 ASC, 1 ASC', 'payor is not selected: dropped');
+  t.equal(order({ measures: [V('units')], dimensions: [V('currency')], order: {} }), '1 ASC', 'an empty order disables the default');
+});
+
+t.test('rollups answer only what they can, with identical measures', async (t) => {
+  const rollup = (q: object) => compile({ filters: [rh], ...q }, all, true).rollup;
+  t.equal(rollup({ measures: [V('royalty_earnings_usd'), V('statement_count'), V('statement_row_count')], dimensions: [V('distributor_name'), V('tm')] }), 'statement_territory_source');
+  t.equal(rollup({ measures: [V('units')], dimensions: [V('primary_sales_type'), V('source'), V('stmt_period_full'), V('territory')] }), 'statement_territory_source');
+  t.equal(rollup({ measures: [V('units')], dimensions: [V('territory_raw')] }), null, 'territory_raw is not in the rollup');
+  t.equal(rollup({ measures: [V('product_age_avg')] }), null, 'product measures need the rows');
+  t.equal(rollup({ measures: [V('units')], filters: [rh, { member: V('isrc'), operator: 'set' }] }), null, 'a filter on a row column');
+  t.match(compile({ measures: [V('statement_row_count')], filters: [rh] }, all, true).sql, /sum\(f\.row_count\)/);
+  t.match(compile({ measures: [V('statement_row_count')], filters: [rh] }, all, false).sql, /count\(\*\)/);
+});

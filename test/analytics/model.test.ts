@@ -1,0 +1,107 @@
+// The semantic model: valid, complete against the specification's member list, and the source
+// of cube.meta. Broken models are reported with every problem and its path.
+import t from 'tap';
+import { cubeMeta } from '../../src/analytics/meta.ts';
+import { model, type SemanticModel } from '../../src/analytics/model.ts';
+import { validateModel, resolveModel, ModelError } from '../../src/analytics/modelSchema.ts';
+
+// The specification's tables (royalty-api-spec.md, "Analytics view analytics_full_view").
+const specMeasures = [
+  'statement_count', 'statement_row_count', 'royalty_earnings', 'gross_royalty_earnings', 'units', 'royalty_earnings_usd',
+  'gross_royalty_earnings_usd', 'product_dollar_age', 'fetching_percentage', 'product_age_avg', 'product_age_percentage',
+  'product_dollar_age_percentage',
+];
+const specNumberDimensions = ['stmt_year', 'stmt_period', 'royalty_rate', 'tax_deduction', 'territory_deduction', 'product_age', 'fx_rate'];
+const specStringDimensions = [
+  'stmt_cadence', 'stmt_period_full', 'stmt_period_month', 'currency', 'territory_raw', 'territory', 'primary_rights_type',
+  'secondary_rights_type', 'rightsholder_id', 'rightsholder_name', 'custom_name', 'file_name', 'account_number', 'account_name',
+  'legal_vendor', 'payor', 'track_title_raw', 'track_artist_raw', 'track_title', 'track_artist', 'release_title_raw',
+  'release_artist_raw', 'release_title', 'release_artist', 'isrc', 'iswc', 'upc', 'other_identifier', 'composers_raw',
+  'other_adjustments', 'sales_type_raw', 'sales_subtype_raw', 'source_raw', 'subsource_raw', 'full_sales_type_raw',
+  'full_source_raw', 'product_age_bucket', 'product_title', 'product_artist', 'primary_sales_type', 'secondary_sales_type',
+  'source', 'earnings_collection_source', 'earnings_source', 'earnings_category', 'earnings_parent_company', 'publisher_source',
+  'distributor_name', 'tm',
+];
+const specTimeDimensions = ['sales_period_start', 'sales_period_end', 'release_date', 'release_release_date', 'product_release_date'];
+
+t.test('the model is valid', async (t) => {
+  t.same(validateModel(model), []);
+  t.ok(resolveModel(model));
+});
+
+t.test('every member of the specification exists with its type, a title and a description', async (t) => {
+  const dims = new Map(model.dimensions.map((d) => [d.name, d]));
+  const measures = new Map(model.measures.map((m) => [m.name, m]));
+  for (const name of specMeasures) t.equal(measures.get(name)?.type, 'number', `measure ${name}`);
+  for (const name of specNumberDimensions) t.equal(dims.get(name)?.type, 'number', `number dimension ${name}`);
+  for (const name of specStringDimensions) t.equal(dims.get(name)?.type, 'string', `string dimension ${name}`);
+  for (const name of specTimeDimensions) t.equal(dims.get(name)?.type, 'time', `time dimension ${name}`);
+  for (const member of [...model.dimensions, ...model.measures]) {
+    t.ok(member.title.length > 1 && member.description.length >= 20, `${member.name} has a title and a definition`);
+  }
+  t.equal(model.measures.length, 12);
+  // the spec's members plus organization_id, statement_id, distributor_id and source_row
+  t.equal(model.dimensions.length, specNumberDimensions.length + specStringDimensions.length + specTimeDimensions.length + 4);
+});
+
+t.test('DESIGN.md definitions are stated in the descriptions', async (t) => {
+  const d = (n: string) => [...model.dimensions, ...model.measures].find((x) => x.name === n)!.description;
+  t.match(d('tm'), /00\.TM for k = 0, 01\.LTM for 1-12, 02\.PTM for 13-24, then 03\.TM for 25-36/);
+  t.match(d('product_age_bucket'), /rounded down.*'8\+' for 8 years or more/);
+  t.match(d('product_dollar_age'), /01\.LTM with a known product age and positive USD earnings/);
+  t.match(d('fetching_percentage'), /this is 0/);
+  t.match(d('track_title'), /raw value from the statement/);
+});
+
+t.test('cube.meta is derived from the model', async (t) => {
+  const view = cubeMeta.cubes[0]!;
+  t.equal(view.name, 'analytics_full_view');
+  t.equal(view.type, 'view');
+  t.same(
+    view.measures.map((m) => m.name),
+    model.measures.map((m) => `analytics_full_view.${m.name}`),
+  );
+  t.same(
+    view.dimensions.map((d) => [d.name, d.type]),
+    model.dimensions.map((d) => [`analytics_full_view.${d.name}`, d.type]),
+  );
+  t.match(view.measures.find((m) => m.name === 'analytics_full_view.royalty_earnings_usd'), {
+    title: 'Analytics Full View Royalty Earnings USD',
+    shortTitle: 'Royalty Earnings USD',
+    type: 'number',
+    aggType: 'sum',
+    format: 'currency',
+  });
+});
+
+const broken = (change: (m: SemanticModel) => void): SemanticModel => {
+  const copy = structuredClone(model);
+  change(copy);
+  return copy;
+};
+
+t.test('a broken model is reported with every problem and its path', async (t) => {
+  const issues = validateModel(
+    broken((m) => {
+      m.dimensions[0]!.sql = '{no_such_member}';
+      m.dimensions[1]!.sql = 'st.primary_sales_type';
+      m.dimensions[2]!.sql = 'f.no_such_column';
+      m.measures.push({ ...m.measures[0]!, title: 'Dup' });
+      m.expressions.loop_a = { sql: '{loop_b}', joins: [] };
+      m.expressions.loop_b = { sql: '{loop_a}', joins: [] };
+      m.dimensions[3]!.sql = '{loop_a}';
+      m.measures[8]!.rollup = 'same';
+      m.measures[8]!.sql = 'sum(f.raw_title)';
+    }),
+  );
+  const at = (path: string) => issues.filter((i) => i.path === path).map((i) => i.message);
+  t.match(at('dimensions.0.sql'), [/\{no_such_member\} names no dimension or expression/]);
+  t.match(at('dimensions.1.sql'), [/uses st\.primary_sales_type without the salesType join/]);
+  t.match(at('dimensions.2.sql'), [/f\.no_such_column is not a facts column/]);
+  t.match(at('measures.12'), [/statement_count is also defined at measures\.0/]);
+  t.ok(issues.some((i) => /circular reference/.test(i.message)), 'a cycle');
+  t.match(at('measures.8.rollup'), [/reads raw_title, which no rollup has/]);
+  t.throws(() => resolveModel(broken((m) => (m.view.name = 'Bad Name'))), ModelError);
+  t.match(validateModel(broken((m) => ((m.dimensions[0] as { type: string }).type = 'boolean'))), [{ path: 'dimensions.0.type' }]);
+  t.match(validateModel(broken((m) => m.rollups[0]!.groupBy.splice(0, 1))), [{ path: 'rollups.0.groupBy', message: /organization_id/ }]);
+});

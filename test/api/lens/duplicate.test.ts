@@ -1,0 +1,55 @@
+// lens.duplicate: a copy owned by the caller.
+import t from 'tap';
+import { addMember, newOrganization } from '../../helpers/principals.ts';
+import { startTestServer } from '../../helpers/server.ts';
+import { createLens, isError, ok, UNKNOWN_ID } from '../rightsholder/helpers.ts';
+
+const srv = await startTestServer(t);
+const owner = await newOrganization(srv);
+const org = owner.organizationId;
+const writer = await addMember(srv, org, 'writer');
+
+t.test('copies every field into a new lens owned by the caller', async (t) => {
+  const source = await createLens(t, owner, { name: 'Source', description: { d: 1 }, tags: ['x', 'y'], kind: 'retention', viewName: 'v', payload: { p: [1, 2] } });
+  ok(t, await owner.client.mutate('lens.setPinned', { organizationId: org, id: source.id, pinned: true }));
+  const copy = ok(t, await writer.client.mutate('lens.duplicate', { organizationId: org, id: source.id }));
+  t.not(copy.id, source.id);
+  t.same(
+    { ...copy, id: undefined, createdAt: undefined, updatedAt: undefined },
+    { ...source, id: undefined, name: 'Source (copy)', ownerUserId: writer.userId, pinned: false, createdAt: undefined, updatedAt: undefined },
+  );
+  t.equal(ok(t, await owner.client.query('lens.get', { organizationId: org, id: source.id })).name, 'Source', 'the source is unchanged');
+  const feed = ok(t, await owner.client.query('activity.feed', { organizationId: org, limit: 1 }));
+  t.match(feed.data[0], { action: 'lens.duplicate', subjectId: copy.id, subjectLabel: 'Source (copy)', actor: { userId: writer.userId } });
+});
+
+t.test('name and scope may be given; a long name keeps within bounds', async (t) => {
+  const source = await createLens(t, owner, { name: 'n'.repeat(200) });
+  const copy = ok(t, await writer.client.mutate('lens.duplicate', { organizationId: org, id: source.id }));
+  t.equal(copy.name, 'n'.repeat(193) + ' (copy)');
+  const mine = ok(t, await writer.client.mutate('lens.duplicate', { organizationId: org, id: source.id, name: 'My version', scope: 'personal' }));
+  t.match(mine, { name: 'My version', scope: 'personal', ownerUserId: writer.userId });
+  isError(t, await owner.client.query('lens.get', { organizationId: org, id: mine.id }), 'NOT_FOUND', 'LENS_NOT_FOUND');
+  // a personal lens copied by its owner stays personal unless told otherwise
+  const again = ok(t, await writer.client.mutate('lens.duplicate', { organizationId: org, id: mine.id }));
+  t.equal(again.scope, 'personal');
+  const shared = ok(t, await writer.client.mutate('lens.duplicate', { organizationId: org, id: mine.id, scope: 'organization' }));
+  t.equal(ok(t, await owner.client.query('lens.get', { organizationId: org, id: shared.id })).name, 'My version (copy)');
+});
+
+t.test("another member's personal lens, unknown ids and other organizations are NOT_FOUND", async (t) => {
+  const secret = await createLens(t, owner, { name: 'Secret', scope: 'personal' });
+  isError(t, await writer.client.mutate('lens.duplicate', { organizationId: org, id: secret.id }), 'NOT_FOUND', 'LENS_NOT_FOUND');
+  isError(t, await writer.client.mutate('lens.duplicate', { organizationId: org, id: UNKNOWN_ID }), 'NOT_FOUND', 'LENS_NOT_FOUND');
+  const other = await newOrganization(srv, 'Other');
+  const theirs = await createLens(t, other, { name: 'Theirs' });
+  const res = await writer.client.mutate('lens.duplicate', { organizationId: org, id: theirs.id });
+  isError(t, res, 'NOT_FOUND', 'LENS_NOT_FOUND');
+  t.notMatch(JSON.stringify(res), /Theirs/);
+  for (const role of ['member', 'reader'] as const) {
+    const m = await addMember(srv, org, role);
+    const lens = await createLens(t, owner, { name: 'Any' });
+    isError(t, await m.client.mutate('lens.duplicate', { organizationId: org, id: lens.id }), 'FORBIDDEN', 'INSUFFICIENT_ROLE', role);
+  }
+  isError(t, await writer.client.mutate('lens.duplicate', { organizationId: org, id: secret.id, name: '' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+});

@@ -1,0 +1,78 @@
+// organization.setRightsholderMdPriorities: replaces the whole musical-detail fetch ordering;
+// every id must be a live rightsholder of the organization.
+import t from 'tap';
+import { addMember, newOrganization } from '../../helpers/principals.ts';
+import { startTestServer } from '../../helpers/server.ts';
+import { activities, expectError, expectOk, insertRightsholder, MISSING_ID } from './helpers.ts';
+
+const srv = await startTestServer(t);
+const owner = await newOrganization(srv, 'Acme');
+const org = owner.organizationId;
+const admin = await addMember(srv, org, 'admin');
+const other = await newOrganization(srv, 'Other');
+const a = await insertRightsholder(srv, org, 'Alpha');
+const b = await insertRightsholder(srv, org, 'Bravo');
+const c = await insertRightsholder(srv, org, 'Charlie');
+const foreign = await insertRightsholder(srv, other.organizationId, 'Foreign');
+const set = (rightsholderIds: unknown, client = admin.client) =>
+  client.mutate('organization.setRightsholderMdPriorities', { organizationId: org, ...(rightsholderIds === undefined ? {} : { rightsholderIds }) });
+const stored = async () =>
+  (await srv.deps.pool.query('SELECT rightsholder_id AS id, position FROM rightsholder_md_priorities WHERE organization_id = $1 ORDER BY position', [org])).rows;
+
+t.test('replaces the whole ordering and returns it', async (t) => {
+  t.same(expectOk(t, await set([b, a, c])), [
+    { position: 1, rightsholderId: b, name: 'Bravo' },
+    { position: 2, rightsholderId: a, name: 'Alpha' },
+    { position: 3, rightsholderId: c, name: 'Charlie' },
+  ]);
+  t.same(expectOk(t, await set([c])), [{ position: 1, rightsholderId: c, name: 'Charlie' }]);
+  t.same(await stored(), [{ id: c, position: 1 }]);
+  t.same(expectOk(t, await set([])), []);
+  t.same(expectOk(t, await set([a, b])), [
+    { position: 1, rightsholderId: a, name: 'Alpha' },
+    { position: 2, rightsholderId: b, name: 'Bravo' },
+  ]);
+  t.same(expectOk(t, await set(undefined)), [], 'rightsholderIds defaults to empty');
+
+  const events = await activities(srv, org, 'organization.setRightsholderMdPriorities');
+  t.same(
+    events.map((e) => e.changes),
+    [
+      { rightsholderMdPriorities: { before: [], after: [b, a, c] } },
+      { rightsholderMdPriorities: { before: [b, a, c], after: [c] } },
+      { rightsholderMdPriorities: { before: [c], after: [] } },
+      { rightsholderMdPriorities: { before: [], after: [a, b] } },
+      { rightsholderMdPriorities: { before: [a, b], after: [] } },
+    ],
+  );
+  t.equal(events[0]!.subjectType, 'organization');
+});
+
+t.test('ids that are not live rightsholders of the organization: NOT_FOUND, nothing changed', async (t) => {
+  expectOk(t, await set([a]));
+  const deleted = await insertRightsholder(srv, org, 'Archived', { deleted: true });
+  for (const [label, ids] of [
+    ['another organization’s', [b, foreign]],
+    ['unknown', [MISSING_ID]],
+    ['soft-deleted', [deleted]],
+  ] as const) {
+    const error = expectError(t, await set(ids), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND', label);
+    t.notMatch(JSON.stringify(error), /Foreign/, 'no name leaked');
+    t.same(await stored(), [{ id: a, position: 1 }], `${label}: unchanged`);
+  }
+});
+
+t.test('validation and hostile input', async (t) => {
+  expectError(t, await set([a, a]), 'BAD_REQUEST', 'VALIDATION_FAILED', 'repeated id');
+  expectError(t, await set([a, a.toUpperCase()]), 'BAD_REQUEST', 'VALIDATION_FAILED', 'repeated id in another case');
+  expectError(t, await set(["'; DELETE FROM rightsholders; --"]), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  expectError(t, await set(a), 'BAD_REQUEST', 'VALIDATION_FAILED', 'not an array');
+  const huge = Array.from({ length: 10_001 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+  expectError(t, await set(huge), 'BAD_REQUEST', 'VALIDATION_FAILED', '10 001 ids');
+  t.same(await stored(), [{ id: a, position: 1 }]);
+});
+
+t.test('below admin: FORBIDDEN', async (t) => {
+  const writer = await addMember(srv, org, 'writer');
+  expectError(t, await set([b], writer.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+});

@@ -1,0 +1,85 @@
+// user.setDataAccessRole: an admin sets which rightsholders a member sees.
+import t from 'tap';
+import { rightsholderScope } from '../../../src/access/dataAccess.ts';
+import { addMember, newOrganization } from '../../helpers/principals.ts';
+import { startTestServer } from '../../helpers/server.ts';
+import { activities, expectError, expectOk, insertRightsholder, MISSING_ID } from '../organization/helpers.ts';
+
+const srv = await startTestServer(t);
+const owner = await newOrganization(srv, 'Acme');
+const org = owner.organizationId;
+const admin = await addMember(srv, org, 'admin');
+const member = await addMember(srv, org, 'member');
+const other = await newOrganization(srv, 'Other');
+const r1 = await insertRightsholder(srv, org, 'One');
+const r2 = await insertRightsholder(srv, org, 'Two');
+const archived = await insertRightsholder(srv, org, 'Archived', { deleted: true });
+const foreign = await insertRightsholder(srv, other.organizationId, 'Foreign');
+const setRole = (role: unknown, userId = member.userId, client = admin.client) =>
+  client.mutate('user.setDataAccessRole', { organizationId: org, userId, role });
+
+t.test('restricted, then all, in each accepted form', async (t) => {
+  t.same(expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [r2, r1, r2] })), {
+    userId: member.userId,
+    dataAccessRole: { mode: 'restricted', rightsholderIds: [r2, r1] },
+  });
+  t.same(await rightsholderScope(srv.deps.pool, org, member.userId), [r2, r1], 'enforced by the shared data-access check');
+  t.same(expectOk(t, await member.client.query('user.preferences', { organizationId: org })).dataAccessRole, { mode: 'restricted', rightsholderIds: [r2, r1] });
+
+  t.same(expectOk(t, await setRole('all')).dataAccessRole, { mode: 'all' });
+  t.equal(await rightsholderScope(srv.deps.pool, org, member.userId), null);
+  t.same(expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [] })).dataAccessRole, { mode: 'restricted', rightsholderIds: [] });
+  t.same(await rightsholderScope(srv.deps.pool, org, member.userId), [], 'restricted to nothing sees nothing');
+  t.same(expectOk(t, await setRole({ mode: 'all' })).dataAccessRole, { mode: 'all' });
+  t.same(expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [archived] })).dataAccessRole.rightsholderIds, [archived], 'a soft-deleted one may be named');
+
+  const events = await activities(srv, org, 'user.setDataAccessRole');
+  t.equal(events.length, 5);
+  t.match(events[0], {
+    subjectType: 'user',
+    subjectId: member.userId,
+    subjectLabel: member.email,
+    actorUserId: admin.userId,
+    changes: { dataAccessRole: { before: { mode: 'all' }, after: { mode: 'restricted', rightsholderIds: [r2, r1] } } },
+  });
+  expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [archived] }));
+  t.equal((await activities(srv, org, 'user.setDataAccessRole')).length, 5, 'no change, no event');
+});
+
+t.test("rightsholders of another organization, or none: NOT_FOUND, nothing changed", async (t) => {
+  expectOk(t, await setRole('all'));
+  const error = expectError(t, await setRole({ mode: 'restricted', rightsholderIds: [r1, foreign] }), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND');
+  t.notMatch(JSON.stringify(error), /Foreign/);
+  expectError(t, await setRole({ mode: 'restricted', rightsholderIds: [MISSING_ID] }), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND');
+  t.equal(await rightsholderScope(srv.deps.pool, org, member.userId), null);
+});
+
+t.test('a user of another organization, or none: NOT_FOUND', async (t) => {
+  expectError(t, await setRole('all', other.userId), 'NOT_FOUND', 'USER_NOT_FOUND');
+  expectError(t, await setRole('all', MISSING_ID), 'NOT_FOUND', 'USER_NOT_FOUND');
+  t.equal(await rightsholderScope(srv.deps.pool, other.organizationId, other.userId), null);
+});
+
+t.test('guard rails: only admins, never on someone above them', async (t) => {
+  expectError(t, await setRole('all', owner.userId), 'FORBIDDEN', 'MEMBER_OUTRANKS_CALLER');
+  const writer = await addMember(srv, org, 'writer');
+  expectError(t, await setRole('all', member.userId, writer.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [r1] }, admin.userId, owner.client), 'an owner restricts an admin');
+});
+
+t.test('validation and hostile input', async (t) => {
+  const bad = [
+    'some',
+    null,
+    42,
+    { mode: 'restricted' },
+    { mode: 'everything' },
+    { mode: 'all', rightsholderIds: [r1] },
+    { mode: 'restricted', rightsholderIds: ["'; DROP TABLE data_access_roles; --"] },
+    { mode: 'restricted', rightsholderIds: Array.from({ length: 10_001 }, () => r1) },
+  ];
+  for (const role of bad) {
+    expectError(t, await setRole(role), 'BAD_REQUEST', 'VALIDATION_FAILED', JSON.stringify(role).slice(0, 50));
+  }
+  expectError(t, await admin.client.mutate('user.setDataAccessRole', { organizationId: org, userId: member.userId }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+});

@@ -1,0 +1,49 @@
+// user.setRightsholderSort: any member sets their own rightsholder ordering.
+import t from 'tap';
+import { getRightsholderSort } from '../../../src/organizations/preferences.ts';
+import { addMember, newOrganization } from '../../helpers/principals.ts';
+import { startTestServer } from '../../helpers/server.ts';
+import { activities, expectError, expectOk, SQL_INJECTION } from '../organization/helpers.ts';
+
+const srv = await startTestServer(t);
+const owner = await newOrganization(srv, 'Acme');
+const org = owner.organizationId;
+const member = await addMember(srv, org, 'member');
+const setSort = (sort: unknown, client = member.client) => client.mutate('user.setRightsholderSort', { organizationId: org, sort });
+
+t.test('each ordering is stored per member and organization', async (t) => {
+  for (const sort of ['last_updated', 'recently_created', 'alphabetical'] as const) {
+    t.same(expectOk(t, await setSort(sort)), { rightsholderSort: sort });
+    t.equal(await getRightsholderSort(srv.deps.pool, org, member.userId), sort);
+    t.equal(expectOk(t, await member.client.query('user.preferences', { organizationId: org })).rightsholderSort, sort);
+  }
+  expectOk(t, await setSort('last_updated'));
+  t.equal(await getRightsholderSort(srv.deps.pool, org, owner.userId), 'alphabetical', 'other members are unaffected');
+});
+
+t.test('changes are recorded, field by field; repeating a value records nothing', async (t) => {
+  const before = (await activities(srv, org, 'user.setRightsholderSort')).length;
+  expectOk(t, await setSort('last_updated'));
+  t.equal((await activities(srv, org, 'user.setRightsholderSort')).length, before);
+  expectOk(t, await setSort('recently_created'));
+  const events = await activities(srv, org, 'user.setRightsholderSort');
+  t.match(events.at(-1), {
+    subjectType: 'user',
+    subjectId: member.userId,
+    subjectLabel: member.email,
+    actorUserId: member.userId,
+    changes: { rightsholderSort: { before: 'last_updated', after: 'recently_created' } },
+  });
+});
+
+t.test('validation', async (t) => {
+  for (const sort of ['newest', '', SQL_INJECTION, null, 1, ['alphabetical']]) {
+    expectError(t, await setSort(sort), 'BAD_REQUEST', 'VALIDATION_FAILED', JSON.stringify(sort));
+  }
+  expectError(t, await member.client.mutate('user.setRightsholderSort', { organizationId: org }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+});
+
+t.test('a disabled member cannot', async (t) => {
+  const disabled = await addMember(srv, org, 'writer', { status: 'disabled' });
+  expectError(t, await setSort('alphabetical', disabled.client), 'FORBIDDEN', 'MEMBER_DISABLED');
+});

@@ -1,0 +1,121 @@
+// npm run bench:cluster [-- --sizes 10000,100000]
+// Title clustering of 10,000 and 100,000 synthetic musical details through the real piscina
+// worker (workers/cluster.ts), against two yardsticks in the same run: a plain exact-key grouping
+// (lower-cased title in a Map: the floor), and the naive all-pairs comparison with the same
+// similarity on a 1,500-title sample (titles parsed once, as the clustering does), extrapolated
+// quadratically to each size: what the blocking avoids.
+//
+// The details are realistic and seeded: titles of 1-5 words from a 700-word vocabulary, each song
+// seen as several variants (case, feat. credits, remaster tags with years, typos, live versions,
+// remixes by different remixers, radio edits, instrumentals, sped up / slowed), with 6-decimal earnings.
+import { parseArgs } from 'node:util';
+import { createThreadPool } from '../../src/workers/threadPool.ts';
+import type { TitleCluster, TitleItem } from '../../src/catalog/cluster/index.ts';
+import { parseTitle } from '../../src/catalog/cluster/normalize.ts';
+import { parsedSimilarity } from '../../src/catalog/cluster/similarity.ts';
+
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' } } });
+const SIZES = values.sizes.split(',').map(Number);
+
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SYLLABLES = ['la', 'mo', 'ri', 'ta', 'ne', 'so', 'ka', 'vi', 'lo', 'de', 'ma', 'ru', 'shi', 'ven', 'tor', 'bel', 'car', 'din', 'fer', 'gal', 'hon', 'jas', 'kel', 'lum', 'mir', 'nor', 'pel', 'quin', 'ros', 'sal'];
+const COMMON = ['love', 'night', 'summer', 'heart', 'fire', 'dream', 'baby', 'time', 'light', 'dance', 'rain', 'home', 'blue', 'gold', 'wild', 'sky', 'moon', 'city', 'road', 'girl'];
+const SMALL = ['the', 'of', 'me', 'you', 'in', 'my', 'on', 'to', 'a', 'your'];
+const ARTISTS = ['Lana Grey', 'Jo Rivers', 'MC Kato', 'Bea Moreno', 'DJ Sol', 'The Tides', 'Kira', 'Nova Lane'];
+const REMIXERS = ['Tiësto', 'Alesso', 'Kygo', 'Purple Disco Machine', 'Joris Voorn', 'Honey Dijon', 'Claptone', 'Fisher'];
+
+function vocabulary(rand: () => number): string[] {
+  const words = new Set<string>(COMMON);
+  while (words.size < 700) {
+    let w = '';
+    const n = 2 + Math.floor(rand() * 2);
+    for (let i = 0; i < n; i++) w += SYLLABLES[Math.floor(rand() * SYLLABLES.length)];
+    words.add(w);
+  }
+  return [...words];
+}
+
+const cap = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
+
+function typo(title: string, rand: () => number): string {
+  const i = 1 + Math.floor(rand() * (title.length - 2));
+  if (title[i] === ' ' || title[i + 1] === ' ') return title;
+  return rand() < 0.5 ? title.slice(0, i) + title.slice(i + 1) : title.slice(0, i) + title[i + 1] + title[i] + title.slice(i + 2);
+}
+
+export function syntheticDetails(count: number, seed = 7): TitleItem[] {
+  const rand = prng(seed);
+  const words = vocabulary(rand);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+  const items: TitleItem[] = [];
+  while (items.length < count) {
+    const n = 1 + Math.floor(rand() * 5);
+    const parts: string[] = [];
+    for (let i = 0; i < n; i++) parts.push(i > 0 && rand() < 0.25 ? pick(SMALL) : rand() < 0.3 ? pick(COMMON) : pick(words));
+    const base = parts.map(cap).join(' ');
+    const variants = 1 + Math.floor(rand() * 6);
+    for (let v = 0; v < variants && items.length < count; v++) {
+      const r = rand();
+      let title = base;
+      if (r < 0.15) title = base.toUpperCase();
+      else if (r < 0.3) title = `${base} (feat. ${pick(ARTISTS)})`;
+      else if (r < 0.42) title = `${base} - ${1990 + Math.floor(rand() * 35)} Remaster`;
+      else if (r < 0.52) title = typo(base, rand);
+      else if (r < 0.6) title = `${base} - Live at ${pick(['Wembley', 'the Olympia', 'Red Rocks', 'Glastonbury'])}`;
+      else if (r < 0.7) title = `${base} (${pick(REMIXERS)} Remix)`;
+      else if (r < 0.76) title = `${base} - Radio Edit`;
+      else if (r < 0.8) title = `${base} (Instrumental)`;
+      else if (r < 0.84) title = `${base} (${pick(['Sped Up', 'Slowed + Reverb'])})`;
+      const earnings = `${Math.floor(rand() * 5000)}.${String(Math.floor(rand() * 1e6)).padStart(6, '0')}`;
+      items.push({ id: `md-${String(items.length).padStart(7, '0')}`, title, artist: pick(ARTISTS), earnings });
+    }
+  }
+  return items;
+}
+
+async function main(): Promise<void> {
+  const pool = createThreadPool({ maxThreads: 1, maxQueue: 8, idleTimeoutMs: 60_000, maxOldGenerationMb: 2048 });
+  try {
+    // warm the worker (tsx registration, module load) so the figures are clustering alone
+    await pool.run('cluster', 'default', { items: syntheticDetails(100) });
+    const times = new Map<number, number>();
+    for (const size of SIZES) {
+      const items = syntheticDetails(size);
+      let t0 = performance.now();
+      const clusters = await pool.run<TitleCluster[]>('cluster', 'default', { items });
+      const ms = performance.now() - t0;
+      times.set(size, ms);
+      t0 = performance.now();
+      const exact = new Map<string, number>();
+      for (const item of items) exact.set(item.title.toLowerCase(), (exact.get(item.title.toLowerCase()) ?? 0) + 1);
+      const exactMs = performance.now() - t0;
+      console.log(
+        `${size} details: ${(ms / 1000).toFixed(2)} s through the worker, ${clusters.length} clusters` +
+          ` | yardstick exact-key grouping: ${exactMs.toFixed(0)} ms, ${exact.size} groups`,
+      );
+    }
+    const sample = syntheticDetails(1500).map((i) => parseTitle(i.title));
+    const t0 = performance.now();
+    let compared = 0;
+    for (let i = 0; i < sample.length; i++) for (let j = i + 1; j < sample.length; j++, compared++) parsedSimilarity(sample[i]!, sample[j]!);
+    const pairMs = (performance.now() - t0) / compared;
+    for (const size of SIZES) {
+      console.log(`yardstick all-pairs at ${size}: ${((pairMs * size * (size - 1)) / 2 / 1000).toFixed(0)} s (extrapolated from ${compared} pairs at ${(pairMs * 1000).toFixed(1)} µs each)`);
+    }
+    if (times.has(10_000) && times.has(100_000)) console.log(`ratio 100k / 10k: ${(times.get(100_000)! / times.get(10_000)!).toFixed(1)}`);
+  } finally {
+    await pool.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

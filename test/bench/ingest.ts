@@ -1,0 +1,152 @@
+// npm run bench:ingest [-- --rows 1000000,5000000]
+// End-to-end statement ingestion (object in the store → statement processed) against DuckDB's own
+// CSV → Parquet conversion of the same file as the yardstick, in one run, with peak RSS.
+// Each size runs the pipeline in a fresh child process, so each peak RSS is that size's alone.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { benchPostgres } from './dataset.ts';
+
+const { values } = parseArgs({
+  options: { rows: { type: 'string', default: '1000000,5000000' }, child: { type: 'boolean', default: false }, file: { type: 'string' } },
+});
+
+const HEADER = ['Reporting Date', 'Sale Month', 'Store', 'Artist', 'Title', 'ISRC', 'UPC', 'Quantity', 'Team Percentage', 'Song/Album', 'Country of Sale', 'Songwriter Royalties Withheld', 'Earnings (USD)'];
+const STORES = ['Spotify', 'Apple Music', 'Amazon Unlimited', 'YouTube (Red)', 'Deezer', 'Tidal', 'Instagram/Facebook', 'TikTok'];
+const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'BR', 'JP', 'CA', 'AU', 'SE', 'MX'];
+
+async function generate(file: string, rows: number): Promise<void> {
+  const out = createWriteStream(file);
+  const write = (s: string) => (out.write(s) ? Promise.resolve() : new Promise<void>((r) => out.once('drain', () => r())));
+  await write(`${HEADER.join('\t')}\n`);
+  let chunk = '';
+  for (let i = 0; i < rows; i++) {
+    const track = i % 20_000;
+    const isrc = `USX9P${String(24).padStart(2, '0')}${String(track).padStart(5, '0')}`;
+    const earnings = ((i * 7919) % 100_000) / 1e7 + 0.00000001 * (i % 97);
+    chunk += `2024-03-15\t2024-0${1 + (i % 2)}\t${STORES[i % STORES.length]}\tArtist ${track % 50}\tTrack ${track}\t${isrc}\t\t${1 + (i % 900)}\t100\tSong\t${COUNTRIES[i % COUNTRIES.length]}\t0\t${earnings.toFixed(10)}\n`;
+    if (chunk.length > 1 << 20) {
+      await write(chunk);
+      chunk = '';
+    }
+  }
+  await write(chunk);
+  await new Promise<void>((r) => out.end(r));
+}
+
+async function yardstick(file: string, dir: string): Promise<number> {
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  const start = performance.now();
+  await c.run(`COPY (SELECT * FROM read_csv('${file}', delim='\t', header=true)) TO '${path.join(dir, 'yardstick.parquet')}' (FORMAT parquet)`);
+  const ms = performance.now() - start;
+  c.closeSync();
+  db.closeSync();
+  return ms;
+}
+
+async function child(file: string): Promise<void> {
+  const { createTestDatabase } = await import('../helpers/db.ts');
+  const { loadConfig } = await import('../../src/config.ts');
+  const { startRuntime } = await import('../../src/runtime.ts');
+  const { startEmbeddedS3 } = await import('../../src/storage/embedded.ts');
+  const { bootstrap } = await import('../../src/organizations/bootstrap.ts');
+  const { enqueueStatementIngest } = await import('../../src/ingest/queue.ts');
+  const dir = await mkdtemp(path.join(tmpdir(), 'royalty-bench-'));
+  const db = await createTestDatabase();
+  const s3 = await startEmbeddedS3(path.join(dir, 's3'), 'bench');
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    S3_ENDPOINT: s3.settings.endpoint,
+    S3_BUCKET: 'bench',
+    S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.settings.secretAccessKey,
+    LOG_LEVEL: 'warn',
+    WORKER_POLL_INTERVAL_MS: '50',
+    DATA_DIR: dir,
+  });
+  const runtime = await startRuntime(config, 'worker');
+  try {
+    const { pool, store } = runtime.deps;
+    const org = await bootstrap(pool, { email: 'bench@example.com', organizationName: 'Bench' });
+    const rh = await pool.query<{ id: string }>(`INSERT INTO rightsholders (organization_id, name) VALUES ($1, 'Bench Artist') RETURNING id`, [org.organizationId]);
+    const up = await pool.query<{ id: string }>('INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id', [org.organizationId]);
+    const key = `orgs/${org.organizationId}/statements/bench/original/distrokid.tsv`;
+    await store.put(key, createReadStream(file), 'text/tab-separated-values');
+    const s = await pool.query<{ id: string }>(
+      `INSERT INTO statements (organization_id, upload_id, rightsholder_id, file_name, content_type, object_key, status)
+       VALUES ($1, $2, $3, 'distrokid.tsv', 'text/tab-separated-values', $4, 'uploaded') RETURNING id`,
+      [org.organizationId, up.rows[0]!.id, rh.rows[0]!.id, key],
+    );
+    const id = s.rows[0]!.id;
+    const start = performance.now();
+    await enqueueStatementIngest(runtime.deps, org.organizationId, [id], 'bench');
+    let status = '';
+    let kept = 0;
+    while (status !== 'processed') {
+      await new Promise((r) => setTimeout(r, 50));
+      const r = await pool.query<{ status: string; kept_rows: number; failure_reason: string }>('SELECT status, kept_rows, failure_reason FROM statements WHERE id = $1', [id]);
+      status = r.rows[0]!.status;
+      kept = r.rows[0]!.kept_rows;
+      if (status === 'failed' || status === 'needs_mapping') throw new Error(`statement ${status}: ${r.rows[0]!.failure_reason}`);
+    }
+    const ms = performance.now() - start;
+    process.stdout.write(JSON.stringify({ ms, rows: kept, peakRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
+  } finally {
+    await runtime.stop();
+    await s3.stop();
+    await db.drop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  if (values.child) return child(values.file!);
+  const sizes = values.rows!.split(',').map(Number);
+  const dir = await mkdtemp(path.join(tmpdir(), 'royalty-bench-data-'));
+  const results = [];
+  // the children use DATABASE_URL, or an embedded PostgreSQL this run starts
+  const embedded = await benchPostgres(dir);
+  try {
+    for (const rows of sizes) {
+      const file = path.join(dir, `distrokid-${rows}.tsv`);
+      await generate(file, rows);
+      const mb = (await stat(file)).size / 1e6;
+      const duck = await yardstick(file, dir);
+      const run = spawnSync(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--child', '--file', file], {
+        encoding: 'utf8',
+        env: process.env,
+        maxBuffer: 1 << 24,
+      });
+      const line = run.stdout.trim().split('\n').pop() ?? '';
+      if (run.status !== 0 || !line.startsWith('{')) throw new Error(`pipeline run failed:\n${run.stderr}\n${run.stdout}`);
+      const e2e = JSON.parse(line) as { ms: number; rows: number; peakRssMb: number };
+      results.push({
+        rows,
+        fileMb: mb.toFixed(0),
+        duckdbMs: duck.toFixed(0),
+        duckdbRowsPerSec: Math.round(rows / (duck / 1000)),
+        pipelineMs: e2e.ms.toFixed(0),
+        pipelineRowsPerSec: Math.round(e2e.rows / (e2e.ms / 1000)),
+        ratio: (duck / e2e.ms).toFixed(2),
+        peakRssMb: e2e.peakRssMb.toFixed(0),
+      });
+      await rm(file, { force: true });
+    }
+  } finally {
+    await embedded.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+  console.table(results);
+  if (results.length >= 2) {
+    const ratio = Number(results[results.length - 1]!.peakRssMb) / Number(results[0]!.peakRssMb);
+    console.log(`peak RSS ${results[results.length - 1]!.rows} rows / ${results[0]!.rows} rows: ${ratio.toFixed(2)}x`);
+  }
+  console.log(`node ${process.version}, ${execFileSync('nproc').toString().trim()} cores`);
+}
+
+await main();

@@ -1,0 +1,160 @@
+// The title-clustering engine (src/catalog/cluster): exact normalizations, exact clusters with
+// their display titles and earnings to the last decimal, determinism under any input order,
+// edge and hostile input, and the same clustering through the real piscina worker.
+import t from 'tap';
+import { clusterTitles, normalizeTitle, titleSimilarity, DEFAULT_THRESHOLD, type TitleItem } from '../../src/catalog/cluster/index.ts';
+import { osaDistance } from '../../src/catalog/cluster/similarity.ts';
+import { createThreadPool } from '../../src/workers/threadPool.ts';
+import { AppError } from '../../src/errors.ts';
+
+const item = (id: string, title: string, earnings = '0'): TitleItem => ({ id, title, artist: null, earnings });
+
+t.test('normalizeTitle', async (t) => {
+  t.same(normalizeTitle('Summer Nights (feat. Lana Grey) - 2019 Remaster'), { key: 'summernights', base: 'summer nights', versionTags: ['remaster'], featured: ['lana grey'] });
+  t.same(normalizeTitle('SUMMER NIGHTS'), { key: 'summernights', base: 'summer nights', versionTags: [], featured: [] });
+  t.same(normalizeTitle('Señorita ft. Camila & Shawn'), { key: 'senorita', base: 'senorita', versionTags: [], featured: ['camila', 'shawn'] });
+  t.same(normalizeTitle('Closer (with Halsey)'), { key: 'closer', base: 'closer', versionTags: [], featured: ['halsey'] });
+  t.same(normalizeTitle('Dancing with Myself'), { key: 'dancingwithmyself', base: 'dancing with myself', versionTags: [], featured: [] });
+  t.same(normalizeTitle('Hallelujah - Live at the Olympia'), { key: 'hallelujah|live:olympia', base: 'hallelujah', versionTags: ['live:olympia'], featured: [] });
+  t.same(normalizeTitle('Titanium (Alesso Remix) [Radio Edit]'), {
+    key: 'titanium|edit+remix:alesso',
+    base: 'titanium',
+    versionTags: ['edit', 'remix:alesso'],
+    featured: [],
+  });
+  t.same(normalizeTitle('Blinding Lights (Slowed + Reverb)').versionTags, ['slowed']);
+  t.same(normalizeTitle('Blinding Lights - Sped Up').versionTags, ['sped up']);
+  t.same(normalizeTitle('Levitating (Instrumental)').versionTags, ['instrumental']);
+  t.same(normalizeTitle('Levitating (Karaoke Version)').versionTags, ['karaoke']);
+  t.same(normalizeTitle('Creep - Demo Version').versionTags, ['demo']);
+  t.same(normalizeTitle('Wonderwall (Acoustic Version)').versionTags, ['acoustic']);
+  t.same(normalizeTitle('Animals - Extended Mix').versionTags, ['extended']);
+  t.same(normalizeTitle('Creep (Explicit)'), { key: 'creep', base: 'creep', versionTags: ['explicit'], featured: [] });
+  t.same(normalizeTitle('Love Story (Taylor’s Version)').key, 'lovestory|version:taylors');
+  t.same(normalizeTitle('Another Brick in the Wall, Pt. II').base, 'another brick in the wall part 2');
+  t.same(normalizeTitle("Rock 'n' Roll").base, 'rock and roll');
+  t.same(normalizeTitle('Straße Łódź Smörgåsbord').base, 'strasse lodz smorgasbord');
+  t.same(normalizeTitle('夜に駆ける').base, '夜に駆ける', 'kana keep their voicing marks');
+  t.same(normalizeTitle('봄날 (Spring Day)').key, '봄날', 'a Latin translation of a Korean title is dropped');
+  t.same(normalizeTitle('Fire 🔥').key, 'fire');
+  t.same(normalizeTitle('🔥🔥').key, '🔥🔥', 'a title of emoji only is compared as written');
+  t.same(normalizeTitle(''), { key: '', base: '', versionTags: [], featured: [] });
+});
+
+t.test('titleSimilarity', async (t) => {
+  t.equal(DEFAULT_THRESHOLD, 0.88);
+  t.equal(titleSimilarity('Summer Nights', 'SUMMER NIGHTS (feat. X)'), 1);
+  t.ok(titleSimilarity('Summer Nights', 'Summer Nigths') >= DEFAULT_THRESHOLD, 'a transposition is a typo');
+  t.ok(titleSimilarity('Love Me', 'Love Me Do') < DEFAULT_THRESHOLD, 'another word is another title');
+  t.ok(titleSimilarity('Part 1', 'Part 2') < DEFAULT_THRESHOLD);
+  t.equal(titleSimilarity('Intro', 'Outro'), 0);
+  t.ok(titleSimilarity('Hey Jude', 'Hey Jude - Live') < DEFAULT_THRESHOLD, 'distinguishing tags differ');
+  t.equal(titleSimilarity('Hey Jude', 'Hey Jude - Live'), 0.5);
+  t.equal(titleSimilarity('Bohemian Rhapsody', 'Bohemian Rhapsody - Remastered 2011'), 1);
+  t.equal(osaDistance('nights', 'nigths', 2), 1);
+  t.equal(osaDistance('abc', 'xyz', 1), 2, 'stops above max');
+});
+
+t.test('clusterTitles: exact clusters, display titles, earnings', async (t) => {
+  const items = [
+    item('md-1', 'Summer Nights (feat. Lana Grey) - 2019 Remaster', '10.10'),
+    item('md-2', 'SUMMER NIGHTS', '0.000000000001'),
+    item('md-3', 'Summer Nights', '5.5'),
+    item('md-4', 'Summer Nigths', '0.01'),
+    item('md-5', 'Summer Nights - Live at Wembley', '100'),
+    item('md-6', 'Love Me', '1'),
+    item('md-7', 'Love Me Do', '1'),
+    item('md-8', 'Love Me Do - Remastered 2009', '-0.25'),
+    item('md-9', 'Summer Nights (Tiësto Remix)', '3'),
+    item('md-10', 'Summer Nights - Tiesto Remix', '3'),
+  ];
+  t.same(clusterTitles(items), [
+    { displayTitle: 'Summer Nights - Live at Wembley', memberIds: ['md-5'], similarity: 1, earnings: '100' },
+    { displayTitle: 'Summer Nights', memberIds: ['md-1', 'md-2', 'md-3', 'md-4'], similarity: 0.9583, earnings: '15.610000000001' },
+    { displayTitle: 'Summer Nights (Tiësto Remix)', memberIds: ['md-10', 'md-9'], similarity: 1, earnings: '6' },
+    { displayTitle: 'Love Me', memberIds: ['md-6'], similarity: 1, earnings: '1' },
+    { displayTitle: 'Love Me Do', memberIds: ['md-7', 'md-8'], similarity: 1, earnings: '0.75' },
+  ]);
+});
+
+t.test('the display title: the most frequent clean variant, then the highest-earning; not all capitals', async (t) => {
+  const c = clusterTitles([
+    item('a', 'HELLO WORLD', '1000'),
+    item('b', 'HELLO WORLD', '1000'),
+    item('c', 'Hello World (feat. X)', '1'),
+    item('d', 'hello world', '2'),
+    item('e', 'Hello World - 2011 Remaster', '1'),
+  ]);
+  t.equal(c.length, 1);
+  t.equal(c[0]!.displayTitle, 'Hello World', 'two members read "Hello World" once cleaned; capitals come last');
+  t.equal(c[0]!.earnings, '2004');
+});
+
+t.test('earnings are summed exactly, to any scale', async (t) => {
+  const items = Array.from({ length: 1000 }, (_, i) => item(`id-${i}`, 'Same Title', '0.1'));
+  items.push(item('big', 'Same Title', '12345678901234567890.123456789012'));
+  const [c] = clusterTitles(items);
+  t.equal(c!.earnings, '12345678901234567990.123456789012');
+  t.same(clusterTitles([item('a', 'x', '-1.50'), item('b', 'x', '1.5')])[0]!.earnings, '0');
+});
+
+t.test('deterministic: the same result for any input order', async (t) => {
+  const titles = ['Summer Nights', 'summer nigths', 'Love Me', 'Love Me Do', 'Hey Jude', 'Hey Jude - Live', 'Hey Jdue', 'Part 1', 'Part 2', 'Pt. 1', 'Everybody', 'Every Body'];
+  const items = titles.map((title, i) => item(`m${i}`, title, String(i)));
+  const first = clusterTitles(items);
+  for (let seed = 1; seed <= 5; seed++) {
+    const shuffled = [...items].sort((a, b) => ((a.id.charCodeAt(1) * seed * 7919) % 13) - ((b.id.charCodeAt(1) * seed * 7919) % 13) || a.id.localeCompare(b.id) * (seed % 2 ? 1 : -1));
+    t.same(clusterTitles(shuffled), first);
+  }
+  t.same(
+    first.map((c) => [...c.memberIds].sort()),
+    [['m10', 'm11'], ['m7', 'm9'], ['m4', 'm6'], ['m8'], ['m5'], ['m3'], ['m2'], ['m0', 'm1']],
+  );
+});
+
+t.test('empty input, one item, bad input', async (t) => {
+  t.same(clusterTitles([]), []);
+  t.same(clusterTitles([item('only', '  Only  Title  ', '1.230')]), [{ displayTitle: 'Only Title', memberIds: ['only'], similarity: 1, earnings: '1.23' }]);
+  t.throws(() => clusterTitles([item('a', 'x', '1e5')]), { name: 'TypeError', message: 'items[0].earnings must be a decimal string' });
+  t.throws(() => clusterTitles([item('a', 'x'), item('a', 'y')]), { name: 'TypeError' });
+  t.throws(() => clusterTitles([item('a', 'x')], { threshold: 2 }), { name: 'RangeError' });
+});
+
+t.test('hostile input: 100 KB title, odd unicode, emoji', async (t) => {
+  const huge = 'Summer '.repeat(15_000);
+  const weird = 'Z\u0351\u0352\u0353a\u0300\u0301lgo\u200d\u202e txt \uFFFD\uD834\uDD1E';
+  const started = Date.now();
+  const c = clusterTitles([
+    item('huge-1', huge, '1'),
+    item('huge-2', `${huge}x`, '1'),
+    item('weird', weird, '1'),
+    item('emoji-1', '🔥🔥', '1'),
+    item('emoji-2', '🔥🔥', '2'),
+    item('emoji-3', '🔥', '4'),
+    item('lone', '\uD800', '1'),
+  ]);
+  t.ok(Date.now() - started < 2000, 'a 100 KB title costs no more than a long one');
+  t.same(
+    c.map((x) => x.memberIds),
+    [['emoji-3'], ['emoji-1', 'emoji-2'], ['huge-1', 'huge-2'], ['weird'], ['lone']],
+  );
+  const hugeCluster = c.find((x) => x.memberIds.includes('huge-1'))!;
+  t.equal(Array.from(hugeCluster.displayTitle).length, 500, 'display titles are cut to 500 characters');
+  t.equal(normalizeTitle(huge).base.length < 1100, true, 'normalization reads the first 1,000 characters');
+  t.ok(normalizeTitle(weird).key.length > 0);
+});
+
+t.test('through the real piscina worker', async (t) => {
+  const pool = createThreadPool({ maxThreads: 1, maxQueue: 8, idleTimeoutMs: 2000, maxOldGenerationMb: 256 });
+  t.teardown(() => pool.close());
+  const items = [item('a', 'Summer Nights (feat. X)', '1.5'), item('b', 'SUMMER NIGHTS', '2.25'), item('c', 'Summer Nights (Live)', '1')];
+  const expected = clusterTitles(items);
+  const clusters = await pool.run<object[]>('cluster', 'default', { items });
+  t.same([...clusters], expected);
+  t.same(expected[0], { displayTitle: 'Summer Nights', memberIds: ['a', 'b'], similarity: 1, earnings: '3.75' });
+  const task = await pool.run<{ ok: true; clusters: object[] }>('cluster', 'clusterTitlesTask', { items, threshold: 0.9 });
+  t.same(task.clusters, expected);
+  const error = await pool.run('cluster', 'default', { items: [item('a', 'x', 'ten')] }).catch((e: unknown) => e);
+  t.ok(error instanceof AppError);
+  t.match(error, { errorCode: 'VALIDATION_FAILED', message: 'items[0].earnings must be a decimal string' });
+});

@@ -1,0 +1,66 @@
+// `npm run admin -- reprocess`: bulk reprocessing for data engineers, on a local worker or on the
+// service's, with atomic replacement of each statement's rows.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { createRightsholder, uploadFixture, waitForStatement } from '../helpers/ingest.ts';
+import { newOrganization } from '../helpers/principals.ts';
+import { startTestServer } from '../helpers/server.ts';
+import { repoRoot } from '../setup/paths.ts';
+
+const run = promisify(execFile);
+const srv = await startTestServer(t, { role: 'serve' });
+const owner = await newOrganization(srv, 'Reprocess Label');
+const org = owner.organizationId;
+const artist = await createRightsholder(owner.client, org, 'Reprocess Artist');
+const other = await createRightsholder(owner.client, org, 'Other Artist');
+const fixtures = path.join(repoRoot, 'fixtures', 'statements');
+const a = await uploadFixture(owner.client, org, artist, path.join(fixtures, 'tunecore.csv'));
+const b = await uploadFixture(owner.client, org, other, path.join(fixtures, 'cdbaby.txt'));
+const before = [await waitForStatement(owner.client, org, a.statementId), await waitForStatement(owner.client, org, b.statementId)];
+
+async function admin(...args: string[]) {
+  const env = {
+    PATH: process.env.PATH,
+    DATABASE_URL: srv.config.databaseUrl,
+    S3_ENDPOINT: srv.config.s3!.endpoint,
+    S3_BUCKET: srv.config.s3!.bucket,
+    S3_ACCESS_KEY_ID: srv.config.s3!.accessKeyId,
+    S3_SECRET_ACCESS_KEY: srv.config.s3!.secretAccessKey,
+    LOG_LEVEL: 'warn',
+    DATA_DIR: srv.config.dataDir,
+  };
+  try {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', 'admin', 'reprocess', ...args], { cwd: repoRoot, env });
+    return { code: 0, out: stdout.trim() };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout, err: e.stderr };
+  }
+}
+
+const version = async (id: string) =>
+  (await srv.deps.pool.query<{ v: number }>('SELECT normalized_version AS v FROM statements WHERE id = $1', [id])).rows[0]!.v;
+
+t.test('reprocesses the matching statements on a local worker and reports the counts', async (t) => {
+  const va = await version(a.statementId);
+  const vb = await version(b.statementId);
+  const res = await admin('--org', org, '--rightsholder', artist, '--json');
+  t.equal(res.code, 0, res.err ?? 'exit 0');
+  t.same(JSON.parse(res.out), { organizationId: org, statements: 1, counts: { processed: 1 } });
+  t.equal(await version(a.statementId), va + 1, 'the matching statement has a new version');
+  t.equal(await version(b.statementId), vb, 'the other one is untouched');
+  const after = await waitForStatement(owner.client, org, a.statementId);
+  t.equal(after.netEarnings, before[0].netEarnings, 'the same rows, replaced');
+});
+
+t.test('--no-wait queues for the running workers; bad arguments are usage errors', async (t) => {
+  const res = await admin('--org', org, '--no-wait', '--json');
+  t.equal(res.code, 0, res.err ?? 'exit 0');
+  t.same(JSON.parse(res.out), { organizationId: org, statements: 2, counts: { queued: 2 } });
+  for (const id of [a.statementId, b.statementId]) t.equal((await waitForStatement(owner.client, org, id)).status, 'processed');
+  t.equal((await admin('--org', 'nope')).code, 2);
+  t.equal((await admin('--org', org, '--status', 'uploading')).code, 2);
+  t.equal((await admin()).code, 2);
+});

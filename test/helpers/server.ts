@@ -1,0 +1,67 @@
+// A real service for one test file: its own database (cloned from the template), its own S3
+// server (s3rver on a free loopback port) and bucket, real HTTP on a free port.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TaskList } from 'graphile-worker';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { startRuntime, type Role, type Runtime } from '../../src/runtime.ts';
+import { startEmbeddedS3 } from '../../src/storage/embedded.ts';
+import type { Deps } from '../../src/trpc/context.ts';
+import { createTestDatabase } from './db.ts';
+import { TrpcClient } from './trpc.ts';
+
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
+
+export interface TestServer {
+  url: string;
+  config: Config;
+  deps: Deps;
+  runtime: Runtime;
+  /** a client with no credentials */
+  anonymous: TrpcClient;
+  client(headers: Record<string, string>): TrpcClient;
+}
+
+export async function startTestServer(
+  t: Teardown,
+  opts: { role?: Role; env?: Record<string, string>; taskList?: (deps: Deps) => TaskList } = {},
+): Promise<TestServer> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'royalty-test-'));
+  const db = await createTestDatabase();
+  const s3 = await startEmbeddedS3(path.join(dir, 's3'), 'test-bucket');
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    DATABASE_POOL_SIZE: '5',
+    S3_ENDPOINT: s3.settings.endpoint,
+    S3_BUCKET: s3.settings.bucket,
+    S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.settings.secretAccessKey,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dir,
+    LOG_LEVEL: 'silent',
+    DEMO_BOOTSTRAP: 'false',
+    WORKER_POLL_INTERVAL_MS: '100',
+    NODE_ENV: 'test',
+    ...opts.env,
+  });
+  const runtime = await startRuntime(config, opts.role ?? 'api', opts.taskList ? { taskList: opts.taskList } : {});
+  t.teardown(async () => {
+    await runtime.stop();
+    await s3.stop();
+    await db.drop();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const url = runtime.url!;
+  return {
+    url,
+    config,
+    deps: runtime.deps,
+    runtime,
+    anonymous: new TrpcClient(url, {}),
+    client: (headers) => new TrpcClient(url, headers),
+  };
+}

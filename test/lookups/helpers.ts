@@ -1,0 +1,24 @@
+// Shared by the reference-data tests: error assertions and raw values as ingestion reports them.
+import type { Test } from 'tap';
+import type { Queryable } from '../../src/db/pool.ts';
+
+export function expectError(t: Test, res: { ok: boolean; error?: any }, code: string, errorCode: string): void {
+  t.equal(res.ok, false, `fails with ${errorCode}`);
+  if (!res.ok) t.same({ code: res.error.data.code, errorCode: res.error.data.errorCode }, { code, errorCode }, `${code} ${errorCode}`);
+}
+
+export function data<T = any>(res: { ok: boolean; data?: T; error?: any }): T {
+  if (!res.ok) throw new Error(`expected success, got ${JSON.stringify(res.error)}`);
+  return res.data as T;
+}
+
+/** One row per distinct raw value per statement, as the ingestion contract says. */
+export async function reportRawValue(
+  db: Queryable,
+  v: { organizationId: string; statementId: string; kind: 'sales_type' | 'source'; raw: string; rows: number; usd: string | null },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO statement_raw_values (organization_id, statement_id, kind, raw_value, row_count, usd_amount) VALUES ($1, $2, $3, $4, $5, $6)`,
+    [v.organizationId, v.statementId, v.kind, v.raw, v.rows, v.usd],
+  );
+}

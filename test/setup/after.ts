@@ -1,0 +1,18 @@
+// tap `after`: stops the embedded PostgreSQL of before.ts, if it started one.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { databaseUrlFile, testDataDir } from './paths.ts';
+
+const pidFile = path.join(testDataDir, 'pg', 'postmaster.pid');
+if (!process.env.DATABASE_URL && existsSync(databaseUrlFile) && existsSync(pidFile)) {
+  const pid = Number.parseInt(readFileSync(pidFile, 'utf8').split('\n')[0] ?? '', 10);
+  try {
+    process.kill(pid, 'SIGINT');
+    for (let i = 0; i < 200; i++) {
+      process.kill(pid, 0);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } catch {
+    // gone
+  }
+}

@@ -1,0 +1,7 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+/** where the test run keeps its embedded PostgreSQL when DATABASE_URL is not set */
+export const testDataDir = path.join(repoRoot, '.tap', 'embedded');
+export const databaseUrlFile = path.join(repoRoot, '.tap', 'database-url');

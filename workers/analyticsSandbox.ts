@@ -1,0 +1,102 @@
+// The cube.sqlQuery sandbox: a child process (not a thread) that answers exactly one caller SQL
+// statement and exits. It loads the caller's rows (a Parquet file the parent wrote, holding only
+// the organization's allowed rows) into a fresh in-memory DuckDB as the table
+// analytics_full_view, then locks the database down before the caller's text is even parsed:
+// no file system, no external access, no extensions, configuration locked, no spilling to disk.
+// Only a single SELECT runs; it is interrupted at its time limit. The parent watches this
+// process's memory and kills it when DuckDB allocates outside its own limit (long strings do),
+// which is only safe because this is a process of its own (see README, sqlQuery threat model).
+import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
+
+export interface SandboxJob {
+  file: string;
+  sql: string;
+  threads: number;
+  memoryMb: number;
+  timeoutMs: number;
+  maxRows: number;
+}
+
+export type SandboxResult =
+  | { ok: true; schema: { name: string; column_type: string }[]; rows: unknown[][] }
+  | { ok: false; errorCode: 'SQL_QUERY_NOT_SELECT' | 'SQL_QUERY_INVALID' | 'SQL_QUERY_TIMEOUT' | 'SQL_QUERY_RESOURCE_LIMIT' | 'SQL_QUERY_TOO_MANY_ROWS'; message: string };
+
+const firstLine = (error: unknown) => String((error as Error).message ?? error).split('\n')[0]!.slice(0, 500);
+
+async function lockDown(c: DuckDBConnection): Promise<void> {
+  await c.run('SET enable_external_access = false');
+  await c.run(`SET disabled_filesystems = 'LocalFileSystem'`);
+  await c.run('SET allow_community_extensions = false');
+  await c.run('SET lock_configuration = true');
+}
+
+/** Exactly one statement, and a SELECT both by the parser's tree and by the prepared type. */
+async function prepareSingleSelect(c: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement | string> {
+  const extracted = await c.extractStatements(sql);
+  if (extracted.count !== 1) return `exactly one SELECT statement is allowed; this text has ${extracted.count}`;
+  const tree = (await c.runAndReadAll('SELECT json_serialize_sql(CAST($1 AS VARCHAR))', [sql])).getRows()[0]?.[0];
+  const parsed = JSON.parse(String(tree)) as { error?: boolean; error_message?: string; statements?: unknown[] };
+  if (parsed.error || parsed.statements?.length !== 1) return 'only a SELECT statement is allowed';
+  const prepared = await extracted.prepare(0);
+  if (prepared.statementType !== StatementType.SELECT) return 'only a SELECT statement is allowed';
+  return prepared;
+}
+
+export async function runSandboxJob(job: SandboxJob): Promise<SandboxResult> {
+  const instance = await DuckDBInstance.create(':memory:', {
+    threads: String(job.threads),
+    memory_limit: `${job.memoryMb}MB`,
+    temp_directory: '',
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+  });
+  const c = await instance.connect();
+  try {
+    try {
+      await c.run('CREATE TABLE analytics_full_view AS SELECT * FROM read_parquet($1)', [job.file]);
+    } catch (error) {
+      if (/out of memory/i.test(firstLine(error))) {
+        return { ok: false, errorCode: 'SQL_QUERY_RESOURCE_LIMIT', message: "The organization's rows do not fit the sqlQuery memory limit; use cube.query" };
+      }
+      throw error;
+    }
+    await lockDown(c);
+    let prepared: DuckDBPreparedStatement | string;
+    try {
+      prepared = await prepareSingleSelect(c, job.sql);
+    } catch (error) {
+      return { ok: false, errorCode: 'SQL_QUERY_INVALID', message: firstLine(error) };
+    }
+    if (typeof prepared === 'string') return { ok: false, errorCode: 'SQL_QUERY_NOT_SELECT', message: prepared };
+    const timer = setTimeout(() => c.interrupt(), job.timeoutMs);
+    try {
+      const reader = await prepared.streamAndReadUntil(job.maxRows + 1);
+      if (reader.currentRowCount > job.maxRows) {
+        return { ok: false, errorCode: 'SQL_QUERY_TOO_MANY_ROWS', message: `The result has more than ${job.maxRows} rows; add a LIMIT or aggregate` };
+      }
+      const names = reader.columnNames();
+      const types = reader.columnTypes();
+      return { ok: true, schema: names.map((name, i) => ({ name, column_type: types[i]!.toString() })), rows: reader.getRowsJson() as unknown[][] };
+    } catch (error) {
+      const message = firstLine(error);
+      if (/interrupt/i.test(message)) return { ok: false, errorCode: 'SQL_QUERY_TIMEOUT', message: `The statement ran longer than ${job.timeoutMs} ms` };
+      if (/out of memory/i.test(message)) return { ok: false, errorCode: 'SQL_QUERY_RESOURCE_LIMIT', message };
+      return { ok: false, errorCode: 'SQL_QUERY_INVALID', message };
+    } finally {
+      clearTimeout(timer);
+    }
+  } finally {
+    c.closeSync();
+    instance.closeSync();
+  }
+}
+
+// One job per process: the parent sends it, gets one answer, and the process ends.
+if (process.send) {
+  process.once('message', (job: SandboxJob) => {
+    runSandboxJob(job)
+      .catch((error: unknown): SandboxResult => ({ ok: false, errorCode: 'SQL_QUERY_INVALID', message: firstLine(error) }))
+      .then((result) => process.send!(result, () => process.exit(0)));
+  });
+  process.send({ ready: true });
+}

@@ -1,0 +1,510 @@
+// Normalizes a located statement table into standard rows with DuckDB, in a worker thread.
+// DuckDB reads the delimited text itself (no row-by-row JavaScript) and computes the per-row
+// expressions; the low-cardinality readers (periods, dates, countries, currencies, identifiers)
+// run in JavaScript once per DISTINCT raw value and are joined back. Money is DECIMAL end to end.
+import path from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { fieldKinds, headerKey, standardFields, type FieldSpec, type MappingFields, type StandardField } from '../src/ingest/fields.ts';
+import {
+  fromFileName,
+  normalizeIsrc,
+  normalizeIswc,
+  normalizeUpc,
+  parseCadence,
+  parseCountry,
+  parseCurrency,
+  parseDate,
+  parsePeriod,
+  periodFromDate,
+  type Cadence,
+  type DateOrder,
+} from '../src/ingest/values.ts';
+import { fail, type WorkerResult } from './results.ts';
+
+export interface NormalizeInput {
+  csvPath: string;
+  delimiter: string;
+  quote: '"' | '';
+  headerLine: number;
+  header: string[];
+  footerRecords: number;
+  fields: MappingFields;
+  decimalComma: Record<string, boolean>;
+  dateOrder: Record<string, DateOrder>;
+  fileName: string;
+  variables: Record<string, string>;
+  statementId: string;
+  organizationId: string;
+  rightsholderId: string;
+  /** where to write the normalized Parquet (and the dropped rows as CSV); null for a preview */
+  outPath: string | null;
+  removedPath: string | null;
+  /** the `trimmed` variant: header and data rows as in the file, preamble and footer removed */
+  trimmedPath?: string | null;
+  /** the `standardized` variant: data rows with columns renamed to the standard fields, values as read */
+  standardizedPath?: string | null;
+  /** write only the trimmed and standardized variants (produced on first request, not by the pipeline) */
+  variantsOnly?: boolean;
+  /** preview only these data records (1-based, inclusive start, exclusive end) */
+  range?: { start: number; end: number };
+  threads?: number;
+  memoryLimitMb?: number;
+  timeBudgetMs?: number;
+}
+
+export interface CurrencyTotals {
+  currency: string | null;
+  rows: number;
+  net: string | null;
+  gross: string | null;
+  units: string | null;
+}
+
+export interface NormalizeOutput {
+  dataRows: number;
+  keptRows: number;
+  dropped: { reason: string; rows: number }[];
+  net: string | null;
+  gross: string | null;
+  units: string | null;
+  perCurrency: CurrencyTotals[];
+  stmt: { year: number; period: number; cadence: Cadence } | null;
+  stmtPeriods: number;
+  salesPeriodStart: string | null;
+  salesPeriodEnd: string | null;
+  rawValues: { kind: 'sales_type' | 'source'; raw: string; rows: number; amount: string | null }[];
+  payors: string[];
+  issues: {
+    invalidAmounts: number;
+    missingAmounts: number;
+    invalidIsrc: number;
+    invalidUpc: number;
+    unknownCountries: string[];
+    unknownCurrencies: string[];
+    missingStmtPeriod: number;
+  };
+  preview?: Record<string, unknown>[];
+}
+
+/** The columns of a normalized row, in Parquet order (snake_case of the standard fields). */
+export const normalizedColumns = [
+  'organization_id', 'statement_id', 'rightsholder_id', 'source_row',
+  'stmt_year', 'stmt_period', 'stmt_cadence', 'currency',
+  'royalty_earnings', 'gross_royalty_earnings', 'units',
+  'sales_period_start', 'sales_period_end',
+  'sales_type', 'sub_sales_type', 'source', 'sub_source',
+  'country_raw', 'country', 'type_of_right', 'account_number', 'account_name', 'legal_vendor',
+  'territory_deduction', 'tax_deduction', 'royalty_rate', 'other_adjustments',
+  'raw_title', 'raw_artist', 'raw_release_title', 'raw_release_artist', 'composers',
+  'isrc_raw', 'isrc', 'upc_raw', 'upc', 'iswc', 'other_identifier', 'payor',
+] as const;
+
+function emptyOutput(): NormalizeOutput {
+  return {
+    dataRows: 0,
+    keptRows: 0,
+    dropped: [],
+    net: null,
+    gross: null,
+    units: null,
+    perCurrency: [],
+    stmt: null,
+    stmtPeriods: 0,
+    salesPeriodStart: null,
+    salesPeriodEnd: null,
+    rawValues: [],
+    payors: [],
+    issues: { invalidAmounts: 0, missingAmounts: 0, invalidIsrc: 0, invalidUpc: 0, unknownCountries: [], unknownCurrencies: [], missingStmtPeriod: 0 },
+  };
+}
+
+const snake = (f: string) => f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+const NO_QUOTE = String.fromCharCode(1);
+
+/** A SQL string literal: values never enter SQL any other way. */
+function lit(value: string): string {
+  return `'${value.replace(/\0/g, '').replace(/'/g, "''")}'`;
+}
+
+function ident(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+class MappingError extends Error {}
+
+/** The text expression of one field over the raw columns c0..cN, or NULL. */
+function textExpr(spec: FieldSpec | undefined, columnIndex: Map<string, number>, input: NormalizeInput): string {
+  if (!spec) return 'NULL';
+  const col = (name: string) => {
+    const i = columnIndex.get(headerKey(name));
+    if (i === undefined) throw new MappingError(`the mapping reads column "${name}", which this statement does not have`);
+    return `NULLIF(trim(c${i}), '')`;
+  };
+  if (spec.column !== undefined) return col(spec.column);
+  if (spec.columns !== undefined) return `NULLIF(concat_ws(${lit(spec.join ?? ' ')}, ${spec.columns.map(col).join(', ')}), '')`;
+  if (spec.constant !== undefined) return spec.constant.trim() === '' ? 'NULL' : lit(spec.constant.trim());
+  if (spec.variable !== undefined) {
+    const v = input.variables[spec.variable];
+    return v === undefined || v.trim() === '' ? 'NULL' : lit(v.trim());
+  }
+  if (spec.fromFileName !== undefined) {
+    const v = fromFileName(input.fileName, spec.fromFileName);
+    return v === null ? 'NULL' : lit(v);
+  }
+  return 'NULL';
+}
+
+/** Reads an amount: currency codes and symbols, thousands separators, (1.23), 1.23-, −1.23, 1.2E-05. */
+const AMOUNT_MACRO = `
+CREATE MACRO amount_sign(s) AS CASE
+  WHEN regexp_matches(s, '^\\s*\\(.*\\)\\s*$') OR regexp_matches(s, '^[^0-9]*[-−]') OR regexp_matches(s, '[0-9.,]\\s*-\\s*$') THEN -1 ELSE 1 END;
+CREATE MACRO amount_digits(s) AS
+  replace(regexp_replace(replace(replace(regexp_replace(regexp_replace(s, '[A-Za-z]{2,}', '', 'g'), '[^0-9.,eE+\\-]', '', 'g'), 'e-', 'E~'), 'E-', 'E~'), '[+\\-]', '', 'g'), 'E~', 'E-');
+-- DuckDB casts integer text to DECIMAL(38,12) some 50x slower than decimal text: integers go via HUGEINT
+CREATE MACRO cast_amount(s) AS CASE
+  WHEN strpos(s, '.') = 0 AND strpos(s, 'e') = 0 AND strpos(s, 'E') = 0 THEN TRY_CAST(TRY_CAST(s AS HUGEINT) AS DECIMAL(38,12))
+  ELSE TRY_CAST(s AS DECIMAL(38,12)) END;
+CREATE MACRO parse_amount_slow(s, decimal_comma) AS amount_sign(s) * cast_amount(
+  CASE WHEN decimal_comma THEN replace(replace(amount_digits(s), '.', ''), ',', '.') ELSE replace(amount_digits(s), ',', '') END);
+-- most cells are plain numbers: a direct cast, and the regular expressions only for the rest
+CREATE MACRO parse_amount(s, decimal_comma) AS CASE
+  WHEN s IS NULL THEN NULL
+  WHEN NOT decimal_comma THEN coalesce(cast_amount(s), parse_amount_slow(s, false))
+  ELSE coalesce(CASE WHEN strpos(s, '.') = 0 THEN cast_amount(replace(s, ',', '.')) END, parse_amount_slow(s, true)) END;
+`;
+
+async function withTimeBudget<T>(connection: DuckDBConnection, ms: number | undefined, work: () => Promise<T>): Promise<T> {
+  if (!ms) return work();
+  // interrupt, never abort the thread: aborting a worker inside DuckDB kills the process (pitfalls.md)
+  const timer = setTimeout(() => connection.interrupt(), ms);
+  try {
+    return await work();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function fillLookup(
+  connection: DuckDBConnection,
+  table: string,
+  columns: string[],
+  values: string[],
+  read: (v: string) => (string | number | null)[],
+): Promise<void> {
+  await connection.run(`CREATE TEMP TABLE ${table} (v VARCHAR, ${columns.map((c) => `${c} VARCHAR`).join(', ')})`);
+  const appender = await connection.createAppender(table);
+  for (const v of values) {
+    appender.appendVarchar(v);
+    for (const out of read(v)) {
+      if (out === null) appender.appendNull();
+      else appender.appendVarchar(String(out));
+    }
+    appender.endRow();
+  }
+  appender.closeSync();
+}
+
+
+export async function normalizeStatement(input: NormalizeInput): Promise<WorkerResult<NormalizeOutput>> {
+  const instance = await DuckDBInstance.create(':memory:', {
+    threads: String(input.threads ?? 2),
+    memory_limit: `${input.memoryLimitMb ?? 1024}MB`,
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+    // spill to the job's own directory rather than failing when a large file exceeds memory_limit
+    ...(input.outPath ? { temp_directory: path.join(path.dirname(input.outPath), 'duckdb-tmp') } : {}),
+  });
+  const connection = await instance.connect();
+  try {
+    return await withTimeBudget(connection, input.timeBudgetMs, () => run(connection, input));
+  } catch (error) {
+    if (error instanceof MappingError) return fail('MAPPING_COLUMN_MISSING', error.message);
+    const message = (error as Error).message ?? String(error);
+    if (/interrupt/i.test(message)) return fail('INGEST_TIME_BUDGET_EXCEEDED', 'normalizing the statement took longer than its time budget');
+    return fail('STATEMENT_UNREADABLE', `the statement could not be read as a table: ${message.split('\n')[0]!.slice(0, 300)}`);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+async function run(connection: DuckDBConnection, input: NormalizeInput): Promise<WorkerResult<NormalizeOutput>> {
+  const width = input.header.length;
+  const columnIndex = new Map<string, number>();
+  input.header.forEach((h, i) => {
+    if (!columnIndex.has(headerKey(h))) columnIndex.set(headerKey(h), i);
+  });
+  const fields = input.fields;
+  const decimalCommaOf = (spec: FieldSpec | undefined): boolean => {
+    if (spec?.format === 'decimal_comma') return true;
+    if (spec?.format === 'decimal_point') return false;
+    const column = spec?.column ?? spec?.columns?.[0];
+    return column !== undefined && input.decimalComma[column] === true;
+  };
+  const dateOrderOf = (spec: FieldSpec | undefined): DateOrder => {
+    if (spec?.format === 'MDY' || spec?.format === 'DMY' || spec?.format === 'YMD') return spec.format;
+    const column = spec?.column;
+    return (column !== undefined && input.dateOrder[column]) || 'YMD';
+  };
+
+  await connection.run(AMOUNT_MACRO);
+  const columnsDef = Array.from({ length: width }, (_, i) => `'c${i}': 'VARCHAR'`).join(', ');
+  const headerMatch = input.header.map((h, i) => `coalesce(trim(c${i}), '') = ${lit(h.trim())}`).join(' AND ');
+  const allEmpty = Array.from({ length: width }, (_, i) => `coalesce(trim(c${i}), '') = ''`).join(' AND ');
+  const fieldTexts = standardFields.map((f) => `CAST(${textExpr(fields[f], columnIndex, input)} AS VARCHAR) AS ${ident(`t_${f}`)}`);
+  const csvOptions = (strict: boolean) =>
+    [
+      `delim=${lit(input.delimiter)}`,
+      // without quoting: DuckDB's lenient reader drops a lone quote character even with quote='' (12" became 12),
+      // so it gets a control character no statement holds as its quote instead
+      input.quote === '' ? (strict ? `quote=''` : `quote=${lit(NO_QUOTE)}, escape=${lit(NO_QUOTE)}`) : `quote='"', escape='"'`,
+      'header=false',
+      `skip=${input.headerLine + 1}`,
+      'all_varchar=true',
+      'null_padding=true',
+      `strict_mode=${strict}`,
+      'auto_detect=false',
+      `columns={${columnsDef}}`,
+    ].join(', ');
+  // one parse of the file into a table: its rowid is the record's position, so no window is needed.
+  // The strict reader is about twice as fast; a file it refuses (a stray quote, a row with extra
+  // cells) is read again by the lenient one.
+  const readRaw = (strict: boolean) => connection.run(`CREATE OR REPLACE TEMP TABLE raw AS SELECT * FROM read_csv(${lit(input.csvPath)}, ${csvOptions(strict)})`);
+  try {
+    await readRaw(true);
+  } catch (error) {
+    if (/interrupt/i.test((error as Error).message ?? '')) throw error;
+    await readRaw(false);
+  }
+  await connection.run(`CREATE TEMP VIEW src AS SELECT rowid + 1 AS rn, * FROM raw`);
+  // the rows that are not data: repeated header lines and blank ones, then the footer records the
+  // file reader located at the end of the data region (few rows: a small table)
+  await connection.run(`CREATE TEMP TABLE dropped AS
+    SELECT rn, CASE WHEN ${headerMatch} THEN 'repeated_header' ELSE 'blank' END AS drop_reason FROM src WHERE (${headerMatch}) OR (${allEmpty})`);
+  if (input.footerRecords > 0) {
+    await connection.run(`INSERT INTO dropped SELECT rn, 'footer' FROM src WHERE rn NOT IN (SELECT rn FROM dropped)
+      ORDER BY rn DESC LIMIT ${Math.max(0, Math.floor(input.footerRecords))}`);
+  }
+  // data records are numbered 1.. in file order, without the dropped ones: that is source_row.
+  // Usually nothing is dropped before the last data row and source_row is rn; otherwise the rows
+  // dropped before each one are counted with an ASOF join on the small table.
+  await connection.run(`CREATE TEMP TABLE drops AS SELECT rn, row_number() OVER (ORDER BY rn) AS n FROM dropped`);
+  const [total, firstDrop, lastDrop] = (
+    await connection.runAndReadAll(`SELECT (SELECT count(*) FROM raw), min(rn), max(rn) FROM drops`)
+  ).getRows()[0]!.map((v) => (v === null ? null : Number(v)));
+  const dropCount = Number((await connection.runAndReadAll('SELECT count(*) FROM drops')).getRows()[0]![0]);
+  const tailOnly = dropCount === 0 || (lastDrop === total && firstDrop === total! - dropCount + 1);
+  const range = input.range ? `WHERE source_row >= ${Math.floor(input.range.start)} AND source_row < ${Math.floor(input.range.end)}` : '';
+  const texts = fieldTexts.join(',\n      ');
+  if (tailOnly) {
+    await connection.run(`CREATE TEMP VIEW kept AS SELECT * FROM (SELECT rn AS source_row, rn, ${texts} FROM src
+      WHERE rn < ${dropCount === 0 ? total! + 1 : firstDrop!}) ${range}`);
+  } else {
+    await connection.run(`CREATE TEMP VIEW kept AS SELECT * FROM (SELECT src.rn - coalesce(d.n, 0) AS source_row, src.rn, ${texts}
+      FROM src ASOF LEFT JOIN drops d ON src.rn >= d.rn WHERE src.rn NOT IN (SELECT rn FROM drops)) ${range}`);
+  }
+  const writeVariants = async () => {
+    if (input.trimmedPath) {
+      const cells = input.header.map((h, i) => `c${i} AS ${ident(h)}`).join(', ');
+      await connection.run(`COPY (SELECT ${cells} FROM src JOIN kept USING (rn) ORDER BY rn) TO ${lit(input.trimmedPath)} (FORMAT csv, HEADER true)`);
+    }
+    if (input.standardizedPath) {
+      const cols = standardFields.filter((f) => fields[f] !== undefined).map((f) => `${t(f)} AS ${ident(f)}`);
+      await connection.run(`COPY (SELECT source_row AS "sourceRow"${cols.length ? ', ' : ''}${cols.join(', ')} FROM kept ORDER BY source_row)
+        TO ${lit(input.standardizedPath)} (FORMAT csv, HEADER true)`);
+    }
+  };
+  if (input.variantsOnly) {
+    await writeVariants();
+    return { ok: true, ...emptyOutput() };
+  }
+
+  // the per-distinct-value readers
+  const t = (f: StandardField) => ident(`t_${f}`);
+  const lookups: string[] = [];
+  const select: Record<string, string> = {};
+  // the distinct raw values of every field read per value, in one pass over the rows
+  const perValue: StandardField[] = ['stmtYear', 'stmtPeriod', 'stmtCadence', 'salesPeriodStart', 'salesPeriodEnd', 'currency', 'country', 'isrc', 'upc', 'iswc'];
+  const distinctRow = (
+    await connection.runAndReadAll(`SELECT ${perValue.map((f) => `list(DISTINCT ${t(f)}) FILTER (WHERE ${t(f)} IS NOT NULL)`).join(', ')} FROM kept`)
+  ).getRowsJson()[0] as (string[] | null)[];
+  const distinct = new Map(perValue.map((f, i) => [f, (distinctRow[i] ?? []).map(String)]));
+  const distinctOf = async (f: StandardField) => distinct.get(f) ?? [];
+
+  for (const f of ['stmtYear', 'stmtPeriod', 'stmtCadence'] as const) {
+    const spec = fields[f];
+    const cadenceWanted: Cadence | null =
+      spec?.format === 'month' ? 'M' : spec?.format === 'quarter' ? 'Q' : spec?.format === 'half' ? 'H' : spec?.format === 'year' ? 'Y' : null;
+    const order = dateOrderOf(spec);
+    const table = `lk_${snake(f)}`;
+    await fillLookup(connection, table, ['o'], await distinctOf(f), (v) => {
+      const plain = /^\d{1,4}$/.test(v.trim()) ? Number(v.trim()) : null;
+      if (f === 'stmtCadence') return [parseCadence(v) ?? parsePeriod(v, order)?.cadence ?? null];
+      if (plain !== null && (f === 'stmtPeriod' ? plain >= 1 && plain <= 12 : plain >= 1900 && plain <= 2200)) return [plain];
+      let p = parsePeriod(v, order);
+      if (p && cadenceWanted && p.cadence === 'M') p = periodFromDate(p.start, cadenceWanted);
+      if (!p) return [null];
+      return [f === 'stmtYear' ? p.year : p.period];
+    });
+    lookups.push(`LEFT JOIN ${table} ON ${table}.v = kept.${t(f)}`);
+    select[snake(f)] = f === 'stmtCadence' ? `${table}.o` : `CAST(${table}.o AS INTEGER)`;
+  }
+
+  for (const f of ['salesPeriodStart', 'salesPeriodEnd'] as const) {
+    const spec = fields[f];
+    const order = dateOrderOf(spec);
+    const table = `lk_${snake(f)}`;
+    await fillLookup(connection, table, ['o'], await distinctOf(f), (v) => {
+      const d = parseDate(v, order);
+      if (d) return [d];
+      // a month or quarter written as a period: its first (start) or last (end) day
+      const p = parsePeriod(v, order);
+      return [p ? (f === 'salesPeriodStart' ? p.start : p.end) : null];
+    });
+    lookups.push(`LEFT JOIN ${table} ON ${table}.v = kept.${t(f)}`);
+    select[snake(f)] = `CAST(${table}.o AS DATE)`;
+  }
+
+  const simple: [StandardField, string, (v: string) => string | null][] = [
+    ['currency', 'currency', parseCurrency],
+    ['country', 'country', parseCountry],
+    ['isrc', 'isrc', normalizeIsrc],
+    ['upc', 'upc', normalizeUpc],
+    ['iswc', 'iswc', normalizeIswc],
+  ];
+  for (const [f, column, read] of simple) {
+    const table = `lk_${column}`;
+    await fillLookup(connection, table, ['o'], await distinctOf(f), (v) => [read(v)]);
+    lookups.push(`LEFT JOIN ${table} ON ${table}.v = kept.${t(f)}`);
+    select[column] = `${table}.o`;
+  }
+
+  for (const f of standardFields) {
+    const kind = fieldKinds[f];
+    if (kind === 'amount' || kind === 'quantity' || kind === 'percent') {
+      const spec = fields[f];
+      const dc = decimalCommaOf(spec) ? 'true' : 'false';
+      if (spec?.columns && spec.columns.length > 1) {
+        // amounts from several columns are summed, not concatenated
+        const parts = spec.columns.map((c) => `coalesce(parse_amount(NULLIF(trim(c${columnIndex.get(headerKey(c))}), ''), ${dc}), 0)`);
+        select[snake(f)] = `(${parts.join(' + ')})`;
+      } else {
+        select[snake(f)] = `parse_amount(kept.${t(f)}, ${dc})`;
+      }
+    } else if (kind === 'text') {
+      select[snake(f)] = `kept.${t(f)}`;
+    }
+  }
+  // amounts summed across several columns need the raw cells: keep them reachable
+  const needsRaw = standardFields.some((f) => (fields[f]?.columns?.length ?? 0) > 1 && ['amount', 'quantity', 'percent'].includes(fieldKinds[f]));
+  const from = needsRaw ? `kept JOIN src USING (rn)` : 'kept';
+
+  const projection = normalizedColumns.map((c) => {
+    switch (c) {
+      case 'organization_id':
+        return `${lit(input.organizationId)}::UUID AS organization_id`;
+      case 'statement_id':
+        return `${lit(input.statementId)}::UUID AS statement_id`;
+      case 'rightsholder_id':
+        return `${lit(input.rightsholderId)}::UUID AS rightsholder_id`;
+      case 'source_row':
+        return 'CAST(kept.source_row AS BIGINT) AS source_row';
+      case 'country_raw':
+        return `kept.${t('country')} AS country_raw`;
+      case 'isrc_raw':
+        return `kept.${t('isrc')} AS isrc_raw`;
+      case 'upc_raw':
+        return `kept.${t('upc')} AS upc_raw`;
+      default:
+        return `${select[c] ?? 'NULL'} AS ${c}`;
+    }
+  });
+  // no ORDER BY: with insertion order preserved DuckDB keeps the rows' file order through scans,
+  // projections and the probes of the small lookup joins, and writes them in that order (the
+  // tests check source_row runs 1..n in the written file)
+  const query = `SELECT ${projection.join(', ')} FROM ${from} ${lookups.join(' ')}${input.outPath ? '' : ' ORDER BY kept.source_row'}`;
+  let target: string;
+  if (input.outPath) {
+    await connection.run(`SET threads = 1`);
+    await connection.run(`COPY (${query}) TO ${lit(input.outPath)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
+    await connection.run(`SET threads = ${input.threads ?? 2}`);
+    target = `read_parquet(${lit(input.outPath)})`;
+  } else {
+    await connection.run(`CREATE TEMP TABLE normalized AS ${query}`);
+    target = 'normalized';
+  }
+  if (input.removedPath) {
+    const cells = Array.from({ length: width }, (_, i) => `c${i}`).join(', ');
+    // the file is scanned again only when the table itself dropped rows; a header-only CSV otherwise
+    const anyDropped = Number((await connection.runAndReadAll('SELECT count(*) FROM drops')).getRows()[0]![0]) > 0;
+    const rowsOf = anyDropped ? `SELECT rn AS record, drop_reason AS reason, ${cells} FROM src JOIN dropped USING (rn) ORDER BY rn` : `SELECT NULL::BIGINT AS record, NULL::VARCHAR AS reason, ${Array.from({ length: width }, (_, i) => `NULL::VARCHAR AS c${i}`).join(', ')} WHERE false`;
+    await connection.run(`COPY (${rowsOf}) TO ${lit(input.removedPath)} (FORMAT csv, HEADER true)`);
+  }
+  const one = async (sql: string) => (await connection.runAndReadAll(sql)).getRows();
+  const droppedRows = (await one(`SELECT drop_reason, count(*) FROM dropped GROUP BY 1 ORDER BY 1`)).map((r) => ({
+    reason: String(r[0]),
+    rows: Number(r[1]),
+  }));
+  const totals = (await one(`SELECT count(*), sum(royalty_earnings), sum(gross_royalty_earnings), sum(units),
+      min(sales_period_start), max(coalesce(sales_period_end, sales_period_start)) FROM ${target}`))[0]!;
+  const perCurrency = (await one(`SELECT currency, count(*), sum(royalty_earnings), sum(gross_royalty_earnings), sum(units)
+      FROM ${target} GROUP BY currency ORDER BY currency NULLS LAST`)).map((r) => ({
+    currency: r[0] === null ? null : String(r[0]),
+    rows: Number(r[1]),
+    net: r[2] === null ? null : String(r[2]),
+    gross: r[3] === null ? null : String(r[3]),
+    units: r[4] === null ? null : String(r[4]),
+  }));
+  const stmtRows = await one(`SELECT stmt_year, stmt_period, stmt_cadence, count(*) AS n FROM ${target}
+      WHERE stmt_year IS NOT NULL AND stmt_period IS NOT NULL AND stmt_cadence IS NOT NULL
+      GROUP BY ALL ORDER BY n DESC, stmt_year DESC, stmt_period DESC`);
+  const rawValues: NormalizeOutput['rawValues'] = [];
+  for (const [kind, column] of [['sales_type', 'sales_type'], ['source', 'source']] as const) {
+    for (const r of await one(`SELECT ${column}, count(*), sum(royalty_earnings) FROM ${target} WHERE ${column} IS NOT NULL GROUP BY 1 ORDER BY 1`)) {
+      rawValues.push({ kind, raw: String(r[0]), rows: Number(r[1]), amount: r[2] === null ? null : String(r[2]) });
+    }
+  }
+  const payors = (await one(`SELECT DISTINCT payor FROM ${target} WHERE payor IS NOT NULL ORDER BY 1 LIMIT 1000`)).map((r) => String(r[0]));
+  const issues = (await one(`SELECT
+      count(*) FILTER (WHERE kept.${t('royaltyEarnings')} IS NOT NULL AND n.royalty_earnings IS NULL),
+      count(*) FILTER (WHERE kept.${t('royaltyEarnings')} IS NULL),
+      count(*) FILTER (WHERE kept.${t('isrc')} IS NOT NULL AND n.isrc IS NULL),
+      count(*) FILTER (WHERE kept.${t('upc')} IS NOT NULL AND n.upc IS NULL),
+      count(*) FILTER (WHERE n.stmt_year IS NULL OR n.stmt_period IS NULL OR n.stmt_cadence IS NULL)
+    FROM ${target} n JOIN kept USING (source_row)`))[0]!;
+  const unknownCountries = (await one(`SELECT DISTINCT country_raw FROM ${target} WHERE country_raw IS NOT NULL AND country IS NULL ORDER BY 1 LIMIT 50`)).map((r) => String(r[0]));
+  const unknownCurrencies = (await one(`SELECT DISTINCT kept.${t('currency')} FROM kept JOIN ${target} n USING (source_row)
+      WHERE kept.${t('currency')} IS NOT NULL AND n.currency IS NULL ORDER BY 1 LIMIT 50`)).map((r) => String(r[0]));
+  const stmt = stmtRows[0];
+  const output: NormalizeOutput = {
+    dataRows: total ?? 0,
+    keptRows: Number(totals[0]),
+    dropped: droppedRows,
+    net: totals[1] === null ? null : String(totals[1]),
+    gross: totals[2] === null ? null : String(totals[2]),
+    units: totals[3] === null ? null : String(totals[3]),
+    perCurrency,
+    stmt: stmt ? { year: Number(stmt[0]), period: Number(stmt[1]), cadence: String(stmt[2]) as Cadence } : null,
+    stmtPeriods: stmtRows.length,
+    salesPeriodStart: totals[4] === null ? null : String(totals[4]),
+    salesPeriodEnd: totals[5] === null ? null : String(totals[5]),
+    rawValues,
+    payors,
+    issues: {
+      invalidAmounts: Number(issues[0]),
+      missingAmounts: Number(issues[1]),
+      invalidIsrc: Number(issues[2]),
+      invalidUpc: Number(issues[3]),
+      missingStmtPeriod: Number(issues[4]),
+      unknownCountries,
+      unknownCurrencies,
+    },
+  };
+  if (!input.outPath) {
+    const reader = await connection.runAndReadAll(`SELECT * EXCLUDE (organization_id, statement_id, rightsholder_id) FROM normalized ORDER BY source_row LIMIT 1000`);
+    output.preview = reader.getRowObjectsJson() as Record<string, unknown>[];
+  }
+  return { ok: true, ...output };
+}
+

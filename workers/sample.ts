@@ -1,0 +1,38 @@
+// Reads rows [startRow, endRow) of one file variant with DuckDB, in a worker thread: Parquet for
+// `normalized`, CSV with a header for `trimmed`, `standardized` and `removed`, and the raw
+// delimited table (no header, every line) for `original` and `single`.
+import { DuckDBInstance } from '@duckdb/node-api';
+import { fail, type WorkerResult } from './results.ts';
+
+export interface SampleInput {
+  path: string;
+  kind: 'parquet' | 'csv_with_header' | 'raw_delimited';
+  delimiter?: string;
+  quote?: '"' | '';
+  startRow: number;
+  endRow: number;
+}
+
+const lit = (v: string) => `'${v.replace(/\0/g, '').replace(/'/g, "''")}'`;
+
+export async function sampleFile(input: SampleInput): Promise<WorkerResult<{ columns: string[]; rows: unknown[][] }>> {
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: '256MB', autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
+  const connection = await instance.connect();
+  try {
+    const limit = Math.max(0, input.endRow - input.startRow);
+    const offset = Math.max(0, input.startRow);
+    const source =
+      input.kind === 'parquet'
+        ? `read_parquet(${lit(input.path)})`
+        : input.kind === 'csv_with_header'
+          ? `read_csv(${lit(input.path)}, header=true, all_varchar=true, null_padding=true, strict_mode=false)`
+          : `read_csv(${lit(input.path)}, header=false, all_varchar=true, null_padding=true, strict_mode=false, auto_detect=true, delim=${lit(input.delimiter ?? ',')}, ${input.quote === '' ? "quote=''" : `quote='"'`})`;
+    const reader = await connection.runAndReadAll(`SELECT * FROM ${source} LIMIT ${limit} OFFSET ${offset}`);
+    return { ok: true, columns: reader.columnNames(), rows: reader.getRowsJson() as unknown[][] };
+  } catch (error) {
+    return fail('STATEMENT_UNREADABLE', `the file could not be sampled: ${String((error as Error).message).split('\n')[0]!.slice(0, 300)}`);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}

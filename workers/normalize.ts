@@ -84,6 +84,8 @@ export interface NormalizeOutput {
     missingStmtPeriod: number;
   };
   preview?: Record<string, unknown>[];
+  /** milliseconds per step */
+  timings?: Record<string, number>;
 }
 
 /** The columns of a normalized row, in Parquet order (snake_case of the standard fields). */
@@ -248,6 +250,13 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
     return (column !== undefined && input.dateOrder[column]) || 'YMD';
   };
 
+  let last = performance.now();
+  const timings: Record<string, number> = {};
+  const lap = (step: string) => {
+    const now = performance.now();
+    timings[step] = Math.round(now - last);
+    last = now;
+  };
   await connection.run(AMOUNT_MACRO);
   const columnsDef = Array.from({ length: width }, (_, i) => `'c${i}': 'VARCHAR'`).join(', ');
   const headerMatch = input.header.map((h, i) => `coalesce(trim(c${i}), '') = ${lit(h.trim())}`).join(' AND ');
@@ -277,6 +286,7 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
     if (/interrupt/i.test((error as Error).message ?? '')) throw error;
     await readRaw(false);
   }
+  lap('read');
   await connection.run(`CREATE TEMP VIEW src AS SELECT rowid + 1 AS rn, * FROM raw`);
   // the rows that are not data: repeated header lines and blank ones, then the footer records the
   // file reader located at the end of the data region (few rows: a small table)
@@ -320,6 +330,7 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
     return { ok: true, ...emptyOutput() };
   }
 
+  lap('drops');
   // the per-distinct-value readers
   const t = (f: StandardField) => ident(`t_${f}`);
   const lookups: string[] = [];
@@ -423,6 +434,7 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
   // no ORDER BY: with insertion order preserved DuckDB keeps the rows' file order through scans,
   // projections and the probes of the small lookup joins, and writes them in that order (the
   // tests check source_row runs 1..n in the written file)
+  lap('lookups');
   const query = `SELECT ${projection.join(', ')} FROM ${from} ${lookups.join(' ')}${input.outPath ? '' : ' ORDER BY kept.source_row'}`;
   let target: string;
   if (input.outPath) {
@@ -434,6 +446,7 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
     await connection.run(`CREATE TEMP TABLE normalized AS ${query}`);
     target = 'normalized';
   }
+  lap('write');
   if (input.removedPath) {
     const cells = Array.from({ length: width }, (_, i) => `c${i}`).join(', ');
     // the file is scanned again only when the table itself dropped rows; a header-only CSV otherwise
@@ -441,6 +454,7 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
     const rowsOf = anyDropped ? `SELECT rn AS record, drop_reason AS reason, ${cells} FROM src JOIN dropped USING (rn) ORDER BY rn` : `SELECT NULL::BIGINT AS record, NULL::VARCHAR AS reason, ${Array.from({ length: width }, (_, i) => `NULL::VARCHAR AS c${i}`).join(', ')} WHERE false`;
     await connection.run(`COPY (${rowsOf}) TO ${lit(input.removedPath)} (FORMAT csv, HEADER true)`);
   }
+  lap('removed');
   const one = async (sql: string) => (await connection.runAndReadAll(sql)).getRows();
   const droppedRows = (await one(`SELECT drop_reason, count(*) FROM dropped GROUP BY 1 ORDER BY 1`)).map((r) => ({
     reason: String(r[0]),
@@ -477,7 +491,9 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
   const unknownCurrencies = (await one(`SELECT DISTINCT kept.${t('currency')} FROM kept JOIN ${target} n USING (source_row)
       WHERE kept.${t('currency')} IS NOT NULL AND n.currency IS NULL ORDER BY 1 LIMIT 50`)).map((r) => String(r[0]));
   const stmt = stmtRows[0];
+  lap('figures');
   const output: NormalizeOutput = {
+    timings,
     dataRows: total ?? 0,
     keptRows: Number(totals[0]),
     dropped: droppedRows,

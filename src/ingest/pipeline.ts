@@ -28,6 +28,22 @@ import { enqueueBlockRefresh } from '../catalog/blocks.ts';
 export interface IngestResult {
   status: 'processed' | 'needs_mapping' | 'failed' | 'skipped';
   statementId: string;
+  /** milliseconds per stage of a processed statement (logged by the job) */
+  timings?: Record<string, number>;
+}
+
+/** Milliseconds since the previous lap, per named stage. */
+function stopwatch(): { lap: (stage: string) => void; timings: Record<string, number> } {
+  const timings: Record<string, number> = {};
+  let last = performance.now();
+  return {
+    timings,
+    lap(stage) {
+      const now = performance.now();
+      timings[stage] = Math.round((timings[stage] ?? 0) + now - last);
+      last = now;
+    },
+  };
 }
 
 interface StatementRow {
@@ -158,9 +174,11 @@ export async function locateStatementFile(
   objectKey: string,
   fileName: string,
   workDir: string,
+  lap: (stage: string) => void = () => {},
 ): Promise<{ located: LocatedTable; object: { size: number; sha256: string }; sourcePath: string }> {
   const sourcePath = path.join(workDir, 'original');
   const object = await download(deps, objectKey, sourcePath);
+  lap('download');
   const located = await deps.threads.run<LocatedTable & { ok: true }>('statementFile', 'locateTable', { sourcePath, fileName, workDir });
   return { located, object, sourcePath };
 }
@@ -175,6 +193,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
   );
   const statement = rows[0];
   if (!statement) return { status: 'skipped', statementId };
+  const { lap, timings } = stopwatch();
 
   const workDir = path.join(tmpdir(), 'royalty-ingest', `${statementId}-${randomBytes(4).toString('hex')}`);
   await mkdir(workDir, { recursive: true });
@@ -183,7 +202,8 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     let object: { size: number; sha256: string };
     let sourcePath: string;
     try {
-      ({ located, object, sourcePath } = await locateStatementFile(deps, statement.object_key, statement.file_name, workDir));
+      ({ located, object, sourcePath } = await locateStatementFile(deps, statement.object_key, statement.file_name, workDir, lap));
+      lap('locate');
     } catch (error) {
       if ((error as { name?: string }).name === 'NoSuchKey') {
         await failStatement(deps.pool, statementId, 'UPLOAD_OBJECT_MISSING', 'The uploaded file is not in the object store.');
@@ -261,6 +281,8 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
       }
       throw error;
     }
+    lap('normalize');
+    for (const [step, ms] of Object.entries(normalized.timings ?? {})) timings[`normalize.${step}`] = ms;
 
     // objects first, under a new version; the database swap below makes them visible at once
     const variants: Record<string, string> = { original: statement.object_key };
@@ -278,6 +300,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     }
     if (located.format !== 'delimited') variants['original-excel'] = statement.object_key;
 
+    lap('upload');
     const moneyColumn = mapping.fields.royaltyEarnings?.column;
     const flags = statementFlags(located, normalized, moneyColumn);
     const stmtPeriod = normalized.stmt ? periodOf(normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence as Cadence) : null;
@@ -427,7 +450,8 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     for (const key of [statement.normalized_key, old.removed, old.single, old.trimmed, old.standardized]) {
       if (key && !Object.values(variants).includes(key)) await deps.store.delete(key).catch(() => {});
     }
-    return { status: 'processed', statementId };
+    lap('commit');
+    return { status: 'processed', statementId, timings };
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

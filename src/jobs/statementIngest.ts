@@ -20,7 +20,7 @@ export function statementIngestTask(deps: Deps): Task {
     const { organizationId, statementId, reason } = parsed.data;
     try {
       const result = await ingestStatement(deps, organizationId, statementId);
-      helpers.logger.info(`statement ${statementId} (${reason}): ${result.status}`);
+      helpers.logger.info(`statement ${statementId} (${reason}): ${result.status}${result.timings ? ` ${JSON.stringify(result.timings)} ms` : ''}`);
       if (result.status !== 'processed') await enqueueRefreshIfCataloged(deps.pool, organizationId, statementId, `statement.${result.status}`);
     } catch (error) {
       if (helpers.job.attempts >= helpers.job.max_attempts) {

@@ -65,7 +65,8 @@ async function child(file: string): Promise<void> {
     S3_BUCKET: 'bench',
     S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
     S3_SECRET_ACCESS_KEY: s3.settings.secretAccessKey,
-    LOG_LEVEL: 'warn',
+    // BENCH_LOG_LEVEL=info shows the job's per-stage timings on stderr
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     WORKER_POLL_INTERVAL_MS: '50',
     DATA_DIR: dir,
   });
@@ -123,6 +124,7 @@ async function main(): Promise<void> {
         maxBuffer: 1 << 24,
       });
       const line = run.stdout.trim().split('\n').pop() ?? '';
+      if (process.env.BENCH_LOG_LEVEL) process.stderr.write(run.stderr + run.stdout.split('\n').filter((l) => l.includes('statement ')).join('\n') + '\n');
       if (run.status !== 0 || !line.startsWith('{')) throw new Error(`pipeline run failed:\n${run.stderr}\n${run.stdout}`);
       const e2e = JSON.parse(line) as { ms: number; rows: number; peakRssMb: number };
       results.push({

@@ -20,6 +20,8 @@ import { OrgFacts, readFingerprint, type Fingerprint, type FingerprintReading } 
 export interface Caller {
   organizationId: string;
   userId: string;
+  /** the data-access scope when the caller's authorization already read it (null: every rightsholder) */
+  rightsholderScope?: string[] | null;
 }
 
 export type Row = Record<string, string | null>;
@@ -116,7 +118,8 @@ async function readAll(c: DuckDBConnection, sql: string, params: string[], timeo
   // interrupt, never abort: aborting a thread inside DuckDB kills the process (pitfalls.md)
   const timer = setTimeout(() => c.interrupt(), timeoutMs);
   try {
-    return await c.runAndReadAll(sql, params);
+    // without values, one call into DuckDB: with them, node-api extracts, prepares, binds and runs
+    return await (params.length > 0 ? c.runAndReadAll(sql, params) : c.runAndReadAll(sql));
   } catch (error) {
     if (/interrupt/i.test((error as Error).message)) throw new AppError(code, `The query ran longer than ${timeoutMs} ms and was stopped`);
     throw error;
@@ -155,7 +158,7 @@ export class AnalyticsEngine {
   }
 
   async restrictions(caller: Caller): Promise<Restrictions> {
-    const scope = await rightsholderScope(this.deps.pool, caller.organizationId, caller.userId);
+    const scope = caller.rightsholderScope !== undefined ? caller.rightsholderScope : await rightsholderScope(this.deps.pool, caller.organizationId, caller.userId);
     return { organizationId: caller.organizationId, rightsholderIds: scope === null ? null : [...scope].sort() };
   }
 
@@ -210,7 +213,7 @@ export class AnalyticsEngine {
   }
 
   private async executeCube(facts: OrgFacts, query: NormalizedQuery, restrictions: Restrictions, usePreagg: boolean): Promise<CubePayload> {
-    const compiled = compileQuery(query, restrictions, { usePreagg });
+    const compiled = compileQuery(query, restrictions, { usePreagg, inline: true });
     const timeout = this.settings.queryTimeoutMs;
     const [reader, total] = await Promise.all([
       facts.withConnection((c) => readAll(c, compiled.sql, compiled.params, timeout, 'ANALYTICS_QUERY_TIMEOUT')),

@@ -443,7 +443,7 @@ export const model: SemanticModel = {
         WHEN {months_back} <= 0 THEN '00.TM'
         WHEN {months_back} <= 12 THEN '01.LTM'
         WHEN {months_back} <= 24 THEN '02.PTM'
-        ELSE lpad(CAST(({months_back} + 11) // 12 AS VARCHAR), 2, '0') || '.TM'
+        ELSE printf('%02d.TM', ({months_back} + 11) // 12)
       END`,
       joins: [],
     },

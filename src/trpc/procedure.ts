@@ -16,6 +16,8 @@ export interface OrgAccess {
   id: string;
   name: string;
   role: OrgRole;
+  /** the caller's data-access scope, read with the role: null for every rightsholder (src/access/dataAccess.ts) */
+  rightsholderScope: string[] | null;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -39,10 +41,19 @@ const authenticated = baseProcedure.use(async ({ ctx, meta, path, getRawInput, n
 
 /** Loads the caller's role in an organization, or throws FORBIDDEN / NOT_FOUND. */
 export async function organizationAccess(db: Queryable, principal: Principal, organizationId: string): Promise<OrgAccess> {
-  const { rows } = await db.query<{ id: string; name: string; deleted: boolean; role: OrgRole | null; status: string | null }>(
-    `SELECT o.id, o.name, o.deleted_at IS NOT NULL AS deleted, m.role, m.status
+  const { rows } = await db.query<{
+    id: string;
+    name: string;
+    deleted: boolean;
+    role: OrgRole | null;
+    status: string | null;
+    scope_mode: 'all' | 'restricted' | null;
+    scope_ids: string[] | null;
+  }>(
+    `SELECT o.id, o.name, o.deleted_at IS NOT NULL AS deleted, m.role, m.status, d.mode AS scope_mode, d.rightsholder_ids AS scope_ids
      FROM organizations o
      LEFT JOIN memberships m ON m.organization_id = o.id AND m.user_id = $2
+     LEFT JOIN data_access_roles d ON d.organization_id = o.id AND d.user_id = $2
      WHERE o.id = $1`,
     [organizationId, principal.userId],
   );
@@ -57,7 +68,9 @@ export async function organizationAccess(db: Queryable, principal: Principal, or
   if (row.deleted) throw new AppError('ORGANIZATION_NOT_FOUND');
   if (row.status === 'disabled' && !platformRole) throw new AppError('MEMBER_DISABLED');
   const role = higherRole(row.status === 'disabled' ? null : row.role, platformRole)!;
-  return { id: row.id, name: row.name, role };
+  // the same rule as rightsholderScope(): no data-access role, or mode `all`, sees every rightsholder
+  const rightsholderScope = row.scope_mode === null || row.scope_mode === 'all' ? null : (row.scope_ids ?? []);
+  return { id: row.id, name: row.name, role, rightsholderScope };
 }
 
 function inputOrganizationId(input: unknown): string | undefined {

@@ -1,8 +1,10 @@
 // The compiler pinned: exact SQL and parameters for representative queries, where the injected
 // restrictions go, how each operator compiles, and when a rollup answers.
 import t from 'tap';
-import { compileQuery, type Restrictions } from '../../src/analytics/compile.ts';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { compileQuery, sqlLiteral, tmFilter, tmLabelRange, type Restrictions } from '../../src/analytics/compile.ts';
 import { cubeQuerySchema, normalizeQuery } from '../../src/analytics/query.ts';
+import { semantic } from '../../src/analytics/semantic.ts';
 
 const now = Date.UTC(2026, 10, 22, 3, 3);
 const V = (n: string) => `analytics_full_view.${n}`;
@@ -126,4 +128,66 @@ t.test('rollups answer only what they can, with identical measures', async (t) =
   t.equal(rollup({ measures: [V('units')], filters: [rh, { member: V('isrc'), operator: 'set' }] }), null, 'a filter on a row column');
   t.match(compile({ measures: [V('statement_row_count')], filters: [rh] }, all, true).sql, /sum\(f\.row_count\)/);
   t.match(compile({ measures: [V('statement_row_count')], filters: [rh] }, all, false).sql, /count\(\*\)/);
+});
+
+t.test('tm filters compile to months_back ranges that keep exactly the rows the label comparison keeps', async (t) => {
+  t.same(tmLabelRange('01.LTM'), { from: 1, to: 12 });
+  t.same(tmLabelRange('00.TM'), { from: null, to: 0 });
+  t.same(tmLabelRange('03.TM'), { from: 25, to: 36 });
+  t.same(tmLabelRange('100.TM'), { from: 1189, to: 1200 });
+  for (const never of ['3.TM', '003.TM', '01.TM', '02.TM', '1.LTM', 'LTM', '', '01.LTM ', "01.LTM' OR 1=1 --"]) t.equal(tmLabelRange(never), null, never);
+  const c = compile({ measures: [V('units')], filters: [rh, { member: V('tm'), operator: 'equals', values: ['01.LTM'] }] });
+  t.match(c.sql, /\(\(lp\.month_index - f\.month_index\) BETWEEN 1 AND 12\)/);
+  t.notMatch(c.sql, /'01\.LTM'/, 'no label is built per row');
+  t.notOk(c.params.includes('01.LTM'));
+
+  // the model's own labels over months_back -3..1300 and NULL, against the ranges
+  const db = await DuckDBInstance.create(':memory:');
+  const duck = await db.connect();
+  const label = semantic.dimensions.get('tm')!.sql.replaceAll('(lp.month_index - f.month_index)', 'mb');
+  await duck.run(`CREATE TABLE w AS SELECT mb, ${label} AS tm FROM (SELECT CAST(range AS INTEGER) AS mb FROM range(-3, 1301) UNION ALL SELECT NULL)`);
+  const labels = ['00.TM', '01.LTM', '02.PTM', '03.TM', '09.TM', '10.TM', '99.TM', '100.TM', '108.TM', '3.TM', '10.LTM', 'x'];
+  const sets: (string | null)[][] = [...labels.map((l) => [l]), [null], ['01.LTM', null], ['01.LTM', '02.PTM'], ['x', null], ['00.TM', '100.TM', 'x']];
+  for (const values of sets) {
+    for (const operator of ['equals', 'notEquals'] as const) {
+      const nonNull = values.filter((v): v is string => v !== null);
+      const list = nonNull.map(sqlLiteral).join(', ');
+      const hasNull = values.includes(null);
+      // the general rule of compile.ts for any string member
+      const byLabel =
+        operator === 'equals'
+          ? [nonNull.length ? `tm IN (${list})` : null, hasNull ? 'tm IS NULL' : null].filter(Boolean).join(' OR ')
+          : nonNull.length === 0
+            ? 'tm IS NOT NULL'
+            : hasNull
+              ? `tm NOT IN (${list})`
+              : `tm NOT IN (${list}) OR tm IS NULL`;
+      const rows = async (where: string) => (await duck.runAndReadAll(`SELECT list(mb ORDER BY mb NULLS LAST)::VARCHAR FROM w WHERE ${where}`)).getRows()[0]![0];
+      t.equal(await rows(tmFilter('mb', operator, values)), await rows(byLabel), `${operator} ${JSON.stringify(values)}`);
+    }
+  }
+  t.equal((await duck.runAndReadAll(`SELECT tm FROM w WHERE mb = 1200`)).getRows()[0]![0], '100.TM', 'labels past 99 are not cut to two digits');
+  duck.closeSync();
+  db.closeSync();
+});
+
+t.test('inline: values become quoted literals, and the SQL runs as the placeholders would', async (t) => {
+  const hostile = "x' OR 1=1; DROP TABLE facts; --";
+  const query = {
+    measures: [V('units')],
+    dimensions: [V('territory')],
+    filters: [rh, { member: V('source_raw'), operator: 'contains', values: [hostile] }, { member: V('territory'), operator: 'equals', values: ["O'Hare", 'US'] }],
+    limit: 5,
+  };
+  const placeholders = compile(query);
+  const inline = compileQuery(normalizeQuery(cubeQuerySchema.parse(query), 'org-1', now), all, { usePreagg: false, inline: true });
+  t.same(inline.params, []);
+  t.notMatch(inline.sql, /\$[0-9]/);
+  t.match(inline.sql, /f\.organization_id = 'org-1' AND \(f\.rightsholder_id = 'rh-1'\)/);
+  t.match(inline.sql, /'%' \|\| 'x'' OR 1=1; DROP TABLE facts; --' \|\| '%'/, 'quotes doubled, nothing else');
+  t.match(inline.sql, /f\.country IN \('O''Hare', 'US'\)/);
+  t.match(inline.sql, /LIMIT CAST\('5' AS BIGINT\)/);
+  // each placeholder, replaced by its literal, gives the inline text
+  t.equal(placeholders.sql.replace(/\$([0-9]+)/g, (_m, i: string) => sqlLiteral(placeholders.params[Number(i) - 1]!)), inline.sql);
+  t.throws(() => sqlLiteral('a\u0000b'), /NUL/);
 });

@@ -4,8 +4,9 @@ import type { Principal } from '../../auth/principal.ts';
 import type { Caller } from '../../analytics/engine.ts';
 import { cubeQuerySchema } from '../../analytics/query.ts';
 
-export function callerOf(ctx: { org: { id: string }; principal: Principal | null }): Caller {
-  return { organizationId: ctx.org.id, userId: ctx.principal!.userId };
+export function callerOf(ctx: { org: { id: string; rightsholderScope?: string[] | null }; principal: Principal | null }): Caller {
+  // the scope was read with the caller's role (one PostgreSQL round trip fewer per query)
+  return { organizationId: ctx.org.id, userId: ctx.principal!.userId, rightsholderScope: ctx.org.rightsholderScope };
 }
 
 export const queryField = cubeQuerySchema.describe('the query object (Cube query format); validated strictly');

@@ -103,7 +103,8 @@ function dimensionOf(fullName: string): ResolvedMember {
 const granularityRank = (g: QueryGranularity) => GRANULARITIES.indexOf(g);
 
 interface Plan {
-  columns: (OutputColumn & { sql: string })[];
+  /** `group`: what a time column groups by; its text is formatted once per group, not per row */
+  columns: (OutputColumn & { sql: string; group?: string })[];
   joins: Set<JoinName>;
   rollup: RollupDef | null;
 }
@@ -168,8 +169,9 @@ function plan(q: NormalizedQuery, usePreagg: boolean): Plan {
     const r = dimensionOf(d);
     r.joins.forEach((j) => joins.add(j));
     const type = dimensionDefs.get(r.name)!.type;
-    const sql = type === 'time' ? `strftime(CAST(${r.sql} AS TIMESTAMP), ${TIME_FORMAT})` : r.sql;
-    columns.push({ alias: alias(), keys: [d], member: d, role: 'dimension', type, sql });
+    const group = type === 'time' ? `CAST(${r.sql} AS TIMESTAMP)` : undefined;
+    const sql = group ? `strftime(${group}, ${TIME_FORMAT})` : r.sql;
+    columns.push({ alias: alias(), keys: [d], member: d, role: 'dimension', type, sql, ...(group ? { group } : {}) });
   }
   // one column per distinct (time dimension, granularity); the plain key goes to the finest one
   const seen = new Set<string>();
@@ -180,6 +182,7 @@ function plan(q: NormalizedQuery, usePreagg: boolean): Plan {
     seen.add(key);
     const r = dimensionOf(td.dimension);
     r.joins.forEach((j) => joins.add(j));
+    const group = `CAST(date_trunc('${td.granularity}', ${r.sql}) AS TIMESTAMP)`;
     columns.push({
       alias: alias(),
       keys: [key],
@@ -187,7 +190,8 @@ function plan(q: NormalizedQuery, usePreagg: boolean): Plan {
       role: 'timeDimension',
       type: 'time',
       granularity: td.granularity,
-      sql: `strftime(CAST(date_trunc('${td.granularity}', ${r.sql}) AS TIMESTAMP), ${TIME_FORMAT})`,
+      sql: `strftime(${group}, ${TIME_FORMAT})`,
+      group,
     });
   }
   for (const member of new Set(columns.filter((c) => c.role === 'timeDimension').map((c) => c.member))) {
@@ -368,7 +372,8 @@ function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit:
     if ('member' in f && f.member === full('organization_id')) continue;
     (isMeasureFilter(f) ? having : where).push(compileFilter(f, pl.rollup, p));
   }
-  const groupCount = pl.columns.filter((c) => c.role !== 'measure').length;
+  // grouping columns come first in the select list; a time column groups by its timestamp
+  const grouping = pl.columns.filter((c) => c.role !== 'measure').map((c, i) => c.group ?? String(i + 1));
   const lines = [
     ...(ctes.length ? [`WITH ${ctes.join(', ')}`] : []),
     `SELECT ${select.join(', ')}`,
@@ -376,7 +381,7 @@ function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit:
     ...joins.map((j) => semantic.model.joins[j].sql),
     `WHERE ${where.join(' AND ')}`,
   ];
-  if (groupCount > 0) lines.push(`GROUP BY ${Array.from({ length: groupCount }, (_, i) => i + 1).join(', ')}`);
+  if (grouping.length > 0) lines.push(`GROUP BY ${grouping.join(', ')}`);
   if (having.length > 0) lines.push(`HAVING ${having.join(' AND ')}`);
   if (withOrderAndLimit) {
     const order = orderClause(q, pl.columns);

@@ -2,7 +2,7 @@
 // A key is high-entropy, so a fast hash is enough: there is nothing to brute-force.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
-import type { Principal } from './principal.ts';
+import type { OrgStanding, Principal } from './principal.ts';
 import type { PlatformRole } from '../trpc/roles.ts';
 
 const KEY_PREFIX = 'rk_';
@@ -100,8 +100,15 @@ export async function deleteApiKey(db: Queryable, id: string): Promise<void> {
 }
 
 /** The principal an API key stands for, or null when the key is unknown. */
-export async function principalForApiKey(db: Queryable, key: string): Promise<Principal | null> {
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The key's principal; with `organizationId` (the x-organization-id header) also the user's
+ * standing in that organization, in the same round trip (Principal.prefetchedOrg).
+ */
+export async function principalForApiKey(db: Queryable, key: string, organizationId?: string): Promise<Principal | null> {
   if (key.length > 200) return null;
+  const org = organizationId !== undefined && UUID.test(organizationId) ? organizationId.toLowerCase() : null;
   const { rows } = await db.query<{
     id: string;
     organizationIds: string[];
@@ -109,11 +116,18 @@ export async function principalForApiKey(db: Queryable, key: string): Promise<Pr
     userId: string;
     email: string;
     platformRole: PlatformRole | null;
+    standing: OrgStanding | null;
   }>(
     `SELECT k.id, k.organization_ids AS "organizationIds", k.procedure_patterns AS patterns,
-            u.id AS "userId", u.email, u.platform_role AS "platformRole"
-     FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1`,
-    [hashApiKey(key)],
+            u.id AS "userId", u.email, u.platform_role AS "platformRole",
+            CASE WHEN o.id IS NOT NULL THEN json_build_object('id', o.id, 'name', o.name, 'deleted', o.deleted_at IS NOT NULL,
+              'role', m.role, 'status', m.status, 'scope_mode', d.mode, 'scope_ids', d.rightsholder_ids) END AS standing
+     FROM api_keys k JOIN users u ON u.id = k.user_id
+     LEFT JOIN organizations o ON o.id = $2::uuid
+     LEFT JOIN memberships m ON m.organization_id = o.id AND m.user_id = u.id
+     LEFT JOIN data_access_roles d ON d.organization_id = o.id AND d.user_id = u.id
+     WHERE k.key_hash = $1`,
+    [hashApiKey(key), org],
   );
   const row = rows[0];
   if (!row) return null;
@@ -123,5 +137,6 @@ export async function principalForApiKey(db: Queryable, key: string): Promise<Pr
     email: row.email,
     platformRole: row.platformRole,
     apiKey: { id: row.id, organizationIds: row.organizationIds, patterns: row.patterns },
+    ...(org !== null ? { prefetchedOrg: { organizationId: org, row: row.standing, used: false } } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import type { PlatformRole } from '../trpc/roles.ts';
+import type { OrgRole, PlatformRole } from '../trpc/roles.ts';
 
 /** Who is calling. OAuth bearer tokens (a later issue) resolve to the same shape. */
 export interface Principal {
@@ -10,6 +10,29 @@ export interface Principal {
   apiKey: { id: string; organizationIds: string[]; patterns: string[] } | null;
   /** set for embed-session calls (src/analytics/sessions.ts): cube reads of one organization only */
   cubeSession?: { id: string; organizationId: string; patterns: string[] | null };
+  /**
+   * The caller's standing in the x-organization-id organization, read in the same round trip as
+   * the key; organizationAccess() uses it once instead of reading it again (src/trpc/procedure.ts).
+   */
+  prefetchedOrg?: PrefetchedOrg;
+}
+
+/** An organization row with the caller's membership and data-access role (all null when absent). */
+export interface OrgStanding {
+  id: string;
+  name: string;
+  deleted: boolean;
+  role: OrgRole | null;
+  status: string | null;
+  scope_mode: 'all' | 'restricted' | null;
+  scope_ids: string[] | null;
+}
+
+export interface PrefetchedOrg {
+  organizationId: string;
+  /** null: no such organization */
+  row: OrgStanding | null;
+  used: boolean;
 }
 
 /** Credentials as they arrive on a request, before any lookup. */

@@ -44,7 +44,7 @@ export function createContextInner(deps: Deps, credentials: Credentials): Contex
 
 async function resolvePrincipal(deps: Deps, credentials: Credentials): Promise<Principal> {
   if (credentials.apiKey !== undefined) {
-    const principal = await principalForApiKey(deps.pool, credentials.apiKey);
+    const principal = await principalForApiKey(deps.pool, credentials.apiKey, credentials.organizationId);
     if (!principal) throw new AppError('INVALID_API_KEY');
     void deps.pool
       .query(

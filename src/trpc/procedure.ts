@@ -3,7 +3,7 @@
 // is refused. Order of checks: authenticate → API-key procedure scope → organization and role
 // (from the raw input) → input validation.
 import type { z } from 'zod';
-import type { Principal } from '../auth/principal.ts';
+import type { OrgStanding, Principal } from '../auth/principal.ts';
 import { scopeAllows } from '../auth/apiKeys.ts';
 import { cubeSessionAllows } from '../analytics/sessions.ts';
 import { AppError } from '../errors.ts';
@@ -41,15 +41,19 @@ const authenticated = baseProcedure.use(async ({ ctx, meta, path, getRawInput, n
 
 /** Loads the caller's role in an organization, or throws FORBIDDEN / NOT_FOUND. */
 export async function organizationAccess(db: Queryable, principal: Principal, organizationId: string): Promise<OrgAccess> {
-  const { rows } = await db.query<{
-    id: string;
-    name: string;
-    deleted: boolean;
-    role: OrgRole | null;
-    status: string | null;
-    scope_mode: 'all' | 'restricted' | null;
-    scope_ids: string[] | null;
-  }>(
+  const row = await standingIn(db, principal, organizationId);
+  return accessFrom(row, principal);
+}
+
+/** The organization with the caller's membership and data-access role, read once per request where it was prefetched. */
+async function standingIn(db: Queryable, principal: Principal, organizationId: string): Promise<OrgStanding | undefined> {
+  const pre = principal.prefetchedOrg;
+  // used once: a later call of the same batch reads again, after what the earlier one may have changed
+  if (pre && !pre.used && pre.organizationId === organizationId.toLowerCase()) {
+    pre.used = true;
+    return pre.row ?? undefined;
+  }
+  const { rows } = await db.query<OrgStanding>(
     `SELECT o.id, o.name, o.deleted_at IS NOT NULL AS deleted, m.role, m.status, d.mode AS scope_mode, d.rightsholder_ids AS scope_ids
      FROM organizations o
      LEFT JOIN memberships m ON m.organization_id = o.id AND m.user_id = $2
@@ -57,7 +61,10 @@ export async function organizationAccess(db: Queryable, principal: Principal, or
      WHERE o.id = $1`,
     [organizationId, principal.userId],
   );
-  const row = rows[0];
+  return rows[0];
+}
+
+function accessFrom(row: OrgStanding | undefined, principal: Principal): OrgAccess {
   const platformRole = platformRoleInOrg(principal.platformRole);
   // Outsiders learn nothing about whether the organization exists.
   if (!row) {

@@ -337,9 +337,13 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
   const select: Record<string, string> = {};
   // the distinct raw values of every field read per value, in one pass over the rows
   const perValue: StandardField[] = ['stmtYear', 'stmtPeriod', 'stmtCadence', 'salesPeriodStart', 'salesPeriodEnd', 'currency', 'country', 'isrc', 'upc', 'iswc'];
+  // with the rows whose amount cell is empty, counted in the same pass
   const distinctRow = (
-    await connection.runAndReadAll(`SELECT ${perValue.map((f) => `list(DISTINCT ${t(f)}) FILTER (WHERE ${t(f)} IS NOT NULL)`).join(', ')} FROM kept`)
+    await connection.runAndReadAll(
+      `SELECT ${perValue.map((f) => `list(DISTINCT ${t(f)}) FILTER (WHERE ${t(f)} IS NOT NULL)`).join(', ')}, count(*) FILTER (WHERE ${t('royaltyEarnings')} IS NULL) FROM kept`,
+    )
   ).getRowsJson()[0] as (string[] | null)[];
+  const missingAmounts = Number(distinctRow[perValue.length] ?? 0);
   const distinct = new Map(perValue.map((f, i) => [f, (distinctRow[i] ?? []).map(String)]));
   const distinctOf = async (f: StandardField) => distinct.get(f) ?? [];
 
@@ -460,8 +464,14 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
     reason: String(r[0]),
     rows: Number(r[1]),
   }));
+  // the issue counts need only the written rows: a raw identifier is written beside its normalized
+  // form, and an amount is NULL exactly when its cell was empty or unreadable
   const totals = (await one(`SELECT count(*), sum(royalty_earnings), sum(gross_royalty_earnings), sum(units),
-      min(sales_period_start), max(coalesce(sales_period_end, sales_period_start)) FROM ${target}`))[0]!;
+      min(sales_period_start), max(coalesce(sales_period_end, sales_period_start)),
+      count(*) FILTER (WHERE royalty_earnings IS NULL),
+      count(*) FILTER (WHERE isrc_raw IS NOT NULL AND isrc IS NULL),
+      count(*) FILTER (WHERE upc_raw IS NOT NULL AND upc IS NULL),
+      count(*) FILTER (WHERE stmt_year IS NULL OR stmt_period IS NULL OR stmt_cadence IS NULL) FROM ${target}`))[0]!;
   const perCurrency = (await one(`SELECT currency, count(*), sum(royalty_earnings), sum(gross_royalty_earnings), sum(units)
       FROM ${target} GROUP BY currency ORDER BY currency NULLS LAST`)).map((r) => ({
     currency: r[0] === null ? null : String(r[0]),
@@ -480,16 +490,12 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
     }
   }
   const payors = (await one(`SELECT DISTINCT payor FROM ${target} WHERE payor IS NOT NULL ORDER BY 1 LIMIT 1000`)).map((r) => String(r[0]));
-  const issues = (await one(`SELECT
-      count(*) FILTER (WHERE kept.${t('royaltyEarnings')} IS NOT NULL AND n.royalty_earnings IS NULL),
-      count(*) FILTER (WHERE kept.${t('royaltyEarnings')} IS NULL),
-      count(*) FILTER (WHERE kept.${t('isrc')} IS NOT NULL AND n.isrc IS NULL),
-      count(*) FILTER (WHERE kept.${t('upc')} IS NOT NULL AND n.upc IS NULL),
-      count(*) FILTER (WHERE n.stmt_year IS NULL OR n.stmt_period IS NULL OR n.stmt_cadence IS NULL)
-    FROM ${target} n JOIN kept USING (source_row)`))[0]!;
   const unknownCountries = (await one(`SELECT DISTINCT country_raw FROM ${target} WHERE country_raw IS NOT NULL AND country IS NULL ORDER BY 1 LIMIT 50`)).map((r) => String(r[0]));
-  const unknownCurrencies = (await one(`SELECT DISTINCT kept.${t('currency')} FROM kept JOIN ${target} n USING (source_row)
-      WHERE kept.${t('currency')} IS NOT NULL AND n.currency IS NULL ORDER BY 1 LIMIT 50`)).map((r) => String(r[0]));
+  // the currency reader ran once per distinct raw value of the kept rows: its misses are the unknown ones
+  const unknownCurrencies = (await one(`SELECT v FROM lk_currency WHERE o IS NULL ORDER BY 1 LIMIT 50`)).map((r) => String(r[0]));
+  // amounts summed over several columns are never NULL (an unreadable part counts as 0)
+  const multiColumnAmount = (fields.royaltyEarnings?.columns?.length ?? 0) > 1;
+  const invalidAmounts = multiColumnAmount ? 0 : Math.max(0, Number(totals[6]) - missingAmounts);
   const stmt = stmtRows[0];
   lap('figures');
   const output: NormalizeOutput = {
@@ -508,11 +514,11 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
     rawValues,
     payors,
     issues: {
-      invalidAmounts: Number(issues[0]),
-      missingAmounts: Number(issues[1]),
-      invalidIsrc: Number(issues[2]),
-      invalidUpc: Number(issues[3]),
-      missingStmtPeriod: Number(issues[4]),
+      invalidAmounts,
+      missingAmounts,
+      invalidIsrc: Number(totals[7]),
+      invalidUpc: Number(totals[8]),
+      missingStmtPeriod: Number(totals[9]),
       unknownCountries,
       unknownCurrencies,
     },

@@ -117,8 +117,10 @@ export async function principalForApiKey(db: Queryable, key: string, organizatio
     email: string;
     platformRole: PlatformRole | null;
     standing: OrgStanding | null;
-  }>(
-    `SELECT k.id, k.organization_ids AS "organizationIds", k.procedure_patterns AS patterns,
+  }>({
+    // every API call runs this: prepared once per connection rather than planned each time
+    name: 'api_key_principal',
+    text: `SELECT k.id, k.organization_ids AS "organizationIds", k.procedure_patterns AS patterns,
             u.id AS "userId", u.email, u.platform_role AS "platformRole",
             CASE WHEN o.id IS NOT NULL THEN json_build_object('id', o.id, 'name', o.name, 'deleted', o.deleted_at IS NOT NULL,
               'role', m.role, 'status', m.status, 'scope_mode', d.mode, 'scope_ids', d.rightsholder_ids) END AS standing
@@ -127,8 +129,8 @@ export async function principalForApiKey(db: Queryable, key: string, organizatio
      LEFT JOIN memberships m ON m.organization_id = o.id AND m.user_id = u.id
      LEFT JOIN data_access_roles d ON d.organization_id = o.id AND d.user_id = u.id
      WHERE k.key_hash = $1`,
-    [hashApiKey(key), org],
-  );
+    values: [hashApiKey(key), org],
+  });
   const row = rows[0];
   if (!row) return null;
   return {

@@ -1,12 +1,13 @@
 // The normalizer's two CSV readings: DuckDB's strict reader first, the lenient one for files it
 // refuses. Both must give the same cells, literal quote characters included (a title of 12").
+// And the statement's issue counts, which become its flags.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import t from 'tap';
 import { locateTable } from '../../workers/statementFile.ts';
-import { normalizeStatement } from '../../workers/normalize.ts';
+import { normalizeStatement, type NormalizeOutput } from '../../workers/normalize.ts';
 
 const HEADER = ['Period', 'Title', 'Artist', 'Earnings (USD)'];
 const fields = {
@@ -19,7 +20,11 @@ const fields = {
   rawArtist: { column: 'Artist' },
 };
 
-async function normalizeText(t: { teardown(fn: () => unknown): void }, text: string): Promise<{ rows: string[][]; net: string | null }> {
+async function normalizeText(
+  t: { teardown(fn: () => unknown): void },
+  text: string,
+  mapping: Record<string, unknown> = fields,
+): Promise<{ rows: string[][]; net: string | null; out: NormalizeOutput }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'royalty-normalize-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'statement.tsv');
@@ -34,7 +39,7 @@ async function normalizeText(t: { teardown(fn: () => unknown): void }, text: str
     headerLine: located.headerLine,
     header: located.header,
     footerRecords: located.footerRecords,
-    fields,
+    fields: mapping,
     decimalComma: located.decimalComma,
     dateOrder: located.dateOrder,
     fileName: 'statement.tsv',
@@ -49,7 +54,7 @@ async function normalizeText(t: { teardown(fn: () => unknown): void }, text: str
   const duck = await (await DuckDBInstance.create(':memory:')).connect();
   const read = await duck.runAndReadAll(`SELECT source_row::VARCHAR, raw_title, raw_artist, royalty_earnings::VARCHAR FROM read_parquet('${outPath}') ORDER BY source_row`);
   duck.closeSync();
-  return { rows: read.getRows() as string[][], net: out.net };
+  return { rows: read.getRows() as string[][], net: out.net, out };
 }
 
 const lines = ['2024-03\tSummer 12" Mix\tOrla Finn\t1.25', '2024-03\t"Live" at Home\tOrla Finn\t0.50', '2024-03\tPlain\tOrla Finn\t2.00'];
@@ -71,4 +76,46 @@ t.test('a ragged tab file the strict reader refuses: the lenient reading keeps t
   const r = await normalizeText(t, `${HEADER.join('\t')}\n${ragged.join('\n')}\n`);
   t.same(r.rows, expected);
   t.equal(r.net, '3.750000000000');
+});
+
+t.test('issue counts: unreadable and empty amounts, invalid identifiers, unknown currencies and territories, missing periods', async (t) => {
+  const header = ['Period', 'Title', 'ISRC', 'UPC', 'Currency', 'Country', 'Earnings'];
+  const rows = [
+    ['2024-03', 'Ok', 'USRC17607839', '036000291452', 'USD', 'US', '1.50'],
+    ['2024-03', 'Bad amount', 'US-RC1-76-07839', '036000291452', 'EUR', 'DE', 'n/a'],
+    ['2024-03', 'Empty amount', 'NOT AN ISRC', '123', 'usd', 'Atlantis', ''],
+    ['', 'No period', 'XX', '', 'Zorkmids', 'FR', '2.25'],
+    ['2024-03', 'Bad currency', '', '', 'Zorkmids', 'Narnia', '(0.75)'],
+  ];
+  const mapping = {
+    stmtYear: { column: 'Period' },
+    stmtPeriod: { column: 'Period' },
+    stmtCadence: { constant: 'M' },
+    currency: { column: 'Currency' },
+    country: { column: 'Country' },
+    isrc: { column: 'ISRC' },
+    upc: { column: 'UPC' },
+    royaltyEarnings: { column: 'Earnings' },
+    rawTitle: { column: 'Title' },
+  };
+  const { out } = await normalizeText(t, `${[header, ...rows].map((r) => r.join('\t')).join('\n')}\n`, mapping);
+  t.equal(out.keptRows, 5);
+  t.equal(out.net, '3.000000000000', '1.50 + 2.25 - 0.75; the unreadable and the empty amount count as nothing');
+  t.same(out.issues, {
+    invalidAmounts: 1,
+    missingAmounts: 1,
+    invalidIsrc: 2,
+    invalidUpc: 1,
+    missingStmtPeriod: 1,
+    unknownCountries: ['Atlantis', 'Narnia'],
+    unknownCurrencies: ['Zorkmids'],
+  });
+  // amounts summed over two columns: an empty or unreadable part counts as 0, never as an invalid row
+  const summed = await normalizeText(t, `${[...HEADER, 'Adjustment (USD)'].join('\t')}\n2024-03\tx\tOrla Finn\t1.00\tn/a\n2024-03\ty\tOrla Finn\t\t\n`, {
+    ...fields,
+    royaltyEarnings: { columns: ['Earnings (USD)', 'Adjustment (USD)'] },
+  });
+  t.equal(summed.out.net, '1.000000000000');
+  t.equal(summed.out.issues.invalidAmounts, 0);
+  t.equal(summed.out.issues.missingAmounts, 1);
 });

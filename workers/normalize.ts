@@ -345,40 +345,57 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
   ).getRowsJson()[0] as (string[] | null)[];
   const missingAmounts = Number(distinctRow[perValue.length] ?? 0);
   const distinct = new Map(perValue.map((f, i) => [f, (distinctRow[i] ?? []).map(String)]));
-  const distinctOf = async (f: StandardField) => distinct.get(f) ?? [];
+  // a field read per distinct value: joined to a small lookup table of its values, except a field
+  // that is empty on every row (NULL) and a constant of the mapping (its value, inlined): a join
+  // less per row for each, in the pass that writes the rows
+  const perDistinct = async (f: StandardField, column: string, read: (v: string) => string | number | null, type: string) => {
+    const values = distinct.get(f) ?? [];
+    const spec = fields[f];
+    const constant = spec !== undefined && spec.column === undefined && spec.columns === undefined;
+    if (values.length === 0) {
+      select[column] = `CAST(NULL AS ${type})`;
+    } else if (constant && values.length === 1) {
+      const o = read(values[0]!);
+      select[column] = o === null ? `CAST(NULL AS ${type})` : `CAST(${lit(String(o))} AS ${type})`;
+    } else {
+      const table = `lk_${column}`;
+      await fillLookup(connection, table, ['o'], values, (v) => [read(v)]);
+      lookups.push(`LEFT JOIN ${table} ON ${table}.v = kept.${t(f)}`);
+      select[column] = `CAST(${table}.o AS ${type})`;
+    }
+  };
 
   for (const f of ['stmtYear', 'stmtPeriod', 'stmtCadence'] as const) {
     const spec = fields[f];
     const cadenceWanted: Cadence | null =
       spec?.format === 'month' ? 'M' : spec?.format === 'quarter' ? 'Q' : spec?.format === 'half' ? 'H' : spec?.format === 'year' ? 'Y' : null;
     const order = dateOrderOf(spec);
-    const table = `lk_${snake(f)}`;
-    await fillLookup(connection, table, ['o'], await distinctOf(f), (v) => {
+    const read = (v: string): string | number | null => {
       const plain = /^\d{1,4}$/.test(v.trim()) ? Number(v.trim()) : null;
-      if (f === 'stmtCadence') return [parseCadence(v) ?? parsePeriod(v, order)?.cadence ?? null];
-      if (plain !== null && (f === 'stmtPeriod' ? plain >= 1 && plain <= 12 : plain >= 1900 && plain <= 2200)) return [plain];
+      if (f === 'stmtCadence') return parseCadence(v) ?? parsePeriod(v, order)?.cadence ?? null;
+      if (plain !== null && (f === 'stmtPeriod' ? plain >= 1 && plain <= 12 : plain >= 1900 && plain <= 2200)) return plain;
       let p = parsePeriod(v, order);
       if (p && cadenceWanted && p.cadence === 'M') p = periodFromDate(p.start, cadenceWanted);
-      if (!p) return [null];
-      return [f === 'stmtYear' ? p.year : p.period];
-    });
-    lookups.push(`LEFT JOIN ${table} ON ${table}.v = kept.${t(f)}`);
-    select[snake(f)] = f === 'stmtCadence' ? `${table}.o` : `CAST(${table}.o AS INTEGER)`;
+      if (!p) return null;
+      return f === 'stmtYear' ? p.year : p.period;
+    };
+    await perDistinct(f, snake(f), read, f === 'stmtCadence' ? 'VARCHAR' : 'INTEGER');
   }
 
   for (const f of ['salesPeriodStart', 'salesPeriodEnd'] as const) {
-    const spec = fields[f];
-    const order = dateOrderOf(spec);
-    const table = `lk_${snake(f)}`;
-    await fillLookup(connection, table, ['o'], await distinctOf(f), (v) => {
-      const d = parseDate(v, order);
-      if (d) return [d];
-      // a month or quarter written as a period: its first (start) or last (end) day
-      const p = parsePeriod(v, order);
-      return [p ? (f === 'salesPeriodStart' ? p.start : p.end) : null];
-    });
-    lookups.push(`LEFT JOIN ${table} ON ${table}.v = kept.${t(f)}`);
-    select[snake(f)] = `CAST(${table}.o AS DATE)`;
+    const order = dateOrderOf(fields[f]);
+    await perDistinct(
+      f,
+      snake(f),
+      (v) => {
+        const d = parseDate(v, order);
+        if (d) return d;
+        // a month or quarter written as a period: its first (start) or last (end) day
+        const p = parsePeriod(v, order);
+        return p ? (f === 'salesPeriodStart' ? p.start : p.end) : null;
+      },
+      'DATE',
+    );
   }
 
   const simple: [StandardField, string, (v: string) => string | null][] = [
@@ -388,12 +405,7 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
     ['upc', 'upc', normalizeUpc],
     ['iswc', 'iswc', normalizeIswc],
   ];
-  for (const [f, column, read] of simple) {
-    const table = `lk_${column}`;
-    await fillLookup(connection, table, ['o'], await distinctOf(f), (v) => [read(v)]);
-    lookups.push(`LEFT JOIN ${table} ON ${table}.v = kept.${t(f)}`);
-    select[column] = `${table}.o`;
-  }
+  for (const [f, column, read] of simple) await perDistinct(f, column, read, 'VARCHAR');
 
   for (const f of standardFields) {
     const kind = fieldKinds[f];
@@ -491,8 +503,8 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
   }
   const payors = (await one(`SELECT DISTINCT payor FROM ${target} WHERE payor IS NOT NULL ORDER BY 1 LIMIT 1000`)).map((r) => String(r[0]));
   const unknownCountries = (await one(`SELECT DISTINCT country_raw FROM ${target} WHERE country_raw IS NOT NULL AND country IS NULL ORDER BY 1 LIMIT 50`)).map((r) => String(r[0]));
-  // the currency reader ran once per distinct raw value of the kept rows: its misses are the unknown ones
-  const unknownCurrencies = (await one(`SELECT v FROM lk_currency WHERE o IS NULL ORDER BY 1 LIMIT 50`)).map((r) => String(r[0]));
+  // the currency reader's misses among the distinct raw values of the kept rows
+  const unknownCurrencies = (distinct.get('currency') ?? []).filter((v) => parseCurrency(v) === null).sort().slice(0, 50);
   // amounts summed over several columns are never NULL (an unreadable part counts as 0)
   const multiColumnAmount = (fields.royaltyEarnings?.columns?.length ?? 0) > 1;
   const invalidAmounts = multiColumnAmount ? 0 : Math.max(0, Number(totals[6]) - missingAmounts);

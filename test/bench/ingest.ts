@@ -123,7 +123,8 @@ async function main(): Promise<void> {
         env: process.env,
         maxBuffer: 1 << 24,
       });
-      const line = run.stdout.trim().split('\n').pop() ?? '';
+      // the child's result line (with BENCH_LOG_LEVEL its log lines are JSON too)
+      const line = run.stdout.trim().split('\n').filter((l) => l.includes('"peakRssMb"')).pop() ?? '';
       if (process.env.BENCH_LOG_LEVEL) process.stderr.write(run.stderr + run.stdout.split('\n').filter((l) => l.includes('statement ')).join('\n') + '\n');
       if (run.status !== 0 || !line.startsWith('{')) throw new Error(`pipeline run failed:\n${run.stderr}\n${run.stdout}`);
       const e2e = JSON.parse(line) as { ms: number; rows: number; peakRssMb: number };

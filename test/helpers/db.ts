@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { migrate, migrationsFingerprint } from '../../src/db/migrate.ts';
+import { createPool } from '../../src/db/pool.ts';
 import { databaseUrlFile } from '../setup/paths.ts';
 
 const TEMPLATE_LOCK = 72_100_099;
@@ -32,7 +33,7 @@ async function ensureTemplate(admin: pg.Client, url: string): Promise<string> {
       const building = `${template}_building`;
       await admin.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
       await admin.query(`CREATE DATABASE "${building}"`);
-      const pool = new pg.Pool({ connectionString: withDatabase(url, building), max: 2 });
+      const pool = createPool(withDatabase(url, building), 2);
       try {
         await migrate(pool);
       } finally {

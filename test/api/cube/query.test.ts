@@ -148,6 +148,22 @@ t.test('contains and notContains: case-insensitive, %, _ and \\ literal, NULL ru
   t.same(await titles({ member: m('track_title_raw'), operator: 'notContains', values: ['ph', 'ta'] }), ['Echo', 'Foxtrot', 'Golf', 'gamma_x']);
 });
 
+t.test('hostile values stay values: quotes, backslashes, SQL, placeholders', async (t) => {
+  // values reach DuckDB as string literals (src/analytics/compile.ts): nothing in them may end the literal
+  const all = await titles();
+  for (const hostile of ["x' OR '1'='1", "'; DROP TABLE facts; --", "\\'; SELECT 1; --", '$1', "O'Brien", '\'', "''", 'Alpha\u202e']) {
+    t.same(await titles({ member: m('track_title_raw'), operator: 'equals', values: [hostile] }), [], `equals ${JSON.stringify(hostile)}`);
+    t.same(await titles({ member: m('track_title_raw'), operator: 'contains', values: [hostile] }), [], `contains ${JSON.stringify(hostile)}`);
+    t.same(await titles({ member: m('track_title_raw'), operator: 'notEquals', values: [hostile] }), all, `notEquals ${JSON.stringify(hostile)}`);
+    t.same(await titles({ member: m('tm'), operator: 'equals', values: [hostile] }), [], `tm ${JSON.stringify(hostile)}`);
+  }
+  const sneaky = await cube({ measures: [m('units')], filters: [{ member: m('rightsholder_id'), operator: 'equals', values: ["' OR 1=1 --"] }] });
+  t.equal(sneaky.ok, true);
+  t.same(sneaky.data.data, [{ [m('units')]: null }], 'a rightsholder id made of SQL matches no row');
+  t.same(await titles({ member: m('track_title_raw'), operator: 'equals', values: ['Delta\\Path'] }), ['Delta\\Path'], 'a backslash is an ordinary character');
+  t.same(await titles(), all, 'the facts are all still there');
+});
+
 t.test('gt, gte, lt, lte on the first value: numbers as numbers, strings lexicographically, measures after aggregation', async (t) => {
   t.same(await titles({ member: m('stmt_year'), operator: 'gt', values: ['2023'] }), ['Alpha', 'Beta 100%', 'Delta\\Path', 'Golf', 'gamma_x']);
   t.same(await titles({ member: m('stmt_year'), operator: 'gte', values: ['2024.0', '1900'] }), ['Alpha', 'Beta 100%', 'Delta\\Path', 'Golf', 'gamma_x']);

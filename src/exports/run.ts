@@ -148,6 +148,15 @@ async function complete(deps: Deps, e: ExportRow, files: WrittenFile[]): Promise
   const client = await deps.pool.connect();
   try {
     await client.query('BEGIN');
+    // under the export's lock: another attempt that finished meanwhile keeps its files
+    const { rows: locked } = await client.query<{ status: string }>('SELECT status FROM exports WHERE id = $1 FOR UPDATE', [e.id]);
+    if (locked[0]?.status !== 'running') {
+      await client.query('ROLLBACK');
+      return;
+    }
+    // objects of an earlier attempt that made more parts go before the export is completed, so a
+    // client that sees `completed` finds exactly the listed files under its prefix
+    await removeObjects(deps, e, new Set(files.map((f) => f.objectKey)));
     await client.query('DELETE FROM export_files WHERE export_id = $1', [e.id]);
     for (const f of files) {
       await client.query(
@@ -163,7 +172,6 @@ async function complete(deps: Deps, e: ExportRow, files: WrittenFile[]): Promise
       [e.id, rowCount, files.length, bytes],
     );
     if (updated !== 1) {
-      // another attempt finished it meanwhile: keep its files
       await client.query('ROLLBACK');
       return;
     }
@@ -182,8 +190,6 @@ async function complete(deps: Deps, e: ExportRow, files: WrittenFile[]): Promise
   } finally {
     client.release();
   }
-  // objects of an earlier attempt that made more parts
-  await removeObjects(deps, e, new Set(files.map((f) => f.objectKey)));
 }
 
 async function progress(deps: Deps, exportId: string, done: number, total: number): Promise<void> {

@@ -15,6 +15,7 @@ import type { LocatedTable } from '../../src/ingest/fileTypes.ts';
 import { createThreadPool } from '../../src/workers/threadPool.ts';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { locateTable } from '../../workers/statementFile.ts';
+import yauzl from 'yauzl';
 import { zipFiles } from '../../fixtures/statements/kit.ts';
 import { repoRoot } from '../setup/paths.ts';
 
@@ -413,6 +414,53 @@ t.test('encodings, byte-level debris and line breaks', async (t) => {
   const sep = path.join(dir, 'sep.csv');
   await writeFile(sep, 'sep=|\nTrack Title|Net Revenue\nCafé|1,00\n');
   t.match(await run(sep), { delimiter: '|', headerLine: 0, removedTotal: 0, dataRecords: 1 });
+});
+
+/** Every entry of a zip, in its order. */
+function unzipAll(bytes: Buffer): Promise<{ name: string; data: Buffer }[]> {
+  return new Promise((resolve, reject) => {
+    const out: { name: string; data: Buffer }[] = [];
+    yauzl.fromBuffer(bytes, { lazyEntries: true }, (err, zip) => {
+      if (err || !zip) return reject(err ?? new Error('not a zip'));
+      zip.on('entry', (entry: yauzl.Entry) => {
+        zip.openReadStream(entry, (e, stream) => {
+          if (e || !stream) return reject(e ?? new Error('no stream'));
+          const chunks: Buffer[] = [];
+          stream.on('data', (c: Buffer) => chunks.push(c));
+          stream.on('end', () => {
+            out.push({ name: entry.fileName, data: Buffer.concat(chunks) });
+            zip.readEntry();
+          });
+          stream.on('error', reject);
+        });
+      });
+      zip.on('end', () => resolve(out));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
+}
+
+t.test('workbooks whose worksheet part comes before xl/workbook.xml (found by CI: exceljs writes its parts in varying order)', async (t) => {
+  const dir = await workDir();
+  const wb = new ExcelJS.Workbook();
+  wb.properties.date1904 = true;
+  wb.addWorksheet('Cover').addRow(['Statement for Q1']);
+  const ws = wb.addWorksheet('Royalties');
+  ws.addRow(['Sale Date', 'Title', 'Artist', 'Royalty Amount']);
+  ws.addRow([new Date(Date.UTC(2024, 2, 15)), 'Paper Boats', 'Orla Finn', 1.25]);
+  ws.getCell('A2').numFmt = 'yyyy-mm-dd';
+  const entries = await unzipAll(Buffer.from(await wb.xlsx.writeBuffer()));
+  // shared strings and relationships first, then the worksheets, the workbook part last
+  const rank = (name: string) => (name === 'xl/workbook.xml' ? 3 : name.startsWith('xl/worksheets/') ? 2 : name === 'xl/sharedStrings.xml' || name.endsWith('.rels') ? 1 : 0);
+  const reordered = [...entries].sort((a, b) => rank(a.name) - rank(b.name));
+  t.ok(reordered.findIndex((e) => e.name === 'xl/sharedStrings.xml') < reordered.findIndex((e) => e.name.startsWith('xl/worksheets/sheet')));
+  const file = path.join(dir, 'late-workbook-part.xlsx');
+  await writeFile(file, zipFiles(reordered));
+  const r = await run(file);
+  t.match(r, { format: 'xlsx', header: ['Sale Date', 'Title', 'Artist', 'Royalty Amount'], dataRecords: 1 });
+  t.equal(r.sheet!.name, 'Royalties', 'the sheets keep their names');
+  t.same(r.sampleRows, [['2024-03-15', 'Paper Boats', 'Orla Finn', '1.25']], 'and the workbook date system');
 });
 
 t.test('workbooks: the 1904 date system, empty and header-only sheets', async (t) => {

@@ -27,6 +27,8 @@ interface WorkbookFacts {
   exceljs1904: boolean;
   /** sheet names in workbook order */
   order: string[];
+  /** the sheet list as exceljs models it (name, sheetId, state, relationship id) */
+  sheets: { name: string; id: number; state: string; rId: string }[];
 }
 
 export type ZipKind = 'xlsx' | 'archive';
@@ -73,8 +75,15 @@ async function inspectWorkbook(file: string, zip: OpenZip): Promise<WorkbookFact
   const pr = /<(?:\w+:)?workbookPr\b[^>]{0,2000}>/.exec(workbookXml)?.[0] ?? '';
   const flag = /\bdate1904="([^"]{0,10})"/.exec(pr)?.[1];
   const order: string[] = [];
-  for (const m of workbookXml.matchAll(/<(?:\w+:)?sheet\b[^>]{0,2000}?\bname="([^"]{0,200})"/g)) order.push(decodeXml(m[1]!));
-  return { date1904: flag === '1' || flag === 'true', exceljs1904: flag === '1', order };
+  const sheets: WorkbookFacts['sheets'] = [];
+  for (const tag of workbookXml.match(/<(?:\w+:)?sheet\b[^>]{0,2000}>/g) ?? []) {
+    const attr = (name: string) => new RegExp(`\\s${name}="([^"]{0,200})"`).exec(tag)?.[1];
+    const name = attr('name');
+    if (name === undefined) continue;
+    order.push(decodeXml(name));
+    sheets.push({ name: decodeXml(name), id: Number.parseInt(attr('sheetId') ?? '0', 10), state: attr('state') ?? 'visible', rId: attr('r:id') ?? '' });
+  }
+  return { date1904: flag === '1' || flag === 'true', exceljs1904: flag === '1', order, sheets };
 }
 
 function decodeXml(s: string): string {
@@ -170,6 +179,12 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
     styles: 'cache',
     entries: 'ignore',
   });
+  // exceljs reads a worksheet part that comes after the shared strings and relationships but before
+  // xl/workbook.xml without the sheet list or the workbook properties, and fails on it (a TypeError):
+  // whether it does depends on the order the producer wrote the parts, which exceljs's own writer
+  // varies from run to run. Both are given from our reading of workbook.xml; exceljs replaces them
+  // with its own when it reaches that part.
+  Object.assign(reader, { model: { sheets: facts.sheets }, properties: { model: { date1904: facts.exceljs1904 } } });
   try {
     let emitted = 0;
     for await (const sheetReader of reader) {

@@ -20,6 +20,7 @@ import {
   type DateOrder,
 } from '../src/ingest/values.ts';
 import { fail, type WorkerResult } from './results.ts';
+import { stopwatch } from '../src/ingest/stopwatch.ts';
 
 export interface NormalizeInput {
   csvPath: string;
@@ -187,26 +188,19 @@ async function withTimeBudget<T>(connection: DuckDBConnection, ms: number | unde
   }
 }
 
-async function fillLookup(
-  connection: DuckDBConnection,
-  table: string,
-  columns: string[],
-  values: string[],
-  read: (v: string) => (string | number | null)[],
-): Promise<void> {
-  await connection.run(`CREATE TEMP TABLE ${table} (v VARCHAR, ${columns.map((c) => `${c} VARCHAR`).join(', ')})`);
+/** A small table of distinct raw values (v) and what the reader makes of each (o). */
+async function fillLookup(connection: DuckDBConnection, table: string, values: string[], read: (v: string) => string | number | null): Promise<void> {
+  await connection.run(`CREATE TEMP TABLE ${table} (v VARCHAR, o VARCHAR)`);
   const appender = await connection.createAppender(table);
   for (const v of values) {
+    const out = read(v);
     appender.appendVarchar(v);
-    for (const out of read(v)) {
-      if (out === null) appender.appendNull();
-      else appender.appendVarchar(String(out));
-    }
+    if (out === null) appender.appendNull();
+    else appender.appendVarchar(String(out));
     appender.endRow();
   }
   appender.closeSync();
 }
-
 
 export async function normalizeStatement(input: NormalizeInput): Promise<WorkerResult<NormalizeOutput>> {
   const instance = await DuckDBInstance.create(':memory:', {
@@ -250,13 +244,7 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
     return (column !== undefined && input.dateOrder[column]) || 'YMD';
   };
 
-  let last = performance.now();
-  const timings: Record<string, number> = {};
-  const lap = (step: string) => {
-    const now = performance.now();
-    timings[step] = Math.round(now - last);
-    last = now;
-  };
+  const { lap, timings } = stopwatch();
   await connection.run(AMOUNT_MACRO);
   const columnsDef = Array.from({ length: width }, (_, i) => `'c${i}': 'VARCHAR'`).join(', ');
   const headerMatch = input.header.map((h, i) => `coalesce(trim(c${i}), '') = ${lit(h.trim())}`).join(' AND ');
@@ -359,7 +347,7 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
       select[column] = o === null ? `CAST(NULL AS ${type})` : `CAST(${lit(String(o))} AS ${type})`;
     } else {
       const table = `lk_${column}`;
-      await fillLookup(connection, table, ['o'], values, (v) => [read(v)]);
+      await fillLookup(connection, table, values, read);
       lookups.push(`LEFT JOIN ${table} ON ${table}.v = kept.${t(f)}`);
       select[column] = `CAST(${table}.o AS ${type})`;
     }

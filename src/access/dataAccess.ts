@@ -10,8 +10,12 @@ export async function rightsholderScope(db: Queryable, organizationId: string, u
     'SELECT mode, rightsholder_ids AS ids FROM data_access_roles WHERE organization_id = $1 AND user_id = $2',
     [organizationId, userId],
   );
-  const row = rows[0];
-  return !row || row.mode === 'all' ? null : row.ids;
+  return scopeOfRole(rows[0]?.mode ?? null, rows[0]?.ids ?? null);
+}
+
+/** A data-access role as a scope: no role, or mode `all`, sees every rightsholder. */
+export function scopeOfRole(mode: 'all' | 'restricted' | null, ids: string[] | null): RightsholderScope {
+  return mode === null || mode === 'all' ? null : (ids ?? []);
 }
 
 export function scopeAllowsRightsholder(scope: RightsholderScope, rightsholderId: string): boolean {

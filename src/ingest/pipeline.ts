@@ -24,26 +24,13 @@ import { recordActivity } from '../activity/record.ts';
 import { normalizeLookupKey } from '../lookups/normalize.ts';
 import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/resolve.ts';
 import { enqueueBlockRefresh } from '../catalog/blocks.ts';
+import { stopwatch } from './stopwatch.ts';
 
 export interface IngestResult {
   status: 'processed' | 'needs_mapping' | 'failed' | 'skipped';
   statementId: string;
   /** milliseconds per stage of a processed statement (logged by the job) */
   timings?: Record<string, number>;
-}
-
-/** Milliseconds since the previous lap, per named stage. */
-function stopwatch(): { lap: (stage: string) => void; timings: Record<string, number> } {
-  const timings: Record<string, number> = {};
-  let last = performance.now();
-  return {
-    timings,
-    lap(stage) {
-      const now = performance.now();
-      timings[stage] = Math.round((timings[stage] ?? 0) + now - last);
-      last = now;
-    },
-  };
 }
 
 interface StatementRow {

@@ -7,6 +7,7 @@ import type { OrgStanding, Principal } from '../auth/principal.ts';
 import { scopeAllows } from '../auth/apiKeys.ts';
 import { cubeSessionAllows } from '../analytics/sessions.ts';
 import { AppError } from '../errors.ts';
+import { scopeOfRole } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { baseProcedure, type ProcedureMeta } from './init.ts';
 import { higherRole, platformRoleInOrg, roleSatisfies, type MinRole, type OrgRole } from './roles.ts';
@@ -75,9 +76,7 @@ function accessFrom(row: OrgStanding | undefined, principal: Principal): OrgAcce
   if (row.deleted) throw new AppError('ORGANIZATION_NOT_FOUND');
   if (row.status === 'disabled' && !platformRole) throw new AppError('MEMBER_DISABLED');
   const role = higherRole(row.status === 'disabled' ? null : row.role, platformRole)!;
-  // the same rule as rightsholderScope(): no data-access role, or mode `all`, sees every rightsholder
-  const rightsholderScope = row.scope_mode === null || row.scope_mode === 'all' ? null : (row.scope_ids ?? []);
-  return { id: row.id, name: row.name, role, rightsholderScope };
+  return { id: row.id, name: row.name, role, rightsholderScope: scopeOfRole(row.scope_mode, row.scope_ids) };
 }
 
 function inputOrganizationId(input: unknown): string | undefined {

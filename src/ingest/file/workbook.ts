@@ -25,9 +25,7 @@ interface WorkbookFacts {
   date1904: boolean;
   /** exceljs recognises it (it only reads date1904="1", Excel for Mac may write "true") */
   exceljs1904: boolean;
-  /** sheet names in workbook order */
-  order: string[];
-  /** the sheet list as exceljs models it (name, sheetId, state, relationship id) */
+  /** the sheets in workbook order, as exceljs models them (name, sheetId, state, relationship id) */
   sheets: { name: string; id: number; state: string; rId: string }[];
 }
 
@@ -74,16 +72,14 @@ async function inspectWorkbook(file: string, zip: OpenZip): Promise<WorkbookFact
   }
   const pr = /<(?:\w+:)?workbookPr\b[^>]{0,2000}>/.exec(workbookXml)?.[0] ?? '';
   const flag = /\bdate1904="([^"]{0,10})"/.exec(pr)?.[1];
-  const order: string[] = [];
   const sheets: WorkbookFacts['sheets'] = [];
   for (const tag of workbookXml.match(/<(?:\w+:)?sheet\b[^>]{0,2000}>/g) ?? []) {
     const attr = (name: string) => new RegExp(`\\s${name}="([^"]{0,200})"`).exec(tag)?.[1];
     const name = attr('name');
     if (name === undefined) continue;
-    order.push(decodeXml(name));
     sheets.push({ name: decodeXml(name), id: Number.parseInt(attr('sheetId') ?? '0', 10), state: attr('state') ?? 'visible', rId: attr('r:id') ?? '' });
   }
-  return { date1904: flag === '1' || flag === 'true', exceljs1904: flag === '1', order, sheets };
+  return { date1904: flag === '1' || flag === 'true', exceljs1904: flag === '1', sheets };
 }
 
 function decodeXml(s: string): string {
@@ -190,7 +186,7 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
     for await (const sheetReader of reader) {
       const sr = sheetReader as unknown as { name?: string; state?: string } & AsyncIterable<ExcelJS.Row>;
       const name = sr.name ?? `Sheet${emitted + 1}`;
-      const position = facts.order.indexOf(name);
+      const position = facts.sheets.findIndex((s) => s.name === name);
       const csvPath = path.join(workDir, `sheet-${emitted}.csv`);
       emitted++;
       const out = createWriteStream(csvPath);

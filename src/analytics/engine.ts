@@ -22,6 +22,8 @@ export interface Caller {
   userId: string;
   /** the data-access scope when the caller's authorization already read it (null: every rightsholder) */
   rightsholderScope?: string[] | null;
+  /** PostgreSQL's snapshot when the caller's credentials were read, if it was (Principal.snapshot) */
+  snapshot?: string;
 }
 
 export type Row = Record<string, string | null>;
@@ -162,9 +164,13 @@ export class AnalyticsEngine {
     return { organizationId: caller.organizationId, rightsholderIds: scope === null ? null : [...scope].sort() };
   }
 
-  /** The organization's current fingerprint; the last reading lets PostgreSQL skip the scans when nothing committed since. */
-  async fingerprint(organizationId: string): Promise<Fingerprint> {
-    const reading = await readFingerprint(this.deps.pool, organizationId, this.readings.get(organizationId));
+  /**
+   * The organization's current fingerprint; the last reading lets PostgreSQL skip the scans when
+   * nothing committed since. A snapshot the request already read (with the caller's credentials,
+   * after the request arrived) that equals the last reading's means the same without asking.
+   */
+  async fingerprint(organizationId: string, snapshot?: string): Promise<Fingerprint> {
+    const reading = await readFingerprint(this.deps.pool, organizationId, this.readings.get(organizationId), snapshot);
     this.readings.set(organizationId, reading);
     return reading.fingerprint;
   }
@@ -190,7 +196,7 @@ export class AnalyticsEngine {
       throw new AppError('RIGHTSHOLDER_FILTER_REQUIRED', `Every analytics query filters on ${VIEW}.rightsholder_id (a top-level filter naming rightsholders)`);
     }
     // the two PostgreSQL reads overlap: the fingerprint does not depend on who asks
-    const fingerprint = this.fingerprint(caller.organizationId);
+    const fingerprint = this.fingerprint(caller.organizationId, caller.snapshot);
     fingerprint.catch(() => {}); // awaited below; a failure of the scope read must not leave it unhandled
     const restrictions = await this.restrictions(caller);
     const keyFor = (version: string) => keyOf(canonical({ kind: 'cube', model: MODEL_VERSION, restrictions, query, data: version, usePreagg }));
@@ -243,7 +249,7 @@ export class AnalyticsEngine {
   // --- SQL over the view ---------------------------------------------------------------
 
   private async prepareSql(caller: Caller, sql: string) {
-    const [restrictions, fp] = await Promise.all([this.restrictions(caller), this.fingerprint(caller.organizationId)]);
+    const [restrictions, fp] = await Promise.all([this.restrictions(caller), this.fingerprint(caller.organizationId, caller.snapshot)]);
     const key = keyOf({ kind: 'sql', model: MODEL_VERSION, restrictions, sql, data: fp.version });
     return { key, run: () => this.runSql(sql, restrictions, fp) };
   }

@@ -71,8 +71,10 @@ export async function principalForCubeSession(db: Queryable, token: string): Pro
     user_id: string;
     email: string;
     platform_role: PlatformRole | null;
+    snapshot: string;
   }>(
-    `SELECT s.id, s.organization_id, s.procedure_patterns AS patterns, u.id AS user_id, u.email, u.platform_role
+    `SELECT s.id, s.organization_id, s.procedure_patterns AS patterns, u.id AS user_id, u.email, u.platform_role,
+            pg_current_snapshot()::text AS snapshot
      FROM cube_sessions s JOIN users u ON u.id = s.user_id WHERE s.token = $1 AND s.expires_at > now()`,
     [token],
   );
@@ -85,6 +87,7 @@ export async function principalForCubeSession(db: Queryable, token: string): Pro
     platformRole: row.platform_role,
     apiKey: null,
     cubeSession: { id: row.id, organizationId: row.organization_id, patterns: row.patterns },
+    snapshot: { text: row.snapshot, used: false },
   };
 }
 

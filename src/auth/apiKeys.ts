@@ -117,13 +117,15 @@ export async function principalForApiKey(db: Queryable, key: string, organizatio
     email: string;
     platformRole: PlatformRole | null;
     standing: OrgStanding | null;
+    snapshot: string;
   }>({
     // every API call runs this: prepared once per connection rather than planned each time
     name: 'api_key_principal',
     text: `SELECT k.id, k.organization_ids AS "organizationIds", k.procedure_patterns AS patterns,
             u.id AS "userId", u.email, u.platform_role AS "platformRole",
             CASE WHEN o.id IS NOT NULL THEN json_build_object('id', o.id, 'name', o.name, 'deleted', o.deleted_at IS NOT NULL,
-              'role', m.role, 'status', m.status, 'scope_mode', d.mode, 'scope_ids', d.rightsholder_ids) END AS standing
+              'role', m.role, 'status', m.status, 'scope_mode', d.mode, 'scope_ids', d.rightsholder_ids) END AS standing,
+            pg_current_snapshot()::text AS snapshot
      FROM api_keys k JOIN users u ON u.id = k.user_id
      LEFT JOIN organizations o ON o.id = $2::uuid
      LEFT JOIN memberships m ON m.organization_id = o.id AND m.user_id = u.id
@@ -140,5 +142,6 @@ export async function principalForApiKey(db: Queryable, key: string, organizatio
     platformRole: row.platformRole,
     apiKey: { id: row.id, organizationIds: row.organizationIds, patterns: row.patterns },
     ...(org !== null ? { prefetchedOrg: { organizationId: org, row: row.standing, used: false } } : {}),
+    snapshot: { text: row.snapshot, used: false },
   };
 }

@@ -15,6 +15,20 @@ export interface Principal {
    * the key; organizationAccess() uses it once instead of reading it again (src/trpc/procedure.ts).
    */
   prefetchedOrg?: PrefetchedOrg;
+  /**
+   * PostgreSQL's snapshot (pg_current_snapshot) read in the key's round trip: when it equals the
+   * snapshot of the analytics engine's last freshness reading, nothing has committed since and that
+   * reading still holds (src/analytics/engine.ts). Taken once per request, like prefetchedOrg.
+   */
+  snapshot?: { text: string; used: boolean };
+}
+
+/** The snapshot read with the caller's credentials, once: a later call of the same batch reads again. */
+export function takeSnapshot(principal: Principal | null): string | undefined {
+  const s = principal?.snapshot;
+  if (!s || s.used) return undefined;
+  s.used = true;
+  return s.text;
 }
 
 /** An organization row with the caller's membership and data-access role (all null when absent). */

@@ -42,17 +42,30 @@ export function createContextInner(deps: Deps, credentials: Credentials): Contex
   };
 }
 
+// When this process last recorded each key's use: last_used_at is kept to the minute, so a key
+// used within the minute is not written again (not even a no-op UPDATE: a statement per call).
+const LAST_USED_PRECISION_MS = 60_000;
+const lastUsedWrites = new Map<string, number>();
+
+function recordKeyUse(deps: Deps, keyId: string): void {
+  const now = Date.now();
+  if (now - (lastUsedWrites.get(keyId) ?? -Infinity) < LAST_USED_PRECISION_MS) return;
+  if (lastUsedWrites.size >= 10_000) lastUsedWrites.clear();
+  lastUsedWrites.set(keyId, now);
+  void deps.pool
+    .query(
+      `UPDATE api_keys SET last_used_at = now()
+       WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+      [keyId],
+    )
+    .catch(() => {});
+}
+
 async function resolvePrincipal(deps: Deps, credentials: Credentials): Promise<Principal> {
   if (credentials.apiKey !== undefined) {
     const principal = await principalForApiKey(deps.pool, credentials.apiKey, credentials.organizationId);
     if (!principal) throw new AppError('INVALID_API_KEY');
-    void deps.pool
-      .query(
-        `UPDATE api_keys SET last_used_at = now()
-         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-        [principal.apiKey!.id],
-      )
-      .catch(() => {});
+    recordKeyUse(deps, principal.apiKey!.id);
     return principal;
   }
   if (credentials.bearerToken?.startsWith(CUBE_SESSION_PREFIX)) {

@@ -42,7 +42,8 @@ export async function startTestServer(
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dir,
-    LOG_LEVEL: 'silent',
+    // TEST_LOG_LEVEL=error shows a failing test's server errors (procedure failed, with the cause)
+    LOG_LEVEL: (process.env.TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent',
     DEMO_BOOTSTRAP: 'false',
     WORKER_POLL_INTERVAL_MS: '100',
     NODE_ENV: 'test',

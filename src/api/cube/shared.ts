@@ -1,12 +1,13 @@
 // What the cube procedures share: the caller as the analytics engine sees them, and the inputs.
 import { z } from 'zod';
-import type { Principal } from '../../auth/principal.ts';
+import { takeSnapshot, type Principal } from '../../auth/principal.ts';
 import type { Caller } from '../../analytics/engine.ts';
 import { cubeQuerySchema } from '../../analytics/query.ts';
 
 export function callerOf(ctx: { org: { id: string; rightsholderScope?: string[] | null }; principal: Principal | null }): Caller {
-  // the scope was read with the caller's role (one PostgreSQL round trip fewer per query)
-  return { organizationId: ctx.org.id, userId: ctx.principal!.userId, rightsholderScope: ctx.org.rightsholderScope };
+  // the scope was read with the caller's role, the snapshot with the credentials (a PostgreSQL round trip fewer each)
+  const snapshot = takeSnapshot(ctx.principal);
+  return { organizationId: ctx.org.id, userId: ctx.principal!.userId, rightsholderScope: ctx.org.rightsholderScope, ...(snapshot !== undefined ? { snapshot } : {}) };
 }
 
 export const queryField = cubeQuerySchema.describe('the query object (Cube query format); validated strictly');

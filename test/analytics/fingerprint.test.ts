@@ -1,0 +1,45 @@
+// The freshness fingerprint: a reading is reused without asking PostgreSQL only when the caller's
+// snapshot is the reading's own (nothing committed since); any other snapshot reads again. Over
+// HTTP, the snapshot comes from the request's own authentication, so a change committed before a
+// request is in its answer.
+import t from 'tap';
+import { readFingerprint } from '../../src/analytics/store.ts';
+import { seedDataset } from './dataset.ts';
+import { m } from './helpers.ts';
+import { newOrganization } from '../helpers/principals.ts';
+import { startTestServer } from '../helpers/server.ts';
+
+const srv = await startTestServer(t);
+const owner = await newOrganization(srv, 'Fingerprint Org');
+const org = owner.organizationId;
+const ds = await seedDataset(srv, org);
+const db = srv.deps.pool;
+
+t.test('a reading is reused for its own snapshot only', async (t) => {
+  const first = await readFingerprint(db, org);
+  t.match(first.snapshot, /^\d+:\d+:/);
+  await db.query('UPDATE rightsholders SET name = $2, updated_at = now() WHERE id = $1', [ds.rh1, 'Renamed For Fingerprint']);
+  // the reading's own snapshot: taken as it is (the rename is not seen: no query was made)
+  const reused = await readFingerprint(db, org, first, first.snapshot);
+  t.equal(reused, first);
+  // any other snapshot, or none: read again, and the rename changes the version
+  for (const snapshot of [undefined, `${first.snapshot}0`, '']) {
+    const again = await readFingerprint(db, org, first, snapshot);
+    t.not(again.snapshot, first.snapshot);
+    t.not(again.fingerprint.version, first.fingerprint.version);
+    t.equal(again.fingerprint.statements, first.fingerprint.statements, 'statements unchanged');
+  }
+});
+
+t.test('over HTTP, a change committed before a request is in its answer, request after request', async (t) => {
+  const query = { measures: [m('units')], dimensions: [m('rightsholder_name')], filters: [{ member: m('rightsholder_id'), operator: 'equals', values: [ds.rh1] }] };
+  for (const name of ['Name One', 'Name Two', 'Name Three']) {
+    await db.query('UPDATE rightsholders SET name = $2, updated_at = now() WHERE id = $1', [ds.rh1, name]);
+    // twice: the second request finds nothing committed since the first one's reading
+    for (let i = 0; i < 2; i++) {
+      const res = await owner.client.mutate('cube.query', { organizationId: org, query });
+      if (!res.ok) throw new Error(JSON.stringify(res.error));
+      t.same(res.data.data, [{ [m('rightsholder_name')]: name, [m('units')]: '1611' }], `${name}, request ${i + 1}`);
+    }
+  }
+});

@@ -6,7 +6,7 @@
 // (`inline`, what the engine runs) as string literals it writes itself; identifiers only from the
 // model.
 import type { JoinName, RollupDef } from './model.ts';
-import type { ResolvedMember } from './modelSchema.ts';
+import type { ResolvedMeasure, ResolvedMember } from './modelSchema.ts';
 import { isMidnight, nextDay, absoluteBound } from './dates.ts';
 import type { NormalizedFilterNode, NormalizedQuery, Operator } from './query.ts';
 import { GRANULARITIES, dimensionDefs, full, memberOf, semantic, type QueryGranularity } from './semantic.ts';
@@ -64,6 +64,8 @@ export interface CompiledQuery {
   columns: OutputColumn[];
   /** the rollup answering the query, or null for the facts */
   rollup: string | null;
+  /** the facts are grouped by the columns the query reads before the joins (eagerRollup) */
+  eager: boolean;
 }
 
 const TIME_FORMAT = "'%Y-%m-%dT%H:%M:%S.%g'";
@@ -106,7 +108,9 @@ interface Plan {
   /** `group`: what a time column groups by; its text is formatted once per group, not per row */
   columns: (OutputColumn & { sql: string; group?: string })[];
   joins: Set<JoinName>;
+  /** what the query reads: a stored rollup, an eager one over the facts, or (null) the facts */
   rollup: RollupDef | null;
+  stored: boolean;
 }
 
 function measureSql(name: string, rollup: RollupDef | null): string {
@@ -159,8 +163,51 @@ export function chooseRollup(q: NormalizedQuery): RollupDef | null {
   return null;
 }
 
-function plan(q: NormalizedQuery, usePreagg: boolean): Plan {
-  const rollup = usePreagg ? chooseRollup(q) : null;
+/** The members a query reads: selected, time dimensions and filtered. */
+function membersOf(q: NormalizedQuery): (ResolvedMember | ResolvedMeasure)[] {
+  const names = [...q.dimensions, ...q.measures, ...q.timeDimensions.map((td) => td.dimension), ...q.filters.flatMap(filterLeaves).map((l) => l.member)];
+  return names.map((n) => {
+    const name = memberOf(n)!;
+    return (semantic.measures.get(name) ?? semantic.dimensions.get(name))!;
+  });
+}
+
+/**
+ * Eager aggregation. A query a stored rollup could answer reads only columns that rollup groups
+ * by (a few distinct values per statement: statement, currency, territory, source, periods), its
+ * joins are keyed by such columns, and its measures are sums, row counts and counts of distinct
+ * statements. Its answer is then the same when the facts are first grouped by just the columns
+ * this query reads (with the sums and the row count its measures need) and the groups, not the
+ * rows, are joined and aggregated: the exchange rate, statement and lookup joins then probe once
+ * per group, and amounts are multiplied by their rate once per group. Exact for DECIMAL money
+ * (sum(a) × r = sum(a × r) with no rounding: scales add), and the filters on grouped columns
+ * reach the scan below the grouping (DuckDB pushes them down), so only the caller's rows are read.
+ */
+function eagerRollup(q: NormalizedQuery, stored: RollupDef, joins: Set<JoinName>): RollupDef {
+  const grouped = new Set(['organization_id', 'rightsholder_id']);
+  const summed = new Set<string>();
+  let counted = false;
+  const read = (columns: string[]) => {
+    for (const c of columns) {
+      if (stored.groupBy.includes(c)) grouped.add(c);
+      else if (stored.sums.includes(c)) summed.add(c);
+      else if (c === stored.countColumn) counted = true;
+    }
+  };
+  // a measure reads what its rollup form reads (chooseRollup made sure it has one)
+  for (const m of membersOf(q)) read('rollupSql' in m ? factColumnsIn(m.rollupSql!) : m.columns);
+  for (const j of joins) read(joinFactColumns.get(j) ?? []);
+  // the rollup's own order of columns: the same query always writes the same SQL
+  const groupBy = stored.groupBy.filter((c) => grouped.has(c));
+  const sums = stored.sums.filter((c) => summed.has(c));
+  const aggregates = [...sums.map((c) => `sum(${c}) AS ${c}`), ...(counted ? [`count(*) AS ${stored.countColumn}`] : [])];
+  const table = `(SELECT ${[...groupBy, ...aggregates].join(', ')} FROM ${semantic.model.facts.table} GROUP BY ${groupBy.join(', ')})`;
+  return { name: `eager:${stored.name}`, table, description: 'the facts grouped by the columns the query reads', groupBy, sums, countColumn: stored.countColumn };
+}
+
+function plan(q: NormalizedQuery, usePreagg: boolean, eager: boolean): Plan {
+  const answerable = chooseRollup(q);
+  const rollup = usePreagg ? answerable : null;
   const joins = new Set<JoinName>();
   const columns: Plan['columns'] = [];
   const alias = () => `c${columns.length}`;
@@ -214,7 +261,11 @@ function plan(q: NormalizedQuery, usePreagg: boolean): Plan {
       r.joins.forEach((j) => joins.add(j));
     }
   }
-  return { columns, joins, rollup };
+  if (rollup || !answerable || !eager) return { columns, joins, rollup, stored: rollup !== null };
+  // the measures were planned against the facts: the eager grouping reads them as a rollup does
+  const grouped = eagerRollup(q, answerable, joins);
+  for (const c of columns) if (c.role === 'measure') c.sql = measureSql(memberOf(c.member)!, grouped);
+  return { columns, joins, rollup: grouped, stored: false };
 }
 
 function memberSql(fullName: string, rollup: RollupDef | null): { sql: string; type: 'string' | 'number' | 'time' } {
@@ -391,8 +442,9 @@ function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit:
   return { sql: lines.join('\n'), params: p.params };
 }
 
-export function compileQuery(q: NormalizedQuery, r: Restrictions, opts: { usePreagg: boolean; inline?: boolean }): CompiledQuery {
-  const pl = plan(q, opts.usePreagg);
+/** `eager: false` (tests only) reads the facts row by row where eager aggregation would apply. */
+export function compileQuery(q: NormalizedQuery, r: Restrictions, opts: { usePreagg: boolean; inline?: boolean; eager?: boolean }): CompiledQuery {
+  const pl = plan(q, opts.usePreagg, opts.eager ?? true);
   const main = build(q, r, pl, true, opts.inline ?? false);
   const total = q.total ? build(q, r, pl, false, opts.inline ?? false) : null;
   return {
@@ -401,7 +453,8 @@ export function compileQuery(q: NormalizedQuery, r: Restrictions, opts: { usePre
     totalSql: total ? `SELECT count(*) AS total FROM (\n${total.sql}\n) q` : null,
     totalParams: total?.params ?? [],
     columns: pl.columns.map(({ sql: _sql, ...c }) => c),
-    rollup: pl.rollup?.name ?? null,
+    rollup: pl.stored ? pl.rollup!.name : null,
+    eager: pl.rollup !== null && !pl.stored,
   };
 }
 

@@ -510,7 +510,8 @@ export const model: SemanticModel = {
       aggType: 'count',
       sql: 'count(*)',
       joins: [],
-      rollup: { sql: 'sum(f.row_count)' },
+      // coalesce: count(*) of no rows is 0, a sum of no groups NULL
+      rollup: { sql: 'coalesce(sum(f.row_count), 0)' },
     },
     {
       name: 'royalty_earnings',

@@ -188,7 +188,7 @@ async function withTimeBudget<T>(connection: DuckDBConnection, ms: number | unde
   }
 }
 
-/** A small table of distinct raw values (v) and what the reader makes of each (o). */
+/** A table of distinct raw values (v) and what the reader makes of each (o). */
 async function fillLookup(connection: DuckDBConnection, table: string, values: string[], read: (v: string) => string | number | null): Promise<void> {
   await connection.run(`CREATE TEMP TABLE ${table} (v VARCHAR, o VARCHAR)`);
   const appender = await connection.createAppender(table);
@@ -321,7 +321,8 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
   lap('drops');
   // the per-distinct-value readers
   const t = (f: StandardField) => ident(`t_${f}`);
-  const lookups: string[] = [];
+  // per looked-up column, the list of the reader's outputs in the order of its ENUM (see perDistinct)
+  const lists: string[] = [];
   const select: Record<string, string> = {};
   // the distinct raw values of every field read per value, in one pass over the rows
   const perValue: StandardField[] = ['stmtYear', 'stmtPeriod', 'stmtCadence', 'salesPeriodStart', 'salesPeriodEnd', 'currency', 'country', 'isrc', 'upc', 'iswc'];
@@ -333,9 +334,13 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
   ).getRowsJson()[0] as (string[] | null)[];
   const missingAmounts = Number(distinctRow[perValue.length] ?? 0);
   const distinct = new Map(perValue.map((f, i) => [f, (distinctRow[i] ?? []).map(String)]));
-  // a field read per distinct value: joined to a small lookup table of its values, except a field
-  // that is empty on every row (NULL) and a constant of the mapping (its value, inlined): a join
-  // less per row for each, in the pass that writes the rows
+  // a field read per distinct value: its distinct values become an ENUM type, and the reader's
+  // outputs a list in the ENUM's order, in a one-row table cross-joined to the rows; a row's output
+  // is the list element at its value's ENUM code. Unlike a hash join (whose LEFT form moves a
+  // chunk's unmatched rows, such as NULL keys, to the chunk's end, and which DuckDB never counts
+  // as order-preserving), this is a projection: the rows keep the file's order and the written
+  // pass may run on several threads. A field that is empty on every row (NULL) and a constant of
+  // the mapping (its value, inlined) need no list.
   const perDistinct = async (f: StandardField, column: string, read: (v: string) => string | number | null, type: string) => {
     const values = distinct.get(f) ?? [];
     const spec = fields[f];
@@ -348,8 +353,9 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
     } else {
       const table = `lk_${column}`;
       await fillLookup(connection, table, values, read);
-      lookups.push(`LEFT JOIN ${table} ON ${table}.v = kept.${t(f)}`);
-      select[column] = `CAST(${table}.o AS ${type})`;
+      await connection.run(`CREATE TYPE e_${column} AS ENUM (SELECT v FROM ${table})`);
+      lists.push(`(SELECT list(CAST(o AS ${type}) ORDER BY enum_code(CAST(v AS e_${column}))) FROM ${table}) AS m_${column}`);
+      select[column] = `lk.m_${column}[enum_code(CAST(kept.${t(f)} AS e_${column})) + 1]`;
     }
   };
 
@@ -413,7 +419,8 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
   }
   // amounts summed across several columns need the raw cells: keep them reachable
   const needsRaw = standardFields.some((f) => (fields[f]?.columns?.length ?? 0) > 1 && ['amount', 'quantity', 'percent'].includes(fieldKinds[f]));
-  const from = needsRaw ? `kept JOIN src USING (rn)` : 'kept';
+  if (lists.length > 0) await connection.run(`CREATE TEMP TABLE lk AS SELECT ${lists.join(', ')}`);
+  const from = `${needsRaw ? `kept JOIN src USING (rn)` : 'kept'}${lists.length > 0 ? ' CROSS JOIN lk' : ''}`;
 
   const projection = normalizedColumns.map((c) => {
     switch (c) {
@@ -436,15 +443,21 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
     }
   });
   // no ORDER BY: with insertion order preserved DuckDB keeps the rows' file order through scans,
-  // projections and the probes of the small lookup joins, and writes them in that order (the
-  // tests check source_row runs 1..n in the written file)
+  // projections and the one-row cross join of the lists, and writes them in that order (the tests
+  // check source_row runs 1..n in the written file)
   lap('lookups');
-  const query = `SELECT ${projection.join(', ')} FROM ${from} ${lookups.join(' ')}${input.outPath ? '' : ' ORDER BY kept.source_row'}`;
+  const query = `SELECT ${projection.join(', ')} FROM ${from}${input.outPath ? '' : ' ORDER BY kept.source_row'}`;
   let target: string;
   if (input.outPath) {
-    await connection.run(`SET threads = 1`);
-    await connection.run(`COPY (${query}) TO ${lit(input.outPath)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
-    await connection.run(`SET threads = ${input.threads ?? 2}`);
+    const copy = `COPY (${query}) TO ${lit(input.outPath)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`;
+    // several threads only where DuckDB's plan is its order-preserving batch writer (each batch of
+    // rows becomes row groups written in batch order, so the bytes do not depend on the threads'
+    // timing); otherwise, as with the ASOF join that numbers rows around dropped ones, one thread
+    const plan = (await connection.runAndReadAll(`EXPLAIN ${copy}`)).getRows().map((r) => String(r[1])).join('\n');
+    const parallel = plan.includes('BATCH_COPY_TO_FILE');
+    if (!parallel) await connection.run(`SET threads = 1`);
+    await connection.run(copy);
+    if (!parallel) await connection.run(`SET threads = ${input.threads ?? 2}`);
     target = `read_parquet(${lit(input.outPath)})`;
   } else {
     await connection.run(`CREATE TEMP TABLE normalized AS ${query}`);

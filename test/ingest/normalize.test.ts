@@ -119,3 +119,80 @@ t.test('issue counts: unreadable and empty amounts, invalid identifiers, unknown
   t.equal(summed.out.issues.invalidAmounts, 0);
   t.equal(summed.out.issues.missingAmounts, 1);
 });
+
+t.test('the written rows keep the file order and each its own looked-up values, across chunks, threads and dropped rows', async (t) => {
+  // values read once per distinct value (ISRC, territory, period) are looked up for every row: rows
+  // whose cell is empty sit between rows whose cell is not, over several of DuckDB's row groups (so
+  // the written pass runs on several threads), with and without a row dropped in the middle
+  const header = ['Period', 'Title', 'ISRC', 'Country', 'Earnings'];
+  const n = 250_000;
+  const isrcOf = (i: number) => (i % 3 === 0 ? '' : i % 3 === 1 ? `USRC1${String(i % 9_000).padStart(7, '0')}` : `us-rc1-${String(i % 7_000).padStart(7, '0')}`);
+  const countryOf = (i: number) => (i % 5 === 0 ? '' : ['US', 'de', 'Narnia', 'FRA'][i % 4]!);
+  const periodOf = (i: number) => (i % 7 === 0 ? '' : `2024-0${1 + (i % 9)}`);
+  const body: string[] = [];
+  for (let i = 1; i <= n; i++) body.push([periodOf(i), `T${i}`, isrcOf(i), countryOf(i), `${i % 100}.01`].join('\t'));
+  const mapping = {
+    stmtYear: { column: 'Period' },
+    stmtPeriod: { column: 'Period' },
+    stmtCadence: { constant: 'M' },
+    currency: { constant: 'USD' },
+    country: { column: 'Country' },
+    isrc: { column: 'ISRC' },
+    royaltyEarnings: { column: 'Earnings' },
+    rawTitle: { column: 'Title' },
+  };
+  const expectedIsrc = (i: number) => (i % 3 === 0 ? null : i % 3 === 1 ? isrcOf(i) : isrcOf(i).replace(/-/g, '').toUpperCase());
+  const expectedCountry = (i: number) => (i % 5 === 0 ? null : ['US', 'DE', null, 'FR'][i % 4]!);
+  for (const [name, text, titleOf] of [
+    ['every row data', `${header.join('\t')}\n${body.join('\n')}\n`, (r: number) => r],
+    // a blank line after the 1000th data row (dropped): source_row counts data records, not lines,
+    // so it still equals the title's number
+    ['a blank line in the middle', `${header.join('\t')}\n${body.slice(0, 1000).join('\n')}\n\n${body.slice(1000).join('\n')}\n`, (r: number) => r],
+  ] as const) {
+    const dir = await mkdtemp(path.join(tmpdir(), 'royalty-normalize-'));
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'statement.tsv');
+    await writeFile(file, text);
+    const located = await locateTable({ sourcePath: file, fileName: 'statement.tsv', workDir: dir });
+    if (!located.ok) throw new Error(located.message);
+    const outPath = path.join(dir, 'normalized.parquet');
+    const out = await normalizeStatement({
+      csvPath: located.csvPath,
+      delimiter: located.delimiter,
+      quote: located.quote,
+      headerLine: located.headerLine,
+      header: located.header,
+      footerRecords: located.footerRecords,
+      fields: mapping,
+      decimalComma: located.decimalComma,
+      dateOrder: located.dateOrder,
+      fileName: 'statement.tsv',
+      variables: {},
+      statementId: '00000000-0000-4000-8000-000000000001',
+      organizationId: '00000000-0000-4000-8000-000000000002',
+      rightsholderId: '00000000-0000-4000-8000-000000000003',
+      outPath,
+      removedPath: path.join(dir, 'removed.csv'),
+      threads: 2,
+    });
+    if (!out.ok) throw new Error(out.message);
+    t.equal(out.keptRows, n, name);
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    const read = await duck.runAndReadAll(
+      `SELECT file_row_number, source_row, raw_title, isrc, country, stmt_period FROM read_parquet('${outPath}', file_row_number=true) ORDER BY file_row_number`,
+    );
+    duck.closeSync();
+    const rows = read.getRows();
+    let misplaced = 0;
+    let wrong = 0;
+    for (const [position, sourceRow, title, isrc, country, period] of rows) {
+      const r = Number(sourceRow);
+      const i = titleOf(r);
+      if (Number(position) + 1 !== r) misplaced++;
+      if (title !== `T${i}` || isrc !== expectedIsrc(i) || country !== expectedCountry(i) || period !== (i % 7 === 0 ? null : 1 + (i % 9))) wrong++;
+    }
+    t.equal(rows.length, n, `${name}: every row written`);
+    t.equal(misplaced, 0, `${name}: the n-th written row is source_row n`);
+    t.equal(wrong, 0, `${name}: each row has its own title, ISRC, territory and period`);
+  }
+});

@@ -9,9 +9,13 @@ import { extractTar, gunzipTo, isTar, openZip } from './containers.ts';
 import { type DelimitedTable, locateDelimited } from './delimited.ts';
 import { Deadline, FileError, type FileErrorCode, InflateBudget, type Limits, resolveLimits } from './limits.ts';
 import { readHead, refuseEncryptedOle2, sniffBytes, SUPPORTED } from './sniff.ts';
-import { legacyWorkbookToCsv } from './legacyWorkbook.ts';
 import { prepareText } from './text.ts';
-import { type SheetCsv, workbookToCsv, zipKind } from './workbook.ts';
+import type { SheetCsv } from './workbook.ts';
+
+// the workbook readers (exceljs, SheetJS) take about half a second to load: a thread loads them
+// when a file is a workbook or an archive, not for every delimited text file
+const workbookReader = () => import('./workbook.ts');
+const legacyWorkbookReader = () => import('./legacyWorkbook.ts');
 
 /** A located table and how good a table it is (to choose among sheets and archive members). */
 type Located = Omit<LocatedTable, 'headerHash'> & { score: number };
@@ -52,6 +56,7 @@ async function locatePath(file: string, name: string, ctx: Context, depth: numbe
   const n = ctx.seq++;
   if (kind === 'ole2') {
     await refuseEncryptedOle2(file);
+    const { legacyWorkbookToCsv } = await legacyWorkbookReader();
     return locateWorkbook(await legacyWorkbookToCsv(file, ctx.workDir, ctx.limits, ctx.deadline), 'xls', ctx);
   }
   if ((kind === 'gzip' || kind === 'zip') && depth >= MAX_NESTING) {
@@ -68,6 +73,7 @@ async function locatePath(file: string, name: string, ctx: Context, depth: numbe
     return { ...(await locatePath(out, inner, ctx, depth + 1)), container: 'gzip' };
   }
   if (kind === 'zip') {
+    const { workbookToCsv, zipKind } = await workbookReader();
     const zip = await openZip(file, ctx.limits, ctx.budget, ctx.deadline);
     let members: { name: string; path: string }[];
     try {

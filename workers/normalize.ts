@@ -4,7 +4,8 @@
 // run in JavaScript once per DISTINCT raw value and are joined back. Money is DECIMAL end to end.
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { fieldKinds, headerKey, standardFields, type FieldSpec, type MappingFields, type StandardField } from '../src/ingest/fields.ts';
+import { fieldKinds, headerKey, standardFields, type StandardField } from '../src/ingest/fieldNames.ts';
+import type { FieldSpec, MappingFields } from '../src/ingest/fields.ts';
 import {
   fromFileName,
   normalizeIsrc,

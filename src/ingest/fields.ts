@@ -2,81 +2,9 @@
 // each standard field, where its value comes from (one column, several columns, a constant, the
 // file name or an upload variable) and, where needed, the format to read it with.
 import { z } from 'zod';
+import { requiredFields, standardFields, type StandardField } from './fieldNames.ts';
 
-export const standardFields = [
-  'stmtYear',
-  'stmtPeriod',
-  'stmtCadence',
-  'currency',
-  'royaltyEarnings',
-  'grossRoyaltyEarnings',
-  'salesPeriodStart',
-  'salesPeriodEnd',
-  'salesType',
-  'subSalesType',
-  'source',
-  'subSource',
-  'units',
-  'country',
-  'typeOfRight',
-  'accountNumber',
-  'accountName',
-  'legalVendor',
-  'territoryDeduction',
-  'taxDeduction',
-  'royaltyRate',
-  'otherAdjustments',
-  'rawTitle',
-  'rawArtist',
-  'rawReleaseTitle',
-  'rawReleaseArtist',
-  'composers',
-  'isrc',
-  'upc',
-  'iswc',
-  'otherIdentifier',
-  'payor',
-] as const;
-export type StandardField = (typeof standardFields)[number];
-
-/** The five fields every mapping must give (the required fields of mapping.processSample). */
-export const requiredFields = ['stmtYear', 'stmtPeriod', 'stmtCadence', 'currency', 'royaltyEarnings'] as const satisfies readonly StandardField[];
-
-/** How a field's values are read. */
-export const fieldKinds: Record<StandardField, 'period' | 'cadence' | 'currency' | 'amount' | 'quantity' | 'percent' | 'date' | 'country' | 'isrc' | 'upc' | 'iswc' | 'text'> = {
-  stmtYear: 'period',
-  stmtPeriod: 'period',
-  stmtCadence: 'cadence',
-  currency: 'currency',
-  royaltyEarnings: 'amount',
-  grossRoyaltyEarnings: 'amount',
-  salesPeriodStart: 'date',
-  salesPeriodEnd: 'date',
-  salesType: 'text',
-  subSalesType: 'text',
-  source: 'text',
-  subSource: 'text',
-  units: 'quantity',
-  country: 'country',
-  typeOfRight: 'text',
-  accountNumber: 'text',
-  accountName: 'text',
-  legalVendor: 'text',
-  territoryDeduction: 'percent',
-  taxDeduction: 'percent',
-  royaltyRate: 'amount',
-  otherAdjustments: 'text',
-  rawTitle: 'text',
-  rawArtist: 'text',
-  rawReleaseTitle: 'text',
-  rawReleaseArtist: 'text',
-  composers: 'text',
-  isrc: 'isrc',
-  upc: 'upc',
-  iswc: 'iswc',
-  otherIdentifier: 'text',
-  payor: 'text',
-};
+export { fieldKinds, headerKey, requiredFields, standardFields, type StandardField } from './fieldNames.ts';
 
 /**
  * Where one field comes from: exactly one of column, columns, constant, fromFileName, variable.
@@ -122,9 +50,4 @@ export function referencedColumns(fields: MappingFields): string[] {
     for (const c of spec.columns ?? []) out.add(c);
   }
   return [...out];
-}
-
-/** Header names compare trimmed, case-insensitively, with inner white space collapsed. */
-export function headerKey(name: string): string {
-  return name.trim().toLowerCase().replace(/\s+/g, ' ');
 }

@@ -1,0 +1,83 @@
+// The standard fields of a normalized statement row, how each is read, and how header names
+// compare: without zod, so the normalizer's thread does not load it (src/ingest/fields.ts has the
+// mapping schema and re-exports these).
+
+export const standardFields = [
+  'stmtYear',
+  'stmtPeriod',
+  'stmtCadence',
+  'currency',
+  'royaltyEarnings',
+  'grossRoyaltyEarnings',
+  'salesPeriodStart',
+  'salesPeriodEnd',
+  'salesType',
+  'subSalesType',
+  'source',
+  'subSource',
+  'units',
+  'country',
+  'typeOfRight',
+  'accountNumber',
+  'accountName',
+  'legalVendor',
+  'territoryDeduction',
+  'taxDeduction',
+  'royaltyRate',
+  'otherAdjustments',
+  'rawTitle',
+  'rawArtist',
+  'rawReleaseTitle',
+  'rawReleaseArtist',
+  'composers',
+  'isrc',
+  'upc',
+  'iswc',
+  'otherIdentifier',
+  'payor',
+] as const;
+export type StandardField = (typeof standardFields)[number];
+
+/** The five fields every mapping must give (the required fields of mapping.processSample). */
+export const requiredFields = ['stmtYear', 'stmtPeriod', 'stmtCadence', 'currency', 'royaltyEarnings'] as const satisfies readonly StandardField[];
+
+/** How a field's values are read. */
+export const fieldKinds: Record<StandardField, 'period' | 'cadence' | 'currency' | 'amount' | 'quantity' | 'percent' | 'date' | 'country' | 'isrc' | 'upc' | 'iswc' | 'text'> = {
+  stmtYear: 'period',
+  stmtPeriod: 'period',
+  stmtCadence: 'cadence',
+  currency: 'currency',
+  royaltyEarnings: 'amount',
+  grossRoyaltyEarnings: 'amount',
+  salesPeriodStart: 'date',
+  salesPeriodEnd: 'date',
+  salesType: 'text',
+  subSalesType: 'text',
+  source: 'text',
+  subSource: 'text',
+  units: 'quantity',
+  country: 'country',
+  typeOfRight: 'text',
+  accountNumber: 'text',
+  accountName: 'text',
+  legalVendor: 'text',
+  territoryDeduction: 'percent',
+  taxDeduction: 'percent',
+  royaltyRate: 'amount',
+  otherAdjustments: 'text',
+  rawTitle: 'text',
+  rawArtist: 'text',
+  rawReleaseTitle: 'text',
+  rawReleaseArtist: 'text',
+  composers: 'text',
+  isrc: 'isrc',
+  upc: 'upc',
+  iswc: 'iswc',
+  otherIdentifier: 'text',
+  payor: 'text',
+};
+
+/** Header names compare trimmed, case-insensitively, with inner white space collapsed. */
+export function headerKey(name: string): string {
+  return name.trim().toLowerCase().replace(/\s+/g, ' ');
+}

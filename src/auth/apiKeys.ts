@@ -2,7 +2,7 @@
 // A key is high-entropy, so a fast hash is enough: there is nothing to brute-force.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
-import type { OrgStanding, Principal } from './principal.ts';
+import { standingJoins, standingJson, type OrgStanding, type Principal } from './principal.ts';
 import type { PlatformRole } from '../trpc/roles.ts';
 
 const KEY_PREFIX = 'rk_';
@@ -123,13 +123,11 @@ export async function principalForApiKey(db: Queryable, key: string, organizatio
     name: 'api_key_principal',
     text: `SELECT k.id, k.organization_ids AS "organizationIds", k.procedure_patterns AS patterns,
             u.id AS "userId", u.email, u.platform_role AS "platformRole",
-            CASE WHEN o.id IS NOT NULL THEN json_build_object('id', o.id, 'name', o.name, 'deleted', o.deleted_at IS NOT NULL,
-              'role', m.role, 'status', m.status, 'scope_mode', d.mode, 'scope_ids', d.rightsholder_ids) END AS standing,
+            ${standingJson} AS standing,
             pg_current_snapshot()::text AS snapshot
      FROM api_keys k JOIN users u ON u.id = k.user_id
      LEFT JOIN organizations o ON o.id = $2::uuid
-     LEFT JOIN memberships m ON m.organization_id = o.id AND m.user_id = u.id
-     LEFT JOIN data_access_roles d ON d.organization_id = o.id AND d.user_id = u.id
+     ${standingJoins('u.id')}
      WHERE k.key_hash = $1`,
     values: [hashApiKey(key), org],
   });

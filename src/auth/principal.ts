@@ -42,6 +42,29 @@ export interface OrgStanding {
   scope_ids: string[] | null;
 }
 
+/** OrgStanding's fields as SQL over the aliases of standingJoins: the one definition both readers use. */
+const STANDING_FIELDS: [keyof OrgStanding, string][] = [
+  ['id', 'o.id'],
+  ['name', 'o.name'],
+  ['deleted', 'o.deleted_at IS NOT NULL'],
+  ['role', 'm.role'],
+  ['status', 'm.status'],
+  ['scope_mode', 'd.mode'],
+  ['scope_ids', 'd.rightsholder_ids'],
+];
+
+/** The joins from organization `o` to the user's membership `m` and data-access role `d`. */
+export function standingJoins(user: string): string {
+  return `LEFT JOIN memberships m ON m.organization_id = o.id AND m.user_id = ${user}
+     LEFT JOIN data_access_roles d ON d.organization_id = o.id AND d.user_id = ${user}`;
+}
+
+/** The standing as a select list (`o.id AS id, …`). */
+export const standingColumns = STANDING_FIELDS.map(([name, sql]) => `${sql} AS ${name}`).join(', ');
+
+/** The standing as one JSON object, NULL without an organization row. */
+export const standingJson = `CASE WHEN o.id IS NOT NULL THEN json_build_object(${STANDING_FIELDS.map(([name, sql]) => `'${name}', ${sql}`).join(', ')}) END`;
+
 export interface PrefetchedOrg {
   organizationId: string;
   /** null: no such organization */

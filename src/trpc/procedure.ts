@@ -3,7 +3,7 @@
 // is refused. Order of checks: authenticate → API-key procedure scope → organization and role
 // (from the raw input) → input validation.
 import type { z } from 'zod';
-import type { OrgStanding, Principal } from '../auth/principal.ts';
+import { standingColumns, standingJoins, type OrgStanding, type Principal } from '../auth/principal.ts';
 import { scopeAllows } from '../auth/apiKeys.ts';
 import { cubeSessionAllows } from '../analytics/sessions.ts';
 import { AppError } from '../errors.ts';
@@ -55,11 +55,7 @@ async function standingIn(db: Queryable, principal: Principal, organizationId: s
     return pre.row ?? undefined;
   }
   const { rows } = await db.query<OrgStanding>(
-    `SELECT o.id, o.name, o.deleted_at IS NOT NULL AS deleted, m.role, m.status, d.mode AS scope_mode, d.rightsholder_ids AS scope_ids
-     FROM organizations o
-     LEFT JOIN memberships m ON m.organization_id = o.id AND m.user_id = $2
-     LEFT JOIN data_access_roles d ON d.organization_id = o.id AND d.user_id = $2
-     WHERE o.id = $1`,
+    `SELECT ${standingColumns} FROM organizations o ${standingJoins('$2')} WHERE o.id = $1`,
     [organizationId, principal.userId],
   );
   return rows[0];

@@ -1,6 +1,14 @@
-// Shared by the catalog tests: statements in the DistroKid layout the mapping library knows, and
-// waiting for a block refresh to settle.
+// Shared by the catalog tests: statements in the DistroKid layout the mapping library knows,
+// ingested through the API, and waiting for a block refresh to settle.
+import { BLOCK_REFRESH_TASK } from '../../src/catalog/blocks.ts';
+import { catalogBlockRefreshTask } from '../../src/catalog/tasks.ts';
 import type { Queryable } from '../../src/db/pool.ts';
+import { statementIngestTask } from '../../src/jobs/statementIngest.ts';
+import { putFile, waitForStatement } from '../helpers/ingest.ts';
+import type { Caller } from '../helpers/principals.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+export type DistrokidRow = [artist: string, title: string, isrc: string, earnings: string];
 
 const HEADER = [
   'Reporting Date', 'Sale Month', 'Store', 'Artist', 'Title', 'ISRC', 'UPC', 'Quantity', 'Team Percentage', 'Song/Album',
@@ -8,7 +16,7 @@ const HEADER = [
 ];
 
 /** A DistroKid statement: rows of [artist, title, isrc, earnings]. */
-export function distrokid(rows: [string, string, string, string][], month = '2024-02'): Buffer {
+export function distrokid(rows: DistrokidRow[], month = '2024-02'): Buffer {
   const lines = [HEADER.join('\t')];
   for (const [artist, title, isrc, earnings] of rows) {
     lines.push(['2024-03-11', month, 'Spotify', artist, title, isrc, '', '10', '100', 'Song', 'US', '0', earnings].join('\t'));
@@ -36,5 +44,29 @@ export async function waitForBlock(db: Queryable, rightsholderId: string, statem
   }
 }
 
-/** The task list of a server whose catalog enrichment the test drives itself (drainQueue). */
-export { statementIngestTask } from '../../src/jobs/statementIngest.ts';
+/**
+ * A DistroKid statement of these rows for the rightsholder, ingested through the API (presigned
+ * PUT, job runner); its status once settled and the rightsholder's block once refreshed from
+ * `statements` statements (this one included).
+ */
+export async function ingestBlock(
+  srv: TestServer,
+  caller: Caller,
+  rightsholderId: string,
+  fileName: string,
+  rows: DistrokidRow[],
+  statements = 1,
+): Promise<{ statementId: string; status: string; block: string }> {
+  const { statementId } = await putFile(caller.client, caller.organizationId, rightsholderId, fileName, distrokid(rows));
+  const { status } = await waitForStatement(caller.client, caller.organizationId, statementId, 240_000);
+  return { statementId, status, block: await waitForBlock(srv.deps.pool, rightsholderId, statements) };
+}
+
+/** A serving test server whose catalog enrichment the test drives itself (drainQueue): only ingestion and block refreshes run as jobs. */
+export function enrichmentDrivenServer(t: Parameters<typeof startTestServer>[0]): Promise<TestServer> {
+  return startTestServer(t, {
+    role: 'serve',
+    taskList: (deps) => ({ statement_ingest: statementIngestTask(deps), [BLOCK_REFRESH_TASK]: catalogBlockRefreshTask(deps) }),
+  });
+}
+

@@ -4,10 +4,10 @@
 // organizations' ids and hostile input.
 import t from 'tap';
 import { refreshBlock } from '../../../src/catalog/blocks.ts';
-import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
+import { createRightsholder } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { distrokid, waitForBlock } from '../../catalog/helpers.ts';
+import { ingestBlock } from '../../catalog/helpers.ts';
 import { isError, ok, UNKNOWN_ID } from '../mapping/helpers.ts';
 import { detailIds, waitForEnrichment } from './helpers.ts';
 
@@ -19,12 +19,8 @@ const org = owner.organizationId;
 const db = srv.deps.pool;
 const rh = await createRightsholder(owner.client, org, 'Nova Reed');
 const otherRh = await createRightsholder(owner.client, org, 'Other Artist');
-const st = await putFile(
-  owner.client,
-  org,
-  rh,
-  'dk.tsv',
-  distrokid([
+const [mine, other] = await Promise.all([
+  ingestBlock(srv, owner, rh, 'dk.tsv', [
     ['Nova Reed', 'Velvet Tramline', 'QZZ1A2400001', '10.00'],
     ['Nova Reed', 'Velvet Tramline (feat. Kai Moss)', 'QZZ1A2400002', '5.50'],
     ['Nova Reed', 'VELVET TRAMLINE - 2019 Remaster', '', '2.25'],
@@ -33,11 +29,11 @@ const st = await putFile(
     ['Nova Reed', 'Copper Fjord', '', '0.875'],
     ['Nova Reed', 'Saltwater Ledger', '', '0.01'],
   ]),
-);
-const other = await putFile(owner.client, org, otherRh, 'other.tsv', distrokid([['Other Artist', 'Hidden Track', 'QZZ1A2400009', '3']]));
-const status = [(await waitForStatement(owner.client, org, st.statementId)).status, (await waitForStatement(owner.client, org, other.statementId)).status];
-const block = await waitForBlock(db, rh, 1);
-const otherBlock = await waitForBlock(db, otherRh, 1);
+  ingestBlock(srv, owner, otherRh, 'other.tsv', [['Other Artist', 'Hidden Track', 'QZZ1A2400009', '3']]),
+]);
+const status = [mine.status, other.status];
+const block = mine.block;
+const otherBlock = other.block;
 await waitForEnrichment(db, block);
 const md = await detailIds(db, block);
 const M = {

@@ -2,44 +2,33 @@
 // count, the operators' list, and the block actions (stop, re-fetch, reprocess skipped), through
 // the real HTTP API, with roles, data access, other tenants' ids and hostile input.
 import t from 'tap';
-import { BLOCK_REFRESH_TASK } from '../../../src/catalog/blocks.ts';
 import { OfflineProvider } from '../../../src/catalog/enrich/offline.ts';
 import { drainQueue } from '../../../src/catalog/enrichQueue.ts';
-import { catalogBlockRefreshTask } from '../../../src/catalog/tasks.ts';
-import { statementIngestTask } from '../../../src/jobs/statementIngest.ts';
-import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
+import { createRightsholder } from '../../helpers/ingest.ts';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { distrokid, waitForBlock } from '../../catalog/helpers.ts';
+import { enrichmentDrivenServer, ingestBlock } from '../../catalog/helpers.ts';
 
 t.setTimeout(900_000);
 
 // ingestion and block refreshes run in the job runner; enrichment is driven by the test
-const srv = await startTestServer(t, {
-  role: 'serve',
-  taskList: (deps) => ({ statement_ingest: statementIngestTask(deps), [BLOCK_REFRESH_TASK]: catalogBlockRefreshTask(deps) }),
-});
+const srv = await enrichmentDrivenServer(t);
 const db = srv.deps.pool;
 const owner = await newOrganization(srv, 'Fetching Org');
 const org = owner.organizationId;
 const rh1 = await createRightsholder(owner.client, org, 'Orla Finn');
 const rh2 = await createRightsholder(owner.client, org, 'Second Artist');
-const s1 = await putFile(owner.client, org, rh1, 'a.tsv', distrokid([
-  ['Orla Finn', 'Blue Hearts', 'ESA1B1100343', '10'],
-  ['Orla Finn', 'Crystal Hearts', '', '2.5'],
-  ['Orla Finn', 'Nobody Knows This Song', '', '7.5'],
-]));
-const s2 = await putFile(owner.client, org, rh2, 'b.tsv', distrokid([['Second Artist', 'Song X', 'USRC19900001', '1.25']]));
-await waitForStatement(owner.client, org, s1.statementId, 240_000);
-await waitForStatement(owner.client, org, s2.statementId, 240_000);
-const block1 = await waitForBlock(db, rh1, 1);
-const block2 = await waitForBlock(db, rh2, 1);
+const [{ block: block1 }, { block: block2 }] = await Promise.all([
+  ingestBlock(srv, owner, rh1, 'a.tsv', [
+    ['Orla Finn', 'Blue Hearts', 'ESA1B1100343', '10'],
+    ['Orla Finn', 'Crystal Hearts', '', '2.5'],
+    ['Orla Finn', 'Nobody Knows This Song', '', '7.5'],
+  ]),
+  ingestBlock(srv, owner, rh2, 'b.tsv', [['Second Artist', 'Song X', 'USRC19900001', '1.25']]),
+]);
 
 const foreign = await newOrganization(srv, 'Foreign Org');
 const foreignRh = await createRightsholder(foreign.client, foreign.organizationId, 'Foreign Artist');
-const fs = await putFile(foreign.client, foreign.organizationId, foreignRh, 'f.tsv', distrokid([['Foreign Artist', 'Elsewhere', 'USRC19900002', '3']]));
-await waitForStatement(foreign.client, foreign.organizationId, fs.statementId, 240_000);
-const foreignBlock = await waitForBlock(db, foreignRh, 1);
+const { block: foreignBlock } = await ingestBlock(srv, foreign, foreignRh, 'f.tsv', [['Foreign Artist', 'Elsewhere', 'USRC19900002', '3']]);
 
 const writer = await addMember(srv, org, 'writer');
 const member = await addMember(srv, org, 'member');

@@ -2,44 +2,33 @@
 // re-fetching and reprocessing, rules scoped to a block or a rightsholder, ignored titles, and the
 // distinct providers and target types; roles, data access, other tenants' ids, hostile input.
 import t from 'tap';
-import { BLOCK_REFRESH_TASK } from '../../../src/catalog/blocks.ts';
 import { OfflineProvider } from '../../../src/catalog/enrich/offline.ts';
 import { drainQueue } from '../../../src/catalog/enrichQueue.ts';
-import { catalogBlockRefreshTask } from '../../../src/catalog/tasks.ts';
-import { statementIngestTask } from '../../../src/jobs/statementIngest.ts';
-import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
+import { createRightsholder } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { distrokid, waitForBlock } from '../../catalog/helpers.ts';
+import { enrichmentDrivenServer, ingestBlock } from '../../catalog/helpers.ts';
 
 t.setTimeout(900_000);
 
-const srv = await startTestServer(t, {
-  role: 'serve',
-  taskList: (deps) => ({ statement_ingest: statementIngestTask(deps), [BLOCK_REFRESH_TASK]: catalogBlockRefreshTask(deps) }),
-});
+const srv = await enrichmentDrivenServer(t);
 const db = srv.deps.pool;
 const owner = await newOrganization(srv, 'Details Org');
 const org = owner.organizationId;
 const rh1 = await createRightsholder(owner.client, org, 'Orla Finn');
 const rh2 = await createRightsholder(owner.client, org, 'Second Artist');
-const s1 = await putFile(owner.client, org, rh1, 'a.tsv', distrokid([
-  ['Orla Finn', 'Blue Hearts', 'ES-A1B-11-00343', '10'],
-  ['Orla Finn', 'Crystal Hearts', '', '2.5'],
-  ['Orla Finn', 'Nobody Knows This Song', '', '7.5'],
-]));
-const s2 = await putFile(owner.client, org, rh2, 'b.tsv', distrokid([['Second Artist', '100% Pure', 'USRC19900001', '1.25']]));
-await waitForStatement(owner.client, org, s1.statementId, 240_000);
-await waitForStatement(owner.client, org, s2.statementId, 240_000);
-const block1 = await waitForBlock(db, rh1, 1);
-const block2 = await waitForBlock(db, rh2, 1);
+const [{ block: block1 }, { block: block2 }] = await Promise.all([
+  ingestBlock(srv, owner, rh1, 'a.tsv', [
+    ['Orla Finn', 'Blue Hearts', 'ES-A1B-11-00343', '10'],
+    ['Orla Finn', 'Crystal Hearts', '', '2.5'],
+    ['Orla Finn', 'Nobody Knows This Song', '', '7.5'],
+  ]),
+  ingestBlock(srv, owner, rh2, 'b.tsv', [['Second Artist', '100% Pure', 'USRC19900001', '1.25']]),
+]);
 await drainQueue(srv.deps, new OfflineProvider());
 
 const foreign = await newOrganization(srv, 'Foreign Org');
 const foreignRh = await createRightsholder(foreign.client, foreign.organizationId, 'Foreign Artist');
-const fs = await putFile(foreign.client, foreign.organizationId, foreignRh, 'f.tsv', distrokid([['Foreign Artist', 'Blue Hearts', 'USRC19900002', '3']]));
-await waitForStatement(foreign.client, foreign.organizationId, fs.statementId, 240_000);
-const foreignBlock = await waitForBlock(db, foreignRh, 1);
+const { block: foreignBlock } = await ingestBlock(srv, foreign, foreignRh, 'f.tsv', [['Foreign Artist', 'Blue Hearts', 'USRC19900002', '3']]);
 const foreignMd = (await db.query('SELECT id FROM musical_details WHERE block_id = $1', [foreignBlock])).rows[0].id as string;
 
 const writer = await addMember(srv, org, 'writer');
@@ -169,9 +158,7 @@ t.test('bulkOverride: by ids, and rules by block and by rightsholder that reach 
   const crystal = await find({ title: { equals: 'crystal hearts' } }, { includeTrail: true });
   t.match(crystal.data[0], { effective: { artist: 'Orla Finn & Friends' }, trail: [{ kind: 'rule', ruleId: rule.data.rules[0], createdBy: owner.userId }] });
   // a later statement brings a detail the block rule matches: the rule reaches it
-  const s3 = await putFile(owner.client, org, rh1, 'c.tsv', distrokid([['Orla Finn', 'Burning Hearts', '', '1']]));
-  await waitForStatement(owner.client, org, s3.statementId, 240_000);
-  await waitForBlock(db, rh1, 2);
+  await ingestBlock(srv, owner, rh1, 'c.tsv', [['Orla Finn', 'Burning Hearts', '', '1']], 2);
   t.same(titles(await find({}, { hasBlockRule: true })), ['Blue Hearts', 'Crystal Hearts', 'Burning Hearts']);
   const noBlock = await owner.client.mutate('musicalDetails.bulkOverride', { organizationId: org, overrides: [{ query: {}, values: { title: 'x' } }] });
   t.match(noBlock.error?.data, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' });

@@ -6,10 +6,10 @@ import t from 'tap';
 import { refreshBlock } from '../../../src/catalog/blocks.ts';
 import { refreshClusters } from '../../../src/catalog/clusters.ts';
 import { refreshProducts } from '../../../src/catalog/products.ts';
-import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
+import { createRightsholder } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { distrokid, waitForBlock } from '../../catalog/helpers.ts';
+import { ingestBlock } from '../../catalog/helpers.ts';
 import { isError, ok, UNKNOWN_ID } from '../mapping/helpers.ts';
 import { detailIds, waitForEnrichment } from '../clustering/helpers.ts';
 
@@ -20,22 +20,14 @@ const owner = await newOrganization(srv, 'Product Org');
 const org = owner.organizationId;
 const db = srv.deps.pool;
 const rh = await createRightsholder(owner.client, org, 'Orla Finn');
-const st = await putFile(
-  owner.client,
-  org,
-  rh,
-  'dk.tsv',
-  distrokid([
-    ['Orla Finn', 'Blue Hearts', 'ESA1B1100343', '12.00'],
-    ['Orla Finn', 'Blue Hearts - Remastered', '', '3.00'],
-    ['Orla Finn', 'Crystal Hearts', 'CAP2T0200414', '4.50'],
-    ['Orla Finn', 'Silver Streets', 'CAP2T0100290', '2.25'],
-    ['Orla Finn', 'Streets of Silver', '', '0.75'],
-    ['Orla Finn', 'Copper Fjord', 'QZZ1A2400003', '1.10'],
-  ]),
-);
-const status = (await waitForStatement(owner.client, org, st.statementId)).status;
-const block = await waitForBlock(db, rh, 1);
+const { status, block } = await ingestBlock(srv, owner, rh, 'dk.tsv', [
+  ['Orla Finn', 'Blue Hearts', 'ESA1B1100343', '12.00'],
+  ['Orla Finn', 'Blue Hearts - Remastered', '', '3.00'],
+  ['Orla Finn', 'Crystal Hearts', 'CAP2T0200414', '4.50'],
+  ['Orla Finn', 'Silver Streets', 'CAP2T0100290', '2.25'],
+  ['Orla Finn', 'Streets of Silver', '', '0.75'],
+  ['Orla Finn', 'Copper Fjord', 'QZZ1A2400003', '1.10'],
+]);
 await waitForEnrichment(db, block);
 
 const md = await detailIds(db, block);
@@ -160,9 +152,7 @@ t.test('musical details of products', async (t) => {
   const paged = ok(t, await q('getMusicalDetailsByBlock', { blockId: block, productId: T.blue, pagination: { page: 2, limit: 1, sortBy: 'earnings', sortOrder: 'desc' } }));
   t.same([paged.data.map((d: any) => [d.id, d.earningsUsd]), paged.pagination.hasPrev], [[[M.blueRemaster, '3']], true]);
   const otherRh = await createRightsholder(owner.client, org, 'Someone Else');
-  const otherSt = await putFile(owner.client, org, otherRh, 'o.tsv', distrokid([['Someone Else', 'Tide Song', 'QZZ1A2400077', '1']]));
-  await waitForStatement(owner.client, org, otherSt.statementId);
-  const otherBlock = await waitForBlock(db, otherRh, 1);
+  const { block: otherBlock } = await ingestBlock(srv, owner, otherRh, 'o.tsv', [['Someone Else', 'Tide Song', 'QZZ1A2400077', '1']]);
   isError(t, await q('getAllMusicalDetailsForProduct', { productId: T.blue, blockId: otherBlock }), 'NOT_FOUND', 'PRODUCT_NOT_FOUND', 'a product of another block');
   isError(t, await q('getMusicalDetailsBatch', { productIds: [T.blue], blockId: UNKNOWN_ID }), 'NOT_FOUND', 'BLOCK_NOT_FOUND');
   isError(t, await q('getMusicalDetailsByBlock', { blockId: block, productId: T.blue, pagination: { limit: 5001 } }), 'BAD_REQUEST', 'VALIDATION_FAILED');

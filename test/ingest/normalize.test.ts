@@ -1,7 +1,7 @@
 // The normalizer's two CSV readings: DuckDB's strict reader first, the lenient one for files it
 // refuses. Both must give the same cells, literal quote characters included (a title of 12").
 // And the statement's issue counts, which become its flags.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -125,7 +125,7 @@ t.test('the written rows keep the file order and each its own looked-up values, 
   // whose cell is empty sit between rows whose cell is not, over several of DuckDB's row groups (so
   // the written pass runs on several threads), with and without a row dropped in the middle
   const header = ['Period', 'Title', 'ISRC', 'Country', 'Earnings'];
-  const n = 250_000;
+  const n = 150_000;
   const isrcOf = (i: number) => (i % 3 === 0 ? '' : i % 3 === 1 ? `USRC1${String(i % 9_000).padStart(7, '0')}` : `us-rc1-${String(i % 7_000).padStart(7, '0')}`);
   const countryOf = (i: number) => (i % 5 === 0 ? '' : ['US', 'de', 'Narnia', 'FRA'][i % 4]!);
   const periodOf = (i: number) => (i % 7 === 0 ? '' : `2024-0${1 + (i % 9)}`);
@@ -148,6 +148,9 @@ t.test('the written rows keep the file order and each its own looked-up values, 
     // a blank line after the 1000th data row (dropped): source_row counts data records, not lines,
     // so it still equals the title's number
     ['a blank line in the middle', `${header.join('\t')}\n${body.slice(0, 1000).join('\n')}\n\n${body.slice(1000).join('\n')}\n`, (r: number) => r],
+    // dropped rows in the middle, numbered around: a few, and many
+    ['the header repeated twice', [header, ...body.slice(0, 50_000), header, ...body.slice(50_000, 110_000), header, ...body.slice(110_000)].map((l) => (Array.isArray(l) ? l.join('\t') : l)).join('\n') + '\n', (r: number) => r],
+    ['the header repeated every 2,000 rows', [header, ...body.flatMap((l, i) => (i > 0 && i % 2_000 === 0 ? [header, l] : [l]))].map((l) => (Array.isArray(l) ? l.join('\t') : l)).join('\n') + '\n', (r: number) => r],
   ] as const) {
     const dir = await mkdtemp(path.join(tmpdir(), 'royalty-normalize-'));
     t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -195,4 +198,62 @@ t.test('the written rows keep the file order and each its own looked-up values, 
     t.equal(misplaced, 0, `${name}: the n-th written row is source_row n`);
     t.equal(wrong, 0, `${name}: each row has its own title, ISRC, territory and period`);
   }
+});
+
+t.test('a statement parsed into a database file (as large ones are) gives the rows, figures and, run again, bytes of one parsed in memory', async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'royalty-normalize-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const n = 130_000;
+  const body: string[] = [];
+  for (let i = 1; i <= n; i++) body.push([`2024-0${1 + (i % 9)}`, `T${i}`, i % 4 === 0 ? '' : `USRC1${String(i % 5_000).padStart(7, '0')}`, `${i % 1000}.${i % 7}5`].join('\t'));
+  const file = path.join(dir, 'statement.tsv');
+  // the header repeated in the middle and a total row at the end: rows dropped in both places
+  const header = 'Period\tTitle\tISRC\tEarnings (USD)';
+  await writeFile(file, `${header}\n${body.slice(0, 70_000).join('\n')}\n${header}\n${body.slice(70_000).join('\n')}\nTotal\t\t\t99.99\n`);
+  const located = await locateTable({ sourcePath: file, fileName: 'statement.tsv', workDir: dir });
+  if (!located.ok) throw new Error(located.message);
+  const { rawArtist: _artist, ...mapping } = { ...fields, isrc: { column: 'ISRC' } };
+  const run = async (name: string, parsedOnDisk: boolean) => {
+    await mkdir(path.join(dir, name));
+    const outPath = path.join(dir, name, 'normalized.parquet');
+    const out = await normalizeStatement({
+      csvPath: located.csvPath,
+      delimiter: located.delimiter,
+      quote: located.quote,
+      headerLine: located.headerLine,
+      header: located.header,
+      footerRecords: located.footerRecords,
+      fields: mapping,
+      decimalComma: located.decimalComma,
+      dateOrder: located.dateOrder,
+      fileName: 'statement.tsv',
+      variables: {},
+      statementId: '00000000-0000-4000-8000-000000000001',
+      organizationId: '00000000-0000-4000-8000-000000000002',
+      rightsholderId: '00000000-0000-4000-8000-000000000003',
+      outPath,
+      removedPath: path.join(dir, name, 'removed.csv'),
+      parsedOnDisk,
+    });
+    if (!out.ok) throw new Error(out.message);
+    const { timings: _timings, ...figures } = out;
+    return { outPath, figures, removed: await readFile(path.join(dir, name, 'removed.csv'), 'utf8') };
+  };
+  const memory = await run('memory', false);
+  const disk = await run('disk', true);
+  const again = await run('again', true);
+  t.equal(memory.figures.keptRows, n);
+  t.same(memory.figures.dropped, [{ reason: 'footer', rows: 1 }, { reason: 'repeated_header', rows: 1 }]);
+  t.same(disk.figures, memory.figures, 'the same figures');
+  t.equal(disk.removed, memory.removed, 'the same removed rows');
+  const duck = await (await DuckDBInstance.create(':memory:')).connect();
+  const differing = await duck.runAndReadAll(`SELECT count(*) FROM (
+      (SELECT * FROM read_parquet('${memory.outPath}', file_row_number=true) EXCEPT ALL SELECT * FROM read_parquet('${disk.outPath}', file_row_number=true))
+      UNION ALL
+      (SELECT * FROM read_parquet('${disk.outPath}', file_row_number=true) EXCEPT ALL SELECT * FROM read_parquet('${memory.outPath}', file_row_number=true)))`);
+  const misplaced = await duck.runAndReadAll(`SELECT count(*) FROM read_parquet('${disk.outPath}', file_row_number=true) WHERE source_row <> file_row_number + 1`);
+  duck.closeSync();
+  t.equal(Number(differing.getRows()[0]![0]), 0, 'the same rows in the same places');
+  t.equal(Number(misplaced.getRows()[0]![0]), 0, 'in file order');
+  t.ok((await readFile(disk.outPath)).equals(await readFile(again.outPath)), 'the same bytes when run again');
 });

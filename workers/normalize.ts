@@ -474,10 +474,12 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
   if (input.outPath) {
     const copy = `COPY (${query}) TO ${lit(input.outPath)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`;
     // several threads only where DuckDB's plan is its order-preserving batch writer (each batch of
-    // rows becomes row groups written in batch order, so the bytes do not depend on the threads'
-    // timing); otherwise one thread
+    // rows becomes a row group, written in batch order) and the parsed table is in memory, where
+    // the writer has memory to spare. Short of memory (5,000,000 rows parsed into a file) the batch
+    // writer flushes early and cuts row groups where the threads' timing puts them: the bytes of
+    // two runs differed. Otherwise one thread, which writes the same bytes every time.
     const plan = (await connection.runAndReadAll(`EXPLAIN ${copy}`)).getRows().map((r) => String(r[1])).join('\n');
-    const parallel = plan.includes('BATCH_COPY_TO_FILE');
+    const parallel = !onDisk && plan.includes('BATCH_COPY_TO_FILE');
     if (!parallel) await connection.run(`SET threads = 1`);
     await connection.run(copy);
     if (!parallel) await connection.run(`SET threads = ${input.threads ?? 2}`);

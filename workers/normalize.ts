@@ -52,8 +52,6 @@ export interface NormalizeInput {
   range?: { start: number; end: number };
   threads?: number;
   memoryLimitMb?: number;
-  /** parse into a database file rather than memory (default: when the file is large, see run) */
-  parsedOnDisk?: boolean;
   timeBudgetMs?: number;
 }
 
@@ -273,16 +271,10 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
   // one parse of the file into a table: its rowid is the record's position, so no window is needed.
   // The strict reader is about twice as fast; a file it refuses (a stray quote, a row with extra
   // cells) is read again by the lenient one.
-  // A parsed table takes about twice the file's size in memory. Up to a quarter of the memory limit
-  // it is a temporary table; a larger one goes into a database file in the job's directory, where
-  // DuckDB stores it compressed (a 482 MB file: 86 MB on disk instead of 910 MB in memory) and can
-  // drop its pages from memory without writing them out: the written pass then has its memory
-  // rather than spilling, and peak memory stays flat as files grow, for about 5 s more parsing
-  // per 5,000,000 rows.
-  const onDisk = input.outPath !== null && (input.parsedOnDisk ?? (await stat(input.csvPath)).size * 2 > (memoryLimitMb(input) * 1024 * 1024) / 4);
-  if (onDisk) await connection.run(`ATTACH ${lit(path.join(path.dirname(input.outPath!), 'parsed.duckdb'))} AS parsed`);
-  const rawTable = onDisk ? 'parsed.raw' : 'raw';
-  const readRaw = (strict: boolean) => connection.run(`CREATE OR REPLACE ${onDisk ? '' : 'TEMP '}TABLE ${rawTable} AS SELECT * FROM read_csv(${lit(input.csvPath)}, ${csvOptions(strict)})`);
+  // A parsed table takes about twice the file's size in memory: up to a quarter of the memory
+  // limit, the written pass has memory to spare (see the writing threads below).
+  const roomy = (await stat(input.csvPath)).size * 2 <= (memoryLimitMb(input) * 1024 * 1024) / 4;
+  const readRaw = (strict: boolean) => connection.run(`CREATE OR REPLACE TEMP TABLE raw AS SELECT * FROM read_csv(${lit(input.csvPath)}, ${csvOptions(strict)})`);
   try {
     await readRaw(true);
   } catch (error) {
@@ -290,7 +282,7 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
     await readRaw(false);
   }
   lap('read');
-  await connection.run(`CREATE TEMP VIEW src AS SELECT rowid + 1 AS rn, * FROM ${rawTable}`);
+  await connection.run(`CREATE TEMP VIEW src AS SELECT rowid + 1 AS rn, * FROM raw`);
   // the rows that are not data: repeated header lines and blank ones, then the footer records the
   // file reader located at the end of the data region (few rows: a small table)
   await connection.run(`CREATE TEMP TABLE dropped AS
@@ -306,7 +298,7 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
   // (as any join may), so then the written rows are sorted by source_row.
   await connection.run(`CREATE TEMP TABLE drops AS SELECT rn, row_number() OVER (ORDER BY rn) AS n FROM dropped`);
   const [total, firstDrop, lastDrop] = (
-    await connection.runAndReadAll(`SELECT (SELECT count(*) FROM ${rawTable}), min(rn), max(rn) FROM drops`)
+    await connection.runAndReadAll(`SELECT (SELECT count(*) FROM raw), min(rn), max(rn) FROM drops`)
   ).getRows()[0]!.map((v) => (v === null ? null : Number(v)));
   const dropCount = Number((await connection.runAndReadAll('SELECT count(*) FROM drops')).getRows()[0]![0]);
   const tailOnly = dropCount === 0 || (lastDrop === total && firstDrop === total! - dropCount + 1);
@@ -474,12 +466,12 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
   if (input.outPath) {
     const copy = `COPY (${query}) TO ${lit(input.outPath)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`;
     // several threads only where DuckDB's plan is its order-preserving batch writer (each batch of
-    // rows becomes a row group, written in batch order) and the parsed table is in memory, where
-    // the writer has memory to spare. Short of memory (5,000,000 rows parsed into a file) the batch
-    // writer flushes early and cuts row groups where the threads' timing puts them: the bytes of
-    // two runs differed. Otherwise one thread, which writes the same bytes every time.
+    // rows becomes a row group, written in batch order) and the parsed table leaves it memory to
+    // spare: short of memory the batch writer flushes early and cuts row groups where the threads'
+    // timing puts them (two 5,000,000-row runs wrote different bytes). Otherwise one thread, which
+    // writes the same bytes every time.
     const plan = (await connection.runAndReadAll(`EXPLAIN ${copy}`)).getRows().map((r) => String(r[1])).join('\n');
-    const parallel = !onDisk && plan.includes('BATCH_COPY_TO_FILE');
+    const parallel = roomy && plan.includes('BATCH_COPY_TO_FILE');
     if (!parallel) await connection.run(`SET threads = 1`);
     await connection.run(copy);
     if (!parallel) await connection.run(`SET threads = ${input.threads ?? 2}`);

@@ -36,6 +36,7 @@ const envSchema = z.object({
   THREADS_MAX_QUEUE: z.coerce.number().int().min(1).max(100_000).default(256),
   THREADS_IDLE_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   THREADS_MAX_OLD_GENERATION_MB: z.coerce.number().int().min(64).max(16_384).default(1024),
+  THREADS_WARM: z.coerce.number().int().min(0).max(8).default(1),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
   MAX_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(50),
   INVITATION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(24 * 7),
@@ -107,7 +108,7 @@ export interface Config {
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   demoBootstrap: 'auto' | 'true' | 'false';
   worker: { concurrency: number; pollIntervalMs: number };
-  threads: { maxThreads: number; maxQueue: number; idleTimeoutMs: number; maxOldGenerationMb: number };
+  threads: { maxThreads: number; maxQueue: number; idleTimeoutMs: number; maxOldGenerationMb: number; warm: number };
   bodyLimitBytes: number;
   maxBatchSize: number;
   /** how long an invitation link stays valid */
@@ -239,6 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxQueue: e.THREADS_MAX_QUEUE,
       idleTimeoutMs: e.THREADS_IDLE_TIMEOUT_MS,
       maxOldGenerationMb: e.THREADS_MAX_OLD_GENERATION_MB,
+      warm: e.THREADS_WARM,
     },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     maxBatchSize: e.MAX_BATCH_SIZE,

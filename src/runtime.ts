@@ -83,6 +83,8 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
     if (role === 'migrate') return runtime;
 
     if (role === 'serve' || role === 'worker') {
+      // the threads every statement needs are started now, not by the first statement
+      threads.warm(['statementFile', 'normalize']);
       const runner: JobRunner = await startJobRunner({
         pool,
         taskList: (options.taskList ?? defaultTaskList)(deps),

@@ -84,7 +84,7 @@ export function syntheticDetails(count: number, seed = 7): TitleItem[] {
 }
 
 async function main(): Promise<void> {
-  const pool = createThreadPool({ maxThreads: 1, maxQueue: 8, idleTimeoutMs: 60_000, maxOldGenerationMb: 2048 });
+  const pool = createThreadPool({ maxThreads: 1, maxQueue: 8, idleTimeoutMs: 60_000, maxOldGenerationMb: 2048, warm: 0 });
   try {
     // warm the worker (tsx registration, module load) so the figures are clustering alone
     await pool.run('cluster', 'default', { items: syntheticDetails(100) });

@@ -145,7 +145,7 @@ t.test('hostile input: 100 KB title, odd unicode, emoji', async (t) => {
 });
 
 t.test('through the real piscina worker', async (t) => {
-  const pool = createThreadPool({ maxThreads: 1, maxQueue: 8, idleTimeoutMs: 2000, maxOldGenerationMb: 256 });
+  const pool = createThreadPool({ maxThreads: 1, maxQueue: 8, idleTimeoutMs: 2000, maxOldGenerationMb: 256, warm: 0 });
   t.teardown(() => pool.close());
   const items = [item('a', 'Summer Nights (feat. X)', '1.5'), item('b', 'SUMMER NIGHTS', '2.25'), item('c', 'Summer Nights (Live)', '1')];
   const expected = clusterTitles(items);

@@ -46,6 +46,8 @@ export async function startTestServer(
     LOG_LEVEL: (process.env.TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent',
     DEMO_BOOTSTRAP: 'false',
     WORKER_POLL_INTERVAL_MS: '100',
+    // most test servers never ingest: no threads kept warm unless a test asks
+    THREADS_WARM: '0',
     NODE_ENV: 'test',
     ...opts.env,
   });

@@ -532,7 +532,7 @@ t.test('a 1,000,000-row statement is located from samples and counted without pa
 });
 
 t.test('through the real piscina pool', async (t) => {
-  const pool = createThreadPool({ maxThreads: 1, maxQueue: 8, idleTimeoutMs: 2000, maxOldGenerationMb: 256 });
+  const pool = createThreadPool({ maxThreads: 1, maxQueue: 8, idleTimeoutMs: 2000, maxOldGenerationMb: 256, warm: 0 });
   t.teardown(() => pool.close());
   const e = JSON.parse(await readFile(path.join(STATEMENTS, 'believe.csv.expected.json'), 'utf8')) as Expected;
   const r = await pool.run<LocatedTable & { ok: true }>('statementFile', 'locateTable', {

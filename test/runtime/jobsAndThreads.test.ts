@@ -7,34 +7,42 @@ t.test('jobs run in the serve role and shutdown waits for the running one', asyn
   const seen: number[] = [];
   let release: () => void = () => {};
   const firstDone = new Promise<void>((r) => (release = r));
+  // the second job runs until the test lets it finish: no timer races a loaded machine
+  let finishSecond: () => void = () => {};
+  const secondMayFinish = new Promise<void>((r) => (finishSecond = r));
   const srv = await startTestServer(t, {
     role: 'serve',
     taskList: () => ({
       test_record: async (payload) => {
-        const { n, waitMs } = payload as { n: number; waitMs: number };
-        await new Promise((r) => setTimeout(r, waitMs));
+        const { n } = payload as { n: number };
+        if (n === 2) await secondMayFinish;
         seen.push(n);
         if (seen.length === 1) release();
       },
     }),
   });
-  await srv.deps.jobs.addJob('test_record', { n: 1, waitMs: 0 });
+  await srv.deps.jobs.addJob('test_record', { n: 1 });
   await firstDone;
   t.same(seen, [1]);
-  await srv.deps.jobs.addJob('test_record', { n: 2, waitMs: 400 });
+  await srv.deps.jobs.addJob('test_record', { n: 2 });
   // wait until the second job is locked by the runner, then stop while it runs
-  for (let i = 0; i < 100; i++) {
-    const { rows } = await srv.deps.pool.query("SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'test_record' AND locked_at IS NOT NULL");
-    if (rows[0].n === 1) break;
+  const pool = srv.deps.pool;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const { rows } = await pool.query("SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'test_record' AND locked_at IS NOT NULL");
+    if (rows[0].n === 1 || Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, 20));
   }
-  const pool = srv.deps.pool;
   // only this test's task: the crontab's own jobs (statement_upload_expire every minute) may be due meanwhile
-  const { rows: before } = await pool.query("SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'test_record'");
-  t.equal(before[0].n, 1, 'the second job is queued or running');
+  const { rows: before } = await pool.query("SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'test_record' AND locked_at IS NOT NULL");
+  t.equal(before[0].n, 1, 'the second job is running');
   // the runtime's own pool closes on stop: check the queue through a fresh connection afterwards
   const url = srv.config.databaseUrl!;
-  await srv.runtime.stop();
+  const stopped = srv.runtime.stop();
+  await new Promise((r) => setTimeout(r, 200));
+  t.same(seen, [1], 'the stop waits while the job runs');
+  finishSecond();
+  await stopped;
   t.same(seen, [1, 2], 'the running job finished before the runner stopped');
   const pg = await import('pg');
   const client = new pg.default.Client({ connectionString: url });
@@ -55,4 +63,20 @@ t.test('the thread pool runs worker functions and rebuilds their errors', async 
   t.ok(srv.deps.threads.stats.completed >= 2);
   await srv.deps.threads.close();
   await t.rejects(srv.deps.threads.run('headerHash', 'headerHash', { cells }), { name: 'AppError', errorCode: 'SERVICE_UNAVAILABLE' });
+});
+
+t.test('a job runner starts the statement threads before any statement, and keeps THREADS_WARM of each', async (t) => {
+  const warm = await startTestServer(t, { role: 'worker', env: { THREADS_WARM: '1', THREADS_IDLE_TIMEOUT_MS: '50' } });
+  // the file reader's and the normalizer's: one each, started with the runtime
+  t.equal(warm.deps.threads.stats.threads, 2);
+  const res = await warm.deps.threads.run<{ ok: true; hash: string }>('headerHash', 'headerHash', { cells: ['ISRC', 'Title'] });
+  t.equal(res.ok, true);
+  t.equal(warm.deps.threads.stats.threads, 3, 'another file starts its thread on demand');
+  // past the idle timeout the warm ones stay, the other goes
+  for (let i = 0; i < 100 && warm.deps.threads.stats.threads > 2; i++) await new Promise((r) => setTimeout(r, 50));
+  t.equal(warm.deps.threads.stats.threads, 2);
+  const api = await startTestServer(t, { role: 'api', env: { THREADS_WARM: '1' } });
+  t.equal(api.deps.threads.stats.threads, 0, 'an API process starts no threads');
+  const cold = await startTestServer(t, { role: 'worker', env: { THREADS_WARM: '0' } });
+  t.equal(cold.deps.threads.stats.threads, 0);
 });

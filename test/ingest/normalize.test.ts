@@ -7,7 +7,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import t from 'tap';
 import { locateTable } from '../../workers/statementFile.ts';
-import { normalizeStatement, type NormalizeOutput } from '../../workers/normalize.ts';
+import { normalizeStatement, type NormalizeInput, type NormalizeOutput } from '../../workers/normalize.ts';
 
 const HEADER = ['Period', 'Title', 'Artist', 'Earnings (USD)'];
 const fields = {
@@ -20,11 +20,13 @@ const fields = {
   rawArtist: { column: 'Artist' },
 };
 
-async function normalizeText(
+/** Locates and normalizes a statement text as the pipeline does; the output and where its Parquet is. */
+async function normalizeFile(
   t: { teardown(fn: () => unknown): void },
   text: string,
-  mapping: Record<string, unknown> = fields,
-): Promise<{ rows: string[][]; net: string | null; out: NormalizeOutput }> {
+  mapping: Record<string, unknown>,
+  extra: { threads?: number } = {},
+): Promise<{ out: NormalizeOutput; outPath: string }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'royalty-normalize-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'statement.tsv');
@@ -32,14 +34,21 @@ async function normalizeText(
   const located = await locateTable({ sourcePath: file, fileName: 'statement.tsv', workDir: dir });
   if (!located.ok) throw new Error(located.message);
   const outPath = path.join(dir, 'normalized.parquet');
-  const out = await normalizeStatement({
+  const out = await normalizeStatement(normalizeInput(located, mapping, dir, extra));
+  if (!out.ok) throw new Error(out.message);
+  return { out, outPath };
+}
+
+/** The normalizer's input for a located table, writing normalized.parquet and removed.csv into `dir`. */
+function normalizeInput(located: Extract<Awaited<ReturnType<typeof locateTable>>, { ok: true }>, mapping: Record<string, unknown>, dir: string, extra: Partial<NormalizeInput> = {}): NormalizeInput {
+  return {
     csvPath: located.csvPath,
     delimiter: located.delimiter,
     quote: located.quote,
     headerLine: located.headerLine,
     header: located.header,
     footerRecords: located.footerRecords,
-    fields: mapping,
+    fields: mapping as NormalizeInput['fields'],
     decimalComma: located.decimalComma,
     dateOrder: located.dateOrder,
     fileName: 'statement.tsv',
@@ -47,10 +56,18 @@ async function normalizeText(
     statementId: '00000000-0000-4000-8000-000000000001',
     organizationId: '00000000-0000-4000-8000-000000000002',
     rightsholderId: '00000000-0000-4000-8000-000000000003',
-    outPath,
+    outPath: path.join(dir, 'normalized.parquet'),
     removedPath: path.join(dir, 'removed.csv'),
-  });
-  if (!out.ok) throw new Error(out.message);
+    ...extra,
+  };
+}
+
+async function normalizeText(
+  t: { teardown(fn: () => unknown): void },
+  text: string,
+  mapping: Record<string, unknown> = fields,
+): Promise<{ rows: string[][]; net: string | null; out: NormalizeOutput }> {
+  const { out, outPath } = await normalizeFile(t, text, mapping);
   const duck = await (await DuckDBInstance.create(':memory:')).connect();
   const read = await duck.runAndReadAll(`SELECT source_row::VARCHAR, raw_title, raw_artist, royalty_earnings::VARCHAR FROM read_parquet('${outPath}') ORDER BY source_row`);
   duck.closeSync();
@@ -152,33 +169,7 @@ t.test('the written rows keep the file order and each its own looked-up values, 
     ['the header repeated twice', [header, ...body.slice(0, 50_000), header, ...body.slice(50_000, 110_000), header, ...body.slice(110_000)].map((l) => (Array.isArray(l) ? l.join('\t') : l)).join('\n') + '\n', (r: number) => r],
     ['the header repeated every 2,000 rows', [header, ...body.flatMap((l, i) => (i > 0 && i % 2_000 === 0 ? [header, l] : [l]))].map((l) => (Array.isArray(l) ? l.join('\t') : l)).join('\n') + '\n', (r: number) => r],
   ] as const) {
-    const dir = await mkdtemp(path.join(tmpdir(), 'royalty-normalize-'));
-    t.teardown(() => rm(dir, { recursive: true, force: true }));
-    const file = path.join(dir, 'statement.tsv');
-    await writeFile(file, text);
-    const located = await locateTable({ sourcePath: file, fileName: 'statement.tsv', workDir: dir });
-    if (!located.ok) throw new Error(located.message);
-    const outPath = path.join(dir, 'normalized.parquet');
-    const out = await normalizeStatement({
-      csvPath: located.csvPath,
-      delimiter: located.delimiter,
-      quote: located.quote,
-      headerLine: located.headerLine,
-      header: located.header,
-      footerRecords: located.footerRecords,
-      fields: mapping,
-      decimalComma: located.decimalComma,
-      dateOrder: located.dateOrder,
-      fileName: 'statement.tsv',
-      variables: {},
-      statementId: '00000000-0000-4000-8000-000000000001',
-      organizationId: '00000000-0000-4000-8000-000000000002',
-      rightsholderId: '00000000-0000-4000-8000-000000000003',
-      outPath,
-      removedPath: path.join(dir, 'removed.csv'),
-      threads: 2,
-    });
-    if (!out.ok) throw new Error(out.message);
+    const { out, outPath } = await normalizeFile(t, text, mapping, { threads: 2 });
     t.equal(out.keptRows, n, name);
     const duck = await (await DuckDBInstance.create(':memory:')).connect();
     const read = await duck.runAndReadAll(
@@ -217,25 +208,7 @@ t.test('a statement written by one thread (large for the memory limit) gives the
   const run = async (name: string, memoryLimitMb: number | undefined) => {
     await mkdir(path.join(dir, name));
     const outPath = path.join(dir, name, 'normalized.parquet');
-    const out = await normalizeStatement({
-      csvPath: located.csvPath,
-      delimiter: located.delimiter,
-      quote: located.quote,
-      headerLine: located.headerLine,
-      header: located.header,
-      footerRecords: located.footerRecords,
-      fields: mapping,
-      decimalComma: located.decimalComma,
-      dateOrder: located.dateOrder,
-      fileName: 'statement.tsv',
-      variables: {},
-      statementId: '00000000-0000-4000-8000-000000000001',
-      organizationId: '00000000-0000-4000-8000-000000000002',
-      rightsholderId: '00000000-0000-4000-8000-000000000003',
-      outPath,
-      removedPath: path.join(dir, name, 'removed.csv'),
-      memoryLimitMb,
-    });
+    const out = await normalizeStatement(normalizeInput(located, mapping, path.join(dir, name), { memoryLimitMb }));
     if (!out.ok) throw new Error(out.message);
     const { timings: _timings, ...figures } = out;
     return { outPath, figures, removed: await readFile(path.join(dir, name, 'removed.csv'), 'utf8') };

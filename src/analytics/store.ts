@@ -201,7 +201,7 @@ export class OrgFacts {
   constructor(
     readonly organizationId: string,
     private readonly settings: StoreSettings,
-    private readonly log: { warn(obj: object, msg: string): void },
+    private readonly log: { warn(obj: object, msg: string): void; debug(obj: object, msg: string): void },
   ) {}
 
   private get dir(): string {
@@ -307,7 +307,12 @@ export class OrgFacts {
         } finally {
           await Promise.all(plan.files.map((f) => rm(f.file, { force: true })));
         }
-        if (plan.files.length > 0 || plan.remove.length > 0) await c.run('CHECKPOINT');
+        // folding the WAL into the file is housekeeping, not part of the sync: DuckDB refuses it
+        // while another connection's write transaction is open (it then checkpoints later by
+        // itself), and that must not fail the query that brought the data up to date
+        if (plan.files.length > 0 || plan.remove.length > 0) {
+          await c.run('CHECKPOINT').catch((error: unknown) => this.log.debug({ err: error }, 'analytics checkpoint deferred'));
+        }
         return { added: plan.files.length, removed: plan.remove.filter((id) => !statements.some((s) => s.id === id)).length, missing: plan.missing };
       });
       this.missing = report.missing;

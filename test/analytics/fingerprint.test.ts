@@ -3,9 +3,10 @@
 // HTTP, the snapshot comes from the request's own authentication, so a change committed before a
 // request is in its answer.
 import t from 'tap';
+import { analyticsFor } from '../../src/analytics/engine.ts';
 import { readFingerprint } from '../../src/analytics/store.ts';
 import { seedDataset } from './dataset.ts';
-import { m } from './helpers.ts';
+import { m, seedStatement } from './helpers.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 
@@ -42,4 +43,27 @@ t.test('over HTTP, a change committed before a request is in its answer, request
       t.same(res.data.data, [{ [m('rightsholder_name')]: name, [m('units')]: '1611' }], `${name}, request ${i + 1}`);
     }
   }
+});
+
+t.test('new data loads and answers while another connection holds a write transaction (the checkpoint after it waits)', async (t) => {
+  const query = { measures: [m('units')], filters: [{ member: m('rightsholder_id'), operator: 'equals', values: [ds.rh2] }] };
+  const units = async () => {
+    const res = await owner.client.mutate('cube.query', { organizationId: org, query });
+    if (!res.ok) throw new Error(JSON.stringify(res.error));
+    return res.data.data[0][m('units')];
+  };
+  const before = await units();
+  await analyticsFor(srv.deps)
+    .facts(org)
+    .withConnection(async (c) => {
+      await c.run('BEGIN TRANSACTION');
+      await c.run(`INSERT INTO meta VALUES ('probe', 'open write transaction')`);
+      try {
+        await seedStatement(srv, { organizationId: org, rightsholderId: ds.rh2, rows: [{ raw_title: 'Oscar', units: '5' }] });
+        // DuckDB refuses a CHECKPOINT now: the sync commits, the query answers, the checkpoint waits
+        t.equal(await units(), String(Number(before) + 5));
+      } finally {
+        await c.run('ROLLBACK');
+      }
+    });
 });

@@ -1,7 +1,7 @@
 // Normalizes a located statement table into standard rows with DuckDB, in a worker thread.
 // DuckDB reads the delimited text itself (no row-by-row JavaScript) and computes the per-row
 // expressions; the low-cardinality readers (periods, dates, countries, currencies, identifiers)
-// run in JavaScript once per DISTINCT raw value and are joined back. Money is DECIMAL end to end.
+// run in JavaScript once per DISTINCT raw value and are looked up by ENUM code. Money is DECIMAL end to end.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -470,8 +470,8 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
     // spare: short of memory the batch writer flushes early and cuts row groups where the threads'
     // timing puts them (two 5,000,000-row runs wrote different bytes). Otherwise one thread, which
     // writes the same bytes every time.
-    const plan = (await connection.runAndReadAll(`EXPLAIN ${copy}`)).getRows().map((r) => String(r[1])).join('\n');
-    const parallel = roomy && plan.includes('BATCH_COPY_TO_FILE');
+    const plan = async () => (await connection.runAndReadAll(`EXPLAIN ${copy}`)).getRows().map((r) => String(r[1])).join('\n');
+    const parallel = roomy && (await plan()).includes('BATCH_COPY_TO_FILE');
     if (!parallel) await connection.run(`SET threads = 1`);
     await connection.run(copy);
     if (!parallel) await connection.run(`SET threads = ${input.threads ?? 2}`);

@@ -129,47 +129,39 @@ function isMeasureFilter(node: NormalizedFilterNode): boolean {
   return leaf !== undefined && semantic.measures.has(memberOf(leaf.member)!);
 }
 
+/** The members a query reads (selected, time dimensions, filtered), each once. */
+function membersOf(q: NormalizedQuery): (ResolvedMember | ResolvedMeasure)[] {
+  const names = new Set([...q.dimensions, ...q.measures, ...q.timeDimensions.map((td) => td.dimension), ...q.filters.flatMap(filterLeaves).map((l) => l.member)].map((n) => memberOf(n)!));
+  return [...names].map((name) => (semantic.measures.get(name) ?? semantic.dimensions.get(name))!);
+}
+
+/** The joins the members need (each member's joins are closed over their requirements). */
+function joinsOf(members: ResolvedMember[]): Set<JoinName> {
+  return new Set(members.flatMap((m) => m.joins));
+}
+
+/** The facts columns a member reads: a measure in its rollup form (null when it has none). */
+function rollupColumnsOf(m: ResolvedMember | ResolvedMeasure): string[] | null {
+  if (m.kind === 'dimension') return m.columns;
+  const rollupSql = (m as ResolvedMeasure).rollupSql;
+  return rollupSql === null ? null : factColumnsIn(rollupSql);
+}
+
 /** The first rollup that holds every column the query reads, or null. */
 export function chooseRollup(q: NormalizedQuery): RollupDef | null {
-  const dims = new Set<string>();
-  const measures = new Set(q.measures.map((m) => memberOf(m)!));
-  for (const d of q.dimensions) dims.add(memberOf(d)!);
-  for (const td of q.timeDimensions) dims.add(memberOf(td.dimension)!);
-  for (const f of q.filters) {
-    for (const leaf of filterLeaves(f)) {
-      const name = memberOf(leaf.member)!;
-      if (semantic.measures.has(name)) measures.add(name);
-      else dims.add(name);
-    }
-  }
+  const members = membersOf(q);
+  const joins = joinsOf(members);
   for (const rollup of semantic.model.rollups) {
     const grouped = new Set(rollup.groupBy);
     const readable = new Set([...rollup.groupBy, ...rollup.sums, rollup.countColumn]);
-    const joins = new Set<JoinName>();
-    let ok = true;
-    for (const d of dims) {
-      const r = semantic.dimensions.get(d)!;
-      if (!r.columns.every((c) => grouped.has(c))) ok = false;
-      r.joins.forEach((j) => joins.add(j));
-    }
-    for (const m of measures) {
-      const r = semantic.measures.get(m)!;
-      if (r.rollupSql === null || !factColumnsIn(r.rollupSql).every((c) => readable.has(c))) ok = false;
-      r.joins.forEach((j) => joins.add(j));
-    }
-    for (const j of joins) if (!(joinFactColumns.get(j) ?? []).every((c) => grouped.has(c))) ok = false;
+    const ok =
+      members.every((m) => {
+        const columns = rollupColumnsOf(m);
+        return columns !== null && columns.every((c) => (m.kind === 'dimension' ? grouped : readable).has(c));
+      }) && [...joins].every((j) => (joinFactColumns.get(j) ?? []).every((c) => grouped.has(c)));
     if (ok) return rollup;
   }
   return null;
-}
-
-/** The members a query reads: selected, time dimensions and filtered. */
-function membersOf(q: NormalizedQuery): (ResolvedMember | ResolvedMeasure)[] {
-  const names = [...q.dimensions, ...q.measures, ...q.timeDimensions.map((td) => td.dimension), ...q.filters.flatMap(filterLeaves).map((l) => l.member)];
-  return names.map((n) => {
-    const name = memberOf(n)!;
-    return (semantic.measures.get(name) ?? semantic.dimensions.get(name))!;
-  });
 }
 
 /**
@@ -183,7 +175,7 @@ function membersOf(q: NormalizedQuery): (ResolvedMember | ResolvedMeasure)[] {
  * (sum(a) × r = sum(a × r) with no rounding: scales add), and the filters on grouped columns
  * reach the scan below the grouping (DuckDB pushes them down), so only the caller's rows are read.
  */
-function eagerRollup(q: NormalizedQuery, stored: RollupDef, joins: Set<JoinName>): RollupDef {
+function eagerRollup(q: NormalizedQuery, stored: RollupDef): RollupDef {
   const grouped = new Set(['organization_id', 'rightsholder_id']);
   const summed = new Set<string>();
   let counted = false;
@@ -195,8 +187,9 @@ function eagerRollup(q: NormalizedQuery, stored: RollupDef, joins: Set<JoinName>
     }
   };
   // a measure reads what its rollup form reads (chooseRollup made sure it has one)
-  for (const m of membersOf(q)) read('rollupSql' in m ? factColumnsIn(m.rollupSql!) : m.columns);
-  for (const j of joins) read(joinFactColumns.get(j) ?? []);
+  const members = membersOf(q);
+  for (const m of members) read(rollupColumnsOf(m)!);
+  for (const j of joinsOf(members)) read(joinFactColumns.get(j) ?? []);
   // the rollup's own order of columns: the same query always writes the same SQL
   const groupBy = stored.groupBy.filter((c) => grouped.has(c));
   const sums = stored.sums.filter((c) => summed.has(c));
@@ -207,14 +200,13 @@ function eagerRollup(q: NormalizedQuery, stored: RollupDef, joins: Set<JoinName>
 
 function plan(q: NormalizedQuery, usePreagg: boolean, eager: boolean): Plan {
   const answerable = chooseRollup(q);
-  const rollup = usePreagg ? answerable : null;
-  const joins = new Set<JoinName>();
+  // the stored rollup with usePreagg; else, where it could answer, the facts grouped eagerly
+  const rollup = answerable && usePreagg ? answerable : answerable && eager ? eagerRollup(q, answerable) : null;
   const columns: Plan['columns'] = [];
   const alias = () => `c${columns.length}`;
 
   for (const d of q.dimensions) {
     const r = dimensionOf(d);
-    r.joins.forEach((j) => joins.add(j));
     const type = dimensionDefs.get(r.name)!.type;
     const group = type === 'time' ? `CAST(${r.sql} AS TIMESTAMP)` : undefined;
     const sql = group ? `strftime(${group}, ${TIME_FORMAT})` : r.sql;
@@ -228,7 +220,6 @@ function plan(q: NormalizedQuery, usePreagg: boolean, eager: boolean): Plan {
     if (seen.has(key)) continue;
     seen.add(key);
     const r = dimensionOf(td.dimension);
-    r.joins.forEach((j) => joins.add(j));
     const group = `CAST(date_trunc('${td.granularity}', ${r.sql}) AS TIMESTAMP)`;
     columns.push({
       alias: alias(),
@@ -250,22 +241,9 @@ function plan(q: NormalizedQuery, usePreagg: boolean, eager: boolean): Plan {
   }
   for (const m of q.measures) {
     const name = memberOf(m)!;
-    semantic.measures.get(name)!.joins.forEach((j) => joins.add(j));
     columns.push({ alias: alias(), keys: [m], member: m, role: 'measure', type: 'number', sql: measureSql(name, rollup) });
   }
-  for (const td of q.timeDimensions) dimensionOf(td.dimension).joins.forEach((j) => joins.add(j));
-  for (const f of q.filters) {
-    for (const leaf of filterLeaves(f)) {
-      const name = memberOf(leaf.member)!;
-      const r = semantic.measures.get(name) ?? semantic.dimensions.get(name)!;
-      r.joins.forEach((j) => joins.add(j));
-    }
-  }
-  if (rollup || !answerable || !eager) return { columns, joins, rollup, stored: rollup !== null };
-  // the measures were planned against the facts: the eager grouping reads them as a rollup does
-  const grouped = eagerRollup(q, answerable, joins);
-  for (const c of columns) if (c.role === 'measure') c.sql = measureSql(memberOf(c.member)!, grouped);
-  return { columns, joins, rollup: grouped, stored: false };
+  return { columns, joins: joinsOf(membersOf(q)), rollup, stored: rollup !== null && rollup === answerable };
 }
 
 function memberSql(fullName: string, rollup: RollupDef | null): { sql: string; type: 'string' | 'number' | 'time' } {

@@ -144,7 +144,7 @@ function textExpr(spec: FieldSpec | undefined, columnIndex: Map<string, number>,
   const col = (name: string) => {
     const i = columnIndex.get(headerKey(name));
     if (i === undefined) throw new MappingError(`the mapping reads column "${name}", which this statement does not have`);
-    return `NULLIF(trim(c${i}), '')`;
+    return `cell(c${i})`;
   };
   if (spec.column !== undefined) return col(spec.column);
   if (spec.columns !== undefined) return `NULLIF(concat_ws(${lit(spec.join ?? ' ')}, ${spec.columns.map(col).join(', ')}), '')`;
@@ -162,6 +162,9 @@ function textExpr(spec: FieldSpec | undefined, columnIndex: Map<string, number>,
 
 /** Reads an amount: currency codes and symbols, thousands separators, (1.23), 1.23-, −1.23, 1.2E-05. */
 const AMOUNT_MACRO = `
+-- a mapped cell without its surrounding spaces, NULL when empty; most cells have none to trim, and
+-- trim() (which copies every string) is then skipped
+CREATE MACRO cell(s) AS CASE WHEN starts_with(s, ' ') OR ends_with(s, ' ') THEN NULLIF(trim(s), '') ELSE NULLIF(s, '') END;
 CREATE MACRO amount_sign(s) AS CASE
   WHEN regexp_matches(s, '^\\s*\\(.*\\)\\s*$') OR regexp_matches(s, '^[^0-9]*[-−]') OR regexp_matches(s, '[0-9.,]\\s*-\\s*$') THEN -1 ELSE 1 END;
 CREATE MACRO amount_digits(s) AS
@@ -309,7 +312,7 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
   const sortWritten = !tailOnly && dropCount > FEW_DROPS;
   if (tailOnly) {
     await connection.run(`CREATE TEMP VIEW kept AS SELECT * FROM (SELECT rn AS source_row, rn, ${texts} FROM src
-      WHERE rn < ${dropCount === 0 ? total! + 1 : firstDrop!}) ${range}`);
+      ${dropCount === 0 ? '' : `WHERE rn < ${firstDrop!}`}) ${range}`);
   } else if (!sortWritten) {
     const dropRns = (await connection.runAndReadAll('SELECT rn FROM drops ORDER BY rn')).getRows().map((r) => Math.floor(Number(r[0])));
     const before = dropRns.map((d, i) => `WHEN rn > ${d} THEN ${i + 1}`).reverse().join(' ');
@@ -343,14 +346,25 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
   const select: Record<string, string> = {};
   // the distinct raw values of every field read per value, in one pass over the rows
   const perValue: StandardField[] = ['stmtYear', 'stmtPeriod', 'stmtCadence', 'salesPeriodStart', 'salesPeriodEnd', 'currency', 'country', 'isrc', 'upc', 'iswc'];
+  // fields read from the same cells (a date giving both the year and the period, a month both the
+  // start and the end) share their text: its distinct values are read once and become one ENUM
+  const shared = new Map<string, StandardField>();
+  const textOf = (f: StandardField): StandardField => {
+    const expr = textExpr(fields[f], columnIndex, input);
+    if (!shared.has(expr)) shared.set(expr, f);
+    return shared.get(expr)!;
+  };
+  const textFields = [...new Set(perValue.map(textOf))];
   // with the rows whose amount cell is empty, counted in the same pass
   const distinctRow = (
     await connection.runAndReadAll(
-      `SELECT ${perValue.map((f) => `list(DISTINCT ${t(f)}) FILTER (WHERE ${t(f)} IS NOT NULL)`).join(', ')}, count(*) FILTER (WHERE ${t('royaltyEarnings')} IS NULL) FROM kept`,
+      `SELECT ${textFields.map((f) => `list(DISTINCT ${t(f)}) FILTER (WHERE ${t(f)} IS NOT NULL)`).join(', ')}, count(*) FILTER (WHERE ${t('royaltyEarnings')} IS NULL) FROM kept`,
     )
   ).getRowsJson()[0] as (string[] | null)[];
-  const missingAmounts = Number(distinctRow[perValue.length] ?? 0);
-  const distinct = new Map(perValue.map((f, i) => [f, (distinctRow[i] ?? []).map(String)]));
+  const missingAmounts = Number(distinctRow[textFields.length] ?? 0);
+  const distinctOfText = new Map(textFields.map((f, i) => [f, (distinctRow[i] ?? []).map(String)]));
+  const distinct = new Map(perValue.map((f) => [f, distinctOfText.get(textOf(f))!]));
+  const enums = new Set<StandardField>();
   // a field read per distinct value: its distinct values become an ENUM type, and the reader's
   // outputs a list in the ENUM's order, in a one-row table cross-joined to the rows; a row's output
   // is the list element at its value's ENUM code. Unlike a hash join (whose LEFT form moves a
@@ -367,12 +381,20 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
     } else if (constant && values.length === 1) {
       const o = read(values[0]!);
       select[column] = o === null ? `CAST(NULL AS ${type})` : `CAST(${lit(String(o))} AS ${type})`;
+    } else if (type === 'VARCHAR' && values.every((v) => read(v) === v)) {
+      // the reader keeps every value as it is (codes already clean): the cells themselves
+      select[column] = `kept.${t(textOf(f))}`;
     } else {
       const table = `lk_${column}`;
+      const text = textOf(f);
+      const enumType = `e_${snake(text)}`;
       await fillLookup(connection, table, values, read);
-      await connection.run(`CREATE TYPE e_${column} AS ENUM (SELECT v FROM ${table})`);
-      lists.push(`(SELECT list(CAST(o AS ${type}) ORDER BY enum_code(CAST(v AS e_${column}))) FROM ${table}) AS m_${column}`);
-      select[column] = `lk.m_${column}[enum_code(CAST(kept.${t(f)} AS e_${column})) + 1]`;
+      if (!enums.has(text)) {
+        await connection.run(`CREATE TYPE ${enumType} AS ENUM (SELECT v FROM ${table})`);
+        enums.add(text);
+      }
+      lists.push(`(SELECT list(CAST(o AS ${type}) ORDER BY enum_code(CAST(v AS ${enumType}))) FROM ${table}) AS m_${column}`);
+      select[column] = `lk.m_${column}[enum_code(CAST(kept.${t(text)} AS ${enumType})) + 1]`;
     }
   };
 
@@ -425,7 +447,7 @@ async function run(connection: DuckDBConnection, input: NormalizeInput): Promise
       const dc = decimalCommaOf(spec) ? 'true' : 'false';
       if (spec?.columns && spec.columns.length > 1) {
         // amounts from several columns are summed, not concatenated
-        const parts = spec.columns.map((c) => `coalesce(parse_amount(NULLIF(trim(c${columnIndex.get(headerKey(c))}), ''), ${dc}), 0)`);
+        const parts = spec.columns.map((c) => `coalesce(parse_amount(cell(c${columnIndex.get(headerKey(c))}), ${dc}), 0)`);
         select[snake(f)] = `(${parts.join(' + ')})`;
       } else {
         select[snake(f)] = `parse_amount(kept.${t(f)}, ${dc})`;

@@ -285,6 +285,15 @@ t.test('table structure: duplicate names, trailing delimiters, unlabeled totals,
       [6, 'summary'],
     ],
   );
+
+  // a record's line is its first physical line: quoted line breaks above and in the data count
+  const multiline = path.join(dir, 'multiline.csv');
+  await writeFile(multiline, '"Statement for\nOrla",,,\nTitle,Artist,Units,Amount\n"Ember\n(live)",Orla,3,1.50\nHollow,Orla,4,2.25\nTotal,,,3.75\n');
+  for (const limits of [undefined, { headBytes: 70, tailBytes: 20 }]) {
+    const r3 = await locate({ sourcePath: multiline, fileName: 'multiline.csv', workDir: await workDir() }, limits);
+    t.match(r3, { headerLine: 2, dataRecords: 2, footerRecords: 1 }, limits ? 'sampled' : 'whole');
+    t.same(r3.removed.map((x) => [x.line, x.reason]), [[0, 'preamble'], [6, 'footer']]);
+  }
 });
 
 const HOSTILE_CASES: [string, string][] = [

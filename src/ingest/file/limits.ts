@@ -32,7 +32,7 @@ export interface Limits {
   maxRatio: number;
   timeBudgetMs: number;
   maxFieldBytes: number;
-  /** bytes read from the start of a delimited file to find its header */
+  /** a delimited file up to this size is split into cells whole; a larger one in a head sample and a tail sample, its middle only counted */
   headBytes: number;
   /** bytes read from the end of a large delimited file to find its footer */
   tailBytes: number;

@@ -193,12 +193,12 @@ async function withTimeBudget<T>(connection: DuckDBConnection, ms: number | unde
   }
 }
 
-/** A table of distinct raw values (v) and what the reader makes of each (o). */
-async function fillLookup(connection: DuckDBConnection, table: string, values: string[], read: (v: string) => string | number | null): Promise<void> {
+/** A table of distinct raw values (v) and what the reader made of each (o). */
+async function fillLookup(connection: DuckDBConnection, table: string, values: string[], outputs: (string | number | null)[]): Promise<void> {
   await connection.run(`CREATE TEMP TABLE ${table} (v VARCHAR, o VARCHAR)`);
   const appender = await connection.createAppender(table);
-  for (const v of values) {
-    const out = read(v);
+  for (const [i, v] of values.entries()) {
+    const out = outputs[i] ?? null;
     appender.appendVarchar(v);
     if (out === null) appender.appendNull();
     else appender.appendVarchar(String(out));
@@ -306,11 +306,10 @@ async function run(connection: DuckDBConnection, input: NormalizeInput, roomy: b
   // ASOF join on the small table for many. The ASOF join reorders rows around each dropped one
   // (as any join may), so then the written rows are sorted by source_row.
   await connection.run(`CREATE TEMP TABLE drops AS SELECT rn, row_number() OVER (ORDER BY rn) AS n FROM dropped`);
-  const [total, firstDrop, lastDrop] = (
-    await connection.runAndReadAll(`SELECT (SELECT count(*) FROM raw), min(rn), max(rn) FROM drops`)
-  ).getRows()[0]!.map((v) => (v === null ? null : Number(v)));
-  const dropCount = Number((await connection.runAndReadAll('SELECT count(*) FROM drops')).getRows()[0]![0]);
-  const tailOnly = dropCount === 0 || (lastDrop === total && firstDrop === total! - dropCount + 1);
+  const [total, firstDrop, lastDrop, dropCount] = (
+    await connection.runAndReadAll(`SELECT (SELECT count(*) FROM raw), min(rn), max(rn), count(*) FROM drops`)
+  ).getRows()[0]!.map((v) => (v === null ? null : Number(v))) as [number, number | null, number | null, number];
+  const tailOnly = dropCount === 0 || (lastDrop === total && firstDrop === total - dropCount + 1);
   const range = input.range ? `WHERE source_row >= ${Math.floor(input.range.start)} AND source_row < ${Math.floor(input.range.end)}` : '';
   // the raw cells stay reachable from kept (amounts summed over several columns read them)
   const texts = [...fieldTexts, ...Array.from({ length: width }, (_, i) => `c${i}`)].join(',\n      ');
@@ -382,19 +381,20 @@ async function run(connection: DuckDBConnection, input: NormalizeInput, roomy: b
     const values = distinct.get(f) ?? [];
     const spec = fields[f];
     const constant = spec !== undefined && spec.column === undefined && spec.columns === undefined;
-    if (values.length === 0) {
-      select[column] = `CAST(NULL AS ${type})`;
-    } else if (constant && values.length === 1) {
-      const o = read(values[0]!);
+    const outputs = values.map(read);
+    if (values.length === 0 || (constant && values.length === 1)) {
+      const o = outputs[0] ?? null;
       select[column] = o === null ? `CAST(NULL AS ${type})` : `CAST(${lit(String(o))} AS ${type})`;
-    } else if (type === 'VARCHAR' && values.every((v) => read(v) === v)) {
+      return;
+    }
+    if (type === 'VARCHAR' && outputs.every((o, i) => o === values[i])) {
       // the reader keeps every value as it is (codes already clean): the cells themselves
       select[column] = `kept.${t(textOf(f))}`;
     } else {
       const table = `lk_${column}`;
       const text = textOf(f);
       const enumType = `e_${snake(text)}`;
-      await fillLookup(connection, table, values, read);
+      await fillLookup(connection, table, values, outputs);
       if (!enums.has(text)) {
         await connection.run(`CREATE TYPE ${enumType} AS ENUM (SELECT v FROM ${table})`);
         enums.add(text);
@@ -512,8 +512,7 @@ async function run(connection: DuckDBConnection, input: NormalizeInput, roomy: b
   if (input.removedPath) {
     const cells = Array.from({ length: width }, (_, i) => `c${i}`).join(', ');
     // the file is scanned again only when the table itself dropped rows; a header-only CSV otherwise
-    const anyDropped = Number((await connection.runAndReadAll('SELECT count(*) FROM drops')).getRows()[0]![0]) > 0;
-    const rowsOf = anyDropped ? `SELECT rn AS record, drop_reason AS reason, ${cells} FROM src JOIN dropped USING (rn) ORDER BY rn` : `SELECT NULL::BIGINT AS record, NULL::VARCHAR AS reason, ${Array.from({ length: width }, (_, i) => `NULL::VARCHAR AS c${i}`).join(', ')} WHERE false`;
+    const rowsOf = dropCount > 0 ? `SELECT rn AS record, drop_reason AS reason, ${cells} FROM src JOIN dropped USING (rn) ORDER BY rn` : `SELECT NULL::BIGINT AS record, NULL::VARCHAR AS reason, ${Array.from({ length: width }, (_, i) => `NULL::VARCHAR AS c${i}`).join(', ')} WHERE false`;
     await connection.run(`COPY (${rowsOf}) TO ${lit(input.removedPath)} (FORMAT csv, HEADER true)`);
   }
   lap('removed');
@@ -558,7 +557,7 @@ async function run(connection: DuckDBConnection, input: NormalizeInput, roomy: b
   lap('figures');
   const output: NormalizeOutput = {
     timings,
-    dataRows: total ?? 0,
+    dataRows: total,
     keptRows: Number(totals[0]),
     dropped: droppedRows,
     net: totals[1] === null ? null : String(totals[1]),

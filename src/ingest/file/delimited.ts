@@ -35,7 +35,7 @@ export type DelimitedTable = Omit<LocatedTable, 'container' | 'format' | 'encodi
 const DELIMITERS: readonly Delimiter[] = [',', ';', '\t', '|'];
 const SNIFF_LINES = 300;
 const PROFILE_ROWS = 1000;
-/** the head sample of a file larger than `headBytes` (a file up to that size is read whole) */
+/** the least head sample split into cells for a file larger than `headBytes` (it also holds a record of `maxFieldBytes`) */
 const HEAD_SAMPLE_BYTES = 512 * 1024;
 
 function countOutsideQuotes(line: string, d: string): number {

@@ -2,7 +2,7 @@
 // DuckDB reads the delimited text itself (no row-by-row JavaScript) and computes the per-row
 // expressions; the low-cardinality readers (periods, dates, countries, currencies, identifiers)
 // run in JavaScript once per DISTINCT raw value and are looked up by ENUM code. Money is DECIMAL end to end.
-import { stat } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { fieldKinds, headerKey, standardFields, type StandardField } from '../src/ingest/fieldNames.ts';
@@ -23,6 +23,7 @@ import {
 } from '../src/ingest/values.ts';
 import { fail, type WorkerResult } from './results.ts';
 import { stopwatch } from '../src/ingest/stopwatch.ts';
+import { concatParquet } from './parquetConcat.ts';
 
 export interface NormalizeInput {
   csvPath: string;
@@ -48,6 +49,8 @@ export interface NormalizeInput {
   standardizedPath?: string | null;
   /** write only the trimmed and standardized variants (produced on first request, not by the pipeline) */
   variantsOnly?: boolean;
+  /** the record where a second reader may start (LocatedTable.splitRecord) */
+  splitRecord?: number;
   /** preview only these data records (1-based, inclusive start, exclusive end) */
   range?: { start: number; end: number };
   threads?: number;
@@ -169,10 +172,12 @@ CREATE MACRO amount_sign(s) AS CASE
   WHEN regexp_matches(s, '^\\s*\\(.*\\)\\s*$') OR regexp_matches(s, '^[^0-9]*[-−]') OR regexp_matches(s, '[0-9.,]\\s*-\\s*$') THEN -1 ELSE 1 END;
 CREATE MACRO amount_digits(s) AS
   replace(regexp_replace(replace(replace(regexp_replace(regexp_replace(s, '[A-Za-z]{2,}', '', 'g'), '[^0-9.,eE+\\-]', '', 'g'), 'e-', 'E~'), 'E-', 'E~'), '[+\\-]', '', 'g'), 'E~', 'E-');
--- DuckDB casts integer text to DECIMAL(38,12) some 50x slower than decimal text: integers go via HUGEINT
-CREATE MACRO cast_amount(s) AS CASE
+-- DuckDB reads text into a DECIMAL(18,12) (a 64-bit integer) about 4x faster than into DECIMAL(38,12),
+-- with the same rounding: amounts under a million go that way, the rest directly; and it casts integer
+-- text to DECIMAL(38,12) some 50x slower than decimal text: larger integers go via HUGEINT
+CREATE MACRO cast_amount(s) AS coalesce(TRY_CAST(TRY_CAST(s AS DECIMAL(18,12)) AS DECIMAL(38,12)), CASE
   WHEN strpos(s, '.') = 0 AND strpos(s, 'e') = 0 AND strpos(s, 'E') = 0 THEN TRY_CAST(TRY_CAST(s AS HUGEINT) AS DECIMAL(38,12))
-  ELSE TRY_CAST(s AS DECIMAL(38,12)) END;
+  ELSE TRY_CAST(s AS DECIMAL(38,12)) END);
 CREATE MACRO parse_amount_slow(s, decimal_comma) AS amount_sign(s) * cast_amount(
   CASE WHEN decimal_comma THEN replace(replace(amount_digits(s), '.', ''), ',', '.') ELSE replace(amount_digits(s), ',', '') END);
 -- most cells are plain numbers: a direct cast, and the regular expressions only for the rest
@@ -182,10 +187,12 @@ CREATE MACRO parse_amount(s, decimal_comma) AS CASE
   ELSE coalesce(CASE WHEN strpos(s, '.') = 0 THEN cast_amount(replace(s, ',', '.')) END, parse_amount_slow(s, true)) END;
 `;
 
-async function withTimeBudget<T>(connection: DuckDBConnection, ms: number | undefined, work: () => Promise<T>): Promise<T> {
+async function withTimeBudget<T>(connections: DuckDBConnection[], ms: number | undefined, work: () => Promise<T>): Promise<T> {
   if (!ms) return work();
   // interrupt, never abort the thread: aborting a worker inside DuckDB kills the process (pitfalls.md)
-  const timer = setTimeout(() => connection.interrupt(), ms);
+  const timer = setTimeout(() => {
+    for (const c of connections) c.interrupt();
+  }, ms);
   try {
     return await work();
   } finally {
@@ -209,39 +216,46 @@ async function fillLookup(connection: DuckDBConnection, table: string, values: s
 
 const memoryLimitMb = (input: NormalizeInput) => input.memoryLimitMb ?? 1024;
 
-/** a large statement's parsed table spills to the job's directory beyond this share of the memory limit */
-const LARGE_TABLE_MEMORY_SHARE = 0.6;
-
 export async function normalizeStatement(input: NormalizeInput): Promise<WorkerResult<NormalizeOutput>> {
-  // A parsed table takes about twice the file's size in memory: up to a quarter of the memory
-  // limit, the written pass has memory to spare (see the writing threads below). A larger table is
-  // written by one thread, scanning it once in order, and may as well spill to the job's directory:
-  // with 60% of the limit, a 5,000,000-row statement peaked about 200 MB lower in the same time.
-  const roomy = (await stat(input.csvPath)).size * 2 <= (memoryLimitMb(input) * 1024 * 1024) / 4;
-  const memoryMb = roomy || !input.outPath ? memoryLimitMb(input) : Math.floor(memoryLimitMb(input) * LARGE_TABLE_MEMORY_SHARE);
   const instance = await DuckDBInstance.create(':memory:', {
     threads: String(input.threads ?? 2),
-    memory_limit: `${memoryMb}MB`,
+    memory_limit: `${memoryLimitMb(input)}MB`,
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
     // spill to the job's own directory rather than failing when a large file exceeds memory_limit
     ...(input.outPath ? { temp_directory: path.join(path.dirname(input.outPath), 'duckdb-tmp') } : {}),
   });
-  const connection = await instance.connect();
+  // two connections: the two parts of a large statement are written at the same time
+  const connections = [await instance.connect(), await instance.connect()] as const;
   try {
-    return await withTimeBudget(connection, input.timeBudgetMs, () => run(connection, input, roomy));
+    return await withTimeBudget([...connections], input.timeBudgetMs, () => run(connections, input));
   } catch (error) {
     if (error instanceof MappingError) return fail('MAPPING_COLUMN_MISSING', error.message);
     const message = (error as Error).message ?? String(error);
     if (/interrupt/i.test(message)) return fail('INGEST_TIME_BUDGET_EXCEEDED', 'normalizing the statement took longer than its time budget');
     return fail('STATEMENT_UNREADABLE', `the statement could not be read as a table: ${message.split('\n')[0]!.slice(0, 300)}`);
   } finally {
-    connection.closeSync();
+    for (const c of connections) c.closeSync();
     instance.closeSync();
   }
 }
 
-async function run(connection: DuckDBConnection, input: NormalizeInput, roomy: boolean): Promise<WorkerResult<NormalizeOutput>> {
+/**
+ * A stretch of the file's records read by one reader: from record `skip` (DuckDB's skip), `rows`
+ * rows of which `drops` are not data (repeated headers, blank rows). `rowsBefore` and `keptBefore`
+ * count the rows and the data rows of the parts before it; `take` is how many data rows it gives.
+ */
+interface Part {
+  skip: number;
+  rows: number;
+  drops: number;
+  rowsBefore: number;
+  keptBefore: number;
+  take: number;
+}
+
+async function run(connections: readonly [DuckDBConnection, DuckDBConnection], input: NormalizeInput): Promise<WorkerResult<NormalizeOutput>> {
+  const [connection] = connections;
   const width = input.header.length;
   const columnIndex = new Map<string, number>();
   input.header.forEach((h, i) => {
@@ -259,82 +273,129 @@ async function run(connection: DuckDBConnection, input: NormalizeInput, roomy: b
     const column = spec?.column;
     return (column !== undefined && input.dateOrder[column]) || 'YMD';
   };
+  const one = async (sql: string, c = connection) => (await c.runAndReadAll(sql)).getRows();
+  const json = async (sql: string, c = connection) => (await c.runAndReadAll(sql)).getRowsJson();
 
   const { lap, timings } = stopwatch();
+  // the macros, value types and lookup lists live in the database, seen by both connections
   await connection.run(AMOUNT_MACRO);
   const columnsDef = Array.from({ length: width }, (_, i) => `'c${i}': 'VARCHAR'`).join(', ');
-  const headerMatch = input.header.map((h, i) => `coalesce(trim(c${i}), '') = ${lit(h.trim())}`).join(' AND ');
-  const allEmpty = Array.from({ length: width }, (_, i) => `coalesce(trim(c${i}), '') = ''`).join(' AND ');
-  const fieldTexts = standardFields.map((f) => `CAST(${textExpr(fields[f], columnIndex, input)} AS VARCHAR) AS ${ident(`t_${f}`)}`);
-  const csvOptions = (strict: boolean) =>
-    [
+  const cells = Array.from({ length: width }, (_, i) => `c${i}`).join(', ');
+  const headerMatch = `(${input.header.map((h, i) => `coalesce(trim(c${i}), '') = ${lit(h.trim())}`).join(' AND ')})`;
+  const allEmpty = `(${Array.from({ length: width }, (_, i) => `coalesce(trim(c${i}), '') = ''`).join(' AND ')})`;
+  // most rows show they are data by their first cell alone (not empty, not the header's, no spaces
+  // to trim): the full tests, which trim every cell, run only for the others (a CASE evaluates its
+  // ELSE for those rows only)
+  const surelyData = `(c0 IS NOT NULL AND c0 <> '' AND c0 <> ${lit(input.header[0]!.trim())} AND NOT starts_with(c0, ' ') AND NOT ends_with(c0, ' '))`;
+  const headerRow = `(CASE WHEN ${surelyData} THEN false ELSE ${headerMatch} END)`;
+  const blankRow = `(CASE WHEN ${surelyData} THEN false ELSE ${allEmpty} END)`;
+  const notData = `(CASE WHEN ${surelyData} THEN false ELSE ${headerMatch} OR ${allEmpty} END)`;
+  const t = (f: StandardField) => ident(`t_${f}`);
+  const textOfField = (f: StandardField) => `CAST(${textExpr(fields[f], columnIndex, input)} AS VARCHAR)`;
+  const fieldTexts = standardFields.map((f) => `${textOfField(f)} AS ${t(f)}`);
+  let strict = true;
+  let serial = false;
+  const reader = (skip: number) =>
+    `read_csv(${lit(input.csvPath)}, ${[
       `delim=${lit(input.delimiter)}`,
       // without quoting: DuckDB's lenient reader drops a lone quote character even with quote='' (12" became 12),
       // so it gets a control character no statement holds as its quote instead
       input.quote === '' ? (strict ? `quote=''` : `quote=${lit(NO_QUOTE)}, escape=${lit(NO_QUOTE)}`) : `quote='"', escape='"'`,
       'header=false',
-      `skip=${input.headerLine + 1}`,
+      `skip=${skip}`,
       'all_varchar=true',
       'null_padding=true',
       `strict_mode=${strict}`,
       'auto_detect=false',
       `columns={${columnsDef}}`,
-    ].join(', ');
-  // one parse of the file into a table: its rowid is the record's position, so no window is needed.
+      ...(serial ? ['parallel=false'] : []),
+    ].join(', ')})`;
+  const firstRecord = input.headerLine + 1;
+
+  // the fields read once per distinct value; fields read from the same cells (a date giving both
+  // the year and the period, a month both the start and the end) share their text: its distinct
+  // values are read once and become one ENUM
+  const perValue: StandardField[] = ['stmtYear', 'stmtPeriod', 'stmtCadence', 'salesPeriodStart', 'salesPeriodEnd', 'currency', 'country', 'isrc', 'upc', 'iswc'];
+  const shared = new Map<string, StandardField>();
+  const textOf = (f: StandardField): StandardField => {
+    const expr = textExpr(fields[f], columnIndex, input);
+    if (!shared.has(expr)) shared.set(expr, f);
+    return shared.get(expr)!;
+  };
+  const textFields = [...new Set(perValue.map(textOf))];
+  // their distinct values, with the rows whose amount cell is empty, in one pass over the data rows
+  const distinctAggregates = (where: string) =>
+    `${textFields.map((f) => `list(DISTINCT ${t(f)}) FILTER (WHERE ${where} ${t(f)} IS NOT NULL)`).join(', ')},
+      count(*) FILTER (WHERE ${where} ${t('royaltyEarnings')} IS NULL)`;
+  const textColumns = [...textFields, 'royaltyEarnings' as const].map((f) => `${textOfField(f)} AS ${t(f)}`).join(', ');
+
+  // one parallel pass over the file: its rows, the rows that are not data, the distinct values.
   // The strict reader is about twice as fast; a file it refuses (a stray quote, a row with extra
-  // cells) is read again by the lenient one.
-  const readRaw = (strict: boolean) => connection.run(`CREATE OR REPLACE TEMP TABLE raw AS SELECT * FROM read_csv(${lit(input.csvPath)}, ${csvOptions(strict)})`);
-  try {
-    await readRaw(true);
-  } catch (error) {
-    if (/interrupt/i.test((error as Error).message ?? '')) throw error;
-    await readRaw(false);
+  // cells) is read by the lenient one.
+  const survey = () =>
+    json(`SELECT count(*), count(*) FILTER (WHERE header_row), count(*) FILTER (WHERE blank_row AND NOT header_row),
+      ${distinctAggregates('NOT (header_row OR blank_row) AND')} FROM (
+      SELECT ${headerRow} AS header_row, ${blankRow} AS blank_row, ${textColumns} FROM ${reader(firstRecord)})`);
+  let surveyed: unknown[] | undefined;
+  while (!surveyed) {
+    try {
+      surveyed = (await survey())[0]!;
+    } catch (error) {
+      const message = (error as Error).message ?? '';
+      if (/interrupt/i.test(message)) throw error;
+      // DuckDB's parallel reader cannot pad short rows of a file with line breaks inside quotes
+      if (!serial && /quoted new ?lines/i.test(message)) serial = true;
+      else if (strict) strict = false;
+      else throw error;
+    }
   }
   lap('read');
-  await connection.run(`CREATE TEMP VIEW src AS SELECT rowid + 1 AS rn, * FROM raw`);
-  // the rows that are not data: repeated header lines and blank ones, then the footer records the
-  // file reader located at the end of the data region (few rows: a small table)
-  await connection.run(`CREATE TEMP TABLE dropped AS
-    SELECT rn, CASE WHEN ${headerMatch} THEN 'repeated_header' ELSE 'blank' END AS drop_reason FROM src WHERE (${headerMatch}) OR (${allEmpty})`);
-  if (input.footerRecords > 0) {
-    await connection.run(`INSERT INTO dropped SELECT rn, 'footer' FROM src WHERE rn NOT IN (SELECT rn FROM dropped)
-      ORDER BY rn DESC LIMIT ${Math.max(0, Math.floor(input.footerRecords))}`);
+  const total = Number(surveyed[0]);
+  const headerRows = Number(surveyed[1]);
+  const blankRows = Number(surveyed[2]);
+  const drops = headerRows + blankRows;
+  // the footer: the last records that are not otherwise dropped, as the file reader counted them
+  const footer = Math.min(Math.max(0, Math.floor(input.footerRecords)), total - drops);
+
+  // a large statement is read by two readers at once, the second from the record the file reader
+  // chose in the file's second half, when the strict reader reads the file (so both split records
+  // as the file reader did) and the second part holds the whole footer
+  const whole: Part = { skip: firstRecord, rows: total, drops, rowsBefore: 0, keptBefore: 0, take: total - drops - footer };
+  let parts: Part[] = [whole];
+  const split = input.splitRecord;
+  if (split !== undefined && split > firstRecord && strict && input.outPath && !input.variantsOnly && !input.range) {
+    // (counting rows alone reads no cells: when the file has no rows that are not data, that is all)
+    const [rows2, drops2] = (await one(`SELECT count(*), ${drops > 0 ? `count(*) FILTER (WHERE ${notData})` : '0'} FROM ${reader(split)}`))[0]!.map(Number) as [number, number];
+    const rows1 = total - rows2;
+    const drops1 = drops - drops2;
+    if (rows2 > 0 && rows1 > 0 && drops1 >= 0 && rows2 - drops2 >= footer) {
+      parts = [
+        { skip: firstRecord, rows: rows1, drops: drops1, rowsBefore: 0, keptBefore: 0, take: rows1 - drops1 },
+        { skip: split, rows: rows2, drops: drops2, rowsBefore: rows1, keptBefore: rows1 - drops1, take: rows2 - drops2 - footer },
+      ];
+    }
   }
-  // data records are numbered 1.. in file order, without the dropped ones: that is source_row.
-  // Usually nothing is dropped before the last data row and source_row is rn; otherwise the rows
-  // dropped before each one are counted: by a CASE over the dropped rows' numbers for a few, by an
-  // ASOF join on the small table for many. The ASOF join reorders rows around each dropped one
-  // (as any join may), so then the written rows are sorted by source_row.
-  await connection.run(`CREATE TEMP TABLE drops AS SELECT rn, row_number() OVER (ORDER BY rn) AS n FROM dropped`);
-  const [total, firstDrop, lastDrop, dropCount] = (
-    await connection.runAndReadAll(`SELECT (SELECT count(*) FROM raw), min(rn), max(rn), count(*) FROM drops`)
-  ).getRows()[0]!.map((v) => (v === null ? null : Number(v))) as [number, number | null, number | null, number];
-  const tailOnly = dropCount === 0 || (lastDrop === total && firstDrop === total - dropCount + 1);
-  const range = input.range ? `WHERE source_row >= ${Math.floor(input.range.start)} AND source_row < ${Math.floor(input.range.end)}` : '';
+  const range = input.range;
+  // the data rows of a part in file order, numbered 1.. across parts without the dropped rows:
+  // that is source_row. row_number() over a single reader's rows keeps their order; LIMIT stops
+  // the first part's reader at the second part and the last one's before the footer.
+  const keptOf = (part: Part, columns: string) => {
+    const take = range ? Math.max(0, Math.min(part.take, Math.floor(range.end) - 1 - part.keptBefore)) : part.take;
+    const where = range ? `WHERE source_row >= ${Math.floor(range.start)}` : '';
+    return `(SELECT * FROM (SELECT k + ${part.keptBefore} AS source_row, ${columns} FROM (
+      SELECT row_number() OVER () AS k, * FROM ${reader(part.skip)} WHERE NOT ${notData} LIMIT ${take})) ${where})`;
+  };
   // the raw cells stay reachable from kept (amounts summed over several columns read them)
-  const texts = [...fieldTexts, ...Array.from({ length: width }, (_, i) => `c${i}`)].join(',\n      ');
-  const FEW_DROPS = 64;
-  const sortWritten = !tailOnly && dropCount > FEW_DROPS;
-  if (tailOnly) {
-    await connection.run(`CREATE TEMP VIEW kept AS SELECT * FROM (SELECT rn AS source_row, rn, ${texts} FROM src
-      ${dropCount === 0 ? '' : `WHERE rn < ${firstDrop!}`}) ${range}`);
-  } else if (!sortWritten) {
-    const dropRns = (await connection.runAndReadAll('SELECT rn FROM drops ORDER BY rn')).getRows().map((r) => Math.floor(Number(r[0])));
-    const before = dropRns.map((d, i) => `WHEN rn > ${d} THEN ${i + 1}`).reverse().join(' ');
-    await connection.run(`CREATE TEMP VIEW kept AS SELECT * FROM (SELECT rn - CASE ${before} ELSE 0 END AS source_row, rn, ${texts}
-      FROM src WHERE rn NOT IN (${dropRns.join(', ')})) ${range}`);
-  } else {
-    await connection.run(`CREATE TEMP VIEW kept AS SELECT * FROM (SELECT src.rn - coalesce(d.n, 0) AS source_row, src.rn, ${texts}
-      FROM src ASOF LEFT JOIN drops d ON src.rn >= d.rn WHERE src.rn NOT IN (SELECT rn FROM drops)) ${range}`);
-  }
+  const texts = [...fieldTexts, cells].join(',\n      ');
+
   const writeVariants = async () => {
     if (input.trimmedPath) {
-      const cells = input.header.map((h, i) => `c${i} AS ${ident(h)}`).join(', ');
-      await connection.run(`COPY (SELECT ${cells} FROM kept ORDER BY rn) TO ${lit(input.trimmedPath)} (FORMAT csv, HEADER true)`);
+      const named = input.header.map((h, i) => `c${i} AS ${ident(h)}`).join(', ');
+      await connection.run(`COPY (SELECT ${named} FROM ${keptOf(whole, cells)}) TO ${lit(input.trimmedPath)} (FORMAT csv, HEADER true)`);
     }
     if (input.standardizedPath) {
       const cols = standardFields.filter((f) => fields[f] !== undefined).map((f) => `${t(f)} AS ${ident(f)}`);
-      await connection.run(`COPY (SELECT source_row AS "sourceRow"${cols.length ? ', ' : ''}${cols.join(', ')} FROM kept ORDER BY source_row)
+      await connection.run(`COPY (SELECT source_row AS "sourceRow"${cols.length ? ', ' : ''}${cols.join(', ')} FROM ${keptOf(whole, texts)})
         TO ${lit(input.standardizedPath)} (FORMAT csv, HEADER true)`);
     }
   };
@@ -343,32 +404,23 @@ async function run(connection: DuckDBConnection, input: NormalizeInput, roomy: b
     return { ok: true, ...emptyOutput() };
   }
 
+  // footer records are data to the survey: with a footer, the distinct values are read again from
+  // the data rows alone (each part on its own connection)
+  let distinctRow = surveyed.slice(3);
+  if (footer > 0 || range) {
+    const rows = await Promise.all(parts.map((part, i) => json(`SELECT ${distinctAggregates('')} FROM ${keptOf(part, textColumns)}`, connections[i])));
+    distinctRow = textFields.map((_, j) => [...new Set(rows.flatMap((r) => (r[0]![j] as unknown[] | null) ?? []))]);
+    distinctRow.push(rows.reduce((n, r) => n + Number(r[0]![textFields.length]), 0));
+  }
   lap('drops');
-  // the per-distinct-value readers
-  const t = (f: StandardField) => ident(`t_${f}`);
+  const listOf = (v: unknown): string[] => ((v as unknown[] | null) ?? []).map(String).sort();
+  const missingAmounts = Number(distinctRow[textFields.length] ?? 0);
+  const distinctOfText = new Map(textFields.map((f, i) => [f, listOf(distinctRow[i])]));
+  const distinct = new Map(perValue.map((f) => [f, distinctOfText.get(textOf(f))!]));
   // per looked-up column, the list of the reader's outputs in the order of its ENUM (see perDistinct)
   const lists: string[] = [];
   const select: Record<string, string> = {};
-  // the distinct raw values of every field read per value, in one pass over the rows
-  const perValue: StandardField[] = ['stmtYear', 'stmtPeriod', 'stmtCadence', 'salesPeriodStart', 'salesPeriodEnd', 'currency', 'country', 'isrc', 'upc', 'iswc'];
-  // fields read from the same cells (a date giving both the year and the period, a month both the
-  // start and the end) share their text: its distinct values are read once and become one ENUM
-  const shared = new Map<string, StandardField>();
-  const textOf = (f: StandardField): StandardField => {
-    const expr = textExpr(fields[f], columnIndex, input);
-    if (!shared.has(expr)) shared.set(expr, f);
-    return shared.get(expr)!;
-  };
-  const textFields = [...new Set(perValue.map(textOf))];
-  // with the rows whose amount cell is empty, counted in the same pass
-  const distinctRow = (
-    await connection.runAndReadAll(
-      `SELECT ${textFields.map((f) => `list(DISTINCT ${t(f)}) FILTER (WHERE ${t(f)} IS NOT NULL)`).join(', ')}, count(*) FILTER (WHERE ${t('royaltyEarnings')} IS NULL) FROM kept`,
-    )
-  ).getRowsJson()[0] as (string[] | null)[];
-  const missingAmounts = Number(distinctRow[textFields.length] ?? 0);
-  const distinctOfText = new Map(textFields.map((f, i) => [f, (distinctRow[i] ?? []).map(String)]));
-  const distinct = new Map(perValue.map((f) => [f, distinctOfText.get(textOf(f))!]));
+
   const enums = new Set<StandardField>();
   // a field read per distinct value: its distinct values become an ENUM type, and the reader's
   // outputs a list in the ENUM's order, in a one-row table cross-joined to the rows; a row's output
@@ -462,8 +514,8 @@ async function run(connection: DuckDBConnection, input: NormalizeInput, roomy: b
       select[snake(f)] = `kept.${t(f)}`;
     }
   }
-  if (lists.length > 0) await connection.run(`CREATE TEMP TABLE lk AS SELECT ${lists.join(', ')}`);
-  const from = `kept${lists.length > 0 ? ' CROSS JOIN lk' : ''}`;
+  if (lists.length > 0) await connection.run(`CREATE TABLE lk AS SELECT ${lists.join(', ')}`);
+  const from = (part: Part) => `${keptOf(part, texts)} kept${lists.length > 0 ? ' CROSS JOIN lk' : ''}`;
 
   const projection = normalizedColumns.map((c) => {
     switch (c) {
@@ -485,42 +537,66 @@ async function run(connection: DuckDBConnection, input: NormalizeInput, roomy: b
         return `${select[c] ?? 'NULL'} AS ${c}`;
     }
   });
-  // no ORDER BY (but after an ASOF join): with insertion order preserved DuckDB keeps the rows' file
-  // order through scans, projections and the one-row cross join of the lists, and writes them in
-  // that order (the tests check source_row runs 1..n in the written file)
+  // no ORDER BY: one reader's rows keep the file's order through the projections and the one-row
+  // cross join of the lists, and are written in that order (the tests check source_row runs 1..n
+  // in the written file)
   lap('lookups');
-  const query = `SELECT ${projection.join(', ')} FROM ${from}${input.outPath && !sortWritten ? '' : ' ORDER BY kept.source_row'}`;
+  const query = (part: Part) => `SELECT ${projection.join(', ')} FROM ${from(part)}`;
   let target: string;
   if (input.outPath) {
-    const copy = `COPY (${query}) TO ${lit(input.outPath)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`;
-    // several threads only where DuckDB's plan is its order-preserving batch writer (each batch of
-    // rows becomes a row group, written in batch order) and the parsed table leaves it memory to
-    // spare: short of memory the batch writer flushes early and cuts row groups where the threads'
-    // timing puts them (two 5,000,000-row runs wrote different bytes). Otherwise one thread, which
-    // writes the same bytes every time.
-    const plan = async () => (await connection.runAndReadAll(`EXPLAIN ${copy}`)).getRows().map((r) => String(r[1])).join('\n');
-    const parallel = roomy && (await plan()).includes('BATCH_COPY_TO_FILE');
-    if (!parallel) await connection.run(`SET threads = 1`);
-    await connection.run(copy);
-    if (!parallel) await connection.run(`SET threads = ${input.threads ?? 2}`);
+    const options = '(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)';
+    if (parts.length === 1) {
+      await connection.run(`COPY (${query(whole)}) TO ${lit(input.outPath)} ${options}`);
+    } else {
+      // each part written by its own connection, then joined into one file without decoding a page
+      const partPaths = parts.map((_, i) => `${input.outPath}.part${i}`);
+      // each query runs on the thread that calls it (libuv's, one per connection) plus DuckDB's own
+      // workers: with none of those, the two parts take exactly the two cores
+      await connection.run(`SET threads = 1`);
+      await Promise.all(parts.map((part, i) => connections[i]!.run(`COPY (${query(part)}) TO ${lit(partPaths[i]!)} ${options}`)));
+      await connection.run(`SET threads = ${input.threads ?? 2}`);
+      await concatParquet(partPaths, input.outPath);
+      await Promise.all(partPaths.map((p) => rm(p, { force: true })));
+    }
     target = `read_parquet(${lit(input.outPath)})`;
   } else {
-    await connection.run(`CREATE TEMP TABLE normalized AS ${query}`);
+    await connection.run(`CREATE TEMP TABLE normalized AS ${query(whole)} ORDER BY source_row`);
     target = 'normalized';
   }
   lap('write');
   if (input.removedPath) {
-    const cells = Array.from({ length: width }, (_, i) => `c${i}`).join(', ');
-    // the file is scanned again only when the table itself dropped rows; a header-only CSV otherwise
-    const rowsOf = dropCount > 0 ? `SELECT rn AS record, drop_reason AS reason, ${cells} FROM src JOIN dropped USING (rn) ORDER BY rn` : `SELECT NULL::BIGINT AS record, NULL::VARCHAR AS reason, ${Array.from({ length: width }, (_, i) => `NULL::VARCHAR AS c${i}`).join(', ')} WHERE false`;
-    await connection.run(`COPY (${rowsOf}) TO ${lit(input.removedPath)} (FORMAT csv, HEADER true)`);
+    await connection.run(`CREATE TABLE removed_rows (record BIGINT, reason VARCHAR, ${Array.from({ length: width }, (_, i) => `c${i} VARCHAR`).join(', ')})`);
+    if (drops + footer > 0) {
+      // the last part's last rows hold the footer and perhaps rows that are not data: read with
+      // their record numbers by a parallel LIMIT .. OFFSET
+      const last = parts[parts.length - 1]!;
+      const tail = Math.min(last.rows, footer + last.drops);
+      const reason = `CASE WHEN ${headerMatch} THEN 'repeated_header' WHEN ${allEmpty} THEN 'blank' END`;
+      await connection.run(`INSERT INTO removed_rows SELECT row_number() OVER () + ${last.rowsBefore + last.rows - tail}, ${reason}, ${cells}
+        FROM (SELECT * FROM ${reader(last.skip)} LIMIT ${tail} OFFSET ${last.rows - tail})`);
+      // the footer: the last rows there that are data to the reader
+      await connection.run(`UPDATE removed_rows SET reason = 'footer' WHERE record IN (
+        SELECT record FROM removed_rows WHERE reason IS NULL ORDER BY record DESC LIMIT ${footer})`);
+      await connection.run(`DELETE FROM removed_rows WHERE reason IS NULL`);
+      // rows that are not data further up are found by reading every part with record numbers
+      const inTail = Number((await one(`SELECT count(*) FROM removed_rows WHERE reason <> 'footer'`))[0]![0]);
+      if (inTail < drops) {
+        await Promise.all(
+          parts.map((part, i) =>
+            connections[i]!.run(`INSERT INTO removed_rows SELECT rn + ${part.rowsBefore}, ${reason}, ${cells} FROM (
+              SELECT row_number() OVER () AS rn, * FROM ${reader(part.skip)} LIMIT ${part === last ? part.rows - tail : part.rows}) WHERE ${notData}`),
+          ),
+        );
+      }
+    }
+    await connection.run(`COPY (SELECT record, reason, ${cells} FROM removed_rows ORDER BY record) TO ${lit(input.removedPath)} (FORMAT csv, HEADER true)`);
   }
   lap('removed');
-  const one = async (sql: string) => (await connection.runAndReadAll(sql)).getRows();
-  const droppedRows = (await one(`SELECT drop_reason, count(*) FROM dropped GROUP BY 1 ORDER BY 1`)).map((r) => ({
-    reason: String(r[0]),
-    rows: Number(r[1]),
-  }));
+  const droppedRows = [
+    { reason: 'blank', rows: blankRows },
+    { reason: 'footer', rows: footer },
+    { reason: 'repeated_header', rows: headerRows },
+  ].filter((d) => d.rows > 0);
   // the issue counts need only the written rows: a raw identifier is written beside its normalized
   // form, and an amount is NULL exactly when its cell was empty or unreadable
   const totals = (await one(`SELECT count(*), sum(royalty_earnings), sum(gross_royalty_earnings), sum(units),

@@ -216,27 +216,49 @@ async function fillLookup(connection: DuckDBConnection, table: string, values: s
 
 const memoryLimitMb = (input: NormalizeInput) => input.memoryLimitMb ?? 1024;
 
+/**
+ * How DuckDB reads the file. The strict reader is about twice as fast; a file it refuses (a stray
+ * quote, a row with extra cells) is read by the lenient one. DuckDB's parallel reader cannot pad
+ * short rows of a file with line breaks inside quotes: such a file is read by its serial reader.
+ */
+interface Reading {
+  strict: boolean;
+  serial: boolean;
+}
+
 export async function normalizeStatement(input: NormalizeInput): Promise<WorkerResult<NormalizeOutput>> {
-  const instance = await DuckDBInstance.create(':memory:', {
-    threads: String(input.threads ?? 2),
-    memory_limit: `${memoryLimitMb(input)}MB`,
-    autoinstall_known_extensions: 'false',
-    autoload_known_extensions: 'false',
-    // spill to the job's own directory rather than failing when a large file exceeds memory_limit
-    ...(input.outPath ? { temp_directory: path.join(path.dirname(input.outPath), 'duckdb-tmp') } : {}),
-  });
-  // two connections: the two parts of a large statement are written at the same time
-  const connections = [await instance.connect(), await instance.connect()] as const;
-  try {
-    return await withTimeBudget([...connections], input.timeBudgetMs, () => run(connections, input));
-  } catch (error) {
-    if (error instanceof MappingError) return fail('MAPPING_COLUMN_MISSING', error.message);
-    const message = (error as Error).message ?? String(error);
-    if (/interrupt/i.test(message)) return fail('INGEST_TIME_BUDGET_EXCEEDED', 'normalizing the statement took longer than its time budget');
-    return fail('STATEMENT_UNREADABLE', `the statement could not be read as a table: ${message.split('\n')[0]!.slice(0, 300)}`);
-  } finally {
-    for (const c of connections) c.closeSync();
-    instance.closeSync();
+  const deadline = input.timeBudgetMs ? Date.now() + input.timeBudgetMs : null;
+  const reading: Reading = { strict: true, serial: false };
+  for (;;) {
+    const instance = await DuckDBInstance.create(':memory:', {
+      threads: String(input.threads ?? 2),
+      memory_limit: `${memoryLimitMb(input)}MB`,
+      autoinstall_known_extensions: 'false',
+      autoload_known_extensions: 'false',
+      // spill to the job's own directory rather than failing when a large file exceeds memory_limit
+      ...(input.outPath ? { temp_directory: path.join(path.dirname(input.outPath), 'duckdb-tmp') } : {}),
+    });
+    // two connections: the two parts of a large statement are written at the same time
+    const connections = [await instance.connect(), await instance.connect()] as const;
+    try {
+      const budget = deadline === null ? undefined : Math.max(1, deadline - Date.now());
+      return await withTimeBudget([...connections], budget, () => run(connections, input, reading));
+    } catch (error) {
+      if (error instanceof MappingError) return fail('MAPPING_COLUMN_MISSING', error.message);
+      const message = (error as Error).message ?? String(error);
+      if (/interrupt/i.test(message)) return fail('INGEST_TIME_BUDGET_EXCEEDED', 'normalizing the statement took longer than its time budget');
+      // a reading the file refuses: again, from the start, with the next one
+      if (/CSV Error/i.test(message) && (reading.strict || !reading.serial)) {
+        if (!reading.serial && /quoted new ?lines/i.test(message)) reading.serial = true;
+        else if (reading.strict) reading.strict = false;
+        else return fail('STATEMENT_UNREADABLE', `the statement could not be read as a table: ${message.split('\n')[0]!.slice(0, 300)}`);
+        continue;
+      }
+      return fail('STATEMENT_UNREADABLE', `the statement could not be read as a table: ${message.split('\n')[0]!.slice(0, 300)}`);
+    } finally {
+      for (const c of connections) c.closeSync();
+      instance.closeSync();
+    }
   }
 }
 
@@ -254,7 +276,7 @@ interface Part {
   take: number;
 }
 
-async function run(connections: readonly [DuckDBConnection, DuckDBConnection], input: NormalizeInput): Promise<WorkerResult<NormalizeOutput>> {
+async function run(connections: readonly [DuckDBConnection, DuckDBConnection], input: NormalizeInput, reading: Reading): Promise<WorkerResult<NormalizeOutput>> {
   const [connection] = connections;
   const width = input.header.length;
   const columnIndex = new Map<string, number>();
@@ -283,18 +305,19 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   const cells = Array.from({ length: width }, (_, i) => `c${i}`).join(', ');
   const headerMatch = `(${input.header.map((h, i) => `coalesce(trim(c${i}), '') = ${lit(h.trim())}`).join(' AND ')})`;
   const allEmpty = `(${Array.from({ length: width }, (_, i) => `coalesce(trim(c${i}), '') = ''`).join(' AND ')})`;
-  // most rows show they are data by their first cell alone (not empty, not the header's, no spaces
-  // to trim): the full tests, which trim every cell, run only for the others (a CASE evaluates its
-  // ELSE for those rows only)
-  const surelyData = `(c0 IS NOT NULL AND c0 <> '' AND c0 <> ${lit(input.header[0]!.trim())} AND NOT starts_with(c0, ' ') AND NOT ends_with(c0, ' '))`;
+  // most rows show they are data by one cell (not empty, not the header's, no spaces to trim): the
+  // amount's, as every data row has one, else the first. The full tests, which trim every cell,
+  // run only for the others (a CASE evaluates its ELSE for those rows only).
+  const guard = `c${columnIndex.get(headerKey(fields.royaltyEarnings?.column ?? '')) ?? 0}`;
+  const guardHeader = input.header[Number(guard.slice(1))]!.trim();
+  const surelyData = `(${guard} IS NOT NULL AND ${guard} <> '' AND ${guard} <> ${lit(guardHeader)} AND NOT starts_with(${guard}, ' ') AND NOT ends_with(${guard}, ' '))`;
   const headerRow = `(CASE WHEN ${surelyData} THEN false ELSE ${headerMatch} END)`;
   const blankRow = `(CASE WHEN ${surelyData} THEN false ELSE ${allEmpty} END)`;
   const notData = `(CASE WHEN ${surelyData} THEN false ELSE ${headerMatch} OR ${allEmpty} END)`;
   const t = (f: StandardField) => ident(`t_${f}`);
   const textOfField = (f: StandardField) => `CAST(${textExpr(fields[f], columnIndex, input)} AS VARCHAR)`;
   const fieldTexts = standardFields.map((f) => `${textOfField(f)} AS ${t(f)}`);
-  let strict = true;
-  let serial = false;
+  const { strict, serial } = reading;
   const reader = (skip: number) =>
     `read_csv(${lit(input.csvPath)}, ${[
       `delim=${lit(input.delimiter)}`,
@@ -330,25 +353,18 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   const textColumns = [...textFields, 'royaltyEarnings' as const].map((f) => `${textOfField(f)} AS ${t(f)}`).join(', ');
 
   // one parallel pass over the file: its rows, the rows that are not data, the distinct values.
-  // The strict reader is about twice as fast; a file it refuses (a stray quote, a row with extra
-  // cells) is read by the lenient one.
-  const survey = () =>
-    json(`SELECT count(*), count(*) FILTER (WHERE header_row), count(*) FILTER (WHERE blank_row AND NOT header_row),
+  // First reading only the cells those need: when every row is surely data, that is all; else again
+  // with every cell, to tell the rows that are not data.
+  const quickSurvey = `SELECT count(*), 0, 0, ${distinctAggregates('sure AND')}, count(*) FILTER (WHERE NOT sure) FROM (
+      SELECT ${surelyData} AS sure, ${textColumns} FROM ${reader(firstRecord)})`;
+  const fullSurvey = `SELECT count(*), count(*) FILTER (WHERE header_row), count(*) FILTER (WHERE blank_row AND NOT header_row),
       ${distinctAggregates('NOT (header_row OR blank_row) AND')} FROM (
-      SELECT ${headerRow} AS header_row, ${blankRow} AS blank_row, ${textColumns} FROM ${reader(firstRecord)})`);
-  let surveyed: unknown[] | undefined;
-  while (!surveyed) {
-    try {
-      surveyed = (await survey())[0]!;
-    } catch (error) {
-      const message = (error as Error).message ?? '';
-      if (/interrupt/i.test(message)) throw error;
-      // DuckDB's parallel reader cannot pad short rows of a file with line breaks inside quotes
-      if (!serial && /quoted new ?lines/i.test(message)) serial = true;
-      else if (strict) strict = false;
-      else throw error;
-    }
-  }
+      SELECT ${headerRow} AS header_row, ${blankRow} AS blank_row, ${textColumns} FROM ${reader(firstRecord)})`;
+  const survey = async (): Promise<unknown[]> => {
+    const quick = (await json(quickSurvey))[0]!;
+    return Number(quick.pop()) === 0 ? quick : (await json(fullSurvey))[0]!;
+  };
+  const surveyed = await survey();
   lap('read');
   const total = Number(surveyed[0]);
   const headerRows = Number(surveyed[1]);
@@ -383,7 +399,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
     const take = range ? Math.max(0, Math.min(part.take, Math.floor(range.end) - 1 - part.keptBefore)) : part.take;
     const where = range ? `WHERE source_row >= ${Math.floor(range.start)}` : '';
     return `(SELECT * FROM (SELECT k + ${part.keptBefore} AS source_row, ${columns} FROM (
-      SELECT row_number() OVER () AS k, * FROM ${reader(part.skip)} WHERE NOT ${notData} LIMIT ${take})) ${where})`;
+      SELECT row_number() OVER () AS k, * FROM ${reader(part.skip)} ${drops > 0 ? `WHERE NOT ${notData}` : ''} LIMIT ${take})) ${where})`;
   };
   // the raw cells stay reachable from kept (amounts summed over several columns read them)
   const texts = [...fieldTexts, cells].join(',\n      ');

@@ -216,6 +216,14 @@ async function fillLookup(connection: DuckDBConnection, table: string, values: s
 
 const memoryLimitMb = (input: NormalizeInput) => input.memoryLimitMb ?? 1024;
 
+/** Promise.all that waits for every query, so none is still running when the connections close. */
+async function allOf<T>(work: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(work);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
+}
+
 /**
  * How DuckDB reads the file. The strict reader is about twice as fast; a file it refuses (a stray
  * quote, a row with extra cells) is read by the lenient one. DuckDB's parallel reader cannot pad
@@ -364,7 +372,16 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
     const quick = (await json(quickSurvey))[0]!;
     return Number(quick.pop()) === 0 ? quick : (await json(fullSurvey))[0]!;
   };
-  const surveyed = await survey();
+  // a large statement is read by two readers at once, the second from the record the file reader
+  // chose in the file's second half, when the strict reader reads the file (so both split records
+  // as the file reader did) and the second part holds the whole footer. Its rows are counted while
+  // the survey runs (counting reads no cells).
+  const split = input.splitRecord;
+  const splitting = split !== undefined && split > firstRecord && strict && input.outPath && !input.variantsOnly && !input.range;
+  const [surveyed, secondRows] = (await allOf<unknown>([
+    survey(),
+    splitting ? one(`SELECT count(*) FROM ${reader(split)}`, connections[1]).then((r) => Number(r[0]![0])) : Promise.resolve(0),
+  ])) as [unknown[], number];
   lap('read');
   const total = Number(surveyed[0]);
   const headerRows = Number(surveyed[1]);
@@ -373,15 +390,11 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   // the footer: the last records that are not otherwise dropped, as the file reader counted them
   const footer = Math.min(Math.max(0, Math.floor(input.footerRecords)), total - drops);
 
-  // a large statement is read by two readers at once, the second from the record the file reader
-  // chose in the file's second half, when the strict reader reads the file (so both split records
-  // as the file reader did) and the second part holds the whole footer
   const whole: Part = { skip: firstRecord, rows: total, drops, rowsBefore: 0, keptBefore: 0, take: total - drops - footer };
   let parts: Part[] = [whole];
-  const split = input.splitRecord;
-  if (split !== undefined && split > firstRecord && strict && input.outPath && !input.variantsOnly && !input.range) {
-    // (counting rows alone reads no cells: when the file has no rows that are not data, that is all)
-    const [rows2, drops2] = (await one(`SELECT count(*), ${drops > 0 ? `count(*) FILTER (WHERE ${notData})` : '0'} FROM ${reader(split)}`))[0]!.map(Number) as [number, number];
+  if (splitting) {
+    const rows2 = secondRows;
+    const drops2 = drops > 0 ? Number((await one(`SELECT count(*) FILTER (WHERE ${notData}) FROM ${reader(split)}`))[0]![0]) : 0;
     const rows1 = total - rows2;
     const drops1 = drops - drops2;
     if (rows2 > 0 && rows1 > 0 && drops1 >= 0 && rows2 - drops2 >= footer) {
@@ -424,7 +437,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   // the data rows alone (each part on its own connection)
   let distinctRow = surveyed.slice(3);
   if (footer > 0 || range) {
-    const rows = await Promise.all(parts.map((part, i) => json(`SELECT ${distinctAggregates('')} FROM ${keptOf(part, textColumns)}`, connections[i])));
+    const rows = await allOf(parts.map((part, i) => json(`SELECT ${distinctAggregates('')} FROM ${keptOf(part, textColumns)}`, connections[i])));
     distinctRow = textFields.map((_, j) => [...new Set(rows.flatMap((r) => (r[0]![j] as unknown[] | null) ?? []))]);
     distinctRow.push(rows.reduce((n, r) => n + Number(r[0]![textFields.length]), 0));
   }
@@ -569,7 +582,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
       // each query runs on the thread that calls it (libuv's, one per connection) plus DuckDB's own
       // workers: with none of those, the two parts take exactly the two cores
       await connection.run(`SET threads = 1`);
-      await Promise.all(parts.map((part, i) => connections[i]!.run(`COPY (${query(part)}) TO ${lit(partPaths[i]!)} ${options}`)));
+      await allOf(parts.map((part, i) => connections[i]!.run(`COPY (${query(part)}) TO ${lit(partPaths[i]!)} ${options}`)));
       await connection.run(`SET threads = ${input.threads ?? 2}`);
       await concatParquet(partPaths, input.outPath);
       await Promise.all(partPaths.map((p) => rm(p, { force: true })));
@@ -597,7 +610,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
       // rows that are not data further up are found by reading every part with record numbers
       const inTail = Number((await one(`SELECT count(*) FROM removed_rows WHERE reason <> 'footer'`))[0]![0]);
       if (inTail < drops) {
-        await Promise.all(
+        await allOf(
           parts.map((part, i) =>
             connections[i]!.run(`INSERT INTO removed_rows SELECT rn + ${part.rowsBefore}, ${reason}, ${cells} FROM (
               SELECT row_number() OVER () AS rn, * FROM ${reader(part.skip)} LIMIT ${part === last ? part.rows - tail : part.rows}) WHERE ${notData}`),

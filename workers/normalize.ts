@@ -2,7 +2,9 @@
 // DuckDB reads the delimited text itself (no row-by-row JavaScript) and computes the per-row
 // expressions; the low-cardinality readers (periods, dates, countries, currencies, identifiers)
 // run in JavaScript once per DISTINCT raw value and are looked up by ENUM code. Money is DECIMAL end to end.
+import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { fieldKinds, headerKey, standardFields, type StandardField } from '../src/ingest/fieldNames.ts';
@@ -49,8 +51,8 @@ export interface NormalizeInput {
   standardizedPath?: string | null;
   /** write only the trimmed and standardized variants (produced on first request, not by the pipeline) */
   variantsOnly?: boolean;
-  /** the record where a second reader may start (LocatedTable.splitRecord) */
-  splitRecord?: number;
+  /** the byte offset of a record where a second reader may start (LocatedTable.splitOffset) */
+  splitOffset?: number;
   /** preview only these data records (1-based, inclusive start, exclusive end) */
   range?: { start: number; end: number };
   threads?: number;
@@ -271,11 +273,12 @@ export async function normalizeStatement(input: NormalizeInput): Promise<WorkerR
 }
 
 /**
- * A stretch of the file's records read by one reader: from record `skip` (DuckDB's skip), `rows`
+ * A stretch of the file's records read by one reader: from record `skip` (DuckDB's skip) of `file`, `rows`
  * rows of which `drops` are not data (repeated headers, blank rows). `rowsBefore` and `keptBefore`
  * count the rows and the data rows of the parts before it; `take` is how many data rows it gives.
  */
 interface Part {
+  file: string;
   skip: number;
   rows: number;
   drops: number;
@@ -326,8 +329,8 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   const textOfField = (f: StandardField) => `CAST(${textExpr(fields[f], columnIndex, input)} AS VARCHAR)`;
   const fieldTexts = standardFields.map((f) => `${textOfField(f)} AS ${t(f)}`);
   const { strict, serial } = reading;
-  const reader = (skip: number) =>
-    `read_csv(${lit(input.csvPath)}, ${[
+  const reader = (skip: number, file = input.csvPath) =>
+    `read_csv(${lit(file)}, ${[
       `delim=${lit(input.delimiter)}`,
       // without quoting: DuckDB's lenient reader drops a lone quote character even with quote='' (12" became 12),
       // so it gets a control character no statement holds as its quote instead
@@ -372,15 +375,21 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
     const quick = (await json(quickSurvey))[0]!;
     return Number(quick.pop()) === 0 ? quick : (await json(fullSurvey))[0]!;
   };
-  // a large statement is read by two readers at once, the second from the record the file reader
-  // chose in the file's second half, when the strict reader reads the file (so both split records
-  // as the file reader did) and the second part holds the whole footer. Its rows are counted while
-  // the survey runs (counting reads no cells).
-  const split = input.splitRecord;
-  const splitting = split !== undefined && split > firstRecord && strict && input.outPath && !input.variantsOnly && !input.range;
+  // a large statement is read by two readers at once: the first from the start, stopped by a
+  // LIMIT, the second from a copy of the file from the record the file reader chose in the file's
+  // second half (DuckDB's skip holds the lines it skips in memory), when the strict reader reads
+  // the file (so it splits records as the file reader did) and the second part holds the whole
+  // footer. The copy is made, and its rows counted (counting reads no cells), while the survey runs.
+  const splitOffset = input.splitOffset;
+  const splitting = splitOffset !== undefined && splitOffset > 0 && strict && !!input.outPath && !input.variantsOnly && !input.range;
+  const secondFile = `${input.outPath}.second.csv`;
   const [surveyed, secondRows] = (await allOf<unknown>([
     survey(),
-    splitting ? one(`SELECT count(*) FROM ${reader(split)}`, connections[1]).then((r) => Number(r[0]![0])) : Promise.resolve(0),
+    splitting
+      ? pipeline(createReadStream(input.csvPath, { start: splitOffset, highWaterMark: 1 << 20 }), createWriteStream(secondFile)).then(async () =>
+          Number((await one(`SELECT count(*) FROM ${reader(0, secondFile)}`, connections[1]))[0]![0]),
+        )
+      : Promise.resolve(0),
   ])) as [unknown[], number];
   lap('read');
   const total = Number(surveyed[0]);
@@ -390,17 +399,17 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   // the footer: the last records that are not otherwise dropped, as the file reader counted them
   const footer = Math.min(Math.max(0, Math.floor(input.footerRecords)), total - drops);
 
-  const whole: Part = { skip: firstRecord, rows: total, drops, rowsBefore: 0, keptBefore: 0, take: total - drops - footer };
+  const whole: Part = { file: input.csvPath, skip: firstRecord, rows: total, drops, rowsBefore: 0, keptBefore: 0, take: total - drops - footer };
   let parts: Part[] = [whole];
   if (splitting) {
     const rows2 = secondRows;
-    const drops2 = drops > 0 ? Number((await one(`SELECT count(*) FILTER (WHERE ${notData}) FROM ${reader(split)}`))[0]![0]) : 0;
+    const drops2 = drops > 0 ? Number((await one(`SELECT count(*) FILTER (WHERE ${notData}) FROM ${reader(0, secondFile)}`))[0]![0]) : 0;
     const rows1 = total - rows2;
     const drops1 = drops - drops2;
     if (rows2 > 0 && rows1 > 0 && drops1 >= 0 && rows2 - drops2 >= footer) {
       parts = [
-        { skip: firstRecord, rows: rows1, drops: drops1, rowsBefore: 0, keptBefore: 0, take: rows1 - drops1 },
-        { skip: split, rows: rows2, drops: drops2, rowsBefore: rows1, keptBefore: rows1 - drops1, take: rows2 - drops2 - footer },
+        { file: input.csvPath, skip: firstRecord, rows: rows1, drops: drops1, rowsBefore: 0, keptBefore: 0, take: rows1 - drops1 },
+        { file: secondFile, skip: 0, rows: rows2, drops: drops2, rowsBefore: rows1, keptBefore: rows1 - drops1, take: rows2 - drops2 - footer },
       ];
     }
   }
@@ -412,7 +421,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
     const take = range ? Math.max(0, Math.min(part.take, Math.floor(range.end) - 1 - part.keptBefore)) : part.take;
     const where = range ? `WHERE source_row >= ${Math.floor(range.start)}` : '';
     return `(SELECT * FROM (SELECT k + ${part.keptBefore} AS source_row, ${columns} FROM (
-      SELECT row_number() OVER () AS k, * FROM ${reader(part.skip)} ${drops > 0 ? `WHERE NOT ${notData}` : ''} LIMIT ${take})) ${where})`;
+      SELECT row_number() OVER () AS k, * FROM ${reader(part.skip, part.file)} ${drops > 0 ? `WHERE NOT ${notData}` : ''} LIMIT ${take})) ${where})`;
   };
   // the raw cells stay reachable from kept (amounts summed over several columns read them)
   const texts = [...fieldTexts, cells].join(',\n      ');
@@ -602,7 +611,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
       const tail = Math.min(last.rows, footer + last.drops);
       const reason = `CASE WHEN ${headerMatch} THEN 'repeated_header' WHEN ${allEmpty} THEN 'blank' END`;
       await connection.run(`INSERT INTO removed_rows SELECT row_number() OVER () + ${last.rowsBefore + last.rows - tail}, ${reason}, ${cells}
-        FROM (SELECT * FROM ${reader(last.skip)} LIMIT ${tail} OFFSET ${last.rows - tail})`);
+        FROM (SELECT * FROM ${reader(last.skip, last.file)} LIMIT ${tail} OFFSET ${last.rows - tail})`);
       // the footer: the last rows there that are data to the reader
       await connection.run(`UPDATE removed_rows SET reason = 'footer' WHERE record IN (
         SELECT record FROM removed_rows WHERE reason IS NULL ORDER BY record DESC LIMIT ${footer})`);
@@ -613,13 +622,14 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
         await allOf(
           parts.map((part, i) =>
             connections[i]!.run(`INSERT INTO removed_rows SELECT rn + ${part.rowsBefore}, ${reason}, ${cells} FROM (
-              SELECT row_number() OVER () AS rn, * FROM ${reader(part.skip)} LIMIT ${part === last ? part.rows - tail : part.rows}) WHERE ${notData}`),
+              SELECT row_number() OVER () AS rn, * FROM ${reader(part.skip, part.file)} LIMIT ${part === last ? part.rows - tail : part.rows}) WHERE ${notData}`),
           ),
         );
       }
     }
     await connection.run(`COPY (SELECT record, reason, ${cells} FROM removed_rows ORDER BY record) TO ${lit(input.removedPath)} (FORMAT csv, HEADER true)`);
   }
+  if (splitting) await rm(secondFile, { force: true });
   lap('removed');
   const droppedRows = [
     { reason: 'blank', rows: blankRows },

@@ -75,11 +75,8 @@ export interface LocatedTable {
   decimalComma: Record<string, boolean>;
   /** per header name of date-like columns: the day/month order */
   dateOrder: Record<string, 'MDY' | 'DMY' | 'YMD'>;
-  /**
-   * a large file's record in its second half where a second reader may start (its 0-based index,
-   * which is also its line: every record before it is one line); absent for a file read whole
-   */
-  splitRecord?: number;
+  /** a large file's byte offset in csvPath of a record in its second half, where a second reader may start; absent for a file read whole */
+  splitOffset?: number;
   /** up to 50 first data rows */
   sampleRows: string[][];
 }

@@ -247,7 +247,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
         headerLine: located.headerLine,
         header: located.header,
         footerRecords: located.footerRecords,
-        splitRecord: located.splitRecord,
+        splitOffset: located.splitOffset,
         fields: mapping.fields,
         decimalComma: located.decimalComma,
         dateOrder: located.dateOrder,

@@ -260,7 +260,7 @@ export async function locateDelimited(clean: CleanText, limits: Limits, deadline
   };
 
   let records = headRecs.length;
-  let splitRecord: number | undefined;
+  let splitOffset: number | undefined;
   if (whole) {
     const start = trailerStart(headKinds);
     interleavedTotal(afterHeader, headKinds, start);
@@ -279,10 +279,8 @@ export async function locateDelimited(clean: CleanText, limits: Limits, deadline
     let middleCount = 0;
     let tailStart = -1;
     let tailLine = 0;
-    // where a second reader may start: the first record in the file's second half, when every
-    // record before it is one line (a record's index is then its line, which DuckDB's skip counts)
+    // where a second reader may start: the first record in the file's second half
     const half = size / 2;
-    let seen = 0;
     const scanner = new RecordScanner({
       delimiter: delimiterByte,
       quote: quote === '"',
@@ -291,8 +289,7 @@ export async function locateDelimited(clean: CleanText, limits: Limits, deadline
       baseOffset: headEnd,
       baseLine: headLines,
       onRecord: (r) => {
-        if (splitRecord === undefined && r.start >= half && r.line === headRecs.length + seen) splitRecord = r.line;
-        seen++;
+        if (splitOffset === undefined && r.start >= half) splitOffset = r.start;
         if (tailStart >= 0) return;
         if (r.start >= tailFrom) {
           tailStart = r.start;
@@ -359,7 +356,7 @@ export async function locateDelimited(clean: CleanText, limits: Limits, deadline
     sampleRows: dataSample.slice(0, SAMPLE_ROWS).map((r) => r.cells),
     score: headerScoreForChoice(choice, counts.data, header.raw.length),
     records,
-    ...(splitRecord !== undefined && splitRecord > headerRec.line + 1 ? { splitRecord } : {}),
+    ...(splitOffset !== undefined ? { splitOffset } : {}),
   };
 }
 

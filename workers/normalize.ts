@@ -2,6 +2,8 @@
 // DuckDB reads the delimited text itself (no row-by-row JavaScript) and computes the per-row
 // expressions; the low-cardinality readers (periods, dates, countries, currencies, identifiers)
 // run in JavaScript once per DISTINCT raw value and are looked up by ENUM code. Money is DECIMAL end to end.
+// Nothing is held: a survey pass over the file, then its data rows streamed to Parquet, a large
+// file by two readers at once whose parts are joined (parquetConcat.ts).
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
@@ -464,9 +466,8 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   // outputs a list in the ENUM's order, in a one-row table cross-joined to the rows; a row's output
   // is the list element at its value's ENUM code. Unlike a hash join (whose LEFT form moves a
   // chunk's unmatched rows, such as NULL keys, to the chunk's end, and which DuckDB never counts
-  // as order-preserving), this is a projection: the rows keep the file's order and the written
-  // pass may run on several threads. A field that is empty on every row (NULL) and a constant of
-  // the mapping (its value, inlined) need no list.
+  // as order-preserving), this is a projection: the rows keep the file's order. A field that is
+  // empty on every row (NULL) and a constant of the mapping (its value, inlined) need no list.
   const perDistinct = async (f: StandardField, column: string, read: (v: string) => string | number | null, type: string) => {
     const values = distinct.get(f) ?? [];
     const spec = fields[f];

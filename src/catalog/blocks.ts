@@ -92,10 +92,10 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
     [organizationId, rightsholderId],
   );
   const spellings = await readSpellings(
-    deps.store,
+    deps,
     organizationId,
     rightsholderId,
-    statements.map((s) => ({ id: s.id, normalizedKey: s.normalized_key })),
+    statements.map((s) => ({ id: s.id })),
   );
   const cols = {
     key: [] as string[],

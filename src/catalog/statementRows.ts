@@ -1,18 +1,17 @@
-// Reads the normalized Parquet rows of a rightsholder's processed statements and returns them
-// grouped by raw spelling (ISRC, title, artist, release) per statement and currency: the input of
-// a block refresh. DuckDB cannot reach the object store, so the objects are downloaded first
-// into a private directory that is removed afterwards.
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { DuckDBInstance, LIST, VARCHAR, listValue } from '@duckdb/node-api';
-import type { ObjectStore } from '../storage/objectStore.ts';
+// The normalized rows of a rightsholder's processed statements, grouped by raw spelling (ISRC,
+// title, artist, release) per statement and currency: the input of a block refresh. They are read
+// from the organization's analytics database (src/analytics/store.ts), which holds every processed
+// statement's rows and loads only the statements that changed since its last use, instead of
+// downloading every statement's Parquet object on each refresh.
+import { LIST, VARCHAR, listValue } from '@duckdb/node-api';
+import { analyticsFor } from '../analytics/engine.ts';
+import { semantic } from '../analytics/semantic.ts';
+import type { Deps } from '../trpc/context.ts';
+
+const FACTS = semantic.model.facts.table;
 
 export interface SourceStatement {
   id: string;
-  normalizedKey: string;
 }
 
 export interface SpellingRow {
@@ -31,60 +30,41 @@ export interface SpellingRow {
   amountRows: number;
 }
 
-export async function readSpellings(
-  store: ObjectStore,
-  organizationId: string,
-  rightsholderId: string,
-  statements: readonly SourceStatement[],
-): Promise<SpellingRow[]> {
+export async function readSpellings(deps: Deps, organizationId: string, rightsholderId: string, statements: readonly SourceStatement[]): Promise<SpellingRow[]> {
   if (statements.length === 0) return [];
-  const dir = await mkdtemp(path.join(tmpdir(), 'catalog-block-'));
-  const instance = await DuckDBInstance.create(':memory:', {
-    threads: '1',
-    memory_limit: '512MB',
-    temp_directory: dir,
-    autoinstall_known_extensions: 'false',
-    autoload_known_extensions: 'false',
+  const facts = await analyticsFor(deps).freshFacts(organizationId);
+  const ids = listValue(statements.map((s) => s.id));
+  return facts.withConnection(async (c) => {
+    // a statement whose rows the analytics database could not load (an unreadable object, or one
+    // replaced since the list was read) fails the refresh, which graphile-worker retries
+    const loaded = Number(
+      (await c.runAndReadAll(`SELECT count(*) FROM loaded WHERE statement_id IN (SELECT unnest($1::VARCHAR[]))`, [ids], [LIST(VARCHAR)])).getRows()[0]![0],
+    );
+    if (loaded < statements.length) {
+      throw new Error(`the normalized rows of ${statements.length - loaded} of the rightsholder's statements could not be read; the refresh is retried`);
+    }
+    const reader = await c.runAndReadAll(
+      `SELECT statement_id, currency, isrc, isrc_raw, raw_title, raw_artist, raw_release_title, raw_release_artist,
+              count(*), CAST(sum(royalty_earnings) AS VARCHAR), count(royalty_earnings)
+       FROM ${FACTS} WHERE rightsholder_id = $1 AND statement_id IN (SELECT unnest($2::VARCHAR[]))
+       GROUP BY ALL`,
+      [rightsholderId, ids],
+      [VARCHAR, LIST(VARCHAR)],
+    );
+    return reader.getRows().map((r) => ({
+      statementId: String(r[0]),
+      currency: str(r[1]),
+      isrc: str(r[2]),
+      isrcRaw: str(r[3]),
+      title: str(r[4]),
+      artist: str(r[5]),
+      releaseTitle: str(r[6]),
+      releaseArtist: str(r[7]),
+      rows: Number(r[8]),
+      earnings: str(r[9]),
+      amountRows: Number(r[10]),
+    }));
   });
-  try {
-    const files: string[] = [];
-    for (const s of statements) {
-      const file = path.join(dir, `${s.id}.parquet`);
-      await pipeline(await store.getStream(s.normalizedKey), createWriteStream(file));
-      files.push(file);
-    }
-    const c = await instance.connect();
-    try {
-      // rows of another organization or rightsholder never enter, whatever a file holds
-      const reader = await c.runAndReadAll(
-        `SELECT CAST(statement_id AS VARCHAR), currency, isrc, isrc_raw, raw_title, raw_artist, raw_release_title, raw_release_artist,
-                count(*), CAST(sum(royalty_earnings) AS VARCHAR), count(royalty_earnings)
-         FROM read_parquet($1::VARCHAR[], union_by_name = true)
-         WHERE CAST(organization_id AS VARCHAR) = $2 AND CAST(rightsholder_id AS VARCHAR) = $3
-         GROUP BY ALL`,
-        [listValue(files), organizationId, rightsholderId],
-        [LIST(VARCHAR), VARCHAR, VARCHAR],
-      );
-      return reader.getRows().map((r) => ({
-        statementId: String(r[0]),
-        currency: str(r[1]),
-        isrc: str(r[2]),
-        isrcRaw: str(r[3]),
-        title: str(r[4]),
-        artist: str(r[5]),
-        releaseTitle: str(r[6]),
-        releaseArtist: str(r[7]),
-        rows: Number(r[8]),
-        earnings: str(r[9]),
-        amountRows: Number(r[10]),
-      }));
-    } finally {
-      c.closeSync();
-    }
-  } finally {
-    instance.closeSync();
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 function str(v: unknown): string | null {

@@ -95,6 +95,19 @@ t.test('a refresh again changes nothing', async (t) => {
   t.same(after.rows, before.rows);
 });
 
+t.test('rows read from the analytics database: a statement whose rows cannot be read fails the refresh, which succeeds again once they can', async (t) => {
+  const before = await db.query(`SELECT id, identity_key, variants, row_count, earnings_usd::text FROM musical_details WHERE block_id = $1 ORDER BY id`, [block]);
+  const { rows } = await db.query<{ normalized_key: string; normalized_version: number }>('SELECT normalized_key, normalized_version FROM statements WHERE id = $1', [first.statementId]);
+  // a new version of the statement whose object is not in the store
+  await db.query('UPDATE statements SET normalized_key = $2, normalized_version = normalized_version + 1 WHERE id = $1', [first.statementId, `${rows[0]!.normalized_key}.missing`]);
+  await t.rejects(refreshBlock(srv.deps, org, rh), /could not be read; the refresh is retried/);
+  t.equal((await db.query('SELECT state FROM catalog_blocks WHERE id = $1', [block])).rows[0].state, 'failed');
+  await db.query('UPDATE statements SET normalized_key = $2, normalized_version = $3 WHERE id = $1', [first.statementId, rows[0]!.normalized_key, rows[0]!.normalized_version]);
+  t.match(await refreshBlock(srv.deps, org, rh), { blockId: block, statements: 1, musicalDetails: 3, added: 0, removed: 0 });
+  const after = await db.query(`SELECT id, identity_key, variants, row_count, earnings_usd::text FROM musical_details WHERE block_id = $1 ORDER BY id`, [block]);
+  t.same(after.rows, before.rows, 'the same details as before');
+});
+
 t.test('a second statement adds rows; deleting it takes them out; corrections survive', async (t) => {
   const glass = (await details())[0]!;
   const mdId = (await db.query(`SELECT id FROM musical_details WHERE block_id = $1 AND identity_key = $2`, [block, glass.identity_key])).rows[0].id;

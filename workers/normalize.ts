@@ -260,11 +260,15 @@ export async function normalizeStatement(input: NormalizeInput): Promise<WorkerR
       const message = (error as Error).message ?? String(error);
       if (/interrupt/i.test(message)) return fail('INGEST_TIME_BUDGET_EXCEEDED', 'normalizing the statement took longer than its time budget');
       // a reading the file refuses: again, from the start, with the next one
-      if (/CSV Error/i.test(message) && (reading.strict || !reading.serial)) {
-        if (!reading.serial && /quoted new ?lines/i.test(message)) reading.serial = true;
-        else if (reading.strict) reading.strict = false;
-        else return fail('STATEMENT_UNREADABLE', `the statement could not be read as a table: ${message.split('\n')[0]!.slice(0, 300)}`);
-        continue;
+      if (/CSV Error/i.test(message)) {
+        if (!reading.serial && /quoted new ?lines/i.test(message)) {
+          reading.serial = true;
+          continue;
+        }
+        if (reading.strict) {
+          reading.strict = false;
+          continue;
+        }
       }
       return fail('STATEMENT_UNREADABLE', `the statement could not be read as a table: ${message.split('\n')[0]!.slice(0, 300)}`);
     } finally {
@@ -321,8 +325,9 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   // most rows show they are data by one cell (not empty, not the header's, no spaces to trim): the
   // amount's, as every data row has one, else the first. The full tests, which trim every cell,
   // run only for the others (a CASE evaluates its ELSE for those rows only).
-  const guard = `c${columnIndex.get(headerKey(fields.royaltyEarnings?.column ?? '')) ?? 0}`;
-  const guardHeader = input.header[Number(guard.slice(1))]!.trim();
+  const guardIndex = columnIndex.get(headerKey(fields.royaltyEarnings?.column ?? '')) ?? 0;
+  const guard = `c${guardIndex}`;
+  const guardHeader = input.header[guardIndex]!.trim();
   const surelyData = `(${guard} IS NOT NULL AND ${guard} <> '' AND ${guard} <> ${lit(guardHeader)} AND NOT starts_with(${guard}, ' ') AND NOT ends_with(${guard}, ' '))`;
   const headerRow = `(CASE WHEN ${surelyData} THEN false ELSE ${headerMatch} END)`;
   const blankRow = `(CASE WHEN ${surelyData} THEN false ELSE ${allEmpty} END)`;

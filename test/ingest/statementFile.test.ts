@@ -16,7 +16,7 @@ import { createThreadPool } from '../../src/workers/threadPool.ts';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { locateTable } from '../../workers/statementFile.ts';
 import yauzl from 'yauzl';
-import { zipFiles } from '../../fixtures/statements/kit.ts';
+import { type Expected, zipFiles } from '../../fixtures/statements/kit.ts';
 import { repoRoot } from '../setup/paths.ts';
 
 const STATEMENTS = path.join(repoRoot, 'fixtures', 'statements');
@@ -28,32 +28,6 @@ t.before(async () => {
 });
 t.teardown(() => rm(root, { recursive: true, force: true }));
 const workDir = () => mkdtemp(path.join(root, 'w-'));
-
-interface Expected {
-  file: string;
-  source: string;
-  format: string;
-  container: string;
-  encoding: string;
-  delimiter: string;
-  quote: string;
-  headerLine: number;
-  header: string[];
-  dataRecords: number;
-  footerRecords: number;
-  removed: number;
-  netEarningsColumn: string;
-  unitsColumn: string | null;
-  currency: string;
-  netEarningsSum: string;
-  unitsSum: string | null;
-  period: string;
-  sheet?: string;
-  archiveEntry?: string;
-  preambleValues?: Record<string, string>;
-  decimalComma?: boolean;
-  dateOrder?: Record<string, string>;
-}
 
 async function run(file: string, limits?: Record<string, number>): Promise<LocatedTable> {
   const result = await locateTable({ sourcePath: file, fileName: path.basename(file), workDir: await workDir(), ...(limits ? { limits } : {}) });

@@ -9,8 +9,12 @@ export const DEFAULT_LIMIT = 300;
 /** limit when `pagination` is given without one */
 export const DEFAULT_INNER_LIMIT = 200;
 
-/** The pagination input; with `sortBy` values given, only those are accepted (and typed). */
-export function paginationSchema<S extends string = string>(sortBy?: readonly [S, ...S[]]) {
+/**
+ * The pagination input; with `sortBy` values given, only those are accepted (and typed). A list
+ * shown newest first by default (uploads, exports) passes `sortOrder: 'desc'`; a sortOrder sent is
+ * always followed.
+ */
+export function paginationSchema<S extends string = string>(sortBy?: readonly [S, ...S[]], defaults: { sortOrder?: 'asc' | 'desc' } = {}) {
   const sort = (sortBy ? z.enum(sortBy as unknown as [S, ...S[]]) : z.string().max(100)) as z.ZodType<S>;
   return z
     .object({
@@ -18,7 +22,7 @@ export function paginationSchema<S extends string = string>(sortBy?: readonly [S
       // the maximum is checked after parsing so that it answers with its own errorCode
       limit: z.number().int().min(1).optional(),
       sortBy: sort.optional(),
-      sortOrder: z.enum(['asc', 'desc']).default('asc'),
+      sortOrder: z.enum(['asc', 'desc']).default(defaults.sortOrder ?? 'asc'),
     })
     .optional();
 }
@@ -33,11 +37,11 @@ export interface Page<S extends string = string> {
 
 export function resolvePage<S extends string>(
   input: { page: number; limit?: number | undefined; sortBy?: S | undefined; sortOrder: 'asc' | 'desc' } | undefined,
-  defaults: { limit?: number; innerLimit?: number; sortBy?: S } = {},
+  defaults: { limit?: number; innerLimit?: number; sortBy?: S; sortOrder?: 'asc' | 'desc' } = {},
 ): Page<S> {
   if (input === undefined) {
     const limit = defaults.limit ?? DEFAULT_LIMIT;
-    return { page: 1, limit, offset: 0, sortBy: defaults.sortBy, sortOrder: 'asc' };
+    return { page: 1, limit, offset: 0, sortBy: defaults.sortBy, sortOrder: defaults.sortOrder ?? 'asc' };
   }
   const limit = input.limit ?? defaults.innerLimit ?? DEFAULT_INNER_LIMIT;
   if (limit > MAX_LIMIT) {

@@ -12,6 +12,10 @@ export const list = <T extends z.ZodType>(item: T, max = 1_000) => z.array(item)
 
 export const organizationId = z.uuid().describe('organization (tenant) id');
 
+/** A date filter: a real calendar date (2024-02-30 is refused) or an ISO date-time, with or without an offset. */
+export const dateFilter = () =>
+  z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })], { error: 'must be an ISO date (YYYY-MM-DD) or date-time' });
+
 /** The input of a procedure that takes none: nothing, null or an empty object. */
 export const noInput = z.object({}).nullish();
 

@@ -11,20 +11,19 @@ export const list = orgProcedure(
     minRole: 'member',
     scope: '',
     summary:
-      "Exports of the organization the caller may see (every rightsholder they name within the caller's data access), newest first (sortBy createdAt; sortOrder asc for oldest first); filter by status and type.",
+      "Exports of the organization the caller may see (every rightsholder they name within the caller's data access), newest first by default (sortOrder desc; sortOrder asc for oldest first); filter by status and type.",
   },
   orgInput({
-    pagination: paginationSchema(['createdAt'] as const),
+    pagination: paginationSchema(['createdAt'] as const, { sortOrder: 'desc' }),
     status: z.array(z.enum(exportStatuses)).min(1).max(4).optional(),
     type: z.array(z.enum(exportTypes)).min(1).max(10).optional(),
   }),
 ).query(async ({ ctx, input }) => {
-  const page = resolvePage(input.pagination, { sortBy: 'createdAt' });
+  const page = resolvePage(input.pagination, { sortBy: 'createdAt', sortOrder: 'desc' });
   const { rows, total } = await listExports(ctx.deps.pool, ctx.org.id, await callerScope(ctx.deps.pool, ctx), {
     status: input.status,
     type: input.type,
-    // newest first unless asked otherwise
-    sortOrder: input.pagination?.sortOrder === 'asc' && input.pagination.sortBy ? 'asc' : 'desc',
+    sortOrder: page.sortOrder,
     limit: page.limit,
     offset: page.offset,
   });

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { STATEMENT_SELECT, type StatementRecord } from '../../ingest/statements.ts';
 import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
-import { orgInput } from '../../trpc/schemas.ts';
+import { dateFilter, orgInput } from '../../trpc/schemas.ts';
 import { callerScope } from '../upload/shared.ts';
 
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}/, 'must be an ISO date');
+const isoDate = dateFilter();
 const sortColumns = { createdAt: 's.created_at', name: 'lower(s.file_name)', updatedAt: 's.updated_at' } as const;
 
 export const list = orgProcedure(

@@ -49,7 +49,14 @@ export const callback = orgProcedure(
        RETURNING id, file_name`,
       [organizationId, m.rows[0].header_hash, input.file_id ?? null, input.upload_id ?? null, scope, input.distributor_id ?? null, status],
     );
-    if (input.file_id && rows.length === 0) throw new AppError('STATEMENT_NOT_WAITING', 'That statement is not waiting for this mapping');
+    if (input.file_id && rows.length === 0) {
+      const seen = await db.query(
+        `SELECT 1 FROM statements WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))`,
+        [input.file_id, organizationId, scope],
+      );
+      if (!seen.rows[0]) throw new AppError('STATEMENT_NOT_FOUND');
+      throw new AppError('STATEMENT_NOT_WAITING', 'That statement is not waiting for this mapping');
+    }
     for (const r of rows) {
       await recordActivity(db, ctx.principal, {
         organizationId,

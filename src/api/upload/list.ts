@@ -1,23 +1,23 @@
 import { z } from 'zod';
 import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
-import { orgInput } from '../../trpc/schemas.ts';
+import { dateFilter, orgInput } from '../../trpc/schemas.ts';
 import { callerScope } from './shared.ts';
 
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}(T[\d:.]+Z?)?$/, 'must be an ISO date');
+const isoDate = dateFilter();
 
 export const list = orgProcedure(
   {
     minRole: 'member',
     scope: 'cli',
-    summary: 'Uploads of the organization, newest first, with their files counted by status; filter by search (file name) and created date range.',
+    summary: 'Uploads of the organization, newest first by default (sortOrder desc; asc for oldest first), with their files counted by status; filter by search (file name) and created date range.',
   },
   orgInput({
-    pagination: paginationSchema(['createdAt']),
+    pagination: paginationSchema(['createdAt'], { sortOrder: 'desc' }),
     filter: z.strictObject({ search: z.string().max(255).optional(), date_start: isoDate.optional(), date_end: isoDate.optional() }).optional(),
   }),
 ).query(async ({ ctx, input }) => {
-  const page = resolvePage(input.pagination, { sortBy: 'createdAt' });
+  const page = resolvePage(input.pagination, { sortBy: 'createdAt', sortOrder: 'desc' });
   const scope = await callerScope(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId });
   const search = input.filter?.search ? `%${input.filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   // an upload is visible when the caller may see at least one of its files
@@ -26,7 +26,7 @@ export const list = orgProcedure(
       AND ($3::text IS NULL OR s.file_name ILIKE $3))
     AND ($4::timestamptz IS NULL OR u.created_at >= $4) AND ($5::timestamptz IS NULL OR u.created_at < $5::date + 1)`;
   const params = [ctx.org.id, scope, search, input.filter?.date_start ?? null, input.filter?.date_end ?? null];
-  const dir = page.sortOrder === 'asc' && input.pagination?.sortBy ? 'ASC' : 'DESC';
+  const dir = page.sortOrder === 'asc' ? 'ASC' : 'DESC';
   const [rows, count] = await Promise.all([
     ctx.deps.pool.query(
       `SELECT u.id, u.created_at AS "createdAt", u.updated_at AS "updatedAt", u.created_by AS "createdBy",

@@ -152,6 +152,11 @@ t.test('lifecycle, parts, files, download and activity', async (t) => {
   const oldest = await owner.client.query('export.list', { organizationId: org, pagination: { limit: 2000, sortBy: 'createdAt', sortOrder: 'asc' } });
   const times = oldest.data.data.map((e: { createdAt: string }) => e.createdAt);
   t.same(times, [...times].sort());
+  // sortOrder alone is followed too; without it, newest first
+  const asc = await owner.client.query('export.list', { organizationId: org, pagination: { page: 1, sortOrder: 'asc' } });
+  t.same(asc.data.data.map((e: { createdAt: string }) => e.createdAt), times);
+  const byDefault = await owner.client.query('export.list', { organizationId: org });
+  t.same(byDefault.data.data.map((e: { createdAt: string }) => e.createdAt), [...times].reverse());
   t.match(await owner.client.query('export.list', { organizationId: org, pagination: { limit: 2001 } }), { ok: false, error: { data: { errorCode: 'PAGINATION_LIMIT_EXCEEDED' } } });
 });
 

@@ -174,6 +174,16 @@ t.test('unknown headers wait in needs_mapping with a suggestion; a mapping and t
     ],
   );
   fails(t, await owner.client.mutate('upload.callback', { organizationId: org, type: 'mapping_created', mapping_id: m.rows[0]!.id, file_id: processedId }), 'CONFLICT', 'STATEMENT_NOT_WAITING');
+  // a statement that does not exist, or is another organization's, is not found (not "not waiting")
+  fails(t, await owner.client.mutate('upload.callback', { organizationId: org, type: 'mapping_created', mapping_id: m.rows[0]!.id, file_id: '0b9c3f1e-5d2a-4c1b-9a8e-7f6d5c4b3a21' }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
+  const library = await srv.deps.pool.query<{ id: string }>('SELECT id FROM mappings WHERE organization_id IS NULL ORDER BY id LIMIT 1');
+  fails(
+    t,
+    await other.client.mutate('upload.callback', { organizationId: other.organizationId, type: 'mapping_created', mapping_id: library.rows[0]!.id, file_id: up.statementId }),
+    'NOT_FOUND',
+    'STATEMENT_NOT_FOUND',
+  );
+  t.equal((await waitForStatement(owner.client, org, up.statementId)).status, 'needs_mapping', 'still waiting');
   const cb = await owner.client.mutate('upload.callback', { organizationId: org, type: 'mapping_created', mapping_id: m.rows[0]!.id, upload_id: up.uploadId });
   t.same(cb.ok && cb.data, { statementIds: [up.statementId], status: 'queued' });
   const done = await waitForStatement(owner.client, org, up.statementId);
@@ -236,6 +246,25 @@ t.test('actions: skip, bad, delete and restore; statements filters', async (t) =
   const uploads = await owner.client.query('upload.list', { organizationId: org, filter: { search: 'april' } });
   t.equal(uploads.data.pagination.total, 1);
   t.match(uploads.data.data[0], { fileCount: 1, statusCounts: { processed: 1 } });
+  // newest first unless sortOrder asks otherwise (with or without sortBy)
+  const created = async (pagination?: object) =>
+    (await owner.client.query('upload.list', { organizationId: org, ...(pagination ? { pagination } : {}) })).data.data.map((u: any) => u.createdAt);
+  const newest = await created();
+  t.ok(newest.length >= 3);
+  t.same(newest, [...newest].sort().reverse());
+  for (const pagination of [{ page: 1, sortOrder: 'asc' }, { page: 1, sortBy: 'createdAt', sortOrder: 'asc' }]) t.same(await created(pagination), [...newest].reverse());
+  t.same(await created({ page: 1, sortOrder: 'desc' }), newest);
+  // dates that are not dates are refused as input, never a database error
+  for (const filter of [{ date_start: '2024-13-45' }, { date_end: '2024-02-30' }, { date_start: '2024-01-01T99:99:99' }, { date_end: "2024-01-01'; DROP TABLE statements; --" }]) {
+    fails(t, await owner.client.query('upload.list', { organizationId: org, filter }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  }
+  for (const filters of [{ dateStart: '2024-13-45' }, { dateEnd: "2024-01-01'; DROP TABLE statements; --" }, { dateStart: `2024-01-01${'x'.repeat(500)}` }]) {
+    fails(t, await owner.client.query('file.list', { organizationId: org, filters }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  }
+  const today = new Date().toISOString().slice(0, 10);
+  t.equal((await owner.client.query('upload.list', { organizationId: org, filter: { date_start: today, date_end: today } })).data.pagination.total, newest.length);
+  t.equal((await owner.client.query('upload.list', { organizationId: org, filter: { date_start: `${today}T00:00:00Z`, date_end: '2000-01-01' } })).data.pagination.total, 0);
+  t.ok((await owner.client.query('file.list', { organizationId: org, filters: { dateStart: today, dateEnd: today } })).data.pagination.total >= newest.length);
 });
 
 t.test('other organizations and restricted members see nothing', async (t) => {
@@ -283,8 +312,30 @@ t.test('file variants: samples and presigned downloads', async (t) => {
 t.test('files: list, what a delete removes, and the delete itself', async (t) => {
   const listed = await owner.client.query('file.list', { organizationId: org, filters: { rightsholderId: artist, name: 'march' } });
   t.same(listed.data.data.map((f: any) => f.fileName).sort(), ['march-again.csv', 'march.csv']);
+  // the rightsholder's catalog block, built from its processed statements by the job runner
+  let block: { id: string; statements: number; details: number; tracks: number; albums: number } | undefined;
+  for (let i = 0; i < 200; i++) {
+    const { rows } = await srv.deps.pool.query(
+      `SELECT b.id, (SELECT count(*) FROM jsonb_object_keys(b.source_versions))::int AS statements,
+         (SELECT count(*) FROM musical_details d WHERE d.block_id = b.id)::int AS details,
+         (SELECT count(*) FROM products p WHERE p.block_id = b.id AND p.kind = 'track')::int AS tracks,
+         (SELECT count(*) FROM products p WHERE p.block_id = b.id AND p.kind = 'album')::int AS albums
+       FROM catalog_blocks b WHERE b.rightsholder_id = $1 AND b.state = 'idle' AND b.source_versions ? $2`,
+      [artist, processedId],
+    );
+    block = rows[0];
+    if (block) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  t.ok(block && block.details > 0, 'a catalog block was built from the statement');
   const info = await owner.client.query('file.getFilesDeleteInfo', { organizationId: org, uploadId: processedUpload, fileIds: [processedId] });
   t.match(info.data.totals, { files: 1, rows: 3 });
+  t.same(info.data.blocks, [
+    { id: block!.id, rightsholderId: artist, state: 'idle', statements: block!.statements, statementsRemoved: 1, musicalDetails: block!.details, refreshAfterDelete: true },
+  ]);
+  t.same(info.data.catalogs, [
+    { rightsholderId: artist, rightsholderName: 'Lifecycle Artist', blockId: block!.id, musicalDetails: block!.details, products: { tracks: block!.tracks, albums: block!.albums } },
+  ]);
   t.ok(info.data.totals.objects >= 4, 'original, normalized, removed and the trimmed file made on request');
   fails(t, await owner.client.query('file.getFilesDeleteInfo', { organizationId: org, uploadId: processedUpload, fileIds: [other.userId] }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
   const { rows: before } = await srv.deps.pool.query<{ variants: Record<string, string>; object_key: string }>('SELECT variants, object_key FROM statements WHERE id = $1', [processedId]);

@@ -3,17 +3,38 @@ import type { Principal } from '../../auth/principal.ts';
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { OrgAccess } from '../../trpc/procedure.ts';
+import { roleRank, type OrgRole } from '../../trpc/roles.ts';
 
 /**
- * The key an admin may manage in this organization: one they own, or any key whose scope is this
- * organization alone (a key spanning other organizations belongs to their admins as well).
+ * The key the caller may manage in this organization. A key acts as its owner, so its owner may do
+ * anything with it; a platform operator too. Another admin may rename, re-scope or delete a key of
+ * this organization alone whose owner does not outrank them, but never rotate it: the new secret
+ * would let them act as its owner. A key spanning other organizations belongs to their admins as
+ * well, so only its owner manages it.
  */
-export async function manageableApiKey(db: Queryable, principal: Principal, org: OrgAccess, id: string): Promise<ApiKeyRecord> {
+export async function manageableApiKey(
+  db: Queryable,
+  principal: Principal,
+  org: OrgAccess,
+  id: string,
+  change: { rotate: boolean },
+): Promise<ApiKeyRecord> {
   const key = await getApiKeyInOrganization(db, id, org.id);
   if (!key) throw new AppError('API_KEY_NOT_FOUND');
-  const soleOrganization = key.organizationIds.length === 1;
-  if (key.userId !== principal.userId && !soleOrganization && principal.platformRole !== 'c2_superadmin') {
-    throw new AppError('API_KEY_NOT_MANAGEABLE');
+  if (key.userId === principal.userId || principal.platformRole === 'c2_superadmin') return key;
+  if (key.organizationIds.length !== 1) {
+    throw new AppError('API_KEY_NOT_MANAGEABLE', "The key spans other organizations: only its owner may change it");
+  }
+  if (change.rotate) {
+    throw new AppError('API_KEY_NOT_MANAGEABLE', "Only the key's owner may rotate it (the new secret would act as them); rename, re-scope or delete it instead");
+  }
+  const { rows } = await db.query<{ role: OrgRole | null; platform_role: string | null }>(
+    `SELECT m.role, u.platform_role FROM users u LEFT JOIN memberships m ON m.user_id = u.id AND m.organization_id = $2 WHERE u.id = $1`,
+    [key.userId, org.id],
+  );
+  const owner = rows[0];
+  if (owner?.platform_role || (owner?.role && roleRank(owner.role) > roleRank(org.role))) {
+    throw new AppError('API_KEY_NOT_MANAGEABLE', `The key's owner outranks you (${owner.platform_role ?? owner.role} above ${org.role})`);
   }
   return key;
 }

@@ -19,7 +19,7 @@ export const update = orgProcedure(
       .optional(),
   }),
 ).mutation(async ({ ctx, input }) => {
-  await manageableApiKey(ctx.deps.pool, ctx.principal, ctx.org, input.id);
+  await manageableApiKey(ctx.deps.pool, ctx.principal, ctx.org, input.id, { rotate: input.rotate });
   const { key, record } = await updateApiKey(ctx.deps.pool, input.id, {
     name: input.name,
     patterns: input.patterns,

@@ -52,7 +52,9 @@ function visibility(viewer: ActivityViewer, params: unknown[]): string {
   const clauses = [`e.organization_id = ${org}`, `(e.visible_to_user_id IS NULL OR e.visible_to_user_id = ${me})`];
   if (viewer.rightsholderScope !== null) {
     params.push(viewer.rightsholderScope);
-    clauses.push(`(e.subject_type <> 'rightsholder' OR e.subject_id = ANY($${params.length}::text[]))`);
+    // an event about rightsholders only when the viewer may see every one of them; one whose
+    // rightsholders are no longer known ({}) only by unrestricted members
+    clauses.push(`(e.rightsholder_ids IS NULL OR (cardinality(e.rightsholder_ids) > 0 AND e.rightsholder_ids <@ $${params.length}::uuid[]))`);
   }
   return clauses.join(' AND ');
 }

@@ -85,6 +85,7 @@ export async function remove(db: Queryable, actor: Actor, access: RightsholderAc
     subjectType: 'rightsholder',
     subjectId: id,
     subjectLabel: current.name,
+    rightsholderIds: [id],
   });
   return { id, name: current.name, dryRun, removed };
 }

@@ -30,6 +30,7 @@ export const deleteFilesByIds = orgProcedure(
         subjectId: f.id,
         subjectLabel: f.fileName,
         changes: { status: { before: f.status, after: 'removed' } },
+        rightsholderIds: [f.rightsholderId],
       });
     }
     return files;

@@ -36,6 +36,7 @@ export const setRightsholderMdPriorities = orgProcedure(
         subjectId: ctx.org.id,
         subjectLabel: organization.name,
         changes: { rightsholderMdPriorities: { before: ids(before), after: ids(after) } },
+        rightsholderIds: [...ids(before), ...ids(after)],
       });
     }
     return after;

@@ -48,6 +48,8 @@ export const setDataAccessRole = orgProcedure(
         subjectId: member.userId,
         subjectLabel: member.email,
         changes,
+        // the rightsholders it names, before and after
+        rightsholderIds: [before, after].flatMap(({ dataAccessRole: r }) => (r.mode === 'restricted' ? r.rightsholderIds : [])),
       });
     }
     return { userId: member.userId, dataAccessRole: after.dataAccessRole };

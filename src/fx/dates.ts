@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
-/** A calendar date as YYYY-MM-DD (2024-02-30 is refused). */
+/** A calendar date as YYYY-MM-DD from 0001-01-01 on (2024-02-30 and year 0000 are refused). */
 export const calendarDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD')
   .refine((s) => {
     const d = new Date(`${s}T00:00:00Z`);
-    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s && s >= '0001-01-01';
   }, 'must be a real calendar date');

@@ -11,6 +11,14 @@ export const rawString = z
   .max(500)
   .refine((s) => normalizeLookupKey(s) !== '', 'must contain a letter or a digit');
 
+/** A source name of the vector index: like a raw string, it must keep a letter or digit after normalization. */
+export const vectorName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine((s) => normalizeLookupKey(s) !== '', 'must contain a letter or a digit');
+
 export const status = z.string().trim().min(1).max(50);
 export const label = z.string().trim().min(1).max(200);
 export const nullableLabel = label.nullable().optional();

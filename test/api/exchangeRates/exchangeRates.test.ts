@@ -29,6 +29,9 @@ t.test('a date uses that day, or the nearest earlier published day', async (t) =
   t.equal(weekend.rates.GBP, '0.75872643636691620817');
   expectError(t, await owner.client.query('exchangeRates.get', { date: '1999-01-01' }), 'NOT_FOUND', 'FX_RATES_NOT_FOUND');
   expectError(t, await owner.client.query('exchangeRates.get', { date: '2024-02-30' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  // year 0000 is no date PostgreSQL keeps: refused as input, not a database error
+  expectError(t, await owner.client.query('exchangeRates.get', { date: '0000-01-01' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  expectError(t, await owner.client.query('exchangeRates.get', { date: '0001-01-01' }), 'NOT_FOUND', 'FX_RATES_NOT_FOUND');
   expectError(t, await owner.client.query('exchangeRates.get', { date: '30/08/2024' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });
 

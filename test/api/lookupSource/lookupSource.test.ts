@@ -112,6 +112,11 @@ t.test('vector entries: create embeds, update re-embeds, list, delete', async (t
   const norm = Math.sqrt(created.embedding.reduce((s: number, v: number) => s + v * v, 0));
   t.ok(Math.abs(norm - 1) < 1e-5, 'unit length');
   expectError(t, await op.mutate('lookupSource.ragCreate', { name: 'KIOSK music box', category: 'streaming' }), 'CONFLICT', 'RAG_ENTRY_EXISTS');
+  // a name with nothing to match on is refused as input
+  for (const name of ['---', '!!!', ' * ']) {
+    expectError(t, await op.mutate('lookupSource.ragCreate', { name, category: 'streaming' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+    expectError(t, await op.mutate('lookupSource.ragUpdate', { id: created.id, name, category: 'streaming' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  }
 
   const resolved = data(await op.mutate('lookupSource.resolveWithAI', { original: 'Kiosk Musicbox Europe' }));
   t.match(resolved, { method: 'vector', proposal: { earningsSource: 'Kiosk Music Box', earningsCategory: 'streaming' } });

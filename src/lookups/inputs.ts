@@ -3,21 +3,20 @@ import { z } from 'zod';
 import { normalizeLookupKey } from './normalize.ts';
 import { list } from '../trpc/schemas.ts';
 
-/** A raw statement string: it must keep a letter or digit after normalization, or nothing could match it. */
-export const rawString = z
-  .string()
-  .trim()
-  .min(1)
-  .max(500)
-  .refine((s) => normalizeLookupKey(s) !== '', 'must contain a letter or a digit');
+/** Text matched by its normalized key: it must keep a letter or digit after normalization, or nothing could match it. */
+const matchable = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((s) => normalizeLookupKey(s) !== '', 'must contain a letter or a digit');
 
-/** A source name of the vector index: like a raw string, it must keep a letter or digit after normalization. */
-export const vectorName = z
-  .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .refine((s) => normalizeLookupKey(s) !== '', 'must contain a letter or a digit');
+/** A raw statement string. */
+export const rawString = matchable(500);
+
+/** A source name of the vector index. */
+export const vectorName = matchable(200);
 
 export const status = z.string().trim().min(1).max(50);
 export const label = z.string().trim().min(1).max(200);

@@ -201,7 +201,8 @@ export async function queryMusicalDetails(
 
 /** These musical details as records; NOT_FOUND when any is not visible to the caller. */
 export async function visibleDetails(db: Queryable, caller: Caller, ids: readonly string[], blockId?: string): Promise<MusicalDetailRecord[]> {
-  const unique = [...new Set(ids)];
+  // ids are uuids, in either case: one id written twice is one detail
+  const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
   const scope = await rightsholderScope(db, caller.organizationId, caller.userId);
   const params = new Params();
   const where = detailScope(params, caller.organizationId, scope);

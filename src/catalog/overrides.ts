@@ -13,15 +13,21 @@ import { detailScope, visibleBlock, visibleDetails, type MusicalDetailRecord, ty
 
 const noNul = (s: string) => !s.includes('\u0000');
 const value = (max = 500) => z.string().trim().max(max).refine(noNul, 'must not contain NUL characters');
-const date = z.string().regex(/^\d{4}(-\d{2}(-\d{2})?)?$/, 'must be YYYY, YYYY-MM or YYYY-MM-DD').or(z.literal(''));
+/** A release date as precise as it is known: YYYY, YYYY-MM or a real calendar day YYYY-MM-DD; '' clears it. */
+export const releaseDate = z
+  .union([z.string().regex(/^\d{4}(-(0[1-9]|1[0-2]))?$/), z.iso.date()], { error: 'must be YYYY, YYYY-MM or a real day YYYY-MM-DD' })
+  .refine((s) => !s.startsWith('0000'), 'the year must be 0001 or later')
+  .or(z.literal(''));
+/** An image link a browser may open: http(s) only (no javascript:, data: or file: links). */
+export const imageUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2_000).or(z.literal(''));
 const names = z.array(value(300)).max(100);
 
 /** Every field optional: bulkOverride sets some; updateResults requires title, artist and releaseDate. */
 export const overrideValuesShape = {
   title: value(),
   artist: value(),
-  releaseDate: date,
-  imageUrl: z.url().max(2_000).or(z.literal('')),
+  releaseDate,
+  imageUrl,
   genres: names,
   albums: names,
   songWriters: names,

@@ -131,7 +131,7 @@ export async function listGoldData(
     const [p, k] = [`$${params.length - 1}`, `$${params.length}`];
     where.push(
       `(raw_value ILIKE ${p} OR earnings_source ILIKE ${p} OR collection_source ILIKE ${p} OR publisher_source ILIKE ${p}
-        OR parent_company ILIKE ${p} OR earnings_category ILIKE ${p} OR raw_value_normalized LIKE ${k})`,
+        OR parent_company ILIKE ${p} OR earnings_category ILIKE ${p} OR (${k} <> '%%' AND raw_value_normalized LIKE ${k}))`,
     );
   }
   const { rows, total } = await pagedRows<Row>(db, {

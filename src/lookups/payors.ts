@@ -18,10 +18,14 @@ const KNOWN = `(
 ) known`;
 
 /** Names starting with the search come first, then those containing it. */
-export async function listKnownPayors(db: Queryable, opts: { search?: string | undefined; limit: number; offset: number }): Promise<{ rows: KnownPayor[]; total: number }> {
+export async function listKnownPayors(
+  db: Queryable,
+  opts: { search?: string | undefined; sortOrder?: 'asc' | 'desc'; limit: number; offset: number },
+): Promise<{ rows: KnownPayor[]; total: number }> {
   const key = opts.search ? normalizeLookupKey(opts.search) : '';
+  const byName = opts.sortOrder === 'desc' ? 'lower(name) DESC, name DESC' : 'lower(name), name';
   if (!opts.search || opts.search.trim() === '') {
-    return pagedRows<KnownPayor>(db, { columns: 'name, category', from: KNOWN, where: [], params: [], orderBy: 'lower(name), name', limit: opts.limit, offset: opts.offset });
+    return pagedRows<KnownPayor>(db, { columns: 'name, category', from: KNOWN, where: [], params: [], orderBy: byName, limit: opts.limit, offset: opts.offset });
   }
   const search = opts.search.trim();
   return pagedRows<KnownPayor>(db, {
@@ -29,7 +33,7 @@ export async function listKnownPayors(db: Queryable, opts: { search?: string | u
     from: KNOWN,
     where: ["(name ILIKE $1 OR ($2 <> '' AND name_normalized LIKE $3))"],
     params: [containsPattern(search), key, containsPattern(key)],
-    orderBy: `(lower(name) LIKE $4 OR ($2 <> '' AND name_normalized LIKE $5)) DESC, lower(name), name`,
+    orderBy: `(lower(name) LIKE $4 OR ($2 <> '' AND name_normalized LIKE $5)) DESC, ${byName}`,
     orderParams: [`${search.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`, `${key.replace(/[\\%_]/g, '\\$&')}%`],
     limit: opts.limit,
     offset: opts.offset,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { refreshProducts } from '../../catalog/products.ts';
+import { imageUrl, releaseDate } from '../../catalog/overrides.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -21,14 +22,10 @@ export const updateById = orgProcedure(
     productId: z.uuid(),
     title: value().pipe(z.string().min(1)).optional(),
     artist: value().optional(),
-    releaseDate: z
-      .string()
-      .regex(/^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$/, 'must be YYYY, YYYY-MM or YYYY-MM-DD')
-      .or(z.literal(''))
-      .optional(),
+    releaseDate: releaseDate.optional(),
     genres: names.optional(),
     songWriters: names.optional(),
-    imageUrl: z.url({ protocol: /^https?$/ }).max(2_000).or(z.literal('')).optional(),
+    imageUrl: imageUrl.optional(),
   }).refine(
     (v) => [v.title, v.artist, v.releaseDate, v.genres, v.songWriters, v.imageUrl].some((x) => x !== undefined),
     { message: 'at least one of title, artist, releaseDate, genres, songWriters, imageUrl', path: ['title'] },

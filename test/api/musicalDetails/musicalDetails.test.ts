@@ -133,6 +133,13 @@ t.test('updateResults: roles, other tenants, missing fields', async (t) => {
   t.match(missing.error?.data, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' });
   const badDate = await owner.client.mutate('musicalDetails.updateResults', { organizationId: org, resultIds: [ids['Blue Hearts']], overrideValues: { ...values, releaseDate: "2020'; DROP TABLE musical_details; --" } });
   t.match(badDate.error?.data, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' });
+  // impossible days and links a browser would run are input errors too, here and in bulk overrides
+  for (const bad of [{ releaseDate: '2011-13-45' }, { releaseDate: '2023-02-29' }, { imageUrl: 'javascript:alert(1)' }, { imageUrl: 'data:text/html,<script>alert(1)</script>' }, { imageUrl: 'ftp://example.com/x.png' }]) {
+    const res = await owner.client.mutate('musicalDetails.updateResults', { organizationId: org, resultIds: [ids['Blue Hearts']], overrideValues: { ...values, ...bad } });
+    t.match(res.error?.data, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' }, JSON.stringify(bad));
+    const bulk = await owner.client.mutate('musicalDetails.bulkOverride', { organizationId: org, blockId: block1, overrides: [{ query: { title: { contains: 'Blue' } }, values: bad }] });
+    t.match(bulk.error?.data, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' }, `bulk ${JSON.stringify(bad)}`);
+  }
   t.equal((await db.query(`SELECT count(*)::int AS n FROM musical_detail_overrides WHERE organization_id = $1`, [org])).rows[0].n, 1, 'nothing was written');
 });
 
@@ -206,4 +213,14 @@ t.test('data access and roles for reads', async (t) => {
   t.match(byWriter.error?.data, { code: 'FORBIDDEN', errorCode: 'INSUFFICIENT_ROLE' });
   const tooBig = await owner.client.query('musicalDetails.getMusicalDetails', { organizationId: org, query: {}, pagination: { page: 1, pageSize: 2001 } });
   t.match(tooBig.error?.data, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' });
+});
+
+t.test('one id written in two cases is one detail', async (t) => {
+  const twice = await owner.client.mutate('musicalDetails.updateResults', {
+    organizationId: org,
+    resultIds: [ids['Blue Hearts'], ids['Blue Hearts']!.toUpperCase()],
+    overrideValues: { title: 'Blue Hearts', artist: 'Orla Finn', releaseDate: '2020-02-29' },
+  });
+  t.equal(twice.ok && twice.data.data.length, 1);
+  t.match(twice.ok && twice.data.data[0], { id: ids['Blue Hearts'], effective: { releaseDate: '2020-02-29' } });
 });

@@ -18,6 +18,9 @@ t.test('the shipped payors, 20 at a time by default', async (t) => {
     { name: 'Amuse', category: 'distributor' },
     { name: 'Apple Music', category: 'store' },
   ]);
+  const desc = data(await owner.client.query('payor.listGlobal', { organizationId: owner.organizationId, pagination: { page: 1, limit: 3, sortBy: 'name', sortOrder: 'desc' } }));
+  const all = data(await owner.client.query('payor.listGlobal', { organizationId: owner.organizationId, pagination: { page: 1, limit: 100 } }));
+  t.same(desc.data, all.data.slice(-3).reverse(), 'sortOrder desc: Z to A');
 });
 
 t.test('search: names starting with it first, then containing it; seen payors join without their organization', async (t) => {

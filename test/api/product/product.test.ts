@@ -183,8 +183,11 @@ t.test('updateById: an override with who and when, surviving refreshes', async (
     ['NUL', { title: 'a\u0000b' }],
     ['too long', { title: 'x'.repeat(501) }],
     ['bad date', { releaseDate: '2010-13-01' }],
+    ['no such day', { releaseDate: '2024-02-30' }],
+    ['year 0', { releaseDate: '0000' }],
     ['not a date', { releaseDate: "2010'; DROP TABLE products; --" }],
     ['script url', { imageUrl: 'javascript:alert(1)' }],
+    ['data url', { imageUrl: 'data:text/html,<script>alert(1)</script>' }],
     ['unknown field', { title: 'x', kind: 'album' }],
   ] as const) {
     const res = await m('updateById', { productId: T.blue, ...input });

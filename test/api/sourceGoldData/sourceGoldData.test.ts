@@ -34,6 +34,8 @@ t.test('list: the shipped rows, searchable, in the shared envelope', async (t) =
   });
   const noted = data(await op.query('sourceGoldData.list', { search: 'Aspiro' }));
   t.equal(noted.data[0].notes, 'The company behind Tidal before 2015');
+  // a search with no letter or digit matches literally, not every row
+  for (const search of ['%', '!!!', '_']) t.equal(data(await op.query('sourceGoldData.list', { search })).pagination.total, 0, search);
 });
 
 t.test('upsert without id creates or replaces by normalized raw value; with id changes that row', async (t) => {

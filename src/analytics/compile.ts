@@ -7,7 +7,7 @@
 // model.
 import type { JoinName, RollupDef } from './model.ts';
 import type { ResolvedMeasure, ResolvedMember } from './modelSchema.ts';
-import { isMidnight, nextDay, absoluteBound } from './dates.ts';
+import { LAST_DATE, isMidnight, nextDay, absoluteBound } from './dates.ts';
 import type { NormalizedFilterNode, NormalizedQuery, Operator } from './query.ts';
 import { GRANULARITIES, dimensionDefs, full, memberOf, semantic, type QueryGranularity } from './semantic.ts';
 
@@ -252,12 +252,20 @@ function memberSql(fullName: string, rollup: RollupDef | null): { sql: string; t
   return { sql: semantic.dimensions.get(name)!.sql, type: dimensionDefs.get(name)!.type };
 }
 
-/** A comparison of a DATE expression with a millisecond bound, written as a date comparison. */
+/**
+ * A comparison of a DATE expression with a millisecond bound (YYYY-MM-DDTHH:mm:ss.SSS, the form
+ * normalizeQuery gives every bound), written as a date comparison.
+ */
 function dateComparison(expr: string, op: '>=' | '<=' | '>' | '<', bound: string, p: ParamAllocator): string {
-  const day = bound.slice(0, 10);
-  // a date is its midnight: >= and < need the next day unless the bound is itself a midnight
-  const date = (op === '>=' || op === '<') && !isMidnight(bound) ? nextDay(day) : day;
-  return `${expr} ${op} CAST(${p.add(date)} AS DATE)`;
+  const canonical = absoluteBound(bound, 'start');
+  const day = canonical.slice(0, 10);
+  // a date is its midnight: >= and < need the next day unless the bound is itself a midnight; the
+  // last supported day has no next one, and `>= next day` is `> day`, `< next day` is `<= day`
+  if ((op === '>=' || op === '<') && !isMidnight(canonical)) {
+    if (day === LAST_DATE) return `${expr} ${op === '>=' ? '>' : '<='} CAST(${p.add(day)} AS DATE)`;
+    return `${expr} ${op} CAST(${p.add(nextDay(day))} AS DATE)`;
+  }
+  return `${expr} ${op} CAST(${p.add(day)} AS DATE)`;
 }
 
 const escapeLike = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -304,7 +312,8 @@ function compileLeaf(f: { member: string; operator: Operator; values?: (string |
   const values = f.values ?? [];
   const nonNull = values.filter((v): v is string => v !== null);
   const hasNull = values.includes(null);
-  const value = (v: string) => (type === 'number' ? `CAST(${p.add(v)} AS DOUBLE)` : type === 'time' ? `CAST(${p.add(v)} AS TIMESTAMP)` : p.add(v));
+  // a time value in the one form DuckDB reads (normalizeQuery gives it; a bare date is its midnight)
+  const value = (v: string) => (type === 'number' ? `CAST(${p.add(v)} AS DOUBLE)` : type === 'time' ? `CAST(${p.add(absoluteBound(v, 'start'))} AS TIMESTAMP)` : p.add(v));
   const subject = type === 'time' ? `CAST(${expr} AS TIMESTAMP)` : expr;
   const text = type === 'string' ? expr : `CAST(${expr} AS VARCHAR)`;
   switch (f.operator) {

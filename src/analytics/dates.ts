@@ -10,6 +10,10 @@
 // Cube reads <moment> with chrono-node; we read the forms listed in momentOf() and answer
 // "Can't parse date" for anything else rather than guess. Weeks are ISO weeks (Monday first).
 // Bounds are inclusive to the millisecond and written YYYY-MM-DDTHH:mm:ss.SSS without a zone.
+// The calendar runs from 0001-01-01T00:00:00.000 to 9999-12-31T23:59:59.999 (UTC, proleptic
+// Gregorian): a value or phrase that falls outside it is a DateParseError, never a bound written
+// with a year of other than four digits. Calendar arithmetic goes through utc(), which reads
+// years 0-99 as they are (Date.UTC reads them as 1900-1999).
 
 export type Unit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month' | 'quarter' | 'year';
 export type Granularity = 'day' | 'week' | 'month' | 'quarter' | 'year';
@@ -24,6 +28,26 @@ export class DateParseError extends Error {
 
 const UNITS = 'second|minute|hour|day|week|month|year|quarter';
 const DAY_MS = 86_400_000;
+
+/** Milliseconds since the epoch of a UTC calendar time; fields overflow as in Date.UTC, years 0-99 stay themselves. NaN beyond Date's range. */
+export function utc(year: number, month: number, day = 1, hours = 0, minutes = 0, seconds = 0, ms = 0): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month, day);
+  d.setUTCHours(hours, minutes, seconds, ms);
+  return d.getTime();
+}
+
+/** The first and last day of the supported calendar. */
+export const FIRST_DATE = '0001-01-01';
+export const LAST_DATE = '9999-12-31';
+const MIN_T = utc(1, 0, 1);
+const MAX_T = utc(10_000, 0, 1) - 1;
+const SUPPORTED = `the supported dates (${FIRST_DATE} to ${LAST_DATE}, UTC)`;
+
+/** True for a time (milliseconds, UTC) within the supported calendar. */
+export function inSupportedRange(t: number): boolean {
+  return Number.isFinite(t) && t >= MIN_T && t <= MAX_T;
+}
 
 /** A timestamp (milliseconds, UTC) shifted by n units; months clamp to the last day like moment.js. */
 export function addUnits(t: number, n: number, unit: Unit): number {
@@ -47,9 +71,9 @@ export function addUnits(t: number, n: number, unit: Unit): number {
       const m = d.getUTCMonth() + months;
       const targetYear = y + Math.floor(m / 12);
       const targetMonth = ((m % 12) + 12) % 12;
-      const lastDay = new Date(Date.UTC(targetYear, targetMonth + 1, 0)).getUTCDate();
+      const lastDay = new Date(utc(targetYear, targetMonth + 1, 0)).getUTCDate();
       const day = Math.min(d.getUTCDate(), lastDay);
-      return Date.UTC(targetYear, targetMonth, day, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
+      return utc(targetYear, targetMonth, day, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
     }
   }
 }
@@ -62,22 +86,22 @@ export function startOf(t: number, unit: Unit): number {
     case 'second':
       return t - (((t % 1000) + 1000) % 1000);
     case 'minute':
-      return Date.UTC(y, mo, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes());
+      return utc(y, mo, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes());
     case 'hour':
-      return Date.UTC(y, mo, d.getUTCDate(), d.getUTCHours());
+      return utc(y, mo, d.getUTCDate(), d.getUTCHours());
     case 'day':
-      return Date.UTC(y, mo, d.getUTCDate());
+      return utc(y, mo, d.getUTCDate());
     case 'week': {
-      const day = Date.UTC(y, mo, d.getUTCDate());
+      const day = utc(y, mo, d.getUTCDate());
       const sinceMonday = (new Date(day).getUTCDay() + 6) % 7;
       return day - sinceMonday * DAY_MS;
     }
     case 'month':
-      return Date.UTC(y, mo, 1);
+      return utc(y, mo, 1);
     case 'quarter':
-      return Date.UTC(y, mo - (mo % 3), 1);
+      return utc(y, mo - (mo % 3), 1);
     case 'year':
-      return Date.UTC(y, 0, 1);
+      return utc(y, 0, 1);
   }
 }
 
@@ -85,11 +109,21 @@ export function endOf(t: number, unit: Unit): number {
   return addUnits(startOf(t, unit), 1, unit) - 1;
 }
 
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/** YYYY-MM-DDTHH:mm:ss.SSS (UTC, no zone). Throws DateParseError outside the supported calendar. */
 export function formatTimestamp(t: number): string {
-  return new Date(t).toISOString().slice(0, 23);
+  if (!inSupportedRange(t)) throw new DateParseError(`a date falls outside ${SUPPORTED}`);
+  const d = new Date(t);
+  const date = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+  return `${date}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}`;
 }
 
-const range = (from: number, to: number): DateRange => [formatTimestamp(from), formatTimestamp(to)];
+/** A resolved phrase: both bounds within the supported calendar, else a DateParseError naming the phrase. */
+function range(phrase: string, from: number, to: number): DateRange {
+  if (!inSupportedRange(from) || !inSupportedRange(to)) throw new DateParseError(`'${phrase}' falls outside ${SUPPORTED}`);
+  return [formatTimestamp(from), formatTimestamp(to)];
+}
 
 const NUMBER_WORDS: Record<string, number> = {
   a: 1,
@@ -115,18 +149,36 @@ function monthNumber(word: string): number | undefined {
   return i < 0 ? undefined : i;
 }
 
-const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?z?$/i;
+// YYYY-MM-DD, optionally T (or a space) HH:mm[:ss[.S-SSS]], in any case; then optionally Z, or,
+// after a time, a UTC offset ±HH[:mm] / ±HHmm.
+const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?(z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
-/** An absolute date or timestamp (no offset, or Z), or undefined. */
+/**
+ * An absolute date or timestamp, or undefined when the text is not one (or names no such day or
+ * time). A value with an offset is that instant, in UTC: `2024-03-01T01:30+02:00` is
+ * 2024-02-29T23:30Z. `t` may fall outside the supported calendar; absoluteBound() checks.
+ */
 export function parseAbsolute(text: string): { t: number; hasTime: boolean } | undefined {
   const m = ABSOLUTE.exec(text.trim());
   if (!m) return undefined;
-  const [y, mo, d, h, mi, s, ms] = m.slice(1).map((v) => (v === undefined ? undefined : Number(v)));
-  const t = Date.UTC(y!, mo! - 1, d!, h ?? 0, mi ?? 0, s ?? 0, ms === undefined ? 0 : Number(m[7]!.padEnd(3, '0')));
-  const check = new Date(t);
-  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo! - 1 || check.getUTCDate() !== d) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map((v) => (v === undefined ? undefined : Number(v)));
+  const ms = m[7] === undefined ? 0 : Number(m[7].padEnd(3, '0'));
+  const zone = m[8]?.toLowerCase();
   if ((h ?? 0) > 23 || (mi ?? 0) > 59 || (s ?? 0) > 59) return undefined;
-  return { t, hasTime: h !== undefined };
+  const local = utc(y!, mo! - 1, d!, h ?? 0, mi ?? 0, s ?? 0, ms);
+  const check = new Date(local);
+  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo! - 1 || check.getUTCDate() !== d) return undefined;
+  let offsetMinutes = 0;
+  if (zone !== undefined && zone !== 'z') {
+    // an offset belongs to a time of day: a bare date with one is not a value we read
+    if (h === undefined) return undefined;
+    const digits = zone.slice(1).replace(':', '');
+    const oh = Number(digits.slice(0, 2));
+    const om = digits.length > 2 ? Number(digits.slice(2)) : 0;
+    if (oh > 23 || om > 59) return undefined;
+    offsetMinutes = (zone.startsWith('-') ? -1 : 1) * (oh * 60 + om);
+  }
+  return { t: local - offsetMinutes * 60_000, hasTime: h !== undefined };
 }
 
 /** One point in time as chrono would read the forms we accept; undefined for anything else. */
@@ -155,12 +207,12 @@ export function momentOf(phrase: string, now: number): number | undefined {
     return addUnits(now, m[1] === 'last' ? -back : ahead, 'day');
   }
   m = /^([a-z]+) (\d{4})$/.exec(text);
-  if (m && monthNumber(m[1]!) !== undefined) return Date.UTC(Number(m[2]), monthNumber(m[1]!)!, 1);
+  if (m && monthNumber(m[1]!) !== undefined) return utc(Number(m[2]), monthNumber(m[1]!)!, 1);
   m = /^([a-z]+) (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})$/.exec(text) ?? null;
   const dayMonthYear = /^(\d{1,2})(?:st|nd|rd|th)? ([a-z]+),? (\d{4})$/.exec(text);
   const parts = m ? { month: m[1]!, day: m[2]!, year: m[3]! } : dayMonthYear ? { month: dayMonthYear[2]!, day: dayMonthYear[1]!, year: dayMonthYear[3]! } : undefined;
   if (parts && monthNumber(parts.month) !== undefined) {
-    const t = Date.UTC(Number(parts.year), monthNumber(parts.month)!, Number(parts.day));
+    const t = utc(Number(parts.year), monthNumber(parts.month)!, Number(parts.day));
     if (new Date(t).getUTCDate() === Number(parts.day)) return t;
   }
   return undefined;
@@ -173,23 +225,23 @@ export function resolveRelative(phrase: string, now: number): DateRange {
   if (m) {
     const unit = m[2] as Unit;
     const t = addUnits(now, m[1] === 'last' ? -1 : m[1] === 'next' ? 1 : 0, unit);
-    return range(startOf(t, unit), endOf(t, unit));
+    return range(phrase, startOf(t, unit), endOf(t, unit));
   }
   m = new RegExp(`(last|next)\\s+(\\d+)\\s+(${UNITS})`).exec(text);
   if (m) {
     const n = Number(m[2]);
     const unit = m[3] as Unit;
-    if (m[1] === 'last') return range(startOf(addUnits(now, -n, unit), unit), endOf(addUnits(now, -1, unit), unit));
-    return range(startOf(addUnits(now, 1, unit), unit), endOf(addUnits(now, n, unit), unit));
+    if (m[1] === 'last') return range(phrase, startOf(addUnits(now, -n, unit), unit), endOf(addUnits(now, -1, unit), unit));
+    return range(phrase, startOf(addUnits(now, 1, unit), unit), endOf(addUnits(now, n, unit), unit));
   }
-  if (/today/.test(text)) return range(startOf(now, 'day'), endOf(now, 'day'));
+  if (/today/.test(text)) return range(phrase, startOf(now, 'day'), endOf(now, 'day'));
   if (/yesterday/.test(text)) {
     const t = addUnits(now, -1, 'day');
-    return range(startOf(t, 'day'), endOf(t, 'day'));
+    return range(phrase, startOf(t, 'day'), endOf(t, 'day'));
   }
   if (/tomorrow/.test(text)) {
     const t = addUnits(now, 1, 'day');
-    return range(startOf(t, 'day'), endOf(t, 'day'));
+    return range(phrase, startOf(t, 'day'), endOf(t, 'day'));
   }
   m = /^from (.*) to (.*)$/.exec(text);
   if (m) {
@@ -197,19 +249,25 @@ export function resolveRelative(phrase: string, now: number): DateRange {
     const from = momentOf(m[1]!, now);
     const to = momentOf(m[2]!, now);
     if (from === undefined || to === undefined) throw new DateParseError(`Can't parse date: '${phrase}'`);
-    return range(startOf(from, unit), endOf(to, unit));
+    return range(phrase, startOf(from, unit), endOf(to, unit));
   }
   const t = momentOf(text, now);
   if (t === undefined) throw new DateParseError(`Can't parse date: '${phrase}'`);
-  return range(startOf(t, 'day'), endOf(t, 'day'));
+  return range(phrase, startOf(t, 'day'), endOf(t, 'day'));
 }
 
-/** An absolute bound: a bare date becomes its first (start) or last (end) millisecond. */
+/**
+ * An absolute bound in the one form the echo, the cache key and the SQL use
+ * (YYYY-MM-DDTHH:mm:ss.SSS, UTC): a bare date becomes its first (start) or last (end)
+ * millisecond. Throws DateParseError for a value that is not a date or falls outside the
+ * supported calendar.
+ */
 export function absoluteBound(value: string, side: 'start' | 'end'): string {
   const parsed = parseAbsolute(value);
-  if (!parsed) throw new DateParseError(`'${value}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:mm:ss.SSS)`);
-  if (parsed.hasTime || side === 'start') return formatTimestamp(parsed.t);
-  return formatTimestamp(endOf(parsed.t, 'day'));
+  if (!parsed) throw new DateParseError(`'${value}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:mm[:ss[.SSS]], optionally with Z or, after a time, an offset)`);
+  const t = parsed.hasTime || side === 'start' ? parsed.t : endOf(parsed.t, 'day');
+  if (!inSupportedRange(t)) throw new DateParseError(`'${value}' falls outside ${SUPPORTED}`);
+  return formatTimestamp(t);
 }
 
 export function isAbsolute(value: string): boolean {
@@ -232,9 +290,11 @@ export function dayOf(bound: string): string {
   return bound.slice(0, 10);
 }
 
-/** The day after a date (YYYY-MM-DD). */
+/** The day after a date (YYYY-MM-DD); a DateParseError after the last supported day. */
 export function nextDay(date: string): string {
-  return formatTimestamp(Date.parse(`${date}T00:00:00.000Z`) + DAY_MS).slice(0, 10);
+  const parsed = parseAbsolute(date);
+  if (!parsed || parsed.hasTime) throw new DateParseError(`'${date}' is not a date (YYYY-MM-DD)`);
+  return formatTimestamp(parsed.t + DAY_MS).slice(0, 10);
 }
 
 /** True when the bound is the first millisecond of its day. */

@@ -1,6 +1,7 @@
 // The query object of cube.query: its strict input schema (every problem reported with its field
 // path), and its normalization into the form that is echoed, compiled and used in cache keys.
 // Semantics follow Cube's api-gateway (see shared/reference/cube-query-semantics.md).
+import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { DateParseError, absoluteBound, isAbsolute, resolveDateRange, resolveRelative, type DateRange } from './dates.ts';
 import { GRANULARITIES, VIEW, dimensionDefs, full, granularMemberOf, measureDefs, memberOf, type QueryGranularity } from './semantic.ts';
@@ -104,6 +105,36 @@ function unknownMember(fullName: string): string {
 
 const isNumeric = (v: string) => /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(v.trim());
 
+/** The message of the DateParseError `resolve` throws, or undefined when it resolves. */
+function dateProblem(resolve: () => unknown): string | undefined {
+  try {
+    resolve();
+    return undefined;
+  } catch (error) {
+    if (error instanceof DateParseError) return error.message;
+    throw error;
+  }
+}
+
+/** What is wrong with a value compared with a time member (equals, gt, …), or undefined. */
+function timeValueProblem(member: string, v: string): string | undefined {
+  if (!isAbsolute(v)) return `${member} is a time: '${v}' is not a date`;
+  const problem = dateProblem(() => absoluteBound(v, 'start'));
+  return problem === undefined ? undefined : `${member} is a time: ${problem}`;
+}
+
+/** The dates of a date operator's values (inDateRange, beforeDate, …), resolved as normalizeFilter resolves them. */
+function resolveDateValues(op: Operator, dates: string[], now: number): string[] {
+  if (op === 'inDateRange' || op === 'notInDateRange') {
+    return dates.length === 2 || isAbsolute(dates[0]!) ? resolveDateRange(dates, now) : resolveRelative(dates[0]!, now);
+  }
+  // beforeDate and afterDate compare strictly with the start of a bare date's day, and with the
+  // start (beforeDate) or end (afterDate) of a phrase's range
+  if (isAbsolute(dates[0]!)) return [absoluteBound(dates[0]!, 'start')];
+  const [start, end] = resolveRelative(dates[0]!, now);
+  return [op === 'beforeDate' ? start : end];
+}
+
 /** Checks the query against the model; adds an issue with its path for each problem. */
 function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
   q.measures?.forEach((m, i) => {
@@ -121,12 +152,9 @@ function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
     if (kind === undefined) issue(ctx, ['timeDimensions', i, 'dimension'], unknownMember(td.dimension));
     else if (kind !== 'time') issue(ctx, ['timeDimensions', i, 'dimension'], `${td.dimension} is not a time dimension`);
     if (td.dateRange !== undefined) {
-      try {
-        resolveDateRange(td.dateRange, Date.now());
-      } catch (error) {
-        if (!(error instanceof DateParseError)) throw error;
-        issue(ctx, ['timeDimensions', i, 'dateRange'], error.message);
-      }
+      const dateRange = td.dateRange;
+      const problem = dateProblem(() => resolveDateRange(dateRange, Date.now()));
+      if (problem !== undefined) issue(ctx, ['timeDimensions', i, 'dateRange'], problem);
     }
   });
   q.filters?.forEach((f, i) => checkFilter(f, ['filters', i], 1, ctx));
@@ -178,17 +206,16 @@ function checkFilter(f: FilterInput, path: (string | number)[], depth: number, c
     }
     const dates = strings as string[];
     if (op === 'inDateRange' || op === 'notInDateRange') {
-      if (dates.length < 1 || dates.length > 2) issue(ctx, valuesPath, `${op} takes one value (a date or a relative phrase) or two dates`);
+      if (dates.length < 1 || dates.length > 2) {
+        issue(ctx, valuesPath, `${op} takes one value (a date or a relative phrase) or two dates`);
+        return sides;
+      }
     } else if (dates.length !== 1) {
       issue(ctx, valuesPath, `${op} takes exactly one value (a date or a relative phrase)`);
+      return sides;
     }
-    try {
-      if (dates.length === 2) resolveDateRange(dates, Date.now());
-      else if (dates.length === 1 && !isAbsolute(dates[0]!)) resolveRelative(dates[0]!, Date.now());
-    } catch (error) {
-      if (!(error instanceof DateParseError)) throw error;
-      issue(ctx, valuesPath, error.message);
-    }
+    const problem = dateProblem(() => resolveDateValues(op, dates, Date.now()));
+    if (problem !== undefined) issue(ctx, valuesPath, problem);
     return sides;
   }
   if (op === 'set' || op === 'notSet') return sides;
@@ -200,7 +227,8 @@ function checkFilter(f: FilterInput, path: (string | number)[], depth: number, c
       return sides;
     }
     if (type === 'number' && !isNumeric(first)) issue(ctx, [...valuesPath, 0], `${f.member} is a number: '${first}' is not one`);
-    if (type === 'time' && !isAbsolute(first)) issue(ctx, [...valuesPath, 0], `${f.member} is a time: '${first}' is not a date`);
+    const problem = type === 'time' ? timeValueProblem(f.member, first) : undefined;
+    if (problem !== undefined) issue(ctx, [...valuesPath, 0], problem);
     return sides;
   }
   // equals, notEquals, contains, notContains
@@ -209,10 +237,12 @@ function checkFilter(f: FilterInput, path: (string | number)[], depth: number, c
     return sides;
   }
   if (op === 'equals' || op === 'notEquals') {
+    const member = f.member;
     nonNull.forEach((v) => {
       const i = strings.indexOf(v);
       if (type === 'number' && !isNumeric(v)) issue(ctx, [...valuesPath, i], `${f.member} is a number: '${v}' is not one`);
-      if (type === 'time' && !isAbsolute(v)) issue(ctx, [...valuesPath, i], `${f.member} is a time: '${v}' is not a date`);
+      const problem = type === 'time' ? timeValueProblem(member, v) : undefined;
+      if (problem !== undefined) issue(ctx, [...valuesPath, i], problem);
     });
   }
   return sides;
@@ -250,10 +280,28 @@ export interface NormalizedQuery {
 
 const ORGANIZATION = full('organization_id');
 
-function normalizeFilter(f: FilterInput, now: number): NormalizedFilterNode | undefined {
+/**
+ * `resolve()`, with a DateParseError reported as the schema reports it (BAD_REQUEST,
+ * VALIDATION_FAILED, the field path under the procedures' `query` input). The schema has resolved
+ * every date already, a moment earlier: this answers the rare phrase that left the supported
+ * calendar in between (`last 2025 years` across New Year) without an internal error.
+ */
+function resolvedAt<T>(path: (string | number)[], resolve: () => T): T {
+  try {
+    return resolve();
+  } catch (error) {
+    if (!(error instanceof DateParseError)) throw error;
+    // a cause with the issues of a failed schema, as tRPC's input validation gives them
+    const cause = Object.assign(new Error(error.message), { issues: [{ code: 'custom', path: ['query', ...path], message: error.message }] });
+    throw new TRPCError({ code: 'BAD_REQUEST', message: error.message, cause });
+  }
+}
+
+function normalizeFilter(f: FilterInput, now: number, path: (string | number)[]): NormalizedFilterNode | undefined {
   const children = f.and ?? f.or;
   if (children) {
-    const kept = children.map((c) => normalizeFilter(c, now)).filter((c): c is NormalizedFilterNode => c !== undefined);
+    const key = f.and ? 'and' : 'or';
+    const kept = children.map((c, i) => normalizeFilter(c, now, [...path, key, i])).filter((c): c is NormalizedFilterNode => c !== undefined);
     if (kept.length === 0) return undefined;
     return f.and ? { and: kept } : { or: kept };
   }
@@ -262,21 +310,13 @@ function normalizeFilter(f: FilterInput, now: number): NormalizedFilterNode | un
   const op = f.operator!;
   const values = (f.values ?? []).map((v) => (v === null ? null : String(v)));
   if (op === 'set' || op === 'notSet') return { member: f.member!, operator: op };
-  if (DATE_OPERATORS.includes(op)) {
-    const dates = values as string[];
-    let resolved: string[];
-    if (op === 'inDateRange' || op === 'notInDateRange') {
-      resolved = dates.length === 2 || isAbsolute(dates[0]!) ? resolveDateRange(dates, now) : resolveRelative(dates[0]!, now);
-    } else if (isAbsolute(dates[0]!)) {
-      // beforeDate and afterDate compare strictly with the start of a bare date's day
-      resolved = [absoluteBound(dates[0]!, 'start')];
-    } else {
-      const [start, end] = resolveRelative(dates[0]!, now);
-      resolved = [op === 'beforeDate' ? start : end];
-    }
-    return { member: f.member!, operator: op, values: resolved };
-  }
-  if (COMPARISONS.includes(op)) return { member: f.member!, operator: op, values: [values[0]!] };
+  if (DATE_OPERATORS.includes(op)) return { member: f.member!, operator: op, values: resolvedAt([...path, 'values'], () => resolveDateValues(op, values as string[], now)) };
+  // a time member compares with its values in the one form of a bound (case, Z, offset and the
+  // separator of the value as given mean nothing to the SQL)
+  const time = kindOf(f.member!) === 'time';
+  const canonical = (v: string | null) => (v !== null && time ? absoluteBound(v, 'start') : v);
+  if (COMPARISONS.includes(op)) return { member: f.member!, operator: op, values: [canonical(values[0]!)] };
+  if (time && (op === 'equals' || op === 'notEquals')) return { member: f.member!, operator: op, values: values.map(canonical) };
   return { member: f.member!, operator: op, values };
 }
 
@@ -292,14 +332,15 @@ export function normalizeQuery(q: QueryInput, organizationId: string, now: numbe
     if (granular) timeDimensions.push({ dimension: full(granular.member), granularity: granular.granularity });
     else dimensions.push(d);
   }
-  for (const td of q.timeDimensions ?? []) {
+  (q.timeDimensions ?? []).forEach((td, i) => {
+    const dateRange = td.dateRange;
     timeDimensions.push({
       dimension: td.dimension,
       ...(td.granularity ? { granularity: td.granularity } : {}),
-      ...(td.dateRange !== undefined ? { dateRange: resolveDateRange(td.dateRange, now) } : {}),
+      ...(dateRange !== undefined ? { dateRange: resolvedAt(['timeDimensions', i, 'dateRange'], () => resolveDateRange(dateRange, now)) } : {}),
     });
-  }
-  const filters = (q.filters ?? []).map((f) => normalizeFilter(f, now)).filter((f): f is NormalizedFilterNode => f !== undefined);
+  });
+  const filters = (q.filters ?? []).map((f, i) => normalizeFilter(f, now, ['filters', i])).filter((f): f is NormalizedFilterNode => f !== undefined);
   filters.push({ member: ORGANIZATION, operator: 'equals', values: [organizationId] });
   const limit = q.limit ?? DEFAULT_LIMIT;
   const out: NormalizedQuery = {

@@ -1,13 +1,13 @@
 // buildApp returns the fastify instance without listening: main.ts listens, tests too.
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
-import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { appRouter } from './api/index.ts';
 import { schemasJson } from './docs/schemas.ts';
 import { closeAnalytics } from './analytics/engine.ts';
 import { cubeMeta } from './analytics/meta.ts';
-import { AppError, type ErrorCode } from './errors.ts';
+import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
 import { contextFactory, type Deps } from './trpc/context.ts';
 
@@ -18,30 +18,45 @@ interface RequestTarget {
   batch: boolean;
 }
 
+/** The procedure path(s) and mode of a /trpc/* URL; never throws (malformed escapes stay as sent). */
 function trpcTarget(url: string): RequestTarget | undefined {
-  const parsed = new URL(url, 'http://localhost');
+  let parsed: URL;
+  try {
+    parsed = new URL(url, 'http://localhost');
+  } catch {
+    return undefined;
+  }
   if (!parsed.pathname.startsWith(`${TRPC_PREFIX}/`)) return undefined;
-  return {
-    path: decodeURIComponent(parsed.pathname.slice(TRPC_PREFIX.length + 1)),
-    batch: parsed.searchParams.get('batch') === '1',
-  };
+  const rawPath = parsed.pathname.slice(TRPC_PREFIX.length + 1);
+  let path = rawPath;
+  try {
+    path = decodeURIComponent(rawPath);
+  } catch {
+    // a malformed percent escape: the path as sent
+  }
+  return { path, batch: parsed.searchParams.get('batch') === '1' };
 }
 
-/** The tRPC error envelope for errors raised before tRPC sees the request (body limit, JSON). */
-function sendTrpcError(reply: FastifyReply, target: RequestTarget, error: AppError): FastifyReply {
-  const httpStatus = getHTTPStatusCodeFromError(error);
+/**
+ * The tRPC error envelope for errors raised outside tRPC (hooks, body parser, router, HTTP
+ * parser): one error per procedure in an array in batch mode, a single object otherwise.
+ */
+function errorEnvelope(target: RequestTarget, error: AppError): { httpStatus: number; body: string } {
+  const wire = wireCode(error.code);
   const paths = target.batch ? target.path.split(',') : [target.path];
   const envelopes = paths.map((path) => ({
     error: {
       message: error.message,
-      code: TRPC_ERROR_CODES_BY_KEY[error.code],
-      data: { code: error.code, errorCode: error.errorCode, httpStatus, path },
+      code: wire.jsonRpcCode,
+      data: { code: wire.code, errorCode: error.errorCode, httpStatus: wire.httpStatus, path },
     },
   }));
-  return reply
-    .status(httpStatus)
-    .header('content-type', 'application/json')
-    .send(JSON.stringify(target.batch ? envelopes : envelopes[0]));
+  return { httpStatus: wire.httpStatus, body: JSON.stringify(target.batch ? envelopes : envelopes[0]) };
+}
+
+function sendTrpcError(reply: FastifyReply, target: RequestTarget, error: AppError): FastifyReply {
+  const { httpStatus, body } = errorEnvelope(target, error);
+  return reply.status(httpStatus).header('content-type', 'application/json').send(body);
 }
 
 function fastifyErrorCode(error: FastifyError): ErrorCode {
@@ -59,10 +74,78 @@ function fastifyErrorCode(error: FastifyError): ErrorCode {
   }
 }
 
+/** Errors of fastify itself (body parser, router: a malformed URL escape, an endless path) in the envelope. */
+function sendFastifyError(error: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const target = trpcTarget(req.url);
+  const errorCode = fastifyErrorCode(error);
+  if (errorCode === 'INTERNAL_ERROR') req.log.error({ err: error }, 'request failed');
+  const appError = new AppError(errorCode, errorCode === 'INTERNAL_ERROR' ? 'Internal server error' : error.message);
+  if (target) return sendTrpcError(reply, target, appError);
+  return reply.status(wireCode(appError.code).httpStatus).send({ error: { message: appError.message, errorCode } });
+}
+
+/**
+ * An HTTP request the server cannot parse (above all request line and headers beyond
+ * HTTP_MAX_HEADER_BYTES: a query's input travels in its URL). Nothing of the request is known, so
+ * the answer is the batch envelope with an empty path, and the connection is closed.
+ */
+function clientErrorHandler(maxHeaderBytes: number) {
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const appError =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? new AppError('REQUEST_TOO_LARGE', `The request line and headers are larger than ${maxHeaderBytes} bytes (HTTP_MAX_HEADER_BYTES)`)
+        : new AppError('BAD_REQUEST', 'The HTTP request is malformed');
+    const { httpStatus, body } = errorEnvelope({ path: '', batch: true }, appError);
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${httpStatus} ${STATUS_CODES[httpStatus]}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy(error);
+  };
+}
+
+interface ErrorBody {
+  error: { data?: { path?: unknown } };
+}
+
+function isErrorBody(value: unknown): value is ErrorBody {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { error?: unknown }).error === 'object';
+}
+
+/**
+ * tRPC answers a request it cannot split into calls (procedure types mixed in one batch, a content
+ * type it does not read) with one error object without data.path. The envelope has the path and,
+ * in batch mode, is an array with that error for each procedure.
+ */
+async function withPaths(target: RequestTarget, payload: unknown): Promise<unknown> {
+  if (!(payload instanceof Response) || payload.status < 400) return payload;
+  let body: unknown;
+  try {
+    body = JSON.parse(await payload.clone().text());
+  } catch {
+    return payload;
+  }
+  if (!isErrorBody(body) || (!target.batch && body.error.data?.path !== undefined)) return payload;
+  const { error } = body;
+  const paths = target.batch ? target.path.split(',') : [target.path];
+  const envelopes = paths.map((path) => ({ error: { ...error, data: { ...error.data, path } } }));
+  const headers = new Headers(payload.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(target.batch ? envelopes : envelopes[0]), { status: payload.status, headers });
+}
+
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log,
     bodyLimit: deps.config.bodyLimitBytes,
+    // a query's input is in its URL: Node's default of 16 KB is too small for what schemas allow
+    http: { maxHeaderSize: deps.config.httpMaxHeaderBytes },
+    clientErrorHandler: clientErrorHandler(deps.config.httpMaxHeaderBytes),
+    // a malformed percent escape or an endless path: the error envelope, not fastify's own body
+    frameworkErrors: sendFastifyError,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     // tRPC batch paths are comma-separated procedure names; allow a long path but not an endless one
@@ -75,6 +158,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req, reply) => {
     const target = trpcTarget(req.url);
     if (!target) return;
+    // tRPC reads GET (queries) and POST (mutations); HEAD is answered like GET without a body
+    if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'HEAD') {
+      void reply.header('allow', 'GET, POST');
+      return sendTrpcError(reply, target, new AppError('METHOD_NOT_SUPPORTED', `Unsupported ${req.method}-request: queries take GET, mutations POST`));
+    }
     // A POST without a content type (curl -X POST) is JSON: the method check then answers properly.
     if (req.method === 'POST' && req.headers['content-type'] === undefined) req.headers['content-type'] = 'application/json';
     const mediaType = req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
@@ -87,14 +175,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     }
   });
 
-  app.setErrorHandler((error: FastifyError, req, reply) => {
-    const target = trpcTarget(req.url);
-    const errorCode = fastifyErrorCode(error);
-    if (errorCode === 'INTERNAL_ERROR') req.log.error({ err: error }, 'request failed');
-    const appError = new AppError(errorCode, errorCode === 'INTERNAL_ERROR' ? 'Internal server error' : error.message);
-    if (target) return sendTrpcError(reply, target, appError);
-    return reply.status(getHTTPStatusCodeFromError(appError)).send({ error: { message: appError.message, errorCode } });
-  });
+  app.setErrorHandler(sendFastifyError);
 
   const createContext = contextFactory(deps);
   await app.register(
@@ -109,6 +190,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         if (text.length === 0) return done(null, undefined);
         checkJson(req, text, (error) => (error ? done(error as FastifyError, undefined) : done(null, text)));
       });
+      scope.addHook('onSend', async (req, _reply, payload) => {
+        const target = trpcTarget(req.url);
+        return target ? withPaths(target, payload) : payload;
+      });
       scope.all('/:path', async (req, reply) => {
         await fastifyRequestHandler({
           router: appRouter,
@@ -117,6 +202,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
           req,
           res: reply,
           path: (req.params as { path: string }).path,
+          // the status follows data.httpStatus (the specification's, src/errors.ts): that of the
+          // errors when all calls agree, 207 when a batch mixes results of different statuses
+          responseMeta({ data, errors, eagerGeneration }) {
+            if (eagerGeneration || errors.length === 0) return {};
+            const statuses = new Set(data.map((r) => ('error' in r ? r.error.data.httpStatus : 200)));
+            return { status: statuses.size === 1 ? [...statuses][0]! : 207 };
+          },
           onError({ error, path }) {
             if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.error({ err: error.cause ?? error, path }, 'procedure failed');
           },

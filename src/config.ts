@@ -38,6 +38,8 @@ const envSchema = z.object({
   THREADS_MAX_OLD_GENERATION_MB: z.coerce.number().int().min(64).max(16_384).default(1024),
   THREADS_WARM: z.coerce.number().int().min(0).max(8).default(1),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
+  // request line and headers: a query's input travels in its URL (mapping.list with 1000 ids is ~45 KB)
+  HTTP_MAX_HEADER_BYTES: z.coerce.number().int().min(16 * 1024).max(16 * 1024 * 1024).default(256 * 1024),
   MAX_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(50),
   INVITATION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(24 * 7),
   AI_PROVIDER: z.enum(['builtin', 'openai']).default('builtin'),
@@ -110,6 +112,8 @@ export interface Config {
   worker: { concurrency: number; pollIntervalMs: number };
   threads: { maxThreads: number; maxQueue: number; idleTimeoutMs: number; maxOldGenerationMb: number; warm: number };
   bodyLimitBytes: number;
+  /** largest request line plus headers (Node's maxHeaderSize): a query's input is in its URL */
+  httpMaxHeaderBytes: number;
   maxBatchSize: number;
   /** how long an invitation link stays valid */
   invitationTtlHours: number;
@@ -243,6 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
       warm: e.THREADS_WARM,
     },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    httpMaxHeaderBytes: e.HTTP_MAX_HEADER_BYTES,
     maxBatchSize: e.MAX_BATCH_SIZE,
     invitationTtlHours: e.INVITATION_TTL_HOURS,
     ai: {

@@ -1,24 +1,77 @@
 // One registry of every errorCode the service raises. The README's error table is checked
 // against it by test/errors.test.ts, so the two cannot drift.
 import { TRPCError } from '@trpc/server';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 
 export type TrpcCode = TRPCError['code'];
 
+/**
+ * The specification's error codes (data.code) with their HTTP statuses: no other code goes on the
+ * wire. Every errorCode below uses one of them.
+ */
+export const specCodes = {
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  BAD_REQUEST: 400,
+  CONFLICT: 409,
+  TIMEOUT: 408,
+  INTERNAL_SERVER_ERROR: 500,
+} as const satisfies Partial<Record<TrpcCode, number>>;
+
+export type SpecCode = keyof typeof specCodes;
+
+/**
+ * tRPC's other codes (raised by tRPC itself: a mutation sent with GET, an unparsable input, ...)
+ * folded into the specification's: client-side faults are BAD_REQUEST, server and upstream ones
+ * INTERNAL_SERVER_ERROR ("safe to retry once with backoff").
+ */
+const specCodeByTrpcCode: Record<TrpcCode, SpecCode> = {
+  UNAUTHORIZED: 'UNAUTHORIZED',
+  FORBIDDEN: 'FORBIDDEN',
+  NOT_FOUND: 'NOT_FOUND',
+  BAD_REQUEST: 'BAD_REQUEST',
+  CONFLICT: 'CONFLICT',
+  TIMEOUT: 'TIMEOUT',
+  INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+  PARSE_ERROR: 'BAD_REQUEST',
+  PAYMENT_REQUIRED: 'BAD_REQUEST',
+  METHOD_NOT_SUPPORTED: 'BAD_REQUEST',
+  PRECONDITION_FAILED: 'BAD_REQUEST',
+  PAYLOAD_TOO_LARGE: 'BAD_REQUEST',
+  UNSUPPORTED_MEDIA_TYPE: 'BAD_REQUEST',
+  UNPROCESSABLE_CONTENT: 'BAD_REQUEST',
+  PRECONDITION_REQUIRED: 'BAD_REQUEST',
+  CLIENT_CLOSED_REQUEST: 'BAD_REQUEST',
+  TOO_MANY_REQUESTS: 'INTERNAL_SERVER_ERROR',
+  NOT_IMPLEMENTED: 'INTERNAL_SERVER_ERROR',
+  BAD_GATEWAY: 'INTERNAL_SERVER_ERROR',
+  SERVICE_UNAVAILABLE: 'INTERNAL_SERVER_ERROR',
+  GATEWAY_TIMEOUT: 'INTERNAL_SERVER_ERROR',
+};
+
+/** What an error with this tRPC code carries on the wire: data.code, the numeric code, the HTTP status. */
+export function wireCode(code: TrpcCode): { code: SpecCode; jsonRpcCode: number; httpStatus: number } {
+  const spec = specCodeByTrpcCode[code] ?? 'INTERNAL_SERVER_ERROR';
+  return { code: spec, jsonRpcCode: TRPC_ERROR_CODES_BY_KEY[spec], httpStatus: specCodes[spec] };
+}
+
 interface ErrorSpec {
-  code: TrpcCode;
+  code: SpecCode;
   description: string;
 }
 
 export const errorRegistry = {
   // transport and validation
   VALIDATION_FAILED: { code: 'BAD_REQUEST', description: 'The input failed schema validation; the message names each failing field and why.' },
-  INVALID_JSON: { code: 'PARSE_ERROR', description: 'The input is not valid JSON.' },
+  INVALID_JSON: { code: 'BAD_REQUEST', description: 'The input is not valid JSON.' },
   BAD_REQUEST: { code: 'BAD_REQUEST', description: 'The request is malformed in a way no more specific code describes.' },
   BATCH_TOO_LARGE: { code: 'BAD_REQUEST', description: 'A batch call names more procedures than the configured maximum (MAX_BATCH_SIZE).' },
-  PAYLOAD_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', description: 'The request body is larger than BODY_LIMIT_BYTES.' },
-  UNSUPPORTED_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', description: 'A mutation body that is not application/json.' },
+  PAYLOAD_TOO_LARGE: { code: 'BAD_REQUEST', description: 'The request body is larger than BODY_LIMIT_BYTES.' },
+  REQUEST_TOO_LARGE: { code: 'BAD_REQUEST', description: "The request line and headers (a query's URL carries its input) are larger than HTTP_MAX_HEADER_BYTES." },
+  UNSUPPORTED_MEDIA_TYPE: { code: 'BAD_REQUEST', description: 'A mutation body that is not application/json.' },
   PROCEDURE_NOT_FOUND: { code: 'NOT_FOUND', description: 'No procedure has that name.' },
-  METHOD_NOT_SUPPORTED: { code: 'METHOD_NOT_SUPPORTED', description: 'A query sent with POST or a mutation sent with GET.' },
+  METHOD_NOT_SUPPORTED: { code: 'BAD_REQUEST', description: 'A query sent with POST, a mutation sent with GET, or another HTTP method (DELETE, PUT, OPTIONS, ...).' },
   INVALID_CURSOR: { code: 'BAD_REQUEST', description: 'The cursor was not produced by this list.' },
   PAGINATION_LIMIT_EXCEEDED: { code: 'BAD_REQUEST', description: 'pagination.limit above the maximum of 2000.' },
   // who is calling
@@ -38,7 +91,7 @@ export const errorRegistry = {
   // records
   ORGANIZATION_NOT_FOUND: { code: 'NOT_FOUND', description: 'The organization does not exist or was deleted.' },
   API_KEY_NOT_FOUND: { code: 'NOT_FOUND', description: 'No API key with that id is visible in the organization.' },
-  API_KEY_NOT_MANAGEABLE: { code: 'FORBIDDEN', description: "The key belongs to another user and spans other organizations; only its owner may change it." },
+  API_KEY_NOT_MANAGEABLE: { code: 'FORBIDDEN', description: "The key belongs to another user who outranks the caller, spans other organizations, or would be rotated (only its owner may rotate a key)." },
   USER_NOT_FOUND: { code: 'NOT_FOUND', description: 'No user with that id is visible in the organization.' },
   RIGHTSHOLDER_NOT_FOUND: { code: 'NOT_FOUND', description: 'No rightsholder with that id is visible in the organization.' },
   INVITATION_NOT_FOUND: { code: 'NOT_FOUND', description: 'No invitation with that id, or no invitation for that link token, in the organization.' },
@@ -105,11 +158,11 @@ export const errorRegistry = {
   RAG_ENTRY_NOT_FOUND: { code: 'NOT_FOUND', description: 'No vector entry with that id.' },
   RAG_ENTRY_EXISTS: { code: 'CONFLICT', description: 'A vector entry with that name (normalized) and category already exists.' },
   RESOLVE_BATCH_TOO_LARGE: { code: 'BAD_REQUEST', description: 'A batch resolution names more than 10 strings.' },
-  AI_PROVIDER_FAILED: { code: 'BAD_GATEWAY', description: 'The configured AI provider did not answer, or answered something unusable.' },
+  AI_PROVIDER_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'The configured AI provider did not answer, or answered something unusable.' },
   FX_RATES_NOT_FOUND: { code: 'NOT_FOUND', description: 'No exchange rates were published on or before that date.' },
   MARKET_SYMBOL_NOT_FOUND: { code: 'NOT_FOUND', description: 'The market data provider knows no such symbol (the unknown symbols are in data.details).' },
   TREASURY_YIELDS_NOT_FOUND: { code: 'NOT_FOUND', description: 'No Treasury par yield curve is known for that date range.' },
-  MARKET_PROVIDER_FAILED: { code: 'BAD_GATEWAY', description: 'The live market data provider did not answer, or answered something unusable.' },
+  MARKET_PROVIDER_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'The live market data provider did not answer, or answered something unusable.' },
   // analytics
   RIGHTSHOLDER_FILTER_REQUIRED: { code: 'BAD_REQUEST', description: 'An analytics query without a top-level filter on analytics_full_view.rightsholder_id naming rightsholders.' },
   ANALYTICS_QUERY_TIMEOUT: { code: 'TIMEOUT', description: 'The analytics query did not finish within the synchronous window (CUBE_SYNC_TIMEOUT_MS); it goes on running, poll for it with cube.queryPoll and the same body.' },
@@ -130,14 +183,14 @@ export const errorRegistry = {
   CATALOG_QUERY_INVALID: { code: 'BAD_REQUEST', description: 'The catalog query (musicalDetails query language) is not valid; data.details.fields names each failing path.' },
   BLOCK_NOT_FOUND: { code: 'NOT_FOUND', description: 'No catalog block with that id is visible to the caller in the organization.' },
   MUSICAL_DETAIL_NOT_FOUND: { code: 'NOT_FOUND', description: 'A musical detail id is not visible to the caller in the organization (or not in the given block).' },
-  ENRICHMENT_PROVIDER_FAILED: { code: 'BAD_GATEWAY', description: 'The music data provider failed or is unreachable; retry later.' },
+  ENRICHMENT_PROVIDER_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'The music data provider failed or is unreachable; retry later.' },
   PRODUCT_NOT_FOUND: { code: 'NOT_FOUND', description: 'A product id is not visible to the caller in the organization (or not in the given block).' },
   CLUSTER_NOT_FOUND: { code: 'NOT_FOUND', description: 'A title cluster id is not visible to the caller in the organization (or not in the given block).' },
   PRODUCT_LINK_INVALID: { code: 'BAD_REQUEST', description: 'A product to musical detail relationship change does not fit: the link to delete or move does not exist, or the product is not a track (data.details names the change).' },
   // server
   INTERNAL_ERROR: { code: 'INTERNAL_SERVER_ERROR', description: 'An unexpected failure; details are logged, never returned.' },
-  SERVICE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', description: 'A dependency (database, object store) is not reachable.' },
-  WORKER_QUEUE_FULL: { code: 'TOO_MANY_REQUESTS', description: 'The worker-thread queue is full; retry later.' },
+  SERVICE_UNAVAILABLE: { code: 'INTERNAL_SERVER_ERROR', description: 'A dependency (database, object store) is not reachable.' },
+  WORKER_QUEUE_FULL: { code: 'INTERNAL_SERVER_ERROR', description: 'The worker-thread queue is full; retry later.' },
   WORKER_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'A worker thread failed unexpectedly.' },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -81,5 +81,10 @@ async function resolvePrincipal(deps: Deps, credentials: Credentials): Promise<P
 }
 
 export function contextFactory(deps: Deps) {
-  return ({ req }: CreateFastifyContextOptions): Context => createContextInner(deps, credentialsFromHeaders(req.headers));
+  return ({ req }: CreateFastifyContextOptions): Context => {
+    const credentials = credentialsFromHeaders(req.headers);
+    // organization ids are uuids, compared as the database writes them: lower case
+    if (credentials.organizationId !== undefined) credentials.organizationId = credentials.organizationId.toLowerCase();
+    return createContextInner(deps, credentials);
+  };
 }

@@ -1,7 +1,7 @@
 // initTRPC is called once, here. The error formatter is the one place the wire shape of errors
 // is extended: every error carries data.errorCode from the registry in src/errors.ts.
 import { initTRPC, TRPCError } from '@trpc/server';
-import { AppError, errorCodeForTrpcCode, type ErrorCode } from '../errors.ts';
+import { AppError, errorCodeForTrpcCode, wireCode, type ErrorCode, type SpecCode } from '../errors.ts';
 import type { Context } from './context.ts';
 import type { MinRole } from './roles.ts';
 
@@ -31,7 +31,7 @@ function issuePath(issue: Issue): string {
 }
 
 export interface ErrorData {
-  code: string;
+  code: SpecCode;
   errorCode: ErrorCode;
   httpStatus: number;
   path: string | undefined;
@@ -62,17 +62,21 @@ const t = initTRPC
   .meta<ProcedureMeta>()
   .create({
     isDev: false,
+    // data.code, the numeric code and data.httpStatus are the specification's (src/errors.ts
+    // specCodes), also for the codes tRPC raises itself (METHOD_NOT_SUPPORTED, PARSE_ERROR, ...);
+    // the HTTP status follows data.httpStatus (responseMeta in src/app.ts).
     errorFormatter({ shape, error }) {
       const { errorCode, message, fields } = describeError(error);
+      const wire = wireCode(error.code);
       const data: ErrorData = {
-        code: shape.data.code,
+        code: wire.code,
         errorCode,
-        httpStatus: shape.data.httpStatus,
+        httpStatus: wire.httpStatus,
         path: shape.data.path,
       };
       if (fields) data.fields = fields;
       if (error instanceof AppError && error.details) data.details = error.details;
-      return { message, code: shape.code, data };
+      return { message, code: wire.jsonRpcCode, data };
     },
   });
 

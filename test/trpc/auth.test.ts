@@ -50,6 +50,22 @@ t.test('x-organization-id is required with an API key and must match the input',
   expectError(t, mismatch, 'BAD_REQUEST', 'ORGANIZATION_MISMATCH');
 });
 
+t.test('x-organization-id is a uuid: compared without regard to case, like the input', async (t) => {
+  const upper = srv.client({ 'x-api-key': owner.apiKey, 'x-organization-id': owner.organizationId.toUpperCase() });
+  const byHeader = await upper.query('organization.getById', { organizationId: owner.organizationId });
+  t.same([byHeader.ok, byHeader.status, byHeader.data?.id], [true, 200, owner.organizationId], 'header in upper case, input in lower case');
+  const both = await upper.query('organization.getById', { organizationId: owner.organizationId.toUpperCase() });
+  t.same([both.ok, both.status], [true, 200], 'header and input in upper case');
+  const mixed = srv.client({ 'x-api-key': owner.apiKey, 'x-organization-id': owner.organizationId.replace(/[a-f]/g, (c) => c.toUpperCase()) });
+  const mixedRes = await mixed.query('organization.getById', { organizationId: owner.organizationId });
+  t.same([mixedRes.ok, mixedRes.status], [true, 200], 'header in mixed case');
+  // another organization in upper case is still outside the key's scope
+  const outside = srv.client({ 'x-api-key': owner.apiKey, 'x-organization-id': other.organizationId.toUpperCase() });
+  const denied = await outside.query('organization.getById', { organizationId: other.organizationId });
+  expectError(t, denied, 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
+  t.equal(denied.status, 403);
+});
+
 t.test('an organization outside the key scope or the membership is FORBIDDEN and reveals nothing', async (t) => {
   // key scoped to Beta, caller not a member of Beta
   const stranger = await outsider(srv, other.organizationId);

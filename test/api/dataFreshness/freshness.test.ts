@@ -116,5 +116,5 @@ t.test('input: rightsholderIds are required uuids; GET only', async (t) => {
     ok: false,
     error: { data: { errorCode: 'VALIDATION_FAILED', fields: [{ path: 'rightsholderIds.0' }] } },
   });
-  t.match(await owner.client.mutate('dataFreshness.isReady', { organizationId: org, rightsholderIds: [ds.rh1] }), { ok: false, error: { data: { code: 'METHOD_NOT_SUPPORTED' } } });
+  t.match(await owner.client.mutate('dataFreshness.isReady', { organizationId: org, rightsholderIds: [ds.rh1] }), { ok: false, error: { data: { code: 'BAD_REQUEST', errorCode: 'METHOD_NOT_SUPPORTED' } } });
 });

@@ -215,15 +215,15 @@ t.test('the OpenAI-compatible provider, against a local server speaking its wire
   t.match(st, { provider: 'openai', method: 'model', proposal: { cleansed: 'Jukebox Plays', primarySalesType: 'Public Performance', secondarySalesType: 'General Licensing' } });
   const lastChat = requests.filter((r) => r.url === '/v1/chat/completions').at(-1)!;
   t.ok(JSON.parse(lastChat.body.messages[1].content).taxonomy.length === 27, 'the taxonomy is in the prompt');
-  expectError(t, await aiOp.mutate('lookupSalesType.resolveWithAI', { original: 'Bogus' }), 'BAD_GATEWAY', 'AI_PROVIDER_FAILED');
+  expectError(t, await aiOp.mutate('lookupSalesType.resolveWithAI', { original: 'Bogus' }), 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
 
   const rag = data(await aiOp.mutate('lookupSource.ragCreate', { name: 'Kiosk', category: 'streaming' }));
   t.match(rag, { embeddingModel: 'openai:test-embed', dimensions: 4, embedding: [5, 107, 1, 0.5] });
 
   mode = 'error';
   const failed = await aiOp.mutate('lookupSource.resolveWithAI', { original: 'Something Unknown Entirely' });
-  expectError(t, failed, 'BAD_GATEWAY', 'AI_PROVIDER_FAILED');
-  t.equal(failed.status, 502);
+  expectError(t, failed, 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
+  t.equal(failed.status, 500);
   mode = 'garbage';
-  expectError(t, await aiOp.mutate('lookupSource.resolveWithAI', { original: 'Something Unknown Entirely' }), 'BAD_GATEWAY', 'AI_PROVIDER_FAILED');
+  expectError(t, await aiOp.mutate('lookupSource.resolveWithAI', { original: 'Something Unknown Entirely' }), 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
 });

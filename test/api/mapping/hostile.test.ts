@@ -39,7 +39,7 @@ t.test('__proto__ and constructor keys in bodies are refused before anything run
   const body = `{"0":{"organizationId":"${org}","headers":["P","Q"],"headerHash":"${computeHeaderHash(headers)}","fields":{"__proto__":{"column":"P"},"stmtYear":{"column":"P"}}}}`;
   const res = await owner.client.raw('POST', '/trpc/mapping.create?batch=1', body);
   t.not(res.status, 500);
-  t.match(res.body, [{ error: { data: { code: /^(PARSE_ERROR|BAD_REQUEST)$/ } } }]);
+  t.match(res.body, [{ error: { data: { code: 'BAD_REQUEST', errorCode: 'INVALID_JSON' } } }]);
   const ctor = `{"0":{"organizationId":"${org}","updates":[{"id":"${UNKNOWN_ID}","fields":{"constructor":{"prototype":{"polluted":true}}}}]}}`;
   const res2 = await owner.client.raw('POST', '/trpc/mapping.batchUpdate?batch=1', ctor);
   t.not(res2.status, 500);

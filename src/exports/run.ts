@@ -66,11 +66,14 @@ const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const sqlString = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
 /**
- * Text that a spreadsheet would read as a formula (=, +, -, @, tab, carriage return first) gets a
- * leading apostrophe, the usual neutralisation; number and date columns are left as they are.
+ * Text that a spreadsheet would read as a formula (=, +, -, @, tab, carriage return first, also
+ * behind control characters, which the XLSX writer drops as XML cannot hold them) gets a leading
+ * apostrophe, the usual neutralisation; number and date columns are left as they are.
  */
 export function neutralizedSql(expr: string): string {
-  return `CASE WHEN left(${expr}, 1) IN ('=', '+', '-', '@', chr(9), chr(13)) THEN '''' || ${expr} ELSE ${expr} END`;
+  const lead = `left(${expr}, 1) IN ('=', '+', '-', '@', chr(9), chr(13))`;
+  const behindControls = `(ascii(${expr}) < 32 AND regexp_matches(${expr}, '^[\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F]*[=+\\-@\\t\\r]'))`;
+  return `CASE WHEN ${lead} OR ${behindControls} THEN '''' || ${expr} ELSE ${expr} END`;
 }
 
 // --- claiming and finishing ------------------------------------------------------------------
@@ -202,15 +205,20 @@ async function progress(deps: Deps, exportId: string, done: number, total: numbe
 
 // --- access -----------------------------------------------------------------------------------
 
-/** The requester's restrictions now: they must still be an active member who sees every rightsholder named. */
+/**
+ * The requester's restrictions now: they must still be an active member who sees every rightsholder
+ * named, or a platform operator (who acts in every organization without a membership).
+ */
 async function restrictionsOf(deps: Deps, e: ExportRow): Promise<Restrictions> {
   const gone = () => new AppError('EXPORT_ACCESS_REVOKED', 'The member who requested the export no longer has access to all of its rightsholders');
   if (!e.requested_by) throw gone();
-  const { rows } = await deps.pool.query<{ status: string }>('SELECT status FROM memberships WHERE organization_id = $1 AND user_id = $2', [
-    e.organization_id,
-    e.requested_by,
-  ]);
-  if (rows[0]?.status !== 'active') throw gone();
+  const { rows } = await deps.pool.query<{ status: string | null; platform_role: string | null }>(
+    `SELECT m.status, u.platform_role FROM users u LEFT JOIN memberships m ON m.user_id = u.id AND m.organization_id = $1 WHERE u.id = $2`,
+    [e.organization_id, e.requested_by],
+  );
+  const requester = rows[0];
+  const operator = !!requester?.platform_role && (requester.status === null || requester.status === undefined);
+  if (requester?.status !== 'active' && !operator) throw gone();
   const scope = await rightsholderScope(deps.pool, e.organization_id, e.requested_by);
   if (scope !== null && !e.rightsholder_ids.every((id) => scope.includes(id))) throw gone();
   return { organizationId: e.organization_id, rightsholderIds: [...e.rightsholder_ids].sort() };

@@ -130,6 +130,121 @@ async function readAll(c: DuckDBConnection, sql: string, params: string[], timeo
   }
 }
 
+/**
+ * The memory an answer holds, counted value by value in O(values) (no string is read): 16 bytes
+ * a value (its slot and a number or a header), 8 more a key of an object, 24 a string plus one
+ * a character (V8 keeps Latin-1 text one byte a character). A string or an array thus counts a
+ * little more than its JSON text.
+ */
+function answerBytes(value: unknown): number {
+  if (typeof value === 'string') return 24 + value.length;
+  if (value === null || typeof value !== 'object') return 16;
+  let bytes = 16;
+  if (Array.isArray(value)) {
+    for (const v of value) bytes += answerBytes(v);
+  } else {
+    for (const v of Object.values(value)) bytes += 8 + answerBytes(v);
+  }
+  return bytes;
+}
+
+/** Table functions whose columns are their own: they read neither the table nor the catalog. */
+const PLAIN_TABLE_FUNCTIONS = new Set(['range', 'generate_series', 'unnest']);
+/** The `type` of the parser's table references (expressions carry a `class` besides). */
+const TABLE_REF_TYPES = new Set(['BASE_TABLE', 'JOIN', 'SUBQUERY', 'TABLE_FUNCTION', 'EXPRESSION_LIST', 'EMPTY', 'PIVOT', 'SHOW_REF', 'COLUMN_DATA', 'DELIM_GET']);
+
+/**
+ * The view columns a parsed statement (json_serialize_sql's tree) needs. Pruning is safe only
+ * when every column it reads is named, so every column is needed as soon as anything reads
+ * columns it does not name or the table's shape: `*` and COLUMNS(...), a whole-row reference, a
+ * positional reference (#n), NATURAL JOIN, column aliases on the table (`AS t(a, b)` renames by
+ * position), PIVOT/UNPIVOT, DESCRIBE/SUMMARIZE/SHOW, any table but the view and the statement's
+ * own CTEs (information_schema.*, duckdb_columns, pg_catalog.*: the catalog), and any table
+ * function but range/generate_series/unnest (duckdb_columns(), pragma_table_info(),
+ * query_table(), query()). A JOIN ... USING names its columns. Unknown forms load everything.
+ */
+export function viewColumnsRead(statements: unknown): string[] {
+  const columns = new Set(sqlTableColumns.map((c) => c.name));
+  const tables = new Set<string>();
+  const named = new Set<string>();
+  const lastParts = new Set<string>();
+  let everything = false;
+  const text = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : '');
+
+  const table = (n: Record<string, unknown>, ctes: ReadonlySet<string>): void => {
+    switch (n.type) {
+      case 'BASE_TABLE': {
+        const name = text(n.table_name);
+        const schema = text(n.schema_name);
+        const catalog = text(n.catalog_name);
+        const cte = schema === '' && catalog === '' && ctes.has(name);
+        const renamed = Array.isArray(n.column_name_alias) && n.column_name_alias.length > 0;
+        const view = name === VIEW && (schema === '' || schema === 'main') && (catalog === '' || catalog === 'memory');
+        if (!cte && (!view || renamed)) everything = true;
+        tables.add(name);
+        if (text(n.alias)) tables.add(text(n.alias));
+        return;
+      }
+      case 'JOIN':
+        if (n.ref_type === 'NATURAL') everything = true;
+        if (Array.isArray(n.using_columns)) for (const c of n.using_columns) named.add(text(c));
+        return;
+      case 'TABLE_FUNCTION': {
+        const fn = n.function as Record<string, unknown> | null | undefined;
+        if (!PLAIN_TABLE_FUNCTIONS.has(text(fn?.function_name)) || text(fn?.schema) !== '') everything = true;
+        return;
+      }
+      case 'SUBQUERY':
+      case 'EXPRESSION_LIST':
+      case 'EMPTY':
+        return;
+      default:
+        everything = true;
+    }
+  };
+
+  const walk = (node: unknown, ctes: ReadonlySet<string>, isTable: boolean): void => {
+    if (everything) return;
+    if (Array.isArray(node)) {
+      for (const child of node) walk(child, ctes, isTable);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    const n = node as Record<string, unknown>;
+    // a CTE's body sees the CTEs before it and itself (recursive); the rest of the node all of them
+    let scope = ctes;
+    const map = (n.cte_map as { map?: unknown } | undefined)?.map;
+    if (Array.isArray(map) && map.length > 0) {
+      const inner = new Set(ctes);
+      for (const entry of map as { key?: unknown; value?: unknown }[]) {
+        inner.add(text(entry.key));
+        walk(entry.value, new Set(inner), false);
+      }
+      scope = inner;
+    }
+    const tableRef = isTable || (!('class' in n) && typeof n.type === 'string' && TABLE_REF_TYPES.has(n.type));
+    if (tableRef) table(n, scope);
+    if (n.class === 'STAR' || n.class === 'POSITIONAL_REFERENCE') everything = true;
+    if (n.class === 'COLUMN_REF' && Array.isArray(n.column_names)) {
+      const parts = n.column_names.map(text);
+      for (const p of parts) named.add(p);
+      lastParts.add(parts[parts.length - 1]!);
+    }
+    for (const [key, child] of Object.entries(n)) {
+      if (key === 'cte_map') continue;
+      const childIsTable = key === 'from_table' || (tableRef && n.type === 'JOIN' && (key === 'left' || key === 'right')) || (tableRef && n.type === 'PIVOT' && key === 'source');
+      walk(child, scope, childIsTable);
+    }
+  };
+  walk(statements, new Set(), false);
+  // a table name or alias as a value is the whole row as a struct: it needs every column
+  for (const t of tables) if (lastParts.has(t)) everything = true;
+  if (everything) return [...columns];
+  const wanted = [...named].filter((n) => columns.has(n));
+  // a table needs one column even when the statement names none (count(*), SELECT 1)
+  return wanted.length > 0 ? wanted : ['organization_id'];
+}
+
 export class AnalyticsEngine {
   private readonly orgs = new Map<string, OrgFacts>();
   private readonly readings = new Map<string, FingerprintReading>();
@@ -266,7 +381,8 @@ export class AnalyticsEngine {
 
   /**
    * Parses the statement in the trusted database (parsing runs nothing), refuses anything but
-   * one SELECT early, and reads which view columns it names so the sandbox is given only those.
+   * one SELECT early, and reads which view columns it needs so the sandbox is given only those
+   * (all of them whenever that cannot be told from its names: viewColumnsRead).
    */
   private async inspectSql(facts: OrgFacts, sql: string): Promise<string[]> {
     const json = await facts.withConnection(async (c) => String((await c.runAndReadAll('SELECT json_serialize_sql(CAST($1 AS VARCHAR))', [sql])).getRows()[0]![0]));
@@ -278,33 +394,7 @@ export class AnalyticsEngine {
     if (tree.statements?.length !== 1) {
       throw new AppError('SQL_QUERY_NOT_SELECT', `Exactly one SELECT statement is allowed; this text has ${tree.statements?.length ?? 0}`);
     }
-    const columns = new Set(sqlTableColumns.map((c) => c.name));
-    const tables = new Set<string>();
-    const named = new Set<string>();
-    let everything = false;
-    const walk = (node: unknown): void => {
-      if (Array.isArray(node)) return node.forEach(walk);
-      if (!node || typeof node !== 'object') return;
-      const n = node as Record<string, unknown>;
-      if (n.class === 'STAR' || n.type === 'STAR') everything = true;
-      if (n.type === 'BASE_TABLE') {
-        if (typeof n.table_name === 'string') tables.add(n.table_name.toLowerCase());
-        if (typeof n.alias === 'string' && n.alias) tables.add(n.alias.toLowerCase());
-      }
-      if (n.class === 'COLUMN_REF' && Array.isArray(n.column_names)) {
-        const parts = n.column_names.map((p) => String(p).toLowerCase());
-        named.add(parts[parts.length - 1]!);
-        if (parts.length === 1) named.add(`whole:${parts[0]}`);
-      }
-      Object.values(n).forEach(walk);
-    };
-    walk(tree.statements);
-    // a bare table name or alias is the whole row as a struct: it needs every column
-    for (const t of tables) if (named.has(`whole:${t}`)) everything = true;
-    if (everything) return [...columns];
-    const wanted = [...named].filter((n) => columns.has(n));
-    // a table needs one column even when the statement names none (count(*), SELECT 1)
-    return wanted.length > 0 ? wanted : ['organization_id'];
+    return viewColumnsRead(tree.statements);
   }
 
   private async runSql(sql: string, restrictions: Restrictions, fp: Fingerprint): Promise<SqlPayload> {
@@ -356,10 +446,9 @@ export class AnalyticsEngine {
   }
 
   private remember(key: string, value: CubePayload | SqlPayload): void {
-    const rows = 'data' in value ? value.data.length : value.rows.length;
-    const width = 'data' in value ? Object.keys(value.data[0] ?? {}).length : value.schema.length;
-    const bytes = 512 + rows * Math.max(1, width) * 32;
     const max = this.settings.resultCacheMb * 1_048_576;
+    const bytes = answerBytes(value);
+    // an answer larger than the whole budget is not kept (it would push every other one out)
     if (bytes > max) return;
     const previous = this.cache.get(key);
     if (previous) {
@@ -373,6 +462,11 @@ export class AnalyticsEngine {
       this.cache.delete(k);
       this.cacheBytes -= entry.bytes;
     }
+  }
+
+  /** What the answer cache holds: entries, their counted bytes (answerBytes), the budget. */
+  cacheStats(): { entries: number; bytes: number; limitBytes: number } {
+    return { entries: this.cache.size, bytes: this.cacheBytes, limitBytes: this.settings.resultCacheMb * 1_048_576 };
   }
 
   /** The synchronous window: the answer, or TIMEOUT while the run goes on for a later poll. */

@@ -180,6 +180,13 @@ export const model: SemanticModel = {
   expressions: {
     usd_earnings: { sql: 'f.royalty_earnings * fx.rate', joins: ['fx'] },
     usd_gross_earnings: { sql: 'f.gross_royalty_earnings * fx.rate', joins: ['fx'] },
+    // The USD amount (exact: DECIMAL(38,26), scales add) at 10 decimals, for the measures that
+    // multiply it again or sum it beside a factor: at scale 26 a sum overflows DuckDB's 38 digits
+    // from 1.7e12 USD, 100 × a sum from 1.7e10, and × an age (scale 30) from about 1e8 USD-years.
+    // At scale 10, × an age (DECIMAL(18,4)) is DECIMAL(38,14): 24 integer digits, and its sum the
+    // same type, so 1e15 USD at 200 years fits many times over; ratios of such sums (DOUBLE,
+    // rounded to 4 decimals) do not move for a 10th-decimal rounding of each row.
+    usd_earnings_d10: { sql: 'CAST({usd_earnings} AS DECIMAL(38,10))', joins: [] },
     product_key: { sql: "coalesce(cat.product_id, f.isrc, lower(f.raw_title) || '|' || lower(coalesce(f.raw_artist, '')))", joins: ['catalog'] },
     months_back: { sql: 'lp.month_index - f.month_index', joins: ['latestPeriod'] },
     right_text: { sql: 'lower(f.type_of_right)', joins: [] },
@@ -576,7 +583,7 @@ export const model: SemanticModel = {
       description: `Earnings-weighted mean product age in years (4 decimals): sum(royalty_earnings_usd × product_age) / sum(royalty_earnings_usd) over the rows in 01.LTM with a known product age and positive USD earnings; NULL when there are none. ${RELEASE_DATES}`,
       type: 'number',
       aggType: 'number',
-      sql: 'CAST(round(sum({usd_earnings} * {product_age}) FILTER (WHERE {ltm_positive} AND {product_age} IS NOT NULL) / sum({usd_earnings}) FILTER (WHERE {ltm_positive} AND {product_age} IS NOT NULL), 4) AS DECIMAL(18,4))',
+      sql: 'CAST(round(sum({usd_earnings_d10} * {product_age}) FILTER (WHERE {ltm_positive} AND {product_age} IS NOT NULL) / sum({usd_earnings_d10}) FILTER (WHERE {ltm_positive} AND {product_age} IS NOT NULL), 4) AS DECIMAL(18,4))',
       joins: [],
       rollup: null,
     },
@@ -588,7 +595,7 @@ export const model: SemanticModel = {
       type: 'number',
       aggType: 'number',
       format: 'percent',
-      sql: 'coalesce(CAST(round(100 * sum({usd_earnings}) FILTER (WHERE cat.resolved) / NULLIF(sum({usd_earnings}), 0), 4) AS DECIMAL(18,4)), CAST(0 AS DECIMAL(18,4)))',
+      sql: 'coalesce(CAST(round(100 * sum({usd_earnings_d10}) FILTER (WHERE cat.resolved) / NULLIF(sum({usd_earnings_d10}), 0), 4) AS DECIMAL(18,4)), CAST(0 AS DECIMAL(18,4)))',
       joins: ['catalog'],
       rollup: null,
     },
@@ -620,7 +627,7 @@ export const model: SemanticModel = {
       type: 'number',
       aggType: 'number',
       format: 'percent',
-      sql: 'coalesce(CAST(round(100 * sum({usd_earnings}) FILTER (WHERE {ltm_positive} AND {product_age} IS NOT NULL) / NULLIF(sum({usd_earnings}) FILTER (WHERE {ltm_positive}), 0), 4) AS DECIMAL(18,4)), CAST(0 AS DECIMAL(18,4)))',
+      sql: 'coalesce(CAST(round(100 * sum({usd_earnings_d10}) FILTER (WHERE {ltm_positive} AND {product_age} IS NOT NULL) / NULLIF(sum({usd_earnings_d10}) FILTER (WHERE {ltm_positive}), 0), 4) AS DECIMAL(18,4)), CAST(0 AS DECIMAL(18,4)))',
       joins: [],
       rollup: null,
     },

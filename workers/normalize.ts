@@ -74,6 +74,7 @@ export interface NormalizeOutput {
   dataRows: number;
   keptRows: number;
   dropped: { reason: string; rows: number }[];
+  /** net and gross of all rows when they are in one currency (else null: see perCurrency) */
   net: string | null;
   gross: string | null;
   units: string | null;
@@ -182,8 +183,10 @@ CREATE MACRO amount_digits(s) AS
 CREATE MACRO cast_amount(s) AS coalesce(TRY_CAST(TRY_CAST(s AS DECIMAL(18,12)) AS DECIMAL(38,12)), CASE
   WHEN strpos(s, '.') = 0 AND strpos(s, 'e') = 0 AND strpos(s, 'E') = 0 THEN TRY_CAST(TRY_CAST(s AS HUGEINT) AS DECIMAL(38,12))
   ELSE TRY_CAST(s AS DECIMAL(38,12)) END);
-CREATE MACRO parse_amount_slow(s, decimal_comma) AS amount_sign(s) * cast_amount(
-  CASE WHEN decimal_comma THEN replace(replace(amount_digits(s), '.', ''), ',', '.') ELSE replace(amount_digits(s), ',', '') END);
+-- a cell saying there is no amount (N/A, -, —, NULL): empty, not unreadable (Excel's #N/A is an error value and is)
+CREATE MACRO no_amount(s) AS s IS NULL OR (length(s) <= 4 AND upper(s) IN ('N/A', 'NA', '-', '--', '—', '–', 'NULL', 'NONE'));
+CREATE MACRO parse_amount_slow(s, decimal_comma) AS CASE WHEN no_amount(s) THEN NULL ELSE amount_sign(s) * cast_amount(
+  CASE WHEN decimal_comma THEN replace(replace(amount_digits(s), '.', ''), ',', '.') ELSE replace(amount_digits(s), ',', '') END) END;
 -- most cells are plain numbers: a direct cast, and the regular expressions only for the rest
 CREATE MACRO parse_amount(s, decimal_comma) AS CASE
   WHEN s IS NULL THEN NULL
@@ -301,16 +304,22 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
     if (!columnIndex.has(headerKey(h))) columnIndex.set(headerKey(h), i);
   });
   const fields = input.fields;
+  // what the file reader found out about a column, by its header as the file has it (the mapping may
+  // name it in another case or spacing)
+  const headerOf = (column: string | undefined) => {
+    const i = column === undefined ? undefined : columnIndex.get(headerKey(column));
+    return i === undefined ? undefined : input.header[i];
+  };
   const decimalCommaOf = (spec: FieldSpec | undefined): boolean => {
     if (spec?.format === 'decimal_comma') return true;
     if (spec?.format === 'decimal_point') return false;
-    const column = spec?.column ?? spec?.columns?.[0];
-    return column !== undefined && input.decimalComma[column] === true;
+    const header = headerOf(spec?.column ?? spec?.columns?.[0]);
+    return header !== undefined && input.decimalComma[header] === true;
   };
   const dateOrderOf = (spec: FieldSpec | undefined): DateOrder => {
     if (spec?.format === 'MDY' || spec?.format === 'DMY' || spec?.format === 'YMD') return spec.format;
-    const column = spec?.column;
-    return (column !== undefined && input.dateOrder[column]) || 'YMD';
+    const header = headerOf(spec?.column);
+    return (header !== undefined && input.dateOrder[header]) || 'YMD';
   };
   const one = async (sql: string, c = connection) => (await c.runAndReadAll(sql)).getRows();
   const json = async (sql: string, c = connection) => (await c.runAndReadAll(sql)).getRowsJson();
@@ -367,7 +376,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   // their distinct values, with the rows whose amount cell is empty, in one pass over the data rows
   const distinctAggregates = (where: string) =>
     `${textFields.map((f) => `list(DISTINCT ${t(f)}) FILTER (WHERE ${where} ${t(f)} IS NOT NULL)`).join(', ')},
-      count(*) FILTER (WHERE ${where} ${t('royaltyEarnings')} IS NULL)`;
+      count(*) FILTER (WHERE ${where} no_amount(${t('royaltyEarnings')}))`;
   const textColumns = [...textFields, 'royaltyEarnings' as const].map((f) => `${textOfField(f)} AS ${t(f)}`).join(', ');
 
   // one parallel pass over the file: its rows, the rows that are not data, the distinct values.
@@ -675,14 +684,16 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   const multiColumnAmount = (fields.royaltyEarnings?.columns?.length ?? 0) > 1;
   const invalidAmounts = multiColumnAmount ? 0 : Math.max(0, Number(totals[6]) - missingAmounts);
   const stmt = stmtRows[0];
+  // money of several currencies is never added up: the statement's totals are then per currency only
+  const oneCurrency = perCurrency.length <= 1;
   lap('figures');
   const output: NormalizeOutput = {
     timings,
     dataRows: total,
     keptRows: Number(totals[0]),
     dropped: droppedRows,
-    net: totals[1] === null ? null : String(totals[1]),
-    gross: totals[2] === null ? null : String(totals[2]),
+    net: totals[1] === null || !oneCurrency ? null : String(totals[1]),
+    gross: totals[2] === null || !oneCurrency ? null : String(totals[2]),
     units: totals[3] === null ? null : String(totals[3]),
     perCurrency,
     stmt: stmt ? { year: Number(stmt[0]), period: Number(stmt[1]), cadence: String(stmt[2]) as Cadence } : null,

@@ -1,6 +1,7 @@
 // The standard fields of a normalized statement row, how each is read, and how header names
 // compare: without zod, so the normalizer's thread does not load it (src/ingest/fields.ts has the
 // mapping schema and re-exports these).
+import { normalizeHeaderCell } from '../../workers/headerHash.ts';
 
 export const standardFields = [
   'stmtYear',
@@ -77,7 +78,7 @@ export const fieldKinds: Record<StandardField, 'period' | 'cadence' | 'currency'
   payor: 'text',
 };
 
-/** Header names compare trimmed, case-insensitively, with inner white space collapsed. */
+/** Header names compare as the header hash reads them: trimmed, case-insensitively, white space collapsed, zero-width characters dropped. */
 export function headerKey(name: string): string {
-  return name.trim().toLowerCase().replace(/\s+/g, ' ');
+  return normalizeHeaderCell(name);
 }

@@ -33,6 +33,27 @@ export interface RemovedRow {
   cells: string[];
 }
 
+/** What a labelled footer total counts: the money (net earnings), the units, or the rows. */
+export type FooterMeasure = 'amount' | 'units' | 'rows';
+
+/** A footer row (below the data) read as the statement's own figures. */
+export interface FooterTotal {
+  /** the row's label (its first cell, without an inline `:value`); '' for a row of numbers only */
+  label: string;
+  /** the row's numbers as written, keyed by the header name of the column they sit in */
+  values: Record<string, string>;
+  /**
+   * 'total': a total of the rows (`Total`, `Grand Total`, `Total_Amount`), checked against their sum;
+   * 'balance': a balance line (`Balance Brought Forward`, `Opening balance`, `Carried forward`,
+   * `Amount Payable`, `Payment`), statement-level metadata never compared with the rows
+   */
+  kind: 'total' | 'balance';
+  /** a labelled row's one number as written (`Total_Amount<tab>206.89`, `Total_Amount:32.68`), wherever it sits */
+  value?: string;
+  /** what a total's label says it counts (`Total_Amount`/`Total Amount` → amount, `Total_Units` → units, `Total_Rows`/`Row Count` → rows); set with `value` */
+  measure?: FooterMeasure;
+}
+
 export interface SheetCandidate {
   name: string;
   /** records in the sheet (rows written to its CSV) */
@@ -69,8 +90,8 @@ export interface LocatedTable {
   removedTotal: number;
   /** key/value metadata above the header (Period, Currency, Payee, Account ...) */
   preambleValues: Record<string, string>;
-  /** numbers in footer rows, keyed by the header name of their column */
-  footerTotals: { label: string; values: Record<string, string> }[];
+  /** the footer's totals and balance lines, in file order (see FooterTotal) */
+  footerTotals: FooterTotal[];
   /** per header name of columns holding numbers: true when they use a decimal comma */
   decimalComma: Record<string, boolean>;
   /** per header name of date-like columns: the day/month order */

@@ -12,8 +12,9 @@ import { Transform } from 'node:stream';
 import { withTransaction } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../trpc/context.ts';
-import type { LocatedTable } from './fileTypes.ts';
-import { missingRequiredFields } from './fields.ts';
+import type { FooterMeasure, LocatedTable } from './fileTypes.ts';
+import { headerKey, missingRequiredFields, type FieldSpec, type MappingFields } from './fields.ts';
+import { readAmount } from './amounts.ts';
 import { findMappingByHeaderHash } from './mappings.ts';
 import { failStatement } from './statements.ts';
 import { periodOf, type Cadence } from './values.ts';
@@ -114,7 +115,13 @@ async function addPreambleRows(removedPath: string, located: LocatedTable): Prom
 }
 
 /** Flags that need only what the file and its normalization say. */
-export function statementFlags(located: LocatedTable, out: NormalizeOutput, moneyColumn: string | undefined): Flag[] {
+export function statementFlags(
+  located: LocatedTable,
+  out: NormalizeOutput,
+  moneyColumn: string | undefined,
+  /** the mapping's money and units fields (their columns and formats), for the footer totals */
+  fields: Pick<MappingFields, 'royaltyEarnings' | 'units'> = {},
+): Flag[] {
   const flags: Flag[] = [];
   if (out.keptRows === 0) flags.push({ kind: 'no_data_rows', severity: 'warning', message: 'The statement has a header but no data rows.' });
   if (out.issues.invalidAmounts > 0) {
@@ -132,24 +139,69 @@ export function statementFlags(located: LocatedTable, out: NormalizeOutput, mone
     flags.push({ kind: 'missing_statement_period', severity: 'error', message: `${out.issues.missingStmtPeriod} rows have no statement period.`, details: { rows: out.issues.missingStmtPeriod } });
   }
   if (out.stmtPeriods > 1) flags.push({ kind: 'several_statement_periods', severity: 'info', message: `The rows span ${out.stmtPeriods} statement periods.` });
+  const currencies = out.perCurrency.filter((c) => c.rows > 0);
+  if (currencies.length > 1) {
+    const names = currencies.map((c) => c.currency ?? '(none)');
+    flags.push({
+      kind: 'several_currencies',
+      severity: 'info',
+      message: `The rows are in ${currencies.length} currencies (${names.join(', ')}): the statement's totals are per currency.`,
+      details: { currencies: names },
+    });
+  }
   if (out.net !== null && out.net.startsWith('-')) flags.push({ kind: 'negative_total', severity: 'warning', message: `The statement's net total is negative (${out.net}).` });
-  // a footer total, where the file has one for the money column, must equal the sum of the rows
-  if (moneyColumn && out.net !== null) {
-    for (const total of located.footerTotals) {
-      const stated = total.values[moneyColumn];
-      if (stated === undefined) continue;
-      const cleaned = stated.replace(/[^0-9.,\-()]/g, '');
-      const normalized = cleaned.includes(',') && !cleaned.includes('.') ? cleaned.replace(',', '.') : cleaned.replace(/,/g, '');
-      const value = normalized.startsWith('(') ? `-${normalized.replace(/[()]/g, '')}` : normalized;
-      if (!/^-?\d+(\.\d+)?$/.test(value)) continue;
-      if (!sameAmount(value, out.net)) {
-        flags.push({
-          kind: 'footer_total_mismatch',
-          severity: 'error',
-          message: `The file's total (${stated}) differs from the sum of its rows (${out.net}).`,
-          details: { label: total.label, stated, computed: out.net },
-        });
-      }
+  const negative = currencies.length > 1 ? currencies.filter((c) => c.net?.startsWith('-')) : [];
+  if (negative.length > 0) {
+    flags.push({
+      kind: 'negative_total',
+      severity: 'warning',
+      message: `The statement's net total is negative in ${negative.map((c) => `${c.currency ?? '(no currency)'} (${c.net})`).join(', ')}.`,
+    });
+  }
+  // rows with no amount at all (an empty cell, N/A, -): all of them is a statement nothing could be read from
+  // (a workbook whose formulas were saved without their values, a mapping on the wrong column)
+  const missing = out.issues.missingAmounts;
+  if (out.keptRows > 0 && missing >= out.keptRows) {
+    flags.push({
+      kind: 'missing_amounts',
+      severity: 'error',
+      message: 'No row has an amount: the money column is empty (a workbook saved without the values of its formulas, or the wrong column).',
+      details: { rows: missing },
+    });
+  } else if (missing > 0) {
+    flags.push({ kind: 'missing_amounts', severity: 'info', message: `${missing} rows have no amount.`, details: { rows: missing } });
+  }
+  // the file's own totals must equal the sums of its rows: a labelled total (Total_Amount, Total_Units,
+  // Total_Rows) by what its label names, any other by its numbers under the money and units columns,
+  // found as the mapping finds its columns (headerKey) and read as the rows' amounts are read. Balance
+  // lines (brought forward, payable, payment) are statement-level figures, never compared.
+  const headerOf = (column: string | undefined) => (column === undefined ? undefined : located.header.find((h) => headerKey(h) === headerKey(column)));
+  const decimalCommaOf = (spec: FieldSpec | undefined) => {
+    if (spec?.format === 'decimal_comma' || spec?.format === 'decimal_point') return spec.format === 'decimal_comma';
+    const header = headerOf(spec?.column ?? spec?.columns?.[0]);
+    return header !== undefined && Object.hasOwn(located.decimalComma, header) && located.decimalComma[header] === true;
+  };
+  const money = fields.royaltyEarnings ?? (moneyColumn ? { column: moneyColumn } : undefined);
+  const sums: Record<FooterMeasure, { spec: FieldSpec | undefined; computed: string | null; message: (stated: string, computed: string) => string }> = {
+    amount: { spec: money, computed: out.net, message: (stated, computed) => `The file's total (${stated}) differs from the sum of its rows (${computed}).` },
+    units: { spec: fields.units, computed: out.units, message: (stated, computed) => `The file's units total (${stated}) differs from the sum of its rows' units (${computed}).` },
+    rows: { spec: money, computed: String(out.keptRows), message: (stated, computed) => `The file's row count (${stated}) differs from the number of rows read (${computed}).` },
+  };
+  const checkFooter = (label: string, measure: FooterMeasure, stated: string) => {
+    const { spec, computed, message } = sums[measure];
+    const value = readAmount(stated, decimalCommaOf(spec));
+    if (computed === null || value === null || sameAmount(value, computed)) return;
+    flags.push({ kind: 'footer_total_mismatch', severity: 'error', message: message(stated, computed), details: { label, measure, stated, computed } });
+  };
+  for (const total of located.footerTotals) {
+    if (total.kind === 'balance') continue;
+    if (total.measure && total.value !== undefined) {
+      checkFooter(total.label, total.measure, total.value);
+      continue;
+    }
+    for (const measure of ['amount', 'units'] as const) {
+      const header = headerOf(sums[measure].spec?.column);
+      if (header !== undefined && Object.hasOwn(total.values, header)) checkFooter(total.label, measure, total.values[header]!);
     }
   }
   return flags;
@@ -290,7 +342,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
 
     lap('upload');
     const moneyColumn = mapping.fields.royaltyEarnings?.column;
-    const flags = statementFlags(located, normalized, moneyColumn);
+    const flags = statementFlags(located, normalized, moneyColumn, mapping.fields);
     const stmtPeriod = normalized.stmt ? periodOf(normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence as Cadence) : null;
 
     await withTransaction(deps.pool, async (db) => {
@@ -396,7 +448,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
            stmt_year = $8, stmt_period = $9, stmt_cadence = $10,
            currency = $11, sales_period_start = $12, sales_period_end = $13,
            net_earnings = $14, gross_earnings = $15, units = $16,
-           normalized_key = $17, normalized_version = $18, variants = $19, processed_at = clock_timestamp(),
+           normalized_key = $17, normalized_version = $18, variants = $19, processed_at = clock_timestamp(), currency_totals = $20,
            suggested_mapping = NULL, updated_at = clock_timestamp()
          WHERE id = $1`,
         [
@@ -419,6 +471,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
           normalizedKey,
           version,
           JSON.stringify(variants),
+          JSON.stringify(normalized.perCurrency),
         ],
       );
       // the rightsholder's catalog block follows its processed statements (queued with this commit)

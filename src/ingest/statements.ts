@@ -60,6 +60,8 @@ export interface StatementRecord {
   netEarnings: string | null;
   grossEarnings: string | null;
   units: string | null;
+  /** per currency: every statement has them once processed; net and gross above only for one currency */
+  currencyTotals: { currency: string | null; rows: number; net: string | null; gross: string | null; units: string | null }[] | null;
   variants: string[];
   uploadExpiresAt: string | null;
   processedAt: string | null;
@@ -82,6 +84,7 @@ export const STATEMENT_SELECT = `
   s.stmt_year AS "stmtYear", s.stmt_period AS "stmtPeriod", s.stmt_cadence AS "stmtCadence", s.currency,
   to_char(s.sales_period_start, 'YYYY-MM-DD') AS "salesPeriodStart", to_char(s.sales_period_end, 'YYYY-MM-DD') AS "salesPeriodEnd",
   s.net_earnings::text AS "netEarnings", s.gross_earnings::text AS "grossEarnings", s.units::text AS units,
+  s.currency_totals AS "currencyTotals",
   ARRAY(SELECT jsonb_object_keys(s.variants) ORDER BY 1) AS variants,
   s.upload_expires_at AS "uploadExpiresAt", s.processed_at AS "processedAt",
   s.created_at AS "createdAt", s.updated_at AS "updatedAt", s.deleted_at AS "deletedAt",

@@ -7,6 +7,12 @@ import countries from 'i18n-iso-countries';
 const require = createRequire(import.meta.url);
 countries.registerLocale(require('i18n-iso-countries/langs/en.json'));
 
+/**
+ * Locales whose country names are read (English first: a name two locales give different
+ * countries keeps the earlier locale's). Registered on the first territory that is not a code.
+ */
+export const COUNTRY_NAME_LOCALES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'sv', 'da', 'nb', 'fi', 'pl', 'cs', 'hu', 'ro', 'tr', 'el', 'ru', 'uk', 'ja', 'ko', 'zh'] as const;
+
 export type Cadence = 'M' | 'Q' | 'H' | 'Y';
 
 export interface Period {
@@ -14,7 +20,10 @@ export interface Period {
   /** 1-12 monthly, 1-4 quarterly, 1-2 half-yearly, 1 yearly */
   period: number;
   cadence: Cadence;
-  /** first and last day, ISO dates */
+  /**
+   * first and last day, ISO dates; for a range that is no calendar period (`2024-03-03 - 2024-03-30`)
+   * the range's own first and last day
+   */
   start: string;
   end: string;
 }
@@ -72,11 +81,17 @@ export type DateOrder = 'YMD' | 'MDY' | 'DMY';
 
 /**
  * A calendar date from the many ways statements write one. The time part of a date-time is
- * ignored (never shifted by a time zone). Ambiguous day/month orders follow `order`.
+ * ignored (never shifted by a time zone). Ambiguous day/month orders follow `order`. A range of
+ * dates (`01/07/2023 - 31/12/2023`) is no date: null (parsePeriod reads it).
  */
 export function parseDate(raw: string, order: DateOrder = 'YMD'): string | null {
   const s = raw.trim().replace(/^"|"$/g, '');
   if (s.length === 0 || s.length > 40) return null;
+  if (readRange(s, order)) return null;
+  return dateOnly(s, order);
+}
+
+function dateOnly(s: string, order: DateOrder): string | null {
   let m = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T ].*)?$/.exec(s);
   if (m) return validDate(+m[1]!, +m[2]!, +m[3]!);
   m = /^(\d{1,2})[-/.](\d{1,2})[-/.](\d{2}|\d{4})(?:[ T].*)?$/.exec(s);
@@ -101,18 +116,32 @@ export function parseDate(raw: string, order: DateOrder = 'YMD'): string | null 
 
 /**
  * A statement period from a period string: `2024-03`, `2024/03`, `03/2024`, `Mar 2024`,
- * `March 2024`, `2024M3`, `202403`, `Q1 2024`, `2024Q1`, `2Q2024`, `20241` (year + quarter),
- * `2024 1st Quarter`, `H1 2024`, `2024H2`, `2024`; a full date gives its month.
+ * `March 2024`, `2024M3`, `202403`, `Q1 2024`, `2024Q1`, `2Q2024`, `20241` (year + quarter, a year
+ * of 1900-2200; other five-digit numbers are Excel serials), `2024 1st Quarter`, `H1 2024`,
+ * `2024H2`, `2024`; a full date gives its month; a range gives the period it spans (see
+ * periodOfRange): `202307202312` (BMG, months), `20240301-20240331`, `01/07/2023 - 31/12/2023`.
  */
 export function parsePeriod(raw: string, order: DateOrder = 'YMD'): Period | null {
   const s = raw.trim().replace(/^"|"$/g, '');
   if (s.length === 0 || s.length > 40) return null;
+  const p = periodOnly(s);
+  if (p !== undefined) return p;
+  const range = readRange(s, order);
+  if (range) return periodOfRange(range.start, range.end);
+  const date = dateOnly(s, order);
+  if (date) return periodOf(+date.slice(0, 4), +date.slice(5, 7), 'M');
+  return null;
+}
+
+/** A period written as one (no date, no range); undefined when no period format matches. */
+function periodOnly(s: string): Period | null | undefined {
   let m: RegExpExecArray | null;
   if ((m = /^(\d{4})\s*[-/.]?\s*M\s*(\d{1,2})$/i.exec(s))) return periodOf(+m[1]!, +m[2]!, 'M');
   if ((m = /^(\d{4})[-/.](\d{1,2})$/.exec(s))) return periodOf(+m[1]!, +m[2]!, 'M');
   if ((m = /^(\d{1,2})[-/.](\d{4})$/.exec(s))) return periodOf(+m[2]!, +m[1]!, 'M');
   if ((m = /^(\d{4})(\d{2})$/.exec(s))) return periodOf(+m[1]!, +m[2]!, 'M');
-  if ((m = /^(\d{4})([1-4])$/.exec(s))) return periodOf(+m[1]!, +m[2]!, 'Q');
+  // year + quarter (BMI `20241`) only for a plausible year: `45352` is an Excel serial
+  if ((m = /^(\d{4})([1-4])$/.exec(s)) && +m[1]! >= 1900 && +m[1]! <= 2200) return periodOf(+m[1]!, +m[2]!, 'Q');
   if ((m = /^Q([1-4])[\s\-/]*(\d{4})$/i.exec(s))) return periodOf(+m[2]!, +m[1]!, 'Q');
   if ((m = /^(\d{4})[\s\-/]*Q([1-4])$/i.exec(s))) return periodOf(+m[1]!, +m[2]!, 'Q');
   if ((m = /^([1-4])Q[\s\-/]*(\d{4})$/i.exec(s))) return periodOf(+m[2]!, +m[1]!, 'Q');
@@ -129,9 +158,73 @@ export function parsePeriod(raw: string, order: DateOrder = 'YMD'): Period | nul
     const month = MONTHS[m[2]!.toLowerCase()];
     return month ? periodOf(+m[1]!, month, 'M') : null;
   }
-  const date = parseDate(s, order);
-  if (date) return periodOf(+date.slice(0, 4), +date.slice(5, 7), 'M');
+  return undefined;
+}
+
+// between the two ends of a range: a dash (`-`, `–`, `—`) or `~`, or a word (`to`, `bis`, `au`, ...)
+const RANGE_SEPARATOR = /\s*[-\u2013\u2014~]\s*|\s+(?:to|thru|through|till|until|bis|au|al|a|tot)\s+/gi;
+
+/**
+ * The first and last day of a range: `202307202312` (BMG: from and to month), `2024030120240331`,
+ * ISO `2024-03-01/2024-03-31`, or two dates or periods around a separator (`20240301-20240331`,
+ * `01/07/2023 - 31/12/2023`, `Jul 2023 to Dec 2023`); a period end stands for its first (start)
+ * or last (end) day. Both dates follow one day order: a first number above 12 on either side
+ * makes it DMY, a second one MDY, else the column's `order`. Null when it is no range; a range
+ * whose start comes after its end is returned as written (no date, no period).
+ */
+function readRange(s: string, order: DateOrder): { start: string; end: string } | null {
+  let m = /^(\d{4})(\d{2})(\d{4})(\d{2})$/.exec(s);
+  if (m) return ends(periodOf(+m[1]!, +m[2]!, 'M')?.start, periodOf(+m[3]!, +m[4]!, 'M')?.end);
+  m = /^(\d{8})(\d{8})$/.exec(s);
+  if (m) return ends(dateOnly(m[1]!, 'YMD'), dateOnly(m[2]!, 'YMD'));
+  m = /^(\d{4}-\d{2}-\d{2})(?:T[^/]*)?\/(\d{4}-\d{2}-\d{2})(?:T.*)?$/.exec(s);
+  if (m) return ends(dateOnly(m[1]!, 'YMD'), dateOnly(m[2]!, 'YMD'));
+  for (const sep of s.matchAll(RANGE_SEPARATOR)) {
+    const left = s.slice(0, sep.index).trim();
+    const right = s.slice(sep.index + sep[0].length).trim();
+    if (left.length === 0 || right.length === 0) continue;
+    const sideOrder = rangeOrder(left, right, order);
+    const a = periodOnly(left) ?? dateOnly(left, sideOrder);
+    if (!a) continue;
+    const b = periodOnly(right) ?? dateOnly(right, sideOrder);
+    if (!b) continue;
+    return ends(typeof a === 'string' ? a : a.start, typeof b === 'string' ? b : b.end);
+  }
   return null;
+}
+
+function ends(start: string | null | undefined, end: string | null | undefined): { start: string; end: string } | null {
+  return start && end ? { start, end } : null;
+}
+
+function rangeOrder(left: string, right: string, order: DateOrder): DateOrder {
+  const dm = [left, right].map((side) => /^(\d{1,2})[-/.](\d{1,2})[-/.]\d/.exec(side));
+  if (dm.some((m) => m && +m[1]! > 12)) return 'DMY';
+  if (dm.some((m) => m && +m[2]! > 12)) return 'MDY';
+  return order;
+}
+
+/**
+ * The statement period of a range of days. A whole calendar month, quarter, half or year is that
+ * period (M, Q, H, Y). Any other span takes its cadence from its length (up to 45 days M, 135 Q,
+ * 270 H, longer Y) and is the period of that cadence its last day falls in (payors name a
+ * period by its end, e.g. Apple's fiscal months), with the range's own first and last day as
+ * start and end.
+ */
+export function periodOfRange(start: string, end: string): Period | null {
+  if (!(start <= end)) return null;
+  const [y1, m1, d1] = start.split('-').map(Number) as [number, number, number];
+  const [y2, m2, d2] = end.split('-').map(Number) as [number, number, number];
+  if (y1 === y2 && d1 === 1 && d2 === lastDay(y2, m2)) {
+    const months = m2 - m1 + 1;
+    for (const [cadence, span] of [['M', 1], ['Q', 3], ['H', 6], ['Y', 12]] as const) {
+      if (months === span && (m1 - 1) % span === 0) return periodOf(y1, (m1 - 1) / span + 1, cadence);
+    }
+  }
+  const days = (Date.parse(end) - Date.parse(start)) / 86_400_000 + 1;
+  const cadence: Cadence = days <= 45 ? 'M' : days <= 135 ? 'Q' : days <= 270 ? 'H' : 'Y';
+  const p = periodFromDate(end, cadence);
+  return p && { ...p, start, end };
 }
 
 /** A period read from a date, widened to the month, quarter, half or year it falls in. */
@@ -167,30 +260,86 @@ export function parseCurrency(raw: string): string | null {
   return null;
 }
 
-const SPECIAL_TERRITORIES: Record<string, string | null> = {
+/** ISO 3166's user-assigned "unknown or unspecified": the one bucket for every multi-territory or unknown marker. */
+export const MULTI_TERRITORY = 'ZZ';
+
+const TERRITORY_ALIASES: Record<string, string> = {
   UK: 'GB',
   EL: 'GR', // EU usage for Greece
-  OU: null, // DistroKid: "outside the United States"
-  WW: null,
-  XX: null,
-  ZZ: null,
-  EU: null,
-  WORLD: null,
-  WORLDWIDE: null,
-  'REST OF WORLD': null,
-  ROW: null,
 };
 
-/** ISO 3166-1 alpha-2 from an alpha-2, alpha-3 or numeric code or an English country name. */
+/**
+ * Values that name no single country: worldwide, regions, "other" and "unknown" (compared as
+ * nameKey: case, accents and `-_./` separators ignored). Read as MULTI_TERRITORY.
+ */
+export const MULTI_TERRITORY_MARKERS: readonly string[] = [
+  // codes: DistroKid's OU ("outside the United States"), WW, XX, ZZ, EU, ROW
+  'ou', 'ww', 'xx', 'zz', 'eu', 'row',
+  'world', 'worldwide', 'world wide', 'rest of world', 'rest of the world', 'global', 'international',
+  'other', 'others', 'other countries', 'other territories', 'all', 'all countries', 'all territories',
+  'multiple', 'multiple territories', 'various', 'unknown', 'unspecified',
+  'europe', 'european union',
+  // localised
+  'welt', 'weltweit', 'rest der welt', 'sonstige', 'andere', 'unbekannt',
+  'monde', 'mondial', 'reste du monde', 'autre', 'autres', 'inconnu',
+  'mundo', 'mundial', 'resto del mundo', 'resto do mundo', 'otros', 'outros', 'desconocido',
+  'mondo', 'resto del mondo', 'altri', 'sconosciuto',
+];
+const MARKERS = new Set(MULTI_TERRITORY_MARKERS);
+
+/** Case-, accent- and spacing-insensitive form of a name. */
+function nameKey(s: string): string {
+  return s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/ß/g, 'ss')
+    .replace(/æ/g, 'ae')
+    .replace(/œ/g, 'oe')
+    .replace(/ø/g, 'o')
+    .replace(/ł/g, 'l')
+    .replace(/[đð]/g, 'd')
+    .replace(/þ/g, 'th')
+    .replace(/ı/g, 'i')
+    .replace(/[\u2018\u2019`\u00b4]/g, "'")
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+let countryNames: Map<string, string> | null = null;
+
+/** Every name of every country in COUNTRY_NAME_LOCALES by nameKey; built once, on first use. */
+function countryNameIndex(): Map<string, string> {
+  if (countryNames) return countryNames;
+  const index = new Map<string, string>();
+  for (const locale of COUNTRY_NAME_LOCALES) {
+    if (!countries.langs().includes(locale)) countries.registerLocale(require(`i18n-iso-countries/langs/${locale}.json`));
+    for (const [code, names] of Object.entries(countries.getNames(locale, { select: 'all' }))) {
+      for (const name of names) {
+        const key = nameKey(name);
+        if (!index.has(key)) index.set(key, code);
+      }
+    }
+  }
+  return (countryNames = index);
+}
+
+/**
+ * ISO 3166-1 alpha-2 from an alpha-2, alpha-3 or numeric code or a country name in any of
+ * COUNTRY_NAME_LOCALES (case- and accent-insensitive); MULTI_TERRITORY (`ZZ`) for a
+ * multi-territory or unknown marker; null for anything else.
+ */
 export function parseCountry(raw: string): string | null {
   const s = raw.trim();
   if (s.length === 0 || s.length > 80) return null;
   const upper = s.toUpperCase();
-  if (Object.hasOwn(SPECIAL_TERRITORIES, upper)) return SPECIAL_TERRITORIES[upper]!;
+  if (Object.hasOwn(TERRITORY_ALIASES, upper)) return TERRITORY_ALIASES[upper]!;
+  const key = nameKey(s);
+  if (MARKERS.has(key.replace(/[-_./]+/g, ' ').replace(/\s+/g, ' ').trim())) return MULTI_TERRITORY;
   if (/^[A-Z]{2}$/.test(upper)) return countries.isValid(upper) ? upper : null;
-  if (/^[A-Z]{3}$/.test(upper)) return countries.alpha3ToAlpha2(upper) ?? null;
+  if (/^[A-Z]{3}$/.test(upper)) return countries.alpha3ToAlpha2(upper) ?? countryNameIndex().get(key) ?? null;
   if (/^\d{1,3}$/.test(upper)) return countries.numericToAlpha2(upper.padStart(3, '0')) ?? null;
-  return countries.getAlpha2Code(s, 'en') ?? countries.getSimpleAlpha2Code(s, 'en') ?? null;
+  return countryNameIndex().get(key) ?? null;
 }
 
 /** Upper-case, separators removed, validated `^[A-Z]{2}[A-Z0-9]{3}\d{7}$`; null when invalid. */
@@ -209,12 +358,22 @@ function gtinCheckDigitValid(digits: string): boolean {
 }
 
 /**
- * UPC-A / EAN-13 as digits, wrappers stripped (`"…"`, `="…"`); a UPC that lost its leading
- * zero (11 digits) is padded only when the check digit then validates. Scientific notation
- * (`1.91774E+11`) has lost digits: null, never guessed.
+ * UPC-A / EAN-13 as digits, wrappers stripped (`"…"`, `'…'`, a leading `'`, `="…"`, Orchard's
+ * `empty:` / `Empty:` prefix); a UPC that lost its leading zero (11 digits) is padded only when
+ * the check digit then validates. Scientific notation (`1.91774E+11`) has lost digits: null,
+ * never guessed.
  */
 export function normalizeUpc(raw: string): string | null {
-  const s = raw.trim().replace(/^="?|"$/g, '').replace(/^"/, '').replace(/[\s-]/g, '');
+  let s = raw.trim();
+  for (let before = ''; before !== s; ) {
+    before = s;
+    s = s
+      .replace(/^empty\s*:\s*/i, '')
+      .replace(/^=(?=["'\u201c\d])/, '')
+      .replace(/^["'\u201c\u2018]+|["'\u201d\u2019]+$/g, '')
+      .trim();
+  }
+  s = s.replace(/[\s-]/g, '');
   if (!/^\d{8,14}$/.test(s)) return null;
   if (s.length === 11 && gtinCheckDigitValid(`0${s}`)) return `0${s}`;
   if ((s.length === 12 || s.length === 13 || s.length === 8 || s.length === 14) && gtinCheckDigitValid(s)) return s;

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import t from 'tap';
+import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { locateTable } from '../../workers/statementFile.ts';
 import { normalizeStatement, type NormalizeInput, type NormalizeOutput } from '../../workers/normalize.ts';
 
@@ -100,7 +101,7 @@ t.test('issue counts: unreadable and empty amounts, invalid identifiers, unknown
   const header = ['Period', 'Title', 'ISRC', 'UPC', 'Currency', 'Country', 'Earnings'];
   const rows = [
     ['2024-03', 'Ok', 'USRC17607839', '036000291452', 'USD', 'US', '1.50'],
-    ['2024-03', 'Bad amount', 'US-RC1-76-07839', '036000291452', 'EUR', 'DE', 'n/a'],
+    ['2024-03', 'Bad amount', 'US-RC1-76-07839', '036000291452', 'EUR', 'DE', '#VALUE!'],
     ['2024-03', 'Empty amount', 'NOT AN ISRC', '123', 'usd', 'Atlantis', ''],
     ['', 'No period', 'XX', '', 'Zorkmids', 'FR', '2.25'],
     ['2024-03', 'Bad currency', '', '', 'Zorkmids', 'Narnia', '(0.75)'],
@@ -118,7 +119,13 @@ t.test('issue counts: unreadable and empty amounts, invalid identifiers, unknown
   };
   const { out } = await normalizeText(t, `${[header, ...rows].map((r) => r.join('\t')).join('\n')}\n`, mapping);
   t.equal(out.keptRows, 5);
-  t.equal(out.net, '3.000000000000', '1.50 + 2.25 - 0.75; the unreadable and the empty amount count as nothing');
+  // rows in EUR, USD and an unknown currency: no single net, totals per currency (amounts never added across currencies)
+  t.equal(out.net, null);
+  t.same(out.perCurrency, [
+    { currency: 'EUR', rows: 1, net: null, gross: null, units: null },
+    { currency: 'USD', rows: 2, net: '1.500000000000', gross: null, units: null },
+    { currency: null, rows: 2, net: '1.500000000000', gross: null, units: null },
+  ]);
   t.same(out.issues, {
     invalidAmounts: 1,
     missingAmounts: 1,
@@ -136,6 +143,27 @@ t.test('issue counts: unreadable and empty amounts, invalid identifiers, unknown
   t.equal(summed.out.net, '1.000000000000');
   t.equal(summed.out.issues.invalidAmounts, 0);
   t.equal(summed.out.issues.missingAmounts, 1);
+});
+
+t.test('cells saying there is no amount are empty, not unreadable; Excel error values are unreadable', async (t) => {
+  const amounts = ['1.25', 'N/A', 'n/a', '-', ' - ', '—', '–', 'NULL', 'none', '#N/A', '#VALUE!', 'abc', '', '-2.00'];
+  const text = `${HEADER.join('\t')}\n${amounts.map((a, i) => `2024-03\tT${i}\tA\t${a}`).join('\n')}\n`;
+  const { out } = await normalizeText(t, text);
+  t.equal(out.keptRows, amounts.length);
+  t.equal(out.net, '-0.750000000000', 'one currency: one net');
+  t.same({ invalid: out.issues.invalidAmounts, missing: out.issues.missingAmounts }, { invalid: 3, missing: 9 }, '#N/A, #VALUE! and abc are unreadable');
+});
+
+t.test('zero-width characters in a header do not change its name: the same hash, the same columns', async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'royalty-zw-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'statement.tsv');
+  await writeFile(file, `\u200bPeriod\tTitle\u200d\tArtist\tEarnings (USD)\u2060\n2024-03\tSong\tOrla\t1.10\n`);
+  const located = await locateTable({ sourcePath: file, fileName: 'statement.tsv', workDir: dir });
+  if (!located.ok) throw new Error(located.message);
+  t.equal(located.headerHash, computeHeaderHash(HEADER));
+  const out = await normalizeStatement(normalizeInput(located, fields, dir));
+  t.match(out, { ok: true, keptRows: 1, net: '1.100000000000' });
 });
 
 t.test('the written rows keep the file order and each its own looked-up values, across chunks, threads and dropped rows', async (t) => {

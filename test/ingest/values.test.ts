@@ -3,6 +3,9 @@ import t from 'tap';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readFileSync } from 'node:fs';
 import {
+  COUNTRY_NAME_LOCALES,
+  MULTI_TERRITORY,
+  MULTI_TERRITORY_MARKERS,
   fromFileName,
   normalizeIsrc,
   normalizeIswc,
@@ -12,6 +15,7 @@ import {
   parseCurrency,
   parseDate,
   parsePeriod,
+  periodOfRange,
 } from '../../src/ingest/values.ts';
 import { repoRoot } from '../setup/paths.ts';
 
@@ -62,7 +66,7 @@ t.test('dates: ISO, US and European orders, serials, date-times without time-zon
 });
 
 t.test('territories, currencies and identifiers', async (t) => {
-  t.same(['US', 'UK', 'DEU', 'Germany', 'United Kingdom', '276', 'OU', 'WW', 'Narnia'].map(parseCountry), ['US', 'GB', 'DE', 'DE', 'GB', 'DE', null, null, null]);
+  t.same(['US', 'UK', 'DEU', 'Germany', 'United Kingdom', '276', 'OU', 'WW', 'Narnia'].map(parseCountry), ['US', 'GB', 'DE', 'DE', 'GB', 'DE', 'ZZ', 'ZZ', null]);
   t.same(['usd', '€', 'Earnings (USD)', 'XYZ', 'Net Revenue in EUR', 'All Revenue (USD)'].map(parseCurrency), ['USD', 'EUR', 'USD', null, 'EUR', 'USD']);
   t.equal(normalizeIsrc('us-rc1-76-07839'), 'USRC17607839');
   t.equal(normalizeIsrc(' usx123000001 '), 'USX123000001');
@@ -78,6 +82,131 @@ t.test('territories, currencies and identifiers', async (t) => {
   t.equal(fromFileName('YouTube_Label_M_20240301_asset_raw_v1-1.csv', 'period'), '2024M03');
   t.equal(fromFileName('statement_2024-05_abc.csv', 'period'), '2024M05');
   t.equal(fromFileName('Apple_EUR_0324.txt', 'currency'), 'EUR');
+});
+
+t.test('period ranges: the period the span covers; start and end are its first and last day', async (t) => {
+  const P = (year: number, period: number, cadence: string, start: string, end: string) => ({ year, period, cadence, start, end });
+  const cases: [string, 'YMD' | 'MDY' | 'DMY', ReturnType<typeof P> | null][] = [
+    // BMG yyyymmyyyymm
+    ['202307202312', 'YMD', P(2023, 2, 'H', '2023-07-01', '2023-12-31')],
+    ['201510201512', 'YMD', P(2015, 4, 'Q', '2015-10-01', '2015-12-31')],
+    ['202403202403', 'YMD', P(2024, 3, 'M', '2024-03-01', '2024-03-31')],
+    ['202301202312', 'YMD', P(2023, 1, 'Y', '2023-01-01', '2023-12-31')],
+    ['202313202412', 'YMD', null],
+    // yyyymmdd-yyyymmdd, with or without the dash
+    ['20240301-20240331', 'YMD', P(2024, 3, 'M', '2024-03-01', '2024-03-31')],
+    ['2024030120240331', 'YMD', P(2024, 3, 'M', '2024-03-01', '2024-03-31')],
+    ['20240101 - 20240630', 'YMD', P(2024, 1, 'H', '2024-01-01', '2024-06-30')],
+    // dates around a dash or a word, day order from the values or the column
+    ['01/07/2023 - 31/12/2023', 'YMD', P(2023, 2, 'H', '2023-07-01', '2023-12-31')],
+    ['01/07/2023 - 31/12/2023', 'DMY', P(2023, 2, 'H', '2023-07-01', '2023-12-31')],
+    ['01/07/2023 - 30/09/2023', 'MDY', P(2023, 3, 'Q', '2023-07-01', '2023-09-30')],
+    ['07/01/2023 - 12/31/2023', 'DMY', P(2023, 2, 'H', '2023-07-01', '2023-12-31')],
+    ['01/03/2024 - 31/03/2024', 'DMY', P(2024, 3, 'M', '2024-03-01', '2024-03-31')],
+    ['01/03/2024 - 01/04/2024', 'DMY', P(2024, 4, 'M', '2024-03-01', '2024-04-01')],
+    ['01/03/2024 - 01/04/2024', 'MDY', P(2024, 1, 'M', '2024-01-03', '2024-01-04')],
+    ['2024-01-01 - 2024-03-31', 'YMD', P(2024, 1, 'Q', '2024-01-01', '2024-03-31')],
+    ['2024-01-01 – 2024-12-31', 'YMD', P(2024, 1, 'Y', '2024-01-01', '2024-12-31')],
+    ['2024-03-01/2024-03-31', 'YMD', P(2024, 3, 'M', '2024-03-01', '2024-03-31')],
+    ['2024-03-01 to 2024-03-31', 'YMD', P(2024, 3, 'M', '2024-03-01', '2024-03-31')],
+    ['01.04.2024 bis 30.06.2024', 'DMY', P(2024, 2, 'Q', '2024-04-01', '2024-06-30')],
+    ['Jul 2023 to Dec 2023', 'YMD', P(2023, 2, 'H', '2023-07-01', '2023-12-31')],
+    ['Q1 2024 - Q2 2024', 'YMD', P(2024, 1, 'H', '2024-01-01', '2024-06-30')],
+    ['2024-03 - 2024-05', 'YMD', P(2024, 2, 'Q', '2024-03-01', '2024-05-31')],
+    // no calendar period: cadence from the length, the period of the last day, the range's own days
+    ['03/03/2024–03/30/2024', 'MDY', P(2024, 3, 'M', '2024-03-03', '2024-03-30')],
+    ['2024-02-25 - 2024-03-30', 'YMD', P(2024, 3, 'M', '2024-02-25', '2024-03-30')],
+    ['2024-03-15 - 2024-03-15', 'YMD', P(2024, 3, 'M', '2024-03-15', '2024-03-15')],
+    ['2023-12-31 - 2024-03-30', 'YMD', P(2024, 1, 'Q', '2023-12-31', '2024-03-30')],
+    ['2024-01-01 - 2024-02-29', 'YMD', P(2024, 1, 'Q', '2024-01-01', '2024-02-29')],
+    ['2024-02-01 - 2024-07-31', 'YMD', P(2024, 2, 'H', '2024-02-01', '2024-07-31')],
+    ['2023-07-01 - 2024-06-30', 'YMD', P(2024, 1, 'Y', '2023-07-01', '2024-06-30')],
+    ['2020-2021', 'YMD', P(2021, 1, 'Y', '2020-01-01', '2021-12-31')],
+    // not ranges, or unreadable ones
+    ['2024-03-31 - 2024-03-01', 'YMD', null],
+    ['202312202307', 'YMD', null],
+    ['2024-03-01 - someday', 'YMD', P(2024, 3, 'M', '2024-03-01', '2024-03-31')],
+    ['2024-03-31T23:30:00-05:00', 'YMD', P(2024, 3, 'M', '2024-03-01', '2024-03-31')],
+  ];
+  for (const [raw, order, want] of cases) t.same(parsePeriod(raw, order), want, `${raw} (${order})`);
+  // a range is no single date: the sales-period readers then take its first and last day
+  for (const raw of ['01/07/2023 - 31/12/2023', '20240301-20240331', '2024-03-01/2024-03-31', '2024-03-31 - 2024-03-01', '2020-2021']) t.equal(parseDate(raw, 'DMY'), null, `parseDate ${raw}`);
+  t.equal(parseDate('2024-03-31T23:30:00-05:00'), '2024-03-31', 'a time-zone offset is no range');
+  t.equal(parseDate('2024-03-01 - someday'), '2024-03-01', 'text after a date that is no date stays a tail');
+  t.same(periodOfRange('2024-04-01', '2024-06-30'), P(2024, 2, 'Q', '2024-04-01', '2024-06-30'));
+  t.equal(periodOfRange('2024-06-30', '2024-04-01'), null);
+});
+
+t.test('five-digit numbers in a period column: year + quarter when the year is plausible, else an Excel serial', async (t) => {
+  const cases: [string, string | null][] = [
+    ['20241', '2024 Q 1 2024-01-01 2024-03-31'],
+    ['20244', '2024 Q 4 2024-10-01 2024-12-31'],
+    ['19001', '1900 Q 1 1900-01-01 1900-03-31'],
+    ['22004', '2200 Q 4 2200-10-01 2200-12-31'],
+    ['45352', '2024 M 3 2024-03-01 2024-03-31'],
+    ['45351', '2024 M 2 2024-02-01 2024-02-29'],
+    ['45354', '2024 M 3 2024-03-01 2024-03-31'],
+    ['45357', '2024 M 3 2024-03-01 2024-03-31'],
+    ['18991', '1951 M 12 1951-12-01 1951-12-31'],
+    ['22011', '1960 M 4 1960-04-01 1960-04-30'],
+    ['20245', '1955 M 6 1955-06-01 1955-06-30'],
+    ['45352.5', '2024 M 3 2024-03-01 2024-03-31'],
+  ];
+  for (const [raw, want] of cases) {
+    const p = parsePeriod(raw);
+    t.equal(p ? `${p.year} ${p.cadence} ${p.period} ${p.start} ${p.end}` : null, want, raw);
+  }
+});
+
+t.test('territories: localised names, and one bucket for multi-territory and unknown markers', async (t) => {
+  t.equal(MULTI_TERRITORY, 'ZZ');
+  const cases: [string, string | null][] = [
+    // codes and English names as before
+    ['US', 'US'], ['us', 'US'], ['UK', 'GB'], ['EL', 'GR'], ['DEU', 'DE'], ['FRA', 'FR'], ['276', 'DE'], ['76', 'BR'], ['Germany', 'DE'],
+    ['GERMANY', 'DE'], ['United Kingdom', 'GB'], ['United States of America', 'US'], ["Cote d'Ivoire", 'CI'], ['Côte d’Ivoire', 'CI'],
+    ['Congo', 'CG'], ['QQ', null], ['QQQ', null], ['999', null], ['Narnia', null], ['', null],
+    // localised
+    ['Deutschland', 'DE'], ['DEUTSCHLAND', 'DE'], ['España', 'ES'], ['Espana', 'ES'], ['ESPAÑA', 'ES'], ['Allemagne', 'DE'],
+    ['Россия', 'RU'], ['россия', 'RU'], ['Österreich', 'AT'], ['Oesterreich', null], ['Schweiz', 'CH'], ['Suisse', 'CH'], ['Svizzera', 'CH'],
+    ['Italia', 'IT'], ['Brasil', 'BR'], ['Nederland', 'NL'], ['Sverige', 'SE'], ['Danmark', 'DK'], ['Norge', 'NO'], ['Suomi', 'FI'],
+    ['Polska', 'PL'], ['Česká republika', 'CZ'], ['Magyarország', 'HU'], ['Türkiye', 'TR'], ['Ελλάδα', 'GR'], ['Україна', 'UA'],
+    ['ドイツ', 'DE'], ['日本', 'JP'], ['德国', 'DE'], ['中国', 'CN'], ['대한민국', 'KR'], ['Royaume-Uni', 'GB'], ['Estados Unidos', 'US'],
+    ['Vereinigte Staaten', 'US'], ['Kongo', 'CD'], ['UAE', 'AE'],
+    // multi-territory and unknown markers
+    ['OU', 'ZZ'], ['ou', 'ZZ'], ['WW', 'ZZ'], ['XX', 'ZZ'], ['ZZ', 'ZZ'], ['EU', 'ZZ'], ['ROW', 'ZZ'], ['World', 'ZZ'], ['WORLD', 'ZZ'],
+    ['Worldwide', 'ZZ'], ['World-wide', 'ZZ'], ['Rest of World', 'ZZ'], ['Rest of the World', 'ZZ'], ['rest_of_world', 'ZZ'],
+    ['Other', 'ZZ'], ['Others', 'ZZ'], ['Unknown', 'ZZ'], ['Global', 'ZZ'], ['Europe', 'ZZ'], ['Weltweit', 'ZZ'], ['Reste du monde', 'ZZ'],
+    ['Resto del mundo', 'ZZ'], ['Monde', 'ZZ'],
+  ];
+  for (const [raw, want] of cases) t.equal(parseCountry(raw), want, raw);
+  for (const marker of MULTI_TERRITORY_MARKERS) t.equal(parseCountry(marker), 'ZZ', `marker ${marker}`);
+  t.same([...COUNTRY_NAME_LOCALES], ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'sv', 'da', 'nb', 'fi', 'pl', 'cs', 'hu', 'ro', 'tr', 'el', 'ru', 'uk', 'ja', 'ko', 'zh']);
+});
+
+t.test('UPC wrappers are stripped before the check digit is validated', async (t) => {
+  const cases: [string, string | null][] = [
+    ['empty:036000291452', '036000291452'],
+    ['Empty:036000291452', '036000291452'],
+    ['EMPTY: 036000291452', '036000291452'],
+    ['empty:"036000291452"', '036000291452'],
+    ['empty:36000291452', '036000291452'],
+    ['empty:0602537518357', '0602537518357'],
+    ['="0602537518357"', '0602537518357'],
+    ['=0602537518357', '0602537518357'],
+    ['"036000291452"', '036000291452'],
+    ["'036000291452", '036000291452'],
+    ["'036000291452'", '036000291452'],
+    ['“036000291452”', '036000291452'],
+    [' 036000291452 ', '036000291452'],
+    ['0-36000-29145-2', '036000291452'],
+    ['empty:', null],
+    ['empty:036000291453', null],
+    ['empty:1.91774E+11', null],
+    ['notempty:036000291452', null],
+    ['1.91774E+11', null],
+    ['', null],
+  ];
+  for (const [raw, want] of cases) t.equal(normalizeUpc(raw), want, raw);
 });
 
 t.test('amounts in DuckDB: exact decimals from every real notation', async (t) => {

@@ -4,7 +4,7 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
-import { REMOVED_CAP, SAMPLE_ROWS, type LocatedTable, type RemovedRow } from '../fileTypes.ts';
+import { REMOVED_CAP, SAMPLE_ROWS, type FooterTotal, type LocatedTable, type RemovedRow } from '../fileTypes.ts';
 import { decideDateOrders, decideDecimalComma } from './cells.ts';
 import { type Deadline, FileError, type Limits, formatBytes } from './limits.ts';
 import { RecordScanner, type ScannedRecord } from './scan.ts';
@@ -173,7 +173,7 @@ interface Counts {
   footer: number;
   removed: RemovedRow[];
   removedTotal: number;
-  footerTotals: { label: string; values: Record<string, string> }[];
+  footerTotals: FooterTotal[];
 }
 
 function remove(c: Counts, row: RemovedRow): void {

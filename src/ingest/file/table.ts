@@ -2,7 +2,7 @@
 // preamble above it, and the region after it split into data and a trailer (totals, balance
 // lines, a summary table).
 import { normalizeHeaderCell } from '../../../workers/headerHash.ts';
-import type { RemovedReason } from '../fileTypes.ts';
+import type { FooterMeasure, FooterTotal, RemovedReason } from '../fileTypes.ts';
 import { cellKind, numberBody } from './cells.ts';
 import { FileError } from './limits.ts';
 import { hasHeaderKeyword, isKnownHeader } from './vocabulary.ts';
@@ -167,11 +167,40 @@ export interface Profile {
 const TOTAL_LABELS = [
   'total', 'totals', 'grand total', 'sub total', 'sub-total', 'subtotal', 'sum', 'balance', 'amount payable', 'amount due', 'net payable',
   'closing balance', 'opening balance', 'brought forward', 'carried forward', 'payable', 'payment due',
+  'payment', 'payments', 'amount paid', 'previous balance',
+  // labelled counts and totals that do not start with "total" (Row Count 18, Units Total 96)
+  'row count', 'record count', 'line count', 'number of rows', 'number of records', 'number of lines', 'amount total', 'units total', 'quantity total',
 ];
+
+/** A label compared: lower case, `_` as a space, white space collapsed, a closing `:` or `=` dropped. */
+function labelKey(text: string): string {
+  return text.toLowerCase().replace(/_/g, ' ').replace(/\s+/g, ' ').trim().replace(/\s?[:=]$/, '');
+}
 
 function isTotalLabel(text: string): boolean {
   const s = text.toLowerCase().replace(/_/g, ' ').trim();
   return TOTAL_LABELS.some((l) => s === l || (s.startsWith(l) && !/[a-z0-9]/.test(s[l.length]!)));
+}
+
+/**
+ * Balance lines (`Balance Brought Forward`, `Opening balance`, `Carried forward`, `Amount Payable`,
+ * `Payment`) are statement-level figures: the rows plus or minus what came before or was paid,
+ * never a total of the rows. A label that starts with "total" is a total (`Total Royalty Payable`)
+ * unless it names a balance.
+ */
+export function isBalanceLabel(text: string): boolean {
+  const s = labelKey(text);
+  if (/(?:^| )(?:balance|balances|brought forward|carried forward|b\/f|c\/f)(?: |$)/.test(s)) return true;
+  return /^(?:amount (?:payable|due|paid)|net payable|payable|payment|payments|paid)(?: |$)/.test(s);
+}
+
+/** What a labelled total counts, from its label: `Total_Amount`, `Total Units`, `Total_Rows`, `Row Count`. */
+export function measureOfLabel(text: string): FooterMeasure | null {
+  const s = labelKey(text);
+  if (/^(?:total (?:net )?amount|(?:net )?amount total)$/.test(s)) return 'amount';
+  if (/^(?:total (?:units|quantity|qty)|(?:units|quantity|qty) total)$/.test(s)) return 'units';
+  if (/^(?:total (?:rows|records|lines)|(?:row|record|line) count|number of (?:rows|records|lines))$/.test(s)) return 'rows';
+  return null;
 }
 
 export function profileOf(header: Header, dataRows: readonly Rec[]): Profile {
@@ -255,16 +284,51 @@ export function removedReason(kind: Kind, inTrailer: boolean): RemovedReason | n
   return 'summary';
 }
 
-export function footerTotal(cells: readonly string[], kind: Kind, names: readonly string[]): { label: string; values: Record<string, string> } {
+const isCode = (s: string) => /^[A-Z]{3}$/.test(s);
+
+/** A number in a footer row: a number, or one with a currency code before or after it (`32.68 AUD`). */
+function footerNumber(text: string): boolean {
+  if (cellKind(text) === 'number') return true;
+  if (text.length < 5 || text.length > 80) return false;
+  let rest: string | null = null;
+  if (isCode(text.slice(0, 3)) && !/[A-Za-z]/.test(text[3]!)) rest = text.slice(3).trim();
+  else if (isCode(text.slice(-3)) && !/[A-Za-z]/.test(text[text.length - 4]!)) rest = text.slice(0, -3).trim();
+  return rest !== null && rest !== '' && cellKind(rest) === 'number';
+}
+
+/**
+ * A footer row as the statement's own figures: its label, its numbers under the header of their
+ * column, whether it is a total of the rows or a balance line, and for a labelled total
+ * (`Total_Amount<tab>206.89`, `Total_Rows:18`) what the label says it counts and the one value it
+ * gives, wherever that value sits.
+ */
+export function footerTotal(cells: readonly string[], kind: Kind, names: readonly string[]): FooterTotal {
   const f = filled(cells);
   const values: Record<string, string> = Object.create(null);
-  const label = kind === 'total' ? f[0]!.text : '';
+  let label = kind === 'total' ? f[0]!.text : '';
+  const numbers: string[] = [];
   for (const c of kind === 'total' ? f.slice(1) : f) {
-    if (cellKind(c.text) !== 'number') continue;
+    if (!footerNumber(c.text)) continue;
+    numbers.push(c.text);
     const key = names[c.index] || `column ${c.index + 1}`;
     if (!Object.hasOwn(values, key)) values[key] = c.text;
   }
-  return { label, values };
+  // older Apple reports: `Total_Amount:32.68` in one cell
+  const colon = label.indexOf(':');
+  if (colon > 0 && numbers.length === 0) {
+    const inline = label.slice(colon + 1).trim();
+    if (inline !== '' && footerNumber(inline)) {
+      label = label.slice(0, colon).trim();
+      numbers.push(inline);
+    }
+  }
+  const total: FooterTotal = { label, values, kind: label !== '' && isBalanceLabel(label) ? 'balance' : 'total' };
+  if (label !== '' && numbers.length === 1) {
+    total.value = numbers[0]!;
+    const measure = total.kind === 'total' ? measureOfLabel(label) : null;
+    if (measure) total.measure = measure;
+  }
+  return total;
 }
 
 /**

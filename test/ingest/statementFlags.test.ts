@@ -1,0 +1,101 @@
+// The flags a statement gets from its file and its normalization, from real files through the
+// file reader and the normalizer: several currencies (never added up), a negative total per
+// currency, and rows without an amount.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { statementFlags } from '../../src/ingest/pipeline.ts';
+import { normalizeStatement } from '../../workers/normalize.ts';
+import { locateTable } from '../../workers/statementFile.ts';
+
+const fields = {
+  stmtYear: { column: 'Period' },
+  stmtPeriod: { column: 'Period' },
+  stmtCadence: { constant: 'M' },
+  currency: { column: 'Currency' },
+  royaltyEarnings: { column: 'Net' },
+  rawTitle: { column: 'Title' },
+};
+
+async function flagsOf(t: { teardown(fn: () => unknown): void }, rows: string[][]) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'royalty-flags-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'statement.csv');
+  await writeFile(file, `${[['Period', 'Title', 'Currency', 'Net'], ...rows].map((r) => r.join(',')).join('\n')}\n`);
+  const located = await locateTable({ sourcePath: file, fileName: 'statement.csv', workDir: dir });
+  if (!located.ok) throw new Error(located.message);
+  const out = await normalizeStatement({
+    csvPath: located.csvPath,
+    delimiter: located.delimiter,
+    quote: located.quote,
+    headerLine: located.headerLine,
+    header: located.header,
+    footerRecords: located.footerRecords,
+    fields,
+    decimalComma: located.decimalComma,
+    dateOrder: located.dateOrder,
+    fileName: 'statement.csv',
+    variables: {},
+    statementId: '00000000-0000-4000-8000-000000000001',
+    organizationId: '00000000-0000-4000-8000-000000000002',
+    rightsholderId: '00000000-0000-4000-8000-000000000003',
+    outPath: path.join(dir, 'normalized.parquet'),
+    removedPath: path.join(dir, 'removed.csv'),
+  });
+  if (!out.ok) throw new Error(out.message);
+  const flags = statementFlags(located, out, 'Net').map(({ kind, severity, message }) => ({ kind, severity, message }));
+  return { out, flags };
+}
+
+t.test('several currencies: totals per currency, a negative one named, never a sum across them', async (t) => {
+  const { out, flags } = await flagsOf(t, [
+    ['2024-03', 'A', 'USD', '10.00'],
+    ['2024-03', 'B', 'EUR', '-4.50'],
+    ['2024-03', 'C', 'EUR', '1.25'],
+    ['2024-03', 'D', 'GBP', '0.10'],
+  ]);
+  t.equal(out.net, null);
+  t.same(
+    out.perCurrency.map((c) => [c.currency, c.rows, c.net]),
+    [
+      ['EUR', 2, '-3.250000000000'],
+      ['GBP', 1, '0.100000000000'],
+      ['USD', 1, '10.000000000000'],
+    ],
+  );
+  t.same(flags, [
+    { kind: 'several_currencies', severity: 'info', message: "The rows are in 3 currencies (EUR, GBP, USD): the statement's totals are per currency." },
+    { kind: 'negative_total', severity: 'warning', message: "The statement's net total is negative in EUR (-3.250000000000)." },
+  ]);
+});
+
+t.test('one currency: one net, and a negative one flagged as before', async (t) => {
+  const { out, flags } = await flagsOf(t, [
+    ['2024-03', 'A', 'USD', '1.00'],
+    ['2024-03', 'B', 'USD', '-3.00'],
+  ]);
+  t.equal(out.net, '-2.000000000000');
+  t.same(flags, [{ kind: 'negative_total', severity: 'warning', message: "The statement's net total is negative (-2.000000000000)." }]);
+});
+
+t.test('rows without an amount: some is information, all of them is an error', async (t) => {
+  const some = await flagsOf(t, [
+    ['2024-03', 'A', 'USD', '1.00'],
+    ['2024-03', 'B', 'USD', 'N/A'],
+    ['2024-03', 'C', 'USD', ''],
+  ]);
+  t.same(some.flags, [{ kind: 'missing_amounts', severity: 'info', message: '2 rows have no amount.' }]);
+  const none = await flagsOf(t, [
+    ['2024-03', 'A', 'USD', ''],
+    ['2024-03', 'B', 'USD', '-'],
+  ]);
+  t.equal(none.out.net, null);
+  t.same(none.flags, [
+    {
+      kind: 'missing_amounts',
+      severity: 'error',
+      message: 'No row has an amount: the money column is empty (a workbook saved without the values of its formulas, or the wrong column).',
+    },
+  ]);
+});

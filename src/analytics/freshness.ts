@@ -10,6 +10,7 @@ import { periodOf, type Cadence } from '../ingest/values.ts';
 import { ParamAllocator, scopePredicate, type Restrictions } from './compile.ts';
 import type { AnalyticsEngine, Caller } from './engine.ts';
 import { decimalText } from './engine.ts';
+import { withRows } from '../ingest/statements.ts';
 
 interface Visible {
   id: string;
@@ -75,7 +76,7 @@ async function processedPeriods(db: Queryable, organizationId: string, ids: stri
   const { rows } = await db.query<PeriodRow>(
     `SELECT s.id AS statement_id, s.rightsholder_id, s.distributor_id, d.name AS distributor_name, s.stmt_year, s.stmt_period, s.stmt_cadence, s.processed_at
      FROM statements s LEFT JOIN distributors d ON d.id = s.distributor_id
-     WHERE s.organization_id = $1 AND s.rightsholder_id = ANY($2::uuid[]) AND s.status = 'processed' AND s.deleted_at IS NULL`,
+     WHERE s.organization_id = $1 AND s.rightsholder_id = ANY($2::uuid[]) AND ${withRows('s')}`,
     [organizationId, ids],
   );
   return rows;
@@ -173,7 +174,7 @@ export async function ingestionStats(engine: AnalyticsEngine, db: Queryable, cal
     ),
     db.query<{ read: string | null; kept: string | null; removed: string | null; last: Date | null }>(
       `SELECT sum(row_count)::text AS read, sum(kept_rows)::text AS kept, sum(removed_rows)::text AS removed, max(processed_at) AS last
-       FROM statements WHERE organization_id = $1 AND rightsholder_id = ANY($2::uuid[]) AND status = 'processed' AND deleted_at IS NULL`,
+       FROM statements WHERE organization_id = $1 AND rightsholder_id = ANY($2::uuid[]) AND ${withRows()}`,
       [caller.organizationId, rhIds],
     ),
     db.query<{ kind: string; severity: string; total: number; unresolved: number }>(

@@ -17,6 +17,7 @@ import { normalizeLookupKey } from '../lookups/normalize.ts';
 import { catalogEntries, type CatalogEntry } from './catalog.ts';
 import type { ObjectStore } from '../storage/objectStore.ts';
 import { MODEL_VERSION, semantic } from './semantic.ts';
+import { withRows } from '../ingest/statements.ts';
 
 export interface StoreSettings {
   dir: string;
@@ -49,7 +50,7 @@ const FINGERPRINT_SQL = `SELECT pg_current_snapshot()::text AS snapshot,
   ${unlessUnchanged(`(SELECT count(*)::text || ':' || coalesce(sum(s.xmin::text::bigint), 0)::text || ':' || count(x.statement_id)::text || ':'
        || coalesce(sum(x.xmin::text::bigint), 0)::text
      FROM statements s LEFT JOIN statement_fx x ON x.statement_id = s.id
-     WHERE s.organization_id = $1 AND s.status = 'processed' AND s.deleted_at IS NULL)`)} AS statements,
+     WHERE s.organization_id = $1 AND ${withRows('s')})`)} AS statements,
   ${unlessUnchanged(version('rightsholders t WHERE t.organization_id = $1'))} AS rightsholders,
   ${unlessUnchanged(version('distributors t WHERE t.organization_id = $1 OR t.organization_id IS NULL'))} AS distributors,
   ${unlessUnchanged(version('lookup_sales_types t'))} AS sales_types,
@@ -327,7 +328,7 @@ export class OrgFacts {
   private async processedStatements(db: Pool): Promise<StatementRow[]> {
     const { rows } = await db.query<StatementRow>(
       `SELECT id, rightsholder_id, distributor_id, normalized_key, normalized_version, file_name, custom_name
-       FROM statements WHERE organization_id = $1 AND status = 'processed' AND deleted_at IS NULL AND normalized_key IS NOT NULL`,
+       FROM statements WHERE organization_id = $1 AND ${withRows()}`,
       [this.organizationId],
     );
     return rows;
@@ -428,7 +429,7 @@ export class OrgFacts {
     const [fx, rightsholders, distributors, catalog] = await Promise.all([
       db.query<{ statement_id: string; currency: string; rate: string }>(
         `SELECT x.statement_id, x.currency, x.rate::text AS rate FROM statement_fx x JOIN statements s ON s.id = x.statement_id
-         WHERE s.organization_id = $1 AND s.status = 'processed' AND s.deleted_at IS NULL`,
+         WHERE s.organization_id = $1 AND ${withRows('s')}`,
         [org],
       ),
       db.query<{ id: string; name: string }>('SELECT id, name FROM rightsholders WHERE organization_id = $1', [org]),

@@ -8,6 +8,7 @@ import { afterBlockRefresh } from './followUps.ts';
 import { identityKey, normalizeText } from './identity.ts';
 import { applyRules } from './rules.ts';
 import { readSpellings } from './statementRows.ts';
+import { withRows } from '../ingest/statements.ts';
 
 export const BLOCK_REFRESH_TASK = 'catalog_block_refresh';
 
@@ -87,7 +88,7 @@ export async function refreshBlock(deps: Deps, organizationId: string, rightshol
 async function rebuild(deps: Deps, organizationId: string, rightsholderId: string, blockId: string): Promise<BlockRefreshResult> {
   const { rows: statements } = await deps.pool.query<{ id: string; normalized_key: string; normalized_version: number }>(
     `SELECT id, normalized_key, normalized_version FROM statements
-     WHERE organization_id = $1 AND rightsholder_id = $2 AND status = 'processed' AND deleted_at IS NULL AND normalized_key IS NOT NULL
+     WHERE organization_id = $1 AND rightsholder_id = $2 AND ${withRows()}
      ORDER BY id`,
     [organizationId, rightsholderId],
   );
@@ -226,14 +227,3 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
   });
 }
 
-/**
- * After a statement that had normalized rows left the processed set without being replaced
- * (a reprocess that failed or now needs a mapping): its block must drop its rows.
- */
-export async function enqueueRefreshIfCataloged(db: Queryable, organizationId: string, statementId: string, reason: string): Promise<void> {
-  const { rows } = await db.query<{ rightsholder_id: string }>(
-    `SELECT rightsholder_id FROM statements WHERE id = $1 AND organization_id = $2 AND normalized_key IS NOT NULL AND status <> 'processed'`,
-    [statementId, organizationId],
-  );
-  if (rows[0]) await enqueueBlockRefresh(db, organizationId, [rows[0].rightsholder_id], reason);
-}

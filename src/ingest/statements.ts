@@ -2,6 +2,17 @@
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 
+/**
+ * The statements whose normalized rows analytics, exports and the catalog read (SQL over the
+ * statements table as `alias`): those with a processed version, not deleted and not set aside
+ * (skipped, bad). A statement being reprocessed, or whose reprocess failed or now needs a mapping,
+ * keeps its previous rows until a new version replaces them.
+ */
+export function withRows(alias?: string): string {
+  const s = alias ? `${alias}.` : '';
+  return `${s}normalized_key IS NOT NULL AND ${s}deleted_at IS NULL AND ${s}status NOT IN ('skipped', 'bad')`;
+}
+
 export const statementStatuses = [
   'uploading',
   'uploaded',

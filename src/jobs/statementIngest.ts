@@ -3,7 +3,6 @@
 // and graphile-worker retries those with backoff. The last attempt marks the statement failed.
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
-import { enqueueRefreshIfCataloged } from '../catalog/blocks.ts';
 import { ingestStatement } from '../ingest/pipeline.ts';
 import { failStatement } from '../ingest/statements.ts';
 import type { Deps } from '../trpc/context.ts';
@@ -21,11 +20,10 @@ export function statementIngestTask(deps: Deps): Task {
     try {
       const result = await ingestStatement(deps, organizationId, statementId);
       helpers.logger.info(`statement ${statementId} (${reason}): ${result.status}${result.timings ? ` ${JSON.stringify(result.timings)} ms` : ''}`);
-      if (result.status !== 'processed') await enqueueRefreshIfCataloged(deps.pool, organizationId, statementId, `statement.${result.status}`);
     } catch (error) {
       if (helpers.job.attempts >= helpers.job.max_attempts) {
+        // a statement that had rows keeps them (withRows): analytics and its catalog block stay as they were
         await failStatement(deps.pool, statementId, 'INGEST_FAILED', 'Processing failed repeatedly; see the server log.');
-        await enqueueRefreshIfCataloged(deps.pool, organizationId, statementId, 'statement.failed');
       } else {
         // back to a state a retry can pick up; the previous version's rows stay in place meanwhile
         await deps.pool.query(`UPDATE statements SET status = 'uploaded' WHERE id = $1 AND status = 'processing'`, [statementId]);

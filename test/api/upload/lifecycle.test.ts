@@ -370,3 +370,35 @@ t.test('sources and sales types that no lookup resolves are flagged; known ones 
   const raw = await srv.deps.pool.query('SELECT raw_value, row_count::int FROM statement_raw_values WHERE statement_id = $1 AND kind = $2 ORDER BY raw_value', [up.statementId, 'source']);
   t.same(raw.rows, [{ raw_value: 'Spotify', row_count: 1 }, { raw_value: 'Zorblax Music Hub', row_count: 1 }]);
 });
+
+t.test('a reprocess that fails leaves the previous rows in analytics, and its catalog block as it was', async (t) => {
+  const third = await createRightsholder(owner.client, org, 'Reprocess Artist');
+  const up = await putFile(owner.client, org, third, 'kept.csv', csv([['2024-06', 'Spotify', 'Kept Song', 'USRC12400011', 'US', '5', '4.40'], ['2024-06', 'Deezer', 'Kept Song', 'USRC12400011', 'FR', '1', '0.60']]));
+  t.equal((await waitForStatement(owner.client, org, up.statementId)).status, 'processed');
+  const earnings = async () => {
+    const res = await owner.client.mutate('cube.query', {
+      organizationId: org,
+      query: { measures: ['analytics_full_view.royalty_earnings', 'analytics_full_view.statement_row_count'], filters: [{ member: 'analytics_full_view.rightsholder_id', operator: 'equals', values: [third] }] },
+    });
+    if (!res.ok) throw new Error(JSON.stringify(res.error));
+    return res.data.data[0];
+  };
+  t.same(await earnings(), { 'analytics_full_view.royalty_earnings': '5', 'analytics_full_view.statement_row_count': '2' });
+  // the original object is gone: the reprocess fails with a reason
+  const { rows: [row] } = await srv.deps.pool.query<{ object_key: string }>('SELECT object_key FROM statements WHERE id = $1', [up.statementId]);
+  await srv.deps.store.delete(row!.object_key);
+  await owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'reprocess', statementId: up.statementId } });
+  let failed: any;
+  for (let i = 0; i < 300; i++) {
+    failed = await waitForStatement(owner.client, org, up.statementId);
+    if (failed.status === 'failed') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  t.match(failed, { status: 'failed', failureReason: { errorCode: 'UPLOAD_OBJECT_MISSING' }, keptRows: 2, netEarnings: '5.000000000000' });
+  t.same(await earnings(), { 'analytics_full_view.royalty_earnings': '5', 'analytics_full_view.statement_row_count': '2' }, 'the previous rows are still read');
+  const stats = await owner.client.query('dataFreshness.ingestionStats', { organizationId: org, rightsholderIds: [third] });
+  t.match(stats.data?.rows, { kept: 2 });
+  // set aside, its rows go
+  await srv.deps.pool.query(`UPDATE statements SET status = 'skipped' WHERE id = $1`, [up.statementId]);
+  t.same(await earnings(), { 'analytics_full_view.royalty_earnings': null, 'analytics_full_view.statement_row_count': '0' });
+});

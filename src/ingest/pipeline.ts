@@ -158,6 +158,21 @@ export function statementFlags(
       message: `The statement's net total is negative in ${negative.map((c) => `${c.currency ?? '(no currency)'} (${c.net})`).join(', ')}.`,
     });
   }
+  // a workbook or archive with more than one detail table: one is read, and the others must not go unnoticed
+  for (const [what, place] of [
+    ['sheet', located.sheet],
+    ['file', located.archiveEntry],
+  ] as const) {
+    const others = (place?.candidates ?? []).filter((c) => c.skipped === 'another table scored higher').map((c) => c.name);
+    if (place && others.length > 0) {
+      flags.push({
+        kind: 'other_tables_not_read',
+        severity: 'warning',
+        message: `Only the ${what} "${place.name}" was read; ${others.map((n) => `"${n}"`).join(', ')} also hold tables: upload each as its own statement.`,
+        details: { read: place.name, notRead: others },
+      });
+    }
+  }
   // rows with no amount at all (an empty cell, N/A, -): all of them is a statement nothing could be read from
   // (a workbook whose formulas were saved without their values, a mapping on the wrong column)
   const missing = out.issues.missingAmounts;

@@ -4,6 +4,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import ExcelJS from 'exceljs';
 import t from 'tap';
 import { statementFlags } from '../../src/ingest/pipeline.ts';
 import { normalizeStatement } from '../../workers/normalize.ts';
@@ -18,12 +19,22 @@ const fields = {
   rawTitle: { column: 'Title' },
 };
 
-async function flagsOf(t: { teardown(fn: () => unknown): void }, rows: string[][]) {
+const HEADER = ['Period', 'Title', 'Currency', 'Net'];
+
+async function flagsOf(t: { teardown(fn: () => unknown): void }, rows: string[][], sheets?: Record<string, string[][]>) {
   const dir = await mkdtemp(path.join(tmpdir(), 'royalty-flags-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'statement.csv');
-  await writeFile(file, `${[['Period', 'Title', 'Currency', 'Net'], ...rows].map((r) => r.join(',')).join('\n')}\n`);
-  const located = await locateTable({ sourcePath: file, fileName: 'statement.csv', workDir: dir });
+  let file = path.join(dir, 'statement.csv');
+  if (sheets) {
+    // a workbook: a sheet per month
+    const wb = new ExcelJS.Workbook();
+    for (const [name, sheetRows] of Object.entries(sheets)) wb.addWorksheet(name).addRows([HEADER, ...sheetRows]);
+    file = path.join(dir, 'statement.xlsx');
+    await wb.xlsx.writeFile(file);
+  } else {
+    await writeFile(file, `${[HEADER, ...rows].map((r) => r.join(',')).join('\n')}\n`);
+  }
+  const located = await locateTable({ sourcePath: file, fileName: path.basename(file), workDir: dir });
   if (!located.ok) throw new Error(located.message);
   const out = await normalizeStatement({
     csvPath: located.csvPath,
@@ -99,3 +110,17 @@ t.test('rows without an amount: some is information, all of them is an error', a
     },
   ]);
 });
+
+t.test('a workbook with a detail table on each sheet: one is read, and the others are named in a warning', async (t) => {
+  const month = (m: string, n: number) => Array.from({ length: n }, (_, i) => [`2024-${m}`, `T${i}`, 'USD', '1.50']);
+  const { out, flags } = await flagsOf(t, [], { 'Jan 2024': month('01', 3), 'Feb 2024': month('02', 4), 'Mar 2024': month('03', 5) });
+  t.equal(out.keptRows, 5);
+  t.same(flags, [
+    {
+      kind: 'other_tables_not_read',
+      severity: 'warning',
+      message: 'Only the sheet "Mar 2024" was read; "Jan 2024", "Feb 2024" also hold tables: upload each as its own statement.',
+    },
+  ]);
+});
+

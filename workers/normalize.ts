@@ -185,8 +185,14 @@ CREATE MACRO cast_amount(s) AS coalesce(TRY_CAST(TRY_CAST(s AS DECIMAL(18,12)) A
   ELSE TRY_CAST(s AS DECIMAL(38,12)) END);
 -- a cell saying there is no amount (N/A, -, —, NULL): empty, not unreadable (Excel's #N/A is an error value and is)
 CREATE MACRO no_amount(s) AS s IS NULL OR (length(s) <= 4 AND upper(s) IN ('N/A', 'NA', '-', '--', '—', '–', 'NULL', 'NONE'));
-CREATE MACRO parse_amount_slow(s, decimal_comma) AS CASE WHEN no_amount(s) THEN NULL ELSE amount_sign(s) * cast_amount(
-  CASE WHEN decimal_comma THEN replace(replace(amount_digits(s), '.', ''), ',', '.') ELSE replace(amount_digits(s), ',', '') END) END;
+CREATE MACRO amount_magnitude(s, decimal_comma) AS cast_amount(
+  CASE WHEN decimal_comma THEN replace(replace(amount_digits(s), '.', ''), ',', '.') ELSE replace(amount_digits(s), ',', '') END);
+-- a percentage (85%) is the fraction (0.85), rounded to the 12 decimals half away from zero; one
+-- beyond 10^20 % is no percentage (unreadable)
+CREATE MACRO percent_of(m) AS CASE WHEN m < 100000000000000000000 THEN CAST(m * 0.01 AS DECIMAL(38,12)) END;
+CREATE MACRO parse_amount_slow(s, decimal_comma) AS CASE WHEN no_amount(s) THEN NULL
+  WHEN strpos(s, '%') > 0 THEN amount_sign(s) * percent_of(amount_magnitude(s, decimal_comma))
+  ELSE amount_sign(s) * amount_magnitude(s, decimal_comma) END;
 -- most cells are plain numbers: a direct cast, and the regular expressions only for the rest
 CREATE MACRO parse_amount(s, decimal_comma) AS CASE
   WHEN s IS NULL THEN NULL

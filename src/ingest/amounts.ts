@@ -125,9 +125,14 @@ function letterRun(s: string, from: number): number {
   return i - from;
 }
 
+/** 10^20, scaled: a percentage at or beyond it is unreadable (percent_of). */
+const PERCENT_LIMIT = 10n ** BigInt(20 + SCALE);
+
 function parseAmountSlow(s: string, decimalComma: boolean): bigint | null {
   const digits = amountDigits(s);
-  const value = castAmount(decimalComma ? digits.replaceAll('.', '').replaceAll(',', '.') : digits.replaceAll(',', ''));
+  let value = castAmount(decimalComma ? digits.replaceAll('.', '').replaceAll(',', '.') : digits.replaceAll(',', ''));
+  // a percentage (85%) is the fraction (0.85), rounded half away from zero
+  if (value !== null && s.includes('%')) value = value < PERCENT_LIMIT ? shift(value, -2) : null;
   return value === null ? null : value * BigInt(amountSign(s));
 }
 

@@ -300,3 +300,17 @@ t.test('two readers: only data rows, line breaks inside quotes, a row the strict
   t.equal(ragged.split.figures.net, '2475000.000000000000');
   t.equal(ragged.differing + ragged.misplaced, 0);
 });
+
+t.test('a percentage is its fraction: 85% is 0.85, in either decimal notation', async (t) => {
+  const rates = ['85%', '0.85', '12.5 %', '(5%)', '100', '0.000000000001%'];
+  const text = `${[...HEADER, 'Rate'].join('\t')}\n${rates.map((r, i) => `2024-03\tT${i}\tA\t1.00\t${r}`).join('\n')}\n`;
+  const { outPath } = await normalizeFile(t, text, { ...fields, royaltyRate: { column: 'Rate' } });
+  const duck = await (await DuckDBInstance.create(':memory:')).connect();
+  const read = await duck.runAndReadAll(`SELECT royalty_rate::VARCHAR FROM read_parquet('${outPath}') ORDER BY source_row`);
+  duck.closeSync();
+  t.same(
+    read.getRows().map((r) => r[0]),
+    ['0.850000000000', '0.850000000000', '0.125000000000', '-0.050000000000', '100.000000000000', '0.000000000000'],
+  );
+});
+

@@ -15,12 +15,18 @@ const bool = z
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+/** what pg accepts and the README documents: postgres:// and postgresql:// URLs (a socket directory as `?host=/path`) */
+const postgresUrl = z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' });
+
+/** Variables whose empty value means something of its own (no scheduled import); any other empty value means unset. */
+const EMPTY_IS_A_VALUE = new Set(['FX_RATES_URL', 'FX_RATES_CRON']);
+
 const envSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
   PUBLIC_URL: optionalText.pipe(z.url().optional()),
-  DATABASE_URL: optionalText.pipe(z.url().optional()),
+  DATABASE_URL: optionalText.pipe(postgresUrl.optional()),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   S3_ENDPOINT: optionalText.pipe(z.url().optional()),
   S3_BUCKET: optionalText,
@@ -189,8 +195,13 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** The environment with empty (or blank) values removed: `PORT=` is PORT unset, not port 0. */
+function withoutEmpty(env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([key, value]) => EMPTY_IS_A_VALUE.has(key) || (value !== undefined && value.trim() !== '')));
+}
+
 export function loadConfig(env: Env = process.env): Config {
-  const parsed = envSchema.safeParse(env);
+  const parsed = envSchema.safeParse(withoutEmpty(env));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join('.') || '(environment)'}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);

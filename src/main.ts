@@ -1,7 +1,9 @@
 // Command-line entry: serve (API + job runner, the default) | api | worker | migrate | admin.
+// Signals are handled from before anything starts until the process exits (src/cli/signals.ts).
 import { admin } from './cli/admin.ts';
+import { handleSignals, shutdownRequested } from './cli/signals.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { createLogger, startRuntime, type Role } from './runtime.ts';
+import { createLogger, startRuntime, StartInterrupted, type Role } from './runtime.ts';
 
 const roles: Role[] = ['serve', 'api', 'worker', 'migrate'];
 
@@ -15,7 +17,16 @@ async function main(argv: string[]): Promise<number> {
   }
   const role = command as Role;
   const log = createLogger(config);
-  const runtime = await startRuntime(config, role, { log });
+  const shutdown = handleSignals({ log });
+  let runtime;
+  try {
+    runtime = await startRuntime(config, role, { log, interruption: shutdown });
+  } catch (error) {
+    if (!(error instanceof StartInterrupted)) throw error;
+    // what had started is stopped
+    log.info('stopped');
+    return 0;
+  }
   if (role === 'migrate') {
     await runtime.stop();
     log.info('migrations are up to date');
@@ -42,17 +53,10 @@ async function main(argv: string[]): Promise<number> {
       ].join('\n'),
     );
   }
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const shutdown = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ signal }, 'shutting down');
-      runtime.stop().then(resolve, resolve);
-    };
-    process.once('SIGINT', () => shutdown('SIGINT'));
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-  });
+  await shutdown.requested;
+  // HTTP closed, running jobs finished (graphile-worker's graceful shutdown), pools closed, the
+  // embedded servers last; a repeated signal meanwhile is ignored, two more force an exit
+  await runtime.stop();
   log.info('stopped');
   return 0;
 }
@@ -60,6 +64,9 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    // asked to stop and stopped: whatever still holds the event loop (an interrupted admin
+    // command's download) is not waited for
+    if (shutdownRequested()) setTimeout(() => process.exit(code), 1000).unref();
   },
   (error: unknown) => {
     if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);

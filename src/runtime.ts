@@ -1,8 +1,12 @@
 // Starts what a process role needs, in order, and stops it in reverse: the embedded servers
 // when nothing is configured, the pool, migrations, the object store, worker threads, the job
-// runner and the HTTP server.
+// runner and the HTTP server. A forced exit (src/cli/signals.ts) gets a best effort instead:
+// the jobs this process holds released for other workers, their work directories removed, the
+// embedded PostgreSQL stopped unless another process uses it.
 import type { FastifyInstance } from 'fastify';
-import type { TaskList } from 'graphile-worker';
+import type { Task, TaskList } from 'graphile-worker';
+import { readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { pino } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
@@ -10,6 +14,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { syncMappingLibrary } from './ingest/library.ts';
 import { createPool, withTransaction, type Pool } from './db/pool.ts';
+import { STATEMENT_INGEST_TASK } from './ingest/queue.ts';
 import { createJobQueue, startJobRunner, type JobRunner } from './jobs/runner.ts';
 import { crontab, taskList as defaultTaskList } from './jobs/tasks.ts';
 import { bootstrapIn, isEmptyInstallation, type BootstrapResult } from './organizations/bootstrap.ts';
@@ -29,13 +34,45 @@ export interface Runtime {
   /** set when this start created the demo organization */
   demo: BootstrapResult | undefined;
   embedded: { database: boolean; objectStore: boolean };
+  /** stops everything in reverse order; a running job is finished first (graphile-worker's graceful shutdown) */
   stop(): Promise<void>;
+  /**
+   * A forced exit's best effort, for when stop() takes too long: removes the work directories of
+   * the statements this process is ingesting, releases its jobs for other workers (not counted as
+   * an attempt) and stops the embedded PostgreSQL unless another process uses it. Waits for no
+   * running work; the process is to exit right after.
+   */
+  abandon(): Promise<void>;
+}
+
+/** How the process asks a starting or running runtime to stop (src/cli/signals.ts). */
+export interface Interruption {
+  /** aborted when a shutdown is asked for: a start in progress stops at its next step */
+  signal: AbortSignal;
+  /** registers the best effort of a forced exit */
+  onForce(release: () => Promise<void>): void;
 }
 
 export interface RuntimeOptions {
   /** replaces the task list (tests) */
   taskList?: (deps: Deps) => TaskList;
   log?: Deps['log'];
+  interruption?: Interruption;
+}
+
+/** startRuntime was interrupted (and has stopped what it had started). */
+export class StartInterrupted extends Error {
+  override name = 'StartInterrupted';
+}
+
+/** a job this process runs: the forced exit releases it */
+interface HeldJob {
+  id: string;
+  task: string;
+  payload: unknown;
+  /** graphile-worker's worker pool that locked it */
+  lockedBy: string | null;
+  attempts: number;
 }
 
 export function createLogger(config: Config): Deps['log'] {
@@ -51,10 +88,34 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
       await step().catch((error: unknown) => log.error({ err: error }, 'shutdown step failed'));
     }
   };
+  const held = new Map<string, HeldJob>();
+  let database: Database | undefined;
+  const abandon = async () => {
+    const running = [...held.values()];
+    // the statements' work directories first: once the jobs are released another worker may make its own
+    const statements = running.filter((j) => j.task === STATEMENT_INGEST_TASK).map((j) => (j.payload as { statementId?: unknown }).statementId);
+    await removeIngestDirs(statements.filter((id): id is string => typeof id === 'string')).catch((error: unknown) =>
+      log.error({ err: error }, 'could not remove the work directories of interrupted statements'),
+    );
+    if (database && running.length > 0) {
+      try {
+        await releaseJobs(database.pool, running);
+        log.warn({ jobs: running.map((j) => `${j.task}#${j.id}`) }, 'released the running jobs for other workers');
+      } catch (error) {
+        log.error({ err: error }, 'could not release the running jobs (they stay locked until graphile-worker finds them stale)');
+      }
+    }
+    await database?.abandon().catch((error: unknown) => log.error({ err: error }, 'could not stop the embedded PostgreSQL'));
+  };
+  options.interruption?.onForce(abandon);
+  const checkpoint = () => {
+    if (options.interruption?.signal.aborted) throw new StartInterrupted('interrupted while starting');
+  };
   try {
-    const database = await openDatabase(config, log);
-    stack.push(() => database.close());
+    database = await openDatabase(config, log);
+    stack.push(() => database!.close());
     const { pool } = database;
+    checkpoint();
 
     let embeddedS3: EmbeddedObjectStore | undefined;
     if (!config.s3) {
@@ -65,6 +126,7 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
     const store = new ObjectStore(config.s3 ?? embeddedS3!.settings);
     stack.push(async () => store.destroy());
     await store.ensureBucket();
+    checkpoint();
 
     const threads = createThreadPool(config.threads);
     stack.push(() => threads.close());
@@ -79,6 +141,7 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
       demo: undefined,
       embedded: { database: database.embedded, objectStore: embeddedS3 !== undefined },
       stop,
+      abandon,
     };
     if (role === 'migrate') return runtime;
 
@@ -87,13 +150,21 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
       threads.warm(['statementFile', 'normalize']);
       const runner: JobRunner = await startJobRunner({
         pool,
-        taskList: (options.taskList ?? defaultTaskList)(deps),
+        taskList: tracked((options.taskList ?? defaultTaskList)(deps), held),
         crontab: options.taskList ? '' : crontab(config),
         concurrency: config.worker.concurrency,
         pollIntervalMs: config.worker.pollIntervalMs,
         log,
       });
+      // graceful: stops taking jobs, waits for the running ones, then releases the runner
       stack.push(() => runner.stop());
+      // after the runner's start, which installs graphile-worker's schema in a new database
+      const stale = await removeStaleIngestDirs(pool).catch((error: unknown) => {
+        log.warn({ err: error }, 'could not look for work directories left by a killed process');
+        return 0;
+      });
+      if (stale > 0) log.info({ directories: stale }, 'removed work directories left by a killed process');
+      checkpoint();
     }
 
     if (role === 'serve' || role === 'api') {
@@ -103,6 +174,7 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
       const address = await app.listen({ port: config.port, host: config.host });
       runtime.app = app;
       runtime.url = config.publicUrl ?? address;
+      checkpoint();
       const demoWanted = config.demoBootstrap === 'true' || (config.demoBootstrap === 'auto' && database.embedded);
       if (demoWanted) runtime.demo = await createDemoOnce(deps);
     }
@@ -113,11 +185,94 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
   }
 }
 
+/** The task list, noting which jobs run in this process (for a forced exit to release them). */
+function tracked(taskList: TaskList, held: Map<string, HeldJob>): TaskList {
+  const wrap =
+    (task: Task, name: string): Task =>
+    async (payload, helpers) => {
+      const { id, locked_by: lockedBy, attempts } = helpers.job;
+      held.set(id, { id, task: name, payload, lockedBy, attempts });
+      try {
+        return await task(payload, helpers);
+      } finally {
+        held.delete(id);
+      }
+    };
+  return Object.fromEntries(Object.entries(taskList).map(([name, task]) => [name, wrap(task as Task, name)]));
+}
+
+/**
+ * Unlocks the jobs for any worker at once (graphile-worker's own SQL functions); a job interrupted
+ * this way has not failed, so its attempt is given back (it may have been the last one).
+ * WorkerUtils.rescheduleJobs cannot set attempts to 0 (it passes `attempts || null`).
+ */
+async function releaseJobs(pool: Pool, running: HeldJob[]): Promise<void> {
+  const pools = [...new Set(running.map((j) => j.lockedBy).filter((w): w is string => w !== null))];
+  await pool.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [pools]);
+  for (const job of running) {
+    await pool.query('SELECT FROM graphile_worker.reschedule_jobs(ARRAY[$1]::bigint[], run_at := now(), attempts := $2::int)', [
+      job.id,
+      Math.max(0, job.attempts - 1),
+    ]);
+  }
+}
+
+// Statement ingestion works in <tmp>/royalty-ingest/<statementId>-<random> (src/ingest/pipeline.ts)
+// and removes it when done; a process that is killed leaves it.
+const ingestRoot = () => path.join(tmpdir(), 'royalty-ingest');
+const INGEST_DIR = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-[0-9a-f]+$/;
+
+async function ingestDirs(): Promise<Map<string, string[]>> {
+  const byStatement = new Map<string, string[]>();
+  const names = await readdir(ingestRoot()).catch(() => [] as string[]);
+  for (const name of names) {
+    const id = INGEST_DIR.exec(name)?.[1];
+    if (id) byStatement.set(id, [...(byStatement.get(id) ?? []), path.join(ingestRoot(), name)]);
+  }
+  return byStatement;
+}
+
+async function removeIngestDirs(statementIds: string[]): Promise<void> {
+  if (statementIds.length === 0) return;
+  const dirs = await ingestDirs();
+  for (const id of statementIds) for (const dir of dirs.get(id) ?? []) await rm(dir, { recursive: true, force: true });
+}
+
+/**
+ * Removes the work directories a killed process left: those of this database's statements that
+ * no job holds now (a directory made before the look-up whose job is not locked at it has been
+ * given up). Directories of other databases' statements are left to their own workers.
+ */
+export async function removeStaleIngestDirs(pool: Pool): Promise<number> {
+  const dirs = await ingestDirs();
+  if (dirs.size === 0) return 0;
+  // graphile-worker's public jobs view has no payload
+  const { rows } = await pool.query<{ id: string }>(
+    `SELECT s.id::text AS id FROM statements s
+     WHERE s.id = ANY ($1::uuid[])
+       AND NOT EXISTS (
+         SELECT 1 FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+         WHERE t.identifier = $2 AND j.locked_at IS NOT NULL AND j.payload->>'statementId' = s.id::text)`,
+    [[...dirs.keys()], STATEMENT_INGEST_TASK],
+  );
+  let removed = 0;
+  for (const { id } of rows) {
+    for (const dir of dirs.get(id) ?? []) {
+      await rm(dir, { recursive: true, force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
+
 export interface Database {
   pool: Pool;
   /** true when the embedded PostgreSQL serves it */
   embedded: boolean;
+  /** ends the pool (after its running queries), then the embedded PostgreSQL unless another process uses it */
   close(): Promise<void>;
+  /** a forced exit's: only the embedded PostgreSQL, unless another process uses it; the pool is left to the exit */
+  abandon(): Promise<void>;
 }
 
 /** The configured database, or the embedded one; migrated. */
@@ -132,6 +287,9 @@ export async function openDatabase(config: Config, log: Deps['log']): Promise<Da
     await pool.end();
     await embeddedDb?.stop();
   };
+  const abandon = async () => {
+    await embeddedDb?.stop();
+  };
   try {
     const applied = await migrate(pool);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
@@ -141,7 +299,7 @@ export async function openDatabase(config: Config, log: Deps['log']): Promise<Da
     await close();
     throw error;
   }
-  return { pool, embedded: embeddedDb !== undefined, close };
+  return { pool, embedded: embeddedDb !== undefined, close, abandon };
 }
 
 const DEMO_LOCK = 72_100_002;

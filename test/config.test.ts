@@ -31,3 +31,41 @@ t.test('bad values fail fast naming the variable', async (t) => {
   t.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), /LOG_LEVEL/);
   t.throws(() => loadConfig({ DATABASE_URL: 'not a url' }), /DATABASE_URL/);
 });
+
+t.test('an empty value means unset: PORT= is the default port, not a random one', async (t) => {
+  t.equal(loadConfig({ PORT: '' }).port, 3000);
+  t.equal(loadConfig({ PORT: '  ' }).port, 3000);
+  t.equal(loadConfig({ PORT: '0' }).port, 0, 'an explicit 0 still asks for a free port');
+  const c = loadConfig({ HOST: '', DATA_DIR: '', DATABASE_URL: '', WORKER_CONCURRENCY: '', THREADS_IDLE_TIMEOUT_MS: '', S3_ENDPOINT: '' });
+  t.equal(c.host, '127.0.0.1');
+  t.match(c.dataDir, /\/data$/);
+  t.equal(c.databaseUrl, undefined, 'the embedded database');
+  t.equal(c.worker.concurrency, 4);
+  t.equal(c.threads.idleTimeoutMs, 30_000);
+  t.equal(c.s3, undefined);
+  // documented exceptions: empty means no scheduled exchange-rate import
+  t.same(loadConfig({ FX_RATES_URL: '' }).fxImport, { url: '', cron: '0 17 * * 1-5' });
+  t.same(loadConfig({ FX_RATES_CRON: '' }).fxImport.cron, '');
+});
+
+t.test('DATABASE_URL: postgres:// and postgresql:// URLs only', async (t) => {
+  t.equal(loadConfig({ DATABASE_URL: 'postgresql://u:p@db/royalty?sslmode=require' }).databaseUrl, 'postgresql://u:p@db/royalty?sslmode=require');
+  t.equal(loadConfig({ DATABASE_URL: 'postgres:///royalty?host=/var/run/postgresql' }).databaseUrl, 'postgres:///royalty?host=/var/run/postgresql', 'a socket directory');
+  for (const bad of ['http://x', 'https://db:5432/royalty', 'mysql://db/royalty', 'db:5432/royalty']) {
+    t.throws(() => loadConfig({ DATABASE_URL: bad }), /DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/, bad);
+  }
+});
+
+t.test('the program stops at start naming the variable, without a stack trace', async (t) => {
+  const { spawnSync } = await import('node:child_process');
+  const { repoRoot } = await import('./setup/paths.ts');
+  const run = (env: Record<string, string>) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'migrate'], { cwd: repoRoot, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
+  const bad = run({ DATABASE_URL: 'http://x' });
+  t.equal(bad.status, 1);
+  t.match(bad.stderr, /DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/);
+  t.notMatch(bad.stderr, /\n\s+at /, 'no stack trace');
+  const port = run({ PORT: 'eighty', DATABASE_URL: 'postgres://x/y' });
+  t.equal(port.status, 1);
+  t.match(port.stderr, /^Invalid configuration:\n\s+PORT:/);
+});

@@ -1,13 +1,16 @@
 // `npm run admin -- <command>`: operator commands against the configured database, whether or
 // not the service is running. Machine-readable output (--json) is exactly one JSON object on
-// stdout; logs go to stderr.
+// stdout; logs go to stderr. Ctrl-C (SIGINT) or SIGTERM stops a command cleanly (src/cli/signals.ts):
+// it stops waiting, finishes or releases the jobs of its local worker, closes the database and
+// the embedded servers it uses, and exits with 128 + the signal's number (130 for Ctrl-C).
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { createApiKey, deleteApiKey, listApiKeys, PATTERN_RE } from '../auth/apiKeys.ts';
 import type { Config } from '../config.ts';
 import { bootstrap, upsertUser } from '../organizations/bootstrap.ts';
-import { openDatabase, startRuntime } from '../runtime.ts';
+import { openDatabase, startRuntime, StartInterrupted } from '../runtime.ts';
 import { followReprocess, queueReprocess, REPROCESSABLE } from './reprocess.ts';
+import { handleSignals, type Shutdown } from './signals.ts';
 import { fxImport, marketImport } from './reference.ts';
 import { platformRoles } from '../trpc/roles.ts';
 import { destination, pino } from 'pino';
@@ -35,7 +38,12 @@ export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
       showing counts by state until done. Rows are replaced atomically per statement.
 `;
 
-async function reprocessCommand(config: Config, values: Record<string, string | boolean | undefined>, log: Deps['log']): Promise<number> {
+async function reprocessCommand(
+  config: Config,
+  values: Record<string, string | boolean | undefined>,
+  log: Deps['log'],
+  shutdown: Shutdown,
+): Promise<number> {
   const optionalUuid = (flag: string) => (typeof values[flag] === 'string' ? parse(uuid, values[flag], flag) : undefined);
   const statuses = typeof values.status === 'string' ? values.status.split(',').map((s) => s.trim()) : REPROCESSABLE;
   for (const s of statuses) if (!REPROCESSABLE.includes(s)) throw new UsageError(`--status: ${s} is not one of ${REPROCESSABLE.join(', ')}`);
@@ -49,14 +57,25 @@ async function reprocessCommand(config: Config, values: Record<string, string | 
     since,
   };
   // without --no-local-worker this process works on the queue too, next to any running workers
-  const runtime = await startRuntime(config, values['no-local-worker'] || values['no-wait'] ? 'migrate' : 'worker', { log });
+  const role = values['no-local-worker'] || values['no-wait'] ? 'migrate' : 'worker';
+  const runtime = await startRuntime(config, role, { log, interruption: shutdown });
   try {
+    if (shutdown.received) return shutdown.exitCode();
     const ids = await queueReprocess(runtime.deps, filter);
-    const counts = values['no-wait'] ? { queued: ids.length } : await followReprocess(runtime.deps.pool, ids, { draw: !values.json });
+    const counts = values['no-wait'] ? { queued: ids.length } : await followReprocess(runtime.deps.pool, ids, { draw: !values.json, signal: shutdown.signal });
+    const pending = (counts.uploaded ?? 0) + (counts.processing ?? 0);
+    if (shutdown.received && pending > 0) {
+      // interrupted: what is not done stays queued for the service's workers
+      process.stderr.write(
+        `\nadmin: interrupted with ${pending} of ${ids.length} statements not done: those running here are finished (or released) before the exit, the others stay queued for the workers\n`,
+      );
+      return shutdown.exitCode();
+    }
     const out = { organizationId: filter.organizationId, statements: ids.length, counts };
     process.stdout.write(values.json ? `${JSON.stringify(out)}\n` : `${printHuman({ statements: ids.length, ...counts })}\n`);
     return 0;
   } finally {
+    // the local worker's running jobs are finished first (a forced exit releases them instead)
     await runtime.stop();
   }
 }
@@ -174,20 +193,31 @@ export async function admin(config: Config, argv: string[]): Promise<number> {
     return parsed.values.help ? 0 : 2;
   }
   const log: Deps['log'] = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, destination(2));
+  const shutdown = handleSignals({ log, level: 'warn' });
   if (parsed.positionals[0] === 'reprocess') {
     try {
-      return await reprocessCommand(config, parsed.values, log);
+      return await reprocessCommand(config, parsed.values, log, shutdown);
     } catch (error) {
       if (error instanceof UsageError) {
         process.stderr.write(`admin: ${error.message}\n`);
         return 2;
       }
+      if (error instanceof StartInterrupted) return shutdown.exitCode();
       throw error;
     }
   }
   const database = await openDatabase(config, log);
+  shutdown.onForce(() => database.abandon());
   try {
-    const out = await runCommand(database.pool, parsed.positionals, parsed.values);
+    if (shutdown.received) return shutdown.exitCode();
+    const command = runCommand(database.pool, parsed.positionals, parsed.values);
+    // an interrupted command is not waited for; its transaction ends with its connection
+    command.catch(() => {});
+    const out = await Promise.race([command, shutdown.requested.then(() => undefined)]);
+    if (out === undefined) {
+      process.stderr.write('admin: interrupted\n');
+      return shutdown.exitCode();
+    }
     process.stdout.write(parsed.values.json ? `${JSON.stringify(out)}\n` : `${printHuman(out)}\n`);
     return 0;
   } catch (error) {

@@ -44,8 +44,15 @@ function bar(done: number, total: number, width = 30): string {
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`;
 }
 
-/** Waits until none of the statements is queued or processing, drawing progress on stderr. */
-export async function followReprocess(pool: Pool, ids: string[], opts: { intervalMs?: number; draw?: boolean } = {}): Promise<Record<string, number>> {
+/**
+ * Waits until none of the statements is queued or processing, drawing progress on stderr; when
+ * `signal` aborts, stops waiting and returns the counts as they are.
+ */
+export async function followReprocess(
+  pool: Pool,
+  ids: string[],
+  opts: { intervalMs?: number; draw?: boolean; signal?: AbortSignal } = {},
+): Promise<Record<string, number>> {
   for (;;) {
     const counts = await countsByStatus(pool, ids);
     const pending = (counts.uploaded ?? 0) + (counts.processing ?? 0);
@@ -55,10 +62,18 @@ export async function followReprocess(pool: Pool, ids: string[], opts: { interva
         .join(', ');
       process.stderr.write(`\r${bar(ids.length - pending, ids.length)}  ${states}   `);
     }
-    if (pending === 0) {
+    if (pending === 0 || opts.signal?.aborted) {
       if (opts.draw !== false) process.stderr.write('\n');
       return counts;
     }
-    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 500));
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, opts.intervalMs ?? 500);
+      opts.signal?.addEventListener('abort', done, { once: true });
+    });
   }
 }

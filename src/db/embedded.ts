@@ -6,9 +6,13 @@
 // before our own graceful shutdown can release jobs, and its server shares the terminal's
 // process group, so Ctrl-C reaches PostgreSQL before the service is done with it. Here the
 // server runs in its own process group and is stopped last.
+//
+// Several processes may use one server (the service and an admin command, or two services on one
+// DATA_DIR): see "who uses the server" below for how the last one stops it.
 import { execFile, spawn } from 'node:child_process';
 import { chownSync, existsSync, openSync, closeSync, readFileSync } from 'node:fs';
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,8 +23,9 @@ const run = promisify(execFile);
 
 export interface EmbeddedDatabase {
   url: string;
-  /** false when an already running server of another live process is shared */
+  /** true when this call started the server, false when it shares the running server of another live process */
   owned: boolean;
+  /** done with the server: stops it unless another live process uses it (once; later calls return the same promise) */
   stop(): Promise<void>;
 }
 
@@ -70,39 +75,171 @@ function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    // a process of another user (the postgres user's server, seen by a non-root process) is alive too
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
-function parentPid(pid: number): number | undefined {
+/** When the process started (clock ticks since boot, Linux): a pid alone may name a later process. */
+function startTime(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number.parseInt(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] ?? '', 10);
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
   } catch {
     return undefined;
   }
 }
 
-interface RunningPostmaster {
+/** One process, by pid and start time (where the system tells it). */
+interface ProcessId {
   pid: number;
-  port: number;
-  /** the process that started it is gone (killed with SIGKILL): nobody else will stop it */
-  orphaned: boolean;
+  start?: string | undefined;
 }
 
-async function runningPostmaster(dataDir: string): Promise<RunningPostmaster | undefined> {
-  const pidFile = path.join(dataDir, 'postmaster.pid');
+function isRunning(p: ProcessId): boolean {
+  if (!Number.isInteger(p.pid) || p.pid <= 0 || !isAlive(p.pid)) return false;
+  const start = startTime(p.pid);
+  return p.start === undefined || start === undefined || start === p.start;
+}
+
+function isPostgres(pid: number): boolean {
+  try {
+    const argv0 = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '';
+    return path.basename(argv0).startsWith('postgres');
+  } catch {
+    // no /proc: trust postmaster.pid
+    return true;
+  }
+}
+
+function self(): ProcessId {
+  return { pid: process.pid, start: startTime(process.pid) };
+}
+
+interface RunningPostmaster extends ProcessId {
+  port: number;
+}
+
+/** The server running on `dir` according to its postmaster.pid, if it still runs; a stale file is removed. */
+async function runningPostmaster(dir: string): Promise<RunningPostmaster | undefined> {
+  const pidFile = path.join(dir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
   const lines = (await readFile(pidFile, 'utf8')).split('\n');
   const pid = Number.parseInt(lines[0] ?? '', 10);
   const port = Number.parseInt(lines[3] ?? '', 10);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) {
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid) || !isPostgres(pid)) {
     await rm(pidFile, { force: true });
     return undefined;
   }
-  const parent = parentPid(pid);
-  return { pid, port, orphaned: parent === undefined || parent <= 1 || !isAlive(parent) };
+  return { pid, start: startTime(pid), port };
+}
+
+// --- who uses the server -------------------------------------------------------------------------
+//
+// Every process using the embedded server, the one that started it and every one that shares it,
+// is listed in DATA_DIR/pg.users.json with the server it uses; the file changes only under the
+// lock DATA_DIR/pg.lock. A process done with the server removes itself and stops the server when
+// no other listed process is alive; a process starting finds a running server whose listed
+// processes are all dead (killed, whatever their parent was or became) orphaned, and restarts it.
+
+interface User extends ProcessId {
+  /** one per start: a process may use the server more than once at a time */
+  id: string;
+}
+
+interface Registry {
+  postmaster: RunningPostmaster;
+  users: User[];
+}
+
+const registryFile = (dataDir: string) => path.join(dataDir, 'pg.users.json');
+const lockFile = (dataDir: string) => path.join(dataDir, 'pg.lock');
+
+async function readRegistry(dataDir: string): Promise<Registry | undefined> {
+  try {
+    const registry = JSON.parse(await readFile(registryFile(dataDir), 'utf8')) as Registry;
+    return Number.isInteger(registry.postmaster?.pid) && Array.isArray(registry.users) ? registry : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeRegistry(dataDir: string, registry: Registry | undefined): Promise<void> {
+  if (!registry) return rm(registryFile(dataDir), { force: true });
+  const temporary = `${registryFile(dataDir)}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(registry)}\n`);
+  await rename(temporary, registryFile(dataDir));
+}
+
+const samePostmaster = (a: ProcessId, b: ProcessId) => a.pid === b.pid && (a.start === undefined || b.start === undefined || a.start === b.start);
+
+/** one step at a time per lock within this process, so that a lock file naming this process is a previous one's */
+const steps = new Map<string, Promise<unknown>>();
+
+function parseHolder(text: string): ProcessId | undefined {
+  const [pid, start] = text.trim().split(' ');
+  const n = Number.parseInt(pid ?? '', 10);
+  return Number.isInteger(n) && n > 0 ? { pid: n, start: start || undefined } : undefined;
+}
+
+/**
+ * Runs `fn` holding DATA_DIR/pg.lock: starting, sharing and stopping the server are one step each.
+ * A lock left by a dead process is broken.
+ */
+function withLock<T>(dataDir: string, fn: () => Promise<T>, log: (msg: string) => void): Promise<T> {
+  const file = lockFile(dataDir);
+  const run = (steps.get(file) ?? Promise.resolve()).then(() => locked(file, fn, log));
+  steps.set(
+    file,
+    run.catch(() => {}),
+  );
+  return run;
+}
+
+async function locked<T>(file: string, fn: () => Promise<T>, log: (msg: string) => void): Promise<T> {
+  const me = self();
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      await writeFile(file, `${me.pid} ${me.start ?? ''}\n`, { flag: 'wx' });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    let text: string;
+    let age: number;
+    try {
+      text = await readFile(file, 'utf8');
+      age = Date.now() - (await stat(file)).mtimeMs;
+    } catch {
+      continue; // released meanwhile
+    }
+    const holder = parseHolder(text);
+    // naming this process, it is a previous process's of the same pid; without a holder it is being
+    // written, or its writer died right after creating it
+    const stale = holder ? !isRunning(holder) || holder.pid === me.pid : age > 10_000;
+    if (stale) {
+      // set aside first, so that two processes breaking it at once cannot remove a new holder's lock
+      const aside = `${file}.${me.pid}.${Date.now()}`;
+      try {
+        await rename(file, aside);
+      } catch {
+        continue;
+      }
+      if ((await readFile(aside, 'utf8').catch(() => '')) !== text) await link(aside, file).catch(() => {});
+      else log(`removed a stale lock of the embedded PostgreSQL left by process ${holder?.pid ?? '(unknown)'}`);
+      await rm(aside, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`the embedded PostgreSQL stays locked by process ${holder?.pid ?? '(unknown)'} (${file})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  try {
+    return await fn();
+  } finally {
+    await rm(file, { force: true });
+  }
 }
 
 async function waitForExit(pid: number, ms: number): Promise<boolean> {
@@ -171,40 +308,82 @@ export async function startEmbeddedPostgres(
   await mkdir(dataDir, { recursive: true });
   const { initdb, postgres } = await binaries();
   const ids = await runAs();
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) {
-    await initialise(dir, initdb, ids);
-  } else {
-    const running = await runningPostmaster(dir);
-    if (running && !running.orphaned) {
-      // Another live process (the service, while an admin command runs) owns it: share it.
-      log(`sharing the embedded PostgreSQL of process ${running.pid} on port ${running.port}`);
-      return { url: urlFor(running.port), owned: false, async stop() {} };
-    }
-    if (running) {
-      log(`stopping an orphaned embedded PostgreSQL (pid ${running.pid}) left by a killed process`);
-      await stopPostmaster(running.pid);
-    }
-    await rm(path.join(dir, 'postmaster.pid'), { force: true });
-  }
-  const port = await freePort();
-  const logFile = path.join(dataDir, 'pg.log');
-  const logFd = openSync(logFile, 'a');
-  await chmod(logFile, 0o600);
-  const child = spawn(
-    postgres,
-    ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-    // its own process group: a Ctrl-C in the terminal reaches the service, which stops it last
-    { ...ids, detached: true, stdio: ['ignore', logFd, logFd], env: { ...process.env, LC_ALL: 'C' } },
+  const me: User = { ...self(), id: randomBytes(6).toString('hex') };
+  return withLock(
+    dataDir,
+    async () => {
+      if (!existsSync(path.join(dir, 'PG_VERSION'))) {
+        await initialise(dir, initdb, ids);
+      } else {
+        const running = await runningPostmaster(dir);
+        if (running) {
+          const registry = await readRegistry(dataDir);
+          const users = registry && samePostmaster(registry.postmaster, running) ? registry.users.filter(isRunning) : [];
+          if (users.length > 0) {
+            // another live process (the service, while an admin command runs) uses it: share it
+            await writeRegistry(dataDir, { postmaster: registry!.postmaster, users: [...users, me] });
+            const pids = [...new Set(users.map((u) => u.pid))].join(', ');
+            log(`sharing the embedded PostgreSQL (pid ${running.pid}, port ${running.port}) with process ${pids}`);
+            return handle(dataDir, urlFor(running.port), false, registry!.postmaster, me, log);
+          }
+          log(`stopping an orphaned embedded PostgreSQL (pid ${running.pid}): no live process uses it`);
+          await stopPostmaster(running.pid);
+        }
+        await rm(path.join(dir, 'postmaster.pid'), { force: true });
+      }
+      const port = await freePort();
+      const logFile = path.join(dataDir, 'pg.log');
+      const logFd = openSync(logFile, 'a');
+      await chmod(logFile, 0o600);
+      const child = spawn(
+        postgres,
+        ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+        // its own process group: a Ctrl-C in the terminal reaches the service, which stops it last
+        { ...ids, detached: true, stdio: ['ignore', logFd, logFd], env: { ...process.env, LC_ALL: 'C' } },
+      );
+      closeSync(logFd);
+      child.unref();
+      const pid = child.pid!;
+      const postmaster: RunningPostmaster = { pid, start: startTime(pid), port };
+      const url = urlFor(port);
+      try {
+        await waitUntilReady(url, pid, logFile);
+        await writeRegistry(dataDir, { postmaster, users: [me] });
+      } catch (error) {
+        await stopPostmaster(pid);
+        throw error;
+      }
+      return handle(dataDir, url, true, postmaster, me, log);
+    },
+    log,
   );
-  closeSync(logFd);
-  child.unref();
-  const pid = child.pid!;
-  const url = urlFor(port);
-  try {
-    await waitUntilReady(url, pid, logFile);
-  } catch (error) {
-    await stopPostmaster(pid);
-    throw error;
-  }
-  return { url, owned: true, stop: () => stopPostmaster(pid) };
+}
+
+/** This process's use of the server: stop() removes it and stops the server if no other live process uses it. */
+function handle(dataDir: string, url: string, owned: boolean, postmaster: RunningPostmaster, me: User, log: (msg: string) => void): EmbeddedDatabase {
+  let stopping: Promise<void> | undefined;
+  const release = () =>
+    withLock(
+      dataDir,
+      async () => {
+        const registry = await readRegistry(dataDir);
+        const current = registry && samePostmaster(registry.postmaster, postmaster) ? registry : undefined;
+        const others = (current?.users ?? []).filter((u) => u.id !== me.id && isRunning(u));
+        if (others.length > 0) {
+          await writeRegistry(dataDir, { postmaster, users: others });
+          log(`leaving the embedded PostgreSQL running for process ${[...new Set(others.map((u) => u.pid))].join(', ')}`);
+          return;
+        }
+        // the last user stops it (unless it is not the server this process used any more)
+        const running = await runningPostmaster(path.join(dataDir, 'pg'));
+        if (running && samePostmaster(running, postmaster)) await stopPostmaster(running.pid);
+        if (current || !registry) await writeRegistry(dataDir, undefined);
+      },
+      log,
+    );
+  return {
+    url,
+    owned,
+    stop: () => (stopping ??= release()),
+  };
 }

@@ -24,6 +24,7 @@ import {
   periodFromDate,
   type Cadence,
   type DateOrder,
+  type DateSystem,
 } from '../src/ingest/values.ts';
 import { fail, type WorkerResult } from './results.ts';
 import { stopwatch } from '../src/ingest/stopwatch.ts';
@@ -39,6 +40,8 @@ export interface NormalizeInput {
   fields: MappingFields;
   decimalComma: Record<string, boolean>;
   dateOrder: Record<string, DateOrder>;
+  /** the workbook's date system (LocatedTable.dateSystem): what a bare Excel serial in a column means; default 1900 */
+  dateSystem?: DateSystem;
   fileName: string;
   variables: Record<string, string>;
   statementId: string;
@@ -327,6 +330,10 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
     const header = headerOf(spec?.column);
     return (header !== undefined && input.dateOrder[header]) || 'YMD';
   };
+  // a serial read from the file's cells is in the workbook's date system; a constant or variable
+  // typed in the mapping (or a period from the file name) is no workbook cell: 1900
+  const dateSystemOf = (spec: FieldSpec | undefined): DateSystem =>
+    spec?.column !== undefined || spec?.columns !== undefined ? (input.dateSystem ?? 1900) : 1900;
   const one = async (sql: string, c = connection) => (await c.runAndReadAll(sql)).getRows();
   const json = async (sql: string, c = connection) => (await c.runAndReadAll(sql)).getRowsJson();
 
@@ -520,11 +527,12 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
     const cadenceWanted: Cadence | null =
       spec?.format === 'month' ? 'M' : spec?.format === 'quarter' ? 'Q' : spec?.format === 'half' ? 'H' : spec?.format === 'year' ? 'Y' : null;
     const order = dateOrderOf(spec);
+    const dates = { dateSystem: dateSystemOf(spec) };
     const read = (v: string): string | number | null => {
       const plain = /^\d{1,4}$/.test(v.trim()) ? Number(v.trim()) : null;
-      if (f === 'stmtCadence') return parseCadence(v) ?? parsePeriod(v, order)?.cadence ?? null;
+      if (f === 'stmtCadence') return parseCadence(v) ?? parsePeriod(v, order, dates)?.cadence ?? null;
       if (plain !== null && (f === 'stmtPeriod' ? plain >= 1 && plain <= 12 : plain >= 1900 && plain <= 2200)) return plain;
-      let p = parsePeriod(v, order);
+      let p = parsePeriod(v, order, dates);
       if (p && cadenceWanted && p.cadence === 'M') p = periodFromDate(p.start, cadenceWanted);
       if (!p) return null;
       return f === 'stmtYear' ? p.year : p.period;
@@ -534,14 +542,15 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
 
   for (const f of ['salesPeriodStart', 'salesPeriodEnd'] as const) {
     const order = dateOrderOf(fields[f]);
+    const dates = { dateSystem: dateSystemOf(fields[f]) };
     await perDistinct(
       f,
       snake(f),
       (v) => {
-        const d = parseDate(v, order);
+        const d = parseDate(v, order, dates);
         if (d) return d;
         // a month or quarter written as a period: its first (start) or last (end) day
-        const p = parsePeriod(v, order);
+        const p = parsePeriod(v, order, dates);
         return p ? (f === 'salesPeriodStart' ? p.start : p.end) : null;
       },
       'DATE',

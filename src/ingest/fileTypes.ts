@@ -96,6 +96,12 @@ export interface LocatedTable {
   decimalComma: Record<string, boolean>;
   /** per header name of date-like columns: the day/month order */
   dateOrder: Record<string, 'MDY' | 'DMY' | 'YMD'>;
+  /**
+   * a workbook's date system (`date1904` in xl/workbook.xml): what a bare Excel serial in csvPath
+   * means (a number formatted General, written as it is; date-formatted cells are already ISO
+   * dates); 1900 or absent for text files
+   */
+  dateSystem?: 1900 | 1904;
   /** a large file's byte offset in csvPath of a record in its second half, where a second reader may start; absent for a file read whole */
   splitOffset?: number;
   /** up to 50 first data rows */

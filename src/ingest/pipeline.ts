@@ -318,6 +318,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
         fields: mapping.fields,
         decimalComma: located.decimalComma,
         dateOrder: located.dateOrder,
+      dateSystem: located.dateSystem,
         fileName: statement.file_name,
         variables: {},
         statementId,

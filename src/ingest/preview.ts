@@ -54,6 +54,7 @@ export async function previewSample(deps: Deps, input: PreviewInput): Promise<Pr
       fields: input.fields,
       decimalComma: located.decimalComma,
       dateOrder: located.dateOrder,
+      dateSystem: located.dateSystem,
       fileName: input.fileName || statement.file_name,
       variables: input.variables,
       statementId: input.statementId,

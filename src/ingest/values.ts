@@ -65,10 +65,27 @@ export function periodOf(year: number, period: number, cadence: Cadence): Period
   };
 }
 
-/** Excel's 1900 date system (with its 1900-02-29 bug): serial 1 is 1900-01-01. */
-export function excelSerialToIso(serial: number): string | null {
-  if (!Number.isFinite(serial) || serial < 1 || serial > 2_958_465) return null;
-  const ms = Date.UTC(1899, 11, 30) + Math.floor(serial) * 86_400_000;
+/**
+ * Excel's two date systems: 1900 (Windows Excel and every text file: serial 1 is 1900-01-01, with
+ * its 1900-02-29 bug) and 1904 (old Mac workbooks, `date1904` in xl/workbook.xml: serial 0 is
+ * 1904-01-01, so a serial is 1462 days later than in the 1900 system).
+ */
+export type DateSystem = 1900 | 1904;
+
+/** How the date and period readers read a cell. */
+export interface DateReadOptions {
+  /** the date system of the workbook the value comes from: a bare serial's meaning (default 1900) */
+  dateSystem?: DateSystem;
+}
+
+/** serial 0 of the 1904 system (1904-01-01) is serial 1462 of the 1900 system (its 1900-02-29 counted) */
+const DAYS_1900_TO_1904 = 1462;
+
+/** An Excel date serial as an ISO date in the given date system (default 1900); null outside 1900-01-01..9999-12-31. */
+export function excelSerialToIso(serial: number, dateSystem: DateSystem = 1900): string | null {
+  const days = dateSystem === 1904 ? Math.floor(serial) + DAYS_1900_TO_1904 : Math.floor(serial);
+  if (!Number.isFinite(serial) || serial < (dateSystem === 1904 ? 0 : 1) || days > 2_958_465) return null;
+  const ms = Date.UTC(1899, 11, 30) + days * 86_400_000;
   return new Date(ms).toISOString().slice(0, 10);
 }
 
@@ -81,17 +98,19 @@ export type DateOrder = 'YMD' | 'MDY' | 'DMY';
 
 /**
  * A calendar date from the many ways statements write one. The time part of a date-time is
- * ignored (never shifted by a time zone). Ambiguous day/month orders follow `order`. A range of
- * dates (`01/07/2023 - 31/12/2023`) is no date: null (parsePeriod reads it).
+ * ignored (never shifted by a time zone). Ambiguous day/month orders follow `order`. A five-digit
+ * number is an Excel serial in `options.dateSystem` (default 1900). A range of dates
+ * (`01/07/2023 - 31/12/2023`) is no date: null (parsePeriod reads it).
  */
-export function parseDate(raw: string, order: DateOrder = 'YMD'): string | null {
+export function parseDate(raw: string, order: DateOrder = 'YMD', options: DateReadOptions = {}): string | null {
   const s = raw.trim().replace(/^"|"$/g, '');
   if (s.length === 0 || s.length > 40) return null;
-  if (readRange(s, order)) return null;
-  return dateOnly(s, order);
+  const system = options.dateSystem ?? 1900;
+  if (readRange(s, order, system)) return null;
+  return dateOnly(s, order, system);
 }
 
-function dateOnly(s: string, order: DateOrder): string | null {
+function dateOnly(s: string, order: DateOrder, dateSystem: DateSystem): string | null {
   let m = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T ].*)?$/.exec(s);
   if (m) return validDate(+m[1]!, +m[2]!, +m[3]!);
   m = /^(\d{1,2})[-/.](\d{1,2})[-/.](\d{2}|\d{4})(?:[ T].*)?$/.exec(s);
@@ -105,7 +124,7 @@ function dateOnly(s: string, order: DateOrder): string | null {
   }
   m = /^(\d{4})(\d{2})(\d{2})$/.exec(s);
   if (m) return validDate(+m[1]!, +m[2]!, +m[3]!);
-  if (/^\d{5}(\.\d+)?$/.test(s)) return excelSerialToIso(Number(s));
+  if (/^\d{5}(\.\d+)?$/.test(s)) return excelSerialToIso(Number(s), dateSystem);
   // "15 March 2024", "March 15, 2024"
   m = /^(\d{1,2})\s+([A-Za-zéûä]+)\.?\s+(\d{4})$/.exec(s);
   if (m && MONTHS[m[2]!.toLowerCase()]) return validDate(+m[3]!, MONTHS[m[2]!.toLowerCase()]!, +m[1]!);
@@ -117,18 +136,20 @@ function dateOnly(s: string, order: DateOrder): string | null {
 /**
  * A statement period from a period string: `2024-03`, `2024/03`, `03/2024`, `Mar 2024`,
  * `March 2024`, `2024M3`, `202403`, `Q1 2024`, `2024Q1`, `2Q2024`, `20241` (year + quarter, a year
- * of 1900-2200; other five-digit numbers are Excel serials), `2024 1st Quarter`, `H1 2024`,
- * `2024H2`, `2024`; a full date gives its month; a range gives the period it spans (see
- * periodOfRange): `202307202312` (BMG, months), `20240301-20240331`, `01/07/2023 - 31/12/2023`.
+ * of 1900-2200; other five-digit numbers are Excel serials in `options.dateSystem`, default
+ * 1900), `2024 1st Quarter`, `H1 2024`, `2024H2`, `2024`; a full date gives its month; a range
+ * gives the period it spans (see periodOfRange): `202307202312` (BMG, months),
+ * `20240301-20240331`, `01/07/2023 - 31/12/2023`.
  */
-export function parsePeriod(raw: string, order: DateOrder = 'YMD'): Period | null {
+export function parsePeriod(raw: string, order: DateOrder = 'YMD', options: DateReadOptions = {}): Period | null {
   const s = raw.trim().replace(/^"|"$/g, '');
   if (s.length === 0 || s.length > 40) return null;
+  const system = options.dateSystem ?? 1900;
   const p = periodOnly(s);
   if (p !== undefined) return p;
-  const range = readRange(s, order);
+  const range = readRange(s, order, system);
   if (range) return periodOfRange(range.start, range.end);
-  const date = dateOnly(s, order);
+  const date = dateOnly(s, order, system);
   if (date) return periodOf(+date.slice(0, 4), +date.slice(5, 7), 'M');
   return null;
 }
@@ -170,23 +191,24 @@ const RANGE_SEPARATOR = /\s*[-\u2013\u2014~]\s*|\s+(?:to|thru|through|till|until
  * `01/07/2023 - 31/12/2023`, `Jul 2023 to Dec 2023`); a period end stands for its first (start)
  * or last (end) day. Both dates follow one day order: a first number above 12 on either side
  * makes it DMY, a second one MDY, else the column's `order`. Null when it is no range; a range
- * whose start comes after its end is returned as written (no date, no period).
+ * whose start comes after its end is returned as written (no date, no period). Serials on either
+ * side are read in `dateSystem`.
  */
-function readRange(s: string, order: DateOrder): { start: string; end: string } | null {
+function readRange(s: string, order: DateOrder, dateSystem: DateSystem): { start: string; end: string } | null {
   let m = /^(\d{4})(\d{2})(\d{4})(\d{2})$/.exec(s);
   if (m) return ends(periodOf(+m[1]!, +m[2]!, 'M')?.start, periodOf(+m[3]!, +m[4]!, 'M')?.end);
   m = /^(\d{8})(\d{8})$/.exec(s);
-  if (m) return ends(dateOnly(m[1]!, 'YMD'), dateOnly(m[2]!, 'YMD'));
+  if (m) return ends(dateOnly(m[1]!, 'YMD', dateSystem), dateOnly(m[2]!, 'YMD', dateSystem));
   m = /^(\d{4}-\d{2}-\d{2})(?:T[^/]*)?\/(\d{4}-\d{2}-\d{2})(?:T.*)?$/.exec(s);
-  if (m) return ends(dateOnly(m[1]!, 'YMD'), dateOnly(m[2]!, 'YMD'));
+  if (m) return ends(dateOnly(m[1]!, 'YMD', dateSystem), dateOnly(m[2]!, 'YMD', dateSystem));
   for (const sep of s.matchAll(RANGE_SEPARATOR)) {
     const left = s.slice(0, sep.index).trim();
     const right = s.slice(sep.index + sep[0].length).trim();
     if (left.length === 0 || right.length === 0) continue;
     const sideOrder = rangeOrder(left, right, order);
-    const a = periodOnly(left) ?? dateOnly(left, sideOrder);
+    const a = periodOnly(left) ?? dateOnly(left, sideOrder, dateSystem);
     if (!a) continue;
-    const b = periodOnly(right) ?? dateOnly(right, sideOrder);
+    const b = periodOnly(right) ?? dateOnly(right, sideOrder, dateSystem);
     if (!b) continue;
     return ends(typeof a === 'string' ? a : a.start, typeof b === 'string' ? b : b.end);
   }
@@ -390,7 +412,11 @@ export function normalizeIswc(raw: string): string | null {
   return (10 - (sum % 10)) % 10 === +m[2]! ? s : null;
 }
 
-/** A period, date or currency found in a file name (e.g. `YouTube_X_M_20240301_…`, `…_2024-03_…`). */
+/**
+ * A period, date or currency found in a file name (e.g. `YouTube_X_M_20240301_…`, `…_2024-03_…`).
+ * Only eight-digit and ISO dates and period tokens are read, never a bare serial: a file name is no
+ * cell of the workbook, so no workbook date system applies to it.
+ */
 export function fromFileName(fileName: string, what: 'period' | 'date' | 'currency'): string | null {
   const base = fileName.slice(0, 255);
   if (what === 'currency') {

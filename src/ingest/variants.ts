@@ -45,6 +45,7 @@ export async function materializeVariant(deps: Deps, statementId: string, varian
       fields: fields.data,
       decimalComma: located.decimalComma,
       dateOrder: located.dateOrder,
+      dateSystem: located.dateSystem,
       fileName: s.file_name,
       variables: {},
       statementId,

@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import ExcelJS from 'exceljs';
 import t from 'tap';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { locateTable } from '../../workers/statementFile.ts';
@@ -53,6 +54,7 @@ function normalizeInput(located: Extract<Awaited<ReturnType<typeof locateTable>>
     fields: mapping as NormalizeInput['fields'],
     decimalComma: located.decimalComma,
     dateOrder: located.dateOrder,
+    dateSystem: located.dateSystem,
     fileName: 'statement.tsv',
     variables: {},
     statementId: '00000000-0000-4000-8000-000000000001',
@@ -314,3 +316,66 @@ t.test('a percentage is its fraction: 85% is 0.85, in either decimal notation', 
   );
 });
 
+
+t.test('a 1904 workbook: serials formatted General (dates and periods) are read in its date system', async (t) => {
+  /** A workbook whose Date and Period cells are bare serials (General), one Date cell formatted as a date. */
+  const workbook = async (date1904: boolean) => {
+    const wb = new ExcelJS.Workbook();
+    wb.properties.date1904 = date1904;
+    const ws = wb.addWorksheet('Statement');
+    ws.addRow(['Period', 'Date', 'Title', 'Artist', 'Earnings (USD)']);
+    // 1904 system: 43890 is 2024-03-01, 43904 2024-03-15, 43920 2024-03-31; a range of them is March 2024
+    ws.addRow([43890, 43904, 'Paper Boats', 'Orla Finn', 1.25]);
+    ws.addRow([43890.5, 43920, 'Glass Harbour', 'Orla Finn', 0.5]);
+    ws.addRow(['43890 - 43920', new Date(Date.UTC(2024, 2, 20)), 'Low Tide', 'Orla Finn', 2]);
+    ws.getCell('B4').numFmt = 'yyyy-mm-dd';
+    return Buffer.from(await wb.xlsx.writeBuffer());
+  };
+  const mapping = {
+    ...fields,
+    stmtCadence: { column: 'Period' },
+    salesPeriodStart: { column: 'Date' },
+    salesPeriodEnd: { column: 'Period' },
+  };
+  const read = async (bytes: Buffer, name: string) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'royalty-normalize-1904-'));
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const file = path.join(dir, name);
+    await writeFile(file, bytes);
+    const located = await locateTable({ sourcePath: file, fileName: name, workDir: dir });
+    if (!located.ok) throw new Error(located.message);
+    const out = await normalizeStatement(normalizeInput(located, mapping, dir, { fileName: name }));
+    if (!out.ok) throw new Error(out.message);
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    const rows = await duck.runAndReadAll(
+      `SELECT raw_title, stmt_year, stmt_period, stmt_cadence, sales_period_start::VARCHAR, sales_period_end::VARCHAR FROM read_parquet('${path.join(dir, 'normalized.parquet')}') ORDER BY source_row`,
+    );
+    duck.closeSync();
+    return { located, out, rows: rows.getRows() };
+  };
+
+  const mac = await read(await workbook(true), 'statement.xlsx');
+  t.equal(mac.located.dateSystem, 1904, 'the file reader carries the date system');
+  t.same(mac.located.sampleRows.map((r) => r.slice(0, 2)), [['43890', '43904'], ['43890.5', '43920'], ['43890 - 43920', '2024-03-20']], 'General cells stay serials, a date cell is an ISO date');
+  // a serial read as a sales period end is that day; the range of serials ends on its last day
+  t.same(mac.rows, [
+    ['Paper Boats', 2024, 3, 'M', '2024-03-15', '2024-03-01'],
+    ['Glass Harbour', 2024, 3, 'M', '2024-03-31', '2024-03-01'],
+    ['Low Tide', 2024, 3, 'M', '2024-03-20', '2024-03-31'],
+  ]);
+  t.equal(mac.out.keptRows, 3);
+
+  // the same numbers in a 1900 workbook: 1462 days earlier
+  const windows = await read(await workbook(false), 'statement.xlsx');
+  t.equal(windows.located.dateSystem, 1900);
+  t.same(windows.rows, [
+    ['Paper Boats', 2020, 2, 'M', '2020-03-14', '2020-02-29'],
+    ['Glass Harbour', 2020, 2, 'M', '2020-03-30', '2020-02-29'],
+    ['Low Tide', 2020, 3, 'M', '2024-03-20', '2020-03-30'],
+  ]);
+
+  // a text file has no date system of its own: its serials are 1900's
+  const text = await read(Buffer.from('Period,Date,Title,Artist,Earnings (USD)\n43890,43904,Paper Boats,Orla Finn,1.25\n'), 'statement.csv');
+  t.equal(text.located.dateSystem, undefined);
+  t.same(text.rows, [['Paper Boats', 2020, 2, 'M', '2020-03-14', '2020-02-29']]);
+});

@@ -270,6 +270,40 @@ t.test('table structure: duplicate names, trailing delimiters, unlabeled totals,
   }
 });
 
+t.test('a detail table followed by a per-country summary block: the detail header, the summary removed (Apple)', async (t) => {
+  const dir = await workDir();
+  const expected = JSON.parse(await readFile(path.join(STATEMENTS, 'apple-80012345_0324_EU.txt.expected.json'), 'utf8')) as Expected;
+  // the header and the 18 detail rows, without the Total_ trailer
+  const detail = (await readFile(path.join(STATEMENTS, expected.file), 'utf8')).trimEnd().split('\n').slice(0, 19);
+  const appleSummary = ['Country Of Sale\tPartner Share Currency\tQuantity\tExtended Partner Share', 'AT\tEUR\t50\t200.00', 'NL\tEUR\t46\t185.17'];
+  const genericSummary = ['Country\tQuantity\tAmount', 'AT\t50\t200.00', 'NL\t46\t185.17'];
+  const variants: [string, string[], boolean][] = [
+    ['Apple summary after a blank line', appleSummary, true],
+    ['Apple summary right under the detail', appleSummary, false],
+    ['a generic summary after a blank line', genericSummary, true],
+    ['a generic summary right under the detail', genericSummary, false],
+  ];
+  for (const [name, summary, blank] of variants) {
+    const file = path.join(dir, `summary-${variants.findIndex((v) => v[0] === name)}.txt`);
+    await writeFile(file, [...detail, ...(blank ? [''] : []), ...summary].join('\n') + '\n');
+    const at = blank ? 20 : 19;
+    const removed = [...(blank ? [[19, 'blank']] : []), [at, 'summary'], [at + 1, 'summary'], [at + 2, 'summary']];
+    // whole, and from a head and a tail sample (the summary block in the tail)
+    for (const limits of [undefined, { headBytes: 2048, tailBytes: 700 }]) {
+      const label = `${name}${limits ? ', sampled' : ''}`;
+      const r = await locate({ sourcePath: file, fileName: path.basename(file), workDir: await workDir() }, limits);
+      t.match(r, { headerLine: 0, dataRecords: 18, footerRecords: 3, removedTotal: removed.length }, `${label}: located`);
+      t.same(r.header, expected.header, `${label}: the detail header`);
+      t.same(r.removed.map((x) => [x.line, x.reason]), removed, `${label}: the summary block removed as summary rows`);
+      t.same(r.footerTotals, [], `${label}: no summary row taken for a total`);
+      const rows = await dataRows(r);
+      t.equal(rows.length, 18, `${label}: records read back`);
+      t.equal(exactSum(rows.map((x) => x[r.header.indexOf(expected.netEarningsColumn)] ?? ''), false), expected.netEarningsSum, `${label}: net earnings`);
+      t.equal(exactSum(rows.map((x) => x[r.header.indexOf('Quantity')] ?? ''), false), expected.unitsSum, `${label}: units`);
+    }
+  }
+});
+
 const HOSTILE_CASES: [string, string][] = [
   ['empty.csv', 'FILE_EMPTY'],
   ['whitespace-only.csv', 'FILE_NO_DATA'],

@@ -6,6 +6,7 @@ import {
   COUNTRY_NAME_LOCALES,
   MULTI_TERRITORY,
   MULTI_TERRITORY_MARKERS,
+  excelSerialToIso,
   fromFileName,
   normalizeIsrc,
   normalizeIswc,
@@ -156,6 +157,45 @@ t.test('five-digit numbers in a period column: year + quarter when the year is p
     const p = parsePeriod(raw);
     t.equal(p ? `${p.year} ${p.cadence} ${p.period} ${p.start} ${p.end}` : null, want, raw);
   }
+});
+
+t.test('Excel serials in a 1904 workbook: 1462 days after the same serial in the 1900 system', async (t) => {
+  const d1904 = { dateSystem: 1904 } as const;
+  t.equal(excelSerialToIso(43904), '2020-03-14', '1900 by default');
+  t.equal(excelSerialToIso(43904, 1900), '2020-03-14');
+  t.equal(excelSerialToIso(43904, 1904), '2024-03-15');
+  t.equal(excelSerialToIso(43904.75, 1904), '2024-03-15', 'the time of day is dropped');
+  t.equal(excelSerialToIso(0, 1904), '1904-01-01', 'serial 0 is the 1904 epoch');
+  t.equal(excelSerialToIso(1462), '1904-01-01', 'the same day in the 1900 system');
+  t.equal(excelSerialToIso(0), null, 'no serial 0 in the 1900 system');
+  t.equal(excelSerialToIso(2_957_003, 1904), '9999-12-31');
+  t.equal(excelSerialToIso(2_957_004, 1904), null, 'after 9999-12-31');
+  t.equal(excelSerialToIso(-1, 1904), null);
+
+  t.equal(parseDate('43904'), '2020-03-14', 'a text file: 1900');
+  t.equal(parseDate('43904', 'YMD', { dateSystem: 1900 }), '2020-03-14');
+  t.equal(parseDate('43904', 'YMD', d1904), '2024-03-15');
+  t.equal(parseDate('43904.5', 'DMY', d1904), '2024-03-15');
+  t.equal(parseDate(' "43904" ', 'MDY', d1904), '2024-03-15', 'quoted and padded');
+  // only bare serials move: dates written as dates are the same in either system
+  for (const raw of ['2024-03-15', '03/15/2024', '15/03/2024', '20240315', '15 March 2024']) {
+    t.equal(parseDate(raw, raw.startsWith('15/') ? 'DMY' : 'MDY', d1904), '2024-03-15', raw);
+  }
+  t.equal(parseDate('43890 - 43920', 'YMD', d1904), null, 'a range of serials is no date');
+
+  const period = (raw: string, options = {}) => {
+    const p = parsePeriod(raw, 'YMD', options);
+    return p ? `${p.year} ${p.cadence} ${p.period} ${p.start} ${p.end}` : null;
+  };
+  t.equal(period('43890'), '2020 M 2 2020-02-01 2020-02-29', '1900 by default');
+  t.equal(period('43890', d1904), '2024 M 3 2024-03-01 2024-03-31', '43890 is 2024-03-01 in the 1904 system');
+  t.equal(period('43890.25', d1904), '2024 M 3 2024-03-01 2024-03-31');
+  t.equal(period('20241', d1904), '2024 Q 1 2024-01-01 2024-03-31', 'year + quarter is no serial in either system');
+  t.equal(period('2024-03', d1904), '2024 M 3 2024-03-01 2024-03-31', 'a period as written is unchanged');
+  // a range of serials: both ends in the workbook's system
+  t.equal(period('43890 - 43920', d1904), '2024 M 3 2024-03-01 2024-03-31', '2024-03-01 to 2024-03-31');
+  t.equal(period('43890 - 43980', d1904), '2024 Q 2 2024-03-01 2024-05-30', 'a span of 91 days ending in May');
+  t.equal(period('43890 - 43920'), '2020 M 3 2020-02-29 2020-03-30', 'the same range in the 1900 system: 2020-02-29 to 2020-03-30');
 });
 
 t.test('territories: localised names, and one bucket for multi-territory and unknown markers', async (t) => {

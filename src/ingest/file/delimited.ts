@@ -18,7 +18,7 @@ import {
   type Kind,
   kindOf,
   preambleValues,
-  profileOf,
+  profileBelow,
   type Rec,
   removedReason,
   trailerStart,
@@ -225,14 +225,9 @@ export async function locateDelimited(clean: CleanText, limits: Limits, deadline
   const header = buildHeader(headerRec.cells);
   const afterHeader = headRecs.slice(choice.index + 1);
   // the table's shape comes from the rows right under the header, up to the first blank line,
-  // so a summary block further down does not blur it
-  const profileRows: Rec[] = [];
-  for (const r of afterHeader) {
-    if (profileRows.length >= PROFILE_ROWS) break;
-    if (filled(r.cells).length > 0) profileRows.push(r);
-    else if (profileRows.length > 0) break;
-  }
-  const profile = profileOf(header, profileRows);
+  // so a summary block further down does not blur it (the same shape `findHeader` read the
+  // summary block against when it chose this header over the summary's own)
+  const profile = profileBelow(headRecs, choice.index);
 
   const counts: Counts = { data: 0, footer: 0, removed: [], removedTotal: 0, footerTotals: [] };
   for (const r of headRecs.slice(0, choice.index)) {

@@ -61,7 +61,7 @@ export async function legacyWorkbookToCsv(file: string, workDir: string, limits:
     const csvPath = path.join(workDir, `xls-sheet-${index}.csv`);
     await writeFile(csvPath, lines.length > 0 ? `${lines.join('\n')}\n` : '');
     const hidden = (workbook.Workbook?.Sheets?.[index]?.Hidden ?? 0) !== 0;
-    sheets.push({ name, index, hidden, csvPath, rows: written });
+    sheets.push({ name, index, hidden, csvPath, rows: written, dateSystem: date1904 ? 1904 : 1900 });
     deadline.check();
   }
   return sheets;

@@ -187,6 +187,7 @@ async function locateWorkbook(sheets: SheetCsv[], format: 'xlsx' | 'xls', ctx: C
     archiveEntry: null,
     csvPath: sheet.csvPath,
     ...fromDelimited(chosen.value!),
+    dateSystem: sheet.dateSystem ?? 1900,
   };
 }
 

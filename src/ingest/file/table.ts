@@ -36,16 +36,22 @@ export interface HeaderChoice {
 const HEADER_CANDIDATES = 60;
 const FOLLOWING = 20;
 const MIN_HEADER_SCORE = 3;
+/** rows under a header that give its table's shape (`profileOf` reads no more) */
+const PROFILE_SAMPLE = 200;
 
 /**
  * The header is the row that looks most like one: mostly text, names statements use, distinct,
  * and followed by rows of about its width whose cells are numbers or dates where it has words.
- * Never simply the first non-empty row.
+ * Never simply the first non-empty row. A file may hold a second, shorter table after the detail
+ * (Apple's `Country Of Sale` summary block): its header can score as well as the detail's, so a
+ * best row that an earlier header's table reads as its summary header (see `kindOf`), with at
+ * least as many data rows above it as it has rows of its own, loses to that earlier header.
  */
 export function findHeader(records: readonly Rec[]): HeaderChoice | null {
   const nonBlank: number[] = [];
   for (let i = 0; i < records.length; i++) if (filled(records[i]!.cells).length > 0) nonBlank.push(i);
-  let best: HeaderChoice | null = null;
+  const scored: (HeaderChoice & { width: number })[] = [];
+  let best: (HeaderChoice & { width: number }) | null = null;
   for (let k = 0; k < Math.min(nonBlank.length, HEADER_CANDIDATES); k++) {
     const rec = records[nonBlank[k]!]!;
     const cells = filled(rec.cells);
@@ -88,9 +94,65 @@ export function findHeader(records: readonly Rec[]): HeaderChoice | null {
       contrast = textColumns.length > 0 ? typed / textColumns.length : 0;
     }
     const score = 2 * text + 3 * vocab + keyword + 1.5 * consistent + 2 * contrast + 0.5 * distinct + (0.5 * Math.min(n, 12)) / 12;
-    if (!best || score > best.score + 1e-9) best = { index: nonBlank[k]!, score, vocabShare: vocab };
+    const choice = { index: nonBlank[k]!, score, vocabShare: vocab, width: n };
+    scored.push(choice);
+    if (!best || score > best.score + 1e-9) best = choice;
   }
-  return best && best.score >= MIN_HEADER_SCORE ? best : null;
+  if (!best || best.score < MIN_HEADER_SCORE) return null;
+  // the best row may open the summary block of an earlier table: the best-scoring such table wins
+  // (a wider header with at least as many data rows down to it as the best row has under it)
+  let owner: HeaderChoice | null = null;
+  let ownRows = -1;
+  for (const e of scored) {
+    if (e.index >= best.index) break;
+    if (e.score < MIN_HEADER_SCORE || best.width >= e.width) continue;
+    if (owner && e.score <= owner.score + 1e-9) continue;
+    const dataAbove = dataRowsBefore(records, e.index, best.index);
+    if (dataAbove === 0) continue;
+    // candidates lie among the first HEADER_CANDIDATES non-blank rows: no more data rows above
+    if (ownRows < 0) ownRows = rowsBelow(records, best.index, HEADER_CANDIDATES);
+    if (dataAbove >= ownRows) owner = e;
+  }
+  const chosen = owner ?? best;
+  return { index: chosen.index, score: chosen.score, vocabShare: chosen.vocabShare };
+}
+
+/** The shape of the table under the header at `index`: its rows up to the first blank line. */
+export function profileBelow(records: readonly Rec[], index: number): Profile {
+  const header = buildHeader(records[index]!.cells);
+  const rows: Rec[] = [];
+  for (let i = index + 1; i < records.length && rows.length < PROFILE_SAMPLE; i++) {
+    if (filled(records[i]!.cells).length > 0) rows.push(records[i]!);
+    else if (rows.length > 0) break;
+  }
+  return profileOf(header, rows);
+}
+
+/**
+ * The data rows of the table under the header at `index` above its summary block, when the
+ * record `at` reads as a summary header of that table (and so lies in its trailer); else 0.
+ */
+function dataRowsBefore(records: readonly Rec[], index: number, at: number): number {
+  const profile = profileBelow(records, index);
+  if (kindOf(records[at]!.cells, profile) !== 'summary_header') return 0;
+  let data = 0;
+  for (let i = index + 1; i < at; i++) {
+    const kind = kindOf(records[i]!.cells, profile);
+    // an earlier summary header: the trailer starts there, `at` is further into it
+    if (kind === 'summary_header') break;
+    if (kind === 'data') data++;
+  }
+  return data;
+}
+
+/** The non-blank rows right under the record at `index`, up to the next blank line, counted up to `cap`. */
+function rowsBelow(records: readonly Rec[], index: number, cap: number): number {
+  let rows = 0;
+  for (let i = index + 1; i < records.length && rows < cap; i++) {
+    if (filled(records[i]!.cells).length === 0) break;
+    rows++;
+  }
+  return rows;
 }
 
 export interface Header {
@@ -206,7 +268,7 @@ export function measureOfLabel(text: string): FooterMeasure | null {
 export function profileOf(header: Header, dataRows: readonly Rec[]): Profile {
   const width = header.raw.length;
   const numericColumns = new Set<number>();
-  const rows = dataRows.slice(0, 200);
+  const rows = dataRows.slice(0, PROFILE_SAMPLE);
   for (let j = 0; j < width; j++) {
     let values = 0;
     let numbers = 0;

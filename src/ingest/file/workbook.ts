@@ -3,7 +3,8 @@
 // refused (Excel never writes one; they carry XXE and entity-expansion payloads) and the
 // archive's layout is checked, because exceljs's own unzip has no limits. Cell values become
 // text the way the statement means them: cached results of formulas, dates as ISO
-// yyyy-mm-dd in the workbook's date system, numbers as plain decimals.
+// yyyy-mm-dd in the workbook's date system, numbers as plain decimals. A date stored as a number
+// formatted General stays a number: each sheet carries the date system it is to be read in.
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
@@ -18,6 +19,8 @@ export interface SheetCsv {
   hidden: boolean;
   csvPath: string;
   rows: number;
+  /** the workbook's date system, which bare serials (numbers not formatted as dates) in csvPath are in; absent: 1900 */
+  dateSystem?: 1900 | 1904;
 }
 
 interface WorkbookFacts {
@@ -228,7 +231,14 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
       } finally {
         await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
       }
-      sheets.push({ name, index: position >= 0 ? position : emitted - 1, hidden: sr.state === 'hidden' || sr.state === 'veryHidden', csvPath, rows: written });
+      sheets.push({
+        name,
+        index: position >= 0 ? position : emitted - 1,
+        hidden: sr.state === 'hidden' || sr.state === 'veryHidden',
+        csvPath,
+        rows: written,
+        dateSystem: facts.date1904 ? 1904 : 1900,
+      });
     }
   } catch (error) {
     if (error instanceof FileError) throw error;

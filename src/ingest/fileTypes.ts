@@ -1,5 +1,6 @@
 // The statement file reader's contract (workers/statementFile.ts, function locateTable): which
 // bytes, encoding, delimiter, sheet and rows of an uploaded statement hold its table.
+import type { NormalizeInput } from '../../workers/normalize.ts';
 
 export interface LocateLimits {
   /** total bytes any archive, gzip stream or workbook may inflate to */
@@ -110,3 +111,22 @@ export interface LocatedTable {
 
 export const REMOVED_CAP = 10_000;
 export const SAMPLE_ROWS = 50;
+
+/** What the normalizer reads from the file reader's located table (every caller passes the same). */
+export function tableOf(located: LocatedTable): Pick<
+  NormalizeInput,
+  'csvPath' | 'delimiter' | 'quote' | 'headerLine' | 'header' | 'footerRecords' | 'splitOffset' | 'decimalComma' | 'dateOrder' | 'dateSystem'
+> {
+  return {
+    csvPath: located.csvPath,
+    delimiter: located.delimiter,
+    quote: located.quote,
+    headerLine: located.headerLine,
+    header: located.header,
+    footerRecords: located.footerRecords,
+    splitOffset: located.splitOffset,
+    decimalComma: located.decimalComma,
+    dateOrder: located.dateOrder,
+    dateSystem: located.dateSystem,
+  };
+}

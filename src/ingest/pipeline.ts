@@ -12,7 +12,7 @@ import { Transform } from 'node:stream';
 import { withTransaction } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../trpc/context.ts';
-import type { FooterMeasure, LocatedTable } from './fileTypes.ts';
+import { type FooterMeasure, type LocatedTable, tableOf } from './fileTypes.ts';
 import { headerKey, missingRequiredFields, type FieldSpec, type MappingFields } from './fields.ts';
 import { readAmount } from './amounts.ts';
 import { findMappingByHeaderHash } from './mappings.ts';
@@ -308,17 +308,8 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     let normalized: NormalizeOutput;
     try {
       normalized = await deps.threads.run<NormalizeOutput & { ok: true }>('normalize', 'normalizeStatement', {
-        csvPath: located.csvPath,
-        delimiter: located.delimiter,
-        quote: located.quote,
-        headerLine: located.headerLine,
-        header: located.header,
-        footerRecords: located.footerRecords,
-        splitOffset: located.splitOffset,
+        ...tableOf(located),
         fields: mapping.fields,
-        decimalComma: located.decimalComma,
-        dateOrder: located.dateOrder,
-      dateSystem: located.dateSystem,
         fileName: statement.file_name,
         variables: {},
         statementId,

@@ -1,5 +1,6 @@
 // mapping.processSample: the pipeline's own code path (locate, then normalize in a worker) on a
 // few rows of a statement, with a mapping that need not be saved yet. Nothing is written.
+import { tableOf } from './fileTypes.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -45,16 +46,8 @@ export async function previewSample(deps: Deps, input: PreviewInput): Promise<Pr
   try {
     const { located } = await locateStatementFile(deps, statement.object_key, statement.file_name, workDir);
     const out = await deps.threads.run<NormalizeOutput & { ok: true }>('normalize', 'normalizeStatement', {
-      csvPath: located.csvPath,
-      delimiter: located.delimiter,
-      quote: located.quote,
-      headerLine: located.headerLine,
-      header: located.header,
-      footerRecords: located.footerRecords,
+      ...tableOf(located),
       fields: input.fields,
-      decimalComma: located.decimalComma,
-      dateOrder: located.dateOrder,
-      dateSystem: located.dateSystem,
       fileName: input.fileName || statement.file_name,
       variables: input.variables,
       statementId: input.statementId,

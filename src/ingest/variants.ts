@@ -2,6 +2,7 @@
 // every ingestion run: they re-read the whole file, and most statements are never downloaded in
 // those forms. They are made by the pipeline's own code (locate, then the normalizer's variant
 // writer) for the version the statement has now, and dropped when it is reprocessed.
+import { tableOf } from './fileTypes.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -36,16 +37,8 @@ export async function materializeVariant(deps: Deps, statementId: string, varian
     const { located } = await locateStatementFile(deps, s.object_key, s.file_name, workDir);
     const file = path.join(workDir, `${variant}.csv`);
     await deps.threads.run('normalize', 'normalizeStatement', {
-      csvPath: located.csvPath,
-      delimiter: located.delimiter,
-      quote: located.quote,
-      headerLine: located.headerLine,
-      header: located.header,
-      footerRecords: located.footerRecords,
+      ...tableOf(located),
       fields: fields.data,
-      decimalComma: located.decimalComma,
-      dateOrder: located.dateOrder,
-      dateSystem: located.dateSystem,
       fileName: s.file_name,
       variables: {},
       statementId,

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import t from 'tap';
+import { tableOf } from '../../src/ingest/fileTypes.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createProvider } from '../../src/catalog/enrich/index.ts';
 import { foldText, titleKey } from '../../src/catalog/enrich/match.ts';
@@ -53,15 +54,8 @@ async function readFixtureTracks(): Promise<FixtureTrack[]> {
       const fields = library.find((e) => e.headerHash === located.headerHash)?.fields ?? suggestMapping(located.header, located.sampleRows, file).fields;
       const outPath = path.join(workDir, 'normalized.parquet');
       const normalized = await normalizeStatement({
-        csvPath: located.csvPath,
-        delimiter: located.delimiter,
-        quote: located.quote,
-        headerLine: located.headerLine,
-        header: located.header,
-        footerRecords: located.footerRecords,
+        ...tableOf(located),
         fields,
-        decimalComma: located.decimalComma,
-        dateOrder: located.dateOrder,
         fileName: file,
         variables: {},
         statementId: '00000000-0000-4000-8000-000000000001',

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import t from 'tap';
+import { tableOf } from '../../src/ingest/fileTypes.ts';
 import { readAmount } from '../../src/ingest/amounts.ts';
 import type { LocatedTable } from '../../src/ingest/fileTypes.ts';
 import { statementFlags } from '../../src/ingest/pipeline.ts';
@@ -61,16 +62,8 @@ async function ingest(
   const located = await locateTable({ sourcePath: file, fileName, workDir: dir });
   if (!located.ok) throw new Error(`${located.errorCode}: ${located.message}`);
   const out = await normalizeStatement({
-    csvPath: located.csvPath,
-    delimiter: located.delimiter,
-    quote: located.quote,
-    headerLine: located.headerLine,
-    header: located.header,
-    footerRecords: located.footerRecords,
-    splitOffset: located.splitOffset,
+    ...tableOf(located),
     fields: fields as NormalizeInput['fields'],
-    decimalComma: located.decimalComma,
-    dateOrder: located.dateOrder,
     fileName,
     variables: {},
     statementId: '00000000-0000-4000-8000-000000000001',

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import ExcelJS from 'exceljs';
 import t from 'tap';
+import { tableOf } from '../../src/ingest/fileTypes.ts';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { locateTable } from '../../workers/statementFile.ts';
 import { normalizeStatement, type NormalizeInput, type NormalizeOutput } from '../../workers/normalize.ts';
@@ -44,17 +45,8 @@ async function normalizeFile(
 /** The normalizer's input for a located table, writing normalized.parquet and removed.csv into `dir`. */
 function normalizeInput(located: Extract<Awaited<ReturnType<typeof locateTable>>, { ok: true }>, mapping: Record<string, unknown>, dir: string, extra: Partial<NormalizeInput> = {}): NormalizeInput {
   return {
-    csvPath: located.csvPath,
-    delimiter: located.delimiter,
-    quote: located.quote,
-    headerLine: located.headerLine,
-    header: located.header,
-    footerRecords: located.footerRecords,
-    splitOffset: located.splitOffset,
+    ...tableOf(located),
     fields: mapping as NormalizeInput['fields'],
-    decimalComma: located.decimalComma,
-    dateOrder: located.dateOrder,
-    dateSystem: located.dateSystem,
     fileName: 'statement.tsv',
     variables: {},
     statementId: '00000000-0000-4000-8000-000000000001',

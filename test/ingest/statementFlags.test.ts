@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import t from 'tap';
+import { tableOf } from '../../src/ingest/fileTypes.ts';
 import { statementFlags } from '../../src/ingest/pipeline.ts';
 import { normalizeStatement } from '../../workers/normalize.ts';
 import { locateTable } from '../../workers/statementFile.ts';
@@ -37,15 +38,8 @@ async function flagsOf(t: { teardown(fn: () => unknown): void }, rows: string[][
   const located = await locateTable({ sourcePath: file, fileName: path.basename(file), workDir: dir });
   if (!located.ok) throw new Error(located.message);
   const out = await normalizeStatement({
-    csvPath: located.csvPath,
-    delimiter: located.delimiter,
-    quote: located.quote,
-    headerLine: located.headerLine,
-    header: located.header,
-    footerRecords: located.footerRecords,
+    ...tableOf(located),
     fields,
-    decimalComma: located.decimalComma,
-    dateOrder: located.dateOrder,
     fileName: 'statement.csv',
     variables: {},
     statementId: '00000000-0000-4000-8000-000000000001',

@@ -96,6 +96,8 @@ export interface NormalizeOutput {
     unknownCountries: string[];
     unknownCurrencies: string[];
     missingStmtPeriod: number;
+    /** rows with a cell beyond the header's last column (not read: no mapping can name it) */
+    extraCells: number;
   };
   preview?: Record<string, unknown>[];
   /** milliseconds per step */
@@ -130,7 +132,7 @@ function emptyOutput(): NormalizeOutput {
     salesPeriodEnd: null,
     rawValues: [],
     payors: [],
-    issues: { invalidAmounts: 0, missingAmounts: 0, invalidIsrc: 0, invalidUpc: 0, unknownCountries: [], unknownCurrencies: [], missingStmtPeriod: 0 },
+    issues: { invalidAmounts: 0, missingAmounts: 0, invalidIsrc: 0, invalidUpc: 0, unknownCountries: [], unknownCurrencies: [], missingStmtPeriod: 0, extraCells: 0 },
   };
 }
 
@@ -340,7 +342,9 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   const { lap, timings } = stopwatch();
   // the macros, value types and lookup lists live in the database, seen by both connections
   await connection.run(AMOUNT_MACRO);
-  const columnsDef = Array.from({ length: width }, (_, i) => `'c${i}': 'VARCHAR'`).join(', ');
+  // one column more than the header: a cell there is one the mapping cannot name (counted, flagged)
+  const columnsDef = [...Array.from({ length: width }, (_, i) => `'c${i}': 'VARCHAR'`), `'cx': 'VARCHAR'`].join(', ');
+  const extraCell = `count(*) FILTER (WHERE cx IS NOT NULL AND trim(cx) <> '')`;
   const cells = Array.from({ length: width }, (_, i) => `c${i}`).join(', ');
   const headerMatch = `(${input.header.map((h, i) => `coalesce(trim(c${i}), '') = ${lit(h.trim())}`).join(' AND ')})`;
   const allEmpty = `(${Array.from({ length: width }, (_, i) => `coalesce(trim(c${i}), '') = ''`).join(' AND ')})`;
@@ -395,11 +399,11 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   // one parallel pass over the file: its rows, the rows that are not data, the distinct values.
   // First reading only the cells those need: when every row is surely data, that is all; else again
   // with every cell, to tell the rows that are not data.
-  const quickSurvey = `SELECT count(*), 0, 0, ${distinctAggregates('sure AND')}, count(*) FILTER (WHERE NOT sure) FROM (
-      SELECT ${surelyData} AS sure, ${textColumns} FROM ${reader(firstRecord)})`;
-  const fullSurvey = `SELECT count(*), count(*) FILTER (WHERE header_row), count(*) FILTER (WHERE blank_row AND NOT header_row),
+  const quickSurvey = `SELECT count(*), 0, 0, ${extraCell}, ${distinctAggregates('sure AND')}, count(*) FILTER (WHERE NOT sure) FROM (
+      SELECT ${surelyData} AS sure, cx, ${textColumns} FROM ${reader(firstRecord)})`;
+  const fullSurvey = `SELECT count(*), count(*) FILTER (WHERE header_row), count(*) FILTER (WHERE blank_row AND NOT header_row), ${extraCell},
       ${distinctAggregates('NOT (header_row OR blank_row) AND')} FROM (
-      SELECT ${headerRow} AS header_row, ${blankRow} AS blank_row, ${textColumns} FROM ${reader(firstRecord)})`;
+      SELECT ${headerRow} AS header_row, ${blankRow} AS blank_row, cx, ${textColumns} FROM ${reader(firstRecord)})`;
   const survey = async (): Promise<unknown[]> => {
     const quick = (await json(quickSurvey))[0]!;
     return Number(quick.pop()) === 0 ? quick : (await json(fullSurvey))[0]!;
@@ -473,7 +477,8 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
 
   // footer records are data to the survey: with a footer, the distinct values are read again from
   // the data rows alone (each part on its own connection)
-  let distinctRow = surveyed.slice(3);
+  const extraCells = Number(surveyed[3]);
+  let distinctRow = surveyed.slice(4);
   if (footer > 0 || range) {
     const rows = await allOf(parts.map((part, i) => json(`SELECT ${distinctAggregates('')} FROM ${keptOf(part, textColumns)}`, connections[i])));
     distinctRow = textFields.map((_, j) => [...new Set(rows.flatMap((r) => (r[0]![j] as unknown[] | null) ?? []))]);
@@ -723,6 +728,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
       invalidIsrc: Number(totals[7]),
       invalidUpc: Number(totals[8]),
       missingStmtPeriod: Number(totals[9]),
+      extraCells,
       unknownCountries,
       unknownCurrencies,
     },

@@ -158,6 +158,14 @@ export function statementFlags(
       message: `The statement's net total is negative in ${negative.map((c) => `${c.currency ?? '(no currency)'} (${c.net})`).join(', ')}.`,
     });
   }
+  if (out.issues.extraCells > 0) {
+    flags.push({
+      kind: 'extra_cells',
+      severity: 'warning',
+      message: `${out.issues.extraCells} rows have a cell beyond the header's last column; those cells are not read.`,
+      details: { rows: out.issues.extraCells },
+    });
+  }
   // a workbook or archive with more than one detail table: one is read, and the others must not go unnoticed
   for (const [what, place] of [
     ['sheet', located.sheet],

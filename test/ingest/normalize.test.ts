@@ -128,6 +128,7 @@ t.test('issue counts: unreadable and empty amounts, invalid identifiers, unknown
     missingStmtPeriod: 1,
     unknownCountries: ['Atlantis', 'Narnia'],
     unknownCurrencies: ['Zorkmids'],
+    extraCells: 0,
   });
   // amounts summed over two columns: an empty or unreadable part counts as 0, never as an invalid row
   const summed = await normalizeText(t, `${[...HEADER, 'Adjustment (USD)'].join('\t')}\n2024-03\tx\tOrla Finn\t1.00\tn/a\n2024-03\ty\tOrla Finn\t\t\n`, {

@@ -118,3 +118,16 @@ t.test('a workbook with a detail table on each sheet: one is read, and the other
   ]);
 });
 
+t.test('a cell beyond the header is never dropped silently: the rows are counted and flagged', async (t) => {
+  const { out, flags } = await flagsOf(t, [
+    ['2024-03', 'A', 'USD', '1.00'],
+    ['2024-03', 'B', 'USD', '2.10', '9.99'],
+    ['2024-03', 'C', 'USD', '0.50', ''],
+    ['2024-03', 'D', 'USD', '0.25', 'x', 'y'],
+  ]);
+  t.equal(out.keptRows, 4);
+  t.equal(out.net, '3.850000000000', 'the rows are kept with their mapped cells');
+  t.equal(out.issues.extraCells, 2, 'an empty extra cell is no cell');
+  t.same(flags, [{ kind: 'extra_cells', severity: 'warning', message: "2 rows have a cell beyond the header's last column; those cells are not read." }]);
+});
+

@@ -9,7 +9,7 @@ import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { fieldKinds, headerKey, standardFields, type StandardField } from '../src/ingest/fieldNames.ts';
+import { fieldKinds, headerIn, headerKey, standardFields, usesDecimalComma, type StandardField } from '../src/ingest/fieldNames.ts';
 import type { FieldSpec, MappingFields } from '../src/ingest/fields.ts';
 import {
   fromFileName,
@@ -317,19 +317,10 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   const fields = input.fields;
   // what the file reader found out about a column, by its header as the file has it (the mapping may
   // name it in another case or spacing)
-  const headerOf = (column: string | undefined) => {
-    const i = column === undefined ? undefined : columnIndex.get(headerKey(column));
-    return i === undefined ? undefined : input.header[i];
-  };
-  const decimalCommaOf = (spec: FieldSpec | undefined): boolean => {
-    if (spec?.format === 'decimal_comma') return true;
-    if (spec?.format === 'decimal_point') return false;
-    const header = headerOf(spec?.column ?? spec?.columns?.[0]);
-    return header !== undefined && input.decimalComma[header] === true;
-  };
+  const decimalCommaOf = (spec: FieldSpec | undefined): boolean => usesDecimalComma(spec, input.header, input.decimalComma);
   const dateOrderOf = (spec: FieldSpec | undefined): DateOrder => {
     if (spec?.format === 'MDY' || spec?.format === 'DMY' || spec?.format === 'YMD') return spec.format;
-    const header = headerOf(spec?.column);
+    const header = headerIn(input.header, spec?.column);
     return (header !== undefined && input.dateOrder[header]) || 'YMD';
   };
   // a serial read from the file's cells is in the workbook's date system; a constant or variable

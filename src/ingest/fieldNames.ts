@@ -82,3 +82,25 @@ export const fieldKinds: Record<StandardField, 'period' | 'cadence' | 'currency'
 export function headerKey(name: string): string {
   return normalizeHeaderCell(name);
 }
+
+/** The file's own header cell for a column a mapping names (in any case or spacing), if it has one. */
+export function headerIn(header: readonly string[], column: string | undefined): string | undefined {
+  if (column === undefined) return undefined;
+  const key = headerKey(column);
+  return header.find((h) => headerKey(h) === key);
+}
+
+/**
+ * Whether a field's numbers use a decimal comma: its mapping format says so, else what the file
+ * reader found for its (first) column.
+ */
+export function usesDecimalComma(
+  spec: { format?: string | undefined; column?: string | undefined; columns?: string[] | undefined } | undefined,
+  header: readonly string[],
+  decimalComma: Readonly<Record<string, boolean>>,
+): boolean {
+  if (spec?.format === 'decimal_comma' || spec?.format === 'decimal_point') return spec.format === 'decimal_comma';
+  const cell = headerIn(header, spec?.column ?? spec?.columns?.[0]);
+  return cell !== undefined && Object.hasOwn(decimalComma, cell) && decimalComma[cell] === true;
+}
+

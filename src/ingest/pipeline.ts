@@ -13,7 +13,8 @@ import { withTransaction } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../trpc/context.ts';
 import { type FooterMeasure, type LocatedTable, tableOf } from './fileTypes.ts';
-import { headerKey, missingRequiredFields, type FieldSpec, type MappingFields } from './fields.ts';
+import { missingRequiredFields, type FieldSpec, type MappingFields } from './fields.ts';
+import { headerIn, usesDecimalComma } from './fieldNames.ts';
 import { readAmount } from './amounts.ts';
 import { findMappingByHeaderHash } from './mappings.ts';
 import { failStatement } from './statements.ts';
@@ -118,9 +119,8 @@ async function addPreambleRows(removedPath: string, located: LocatedTable): Prom
 export function statementFlags(
   located: LocatedTable,
   out: NormalizeOutput,
-  moneyColumn: string | undefined,
   /** the mapping's money and units fields (their columns and formats), for the footer totals */
-  fields: Pick<MappingFields, 'royaltyEarnings' | 'units'> = {},
+  fields: Pick<MappingFields, 'royaltyEarnings' | 'units'>,
 ): Flag[] {
   const flags: Flag[] = [];
   if (out.keptRows === 0) flags.push({ kind: 'no_data_rows', severity: 'warning', message: 'The statement has a header but no data rows.' });
@@ -198,13 +198,7 @@ export function statementFlags(
   // Total_Rows) by what its label names, any other by its numbers under the money and units columns,
   // found as the mapping finds its columns (headerKey) and read as the rows' amounts are read. Balance
   // lines (brought forward, payable, payment) are statement-level figures, never compared.
-  const headerOf = (column: string | undefined) => (column === undefined ? undefined : located.header.find((h) => headerKey(h) === headerKey(column)));
-  const decimalCommaOf = (spec: FieldSpec | undefined) => {
-    if (spec?.format === 'decimal_comma' || spec?.format === 'decimal_point') return spec.format === 'decimal_comma';
-    const header = headerOf(spec?.column ?? spec?.columns?.[0]);
-    return header !== undefined && Object.hasOwn(located.decimalComma, header) && located.decimalComma[header] === true;
-  };
-  const money = fields.royaltyEarnings ?? (moneyColumn ? { column: moneyColumn } : undefined);
+  const money = fields.royaltyEarnings;
   const sums: Record<FooterMeasure, { spec: FieldSpec | undefined; computed: string | null; message: (stated: string, computed: string) => string }> = {
     amount: { spec: money, computed: out.net, message: (stated, computed) => `The file's total (${stated}) differs from the sum of its rows (${computed}).` },
     units: { spec: fields.units, computed: out.units, message: (stated, computed) => `The file's units total (${stated}) differs from the sum of its rows' units (${computed}).` },
@@ -212,7 +206,7 @@ export function statementFlags(
   };
   const checkFooter = (label: string, measure: FooterMeasure, stated: string) => {
     const { spec, computed, message } = sums[measure];
-    const value = readAmount(stated, decimalCommaOf(spec));
+    const value = readAmount(stated, usesDecimalComma(spec, located.header, located.decimalComma));
     if (computed === null || value === null || sameAmount(value, computed)) return;
     flags.push({ kind: 'footer_total_mismatch', severity: 'error', message: message(stated, computed), details: { label, measure, stated, computed } });
   };
@@ -223,7 +217,7 @@ export function statementFlags(
       continue;
     }
     for (const measure of ['amount', 'units'] as const) {
-      const header = headerOf(sums[measure].spec?.column);
+      const header = headerIn(located.header, sums[measure].spec?.column);
       if (header !== undefined && Object.hasOwn(total.values, header)) checkFooter(total.label, measure, total.values[header]!);
     }
   }
@@ -356,8 +350,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     if (located.format !== 'delimited') variants['original-excel'] = statement.object_key;
 
     lap('upload');
-    const moneyColumn = mapping.fields.royaltyEarnings?.column;
-    const flags = statementFlags(located, normalized, moneyColumn, mapping.fields);
+    const flags = statementFlags(located, normalized, mapping.fields);
     const stmtPeriod = normalized.stmt ? periodOf(normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence as Cadence) : null;
 
     await withTransaction(deps.pool, async (db) => {

@@ -7,10 +7,10 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import ExcelJS from 'exceljs';
 import t from 'tap';
-import { tableOf } from '../../src/ingest/fileTypes.ts';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { locateTable } from '../../workers/statementFile.ts';
-import { normalizeStatement, type NormalizeInput, type NormalizeOutput } from '../../workers/normalize.ts';
+import { normalizeStatement, type NormalizeOutput } from '../../workers/normalize.ts';
+import { normalizeFile, normalizeInput } from '../helpers/normalize.ts';
 
 const HEADER = ['Period', 'Title', 'Artist', 'Earnings (USD)'];
 const fields = {
@@ -22,41 +22,6 @@ const fields = {
   rawTitle: { column: 'Title' },
   rawArtist: { column: 'Artist' },
 };
-
-/** Locates and normalizes a statement text as the pipeline does; the output and where its Parquet is. */
-async function normalizeFile(
-  t: { teardown(fn: () => unknown): void },
-  text: string,
-  mapping: Record<string, unknown>,
-  extra: { threads?: number } = {},
-): Promise<{ out: NormalizeOutput; outPath: string }> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'royalty-normalize-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'statement.tsv');
-  await writeFile(file, text);
-  const located = await locateTable({ sourcePath: file, fileName: 'statement.tsv', workDir: dir });
-  if (!located.ok) throw new Error(located.message);
-  const outPath = path.join(dir, 'normalized.parquet');
-  const out = await normalizeStatement(normalizeInput(located, mapping, dir, extra));
-  if (!out.ok) throw new Error(out.message);
-  return { out, outPath };
-}
-
-/** The normalizer's input for a located table, writing normalized.parquet and removed.csv into `dir`. */
-function normalizeInput(located: Extract<Awaited<ReturnType<typeof locateTable>>, { ok: true }>, mapping: Record<string, unknown>, dir: string, extra: Partial<NormalizeInput> = {}): NormalizeInput {
-  return {
-    ...tableOf(located),
-    fields: mapping as NormalizeInput['fields'],
-    fileName: 'statement.tsv',
-    variables: {},
-    statementId: '00000000-0000-4000-8000-000000000001',
-    organizationId: '00000000-0000-4000-8000-000000000002',
-    rightsholderId: '00000000-0000-4000-8000-000000000003',
-    outPath: path.join(dir, 'normalized.parquet'),
-    removedPath: path.join(dir, 'removed.csv'),
-    ...extra,
-  };
-}
 
 async function normalizeText(
   t: { teardown(fn: () => unknown): void },
@@ -193,7 +158,7 @@ t.test('the written rows keep the file order and each its own looked-up values, 
     ['the header repeated twice', [header, ...body.slice(0, 50_000), header, ...body.slice(50_000, 110_000), header, ...body.slice(110_000)].map((l) => (Array.isArray(l) ? l.join('\t') : l)).join('\n') + '\n', (r: number) => r],
     ['the header repeated every 2,000 rows', [header, ...body.flatMap((l, i) => (i > 0 && i % 2_000 === 0 ? [header, l] : [l]))].map((l) => (Array.isArray(l) ? l.join('\t') : l)).join('\n') + '\n', (r: number) => r],
   ] as const) {
-    const { out, outPath } = await normalizeFile(t, text, mapping, { threads: 2 });
+    const { out, outPath } = await normalizeFile(t, text, mapping, { extra: { threads: 2 } });
     t.equal(out.keptRows, n, name);
     const duck = await (await DuckDBInstance.create(':memory:')).connect();
     const read = await duck.runAndReadAll(

@@ -1,15 +1,10 @@
 // The flags a statement gets from its file and its normalization, from real files through the
 // file reader and the normalizer: several currencies (never added up), a negative total per
 // currency, and rows without an amount.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import ExcelJS from 'exceljs';
 import t from 'tap';
-import { tableOf } from '../../src/ingest/fileTypes.ts';
 import { statementFlags } from '../../src/ingest/pipeline.ts';
-import { normalizeStatement } from '../../workers/normalize.ts';
-import { locateTable } from '../../workers/statementFile.ts';
+import { normalizeFile } from '../helpers/normalize.ts';
 
 const fields = {
   stmtYear: { column: 'Period' },
@@ -23,33 +18,17 @@ const fields = {
 const HEADER = ['Period', 'Title', 'Currency', 'Net'];
 
 async function flagsOf(t: { teardown(fn: () => unknown): void }, rows: string[][], sheets?: Record<string, string[][]>) {
-  const dir = await mkdtemp(path.join(tmpdir(), 'royalty-flags-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  let file = path.join(dir, 'statement.csv');
+  let content: Buffer;
   if (sheets) {
     // a workbook: a sheet per month
     const wb = new ExcelJS.Workbook();
     for (const [name, sheetRows] of Object.entries(sheets)) wb.addWorksheet(name).addRows([HEADER, ...sheetRows]);
-    file = path.join(dir, 'statement.xlsx');
-    await wb.xlsx.writeFile(file);
+    content = Buffer.from(await wb.xlsx.writeBuffer());
   } else {
-    await writeFile(file, `${[HEADER, ...rows].map((r) => r.join(',')).join('\n')}\n`);
+    content = Buffer.from(`${[HEADER, ...rows].map((r) => r.join(',')).join('\n')}\n`);
   }
-  const located = await locateTable({ sourcePath: file, fileName: path.basename(file), workDir: dir });
-  if (!located.ok) throw new Error(located.message);
-  const out = await normalizeStatement({
-    ...tableOf(located),
-    fields,
-    fileName: 'statement.csv',
-    variables: {},
-    statementId: '00000000-0000-4000-8000-000000000001',
-    organizationId: '00000000-0000-4000-8000-000000000002',
-    rightsholderId: '00000000-0000-4000-8000-000000000003',
-    outPath: path.join(dir, 'normalized.parquet'),
-    removedPath: path.join(dir, 'removed.csv'),
-  });
-  if (!out.ok) throw new Error(out.message);
-  const flags = statementFlags(located, out, 'Net').map(({ kind, severity, message }) => ({ kind, severity, message }));
+  const { located, out } = await normalizeFile(t, content, fields, { fileName: sheets ? 'statement.xlsx' : 'statement.csv' });
+  const flags = statementFlags(located, out, fields).map(({ kind, severity, message }) => ({ kind, severity, message }));
   return { out, flags };
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { queryMusicalDetails } from '../../catalog/musicalDetails.ts';
 import { parseCatalogQuery } from '../../catalog/query.ts';
+import { AppError } from '../../errors.ts';
 import { MAX_LIMIT, paginated } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { jsonValue, orgInput } from '../../trpc/schemas.ts';
@@ -18,12 +19,14 @@ export const getMusicalDetails = orgProcedure(
     hasRightsholderRule: z.boolean().default(false),
     includeTrail: z.boolean().default(false),
     pagination: z
-      .object({ page: z.number().int().min(1).max(1_000_000).default(1), pageSize: z.number().int().min(1).max(MAX_LIMIT).default(100) })
+      .object({ page: z.number().int().min(1).max(1_000_000).default(1), pageSize: z.number().int().min(1).default(100) })
       .default({ page: 1, pageSize: 100 }),
   }),
 ).query(async ({ ctx, input }) => {
-  const query = parseCatalogQuery(input.query);
   const { page, pageSize } = input.pagination;
+  // checked after parsing, as every list's limit, so that it answers with its own errorCode
+  if (pageSize > MAX_LIMIT) throw new AppError('PAGINATION_LIMIT_EXCEEDED', `pagination.pageSize must be at most ${MAX_LIMIT}`);
+  const query = parseCatalogQuery(input.query);
   const { rows, total } = await queryMusicalDetails(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, query, {
     hasBlockRule: input.hasBlockRule,
     hasRightsholderRule: input.hasRightsholderRule,

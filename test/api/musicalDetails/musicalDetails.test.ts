@@ -212,7 +212,11 @@ t.test('data access and roles for reads', async (t) => {
   const byWriter = await writer.client.query('musicalDetails.getMusicalDetails', { organizationId: org, query: {} });
   t.match(byWriter.error?.data, { code: 'FORBIDDEN', errorCode: 'INSUFFICIENT_ROLE' });
   const tooBig = await owner.client.query('musicalDetails.getMusicalDetails', { organizationId: org, query: {}, pagination: { page: 1, pageSize: 2001 } });
-  t.match(tooBig.error?.data, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' });
+  t.match(tooBig.error?.data, { code: 'BAD_REQUEST', errorCode: 'PAGINATION_LIMIT_EXCEEDED' });
+  const atMost = await owner.client.query('musicalDetails.getMusicalDetails', { organizationId: org, query: {}, pagination: { page: 1, pageSize: 2000 } });
+  t.equal(atMost.ok && atMost.data.pagination.limit, 2000);
+  const zero = await owner.client.query('musicalDetails.getMusicalDetails', { organizationId: org, query: {}, pagination: { page: 1, pageSize: 0 } });
+  t.match(zero.error?.data, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' });
 });
 
 t.test('one id written in two cases is one detail', async (t) => {

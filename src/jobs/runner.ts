@@ -1,8 +1,10 @@
 // graphile-worker inside the serve and worker roles. Several worker processes against one
 // database share the jobs: that is how the service scales past one machine.
-import { Logger, makeWorkerUtils, run, type Runner, type TaskList, type WorkerUtils } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { Logger, makeWorkerUtils, run, type Runner, type TaskList, type WorkerEvents, type WorkerUtils } from 'graphile-worker';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from '../db/pool.ts';
+import { createLiveness, recoverDeadRunnerJobs } from './liveness.ts';
 
 export function workerLogger(log: FastifyBaseLogger): Logger {
   return new Logger((scope) => (level, message, meta) => {
@@ -26,7 +28,14 @@ export async function startJobRunner(opts: {
   pollIntervalMs: number;
   log: FastifyBaseLogger;
 }): Promise<JobRunner> {
+  // this process's worker pools are announced alive (src/jobs/liveness.ts) as graphile-worker makes them
+  const liveness = createLiveness(opts.pool, (error) => opts.log.warn({ err: error }, 'job runner liveness connection failed'));
+  const events: WorkerEvents = new EventEmitter();
+  events.on('pool:create', ({ workerPool }) => {
+    void liveness.claim(workerPool.id).catch(() => {});
+  });
   const runner: Runner = await run({
+    events,
     pgPool: opts.pool,
     taskList: opts.taskList,
     concurrency: opts.concurrency,
@@ -39,10 +48,17 @@ export async function startJobRunner(opts: {
     preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
     crontab: opts.crontab,
   });
+  // the jobs of runners that died while this one was not running are free again at once
+  const recovered = await recoverDeadRunnerJobs(opts.pool).catch((error: unknown) => {
+    opts.log.warn({ err: error }, 'could not look for jobs locked by dead job runners');
+    return { pools: [], jobs: 0 };
+  });
+  if (recovered.jobs > 0) opts.log.warn(recovered, 'unlocked the jobs of job runners that died');
   return {
     async stop() {
       // Stops taking jobs, waits for running ones, and releases the rest for other workers.
       await runner.stop();
+      await liveness.release();
     },
   };
 }

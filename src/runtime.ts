@@ -145,6 +145,8 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
     };
     if (role === 'migrate') return runtime;
 
+    /** the job runner's graceful stop, once (under serve it starts with the HTTP server's close) */
+    let stopRunner: (() => Promise<void>) | undefined;
     if (role === 'serve' || role === 'worker') {
       // the threads every statement needs are started now, not by the first statement
       threads.warm(['statementFile', 'normalize']);
@@ -157,7 +159,9 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
         log,
       });
       // graceful: stops taking jobs, waits for the running ones, then releases the runner
-      stack.push(() => runner.stop());
+      let stopping: Promise<void> | undefined;
+      stopRunner = () => (stopping ??= runner.stop());
+      stack.push(stopRunner);
       // after the runner's start, which installs graphile-worker's schema in a new database
       const stale = await removeStaleIngestDirs(pool).catch((error: unknown) => {
         log.warn({ err: error }, 'could not look for work directories left by a killed process');
@@ -169,8 +173,11 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
 
     if (role === 'serve' || role === 'api') {
       const app = await buildApp(deps);
-      // closing the server stops taking requests first
-      stack.push(() => app.close());
+      // closing the server stops taking requests first; the job runner stops taking jobs at the
+      // same time, not once the last request has ended
+      stack.push(async () => {
+        await Promise.all([app.close(), stopRunner?.()]);
+      });
       const address = await app.listen({ port: config.port, host: config.host });
       runtime.app = app;
       runtime.url = config.publicUrl ?? address;

@@ -6,12 +6,21 @@ import { once } from 'node:events';
 import { makeWorkerUtils } from 'graphile-worker';
 import { pino } from 'pino';
 import t from 'tap';
-import { createPool } from '../../src/db/pool.ts';
+import { createPool, type Pool } from '../../src/db/pool.ts';
 import { recoverDeadRunnerJobs } from '../../src/jobs/liveness.ts';
 import { startJobRunner } from '../../src/jobs/runner.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 
 const log = pino({ level: 'silent' });
+
+/** runners' liveness locks held in this test's database (other test files' runners use other databases) */
+async function liveLocks(pool: Pool): Promise<number> {
+  const { rows } = await pool.query(
+    `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = 7499641::oid AND granted
+       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+  );
+  return rows.length;
+}
 
 t.test('the job of a killed runner is unlocked and run by another; a live runner keeps its job', async (t) => {
   const db = await createTestDatabase();
@@ -75,8 +84,7 @@ t.test('the job of a killed runner is unlocked and run by another; a live runner
   t.equal(ran, 1);
   t.equal(await locked(), undefined, 'the job is done');
   // the stopped runner gave its liveness lock back
-  const { rows } = await pool.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = 7499641::oid`);
-  t.equal(rows.length, 0);
+  t.equal(await liveLocks(pool), 0);
 });
 
 t.test('a runner whose liveness connection is cut takes its lock again', async (t) => {
@@ -100,7 +108,7 @@ t.test('a runner whose liveness connection is cut takes its lock again', async (
   });
   const job = await utils.addJob('test_hang', {});
   await running;
-  const lockCount = async () => (await pool.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = 7499641::oid AND granted`)).rows.length;
+  const lockCount = () => liveLocks(pool);
   t.equal(await lockCount(), 1);
   const cut = await pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'royalty-engine job runner liveness' AND datname = current_database()`);
   t.equal(cut.rows.length, 1);

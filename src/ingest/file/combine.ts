@@ -1,0 +1,115 @@
+// Sheets of one workbook that hold one table between them (a sheet per month, per store, per
+// territory, each with the same header) are read as one table: the first sheet's preamble and
+// header, then every sheet's data rows in workbook order, then every sheet's trailer (totals,
+// notes), as one delimited file, located again like any other. The combined file is the table's
+// `csv` variant, so every row's source_row still points at a line one can read.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { stat } from 'node:fs/promises';
+import type { FooterTotal } from '../fileTypes.ts';
+import { addDecimals, readAmount } from '../amounts.ts';
+import { type DelimitedTable, locateDelimited } from './delimited.ts';
+import type { Deadline, Limits } from './limits.ts';
+import { RecordScanner } from './scan.ts';
+
+export interface SheetTable {
+  name: string;
+  /** the sheet as the workbook reader wrote it: UTF-8, comma-delimited, `"`-quoted, LF */
+  csvPath: string;
+  table: DelimitedTable;
+}
+
+/** Where a sheet's header record ends and its trailer (first footer or summary row) starts. */
+interface Cuts {
+  afterHeader: number;
+  trailer: number;
+  size: number;
+}
+
+async function cutsOf(sheet: SheetTable, limits: Limits, deadline: Deadline): Promise<Cuts | null> {
+  const { table } = sheet;
+  // the trailer's first row is in the removed list unless the list was capped before it
+  if (table.removed.length < table.removedTotal) return null;
+  const trailerRows = table.removed.filter((r) => r.line > table.headerLine && (r.reason === 'footer' || r.reason === 'summary')).map((r) => r.line);
+  const trailerLine = trailerRows.length > 0 ? Math.min(...trailerRows) : -1;
+  const size = (await stat(sheet.csvPath)).size;
+  let afterHeader = -1;
+  let trailer = size;
+  const scanner = new RecordScanner({
+    delimiter: 0x2c,
+    quote: table.quote === '"',
+    maxRecordBytes: limits.maxFieldBytes,
+    onRecord: (r) => {
+      if (r.line === table.headerLine) afterHeader = r.end;
+      if (r.line === trailerLine) trailer = r.start;
+    },
+  });
+  for await (const chunk of createReadStream(sheet.csvPath, { highWaterMark: 4 * 1024 * 1024 })) {
+    deadline.check();
+    scanner.push(chunk as Buffer);
+  }
+  scanner.finish();
+  if (afterHeader < 0 || (trailerLine >= 0 && trailer === size)) return null;
+  return { afterHeader, trailer, size };
+}
+
+async function copyRange(out: NodeJS.WritableStream, file: string, start: number, end: number, deadline: Deadline): Promise<void> {
+  if (end <= start) return;
+  let last = 0x0a;
+  for await (const chunk of createReadStream(file, { start, end: end - 1, highWaterMark: 4 * 1024 * 1024 })) {
+    deadline.check();
+    const buf = chunk as Buffer;
+    last = buf[buf.length - 1]!;
+    if (!out.write(buf)) await once(out, 'drain');
+  }
+  // each piece ends a line: the next sheet's rows never run into this one's last
+  if (last !== 0x0a) out.write('\n');
+}
+
+/**
+ * The sheets' own totals as one: when each sheet has one total row (and no labelled measure), the
+ * total of the whole is their sum, column by column; otherwise no total is checked rather than a
+ * sheet's total against every sheet's rows. Balance lines are kept as they are.
+ */
+function mergeTotals(sheets: readonly SheetTable[], decimalComma: Record<string, boolean>): FooterTotal[] {
+  const balances = sheets.flatMap((s) => s.table.footerTotals.filter((t) => t.kind === 'balance'));
+  const totals = sheets.map((s) => s.table.footerTotals.filter((t) => t.kind === 'total'));
+  if (!totals.every((t) => t.length === 1 && t[0]!.measure === undefined)) return balances;
+  const values: Record<string, string> = {};
+  for (const column of Object.keys(totals[0]![0]!.values)) {
+    const dc = decimalComma[column] === true;
+    const read = totals.map((t) => readAmount(t[0]!.values[column], dc));
+    if (read.some((v) => v === null)) continue;
+    const sum = read.reduce((a, b) => addDecimals(a!, b!), '0')!;
+    values[column] = dc ? sum.replace('.', ',') : sum;
+  }
+  return [{ label: totals[0]![0]!.label, values, kind: 'total' }, ...balances];
+}
+
+/**
+ * One table from sheets with the same header (in workbook order, two or more), written to `out`;
+ * null when they cannot be joined safely (a trailer the reader could not place, or a joined table
+ * whose rows do not add up to the sheets' rows), and the best sheet is then read alone.
+ */
+export async function combineSheets(sheets: readonly SheetTable[], out: string, limits: Limits, deadline: Deadline): Promise<DelimitedTable | null> {
+  const cuts: Cuts[] = [];
+  for (const s of sheets) {
+    const c = await cutsOf(s, limits, deadline);
+    if (!c) return null;
+    cuts.push(c);
+  }
+  const stream = createWriteStream(out);
+  const done = once(stream, 'close');
+  try {
+    await copyRange(stream, sheets[0]!.csvPath, 0, cuts[0]!.trailer, deadline);
+    for (let i = 1; i < sheets.length; i++) await copyRange(stream, sheets[i]!.csvPath, cuts[i]!.afterHeader, cuts[i]!.trailer, deadline);
+    for (let i = 0; i < sheets.length; i++) await copyRange(stream, sheets[i]!.csvPath, cuts[i]!.trailer, cuts[i]!.size, deadline);
+  } finally {
+    stream.end();
+    await done;
+  }
+  const table = await locateDelimited({ path: out, encoding: 'utf-8', sepDelimiter: null, newline: '\n' }, limits, deadline, ',');
+  const rows = sheets.reduce((n, s) => n + s.table.dataRecords, 0);
+  if (table.dataRecords !== rows || table.header.join('\u0000') !== sheets[0]!.table.header.join('\u0000')) return null;
+  return { ...table, footerTotals: mergeTotals(sheets, table.decimalComma) };
+}

@@ -28,7 +28,10 @@ export interface LocateInput {
 export type RemovedReason = 'preamble' | 'footer' | 'blank' | 'repeated_header' | 'summary';
 
 export interface RemovedRow {
-  /** 0-based physical line in csvPath */
+  /**
+   * 0-based physical line in csvPath; -1 for a row above the data of a sheet joined to the table
+   * (its preamble, blank rows and header: not in csvPath, see `sheet.combined`)
+   */
   line: number;
   reason: RemovedReason;
   cells: string[];
@@ -69,7 +72,11 @@ export interface LocatedTable {
   format: 'delimited' | 'xlsx' | 'xls';
   /** 'utf-8', 'utf-8-bom', 'utf-16le', 'utf-16be', 'windows-1252', or 'utf-8+windows-1252' for mixed lines */
   encoding: string;
-  sheet: { name: string; index: number; candidates: SheetCandidate[] } | null;
+  /**
+   * the sheet read; with `combined`, the sheets (in workbook order, `name` the first) whose rows
+   * were read as one table because they share its header (src/ingest/file/combine.ts)
+   */
+  sheet: { name: string; index: number; candidates: SheetCandidate[]; combined?: string[] } | null;
   /** the archive member the table was read from, when the upload was a zip (or tar in gzip) */
   archiveEntry: { name: string; candidates: SheetCandidate[] } | null;
   /** UTF-8 (no BOM) delimited text readable by DuckDB read_csv: the original file when already clean, else a copy in workDir */

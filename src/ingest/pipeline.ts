@@ -15,7 +15,7 @@ import type { Deps } from '../trpc/context.ts';
 import { type FooterMeasure, type LocatedTable, tableOf } from './fileTypes.ts';
 import { missingRequiredFields, type FieldSpec, type MappingFields } from './fields.ts';
 import { headerIn, usesDecimalComma } from './fieldNames.ts';
-import { readAmount } from './amounts.ts';
+import { addDecimals, readAmount } from './amounts.ts';
 import { findMappingByHeaderHash } from './mappings.ts';
 import { failStatement } from './statements.ts';
 import { periodOf, type Cadence } from './values.ts';
@@ -76,22 +76,6 @@ interface Flag {
   details?: unknown;
 }
 
-function addDecimals(a: string, b: string): string {
-  // exact decimal addition on strings (BigInt on a common scale)
-  const scale = Math.max(a.split('.')[1]?.length ?? 0, b.split('.')[1]?.length ?? 0);
-  const toInt = (s: string) => {
-    const neg = s.startsWith('-');
-    const [i, f = ''] = s.replace('-', '').split('.');
-    const v = BigInt(i! + f.padEnd(scale, '0'));
-    return neg ? -v : v;
-  };
-  const sum = toInt(a) + toInt(b);
-  const neg = sum < 0n;
-  const digits = (neg ? -sum : sum).toString().padStart(scale + 1, '0');
-  const out = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
-  return neg ? `-${out}` : out;
-}
-
 function sameAmount(a: string, b: string): boolean {
   return /^-?[0.]*$/.test(addDecimals(a, b.startsWith('-') ? b.slice(1) : `-${b}`));
 }
@@ -106,7 +90,8 @@ function csvCell(value: string): string {
  * header), and the rows the file reader kept out above it are put first, with an empty `record`.
  */
 async function addPreambleRows(removedPath: string, located: LocatedTable): Promise<void> {
-  const above = located.removed.filter((r) => r.reason === 'preamble' || (r.reason === 'blank' && r.line < located.headerLine));
+  // line -1: the top rows of a sheet joined to the table, with its header (not in the table's file)
+  const above = located.removed.filter((r) => r.reason === 'preamble' || r.line < located.headerLine);
   if (above.length === 0) return;
   const width = located.header.length;
   const lines = above.map((r) => ['', r.reason, ...Array.from({ length: width }, (_, i) => r.cells[i] ?? '')].map(csvCell).join(','));
@@ -166,6 +151,16 @@ export function statementFlags(
       details: { rows: out.issues.extraCells },
     });
   }
+  // sheets with one header (a sheet per month or store) read as one table
+  const combined = located.sheet?.combined;
+  if (combined && combined.length > 1) {
+    flags.push({
+      kind: 'sheets_combined',
+      severity: 'info',
+      message: `The sheets ${combined.map((n) => `"${n}"`).join(', ')} have the same columns and were read as one table, in workbook order.`,
+      details: { sheets: combined },
+    });
+  }
   // a workbook or archive with more than one detail table: one is read, and the others must not go unnoticed
   for (const [what, place] of [
     ['sheet', located.sheet],
@@ -173,11 +168,15 @@ export function statementFlags(
   ] as const) {
     const others = (place?.candidates ?? []).filter((c) => c.skipped === 'another table scored higher').map((c) => c.name);
     if (place && others.length > 0) {
+      const read = (what === 'sheet' ? located.sheet?.combined : undefined) ?? [place.name];
+      const quoted = (names: string[]) => names.map((n) => `"${n}"`).join(', ');
       flags.push({
         kind: 'other_tables_not_read',
         severity: 'warning',
-        message: `Only the ${what} "${place.name}" was read; ${others.map((n) => `"${n}"`).join(', ')} also hold tables: upload each as its own statement.`,
-        details: { read: place.name, notRead: others },
+        message:
+          `Only the ${what}${read.length > 1 ? 's' : ''} ${quoted(read)} ${read.length > 1 ? 'were' : 'was'} read; ${quoted(others)} ` +
+          (others.length > 1 ? 'also hold tables: upload each as its own statement.' : 'also holds a table: upload it as its own statement.'),
+        details: { read: read.length > 1 ? read : place.name, notRead: others },
       });
     }
   }

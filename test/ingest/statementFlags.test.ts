@@ -20,9 +20,9 @@ const HEADER = ['Period', 'Title', 'Currency', 'Net'];
 async function flagsOf(t: { teardown(fn: () => unknown): void }, rows: string[][], sheets?: Record<string, string[][]>) {
   let content: Buffer;
   if (sheets) {
-    // a workbook: a sheet per month
+    // a workbook: each sheet's rows with their header
     const wb = new ExcelJS.Workbook();
-    for (const [name, sheetRows] of Object.entries(sheets)) wb.addWorksheet(name).addRows([HEADER, ...sheetRows]);
+    for (const [name, sheetRows] of Object.entries(sheets)) wb.addWorksheet(name).addRows(sheetRows);
     content = Buffer.from(await wb.xlsx.writeBuffer());
   } else {
     content = Buffer.from(`${[HEADER, ...rows].map((r) => r.join(',')).join('\n')}\n`);
@@ -84,15 +84,23 @@ t.test('rows without an amount: some is information, all of them is an error', a
   ]);
 });
 
-t.test('a workbook with a detail table on each sheet: one is read, and the others are named in a warning', async (t) => {
-  const month = (m: string, n: number) => Array.from({ length: n }, (_, i) => [`2024-${m}`, `T${i}`, 'USD', '1.50']);
-  const { out, flags } = await flagsOf(t, [], { 'Jan 2024': month('01', 3), 'Feb 2024': month('02', 4), 'Mar 2024': month('03', 5) });
-  t.equal(out.keptRows, 5);
+t.test('a workbook with a table per month and another table: the months are one table, the other is named in a warning', async (t) => {
+  const month = (m: string, n: number) => [HEADER, ...Array.from({ length: n }, (_, i) => [`2024-${m}`, `T${i}`, 'USD', '1.50'])];
+  const stores = [['Store', 'Streams'], ...Array.from({ length: 20 }, (_, i) => [`S${i}`, String(i)])];
+  const { out, flags } = await flagsOf(t, [], { 'Jan 2024': month('01', 3), Stores: stores, 'Feb 2024': month('02', 4), 'Mar 2024': month('03', 5) });
+  t.equal(out.keptRows, 12);
+  t.equal(out.net, '18.000000000000');
   t.same(flags, [
+    { kind: 'several_statement_periods', severity: 'info', message: 'The rows span 3 statement periods.' },
+    {
+      kind: 'sheets_combined',
+      severity: 'info',
+      message: 'The sheets "Jan 2024", "Feb 2024", "Mar 2024" have the same columns and were read as one table, in workbook order.',
+    },
     {
       kind: 'other_tables_not_read',
       severity: 'warning',
-      message: 'Only the sheet "Mar 2024" was read; "Jan 2024", "Feb 2024" also hold tables: upload each as its own statement.',
+      message: 'Only the sheets "Jan 2024", "Feb 2024", "Mar 2024" were read; "Stores" also holds a table: upload it as its own statement.',
     },
   ]);
 });

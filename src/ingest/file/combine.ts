@@ -6,7 +6,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { stat } from 'node:fs/promises';
-import type { FooterTotal } from '../fileTypes.ts';
+import { type FooterTotal, REMOVED_CAP, type RemovedRow } from '../fileTypes.ts';
 import { addDecimals, readAmount } from '../amounts.ts';
 import { type DelimitedTable, locateDelimited } from './delimited.ts';
 import type { Deadline, Limits } from './limits.ts';
@@ -91,7 +91,12 @@ function mergeTotals(sheets: readonly SheetTable[], decimalComma: Record<string,
  * null when they cannot be joined safely (a trailer the reader could not place, or a joined table
  * whose rows do not add up to the sheets' rows), and the best sheet is then read alone.
  */
-export async function combineSheets(sheets: readonly SheetTable[], out: string, limits: Limits, deadline: Deadline): Promise<DelimitedTable | null> {
+export async function combineSheets(
+  sheets: readonly SheetTable[],
+  out: string,
+  limits: Limits,
+  deadline: Deadline,
+): Promise<{ path: string; table: DelimitedTable } | null> {
   const cuts: Cuts[] = [];
   for (const s of sheets) {
     const c = await cutsOf(s, limits, deadline);
@@ -111,5 +116,19 @@ export async function combineSheets(sheets: readonly SheetTable[], out: string, 
   const table = await locateDelimited({ path: out, encoding: 'utf-8', sepDelimiter: null, newline: '\n' }, limits, deadline, ',');
   const rows = sheets.reduce((n, s) => n + s.table.dataRecords, 0);
   if (table.dataRecords !== rows || table.header.join('\u0000') !== sheets[0]!.table.header.join('\u0000')) return null;
-  return { ...table, footerTotals: mergeTotals(sheets, table.decimalComma) };
+  // the later sheets' rows above their data (title, month, blank rows, their header) are not in
+  // the joined file: listed as removed rows of no line, so nothing read goes unaccounted
+  const above: RemovedRow[] = sheets.slice(1).flatMap((s) => [
+    ...s.table.removed.filter((r) => r.line < s.table.headerLine).map((r) => ({ ...r, line: -1 })),
+    { line: -1, reason: 'repeated_header' as const, cells: s.table.header },
+  ]);
+  return {
+    path: out,
+    table: {
+      ...table,
+      removed: [...table.removed, ...above].slice(0, REMOVED_CAP),
+      removedTotal: table.removedTotal + above.length,
+      footerTotals: mergeTotals(sheets, table.decimalComma),
+    },
+  };
 }

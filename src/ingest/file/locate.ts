@@ -6,6 +6,7 @@ import path from 'node:path';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import type { LocateInput, LocatedTable, SheetCandidate } from '../fileTypes.ts';
 import { extractTar, gunzipTo, isTar, openZip } from './containers.ts';
+import { combineSheets } from './combine.ts';
 import { type DelimitedTable, locateDelimited } from './delimited.ts';
 import { Deadline, FileError, type FileErrorCode, InflateBudget, type Limits, resolveLimits } from './limits.ts';
 import { readHead, refuseEncryptedOle2, sniffBytes, SUPPORTED } from './sniff.ts';
@@ -178,6 +179,8 @@ async function locateWorkbook(sheets: SheetCsv[], format: 'xlsx' | 'xls', ctx: C
     );
   }
   const { chosen, list } = choose(candidates, 'sheet');
+  const joined = await joinSameLayout(candidates, chosen, list, sheets, format, ctx);
+  if (joined) return joined;
   const sheet = sheets.find((s) => s.name === chosen.name)!;
   return {
     container: 'none',
@@ -188,6 +191,45 @@ async function locateWorkbook(sheets: SheetCsv[], format: 'xlsx' | 'xls', ctx: C
     csvPath: sheet.csvPath,
     ...fromDelimited(chosen.value!),
     dateSystem: sheet.dateSystem ?? 1900,
+  };
+}
+
+/**
+ * Sheets with the chosen sheet's header (a sheet per month or per store) hold one table between
+ * them: read as one (combine.ts), in workbook order, unless they cannot be joined safely. Summary
+ * and hidden sheets never join.
+ */
+async function joinSameLayout(
+  candidates: Candidate<DelimitedTable>[],
+  chosen: Candidate<DelimitedTable>,
+  list: SheetCandidate[],
+  sheets: SheetCsv[],
+  format: 'xlsx' | 'xls',
+  ctx: Context,
+): Promise<Located | null> {
+  const key = (t: DelimitedTable) => t.header.join('\u0000');
+  const group = candidates.filter((c) => c.value !== null && c.preferred && c.dataRecords > 0 && key(c.value) === key(chosen.value!));
+  if (group.length < 2 || !group.includes(chosen)) return null;
+  const parts = group.map((c) => ({ name: c.name, csvPath: sheets.find((s) => s.name === c.name)!.csvPath, table: c.value! }));
+  const table = await combineSheets(parts, path.join(ctx.workDir, `sheets-${ctx.seq++}.csv`), ctx.limits, ctx.deadline);
+  if (!table) return null;
+  const names = new Set(group.map((c) => c.name));
+  const first = sheets.find((s) => s.name === group[0]!.name)!;
+  return {
+    container: 'none',
+    format,
+    encoding: 'utf-8',
+    sheet: {
+      name: first.name,
+      index: first.index,
+      // the joined sheets are all read: none of them is "skipped"
+      candidates: list.map((c) => (names.has(c.name) ? { name: c.name, rows: c.rows, score: c.score } : c)),
+      combined: group.map((c) => c.name),
+    },
+    archiveEntry: null,
+    csvPath: table.path,
+    ...fromDelimited(table.table),
+    dateSystem: first.dateSystem ?? 1900,
   };
 }
 

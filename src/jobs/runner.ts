@@ -1,7 +1,7 @@
 // graphile-worker inside the serve and worker roles. Several worker processes against one
 // database share the jobs: that is how the service scales past one machine.
 import { EventEmitter } from 'node:events';
-import { Logger, makeWorkerUtils, run, type Runner, type TaskList, type WorkerEvents, type WorkerUtils } from 'graphile-worker';
+import { Logger, makeWorkerUtils, run, type Runner, type Task, type TaskList, type WorkerEvents, type WorkerUtils } from 'graphile-worker';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from '../db/pool.ts';
 import { createLiveness, recoverDeadRunnerJobs } from './liveness.ts';
@@ -31,13 +31,25 @@ export async function startJobRunner(opts: {
   // this process's worker pools are announced alive (src/jobs/liveness.ts) as graphile-worker makes them
   const liveness = createLiveness(opts.pool, (error) => opts.log.warn({ err: error }, 'job runner liveness connection failed'));
   const events: WorkerEvents = new EventEmitter();
+  const claims = new Map<string, Promise<void>>();
   events.on('pool:create', ({ workerPool }) => {
-    void liveness.claim(workerPool.id).catch(() => {});
+    claims.set(workerPool.id, liveness.claim(workerPool.id).catch(() => {}));
   });
+  // graphile-worker may lock a job a moment before the pool's lock is taken (the recovery's grace
+  // period covers that moment); no job's work starts before it is taken
+  const taskList: TaskList = Object.fromEntries(
+    Object.entries(opts.taskList).map(([name, task]) => [
+      name,
+      async (payload: unknown, helpers: Parameters<Task>[1]) => {
+        await claims.get(helpers.job.locked_by ?? '');
+        return (task as Task)(payload, helpers);
+      },
+    ]),
+  );
   const runner: Runner = await run({
     events,
     pgPool: opts.pool,
-    taskList: opts.taskList,
+    taskList,
     concurrency: opts.concurrency,
     pollInterval: opts.pollIntervalMs,
     // main.ts owns signals and shuts everything down in order

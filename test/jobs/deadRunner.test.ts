@@ -110,12 +110,23 @@ t.test('a runner whose liveness connection is cut takes its lock again', async (
   await running;
   const lockCount = () => liveLocks(pool);
   t.equal(await lockCount(), 1);
-  const cut = await pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'royalty-engine job runner liveness' AND datname = current_database()`);
+  const cut = await pool.query<{ pid: number }>(
+    `SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'royalty-engine job runner liveness' AND datname = current_database()`,
+  );
   t.equal(cut.rows.length, 1);
-  let count = await lockCount();
-  for (let i = 0; i < 100 && count === 0; i++) {
+  // held again by a new session
+  const heldByNewSession = async () =>
+    (
+      await pool.query(
+        `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = 7499641::oid AND granted AND pid <> $1
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        [cut.rows[0]!.pid],
+      )
+    ).rows.length;
+  let count = await heldByNewSession();
+  for (let i = 0; i < 150 && count === 0; i++) {
     await new Promise((r) => setTimeout(r, 100));
-    count = await lockCount();
+    count = await heldByNewSession();
   }
   t.equal(count, 1, 'the lock is held again');
   t.same(await recoverDeadRunnerJobs(pool, 0), { pools: [], jobs: 0 });

@@ -63,6 +63,13 @@ export const updateById = orgProcedure(
     const { mapping, changed } = await updateMapping(db, ctx.principal, organizationId, current, input, 'mapping.updateById');
     const redriven = redrive.map((s) => s.id);
     if (redriven.length > 0) {
+      // queued, as upload.uploadAction reprocess and upload.callback leave them: a statement that
+      // waited for a mapping no longer says needs_mapping once it has one (its rows, if any, stay
+      // visible until the new ones replace them)
+      await db.query(`UPDATE statements SET status = 'uploaded', updated_at = clock_timestamp() WHERE organization_id = $1 AND id = ANY ($2::uuid[])`, [
+        organizationId,
+        redriven,
+      ]);
       await recordActivity(db, ctx.principal, {
         organizationId,
         action: 'mapping.redrive',

@@ -284,10 +284,12 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
           format: located.format,
           encoding: located.encoding,
           sheet: located.sheet,
+          archiveEntry: located.archiveEntry?.name ?? null,
           delimiter: located.delimiter,
           headerLine: located.headerLine,
           footerRecords: located.footerRecords,
           preambleValues: located.preambleValues,
+          footerTotals: located.footerTotals,
         }),
       ],
     );

@@ -1,6 +1,7 @@
 // Statements in PostgreSQL: the record clients see, and the state changes of its lifecycle.
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
+import type { FooterTotal } from './fileTypes.ts';
 
 /**
  * The statements whose normalized rows analytics, exports and the catalog read (SQL over the
@@ -73,6 +74,8 @@ export interface StatementRecord {
   units: string | null;
   /** per currency: every statement has them once processed; net and gross above only for one currency */
   currencyTotals: { currency: string | null; rows: number; net: string | null; gross: string | null; units: string | null }[] | null;
+  /** how the file was read, once it has been (README "Statement ingestion": the statement record) */
+  layout: StatementLayout | null;
   variants: string[];
   uploadExpiresAt: string | null;
   processedAt: string | null;
@@ -81,6 +84,34 @@ export interface StatementRecord {
   deletedAt: string | null;
   flags: StatementFlag[];
 }
+
+export interface StatementLayout {
+  format: 'delimited' | 'xlsx' | 'xls';
+  container: 'none' | 'gzip' | 'zip';
+  encoding: string;
+  delimiter: string;
+  /** the sheet read (the first of `sheets`), null for a text file */
+  sheet: string | null;
+  /** the sheets read as one table, in workbook order; [] for a text file */
+  sheets: string[];
+  /** the archive member read, when the upload was an archive */
+  archiveEntry: string | null;
+  /** 0-based line of the header in the table as text (the `single` variant, or the upload itself) */
+  headerLine: number;
+  footerRecords: number;
+  /** key/value lines above the header (Period, Payee, Account #, ...) */
+  preambleValues: Record<string, string>;
+  /** the file's own totals and balance lines, as written (FooterTotal in src/ingest/fileTypes.ts) */
+  statedTotals: FooterTotal[];
+}
+
+/** The statement's layout from its `located` column (older rows lack archiveEntry and footerTotals). */
+const LAYOUT_SELECT = `CASE WHEN s.located IS NULL THEN NULL ELSE jsonb_build_object(
+    'format', s.located->'format', 'container', s.located->'container', 'encoding', s.located->'encoding',
+    'delimiter', s.located->'delimiter', 'sheet', s.located#>'{sheet,name}',
+    'sheets', coalesce(s.located#>'{sheet,combined}', CASE WHEN jsonb_typeof(s.located#>'{sheet,name}') = 'string' THEN jsonb_build_array(s.located#>'{sheet,name}') ELSE '[]'::jsonb END),
+    'archiveEntry', coalesce(s.located->'archiveEntry', 'null'::jsonb), 'headerLine', s.located->'headerLine', 'footerRecords', s.located->'footerRecords',
+    'preambleValues', coalesce(s.located->'preambleValues', '{}'::jsonb), 'statedTotals', coalesce(s.located->'footerTotals', '[]'::jsonb)) END`;
 
 /** The SELECT list that builds a StatementRecord from `statements s`. */
 export const STATEMENT_SELECT = `
@@ -95,7 +126,7 @@ export const STATEMENT_SELECT = `
   s.stmt_year AS "stmtYear", s.stmt_period AS "stmtPeriod", s.stmt_cadence AS "stmtCadence", s.currency,
   to_char(s.sales_period_start, 'YYYY-MM-DD') AS "salesPeriodStart", to_char(s.sales_period_end, 'YYYY-MM-DD') AS "salesPeriodEnd",
   s.net_earnings::text AS "netEarnings", s.gross_earnings::text AS "grossEarnings", s.units::text AS units,
-  s.currency_totals AS "currencyTotals",
+  s.currency_totals AS "currencyTotals", ${LAYOUT_SELECT} AS layout,
   ARRAY(SELECT jsonb_object_keys(s.variants) ORDER BY 1) AS variants,
   s.upload_expires_at AS "uploadExpiresAt", s.processed_at AS "processedAt",
   s.created_at AS "createdAt", s.updated_at AS "updatedAt", s.deleted_at AS "deletedAt",

@@ -27,6 +27,11 @@ const expectations = readdirSync(dir)
         netEarningsSum: string;
         netEarningsSumByCurrency?: Record<string, string>;
         unitsSum: string | null;
+        format: string;
+        headerLine: number;
+        sheet?: string;
+        archiveEntry?: string;
+        preambleValues?: Record<string, string>;
       },
   );
 
@@ -76,6 +81,21 @@ for (const expected of expectations) {
     }
     if (expected.unitsSum !== null) t.equal(canonicalDecimal(s.units ?? '0'), canonicalDecimal(expected.unitsSum), 'units');
     t.same(s.progress, { done: s.rowCount, total: s.rowCount });
+    // how the file was read, on the record
+    t.match(s.layout, { format: expected.format, headerLine: expected.headerLine, sheet: expected.sheet ?? null, archiveEntry: expected.archiveEntry ?? null }, 'layout');
+    if (expected.preambleValues) t.same(s.layout.preambleValues, expected.preambleValues, 'preamble values');
+    if (expected.file === 'believe-quarter-by-month.xlsx') {
+      // three month sheets read as one; their three Total rows stated as one sum
+      t.same(s.layout.sheets, ['January 2024', 'February 2024', 'March 2024']);
+      t.same(
+        s.layout.statedTotals.map((x: { label: string; kind: string; values: Record<string, string> }) => [x.label, x.kind, canonicalDecimal(x.values['Net Revenue']!), canonicalDecimal(x.values.Quantity!)]),
+        [['Total', 'total', canonicalDecimal(expected.netEarningsSum), canonicalDecimal(expected.unitsSum!)]],
+      );
+      const kinds = s.flags.map((f: { kind: string }) => f.kind);
+      t.ok(kinds.includes('sheets_combined'), 'flagged as sheets read as one');
+      t.notOk(kinds.includes('footer_total_mismatch'), 'the summed totals agree with the rows');
+      t.notOk(kinds.includes('other_tables_not_read'), 'the summary sheet is no table left out');
+    }
 
     // the normalized Parquet through its presigned URL: the same rows and sum, each with its source row
     const link = await owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, type: 'normalized', file: statementId });

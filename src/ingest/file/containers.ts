@@ -60,6 +60,12 @@ export interface OpenZip {
   extract(entry: ZipEntryInfo, out: string): Promise<void>;
   /** inflates one entry and hands each chunk to `sink` without keeping it */
   read(entry: ZipEntryInfo, sink: (chunk: Buffer) => void): Promise<void>;
+  /**
+   * one entry's inflated bytes as a stream, not counted against the budget: only for an entry
+   * already read through `read` or `extract` (its size is validated against the declared one, so
+   * it cannot inflate to more the second time)
+   */
+  reread(entry: ZipEntryInfo): Promise<Readable>;
   close(): void;
 }
 
@@ -126,6 +132,7 @@ export async function openZip(file: string, limits: Limits, budget: InflateBudge
         throw damaged('zip archive', error);
       }
     },
+    reread: (info) => stream(info),
     close: () => zip.close(),
   };
 }

@@ -6,6 +6,7 @@
 // yyyy-mm-dd in the workbook's date system, numbers as plain decimals. A date stored as a number
 // formatted General stays a number: each sheet carries the date system it is to be read in.
 import { createWriteStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { type Deadline, FileError, type InflateBudget, type Limits, formatBytes } from './limits.ts';
@@ -160,6 +161,44 @@ export function csvField(s: string): string {
   return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/** The parts of exceljs's streaming WorkbookReader this module drives (exceljs 4.4.0, pinned). */
+interface ReaderParts {
+  model: { sheets: WorkbookFacts['sheets'] };
+  properties: { model: { date1904: boolean } };
+  _parseRels(stream: Readable): Promise<void>;
+  _parseSharedStrings(stream: Readable): AsyncGenerator<unknown>;
+  _parseStyles(stream: Readable): Promise<void>;
+  _parseWorksheet(stream: Readable, sheetNo: string): Generator<{ eventType: string; value: unknown }>;
+}
+
+/**
+ * exceljs's own walk of the archive (one streaming pass in stored order) is unreliable: when the
+ * worksheets are stored before the shared strings and styles, as Excel and exceljs's own writer
+ * often store them, it parks them in temporary files and, from run to run, loses the parts after
+ * them (exceljs issues #683 and #3064): cells then read as `{ sharedString: n }`, dates as plain
+ * numbers, sheets go missing. So the parts are handed to its readers from our own reading of the
+ * archive (yauzl, through the central directory, already inflated once under the limits by
+ * inspectWorkbook) in the order they need: relationships, shared strings, styles, then each
+ * worksheet. The sheet list and date system are ours too: exceljs fails on some workbook.xml parts.
+ */
+async function* worksheetReaders(reader: ExcelJS.stream.xlsx.WorkbookReader, zip: OpenZip, facts: WorkbookFacts): AsyncGenerator<unknown> {
+  const r = reader as unknown as ReaderParts;
+  const part = (name: string) => zip.entries.find((e) => e.name === name);
+  r.model = { sheets: facts.sheets };
+  r.properties = { model: { date1904: facts.exceljs1904 } };
+  const rels = part('xl/_rels/workbook.xml.rels');
+  if (rels) await r._parseRels(await zip.reread(rels));
+  const strings = part('xl/sharedStrings.xml');
+  if (strings) for await (const _ of r._parseSharedStrings(await zip.reread(strings)));
+  const styles = part('xl/styles.xml');
+  if (styles) await r._parseStyles(await zip.reread(styles));
+  for (const entry of zip.entries) {
+    const sheetNo = /^xl\/worksheets\/sheet(\d+)\.xml$/.exec(entry.name)?.[1];
+    if (sheetNo === undefined) continue;
+    for (const event of r._parseWorksheet(await zip.reread(entry), sheetNo)) if (event.eventType === 'worksheet') yield event.value;
+  }
+}
+
 /** Every sheet of the workbook written as CSV into workDir. */
 export async function workbookToCsv(file: string, workDir: string, limits: Limits, budget: InflateBudget, deadline: Deadline): Promise<SheetCsv[]> {
   const zip = await openZip(file, limits, budget, deadline);
@@ -167,8 +206,9 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
   try {
     if (zipKind(zip) !== 'xlsx') throw new FileError('FILE_DAMAGED', 'The workbook is damaged: it has no workbook part.');
     facts = await inspectWorkbook(file, zip);
-  } finally {
+  } catch (error) {
     zip.close();
+    throw error;
   }
   const sheets: SheetCsv[] = [];
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
@@ -178,15 +218,9 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
     styles: 'cache',
     entries: 'ignore',
   });
-  // exceljs reads a worksheet part that comes after the shared strings and relationships but before
-  // xl/workbook.xml without the sheet list or the workbook properties, and fails on it (a TypeError):
-  // whether it does depends on the order the producer wrote the parts, which exceljs's own writer
-  // varies from run to run. Both are given from our reading of workbook.xml; exceljs replaces them
-  // with its own when it reaches that part.
-  Object.assign(reader, { model: { sheets: facts.sheets }, properties: { model: { date1904: facts.exceljs1904 } } });
   try {
     let emitted = 0;
-    for await (const sheetReader of reader) {
+    for await (const sheetReader of worksheetReaders(reader, zip, facts)) {
       const sr = sheetReader as unknown as { name?: string; state?: string } & AsyncIterable<ExcelJS.Row>;
       const name = sr.name ?? `Sheet${emitted + 1}`;
       const position = facts.sheets.findIndex((s) => s.name === name);
@@ -243,6 +277,8 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
   } catch (error) {
     if (error instanceof FileError) throw error;
     throw new FileError('FILE_DAMAGED', `The workbook is damaged or not a valid .xlsx file (${String((error as Error)?.message ?? error).slice(0, 120)}).`);
+  } finally {
+    zip.close();
   }
   return sheets.sort((a, b) => a.index - b.index);
 }

@@ -22,7 +22,8 @@ async function liveLocks(pool: Pool): Promise<number> {
   return rows.length;
 }
 
-t.test('the job of a killed runner is unlocked and run by another; a live runner keeps its job', async (t) => {
+/** a database of its own with graphile-worker's schema, a pool and the queue's utilities */
+async function jobDatabase(t: { teardown(fn: () => unknown): void }) {
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
   const pool = createPool(db.url, 4);
@@ -30,6 +31,11 @@ t.test('the job of a killed runner is unlocked and run by another; a live runner
   const utils = await makeWorkerUtils({ pgPool: pool });
   t.teardown(() => utils.release());
   await utils.migrate();
+  return { db, pool, utils };
+}
+
+t.test('the job of a killed runner is unlocked and run by another; a live runner keeps its job', async (t) => {
+  const { db, pool, utils } = await jobDatabase(t);
   const job = await utils.addJob('test_hang', {}, { maxAttempts: 3 });
 
   const child = spawn(process.execPath, ['--import', 'tsx', new URL('../helpers/hangingRunner.ts', import.meta.url).pathname], {
@@ -88,13 +94,7 @@ t.test('the job of a killed runner is unlocked and run by another; a live runner
 });
 
 t.test('a runner whose liveness connection is cut takes its lock again', async (t) => {
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
-  const pool = createPool(db.url, 4);
-  t.teardown(() => pool.end());
-  const utils = await makeWorkerUtils({ pgPool: pool });
-  t.teardown(() => utils.release());
-  await utils.migrate();
+  const { pool, utils } = await jobDatabase(t);
   let finish = () => {};
   let started = () => {};
   const running = new Promise<void>((r) => (started = r));

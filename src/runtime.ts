@@ -160,7 +160,12 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
       });
       // graceful: stops taking jobs, waits for the running ones, then releases the runner
       let stopping: Promise<void> | undefined;
-      stopRunner = () => (stopping ??= runner.stop());
+      // and then for this process's own running tasks: graphile-worker's stop resolves even when its
+      // graceful shutdown fails, and the threads and pool closed next would fail a task mid-way
+      stopRunner = () =>
+        (stopping ??= runner.stop().then(async () => {
+          while (held.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+        }));
       stack.push(stopRunner);
       // after the runner's start, which installs graphile-worker's schema in a new database
       const stale = await removeStaleIngestDirs(pool).catch((error: unknown) => {

@@ -25,16 +25,19 @@ t.test('jobs run in the serve role and shutdown waits for the running one', asyn
   await firstDone;
   t.same(seen, [1]);
   await srv.deps.jobs.addJob('test_record', { n: 2 });
-  // wait until the second job is locked by the runner, then stop while it runs
+  // wait until the second job is locked by the runner, then stop while it runs (the second one by
+  // its payload: the first may still be locked for a moment while its completion is recorded)
   const pool = srv.deps.pool;
+  const secondLocked = `SELECT count(*)::int AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks k ON k.id = j.task_id
+    WHERE k.identifier = 'test_record' AND j.payload->>'n' = '2' AND j.locked_at IS NOT NULL`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const { rows } = await pool.query("SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'test_record' AND locked_at IS NOT NULL");
+    const { rows } = await pool.query(secondLocked);
     if (rows[0].n === 1 || Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, 20));
   }
   // only this test's task: the crontab's own jobs (statement_upload_expire every minute) may be due meanwhile
-  const { rows: before } = await pool.query("SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'test_record' AND locked_at IS NOT NULL");
+  const { rows: before } = await pool.query(secondLocked);
   t.equal(before[0].n, 1, 'the second job is running');
   // the runtime's own pool closes on stop: check the queue through a fresh connection afterwards
   const url = srv.config.databaseUrl!;

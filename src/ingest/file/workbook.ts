@@ -211,6 +211,7 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
     throw error;
   }
   const sheets: SheetCsv[] = [];
+  // never iterated itself: worksheetReaders hands it the parts (its own walk of `file` is the unreliable one)
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
     worksheets: 'emit',
     sharedStrings: 'cache',

@@ -70,15 +70,22 @@ export interface LocatedTable {
   container: 'none' | 'gzip' | 'zip';
   /** 'xls' is never produced: legacy BIFF workbooks are refused (see README "Decisions") */
   format: 'delimited' | 'xlsx' | 'xls';
-  /** 'utf-8', 'utf-8-bom', 'utf-16le', 'utf-16be', 'windows-1252', or 'utf-8+windows-1252' for mixed lines */
+  /**
+   * 'utf-8', 'utf-8-bom', 'utf-16le', 'utf-16be', 'windows-1252', or 'utf-8+windows-1252' for mixed
+   * lines; for archive members read as one table, their encodings in archive order joined by '+'
+   */
   encoding: string;
   /**
    * the sheet read; with `combined`, the sheets (in workbook order, `name` the first) whose rows
    * were read as one table because they share its header (src/ingest/file/combine.ts)
    */
   sheet: { name: string; index: number; candidates: SheetCandidate[]; combined?: string[] } | null;
-  /** the archive member the table was read from, when the upload was a zip (or tar in gzip) */
-  archiveEntry: { name: string; candidates: SheetCandidate[] } | null;
+  /**
+   * the archive member the table was read from, when the upload was a zip (or tar in gzip); with
+   * `combined`, the members (in archive order, `name` the first) whose rows were read as one table
+   * because they share its header and dialect (src/ingest/file/combine.ts)
+   */
+  archiveEntry: { name: string; candidates: SheetCandidate[]; combined?: string[] } | null;
   /** UTF-8 (no BOM) delimited text readable by DuckDB read_csv: the original file when already clean, else a copy in workDir */
   csvPath: string;
   delimiter: ',' | ';' | '\t' | '|';

@@ -151,14 +151,23 @@ export function statementFlags(
       details: { rows: out.issues.extraCells },
     });
   }
-  // sheets with one header (a sheet per month or store) read as one table
-  const combined = located.sheet?.combined;
-  if (combined && combined.length > 1) {
+  // sheets or archive files with one header (one per month or store) read as one table
+  const sheets = located.sheet?.combined;
+  if (sheets && sheets.length > 1) {
     flags.push({
       kind: 'sheets_combined',
       severity: 'info',
-      message: `The sheets ${combined.map((n) => `"${n}"`).join(', ')} have the same columns and were read as one table, in workbook order.`,
-      details: { sheets: combined },
+      message: `The sheets ${sheets.map((n) => `"${n}"`).join(', ')} have the same columns and were read as one table, in workbook order.`,
+      details: { sheets },
+    });
+  }
+  const files = located.archiveEntry?.combined;
+  if (files && files.length > 1) {
+    flags.push({
+      kind: 'files_combined',
+      severity: 'info',
+      message: `The files ${files.map((n) => `"${n}"`).join(', ')} of the archive have the same columns and were read as one table, in archive order.`,
+      details: { files },
     });
   }
   // a workbook or archive with more than one detail table: one is read, and the others must not go unnoticed
@@ -168,7 +177,7 @@ export function statementFlags(
   ] as const) {
     const others = (place?.candidates ?? []).filter((c) => c.skipped === 'another table scored higher').map((c) => c.name);
     if (place && others.length > 0) {
-      const read = (what === 'sheet' ? located.sheet?.combined : undefined) ?? [place.name];
+      const read = place.combined ?? [place.name];
       const quoted = (names: string[]) => names.map((n) => `"${n}"`).join(', ');
       flags.push({
         kind: 'other_tables_not_read',
@@ -285,6 +294,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
           encoding: located.encoding,
           sheet: located.sheet,
           archiveEntry: located.archiveEntry?.name ?? null,
+          archiveEntries: located.archiveEntry?.combined ?? (located.archiveEntry ? [located.archiveEntry.name] : []),
           delimiter: located.delimiter,
           headerLine: located.headerLine,
           footerRecords: located.footerRecords,

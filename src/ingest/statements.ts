@@ -94,8 +94,10 @@ export interface StatementLayout {
   sheet: string | null;
   /** the sheets read as one table, in workbook order; [] for a text file */
   sheets: string[];
-  /** the archive member read, when the upload was an archive */
+  /** the archive member read (the first of `archiveEntries`), when the upload was an archive */
   archiveEntry: string | null;
+  /** the archive members read as one table, in archive order; [] when the upload was no archive */
+  archiveEntries: string[];
   /** 0-based line of the header in the table as text (the `single` variant, or the upload itself) */
   headerLine: number;
   footerRecords: number;
@@ -110,7 +112,9 @@ const LAYOUT_SELECT = `CASE WHEN s.located IS NULL THEN NULL ELSE jsonb_build_ob
     'format', s.located->'format', 'container', s.located->'container', 'encoding', s.located->'encoding',
     'delimiter', s.located->'delimiter', 'sheet', s.located#>'{sheet,name}',
     'sheets', coalesce(s.located#>'{sheet,combined}', CASE WHEN jsonb_typeof(s.located#>'{sheet,name}') = 'string' THEN jsonb_build_array(s.located#>'{sheet,name}') ELSE '[]'::jsonb END),
-    'archiveEntry', coalesce(s.located->'archiveEntry', 'null'::jsonb), 'headerLine', s.located->'headerLine', 'footerRecords', s.located->'footerRecords',
+    'archiveEntry', coalesce(s.located->'archiveEntry', 'null'::jsonb),
+    'archiveEntries', coalesce(s.located->'archiveEntries', CASE WHEN jsonb_typeof(s.located->'archiveEntry') = 'string' THEN jsonb_build_array(s.located->'archiveEntry') ELSE '[]'::jsonb END),
+    'headerLine', s.located->'headerLine', 'footerRecords', s.located->'footerRecords',
     'preambleValues', coalesce(s.located->'preambleValues', '{}'::jsonb), 'statedTotals', coalesce(s.located->'footerTotals', '[]'::jsonb)) END`;
 
 /** The SELECT list that builds a StatementRecord from `statements s`. */

@@ -1,8 +1,8 @@
-// Sheets of one workbook that hold one table between them (a sheet per month, per store, per
-// territory, each with the same header) are read as one table: the first sheet's preamble and
-// header, then every sheet's data rows in workbook order, then every sheet's trailer (totals,
-// notes), as one delimited file, located again like any other. The combined file is the table's
-// `csv` variant, so every row's source_row still points at a line one can read.
+// Sheets of one workbook, or files of one archive, that hold one table between them (a sheet or
+// file per month, per store, per territory, each with the same header) are read as one table: the
+// first part's preamble and header, then every part's data rows in order, then every part's
+// trailer (totals, notes), as one delimited file, located again like any other. The combined file
+// is the table's `single` variant, so every row's source_row still points at a line one can read.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { stat } from 'node:fs/promises';
@@ -11,40 +11,54 @@ import { addDecimals, readAmount } from '../amounts.ts';
 import { type DelimitedTable, locateDelimited } from './delimited.ts';
 import type { Deadline, Limits } from './limits.ts';
 import { RecordScanner } from './scan.ts';
+import type { Delimiter } from './text.ts';
 
-export interface SheetTable {
+/** What joining needs of a part's located table. */
+type PartTable = Pick<DelimitedTable, 'header' | 'headerLine' | 'dataRecords' | 'removed' | 'removedTotal' | 'footerTotals'>;
+
+export interface TablePart {
+  /** the sheet's or archive member's name */
   name: string;
-  /** the sheet as the workbook reader wrote it: UTF-8, comma-delimited, `"`-quoted, LF */
+  /** the part as clean UTF-8 text in the dialect every part shares */
   csvPath: string;
-  table: DelimitedTable;
+  table: PartTable;
 }
 
-/** Where a sheet's header record ends and its trailer (first footer or summary row) starts. */
+/** How every part is written: a workbook reader's sheets are comma-delimited, `"`-quoted, LF. */
+export interface Dialect {
+  delimiter: Delimiter;
+  quote: '"' | '';
+  newline: '\n' | '\r\n';
+}
+
+export const SHEET_DIALECT: Dialect = { delimiter: ',', quote: '"', newline: '\n' };
+
+/** Where a part's header record ends and its trailer (first footer or summary row) starts. */
 interface Cuts {
   afterHeader: number;
   trailer: number;
   size: number;
 }
 
-async function cutsOf(sheet: SheetTable, limits: Limits, deadline: Deadline): Promise<Cuts | null> {
-  const { table } = sheet;
+async function cutsOf(part: TablePart, dialect: Dialect, limits: Limits, deadline: Deadline): Promise<Cuts | null> {
+  const { table } = part;
   // the trailer's first row is in the removed list unless the list was capped before it
   if (table.removed.length < table.removedTotal) return null;
   const trailerRows = table.removed.filter((r) => r.line > table.headerLine && (r.reason === 'footer' || r.reason === 'summary')).map((r) => r.line);
   const trailerLine = trailerRows.length > 0 ? Math.min(...trailerRows) : -1;
-  const size = (await stat(sheet.csvPath)).size;
+  const size = (await stat(part.csvPath)).size;
   let afterHeader = -1;
   let trailer = size;
   const scanner = new RecordScanner({
-    delimiter: 0x2c,
-    quote: table.quote === '"',
+    delimiter: dialect.delimiter.charCodeAt(0),
+    quote: dialect.quote === '"',
     maxRecordBytes: limits.maxFieldBytes,
     onRecord: (r) => {
       if (r.line === table.headerLine) afterHeader = r.end;
       if (r.line === trailerLine) trailer = r.start;
     },
   });
-  for await (const chunk of createReadStream(sheet.csvPath, { highWaterMark: 4 * 1024 * 1024 })) {
+  for await (const chunk of createReadStream(part.csvPath, { highWaterMark: 4 * 1024 * 1024 })) {
     deadline.check();
     scanner.push(chunk as Buffer);
   }
@@ -53,7 +67,7 @@ async function cutsOf(sheet: SheetTable, limits: Limits, deadline: Deadline): Pr
   return { afterHeader, trailer, size };
 }
 
-async function copyRange(out: NodeJS.WritableStream, file: string, start: number, end: number, deadline: Deadline): Promise<void> {
+async function copyRange(out: NodeJS.WritableStream, file: string, start: number, end: number, newline: Dialect['newline'], deadline: Deadline): Promise<void> {
   if (end <= start) return;
   let last = 0x0a;
   for await (const chunk of createReadStream(file, { start, end: end - 1, highWaterMark: 4 * 1024 * 1024 })) {
@@ -62,18 +76,18 @@ async function copyRange(out: NodeJS.WritableStream, file: string, start: number
     last = buf[buf.length - 1]!;
     if (!out.write(buf)) await once(out, 'drain');
   }
-  // each piece ends a line: the next sheet's rows never run into this one's last
-  if (last !== 0x0a) out.write('\n');
+  // each piece ends a line: the next part's rows never run into this one's last
+  if (last !== 0x0a) out.write(newline);
 }
 
 /**
- * The sheets' own totals as one: when each sheet has one total row (and no labelled measure), the
+ * The parts' own totals as one: when each part has one total row (and no labelled measure), the
  * total of the whole is their sum, column by column; otherwise no total is checked rather than a
- * sheet's total against every sheet's rows. Balance lines are kept as they are.
+ * part's total against every part's rows. Balance lines are kept as they are.
  */
-function mergeTotals(sheets: readonly SheetTable[], decimalComma: Record<string, boolean>): FooterTotal[] {
-  const balances = sheets.flatMap((s) => s.table.footerTotals.filter((t) => t.kind === 'balance'));
-  const totals = sheets.map((s) => s.table.footerTotals.filter((t) => t.kind === 'total'));
+function mergeTotals(parts: readonly TablePart[], decimalComma: Record<string, boolean>): FooterTotal[] {
+  const balances = parts.flatMap((p) => p.table.footerTotals.filter((t) => t.kind === 'balance'));
+  const totals = parts.map((p) => p.table.footerTotals.filter((t) => t.kind === 'total'));
   if (!totals.every((t) => t.length === 1 && t[0]!.measure === undefined)) return balances;
   const values: Record<string, string> = {};
   for (const column of Object.keys(totals[0]![0]!.values)) {
@@ -87,38 +101,41 @@ function mergeTotals(sheets: readonly SheetTable[], decimalComma: Record<string,
 }
 
 /**
- * One table from sheets with the same header (in workbook order, two or more), written to `out`;
- * null when they cannot be joined safely (a trailer the reader could not place, or a joined table
- * whose rows do not add up to the sheets' rows), and the best sheet is then read alone.
+ * One table from parts with the same header (sheets in workbook order, archive members in archive
+ * order; two or more), written to `out`; null when they cannot be joined safely (a trailer the
+ * reader could not place, or a joined table whose rows or header are not the parts'), and the
+ * best part is then read alone.
  */
-export async function combineSheets(
-  sheets: readonly SheetTable[],
+export async function combineTables(
+  parts: readonly TablePart[],
   out: string,
+  dialect: Dialect,
   limits: Limits,
   deadline: Deadline,
 ): Promise<{ path: string; table: DelimitedTable } | null> {
   const cuts: Cuts[] = [];
-  for (const s of sheets) {
-    const c = await cutsOf(s, limits, deadline);
+  for (const s of parts) {
+    const c = await cutsOf(s, dialect, limits, deadline);
     if (!c) return null;
     cuts.push(c);
   }
   const stream = createWriteStream(out);
   const done = once(stream, 'close');
   try {
-    await copyRange(stream, sheets[0]!.csvPath, 0, cuts[0]!.trailer, deadline);
-    for (let i = 1; i < sheets.length; i++) await copyRange(stream, sheets[i]!.csvPath, cuts[i]!.afterHeader, cuts[i]!.trailer, deadline);
-    for (let i = 0; i < sheets.length; i++) await copyRange(stream, sheets[i]!.csvPath, cuts[i]!.trailer, cuts[i]!.size, deadline);
+    const { newline } = dialect;
+    await copyRange(stream, parts[0]!.csvPath, 0, cuts[0]!.trailer, newline, deadline);
+    for (let i = 1; i < parts.length; i++) await copyRange(stream, parts[i]!.csvPath, cuts[i]!.afterHeader, cuts[i]!.trailer, newline, deadline);
+    for (let i = 0; i < parts.length; i++) await copyRange(stream, parts[i]!.csvPath, cuts[i]!.trailer, cuts[i]!.size, newline, deadline);
   } finally {
     stream.end();
     await done;
   }
-  const table = await locateDelimited({ path: out, encoding: 'utf-8', sepDelimiter: null, newline: '\n' }, limits, deadline, ',');
-  const rows = sheets.reduce((n, s) => n + s.table.dataRecords, 0);
-  if (table.dataRecords !== rows || table.header.join('\u0000') !== sheets[0]!.table.header.join('\u0000')) return null;
-  // the later sheets' rows above their data (title, month, blank rows, their header) are not in
+  const table = await locateDelimited({ path: out, encoding: 'utf-8', sepDelimiter: null, newline: dialect.newline }, limits, deadline, dialect.delimiter);
+  const rows = parts.reduce((n, s) => n + s.table.dataRecords, 0);
+  if (table.dataRecords !== rows || table.quote !== dialect.quote || table.header.join('\u0000') !== parts[0]!.table.header.join('\u0000')) return null;
+  // the later parts' rows above their data (title, month, blank rows, their header) are not in
   // the joined file: listed as removed rows of no line, so nothing read goes unaccounted
-  const above: RemovedRow[] = sheets.slice(1).flatMap((s) => [
+  const above: RemovedRow[] = parts.slice(1).flatMap((s) => [
     ...s.table.removed.filter((r) => r.line < s.table.headerLine).map((r) => ({ ...r, line: -1 })),
     { line: -1, reason: 'repeated_header' as const, cells: s.table.header },
   ]);
@@ -128,7 +145,7 @@ export async function combineSheets(
       ...table,
       removed: [...table.removed, ...above].slice(0, REMOVED_CAP),
       removedTotal: table.removedTotal + above.length,
-      footerTotals: mergeTotals(sheets, table.decimalComma),
+      footerTotals: mergeTotals(parts, table.decimalComma),
     },
   };
 }

@@ -1,12 +1,12 @@
 // The reader's pipeline: sniff the bytes, open containers (gzip, tar, zip), convert workbooks
 // sheet by sheet, clean the text, and locate the table; where an archive or workbook offers
 // several tables, the detail table is chosen and the others are listed with why they were not.
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import type { LocateInput, LocatedTable, SheetCandidate } from '../fileTypes.ts';
 import { extractTar, gunzipTo, isTar, openZip } from './containers.ts';
-import { combineSheets } from './combine.ts';
+import { combineTables, type Dialect, SHEET_DIALECT } from './combine.ts';
 import { type DelimitedTable, locateDelimited } from './delimited.ts';
 import { Deadline, FileError, type FileErrorCode, InflateBudget, type Limits, resolveLimits } from './limits.ts';
 import { readHead, refuseEncryptedOle2, sniffBytes, SUPPORTED } from './sniff.ts';
@@ -211,7 +211,7 @@ async function joinSameLayout(
   const group = candidates.filter((c) => c.value !== null && c.preferred && c.dataRecords > 0 && key(c.value) === key(chosen.value!));
   if (group.length < 2 || !group.includes(chosen)) return null;
   const parts = group.map((c) => ({ name: c.name, csvPath: sheets.find((s) => s.name === c.name)!.csvPath, table: c.value! }));
-  const table = await combineSheets(parts, path.join(ctx.workDir, `sheets-${ctx.seq++}.csv`), ctx.limits, ctx.deadline);
+  const table = await combineTables(parts, path.join(ctx.workDir, `sheets-${ctx.seq++}.csv`), SHEET_DIALECT, ctx.limits, ctx.deadline);
   if (!table) return null;
   const names = new Set(group.map((c) => c.name));
   const first = sheets.find((s) => s.name === group[0]!.name)!;
@@ -242,5 +242,58 @@ async function chooseMember(members: { name: string; path: string }[], ctx: Cont
   }
   for (const c of candidates) if (c.value) c.rows = c.value.dataRecords + c.value.footerRecords + c.value.removedTotal + 1;
   const { chosen, list } = choose(candidates, 'file');
+  const joined = await joinSameLayoutFiles(candidates, chosen, list, ctx);
+  if (joined) return joined;
   return { ...chosen.value!, archiveEntry: { name: chosen.name, candidates: list } };
+}
+
+/** The line break of a clean text file (one kind throughout: the text cleaner rewrites mixed ones). */
+async function newlineOf(file: string): Promise<Dialect['newline']> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(65536);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    const lf = buf.subarray(0, bytesRead).indexOf(0x0a);
+    return lf > 0 && buf[lf - 1] === 0x0d ? '\r\n' : '\n';
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Files of an archive with the chosen file's header, format and dialect (a file per month or per
+ * store) hold one table between them: read as one (combine.ts), in archive order, unless they
+ * cannot be joined safely. Summary files never join; nor do files that are themselves joined
+ * sheets or archives. Their encodings may differ: each is read as clean UTF-8 text.
+ */
+async function joinSameLayoutFiles(candidates: Candidate<Located>[], chosen: Candidate<Located>, list: SheetCandidate[], ctx: Context): Promise<Located | null> {
+  const first = chosen.value!;
+  const layout = (t: Located) =>
+    JSON.stringify([t.header, t.format, t.delimiter, t.quote, t.dateSystem ?? 1900, t.sheet?.combined !== undefined, t.archiveEntry !== null]);
+  if (!chosen.preferred || first.sheet?.combined !== undefined || first.archiveEntry !== null) return null;
+  const newline = await newlineOf(first.csvPath);
+  const group: Candidate<Located>[] = [];
+  for (const c of candidates) {
+    if (c.value !== null && c.preferred && c.dataRecords > 0 && layout(c.value) === layout(first) && (await newlineOf(c.value.csvPath)) === newline) group.push(c);
+  }
+  if (group.length < 2) return null;
+  const dialect: Dialect = { delimiter: first.delimiter, quote: first.quote, newline };
+  const parts = group.map((c) => ({ name: c.name, csvPath: c.value!.csvPath, table: c.value! }));
+  const table = await combineTables(parts, path.join(ctx.workDir, `files-${ctx.seq++}.csv`), dialect, ctx.limits, ctx.deadline);
+  if (!table) return null;
+  const names = new Set(group.map((c) => c.name));
+  const base = group[0]!.value!;
+  const encodings = [...new Set(group.flatMap((c) => c.value!.encoding.split('+')))];
+  return {
+    ...base,
+    encoding: encodings.join('+'),
+    archiveEntry: {
+      name: group[0]!.name,
+      // the joined files are all read: none of them is "skipped"
+      candidates: list.map((c) => (names.has(c.name) ? { name: c.name, rows: c.rows, score: c.score } : c)),
+      combined: group.map((c) => c.name),
+    },
+    csvPath: table.path,
+    ...fromDelimited(table.table),
+  };
 }

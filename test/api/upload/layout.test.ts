@@ -2,6 +2,7 @@
 // header line, the key/value lines above the header, and the file's own totals and balance
 // lines, which the rows are never compared with but a user reconciles a statement by.
 import t from 'tap';
+import { zipFiles } from '../../../fixtures/statements/kit.ts';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
@@ -52,6 +53,7 @@ t.test('preamble values, the total and the balance lines of a statement, as writ
     sheet: null,
     sheets: [],
     archiveEntry: null,
+    archiveEntries: [],
     headerLine: 3,
     footerRecords: 3,
     // a value is data, never evaluated or altered
@@ -70,6 +72,36 @@ t.test('preamble values, the total and the balance lines of a statement, as writ
   // the same record through file.list
   const listed = await owner.client.query('file.list', { organizationId: org, search: 'royalties' });
   t.same(listed.ok && listed.data.data.map((x: { id: string; layout: unknown }) => [x.id, x.layout]), [[statementId, s.layout]]);
+});
+
+t.test("an archive of month files read as one table: its files, their totals as one, its flag", async (t) => {
+  const monthFile = (m: string, rows: [string, number, string][], total: [number, string]) =>
+    Buffer.from([`Statement 2024-${m}`, header.join(','), ...rows.map(([title, units, net]) => `2024-${m},${title},${units},${net}`), `Total,,${total[0]},${total[1]}`, ''].join('\n'));
+  const zip = zipFiles([
+    { name: 'read-me.txt', data: Buffer.from('Monthly statements\n') },
+    { name: 'jan.csv', data: monthFile('01', [['A', 2, '1.25'], ['B', 3, '2.50']], [5, '3.75']) },
+    { name: 'feb.csv', data: monthFile('02', [['C', 1, '0.10']], [1, '0.10']) },
+  ]);
+  const { statementId } = await putFile(owner.client, org, artist, 'q1.zip', zip);
+  const s = await waitForStatement(owner.client, org, statementId);
+  t.equal(s.status, 'processed');
+  t.equal(s.netEarnings, '3.850000000000');
+  t.equal(s.keptRows, 3);
+  t.match(s.layout, {
+    format: 'delimited',
+    container: 'zip',
+    encoding: 'utf-8',
+    archiveEntry: 'jan.csv',
+    archiveEntries: ['jan.csv', 'feb.csv'],
+    headerLine: 1,
+    footerRecords: 2,
+  });
+  t.same(s.layout.statedTotals, [{ label: 'Total', values: { Units: '6.000000000000', Earnings: '3.850000000000' }, kind: 'total' }]);
+  t.same(
+    s.flags.map((f: { kind: string }) => f.kind).sort(),
+    ['files_combined', 'several_statement_periods'],
+    'the totals agree with the rows',
+  );
 });
 
 t.test('a statement not read yet has no layout', async (t) => {

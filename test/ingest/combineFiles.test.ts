@@ -3,24 +3,10 @@
 // files of another header or dialect never join and are named.
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import { DuckDBInstance } from '@duckdb/node-api';
 import iconv from 'iconv-lite';
 import t from 'tap';
-import { statementFlags } from '../../src/ingest/pipeline.ts';
 import { zipFiles } from '../../fixtures/statements/kit.ts';
-import { normalizeFile } from '../helpers/normalize.ts';
-
-const HEADER = ['Period', 'Title', 'Currency', 'Units', 'Net'];
-const fields = {
-  stmtYear: { column: 'Period' },
-  stmtPeriod: { column: 'Period' },
-  stmtCadence: { constant: 'M' },
-  currency: { column: 'Currency' },
-  units: { column: 'Units' },
-  royaltyEarnings: { column: 'Net' },
-  rawTitle: { column: 'Title' },
-};
-const duck = await (await DuckDBInstance.create(':memory:')).connect();
+import { HEADER, readJoined } from '../helpers/joinedTable.ts';
 
 /** a month's file: a title line, the header, its rows and, unless `total` is false, a Total line (stated, or the true sums) */
 function month(m: string, titles: string[], net: string[], options: { total?: boolean | [string, string]; delimiter?: string; newline?: string } = {}): string {
@@ -36,12 +22,7 @@ function month(m: string, titles: string[], net: string[], options: { total?: bo
   return lines.join(nl) + nl;
 }
 
-async function ingest(t: { teardown(fn: () => unknown): void }, archive: Buffer, fileName = 'statements.zip') {
-  const { located, out, outPath } = await normalizeFile(t, archive, fields, { fileName });
-  const flags = statementFlags(located, out, fields).map(({ kind, message }) => ({ kind, message }));
-  const rows = (await duck.runAndReadAll(`SELECT source_row, raw_title, royalty_earnings::VARCHAR FROM read_parquet('${outPath}') ORDER BY source_row`)).getRows();
-  return { located, out, flags, rows: rows.map(([r, title, net]) => [Number(r), title, net]) };
-}
+const ingest = (t: { teardown(fn: () => unknown): void }, archive: Buffer, fileName = 'statements.zip') => readJoined(t, archive, fileName);
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');
 

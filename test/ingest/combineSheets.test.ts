@@ -2,23 +2,9 @@
 // table's header are read as one, in workbook order, their totals checked as one, their top rows
 // accounted for; sheets of another layout, summary and hidden sheets are never joined.
 import { readFile } from 'node:fs/promises';
-import { DuckDBInstance } from '@duckdb/node-api';
 import ExcelJS from 'exceljs';
 import t from 'tap';
-import { statementFlags } from '../../src/ingest/pipeline.ts';
-import { normalizeFile } from '../helpers/normalize.ts';
-
-const HEADER = ['Period', 'Title', 'Currency', 'Units', 'Net'];
-const fields = {
-  stmtYear: { column: 'Period' },
-  stmtPeriod: { column: 'Period' },
-  stmtCadence: { constant: 'M' },
-  currency: { column: 'Currency' },
-  units: { column: 'Units' },
-  royaltyEarnings: { column: 'Net' },
-  rawTitle: { column: 'Title' },
-};
-const duck = await (await DuckDBInstance.create(':memory:')).connect();
+import { HEADER, readJoined } from '../helpers/joinedTable.ts';
 
 type Cell = string | number | null;
 interface SheetSpec {
@@ -43,10 +29,7 @@ function month(m: string, titles: string[], net: number[], total: boolean | [num
 }
 
 async function ingest(t: { teardown(fn: () => unknown): void }, sheets: Record<string, SheetSpec>) {
-  const { located, out, outPath } = await normalizeFile(t, await workbook(sheets), fields, { fileName: 'statement.xlsx' });
-  const flags = statementFlags(located, out, fields).map(({ kind, message }) => ({ kind, message }));
-  const rows = (await duck.runAndReadAll(`SELECT source_row, raw_title, royalty_earnings::VARCHAR FROM read_parquet('${outPath}') ORDER BY source_row`)).getRows();
-  return { located, out, flags, rows: rows.map(([r, title, net]) => [Number(r), title, net]) };
+  return readJoined(t, await workbook(sheets), 'statement.xlsx');
 }
 t.test('month sheets are one table in workbook order, whichever sheet scores best; each row points at its line of the joined file', async (t) => {
   const { located, out, flags, rows } = await ingest(t, {

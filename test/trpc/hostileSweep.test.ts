@@ -5,17 +5,70 @@
 import t from 'tap';
 import { appRouter } from '../../src/api/index.ts';
 import { describeProcedures, inputJsonSchema } from '../../src/docs/schemas.ts';
-import { createRightsholder } from '../helpers/ingest.ts';
-import { newOrganization, outsider } from '../helpers/principals.ts';
+import { computeHeaderHash } from '../../workers/headerHash.ts';
+import { newOrganization, outsider, type Caller } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 import type { Outcome, TrpcClient } from '../helpers/trpc.ts';
 
 const srv = await startTestServer(t);
 
+type Kind = 'rightsholder' | 'distributor' | 'upload' | 'statement' | 'mapping' | 'lens' | 'export' | 'invitation' | 'user';
+type Entities = Record<Kind, string>;
+
+/** One of each kind of record an input names by id, made through the API in the caller's organization. */
+async function entities(caller: Caller, label: string): Promise<Entities> {
+  const org = caller.organizationId;
+  const made = async (procedure: string, input: object): Promise<Record<string, string>> => {
+    const r = await caller.client.mutate(procedure, { organizationId: org, ...input });
+    if (!r.ok) throw new Error(`${procedure}: ${JSON.stringify(r.error)}`);
+    return r.data as Record<string, string>;
+  };
+  const rightsholder = (await made('rightsholder.create', { name: `${label} Artist` })).id!;
+  const header = ['Period', 'Title', 'Units', 'Earnings'];
+  const fields = {
+    stmtYear: { column: 'Period' },
+    stmtPeriod: { column: 'Period' },
+    stmtCadence: { constant: 'M' },
+    currency: { constant: 'USD' },
+    royaltyEarnings: { column: 'Earnings' },
+    units: { column: 'Units' },
+    rawTitle: { column: 'Title' },
+  };
+  const upload = await made('upload.uploadFile', { rightsholderId: rightsholder, fileName: `${label}.csv` });
+  const ids: Entities = {
+    rightsholder,
+    distributor: (await made('distributor.create', { name: `${label} Distributor` })).id!,
+    upload: upload.uploadId!,
+    statement: upload.statementId!,
+    mapping: (await made('mapping.create', { name: `${label} Mapping`, headers: header, headerHash: computeHeaderHash(header), fields })).id!,
+    lens: (await made('lens.create', { name: `${label} Lens`, kind: 'query', payload: [1] })).id!,
+    export: (await made('export.trigger', { type: 'royalty_lines', format: 'csv', rightsholderIds: [rightsholder] })).exportId!,
+    invitation: (await made('organization.addUser', { email: `${label.toLowerCase().replace(/\W+/g, '-')}@example.test`, role: 'member' })).id!,
+    user: caller.userId,
+  };
+  for (const [kind, id] of Object.entries(ids)) if (typeof id !== 'string') throw new Error(`no ${kind} id`);
+  return ids;
+}
+
+/** The kind of record an id names, by its key (or, for `id`, by the procedure's namespace). */
+function kindOf(procedure: string, key: string): Kind {
+  const byKey: Record<string, Kind> = {
+    statementId: 'statement', statementIds: 'statement', fileIds: 'statement', file: 'statement', file_id: 'statement', redriveFileIds: 'statement',
+    uploadId: 'upload', upload_id: 'upload', distributorId: 'distributor', distributorIds: 'distributor', distributor_id: 'distributor',
+    mappingId: 'mapping', mapping_id: 'mapping', ids: 'mapping', exportId: 'export', invitationId: 'invitation',
+    userId: 'user', actorUserId: 'user', ownerUserId: 'user', lastUpdatedById: 'user',
+  };
+  if (key === 'id') {
+    const namespace = procedure.split('.')[0]!;
+    return (['distributor', 'mapping', 'lens'] as string[]).includes(namespace) ? (namespace as Kind) : 'rightsholder';
+  }
+  return byKey[key] ?? 'rightsholder';
+}
+
 // the other tenant, with data whose names must never appear in an answer to anyone else
 const SECRET = 'Zq7-foreign-secret';
 const foreign = await newOrganization(srv, `${SECRET} Org`);
-const foreignArtist = await createRightsholder(foreign.client, foreign.organizationId, `${SECRET} Artist`);
+const theirEntities = await entities(foreign, SECRET);
 
 interface Schema {
   type?: string | string[];
@@ -40,8 +93,9 @@ interface Schema {
 
 interface Fill {
   organizationId: string;
-  /** every other id */
-  id: string;
+  /** the id of each other kind of record */
+  ids: Entities;
+  procedure: string;
   /** every free-text string; null keeps a plain valid-looking one */
   text: string | null;
   /** required properties only */
@@ -82,7 +136,7 @@ function sample(raw: Schema, fill: Fill, key = ''): unknown {
     case 'null':
       return null;
     case 'string': {
-      if (schema.format === 'uuid') return key === 'organizationId' ? fill.organizationId : fill.id;
+      if (schema.format === 'uuid') return key === 'organizationId' ? fill.organizationId : fill.ids[kindOf(fill.procedure, key)];
       if (schema.format === 'date-time') return '2024-03-01T00:00:00.000Z';
       if (schema.format === 'date') return '2024-03-01';
       if (schema.format === 'email') return 'someone@example.test';
@@ -189,18 +243,18 @@ t.test('every procedure answers hostile input with a result or a clear error, ne
     if (p.meta?.minRole === 'none') continue;
     // a fresh organization per procedure: a valid call that deletes or disables something spoils no other
     const own = await newOrganization(srv, `Sweep ${p.name}`);
-    const ownArtist = await createRightsholder(own.client, own.organizationId, 'Sweep Artist');
     const schema = inputJsonSchema(p.input) as Schema;
-    const mine: Fill = { organizationId: own.organizationId, id: ownArtist, text: null };
+    const mine: Fill = { organizationId: own.organizationId, ids: await entities(own, 'Sweep'), procedure: p.name, text: null };
     // the platform's procedures are called by a platform administrator, so their handlers see the input
     const platform = p.meta?.minRole === 'c2_superadmin';
     const client = platform ? (await outsider(srv, own.organizationId, 'c2_superadmin')).client : own.client;
     const call = (mode: string, input: unknown) => check(t, client, platform, seen, p.name, p.method, mode, input);
 
     // the other tenant: its organization, or its ids inside one's own organization
-    const theirs = await call('foreign organization', sample(schema, { ...mine, organizationId: foreign.organizationId, id: foreignArtist }));
+    const theirs = await call('foreign organization', sample(schema, { ...mine, organizationId: foreign.organizationId, ids: theirEntities }));
     if (theirs && !platform && schema.properties?.organizationId) t.equal(theirs.ok, false, `${p.name}: another organization is refused`);
-    await call('foreign ids', sample(schema, { ...mine, id: foreignArtist }));
+    await call('foreign ids', sample(schema, { ...mine, ids: theirEntities }));
+    await call('foreign ids, minimal', sample(schema, { ...mine, ids: theirEntities, minimal: true }));
     // hostile text in every free string at once, then in each alone in an otherwise minimal valid
     // input, so that it reaches the handler rather than a neighbour's validation (a GET's whole
     // input rides in its URL: shorter there)
@@ -234,8 +288,20 @@ t.test("the other tenant's data is untouched", async (t) => {
   t.equal(artists.ok, true);
   t.same(
     (artists.data as { data: { id: string; name: string }[] }).data.map((r) => [r.id, r.name]),
-    [[foreignArtist, `${SECRET} Artist`]],
+    [[theirEntities.rightsholder, `${SECRET} Artist`]],
   );
-  const org = await foreign.client.query('organization.getById', { organizationId: foreign.organizationId, id: foreign.organizationId });
-  t.match(org, { ok: true, data: { name: `${SECRET} Org` } });
+  const lenses = await foreign.client.query('lens.list', { organizationId: foreign.organizationId });
+  t.same(
+    (lenses.data as { data: { id: string; name: string }[] }).data.map((r) => [r.id, r.name]),
+    [[theirEntities.lens, `${SECRET} Lens`]],
+  );
+  const org = foreign.organizationId;
+  t.match(await foreign.client.query('distributor.getById', { organizationId: org, id: theirEntities.distributor }), { ok: true, data: { name: `${SECRET} Distributor` } });
+  t.match(await foreign.client.query('mapping.getById', { organizationId: org, id: theirEntities.mapping }), { ok: true, data: { name: `${SECRET} Mapping`, revision: 1 } });
+  t.match(await foreign.client.query('export.status', { organizationId: org, exportId: theirEntities.export }), { ok: true, data: { id: theirEntities.export } });
+  const invitations = await foreign.client.query('organization.listInvitations', { organizationId: org });
+  t.match(invitations, { ok: true, data: { data: [{ id: theirEntities.invitation, status: 'pending' }] } });
+  const statements = await foreign.client.mutate('upload.statements', { organizationId: foreign.organizationId, filter: { statementIds: [theirEntities.statement] } });
+  t.match(statements, { ok: true, data: { items: [{ id: theirEntities.statement, status: 'uploading', fileName: `${SECRET}.csv` }] } });
+  t.match(await foreign.client.query('organization.getById', { organizationId: org, id: org }), { ok: true, data: { name: `${SECRET} Org` } });
 });

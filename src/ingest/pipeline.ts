@@ -8,7 +8,6 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline as streamPipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
 import { withTransaction } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../trpc/context.ts';
@@ -53,16 +52,16 @@ interface StatementRow {
 /** Statuses from which a statement may be (re)processed. */
 const PROCESSABLE = new Set(['uploaded', 'processing', 'processed', 'needs_mapping', 'failed']);
 
-async function download(deps: Deps, key: string, file: string): Promise<{ size: number; sha256: string }> {
+async function download(deps: Deps, key: string, file: string): Promise<number> {
+  await streamPipeline(await deps.store.getStream(key), createWriteStream(file));
+  return (await stat(file)).size;
+}
+
+/** The file's SHA-256, read in 1 MiB pieces (each a short step of this thread's event loop). */
+async function sha256Of(file: string): Promise<string> {
   const hash = createHash('sha256');
-  const tap = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
-  await streamPipeline(await deps.store.getStream(key), tap, createWriteStream(file));
-  return { size: (await stat(file)).size, sha256: hash.digest('hex') };
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 export async function upload(deps: Deps, key: string, file: string, contentType: string): Promise<void> {
@@ -232,19 +231,28 @@ export function statementFlags(
   return flags;
 }
 
-/** Downloads a statement's object into workDir and locates its table in a worker thread. */
+/**
+ * Downloads a statement's object into workDir and locates its table in a worker thread; with
+ * `hash`, the file's SHA-256 is read on this thread meanwhile (the other core), else it is ''.
+ */
 export async function locateStatementFile(
   deps: Deps,
   objectKey: string,
   fileName: string,
   workDir: string,
-  lap: (stage: string) => void = () => {},
+  options: { lap?: (stage: string) => void; hash?: boolean } = {},
 ): Promise<{ located: LocatedTable; object: { size: number; sha256: string }; sourcePath: string }> {
   const sourcePath = path.join(workDir, 'original');
-  const object = await download(deps, objectKey, sourcePath);
-  lap('download');
-  const located = await deps.threads.run<LocatedTable & { ok: true }>('statementFile', 'locateTable', { sourcePath, fileName, workDir });
-  return { located, object, sourcePath };
+  const size = await download(deps, objectKey, sourcePath);
+  options.lap?.('download');
+  const [located, sha256] = await Promise.allSettled([
+    deps.threads.run<LocatedTable & { ok: true }>('statementFile', 'locateTable', { sourcePath, fileName, workDir }),
+    options.hash ? sha256Of(sourcePath) : Promise.resolve(''),
+  ]);
+  // both settled: nothing reads the work directory when a failure removes it
+  if (located.status === 'rejected') throw located.reason;
+  if (sha256.status === 'rejected') throw sha256.reason;
+  return { located: located.value, object: { size, sha256: sha256.value }, sourcePath };
 }
 
 export async function ingestStatement(deps: Deps, organizationId: string, statementId: string): Promise<IngestResult> {
@@ -266,7 +274,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     let object: { size: number; sha256: string };
     let sourcePath: string;
     try {
-      ({ located, object, sourcePath } = await locateStatementFile(deps, statement.object_key, statement.file_name, workDir, lap));
+      ({ located, object, sourcePath } = await locateStatementFile(deps, statement.object_key, statement.file_name, workDir, { lap, hash: true }));
       lap('locate');
     } catch (error) {
       if ((error as { name?: string }).name === 'NoSuchKey') {

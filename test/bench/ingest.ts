@@ -1,8 +1,9 @@
 // npm run bench:ingest [-- --rows 1000000,5000000]
 // End-to-end statement ingestion (object in the store → statement processed) against DuckDB's own
 // CSV → Parquet conversion of the same file as the yardstick, in one run, with peak RSS.
-// Each size runs the pipeline in a fresh child process, so each peak RSS is that size's alone.
-import { execFileSync, spawnSync } from 'node:child_process';
+// Each size runs the pipeline in a fresh child process, so each peak RSS is that size's alone; the
+// object store (s3rver) and PostgreSQL run outside it, as the services they are.
+import { execFileSync, spawn } from 'node:child_process';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,9 +11,17 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { benchPostgres } from './dataset.ts';
+import type { S3Settings } from '../../src/config.ts';
+import { startEmbeddedS3 } from '../../src/storage/embedded.ts';
 
 const { values } = parseArgs({
-  options: { rows: { type: 'string', default: '1000000,5000000' }, child: { type: 'boolean', default: false }, file: { type: 'string' } },
+  options: {
+    rows: { type: 'string', default: '1000000,5000000' },
+    child: { type: 'boolean', default: false },
+    file: { type: 'string' },
+    // the object store's endpoint, run by the parent (an object store is a service of its own)
+    s3: { type: 'string' },
+  },
 });
 
 const HEADER = ['Reporting Date', 'Sale Month', 'Store', 'Artist', 'Title', 'ISRC', 'UPC', 'Quantity', 'Team Percentage', 'Song/Album', 'Country of Sale', 'Songwriter Royalties Withheld', 'Earnings (USD)'];
@@ -53,18 +62,17 @@ async function child(file: string): Promise<void> {
   const { createTestDatabase } = await import('../helpers/db.ts');
   const { loadConfig } = await import('../../src/config.ts');
   const { startRuntime } = await import('../../src/runtime.ts');
-  const { startEmbeddedS3 } = await import('../../src/storage/embedded.ts');
   const { bootstrap } = await import('../../src/organizations/bootstrap.ts');
   const { enqueueStatementIngest } = await import('../../src/ingest/queue.ts');
   const dir = await mkdtemp(path.join(tmpdir(), 'royalty-bench-'));
   const db = await createTestDatabase();
-  const s3 = await startEmbeddedS3(path.join(dir, 's3'), 'bench');
+  const s3 = JSON.parse(values.s3!) as S3Settings;
   const config = loadConfig({
     DATABASE_URL: db.url,
-    S3_ENDPOINT: s3.settings.endpoint,
+    S3_ENDPOINT: s3.endpoint,
     S3_BUCKET: 'bench',
-    S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
-    S3_SECRET_ACCESS_KEY: s3.settings.secretAccessKey,
+    S3_ACCESS_KEY_ID: s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
     // BENCH_LOG_LEVEL=info shows the job's per-stage timings on stderr
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     WORKER_POLL_INTERVAL_MS: '50',
@@ -111,10 +119,22 @@ async function child(file: string): Promise<void> {
     process.stdout.write(JSON.stringify({ ms, rows: kept, warmUpMs: cold.ms, peakRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
   } finally {
     await runtime.stop();
-    await s3.stop();
     await db.drop();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** This script as a child process, its output collected (the parent's event loop keeps running). */
+function runChild(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, ...args], { env: process.env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }
 
 async function main(): Promise<void> {
@@ -130,11 +150,15 @@ async function main(): Promise<void> {
       await generate(file, rows);
       const mb = (await stat(file)).size / 1e6;
       const duck = await yardstick(file, dir);
-      const run = spawnSync(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--child', '--file', file], {
-        encoding: 'utf8',
-        env: process.env,
-        maxBuffer: 1 << 24,
-      });
+      // the object store runs here, in the parent, while the child ingests: as in production, the
+      // store's own work is not done by the process measured (nor counted in its peak RSS)
+      const s3 = await startEmbeddedS3(path.join(dir, `s3-${rows}`), 'bench');
+      let run: { status: number | null; stdout: string; stderr: string };
+      try {
+        run = await runChild(['--child', '--file', file, '--s3', JSON.stringify(s3.settings)]);
+      } finally {
+        await s3.stop();
+      }
       // the child's result line (with BENCH_LOG_LEVEL its log lines are JSON too)
       const line = run.stdout.trim().split('\n').filter((l) => l.includes('"peakRssMb"')).pop() ?? '';
       if (process.env.BENCH_LOG_LEVEL) process.stderr.write(run.stderr + run.stdout.split('\n').filter((l) => l.includes('statement ')).join('\n') + '\n');

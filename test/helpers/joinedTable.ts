@@ -4,17 +4,9 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { statementFlags } from '../../src/ingest/pipeline.ts';
 import { normalizeFile } from './normalize.ts';
+import { fields } from './sampleMapping.ts';
 
-export const HEADER = ['Period', 'Title', 'Currency', 'Units', 'Net'];
-export const fields = {
-  stmtYear: { column: 'Period' },
-  stmtPeriod: { column: 'Period' },
-  stmtCadence: { constant: 'M' },
-  currency: { column: 'Currency' },
-  units: { column: 'Units' },
-  royaltyEarnings: { column: 'Net' },
-  rawTitle: { column: 'Title' },
-};
+export { HEADER, fields } from './sampleMapping.ts';
 
 const duck = DuckDBInstance.create(':memory:').then((db) => db.connect());
 

@@ -7,6 +7,7 @@ import { appRouter } from '../../src/api/index.ts';
 import { describeProcedures, inputJsonSchema } from '../../src/docs/schemas.ts';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { newOrganization, outsider, type Caller } from '../helpers/principals.ts';
+import { HEADER, fields } from '../helpers/sampleMapping.ts';
 import { startTestServer } from '../helpers/server.ts';
 import type { Outcome, TrpcClient } from '../helpers/trpc.ts';
 
@@ -24,23 +25,13 @@ async function entities(caller: Caller, label: string): Promise<Entities> {
     return r.data as Record<string, string>;
   };
   const rightsholder = (await made('rightsholder.create', { name: `${label} Artist` })).id!;
-  const header = ['Period', 'Title', 'Units', 'Earnings'];
-  const fields = {
-    stmtYear: { column: 'Period' },
-    stmtPeriod: { column: 'Period' },
-    stmtCadence: { constant: 'M' },
-    currency: { constant: 'USD' },
-    royaltyEarnings: { column: 'Earnings' },
-    units: { column: 'Units' },
-    rawTitle: { column: 'Title' },
-  };
   const upload = await made('upload.uploadFile', { rightsholderId: rightsholder, fileName: `${label}.csv` });
   const ids: Entities = {
     rightsholder,
     distributor: (await made('distributor.create', { name: `${label} Distributor` })).id!,
     upload: upload.uploadId!,
     statement: upload.statementId!,
-    mapping: (await made('mapping.create', { name: `${label} Mapping`, headers: header, headerHash: computeHeaderHash(header), fields })).id!,
+    mapping: (await made('mapping.create', { name: `${label} Mapping`, headers: HEADER, headerHash: computeHeaderHash(HEADER), fields })).id!,
     lens: (await made('lens.create', { name: `${label} Lens`, kind: 'query', payload: [1] })).id!,
     export: (await made('export.trigger', { type: 'royalty_lines', format: 'csv', rightsholderIds: [rightsholder] })).exportId!,
     invitation: (await made('organization.addUser', { email: `${label.toLowerCase().replace(/\W+/g, '-')}@example.test`, role: 'member' })).id!,

@@ -302,7 +302,8 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
           encoding: located.encoding,
           sheet: located.sheet,
           archiveEntry: located.archiveEntry?.name ?? null,
-          archiveEntries: located.archiveEntry?.combined ?? (located.archiveEntry ? [located.archiveEntry.name] : []),
+          // a single member's list is derived from archiveEntry when read (LAYOUT_SELECT)
+          archiveEntries: located.archiveEntry?.combined,
           delimiter: located.delimiter,
           headerLine: located.headerLine,
           footerRecords: located.footerRecords,

@@ -82,7 +82,7 @@ for (const expected of expectations) {
     if (expected.unitsSum !== null) t.equal(canonicalDecimal(s.units ?? '0'), canonicalDecimal(expected.unitsSum), 'units');
     t.same(s.progress, { done: s.rowCount, total: s.rowCount });
     // how the file was read, on the record
-    t.match(s.layout, { format: expected.format, headerLine: expected.headerLine, sheet: expected.sheet ?? null, archiveEntry: expected.archiveEntry ?? null }, 'layout');
+    t.match(s.layout, { format: expected.format, headerLine: expected.headerLine, sheet: expected.sheet ?? null, archiveEntry: expected.archiveEntry ?? null, archiveEntries: expected.archiveEntry ? [expected.archiveEntry] : [] }, 'layout');
     if (expected.preambleValues) t.same(s.layout.preambleValues, expected.preambleValues, 'preamble values');
     if (expected.file === 'believe-quarter-by-month.xlsx') {
       // three month sheets read as one; their three Total rows stated as one sum

@@ -194,6 +194,13 @@ async function locateWorkbook(sheets: SheetCsv[], format: 'xlsx' | 'xls', ctx: C
   };
 }
 
+/** The candidate list and names of parts read as one table: none of them is "skipped". */
+function readTogether(list: SheetCandidate[], group: readonly { name: string }[]): { candidates: SheetCandidate[]; combined: string[] } {
+  const combined = group.map((c) => c.name);
+  const names = new Set(combined);
+  return { candidates: list.map((c) => (names.has(c.name) ? { name: c.name, rows: c.rows, score: c.score } : c)), combined };
+}
+
 /**
  * Sheets with the chosen sheet's header (a sheet per month or per store) hold one table between
  * them: read as one (combine.ts), in workbook order, unless they cannot be joined safely. Summary
@@ -213,19 +220,12 @@ async function joinSameLayout(
   const parts = group.map((c) => ({ name: c.name, csvPath: sheets.find((s) => s.name === c.name)!.csvPath, table: c.value! }));
   const table = await combineTables(parts, path.join(ctx.workDir, `sheets-${ctx.seq++}.csv`), SHEET_DIALECT, ctx.limits, ctx.deadline);
   if (!table) return null;
-  const names = new Set(group.map((c) => c.name));
   const first = sheets.find((s) => s.name === group[0]!.name)!;
   return {
     container: 'none',
     format,
     encoding: 'utf-8',
-    sheet: {
-      name: first.name,
-      index: first.index,
-      // the joined sheets are all read: none of them is "skipped"
-      candidates: list.map((c) => (names.has(c.name) ? { name: c.name, rows: c.rows, score: c.score } : c)),
-      combined: group.map((c) => c.name),
-    },
+    sheet: { name: first.name, index: first.index, ...readTogether(list, group) },
     archiveEntry: null,
     csvPath: table.path,
     ...fromDelimited(table.table),
@@ -268,31 +268,26 @@ async function newlineOf(file: string): Promise<Dialect['newline']> {
  */
 async function joinSameLayoutFiles(candidates: Candidate<Located>[], chosen: Candidate<Located>, list: SheetCandidate[], ctx: Context): Promise<Located | null> {
   const first = chosen.value!;
-  const layout = (t: Located) =>
-    JSON.stringify([t.header, t.format, t.delimiter, t.quote, t.dateSystem ?? 1900, t.sheet?.combined !== undefined, t.archiveEntry !== null]);
-  if (!chosen.preferred || first.sheet?.combined !== undefined || first.archiveEntry !== null) return null;
+  // a file of joined sheets or an archive inside the archive never joins
+  const single = (t: Located) => t.sheet?.combined === undefined && t.archiveEntry === null;
+  const layout = (t: Located) => JSON.stringify([t.header, t.format, t.delimiter, t.quote, t.dateSystem ?? 1900]);
+  if (!chosen.preferred || !single(first)) return null;
+  const wanted = layout(first);
   const newline = await newlineOf(first.csvPath);
   const group: Candidate<Located>[] = [];
   for (const c of candidates) {
-    if (c.value !== null && c.preferred && c.dataRecords > 0 && layout(c.value) === layout(first) && (await newlineOf(c.value.csvPath)) === newline) group.push(c);
+    if (c.value !== null && c.preferred && c.dataRecords > 0 && single(c.value) && layout(c.value) === wanted && (await newlineOf(c.value.csvPath)) === newline) group.push(c);
   }
   if (group.length < 2) return null;
   const dialect: Dialect = { delimiter: first.delimiter, quote: first.quote, newline };
   const parts = group.map((c) => ({ name: c.name, csvPath: c.value!.csvPath, table: c.value! }));
   const table = await combineTables(parts, path.join(ctx.workDir, `files-${ctx.seq++}.csv`), dialect, ctx.limits, ctx.deadline);
   if (!table) return null;
-  const names = new Set(group.map((c) => c.name));
-  const base = group[0]!.value!;
   const encodings = [...new Set(group.flatMap((c) => c.value!.encoding.split('+')))];
   return {
-    ...base,
+    ...group[0]!.value!,
     encoding: encodings.join('+'),
-    archiveEntry: {
-      name: group[0]!.name,
-      // the joined files are all read: none of them is "skipped"
-      candidates: list.map((c) => (names.has(c.name) ? { name: c.name, rows: c.rows, score: c.score } : c)),
-      combined: group.map((c) => c.name),
-    },
+    archiveEntry: { name: group[0]!.name, ...readTogether(list, group) },
     csvPath: table.path,
     ...fromDelimited(table.table),
   };

@@ -112,8 +112,8 @@ t.test("a wrong total among the files' totals is caught against all the rows", a
   );
 });
 
-t.test('files of another header, delimiter or line break stay tables of their own, and are named', async (t) => {
-  const { located, out, flags } = await ingest(
+t.test('files of another header or delimiter stay tables of their own, and are named; other line breaks join', async (t) => {
+  const { located, out, flags, rows } = await ingest(
     t,
     zipFiles([
       { name: 'jan.csv', data: utf8(month('01', ['A', 'B', 'C'], ['1.00', '2.00', '3.00'])) },
@@ -123,16 +123,22 @@ t.test('files of another header, delimiter or line break stay tables of their ow
       { name: 'apr.csv', data: utf8(month('04', ['D'], ['4.00'])) },
     ]),
   );
-  t.same(located.archiveEntry?.combined, ['jan.csv', 'apr.csv']);
-  t.equal(out.keptRows, 4);
-  t.equal(out.net, '10.000000000000');
+  t.same(located.archiveEntry?.combined, ['jan.csv', 'mar-windows.csv', 'apr.csv']);
+  t.equal(out.keptRows, 5);
+  t.equal(out.net, '210.000000000000');
+  t.same(
+    rows.map((r) => r[1]),
+    ['A', 'B', 'C', 'Y', 'D'],
+  );
+  t.notOk(flags.some((f) => f.kind === 'footer_total_mismatch'), "the three files' totals add up to their rows");
   t.same(
     flags.find((f) => f.kind === 'other_tables_not_read'),
     {
       kind: 'other_tables_not_read',
-      message: 'Only the files "jan.csv", "apr.csv" were read; "stores.csv", "feb-semicolon.csv", "mar-windows.csv" also hold tables: upload each as its own statement.',
+      message: 'Only the files "jan.csv", "mar-windows.csv", "apr.csv" were read; "stores.csv", "feb-semicolon.csv" also hold tables: upload each as its own statement.',
     },
   );
+  t.notOk((await readFile(located.csvPath, 'latin1')).includes('\r'), 'a mix of line breaks is joined with LF throughout');
 });
 
 t.test('files that are all in Windows line breaks join as such; a tar in gzip joins like a zip', async (t) => {

@@ -19,9 +19,11 @@ type PartTable = Pick<DelimitedTable, 'header' | 'headerLine' | 'dataRecords' | 
 export interface TablePart {
   /** the sheet's or archive member's name */
   name: string;
-  /** the part as clean UTF-8 text in the dialect every part shares */
+  /** the part as clean UTF-8 text in the delimiter and quoting every part shares */
   csvPath: string;
   table: PartTable;
+  /** its line break when it is not the dialect's: a clean text's CRs all end lines (text.ts), so CRLF becomes LF by dropping them */
+  newline?: Dialect['newline'];
 }
 
 /** How every part is written: a workbook reader's sheets are comma-delimited, `"`-quoted, LF. */
@@ -67,12 +69,28 @@ async function cutsOf(part: TablePart, dialect: Dialect, limits: Limits, deadlin
   return { afterHeader, trailer, size };
 }
 
-async function copyRange(out: NodeJS.WritableStream, file: string, start: number, end: number, newline: Dialect['newline'], deadline: Deadline): Promise<void> {
+/** The bytes without their CRs (a clean text's CRs are all those of CRLF line breaks). */
+function withoutCR(buf: Buffer): Buffer {
+  let cr = buf.indexOf(0x0d);
+  if (cr < 0) return buf;
+  const pieces: Buffer[] = [];
+  let from = 0;
+  for (; cr >= 0; cr = buf.indexOf(0x0d, from)) {
+    pieces.push(buf.subarray(from, cr));
+    from = cr + 1;
+  }
+  pieces.push(buf.subarray(from));
+  return Buffer.concat(pieces);
+}
+
+async function copyRange(out: NodeJS.WritableStream, part: TablePart, start: number, end: number, newline: Dialect['newline'], deadline: Deadline): Promise<void> {
   if (end <= start) return;
+  const dropCR = part.newline === '\r\n' && newline === '\n';
   let last = 0x0a;
-  for await (const chunk of createReadStream(file, { start, end: end - 1, highWaterMark: 4 * 1024 * 1024 })) {
+  for await (const chunk of createReadStream(part.csvPath, { start, end: end - 1, highWaterMark: 4 * 1024 * 1024 })) {
     deadline.check();
-    const buf = chunk as Buffer;
+    const buf = dropCR ? withoutCR(chunk as Buffer) : (chunk as Buffer);
+    if (buf.length === 0) continue;
     last = buf[buf.length - 1]!;
     if (!out.write(buf)) await once(out, 'drain');
   }
@@ -123,9 +141,9 @@ export async function combineTables(
   const done = once(stream, 'close');
   try {
     const { newline } = dialect;
-    await copyRange(stream, parts[0]!.csvPath, 0, cuts[0]!.trailer, newline, deadline);
-    for (let i = 1; i < parts.length; i++) await copyRange(stream, parts[i]!.csvPath, cuts[i]!.afterHeader, cuts[i]!.trailer, newline, deadline);
-    for (let i = 0; i < parts.length; i++) await copyRange(stream, parts[i]!.csvPath, cuts[i]!.trailer, cuts[i]!.size, newline, deadline);
+    await copyRange(stream, parts[0]!, 0, cuts[0]!.trailer, newline, deadline);
+    for (let i = 1; i < parts.length; i++) await copyRange(stream, parts[i]!, cuts[i]!.afterHeader, cuts[i]!.trailer, newline, deadline);
+    for (let i = 0; i < parts.length; i++) await copyRange(stream, parts[i]!, cuts[i]!.trailer, cuts[i]!.size, newline, deadline);
   } finally {
     stream.end();
     await done;

@@ -264,7 +264,9 @@ async function newlineOf(file: string): Promise<Dialect['newline']> {
  * Files of an archive with the chosen file's header, format and dialect (a file per month or per
  * store) hold one table between them: read as one (combine.ts), in archive order, unless they
  * cannot be joined safely. Summary files never join; nor do files that are themselves joined
- * sheets or archives. Their encodings may differ: each is read as clean UTF-8 text.
+ * sheets or archives. Their encodings may differ (each is read as clean UTF-8 text), and so may
+ * their line breaks: files that are all CRLF join as such, a mix is joined with LF throughout (as
+ * the text cleaner writes a file of mixed line breaks).
  */
 async function joinSameLayoutFiles(candidates: Candidate<Located>[], chosen: Candidate<Located>, list: SheetCandidate[], ctx: Context): Promise<Located | null> {
   const first = chosen.value!;
@@ -273,14 +275,11 @@ async function joinSameLayoutFiles(candidates: Candidate<Located>[], chosen: Can
   const layout = (t: Located) => JSON.stringify([t.header, t.format, t.delimiter, t.quote, t.dateSystem ?? 1900]);
   if (!chosen.preferred || !single(first)) return null;
   const wanted = layout(first);
-  const newline = await newlineOf(first.csvPath);
-  const group: Candidate<Located>[] = [];
-  for (const c of candidates) {
-    if (c.value !== null && c.preferred && c.dataRecords > 0 && single(c.value) && layout(c.value) === wanted && (await newlineOf(c.value.csvPath)) === newline) group.push(c);
-  }
+  const group = candidates.filter((c) => c.value !== null && c.preferred && c.dataRecords > 0 && single(c.value) && layout(c.value) === wanted);
   if (group.length < 2) return null;
-  const dialect: Dialect = { delimiter: first.delimiter, quote: first.quote, newline };
-  const parts = group.map((c) => ({ name: c.name, csvPath: c.value!.csvPath, table: c.value! }));
+  const newlines = await Promise.all(group.map((c) => newlineOf(c.value!.csvPath)));
+  const dialect: Dialect = { delimiter: first.delimiter, quote: first.quote, newline: newlines.every((n) => n === '\r\n') ? '\r\n' : '\n' };
+  const parts = group.map((c, i) => ({ name: c.name, csvPath: c.value!.csvPath, table: c.value!, newline: newlines[i] }));
   const table = await combineTables(parts, path.join(ctx.workDir, `files-${ctx.seq++}.csv`), dialect, ctx.limits, ctx.deadline);
   if (!table) return null;
   const encodings = [...new Set(group.flatMap((c) => c.value!.encoding.split('+')))];

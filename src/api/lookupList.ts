@@ -15,12 +15,13 @@ export function lookupListProcedure<Sort extends string, E>(
   const original = 'original' as Sort; // every lookup table sorts by its original by default
   return globalProcedure(
     { minRole: 'c2_superadmin', scope: 'admin', summary },
-    z.object({ pagination: paginationSchema(sorts), search: z.string().trim().max(200).optional(), status: statusFilter }).nullish(),
+    // lookupSource.list's status is any JSON value in the specification: null, like absent, filters nothing
+    z.object({ pagination: paginationSchema(sorts), search: z.string().trim().max(200).optional(), status: statusFilter.nullable() }).nullish(),
   ).query(async ({ ctx, input }) => {
     const page = resolvePage(input?.pagination, { sortBy: original });
     const { rows, total } = await list(ctx.deps.pool, {
       search: input?.search || undefined,
-      statuses: statuses(input?.status),
+      statuses: statuses(input?.status ?? undefined),
       sortBy: page.sortBy ?? original,
       sortOrder: page.sortOrder,
       limit: page.limit,

@@ -85,7 +85,7 @@ export async function deleteVectorEntry(db: Queryable, id: string): Promise<void
 
 export async function listVectorEntries(
   db: Queryable,
-  opts: { search?: string | undefined; category?: string | undefined; includeEmbedding: boolean; limit: number; offset: number },
+  opts: { search?: string | undefined; category?: string | undefined; includeEmbedding: boolean; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
 ): Promise<{ rows: VectorEntry[]; total: number }> {
   const where: string[] = [];
   const params: unknown[] = [];
@@ -102,7 +102,7 @@ export async function listVectorEntries(
     from: 'source_vectors',
     where,
     params,
-    orderBy: 'name_normalized, category, id',
+    orderBy: opts.sortOrder === 'desc' ? 'name_normalized DESC, category DESC, id DESC' : 'name_normalized, category, id',
     limit: opts.limit,
     offset: opts.offset,
   });

@@ -13,12 +13,14 @@ export const getTitleClustering = orgProcedure(
     minRole: 'member',
     scope: 'cli',
     summary:
-      'The title clusters of a block with their entries, paginated twice: pagination { page (1), limit (50), innerPage (1), innerLimit (20) } (limits at most 2000); clusters sorted by sortField entries (default) | titleDisplay | similarity | earnings, sortDirection desc (default) | asc, ties by id; the entries of each cluster highest USD earnings first, each cluster with musicalDetails: { data, pagination } in the shared envelope (entries is the count).',
+      'The title clusters of a block with their entries, paginated twice: pagination { page (1), limit (50 without pagination, 20 when pagination is given without it), innerPage (1), innerLimit (20) } (limits at most 2000); clusters sorted by sortField entries (default) | titleDisplay | similarity | earnings, sortDirection desc (default) | asc, ties by id; the entries of each cluster highest USD earnings first, each cluster with musicalDetails: { data, pagination } in the shared envelope (entries is the count).',
   },
   orgInput({
     blockId: z.uuid(),
+    // the specification's defaults: page 1 and limit 50 without pagination, but limit 20 when
+    // pagination is given without one (its inner default), like the shared envelope's 300 and 200
     pagination: z
-      .object({ page: z.number().int().min(1).max(1_000_000).default(1), limit: limit(50), innerPage: z.number().int().min(1).max(1_000_000).default(1), innerLimit: limit(20) })
+      .object({ page: z.number().int().min(1).max(1_000_000).default(1), limit: limit(20), innerPage: z.number().int().min(1).max(1_000_000).default(1), innerLimit: limit(20) })
       .default({ page: 1, limit: 50, innerPage: 1, innerLimit: 20 }),
     sortField: z.enum(['entries', 'titleDisplay', 'similarity', 'earnings']).default('entries'),
     sortDirection: z.enum(['asc', 'desc']).default('desc'),

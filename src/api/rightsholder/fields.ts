@@ -1,7 +1,7 @@
 // The input fields of a rightsholder, shared by create, updateById and batchUpdate. Lists are
 // trimmed and de-duplicated; null stands for an empty list.
 import { z } from 'zod';
-import { withoutNul } from '../../activity/inputs.ts';
+import { storableJson, withoutNul } from '../../activity/inputs.ts';
 import { list, name } from '../../trpc/schemas.ts';
 
 function distinct(values: string[] | null): string[] {
@@ -47,8 +47,9 @@ export const rightsholderFields = {
   /** channel ids at video platforms */
   videoChannelIds: identifierList(identifier),
   isPublisherGroup: z.boolean(),
-  // accepted so clients can send a record back; the server always records the caller
-  lastUpdatedById: z.uuid().nullable(),
+  // any JSON value (the specification's type), accepted so clients can send a record back; the
+  // server ignores it and always records the caller
+  lastUpdatedById: storableJson(1_000, 5),
   isDeleted: z.boolean(),
 };
 

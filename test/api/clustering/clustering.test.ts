@@ -90,6 +90,9 @@ t.test('getTitleClustering: sort fields, outer and inner pagination', async (t) 
   t.same(paged.data.map((c: any) => c.displayTitle), ['Velvet Tramline']);
   t.same(paged.data[0].musicalDetails.pagination, { page: 2, limit: 2, total: 3, totalPages: 2, hasNext: false, hasPrev: true });
   t.same(paged.data[0].musicalDetails.data.map((e: any) => e.id), [M.remaster]);
+  // limit 50 without pagination, 20 (the inner default) when pagination is given without one
+  t.same(ok(t, await q('getTitleClustering', { pagination: { page: 1 } })).pagination, { page: 1, limit: 20, total: 4, totalPages: 1, hasNext: false, hasPrev: false });
+  t.same(ok(t, await q('getTitleClustering', { pagination: {} })).pagination, { page: 1, limit: 20, total: 4, totalPages: 1, hasNext: false, hasPrev: false });
   const second = ok(t, await q('getTitleClustering', { sortField: 'earnings', pagination: { page: 2, limit: 1 } }));
   t.same(second.data.map((c: any) => [c.displayTitle, c.musicalDetails.data.map((e: any) => e.id)]), [['Copper Fjord', [M.copper, M.copperTa]]]);
   const similarity = ok(t, await q('getTitleClustering', { sortField: 'similarity', sortDirection: 'asc' }));

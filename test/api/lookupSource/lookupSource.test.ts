@@ -76,6 +76,8 @@ t.test('create, update, get, list and delete; analytics sees a change at once', 
   t.same(listed.data.map((r: any) => r.id), [created.id]);
   const reviewed = data(await op.query('lookupSource.list', { status: ['reviewed'] }));
   t.equal(reviewed.pagination.total, 1);
+  // status is any JSON value: null filters nothing, like an absent one
+  t.equal(data(await op.query('lookupSource.list', { status: null })).pagination.total, data(await op.query('lookupSource.list', {})).pagination.total);
   const page = data(await op.query('lookupSource.list', { pagination: { page: 2, limit: 5, sortBy: 'earningsSource', sortOrder: 'desc' } }));
   t.equal(page.data.length, 5);
   t.same(page.pagination, { page: 2, limit: 5, total: 181, totalPages: 37, hasNext: true, hasPrev: true });
@@ -133,6 +135,12 @@ t.test('vector entries: create embeds, update re-embeds, list, delete', async (t
   expectError(t, await op.mutate('lookupSource.ragUpdate', { id: created.id, name: 'x', category: 'y' }), 'NOT_FOUND', 'RAG_ENTRY_NOT_FOUND');
   const all = data(await op.query('lookupSource.ragList'));
   t.equal(all.pagination.total, 180);
+  // pagination.sortOrder turns the order by name around
+  const names = (list: any) => list.data.map((e: any) => e.name);
+  const asc = data(await op.query('lookupSource.ragList', { pagination: { page: 1, limit: 180 } }));
+  const desc = data(await op.query('lookupSource.ragList', { pagination: { page: 1, limit: 180, sortOrder: 'desc' } }));
+  t.same(names(desc), [...names(asc)].reverse());
+  t.not(names(desc)[0], names(asc)[0]);
 });
 
 t.test('resolveWithAI and batchResolveWithAI with the built-in resolver', async (t) => {

@@ -124,13 +124,23 @@ t.test('roles, unknown ids, other organizations and data-access roles', async (t
   isError(t, await restricted.client.mutate('rightsholder.updateById', { organizationId: org, id: r.id, name: 'X' }), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND');
 });
 
+t.test('lastUpdatedById is any JSON value, accepted and ignored: the caller is recorded', async (t) => {
+  const r = await createRightsholder(t, owner, 'Any Updater');
+  for (const lastUpdatedById of ['me', 42, { id: 'someone' }, null, owner.userId]) {
+    const updated = ok(t, await writer.client.mutate('rightsholder.updateById', { organizationId: org, id: r.id, name: 'Any Updater', legalName: JSON.stringify(lastUpdatedById), lastUpdatedById }));
+    t.equal(updated.lastUpdatedById, writer.userId, JSON.stringify(lastUpdatedById));
+  }
+  const batch = ok(t, await writer.client.mutate('rightsholder.batchUpdate', { organizationId: org, updates: [{ id: r.id, legalName: 'Batch', lastUpdatedById: ['a', 1] }] }));
+  t.same(batch.data.map((x: any) => [x.legalName, x.lastUpdatedById]), [['Batch', writer.userId]]);
+});
+
 t.test('invalid input is BAD_REQUEST', async (t) => {
   const r = await createRightsholder(t, owner, 'Valid');
   const cases: [string, Record<string, unknown>][] = [
     ['name missing', {}],
     ['name blank', { name: ' ' }],
     ['isDeleted not boolean', { name: 'Valid', isDeleted: 'true' }],
-    ['lastUpdatedById not a uuid', { name: 'Valid', lastUpdatedById: 'me' }],
+    ['lastUpdatedById too large', { name: 'Valid', lastUpdatedById: 'x'.repeat(2_000) }],
     ['deep JSON', { name: 'Valid', isnis: deepJson(100) }],
     ['legalName too long', { name: 'Valid', legalName: 'x'.repeat(501) }],
   ];

@@ -83,16 +83,23 @@ function castAmount(s: string): bigint | null {
   return negative ? -scaled : scaled;
 }
 
-/** amount_sign: negative when in parentheses, a minus (or U+2212) before the first digit, or a trailing minus. */
+/**
+ * amount_sign: negative when in parentheses (a currency may stand outside them: `$ (1,234.56)`), a
+ * minus (or U+2212) before the first digit, or a trailing minus.
+ */
 function amountSign(s: string): 1 | -1 {
-  // ^\s*\(.*\)\s*$ : the first and last non-space characters are ( and ), no line break between
+  // ^[^0-9]*\( and \)[^0-9]*$ : an opening parenthesis before the first digit, a closing one after the last
+  let first = 0;
+  while (first < s.length && !isDigit(s[first])) first++;
+  let last = s.length;
+  while (last > 0 && !isDigit(s[last - 1])) last--;
+  if (s.slice(0, first).includes('(') && s.slice(last).includes(')')) return -1;
+  // ^[^0-9]*[-−] : a minus before the first digit
+  for (let i = 0; i < first; i++) if (s[i] === '-' || s[i] === '\u2212') return -1;
   let a = 0;
   let b = s.length;
   while (a < b && re2Space(s[a])) a++;
   while (b > a && re2Space(s[b - 1])) b--;
-  if (b - a >= 2 && s[a] === '(' && s[b - 1] === ')' && !s.slice(a + 1, b - 1).includes('\n')) return -1;
-  // ^[^0-9]*[-−] : a minus before the first digit
-  for (let i = 0; i < s.length && !isDigit(s[i]); i++) if (s[i] === '-' || s[i] === '\u2212') return -1;
   // [0-9.,]\s*-\s*$ : a trailing minus after a digit, point or comma
   if (b > a && s[b - 1] === '-') {
     let k = b - 1;

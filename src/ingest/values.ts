@@ -99,8 +99,9 @@ export type DateOrder = 'YMD' | 'MDY' | 'DMY';
 /**
  * A calendar date from the many ways statements write one. The time part of a date-time is
  * ignored (never shifted by a time zone). Ambiguous day/month orders follow `order`. A five-digit
- * number is an Excel serial in `options.dateSystem` (default 1900). A range of dates
- * (`01/07/2023 - 31/12/2023`) is no date: null (parsePeriod reads it).
+ * number is an Excel serial in `options.dateSystem` (default 1900), unless it is a year of
+ * 1900-2200 and a quarter (BMI's `20241`); that and a range of dates (`01/07/2023 - 31/12/2023`)
+ * are no date: null (parsePeriod reads them).
  */
 export function parseDate(raw: string, order: DateOrder = 'YMD', options: DateReadOptions = {}): string | null {
   const s = raw.trim().replace(/^"|"$/g, '');
@@ -124,6 +125,8 @@ function dateOnly(s: string, order: DateOrder, dateSystem: DateSystem): string |
   }
   m = /^(\d{4})(\d{2})(\d{2})$/.exec(s);
   if (m) return validDate(+m[1]!, +m[2]!, +m[3]!);
+  // a year of 1900-2200 and a quarter (BMI's `20241`) is that quarter, no day: the period readers read it
+  if (/^\d{5}$/.test(s) && yearQuarter(s)) return null;
   if (/^\d{5}(\.\d+)?$/.test(s)) return excelSerialToIso(Number(s), dateSystem);
   // "15 March 2024", "March 15, 2024"
   m = /^(\d{1,2})\s+([A-Za-zéûä]+)\.?\s+(\d{4})$/.exec(s);
@@ -154,6 +157,12 @@ export function parsePeriod(raw: string, order: DateOrder = 'YMD', options: Date
   return null;
 }
 
+/** Five digits that are a year of 1900-2200 and a quarter digit (BMI `20241`), as that quarter. */
+function yearQuarter(s: string): Period | null {
+  const m = /^(\d{4})([1-4])$/.exec(s);
+  return m && +m[1]! >= 1900 && +m[1]! <= 2200 ? periodOf(+m[1]!, +m[2]!, 'Q') : null;
+}
+
 /** A period written as one (no date, no range); undefined when no period format matches. */
 function periodOnly(s: string): Period | null | undefined {
   let m: RegExpExecArray | null;
@@ -162,7 +171,8 @@ function periodOnly(s: string): Period | null | undefined {
   if ((m = /^(\d{1,2})[-/.](\d{4})$/.exec(s))) return periodOf(+m[2]!, +m[1]!, 'M');
   if ((m = /^(\d{4})(\d{2})$/.exec(s))) return periodOf(+m[1]!, +m[2]!, 'M');
   // year + quarter (BMI `20241`) only for a plausible year: `45352` is an Excel serial
-  if ((m = /^(\d{4})([1-4])$/.exec(s)) && +m[1]! >= 1900 && +m[1]! <= 2200) return periodOf(+m[1]!, +m[2]!, 'Q');
+  const quarter = yearQuarter(s);
+  if (quarter) return quarter;
   if ((m = /^Q([1-4])[\s\-/]*(\d{4})$/i.exec(s))) return periodOf(+m[2]!, +m[1]!, 'Q');
   if ((m = /^(\d{4})[\s\-/]*Q([1-4])$/i.exec(s))) return periodOf(+m[1]!, +m[2]!, 'Q');
   if ((m = /^([1-4])Q[\s\-/]*(\d{4})$/i.exec(s))) return periodOf(+m[2]!, +m[1]!, 'Q');
@@ -328,22 +338,66 @@ function nameKey(s: string): string {
     .trim();
 }
 
-let countryNames: Map<string, string> | null = null;
+/**
+ * ISO 3166-1's own English short names that i18n-iso-countries lacks in any spelling (its names
+ * are the common ones: `Vietnam`, `Iran`, `Bolivia`); ISO's later forms with parentheses
+ * (`Iran (Islamic Republic of)`, `Congo (the Democratic Republic of the)`) read as these by looseKey.
+ */
+const ISO_SHORT_NAMES: Record<string, string> = {
+  'Viet Nam': 'VN',
+  'Bolivia, Plurinational State of': 'BO',
+  'Congo, The Democratic Republic of the': 'CD',
+  'Iran, Islamic Republic of': 'IR',
+  "Korea, Democratic People's Republic of": 'KP',
+  'Macedonia, the Former Yugoslav Republic of': 'MK',
+  'Palestine, State of': 'PS',
+  'Palestinian Territory, Occupied': 'PS',
+  'Saint Helena, Ascension and Tristan da Cunha': 'SH',
+  'Tanzania, United Republic of': 'TZ',
+  'United Kingdom of Great Britain and Northern Ireland': 'GB',
+  'Venezuela, Bolivarian Republic of': 'VE',
+};
 
-/** Every name of every country in COUNTRY_NAME_LOCALES by nameKey; built once, on first use. */
-function countryNameIndex(): Map<string, string> {
+/**
+ * A name's key without the punctuation and articles that ISO's inverted forms add:
+ * `Korea (the Republic of)`, `Korea, Republic of` and `Korea Republic of` are one key, as are
+ * `Trinidad & Tobago` and `Trinidad and Tobago`, `St Lucia` and `Saint Lucia`.
+ */
+function looseKey(s: string): string {
+  return ` ${nameKey(s).replace(/&/g, ' and ').replace(/[(),.[\]]/g, ' ')} `
+    .replace(/\s+/g, '  ')
+    .replace(/ the /g, ' ')
+    .replace(/ st /g, ' saint ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+let countryNames: { exact: Map<string, string>; loose: Map<string, string> } | null = null;
+
+/**
+ * Every name of every country in COUNTRY_NAME_LOCALES (and ISO_SHORT_NAMES) by nameKey and by
+ * looseKey; built once, on first use.
+ */
+function countryNameIndex(): { exact: Map<string, string>; loose: Map<string, string> } {
   if (countryNames) return countryNames;
-  const index = new Map<string, string>();
+  const exact = new Map<string, string>();
+  const loose = new Map<string, string>();
+  const add = (name: string, code: string) => {
+    if (!exact.has(nameKey(name))) exact.set(nameKey(name), code);
+    if (!loose.has(looseKey(name))) loose.set(looseKey(name), code);
+  };
   for (const locale of COUNTRY_NAME_LOCALES) {
     if (!countries.langs().includes(locale)) countries.registerLocale(require(`i18n-iso-countries/langs/${locale}.json`));
-    for (const [code, names] of Object.entries(countries.getNames(locale, { select: 'all' }))) {
-      for (const name of names) {
-        const key = nameKey(name);
-        if (!index.has(key)) index.set(key, code);
-      }
-    }
+    for (const [code, names] of Object.entries(countries.getNames(locale, { select: 'all' }))) for (const name of names) add(name, code);
+    if (locale === 'en') for (const [name, code] of Object.entries(ISO_SHORT_NAMES)) add(name, code);
   }
-  return (countryNames = index);
+  return (countryNames = { exact, loose });
+}
+
+/** A country by its name: exactly as an index name, else as one with ISO's punctuation and articles ignored. */
+function countryByName(s: string): string | undefined {
+  const index = countryNameIndex();
+  return index.exact.get(nameKey(s)) ?? index.loose.get(looseKey(s));
 }
 
 /**
@@ -359,9 +413,9 @@ export function parseCountry(raw: string): string | null {
   const key = nameKey(s);
   if (MARKERS.has(key.replace(/[-_./]+/g, ' ').replace(/\s+/g, ' ').trim())) return MULTI_TERRITORY;
   if (/^[A-Z]{2}$/.test(upper)) return countries.isValid(upper) ? upper : null;
-  if (/^[A-Z]{3}$/.test(upper)) return countries.alpha3ToAlpha2(upper) ?? countryNameIndex().get(key) ?? null;
+  if (/^[A-Z]{3}$/.test(upper)) return countries.alpha3ToAlpha2(upper) ?? countryByName(s) ?? null;
   if (/^\d{1,3}$/.test(upper)) return countries.numericToAlpha2(upper.padStart(3, '0')) ?? null;
-  return countryNameIndex().get(key) ?? null;
+  return countryByName(s) ?? null;
 }
 
 /** Upper-case, separators removed, validated `^[A-Z]{2}[A-Z0-9]{3}\d{7}$`; null when invalid. */
@@ -430,7 +484,8 @@ export function fromFileName(fileName: string, what: 'period' | 'date' | 'curren
       if (d) return d;
     } else {
       const p = /^(\d{4}[-]?\d{2}|\d{4}Q[1-4]|Q[1-4]\d{4}|\d{8}|\d{4}-\d{2}-\d{2})$/i.test(token) ? parsePeriod(/^\d{8}$/.test(token) ? token.slice(0, 6) : token) : null;
-      if (p) return `${p.year}${p.cadence}${pad(p.period)}`;
+      // written as the period readers read it back (`2024M03`, `2024Q1`): `2024Q01` is no period
+      if (p) return p.cadence === 'M' ? `${p.year}M${pad(p.period)}` : `${p.year}${p.cadence}${p.period}`;
     }
   }
   return null;

@@ -1,0 +1,147 @@
+// Values of real statements the readers got wrong: BMI's year + quarter read as an Excel serial
+// when it is a sales period, a quarter from a file name written back unreadable, negatives in
+// parentheses with a currency outside them, and ISO 3166's own English country names. Each
+// through the unit reader and through the file reader and normalizer with the library mapping.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import t from 'tap';
+import { readAmount } from '../../src/ingest/amounts.ts';
+import { libraryDir } from '../../src/ingest/library.ts';
+import { fromFileName, parseCountry, parseDate } from '../../src/ingest/values.ts';
+import { normalizeFile } from '../helpers/normalize.ts';
+
+const library = (key: string) => JSON.parse(readFileSync(path.join(libraryDir, `${key}.json`), 'utf8')) as { headers: string[]; fields: Record<string, unknown> };
+
+async function rowsOf(outPath: string, columns: string): Promise<unknown[][]> {
+  const duck = await (await DuckDBInstance.create(':memory:')).connect();
+  try {
+    return (await duck.runAndReadAll(`SELECT ${columns} FROM read_parquet('${outPath}') ORDER BY source_row`)).getRowsJson() as unknown[][];
+  } finally {
+    duck.closeSync();
+  }
+}
+
+t.test("BMI's PERF PERIOD (`20233`: year + quarter) is that quarter as a sales period, not a 1955 Excel serial", async (t) => {
+  t.equal(parseDate('20241'), null, 'a year and a quarter is no day');
+  t.equal(parseDate('20233'), null);
+  t.equal(parseDate('45352'), '2024-03-01', 'other five-digit numbers stay Excel serials');
+  t.equal(parseDate('45352', 'YMD', { dateSystem: 1904 }), '2028-03-02');
+
+  const bmi = library('bmi');
+  const cells = (period: string, perfPeriod: string, amount: string): string =>
+    bmi.headers
+      .map((h) => ({ PERIOD: period, 'PERF PERIOD': perfPeriod, 'ROYALTY AMOUNT': amount, 'TITLE NAME': 'EMBER', 'COUNTRY OF PERFORMANCE': 'UNITED STATES', 'PERF COUNT': '12' })[h] ?? '')
+      .join(',');
+  const csv = `${[bmi.headers.join(','), cells('20241', '20233', '12.50'), cells('20241', '20234', '1.25')].join('\n')}\n`;
+  const { out, outPath } = await normalizeFile(t, csv, bmi.fields, { fileName: 'bmi-statement.csv' });
+  t.same(out.stmt, { year: 2024, period: 1, cadence: 'Q' });
+  t.equal(out.salesPeriodStart, '2023-07-01');
+  t.equal(out.salesPeriodEnd, '2023-12-31');
+  t.equal(out.net, '13.750000000000');
+  t.same(await rowsOf(outPath, `sales_period_start::VARCHAR, sales_period_end::VARCHAR, country`), [
+    ['2023-07-01', '2023-09-30', 'US'],
+    ['2023-10-01', '2023-12-31', 'US'],
+  ]);
+});
+
+t.test('a quarter in the file name gives the statement period (PRS: period from the file name)', async (t) => {
+  t.equal(fromFileName('prs_2024Q1.csv', 'period'), '2024Q1');
+  t.equal(fromFileName('Q32023_prs.csv', 'period'), '2023Q3');
+  t.equal(fromFileName('statement_2024-05_abc.csv', 'period'), '2024M05', 'months as before');
+
+  const prs = library('prs');
+  const csv = 'Record Number,CAE Number,Work Title,Amount (performance revenue),IP1\n1,00012345678,EMBER,12.50,FINN ORLA\n2,00012345678,SLOW RIVER,0.75,FINN ORLA\n';
+  const quarter = await normalizeFile(t, csv, prs.fields, { fileName: 'prs_2024Q1.csv' });
+  t.same(quarter.out.stmt, { year: 2024, period: 1, cadence: 'Q' });
+  t.equal(quarter.out.issues.missingStmtPeriod, 0);
+  t.equal(quarter.out.net, '13.250000000000');
+  t.same(await rowsOf(quarter.outPath, 'stmt_year, stmt_period, stmt_cadence, currency'), [
+    [2024, 1, 'Q', 'GBP'],
+    [2024, 1, 'Q', 'GBP'],
+  ]);
+  const month = await normalizeFile(t, csv, prs.fields, { fileName: 'prs_2024-03.csv' });
+  t.same(month.out.stmt, { year: 2024, period: 3, cadence: 'M' });
+});
+
+t.test('negatives in parentheses with a currency symbol or code outside them', async (t) => {
+  const cases: [string, boolean, string][] = [
+    ['$ (1,234.56)', false, '-1234.560000000000'],
+    ['$(3.00)', false, '-3.000000000000'],
+    ['(12.50) EUR', false, '-12.500000000000'],
+    ['€ (12,50)', true, '-12.500000000000'],
+    ['USD (0.75)', false, '-0.750000000000'],
+    ['($4.00)', false, '-4.000000000000'],
+    ['12.50 (USD)', false, '12.500000000000'],
+    ['(USD) 12.50', false, '12.500000000000'],
+  ];
+  for (const [raw, decimalComma, want] of cases) t.equal(readAmount(raw, decimalComma), want, raw);
+
+  const fields = {
+    stmtYear: { constant: '2024' },
+    stmtPeriod: { constant: '3' },
+    stmtCadence: { constant: 'M' },
+    currency: { constant: 'USD' },
+    royaltyEarnings: { column: 'Amount' },
+    rawTitle: { column: 'Title' },
+  };
+  const csv = 'Title\tAmount\nA\t$ 1,300.00\nB\t$ (1,234.56)\nC\t(12.50) USD\nD\t$(3.00)\nE\t12.50 (USD)\n';
+  const { out, outPath } = await normalizeFile(t, csv, fields);
+  t.same(await rowsOf(outPath, 'raw_title, royalty_earnings::VARCHAR'), [
+    ['A', '1300.000000000000'],
+    ['B', '-1234.560000000000'],
+    ['C', '-12.500000000000'],
+    ['D', '-3.000000000000'],
+    ['E', '12.500000000000'],
+  ]);
+  t.equal(out.net, '62.440000000000');
+  t.equal(out.issues.invalidAmounts, 0);
+});
+
+t.test("territories by ISO 3166's own English short names, in both of its forms", async (t) => {
+  const cases: [string, string][] = [
+    ['Viet Nam', 'VN'],
+    ['Iran, Islamic Republic of', 'IR'],
+    ['Iran (Islamic Republic of)', 'IR'],
+    ['Bolivia, Plurinational State of', 'BO'],
+    ['Bolivia (Plurinational State of)', 'BO'],
+    ['Venezuela, Bolivarian Republic of', 'VE'],
+    ['Tanzania, United Republic of', 'TZ'],
+    ['Tanzania, the United Republic of', 'TZ'],
+    ['Congo, The Democratic Republic of the', 'CD'],
+    ['Congo (the Democratic Republic of the)', 'CD'],
+    ['Congo (the)', 'CG'],
+    ['Congo', 'CG'],
+    ["Korea, Democratic People's Republic of", 'KP'],
+    ['Korea (the Republic of)', 'KR'],
+    ['Palestine, State of', 'PS'],
+    ['Macedonia, the Former Yugoslav Republic of', 'MK'],
+    ['United Kingdom of Great Britain and Northern Ireland (the)', 'GB'],
+    ['Netherlands (Kingdom of the)', 'NL'],
+    ['Trinidad & Tobago', 'TT'],
+    ['St Kitts and Nevis', 'KN'],
+    ['VIET NAM', 'VN'],
+    ['Niger', 'NE'],
+    ['Nigeria', 'NG'],
+    ['Narnia', ''],
+  ];
+  for (const [raw, want] of cases) t.equal(parseCountry(raw), want || null, raw);
+
+  const fields = {
+    stmtYear: { constant: '2024' },
+    stmtPeriod: { constant: '3' },
+    stmtCadence: { constant: 'M' },
+    currency: { constant: 'USD' },
+    royaltyEarnings: { column: 'Amount' },
+    country: { column: 'Territory' },
+  };
+  const csv = 'Territory\tAmount\nViet Nam\t1.00\n"Iran, Islamic Republic of"\t2.00\n"Congo, The Democratic Republic of the"\t3.00\nNarnia\t4.00\n';
+  const { out, outPath } = await normalizeFile(t, csv, fields);
+  t.same(await rowsOf(outPath, 'country_raw, country'), [
+    ['Viet Nam', 'VN'],
+    ['Iran, Islamic Republic of', 'IR'],
+    ['Congo, The Democratic Republic of the', 'CD'],
+    ['Narnia', null],
+  ]);
+  t.same(out.issues.unknownCountries, ['Narnia']);
+});

@@ -274,9 +274,12 @@ export function isAbsolute(value: string): boolean {
   return parseAbsolute(value) !== undefined;
 }
 
-/** A dateRange as the query gives it: a phrase, or one or two absolute dates. */
+/**
+ * A dateRange as the query gives it: a string (a phrase, or a date or timestamp alone: rule 5, its
+ * whole day), or an array of one or two absolute values (a timestamp is kept as it is).
+ */
 export function resolveDateRange(value: string | readonly string[], now: number): DateRange {
-  if (typeof value === 'string') return isAbsolute(value) ? [absoluteBound(value, 'start'), absoluteBound(value, 'end')] : resolveRelative(value, now);
+  if (typeof value === 'string') return resolveRelative(value, now);
   if (value.length === 0 || value.length > 2) throw new DateParseError('a dateRange array has one or two dates');
   for (const v of value) {
     if (!isAbsolute(v)) throw new DateParseError(`'${v}' is not a date: a relative phrase is given alone, not inside an array`);

@@ -125,9 +125,8 @@ function timeValueProblem(member: string, v: string): string | undefined {
 
 /** The dates of a date operator's values (inDateRange, beforeDate, …), resolved as normalizeFilter resolves them. */
 function resolveDateValues(op: Operator, dates: string[], now: number): string[] {
-  if (op === 'inDateRange' || op === 'notInDateRange') {
-    return dates.length === 2 || isAbsolute(dates[0]!) ? resolveDateRange(dates, now) : resolveRelative(dates[0]!, now);
-  }
+  // one value is read as a dateRange string: a phrase, or a date or timestamp meaning its whole day
+  if (op === 'inDateRange' || op === 'notInDateRange') return resolveDateRange(dates.length === 2 ? dates : dates[0]!, now);
   // beforeDate and afterDate compare strictly with the start of a bare date's day, and with the
   // start (beforeDate) or end (afterDate) of a phrase's range
   if (isAbsolute(dates[0]!)) return [absoluteBound(dates[0]!, 'start')];
@@ -325,21 +324,24 @@ const dedupe = (items: string[]) => [...new Set(items)];
 /** The validated query in its canonical form, with the caller's organization filter added. */
 export function normalizeQuery(q: QueryInput, organizationId: string, now: number): NormalizedQuery {
   const dimensions: string[] = [];
-  const timeDimensions: NormalizedTimeDimension[] = [];
+  const granularDimensions: NormalizedTimeDimension[] = [];
   for (const d of q.dimensions ?? []) {
     const granular = granularMemberOf(d);
     // `view.td.month` in dimensions means a time dimension with that granularity (as in Cube)
-    if (granular) timeDimensions.push({ dimension: full(granular.member), granularity: granular.granularity });
+    if (granular) granularDimensions.push({ dimension: full(granular.member), granularity: granular.granularity });
     else dimensions.push(d);
   }
-  (q.timeDimensions ?? []).forEach((td, i) => {
+  const timeDimensions: NormalizedTimeDimension[] = (q.timeDimensions ?? []).map((td, i) => {
     const dateRange = td.dateRange;
-    timeDimensions.push({
+    return {
       dimension: td.dimension,
       ...(td.granularity ? { granularity: td.granularity } : {}),
       ...(dateRange !== undefined ? { dateRange: resolvedAt(['timeDimensions', i, 'dateRange'], () => resolveDateRange(dateRange, now)) } : {}),
-    });
+    };
   });
+  // after the query's own timeDimensions, where Cube's normalizeQuery appends them: the first
+  // time dimension with a granularity decides the default order, and the echo lists them so
+  timeDimensions.push(...granularDimensions);
   const filters = (q.filters ?? []).map((f, i) => normalizeFilter(f, now, ['filters', i])).filter((f): f is NormalizedFilterNode => f !== undefined);
   filters.push({ member: ORGANIZATION, operator: 'equals', values: [organizationId] });
   const limit = q.limit ?? DEFAULT_LIMIT;

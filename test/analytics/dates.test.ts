@@ -62,6 +62,8 @@ t.test('absolute ranges: padding, single dates, times kept', async (t) => {
   t.same(resolveDateRange(['2024-02-29'], now), day('2024-02-29'));
   t.same(resolveDateRange(['2024-01-01T10:00', '2024-01-02T12:30:15.5'], now), ['2024-01-01T10:00:00.000', '2024-01-02T12:30:15.500']);
   t.same(resolveDateRange('2024-05-06', now), day('2024-05-06'), 'a single date string is that day (rule 5)');
+  t.same(resolveDateRange('2024-05-06T10:00', now), day('2024-05-06'), 'so is a single timestamp string');
+  t.same(resolveDateRange(['2024-05-06T10:00'], now), ['2024-05-06T10:00:00.000', '2024-05-06T10:00:00.000'], 'a timestamp in an array is kept');
   t.throws(() => resolveDateRange(['2024-02-30', '2024-03-01'], now), DateParseError, 'no such day');
   t.throws(() => resolveDateRange(['last week', '2024-03-01'], now), DateParseError, 'a phrase inside an array');
   t.throws(() => resolveDateRange([], now), DateParseError);

@@ -64,6 +64,16 @@ t.test('a quarter in the file name gives the statement period (PRS: period from 
   t.same(month.out.stmt, { year: 2024, period: 3, cadence: 'M' });
 });
 
+/** A mapping of March 2024 in US dollars with the amount in column `Amount`, plus `extra`. */
+const marchInDollars = (extra: Record<string, { column: string }>) => ({
+  stmtYear: { constant: '2024' },
+  stmtPeriod: { constant: '3' },
+  stmtCadence: { constant: 'M' },
+  currency: { constant: 'USD' },
+  royaltyEarnings: { column: 'Amount' },
+  ...extra,
+});
+
 t.test('negatives in parentheses with a currency symbol or code outside them', async (t) => {
   const cases: [string, boolean, string][] = [
     ['$ (1,234.56)', false, '-1234.560000000000'],
@@ -77,14 +87,7 @@ t.test('negatives in parentheses with a currency symbol or code outside them', a
   ];
   for (const [raw, decimalComma, want] of cases) t.equal(readAmount(raw, decimalComma), want, raw);
 
-  const fields = {
-    stmtYear: { constant: '2024' },
-    stmtPeriod: { constant: '3' },
-    stmtCadence: { constant: 'M' },
-    currency: { constant: 'USD' },
-    royaltyEarnings: { column: 'Amount' },
-    rawTitle: { column: 'Title' },
-  };
+  const fields = marchInDollars({ rawTitle: { column: 'Title' } });
   const csv = 'Title\tAmount\nA\t$ 1,300.00\nB\t$ (1,234.56)\nC\t(12.50) USD\nD\t$(3.00)\nE\t12.50 (USD)\n';
   const { out, outPath } = await normalizeFile(t, csv, fields);
   t.same(await rowsOf(outPath, 'raw_title, royalty_earnings::VARCHAR'), [
@@ -127,14 +130,7 @@ t.test("territories by ISO 3166's own English short names, in both of its forms"
   ];
   for (const [raw, want] of cases) t.equal(parseCountry(raw), want || null, raw);
 
-  const fields = {
-    stmtYear: { constant: '2024' },
-    stmtPeriod: { constant: '3' },
-    stmtCadence: { constant: 'M' },
-    currency: { constant: 'USD' },
-    royaltyEarnings: { column: 'Amount' },
-    country: { column: 'Territory' },
-  };
+  const fields = marchInDollars({ country: { column: 'Territory' } });
   const csv = 'Territory\tAmount\nViet Nam\t1.00\n"Iran, Islamic Republic of"\t2.00\n"Congo, The Democratic Republic of the"\t3.00\nNarnia\t4.00\n';
   const { out, outPath } = await normalizeFile(t, csv, fields);
   t.same(await rowsOf(outPath, 'country_raw, country'), [

@@ -1,7 +1,7 @@
-// Values of real statements the readers got wrong: BMI's year + quarter read as an Excel serial
-// when it is a sales period, a quarter from a file name written back unreadable, negatives in
-// parentheses with a currency outside them, and ISO 3166's own English country names. Each
-// through the unit reader and through the file reader and normalizer with the library mapping.
+// Values of real statements, through the unit reader and through the file reader and normalizer
+// (with the library mapping where one reads them): BMI's year + quarter as a sales period (no
+// Excel serial), a quarter from a file name, negatives in parentheses with a currency outside
+// them, and ISO 3166's own English country names.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';

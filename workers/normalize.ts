@@ -159,16 +159,17 @@ function textExpr(spec: FieldSpec | undefined, columnIndex: Map<string, number>,
     if (i === undefined) throw new MappingError(`the mapping reads column "${name}", which this statement does not have`);
     return `cell(c${i})`;
   };
+  if (spec.fromFileName !== undefined) {
+    const v = fromFileName(input.fileName, spec.fromFileName);
+    // the column, when the mapping names one, where the file name holds no such value
+    return v !== null ? lit(v) : spec.column !== undefined ? col(spec.column) : 'NULL';
+  }
   if (spec.column !== undefined) return col(spec.column);
   if (spec.columns !== undefined) return `NULLIF(concat_ws(${lit(spec.join ?? ' ')}, ${spec.columns.map(col).join(', ')}), '')`;
   if (spec.constant !== undefined) return spec.constant.trim() === '' ? 'NULL' : lit(spec.constant.trim());
   if (spec.variable !== undefined) {
     const v = input.variables[spec.variable];
     return v === undefined || v.trim() === '' ? 'NULL' : lit(v.trim());
-  }
-  if (spec.fromFileName !== undefined) {
-    const v = fromFileName(input.fileName, spec.fromFileName);
-    return v === null ? 'NULL' : lit(v);
   }
   return 'NULL';
 }

@@ -7,11 +7,14 @@ import { requiredFields, standardFields, type StandardField } from './fieldNames
 export { fieldKinds, headerKey, requiredFields, standardFields, type StandardField } from './fieldNames.ts';
 
 /**
- * Where one field comes from: exactly one of column, columns, constant, fromFileName, variable.
+ * Where one field comes from: exactly one of column, columns, constant, fromFileName, variable,
+ * except that fromFileName may name a column to read where the file name has no such value.
  * - column: a header cell, matched trimmed, case- and white-space-insensitively.
  * - columns: several header cells; text values are joined with `join` (default ' '), amounts summed.
  * - constant: the same value on every row (e.g. currency 'USD', cadence 'M').
- * - fromFileName: a period, a date or a currency code found in the uploaded file's name.
+ * - fromFileName: a period, a date or a currency code found in the uploaded file's name; with
+ *   column, that column's value when the name has none (YouTube's reports name their month, and an
+ *   adjustment report's rows are days of earlier months; a renamed file still has its days).
  * - variable: a value given with the upload (mapping.processSample `variables`, uploadAction).
  * format: for amounts 'decimal_point' | 'decimal_comma' (default: detected per column); for
  *   dates 'YMD' | 'MDY' | 'DMY' (default: detected per column); for stmt* fields a period read from
@@ -28,8 +31,8 @@ export const fieldSpecSchema = z
     format: z.enum(['decimal_point', 'decimal_comma', 'YMD', 'MDY', 'DMY', 'month', 'quarter', 'half', 'year']).optional(),
   })
   .refine(
-    (s) => [s.column, s.columns, s.constant, s.fromFileName, s.variable].filter((v) => v !== undefined).length === 1,
-    { message: 'give exactly one of column, columns, constant, fromFileName, variable' },
+    (s) => [s.fromFileName === undefined ? s.column : undefined, s.columns, s.constant, s.fromFileName, s.variable].filter((v) => v !== undefined).length === 1,
+    { message: 'give exactly one of column, columns, constant, fromFileName, variable (fromFileName may also name a column to fall back on)' },
   );
 export type FieldSpec = z.infer<typeof fieldSpecSchema>;
 

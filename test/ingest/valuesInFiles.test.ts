@@ -7,6 +7,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import t from 'tap';
 import { readAmount } from '../../src/ingest/amounts.ts';
+import { fieldSpecSchema } from '../../src/ingest/fields.ts';
 import { libraryDir } from '../../src/ingest/library.ts';
 import { fromFileName, parseCountry, parseDate } from '../../src/ingest/values.ts';
 import { normalizeFile } from '../helpers/normalize.ts';
@@ -140,4 +141,32 @@ t.test("territories by ISO 3166's own English short names, in both of its forms"
     ['Narnia', null],
   ]);
   t.same(out.issues.unknownCountries, ['Narnia']);
+});
+
+t.test("YouTube's statement month from its report's file name, else from the days (a renamed file)", async (t) => {
+  const youtube = library('youtube-asset-raw');
+  const cells = (day: string, revenue: string): string =>
+    youtube.headers.map((h) => ({ 'Adjustment Type': 'Adjustment', Day: day, Country: 'US', 'Asset Title': 'Ember', 'Partner Revenue': revenue })[h] ?? '').join(',');
+  // an adjustment report of March 2024 whose rows are days of January and February
+  const csv = `${[youtube.headers.join(','), cells('20240115', '1.25'), cells('20240203', '-0.50')].join('\n')}\n`;
+  const adjustment = await normalizeFile(t, csv, youtube.fields, { fileName: 'YouTube_HarbourRecords_M_20240301_ADJ_asset_raw_v1-1.csv' });
+  t.same(adjustment.out.stmt, { year: 2024, period: 3, cadence: 'M' });
+  t.equal(adjustment.out.stmtPeriods, 1);
+  t.equal(adjustment.out.net, '0.750000000000');
+  t.same(await rowsOf(adjustment.outPath, 'stmt_year, stmt_period, sales_period_start::VARCHAR'), [
+    [2024, 3, '2024-01-15'],
+    [2024, 3, '2024-02-03'],
+  ]);
+  const renamed = await normalizeFile(t, csv, youtube.fields, { fileName: 'harbour youtube adjustments.csv' });
+  t.same(await rowsOf(renamed.outPath, 'stmt_year, stmt_period'), [
+    [2024, 1],
+    [2024, 2],
+  ]);
+  t.equal(renamed.out.issues.missingStmtPeriod, 0);
+
+  // fromFileName is the one source that may name a column besides
+  t.ok(fieldSpecSchema.safeParse({ fromFileName: 'period', column: 'Day' }).success);
+  for (const spec of [{ column: 'Day', constant: '2024' }, { fromFileName: 'period', constant: '2024' }, { column: 'Day', columns: ['Day'] }]) {
+    t.notOk(fieldSpecSchema.safeParse(spec).success, JSON.stringify(spec));
+  }
 });

@@ -28,7 +28,9 @@ export interface Period {
   end: string;
 }
 
-const MONTHS: Record<string, number> = {
+// Maps, not object literals: a cell saying `constructor` must find nothing (an object's lookup finds
+// Object.prototype's members)
+const MONTHS = new Map<string, number>(Object.entries({
   jan: 1, january: 1, janvier: 1, januar: 1, enero: 1,
   feb: 2, february: 2, fevrier: 2, février: 2, februar: 2, febrero: 2,
   mar: 3, march: 3, mars: 3, märz: 3, marz: 3, marzo: 3,
@@ -41,7 +43,7 @@ const MONTHS: Record<string, number> = {
   oct: 10, october: 10, octobre: 10, oktober: 10, octubre: 10,
   nov: 11, november: 11, novembre: 11, noviembre: 11,
   dec: 12, december: 12, decembre: 12, décembre: 12, dezember: 12, diciembre: 12,
-};
+}));
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
@@ -130,9 +132,9 @@ function dateOnly(s: string, order: DateOrder, dateSystem: DateSystem): string |
   if (/^\d{5}(\.\d+)?$/.test(s)) return excelSerialToIso(Number(s), dateSystem);
   // "15 March 2024", "March 15, 2024"
   m = /^(\d{1,2})\s+([A-Za-zéûä]+)\.?\s+(\d{4})$/.exec(s);
-  if (m && MONTHS[m[2]!.toLowerCase()]) return validDate(+m[3]!, MONTHS[m[2]!.toLowerCase()]!, +m[1]!);
+  if (m && MONTHS.has(m[2]!.toLowerCase())) return validDate(+m[3]!, MONTHS.get(m[2]!.toLowerCase())!, +m[1]!);
   m = /^([A-Za-zéûä]+)\.?\s+(\d{1,2}),?\s+(\d{4})$/.exec(s);
-  if (m && MONTHS[m[1]!.toLowerCase()]) return validDate(+m[3]!, MONTHS[m[1]!.toLowerCase()]!, +m[2]!);
+  if (m && MONTHS.has(m[1]!.toLowerCase())) return validDate(+m[3]!, MONTHS.get(m[1]!.toLowerCase())!, +m[2]!);
   return null;
 }
 
@@ -182,11 +184,11 @@ function periodOnly(s: string): Period | null | undefined {
   if ((m = /^(\d{4})[\s\-/]*H([12])$/i.exec(s))) return periodOf(+m[1]!, +m[2]!, 'H');
   if ((m = /^(\d{4})$/.exec(s))) return periodOf(+m[1]!, 1, 'Y');
   if ((m = /^([A-Za-zéûä]+)\.?[\s\-/,]+(\d{4})$/.exec(s))) {
-    const month = MONTHS[m[1]!.toLowerCase()];
+    const month = MONTHS.get(m[1]!.toLowerCase());
     return month ? periodOf(+m[2]!, month, 'M') : null;
   }
   if ((m = /^(\d{4})[\s\-/]+([A-Za-zéûä]+)$/.exec(s))) {
-    const month = MONTHS[m[2]!.toLowerCase()];
+    const month = MONTHS.get(m[2]!.toLowerCase());
     return month ? periodOf(+m[1]!, month, 'M') : null;
   }
   return undefined;
@@ -277,12 +279,34 @@ export function parseCadence(raw: string): Cadence | null {
 }
 
 const currencies = new Set(Intl.supportedValuesOf('currency'));
-const CURRENCY_SYMBOLS: Record<string, string> = { $: 'USD', 'US$': 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₩': 'KRW', '₹': 'INR', 'R$': 'BRL', 'A$': 'AUD', 'C$': 'CAD' };
+const CURRENCY_SYMBOLS = new Map<string, string>(Object.entries({
+  $: 'USD',
+  'US$': 'USD',
+  '€': 'EUR',
+  '£': 'GBP',
+  '¥': 'JPY',
+  '₩': 'KRW',
+  '₹': 'INR',
+  'R$': 'BRL',
+  'A$': 'AUD',
+  'C$': 'CAD',
+  // Believe's Russian reports write roubles with their sign
+  '₽': 'RUB',
+  '₺': 'TRY',
+  '₴': 'UAH',
+  '₪': 'ILS',
+  '₦': 'NGN',
+  '₱': 'PHP',
+  '฿': 'THB',
+  '₫': 'VND',
+  'zł': 'PLN',
+}));
 
 /** An ISO 4217 code from a code or a symbol; also finds one in header text like `Earnings (USD)`. */
 export function parseCurrency(raw: string): string | null {
   const s = raw.trim();
-  if (CURRENCY_SYMBOLS[s]) return CURRENCY_SYMBOLS[s]!;
+  const symbol = CURRENCY_SYMBOLS.get(s);
+  if (symbol) return symbol;
   const upper = s.toUpperCase();
   if (/^[A-Z]{3}$/.test(upper) && currencies.has(upper)) return upper;
   // a code in parentheses first ("All Revenue (USD)": ALL is also a currency), then any word
@@ -359,6 +383,27 @@ const ISO_SHORT_NAMES: Record<string, string> = {
 };
 
 /**
+ * Other names statements give that i18n-iso-countries lacks: the United Kingdom's nations (a UK
+ * society reports `England`), `U.K.`, the SARs by their full names, the inverted Koreas, short forms.
+ */
+const STATEMENT_COUNTRY_NAMES: Record<string, string> = {
+  'U.K.': 'GB',
+  England: 'GB',
+  Scotland: 'GB',
+  Wales: 'GB',
+  'Northern Ireland': 'GB',
+  'Hong Kong SAR': 'HK',
+  'Hong Kong SAR China': 'HK',
+  'Macao SAR': 'MO',
+  'Macau SAR': 'MO',
+  'Macao SAR China': 'MO',
+  'Korea, South': 'KR',
+  'Korea, North': 'KP',
+  Macedonia: 'MK',
+  Vatican: 'VA',
+};
+
+/**
  * A name's key without the punctuation and articles that ISO's inverted forms add:
  * `Korea (the Republic of)`, `Korea, Republic of` and `Korea Republic of` are one key, as are
  * `Trinidad & Tobago` and `Trinidad and Tobago`, `St Lucia` and `Saint Lucia`.
@@ -375,7 +420,7 @@ function looseKey(s: string): string {
 let countryNames: { exact: Map<string, string>; loose: Map<string, string> } | null = null;
 
 /**
- * Every name of every country in COUNTRY_NAME_LOCALES (and ISO_SHORT_NAMES) by nameKey and by
+ * Every name of every country in COUNTRY_NAME_LOCALES (and ISO_SHORT_NAMES, STATEMENT_COUNTRY_NAMES) by nameKey and by
  * looseKey; built once, on first use.
  */
 function countryNameIndex(): { exact: Map<string, string>; loose: Map<string, string> } {
@@ -389,7 +434,7 @@ function countryNameIndex(): { exact: Map<string, string>; loose: Map<string, st
   for (const locale of COUNTRY_NAME_LOCALES) {
     if (!countries.langs().includes(locale)) countries.registerLocale(require(`i18n-iso-countries/langs/${locale}.json`));
     for (const [code, names] of Object.entries(countries.getNames(locale, { select: 'all' }))) for (const name of names) add(name, code);
-    if (locale === 'en') for (const [name, code] of Object.entries(ISO_SHORT_NAMES)) add(name, code);
+    if (locale === 'en') for (const [name, code] of Object.entries({ ...ISO_SHORT_NAMES, ...STATEMENT_COUNTRY_NAMES })) add(name, code);
   }
   return (countryNames = { exact, loose });
 }

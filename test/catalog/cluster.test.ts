@@ -15,6 +15,9 @@ t.test('normalizeTitle', async (t) => {
   t.same(normalizeTitle('Señorita ft. Camila & Shawn'), { key: 'senorita', base: 'senorita', versionTags: [], featured: ['camila', 'shawn'] });
   t.same(normalizeTitle('Closer (with Halsey)'), { key: 'closer', base: 'closer', versionTags: [], featured: ['halsey'] });
   t.same(normalizeTitle('Dancing with Myself'), { key: 'dancingwithmyself', base: 'dancing with myself', versionTags: [], featured: [] });
+  // words that name Object.prototype's members are words like any other
+  t.same(normalizeTitle('The Constructor'), { key: 'theconstructor', base: 'the constructor', versionTags: [], featured: [] });
+  t.same(normalizeTitle('Part Constructor'), { key: 'partconstructor', base: 'part constructor', versionTags: [], featured: [] });
   t.same(normalizeTitle('Hallelujah - Live at the Olympia'), { key: 'hallelujah|live:olympia', base: 'hallelujah', versionTags: ['live:olympia'], featured: [] });
   t.same(normalizeTitle('Titanium (Alesso Remix) [Radio Edit]'), {
     key: 'titanium|edit+remix:alesso',

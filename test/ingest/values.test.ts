@@ -278,3 +278,22 @@ t.test('amounts in DuckDB: exact decimals from every real notation', async (t) =
     t.equal(r.getRows()[0]![0], want, `${raw} (${decimalComma ? 'decimal comma' : 'decimal point'})`);
   }
 });
+
+t.test("cells that name Object.prototype's members are no month, currency or country", async (t) => {
+  for (const word of ['constructor', 'toString', 'valueOf', '__proto__', 'hasOwnProperty']) {
+    t.equal(parseCurrency(word), null, word);
+    t.equal(parseCountry(word), null, word);
+    t.equal(parsePeriod(`${word} 2024`), null, `${word} 2024`);
+    t.equal(parseDate(`1 ${word} 2024`), null, `1 ${word} 2024`);
+    t.equal(parseDate(`${word} 1, 2024`), null, `${word} 1, 2024`);
+  }
+});
+
+t.test('more currency signs, and the names statements give the UK nations, the SARs and the Koreas', async (t) => {
+  t.same(['₽', '₺', '₴', '₪', '₦', '₱', '฿', '₫', 'zł'].map(parseCurrency), ['RUB', 'TRY', 'UAH', 'ILS', 'NGN', 'PHP', 'THB', 'VND', 'PLN']);
+  const cases: [string, string][] = [
+    ['U.K.', 'GB'], ['England', 'GB'], ['SCOTLAND', 'GB'], ['Wales', 'GB'], ['Northern Ireland', 'GB'], ['Hong Kong SAR', 'HK'],
+    ['Hong Kong SAR, China', 'HK'], ['Macao SAR', 'MO'], ['Korea, South', 'KR'], ['KOREA, NORTH', 'KP'], ['Macedonia', 'MK'], ['Vatican', 'VA'],
+  ];
+  for (const [raw, want] of cases) t.equal(parseCountry(raw), want, raw);
+});

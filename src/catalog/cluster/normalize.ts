@@ -102,22 +102,26 @@ function words(text: string): string {
     .trim();
 }
 
-const ROMAN: Record<string, string> = { i: '1', ii: '2', iii: '3', iv: '4', v: '5', vi: '6', vii: '7', viii: '8', ix: '9', x: '10' };
+// Maps, not object literals: a title word such as `constructor` must find nothing (an object's
+// lookup finds Object.prototype's members)
+const ROMAN = new Map(Object.entries({ i: '1', ii: '2', iii: '3', iv: '4', v: '5', vi: '6', vii: '7', viii: '8', ix: '9', x: '10' }));
 const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
-const SYNONYMS: Record<string, string> = {
-  n: 'and', u: 'you', ur: 'your', o: 'of', nite: 'night', tonite: 'tonight', thru: 'through', luv: 'love', pt: 'part', pts: 'parts', vol: 'volume', ch: 'chapter', nr: 'no', num: 'no', mr: 'mister', dr: 'doctor',
-  ...Object.fromEntries(NUMBER_WORDS.map((w, i) => [w, String(i)])),
-};
+const SYNONYMS = new Map(
+  Object.entries({
+    n: 'and', u: 'you', ur: 'your', o: 'of', nite: 'night', tonite: 'tonight', thru: 'through', luv: 'love', pt: 'part', pts: 'parts', vol: 'volume', ch: 'chapter', nr: 'no', num: 'no', mr: 'mister', dr: 'doctor',
+    ...Object.fromEntries(NUMBER_WORDS.map((w, i) => [w, String(i)])),
+  }),
+);
 const COUNTED = new Set(['part', 'parts', 'volume', 'chapter', 'act', 'no', 'movement', 'book', 'episode']);
 
 function baseTokens(text: string): string[] {
   const tokens = words(text)
     .split(' ')
     .filter(Boolean)
-    .map((w) => SYNONYMS[w] ?? w);
+    .map((w) => SYNONYMS.get(w) ?? w);
   // roman numerals count after "part", "volume"... and at the end of a title ("Interlude II")
   for (let i = 1; i < tokens.length; i++) {
-    if (COUNTED.has(tokens[i - 1]!) || i === tokens.length - 1) tokens[i] = ROMAN[tokens[i]!] ?? tokens[i]!;
+    if (COUNTED.has(tokens[i - 1]!) || i === tokens.length - 1) tokens[i] = ROMAN.get(tokens[i]!) ?? tokens[i]!;
   }
   return tokens;
 }

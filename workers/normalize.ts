@@ -12,6 +12,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { fieldKinds, headerIn, headerKey, standardFields, usesDecimalComma, type StandardField } from '../src/ingest/fieldNames.ts';
 import type { FieldSpec, MappingFields } from '../src/ingest/fields.ts';
 import {
+  coveringPeriod,
   fromFileName,
   normalizeIsrc,
   normalizeIswc,
@@ -22,9 +23,11 @@ import {
   parseDate,
   parsePeriod,
   periodFromDate,
+  periodOf,
   type Cadence,
   type DateOrder,
   type DateSystem,
+  type Period,
 } from '../src/ingest/values.ts';
 import { fail, type WorkerResult } from './results.ts';
 import { stopwatch } from '../src/ingest/stopwatch.ts';
@@ -697,7 +700,11 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   // amounts summed over several columns are never NULL (an unreadable part counts as 0)
   const multiColumnAmount = (fields.royaltyEarnings?.columns?.length ?? 0) > 1;
   const invalidAmounts = multiColumnAmount ? 0 : Math.max(0, Number(totals[6]) - missingAmounts);
-  const stmt = stmtRows[0];
+  // the statement's period: its rows' one, else the quarter, half or year that holds all of
+  // theirs, else (rows of two calendar years) the most common
+  const periods = stmtRows.map((r) => periodOf(Number(r[0]), Number(r[1]), String(r[2]) as Cadence)).filter((p): p is Period => p !== null);
+  const covering = periods.length === stmtRows.length ? coveringPeriod(periods) : null;
+  const stmt = covering ? { year: covering.year, period: covering.period, cadence: covering.cadence } : stmtRows[0] ? { year: Number(stmtRows[0][0]), period: Number(stmtRows[0][1]), cadence: String(stmtRows[0][2]) as Cadence } : null;
   // money of several currencies is never added up: the statement's totals are then per currency only
   const oneCurrency = perCurrency.length <= 1;
   lap('figures');
@@ -710,7 +717,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
     gross: totals[2] === null || !oneCurrency ? null : String(totals[2]),
     units: totals[3] === null ? null : String(totals[3]),
     perCurrency,
-    stmt: stmt ? { year: Number(stmt[0]), period: Number(stmt[1]), cadence: String(stmt[2]) as Cadence } : null,
+    stmt,
     stmtPeriods: stmtRows.length,
     salesPeriodStart: totals[4] === null ? null : String(totals[4]),
     salesPeriodEnd: totals[5] === null ? null : String(totals[5]),

@@ -27,6 +27,9 @@ import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/resolv
 import { enqueueBlockRefresh } from '../catalog/blocks.ts';
 import { stopwatch } from './stopwatch.ts';
 
+/** The months of a statement's cadence, in SQL over the statements table. */
+const SPAN_SQL = `CASE stmt_cadence WHEN 'M' THEN 1 WHEN 'Q' THEN 3 WHEN 'H' THEN 6 WHEN 'Y' THEN 12 END`;
+
 export interface IngestResult {
   status: 'processed' | 'needs_mapping' | 'failed' | 'skipped';
   statementId: string;
@@ -390,11 +393,16 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
         });
       }
       const distributorId = statement.distributor_id ?? mapping.distributorId;
-      if (normalized.stmt && distributorId) {
+      if (stmtPeriod && distributorId) {
+        // periods overlap when they share a month: a quarter overlaps each of its months
+        const monthOf = (iso: string) => Number(iso.slice(0, 4)) * 12 + Number(iso.slice(5, 7)) - 1;
         const overlap = await db.query<{ id: string }>(
           `SELECT id FROM statements WHERE organization_id = $1 AND rightsholder_id = $2 AND distributor_id = $3 AND id <> $4
-             AND status = 'processed' AND stmt_year = $5 AND stmt_period = $6 AND stmt_cadence = $7 AND deleted_at IS NULL LIMIT 5`,
-          [organizationId, statement.rightsholder_id, distributorId, statementId, normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence],
+             AND status = 'processed' AND deleted_at IS NULL AND stmt_period >= 1
+             AND stmt_year * 12 + (stmt_period - 1) * ${SPAN_SQL} <= $6
+             AND stmt_year * 12 + stmt_period * ${SPAN_SQL} - 1 >= $5
+           ORDER BY created_at, id LIMIT 5`,
+          [organizationId, statement.rightsholder_id, distributorId, statementId, monthOf(stmtPeriod.start), monthOf(stmtPeriod.end)],
         );
         if (overlap.rows.length > 0) {
           flags.push({

@@ -269,6 +269,22 @@ export function periodFromDate(isoDate: string, cadence: Cadence): Period | null
   return periodOf(year, Math.floor((month - 1) / span) + 1, cadence);
 }
 
+/**
+ * The period of a statement whose rows name several (a quarterly report by month, a sheet per
+ * month): the quarter, half or year that holds them all, the smallest there is; null when none
+ * does (rows of two calendar years), and the statement is then known by its rows' most common one.
+ */
+export function coveringPeriod(periods: readonly Period[]): Period | null {
+  if (periods.length === 0) return null;
+  const start = periods.reduce((a, p) => (p.start < a ? p.start : a), periods[0]!.start);
+  const end = periods.reduce((a, p) => (p.end > a ? p.end : a), periods[0]!.end);
+  for (const cadence of ['M', 'Q', 'H', 'Y'] as const) {
+    const p = periodFromDate(start, cadence);
+    if (p && p.end >= end) return p;
+  }
+  return null;
+}
+
 export function parseCadence(raw: string): Cadence | null {
   const s = raw.trim().toUpperCase();
   if (['M', 'MONTH', 'MONTHLY'].includes(s)) return 'M';

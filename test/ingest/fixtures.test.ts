@@ -27,6 +27,8 @@ const expectations = readdirSync(dir)
         netEarningsSum: string;
         netEarningsSumByCurrency?: Record<string, string>;
         unitsSum: string | null;
+        /** the statement's period: YYYY-MM, or YYYYQn for a quarter */
+        period: string;
         format: string;
         headerLine: number;
         sheet?: string;
@@ -81,6 +83,9 @@ for (const expected of expectations) {
     }
     if (expected.unitsSum !== null) t.equal(canonicalDecimal(s.units ?? '0'), canonicalDecimal(expected.unitsSum), 'units');
     t.same(s.progress, { done: s.rowCount, total: s.rowCount });
+    // the statement's period: a month as YYYY-MM, a quarter as YYYYQn (a quarter's report by month is that quarter)
+    const period = s.stmtCadence === 'M' ? `${s.stmtYear}-${String(s.stmtPeriod).padStart(2, '0')}` : `${s.stmtYear}${s.stmtCadence}${s.stmtPeriod}`;
+    t.equal(period, expected.period, 'statement period');
     // how the file was read, on the record
     t.match(s.layout, { format: expected.format, headerLine: expected.headerLine, sheet: expected.sheet ?? null, archiveEntry: expected.archiveEntry ?? null, archiveEntries: expected.archiveEntry ? [expected.archiveEntry] : [] }, 'layout');
     if (expected.preambleValues) t.same(s.layout.preambleValues, expected.preambleValues, 'preamble values');

@@ -5,6 +5,7 @@
 // Visibility: an organization sees its own mappings and distributors and the library's. Ids of
 // another organization answer NOT_FOUND exactly like ids that do not exist.
 import { computeHeaderHash } from '../../workers/headerHash.ts';
+import type { RightsholderScope } from '../access/dataAccess.ts';
 import { recordActivity, type FieldChanges } from '../activity/record.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -530,7 +531,8 @@ export interface RedrivePreview {
 
 const REDRIVE_PREVIEW_LIMIT = 2000;
 
-export async function redrivePreview(db: Queryable, organizationId: string, mapping: MappingRecord): Promise<RedrivePreview> {
+/** `scope`: the caller's data access; statements of other rightsholders are neither listed nor counted. */
+export async function redrivePreview(db: Queryable, organizationId: string, mapping: MappingRecord, scope: RightsholderScope): Promise<RedrivePreview> {
   const base = { mappingId: mapping.id, revision: mapping.revision, headerHash: mapping.headerHash, source: mapping.source };
   if (!mapping.active) {
     const shadow = await findMappingByHeaderHash(db, organizationId, mapping.headerHash);
@@ -548,13 +550,13 @@ export async function redrivePreview(db: Queryable, organizationId: string, mapp
     `SELECT s.id, s.file_name, s.status, s.mapping_id, s.mapping_revision, r.fields AS old_fields, count(*) OVER () AS total
      FROM statements s
      LEFT JOIN mapping_revisions r ON r.mapping_id = s.mapping_id AND r.revision = s.mapping_revision
-     WHERE s.organization_id = $1 AND s.header_hash = $2 AND s.deleted_at IS NULL
+     WHERE s.organization_id = $1 AND s.header_hash = $2 AND s.deleted_at IS NULL AND ($5::uuid[] IS NULL OR s.rightsholder_id = ANY ($5))
        AND (s.status = 'needs_mapping'
          OR (s.status IN ('processed', 'failed') AND s.mapping_id IS NOT NULL
              AND (s.mapping_id <> $3 OR s.mapping_revision IS DISTINCT FROM $4)))
      ORDER BY s.created_at, s.id
      LIMIT ${REDRIVE_PREVIEW_LIMIT}`,
-    [organizationId, mapping.headerHash, mapping.id, mapping.revision],
+    [organizationId, mapping.headerHash, mapping.id, mapping.revision, scope],
   );
   return {
     ...base,
@@ -581,14 +583,17 @@ export interface RedriveStatement {
   mappingId: string | null;
 }
 
-/** The statements named for a redrive: all of the organization, not deleted, and processable. */
-export async function redriveStatements(db: Queryable, organizationId: string, ids: readonly string[]): Promise<RedriveStatement[]> {
+/**
+ * The statements named for a redrive: all of the organization, within the caller's data access
+ * (`scope`), not deleted, and processable.
+ */
+export async function redriveStatements(db: Queryable, organizationId: string, ids: readonly string[], scope: RightsholderScope): Promise<RedriveStatement[]> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (unique.length === 0) return [];
   const { rows } = await db.query<RedriveStatement>(
     `SELECT id, file_name AS "fileName", status, header_hash AS "headerHash", headers, mapping_id AS "mappingId"
-     FROM statements WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
-    [organizationId, unique],
+     FROM statements WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))`,
+    [organizationId, unique, scope],
   );
   const found = new Set(rows.map((r) => r.id));
   const missing = unique.filter((id) => !found.has(id));

@@ -6,6 +6,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { NormalizeOutput } from '../../workers/normalize.ts';
+import type { RightsholderScope } from '../access/dataAccess.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../trpc/context.ts';
 import type { MappingFields } from './fields.ts';
@@ -13,6 +14,8 @@ import { locateStatementFile } from './pipeline.ts';
 
 export interface PreviewInput {
   organizationId: string;
+  /** the caller's data access: a statement of a rightsholder outside it is not found */
+  scope: RightsholderScope;
   statementId: string;
   fields: MappingFields;
   /** 0-based data row to start at, inclusive */
@@ -33,8 +36,9 @@ export interface PreviewResult {
 
 export async function previewSample(deps: Deps, input: PreviewInput): Promise<PreviewResult> {
   const { rows } = await deps.pool.query<{ object_key: string; file_name: string; status: string }>(
-    `SELECT object_key, file_name, status FROM statements WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL`,
-    [input.organizationId, input.statementId],
+    `SELECT object_key, file_name, status FROM statements
+     WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))`,
+    [input.organizationId, input.statementId, input.scope],
   );
   const statement = rows[0];
   if (!statement) throw new AppError('STATEMENT_NOT_FOUND');

@@ -3,7 +3,7 @@ import { STATEMENT_SELECT, type StatementRecord } from '../../ingest/statements.
 import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { dateFilter, orgInput } from '../../trpc/schemas.ts';
-import { callerScope } from '../upload/shared.ts';
+import { callerScope, dateRangeCondition } from '../upload/shared.ts';
 
 const isoDate = dateFilter();
 const sortColumns = { createdAt: 's.created_at', name: 'lower(s.file_name)', updatedAt: 's.updated_at' } as const;
@@ -44,7 +44,7 @@ export const list = orgProcedure(
     f.name ? `%${f.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null,
   ];
   const where = `s.organization_id = $1 AND s.deleted_at IS NULL AND ($2::uuid[] IS NULL OR s.rightsholder_id = ANY ($2))
-    AND ($3::uuid[] IS NULL OR s.id = ANY ($3)) AND ($4::date IS NULL OR s.created_at >= $4::date) AND ($5::date IS NULL OR s.created_at < $5::date + 1)
+    AND ($3::uuid[] IS NULL OR s.id = ANY ($3)) AND ${dateRangeCondition('s.created_at', '$4', '$5')}
     AND ($6::uuid IS NULL OR s.rightsholder_id = $6) AND ($7::uuid IS NULL OR s.distributor_id = $7)
     AND ($8::text IS NULL OR s.custom_name = $8) AND ($9::text IS NULL OR s.file_name ILIKE $9)`;
   const order = `${sortColumns[(page.sortBy ?? 'createdAt') as keyof typeof sortColumns]} ${page.sortOrder === 'desc' ? 'DESC' : 'ASC'}, s.id`;

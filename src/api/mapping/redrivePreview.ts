@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { getMapping, redrivePreview as preview } from '../../ingest/mappings.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
+import { callerScope } from '../upload/shared.ts';
 
 export const redrivePreview = orgProcedure(
   {
@@ -13,5 +14,6 @@ export const redrivePreview = orgProcedure(
   orgInput({ mappingId: z.uuid() }),
 ).query(async ({ ctx, input }) => {
   const db = ctx.deps.pool;
-  return preview(db, ctx.org.id, await getMapping(db, ctx.org.id, input.mappingId));
+  const mapping = await getMapping(db, ctx.org.id, input.mappingId);
+  return preview(db, ctx.org.id, mapping, await callerScope(db, { organizationId: ctx.org.id, userId: ctx.principal.userId }));
 });

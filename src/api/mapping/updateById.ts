@@ -15,6 +15,7 @@ import {
 import { enqueueStatementIngest } from '../../ingest/queue.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { list, orgInput } from '../../trpc/schemas.ts';
+import { callerScope } from '../upload/shared.ts';
 import { mappingPatchShape } from './inputs.ts';
 
 export interface MappingUpdateResult extends MappingRecord {
@@ -45,7 +46,8 @@ export const updateById = orgProcedure(
     const current = await getMapping(db, organizationId, input.id, { lock: true });
     assertChangeable(current);
     const after = patchedMapping(current, input);
-    const redrive = await redriveStatements(db, organizationId, input.redriveFileIds);
+    const scope = await callerScope(db, { organizationId, userId: ctx.principal.userId });
+    const redrive = await redriveStatements(db, organizationId, input.redriveFileIds, scope);
     // the pipeline finds a statement's mapping by header hash: another layout would not use this one
     const mismatched = redrive.filter((s) => s.headerHash !== null && s.headerHash !== after.headerHash);
     if (mismatched.length > 0) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { dateFilter, orgInput } from '../../trpc/schemas.ts';
-import { callerScope } from './shared.ts';
+import { callerScope, dateRangeCondition } from './shared.ts';
 
 const isoDate = dateFilter();
 
@@ -24,7 +24,7 @@ export const list = orgProcedure(
   const where = `u.organization_id = $1
     AND EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = u.id AND ($2::uuid[] IS NULL OR s.rightsholder_id = ANY ($2))
       AND ($3::text IS NULL OR s.file_name ILIKE $3))
-    AND ($4::timestamptz IS NULL OR u.created_at >= $4) AND ($5::timestamptz IS NULL OR u.created_at < $5::date + 1)`;
+    AND ${dateRangeCondition('u.created_at', '$4', '$5')}`;
   const params = [ctx.org.id, scope, search, input.filter?.date_start ?? null, input.filter?.date_end ?? null];
   const dir = page.sortOrder === 'asc' ? 'ASC' : 'DESC';
   const [rows, count] = await Promise.all([

@@ -1,5 +1,5 @@
-// What the upload procedures share: finding a statement the caller may see, and the caller's
-// rightsholder scope as a SQL condition.
+// What the upload procedures share: finding a statement the caller may see, the caller's
+// rightsholder scope as a SQL condition, and the date range filters of the lists.
 import { rightsholderScope, type RightsholderScope } from '../../access/dataAccess.ts';
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
@@ -13,21 +13,58 @@ export async function callerScope(db: Queryable, caller: Caller): Promise<Rights
   return rightsholderScope(db, caller.organizationId, caller.userId);
 }
 
+export interface VisibleStatement {
+  id: string;
+  status: string;
+  uploadId: string;
+  rightsholderId: string;
+  objectKey: string;
+  declaredSize: number | null;
+  fileName: string;
+}
+
+const VISIBLE_STATEMENT_SELECT = `SELECT id, status, upload_id AS "uploadId", rightsholder_id AS "rightsholderId", object_key AS "objectKey",
+       declared_size AS "declaredSize", file_name AS "fileName"
+     FROM statements`;
+
 /** A statement of the organization within the caller's data access, locked when asked. */
 export async function visibleStatement(
   db: Queryable,
   caller: Caller,
   statementId: string,
   opts: { lock?: boolean } = {},
-): Promise<{ id: string; status: string; uploadId: string; rightsholderId: string; objectKey: string; declaredSize: number | null; fileName: string }> {
+): Promise<VisibleStatement> {
   const scope = await callerScope(db, caller);
-  const { rows } = await db.query(
-    `SELECT id, status, upload_id AS "uploadId", rightsholder_id AS "rightsholderId", object_key AS "objectKey",
-       declared_size AS "declaredSize", file_name AS "fileName"
-     FROM statements WHERE organization_id = $1 AND id = $2 AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))
+  const { rows } = await db.query<VisibleStatement>(
+    `${VISIBLE_STATEMENT_SELECT} WHERE organization_id = $1 AND id = $2 AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))
      ${opts.lock ? 'FOR UPDATE' : ''}`,
     [caller.organizationId, statementId, scope],
   );
   if (!rows[0]) throw new AppError('STATEMENT_NOT_FOUND');
   return rows[0];
+}
+
+/**
+ * The statements of an upload within the caller's data access, oldest first, locked; an upload
+ * of which the caller may see no statement is not found.
+ */
+export async function visibleStatementsOfUpload(db: Queryable, caller: Caller, uploadId: string): Promise<VisibleStatement[]> {
+  const scope = await callerScope(db, caller);
+  const { rows } = await db.query<VisibleStatement>(
+    `${VISIBLE_STATEMENT_SELECT} WHERE organization_id = $1 AND upload_id = $2 AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))
+     ORDER BY created_at, id FOR UPDATE`,
+    [caller.organizationId, uploadId, scope],
+  );
+  if (rows.length === 0) throw new AppError('UPLOAD_NOT_FOUND');
+  return rows;
+}
+
+/**
+ * The SQL condition of a date range filter (`dateFilter()` values as the parameters `start` and
+ * `end`, either may be NULL) on a timestamptz column: a calendar date covers its whole day, an ISO
+ * date-time is that instant (with its offset); both ends are inclusive.
+ */
+export function dateRangeCondition(column: string, start: string, end: string): string {
+  return `(${start}::text IS NULL OR ${column} >= ${start}::timestamptz)
+    AND (${end}::text IS NULL OR CASE WHEN ${end}::text ~ '^\\d{4}-\\d{2}-\\d{2}$' THEN ${column} < ${end}::date + 1 ELSE ${column} <= ${end}::timestamptz END)`;
 }

@@ -4,13 +4,14 @@ import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { enqueueBlockRefresh } from '../../catalog/blocks.ts';
 import { enqueueStatementIngest } from '../../ingest/queue.ts';
-import { getStatement } from '../../ingest/statements.ts';
+import { getStatement, STATEMENT_SELECT, type StatementRecord } from '../../ingest/statements.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { visibleStatement } from './shared.ts';
+import { callerScope, visibleStatement, visibleStatementsOfUpload, type VisibleStatement } from './shared.ts';
 
 /**
- * The actions on a statement, as `action: { type, statementId }`:
+ * The actions on a statement, as `action: { type, statementId }`, or on every statement of an
+ * upload whose status allows it, as `action: { type, uploadId }`:
  * - complete: the bytes were PUT; checks the object and queues processing.
  * - reprocess: processes it again (same file, current mapping); rows are replaced atomically.
  * - skip / bad: keeps the file but takes its rows out of analytics (`skipped`, `bad`).
@@ -32,59 +33,78 @@ export const uploadAction = orgProcedure(
     minRole: 'writer',
     scope: 'cli',
     summary:
-      'Act on a statement: action { type: complete | reprocess | skip | bad | delete | restore, statementId }. complete checks the uploaded object and queues processing.',
+      'Act on a statement or an upload: action { type: complete | reprocess | skip | bad | delete | restore, statementId | uploadId }. complete checks the uploaded object and queues processing; on an upload the action applies to each of its files whose status allows it.',
   },
   orgInput({
-    action: z.strictObject({ type: z.enum(uploadActionTypes), statementId: z.uuid() }),
+    action: z
+      .strictObject({ type: z.enum(uploadActionTypes), statementId: z.uuid().optional(), uploadId: z.uuid().optional() })
+      .refine((a) => (a.statementId === undefined) !== (a.uploadId === undefined), { message: 'give statementId or uploadId, not both', path: ['statementId'] }),
   }),
 ).mutation(async ({ ctx, input }) => {
-  const { type, statementId } = input.action;
+  const { type, statementId, uploadId } = input.action;
   const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
-  let enqueue = false;
-  await withTransaction(ctx.deps.pool, async (db) => {
-    const s = await visibleStatement(db, caller, statementId, { lock: true });
-    if (!FROM[type].includes(s.status)) {
-      throw new AppError('STATEMENT_STATE_CONFLICT', `A statement that is ${s.status} cannot take the action ${type}`);
-    }
-    if (type === 'complete') {
-      const object = await ctx.deps.store.head(s.objectKey);
-      if (!object) throw new AppError('UPLOAD_OBJECT_MISSING', 'Nothing was uploaded to the URL yet: PUT the file first');
-      if (object.size === 0) throw new AppError('UPLOAD_EMPTY', 'The uploaded file is empty');
-      if (s.declaredSize !== null && object.size !== s.declaredSize) {
-        throw new AppError('UPLOAD_SIZE_MISMATCH', `The uploaded file has ${object.size} bytes; ${s.declaredSize} were announced`);
+  const acted = await withTransaction(ctx.deps.pool, async (db) => {
+    let targets: VisibleStatement[];
+    if (statementId !== undefined) {
+      const s = await visibleStatement(db, caller, statementId, { lock: true });
+      if (!FROM[type].includes(s.status)) {
+        throw new AppError('STATEMENT_STATE_CONFLICT', `A statement that is ${s.status} cannot take the action ${type}`);
       }
-      await db.query(`UPDATE statements SET status = 'uploaded', size_bytes = $2, upload_expires_at = NULL, updated_at = clock_timestamp() WHERE id = $1`, [
-        statementId,
-        object.size,
-      ]);
-      enqueue = true;
-    } else if (type === 'reprocess') {
-      await db.query(`UPDATE statements SET status = 'uploaded', updated_at = clock_timestamp() WHERE id = $1`, [statementId]);
-      enqueue = true;
-    } else if (type === 'skip' || type === 'bad') {
-      await db.query(`UPDATE statements SET status = $2, updated_at = clock_timestamp() WHERE id = $1`, [statementId, type === 'skip' ? 'skipped' : 'bad']);
-    } else if (type === 'delete') {
-      await db.query(
-        `UPDATE statements SET status_before_delete = status, status = 'deleted', deleted_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1`,
-        [statementId],
-      );
+      targets = [s];
     } else {
-      await db.query(
-        `UPDATE statements SET status = coalesce(status_before_delete, 'uploaded'), status_before_delete = NULL, deleted_at = NULL, updated_at = clock_timestamp() WHERE id = $1`,
-        [statementId],
-      );
+      targets = (await visibleStatementsOfUpload(db, caller, uploadId!)).filter((s) => FROM[type].includes(s.status));
+      if (targets.length === 0) throw new AppError('STATEMENT_STATE_CONFLICT', `No file of the upload can take the action ${type}`);
+    }
+    for (const s of targets) {
+      if (type === 'complete') {
+        const object = await ctx.deps.store.head(s.objectKey);
+        if (!object) throw new AppError('UPLOAD_OBJECT_MISSING', `Nothing was uploaded to the URL of ${s.fileName} yet: PUT the file first`);
+        if (object.size === 0) throw new AppError('UPLOAD_EMPTY', `The uploaded file ${s.fileName} is empty`);
+        if (s.declaredSize !== null && object.size !== s.declaredSize) {
+          throw new AppError('UPLOAD_SIZE_MISMATCH', `The uploaded file ${s.fileName} has ${object.size} bytes; ${s.declaredSize} were announced`);
+        }
+        await db.query(`UPDATE statements SET status = 'uploaded', size_bytes = $2, upload_expires_at = NULL, updated_at = clock_timestamp() WHERE id = $1`, [
+          s.id,
+          object.size,
+        ]);
+      } else if (type === 'reprocess') {
+        await db.query(`UPDATE statements SET status = 'uploaded', updated_at = clock_timestamp() WHERE id = $1`, [s.id]);
+      } else if (type === 'skip' || type === 'bad') {
+        await db.query(`UPDATE statements SET status = $2, updated_at = clock_timestamp() WHERE id = $1`, [s.id, type === 'skip' ? 'skipped' : 'bad']);
+      } else if (type === 'delete') {
+        await db.query(
+          `UPDATE statements SET status_before_delete = status, status = 'deleted', deleted_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1`,
+          [s.id],
+        );
+      } else {
+        await db.query(
+          `UPDATE statements SET status = coalesce(status_before_delete, 'uploaded'), status_before_delete = NULL, deleted_at = NULL, updated_at = clock_timestamp() WHERE id = $1`,
+          [s.id],
+        );
+      }
+      await recordActivity(db, ctx.principal, {
+        organizationId: ctx.org.id,
+        action: `upload.uploadAction.${type}`,
+        subjectType: 'file',
+        subjectId: s.id,
+        subjectLabel: s.fileName,
+        changes: { status: { before: s.status, after: type } },
+      });
     }
     // skip, bad, delete and restore change which statements are processed: the catalog follows
-    if (type !== 'complete' && type !== 'reprocess') await enqueueBlockRefresh(db, ctx.org.id, [s.rightsholderId], `statement.${type}`);
-    await recordActivity(db, ctx.principal, {
-      organizationId: ctx.org.id,
-      action: `upload.uploadAction.${type}`,
-      subjectType: 'file',
-      subjectId: statementId,
-      subjectLabel: s.fileName,
-      changes: { status: { before: s.status, after: type } },
-    });
+    if (type !== 'complete' && type !== 'reprocess') {
+      await enqueueBlockRefresh(db, ctx.org.id, targets.map((s) => s.rightsholderId), `statement.${type}`);
+    }
+    return targets.map((s) => s.id);
   });
-  if (enqueue) await enqueueStatementIngest(ctx.deps, ctx.org.id, [statementId], type);
-  return getStatement(ctx.deps.pool, ctx.org.id, statementId);
+  if (type === 'complete' || type === 'reprocess') await enqueueStatementIngest(ctx.deps, ctx.org.id, acted, type);
+  if (statementId !== undefined) return getStatement(ctx.deps.pool, ctx.org.id, statementId);
+  // the upload's files the caller may see, after the action
+  const scope = await callerScope(ctx.deps.pool, caller);
+  const { rows } = await ctx.deps.pool.query<StatementRecord>(
+    `SELECT ${STATEMENT_SELECT} FROM statements s WHERE s.organization_id = $1 AND s.upload_id = $2 AND ($3::uuid[] IS NULL OR s.rightsholder_id = ANY ($3))
+     ORDER BY s.created_at, s.id`,
+    [ctx.org.id, uploadId, scope],
+  );
+  return { uploadId: uploadId!, statementIds: acted, items: rows };
 });

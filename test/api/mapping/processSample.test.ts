@@ -92,3 +92,16 @@ t.test('roles: writer and above', async (t) => {
   const writer = await addMember(srv, org, 'writer');
   t.equal(ok(t, await writer.client.mutate('mapping.processSample', { organizationId: org, statementId, mapping: FIELDS, endRow: 2 })).rows.length, 2);
 });
+
+t.test('data access: a restricted writer previews only statements of their rightsholders', async (t) => {
+  const theirs = await createRightsholder(owner.client, org, 'Restricted Artist');
+  const restricted = await addMember(srv, org, 'writer');
+  await srv.deps.pool.query(`INSERT INTO data_access_roles (organization_id, user_id, mode, rightsholder_ids) VALUES ($1, $2, 'restricted', $3)`, [
+    org,
+    restricted.userId,
+    [theirs],
+  ]);
+  const res = await restricted.client.mutate('mapping.processSample', { organizationId: org, statementId, mapping: FIELDS, endRow: 1 });
+  isError(t, res, 'NOT_FOUND', 'STATEMENT_NOT_FOUND', 'a statement of another rightsholder is not visible');
+  t.equal(res.data, undefined, 'none of its rows');
+});

@@ -90,3 +90,24 @@ t.test('unknown, foreign and malformed ids; roles', async (t) => {
     isError(t, await m.client.query('mapping.redrivePreview', { organizationId: org, mappingId: theirs.id }), 'FORBIDDEN', 'INSUFFICIENT_ROLE', role);
   }
 });
+
+t.test('data access: a restricted admin sees and redrives only statements of their rightsholders', async (t) => {
+  const o = await newOrganization(srv, 'Restricted');
+  const m = await createMapping(t, o);
+  const mine = await insertStatement(srv, o.organizationId, { status: 'needs_mapping', fileName: 'mine.csv' });
+  const theirs = await insertStatement(srv, o.organizationId, { status: 'needs_mapping', fileName: 'theirs.csv' });
+  const { rows } = await srv.deps.pool.query<{ rightsholder_id: string }>('SELECT rightsholder_id FROM statements WHERE id = $1', [mine]);
+  const admin = await addMember(srv, o.organizationId, 'admin');
+  await srv.deps.pool.query(`INSERT INTO data_access_roles (organization_id, user_id, mode, rightsholder_ids) VALUES ($1, $2, 'restricted', $3)`, [
+    o.organizationId,
+    admin.userId,
+    [rows[0]!.rightsholder_id],
+  ]);
+  const res = ok(t, await admin.client.query('mapping.redrivePreview', { organizationId: o.organizationId, mappingId: m.id }));
+  t.equal(res.total, 1);
+  t.same(res.statements.map((s: any) => [s.id, s.fileName]), [[mine, 'mine.csv']]);
+  t.equal(ok(t, await o.client.query('mapping.redrivePreview', { organizationId: o.organizationId, mappingId: m.id })).total, 2, 'the owner sees both');
+  const update = (redriveFileIds: string[]) => admin.client.mutate('mapping.updateById', { organizationId: o.organizationId, id: m.id, redriveFileIds });
+  isError(t, await update([theirs]), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
+  t.same(ok(t, await update([mine])).redriven, [mine]);
+});

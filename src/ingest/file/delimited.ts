@@ -250,7 +250,7 @@ export async function locateDelimited(clean: CleanText, limits: Limits, deadline
       }
       remove(counts, { line: recs[i]!.line, reason, cells: recs[i]!.cells });
       if (inTrailer && reason !== 'blank' && reason !== 'repeated_header') counts.footer++;
-      if (reason === 'footer') counts.footerTotals.push(footerTotal(recs[i]!.cells, kinds[i]!, header.names));
+      if (kinds[i] === 'total' || kinds[i] === 'number_only') counts.footerTotals.push(footerTotal(recs[i]!.cells, kinds[i]!, header.names));
     }
   };
 

@@ -86,7 +86,10 @@ async function locatePath(file: string, name: string, ctx: Context, depth: numbe
       for (const e of zip.entries) {
         const base = e.name.split('/').pop() ?? '';
         if (e.name.endsWith('/') || e.name.startsWith('__MACOSX/') || base.startsWith('.') || base === '') continue;
-        if (members.length >= MAX_MEMBERS) break;
+        // refused rather than cut short: the files past the cap (a month or store each) would go unread and unnamed
+        if (members.length >= MAX_MEMBERS) {
+          throw new FileError('FILE_TOO_LARGE_DECOMPRESSED', `The archive holds more than ${MAX_MEMBERS} files; at most ${MAX_MEMBERS} are read from one archive: upload it in parts.`);
+        }
         const out = path.join(ctx.workDir, `zip-${n}-${members.length}`);
         await zip.extract(e, out);
         members.push({ name: e.name, path: out });

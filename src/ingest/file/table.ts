@@ -99,6 +99,19 @@ export function findHeader(records: readonly Rec[]): HeaderChoice | null {
     if (!best || score > best.score + 1e-9) best = choice;
   }
   if (!best || best.score < MIN_HEADER_SCORE) return null;
+  // a key row over its one value row (`Account ID,Period,Currency` / `12345,2024-03,EUR`) scores like
+  // a header: when a blank line closes it and a header at least as wide with more rows under it
+  // follows, that block is the preamble's and the later header the table's
+  const ownBlock = rowsBelow(records, best.index, 2);
+  if (ownBlock <= 1) {
+    let table: (HeaderChoice & { width: number }) | null = null;
+    for (const e of scored) {
+      if (e.index <= best.index || e.score < MIN_HEADER_SCORE || e.width < best.width) continue;
+      if (table && e.score <= table.score + 1e-9) continue;
+      if (rowsBelow(records, e.index, 2) > ownBlock) table = e;
+    }
+    if (table) best = table;
+  }
   // the best row may open the summary block of an earlier table: the best-scoring such table wins
   // (a wider header with at least as many data rows down to it as the best row has under it)
   let owner: HeaderChoice | null = null;
@@ -140,7 +153,7 @@ function dataRowsBefore(records: readonly Rec[], index: number, at: number): num
     const kind = kindOf(records[i]!.cells, profile);
     // an earlier summary header: the trailer starts there, `at` is further into it
     if (kind === 'summary_header') break;
-    if (kind === 'data') data++;
+    if (kind === 'data' || kind === 'note') data++;
   }
   return data;
 }
@@ -203,6 +216,15 @@ export function preambleValues(rows: readonly Rec[]): Record<string, string> {
       }
       continue;
     }
+    // a key row over a value row in the same columns (`Payee,Account,Period` / `Orla,12345,2024-03`);
+    // two cells over two whose first is a word are rather two `key,value` lines
+    const below = r + 1 < rows.length ? filled(rows[r + 1]!.cells) : [];
+    const keyRow = below.length === cells.length && below.every((c, i) => c.index === cells[i]!.index) && cells.every((c) => cellKind(c.text) === 'text');
+    if (keyRow && below.some((c) => cellKind(c.text) !== 'text') && (cells.length >= 3 || cellKind(below[0]!.text) !== 'text')) {
+      cells.forEach((c, i) => put(c.text, below[i]!.text));
+      r++;
+      continue;
+    }
     if (cells.length === 2 && cellKind(cells[0]!.text) === 'text') {
       put(cells[0]!.text, cells[1]!.text);
       continue;
@@ -217,7 +239,7 @@ export function preambleValues(rows: readonly Rec[]): Record<string, string> {
   return out;
 }
 
-export type Kind = 'blank' | 'repeated_header' | 'total' | 'number_only' | 'summary_header' | 'data';
+export type Kind = 'blank' | 'repeated_header' | 'total' | 'number_only' | 'summary_header' | 'note' | 'data';
 
 export interface Profile {
   header: Header;
@@ -297,8 +319,11 @@ export function kindOf(cells: readonly string[], p: Profile): Kind {
   if (f.length === 0) return 'blank';
   if (isRepeatedHeader(cells, p.header)) return 'repeated_header';
   const sparse = f.length <= Math.max(3, Math.floor(p.width / 2));
-  if (sparse && isTotalLabel(f[0]!.text)) return 'total';
-  if (f.length <= Math.max(2, Math.floor(p.width / 4)) && f.every((c) => cellKind(c.text) === 'number')) return 'number_only';
+  // a total row may repeat the rows' currency code (`Total,,8,4.00,EUR`): in a narrow table that
+  // makes it as full as a data row, but nothing in it besides the label is more than a figure
+  if (isTotalLabel(f[0]!.text) && (sparse || f.slice(1).every((c) => footerNumber(c.text) || isCode(c.text)))) return 'total';
+  const numbers = f.filter((c) => cellKind(c.text) === 'number').length;
+  if (numbers > 0 && numbers <= Math.max(2, Math.floor(p.width / 4)) && f.every((c) => cellKind(c.text) === 'number' || isCode(c.text))) return 'number_only';
   if (f.length >= 2 && p.numericColumns.size > 0 && f.length < 0.8 * p.medianFilled) {
     const kinds = f.map((c) => cellKind(c.text));
     const text = kinds.filter((k) => k === 'text').length;
@@ -307,19 +332,24 @@ export function kindOf(cells: readonly string[], p: Profile): Kind {
     const named = f.filter((c) => isKnownHeader(c.text) || hasHeaderKeyword(c.text)).length;
     if (text >= 0.75 * f.length && atNumeric.length > 0 && textAtNumeric * 2 >= atNumeric.length && named >= 2) return 'summary_header';
   }
+  // a line of words without a figure (`Generated on 2024-04-01`, `Currency,EUR`, `* amounts in EUR`):
+  // below the totals it is the trailer's, anywhere else a data row (see trailerStart)
+  if (f.length <= Math.max(2, Math.floor(p.width / 4)) && f.every((c) => cellKind(c.text) !== 'number')) return 'note';
   return 'data';
 }
 
 /**
  * Index of the first record of the trailer in `kinds` (kinds.length when there is none): a
  * summary table from its header on, with the totals and blank lines just above it, or else the
- * run of totals, number-only rows and blank lines closing the segment.
+ * run of totals, number-only rows and blank lines closing the segment, with the notes below them.
  */
 export function trailerStart(kinds: readonly Kind[]): number {
-  const closing = (k: Kind) => k === 'blank' || k === 'total' || k === 'number_only' || k === 'repeated_header';
+  const closing = (k: Kind) => k === 'blank' || k === 'total' || k === 'number_only' || k === 'repeated_header' || k === 'note';
   let start = kinds.indexOf('summary_header');
   if (start < 0) start = kinds.length;
   while (start > 0 && closing(kinds[start - 1]!)) start--;
+  // notes belong to the trailer only below its first total: a line of words above them is a data row
+  while (start < kinds.length && (kinds[start] === 'note' || kinds[start] === 'blank')) start++;
   // a trailer of nothing but blank lines and repeated headers is no trailer
   let content = false;
   for (let i = start; i < kinds.length; i++) if (kinds[i] === 'total' || kinds[i] === 'number_only' || kinds[i] === 'summary_header' || kinds[i] === 'data') content = true;
@@ -342,7 +372,7 @@ export function removedReason(kind: Kind, inTrailer: boolean): RemovedReason | n
   if (kind === 'blank') return 'blank';
   if (kind === 'repeated_header') return 'repeated_header';
   if (!inTrailer) return null;
-  if (kind === 'total' || kind === 'number_only') return 'footer';
+  if (kind === 'total' || kind === 'number_only' || kind === 'note') return 'footer';
   return 'summary';
 }
 

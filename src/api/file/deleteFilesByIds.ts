@@ -20,9 +20,6 @@ export const deleteFilesByIds = orgProcedure(
     const files = await filesOfUpload(db, caller, input.uploadId, input.fileIds, true);
     const ids = files.map((f) => f.id);
     await enqueueBlockRefreshForStatements(db, ctx.org.id, ids, 'file.deleteFilesByIds');
-    // statement_raw_values has no foreign key to statements (it predates them): its rows would
-    // otherwise stay behind and keep feeding the missing sales-type and source reports
-    await db.query('DELETE FROM statement_raw_values WHERE statement_id = ANY ($1)', [ids]);
     await db.query('DELETE FROM statements WHERE id = ANY ($1)', [ids]);
     // an upload left without files goes too
     await db.query('DELETE FROM uploads u WHERE u.id = $1 AND NOT EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = u.id)', [input.uploadId]);

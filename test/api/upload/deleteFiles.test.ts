@@ -1,5 +1,6 @@
-// file.deleteFilesByIds removes everything stored of the files: nothing they leave behind may
-// still show anywhere, the raw values ingestion recorded for the lookup reports included.
+// file.deleteFilesByIds (and a rightsholder's deletion) removes everything stored of the files:
+// nothing they leave behind may still show anywhere, the raw values ingestion recorded for the
+// lookup reports included.
 import t from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
@@ -45,4 +46,16 @@ t.test('deleting a file removes the raw values it reported: the missing-source r
   t.same(await missing(), [], 'no longer reported');
   const left = await srv.deps.pool.query('SELECT count(*)::int AS n FROM statement_raw_values WHERE statement_id = $1', [up.statementId]);
   t.equal(left.rows[0].n, 0, 'no raw value row left behind');
+});
+
+t.test("deleting a rightsholder removes its statements' raw values too", async (t) => {
+  const gone = await createRightsholder(owner.client, org, 'Departing Artist');
+  const bytes = Buffer.from(`${header.join(',')}\n2024-06,Zorblax Stream Box,Odd Song,3,0.30\n`);
+  const up = await putFile(owner.client, org, gone, 'zorblax.csv', bytes);
+  t.equal((await waitForStatement(owner.client, org, up.statementId)).status, 'processed');
+  const rows = async () => (await srv.deps.pool.query('SELECT count(*)::int AS n FROM statement_raw_values WHERE statement_id = $1', [up.statementId])).rows[0].n;
+  t.equal(await rows(), 1);
+  const del = await owner.client.mutate('rightsholder.deleteById', { organizationId: org, id: gone });
+  t.equal(del.ok, true, JSON.stringify(del.ok ? null : del.error));
+  t.equal(await rows(), 0, 'no raw value row left behind');
 });

@@ -9,15 +9,18 @@ import { callerScope } from './shared.ts';
 /** How long a presigned PUT URL and an unfinished direct upload live without a heartbeat. */
 export const UPLOAD_TTL_SECONDS = 15 * 60;
 
-const CONTENT_TYPES: Record<string, string> = {
-  csv: 'text/csv',
-  tsv: 'text/tab-separated-values',
-  txt: 'text/plain',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  xls: 'application/vnd.ms-excel',
-  gz: 'application/gzip',
-  zip: 'application/zip',
-};
+// a Map: a file named `x.constructor` must find no content type (an object finds Object's constructor)
+const CONTENT_TYPES = new Map(
+  Object.entries({
+    csv: 'text/csv',
+    tsv: 'text/tab-separated-values',
+    txt: 'text/plain',
+    xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    xls: 'application/vnd.ms-excel',
+    gz: 'application/gzip',
+    zip: 'application/zip',
+  }),
+);
 
 /** The object key: chosen by the server inside the organization's prefix, never by the client. */
 export function statementObjectKey(organizationId: string, statementId: string, fileName: string): string {
@@ -46,7 +49,7 @@ export const uploadFile = orgProcedure(
   const { pool, store } = ctx.deps;
   const organizationId = ctx.org.id;
   const ext = input.fileName.toLowerCase().split('.').pop() ?? '';
-  const contentType = input.contentType ?? CONTENT_TYPES[ext] ?? 'application/octet-stream';
+  const contentType = input.contentType ?? CONTENT_TYPES.get(ext) ?? 'application/octet-stream';
   const created = await withTransaction(pool, async (db) => {
     const scope = await callerScope(db, { organizationId, userId: ctx.principal.userId });
     const rh = await db.query(

@@ -50,6 +50,8 @@ interface StatementRow {
   variants: Record<string, string>;
   mapping_id: string | null;
   created_by: string | null;
+  /** the SHA-256 announced in upload.uploadFile (lower-case hex), if any */
+  declared_sha256: string | null;
 }
 
 /** Statuses from which a statement may be (re)processed. */
@@ -237,13 +239,15 @@ export function statementFlags(
 /**
  * Downloads a statement's object into workDir and locates its table in a worker thread; with
  * `hash`, the file's SHA-256 is read on this thread meanwhile (the other core), else it is ''.
+ * With `expectSha256` (the hash announced in upload.uploadFile), other bytes are
+ * UPLOAD_CHECKSUM_MISMATCH, before anything the reader found in them.
  */
 export async function locateStatementFile(
   deps: Deps,
   objectKey: string,
   fileName: string,
   workDir: string,
-  options: { lap?: (stage: string) => void; hash?: boolean } = {},
+  options: { lap?: (stage: string) => void; hash?: boolean; expectSha256?: string | null } = {},
 ): Promise<{ located: LocatedTable; object: { size: number; sha256: string }; sourcePath: string }> {
   const sourcePath = path.join(workDir, 'original');
   const size = await download(deps, objectKey, sourcePath);
@@ -253,8 +257,11 @@ export async function locateStatementFile(
     options.hash ? sha256Of(sourcePath) : Promise.resolve(''),
   ]);
   // both settled: nothing reads the work directory when a failure removes it
-  if (located.status === 'rejected') throw located.reason;
   if (sha256.status === 'rejected') throw sha256.reason;
+  if (options.expectSha256 && sha256.value !== options.expectSha256) {
+    throw new AppError('UPLOAD_CHECKSUM_MISMATCH', `The uploaded file's SHA-256 is ${sha256.value}; ${options.expectSha256} was announced`);
+  }
+  if (located.status === 'rejected') throw located.reason;
   return { located: located.value, object: { size, sha256: sha256.value }, sourcePath };
 }
 
@@ -263,7 +270,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     `UPDATE statements SET status = 'processing', failure_code = NULL, failure_reason = NULL, progress_done = 0, updated_at = clock_timestamp()
      WHERE id = $1 AND organization_id = $2 AND status = ANY ($3) AND deleted_at IS NULL
      RETURNING id, organization_id, rightsholder_id, distributor_id, file_name, object_key, status, normalized_key,
-       normalized_version, variants, mapping_id, created_by`,
+       normalized_version, variants, mapping_id, created_by, declared_sha256`,
     [statementId, organizationId, [...PROCESSABLE]],
   );
   const statement = rows[0];
@@ -277,7 +284,11 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     let object: { size: number; sha256: string };
     let sourcePath: string;
     try {
-      ({ located, object, sourcePath } = await locateStatementFile(deps, statement.object_key, statement.file_name, workDir, { lap, hash: true }));
+      ({ located, object, sourcePath } = await locateStatementFile(deps, statement.object_key, statement.file_name, workDir, {
+        lap,
+        hash: true,
+        expectSha256: statement.declared_sha256,
+      }));
       lap('locate');
     } catch (error) {
       if ((error as { name?: string }).name === 'NoSuchKey') {

@@ -72,7 +72,13 @@ t.test('uploadFile: a server-chosen key in the organization prefix, a short-live
   fails(t, await owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'complete', statementId: res.data.statementId } }), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
   // the content type follows the extension; a name whose extension is no known one (even one an
   // object literal would find, `constructor`) is octet-stream
-  for (const [fileName, type] of [['q1.XLSX', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'], ['x.constructor', 'application/octet-stream'], ['x.__proto__', 'application/octet-stream'], ['noext', 'application/octet-stream']]) {
+  const types: [string, string][] = [
+    ['q1.XLSX', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+    ['x.constructor', 'application/octet-stream'],
+    ['x.__proto__', 'application/octet-stream'],
+    ['noext', 'application/octet-stream'],
+  ];
+  for (const [fileName, type] of types) {
     const r = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName });
     t.same(r.ok && r.data.headers, { 'content-type': type }, fileName);
   }

@@ -171,7 +171,8 @@ function textExpr(spec: FieldSpec | undefined, columnIndex: Map<string, number>,
   if (spec.columns !== undefined) return `NULLIF(concat_ws(${lit(spec.join ?? ' ')}, ${spec.columns.map(col).join(', ')}), '')`;
   if (spec.constant !== undefined) return spec.constant.trim() === '' ? 'NULL' : lit(spec.constant.trim());
   if (spec.variable !== undefined) {
-    const v = input.variables[spec.variable];
+    // own values only: a variable named `constructor` that was not given is not Object's
+    const v = Object.hasOwn(input.variables, spec.variable) ? input.variables[spec.variable] : undefined;
     return v === undefined || v.trim() === '' ? 'NULL' : lit(v.trim());
   }
   return 'NULL';

@@ -15,11 +15,25 @@ export { fieldKinds, headerKey, requiredFields, standardFields, type StandardFie
  * - fromFileName: a period, a date or a currency code found in the uploaded file's name; with
  *   column, that column's value when the name has none (YouTube's reports name their month, and an
  *   adjustment report's rows are days of earlier months; a renamed file still has its days).
- * - variable: a value given with the upload (mapping.processSample `variables`, uploadAction).
+ * - variable: a value given with the upload (`variables` of upload.uploadFile and uploadAction;
+ *   mapping.processSample's, else the statement's).
  * format: for amounts 'decimal_point' | 'decimal_comma' (default: detected per column); for
  *   dates 'YMD' | 'MDY' | 'DMY' (default: detected per column); for stmt* fields a period read from
  *   a date takes its month ('month'), quarter ('quarter'), half ('half') or year ('year').
  */
+/** The name of a variable: a letter, then letters, digits or _. */
+export const variableNameSchema = z.string().max(100).regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'must be a variable name: a letter, then letters, digits or _');
+
+/**
+ * Values of a statement's variables (`{ "currency": "EUR" }`), given with the upload
+ * (upload.uploadFile, upload.uploadAction) or to mapping.processSample; each trimmed, at most 300
+ * characters, at most 50 of them.
+ */
+export const variablesSchema = z
+  .record(variableNameSchema, z.string().trim().max(300).refine((v) => !v.includes('\u0000'), 'must not contain NUL characters'))
+  .refine((v) => Object.keys(v).length <= 50, 'at most 50 variables');
+export type Variables = z.infer<typeof variablesSchema>;
+
 export const fieldSpecSchema = z
   .strictObject({
     column: z.string().min(1).max(300).optional(),
@@ -27,7 +41,7 @@ export const fieldSpecSchema = z
     join: z.string().max(10).optional(),
     constant: z.string().max(300).optional(),
     fromFileName: z.enum(['period', 'date', 'currency']).optional(),
-    variable: z.string().min(1).max(100).regex(/^[A-Za-z][A-Za-z0-9_]*$/).optional(),
+    variable: variableNameSchema.optional(),
     format: z.enum(['decimal_point', 'decimal_comma', 'YMD', 'MDY', 'DMY', 'month', 'quarter', 'half', 'year']).optional(),
   })
   .refine(

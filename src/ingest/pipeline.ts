@@ -52,6 +52,8 @@ interface StatementRow {
   created_by: string | null;
   /** the SHA-256 announced in upload.uploadFile (lower-case hex), if any */
   declared_sha256: string | null;
+  /** values of the mapping's variables, given with the upload */
+  variables: Record<string, string>;
 }
 
 /** Statuses from which a statement may be (re)processed. */
@@ -123,6 +125,11 @@ export function statementFlags(
   }
   if (out.issues.unknownCurrencies.length > 0) {
     flags.push({ kind: 'unknown_currencies', severity: 'error', message: `Currencies not recognised: ${out.issues.unknownCurrencies.slice(0, 10).join(', ')}.`, details: { values: out.issues.unknownCurrencies } });
+  }
+  // rows with no currency at all (an empty cell, a variable not given): nothing to convert them from
+  const noCurrency = out.perCurrency.find((c) => c.currency === null)?.rows ?? 0;
+  if (noCurrency > 0 && out.issues.unknownCurrencies.length === 0) {
+    flags.push({ kind: 'missing_currency', severity: 'error', message: `${noCurrency} rows have no currency: their USD amounts stay empty.`, details: { rows: noCurrency } });
   }
   if (out.issues.missingStmtPeriod > 0) {
     flags.push({ kind: 'missing_statement_period', severity: 'error', message: `${out.issues.missingStmtPeriod} rows have no statement period.`, details: { rows: out.issues.missingStmtPeriod } });
@@ -270,7 +277,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     `UPDATE statements SET status = 'processing', failure_code = NULL, failure_reason = NULL, progress_done = 0, updated_at = clock_timestamp()
      WHERE id = $1 AND organization_id = $2 AND status = ANY ($3) AND deleted_at IS NULL
      RETURNING id, organization_id, rightsholder_id, distributor_id, file_name, object_key, status, normalized_key,
-       normalized_version, variants, mapping_id, created_by, declared_sha256`,
+       normalized_version, variants, mapping_id, created_by, declared_sha256, variables`,
     [statementId, organizationId, [...PROCESSABLE]],
   );
   const statement = rows[0];
@@ -347,7 +354,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
         ...tableOf(located),
         fields: mapping.fields,
         fileName: statement.file_name,
-        variables: {},
+        variables: statement.variables,
         statementId,
         organizationId,
         rightsholderId: statement.rightsholder_id,

@@ -22,7 +22,8 @@ export interface PreviewInput {
   startRow: number;
   /** 0-based data row to end at, exclusive */
   endRow: number;
-  variables: Record<string, string>;
+  /** the values of the mapping's variables (default: the statement's, given with its upload) */
+  variables?: Record<string, string> | undefined;
   /** the file name the mapping's fromFileName values read (default: the statement's) */
   fileName?: string;
 }
@@ -35,8 +36,8 @@ export interface PreviewResult {
 }
 
 export async function previewSample(deps: Deps, input: PreviewInput): Promise<PreviewResult> {
-  const { rows } = await deps.pool.query<{ object_key: string; file_name: string; status: string }>(
-    `SELECT object_key, file_name, status FROM statements
+  const { rows } = await deps.pool.query<{ object_key: string; file_name: string; status: string; variables: Record<string, string> }>(
+    `SELECT object_key, file_name, status, variables FROM statements
      WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))`,
     [input.organizationId, input.statementId, input.scope],
   );
@@ -53,7 +54,7 @@ export async function previewSample(deps: Deps, input: PreviewInput): Promise<Pr
       ...tableOf(located),
       fields: input.fields,
       fileName: input.fileName || statement.file_name,
-      variables: input.variables,
+      variables: input.variables ?? statement.variables,
       statementId: input.statementId,
       organizationId: input.organizationId,
       rightsholderId: '00000000-0000-0000-0000-000000000000',

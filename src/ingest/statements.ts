@@ -59,6 +59,8 @@ export interface StatementRecord {
   headerHash: string | null;
   headers: string[] | null;
   suggestedMapping: unknown;
+  /** values of the mapping's variables, given with the upload (`{ "currency": "EUR" }`) */
+  variables: Record<string, string>;
   rowCount: number | null;
   keptRows: number | null;
   removedRows: number | null;
@@ -124,7 +126,7 @@ export const STATEMENT_SELECT = `
   s.custom_name AS "customName", s.file_name AS "fileName", s.content_type AS "contentType",
   coalesce(s.size_bytes, s.declared_size) AS size, s.sha256, s.status,
   CASE WHEN s.failure_code IS NULL THEN NULL ELSE json_build_object('errorCode', s.failure_code, 'message', s.failure_reason) END AS "failureReason",
-  s.header_hash AS "headerHash", s.headers, s.suggested_mapping AS "suggestedMapping",
+  s.header_hash AS "headerHash", s.headers, s.suggested_mapping AS "suggestedMapping", s.variables,
   s.row_count AS "rowCount", s.kept_rows AS "keptRows", s.removed_rows AS "removedRows",
   json_build_object('done', s.progress_done, 'total', s.progress_total) AS progress,
   s.stmt_year AS "stmtYear", s.stmt_period AS "stmtPeriod", s.stmt_cadence AS "stmtCadence", s.currency,

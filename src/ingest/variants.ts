@@ -22,9 +22,10 @@ export async function materializeVariant(deps: Deps, statementId: string, varian
     file_name: string;
     status: string;
     normalized_version: number;
+    variables: Record<string, string>;
     fields: unknown;
   }>(
-    `SELECT s.organization_id, s.object_key, s.file_name, s.status, s.normalized_version, m.fields
+    `SELECT s.organization_id, s.object_key, s.file_name, s.status, s.normalized_version, s.variables, m.fields
      FROM statements s LEFT JOIN mappings m ON m.id = s.mapping_id WHERE s.id = $1`,
     [statementId],
   );
@@ -40,7 +41,7 @@ export async function materializeVariant(deps: Deps, statementId: string, varian
       ...tableOf(located),
       fields: fields.data,
       fileName: s.file_name,
-      variables: {},
+      variables: s.variables,
       statementId,
       organizationId: s.organization_id,
       rightsholderId: '00000000-0000-0000-0000-000000000000',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { plainText } from '../../activity/inputs.ts';
 import { AppError } from '../../errors.ts';
-import { missingRequiredFields, type MappingFields } from '../../ingest/fields.ts';
+import { missingRequiredFields, variablesSchema, type MappingFields } from '../../ingest/fields.ts';
 import { getMapping } from '../../ingest/mappings.ts';
 import { previewSample } from '../../ingest/preview.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -11,8 +11,6 @@ import { fieldsInput } from './inputs.ts';
 
 /** The most rows one preview reads: it is a preview, the pipeline does the rest. */
 export const MAX_SAMPLE_ROWS = 1_000;
-
-const variableName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'must be a variable name: a letter, then letters, digits or _').max(100);
 
 export const processSample = orgProcedure(
   {
@@ -27,13 +25,13 @@ export const processSample = orgProcedure(
     endRow: z.number().int().min(1).max(100_000_000).default(5),
     mappingId: z.uuid().optional(),
     mapping: fieldsInput.optional(),
-    variables: z.record(variableName, plainText(300)).default({}),
+    // the values of the mapping's variables; without them, the statement's own (given with its upload)
+    variables: variablesSchema.optional(),
     fileName: plainText(255).default(''),
   })
     .refine((v) => v.endRow > v.startRow, { message: 'must be greater than startRow', path: ['endRow'] })
     .refine((v) => v.endRow - v.startRow <= MAX_SAMPLE_ROWS, { message: `at most ${MAX_SAMPLE_ROWS} rows per preview`, path: ['endRow'] })
-    .refine((v) => v.mapping !== undefined || v.mappingId !== undefined, { message: 'give mapping (fields) or mappingId', path: ['mapping'] })
-    .refine((v) => Object.keys(v.variables).length <= 50, { message: 'at most 50 variables', path: ['variables'] }),
+    .refine((v) => v.mapping !== undefined || v.mappingId !== undefined, { message: 'give mapping (fields) or mappingId', path: ['mapping'] }),
 ).mutation(async ({ ctx, input }) => {
   const saved = input.mappingId === undefined ? null : await getMapping(ctx.deps.pool, ctx.org.id, input.mappingId);
   const fields: MappingFields = input.mapping ?? saved!.fields;

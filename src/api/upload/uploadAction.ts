@@ -4,6 +4,7 @@ import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { enqueueBlockRefresh } from '../../catalog/blocks.ts';
 import { enqueueStatementIngest } from '../../ingest/queue.ts';
+import { variablesSchema } from '../../ingest/fields.ts';
 import { getStatement, STATEMENT_SELECT, type StatementRecord } from '../../ingest/statements.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -14,6 +15,7 @@ import { callerScope, visibleStatement, visibleStatementsOfUpload, type VisibleS
  * upload whose status allows it, as `action: { type, uploadId }`:
  * - complete: the bytes were PUT; checks the object and queues processing.
  * - reprocess: processes it again (same file, current mapping); rows are replaced atomically.
+ * Both take `variables`, the values of the mapping's variable fields, kept with the statement.
  * - skip / bad: keeps the file but takes its rows out of analytics (`skipped`, `bad`).
  * - delete: soft delete (`deleted`); restore: undo a delete, back to the previous status.
  */
@@ -33,15 +35,19 @@ export const uploadAction = orgProcedure(
     minRole: 'writer',
     scope: 'cli',
     summary:
-      'Act on a statement or an upload: action { type: complete | reprocess | skip | bad | delete | restore, statementId | uploadId }. complete checks the uploaded object and queues processing; on an upload the action applies to each of its files whose status allows it.',
+      'Act on a statement or an upload: action { type: complete | reprocess | skip | bad | delete | restore, statementId | uploadId, variables? }. complete checks the uploaded object and queues processing; complete and reprocess take variables, the values of the mapping\'s variable fields; on an upload the action applies to each of its files whose status allows it.',
   },
   orgInput({
     action: z
-      .strictObject({ type: z.enum(uploadActionTypes), statementId: z.uuid().optional(), uploadId: z.uuid().optional() })
-      .refine((a) => (a.statementId === undefined) !== (a.uploadId === undefined), { message: 'give statementId or uploadId, not both', path: ['statementId'] }),
+      .strictObject({ type: z.enum(uploadActionTypes), statementId: z.uuid().optional(), uploadId: z.uuid().optional(), variables: variablesSchema.optional() })
+      .refine((a) => (a.statementId === undefined) !== (a.uploadId === undefined), { message: 'give statementId or uploadId, not both', path: ['statementId'] })
+      .refine((a) => a.variables === undefined || a.type === 'complete' || a.type === 'reprocess', {
+        message: 'variables go with complete or reprocess, the actions that read the file',
+        path: ['variables'],
+      }),
   }),
 ).mutation(async ({ ctx, input }) => {
-  const { type, statementId, uploadId } = input.action;
+  const { type, statementId, uploadId, variables } = input.action;
   const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
   const acted = await withTransaction(ctx.deps.pool, async (db) => {
     let targets: VisibleStatement[];
@@ -56,6 +62,8 @@ export const uploadAction = orgProcedure(
       if (targets.length === 0) throw new AppError('STATEMENT_STATE_CONFLICT', `No file of the upload can take the action ${type}`);
     }
     for (const s of targets) {
+      // the values of the mapping's variables, for this reading and the ones after it
+      if (variables !== undefined) await db.query('UPDATE statements SET variables = $2 WHERE id = $1', [s.id, JSON.stringify(variables)]);
       if (type === 'complete') {
         const object = await ctx.deps.store.head(s.objectKey);
         if (!object) throw new AppError('UPLOAD_OBJECT_MISSING', `Nothing was uploaded to the URL of ${s.fileName} yet: PUT the file first`);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
+import { variablesSchema } from '../../ingest/fields.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { callerScope } from './shared.ts';
@@ -44,6 +45,8 @@ export const uploadFile = orgProcedure(
     distributorId: z.uuid().optional(),
     customName: z.string().trim().min(1).max(200).optional(),
     uploadId: z.uuid().optional(),
+    // values of the mapping's `variable` fields for this file (`{ "currency": "EUR" }`)
+    variables: variablesSchema.optional(),
   }),
 ).mutation(async ({ ctx, input }) => {
   const { pool, store } = ctx.deps;
@@ -77,11 +80,11 @@ export const uploadFile = orgProcedure(
     const key = statementObjectKey(organizationId, id, input.fileName);
     const s = await db.query<{ expiresAt: Date }>(
       `INSERT INTO statements (id, organization_id, upload_id, rightsholder_id, distributor_id, custom_name, file_name, content_type,
-         declared_size, declared_sha256, object_key, status, upload_expires_at, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'uploading', clock_timestamp() + make_interval(secs => $12), $13)
+         declared_size, declared_sha256, object_key, status, upload_expires_at, created_by, variables)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'uploading', clock_timestamp() + make_interval(secs => $12), $13, $14)
        RETURNING upload_expires_at AS "expiresAt"`,
       [id, organizationId, uploadId, input.rightsholderId, input.distributorId ?? null, input.customName ?? null, input.fileName, contentType,
-        input.size ?? null, input.sha256?.toLowerCase() ?? null, key, UPLOAD_TTL_SECONDS, ctx.principal.userId],
+        input.size ?? null, input.sha256?.toLowerCase() ?? null, key, UPLOAD_TTL_SECONDS, ctx.principal.userId, JSON.stringify(input.variables ?? {})],
     );
     await recordActivity(db, ctx.principal, {
       organizationId,

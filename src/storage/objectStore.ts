@@ -19,6 +19,17 @@ export interface ObjectInfo {
   etag: string | undefined;
 }
 
+/**
+ * `attachment` with the name twice (RFC 6266): `filename` in ASCII with anything else as `_`, and
+ * `filename*` in UTF-8, percent-encoded to RFC 8187's attr-chars (encodeURIComponent leaves
+ * `'()*`, which are not among them).
+ */
+export function attachmentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\w.\- ]+/g, '_');
+  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
 export class ObjectStore {
   readonly client: S3Client;
   readonly bucket: string;
@@ -89,14 +100,9 @@ export class ObjectStore {
 
   /** A presigned GET that downloads as an attachment named fileName. */
   async presignGet(key: string, fileName: string, expiresInSeconds: number): Promise<string> {
-    const safe = fileName.replace(/[^\w.\- ]+/g, '_');
     return getSignedUrl(
       this.client,
-      new GetObjectCommand({
-        Bucket: this.bucket,
-        Key: key,
-        ResponseContentDisposition: `attachment; filename="${safe}"; filename*=UTF-8''${encodeURIComponent(fileName)}`,
-      }),
+      new GetObjectCommand({ Bucket: this.bucket, Key: key, ResponseContentDisposition: attachmentDisposition(fileName) }),
       { expiresIn: expiresInSeconds },
     );
   }

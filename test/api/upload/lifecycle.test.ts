@@ -4,6 +4,7 @@
 import t, { type Test } from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import { expireUploads } from '../../../src/jobs/statementUploadExpire.ts';
+import { attachmentDisposition } from '../../../src/storage/objectStore.ts';
 import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
@@ -319,6 +320,8 @@ t.test('file variants: samples and presigned downloads', async (t) => {
   const res = await fetch(link.data.url);
   t.equal(await res.text(), csv(rows).toString());
   t.match(res.headers.get('content-disposition'), /attachment; filename="march.csv"/);
+  // the name in both forms: ASCII, and UTF-8 percent-encoded to RFC 8187's characters
+  t.equal(attachmentDisposition("Gebühren (Q1) l'été*.csv"), `attachment; filename="Geb_hren _Q1_ l_t_.csv"; filename*=UTF-8''Geb%C3%BChren%20%28Q1%29%20l%27%C3%A9t%C3%A9%2A.csv`);
 });
 
 t.test('files: list, what a delete removes, and the delete itself', async (t) => {

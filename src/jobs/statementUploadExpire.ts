@@ -1,7 +1,15 @@
 // statement_upload_expire: direct uploads that nobody finished (no `complete`, no heartbeat
-// before their TTL ran out) become `expired`. Runs every minute from the job runner's crontab.
+// before their TTL ran out) become `expired`; the objects of aborted and expired statements are
+// removed once their last presigned PUT URL has stopped working (a client may still PUT until
+// then). Runs every minute from the job runner's crontab.
 import type { Task } from 'graphile-worker';
 import type { Deps } from '../trpc/context.ts';
+
+/** Past a URL's expiry by this much, no PUT of it is still arriving. */
+const PUT_URL_GRACE = `interval '1 minute'`;
+const SWEEP_BATCH = 500;
+/** Statements whose upload was given up: aborted or expired, and such ones deleted since. */
+const ABANDONED = `(status IN ('aborted', 'expired') OR (status = 'deleted' AND status_before_delete IN ('aborted', 'expired')))`;
 
 export async function expireUploads(deps: Pick<Deps, 'pool'>): Promise<number> {
   const { rowCount } = await deps.pool.query(
@@ -11,9 +19,23 @@ export async function expireUploads(deps: Pick<Deps, 'pool'>): Promise<number> {
   return rowCount ?? 0;
 }
 
+/** Removes the objects of aborted and expired statements whose PUT URLs are dead; how many. */
+export async function sweepAbandonedObjects(deps: Pick<Deps, 'pool' | 'store'>): Promise<number> {
+  const { rows } = await deps.pool.query<{ id: string; object_key: string }>(
+    `SELECT id, object_key FROM statements
+     WHERE ${ABANDONED} AND put_url_expires_at < clock_timestamp() - ${PUT_URL_GRACE}
+     ORDER BY put_url_expires_at LIMIT ${SWEEP_BATCH}`,
+  );
+  for (const r of rows) await deps.store.delete(r.object_key);
+  await deps.pool.query(`UPDATE statements SET put_url_expires_at = NULL WHERE id = ANY ($1) AND ${ABANDONED}`, [rows.map((r) => r.id)]);
+  return rows.length;
+}
+
 export function statementUploadExpireTask(deps: Deps): Task {
   return async (_payload, helpers) => {
     const n = await expireUploads(deps);
     if (n > 0) helpers.logger.info(`expired ${n} unfinished uploads`);
+    const swept = await sweepAbandonedObjects(deps);
+    if (swept > 0) helpers.logger.info(`removed the objects of ${swept} aborted or expired uploads`);
   };
 }

@@ -5,19 +5,33 @@ import { callerScope } from './shared.ts';
 import { UPLOAD_TTL_SECONDS } from './uploadFile.ts';
 
 export const heartbeat = orgProcedure(
-  { minRole: 'writer', scope: '', summary: 'Extend the time-to-live of direct uploads still in progress (status uploading).' },
+  {
+    minRole: 'writer',
+    scope: '',
+    summary:
+      'Extend the time-to-live of direct uploads still in progress (status uploading); each extended one comes with a fresh presigned PUT (url, method, headers) living as long, for a client that has not finished its PUT.',
+  },
   orgInput({ statementIds: z.array(z.uuid()).min(1).max(1000) }),
 ).mutation(async ({ ctx, input }) => {
   const scope = await callerScope(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId });
-  const { rows } = await ctx.deps.pool.query<{ id: string; expiresAt: Date }>(
-    `UPDATE statements SET upload_expires_at = clock_timestamp() + make_interval(secs => $4), updated_at = clock_timestamp()
+  const { rows } = await ctx.deps.pool.query<{ id: string; expiresAt: Date; objectKey: string; contentType: string }>(
+    `UPDATE statements SET upload_expires_at = clock_timestamp() + make_interval(secs => $4),
+       put_url_expires_at = clock_timestamp() + make_interval(secs => $4), updated_at = clock_timestamp()
      WHERE organization_id = $1 AND id = ANY ($2) AND status = 'uploading' AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))
-     RETURNING id, upload_expires_at AS "expiresAt"`,
+     RETURNING id, upload_expires_at AS "expiresAt", object_key AS "objectKey", content_type AS "contentType"`,
     [ctx.org.id, input.statementIds, scope, UPLOAD_TTL_SECONDS],
   );
-  const extended = new Map(rows.map((r) => [r.id, r.expiresAt]));
+  const extended = new Map(
+    await Promise.all(
+      rows.map(async (r) => {
+        const url = await ctx.deps.store.presignPut(r.objectKey, r.contentType, UPLOAD_TTL_SECONDS);
+        return [r.id, { statementId: r.id, expiresAt: r.expiresAt, url, method: 'PUT' as const, headers: { 'content-type': r.contentType } }] as const;
+      }),
+    ),
+  );
+  const ids = [...new Set(input.statementIds)];
   return {
-    extended: input.statementIds.filter((id) => extended.has(id)).map((id) => ({ statementId: id, expiresAt: extended.get(id)! })),
-    notExtended: input.statementIds.filter((id) => !extended.has(id)),
+    extended: ids.filter((id) => extended.has(id)).map((id) => extended.get(id)!),
+    notExtended: ids.filter((id) => !extended.has(id)),
   };
 });

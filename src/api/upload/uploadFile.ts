@@ -80,8 +80,9 @@ export const uploadFile = orgProcedure(
     const key = statementObjectKey(organizationId, id, input.fileName);
     const s = await db.query<{ expiresAt: Date }>(
       `INSERT INTO statements (id, organization_id, upload_id, rightsholder_id, distributor_id, custom_name, file_name, content_type,
-         declared_size, declared_sha256, object_key, status, upload_expires_at, created_by, variables)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'uploading', clock_timestamp() + make_interval(secs => $12), $13, $14)
+         declared_size, declared_sha256, object_key, status, upload_expires_at, put_url_expires_at, created_by, variables)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'uploading', clock_timestamp() + make_interval(secs => $12),
+         clock_timestamp() + make_interval(secs => $12), $13, $14)
        RETURNING upload_expires_at AS "expiresAt"`,
       [id, organizationId, uploadId, input.rightsholderId, input.distributorId ?? null, input.customName ?? null, input.fileName, contentType,
         input.size ?? null, input.sha256?.toLowerCase() ?? null, key, UPLOAD_TTL_SECONDS, ctx.principal.userId, JSON.stringify(input.variables ?? {})],

@@ -3,7 +3,7 @@
 // with tenancy and data access enforced throughout.
 import t, { type Test } from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
-import { expireUploads } from '../../../src/jobs/statementUploadExpire.ts';
+import { expireUploads, sweepAbandonedObjects } from '../../../src/jobs/statementUploadExpire.ts';
 import { attachmentDisposition } from '../../../src/storage/objectStore.ts';
 import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
@@ -230,6 +230,36 @@ t.test('unfinished uploads expire', async (t) => {
   t.equal(await expireUploads(srv.deps), 1);
   const s = await waitForStatement(owner.client, org, start.data.statementId);
   t.equal(s.status, 'expired');
+});
+
+t.test('a heartbeat renews the PUT URL; objects of abandoned uploads go once no URL of theirs works', async (t) => {
+  const start = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'slow.csv' });
+  const id = start.data.statementId;
+  const beat = await owner.client.mutate('upload.heartbeat', { organizationId: org, statementIds: [id, id] });
+  t.equal(beat.ok && beat.data.extended.length, 1, 'each statement once');
+  const renewed = beat.data.extended[0];
+  t.match(renewed, { statementId: id, method: 'PUT', headers: { 'content-type': 'text/csv' } });
+  t.equal(new URL(renewed.url).searchParams.get('X-Amz-Expires'), '900');
+  t.equal((await fetch(renewed.url, { method: 'PUT', headers: renewed.headers, body: csv(rows) })).status, 200, 'the renewed URL takes the bytes');
+
+  // aborted: its object is removed at once, but a PUT of a URL still alive brings one back
+  t.equal((await owner.client.mutate('upload.aborted', { organizationId: org, statementId: id })).data.status, 'aborted');
+  t.equal((await fetch(renewed.url, { method: 'PUT', headers: renewed.headers, body: csv(rows) })).status, 200);
+  const key = (await srv.deps.pool.query('SELECT object_key FROM statements WHERE id = $1', [id])).rows[0].object_key;
+  t.ok(await srv.deps.store.head(key), 'put back after the abort');
+  t.equal(await sweepAbandonedObjects(srv.deps), 0, 'not while the URL lives');
+  // an expired upload whose object arrived too late to be completed
+  const late = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'later.csv' });
+  t.equal((await fetch(late.data.url, { method: 'PUT', headers: late.data.headers, body: csv(rows) })).status, 200);
+  await srv.deps.pool.query(`UPDATE statements SET upload_expires_at = now() - interval '1 second' WHERE id = $1`, [late.data.statementId]);
+  t.equal(await expireUploads(srv.deps), 1);
+  const lateKey = (await srv.deps.pool.query('SELECT object_key FROM statements WHERE id = $1', [late.data.statementId])).rows[0].object_key;
+
+  await srv.deps.pool.query(`UPDATE statements SET put_url_expires_at = now() - interval '2 minutes' WHERE id = ANY ($1)`, [[id, late.data.statementId]]);
+  t.equal(await sweepAbandonedObjects(srv.deps), 2);
+  t.equal(await srv.deps.store.head(key), undefined, 'the aborted upload leaves no object');
+  t.equal(await srv.deps.store.head(lateKey), undefined, 'nor the expired one');
+  t.equal(await sweepAbandonedObjects(srv.deps), 0, 'each is swept once');
 });
 
 t.test('actions: skip, bad, delete and restore; statements filters', async (t) => {

@@ -2,6 +2,8 @@
 // presigned URL, upload.uploadAction complete, then waiting for the job to finish.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { computeHeaderHash } from '../../workers/headerHash.ts';
+import type { Queryable } from '../../src/db/pool.ts';
 import type { TrpcClient } from './trpc.ts';
 
 export async function createRightsholder(client: TrpcClient, organizationId: string, name: string): Promise<string> {
@@ -49,4 +51,13 @@ export async function waitForStatement(client: TrpcClient, organizationId: strin
     if (Date.now() > deadline) throw new Error(`statement ${statementId} still ${item?.status} after ${ms} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** An organization's own mapping for a header, stored as mapping.create stores one; its id. */
+export async function insertMapping(db: Queryable, organizationId: string, name: string, header: string[], fields: Record<string, unknown>): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO mappings (organization_id, name, headers, header_hash, fields) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+    [organizationId, name, header, computeHeaderHash(header), JSON.stringify(fields)],
+  );
+  return rows[0]!.id;
 }

@@ -2,8 +2,7 @@
 // nothing they leave behind may still show anywhere, the raw values ingestion recorded for the
 // lookup reports included.
 import t from 'tap';
-import { computeHeaderHash } from '../../../workers/headerHash.ts';
-import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
+import { createRightsholder, insertMapping, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 
@@ -14,21 +13,16 @@ const op = (await outsider(srv, org, 'c2_superadmin')).client;
 const artist = await createRightsholder(owner.client, org, 'Delete Artist');
 
 const header = ['Period', 'Store', 'Track', 'Qty', 'Net (USD)'];
-await srv.deps.pool.query(`INSERT INTO mappings (organization_id, name, headers, header_hash, fields) VALUES ($1, 'Delete layout', $2, $3, $4)`, [
-  org,
-  header,
-  computeHeaderHash(header),
-  JSON.stringify({
-    stmtYear: { column: 'Period' },
-    stmtPeriod: { column: 'Period' },
-    stmtCadence: { constant: 'M' },
-    currency: { constant: 'USD' },
-    royaltyEarnings: { column: 'Net (USD)' },
-    units: { column: 'Qty' },
-    source: { column: 'Store' },
-    rawTitle: { column: 'Track' },
-  }),
-]);
+await insertMapping(srv.deps.pool, org, 'Delete layout', header, {
+  stmtYear: { column: 'Period' },
+  stmtPeriod: { column: 'Period' },
+  stmtCadence: { constant: 'M' },
+  currency: { constant: 'USD' },
+  royaltyEarnings: { column: 'Net (USD)' },
+  units: { column: 'Qty' },
+  source: { column: 'Store' },
+  rawTitle: { column: 'Track' },
+});
 
 t.test('deleting a file removes the raw values it reported: the missing-source report forgets them', async (t) => {
   const bytes = Buffer.from(`${header.join(',')}\n2024-05,Quuxtune Radio Hub,Odd Song,7,0.70\n`);

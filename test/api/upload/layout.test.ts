@@ -3,8 +3,7 @@
 // lines, which the rows are never compared with but a user reconciles a statement by.
 import t from 'tap';
 import { zipFiles } from '../../../fixtures/statements/kit.ts';
-import { computeHeaderHash } from '../../../workers/headerHash.ts';
-import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
+import { createRightsholder, insertMapping, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 
@@ -22,12 +21,7 @@ const fields = {
   units: { column: 'Units' },
   rawTitle: { column: 'Title' },
 };
-await srv.deps.pool.query(`INSERT INTO mappings (organization_id, name, headers, header_hash, fields) VALUES ($1, 'Layout', $2, $3, $4)`, [
-  org,
-  header,
-  computeHeaderHash(header),
-  JSON.stringify(fields),
-]);
+await insertMapping(srv.deps.pool, org, 'Layout', header, fields);
 
 t.test('preamble values, the total and the balance lines of a statement, as written', async (t) => {
   const lines = [

@@ -5,7 +5,7 @@ import t, { type Test } from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import { expireUploads, sweepAbandonedObjects } from '../../../src/jobs/statementUploadExpire.ts';
 import { attachmentDisposition } from '../../../src/storage/objectStore.ts';
-import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
+import { createRightsholder, insertMapping, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 
@@ -30,10 +30,7 @@ const mappingFields = {
   isrc: { column: 'ISRC' },
   country: { column: 'Country' },
 };
-await srv.deps.pool.query(
-  `INSERT INTO mappings (organization_id, name, headers, header_hash, fields) VALUES ($1, 'Lifecycle layout', $2, $3, $4)`,
-  [org, header, computeHeaderHash(header), JSON.stringify(mappingFields)],
-);
+await insertMapping(srv.deps.pool, org, 'Lifecycle layout', header, mappingFields);
 
 function csv(rows: string[][]): Buffer {
   return Buffer.from([header, ...rows].map((r) => r.join(',')).join('\n') + '\n');

@@ -2,8 +2,7 @@
 // `variables`, replaced by upload.uploadAction's (complete, reprocess), kept with the statement and
 // read by the pipeline, the variants and mapping.processSample (unless it is given its own).
 import t from 'tap';
-import { computeHeaderHash } from '../../../workers/headerHash.ts';
-import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
+import { createRightsholder, insertMapping, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 
@@ -14,21 +13,16 @@ const artist = await createRightsholder(owner.client, org, 'Variables Artist');
 
 // a layout that names no currency anywhere: the uploader says which it is
 const header = ['Period', 'Track', 'Net'];
-await srv.deps.pool.query(`INSERT INTO mappings (organization_id, name, headers, header_hash, fields) VALUES ($1, 'No currency', $2, $3, $4)`, [
-  org,
-  header,
-  computeHeaderHash(header),
-  JSON.stringify({
-    stmtYear: { column: 'Period' },
-    stmtPeriod: { column: 'Period' },
-    stmtCadence: { constant: 'M' },
-    currency: { variable: 'currency' },
-    royaltyEarnings: { column: 'Net' },
-    rawTitle: { column: 'Track' },
-    // never given: an own-property lookup, not Object's constructor
-    rawArtist: { variable: 'constructor' },
-  }),
-]);
+await insertMapping(srv.deps.pool, org, 'No currency', header, {
+  stmtYear: { column: 'Period' },
+  stmtPeriod: { column: 'Period' },
+  stmtCadence: { constant: 'M' },
+  currency: { variable: 'currency' },
+  royaltyEarnings: { column: 'Net' },
+  rawTitle: { column: 'Track' },
+  // never given: an own-property lookup, not Object's constructor
+  rawArtist: { variable: 'constructor' },
+});
 const bytes = Buffer.from(`${header.join(',')}\n2024-05,Ember,1.50\n2024-05,Slow River,2.25\n`);
 
 const statement = async (id: string) => waitForStatement(owner.client, org, id);

@@ -34,29 +34,31 @@ const toSession = (r: SessionRow): CubeSession => ({
 
 /**
  * The caller's live session of the organization when at least half of its lifetime is left (made
- * with the same procedure patterns), else a new one.
+ * with the same API key and procedure patterns), else a new one. A session made with an API key
+ * is bound to it: it ends when the key is deleted, rotated, or its patterns or organizations
+ * change (updateApiKey), so revoking a leaked key revokes what was minted with it.
  */
 export async function getOrCreateCubeSession(
   db: Queryable,
-  owner: { organizationId: string; userId: string; patterns: string[] | null },
+  owner: { organizationId: string; userId: string; apiKeyId: string | null; patterns: string[] | null },
   ttlSeconds: number,
 ): Promise<CubeSession> {
   const { rows } = await db.query<SessionRow>(
     `SELECT id, token, organization_id, expires_at FROM cube_sessions
      WHERE organization_id = $1 AND user_id = $2 AND procedure_patterns IS NOT DISTINCT FROM $3::text[]
-       AND expires_at > now() + make_interval(secs => $4::double precision / 2)
+       AND api_key_id IS NOT DISTINCT FROM $5::uuid AND expires_at > now() + make_interval(secs => $4::double precision / 2)
      ORDER BY expires_at DESC LIMIT 1`,
-    [owner.organizationId, owner.userId, owner.patterns, ttlSeconds],
+    [owner.organizationId, owner.userId, owner.patterns, ttlSeconds, owner.apiKeyId],
   );
   if (rows[0]) return toSession(rows[0]);
   // expired sessions are of no use to anybody
   await db.query(`DELETE FROM cube_sessions WHERE expires_at < now() - interval '1 day'`);
   const token = CUBE_SESSION_PREFIX + randomBytes(32).toString('base64url');
   const created = await db.query<SessionRow>(
-    `INSERT INTO cube_sessions (organization_id, user_id, token, procedure_patterns, expires_at)
-     VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5::double precision))
+    `INSERT INTO cube_sessions (organization_id, user_id, token, procedure_patterns, api_key_id, expires_at)
+     VALUES ($1, $2, $3, $4, $6, now() + make_interval(secs => $5::double precision))
      RETURNING id, token, organization_id, expires_at`,
-    [owner.organizationId, owner.userId, token, owner.patterns, ttlSeconds],
+    [owner.organizationId, owner.userId, token, owner.patterns, ttlSeconds, owner.apiKeyId],
   );
   return toSession(created.rows[0]!);
 }

@@ -92,6 +92,11 @@ export async function updateApiKey(
      WHERE id = $1 RETURNING ${RECORD_COLUMNS}`,
     [id, changes.name ?? null, changes.patterns ?? null, changes.organizationIds ?? null, fresh?.hash ?? null, fresh?.prefix ?? null],
   );
+  // the embed sessions minted with the key end with its secret, patterns or organizations (a
+  // deleted key's go by the foreign key): what a leaked key made is revoked with it
+  if (changes.rotate || changes.patterns !== undefined || changes.organizationIds !== undefined) {
+    await db.query('DELETE FROM cube_sessions WHERE api_key_id = $1', [id]);
+  }
   return { key: fresh?.key ?? null, record: rows[0]! };
 }
 

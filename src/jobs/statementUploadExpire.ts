@@ -19,7 +19,11 @@ export async function expireUploads(deps: Pick<Deps, 'pool'>): Promise<number> {
   return rowCount ?? 0;
 }
 
-/** Removes the objects of aborted and expired statements whose PUT URLs are dead; how many. */
+/**
+ * Removes the objects of aborted and expired statements whose PUT URLs are dead, and those of
+ * deleted statements that a live PUT URL could still write (object_sweeps, filled by a trigger on
+ * their deletion) once it is dead; how many.
+ */
 export async function sweepAbandonedObjects(deps: Pick<Deps, 'pool' | 'store'>): Promise<number> {
   const { rows } = await deps.pool.query<{ id: string; object_key: string }>(
     `SELECT id, object_key FROM statements
@@ -28,7 +32,12 @@ export async function sweepAbandonedObjects(deps: Pick<Deps, 'pool' | 'store'>):
   );
   for (const r of rows) await deps.store.delete(r.object_key);
   await deps.pool.query(`UPDATE statements SET put_url_expires_at = NULL WHERE id = ANY ($1) AND ${ABANDONED}`, [rows.map((r) => r.id)]);
-  return rows.length;
+  const due = await deps.pool.query<{ object_key: string }>(
+    `SELECT object_key FROM object_sweeps WHERE delete_after < clock_timestamp() ORDER BY delete_after LIMIT ${SWEEP_BATCH}`,
+  );
+  for (const r of due.rows) await deps.store.delete(r.object_key);
+  await deps.pool.query('DELETE FROM object_sweeps WHERE object_key = ANY ($1) AND delete_after < clock_timestamp()', [due.rows.map((r) => r.object_key)]);
+  return rows.length + due.rows.length;
 }
 
 export function statementUploadExpireTask(deps: Deps): Task {

@@ -95,13 +95,34 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
       byKey.set(key, p);
       for (const id of p.memberIds) clusterOf.set(id, p);
     }
+    const { rows: previous } = await db.query<{ id: string; stable_key: string }>('SELECT id, stable_key FROM title_clusters WHERE block_id = $1', [blockId]);
+    const previousByKey = new Map(previous.map((r) => [r.stable_key, r.id]));
     // the users' moves: out of the computed cluster, into the target (created when it is gone)
     const moves = await latestMoves(db, blockId);
+    const computedOf = new Map(clusterOf);
+    /**
+     * The computed cluster that continues a previous cluster whose key is no longer computed (its
+     * display title changed): the one holding most of its members that were not moved into it.
+     */
+    const successors = new Map<string, PlannedCluster | undefined>();
+    const successorOf = (key: string): PlannedCluster | undefined => {
+      if (successors.has(key)) return successors.get(key);
+      const previousId = previousByKey.get(key);
+      const counts = new Map<PlannedCluster, number>();
+      for (const d of previousId ? details : []) {
+        const computed = computedOf.get(d.id);
+        if (computed && d.clusterId === previousId && moves.get(d.id)?.key !== key) counts.set(computed, (counts.get(computed) ?? 0) + 1);
+      }
+      const successor = [...counts].sort(([a, x], [b, y]) => y - x || (a.key < b.key ? -1 : 1))[0]?.[0];
+      successors.set(key, successor);
+      return successor;
+    };
     const changed = new Set<PlannedCluster>();
     for (const [mdId, move] of moves) {
       const from = clusterOf.get(mdId);
-      if (!from || from.key === move.key) continue;
-      let to = byKey.get(move.key);
+      if (!from) continue;
+      let to = byKey.get(move.key) ?? successorOf(move.key);
+      if (to === from) continue;
       if (!to) {
         to = { key: move.key, displayTitle: move.displayTitle ?? titleOf.get(mdId) ?? '', memberIds: [], similarity: 1, source: 'user' };
         planned.push(to);
@@ -120,7 +141,6 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
     }
 
     // stable ids: the previous cluster with the largest overlap, then one with the same key
-    const { rows: previous } = await db.query<{ id: string; stable_key: string }>('SELECT id, stable_key FROM title_clusters WHERE block_id = $1', [blockId]);
     const previousOf = new Map(details.filter((d) => d.clusterId).map((d) => [d.id, d.clusterId!]));
     const pairs: { cluster: PlannedCluster; id: string; overlap: number }[] = [];
     for (const p of final) {
@@ -138,7 +158,6 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
       cluster.id = id;
       used.add(id);
     }
-    const previousByKey = new Map(previous.map((r) => [r.stable_key, r.id]));
     for (const p of final) {
       if (p.id) continue;
       const same = previousByKey.get(p.key);
@@ -154,6 +173,12 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
     const previousKey = new Map(previous.map((r) => [r.id, r.stable_key]));
     const rekeyed = final.filter((p) => previousKey.has(p.id!) && previousKey.get(p.id!) !== p.key).map((p) => p.id!);
     await db.query(`UPDATE title_clusters SET stable_key = 'moving:' || id::text WHERE block_id = $1 AND id = ANY ($2::uuid[])`, [blockId, rekeyed]);
+    await followRekeyedClusters(
+      db,
+      blockId,
+      previous.map((r) => r.stable_key),
+      final.filter((p) => rekeyed.includes(p.id!)).map((p) => [previousKey.get(p.id!)!, p.key]),
+    );
     await db.query(
       `INSERT INTO title_clusters AS c (id, organization_id, block_id, stable_key, display_title, similarity, source)
        SELECT t.id, b.organization_id, b.id, t.key, t.title, t.similarity, t.source
@@ -181,4 +206,55 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
       [blockId],
     );
   });
+}
+
+/**
+ * A cluster that keeps its id under another key (its display title changed) takes along what names
+ * it by key, so that the users' corrections survive re-clustering (README "Catalog"): the moves into
+ * it, its track products (their ids) and the product overrides keyed by them. A key another previous
+ * cluster had is taken only when that cluster is renamed too; else what names that key stays its own.
+ */
+async function followRekeyedClusters(db: Queryable, blockId: string, previousKeys: readonly string[], rekeys: readonly [from: string, to: string][]): Promise<void> {
+  const renamed = new Map(rekeys);
+  const taken = new Set(previousKeys);
+  for (let dropped = true; dropped; ) {
+    dropped = false;
+    for (const [from, to] of renamed) {
+      if (taken.has(to) && !renamed.has(to)) {
+        renamed.delete(from);
+        dropped = true;
+      }
+    }
+  }
+  if (renamed.size === 0) return;
+  await db.query(
+    `UPDATE cluster_assignment_overrides o SET cluster_key = m.to_key FROM unnest($2::text[], $3::text[]) AS m(from_key, to_key)
+     WHERE o.block_id = $1 AND o.cluster_key = m.from_key`,
+    [blockId, [...renamed.keys()], [...renamed.values()]],
+  );
+  // a track's stable key is `track:cluster:<cluster key>␟<artist>` (src/catalog/products.ts)
+  const prefix = (key: string) => `track:cluster:${key}\u001f`;
+  const rekey = (stableKey: string): string | null => {
+    for (const [from, to] of renamed) if (stableKey.startsWith(prefix(from))) return prefix(to) + stableKey.slice(prefix(from).length);
+    return null;
+  };
+  await db.query(
+    `UPDATE product_overrides o SET product_key = m.to_prefix || substr(o.product_key, length(m.from_prefix) + 1)
+     FROM unnest($2::text[], $3::text[]) AS m(from_prefix, to_prefix)
+     WHERE o.block_id = $1 AND left(o.product_key, length(m.from_prefix)) = m.from_prefix`,
+    [blockId, [...renamed.keys()].map(prefix), [...renamed.values()].map(prefix)],
+  );
+  const { rows: tracks } = await db.query<{ id: string; stable_key: string }>(`SELECT id, stable_key FROM products WHERE block_id = $1 AND kind = 'track'`, [blockId]);
+  const moving = tracks.flatMap((p) => {
+    const key = rekey(p.stable_key);
+    return key === null ? [] : [{ id: p.id, key }];
+  });
+  if (moving.length === 0) return;
+  // released first, so that two tracks may swap keys
+  await db.query(`UPDATE products SET stable_key = 'moving:' || id::text WHERE block_id = $1 AND id = ANY ($2::uuid[])`, [blockId, moving.map((p) => p.id)]);
+  await db.query(
+    `UPDATE products p SET stable_key = t.key FROM unnest($2::uuid[], $3::text[]) AS t(id, key)
+     WHERE p.block_id = $1 AND p.id = t.id AND NOT EXISTS (SELECT 1 FROM products o WHERE o.block_id = $1 AND o.stable_key = t.key)`,
+    [blockId, moving.map((p) => p.id), moving.map((p) => p.key)],
+  );
 }

@@ -66,8 +66,14 @@ export function effectiveValues(md: { title: string; artist: string | null; resu
   };
   const sorted = [...overrides].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
   const out = base as unknown as Record<string, unknown>;
+  const title = base.title;
   for (const o of sorted) {
-    for (const field of overrideFields) if (o.values[field] !== undefined) out[field] = o.values[field];
+    for (const field of overrideFields) {
+      const value = o.values[field];
+      if (value === undefined) continue;
+      // a track always has a title: an empty one clears the correction, back to the fetched or raw title
+      out[field] = field === 'title' && value === '' ? title : value;
+    }
   }
   return base;
 }

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { visibleBlock } from '../../catalog/musicalDetails.ts';
+import { AppError } from '../../errors.ts';
 import { MAX_LIMIT, paginated } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { CLUSTER_COLUMNS, clusterRecord, entriesOf } from './shared.ts';
 
 const sortColumns = { entries: 'c.entries', titleDisplay: 'c.display_title COLLATE "C"', similarity: 'c.similarity', earnings: 'c.earnings' } as const;
-const limit = (fallback: number) => z.number().int().min(1).max(MAX_LIMIT).default(fallback);
+// the maximum is checked after parsing, as every list's limit, so that it answers with its own errorCode
+const limit = (fallback: number) => z.number().int().min(1).default(fallback);
 
 export const getTitleClustering = orgProcedure(
   {
@@ -30,6 +32,9 @@ export const getTitleClustering = orgProcedure(
   const db = ctx.deps.pool;
   const block = await visibleBlock(db, caller, input.blockId);
   const { page, limit: size, innerPage, innerLimit } = input.pagination;
+  for (const [field, value] of [['limit', size], ['innerLimit', innerLimit]] as const) {
+    if (value > MAX_LIMIT) throw new AppError('PAGINATION_LIMIT_EXCEEDED', `pagination.${field} must be at most ${MAX_LIMIT}`);
+  }
   const dir = input.sortDirection === 'asc' ? 'ASC' : 'DESC';
   const total = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM title_clusters WHERE block_id = $1', [block.id]);
   const { rows } = await db.query<Parameters<typeof clusterRecord>[0]>(

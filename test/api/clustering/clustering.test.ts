@@ -97,6 +97,10 @@ t.test('getTitleClustering: sort fields, outer and inner pagination', async (t) 
   t.same(second.data.map((c: any) => [c.displayTitle, c.musicalDetails.data.map((e: any) => e.id)]), [['Copper Fjord', [M.copper, M.copperTa]]]);
   const similarity = ok(t, await q('getTitleClustering', { sortField: 'similarity', sortDirection: 'asc' }));
   t.equal(similarity.data.length, 4);
+  // more than 2000 is the shared envelope's error, for the outer and the inner limit
+  isError(t, await q('getTitleClustering', { pagination: { limit: 2001 } }), 'BAD_REQUEST', 'PAGINATION_LIMIT_EXCEEDED');
+  isError(t, await q('getTitleClustering', { pagination: { innerLimit: 2001 } }), 'BAD_REQUEST', 'PAGINATION_LIMIT_EXCEEDED');
+  t.equal(ok(t, await q('getTitleClustering', { pagination: { limit: 2000, innerLimit: 2000 } })).pagination.limit, 2000);
 });
 
 t.test('getCluster: one cluster with its musical details; other blocks and organizations are NOT_FOUND', async (t) => {

@@ -228,3 +228,21 @@ t.test('one id written in two cases is one detail', async (t) => {
   t.equal(twice.ok && twice.data.data.length, 1);
   t.match(twice.ok && twice.data.data[0], { id: ids['Blue Hearts'], effective: { releaseDate: '2020-02-29' } });
 });
+
+t.test('updateResults: an empty title clears the title correction, back to the fetched or raw title', async (t) => {
+  const correct = (title: string) =>
+    owner.client.mutate('musicalDetails.updateResults', { organizationId: org, resultIds: [ids['Blue Hearts'], ids['Nobody Knows This Song']], overrideValues: { title, artist: 'Orla Finn', releaseDate: '2011' } });
+  const effectiveTitles = (res: any) => res.data.data.map((m: any) => [m.title, m.result?.title ?? null, m.effective.title]);
+  t.same(effectiveTitles(await correct('Corrected')), [
+    ['Blue Hearts', 'Blue Hearts', 'Corrected'],
+    ['Nobody Knows This Song', null, 'Corrected'],
+  ]);
+  t.same(effectiveTitles(await correct('')), [
+    ['Blue Hearts', 'Blue Hearts', 'Blue Hearts'],
+    ['Nobody Knows This Song', null, 'Nobody Knows This Song'],
+  ], 'the fetched title where there is one, else the raw one; never an empty title');
+  const clusters = await owner.client.query('clustering.getClustersList', { organizationId: org, blockId: block1 });
+  const cluster = clusters.data.data.find((c: any) => c.displayTitle === 'Nobody Knows This Song');
+  const entries = await owner.client.query('clustering.getCluster', { organizationId: org, blockId: block1, clusterId: cluster.id });
+  t.same(entries.data.musicalDetails.map((e: any) => [e.title, e.rawTitle]), [['Nobody Knows This Song', 'Nobody Knows This Song']]);
+});

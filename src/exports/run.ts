@@ -67,12 +67,13 @@ const sqlString = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
 /**
  * Text that a spreadsheet would read as a formula (=, +, -, @, tab, carriage return first, also
- * behind control characters, which the XLSX writer drops as XML cannot hold them) gets a leading
- * apostrophe, the usual neutralisation; number and date columns are left as they are.
+ * behind control characters and U+FFFE/U+FFFF, which the XLSX writer drops as XML cannot hold
+ * them) gets a leading apostrophe, the usual neutralisation; number and date columns are left as
+ * they are.
  */
 export function neutralizedSql(expr: string): string {
   const lead = `left(${expr}, 1) IN ('=', '+', '-', '@', chr(9), chr(13))`;
-  const behindControls = `(ascii(${expr}) < 32 AND regexp_matches(${expr}, '^[\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F]*[=+\\-@\\t\\r]'))`;
+  const behindControls = `((ascii(${expr}) < 32 OR ascii(${expr}) >= 65534) AND regexp_matches(${expr}, '^[\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x{FFFE}\\x{FFFF}]*[=+\\-@\\t\\r]'))`;
   return `CASE WHEN ${lead} OR ${behindControls} THEN '''' || ${expr} ELSE ${expr} END`;
 }
 
@@ -207,7 +208,8 @@ async function progress(deps: Deps, exportId: string, done: number, total: numbe
 
 /**
  * The requester's restrictions now: they must still be an active member who sees every rightsholder
- * named, or a platform operator (who acts in every organization without a membership).
+ * named, or a platform operator (who acts in every organization by their platform role, whatever
+ * their membership there, a disabled one included, as the API lets them).
  */
 async function restrictionsOf(deps: Deps, e: ExportRow): Promise<Restrictions> {
   const gone = () => new AppError('EXPORT_ACCESS_REVOKED', 'The member who requested the export no longer has access to all of its rightsholders');
@@ -217,8 +219,7 @@ async function restrictionsOf(deps: Deps, e: ExportRow): Promise<Restrictions> {
     [e.organization_id, e.requested_by],
   );
   const requester = rows[0];
-  const operator = !!requester?.platform_role && (requester.status === null || requester.status === undefined);
-  if (requester?.status !== 'active' && !operator) throw gone();
+  if (requester?.status !== 'active' && !requester?.platform_role) throw gone();
   const scope = await rightsholderScope(deps.pool, e.organization_id, e.requested_by);
   if (scope !== null && !e.rightsholder_ids.every((id) => scope.includes(id))) throw gone();
   return { organizationId: e.organization_id, rightsholderIds: [...e.rightsholder_ids].sort() };

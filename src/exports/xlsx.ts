@@ -2,7 +2,9 @@
 // row count. Numbers are written as the exact decimal text they arrive as (`<v>12.340000000000</v>`,
 // a numeric cell), never through a JavaScript float, which is why the sheet XML is made here rather
 // than by a spreadsheet library (they take numbers as floats); text is an inline string (no
-// shared-string table to hold in memory). The zip package around it is yazl's, streamed.
+// shared-string table to hold in memory). Every row and cell names its reference (`r="B7"`): the
+// schema makes it optional, but readers such as exceljs (the one ingestion uses) fail without it.
+// The zip package around it is yazl's, streamed.
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -16,14 +18,27 @@ const MTIME = new Date(Date.UTC(2000, 0, 1));
 // eslint-disable-next-line no-control-regex
 const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\r': '&#13;' };
+
+/**
+ * Text as XML character data. A carriage return is written as a reference: a literal one would be
+ * read as a line feed (XML's end-of-line handling turns CR LF and a lone CR into LF).
+ */
 export function xmlText(value: string): string {
-  return value.replace(XML_INVALID, '').replace(/[&<>"]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&quot;'));
+  return value.replace(XML_INVALID, '').replace(/[&<>"\r]/g, (c) => ESCAPES[c]!);
 }
 
-function cell(value: string | null, kind: ColumnKind): string {
-  if (value === null) return '<c/>';
-  if (kind === 'number') return `<c><v>${value}</v></c>`;
-  return `<c t="inlineStr"><is><t xml:space="preserve">${xmlText(value)}</t></is></c>`;
+/** The column letters of a 0-based column index: A, ..., Z, AA, AB, ... */
+function columnLetters(index: number): string {
+  let letters = '';
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  return letters;
+}
+
+function cell(ref: string, value: string | null, kind: ColumnKind): string {
+  if (value === null) return `<c r="${ref}"/>`;
+  if (kind === 'number') return `<c r="${ref}"><v>${value}</v></c>`;
+  return `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${xmlText(value)}</t></is></c>`;
 }
 
 const STATIC_PARTS: [string, string][] = [
@@ -77,14 +92,17 @@ export async function writeXlsx(file: string, sheetName: string, columns: SheetC
     'xl/workbook.xml',
     { mtime: MTIME },
   );
+  const letters = columns.map((_, i) => columnLetters(i));
   async function* sheet(): AsyncIterable<string> {
     yield '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>';
-    yield `<row>${columns.map((c) => cell(c.name, 'text')).join('')}</row>`;
+    yield `<row r="1">${columns.map((c, i) => cell(`${letters[i]}1`, c.name, 'text')).join('')}</row>`;
+    let n = 1;
     for await (const batch of rows) {
       let xml = '';
       for (const row of batch) {
-        xml += '<row>';
-        for (let i = 0; i < columns.length; i++) xml += cell(row[i] ?? null, columns[i]!.kind);
+        n += 1;
+        xml += `<row r="${n}">`;
+        for (let i = 0; i < columns.length; i++) xml += cell(`${letters[i]}${n}`, row[i] ?? null, columns[i]!.kind);
         xml += '</row>';
       }
       yield xml;

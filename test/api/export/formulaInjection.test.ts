@@ -96,11 +96,12 @@ t.test('the neutralisation rule itself: every formula lead, carriage return incl
   const instance = await DuckDBInstance.create(':memory:');
   const c = await instance.connect();
   // control characters before a formula lead count too: the XLSX writer drops them (XML cannot hold them)
-  const values = ['=1', '+1', '-1', '@a', '\tx', '\rx', 'a=1', ' =1', '', "'=1", '\u0001=1', '\u000b+x', '\u0002\u001f@a', '\u0001a'];
+  const values = ['=1', '+1', '-1', '@a', '\tx', '\rx', 'a=1', ' =1', '', "'=1", '\u0001=1', '\u000b+x', '\u0002\u001f@a', '\u0001a', '\uffff=1', '\ufffe\u0001-1', '\uffffa'];
   const rows = (await c.runAndReadAll(`SELECT ${neutralizedSql('v')} FROM (SELECT unnest($1::VARCHAR[]) AS v)`, [listValue(values)], [LIST(VARCHAR)])).getRows();
   c.closeSync();
   instance.closeSync();
-  t.same(rows.map((r) => r[0]), ["'=1", "'+1", "'-1", "'@a", "'\tx", "'\rx", 'a=1', ' =1', '', "'=1", "'\u0001=1", "'\u000b+x", "'\u0002\u001f@a", '\u0001a']);
+  t.same(rows.map((r) => r[0]), ["'=1", "'+1", "'-1", "'@a", "'\tx", "'\rx", 'a=1', ' =1', '', "'=1", "'\u0001=1", "'\u000b+x", "'\u0002\u001f@a", '\u0001a', "'\uffff=1", "'\ufffe\u0001-1", '\uffffa']);
   // and in the XLSX text the apostrophe stays first once they are dropped
   t.equal(xmlText("'\u0001=HYPERLINK(\"x\")"), "'=HYPERLINK(&quot;x&quot;)");
+  t.equal(xmlText("'\uffff=1\r\n"), "'=1&#13;\n", 'U+FFFF dropped too; a carriage return kept as a reference');
 });

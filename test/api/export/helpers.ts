@@ -80,17 +80,17 @@ function unzipEntry(bytes: Buffer, name: string): Promise<string> {
   });
 }
 
-const unescapeXml = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+const unescapeXml = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#13;/g, '\r').replace(/&amp;/g, '&');
 
 /** The sheet's cells as written: exact text, and whether each is a number or a string cell. */
 export async function readXlsx(bytes: Buffer): Promise<Table> {
   const xml = await unzipEntry(bytes, 'xl/worksheets/sheet1.xml');
   const rows: (string | null)[][] = [];
   const kinds: ('n' | 's' | null)[][] = [];
-  for (const row of xml.matchAll(/<row>(.*?)<\/row>/gs)) {
+  for (const row of xml.matchAll(/<row r="\d+">(.*?)<\/row>/gs)) {
     const cells: (string | null)[] = [];
     const k: ('n' | 's' | null)[] = [];
-    for (const c of row[1]!.matchAll(/<c\/>|<c><v>(.*?)<\/v><\/c>|<c t="inlineStr"><is><t xml:space="preserve">(.*?)<\/t><\/is><\/c>/gs)) {
+    for (const c of row[1]!.matchAll(/<c r="[A-Z]+\d+"\/>|<c r="[A-Z]+\d+"><v>(.*?)<\/v><\/c>|<c r="[A-Z]+\d+" t="inlineStr"><is><t xml:space="preserve">(.*?)<\/t><\/is><\/c>/gs)) {
       if (c[1] !== undefined) {
         cells.push(c[1]);
         k.push('n');

@@ -113,6 +113,19 @@ t.test('roles and data access: members export what they may see, and see only su
     const done = await runExport(operator.client, org, { type: 'royalty_lines', format: 'csv', rightsholderIds: both });
     t.match(done, { status: 'completed', rowCount: 7 }, role);
   }
+  // also with a disabled membership there: the API lets them in by their platform role, and so does the job
+  const disabledOperator = await addMember(srv, org, 'member', { platformRole: 'c2_customer_support', status: 'disabled' });
+  const byDisabled = await runExport(disabledOperator.client, org, { type: 'royalty_lines', format: 'csv', rightsholderIds: both });
+  t.match(byDisabled, { status: 'completed', rowCount: 7, errorCode: null, reason: null }, 'an operator with a disabled membership');
+  // a disabled plain member is refused by the API, and an export of theirs that runs after they were disabled fails
+  const disabled = await addMember(srv, org, 'member');
+  const first = await runExport(disabled.client, org, { type: 'royalty_lines', format: 'csv', rightsholderIds: both });
+  await srv.deps.pool.query(`UPDATE memberships SET status = 'disabled' WHERE organization_id = $1 AND user_id = $2`, [org, disabled.userId]);
+  t.match(await trigger({ type: 'royalty_lines', format: 'csv', rightsholderIds: both }, disabled), { ok: false, error: { data: { errorCode: 'MEMBER_DISABLED' } } });
+  await srv.deps.pool.query(`UPDATE exports SET status = 'queued' WHERE id = $1`, [first.id]);
+  await srv.deps.pool.query('DELETE FROM export_files WHERE export_id = $1', [first.id]);
+  await srv.deps.jobs.addJob('export_build', { organizationId: org, exportId: first.id });
+  t.match(await waitForExport(owner.client, org, first.id), { status: 'failed', errorCode: 'EXPORT_ACCESS_REVOKED' });
 });
 
 t.test('lifecycle, parts, files, download and activity', async (t) => {

@@ -20,7 +20,7 @@ import type { Restrictions } from '../analytics/compile.ts';
 import { semantic } from '../analytics/semantic.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../trpc/context.ts';
-import { effectiveValues, type FetchedResult, type OverrideRow } from '../catalog/musicalDetails.ts';
+import { effectiveValues, overrideFields, type FetchedResult, type OverrideRow } from '../catalog/musicalDetails.ts';
 import {
   ParamAllocator,
   catalogColumns,
@@ -450,7 +450,8 @@ async function catalogParts(deps: Deps, c: DuckDBConnection, e: ExportRow, r: Re
       const result = (row.result ?? null) as FetchedResult | null;
       const overrides = row.overrides as OverrideRow[];
       const eff = effectiveValues({ title: String(row.title), artist: (row.artist as string | null) ?? null, result }, overrides);
-      const fields = [...new Set(overrides.flatMap((o) => Object.keys(o.values ?? {})))].sort();
+      // the catalog's own overriddenFields: the corrected fields, in their order (an ignore is no field)
+      const fields = overrideFields.filter((f) => overrides.some((o) => o.values?.[f] !== undefined));
       const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
       const values: Record<string, string | null> = {
         rightsholder_id: text(row.rightsholder_id),
@@ -487,7 +488,7 @@ async function catalogParts(deps: Deps, c: DuckDBConnection, e: ExportRow, r: Re
         albums: listText(eff.albums),
         song_writers: listText(eff.songWriters),
         override_count: String(overrides.length),
-        overridden_fields: fields.length ? fields.join(', ') : null,
+        overridden_fields: fields.length ? fields.join('; ') : null,
         last_override_at: overrides.length ? overrides[overrides.length - 1]!.createdAt : null,
         track_product_id: text(row.track_id),
         track_link_source: text(row.link_source),

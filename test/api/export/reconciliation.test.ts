@@ -132,6 +132,29 @@ for (const format of ['csv', 'xlsx', 'parquet'] as const) {
   });
 }
 
+t.test("catalog: the corrected fields, as the catalog lists them, joined like the other lists (an ignore is no field)", async (t) => {
+  const details = await owner.client.query('musicalDetails.getMusicalDetails', { organizationId: org, query: {}, pagination: { page: 1, limit: 100 } });
+  if (!details.ok) throw new Error(JSON.stringify(details.error));
+  const alpha = details.data.data.find((d: { title: string }) => d.title === 'Alpha');
+  const corrected = await owner.client.mutate('musicalDetails.updateResults', {
+    organizationId: org,
+    resultIds: [alpha.id],
+    overrideValues: { genres: ['folk', 'pop'], title: 'Alpha (Remastered)', artist: 'Orla Finn', releaseDate: '2020' },
+  });
+  t.same(corrected.ok && corrected.data.data[0].overriddenFields, ['title', 'artist', 'releaseDate', 'genres']);
+  const ignored = await owner.client.mutate('musicalDetails.ignoreTitles', { organizationId: org, titles: ['Beta 100%'] });
+  t.equal(ignored.ok, true);
+  const { rows } = await exported({ type: 'catalog', format: 'csv' });
+  t.match(rows.find((r) => r.raw_title === 'Alpha'), {
+    title: 'Alpha (Remastered)',
+    genres: 'folk; pop',
+    overridden_fields: 'title; artist; releaseDate; genres',
+    override_count: '1',
+  });
+  const beta = rows.find((r) => r.raw_title === 'Beta 100%')!;
+  t.same([beta.ignored, beta.overridden_fields ?? null], ['true', null]);
+});
+
 t.test('filters give the rows cube.query gives with the same filters', async (t) => {
   const cases: { filters: Record<string, unknown>; cube: object[]; rows: number }[] = [
     {

@@ -116,10 +116,15 @@ export async function recoverDeadRunnerJobs(pool: Pool, graceSeconds = RECOVERY_
 
 export const RUNNER_RECOVER_TASK = 'job_runner_recover';
 
-/** job_runner_recover: runs every minute from the crontab, on whichever runner is alive. */
-export function runnerRecoverTask(pool: Pool): Task {
+/**
+ * job_runner_recover: runs every minute from the crontab, on whichever runner is alive: the dead
+ * runners' jobs are unlocked, then work left without a job that may run is seen to (`stranded`).
+ */
+export function runnerRecoverTask(pool: Pool, stranded: () => Promise<{ requeued: number; failed: number }>): Task {
   return async (_payload, helpers) => {
     const recovered = await recoverDeadRunnerJobs(pool);
     if (recovered.jobs > 0) helpers.logger.warn(`unlocked ${recovered.jobs} jobs of job runners that died (${recovered.pools.join(', ')})`);
+    const { requeued, failed } = await stranded();
+    if (requeued + failed > 0) helpers.logger.warn(`work left without a job: ${requeued} queued again, ${failed} failed (their last attempt's runner died)`);
   };
 }

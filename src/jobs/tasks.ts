@@ -12,6 +12,7 @@ import { exportBuildTask } from './exportBuild.ts';
 import { FX_RATES_IMPORT_TASK, fxRatesImportTask } from './fxRatesImport.ts';
 import { RUNNER_RECOVER_TASK, runnerRecoverTask } from './liveness.ts';
 import { statementIngestTask } from './statementIngest.ts';
+import { recoverStrandedWork } from './stranded.ts';
 import { statementUploadExpireTask } from './statementUploadExpire.ts';
 
 export function taskList(deps: Deps): TaskList {
@@ -23,7 +24,7 @@ export function taskList(deps: Deps): TaskList {
     [BLOCK_REFRESH_TASK]: catalogBlockRefreshTask(deps),
     [ENRICH_TASK]: catalogEnrichTask(deps),
     [ENRICH_TICK_TASK]: catalogEnrichTickTask(deps),
-    [RUNNER_RECOVER_TASK]: runnerRecoverTask(deps.pool),
+    [RUNNER_RECOVER_TASK]: runnerRecoverTask(deps.pool, () => recoverStrandedWork(deps)),
   };
 }
 

@@ -1,0 +1,59 @@
+// Work whose job is gone. A statement or export is queued in its own transaction and its job added
+// right after it commits; a job's last attempt records the failure on its statement or export. Two
+// things escape that: the job never added (the process died, or the database refused, between the
+// commit and addJob), and a last attempt whose runner died (the dead runner's job is unlocked by
+// recoverDeadRunnerJobs with its attempts spent, so nothing runs it again). Either would leave a
+// statement `uploaded`/`processing` or an export `queued`/`running` for good. Every minute, with
+// the dead runners' recovery: such work with no job that may still run is queued again, and such
+// work whose job has spent its attempts fails as its last attempt would have failed it.
+import { failExport } from '../exports/run.ts';
+import { EXPORT_BUILD_TASK, enqueueExportBuild } from '../exports/queue.ts';
+import { STATEMENT_INGEST_TASK, enqueueStatementIngest } from '../ingest/queue.ts';
+import { failStatement } from '../ingest/statements.ts';
+import type { Deps } from '../trpc/context.ts';
+
+/** Work this recently changed is left alone: its job may be about to be added. */
+const QUIET = `interval '2 minutes'`;
+
+/** Per row: whether a job of its key could still run, and whether one spent its attempts. */
+const jobState = (task: string, id: string) => `
+  EXISTS (SELECT 1 FROM graphile_worker.jobs j WHERE j.key = '${task}:' || ${id}::text AND (j.locked_at IS NOT NULL OR j.attempts < j.max_attempts)) AS live,
+  EXISTS (SELECT 1 FROM graphile_worker.jobs j WHERE j.key = '${task}:' || ${id}::text AND j.locked_at IS NULL AND j.attempts >= j.max_attempts) AS spent`;
+
+export interface StrandedResult {
+  requeued: number;
+  failed: number;
+}
+
+export async function recoverStrandedWork(deps: Deps): Promise<StrandedResult> {
+  const out: StrandedResult = { requeued: 0, failed: 0 };
+  const statements = await deps.pool.query<{ id: string; organization_id: string; live: boolean; spent: boolean }>(
+    `SELECT * FROM (SELECT s.id, s.organization_id, ${jobState(STATEMENT_INGEST_TASK, 's.id')} FROM statements s
+       WHERE s.status IN ('uploaded', 'processing') AND s.deleted_at IS NULL AND s.updated_at < clock_timestamp() - ${QUIET}) x
+     WHERE NOT live LIMIT 500`,
+  );
+  for (const s of statements.rows) {
+    if (s.spent) {
+      await failStatement(deps.pool, s.id, 'INGEST_FAILED', 'Processing failed repeatedly; see the server log.');
+      out.failed++;
+    } else {
+      await enqueueStatementIngest(deps, s.organization_id, [s.id], 'recover');
+      out.requeued++;
+    }
+  }
+  const exports = await deps.pool.query<{ id: string; organization_id: string; live: boolean; spent: boolean }>(
+    `SELECT * FROM (SELECT e.id, e.organization_id, ${jobState(EXPORT_BUILD_TASK, 'e.id')} FROM exports e
+       WHERE e.status IN ('queued', 'running') AND e.updated_at < clock_timestamp() - ${QUIET}) x
+     WHERE NOT live LIMIT 500`,
+  );
+  for (const e of exports.rows) {
+    if (e.spent) {
+      await failExport(deps, e.id, 'EXPORT_FAILED', 'Building the export failed on every attempt; the cause is in the server log.');
+      out.failed++;
+    } else {
+      await enqueueExportBuild(deps, e.organization_id, e.id);
+      out.requeued++;
+    }
+  }
+  return out;
+}

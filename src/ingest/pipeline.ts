@@ -394,9 +394,15 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     const flags = statementFlags(located, normalized, mapping.fields);
     const stmtPeriod = normalized.stmt ? periodOf(normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence as Cadence) : null;
 
-    await withTransaction(deps.pool, async (db) => {
-      // duplicates and overlaps are judged against what is committed, under the statement's lock
-      await db.query('SELECT 1 FROM statements WHERE id = $1 FOR UPDATE', [statementId]);
+    const current = await withTransaction(deps.pool, async (db) => {
+      // duplicates and overlaps are judged against what is committed, under the statement's lock;
+      // a statement deleted, or sent back to be processed again (a redrive), while this run worked
+      // takes nothing of it: the run that follows (or nobody) has the last word
+      const { rows: locked } = await db.query<{ status: string; normalized_version: number }>(
+        'SELECT status, normalized_version FROM statements WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
+        [statementId],
+      );
+      if (locked[0]?.status !== 'processing' || locked[0].normalized_version !== statement.normalized_version) return false;
       const duplicate = await db.query<{ id: string; file_name: string }>(
         `SELECT id, file_name FROM statements WHERE organization_id = $1 AND sha256 = $2 AND id <> $3 AND deleted_at IS NULL
            AND status NOT IN ('aborted', 'expired', 'deleted') ORDER BY created_at LIMIT 1`,
@@ -538,7 +544,18 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
         subjectLabel: statement.file_name,
         changes: null,
       });
+      return true;
     });
+    if (!current) {
+      // this run's objects, unless the statement's record names them (a later version cannot)
+      const { rows } = await deps.pool.query<{ normalized_key: string | null; variants: Record<string, string> }>(
+        'SELECT normalized_key, variants FROM statements WHERE id = $1',
+        [statementId],
+      );
+      const kept = new Set([rows[0]?.normalized_key, ...Object.values(rows[0]?.variants ?? {})]);
+      for (const key of [normalizedKey, variants.removed, variants.single]) if (key && !kept.has(key)) await deps.store.delete(key).catch(() => {});
+      return { status: 'skipped', statementId };
+    }
 
     // the previous version is unreachable now
     const old = statement.variants;

@@ -1,5 +1,8 @@
 // Enqueues statement ingestion. The job key makes a second request for the same statement
-// replace the queued one instead of running twice; the job itself is idempotent.
+// replace the queued one instead of running twice; the job itself is idempotent. Each statement's
+// jobs run in a queue of its own, one after the other: a request made while a run is under way (a
+// redrive of a statement being processed) waits for it instead of running beside it, which would
+// have the two write the same version.
 import type { Deps } from '../trpc/context.ts';
 
 export const STATEMENT_INGEST_TASK = 'statement_ingest';
@@ -19,6 +22,7 @@ export async function enqueueStatementIngest(
 ): Promise<void> {
   for (const statementId of statementIds) {
     const payload: StatementIngestPayload = { organizationId, statementId, reason };
-    await deps.jobs.addJob(STATEMENT_INGEST_TASK, payload, { jobKey: `${STATEMENT_INGEST_TASK}:${statementId}`, maxAttempts: 5 });
+    const key = `${STATEMENT_INGEST_TASK}:${statementId}`;
+    await deps.jobs.addJob(STATEMENT_INGEST_TASK, payload, { jobKey: key, queueName: key, maxAttempts: 5 });
   }
 }

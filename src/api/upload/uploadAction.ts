@@ -99,10 +99,11 @@ export const uploadAction = orgProcedure(
         changes: { status: { before: s.status, after: type } },
       });
     }
-    // skip, bad, delete and restore change which statements are processed: the catalog follows
-    if (type !== 'complete' && type !== 'reprocess') {
-      await enqueueBlockRefresh(db, ctx.org.id, targets.map((s) => s.rightsholderId), `statement.${type}`);
-    }
+    // skip, bad, delete and restore change which statements analytics reads, and so does a
+    // reprocess of a skipped or bad one (its processed version counts again at once, whatever the
+    // run ends in): the catalog follows
+    const changing = type === 'complete' ? [] : type === 'reprocess' ? targets.filter((s) => s.status === 'skipped' || s.status === 'bad') : targets;
+    if (changing.length > 0) await enqueueBlockRefresh(db, ctx.org.id, changing.map((s) => s.rightsholderId), `statement.${type}`);
     return targets.map((s) => s.id);
   });
   if (type === 'complete' || type === 'reprocess') await enqueueStatementIngest(ctx.deps, ctx.org.id, acted, type);

@@ -55,5 +55,7 @@ export async function recoverStrandedWork(deps: Deps): Promise<StrandedResult> {
       out.requeued++;
     }
   }
+  // each statement's jobs have a queue of their own (src/ingest/queue.ts): the empty ones go
+  await deps.jobs.cleanup({ tasks: ['GC_JOB_QUEUES'] });
   return out;
 }

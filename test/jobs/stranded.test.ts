@@ -68,5 +68,14 @@ t.test('lost jobs are queued again; spent ones fail their work; live or recent w
   t.match(spentStatus.ok && spentStatus.data, { status: 'failed', errorCode: 'EXPORT_FAILED' });
   t.same(await jobsOf(`export_build:${liveExport}`), [{ attempts: 0, max_attempts: 3 }]);
 
+  // a statement's queue whose job is done
+  await db.query(`SELECT graphile_worker.add_job('statement_ingest', '{}'::json, queue_name := 'statement_ingest:done', job_key := 'done')`);
+  await db.query(`SELECT graphile_worker.remove_job('done')`);
+  t.equal((await db.query(`SELECT 1 FROM graphile_worker._private_job_queues WHERE queue_name = 'statement_ingest:done'`)).rowCount, 1);
   t.same(await recoverStrandedWork(srv.deps), { requeued: 0, failed: 0 }, 'nothing is done twice');
+  // the statements' own job queues that hold no job are gone
+  const queues = await db.query<{ queue_name: string }>(
+    `SELECT queue_name FROM graphile_worker._private_job_queues q WHERE NOT EXISTS (SELECT 1 FROM graphile_worker._private_jobs j WHERE j.job_queue_id = q.id)`,
+  );
+  t.same(queues.rows, []);
 });

@@ -1,4 +1,5 @@
 // The only reader of process.env. Every other module receives a Config.
+import { parseCrontab } from 'graphile-worker';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -13,10 +14,32 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-const port = z.coerce.number().int().min(0).max(65535);
+/**
+ * A whole number written in decimal digits: z.coerce.number would take `0x10` as 16, `1e3` as 1000
+ * and `2.0` as 2, values that are more likely mistakes than meant.
+ */
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.string().regex(/^\s*-?\d+\s*$/, 'must be a whole number').transform(Number).pipe(z.number().min(min).max(max));
+
+const port = int(0, 65535);
 
 /** what pg accepts and the README documents: postgres:// and postgresql:// URLs (a socket directory as `?host=/path`) */
 const postgresUrl = z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' });
+
+/**
+ * Why graphile-worker would refuse the schedule (99 as a minute, `mon-fri`), or undefined: checked
+ * here, it would otherwise stop the job runner only once the rest had started, naming no variable.
+ */
+function cronProblem(cron: string): string | undefined {
+  if (!/^\S+ \S+ \S+ \S+ \S+$/.test(cron)) return 'must be five cron fields';
+  try {
+    parseCrontab(`${cron} fx_rates_import`);
+    return undefined;
+  } catch (error) {
+    const message = (error as Error).message;
+    return /range/.test(message) ? message.replace(/ in line \d+ of crontab/, '') : 'must be five cron fields of numbers, *, ranges, lists and steps';
+  }
+}
 
 /** Variables whose empty value means something of its own (no scheduled import); any other empty value means unset. */
 const EMPTY_IS_A_VALUE = new Set(['FX_RATES_URL', 'FX_RATES_CRON']);
@@ -27,7 +50,7 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   PUBLIC_URL: optionalText.pipe(z.url().optional()),
   DATABASE_URL: optionalText.pipe(postgresUrl.optional()),
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_POOL_SIZE: int(1, 200).default(10),
   S3_ENDPOINT: optionalText.pipe(z.url().optional()),
   S3_BUCKET: optionalText,
   S3_REGION: optionalText,
@@ -36,47 +59,47 @@ const envSchema = z.object({
   S3_FORCE_PATH_STYLE: bool.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DEMO_BOOTSTRAP: z.enum(['auto', 'true', 'false']).default('auto'),
-  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
-  WORKER_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
-  THREADS_MAX: z.coerce.number().int().min(1).max(64).optional(),
-  THREADS_MAX_QUEUE: z.coerce.number().int().min(1).max(100_000).default(256),
-  THREADS_IDLE_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
-  THREADS_MAX_OLD_GENERATION_MB: z.coerce.number().int().min(64).max(16_384).default(1024),
-  THREADS_WARM: z.coerce.number().int().min(0).max(8).default(1),
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
+  WORKER_CONCURRENCY: int(1, 100).default(4),
+  WORKER_POLL_INTERVAL_MS: int(50, 60_000).default(1000),
+  THREADS_MAX: int(1, 64).optional(),
+  THREADS_MAX_QUEUE: int(1, 100_000).default(256),
+  THREADS_IDLE_TIMEOUT_MS: int(0).default(30_000),
+  THREADS_MAX_OLD_GENERATION_MB: int(64, 16_384).default(1024),
+  THREADS_WARM: int(0, 8).default(1),
+  BODY_LIMIT_BYTES: int(1024, 100 * 1024 * 1024).default(1024 * 1024),
   // request line and headers: a query's input travels in its URL (mapping.list with 1000 ids is ~45 KB)
-  HTTP_MAX_HEADER_BYTES: z.coerce.number().int().min(16 * 1024).max(16 * 1024 * 1024).default(256 * 1024),
-  MAX_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(50),
-  INVITATION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(24 * 7),
+  HTTP_MAX_HEADER_BYTES: int(16 * 1024, 16 * 1024 * 1024).default(256 * 1024),
+  MAX_BATCH_SIZE: int(1, 1000).default(50),
+  INVITATION_TTL_HOURS: int(1, 24 * 365).default(24 * 7),
   AI_PROVIDER: z.enum(['builtin', 'openai']).default('builtin'),
   AI_BASE_URL: optionalText.pipe(z.url().optional()),
   AI_API_KEY: optionalText,
   AI_MODEL: optionalText,
   AI_EMBEDDING_MODEL: optionalText,
-  AI_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  AI_TIMEOUT_MS: int(100, 600_000).default(30_000),
   MARKET_PROVIDER: z.enum(['builtin', 'yahoo']).default('builtin'),
   MARKET_BASE_URL: optionalText.pipe(z.url().optional()),
   TREASURY_BASE_URL: optionalText.pipe(z.url().optional()),
-  MARKET_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  MARKET_TIMEOUT_MS: int(100, 600_000).default(15_000),
   ENRICHMENT_PROVIDER: z.enum(['offline', 'musicbrainz']).default('offline'),
   MUSICBRAINZ_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
   MUSICBRAINZ_USER_AGENT: optionalText,
   MUSICBRAINZ_CONTACT: optionalText,
-  MUSICBRAINZ_MIN_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
-  ENRICHMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  MUSICBRAINZ_MIN_INTERVAL_MS: int(0, 60_000).default(1000),
+  ENRICHMENT_TIMEOUT_MS: int(100, 600_000).default(15_000),
   ANALYTICS_DIR: optionalText,
-  ANALYTICS_THREADS: z.coerce.number().int().min(1).max(64).default(2),
-  ANALYTICS_MEMORY_MB: z.coerce.number().int().min(64).max(1_048_576).default(1024),
-  ANALYTICS_RESULT_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(128),
-  CUBE_SYNC_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(25_000),
-  CUBE_ASYNC_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
-  CUBE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
-  CUBE_SQL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
-  CUBE_SQL_MEMORY_MB: z.coerce.number().int().min(32).max(65_536).default(512),
-  CUBE_SQL_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(50_000),
-  CUBE_SQL_THREADS: z.coerce.number().int().min(1).max(16).default(1),
-  CUBE_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
-  EXPORT_PART_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(1_000_000),
+  ANALYTICS_THREADS: int(1, 64).default(2),
+  ANALYTICS_MEMORY_MB: int(64, 1_048_576).default(1024),
+  ANALYTICS_RESULT_CACHE_MB: int(0, 65_536).default(128),
+  CUBE_SYNC_TIMEOUT_MS: int(1, 600_000).default(25_000),
+  CUBE_ASYNC_WAIT_MS: int(0, 60_000).default(1_000),
+  CUBE_QUERY_TIMEOUT_MS: int(100, 3_600_000).default(300_000),
+  CUBE_SQL_TIMEOUT_MS: int(100, 600_000).default(20_000),
+  CUBE_SQL_MEMORY_MB: int(32, 65_536).default(512),
+  CUBE_SQL_MAX_ROWS: int(1, 1_000_000).default(50_000),
+  CUBE_SQL_THREADS: int(1, 16).default(1),
+  CUBE_SESSION_TTL_SECONDS: int(60, 86_400).default(3_600),
+  EXPORT_PART_ROWS: int(1, 10_000_000).default(1_000_000),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   FX_RATES_URL: z
     .string()
@@ -87,7 +110,10 @@ const envSchema = z.object({
     .string()
     .trim()
     .default('0 17 * * 1-5')
-    .pipe(z.union([z.literal(''), z.string().regex(/^\S+ \S+ \S+ \S+ \S+$/, 'must be five cron fields')])),
+    .superRefine((cron, ctx) => {
+      const problem = cron === '' ? undefined : cronProblem(cron);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
 });
 
 export type Env = Record<string, string | undefined>;

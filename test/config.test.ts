@@ -30,6 +30,13 @@ t.test('bad values fail fast naming the variable', async (t) => {
   t.throws(() => loadConfig({ S3_ENDPOINT: 'http://x' }), /S3_BUCKET, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY/);
   t.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), /LOG_LEVEL/);
   t.throws(() => loadConfig({ DATABASE_URL: 'not a url' }), /DATABASE_URL/);
+  // numbers are decimal digits: not hexadecimal, exponents or fractions that happen to be whole
+  for (const bad of ['0x10', '1e3', '2.0', 'Infinity']) t.throws(() => loadConfig({ WORKER_CONCURRENCY: bad }), /WORKER_CONCURRENCY: must be a whole number/, bad);
+  t.equal(loadConfig({ DATABASE_POOL_SIZE: ' 5 ' }).databasePoolSize, 5);
+  // a schedule the job runner would refuse once everything else had started
+  t.throws(() => loadConfig({ FX_RATES_CRON: '99 17 * * 1-5' }), /FX_RATES_CRON: Too large value '99' in minutes range/);
+  t.throws(() => loadConfig({ FX_RATES_CRON: '0 17 * * mon-fri' }), /FX_RATES_CRON: must be five cron fields/);
+  t.equal(loadConfig({ FX_RATES_CRON: '*/30 6-18 * * 1,3,5' }).fxImport.cron, '*/30 6-18 * * 1,3,5');
 });
 
 t.test('an empty value means unset: PORT= is the default port, not a random one', async (t) => {

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { createApiKey, deleteApiKey, listApiKeys, PATTERN_RE } from '../auth/apiKeys.ts';
 import type { Config } from '../config.ts';
-import { bootstrap, upsertUser } from '../organizations/bootstrap.ts';
+import { bootstrap } from '../organizations/bootstrap.ts';
 import { openDatabase, startRuntime, StartInterrupted } from '../runtime.ts';
 import { followReprocess, queueReprocess, REPROCESSABLE } from './reprocess.ts';
 import { handleSignals, type Shutdown } from './signals.ts';
@@ -47,7 +47,7 @@ async function reprocessCommand(
   const optionalUuid = (flag: string) => (typeof values[flag] === 'string' ? parse(uuid, values[flag], flag) : undefined);
   const statuses = typeof values.status === 'string' ? values.status.split(',').map((s) => s.trim()) : REPROCESSABLE;
   for (const s of statuses) if (!REPROCESSABLE.includes(s)) throw new UsageError(`--status: ${s} is not one of ${REPROCESSABLE.join(', ')}`);
-  const since = typeof values.since === 'string' ? parse(z.iso.date().or(z.iso.datetime()), values.since, 'since') : undefined;
+  const since = typeof values.since === 'string' ? parse(sinceSchema, values.since, 'since') : undefined;
   const filter = {
     organizationId: parse(uuid, required(values, 'org'), 'org'),
     rightsholderId: optionalUuid('rightsholder'),
@@ -58,9 +58,15 @@ async function reprocessCommand(
   };
   // without --no-local-worker this process works on the queue too, next to any running workers
   const role = values['no-local-worker'] || values['no-wait'] ? 'migrate' : 'worker';
-  const runtime = await startRuntime(config, role, { log, interruption: shutdown });
+  const runtime = await startRuntime(config, role, { log, interruption: shutdown }).catch((error: unknown) => {
+    if (error instanceof StartInterrupted) throw error;
+    throw new CommandError(`cannot start: ${(error as Error).message}`);
+  });
   try {
     if (shutdown.received) return shutdown.exitCode();
+    // a mistyped id would otherwise report 0 statements, as if there were nothing to do
+    const { rowCount } = await runtime.deps.pool.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL', [filter.organizationId]);
+    if (!rowCount) throw new UsageError('no organization with that id');
     const ids = await queueReprocess(runtime.deps, filter);
     const counts = values['no-wait'] ? { queued: ids.length } : await followReprocess(runtime.deps.pool, ids, { draw: !values.json, signal: shutdown.signal });
     const pending = (counts.uploaded ?? 0) + (counts.processing ?? 0);
@@ -80,12 +86,25 @@ async function reprocessCommand(
   }
 }
 
-export class UsageError extends Error {
+/** A command that cannot be done as asked: its message is printed as it is, with no stack trace. */
+export class CommandError extends Error {
+  override name = 'CommandError';
+  readonly exitCode: number = 1;
+}
+
+/** Bad arguments (or a file that cannot be read as asked): exit 2. */
+export class UsageError extends CommandError {
   override name = 'UsageError';
+  override readonly exitCode: number = 2;
 }
 
 const email = z.email();
 const uuid = z.uuid();
+/** as the API's keys (apiKey.update): a trimmed name of 1 to 100 characters */
+const keyName = z.string().trim().min(1).max(100);
+/** a calendar date is its whole day from 00:00 UTC, as the API's date filters; a date-time is that instant */
+const SINCE = 'must be a date (YYYY-MM-DD) or an ISO date-time with its offset (2024-01-31T12:00:00Z)';
+const sinceSchema = z.union([z.iso.date({ error: SINCE }).transform((d) => `${d}T00:00:00Z`), z.iso.datetime({ offset: true, error: SINCE })]);
 
 function required(values: Record<string, unknown>, key: string): string {
   const value = values[key];
@@ -101,9 +120,32 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, flag: string): T {
 
 type Output = Record<string, unknown> | Record<string, unknown>[];
 
-async function runCommand(pool: Pool, command: string[], values: Record<string, string | boolean | undefined>): Promise<Output> {
-  const [verb, sub] = command;
-  if (verb === 'bootstrap') {
+/** Each command and the options it takes: any other option, or a word more, is a usage error rather than ignored. */
+const COMMANDS: Record<string, readonly string[]> = {
+  bootstrap: ['email', 'org-name', 'platform-role'],
+  'api-key create': ['email', 'org', 'name', 'patterns'],
+  'api-key list': ['email', 'org'],
+  'api-key delete': ['id'],
+  'fx import': ['file', 'url', 'format'],
+  'market import': ['kind', 'file', 'url', 'symbol'],
+  reprocess: ['org', 'rightsholder', 'distributor', 'mapping', 'status', 'since', 'no-wait', 'no-local-worker'],
+};
+
+/** The command the positionals name; an unquoted value's second word (`--org-name My Label`) is refused here. */
+function commandOf(positionals: string[], values: Record<string, unknown>): string {
+  const command = [positionals.slice(0, 2).join(' '), positionals[0] ?? ''].find((c) => Object.hasOwn(COMMANDS, c));
+  if (command === undefined) throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+  const extra = positionals.slice(command.split(' ').length);
+  if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra.join(' ')} (quote a value that has spaces)`);
+  const allowed = [...COMMANDS[command]!, 'json'];
+  for (const [option, value] of Object.entries(values)) {
+    if (value !== undefined && !allowed.includes(option)) throw new UsageError(`--${option} does not apply to ${command}`);
+  }
+  return command;
+}
+
+async function runCommand(pool: Pool, command: string, values: Record<string, string | boolean | undefined>): Promise<Output> {
+  if (command === 'bootstrap') {
     const platformRole = values['platform-role'];
     return bootstrap(pool, {
       email: parse(email, required(values, 'email'), 'email'),
@@ -111,46 +153,46 @@ async function runCommand(pool: Pool, command: string[], values: Record<string, 
       platformRole: platformRole === undefined ? undefined : parse(z.enum(platformRoles), platformRole, 'platform-role'),
     }) as unknown as Promise<Output>;
   }
-  if (verb === 'api-key' && sub === 'create') {
+  if (command === 'api-key create') {
     const organizationId = parse(uuid, required(values, 'org'), 'org');
     const patterns = (typeof values.patterns === 'string' ? values.patterns : '*').split(',').map((p) => p.trim());
     for (const p of patterns) if (!PATTERN_RE.test(p)) throw new UsageError(`--patterns: ${p} is not a procedure pattern`);
-    const userId = await upsertUser(pool, parse(email, required(values, 'email'), 'email'));
-    const { rows } = await pool.query(
-      `SELECT 1 FROM memberships m JOIN organizations o ON o.id = m.organization_id
-       WHERE m.organization_id = $1 AND m.user_id = $2 AND o.deleted_at IS NULL`,
-      [organizationId, userId],
+    const name = typeof values.name === 'string' ? parse(keyName, values.name, 'name') : 'cli';
+    // a member is an existing user: a stranger's email must not leave a user behind
+    const { rows } = await pool.query<{ id: string }>(
+      `SELECT u.id FROM users u JOIN memberships m ON m.user_id = u.id JOIN organizations o ON o.id = m.organization_id
+       WHERE lower(u.email) = lower($1) AND m.organization_id = $2 AND o.deleted_at IS NULL`,
+      [parse(email, required(values, 'email'), 'email'), organizationId],
     );
-    if (rows.length === 0) throw new UsageError('the user is not a member of that organization');
-    const name = typeof values.name === 'string' ? values.name : 'cli';
-    const { key, record } = await createApiKey(pool, { userId, name, organizationIds: [organizationId], patterns });
+    if (!rows[0]) throw new UsageError('the user is not a member of that organization');
+    const { key, record } = await createApiKey(pool, { userId: rows[0].id, name, organizationIds: [organizationId], patterns });
     return { ...record, apiKey: key };
   }
-  if (verb === 'api-key' && sub === 'list') {
+  if (command === 'api-key list') {
+    const organizationId = typeof values.org === 'string' ? parse(uuid, values.org, 'org') : undefined;
     let userId: string | undefined;
     if (typeof values.email === 'string') {
       const { rows } = await pool.query<{ id: string }>('SELECT id FROM users WHERE lower(email) = lower($1)', [values.email]);
       if (!rows[0]) return [];
       userId = rows[0].id;
     }
-    const organizationId = typeof values.org === 'string' ? parse(uuid, values.org, 'org') : undefined;
     return (await listApiKeys(pool, { userId, organizationId })) as unknown as Output;
   }
-  if (verb === 'api-key' && sub === 'delete') {
+  if (command === 'api-key delete') {
     const id = parse(uuid, required(values, 'id'), 'id');
     const { rowCount } = await pool.query('SELECT 1 FROM api_keys WHERE id = $1', [id]);
     if (!rowCount) throw new UsageError('no API key with that id');
     await deleteApiKey(pool, id);
     return { id, deleted: true };
   }
-  if (verb === 'fx' && sub === 'import') return fxImport(pool, values);
-  if (verb === 'market' && sub === 'import') return marketImport(pool, values);
-  throw new UsageError(`unknown command: ${command.join(' ') || '(none)'}`);
+  if (command === 'fx import') return fxImport(pool, values);
+  return marketImport(pool, values);
 }
 
 function printHuman(out: Output): string {
   const rows = Array.isArray(out) ? out : [out];
-  return rows.map((r) => Object.entries(r).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`).join('\n')).join('\n\n');
+  const text = (v: unknown) => (Array.isArray(v) ? v.join(', ') : v instanceof Date ? v.toISOString() : String(v));
+  return rows.map((r) => Object.entries(r).map(([k, v]) => `${k}: ${text(v)}`).join('\n')).join('\n\n');
 }
 
 /** Runs an admin command; returns the process exit code. */
@@ -178,39 +220,50 @@ export async function admin(config: Config, argv: string[]): Promise<number> {
         mapping: { type: 'string' },
         status: { type: 'string' },
         since: { type: 'string' },
-        'no-wait': { type: 'boolean', default: false },
-        'no-local-worker': { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
+        'no-wait': { type: 'boolean' },
+        'no-local-worker': { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean' },
       },
     });
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${ADMIN_USAGE}`);
     return 2;
   }
-  if (parsed.values.help || parsed.positionals.length === 0) {
+  if (parsed.values.help) {
     process.stdout.write(ADMIN_USAGE);
-    return parsed.values.help ? 0 : 2;
+    return 0;
+  }
+  if (parsed.positionals.length === 0) {
+    process.stderr.write(ADMIN_USAGE);
+    return 2;
+  }
+  let commandName;
+  try {
+    commandName = commandOf(parsed.positionals, parsed.values);
+  } catch (error) {
+    return failed(error);
   }
   const log: Deps['log'] = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, destination(2));
   const shutdown = handleSignals({ log, level: 'warn' });
-  if (parsed.positionals[0] === 'reprocess') {
+  if (commandName === 'reprocess') {
     try {
       return await reprocessCommand(config, parsed.values, log, shutdown);
     } catch (error) {
-      if (error instanceof UsageError) {
-        process.stderr.write(`admin: ${error.message}\n`);
-        return 2;
-      }
       if (error instanceof StartInterrupted) return shutdown.exitCode();
-      throw error;
+      return failed(error);
     }
   }
-  const database = await openDatabase(config, log);
+  let database;
+  try {
+    database = await openDatabase(config, log);
+  } catch (error) {
+    return failed(new CommandError(`cannot open the database: ${(error as Error).message}`));
+  }
   shutdown.onForce(() => database.abandon());
   try {
     if (shutdown.received) return shutdown.exitCode();
-    const command = runCommand(database.pool, parsed.positionals, parsed.values);
+    const command = runCommand(database.pool, commandName, parsed.values);
     // an interrupted command is not waited for; its transaction ends with its connection
     command.catch(() => {});
     const out = await Promise.race([command, shutdown.requested.then(() => undefined)]);
@@ -221,12 +274,15 @@ export async function admin(config: Config, argv: string[]): Promise<number> {
     process.stdout.write(parsed.values.json ? `${JSON.stringify(out)}\n` : `${printHuman(out)}\n`);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`admin: ${error.message}\n`);
-      return 2;
-    }
-    throw error;
+    return failed(error);
   } finally {
     await database.close();
   }
+}
+
+/** A CommandError's message and exit code; anything else is a fault, with its stack trace (src/main.ts). */
+function failed(error: unknown): number {
+  if (!(error instanceof CommandError)) throw error;
+  process.stderr.write(`admin: ${error.message}\n`);
+  return error.exitCode;
 }

@@ -1,4 +1,10 @@
 // `npm run admin -- …` against a configured DATABASE_URL: the operator's scripted commands.
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import t from 'tap';
 import { adminCli } from '../helpers/cli.ts';
 import { startTestServer } from '../helpers/server.ts';
@@ -57,4 +63,81 @@ t.test('platform operators and bad arguments', async (t) => {
   const unknown = await admin('frobnicate');
   t.equal(unknown.code, 2);
   t.match(unknown.stderr, /unknown command/);
+  // a word an object literal would find (Object's constructor) is no command either
+  const proto = await admin('constructor');
+  t.same([proto.code, /unknown command: constructor/.test(proto.stderr)], [2, true]);
+});
+
+t.test('a command takes its own options and words only, and leaves nothing behind when it refuses', async (t) => {
+  const orgs = async () => Number((await srv.deps.pool.query<{ n: string }>('SELECT count(*) AS n FROM organizations')).rows[0]!.n);
+  const before = await orgs();
+  // an unquoted name: "Label" is not silently dropped from an organization named "My"
+  const unquoted = await admin('bootstrap', '--email', 'quote@example.com', '--org-name', 'My', 'Label');
+  t.equal(unquoted.code, 2);
+  t.match(unquoted.stderr, /unexpected argument: Label/);
+  const foreign = await admin('bootstrap', '--email', 'quote@example.com', '--org-name', 'X', '--kind', 'history');
+  t.equal(foreign.code, 2);
+  t.match(foreign.stderr, /--kind does not apply to bootstrap/);
+  t.equal(await orgs(), before, 'no organization was created');
+
+  const owner = JSON.parse((await admin('bootstrap', '--email', 'keys@example.com', '--org-name', 'Keys', '--json')).stdout);
+  const stranger = await admin('api-key', 'create', '--email', 'nobody.yet@example.com', '--org', owner.organizationId);
+  t.equal(stranger.code, 2);
+  const { rowCount } = await srv.deps.pool.query("SELECT 1 FROM users WHERE email = 'nobody.yet@example.com'");
+  t.equal(rowCount, 0, 'a refused key creates no user');
+  const blank = await admin('api-key', 'create', '--email', 'keys@example.com', '--org', owner.organizationId, '--name', '  ');
+  t.equal(blank.code, 2);
+  t.match(blank.stderr, /--name/);
+  const badOrg = await admin('api-key', 'list', '--email', 'nobody.yet@example.com', '--org', 'not-a-uuid');
+  t.equal(badOrg.code, 2, 'the --org of an unknown email is checked too');
+  t.match(badOrg.stderr, /--org/);
+
+  const human = await admin('api-key', 'list', '--org', owner.organizationId);
+  t.match(human.stdout, /^createdAt: \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/m, 'times are ISO 8601');
+
+  const none = await admin();
+  t.equal(none.code, 2);
+  t.equal(none.stdout, '', 'the usage of a mistake goes to stderr');
+  t.match(none.stderr, /^Usage:/);
+  const help = await admin('--help');
+  t.equal(help.code, 0);
+  t.match(help.stdout, /^Usage:/);
+
+  const down = await adminCli(srv.config.databaseUrl!.replace(/\/[^/?]+(\?|$)/, '/no_such_database_here$1'))('api-key', 'list');
+  t.equal(down.code, 1);
+  t.match(down.stderr, /^admin: cannot open the database: database "no_such_database_here" does not exist/);
+  t.notMatch(down.stderr, /\n\s+at /, 'no stack trace');
+});
+
+t.test('fx and market imports: unusable files and downloads are messages, not stack traces', async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'admin-import-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const server = createServer((_req, res) => res.writeHead(404).end()).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => new Promise((resolve) => server.close(resolve)));
+  const missingUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/eurofxref.csv`;
+  const write = async (name: string, text: string) => {
+    await writeFile(path.join(dir, name), text);
+    return path.join(dir, name);
+  };
+  const unclosed = await write('unclosed.csv', 'date,currency,rate\n2024-01-02,EUR,"0.91\n');
+  const twice = await write('twice.csv', 'date,currency,rate\n2024-01-02,EUR,0.91\n2024-01-02,EUR,0.92\n');
+  const symbols = await write('symbols.csv', 'symbol,name,currency,exchange\nSPOT,Spotify,USD,NYSE\n');
+  const cases: [string[], number, RegExp][] = [
+    [['fx', 'import', '--file', dir], 2, /^admin: cannot read .*EISDIR/],
+    [['fx', 'import', '--file', unclosed], 2, /^admin: not a readable CSV file: Quote Not Closed/],
+    [['fx', 'import', '--file', twice], 2, /^admin: the file gives the same row/],
+    [['market', 'import', '--kind', 'history', '--file', unclosed], 2, /^admin: not a readable CSV file/],
+    [['market', 'import', '--kind', 'symbols', '--file', symbols, '--symbol', 'SPOT'], 2, /--symbol applies to --kind history only/],
+    [['fx', 'import', '--url', missingUrl], 1, /^admin: cannot download .*HTTP 404/],
+  ];
+  const rates = async () => (await srv.deps.pool.query('SELECT count(*)::int AS n FROM fx_rates')).rows[0].n;
+  const ratesBefore = await rates();
+  for (const [args, code, message] of cases) {
+    const res = await admin(...args);
+    t.equal(res.code, code, args.join(' '));
+    t.match(res.stderr, message, args.join(' '));
+    t.notMatch(res.stderr, /\n\s+at /, `${args.join(' ')}: no stack trace`);
+  }
+  t.equal(await rates(), ratesBefore, 'nothing half-written');
 });

@@ -63,4 +63,16 @@ t.test('--no-wait queues for the running workers; bad arguments are usage errors
   t.equal((await admin('--org', 'nope')).code, 2);
   t.equal((await admin('--org', org, '--status', 'uploading')).code, 2);
   t.equal((await admin()).code, 2);
+  const badDate = await admin('--org', org, '--since', '2024-02-30');
+  t.equal(badDate.code, 2);
+  t.match(badDate.err, /--since: must be a date \(YYYY-MM-DD\) or an ISO date-time/);
+  // a date-time with its offset, as the API's date filters take it
+  t.same(JSON.parse((await admin('--org', org, '--since', '2999-01-01T00:00:00+02:00', '--no-wait', '--json')).out), {
+    organizationId: org,
+    statements: 0,
+    counts: { queued: 0 },
+  });
+  const stranger = await admin('--org', '00000000-0000-4000-8000-000000000000', '--no-wait');
+  t.equal(stranger.code, 2, 'a mistyped organization is not "0 statements"');
+  t.match(stranger.err, /no organization with that id/);
 });

@@ -1,6 +1,4 @@
 // `admin fx import` and `admin market import`: reference data files into the database.
-import { CsvError } from 'csv-parse/sync';
-import pg from 'pg';
 import type { Pool } from '../db/pool.ts';
 import { importFxRates, type ImportOrigin } from '../fx/import.ts';
 import { ReferenceFileError } from '../lookups/csv.ts';
@@ -31,9 +29,6 @@ async function asUsage<T>(from: ImportOrigin, run: () => Promise<T>): Promise<T>
     return await run();
   } catch (error) {
     if (error instanceof ReferenceFileError) throw new UsageError(error.message);
-    if (error instanceof CsvError) throw new UsageError(`not a readable CSV file: ${error.message}`);
-    // the upserts take each key once per statement: a file naming one twice fails there
-    if (error instanceof pg.DatabaseError && error.code === '21000') throw new UsageError('the file gives the same row (same date, currency or symbol) more than once');
     const e = error as NodeJS.ErrnoException;
     if ('file' in from && FILE_ERRORS.has(e.code ?? '')) {
       throw new UsageError(e.code === 'ENOENT' ? `no such file: ${from.file}` : `cannot read ${from.file}: ${e.message}`);

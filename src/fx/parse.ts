@@ -3,7 +3,7 @@
 // euro base, N/A where none was published) and a plain long CSV `date,currency,rate` with the
 // units of the currency for one US dollar.
 import cc from 'currency-codes';
-import { csvRows, ReferenceFileError } from '../lookups/csv.ts';
+import { csvRows, onceEach, ReferenceFileError } from '../lookups/csv.ts';
 
 export type FxFormat = 'ecb' | 'plain';
 
@@ -72,9 +72,11 @@ function parseEcb(text: string): ParsedRates {
   if (!columns.includes('USD')) throw new ReferenceFileError('The ECB file has no USD column, so no rate can be converted to a US-dollar base');
   const skipped = new Set<string>();
   const rates: ParsedRate[] = [];
+  const once = onceEach('date');
   for (const [n, row] of rows.entries()) {
     const date = parseEcbDate(row[0] ?? '');
     if (!date) throw new ReferenceFileError(`Line ${n + 2}: "${row[0]}" is not a date`);
+    once(date, n + 2);
     for (let i = 1; i < columns.length; i++) {
       const currency = columns[i]!;
       const value = (row[i] ?? '').trim();
@@ -94,6 +96,7 @@ function parsePlain(text: string): ParsedRates {
   const [, ...rows] = csvRows(text);
   const skipped = new Set<string>();
   const rates: ParsedRate[] = [];
+  const once = onceEach('date and currency');
   for (const [n, row] of rows.entries()) {
     const [dateText = '', code = '', value = ''] = row.map((c) => c.trim());
     const date = parseEcbDate(dateText);
@@ -105,6 +108,7 @@ function parsePlain(text: string): ParsedRates {
       continue;
     }
     if (!DECIMAL.test(value) || /^0*(\.0*)?$/.test(value)) throw new ReferenceFileError(`Line ${n + 2}: "${value}" is not a positive decimal rate`);
+    once(`${date} ${currency}`, n + 2);
     rates.push({ date, currency, value });
   }
   return { format: 'plain', rates, skippedCurrencies: [...skipped].sort() };

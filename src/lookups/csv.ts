@@ -1,9 +1,16 @@
 // Delimited text as the reference files and published rate files write it: a BOM, quoted cells,
 // trailing commas and blank lines are all normal there.
-import { parse } from 'csv-parse/sync';
+import { CsvError, parse } from 'csv-parse/sync';
 
+/** The rows of a delimited text; one that is no readable CSV (a quote never closed) is a ReferenceFileError. */
 export function csvRows(text: string): string[][] {
-  return parse(text, { bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: true }) as string[][];
+  try {
+    return parse(text, { bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: true }) as string[][];
+  } catch (error) {
+    // a file that is no CSV stays one on every attempt: permanent, like any other unusable file
+    if (error instanceof CsvError) throw new ReferenceFileError(`not a readable CSV file: ${error.message}`);
+    throw error;
+  }
 }
 
 /** Rows keyed by the header row's cells. */
@@ -21,4 +28,17 @@ export function emptyToNull(value: string | undefined): string | null {
 /** A reference file that cannot be imported as it is: a permanent failure, never retried. */
 export class ReferenceFileError extends Error {
   override name = 'ReferenceFileError';
+}
+
+/**
+ * A check that each row's key (a date, a date and currency, a symbol) comes once: a file giving
+ * one twice says two things of it, and which one holds would depend on how the import batches it.
+ */
+export function onceEach(what: string): (key: string, line: number) => void {
+  const first = new Map<string, number>();
+  return (key, line) => {
+    const earlier = first.get(key);
+    if (earlier !== undefined) throw new ReferenceFileError(`Line ${line}: the same ${what} as line ${earlier}`);
+    first.set(key, line);
+  };
 }

@@ -3,7 +3,7 @@
 // symbols (`symbol,name,currency,exchange`), and the US Treasury's daily par yield curve CSV
 // (`Date,"1 Mo","2 Mo",…,"30 Yr"`, dates MM/DD/YYYY, newest first, blank where a tenor was not
 // yet published).
-import { csvRows, ReferenceFileError } from '../lookups/csv.ts';
+import { csvRows, onceEach, ReferenceFileError } from '../lookups/csv.ts';
 import { isDecimal } from './decimal.ts';
 
 export const SYMBOL_RE = /^[A-Z0-9.^=-]{1,20}$/;
@@ -63,6 +63,7 @@ export function parseHistoryCsv(text: string, symbolArg?: string): PriceRow[] {
   if (symbolArg !== undefined && !fixed) throw new ReferenceFileError(`"${symbolArg}" is not a ticker symbol`);
   if (at('symbol') < 0 && !fixed) throw new ReferenceFileError('The file has no symbol column: give the symbol (--symbol)');
   const out: PriceRow[] = [];
+  const once = onceEach('symbol and date');
   for (const [n, row] of rows.entries()) {
     const symbol = fixed ?? normalizeSymbol(row[at('symbol')] ?? '');
     if (!symbol) throw new ReferenceFileError(`Line ${n + 2}: "${row[at('symbol')]}" is not a ticker symbol`);
@@ -76,6 +77,7 @@ export function parseHistoryCsv(text: string, symbolArg?: string): PriceRow[] {
     }
     const volume = cell(row[at('volume')]);
     if (volume !== null && !/^\d+$/.test(volume)) throw new ReferenceFileError(`Line ${n + 2}: volume "${volume}" is not a whole number`);
+    once(`${symbol} ${date}`, n + 2);
     out.push({ symbol, date, ...values, volume, currency: cell(row[at('currency')])?.toUpperCase() ?? null, name: cell(row[at('name')]) });
   }
   return out;
@@ -85,9 +87,11 @@ export function parseSymbolsCsv(text: string): SymbolRow[] {
   const [header = [], ...rows] = csvRows(text);
   const cols = header.map((h) => h.trim().toLowerCase());
   if (cols[0] !== 'symbol') throw new ReferenceFileError('A symbols file starts with the header symbol,name,currency,exchange');
+  const once = onceEach('symbol');
   return rows.map((row, n) => {
     const symbol = normalizeSymbol(row[0] ?? '');
     if (!symbol) throw new ReferenceFileError(`Line ${n + 2}: "${row[0]}" is not a ticker symbol`);
+    once(symbol, n + 2);
     return {
       symbol,
       name: cell(row[cols.indexOf('name')]),
@@ -115,9 +119,11 @@ export function parseTreasuryCsv(text: string): YieldRow[] {
   const tenors = header.slice(1).map((h) => parseTenor(h));
   if (!tenors.some((t) => t !== null)) throw new ReferenceFileError('Not a Treasury par yield curve file: no tenor columns like "1 Mo" or "10 Yr"');
   const out: YieldRow[] = [];
+  const once = onceEach('date');
   for (const [n, row] of rows.entries()) {
     const date = isoDate((row[0] ?? '').trim());
     if (!date) throw new ReferenceFileError(`Line ${n + 2}: "${row[0]}" is not a date`);
+    once(date, n + 2);
     for (const [i, tenor] of tenors.entries()) {
       const value = cell(row[i + 1]);
       if (!tenor || value === null) continue;

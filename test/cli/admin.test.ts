@@ -121,12 +121,15 @@ t.test('fx and market imports: unusable files and downloads are messages, not st
     return path.join(dir, name);
   };
   const unclosed = await write('unclosed.csv', 'date,currency,rate\n2024-01-02,EUR,"0.91\n');
-  const twice = await write('twice.csv', 'date,currency,rate\n2024-01-02,EUR,0.91\n2024-01-02,EUR,0.92\n');
+  const twice = await write('twice.csv', 'date,currency,rate\n2024-01-02,EUR,0.91\n2024-01-03,EUR,0.90\n2024-01-02,EUR,0.92\n');
+  // repeats far apart (in batches of their own when written) are found as well
+  const farApart = await write('far.csv', ['symbol,date,close', 'SPOT,2024-01-02,1', ...Array.from({ length: 2500 }, (_, i) => `X${i},2024-01-02,1`), 'SPOT,2024-01-02,2'].join('\n'));
   const symbols = await write('symbols.csv', 'symbol,name,currency,exchange\nSPOT,Spotify,USD,NYSE\n');
   const cases: [string[], number, RegExp][] = [
     [['fx', 'import', '--file', dir], 2, /^admin: cannot read .*EISDIR/],
     [['fx', 'import', '--file', unclosed], 2, /^admin: not a readable CSV file: Quote Not Closed/],
-    [['fx', 'import', '--file', twice], 2, /^admin: the file gives the same row/],
+    [['fx', 'import', '--file', twice], 2, /^admin: Line 4: the same date and currency as line 2/],
+    [['market', 'import', '--kind', 'history', '--file', farApart], 2, /^admin: Line 2503: the same symbol and date as line 2/],
     [['market', 'import', '--kind', 'history', '--file', unclosed], 2, /^admin: not a readable CSV file/],
     [['market', 'import', '--kind', 'symbols', '--file', symbols, '--symbol', 'SPOT'], 2, /--symbol applies to --kind history only/],
     [['fx', 'import', '--url', missingUrl], 1, /^admin: cannot download .*HTTP 404/],

@@ -7,12 +7,32 @@ import { createLogger, startRuntime, StartInterrupted, type Role } from './runti
 
 const roles: Role[] = ['serve', 'api', 'worker', 'migrate'];
 
+const USAGE = `usage: node --import tsx src/main.ts [command]   (npm start, npm run api|worker|migrate|admin)
+
+  serve     the API and the job runner in one process (the default)
+  api       the API only
+  worker    the job runner only
+  migrate   applies the migrations and exits
+  admin     operator commands (admin --help lists them)
+
+Configuration is read from the environment (README, Configuration).
+`;
+
 async function main(argv: string[]): Promise<number> {
-  const config = loadConfig();
   const [command = 'serve', ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const config = loadConfig();
   if (command === 'admin') return admin(config, rest);
   if (!roles.includes(command as Role)) {
-    process.stderr.write(`unknown command ${command}; use one of: ${[...roles, 'admin'].join(', ')}\n`);
+    process.stderr.write(`unknown command ${command}\n\n${USAGE}`);
+    return 2;
+  }
+  if (rest.length > 0) {
+    // an option meant for another command, or a typo: never silently ignored
+    process.stderr.write(`${command} takes no arguments: ${rest.join(' ')}\n\n${USAGE}`);
     return 2;
   }
   const role = command as Role;
@@ -22,7 +42,13 @@ async function main(argv: string[]): Promise<number> {
   try {
     runtime = await startRuntime(config, role, { log, interruption: shutdown });
   } catch (error) {
-    if (!(error instanceof StartInterrupted)) throw error;
+    if (!(error instanceof StartInterrupted)) {
+      // an unreachable database, a port in use, a store that refuses: a message, not a stack trace
+      // (the log keeps the whole error)
+      log.debug({ err: error }, 'start failed');
+      process.stderr.write(`cannot start ${role}: ${startProblem(error)}\n`);
+      return 1;
+    }
     // what had started is stopped
     log.info('stopped');
     return 0;
@@ -59,6 +85,17 @@ async function main(argv: string[]): Promise<number> {
   await runtime.stop();
   log.info('stopped');
   return 0;
+}
+
+/** What stopped the start, in a line: the error's message with its causes (an AggregateError's too). */
+function startProblem(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error; e instanceof Error && parts.length < 4; e = e.cause) {
+    const inner = e instanceof AggregateError ? e.errors.map((x: unknown) => (x instanceof Error ? x.message : String(x))).join('; ') : '';
+    const text = e.message || inner || e.name;
+    if (!parts.includes(text)) parts.push(text);
+  }
+  return parts.join(': ') || String(error);
 }
 
 main(process.argv.slice(2)).then(

@@ -1,0 +1,43 @@
+// The service's own commands (src/main.ts) as an operator runs them: --help, arguments they do not
+// take, and a start that fails (an unreachable database) answer with a message and an exit code,
+// never a stack trace.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { withDatabase, serverUrl } from '../helpers/db.ts';
+import { repoRoot } from '../setup/paths.ts';
+
+const run = promisify(execFile);
+
+async function main(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+t.test('--help prints the commands; arguments a command does not take are refused', async (t) => {
+  const help = await main(['--help']);
+  t.equal(help.code, 0);
+  t.match(help.stdout, /serve +the API and the job runner/);
+  const extra = await main(['serve', '--port', '1']);
+  t.same([extra.code, extra.stderr.split('\n')[0]], [2, 'serve takes no arguments: --port 1']);
+  const unknown = await main(['frobnicate']);
+  t.same([unknown.code, unknown.stderr.split('\n')[0]], [2, 'unknown command frobnicate']);
+});
+
+t.test('a start that fails names the problem in a line and exits 1', async (t) => {
+  const missing = withDatabase(serverUrl(), `no_such_db_${process.pid}`);
+  for (const role of ['api', 'migrate']) {
+    const res = await main([role], { DATABASE_URL: missing, S3_ENDPOINT: 'http://127.0.0.1:1', S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' });
+    t.equal(res.code, 1, role);
+    t.match(res.stderr, new RegExp(`^cannot start ${role}: database "no_such_db_${process.pid}" does not exist\\n`), role);
+    t.notMatch(res.stderr, /\n\s+at /, `${role}: no stack trace`);
+  }
+});

@@ -9,7 +9,9 @@ export type Queryable = Pick<pg.Pool, 'query'>;
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 
 export function createPool(connectionString: string, max: number): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, application_name: 'royalty-engine' });
+  // every session in UTC, whatever the server's default: a calendar date in a filter (`$1::date + 1`
+  // against a timestamptz) is its UTC day, as the README says, on any server
+  const pool = new pg.Pool({ connectionString, max, application_name: 'royalty-engine', options: '-c TimeZone=UTC' });
   // A client that loses its server (restart, network) must not crash the process.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));

@@ -246,10 +246,10 @@ function plan(q: NormalizedQuery, usePreagg: boolean, eager: boolean): Plan {
   return { columns, joins: joinsOf(membersOf(q)), rollup, stored: rollup !== null && rollup === answerable };
 }
 
-function memberSql(fullName: string, rollup: RollupDef | null): { sql: string; type: 'string' | 'number' | 'time' } {
+function memberSql(fullName: string, rollup: RollupDef | null): { sql: string; type: 'string' | 'number' | 'time'; measure: boolean } {
   const name = memberOf(fullName)!;
-  if (semantic.measures.has(name)) return { sql: measureSql(name, rollup), type: 'number' };
-  return { sql: semantic.dimensions.get(name)!.sql, type: dimensionDefs.get(name)!.type };
+  if (semantic.measures.has(name)) return { sql: measureSql(name, rollup), type: 'number', measure: true };
+  return { sql: semantic.dimensions.get(name)!.sql, type: dimensionDefs.get(name)!.type, measure: false };
 }
 
 /**
@@ -308,13 +308,18 @@ export function tmFilter(monthsBack: string, operator: 'equals' | 'notEquals', v
 
 function compileLeaf(f: { member: string; operator: Operator; values?: (string | null)[] }, rollup: RollupDef | null, p: ParamAllocator): string {
   if (memberOf(f.member) === 'tm' && (f.operator === 'equals' || f.operator === 'notEquals')) return tmFilter(MONTHS_BACK, f.operator, f.values ?? []);
-  const { sql: expr, type } = memberSql(f.member, rollup);
+  const { sql: expr, type, measure } = memberSql(f.member, rollup);
   const values = f.values ?? [];
   const nonNull = values.filter((v): v is string => v !== null);
   const hasNull = values.includes(null);
   // a time value in the one form DuckDB reads (normalizeQuery gives it; a bare date is its midnight)
   const value = (v: string) => (type === 'number' ? `CAST(${p.add(v)} AS DOUBLE)` : type === 'time' ? `CAST(${p.add(absoluteBound(v, 'start'))} AS TIMESTAMP)` : p.add(v));
-  const subject = type === 'time' ? `CAST(${expr} AS TIMESTAMP)` : expr;
+  // A measure meets its DOUBLE value through its exact text: DuckDB casts a DECIMAL to DOUBLE by
+  // dividing by 10^scale in floating point, an ulp off at the USD sums' scale 26 (10^26 is not a
+  // double), so `royalty_earnings_usd gte <the very value answered>` could drop its group; the text
+  // converts correctly rounded, as the value does. Per group, so cheap; the number dimensions'
+  // scales (at most 14) convert exactly and stay row by row.
+  const subject = type === 'time' ? `CAST(${expr} AS TIMESTAMP)` : measure ? `CAST(CAST(${expr} AS VARCHAR) AS DOUBLE)` : expr;
   const text = type === 'string' ? expr : `CAST(${expr} AS VARCHAR)`;
   switch (f.operator) {
     case 'equals': {
@@ -346,7 +351,7 @@ function compileLeaf(f: { member: string; operator: Operator; values?: (string |
     case 'lte': {
       const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[f.operator] as '>' | '>=' | '<' | '<=';
       if (type === 'time') return `(${dateComparison(expr, op, absoluteBound(nonNull[0]!, 'start'), p)})`;
-      return `(${expr} ${op} ${value(nonNull[0]!)})`;
+      return `(${subject} ${op} ${value(nonNull[0]!)})`;
     }
     case 'set':
       return `(${expr} IS NOT NULL)`;

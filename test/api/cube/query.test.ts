@@ -189,6 +189,19 @@ t.test('gt, gte, lt, lte on the first value: numbers as numbers, strings lexicog
   t.same(await titles({ member: m('sales_period_start'), operator: 'lt', values: ['2024-01-10T12:00'] }), ['Echo', 'Foxtrot', 'Golf']);
 });
 
+t.test('a USD measure equals the very value it answers (its DECIMAL(38,26) meets the DOUBLE exactly)', async (t) => {
+  // 3.333333333333 × 1.087654321 = 3.625514403332970781893; DuckDB's own DECIMAL → DOUBLE cast
+  // of it is an ulp below the value's double, which made gte and equals drop the group
+  const rh = await seedRightsholder(srv, org, 'Artist Double');
+  await seedStatement(srv, { organizationId: org, rightsholderId: rh, currency: 'EUR', fx: { EUR: '1.087654321' }, rows: [{ raw_title: 'Ulp', royalty_earnings: '3.333333333333' }] });
+  const usd = async (operator: string) => {
+    const data = await ok({ measures: [m('royalty_earnings_usd')], filters: [{ member: m('rightsholder_id'), operator: 'equals', values: [rh] }, { member: m('royalty_earnings_usd'), operator, values: ['3.625514403332970781893'] }] });
+    return data.data.map((r: Record<string, string>) => r[m('royalty_earnings_usd')]);
+  };
+  for (const operator of ['equals', 'gte', 'lte']) t.same(await usd(operator), ['3.625514403332970781893'], operator);
+  for (const operator of ['notEquals', 'gt', 'lt']) t.same(await usd(operator), [], operator);
+});
+
 t.test('set and notSet', async (t) => {
   t.same(await titles({ member: m('payor'), operator: 'set' }), ['Alpha', 'Delta\\Path', 'gamma_x'], "'' is set");
   t.same(await titles({ member: m('payor'), operator: 'notSet' }), ['Beta 100%', 'Echo', 'Foxtrot', 'Golf']);

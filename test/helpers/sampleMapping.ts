@@ -9,3 +9,18 @@ export const fields = {
   royaltyEarnings: { column: 'Net' },
   rawTitle: { column: 'Title' },
 };
+
+/** A store report in euros (`Period, Store, Track, ISRC, Country, Qty, Net (EUR)`), its period's cadence read from the period. */
+export const EUR_REPORT_HEADER = ['Period', 'Store', 'Track', 'ISRC', 'Country', 'Qty', 'Net (EUR)'];
+export const eurReportFields = {
+  stmtYear: { column: 'Period' },
+  stmtPeriod: { column: 'Period' },
+  stmtCadence: { column: 'Period' },
+  currency: { constant: 'EUR' },
+  royaltyEarnings: { column: 'Net (EUR)' },
+  units: { column: 'Qty' },
+  source: { column: 'Store' },
+  rawTitle: { column: 'Track' },
+  isrc: { column: 'ISRC' },
+  country: { column: 'Country' },
+};

@@ -16,6 +16,7 @@ import { STATEMENT_INGEST_TASK } from '../../src/ingest/queue.ts';
 import type { Deps } from '../../src/trpc/context.ts';
 import { createRightsholder, putFile, waitForStatement } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
+import { EUR_REPORT_HEADER, eurReportFields } from '../helpers/sampleMapping.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { downloadAll, readCsv, runExport } from '../api/export/helpers.ts';
 
@@ -64,19 +65,8 @@ const rhA = await createRightsholder(client, org, 'Artist A');
 const rhB = await createRightsholder(client, org, 'Artist B');
 
 // ---- a layout of our own; net and gross columns, so that a mapping change changes the totals ----
-const header = ['Period', 'Store', 'Track', 'ISRC', 'Country', 'Qty', 'Net (EUR)', 'Gross (EUR)'];
-const fieldsNet = {
-  stmtYear: { column: 'Period' },
-  stmtPeriod: { column: 'Period' },
-  stmtCadence: { column: 'Period' },
-  currency: { constant: 'EUR' },
-  royaltyEarnings: { column: 'Net (EUR)' },
-  units: { column: 'Qty' },
-  source: { column: 'Store' },
-  rawTitle: { column: 'Track' },
-  isrc: { column: 'ISRC' },
-  country: { column: 'Country' },
-};
+const header = [...EUR_REPORT_HEADER, 'Gross (EUR)'];
+const fieldsNet = eurReportFields;
 const fieldsGross = { ...fieldsNet, royaltyEarnings: { column: 'Gross (EUR)' } };
 const created = await client.mutate('mapping.create', { organizationId: org, name: 'Consistency layout', headers: header, headerHash: computeHeaderHash(header), fields: fieldsNet });
 if (!created.ok) throw new Error(JSON.stringify(created.error));

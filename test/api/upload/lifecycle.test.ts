@@ -7,6 +7,7 @@ import { expireUploads, sweepAbandonedObjects } from '../../../src/jobs/statemen
 import { attachmentDisposition } from '../../../src/storage/objectStore.ts';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
+import { EUR_REPORT_HEADER, eurReportFields } from '../../helpers/sampleMapping.ts';
 import { startTestServer } from '../../helpers/server.ts';
 
 const srv = await startTestServer(t, { role: 'serve' });
@@ -17,19 +18,8 @@ const artist = await createRightsholder(owner.client, org, 'Lifecycle Artist');
 const second = await createRightsholder(owner.client, org, 'Second Artist');
 
 // a statement layout of our own, with an organization mapping made as mapping.create would
-const header = ['Period', 'Store', 'Track', 'ISRC', 'Country', 'Qty', 'Net (EUR)'];
-const mappingFields = {
-  stmtYear: { column: 'Period' },
-  stmtPeriod: { column: 'Period' },
-  stmtCadence: { column: 'Period' },
-  currency: { constant: 'EUR' },
-  royaltyEarnings: { column: 'Net (EUR)' },
-  units: { column: 'Qty' },
-  source: { column: 'Store' },
-  rawTitle: { column: 'Track' },
-  isrc: { column: 'ISRC' },
-  country: { column: 'Country' },
-};
+const header = EUR_REPORT_HEADER;
+const mappingFields = eurReportFields;
 await insertMapping(srv.deps.pool, org, 'Lifecycle layout', header, mappingFields);
 
 function csv(rows: string[][]): Buffer {

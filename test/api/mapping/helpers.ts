@@ -6,6 +6,7 @@ import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import type { Caller } from '../../helpers/principals.ts';
 import type { TestServer } from '../../helpers/server.ts';
 import type { Outcome } from '../../helpers/trpc.ts';
+import { EUR_REPORT_HEADER, eurReportFields } from '../../helpers/sampleMapping.ts';
 
 /** The call failed with exactly this data.code and data.errorCode. */
 export function isError(t: Test, res: Outcome<unknown>, code: string, errorCode: string, label = `${code} ${errorCode}`): void {
@@ -33,20 +34,10 @@ export function details(res: Outcome<unknown>): any {
 export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 /** A statement layout of our own (not in the library). */
-export const HEADERS = ['Period', 'Store', 'Track', 'ISRC', 'Country', 'Qty', 'Net (EUR)'];
+export const HEADERS = EUR_REPORT_HEADER;
 export const HASH = computeHeaderHash(HEADERS);
-export const FIELDS = {
-  stmtYear: { column: 'Period' },
-  stmtPeriod: { column: 'Period' },
-  stmtCadence: { constant: 'M' },
-  currency: { constant: 'EUR' },
-  royaltyEarnings: { column: 'Net (EUR)' },
-  units: { column: 'Qty' },
-  source: { column: 'Store' },
-  rawTitle: { column: 'Track' },
-  isrc: { column: 'ISRC' },
-  country: { column: 'Country' },
-};
+// the euro store report's mapping, monthly by constant
+export const FIELDS = { ...eurReportFields, stmtCadence: { constant: 'M' } };
 
 export async function createMapping(t: Test, caller: Caller, extra: Record<string, unknown> = {}): Promise<any> {
   const headers = (extra.headers as string[] | undefined) ?? HEADERS;

@@ -1,11 +1,12 @@
 // POST /invitations/accept: the one HTTP route outside tRPC, because the invitation link is what
 // people follow (OAuth log-ins arrive later). Authenticated by the caller's API key alone: the
 // invitation, not a header, names the organization, and an invitee's keys are by nature scoped
-// to other organizations.
+// to other organizations. The key's procedure patterns still apply: accepting is the procedure
+// `invitation.accept`, so a key limited to, say, `cube.*` cannot make its user join anything.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { z } from 'zod';
-import { principalForApiKey } from '../auth/apiKeys.ts';
+import { principalForApiKey, scopeAllows } from '../auth/apiKeys.ts';
 import { credentialsFromHeaders } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../trpc/context.ts';
@@ -15,6 +16,9 @@ import { ACCEPT_PATH } from './invitations.ts';
 const tokenSchema = z.string().min(1).max(200);
 const bodySchema = z.object({ token: tokenSchema.optional() }).nullish();
 const querySchema = z.object({ token: tokenSchema.optional() });
+
+/** The name an API key's procedure patterns must allow (`*`, `invitation.*` or itself). */
+export const ACCEPT_PROCEDURE = 'invitation.accept';
 
 function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   return reply
@@ -41,6 +45,9 @@ export async function invitationRoutes(app: FastifyInstance, deps: Deps): Promis
       }
       const principal = await principalForApiKey(deps.pool, credentials.apiKey);
       if (!principal) throw new AppError('INVALID_API_KEY');
+      if (!scopeAllows(principal.apiKey!.patterns, ACCEPT_PROCEDURE)) {
+        throw new AppError('API_KEY_SCOPE_DENIED', `The API key's scope does not include ${ACCEPT_PROCEDURE}`);
+      }
       const token = tokenOf(req.body, req.query);
       return await acceptInvitation(deps.pool, principal, token);
     } catch (error) {

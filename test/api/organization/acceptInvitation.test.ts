@@ -122,3 +122,25 @@ t.test('malformed requests: BAD_REQUEST, never a 500', async (t) => {
   const wrongMethod = await fetch(`${srv.url}/invitations/accept`, { method: 'GET', headers: { 'x-api-key': invitee.apiKey } });
   t.equal(wrongMethod.status, 404);
 });
+
+t.test("the API key's procedure patterns: accepting needs * or invitation.* (invitation.accept)", async (t) => {
+  const { createApiKey } = await import('../../../src/auth/apiKeys.ts');
+  const invitee = await newOrganization(srv, 'Narrow keys');
+  const keyWith = async (patterns: string[]) =>
+    (await createApiKey(srv.deps.pool, { userId: invitee.userId, name: 'narrow', organizationIds: [invitee.organizationId], patterns })).key;
+  const inv = await invite(invitee.email, 'admin');
+  for (const patterns of [['cube.*'], ['rightsholder.*', 'cube.query'], ['organization.addUser']]) {
+    const res = await accept(srv, await keyWith(patterns), { token: tokenOf(inv.link) });
+    t.same([res.status, res.body.error?.code, res.body.error?.errorCode], [403, 'FORBIDDEN', 'API_KEY_SCOPE_DENIED'], patterns.join(','));
+  }
+  const { rows } = await srv.deps.pool.query('SELECT 1 FROM memberships WHERE organization_id = $1 AND user_id = $2', [org, invitee.userId]);
+  t.equal(rows.length, 0, 'not a member');
+  const pending = expectOk(t, await owner.client.query('organization.listInvitations', { organizationId: org }));
+  t.ok(pending.data.some((i: { id: string }) => i.id === inv.id), 'still pending');
+  for (const patterns of [['invitation.accept'], ['cube.*', 'invitation.*']]) {
+    const other = await invite((await newOrganization(srv, 'Scoped')).email);
+    t.equal((await accept(srv, await keyWith(patterns), { token: tokenOf(other.link) })).body.error?.errorCode, 'INVITATION_EMAIL_MISMATCH', 'scope passes, then the address is checked');
+  }
+  const ok = await accept(srv, await keyWith(['invitation.accept']), { token: tokenOf(inv.link) });
+  t.same([ok.status, ok.body.role], [200, 'admin']);
+});

@@ -99,9 +99,15 @@ export function lookupTable<F extends object>(spec: LookupTableSpec<F>) {
       const where: string[] = [];
       const params: unknown[] = [];
       if (opts.search) {
-        params.push(containsPattern(opts.search), containsPattern(normalizeLookupKey(opts.search)));
-        const [p, k] = [`$${params.length - 1}`, `$${params.length}`];
-        where.push(`(${['original', ...spec.searchColumns].map((c) => `${c} ILIKE ${p}`).join(' OR ')} OR original_normalized LIKE ${k})`);
+        const key = normalizeLookupKey(opts.search);
+        params.push(containsPattern(opts.search));
+        const matches = ['original', ...spec.searchColumns].map((c) => `${c} ILIKE $${params.length}`);
+        // a search with no letter or digit has an empty key, which is in every key: it matches literally only
+        if (key !== '') {
+          params.push(containsPattern(key));
+          matches.push(`original_normalized LIKE $${params.length}`);
+        }
+        where.push(`(${matches.join(' OR ')})`);
       }
       if (opts.statuses && opts.statuses.length > 0) {
         params.push(opts.statuses);

@@ -113,6 +113,19 @@ t.test('list: search, status filter, sort and the shared envelope', async (t) =>
   t.equal(several.pagination.total, 1);
 });
 
+t.test('list: LIKE wildcards and punctuation in a search match literally, not every entry', async (t) => {
+  const pct = data(await op.mutate('lookupSalesType.create', { original: 'Bonus 100% Track', cleansed: 'Bonus_100% Track' }));
+  const under = data(await op.mutate('lookupSalesType.create', { original: 'Promo under_score', cleansed: 'Promo' }));
+  const slash = data(await op.mutate('lookupSalesType.create', { original: 'Back\\slash Sale', cleansed: 'Backslash' }));
+  const ids = (res: any) => res.data.map((r: any) => r.id).sort();
+  for (const search of ['!!!', '--', '*']) t.equal(data(await op.query('lookupSalesType.list', { search })).pagination.total, 0, search);
+  t.same(ids(data(await op.query('lookupSalesType.list', { search: '%' }))), [pct.id]);
+  t.same(ids(data(await op.query('lookupSalesType.list', { search: '_' }))), [pct.id, under.id].sort());
+  t.same(ids(data(await op.query('lookupSalesType.list', { search: '\\' }))), [slash.id]);
+  t.same(ids(data(await op.query('lookupSalesType.list', { search: '100%' }))), [pct.id]);
+  for (const e of [pct, under, slash]) await op.mutate('lookupSalesType.delete', { id: e.id });
+});
+
 t.test('missingSalesTypes: raw values of all organizations with no entry, by USD then rows', async (t) => {
   const other = await newOrganization(srv, 'Other Org');
   const [s1, s2, s3] = [randomUUID(), randomUUID(), randomUUID()];

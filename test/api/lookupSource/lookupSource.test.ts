@@ -78,6 +78,8 @@ t.test('create, update, get, list and delete; analytics sees a change at once', 
   t.equal(reviewed.pagination.total, 1);
   // status is any JSON value: null filters nothing, like an absent one
   t.equal(data(await op.query('lookupSource.list', { status: null })).pagination.total, data(await op.query('lookupSource.list', {})).pagination.total);
+  // a search without a letter or digit matches literally (its normalized form is empty), not every entry
+  for (const search of ['%', '_', '\\', '!!!']) t.equal(data(await op.query('lookupSource.list', { search })).pagination.total, 0, search);
   const page = data(await op.query('lookupSource.list', { pagination: { page: 2, limit: 5, sortBy: 'earningsSource', sortOrder: 'desc' } }));
   t.equal(page.data.length, 5);
   t.same(page.pagination, { page: 2, limit: 5, total: 181, totalPages: 37, hasNext: true, hasPrev: true });

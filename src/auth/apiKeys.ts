@@ -28,6 +28,19 @@ export function scopeAllows(patterns: readonly string[], procedure: string): boo
   return patterns.some((p) => patternAllows(p, procedure));
 }
 
+/** Whether `outer` allows everything `inner` does: `*` covers all, `ns.*` its namespace's procedures and patterns. */
+export function patternCovers(outer: string, inner: string): boolean {
+  if (outer === '*') return true;
+  if (inner === '*') return false;
+  if (outer.endsWith('.*')) return inner.startsWith(outer.slice(0, -1));
+  return outer === inner;
+}
+
+/** Whether the patterns `inner` grant nothing beyond the patterns `outer`. */
+export function patternsWithin(inner: readonly string[], outer: readonly string[]): boolean {
+  return inner.every((p) => outer.some((o) => patternCovers(o, p)));
+}
+
 export interface ApiKeyRecord {
   id: string;
   userId: string;

@@ -67,3 +67,35 @@ t.test('a platform operator may rotate any key of the organization', async (t) =
   const me = await asWriter.query('user.currentUser');
   t.equal(me.ok && me.data.id, writer.userId);
 });
+
+t.test("a restricted key cannot reach past its own scope through apiKey.update", async (t) => {
+  const { createApiKey } = await import('../../../src/auth/apiKeys.ts');
+  const admin = await addMember(srv, org, 'admin');
+  const other = await newOrganization(srv, 'Elsewhere');
+  await srv.deps.pool.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'admin')`, [other.organizationId, admin.userId]);
+  const fullKey = await keyOf(admin.userId);
+  const wide = await createApiKey(srv.deps.pool, { userId: admin.userId, name: 'two orgs', organizationIds: [org, other.organizationId], patterns: ['rightsholder.*'] });
+  const narrow = await createApiKey(srv.deps.pool, { userId: admin.userId, name: 'rotator', organizationIds: [org], patterns: ['apiKey.*', 'rightsholder.*'] });
+  const asNarrow = srv.client({ 'x-api-key': narrow.key, 'x-organization-id': org });
+  const patternsOf = async (id: string) => (await srv.deps.pool.query('SELECT procedure_patterns AS p FROM api_keys WHERE id = $1', [id])).rows[0].p;
+
+  // widening itself
+  fails(t, await asNarrow.mutate('apiKey.update', { organizationId: org, id: narrow.record.id, rotate: false, patterns: ['*'] }), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
+  fails(t, await asNarrow.mutate('apiKey.update', { organizationId: org, id: narrow.record.id, rotate: true, patterns: ['apiKey.*', 'cube.*'] }), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
+  t.same(await patternsOf(narrow.record.id), ['apiKey.*', 'rightsholder.*'], 'unchanged');
+  // taking the secret of a wider key of the same user: every procedure, or another organization
+  fails(t, await asNarrow.mutate('apiKey.update', { organizationId: org, id: fullKey }), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
+  fails(t, await asNarrow.mutate('apiKey.update', { organizationId: org, id: wide.record.id }), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
+  t.equal((await admin.client.query('user.currentUser')).ok, true, 'the full key still works');
+
+  // within its scope: narrowing itself, rotating itself, rotating a narrower key of its user
+  const self = await asNarrow.mutate('apiKey.update', { organizationId: org, id: narrow.record.id, rotate: true, patterns: ['apiKey.update', 'rightsholder.list'] });
+  t.match(self.ok && self.data, { patterns: ['apiKey.update', 'rightsholder.list'], key: /^rk_/ });
+  const asRotated = srv.client({ 'x-api-key': self.data.key, 'x-organization-id': org });
+  const lister = await createApiKey(srv.deps.pool, { userId: admin.userId, name: 'lister', organizationIds: [org], patterns: ['rightsholder.list'] });
+  const rotated = await asRotated.mutate('apiKey.update', { organizationId: org, id: lister.record.id });
+  t.match(rotated.ok && rotated.data, { key: /^rk_/, patterns: ['rightsholder.list'] });
+  // renaming or narrowing a wider key without taking its secret is fine
+  const renamed = await asRotated.mutate('apiKey.update', { organizationId: org, id: fullKey, rotate: false, name: 'renamed' });
+  t.match(renamed.ok && renamed.data, { name: 'renamed', key: null, patterns: ['*'] });
+});

@@ -57,6 +57,9 @@ export interface MarketProvider {
   treasuryYields(range: DateRange & { latestOnly: boolean }): Promise<YieldCurve[]>;
 }
 
+/** The most curves one range answers: the latest ones (about 20 years of business days). */
+export const MAX_CURVES = 5000;
+
 export function quoteFrom(q: Omit<Quote, 'change' | 'changePercent'>): Quote {
   const change = q.previousClose === null ? null : decimalSub(q.price, q.previousClose);
   return { ...q, change, changePercent: change === null ? null : decimalPercent(change, q.previousClose!) };
@@ -130,11 +133,17 @@ export function builtinMarketProvider(db: Queryable): MarketProvider {
              ORDER BY tenor_months`,
             [range.to ?? null],
           )
-        : await db.query<{ date: string; tenor: string; value: string }>(
-            `SELECT to_char(curve_date, 'YYYY-MM-DD') AS date, tenor, yield_percent::text AS value FROM treasury_yields
-             WHERE ($1::date IS NULL OR curve_date >= $1::date) AND ($2::date IS NULL OR curve_date <= $2::date)
-             ORDER BY curve_date, tenor_months LIMIT 20000`,
-            [range.from ?? null, range.to ?? null],
+        : // whole curves, at most the latest MAX_CURVES days of the range (a row limit cut the range's
+          // newest curves off, and left the last one it kept with some tenors missing)
+          await db.query<{ date: string; tenor: string; value: string }>(
+            `WITH days AS (
+               SELECT DISTINCT curve_date FROM treasury_yields
+               WHERE ($1::date IS NULL OR curve_date >= $1::date) AND ($2::date IS NULL OR curve_date <= $2::date)
+               ORDER BY curve_date DESC LIMIT $3)
+             SELECT to_char(curve_date, 'YYYY-MM-DD') AS date, tenor, yield_percent::text AS value
+             FROM treasury_yields JOIN days USING (curve_date)
+             ORDER BY curve_date, tenor_months`,
+            [range.from ?? null, range.to ?? null, MAX_CURVES],
           );
       return curvesFrom(rows);
     },

@@ -9,7 +9,7 @@ export const getTreasuryYields = orgProcedure(
     minRole: 'member',
     scope: '',
     summary:
-      'US Treasury daily par yield curves (percent by tenor, 1M … 30Y). With from and/or to: every curve in the range; with date: the curve of that day or the latest before it; with neither: the latest curve.',
+      'US Treasury daily par yield curves (percent by tenor, 1M … 30Y). With from and/or to: every curve in the range (its latest 5000 at most); with date: the curve of that day or the latest before it; with neither: the latest curve.',
   },
   orgInput({ date: calendarDate.optional(), from: calendarDate.optional(), to: calendarDate.optional() }),
 ).query(async ({ ctx, input }) => {

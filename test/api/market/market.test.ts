@@ -68,6 +68,26 @@ t.test('Treasury par yields: latest, on a date, over a range', async (t) => {
   expectError(t, await reader.client.query('market.getTreasuryYields', { organizationId: org, date: '2020-01-01' }), 'NOT_FOUND', 'TREASURY_YIELDS_NOT_FOUND');
 });
 
+t.test('Treasury par yields over a long range: whole curves, the latest 5000 days at most', async (t) => {
+  const tenors = `(VALUES ('1M',1),('2M',2),('3M',3),('4M',4),('6M',6),('1Y',12),('2Y',24),('3Y',36),('5Y',60),('7Y',84),('10Y',120),('20Y',240),('30Y',360)) tn(tenor, m)`;
+  await srv.deps.pool.query(`INSERT INTO treasury_yields (curve_date, tenor, tenor_months, yield_percent)
+    SELECT d::date, tn.tenor, tn.m, 1.25 FROM generate_series('2000-01-01'::date, '2014-12-31'::date, '1 day') d, ${tenors}`);
+  t.teardown(() => srv.deps.pool.query(`DELETE FROM treasury_yields WHERE curve_date < '2015-01-01'`));
+  // five years of curves (1826 days, 23738 rows): every day, each with its 13 tenors
+  const five = data(await reader.client.query('market.getTreasuryYields', { organizationId: org, from: '2010-01-01', to: '2014-12-31' })).curves;
+  t.equal(five.length, 1826);
+  t.equal(five[0].date, '2010-01-01');
+  t.equal(five.at(-1).date, '2014-12-31');
+  t.equal(five.filter((c: any) => Object.keys(c.yields).length !== 13).length, 0, 'no curve is cut short');
+  t.same(five.at(-1).yields, Object.fromEntries(['1M', '2M', '3M', '4M', '6M', '1Y', '2Y', '3Y', '5Y', '7Y', '10Y', '20Y', '30Y'].map((k) => [k, '1.25'])));
+  // fifteen years: the latest 5000 days of the range, whole
+  const all = data(await reader.client.query('market.getTreasuryYields', { organizationId: org, from: '2000-01-01', to: '2014-12-31' })).curves;
+  t.equal(all.length, 5000);
+  t.equal(all[0].date, '2001-04-24');
+  t.equal(all.at(-1).date, '2014-12-31');
+  t.equal(all.filter((c: any) => Object.keys(c.yields).length !== 13).length, 0);
+});
+
 t.test('market import from the command line: history, symbols, treasury', async (t) => {
   const dir = await mkdtemp(path.join(tmpdir(), 'market-'));
   const yahooCsv = path.join(dir, 'WMG.csv');

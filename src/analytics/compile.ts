@@ -268,6 +268,12 @@ function dateComparison(expr: string, op: '>=' | '<=' | '>' | '<', bound: string
   return `${expr} ${op} CAST(${p.add(day)} AS DATE)`;
 }
 
+/**
+ * A number's text as the answer gives it (engine.ts, decimalText): DuckDB's text of the value with
+ * the trailing zeros of its fraction dropped, and the point with them when nothing is left.
+ */
+export const answeredNumberText = (expr: string) => `regexp_replace(CAST(${expr} AS VARCHAR), '(\\.[0-9]*[1-9])0+$|\\.0+$', '\\1')`;
+
 const escapeLike = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** months_back as the tm dimension reads it (model.ts) */
@@ -320,7 +326,10 @@ function compileLeaf(f: { member: string; operator: Operator; values?: (string |
   // converts correctly rounded, as the value does. Per group, so cheap; the number dimensions'
   // scales (at most 14) convert exactly and stay row by row.
   const subject = type === 'time' ? `CAST(${expr} AS TIMESTAMP)` : measure ? `CAST(CAST(${expr} AS VARCHAR) AS DOUBLE)` : expr;
-  const text = type === 'string' ? expr : `CAST(${expr} AS VARCHAR)`;
+  // contains/notContains match the text the member is answered as (Cube matches the database's
+  // text, which for a DECIMAL keeps its scale's trailing zeros: `contains '500'` found a rate
+  // answered as "0.5"): a number without trailing zeros (decimalText), a time in its answer form
+  const text = type === 'string' ? expr : type === 'number' ? answeredNumberText(expr) : `strftime(CAST(${expr} AS TIMESTAMP), ${TIME_FORMAT})`;
   switch (f.operator) {
     case 'equals': {
       const parts: string[] = [];

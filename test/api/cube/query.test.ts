@@ -148,6 +148,24 @@ t.test('contains and notContains: case-insensitive, %, _ and \\ literal, NULL ru
   t.same(await titles({ member: m('track_title_raw'), operator: 'notContains', values: ['ph', 'ta'] }), ['Echo', 'Foxtrot', 'Golf', 'gamma_x']);
 });
 
+t.test('contains and notContains on numbers and times match the text they are answered as', async (t) => {
+  const all = ['Alpha', 'Beta 100%', 'Delta\\Path', 'Echo', 'Foxtrot', 'Golf', 'gamma_x'];
+  // Alpha's royalty_rate is answered "0.5"; DuckDB's own text of the DECIMAL(38,12) is 0.500000000000
+  const rate = await ok({ dimensions: [m('royalty_rate')], filters: [both, { member: m('royalty_rate'), operator: 'set' }] });
+  t.same(rate.data, [{ [m('royalty_rate')]: '0.5' }]);
+  t.same(await titles({ member: m('royalty_rate'), operator: 'contains', values: ['0.5'] }), ['Alpha']);
+  t.same(await titles({ member: m('royalty_rate'), operator: 'contains', values: ['500'] }), [], 'no trailing zeros to match');
+  t.same(await titles({ member: m('royalty_rate'), operator: 'notContains', values: ['00'] }), all, 'Alpha kept, NULL rows kept');
+  // a measure (HAVING): units per title are 100, 10, 1, 1000, 500, 7, 0
+  t.same(await titles({ member: m('units'), operator: 'contains', values: ['00'] }), ['Alpha', 'Echo', 'Foxtrot']);
+  t.same(await titles({ member: m('units'), operator: 'contains', values: ['0000'] }), []);
+  t.same(await titles({ member: m('units'), operator: 'notContains', values: ['.'] }), all, 'no decimal point in a whole number');
+  t.same(await titles({ member: m('stmt_year'), operator: 'contains', values: ['023'] }), ['Echo', 'Foxtrot']);
+  // a time member is answered YYYY-MM-DDTHH:mm:ss.SSS
+  t.same(await titles({ member: m('sales_period_start'), operator: 'contains', values: ['t00:00:00.000'] }), all.filter((x) => x !== 'gamma_x'));
+  t.same(await titles({ member: m('sales_period_start'), operator: 'contains', values: ['2024-03-'] }), ['Alpha', 'Beta 100%']);
+});
+
 t.test('hostile values stay values: quotes, backslashes, SQL, placeholders', async (t) => {
   // values reach DuckDB as string literals (src/analytics/compile.ts): nothing in them may end the literal
   const all = await titles();

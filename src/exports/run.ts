@@ -18,6 +18,7 @@ import { recordActivity } from '../activity/record.ts';
 import { analyticsFor } from '../analytics/engine.ts';
 import type { Restrictions } from '../analytics/compile.ts';
 import { semantic } from '../analytics/semantic.ts';
+import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../trpc/context.ts';
 import { effectiveValues, overrideFields, type FetchedResult, type OverrideRow } from '../catalog/musicalDetails.ts';
@@ -158,6 +159,8 @@ async function complete(deps: Deps, e: ExportRow, files: WrittenFile[]): Promise
       await client.query('ROLLBACK');
       return;
     }
+    // deleted while the export ran: the caller fails it, which removes its objects
+    await organizationLive(client, e, true);
     // objects of an earlier attempt that made more parts go before the export is completed, so a
     // client that sees `completed` finds exactly the listed files under its prefix
     await removeObjects(deps, e, new Set(files.map((f) => f.objectKey)));
@@ -207,11 +210,22 @@ async function progress(deps: Deps, exportId: string, done: number, total: numbe
 // --- access -----------------------------------------------------------------------------------
 
 /**
+ * The export's organization must not be deleted: nothing is built or kept for a deleted one. With
+ * `lock` (inside the completing transaction) the row is share-locked, so organization.delete,
+ * which locks it for update, either committed before (the export fails) or waits for the commit.
+ */
+async function organizationLive(db: Queryable, e: ExportRow, lock = false): Promise<void> {
+  const { rowCount } = await db.query(`SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL${lock ? ' FOR SHARE' : ''}`, [e.organization_id]);
+  if (!rowCount) throw new AppError('ORGANIZATION_NOT_FOUND', 'The organization was deleted before the export was built');
+}
+
+/**
  * The requester's restrictions now: they must still be an active member who sees every rightsholder
  * named, or a platform operator (who acts in every organization by their platform role, whatever
  * their membership there, a disabled one included, as the API lets them).
  */
 async function restrictionsOf(deps: Deps, e: ExportRow): Promise<Restrictions> {
+  await organizationLive(deps.pool, e);
   const gone = () => new AppError('EXPORT_ACCESS_REVOKED', 'The member who requested the export no longer has access to all of its rightsholders');
   if (!e.requested_by) throw gone();
   const { rows } = await deps.pool.query<{ status: string | null; platform_role: string | null }>(

@@ -1,6 +1,7 @@
 // statement_ingest: one statement through the pipeline. A bad file is a permanent, explained
 // failure on its statement (the pipeline records it and returns); only unexpected errors throw,
 // and graphile-worker retries those with backoff. The last attempt marks the statement failed.
+// A statement of a deleted organization is not processed (ORGANIZATION_NOT_FOUND).
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import { ingestStatement } from '../ingest/pipeline.ts';
@@ -17,6 +18,19 @@ export function statementIngestTask(deps: Deps): Task {
       return;
     }
     const { organizationId, statementId, reason } = parsed.data;
+    // nothing is processed for a deleted organization: its waiting statement fails (and so is not
+    // queued again by the stranded-work recovery); any other is left as it is
+    const org = await deps.pool.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL', [organizationId]);
+    if (!org.rowCount) {
+      await deps.pool.query(
+        `UPDATE statements SET status = 'failed', failure_code = 'ORGANIZATION_NOT_FOUND', failure_reason = 'The organization was deleted before the statement was processed',
+           updated_at = clock_timestamp()
+         WHERE id = $1 AND organization_id = $2 AND status IN ('uploaded', 'processing') AND deleted_at IS NULL`,
+        [statementId, organizationId],
+      );
+      helpers.logger.info(`statement ${statementId} (${reason}): its organization is deleted, not processed`);
+      return;
+    }
     try {
       const result = await ingestStatement(deps, organizationId, statementId);
       helpers.logger.info(`statement ${statementId} (${reason}): ${result.status}${result.timings ? ` ${JSON.stringify(result.timings)} ms` : ''}`);

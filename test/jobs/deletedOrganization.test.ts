@@ -1,0 +1,93 @@
+// The queued work of an organization soft-deleted before it ran: nothing is built or written for it.
+// An export fails with ORGANIZATION_NOT_FOUND (its objects removed, no file listed). The server runs
+// no job runner of its own: the work is queued first, the organization deleted, then a real job
+// runner is started on the server's task list.
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { pino } from 'pino';
+import t from 'tap';
+import { startJobRunner } from '../../src/jobs/runner.ts';
+import { taskList } from '../../src/jobs/tasks.ts';
+import { seedDataset } from '../analytics/dataset.ts';
+import { distrokid } from '../catalog/helpers.ts';
+import { createRightsholder, putFile } from '../helpers/ingest.ts';
+import { newOrganization } from '../helpers/principals.ts';
+import { startTestServer } from '../helpers/server.ts';
+
+const srv = await startTestServer(t);
+const db = srv.deps.pool;
+
+async function objectsUnder(prefix: string): Promise<string[]> {
+  const res = await srv.deps.store.client.send(new ListObjectsV2Command({ Bucket: srv.deps.store.bucket, Prefix: prefix }));
+  return (res.Contents ?? []).map((o) => o.Key!).sort();
+}
+
+/** Runs a real job runner until no job of these keys is left (done or failed for good). */
+async function runJobs(keys: string[], ms = 60_000): Promise<void> {
+  const runner = await startJobRunner({ pool: db, taskList: taskList(srv.deps), crontab: '', concurrency: 1, pollIntervalMs: 100, log: pino({ level: 'silent' }) });
+  try {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const { rows } = await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = ANY ($1) AND (locked_at IS NOT NULL OR attempts < max_attempts)',
+        [keys],
+      );
+      if (rows[0]!.n === 0) return;
+      if (Date.now() > deadline) throw new Error(`jobs ${keys.join(', ')} still pending after ${ms} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await runner.stop();
+  }
+}
+
+t.test("a queued export of an organization deleted before it ran fails with ORGANIZATION_NOT_FOUND and writes nothing", async (t) => {
+  const owner = await newOrganization(srv, 'Deleted Export Org');
+  const org = owner.organizationId;
+  const ds = await seedDataset(srv, org);
+  const res = await owner.client.mutate('export.trigger', { organizationId: org, type: 'royalty_lines', format: 'csv', rightsholderIds: [ds.rh1, ds.rh2] });
+  t.equal(res.ok, true);
+  const exportId = res.ok ? (res.data.exportId as string) : '';
+  const deleted = await owner.client.mutate('organization.delete', { organizationId: org });
+  t.match(deleted, { ok: true, data: { deleted: true } });
+  await runJobs([`export_build:${exportId}`]);
+  const { rows } = await db.query('SELECT status, error_code, row_count, file_count FROM exports WHERE id = $1', [exportId]);
+  t.same(rows, [{ status: 'failed', error_code: 'ORGANIZATION_NOT_FOUND', row_count: null, file_count: null }]);
+  t.same((await db.query('SELECT id FROM export_files WHERE export_id = $1', [exportId])).rows, [], 'no file listed');
+  t.same(await objectsUnder(`orgs/${org}/exports/`), [], 'no object written');
+});
+
+t.test('an export whose organization is deleted while it runs fails at completion and keeps none of its objects', async (t) => {
+  const owner = await newOrganization(srv, 'Deleted Mid-Export Org');
+  const org = owner.organizationId;
+  const ds = await seedDataset(srv, org);
+  // the organization is deleted the moment the export reports its first written part
+  await db.query(`CREATE OR REPLACE FUNCTION test_delete_org_mid_export() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN UPDATE organizations SET deleted_at = now() WHERE id = NEW.organization_id AND deleted_at IS NULL; RETURN NEW; END $$`);
+  await db.query(`CREATE TRIGGER test_delete_org_mid_export AFTER UPDATE OF progress_done ON exports FOR EACH ROW
+    WHEN (NEW.status = 'running' AND NEW.progress_done > 0) EXECUTE FUNCTION test_delete_org_mid_export()`);
+  t.teardown(() => db.query('DROP TRIGGER test_delete_org_mid_export ON exports'));
+  const res = await owner.client.mutate('export.trigger', { organizationId: org, type: 'earnings_summary', format: 'parquet', rightsholderIds: [ds.rh1, ds.rh2] });
+  t.equal(res.ok, true);
+  const exportId = res.ok ? (res.data.exportId as string) : '';
+  await runJobs([`export_build:${exportId}`]);
+  t.ok((await db.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NOT NULL', [org])).rowCount, 'deleted mid-run');
+  const { rows } = await db.query('SELECT status, error_code, row_count, file_count FROM exports WHERE id = $1', [exportId]);
+  t.same(rows, [{ status: 'failed', error_code: 'ORGANIZATION_NOT_FOUND', row_count: null, file_count: null }]);
+  t.same((await db.query('SELECT id FROM export_files WHERE export_id = $1', [exportId])).rows, []);
+  t.same(await objectsUnder(`orgs/${org}/exports/`), [], 'the written part is removed');
+});
+
+t.test('a queued statement of an organization deleted before it ran is not processed: it fails with ORGANIZATION_NOT_FOUND', async (t) => {
+  const owner = await newOrganization(srv, 'Deleted Ingest Org');
+  const org = owner.organizationId;
+  const rh = await createRightsholder(owner.client, org, 'Gone Artist');
+  const up = await putFile(owner.client, org, rh, 'dk.tsv', distrokid([['Gone Artist', 'Never Processed', 'USRC12400009', '1.25']]));
+  t.same((await db.query('SELECT status FROM statements WHERE id = $1', [up.statementId])).rows, [{ status: 'uploaded' }]);
+  t.match(await owner.client.mutate('organization.delete', { organizationId: org }), { ok: true });
+  await runJobs([`statement_ingest:${up.statementId}`]);
+  const { rows } = await db.query('SELECT status, failure_code, normalized_version, row_count FROM statements WHERE id = $1', [up.statementId]);
+  t.match(rows, [{ status: 'failed', failure_code: 'ORGANIZATION_NOT_FOUND', row_count: null }]);
+  const keys = await objectsUnder(`orgs/${org}/statements/${up.statementId}/`);
+  t.ok(keys.every((k) => k.includes('/original/')), `only the upload itself is stored: ${keys.join(', ')}`);
+  t.same((await db.query('SELECT 1 FROM catalog_blocks WHERE rightsholder_id = $1', [rh])).rows, [], 'no catalog block built');
+});

@@ -111,6 +111,20 @@ t.test("a restricted member learns nothing of rightsholders outside their data a
   t.match(await get('isReady', [ds.rh1], member.client), { rightsholderIds: [], processedStatements: 0 });
 });
 
+t.test('an empty rightsholderIds reports on none (the spec requires the array, not an element)', async (t) => {
+  t.same(await get('checkEarnings', []), { rightsholders: [] });
+  t.same(await get('checkProducts', []), { catalogAvailable: false, rightsholders: [] });
+  t.same(await get('ingestionStats', []), {
+    rightsholderIds: [],
+    statements: { total: 0, byStatus: {} },
+    rows: { read: 0, kept: 0, removed: 0 },
+    lastProcessedAt: null,
+    earnings: [],
+    flags: { total: 0, unresolved: 0, byKind: [] },
+  });
+  t.same(await get('isReady', []), { ready: true, rightsholderIds: [], processingStatements: 0, processedStatements: 0, analyticsStatements: 0, notInAnalytics: [] });
+});
+
 t.test('input: rightsholderIds are required uuids; GET only', async (t) => {
   t.match(await owner.client.query('dataFreshness.isReady', { organizationId: org }), { ok: false, error: { data: { errorCode: 'VALIDATION_FAILED', fields: [{ path: 'rightsholderIds' }] } } });
   t.match(await owner.client.query('dataFreshness.isReady', { organizationId: org, rightsholderIds: ['x'] }), {

@@ -66,3 +66,12 @@ t.test('getDefaultFxRates: the rates on that day for the currencies of the rows'
   const empty = await seedRightsholder(srv, org, 'Nothing Yet');
   t.same(await get('getDefaultFxRates', [empty]), { date: null, base: 'USD', rates: [], missing: [], rightsholderIds: [empty] });
 });
+
+t.test('an empty rightsholderIds reports on none; a missing one is refused', async (t) => {
+  t.same(await get('getDefaultFxDate', []), { date: null, rightsholderIds: [] });
+  t.same(await get('getDefaultFxRates', []), { date: null, base: 'USD', rates: [], missing: [], rightsholderIds: [] });
+  t.match(await owner.client.query('insights.getDefaultFxDate', { organizationId: org }), {
+    ok: false,
+    error: { data: { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED', fields: [{ path: 'rightsholderIds' }] } },
+  });
+});

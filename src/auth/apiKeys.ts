@@ -80,9 +80,14 @@ export async function listApiKeys(db: Queryable, filter: { userId?: string; orga
 }
 
 /** The key visible in an organization (its scope names the organization), or undefined. */
-export async function getApiKeyInOrganization(db: Queryable, id: string, organizationId: string): Promise<ApiKeyRecord | undefined> {
+export async function getApiKeyInOrganization(
+  db: Queryable,
+  id: string,
+  organizationId: string,
+  opts: { lock?: boolean } = {},
+): Promise<ApiKeyRecord | undefined> {
   const { rows } = await db.query<ApiKeyRecord>(
-    `SELECT ${RECORD_COLUMNS} FROM api_keys WHERE id = $1 AND $2 = ANY (organization_ids)`,
+    `SELECT ${RECORD_COLUMNS} FROM api_keys WHERE id = $1 AND $2 = ANY (organization_ids)${opts.lock ? ' FOR UPDATE' : ''}`,
     [id, organizationId],
   );
   return rows[0];

@@ -1,3 +1,4 @@
+import { recordActivity } from '../../activity/record.ts';
 import { getApiKeyInOrganization, type ApiKeyRecord } from '../../auth/apiKeys.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { Queryable } from '../../db/pool.ts';
@@ -19,7 +20,7 @@ export async function manageableApiKey(
   id: string,
   change: { rotate: boolean },
 ): Promise<ApiKeyRecord> {
-  const key = await getApiKeyInOrganization(db, id, org.id);
+  const key = await getApiKeyInOrganization(db, id, org.id, { lock: true });
   if (!key) throw new AppError('API_KEY_NOT_FOUND');
   if (key.userId === principal.userId || principal.platformRole === 'c2_superadmin') return key;
   if (key.organizationIds.length !== 1) {
@@ -37,4 +38,33 @@ export async function manageableApiKey(
     throw new AppError('API_KEY_NOT_MANAGEABLE', `The key's owner outranks you (${owner.platform_role ?? owner.role} above ${org.role})`);
   }
   return key;
+}
+
+/** What the activity log keeps of a key: never its secret, only the prefix it is shown by. */
+function described(key: ApiKeyRecord) {
+  return { id: key.id, name: key.name, prefix: key.prefix, patterns: key.patterns, organizationIds: key.organizationIds, rotatedAt: key.rotatedAt };
+}
+
+/**
+ * Records a change of an API key in the organization it was managed in, about the key's owner
+ * (subject `user`): `before` and `after` (null once deleted); a change of nothing records nothing.
+ */
+export async function recordKeyChange(
+  db: Queryable,
+  principal: Principal,
+  org: OrgAccess,
+  action: 'apiKey.update' | 'apiKey.delete',
+  before: ApiKeyRecord,
+  after: ApiKeyRecord | null,
+): Promise<void> {
+  if (after && JSON.stringify(described(before)) === JSON.stringify(described(after))) return;
+  const { rows } = await db.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [before.userId]);
+  await recordActivity(db, principal, {
+    organizationId: org.id,
+    action,
+    subjectType: 'user',
+    subjectId: before.userId,
+    subjectLabel: rows[0]?.email ?? null,
+    changes: { apiKey: { before: described(before), after: after && described(after) } },
+  });
 }

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { PATTERN_RE, patternsWithin, updateApiKey } from '../../auth/apiKeys.ts';
+import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { list, name, orgInput } from '../../trpc/schemas.ts';
-import { manageableApiKey } from './access.ts';
+import { manageableApiKey, recordKeyChange } from './access.ts';
 
 export const update = orgProcedure(
   {
@@ -19,22 +20,25 @@ export const update = orgProcedure(
       .min(1)
       .optional(),
   }),
-).mutation(async ({ ctx, input }) => {
-  const target = await manageableApiKey(ctx.deps.pool, ctx.principal, ctx.org, input.id, { rotate: input.rotate });
-  // A caller on an API key never comes away holding more than that key grants: the key itself
-  // is only narrowed, and another key's new secret is handed out only when its scope (patterns
-  // after the change, organizations) lies within the calling key's.
-  const caller = ctx.principal.apiKey;
-  if (caller && (target.id === caller.id || input.rotate)) {
-    const patterns = input.patterns ?? target.patterns;
-    if (!patternsWithin(patterns, caller.patterns) || !target.organizationIds.every((o) => caller.organizationIds.includes(o))) {
-      throw new AppError('API_KEY_SCOPE_DENIED', "The key's new scope would reach beyond the scope of the API key making the call");
+).mutation(({ ctx, input }) =>
+  withTransaction(ctx.deps.pool, async (db) => {
+    const target = await manageableApiKey(db, ctx.principal, ctx.org, input.id, { rotate: input.rotate });
+    // A caller on an API key never comes away holding more than that key grants: the key itself
+    // is only narrowed, and another key's new secret is handed out only when its scope (patterns
+    // after the change, organizations) lies within the calling key's.
+    const caller = ctx.principal.apiKey;
+    if (caller && (target.id === caller.id || input.rotate)) {
+      const patterns = input.patterns ?? target.patterns;
+      if (!patternsWithin(patterns, caller.patterns) || !target.organizationIds.every((o) => caller.organizationIds.includes(o))) {
+        throw new AppError('API_KEY_SCOPE_DENIED', "The key's new scope would reach beyond the scope of the API key making the call");
+      }
     }
-  }
-  const { key, record } = await updateApiKey(ctx.deps.pool, input.id, {
-    name: input.name,
-    patterns: input.patterns,
-    rotate: input.rotate,
-  });
-  return { ...record, key };
-});
+    const { key, record } = await updateApiKey(db, input.id, {
+      name: input.name,
+      patterns: input.patterns,
+      rotate: input.rotate,
+    });
+    await recordKeyChange(db, ctx.principal, ctx.org, 'apiKey.update', target, record);
+    return { ...record, key };
+  }),
+);

@@ -99,3 +99,41 @@ t.test("a restricted key cannot reach past its own scope through apiKey.update",
   const renamed = await asRotated.mutate('apiKey.update', { organizationId: org, id: fullKey, rotate: false, name: 'renamed' });
   t.match(renamed.ok && renamed.data, { name: 'renamed', key: null, patterns: ['*'] });
 });
+
+t.test('changes of keys are in the activity log (never the secret); a change of nothing records nothing', async (t) => {
+  const admin = await addMember(srv, org, 'admin');
+  const writer = await addMember(srv, org, 'writer');
+  const writerKey = await keyOf(writer.userId);
+  const events = async () =>
+    (
+      await srv.deps.pool.query(
+        `SELECT action, subject_type, subject_id, subject_label, actor_user_id, changes FROM activity_events
+         WHERE organization_id = $1 AND action LIKE 'apiKey.%' AND subject_id = $2 ORDER BY id`,
+        [org, writer.userId],
+      )
+    ).rows;
+  const renamed = await admin.client.mutate('apiKey.update', { organizationId: org, id: writerKey, rotate: false, name: 'bot', patterns: ['upload.*'] });
+  t.equal(renamed.ok, true);
+  t.equal((await admin.client.mutate('apiKey.update', { organizationId: org, id: writerKey, rotate: false, name: 'bot' })).ok, true);
+  const rotated = await writer.client.mutate('apiKey.update', { organizationId: org, id: writerKey });
+  t.equal(rotated.ok, false, "the writer's key no longer covers apiKey.update");
+  const operator = await outsider(srv, org, 'c2_superadmin');
+  const byOperator = await operator.client.mutate('apiKey.update', { organizationId: org, id: writerKey });
+  t.match(byOperator.ok && byOperator.data.key, /^rk_/);
+  t.same((await admin.client.mutate('apiKey.delete', { organizationId: org, id: writerKey })).data, { id: writerKey, deleted: true });
+
+  const log = await events();
+  t.same(
+    log.map((e) => [e.action, e.subject_type, e.subject_id, e.subject_label, e.actor_user_id]),
+    [
+      ['apiKey.update', 'user', writer.userId, writer.email, admin.userId],
+      ['apiKey.update', 'user', writer.userId, writer.email, operator.userId],
+      ['apiKey.delete', 'user', writer.userId, writer.email, admin.userId],
+    ],
+  );
+  t.match(log[0].changes, { apiKey: { before: { id: writerKey, name: 'test', patterns: ['*'], rotatedAt: null }, after: { id: writerKey, name: 'bot', patterns: ['upload.*'], rotatedAt: null } } });
+  t.not(log[1].changes.apiKey.before.prefix, log[1].changes.apiKey.after.prefix, 'rotation shows as a new prefix');
+  t.type(log[1].changes.apiKey.after.rotatedAt, 'string');
+  t.same(log[2].changes.apiKey.after, null);
+  t.notOk(JSON.stringify(log).includes(byOperator.data.key), 'the secret is nowhere in the log');
+});

@@ -16,7 +16,7 @@ const other = await newOrganization(srv, 'Other');
 await addMember(srv, other.organizationId, 'admin');
 const list = (input: object = {}, client = admin.client) => client.query('organization.listUsers', { organizationId: org, ...input });
 
-t.test('every member, by e-mail, with exact fields', async (t) => {
+t.test('every member, by name (no display names: by e-mail), with exact fields', async (t) => {
   const res = expectOk(t, await list());
   t.same(
     res.data.map((m: { userId: string; email: string; role: string; status: string; displayName: string | null }) => ({
@@ -71,4 +71,15 @@ t.test('below admin: FORBIDDEN; other organizations: FORBIDDEN', async (t) => {
   expectError(t, await admin.client.query('organization.listUsers', { organizationId: other.organizationId }), 'BAD_REQUEST', 'ORGANIZATION_MISMATCH');
   const viaHeader = admin.client.with({ 'x-organization-id': other.organizationId });
   expectError(t, await viaHeader.query('organization.listUsers', { organizationId: other.organizationId }), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
+});
+
+t.test("by default by name (the specification's default sortBy), the display name where there is one, else the e-mail address", async (t) => {
+  await srv.deps.pool.query('UPDATE users SET display_name = $2 WHERE id = $1', [admin.userId, 'Zoë Admin']);
+  t.teardown(() => srv.deps.pool.query('UPDATE users SET display_name = NULL WHERE id = $1', [admin.userId]));
+  const ids = (res: { data: { userId: string }[] }) => res.data.map((m) => m.userId);
+  const byName = [member.userId, owner.userId, reader.userId, writer.userId, admin.userId];
+  t.same(ids(expectOk(t, await list())), byName, 'no pagination');
+  t.same(ids(expectOk(t, await list({ pagination: { page: 1 } }))), byName, 'pagination without sortBy');
+  t.same(ids(expectOk(t, await list({ pagination: { sortOrder: 'desc' } }))), [...byName].reverse(), 'sortOrder alone');
+  t.same(ids(expectOk(t, await list({ pagination: { sortBy: 'email' } }))), [admin.userId, member.userId, owner.userId, reader.userId, writer.userId]);
 });

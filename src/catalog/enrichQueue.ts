@@ -227,7 +227,12 @@ export async function drainQueue(
     if (advanced.size > 0 && opts.onBlocksAdvanced) await opts.onBlocksAdvanced([...advanced]);
   }
   result.blocks = [...blocks];
-  const next = await deps.pool.query<{ at: Date | null }>(`SELECT min(next_attempt_at) AS at FROM musical_details WHERE state = 'pending'`);
+  // as claimRound: a deleted organization's details are never claimed, so they set no next drain
+  // (a due one would queue the next drain at once, again and again)
+  const next = await deps.pool.query<{ at: Date | null }>(
+    `SELECT min(md.next_attempt_at) AS at FROM musical_details md JOIN organizations o ON o.id = md.organization_id AND o.deleted_at IS NULL
+     WHERE md.state = 'pending'`,
+  );
   result.nextDueAt = next.rows[0]?.at ?? null;
   return result;
 }

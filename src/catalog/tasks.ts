@@ -59,7 +59,11 @@ export function catalogEnrichTask(deps: Deps, provider?: EnrichmentProvider): Ta
 export function catalogEnrichTickTask(deps: Deps): Task {
   return async () => {
     await reclaimStale(deps.pool, defaultEnrichSettings.lockTimeoutMs);
-    const due = await deps.pool.query(`SELECT 1 FROM musical_details WHERE state = 'pending' AND next_attempt_at <= clock_timestamp() LIMIT 1`);
+    // a deleted organization's details are never claimed: they call for no drain
+    const due = await deps.pool.query(
+      `SELECT 1 FROM musical_details md JOIN organizations o ON o.id = md.organization_id AND o.deleted_at IS NULL
+       WHERE md.state = 'pending' AND md.next_attempt_at <= clock_timestamp() LIMIT 1`,
+    );
     if (due.rowCount) await enqueueEnrichment(deps.pool);
   };
 }

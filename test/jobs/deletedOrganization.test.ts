@@ -5,6 +5,7 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { pino } from 'pino';
 import t from 'tap';
+import { catalogEnrichTickTask } from '../../src/catalog/tasks.ts';
 import { startJobRunner } from '../../src/jobs/runner.ts';
 import { taskList } from '../../src/jobs/tasks.ts';
 import { seedDataset } from '../analytics/dataset.ts';
@@ -90,4 +91,30 @@ t.test('a queued statement of an organization deleted before it ran is not proce
   const keys = await objectsUnder(`orgs/${org}/statements/${up.statementId}/`);
   t.ok(keys.every((k) => k.includes('/original/')), `only the upload itself is stored: ${keys.join(', ')}`);
   t.same((await db.query('SELECT 1 FROM catalog_blocks WHERE rightsholder_id = $1', [rh])).rows, [], 'no catalog block built');
+});
+
+t.test("enrichment due only in a deleted organization is not drained again and again", async (t) => {
+  const owner = await newOrganization(srv, 'Deleted Catalog Org');
+  const org = owner.organizationId;
+  const rh = await createRightsholder(owner.client, org, 'Catalog Artist');
+  const up = await putFile(owner.client, org, rh, 'dk.tsv', distrokid([['Catalog Artist', 'Pending Song', 'USRC12400010', '2.50']]));
+  await runJobs([`statement_ingest:${up.statementId}`, `catalog_block_refresh:${rh}`, 'catalog_enrich']);
+  t.same((await db.query('SELECT status FROM statements WHERE id = $1', [up.statementId])).rows, [{ status: 'processed' }]);
+  // its musical details wait for enrichment when the organization is deleted
+  const pending = await db.query(`UPDATE musical_details SET state = 'pending', next_attempt_at = now() - interval '1 minute' WHERE organization_id = $1`, [org]);
+  t.equal(pending.rowCount, 1);
+  t.match(await owner.client.mutate('organization.delete', { organizationId: org }), { ok: true });
+  const seq = (await db.query<{ s: string }>(`SELECT pg_get_serial_sequence('graphile_worker._private_jobs', 'id') AS s`)).rows[0]!.s;
+  const lastJobId = async () => Number((await db.query<{ id: string }>(`SELECT last_value AS id FROM ${seq}`)).rows[0]!.id);
+  await db.query(`SELECT graphile_worker.add_job('catalog_enrich', '{}'::json, queue_name => 'catalog_enrich', job_key => 'catalog_enrich')`);
+  const before = await lastJobId();
+  const runner = await startJobRunner({ pool: db, taskList: taskList(srv.deps), crontab: '', concurrency: 1, pollIntervalMs: 100, log: pino({ level: 'silent' }) });
+  await new Promise((r) => setTimeout(r, 3_000));
+  await runner.stop();
+  t.ok((await lastJobId()) - before <= 1, `drains queued in 3 s: ${(await lastJobId()) - before}`);
+  t.same((await db.query(`SELECT state FROM musical_details WHERE organization_id = $1`, [org])).rows, [{ state: 'pending' }], 'nothing fetched for it');
+  // nor does the minute tick queue a drain for it
+  await db.query(`SELECT graphile_worker.remove_job('catalog_enrich')`);
+  await catalogEnrichTickTask(srv.deps)({}, {} as never);
+  t.same((await db.query(`SELECT id FROM graphile_worker.jobs WHERE task_identifier = 'catalog_enrich'`)).rows, [], 'the tick queues no drain');
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { diffFields, recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
 import { assertMayManage, getMember } from '../../organizations/members.ts';
 import { lockOrganization } from '../../organizations/organizations.ts';
 import { getDataAccessRole, setDataAccessRole as store, type DataAccessRole } from '../../organizations/preferences.ts';
@@ -36,6 +37,18 @@ export const setDataAccessRole = orgProcedure(
     assertMayManage(ctx.org, member);
     const role: DataAccessRole = input.role;
     if (role.mode === 'restricted') await assertRightsholdersExist(db, ctx.org.id, role.rightsholderIds, { live: false });
+    // nobody grants more than they see: a restricted caller (an admin an owner restricted) grants
+    // neither 'all' nor a rightsholder outside their own set, to themselves or anyone else
+    const own = ctx.org.rightsholderScope;
+    if (own !== null) {
+      if (role.mode === 'all') throw new AppError('ROLE_NOT_GRANTABLE', "Your own data-access role is restricted: you cannot grant 'all'");
+      const outside = role.rightsholderIds.filter((id) => !own.includes(id));
+      if (outside.length > 0) {
+        throw new AppError('RIGHTSHOLDER_NOT_FOUND', `No rightsholder of the organization has the id ${outside.slice(0, 10).join(', ')}`, {
+          details: { rightsholderIds: outside.slice(0, 100) },
+        });
+      }
+    }
     const before = { dataAccessRole: await getDataAccessRole(db, ctx.org.id, member.userId) };
     await store(db, ctx.org.id, member.userId, role);
     const after = { dataAccessRole: await getDataAccessRole(db, ctx.org.id, member.userId) };

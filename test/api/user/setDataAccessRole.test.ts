@@ -83,3 +83,29 @@ t.test('validation and hostile input', async (t) => {
   }
   expectError(t, await admin.client.mutate('user.setDataAccessRole', { organizationId: org, userId: member.userId }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });
+
+t.test('a restricted admin grants no more than they see: not to themselves, not to others', async (t) => {
+  const boss = await addMember(srv, org, 'admin');
+  const peer = await addMember(srv, org, 'member');
+  expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [r1] }, boss.userId, owner.client));
+  expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [] }, peer.userId, owner.client));
+  for (const [role, userId] of [
+    ['all', boss.userId],
+    [{ mode: 'all' }, boss.userId],
+    [{ mode: 'restricted', rightsholderIds: [r1, r2] }, boss.userId],
+    ['all', peer.userId],
+    [{ mode: 'restricted', rightsholderIds: [r2] }, peer.userId],
+  ] as const) {
+    const res = await setRole(role, userId, boss.client);
+    t.equal(res.ok, false, `${JSON.stringify(role)} refused`);
+    t.same(
+      [res.error?.data.code, res.error?.data.errorCode],
+      typeof role === 'string' || role.mode === 'all' ? ['FORBIDDEN', 'ROLE_NOT_GRANTABLE'] : ['NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND'],
+    );
+  }
+  t.same(await rightsholderScope(srv.deps.pool, org, boss.userId), [r1], 'still restricted');
+  t.same(await rightsholderScope(srv.deps.pool, org, peer.userId), []);
+  // within their own set they manage data access as any admin
+  t.same(expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [r1] }, peer.userId, boss.client)).dataAccessRole, { mode: 'restricted', rightsholderIds: [r1] });
+  t.same(expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [] }, boss.userId, boss.client)).dataAccessRole, { mode: 'restricted', rightsholderIds: [] });
+});

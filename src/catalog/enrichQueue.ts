@@ -175,8 +175,10 @@ async function settle(db: Queryable, provider: EnrichmentProvider, item: Claimed
       );
       return res.rowCount ? 'retry' : 'lost';
     }
+    // a re-fetch that fails keeps the earlier result in effect (stale), with the provider and id it came from
     const res = await db.query(
-      `UPDATE musical_details SET state = 'failed', provider = $3, last_error = $4, locked_at = NULL, locked_by = NULL, updated_at = clock_timestamp()
+      `UPDATE musical_details SET state = 'failed', provider = CASE WHEN result IS NULL THEN $3 ELSE provider END, last_error = $4,
+         locked_at = NULL, locked_by = NULL, updated_at = clock_timestamp()
        WHERE ${owned}`,
       [item.id, worker, provider.name, message],
     );

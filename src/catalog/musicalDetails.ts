@@ -135,6 +135,8 @@ export interface MusicalDetailRecord {
   providerId: string | null;
   result: FetchedResult | null;
   fetchedAt: string | null;
+  /** the result shown is from an earlier fetch: a re-fetch is queued, running, failed or was stopped */
+  stale: boolean;
   ignored: boolean;
   clusterId: string | null;
   effective: EffectiveValues;
@@ -148,7 +150,8 @@ const RECORD_COLUMNS = `md.id, md.block_id AS "blockId", b.rightsholder_id AS "r
   md.title, md.artist, md.release_title AS "releaseTitle", md.release_artist AS "releaseArtist", md.variants, md.row_count AS "rowCount",
   md.earnings_usd::text AS "earningsUsd", md.rows_without_rate AS "rowsWithoutRate", md.state, md.attempts,
   CASE WHEN md.state = 'pending' THEN md.next_attempt_at END AS "nextAttemptAt", md.last_error AS "lastError",
-  md.provider, md.provider_id AS "providerId", md.result, md.fetched_at AS "fetchedAt", md.ignored, md.cluster_id AS "clusterId",
+  md.provider, md.provider_id AS "providerId", md.result, md.fetched_at AS "fetchedAt",
+  (md.result IS NOT NULL AND md.state <> 'found') AS stale, md.ignored, md.cluster_id AS "clusterId",
   md.created_at AS "createdAt", md.updated_at AS "updatedAt"`;
 
 type Row = Omit<MusicalDetailRecord, 'effective' | 'overriddenFields' | 'trail'>;

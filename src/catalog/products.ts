@@ -163,10 +163,12 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
   const byRecording = new Map<string, string>();
   for (const m of details) {
     const g = groupOf(m);
+    // the recording of the result in effect: the latest found one, also while a re-fetch is pending or after it failed
+    // (the values shown come from it too)
     const recordings = [
-      m.provider && m.providerId && m.state === 'found' ? `p:${m.provider}:${m.providerId}` : null,
+      m.result && m.provider && m.providerId ? `p:${m.provider}:${m.providerId}` : null,
       m.isrc ? `i:${m.isrc}` : null,
-      m.state === 'found' && m.result?.isrc ? `i:${m.result.isrc.replace(/[^A-Za-z0-9]/g, '').toUpperCase()}` : null,
+      m.result?.isrc ? `i:${m.result.isrc.replace(/[^A-Za-z0-9]/g, '').toUpperCase()}` : null,
     ];
     for (const r of recordings) {
       if (!r) continue;

@@ -27,6 +27,9 @@ export function catalogBlockRefreshTask(deps: Deps): Task {
       return;
     }
     const { organizationId, rightsholderId, reason } = parsed.data;
+    // nothing is rebuilt for a deleted organization
+    const live = await deps.pool.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL', [organizationId]);
+    if (!live.rowCount) return;
     const result = await refreshBlock(deps, organizationId, rightsholderId);
     if (!result) return; // the rightsholder is gone, and its block with it
     helpers.logger.info(

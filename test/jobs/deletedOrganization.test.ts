@@ -5,6 +5,7 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { pino } from 'pino';
 import t from 'tap';
+import { enqueueBlockRefresh } from '../../src/catalog/blocks.ts';
 import { catalogEnrichTickTask } from '../../src/catalog/tasks.ts';
 import { startJobRunner } from '../../src/jobs/runner.ts';
 import { taskList } from '../../src/jobs/tasks.ts';
@@ -93,7 +94,7 @@ t.test('a queued statement of an organization deleted before it ran is not proce
   t.same((await db.query('SELECT 1 FROM catalog_blocks WHERE rightsholder_id = $1', [rh])).rows, [], 'no catalog block built');
 });
 
-t.test("enrichment due only in a deleted organization is not drained again and again", async (t) => {
+t.test("a deleted organization's catalog: due enrichment is not drained again and again, a queued block refresh rebuilds nothing", async (t) => {
   const owner = await newOrganization(srv, 'Deleted Catalog Org');
   const org = owner.organizationId;
   const rh = await createRightsholder(owner.client, org, 'Catalog Artist');
@@ -117,4 +118,11 @@ t.test("enrichment due only in a deleted organization is not drained again and a
   await db.query(`SELECT graphile_worker.remove_job('catalog_enrich')`);
   await catalogEnrichTickTask(srv.deps)({}, {} as never);
   t.same((await db.query(`SELECT id FROM graphile_worker.jobs WHERE task_identifier = 'catalog_enrich'`)).rows, [], 'the tick queues no drain');
+  // a block refresh queued for it (before the deletion) rebuilds nothing
+  const blockBefore = (await db.query('SELECT id, state, updated_at FROM catalog_blocks WHERE rightsholder_id = $1', [rh])).rows;
+  t.equal(blockBefore.length, 1);
+  await enqueueBlockRefresh(db, org, [rh], 'test');
+  await db.query(`UPDATE graphile_worker._private_jobs SET run_at = now() WHERE key = $1`, [`catalog_block_refresh:${rh}`]);
+  await runJobs([`catalog_block_refresh:${rh}`]);
+  t.same((await db.query('SELECT id, state, updated_at FROM catalog_blocks WHERE rightsholder_id = $1', [rh])).rows, blockBefore, 'the block is not refreshed');
 });

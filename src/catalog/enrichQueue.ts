@@ -66,13 +66,19 @@ interface Claimed {
   attempts: number;
 }
 
-/** Puts back fetching rows whose claim is older than the timeout. */
-export async function reclaimStale(db: Queryable, lockTimeoutMs: number): Promise<number> {
+/**
+ * Puts back fetching rows whose claim is older than the timeout; one whose claim was its last
+ * attempt is failed (a lookup that kills its worker every time must not go round forever).
+ */
+export async function reclaimStale(db: Queryable, lockTimeoutMs: number, maxAttempts = defaultEnrichSettings.maxAttempts): Promise<number> {
   const res = await db.query(
-    `UPDATE musical_details SET state = 'pending', locked_at = NULL, locked_by = NULL, next_attempt_at = clock_timestamp(),
-       last_error = coalesce(last_error, 'claim timed out'), updated_at = clock_timestamp()
+    `UPDATE musical_details SET
+       state = CASE WHEN attempts >= $2 THEN 'failed' ELSE 'pending' END,
+       locked_at = NULL, locked_by = NULL, next_attempt_at = clock_timestamp(),
+       last_error = CASE WHEN attempts >= $2 THEN 'claim timed out: no answer after ' || attempts || ' attempts' ELSE coalesce(last_error, 'claim timed out') END,
+       updated_at = clock_timestamp()
      WHERE state = 'fetching' AND locked_at < clock_timestamp() - make_interval(secs => $1::double precision / 1000)`,
-    [lockTimeoutMs],
+    [lockTimeoutMs, maxAttempts],
   );
   return res.rowCount ?? 0;
 }
@@ -209,7 +215,7 @@ export async function drainQueue(
   const deadline = Date.now() + (opts.budgetMs ?? 30_000);
   const result: DrainResult = { rounds: 0, settled: { found: 0, not_found: 0, retry: 0, failed: 0, lost: 0 }, blocks: [], nextDueAt: null };
   const blocks = new Set<string>();
-  await reclaimStale(deps.pool, settings.lockTimeoutMs);
+  await reclaimStale(deps.pool, settings.lockTimeoutMs, settings.maxAttempts);
   // at least one round, whatever the budget
   while (result.rounds === 0 || Date.now() < deadline) {
     const claimed = await claimRound(deps.pool, settings, worker);

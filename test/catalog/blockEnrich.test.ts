@@ -153,6 +153,33 @@ t.test('a claim whose worker died is reclaimed', async (t) => {
   t.equal((await db.query(`UPDATE musical_details SET state = 'found' WHERE block_id = $1 AND state = 'fetching' AND locked_by = 'dead'`, [block])).rowCount, 0);
 });
 
+t.test('a claim that died on its last attempt fails visibly instead of going round forever', async (t) => {
+  // a detail whose lookup kills its worker each time (or a worker that keeps dying) is claimed,
+  // reclaimed and claimed again: after the last attempt it is failed, never claimed again
+  const { block } = await blockOf('Poison Org', 'Poison Artist', [
+    ['Poison Artist', 'Poison', 'USRC12000002', '1'],
+    ['Poison Artist', 'Survivor', 'USRC12000003', '2'],
+  ]);
+  const max = defaultEnrichSettings.maxAttempts;
+  await db.query(
+    `UPDATE musical_details SET state = 'fetching', attempts = CASE WHEN title = 'Poison' THEN $2::int ELSE $2::int - 1 END,
+       locked_at = now() - interval '10 minutes', locked_by = 'dead' WHERE block_id = $1`,
+    [block, max],
+  );
+  t.equal(await reclaimStale(db, 60_000), 2);
+  t.same(
+    (await states(block)).map((r) => [r.title, r.state, r.attempts, r.last_error]),
+    [
+      ['Poison', 'failed', max, `claim timed out: no answer after ${max} attempts`],
+      ['Survivor', 'pending', max - 1, 'claim timed out'],
+    ],
+  );
+  const provider = new FlakyProvider(() => null);
+  await drainQueue(srv.deps, provider, { settings: fast });
+  t.same(provider.calls.map((c) => c.title), ['Survivor'], 'the failed one is not asked again');
+  t.same((await states(block)).map((r) => [r.title, r.state]), [['Poison', 'failed'], ['Survivor', 'found']]);
+});
+
 t.test('fair across organizations: multiplier and focus', async (t) => {
   const rows = (prefix: string, n: number): [string, string, string, string][] =>
     Array.from({ length: n }, (_, i) => [`${prefix} Artist`, `${prefix} Song ${i}`, `USAB1${prefix === 'A' ? '1' : '2'}${String(i).padStart(6, '0')}`, String(10 + i)]);

@@ -1,5 +1,6 @@
 // The organization's ordered rightsholder list for musical-detail fetch priority, read by the
 // catalog's fetch scheduling.
+import type { RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { escapeLike } from './organizations.ts';
 
@@ -12,17 +13,25 @@ export interface MdPriority {
 
 /**
  * The ordering, positions counted over the live rightsholders (one removed or soft-deleted since
- * leaves no gap); `search` filters by name without renumbering.
+ * leaves no gap); `search` filters by name without renumbering, and so does `scope` (a restricted
+ * caller's data-access set: the others are not shown, their places are kept).
  */
-export async function listMdPriorities(db: Queryable, organizationId: string, search?: string): Promise<MdPriority[]> {
+export async function listMdPriorities(
+  db: Queryable,
+  organizationId: string,
+  search?: string,
+  scope: RightsholderScope = null,
+): Promise<MdPriority[]> {
   const { rows } = await db.query<MdPriority>(
     `WITH ranked AS (
        SELECT row_number() OVER (ORDER BY p.position)::int AS position, p.rightsholder_id AS "rightsholderId", r.name
        FROM rightsholder_md_priorities p
        JOIN rightsholders r ON r.id = p.rightsholder_id AND r.organization_id = p.organization_id AND r.deleted_at IS NULL
        WHERE p.organization_id = $1)
-     SELECT * FROM ranked WHERE $2::text IS NULL OR name ILIKE '%' || $2 || '%' ESCAPE '\\' ORDER BY position`,
-    [organizationId, search === undefined || search === '' ? null : escapeLike(search)],
+     SELECT * FROM ranked
+     WHERE ($2::text IS NULL OR name ILIKE '%' || $2 || '%' ESCAPE '\\') AND ($3::uuid[] IS NULL OR "rightsholderId" = ANY ($3::uuid[]))
+     ORDER BY position`,
+    [organizationId, search === undefined || search === '' ? null : escapeLike(search), scope],
   );
   return rows;
 }
@@ -35,4 +44,20 @@ export async function replaceMdPriorities(db: Queryable, organizationId: string,
      SELECT $1, id, ord FROM unnest($2::uuid[]) WITH ORDINALITY AS given (id, ord)`,
     [organizationId, rightsholderIds],
   );
+}
+
+/**
+ * The full ordering a restricted caller's `visible` list stands for: rightsholders outside their
+ * set keep their places, the caller's own fill the places theirs held, in the new order (the
+ * first ones; any more go to the end).
+ */
+export function mergeMdPriorities(current: readonly string[], visible: readonly string[], scope: readonly string[]): string[] {
+  const inScope = new Set(scope);
+  const next = [...visible];
+  const merged: string[] = [];
+  for (const id of current) {
+    if (!inScope.has(id)) merged.push(id);
+    else if (next.length > 0) merged.push(next.shift()!);
+  }
+  return [...merged, ...next];
 }

@@ -6,7 +6,8 @@ export const listRightsholderMdPriorities = orgProcedure(
   {
     minRole: 'admin',
     scope: 'admin',
-    summary: 'The ordered rightsholders for musical-detail fetch priority (position 1 first); search filters by name.',
+    summary:
+      "The ordered rightsholders for musical-detail fetch priority (position 1 first); search filters by name; a restricted admin sees only their data-access role's rightsholders, at their real positions.",
   },
   orgInput({ search: text(200).optional() }),
-).query(async ({ ctx, input }) => listMdPriorities(ctx.deps.pool, ctx.org.id, input.search));
+).query(async ({ ctx, input }) => listMdPriorities(ctx.deps.pool, ctx.org.id, input.search, ctx.org.rightsholderScope));

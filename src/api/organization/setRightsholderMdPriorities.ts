@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { listMdPriorities, replaceMdPriorities } from '../../organizations/mdPriorities.ts';
+import { AppError } from '../../errors.ts';
+import { listMdPriorities, mergeMdPriorities, replaceMdPriorities } from '../../organizations/mdPriorities.ts';
 import { lockOrganization } from '../../organizations/organizations.ts';
 import { assertRightsholdersExist } from '../../organizations/rightsholderRefs.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -24,8 +25,21 @@ export const setRightsholderMdPriorities = orgProcedure(
   withTransaction(ctx.deps.pool, async (db) => {
     const organization = await lockOrganization(db, ctx.org.id);
     await assertRightsholdersExist(db, ctx.org.id, input.rightsholderIds, { live: true });
+    const scope = ctx.org.rightsholderScope;
     const before = await listMdPriorities(db, ctx.org.id);
-    await replaceMdPriorities(db, ctx.org.id, input.rightsholderIds);
+    let ordering = input.rightsholderIds.map((id) => id.toLowerCase());
+    if (scope !== null) {
+      // a restricted admin orders the rightsholders they see; the others are none of their business
+      // (an id outside their set is as unknown as another organization's) and keep their places
+      const outside = ordering.filter((id) => !scope.includes(id));
+      if (outside.length > 0) {
+        throw new AppError('RIGHTSHOLDER_NOT_FOUND', `No rightsholder of the organization has the id ${outside.slice(0, 10).join(', ')}`, {
+          details: { rightsholderIds: outside.slice(0, 100) },
+        });
+      }
+      ordering = mergeMdPriorities(before.map((r) => r.rightsholderId), ordering, scope);
+    }
+    await replaceMdPriorities(db, ctx.org.id, ordering);
     const after = await listMdPriorities(db, ctx.org.id);
     const ids = (rows: typeof after) => rows.map((r) => r.rightsholderId);
     if (JSON.stringify(ids(before)) !== JSON.stringify(ids(after))) {
@@ -39,6 +53,6 @@ export const setRightsholderMdPriorities = orgProcedure(
         rightsholderIds: [...ids(before), ...ids(after)],
       });
     }
-    return after;
+    return scope === null ? after : listMdPriorities(db, ctx.org.id, undefined, scope);
   }),
 );

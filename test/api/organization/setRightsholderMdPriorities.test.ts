@@ -76,3 +76,36 @@ t.test('below admin: FORBIDDEN', async (t) => {
   const writer = await addMember(srv, org, 'writer');
   expectError(t, await set([b], writer.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
 });
+
+t.test("a restricted admin sees and orders only their data-access role's rightsholders; the others keep their places", async (t) => {
+  const d = await insertRightsholder(srv, org, 'Delta');
+  expectOk(t, await set([a, b, c, d]));
+  const limited = await addMember(srv, org, 'admin');
+  expectOk(t, await owner.client.mutate('user.setDataAccessRole', { organizationId: org, userId: limited.userId, role: { mode: 'restricted', rightsholderIds: [b, d] } }));
+  const listed = expectOk(t, await limited.client.query('organization.listRightsholderMdPriorities', { organizationId: org }));
+  t.same(listed, [
+    { position: 2, rightsholderId: b, name: 'Bravo' },
+    { position: 4, rightsholderId: d, name: 'Delta' },
+  ], 'Alpha and Charlie are not shown');
+  t.same(expectOk(t, await limited.client.query('organization.listRightsholderMdPriorities', { organizationId: org, search: 'a' })), [
+    { position: 2, rightsholderId: b, name: 'Bravo' },
+    { position: 4, rightsholderId: d, name: 'Delta' },
+  ]);
+
+  const error = expectError(t, await set([d, a], limited.client), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND', 'an id outside their set');
+  t.notMatch(JSON.stringify(error), /Alpha/);
+  t.same((await stored()).map((r: { id: string }) => r.id), [a, b, c, d], 'unchanged');
+
+  t.same(expectOk(t, await set([d, b], limited.client)), [
+    { position: 2, rightsholderId: d, name: 'Delta' },
+    { position: 4, rightsholderId: b, name: 'Bravo' },
+  ]);
+  t.same((await stored()).map((r: { id: string }) => r.id), [a, d, c, b], 'Alpha and Charlie where they were');
+  expectOk(t, await set([d], limited.client));
+  t.same((await stored()).map((r: { id: string }) => r.id), [a, d, c]);
+  expectOk(t, await set([b, d], limited.client));
+  t.same((await stored()).map((r: { id: string }) => r.id), [a, b, c, d], 'one more goes to the end');
+  expectOk(t, await set([], limited.client));
+  t.same((await stored()).map((r: { id: string }) => r.id), [a, c]);
+  t.same(expectOk(t, await owner.client.query('organization.listRightsholderMdPriorities', { organizationId: org })).map((r: { name: string }) => r.name), ['Alpha', 'Charlie']);
+});

@@ -97,6 +97,7 @@ const envSchema = z.object({
   CUBE_SQL_TIMEOUT_MS: int(100, 600_000).default(20_000),
   CUBE_SQL_MEMORY_MB: int(32, 65_536).default(512),
   CUBE_SQL_MAX_ROWS: int(1, 1_000_000).default(50_000),
+  CUBE_SQL_MAX_RESULT_MB: int(1, 4_096).default(64),
   CUBE_SQL_THREADS: int(1, 16).default(1),
   CUBE_SESSION_TTL_SECONDS: int(60, 86_400).default(3_600),
   EXPORT_PART_ROWS: int(1, 10_000_000).default(1_000_000),
@@ -176,7 +177,7 @@ export interface AnalyticsSettings {
   asyncWaitMs: number;
   /** a cube query still running after this is interrupted */
   queryTimeoutMs: number;
-  sql: { threads: number; memoryMb: number; timeoutMs: number; maxRows: number };
+  sql: { threads: number; memoryMb: number; timeoutMs: number; maxRows: number; maxResultMb: number };
   sessionTtlSeconds: number;
 }
 
@@ -309,7 +310,7 @@ export function loadConfig(env: Env = process.env): Config {
       syncTimeoutMs: e.CUBE_SYNC_TIMEOUT_MS,
       asyncWaitMs: e.CUBE_ASYNC_WAIT_MS,
       queryTimeoutMs: e.CUBE_QUERY_TIMEOUT_MS,
-      sql: { threads: e.CUBE_SQL_THREADS, memoryMb: e.CUBE_SQL_MEMORY_MB, timeoutMs: e.CUBE_SQL_TIMEOUT_MS, maxRows: e.CUBE_SQL_MAX_ROWS },
+      sql: { threads: e.CUBE_SQL_THREADS, memoryMb: e.CUBE_SQL_MEMORY_MB, timeoutMs: e.CUBE_SQL_TIMEOUT_MS, maxRows: e.CUBE_SQL_MAX_ROWS, maxResultMb: e.CUBE_SQL_MAX_RESULT_MB },
       sessionTtlSeconds: e.CUBE_SESSION_TTL_SECONDS,
     },
     production: e.NODE_ENV === 'production',

@@ -15,11 +15,26 @@ export interface SandboxJob {
   memoryMb: number;
   timeoutMs: number;
   maxRows: number;
+  maxResultMb: number;
 }
 
 export type SandboxResult =
   | { ok: true; schema: { name: string; column_type: string }[]; rows: unknown[][] }
   | { ok: false; errorCode: 'SQL_QUERY_NOT_SELECT' | 'SQL_QUERY_INVALID' | 'SQL_QUERY_TIMEOUT' | 'SQL_QUERY_RESOURCE_LIMIT' | 'SQL_QUERY_TOO_MANY_ROWS'; message: string };
+
+/**
+ * About the size of a value as JSON text: a string's characters and quotes, a number's digits, and
+ * a byte per separator. It bounds what the parent receives, keeps and sends on (50,000 rows of
+ * 4 KB strings are 200 MB: within the row limit, too much for the API process and its caller).
+ */
+export function resultBytes(value: unknown): number {
+  if (typeof value === 'string') return value.length + 3;
+  if (value === null || typeof value !== 'object') return String(value).length + 1;
+  let bytes = 2;
+  if (Array.isArray(value)) for (const v of value) bytes += resultBytes(v);
+  else for (const [k, v] of Object.entries(value)) bytes += k.length + 4 + resultBytes(v);
+  return bytes;
+}
 
 const firstLine = (error: unknown) => String((error as Error).message ?? error).split('\n')[0]!.slice(0, 500);
 
@@ -76,7 +91,11 @@ export async function runSandboxJob(job: SandboxJob): Promise<SandboxResult> {
       }
       const names = reader.columnNames();
       const types = reader.columnTypes();
-      return { ok: true, schema: names.map((name, i) => ({ name, column_type: types[i]!.toString() })), rows: reader.getRowsJson() as unknown[][] };
+      const rows = reader.getRowsJson() as unknown[][];
+      if (resultBytes(rows) > job.maxResultMb * 1_048_576) {
+        return { ok: false, errorCode: 'SQL_QUERY_TOO_MANY_ROWS', message: `The result is larger than ${job.maxResultMb} MB; select fewer rows or columns, or aggregate` };
+      }
+      return { ok: true, schema: names.map((name, i) => ({ name, column_type: types[i]!.toString() })), rows };
     } catch (error) {
       const message = firstLine(error);
       if (/interrupt/i.test(message)) return { ok: false, errorCode: 'SQL_QUERY_TIMEOUT', message: `The statement ran longer than ${job.timeoutMs} ms` };

@@ -13,6 +13,8 @@ export interface SandboxSettings {
   memoryMb: number;
   timeoutMs: number;
   maxRows: number;
+  /** the most an answer may weigh, counted as its JSON text roughly is (analyticsSandbox.ts, resultBytes) */
+  maxResultMb: number;
 }
 
 const WORKER = fileURLToPath(new URL('../../workers/analyticsSandbox.ts', import.meta.url));

@@ -7,7 +7,7 @@ import { seedDataset } from '../../analytics/dataset.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 
-const srv = await startTestServer(t, { env: { CUBE_SQL_TIMEOUT_MS: '1500', CUBE_SQL_MEMORY_MB: '128', CUBE_SQL_MAX_ROWS: '1000' } });
+const srv = await startTestServer(t, { env: { CUBE_SQL_TIMEOUT_MS: '1500', CUBE_SQL_MEMORY_MB: '128', CUBE_SQL_MAX_ROWS: '1000', CUBE_SQL_MAX_RESULT_MB: '1' } });
 const owner = await newOrganization(srv, 'Sandbox Org');
 const org = owner.organizationId;
 const ds = await seedDataset(srv, org);
@@ -164,6 +164,15 @@ t.test('memory is bounded, inside DuckDB and outside it', async (t) => {
   await refusedThere("SELECT count(*) FROM (SELECT repeat('x', 1000) || range AS s FROM range(3000000) ORDER BY s)", 'SQL_QUERY_RESOURCE_LIMIT');
   await refusedThere("SELECT max(length(repeat('x', 100000000 + range))) FROM range(40)", 'SQL_QUERY_RESOURCE_LIMIT');
   await refusedThere('SELECT * FROM range(5000)', 'SQL_QUERY_TOO_MANY_ROWS');
+});
+
+t.test('the size of a result is bounded, not only its rows', async (t) => {
+  // 600 rows, under the 1,000 of CUBE_SQL_MAX_ROWS, of 2,000 characters: 1.2 MB against 1 MB
+  await refused(t, "SELECT repeat('x', 2000) AS s FROM range(600)", 'SQL_QUERY_TOO_MANY_ROWS', /larger than 1 MB/);
+  await refused(t, "SELECT [repeat('x', 2000) || range FOR range IN range(600)] AS s", 'SQL_QUERY_TOO_MANY_ROWS', /larger than 1 MB/);
+  const fits = await rows("SELECT repeat('x', 2000) AS s FROM range(400)");
+  t.equal(fits.length, 400, '0.8 MB is answered');
+  t.equal((fits[0]![0] as string).length, 2000);
 });
 
 t.test('nothing one call does reaches the next', async (t) => {

@@ -1,6 +1,6 @@
 // Loading exchange-rate files: from a path or a URL, zipped (as the ECB publishes its CSV) or
 // not, in one transaction, recorded in reference_imports whatever the outcome.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import yauzl from 'yauzl';
 import type { Pool, Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
@@ -23,34 +23,74 @@ export interface FxImportSummary {
 
 export type ImportOrigin = { file: string } | { url: string };
 
-const MAX_DOWNLOAD_BYTES = 64 * 1024 * 1024;
+/** The most bytes a reference file may have: downloaded, read from disk, or unzipped (the ECB's whole history is about 7 MB). */
+export const MAX_REFERENCE_BYTES = 64 * 1024 * 1024;
 
 export function describeOrigin(origin: ImportOrigin): string {
   return 'file' in origin ? `file:${origin.file}` : origin.url;
 }
 
-export async function readOrigin(origin: ImportOrigin, timeoutMs = 60_000): Promise<Buffer> {
-  if ('file' in origin) return readFile(origin.file);
-  const res = await fetch(origin.url, { signal: AbortSignal.timeout(timeoutMs) });
-  if (!res.ok) throw new Error(`GET ${origin.url} answered HTTP ${res.status}`);
-  const bytes = Buffer.from(await res.arrayBuffer());
-  if (bytes.length > MAX_DOWNLOAD_BYTES) throw new ReferenceFileError(`${origin.url} is larger than ${MAX_DOWNLOAD_BYTES} bytes`);
-  return bytes;
+function tooLarge(what: string): ReferenceFileError {
+  return new ReferenceFileError(`${what} is larger than ${MAX_REFERENCE_BYTES} bytes`);
 }
 
-/** The CSV text of the bytes: the first .csv entry when they are a zip archive. */
+export async function readOrigin(origin: ImportOrigin, timeoutMs = 60_000): Promise<Buffer> {
+  if ('file' in origin) {
+    if ((await stat(origin.file)).size > MAX_REFERENCE_BYTES) throw tooLarge(origin.file);
+    return readFile(origin.file);
+  }
+  const res = await fetch(origin.url, { signal: AbortSignal.timeout(timeoutMs) });
+  if (!res.ok) throw new Error(`GET ${origin.url} answered HTTP ${res.status}`);
+  // counted while it arrives: an endless or oversized body is refused before it fills the memory
+  if (Number(res.headers.get('content-length') ?? 0) > MAX_REFERENCE_BYTES) {
+    await res.body?.cancel().catch(() => {});
+    throw tooLarge(origin.url);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  if (res.body) {
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_REFERENCE_BYTES) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge(origin.url);
+      }
+      chunks.push(Buffer.from(value));
+    }
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The CSV text of the bytes: the first .csv entry when they are a zip archive (at most MAX_REFERENCE_BYTES unzipped). */
 export async function csvText(bytes: Buffer): Promise<string> {
   if (bytes.length < 4 || bytes.readUInt32LE(0) !== 0x04034b50) return bytes.toString('utf8');
   return new Promise<string>((resolve, reject) => {
     yauzl.fromBuffer(bytes, { lazyEntries: true }, (err, zip) => {
       if (err || !zip) return reject(new ReferenceFileError(`Not a readable zip archive: ${err?.message ?? 'unknown error'}`));
+      const fail = (error: Error) => {
+        zip.close();
+        reject(error);
+      };
       zip.on('entry', (entry: yauzl.Entry) => {
         if (!/\.csv$/i.test(entry.fileName)) return zip.readEntry();
+        // a zip bomb is refused by its declared size (yauzl checks the inflated bytes against it) and again while inflating
+        if (entry.uncompressedSize > MAX_REFERENCE_BYTES) return fail(tooLarge(`${entry.fileName} in the archive`));
         zip.openReadStream(entry, (streamErr, stream) => {
-          if (streamErr || !stream) return reject(new ReferenceFileError(`Cannot read ${entry.fileName} in the archive`));
+          if (streamErr || !stream) return fail(new ReferenceFileError(`Cannot read ${entry.fileName} in the archive`));
           const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('error', reject);
+          let size = 0;
+          stream.on('data', (c: Buffer) => {
+            size += c.length;
+            if (size > MAX_REFERENCE_BYTES) {
+              stream.destroy();
+              return fail(tooLarge(`${entry.fileName} in the archive`));
+            }
+            chunks.push(c);
+          });
+          stream.on('error', (e: Error) => fail(new ReferenceFileError(`Cannot read ${entry.fileName} in the archive: ${e.message}`)));
           stream.on('end', () => {
             zip.close();
             resolve(Buffer.concat(chunks).toString('utf8'));
@@ -58,7 +98,7 @@ export async function csvText(bytes: Buffer): Promise<string> {
         });
       });
       zip.on('end', () => reject(new ReferenceFileError('The zip archive holds no .csv file')));
-      zip.on('error', reject);
+      zip.on('error', (e: Error) => reject(new ReferenceFileError(`Not a readable zip archive: ${e.message}`)));
       zip.readEntry();
     });
   });

@@ -5,10 +5,12 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { Readable } from 'node:stream';
+import Fastify from 'fastify';
 import t from 'tap';
 import { adminCli } from '../helpers/cli.ts';
 import { parseEcbDate, parseFxCsv } from '../../src/fx/parse.ts';
-import { importFxRates } from '../../src/fx/import.ts';
+import { importFxRates, MAX_REFERENCE_BYTES } from '../../src/fx/import.ts';
 import { usdRate } from '../../src/fx/rates.ts';
 import { fxRatesImportTask } from '../../src/jobs/fxRatesImport.ts';
 import { taskList } from '../../src/jobs/tasks.ts';
@@ -105,6 +107,61 @@ t.test('npm run admin -- fx import: ECB zip archives and plain files', async (t)
   t.match(missing.stderr, /no such file/);
   t.equal((await admin('fx', 'import')).code, 2);
   t.equal((await admin('fx', 'import', '--file', hist, '--format', 'xml')).code, 2);
+});
+
+t.test('oversized files are refused before they fill the memory: a zip bomb, a huge file, an endless download', async (t) => {
+  const srv = await startTestServer(t);
+  const db = srv.deps.pool;
+  // 600 KB of zip inflating to 600 MB (more than a string can hold: reading it whole crashed the process)
+  const bomb = path.join(dir, 'bomb.zip');
+  execFileSync('python3', [
+    '-c',
+    `import zipfile
+z = zipfile.ZipFile('${bomb}', 'w', zipfile.ZIP_DEFLATED)
+with z.open('eurofxref.csv', 'w', force_zip64=True) as f:
+    f.write(b'date,currency,rate\\n')
+    for i in range(600): f.write(b'\\n' * (1 << 20))
+z.close()`,
+  ]);
+  await t.rejects(importFxRates(db, { file: bomb }), { name: 'ReferenceFileError', message: `eurofxref.csv in the archive is larger than ${MAX_REFERENCE_BYTES} bytes` });
+  const big = path.join(dir, 'big.csv');
+  await writeFile(big, `date,currency,rate\n${'\n'.repeat(MAX_REFERENCE_BYTES)}`);
+  await t.rejects(importFxRates(db, { file: big }), { name: 'ReferenceFileError', message: `${big} is larger than ${MAX_REFERENCE_BYTES} bytes` });
+
+  const server = Fastify();
+  server.get('/endless.csv', async (_req, reply) => {
+    // chunked, without a content length: counted as it arrives
+    const body = new Readable({ read() {} });
+    body.push('date,currency,rate\n');
+    const mb = Buffer.alloc(1 << 20, 0x0a);
+    let sent = 0;
+    const timer = setInterval(() => {
+      for (let i = 0; i < 8 && sent < 200; i++, sent++) body.push(mb);
+      if (sent >= 200) {
+        clearInterval(timer);
+        body.push(null);
+      }
+    }, 1);
+    body.on('close', () => clearInterval(timer));
+    return reply.type('text/csv').send(body);
+  });
+  server.get('/declared.csv', (_req, reply) => {
+    // a declared length over the limit is refused before the body is read
+    reply.hijack();
+    reply.raw.writeHead(200, { 'content-type': 'text/csv', 'content-length': String(MAX_REFERENCE_BYTES + 1) });
+    reply.raw.write('date,currency,rate\n');
+  });
+  const base = await server.listen({ port: 0, host: '127.0.0.1' });
+  t.teardown(() => {
+    server.server.closeAllConnections();
+    return server.close();
+  });
+  for (const name of ['endless.csv', 'declared.csv']) {
+    const url = `${base}/${name}`;
+    await t.rejects(importFxRates(db, { url }), { name: 'ReferenceFileError', message: `${url} is larger than ${MAX_REFERENCE_BYTES} bytes` }, name);
+  }
+  const log = await db.query(`SELECT status, error FROM reference_imports ORDER BY created_at`);
+  t.same(log.rows.map((r) => r.status), ['failed', 'failed', 'failed', 'failed']);
 });
 
 t.test('the fx_rates_import job: registered, payload checked, bad files not retried', async (t) => {

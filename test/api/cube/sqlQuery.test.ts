@@ -148,6 +148,10 @@ t.test('time is bounded: a runaway statement is interrupted', async (t) => {
   const started = Date.now();
   await refused(t, 'SELECT count(*) FROM range(1000000000000) a', 'SQL_QUERY_TIMEOUT');
   t.ok(Date.now() - started < 10_000, 'interrupted near its limit');
+  // a recursive CTE that never ends: stopped by time, or by memory first on a fast machine
+  const endless = await sql('WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r');
+  t.ok(!endless.ok && ['SQL_QUERY_TIMEOUT', 'SQL_QUERY_RESOURCE_LIMIT'].includes(endless.error.data.errorCode), 'an endless recursive CTE is stopped');
+  t.same(await rows('WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT count(*) FROM r'), [['5']], 'a finite one runs');
 });
 
 t.test('memory is bounded, inside DuckDB and outside it', async (t) => {

@@ -101,6 +101,17 @@ export function assertMayGrant(principal: Principal, org: OrgAccess, role: OrgRo
   if (roleRank(role) > roleRank(org.role)) throw new AppError('ROLE_NOT_GRANTABLE', `The role ${role} is above your own (${org.role})`);
 }
 
+/**
+ * ROLE_NOT_GRANTABLE for a caller restricted by a data-access role: an invitation link makes a
+ * member who sees every rightsholder, more than the caller may (their own second address would
+ * undo the restriction). Checked wherever a link is handed out.
+ */
+export function assertMayInvite(org: OrgAccess): void {
+  if (org.rightsholderScope !== null) {
+    throw new AppError('ROLE_NOT_GRANTABLE', 'Your data-access role is restricted, and a new member sees every rightsholder: an unrestricted admin must invite');
+  }
+}
+
 /** MEMBER_OUTRANKS_CALLER when the member's role is above the caller's. */
 export function assertMayManage(org: OrgAccess, member: MemberRecord): void {
   if (roleRank(member.role) > roleRank(org.role)) {

@@ -3,7 +3,7 @@ import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { createInvitation, findPendingInvitation, invitationLink } from '../../invitations/invitations.ts';
-import { assertMayGrant, isMemberByEmail } from '../../organizations/members.ts';
+import { assertMayGrant, assertMayInvite, isMemberByEmail } from '../../organizations/members.ts';
 import { lockOrganization } from '../../organizations/organizations.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgRoles } from '../../trpc/roles.ts';
@@ -20,6 +20,7 @@ export const addUser = orgProcedure(
   withTransaction(ctx.deps.pool, async (db) => {
     const organization = await lockOrganization(db, ctx.org.id);
     assertMayGrant(ctx.principal, ctx.org, input.role);
+    assertMayInvite(ctx.org);
     if (await isMemberByEmail(db, ctx.org.id, input.email)) throw new AppError('USER_ALREADY_MEMBER');
     const pending = await findPendingInvitation(db, ctx.org.id, input.email);
     if (pending) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { assertStatus, getInvitation, invitationLink, rotateInvitationToken } from '../../invitations/invitations.ts';
-import { assertMayGrant } from '../../organizations/members.ts';
+import { assertMayGrant, assertMayInvite } from '../../organizations/members.ts';
 import { lockOrganization } from '../../organizations/organizations.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -21,6 +21,7 @@ export const getInvitationLink = orgProcedure(
     assertStatus(invitation, ['pending']);
     // the link hands out the invitation's role
     assertMayGrant(ctx.principal, ctx.org, invitation.role);
+    assertMayInvite(ctx.org);
     const token = await rotateInvitationToken(db, invitation.id);
     await recordActivity(db, ctx.principal, {
       organizationId: ctx.org.id,

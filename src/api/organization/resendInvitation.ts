@@ -3,7 +3,7 @@ import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { assertStatus, createInvitation, getInvitation, invitationLink, revokeInvitation } from '../../invitations/invitations.ts';
-import { assertMayGrant, isMemberByEmail } from '../../organizations/members.ts';
+import { assertMayGrant, assertMayInvite, isMemberByEmail } from '../../organizations/members.ts';
 import { lockOrganization } from '../../organizations/organizations.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -22,6 +22,7 @@ export const resendInvitation = orgProcedure(
     assertStatus(old, ['pending', 'expired']);
     // a new link hands out the role again
     assertMayGrant(ctx.principal, ctx.org, old.role);
+    assertMayInvite(ctx.org);
     if (await isMemberByEmail(db, ctx.org.id, old.email)) throw new AppError('USER_ALREADY_MEMBER');
     const revoked = await revokeInvitation(db, old.id);
     const { invitation, token } = await createInvitation(db, {

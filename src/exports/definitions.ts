@@ -42,7 +42,15 @@ export const exportFiltersSchema = z
     distributorIds: ids(1_000, "only these distributors' statements").optional(),
     statementIds: ids(10_000, 'only these statements').optional(),
     sources: z
-      .array(z.string().trim().min(1).max(200))
+      .array(
+        z
+          .string()
+          .trim()
+          .min(1)
+          .max(200)
+          // a lone surrogate cannot be stored (the filters are kept as JSON) nor match any source
+          .refine((v) => !/\p{Cs}/u.test(v), 'must be well-formed Unicode (no lone surrogate)'),
+      )
       .min(1)
       .max(1_000)
       .optional()

@@ -44,6 +44,7 @@ t.test('trigger validates its input strictly, with field paths', async (t) => {
   await fails({ filters: { territories: ['USA'] } }, 'filters.territories.0');
   await fails({ filters: { sources: Array.from({ length: 1001 }, (_, i) => `s${i}`) } }, 'filters.sources');
   await fails({ filters: { sources: ['x'.repeat(201)] } }, 'filters.sources.0');
+  await fails({ filters: { sources: ['ok', 'lone \ud800 surrogate'] } }, 'filters.sources.1');
   await fails({ filters: { rows: 5 } }, 'filters');
   const statementsWithRowFilter = await trigger({ type: 'statements', format: 'csv', rightsholderIds: both, filters: { territories: ['US'] } });
   t.match(statementsWithRowFilter, { ok: false, error: { data: { code: 'BAD_REQUEST', errorCode: 'EXPORT_FILTER_NOT_APPLICABLE' } } });

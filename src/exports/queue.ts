@@ -1,5 +1,8 @@
 // Enqueues an export build. The job key makes a second request for the same export replace the
-// queued job instead of running twice; the build itself is idempotent (src/exports/run.ts).
+// queued job instead of running twice; the build itself is idempotent (src/exports/run.ts). An
+// organization's exports share one job queue, so they are built one at a time: however many a
+// member asks for at once, they take one job runner slot, and the other organizations' work
+// (statements, their exports) keeps the rest.
 import type { Deps } from '../trpc/context.ts';
 
 export const EXPORT_BUILD_TASK = 'export_build';
@@ -12,5 +15,9 @@ export interface ExportBuildPayload {
 
 export async function enqueueExportBuild(deps: Pick<Deps, 'jobs'>, organizationId: string, exportId: string): Promise<void> {
   const payload: ExportBuildPayload = { organizationId, exportId };
-  await deps.jobs.addJob(EXPORT_BUILD_TASK, payload, { jobKey: `${EXPORT_BUILD_TASK}:${exportId}`, maxAttempts: EXPORT_MAX_ATTEMPTS });
+  await deps.jobs.addJob(EXPORT_BUILD_TASK, payload, {
+    jobKey: `${EXPORT_BUILD_TASK}:${exportId}`,
+    queueName: `${EXPORT_BUILD_TASK}:${organizationId}`,
+    maxAttempts: EXPORT_MAX_ATTEMPTS,
+  });
 }

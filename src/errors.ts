@@ -171,7 +171,7 @@ export const errorRegistry = {
   SQL_QUERY_INVALID: { code: 'BAD_REQUEST', description: "The SQL statement could not be parsed, bound or run (the message is DuckDB's, about the caller's own table only)." },
   SQL_QUERY_TIMEOUT: { code: 'TIMEOUT', description: 'The SQL statement ran longer than CUBE_SQL_TIMEOUT_MS and was interrupted, or did not finish within the synchronous window (poll for it).' },
   SQL_QUERY_RESOURCE_LIMIT: { code: 'BAD_REQUEST', description: "The SQL statement, or the caller's rows, needed more memory than CUBE_SQL_MEMORY_MB; narrow it or use cube.query." },
-  SQL_QUERY_TOO_MANY_ROWS: { code: 'BAD_REQUEST', description: 'The SQL result has more rows than CUBE_SQL_MAX_ROWS; add a LIMIT or aggregate.' },
+  SQL_QUERY_TOO_MANY_ROWS: { code: 'BAD_REQUEST', description: 'The SQL result has more rows than CUBE_SQL_MAX_ROWS, or is larger than CUBE_SQL_MAX_RESULT_MB; add a LIMIT, select fewer columns or aggregate.' },
   INVALID_CUBE_SESSION: { code: 'UNAUTHORIZED', description: 'The embed session token is unknown or expired.' },
   CUBE_SESSION_SCOPE_DENIED: { code: 'FORBIDDEN', description: 'An embed session token authorizes only cube reads (not cube.getSession) of its own organization.' },
   // exports

@@ -89,7 +89,8 @@ export interface NormalizeOutput {
   stmtPeriods: number;
   salesPeriodStart: string | null;
   salesPeriodEnd: string | null;
-  rawValues: { kind: 'sales_type' | 'source'; raw: string; rows: number; amount: string | null }[];
+  /** `amounts`: the net earnings of the value's rows per currency (a statement may have several; null: rows without one) */
+  rawValues: { kind: 'sales_type' | 'source'; raw: string; rows: number; amount: string | null; amounts: { currency: string | null; amount: string | null }[] }[];
   payors: string[];
   issues: {
     invalidAmounts: number;
@@ -690,8 +691,20 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
       GROUP BY ALL ORDER BY n DESC, stmt_year DESC, stmt_period DESC`);
   const rawValues: NormalizeOutput['rawValues'] = [];
   for (const [kind, column] of [['sales_type', 'sales_type'], ['source', 'source']] as const) {
-    for (const r of await one(`SELECT ${column}, count(*), sum(royalty_earnings) FROM ${target} WHERE ${column} IS NOT NULL GROUP BY 1 ORDER BY 1`)) {
-      rawValues.push({ kind, raw: String(r[0]), rows: Number(r[1]), amount: r[2] === null ? null : String(r[2]) });
+    const byCurrency = await one(
+      `SELECT ${column}, currency, count(*), sum(royalty_earnings), sum(sum(royalty_earnings)) OVER (PARTITION BY ${column})
+       FROM ${target} WHERE ${column} IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2 NULLS LAST`,
+    );
+    for (const r of byCurrency) {
+      const raw = String(r[0]);
+      const amount = { currency: r[1] === null ? null : String(r[1]), amount: r[3] === null ? null : String(r[3]) };
+      const last = rawValues.at(-1);
+      if (last && last.kind === kind && last.raw === raw) {
+        last.rows += Number(r[2]);
+        last.amounts.push(amount);
+      } else {
+        rawValues.push({ kind, raw, rows: Number(r[2]), amount: r[4] === null ? null : String(r[4]), amounts: [amount] });
+      }
     }
   }
   const payors = (await one(`SELECT DISTINCT payor FROM ${target} WHERE payor IS NOT NULL ORDER BY 1 LIMIT 1000`)).map((r) => String(r[0]));

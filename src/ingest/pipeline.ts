@@ -471,11 +471,13 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
       }
       await db.query('DELETE FROM statement_raw_values WHERE statement_id = $1', [statementId]);
       for (const v of normalized.rawValues) {
+        // US dollars as analytics sums them: each currency's amount at that currency's rate; amounts without a rate add nothing
         await db.query(
           `INSERT INTO statement_raw_values (organization_id, statement_id, kind, raw_value, row_count, usd_amount)
-           VALUES ($1, $2, $3, $4, $5, $6 * (SELECT rate FROM statement_fx WHERE statement_id = $2 LIMIT 1))
+           VALUES ($1, $2, $3, $4, $5, (SELECT trim_scale(sum(a.amount * x.rate)) FROM jsonb_to_recordset($6::jsonb) AS a(currency text, amount numeric)
+                                        JOIN statement_fx x ON x.statement_id = $2 AND x.currency = a.currency))
            ON CONFLICT (statement_id, kind, raw_value) DO UPDATE SET row_count = EXCLUDED.row_count, usd_amount = EXCLUDED.usd_amount`,
-          [organizationId, statementId, v.kind, v.raw.slice(0, 1000), v.rows, v.amount],
+          [organizationId, statementId, v.kind, v.raw.slice(0, 1000), v.rows, JSON.stringify(v.amounts)],
         );
       }
       for (const payor of normalized.payors) {

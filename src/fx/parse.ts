@@ -3,7 +3,7 @@
 // euro base, N/A where none was published) and a plain long CSV `date,currency,rate` with the
 // units of the currency for one US dollar.
 import cc from 'currency-codes';
-import { csvRows, onceEach, ReferenceFileError } from '../lookups/csv.ts';
+import { csvHeader, csvRows, onceEach, ReferenceFileError } from '../lookups/csv.ts';
 
 export type FxFormat = 'ecb' | 'plain';
 
@@ -47,7 +47,8 @@ export function parseEcbDate(text: string): string | null {
 }
 
 export function detectFxFormat(text: string): FxFormat | null {
-  const header = csvRows(text.slice(0, 4096))[0]?.map((h) => h.trim()) ?? [];
+  // the header line alone: a cut after a fixed number of characters could end inside a quoted cell
+  const header = csvHeader(text).map((h) => h.trim());
   if (header.map((h) => h.toLowerCase()).join(',') === 'date,currency,rate') return 'plain';
   if (header[0] === 'Date' && header.slice(1).filter((h) => h !== '').every((h) => /^[A-Z]{3}$/.test(h))) return 'ecb';
   return null;

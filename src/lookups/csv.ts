@@ -13,6 +13,17 @@ export function csvRows(text: string): string[][] {
   }
 }
 
+/** The first row of a delimited text alone (a text cut anywhere after it still has one). */
+export function csvHeader(text: string): string[] {
+  try {
+    const [header = []] = parse(text, { bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: true, to_line: 1 }) as string[][];
+    return header;
+  } catch (error) {
+    if (error instanceof CsvError) throw new ReferenceFileError(`not a readable CSV file: ${error.message}`);
+    throw error;
+  }
+}
+
 /** Rows keyed by the header row's cells. */
 export function csvRecords(text: string): Record<string, string>[] {
   const [header, ...rows] = csvRows(text);

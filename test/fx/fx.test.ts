@@ -44,6 +44,12 @@ t.test('parsing the ECB daily file, the historical file and the plain format', a
   t.throws(() => parseFxCsv('date,currency,rate\n2024-09-30,NGN,-3\n'), ReferenceFileError);
   t.throws(() => parseFxCsv('date,currency,rate\n2024-09-30,NGN,0\n'), ReferenceFileError);
   t.throws(() => parseFxCsv('Date,JPY\n2024-09-30,160\n'), ReferenceFileError, 'no USD column: nothing can be converted');
+  // every cell quoted, as spreadsheets export it, and longer than the first 4096 characters (which ended inside a quote)
+  const quoted = Array.from({ length: 200 }, (_, i) => `"${new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10)}","NGN","1668.5"`);
+  const long = parseFxCsv(`\uFEFF"date","currency","rate"\r\n${quoted.join('\r\n')}\r\n`);
+  t.equal(long.format, 'plain');
+  t.equal(long.rates.length, 200);
+  t.same(long.rates.at(-1), { date: '2024-07-18', currency: 'NGN', value: '1668.5' });
 });
 
 t.test('usdRate: the period end or the nearest earlier published day; null, never 1, without one', async (t) => {

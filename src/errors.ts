@@ -97,7 +97,10 @@ export const errorRegistry = {
   INVITATION_NOT_FOUND: { code: 'NOT_FOUND', description: 'No invitation with that id, or no invitation for that link token, in the organization.' },
   // organizations, members and invitations
   LAST_OWNER: { code: 'CONFLICT', description: 'The last active owner of an organization cannot be removed, demoted or disabled.' },
-  ROLE_NOT_GRANTABLE: { code: 'FORBIDDEN', description: "The role is above the caller's own, or is a platform role (c2_*) and the caller is not a platform operator." },
+  ROLE_NOT_GRANTABLE: {
+    code: 'FORBIDDEN',
+    description: "The role is above the caller's own, or is a platform role (c2_*) and the caller is not a platform operator, or the caller's data-access role is restricted (no 'all', no invitation links).",
+  },
   MEMBER_OUTRANKS_CALLER: { code: 'FORBIDDEN', description: "The member's role is above the caller's own; only an equal or higher role may change them." },
   USER_ALREADY_MEMBER: { code: 'CONFLICT', description: 'The user already belongs to the organization.' },
   INVITATION_ALREADY_PENDING: { code: 'CONFLICT', description: 'A pending invitation for that e-mail address exists; resend it instead.' },

@@ -2,6 +2,7 @@
 // its definition; one mechanism below enforces it, and a procedure built without a declared role
 // is refused. Order of checks: authenticate → API-key procedure scope → organization and role
 // (from the raw input) → input validation.
+import { TRPCError } from '@trpc/server';
 import type { z } from 'zod';
 import { standingColumns, standingJoins, type OrgStanding, type Principal } from '../auth/principal.ts';
 import { scopeAllows } from '../auth/apiKeys.ts';
@@ -21,14 +22,60 @@ export interface OrgAccess {
   rightsholderScope: string[] | null;
 }
 
+// PostgreSQL cannot store NUL in text, nor a lone surrogate (half of a UTF-16 pair) in JSON or
+// text: refused here for every procedure and every string of its input, keys included, with the
+// field's path, rather than as a 500 later. Walked without recursion: any depth of nesting is safe.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+interface Visit {
+  value: unknown;
+  key: string | null;
+  parent: Visit | null;
+}
+
+function pathOf(visit: Visit): string[] {
+  const path: string[] = [];
+  for (let v: Visit | null = visit; v && v.key !== null; v = v.parent) path.push(v.key);
+  return path.reverse();
+}
+
+function unstorableText(input: unknown): { path: string[]; message: string } | null {
+  const check = (text: string) =>
+    text.includes('\u0000')
+      ? 'strings must not contain NUL (U+0000) characters'
+      : LONE_SURROGATE.test(text)
+        ? 'strings must be well-formed Unicode (a lone surrogate, U+D800 to U+DFFF, is not)'
+        : null;
+  // a path is kept as links to the parent and spelled out only for the one reported
+  const stack: Visit[] = [{ value: input, key: null, parent: null }];
+  while (stack.length > 0) {
+    const visit = stack.pop()!;
+    const { value } = visit;
+    if (typeof value === 'string') {
+      const message = check(value);
+      if (message) return { path: pathOf(visit), message };
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: String(i), parent: visit });
+    } else if (typeof value === 'object' && value !== null) {
+      const keys = Object.keys(value);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
+        const child: Visit = { value: (value as Record<string, unknown>)[key], key, parent: visit };
+        const message = check(key);
+        if (message) return { path: pathOf(child), message };
+        stack.push(child);
+      }
+    }
+  }
+  return null;
+}
+
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const authenticated = baseProcedure.use(async ({ ctx, meta, path, getRawInput, next }) => {
   if (!meta?.minRole) throw new AppError('ROLE_NOT_DECLARED', `Procedure ${path} declares no minimum role`);
-  // PostgreSQL cannot store NUL in text: refused here for every procedure, rather than as a 500 later
-  if (JSON.stringify((await getRawInput()) ?? null).includes('\\u0000')) {
-    throw new AppError('VALIDATION_FAILED', 'Invalid input: strings must not contain NUL (U+0000) characters');
-  }
+  const unstorable = unstorableText(await getRawInput());
+  if (unstorable) throw new TRPCError({ code: 'BAD_REQUEST', cause: { issues: [unstorable] } });
   if (meta.minRole === 'none') return next({ ctx: { principal: null as Principal | null } });
   const principal = await ctx.authenticate();
   if (principal.apiKey && !scopeAllows(principal.apiKey.patterns, path)) {

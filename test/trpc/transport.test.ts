@@ -169,6 +169,31 @@ t.test('NUL characters in any string are refused before anything runs', async (t
   if (!res.ok) t.same([res.error.data.code, res.error.data.errorCode], ['BAD_REQUEST', 'VALIDATION_FAILED']);
 });
 
+t.test('lone surrogates in any string or key are refused with the field path; pairs and escaped text pass', async (t) => {
+  const org = owner.organizationId;
+  const refused = async (input: unknown, path: string, message: RegExp) => {
+    const res = await owner.client.mutate('organization.update', input);
+    t.equal(res.ok, false, path);
+    if (!res.ok) {
+      t.same([res.error.data.code, res.error.data.errorCode], ['BAD_REQUEST', 'VALIDATION_FAILED'], path);
+      t.same(res.error.data.fields?.map((f) => f.path), [path]);
+      t.match(res.error.data.fields?.[0]?.message, message);
+    }
+  };
+  await refused({ organizationId: org, name: 'half \ud800 pair' }, 'name', /well-formed Unicode/);
+  await refused({ organizationId: org, name: 'low \udc00 first' }, 'name', /well-formed Unicode/);
+  await refused({ organizationId: org, name: 'ok', preferences: { ['key\udfff']: 1 } }, 'preferences.key\udfff', /well-formed Unicode/);
+  await refused({ organizationId: org, name: 'ok', deep: [[{ a: ['x', 'y\u0000'] }]] }, 'deep.0.0.a.1', /NUL/);
+  // a whole pair is one character; the text of an escape is only text
+  const named = await owner.client.mutate('organization.update', { organizationId: org, name: 'Clef 𝄞 \\u0000 \\ud800' });
+  t.equal(named.ok, true, JSON.stringify(named));
+  // nesting deeper than any recursion allows is a validation failure, not a crash
+  const deep = '['.repeat(200_000) + ']'.repeat(200_000);
+  const res = await owner.client.raw('POST', '/trpc/organization.update?batch=1', `{"0":{"organizationId":"${org}","name":${deep}}}`);
+  t.equal(res.status, 400);
+  t.match(res.body, [{ error: { data: { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' } } }]);
+});
+
 t.test('errors tRPC raises before splitting a batch: the array, one error per procedure, each with its path', async (t) => {
   const org = owner.organizationId;
   // a batch mixing a mutation and a query

@@ -53,10 +53,15 @@ function savedReason(provider: string, r: Resolution<unknown>) {
 }
 
 async function existingEntries<E extends { originalNormalized: string }>(db: Queryable, table: string, keys: string[], load: (db: Queryable, by: { original: string }) => Promise<E | null>) {
-  const { rows } = await db.query<{ original_normalized: string }>(`SELECT original_normalized FROM ${table} WHERE original_normalized = ANY($1)`, [keys]);
+  const { rows } = await db.query<{ original: string; original_normalized: string }>(
+    `SELECT original, original_normalized FROM ${table} WHERE original_normalized = ANY($1)`,
+    [keys],
+  );
   const found = new Map<string, E>();
-  for (const { original_normalized } of rows) {
-    const entry = await load(db, { original: original_normalized });
+  // loaded by the entry's own original, whose key is the stored one (a key normalized again can
+  // differ: "the blorp radio", the key of "The The Blorp Radio", is itself keyed "blorp radio")
+  for (const { original, original_normalized } of rows) {
+    const entry = await load(db, { original });
     if (entry) found.set(original_normalized, entry);
   }
   return found;

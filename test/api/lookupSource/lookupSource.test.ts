@@ -92,6 +92,21 @@ t.test('create, update, get, list and delete; analytics sees a change at once', 
   expectError(t, await op.mutate('lookupSource.create', { original: 'x' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });
 
+t.test("resolveWithAI answers a string's own entry when its key normalized again is another entry's", async (t) => {
+  const plain = data(await op.mutate('lookupSource.create', { original: 'Blorp Radio', earningsSource: 'Blorp', status: 'verified' }));
+  const band = data(await op.mutate('lookupSource.create', { original: 'The The Blorp Radio', earningsSource: 'The The Radio', status: 'verified' }));
+  t.same([plain.originalNormalized, band.originalNormalized], ['blorp radio', 'the blorp radio']);
+  const res = data(await op.mutate('lookupSource.batchResolveWithAI', { sources: ['The The Blorp Radio', 'blorp radio'] }));
+  t.same(
+    res.results.map((r: any) => [r.method, r.entry.id, r.proposal.earningsSource]),
+    [
+      ['lookup', band.id, 'The The Radio'],
+      ['lookup', plain.id, 'Blorp'],
+    ],
+  );
+  for (const e of [plain, band]) await op.mutate('lookupSource.delete', { id: e.id });
+});
+
 t.test('missingSources aggregates raw sources without a lookup across organizations', async (t) => {
   const other = await newOrganization(srv, 'Other');
   const [a, b] = [randomUUID(), randomUUID()];

@@ -42,13 +42,16 @@ async function main(argv: string[]): Promise<number> {
   try {
     runtime = await startRuntime(config, role, { log, interruption: shutdown });
   } catch (error) {
-    if (!(error instanceof StartInterrupted)) {
+    // a Ctrl-C in the terminal also reaches what the start was running in the foreground (initdb):
+    // once a shutdown is asked for, the start's failure is that shutdown, not a fault to report
+    if (!(error instanceof StartInterrupted) && !shutdown.received) {
       // an unreachable database, a port in use, a store that refuses: a message, not a stack trace
       // (the log keeps the whole error)
       log.debug({ err: error }, 'start failed');
       process.stderr.write(`cannot start ${role}: ${startProblem(error)}\n`);
       return 1;
     }
+    if (!(error instanceof StartInterrupted)) log.debug({ err: error }, 'start failed after a shutdown was asked for');
     // what had started is stopped
     log.info('stopped');
     return 0;

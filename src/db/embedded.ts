@@ -12,7 +12,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { chownSync, existsSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { chmod, link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -257,9 +257,27 @@ async function stopPostmaster(pid: number): Promise<void> {
   }
 }
 
-async function initialise(dir: string, initdb: string, ids: { uid: number; gid: number } | undefined): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  if (ids) chownSync(dir, ids.uid, ids.gid);
+/** Where an initialisation in progress writes: DATA_DIR/pg.init-<pid>-<random>, renamed to DATA_DIR/pg once complete. */
+const INIT_DIR = /^pg\.init-\d+-[0-9a-f]+$/;
+
+/**
+ * Creates the cluster in a directory of its own and renames it to `dir` once initdb has finished:
+ * a start killed in the middle (SIGKILL, a lost machine) leaves no half-made `pg/` that every
+ * later start would fail on, only a `pg.init-…` directory the next start removes.
+ */
+async function initialise(dataDir: string, dir: string, initdb: string, ids: { uid: number; gid: number } | undefined): Promise<void> {
+  // under the lock: no other process initialises now, so what an earlier one left is garbage
+  for (const name of await readdir(dataDir)) {
+    if (INIT_DIR.test(name)) await rm(path.join(dataDir, name), { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+  }
+  const leftover = await readdir(dir).catch(() => [] as string[]);
+  if (leftover.length > 0) {
+    // never removed: it may be someone's data
+    throw new Error(`${dir} is not empty but holds no PostgreSQL data (no PG_VERSION): move it away, or set DATA_DIR to another directory`);
+  }
+  const work = path.join(dataDir, `pg.init-${process.pid}-${randomBytes(4).toString('hex')}`);
+  await mkdir(work, { mode: 0o700 });
+  if (ids) chownSync(work, ids.uid, ids.gid);
   const pwfile = path.join(tmpdir(), `royalty-pg-${process.pid}-${Date.now()}`);
   await writeFile(pwfile, `${PASSWORD}\n`, { mode: 0o600 });
   if (ids) chownSync(pwfile, ids.uid, ids.gid);
@@ -267,20 +285,32 @@ async function initialise(dir: string, initdb: string, ids: { uid: number; gid: 
     await new Promise<void>((resolve, reject) => {
       const child = spawn(
         initdb,
-        [`--pgdata=${dir}`, '--auth=password', `--username=${USER}`, `--pwfile=${pwfile}`, '--encoding=UTF8', '--no-locale'],
+        [`--pgdata=${work}`, '--auth=password', `--username=${USER}`, `--pwfile=${pwfile}`, '--encoding=UTF8', '--no-locale'],
         { ...ids, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } },
       );
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
       child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`initdb failed (${code}): ${stderr.trim()}`))));
+      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`initdb failed (${code}): ${stderr.trim()}${accessHint(stderr, ids, dataDir)}`))));
     });
+    // an empty `pg/` (an initialisation interrupted by an earlier version) is replaced
+    await rmdir(dir).catch(() => {});
+    await rename(work, dir);
+  } catch (error) {
+    await rm(work, { recursive: true, force: true }).catch(() => {});
+    throw error;
   } finally {
     await rm(pwfile, { force: true });
   }
 }
 
-async function waitUntilReady(url: string, pid: number, logFile: string): Promise<void> {
+/** Run as root, PostgreSQL runs as the postgres user, which must be able to reach DATA_DIR. */
+function accessHint(text: string, ids: { uid: number; gid: number } | undefined, dataDir: string): string {
+  if (!ids || !/permission denied/i.test(text)) return '';
+  return `\n(PostgreSQL refuses to run as root, so the embedded server runs as the system user "${USER}": every directory above ${dataDir} must be searchable by that user (chmod o+x), or set DATA_DIR to a directory it can reach)`;
+}
+
+async function waitUntilReady(url: string, pid: number, logFile: string, hint: (log: string) => string): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     const client = new pg.Client({ connectionString: url });
@@ -294,7 +324,7 @@ async function waitUntilReady(url: string, pid: number, logFile: string): Promis
     }
     if (!isAlive(pid) || Date.now() > deadline) {
       const log = existsSync(logFile) ? (await readFile(logFile, 'utf8')).slice(-2000) : '';
-      throw new Error(`embedded PostgreSQL did not start; its log ends:\n${log}`);
+      throw new Error(`embedded PostgreSQL did not start; its log ends:\n${log}${hint(log)}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -313,7 +343,7 @@ export async function startEmbeddedPostgres(
     dataDir,
     async () => {
       if (!existsSync(path.join(dir, 'PG_VERSION'))) {
-        await initialise(dir, initdb, ids);
+        await initialise(dataDir, dir, initdb, ids);
       } else {
         const running = await runningPostmaster(dir);
         if (running) {
@@ -347,7 +377,7 @@ export async function startEmbeddedPostgres(
       const postmaster: RunningPostmaster = { pid, start: startTime(pid), port };
       const url = urlFor(port);
       try {
-        await waitUntilReady(url, pid, logFile);
+        await waitUntilReady(url, pid, logFile, (text) => accessHint(text, ids, dataDir));
         await writeRegistry(dataDir, { postmaster, users: [me] });
       } catch (error) {
         await stopPostmaster(pid);

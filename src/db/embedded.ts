@@ -10,7 +10,7 @@
 // Several processes may use one server (the service and an admin command, or two services on one
 // DATA_DIR): see "who uses the server" below for how the last one stops it.
 import { execFile, spawn } from 'node:child_process';
-import { chownSync, existsSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { chownSync, existsSync, fstatSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { chmod, link, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -310,7 +310,8 @@ function accessHint(text: string, ids: { uid: number; gid: number } | undefined,
   return `\n(PostgreSQL refuses to run as root, so the embedded server runs as the system user "${USER}": every directory above ${dataDir} must be searchable by that user (chmod o+x), or set DATA_DIR to a directory it can reach)`;
 }
 
-async function waitUntilReady(url: string, pid: number, logFile: string, hint: (log: string) => string): Promise<void> {
+/** Waits until the server answers; else fails with what it logged since `logFrom` (its log's size before this start). */
+async function waitUntilReady(url: string, pid: number, logFile: string, logFrom: number, hint: (log: string) => string): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     const client = new pg.Client({ connectionString: url });
@@ -323,8 +324,8 @@ async function waitUntilReady(url: string, pid: number, logFile: string, hint: (
       await client.end().catch(() => {});
     }
     if (!isAlive(pid) || Date.now() > deadline) {
-      const log = existsSync(logFile) ? (await readFile(logFile, 'utf8')).slice(-2000) : '';
-      throw new Error(`embedded PostgreSQL did not start; its log ends:\n${log}${hint(log)}`);
+      const log = existsSync(logFile) ? (await readFile(logFile)).subarray(logFrom).toString('utf8').trim().slice(-2000) : '';
+      throw new Error(`embedded PostgreSQL did not start (${logFile}):\n${log}${hint(log)}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -364,6 +365,7 @@ export async function startEmbeddedPostgres(
       const port = await freePort();
       const logFile = path.join(dataDir, 'pg.log');
       const logFd = openSync(logFile, 'a');
+      const logFrom = fstatSync(logFd).size;
       await chmod(logFile, 0o600);
       const child = spawn(
         postgres,
@@ -377,7 +379,7 @@ export async function startEmbeddedPostgres(
       const postmaster: RunningPostmaster = { pid, start: startTime(pid), port };
       const url = urlFor(port);
       try {
-        await waitUntilReady(url, pid, logFile, (text) => accessHint(text, ids, dataDir));
+        await waitUntilReady(url, pid, logFile, logFrom, (text) => accessHint(text, ids, dataDir));
         await writeRegistry(dataDir, { postmaster, users: [me] });
       } catch (error) {
         await stopPostmaster(pid);

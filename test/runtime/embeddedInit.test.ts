@@ -92,6 +92,18 @@ t.test('a pg/ that holds something other than a cluster is refused and left unto
   t.equal(readFileSync(path.join(dataDir, 'pg', 'notes.txt'), 'utf8'), 'mine\n');
 });
 
+t.test("a cluster of another PostgreSQL version: the server's own reason, not the log of earlier runs", async (t) => {
+  const dataDir = path.join(root, 'other-version');
+  const made = launch(['migrate'], env(dataDir));
+  t.equal((await made.exited).code, 0);
+  await writeFile(path.join(dataDir, 'pg', 'PG_VERSION'), '15\n');
+  const run = launch(['migrate'], env(dataDir));
+  t.equal((await run.exited).code, 1);
+  t.match(run.stderr(), `cannot start migrate: embedded PostgreSQL did not start (${path.join(dataDir, 'pg.log')}):`);
+  t.match(run.stderr(), 'The data directory was initialized by PostgreSQL version 15, which is not compatible');
+  t.notMatch(run.stderr(), /database system is shut down|ready to accept connections/, 'the earlier runs are not quoted');
+});
+
 t.test('as root, a DATA_DIR the postgres user cannot reach is named with the way out', { skip: process.getuid?.() !== 0 && 'runs as root only' }, async (t) => {
   const closed = path.join(root, 'closed');
   await mkdir(closed, { mode: 0o700 });

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Task, TaskList } from 'graphile-worker';
 import { readdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { pino } from 'pino';
 import { buildApp } from './app.ts';
@@ -112,6 +113,9 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
     if (options.interruption?.signal.aborted) throw new StartInterrupted('interrupted while starting');
   };
   try {
+    // a port in use (a second `npm start`) is told at once, before the embedded servers start and
+    // a job runner takes jobs it would give up a moment later
+    if ((role === 'serve' || role === 'api') && config.port !== 0) await portAvailable(config.host, config.port);
     database = await openDatabase(config, log);
     stack.push(() => database!.close());
     const { pool } = database;
@@ -195,6 +199,19 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
     await stop();
     throw error;
   }
+}
+
+/** Fails with a message naming PORT when the port cannot be listened on. */
+async function portAvailable(host: string, port: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') reject(new Error(`port ${port} of ${host} is in use (by another program, or another royalty engine): set PORT to a free port`));
+      else if (error.code === 'EACCES') reject(new Error(`port ${port} of ${host} needs privileges this process does not have: set PORT to 1024 or above`));
+      else reject(error);
+    });
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }
 
 /** The task list, noting which jobs run in this process (for a forced exit to release them). */

@@ -2,6 +2,7 @@
 // take, and a start that fails (an unreachable database) answer with a message and an exit code,
 // never a stack trace.
 import { execFile } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { withDatabase, serverUrl } from '../helpers/db.ts';
@@ -40,4 +41,26 @@ t.test('a start that fails names the problem in a line and exits 1', async (t) =
     t.match(res.stderr, new RegExp(`^cannot start ${role}: database "no_such_db_${process.pid}" does not exist\\n`), role);
     t.notMatch(res.stderr, /\n\s+at /, `${role}: no stack trace`);
   }
+});
+
+t.test('a port in use is named before anything starts (a second npm start)', async (t) => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+  const port = (taken.address() as AddressInfo).port;
+  // a database that does not exist: checked first, the port is what the message names
+  const missing = withDatabase(serverUrl(), `no_such_db_${process.pid}`);
+  const s3 = { S3_ENDPOINT: 'http://127.0.0.1:1', S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' };
+  for (const role of ['serve', 'api']) {
+    const res = await main([role], { DATABASE_URL: missing, ...s3, PORT: String(port), HOST: '127.0.0.1' });
+    t.equal(res.code, 1, role);
+    t.equal(
+      res.stderr,
+      `cannot start ${role}: port ${port} of 127.0.0.1 is in use (by another program, or another royalty engine): set PORT to a free port\n`,
+      role,
+    );
+  }
+  // a role that does not listen is not concerned
+  const worker = await main(['migrate'], { DATABASE_URL: missing, ...s3, PORT: String(port) });
+  t.match(worker.stderr, /^cannot start migrate: database "no_such_db_\d+" does not exist\n/);
 });

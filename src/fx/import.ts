@@ -6,6 +6,7 @@ import type { Pool, Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
 import { ReferenceFileError } from '../lookups/csv.ts';
 import { parseFxCsv, type FxFormat, type ParsedRate } from './parse.ts';
+import { rerateStatements } from './rerate.ts';
 import { ECB_UPSERT_SQL, PLAIN_UPSERT_SQL } from './rates.ts';
 
 export interface FxImportSummary {
@@ -19,6 +20,8 @@ export interface FxImportSummary {
   skippedCurrencies: string[];
   /** ECB days without a US-dollar rate, which cannot be converted */
   skippedDays: string[];
+  /** processed statements whose rates these rates changed (src/fx/rerate.ts) */
+  statementsRerated: number;
 }
 
 export type ImportOrigin = { file: string } | { url: string };
@@ -147,6 +150,7 @@ export async function importFxRates(pool: Pool, origin: ImportOrigin, format?: F
       currencies: currencies.sort(),
       skippedCurrencies: parsed.skippedCurrencies,
       skippedDays,
+      statementsRerated: await rerateStatements(pool),
     };
     await recordImport(pool, 'fx', describeOrigin(origin), { summary });
     return summary;

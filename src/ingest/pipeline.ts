@@ -20,7 +20,7 @@ import { failStatement } from './statements.ts';
 import { periodOf, type Cadence } from './values.ts';
 import type { NormalizeOutput } from '../../workers/normalize.ts';
 import { suggestMapping } from './suggest.ts';
-import { usdRate } from '../fx/rates.ts';
+import { MISSING_FX_RATE, missingRateMessage, rateStatement, rawValueUsdSql } from '../fx/rerate.ts';
 import { recordActivity } from '../activity/record.ts';
 import { normalizeLookupKey } from '../lookups/normalize.ts';
 import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/resolve.ts';
@@ -438,23 +438,14 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
         }
       }
       // FX: the rate for the statement period's last day, else the nearest earlier published day; never 1
-      await db.query('DELETE FROM statement_fx WHERE statement_id = $1', [statementId]);
       const rateDate = stmtPeriod?.end ?? normalized.salesPeriodEnd;
-      const missingRates: string[] = [];
-      for (const c of normalized.perCurrency) {
-        if (!c.currency) continue;
-        const rate = rateDate ? await usdRate(db, c.currency, rateDate) : null;
-        if (!rate) {
-          missingRates.push(c.currency);
-          continue;
-        }
-        await db.query('INSERT INTO statement_fx (statement_id, currency, rate, rate_date) VALUES ($1, $2, $3, $4)', [statementId, c.currency, rate.rate, rate.date]);
-      }
+      const currencies = normalized.perCurrency.flatMap((c) => (c.currency ? [c.currency] : []));
+      const missingRates = await rateStatement(db, statementId, currencies, rateDate);
       if (missingRates.length > 0) {
         flags.push({
-          kind: 'missing_fx_rate',
+          kind: MISSING_FX_RATE,
           severity: 'error',
-          message: `No USD exchange rate for ${missingRates.join(', ')} on or before ${rateDate ?? 'the statement period'}; USD amounts stay empty.`,
+          message: missingRateMessage(missingRates, rateDate),
           details: { currencies: missingRates, date: rateDate },
         });
       }
@@ -473,10 +464,9 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
       for (const v of normalized.rawValues) {
         // US dollars as analytics sums them: each currency's amount at that currency's rate; amounts without a rate add nothing
         await db.query(
-          `INSERT INTO statement_raw_values (organization_id, statement_id, kind, raw_value, row_count, usd_amount)
-           VALUES ($1, $2, $3, $4, $5, (SELECT trim_scale(sum(a.amount * x.rate)) FROM jsonb_to_recordset($6::jsonb) AS a(currency text, amount numeric)
-                                        JOIN statement_fx x ON x.statement_id = $2 AND x.currency = a.currency))
-           ON CONFLICT (statement_id, kind, raw_value) DO UPDATE SET row_count = EXCLUDED.row_count, usd_amount = EXCLUDED.usd_amount`,
+          `INSERT INTO statement_raw_values (organization_id, statement_id, kind, raw_value, row_count, amounts, usd_amount)
+           VALUES ($1, $2, $3, $4, $5, $6::jsonb, ${rawValueUsdSql('$6', '$2')})
+           ON CONFLICT (statement_id, kind, raw_value) DO UPDATE SET row_count = EXCLUDED.row_count, amounts = EXCLUDED.amounts, usd_amount = EXCLUDED.usd_amount`,
           [organizationId, statementId, v.kind, v.raw.slice(0, 1000), v.rows, JSON.stringify(v.amounts)],
         );
       }

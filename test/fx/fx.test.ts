@@ -106,6 +106,7 @@ t.test('npm run admin -- fx import: ECB zip archives and plain files', async (t)
     currencies: ['EUR', 'GBP', 'JPY'],
     skippedCurrencies: [],
     skippedDays: [],
+    statementsRerated: 0,
   });
   t.same(await usdRate(srv.deps.pool, 'GBP', '2024-10-01'), { rate: '1.3348459746932699', date: '2024-10-01' });
   const missing = await admin('fx', 'import', '--file', path.join(dir, 'nope.csv'));

@@ -1,0 +1,115 @@
+// A statement's US-dollar rates. Each currency of a statement gets the rate of the day it is
+// wanted for (the statement period's last day, else its last sales day) or of the nearest earlier
+// published day, never 1 (statement_fx), and statement_currencies remembers which currencies and
+// which day. Ingestion rates a statement when it commits (rateStatement); rates imported later
+// reach the statements already processed through rerateStatements, run after every import: a
+// currency that had no rate gets one (its missing_fx_rate flag goes), one that took an earlier
+// day's rate takes the nearer day's, a corrected rate replaces the old. Analytics reads
+// statement_fx at query time and the catalog blocks at their next refresh (queued here), so no
+// normalized file is written again.
+import { enqueueBlockRefreshForStatements } from '../catalog/blocks.ts';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
+import { usdRate } from './rates.ts';
+
+export const MISSING_FX_RATE = 'missing_fx_rate';
+
+export function missingRateMessage(currencies: readonly string[], date: string | null): string {
+  return `No USD exchange rate for ${currencies.join(', ')} on or before ${date ?? 'the statement period'}; USD amounts stay empty.`;
+}
+
+/**
+ * US dollars of a raw value's amounts per currency (`amounts`: [{ currency, amount }] as JSON):
+ * each at its currency's rate of the statement, as analytics sums them; an amount in a currency
+ * without a rate adds nothing. `$amounts` and `$statement` are the placeholders to use.
+ */
+export function rawValueUsdSql(amounts: string, statement: string): string {
+  return `(SELECT trim_scale(sum(a.amount * x.rate)) FROM jsonb_to_recordset(${amounts}::jsonb) AS a (currency text, amount numeric)
+           JOIN statement_fx x ON x.statement_id = ${statement} AND x.currency = a.currency)`;
+}
+
+/** Writes one statement's rates (statement_fx) and currencies; answers the currencies without a rate. */
+export async function rateStatement(db: Queryable, statementId: string, currencies: readonly string[], wantedDate: string | null): Promise<string[]> {
+  await db.query('DELETE FROM statement_fx WHERE statement_id = $1', [statementId]);
+  await db.query('DELETE FROM statement_currencies WHERE statement_id = $1', [statementId]);
+  const missing: string[] = [];
+  for (const currency of currencies) {
+    if (wantedDate) {
+      await db.query('INSERT INTO statement_currencies (statement_id, currency, wanted_date) VALUES ($1, $2, $3)', [statementId, currency, wantedDate]);
+    }
+    const rate = wantedDate ? await usdRate(db, currency, wantedDate) : null;
+    if (!rate) {
+      missing.push(currency);
+      continue;
+    }
+    await db.query('INSERT INTO statement_fx (statement_id, currency, rate, rate_date) VALUES ($1, $2, $3, $4)', [statementId, currency, rate.rate, rate.date]);
+  }
+  return missing;
+}
+
+/** Processed statements whose rates differ from those the published rates now give. */
+const STALE_SQL = `SELECT DISTINCT sc.statement_id
+  FROM statement_currencies sc
+  JOIN statements s ON s.id = sc.statement_id AND s.status = 'processed' AND s.deleted_at IS NULL
+  LEFT JOIN statement_fx x ON x.statement_id = sc.statement_id AND x.currency = sc.currency
+  CROSS JOIN LATERAL (
+    SELECT f.rate_date, f.usd_per_unit FROM fx_rates f
+    WHERE f.currency = upper(sc.currency) AND f.rate_date <= sc.wanted_date ORDER BY f.rate_date DESC LIMIT 1
+  ) best
+  WHERE upper(sc.currency) <> 'USD' AND (x.statement_id IS NULL OR x.rate_date <> best.rate_date OR x.rate <> best.usd_per_unit)
+  ORDER BY sc.statement_id`;
+
+/**
+ * Brings every processed statement's rates up to date with the published rates; answers how many
+ * statements changed. Each statement changes in a transaction of its own, under its row lock, only
+ * while it is still processed: a statement being reprocessed takes the rates when its run commits.
+ */
+export async function rerateStatements(pool: Pool): Promise<number> {
+  const { rows } = await pool.query<{ statement_id: string }>(STALE_SQL);
+  let changed = 0;
+  for (const { statement_id: statementId } of rows) {
+    const done = await withTransaction(pool, async (db) => {
+      const statement = await db.query<{ organization_id: string }>(
+        `SELECT organization_id FROM statements WHERE id = $1 AND status = 'processed' AND deleted_at IS NULL FOR UPDATE`,
+        [statementId],
+      );
+      const organizationId = statement.rows[0]?.organization_id;
+      if (!organizationId) return false;
+      const wanted = await db.query<{ currency: string; date: string }>(
+        `SELECT currency, to_char(wanted_date, 'YYYY-MM-DD') AS date FROM statement_currencies WHERE statement_id = $1 ORDER BY currency`,
+        [statementId],
+      );
+      const missing: string[] = [];
+      for (const { currency, date } of wanted.rows) {
+        const rate = await usdRate(db, currency, date);
+        if (!rate) {
+          missing.push(currency);
+          continue;
+        }
+        await db.query(
+          `INSERT INTO statement_fx (statement_id, currency, rate, rate_date) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (statement_id, currency) DO UPDATE SET rate = EXCLUDED.rate, rate_date = EXCLUDED.rate_date`,
+          [statementId, currency, rate.rate, rate.date],
+        );
+      }
+      // the flag says what is still missing; one the user resolved stays as they left it
+      if (missing.length === 0) {
+        await db.query('DELETE FROM statement_flags WHERE statement_id = $1 AND kind = $2 AND NOT resolved', [statementId, MISSING_FX_RATE]);
+      } else {
+        const date = wanted.rows.find((w) => missing.includes(w.currency))!.date;
+        await db.query('UPDATE statement_flags SET message = $3, details = $4 WHERE statement_id = $1 AND kind = $2 AND NOT resolved', [
+          statementId,
+          MISSING_FX_RATE,
+          missingRateMessage(missing, date),
+          JSON.stringify({ currencies: missing, date }),
+        ]);
+      }
+      await db.query(`UPDATE statement_raw_values SET usd_amount = ${rawValueUsdSql('amounts', 'statement_id')} WHERE statement_id = $1 AND amounts IS NOT NULL`, [
+        statementId,
+      ]);
+      await enqueueBlockRefreshForStatements(db, organizationId, [statementId], 'fx_rates');
+      return true;
+    });
+    if (done) changed++;
+  }
+  return changed;
+}

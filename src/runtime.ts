@@ -308,8 +308,9 @@ export interface Database {
 export async function openDatabase(config: Config, log: Deps['log']): Promise<Database> {
   let embeddedDb: EmbeddedDatabase | undefined;
   if (!config.databaseUrl) {
-    embeddedDb = await startEmbeddedPostgres(config.dataDir, (m) => log.warn(m));
-    log.info({ dataDir: path.join(config.dataDir, 'pg') }, 'embedded PostgreSQL started');
+    // sharing the running server of another process (the service, while an admin command runs) is routine
+    embeddedDb = await startEmbeddedPostgres(config.dataDir, (m, level = 'warn') => log[level](m));
+    if (embeddedDb.owned) log.info({ dataDir: path.join(config.dataDir, 'pg') }, 'embedded PostgreSQL started');
   }
   const pool = createPool(config.databaseUrl ?? embeddedDb!.url, config.databasePoolSize);
   const close = async () => {

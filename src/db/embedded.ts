@@ -21,6 +21,9 @@ import pg from 'pg';
 
 const run = promisify(execFile);
 
+/** What the embedded server's management tells: `info` for the routine (sharing it), `warn` (the default) for what was repaired. */
+export type EmbeddedLog = (msg: string, level?: 'info' | 'warn') => void;
+
 export interface EmbeddedDatabase {
   url: string;
   /** true when this call started the server, false when it shares the running server of another live process */
@@ -187,7 +190,7 @@ function parseHolder(text: string): ProcessId | undefined {
  * Runs `fn` holding DATA_DIR/pg.lock: starting, sharing and stopping the server are one step each.
  * A lock left by a dead process is broken.
  */
-function withLock<T>(dataDir: string, fn: () => Promise<T>, log: (msg: string) => void): Promise<T> {
+function withLock<T>(dataDir: string, fn: () => Promise<T>, log: EmbeddedLog): Promise<T> {
   const file = lockFile(dataDir);
   const run = (steps.get(file) ?? Promise.resolve()).then(() => locked(file, fn, log));
   steps.set(
@@ -197,7 +200,7 @@ function withLock<T>(dataDir: string, fn: () => Promise<T>, log: (msg: string) =
   return run;
 }
 
-async function locked<T>(file: string, fn: () => Promise<T>, log: (msg: string) => void): Promise<T> {
+async function locked<T>(file: string, fn: () => Promise<T>, log: EmbeddedLog): Promise<T> {
   const me = self();
   const deadline = Date.now() + 180_000;
   for (;;) {
@@ -333,7 +336,7 @@ async function waitUntilReady(url: string, pid: number, logFile: string, logFrom
 
 export async function startEmbeddedPostgres(
   dataDir: string,
-  log: (msg: string) => void = () => {},
+  log: EmbeddedLog = () => {},
 ): Promise<EmbeddedDatabase> {
   const dir = path.join(dataDir, 'pg');
   await mkdir(dataDir, { recursive: true });
@@ -354,7 +357,7 @@ export async function startEmbeddedPostgres(
             // another live process (the service, while an admin command runs) uses it: share it
             await writeRegistry(dataDir, { postmaster: registry!.postmaster, users: [...users, me] });
             const pids = [...new Set(users.map((u) => u.pid))].join(', ');
-            log(`sharing the embedded PostgreSQL (pid ${running.pid}, port ${running.port}) with process ${pids}`);
+            log(`sharing the embedded PostgreSQL (pid ${running.pid}, port ${running.port}) with process ${pids}`, 'info');
             return handle(dataDir, urlFor(running.port), false, registry!.postmaster, me, log);
           }
           log(`stopping an orphaned embedded PostgreSQL (pid ${running.pid}): no live process uses it`);
@@ -392,7 +395,7 @@ export async function startEmbeddedPostgres(
 }
 
 /** This process's use of the server: stop() removes it and stops the server if no other live process uses it. */
-function handle(dataDir: string, url: string, owned: boolean, postmaster: RunningPostmaster, me: User, log: (msg: string) => void): EmbeddedDatabase {
+function handle(dataDir: string, url: string, owned: boolean, postmaster: RunningPostmaster, me: User, log: EmbeddedLog): EmbeddedDatabase {
   let stopping: Promise<void> | undefined;
   const release = () =>
     withLock(
@@ -403,7 +406,7 @@ function handle(dataDir: string, url: string, owned: boolean, postmaster: Runnin
         const others = (current?.users ?? []).filter((u) => u.id !== me.id && isRunning(u));
         if (others.length > 0) {
           await writeRegistry(dataDir, { postmaster, users: others });
-          log(`leaving the embedded PostgreSQL running for process ${[...new Set(others.map((u) => u.pid))].join(', ')}`);
+          log(`leaving the embedded PostgreSQL running for process ${[...new Set(others.map((u) => u.pid))].join(', ')}`, 'info');
           return;
         }
         // the last user stops it (unless it is not the server this process used any more)

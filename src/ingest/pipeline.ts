@@ -22,6 +22,7 @@ import type { NormalizeOutput } from '../../workers/normalize.ts';
 import { suggestMapping } from './suggest.ts';
 import { MISSING_FX_RATE, missingRateMessage, rateStatement, rawValueUsdSql } from '../fx/rerate.ts';
 import { recordActivity } from '../activity/record.ts';
+import { unknownLookupMessage } from '../lookups/flags.ts';
 import { normalizeLookupKey } from '../lookups/normalize.ts';
 import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/resolve.ts';
 import { enqueueBlockRefresh } from '../catalog/blocks.ts';
@@ -488,7 +489,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
         if (unknown.length > 0 && !resolvedKinds.has(flagKind)) {
           await db.query(
             'INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details) VALUES ($1, $2, $3, $4, $5, $6)',
-            [organizationId, statementId, flagKind, 'warning', `${label} without a lookup entry: ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ', …' : ''}.`, JSON.stringify({ values: unknown.slice(0, 500) })],
+            [organizationId, statementId, flagKind, 'warning', unknownLookupMessage(label, unknown), JSON.stringify({ values: unknown.slice(0, 500) })],
           );
         }
       }

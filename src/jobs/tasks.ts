@@ -8,6 +8,7 @@ import { catalogBlockRefreshTask, catalogEnrichTask, catalogEnrichTickTask, ENRI
 import type { Config } from '../config.ts';
 import type { Deps } from '../trpc/context.ts';
 import { EXPORT_BUILD_TASK } from '../exports/queue.ts';
+import { LOOKUP_FLAGS_TASK, lookupFlagsTask } from '../lookups/flags.ts';
 import { exportBuildTask } from './exportBuild.ts';
 import { FX_RATES_IMPORT_TASK, fxRatesImportTask } from './fxRatesImport.ts';
 import { RUNNER_RECOVER_TASK, runnerRecoverTask } from './liveness.ts';
@@ -25,12 +26,13 @@ export function taskList(deps: Deps): TaskList {
     [ENRICH_TASK]: catalogEnrichTask(deps),
     [ENRICH_TICK_TASK]: catalogEnrichTickTask(deps),
     [RUNNER_RECOVER_TASK]: runnerRecoverTask(deps.pool, () => recoverStrandedWork(deps)),
+    [LOOKUP_FLAGS_TASK]: lookupFlagsTask(deps.pool),
   };
 }
 
 /** Periodic tasks, in graphile-worker's crontab format. */
 export function crontab(config: Config): string {
-  const lines = ['* * * * * statement_upload_expire ?max=1', '* * * * * catalog_enrich_tick ?max=1', `* * * * * ${RUNNER_RECOVER_TASK} ?max=1`];
+  const lines = ['* * * * * statement_upload_expire ?max=1', '* * * * * catalog_enrich_tick ?max=1', `* * * * * ${RUNNER_RECOVER_TASK} ?max=1`, `* * * * * ${LOOKUP_FLAGS_TASK} ?max=1`];
   // the ECB publishes its reference rates around 16:00 CET on working days
   if (config.fxImport.url && config.fxImport.cron) {
     lines.push(`${config.fxImport.cron} fx_rates_import ?max=5&id=fx_rates_daily ${JSON.stringify({ url: config.fxImport.url, format: 'ecb' })}`);

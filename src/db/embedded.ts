@@ -10,7 +10,7 @@
 // Several processes may use one server (the service and an admin command, or two services on one
 // DATA_DIR): see "who uses the server" below for how the last one stops it.
 import { execFile, spawn } from 'node:child_process';
-import { chownSync, existsSync, fstatSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { chownSync, existsSync, fstatSync, openSync, closeSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { chmod, link, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -106,14 +106,38 @@ function isRunning(p: ProcessId): boolean {
   return p.start === undefined || start === undefined || start === p.start;
 }
 
-function isPostgres(pid: number): boolean {
+/**
+ * Whether `pid` is a PostgreSQL server of `dir`: a postmaster.pid left by a crash or a reboot may
+ * name a process that now is something else, another cluster's server among them, which must be
+ * neither signalled nor taken for this one's.
+ */
+function isPostmasterOf(pid: number, dir: string): boolean {
+  let argv: string[];
   try {
-    const argv0 = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '';
-    return path.basename(argv0).startsWith('postgres');
+    argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   } catch {
     // no /proc: trust postmaster.pid
     return true;
   }
+  if (!path.basename(argv[0] ?? '').startsWith('postgres')) return false;
+  // a postmaster keeps its arguments (a backend's title replaces them): `-D <dir>`, as started here
+  const at = argv.indexOf('-D');
+  const given = at >= 0 ? argv[at + 1] : undefined;
+  if (!given) return false;
+  let cwd = '/';
+  try {
+    cwd = readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    // another user's process: its -D is absolute when started here
+  }
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  return real(path.resolve(cwd, given)) === real(path.resolve(dir));
 }
 
 function self(): ProcessId {
@@ -131,7 +155,7 @@ async function runningPostmaster(dir: string): Promise<RunningPostmaster | undef
   const lines = (await readFile(pidFile, 'utf8')).split('\n');
   const pid = Number.parseInt(lines[0] ?? '', 10);
   const port = Number.parseInt(lines[3] ?? '', 10);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid) || !isPostgres(pid)) {
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid) || !isPostmasterOf(pid, dir)) {
     await rm(pidFile, { force: true });
     return undefined;
   }

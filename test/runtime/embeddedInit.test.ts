@@ -7,7 +7,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { launcher, until } from './processes.ts';
+import { launcher, until, waitFor } from './processes.ts';
 
 const root = await mkdtemp(path.join(tmpdir(), 'royalty-init-'));
 // PostgreSQL runs as the postgres user when the tests run as root: it must reach its directory
@@ -102,6 +102,29 @@ t.test("a cluster of another PostgreSQL version: the server's own reason, not th
   t.match(run.stderr(), `cannot start migrate: embedded PostgreSQL did not start (${path.join(dataDir, 'pg.log')}):`);
   t.match(run.stderr(), 'The data directory was initialized by PostgreSQL version 15, which is not compatible');
   t.notMatch(run.stderr(), /database system is shut down|ready to accept connections/, 'the earlier runs are not quoted');
+});
+
+t.test("a stale postmaster.pid naming another cluster's running server: that server is left alone", async (t) => {
+  const mine = path.join(root, 'stale-pid');
+  const made = launch(['migrate'], env(mine));
+  t.equal((await made.exited).code, 0);
+  // another DATA_DIR's service, whose server has the pid the stale file names (a reboot reuses pids)
+  const other = path.join(root, 'other-service');
+  const service = launch(['api'], env(other));
+  const url = (await waitFor(service, /running at (\S+)/, 120_000))[1]!;
+  const otherPostmaster = Number.parseInt(readFileSync(path.join(other, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]!, 10);
+  const stale = readFileSync(path.join(other, 'pg', 'postmaster.pid'), 'utf8').split('\n');
+  stale[1] = path.join(mine, 'pg');
+  await writeFile(path.join(mine, 'pg', 'postmaster.pid'), stale.join('\n'));
+
+  const run = launch(['migrate'], env(mine));
+  t.equal((await run.exited).code, 0, 'the stale file is set aside and the cluster starts');
+  t.notMatch(run.output(), /stopping an orphaned embedded PostgreSQL/);
+  t.doesNotThrow(() => process.kill(otherPostmaster, 0), "the other cluster's server still runs");
+  const health = (await (await fetch(`${url}/trpc/health`)).json()) as { result: { data: { checks: unknown } } };
+  t.same(health.result.data.checks, { database: 'ok', objectStore: 'ok' }, 'and its service still has its database');
+  service.child.kill('SIGINT');
+  t.equal((await service.exited).code, 0);
 });
 
 t.test('as root, a DATA_DIR the postgres user cannot reach is named with the way out', { skip: process.getuid?.() !== 0 && 'runs as root only' }, async (t) => {

@@ -83,12 +83,18 @@ export async function upsertGoldData(db: Queryable, fields: GoldDataFields, id?:
   if (id !== undefined) {
     const taken = await db.query('SELECT 1 FROM source_gold_data WHERE raw_value_normalized = $1 AND id <> $2', [key, id]);
     if (taken.rowCount) throw new AppError('GOLD_DATA_RAW_VALUE_TAKEN');
-    const { rows } = await db.query<Row>(
-      `UPDATE source_gold_data SET raw_value = $2, raw_value_normalized = $3, earnings_source = $4, earnings_category = $5,
-         parent_company = $6, collection_source = $7, publisher_source = $8, notes = $9::jsonb, updated_at = now()
-       WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, ...values],
-    );
+    // the check above and a concurrent write of the same key can cross: the unique index decides
+    const { rows } = await db
+      .query<Row>(
+        `UPDATE source_gold_data SET raw_value = $2, raw_value_normalized = $3, earnings_source = $4, earnings_category = $5,
+           parent_company = $6, collection_source = $7, publisher_source = $8, notes = $9::jsonb, updated_at = now()
+         WHERE id = $1 RETURNING ${COLUMNS}`,
+        [id, ...values],
+      )
+      .catch((error: unknown) => {
+        if ((error as { code?: string }).code === '23505') throw new AppError('GOLD_DATA_RAW_VALUE_TAKEN');
+        throw error;
+      });
     if (!rows[0]) throw new AppError('GOLD_DATA_NOT_FOUND');
     return { row: toGold(rows[0]), created: false };
   }

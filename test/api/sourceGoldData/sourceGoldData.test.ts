@@ -2,6 +2,8 @@
 // the resolver using a new row at once.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
+import { AppError } from '../../../src/errors.ts';
+import { upsertGoldData } from '../../../src/lookups/goldData.ts';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { data, expectError } from '../../lookups/helpers.ts';
@@ -58,4 +60,24 @@ t.test('upsert without id creates or replaces by normalized raw value; with id c
   t.same(data(await op.mutate('sourceGoldData.delete', { id: created.id })), { id: created.id, deleted: true });
   expectError(t, await op.mutate('sourceGoldData.delete', { id: created.id }), 'NOT_FOUND', 'GOLD_DATA_NOT_FOUND');
   t.equal(data(await op.query('sourceGoldData.list')).pagination.total, 180);
+});
+
+t.test('an upsert by id racing a new row of the same raw value is GOLD_DATA_RAW_VALUE_TAKEN, not a 500', async (t) => {
+  const fields = { earningsSource: null, earningsCategory: null, parentCompany: null, collectionSource: null, publisherSource: null, notes: null };
+  const { row } = await upsertGoldData(srv.deps.pool, { rawValue: 'Racing Radio One', ...fields });
+  // another writer's row of the key is not committed yet when the update checks the key
+  const other = await srv.deps.pool.connect();
+  try {
+    await other.query('BEGIN');
+    await upsertGoldData(other, { rawValue: 'Racing Radio Two', ...fields });
+    const update = upsertGoldData(srv.deps.pool, { rawValue: 'racing radio TWO', ...fields }, row.id).then(
+      () => 'updated',
+      (error: unknown) => (error instanceof AppError ? error.errorCode : String(error)),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    await other.query('COMMIT');
+    t.equal(await update, 'GOLD_DATA_RAW_VALUE_TAKEN');
+  } finally {
+    other.release();
+  }
 });

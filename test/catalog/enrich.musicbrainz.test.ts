@@ -210,6 +210,29 @@ t.test('503 and 429: retryable, with the Retry-After hint, and the next request 
   });
 });
 
+t.test('a pause longer than a request may take: the callers waiting are answered at once, retryable after the pause', async (t) => {
+  // a long Retry-After (maintenance): a caller is not kept waiting for it until its own time runs out
+  // (the queue would then count a timeout and retry long before the service is back, or give up)
+  // a server of its own: the pause holds every later request of this process to it
+  const paused = await startMusicBrainzServer();
+  t.teardown(() => paused.close());
+  const mb = provider(paused);
+  paused.failNext(1, 503, { retryAfter: '600' });
+  t.match(await rejection(mb.lookup({ isrc: 'USRC12250611', title: null, artist: null })), { retryable: true, retryAfterMs: 600_000 });
+  const from = paused.requests.length;
+  const started = performance.now();
+  const waiting = await Promise.all(
+    ['USRC12250611', 'GBQZ42166801'].map((isrc) => rejection(mb.lookup({ isrc, title: null, artist: null }, { signal: AbortSignal.timeout(5_000) }))),
+  );
+  t.ok(performance.now() - started < 1_000, 'answered at once');
+  for (const e of waiting) {
+    t.ok(e instanceof ProviderError, String(e));
+    t.match(e, { retryable: true, message: /asked for a pause/ });
+    t.ok((e as ProviderError).retryAfterMs! > 590_000 && (e as ProviderError).retryAfterMs! <= 600_000, 'retry once the pause is over');
+  }
+  t.equal(paused.requests.length, from, 'nothing was sent during the pause');
+});
+
 t.test('400 and other refusals: not retryable, with the service message', async (t) => {
   server.failNext(1, 400, { body: JSON.stringify({ error: 'Invalid query', help: 'see the docs' }) });
   const e = await rejection(provider({ ...server }, { minIntervalMs: 53 }).search({ isrc: null, title: 'x', artist: null }));

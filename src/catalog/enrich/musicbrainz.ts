@@ -75,14 +75,21 @@ class RequestSpacer {
   private readyAt = 0;
   constructor(private readonly intervalMs: number) {}
 
-  /** Waits for this caller's turn (in call order); call the returned function once answered. */
-  async turn(signal: AbortSignal | undefined): Promise<() => void> {
+  /**
+   * Waits for this caller's turn (in call order); call the returned function once answered. A
+   * pause the server asked for that is longer than `maxWaitMs` is not waited out: the caller gets
+   * a retryable ProviderError with the time left, at once (the enrichment queue retries after it).
+   */
+  async turn(signal: AbortSignal | undefined, maxWaitMs = Infinity): Promise<() => void> {
     const previous = this.tail;
     let release!: () => void;
     this.tail = new Promise<void>((resolve) => (release = resolve));
     try {
       await abortable(previous, signal);
       const wait = this.readyAt - performance.now();
+      if (wait > Math.max(maxWaitMs, this.intervalMs)) {
+        throw new ProviderError(`MusicBrainz asked for a pause (${Math.ceil(wait / 1000)} s left)`, true, Math.ceil(wait));
+      }
       if (wait > 0) await sleep(wait, signal);
     } catch (error) {
       // give up the turn without letting the next caller jump ahead of the previous one
@@ -312,7 +319,7 @@ export class MusicBrainzProvider implements EnrichmentProvider {
 
   /** One request in this process's turn; null for 404 (the entity does not exist). */
   private async get<T extends z.ZodType>(path: string, params: Record<string, string>, schema: T, signal: AbortSignal | undefined): Promise<z.infer<T> | null> {
-    const answered = await this.spacer.turn(signal);
+    const answered = await this.spacer.turn(signal, this.settings.timeoutMs);
     const url = new URL(this.base + path);
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     url.searchParams.set('fmt', 'json');

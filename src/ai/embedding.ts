@@ -70,6 +70,44 @@ export const builtinEmbedder: Embedder = {
   },
 };
 
+const FLOAT4_MAX = 3.4028234663852886e38;
+
+/** An embedding as float4 storage keeps it: a non-empty list of finite numbers a float4 can hold. */
+function float4Embedding(value: unknown): number[] {
+  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= FLOAT4_MAX)) {
+    throw new AppError('AI_PROVIDER_FAILED', 'The embedding endpoint answered an embedding that is not a list of numbers a float4 can hold');
+  }
+  return value.map((v: number) => Math.fround(v));
+}
+
+/**
+ * The embeddings of an /embeddings answer in input order: one object per input, each with its
+ * `index` (a permutation of 0..n-1) or, when no item has one, in the order given; all of one size.
+ */
+export function embeddingsOf(body: unknown, count: number): number[][] {
+  const data = typeof body === 'object' && body !== null ? (body as { data?: unknown }).data : undefined;
+  if (!Array.isArray(data) || data.length !== count || !data.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item))) {
+    throw new AppError('AI_PROVIDER_FAILED', 'The embedding endpoint answered without one embedding per input');
+  }
+  const items = data as { index?: unknown; embedding?: unknown }[];
+  const indexed = items.some((item) => item.index !== undefined);
+  const ordered: (number[] | undefined)[] = indexed ? new Array(count) : items.map((item) => float4Embedding(item.embedding));
+  if (indexed) {
+    for (const item of items) {
+      const index = item.index;
+      if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count || ordered[index] !== undefined) {
+        throw new AppError('AI_PROVIDER_FAILED', 'The embedding endpoint answered indexes that are not one per input');
+      }
+      ordered[index] = float4Embedding(item.embedding);
+    }
+  }
+  const embeddings = ordered as number[][];
+  if (embeddings.some((e) => e.length !== embeddings[0]!.length)) {
+    throw new AppError('AI_PROVIDER_FAILED', 'The embedding endpoint answered embeddings of different sizes');
+  }
+  return embeddings;
+}
+
 /** POST {base}/embeddings of an OpenAI-compatible API. */
 export function openAiEmbedder(settings: AiSettings & { baseUrl: string; embeddingModel: string }): Embedder {
   return {
@@ -77,18 +115,7 @@ export function openAiEmbedder(settings: AiSettings & { baseUrl: string; embeddi
     async embed(texts) {
       if (texts.length === 0) return [];
       const body = await postJson(settings, '/embeddings', { model: settings.embeddingModel, input: texts.map((t) => normalizeLookupKey(t)) });
-      const data = (body as { data?: unknown }).data;
-      if (!Array.isArray(data) || data.length !== texts.length) {
-        throw new AppError('AI_PROVIDER_FAILED', 'The embedding endpoint answered without one embedding per input');
-      }
-      const ordered = [...data].sort((x, y) => ((x as { index?: number }).index ?? 0) - ((y as { index?: number }).index ?? 0));
-      return ordered.map((item) => {
-        const embedding = (item as { embedding?: unknown }).embedding;
-        if (!Array.isArray(embedding) || embedding.length === 0 || !embedding.every((v) => typeof v === 'number' && Number.isFinite(v))) {
-          throw new AppError('AI_PROVIDER_FAILED', 'The embedding endpoint answered an embedding that is not a list of numbers');
-        }
-        return embedding.map((v) => Math.fround(v));
-      });
+      return embeddingsOf(body, texts.length);
     },
   };
 }
@@ -116,7 +143,13 @@ export async function postJson(settings: Pick<AiSettings, 'apiKey' | 'timeoutMs'
   } catch (error) {
     throw new AppError('AI_PROVIDER_FAILED', `The AI provider could not be reached (${path})`, { cause: error });
   }
-  const text = await res.text();
+  let text: string;
+  try {
+    // the timeout covers the body too: an answer that stalls after its headers is a failure, not a hang
+    text = await res.text();
+  } catch (error) {
+    throw new AppError('AI_PROVIDER_FAILED', `The AI provider's answer could not be read (${path})`, { cause: error });
+  }
   if (!res.ok) throw new AppError('AI_PROVIDER_FAILED', `The AI provider answered HTTP ${res.status} (${path})`, { cause: new Error(text.slice(0, 2000)) });
   try {
     return JSON.parse(text) as unknown;

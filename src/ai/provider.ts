@@ -70,6 +70,13 @@ Use null for what does not apply or is unknown. Prefer the names used by the can
 const SALES_TYPE_SYSTEM = `You classify the "sales type" column of music royalty statements into a fixed taxonomy.
 Answer one JSON object with the keys cleansed (the raw string tidied for display), primarySalesType and secondarySalesType (exactly as written in the taxonomy, the secondary belonging to the primary, or both null when nothing fits), confidence (0 to 1) and reason (one sentence).`;
 
+/** choices[0].message.content of a chat completion; undefined when any step is missing or not an object (JSON null included). */
+function messageContent(body: unknown): unknown {
+  const field = (value: unknown, key: string): unknown => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined);
+  const choices = field(body, 'choices');
+  return field(field(Array.isArray(choices) ? choices[0] : undefined, 'message'), 'content');
+}
+
 export function openAiProvider(settings: AiSettings & { baseUrl: string }): AiProvider {
   async function ask<T>(system: string, user: unknown, schema: z.ZodType<T>): Promise<T> {
     const body = await postJson(settings, '/chat/completions', {
@@ -81,7 +88,7 @@ export function openAiProvider(settings: AiSettings & { baseUrl: string }): AiPr
         { role: 'user', content: JSON.stringify(user) },
       ],
     });
-    const content = (body as { choices?: { message?: { content?: unknown } }[] }).choices?.[0]?.message?.content;
+    const content = messageContent(body);
     if (typeof content !== 'string') throw new AppError('AI_PROVIDER_FAILED', 'The chat completion has no message content');
     let parsed: unknown;
     try {

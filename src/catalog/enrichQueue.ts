@@ -126,6 +126,14 @@ export async function claimRound(db: Queryable, settings: EnrichSettings, worker
   return claimed;
 }
 
+/**
+ * A provider's text as PostgreSQL can store it: NUL removed, a lone surrogate (half of a UTF-16
+ * pair) as U+FFFD. An answer carrying them would otherwise fail every attempt to record it.
+ */
+export function storable(text: string): string {
+  return text.replaceAll('\u0000', '').replace(/[\uD800-\uDFFF]/gu, '\uFFFD');
+}
+
 function resultJson(r: EnrichedRecording): string {
   return JSON.stringify({
     title: r.title,
@@ -139,7 +147,7 @@ function resultJson(r: EnrichedRecording): string {
     composers: r.composers,
     imageUrl: r.imageUrl,
     confidence: r.confidence,
-  });
+  }, (_key, value: unknown) => (typeof value === 'string' ? storable(value) : value));
 }
 
 export function backoffMs(settings: EnrichSettings, attempts: number, retryAfterMs?: number): number {
@@ -159,7 +167,7 @@ async function settle(db: Queryable, provider: EnrichmentProvider, item: Claimed
       ? await db.query(
           `UPDATE musical_details SET state = 'found', provider = $3, provider_id = $4, result = $5, fetched_at = clock_timestamp(),
              last_error = NULL, locked_at = NULL, locked_by = NULL, updated_at = clock_timestamp() WHERE ${owned}`,
-          [item.id, worker, found.provider || provider.name, found.providerId, resultJson(found)],
+          [item.id, worker, storable(found.provider || provider.name), storable(found.providerId), resultJson(found)],
         )
       : await db.query(
           `UPDATE musical_details SET state = 'not_found', provider = $3, provider_id = NULL, result = NULL, fetched_at = clock_timestamp(),
@@ -169,7 +177,7 @@ async function settle(db: Queryable, provider: EnrichmentProvider, item: Claimed
     if (!res.rowCount) return 'lost';
     return found ? 'found' : 'not_found';
   } catch (error) {
-    const message = `${(error as Error).name}: ${(error as Error).message}`.slice(0, 1000);
+    const message = storable(`${(error as Error).name}: ${(error as Error).message}`.slice(0, 1000));
     // a timeout of our own or a network failure is worth another try; a provider says for itself
     const retryable = error instanceof ProviderError ? error.retryable : true;
     if (retryable && item.attempts < settings.maxAttempts) {

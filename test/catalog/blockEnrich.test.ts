@@ -216,3 +216,23 @@ t.test('fair across organizations: multiplier and focus', async (t) => {
   t.same(focused.map((c) => c.title), ['Tiny Earner', 'A Song 5']);
   await db.query(`UPDATE musical_details SET state = 'pending', locked_at = NULL, locked_by = NULL WHERE state = 'fetching'`);
 });
+
+t.test('an answer with NUL or half a UTF-16 pair in its text is recorded, cleaned, not retried until it fails', async (t) => {
+  const { block } = await blockOf('Odd Text Org', 'Odd Text Artist', [['Odd Text Artist', 'Odd Text', 'USRC11000099', '1']]);
+  const provider: EnrichmentProvider = {
+    name: 'odd',
+    async lookup(q) {
+      return {
+        provider: 'odd', providerId: 'id\u0000-1', title: 'Odd\u0000 Text \ud800', artist: q.artist ?? '', isrc: q.isrc, releaseTitle: null, releaseArtist: null,
+        releaseDate: null, genres: ['pop\u0000'], songWriters: [], composers: [], imageUrl: null, confidence: 1,
+      };
+    },
+    async search() {
+      return [];
+    },
+  };
+  const result = await drainQueue(srv.deps, provider, { settings: fast });
+  t.match(result.settled, { retry: 0, failed: 0 }, 'recorded at the first attempt (with the details other tests left pending)');
+  const { rows } = await db.query(`SELECT state, provider_id, result->>'title' AS title, result->'genres' AS genres FROM musical_details WHERE block_id = $1`, [block]);
+  t.same(rows, [{ state: 'found', provider_id: 'id-1', title: 'Odd Text \ufffd', genres: ['pop'] }]);
+});

@@ -6,15 +6,55 @@
 // currency that had no rate gets one (its missing_fx_rate flag goes), one that took an earlier
 // day's rate takes the nearer day's, a corrected rate replaces the old. Analytics reads
 // statement_fx at query time and the catalog blocks at their next refresh (queued here), so no
-// normalized file is written again.
+// normalized file is written again. A rate more than STALE_RATE_DAYS older than the day it is
+// wanted for (the ECB stopped publishing RUB in 2022) is used but flagged `stale_fx_rate`.
 import { enqueueBlockRefreshForStatements } from '../catalog/blocks.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
 import { usdRate } from './rates.ts';
 
 export const MISSING_FX_RATE = 'missing_fx_rate';
+export const STALE_FX_RATE = 'stale_fx_rate';
+/** A rate older than this before the day it is wanted for is flagged (the ECB's longest gap is a few days). */
+export const STALE_RATE_DAYS = 14;
+
+export interface RatedStatement {
+  /** currencies without any rate on or before the day */
+  missing: string[];
+  /** currencies whose rate is older than STALE_RATE_DAYS, with the day it is of */
+  stale: { currency: string; date: string }[];
+}
+
+export interface FxFlag {
+  kind: typeof MISSING_FX_RATE | typeof STALE_FX_RATE;
+  severity: 'error' | 'warning';
+  message: string;
+  details: Record<string, unknown>;
+}
 
 export function missingRateMessage(currencies: readonly string[], date: string | null): string {
   return `No USD exchange rate for ${currencies.join(', ')} on or before ${date ?? 'the statement period'}; USD amounts stay empty.`;
+}
+
+/** The FX flags a statement's rates call for. */
+export function fxFlags(rated: RatedStatement, date: string | null): FxFlag[] {
+  const flags: FxFlag[] = [];
+  if (rated.missing.length > 0) {
+    flags.push({ kind: MISSING_FX_RATE, severity: 'error', message: missingRateMessage(rated.missing, date), details: { currencies: rated.missing, date } });
+  }
+  if (rated.stale.length > 0) {
+    const list = rated.stale.map((r) => `${r.currency} of ${r.date}`).join(', ');
+    flags.push({
+      kind: STALE_FX_RATE,
+      severity: 'warning',
+      message: `The latest USD exchange rates on or before ${date} are more than ${STALE_RATE_DAYS} days older: ${list}; USD amounts use them.`,
+      details: { rates: rated.stale, date },
+    });
+  }
+  return flags;
+}
+
+function isStale(rateDate: string, wanted: string): boolean {
+  return Date.parse(`${wanted}T00:00:00Z`) - Date.parse(`${rateDate}T00:00:00Z`) > STALE_RATE_DAYS * 86_400_000;
 }
 
 /**
@@ -27,23 +67,24 @@ export function rawValueUsdSql(amounts: string, statement: string): string {
            JOIN statement_fx x ON x.statement_id = ${statement} AND x.currency = a.currency)`;
 }
 
-/** Writes one statement's rates (statement_fx) and currencies; answers the currencies without a rate. */
-export async function rateStatement(db: Queryable, statementId: string, currencies: readonly string[], wantedDate: string | null): Promise<string[]> {
+/** Writes one statement's rates (statement_fx) and currencies; answers which currencies have no rate or an old one. */
+export async function rateStatement(db: Queryable, statementId: string, currencies: readonly string[], wantedDate: string | null): Promise<RatedStatement> {
   await db.query('DELETE FROM statement_fx WHERE statement_id = $1', [statementId]);
   await db.query('DELETE FROM statement_currencies WHERE statement_id = $1', [statementId]);
-  const missing: string[] = [];
+  const rated: RatedStatement = { missing: [], stale: [] };
   for (const currency of currencies) {
     if (wantedDate) {
       await db.query('INSERT INTO statement_currencies (statement_id, currency, wanted_date) VALUES ($1, $2, $3)', [statementId, currency, wantedDate]);
     }
     const rate = wantedDate ? await usdRate(db, currency, wantedDate) : null;
     if (!rate) {
-      missing.push(currency);
+      rated.missing.push(currency);
       continue;
     }
+    if (isStale(rate.date, wantedDate!)) rated.stale.push({ currency, date: rate.date });
     await db.query('INSERT INTO statement_fx (statement_id, currency, rate, rate_date) VALUES ($1, $2, $3, $4)', [statementId, currency, rate.rate, rate.date]);
   }
-  return missing;
+  return rated;
 }
 
 /** Processed statements whose rates differ from those the published rates now give. */
@@ -78,30 +119,42 @@ export async function rerateStatements(pool: Pool): Promise<number> {
         `SELECT currency, to_char(wanted_date, 'YYYY-MM-DD') AS date FROM statement_currencies WHERE statement_id = $1 ORDER BY currency`,
         [statementId],
       );
-      const missing: string[] = [];
+      const rated: RatedStatement = { missing: [], stale: [] };
       for (const { currency, date } of wanted.rows) {
         const rate = await usdRate(db, currency, date);
         if (!rate) {
-          missing.push(currency);
+          rated.missing.push(currency);
           continue;
         }
+        if (isStale(rate.date, date)) rated.stale.push({ currency, date: rate.date });
         await db.query(
           `INSERT INTO statement_fx (statement_id, currency, rate, rate_date) VALUES ($1, $2, $3, $4)
            ON CONFLICT (statement_id, currency) DO UPDATE SET rate = EXCLUDED.rate, rate_date = EXCLUDED.rate_date`,
           [statementId, currency, rate.rate, rate.date],
         );
       }
-      // the flag says what is still missing; one the user resolved stays as they left it
-      if (missing.length === 0) {
-        await db.query('DELETE FROM statement_flags WHERE statement_id = $1 AND kind = $2 AND NOT resolved', [statementId, MISSING_FX_RATE]);
-      } else {
-        const date = wanted.rows.find((w) => missing.includes(w.currency))!.date;
-        await db.query('UPDATE statement_flags SET message = $3, details = $4 WHERE statement_id = $1 AND kind = $2 AND NOT resolved', [
+      // the flags say what is still missing or old; one the user resolved stays as they left it
+      const date = wanted.rows[0]?.date ?? null;
+      const flags = fxFlags(rated, date);
+      for (const kind of [MISSING_FX_RATE, STALE_FX_RATE]) {
+        const flag = flags.find((f) => f.kind === kind);
+        if (!flag) {
+          await db.query('DELETE FROM statement_flags WHERE statement_id = $1 AND kind = $2 AND NOT resolved', [statementId, kind]);
+          continue;
+        }
+        const updated = await db.query('UPDATE statement_flags SET message = $3, details = $4 WHERE statement_id = $1 AND kind = $2 AND NOT resolved', [
           statementId,
-          MISSING_FX_RATE,
-          missingRateMessage(missing, date),
-          JSON.stringify({ currencies: missing, date }),
+          kind,
+          flag.message,
+          JSON.stringify(flag.details),
         ]);
+        if (!updated.rowCount) {
+          await db.query(
+            `INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details)
+             SELECT $1, $2, $3, $4, $5, $6 WHERE NOT EXISTS (SELECT 1 FROM statement_flags WHERE statement_id = $2 AND kind = $3)`,
+            [organizationId, statementId, kind, flag.severity, flag.message, JSON.stringify(flag.details)],
+          );
+        }
       }
       await db.query(`UPDATE statement_raw_values SET usd_amount = ${rawValueUsdSql('amounts', 'statement_id')} WHERE statement_id = $1 AND amounts IS NOT NULL`, [
         statementId,

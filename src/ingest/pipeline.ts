@@ -20,7 +20,7 @@ import { failStatement } from './statements.ts';
 import { periodOf, type Cadence } from './values.ts';
 import type { NormalizeOutput } from '../../workers/normalize.ts';
 import { suggestMapping } from './suggest.ts';
-import { MISSING_FX_RATE, missingRateMessage, rateStatement, rawValueUsdSql } from '../fx/rerate.ts';
+import { fxFlags, rateStatement, rawValueUsdSql } from '../fx/rerate.ts';
 import { recordActivity } from '../activity/record.ts';
 import { unknownLookupMessage } from '../lookups/flags.ts';
 import { normalizeLookupKey } from '../lookups/normalize.ts';
@@ -441,15 +441,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
       // FX: the rate for the statement period's last day, else the nearest earlier published day; never 1
       const rateDate = stmtPeriod?.end ?? normalized.salesPeriodEnd;
       const currencies = normalized.perCurrency.flatMap((c) => (c.currency ? [c.currency] : []));
-      const missingRates = await rateStatement(db, statementId, currencies, rateDate);
-      if (missingRates.length > 0) {
-        flags.push({
-          kind: MISSING_FX_RATE,
-          severity: 'error',
-          message: missingRateMessage(missingRates, rateDate),
-          details: { currencies: missingRates, date: rateDate },
-        });
-      }
+      flags.push(...fxFlags(await rateStatement(db, statementId, currencies, rateDate), rateDate));
       // flags computed by this run replace the previous run's; a flag the user resolved stays resolved
       const resolved = await db.query<{ kind: string }>('SELECT kind FROM statement_flags WHERE statement_id = $1 AND resolved', [statementId]);
       const resolvedKinds = new Set(resolved.rows.map((r) => r.kind));

@@ -136,3 +136,31 @@ t.test('a deleted statement, or one of another status, is left alone', async (t)
   t.equal((await importFxRates(pool, { file }, 'plain')).statementsRerated, 0);
   t.same((await statementFx(deleted.statementId)).find((r) => r.currency === 'SEK'), kept);
 });
+
+t.test('a rate more than 14 days older than its day is used but flagged, until a nearer one arrives', async (t) => {
+  const file = path.join(dir, 'ars.csv');
+  await writeFile(file, 'date,currency,rate\n2022-03-01,ARS,100\n');
+  await importFxRates(pool, { file }, 'plain');
+  const csv = [header.join(','), '2024-08,Late Radio,Late Play,Song E,1,1000,ARS'].join('\n');
+  const up = await putFile(owner.client, org, artist, 'ars.csv', Buffer.from(`${csv}\n`));
+  const processed = await waitForStatement(owner.client, org, up.statementId);
+  t.equal(processed.status, 'processed');
+  t.same(
+    processed.flags.filter((f: any) => f.kind.endsWith('_fx_rate')).map((f: any) => [f.kind, f.severity, f.message, f.details]),
+    [
+      [
+        'stale_fx_rate',
+        'warning',
+        'The latest USD exchange rates on or before 2024-08-31 are more than 14 days older: ARS of 2022-03-01; USD amounts use them.',
+        { rates: [{ currency: 'ARS', date: '2022-03-01' }], date: '2024-08-31' },
+      ],
+    ],
+  );
+  t.same(await statementFx(up.statementId), [{ currency: 'ARS', rate: '0.01', date: '2022-03-01' }]);
+  // a rate of the 20th is within 14 days of the 31st
+  await writeFile(file, 'date,currency,rate\n2024-08-20,ARS,1000\n');
+  t.equal((await importFxRates(pool, { file }, 'plain')).statementsRerated, 1);
+  t.same(await statementFx(up.statementId), [{ currency: 'ARS', rate: '0.001', date: '2024-08-20' }]);
+  const record = await waitForStatement(owner.client, org, up.statementId);
+  t.same(record.flags.filter((f: any) => f.kind.endsWith('_fx_rate')), []);
+});

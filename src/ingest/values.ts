@@ -538,6 +538,13 @@ export function fromFileName(fileName: string, what: 'period' | 'date' | 'curren
     for (const token of base.split(/[^A-Za-z]+/)) if (token.length === 3 && parseCurrency(token) === token.toUpperCase()) return token.toUpperCase();
     return null;
   }
+  if (what === 'period') {
+    // Apple's financial reports are named `{vendor number}_{MMYY}_{region}.txt`
+    // (`80012345_0324_EU.txt`): the fiscal month they are for, which their End Date often is not
+    // in (a five-week fiscal month such as January 2025, 12/29/2024-02/01/2025, ends in the next one)
+    const apple = /(?:^|[^0-9])\d{8,}_(0[1-9]|1[0-2])(\d{2})_[A-Za-z]{2,3}(?=[_.\s-]|$)/.exec(base);
+    if (apple) return `20${apple[2]}M${apple[1]}`;
+  }
   const tokens = base.split(/[_\s.()[\]]+/).filter(Boolean);
   for (const token of tokens) {
     if (what === 'date') {

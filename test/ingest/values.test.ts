@@ -83,6 +83,12 @@ t.test('territories, currencies and identifiers', async (t) => {
   t.equal(fromFileName('YouTube_Label_M_20240301_asset_raw_v1-1.csv', 'period'), '2024M03');
   t.equal(fromFileName('statement_2024-05_abc.csv', 'period'), '2024M05');
   t.equal(fromFileName('Apple_EUR_0324.txt', 'currency'), 'EUR');
+  // Apple's `{vendor}_{MMYY}_{region}`: the fiscal month of the report
+  t.equal(fromFileName('80012345_0125_US.txt', 'period'), '2025M01');
+  t.equal(fromFileName('45545510_0914_EU.txt', 'period'), '2014M09');
+  t.equal(fromFileName('apple-80012345_0324_EU.txt.gz', 'period'), '2024M03');
+  t.equal(fromFileName('80012345_1324_US.txt', 'period'), null, 'no month 13');
+  t.equal(fromFileName('mix_0612.csv', 'period'), null, 'four digits alone are no period');
 });
 
 t.test('period ranges: the period the span covers; start and end are its first and last day', async (t) => {

@@ -101,6 +101,10 @@ export const errorRegistry = {
     code: 'FORBIDDEN',
     description: "The role is above the caller's own, or is a platform role (c2_*) and the caller is not a platform operator, or the caller's data-access role is restricted (no 'all', no invitation links).",
   },
+  DATA_ACCESS_RESTRICTED: {
+    code: 'FORBIDDEN',
+    description: "The caller's data-access role is restricted to some rightsholders, and this action applies to the whole organization.",
+  },
   MEMBER_OUTRANKS_CALLER: { code: 'FORBIDDEN', description: "The member's role is above the caller's own; only an equal or higher role may change them." },
   USER_ALREADY_MEMBER: { code: 'CONFLICT', description: 'The user already belongs to the organization.' },
   INVITATION_ALREADY_PENDING: { code: 'CONFLICT', description: 'A pending invitation for that e-mail address exists; resend it instead.' },

@@ -191,6 +191,9 @@ t.test('ignoreTitles: organization-wide, normalized, idempotent', async (t) => {
   t.same(titles(await find({ ignored: { equals: true } })), ['Nobody Knows This Song']);
   const foreignSide = await db.query(`SELECT count(*)::int AS n FROM musical_details WHERE organization_id = $1 AND ignored`, [foreign.organizationId]);
   t.equal(foreignSide.rows[0].n, 0, 'other organizations are not touched');
+  const restricted = await restrictedAdmin.client.mutate('musicalDetails.ignoreTitles', { organizationId: org, titles: ['Blue Hearts'] });
+  t.match(restricted, { ok: false, error: { data: { code: 'FORBIDDEN', errorCode: 'DATA_ACCESS_RESTRICTED' } } }, 'not for a member who sees only some rightsholders');
+  t.equal((await db.query(`SELECT count(*)::int AS n FROM ignored_titles WHERE organization_id = $1 AND normalized_title = 'blue hearts'`, [org])).rows[0].n, 0);
   const blank = await owner.client.mutate('musicalDetails.ignoreTitles', { organizationId: org, titles: ['!!!'] });
   t.match(blank.error?.data, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' });
 });

@@ -59,6 +59,18 @@ export const updateProductMusicalDetailsRelationships = orgProcedure(
       if (!linked(from.id, u.musicalDetailId.toLowerCase())) throw new AppError('PRODUCT_LINK_INVALID', `update.${i}: the musical detail is not linked to fromProductId`, { details: { path: `update.${i}` } });
       changes.push({ product: from, md: u.musicalDetailId, action: 'remove', verb: 'update' }, { product: to, md: u.musicalDetailId, action: 'add', verb: 'update' });
     });
+    // one request says one thing of a link: adding and removing the same one is refused, not left to the order of application
+    const said = new Map<string, string>();
+    for (const c of changes) {
+      const key = `${c.product.id}/${c.md.toLowerCase()}`;
+      const other = said.get(key);
+      if (other !== undefined && other !== c.action) {
+        throw new AppError('PRODUCT_LINK_INVALID', `the link of musical detail ${c.md} to product ${c.product.id} is both added and removed`, {
+          details: { path: c.verb, productId: c.product.id, musicalDetailId: c.md },
+        });
+      }
+      said.set(key, c.action);
+    }
     for (const c of changes) {
       const md = details.get(c.md.toLowerCase())!;
       await db.query(

@@ -238,6 +238,16 @@ t.test('updateProductMusicalDetailsRelationships: links as overrides', async (t)
   t.equal(activity[0].n, 5);
 
   isError(t, await rel({ delete: [{ productId: T.silver, musicalDetailId: M.blue }] }), 'BAD_REQUEST', 'PRODUCT_LINK_INVALID', 'a link that does not exist');
+  const before = (await db.query(`SELECT count(*)::int AS n FROM product_overrides WHERE block_id = $1`, [block])).rows[0].n;
+  isError(
+    t,
+    await rel({ create: [{ productId: T.blue, musicalDetailId: M.copper }], delete: [{ productId: T.blue, musicalDetailId: M.copper }] }),
+    'BAD_REQUEST',
+    'PRODUCT_LINK_INVALID',
+    'one link added and removed in one request',
+  );
+  t.equal((await db.query(`SELECT count(*)::int AS n FROM product_overrides WHERE block_id = $1`, [block])).rows[0].n, before, 'nothing written');
+  t.equal(ok(t, await q('getById', { productId: T.blue })).musicalDetailCount, 3, 'the track keeps its details');
   isError(t, await rel({ create: [{ productId: T.burning, musicalDetailId: M.blue }] }), 'BAD_REQUEST', 'PRODUCT_LINK_INVALID', 'an album');
   isError(t, await rel({ create: [{ productId: UNKNOWN_ID, musicalDetailId: M.blue }] }), 'NOT_FOUND', 'PRODUCT_NOT_FOUND');
   isError(t, await rel({ create: [{ productId: T.blue, musicalDetailId: UNKNOWN_ID }] }), 'NOT_FOUND', 'MUSICAL_DETAIL_NOT_FOUND');

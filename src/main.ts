@@ -1,7 +1,7 @@
 // Command-line entry: serve (API + job runner, the default) | api | worker | migrate | admin.
 // Signals are handled from before anything starts until the process exits (src/cli/signals.ts).
 import { admin } from './cli/admin.ts';
-import { handleSignals, shutdownRequested } from './cli/signals.ts';
+import { endHangup, handleSignals, shutdownRequested } from './cli/signals.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger, startRuntime, StartInterrupted, type Role } from './runtime.ts';
 
@@ -104,6 +104,8 @@ function startProblem(error: unknown): string {
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    // the terminal was closed: ended as by SIGHUP, now that everything is stopped
+    endHangup();
     // asked to stop and stopped: whatever still holds the event loop (an interrupted admin
     // command's download) is not waited for
     if (shutdownRequested()) setTimeout(() => process.exit(code), 1000).unref();

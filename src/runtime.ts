@@ -8,7 +8,7 @@ import type { Task, TaskList } from 'graphile-worker';
 import { readdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { pino } from 'pino';
+import { destination, pino } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
@@ -77,7 +77,26 @@ interface HeldJob {
 }
 
 export function createLogger(config: Config): Deps['log'] {
-  return pino({ level: config.logLevel, base: { pid: process.pid } });
+  return pino({ level: config.logLevel, base: { pid: process.pid } }, logDestination(1));
+}
+
+/**
+ * pino's own destination on a file descriptor (stdout: 1, stderr: 2), except that once a write
+ * fails (the terminal was closed: EIO) nothing more is written, as pino does for EPIPE only:
+ * otherwise the error is thrown from the next log call (ending a shutdown half-way) and, at the
+ * exit, sonic-boom's flushSync retries the failed write every 100 ms for ever.
+ */
+export function logDestination(fd: number): ReturnType<typeof destination> {
+  const stream = destination({ dest: fd, sync: false });
+  stream.on('error', () => {
+    const quiet = stream as unknown as Record<'write' | 'flush' | 'flushSync' | 'end' | 'destroy', (...args: unknown[]) => unknown>;
+    quiet.write = () => true;
+    quiet.flush = (cb?: unknown) => void (typeof cb === 'function' && cb());
+    quiet.flushSync = () => {};
+    quiet.end = () => {};
+    quiet.destroy = () => {};
+  });
+  return stream;
 }
 
 export async function startRuntime(config: Config, role: Role, options: RuntimeOptions = {}): Promise<Runtime> {

@@ -8,12 +8,12 @@ import { z } from 'zod';
 import { createApiKey, deleteApiKey, listApiKeys, PATTERN_RE } from '../auth/apiKeys.ts';
 import type { Config } from '../config.ts';
 import { bootstrap } from '../organizations/bootstrap.ts';
-import { openDatabase, startRuntime, StartInterrupted } from '../runtime.ts';
+import { logDestination, openDatabase, startRuntime, StartInterrupted } from '../runtime.ts';
 import { followReprocess, queueReprocess, REPROCESSABLE } from './reprocess.ts';
 import { handleSignals, type Shutdown } from './signals.ts';
 import { fxImport, marketImport } from './reference.ts';
 import { platformRoles } from '../trpc/roles.ts';
-import { destination, pino } from 'pino';
+import { pino } from 'pino';
 import type { Pool } from '../db/pool.ts';
 import type { Deps } from '../trpc/context.ts';
 
@@ -244,7 +244,7 @@ export async function admin(config: Config, argv: string[]): Promise<number> {
   } catch (error) {
     return failed(error);
   }
-  const log: Deps['log'] = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, destination(2));
+  const log: Deps['log'] = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, logDestination(2));
   const shutdown = handleSignals({ log, level: 'warn' });
   if (commandName === 'reprocess') {
     try {

@@ -8,7 +8,7 @@
 import { constants } from 'node:os';
 import type { Interruption } from '../runtime.ts';
 
-type Signal = 'SIGINT' | 'SIGTERM';
+type Signal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
 interface Log {
   info(obj: object, msg: string): void;
@@ -47,13 +47,43 @@ export const COALESCE_MS = 250;
 export const FORCE_WINDOW_MS = 3_000;
 export const FORCE_TIMEOUT_MS = 15_000;
 
-const SIGNALS: Signal[] = ['SIGINT', 'SIGTERM'];
+// SIGHUP: the terminal was closed (or the SSH session lost). Node's default would end the process
+// at once, leaving the embedded PostgreSQL running and the running jobs locked; it stops cleanly
+// instead. (Node resets an inherited SIG_IGN, so `nohup` never kept it running anyway.)
+const SIGNALS: Signal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 let requestedInProcess = false;
+let hungUp = false;
 
 /** whether this process was asked to stop (by any handleSignals) */
 export function shutdownRequested(): boolean {
   return requestedInProcess;
+}
+
+/**
+ * Ends a process stopped by SIGHUP whose terminal is gone the way SIGHUP would have ended it,
+ * once its shutdown is done: Node's exit restores the terminal's settings and, the terminal
+ * being gone, aborts with an assertion (nodejs/node#51519) and a core dump.
+ */
+export function endHangup(): void {
+  if (!hungUp || !(process.stdout.isTTY || process.stderr.isTTY || process.stdin.isTTY)) return;
+  process.removeAllListeners('SIGHUP');
+  process.kill(process.pid, 'SIGHUP');
+}
+
+/** Output errors (a closed terminal's EIO, a closed pipe's EPIPE) are dropped rather than thrown. */
+function quietOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', () => {});
+    const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+    stream.write = ((...args: unknown[]) => {
+      try {
+        return write(...args);
+      } catch {
+        return false;
+      }
+    }) as typeof stream.write;
+  }
 }
 
 export function handleSignals(options: ShutdownOptions): Shutdown {
@@ -88,6 +118,11 @@ export function handleSignals(options: ShutdownOptions): Shutdown {
     last = now;
     if (received === undefined) {
       received = signal;
+      // the terminal is gone: writing to it fails (EIO), which must not end the shutdown half-way
+      if (signal === 'SIGHUP') {
+        hungUp = true;
+        quietOutput();
+      }
       requestedInProcess = true;
       log[level]({ signal }, 'shutting down');
       controller.abort(signal);

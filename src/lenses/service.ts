@@ -70,6 +70,14 @@ export async function remove(db: Queryable, actor: Actor, viewer: LensViewer, id
 const COPY_SUFFIX = ' (copy)';
 const MAX_NAME = 200;
 
+/** "<name> (copy)" within MAX_NAME UTF-16 units, never cutting a character in half (a lone surrogate would be stored as U+FFFD). */
+export function copyName(name: string): string {
+  let end = Math.min(name.length, MAX_NAME - COPY_SUFFIX.length);
+  const last = name.charCodeAt(end - 1);
+  if (end < name.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return name.slice(0, end).trimEnd() + COPY_SUFFIX;
+}
+
 export async function duplicate(
   db: Queryable,
   actor: Actor,
@@ -80,7 +88,7 @@ export async function duplicate(
   const source = await getLens(db, viewer, id);
   const copy = await insertLens(db, viewer, {
     ...fieldsOf(source),
-    name: opts.name ?? source.name.slice(0, MAX_NAME - COPY_SUFFIX.length) + COPY_SUFFIX,
+    name: opts.name ?? copyName(source.name),
     scope: opts.scope ?? source.scope,
   });
   await record(db, actor, copy, 'lens.duplicate');

@@ -27,6 +27,13 @@ t.test('name and scope may be given; a long name keeps within bounds', async (t)
   const source = await createLens(t, owner, { name: 'n'.repeat(200) });
   const copy = ok(t, await writer.client.mutate('lens.duplicate', { organizationId: org, id: source.id }));
   t.equal(copy.name, 'n'.repeat(193) + ' (copy)');
+  // the cut falls inside a character of two UTF-16 units: the character goes whole, not half of it
+  const emoji = await createLens(t, owner, { name: 'a'.repeat(192) + '🎵' + 'b'.repeat(6) });
+  const emojiCopy = ok(t, await writer.client.mutate('lens.duplicate', { organizationId: org, id: emoji.id }));
+  t.equal(emojiCopy.name, 'a'.repeat(192) + ' (copy)');
+  t.equal(ok(t, await writer.client.query('lens.get', { organizationId: org, id: emojiCopy.id })).name, 'a'.repeat(192) + ' (copy)', 'stored as answered');
+  const spaced = await createLens(t, owner, { name: 'x'.repeat(192) + ' yyyyyyy' });
+  t.equal(ok(t, await writer.client.mutate('lens.duplicate', { organizationId: org, id: spaced.id })).name, 'x'.repeat(192) + ' (copy)', 'no space before the suffix doubled');
   const mine = ok(t, await writer.client.mutate('lens.duplicate', { organizationId: org, id: source.id, name: 'My version', scope: 'personal' }));
   t.match(mine, { name: 'My version', scope: 'personal', ownerUserId: writer.userId });
   isError(t, await owner.client.query('lens.get', { organizationId: org, id: mine.id }), 'NOT_FOUND', 'LENS_NOT_FOUND');

@@ -79,6 +79,9 @@ async function main(argv: string[]): Promise<number> {
         'Try:',
         `  curl -H 'x-api-key: ${runtime.demo.apiKey}' -H 'x-organization-id: ${runtime.demo.organizationId}' '${runtime.url}/trpc/user.currentUser'`,
         '',
+        'Another key, for the demo owner (demo@example.com), whenever you need one:',
+        `  npm run admin -- api-key create --email demo@example.com --org ${runtime.demo.organizationId}`,
+        '',
       ].join('\n'),
     );
   }

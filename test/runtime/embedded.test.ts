@@ -65,6 +65,8 @@ t.test('first start: embedded servers, migrations, the demo organization printed
   const run = launch(['serve']);
   const m = await waitFor(run, /base URL:\s+(\S+)\s+organization id:\s+(\S+)\s+API key:\s+(\S+)/);
   demo = { base: m[1]!, org: m[2]!, key: m[3]! };
+  // a lost key is no dead end: the way to another is printed with it
+  t.match(run.stdout(), `npm run admin -- api-key create --email demo@example.com --org ${demo.org}`);
   t.ok(existsSync(path.join(dataDir, 'pg', 'PG_VERSION')), 'PostgreSQL data under DATA_DIR/pg');
   t.ok(existsSync(path.join(dataDir, 's3')), 'object store data under DATA_DIR/s3');
   const me = await currentUser(demo.base, demo.key, demo.org);

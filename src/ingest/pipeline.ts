@@ -399,8 +399,11 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
       // duplicates and overlaps are judged against what is committed, under the statement's lock;
       // a statement deleted, or sent back to be processed again (a redrive), while this run worked
       // takes nothing of it: the run that follows (or nobody) has the last word
+      // (so does a run whose organization was deleted meanwhile: its row is share-locked, so a
+      // deletion either came first or waits for this commit)
       const { rows: locked } = await db.query<{ status: string; normalized_version: number }>(
-        'SELECT status, normalized_version FROM statements WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
+        `SELECT s.status, s.normalized_version FROM statements s JOIN organizations o ON o.id = s.organization_id AND o.deleted_at IS NULL
+         WHERE s.id = $1 AND s.deleted_at IS NULL FOR UPDATE OF s FOR SHARE OF o`,
         [statementId],
       );
       if (locked[0]?.status !== 'processing' || locked[0].normalized_version !== statement.normalized_version) return false;

@@ -20,19 +20,17 @@ export function statementIngestTask(deps: Deps): Task {
     const { organizationId, statementId, reason } = parsed.data;
     // nothing is processed for a deleted organization: its waiting statement fails (and so is not
     // queued again by the stranded-work recovery); any other is left as it is
-    const org = await deps.pool.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL', [organizationId]);
-    if (!org.rowCount) {
-      await deps.pool.query(
-        `UPDATE statements SET status = 'failed', failure_code = 'ORGANIZATION_NOT_FOUND', failure_reason = 'The organization was deleted before the statement was processed',
-           updated_at = clock_timestamp()
-         WHERE id = $1 AND organization_id = $2 AND status IN ('uploaded', 'processing') AND deleted_at IS NULL`,
-        [statementId, organizationId],
-      );
+    if (await failIfOrganizationDeleted(deps, organizationId, statementId)) {
       helpers.logger.info(`statement ${statementId} (${reason}): its organization is deleted, not processed`);
       return;
     }
     try {
       const result = await ingestStatement(deps, organizationId, statementId);
+      // a run whose organization was deleted while it worked commits nothing (skipped)
+      if (result.status === 'skipped' && (await failIfOrganizationDeleted(deps, organizationId, statementId))) {
+        helpers.logger.info(`statement ${statementId} (${reason}): its organization was deleted while it was processed, nothing kept`);
+        return;
+      }
       helpers.logger.info(`statement ${statementId} (${reason}): ${result.status}${result.timings ? ` ${JSON.stringify(result.timings)} ms` : ''}`);
     } catch (error) {
       if (helpers.job.attempts >= helpers.job.max_attempts) {
@@ -45,4 +43,17 @@ export function statementIngestTask(deps: Deps): Task {
       throw error;
     }
   };
+}
+
+/** Fails the statement if its organization is deleted (when it is still waiting); whether the organization is deleted. */
+async function failIfOrganizationDeleted(deps: Pick<Deps, 'pool'>, organizationId: string, statementId: string): Promise<boolean> {
+  const org = await deps.pool.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL', [organizationId]);
+  if (org.rowCount) return false;
+  await deps.pool.query(
+    `UPDATE statements SET status = 'failed', failure_code = 'ORGANIZATION_NOT_FOUND', failure_reason = 'The organization was deleted before the statement was processed',
+       updated_at = clock_timestamp()
+     WHERE id = $1 AND organization_id = $2 AND status IN ('uploaded', 'processing') AND deleted_at IS NULL`,
+    [statementId, organizationId],
+  );
+  return true;
 }

@@ -126,3 +126,23 @@ t.test("a deleted organization's catalog: due enrichment is not drained again an
   await runJobs([`catalog_block_refresh:${rh}`]);
   t.same((await db.query('SELECT id, state, updated_at FROM catalog_blocks WHERE rightsholder_id = $1', [rh])).rows, blockBefore, 'the block is not refreshed');
 });
+
+t.test('a statement whose organization is deleted while it is processed keeps nothing of the run: it fails with ORGANIZATION_NOT_FOUND', async (t) => {
+  const owner = await newOrganization(srv, 'Deleted Mid-Ingest Org');
+  const org = owner.organizationId;
+  const rh = await createRightsholder(owner.client, org, 'Mid Artist');
+  const up = await putFile(owner.client, org, rh, 'dk.tsv', distrokid([['Mid Artist', 'Half Processed', 'USRC12400011', '3.75']]));
+  // the organization is deleted the moment the run takes the statement (after the task's own check)
+  await db.query(`CREATE OR REPLACE FUNCTION test_delete_org_mid_ingest() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN UPDATE organizations SET deleted_at = now() WHERE id = NEW.organization_id AND deleted_at IS NULL; RETURN NEW; END $$`);
+  await db.query(`CREATE TRIGGER test_delete_org_mid_ingest AFTER UPDATE OF status ON statements FOR EACH ROW
+    WHEN (NEW.status = 'processing' AND NEW.organization_id = '${org}') EXECUTE FUNCTION test_delete_org_mid_ingest()`);
+  t.teardown(() => db.query('DROP TRIGGER test_delete_org_mid_ingest ON statements'));
+  await runJobs([`statement_ingest:${up.statementId}`]);
+  t.ok((await db.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NOT NULL', [org])).rowCount, 'deleted mid-run');
+  const { rows } = await db.query('SELECT status, failure_code, normalized_key, normalized_version FROM statements WHERE id = $1', [up.statementId]);
+  t.same(rows, [{ status: 'failed', failure_code: 'ORGANIZATION_NOT_FOUND', normalized_key: null, normalized_version: 0 }]);
+  t.same((await db.query('SELECT currency FROM statement_fx WHERE statement_id = $1', [up.statementId])).rows, [], 'no rates recorded');
+  const keys = await objectsUnder(`orgs/${org}/statements/${up.statementId}/`);
+  t.ok(keys.length > 0 && keys.every((k) => k.includes('/original/')), `only the upload itself is stored: ${keys.join(', ')}`);
+});

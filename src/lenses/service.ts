@@ -24,6 +24,15 @@ async function record(db: Queryable, actor: Actor, lens: Lens, action: string, c
   });
 }
 
+/** JSON with every object's keys sorted, so two values equal as jsonb serialize the same. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value ?? null, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
 function fieldsOf(lens: Lens): LensFields {
   return {
     name: lens.name,
@@ -48,7 +57,8 @@ export async function update(db: Queryable, actor: Actor, viewer: LensViewer, id
   const before = fieldsOf(current);
   const after: LensFields = { ...before };
   for (const field of changeableFields) {
-    if (patch[field] !== undefined) (after as Record<string, unknown>)[field] = patch[field];
+    // jsonb keeps keys in its own order: the same value sent back in the client's order is no change
+    if (patch[field] !== undefined && canonicalJson(patch[field]) !== canonicalJson(before[field])) (after as Record<string, unknown>)[field] = patch[field];
   }
   // Making an organization lens personal takes it away from everybody else: only its owner may.
   if (after.scope === 'personal' && current.scope !== 'personal' && current.ownerUserId !== viewer.userId) throw new AppError('LENS_NOT_OWNER');

@@ -9,6 +9,7 @@ import t from 'tap';
 import { importFxRates } from '../../src/fx/import.ts';
 import { waitForBlock } from '../catalog/helpers.ts';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../helpers/ingest.ts';
+import { CURRENCY_REPORT_HEADER, currencyReportFields } from '../helpers/sampleMapping.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 
@@ -17,18 +18,8 @@ const pool = srv.deps.pool;
 const owner = await newOrganization(srv, 'Late Rates Label');
 const org = owner.organizationId;
 const artist = await createRightsholder(owner.client, org, 'Late Rates Artist');
-const header = ['Period', 'Store', 'Usage', 'Track', 'Qty', 'Net', 'Currency'];
-await insertMapping(pool, org, 'Late rates layout', header, {
-  stmtYear: { column: 'Period' },
-  stmtPeriod: { column: 'Period' },
-  stmtCadence: { constant: 'M' },
-  currency: { column: 'Currency' },
-  royaltyEarnings: { column: 'Net' },
-  units: { column: 'Qty' },
-  source: { column: 'Store' },
-  salesType: { column: 'Usage' },
-  rawTitle: { column: 'Track' },
-});
+const header = CURRENCY_REPORT_HEADER;
+await insertMapping(pool, org, 'Late rates layout', header, currencyReportFields);
 const dir = await mkdtemp(path.join(tmpdir(), 'rerate-'));
 
 const statementFx = async (statementId: string) =>

@@ -24,3 +24,17 @@ export const eurReportFields = {
   isrc: { column: 'ISRC' },
   country: { column: 'Country' },
 };
+
+/** A monthly report with a currency per row and raw sales types and sources (`Period, Store, Usage, Track, Qty, Net, Currency`). */
+export const CURRENCY_REPORT_HEADER = ['Period', 'Store', 'Usage', 'Track', 'Qty', 'Net', 'Currency'];
+export const currencyReportFields = {
+  stmtYear: { column: 'Period' },
+  stmtPeriod: { column: 'Period' },
+  stmtCadence: { constant: 'M' },
+  currency: { column: 'Currency' },
+  royaltyEarnings: { column: 'Net' },
+  units: { column: 'Qty' },
+  source: { column: 'Store' },
+  salesType: { column: 'Usage' },
+  rawTitle: { column: 'Track' },
+};

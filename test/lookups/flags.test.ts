@@ -4,6 +4,7 @@
 import t from 'tap';
 import { syncLookupFlags } from '../../src/lookups/flags.ts';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../helpers/ingest.ts';
+import { CURRENCY_REPORT_HEADER, currencyReportFields } from '../helpers/sampleMapping.ts';
 import { newOrganization, outsider } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 
@@ -13,18 +14,8 @@ const owner = await newOrganization(srv, 'Unknown Lookups Label');
 const org = owner.organizationId;
 const op = (await outsider(srv, org, 'c2_superadmin')).client;
 const artist = await createRightsholder(owner.client, org, 'Unknown Lookups Artist');
-const header = ['Period', 'Store', 'Usage', 'Track', 'Qty', 'Net', 'Currency'];
-await insertMapping(pool, org, 'Unknown lookups layout', header, {
-  stmtYear: { column: 'Period' },
-  stmtPeriod: { column: 'Period' },
-  stmtCadence: { constant: 'M' },
-  currency: { column: 'Currency' },
-  royaltyEarnings: { column: 'Net' },
-  units: { column: 'Qty' },
-  source: { column: 'Store' },
-  salesType: { column: 'Usage' },
-  rawTitle: { column: 'Track' },
-});
+const header = CURRENCY_REPORT_HEADER;
+await insertMapping(pool, org, 'Unknown lookups layout', header, currencyReportFields);
 
 const lookupFlags = async (statementId: string) =>
   (

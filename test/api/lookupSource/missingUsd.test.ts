@@ -3,6 +3,7 @@
 // (one rate for every currency made EUR and GBP rows count at the same rate).
 import t from 'tap';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../../helpers/ingest.ts';
+import { CURRENCY_REPORT_HEADER, currencyReportFields } from '../../helpers/sampleMapping.ts';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { data } from '../../lookups/helpers.ts';
@@ -12,18 +13,8 @@ const owner = await newOrganization(srv, 'Mixed Currency Label');
 const org = owner.organizationId;
 const op = (await outsider(srv, org, 'c2_superadmin')).client;
 const artist = await createRightsholder(owner.client, org, 'Mixed Currency Artist');
-const header = ['Period', 'Store', 'Usage', 'Track', 'Qty', 'Net', 'Currency'];
-await insertMapping(srv.deps.pool, org, 'Mixed currency layout', header, {
-  stmtYear: { column: 'Period' },
-  stmtPeriod: { column: 'Period' },
-  stmtCadence: { constant: 'M' },
-  currency: { column: 'Currency' },
-  royaltyEarnings: { column: 'Net' },
-  units: { column: 'Qty' },
-  source: { column: 'Store' },
-  salesType: { column: 'Usage' },
-  rawTitle: { column: 'Track' },
-});
+const header = CURRENCY_REPORT_HEADER;
+await insertMapping(srv.deps.pool, org, 'Mixed currency layout', header, currencyReportFields);
 
 t.test('a raw value of a statement in EUR, GBP and RUB: each amount at its own rate, none for RUB', async (t) => {
   const csv = [

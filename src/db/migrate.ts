@@ -42,8 +42,19 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const done = new Set((await client.query<{ id: number }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
-    for (const m of await loadMigrations()) {
+    const ledger = (await client.query<{ id: number; name: string }>('SELECT id, name FROM schema_migrations ORDER BY id')).rows;
+    const done = new Set(ledger.map((r) => r.id));
+    const migrations = await loadMigrations();
+    // a database migrated by a newer version (an older checkout on the same DATA_DIR): this
+    // version's queries would run against a schema it does not know, so it does not start
+    const known = new Set(migrations.map((m) => m.id));
+    const unknown = ledger.filter((r) => !known.has(r.id)).map((r) => r.name);
+    if (unknown.length > 0) {
+      throw new Error(
+        `the database was migrated by a newer version of the program (${unknown.join(', ')} unknown to this one): run that version or a later one`,
+      );
+    }
+    for (const m of migrations) {
       if (done.has(m.id)) continue;
       await client.query('BEGIN');
       try {

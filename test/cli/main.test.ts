@@ -5,7 +5,8 @@ import { execFile } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { withDatabase, serverUrl } from '../helpers/db.ts';
+import pg from 'pg';
+import { createTestDatabase, withDatabase, serverUrl } from '../helpers/db.ts';
 import { repoRoot } from '../setup/paths.ts';
 
 const run = promisify(execFile);
@@ -63,4 +64,25 @@ t.test('a port in use is named before anything starts (a second npm start)', asy
   // a role that does not listen is not concerned
   const worker = await main(['migrate'], { DATABASE_URL: missing, ...s3, PORT: String(port) });
   t.match(worker.stderr, /^cannot start migrate: database "no_such_db_\d+" does not exist\n/);
+});
+
+t.test('a database migrated by a newer version is refused, not used with a schema this one does not know', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  await client.query(`INSERT INTO schema_migrations (id, name) VALUES (999998, '999998_from_the_future')`);
+  const before = (await client.query('SELECT count(*)::int AS n FROM schema_migrations')).rows[0].n as number;
+  await client.end();
+  const s3 = { S3_ENDPOINT: 'http://127.0.0.1:1', S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' };
+  const res = await main(['migrate'], { DATABASE_URL: db.url, ...s3 });
+  t.equal(res.code, 1);
+  t.equal(
+    res.stderr,
+    'cannot start migrate: the database was migrated by a newer version of the program (999998_from_the_future unknown to this one): run that version or a later one\n',
+  );
+  const after = new pg.Client({ connectionString: db.url });
+  await after.connect();
+  t.equal((await after.query('SELECT count(*)::int AS n FROM schema_migrations')).rows[0].n, before, 'nothing applied');
+  await after.end();
 });

@@ -20,8 +20,15 @@ const SERIALIZED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
 
 /** jsonValue, without NUL characters in its strings or keys. */
 export function storableJson(maxBytes?: number, maxDepth?: number) {
-  return jsonValue(maxBytes, maxDepth).refine(
-    (value) => value === undefined || !SERIALIZED_NUL.test(JSON.stringify(value) ?? ''),
-    'must not contain NUL characters',
-  );
+  return jsonValue(maxBytes, maxDepth).refine((value) => {
+    if (value === undefined) return true;
+    let serialized: string;
+    try {
+      serialized = JSON.stringify(value) ?? '';
+    } catch {
+      // too deep for JSON.stringify: jsonValue has reported it already, with the field's path
+      return true;
+    }
+    return !SERIALIZED_NUL.test(serialized);
+  }, 'must not contain NUL characters');
 }

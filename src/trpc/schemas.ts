@@ -27,7 +27,7 @@ export function jsonValue(maxBytes = 100_000, maxDepth = 20) {
     try {
       serialized = JSON.stringify(value) ?? '';
     } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON value' });
+      ctx.addIssue({ code: 'custom', message: `must be a JSON value at most ${maxDepth} levels deep` });
       return;
     }
     if (serialized.length > maxBytes) ctx.addIssue({ code: 'custom', message: `must be at most ${maxBytes} bytes of JSON` });

@@ -112,6 +112,15 @@ t.test('invalid and hostile input is BAD_REQUEST, never a 500', async (t) => {
   for (const [label, input] of cases) {
     isError(t, await owner.client.mutate('lens.create', { ...base, ...input }), 'BAD_REQUEST', 'VALIDATION_FAILED', label);
   }
+  // nested deeper than JSON.stringify's stack allows (V8 parses it; the body is well under 1 MB):
+  // a field error like any other, not a stack overflow reported as a bare BAD_REQUEST
+  for (const field of ['payload', 'description', 'viewName']) {
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    const body = `{"0":{"organizationId":"${org}","name":"deep","kind":"query","payload":{},"${field}":${deep}}}`;
+    const res = await owner.client.raw('POST', '/trpc/lens.create?batch=1', body);
+    t.equal(res.status, 400, field);
+    t.match(res.body[0].error.data, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED', fields: [{ path: field }] }, field);
+  }
   const sql = await createLens(t, owner, { name: "x'); DROP TABLE lenses; --", tags: ["' OR 1=1 --"], payload: { sql: 'SELECT * FROM users' } });
   t.equal(sql.name, "x'); DROP TABLE lenses; --");
   t.same(sql.tags, ["' OR 1=1 --"]);

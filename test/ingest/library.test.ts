@@ -27,6 +27,7 @@ t.test('the formats the library ships', async (t) => {
       'bmi',
       'bmi-artists',
       'cargo-digital',
+      'cargo-digital-runs',
       'cdbaby',
       'distrokid',
       'distrokid-legacy',

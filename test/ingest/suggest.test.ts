@@ -37,6 +37,7 @@ const periodValues: Record<string, string[]> = {
   beatport: ['2024-03-04', '2024-03-09'],
   revelator: ['2024-03', '2024-03'],
   'cargo-digital': ['31/12/2023', '31/12/2023'],
+  'cargo-digital-runs': ['31/12/2023', '31/12/2023'],
   'ascap-a': ['2024', '2024'],
   'ascap-b': ['01-31-2026', '01-31-2026'],
   bmi: ['20241', '20241'],

@@ -1,10 +1,13 @@
 // The shared library's mappings on statements with the real published headers
 // (shared/reference/statement-formats.md), through the real upload, pipeline and API: each is
 // processed with its library mapping (no needs_mapping) and reads the right columns and period.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
 import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
+import { repoRoot } from '../../setup/paths.ts';
 import { libraryMapping, ok } from './helpers.ts';
 
 const srv = await startTestServer(t, { role: 'serve' });
@@ -58,4 +61,24 @@ t.test("Apple: the report's fiscal month is the one its file name names, not its
   t.same([named.mappingId, named.stmtYear, named.stmtPeriod], [apple.id, 2025, 4]);
   const renamed = await ingest('apple report.txt', aprilBytes);
   t.same([renamed.mappingId, renamed.stmtYear, renamed.stmtPeriod], [apple.id, 2025, 5], 'no month in the name: the End Date month');
+});
+
+t.test("Cargo Records: royalty_extended.csv with the wiki's run columns is the library's, not needs_mapping", async (t) => {
+  const cargo = await libraryMapping(t, owner, 'cargo-digital-runs');
+  t.same(cargo.headers.slice(-5), ['Report Run ID', 'Report ID', 'Sale ID', 'Statement Run ID', 'Statement Run Name']);
+  t.equal(cargo.distributorName, 'Cargo Records');
+  const fixture = path.join(repoRoot, 'fixtures', 'statements', 'cargo-royalty_extended.csv');
+  const expected = JSON.parse(readFileSync(`${fixture}.expected.json`, 'utf8'));
+  const s = await ingest('Harbour_Records-royalty_extended.csv', readFileSync(fixture));
+  t.equal(s.status, 'processed');
+  t.equal(s.mappingId, cargo.id, 'the library mapping, no needs_mapping');
+  t.same([s.stmtYear, s.stmtCadence, s.stmtPeriod], [2023, 'Q', 4]);
+  t.equal(s.keptRows, 20);
+  t.same(
+    s.currencyTotals.map((c: any) => [c.currency, c.net, c.units]),
+    [['GBP', '223.014277475000', '71287.000000000000']],
+  );
+  t.equal(expected.netEarningsSum, '223.014277475', 'the sum the fixture states');
+  const sample = ok(t, await owner.client.mutate('mapping.processSample', { organizationId: org, statementId: s.statementId, mappingId: cargo.id, endRow: 1 }));
+  t.match(sample.rows[0], { currency: 'GBP', royalty_earnings: '13.454550955000', units: '2966.000000000000', isrc: 'GBUM72272195', country: 'JP', source: 'Apple Music' });
 });

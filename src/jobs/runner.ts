@@ -6,14 +6,29 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from '../db/pool.ts';
 import { createLiveness, recoverDeadRunnerJobs } from './liveness.ts';
 
-export function workerLogger(log: FastifyBaseLogger): Logger {
+/**
+ * graphile-worker's log as ours. `routine`: tasks whose successful runs are logged at debug, not
+ * info (the crontab's every-minute tasks would otherwise print a line each, every minute).
+ */
+export function workerLogger(log: FastifyBaseLogger, routine: ReadonlySet<string> = new Set()): Logger {
   return new Logger((scope) => (level, message, meta) => {
     const fields = { ...scope, ...meta };
+    const job = (meta as { job?: { task_identifier?: string }; success?: boolean } | undefined) ?? {};
     if (level === 'error') log.error(fields, message);
     else if (level === 'warning') log.warn(fields, message);
-    else if (level === 'info') log.info(fields, message);
+    else if (level === 'info' && !(job.success === true && routine.has(job.job?.task_identifier ?? ''))) log.info(fields, message);
     else log.debug(fields, message);
   });
+}
+
+/** The tasks a crontab runs (graphile-worker's format: five time fields, then the task). */
+export function crontabTasks(crontab: string): Set<string> {
+  return new Set(
+    crontab
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/)[5])
+      .filter((task): task is string => task !== undefined && task !== ''),
+  );
 }
 
 export interface JobRunner {
@@ -54,7 +69,7 @@ export async function startJobRunner(opts: {
     pollInterval: opts.pollIntervalMs,
     // main.ts owns signals and shuts everything down in order
     noHandleSignals: true,
-    logger: workerLogger(opts.log),
+    logger: workerLogger(opts.log, crontabTasks(opts.crontab)),
     // Batched completion is awaited by graceful shutdown; unbatched completion is fire-and-forget
     // and can be lost when the pool closes right after stop() (a finished job left locked).
     preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },

@@ -20,7 +20,7 @@ export function paginationSchema<S extends string = string>(sortBy?: readonly [S
     .object({
       page: z.number().int().min(1).max(1_000_000).default(1),
       // the maximum is checked after parsing so that it answers with its own errorCode
-      limit: z.number().int().min(1).optional(),
+      limit: z.number().int().min(1).describe(`1 to ${MAX_LIMIT}; above ${MAX_LIMIT} is PAGINATION_LIMIT_EXCEEDED`).optional(),
       sortBy: sort.optional(),
       sortOrder: z.enum(['asc', 'desc']).default(defaults.sortOrder ?? 'asc'),
     })

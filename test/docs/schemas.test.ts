@@ -22,6 +22,12 @@ t.test('one entry per procedure with method, path, summary, scope, minRole and i
   });
   t.match(schemas['user.currentUser'], { method: 'GET', scope: 'cli', minRole: 'any' });
   t.match(schemas.health, { method: 'GET', minRole: 'none' });
+  // the pagination limit's bound is checked after parsing (its own errorCode): the schema says it
+  t.match(schemas['rightsholder.list'].input.properties.pagination.properties.limit, {
+    type: 'integer',
+    minimum: 1,
+    description: '1 to 2000; above 2000 is PAGINATION_LIMIT_EXCEEDED',
+  });
   for (const [name, entry] of Object.entries(schemas)) {
     t.ok(entry.summary.length > 10, `${name} has a summary`);
     t.type(entry.input, 'object', `${name} has an input schema`);

@@ -40,7 +40,16 @@ export async function subjectLabel(
   }
 }
 
+/**
+ * The id as the service stores it: rightsholder and lens ids are uuids, which PostgreSQL accepts
+ * in capitals but writes in small letters, and visits and events are keyed by that text.
+ */
+export function canonicalSubjectId(subjectType: SubjectType, subjectId: string): string {
+  return (subjectType === 'rightsholder' || subjectType === 'lens') && isUuid(subjectId) ? subjectId.toLowerCase() : subjectId;
+}
+
 export async function trackVisit(db: Queryable, input: TrackVisitInput): Promise<Visit> {
-  const label = await subjectLabel(db, input, input.subjectType, input.subjectId);
-  return recordVisit(db, { ...input, subjectLabel: label ?? input.subjectLabel ?? null });
+  const subjectId = canonicalSubjectId(input.subjectType, input.subjectId);
+  const label = await subjectLabel(db, input, input.subjectType, subjectId);
+  return recordVisit(db, { ...input, subjectId, subjectLabel: label ?? input.subjectLabel ?? null });
 }

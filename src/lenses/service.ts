@@ -71,10 +71,11 @@ export async function update(db: Queryable, actor: Actor, viewer: LensViewer, id
 
 export async function remove(db: Queryable, actor: Actor, viewer: LensViewer, id: string): Promise<{ id: string; deleted: true }> {
   const lens = await getLens(db, viewer, id, { lock: true });
-  await deleteVisits(db, viewer.organizationId, 'lens', id);
-  await deleteLens(db, viewer.organizationId, id);
+  // the stored id, not the one given: a uuid may arrive in capitals, visits are keyed by text
+  await deleteVisits(db, viewer.organizationId, 'lens', lens.id);
+  await deleteLens(db, viewer.organizationId, lens.id);
   await record(db, actor, lens, 'lens.delete');
-  return { id, deleted: true };
+  return { id: lens.id, deleted: true };
 }
 
 const COPY_SUFFIX = ' (copy)';
@@ -116,6 +117,6 @@ export async function setPinned(db: Queryable, actor: Actor, viewer: LensViewer,
 /** A visit, not an activity event: see activity/visits.ts. */
 export async function recordOpened(db: Queryable, viewer: LensViewer, id: string): Promise<Lens> {
   const lens = await getLens(db, viewer, id);
-  const visit = await recordVisit(db, { ...viewer, subjectType: 'lens', subjectId: id, subjectLabel: lens.name });
+  const visit = await recordVisit(db, { ...viewer, subjectType: 'lens', subjectId: lens.id, subjectLabel: lens.name });
   return { ...lens, lastOpenedAt: visit.lastVisitedAt };
 }

@@ -3,7 +3,7 @@ import { hasVisibleActivity, listActivity, type ActivityViewer } from '../../act
 import { plainText } from '../../activity/inputs.ts';
 import { checkCursorLimit, cursorLimit } from '../../activity/paging.ts';
 import { subjectTypes, type SubjectType } from '../../activity/record.ts';
-import { subjectLabel } from '../../activity/track.ts';
+import { canonicalSubjectId, subjectLabel } from '../../activity/track.ts';
 import type { Queryable } from '../../db/pool.ts';
 import { AppError, type ErrorCode } from '../../errors.ts';
 import { cursorSchema } from '../../trpc/pagination.ts';
@@ -39,10 +39,11 @@ export const byEntity = orgProcedure(
   const db = ctx.deps.pool;
   const limit = checkCursorLimit(input.limit);
   const viewer = await activityViewer(db, ctx.org.id, ctx.principal.userId);
+  const subjectId = canonicalSubjectId(input.subjectType, input.subjectId);
   // A subject that is visible, or gone with history the caller may see; anything else (another
   // organization's id, another member's personal lens) is NOT_FOUND.
-  if (!(await subjectIsVisible(db, viewer, input.subjectType, input.subjectId)) && !(await hasVisibleActivity(db, viewer, input.subjectType, input.subjectId))) {
+  if (!(await subjectIsVisible(db, viewer, input.subjectType, subjectId)) && !(await hasVisibleActivity(db, viewer, input.subjectType, subjectId))) {
     throw new AppError(notFoundCode[input.subjectType] ?? 'ACTIVITY_SUBJECT_NOT_FOUND');
   }
-  return listActivity(db, viewer, { subjectType: input.subjectType, subjectId: input.subjectId }, { cursor: input.cursor, limit });
+  return listActivity(db, viewer, { subjectType: input.subjectType, subjectId }, { cursor: input.cursor, limit });
 });

@@ -12,8 +12,8 @@ interface Dependent {
 }
 
 export const dependents: readonly Dependent[] = [
-  { key: 'activityEvents', table: 'activity_events', match: "organization_id = $1 AND subject_type = 'rightsholder' AND subject_id = $2::text" },
-  { key: 'visits', table: 'subject_visits', match: "organization_id = $1 AND subject_type = 'rightsholder' AND subject_id = $2::text" },
+  { key: 'activityEvents', table: 'activity_events', match: "organization_id = $1 AND subject_type = 'rightsholder' AND subject_id = $2::uuid::text" },
+  { key: 'visits', table: 'subject_visits', match: "organization_id = $1 AND subject_type = 'rightsholder' AND subject_id = $2::uuid::text" },
   { key: 'mdPriorities', table: 'rightsholder_md_priorities', match: 'organization_id = $1 AND rightsholder_id = $2::uuid' },
   // their flags and other rows go with them by foreign key
   { key: 'statements', table: 'statements', match: 'organization_id = $1 AND rightsholder_id = $2::uuid' },

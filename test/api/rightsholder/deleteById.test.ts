@@ -40,6 +40,8 @@ t.test('a dry run counts what would go and changes nothing; the delete removes i
   t.same(dry, { id: r.id, name: 'Doomed', dryRun: true, removed: expected });
   t.equal(ok(t, await owner.client.query('rightsholder.getById', { organizationId: org, id: r.id })).name, 'Doomed', 'still there');
   t.same(ok(t, await owner.client.mutate('rightsholder.deleteById', { organizationId: org, id: r.id, dryRun: true })), dry, 'a dry run is repeatable');
+  const upper = ok(t, await owner.client.mutate('rightsholder.deleteById', { organizationId: org, id: r.id.toUpperCase(), dryRun: true }));
+  t.same(upper.removed, expected, 'an id in capitals finds the same visits and events');
 
   const done = ok(t, await owner.client.mutate('rightsholder.deleteById', { organizationId: org, id: r.id }));
   t.same(done, { id: r.id, name: 'Doomed', dryRun: false, removed: expected });

@@ -186,6 +186,7 @@ export const errorRegistry = {
   EXPORT_FILE_NOT_FOUND: { code: 'NOT_FOUND', description: 'The export has no file with that id (files exist only once the export is completed).' },
   EXPORT_FILTER_NOT_APPLICABLE: { code: 'BAD_REQUEST', description: 'The filter does not apply to the export type (sources and territories are row filters; the statements type has none).' },
   EXPORT_ACCESS_REVOKED: { code: 'FORBIDDEN', description: 'The member who requested the export lost access to the organization or to one of its rightsholders before it was built (recorded on the export).' },
+  EXPORT_XLSX_CELL_TOO_LONG: { code: 'BAD_REQUEST', description: 'A text is longer than the 32,767 characters an Excel cell holds (recorded on the export); export it as CSV or Parquet.' },
   EXPORT_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'Building the export failed on every attempt (recorded on the export); the cause is in the server log.' },
   // catalog
   CATALOG_QUERY_INVALID: { code: 'BAD_REQUEST', description: 'The catalog query (musicalDetails query language) is not valid; data.details.fields names each failing path.' },

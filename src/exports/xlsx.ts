@@ -9,6 +9,7 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
+import { AppError } from '../errors.ts';
 import type { ColumnKind } from './definitions.ts';
 
 /** A fixed modification time: the bytes do not depend on when they were written. */
@@ -35,9 +36,16 @@ function columnLetters(index: number): string {
   return letters;
 }
 
+/** The most characters an Excel cell holds; a longer text would be cut or the file "repaired". */
+export const XLSX_CELL_MAX = 32_767;
+
 function cell(ref: string, value: string | null, kind: ColumnKind): string {
   if (value === null) return `<c r="${ref}"/>`;
   if (kind === 'number') return `<c r="${ref}"><v>${value}</v></c>`;
+  // cutting it would make the workbook disagree with the same export as CSV or Parquet
+  if (value.length > XLSX_CELL_MAX) {
+    throw new AppError('EXPORT_XLSX_CELL_TOO_LONG', `Cell ${ref} holds ${value.length} characters, more than the ${XLSX_CELL_MAX} an Excel cell holds; export as CSV or Parquet`);
+  }
   return `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${xmlText(value)}</t></is></c>`;
 }
 

@@ -66,6 +66,7 @@ t.test('Treasury par yields: latest, on a date, over a range', async (t) => {
   const range = data(await reader.client.query('market.getTreasuryYields', { organizationId: org, from: '2024-09-30', to: '2024-10-03' }));
   t.same(range.curves.map((c: any) => [c.date, c.yields['2Y']]), [['2024-09-30', '3.66'], ['2024-10-01', '3.61'], ['2024-10-02', '3.63'], ['2024-10-03', '3.70']]);
   expectError(t, await reader.client.query('market.getTreasuryYields', { organizationId: org, date: '2020-01-01' }), 'NOT_FOUND', 'TREASURY_YIELDS_NOT_FOUND');
+  expectError(t, await reader.client.query('market.getTreasuryYields', { organizationId: org, date: '2024-09-30', from: '2024-09-01' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });
 
 t.test('Treasury par yields over a long range: whole curves, the latest 5000 days at most', async (t) => {

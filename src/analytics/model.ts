@@ -244,12 +244,12 @@ export const model: SemanticModel = {
       name: 'primary_rights_type',
       title: 'Primary Rights Type',
       description:
-        "Publishing, Master or Neighboring. From the row's type of right when it names one (performance, mechanical, publishing, synchronization, print or lyrics → Publishing; neighboring → Neighboring; master or sound recording → Master); else from its sales type (Mechanical, Public Performance, Print → Publishing; Neighboring Rights → Neighboring); else Publishing when its source is a collection or publisher source; else Master when it has any other known sales type except Sync and Other; else NULL.",
+        "Publishing, Master or Neighboring. From the row's type of right when it names one, in this order: neighboring (also neighbouring) → Neighboring; master, sound recording or phonogram → Master (so 'Master Sync' is Master and 'Neighbouring Rights Performance' Neighboring); performance, mechanical, publishing, synchronization, print, lyrics or composition → Publishing; else from its sales type (Mechanical, Public Performance, Print → Publishing; Neighboring Rights → Neighboring); else Publishing when its source is a collection or publisher source; else Master when it has any other known sales type except Sync and Other; else NULL.",
       type: 'string',
       sql: `CASE
-        WHEN regexp_matches({right_text}, 'perform|mechanical|publish|sync|print|lyric|composition') THEN 'Publishing'
         WHEN regexp_matches({right_text}, 'neighbo') THEN 'Neighboring'
         WHEN regexp_matches({right_text}, 'master|sound recording|phonogram') THEN 'Master'
+        WHEN regexp_matches({right_text}, 'perform|mechanical|publish|sync|print|lyric|composition') THEN 'Publishing'
         WHEN st.primary_sales_type IN ('Mechanical', 'Public Performance', 'Print') THEN 'Publishing'
         WHEN st.primary_sales_type = 'Neighboring Rights' THEN 'Neighboring'
         WHEN so.collection_source IS NOT NULL OR so.publisher_source IS NOT NULL THEN 'Publishing'
@@ -261,14 +261,14 @@ export const model: SemanticModel = {
       name: 'secondary_rights_type',
       title: 'Secondary Rights Type',
       description:
-        "Detail of the rights type, one of Performance, Mechanical, Synchronization, Print, Neighboring or Sound Recording: from the row's type of right when it names one, else from its sales type (Public Performance → Performance, Mechanical → Mechanical, Sync → Synchronization, Print → Print, Neighboring Rights → Neighboring), else Sound Recording when the primary rights type is Master, else NULL.",
+        "Detail of the rights type, one of Performance, Mechanical, Synchronization, Print, Neighboring or Sound Recording: from the row's type of right when it names one (neighboring first, so a neighbouring-rights performance is Neighboring, as its primary rights type is; then performance, mechanical, synchronization, print or lyrics), else from its sales type (Public Performance → Performance, Mechanical → Mechanical, Sync → Synchronization, Print → Print, Neighboring Rights → Neighboring), else Sound Recording when the primary rights type is Master, else NULL.",
       type: 'string',
       sql: `CASE
+        WHEN regexp_matches({right_text}, 'neighbo') THEN 'Neighboring'
         WHEN regexp_matches({right_text}, 'perform') THEN 'Performance'
         WHEN regexp_matches({right_text}, 'mechanical') THEN 'Mechanical'
         WHEN regexp_matches({right_text}, 'sync') THEN 'Synchronization'
         WHEN regexp_matches({right_text}, 'print|lyric') THEN 'Print'
-        WHEN regexp_matches({right_text}, 'neighbo') THEN 'Neighboring'
         WHEN st.primary_sales_type = 'Public Performance' THEN 'Performance'
         WHEN st.primary_sales_type = 'Mechanical' THEN 'Mechanical'
         WHEN st.primary_sales_type = 'Sync' THEN 'Synchronization'

@@ -76,12 +76,14 @@ export async function rateStatement(db: Queryable, statementId: string, currenci
     if (wantedDate) {
       await db.query('INSERT INTO statement_currencies (statement_id, currency, wanted_date) VALUES ($1, $2, $3)', [statementId, currency, wantedDate]);
     }
-    const rate = wantedDate ? await usdRate(db, currency, wantedDate) : null;
+    // a dollar is a dollar on any day: a statement without a period still has its USD rows' rate
+    const usd = currency.trim().toUpperCase() === 'USD';
+    const rate = wantedDate ? await usdRate(db, currency, wantedDate) : usd ? { rate: '1', date: new Date().toISOString().slice(0, 10) } : null;
     if (!rate) {
       rated.missing.push(currency);
       continue;
     }
-    if (isStale(rate.date, wantedDate!)) rated.stale.push({ currency, date: rate.date });
+    if (wantedDate && isStale(rate.date, wantedDate)) rated.stale.push({ currency, date: rate.date });
     await db.query('INSERT INTO statement_fx (statement_id, currency, rate, rate_date) VALUES ($1, $2, $3, $4)', [statementId, currency, rate.rate, rate.date]);
   }
   return rated;

@@ -155,3 +155,18 @@ t.test('a rate more than 14 days older than its day is used but flagged, until a
   const record = await waitForStatement(owner.client, org, up.statementId);
   t.same(record.flags.filter((f: any) => f.kind.endsWith('_fx_rate')), []);
 });
+
+t.test('a statement in US dollars without any period or sales date still has its USD amounts (rate 1)', async (t) => {
+  const other = await createRightsholder(owner.client, org, 'No Period Artist');
+  const csv = [header.join(','), ',Late Radio,Late Play,Song F,1,12.34,USD'].join('\n');
+  const up = await putFile(owner.client, org, other, 'no-period.csv', Buffer.from(`${csv}\n`));
+  const processed = await waitForStatement(owner.client, org, up.statementId);
+  t.equal(processed.status, 'processed');
+  t.same(processed.flags.filter((f: any) => f.kind.endsWith('_fx_rate')), []);
+  t.same((await statementFx(up.statementId)).map((r) => [r.currency, r.rate]), [['USD', '1']]);
+  const res = await owner.client.mutate('cube.query', {
+    organizationId: org,
+    query: { measures: ['analytics_full_view.royalty_earnings_usd'], filters: [{ member: 'analytics_full_view.rightsholder_id', operator: 'equals', values: [other] }] },
+  });
+  t.match(res, { ok: true, data: { data: [{ 'analytics_full_view.royalty_earnings_usd': '12.34' }] } });
+});

@@ -144,7 +144,8 @@ function dateOnly(s: string, order: DateOrder, dateSystem: DateSystem): string |
  * of 1900-2200; other five-digit numbers are Excel serials in `options.dateSystem`, default
  * 1900), `2024 1st Quarter`, `H1 2024`, `2024H2`, `2024`; a full date gives its month; a range
  * gives the period it spans (see periodOfRange): `202307202312` (BMG, months),
- * `20240301-20240331`, `01/07/2023 - 31/12/2023`.
+ * `20240301-20240331`, `01/07/2023 - 31/12/2023`; a quarter or half naming a run, followed by words
+ * only (Cargo's `2023Q4 Digital`), is that quarter or half.
  */
 export function parsePeriod(raw: string, order: DateOrder = 'YMD', options: DateReadOptions = {}): Period | null {
   const s = raw.trim().replace(/^"|"$/g, '');
@@ -156,7 +157,23 @@ export function parsePeriod(raw: string, order: DateOrder = 'YMD', options: Date
   if (range) return periodOfRange(range.start, range.end);
   const date = dateOnly(s, order, system);
   if (date) return periodOf(+date.slice(0, 4), +date.slice(5, 7), 'M');
-  return null;
+  return namedRun(s);
+}
+
+// words that join two periods into a range: a period before one of them is no run's name
+const RANGE_WORDS = new Set(['to', 'thru', 'through', 'till', 'until', 'bis', 'au', 'al', 'a', 'tot']);
+
+/**
+ * A quarter or half that names a run: the period at the start of a cell, a space, then words only
+ * (Cargo's Statement Run Name `2023Q4 Digital`). Only the forms that cannot be anything else are
+ * read (`2023Q4`, `2023-Q4`, `2023 Q4`, `Q4 2023`, `Q4-2023`, `2023H2`, `H2 2023`); the words
+ * hold no digit (`Q3 2024 to Q1 2024` is a range written backwards, no period) and do not start
+ * with a range's joining word.
+ */
+function namedRun(s: string): Period | null {
+  const m = /^(\d{4}[\s\-/]*[QH][1-4]|[QH][1-4][\s\-/]*\d{4})\s+(\p{L}[\p{L}\p{M}\s'’&.,()-]*)$/iu.exec(s);
+  if (!m || RANGE_WORDS.has(m[2]!.split(/[\s.,()]/)[0]!.toLowerCase())) return null;
+  return periodOnly(m[1]!) ?? null;
 }
 
 /** Five digits that are a year of 1900-2200 and a quarter digit (BMI `20241`), as that quarter. */

@@ -12,6 +12,9 @@ import { invitationRoutes } from './invitations/routes.ts';
 import { contextFactory, type Deps } from './trpc/context.ts';
 
 const TRPC_PREFIX = '/trpc';
+const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
+// fatal: a malformed byte sequence throws instead of becoming U+FFFD; a leading BOM is dropped
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 interface RequestTarget {
   path: string;
@@ -75,11 +78,12 @@ function fastifyErrorCode(error: FastifyError): ErrorCode {
 }
 
 /** Errors of fastify itself (body parser, router: a malformed URL escape, an endless path) in the envelope. */
-function sendFastifyError(error: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+function sendFastifyError(error: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
   const target = trpcTarget(req.url);
-  const errorCode = fastifyErrorCode(error);
+  const errorCode = error instanceof AppError ? error.errorCode : fastifyErrorCode(error);
   if (errorCode === 'INTERNAL_ERROR') req.log.error({ err: error }, 'request failed');
-  const appError = new AppError(errorCode, errorCode === 'INTERNAL_ERROR' ? 'Internal server error' : error.message);
+  const appError =
+    error instanceof AppError ? error : new AppError(errorCode, errorCode === 'INTERNAL_ERROR' ? 'Internal server error' : error.message);
   if (target) return sendTrpcError(reply, target, appError);
   return reply.status(wireCode(appError.code).httpStatus).send({ error: { message: appError.message, errorCode } });
 }
@@ -105,6 +109,24 @@ function clientErrorHandler(maxHeaderBytes: number) {
     }
     socket.destroy(error);
   };
+}
+
+/**
+ * Whether the `input` query parameter percent-decodes to UTF-8. URLSearchParams (tRPC's reader)
+ * turns bytes that are not (`%E9`, a Latin-1 'é') into U+FFFD, and the query would run with them.
+ */
+function inputIsUtf8(url: string): boolean {
+  const query = url.slice(url.indexOf('?') + 1);
+  if (query === url) return true;
+  const raw = query.split('&').find((p) => p.startsWith('input='));
+  if (raw === undefined || !raw.includes('%')) return true;
+  const bytes = Buffer.from(raw.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+  try {
+    utf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 interface ErrorBody {
@@ -134,6 +156,8 @@ async function withPaths(target: RequestTarget, payload: unknown): Promise<unkno
   const envelopes = paths.map((path) => ({ error: { ...error, data: { ...error.data, path } } }));
   const headers = new Headers(payload.headers);
   headers.delete('content-length');
+  // tRPC sends its unsplit-batch error as text/plain; the envelope is JSON
+  headers.set('content-type', 'application/json');
   return new Response(JSON.stringify(target.batch ? envelopes : envelopes[0]), { status: payload.status, headers });
 }
 
@@ -158,6 +182,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req, reply) => {
     const target = trpcTarget(req.url);
     if (!target) return;
+    // answers are one tenant's data, authorized by x-api-key (a header caches do not know as a
+    // credential, unlike Authorization): no cache may keep them, results nor errors
+    void reply.header('cache-control', 'no-store');
     // tRPC reads GET (queries) and POST (mutations); HEAD is answered like GET without a body
     if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'HEAD') {
       void reply.header('allow', 'GET, POST');
@@ -165,9 +192,18 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     }
     // A POST without a content type (curl -X POST) is JSON: the method check then answers properly.
     if (req.method === 'POST' && req.headers['content-type'] === undefined) req.headers['content-type'] = 'application/json';
-    const mediaType = req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
+    const [mediaType, ...parameters] = (req.headers['content-type'] ?? '').split(';').map((p) => p.trim().toLowerCase());
     if (req.method === 'POST' && mediaType !== 'application/json') {
       return sendTrpcError(reply, target, new AppError('UNSUPPORTED_MEDIA_TYPE', 'Mutations take a JSON body (Content-Type: application/json)'));
+    }
+    // JSON is UTF-8 (RFC 8259): a body declared in another charset would be read as UTF-8 and
+    // its accented letters stored as U+FFFD, so it is refused (charset=utf-8 is fine)
+    const charset = parameters.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/^"(.*)"$/, '$1');
+    if (req.method === 'POST' && charset !== undefined && !UTF8_CHARSETS.has(charset)) {
+      return sendTrpcError(reply, target, new AppError('UNSUPPORTED_MEDIA_TYPE', `Mutations take a JSON body in UTF-8, not ${charset}`));
+    }
+    if (req.method !== 'POST' && !inputIsUtf8(req.url)) {
+      return sendTrpcError(reply, target, new AppError('INVALID_JSON', 'The input is not valid UTF-8 once percent-decoded (JSON is UTF-8)'));
     }
     if (!target.batch) return;
     if (target.path.split(',').length > deps.config.maxBatchSize) {
@@ -176,6 +212,12 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
 
   app.setErrorHandler(sendFastifyError);
+  // a /trpc URL no route matches (`/trpc/user/currentUser`): the envelope's PROCEDURE_NOT_FOUND
+  app.setNotFoundHandler(async (req, reply) => {
+    const target = trpcTarget(req.url);
+    if (!target) return reply.status(404).send({ message: `Route ${req.method}:${req.url} not found`, error: 'Not Found', statusCode: 404 });
+    return sendTrpcError(reply, target, new AppError('PROCEDURE_NOT_FOUND', `No procedure found on path "${target.path}"`));
+  });
 
   const createContext = contextFactory(deps);
   await app.register(
@@ -185,8 +227,14 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       // "no input" (tRPC clients send none for input-less mutations).
       const checkJson = scope.getDefaultJsonParser('error', 'error');
       scope.removeContentTypeParser('application/json');
-      scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-        const text = typeof body === 'string' ? body : body.toString('utf8');
+      scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+        let text: string;
+        try {
+          // bytes that are not UTF-8 (a Latin-1 'é') are refused, not stored as U+FFFD
+          text = utf8.decode(typeof body === 'string' ? Buffer.from(body, 'latin1') : body);
+        } catch {
+          return done(new AppError('INVALID_JSON', 'The body is not valid UTF-8 (JSON is UTF-8)'), undefined);
+        }
         if (text.length === 0) return done(null, undefined);
         checkJson(req, text, (error) => (error ? done(error as FastifyError, undefined) : done(null, text)));
       });

@@ -69,7 +69,7 @@ export const errorRegistry = {
   BATCH_TOO_LARGE: { code: 'BAD_REQUEST', description: 'A batch call names more procedures than the configured maximum (MAX_BATCH_SIZE).' },
   PAYLOAD_TOO_LARGE: { code: 'BAD_REQUEST', description: 'The request body is larger than BODY_LIMIT_BYTES.' },
   REQUEST_TOO_LARGE: { code: 'BAD_REQUEST', description: "The request line and headers (a query's URL carries its input) are larger than HTTP_MAX_HEADER_BYTES." },
-  UNSUPPORTED_MEDIA_TYPE: { code: 'BAD_REQUEST', description: 'A mutation body that is not application/json.' },
+  UNSUPPORTED_MEDIA_TYPE: { code: 'BAD_REQUEST', description: 'A mutation body that is not application/json, or is declared in a charset other than UTF-8.' },
   PROCEDURE_NOT_FOUND: { code: 'NOT_FOUND', description: 'No procedure has that name.' },
   METHOD_NOT_SUPPORTED: { code: 'BAD_REQUEST', description: 'A query sent with POST, a mutation sent with GET, or another HTTP method (DELETE, PUT, OPTIONS, ...).' },
   INVALID_CURSOR: { code: 'BAD_REQUEST', description: 'The cursor was not produced by this list.' },

@@ -186,7 +186,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // credential, unlike Authorization): no cache may keep them, results nor errors
     void reply.header('cache-control', 'no-store');
     // tRPC reads GET (queries) and POST (mutations); HEAD is answered like GET without a body
-    if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'HEAD') {
+    // (tRPC itself answers any HEAD 204, even for an unknown procedure or a failing health check;
+    // Node already knows the response to a HEAD has no body)
+    if (req.method === 'HEAD') req.raw.method = 'GET';
+    if (req.method !== 'GET' && req.method !== 'POST') {
       void reply.header('allow', 'GET, POST');
       return sendTrpcError(reply, target, new AppError('METHOD_NOT_SUPPORTED', `Unsupported ${req.method}-request: queries take GET, mutations POST`));
     }

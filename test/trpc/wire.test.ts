@@ -167,3 +167,23 @@ t.test('a /trpc URL no route matches (slashes for dots) is PROCEDURE_NOT_FOUND i
   t.equal(other.status, 404);
   t.same(other.body, { message: 'Route GET:/nope not found', error: 'Not Found', statusCode: 404 });
 });
+
+t.test('HEAD is answered like GET without a body: its status and headers, not 204 for anything', async (t) => {
+  const input = encodeURIComponent(JSON.stringify({ 0: { organizationId: org } }));
+  const cases: [string, Record<string, string>, number][] = [
+    ['/trpc/health?batch=1', {}, 200],
+    [`/trpc/organization.getById?batch=1&input=${input}`, auth, 200],
+    [`/trpc/organization.getById?batch=1&input=${input}`, {}, 401],
+    ['/trpc/nope.nope?batch=1', auth, 404],
+    ['/trpc/apiKey.delete?batch=1', auth, 400],
+  ];
+  for (const [path, headers, status] of cases) {
+    const get = await request('GET', path, headers);
+    const head = await request('HEAD', path, headers);
+    t.equal(get.status, status, `GET ${path.slice(0, 50)}`);
+    t.equal(head.status, status, `HEAD ${path.slice(0, 50)}`);
+    t.equal(head.body, '', 'no body');
+    t.equal(head.headers['content-type'], get.headers['content-type']);
+    t.equal(head.headers['cache-control'], 'no-store');
+  }
+});

@@ -246,6 +246,8 @@ export interface Profile {
   width: number;
   numericColumns: Set<number>;
   medianFilled: number;
+  /** the column of each header name (normalized), its first when repeated */
+  columnOf: Map<string, number>;
 }
 
 const TOTAL_LABELS = [
@@ -304,7 +306,12 @@ export function profileOf(header: Header, dataRows: readonly Rec[]): Profile {
   }
   const counts = rows.map((r) => filled(r.cells).length).sort((a, b) => a - b);
   const medianFilled = counts.length > 0 ? counts[Math.floor(counts.length / 2)]! : width;
-  return { header, width, numericColumns, medianFilled };
+  const columnOf = new Map<string, number>();
+  header.raw.forEach((name, j) => {
+    const key = normalizeHeaderCell(name);
+    if (key !== '' && !columnOf.has(key)) columnOf.set(key, j);
+  });
+  return { header, width, numericColumns, medianFilled, columnOf };
 }
 
 export function isRepeatedHeader(cells: readonly string[], header: Header): boolean {
@@ -331,6 +338,19 @@ export function kindOf(cells: readonly string[], p: Profile): Kind {
     const textAtNumeric = atNumeric.filter((c) => cellKind(c.text) === 'text').length;
     const named = f.filter((c) => isKnownHeader(c.text) || hasHeaderKeyword(c.text)).length;
     if (text >= 0.75 * f.length && atNumeric.length > 0 && textAtNumeric * 2 >= atNumeric.length && named >= 2) return 'summary_header';
+  }
+  // a narrower table set from the first column (`Country,Units,Net` under the detail's
+  // `Period,Title,Currency,Units,Net`): words only, at least two of them the detail's own column
+  // names each in another column than its own (no data row repeats two column names, moved)
+  if (f.length >= 2 && p.numericColumns.size > 0 && f.length < p.medianFilled && f.every((c) => cellKind(c.text) === 'text')) {
+    let moved = 0;
+    let named = 0;
+    for (const c of f) {
+      const own = p.columnOf.get(normalizeHeaderCell(c.text));
+      if (own !== undefined && own !== c.index) moved++;
+      if (isKnownHeader(c.text) || hasHeaderKeyword(c.text)) named++;
+    }
+    if (moved >= 2 && named >= f.length - 1) return 'summary_header';
   }
   // a line of words without a figure (`Generated on 2024-04-01`, `Currency,EUR`, `* amounts in EUR`):
   // below the totals it is the trailer's, anywhere else a data row (see trailerStart)

@@ -31,18 +31,18 @@ export interface Period {
 // Maps, not object literals: a cell saying `constructor` must find nothing (an object's lookup finds
 // Object.prototype's members)
 const MONTHS = new Map<string, number>(Object.entries({
-  jan: 1, january: 1, janvier: 1, januar: 1, enero: 1,
-  feb: 2, february: 2, fevrier: 2, février: 2, februar: 2, febrero: 2,
+  jan: 1, january: 1, janvier: 1, janv: 1, januar: 1, enero: 1, ene: 1,
+  feb: 2, february: 2, fevrier: 2, février: 2, févr: 2, fevr: 2, fév: 2, februar: 2, febrero: 2,
   mar: 3, march: 3, mars: 3, märz: 3, marz: 3, marzo: 3,
-  apr: 4, april: 4, avril: 4, abril: 4,
+  apr: 4, april: 4, avril: 4, avr: 4, abril: 4, abr: 4,
   may: 5, mai: 5, mayo: 5,
   jun: 6, june: 6, juin: 6, juni: 6, junio: 6,
-  jul: 7, july: 7, juillet: 7, juli: 7, julio: 7,
-  aug: 8, august: 8, aout: 8, août: 8, agosto: 8,
+  jul: 7, july: 7, juillet: 7, juil: 7, juli: 7, julio: 7,
+  aug: 8, august: 8, aout: 8, août: 8, agosto: 8, ago: 8,
   sep: 9, sept: 9, september: 9, septembre: 9, septiembre: 9,
-  oct: 10, october: 10, octobre: 10, oktober: 10, octubre: 10,
+  oct: 10, october: 10, octobre: 10, oktober: 10, okt: 10, octubre: 10,
   nov: 11, november: 11, novembre: 11, noviembre: 11,
-  dec: 12, december: 12, decembre: 12, décembre: 12, dezember: 12, diciembre: 12,
+  dec: 12, december: 12, decembre: 12, décembre: 12, déc: 12, dezember: 12, dez: 12, diciembre: 12, dic: 12,
 }));
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -98,6 +98,11 @@ function validDate(y: number, m: number, d: number): string | null {
 
 export type DateOrder = 'YMD' | 'MDY' | 'DMY';
 
+/** A year of four digits, or of two as Excel writes them (`24` is 2024, `70` is 1970). */
+function twoDigitYear(y: string): number {
+  return y.length === 2 ? +y + (+y < 70 ? 2000 : 1900) : +y;
+}
+
 /**
  * A calendar date from the many ways statements write one. The time part of a date-time is
  * ignored (never shifted by a time zone). Ambiguous day/month orders follow `order`. A five-digit
@@ -130,9 +135,9 @@ function dateOnly(s: string, order: DateOrder, dateSystem: DateSystem): string |
   // a year of 1900-2200 and a quarter (BMI's `20241`) is that quarter, no day: the period readers read it
   if (/^\d{5}$/.test(s) && yearQuarter(s)) return null;
   if (/^\d{5}(\.\d+)?$/.test(s)) return excelSerialToIso(Number(s), dateSystem);
-  // "15 March 2024", "March 15, 2024"
-  m = /^(\d{1,2})\s+([A-Za-zéûä]+)\.?\s+(\d{4})$/.exec(s);
-  if (m && MONTHS.has(m[2]!.toLowerCase())) return validDate(+m[3]!, MONTHS.get(m[2]!.toLowerCase())!, +m[1]!);
+  // "15 March 2024", "15-Mar-2024", and Excel's d-mmm-yy as a CSV holds it ("15-Mar-24"), "March 15, 2024"
+  m = /^(\d{1,2})\s+([A-Za-zéûä]+)\.?\s+(\d{4})$/.exec(s) ?? /^(\d{1,2})-([A-Za-zéûä]+)-(\d{4}|\d{2})$/.exec(s);
+  if (m && MONTHS.has(m[2]!.toLowerCase())) return validDate(twoDigitYear(m[3]!), MONTHS.get(m[2]!.toLowerCase())!, +m[1]!);
   m = /^([A-Za-zéûä]+)\.?\s+(\d{1,2}),?\s+(\d{4})$/.exec(s);
   if (m && MONTHS.has(m[1]!.toLowerCase())) return validDate(+m[3]!, MONTHS.get(m[1]!.toLowerCase())!, +m[2]!);
   return null;
@@ -203,6 +208,11 @@ function periodOnly(s: string): Period | null | undefined {
   if ((m = /^([A-Za-zéûä]+)\.?[\s\-/,]+(\d{4})$/.exec(s))) {
     const month = MONTHS.get(m[1]!.toLowerCase());
     return month ? periodOf(+m[2]!, month, 'M') : null;
+  }
+  // Excel's mmm-yy as a CSV holds it (`Mar-24`, `Sept-24`): a month, never a day (Excel writes d-mmm as `24-Mar`)
+  if ((m = /^([A-Za-zéûä]+)-(\d{2})$/.exec(s))) {
+    const month = MONTHS.get(m[1]!.toLowerCase());
+    return month ? periodOf(twoDigitYear(m[2]!), month, 'M') : null;
   }
   if ((m = /^(\d{4})[\s\-/]+([A-Za-zéûä]+)$/.exec(s))) {
     const month = MONTHS.get(m[2]!.toLowerCase());

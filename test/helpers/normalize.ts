@@ -3,6 +3,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { tableOf, type LocatedTable } from '../../src/ingest/fileTypes.ts';
 import { normalizeStatement, type NormalizeInput, type NormalizeOutput } from '../../workers/normalize.ts';
 import { locateTable } from '../../workers/statementFile.ts';
@@ -50,4 +51,14 @@ export async function normalizeFile(
   const out = await normalizeStatement(normalizeInput(located, mapping, dir, { fileName, ...options.extra }));
   if (!out.ok) throw new Error(out.message);
   return { located, out, outPath: path.join(dir, 'normalized.parquet') };
+}
+
+/** Columns of a normalized Parquet file, in source-row order, as JSON values. */
+export async function parquetRows(outPath: string, columns: string): Promise<unknown[][]> {
+  const duck = await (await DuckDBInstance.create(':memory:')).connect();
+  try {
+    return (await duck.runAndReadAll(`SELECT ${columns} FROM read_parquet('${outPath}') ORDER BY source_row`)).getRowsJson() as unknown[][];
+  } finally {
+    duck.closeSync();
+  }
 }

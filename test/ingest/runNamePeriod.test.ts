@@ -3,23 +3,14 @@
 // the values that look alike but are no run's period.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import t from 'tap';
 import { libraryDir } from '../../src/ingest/library.ts';
 import { parseDate, parsePeriod } from '../../src/ingest/values.ts';
-import { normalizeFile } from '../helpers/normalize.ts';
+import { normalizeFile, parquetRows } from '../helpers/normalize.ts';
 
 const fixture = readFileSync(path.join(import.meta.dirname, '../../fixtures/statements/cargo-royalty_extended.csv'), 'utf8');
 const library = JSON.parse(readFileSync(path.join(libraryDir, 'cargo-digital-runs.json'), 'utf8')) as { fields: Record<string, unknown> };
 
-async function rowsOf(outPath: string, columns: string): Promise<unknown[][]> {
-  const duck = await (await DuckDBInstance.create(':memory:')).connect();
-  try {
-    return (await duck.runAndReadAll(`SELECT ${columns} FROM read_parquet('${outPath}') ORDER BY source_row`)).getRowsJson() as unknown[][];
-  } finally {
-    duck.closeSync();
-  }
-}
 
 t.test('a quarter or half at the start of a run name, followed by words, is that period', async (t) => {
   const q = (year: number, period: number, cadence = 'Q') => ({ year, period, cadence });
@@ -67,7 +58,7 @@ t.test("Cargo's Statement Run Name as the statement period: each row's quarter, 
   t.equal(out.issues.missingStmtPeriod, 0, 'every row has its period');
   t.equal(out.stmtPeriods, 2);
   t.same(out.stmt, { year: 2023, period: 2, cadence: 'H' }, 'the half that holds both quarters');
-  const rows = await rowsOf(outPath, 'stmt_year, stmt_period, stmt_cadence');
+  const rows = await parquetRows(outPath, 'stmt_year, stmt_period, stmt_cadence');
   t.same(rows.slice(0, 15), Array(15).fill([2023, 4, 'Q']));
   t.same(rows.slice(15), Array(5).fill([2023, 3, 'Q']));
   t.equal(out.net, '223.014277475000', 'the amounts as before');

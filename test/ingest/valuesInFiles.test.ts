@@ -4,24 +4,15 @@
 // them, and ISO 3166's own English country names.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import t from 'tap';
 import { readAmount } from '../../src/ingest/amounts.ts';
 import { fieldSpecSchema } from '../../src/ingest/fields.ts';
 import { libraryDir } from '../../src/ingest/library.ts';
 import { fromFileName, parseCountry, parseDate } from '../../src/ingest/values.ts';
-import { normalizeFile } from '../helpers/normalize.ts';
+import { normalizeFile, parquetRows } from '../helpers/normalize.ts';
 
 const library = (key: string) => JSON.parse(readFileSync(path.join(libraryDir, `${key}.json`), 'utf8')) as { headers: string[]; fields: Record<string, unknown> };
 
-async function rowsOf(outPath: string, columns: string): Promise<unknown[][]> {
-  const duck = await (await DuckDBInstance.create(':memory:')).connect();
-  try {
-    return (await duck.runAndReadAll(`SELECT ${columns} FROM read_parquet('${outPath}') ORDER BY source_row`)).getRowsJson() as unknown[][];
-  } finally {
-    duck.closeSync();
-  }
-}
 
 t.test("BMI's PERF PERIOD (`20233`: year + quarter) is that quarter as a sales period, not a 1955 Excel serial", async (t) => {
   t.equal(parseDate('20241'), null, 'a year and a quarter is no day');
@@ -40,7 +31,7 @@ t.test("BMI's PERF PERIOD (`20233`: year + quarter) is that quarter as a sales p
   t.equal(out.salesPeriodStart, '2023-07-01');
   t.equal(out.salesPeriodEnd, '2023-12-31');
   t.equal(out.net, '13.750000000000');
-  t.same(await rowsOf(outPath, `sales_period_start::VARCHAR, sales_period_end::VARCHAR, country`), [
+  t.same(await parquetRows(outPath, `sales_period_start::VARCHAR, sales_period_end::VARCHAR, country`), [
     ['2023-07-01', '2023-09-30', 'US'],
     ['2023-10-01', '2023-12-31', 'US'],
   ]);
@@ -57,7 +48,7 @@ t.test('a quarter in the file name gives the statement period (PRS: period from 
   t.same(quarter.out.stmt, { year: 2024, period: 1, cadence: 'Q' });
   t.equal(quarter.out.issues.missingStmtPeriod, 0);
   t.equal(quarter.out.net, '13.250000000000');
-  t.same(await rowsOf(quarter.outPath, 'stmt_year, stmt_period, stmt_cadence, currency'), [
+  t.same(await parquetRows(quarter.outPath, 'stmt_year, stmt_period, stmt_cadence, currency'), [
     [2024, 1, 'Q', 'GBP'],
     [2024, 1, 'Q', 'GBP'],
   ]);
@@ -91,7 +82,7 @@ t.test('negatives in parentheses with a currency symbol or code outside them', a
   const fields = marchInDollars({ rawTitle: { column: 'Title' } });
   const csv = 'Title\tAmount\nA\t$ 1,300.00\nB\t$ (1,234.56)\nC\t(12.50) USD\nD\t$(3.00)\nE\t12.50 (USD)\n';
   const { out, outPath } = await normalizeFile(t, csv, fields);
-  t.same(await rowsOf(outPath, 'raw_title, royalty_earnings::VARCHAR'), [
+  t.same(await parquetRows(outPath, 'raw_title, royalty_earnings::VARCHAR'), [
     ['A', '1300.000000000000'],
     ['B', '-1234.560000000000'],
     ['C', '-12.500000000000'],
@@ -134,7 +125,7 @@ t.test("territories by ISO 3166's own English short names, in both of its forms"
   const fields = marchInDollars({ country: { column: 'Territory' } });
   const csv = 'Territory\tAmount\nViet Nam\t1.00\n"Iran, Islamic Republic of"\t2.00\n"Congo, The Democratic Republic of the"\t3.00\nNarnia\t4.00\n';
   const { out, outPath } = await normalizeFile(t, csv, fields);
-  t.same(await rowsOf(outPath, 'country_raw, country'), [
+  t.same(await parquetRows(outPath, 'country_raw, country'), [
     ['Viet Nam', 'VN'],
     ['Iran, Islamic Republic of', 'IR'],
     ['Congo, The Democratic Republic of the', 'CD'],
@@ -153,12 +144,12 @@ t.test("YouTube's statement month from its report's file name, else from the day
   t.same(adjustment.out.stmt, { year: 2024, period: 3, cadence: 'M' });
   t.equal(adjustment.out.stmtPeriods, 1);
   t.equal(adjustment.out.net, '0.750000000000');
-  t.same(await rowsOf(adjustment.outPath, 'stmt_year, stmt_period, sales_period_start::VARCHAR'), [
+  t.same(await parquetRows(adjustment.outPath, 'stmt_year, stmt_period, sales_period_start::VARCHAR'), [
     [2024, 3, '2024-01-15'],
     [2024, 3, '2024-02-03'],
   ]);
   const renamed = await normalizeFile(t, csv, youtube.fields, { fileName: 'harbour youtube adjustments.csv' });
-  t.same(await rowsOf(renamed.outPath, 'stmt_year, stmt_period'), [
+  t.same(await parquetRows(renamed.outPath, 'stmt_year, stmt_period'), [
     [2024, 1],
     [2024, 2],
   ]);

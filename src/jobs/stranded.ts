@@ -10,6 +10,7 @@ import { failExport } from '../exports/run.ts';
 import { EXPORT_BUILD_TASK, enqueueExportBuild } from '../exports/queue.ts';
 import { STATEMENT_INGEST_TASK, enqueueStatementIngest } from '../ingest/queue.ts';
 import { failStatement } from '../ingest/statements.ts';
+import { withTransaction, type Pool } from '../db/pool.ts';
 import type { Deps } from '../trpc/context.ts';
 
 /** Work this recently changed is left alone: its job may be about to be added. */
@@ -56,6 +57,32 @@ export async function recoverStrandedWork(deps: Deps): Promise<StrandedResult> {
     }
   }
   // each statement's jobs have a queue of their own (src/ingest/queue.ts): the empty ones go
-  await deps.jobs.cleanup({ tasks: ['GC_JOB_QUEUES'] });
+  await collectEmptyJobQueues(deps.pool);
   return out;
+}
+
+/**
+ * Removes the job queues no job is in; answers how many, or null when it gave way to jobs being
+ * added. graphile-worker's own GC_JOB_QUEUES races add_job: add_job's `insert … on conflict do
+ * nothing` leaves an existing empty queue unlocked, so the GC could delete it while a job for it
+ * was being added, and that job, pointing at no queue, would never run (an export stayed `queued`
+ * for good). Under a table lock that conflicts with add_job's insert, the GC waits for jobs being
+ * added to commit (then sees them) and holds new ones back for the moment it takes; a lock not
+ * had within 2 s leaves the queues to the next minute.
+ */
+export async function collectEmptyJobQueues(pool: Pool): Promise<number | null> {
+  return withTransaction(pool, async (db) => {
+    await db.query(`SET LOCAL lock_timeout = '2s'`);
+    try {
+      await db.query('LOCK TABLE graphile_worker._private_job_queues IN SHARE ROW EXCLUSIVE MODE');
+    } catch (error) {
+      if ((error as { code?: string }).code === '55P03') return null;
+      throw error;
+    }
+    const { rowCount } = await db.query(
+      `DELETE FROM graphile_worker._private_job_queues q
+       WHERE q.locked_at IS NULL AND NOT EXISTS (SELECT 1 FROM graphile_worker._private_jobs j WHERE j.job_queue_id = q.id)`,
+    );
+    return rowCount ?? 0;
+  });
 }

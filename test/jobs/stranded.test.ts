@@ -4,7 +4,7 @@
 // changed in the last two minutes, is left alone. The server runs no job runner here, so the jobs
 // stay in the queue to be looked at.
 import t from 'tap';
-import { recoverStrandedWork } from '../../src/jobs/stranded.ts';
+import { collectEmptyJobQueues, recoverStrandedWork } from '../../src/jobs/stranded.ts';
 import { createRightsholder } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
@@ -78,4 +78,34 @@ t.test('lost jobs are queued again; spent ones fail their work; live or recent w
     `SELECT queue_name FROM graphile_worker._private_job_queues q WHERE NOT EXISTS (SELECT 1 FROM graphile_worker._private_jobs j WHERE j.job_queue_id = q.id)`,
   );
   t.same(queues.rows, []);
+});
+
+t.test('empty job queues go, but never one a job is being added to (graphile-worker GC_JOB_QUEUES orphaned it)', async (t) => {
+  const queueOf = async (key: string) =>
+    (
+      await db.query<{ queue: string | null }>(
+        `SELECT q.queue_name AS queue FROM graphile_worker._private_jobs j LEFT JOIN graphile_worker._private_job_queues q ON q.id = j.job_queue_id WHERE j.key = $1`,
+        [key],
+      )
+    ).rows;
+  // a queue left empty by its last job
+  await db.query(`SELECT graphile_worker.add_job('gc_probe', '{}'::json, queue_name => 'gc_probe_queue', job_key => 'gc_probe_1')`);
+  await db.query(`SELECT graphile_worker.remove_job('gc_probe_1')`);
+  // a job for it is being added, in a transaction not yet committed, while the queues are collected
+  const adding = await db.connect();
+  try {
+    await adding.query('BEGIN');
+    await adding.query(`SELECT graphile_worker.add_job('gc_probe', '{}'::json, queue_name => 'gc_probe_queue', job_key => 'gc_probe_2')`);
+    const collecting = collectEmptyJobQueues(db);
+    await new Promise((r) => setTimeout(r, 300));
+    await adding.query('COMMIT');
+    t.ok((await collecting) !== null, 'it waited for the job to be added');
+  } finally {
+    adding.release();
+  }
+  t.same(await queueOf('gc_probe_2'), [{ queue: 'gc_probe_queue' }], "the job's queue is there: the job can run");
+  // once the queue is empty again, it goes
+  await db.query(`SELECT graphile_worker.remove_job('gc_probe_2')`);
+  t.ok(((await collectEmptyJobQueues(db)) ?? 0) >= 1);
+  t.same((await db.query(`SELECT 1 FROM graphile_worker._private_job_queues WHERE queue_name = 'gc_probe_queue'`)).rows, []);
 });

@@ -79,6 +79,11 @@ export async function collectEmptyJobQueues(pool: Pool): Promise<number | null> 
       if ((error as { code?: string }).code === '55P03') return null;
       throw error;
     }
+    // a job left pointing at no queue by that race (before this) runs on its own rather than never
+    await db.query(
+      `UPDATE graphile_worker._private_jobs j SET job_queue_id = NULL
+       WHERE j.job_queue_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM graphile_worker._private_job_queues q WHERE q.id = j.job_queue_id)`,
+    );
     const { rowCount } = await db.query(
       `DELETE FROM graphile_worker._private_job_queues q
        WHERE q.locked_at IS NULL AND NOT EXISTS (SELECT 1 FROM graphile_worker._private_jobs j WHERE j.job_queue_id = q.id)`,

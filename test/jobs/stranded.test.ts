@@ -108,4 +108,10 @@ t.test('empty job queues go, but never one a job is being added to (graphile-wor
   await db.query(`SELECT graphile_worker.remove_job('gc_probe_2')`);
   t.ok(((await collectEmptyJobQueues(db)) ?? 0) >= 1);
   t.same((await db.query(`SELECT 1 FROM graphile_worker._private_job_queues WHERE queue_name = 'gc_probe_queue'`)).rows, []);
+  // a job the race left pointing at no queue is set free to run
+  await db.query(`SELECT graphile_worker.add_job('gc_probe', '{}'::json, queue_name => 'gc_probe_lost', job_key => 'gc_probe_3')`);
+  await db.query(`DELETE FROM graphile_worker._private_job_queues WHERE queue_name = 'gc_probe_lost'`);
+  await collectEmptyJobQueues(db);
+  t.same((await db.query(`SELECT job_queue_id FROM graphile_worker._private_jobs WHERE key = 'gc_probe_3'`)).rows, [{ job_queue_id: null }]);
+  await db.query(`SELECT graphile_worker.remove_job('gc_probe_3')`);
 });

@@ -522,10 +522,14 @@ function gtinCheckDigitValid(digits: string): boolean {
 }
 
 /**
- * UPC-A / EAN-13 as digits, wrappers stripped (`"…"`, `'…'`, a leading `'`, `="…"`, Orchard's
- * `empty:` / `Empty:` prefix); a UPC that lost its leading zero (11 digits) is padded only when
- * the check digit then validates. Scientific notation (`1.91774E+11`) has lost digits: null,
- * never guessed.
+ * A UPC/EAN as its GTIN-13, so that one product is one value: a UPC-A (12 digits) and the EAN-13
+ * written for it (`0` + the UPC) are the same product, as is a GTIN-14 with indicator digit 0, and
+ * all three become the 13 digits with the leading zero restored (`036000291452`,
+ * `0036000291452` and `00036000291452` are `0036000291452`). An EAN-8 stays 8 digits and a GTIN-14
+ * with another indicator digit (a case of the product) stays 14. Wrappers are stripped first
+ * (`"…"`, `'…'`, a leading `'`, `="…"`, Orchard's `empty:` / `Empty:` prefix), then separators; a
+ * UPC that lost its leading zero (11 digits) is read only when the check digit then validates.
+ * Scientific notation (`1.91774E+11`) has lost digits: null, never guessed.
  */
 export function normalizeUpc(raw: string): string | null {
   let s = raw.trim();
@@ -538,10 +542,12 @@ export function normalizeUpc(raw: string): string | null {
       .trim();
   }
   s = s.replace(/[\s-]/g, '');
-  if (!/^\d{8,14}$/.test(s)) return null;
-  if (s.length === 11 && gtinCheckDigitValid(`0${s}`)) return `0${s}`;
-  if ((s.length === 12 || s.length === 13 || s.length === 8 || s.length === 14) && gtinCheckDigitValid(s)) return s;
-  return null;
+  if (!/^\d{8,14}$/.test(s) || s.length === 9 || s.length === 10) return null;
+  if (s.length === 8) return gtinCheckDigitValid(s) ? s : null;
+  // leading zeros change no check digit: the 11-digit UPC that lost its zero is checked as 13 digits
+  const gtin13 = s.length === 14 && s.startsWith('0') ? s.slice(1) : s.padStart(13, '0');
+  const gtin = gtin13.length === 13 ? gtin13 : s;
+  return gtinCheckDigitValid(gtin) ? gtin : null;
 }
 
 /** ISWC as `T` + 10 digits, check digit validated. */

@@ -76,8 +76,8 @@ t.test('territories, currencies and identifiers', async (t) => {
   t.equal(normalizeUpc('"880000000001"'), null, 'a wrong check digit is not a UPC');
   t.equal(normalizeUpc('60253751835'), null);
   t.equal(normalizeUpc('1.91774E+11'), null, 'scientific notation lost digits: never guessed');
-  t.equal(normalizeUpc('036000291452'), '036000291452');
-  t.equal(normalizeUpc('36000291452'), '036000291452', 'a lost leading zero comes back when the check digit agrees');
+  t.equal(normalizeUpc('036000291452'), '0036000291452', 'a UPC-A is its GTIN-13');
+  t.equal(normalizeUpc('36000291452'), '0036000291452', 'a lost leading zero comes back when the check digit agrees');
   t.equal(normalizeIswc('T-034.524.680-1'), 'T0345246801');
   t.equal(normalizeIswc('T-034.524.680-2'), null);
   t.equal(fromFileName('YouTube_Label_M_20240301_asset_raw_v1-1.csv', 'period'), '2024M03');
@@ -231,20 +231,20 @@ t.test('territories: localised names, and one bucket for multi-territory and unk
 
 t.test('UPC wrappers are stripped before the check digit is validated', async (t) => {
   const cases: [string, string | null][] = [
-    ['empty:036000291452', '036000291452'],
-    ['Empty:036000291452', '036000291452'],
-    ['EMPTY: 036000291452', '036000291452'],
-    ['empty:"036000291452"', '036000291452'],
-    ['empty:36000291452', '036000291452'],
+    ['empty:036000291452', '0036000291452'],
+    ['Empty:036000291452', '0036000291452'],
+    ['EMPTY: 036000291452', '0036000291452'],
+    ['empty:"036000291452"', '0036000291452'],
+    ['empty:36000291452', '0036000291452'],
     ['empty:0602537518357', '0602537518357'],
     ['="0602537518357"', '0602537518357'],
     ['=0602537518357', '0602537518357'],
-    ['"036000291452"', '036000291452'],
-    ["'036000291452", '036000291452'],
-    ["'036000291452'", '036000291452'],
-    ['“036000291452”', '036000291452'],
-    [' 036000291452 ', '036000291452'],
-    ['0-36000-29145-2', '036000291452'],
+    ['"036000291452"', '0036000291452'],
+    ["'036000291452", '0036000291452'],
+    ["'036000291452'", '0036000291452'],
+    ['“036000291452”', '0036000291452'],
+    [' 036000291452 ', '0036000291452'],
+    ['0-36000-29145-2', '0036000291452'],
     ['empty:', null],
     ['empty:036000291453', null],
     ['empty:1.91774E+11', null],

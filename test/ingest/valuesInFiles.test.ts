@@ -10,6 +10,7 @@ import { fieldSpecSchema } from '../../src/ingest/fields.ts';
 import { libraryDir } from '../../src/ingest/library.ts';
 import { fromFileName, parseCountry, parseDate } from '../../src/ingest/values.ts';
 import { normalizeFile, parquetRows } from '../helpers/normalize.ts';
+import { fields, HEADER } from '../helpers/sampleMapping.ts';
 
 const library = (key: string) => JSON.parse(readFileSync(path.join(libraryDir, `${key}.json`), 'utf8')) as { headers: string[]; fields: Record<string, unknown> };
 
@@ -160,4 +161,27 @@ t.test("YouTube's statement month from its report's file name, else from the day
   for (const spec of [{ column: 'Day', constant: '2024' }, { fromFileName: 'period', constant: '2024' }, { column: 'Day', columns: ['Day'] }]) {
     t.notOk(fieldSpecSchema.safeParse(spec).success, JSON.stringify(spec));
   }
+});
+
+t.test('one product is one UPC: a UPC-A, its EAN-13, its GTIN-14 and the UPC that lost its zero are the same GTIN-13', async (t) => {
+  const mapping = { ...fields, upc: { column: 'UPC' } };
+  // 036000291452 (UPC-A) is the product of EAN-13 0036000291452; 0602537518357 is an EAN-13 whose UPC-A is 602537518357
+  const upcs = ['036000291452', '0036000291452', '00036000291452', '36000291452', '="036000291452"', '602537518357', '0602537518357', '96385074', '10036000291459', '036000291453', '1.91774E+11'];
+  const csv = `${[[...HEADER, 'UPC'].join(','), ...upcs.map((u, i) => `2024-03,Track ${i + 1},EUR,1,1.00,"${u.replace(/"/g, '""')}"`)].join('\n')}\n`;
+  const { out, outPath } = await normalizeFile(t, csv, mapping, { fileName: 'upcs.csv' });
+  t.equal(out.keptRows, upcs.length);
+  t.equal(out.issues.invalidUpc, 2, 'a wrong check digit and scientific notation');
+  t.same(await parquetRows(outPath, 'upc_raw, upc'), [
+    ['036000291452', '0036000291452'],
+    ['0036000291452', '0036000291452'],
+    ['00036000291452', '0036000291452'],
+    ['36000291452', '0036000291452'],
+    ['="036000291452"', '0036000291452'],
+    ['602537518357', '0602537518357'],
+    ['0602537518357', '0602537518357'],
+    ['96385074', '96385074'],
+    ['10036000291459', '10036000291459'],
+    ['036000291453', null],
+    ['1.91774E+11', null],
+  ]);
 });

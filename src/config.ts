@@ -41,6 +41,32 @@ function cronProblem(cron: string): string | undefined {
   }
 }
 
+/**
+ * CORS_ORIGINS: browser origins allowed to call the API cross-origin, comma-separated (`*`: any).
+ * Each is an http(s) origin as a browser sends it (scheme, host, port; no path): its canonical
+ * form, or the problem as a string. Unset: no cross-origin calls.
+ */
+function corsOrigins(value: string | undefined): string[] | string {
+  if (value === undefined) return [];
+  const items = value.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  if (items.includes('*')) return items.length === 1 ? ['*'] : '`*` allows every origin and stands alone';
+  const origins: string[] = [];
+  for (const item of items) {
+    let url: URL;
+    try {
+      url = new URL(item);
+    } catch {
+      return `${item} is not an origin (https://host[:port])`;
+    }
+    const bare = url.pathname === '/' && !/[?#]/.test(item) && url.username === '' && url.password === '';
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || !bare || /^[a-z]+:\/\/[^/]*\/./i.test(item)) {
+      return `${item} is not an origin (https://host[:port], no path, query or credentials)`;
+    }
+    origins.push(url.origin);
+  }
+  return origins;
+}
+
 /** Variables whose empty value means something of its own (no scheduled import); any other empty value means unset. */
 const EMPTY_IS_A_VALUE = new Set(['FX_RATES_URL', 'FX_RATES_CRON']);
 
@@ -70,6 +96,11 @@ const envSchema = z.object({
   // request line and headers: a query's input travels in its URL (mapping.list with 1000 ids is ~45 KB)
   HTTP_MAX_HEADER_BYTES: int(16 * 1024, 16 * 1024 * 1024).default(256 * 1024),
   MAX_BATCH_SIZE: int(1, 1000).default(50),
+  CORS_ORIGINS: optionalText.transform((v, ctx) => {
+    const origins = corsOrigins(v);
+    if (typeof origins === 'string') ctx.addIssue({ code: 'custom', message: origins });
+    return Array.isArray(origins) ? origins : [];
+  }),
   INVITATION_TTL_HOURS: int(1, 24 * 365).default(24 * 7),
   AI_PROVIDER: z.enum(['builtin', 'openai']).default('builtin'),
   AI_BASE_URL: optionalText.pipe(z.url().optional()),
@@ -148,6 +179,8 @@ export interface Config {
   /** largest request line plus headers (Node's maxHeaderSize): a query's input is in its URL */
   httpMaxHeaderBytes: number;
   maxBatchSize: number;
+  /** browser origins allowed cross-origin (CORS): [] none, ['*'] any */
+  corsOrigins: string[];
   /** how long an invitation link stays valid */
   invitationTtlHours: number;
   /** resolution of raw sales types and sources: the built-in resolver or an OpenAI-compatible endpoint */
@@ -287,6 +320,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     httpMaxHeaderBytes: e.HTTP_MAX_HEADER_BYTES,
     maxBatchSize: e.MAX_BATCH_SIZE,
+    corsOrigins: e.CORS_ORIGINS,
     invitationTtlHours: e.INVITATION_TTL_HOURS,
     ai: {
       provider: e.AI_PROVIDER,

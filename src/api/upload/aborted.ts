@@ -5,16 +5,31 @@ import { AppError } from '../../errors.ts';
 import { getStatement } from '../../ingest/statements.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { visibleStatement } from './shared.ts';
+import { expireDueUploads, visibleStatement } from './shared.ts';
 
 export const aborted = orgProcedure(
-  { minRole: 'writer', scope: '', summary: 'Say that a direct upload was abandoned: the statement becomes aborted and its object is removed.' },
+  {
+    minRole: 'writer',
+    scope: '',
+    summary:
+      'Say that a direct upload was abandoned: the statement (uploading, or uploaded and not yet read) becomes aborted and its object is removed. A statement already read or processed is deleted with uploadAction delete instead.',
+  },
   orgInput({ statementId: z.uuid(), reason: z.string().max(1000).optional() }),
 ).mutation(async ({ ctx, input }) => {
+  await expireDueUploads(ctx.deps.pool, ctx.org.id, { statementIds: [input.statementId] });
   const key = await withTransaction(ctx.deps.pool, async (db) => {
     const s = await visibleStatement(db, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.statementId, { lock: true });
     if (s.status !== 'uploading' && s.status !== 'uploaded') {
       throw new AppError('STATEMENT_STATE_CONFLICT', `A statement that is ${s.status} cannot be aborted`);
+    }
+    // only a direct upload the pipeline has not read yet: an uploaded statement that was read before
+    // (sent back by a reprocess or a mapping's release, or after a failure) has its file, and maybe rows in analytics,
+    // which an abort would take from under it
+    if (s.status === 'uploaded') {
+      const { rows } = await db.query<{ read: boolean }>('SELECT (located IS NOT NULL OR normalized_key IS NOT NULL OR failure_code IS NOT NULL) AS read FROM statements WHERE id = $1', [s.id]);
+      if (rows[0]!.read) {
+        throw new AppError('STATEMENT_STATE_CONFLICT', 'The statement was already read (it is queued to be processed again): it cannot be aborted; delete it with uploadAction delete');
+      }
     }
     await db.query(
       `UPDATE statements SET status = 'aborted', failure_code = 'UPLOAD_ABORTED', failure_reason = $2, upload_expires_at = NULL, updated_at = clock_timestamp() WHERE id = $1`,

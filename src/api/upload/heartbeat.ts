@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope } from './shared.ts';
+import { callerScope, expireDueUploads } from './shared.ts';
 import { UPLOAD_TTL_SECONDS } from './uploadFile.ts';
 
 export const heartbeat = orgProcedure(
@@ -9,15 +9,17 @@ export const heartbeat = orgProcedure(
     minRole: 'writer',
     scope: '',
     summary:
-      'Extend the time-to-live of direct uploads still in progress (status uploading); each extended one comes with a fresh presigned PUT (url, method, headers) living as long, for a client that has not finished its PUT.',
+      'Extend the time-to-live of direct uploads still in progress (status uploading, TTL not run out: an upload past it is expired); each extended one comes with a fresh presigned PUT (url, method, headers) living as long, for a client that has not finished its PUT.',
   },
   orgInput({ statementIds: z.array(z.uuid()).min(1).max(1000) }),
 ).mutation(async ({ ctx, input }) => {
   const scope = await callerScope(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId });
+  // a heartbeat after the TTL does not bring an upload back: it is expired (its PUT URL is dead too)
+  await expireDueUploads(ctx.deps.pool, ctx.org.id, { statementIds: input.statementIds });
   const { rows } = await ctx.deps.pool.query<{ id: string; expiresAt: Date; objectKey: string; contentType: string }>(
     `UPDATE statements SET upload_expires_at = clock_timestamp() + make_interval(secs => $4),
        put_url_expires_at = clock_timestamp() + make_interval(secs => $4), updated_at = clock_timestamp()
-     WHERE organization_id = $1 AND id = ANY ($2) AND status = 'uploading' AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))
+     WHERE organization_id = $1 AND id = ANY ($2) AND status = 'uploading' AND upload_expires_at > clock_timestamp() AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))
      RETURNING id, upload_expires_at AS "expiresAt", object_key AS "objectKey", content_type AS "contentType"`,
     [ctx.org.id, input.statementIds, scope, UPLOAD_TTL_SECONDS],
   );

@@ -60,6 +60,21 @@ export async function visibleStatementsOfUpload(db: Queryable, caller: Caller, u
 }
 
 /**
+ * Marks `expired` the direct uploads among the given statements (by id, or every one of an upload)
+ * whose time-to-live has run out, before anything acts on them: an upload past its TTL is expired
+ * whether or not the minute job (statement_upload_expire) has recorded it yet, so a heartbeat or a
+ * complete arriving after the TTL is refused the same way at any moment.
+ */
+export async function expireDueUploads(db: Queryable, organizationId: string, which: { statementIds: readonly string[] } | { uploadId: string }): Promise<void> {
+  const byUpload = 'uploadId' in which;
+  await db.query(
+    `UPDATE statements SET status = 'expired', updated_at = clock_timestamp()
+     WHERE organization_id = $1 AND ${byUpload ? 'upload_id = $2' : 'id = ANY ($2)'} AND status = 'uploading' AND upload_expires_at <= clock_timestamp()`,
+    [organizationId, byUpload ? which.uploadId : which.statementIds],
+  );
+}
+
+/**
  * The SQL condition of a date range filter (`dateFilter()` values as the parameters `start` and
  * `end`, either may be NULL) on a timestamptz column: a calendar date covers its whole day, an ISO
  * date-time is that instant (with its offset); both ends are inclusive.

@@ -8,7 +8,7 @@ import { variablesSchema } from '../../ingest/fields.ts';
 import { getStatement, STATEMENT_SELECT, type StatementRecord } from '../../ingest/statements.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope, visibleStatement, visibleStatementsOfUpload, type VisibleStatement } from './shared.ts';
+import { callerScope, expireDueUploads, visibleStatement, visibleStatementsOfUpload, type VisibleStatement } from './shared.ts';
 
 /**
  * The actions on a statement, as `action: { type, statementId }`, or on every statement of an
@@ -49,6 +49,8 @@ export const uploadAction = orgProcedure(
 ).mutation(async ({ ctx, input }) => {
   const { type, statementId, uploadId, variables } = input.action;
   const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
+  // an upload past its TTL is expired before anything acts on it: a late complete is refused
+  await expireDueUploads(ctx.deps.pool, ctx.org.id, statementId !== undefined ? { statementIds: [statementId] } : { uploadId: uploadId! });
   const acted = await withTransaction(ctx.deps.pool, async (db) => {
     let targets: VisibleStatement[];
     if (statementId !== undefined) {

@@ -66,7 +66,14 @@ export const uploadFile = orgProcedure(
     }
     let uploadId = input.uploadId;
     if (uploadId) {
-      const u = await db.query('SELECT 1 FROM uploads WHERE id = $1 AND organization_id = $2 FOR UPDATE', [uploadId, organizationId]);
+      // an upload the caller may see: one they started, or one with a file of theirs (a member
+      // restricted to some rightsholders does not add files to another's upload)
+      const u = await db.query(
+        `SELECT 1 FROM uploads u WHERE u.id = $1 AND u.organization_id = $2
+           AND ($3::uuid[] IS NULL OR u.created_by = $4 OR EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = u.id AND s.rightsholder_id = ANY ($3)))
+         FOR UPDATE`,
+        [uploadId, organizationId, scope, ctx.principal.userId],
+      );
       if (!u.rows[0]) throw new AppError('UPLOAD_NOT_FOUND');
       await db.query('UPDATE uploads SET updated_at = clock_timestamp() WHERE id = $1', [uploadId]);
     } else {

@@ -1,0 +1,102 @@
+// The statement lifecycle's edges, over real HTTP against a service without a job runner (each
+// statement is processed by a direct call of the pipeline, so every interleaving is the test's
+// choice): an abort of a statement already read, heartbeats and completes after the TTL, a file
+// added by a restricted member to an upload they cannot see, bytes replaced after complete, and
+// the duplicate and overlap flags of statements processed at the same time.
+import t, { type Test } from 'tap';
+import { createRightsholder, insertMapping, putFile } from '../../helpers/ingest.ts';
+import { addMember, newOrganization } from '../../helpers/principals.ts';
+import { EUR_REPORT_HEADER, eurReportFields } from '../../helpers/sampleMapping.ts';
+import { startTestServer } from '../../helpers/server.ts';
+import { ingestStatement } from '../../../src/ingest/pipeline.ts';
+import { expireUploads } from '../../../src/jobs/statementUploadExpire.ts';
+
+const srv = await startTestServer(t, { role: 'api' });
+const db = srv.deps.pool;
+const owner = await newOrganization(srv, 'Races Label');
+const org = owner.organizationId;
+const artist = await createRightsholder(owner.client, org, 'Races Artist');
+const second = await createRightsholder(owner.client, org, 'Second Artist');
+await insertMapping(db, org, 'Races layout', EUR_REPORT_HEADER, eurReportFields);
+
+const csv = (rows: string[][]) => Buffer.from([EUR_REPORT_HEADER, ...rows].map((r) => r.join(',')).join('\n') + '\n');
+const row = (period: string, net: string, track = 'Song') => [period, 'Spotify', track, 'USRC12400001', 'US', '1', net];
+
+function fails(t: Test, res: any, code: string, errorCode: string) {
+  t.equal(res.ok, false, `fails with ${errorCode}`);
+  if (!res.ok) t.same([res.error.data.code, res.error.data.errorCode], [code, errorCode]);
+}
+const act = (type: string, statementId: string) => owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type, statementId } });
+const record = async (id: string) => {
+  const res = await owner.client.mutate('upload.statements', { organizationId: org, filter: { statementIds: [id], includeDeleted: true } });
+  return res.data.items[0];
+};
+
+t.test('an abort takes only an upload not read yet: a statement queued again keeps its file and rows', async (t) => {
+  const up = await putFile(owner.client, org, artist, 'kept.csv', csv([row('2024-03', '1.25')]));
+  t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'processed');
+  t.equal((await act('reprocess', up.statementId)).data.status, 'uploaded');
+  const { rows: [before] } = await db.query('SELECT object_key, normalized_key FROM statements WHERE id = $1', [up.statementId]);
+  fails(t, await owner.client.mutate('upload.aborted', { organizationId: org, statementId: up.statementId }), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
+  t.ok(await srv.deps.store.head(before.object_key), 'the original is still there');
+  t.ok(await srv.deps.store.head(before.normalized_key), 'and its rows');
+  t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'processed', 'the reprocess still runs');
+  t.match(await record(up.statementId), { status: 'processed', netEarnings: '1.250000000000', failureReason: null });
+
+  // one that failed before being read, sent back, likewise
+  const failed = await putFile(owner.client, org, artist, 'html.csv', Buffer.from('<!DOCTYPE html><html><body>x</body></html>'));
+  t.equal((await ingestStatement(srv.deps, org, failed.statementId)).status, 'failed');
+  t.equal((await act('reprocess', failed.statementId)).data.status, 'uploaded');
+  fails(t, await owner.client.mutate('upload.aborted', { organizationId: org, statementId: failed.statementId }), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
+  // a completed upload not read yet is still the client's to abort
+  const fresh = await putFile(owner.client, org, artist, 'fresh.csv', csv([row('2024-03', '2.00')]));
+  const aborted = await owner.client.mutate('upload.aborted', { organizationId: org, statementId: fresh.statementId, reason: 'wrong file' });
+  t.match(aborted.data, { status: 'aborted', failureReason: { errorCode: 'UPLOAD_ABORTED', message: 'wrong file' } });
+  t.equal((await ingestStatement(srv.deps, org, fresh.statementId)).status, 'skipped', 'its queued job does nothing');
+});
+
+t.test('past its TTL an upload is expired: a late heartbeat or complete does not bring it back', async (t) => {
+  const start = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'late.csv' });
+  const id = start.data.statementId;
+  t.equal((await fetch(start.data.url, { method: 'PUT', headers: start.data.headers, body: csv([row('2024-03', '1.00')]) })).status, 200);
+  // the TTL ran out a moment ago; the minute job has not run yet
+  await db.query(`UPDATE statements SET upload_expires_at = clock_timestamp() - interval '1 second' WHERE id = $1`, [id]);
+  const beat = await owner.client.mutate('upload.heartbeat', { organizationId: org, statementIds: [id] });
+  t.same(beat.data, { extended: [], notExtended: [id] });
+  t.equal((await record(id)).status, 'expired');
+  fails(t, await act('complete', id), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
+  t.equal(await expireUploads(srv.deps), 0, 'nothing left for the job');
+
+  // a complete after the TTL, with no heartbeat before it
+  const other = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'later.csv' });
+  t.equal((await fetch(other.data.url, { method: 'PUT', headers: other.data.headers, body: csv([row('2024-03', '1.00')]) })).status, 200);
+  await db.query(`UPDATE statements SET upload_expires_at = clock_timestamp() - interval '1 second' WHERE id = $1`, [other.data.statementId]);
+  fails(t, await act('complete', other.data.statementId), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
+  t.match(await record(other.data.statementId), { status: 'expired', uploadExpiresAt: String });
+  // by upload too
+  fails(t, await owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'complete', uploadId: other.data.uploadId } }), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
+
+  // a heartbeat in time extends it, for the TTL from now
+  const live = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'live.csv' });
+  await db.query(`UPDATE statements SET upload_expires_at = clock_timestamp() + interval '2 seconds' WHERE id = $1`, [live.data.statementId]);
+  const ok = await owner.client.mutate('upload.heartbeat', { organizationId: org, statementIds: [live.data.statementId, id] });
+  t.same(ok.data.extended.map((e: any) => e.statementId), [live.data.statementId]);
+  t.same(ok.data.notExtended, [id]);
+  t.ok(new Date(ok.data.extended[0].expiresAt).getTime() - Date.now() > 14 * 60_000);
+});
+
+t.test('a member restricted to some rightsholders adds no file to an upload they cannot see', async (t) => {
+  const theirs = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'owner.csv' });
+  const restricted = await addMember(srv, org, 'writer');
+  await db.query(`INSERT INTO data_access_roles (organization_id, user_id, mode, rightsholder_ids) VALUES ($1, $2, 'restricted', $3)`, [org, restricted.userId, [second]]);
+  const add = (uploadId: string) =>
+    restricted.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: second, fileName: 'mine.csv', uploadId });
+  fails(t, await add(theirs.data.uploadId), 'NOT_FOUND', 'UPLOAD_NOT_FOUND');
+  const files = await db.query('SELECT count(*)::int AS n FROM statements WHERE upload_id = $1', [theirs.data.uploadId]);
+  t.equal(files.rows[0].n, 1, 'nothing added');
+  // their own upload, and one with a file they may see, take more files
+  const own = await restricted.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: second, fileName: 'first.csv' });
+  t.equal((await add(own.data.uploadId)).ok, true);
+  const shared = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: second, fileName: 'shared.csv' });
+  t.equal((await add(shared.data.uploadId)).ok, true);
+});

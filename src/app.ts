@@ -1,4 +1,5 @@
 // buildApp returns the fastify instance without listening: main.ts listens, tests too.
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -10,8 +11,12 @@ import { cubeMeta } from './analytics/meta.ts';
 import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
 import { contextFactory, type Deps } from './trpc/context.ts';
+import { corsPolicy } from './trpc/cors.ts';
+import { checkJsonText } from './trpc/json.ts';
 
 const TRPC_PREFIX = '/trpc';
+/** an x-request-id taken as the request's id: a plain token, nothing a log line could be forged with */
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
 // fatal: a malformed byte sequence throws instead of becoming U+FFFD; a leading BOM is dropped
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -129,6 +134,12 @@ function inputIsUtf8(url: string): boolean {
   }
 }
 
+/** The `input` query parameter as tRPC reads it (URLSearchParams), or null. */
+function queryInput(url: string): string | null {
+  const at = url.indexOf('?');
+  return at === -1 ? null : new URLSearchParams(url.slice(at + 1)).get('input');
+}
+
 interface ErrorBody {
   error: { data?: { path?: unknown } };
 }
@@ -172,11 +183,31 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     frameworkErrors: sendFastifyError,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
+    // a request's id: the caller's x-request-id when it is a plain token (a proxy's, to follow one
+    // call through both logs), else a fresh uuid; sent back as x-request-id on every answer
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : randomUUID();
+    },
     // tRPC batch paths are comma-separated procedure names; allow a long path but not an endless one
     routerOptions: { maxParamLength: 10_000 },
     logController: new LogController({
       disableRequestLogging: deps.config.logLevel !== 'debug' && deps.config.logLevel !== 'trace',
     }),
+  });
+
+  // CORS (src/trpc/cors.ts): off unless CORS_ORIGINS names origins; an allowed preflight is
+  // answered here, for every route
+  const cors = corsPolicy(deps.config.corsOrigins);
+  app.addHook('onRequest', async (req, reply) => {
+    // the request's id (its log lines carry it as reqId) goes back to the caller
+    void reply.header('x-request-id', req.id);
+    cors.decorate(req, reply);
+    if (cors.isPreflight(req) && cors.allows(req)) return cors.answerPreflight(reply);
+  });
+  app.addHook('onSend', async (_req, reply, payload) => {
+    cors.keepVary(reply, payload);
+    return payload;
   });
 
   app.addHook('onRequest', async (req, reply) => {
@@ -189,6 +220,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // (tRPC itself answers any HEAD 204, even for an unknown procedure or a failing health check;
     // Node already knows the response to a HEAD has no body)
     if (req.method === 'HEAD') req.raw.method = 'GET';
+    if (cors.isPreflight(req)) {
+      return sendTrpcError(
+        reply,
+        target,
+        new AppError('METHOD_NOT_SUPPORTED', `Cross-origin calls from ${String(req.headers.origin).slice(0, 200)} are not allowed (CORS_ORIGINS)`),
+      );
+    }
     if (req.method !== 'GET' && req.method !== 'POST') {
       void reply.header('allow', 'GET, POST');
       return sendTrpcError(reply, target, new AppError('METHOD_NOT_SUPPORTED', `Unsupported ${req.method}-request: queries take GET, mutations POST`));
@@ -208,6 +246,15 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     if (req.method !== 'POST' && !inputIsUtf8(req.url)) {
       return sendTrpcError(reply, target, new AppError('INVALID_JSON', 'The input is not valid UTF-8 once percent-decoded (JSON is UTF-8)'));
     }
+    // a query's input passes the same check as a mutation's body (tRPC reads it the same way)
+    const input = req.method === 'POST' ? null : queryInput(req.url);
+    if (input !== null) {
+      try {
+        checkJsonText(input, 'input');
+      } catch (error) {
+        return sendTrpcError(reply, target, error as AppError);
+      }
+    }
     if (!target.batch) return;
     if (target.path.split(',').length > deps.config.maxBatchSize) {
       return sendTrpcError(reply, target, new AppError('BATCH_TOO_LARGE', `A batch may name at most ${deps.config.maxBatchSize} procedures`));
@@ -225,10 +272,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const createContext = contextFactory(deps);
   await app.register(
     async (scope) => {
-      // Our own JSON parser: secure-json-parse rejects __proto__ and constructor.prototype keys
-      // (prototype poisoning); tRPC then parses the checked text itself. An empty body means
-      // "no input" (tRPC clients send none for input-less mutations).
-      const checkJson = scope.getDefaultJsonParser('error', 'error');
+      // Our own JSON parser: keys that could poison prototypes (__proto__, constructor.prototype)
+      // are refused, as in a query's input (checkJsonText); tRPC then parses the checked text
+      // itself. An empty body means "no input" (tRPC clients send none for input-less mutations).
       scope.removeContentTypeParser('application/json');
       scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
         let text: string;
@@ -239,7 +285,12 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
           return done(new AppError('INVALID_JSON', 'The body is not valid UTF-8 (JSON is UTF-8)'), undefined);
         }
         if (text.length === 0) return done(null, undefined);
-        checkJson(req, text, (error) => (error ? done(error as FastifyError, undefined) : done(null, text)));
+        try {
+          checkJsonText(text, 'body');
+        } catch (error) {
+          return done(error as AppError, undefined);
+        }
+        done(null, text);
       });
       scope.addHook('onSend', async (req, _reply, payload) => {
         const target = trpcTarget(req.url);
@@ -261,7 +312,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
             return { status: statuses.size === 1 ? [...statuses][0]! : 207 };
           },
           onError({ error, path }) {
-            if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.error({ err: error.cause ?? error, path }, 'procedure failed');
+            // req.log: the line carries the request's id, the x-request-id the caller was sent
+            if (error.code === 'INTERNAL_SERVER_ERROR') req.log.error({ err: error.cause ?? error, path }, 'procedure failed');
           },
         });
       });

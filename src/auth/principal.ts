@@ -1,3 +1,4 @@
+import { AppError } from '../errors.ts';
 import type { OrgRole, PlatformRole } from '../trpc/roles.ts';
 
 /** Who is calling. OAuth bearer tokens (a later issue) resolve to the same shape. */
@@ -80,9 +81,56 @@ export interface Credentials {
   organizationId: string | undefined;
 }
 
-export function credentialsFromHeaders(headers: Record<string, string | string[] | undefined>): Credentials {
+type Headers = Record<string, string | string[] | undefined>;
+
+/**
+ * How many values a header carries. Node joins a repeated x-* header into one value with ", "
+ * and keeps only the first of a repeated Authorization, so the raw headers (when given) count
+ * the lines; a comma inside one value counts too (no API key, uuid or token holds one).
+ */
+function valueCount(name: string, headers: Headers, rawHeaders: readonly string[] | undefined): number {
+  let lines = 0;
+  if (rawHeaders) {
+    for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === name) lines++;
+  }
+  const value = headers[name];
+  const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  const joined = values.reduce((n, v) => n + v.split(',').length, 0);
+  return Math.max(lines, joined);
+}
+
+/**
+ * The credentials of a request. A request is refused (AppError) rather than read one way when it
+ * could be read two: a header holding two values (the first or the last would win silently), or
+ * an API key together with a bearer token (which would be the caller?). `rawHeaders` (the
+ * request's raw header lines) also catches a repeated Authorization, which Node drops.
+ */
+export function credentialsFromHeaders(headers: Headers, rawHeaders?: readonly string[]): Credentials {
   const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || undefined;
+  for (const name of ['x-api-key', 'authorization'] as const) {
+    if (valueCount(name, headers, rawHeaders) > 1) {
+      throw new AppError('BAD_REQUEST', `The ${name === 'authorization' ? 'Authorization' : name} header was sent more than once (or holds a list): send exactly one credential`);
+    }
+  }
+  if (valueCount('x-organization-id', headers, rawHeaders) > 1) {
+    throw new AppError(
+      'ORGANIZATION_HEADER_REQUIRED',
+      'The x-organization-id header was sent more than once (or holds a list): send exactly one organization id (a uuid)',
+    );
+  }
+  const apiKey = one(headers['x-api-key']);
   const authorization = one(headers.authorization);
-  const bearer = authorization && /^bearer\s+/i.test(authorization) ? authorization.replace(/^bearer\s+/i, '') : undefined;
-  return { apiKey: one(headers['x-api-key']), bearerToken: bearer, organizationId: one(headers['x-organization-id']) };
+  const scheme = authorization?.split(/\s+/, 1)[0];
+  const isBearer = scheme !== undefined && scheme.toLowerCase() === 'bearer';
+  const bearer = isBearer ? authorization!.slice(scheme.length).trim() : undefined;
+  if (apiKey !== undefined && isBearer) {
+    throw new AppError('BAD_REQUEST', 'Send one credential, not both: x-api-key (with x-organization-id) or Authorization: Bearer <token>');
+  }
+  if (apiKey === undefined && authorization !== undefined) {
+    if (!isBearer) {
+      throw new AppError('AUTH_REQUIRED', `The Authorization scheme ${scheme} is not accepted: send x-api-key or Authorization: Bearer <token>`);
+    }
+    if (bearer === '') throw new AppError('INVALID_ACCESS_TOKEN', 'The Authorization header names the Bearer scheme but holds no token');
+  }
+  return { apiKey, bearerToken: bearer || undefined, organizationId: one(headers['x-organization-id']) };
 }

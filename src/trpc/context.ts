@@ -30,13 +30,17 @@ export interface Context {
   authenticate(): Promise<Principal>;
 }
 
-export function createContextInner(deps: Deps, credentials: Credentials): Context {
+/**
+ * `refused`: why the request's credential headers cannot be read (two values, two credentials);
+ * every procedure that authenticates answers it, and `health` (no authentication) still answers.
+ */
+export function createContextInner(deps: Deps, credentials: Credentials, refused?: AppError): Context {
   let principal: Promise<Principal> | undefined;
   return {
     deps,
     credentials,
     authenticate() {
-      principal ??= resolvePrincipal(deps, credentials);
+      principal ??= refused ? Promise.reject(refused) : resolvePrincipal(deps, credentials);
       return principal;
     },
   };
@@ -82,7 +86,13 @@ async function resolvePrincipal(deps: Deps, credentials: Credentials): Promise<P
 
 export function contextFactory(deps: Deps) {
   return ({ req }: CreateFastifyContextOptions): Context => {
-    const credentials = credentialsFromHeaders(req.headers);
+    let credentials: Credentials;
+    try {
+      credentials = credentialsFromHeaders(req.headers, req.raw.rawHeaders);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      return createContextInner(deps, { apiKey: undefined, bearerToken: undefined, organizationId: undefined }, error);
+    }
     // organization ids are uuids, compared as the database writes them: lower case
     if (credentials.organizationId !== undefined) credentials.organizationId = credentials.organizationId.toLowerCase();
     return createContextInner(deps, credentials);

@@ -1,0 +1,227 @@
+// Requests that could be read two ways are refused, never read one way silently: a credential or
+// organization header sent twice, an API key together with a bearer token; a query's input is
+// checked for prototype-poisoning keys exactly like a mutation's body. Every answer carries its
+// request id.
+import { request } from 'node:http';
+import t from 'tap';
+import { newOrganization } from '../helpers/principals.ts';
+import { startTestServer } from '../helpers/server.ts';
+
+const srv = await startTestServer(t);
+const owner = await newOrganization(srv, 'Alpha Records');
+const other = await newOrganization(srv, 'Beta Music');
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+
+/**
+ * A request with header lines exactly as given (fetch joins repeated headers into one): `headers`
+ * is a list of [name, value] lines, repeated names included.
+ */
+function rawRequest(method: string, pathAndQuery: string, headers: [string, string][], body?: string): Promise<RawResponse> {
+  const url = new URL(srv.url + pathAndQuery);
+  // a name given twice becomes an array value: Node sends one line per element
+  const byName: Record<string, string[]> = {};
+  for (const [name, value] of headers) (byName[name] ??= []).push(value);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: byName }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let parsed: unknown = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // not JSON: the text
+        }
+        resolve({ status: res.statusCode!, headers: res.headers, body: parsed });
+      });
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/** data and message of the only error of a batch answer */
+function only(res: RawResponse): { status: number; data: unknown; message: string } {
+  if (!Array.isArray(res.body) || res.body.length !== 1) throw new Error(`not a one-element batch answer: ${JSON.stringify(res.body)}`);
+  return { status: res.status, data: res.body[0].error?.data, message: res.body[0].error?.message };
+}
+
+const badRequest = (errorCode: string, path = 'user.currentUser') => ({ code: 'BAD_REQUEST', errorCode, httpStatus: 400, path });
+
+t.test('x-organization-id sent twice is refused as such, not as "not a uuid"', async (t) => {
+  for (const second of [owner.organizationId, other.organizationId]) {
+    const res = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+      ['x-api-key', owner.apiKey],
+      ['x-organization-id', owner.organizationId],
+      ['x-organization-id', second],
+    ]);
+    const e = only(res);
+    t.same([e.status, e.data], [400, badRequest('ORGANIZATION_HEADER_REQUIRED')], second);
+    t.equal(e.message, 'The x-organization-id header was sent more than once (or holds a list): send exactly one organization id (a uuid)');
+  }
+  // one line holding a list is the same ambiguity
+  const list = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+    ['x-api-key', owner.apiKey],
+    ['x-organization-id', `${owner.organizationId}, ${other.organizationId}`],
+  ]);
+  t.same(only(list).data, badRequest('ORGANIZATION_HEADER_REQUIRED'));
+  t.match(only(list).message, /sent more than once/);
+  // one well-formed header still works, and a single malformed one still says what is wrong
+  const one = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+    ['x-api-key', owner.apiKey],
+    ['x-organization-id', owner.organizationId],
+  ]);
+  t.same([one.status, one.body[0].result.data.email], [200, owner.email]);
+  const notUuid = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+    ['x-api-key', owner.apiKey],
+    ['x-organization-id', 'acme'],
+  ]);
+  t.same([only(notUuid).data, only(notUuid).message], [badRequest('ORGANIZATION_HEADER_REQUIRED'), 'x-organization-id must be a uuid']);
+});
+
+t.test('two credentials are refused, whichever would have won', async (t) => {
+  const bothKinds = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+    ['x-api-key', owner.apiKey],
+    ['x-organization-id', owner.organizationId],
+    ['authorization', 'Bearer some-token'],
+  ]);
+  t.same([only(bothKinds).status, only(bothKinds).data], [400, badRequest('BAD_REQUEST')]);
+  t.equal(only(bothKinds).message, 'Send one credential, not both: x-api-key (with x-organization-id) or Authorization: Bearer <token>');
+  // case of the scheme does not matter
+  const lower = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+    ['x-api-key', owner.apiKey],
+    ['x-organization-id', owner.organizationId],
+    ['authorization', 'bearer some-token'],
+  ]);
+  t.same(only(lower).data, badRequest('BAD_REQUEST'));
+
+  // two keys, valid ones of two users: neither is taken
+  const twoKeys = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+    ['x-api-key', owner.apiKey],
+    ['x-api-key', other.apiKey],
+    ['x-organization-id', owner.organizationId],
+  ]);
+  t.same([only(twoKeys).status, only(twoKeys).data], [400, badRequest('BAD_REQUEST')]);
+  t.equal(only(twoKeys).message, 'The x-api-key header was sent more than once (or holds a list): send exactly one credential');
+  t.notMatch(JSON.stringify(twoKeys.body), owner.apiKey.slice(3), 'the keys are not echoed');
+
+  // Node keeps only the first of two Authorization lines: refused all the same
+  const twoBearers = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+    ['authorization', 'Bearer a'],
+    ['authorization', 'Bearer b'],
+  ]);
+  t.same(only(twoBearers).data, badRequest('BAD_REQUEST'));
+  t.equal(only(twoBearers).message, 'The Authorization header was sent more than once (or holds a list): send exactly one credential');
+
+  // the same through the mutation path, and in a batch every call says so
+  const mutation = await rawRequest(
+    'POST',
+    '/trpc/rightsholder.create,rightsholder.create?batch=1',
+    [
+      ['content-type', 'application/json'],
+      ['x-api-key', owner.apiKey],
+      ['x-organization-id', owner.organizationId],
+      ['authorization', 'Bearer x'],
+    ],
+    JSON.stringify({ 0: { organizationId: owner.organizationId, name: 'A' }, 1: { organizationId: owner.organizationId, name: 'B' } }),
+  );
+  t.equal(mutation.status, 400);
+  t.same(
+    mutation.body.map((r: any) => r.error.data),
+    [badRequest('BAD_REQUEST', 'rightsholder.create'), badRequest('BAD_REQUEST', 'rightsholder.create')],
+  );
+  const list = await owner.client.query('rightsholder.list', { organizationId: owner.organizationId });
+  t.equal(list.data.pagination.total, 0, 'nothing was created');
+
+  // health needs no credential, so ambiguous ones do not stop it
+  const health = await rawRequest('GET', '/trpc/health?batch=1', [
+    ['x-api-key', owner.apiKey],
+    ['authorization', 'Bearer x'],
+  ]);
+  t.same([health.status, health.body[0].result.data.status], [200, 'ok']);
+});
+
+t.test('an Authorization header of another scheme: what is accepted instead', async (t) => {
+  const basic = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [['authorization', 'Basic dXNlcjpwYXNz']]);
+  t.same([basic.status, only(basic).data], [401, { code: 'UNAUTHORIZED', errorCode: 'AUTH_REQUIRED', httpStatus: 401, path: 'user.currentUser' }]);
+  t.equal(only(basic).message, 'The Authorization scheme Basic is not accepted: send x-api-key or Authorization: Bearer <token>');
+  const empty = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [['authorization', 'Bearer   ']]);
+  t.same(only(empty).data, { code: 'UNAUTHORIZED', errorCode: 'INVALID_ACCESS_TOKEN', httpStatus: 401, path: 'user.currentUser' });
+  // a proxy's Basic credential beside an API key is not a second credential of this API
+  const behindProxy = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+    ['x-api-key', owner.apiKey],
+    ['x-organization-id', owner.organizationId],
+    ['authorization', 'Basic dXNlcjpwYXNz'],
+  ]);
+  t.same([behindProxy.status, behindProxy.body[0].result.data.email], [200, owner.email]);
+});
+
+t.test("a query's input is refused for prototype-poisoning keys exactly like a mutation's body", async (t) => {
+  const org = owner.organizationId;
+  const cases: [string, string][] = [
+    [`{"0":{"organizationId":"${org}","__proto__":{"isAdmin":true}}}`, '0.__proto__'],
+    [`{"0":{"organizationId":"${org}","pagination":{"page":1,"__proto__":null}}}`, '0.pagination.__proto__'],
+    [`{"0":{"organizationId":"${org}","constructor":{"prototype":{"isAdmin":true}}}}`, '0.constructor.prototype'],
+    [`{"0":{"organizationId":"${org}","search":[{"__proto__":1}]}}`, '0.search.0.__proto__'],
+  ];
+  for (const [input, path] of cases) {
+    const query = await owner.client.raw('GET', `/trpc/rightsholder.list?batch=1&input=${encodeURIComponent(input)}`);
+    const body = await owner.client.raw('POST', '/trpc/rightsholder.create?batch=1', input);
+    const message = (what: string) =>
+      `The ${what} holds the key ${path}: keys that could poison prototypes (__proto__ anywhere, prototype under constructor) are refused`;
+    t.same(
+      [query.status, query.body[0].error.data, query.body[0].error.message],
+      [400, badRequest('INVALID_JSON', 'rightsholder.list'), message('input')],
+      `GET ${path}`,
+    );
+    t.same(
+      [body.status, body.body[0].error.data, body.body[0].error.message],
+      [400, badRequest('INVALID_JSON', 'rightsholder.create'), message('body')],
+      `POST ${path}`,
+    );
+  }
+  t.equal(({} as Record<string, unknown>).isAdmin, undefined);
+  // single mode too, and `constructor` or `prototype` alone are ordinary keys (stripped by the schema)
+  const single = await owner.client.raw('GET', `/trpc/rightsholder.list?input=${encodeURIComponent(`{"organizationId":"${org}","__proto__":{}}`)}`);
+  t.same(single.body.error.data, badRequest('INVALID_JSON', 'rightsholder.list'));
+  for (const harmless of [`{"0":{"organizationId":"${org}","constructor":1}}`, `{"0":{"organizationId":"${org}","prototype":{"a":1}}}`]) {
+    const res = await owner.client.raw('GET', `/trpc/rightsholder.list?batch=1&input=${encodeURIComponent(harmless)}`);
+    t.same([res.status, res.body[0].result.data.pagination.total], [200, 0], harmless);
+  }
+  // malformed JSON says where, in either place
+  const badQuery = await owner.client.raw('GET', `/trpc/rightsholder.list?batch=1&input=${encodeURIComponent('{"0":{bad')}`);
+  t.same([badQuery.body[0].error.data, badQuery.body[0].error.message], [
+    badRequest('INVALID_JSON', 'rightsholder.list'),
+    "The input is not valid JSON: Expected property name or '}' in JSON at position 6",
+  ]);
+  const badBody = await owner.client.raw('POST', '/trpc/rightsholder.create?batch=1', '{"0":{bad');
+  t.same([badBody.body[0].error.data, badBody.body[0].error.message], [
+    badRequest('INVALID_JSON', 'rightsholder.create'),
+    "The body is not valid JSON: Expected property name or '}' in JSON at position 6",
+  ]);
+  const list = await owner.client.query('rightsholder.list', { organizationId: org });
+  t.equal(list.data.pagination.total, 0, 'nothing was created');
+});
+
+t.test('every answer carries x-request-id: the caller\'s plain token, else a fresh uuid', async (t) => {
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  const ok = await rawRequest('GET', '/trpc/health', []);
+  t.match(ok.headers['x-request-id'], uuid);
+  const again = await rawRequest('GET', '/trpc/health', []);
+  t.not(again.headers['x-request-id'], ok.headers['x-request-id']);
+  const given = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [['x-request-id', 'lb-7f3a.42:1']]);
+  t.same([given.status, given.headers['x-request-id']], [401, 'lb-7f3a.42:1']);
+  for (const hostile of ['a b', 'x'.repeat(129), 'id\u00e9', '"}{"level":60']) {
+    const res = await rawRequest('GET', '/trpc/health', [['x-request-id', Buffer.from(hostile, 'utf8').toString('latin1')]]);
+    t.match(res.headers['x-request-id'], uuid, hostile.slice(0, 20));
+  }
+  const notFound = await rawRequest('GET', '/nowhere', []);
+  t.match(notFound.headers['x-request-id'], uuid);
+});

@@ -1,7 +1,7 @@
-// XLSX to one CSV per sheet, with exceljs's streaming WorkbookReader (rows are never all in
-// memory). Before exceljs sees the file, every part is inflated once under the limits, DTDs are
-// refused (Excel never writes one; they carry XXE and entity-expansion payloads) and the
-// archive's layout is checked, because exceljs's own unzip has no limits. Cell values become
+// XLSX to one CSV per sheet, streaming (rows are never all in memory): shared strings and
+// worksheets through our streaming XML reader (sheetXml.ts), styles through exceljs's. Before
+// any part is parsed, every part is inflated once under the limits, DTDs are refused (Excel never
+// writes one; they carry XXE and entity-expansion payloads) and the archive's layout is checked. Cell values become
 // text the way the statement means them: cached results of formulas, dates as ISO
 // yyyy-mm-dd in the workbook's date system, numbers as plain decimals. A date stored as a number
 // formatted General stays a number: each sheet carries the date system it is to be read in.
@@ -11,6 +11,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { type Deadline, FileError, type InflateBudget, type Limits, formatBytes } from './limits.ts';
 import { assertContiguous, openZip, type OpenZip } from './containers.ts';
+import { MAX_ROWS, type RawCell, readSharedStrings, readWorksheet, type SheetExtras } from './sheetXml.ts';
 import { SUPPORTED } from './sniff.ts';
 
 export interface SheetCsv {
@@ -20,6 +21,12 @@ export interface SheetCsv {
   hidden: boolean;
   csvPath: string;
   rows: number;
+  /** rows with content that the sheet hides (they are read all the same) */
+  hiddenRows?: number;
+  /** the number of the sheet's last row with content (Excel's last is 1,048,576) */
+  lastRow?: number;
+  /** merged ranges (`A1:C1`) */
+  merges?: string[];
   /** the workbook's date system, which bare serials (numbers not formatted as dates) in csvPath are in; absent: 1900 */
   dateSystem?: 1900 | 1904;
 }
@@ -27,9 +34,7 @@ export interface SheetCsv {
 interface WorkbookFacts {
   /** the workbook uses the 1904 date system */
   date1904: boolean;
-  /** exceljs recognises it (it only reads date1904="1", Excel for Mac may write "true") */
-  exceljs1904: boolean;
-  /** the sheets in workbook order, as exceljs models them (name, sheetId, state, relationship id) */
+  /** the sheets in workbook order (name, sheetId, state, relationship id) */
   sheets: { name: string; id: number; state: string; rId: string }[];
 }
 
@@ -83,7 +88,7 @@ async function inspectWorkbook(file: string, zip: OpenZip): Promise<WorkbookFact
     if (name === undefined) continue;
     sheets.push({ name: decodeXml(name), id: Number.parseInt(attr('sheetId') ?? '0', 10), state: attr('state') ?? 'visible', rId: attr('r:id') ?? '' });
   }
-  return { date1904: flag === '1' || flag === 'true', exceljs1904: flag === '1', sheets };
+  return { date1904: flag === '1' || flag === 'true', sheets };
 }
 
 function decodeXml(s: string): string {
@@ -128,78 +133,71 @@ function isDateFormat(fmt: string | undefined): boolean {
   return /[ymdhsb]/i.test(bare) && !/^[#0.,%E+\-\s]*$/.test(bare);
 }
 
-type CellLike = { value: unknown; numFmt?: string };
-
-function cellText(cell: CellLike, facts: WorkbookFacts): string {
+/** A cell's value as the text the statement means (see the module comment). */
+function cellText(cell: RawCell, sharedStrings: readonly string[], numFmtOf: (style: number) => string | undefined, date1904: boolean): string {
   const v = cell.value;
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return isDateFormat(cell.numFmt) ? serialToIso(v, facts.date1904) : plainNumber(v);
-  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
-  if (v instanceof Date) {
-    // exceljs converted with its own reading of the date system
-    const shift = facts.date1904 && !facts.exceljs1904 ? 1462 * DAY_MS : 0;
-    return isoDate(new Date(v.getTime() + shift));
-  }
-  if (typeof v === 'object') {
-    const o = v as { richText?: { text?: string }[]; result?: unknown; formula?: string; sharedFormula?: string; error?: string; text?: unknown };
-    if (Array.isArray(o.richText)) return o.richText.map((r) => r.text ?? '').join('');
-    if ('formula' in o || 'sharedFormula' in o) {
-      // the cached result; a formula without one stays empty (formulas are never evaluated)
-      const r = o.result;
-      if (r === undefined || r === null) return '';
-      if (typeof r === 'object' && r !== null && 'error' in r) return String((r as { error: unknown }).error);
-      return cellText({ value: r, numFmt: cell.numFmt }, facts);
+  switch (cell.type) {
+    case 's': {
+      if (v === null) return '';
+      return sharedStrings[Number.parseInt(v, 10)] ?? '';
     }
-    if (typeof o.error === 'string') return o.error;
-    if (o.text !== undefined) return cellText({ value: o.text, numFmt: cell.numFmt }, facts);
+    case 'inlineStr':
+      return cell.inline ?? v ?? '';
+    case 'str':
+    case 'e':
+      // a formula's cached text or error value (`#N/A`), as written
+      return v ?? cell.inline ?? '';
+    case 'b':
+      if (v === null) return '';
+      return v.trim() === '1' || v.trim().toLowerCase() === 'true' ? 'TRUE' : 'FALSE';
+    case 'd': {
+      // an ISO 8601 date and time (strict Open XML), which the cell's format shows
+      if (v === null) return '';
+      const m = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}:\d{2}))?/.exec(v.trim());
+      if (!m) return v.trim();
+      return m[2] === undefined || m[2] === '00:00:00' ? m[1]! : `${m[1]} ${m[2]}`;
+    }
+    default: {
+      // a number; a formula without a cached result stays empty (formulas are never evaluated)
+      if (v === null || v.trim() === '') return cell.inline ?? '';
+      const n = Number(v.trim());
+      if (!Number.isFinite(n)) return v.trim();
+      return isDateFormat(numFmtOf(cell.style)) ? serialToIso(n, date1904) : plainNumber(n);
+    }
   }
-  return String(v);
 }
 
 export function csvField(s: string): string {
   return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** The parts of exceljs's streaming WorkbookReader this module drives (exceljs 4.4.0, pinned). */
-interface ReaderParts {
-  model: { sheets: WorkbookFacts['sheets'] };
-  properties: { model: { date1904: boolean } };
-  _parseRels(stream: Readable): Promise<void>;
-  _parseSharedStrings(stream: Readable): AsyncGenerator<unknown>;
+/** The parts of exceljs's streaming WorkbookReader this module drives (exceljs 4.4.0, pinned): its styles reader. */
+interface StyleParts {
+  styles?: { getStyleModel(id: number): { numFmt?: string } | null };
   _parseStyles(stream: Readable): Promise<void>;
-  _parseWorksheet(stream: Readable, sheetNo: string): Generator<{ eventType: string; value: unknown }>;
 }
 
-/**
- * exceljs's own walk of the archive (one streaming pass in stored order) is unreliable: when the
- * worksheets are stored before the shared strings and styles, as Excel and exceljs's own writer
- * often store them, it parks them in temporary files and, from run to run, loses the parts after
- * them (exceljs issues #683 and #3064): cells then read as `{ sharedString: n }`, dates as plain
- * numbers, sheets go missing. So the parts are handed to its readers from our own reading of the
- * archive (yauzl, through the central directory, already inflated once under the limits by
- * inspectWorkbook) in the order they need: relationships, shared strings, styles, then each
- * worksheet. The sheet list and date system are ours too: exceljs fails on some workbook.xml parts.
- */
-async function* worksheetReaders(reader: ExcelJS.stream.xlsx.WorkbookReader, zip: OpenZip, facts: WorkbookFacts): AsyncGenerator<unknown> {
-  const r = reader as unknown as ReaderParts;
-  const part = (name: string) => zip.entries.find((e) => e.name === name);
-  r.model = { sheets: facts.sheets };
-  r.properties = { model: { date1904: facts.exceljs1904 } };
-  const rels = part('xl/_rels/workbook.xml.rels');
-  if (rels) await r._parseRels(await zip.reread(rels));
-  const strings = part('xl/sharedStrings.xml');
-  if (strings) for await (const _ of r._parseSharedStrings(await zip.reread(strings)));
-  const styles = part('xl/styles.xml');
-  if (styles) await r._parseStyles(await zip.reread(styles));
-  for (const entry of zip.entries) {
-    const sheetNo = /^xl\/worksheets\/sheet(\d+)\.xml$/.exec(entry.name)?.[1];
-    if (sheetNo === undefined) continue;
-    for (const event of r._parseWorksheet(await zip.reread(entry), sheetNo)) if (event.eventType === 'worksheet') yield event.value;
+/** The worksheet part of each sheet, from the workbook's relationships (`worksheets/sheet1.xml` is `xl/worksheets/sheet1.xml`). */
+async function worksheetParts(zip: OpenZip): Promise<Map<string, string>> {
+  const rels = zip.entries.find((e) => e.name === 'xl/_rels/workbook.xml.rels');
+  const out = new Map<string, string>();
+  if (!rels) return out;
+  let xml = '';
+  for await (const chunk of await zip.reread(rels)) {
+    if (xml.length < 4 * 1024 * 1024) xml += (chunk as Buffer).toString('utf8');
   }
+  for (const tag of xml.match(/<(?:\w+:)?Relationship\b[^>]{0,2000}>/g) ?? []) {
+    const id = /\sId="([^"]{0,200})"/.exec(tag)?.[1];
+    const target = /\sTarget="([^"]{0,500})"/.exec(tag)?.[1];
+    if (id === undefined || target === undefined) continue;
+    const decoded = decodeXml(target);
+    const resolved = decoded.startsWith('/') ? decoded.slice(1) : path.posix.normalize(`xl/${decoded}`);
+    out.set(id, resolved);
+  }
+  return out;
 }
 
-/** Every sheet of the workbook written as CSV into workDir. */
+/** Every sheet of the workbook written as CSV into workDir, in workbook order. */
 export async function workbookToCsv(file: string, workDir: string, limits: Limits, budget: InflateBudget, deadline: Deadline): Promise<SheetCsv[]> {
   const zip = await openZip(file, limits, budget, deadline);
   let facts: WorkbookFacts;
@@ -211,24 +209,33 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
     throw error;
   }
   const sheets: SheetCsv[] = [];
-  // never iterated itself: worksheetReaders hands it the parts (its own walk of `file` is the unreliable one)
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
-    worksheets: 'emit',
-    sharedStrings: 'cache',
-    hyperlinks: 'ignore',
-    styles: 'cache',
-    entries: 'ignore',
-  });
   try {
-    let emitted = 0;
-    for await (const sheetReader of worksheetReaders(reader, zip, facts)) {
-      const sr = sheetReader as unknown as { name?: string; state?: string } & AsyncIterable<ExcelJS.Row>;
-      const name = sr.name ?? `Sheet${emitted + 1}`;
-      const position = facts.sheets.findIndex((s) => s.name === name);
-      const csvPath = path.join(workDir, `sheet-${emitted}.csv`);
-      emitted++;
+    const part = (name: string) => zip.entries.find((e) => e.name === name);
+    // the parts read from our own reading of the archive (yauzl, through the central directory,
+    // already inflated once under the limits by inspectWorkbook), in the order they are needed:
+    // exceljs's own walk in stored order loses the parts stored after the worksheets (exceljs
+    // issues #683, #3064); its styles reader gives each style's number format
+    const strings = part('xl/sharedStrings.xml');
+    const sharedStrings = strings ? await readSharedStrings(await zip.reread(strings), limits.maxFieldBytes) : [];
+    const styleReader = new ExcelJS.stream.xlsx.WorkbookReader(file, { styles: 'cache' }) as unknown as StyleParts;
+    const styles = part('xl/styles.xml');
+    if (styles) await styleReader._parseStyles(await zip.reread(styles));
+    const formats = new Map<number, string | undefined>();
+    const numFmtOf = (style: number) => {
+      if (!formats.has(style)) formats.set(style, styles ? styleReader.styles?.getStyleModel(style)?.numFmt : undefined);
+      return formats.get(style);
+    };
+    const parts = await worksheetParts(zip);
+    for (const [position, sheet] of facts.sheets.entries()) {
+      const entry = part(parts.get(sheet.rId) ?? '');
+      // a chart sheet or a dialog sheet, or a sheet whose part is missing: no table
+      if (!entry || !/^xl\/worksheets\/[^/]+\.xml$/.test(entry.name)) continue;
+      const csvPath = path.join(workDir, `sheet-${sheets.length}.csv`);
+      const extras: SheetExtras = { merges: [] };
       const out = createWriteStream(csvPath);
       let written = 0;
+      let hiddenRows = 0;
+      let lastRow = 0;
       let nextRow = 1;
       let buffered: string[] = [];
       const flush = async () => {
@@ -238,28 +245,32 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
         if (!ok) await new Promise<void>((r) => out.once('drain', () => r()));
       };
       try {
-        for await (const row of sr) {
-          const cells: string[] = [];
-          row.eachCell({ includeEmpty: false }, (cell, col) => {
-            const text = cellText(cell as unknown as CellLike, facts);
-            if (Buffer.byteLength(text) > limits.maxFieldBytes) {
-              throw new FileError('FIELD_TOO_LARGE', `A cell of sheet "${name}" (row ${row.number}) is longer than ${formatBytes(limits.maxFieldBytes)}.`);
+        for await (const rows of readWorksheet(await zip.reread(entry), entry.name, extras)) {
+          for (const row of rows) {
+            const cells: string[] = [];
+            for (const cell of row.cells) {
+              const text = cellText(cell, sharedStrings, numFmtOf, facts.date1904);
+              if (Buffer.byteLength(text) > limits.maxFieldBytes) {
+                throw new FileError('FIELD_TOO_LARGE', `A cell of sheet "${sheet.name}" (row ${row.number}) is longer than ${formatBytes(limits.maxFieldBytes)}.`);
+              }
+              cells[cell.column] = text;
             }
-            cells[col - 1] = text;
-          });
-          let last = cells.length - 1;
-          while (last >= 0 && (cells[last] ?? '').trim() === '') last--;
-          if (last < 0) continue;
-          // rows keep their numbers: sheet row n is CSV line n - 1 (empty rows become blank lines)
-          if (row.number > nextRow) buffered.push('\n'.repeat(Math.min(row.number - nextRow, 1_048_576)));
-          const line: string[] = [];
-          for (let i = 0; i <= last; i++) line.push(csvField(cells[i] ?? ''));
-          buffered.push(`${line.join(',')}\n`);
-          nextRow = row.number + 1;
-          written++;
-          if (buffered.length >= 500) {
-            deadline.check();
-            await flush();
+            let last = cells.length - 1;
+            while (last >= 0 && (cells[last] ?? '').trim() === '') last--;
+            if (last < 0) continue;
+            // rows keep their numbers: sheet row n is CSV line n - 1 (empty rows become blank lines)
+            if (row.number > nextRow) buffered.push('\n'.repeat(Math.min(row.number - nextRow, MAX_ROWS)));
+            const line: string[] = [];
+            for (let i = 0; i <= last; i++) line.push(csvField(cells[i] ?? ''));
+            buffered.push(`${line.join(',')}\n`);
+            nextRow = row.number + 1;
+            lastRow = Math.max(lastRow, row.number);
+            written++;
+            if (row.hidden) hiddenRows++;
+            if (buffered.length >= 500) {
+              deadline.check();
+              await flush();
+            }
           }
         }
         await flush();
@@ -267,11 +278,14 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
         await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
       }
       sheets.push({
-        name,
-        index: position >= 0 ? position : emitted - 1,
-        hidden: sr.state === 'hidden' || sr.state === 'veryHidden',
+        name: sheet.name,
+        index: position,
+        hidden: sheet.state === 'hidden' || sheet.state === 'veryHidden',
         csvPath,
         rows: written,
+        hiddenRows,
+        lastRow,
+        merges: extras.merges,
         dateSystem: facts.date1904 ? 1904 : 1900,
       });
     }
@@ -281,5 +295,5 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
   } finally {
     zip.close();
   }
-  return sheets.sort((a, b) => a.index - b.index);
+  return sheets;
 }

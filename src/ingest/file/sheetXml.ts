@@ -1,0 +1,233 @@
+// The shared strings and worksheets of an .xlsx read with a streaming XML parser (saxes, the one
+// exceljs itself uses) rather than exceljs's streaming WorksheetReader, which loses cell text:
+// an inline string of several runs keeps its last run, the phonetic reading Excel stores with
+// Japanese text (`<rPh>`) replaces the text, a formula's cached TRUE reads 1 and its `#N/A` reads
+// empty, a `t="d"` cell (ISO 8601 date) reads as its year, text is decoded twice (`&amp;lt;3` reads
+// `<3`), a UTF-8 character split between two inflated chunks becomes two U+FFFD, whitespace
+// between the parts of a pretty-printed shared string is kept, cells and rows without an `r`
+// attribute (the format allows them) fail the file, and elements with a namespace prefix
+// (`<x:row>`, as the Open XML SDK writes them) are not seen at all.
+import { createRequire } from 'node:module';
+import type { Readable } from 'node:stream';
+import { FileError } from './limits.ts';
+
+type Saxes = typeof import('saxes');
+// saxes comes with exceljs (a dependency of ours): resolved from there
+const { SaxesParser } = createRequire(createRequire(import.meta.url).resolve('exceljs'))('saxes') as Saxes;
+
+/** Excel's last row and column: a reference beyond them is no cell of a real sheet. */
+export const MAX_ROWS = 1_048_576;
+export const MAX_COLUMNS = 16_384;
+
+const local = (name: string) => {
+  const colon = name.indexOf(':');
+  return colon < 0 ? name : name.slice(colon + 1);
+};
+
+/**
+ * XML events of a part, chunk by chunk: the bytes decoded as one UTF-8 stream (a character split
+ * between two chunks stays whole), each chunk's events handed over once it is parsed.
+ */
+async function* xmlEvents(stream: Readable, part: string): AsyncGenerator<Event[]> {
+  const parser = new SaxesParser({ xmlns: false });
+  let events: Event[] = [];
+  let failure: Error | null = null;
+  parser.on('opentag', (tag) => events.push({ kind: 'open', name: local(tag.name), attributes: tag.attributes as Record<string, string> }));
+  parser.on('closetag', (tag) => events.push({ kind: 'close', name: local(tag.name) }));
+  parser.on('text', (text) => events.push({ kind: 'text', text }));
+  parser.on('cdata', (text) => events.push({ kind: 'text', text }));
+  parser.on('error', (error) => {
+    failure ??= error;
+  });
+  const decoder = new TextDecoder('utf-8');
+  const fail = () => new FileError('FILE_DAMAGED', `The workbook is damaged: its part "${part}" is not well-formed XML (${String(failure?.message ?? '').slice(0, 120)}).`);
+  for await (const chunk of stream) {
+    parser.write(decoder.decode(chunk as Buffer, { stream: true }));
+    if (failure) throw fail();
+    yield events;
+    events = [];
+  }
+  parser.write(decoder.decode());
+  parser.close();
+  if (failure) throw fail();
+  yield events;
+}
+
+type Event = { kind: 'open'; name: string; attributes: Record<string, string> } | { kind: 'close'; name: string } | { kind: 'text'; text: string };
+
+/**
+ * The shared strings: each `<si>` as the text of its `<t>` elements (a plain string or rich-text
+ * runs), never its phonetic readings (`<rPh>`) nor the whitespace between elements.
+ */
+export async function readSharedStrings(stream: Readable, maxFieldBytes: number): Promise<string[]> {
+  const out: string[] = [];
+  let inSi = false;
+  let inT = false;
+  let phonetic = 0;
+  let text = '';
+  for await (const events of xmlEvents(stream, 'xl/sharedStrings.xml')) {
+    for (const e of events) {
+      if (e.kind === 'open') {
+        if (e.name === 'si') {
+          inSi = true;
+          text = '';
+        } else if (e.name === 'rPh') phonetic++;
+        else if (e.name === 't' && inSi && phonetic === 0) inT = true;
+      } else if (e.kind === 'close') {
+        if (e.name === 'si') {
+          out.push(text);
+          inSi = false;
+        } else if (e.name === 'rPh') phonetic = Math.max(0, phonetic - 1);
+        else if (e.name === 't') inT = false;
+      } else if (inT) {
+        text += e.text;
+        if (text.length > maxFieldBytes) throw new FileError('FIELD_TOO_LARGE', `Shared string ${out.length + 1} of the workbook is longer than the accepted maximum.`);
+      }
+    }
+  }
+  return out;
+}
+
+/** A cell as the worksheet stores it, before its value is read. */
+export interface RawCell {
+  /** 0-based column */
+  column: number;
+  /** the `t` attribute: s, str, inlineStr, b, e, d, n (the default) */
+  type: string;
+  style: number;
+  /** the text of `<v>`, null when absent */
+  value: string | null;
+  /** the text of `<is>` (its `<t>` elements, runs joined, phonetic readings left out) */
+  inline: string | null;
+  formula: boolean;
+}
+
+export interface RawRow {
+  /** 1-based row number */
+  number: number;
+  hidden: boolean;
+  cells: RawCell[];
+}
+
+export interface SheetExtras {
+  /** the merged ranges (`A1:C1`), which a worksheet lists after its rows */
+  merges: string[];
+}
+
+/** `B7` as [1-based row, 0-based column]; null when no reference. */
+export function decodeRef(ref: string): [number, number] | null {
+  const m = /^\$?([A-Za-z]{1,3})\$?(\d{1,7})$/.exec(ref);
+  if (!m) return null;
+  let column = 0;
+  for (const ch of m[1]!.toUpperCase()) column = column * 26 + (ch.charCodeAt(0) - 64);
+  return [Number(m[2]), column - 1];
+}
+
+/**
+ * The rows of a worksheet as they come: cells without an `r` attribute follow the cell before
+ * them, rows without one the row before them. A reference beyond Excel's last row or column is a
+ * damaged sheet (a sparse cell at column 10 million would otherwise make a row of that width).
+ */
+export async function* readWorksheet(stream: Readable, part: string, extras: SheetExtras): AsyncGenerator<RawRow[]> {
+  let row: RawRow | null = null;
+  let lastRow = 0;
+  let cell: RawCell | null = null;
+  let nextColumn = 0;
+  let capture: 'v' | 't' | null = null;
+  let inInline = false;
+  let phonetic = 0;
+  let inSheetData = false;
+  const damaged = (what: string) => new FileError('FILE_DAMAGED', `The workbook is damaged: sheet part "${part}" has ${what}.`);
+  for await (const events of xmlEvents(stream, part)) {
+    const rows: RawRow[] = [];
+    for (const e of events) {
+      if (e.kind === 'text') {
+        if (!cell || capture === null) continue;
+        if (capture === 'v') cell.value = (cell.value ?? '') + e.text;
+        else cell.inline = (cell.inline ?? '') + e.text;
+        continue;
+      }
+      if (e.kind === 'open') {
+        const a = e.attributes;
+        switch (e.name) {
+          case 'sheetData':
+            inSheetData = true;
+            break;
+          case 'row': {
+            if (!inSheetData) break;
+            const number = a.r !== undefined ? Number(a.r) : lastRow + 1;
+            if (!Number.isInteger(number) || number < 1 || number > MAX_ROWS) throw damaged(`a row numbered "${String(a.r).slice(0, 20)}"`);
+            row = { number, hidden: a.hidden === '1' || a.hidden === 'true', cells: [] };
+            nextColumn = 0;
+            break;
+          }
+          case 'c': {
+            if (!row) break;
+            let column = nextColumn;
+            if (a.r !== undefined) {
+              const ref = decodeRef(a.r);
+              if (!ref) throw damaged(`a cell reference "${a.r.slice(0, 20)}"`);
+              column = ref[1];
+            }
+            if (column >= MAX_COLUMNS) throw damaged(`a cell beyond Excel's last column (${String(a.r).slice(0, 20)})`);
+            cell = { column, type: a.t ?? 'n', style: a.s !== undefined ? Number.parseInt(a.s, 10) || 0 : 0, value: null, inline: null, formula: false };
+            break;
+          }
+          case 'v':
+            if (cell) capture = 'v';
+            break;
+          case 'f':
+            if (cell) cell.formula = true;
+            break;
+          case 'is':
+            if (cell) {
+              inInline = true;
+              cell.inline = '';
+            }
+            break;
+          case 'rPh':
+            phonetic++;
+            break;
+          case 't':
+            if (cell && inInline && phonetic === 0) capture = 't';
+            break;
+          case 'mergeCell':
+            if (a.ref !== undefined && extras.merges.length < 10_000) extras.merges.push(a.ref);
+            break;
+        }
+        continue;
+      }
+      switch (e.name) {
+        case 'v':
+        case 't':
+          capture = null;
+          break;
+        case 'is':
+          inInline = false;
+          break;
+        case 'rPh':
+          phonetic = Math.max(0, phonetic - 1);
+          break;
+        case 'c':
+          if (row && cell) {
+            row.cells.push(cell);
+            nextColumn = cell.column + 1;
+          }
+          cell = null;
+          capture = null;
+          break;
+        case 'row':
+          if (row) {
+            rows.push(row);
+            lastRow = row.number;
+          }
+          row = null;
+          break;
+        case 'sheetData':
+          inSheetData = false;
+          break;
+      }
+    }
+    if (rows.length > 0) yield rows;
+  }
+}

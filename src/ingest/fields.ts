@@ -2,7 +2,7 @@
 // each standard field, where its value comes from (one column, several columns, a constant, the
 // file name or an upload variable) and, where needed, the format to read it with.
 import { z } from 'zod';
-import { requiredFields, standardFields, type StandardField } from './fieldNames.ts';
+import { headerKey, requiredFields, standardFields, type StandardField } from './fieldNames.ts';
 
 export { fieldKinds, headerKey, requiredFields, standardFields, type StandardField } from './fieldNames.ts';
 
@@ -67,4 +67,117 @@ export function referencedColumns(fields: MappingFields): string[] {
     for (const c of spec.columns ?? []) out.add(c);
   }
   return [...out];
+}
+
+/**
+ * How names compare when a mapping is matched to a file by its columns rather than by the header
+ * hash: as the header hash reads them, and besides without white space and underscores
+ * (`Country / Region` = `Country/Region`, `TRACK_TITLE` = `Track Title`).
+ */
+export function looseHeaderKey(name: string): string {
+  return headerKey(name).replace(/[\s_]+/g, '');
+}
+
+/** A mapping to match a file's header against by its columns: its headers, fields and, for a library mapping, other names of its columns. */
+export interface ColumnMatchCandidate {
+  headers: readonly string[];
+  fields: MappingFields;
+  /** other names of a header (keyed by the header as the mapping writes it) */
+  aliases?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** How a mapping matched a file by its columns. */
+export interface ColumnMatch {
+  /** the mapping's fields with every column named as the file names it */
+  fields: MappingFields;
+  /** the mapping's columns that the file names otherwise (mapping's name → file's header cell) */
+  renamed: Record<string, string>;
+  /** the mapping's headers the file lacks (none of them is a column its fields read) */
+  missing: string[];
+  /** the file's header cells the mapping does not know */
+  extra: string[];
+  /** found / (mapping's headers + file's header cells − found): 1 when the two are the same columns */
+  score: number;
+}
+
+/** Why a mapping does not match a file by its columns. */
+export interface ColumnMismatch {
+  /** columns its fields read that the file lacks */
+  absent: string[];
+  /** columns its fields read that more than one of the file's header cells could be */
+  ambiguous: string[];
+  /** the share of its headers the file has, and of the file's header cells it knows, when both are too low */
+  coverage?: { mapping: number; file: number };
+}
+
+/**
+ * The two must share enough columns to be one layout: at least this share of the mapping's headers
+ * is in the file, or of the file's named header cells in the mapping.
+ */
+export const COLUMN_MATCH_MIN_COVERAGE = 0.6;
+
+/**
+ * Matches a mapping to a file's header by its columns, in any order: each header of the mapping is
+ * the file's header cell of the same name or of one of its aliases (compared by looseHeaderKey).
+ * It matches when every column its fields read is in the file exactly once, and the two share
+ * enough columns (COLUMN_MATCH_MIN_COVERAGE) to be one layout; the fields it returns read the
+ * file's own header cells.
+ */
+export function matchColumns(header: readonly string[], candidate: ColumnMatchCandidate): { match: ColumnMatch } | { mismatch: ColumnMismatch } {
+  const cellsByKey = new Map<string, string[]>();
+  for (const cell of header) {
+    const key = looseHeaderKey(cell);
+    if (key === '') continue;
+    const list = cellsByKey.get(key);
+    if (list) list.push(cell);
+    else cellsByKey.set(key, [cell]);
+  }
+  const aliasesOf = new Map<string, readonly string[]>();
+  for (const [name, list] of Object.entries(candidate.aliases ?? {})) aliasesOf.set(looseHeaderKey(name), list);
+  /** the mapping's column (by looseHeaderKey) → the file's cells it could be */
+  const found = new Map<string, string[]>();
+  const claimed = new Set<string>();
+  for (const h of candidate.headers) {
+    const key = looseHeaderKey(h);
+    if (key === '' || found.has(key)) continue;
+    const names = [key, ...(aliasesOf.get(key) ?? []).map(looseHeaderKey)];
+    const cells = [...new Set(names)].flatMap((n) => cellsByKey.get(n) ?? []);
+    found.set(key, cells);
+    if (cells.length === 1) claimed.add(cells[0]!);
+  }
+  const cellFor = (column: string): string | undefined => {
+    const cells = found.get(looseHeaderKey(column));
+    return cells?.length === 1 ? cells[0] : undefined;
+  };
+  const absent: string[] = [];
+  const ambiguous: string[] = [];
+  for (const column of referencedColumns(candidate.fields)) {
+    const cells = found.get(looseHeaderKey(column)) ?? [];
+    if (cells.length === 0) absent.push(column);
+    else if (cells.length > 1) ambiguous.push(column);
+  }
+  const named = [...cellsByKey.values()].reduce((n, cells) => n + cells.length, 0);
+  const mappingHeaders = found.size;
+  const hits = [...found.values()].filter((cells) => cells.length === 1).length;
+  const coverage = { mapping: mappingHeaders === 0 ? 0 : hits / mappingHeaders, file: named === 0 ? 0 : hits / named };
+  const enough = Math.max(coverage.mapping, coverage.file) >= COLUMN_MATCH_MIN_COVERAGE;
+  if (absent.length > 0 || ambiguous.length > 0 || !enough) {
+    return { mismatch: { absent, ambiguous, ...(enough ? {} : { coverage }) } };
+  }
+  const fields: MappingFields = {};
+  const renamed: Record<string, string> = {};
+  const rename = (column: string): string => {
+    const cell = cellFor(column)!;
+    if (headerKey(cell) !== headerKey(column)) renamed[column] = cell;
+    return cell;
+  };
+  for (const [field, spec] of Object.entries(candidate.fields) as [keyof MappingFields, NonNullable<MappingFields[keyof MappingFields]>][]) {
+    const out = { ...spec };
+    if (out.column !== undefined) out.column = rename(out.column);
+    if (out.columns !== undefined) out.columns = out.columns.map(rename);
+    fields[field] = out;
+  }
+  const missing = candidate.headers.filter((h) => looseHeaderKey(h) !== '' && (found.get(looseHeaderKey(h))?.length ?? 0) === 0);
+  const extra = header.filter((cell) => looseHeaderKey(cell) !== '' && !claimed.has(cell));
+  return { match: { fields, renamed, missing, extra, score: hits / (mappingHeaders + named - hits) } };
 }

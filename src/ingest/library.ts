@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
-import { mappingFieldsSchema, type MappingFields } from './fields.ts';
-import { canonicalJson, mappingProblems } from './mappings.ts';
+import { looseHeaderKey, matchColumns, mappingFieldsSchema, missingRequiredFields, type ColumnMatch, type MappingFields } from './fields.ts';
+import { canonicalJson, findMappingByHeaderHash, mappingProblems, mappingsToMatch, type MappingRecord } from './mappings.ts';
 
 export const libraryDir = fileURLToPath(new URL('../../fixtures/mappings/', import.meta.url));
 
@@ -21,6 +21,11 @@ export const libraryEntrySchema = z.strictObject({
   distributor: z.string().trim().min(1).max(200),
   name: z.string().trim().min(1).max(200),
   headers: z.array(z.string().max(1_000)).min(1).max(1_000),
+  /**
+   * Other names real files give a header (`"Country / Region": ["Country/Region", "Country"]`):
+   * a file that names its columns so, in any order, still matches (findMappingForHeader).
+   */
+  aliases: z.record(z.string().max(1_000), z.array(z.string().trim().min(1).max(300)).min(1).max(20)).optional(),
   fields: mappingFieldsSchema,
 });
 
@@ -29,8 +34,31 @@ export interface LibraryEntry {
   distributor: string;
   name: string;
   headers: string[];
+  aliases: Record<string, string[]>;
   fields: MappingFields;
   headerHash: string;
+}
+
+/** Problems of an entry's aliases: each names one of its headers, and no two of its names compare alike. */
+function aliasProblems(entry: { headers: string[]; aliases?: Record<string, string[]> | undefined }): string[] {
+  const problems: string[] = [];
+  const owner = new Map<string, string>();
+  const claim = (name: string, of: string) => {
+    const key = looseHeaderKey(name);
+    const other = owner.get(key);
+    if (other !== undefined && other !== of) problems.push(`aliases: "${name}" of "${of}" compares like "${other}"`);
+    owner.set(key, of);
+  };
+  for (const h of entry.headers) if (looseHeaderKey(h) !== '') claim(h, h);
+  for (const [name, list] of Object.entries(entry.aliases ?? {})) {
+    const header = entry.headers.find((h) => looseHeaderKey(h) === looseHeaderKey(name));
+    if (header === undefined) {
+      problems.push(`aliases: "${name}" is not one of its headers`);
+      continue;
+    }
+    for (const alias of list) claim(alias, header);
+  }
+  return problems;
 }
 
 /**
@@ -58,11 +86,12 @@ export async function loadMappingLibrary(dir = libraryDir): Promise<LibraryEntry
     const entry = parsed.data;
     if (`${entry.key}.json` !== file) problems.push(`${file}: key "${entry.key}" must equal the file name`);
     for (const p of mappingProblems(entry.headers, entry.fields, { requireComplete: true })) problems.push(`${file}: ${p.path}: ${p.message}`);
+    for (const p of aliasProblems(entry)) problems.push(`${file}: ${p}`);
     const headerHash = computeHeaderHash(entry.headers);
     const other = byHash.get(headerHash);
     if (other) problems.push(`${file}: its headers hash like those of ${other}`);
     byHash.set(headerHash, file);
-    entries.push({ ...entry, headerHash });
+    entries.push({ ...entry, aliases: entry.aliases ?? {}, headerHash });
   }
   if (problems.length > 0) throw new Error(`the mapping library in ${dir} is invalid:\n${problems.join('\n')}`);
   return entries;
@@ -158,4 +187,96 @@ export async function syncMappingLibrary(pool: Pool, dir = libraryDir): Promise<
     }
     return result;
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which mapping a statement's header uses
+
+let shipped: Promise<Map<string, LibraryEntry>> | undefined;
+
+/** The library files as this process shipped with them, by key (read once). */
+async function shippedLibrary(): Promise<Map<string, LibraryEntry>> {
+  shipped ??= loadMappingLibrary().then(
+    (entries) => new Map(entries.map((e) => [e.key, e])),
+    (error: unknown) => {
+      shipped = undefined;
+      throw error;
+    },
+  );
+  return shipped;
+}
+
+/** Why a statement uses its mapping, as its record keeps it. */
+export interface MappingMatch {
+  /**
+   * 'header_hash': the mapping's headers hash like the file's (DESIGN.md); 'columns': no mapping
+   * has the file's header hash, and this one's columns are all in the file, in another order or
+   * under another name its library entry lists (see matchColumns)
+   */
+  by: 'header_hash' | 'columns';
+  source: 'organization' | 'library';
+  mappingId: string;
+  libraryKey: string | null;
+  revision: number;
+  /** by columns: the mapping's columns the file names otherwise (mapping's name → file's header cell) */
+  renamed?: Record<string, string>;
+  /** by columns: the mapping's headers the file lacks, and the file's header cells it does not know */
+  missing?: string[];
+  extra?: string[];
+}
+
+export interface FoundMapping {
+  /** the mapping, its fields reading the file's own header cells */
+  mapping: MappingRecord;
+  match: MappingMatch;
+}
+
+/**
+ * The mapping a statement with this header uses, and why. First by header hash (DESIGN.md): the
+ * organization's own mapping, else the library's. Else by columns: the organization's own mappings
+ * first, then the library's (with the other names its files list for a column); the best match
+ * (matchColumns' score) of the first tier that has one, when no other mapping of that tier matches
+ * as well. A mapping missing a required field, or reading a column the file lacks or has twice,
+ * never matches by columns.
+ */
+export async function findMappingForHeader(db: Queryable, organizationId: string, header: readonly string[]): Promise<FoundMapping | null> {
+  const exact = await findMappingByHeaderHash(db, organizationId, computeHeaderHash(header));
+  if (exact) {
+    return {
+      mapping: exact,
+      match: { by: 'header_hash', source: exact.source, mappingId: exact.id, libraryKey: exact.libraryKey, revision: exact.revision },
+    };
+  }
+  const library = await shippedLibrary();
+  const candidates = (await mappingsToMatch(db, organizationId)).filter((m) => missingRequiredFields(m.fields).length === 0);
+  for (const source of ['organization', 'library'] as const) {
+    const matched: { mapping: MappingRecord; match: ColumnMatch }[] = [];
+    for (const mapping of candidates) {
+      if (mapping.source !== source) continue;
+      const entry = mapping.libraryKey === null ? undefined : library.get(mapping.libraryKey);
+      // a file's aliases apply to the headers it was loaded with
+      const aliases = entry && canonicalJson(entry.headers) === canonicalJson(mapping.headers) ? entry.aliases : undefined;
+      const result = matchColumns(header, { headers: mapping.headers, fields: mapping.fields, aliases });
+      if ('match' in result) matched.push({ mapping, match: result.match });
+    }
+    if (matched.length === 0) continue;
+    matched.sort((a, b) => b.match.score - a.match.score);
+    const [best, second] = matched;
+    if (second && second.match.score === best!.match.score) return null; // two layouts fit as well: the user decides
+    const { mapping, match } = best!;
+    return {
+      mapping: { ...mapping, fields: match.fields },
+      match: {
+        by: 'columns',
+        source: mapping.source,
+        mappingId: mapping.id,
+        libraryKey: mapping.libraryKey,
+        revision: mapping.revision,
+        renamed: match.renamed,
+        missing: match.missing,
+        extra: match.extra,
+      },
+    };
+  }
+  return null;
 }

@@ -181,6 +181,19 @@ export async function findMappingByHeaderHash(db: Queryable, organizationId: str
   return rows[0] ? toMapping(rows[0]) : null;
 }
 
+/**
+ * Every mapping that may match a statement of the organization by its columns (library.ts,
+ * findMappingForHeader): the organization's own, then the library's; each tier by name.
+ */
+export async function mappingsToMatch(db: Queryable, organizationId: string): Promise<MappingRecord[]> {
+  const { rows } = await db.query<MappingRow>(
+    `SELECT ${MAPPING_COLUMNS} FROM ${MAPPING_FROM} WHERE ${VISIBLE}
+     ORDER BY m.organization_id NULLS LAST, m.name, m.id`,
+    [organizationId],
+  );
+  return rows.map(toMapping);
+}
+
 export const mappingSorts = ['name', 'createdAt', 'updatedAt', 'revision'] as const;
 export type MappingSort = (typeof mappingSorts)[number];
 /** A sortBy the input schema admitted, typed (the type system loses it through paginationSchema). */

@@ -69,6 +69,11 @@ function words(header: string): string[] {
     .filter(Boolean);
 }
 
+/** A column whose name says it is in the account holder's currency (`…_client_currency`). */
+function inClientCurrency(column: { words: string[] }): boolean {
+  return containsRun(column.words, ['client', 'currency']);
+}
+
 function containsRun(haystack: string[], needle: string[]): boolean {
   if (needle.length === 0 || needle.length > haystack.length) return false;
   outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
@@ -184,6 +189,8 @@ const rules: Partial<Record<StandardField, FieldRule>> = {
     threshold: 0.3,
     phrases: [
       ['net share account currency', 1],
+      ['net total client currency', 1],
+      ['taxesnet total client currency', 1],
       ['label share net receipts', 1],
       ['total earned', 1],
       ['extended partner share', 1],
@@ -723,6 +730,7 @@ const STMT_PERIOD_RULE: FieldRule = {
   threshold: 0.3,
   phrases: [
     ['statement period', 1],
+    ['statement run name', 0.95],
     ['statement date', 0.95],
     ['statement month', 0.95],
     ['reporting date', 0.95],
@@ -833,6 +841,7 @@ const FINGERPRINTS: { distributor: string; columns: string[]; currency?: string;
   { distributor: 'PRS for Music', columns: ['CAE Number', 'Amount (performance revenue)'], currency: 'GBP', payor: 'PRS for Music' },
   { distributor: 'The MLC', columns: ['Member MLC Number'], currency: 'USD', payor: 'The MLC' },
   { distributor: 'Songtrust', columns: ['royalty_type', 'amount_received'], currency: 'USD' },
+  { distributor: 'Sonosuite', columns: ['currency_rate', 'gross_total_client_currency'] },
   { distributor: 'BMG', columns: ['Royalty Country Code', 'Income Period'] },
 ];
 
@@ -955,6 +964,8 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
     if (own && currencyColumns.some((k) => k.column.index !== own.index)) {
       return { ...c, score: c.score - 0.35, why: `${c.why}; its own "${own.name}" column puts it in another currency than the payout` };
     }
+    // an amount "in the client's currency" beats its twin in the sale currency (Sonosuite's net_total)
+    if (inClientCurrency(c.column)) return { ...c, score: c.score + 0.15, why: `${c.why}; it is in the account holder's currency` };
     return c;
   });
   money.sort((a, b) => b.score - a.score || a.column.index - b.column.index);
@@ -985,6 +996,9 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
   if (ownCurrency && !used.has(ownCurrency.index)) {
     set('currency', { column: ownCurrency.name }, 0.9, `header "${ownCurrency.name}" names the currency of "${earnings!.column.name}"`);
     take(ownCurrency);
+  } else if (earnings && inClientCurrency(earnings.column) && !(currencyPick && inClientCurrency(currencyPick.column))) {
+    // Sonosuite: `currency` is the sale currency; the client's, which the amounts are in, is named nowhere
+    set('currency', { variable: 'currency' }, 0.5, `"${earnings.column.name}" is in the account holder's currency, which no column names: give it with the upload (variable "currency")`);
   } else if (currencyPick) {
     set('currency', { column: currencyPick.column.name }, currencyPick.score, currencyPick.why);
     take(currencyPick.column);

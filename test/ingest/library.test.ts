@@ -37,6 +37,7 @@ t.test('the formats the library ships', async (t) => {
       'prs',
       'revelator',
       'songtrust',
+      'sonosuite',
       'soundcloud',
       'soundexchange',
       'tunecore',
@@ -90,6 +91,10 @@ t.test('a broken library is refused with every problem at once', async (t) => {
   await writeFile(path.join(dir, 'broken.json'), '{ not json');
   await writeFile(path.join(dir, 'named.json'), JSON.stringify({ ...good, key: 'other', headers: ['a', 'b'] }));
   await writeFile(path.join(dir, 'incomplete.json'), JSON.stringify({ ...good, key: 'incomplete', headers: ['x'], fields: { royaltyEarnings: { column: 'y' } } }));
+  // aliases: of a header it has; no name two of its columns could both be
+  const aliased = { ...good, headers: [...good.headers, 'extra'] };
+  await writeFile(path.join(dir, 'aliases.json'), JSON.stringify({ ...aliased, key: 'aliases', aliases: { nothing: ['x'], 'net amount': ['Item Total', 'amount'], 'item price': ['amount'] } }));
+  await writeFile(path.join(dir, 'aliases2.json'), JSON.stringify({ ...aliased, headers: [...aliased.headers, 'more'], key: 'aliases2', aliases: { 'net amount': [] } }));
   const error = await loadMappingLibrary(dir).catch((e: Error) => e);
   t.ok(error instanceof Error);
   const message = (error as Error).message;
@@ -99,6 +104,10 @@ t.test('a broken library is refused with every problem at once', async (t) => {
   t.match(message, /named\.json: fields\.stmtYear\.column: column "date" is not among the headers/);
   t.match(message, /incomplete\.json: fields\.royaltyEarnings\.column: column "y" is not among the headers/);
   t.match(message, /incomplete\.json: fields\.currency: is required/);
+  t.match(message, /aliases\.json: aliases: "nothing" is not one of its headers/);
+  t.match(message, /aliases\.json: aliases: "Item Total" of "net amount" compares like "item total"/);
+  t.match(message, /aliases\.json: aliases: "amount" of "item price" compares like "net amount"/);
+  t.match(message, /aliases2\.json: aliases\.net amount: /, 'an empty list of names');
 });
 
 t.test('syncMappingLibrary: idempotent, a changed file is a new revision, a removed one goes', async (t) => {

@@ -407,9 +407,21 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
         [statementId],
       );
       if (locked[0]?.status !== 'processing' || locked[0].normalized_version !== statement.normalized_version) return false;
+      // statements of one rightsholder, and statements of the same bytes, commit one at a time, so
+      // that two processed at once see each other: a later commit is judged against an earlier one
+      // (row lock first, then these two in this order, the same in every run: no deadlock)
+      await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`statement-period:${organizationId}:${statement.rightsholder_id}`]);
+      await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`statement-bytes:${organizationId}:${object.sha256}`]);
+      // a duplicate of another statement of the same bytes that is no duplicate itself, uploaded
+      // earlier (its bytes read by now) or processed already. Of two identical files exactly one is
+      // flagged, whatever the order their runs end in, and stays so when either is processed again
       const duplicate = await db.query<{ id: string; file_name: string }>(
-        `SELECT id, file_name FROM statements WHERE organization_id = $1 AND sha256 = $2 AND id <> $3 AND deleted_at IS NULL
-           AND status NOT IN ('aborted', 'expired', 'deleted') ORDER BY created_at LIMIT 1`,
+        `SELECT s.id, s.file_name FROM statements s, statements me
+         WHERE me.id = $3 AND s.organization_id = $1 AND s.sha256 = $2 AND s.id <> $3 AND s.deleted_at IS NULL
+           AND s.status NOT IN ('aborted', 'expired', 'deleted')
+           AND NOT EXISTS (SELECT 1 FROM statement_flags f WHERE f.statement_id = s.id AND f.kind = 'duplicate_upload')
+           AND ((s.created_at, s.id) < (me.created_at, me.id) OR s.status = 'processed')
+         ORDER BY s.created_at, s.id LIMIT 1`,
         [organizationId, object.sha256, statementId],
       );
       if (duplicate.rows[0]) {

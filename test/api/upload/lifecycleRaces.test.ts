@@ -100,3 +100,59 @@ t.test('a member restricted to some rightsholders adds no file to an upload they
   const shared = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: second, fileName: 'shared.csv' });
   t.equal((await add(shared.data.uploadId)).ok, true);
 });
+
+t.test('duplicate and overlap flags of statements processed at the same time: exactly one of two is flagged', async (t) => {
+  const dist = await owner.client.mutate('distributor.create', { organizationId: org, name: 'Races Distributor' });
+  const distributorId = dist.data.id;
+  const judged = async (ids: string[]) => {
+    const { rows } = await db.query<{ statement_id: string; kind: string; details: any }>(
+      `SELECT statement_id, kind, details FROM statement_flags WHERE statement_id = ANY ($1) AND kind IN ('duplicate_upload', 'overlapping_period') ORDER BY kind, statement_id`,
+      [ids],
+    );
+    return rows;
+  };
+  for (let round = 0; round < 3; round++) {
+    const rh = await createRightsholder(owner.client, org, `Twin Artist ${round}`);
+    // the same bytes twice, processed at once
+    const bytes = csv([row(`2023-0${round + 1}`, `${round}.50`, `Twin ${round}`)]);
+    const a = await putFile(owner.client, org, rh, 'twin-a.csv', bytes, { distributorId });
+    const b = await putFile(owner.client, org, rh, 'twin-b.csv', bytes, { distributorId });
+    const results = await Promise.all([ingestStatement(srv.deps, org, a.statementId), ingestStatement(srv.deps, org, b.statementId)]);
+    t.same(results.map((r) => r.status), ['processed', 'processed']);
+    const flags = await judged([a.statementId, b.statementId]);
+    const dup = flags.filter((f) => f.kind === 'duplicate_upload');
+    t.equal(dup.length, 1, `round ${round}: one of the two is the duplicate`);
+    const [flagged, first] = dup[0]!.statement_id === b.statementId ? [b, a] : [a, b];
+    t.same(dup[0]!.details, { statementId: first.statementId }, 'of the other');
+    const overlap = flags.filter((f) => f.kind === 'overlapping_period');
+    t.same(overlap.map((f) => [f.statement_id, f.details]), [[overlap[0]?.statement_id, { statementIds: [overlap[0]?.statement_id === a.statementId ? b.statementId : a.statementId] }]], 'one overlap, naming the other');
+    // processed again, each keeps what it was
+    for (const s of [first, flagged, first]) {
+      await act('reprocess', s.statementId);
+      t.equal((await ingestStatement(srv.deps, org, s.statementId)).status, 'processed');
+      t.same(
+        (await judged([a.statementId, b.statementId])).filter((f) => f.kind === 'duplicate_upload').map((f) => [f.statement_id, f.details]),
+        [[flagged.statementId, { statementId: first.statementId }]],
+        'the same one flagged after a reprocess',
+      );
+    }
+  }
+  // the later upload processed first, the earlier after it: the earlier is the duplicate of the processed one
+  const rh = await createRightsholder(owner.client, org, 'Order Artist');
+  const bytes = csv([row('2022-11', '7.00', 'Order')]);
+  const early = await putFile(owner.client, org, rh, 'early.csv', bytes);
+  const late = await putFile(owner.client, org, rh, 'late.csv', bytes);
+  t.equal((await ingestStatement(srv.deps, org, late.statementId)).status, 'processed');
+  t.equal((await ingestStatement(srv.deps, org, early.statementId)).status, 'processed');
+  t.same(
+    (await judged([early.statementId, late.statementId])).map((f) => [f.statement_id, f.kind, f.details]),
+    [[early.statementId, 'duplicate_upload', { statementId: late.statementId }]],
+  );
+  // two statements of one period with different bytes, processed at once: one overlap flag
+  const c = await putFile(owner.client, org, rh, 'c.csv', csv([row('2022-05', '1.00', 'C')]), { distributorId });
+  const e = await putFile(owner.client, org, rh, 'e.csv', csv([row('2022-05', '2.00', 'E')]), { distributorId });
+  await Promise.all([ingestStatement(srv.deps, org, c.statementId), ingestStatement(srv.deps, org, e.statementId)]);
+  const overlaps = await judged([c.statementId, e.statementId]);
+  t.equal(overlaps.length, 1, 'one of the two overlaps the other');
+  t.equal(overlaps[0]?.kind, 'overlapping_period');
+});

@@ -6,6 +6,8 @@ import { ConfigError, loadConfig } from './config.ts';
 import { createLogger, startRuntime, StartInterrupted, type Role } from './runtime.ts';
 
 const roles: Role[] = ['serve', 'api', 'worker', 'migrate'];
+/** the service stopped on its own (its embedded PostgreSQL lost), not asked to */
+let stoppedByFault = false;
 
 const USAGE = `usage: node --import tsx src/main.ts [command]   (npm start, npm run api|worker|migrate|admin)
 
@@ -85,12 +87,18 @@ async function main(argv: string[]): Promise<number> {
       ].join('\n'),
     );
   }
-  await shutdown.requested;
+  const lost = await Promise.race([shutdown.requested.then(() => undefined), runtime.lost]);
+  if (lost) {
+    // the embedded PostgreSQL is gone for good: stop (what runs is finished or fails without its
+    // database) and exit 1, for whoever started the service (a supervisor, the user) to start it again
+    process.stderr.write(`royalty engine stopping: ${lost.message}\n`);
+    stoppedByFault = true;
+  }
   // HTTP closed, running jobs finished (graphile-worker's graceful shutdown), pools closed, the
   // embedded servers last; a repeated signal meanwhile is ignored, two more force an exit
   await runtime.stop();
   log.info('stopped');
-  return 0;
+  return lost ? 1 : 0;
 }
 
 /** What stopped the start, in a line: the error's message with its causes (an AggregateError's too). */
@@ -111,7 +119,7 @@ main(process.argv.slice(2)).then(
     endHangup();
     // asked to stop and stopped: whatever still holds the event loop (an interrupted admin
     // command's download) is not waited for
-    if (shutdownRequested()) setTimeout(() => process.exit(code), 1000).unref();
+    if (shutdownRequested() || stoppedByFault) setTimeout(() => process.exit(code), 1000).unref();
   },
   (error: unknown) => {
     if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);

@@ -38,6 +38,11 @@ export interface Runtime {
   /** stops everything in reverse order; a running job is finished first (graphile-worker's graceful shutdown) */
   stop(): Promise<void>;
   /**
+   * Settles with why the process cannot go on: the embedded PostgreSQL stopped and could not be
+   * restarted (src/db/embedded.ts). Pending otherwise; the process is to stop and exit 1.
+   */
+  lost: Promise<Error>;
+  /**
    * A forced exit's best effort, for when stop() takes too long: removes the work directories of
    * the statements this process is ingesting, releases its jobs for other workers (not counted as
    * an attempt) and stops the embedded PostgreSQL unless another process uses it. Waits for no
@@ -164,6 +169,7 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
       demo: undefined,
       embedded: { database: database.embedded, objectStore: embeddedS3 !== undefined },
       stop,
+      lost: database.lost,
       abandon,
     };
     if (role === 'migrate') return runtime;
@@ -321,6 +327,8 @@ export interface Database {
   close(): Promise<void>;
   /** a forced exit's: only the embedded PostgreSQL, unless another process uses it; the pool is left to the exit */
   abandon(): Promise<void>;
+  /** settles when the embedded PostgreSQL is gone for good (never for a configured database) */
+  lost: Promise<Error>;
 }
 
 /** The configured database, or the embedded one; migrated. */
@@ -348,7 +356,9 @@ export async function openDatabase(config: Config, log: Deps['log']): Promise<Da
     await close();
     throw error;
   }
-  return { pool, embedded: embeddedDb !== undefined, close, abandon };
+  const lost = embeddedDb?.lost ?? new Promise<Error>(() => {});
+  void lost.then((error) => log.error({ err: error }, 'embedded PostgreSQL lost'));
+  return { pool, embedded: embeddedDb !== undefined, close, abandon, lost };
 }
 
 const DEMO_LOCK = 72_100_002;

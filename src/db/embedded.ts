@@ -30,7 +30,20 @@ export interface EmbeddedDatabase {
   owned: boolean;
   /** done with the server: stops it unless another live process uses it (once; later calls return the same promise) */
   stop(): Promise<void>;
+  /**
+   * Settles (never rejects) with why the server is gone for good: it stopped and could not be
+   * restarted, or stopped more than MAX_RESTARTS times within RESTART_WINDOW_MS. Pending otherwise.
+   */
+  lost: Promise<Error>;
 }
+
+/** how often a process checks that the server it uses still runs */
+export const WATCH_INTERVAL_MS = 1_000;
+/** restarts of a server that stopped on its own, within RESTART_WINDOW_MS, before giving up */
+export const MAX_RESTARTS = 3;
+export const RESTART_WINDOW_MS = 10 * 60_000;
+/** how long a restart keeps trying while the dead server's last processes let go of its shared memory */
+const RESTART_TRY_MS = 30_000;
 
 const USER = 'postgres';
 // The server listens on 127.0.0.1 only; the fixed password protects nothing reachable from outside.
@@ -75,6 +88,8 @@ async function runAs(): Promise<{ uid: number; gid: number } | undefined> {
 }
 
 function isAlive(pid: number): boolean {
+  // 0 and negative pids name process groups (-1: every process)
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
@@ -358,6 +373,39 @@ async function waitUntilReady(url: string, pid: number, logFile: string, logFrom
   }
 }
 
+/** Starts the server on `dir` at `port` in a process group of its own and waits until it answers. */
+async function spawnPostmaster(
+  dataDir: string,
+  dir: string,
+  postgres: string,
+  ids: { uid: number; gid: number } | undefined,
+  port: number,
+): Promise<RunningPostmaster> {
+  const logFile = path.join(dataDir, 'pg.log');
+  const logFd = openSync(logFile, 'a');
+  const logFrom = fstatSync(logFd).size;
+  await chmod(logFile, 0o600);
+  const child = spawn(
+    postgres,
+    ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    // its own process group: a Ctrl-C in the terminal reaches the service, which stops it last
+    { ...ids, detached: true, stdio: ['ignore', logFd, logFd], env: { ...process.env, LC_ALL: 'C' } },
+  );
+  closeSync(logFd);
+  child.unref();
+  // a binary that cannot be run is told by waitUntilReady (the pid is then undefined)
+  child.on('error', () => {});
+  const pid = child.pid ?? -1;
+  const postmaster: RunningPostmaster = { pid, start: pid > 0 ? startTime(pid) : undefined, port };
+  try {
+    await waitUntilReady(urlFor(port), pid, logFile, logFrom, (text) => accessHint(text, ids, dataDir));
+  } catch (error) {
+    if (pid > 0) await stopPostmaster(pid);
+    throw error;
+  }
+  return postmaster;
+}
+
 export async function startEmbeddedPostgres(
   dataDir: string,
   log: EmbeddedLog = () => {},
@@ -382,7 +430,7 @@ export async function startEmbeddedPostgres(
             await writeRegistry(dataDir, { postmaster: registry!.postmaster, users: [...users, me] });
             const pids = [...new Set(users.map((u) => u.pid))].join(', ');
             log(`sharing the embedded PostgreSQL (pid ${running.pid}, port ${running.port}) with process ${pids}`, 'info');
-            return handle(dataDir, urlFor(running.port), false, registry!.postmaster, me, log);
+            return handle({ dataDir, owned: false, postmaster: registry!.postmaster, me, log, postgres, ids });
           }
           log(`stopping an orphaned embedded PostgreSQL (pid ${running.pid}): no live process uses it`);
           await stopPostmaster(running.pid);
@@ -390,41 +438,119 @@ export async function startEmbeddedPostgres(
         await rm(path.join(dir, 'postmaster.pid'), { force: true });
       }
       const port = await freePort();
-      const logFile = path.join(dataDir, 'pg.log');
-      const logFd = openSync(logFile, 'a');
-      const logFrom = fstatSync(logFd).size;
-      await chmod(logFile, 0o600);
-      const child = spawn(
-        postgres,
-        ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-        // its own process group: a Ctrl-C in the terminal reaches the service, which stops it last
-        { ...ids, detached: true, stdio: ['ignore', logFd, logFd], env: { ...process.env, LC_ALL: 'C' } },
-      );
-      closeSync(logFd);
-      child.unref();
-      const pid = child.pid!;
-      const postmaster: RunningPostmaster = { pid, start: startTime(pid), port };
-      const url = urlFor(port);
-      try {
-        await waitUntilReady(url, pid, logFile, logFrom, (text) => accessHint(text, ids, dataDir));
-        await writeRegistry(dataDir, { postmaster, users: [me] });
-      } catch (error) {
-        await stopPostmaster(pid);
+      const postmaster = await spawnPostmaster(dataDir, dir, postgres, ids, port);
+      await writeRegistry(dataDir, { postmaster, users: [me] }).catch(async (error: unknown) => {
+        await stopPostmaster(postmaster.pid);
         throw error;
-      }
-      return handle(dataDir, url, true, postmaster, me, log);
+      });
+      return handle({ dataDir, owned: true, postmaster, me, log, postgres, ids });
     },
     log,
   );
 }
 
-/** This process's use of the server: stop() removes it and stops the server if no other live process uses it. */
-function handle(dataDir: string, url: string, owned: boolean, postmaster: RunningPostmaster, me: User, log: EmbeddedLog): EmbeddedDatabase {
+interface HandleOptions {
+  dataDir: string;
+  owned: boolean;
+  postmaster: RunningPostmaster;
+  me: User;
+  log: EmbeddedLog;
+  /** what a restart needs */
+  postgres: string;
+  ids: { uid: number; gid: number } | undefined;
+}
+
+/**
+ * This process's use of the server: stop() removes it and stops the server if no other live
+ * process uses it.
+ *
+ * While in use, the server is watched: one that stops on its own (killed, crashed, the kernel's
+ * OOM killer) is restarted on the same port, so that every process using it (their pools, the job
+ * runners) connects again by itself. The first process to notice restarts it, under the lock; the
+ * others find it running on their port and go on with it. Past MAX_RESTARTS within
+ * RESTART_WINDOW_MS, or when it cannot be started, `lost` settles and the process is to stop.
+ */
+function handle(options: HandleOptions): EmbeddedDatabase {
+  const { dataDir, owned, me, log, postgres, ids } = options;
+  const dir = path.join(dataDir, 'pg');
+  const port = options.postmaster.port;
+  /** the server this process uses: another after a restart */
+  let postmaster = options.postmaster;
   let stopping: Promise<void> | undefined;
+  let recovering: Promise<void> | undefined;
+  let gone = false;
+  const restarts: number[] = [];
+  let resolveLost: (error: Error) => void = () => {};
+  const lost = new Promise<Error>((resolve) => (resolveLost = resolve));
+
+  /** under the lock: a server another process restarted on this port is the one this process uses */
+  const adopt = async (): Promise<RunningPostmaster | undefined> => {
+    const running = await runningPostmaster(dir);
+    if (!running) return undefined;
+    if (running.port !== port) throw new Error(`the embedded PostgreSQL was started again on port ${running.port} by another process, not on ${port}, the port this process uses`);
+    if (!samePostmaster(running, postmaster)) {
+      postmaster = running;
+      const registry = await readRegistry(dataDir);
+      const users = registry && samePostmaster(registry.postmaster, running) ? registry.users.filter(isRunning) : [];
+      if (!users.some((u) => u.id === me.id)) await writeRegistry(dataDir, { postmaster: running, users: [...users, me] });
+      log(`the embedded PostgreSQL was restarted by another process (pid ${running.pid}, port ${port})`);
+    }
+    return running;
+  };
+
+  const restart = () =>
+    withLock(
+      dataDir,
+      async () => {
+        if (stopping || isRunning(postmaster)) return;
+        const dead = postmaster.pid;
+        if (await adopt()) return;
+        const now = Date.now();
+        while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
+        if (restarts.length >= MAX_RESTARTS) {
+          throw new Error(`it stopped ${MAX_RESTARTS + 1} times within ${RESTART_WINDOW_MS / 60_000} minutes (see ${path.join(dataDir, 'pg.log')})`);
+        }
+        restarts.push(now);
+        log(`the embedded PostgreSQL (pid ${dead}) stopped unexpectedly: restarting it on port ${port}`);
+        const registry = await readRegistry(dataDir);
+        const others = (registry?.users ?? []).filter((u) => u.id !== me.id && isRunning(u));
+        // the dead server's last processes may hold its shared memory a moment longer
+        const deadline = Date.now() + RESTART_TRY_MS;
+        for (;;) {
+          try {
+            if (!existsSync(path.join(dir, 'PG_VERSION'))) throw new Error(`${dir} holds no PostgreSQL data any more (was it removed?)`);
+            postmaster = await spawnPostmaster(dataDir, dir, postgres, ids, port);
+            break;
+          } catch (error) {
+            if (stopping || Date.now() > deadline || !/shared memory block|lock file .* already exists/i.test((error as Error).message)) throw error;
+            await new Promise((r) => setTimeout(r, 500));
+          }
+        }
+        await writeRegistry(dataDir, { postmaster, users: [...others, me] });
+        log(`restarted the embedded PostgreSQL (pid ${postmaster.pid}, port ${port}): restart ${restarts.length} of at most ${MAX_RESTARTS} within ${RESTART_WINDOW_MS / 60_000} minutes`);
+      },
+      log,
+    );
+
+  const watch = setInterval(() => {
+    if (stopping || recovering || gone || isRunning(postmaster)) return;
+    recovering = restart()
+      .catch((error: unknown) => {
+        if (stopping) return;
+        gone = true;
+        clearInterval(watch);
+        resolveLost(new Error(`the embedded PostgreSQL stopped and was not restarted: ${(error as Error).message}`));
+      })
+      .finally(() => (recovering = undefined));
+  }, WATCH_INTERVAL_MS);
+  watch.unref();
+
   const release = () =>
     withLock(
       dataDir,
       async () => {
+        // the server may have been restarted by another process since this one last looked
+        if (!isRunning(postmaster)) await adopt().catch(() => undefined);
         const registry = await readRegistry(dataDir);
         const current = registry && samePostmaster(registry.postmaster, postmaster) ? registry : undefined;
         const others = (current?.users ?? []).filter((u) => u.id !== me.id && isRunning(u));
@@ -434,15 +560,22 @@ function handle(dataDir: string, url: string, owned: boolean, postmaster: Runnin
           return;
         }
         // the last user stops it (unless it is not the server this process used any more)
-        const running = await runningPostmaster(path.join(dataDir, 'pg'));
+        const running = await runningPostmaster(dir);
         if (running && samePostmaster(running, postmaster)) await stopPostmaster(running.pid);
         if (current || !registry) await writeRegistry(dataDir, undefined);
       },
       log,
     );
   return {
-    url,
+    url: urlFor(port),
     owned,
-    stop: () => (stopping ??= release()),
+    lost,
+    stop: () =>
+      (stopping ??= (async () => {
+        clearInterval(watch);
+        // a restart under way ends first (it gives up its retries once stopping)
+        await recovering;
+        await release();
+      })()),
   };
 }

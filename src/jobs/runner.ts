@@ -31,6 +31,9 @@ export function crontabTasks(crontab: string): Set<string> {
   );
 }
 
+/** how long a stopping runner waits for its cron once its worker pool is released */
+const CRON_STOP_GRACE_MS = 1_000;
+
 export interface JobRunner {
   stop(): Promise<void>;
 }
@@ -47,6 +50,8 @@ export async function startJobRunner(opts: {
   const liveness = createLiveness(opts.pool, (error) => opts.log.warn({ err: error }, 'job runner liveness connection failed'));
   const events: WorkerEvents = new EventEmitter();
   const claims = new Map<string, Promise<void>>();
+  // the worker pool is done: its running jobs finished (or released), its connections given back
+  const poolReleased = new Promise<void>((resolve) => events.once('pool:release', () => resolve()));
   events.on('pool:create', ({ workerPool }) => {
     claims.set(workerPool.id, liveness.claim(workerPool.id).catch(() => {}));
   });
@@ -84,7 +89,15 @@ export async function startJobRunner(opts: {
   return {
     async stop() {
       // Stops taking jobs, waits for running ones, and releases the rest for other workers.
-      await runner.stop();
+      // graphile-worker's stop also waits for its cron, which, once it failed to reach the
+      // database (PostgreSQL down or restarting), sleeps up to a minute before trying again, in a
+      // sleep nothing cuts short: once the worker pool is released the cron is given a moment
+      // only (it stops at the end of its sleep without touching the database).
+      const stopped = runner.stop().catch((error: unknown) => {
+        // the runner had stopped on its own (its worker pool failed): logged by graphile-worker
+        opts.log.debug({ err: error }, 'job runner already stopped');
+      });
+      await Promise.race([stopped, poolReleased.then(() => new Promise((resolve) => setTimeout(resolve, CRON_STOP_GRACE_MS).unref()))]);
       await liveness.release();
     },
   };

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
 import { appRouter } from './api/index.ts';
-import { schemasJson } from './docs/schemas.ts';
+import { describeProcedures, schemasJson } from './docs/schemas.ts';
 import { closeAnalytics } from './analytics/engine.ts';
 import { cubeMeta } from './analytics/meta.ts';
 import { AppError, wireCode, type ErrorCode } from './errors.ts';
@@ -199,6 +199,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // CORS (src/trpc/cors.ts): off unless CORS_ORIGINS names origins; an allowed preflight is
   // answered here, for every route
   const cors = corsPolicy(deps.config.corsOrigins);
+  const procedureTypes = new Map(describeProcedures(appRouter).map((p) => [p.name, p.type]));
   app.addHook('onRequest', async (req, reply) => {
     // the request's id (its log lines carry it as reqId) goes back to the caller
     void reply.header('x-request-id', req.id);
@@ -247,17 +248,32 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       return sendTrpcError(reply, target, new AppError('INVALID_JSON', 'The input is not valid UTF-8 once percent-decoded (JSON is UTF-8)'));
     }
     // a query's input passes the same check as a mutation's body (tRPC reads it the same way)
+    // (tRPC reads an empty input as none)
     const input = req.method === 'POST' ? null : queryInput(req.url);
-    if (input !== null) {
+    if (input) {
       try {
-        checkJsonText(input, 'input');
+        checkJsonText(input, 'input', target.batch ? target.path.split(',').length : undefined);
       } catch (error) {
         return sendTrpcError(reply, target, error as AppError);
       }
     }
     if (!target.batch) return;
-    if (target.path.split(',').length > deps.config.maxBatchSize) {
+    const paths = target.path.split(',');
+    if (paths.length > deps.config.maxBatchSize) {
       return sendTrpcError(reply, target, new AppError('BATCH_TOO_LARGE', `A batch may name at most ${deps.config.maxBatchSize} procedures`));
+    }
+    // tRPC refuses a batch of queries and mutations as a whole with a bare BAD_REQUEST: it is a
+    // query sent with POST or a mutation with GET, so METHOD_NOT_SUPPORTED, naming them
+    const kinds = new Map(paths.flatMap((p) => (procedureTypes.has(p) ? [[procedureTypes.get(p)!, p] as const] : [])));
+    if (kinds.size > 1) {
+      return sendTrpcError(
+        reply,
+        target,
+        new AppError(
+          'METHOD_NOT_SUPPORTED',
+          `A batch cannot mix queries and mutations (queries take GET, mutations POST): ${kinds.get('query')} is a query, ${kinds.get('mutation')} a mutation`,
+        ),
+      );
     }
   });
 
@@ -285,8 +301,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
           return done(new AppError('INVALID_JSON', 'The body is not valid UTF-8 (JSON is UTF-8)'), undefined);
         }
         if (text.length === 0) return done(null, undefined);
+        const target = trpcTarget(req.url);
         try {
-          checkJsonText(text, 'body');
+          checkJsonText(text, 'body', target?.batch ? target.path.split(',').length : undefined);
         } catch (error) {
           return done(error as AppError, undefined);
         }

@@ -43,9 +43,12 @@ export function poisoningKeyPath(input: unknown): string | null {
 
 /**
  * Checks JSON text as a request carries it (`what`: "body" or "input"); throws INVALID_JSON saying
- * where. The text itself goes on to tRPC, which parses it again.
+ * where. With `batchSize` (batch mode), the value must be the batch object: keyed by call index,
+ * 0 to batchSize - 1 (tRPC reads those keys and would silently drop any other, so that `{"1": …}`
+ * for a batch of one ran the call without its input). The text itself goes on to tRPC, which
+ * parses it again.
  */
-export function checkJsonText(text: string, what: 'body' | 'input'): void {
+export function checkJsonText(text: string, what: 'body' | 'input', batchSize?: number): void {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -59,5 +62,22 @@ export function checkJsonText(text: string, what: 'body' | 'input'): void {
       'INVALID_JSON',
       `The ${what} holds the key ${path}: keys that could poison prototypes (__proto__ anywhere, prototype under constructor) are refused`,
     );
+  }
+  if (batchSize !== undefined) checkBatchKeys(value, what, batchSize);
+}
+
+function checkBatchKeys(value: unknown, what: 'body' | 'input', batchSize: number): void {
+  const expected = batchSize === 1 ? 'the key "0"' : `the keys "0" to "${batchSize - 1}"`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new AppError('VALIDATION_FAILED', `In batch mode (batch=1) the ${what} is an object keyed by call index: ${expected}, e.g. {"0": <input>}`);
+  }
+  for (const key of Object.keys(value)) {
+    if (!/^(0|[1-9][0-9]*)$/.test(key) || Number(key) >= batchSize) {
+      const shown = JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key);
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `The batch ${what} has the key ${shown}, but the batch names ${batchSize} procedure${batchSize === 1 ? '' : 's'}: its keys are call indexes, ${expected}`,
+      );
+    }
   }
 }

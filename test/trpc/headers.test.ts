@@ -1,6 +1,7 @@
 // Requests that could be read two ways are refused, never read one way silently: a credential or
 // organization header sent twice, an API key together with a bearer token; a query's input is
-// checked for prototype-poisoning keys exactly like a mutation's body. Every answer carries its
+// checked for prototype-poisoning keys exactly like a mutation's body; a batch's input has only
+// call indexes for keys; a batch mixing queries and mutations names them. Every answer carries its
 // request id.
 import { request } from 'node:http';
 import t from 'tap';
@@ -224,4 +225,57 @@ t.test('every answer carries x-request-id: the caller\'s plain token, else a fre
   }
   const notFound = await rawRequest('GET', '/nowhere', []);
   t.match(notFound.headers['x-request-id'], uuid);
+});
+
+t.test('a batch input keyed by anything but its call indexes is refused, not run without its input', async (t) => {
+  const org = owner.organizationId;
+  const cases: [string, number, string][] = [
+    [`{"1":{"organizationId":"${org}","name":"Shifted"}}`, 1, 'The batch body has the key "1", but the batch names 1 procedure: its keys are call indexes, the key "0"'],
+    [`{"00":{"organizationId":"${org}","name":"Padded"}}`, 1, 'The batch body has the key "00", but the batch names 1 procedure: its keys are call indexes, the key "0"'],
+    [`{"0":{"organizationId":"${org}","name":"A"},"x":{}}`, 2, 'The batch body has the key "x", but the batch names 2 procedures: its keys are call indexes, the keys "0" to "1"'],
+    ['null', 1, 'In batch mode (batch=1) the body is an object keyed by call index: the key "0", e.g. {"0": <input>}'],
+    [`[{"organizationId":"${org}","name":"Array"}]`, 1, 'In batch mode (batch=1) the body is an object keyed by call index: the key "0", e.g. {"0": <input>}'],
+  ];
+  for (const [body, calls, message] of cases) {
+    const path = Array.from({ length: calls }, () => 'rightsholder.create').join(',');
+    const res = await owner.client.raw('POST', `/trpc/${path}?batch=1`, body);
+    t.equal(res.status, 400, body);
+    t.same(
+      res.body.map((r: any) => [r.error.data, r.error.message]),
+      Array.from({ length: calls }, () => [badRequest('VALIDATION_FAILED', 'rightsholder.create'), message]),
+      body,
+    );
+  }
+  const query = await owner.client.raw('GET', `/trpc/rightsholder.list?batch=1&input=${encodeURIComponent(`{"1":{"organizationId":"${org}"}}`)}`);
+  t.same([query.body[0].error.data, query.body[0].error.message], [
+    badRequest('VALIDATION_FAILED', 'rightsholder.list'),
+    'The batch input has the key "1", but the batch names 1 procedure: its keys are call indexes, the key "0"',
+  ]);
+  // keys 0..n-1, some missing, are fine; an empty input is none; single mode takes the input raw
+  const partial = await owner.client.raw('GET', `/trpc/health,rightsholder.list?batch=1&input=${encodeURIComponent(`{"1":{"organizationId":"${org}"}}`)}`);
+  t.same([partial.status, partial.body[0].result.data.status, partial.body[1].result.data.pagination.total], [200, 'ok', 0]);
+  const empty = await owner.client.raw('GET', '/trpc/health?batch=1&input=');
+  t.same([empty.status, empty.body[0].result.data.status], [200, 'ok']);
+  const single = await owner.client.raw('GET', `/trpc/rightsholder.list?input=${encodeURIComponent(`{"organizationId":"${org}"}`)}`);
+  t.same([single.status, single.body.result.data.pagination.total], [200, 0]);
+  const list = await owner.client.query('rightsholder.list', { organizationId: org });
+  t.equal(list.data.pagination.total, 0, 'nothing was created');
+});
+
+t.test('a batch mixing queries and mutations is METHOD_NOT_SUPPORTED, naming one of each', async (t) => {
+  const org = owner.organizationId;
+  const post = await owner.client.raw('POST', '/trpc/rightsholder.create,rightsholder.list?batch=1', JSON.stringify({ 0: { organizationId: org, name: 'Mixed' }, 1: { organizationId: org } }));
+  const message = 'A batch cannot mix queries and mutations (queries take GET, mutations POST): rightsholder.list is a query, rightsholder.create a mutation';
+  t.equal(post.status, 400);
+  t.same(post.body.map((r: any) => [r.error.data, r.error.message]), [
+    [badRequest('METHOD_NOT_SUPPORTED', 'rightsholder.create'), message],
+    [badRequest('METHOD_NOT_SUPPORTED', 'rightsholder.list'), message],
+  ]);
+  const get = await owner.client.raw('GET', '/trpc/rightsholder.list,rightsholder.create?batch=1');
+  t.same(get.body.map((r: any) => r.error.data.errorCode), ['METHOD_NOT_SUPPORTED', 'METHOD_NOT_SUPPORTED']);
+  // an unknown name beside a query is not a mix: the query runs, the name is PROCEDURE_NOT_FOUND
+  const unknown = await owner.client.raw('GET', '/trpc/health,no.such?batch=1');
+  t.same([unknown.status, unknown.body[0].result.data.status, unknown.body[1].error.data.errorCode], [207, 'ok', 'PROCEDURE_NOT_FOUND']);
+  const list = await owner.client.query('rightsholder.list', { organizationId: org });
+  t.equal(list.data.pagination.total, 0, 'nothing was created');
 });

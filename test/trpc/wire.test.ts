@@ -136,8 +136,8 @@ t.test('the error of a batch mixing queries and mutations is sent as JSON', asyn
   t.same(
     res.body.map((e: { error: { data: unknown } }) => e.error.data),
     [
-      { code: 'BAD_REQUEST', errorCode: 'BAD_REQUEST', httpStatus: 400, path: 'user.currentUser' },
-      { code: 'BAD_REQUEST', errorCode: 'BAD_REQUEST', httpStatus: 400, path: 'activity.trackVisit' },
+      { code: 'BAD_REQUEST', errorCode: 'METHOD_NOT_SUPPORTED', httpStatus: 400, path: 'user.currentUser' },
+      { code: 'BAD_REQUEST', errorCode: 'METHOD_NOT_SUPPORTED', httpStatus: 400, path: 'activity.trackVisit' },
     ],
   );
 });

@@ -108,14 +108,21 @@ export const uploadAction = orgProcedure(
     if (changing.length > 0) await enqueueBlockRefresh(db, ctx.org.id, changing.map((s) => s.rightsholderId), `statement.${type}`);
     return targets.map((s) => s.id);
   });
+  // the answer is the statements as the action left them, read before their jobs are queued (a job
+  // taken at once would otherwise show them processing, or processed, at random)
+  let answer: StatementRecord | { uploadId: string; statementIds: string[]; items: StatementRecord[] };
+  if (statementId !== undefined) {
+    answer = await getStatement(ctx.deps.pool, ctx.org.id, statementId);
+  } else {
+    // the upload's files the caller may see, after the action
+    const scope = await callerScope(ctx.deps.pool, caller);
+    const { rows } = await ctx.deps.pool.query<StatementRecord>(
+      `SELECT ${STATEMENT_SELECT} FROM statements s WHERE s.organization_id = $1 AND s.upload_id = $2 AND ($3::uuid[] IS NULL OR s.rightsholder_id = ANY ($3))
+       ORDER BY s.created_at, s.id`,
+      [ctx.org.id, uploadId, scope],
+    );
+    answer = { uploadId: uploadId!, statementIds: acted, items: rows };
+  }
   if (type === 'complete' || type === 'reprocess') await enqueueStatementIngest(ctx.deps, ctx.org.id, acted, type);
-  if (statementId !== undefined) return getStatement(ctx.deps.pool, ctx.org.id, statementId);
-  // the upload's files the caller may see, after the action
-  const scope = await callerScope(ctx.deps.pool, caller);
-  const { rows } = await ctx.deps.pool.query<StatementRecord>(
-    `SELECT ${STATEMENT_SELECT} FROM statements s WHERE s.organization_id = $1 AND s.upload_id = $2 AND ($3::uuid[] IS NULL OR s.rightsholder_id = ANY ($3))
-     ORDER BY s.created_at, s.id`,
-    [ctx.org.id, uploadId, scope],
-  );
-  return { uploadId: uploadId!, statementIds: acted, items: rows };
+  return answer;
 });

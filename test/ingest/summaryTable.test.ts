@@ -59,3 +59,52 @@ t.test('a data row of words is no summary header', async (t) => {
   t.equal(out.keptRows, 4);
   t.equal(out.net, '3.000000000000');
 });
+
+t.test('a summary table exactly as wide as the detail is the trailer too', async (t) => {
+  // `Store,Country,Currency,Units,Net` under `Period,Title,Currency,Units,Net`: as wide, its words
+  // where the detail has its figures, and other names than the detail's in two columns
+  const cases: [string, string[], number][] = [
+    ['after a blank line', [HEADER.join(','), ...detail(3), '', 'Store,Country,Currency,Units,Net', 'Spotify,US,EUR,4,4.50', 'Apple Music,GB,EUR,2,2.25'], 3],
+    ['right under the detail, longer than it', [HEADER.join(','), ...detail(2), 'Country,Store,Currency,Quantity,Amount', 'US,Spotify,EUR,1,1.25', 'GB,Spotify,EUR,1,1.00', 'DE,Deezer,EUR,1,1.25'], 2],
+    ['under a total', [HEADER.join(','), ...detail(4), 'Total,,,10,11.00', '', 'Store,Territory,Currency,Units,Net', 'Spotify,US,EUR,10,11.00'], 4],
+  ];
+  for (const [name, lines, rows] of cases) {
+    const bytes = Buffer.from(lines.join('\n') + '\n');
+    const file = path.join(root, `wide ${name}.csv`);
+    await writeFile(file, bytes);
+    const summaryAt = lines.findIndex((l, i) => i > 0 && /^(Country|Store),/.test(l));
+    for (const limits of [undefined, { headBytes: 80, tailBytes: 160 }]) {
+      const how = `${name}, ${limits ? 'sampled' : 'whole'}`;
+      const r = await locate({ sourcePath: file, fileName: `${name}.csv`, workDir: await mkdtemp(path.join(root, 'w-')) }, limits);
+      t.equal(r.headerLine, 0, `${how}: the detail's header`);
+      t.equal(r.dataRecords, rows, `${how}: the detail's rows`);
+      t.same(
+        r.removed.filter((x) => x.reason === 'summary').map((x) => x.line),
+        lines.map((_, i) => i).filter((i) => i >= summaryAt),
+        `${how}: the summary removed`,
+      );
+    }
+    const { located, out, flags, rows: written } = await readJoined(t, bytes, `${name}.csv`);
+    t.equal(located.dataRecords + located.removedTotal + 1, lines.length, `${name}: kept + removed + header = lines`);
+    t.equal(out.keptRows, rows, `${name}: rows kept`);
+    const cents = detail(rows).reduce((sum, l) => sum + Math.round(Number(l.split(',')[4]) * 100), 0);
+    t.equal(out.net, `${(cents / 100).toFixed(2)}0000000000`, `${name}: the detail's sum, the summary not added`);
+    t.same(written.map((w) => w[1]), detail(rows).map((l) => l.split(',')[1]), `${name}: the detail's rows written`);
+    t.same(flags.map((f) => f.kind).filter((k) => k === 'invalid_amounts' || k === 'missing_statement_period'), [], `${name}: no invalid amount, no missing period`);
+  }
+});
+
+t.test('the header again, or a data row of words as wide as the table, is no summary header', async (t) => {
+  const lines = [
+    HEADER.join(','),
+    '2024-03,Track,EUR,1,1.00',
+    // the header written again in capitals: one name changed at most is still this table
+    'Period,Track Title,Currency,Units,Net',
+    '2024-03,Units,EUR,2,2.00',
+    // words in every column, but a number's column holds no column name
+    '2024-03,Store,EUR,n/a,n/a',
+  ];
+  const { located, out } = await readJoined(t, Buffer.from(lines.join('\n') + '\n'), 'same-width-words.csv');
+  t.equal(located.removed.filter((r) => r.reason === 'summary').length, 0);
+  t.equal(out.keptRows, 4);
+});

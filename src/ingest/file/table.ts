@@ -352,6 +352,20 @@ export function kindOf(cells: readonly string[], p: Profile): Kind {
     }
     if (moved >= 2 && named >= f.length - 1) return 'summary_header';
   }
+  // a table as wide as the detail (`Store,Country,Currency,Units,Net` under
+  // `Period,Title,Currency,Units,Net`): words only, column names where the detail has its figures
+  // (every one of its number columns), other names than the detail's in at least two columns (the
+  // header written again with a name changed is still this table's), all but one of them names
+  if (f.length >= 2 && p.numericColumns.size > 0 && f.length >= p.medianFilled && f.every((c) => cellKind(c.text) === 'text')) {
+    const at = new Map(f.map((c) => [c.index, c.text]));
+    const namesFigures = [...p.numericColumns].every((j) => {
+      const text = at.get(j);
+      return text !== undefined && (isKnownHeader(text) || hasHeaderKeyword(text));
+    });
+    const other = f.filter((c) => normalizeHeaderCell(c.text) !== normalizeHeaderCell(p.header.raw[c.index] ?? '')).length;
+    const named = f.filter((c) => isKnownHeader(c.text) || hasHeaderKeyword(c.text)).length;
+    if (namesFigures && other >= 2 && named >= f.length - 1) return 'summary_header';
+  }
   // a line of words without a figure (`Generated on 2024-04-01`, `Currency,EUR`, `* amounts in EUR`):
   // below the totals it is the trailer's, anywhere else a data row (see trailerStart)
   if (f.length <= Math.max(2, Math.floor(p.width / 4)) && f.every((c) => cellKind(c.text) !== 'number')) return 'note';

@@ -128,6 +128,7 @@ export const errorRegistry = {
   UPLOAD_EMPTY: { code: 'BAD_REQUEST', description: 'The uploaded file has no bytes.' },
   UPLOAD_SIZE_MISMATCH: { code: 'BAD_REQUEST', description: "The uploaded file's size differs from the size announced in upload.uploadFile." },
   UPLOAD_CHECKSUM_MISMATCH: { code: 'BAD_REQUEST', description: "The uploaded file's SHA-256 differs from the sha256 announced in upload.uploadFile (the statement fails)." },
+  UPLOAD_OBJECT_CHANGED: { code: 'BAD_REQUEST', description: "The uploaded file was replaced after upload.uploadAction complete (a PUT to its URL after completing); the statement fails rather than read other bytes: upload the file again." },
   UPLOAD_ABORTED: { code: 'BAD_REQUEST', description: "The client aborted the upload (upload.aborted); recorded as the statement's failure reason." },
   MAPPING_COLUMN_MISSING: { code: 'BAD_REQUEST', description: 'The mapping reads a column the statement does not have.' },
   STATEMENT_UNREADABLE: { code: 'BAD_REQUEST', description: 'The located table could not be read (malformed delimited text).' },

@@ -10,6 +10,7 @@ import { closeAnalytics } from './analytics/engine.ts';
 import { cubeMeta } from './analytics/meta.ts';
 import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
+import { AMBIGUOUS_REQUEST } from './auth/principal.ts';
 import { contextFactory, type Deps } from './trpc/context.ts';
 import { corsPolicy } from './trpc/cors.ts';
 import { checkJsonText } from './trpc/json.ts';
@@ -134,10 +135,10 @@ function inputIsUtf8(url: string): boolean {
   }
 }
 
-/** The `input` query parameter as tRPC reads it (URLSearchParams), or null. */
-function queryInput(url: string): string | null {
+/** The query parameters as tRPC reads them (URLSearchParams). */
+function searchParams(url: string): URLSearchParams {
   const at = url.indexOf('?');
-  return at === -1 ? null : new URLSearchParams(url.slice(at + 1)).get('input');
+  return new URLSearchParams(at === -1 ? '' : url.slice(at + 1));
 }
 
 interface ErrorBody {
@@ -244,12 +245,36 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     if (req.method === 'POST' && charset !== undefined && !UTF8_CHARSETS.has(charset)) {
       return sendTrpcError(reply, target, new AppError('UNSUPPORTED_MEDIA_TYPE', `Mutations take a JSON body in UTF-8, not ${charset}`));
     }
+    // a compressed body would be read as its compressed bytes ("not valid UTF-8")
+    const encoding = String(req.headers['content-encoding'] ?? '').trim().toLowerCase();
+    if (req.method === 'POST' && encoding !== '' && encoding !== 'identity') {
+      return sendTrpcError(
+        reply,
+        target,
+        new AppError('UNSUPPORTED_MEDIA_TYPE', `Mutation bodies are not read compressed (Content-Encoding: ${encoding.slice(0, 40)}): send the JSON as is`),
+      );
+    }
     if (req.method !== 'POST' && !inputIsUtf8(req.url)) {
       return sendTrpcError(reply, target, new AppError('INVALID_JSON', 'The input is not valid UTF-8 once percent-decoded (JSON is UTF-8)'));
     }
-    // a query's input passes the same check as a mutation's body (tRPC reads it the same way)
-    // (tRPC reads an empty input as none)
-    const input = req.method === 'POST' ? null : queryInput(req.url);
+    // tRPC reads the first of a repeated parameter; anything on the way may read another
+    const params = searchParams(req.url);
+    for (const name of ['input', 'batch']) {
+      if (params.getAll(name).length > 1) {
+        return sendTrpcError(reply, target, new AppError(AMBIGUOUS_REQUEST, `The query parameter ${name} was given more than once: give it once`));
+      }
+    }
+    // tRPC ignores it on a POST, which would run without the input its caller meant
+    if (req.method === 'POST' && params.has('input')) {
+      return sendTrpcError(
+        reply,
+        target,
+        new AppError(AMBIGUOUS_REQUEST, "A mutation's input is its JSON body (POST): the input query parameter is for queries (GET)"),
+      );
+    }
+    // a query's input passes the same check as a mutation's body (tRPC reads it the same way;
+    // an empty input is none)
+    const input = req.method === 'POST' ? null : params.get('input');
     if (input) {
       try {
         checkJsonText(input, 'input', target.batch ? target.path.split(',').length : undefined);

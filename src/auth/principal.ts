@@ -1,4 +1,4 @@
-import { AppError } from '../errors.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
 import type { OrgRole, PlatformRole } from '../trpc/roles.ts';
 
 /** Who is calling. OAuth bearer tokens (a later issue) resolve to the same shape. */
@@ -84,6 +84,13 @@ export interface Credentials {
 type Headers = Record<string, string | string[] | undefined>;
 
 /**
+ * The errorCode of a request that could be read two ways (a credential, x-api-key, Authorization or
+ * a query parameter given twice; an API key beside a bearer token): the generic one until the
+ * registry (src/errors.ts) has a code of its own for it.
+ */
+export const AMBIGUOUS_REQUEST: ErrorCode = 'BAD_REQUEST';
+
+/**
  * How many values a header carries. Node joins a repeated x-* header into one value with ", "
  * and keeps only the first of a repeated Authorization, so the raw headers (when given) count
  * the lines; a comma inside one value counts too (no API key, uuid or token holds one).
@@ -109,7 +116,7 @@ export function credentialsFromHeaders(headers: Headers, rawHeaders?: readonly s
   const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || undefined;
   for (const name of ['x-api-key', 'authorization'] as const) {
     if (valueCount(name, headers, rawHeaders) > 1) {
-      throw new AppError('BAD_REQUEST', `The ${name === 'authorization' ? 'Authorization' : name} header was sent more than once (or holds a list): send exactly one credential`);
+      throw new AppError(AMBIGUOUS_REQUEST, `The ${name === 'authorization' ? 'Authorization' : name} header was sent more than once (or holds a list): send exactly one credential`);
     }
   }
   if (valueCount('x-organization-id', headers, rawHeaders) > 1) {
@@ -124,7 +131,7 @@ export function credentialsFromHeaders(headers: Headers, rawHeaders?: readonly s
   const isBearer = scheme !== undefined && scheme.toLowerCase() === 'bearer';
   const bearer = isBearer ? authorization!.slice(scheme.length).trim() : undefined;
   if (apiKey !== undefined && isBearer) {
-    throw new AppError('BAD_REQUEST', 'Send one credential, not both: x-api-key (with x-organization-id) or Authorization: Bearer <token>');
+    throw new AppError(AMBIGUOUS_REQUEST, 'Send one credential, not both: x-api-key (with x-organization-id) or Authorization: Bearer <token>');
   }
   if (apiKey === undefined && authorization !== undefined) {
     if (!isBearer) {

@@ -4,6 +4,7 @@
 // call indexes for keys; a batch mixing queries and mutations names them. Every answer carries its
 // request id.
 import { request } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
@@ -278,4 +279,55 @@ t.test('a batch mixing queries and mutations is METHOD_NOT_SUPPORTED, naming one
   t.same([unknown.status, unknown.body[0].result.data.status, unknown.body[1].error.data.errorCode], [207, 'ok', 'PROCEDURE_NOT_FOUND']);
   const list = await owner.client.query('rightsholder.list', { organizationId: org });
   t.equal(list.data.pagination.total, 0, 'nothing was created');
+});
+
+t.test('query parameters given twice, or a mutation input in the URL, are refused', async (t) => {
+  const org = owner.organizationId;
+  const input = (id: string) => encodeURIComponent(JSON.stringify({ organizationId: id }));
+  const twice = await owner.client.raw('GET', `/trpc/rightsholder.list?input=${input(org)}&input=${input(other.organizationId)}`);
+  t.same([twice.status, twice.body.error.data, twice.body.error.message], [
+    400,
+    badRequest('BAD_REQUEST', 'rightsholder.list'),
+    'The query parameter input was given more than once: give it once',
+  ]);
+  const batch = await owner.client.raw('GET', '/trpc/health?batch=1&batch=0');
+  t.same([batch.status, batch.body[0].error.data, batch.body[0].error.message], [
+    400,
+    badRequest('BAD_REQUEST', 'health'),
+    'The query parameter batch was given more than once: give it once',
+  ]);
+  // tRPC ignores the URL's input on a POST: the body alone is the input, so both is refused
+  const both = await owner.client.raw(
+    'POST',
+    `/trpc/rightsholder.create?batch=1&input=${encodeURIComponent('{"0":{}}')}`,
+    JSON.stringify({ 0: { organizationId: org, name: 'In The URL' } }),
+  );
+  t.same([both.status, both.body[0].error.data, both.body[0].error.message], [
+    400,
+    badRequest('BAD_REQUEST', 'rightsholder.create'),
+    "A mutation's input is its JSON body (POST): the input query parameter is for queries (GET)",
+  ]);
+  const list = await owner.client.query('rightsholder.list', { organizationId: org });
+  t.equal(list.data.pagination.total, 0, 'nothing was created');
+});
+
+t.test('a compressed mutation body is UNSUPPORTED_MEDIA_TYPE, not "not valid UTF-8"', async (t) => {
+  const body = gzipSync(JSON.stringify({ 0: { organizationId: owner.organizationId, name: 'Zipped' } }));
+  for (const encoding of ['gzip', 'br', 'deflate']) {
+    const res = await fetch(`${srv.url}/trpc/rightsholder.create?batch=1`, {
+      method: 'POST',
+      headers: { ...owner.client.headers, 'content-type': 'application/json', 'content-encoding': encoding },
+      body,
+    });
+    const json: any = await res.json();
+    t.same([res.status, json[0].error.data, json[0].error.message], [
+      400,
+      badRequest('UNSUPPORTED_MEDIA_TYPE', 'rightsholder.create'),
+      `Mutation bodies are not read compressed (Content-Encoding: ${encoding}): send the JSON as is`,
+    ]);
+  }
+  const identity = await owner.client.raw('POST', '/trpc/rightsholder.create?batch=1', JSON.stringify({ 0: { organizationId: owner.organizationId, name: 'Plain' } }), {
+    'content-encoding': 'identity',
+  });
+  t.same([identity.status, identity.body[0].result.data.name], [200, 'Plain']);
 });

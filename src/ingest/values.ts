@@ -532,6 +532,9 @@ function gtinCheckDigitValid(digits: string): boolean {
  * Scientific notation (`1.91774E+11`) has lost digits: null, never guessed.
  */
 export function normalizeUpc(raw: string): string | null {
+  // a UPC in its wrappers is a few dozen characters: a longer cell is none (and `empty:` repeated
+  // a hundred thousand times would take the loop below minutes, one prefix per pass)
+  if (raw.length > 100) return null;
   let s = raw.trim();
   for (let before = ''; before !== s; ) {
     before = s;

@@ -287,6 +287,9 @@ export async function prepareText(file: string, workDir: string, outName: string
         }
         return iconv.decode(line, 'windows-1252');
       };
+      // line breaks passed (CR LF counted once), for the position of a line too long
+      let breaks = 0;
+      let afterCR = false;
       for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
         deadline.check();
         const buf = carry.length ? Buffer.concat([carry, raw as Buffer]) : (raw as Buffer);
@@ -296,12 +299,16 @@ export async function prepareText(file: string, workDir: string, outName: string
         for (let k = 0; k < buf.length; k++) {
           const b = buf[k];
           if (b === 0x0a || b === 0x0d) {
+            if (b === 0x0d || !afterCR) breaks++;
+            afterCR = b === 0x0d;
             parts.push(decodeLine(buf.subarray(start, k + 1)));
             start = k + 1;
-          }
+          } else afterCR = false;
         }
         carry = Buffer.from(buf.subarray(start));
-        if (carry.length > maxLineBytes) throw new FileError('FIELD_TOO_LARGE', `A line of the file is longer than ${formatBytes(maxLineBytes)}; it is not a statement table.`);
+        if (carry.length > maxLineBytes) {
+          throw new FileError('FIELD_TOO_LARGE', `Line ${breaks + 1} of the file is longer than ${formatBytes(maxLineBytes)}; it is not a statement table.`);
+        }
         await write(norm.push(parts.join('')));
       }
       if (carry.length) await write(norm.push(decodeLine(carry)));

@@ -4,9 +4,16 @@
 // part at a time, into a scratch directory; each part is hashed, uploaded under the export's prefix
 // and deleted before the next one starts, so memory and disk stay flat whatever the export size.
 //
-// Retry safety: object keys are fixed per export and part, so a retry overwrites; the file rows
-// are written only in the transaction that completes the export; a failure removes every object
-// under the export's prefix. A retried job finds a completed export and does nothing.
+// Attempts: the job may run twice at once (the dead-runner recovery can take a live but slow runner
+// for dead and hand its job to another). Each attempt writes its objects under a prefix of its own
+// (`attempt-<n>/`, n from the claim), so no attempt can overwrite another's; the first attempt to
+// complete wins, atomically, in the transaction that writes the file rows and `completed` under the
+// export's row lock; the other attempts find the export finished (at their next part or at their
+// own completion), remove what they wrote and end. Only the latest attempt reports progress, and a
+// retryable failure requeues or fails the export only when no later attempt runs it. A failure
+// removes every object under the export's prefix, after it is recorded; a completion removes the
+// objects of the other attempts after it commits. A retried job finds a completed export and does
+// nothing.
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
@@ -93,12 +100,17 @@ async function claim(deps: Deps, exportId: string): Promise<ExportRow | undefine
 const actorOf = (e: ExportRow) => (e.requested_by ? { userId: e.requested_by, apiKey: null } : null);
 const labelOf = (e: ExportRow) => `${e.type} (${e.format})`;
 
-/** Removes every object under the export's prefix except the named keys. */
-async function removeObjects(deps: Deps, e: ExportRow, keep: ReadonlySet<string> = new Set()): Promise<void> {
+/** The prefix of one attempt's objects, under the export's. */
+export function attemptPrefix(e: Pick<ExportRow, 'organization_id' | 'id'>, attempt: number): string {
+  return `${exportPrefix(e.organization_id, e.id)}attempt-${attempt}/`;
+}
+
+/** Removes every object under the prefix except the named keys. */
+async function removeObjects(deps: Deps, prefix: string, keep: ReadonlySet<string> = new Set()): Promise<void> {
   const { client, bucket } = deps.store;
   let token: string | undefined;
   do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: exportPrefix(e.organization_id, e.id), ContinuationToken: token }));
+    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
     for (const o of page.Contents ?? []) {
       if (o.Key && !keep.has(o.Key)) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: o.Key }));
     }
@@ -106,29 +118,44 @@ async function removeObjects(deps: Deps, e: ExportRow, keep: ReadonlySet<string>
   } while (token);
 }
 
-/** Marks the export failed with its errorCode and reason; none of its objects stays. */
-export async function failExport(deps: Deps, exportId: string, errorCode: string, reason: string): Promise<void> {
-  const { rows } = await deps.pool.query<ExportRow>('SELECT * FROM exports WHERE id = $1', [exportId]);
-  const e = rows[0];
-  if (!e || e.status === 'completed' || e.status === 'failed') return;
-  await removeObjects(deps, e);
+/** An attempt that found the export finished by another one (or failed): it removes its objects and ends. */
+class AttemptEnded extends Error {}
+
+const OPEN = `status IN ('queued', 'running')`;
+
+/**
+ * Marks the export failed with its errorCode and reason; none of its objects stays. With `attempt`
+ * (a retryable failure of that attempt) only when no later attempt runs the export: otherwise only
+ * that attempt's objects go. The failure is committed before any object is removed, so an attempt
+ * completing meanwhile either committed first (and the export stays completed, its files intact)
+ * or finds the export failed.
+ */
+export async function failExport(deps: Deps, exportId: string, errorCode: string, reason: string, attempt?: number): Promise<void> {
   const client = await deps.pool.connect();
+  let failed: ExportRow | undefined;
+  let own: ExportRow | undefined;
   try {
     await client.query('BEGIN');
-    await client.query('DELETE FROM export_files WHERE export_id = $1', [exportId]);
-    await client.query(
-      `UPDATE exports SET status = 'failed', error_code = $2, error_reason = $3, row_count = NULL, file_count = NULL, total_bytes = NULL,
-         finished_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1`,
-      [exportId, errorCode, reason.slice(0, 1000)],
-    );
-    await recordActivity(client, actorOf(e), {
-      organizationId: e.organization_id,
-      action: 'export.failed',
-      subjectType: 'export',
-      subjectId: e.id,
-      subjectLabel: labelOf(e),
-      changes: { status: { before: e.status, after: 'failed' }, errorCode: { before: null, after: errorCode } },
-    });
+    const { rows } = await client.query<ExportRow>(`SELECT * FROM exports WHERE id = $1 FOR UPDATE`, [exportId]);
+    const e = rows[0];
+    own = e;
+    if (e && (e.status === 'queued' || e.status === 'running') && (attempt === undefined || e.attempts === attempt)) {
+      await client.query('DELETE FROM export_files WHERE export_id = $1', [exportId]);
+      await client.query(
+        `UPDATE exports SET status = 'failed', error_code = $2, error_reason = $3, row_count = NULL, file_count = NULL, total_bytes = NULL,
+           finished_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1`,
+        [exportId, errorCode, reason.slice(0, 1000)],
+      );
+      await recordActivity(client, actorOf(e), {
+        organizationId: e.organization_id,
+        action: 'export.failed',
+        subjectType: 'export',
+        subjectId: e.id,
+        subjectLabel: labelOf(e),
+        changes: { status: { before: e.status, after: 'failed' }, errorCode: { before: null, after: errorCode } },
+      });
+      failed = e;
+    }
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
@@ -136,34 +163,42 @@ export async function failExport(deps: Deps, exportId: string, errorCode: string
   } finally {
     client.release();
   }
+  if (failed) await removeObjects(deps, exportPrefix(failed.organization_id, failed.id));
+  else if (own && attempt !== undefined) await removeObjects(deps, attemptPrefix(own, attempt));
 }
 
-/** Back to queued for the next attempt; its objects are removed (the retry writes them again). */
-export async function requeueExport(deps: Deps, exportId: string): Promise<void> {
+/**
+ * Back to queued for the next attempt, when this attempt is the latest one (a later attempt runs
+ * the export otherwise); this attempt's objects are removed either way (the retry writes its own).
+ */
+export async function requeueExport(deps: Deps, exportId: string, attempt: number): Promise<void> {
   const { rows } = await deps.pool.query<ExportRow>(
-    `UPDATE exports SET status = 'queued', progress_done = 0, updated_at = clock_timestamp() WHERE id = $1 AND status = 'running' RETURNING *`,
-    [exportId],
+    `UPDATE exports SET status = CASE WHEN status = 'running' AND attempts = $2 THEN 'queued' ELSE status END,
+       progress_done = CASE WHEN status = 'running' AND attempts = $2 THEN 0 ELSE progress_done END, updated_at = clock_timestamp()
+     WHERE id = $1 RETURNING *`,
+    [exportId, attempt],
   );
-  if (rows[0]) await removeObjects(deps, rows[0]);
+  if (rows[0]) await removeObjects(deps, attemptPrefix(rows[0], attempt));
 }
 
-async function complete(deps: Deps, e: ExportRow, files: WrittenFile[]): Promise<void> {
+/**
+ * Completes the export with this attempt's files, if no other attempt completed or failed it first
+ * (answers false then). The other attempts' objects (and any stray one) go once it is committed.
+ */
+async function complete(deps: Deps, e: ExportRow, attempt: number, files: WrittenFile[]): Promise<boolean> {
   const rowCount = files.reduce((n, f) => n + f.rowCount, 0);
   const bytes = files.reduce((n, f) => n + f.sizeBytes, 0);
   const client = await deps.pool.connect();
   try {
     await client.query('BEGIN');
-    // under the export's lock: another attempt that finished meanwhile keeps its files
-    const { rows: locked } = await client.query<{ status: string }>('SELECT status FROM exports WHERE id = $1 FOR UPDATE', [e.id]);
-    if (locked[0]?.status !== 'running') {
+    // under the export's lock: the first attempt to get here while the export is open wins
+    const { rows: locked } = await client.query<{ status: string }>(`SELECT status FROM exports WHERE id = $1 AND ${OPEN} FOR UPDATE`, [e.id]);
+    if (!locked[0]) {
       await client.query('ROLLBACK');
-      return;
+      return false;
     }
     // deleted while the export ran: the caller fails it, which removes its objects
     await organizationLive(client, e, true);
-    // objects of an earlier attempt that made more parts go before the export is completed, so a
-    // client that sees `completed` finds exactly the listed files under its prefix
-    await removeObjects(deps, e, new Set(files.map((f) => f.objectKey)));
     await client.query('DELETE FROM export_files WHERE export_id = $1', [e.id]);
     for (const f of files) {
       await client.query(
@@ -172,23 +207,19 @@ async function complete(deps: Deps, e: ExportRow, files: WrittenFile[]): Promise
         [e.id, e.organization_id, f.part, f.fileName, f.objectKey, f.contentType, f.rowCount, f.sizeBytes, f.sha256],
       );
     }
-    const { rowCount: updated } = await client.query(
+    await client.query(
       `UPDATE exports SET status = 'completed', progress_done = $2, progress_total = $2, row_count = $2, file_count = $3, total_bytes = $4,
          finished_at = clock_timestamp(), updated_at = clock_timestamp()
-       WHERE id = $1 AND status = 'running'`,
+       WHERE id = $1`,
       [e.id, rowCount, files.length, bytes],
     );
-    if (updated !== 1) {
-      await client.query('ROLLBACK');
-      return;
-    }
     await recordActivity(client, actorOf(e), {
       organizationId: e.organization_id,
       action: 'export.completed',
       subjectType: 'export',
       subjectId: e.id,
       subjectLabel: labelOf(e),
-      changes: { status: { before: 'running', after: 'completed' }, rowCount: { before: null, after: rowCount }, fileCount: { before: null, after: files.length } },
+      changes: { status: { before: locked[0].status, after: 'completed' }, rowCount: { before: null, after: rowCount }, fileCount: { before: null, after: files.length } },
     });
     await client.query('COMMIT');
   } catch (error) {
@@ -197,14 +228,26 @@ async function complete(deps: Deps, e: ExportRow, files: WrittenFile[]): Promise
   } finally {
     client.release();
   }
+  // the objects of the other attempts (and of a crashed one) go; an attempt still uploading finds
+  // the export completed at its next part and removes its own
+  await removeObjects(deps, exportPrefix(e.organization_id, e.id), new Set(files.map((f) => f.objectKey)));
+  return true;
 }
 
-async function progress(deps: Deps, exportId: string, done: number, total: number): Promise<void> {
-  await deps.pool.query(`UPDATE exports SET progress_done = $2, progress_total = $3, updated_at = clock_timestamp() WHERE id = $1 AND status = 'running'`, [
-    exportId,
-    done,
-    total,
-  ]);
+/**
+ * Reports progress (the latest attempt only) and ends this attempt (AttemptEnded) when the export
+ * is no longer open: another attempt completed it, or it failed.
+ */
+async function progress(deps: Deps, exportId: string, attempt: number, done: number, total: number): Promise<void> {
+  const { rows } = await deps.pool.query<{ status: string }>(
+    `WITH reported AS (
+       UPDATE exports SET progress_done = $2, progress_total = $3, updated_at = clock_timestamp() WHERE id = $1 AND status = 'running' AND attempts = $4
+     )
+     SELECT status FROM exports WHERE id = $1`,
+    [exportId, done, total, attempt],
+  );
+  const status = rows[0]?.status;
+  if (status !== 'queued' && status !== 'running') throw new AttemptEnded(`export ${exportId}: ${status ?? 'gone'}, attempt ${attempt} ends`);
 }
 
 // --- access -----------------------------------------------------------------------------------
@@ -589,13 +632,40 @@ export function partFileName(e: Pick<ExportRow, 'id' | 'type' | 'format'>, part:
 }
 
 /**
- * Runs one attempt of an export. Answers 'skipped' when there is nothing to do (completed, failed
- * or unknown). Throws AppError for a permanent failure (the caller records it) and anything else
- * for a retryable one.
+ * Runs one attempt of an export and records its outcome: 'completed' (this attempt's files are the
+ * export's), 'failed' (a permanent failure, an AppError: recorded on the export with its
+ * errorCode), 'skipped' (nothing to do: the export is finished, unknown, or another attempt
+ * finished it meanwhile, this attempt's objects removed). Anything else is retryable: the export
+ * goes back to queued (on the final attempt: fails with EXPORT_FAILED), unless a later attempt
+ * runs it, and the error is thrown.
  */
-export async function buildExport(deps: Deps, exportId: string): Promise<'completed' | 'skipped'> {
+export async function buildExport(deps: Deps, exportId: string, opts: { finalAttempt?: boolean } = {}): Promise<'completed' | 'failed' | 'skipped'> {
   const e = await claim(deps, exportId);
   if (!e) return 'skipped';
+  const attempt = e.attempts;
+  try {
+    const files = await writeAttempt(deps, e, attempt);
+    return (await complete(deps, e, attempt, files)) ? 'completed' : await ended(deps, e, attempt);
+  } catch (error) {
+    if (error instanceof AttemptEnded) return ended(deps, e, attempt);
+    if (error instanceof AppError) {
+      await failExport(deps, exportId, error.errorCode, error.message);
+      return 'failed';
+    }
+    if (opts.finalAttempt) await failExport(deps, exportId, 'EXPORT_FAILED', 'Building the export failed on every attempt; the cause is in the server log.', attempt);
+    else await requeueExport(deps, exportId, attempt);
+    throw error;
+  }
+}
+
+/** Another attempt finished the export first: this one's objects go. */
+async function ended(deps: Deps, e: ExportRow, attempt: number): Promise<'skipped'> {
+  await removeObjects(deps, attemptPrefix(e, attempt));
+  return 'skipped';
+}
+
+/** Writes and uploads every part of the export under the attempt's prefix; answers the files. */
+async function writeAttempt(deps: Deps, e: ExportRow, attempt: number): Promise<WrittenFile[]> {
   const restrictions = await restrictionsOf(deps, e);
   const engine = analyticsFor(deps);
   const facts = await engine.freshFacts(e.organization_id);
@@ -603,7 +673,7 @@ export async function buildExport(deps: Deps, exportId: string): Promise<'comple
   await mkdir(dir, { recursive: true });
   const table = `export_${randomBytes(6).toString('hex')}`;
   try {
-    const files = await facts.withConnection(async (c) => {
+    return await facts.withConnection(async (c) => {
       const before = await dataVersion(c);
       const parts =
         e.type === 'royalty_lines'
@@ -614,7 +684,7 @@ export async function buildExport(deps: Deps, exportId: string): Promise<'comple
               ? await statementParts(deps, c, e, restrictions, table)
               : await catalogParts(deps, c, e, restrictions, table);
       const total = parts.reduce((n, p) => n + p.rows, 0);
-      await progress(deps, e.id, 0, total);
+      await progress(deps, e.id, attempt, 0, total);
       const columns = columnsOf(e.type);
       const written: WrittenFile[] = [];
       let done = 0;
@@ -623,21 +693,19 @@ export async function buildExport(deps: Deps, exportId: string): Promise<'comple
         const file = path.join(dir, fileName);
         const rows = await writePart(c, e.format, e.type, columns, part, file);
         if (rows !== part.rows) throw new Error(`export ${e.id} part ${i + 1}: ${rows} rows written, ${part.rows} planned (the data changed)`);
-        const objectKey = `${exportPrefix(e.organization_id, e.id)}${fileName}`;
+        const objectKey = `${attemptPrefix(e, attempt)}${fileName}`;
         const [{ size }, sha256] = await Promise.all([stat(file), sha256Of(file)]);
         await deps.store.put(objectKey, createReadStream(file), contentTypes[e.format]);
         await rm(file, { force: true });
         written.push({ part: i + 1, fileName, objectKey, contentType: contentTypes[e.format], rowCount: rows, sizeBytes: size, sha256 });
         done += rows;
-        await progress(deps, e.id, done, total);
+        await progress(deps, e.id, attempt, done, total);
       }
       if ((await dataVersion(c)) !== before) throw new Error(`export ${e.id}: the organization's data changed while it was written`);
       await c.run(`DROP TABLE IF EXISTS ${table}`);
       await c.run(`DROP TABLE IF EXISTS ${table}_stage`);
       return written;
     });
-    await complete(deps, e, files);
-    return 'completed';
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

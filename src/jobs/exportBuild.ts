@@ -1,11 +1,12 @@
-// export_build: one export through src/exports/run.ts. A permanent failure (an AppError, e.g. the
-// requester lost access) fails the export at once with its errorCode; anything else is retried by
-// graphile-worker with backoff, the export back in queued meanwhile, and the last attempt fails it
-// with EXPORT_FAILED. Either way no object of a failed attempt stays in the store.
+// export_build: one attempt of one export through src/exports/run.ts, which records the outcome:
+// a permanent failure (an AppError, e.g. the requester lost access) fails the export at once with
+// its errorCode; anything else is thrown for graphile-worker to retry with backoff, the export back
+// in queued meanwhile, and the last attempt fails it with EXPORT_FAILED. Either way no object of a
+// failed attempt stays in the store. Two attempts at once (a live runner taken for dead) are safe:
+// the first to complete wins and the other removes its objects (see run.ts).
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
-import { AppError } from '../errors.ts';
-import { buildExport, failExport, requeueExport } from '../exports/run.ts';
+import { buildExport } from '../exports/run.ts';
 import type { Deps } from '../trpc/context.ts';
 
 const payloadSchema = z.object({ organizationId: z.uuid(), exportId: z.uuid() });
@@ -18,20 +19,7 @@ export function exportBuildTask(deps: Deps): Task {
       return;
     }
     const { exportId } = parsed.data;
-    try {
-      const result = await buildExport(deps, exportId);
-      helpers.logger.info(`export ${exportId}: ${result}`);
-    } catch (error) {
-      if (error instanceof AppError) {
-        await failExport(deps, exportId, error.errorCode, error.message);
-        return;
-      }
-      if (helpers.job.attempts >= helpers.job.max_attempts) {
-        await failExport(deps, exportId, 'EXPORT_FAILED', 'Building the export failed on every attempt; the cause is in the server log.');
-      } else {
-        await requeueExport(deps, exportId);
-      }
-      throw error;
-    }
+    const result = await buildExport(deps, exportId, { finalAttempt: helpers.job.attempts >= helpers.job.max_attempts });
+    helpers.logger.info(`export ${exportId}: ${result}`);
   };
 }

@@ -161,7 +161,8 @@ t.test('lifecycle, parts, files, download and activity', async (t) => {
   const ranges = parsed.map((p) => records([p]).map((r) => [r.rightsholder_id, r.statement_id, r.source_row!.padStart(6, '0')].join('|')).sort());
   for (let i = 1; i < ranges.length; i++) t.ok(ranges[i - 1]!.at(-1)! < ranges[i]![0]!, `part ${i} ends before part ${i + 1} starts`);
   t.equal(new Set(ranges.flat()).size, 7, 'every row once');
-  t.same(await objectsUnder(`orgs/${org}/exports/${done.id}/`), files.map((f: { fileName: string }) => `orgs/${org}/exports/${done.id}/${f.fileName}`).sort());
+  // each attempt writes under a prefix of its own (two attempts at once cannot overwrite each other)
+  t.same(await objectsUnder(`orgs/${org}/exports/${done.id}/`), files.map((f: { fileName: string }) => `orgs/${org}/exports/${done.id}/attempt-1/${f.fileName}`).sort());
   t.same(await activity(done.id), ['export.trigger', 'export.completed', 'export.downloadFile', ...files.map(() => 'export.downloadFile')]);
 
   const xlsx = await runExport(owner.client, org, { type: 'royalty_lines', format: 'xlsx', rightsholderIds: both });
@@ -223,14 +224,14 @@ t.test('a retried job neither duplicates nor leaves partial files', async (t) =>
   const prefix = `orgs/${org}/exports/${second.id}/`;
   await srv.deps.pool.query(`UPDATE exports SET status = 'running' WHERE id = $1`, [second.id]);
   await srv.deps.pool.query('DELETE FROM export_files WHERE export_id = $1', [second.id]);
-  await srv.deps.store.put(`${prefix}earnings_summary-${second.id.slice(0, 8)}-part-0099.csv`, 'partial');
+  await srv.deps.store.put(`${prefix}attempt-1/earnings_summary-${second.id.slice(0, 8)}-part-0099.csv`, 'partial');
   await srv.deps.jobs.addJob('export_build', { organizationId: org, exportId: second.id });
   const again = await waitForExport(owner.client, org, second.id);
   t.equal(again.status, 'completed');
   t.equal(again.rowCount, second.rowCount);
   const files = (await owner.client.query('export.listFiles', { organizationId: org, exportId: second.id })).data.files;
   t.equal(files.length, second.fileCount);
-  t.same(await objectsUnder(prefix), files.map((f: { fileName: string }) => prefix + f.fileName).sort(), 'the stray part is gone');
+  t.same(await objectsUnder(prefix), files.map((f: { fileName: string }) => `${prefix}attempt-2/${f.fileName}`).sort(), 'the stray part is gone');
   const rows = records(await Promise.all((await downloadAll(owner.client, org, second.id)).map((d) => readTable('csv', d.bytes))));
   t.equal(rows.length, second.rowCount, 'no duplicate rows');
   await new Promise((r) => setTimeout(r, 500));

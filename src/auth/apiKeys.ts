@@ -5,7 +5,8 @@ import type { Queryable } from '../db/pool.ts';
 import { standingJoins, standingJson, type OrgStanding, type Principal } from './principal.ts';
 import type { PlatformRole } from '../trpc/roles.ts';
 
-const KEY_PREFIX = 'rk_';
+export const API_KEY_PREFIX = 'rk_';
+const KEY_PREFIX = API_KEY_PREFIX;
 export const PATTERN_RE = /^(\*|[a-zA-Z][a-zA-Z0-9]*(\.[a-zA-Z][a-zA-Z0-9]*){0,2}(\.\*)?)$/;
 
 export function generateApiKey(): { key: string; hash: Buffer; prefix: string } {

@@ -8,7 +8,7 @@ import type { ObjectStore } from '../storage/objectStore.ts';
 import type { ThreadPool } from '../workers/threadPool.ts';
 import type { WorkerUtils } from 'graphile-worker';
 import { credentialsFromHeaders, type Credentials, type Principal } from '../auth/principal.ts';
-import { principalForApiKey } from '../auth/apiKeys.ts';
+import { API_KEY_PREFIX, principalForApiKey } from '../auth/apiKeys.ts';
 import { CUBE_SESSION_PREFIX, principalForCubeSession } from '../analytics/sessions.ts';
 import { AppError } from '../errors.ts';
 
@@ -68,6 +68,9 @@ function recordKeyUse(deps: Deps, keyId: string): void {
 async function resolvePrincipal(deps: Deps, credentials: Credentials): Promise<Principal> {
   if (credentials.apiKey !== undefined) {
     const principal = await principalForApiKey(deps.pool, credentials.apiKey, credentials.organizationId);
+    if (!principal && /^bearer\s/i.test(credentials.apiKey)) {
+      throw new AppError('INVALID_API_KEY', 'x-api-key holds the API key alone, without "Bearer "');
+    }
     if (!principal) throw new AppError('INVALID_API_KEY');
     recordKeyUse(deps, principal.apiKey!.id);
     return principal;
@@ -78,6 +81,10 @@ async function resolvePrincipal(deps: Deps, credentials: Credentials): Promise<P
     return principal;
   }
   if (credentials.bearerToken !== undefined) {
+    // an API key in the wrong header: said so, rather than "unknown or expired"
+    if (credentials.bearerToken.startsWith(API_KEY_PREFIX)) {
+      throw new AppError('INVALID_ACCESS_TOKEN', 'API keys are sent as the x-api-key header (with x-organization-id), not as a bearer token');
+    }
     // OAuth access tokens arrive with the OAuth issue; until then no bearer token is valid.
     throw new AppError('INVALID_ACCESS_TOKEN');
   }

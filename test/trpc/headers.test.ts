@@ -331,3 +331,30 @@ t.test('a compressed mutation body is UNSUPPORTED_MEDIA_TYPE, not "not valid UTF
   });
   t.same([identity.status, identity.body[0].result.data.name], [200, 'Plain']);
 });
+
+t.test('an API key in the wrong place says where it goes', async (t) => {
+  const asBearer = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+    ['authorization', `Bearer ${owner.apiKey}`],
+    ['x-organization-id', owner.organizationId],
+  ]);
+  t.same([asBearer.status, only(asBearer).data, only(asBearer).message], [
+    401,
+    { code: 'UNAUTHORIZED', errorCode: 'INVALID_ACCESS_TOKEN', httpStatus: 401, path: 'user.currentUser' },
+    'API keys are sent as the x-api-key header (with x-organization-id), not as a bearer token',
+  ]);
+  const withScheme = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+    ['x-api-key', `Bearer ${owner.apiKey}`],
+    ['x-organization-id', owner.organizationId],
+  ]);
+  t.same([withScheme.status, only(withScheme).data, only(withScheme).message], [
+    401,
+    { code: 'UNAUTHORIZED', errorCode: 'INVALID_API_KEY', httpStatus: 401, path: 'user.currentUser' },
+    'x-api-key holds the API key alone, without "Bearer "',
+  ]);
+  // an unknown key is still just unknown
+  const unknown = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+    ['x-api-key', 'rk_unknown'],
+    ['x-organization-id', owner.organizationId],
+  ]);
+  t.equal(only(unknown).message, 'The API key is unknown, deleted or rotated away.');
+});

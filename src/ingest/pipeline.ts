@@ -27,6 +27,7 @@ import { normalizeLookupKey } from '../lookups/normalize.ts';
 import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/resolve.ts';
 import { enqueueBlockRefresh } from '../catalog/blocks.ts';
 import { stopwatch } from './stopwatch.ts';
+import { ObjectChangedError } from '../storage/objectStore.ts';
 
 /** The months of a statement's cadence, in SQL over the statements table. */
 const SPAN_SQL = `CASE stmt_cadence WHEN 'M' THEN 1 WHEN 'Q' THEN 3 WHEN 'H' THEN 6 WHEN 'Y' THEN 12 END`;
@@ -53,6 +54,8 @@ interface StatementRow {
   created_by: string | null;
   /** the SHA-256 announced in upload.uploadFile (lower-case hex), if any */
   declared_sha256: string | null;
+  /** the ETag of the object as upload.uploadAction complete checked it (null before migration 22) */
+  object_etag: string | null;
   /** values of the mapping's variables, given with the upload */
   variables: Record<string, string>;
 }
@@ -60,8 +63,18 @@ interface StatementRow {
 /** Statuses from which a statement may be (re)processed. */
 const PROCESSABLE = new Set(['uploaded', 'processing', 'processed', 'needs_mapping', 'failed']);
 
-async function download(deps: Deps, key: string, file: string): Promise<number> {
-  await streamPipeline(await deps.store.getStream(key), createWriteStream(file));
+/** Downloads an object; with `expectEtag` (the upload's as completed), bytes PUT again since are UPLOAD_OBJECT_CHANGED. */
+async function download(deps: Deps, key: string, file: string, expectEtag?: string | null): Promise<number> {
+  let body;
+  try {
+    body = await deps.store.getStream(key, { expectEtag });
+  } catch (error) {
+    if (error instanceof ObjectChangedError) {
+      throw new AppError('UPLOAD_OBJECT_CHANGED', 'The uploaded file was replaced after the upload was completed (a PUT to its URL afterwards): it is not read. Upload the file again.');
+    }
+    throw error;
+  }
+  await streamPipeline(body, createWriteStream(file));
   return (await stat(file)).size;
 }
 
@@ -248,17 +261,18 @@ export function statementFlags(
  * Downloads a statement's object into workDir and locates its table in a worker thread; with
  * `hash`, the file's SHA-256 is read on this thread meanwhile (the other core), else it is ''.
  * With `expectSha256` (the hash announced in upload.uploadFile), other bytes are
- * UPLOAD_CHECKSUM_MISMATCH, before anything the reader found in them.
+ * UPLOAD_CHECKSUM_MISMATCH, before anything the reader found in them; with `expectEtag` (the
+ * object's as completed), an object PUT again since is UPLOAD_OBJECT_CHANGED.
  */
 export async function locateStatementFile(
   deps: Deps,
   objectKey: string,
   fileName: string,
   workDir: string,
-  options: { lap?: (stage: string) => void; hash?: boolean; expectSha256?: string | null } = {},
+  options: { lap?: (stage: string) => void; hash?: boolean; expectSha256?: string | null; expectEtag?: string | null } = {},
 ): Promise<{ located: LocatedTable; object: { size: number; sha256: string }; sourcePath: string }> {
   const sourcePath = path.join(workDir, 'original');
-  const size = await download(deps, objectKey, sourcePath);
+  const size = await download(deps, objectKey, sourcePath, options.expectEtag);
   options.lap?.('download');
   const [located, sha256] = await Promise.allSettled([
     deps.threads.run<LocatedTable & { ok: true }>('statementFile', 'locateTable', { sourcePath, fileName, workDir }),
@@ -278,7 +292,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     `UPDATE statements SET status = 'processing', failure_code = NULL, failure_reason = NULL, progress_done = 0, updated_at = clock_timestamp()
      WHERE id = $1 AND organization_id = $2 AND status = ANY ($3) AND deleted_at IS NULL
      RETURNING id, organization_id, rightsholder_id, distributor_id, file_name, object_key, status, normalized_key,
-       normalized_version, variants, mapping_id, created_by, declared_sha256, variables`,
+       normalized_version, variants, mapping_id, created_by, declared_sha256, object_etag, variables`,
     [statementId, organizationId, [...PROCESSABLE]],
   );
   const statement = rows[0];
@@ -296,6 +310,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
         lap,
         hash: true,
         expectSha256: statement.declared_sha256,
+        expectEtag: statement.object_etag,
       }));
       lap('locate');
     } catch (error) {

@@ -30,6 +30,18 @@ export function attachmentDisposition(fileName: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
+/** The object's ETag is not the one expected: it was written again since. */
+export class ObjectChangedError extends Error {
+  override readonly name = 'ObjectChangedError';
+  constructor(
+    readonly key: string,
+    readonly expected: string,
+    readonly actual: string | undefined,
+  ) {
+    super(`The object ${key} changed (ETag ${actual ?? 'none'}, ${expected} expected)`);
+  }
+}
+
 export class ObjectStore {
   readonly client: S3Client;
   readonly bucket: string;
@@ -69,9 +81,18 @@ export class ObjectStore {
     return Buffer.from(await res.Body!.transformToByteArray());
   }
 
-  async getStream(key: string): Promise<Readable> {
+  /**
+   * The object's bytes. With `expectEtag`, an object whose ETag is another (replaced since that ETag
+   * was read) is ObjectChangedError, before any byte is read.
+   */
+  async getStream(key: string, opts: { expectEtag?: string | null } = {}): Promise<Readable> {
     const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-    return res.Body as Readable;
+    const body = res.Body as Readable;
+    if (opts.expectEtag && res.ETag !== opts.expectEtag) {
+      body.destroy();
+      throw new ObjectChangedError(key, opts.expectEtag, res.ETag);
+    }
+    return body;
   }
 
   /** undefined when the object does not exist. */

@@ -25,11 +25,8 @@ export const aborted = orgProcedure(
     // only a direct upload the pipeline has not read yet: an uploaded statement that was read before
     // (sent back by a reprocess or a mapping's release, or after a failure) has its file, and maybe rows in analytics,
     // which an abort would take from under it
-    if (s.status === 'uploaded') {
-      const { rows } = await db.query<{ read: boolean }>('SELECT (located IS NOT NULL OR normalized_key IS NOT NULL OR failure_code IS NOT NULL) AS read FROM statements WHERE id = $1', [s.id]);
-      if (rows[0]!.read) {
-        throw new AppError('STATEMENT_STATE_CONFLICT', 'The statement was already read (it is queued to be processed again): it cannot be aborted; delete it with uploadAction delete');
-      }
+    if (s.wasRead) {
+      throw new AppError('STATEMENT_STATE_CONFLICT', 'The statement was already read (it is queued to be processed again): it cannot be aborted; delete it with uploadAction delete');
     }
     await db.query(
       `UPDATE statements SET status = 'aborted', failure_code = 'UPLOAD_ABORTED', failure_reason = $2, upload_expires_at = NULL, updated_at = clock_timestamp() WHERE id = $1`,

@@ -21,10 +21,13 @@ export interface VisibleStatement {
   objectKey: string;
   declaredSize: number | null;
   fileName: string;
+  /** whether a pipeline run has read the file (it failed, was processed or located): no upload in progress any more */
+  wasRead: boolean;
 }
 
 const VISIBLE_STATEMENT_SELECT = `SELECT id, status, upload_id AS "uploadId", rightsholder_id AS "rightsholderId", object_key AS "objectKey",
-       declared_size AS "declaredSize", file_name AS "fileName"
+       declared_size AS "declaredSize", file_name AS "fileName",
+       (located IS NOT NULL OR normalized_key IS NOT NULL OR failure_code IS NOT NULL) AS "wasRead"
      FROM statements`;
 
 /** A statement of the organization within the caller's data access, locked when asked. */

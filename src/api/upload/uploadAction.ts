@@ -30,6 +30,17 @@ const FROM: Record<(typeof uploadActionTypes)[number], string[]> = {
   restore: ['deleted'],
 };
 
+/**
+ * Whether the statement's status allows the action. `complete` takes a direct upload: one in
+ * progress, or completed and not read yet (a second complete checks the object again); a statement
+ * the pipeline has read (sent back to `uploaded` by a reprocess or a mapping's release) is no
+ * upload any more, and its object is not checked and taken again.
+ */
+function allows(type: (typeof uploadActionTypes)[number], s: VisibleStatement): boolean {
+  if (type === 'complete' && s.wasRead) return false;
+  return FROM[type].includes(s.status);
+}
+
 export const uploadAction = orgProcedure(
   {
     minRole: 'writer',
@@ -55,12 +66,17 @@ export const uploadAction = orgProcedure(
     let targets: VisibleStatement[];
     if (statementId !== undefined) {
       const s = await visibleStatement(db, caller, statementId, { lock: true });
-      if (!FROM[type].includes(s.status)) {
-        throw new AppError('STATEMENT_STATE_CONFLICT', `A statement that is ${s.status} cannot take the action ${type}`);
+      if (!allows(type, s)) {
+        throw new AppError(
+          'STATEMENT_STATE_CONFLICT',
+          type === 'complete' && s.wasRead && FROM.complete.includes(s.status)
+            ? 'The statement was already read: complete takes an upload in progress (reprocess reads a statement again)'
+            : `A statement that is ${s.status} cannot take the action ${type}`,
+        );
       }
       targets = [s];
     } else {
-      targets = (await visibleStatementsOfUpload(db, caller, uploadId!)).filter((s) => FROM[type].includes(s.status));
+      targets = (await visibleStatementsOfUpload(db, caller, uploadId!)).filter((s) => allows(type, s));
       if (targets.length === 0) throw new AppError('STATEMENT_STATE_CONFLICT', `No file of the upload can take the action ${type}`);
     }
     for (const s of targets) {
@@ -73,10 +89,11 @@ export const uploadAction = orgProcedure(
         if (s.declaredSize !== null && object.size !== s.declaredSize) {
           throw new AppError('UPLOAD_SIZE_MISMATCH', `The uploaded file ${s.fileName} has ${object.size} bytes; ${s.declaredSize} were announced`);
         }
-        await db.query(`UPDATE statements SET status = 'uploaded', size_bytes = $2, upload_expires_at = NULL, updated_at = clock_timestamp() WHERE id = $1`, [
-          s.id,
-          object.size,
-        ]);
+        // the object as checked: every read of it compares its ETag (bytes PUT again later are not read)
+        await db.query(
+          `UPDATE statements SET status = 'uploaded', size_bytes = $2, object_etag = $3, upload_expires_at = NULL, updated_at = clock_timestamp() WHERE id = $1`,
+          [s.id, object.size, object.etag ?? null],
+        );
       } else if (type === 'reprocess') {
         await db.query(`UPDATE statements SET status = 'uploaded', updated_at = clock_timestamp() WHERE id = $1`, [s.id]);
       } else if (type === 'skip' || type === 'bad') {

@@ -156,3 +156,39 @@ t.test('duplicate and overlap flags of statements processed at the same time: ex
   t.equal(overlaps.length, 1, 'one of the two overlaps the other');
   t.equal(overlaps[0]?.kind, 'overlapping_period');
 });
+
+t.test('bytes PUT again after complete are never read: the statement fails with UPLOAD_OBJECT_CHANGED', async (t) => {
+  const checked = csv([row('2024-07', '1.00')]);
+  const other = csv([row('2024-07', '1.00'), row('2024-07', '999999.00', 'Injected')]);
+  const start = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'swapped.csv', size: checked.length });
+  const put = (body: Buffer) => fetch(start.data.url, { method: 'PUT', headers: start.data.headers, body });
+  t.equal((await put(checked)).status, 200);
+  // two completes at once: both answer uploaded, one job
+  const both = await Promise.all([act('complete', start.data.statementId), act('complete', start.data.statementId)]);
+  t.same(both.map((r) => r.ok && r.data.status), ['uploaded', 'uploaded']);
+  const jobs = await db.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = $1`, [`statement_ingest:${start.data.statementId}`]);
+  t.equal(jobs.rows[0].n, 1);
+  // the URL still works: other bytes (of another size than announced) replace the checked ones
+  t.equal((await put(other)).status, 200);
+  t.equal((await ingestStatement(srv.deps, org, start.data.statementId)).status, 'failed');
+  t.match(await record(start.data.statementId), {
+    status: 'failed',
+    failureReason: { errorCode: 'UPLOAD_OBJECT_CHANGED' },
+    rowCount: null,
+    netEarnings: null,
+    size: checked.length,
+  });
+
+  // replaced after processing: a reprocess fails and the rows read before stay
+  const up = await putFile(owner.client, org, artist, 'later-swap.csv', checked);
+  t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'processed');
+  const { rows: [s] } = await db.query('SELECT object_key, content_type FROM statements WHERE id = $1', [up.statementId]);
+  await srv.deps.store.put(s.object_key, other, s.content_type);
+  const trimmed = await owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, type: 'trimmed', file: up.statementId });
+  fails(t, trimmed, 'BAD_REQUEST', 'UPLOAD_OBJECT_CHANGED');
+  t.equal((await act('reprocess', up.statementId)).data.status, 'uploaded');
+  // a statement read before is no upload in progress: complete does not take its object again
+  fails(t, await act('complete', up.statementId), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
+  t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'failed');
+  t.match(await record(up.statementId), { status: 'failed', failureReason: { errorCode: 'UPLOAD_OBJECT_CHANGED' }, keptRows: 1, netEarnings: '1.000000000000' });
+});

@@ -233,6 +233,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       void reply.header('allow', 'GET, POST');
       return sendTrpcError(reply, target, new AppError('METHOD_NOT_SUPPORTED', `Unsupported ${req.method}-request: queries take GET, mutations POST`));
     }
+    // The answer is the JSON of the transport rules, always: tRPC would stream a batch as JSONL
+    // when asked (trpc-accept or Accept: application/jsonl), sent 200 whatever its errors, with
+    // Content-Type application/json for what is not JSON
+    delete req.headers['trpc-accept'];
+    if (/application\/jsonl/i.test(String(req.headers.accept ?? ''))) req.headers.accept = 'application/json';
     // A POST without a content type (curl -X POST) is JSON: the method check then answers properly.
     if (req.method === 'POST' && req.headers['content-type'] === undefined) req.headers['content-type'] = 'application/json';
     const [mediaType, ...parameters] = (req.headers['content-type'] ?? '').split(';').map((p) => p.trim().toLowerCase());

@@ -187,3 +187,17 @@ t.test('HEAD is answered like GET without a body: its status and headers, not 20
     t.equal(head.headers['cache-control'], 'no-store');
   }
 });
+
+t.test('a batch is answered as the JSON array of the transport rules, even when JSONL streaming is asked for', async (t) => {
+  for (const headers of [{ 'trpc-accept': 'application/jsonl' }, { accept: 'application/jsonl' }, { accept: 'text/html, application/jsonl;q=0.9' }]) {
+    const res = await request('GET', '/trpc/health,user.currentUser?batch=1', headers);
+    const label = JSON.stringify(headers);
+    // one result, one error: 207 and the array, not 200 and a stream of JSON lines
+    t.equal(res.status, 207, label);
+    t.equal(res.body.length, 2, label);
+    t.equal(res.body[0].result.data.status, 'ok', label);
+    t.same(res.body[1].error.data, { code: 'UNAUTHORIZED', errorCode: 'AUTH_REQUIRED', httpStatus: 401, path: 'user.currentUser' }, label);
+    const denied = await request('GET', '/trpc/user.currentUser?batch=1', headers);
+    t.same([denied.status, denied.body[0].error.data.errorCode], [401, 'AUTH_REQUIRED'], label);
+  }
+});

@@ -189,6 +189,7 @@ export const errorRegistry = {
   EXPORT_ACCESS_REVOKED: { code: 'FORBIDDEN', description: 'The member who requested the export lost access to the organization or to one of its rightsholders before it was built (recorded on the export).' },
   EXPORT_XLSX_CELL_TOO_LONG: { code: 'BAD_REQUEST', description: 'A text is longer than the 32,767 characters an Excel cell holds (recorded on the export); export it as CSV or Parquet.' },
   EXPORT_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'Building the export failed on every attempt (recorded on the export); the cause is in the server log.' },
+  EXPORT_EXPIRED: { code: 'NOT_FOUND', description: 'The export expired (its expiresAt passed): its files were deleted after the retention period (EXPORT_RETENTION_HOURS); trigger the export again.' },
   // catalog
   CATALOG_QUERY_INVALID: { code: 'BAD_REQUEST', description: 'The catalog query (musicalDetails query language) is not valid; data.details.fields names each failing path.' },
   BLOCK_NOT_FOUND: { code: 'NOT_FOUND', description: 'No catalog block with that id is visible to the caller in the organization.' },

@@ -45,8 +45,10 @@ async function reprocessCommand(
   shutdown: Shutdown,
 ): Promise<number> {
   const optionalUuid = (flag: string) => (typeof values[flag] === 'string' ? parse(uuid, values[flag], flag) : undefined);
-  const statuses = typeof values.status === 'string' ? values.status.split(',').map((s) => s.trim()) : REPROCESSABLE;
-  for (const s of statuses) if (!REPROCESSABLE.includes(s)) throw new UsageError(`--status: ${s} is not one of ${REPROCESSABLE.join(', ')}`);
+  const statuses = typeof values.status === 'string' ? [...new Set(values.status.split(',').map((s) => s.trim()))] : REPROCESSABLE;
+  for (const s of statuses) {
+    if (!REPROCESSABLE.includes(s)) throw new UsageError(`--status: ${s === '' ? 'an empty status' : `'${s}'`} is not one of ${REPROCESSABLE.join(', ')}`);
+  }
   const since = typeof values.since === 'string' ? parse(sinceSchema, values.since, 'since') : undefined;
   const filter = {
     organizationId: parse(uuid, required(values, 'org'), 'org'),
@@ -67,6 +69,17 @@ async function reprocessCommand(
     // a mistyped id would otherwise report 0 statements, as if there were nothing to do
     const { rowCount } = await runtime.deps.pool.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL', [filter.organizationId]);
     if (!rowCount) throw new UsageError('no organization with that id');
+    // nor does a filter naming nothing (or another organization's) mean there is nothing to do
+    const named: [string, string | undefined, string][] = [
+      ['rightsholder', filter.rightsholderId, 'SELECT 1 FROM rightsholders WHERE id = $1 AND organization_id = $2'],
+      ['distributor', filter.distributorId, 'SELECT 1 FROM distributors WHERE id = $1 AND (organization_id IS NULL OR organization_id = $2)'],
+      ['mapping', filter.mappingId, 'SELECT 1 FROM mappings WHERE id = $1 AND (organization_id IS NULL OR organization_id = $2)'],
+    ];
+    for (const [flag, id, sql] of named) {
+      if (id !== undefined && !(await runtime.deps.pool.query(sql, [id, filter.organizationId])).rowCount) {
+        throw new UsageError(`--${flag}: no ${flag} with that id in the organization`);
+      }
+    }
     const ids = await queueReprocess(runtime.deps, filter);
     const counts = values['no-wait'] ? { queued: ids.length } : await followReprocess(runtime.deps.pool, ids, { draw: !values.json, signal: shutdown.signal });
     const pending = (counts.uploaded ?? 0) + (counts.processing ?? 0);
@@ -99,7 +112,12 @@ export class UsageError extends CommandError {
 }
 
 const email = z.email();
-const uuid = z.uuid();
+/** an id as stored and answered: lower case (an id typed in capitals names the same row) */
+const uuid = z
+  .string()
+  .trim()
+  .pipe(z.uuid({ error: 'must be an id (a UUID such as 3f78dfbf-47a8-4f7d-b5f2-4f35be413b3d)' }))
+  .transform((id) => id.toLowerCase());
 /** as the API's keys (apiKey.update): a trimmed name of 1 to 100 characters */
 const keyName = z.string().trim().min(1).max(100);
 /** a calendar date is its whole day from 00:00 UTC, as the API's date filters; a date-time is that instant */
@@ -202,6 +220,7 @@ export async function admin(config: Config, argv: string[]): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
+      tokens: true,
       options: {
         email: { type: 'string' },
         'org-name': { type: 'string' },
@@ -229,6 +248,16 @@ export async function admin(config: Config, argv: string[]): Promise<number> {
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${ADMIN_USAGE}`);
     return 2;
+  }
+  // an option given twice (`--org A --org B`) is refused: parseArgs would keep the last one only
+  const seen = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name)) {
+      process.stderr.write(`admin: --${token.name} is given more than once\n`);
+      return 2;
+    }
+    seen.add(token.name);
   }
   if (parsed.values.help) {
     process.stdout.write(ADMIN_USAGE);

@@ -144,3 +144,31 @@ t.test('fx and market imports: unusable files and downloads are messages, not st
   }
   t.equal(await rates(), ratesBefore, 'nothing half-written');
 });
+
+t.test('an option given twice is refused; ids are taken in any case and stored as the API answers them', async (t) => {
+  const owner = JSON.parse((await admin('bootstrap', '--email', 'twice@example.com', '--org-name', 'Twice', '--json')).stdout);
+  const other = JSON.parse((await admin('bootstrap', '--email', 'twice@example.com', '--org-name', 'Twice Two', '--json')).stdout);
+  const keys = async () => (await srv.deps.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys')).rows[0]!.n;
+  const before = await keys();
+  // parseArgs kept the last: a key for the second organization, which the operator may not have meant
+  const twice = await admin('api-key', 'create', '--email', 'twice@example.com', '--org', owner.organizationId, '--org', other.organizationId);
+  t.same([twice.code, twice.stdout], [2, '']);
+  t.equal(twice.stderr, 'admin: --org is given more than once\n');
+  const json = await admin('api-key', 'list', '--json', '--json');
+  t.same([json.code, json.stderr], [2, 'admin: --json is given more than once\n']);
+  t.equal(await keys(), before, 'no key was created');
+
+  // an id in capitals (or with spaces around it, as pasted) names the same organization; the key's scope holds its stored form
+  const created = await admin('api-key', 'create', '--email', 'twice@example.com', '--org', ` ${owner.organizationId.toUpperCase()} `, '--json');
+  t.equal(created.code, 0, created.stderr);
+  const key = JSON.parse(created.stdout);
+  t.same(key.organizationIds, [owner.organizationId]);
+  const me = await srv.client({ 'x-api-key': key.apiKey, 'x-organization-id': owner.organizationId }).query('user.currentUser');
+  t.equal(me.ok, true, 'the key works for its organization');
+  const listed = JSON.parse((await admin('api-key', 'list', '--org', owner.organizationId.toUpperCase(), '--json')).stdout);
+  t.same(listed.map((k: any) => k.id).sort(), [key.id, JSON.parse((await admin('api-key', 'list', '--org', owner.organizationId, '--json')).stdout).find((k: any) => k.name === 'bootstrap').id].sort());
+  const deleted = await admin('api-key', 'delete', '--id', key.id.toUpperCase(), '--json');
+  t.same(JSON.parse(deleted.stdout), { id: key.id, deleted: true });
+  const bad = await admin('api-key', 'delete', '--id', 'nope');
+  t.same([bad.code, bad.stderr], [2, 'admin: --id: must be an id (a UUID such as 3f78dfbf-47a8-4f7d-b5f2-4f35be413b3d)\n']);
+});

@@ -30,6 +30,8 @@ async function admin(...args: string[]) {
     S3_SECRET_ACCESS_KEY: srv.config.s3!.secretAccessKey,
     LOG_LEVEL: 'warn',
     DATA_DIR: srv.config.dataDir,
+    // the AWS SDK's Node 20 notice (README, Running it) is not the command's
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   try {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', 'admin', 'reprocess', ...args], { cwd: repoRoot, env });
@@ -75,4 +77,32 @@ t.test('--no-wait queues for the running workers; bad arguments are usage errors
   const stranger = await admin('--org', '00000000-0000-4000-8000-000000000000', '--no-wait');
   t.equal(stranger.code, 2, 'a mistyped organization is not "0 statements"');
   t.match(stranger.err, /no organization with that id/);
+});
+
+t.test('a filter naming nothing in the organization is refused, not "0 statements"; ids in any case', async (t) => {
+  const stranger = await newOrganization(srv, 'Stranger Label');
+  const theirs = await createRightsholder(stranger.client, stranger.organizationId, 'Their Artist');
+  const nobody = '00000000-0000-4000-8000-000000000000';
+  const cases: [string[], string][] = [
+    [['--rightsholder', theirs], 'admin: --rightsholder: no rightsholder with that id in the organization\n'],
+    [['--rightsholder', nobody], 'admin: --rightsholder: no rightsholder with that id in the organization\n'],
+    [['--distributor', nobody], 'admin: --distributor: no distributor with that id in the organization\n'],
+    [['--mapping', nobody], 'admin: --mapping: no mapping with that id in the organization\n'],
+    [['--status', 'processed,'], "admin: --status: an empty status is not one of processed, failed, needs_mapping, skipped, bad\n"],
+    [['--status', 'Processed'], "admin: --status: 'Processed' is not one of processed, failed, needs_mapping, skipped, bad\n"],
+    [['--org', stranger.organizationId], 'admin: --org is given more than once\n'],
+  ];
+  const va = await version(a.statementId);
+  for (const [args, message] of cases) {
+    const res = await admin('--org', org, '--no-wait', ...args);
+    t.same([res.code, res.out, res.err], [2, '', message], args.join(' '));
+  }
+  t.equal(await version(a.statementId), va, 'nothing was reprocessed');
+  t.equal((await waitForStatement(owner.client, org, a.statementId)).status, 'processed', 'nor queued');
+  // the statement's mapping and the organization in capitals: the answer names the stored id
+  const { rows } = await srv.deps.pool.query<{ mapping_id: string }>('SELECT mapping_id FROM statements WHERE id = $1', [a.statementId]);
+  const res = await admin('--org', org.toUpperCase(), '--mapping', rows[0]!.mapping_id.toUpperCase(), '--rightsholder', artist, '--json');
+  t.equal(res.code, 0, res.err ?? 'exit 0');
+  t.same(JSON.parse(res.out), { organizationId: org, statements: 1, counts: { processed: 1 } });
+  t.equal(await version(a.statementId), va + 1);
 });

@@ -315,11 +315,11 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
       lap('locate');
     } catch (error) {
       if ((error as { name?: string }).name === 'NoSuchKey') {
-        await failStatement(deps.pool, statementId, 'UPLOAD_OBJECT_MISSING', 'The uploaded file is not in the object store.');
+        await failStatement(deps.pool, statementId, 'UPLOAD_OBJECT_MISSING', 'The uploaded file is not in the object store.', { run: true });
         return { status: 'failed', statementId };
       }
       if (error instanceof AppError && error.code === 'BAD_REQUEST') {
-        await failStatement(deps.pool, statementId, error.errorCode, error.message);
+        await failStatement(deps.pool, statementId, error.errorCode, error.message, { run: true });
         return { status: 'failed', statementId };
       }
       throw error;
@@ -354,7 +354,8 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     if (!mapping || missingRequiredFields(mapping.fields).length > 0) {
       const suggestion = suggestMapping(located.header, located.sampleRows, statement.file_name);
       await deps.pool.query(
-        `UPDATE statements SET status = 'needs_mapping', suggested_mapping = $2, updated_at = clock_timestamp() WHERE id = $1`,
+        `UPDATE statements SET status = 'needs_mapping', suggested_mapping = $2, updated_at = clock_timestamp()
+         WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL`,
         [statementId, JSON.stringify(suggestion)],
       );
       return { status: 'needs_mapping', statementId };
@@ -382,7 +383,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
       });
     } catch (error) {
       if (error instanceof AppError && error.code === 'BAD_REQUEST') {
-        await failStatement(deps.pool, statementId, error.errorCode, error.message);
+        await failStatement(deps.pool, statementId, error.errorCode, error.message, { run: true });
         return { status: 'failed', statementId };
       }
       throw error;

@@ -35,7 +35,7 @@ export function statementIngestTask(deps: Deps): Task {
     } catch (error) {
       if (helpers.job.attempts >= helpers.job.max_attempts) {
         // a statement that had rows keeps them (withRows): analytics and its catalog block stay as they were
-        await failStatement(deps.pool, statementId, 'INGEST_FAILED', 'Processing failed repeatedly; see the server log.');
+        await failStatement(deps.pool, statementId, 'INGEST_FAILED', 'Processing failed repeatedly; see the server log.', { run: true });
       } else {
         // back to a state a retry can pick up; the previous version's rows stay in place meanwhile
         await deps.pool.query(`UPDATE statements SET status = 'uploaded' WHERE id = $1 AND status = 'processing'`, [statementId]);

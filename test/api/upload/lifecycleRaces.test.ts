@@ -192,3 +192,40 @@ t.test('bytes PUT again after complete are never read: the statement fails with 
   t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'failed');
   t.match(await record(up.statementId), { status: 'failed', failureReason: { errorCode: 'UPLOAD_OBJECT_CHANGED' }, keptRows: 1, netEarnings: '1.000000000000' });
 });
+
+t.test('a statement deleted while a run reads it, after a redrive, stays deleted whatever the run ends in', async (t) => {
+  // a gate in front of the file reader's thread: the run waits there, processing, until released
+  let gate: { reached: () => void; opened: Promise<void> } | null = null;
+  const threads = Object.create(srv.deps.threads);
+  threads.run = async (file: string, fn: string, input: any, transfer?: ArrayBuffer[]) => {
+    const g = file === 'statementFile' ? gate : null;
+    if (g) {
+      gate = null;
+      g.reached();
+      await g.opened;
+    }
+    return srv.deps.threads.run(file as any, fn, input, transfer);
+  };
+  const gated = { ...srv.deps, threads };
+  const mappingId = (await db.query<{ id: string }>('SELECT id FROM mappings WHERE organization_id = $1 LIMIT 1', [org])).rows[0]!.id;
+
+  for (const [name, bytes, outcome] of [
+    ['page.csv', Buffer.from('<!DOCTYPE html><html><body>Please log in</body></html>'), 'failed'],
+    ['unknown.csv', Buffer.from('Alpha,Beta,Gamma\n1,2,3\n'), 'needs_mapping'],
+  ] as const) {
+    const up = await putFile(owner.client, org, artist, name, bytes);
+    let release!: () => void;
+    const atGate = new Promise<void>((reached) => (gate = { reached, opened: new Promise<void>((r) => (release = r)) }));
+    const run = ingestStatement(gated, org, up.statementId);
+    await atGate;
+    t.equal((await record(up.statementId)).status, 'processing');
+    // sent back to be processed again while it runs, then deleted
+    const redrive = await owner.client.mutate('mapping.updateById', { organizationId: org, id: mappingId, redriveFileIds: [up.statementId] });
+    t.same(redrive.ok && redrive.data.redriven, [up.statementId]);
+    t.equal((await act('delete', up.statementId)).data.status, 'deleted');
+    release();
+    t.equal((await run).statementId, up.statementId, `the run would have ended ${outcome}`);
+    t.match(await record(up.statementId), { status: 'deleted', deletedAt: String, failureReason: null }, `${name}: still deleted`);
+    t.equal((await act('restore', up.statementId)).data.status, 'uploaded', 'and restored to what it was');
+  }
+});

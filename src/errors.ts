@@ -145,6 +145,7 @@ export const errorRegistry = {
   FILE_UNSUPPORTED_FORMAT: { code: 'BAD_REQUEST', description: 'The file is not a supported table format (.xlsb, .ods, .numbers, XML Spreadsheet 2003, images, other binaries).' },
   FILE_INTERLEAVED_TOTALS: { code: 'BAD_REQUEST', description: 'Subtotal rows sit between detail rows (blocks closed by subtotals); reading them would double count.' },
   HEADER_NOT_FOUND: { code: 'BAD_REQUEST', description: 'No row near the top of the table names its columns (a headerless file or records of several kinds).' },
+  FILE_NOT_A_STATEMENT: { code: 'BAD_REQUEST', description: 'The table is not a royalty statement: no column holds earnings (a catalogue or metadata export, a usage report without amounts) or it is a bank statement.' },
   FIELD_TOO_LARGE: { code: 'BAD_REQUEST', description: 'A field, record or line is longer than the accepted maximum (a quote that never closes, a file without line breaks).' },
   FILE_TIME_BUDGET_EXCEEDED: { code: 'BAD_REQUEST', description: 'Reading the statement file took longer than its time budget.' },
   // mappings and distributors

@@ -22,6 +22,15 @@ const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
 // fatal: a malformed byte sequence throws instead of becoming U+FFFD; a leading BOM is dropped
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** A body's bytes as text: bytes that are not UTF-8 (a Latin-1 'é') are refused, not read as U+FFFD. */
+function utf8Text(body: Buffer | string): string {
+  try {
+    return utf8.decode(typeof body === 'string' ? Buffer.from(body, 'latin1') : body);
+  } catch {
+    throw new AppError('INVALID_JSON', 'The body is not valid UTF-8 (JSON is UTF-8)');
+  }
+}
+
 interface RequestTarget {
   path: string;
   batch: boolean;
@@ -307,6 +316,18 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     }
   });
 
+  // JSON bodies outside /trpc (POST /invitations/accept) pass the same check as a mutation's:
+  // the same messages for malformed JSON and prototype-poisoning keys, bytes that are UTF-8
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
+    try {
+      const text = utf8Text(body);
+      done(null, text.length === 0 ? undefined : checkJsonText(text, 'body'));
+    } catch (error) {
+      done(error as AppError, undefined);
+    }
+  });
+
   app.setErrorHandler(sendFastifyError);
   // a /trpc URL no route matches (`/trpc/user/currentUser`): the envelope's PROCEDURE_NOT_FOUND
   app.setNotFoundHandler(async (req, reply) => {
@@ -323,21 +344,15 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       // itself. An empty body means "no input" (tRPC clients send none for input-less mutations).
       scope.removeContentTypeParser('application/json');
       scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
-        let text: string;
-        try {
-          // bytes that are not UTF-8 (a Latin-1 'é') are refused, not stored as U+FFFD
-          text = utf8.decode(typeof body === 'string' ? Buffer.from(body, 'latin1') : body);
-        } catch {
-          return done(new AppError('INVALID_JSON', 'The body is not valid UTF-8 (JSON is UTF-8)'), undefined);
-        }
-        if (text.length === 0) return done(null, undefined);
         const target = trpcTarget(req.url);
         try {
+          const text = utf8Text(body);
+          if (text.length === 0) return done(null, undefined);
           checkJsonText(text, 'body', target?.batch ? target.path.split(',').length : undefined);
+          done(null, text);
         } catch (error) {
-          return done(error as AppError, undefined);
+          done(error as AppError, undefined);
         }
-        done(null, text);
       });
       scope.addHook('onSend', async (req, _reply, payload) => {
         const target = trpcTarget(req.url);

@@ -48,7 +48,7 @@ export function poisoningKeyPath(input: unknown): string | null {
  * for a batch of one ran the call without its input). The text itself goes on to tRPC, which
  * parses it again.
  */
-export function checkJsonText(text: string, what: 'body' | 'input', batchSize?: number): void {
+export function checkJsonText(text: string, what: 'body' | 'input', batchSize?: number): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -64,6 +64,7 @@ export function checkJsonText(text: string, what: 'body' | 'input', batchSize?: 
     );
   }
   if (batchSize !== undefined) checkBatchKeys(value, what, batchSize);
+  return value;
 }
 
 function checkBatchKeys(value: unknown, what: 'body' | 'input', batchSize: number): void {

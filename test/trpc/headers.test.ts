@@ -358,3 +358,31 @@ t.test('an API key in the wrong place says where it goes', async (t) => {
   ]);
   t.equal(only(unknown).message, 'The API key is unknown, deleted or rotated away.');
 });
+
+t.test('JSON bodies outside /trpc (POST /invitations/accept) pass the same check', async (t) => {
+  const post = async (body: string) => {
+    const res = await fetch(`${srv.url}/invitations/accept`, {
+      method: 'POST',
+      headers: { 'x-api-key': owner.apiKey, 'content-type': 'application/json' },
+      body,
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const poisoned = await post('{"token":"inv_x","__proto__":{"isAdmin":true}}');
+  t.same([poisoned.status, poisoned.body.error.errorCode, poisoned.body.error.message], [
+    400,
+    'INVALID_JSON',
+    'The body holds the key __proto__: keys that could poison prototypes (__proto__ anywhere, prototype under constructor) are refused',
+  ]);
+  const malformed = await post('{"token":');
+  t.same([malformed.status, malformed.body.error.errorCode, malformed.body.error.message], [400, 'INVALID_JSON', 'The body is not valid JSON: Unexpected end of JSON input']);
+  const latin1 = await fetch(`${srv.url}/invitations/accept`, {
+    method: 'POST',
+    headers: { 'x-api-key': owner.apiKey, 'content-type': 'application/json' },
+    body: Buffer.from('{"token":"caf\u00e9"}', 'latin1'),
+  });
+  t.same([latin1.status, ((await latin1.json()) as any).error.errorCode], [400, 'INVALID_JSON']);
+  const unknown = await post('{"token":"inv_unknown"}');
+  t.same([unknown.status, unknown.body.error.errorCode], [404, 'INVITATION_NOT_FOUND']);
+  t.equal(({} as Record<string, unknown>).isAdmin, undefined);
+});

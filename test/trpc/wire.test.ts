@@ -189,7 +189,8 @@ t.test('HEAD is answered like GET without a body: its status and headers, not 20
 });
 
 t.test('a batch is answered as the JSON array of the transport rules, even when JSONL streaming is asked for', async (t) => {
-  for (const headers of [{ 'trpc-accept': 'application/jsonl' }, { accept: 'application/jsonl' }, { accept: 'text/html, application/jsonl;q=0.9' }]) {
+  const asks: Record<string, string>[] = [{ 'trpc-accept': 'application/jsonl' }, { accept: 'application/jsonl' }, { accept: 'text/html, application/jsonl;q=0.9' }];
+  for (const headers of asks) {
     const res = await request('GET', '/trpc/health,user.currentUser?batch=1', headers);
     const label = JSON.stringify(headers);
     // one result, one error: 207 and the array, not 200 and a stream of JSON lines

@@ -29,7 +29,12 @@ export const downloadStatementFile = orgProcedure(
   const variants: Record<string, string> = { original: s.objectKey, ...rows[0]!.variants };
   let key = variants[input.type];
   if (!key && (lazyVariants as readonly string[]).includes(input.type)) key = await materializeVariant(ctx.deps, s.id, input.type as LazyVariant);
-  if (!key || !(await ctx.deps.store.head(key))) throw new AppError('FILE_VARIANT_NOT_FOUND', `The statement has no ${input.type} file (yet)`);
+  const object = key ? await ctx.deps.store.head(key) : undefined;
+  if (!key || !object) throw new AppError('FILE_VARIANT_NOT_FOUND', `The statement has no ${input.type} file (yet)`);
+  // the upload as completed, never bytes PUT to its URL afterwards
+  if (key === s.objectKey && s.objectEtag && object.etag !== s.objectEtag) {
+    throw new AppError('UPLOAD_OBJECT_CHANGED', 'The uploaded file was replaced after the upload was completed (a PUT to its URL afterwards): it is not served. Upload the file again.');
+  }
   const base = s.fileName.replace(/\.[^.]+$/, '');
   const name = input.fileName ?? (input.type === 'original' || input.type === 'original-excel' ? s.fileName : `${base}.${input.type}.${extensions[input.type] ?? 'csv'}`);
   const url = await ctx.deps.store.presignGet(key, name, DOWNLOAD_TTL_SECONDS);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
+import { ObjectChangedError } from '../../storage/objectStore.ts';
 import { lazyVariants, materializeVariant, type LazyVariant } from '../../ingest/variants.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -47,8 +48,12 @@ export const getSample = orgProcedure(
   try {
     const file = path.join(dir, 'variant');
     try {
-      await pipeline(await ctx.deps.store.getStream(key), createWriteStream(file));
-    } catch {
+      // the upload as completed, never bytes PUT to its URL afterwards
+      await pipeline(await ctx.deps.store.getStream(key, { expectEtag: key === s.objectKey ? s.objectEtag : null }), createWriteStream(file));
+    } catch (error) {
+      if (error instanceof ObjectChangedError) {
+        throw new AppError('UPLOAD_OBJECT_CHANGED', 'The uploaded file was replaced after the upload was completed (a PUT to its URL afterwards): it is not read. Upload the file again.');
+      }
       throw new AppError('FILE_VARIANT_NOT_FOUND', `The statement has no ${input.type} file (yet)`);
     }
     const kind = type === 'normalized' ? 'parquet' : type === 'original' || type === 'single' ? 'raw_delimited' : 'csv_with_header';

@@ -21,12 +21,14 @@ export interface VisibleStatement {
   objectKey: string;
   declaredSize: number | null;
   fileName: string;
+  /** the ETag of the object as complete checked it (null before then, and for statements completed before migration 22) */
+  objectEtag: string | null;
   /** whether a pipeline run has read the file (it failed, was processed or located): no upload in progress any more */
   wasRead: boolean;
 }
 
 const VISIBLE_STATEMENT_SELECT = `SELECT id, status, upload_id AS "uploadId", rightsholder_id AS "rightsholderId", object_key AS "objectKey",
-       declared_size AS "declaredSize", file_name AS "fileName",
+       declared_size AS "declaredSize", file_name AS "fileName", object_etag AS "objectEtag",
        (located IS NOT NULL OR normalized_key IS NOT NULL OR failure_code IS NOT NULL) AS "wasRead"
      FROM statements`;
 

@@ -186,6 +186,12 @@ t.test('bytes PUT again after complete are never read: the statement fails with 
   await srv.deps.store.put(s.object_key, other, s.content_type);
   const trimmed = await owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, type: 'trimmed', file: up.statementId });
   fails(t, trimmed, 'BAD_REQUEST', 'UPLOAD_OBJECT_CHANGED');
+  // nor is it served or sampled as the original
+  fails(t, await owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, type: 'original', file: up.statementId }), 'BAD_REQUEST', 'UPLOAD_OBJECT_CHANGED');
+  fails(t, await owner.client.query('fileStorage.getSample', { organizationId: org, type: 'original', file: up.statementId }), 'BAD_REQUEST', 'UPLOAD_OBJECT_CHANGED');
+  // the normalized rows read from the checked bytes still are
+  const sample = await owner.client.query('fileStorage.getSample', { organizationId: org, type: 'normalized', file: up.statementId });
+  t.equal(sample.ok && sample.data.rows.length, 1);
   t.equal((await act('reprocess', up.statementId)).data.status, 'uploaded');
   // a statement read before is no upload in progress: complete does not take its object again
   fails(t, await act('complete', up.statementId), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');

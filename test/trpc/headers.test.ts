@@ -55,6 +55,9 @@ function only(res: RawResponse): { status: number; data: unknown; message: strin
   return { status: res.status, data: res.body[0].error?.data, message: res.body[0].error?.message };
 }
 
+/** the errorCode of a request that could be read two ways (src/auth/principal.ts AMBIGUOUS_REQUEST) */
+const AMBIGUOUS = 'BAD_REQUEST';
+
 const badRequest = (errorCode: string, path = 'user.currentUser') => ({ code: 'BAD_REQUEST', errorCode, httpStatus: 400, path });
 
 t.test('x-organization-id sent twice is refused as such, not as "not a uuid"', async (t) => {
@@ -94,7 +97,7 @@ t.test('two credentials are refused, whichever would have won', async (t) => {
     ['x-organization-id', owner.organizationId],
     ['authorization', 'Bearer some-token'],
   ]);
-  t.same([only(bothKinds).status, only(bothKinds).data], [400, badRequest('BAD_REQUEST')]);
+  t.same([only(bothKinds).status, only(bothKinds).data], [400, badRequest(AMBIGUOUS)]);
   t.equal(only(bothKinds).message, 'Send one credential, not both: x-api-key (with x-organization-id) or Authorization: Bearer <token>');
   // case of the scheme does not matter
   const lower = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
@@ -102,7 +105,7 @@ t.test('two credentials are refused, whichever would have won', async (t) => {
     ['x-organization-id', owner.organizationId],
     ['authorization', 'bearer some-token'],
   ]);
-  t.same(only(lower).data, badRequest('BAD_REQUEST'));
+  t.same(only(lower).data, badRequest(AMBIGUOUS));
 
   // two keys, valid ones of two users: neither is taken
   const twoKeys = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
@@ -110,7 +113,7 @@ t.test('two credentials are refused, whichever would have won', async (t) => {
     ['x-api-key', other.apiKey],
     ['x-organization-id', owner.organizationId],
   ]);
-  t.same([only(twoKeys).status, only(twoKeys).data], [400, badRequest('BAD_REQUEST')]);
+  t.same([only(twoKeys).status, only(twoKeys).data], [400, badRequest(AMBIGUOUS)]);
   t.equal(only(twoKeys).message, 'The x-api-key header was sent more than once (or holds a list): send exactly one credential');
   t.notMatch(JSON.stringify(twoKeys.body), owner.apiKey.slice(3), 'the keys are not echoed');
 
@@ -119,7 +122,7 @@ t.test('two credentials are refused, whichever would have won', async (t) => {
     ['authorization', 'Bearer a'],
     ['authorization', 'Bearer b'],
   ]);
-  t.same(only(twoBearers).data, badRequest('BAD_REQUEST'));
+  t.same(only(twoBearers).data, badRequest(AMBIGUOUS));
   t.equal(only(twoBearers).message, 'The Authorization header was sent more than once (or holds a list): send exactly one credential');
 
   // the same through the mutation path, and in a batch every call says so
@@ -137,7 +140,7 @@ t.test('two credentials are refused, whichever would have won', async (t) => {
   t.equal(mutation.status, 400);
   t.same(
     mutation.body.map((r: any) => r.error.data),
-    [badRequest('BAD_REQUEST', 'rightsholder.create'), badRequest('BAD_REQUEST', 'rightsholder.create')],
+    [badRequest(AMBIGUOUS, 'rightsholder.create'), badRequest(AMBIGUOUS, 'rightsholder.create')],
   );
   const list = await owner.client.query('rightsholder.list', { organizationId: owner.organizationId });
   t.equal(list.data.pagination.total, 0, 'nothing was created');
@@ -287,13 +290,13 @@ t.test('query parameters given twice, or a mutation input in the URL, are refuse
   const twice = await owner.client.raw('GET', `/trpc/rightsholder.list?input=${input(org)}&input=${input(other.organizationId)}`);
   t.same([twice.status, twice.body.error.data, twice.body.error.message], [
     400,
-    badRequest('BAD_REQUEST', 'rightsholder.list'),
+    badRequest(AMBIGUOUS, 'rightsholder.list'),
     'The query parameter input was given more than once: give it once',
   ]);
   const batch = await owner.client.raw('GET', '/trpc/health?batch=1&batch=0');
   t.same([batch.status, batch.body[0].error.data, batch.body[0].error.message], [
     400,
-    badRequest('BAD_REQUEST', 'health'),
+    badRequest(AMBIGUOUS, 'health'),
     'The query parameter batch was given more than once: give it once',
   ]);
   // tRPC ignores the URL's input on a POST: the body alone is the input, so both is refused
@@ -304,7 +307,7 @@ t.test('query parameters given twice, or a mutation input in the URL, are refuse
   );
   t.same([both.status, both.body[0].error.data, both.body[0].error.message], [
     400,
-    badRequest('BAD_REQUEST', 'rightsholder.create'),
+    badRequest(AMBIGUOUS, 'rightsholder.create'),
     "A mutation's input is its JSON body (POST): the input query parameter is for queries (GET)",
   ]);
   const list = await owner.client.query('rightsholder.list', { organizationId: org });

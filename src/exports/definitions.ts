@@ -13,7 +13,7 @@ export type ExportType = (typeof exportTypes)[number];
 export const exportFormats = ['csv', 'xlsx', 'parquet'] as const;
 export type ExportFormat = (typeof exportFormats)[number];
 
-export const exportStatuses = ['queued', 'running', 'completed', 'failed'] as const;
+export const exportStatuses = ['queued', 'running', 'completed', 'failed', 'expired'] as const;
 export type ExportStatus = (typeof exportStatuses)[number];
 
 /** Spreadsheet parts hold fewer rows: a sheet ends at 1,048,576 rows, and the zip entry stays under 4 GB. */

@@ -42,6 +42,7 @@ import {
   type ExportColumn,
   type ExportFormat,
 } from './definitions.ts';
+import { retentionSeconds, scheduleExpiry } from './expire.ts';
 import { exportPrefix, type ExportRow } from './store.ts';
 import { writeXlsx } from './xlsx.ts';
 
@@ -106,7 +107,7 @@ export function attemptPrefix(e: Pick<ExportRow, 'organization_id' | 'id'>, atte
 }
 
 /** Removes every object under the prefix except the named keys. */
-async function removeObjects(deps: Deps, prefix: string, keep: ReadonlySet<string> = new Set()): Promise<void> {
+export async function removeObjects(deps: Pick<Deps, 'store'>, prefix: string, keep: ReadonlySet<string> = new Set()): Promise<void> {
   const { client, bucket } = deps.store;
   let token: string | undefined;
   do {
@@ -207,12 +208,14 @@ async function complete(deps: Deps, e: ExportRow, attempt: number, files: Writte
         [e.id, e.organization_id, f.part, f.fileName, f.objectKey, f.contentType, f.rowCount, f.sizeBytes, f.sha256],
       );
     }
-    await client.query(
+    const { rows: done } = await client.query<{ expires_at: Date }>(
       `UPDATE exports SET status = 'completed', progress_done = $2, progress_total = $2, row_count = $2, file_count = $3, total_bytes = $4,
-         finished_at = clock_timestamp(), updated_at = clock_timestamp()
-       WHERE id = $1`,
-      [e.id, rowCount, files.length, bytes],
+         finished_at = clock_timestamp(), expires_at = clock_timestamp() + make_interval(secs => $5), updated_at = clock_timestamp()
+       WHERE id = $1 RETURNING expires_at`,
+      [e.id, rowCount, files.length, bytes, retentionSeconds(deps.config)],
     );
+    // the files go when they expire (with the export's own commit, so no completed export lacks it)
+    await scheduleExpiry(client, e.id, done[0]!.expires_at);
     await recordActivity(client, actorOf(e), {
       organizationId: e.organization_id,
       action: 'export.completed',

@@ -27,6 +27,8 @@ export interface ExportRow {
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  expires_at: Date | null;
+  purged_at: Date | null;
 }
 
 export interface ExportFileRow {
@@ -40,6 +42,17 @@ export interface ExportFileRow {
   sha256: string;
 }
 
+/**
+ * The export's status as callers see it: a completed export past its expiry is expired at once,
+ * even before the export_expire job removed its files.
+ */
+export function effectiveStatus(e: Pick<ExportRow, 'status' | 'expires_at'>, now = Date.now()): ExportStatus {
+  return e.status === 'completed' && e.expires_at !== null && e.expires_at.getTime() <= now ? 'expired' : e.status;
+}
+
+/** The same in SQL, over the exports table. */
+const EFFECTIVE_STATUS = `(CASE WHEN status = 'completed' AND expires_at <= clock_timestamp() THEN 'expired' ELSE status END)`;
+
 /** The public shape of an export (status, list). */
 export function exportView(e: ExportRow) {
   const n = (v: string | null) => (v === null ? null : Number(v));
@@ -47,7 +60,7 @@ export function exportView(e: ExportRow) {
     id: e.id,
     type: e.type,
     format: e.format,
-    status: e.status,
+    status: effectiveStatus(e),
     rightsholderIds: e.rightsholder_ids,
     filters: e.filters,
     partRows: e.part_rows,
@@ -61,6 +74,7 @@ export function exportView(e: ExportRow) {
     createdAt: e.created_at.toISOString(),
     startedAt: e.started_at?.toISOString() ?? null,
     finishedAt: e.finished_at?.toISOString() ?? null,
+    expiresAt: e.expires_at?.toISOString() ?? null,
   };
 }
 
@@ -103,7 +117,7 @@ export async function listExports(
   scope: RightsholderScope,
   opts: { status?: ExportStatus[] | undefined; type?: ExportType[] | undefined; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
 ): Promise<{ rows: ExportRow[]; total: number }> {
-  const where = `${VISIBLE} AND ($2::text[] IS NULL OR status = ANY ($2)) AND ($4::text[] IS NULL OR type = ANY ($4))`;
+  const where = `${VISIBLE} AND ($2::text[] IS NULL OR ${EFFECTIVE_STATUS} = ANY ($2)) AND ($4::text[] IS NULL OR type = ANY ($4))`;
   const params = [organizationId, opts.status ?? null, scope, opts.type ?? null];
   const dir = opts.sortOrder === 'asc' ? 'ASC' : 'DESC';
   const [rows, count] = await Promise.all([

@@ -6,6 +6,7 @@
 // the first to complete wins and the other removes its objects (see run.ts).
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
+import { expireExports } from '../exports/expire.ts';
 import { buildExport } from '../exports/run.ts';
 import type { Deps } from '../trpc/context.ts';
 
@@ -21,5 +22,16 @@ export function exportBuildTask(deps: Deps): Task {
     const { exportId } = parsed.data;
     const result = await buildExport(deps, exportId, { finalAttempt: helpers.job.attempts >= helpers.job.max_attempts });
     helpers.logger.info(`export ${exportId}: ${result}`);
+  };
+}
+
+/**
+ * export_expire: scheduled by each completed export for its expiry time; deletes the files of
+ * every export that is due (src/exports/expire.ts), so one whose job was lost goes with the next.
+ */
+export function exportExpireTask(deps: Deps): Task {
+  return async (_payload, helpers) => {
+    const { expired, purged } = await expireExports(deps);
+    if (expired + purged > 0) helpers.logger.info(`exports: ${expired} expired, ${purged} purged of their files`);
   };
 }

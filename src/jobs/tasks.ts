@@ -9,7 +9,8 @@ import type { Config } from '../config.ts';
 import type { Deps } from '../trpc/context.ts';
 import { EXPORT_BUILD_TASK } from '../exports/queue.ts';
 import { LOOKUP_FLAGS_TASK, lookupFlagsTask } from '../lookups/flags.ts';
-import { exportBuildTask } from './exportBuild.ts';
+import { EXPORT_EXPIRE_TASK } from '../exports/expire.ts';
+import { exportBuildTask, exportExpireTask } from './exportBuild.ts';
 import { FX_RATES_IMPORT_TASK, fxRatesImportTask } from './fxRatesImport.ts';
 import { RUNNER_RECOVER_TASK, runnerRecoverTask } from './liveness.ts';
 import { statementIngestTask } from './statementIngest.ts';
@@ -22,6 +23,7 @@ export function taskList(deps: Deps): TaskList {
     statement_upload_expire: statementUploadExpireTask(deps),
     [FX_RATES_IMPORT_TASK]: fxRatesImportTask(deps),
     [EXPORT_BUILD_TASK]: exportBuildTask(deps),
+    [EXPORT_EXPIRE_TASK]: exportExpireTask(deps),
     [BLOCK_REFRESH_TASK]: catalogBlockRefreshTask(deps),
     [ENRICH_TASK]: catalogEnrichTask(deps),
     [ENRICH_TICK_TASK]: catalogEnrichTickTask(deps),

@@ -15,7 +15,7 @@ export const list = orgProcedure(
   },
   orgInput({
     pagination: paginationSchema(['createdAt'] as const, { sortOrder: 'desc' }),
-    status: z.array(z.enum(exportStatuses)).min(1).max(4).optional(),
+    status: z.array(z.enum(exportStatuses)).min(1).max(exportStatuses.length).optional(),
     type: z.array(z.enum(exportTypes)).min(1).max(10).optional(),
   }),
 ).query(async ({ ctx, input }) => {

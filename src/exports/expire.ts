@@ -1,0 +1,79 @@
+// Retention: a completed export keeps its files for EXPORT_RETENTION_HOURS (default 168, 7 days)
+// after it completed, until its `expiresAt`. Then it is `expired`: its objects and file rows are
+// deleted and export.downloadFile answers EXPORT_EXPIRED (the export itself stays listed, with its
+// rowCount, fileCount and totalBytes). A caller sees an export past its expiry as expired at once;
+// the deletion is the export_expire job's, scheduled with each completion for its expiry time.
+// Each run sweeps every export that is due, so one whose job was lost is swept by the next one.
+import type { Config } from '../config.ts';
+import { recordActivity } from '../activity/record.ts';
+import type { Queryable } from '../db/pool.ts';
+import type { Deps } from '../trpc/context.ts';
+import { removeObjects } from './run.ts';
+import { exportPrefix, type ExportRow } from './store.ts';
+
+export const EXPORT_EXPIRE_TASK = 'export_expire';
+export const DEFAULT_RETENTION_HOURS = 168;
+const SWEEP_BATCH = 100;
+
+/** The retention in seconds: config.exports.retentionHours (EXPORT_RETENTION_HOURS) or 7 days. */
+export function retentionSeconds(config: Config): number {
+  const hours = (config.exports as { retentionHours?: number }).retentionHours;
+  return Math.round((typeof hours === 'number' && Number.isFinite(hours) && hours > 0 ? hours : DEFAULT_RETENTION_HOURS) * 3600);
+}
+
+/** Adds the export_expire job for the export's expiry, in the caller's transaction. */
+export async function scheduleExpiry(db: Queryable, exportId: string, at: Date): Promise<void> {
+  await db.query(`SELECT graphile_worker.add_job($1, json_build_object('exportId', $2::text), run_at => $3, max_attempts => 10, job_key => $4)`, [
+    EXPORT_EXPIRE_TASK,
+    exportId,
+    at,
+    `${EXPORT_EXPIRE_TASK}:${exportId}`,
+  ]);
+}
+
+/**
+ * Expires every completed export past its expiry and deletes the objects of every expired one
+ * whose objects are not yet gone; answers how many exports it expired and purged.
+ */
+export async function expireExports(deps: Pick<Deps, 'pool' | 'store'>): Promise<{ expired: number; purged: number }> {
+  let expired = 0;
+  let purged = 0;
+  for (;;) {
+    const client = await deps.pool.connect();
+    let batch: ExportRow[];
+    try {
+      await client.query('BEGIN');
+      ({ rows: batch } = await client.query<ExportRow>(
+        `SELECT * FROM exports
+         WHERE (status = 'completed' AND expires_at <= clock_timestamp()) OR (status = 'expired' AND purged_at IS NULL)
+         ORDER BY expires_at LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
+      ));
+      for (const e of batch.filter((x) => x.status === 'completed')) {
+        await client.query(`UPDATE exports SET status = 'expired', updated_at = clock_timestamp() WHERE id = $1`, [e.id]);
+        await client.query('DELETE FROM export_files WHERE export_id = $1', [e.id]);
+        await recordActivity(client, null, {
+          organizationId: e.organization_id,
+          action: 'export.expired',
+          subjectType: 'export',
+          subjectId: e.id,
+          subjectLabel: `${e.type} (${e.format})`,
+          changes: { status: { before: 'completed', after: 'expired' } },
+        });
+        expired++;
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+    // the objects go once no caller can get a download link any more
+    for (const e of batch) {
+      await removeObjects(deps, exportPrefix(e.organization_id, e.id));
+      await deps.pool.query('UPDATE exports SET purged_at = clock_timestamp() WHERE id = $1', [e.id]);
+      purged++;
+    }
+    if (batch.length < SWEEP_BATCH) return { expired, purged };
+  }
+}

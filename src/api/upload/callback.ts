@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
+import { enqueueBlockRefresh } from '../../catalog/blocks.ts';
 import { enqueueStatementIngest } from '../../ingest/queue.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -42,11 +43,11 @@ export const callback = orgProcedure(
     }
     const scope = await callerScope(db, { organizationId, userId: ctx.principal.userId });
     const status = input.action === 'skip' ? 'skipped' : input.action === 'bad' ? 'bad' : 'uploaded';
-    const { rows } = await db.query<{ id: string; file_name: string }>(
+    const { rows } = await db.query<{ id: string; file_name: string; rightsholder_id: string; had_rows: boolean }>(
       `UPDATE statements SET status = $7, distributor_id = coalesce($6, distributor_id), updated_at = clock_timestamp()
        WHERE organization_id = $1 AND status = 'needs_mapping' AND header_hash = $2 AND deleted_at IS NULL
          AND ($3::uuid IS NULL OR id = $3) AND ($4::uuid IS NULL OR upload_id = $4) AND ($5::uuid[] IS NULL OR rightsholder_id = ANY ($5))
-       RETURNING id, file_name`,
+       RETURNING id, file_name, rightsholder_id, normalized_key IS NOT NULL AS had_rows`,
       [organizationId, m.rows[0].header_hash, input.file_id ?? null, input.upload_id ?? null, scope, input.distributor_id ?? null, status],
     );
     if (input.file_id && rows.length === 0) {
@@ -57,6 +58,19 @@ export const callback = orgProcedure(
       if (!seen.rows[0]) throw new AppError('STATEMENT_NOT_FOUND');
       throw new AppError('STATEMENT_NOT_WAITING', 'That statement is not waiting for this mapping');
     }
+    if (input.upload_id && rows.length === 0) {
+      // an upload the caller cannot see is not found (as in upload.uploadAction), not "nothing waiting"
+      const seen = await db.query(`SELECT 1 FROM statements WHERE upload_id = $1 AND organization_id = $2 AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3)) LIMIT 1`, [
+        input.upload_id,
+        organizationId,
+        scope,
+      ]);
+      if (!seen.rows[0]) throw new AppError('UPLOAD_NOT_FOUND');
+    }
+    // set aside, a statement that had rows from an earlier run (a reprocess that now waits for a
+    // mapping) leaves analytics, and its rightsholder's catalog follows, as with uploadAction skip / bad
+    const setAside = input.action ? rows.filter((r) => r.had_rows) : [];
+    if (setAside.length > 0) await enqueueBlockRefresh(db, organizationId, setAside.map((r) => r.rightsholder_id), `upload.callback.${input.action}`);
     for (const r of rows) {
       await recordActivity(db, ctx.principal, {
         organizationId,

@@ -93,7 +93,8 @@ export const AMBIGUOUS_REQUEST: ErrorCode = 'BAD_REQUEST';
 /**
  * How many values a header carries. Node joins a repeated x-* header into one value with ", "
  * and keeps only the first of a repeated Authorization, so the raw headers (when given) count
- * the lines; a comma inside one value counts too (no API key, uuid or token holds one).
+ * the lines; a comma inside one x-api-key or x-organization-id counts too (no API key or uuid
+ * holds one), not inside Authorization (a scheme's parameters are comma-separated: Digest).
  */
 function valueCount(name: string, headers: Headers, rawHeaders: readonly string[] | undefined): number {
   let lines = 0;
@@ -102,7 +103,7 @@ function valueCount(name: string, headers: Headers, rawHeaders: readonly string[
   }
   const value = headers[name];
   const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
-  const joined = values.reduce((n, v) => n + v.split(',').length, 0);
+  const joined = values.reduce((n, v) => n + (name === 'authorization' ? 1 : v.split(',').length), 0);
   return Math.max(lines, joined);
 }
 

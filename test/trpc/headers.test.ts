@@ -166,6 +166,13 @@ t.test('an Authorization header of another scheme: what is accepted instead', as
     ['authorization', 'Basic dXNlcjpwYXNz'],
   ]);
   t.same([behindProxy.status, behindProxy.body[0].result.data.email], [200, owner.email]);
+  // commas inside one Authorization are the scheme's parameters, not a second credential
+  const digest = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+    ['x-api-key', owner.apiKey],
+    ['x-organization-id', owner.organizationId],
+    ['authorization', 'Digest username="proxy", realm="edge", nonce="n", uri="/", response="r"'],
+  ]);
+  t.same([digest.status, digest.body[0].result?.data.email], [200, owner.email]);
 });
 
 t.test("a query's input is refused for prototype-poisoning keys exactly like a mutation's body", async (t) => {

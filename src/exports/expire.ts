@@ -4,6 +4,8 @@
 // rowCount, fileCount and totalBytes). A caller sees an export past its expiry as expired at once;
 // the deletion is the export_expire job's, scheduled with each completion for its expiry time.
 // Each run sweeps every export that is due, so one whose job was lost is swept by the next one.
+// An export naming a rightsholder that was deleted is due at once (retireExportsOf; a sweep finds
+// it too), and its files are never handed out meanwhile.
 import type { Config } from '../config.ts';
 import { recordActivity } from '../activity/record.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -19,6 +21,31 @@ const SWEEP_BATCH = 100;
 export function retentionSeconds(config: Config): number {
   const hours = (config.exports as { retentionHours?: number }).retentionHours;
   return Math.round((typeof hours === 'number' && Number.isFinite(hours) && hours > 0 ? hours : DEFAULT_RETENTION_HOURS) * 3600);
+}
+
+/** An export names a rightsholder that is deleted (or flagged deleted): its files must go. */
+const NAMES_GONE = `EXISTS (SELECT 1 FROM unnest(exports.rightsholder_ids) AS n(id)
+  WHERE NOT EXISTS (SELECT 1 FROM rightsholders r WHERE r.id = n.id AND r.organization_id = exports.organization_id AND r.deleted_at IS NULL))`;
+
+/** Whether every rightsholder the export names is still there (its files may be handed out). */
+export async function rightsholdersKept(db: Queryable, exportId: string): Promise<boolean> {
+  const { rows } = await db.query<{ gone: boolean }>(`SELECT ${NAMES_GONE} AS gone FROM exports WHERE id = $1`, [exportId]);
+  return rows[0]?.gone === false;
+}
+
+/**
+ * A rightsholder is deleted (or flagged deleted): the completed exports naming it, which hold its
+ * data, expire now and their files are deleted by an export_expire job run at once. Call it in the
+ * deleting transaction (the job is added with it).
+ */
+export async function retireExportsOf(db: Queryable, organizationId: string, rightsholderId: string): Promise<number> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE exports SET expires_at = clock_timestamp(), updated_at = clock_timestamp()
+     WHERE organization_id = $1 AND $2::uuid = ANY (rightsholder_ids) AND status = 'completed' RETURNING id`,
+    [organizationId, rightsholderId],
+  );
+  for (const r of rows) await scheduleExpiry(db, r.id, new Date());
+  return rows.length;
 }
 
 /** Adds the export_expire job for the export's expiry, in the caller's transaction. */
@@ -45,11 +72,11 @@ export async function expireExports(deps: Pick<Deps, 'pool' | 'store'>): Promise
       await client.query('BEGIN');
       ({ rows: batch } = await client.query<ExportRow>(
         `SELECT * FROM exports
-         WHERE (status = 'completed' AND expires_at <= clock_timestamp()) OR (status = 'expired' AND purged_at IS NULL)
+         WHERE (status = 'completed' AND (expires_at <= clock_timestamp() OR ${NAMES_GONE})) OR (status = 'expired' AND purged_at IS NULL)
          ORDER BY expires_at LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
       ));
       for (const e of batch.filter((x) => x.status === 'completed')) {
-        await client.query(`UPDATE exports SET status = 'expired', updated_at = clock_timestamp() WHERE id = $1`, [e.id]);
+        await client.query(`UPDATE exports SET status = 'expired', expires_at = least(expires_at, clock_timestamp()), updated_at = clock_timestamp() WHERE id = $1`, [e.id]);
         await client.query('DELETE FROM export_files WHERE export_id = $1', [e.id]);
         await recordActivity(client, null, {
           organizationId: e.organization_id,

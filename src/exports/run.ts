@@ -200,6 +200,7 @@ async function complete(deps: Deps, e: ExportRow, attempt: number, files: Writte
     }
     // deleted while the export ran: the caller fails it, which removes its objects
     await organizationLive(client, e, true);
+    await rightsholdersLive(client, e, true);
     await client.query('DELETE FROM export_files WHERE export_id = $1', [e.id]);
     for (const f of files) {
       await client.query(
@@ -266,12 +267,30 @@ async function organizationLive(db: Queryable, e: ExportRow, lock = false): Prom
 }
 
 /**
+ * Every rightsholder the export names must still be there (not deleted, not flagged deleted): an
+ * export is never built without one of them. With `lock` (inside the completing transaction) the
+ * rows are share-locked, so a deletion either committed before (the export fails) or waits.
+ */
+async function rightsholdersLive(db: Queryable, e: ExportRow, lock = false): Promise<void> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id::text FROM rightsholders WHERE organization_id = $1 AND id = ANY ($2::uuid[]) AND deleted_at IS NULL${lock ? ' FOR SHARE' : ''}`,
+    [e.organization_id, e.rightsholder_ids],
+  );
+  const live = new Set(rows.map((r) => r.id));
+  const gone = e.rightsholder_ids.filter((id) => !live.has(id));
+  if (gone.length > 0) {
+    throw new AppError('RIGHTSHOLDER_NOT_FOUND', `The export names rightsholders deleted before it was built: ${gone.join(', ')}`, { details: { ids: gone } });
+  }
+}
+
+/**
  * The requester's restrictions now: they must still be an active member who sees every rightsholder
  * named, or a platform operator (who acts in every organization by their platform role, whatever
  * their membership there, a disabled one included, as the API lets them).
  */
 async function restrictionsOf(deps: Deps, e: ExportRow): Promise<Restrictions> {
   await organizationLive(deps.pool, e);
+  await rightsholdersLive(deps.pool, e);
   const gone = () => new AppError('EXPORT_ACCESS_REVOKED', 'The member who requested the export no longer has access to all of its rightsholders');
   if (!e.requested_by) throw gone();
   const { rows } = await deps.pool.query<{ status: string | null; platform_role: string | null }>(

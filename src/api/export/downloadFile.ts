@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { AppError } from '../../errors.ts';
+import { rightsholdersKept } from '../../exports/expire.ts';
 import { effectiveStatus, exportFile, visibleExport } from '../../exports/store.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -25,6 +26,8 @@ export const downloadFile = orgProcedure(
     throw new AppError('EXPORT_EXPIRED', `The export expired at ${e.expires_at!.toISOString()}: its files were deleted after the retention period; trigger it again`);
   }
   if (status !== 'completed') throw new AppError('EXPORT_FILE_NOT_FOUND', `The export is ${status}; its files exist once it is completed`);
+  // a rightsholder it names was deleted since: its data is not handed out (the files are deleted)
+  if (!(await rightsholdersKept(db, e.id))) throw new AppError('EXPORT_EXPIRED', 'The export expired: a rightsholder it names was deleted, and its files with it');
   const file = await exportFile(db, e.id, input.fileId);
   // a link never outlives the files
   const ttl = e.expires_at ? Math.max(1, Math.min(DOWNLOAD_TTL_SECONDS, Math.floor((e.expires_at.getTime() - now) / 1000))) : DOWNLOAD_TTL_SECONDS;

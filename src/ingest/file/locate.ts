@@ -10,7 +10,9 @@ import { combineTables, type Dialect, SHEET_DIALECT } from './combine.ts';
 import { type DelimitedTable, locateDelimited } from './delimited.ts';
 import { Deadline, FileError, type FileErrorCode, InflateBudget, type Limits, resolveLimits } from './limits.ts';
 import { readHead, refuseEncryptedOle2, sniffBytes, SUPPORTED } from './sniff.ts';
+import { buildHeader, profileOf } from './table.ts';
 import { prepareText } from './text.ts';
+import { notAStatement } from './vocabulary.ts';
 import type { SheetCsv } from './workbook.ts';
 
 // the workbook readers (exceljs, SheetJS) take about half a second to load: a thread loads them
@@ -42,6 +44,13 @@ export async function locate(input: LocateInput, internal: Partial<Limits> = {})
   const limits = resolveLimits(input.limits, internal);
   const ctx: Context = { workDir: input.workDir, limits, deadline: new Deadline(limits.timeBudgetMs), budget: new InflateBudget(limits), seq: 0 };
   const { score: _score, ...located } = await locatePath(input.sourcePath, input.fileName, ctx, 0);
+  // the table read is a catalogue export, a usage report without amounts or a bank statement:
+  // refused, never left waiting for a mapping that cannot name an earnings column
+  if (located.dataRecords > 0) {
+    const numeric = profileOf(buildHeader(located.header), located.sampleRows.map((cells) => ({ cells, line: 0 }))).numericColumns;
+    const why = notAStatement(located.header, numeric);
+    if (why) throw new FileError('FILE_NOT_A_STATEMENT', why);
+  }
   return { ...located, headerHash: computeHeaderHash(located.header) };
 }
 

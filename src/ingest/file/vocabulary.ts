@@ -119,3 +119,59 @@ export function hasHeaderKeyword(cell: string): boolean {
   }
   return false;
 }
+
+// What a table that is no royalty statement looks like (checklist L: a catalogue or metadata
+// export, a usage report without amounts such as SoundExchange's Reports of Use, a bank
+// statement). Rejection needs positive evidence: a header that names money anywhere, or a column
+// of numbers whose name says nothing, keeps the table a statement (the mapping decides).
+
+/** Names of money columns, in the languages statements come in (substrings of the lower-cased name). */
+const MONEY = [
+  'earn', 'revenue', 'royalt', 'amount', 'gross', 'payable', 'payout', 'payment', 'income', 'proceeds', 'receipt', 'share', 'value',
+  'price', 'usd', 'eur', 'gbp', 'fee', 'commission', 'credit', 'debit', 'balance', 'cost', 'money', 'cash', 'rate', 'deduct', 'withh', 'tax',
+  'recoup', 'advance', 'dollar', 'euro', 'pound', 'yen', 'betrag', 'montant', 'importe', 'ertrag', 'umsatz', 'erlös', 'erlos', 'vergütung',
+  'revenu', 'ingreso', 'valor', 'bedrag', 'ricav', 'compens', 'tantiem', 'regalía', 'regalia', 'redevance', 'droits', 'paiement', 'pago',
+  '金額', '収益', '印税', '売上', '金额', '收入', '版税', '收益', '금액', '수익', '로열티', '정산', 'сумм', 'доход', 'выручк', 'роялти',
+  'вознагражд', 'kwota', 'przych', 'tutar', 'gelir', '$', '€', '£', '¥', '₩', '₹',
+];
+/** Whole words of money names (`Net`, `Paid`, `Sum`, `Pay`). */
+const MONEY_WORDS = new Set(['net', 'paid', 'pay', 'sum', 'due', 'owed', 'eur', 'usd', 'gbp', 'cad', 'aud', 'jpy', 'chf', 'sek', 'nok', 'dkk']);
+/** Names of number columns that hold no money: counts, positions, identifiers, times. */
+const NOT_MONEY = [
+  'track', 'disc', 'volume', 'year', 'duration', 'length', 'time', 'bpm', 'tempo', 'position', 'sequence', 'order', 'index', 'isrc', 'upc',
+  'ean', 'gtin', 'iswc', 'ipi', 'cae', 'code', 'number', 'count', 'quantity', 'qty', 'unit', 'stream', 'play', 'performance', 'view',
+  'download', 'listen', 'spin', 'rank', 'chart', 'week', 'day', 'month', 'period', 'date', 'age', 'rating', 'popularity', 'score',
+  'follower', 'minute', 'second', 'transmission', 'channel', 'identifier', 'catalog', 'barcode', 'zip', 'postal', 'phone',
+];
+const NOT_MONEY_WORDS = new Set(['id', 'no', 'nr', 'nº', '#', 'ms', 'pos', 'seq', 'vol', 'qty']);
+/** Names of a music statement's columns: a bank statement has none of them. */
+const MUSIC = ['isrc', 'upc', 'ean', 'iswc', 'title', 'track', 'artist', 'release', 'album', 'song', 'store', 'platform', 'dsp', 'territory', 'country', 'royalt', 'stream', 'label', 'composer', 'writer', 'publisher', 'work'];
+const BANK = ['debit', 'credit', 'balance', 'withdrawal', 'deposit', 'transaction', 'description', 'reference', 'payee', 'memo', 'cheque', 'check number', 'iban', 'sort code', 'value date', 'posting date', 'booking date'];
+
+function words(name: string): string[] {
+  return name.split(/[^\p{L}\p{N}#º$€£¥₩₹]+/u).filter(Boolean);
+}
+
+function namesAny(name: string, parts: readonly string[], whole: ReadonlySet<string> = new Set()): boolean {
+  return parts.some((p) => name.includes(p)) || words(name).some((w) => whole.has(w));
+}
+
+/**
+ * Why the table with this header is no royalty statement, or null when it may be one. `numeric`
+ * holds the columns whose values are numbers.
+ */
+export function notAStatement(header: readonly string[], numeric: ReadonlySet<number>): string | null {
+  const names = header.map(normalizeHeaderCell);
+  const named = names.filter((n) => n !== '');
+  if (named.length === 0) return null;
+  const bank = named.filter((n) => BANK.some((b) => n === b || n.startsWith(`${b} `) || n.endsWith(` ${b}`))).length;
+  if (bank >= 3 && (named.includes('debit') || named.includes('credit') || named.some((n) => n.includes('balance'))) && !named.some((n) => namesAny(n, MUSIC))) {
+    return `It looks like a bank statement (${header.filter((h) => h.trim() !== '').slice(0, 6).join(', ')}), not a royalty statement: upload the statement from the distributor or society.`;
+  }
+  if (named.some((n) => namesAny(n, MONEY, MONEY_WORDS))) return null;
+  for (const j of numeric) {
+    const n = names[j] ?? '';
+    if (n === '' || !namesAny(n, NOT_MONEY, NOT_MONEY_WORDS)) return null;
+  }
+  return `No earnings column found: no column names an amount of money and no column of numbers can be one (the columns are ${header.filter((h) => h.trim() !== '').slice(0, 12).join(', ')}${named.length > 12 ? ', ...' : ''}). This looks like a catalogue or metadata export or a usage report, not a royalty statement.`;
+}

@@ -1,6 +1,7 @@
 // The only reader of process.env. Every other module receives a Config.
 import { parseCrontab } from 'graphile-worker';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -22,6 +23,43 @@ const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.string().regex(/^\s*-?\d+\s*$/, 'must be a whole number').transform(Number).pipe(z.number().min(min).max(max));
 
 const port = int(0, 65535);
+
+/** an http(s) URL: a base for requests or links (file:, data:, javascript: and the like are mistakes) */
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+
+/**
+ * Text sent in an HTTP header (a key, a User-Agent): a control character (a line break pasted
+ * with it) would fail every request later, naming no variable.
+ */
+const headerText = optionalText.refine(
+  (v) => v === undefined || ![...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f),
+  'must not hold control characters (a line break?)',
+);
+
+/**
+ * Where the HTTP server listens: an IP address or a host name. A name that does not resolve is
+ * told at start, naming HOST (src/runtime.ts).
+ */
+const host = z
+  .string()
+  .trim()
+  .refine(
+    (h) => isIP(h) !== 0 || /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i.test(h),
+    'must be an IP address (127.0.0.1, 0.0.0.0, ::) or a host name',
+  );
+
+/**
+ * An S3 bucket name: 3 to 63 lower-case letters, digits, dots and hyphens, as S3 and its
+ * look-alikes require of a new bucket; older us-east-1 buckets may also hold capitals and
+ * underscores (up to 255 characters), so those are taken too. A space or a slash never is.
+ */
+const bucket = optionalText.refine(
+  (b) => b === undefined || /^[A-Za-z0-9][A-Za-z0-9._-]{1,253}[A-Za-z0-9]$/.test(b),
+  'must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)',
+);
+
+/** a region's name (us-east-1, auto, fr-par): it becomes part of a host name */
+const region = optionalText.refine((r) => r === undefined || /^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(r), 'must be a region name (us-east-1)');
 
 /** what pg accepts and the README documents: postgres:// and postgresql:// URLs (a socket directory as `?host=/path`) */
 const postgresUrl = z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' });
@@ -72,15 +110,15 @@ const EMPTY_IS_A_VALUE = new Set(['FX_RATES_URL', 'FX_RATES_CRON']);
 
 const envSchema = z.object({
   PORT: port.default(3000),
-  HOST: z.string().min(1).default('127.0.0.1'),
+  HOST: host.default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
-  PUBLIC_URL: optionalText.pipe(z.url().optional()),
+  PUBLIC_URL: optionalText.pipe(httpUrl.optional()),
   DATABASE_URL: optionalText.pipe(postgresUrl.optional()),
   DATABASE_POOL_SIZE: int(1, 200).default(10),
-  S3_ENDPOINT: optionalText.pipe(z.url().optional()),
-  S3_BUCKET: optionalText,
-  S3_REGION: optionalText,
-  S3_ACCESS_KEY_ID: optionalText,
+  S3_ENDPOINT: optionalText.pipe(httpUrl.optional()),
+  S3_BUCKET: bucket,
+  S3_REGION: region,
+  S3_ACCESS_KEY_ID: headerText,
   S3_SECRET_ACCESS_KEY: optionalText,
   S3_FORCE_PATH_STYLE: bool.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -89,7 +127,8 @@ const envSchema = z.object({
   WORKER_POLL_INTERVAL_MS: int(50, 60_000).default(1000),
   THREADS_MAX: int(1, 64).optional(),
   THREADS_MAX_QUEUE: int(1, 100_000).default(256),
-  THREADS_IDLE_TIMEOUT_MS: int(0).default(30_000),
+  // Node's timers hold 2^31 - 1 ms at most (a longer one fires at once)
+  THREADS_IDLE_TIMEOUT_MS: int(0, 2_147_483_647).default(30_000),
   THREADS_MAX_OLD_GENERATION_MB: int(64, 16_384).default(1024),
   THREADS_WARM: int(0, 8).default(1),
   BODY_LIMIT_BYTES: int(1024, 100 * 1024 * 1024).default(1024 * 1024),
@@ -103,19 +142,19 @@ const envSchema = z.object({
   }),
   INVITATION_TTL_HOURS: int(1, 24 * 365).default(24 * 7),
   AI_PROVIDER: z.enum(['builtin', 'openai']).default('builtin'),
-  AI_BASE_URL: optionalText.pipe(z.url().optional()),
-  AI_API_KEY: optionalText,
+  AI_BASE_URL: optionalText.pipe(httpUrl.optional()),
+  AI_API_KEY: headerText,
   AI_MODEL: optionalText,
   AI_EMBEDDING_MODEL: optionalText,
   AI_TIMEOUT_MS: int(100, 600_000).default(30_000),
   MARKET_PROVIDER: z.enum(['builtin', 'yahoo']).default('builtin'),
-  MARKET_BASE_URL: optionalText.pipe(z.url().optional()),
-  TREASURY_BASE_URL: optionalText.pipe(z.url().optional()),
+  MARKET_BASE_URL: optionalText.pipe(httpUrl.optional()),
+  TREASURY_BASE_URL: optionalText.pipe(httpUrl.optional()),
   MARKET_TIMEOUT_MS: int(100, 600_000).default(15_000),
   ENRICHMENT_PROVIDER: z.enum(['offline', 'musicbrainz']).default('offline'),
   MUSICBRAINZ_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
-  MUSICBRAINZ_USER_AGENT: optionalText,
-  MUSICBRAINZ_CONTACT: optionalText,
+  MUSICBRAINZ_USER_AGENT: headerText,
+  MUSICBRAINZ_CONTACT: headerText,
   MUSICBRAINZ_MIN_INTERVAL_MS: int(0, 60_000).default(1000),
   ENRICHMENT_TIMEOUT_MS: int(100, 600_000).default(15_000),
   ANALYTICS_DIR: optionalText,

@@ -5,7 +5,7 @@
 // embedded PostgreSQL stopped unless another process uses it.
 import type { FastifyInstance } from 'fastify';
 import type { Task, TaskList } from 'graphile-worker';
-import { readdir, rm } from 'node:fs/promises';
+import { access, constants as fs, mkdir, readdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { destination, pino } from 'pino';
@@ -139,7 +139,13 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
   try {
     // a port in use (a second `npm start`) is told at once, before the embedded servers start and
     // a job runner takes jobs it would give up a moment later
-    if ((role === 'serve' || role === 'api') && config.port !== 0) await portAvailable(config.host, config.port);
+    // (PORT=0 too: a HOST that is no address of this machine is told the same way)
+    if (role === 'serve' || role === 'api') await portAvailable(config.host, config.port);
+    // the analytics databases and export work files: an unusable directory is told now, naming
+    // its variable, not by the first query or export
+    if (role !== 'migrate') {
+      await usableDirectory('ANALYTICS_DIR (by default DATA_DIR/analytics)', config.analytics.dir);
+    }
     database = await openDatabase(config, log);
     stack.push(() => database!.close());
     const { pool } = database;
@@ -147,6 +153,7 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
 
     let embeddedS3: EmbeddedObjectStore | undefined;
     if (!config.s3) {
+      await usableDirectory('DATA_DIR', config.dataDir);
       embeddedS3 = await startEmbeddedS3(path.join(config.dataDir, 's3'), config.embeddedBucket);
       stack.push(() => embeddedS3!.stop());
       log.info({ endpoint: embeddedS3.settings.endpoint }, 'embedded S3 server started');
@@ -226,6 +233,18 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
   }
 }
 
+/** Makes `dir` if needed; fails with a message naming its variable when it cannot be written. */
+async function usableDirectory(variable: string, dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+    await access(dir, fs.W_OK | fs.X_OK);
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'it (or a directory above it) is a file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EROFS' ? 'a read-only file system' : (error as Error).message;
+    throw new Error(`${variable} ${dir} cannot be used: ${why}`);
+  }
+}
+
 /** Fails with a message naming PORT when the port cannot be listened on. */
 async function portAvailable(host: string, port: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
@@ -233,6 +252,8 @@ async function portAvailable(host: string, port: number): Promise<void> {
     probe.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') reject(new Error(`port ${port} of ${host} is in use (by another program, or another royalty engine): set PORT to a free port`));
       else if (error.code === 'EACCES') reject(new Error(`port ${port} of ${host} needs privileges this process does not have: set PORT to 1024 or above`));
+      else if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN' || error.code === 'EAI_NONAME') reject(new Error(`HOST ${host} is not a name this machine resolves: set HOST to an address of this machine (127.0.0.1, 0.0.0.0)`));
+      else if (error.code === 'EADDRNOTAVAIL') reject(new Error(`HOST ${host} is not an address of this machine: set HOST to one of its addresses (127.0.0.1, 0.0.0.0)`));
       else reject(error);
     });
     probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
@@ -335,6 +356,7 @@ export interface Database {
 export async function openDatabase(config: Config, log: Deps['log']): Promise<Database> {
   let embeddedDb: EmbeddedDatabase | undefined;
   if (!config.databaseUrl) {
+    await usableDirectory('DATA_DIR', config.dataDir);
     // sharing the running server of another process (the service, while an admin command runs) is routine
     embeddedDb = await startEmbeddedPostgres(config.dataDir, (m, level = 'warn') => log[level](m));
     if (embeddedDb.owned) log.info({ dataDir: path.join(config.dataDir, 'pg') }, 'embedded PostgreSQL started');

@@ -15,12 +15,12 @@ t.test('configured servers are used instead, each independently', async (t) => {
   const c = loadConfig({
     DATABASE_URL: 'postgres://u:p@db:5432/royalty',
     S3_ENDPOINT: 'http://minio:9000',
-    S3_BUCKET: 'b',
+    S3_BUCKET: 'bkt',
     S3_ACCESS_KEY_ID: 'k',
     S3_SECRET_ACCESS_KEY: 's',
   });
   t.equal(c.databaseUrl, 'postgres://u:p@db:5432/royalty');
-  t.same(c.s3, { endpoint: 'http://minio:9000', bucket: 'b', region: 'us-east-1', accessKeyId: 'k', secretAccessKey: 's', forcePathStyle: true });
+  t.same(c.s3, { endpoint: 'http://minio:9000', bucket: 'bkt', region: 'us-east-1', accessKeyId: 'k', secretAccessKey: 's', forcePathStyle: true });
   t.equal(loadConfig({ DATABASE_URL: 'postgres://x/y' }).s3, undefined);
 });
 
@@ -75,4 +75,40 @@ t.test('the program stops at start naming the variable, without a stack trace', 
   const port = run({ PORT: 'eighty', DATABASE_URL: 'postgres://x/y' });
   t.equal(port.status, 1);
   t.match(port.stderr, /^Invalid configuration:\n\s+PORT:/);
+});
+
+t.test('every address, name and header value is checked at start, naming its variable', async (t) => {
+  const s3 = { S3_ENDPOINT: 'http://minio:9000', S3_BUCKET: 'royalty-data', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' };
+  const cases: [Record<string, string>, string][] = [
+    [{ HOST: 'not a host!' }, 'HOST: must be an IP address (127.0.0.1, 0.0.0.0, ::) or a host name'],
+    [{ HOST: 'http://127.0.0.1' }, 'HOST: must be an IP address (127.0.0.1, 0.0.0.0, ::) or a host name'],
+    // links and request bases: only http(s)
+    [{ PUBLIC_URL: 'javascript:alert(1)' }, 'PUBLIC_URL: must be an http:// or https:// URL'],
+    [{ PUBLIC_URL: 'ftp://files.example' }, 'PUBLIC_URL: must be an http:// or https:// URL'],
+    [{ ...s3, S3_ENDPOINT: 'mailto:ops@example.com' }, 'S3_ENDPOINT: must be an http:// or https:// URL'],
+    [{ AI_BASE_URL: 'file:///etc/passwd' }, 'AI_BASE_URL: must be an http:// or https:// URL'],
+    [{ MARKET_BASE_URL: 'data:,x' }, 'MARKET_BASE_URL: must be an http:// or https:// URL'],
+    [{ TREASURY_BASE_URL: 'gopher://treasury.example' }, 'TREASURY_BASE_URL: must be an http:// or https:// URL'],
+    [{ ...s3, S3_BUCKET: 'my bucket' }, 'S3_BUCKET: must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)'],
+    [{ ...s3, S3_BUCKET: 'a/b' }, 'S3_BUCKET: must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)'],
+    [{ ...s3, S3_BUCKET: 'b' }, 'S3_BUCKET: must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)'],
+    [{ S3_REGION: 'us east 1' }, 'S3_REGION: must be a region name (us-east-1)'],
+    // a line break pasted with a key fails every request later
+    [{ AI_API_KEY: 'sk-abc\n' + 'def' }, 'AI_API_KEY: must not hold control characters (a line break?)'],
+    [{ ...s3, S3_ACCESS_KEY_ID: 'AKIA\tX' }, 'S3_ACCESS_KEY_ID: must not hold control characters (a line break?)'],
+    [{ MUSICBRAINZ_USER_AGENT: 'app/1\r\nX-Injected: 1' }, 'MUSICBRAINZ_USER_AGENT: must not hold control characters (a line break?)'],
+    [{ MUSICBRAINZ_CONTACT: 'ops@example.com\n' + 'x' }, 'MUSICBRAINZ_CONTACT: must not hold control characters (a line break?)'],
+    // Node's timers hold 2^31 - 1 ms: a longer one fires at once
+    [{ THREADS_IDLE_TIMEOUT_MS: '3000000000' }, 'THREADS_IDLE_TIMEOUT_MS: Too big: expected number to be <=2147483647'],
+  ];
+  for (const [env, message] of cases) {
+    const error = t.throws(() => loadConfig(env), ConfigError, JSON.stringify(env)) as Error;
+    t.equal(error.message, `Invalid configuration:\n  ${message}`, JSON.stringify(env));
+  }
+  // what is fine stays fine: names, addresses, legacy bucket names, regions of S3 look-alikes
+  for (const host of ['localhost', '0.0.0.0', '::', '::1', 'api.internal.example.com', '10.0.0.7']) t.equal(loadConfig({ HOST: host }).host, host);
+  t.equal(loadConfig({ PUBLIC_URL: 'https://royalties.example.com/engine' }).publicUrl, 'https://royalties.example.com/engine');
+  t.equal(loadConfig({ ...s3, S3_BUCKET: 'Legacy_Bucket.2017' }).s3!.bucket, 'Legacy_Bucket.2017');
+  t.equal(loadConfig({ ...s3, S3_REGION: 'auto' }).s3!.region, 'auto');
+  t.equal(loadConfig({ THREADS_IDLE_TIMEOUT_MS: '2147483647' }).threads.idleTimeoutMs, 2_147_483_647);
 });

@@ -15,7 +15,8 @@ import { TrpcClient } from '../helpers/trpc.ts';
 import { repoRoot } from '../setup/paths.ts';
 import { launcher, until, waitFor } from './processes.ts';
 
-const dataDir = await mkdtemp(path.join(tmpdir(), 'royalty-restart-'));
+// with a space and an accent in its path, as a user's folder may have
+const dataDir = await mkdtemp(path.join(tmpdir(), 'royalty restart é-'));
 // PostgreSQL runs as the postgres user when the tests run as root: it must reach its directory
 await chmod(dataDir, 0o755);
 const launch = launcher(t);

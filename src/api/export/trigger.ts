@@ -52,7 +52,7 @@ export const trigger = orgProcedure(
   }
   if (filters.statementIds) {
     const { rows } = await db.query<{ id: string }>(
-      `SELECT id::text FROM statements WHERE organization_id = $1 AND id = ANY ($2::uuid[]) AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))`,
+      `SELECT id::text FROM statements WHERE organization_id = $1 AND id = ANY ($2::uuid[]) AND deleted_at IS NULL AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))`,
       [org, filters.statementIds, scope],
     );
     const seen = new Set(rows.map((r) => r.id));

@@ -94,3 +94,12 @@ t.test('retireExportsOf (for the deleting transaction): the exports naming the r
   t.same(await expireExports(srv.deps), { expired: 1, purged: 1 });
   t.same(await objectsUnder(`orgs/${org}/exports/${id}/`), []);
 });
+
+t.test('a deleted statement named in filters.statementIds is STATEMENT_NOT_FOUND (it exported nothing, silently)', async (t) => {
+  const ds = await seedDataset(srv, org, 'S ');
+  await db.query('UPDATE statements SET deleted_at = now() WHERE id = $1', [ds.s1]);
+  const res = await owner.client.mutate('export.trigger', { organizationId: org, type: 'royalty_lines', format: 'csv', rightsholderIds: [ds.rh1, ds.rh2], filters: { statementIds: [ds.s1] } });
+  t.match(res, { ok: false, error: { data: { code: 'NOT_FOUND', errorCode: 'STATEMENT_NOT_FOUND', httpStatus: 404 } } });
+  const statements = await owner.client.mutate('export.trigger', { organizationId: org, type: 'statements', format: 'csv', rightsholderIds: [ds.rh1], filters: { statementIds: [ds.s1] } });
+  t.match(statements, { ok: false, error: { data: { errorCode: 'STATEMENT_NOT_FOUND' } } });
+});

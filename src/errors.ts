@@ -63,22 +63,23 @@ interface ErrorSpec {
 
 export const errorRegistry = {
   // transport and validation
-  VALIDATION_FAILED: { code: 'BAD_REQUEST', description: 'The input failed schema validation; the message names each failing field and why.' },
-  INVALID_JSON: { code: 'BAD_REQUEST', description: 'The input is not valid JSON.' },
+  VALIDATION_FAILED: { code: 'BAD_REQUEST', description: 'The input failed schema validation; the message names each failing field and why; or a batch input keyed by anything but its call indexes.' },
+  INVALID_JSON: { code: 'BAD_REQUEST', description: 'The input or body is not valid JSON, is not UTF-8, or holds a prototype-poisoning key (`__proto__`, `constructor.prototype`).' },
+  AMBIGUOUS_REQUEST: { code: 'BAD_REQUEST', description: 'The request could be read two ways: x-api-key or Authorization sent twice, an API key together with a bearer token, the query parameter input or batch given twice, or a mutation with an input query parameter.' },
   BAD_REQUEST: { code: 'BAD_REQUEST', description: 'The request is malformed in a way no more specific code describes.' },
   BATCH_TOO_LARGE: { code: 'BAD_REQUEST', description: 'A batch call names more procedures than the configured maximum (MAX_BATCH_SIZE).' },
   PAYLOAD_TOO_LARGE: { code: 'BAD_REQUEST', description: 'The request body is larger than BODY_LIMIT_BYTES.' },
   REQUEST_TOO_LARGE: { code: 'BAD_REQUEST', description: "The request line and headers (a query's URL carries its input) are larger than HTTP_MAX_HEADER_BYTES." },
-  UNSUPPORTED_MEDIA_TYPE: { code: 'BAD_REQUEST', description: 'A mutation body that is not application/json, or is declared in a charset other than UTF-8.' },
+  UNSUPPORTED_MEDIA_TYPE: { code: 'BAD_REQUEST', description: 'A mutation body that is not application/json, is declared in a charset other than UTF-8, or is compressed (Content-Encoding).' },
   PROCEDURE_NOT_FOUND: { code: 'NOT_FOUND', description: 'No procedure has that name.' },
-  METHOD_NOT_SUPPORTED: { code: 'BAD_REQUEST', description: 'A query sent with POST, a mutation sent with GET, or another HTTP method (DELETE, PUT, OPTIONS, ...).' },
+  METHOD_NOT_SUPPORTED: { code: 'BAD_REQUEST', description: 'A query sent with POST, a mutation sent with GET, a batch mixing queries and mutations, another HTTP method (DELETE, PUT, OPTIONS, ...), or a CORS preflight from an origin not in CORS_ORIGINS.' },
   INVALID_CURSOR: { code: 'BAD_REQUEST', description: 'The cursor was not produced by this list.' },
   PAGINATION_LIMIT_EXCEEDED: { code: 'BAD_REQUEST', description: 'pagination.limit above the maximum of 2000.' },
   // who is calling
-  AUTH_REQUIRED: { code: 'UNAUTHORIZED', description: 'No credential was sent (x-api-key or Authorization: Bearer).' },
+  AUTH_REQUIRED: { code: 'UNAUTHORIZED', description: 'No credential was sent (x-api-key or Authorization: Bearer), or an Authorization scheme other than Bearer.' },
   INVALID_API_KEY: { code: 'UNAUTHORIZED', description: 'The API key is unknown, deleted or rotated away.' },
   INVALID_ACCESS_TOKEN: { code: 'UNAUTHORIZED', description: 'The bearer access token is unknown or expired.' },
-  ORGANIZATION_HEADER_REQUIRED: { code: 'BAD_REQUEST', description: 'An API-key call without the x-organization-id header.' },
+  ORGANIZATION_HEADER_REQUIRED: { code: 'BAD_REQUEST', description: 'An API-key call without exactly one x-organization-id header holding a uuid.' },
   ORGANIZATION_MISMATCH: { code: 'BAD_REQUEST', description: 'The organizationId of the input differs from the x-organization-id header.' },
   ORGANIZATION_REQUIRED: { code: 'BAD_REQUEST', description: 'The procedure needs an organizationId and none was given.' },
   // what they may do

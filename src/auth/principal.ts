@@ -85,10 +85,9 @@ type Headers = Record<string, string | string[] | undefined>;
 
 /**
  * The errorCode of a request that could be read two ways (a credential, x-api-key, Authorization or
- * a query parameter given twice; an API key beside a bearer token): the generic one until the
- * registry (src/errors.ts) has a code of its own for it.
+ * a query parameter given twice; an API key beside a bearer token).
  */
-export const AMBIGUOUS_REQUEST: ErrorCode = 'BAD_REQUEST';
+export const AMBIGUOUS_REQUEST: ErrorCode = 'AMBIGUOUS_REQUEST';
 
 /**
  * How many values a header carries. Node joins a repeated x-* header into one value with ", "

@@ -39,7 +39,7 @@ function tokenOf(body: unknown, query: unknown): string {
 export async function invitationRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   app.post(ACCEPT_PATH, async (req, reply) => {
     try {
-      const credentials = credentialsFromHeaders(req.headers);
+      const credentials = credentialsFromHeaders(req.headers, req.raw.rawHeaders);
       if (credentials.apiKey === undefined) {
         throw new AppError(credentials.bearerToken === undefined ? 'AUTH_REQUIRED' : 'INVALID_ACCESS_TOKEN');
       }

@@ -56,7 +56,7 @@ function only(res: RawResponse): { status: number; data: unknown; message: strin
 }
 
 /** the errorCode of a request that could be read two ways (src/auth/principal.ts AMBIGUOUS_REQUEST) */
-const AMBIGUOUS = 'BAD_REQUEST';
+const AMBIGUOUS = 'AMBIGUOUS_REQUEST';
 
 const badRequest = (errorCode: string, path = 'user.currentUser') => ({ code: 'BAD_REQUEST', errorCode, httpStatus: 400, path });
 

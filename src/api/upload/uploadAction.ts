@@ -62,7 +62,10 @@ export const uploadAction = orgProcedure(
   const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
   // an upload past its TTL is expired before anything acts on it: a late complete is refused
   await expireDueUploads(ctx.deps.pool, ctx.org.id, statementId !== undefined ? { statementIds: [statementId] } : { uploadId: uploadId! });
+  // restored to uploaded: queued again (the job of its complete or reprocess found it deleted and ended)
+  const requeue: string[] = [];
   const acted = await withTransaction(ctx.deps.pool, async (db) => {
+    requeue.length = 0;
     let targets: VisibleStatement[];
     if (statementId !== undefined) {
       const s = await visibleStatement(db, caller, statementId, { lock: true });
@@ -104,10 +107,12 @@ export const uploadAction = orgProcedure(
           [s.id],
         );
       } else {
-        await db.query(
-          `UPDATE statements SET status = coalesce(status_before_delete, 'uploaded'), status_before_delete = NULL, deleted_at = NULL, updated_at = clock_timestamp() WHERE id = $1`,
+        const { rows } = await db.query<{ status: string }>(
+          `UPDATE statements SET status = coalesce(status_before_delete, 'uploaded'), status_before_delete = NULL, deleted_at = NULL, updated_at = clock_timestamp()
+           WHERE id = $1 RETURNING status`,
           [s.id],
         );
+        if (rows[0]?.status === 'uploaded') requeue.push(s.id);
       }
       await recordActivity(db, ctx.principal, {
         organizationId: ctx.org.id,
@@ -141,5 +146,6 @@ export const uploadAction = orgProcedure(
     answer = { uploadId: uploadId!, statementIds: acted, items: rows };
   }
   if (type === 'complete' || type === 'reprocess') await enqueueStatementIngest(ctx.deps, ctx.org.id, acted, type);
+  if (requeue.length > 0) await enqueueStatementIngest(ctx.deps, ctx.org.id, requeue, 'restore');
   return answer;
 });

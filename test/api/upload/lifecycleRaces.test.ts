@@ -235,3 +235,20 @@ t.test('a statement deleted while a run reads it, after a redrive, stays deleted
     t.equal((await act('restore', up.statementId)).data.status, 'uploaded', 'and restored to what it was');
   }
 });
+
+t.test('deleted while queued, then restored: queued again at once (not left for the stranded-work recovery)', async (t) => {
+  const up = await putFile(owner.client, org, artist, 'restored.csv', csv([row('2024-09', '3.00')]));
+  t.equal((await act('delete', up.statementId)).data.status, 'deleted');
+  // its job runs meanwhile, finds it deleted, and ends
+  t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'skipped');
+  await db.query('SELECT graphile_worker.remove_job($1)', [`statement_ingest:${up.statementId}`]);
+  t.equal((await act('restore', up.statementId)).data.status, 'uploaded');
+  const jobs = await db.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = $1`, [`statement_ingest:${up.statementId}`]);
+  t.equal(jobs.rows[0].n, 1, 'a job is queued');
+  t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'processed');
+  // a restore to any other status queues nothing
+  t.equal((await act('delete', up.statementId)).data.status, 'deleted');
+  await db.query('SELECT graphile_worker.remove_job($1)', [`statement_ingest:${up.statementId}`]);
+  t.equal((await act('restore', up.statementId)).data.status, 'processed');
+  t.equal((await db.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = $1`, [`statement_ingest:${up.statementId}`])).rows[0].n, 0);
+});

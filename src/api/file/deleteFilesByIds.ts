@@ -17,6 +17,10 @@ export const deleteFilesByIds = orgProcedure(
 ).mutation(async ({ ctx, input }) => {
   const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
   const files = await withTransaction(ctx.deps.pool, async (db) => {
+    // the upload first, as upload.uploadFile locks it to add a file: a file added meanwhile is either
+    // in before this delete looks (and keeps the upload), or finds the upload gone (UPLOAD_NOT_FOUND);
+    // without it the upload went as empty while a file was being added, and that file with it
+    await db.query('SELECT 1 FROM uploads WHERE id = $1 AND organization_id = $2 FOR UPDATE', [input.uploadId, ctx.org.id]);
     const files = await filesOfUpload(db, caller, input.uploadId, input.fileIds, true);
     const ids = files.map((f) => f.id);
     await enqueueBlockRefreshForStatements(db, ctx.org.id, ids, 'file.deleteFilesByIds');

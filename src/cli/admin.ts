@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import { bootstrap } from '../organizations/bootstrap.ts';
 import { logDestination, openDatabase, startRuntime, StartInterrupted } from '../runtime.ts';
 import { followReprocess, queueReprocess, REPROCESSABLE } from './reprocess.ts';
+import { liveRunnerPools } from '../jobs/liveness.ts';
 import { handleSignals, type Shutdown } from './signals.ts';
 import { fxImport, marketImport } from './reference.ts';
 import { platformRoles } from '../trpc/roles.ts';
@@ -81,6 +82,12 @@ async function reprocessCommand(
       }
     }
     const ids = await queueReprocess(runtime.deps, filter);
+    if (role === 'migrate' && !values['no-wait'] && ids.length > 0 && (await liveRunnerPools(runtime.deps.pool)) === 0) {
+      // --no-local-worker with no worker running: say why the bar will not move, rather than wait in silence
+      process.stderr.write(
+        'admin: no job runner is running against this database: the statements wait for a `worker` or `serve` process (start one, or leave out --no-local-worker)\n',
+      );
+    }
     const counts = values['no-wait'] ? { queued: ids.length } : await followReprocess(runtime.deps.pool, ids, { draw: !values.json, signal: shutdown.signal });
     const pending = (counts.uploaded ?? 0) + (counts.processing ?? 0);
     if (shutdown.received && pending > 0) {

@@ -114,6 +114,17 @@ export async function recoverDeadRunnerJobs(pool: Pool, graceSeconds = RECOVERY_
   return { pools, jobs: rows.reduce((n, r) => n + r.jobs, 0) };
 }
 
+/** How many worker pools of live job runners (any process, any machine) this database has. */
+export async function liveRunnerPools(pool: Pool): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_locks l
+     WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = $1::int::oid
+       AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    [NAMESPACE],
+  );
+  return rows[0]!.n;
+}
+
 export const RUNNER_RECOVER_TASK = 'job_runner_recover';
 
 /**

@@ -84,6 +84,8 @@ t.test('reprocess --no-local-worker: Ctrl-C stops waiting at once; the statement
   const { rightsholderId, statementId } = await failedStatement();
   const run = reprocess(rightsholderId, '--no-local-worker');
   await until('the statement is queued', async () => (await hold.job(statementId)) !== undefined);
+  // no worker runs (the test server is the API only): said rather than waited in silence
+  await waitFor(run, /admin: no job runner is running against this database: the statements wait for a `worker` or `serve` process \(start one, or leave out --no-local-worker\)\n/);
   run.child.kill('SIGINT');
   t.same(await run.exited, { code: 130, signal: null });
   t.equal(await hold.status(statementId), 'uploaded');

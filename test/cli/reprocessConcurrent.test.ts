@@ -59,8 +59,8 @@ async function storedVersions(statementId: string): Promise<string[]> {
 
 async function reprocess(...args: string[]) {
   try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', 'admin', 'reprocess', '--org', org, '--json', ...args], { cwd: repoRoot, env });
-    return { code: 0, out: JSON.parse(stdout) as { statements: number; counts: Record<string, number> } };
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', 'admin', 'reprocess', '--org', org, '--json', ...args], { cwd: repoRoot, env });
+    return { code: 0, out: JSON.parse(stdout) as { statements: number; counts: Record<string, number> }, stderr };
   } catch (error) {
     const e = error as { code: number; stderr: string };
     return { code: e.code, err: e.stderr, out: undefined };
@@ -72,6 +72,7 @@ t.test('two workers share one reprocess: every statement run once, its rows repl
   const res = await reprocess('--no-local-worker');
   t.equal(res.code, 0, res.err ?? 'exit 0');
   t.same(res.out, { organizationId: org, statements: ids.length, counts: { processed: ids.length } });
+  t.notMatch(res.stderr, /no job runner is running/, 'the running workers are seen');
   const after = await states();
   for (const id of ids) {
     const [b, a] = [before.get(id)!, after.get(id)!];

@@ -24,18 +24,24 @@ const local = (name: string) => {
   return colon < 0 ? name : name.slice(colon + 1);
 };
 
+interface Handlers {
+  open(name: string, attributes: Record<string, string>): void;
+  close(name: string): void;
+  text(text: string): void;
+}
+
 /**
- * XML events of a part, chunk by chunk: the bytes decoded as one UTF-8 stream (a character split
- * between two chunks stays whole), each chunk's events handed over once it is parsed.
+ * Feeds a part to the handlers, chunk by chunk: the bytes decoded as one UTF-8 stream (a character
+ * split between two chunks stays whole); yields after each chunk, so the caller can hand over what
+ * the handlers collected.
  */
-async function* xmlEvents(stream: Readable, part: string): AsyncGenerator<Event[]> {
+async function* parseXml(stream: Readable, part: string, h: Handlers): AsyncGenerator<void> {
   const parser = new SaxesParser({ xmlns: false });
-  let events: Event[] = [];
   let failure: Error | null = null;
-  parser.on('opentag', (tag) => events.push({ kind: 'open', name: local(tag.name), attributes: tag.attributes as Record<string, string> }));
-  parser.on('closetag', (tag) => events.push({ kind: 'close', name: local(tag.name) }));
-  parser.on('text', (text) => events.push({ kind: 'text', text }));
-  parser.on('cdata', (text) => events.push({ kind: 'text', text }));
+  parser.on('opentag', (tag) => h.open(local(tag.name), tag.attributes as Record<string, string>));
+  parser.on('closetag', (tag) => h.close(local(tag.name)));
+  parser.on('text', (text) => h.text(text));
+  parser.on('cdata', (text) => h.text(text));
   parser.on('error', (error) => {
     failure ??= error;
   });
@@ -44,16 +50,14 @@ async function* xmlEvents(stream: Readable, part: string): AsyncGenerator<Event[
   for await (const chunk of stream) {
     parser.write(decoder.decode(chunk as Buffer, { stream: true }));
     if (failure) throw fail();
-    yield events;
-    events = [];
+    yield;
   }
   parser.write(decoder.decode());
   parser.close();
   if (failure) throw fail();
-  yield events;
+  yield;
 }
 
-type Event = { kind: 'open'; name: string; attributes: Record<string, string> } | { kind: 'close'; name: string } | { kind: 'text'; text: string };
 
 /**
  * The shared strings: each `<si>` as the text of its `<t>` elements (a plain string or rich-text
@@ -65,26 +69,28 @@ export async function readSharedStrings(stream: Readable, maxFieldBytes: number)
   let inT = false;
   let phonetic = 0;
   let text = '';
-  for await (const events of xmlEvents(stream, 'xl/sharedStrings.xml')) {
-    for (const e of events) {
-      if (e.kind === 'open') {
-        if (e.name === 'si') {
-          inSi = true;
-          text = '';
-        } else if (e.name === 'rPh') phonetic++;
-        else if (e.name === 't' && inSi && phonetic === 0) inT = true;
-      } else if (e.kind === 'close') {
-        if (e.name === 'si') {
-          out.push(text);
-          inSi = false;
-        } else if (e.name === 'rPh') phonetic = Math.max(0, phonetic - 1);
-        else if (e.name === 't') inT = false;
-      } else if (inT) {
-        text += e.text;
-        if (text.length > maxFieldBytes) throw new FileError('FIELD_TOO_LARGE', `Shared string ${out.length + 1} of the workbook is longer than the accepted maximum.`);
-      }
-    }
-  }
+  const handlers: Handlers = {
+    open(name) {
+      if (name === 'si') {
+        inSi = true;
+        text = '';
+      } else if (name === 'rPh') phonetic++;
+      else if (name === 't' && inSi && phonetic === 0) inT = true;
+    },
+    close(name) {
+      if (name === 'si') {
+        out.push(text);
+        inSi = false;
+      } else if (name === 'rPh') phonetic = Math.max(0, phonetic - 1);
+      else if (name === 't') inT = false;
+    },
+    text(t) {
+      if (!inT) return;
+      text += t;
+      if (text.length > maxFieldBytes) throw new FileError('FIELD_TOO_LARGE', `Shared string ${out.length + 1} of the workbook is longer than the accepted maximum.`);
+    },
+  };
+  for await (const _ of parseXml(stream, 'xl/sharedStrings.xml', handlers));
   return out;
 }
 
@@ -137,67 +143,64 @@ export async function* readWorksheet(stream: Readable, part: string, extras: She
   let inInline = false;
   let phonetic = 0;
   let inSheetData = false;
+  let rows: RawRow[] = [];
   const damaged = (what: string) => new FileError('FILE_DAMAGED', `The workbook is damaged: sheet part "${part}" has ${what}.`);
-  for await (const events of xmlEvents(stream, part)) {
-    const rows: RawRow[] = [];
-    for (const e of events) {
-      if (e.kind === 'text') {
-        if (!cell || capture === null) continue;
-        if (capture === 'v') cell.value = (cell.value ?? '') + e.text;
-        else cell.inline = (cell.inline ?? '') + e.text;
-        continue;
-      }
-      if (e.kind === 'open') {
-        const a = e.attributes;
-        switch (e.name) {
-          case 'sheetData':
-            inSheetData = true;
-            break;
-          case 'row': {
-            if (!inSheetData) break;
-            const number = a.r !== undefined ? Number(a.r) : lastRow + 1;
-            if (!Number.isInteger(number) || number < 1 || number > MAX_ROWS) throw damaged(`a row numbered "${String(a.r).slice(0, 20)}"`);
-            row = { number, hidden: a.hidden === '1' || a.hidden === 'true', cells: [] };
-            nextColumn = 0;
-            break;
-          }
-          case 'c': {
-            if (!row) break;
-            let column = nextColumn;
-            if (a.r !== undefined) {
-              const ref = decodeRef(a.r);
-              if (!ref) throw damaged(`a cell reference "${a.r.slice(0, 20)}"`);
-              column = ref[1];
-            }
-            if (column >= MAX_COLUMNS) throw damaged(`a cell beyond Excel's last column (${String(a.r).slice(0, 20)})`);
-            cell = { column, type: a.t ?? 'n', style: a.s !== undefined ? Number.parseInt(a.s, 10) || 0 : 0, value: null, inline: null, formula: false };
-            break;
-          }
-          case 'v':
-            if (cell) capture = 'v';
-            break;
-          case 'f':
-            if (cell) cell.formula = true;
-            break;
-          case 'is':
-            if (cell) {
-              inInline = true;
-              cell.inline = '';
-            }
-            break;
-          case 'rPh':
-            phonetic++;
-            break;
-          case 't':
-            if (cell && inInline && phonetic === 0) capture = 't';
-            break;
-          case 'mergeCell':
-            if (a.ref !== undefined && extras.merges.length < 10_000) extras.merges.push(a.ref);
-            break;
+  const handlers: Handlers = {
+    text(text) {
+      if (!cell || capture === null) return;
+      if (capture === 'v') cell.value = (cell.value ?? '') + text;
+      else cell.inline = (cell.inline ?? '') + text;
+    },
+    open(name, a) {
+      switch (name) {
+        case 'sheetData':
+          inSheetData = true;
+          break;
+        case 'row': {
+          if (!inSheetData) break;
+          const number = a.r !== undefined ? Number(a.r) : lastRow + 1;
+          if (!Number.isInteger(number) || number < 1 || number > MAX_ROWS) throw damaged(`a row numbered "${String(a.r).slice(0, 20)}"`);
+          row = { number, hidden: a.hidden === '1' || a.hidden === 'true', cells: [] };
+          nextColumn = 0;
+          break;
         }
-        continue;
+        case 'c': {
+          if (!row) break;
+          let column = nextColumn;
+          if (a.r !== undefined) {
+            const ref = decodeRef(a.r);
+            if (!ref) throw damaged(`a cell reference "${a.r.slice(0, 20)}"`);
+            column = ref[1];
+          }
+          if (column >= MAX_COLUMNS) throw damaged(`a cell beyond Excel's last column (${String(a.r).slice(0, 20)})`);
+          cell = { column, type: a.t ?? 'n', style: a.s !== undefined ? Number.parseInt(a.s, 10) || 0 : 0, value: null, inline: null, formula: false };
+          break;
+        }
+        case 'v':
+          if (cell) capture = 'v';
+          break;
+        case 'f':
+          if (cell) cell.formula = true;
+          break;
+        case 'is':
+          if (cell) {
+            inInline = true;
+            cell.inline = '';
+          }
+          break;
+        case 'rPh':
+          phonetic++;
+          break;
+        case 't':
+          if (cell && inInline && phonetic === 0) capture = 't';
+          break;
+        case 'mergeCell':
+          if (a.ref !== undefined && extras.merges.length < 10_000) extras.merges.push(a.ref);
+          break;
       }
-      switch (e.name) {
+    },
+    close(name) {
+      switch (name) {
         case 'v':
         case 't':
           capture = null;
@@ -227,7 +230,12 @@ export async function* readWorksheet(stream: Readable, part: string, extras: She
           inSheetData = false;
           break;
       }
-    }
-    if (rows.length > 0) yield rows;
+    },
+  };
+  for await (const _ of parseXml(stream, part, handlers)) {
+    if (rows.length === 0) continue;
+    const done = rows;
+    rows = [];
+    yield done;
   }
 }

@@ -106,3 +106,25 @@ t.test('a filter naming nothing in the organization is refused, not "0 statement
   t.same(JSON.parse(res.out), { organizationId: org, statements: 1, counts: { processed: 1 } });
   t.equal(await version(a.statementId), va + 1);
 });
+
+t.test('a reprocess that fails leaves the previous rows in place', async (t) => {
+  const { rows } = await srv.deps.pool.query<{ object_key: string; normalized_key: string; v: number; net: string; row_count: number }>(
+    'SELECT object_key, normalized_key, normalized_version AS v, net_earnings::text AS net, row_count FROM statements WHERE id = $1',
+    [b.statementId],
+  );
+  const before = rows[0]!;
+  const original = await srv.deps.store.getBuffer(before.object_key);
+  // its file is gone from the store: the run cannot read it
+  await srv.deps.store.delete(before.object_key);
+  t.teardown(() => srv.deps.store.put(before.object_key, original));
+  const started = Date.now();
+  const res = await admin('--org', org, '--rightsholder', other, '--json');
+  t.equal(res.code, 0, res.err ?? 'exit 0');
+  t.same(JSON.parse(res.out), { organizationId: org, statements: 1, counts: { failed: 1 } });
+  t.ok(Date.now() - started < 60_000, 'not retried for minutes');
+  const after = (
+    await srv.deps.pool.query('SELECT normalized_key, normalized_version AS v, net_earnings::text AS net, row_count, failure_code FROM statements WHERE id = $1', [b.statementId])
+  ).rows[0];
+  t.same(after, { normalized_key: before.normalized_key, v: before.v, net: before.net, row_count: before.row_count, failure_code: 'UPLOAD_OBJECT_MISSING' });
+  t.ok(await srv.deps.store.head(before.normalized_key), "the previous version's rows are still stored");
+});

@@ -217,3 +217,18 @@ t.test('references beyond Excel grid and malformed XML are a damaged workbook, n
     t.match(message, want, name);
   }
 });
+
+t.test('a number cell keeps the digits the file wrote: an 18-digit ID is no double', async (t) => {
+  const header = row(1, ['Period', 'Asset ID', 'Currency', 'Units', 'Net']);
+  const rows = [
+    `<row r="2">${inline('A2', '2024-03')}${num('B2', '123456789012345678')}${inline('C2', 'USD')}${num('D2', '007')}${num('E2', '1.50')}</row>`,
+    `<row r="3">${inline('A3', '2024-03')}${num('B3', '9007199254740993')}${inline('C3', 'USD')}${num('D3', '-0')}${num('E3', '0.30000000000000004')}</row>`,
+    `<row r="4">${inline('A4', '2024-03')}${num('B4', '1.91774E+11')}${inline('C4', 'USD')}${num('D4', '+2')}${num('E4', '-12.340')}</row>`,
+  ];
+  const { csv } = await read(t, workbook([{ name: 'S', xml: sheet(header + rows.join('')) }]));
+  t.same(csv.slice(1), [
+    '2024-03,123456789012345678,USD,7,1.5',
+    '2024-03,9007199254740993,USD,0,0.30000000000000004',
+    '2024-03,191774000000,USD,2,-12.34',
+  ]);
+});

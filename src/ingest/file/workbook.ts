@@ -114,6 +114,16 @@ export function plainNumber(n: number): string {
   return (negative ? '-' : '') + out.replace(/^0+(?=\d)/, '');
 }
 
+/** `+0012.3400` as `12.34`, `-0` as `0`: a plain decimal in its shortest form; null for any other text. */
+export function decimalText(s: string): string | null {
+  const m = /^([+-]?)(\d{1,400})(?:\.(\d{1,400}))?$/.exec(s);
+  if (!m) return null;
+  const whole = m[2]!.replace(/^0+(?=\d)/, '');
+  const fraction = (m[3] ?? '').replace(/0+$/, '');
+  const zero = /^0*$/.test(whole) && fraction === '';
+  return `${m[1] === '-' && !zero ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}
+
 const DAY_MS = 86_400_000;
 
 function isoDate(d: Date): string {
@@ -162,7 +172,9 @@ function cellText(cell: RawCell, sharedStrings: readonly string[], numFmtOf: (st
       if (v === null || v.trim() === '') return cell.inline ?? '';
       const n = Number(v.trim());
       if (!Number.isFinite(n)) return v.trim();
-      return isDateFormat(numFmtOf(cell.style)) ? serialToIso(n, date1904) : plainNumber(n);
+      if (isDateFormat(numFmtOf(cell.style))) return serialToIso(n, date1904);
+      // a plain decimal keeps every digit the file wrote (an 18-digit asset ID is no double)
+      return decimalText(v.trim()) ?? plainNumber(n);
     }
   }
 }

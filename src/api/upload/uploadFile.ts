@@ -7,6 +7,9 @@ import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { callerScope } from './shared.ts';
 
+/** The largest object one PUT can write to S3 (5 GiB): the most a direct upload can announce. */
+export const MAX_PUT_BYTES = 5 * 1024 ** 3;
+
 /** How long a presigned PUT URL and an unfinished direct upload live without a heartbeat. */
 export const UPLOAD_TTL_SECONDS = 15 * 60;
 
@@ -40,7 +43,8 @@ export const uploadFile = orgProcedure(
     rightsholderId: z.uuid(),
     fileName: z.string().trim().min(1).max(255),
     contentType: z.string().trim().min(1).max(200).regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type').optional(),
-    size: z.number().int().min(1).max(10 * 1024 ** 3).optional(),
+    // one presigned PUT carries at most 5 GiB (S3's limit for a single PUT; larger needs a multipart upload)
+    size: z.number().int().min(1).max(MAX_PUT_BYTES).optional(),
     sha256: z.string().regex(/^[0-9a-fA-F]{64}$/).optional(),
     distributorId: z.uuid().optional(),
     customName: z.string().trim().min(1).max(200).optional(),

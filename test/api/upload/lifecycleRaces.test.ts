@@ -252,3 +252,13 @@ t.test('deleted while queued, then restored: queued again at once (not left for 
   t.equal((await act('restore', up.statementId)).data.status, 'processed');
   t.equal((await db.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = $1`, [`statement_ingest:${up.statementId}`])).rows[0].n, 0);
 });
+
+t.test('an announced size one PUT cannot carry (over 5 GiB) is refused before a URL is given', async (t) => {
+  const start = (size: number) => owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'huge.csv', size });
+  fails(t, await start(5 * 1024 ** 3 + 1), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  fails(t, await start(10 * 1024 ** 3), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  fails(t, await start(0), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  fails(t, await start(1.5), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  const largest = await start(5 * 1024 ** 3);
+  t.equal(largest.ok && largest.data.method, 'PUT');
+});

@@ -51,8 +51,12 @@ function bar(done: number, total: number, width = 30): string {
 export async function followReprocess(
   pool: Pool,
   ids: string[],
-  opts: { intervalMs?: number; draw?: boolean; signal?: AbortSignal } = {},
+  opts: { intervalMs?: number; draw?: boolean; signal?: AbortSignal; terminal?: boolean } = {},
 ): Promise<Record<string, number>> {
+  // on a terminal the bar is redrawn in place; elsewhere (a log file, a pipe) a line is written
+  // each time the counts change, rather than a carriage return every half second
+  const terminal = opts.terminal ?? process.stderr.isTTY === true;
+  let last = '';
   for (;;) {
     const counts = await countsByStatus(pool, ids);
     const pending = (counts.uploaded ?? 0) + (counts.processing ?? 0);
@@ -60,10 +64,13 @@ export async function followReprocess(
       const states = Object.entries(counts)
         .map(([s, n]) => `${s} ${n}`)
         .join(', ');
-      process.stderr.write(`\r${bar(ids.length - pending, ids.length)}  ${states}   `);
+      const line = `${bar(ids.length - pending, ids.length)}  ${states}`;
+      if (terminal) process.stderr.write(`\r${line}   `);
+      else if (line !== last) process.stderr.write(`${line}\n`);
+      last = line;
     }
     if (pending === 0 || opts.signal?.aborted) {
-      if (opts.draw !== false) process.stderr.write('\n');
+      if (opts.draw !== false && terminal) process.stderr.write('\n');
       return counts;
     }
     await new Promise<void>((resolve) => {

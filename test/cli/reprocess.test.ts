@@ -128,3 +128,17 @@ t.test('a reprocess that fails leaves the previous rows in place', async (t) => 
   t.same(after, { normalized_key: before.normalized_key, v: before.v, net: before.net, row_count: before.row_count, failure_code: 'UPLOAD_OBJECT_MISSING' });
   t.ok(await srv.deps.store.head(before.normalized_key), "the previous version's rows are still stored");
 });
+
+t.test('without --json, the progress on a pipe or log file is a line per change, the summary on stdout', async (t) => {
+  const res = await admin('--org', org, '--rightsholder', artist);
+  t.equal(res.code, 0, res.err ?? 'exit 0');
+  t.equal(res.out, 'statements: 1\nprocessed: 1');
+  const { stderr } = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', 'admin', 'reprocess', '--org', org, '--rightsholder', artist], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH, DATABASE_URL: srv.config.databaseUrl, S3_ENDPOINT: srv.config.s3!.endpoint, S3_BUCKET: srv.config.s3!.bucket, S3_ACCESS_KEY_ID: srv.config.s3!.accessKeyId, S3_SECRET_ACCESS_KEY: srv.config.s3!.secretAccessKey, LOG_LEVEL: 'warn', DATA_DIR: srv.config.dataDir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+  });
+  t.notMatch(stderr, /\r/, 'no carriage returns');
+  const lines = stderr.split('\n').filter((l) => l !== '');
+  t.equal(lines.at(-1), '[##############################] 1/1  processed 1');
+  t.same(lines.filter((l, i) => l === lines[i - 1]), [], 'no line repeated');
+});

@@ -59,8 +59,8 @@ export async function scheduleExpiry(db: Queryable, exportId: string, at: Date):
 }
 
 /**
- * Expires every completed export past its expiry and deletes the objects of every expired one
- * whose objects are not yet gone; answers how many exports it expired and purged.
+ * Expires every completed export past its expiry and deletes the objects of every expired (or
+ * failed) one whose objects are not yet gone; answers how many exports it expired and purged.
  */
 export async function expireExports(deps: Pick<Deps, 'pool' | 'store'>): Promise<{ expired: number; purged: number }> {
   let expired = 0;
@@ -72,8 +72,8 @@ export async function expireExports(deps: Pick<Deps, 'pool' | 'store'>): Promise
       await client.query('BEGIN');
       ({ rows: batch } = await client.query<ExportRow>(
         `SELECT * FROM exports
-         WHERE (status = 'completed' AND (expires_at <= clock_timestamp() OR ${NAMES_GONE})) OR (status = 'expired' AND purged_at IS NULL)
-         ORDER BY expires_at LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
+         WHERE (status = 'completed' AND (expires_at <= clock_timestamp() OR ${NAMES_GONE})) OR (status IN ('expired', 'failed') AND purged_at IS NULL)
+         ORDER BY expires_at NULLS LAST LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
       ));
       for (const e of batch.filter((x) => x.status === 'completed')) {
         await client.query(`UPDATE exports SET status = 'expired', expires_at = least(expires_at, clock_timestamp()), updated_at = clock_timestamp() WHERE id = $1`, [e.id]);

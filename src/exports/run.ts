@@ -164,8 +164,14 @@ export async function failExport(deps: Deps, exportId: string, errorCode: string
   } finally {
     client.release();
   }
-  if (failed) await removeObjects(deps, exportPrefix(failed.organization_id, failed.id));
-  else if (own && attempt !== undefined) await removeObjects(deps, attemptPrefix(own, attempt));
+  if (failed) {
+    // the export is failed whatever happens here; objects a failed removal leaves are the expiry
+    // sweep's (it purges failed exports not yet purged)
+    const id = failed.id;
+    await removeObjects(deps, exportPrefix(failed.organization_id, id))
+      .then(() => deps.pool.query('UPDATE exports SET purged_at = clock_timestamp() WHERE id = $1', [id]))
+      .catch((error: unknown) => deps.log.warn({ err: error, exportId: id }, 'export failed; removing its objects failed (the expiry sweep removes them)'));
+  } else if (own && attempt !== undefined) await removeObjects(deps, attemptPrefix(own, attempt));
 }
 
 /**
@@ -233,8 +239,12 @@ async function complete(deps: Deps, e: ExportRow, attempt: number, files: Writte
     client.release();
   }
   // the objects of the other attempts (and of a crashed one) go; an attempt still uploading finds
-  // the export completed at its next part and removes its own
-  await removeObjects(deps, exportPrefix(e.organization_id, e.id), new Set(files.map((f) => f.objectKey)));
+  // the export completed at its next part and removes its own. The export is completed whatever
+  // happens here: a failure must not reach the attempt's failure path, which would remove this
+  // attempt's (the export's) files; what stays goes with the whole prefix when the export expires.
+  await removeObjects(deps, exportPrefix(e.organization_id, e.id), new Set(files.map((f) => f.objectKey))).catch((error: unknown) =>
+    deps.log.warn({ err: error, exportId: e.id }, 'export completed; removing the objects of its other attempts failed (they go when it expires)'),
+  );
   return true;
 }
 

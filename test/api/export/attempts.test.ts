@@ -183,3 +183,27 @@ t.test('two attempts started together: one completes, the files are whole, no ob
     t.equal((await objectsUnder(`orgs/${org}/exports/${id}/`)).length, 3, `${format}: only the listed files are stored`);
   }
 });
+
+t.test("a failed clean-up after the winner's commit leaves the winner's files in place", async (t) => {
+  const id = await trigger('earnings_summary', 'csv');
+  // a stray object of a crashed attempt, which the completion removes after its commit
+  await srv.deps.store.put(`orgs/${org}/exports/${id}/attempt-7/stray.csv`, 'partial');
+  const client = srv.deps.store.client;
+  const send = client.send;
+  let failures = 0;
+  (client as { send: unknown }).send = async function (this: unknown, command: { constructor: { name: string } }, ...rest: unknown[]) {
+    if (command.constructor.name === 'DeleteObjectCommand' && failures === 0) {
+      failures++;
+      throw new Error('the object store is unavailable');
+    }
+    return (send as (...a: unknown[]) => Promise<unknown>).call(client, command, ...rest);
+  };
+  t.teardown(() => {
+    delete (client as { send?: unknown }).send;
+  });
+  t.equal(await buildExport(srv.deps, id), 'completed');
+  t.equal(failures, 1);
+  t.match((await owner.client.query('export.status', { organizationId: org, exportId: id })).data, { status: 'completed' });
+  const downloaded = await downloadAll(owner.client, org, id);
+  t.ok(downloaded.length > 0 && downloaded.every((d) => sha256(d.bytes) === d.file.sha256), 'every listed file is there, intact');
+});

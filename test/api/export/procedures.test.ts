@@ -23,6 +23,19 @@ async function objectsUnder(prefix: string): Promise<string[]> {
   return (res.Contents ?? []).map((o) => o.Key!).sort();
 }
 
+/**
+ * The objects under the prefix once they are `expected`: the objects an export does not keep go
+ * right after its completion or failure is committed (never before: another attempt might win).
+ */
+async function objectsSettled(prefix: string, expected: string[], ms = 10_000): Promise<string[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const keys = await objectsUnder(prefix);
+    if (JSON.stringify(keys) === JSON.stringify([...expected].sort()) || Date.now() > deadline) return keys;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 const activity = async (exportId: string) =>
   (await srv.deps.pool.query<{ action: string }>(`SELECT action FROM activity_events WHERE subject_type = 'export' AND subject_id = $1 ORDER BY id`, [exportId])).rows.map(
     (r) => r.action,
@@ -210,7 +223,7 @@ t.test('a failed export records its errorCode and reason, and leaves no file', a
   const failed = await waitForExport(owner.client, org, res.data.exportId);
   t.match(failed, { status: 'failed', errorCode: 'EXPORT_ACCESS_REVOKED', reason: /no longer has access/ });
   t.same((await owner.client.query('export.listFiles', { organizationId: org, exportId: failed.id })).data, { exportId: failed.id, status: 'failed', files: [] });
-  t.same(await objectsUnder(`orgs/${org}/exports/${failed.id}/`), [], 'no object stays');
+  t.same(await objectsSettled(`orgs/${org}/exports/${failed.id}/`, []), [], 'no object stays');
   t.same(await activity(failed.id), ['export.trigger', 'export.completed', 'export.failed']);
 });
 
@@ -231,7 +244,8 @@ t.test('a retried job neither duplicates nor leaves partial files', async (t) =>
   t.equal(again.rowCount, second.rowCount);
   const files = (await owner.client.query('export.listFiles', { organizationId: org, exportId: second.id })).data.files;
   t.equal(files.length, second.fileCount);
-  t.same(await objectsUnder(prefix), files.map((f: { fileName: string }) => `${prefix}attempt-2/${f.fileName}`).sort(), 'the stray part is gone');
+  const kept = files.map((f: { fileName: string }) => `${prefix}attempt-2/${f.fileName}`);
+  t.same(await objectsSettled(prefix, kept), kept.sort(), 'the stray part is gone');
   const rows = records(await Promise.all((await downloadAll(owner.client, org, second.id)).map((d) => readTable('csv', d.bytes))));
   t.equal(rows.length, second.rowCount, 'no duplicate rows');
   await new Promise((r) => setTimeout(r, 500));

@@ -5,6 +5,7 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import t from 'tap';
 import { expireExports } from '../../../src/exports/expire.ts';
+import { failExport } from '../../../src/exports/run.ts';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
@@ -112,4 +113,30 @@ t.test('a sweep finishes what an interrupted one left, and sweeps every due expo
   t.same(await objectsUnder(`orgs/${org}/exports/${a.id}/`), []);
   t.same(await objectsUnder(`orgs/${org}/exports/${b.id}/`), []);
   t.same(await expireExports(srv.deps), { expired: 0, purged: 0 }, 'nothing left to do');
+});
+
+t.test("a failed export whose objects could not be removed at once is purged by the next sweep", async (t) => {
+  const done = await runExport(owner.client, org, { type: 'statements', format: 'csv', rightsholderIds: both });
+  const id = done.id as string;
+  // as if its attempt were still running (no job runs it), with a part written
+  await db.query(`UPDATE exports SET status = 'running', attempts = 1 WHERE id = $1`, [id]);
+  await db.query('DELETE FROM export_files WHERE export_id = $1', [id]);
+  await srv.deps.store.put(`orgs/${org}/exports/${id}/attempt-1/part.csv`, 'partial');
+  const client = srv.deps.store.client;
+  const send = client.send;
+  (client as { send: unknown }).send = async function (command: { constructor: { name: string } }, ...rest: unknown[]) {
+    if (command.constructor.name === 'DeleteObjectCommand') throw new Error('the object store is unavailable');
+    return (send as (...a: unknown[]) => Promise<unknown>).call(client, command, ...rest);
+  };
+  try {
+    await failExport(srv.deps, id, 'EXPORT_ACCESS_REVOKED', 'test');
+  } finally {
+    delete (client as { send?: unknown }).send;
+  }
+  t.match(await status(id), { status: 'failed', errorCode: 'EXPORT_ACCESS_REVOKED' }, 'failed all the same');
+  t.equal((await objectsUnder(`orgs/${org}/exports/${id}/`)).length, 2, 'the objects stayed');
+  const swept = await expireExports(srv.deps);
+  t.ok(swept.purged >= 1);
+  t.same(await objectsUnder(`orgs/${org}/exports/${id}/`), [], 'the sweep removed it');
+  t.same((await db.query('SELECT purged_at IS NOT NULL AS purged FROM exports WHERE id = $1', [id])).rows, [{ purged: true }]);
 });

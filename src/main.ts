@@ -32,6 +32,11 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`unknown command ${command}\n\n${USAGE}`);
     return 2;
   }
+  if (rest.length === 1 && (rest[0] === '--help' || rest[0] === '-h')) {
+    // `npm start -- --help`
+    process.stdout.write(USAGE);
+    return 0;
+  }
   if (rest.length > 0) {
     // an option meant for another command, or a typo: never silently ignored
     process.stderr.write(`${command} takes no arguments: ${rest.join(' ')}\n\n${USAGE}`);

@@ -28,6 +28,12 @@ t.test('--help prints the commands; arguments a command does not take are refuse
   const help = await main(['--help']);
   t.equal(help.code, 0);
   t.match(help.stdout, /serve +the API and the job runner/);
+  // as `npm start -- --help` passes it
+  for (const role of ['serve', 'worker']) {
+    const roleHelp = await main([role, '--help']);
+    t.same([roleHelp.code, roleHelp.stderr], [0, ''], role);
+    t.match(roleHelp.stdout, /serve +the API and the job runner/, role);
+  }
   const extra = await main(['serve', '--port', '1']);
   t.same([extra.code, extra.stderr.split('\n')[0]], [2, 'serve takes no arguments: --port 1']);
   const unknown = await main(['frobnicate']);

@@ -9,6 +9,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import ExcelJS from 'exceljs';
 import t from 'tap';
 import { zipFiles } from '../../fixtures/statements/kit.ts';
 import type { LocatedTable } from '../../src/ingest/fileTypes.ts';
@@ -231,4 +232,26 @@ t.test('a number cell keeps the digits the file wrote: an 18-digit ID is no doub
     '2024-03,9007199254740993,USD,0,0.30000000000000004',
     '2024-03,191774000000,USD,2,-12.34',
   ]);
+});
+
+t.test('a header cell merged across columns names each of them; a merged title row above the header is preamble', async (t) => {
+  const wb = new ExcelJS.Workbook();
+  const s = wb.addWorksheet('Sales');
+  s.addRow(['Royalty statement, March 2024']);
+  s.mergeCells('A1:F1');
+  // `Net` over E:F, the amount under E and its currency under F
+  s.addRow(['Period', 'Title', 'Units', 'Net', '', '']);
+  s.mergeCells('D2:E2');
+  s.addRow([]);
+  for (let i = 0; i < 4; i++) s.addRow(['2024-03', `Song ${i}`, i + 1, (i + 1) * 1.25, 'EUR']);
+  s.spliceRows(3, 1);
+  const bytes = Buffer.from(await wb.xlsx.writeBuffer());
+  const { located } = await read(t, bytes);
+  t.equal(located.headerLine, 1);
+  t.same(located.header, ['Period', 'Title', 'Units', 'Net', 'Net (2)']);
+  t.equal(located.dataRecords, 4);
+  const { out } = await normalizeFile(t, bytes, { ...fields, currency: { column: 'Net (2)' }, royaltyEarnings: { column: 'Net' } }, { fileName: 'statement.xlsx' });
+  t.equal(out.keptRows, 4);
+  t.equal(out.issues.extraCells, 0, 'the currency column is named by the header, no extra cell');
+  t.same(out.perCurrency, [{ currency: 'EUR', rows: 4, net: '12.500000000000', gross: null, units: '10.000000000000' }]);
 });

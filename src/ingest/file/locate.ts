@@ -11,6 +11,7 @@ import { type DelimitedTable, locateDelimited } from './delimited.ts';
 import { Deadline, FileError, type FileErrorCode, InflateBudget, type Limits, resolveLimits } from './limits.ts';
 import { readHead, refuseEncryptedOle2, sniffBytes, SUPPORTED } from './sniff.ts';
 import { buildHeader, profileOf } from './table.ts';
+import { decodeRef } from './sheetXml.ts';
 import { prepareText } from './text.ts';
 import { notAStatement } from './vocabulary.ts';
 import type { SheetCsv } from './workbook.ts';
@@ -185,8 +186,8 @@ async function locateWorkbook(sheets: SheetCsv[], format: 'xlsx' | 'xls', ctx: C
     const summary = SUMMARY_NAME.test(s.name);
     const why = summary ? 'summary sheet' : s.hidden ? 'hidden sheet' : undefined;
     candidates.push(
-      await tryLocate(s.name, s.rows, !summary && !s.hidden, why, () =>
-        locateDelimited({ path: s.csvPath, encoding: 'utf-8', sepDelimiter: null, newline: '\n' }, ctx.limits, ctx.deadline, ','),
+      await tryLocate(s.name, s.rows, !summary && !s.hidden, why, async () =>
+        spreadMergedHeader(await locateDelimited({ path: s.csvPath, encoding: 'utf-8', sepDelimiter: null, newline: '\n' }, ctx.limits, ctx.deadline, ','), s.merges ?? []),
       ),
     );
   }
@@ -204,6 +205,37 @@ async function locateWorkbook(sheets: SheetCsv[], format: 'xlsx' | 'xls', ctx: C
     ...fromDelimited(chosen.value!),
     dateSystem: sheet.dateSystem ?? 1900,
   };
+}
+
+/**
+ * A header cell merged across columns (`Net` over E1:F1, the currency's column under F) names
+ * every column of the merge: Excel keeps the text in the top-left cell only, which left the other
+ * columns without a name (and past the header's last name, unreadable). The columns after the
+ * first take the name with a number, as a repeated name does (`Net (2)`).
+ */
+export function spreadMergedHeader(table: DelimitedTable, merges: readonly string[]): DelimitedTable {
+  const row = table.headerLine + 1;
+  let names: string[] | null = null;
+  for (const range of merges) {
+    const [from, to] = range.split(':');
+    const a = decodeRef(from ?? '');
+    const b = decodeRef(to ?? '');
+    if (!a || !b || a[0] !== row || b[1] <= a[1] || b[1] - a[1] > 50) continue;
+    const current: string[] = names ?? [...table.header];
+    const text = current[a[1]] ?? '';
+    if (text === '') continue;
+    for (let j = a[1] + 1; j <= b[1]; j++) {
+      while (current.length <= j) current.push('');
+      if (current[j] !== '') continue;
+      let k = 2;
+      while (current.includes(`${text} (${k})`)) k++;
+      current[j] = `${text} (${k})`;
+    }
+    names = current;
+  }
+  if (!names) return table;
+  while (names.length > 0 && names[names.length - 1] === '') names.pop();
+  return { ...table, header: names };
 }
 
 /** The candidate list and names of parts read as one table: none of them is "skipped". */

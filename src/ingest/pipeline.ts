@@ -12,10 +12,10 @@ import { withTransaction } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../trpc/context.ts';
 import { type FooterMeasure, type LocatedTable, tableOf } from './fileTypes.ts';
+import { findMappingForHeader } from './library.ts';
 import { missingRequiredFields, type FieldSpec, type MappingFields } from './fields.ts';
 import { headerIn, usesDecimalComma } from './fieldNames.ts';
 import { addDecimals, readAmount } from './amounts.ts';
-import { findMappingByHeaderHash } from './mappings.ts';
 import { failStatement } from './statements.ts';
 import { periodOf, type Cadence } from './values.ts';
 import type { NormalizeOutput } from '../../workers/normalize.ts';
@@ -350,8 +350,10 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
       ],
     );
 
-    const mapping = await findMappingByHeaderHash(deps.pool, organizationId, located.headerHash);
-    if (!mapping || missingRequiredFields(mapping.fields).length > 0) {
+    // by header hash, else by its columns (src/ingest/library.ts): the statement records which and why
+    const found = await findMappingForHeader(deps.pool, organizationId, located.header);
+    const mapping = found?.mapping ?? null;
+    if (!found || !mapping || missingRequiredFields(mapping.fields).length > 0) {
       const suggestion = suggestMapping(located.header, located.sampleRows, statement.file_name);
       await deps.pool.query(
         `UPDATE statements SET status = 'needs_mapping', suggested_mapping = $2, updated_at = clock_timestamp()
@@ -525,7 +527,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
            currency = $11, sales_period_start = $12, sales_period_end = $13,
            net_earnings = $14, gross_earnings = $15, units = $16,
            normalized_key = $17, normalized_version = $18, variants = $19, processed_at = clock_timestamp(), currency_totals = $20,
-           suggested_mapping = NULL, updated_at = clock_timestamp()
+           suggested_mapping = NULL, mapping_match = $21, updated_at = clock_timestamp()
          WHERE id = $1`,
         [
           statementId,
@@ -548,6 +550,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
           version,
           JSON.stringify(variants),
           JSON.stringify(normalized.perCurrency),
+          JSON.stringify(found.match),
         ],
       );
       // the rightsholder's catalog block follows its processed statements (queued with this commit)

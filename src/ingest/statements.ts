@@ -49,6 +49,8 @@ export interface StatementRecord {
   distributorId: string | null;
   mappingId: string | null;
   mappingRevision: number | null;
+  /** why the statement uses its mapping: `{ by: 'header_hash' | 'columns', source, mappingId, revision, … }` (src/ingest/library.ts) */
+  mappingMatch: unknown;
   customName: string | null;
   fileName: string;
   contentType: string;
@@ -123,7 +125,7 @@ const LAYOUT_SELECT = `CASE WHEN s.located IS NULL THEN NULL ELSE jsonb_build_ob
 export const STATEMENT_SELECT = `
   s.id, s.organization_id AS "organizationId", s.upload_id AS "uploadId", s.rightsholder_id AS "rightsholderId",
   s.distributor_id AS "distributorId", s.mapping_id AS "mappingId", s.mapping_revision AS "mappingRevision",
-  s.custom_name AS "customName", s.file_name AS "fileName", s.content_type AS "contentType",
+  s.mapping_match AS "mappingMatch", s.custom_name AS "customName", s.file_name AS "fileName", s.content_type AS "contentType",
   coalesce(s.size_bytes, s.declared_size) AS size, s.sha256, s.status,
   CASE WHEN s.failure_code IS NULL THEN NULL ELSE json_build_object('errorCode', s.failure_code, 'message', s.failure_reason) END AS "failureReason",
   s.header_hash AS "headerHash", s.headers, s.suggested_mapping AS "suggestedMapping", s.variables,

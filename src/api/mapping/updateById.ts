@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
+import { matchColumns } from '../../ingest/fields.ts';
 import {
   assertChangeable,
   getMapping,
@@ -48,8 +49,14 @@ export const updateById = orgProcedure(
     const after = patchedMapping(current, input);
     const scope = await callerScope(db, { organizationId, userId: ctx.principal.userId });
     const redrive = await redriveStatements(db, organizationId, input.redriveFileIds, scope);
-    // the pipeline finds a statement's mapping by header hash: another layout would not use this one
-    const mismatched = redrive.filter((s) => s.headerHash !== null && s.headerHash !== after.headerHash);
+    // the pipeline finds a statement's mapping by header hash, else by its columns (the same
+    // columns in another order: src/ingest/library.ts): another layout would not use this one
+    const mismatched = redrive.filter(
+      (s) =>
+        s.headerHash !== null &&
+        s.headerHash !== after.headerHash &&
+        !(s.headers !== null && 'match' in matchColumns(s.headers, { headers: after.headers, fields: after.fields })),
+    );
     if (mismatched.length > 0) {
       throw new AppError('MAPPING_REDRIVE_HEADER_MISMATCH', undefined, { details: { statementIds: mismatched.slice(0, 50).map((s) => s.id) } });
     }

@@ -123,6 +123,12 @@ t.test('redriveFileIds: queued after the change, with their own checks', async (
   t.same(await queued(otherLayout), []);
   t.equal(ok(t, await other.client.query('mapping.getMapping', { organizationId: o, id: m.id })).name, 'Our layout');
 
+  // the same columns in another order: the pipeline matches the mapping by its columns, so it is redriven
+  const reordered = await insertStatement(srv, o, { headers: [...HEADERS].reverse(), status: 'failed' });
+  const res2 = ok(t, await other.client.mutate('mapping.updateById', { organizationId: o, id: m.id, redriveFileIds: [reordered] }));
+  t.same(res2.redriven, [reordered]);
+  t.same(await queued(reordered), [{ task_identifier: 'statement_ingest', payload: { organizationId: o, statementId: reordered, reason: 'redrive' } }]);
+
   // unknown, foreign, deleted and unprocessable statements
   const foreign = await insertStatement(srv, owner.organizationId, {});
   const deleted = await insertStatement(srv, o, { deleted: true });

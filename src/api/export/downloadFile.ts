@@ -22,12 +22,14 @@ export const downloadFile = orgProcedure(
   const e = await visibleExport(db, ctx.org.id, await callerScope(db, ctx), input.exportId);
   const now = Date.now();
   const status = effectiveStatus(e, now);
+  // a rightsholder it names was deleted since: its data is not handed out (the files are deleted)
+  if ((status === 'expired' || status === 'completed') && !(await rightsholdersKept(db, e.id))) {
+    throw new AppError('EXPORT_EXPIRED', 'The export expired: a rightsholder it names was deleted, and its files with it');
+  }
   if (status === 'expired') {
     throw new AppError('EXPORT_EXPIRED', `The export expired at ${e.expires_at!.toISOString()}: its files were deleted after the retention period; trigger it again`);
   }
   if (status !== 'completed') throw new AppError('EXPORT_FILE_NOT_FOUND', `The export is ${status}; its files exist once it is completed`);
-  // a rightsholder it names was deleted since: its data is not handed out (the files are deleted)
-  if (!(await rightsholdersKept(db, e.id))) throw new AppError('EXPORT_EXPIRED', 'The export expired: a rightsholder it names was deleted, and its files with it');
   const file = await exportFile(db, e.id, input.fileId);
   // a link never outlives the files
   const ttl = e.expires_at ? Math.max(1, Math.min(DOWNLOAD_TTL_SECONDS, Math.floor((e.expires_at.getTime() - now) / 1000))) : DOWNLOAD_TTL_SECONDS;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { withTransaction } from '../../db/pool.ts';
+import { retireExportsOf } from '../../exports/expire.ts';
 import { deleteObjects, statementObjectKeys } from '../../ingest/statements.ts';
 import { remove, rightsholderAccess } from '../../rightsholders/service.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -17,6 +18,8 @@ export const deleteById = orgProcedure(
     const statements = await db.query<{ id: string }>('SELECT id FROM statements WHERE organization_id = $1 AND rightsholder_id = $2', [ctx.org.id, input.id]);
     const keys = input.dryRun ? [] : await statementObjectKeys(db, statements.rows.map((r) => r.id));
     const outcome = await remove(db, ctx.principal, await rightsholderAccess(db, ctx.org.id, ctx.principal.userId), input.id, input.dryRun);
+    // completed exports naming it expire now: their files are deleted by the export_expire job
+    if (!input.dryRun) await retireExportsOf(db, ctx.org.id, input.id.toLowerCase());
     return { outcome, keys };
   });
   // the rows are gone with the commit; their files follow

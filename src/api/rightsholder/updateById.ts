@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { withTransaction } from '../../db/pool.ts';
+import { retireExportsOf } from '../../exports/expire.ts';
 import { rightsholderAccess, update } from '../../rightsholders/service.ts';
 import { getRightsholder } from '../../rightsholders/store.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -17,6 +18,9 @@ export const updateById = orgProcedure(
   withTransaction(ctx.deps.pool, async (db) => {
     const access = await rightsholderAccess(db, ctx.org.id, ctx.principal.userId);
     const current = await getRightsholder(db, access, input.id, { lock: true });
-    return update(db, ctx.principal, current, input, 'rightsholder.updateById');
+    const updated = await update(db, ctx.principal, current, input, 'rightsholder.updateById');
+    // completed exports naming a rightsholder flagged deleted expire now (their files are deleted by the export_expire job)
+    if (input.isDeleted === true) await retireExportsOf(db, ctx.org.id, current.id);
+    return updated;
   }),
 );

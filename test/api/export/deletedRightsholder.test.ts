@@ -71,6 +71,10 @@ t.test("a completed export's files are not handed out once a rightsholder it nam
   const link = await owner.client.mutate('export.downloadFile', { organizationId: org, exportId: id, fileId: file.id });
   t.equal(link.ok, true);
   t.match(await owner.client.mutate('rightsholder.deleteById', { organizationId: org, id: ds.rh2 }), { ok: true });
+  const due = async (exportId: string) =>
+    (await db.query<{ due: boolean }>(`SELECT run_at <= now() AS due FROM graphile_worker.jobs WHERE key = $1`, [`export_expire:${exportId}`])).rows;
+  t.same(await due(id), [{ due: true }], 'the deletion expired it at once: its purge is due now');
+  t.same(await due(other), [{ due: false }], 'an export not naming it keeps its own expiry');
   t.match(await owner.client.mutate('export.downloadFile', { organizationId: org, exportId: id, fileId: file.id }), {
     ok: false,
     error: { data: { code: 'NOT_FOUND', errorCode: 'EXPORT_EXPIRED' }, message: /rightsholder it names was deleted/ },
@@ -81,6 +85,19 @@ t.test("a completed export's files are not handed out once a rightsholder it nam
   t.equal((await fetch(link.data.url)).status, 404, 'a link handed out before is dead');
   t.match(await status(other), { status: 'completed' }, 'an export not naming it keeps its files');
   t.equal((await objectsUnder(`orgs/${org}/exports/${other}/`)).length, 1);
+});
+
+t.test('a rightsholder flagged deleted (updateById isDeleted) expires the completed exports naming it at once', async (t) => {
+  const ds = await seedDataset(srv, org, 'G ');
+  const id = await trigger([ds.rh1]);
+  t.equal(await buildExport(srv.deps, id), 'completed');
+  const flagged = await owner.client.mutate('rightsholder.updateById', { organizationId: org, id: ds.rh1, name: 'G Artist One', isDeleted: true });
+  t.equal(flagged.ok, true, JSON.stringify(flagged));
+  t.match(await status(id), { status: 'expired' });
+  const { rows } = await db.query<{ due: boolean }>(`SELECT run_at <= now() AS due FROM graphile_worker.jobs WHERE key = $1`, [`export_expire:${id}`]);
+  t.same(rows, [{ due: true }]);
+  t.same(await expireExports(srv.deps), { expired: 1, purged: 1 });
+  t.same(await objectsUnder(`orgs/${org}/exports/${id}/`), []);
 });
 
 t.test('retireExportsOf (for the deleting transaction): the exports naming the rightsholder expire at once, their job due now', async (t) => {

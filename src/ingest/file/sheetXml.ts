@@ -7,13 +7,9 @@
 // between the parts of a pretty-printed shared string is kept, cells and rows without an `r`
 // attribute (the format allows them) fail the file, and elements with a namespace prefix
 // (`<x:row>`, as the Open XML SDK writes them) are not seen at all.
-import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
+import { SaxesParser } from 'saxes';
 import { FileError } from './limits.ts';
-
-type Saxes = typeof import('saxes');
-// saxes comes with exceljs (a dependency of ours): resolved from there
-const { SaxesParser } = createRequire(createRequire(import.meta.url).resolve('exceljs'))('saxes') as Saxes;
 
 /** Excel's last row and column: a reference beyond them is no cell of a real sheet. */
 export const MAX_ROWS = 1_048_576;

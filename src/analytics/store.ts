@@ -6,7 +6,7 @@
 // on from PostgreSQL; when it differs from what is loaded, the difference is loaded (statements
 // added, reprocessed or removed; reference tables replaced) before the query runs.
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -187,8 +187,19 @@ export interface SyncReport {
   missing: string[];
 }
 
+/**
+ * Database files open in this process. DuckDB's file lock is a process's own (fcntl), so a second
+ * instance of the same file in one process would open without complaint, and two instances
+ * writing one file corrupt it (seen: "Failure while replaying WAL"); a second one gets a private
+ * copy instead, as another process does.
+ */
+const openFiles = new Set<string>();
+let privateCopies = 0;
+
 export class OrgFacts {
   private instance: DuckDBInstance | undefined;
+  /** the file the instance has open (released from openFiles when it is closed) */
+  private openedFile: string | undefined;
   private opening: Promise<DuckDBInstance> | undefined;
   private readonly lock = new Mutex();
   private loadedStatements: string | undefined;
@@ -224,18 +235,24 @@ export class OrgFacts {
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
     };
-    const create = async (file: string) => {
+    const privateCopy = () => path.join(this.dir, `facts-${process.pid}-${++privateCopies}.duckdb`);
+    const create = async (wanted: string) => {
+      // this process has the file open already (a second engine on the same directory): a copy of our own
+      let file = openFiles.has(wanted) ? privateCopy() : wanted;
       let instance: DuckDBInstance;
       try {
         instance = await DuckDBInstance.create(file, options);
       } catch (error) {
         // another process holds the file: keep a copy of our own beside it
-        if (/lock/i.test((error as Error).message)) return DuckDBInstance.create(path.join(this.dir, `facts-${process.pid}.duckdb`), options);
-        throw error;
+        if (!/lock/i.test((error as Error).message)) throw error;
+        file = privateCopy();
+        instance = await DuckDBInstance.create(file, options);
       }
+      openFiles.add(file);
+      this.openedFile = file;
       return instance;
     };
-    const file = path.join(this.dir, 'facts.duckdb');
+    let file = path.join(this.dir, 'facts.duckdb');
     let instance = await create(file);
     const c = await instance.connect();
     try {
@@ -245,6 +262,8 @@ export class OrgFacts {
         // a database of an older layout is rebuilt from scratch: it is derived data
         c.closeSync();
         instance.closeSync();
+        file = this.openedFile!;
+        openFiles.delete(file);
         await rm(file, { force: true });
         await rm(`${file}.wal`, { force: true });
         instance = await create(file);
@@ -535,6 +554,14 @@ export class OrgFacts {
   close(): void {
     this.instance?.closeSync();
     this.instance = undefined;
+    if (this.openedFile !== undefined) {
+      openFiles.delete(this.openedFile);
+      // a private copy (derived data) goes with its instance
+      if (path.basename(this.openedFile) !== 'facts.duckdb') {
+        for (const f of [this.openedFile, `${this.openedFile}.wal`]) rmSync(f, { force: true });
+      }
+    }
+    this.openedFile = undefined;
     this.loadedStatements = undefined;
     this.loadedReference = undefined;
     this.loadedFingerprint = undefined;

@@ -67,3 +67,29 @@ t.test('new data loads and answers while another connection holds a write transa
       }
     });
 });
+
+t.test('a second engine of the same directory in one process reads a copy of its own, never the same file', async (t) => {
+  const count = (facts: Awaited<ReturnType<ReturnType<typeof analyticsFor>['freshFacts']>>) =>
+    facts.withConnection(async (c) => {
+      const files = (await c.runAndReadAll(`SELECT path FROM duckdb_databases() WHERE NOT internal AND path IS NOT NULL`)).getRows().map((r) => String(r[0]));
+      const rows = Number((await c.runAndReadAll('SELECT count(*) FROM facts')).getRows()[0]![0]);
+      return { file: files[0]!, rows };
+    });
+  const first = await count(await analyticsFor(srv.deps).freshFacts(org));
+  const otherDeps = { ...srv.deps };
+  const second = analyticsFor(otherDeps);
+  t.teardown(() => second.close());
+  // both load and write at once: two instances writing one file corrupted it
+  await db.query('UPDATE rightsholders SET name = $2, updated_at = now() WHERE id = $1', [ds.rh2, 'Two Engines']);
+  const [a, b] = await Promise.all([analyticsFor(srv.deps).freshFacts(org).then(count), second.freshFacts(org).then(count)]);
+  t.match(first.file, /\/facts\.duckdb$/);
+  t.equal(a.file, first.file);
+  t.match(b.file, new RegExp(`/facts-${process.pid}-\\d+\\.duckdb$`), 'the second engine has its own copy');
+  t.equal(b.rows, a.rows, 'with the same rows');
+  t.ok(a.rows > 0);
+  second.close();
+  // once closed, its copy is gone and the shared file still answers
+  const { existsSync } = await import('node:fs');
+  t.notOk(existsSync(b.file), 'the copy is removed when its engine closes');
+  t.same(await count(await analyticsFor(srv.deps).freshFacts(org)), a);
+});

@@ -24,6 +24,7 @@ import {
   parsePeriod,
   periodFromDate,
   periodOf,
+  yearFirstOrder,
   type Cadence,
   type DateOrder,
   type DateSystem,
@@ -155,8 +156,11 @@ function ident(name: string): string {
 
 class MappingError extends Error {}
 
-/** The text expression of one field over the raw columns c0..cN, or NULL. */
-function textExpr(spec: FieldSpec | undefined, columnIndex: Map<string, number>, input: NormalizeInput): string {
+/**
+ * The text expression of one field over the raw columns c0..cN, or NULL. `amount`: the field is
+ * read as a number, and `pick: 'first'` skips a cell saying there is none (N/A, -) as empty.
+ */
+function textExpr(spec: FieldSpec | undefined, columnIndex: Map<string, number>, input: NormalizeInput, amount = false): string {
   if (!spec) return 'NULL';
   const col = (name: string) => {
     const i = columnIndex.get(headerKey(name));
@@ -169,6 +173,11 @@ function textExpr(spec: FieldSpec | undefined, columnIndex: Map<string, number>,
     return v !== null ? lit(v) : spec.column !== undefined ? col(spec.column) : 'NULL';
   }
   if (spec.column !== undefined) return col(spec.column);
+  if (spec.columns !== undefined && spec.pick === 'first') {
+    // the first of the columns with a value: one value in either of two columns (BMI's ROYALTY AMOUNT or CURRENT ACTIVITY AMT)
+    const cells = spec.columns.map(col);
+    return amount ? `(CASE ${cells.map((c) => `WHEN NOT no_amount(${c}) THEN ${c}`).join(' ')} END)` : `coalesce(${cells.join(', ')})`;
+  }
   if (spec.columns !== undefined) return `NULLIF(concat_ws(${lit(spec.join ?? ' ')}, ${spec.columns.map(col).join(', ')}), '')`;
   if (spec.constant !== undefined) return spec.constant.trim() === '' ? 'NULL' : lit(spec.constant.trim());
   if (spec.variable !== undefined) {
@@ -211,6 +220,8 @@ CREATE MACRO parse_amount(s, decimal_comma) AS CASE
   WHEN s IS NULL THEN NULL
   WHEN NOT decimal_comma THEN coalesce(cast_amount(s), parse_amount_slow(s, false))
   ELSE coalesce(CASE WHEN strpos(s, '.') = 0 THEN cast_amount(replace(s, ',', '.')) END, parse_amount_slow(s, true)) END;
+-- a number of a column of percentages (a field read in percent): 30 and 30% are both 0.3
+CREATE MACRO parse_percent(s, decimal_comma) AS CASE WHEN strpos(s, '%') > 0 THEN parse_amount(s, decimal_comma) ELSE percent_of(parse_amount(s, decimal_comma)) END;
 `;
 
 async function withTimeBudget<T>(connections: DuckDBConnection[], ms: number | undefined, work: () => Promise<T>): Promise<T> {
@@ -327,7 +338,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   // name it in another case or spacing)
   const decimalCommaOf = (spec: FieldSpec | undefined): boolean => usesDecimalComma(spec, input.header, input.decimalComma);
   const dateOrderOf = (spec: FieldSpec | undefined): DateOrder => {
-    if (spec?.format === 'MDY' || spec?.format === 'DMY' || spec?.format === 'YMD') return spec.format;
+    if (spec?.format === 'MDY' || spec?.format === 'DMY' || spec?.format === 'YMD' || spec?.format === 'YDM') return spec.format;
     const header = headerIn(input.header, spec?.column);
     return (header !== undefined && input.dateOrder[header]) || 'YMD';
   };
@@ -358,7 +369,8 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   const blankRow = `(CASE WHEN ${surelyData} THEN false ELSE ${allEmpty} END)`;
   const notData = `(CASE WHEN ${surelyData} THEN false ELSE ${headerMatch} OR ${allEmpty} END)`;
   const t = (f: StandardField) => ident(`t_${f}`);
-  const textOfField = (f: StandardField) => `CAST(${textExpr(fields[f], columnIndex, input)} AS VARCHAR)`;
+  const numeric = (f: StandardField) => fieldKinds[f] === 'amount' || fieldKinds[f] === 'quantity' || fieldKinds[f] === 'percent';
+  const textOfField = (f: StandardField) => `CAST(${textExpr(fields[f], columnIndex, input, numeric(f))} AS VARCHAR)`;
   const fieldTexts = standardFields.map((f) => `${textOfField(f)} AS ${t(f)}`);
   const { strict, serial } = reading;
   const reader = (skip: number, file = input.csvPath) =>
@@ -390,10 +402,34 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   };
   const textFields = [...new Set(perValue.map(textOf))];
   // their distinct values, with the rows whose amount cell is empty, in one pass over the data rows
+  // a percentage field's scale is one per field, from all its values (unless its format says it):
+  // a value with `%`, or a bare number above 1 (in magnitude), makes every number of it a percentage
+  // (30 and 30% are 0.3); numbers of 0..1 only are fractions. Counted by the same pass, per column read.
+  const sumsColumns = (spec: FieldSpec | undefined): spec is FieldSpec & { columns: string[] } =>
+    spec?.columns !== undefined && spec.columns.length > 1 && spec.pick !== 'first';
+  const cellOf = (column: string) => {
+    const i = columnIndex.get(headerKey(column));
+    if (i === undefined) throw new MappingError(`the mapping reads column "${column}", which this statement does not have`);
+    return `cell(c${i})`;
+  };
+  /** the values a percentage field reads: each column of a sum, else its one value */
+  const percentParts = (f: StandardField): string[] => {
+    const spec = fields[f];
+    return sumsColumns(spec) ? spec.columns.map(cellOf) : [textExpr(spec, columnIndex, input, true)];
+  };
+  const percentSources = standardFields
+    .filter((f) => fieldKinds[f] === 'percent' && fields[f] !== undefined && fields[f]!.format !== 'percent' && fields[f]!.format !== 'fraction')
+    .flatMap((f) => percentParts(f).map((expr) => ({ f, expr, dc: decimalCommaOf(fields[f]) ? 'true' : 'false' })));
+  const pct = (i: number) => ident(`p_${i}`);
   const distinctAggregates = (where: string) =>
     `${textFields.map((f) => `list(DISTINCT ${t(f)}) FILTER (WHERE ${where} ${t(f)} IS NOT NULL)`).join(', ')},
-      count(*) FILTER (WHERE ${where} no_amount(${t('royaltyEarnings')}))`;
-  const textColumns = [...textFields, 'royaltyEarnings' as const].map((f) => `${textOfField(f)} AS ${t(f)}`).join(', ');
+      count(*) FILTER (WHERE ${where} no_amount(${t('royaltyEarnings')}))${percentSources
+        .map((p, i) => `, count(*) FILTER (WHERE ${where} (strpos(${pct(i)}, '%') > 0 OR abs(parse_amount(${pct(i)}, ${p.dc})) > 1))`)
+        .join('')}`;
+  const textColumns = [
+    ...[...textFields, 'royaltyEarnings' as const].map((f) => `${textOfField(f)} AS ${t(f)}`),
+    ...percentSources.map((p, i) => `CAST(${p.expr} AS VARCHAR) AS ${pct(i)}`),
+  ].join(', ');
 
   // one parallel pass over the file: its rows, the rows that are not data, the distinct values.
   // First reading only the cells those need: when every row is surely data, that is all; else again
@@ -482,12 +518,31 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
     const rows = await allOf(parts.map((part, i) => json(`SELECT ${distinctAggregates('')} FROM ${keptOf(part, textColumns)}`, connections[i])));
     distinctRow = textFields.map((_, j) => [...new Set(rows.flatMap((r) => (r[0]![j] as unknown[] | null) ?? []))]);
     distinctRow.push(rows.reduce((n, r) => n + Number(r[0]![textFields.length]), 0));
+    percentSources.forEach((_, i) => distinctRow.push(rows.reduce((n, r) => n + Number(r[0]![textFields.length + 1 + i]), 0)));
   }
   lap('drops');
   const listOf = (v: unknown): string[] => ((v as unknown[] | null) ?? []).map(String).sort();
   const missingAmounts = Number(distinctRow[textFields.length] ?? 0);
+  const inPercent = new Set(percentSources.filter((_, i) => Number(distinctRow[textFields.length + 1 + i] ?? 0) > 0).map((p) => p.f));
+  const readsPercent = (f: StandardField) => fields[f]?.format === 'percent' || (fields[f]?.format !== 'fraction' && inPercent.has(f));
   const distinctOfText = new Map(textFields.map((f, i) => [f, listOf(distinctRow[i])]));
   const distinct = new Map(perValue.map((f) => [f, distinctOfText.get(textOf(f))!]));
+  // a column's year-first dates in the order its values tell (TuneCore's older 2014/15/06 is
+  // year/day/month); one whose values read both ways follows the statement's other date columns
+  const dateFields = ['stmtYear', 'stmtPeriod', 'stmtCadence', 'salesPeriodStart', 'salesPeriodEnd'] as const;
+  const yearFirst = new Map<StandardField, 'YMD' | 'YDM' | null>();
+  for (const f of dateFields) {
+    const spec = fields[f];
+    if (spec?.column !== undefined || spec?.columns !== undefined) yearFirst.set(f, yearFirstOrder(distinctOfText.get(textOf(f)) ?? []));
+  }
+  const told = new Set([...yearFirst.values()].filter((o) => o !== null));
+  const statementYearFirst = told.size === 1 ? [...told][0]! : null;
+  const orderOf = (f: (typeof dateFields)[number]): DateOrder => {
+    const spec = fields[f];
+    const order = dateOrderOf(spec);
+    if (spec?.format === 'YMD' || spec?.format === 'YDM' || order !== 'YMD' || !yearFirst.has(f)) return order;
+    return (yearFirst.get(f) ?? statementYearFirst) === 'YDM' ? 'YDM' : 'YMD';
+  };
   // per looked-up column, the list of the reader's outputs in the order of its ENUM (see perDistinct)
   const lists: string[] = [];
   const select: Record<string, string> = {};
@@ -530,7 +585,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
     const spec = fields[f];
     const cadenceWanted: Cadence | null =
       spec?.format === 'month' ? 'M' : spec?.format === 'quarter' ? 'Q' : spec?.format === 'half' ? 'H' : spec?.format === 'year' ? 'Y' : null;
-    const order = dateOrderOf(spec);
+    const order = orderOf(f);
     const dates = { dateSystem: dateSystemOf(spec) };
     const read = (v: string): string | number | null => {
       const plain = /^\d{1,4}$/.test(v.trim()) ? Number(v.trim()) : null;
@@ -545,7 +600,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   }
 
   for (const f of ['salesPeriodStart', 'salesPeriodEnd'] as const) {
-    const order = dateOrderOf(fields[f]);
+    const order = orderOf(f);
     const dates = { dateSystem: dateSystemOf(fields[f]) };
     await perDistinct(
       f,
@@ -575,12 +630,13 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
     if (kind === 'amount' || kind === 'quantity' || kind === 'percent') {
       const spec = fields[f];
       const dc = decimalCommaOf(spec) ? 'true' : 'false';
-      if (spec?.columns && spec.columns.length > 1) {
-        // amounts from several columns are summed, not concatenated
-        const parts = spec.columns.map((c) => `coalesce(parse_amount(cell(c${columnIndex.get(headerKey(c))}), ${dc}), 0)`);
+      const parse = kind === 'percent' && readsPercent(f) ? 'parse_percent' : 'parse_amount';
+      if (sumsColumns(spec)) {
+        // amounts from several columns are summed, not concatenated (pick 'first' reads one of them)
+        const parts = spec.columns.map((c) => `coalesce(${parse}(${cellOf(c)}, ${dc}), 0)`);
         select[snake(f)] = `(${parts.join(' + ')})`;
       } else {
-        select[snake(f)] = `parse_amount(kept.${t(f)}, ${dc})`;
+        select[snake(f)] = `${parse}(kept.${t(f)}, ${dc})`;
       }
     } else if (kind === 'text') {
       select[snake(f)] = `kept.${t(f)}`;
@@ -712,7 +768,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   // the currency reader's misses among the distinct raw values of the kept rows
   const unknownCurrencies = (distinct.get('currency') ?? []).filter((v) => parseCurrency(v) === null).sort().slice(0, 50);
   // amounts summed over several columns are never NULL (an unreadable part counts as 0)
-  const multiColumnAmount = (fields.royaltyEarnings?.columns?.length ?? 0) > 1;
+  const multiColumnAmount = sumsColumns(fields.royaltyEarnings);
   const invalidAmounts = multiColumnAmount ? 0 : Math.max(0, Number(totals[6]) - missingAmounts);
   // the statement's period: its rows' one, else the quarter, half or year that holds all of
   // theirs, else (rows of two calendar years) the most common

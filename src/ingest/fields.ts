@@ -10,7 +10,10 @@ export { fieldKinds, headerKey, requiredFields, standardFields, type StandardFie
  * Where one field comes from: exactly one of column, columns, constant, fromFileName, variable,
  * except that fromFileName may name a column to read where the file name has no such value.
  * - column: a header cell, matched trimmed, case- and white-space-insensitively.
- * - columns: several header cells; text values are joined with `join` (default ' '), amounts summed.
+ * - columns: several header cells; text values are joined with `join` (default ' '), amounts summed;
+ *   with `pick: 'first'`, the value of the first of them that is not empty (an amount: not empty
+ *   and no `N/A`/`-` marker), for one value in either of two columns (BMI's `ROYALTY AMOUNT` or
+ *   `CURRENT ACTIVITY AMT`), where summing would count a row that fills both twice.
  * - constant: the same value on every row (e.g. currency 'USD', cadence 'M').
  * - fromFileName: a period, a date or a currency code found in the uploaded file's name; with
  *   column, that column's value when the name has none (YouTube's reports name their month, and an
@@ -18,8 +21,11 @@ export { fieldKinds, headerKey, requiredFields, standardFields, type StandardFie
  * - variable: a value given with the upload (`variables` of upload.uploadFile and uploadAction;
  *   mapping.processSample's, else the statement's).
  * format: for amounts 'decimal_point' | 'decimal_comma' (default: detected per column); for
- *   dates 'YMD' | 'MDY' | 'DMY' (default: detected per column); for stmt* fields a period read from
- *   a date takes its month ('month'), quarter ('quarter'), half ('half') or year ('year').
+ *   dates 'YMD' | 'YDM' | 'MDY' | 'DMY' (default: detected per column, a year-first one from the
+ *   statement's values); for stmt* fields a period read from a date takes its month ('month'),
+ *   quarter ('quarter'), half ('half') or year ('year'); for percentages (taxDeduction,
+ *   territoryDeduction) 'percent' (a bare 30 is 30 %, 0.3) or 'fraction' (a bare 0.3 is 30 %);
+ *   default: decided per column (`85%` is always 0.85).
  */
 /** The name of a variable: a letter, then letters, digits or _. */
 export const variableNameSchema = z.string().max(100).regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'must be a variable name: a letter, then letters, digits or _');
@@ -39,11 +45,14 @@ export const fieldSpecSchema = z
     column: z.string().min(1).max(300).optional(),
     columns: z.array(z.string().min(1).max(300)).min(1).max(20).optional(),
     join: z.string().max(10).optional(),
+    pick: z.enum(['all', 'first']).optional(),
     constant: z.string().max(300).optional(),
     fromFileName: z.enum(['period', 'date', 'currency']).optional(),
     variable: variableNameSchema.optional(),
-    format: z.enum(['decimal_point', 'decimal_comma', 'YMD', 'MDY', 'DMY', 'month', 'quarter', 'half', 'year']).optional(),
+    format: z.enum(['decimal_point', 'decimal_comma', 'YMD', 'YDM', 'MDY', 'DMY', 'month', 'quarter', 'half', 'year', 'percent', 'fraction']).optional(),
   })
+  .refine((s) => s.pick === undefined || s.columns !== undefined, { message: 'pick chooses among columns: give it with columns', path: ['pick'] })
+  .refine((s) => s.pick !== 'first' || s.join === undefined, { message: "pick 'first' takes one column's value: nothing is joined", path: ['join'] })
   .refine(
     (s) => [s.fromFileName === undefined ? s.column : undefined, s.columns, s.constant, s.fromFileName, s.variable].filter((v) => v !== undefined).length === 1,
     { message: 'give exactly one of column, columns, constant, fromFileName, variable (fromFileName may also name a column to fall back on)' },

@@ -96,7 +96,35 @@ function validDate(y: number, m: number, d: number): string | null {
   return `${y}-${pad(m)}-${pad(d)}`;
 }
 
-export type DateOrder = 'YMD' | 'MDY' | 'DMY';
+/**
+ * The order of a date's day and month: after the year (YMD, and YDM: TuneCore's older exports,
+ * `2014/15/06` is 15 June) or before it (MDY, DMY). A date that only one order reads (a first
+ * number above 12) is read in that order whatever the column's is.
+ */
+export type DateOrder = 'YMD' | 'YDM' | 'MDY' | 'DMY';
+
+const YEAR_FIRST = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T ].*)?$/;
+
+/**
+ * The order of a column's (or a statement's) year-first dates, from all its values: YDM when some
+ * value reads only as year/day/month (`2014/15/06`) and none only as year/month/day
+ * (`2014/06/15`), YMD the other way round, null when every value reads both ways (or none is a
+ * year-first date, or both kinds occur).
+ */
+export function yearFirstOrder(values: Iterable<string>): 'YMD' | 'YDM' | null {
+  let ymd = false;
+  let ydm = false;
+  for (const raw of values) {
+    const m = YEAR_FIRST.exec(raw.trim());
+    if (!m) continue;
+    const a = +m[2]!;
+    const b = +m[3]!;
+    if (a > 12 && b <= 12) ydm = true;
+    else if (b > 12 && a <= 12) ymd = true;
+    if (ydm && ymd) return null;
+  }
+  return ydm ? 'YDM' : ymd ? 'YMD' : null;
+}
 
 /** A year of four digits, or of two as Excel writes them (`24` is 2024, `70` is 1970). */
 function twoDigitYear(y: string): number {
@@ -119,8 +147,14 @@ export function parseDate(raw: string, order: DateOrder = 'YMD', options: DateRe
 }
 
 function dateOnly(s: string, order: DateOrder, dateSystem: DateSystem): string | null {
-  let m = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T ].*)?$/.exec(s);
-  if (m) return validDate(+m[1]!, +m[2]!, +m[3]!);
+  let m = YEAR_FIRST.exec(s);
+  if (m) {
+    const a = +m[2]!;
+    const b = +m[3]!;
+    // year/day/month when the column is so, or when only that order reads the value
+    if ((order === 'YDM' && b <= 12) || (a > 12 && b <= 12)) return validDate(+m[1]!, b, a);
+    return validDate(+m[1]!, a, b);
+  }
   m = /^(\d{1,2})[-/.](\d{1,2})[-/.](\d{2}|\d{4})(?:[ T].*)?$/.exec(s);
   if (m) {
     let y = +m[3]!;

@@ -9,7 +9,7 @@ import { createApiKey, deleteApiKey, listApiKeys, PATTERN_RE } from '../auth/api
 import type { Config } from '../config.ts';
 import { bootstrap } from '../organizations/bootstrap.ts';
 import { logDestination, openDatabase, startRuntime, StartInterrupted } from '../runtime.ts';
-import { followReprocess, queueReprocess, REPROCESSABLE } from './reprocess.ts';
+import { DatabaseLost, followReprocess, queueReprocess, REPROCESSABLE } from './reprocess.ts';
 import { liveRunnerPools } from '../jobs/liveness.ts';
 import { handleSignals, type Shutdown } from './signals.ts';
 import { fxImport, marketImport } from './reference.ts';
@@ -88,8 +88,14 @@ async function reprocessCommand(
         'admin: no job runner is running against this database: the statements wait for a `worker` or `serve` process (start one, or leave out --no-local-worker)\n',
       );
     }
-    const counts = values['no-wait'] ? { queued: ids.length } : await followReprocess(runtime.deps.pool, ids, { draw: !values.json, signal: shutdown.signal });
-    const pending = (counts.uploaded ?? 0) + (counts.processing ?? 0);
+    const counts = values['no-wait']
+      ? { queued: ids.length }
+      : await followReprocess(runtime.deps.pool, ids, { draw: !values.json, signal: shutdown.signal }).catch((error: unknown) => {
+          throw error instanceof DatabaseLost ? new CommandError(error.message) : error;
+        });
+    // not yet done: queued or processing, or not known (interrupted while the database did not answer)
+    const settled = Object.entries(counts).reduce((n, [state, count]) => (state === 'uploaded' || state === 'processing' ? n : n + count), 0);
+    const pending = values['no-wait'] ? 0 : ids.length - settled;
     if (shutdown.received && pending > 0) {
       // interrupted: what is not done stays queued for the service's workers
       process.stderr.write(

@@ -57,8 +57,27 @@ export async function followReprocess(
   // each time the counts change, rather than a carriage return every half second
   const terminal = opts.terminal ?? process.stderr.isTTY === true;
   let last = '';
+  /** since when the database has not answered */
+  let failing: number | undefined;
   for (;;) {
-    const counts = await countsByStatus(pool, ids);
+    let counts: Record<string, number>;
+    try {
+      counts = await countsByStatus(pool, ids);
+      failing = undefined;
+    } catch (error) {
+      // the database restarting (the embedded one is restarted when it stops): the work goes on
+      // in the workers, so the counts are asked again, for a while
+      if (opts.signal?.aborted) return {};
+      const now = Date.now();
+      if (failing === undefined) {
+        failing = now;
+        process.stderr.write(`${terminal ? '\n' : ''}admin: the database does not answer (${(error as Error).message}): trying again for ${FOLLOW_OUTAGE_MS / 1000} s\n`);
+      } else if (now - failing > FOLLOW_OUTAGE_MS) {
+        throw new DatabaseLost(`the database has not answered for ${FOLLOW_OUTAGE_MS / 1000} s: ${(error as Error).message}`);
+      }
+      await pause(opts.intervalMs ?? 500, opts.signal);
+      continue;
+    }
     const pending = (counts.uploaded ?? 0) + (counts.processing ?? 0);
     if (opts.draw !== false) {
       const states = Object.entries(counts)
@@ -73,14 +92,26 @@ export async function followReprocess(
       if (opts.draw !== false && terminal) process.stderr.write('\n');
       return counts;
     }
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        opts.signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, opts.intervalMs ?? 500);
-      opts.signal?.addEventListener('abort', done, { once: true });
-    });
+    await pause(opts.intervalMs ?? 500, opts.signal);
   }
+}
+
+/** how long followReprocess keeps asking a database that does not answer */
+const FOLLOW_OUTAGE_MS = 60_000;
+
+/** followReprocess gave up on the database (src/cli/admin.ts: exit 1 with its message) */
+export class DatabaseLost extends Error {
+  override name = 'DatabaseLost';
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

@@ -56,10 +56,12 @@ const env: NodeJS.ProcessEnv = {
   THREADS_WARM: '0',
 };
 
+let [base, org, key] = ['', '', ''];
+
 t.test('a killed embedded PostgreSQL is restarted once, on its port; the service and a worker sharing it go on', async (t) => {
   const serve = launch(['serve'], env);
   const m = await waitFor(serve, /base URL:\s+(\S+)\s+organization id:\s+(\S+)\s+API key:\s+(\S+)/, 120_000);
-  const [base, org, key] = [m[1]!, m[2]!, m[3]!];
+  [base, org, key] = [m[1]!, m[2]!, m[3]!];
   const worker = launch(['worker'], { ...env, DEMO_BOOTSTRAP: 'false' });
   await waitFor(worker, /royalty engine worker running/, 120_000);
   const first = postmasterPid()!;
@@ -131,4 +133,26 @@ t.test('an embedded PostgreSQL that cannot be restarted stops the service: a mes
   t.match(await health.json(), { result: { data: { status: 'ok' } } });
   again.child.kill('SIGTERM');
   t.same(await again.exited, { code: 0, signal: null });
+});
+
+t.test('an admin reprocess following its statements goes on across a restart', async (t) => {
+  // the API only: no job runner, so the reprocessed statement stays queued while the command follows it
+  const api = launch(['api'], env);
+  await waitFor(api, /running at (\S+)/, 120_000);
+  const admin = launch(['admin', 'reprocess', '--org', org, '--status', 'processed', '--no-local-worker', '--json'], { ...env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+  await waitFor(admin, /no job runner is running against this database/, 120_000);
+  const pid = postmasterPid()!;
+  process.kill(pid, 'SIGKILL');
+  const restarted = /restarted the embedded PostgreSQL \(pid (\d+)/;
+  await until('it was restarted', () => restarted.test(api.output()) || restarted.test(admin.output()), 60_000);
+  await new Promise((r) => setTimeout(r, 3_000));
+  t.equal(admin.child.exitCode, null, 'the command still follows its statement');
+  t.notMatch(admin.stderr(), /fatal/);
+  admin.child.kill('SIGINT');
+  t.same(await admin.exited, { code: 130, signal: null });
+  t.match(admin.stderr(), /admin: interrupted with 1 of 1 statements not done/);
+  t.equal(admin.stdout(), '');
+  api.child.kill('SIGINT');
+  t.same(await api.exited, { code: 0, signal: null });
+  t.notOk(existsSync(pidFile), 'the last process stopped it');
 });

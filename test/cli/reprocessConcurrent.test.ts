@@ -30,10 +30,16 @@ const org = owner.organizationId;
 const artist = await createRightsholder(owner.client, org, 'Concurrent Artist');
 const fixtures = ['tunecore.csv', 'cdbaby.txt', 'distrokid-legacy.tsv', 'orchard.csv', 'soundexchange-statement.csv', 'mlc-royalty-detail.csv'];
 const ids: string[] = [];
-for (const f of fixtures) ids.push((await uploadFixture(owner.client, org, artist, path.join(repoRoot, 'fixtures', 'statements', f))).statementId);
-for (const [i, id] of ids.entries()) {
-  const { status } = await waitForStatement(owner.client, org, id);
-  if (status !== 'processed') throw new Error(`${fixtures[i]} is ${status}`);
+try {
+  for (const f of fixtures) ids.push((await uploadFixture(owner.client, org, artist, path.join(repoRoot, 'fixtures', 'statements', f))).statementId);
+  for (const [i, id] of ids.entries()) {
+    const { status } = await waitForStatement(owner.client, org, id);
+    if (status !== 'processed') throw new Error(`${fixtures[i]} is ${status}`);
+  }
+} catch (error) {
+  // a failure here ends the file before tap's teardown: the workers must not outlive it
+  for (const w of workers) w.child.kill('SIGKILL');
+  throw error;
 }
 
 interface State {

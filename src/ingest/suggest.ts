@@ -815,6 +815,12 @@ const SALES_END_RULE: FieldRule = {
  * Statement families recognised by columns only they have (the fingerprints of the field notes),
  * with the currency they pay in when the file does not say.
  */
+/** Earnings columns (by headerKey) whose payor puts a row's amount in another column when they are empty. */
+const EARNINGS_FALLBACKS = new Map<string, string[]>([
+  [headerKey('ROYALTY AMOUNT'), [headerKey('CURRENT ACTIVITY AMT')]],
+  [headerKey('Royalty Amt'), [headerKey('CURRENT ACTIVITY AMT')]],
+]);
+
 const FINGERPRINTS: { distributor: string; columns: string[]; currency?: string; cadence?: Cadence; source?: string; payor?: string }[] = [
   { distributor: 'DistroKid', columns: ['Team Percentage', 'Song/Album'] },
   { distributor: 'DistroKid', columns: ['Team Percentage', 'Source Type', 'Earnings (USD)'] },
@@ -971,7 +977,15 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
   money.sort((a, b) => b.score - a.score || a.column.index - b.column.index);
   const earnings = money[0] && money[0].score >= rules.royaltyEarnings!.threshold ? money[0] : null;
   if (earnings) {
-    set('royaltyEarnings', { column: earnings.column.name }, earnings.score, earnings.why);
+    // a payor that fills one of two amount columns per row (BMI: ROYALTY AMOUNT, else CURRENT
+    // ACTIVITY AMT): the first that is not empty, never both added
+    const fallback = (EARNINGS_FALLBACKS.get(headerKey(earnings.column.name)) ?? []).map((k) => byKey.get(k)).find((c) => c !== undefined && !used.has(c.index));
+    if (fallback) {
+      set('royaltyEarnings', { columns: [earnings.column.name, fallback.name], pick: 'first' }, earnings.score, `${earnings.why}; else "${fallback.name}" where it is empty (the payor fills one of the two)`);
+      take(fallback);
+    } else {
+      set('royaltyEarnings', { column: earnings.column.name }, earnings.score, earnings.why);
+    }
     take(earnings.column);
   }
   const gross = candidates(columns, rules.grossRoyaltyEarnings!, used)[0];

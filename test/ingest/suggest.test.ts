@@ -49,7 +49,8 @@ const periodValues: Record<string, string[]> = {
 };
 
 function valueFor(entry: Entry, column: string, row: number): string {
-  const uses = (Object.entries(entry.fields) as [string, FieldSpec][]).filter(([, s]) => s.column !== undefined && headerKey(s.column) === headerKey(column)).map(([f]) => f);
+  const reads = (s: FieldSpec) => (s.column !== undefined ? [s.column] : (s.columns ?? []));
+  const uses = (Object.entries(entry.fields) as [string, FieldSpec][]).filter(([, s]) => reads(s).some((c) => headerKey(c) === headerKey(column))).map(([f]) => f);
   if (uses.includes('stmtYear') && uses.includes('stmtPeriod')) return periodValues[entry.key]![row % 2]!;
   if (uses.includes('stmtYear')) return '2024';
   if (uses.includes('stmtPeriod')) return String(1 + (row % 4));

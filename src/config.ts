@@ -171,6 +171,7 @@ const envSchema = z.object({
   CUBE_SQL_THREADS: int(1, 16).default(1),
   CUBE_SESSION_TTL_SECONDS: int(60, 86_400).default(3_600),
   EXPORT_PART_ROWS: int(1, 10_000_000).default(1_000_000),
+  EXPORT_RETENTION_HOURS: int(1, 87_600).default(168),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   FX_RATES_URL: z
     .string()
@@ -231,7 +232,7 @@ export interface Config {
   /** the analytics view: local DuckDB databases, result cache, query windows, the SQL sandbox, embed sessions */
   analytics: AnalyticsSettings;
   /** exports: rows per output file (XLSX parts hold at most 250,000) */
-  exports: { partRows: number };
+  exports: { partRows: number; retentionHours: number };
   production: boolean;
   /** the daily exchange-rate import: URL and schedule (either empty: no scheduled import) */
   fxImport: { url: string; cron: string };
@@ -388,7 +389,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     production: e.NODE_ENV === 'production',
     fxImport: { url: e.FX_RATES_URL, cron: e.FX_RATES_CRON },
-    exports: { partRows: e.EXPORT_PART_ROWS },
+    exports: { partRows: e.EXPORT_PART_ROWS, retentionHours: e.EXPORT_RETENTION_HOURS },
     enrichment: {
       provider: e.ENRICHMENT_PROVIDER,
       timeoutMs: e.ENRICHMENT_TIMEOUT_MS,

@@ -37,6 +37,10 @@ t.test('bad values fail fast naming the variable', async (t) => {
   t.throws(() => loadConfig({ FX_RATES_CRON: '99 17 * * 1-5' }), /FX_RATES_CRON: Too large value '99' in minutes range/);
   t.throws(() => loadConfig({ FX_RATES_CRON: '0 17 * * mon-fri' }), /FX_RATES_CRON: must be five cron fields/);
   t.equal(loadConfig({ FX_RATES_CRON: '*/30 6-18 * * 1,3,5' }).fxImport.cron, '*/30 6-18 * * 1,3,5');
+  // how long a completed export keeps its files: whole hours, 1 to 10 years' worth
+  t.equal(loadConfig({}).exports.retentionHours, 168);
+  t.equal(loadConfig({ EXPORT_RETENTION_HOURS: '24' }).exports.retentionHours, 24);
+  for (const bad of ['0', '-1', '1.5', '87601']) t.throws(() => loadConfig({ EXPORT_RETENTION_HOURS: bad }), /EXPORT_RETENTION_HOURS/, bad);
 });
 
 t.test('an empty value means unset: PORT= is the default port, not a random one', async (t) => {

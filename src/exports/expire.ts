@@ -14,13 +14,11 @@ import { removeObjects } from './run.ts';
 import { exportPrefix, type ExportRow } from './store.ts';
 
 export const EXPORT_EXPIRE_TASK = 'export_expire';
-export const DEFAULT_RETENTION_HOURS = 168;
 const SWEEP_BATCH = 100;
 
-/** The retention in seconds: config.exports.retentionHours (EXPORT_RETENTION_HOURS) or 7 days. */
+/** The retention in seconds: config.exports.retentionHours (EXPORT_RETENTION_HOURS, default 7 days). */
 export function retentionSeconds(config: Config): number {
-  const hours = (config.exports as { retentionHours?: number }).retentionHours;
-  return Math.round((typeof hours === 'number' && Number.isFinite(hours) && hours > 0 ? hours : DEFAULT_RETENTION_HOURS) * 3600);
+  return config.exports.retentionHours * 3600;
 }
 
 /** An export names a rightsholder that is deleted (or flagged deleted): its files must go. */

@@ -8,7 +8,7 @@
 // it too), and its files are never handed out meanwhile.
 import type { Config } from '../config.ts';
 import { recordActivity } from '../activity/record.ts';
-import type { Queryable } from '../db/pool.ts';
+import { withTransaction, type Queryable } from '../db/pool.ts';
 import type { Deps } from '../trpc/context.ts';
 import { removeObjects } from './run.ts';
 import { exportPrefix, type ExportRow } from './store.ts';
@@ -64,16 +64,13 @@ export async function expireExports(deps: Pick<Deps, 'pool' | 'store'>): Promise
   let expired = 0;
   let purged = 0;
   for (;;) {
-    const client = await deps.pool.connect();
-    let batch: ExportRow[];
-    try {
-      await client.query('BEGIN');
-      ({ rows: batch } = await client.query<ExportRow>(
+    const batch = await withTransaction(deps.pool, async (client) => {
+      const { rows } = await client.query<ExportRow>(
         `SELECT * FROM exports
          WHERE (status = 'completed' AND (expires_at <= clock_timestamp() OR ${NAMES_GONE})) OR (status IN ('expired', 'failed') AND purged_at IS NULL)
          ORDER BY expires_at NULLS LAST LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
-      ));
-      for (const e of batch.filter((x) => x.status === 'completed')) {
+      );
+      for (const e of rows.filter((x) => x.status === 'completed')) {
         await client.query(`UPDATE exports SET status = 'expired', expires_at = least(expires_at, clock_timestamp()), updated_at = clock_timestamp() WHERE id = $1`, [e.id]);
         await client.query('DELETE FROM export_files WHERE export_id = $1', [e.id]);
         await recordActivity(client, null, {
@@ -86,13 +83,8 @@ export async function expireExports(deps: Pick<Deps, 'pool' | 'store'>): Promise
         });
         expired++;
       }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+      return rows;
+    });
     // the objects go once no caller can get a download link any more
     for (const e of batch) {
       await removeObjects(deps, exportPrefix(e.organization_id, e.id));

@@ -67,6 +67,15 @@ export interface NormalizeInput {
   threads?: number;
   memoryLimitMb?: number;
   timeBudgetMs?: number;
+  /**
+   * Where this thread reports its progress while it writes the normalized file, in an Int32Array
+   * of two over this buffer, stored with Atomics (the caller reads them with Atomics.load): [1] the
+   * rows below the header (NormalizeOutput.dataRows, known once the survey has counted them), [0]
+   * how many of those the written pass has read so far (an estimate from DuckDB's progress through
+   * the file, polled every `progressEveryMs`, default 250). [0] only grows, and is [1] at the end.
+   */
+  progress?: SharedArrayBuffer;
+  progressEveryMs?: number;
 }
 
 export interface CurrencyTotals {
@@ -206,7 +215,9 @@ CREATE MACRO cast_amount(s) AS coalesce(TRY_CAST(TRY_CAST(s AS DECIMAL(18,12)) A
   WHEN strpos(s, '.') = 0 AND strpos(s, 'e') = 0 AND strpos(s, 'E') = 0 THEN TRY_CAST(TRY_CAST(s AS HUGEINT) AS DECIMAL(38,12))
   ELSE TRY_CAST(s AS DECIMAL(38,12)) END);
 -- a cell saying there is no amount (N/A, -, —, NULL): empty, not unreadable (Excel's #N/A is an error value and is)
-CREATE MACRO no_amount(s) AS s IS NULL OR (length(s) <= 4 AND upper(s) IN ('N/A', 'NA', '-', '--', '—', '–', 'NULL', 'NONE'));
+-- list_contains, not IN: DuckDB turns an IN list of this length into a join with the list (a MARK
+-- join), which is no faster and leaves the query's progress unreported (watchProgress)
+CREATE MACRO no_amount(s) AS s IS NULL OR (length(s) <= 4 AND list_contains(['N/A', 'NA', '-', '--', '—', '–', 'NULL', 'NONE'], upper(s)));
 CREATE MACRO amount_magnitude(s, decimal_comma) AS cast_amount(
   CASE WHEN decimal_comma THEN replace(replace(amount_digits(s), '.', ''), ',', '.') ELSE replace(amount_digits(s), ',', '') END);
 -- a percentage (85%) is the fraction (0.85), rounded to the 12 decimals half away from zero; one
@@ -309,6 +320,57 @@ export async function normalizeStatement(input: NormalizeInput): Promise<WorkerR
       instance.closeSync();
     }
   }
+}
+
+/**
+ * Reports the rows of the written pass done so far into `input.progress` (see NormalizeInput),
+ * from DuckDB's progress of each part's query (the share of its file read, as the bar DuckDB
+ * would print shows it; no bar is printed). A part's estimate is the share of its file's records
+ * read, less the records above the data, within its rows; a finished part counts whole.
+ * Polling reads a counter of each connection: nothing is added to the queries themselves.
+ */
+async function watchProgress(connections: readonly DuckDBConnection[], parts: Part[], input: NormalizeInput) {
+  const shared = input.progress instanceof SharedArrayBuffer && input.progress.byteLength >= 8 ? new Int32Array(input.progress, 0, 2) : null;
+  if (!shared) return { partDone: () => {}, stop: async () => {} };
+  const done = parts.map(() => 0);
+  const publish = () => {
+    const rows = Math.min(2 ** 31 - 1, done.reduce((n, d) => n + d, 0));
+    if (rows > Atomics.load(shared, 0)) Atomics.store(shared, 0, rows);
+  };
+  Atomics.store(shared, 1, Math.min(2 ** 31 - 1, parts.reduce((n, p) => n + p.rows, 0)));
+  // session settings: each connection reports the progress of its own query
+  for (const c of connections.slice(0, parts.length)) {
+    await c.run('SET enable_progress_bar = true');
+    await c.run('SET enable_progress_bar_print = false');
+  }
+  const finished = parts.map(() => false);
+  const timer = setInterval(
+    () => {
+      parts.forEach((part, i) => {
+        if (finished[i]) return;
+        const percentage = connections[i]!.progress.percentage;
+        if (!(percentage > 0)) return;
+        // the first part's reader starts at the file's start (its records before the data skipped)
+        const records = part.skip + part.rows;
+        const read = Math.floor((Math.min(100, percentage) / 100) * records) - part.skip;
+        done[i] = Math.max(done[i]!, Math.min(part.rows, Math.max(0, read)));
+      });
+      publish();
+    },
+    Math.max(20, input.progressEveryMs ?? 250),
+  );
+  return {
+    partDone(i: number) {
+      finished[i] = true;
+      done[i] = parts[i]!.rows;
+      publish();
+    },
+    async stop() {
+      clearInterval(timer);
+      // (after a failed query too: a failure here must not hide the query's own)
+      for (const c of connections.slice(0, parts.length)) await c.run('SET enable_progress_bar = false').catch(() => {});
+    },
+  };
 }
 
 /**
@@ -673,18 +735,24 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   let target: string;
   if (input.outPath) {
     const options = '(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)';
-    if (parts.length === 1) {
-      await connection.run(`COPY (${query(whole)}) TO ${lit(input.outPath)} ${options}`);
-    } else {
-      // each part written by its own connection, then joined into one file without decoding a page
-      const partPaths = parts.map((_, i) => `${input.outPath}.part${i}`);
-      // each query runs on the thread that calls it (libuv's, one per connection) plus DuckDB's own
-      // workers: with none of those, the two parts take exactly the two cores
-      await connection.run(`SET threads = 1`);
-      await allOf(parts.map((part, i) => connections[i]!.run(`COPY (${query(part)}) TO ${lit(partPaths[i]!)} ${options}`)));
-      await connection.run(`SET threads = ${input.threads ?? 2}`);
-      await concatParquet(partPaths, input.outPath);
-      await Promise.all(partPaths.map((p) => rm(p, { force: true })));
+    const progress = await watchProgress(connections, parts, input);
+    try {
+      if (parts.length === 1) {
+        await connection.run(`COPY (${query(whole)}) TO ${lit(input.outPath)} ${options}`);
+        progress.partDone(0);
+      } else {
+        // each part written by its own connection, then joined into one file without decoding a page
+        const partPaths = parts.map((_, i) => `${input.outPath}.part${i}`);
+        // each query runs on the thread that calls it (libuv's, one per connection) plus DuckDB's own
+        // workers: with none of those, the two parts take exactly the two cores
+        await connection.run(`SET threads = 1`);
+        await allOf(parts.map((part, i) => connections[i]!.run(`COPY (${query(part)}) TO ${lit(partPaths[i]!)} ${options}`).then(() => progress.partDone(i))));
+        await connection.run(`SET threads = ${input.threads ?? 2}`);
+        await concatParquet(partPaths, input.outPath);
+        await Promise.all(partPaths.map((p) => rm(p, { force: true })));
+      }
+    } finally {
+      await progress.stop();
     }
     target = `read_parquet(${lit(input.outPath)})`;
   } else {

@@ -60,6 +60,61 @@ interface StatementRow {
   variables: Record<string, string>;
 }
 
+/**
+ * How often a running statement's progress reaches its record (`progress_done`), and how often
+ * the normalizer's thread looks at DuckDB's progress meanwhile (a quarter of that). A test lowers it.
+ */
+export const progressSettings = { writeEveryMs: 1000 };
+
+/**
+ * The progress of one run's normalizing: the thread stores in `buffer` the rows below the header
+ * (the total the commit writes, as row_count) and how many of them its written pass has read
+ * (workers/normalize.ts, watchProgress); this writes them to the statement's record at most once
+ * every `progressSettings.writeEveryMs`, one write at a time: done only upward and below the
+ * total (done reaches the total with the run's commit alone), and only while the statement is
+ * still this run's to process (processing, not deleted, the version this run started from).
+ * stop() waits for a write under way: nothing is written after it.
+ */
+function progressReporter(deps: Deps, statementId: string, normalizedVersion: number) {
+  const buffer = new SharedArrayBuffer(8);
+  const shared = new Int32Array(buffer);
+  const everyMs = Math.max(20, progressSettings.writeEveryMs);
+  let written = 0;
+  let writing: Promise<void> | null = null;
+  let stopped = false;
+  const timer = setInterval(() => {
+    const total = Atomics.load(shared, 1);
+    const done = Math.min(Atomics.load(shared, 0), total - 1);
+    if (stopped || writing || done <= written) return;
+    written = done;
+    writing = deps.pool
+      .query(
+        `UPDATE statements SET progress_done = $2, progress_total = $3, updated_at = clock_timestamp()
+         WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $4 AND progress_done < $2`,
+        [statementId, done, total, normalizedVersion],
+      )
+      // progress is a courtesy: a failed write is not the run's failure
+      .then(
+        () => {},
+        () => {},
+      )
+      .finally(() => {
+        writing = null;
+      });
+  }, everyMs);
+  timer.unref();
+  return {
+    buffer,
+    /** how often the thread polls DuckDB */
+    pollEveryMs: Math.max(20, Math.floor(everyMs / 4)),
+    async stop(): Promise<void> {
+      stopped = true;
+      clearInterval(timer);
+      await writing;
+    },
+  };
+}
+
 /** Statuses from which a statement may be (re)processed. */
 const PROCESSABLE = new Set(['uploaded', 'processing', 'processed', 'needs_mapping', 'failed']);
 
@@ -368,6 +423,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     const outPath = path.join(workDir, 'normalized.parquet');
     const removedPath = path.join(workDir, 'removed.csv');
     let normalized: NormalizeOutput;
+    const progress = progressReporter(deps, statementId, statement.normalized_version);
     try {
       normalized = await deps.threads.run<NormalizeOutput & { ok: true }>('normalize', 'normalizeStatement', {
         ...tableOf(located),
@@ -382,14 +438,18 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
         threads: 2,
         memoryLimitMb: 1024,
         timeBudgetMs: 30 * 60_000,
+        progress: progress.buffer,
+        progressEveryMs: progress.pollEveryMs,
       });
     } catch (error) {
+      await progress.stop();
       if (error instanceof AppError && error.code === 'BAD_REQUEST') {
         await failStatement(deps.pool, statementId, error.errorCode, error.message, { run: true });
         return { status: 'failed', statementId };
       }
       throw error;
     }
+    await progress.stop();
     lap('normalize');
     for (const [step, ms] of Object.entries(normalized.timings ?? {})) timings[`normalize.${step}`] = ms;
 

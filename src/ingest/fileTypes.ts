@@ -121,6 +121,13 @@ export interface LocatedTable {
   splitOffset?: number;
   /** up to 50 first data rows */
   sampleRows: string[][];
+  /**
+   * What the reader noticed about the file itself: `rowLimitSheets`, the sheets read whose last row
+   * is Excel's last (1,048,576), or the file's name for delimited text of exactly 1,048,576 lines
+   * (an export that was probably cut off there); `hiddenRows`, the rows with content the workbook
+   * hides, summed over the sheets read (they are read all the same). Absent when there is nothing.
+   */
+  readerNotes?: { rowLimitSheets?: string[]; hiddenRows?: number };
 }
 
 export const REMOVED_CAP = 10_000;

@@ -250,6 +250,29 @@ export function statementFlags(
       details: { files },
     });
   }
+  // what the file reader noticed about the file itself (src/ingest/file/locate.ts)
+  const cutAt = located.readerNotes?.rowLimitSheets ?? [];
+  if (cutAt.length > 0) {
+    const what = located.format === 'delimited' ? `The file "${cutAt[0]}" has` : `The sheet${cutAt.length > 1 ? 's' : ''} ${cutAt.map((n) => `"${n}"`).join(', ')} ${cutAt.length > 1 ? 'fill' : 'fills'}`;
+    flags.push({
+      kind: 'possibly_truncated',
+      severity: 'warning',
+      message:
+        located.format === 'delimited'
+          ? `${what} exactly 1,048,576 lines, Excel's last row: the export was probably cut off there.`
+          : `${what} Excel's last row (1,048,576): the export was probably cut off there.`,
+      details: { sheets: cutAt, rowLimit: 1_048_576 },
+    });
+  }
+  const hiddenRows = located.readerNotes?.hiddenRows ?? 0;
+  if (hiddenRows > 0) {
+    flags.push({
+      kind: 'hidden_rows',
+      severity: 'info',
+      message: `${hiddenRows} ${hiddenRows === 1 ? 'row' : 'rows'} hidden in the workbook ${hiddenRows === 1 ? 'was' : 'were'} read like the others.`,
+      details: { rows: hiddenRows },
+    });
+  }
   // a workbook or archive with more than one detail table: one is read, and the others must not go unnoticed
   for (const [what, place] of [
     ['sheet', located.sheet],

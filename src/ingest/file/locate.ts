@@ -1,6 +1,7 @@
 // The reader's pipeline: sniff the bytes, open containers (gzip, tar, zip), convert workbooks
 // sheet by sheet, clean the text, and locate the table; where an archive or workbook offers
 // several tables, the detail table is chosen and the others are listed with why they were not.
+import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
@@ -111,6 +112,7 @@ async function locatePath(file: string, name: string, ctx: Context, depth: numbe
   }
   const clean = await prepareText(file, ctx.workDir, `text-${n}.csv`, ctx.deadline, ctx.limits.maxFieldBytes);
   const table = await locateDelimited(clean, ctx.limits, ctx.deadline);
+  const atLimit = await linesAtSheetLimit(clean.path, table);
   return {
     container: 'none',
     format: 'delimited',
@@ -119,7 +121,38 @@ async function locatePath(file: string, name: string, ctx: Context, depth: numbe
     archiveEntry: null,
     csvPath: clean.path,
     ...fromDelimited(table),
+    ...(atLimit ? { readerNotes: { rowLimitSheets: [path.basename(name)] } } : {}),
   };
+}
+
+/** Excel's last row: a sheet (or a sheet saved as text) that reaches it was probably cut off there. */
+export const EXCEL_MAX_ROWS = 1_048_576;
+
+/**
+ * Whether delimited text has exactly Excel's number of lines. Counted (one read of the file) only
+ * when its records come near it: a line break inside quotes makes a record of several lines.
+ */
+async function linesAtSheetLimit(file: string, table: DelimitedTable): Promise<boolean> {
+  const records = table.headerLine + 1 + table.dataRecords + table.footerRecords + table.removedTotal;
+  if (records < EXCEL_MAX_ROWS * 0.9 || records > EXCEL_MAX_ROWS * 1.1) return false;
+  let lines = 0;
+  let last = 0x0a;
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
+    if (chunk.length > 0) last = chunk[chunk.length - 1]!;
+  }
+  // a last line without its line break is a line too
+  return lines + (last === 0x0a ? 0 : 1) === EXCEL_MAX_ROWS;
+}
+
+const withNotes = (readerNotes: LocatedTable['readerNotes']) => (readerNotes ? { readerNotes } : {});
+
+/** The reader's notes (LocatedTable.readerNotes) of the sheets read. */
+export function sheetNotes(read: readonly Pick<SheetCsv, 'name' | 'lastRow' | 'hiddenRows'>[]): LocatedTable['readerNotes'] {
+  const rowLimitSheets = read.filter((s) => s.lastRow === EXCEL_MAX_ROWS).map((s) => s.name);
+  const hiddenRows = read.reduce((n, s) => n + (s.hiddenRows ?? 0), 0);
+  if (rowLimitSheets.length === 0 && hiddenRows === 0) return undefined;
+  return { ...(rowLimitSheets.length > 0 ? { rowLimitSheets } : {}), ...(hiddenRows > 0 ? { hiddenRows } : {}) };
 }
 
 interface Candidate<T> {
@@ -204,6 +237,7 @@ async function locateWorkbook(sheets: SheetCsv[], format: 'xlsx' | 'xls', ctx: C
     csvPath: sheet.csvPath,
     ...fromDelimited(chosen.value!),
     dateSystem: sheet.dateSystem ?? 1900,
+    ...withNotes(sheetNotes([sheet])),
   };
 }
 
@@ -274,6 +308,7 @@ async function joinSameLayout(
     csvPath: table.path,
     ...fromDelimited(table.table),
     dateSystem: first.dateSystem ?? 1900,
+    ...withNotes(sheetNotes(group.map((c) => sheets.find((s) => s.name === c.name)!))),
   };
 }
 

@@ -3,50 +3,24 @@
 // checked for prototype-poisoning keys exactly like a mutation's body; a batch's input has only
 // call indexes for keys; a batch mixing queries and mutations names them. Every answer carries its
 // request id.
-import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { newOrganization } from '../helpers/principals.ts';
+import { rawRequest, type RawResponse } from '../helpers/rawHttp.ts';
 import { startTestServer } from '../helpers/server.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv, 'Alpha Records');
 const other = await newOrganization(srv, 'Beta Music');
 
-interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: any;
-}
-
 /**
- * A request with header lines exactly as given (fetch joins repeated headers into one): `headers`
- * is a list of [name, value] lines, repeated names included.
+ * A request with header lines exactly as given: `headers` is a list of [name, value] lines,
+ * repeated names included (a name given twice becomes an array: Node sends a line per element).
  */
-function rawRequest(method: string, pathAndQuery: string, headers: [string, string][], body?: string): Promise<RawResponse> {
-  const url = new URL(srv.url + pathAndQuery);
-  // a name given twice becomes an array value: Node sends one line per element
+function rawLines(method: string, pathAndQuery: string, headers: [string, string][], body?: string): Promise<RawResponse> {
   const byName: Record<string, string[]> = {};
   for (const [name, value] of headers) (byName[name] ??= []).push(value);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: byName }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // not JSON: the text
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, body: parsed });
-      });
-    });
-    req.on('error', reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
+  return rawRequest(srv.url, method, pathAndQuery, byName, body);
 }
 
 /** data and message of the only error of a batch answer */
@@ -62,7 +36,7 @@ const badRequest = (errorCode: string, path = 'user.currentUser') => ({ code: 'B
 
 t.test('x-organization-id sent twice is refused as such, not as "not a uuid"', async (t) => {
   for (const second of [owner.organizationId, other.organizationId]) {
-    const res = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+    const res = await rawLines('GET', '/trpc/user.currentUser?batch=1', [
       ['x-api-key', owner.apiKey],
       ['x-organization-id', owner.organizationId],
       ['x-organization-id', second],
@@ -72,19 +46,19 @@ t.test('x-organization-id sent twice is refused as such, not as "not a uuid"', a
     t.equal(e.message, 'The x-organization-id header was sent more than once (or holds a list): send exactly one organization id (a uuid)');
   }
   // one line holding a list is the same ambiguity
-  const list = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+  const list = await rawLines('GET', '/trpc/user.currentUser?batch=1', [
     ['x-api-key', owner.apiKey],
     ['x-organization-id', `${owner.organizationId}, ${other.organizationId}`],
   ]);
   t.same(only(list).data, badRequest('ORGANIZATION_HEADER_REQUIRED'));
   t.match(only(list).message, /sent more than once/);
   // one well-formed header still works, and a single malformed one still says what is wrong
-  const one = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+  const one = await rawLines('GET', '/trpc/user.currentUser?batch=1', [
     ['x-api-key', owner.apiKey],
     ['x-organization-id', owner.organizationId],
   ]);
   t.same([one.status, one.body[0].result.data.email], [200, owner.email]);
-  const notUuid = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+  const notUuid = await rawLines('GET', '/trpc/user.currentUser?batch=1', [
     ['x-api-key', owner.apiKey],
     ['x-organization-id', 'acme'],
   ]);
@@ -92,7 +66,7 @@ t.test('x-organization-id sent twice is refused as such, not as "not a uuid"', a
 });
 
 t.test('two credentials are refused, whichever would have won', async (t) => {
-  const bothKinds = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+  const bothKinds = await rawLines('GET', '/trpc/user.currentUser?batch=1', [
     ['x-api-key', owner.apiKey],
     ['x-organization-id', owner.organizationId],
     ['authorization', 'Bearer some-token'],
@@ -100,7 +74,7 @@ t.test('two credentials are refused, whichever would have won', async (t) => {
   t.same([only(bothKinds).status, only(bothKinds).data], [400, badRequest(AMBIGUOUS)]);
   t.equal(only(bothKinds).message, 'Send one credential, not both: x-api-key (with x-organization-id) or Authorization: Bearer <token>');
   // case of the scheme does not matter
-  const lower = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+  const lower = await rawLines('GET', '/trpc/user.currentUser?batch=1', [
     ['x-api-key', owner.apiKey],
     ['x-organization-id', owner.organizationId],
     ['authorization', 'bearer some-token'],
@@ -108,7 +82,7 @@ t.test('two credentials are refused, whichever would have won', async (t) => {
   t.same(only(lower).data, badRequest(AMBIGUOUS));
 
   // two keys, valid ones of two users: neither is taken
-  const twoKeys = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+  const twoKeys = await rawLines('GET', '/trpc/user.currentUser?batch=1', [
     ['x-api-key', owner.apiKey],
     ['x-api-key', other.apiKey],
     ['x-organization-id', owner.organizationId],
@@ -118,7 +92,7 @@ t.test('two credentials are refused, whichever would have won', async (t) => {
   t.notMatch(JSON.stringify(twoKeys.body), owner.apiKey.slice(3), 'the keys are not echoed');
 
   // Node keeps only the first of two Authorization lines: refused all the same
-  const twoBearers = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+  const twoBearers = await rawLines('GET', '/trpc/user.currentUser?batch=1', [
     ['authorization', 'Bearer a'],
     ['authorization', 'Bearer b'],
   ]);
@@ -126,7 +100,7 @@ t.test('two credentials are refused, whichever would have won', async (t) => {
   t.equal(only(twoBearers).message, 'The Authorization header was sent more than once (or holds a list): send exactly one credential');
 
   // the same through the mutation path, and in a batch every call says so
-  const mutation = await rawRequest(
+  const mutation = await rawLines(
     'POST',
     '/trpc/rightsholder.create,rightsholder.create?batch=1',
     [
@@ -146,7 +120,7 @@ t.test('two credentials are refused, whichever would have won', async (t) => {
   t.equal(list.data.pagination.total, 0, 'nothing was created');
 
   // health needs no credential, so ambiguous ones do not stop it
-  const health = await rawRequest('GET', '/trpc/health?batch=1', [
+  const health = await rawLines('GET', '/trpc/health?batch=1', [
     ['x-api-key', owner.apiKey],
     ['authorization', 'Bearer x'],
   ]);
@@ -154,20 +128,20 @@ t.test('two credentials are refused, whichever would have won', async (t) => {
 });
 
 t.test('an Authorization header of another scheme: what is accepted instead', async (t) => {
-  const basic = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [['authorization', 'Basic dXNlcjpwYXNz']]);
+  const basic = await rawLines('GET', '/trpc/user.currentUser?batch=1', [['authorization', 'Basic dXNlcjpwYXNz']]);
   t.same([basic.status, only(basic).data], [401, { code: 'UNAUTHORIZED', errorCode: 'AUTH_REQUIRED', httpStatus: 401, path: 'user.currentUser' }]);
   t.equal(only(basic).message, 'The Authorization scheme Basic is not accepted: send x-api-key or Authorization: Bearer <token>');
-  const empty = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [['authorization', 'Bearer   ']]);
+  const empty = await rawLines('GET', '/trpc/user.currentUser?batch=1', [['authorization', 'Bearer   ']]);
   t.same(only(empty).data, { code: 'UNAUTHORIZED', errorCode: 'INVALID_ACCESS_TOKEN', httpStatus: 401, path: 'user.currentUser' });
   // a proxy's Basic credential beside an API key is not a second credential of this API
-  const behindProxy = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+  const behindProxy = await rawLines('GET', '/trpc/user.currentUser?batch=1', [
     ['x-api-key', owner.apiKey],
     ['x-organization-id', owner.organizationId],
     ['authorization', 'Basic dXNlcjpwYXNz'],
   ]);
   t.same([behindProxy.status, behindProxy.body[0].result.data.email], [200, owner.email]);
   // commas inside one Authorization are the scheme's parameters, not a second credential
-  const digest = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+  const digest = await rawLines('GET', '/trpc/user.currentUser?batch=1', [
     ['x-api-key', owner.apiKey],
     ['x-organization-id', owner.organizationId],
     ['authorization', 'Digest username="proxy", realm="edge", nonce="n", uri="/", response="r"'],
@@ -224,17 +198,17 @@ t.test("a query's input is refused for prototype-poisoning keys exactly like a m
 
 t.test('every answer carries x-request-id: the caller\'s plain token, else a fresh uuid', async (t) => {
   const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-  const ok = await rawRequest('GET', '/trpc/health', []);
+  const ok = await rawLines('GET', '/trpc/health', []);
   t.match(ok.headers['x-request-id'], uuid);
-  const again = await rawRequest('GET', '/trpc/health', []);
+  const again = await rawLines('GET', '/trpc/health', []);
   t.not(again.headers['x-request-id'], ok.headers['x-request-id']);
-  const given = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [['x-request-id', 'lb-7f3a.42:1']]);
+  const given = await rawLines('GET', '/trpc/user.currentUser?batch=1', [['x-request-id', 'lb-7f3a.42:1']]);
   t.same([given.status, given.headers['x-request-id']], [401, 'lb-7f3a.42:1']);
   for (const hostile of ['a b', 'x'.repeat(129), 'id\u00e9', '"}{"level":60']) {
-    const res = await rawRequest('GET', '/trpc/health', [['x-request-id', Buffer.from(hostile, 'utf8').toString('latin1')]]);
+    const res = await rawLines('GET', '/trpc/health', [['x-request-id', Buffer.from(hostile, 'utf8').toString('latin1')]]);
     t.match(res.headers['x-request-id'], uuid, hostile.slice(0, 20));
   }
-  const notFound = await rawRequest('GET', '/nowhere', []);
+  const notFound = await rawLines('GET', '/nowhere', []);
   t.match(notFound.headers['x-request-id'], uuid);
 });
 
@@ -343,7 +317,7 @@ t.test('a compressed mutation body is UNSUPPORTED_MEDIA_TYPE, not "not valid UTF
 });
 
 t.test('an API key in the wrong place says where it goes', async (t) => {
-  const asBearer = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+  const asBearer = await rawLines('GET', '/trpc/user.currentUser?batch=1', [
     ['authorization', `Bearer ${owner.apiKey}`],
     ['x-organization-id', owner.organizationId],
   ]);
@@ -352,7 +326,7 @@ t.test('an API key in the wrong place says where it goes', async (t) => {
     { code: 'UNAUTHORIZED', errorCode: 'INVALID_ACCESS_TOKEN', httpStatus: 401, path: 'user.currentUser' },
     'API keys are sent as the x-api-key header (with x-organization-id), not as a bearer token',
   ]);
-  const withScheme = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+  const withScheme = await rawLines('GET', '/trpc/user.currentUser?batch=1', [
     ['x-api-key', `Bearer ${owner.apiKey}`],
     ['x-organization-id', owner.organizationId],
   ]);
@@ -362,7 +336,7 @@ t.test('an API key in the wrong place says where it goes', async (t) => {
     'x-api-key holds the API key alone, without "Bearer "',
   ]);
   // an unknown key is still just unknown
-  const unknown = await rawRequest('GET', '/trpc/user.currentUser?batch=1', [
+  const unknown = await rawLines('GET', '/trpc/user.currentUser?batch=1', [
     ['x-api-key', 'rk_unknown'],
     ['x-organization-id', owner.organizationId],
   ]);

@@ -1,8 +1,8 @@
 // Wire details of the transport over raw HTTP: the body's and the URL's encoding, response
 // headers, and URLs under /trpc that name no procedure.
-import http from 'node:http';
 import t from 'tap';
 import { newOrganization } from '../helpers/principals.ts';
+import { rawRequest, type RawResponse } from '../helpers/rawHttp.ts';
 import { startTestServer } from '../helpers/server.ts';
 
 const srv = await startTestServer(t);
@@ -10,34 +10,9 @@ const owner = await newOrganization(srv);
 const org = owner.organizationId;
 const auth = { 'x-api-key': owner.apiKey, 'x-organization-id': org };
 
-interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: any;
-}
-
 /** One request with exactly these headers and body bytes (fetch would re-encode a string body). */
-function request(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<RawResponse> {
-  const url = new URL(srv.url);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, method, path, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // not JSON: keep the text
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, body: parsed });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const request = (method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<RawResponse> =>
+  rawRequest(srv.url, method, path, headers, body);
 
 const create = (name: string, contentType: string, encoding: BufferEncoding) =>
   request(

@@ -25,7 +25,7 @@ import { recordActivity } from '../activity/record.ts';
 import { analyticsFor } from '../analytics/engine.ts';
 import type { Restrictions } from '../analytics/compile.ts';
 import { semantic } from '../analytics/semantic.ts';
-import type { Queryable } from '../db/pool.ts';
+import { withTransaction, type Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../trpc/context.ts';
 import { effectiveValues, overrideFields, type FetchedResult, type OverrideRow } from '../catalog/musicalDetails.ts';
@@ -132,38 +132,27 @@ const OPEN = `status IN ('queued', 'running')`;
  * or finds the export failed.
  */
 export async function failExport(deps: Deps, exportId: string, errorCode: string, reason: string, attempt?: number): Promise<void> {
-  const client = await deps.pool.connect();
-  let failed: ExportRow | undefined;
-  let own: ExportRow | undefined;
-  try {
-    await client.query('BEGIN');
+  // the export as found (own), and whether this call failed it
+  const { own, failed } = await withTransaction(deps.pool, async (client) => {
     const { rows } = await client.query<ExportRow>(`SELECT * FROM exports WHERE id = $1 FOR UPDATE`, [exportId]);
     const e = rows[0];
-    own = e;
-    if (e && (e.status === 'queued' || e.status === 'running') && (attempt === undefined || e.attempts === attempt)) {
-      await client.query('DELETE FROM export_files WHERE export_id = $1', [exportId]);
-      await client.query(
-        `UPDATE exports SET status = 'failed', error_code = $2, error_reason = $3, row_count = NULL, file_count = NULL, total_bytes = NULL,
-           finished_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1`,
-        [exportId, errorCode, reason.slice(0, 1000)],
-      );
-      await recordActivity(client, actorOf(e), {
-        organizationId: e.organization_id,
-        action: 'export.failed',
-        subjectType: 'export',
-        subjectId: e.id,
-        subjectLabel: labelOf(e),
-        changes: { status: { before: e.status, after: 'failed' }, errorCode: { before: null, after: errorCode } },
-      });
-      failed = e;
-    }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+    if (!e || !(e.status === 'queued' || e.status === 'running') || (attempt !== undefined && e.attempts !== attempt)) return { own: e, failed: undefined };
+    await client.query('DELETE FROM export_files WHERE export_id = $1', [exportId]);
+    await client.query(
+      `UPDATE exports SET status = 'failed', error_code = $2, error_reason = $3, row_count = NULL, file_count = NULL, total_bytes = NULL,
+         finished_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1`,
+      [exportId, errorCode, reason.slice(0, 1000)],
+    );
+    await recordActivity(client, actorOf(e), {
+      organizationId: e.organization_id,
+      action: 'export.failed',
+      subjectType: 'export',
+      subjectId: e.id,
+      subjectLabel: labelOf(e),
+      changes: { status: { before: e.status, after: 'failed' }, errorCode: { before: null, after: errorCode } },
+    });
+    return { own: e, failed: e };
+  });
   if (failed) {
     // the export is failed whatever happens here; objects a failed removal leaves are the expiry
     // sweep's (it purges failed exports not yet purged)
@@ -195,15 +184,10 @@ export async function requeueExport(deps: Deps, exportId: string, attempt: numbe
 async function complete(deps: Deps, e: ExportRow, attempt: number, files: WrittenFile[]): Promise<boolean> {
   const rowCount = files.reduce((n, f) => n + f.rowCount, 0);
   const bytes = files.reduce((n, f) => n + f.sizeBytes, 0);
-  const client = await deps.pool.connect();
-  try {
-    await client.query('BEGIN');
+  const won = await withTransaction(deps.pool, async (client) => {
     // under the export's lock: the first attempt to get here while the export is open wins
     const { rows: locked } = await client.query<{ status: string }>(`SELECT status FROM exports WHERE id = $1 AND ${OPEN} FOR UPDATE`, [e.id]);
-    if (!locked[0]) {
-      await client.query('ROLLBACK');
-      return false;
-    }
+    if (!locked[0]) return false;
     // deleted while the export ran: the caller fails it, which removes its objects
     await organizationLive(client, e, true);
     await rightsholdersLive(client, e, true);
@@ -231,13 +215,9 @@ async function complete(deps: Deps, e: ExportRow, attempt: number, files: Writte
       subjectLabel: labelOf(e),
       changes: { status: { before: locked[0].status, after: 'completed' }, rowCount: { before: null, after: rowCount }, fileCount: { before: null, after: files.length } },
     });
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+    return true;
+  });
+  if (!won) return false;
   // the objects of the other attempts (and of a crashed one) go; an attempt still uploading finds
   // the export completed at its next part and removes its own. The export is completed whatever
   // happens here: a failure must not reach the attempt's failure path, which would remove this

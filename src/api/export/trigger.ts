@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { AppError } from '../../errors.ts';
+import { withTransaction } from '../../db/pool.ts';
 import { exportFiltersSchema, exportFormats, exportTypes, partRowsFor } from '../../exports/definitions.ts';
 import { enqueueExportBuild } from '../../exports/queue.ts';
 import { exportView, insertExport } from '../../exports/store.ts';
@@ -59,11 +60,8 @@ export const trigger = orgProcedure(
     const unknown = filters.statementIds.filter((id) => !seen.has(id));
     if (unknown.length > 0) throw new AppError('STATEMENT_NOT_FOUND', `No statement ${unknown.join(', ')} is visible in the organization`, { details: { ids: unknown } });
   }
-  const client = await db.connect();
-  let created;
-  try {
-    await client.query('BEGIN');
-    created = await insertExport(client, {
+  const created = await withTransaction(db, async (client) => {
+    const row = await insertExport(client, {
       organizationId: org,
       requestedBy: ctx.principal!.userId,
       type: input.type,
@@ -76,17 +74,12 @@ export const trigger = orgProcedure(
       organizationId: org,
       action: 'export.trigger',
       subjectType: 'export',
-      subjectId: created.id,
+      subjectId: row.id,
       subjectLabel: `${input.type} (${input.format})`,
       changes: { status: { before: null, after: 'queued' } },
     });
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+    return row;
+  });
   await enqueueExportBuild(ctx.deps, org, created.id);
   return { exportId: created.id, status: created.status, export: exportView(created) };
 });

@@ -36,7 +36,8 @@ export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
   reprocess --org ORG_ID [--rightsholder ID] [--distributor ID] [--mapping ID] [--status processed,failed,...]
             [--since DATE] [--no-wait] [--no-local-worker] [--json]
       Reprocess every matching statement (default statuses: processed, failed, needs_mapping, skipped, bad),
-      showing counts by state until done. Rows are replaced atomically per statement.
+      showing counts by state until done. Rows are replaced atomically per statement. Exits 3 when any
+      of them ended failed (named on stderr); with --no-wait, 0 once they are queued.
 `;
 
 async function reprocessCommand(
@@ -105,6 +106,19 @@ async function reprocessCommand(
     }
     const out = { organizationId: filter.organizationId, statements: ids.length, counts };
     process.stdout.write(values.json ? `${JSON.stringify(out)}\n` : `${printHuman({ statements: ids.length, ...counts })}\n`);
+    // a script must be able to tell: any statement that ended failed is exit 3 (1 and 2 are the
+    // command's own failures), with the failed ones named on stderr; --no-wait waited for nothing
+    const failedCount = values['no-wait'] ? 0 : (counts as Record<string, number>).failed ?? 0;
+    if (failedCount > 0) {
+      const { rows } = await runtime.deps.pool.query<{ id: string; code: string | null }>(
+        `SELECT id, failure_code AS code FROM statements WHERE id = ANY ($1) AND status = 'failed' ORDER BY id LIMIT ${FAILED_NAMED}`,
+        [ids],
+      );
+      const named = rows.map((r) => `${r.id} (${r.code ?? 'no errorCode'})`).join(', ');
+      const more = failedCount > rows.length ? `, and ${failedCount - rows.length} more` : '';
+      process.stderr.write(`admin: ${failedCount} of ${ids.length} statements failed: ${named}${more}\n`);
+      return REPROCESS_FAILED_EXIT;
+    }
     return 0;
   } finally {
     // the local worker's running jobs are finished first (a forced exit releases them instead)
@@ -321,6 +335,11 @@ export async function admin(config: Config, argv: string[]): Promise<number> {
     await database.close();
   }
 }
+
+/** `reprocess`: every statement ended, and at least one of them `failed` */
+export const REPROCESS_FAILED_EXIT = 3;
+/** how many failed statements the summary line names */
+const FAILED_NAMED = 20;
 
 /** A CommandError's message and exit code; anything else is a fault, with its stack trace (src/main.ts). */
 function failed(error: unknown): number {

@@ -117,11 +117,26 @@ t.test('a reprocess that fails leaves the previous rows in place', async (t) => 
   // its file is gone from the store: the run cannot read it
   await srv.deps.store.delete(before.object_key);
   t.teardown(() => srv.deps.store.put(before.object_key, original));
+  // --no-wait only queues: it exits 0, whatever the run will end as
+  const queued = await admin('--org', org, '--rightsholder', other, '--no-wait', '--json');
+  t.same([queued.code, JSON.parse(queued.out)], [0, { organizationId: org, statements: 1, counts: { queued: 1 } }]);
+  for (let i = 0; i < 240 && (await srv.deps.pool.query("SELECT 1 FROM statements WHERE id = $1 AND status = 'failed'", [b.statementId])).rowCount === 0; i++) {
+    await new Promise((r) => setTimeout(r, 250));
+  }
   const started = Date.now();
   const res = await admin('--org', org, '--rightsholder', other, '--json');
-  t.equal(res.code, 0, res.err ?? 'exit 0');
+  // a script can tell: exit 3, the failed statements named on stderr, the JSON as ever on stdout
+  t.equal(res.code, 3, 'exit 3: a statement ended failed');
   t.same(JSON.parse(res.out), { organizationId: org, statements: 1, counts: { failed: 1 } });
+  t.equal(res.err, `admin: 1 of 1 statements failed: ${b.statementId} (UPLOAD_OBJECT_MISSING)\n`);
   t.ok(Date.now() - started < 60_000, 'not retried for minutes');
+  // without --json: the summary on stdout, the same line on stderr, the same exit
+  const human = await admin('--org', org, '--rightsholder', other);
+  t.same([human.code, human.out, human.err?.split('\n').filter((l) => l.startsWith('admin:'))], [
+    3,
+    'statements: 1\nfailed: 1\n',
+    [`admin: 1 of 1 statements failed: ${b.statementId} (UPLOAD_OBJECT_MISSING)`],
+  ]);
   const after = (
     await srv.deps.pool.query('SELECT normalized_key, normalized_version AS v, net_earnings::text AS net, row_count, failure_code FROM statements WHERE id = $1', [b.statementId])
   ).rows[0];

@@ -144,8 +144,9 @@ export async function syncMappingLibrary(pool: Pool, dir = libraryDir): Promise<
       headers: string[];
       header_hash: string;
       fields: unknown;
+      aliases: unknown;
       distributor_id: string | null;
-    }>(`SELECT id, library_key, name, headers, header_hash, fields, distributor_id FROM mappings WHERE organization_id IS NULL FOR UPDATE`);
+    }>(`SELECT id, library_key, name, headers, header_hash, fields, aliases, distributor_id FROM mappings WHERE organization_id IS NULL FOR UPDATE`);
     const byKey = new Map(existing.map((r) => [r.library_key, r]));
     for (const entry of entries) {
       const distributorId = distributorIds.get(entry.distributor.toLowerCase())!;
@@ -153,9 +154,9 @@ export async function syncMappingLibrary(pool: Pool, dir = libraryDir): Promise<
       byKey.delete(entry.key);
       if (!current) {
         const { rows } = await db.query<{ id: string }>(
-          `INSERT INTO mappings (organization_id, distributor_id, name, headers, header_hash, fields, library_key)
-           VALUES (NULL, $1, $2, $3, $4, $5, $6) RETURNING id`,
-          [distributorId, entry.name, entry.headers, entry.headerHash, JSON.stringify(entry.fields), entry.key],
+          `INSERT INTO mappings (organization_id, distributor_id, name, headers, header_hash, fields, library_key, aliases)
+           VALUES (NULL, $1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+          [distributorId, entry.name, entry.headers, entry.headerHash, JSON.stringify(entry.fields), entry.key, JSON.stringify(entry.aliases)],
         );
         await writeRevision(db, rows[0]!.id);
         result.inserted.push(entry.key);
@@ -167,15 +168,23 @@ export async function syncMappingLibrary(pool: Pool, dir = libraryDir): Promise<
         canonicalJson(current.headers) === canonicalJson(entry.headers) &&
         canonicalJson(current.fields) === canonicalJson(entry.fields) &&
         current.distributor_id === distributorId;
-      if (same) {
+      const sameAliases = canonicalJson(current.aliases) === canonicalJson(entry.aliases);
+      if (same && sameAliases) {
         result.unchanged.push(entry.key);
         continue;
       }
+      if (same) {
+        // other names for its columns change which files the mapping matches, not what it reads
+        // from them: no revision
+        await db.query(`UPDATE mappings SET aliases = $2, updated_at = clock_timestamp() WHERE id = $1`, [current.id, JSON.stringify(entry.aliases)]);
+        result.updated.push(entry.key);
+        continue;
+      }
       await db.query(
-        `UPDATE mappings SET distributor_id = $2, name = $3, headers = $4, header_hash = $5, fields = $6,
+        `UPDATE mappings SET distributor_id = $2, name = $3, headers = $4, header_hash = $5, fields = $6, aliases = $7,
            revision = revision + 1, updated_at = clock_timestamp()
          WHERE id = $1`,
-        [current.id, distributorId, entry.name, entry.headers, entry.headerHash, JSON.stringify(entry.fields)],
+        [current.id, distributorId, entry.name, entry.headers, entry.headerHash, JSON.stringify(entry.fields), JSON.stringify(entry.aliases)],
       );
       await writeRevision(db, current.id);
       result.updated.push(entry.key);
@@ -191,20 +200,6 @@ export async function syncMappingLibrary(pool: Pool, dir = libraryDir): Promise<
 
 // ---------------------------------------------------------------------------------------------
 // Which mapping a statement's header uses
-
-let shipped: Promise<Map<string, LibraryEntry>> | undefined;
-
-/** The library files as this process shipped with them, by key (read once). */
-async function shippedLibrary(): Promise<Map<string, LibraryEntry>> {
-  shipped ??= loadMappingLibrary().then(
-    (entries) => new Map(entries.map((e) => [e.key, e])),
-    (error: unknown) => {
-      shipped = undefined;
-      throw error;
-    },
-  );
-  return shipped;
-}
 
 /** Why a statement uses its mapping, as its record keeps it. */
 export interface MappingMatch {
@@ -247,16 +242,12 @@ export async function findMappingForHeader(db: Queryable, organizationId: string
       match: { by: 'header_hash', source: exact.source, mappingId: exact.id, libraryKey: exact.libraryKey, revision: exact.revision },
     };
   }
-  const library = await shippedLibrary();
   const candidates = (await mappingsToMatch(db, organizationId)).filter((m) => missingRequiredFields(m.fields).length === 0);
   for (const source of ['organization', 'library'] as const) {
     const matched: { mapping: MappingRecord; match: ColumnMatch }[] = [];
     for (const mapping of candidates) {
       if (mapping.source !== source) continue;
-      const entry = mapping.libraryKey === null ? undefined : library.get(mapping.libraryKey);
-      // a file's aliases apply to the headers it was loaded with
-      const aliases = entry && canonicalJson(entry.headers) === canonicalJson(mapping.headers) ? entry.aliases : undefined;
-      const result = matchColumns(header, { headers: mapping.headers, fields: mapping.fields, aliases });
+      const result = matchColumns(header, { headers: mapping.headers, fields: mapping.fields, aliases: mapping.aliases });
       if ('match' in result) matched.push({ mapping, match: result.match });
     }
     if (matched.length === 0) continue;

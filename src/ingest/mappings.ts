@@ -185,13 +185,14 @@ export async function findMappingByHeaderHash(db: Queryable, organizationId: str
  * Every mapping that may match a statement of the organization by its columns (library.ts,
  * findMappingForHeader): the organization's own, then the library's; each tier by name.
  */
-export async function mappingsToMatch(db: Queryable, organizationId: string): Promise<MappingRecord[]> {
-  const { rows } = await db.query<MappingRow>(
-    `SELECT ${MAPPING_COLUMNS} FROM ${MAPPING_FROM} WHERE ${VISIBLE}
+export async function mappingsToMatch(db: Queryable, organizationId: string): Promise<(MappingRecord & { aliases: Record<string, string[]> })[]> {
+  const { rows } = await db.query<MappingRow & { aliases: Record<string, string[]> }>(
+    `SELECT ${MAPPING_COLUMNS}, m.aliases FROM ${MAPPING_FROM} WHERE ${VISIBLE}
      ORDER BY m.organization_id NULLS LAST, m.name, m.id`,
     [organizationId],
   );
-  return rows.map(toMapping);
+  // the library's other names for a mapping's columns (library.ts); an organization's mappings have none
+  return rows.map((row) => ({ ...toMapping(row), aliases: row.aliases }));
 }
 
 export const mappingSorts = ['name', 'createdAt', 'updatedAt', 'revision'] as const;

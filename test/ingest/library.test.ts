@@ -158,6 +158,19 @@ t.test('syncMappingLibrary: idempotent, a changed file is a new revision, a remo
   );
   t.same((await syncMappingLibrary(pool, dir)).updated, [], 'and again nothing');
 
+  // aliases are stored with the library row (matching by columns reads them from there); a change
+  // of aliases alone changes which files the mapping matches, not what it reads: no revision
+  const aliased = entries.find((e) => e.raw.aliases !== undefined)!.raw;
+  t.same((await pool.query(`SELECT aliases FROM mappings WHERE library_key = $1`, [aliased.key])).rows[0].aliases, aliased.aliases);
+  t.same((await pool.query(`SELECT aliases FROM mappings WHERE library_key = 'tunecore'`)).rows[0].aliases, tunecore.aliases ?? {});
+  const [firstHeader] = changed.headers as string[];
+  await writeFile(path.join(dir, 'tunecore.json'), JSON.stringify({ ...changed, aliases: { [firstHeader!]: ['Some Other Name'] } }));
+  t.same((await syncMappingLibrary(pool, dir)).updated, ['tunecore'], 'an alias changed');
+  const aliasedRow = (await pool.query(`SELECT revision, aliases FROM mappings WHERE library_key = 'tunecore'`)).rows[0];
+  t.same(aliasedRow, { revision: 2, aliases: { [firstHeader!]: ['Some Other Name'] } });
+  t.equal(await count(`SELECT count(*) AS n FROM mapping_revisions WHERE mapping_id = $1`, [row.id]), 2, 'no revision for aliases');
+  await writeFile(path.join(dir, 'tunecore.json'), JSON.stringify(changed));
+
   // a removed file: its mapping goes; statements would keep their rows
   await unlink(path.join(dir, 'songtrust.json'));
   const fourth = await syncMappingLibrary(pool, dir);

@@ -10,15 +10,14 @@ import { closeAnalytics } from './analytics/engine.ts';
 import { cubeMeta } from './analytics/meta.ts';
 import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
-import { AMBIGUOUS_REQUEST } from './auth/principal.ts';
 import { contextFactory, type Deps } from './trpc/context.ts';
 import { corsPolicy } from './trpc/cors.ts';
 import { checkJsonText } from './trpc/json.ts';
+import { batchProblem, bodyProblem, queryParameterProblem, type RequestTarget } from './trpc/requestChecks.ts';
 
 const TRPC_PREFIX = '/trpc';
 /** an x-request-id taken as the request's id: a plain token, nothing a log line could be forged with */
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
-const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
 // fatal: a malformed byte sequence throws instead of becoming U+FFFD; a leading BOM is dropped
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -31,10 +30,6 @@ function utf8Text(body: Buffer | string): string {
   }
 }
 
-interface RequestTarget {
-  path: string;
-  batch: boolean;
-}
 
 /** The procedure path(s) and mode of a /trpc/* URL; never throws (malformed escapes stay as sent). */
 function trpcTarget(url: string): RequestTarget | undefined {
@@ -124,30 +119,6 @@ function clientErrorHandler(maxHeaderBytes: number) {
     }
     socket.destroy(error);
   };
-}
-
-/**
- * Whether the `input` query parameter percent-decodes to UTF-8. URLSearchParams (tRPC's reader)
- * turns bytes that are not (`%E9`, a Latin-1 'é') into U+FFFD, and the query would run with them.
- */
-function inputIsUtf8(url: string): boolean {
-  const query = url.slice(url.indexOf('?') + 1);
-  if (query === url) return true;
-  const raw = query.split('&').find((p) => p.startsWith('input='));
-  if (raw === undefined || !raw.includes('%')) return true;
-  const bytes = Buffer.from(raw.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
-  try {
-    utf8.decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The query parameters as tRPC reads them (URLSearchParams). */
-function searchParams(url: string): URLSearchParams {
-  const at = url.indexOf('?');
-  return new URLSearchParams(at === -1 ? '' : url.slice(at + 1));
 }
 
 interface ErrorBody {
@@ -249,71 +220,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     if (/application\/jsonl/i.test(String(req.headers.accept ?? ''))) req.headers.accept = 'application/json';
     // A POST without a content type (curl -X POST) is JSON: the method check then answers properly.
     if (req.method === 'POST' && req.headers['content-type'] === undefined) req.headers['content-type'] = 'application/json';
-    const [mediaType, ...parameters] = (req.headers['content-type'] ?? '').split(';').map((p) => p.trim().toLowerCase());
-    if (req.method === 'POST' && mediaType !== 'application/json') {
-      return sendTrpcError(reply, target, new AppError('UNSUPPORTED_MEDIA_TYPE', 'Mutations take a JSON body (Content-Type: application/json)'));
-    }
-    // JSON is UTF-8 (RFC 8259): a body declared in another charset would be read as UTF-8 and
-    // its accented letters stored as U+FFFD, so it is refused (charset=utf-8 is fine)
-    const charset = parameters.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/^"(.*)"$/, '$1');
-    if (req.method === 'POST' && charset !== undefined && !UTF8_CHARSETS.has(charset)) {
-      return sendTrpcError(reply, target, new AppError('UNSUPPORTED_MEDIA_TYPE', `Mutations take a JSON body in UTF-8, not ${charset}`));
-    }
-    // a compressed body would be read as its compressed bytes ("not valid UTF-8")
-    const encoding = String(req.headers['content-encoding'] ?? '').trim().toLowerCase();
-    if (req.method === 'POST' && encoding !== '' && encoding !== 'identity') {
-      return sendTrpcError(
-        reply,
-        target,
-        new AppError('UNSUPPORTED_MEDIA_TYPE', `Mutation bodies are not read compressed (Content-Encoding: ${encoding.slice(0, 40)}): send the JSON as is`),
-      );
-    }
-    if (req.method !== 'POST' && !inputIsUtf8(req.url)) {
-      return sendTrpcError(reply, target, new AppError('INVALID_JSON', 'The input is not valid UTF-8 once percent-decoded (JSON is UTF-8)'));
-    }
-    // tRPC reads the first of a repeated parameter; anything on the way may read another
-    const params = searchParams(req.url);
-    for (const name of ['input', 'batch']) {
-      if (params.getAll(name).length > 1) {
-        return sendTrpcError(reply, target, new AppError(AMBIGUOUS_REQUEST, `The query parameter ${name} was given more than once: give it once`));
-      }
-    }
-    // tRPC ignores it on a POST, which would run without the input its caller meant
-    if (req.method === 'POST' && params.has('input')) {
-      return sendTrpcError(
-        reply,
-        target,
-        new AppError(AMBIGUOUS_REQUEST, "A mutation's input is its JSON body (POST): the input query parameter is for queries (GET)"),
-      );
-    }
-    // a query's input passes the same check as a mutation's body (tRPC reads it the same way;
-    // an empty input is none)
-    const input = req.method === 'POST' ? null : params.get('input');
-    if (input) {
-      try {
-        checkJsonText(input, 'input', target.batch ? target.path.split(',').length : undefined);
-      } catch (error) {
-        return sendTrpcError(reply, target, error as AppError);
-      }
-    }
-    if (!target.batch) return;
-    const paths = target.path.split(',');
-    if (paths.length > deps.config.maxBatchSize) {
-      return sendTrpcError(reply, target, new AppError('BATCH_TOO_LARGE', `A batch may name at most ${deps.config.maxBatchSize} procedures`));
-    }
-    // tRPC refuses a batch of queries and mutations as a whole with a bare BAD_REQUEST: it is a
-    // query sent with POST or a mutation with GET, so METHOD_NOT_SUPPORTED, naming them
-    const kinds = new Map(paths.flatMap((p) => (procedureTypes.has(p) ? [[procedureTypes.get(p)!, p] as const] : [])));
-    if (kinds.size > 1) {
-      return sendTrpcError(
-        reply,
-        target,
-        new AppError(
-          'METHOD_NOT_SUPPORTED',
-          `A batch cannot mix queries and mutations (queries take GET, mutations POST): ${kinds.get('query')} is a query, ${kinds.get('mutation')} a mutation`,
-        ),
-      );
-    }
+    const problem = bodyProblem(req) ?? queryParameterProblem(req, target) ?? batchProblem(target, deps.config.maxBatchSize, procedureTypes);
+    if (problem) return sendTrpcError(reply, target, problem);
   });
 
   // JSON bodies outside /trpc (POST /invitations/accept) pass the same check as a mutation's:

@@ -21,8 +21,23 @@ export const downloadStatementFile = orgProcedure(
     type: z.enum(fileVariants),
     file: z.uuid().describe('the statement id'),
     fileName: z.string().trim().min(1).max(255).optional(),
-    originalExcelFile: z.string().max(255).optional(),
-  }),
+    originalExcelFile: z
+      .string()
+      .trim()
+      .max(255)
+      .optional()
+      .describe('the name the original-excel download is saved under (as fileName); only with type original-excel; empty is as absent'),
+  })
+    .transform(({ originalExcelFile, ...rest }) => ({ ...rest, originalExcelFile: originalExcelFile === '' ? undefined : originalExcelFile }))
+    // accepted and ignored, it would look honoured: it applies to the workbook download only
+    .refine((i) => i.originalExcelFile === undefined || i.type === 'original-excel', {
+      message: 'originalExcelFile names the original-excel download: give fileName for the other types',
+      path: ['originalExcelFile'],
+    })
+    .refine((i) => i.originalExcelFile === undefined || i.fileName === undefined || i.fileName === i.originalExcelFile, {
+      message: 'fileName and originalExcelFile name the same download: give one, or the same name',
+      path: ['originalExcelFile'],
+    }),
 ).mutation(async ({ ctx, input }) => {
   const s = await visibleStatement(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.file);
   const { rows } = await ctx.deps.pool.query<{ variants: Record<string, string> }>('SELECT variants FROM statements WHERE id = $1', [s.id]);
@@ -36,7 +51,7 @@ export const downloadStatementFile = orgProcedure(
     throw new AppError('UPLOAD_OBJECT_CHANGED', 'The uploaded file was replaced after the upload was completed (a PUT to its URL afterwards): it is not served. Upload the file again.');
   }
   const base = s.fileName.replace(/\.[^.]+$/, '');
-  const name = input.fileName ?? (input.type === 'original' || input.type === 'original-excel' ? s.fileName : `${base}.${input.type}.${extensions[input.type] ?? 'csv'}`);
+  const name = input.fileName ?? input.originalExcelFile ?? (input.type === 'original' || input.type === 'original-excel' ? s.fileName : `${base}.${input.type}.${extensions[input.type] ?? 'csv'}`);
   const url = await ctx.deps.store.presignGet(key, name, DOWNLOAD_TTL_SECONDS);
   return { url, fileName: name, expiresAt: new Date(Date.now() + DOWNLOAD_TTL_SECONDS * 1000).toISOString() };
 });

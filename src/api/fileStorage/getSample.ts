@@ -14,22 +14,35 @@ import { visibleStatement } from '../upload/shared.ts';
 import { fileVariants } from './variants.ts';
 
 const MAX_SAMPLE_ROWS = 5000;
+/** the specification's default endRow, and the default page from a later startRow */
+const DEFAULT_END_ROW = 200;
 
 export const getSample = orgProcedure(
   {
     minRole: 'member',
     scope: 'cli',
-    summary: 'Rows startRow (default 0) to endRow (default 200, exclusive; at most 5000 rows) of one variant of a statement file, as { columns, rows }.',
+    summary:
+      'Rows startRow (default 0) to endRow (default 200, or startRow + 200 from startRow 200 on; exclusive; at most 5000 rows) of one variant of a statement file, as { columns, rows }.',
   },
   orgInput({
     type: z.enum(fileVariants).exclude(['original-excel']),
     file: z.uuid().describe('the statement id'),
     startRow: z.number().int().min(0).max(100_000_000).default(0),
-    endRow: z.number().int().min(0).max(100_000_000).default(200),
-  }).refine((i) => i.endRow >= i.startRow && i.endRow - i.startRow <= MAX_SAMPLE_ROWS, {
-    message: `endRow must be at least startRow and at most ${MAX_SAMPLE_ROWS} rows after it`,
-    path: ['endRow'],
-  }),
+    endRow: z
+      .number()
+      .int()
+      .min(0)
+      .max(100_000_000)
+      .optional()
+      .meta({ default: DEFAULT_END_ROW, description: `default ${DEFAULT_END_ROW}; when startRow is ${DEFAULT_END_ROW} or more, startRow + ${DEFAULT_END_ROW}` }),
+  })
+    // the specification's default endRow is 200: a page from a later startRow without endRow is
+    // the next 200 rows, rather than an empty or backwards range
+    .transform((i) => ({ ...i, endRow: i.endRow ?? (i.startRow >= DEFAULT_END_ROW ? i.startRow + DEFAULT_END_ROW : DEFAULT_END_ROW) }))
+    .refine((i) => i.endRow >= i.startRow && i.endRow - i.startRow <= MAX_SAMPLE_ROWS, {
+      message: `endRow must be at least startRow and at most ${MAX_SAMPLE_ROWS} rows after it`,
+      path: ['endRow'],
+    }),
 ).query(async ({ ctx, input }) => {
   const s = await visibleStatement(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.file);
   const { rows } = await ctx.deps.pool.query<{ variants: Record<string, string>; located: { delimiter?: string; format?: string } | null }>(

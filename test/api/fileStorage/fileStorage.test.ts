@@ -1,0 +1,83 @@
+// fileStorage.getSample's default page past row 200, and downloadStatementFile's
+// originalExcelFile (the name of the workbook download), over real HTTP with a real pipeline run.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import { createRightsholder, insertMapping, putFile, uploadFixture, waitForStatement } from '../../helpers/ingest.ts';
+import { newOrganization } from '../../helpers/principals.ts';
+import { HEADER, fields } from '../../helpers/sampleMapping.ts';
+import { startTestServer } from '../../helpers/server.ts';
+import { repoRoot } from '../../setup/paths.ts';
+
+const srv = await startTestServer(t, { role: 'serve' });
+const owner = await newOrganization(srv, 'Sample Label');
+const org = owner.organizationId;
+const artist = await createRightsholder(owner.client, org, 'Sample Artist');
+await insertMapping(srv.deps.pool, org, 'Sample layout', HEADER, fields);
+
+// 1,000 data rows: the title of row i (0-based) is `Track i`
+const lines = [HEADER.join(','), ...Array.from({ length: 1000 }, (_, i) => `2024-03,Track ${i},EUR,1,0.01`)];
+const big = await putFile(owner.client, org, artist, 'thousand.csv', Buffer.from(lines.join('\n') + '\n'));
+const bigStatus = (await waitForStatement(owner.client, org, big.statementId)).status;
+const workbook = await uploadFixture(owner.client, org, artist, path.join(repoRoot, 'fixtures', 'statements', 'bmi-royalty-statement.xlsx'));
+await waitForStatement(owner.client, org, workbook.statementId);
+
+function fails(t: Test, res: any, code: string, errorCode: string, field?: string) {
+  t.equal(res.ok, false, `fails with ${errorCode}`);
+  if (!res.ok) {
+    t.same([res.error.data.code, res.error.data.errorCode], [code, errorCode]);
+    if (field) t.same(res.error.data.fields?.map((f: any) => f.path), [field]);
+  }
+}
+
+const sample = (input: Record<string, unknown>) => owner.client.query('fileStorage.getSample', { organizationId: org, file: big.statementId, ...input });
+const titles = (res: any) => res.data.rows.map((r: unknown[]) => r[res.data.columns.indexOf('Title')]);
+
+t.test('getSample: endRow defaults to 200, or to startRow + 200 from row 200 on', async (t) => {
+  t.equal(bigStatus, 'processed');
+  const first = await sample({ type: 'trimmed' });
+  t.same([first.data.startRow, first.data.endRow, first.data.rows.length], [0, 200, 200], 'the specification default');
+  t.same([titles(first)[0], titles(first)[199]], ['Track 0', 'Track 199']);
+  const middle = await sample({ type: 'trimmed', startRow: 150 });
+  t.same([middle.data.startRow, middle.data.endRow, titles(middle)[0], titles(middle).at(-1)], [150, 200, 'Track 150', 'Track 199'], 'up to 200 below it');
+  // the next page after the default one; before, 200..200 was empty and 300..200 refused
+  const next = await sample({ type: 'trimmed', startRow: 200 });
+  t.same([next.data.startRow, next.data.endRow, titles(next)[0], titles(next).at(-1)], [200, 400, 'Track 200', 'Track 399']);
+  const later = await sample({ type: 'trimmed', startRow: 300 });
+  t.equal(later.ok, true, 'startRow 300 without endRow is a page, not VALIDATION_FAILED');
+  t.same([later.data.startRow, later.data.endRow, titles(later)[0], titles(later).at(-1)], [300, 500, 'Track 300', 'Track 499']);
+  // near the end: what there is
+  const tail = await sample({ type: 'trimmed', startRow: 900 });
+  t.same([tail.data.endRow, tail.data.rows.length, titles(tail).at(-1)], [1000, 100, 'Track 999']);
+  const normalized = await sample({ type: 'normalized', startRow: 999 });
+  t.same([normalized.data.endRow, normalized.data.rows.length], [1000, 1]);
+  t.equal(normalized.data.rows[0][normalized.data.columns.indexOf('source_row')], '1000');
+  // a given endRow is as given: backwards or more than 5,000 rows stays refused
+  fails(t, await sample({ type: 'trimmed', startRow: 300, endRow: 200 }), 'BAD_REQUEST', 'VALIDATION_FAILED', 'endRow');
+  fails(t, await sample({ type: 'trimmed', startRow: 300, endRow: 5301 }), 'BAD_REQUEST', 'VALIDATION_FAILED', 'endRow');
+  t.equal((await sample({ type: 'trimmed', startRow: 300, endRow: 5300 })).data.endRow, 1000);
+  // and the documented default in schemas.json
+  const schemas = (await (await fetch(`${srv.url}/docs/schemas.json`)).json()) as any;
+  t.match(schemas['fileStorage.getSample'].input.properties.endRow, { type: 'integer', default: 200 });
+});
+
+t.test('downloadStatementFile: originalExcelFile names the workbook download, and only that one', async (t) => {
+  const download = (input: Record<string, unknown>) => owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, ...input });
+  const plain = await download({ type: 'original-excel', file: workbook.statementId });
+  t.equal(plain.data.fileName, 'bmi-royalty-statement.xlsx');
+  const named = await download({ type: 'original-excel', file: workbook.statementId, originalExcelFile: ' BMI Q1 2024.xlsx ' });
+  t.equal(named.data.fileName, 'BMI Q1 2024.xlsx');
+  const res = await fetch(named.data.url);
+  t.equal(res.status, 200);
+  t.match(res.headers.get('content-disposition'), /^attachment; filename="BMI Q1 2024\.xlsx"/);
+  t.same(Buffer.from(await res.arrayBuffer()), await readFile(path.join(repoRoot, 'fixtures', 'statements', 'bmi-royalty-statement.xlsx')), 'the workbook as uploaded');
+  // the same name twice is one name; empty is as absent
+  t.equal((await download({ type: 'original-excel', file: workbook.statementId, fileName: 'a.xlsx', originalExcelFile: 'a.xlsx' })).data.fileName, 'a.xlsx');
+  t.equal((await download({ type: 'original', file: big.statementId, originalExcelFile: '' })).data.fileName, 'thousand.csv');
+  // before, these were accepted and the name silently ignored
+  fails(t, await download({ type: 'original', file: big.statementId, originalExcelFile: 'x.xlsx' }), 'BAD_REQUEST', 'VALIDATION_FAILED', 'originalExcelFile');
+  fails(t, await download({ type: 'original-excel', file: workbook.statementId, fileName: 'a.xlsx', originalExcelFile: 'b.xlsx' }), 'BAD_REQUEST', 'VALIDATION_FAILED', 'originalExcelFile');
+  fails(t, await download({ type: 'original-excel', file: workbook.statementId, originalExcelFile: 'x'.repeat(256) }), 'BAD_REQUEST', 'VALIDATION_FAILED', 'originalExcelFile');
+  // a CSV upload has no workbook
+  fails(t, await download({ type: 'original-excel', file: big.statementId, originalExcelFile: 'x.xlsx' }), 'NOT_FOUND', 'FILE_VARIANT_NOT_FOUND');
+});

@@ -23,7 +23,10 @@ export const uploadActionTypes = ['complete', 'reprocess', 'skip', 'bad', 'delet
 
 const FROM: Record<(typeof uploadActionTypes)[number], string[]> = {
   complete: ['uploading', 'uploaded'],
-  reprocess: ['processed', 'failed', 'needs_mapping', 'skipped', 'bad', 'uploaded'],
+  // as mapping.updateById redriveFileIds: a statement being processed is sent back, the run that
+  // reads it commits nothing (src/ingest/pipeline.ts) and the next run reads it with the current
+  // mapping and variables, after that one, in the statement's own job queue
+  reprocess: ['processed', 'failed', 'needs_mapping', 'skipped', 'bad', 'uploaded', 'processing'],
   skip: ['processed', 'failed', 'needs_mapping', 'uploaded'],
   bad: ['processed', 'failed', 'needs_mapping', 'uploaded', 'skipped'],
   delete: ['uploading', 'uploaded', 'processed', 'failed', 'needs_mapping', 'skipped', 'bad', 'aborted', 'expired'],

@@ -236,6 +236,39 @@ t.test('a statement deleted while a run reads it, after a redrive, stays deleted
   }
 });
 
+t.test('reprocess takes a statement being processed, as a redrive does: the run commits nothing, the next one reads it', async (t) => {
+  let gate: { reached: () => void; opened: Promise<void> } | null = null;
+  const threads = Object.create(srv.deps.threads);
+  threads.run = async (file: string, fn: string, input: any, transfer?: ArrayBuffer[]) => {
+    const g = file === 'statementFile' ? gate : null;
+    if (g) {
+      gate = null;
+      g.reached();
+      await g.opened;
+    }
+    return srv.deps.threads.run(file as any, fn, input, transfer);
+  };
+  const gated = { ...srv.deps, threads };
+  const up = await putFile(owner.client, org, artist, 'running.csv', csv([row('2024-10', '2.50')]));
+  let release!: () => void;
+  const atGate = new Promise<void>((reached) => (gate = { reached, opened: new Promise<void>((r) => (release = r)) }));
+  const run = ingestStatement(gated, org, up.statementId);
+  await atGate;
+  t.equal((await record(up.statementId)).status, 'processing');
+  // before, CONFLICT here while mapping.updateById redriveFileIds took the same statement
+  const again = await act('reprocess', up.statementId);
+  t.equal(again.ok, true, 'accepted');
+  t.equal(again.data.status, 'uploaded', 'queued again');
+  const jobs = await db.query('SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = $1', [`statement_ingest:${up.statementId}`]);
+  t.equal(jobs.rows[0].n, 1, 'a job is queued');
+  release();
+  await run;
+  const { rows: [after] } = await db.query('SELECT status, normalized_version AS v, normalized_key FROM statements WHERE id = $1', [up.statementId]);
+  t.same(after, { status: 'uploaded', v: 0, normalized_key: null }, 'the run sent back commits nothing');
+  t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'processed');
+  t.match(await record(up.statementId), { status: 'processed', keptRows: 1, netEarnings: '2.500000000000' });
+});
+
 t.test('deleted while queued, then restored: queued again at once (not left for the stranded-work recovery)', async (t) => {
   const up = await putFile(owner.client, org, artist, 'restored.csv', csv([row('2024-09', '3.00')]));
   t.equal((await act('delete', up.statementId)).data.status, 'deleted');

@@ -82,16 +82,20 @@ function progressReporter(deps: Deps, statementId: string, normalizedVersion: nu
   let written = 0;
   let writing: Promise<void> | null = null;
   let stopped = false;
+  // the first write once the thread has counted the rows (the written pass begins) names the stage
+  let writingStage = false;
   const timer = setInterval(() => {
     const total = Atomics.load(shared, 1);
+    if (total <= 0) return;
     const done = Math.min(Atomics.load(shared, 0), total - 1);
-    if (stopped || writing || done <= written) return;
-    written = done;
+    if (stopped || writing || (writingStage && done <= written)) return;
+    writingStage = true;
+    written = Math.max(written, done);
     writing = deps.pool
       .query(
-        `UPDATE statements SET progress_done = $2, progress_total = $3, updated_at = clock_timestamp()
-         WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $4 AND progress_done < $2`,
-        [statementId, done, total, normalizedVersion],
+        `UPDATE statements SET progress_done = $2, progress_total = $3, progress_stage = 'writing', updated_at = clock_timestamp()
+         WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $4 AND progress_done <= $2`,
+        [statementId, written, total, normalizedVersion],
       )
       // progress is a courtesy: a failed write is not the run's failure
       .then(
@@ -367,7 +371,8 @@ export async function locateStatementFile(
 
 export async function ingestStatement(deps: Deps, organizationId: string, statementId: string): Promise<IngestResult> {
   const { rows } = await deps.pool.query<StatementRow>(
-    `UPDATE statements SET status = 'processing', failure_code = NULL, failure_reason = NULL, progress_done = 0, updated_at = clock_timestamp()
+    `UPDATE statements SET status = 'processing', failure_code = NULL, failure_reason = NULL, progress_done = 0, progress_stage = 'reading',
+       updated_at = clock_timestamp()
      WHERE id = $1 AND organization_id = $2 AND status = ANY ($3) AND deleted_at IS NULL
      RETURNING id, organization_id, rightsholder_id, distributor_id, file_name, object_key, status, normalized_key,
        normalized_version, variants, mapping_id, created_by, declared_sha256, object_etag, variables`,
@@ -404,7 +409,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     }
     await deps.pool.query('UPDATE statements SET size_bytes = $2, sha256 = $3 WHERE id = $1', [statementId, object.size, object.sha256]);
     await deps.pool.query(
-      `UPDATE statements SET header_hash = $2, headers = $3, row_count = $4, progress_total = $4,
+      `UPDATE statements SET header_hash = $2, headers = $3, row_count = $4, progress_total = $4, progress_stage = 'surveying',
          located = $5, updated_at = clock_timestamp() WHERE id = $1`,
       [
         statementId,
@@ -473,6 +478,11 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
       throw error;
     }
     await progress.stop();
+    await deps.pool.query(
+      `UPDATE statements SET progress_stage = 'saving', updated_at = clock_timestamp()
+       WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $2`,
+      [statementId, statement.normalized_version],
+    );
     lap('normalize');
     for (const [step, ms] of Object.entries(normalized.timings ?? {})) timings[`normalize.${step}`] = ms;
 

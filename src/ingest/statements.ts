@@ -29,6 +29,14 @@ export const statementStatuses = [
 ] as const;
 export type StatementStatus = (typeof statementStatuses)[number];
 
+/**
+ * What a processing statement's run is doing: reading (downloading the file and finding its
+ * table), surveying (counting its rows, reading their distinct values), writing (the normalized
+ * rows: progress.done moves), saving (storing the files, committing).
+ */
+export const progressStages = ['reading', 'surveying', 'writing', 'saving'] as const;
+export type ProgressStage = (typeof progressStages)[number];
+
 export interface StatementFlag {
   id: string;
   kind: string;
@@ -66,7 +74,11 @@ export interface StatementRecord {
   rowCount: number | null;
   keptRows: number | null;
   removedRows: number | null;
-  progress: { done: number; total: number };
+  /**
+   * rows written of the rows below the header; while processing, `stage` says what the run does
+   * (ProgressStage), else null
+   */
+  progress: { done: number; total: number; stage: ProgressStage | null };
   stmtYear: number | null;
   stmtPeriod: number | null;
   stmtCadence: string | null;
@@ -130,7 +142,8 @@ export const STATEMENT_SELECT = `
   CASE WHEN s.failure_code IS NULL THEN NULL ELSE json_build_object('errorCode', s.failure_code, 'message', s.failure_reason) END AS "failureReason",
   s.header_hash AS "headerHash", s.headers, s.suggested_mapping AS "suggestedMapping", s.variables,
   s.row_count AS "rowCount", s.kept_rows AS "keptRows", s.removed_rows AS "removedRows",
-  json_build_object('done', s.progress_done, 'total', s.progress_total) AS progress,
+  json_build_object('done', s.progress_done, 'total', s.progress_total,
+    'stage', CASE WHEN s.status = 'processing' THEN s.progress_stage END) AS progress,
   s.stmt_year AS "stmtYear", s.stmt_period AS "stmtPeriod", s.stmt_cadence AS "stmtCadence", s.currency,
   to_char(s.sales_period_start, 'YYYY-MM-DD') AS "salesPeriodStart", to_char(s.sales_period_end, 'YYYY-MM-DD') AS "salesPeriodEnd",
   s.net_earnings::text AS "netEarnings", s.gross_earnings::text AS "grossEarnings", s.units::text AS units,

@@ -76,13 +76,14 @@ function statement(): Buffer {
 }
 
 /** Polls the statement's record until it settles; every progress seen on the way. */
-async function watch(statementId: string): Promise<{ seen: { status: string; done: number; total: number | null }[]; item: any }> {
-  const seen: { status: string; done: number; total: number | null }[] = [];
+type Seen = { status: string; done: number; total: number | null; stage: string | null };
+async function watch(statementId: string): Promise<{ seen: Seen[]; item: any }> {
+  const seen: Seen[] = [];
   for (const deadline = Date.now() + 180_000; Date.now() < deadline; ) {
     const res = await client.mutate('upload.statements', { organizationId: org, filter: { statementIds: [statementId], includeDeleted: true } });
     if (!res.ok) throw new Error(JSON.stringify(res.error));
     const item = res.data.items[0];
-    seen.push({ status: item.status, done: item.progress.done, total: item.progress.total });
+    seen.push({ status: item.status, done: item.progress.done, total: item.progress.total, stage: item.progress.stage });
     if (!['uploaded', 'processing'].includes(item.status)) return { seen, item };
     await new Promise((r) => setTimeout(r, 15));
   }
@@ -98,7 +99,7 @@ t.test('a statement of 400,000 rows: done moves while it is written, upward only
   t.equal(item.netEarnings, '4000.000000000000');
   t.equal(item.rowCount, TOTAL);
   t.equal(item.keptRows, ROWS);
-  t.same(item.progress, { done: TOTAL, total: TOTAL });
+  t.same(item.progress, { done: TOTAL, total: TOTAL, stage: null });
   const running = seen.filter((s) => s.status === 'processing');
   const mid = running.filter((s) => s.total === TOTAL && s.done > 0 && s.done < TOTAL);
   t.ok(mid.length >= 1, `done seen strictly between 0 and the total while processing (seen: ${[...new Set(running.map((s) => s.done))].join(', ')})`);
@@ -111,10 +112,32 @@ t.test('a statement of 400,000 rows: done moves while it is written, upward only
     dones.every((d, i) => i === 0 || d >= dones[i - 1]! || d === 0),
     'done never goes down',
   );
+  // the stages in their order, each only while processing; done moves only while writing
+  const order = ['reading', 'surveying', 'writing', 'saving'];
+  const stages = running.map((s) => s.stage);
+  t.ok(
+    stages.every((s) => s !== null && order.includes(s)),
+    `a processing statement names its stage (seen: ${[...new Set(stages)].join(', ')})`,
+  );
+  t.ok(
+    stages.every((s, i) => i === 0 || order.indexOf(s!) >= order.indexOf(stages[i - 1]!)),
+    'the stages come in order',
+  );
+  t.ok(stages.includes('writing'), 'writing seen');
+  t.ok(stages.includes('surveying'), 'surveying seen (counting the rows of 400,000 takes longer than a poll)');
+  t.comment(`stages seen: ${[...new Set(stages)].join(', ')}`);
+  t.ok(
+    running.filter((s) => s.done > 0).every((s) => s.stage === 'writing' || s.stage === 'saving'),
+    'rows are done only from the writing stage on',
+  );
+  t.ok(
+    seen.filter((s) => s.status !== 'processing').every((s) => s.stage === null),
+    'no stage unless processing',
+  );
   // the run is over: nothing writes to its progress any more
   await new Promise((r) => setTimeout(r, 500));
   const after = await waitForStatement(client, org, statementId);
-  t.same(after.progress, { done: TOTAL, total: TOTAL });
+  t.same(after.progress, { done: TOTAL, total: TOTAL, stage: null });
   t.equal(after.updatedAt, item.updatedAt);
 });
 
@@ -134,7 +157,7 @@ t.test('a run that fails after writing its rows leaves done below the total, and
   t.equal(item.status, 'failed');
   t.same(item.failureReason, { errorCode: 'STATEMENT_UNREADABLE', message: 'the statement could not be read as a table: failed on purpose' });
   // the thread had written every row: done stays one short of the total, which only a commit reaches
-  t.same(item.progress, { done: TOTAL - 1, total: TOTAL });
+  t.same(item.progress, { done: TOTAL - 1, total: TOTAL, stage: null });
   t.ok(seen.some((s) => s.status === 'processing' && s.done > 0 && s.done < TOTAL), 'done was seen moving');
   // within an attempt done only grows (a retried attempt would start again from 0)
   const dones = seen.map((s) => s.done);

@@ -24,6 +24,20 @@ export interface ParsedRates {
 const DECIMAL = /^\d{1,12}(\.\d{1,12})?$/;
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
+/** Decimal text (DECIMAL above) as an integer count of 10^-12. */
+function picoUnits(value: string): bigint {
+  const [whole, frac = ''] = value.split('.');
+  return BigInt(`${whole}${frac.padEnd(12, '0')}`);
+}
+
+/**
+ * The smallest number of units of a currency for one US dollar that is accepted (exclusive): a
+ * unit worth a million dollars or more is no currency, and analytics holds US dollars per unit as
+ * DECIMAL(20,14), where such a rate would turn into no rate at all without a missing_fx_rate flag.
+ */
+export const MIN_PER_USD = '0.000001';
+const MIN_PER_USD_PICO = picoUnits(MIN_PER_USD);
+
 export function isCurrencyCode(code: string): boolean {
   return /^[A-Z]{3}$/.test(code) && cc.code(code) !== undefined;
 }
@@ -71,6 +85,14 @@ function parseEcb(text: string): ParsedRates {
   const [header, ...rows] = csvRows(text);
   const columns = header!.map((h) => h.trim());
   if (!columns.includes('USD')) throw new ReferenceFileError('The ECB file has no USD column, so no rate can be converted to a US-dollar base');
+  // euro-based figures: a EUR column (the base itself) or a currency twice would say two rates of one currency and day
+  if (columns.includes('EUR')) throw new ReferenceFileError('The ECB file has a EUR column: its rates are units per euro, so the euro has none');
+  const seen = new Set<string>();
+  for (const c of columns.slice(1)) {
+    if (c === '') continue;
+    if (seen.has(c)) throw new ReferenceFileError(`The ECB file has the column ${c} twice`);
+    seen.add(c);
+  }
   const skipped = new Set<string>();
   const rates: ParsedRate[] = [];
   const once = onceEach('date');
@@ -78,6 +100,7 @@ function parseEcb(text: string): ParsedRates {
     const date = parseEcbDate(row[0] ?? '');
     if (!date) throw new ReferenceFileError(`Line ${n + 2}: "${row[0]}" is not a date`);
     once(date, n + 2);
+    const day: ParsedRate[] = [];
     for (let i = 1; i < columns.length; i++) {
       const currency = columns[i]!;
       const value = (row[i] ?? '').trim();
@@ -87,7 +110,19 @@ function parseEcb(text: string): ParsedRates {
         continue;
       }
       if (!DECIMAL.test(value) || /^0*(\.0*)?$/.test(value)) throw new ReferenceFileError(`Line ${n + 2}: ${currency} "${value}" is not a positive decimal rate`);
-      rates.push({ date, currency, value });
+      day.push({ date, currency, value });
+    }
+    rates.push(...day);
+    // every rate of the day becomes units per US dollar (value ÷ USD), the euro's is 1 ÷ USD: none may be MIN_PER_USD or less
+    const usd = day.find((r) => r.currency === 'USD');
+    if (usd) {
+      const usdPico = picoUnits(usd.value);
+      if (usdPico * MIN_PER_USD_PICO >= 10n ** 24n) throw new ReferenceFileError(`Line ${n + 2}: USD "${usd.value}" makes one euro worth a million US dollars or more`);
+      for (const r of day) {
+        if (r.currency !== 'USD' && picoUnits(r.value) * 10n ** 12n <= usdPico * MIN_PER_USD_PICO) {
+          throw new ReferenceFileError(`Line ${n + 2}: ${r.currency} "${r.value}" makes one unit worth a million US dollars or more`);
+        }
+      }
     }
   }
   return { format: 'ecb', rates, skippedCurrencies: [...skipped].sort() };
@@ -109,6 +144,9 @@ function parsePlain(text: string): ParsedRates {
       continue;
     }
     if (!DECIMAL.test(value) || /^0*(\.0*)?$/.test(value)) throw new ReferenceFileError(`Line ${n + 2}: "${value}" is not a positive decimal rate`);
+    if (picoUnits(value) <= MIN_PER_USD_PICO) {
+      throw new ReferenceFileError(`Line ${n + 2}: ${currency} "${value}" per US dollar makes one unit worth a million US dollars or more`);
+    }
     once(`${date} ${currency}`, n + 2);
     rates.push({ date, currency, value });
   }

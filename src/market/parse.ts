@@ -8,6 +8,12 @@ import { isDecimal } from './decimal.ts';
 
 export const SYMBOL_RE = /^[A-Z0-9.^=-]{1,20}$/;
 
+/** A price or yield as imported: at most 20 digits on each side of the point (PostgreSQL's numeric takes them all). */
+const BOUNDED_DECIMAL = /^-?\d{1,20}(\.\d{1,20})?$/;
+const isImportDecimal = (v: string) => isDecimal(v) && BOUNDED_DECIMAL.test(v.trim());
+/** market_prices.volume is a bigint. */
+const MAX_VOLUME = 9223372036854775807n;
+
 export interface PriceRow {
   symbol: string;
   date: string;
@@ -73,10 +79,12 @@ export function parseHistoryCsv(text: string, symbolArg?: string): PriceRow[] {
     if (close === null) continue;
     const values = { open: cell(row[at('open')]), high: cell(row[at('high')]), low: cell(row[at('low')]), close };
     for (const [k, v] of Object.entries(values)) {
-      if (v !== null && !isDecimal(v)) throw new ReferenceFileError(`Line ${n + 2}: ${k} "${v}" is not a decimal`);
+      if (v !== null && !isImportDecimal(v)) throw new ReferenceFileError(`Line ${n + 2}: ${k} "${v.slice(0, 50)}" is not a decimal of at most 20 digits each side of the point`);
     }
     const volume = cell(row[at('volume')]);
-    if (volume !== null && !/^\d+$/.test(volume)) throw new ReferenceFileError(`Line ${n + 2}: volume "${volume}" is not a whole number`);
+    if (volume !== null && (!/^\d+$/.test(volume) || BigInt(volume) > MAX_VOLUME)) {
+      throw new ReferenceFileError(`Line ${n + 2}: volume "${volume.slice(0, 50)}" is not a whole number up to ${MAX_VOLUME}`);
+    }
     once(`${symbol} ${date}`, n + 2);
     out.push({ symbol, date, ...values, volume, currency: cell(row[at('currency')])?.toUpperCase() ?? null, name: cell(row[at('name')]) });
   }
@@ -118,6 +126,14 @@ export function parseTreasuryCsv(text: string): YieldRow[] {
   if ((header[0] ?? '').trim().toLowerCase() !== 'date') throw new ReferenceFileError('Not a Treasury par yield curve file: the first column is not Date');
   const tenors = header.slice(1).map((h) => parseTenor(h));
   if (!tenors.some((t) => t !== null)) throw new ReferenceFileError('Not a Treasury par yield curve file: no tenor columns like "1 Mo" or "10 Yr"');
+  // "1 Mo" and "1 Month" are one tenor: two columns of it would give a day two yields of it
+  const tenorColumn = new Map<string, string>();
+  for (const [i, t] of tenors.entries()) {
+    if (!t) continue;
+    const earlier = tenorColumn.get(t.tenor);
+    if (earlier !== undefined) throw new ReferenceFileError(`The columns "${earlier}" and "${header[i + 1]!.trim()}" are the same tenor, ${t.tenor}`);
+    tenorColumn.set(t.tenor, header[i + 1]!.trim());
+  }
   const out: YieldRow[] = [];
   const once = onceEach('date');
   for (const [n, row] of rows.entries()) {
@@ -127,7 +143,7 @@ export function parseTreasuryCsv(text: string): YieldRow[] {
     for (const [i, tenor] of tenors.entries()) {
       const value = cell(row[i + 1]);
       if (!tenor || value === null) continue;
-      if (!isDecimal(value)) throw new ReferenceFileError(`Line ${n + 2}: ${tenor.tenor} "${value}" is not a decimal`);
+      if (!isImportDecimal(value)) throw new ReferenceFileError(`Line ${n + 2}: ${tenor.tenor} "${value.slice(0, 50)}" is not a decimal of at most 20 digits each side of the point`);
       out.push({ date, tenor: tenor.tenor, months: tenor.months, value });
     }
   }

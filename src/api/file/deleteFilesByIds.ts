@@ -5,6 +5,7 @@ import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { deleteObjects } from '../../ingest/statements.ts';
 import { enqueueBlockRefreshForStatements } from '../../catalog/blocks.ts';
+import { storedId } from '../upload/shared.ts';
 import { filesOfUpload } from './shared.ts';
 
 export const deleteFilesByIds = orgProcedure(
@@ -13,7 +14,7 @@ export const deleteFilesByIds = orgProcedure(
     scope: 'cli',
     summary: 'Delete files of an upload for good: their statements, rows, flags and every stored object (all variants). See file.getFilesDeleteInfo first.',
   },
-  orgInput({ fileIds: z.array(z.uuid()).min(1).max(1000), uploadId: z.uuid() }),
+  orgInput({ fileIds: z.array(storedId()).min(1).max(1000), uploadId: storedId() }),
 ).mutation(async ({ ctx, input }) => {
   const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
   const files = await withTransaction(ctx.deps.pool, async (db) => {

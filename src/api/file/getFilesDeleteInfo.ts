@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
+import { storedId } from '../upload/shared.ts';
 import { filesOfUpload } from './shared.ts';
 
 export const getFilesDeleteInfo = orgProcedure(
@@ -10,7 +11,7 @@ export const getFilesDeleteInfo = orgProcedure(
     summary:
       "What file.deleteFilesByIds would remove: the files, their rows and totals, their stored objects, flags, the rightsholders and periods affected, the catalog blocks built from them (refreshed after the delete) and those rightsholders' catalogs.",
   },
-  orgInput({ fileIds: z.array(z.uuid()).min(1).max(1000), uploadId: z.uuid() }),
+  orgInput({ fileIds: z.array(storedId()).min(1).max(1000), uploadId: storedId() }),
 ).query(async ({ ctx, input }) => {
   const files = await filesOfUpload(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.uploadId, input.fileIds);
   const ids = files.map((f) => f.id);

@@ -6,7 +6,7 @@ import { getStatement } from '../../ingest/statements.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { visibleStatement } from './shared.ts';
+import { storedId, visibleStatement } from './shared.ts';
 
 async function statementOfUpload(db: Queryable, principal: Principal, organizationId: string, uploadId: string, statementId: string) {
   const s = await visibleStatement(db, { organizationId, userId: principal.userId }, statementId, { lock: true });
@@ -14,7 +14,7 @@ async function statementOfUpload(db: Queryable, principal: Principal, organizati
   return s;
 }
 
-const ids = { uploadId: z.uuid(), statementId: z.uuid() };
+const ids = { uploadId: storedId(), statementId: storedId() };
 
 export const resolveFlag = orgProcedure(
   { minRole: 'writer', scope: '', summary: 'Mark one flag of a statement resolved.' },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope, expireDueUploads } from './shared.ts';
+import { callerScope, expireDueUploads, storedId } from './shared.ts';
 import { UPLOAD_TTL_SECONDS } from './uploadFile.ts';
 
 export const heartbeat = orgProcedure(
@@ -11,7 +11,7 @@ export const heartbeat = orgProcedure(
     summary:
       'Extend the time-to-live of direct uploads still in progress (status uploading, TTL not run out: an upload past it is expired); each extended one comes with a fresh presigned PUT (url, method, headers) living as long, for a client that has not finished its PUT.',
   },
-  orgInput({ statementIds: z.array(z.uuid()).min(1).max(1000) }),
+  orgInput({ statementIds: z.array(storedId()).min(1).max(1000) }),
 ).mutation(async ({ ctx, input }) => {
   const scope = await callerScope(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId });
   // a heartbeat after the TTL does not bring an upload back: it is expired (its PUT URL is dead too)

@@ -1,8 +1,15 @@
 // What the upload procedures share: finding a statement the caller may see, the caller's
 // rightsholder scope as a SQL condition, and the date range filters of the lists.
+import { z } from 'zod';
 import { rightsholderScope, type RightsholderScope } from '../../access/dataAccess.ts';
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
+
+/**
+ * An id as stored and answered: a UUID in any case, lower-cased, so that an id sent in capitals
+ * names the same row and compares equal to the stored one wherever ids are compared or echoed.
+ */
+export const storedId = () => z.uuid().transform((id) => id.toLowerCase());
 
 export interface Caller {
   organizationId: string;

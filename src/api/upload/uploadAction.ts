@@ -8,7 +8,7 @@ import { variablesSchema } from '../../ingest/fields.ts';
 import { getStatement, STATEMENT_SELECT, type StatementRecord } from '../../ingest/statements.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope, expireDueUploads, visibleStatement, visibleStatementsOfUpload, type VisibleStatement } from './shared.ts';
+import { callerScope, expireDueUploads, storedId, visibleStatement, visibleStatementsOfUpload, type VisibleStatement } from './shared.ts';
 
 /**
  * The actions on a statement, as `action: { type, statementId }`, or on every statement of an
@@ -53,7 +53,7 @@ export const uploadAction = orgProcedure(
   },
   orgInput({
     action: z
-      .strictObject({ type: z.enum(uploadActionTypes), statementId: z.uuid().optional(), uploadId: z.uuid().optional(), variables: variablesSchema.optional() })
+      .strictObject({ type: z.enum(uploadActionTypes), statementId: storedId().optional(), uploadId: storedId().optional(), variables: variablesSchema.optional() })
       .refine((a) => (a.statementId === undefined) !== (a.uploadId === undefined), { message: 'give statementId or uploadId, not both', path: ['statementId'] })
       .refine((a) => a.variables === undefined || a.type === 'complete' || a.type === 'reprocess', {
         message: 'variables go with complete or reprocess, the actions that read the file',

@@ -49,6 +49,11 @@ t.test('history: oldest first, within from and to', async (t) => {
   });
   t.equal(data(await reader.client.query('market.getHistory', { organizationId: org, ticker: 'SPOT' })).points.length, 38);
   expectError(t, await reader.client.query('market.getHistory', { organizationId: org, ticker: 'WMG' }), 'NOT_FOUND', 'MARKET_SYMBOL_NOT_FOUND');
+  // a range that ends before it starts is a mistake to point out, not an empty history
+  const inverted = await reader.client.query('market.getHistory', { organizationId: org, ticker: 'SPOT', from: '2024-08-31', to: '2024-08-01' });
+  expectError(t, inverted, 'BAD_REQUEST', 'VALIDATION_FAILED');
+  t.same(inverted.error?.data.fields, [{ path: 'from', message: 'from must not be after to' }]);
+  t.equal(data(await reader.client.query('market.getHistory', { organizationId: org, ticker: 'SPOT', from: '2024-08-30', to: '2024-08-30' })).points.length, 1, 'from = to: that day');
 });
 
 t.test('Treasury par yields: latest, on a date, over a range', async (t) => {
@@ -67,6 +72,11 @@ t.test('Treasury par yields: latest, on a date, over a range', async (t) => {
   t.same(range.curves.map((c: any) => [c.date, c.yields['2Y']]), [['2024-09-30', '3.66'], ['2024-10-01', '3.61'], ['2024-10-02', '3.63'], ['2024-10-03', '3.70']]);
   expectError(t, await reader.client.query('market.getTreasuryYields', { organizationId: org, date: '2020-01-01' }), 'NOT_FOUND', 'TREASURY_YIELDS_NOT_FOUND');
   expectError(t, await reader.client.query('market.getTreasuryYields', { organizationId: org, date: '2024-09-30', from: '2024-09-01' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  // from after to: VALIDATION_FAILED, not TREASURY_YIELDS_NOT_FOUND as if no curve were published
+  const inverted = await reader.client.query('market.getTreasuryYields', { organizationId: org, from: '2024-10-03', to: '2024-09-30' });
+  expectError(t, inverted, 'BAD_REQUEST', 'VALIDATION_FAILED');
+  t.same(inverted.error?.data.fields, [{ path: 'from', message: 'from must not be after to' }]);
+  t.same(data(await reader.client.query('market.getTreasuryYields', { organizationId: org, from: '2024-10-01', to: '2024-10-01' })).curves.map((c: any) => c.date), ['2024-10-01']);
 });
 
 t.test('Treasury par yields over a long range: whole curves, the latest 5000 days at most', async (t) => {

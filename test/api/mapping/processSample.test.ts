@@ -50,6 +50,15 @@ t.test('a window of rows, a saved mapping by id, variables and the file name', a
   t.equal(ok(t, await sample({ mappingId: saved.id, mapping: FIELDS, endRow: 1 })).rows[0].currency, 'EUR');
 });
 
+t.test('startRow past the default endRow, without endRow: the next 5 rows (was VALIDATION_FAILED)', async (t) => {
+  const res = ok(t, await sample({ mapping: FIELDS, startRow: 5 }));
+  t.same([res.startRow, res.endRow, res.rows.map((r: any) => [r.source_row, r.source])], [5, 10, [[6, 'YouTube'], [7, 'Napster']]]);
+  t.same(ok(t, await sample({ mapping: FIELDS, startRow: 3 })).rows.map((r: any) => r.source_row), [4, 5], 'below it, up to 5');
+  const far = ok(t, await sample({ mapping: FIELDS, startRow: 100 }));
+  t.same([far.startRow, far.endRow, far.rows], [100, 105, []]);
+  isError(t, await sample({ mapping: FIELDS, startRow: 6, endRow: 5 }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+});
+
 t.test('mapping errors', async (t) => {
   isError(t, await sample({ mapping: { royaltyEarnings: { column: 'Net (EUR)' } } }), 'BAD_REQUEST', 'MAPPING_REQUIRED_FIELDS_MISSING');
   isError(t, await sample({ mapping: { ...FIELDS, units: { column: 'Quantity' } } }), 'BAD_REQUEST', 'MAPPING_COLUMN_MISSING');

@@ -400,18 +400,21 @@ export class AnalyticsEngine {
   private async runSql(sql: string, restrictions: Restrictions, fp: Fingerprint): Promise<SqlPayload> {
     const facts = await this.freshFacts(restrictions.organizationId, fp);
     const columns = await this.inspectSql(facts, sql);
-    const dir = path.join(this.settings.dir, 'sandbox', randomBytes(12).toString('hex'));
-    await mkdir(dir, { recursive: true });
-    const file = path.join(dir, 'rows.parquet');
-    try {
-      const view = rowViewSql(restrictions, columns);
-      await facts.withConnection((c) => c.run(`COPY (${view.sql}) TO '${file.replace(/'/g, "''")}' (FORMAT parquet)`, view.params));
-      const result = await this.sandbox.run(file, sql);
-      if (!result.ok) throw new AppError(result.errorCode, result.message);
-      return { schema: result.schema, rows: result.rows };
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    // the rows are written when the statement's turn comes (SandboxPool.withSlot)
+    return this.sandbox.withSlot(restrictions.organizationId, async () => {
+      const dir = path.join(this.settings.dir, 'sandbox', randomBytes(12).toString('hex'));
+      await mkdir(dir, { recursive: true });
+      const file = path.join(dir, 'rows.parquet');
+      try {
+        const view = rowViewSql(restrictions, columns);
+        await facts.withConnection((c) => c.run(`COPY (${view.sql}) TO '${file.replace(/'/g, "''")}' (FORMAT parquet)`, view.params));
+        const result = await this.sandbox.run(file, sql);
+        if (!result.ok) throw new AppError(result.errorCode, result.message);
+        return { schema: result.schema, rows: result.rows };
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
   }
 
   // --- runs, cache, waiting ----------------------------------------------------------------

@@ -5,7 +5,7 @@ import { AppError } from '../../errors.ts';
 import { variablesSchema } from '../../ingest/fields.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope } from './shared.ts';
+import { callerScope, storedId } from './shared.ts';
 
 /** The largest object one PUT can write to S3 (5 GiB): the most a direct upload can announce. */
 export const MAX_PUT_BYTES = 5 * 1024 ** 3;
@@ -48,7 +48,7 @@ export const uploadFile = orgProcedure(
     sha256: z.string().regex(/^[0-9a-fA-F]{64}$/).optional(),
     distributorId: z.uuid().optional(),
     customName: z.string().trim().min(1).max(200).optional(),
-    uploadId: z.uuid().optional(),
+    uploadId: storedId().optional(),
     // values of the mapping's `variable` fields for this file (`{ "currency": "EUR" }`)
     variables: variablesSchema.optional(),
   }),

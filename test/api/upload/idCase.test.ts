@@ -25,6 +25,9 @@ function fails(t: Test, res: any, code: string, errorCode: string) {
 t.test('heartbeat: an upload named in capitals is extended, and answered by its id', async (t) => {
   const start = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'later.csv' });
   const id = start.data.statementId as string;
+  // a file added to an upload named in capitals: the answer names the stored upload id
+  const added = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'added.csv', uploadId: UP(start.data.uploadId) });
+  t.equal(added.data.uploadId, start.data.uploadId);
   const beat = await owner.client.mutate('upload.heartbeat', { organizationId: org, statementIds: [UP(id), id] });
   // before: extended in the database, yet answered notExtended, with no fresh URL
   t.same(beat.data.notExtended, []);

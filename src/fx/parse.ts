@@ -4,6 +4,7 @@
 // units of the currency for one US dollar.
 import cc from 'currency-codes';
 import { csvHeader, csvRows, onceEach, ReferenceFileError } from '../lookups/csv.ts';
+import { lastPublishableDay } from './dates.ts';
 
 export type FxFormat = 'ecb' | 'plain';
 
@@ -96,9 +97,11 @@ function parseEcb(text: string): ParsedRates {
   const skipped = new Set<string>();
   const rates: ParsedRate[] = [];
   const once = onceEach('date');
+  const lastDay = lastPublishableDay();
   for (const [n, row] of rows.entries()) {
     const date = parseEcbDate(row[0] ?? '');
     if (!date) throw new ReferenceFileError(`Line ${n + 2}: "${row[0]}" is not a date`);
+    if (date > lastDay) throw new ReferenceFileError(`Line ${n + 2}: ${date} is in the future`);
     once(date, n + 2);
     const day: ParsedRate[] = [];
     for (let i = 1; i < columns.length; i++) {
@@ -133,10 +136,12 @@ function parsePlain(text: string): ParsedRates {
   const skipped = new Set<string>();
   const rates: ParsedRate[] = [];
   const once = onceEach('date and currency');
+  const lastDay = lastPublishableDay();
   for (const [n, row] of rows.entries()) {
     const [dateText = '', code = '', value = ''] = row.map((c) => c.trim());
     const date = parseEcbDate(dateText);
     if (!date) throw new ReferenceFileError(`Line ${n + 2}: "${dateText}" is not a date (YYYY-MM-DD)`);
+    if (date > lastDay) throw new ReferenceFileError(`Line ${n + 2}: ${date} is in the future`);
     const currency = code.toUpperCase();
     if (currency === 'USD') continue;
     if (!isCurrencyCode(currency)) {

@@ -3,6 +3,7 @@
 // symbols (`symbol,name,currency,exchange`), and the US Treasury's daily par yield curve CSV
 // (`Date,"1 Mo","2 Mo",…,"30 Yr"`, dates MM/DD/YYYY, newest first, blank where a tenor was not
 // yet published).
+import { lastPublishableDay } from '../fx/dates.ts';
 import { csvRows, onceEach, ReferenceFileError } from '../lookups/csv.ts';
 import { isDecimal } from './decimal.ts';
 
@@ -70,11 +71,13 @@ export function parseHistoryCsv(text: string, symbolArg?: string): PriceRow[] {
   if (at('symbol') < 0 && !fixed) throw new ReferenceFileError('The file has no symbol column: give the symbol (--symbol)');
   const out: PriceRow[] = [];
   const once = onceEach('symbol and date');
+  const lastDay = lastPublishableDay();
   for (const [n, row] of rows.entries()) {
     const symbol = fixed ?? normalizeSymbol(row[at('symbol')] ?? '');
     if (!symbol) throw new ReferenceFileError(`Line ${n + 2}: "${row[at('symbol')]}" is not a ticker symbol`);
     const date = isoDate((row[at('date')] ?? '').trim());
     if (!date) throw new ReferenceFileError(`Line ${n + 2}: "${row[at('date')]}" is not a date`);
+    if (date > lastDay) throw new ReferenceFileError(`Line ${n + 2}: ${date} is in the future`);
     const close = cell(row[at('close')]);
     if (close === null) continue;
     const values = { open: cell(row[at('open')]), high: cell(row[at('high')]), low: cell(row[at('low')]), close };
@@ -136,9 +139,11 @@ export function parseTreasuryCsv(text: string): YieldRow[] {
   }
   const out: YieldRow[] = [];
   const once = onceEach('date');
+  const lastDay = lastPublishableDay();
   for (const [n, row] of rows.entries()) {
     const date = isoDate((row[0] ?? '').trim());
     if (!date) throw new ReferenceFileError(`Line ${n + 2}: "${row[0]}" is not a date`);
+    if (date > lastDay) throw new ReferenceFileError(`Line ${n + 2}: ${date} is in the future`);
     once(date, n + 2);
     for (const [i, tenor] of tenors.entries()) {
       const value = cell(row[i + 1]);

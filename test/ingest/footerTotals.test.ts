@@ -253,6 +253,8 @@ t.test('readAmount reads every input exactly as the normalizer SQL (parse_amount
   await duck.run(macro);
 
   const Z = '0'.repeat(40);
+  const L = '0'.repeat(5_000);
+  const N = '9'.repeat(5_000);
   const inputs = [
     '1.25', '4.10', '-1.25', '+1.25', '0', '-0', '-0.00', '1,234.50', '1.234,50', '1.237,10', '1237,10', '1,25', '1,234', '1.234', '1,234,567.89', '1.234.567,89',
     '(12.50)', '( 12.50 )', '(1,234.50)', '12.50-', '9.00-', '9,00-', '9.00 -', '\u22122.00', '\u2212 2,00', '- 2.00', '-$2.00', '$-2.00', '$1,234.50', '€1.234,50', '£ 3', '¥1000', 'US$12.00',
@@ -263,6 +265,11 @@ t.test('readAmount reads every input exactly as the normalizer SQL (parse_amount
     '99999999999999999999999999.9999999999999', '12345678901234567890.123456789012345', `0.${Z}1`, `${Z}1`, `1${Z}`, '١٢', '１２', '85%', '-85 %', '1,5%',
     ' 1.25', '1.25 ', '  (1.25)  ', '\t1.5', '1.5\n', '\v1', '1\f', '\u00a01', '(1\n)', '\v(1)', '(1)\u00a0', 'x\n-1', '1.5\n-', '1.5 \t-',
     '', ' ', 'abc', 'Total', '12 34', '1,2,3', '1.2,3', ',5', '5,', '1,234.5,6', '2024-03-01', '03/15/2024',
+    // long digit runs (DuckDB reads at most 26 whole and 38 fraction digits: JavaScript's BigInt,
+    // quadratic in the length, gets no more): overflow, rounding at the 13th decimal past long
+    // tails, a whole part too long for the DECIMAL whatever the exponent, zeros of any length
+    `1${L}`, `0.${L}1`, `0.0000000000005${L}1`, `0.0000000000004${N}`, `0.0000000000015${L}`, `1${L}E-${L.length}`, `1${L}.5E-${L.length}`,
+    `12${L.slice(0, 24)}.9999999999999${N}`, `1${L.slice(0, 26)}E-1`, `1${L.slice(0, 25)}E-1`, `1${L.slice(0, 25)}.5E-1`, `0.${Z}15E41`, `0.${N}E38`, `-0.0000000000005${L}`, `${L}1.25`, `${L}`, `0.${L}`, `1.${N}`, `(1.${N})`, `9.${N}`, `${N.slice(0, 26)}.${N}`,
   ];
   const sql = (s: string) => `'${s.replace(/'/g, "''")}'`;
   let compared = 0;

@@ -169,7 +169,8 @@ export async function ingestionStats(engine: AnalyticsEngine, db: Queryable, cal
   const rhIds = visible.map((v) => v.id);
   const [statuses, rowStats, flags] = await Promise.all([
     db.query<{ status: string; n: number }>(
-      `SELECT status, count(*) AS n FROM statements WHERE organization_id = $1 AND rightsholder_id = ANY($2::uuid[]) GROUP BY status ORDER BY status`,
+      // a deleted statement is no longer theirs (its rows and flags are left out too); restoring it counts it again
+      `SELECT status, count(*) AS n FROM statements WHERE organization_id = $1 AND rightsholder_id = ANY($2::uuid[]) AND deleted_at IS NULL GROUP BY status ORDER BY status`,
       [caller.organizationId, rhIds],
     ),
     db.query<{ read: string | null; kept: string | null; removed: string | null; last: Date | null }>(

@@ -3,6 +3,7 @@
 // they carry. Raw values are keyed once with normalizeLookupKey (lookup_raw_keys), so variants of
 // one string group together and a lookup entry resolves all of them.
 import type { Queryable } from '../db/pool.ts';
+import { withRows } from '../ingest/statements.ts';
 import { normalizeLookupKey } from './normalize.ts';
 
 export type RawKind = 'sales_type' | 'source';
@@ -21,6 +22,14 @@ export interface MissingRawValue {
 }
 
 export const missingSorts = ['usdAmount', 'rowCount'] as const;
+
+/**
+ * The raw values analytics shows: of statements with rows that are not deleted, skipped or bad
+ * (withRows, as analytics reads them), in organizations that are not deleted. A deleted statement
+ * keeps its raw values (it can be restored), so they are filtered here.
+ */
+const LIVE = `JOIN statements s ON s.id = v.statement_id AND ${withRows('s')}
+     JOIN organizations o ON o.id = s.organization_id AND o.deleted_at IS NULL`;
 export type MissingSort = (typeof missingSorts)[number];
 
 /** Computes the normalized key of raw values that have none yet. */
@@ -78,6 +87,7 @@ export async function missingRawValues(
             count(*) OVER ()::int AS total
      FROM statement_raw_values v
      JOIN lookup_raw_keys k ON k.kind = v.kind AND k.raw_value = v.raw_value
+     ${LIVE}
      WHERE v.kind = $1 AND k.raw_normalized <> ''
        AND NOT EXISTS (SELECT 1 FROM ${lookupTable} l WHERE l.original_normalized = k.raw_normalized)
      GROUP BY k.raw_normalized
@@ -90,6 +100,7 @@ export async function missingRawValues(
     const counted = await db.query<{ n: number }>(
       `SELECT count(DISTINCT k.raw_normalized)::int AS n FROM statement_raw_values v
        JOIN lookup_raw_keys k ON k.kind = v.kind AND k.raw_value = v.raw_value
+       ${LIVE}
        WHERE v.kind = $1 AND k.raw_normalized <> ''
          AND NOT EXISTS (SELECT 1 FROM ${lookupTable} l WHERE l.original_normalized = k.raw_normalized)`,
       [kind],

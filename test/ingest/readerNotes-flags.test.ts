@@ -113,6 +113,7 @@ t.test("a text file of exactly 1,048,576 lines (Excel's last row) is flagged; on
   ] as const) {
     const { located, out } = await normalizeFile(t, csvOfLines(lines, finalNewline), fields, { fileName: 'export.csv' });
     t.equal(out.keptRows, lines - 1, `${lines} lines: ${lines - 1} data rows`);
+    t.equal(located.readerNotes?.rowLimitSheets?.length ?? 0, flagged ? 1 : 0);
     t.same(
       readerFlags(statementFlags(located, out, fields)),
       flagged
@@ -128,4 +129,17 @@ t.test("a text file of exactly 1,048,576 lines (Excel's last row) is flagged; on
       `${lines} lines${finalNewline ? '' : ' (no final line break)'}: ${flagged ? 'flagged' : 'not flagged'}`,
     );
   }
+});
+
+t.test('lines, not records: quoted line breaks and CRLF count as the lines Excel wrote', async (t) => {
+  // 1,048,574 records, one of them a title over three lines: 1,048,576 lines (CRLF line breaks)
+  const rows = [HEADER.join(',')];
+  for (let i = 1; i < 1_048_574; i++) rows.push(i === 500_000 ? '2024-03,"A title\r\nover\r\nthree lines",0.01' : `2024-03,T${i},0.01`);
+  const { located, out } = await normalizeFile(t, Buffer.from(`${rows.join('\r\n')}\r\n`), fields, { fileName: 'quoted.csv' });
+  t.equal(out.keptRows, 1_048_573);
+  t.same(located.readerNotes?.rowLimitSheets, ['quoted.csv'], 'flagged by its lines');
+  // the same records without the quoted line breaks: 1,048,574 lines, not flagged
+  const plain = rows.map((r) => r.replace('A title\r\nover\r\nthree lines', 'A title'));
+  const again = await normalizeFile(t, Buffer.from(`${plain.join('\r\n')}\r\n`), fields, { fileName: 'plain.csv' });
+  t.equal(again.located.readerNotes, undefined);
 });

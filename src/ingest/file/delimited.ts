@@ -30,6 +30,8 @@ export type DelimitedTable = Omit<LocatedTable, 'container' | 'format' | 'encodi
   score: number;
   /** records in the file */
   records: number;
+  /** the file's lines (a last one without its line break included), when the whole file was scanned */
+  lines?: number;
 };
 
 const DELIMITERS: readonly Delimiter[] = [',', ';', '\t', '|'];
@@ -255,6 +257,7 @@ export async function locateDelimited(clean: CleanText, limits: Limits, deadline
   };
 
   let records = headRecs.length;
+  let lines: number | undefined;
   let splitOffset: number | undefined;
   if (whole) {
     const start = trailerStart(headKinds);
@@ -301,6 +304,7 @@ export async function locateDelimited(clean: CleanText, limits: Limits, deadline
     }
     scanner.finish();
     records += scanner.records;
+    lines = scanner.lines;
     const tailRecs = tailStart >= 0 ? parseSegment(await readRange(clean.path, tailStart, size), tailLine, delimiter, quote, clean.newline, limits.maxFieldBytes) : [];
     if (summaryAt >= 0) {
       // everything after a summary table's header is the summary
@@ -351,6 +355,7 @@ export async function locateDelimited(clean: CleanText, limits: Limits, deadline
     sampleRows: dataSample.slice(0, SAMPLE_ROWS).map((r) => r.cells),
     score: headerScoreForChoice(choice, counts.data, header.raw.length),
     records,
+    ...(lines !== undefined ? { lines } : {}),
     ...(splitOffset !== undefined ? { splitOffset } : {}),
   };
 }

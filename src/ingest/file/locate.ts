@@ -56,8 +56,8 @@ export async function locate(input: LocateInput, internal: Partial<Limits> = {})
   return { ...located, headerHash: computeHeaderHash(located.header) };
 }
 
-function fromDelimited(t: DelimitedTable): Omit<DelimitedTable, 'records'> {
-  const { records: _records, ...rest } = t;
+function fromDelimited(t: DelimitedTable): Omit<DelimitedTable, 'records' | 'lines'> {
+  const { records: _records, lines: _lines, ...rest } = t;
   return rest;
 }
 
@@ -129,10 +129,12 @@ async function locatePath(file: string, name: string, ctx: Context, depth: numbe
 export const EXCEL_MAX_ROWS = 1_048_576;
 
 /**
- * Whether delimited text has exactly Excel's number of lines. Counted (one read of the file) only
- * when its records come near it: a line break inside quotes makes a record of several lines.
+ * Whether delimited text has exactly Excel's number of lines: the file reader's scan counted them;
+ * else (a file read whole from its head sample) counted here (one read of the file) when its
+ * records come near it (a line break inside quotes makes a record of several lines).
  */
 async function linesAtSheetLimit(file: string, table: DelimitedTable): Promise<boolean> {
+  if (table.lines !== undefined) return table.lines === EXCEL_MAX_ROWS;
   const records = table.headerLine + 1 + table.dataRecords + table.footerRecords + table.removedTotal;
   if (records < EXCEL_MAX_ROWS * 0.9 || records > EXCEL_MAX_ROWS * 1.1) return false;
   let lines = 0;

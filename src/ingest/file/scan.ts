@@ -63,6 +63,11 @@ export class RecordScanner {
     return this.recordLine;
   }
 
+  /** Lines read so far (from baseLine): after finish(), the data's lines, a last one without its line break included. */
+  get lines(): number {
+    return this.line;
+  }
+
   push(buf: Buffer): void {
     // most chunks hold no quote at all: then records end at line breaks, found natively
     if ((this.state === FIELD_START || this.state === UNQUOTED) && (!this.opts.quote || buf.indexOf(QUOTE) === -1)) {

@@ -1,7 +1,8 @@
 // `npm run admin -- reprocess --org ID [filters]`: queue reprocessing of every matching statement
 // and follow it to the end with counts by state. The work runs on every `worker` (and `serve`)
 // process against the database, and, unless --no-local-worker, in this process too.
-import type { Pool } from '../db/pool.ts';
+import { enqueueBlockRefresh } from '../catalog/blocks.ts';
+import { withTransaction, type Pool } from '../db/pool.ts';
 import { enqueueStatementIngest } from '../ingest/queue.ts';
 import type { Deps } from '../trpc/context.ts';
 
@@ -18,14 +19,24 @@ export const REPROCESSABLE = ['processed', 'failed', 'needs_mapping', 'skipped',
 
 /** Marks the matching statements for processing and queues them; returns their ids. */
 export async function queueReprocess(deps: Pick<Deps, 'pool' | 'jobs'>, filter: ReprocessFilter): Promise<string[]> {
-  const { rows } = await deps.pool.query<{ id: string }>(
-    `UPDATE statements SET status = 'uploaded', updated_at = clock_timestamp()
-     WHERE organization_id = $1 AND deleted_at IS NULL AND status = ANY ($2)
-       AND ($3::uuid IS NULL OR rightsholder_id = $3) AND ($4::uuid IS NULL OR distributor_id = $4)
-       AND ($5::uuid IS NULL OR mapping_id = $5) AND ($6::timestamptz IS NULL OR created_at >= $6)
-     RETURNING id`,
-    [filter.organizationId, filter.statuses, filter.rightsholderId ?? null, filter.distributorId ?? null, filter.mappingId ?? null, filter.since ?? null],
-  );
+  const rows = await withTransaction(deps.pool, async (db) => {
+    const { rows } = await db.query<{ id: string; before: string; rightsholder_id: string }>(
+      `WITH matching AS (
+         SELECT id, status FROM statements
+         WHERE organization_id = $1 AND deleted_at IS NULL AND status = ANY ($2)
+           AND ($3::uuid IS NULL OR rightsholder_id = $3) AND ($4::uuid IS NULL OR distributor_id = $4)
+           AND ($5::uuid IS NULL OR mapping_id = $5) AND ($6::timestamptz IS NULL OR created_at >= $6)
+         FOR UPDATE)
+       UPDATE statements s SET status = 'uploaded', updated_at = clock_timestamp() FROM matching m WHERE s.id = m.id
+       RETURNING s.id, m.status AS before, s.rightsholder_id`,
+      [filter.organizationId, filter.statuses, filter.rightsholderId ?? null, filter.distributorId ?? null, filter.mappingId ?? null, filter.since ?? null],
+    );
+    // as upload.uploadAction reprocess: a skipped or bad statement's processed version counts again
+    // at once, whatever its run ends in (failed, needs_mapping): its rightsholder's catalog follows
+    const setBack = rows.filter((r) => r.before === 'skipped' || r.before === 'bad');
+    if (setBack.length > 0) await enqueueBlockRefresh(db, filter.organizationId, setBack.map((r) => r.rightsholder_id), 'statement.reprocess');
+    return rows;
+  });
   const ids = rows.map((r) => r.id).sort();
   await enqueueStatementIngest(deps, filter.organizationId, ids, 'reprocess');
   return ids;

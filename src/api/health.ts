@@ -1,12 +1,26 @@
 import { noInput } from '../trpc/schemas.ts';
 import { publicProcedure } from '../trpc/procedure.ts';
 
-async function check(fn: () => Promise<unknown>): Promise<'ok' | 'unavailable'> {
+/** How long a dependency may take to answer before health calls it unavailable. */
+export const healthSettings = { checkTimeoutMs: 3_000 };
+
+/**
+ * One dependency's check, 'unavailable' when it fails or does not answer in time: a database whose
+ * connections are all taken (the pool would wait for one without end) or an object store that does
+ * not answer must not hang the health check that load balancers and probes call.
+ */
+async function check(fn: (signal: AbortSignal) => Promise<unknown>): Promise<'ok' | 'unavailable'> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), healthSettings.checkTimeoutMs);
+  const timedOut = new Promise<never>((_, reject) => abort.signal.addEventListener('abort', () => reject(new Error('timed out')), { once: true }));
   try {
-    await fn();
+    await Promise.race([fn(abort.signal), timedOut]);
     return 'ok';
   } catch {
     return 'unavailable';
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
   }
 }
 
@@ -15,8 +29,10 @@ export const health = publicProcedure(
   noInput,
 ).query(async ({ ctx }) => {
   const [database, objectStore] = await Promise.all([
+    // (a query still waiting for a connection after the timeout runs when one is free, and is dropped)
     check(() => ctx.deps.pool.query('SELECT 1')),
-    check(() => ctx.deps.store.ensureBucket()),
+    // the bucket as it is: a bucket removed behind the service's back is reported, not created again
+    check((signal) => ctx.deps.store.checkBucket(signal)),
   ]);
   return {
     status: database === 'ok' && objectStore === 'ok' ? ('ok' as const) : ('degraded' as const),

@@ -64,6 +64,11 @@ export class ObjectStore {
     return `orgs/${organizationId}/`;
   }
 
+  /** Whether the bucket answers (HeadBucket), within what `signal` allows; creates nothing. */
+  async checkBucket(signal?: AbortSignal): Promise<void> {
+    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), signal ? { abortSignal: signal } : {});
+  }
+
   async ensureBucket(): Promise<void> {
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));

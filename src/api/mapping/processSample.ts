@@ -6,7 +6,7 @@ import { getMapping } from '../../ingest/mappings.ts';
 import { previewSample } from '../../ingest/preview.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope } from '../upload/shared.ts';
+import { callerScope, storedId } from '../upload/shared.ts';
 import { fieldsInput } from './inputs.ts';
 
 /** The most rows one preview reads: it is a preview, the pipeline does the rest. */
@@ -22,7 +22,7 @@ export const processSample = orgProcedure(
       'Preview a mapping on real rows of a statement (data rows startRow inclusive to endRow exclusive, default 0 to 5, or startRow + 5 from startRow 5 on; at most 1000) through exactly the code path the pipeline uses; nothing is saved. mapping: the fields to try (the five required ones included), else those of mappingId.',
   },
   orgInput({
-    statementId: z.uuid(),
+    statementId: storedId(),
     startRow: z.number().int().min(0).max(100_000_000).default(0),
     endRow: z
       .number()

@@ -57,6 +57,8 @@ t.test('startRow past the default endRow, without endRow: the next 5 rows (was V
   const far = ok(t, await sample({ mapping: FIELDS, startRow: 100 }));
   t.same([far.startRow, far.endRow, far.rows], [100, 105, []]);
   isError(t, await sample({ mapping: FIELDS, startRow: 6, endRow: 5 }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  // a statement id sent in capitals is answered as stored
+  t.equal(ok(t, await sample({ mapping: FIELDS, statementId: statementId.toUpperCase() })).statementId, statementId);
 });
 
 t.test('mapping errors', async (t) => {

@@ -22,13 +22,16 @@ export interface ParsedRates {
   skippedCurrencies: string[];
 }
 
-const DECIMAL = /^\d{1,12}(\.\d{1,12})?$/;
+/** A published rate: up to 12 digits before the point and 30 after (an inverse printed from a float has 17 significant digits, more decimals). */
+const DECIMAL = /^\d{1,12}(\.\d{1,30})?$/;
+const SCALE = 30;
+const ONE = 10n ** BigInt(SCALE);
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
-/** Decimal text (DECIMAL above) as an integer count of 10^-12. */
-function picoUnits(value: string): bigint {
+/** Decimal text (DECIMAL above) as an integer count of 10^-SCALE. */
+function scaledUnits(value: string): bigint {
   const [whole, frac = ''] = value.split('.');
-  return BigInt(`${whole}${frac.padEnd(12, '0')}`);
+  return BigInt(`${whole}${frac.padEnd(SCALE, '0')}`);
 }
 
 /**
@@ -37,7 +40,7 @@ function picoUnits(value: string): bigint {
  * DECIMAL(20,14), where such a rate would turn into no rate at all without a missing_fx_rate flag.
  */
 export const MIN_PER_USD = '0.000001';
-const MIN_PER_USD_PICO = picoUnits(MIN_PER_USD);
+const MIN_PER_USD_UNITS = scaledUnits(MIN_PER_USD);
 
 export function isCurrencyCode(code: string): boolean {
   return /^[A-Z]{3}$/.test(code) && cc.code(code) !== undefined;
@@ -112,17 +115,19 @@ function parseEcb(text: string): ParsedRates {
         skipped.add(currency);
         continue;
       }
-      if (!DECIMAL.test(value) || /^0*(\.0*)?$/.test(value)) throw new ReferenceFileError(`Line ${n + 2}: ${currency} "${value}" is not a positive decimal rate`);
+      if (!DECIMAL.test(value) || /^0*(\.0*)?$/.test(value)) throw new ReferenceFileError(`Line ${n + 2}: ${currency} "${value}" is not a positive decimal rate of at most 12 digits before the point and 30 after`);
       day.push({ date, currency, value });
     }
     rates.push(...day);
     // every rate of the day becomes units per US dollar (value ÷ USD), the euro's is 1 ÷ USD: none may be MIN_PER_USD or less
     const usd = day.find((r) => r.currency === 'USD');
     if (usd) {
-      const usdPico = picoUnits(usd.value);
-      if (usdPico * MIN_PER_USD_PICO >= 10n ** 24n) throw new ReferenceFileError(`Line ${n + 2}: USD "${usd.value}" makes one euro worth a million US dollars or more`);
+      const usdUnits = scaledUnits(usd.value);
+      // 1 ÷ USD ≤ MIN_PER_USD
+      if (usdUnits * MIN_PER_USD_UNITS >= ONE * ONE) throw new ReferenceFileError(`Line ${n + 2}: USD "${usd.value}" makes one euro worth a million US dollars or more`);
       for (const r of day) {
-        if (r.currency !== 'USD' && picoUnits(r.value) * 10n ** 12n <= usdPico * MIN_PER_USD_PICO) {
+        // value ÷ USD ≤ MIN_PER_USD
+        if (r.currency !== 'USD' && scaledUnits(r.value) * ONE <= usdUnits * MIN_PER_USD_UNITS) {
           throw new ReferenceFileError(`Line ${n + 2}: ${r.currency} "${r.value}" makes one unit worth a million US dollars or more`);
         }
       }
@@ -148,8 +153,8 @@ function parsePlain(text: string): ParsedRates {
       skipped.add(currency);
       continue;
     }
-    if (!DECIMAL.test(value) || /^0*(\.0*)?$/.test(value)) throw new ReferenceFileError(`Line ${n + 2}: "${value}" is not a positive decimal rate`);
-    if (picoUnits(value) <= MIN_PER_USD_PICO) {
+    if (!DECIMAL.test(value) || /^0*(\.0*)?$/.test(value)) throw new ReferenceFileError(`Line ${n + 2}: "${value}" is not a positive decimal rate of at most 12 digits before the point and 30 after`);
+    if (scaledUnits(value) <= MIN_PER_USD_UNITS) {
       throw new ReferenceFileError(`Line ${n + 2}: ${currency} "${value}" per US dollar makes one unit worth a million US dollars or more`);
     }
     once(`${date} ${currency}`, n + 2);

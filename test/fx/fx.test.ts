@@ -16,6 +16,7 @@ import { fxRatesImportTask } from '../../src/jobs/fxRatesImport.ts';
 import { taskList } from '../../src/jobs/tasks.ts';
 import { ReferenceFileError } from '../../src/lookups/csv.ts';
 import { startTestServer } from '../helpers/server.ts';
+import { newOrganization } from '../helpers/principals.ts';
 
 const dir = await mkdtemp(path.join(tmpdir(), 'fx-'));
 
@@ -50,6 +51,28 @@ t.test('parsing the ECB daily file, the historical file and the plain format', a
   t.equal(long.format, 'plain');
   t.equal(long.rates.length, 200);
   t.same(long.rates.at(-1), { date: '2024-07-18', currency: 'NGN', value: '1668.5' });
+});
+
+t.test('rates with many decimals import exactly, both ways (an inverse printed from a float has 15-17 significant digits)', async (t) => {
+  const srv = await startTestServer(t);
+  const db = srv.deps.pool;
+  const plain = path.join(dir, 'many-decimals.csv');
+  await writeFile(plain, 'date,currency,rate\n2024-10-01,EUR,0.922764602749838\n2024-10-01,VND,24580.123456789012345678901234567890\n');
+  t.match(await importFxRates(db, { file: plain }), { format: 'plain', rows: 2, currencies: ['EUR', 'VND'] });
+  const rates = (await db.query(`SELECT currency, per_usd::text, usd_per_unit::text FROM fx_rates WHERE rate_date = '2024-10-01' AND currency IN ('EUR', 'VND') ORDER BY currency`)).rows;
+  t.same(
+    rates.map((r) => [r.currency, r.per_usd]),
+    [['EUR', '0.922764602749838'], ['VND', '24580.12345678901234567890123456789']],
+    'the published figures are kept to their last digit (trailing zeros trimmed)',
+  );
+  // US dollars per unit: PostgreSQL's quotient of the figure, 1 ÷ 0.922764602749838
+  t.equal(rates[0].usd_per_unit, '1.0837000000000006');
+  t.same(await usdRate(db, 'EUR', '2024-10-01'), { rate: '1.0837000000000006', date: '2024-10-01' });
+  const member = await newOrganization(srv, 'Decimals reader');
+  t.equal((await member.client.query('exchangeRates.get', { date: '2024-10-01' })).data.rates.EUR, '0.922764602749838');
+  const ecb = parseFxCsv('Date,USD,JPY\n2024-10-01,1.1119,159.090000000000003\n');
+  t.same(ecb.rates.map((r) => r.value), ['1.1119', '159.090000000000003']);
+  t.throws(() => parseFxCsv(`date,currency,rate\n2024-10-01,EUR,0.${'9'.repeat(31)}\n`), { message: /Line 2: "0\.9{31}" is not a positive decimal rate of at most 12 digits before the point and 30 after/ });
 });
 
 t.test('usdRate: the period end or the nearest earlier published day; null, never 1, without one', async (t) => {

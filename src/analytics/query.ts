@@ -41,14 +41,22 @@ export interface FilterInput {
   or?: FilterInput[] | undefined;
 }
 
-const filterNode: z.ZodType<FilterInput> = z.lazy(() =>
-  z
+/**
+ * The filter node at `depth` (1 for the query's own filters). The schema is built level by level,
+ * not as one recursive lazy schema: a node deeper than MAX_DEPTH is refused where it stands,
+ * without being descended into, so a crafted nesting of thousands of groups is VALIDATION_FAILED at
+ * the first level too deep instead of exhausting the stack while it is parsed.
+ */
+function filterNodeAt(depth: number): z.ZodType<FilterInput> {
+  if (depth > MAX_DEPTH) return z.custom<FilterInput>(() => false, { message: `filter groups nest at most ${MAX_DEPTH} levels deep` });
+  const child = filterNodeAt(depth + 1);
+  return z
     .strictObject({
       member: memberName.optional(),
       operator: z.enum(OPERATORS).optional(),
       values: z.array(filterValue).max(1_000).optional(),
-      and: z.array(filterNode).min(1).max(100).optional(),
-      or: z.array(filterNode).min(1).max(100).optional(),
+      and: z.array(child).min(1).max(100).optional(),
+      or: z.array(child).min(1).max(100).optional(),
     })
     .superRefine((f, ctx) => {
       const isGroup = f.and !== undefined || f.or !== undefined;
@@ -61,8 +69,10 @@ const filterNode: z.ZodType<FilterInput> = z.lazy(() =>
       }
       if (f.member === undefined) ctx.addIssue({ code: 'custom', path: ['member'], message: 'required' });
       if (f.operator === undefined) ctx.addIssue({ code: 'custom', path: ['operator'], message: 'required' });
-    }),
-);
+    });
+}
+
+const filterNode = filterNodeAt(1);
 
 const timeDimensionInput = z.strictObject({
   dimension: memberName,
@@ -70,12 +80,38 @@ const timeDimensionInput = z.strictObject({
   dateRange: z.union([z.string().min(1).max(200), z.array(z.string().max(40)).min(1).max(2)]).optional(),
 });
 
+const orderDirection = z.enum(['asc', 'desc']);
+const orderObject = z.record(memberName, orderDirection);
+const orderPairs = z.array(z.tuple([memberName, orderDirection])).max(100);
+
+/**
+ * `order` in either of Cube's forms: an object `{member: "asc"|"desc"}` (key order is sort order)
+ * or an array of `[member, "asc"|"desc"]` pairs (what Cube's playground and SDK send). Each form is
+ * checked by its own schema, so a problem is reported at its path (`order.<member>`,
+ * `order.0.1`) rather than as one "Invalid input" of the union.
+ */
+const orderInput = z.preprocess(
+  (v, ctx) => {
+    const checked = (Array.isArray(v) ? orderPairs : orderObject).safeParse(v);
+    if (checked.success) return v;
+    for (const i of checked.error.issues) ctx.addIssue({ ...i, path: i.path } as Parameters<typeof ctx.addIssue>[0]);
+    return {};
+  },
+  z.union([orderObject, orderPairs]),
+);
+
+/** The entries of `order` as [member, direction], in sort order, with the path of each member. */
+function orderEntries(order: z.output<typeof orderInput>): { id: string; dir: 'asc' | 'desc'; path: (string | number)[] }[] {
+  if (Array.isArray(order)) return order.map(([id, dir], i) => ({ id, dir, path: ['order', i, 0] }));
+  return Object.entries(order).map(([id, dir]) => ({ id, dir, path: ['order', id] }));
+}
+
 const queryShape = z.strictObject({
   measures: z.array(memberName).max(100).optional(),
   dimensions: z.array(memberName).max(100).optional(),
   timeDimensions: z.array(timeDimensionInput).max(20).optional(),
   filters: z.array(filterNode).max(200).optional(),
-  order: z.record(memberName, z.enum(['asc', 'desc'])).optional(),
+  order: orderInput.optional(),
   limit: z.number().int().min(1).max(MAX_LIMIT).optional(),
   total: z.boolean().default(false),
 });
@@ -157,8 +193,8 @@ function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
     }
   });
   q.filters?.forEach((f, i) => checkFilter(f, ['filters', i], 1, ctx));
-  for (const key of Object.keys(q.order ?? {})) {
-    if (kindOf(key) === undefined && !granularMemberOf(key)) issue(ctx, ['order', key], unknownMember(key));
+  for (const { id, path } of q.order ? orderEntries(q.order) : []) {
+    if (kindOf(id) === undefined && !granularMemberOf(id)) issue(ctx, path, unknownMember(id));
   }
   const hasGranularity = (q.timeDimensions ?? []).some((td) => td.granularity !== undefined);
   if (!q.measures?.length && !q.dimensions?.length && !hasGranularity) {
@@ -278,6 +314,10 @@ export interface NormalizedQuery {
 }
 
 const ORGANIZATION = full('organization_id');
+/** The members holding ids the service generates: UUIDs, stored in lower case. */
+const ID_MEMBERS = new Set(['rightsholder_id', 'statement_id', 'distributor_id']);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+for (const name of ID_MEMBERS) if (dimensionDefs.get(name)?.type !== 'string') throw new Error(`model: ${name} is no longer a string dimension; revisit ID_MEMBERS`);
 
 /**
  * `resolve()`, with a DateParseError reported as the schema reports it (BAD_REQUEST,
@@ -311,11 +351,13 @@ function normalizeFilter(f: FilterInput, now: number, path: (string | number)[])
   if (op === 'set' || op === 'notSet') return { member: f.member!, operator: op };
   if (DATE_OPERATORS.includes(op)) return { member: f.member!, operator: op, values: resolvedAt([...path, 'values'], () => resolveDateValues(op, values as string[], now)) };
   // a time member compares with its values in the one form of a bound (case, Z, offset and the
-  // separator of the value as given mean nothing to the SQL)
+  // separator of the value as given mean nothing to the SQL); an id member with an id in the form
+  // it is stored in, lower case (an id sent in capitals names the same row, as everywhere else)
   const time = kindOf(f.member!) === 'time';
-  const canonical = (v: string | null) => (v !== null && time ? absoluteBound(v, 'start') : v);
+  const id = ID_MEMBERS.has(memberOf(f.member!)!);
+  const canonical = (v: string | null) => (v === null ? v : time ? absoluteBound(v, 'start') : id && UUID.test(v) ? v.toLowerCase() : v);
   if (COMPARISONS.includes(op)) return { member: f.member!, operator: op, values: [canonical(values[0]!)] };
-  if (time && (op === 'equals' || op === 'notEquals')) return { member: f.member!, operator: op, values: values.map(canonical) };
+  if ((time || id) && (op === 'equals' || op === 'notEquals')) return { member: f.member!, operator: op, values: values.map(canonical) };
   return { member: f.member!, operator: op, values };
 }
 
@@ -355,7 +397,7 @@ export function normalizeQuery(q: QueryInput, organizationId: string, now: numbe
     filters,
     rowLimit: limit,
   };
-  if (q.order) out.order = Object.entries(q.order).map(([id, dir]) => ({ id, desc: dir === 'desc' }));
+  if (q.order) out.order = orderEntries(q.order).map(({ id, dir }) => ({ id, desc: dir === 'desc' }));
   return out;
 }
 

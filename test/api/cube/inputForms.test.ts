@@ -1,0 +1,106 @@
+// cube.query input that Cube accepts in more than one form, or that a crafted client sends:
+// filter groups nested far beyond the limit, `order` as an array of pairs, ids in capitals.
+import t from 'tap';
+import { m } from '../../analytics/helpers.ts';
+import { seedDataset } from '../../analytics/dataset.ts';
+import { newOrganization } from '../../helpers/principals.ts';
+import { startTestServer } from '../../helpers/server.ts';
+
+const srv = await startTestServer(t);
+const owner = await newOrganization(srv, 'Cube Input Forms Org');
+const org = owner.organizationId;
+const ds = await seedDataset(srv, org);
+const both = { member: m('rightsholder_id'), operator: 'equals', values: [ds.rh1, ds.rh2] };
+const title = m('track_title_raw');
+
+async function cube(query: Record<string, unknown>, procedure = 'cube.query') {
+  return owner.client.mutate(procedure, { organizationId: org, query });
+}
+
+async function ok(query: Record<string, unknown>) {
+  const res = await cube(query);
+  if (!res.ok) throw new Error(JSON.stringify(res.error));
+  return res.data;
+}
+
+t.test('filter groups nested thousands deep are VALIDATION_FAILED at the first level too deep', async (t) => {
+  // before: the recursive schema descended into every level and exhausted the stack, answering
+  // BAD_REQUEST "Maximum call stack size exceeded" (errorCode BAD_REQUEST, no field)
+  const tooDeep = `query.filters.1${'.and.0'.repeat(8)}`;
+  for (const levels of [9, 1_000, 20_000]) {
+    let node = `{"member":"${title}","operator":"set"}`;
+    for (let i = 0; i < levels; i++) node = `{"and":[${node}]}`;
+    const body = `{"0":{"organizationId":"${org}","query":{"measures":["${m('units')}"],"filters":[${JSON.stringify(both)},${node}]}}}`;
+    const res = await owner.client.raw('POST', '/trpc/cube.query?batch=1', body);
+    t.equal(res.status, 400, `${levels} levels`);
+    const error = res.body[0].error;
+    t.match(error.data, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED', httpStatus: 400 }, `${levels} levels`);
+    t.same(error.data.fields, [{ path: tooDeep, message: 'filter groups nest at most 8 levels deep' }], `${levels} levels`);
+  }
+  // eight levels (seven groups around a filter) still run
+  let node: object = { member: title, operator: 'equals', values: ['Alpha', 'Echo'] };
+  for (let i = 0; i < 7; i++) node = i % 2 ? { and: [node] } : { or: [node] };
+  const data = await ok({ measures: [m('units')], filters: [both, node] });
+  t.same(data.data, [{ [m('units')]: '1100' }]);
+});
+
+t.test('order as an array of [member, direction] pairs, as Cube takes it', async (t) => {
+  const query = { measures: [m('units')], dimensions: [m('currency'), m('stmt_year')], filters: [both] };
+  const pairs = await ok({ ...query, order: [[m('stmt_year'), 'asc'], [m('units'), 'asc']] });
+  t.same(pairs.query.order, [
+    { id: m('stmt_year'), desc: false },
+    { id: m('units'), desc: false },
+  ]);
+  t.same(
+    pairs.data.map((r: Record<string, string>) => [r[m('currency')], r[m('stmt_year')], r[m('units')]]),
+    [
+      ['USD', '2023', '1500'],
+      ['GBP', '2024', '7'],
+      ['EUR', '2024', '111'],
+    ],
+  );
+  const object = await ok({ ...query, order: { [m('stmt_year')]: 'asc', [m('units')]: 'asc' } });
+  t.same(object.data, pairs.data, 'the same rows as the object form');
+  t.same(object.query, pairs.query, 'and the same normalized query');
+  t.same((await ok({ ...query, order: [] })).query.order, [], 'an empty array is no order, as {} is');
+
+  // a query and its poll name the same query whichever form each uses
+  const submitted = await cube({ ...query, order: [[m('units'), 'desc']] }, 'cube.queryAsync');
+  t.equal(submitted.ok, true);
+  const polled = await cube({ ...query, order: { [m('units')]: 'desc' } }, 'cube.queryPoll');
+  t.equal(polled.ok, true);
+  if (polled.ok && submitted.ok && submitted.data.status === 'completed') t.same(polled.data, submitted.data);
+
+  const fails = async (order: unknown, path: string, message: RegExp) => {
+    const res = await cube({ ...query, order });
+    t.equal(res.ok, false, path);
+    if (res.ok) return;
+    t.match(res.error.data, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED', httpStatus: 400 });
+    t.match(res.error.data.fields, [{ path, message }], path);
+  };
+  await fails([[m('units'), 'up']], 'query.order.0.1', /asc|desc/);
+  await fails([[m('units')]], 'query.order.0', /.+/);
+  await fails([m('units')], 'query.order.0', /.+/);
+  await fails([[m('nope'), 'asc']], 'query.order.0.0', /unknown member analytics_full_view\.nope/);
+  await fails({ [m('units')]: 'up' }, 'query.order.analytics_full_view.units', /asc|desc/);
+  await fails('units', 'query.order', /.+/);
+});
+
+t.test('ids sent in capitals name the stored rows', async (t) => {
+  // before: the values were compared as sent, so the mandatory rightsholder filter in capitals
+  // found nothing (units null) without a word
+  const upper = await ok({ measures: [m('units')], filters: [{ member: m('rightsholder_id'), operator: 'equals', values: [ds.rh2.toUpperCase()] }] });
+  t.same(upper.query.filters[0], { member: m('rightsholder_id'), operator: 'equals', values: [ds.rh2] }, 'echoed as stored');
+  t.same(upper.data, [{ [m('units')]: '7' }]);
+  const statement = await ok({
+    measures: [m('units')],
+    filters: [both, { member: m('statement_id'), operator: 'notEquals', values: [ds.s1.toUpperCase(), ds.s3.toUpperCase()] }],
+  });
+  t.same(statement.data, [{ [m('units')]: '1500' }]);
+  const distributor = await ok({ measures: [m('units')], filters: [both, { member: m('distributor_id'), operator: 'equals', values: [ds.d2.toUpperCase()] }] });
+  t.same(distributor.data, [{ [m('units')]: '1500' }]);
+  // other text on those members is compared as sent
+  const text = await ok({ measures: [m('units')], filters: [both, { member: m('statement_id'), operator: 'equals', values: ['NOT-AN-ID'] }] });
+  t.same(text.query.filters[1].values, ['NOT-AN-ID']);
+  t.same(text.data, [{ [m('units')]: null }]);
+});

@@ -22,17 +22,26 @@ export type SandboxResult =
   | { ok: true; schema: { name: string; column_type: string }[]; rows: unknown[][] }
   | { ok: false; errorCode: 'SQL_QUERY_NOT_SELECT' | 'SQL_QUERY_INVALID' | 'SQL_QUERY_TIMEOUT' | 'SQL_QUERY_RESOURCE_LIMIT' | 'SQL_QUERY_TOO_MANY_ROWS'; message: string };
 
+/** Text that JSON writes as it is, one byte a character: printable ASCII but the quote and backslash. */
+const PLAIN_JSON_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** A string's size in the answer's JSON: UTF-8 bytes, escapes (a control character is six) and quotes. */
+function stringBytes(value: string): number {
+  return PLAIN_JSON_TEXT.test(value) ? value.length + 2 : Buffer.byteLength(JSON.stringify(value));
+}
+
 /**
- * About the size of a value as JSON text: a string's characters and quotes, a number's digits, and
- * a byte per separator. It bounds what the parent receives, keeps and sends on (50,000 rows of
- * 4 KB strings are 200 MB: within the row limit, too much for the API process and its caller).
+ * About the size of a value as JSON text: a string's UTF-8 bytes with its escapes and quotes, a
+ * number's digits, and a byte per separator. It bounds what the parent receives, keeps and sends
+ * on (50,000 rows of 4 KB strings are 200 MB: within the row limit, too much for the API process
+ * and its caller).
  */
 export function resultBytes(value: unknown): number {
-  if (typeof value === 'string') return value.length + 3;
+  if (typeof value === 'string') return stringBytes(value) + 1;
   if (value === null || typeof value !== 'object') return String(value).length + 1;
   let bytes = 2;
   if (Array.isArray(value)) for (const v of value) bytes += resultBytes(v);
-  else for (const [k, v] of Object.entries(value)) bytes += k.length + 4 + resultBytes(v);
+  else for (const [k, v] of Object.entries(value)) bytes += stringBytes(k) + 2 + resultBytes(v);
   return bytes;
 }
 

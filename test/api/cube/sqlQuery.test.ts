@@ -174,6 +174,12 @@ t.test('the size of a result is bounded, not only its rows', async (t) => {
   // 600 rows, under the 1,000 of CUBE_SQL_MAX_ROWS, of 2,000 characters: 1.2 MB against 1 MB
   await refused(t, "SELECT repeat('x', 2000) AS s FROM range(600)", 'SQL_QUERY_TOO_MANY_ROWS', /larger than 1 MB/);
   await refused(t, "SELECT [repeat('x', 2000) || range FOR range IN range(600)] AS s", 'SQL_QUERY_TOO_MANY_ROWS', /larger than 1 MB/);
+  // counted as the JSON the caller receives: UTF-8 bytes and escapes, not characters
+  await refused(t, 'SELECT repeat(chr(1), 2000) AS s FROM range(100)', 'SQL_QUERY_TOO_MANY_ROWS', /larger than 1 MB/); // 12,002 bytes a row: 1.2 MB
+  await refused(t, "SELECT repeat('€', 2000) AS s FROM range(200)", 'SQL_QUERY_TOO_MANY_ROWS', /larger than 1 MB/); // 6,002 bytes a row: 1.2 MB
+  await refused(t, `SELECT repeat('"', 2000) AS s FROM range(300)`, 'SQL_QUERY_TOO_MANY_ROWS', /larger than 1 MB/); // 4,002 bytes a row: 1.2 MB
+  await refused(t, "SELECT {'é': repeat('é', 1000)} AS s FROM range(600)", 'SQL_QUERY_TOO_MANY_ROWS', /larger than 1 MB/); // 2,010 bytes a row: 1.2 MB
+  t.equal((await rows("SELECT repeat('€', 2000) AS s FROM range(150)")).length, 150, '0.9 MB of multi-byte text is answered');
   const fits = await rows("SELECT repeat('x', 2000) AS s FROM range(400)");
   t.equal(fits.length, 400, '0.8 MB is answered');
   t.equal((fits[0]![0] as string).length, 2000);

@@ -12,7 +12,7 @@ export const statements = orgProcedure(
     minRole: 'member',
     scope: 'cli',
     summary:
-      'Statements of the organization (or of one rightsholder), with status, progress, flags and totals; filters statementStatus, statementIds, includeDeleted, fileName (substring, case-insensitive). Returns { items, totalFiles, pagination }.',
+      'Statements of the organization (or of one rightsholder), with status, progress, flags and totals; filters statementStatus, statementIds, includeDeleted (also implied by statementStatus deleted), fileName (substring, case-insensitive). Returns { items, totalFiles, pagination }.',
   },
   orgInput({
     rightsholderId: z.uuid().optional(),
@@ -40,7 +40,8 @@ export const statements = orgProcedure(
     input.customName ?? null,
     f?.statementStatus ?? null,
     f?.statementIds ?? null,
-    f?.includeDeleted ?? false,
+    // naming the status deleted asks for deleted statements: without includeDeleted it could match nothing
+    (f?.includeDeleted ?? false) || (f?.statementStatus?.includes('deleted') ?? false),
     like,
     f?.uploadId ?? null,
   ];

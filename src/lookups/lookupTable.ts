@@ -1,7 +1,7 @@
 // The shape both lookup tables share (lookup_sales_types, lookup_sources): an entry per
 // normalized original string, its own fields, create-or-replace by key, get by id or original,
 // replace by id, delete, and a searched, sorted page. Each table describes its fields once here.
-import type { Queryable } from '../db/pool.ts';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { normalizeLookupKey } from './normalize.ts';
 import { containsPattern, pagedRows } from './paging.ts';
@@ -55,6 +55,17 @@ export function lookupTable<F extends object>(spec: LookupTableSpec<F>) {
     return rows[0] ? toEntry(rows[0]) : null;
   }
 
+  /** Replaces every field of the entry. */
+  async function replace(db: Queryable, id: string, fields: F): Promise<LookupEntry<F>> {
+    const sets = names.map((n, i) => `${spec.fields[n]} = ${cast(n, `$${i + 2}`)}`);
+    const { rows } = await db.query<Row>(
+      `UPDATE ${spec.table} SET ${sets.join(', ')}, updated_at = now() WHERE id = $1 RETURNING ${columns}`,
+      [id, ...names.map((n) => value(n, fields[n]))],
+    );
+    if (!rows[0]) throw new AppError(spec.notFound);
+    return toEntry(rows[0]);
+  }
+
   return {
     get,
 
@@ -79,16 +90,20 @@ export function lookupTable<F extends object>(spec: LookupTableSpec<F>) {
       return { entry: (await get(db, { original }))!, created: false };
     },
 
-    /** Replaces every field of the entry. */
-    async replace(db: Queryable, id: string, fields: F): Promise<LookupEntry<F>> {
-      const sets = names.map((n, i) => `${spec.fields[n]} = ${cast(n, `$${i + 2}`)}`);
-      const { rows } = await db.query<Row>(
-        `UPDATE ${spec.table} SET ${sets.join(', ')}, updated_at = now() WHERE id = $1 RETURNING ${columns}`,
-        [id, ...names.map((n) => value(n, fields[n]))],
-      );
-      if (!rows[0]) throw new AppError(spec.notFound);
-      return toEntry(rows[0]);
+    /**
+     * Changes the entry under its row lock: `change` gets the entry as it is and answers every
+     * field, so two updates of different fields at the same moment both hold (the second reads
+     * what the first wrote). Inside one transaction, which `change` may query (e.g. to check).
+     */
+    async update(pool: Pool, id: string, change: (current: LookupEntry<F>, db: Queryable) => F | Promise<F>): Promise<LookupEntry<F>> {
+      return withTransaction(pool, async (db) => {
+        const { rows } = await db.query<Row>(`SELECT ${columns} FROM ${spec.table} WHERE id = $1 FOR UPDATE`, [id]);
+        if (!rows[0]) throw new AppError(spec.notFound);
+        return replace(db, id, await change(toEntry(rows[0]), db));
+      });
     },
+
+    replace,
 
     async remove(db: Queryable, id: string): Promise<void> {
       const { rowCount } = await db.query(`DELETE FROM ${spec.table} WHERE id = $1`, [id]);

@@ -1,7 +1,7 @@
 // Sales-type lookup entries (raw string → cleansed form and primary/secondary sales type) and the
 // taxonomy they must use. Keyed by normalizeLookupKey(original): creating an entry whose key exists
 // updates that entry.
-import type { Queryable } from '../db/pool.ts';
+import type { Pool, Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { lookupTable, type LookupEntry, type LookupListOptions } from './lookupTable.ts';
 
@@ -74,22 +74,22 @@ export async function upsertSalesTypeLookup(
 
 export const getSalesTypeLookup = table.get;
 
-export async function updateSalesTypeLookup(db: Queryable, id: string, patch: Partial<SalesTypeFields>): Promise<SalesTypeLookup> {
-  const current = await getSalesTypeLookup(db, { id });
-  if (!current) throw new AppError('SALES_TYPE_LOOKUP_NOT_FOUND');
-  const next: SalesTypeFields = {
-    cleansed: patch.cleansed ?? current.cleansed,
-    primarySalesType: patch.primarySalesType !== undefined ? patch.primarySalesType : current.primarySalesType,
-    secondarySalesType: patch.secondarySalesType !== undefined ? patch.secondarySalesType : current.secondarySalesType,
-    status: patch.status ?? current.status,
-    reason: patch.reason !== undefined ? patch.reason : current.reason,
-  };
-  // a new primary without a secondary drops the old secondary, which belonged to the old primary
-  if (patch.primarySalesType !== undefined && patch.secondarySalesType === undefined && patch.primarySalesType !== current.primarySalesType) {
-    next.secondarySalesType = null;
-  }
-  await assertInTaxonomy(db, next.primarySalesType, next.secondarySalesType);
-  return table.replace(db, id, next);
+export async function updateSalesTypeLookup(pool: Pool, id: string, patch: Partial<SalesTypeFields>): Promise<SalesTypeLookup> {
+  return table.update(pool, id, async (current, db) => {
+    const next: SalesTypeFields = {
+      cleansed: patch.cleansed ?? current.cleansed,
+      primarySalesType: patch.primarySalesType !== undefined ? patch.primarySalesType : current.primarySalesType,
+      secondarySalesType: patch.secondarySalesType !== undefined ? patch.secondarySalesType : current.secondarySalesType,
+      status: patch.status ?? current.status,
+      reason: patch.reason !== undefined ? patch.reason : current.reason,
+    };
+    // a new primary without a secondary drops the old secondary, which belonged to the old primary
+    if (patch.primarySalesType !== undefined && patch.secondarySalesType === undefined && patch.primarySalesType !== current.primarySalesType) {
+      next.secondarySalesType = null;
+    }
+    await assertInTaxonomy(db, next.primarySalesType, next.secondarySalesType);
+    return next;
+  });
 }
 
 export const deleteSalesTypeLookup = table.remove;

@@ -1,7 +1,6 @@
 // Source lookup entries: a raw source string → collection source, earnings source and category,
 // parent company, publisher source. Keyed by normalizeLookupKey(original), like sales types.
-import type { Queryable } from '../db/pool.ts';
-import { AppError } from '../errors.ts';
+import type { Pool, Queryable } from '../db/pool.ts';
 import { lookupTable, type LookupEntry, type LookupListOptions } from './lookupTable.ts';
 
 export interface SourceResolution {
@@ -54,18 +53,18 @@ export const upsertSourceLookup = table.upsert;
 
 export const getSourceLookup = table.get;
 
-export async function updateSourceLookup(db: Queryable, id: string, patch: Partial<SourceFields>): Promise<SourceLookup> {
-  const current = await getSourceLookup(db, { id });
-  if (!current) throw new AppError('SOURCE_LOOKUP_NOT_FOUND');
-  const pick = <K extends keyof SourceFields>(k: K): SourceFields[K] => (patch[k] !== undefined ? (patch[k] as SourceFields[K]) : current[k]);
-  return table.replace(db, id, {
-    collectionSource: pick('collectionSource'),
-    earningsSource: pick('earningsSource'),
-    earningsCategory: pick('earningsCategory'),
-    earningsParentCompany: pick('earningsParentCompany'),
-    publisherSource: pick('publisherSource'),
-    status: pick('status'),
-    reason: pick('reason'),
+export async function updateSourceLookup(pool: Pool, id: string, patch: Partial<SourceFields>): Promise<SourceLookup> {
+  return table.update(pool, id, (current) => {
+    const pick = <K extends keyof SourceFields>(k: K): SourceFields[K] => (patch[k] !== undefined ? (patch[k] as SourceFields[K]) : current[k]);
+    return {
+      collectionSource: pick('collectionSource'),
+      earningsSource: pick('earningsSource'),
+      earningsCategory: pick('earningsCategory'),
+      earningsParentCompany: pick('earningsParentCompany'),
+      publisherSource: pick('publisherSource'),
+      status: pick('status'),
+      reason: pick('reason'),
+    };
   });
 }
 

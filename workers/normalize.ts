@@ -547,9 +547,9 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   // the data rows of a part in file order, numbered 1.. across parts without the dropped rows:
   // that is source_row. row_number() over a single reader's rows keeps their order; LIMIT stops
   // the first part's reader at the second part and the last one's before the footer.
-  const keptOf = (part: Part, columns: string) => {
-    const take = range ? Math.max(0, Math.min(part.take, Math.floor(range.end) - 1 - part.keptBefore)) : part.take;
-    const where = range ? `WHERE source_row >= ${Math.floor(range.start)}` : '';
+  const keptOf = (part: Part, columns: string, window = range) => {
+    const take = window ? Math.max(0, Math.min(part.take, Math.floor(window.end) - 1 - part.keptBefore)) : part.take;
+    const where = window ? `WHERE source_row >= ${Math.floor(window.start)}` : '';
     return `(SELECT * FROM (SELECT k + ${part.keptBefore} AS source_row, ${columns} FROM (
       SELECT row_number() OVER () AS k, * FROM ${reader(part.skip, part.file)} ${drops > 0 ? `WHERE NOT ${notData}` : ''} LIMIT ${take})) ${where})`;
   };
@@ -575,17 +575,22 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   // footer records are data to the survey: with a footer, the distinct values are read again from
   // the data rows alone (each part on its own connection)
   const extraCells = Number(surveyed[3]);
-  let distinctRow = surveyed.slice(4);
-  if (footer > 0 || range) {
-    const rows = await allOf(parts.map((part, i) => json(`SELECT ${distinctAggregates('')} FROM ${keptOf(part, textColumns)}`, connections[i])));
-    distinctRow = textFields.map((_, j) => [...new Set(rows.flatMap((r) => (r[0]![j] as unknown[] | null) ?? []))]);
-    distinctRow.push(rows.reduce((n, r) => n + Number(r[0]![textFields.length]), 0));
-    percentSources.forEach((_, i) => distinctRow.push(rows.reduce((n, r) => n + Number(r[0]![textFields.length + 1 + i]), 0)));
-  }
+  const reread = async (window: typeof range) => {
+    const rows = await allOf(parts.map((part, i) => json(`SELECT ${distinctAggregates('')} FROM ${keptOf(part, textColumns, window)}`, connections[i])));
+    const row: unknown[] = textFields.map((_, j) => [...new Set(rows.flatMap((r) => (r[0]![j] as unknown[] | null) ?? []))]);
+    row.push(rows.reduce((n, r) => n + Number(r[0]![textFields.length]), 0));
+    percentSources.forEach((_, i) => row.push(rows.reduce((n, r) => n + Number(r[0]![textFields.length + 1 + i]), 0)));
+    return row;
+  };
+  // the values read (and looked up) are those of the rows written: a preview's window
+  const distinctRow = footer > 0 || range ? await reread(range) : surveyed.slice(4);
+  // what a column's values decide for all of them (a percentage's scale, year-first dates' order)
+  // comes from every data row, so that a preview's window reads its rows as the pipeline does
+  const decidingRow = !range ? distinctRow : footer > 0 ? await reread(undefined) : surveyed.slice(4);
   lap('drops');
   const listOf = (v: unknown): string[] => ((v as unknown[] | null) ?? []).map(String).sort();
   const missingAmounts = Number(distinctRow[textFields.length] ?? 0);
-  const inPercent = new Set(percentSources.filter((_, i) => Number(distinctRow[textFields.length + 1 + i] ?? 0) > 0).map((p) => p.f));
+  const inPercent = new Set(percentSources.filter((_, i) => Number(decidingRow[textFields.length + 1 + i] ?? 0) > 0).map((p) => p.f));
   const readsPercent = (f: StandardField) => fields[f]?.format === 'percent' || (fields[f]?.format !== 'fraction' && inPercent.has(f));
   const distinctOfText = new Map(textFields.map((f, i) => [f, listOf(distinctRow[i])]));
   const distinct = new Map(perValue.map((f) => [f, distinctOfText.get(textOf(f))!]));
@@ -595,7 +600,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   const yearFirst = new Map<StandardField, 'YMD' | 'YDM' | null>();
   for (const f of dateFields) {
     const spec = fields[f];
-    if (spec?.column !== undefined || spec?.columns !== undefined) yearFirst.set(f, yearFirstOrder(distinctOfText.get(textOf(f)) ?? []));
+    if (spec?.column !== undefined || spec?.columns !== undefined) yearFirst.set(f, yearFirstOrder(listOf(decidingRow[textFields.indexOf(textOf(f))])));
   }
   const told = new Set([...yearFirst.values()].filter((o) => o !== null));
   const statementYearFirst = told.size === 1 ? [...told][0]! : null;

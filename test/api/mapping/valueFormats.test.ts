@@ -96,6 +96,38 @@ t.test("Beatport: the US tax withholding percentage is 30 % whether written 30 o
   ]);
 });
 
+t.test("processSample's window reads its rows as the pipeline does: a column's scale and date order come from every row", async (t) => {
+  // the first two rows alone would read as fractions (0.5, 1); the third's 30 makes the column percentages
+  const bp = await libraryMapping(t, owner, 'beatport');
+  const sale = { TRANSACTION_DATE: '2024-03-05', TERRITORY: 'GBR', TRACK_COUNT: '1', NET_CONTENT_REVENUE: '1.00' };
+  const bytes = file(bp.headers, ['0.5', '1', '30'].map((p, i) => ({ ...sale, TRACK_TITLE: `W${i + 1}`, 'US Tax withholding Percentage': p })));
+  const s = await ingest('beatport-2024-04.csv', bytes);
+  t.equal(s.status, 'processed');
+  const all = await sample(t, s.statementId, bp.id, ['raw_title', 'tax_deduction']);
+  t.same(all, [
+    ['W1', '0.005000000000'],
+    ['W2', '0.010000000000'],
+    ['W3', '0.300000000000'],
+  ]);
+  t.same(await sample(t, s.statementId, bp.id, ['raw_title', 'tax_deduction'], 2), all.slice(0, 2), 'the first two rows alone: the same values');
+
+  // TuneCore: the first row's dates read both ways; the second's 2014/15/06 says year/day/month
+  const tc = await libraryMapping(t, owner, 'tunecore');
+  const tcSale = { 'Store Name': 'Spotify', 'Country Of Sale': 'UK', '# Units Sold': '10', 'Net Sales': '0.04', 'Net Sales Currency': 'USD', 'Exchange Rate': '1', Currency: 'USD' };
+  const tcBytes = file(tc.headers, [
+    { ...tcSale, 'Sales Period': '2014/01/04', 'Posted Date': '2014/01/06', 'Total Earned': '1.25' },
+    { ...tcSale, 'Sales Period': '2014/01/05', 'Posted Date': '2014/15/06', 'Total Earned': '2.50' },
+  ]);
+  const tcs = await ingest('tunecore-sales-2014b.csv', tcBytes);
+  t.equal(tcs.status, 'processed');
+  const rows = await sample(t, tcs.statementId, tc.id, ['sales_period_start', 'stmt_period']);
+  t.same(rows, [
+    ['2014-04-01', 6],
+    ['2014-05-01', 6],
+  ]);
+  t.same(await sample(t, tcs.statementId, tc.id, ['sales_period_start', 'stmt_period'], 1), rows.slice(0, 1), 'the first row alone: the same dates');
+});
+
 t.test('mapping.create and processSample check pick and the new formats', async (t) => {
   const other = await newOrganization(srv, 'Pick Formats');
   const input = { organizationId: other.organizationId, headers: HEADERS, headerHash: HASH };

@@ -38,11 +38,14 @@ export const MAX_PER_ORGANIZATION = 8;
 const MAX_WAITING = 64;
 
 /**
- * How many sandboxes run at once: one a core, and no more than half the machine's memory allows
+ * How many sandboxes run at once: one a core, and no more than half the machine's (or container's) memory allows
  * at their limit (CUBE_SQL_MEMORY_MB plus the process baseline), at least one.
  */
 export function sandboxSlots(settings: Pick<SandboxSettings, 'memoryMb'>): number {
-  const byMemory = Math.floor(totalmem() / 1_048_576 / 2 / (settings.memoryMb + PROCESS_BASELINE_MB));
+  // a container's memory limit (cgroup) when it is lower than the machine's
+  const constrained = process.constrainedMemory?.() ?? 0;
+  const memory = constrained > 0 ? Math.min(constrained, totalmem()) : totalmem();
+  const byMemory = Math.floor(memory / 1_048_576 / 2 / (settings.memoryMb + PROCESS_BASELINE_MB));
   return Math.max(1, Math.min(availableParallelism(), byMemory));
 }
 

@@ -589,11 +589,19 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
           [organizationId, statementId, v.kind, v.raw.slice(0, 1000), v.rows, JSON.stringify(v.amounts)],
         );
       }
+      // the payors its rows name, the statement's own (payor.listGlobal: src/lookups/payors.ts)
+      await db.query('DELETE FROM statement_payors WHERE statement_id = $1', [statementId]);
+      const payors = new Map<string, string>();
       for (const payor of normalized.payors) {
         const name = payor.trim().slice(0, 300);
+        const key = normalizeLookupKey(name);
+        if (key !== '' && !payors.has(key)) payors.set(key, name);
+      }
+      if (payors.size > 0) {
         await db.query(
-          `INSERT INTO payors_seen (name_normalized, name, first_seen_at) VALUES ($1, $2, now()) ON CONFLICT (name_normalized) DO NOTHING`,
-          [normalizeLookupKey(name), name],
+          `INSERT INTO statement_payors (statement_id, organization_id, name_normalized, name)
+           SELECT $1, $2, key, name FROM unnest($3::text[], $4::text[]) AS p (key, name)`,
+          [statementId, organizationId, [...payors.keys()], [...payors.values()]],
         );
       }
       // raw sales types and sources that no lookup resolves: analytics shows them unclassified

@@ -1,6 +1,10 @@
-// Known payors for autocomplete: the shipped list and the payors ingestion has seen in any
-// organization's statements (payors_seen, keyed by normalizeLookupKey(name), with no organization).
+// Known payors for autocomplete: the shipped list, the payors named in the caller's own
+// organization's statements, and those named in statements of at least PUBLIC_AFTER organizations
+// (statement_payors, keyed by normalizeLookupKey(name)); only statements analytics reads count
+// (withRows), in organizations not deleted. Which organization named a payor is never told, and a
+// payor only one or two organizations deal with is not shown to the others.
 import type { Queryable } from '../db/pool.ts';
+import { withRows } from '../ingest/statements.ts';
 import { normalizeLookupKey } from './normalize.ts';
 import { containsPattern, pagedRows } from './paging.ts';
 
@@ -10,30 +14,41 @@ export interface KnownPayor {
   category: string | null;
 }
 
+/** How many organizations' statements name a payor before every organization sees it. */
+export const PUBLIC_AFTER = 3;
+
+/** $1: the caller's organization; the own organization's spelling of a name first. */
 const KNOWN = `(
   SELECT name_normalized, name, category FROM payors
   UNION ALL
-  SELECT s.name_normalized, coalesce(s.name, s.name_normalized), NULL FROM payors_seen s
-  WHERE s.name_normalized <> '' AND NOT EXISTS (SELECT 1 FROM payors p WHERE p.name_normalized = s.name_normalized)
+  SELECT sp.name_normalized,
+    coalesce(mode() WITHIN GROUP (ORDER BY sp.name) FILTER (WHERE sp.organization_id = $1), mode() WITHIN GROUP (ORDER BY sp.name)), NULL
+  FROM statement_payors sp
+  JOIN statements s ON s.id = sp.statement_id AND ${withRows('s')}
+  JOIN organizations o ON o.id = sp.organization_id AND o.deleted_at IS NULL
+  WHERE NOT EXISTS (SELECT 1 FROM payors p WHERE p.name_normalized = sp.name_normalized)
+  GROUP BY sp.name_normalized
+  HAVING bool_or(sp.organization_id = $1) OR count(DISTINCT sp.organization_id) >= ${PUBLIC_AFTER}
 ) known`;
 
 /** Names starting with the search come first, then those containing it. */
 export async function listKnownPayors(
   db: Queryable,
+  organizationId: string,
   opts: { search?: string | undefined; sortOrder?: 'asc' | 'desc'; limit: number; offset: number },
 ): Promise<{ rows: KnownPayor[]; total: number }> {
   const key = opts.search ? normalizeLookupKey(opts.search) : '';
   const byName = opts.sortOrder === 'desc' ? 'lower(name) DESC, name DESC' : 'lower(name), name';
   if (!opts.search || opts.search.trim() === '') {
-    return pagedRows<KnownPayor>(db, { columns: 'name, category', from: KNOWN, where: [], params: [], orderBy: byName, limit: opts.limit, offset: opts.offset });
+    return pagedRows<KnownPayor>(db, { columns: 'name, category', from: KNOWN, where: [], params: [organizationId], orderBy: byName, limit: opts.limit, offset: opts.offset });
   }
   const search = opts.search.trim();
   return pagedRows<KnownPayor>(db, {
     columns: 'name, category',
     from: KNOWN,
-    where: ["(name ILIKE $1 OR ($2 <> '' AND name_normalized LIKE $3))"],
-    params: [containsPattern(search), key, containsPattern(key)],
-    orderBy: `(lower(name) LIKE $4 OR ($2 <> '' AND name_normalized LIKE $5)) DESC, ${byName}`,
+    where: ["(name ILIKE $2 OR ($3 <> '' AND name_normalized LIKE $4))"],
+    params: [organizationId, containsPattern(search), key, containsPattern(key)],
+    orderBy: `(lower(name) LIKE $5 OR ($3 <> '' AND name_normalized LIKE $6)) DESC, ${byName}`,
     orderParams: [`${search.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`, `${key.replace(/[\\%_]/g, '\\$&')}%`],
     limit: opts.limit,
     offset: opts.offset,

@@ -1,13 +1,47 @@
-// payor.listGlobal: autocomplete over the shipped payors and those seen in any statement, never
-// telling which organization; members of any role may use it.
+// payor.listGlobal: autocomplete over the shipped payors, the payors of the caller's own
+// organization's statements and those named in statements of at least three organizations, never
+// telling which organization; a payor one or two organizations deal with is not shown to the
+// others, and a deleted statement's payors go with it. Statements are ingested for real (upload,
+// pipeline); members of any role may use it.
 import t from 'tap';
-import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
+import { createRightsholder, insertMapping, putFile, waitForStatement } from '../../helpers/ingest.ts';
+import { addMember, newOrganization, outsider, type Caller } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { data, expectError } from '../../lookups/helpers.ts';
 
-const srv = await startTestServer(t);
+t.setTimeout(240_000);
+const srv = await startTestServer(t, { role: 'serve' });
 const owner = await newOrganization(srv, 'Payor Org');
 const db = srv.deps.pool;
+
+const HEADER = ['Period', 'Title', 'Payor', 'Net'];
+/** Ingests a statement of `org` whose rows name these payors; its statement id. */
+async function ingestPayors(caller: Caller, payors: string[]): Promise<string> {
+  const org = caller.organizationId;
+  const { rows } = await db.query(`SELECT count(*)::int AS n FROM mappings WHERE organization_id = $1`, [org]);
+  if (rows[0].n === 0) {
+    await insertMapping(db, org, 'Payor layout', HEADER, {
+      stmtYear: { column: 'Period' },
+      stmtPeriod: { column: 'Period' },
+      stmtCadence: { constant: 'M' },
+      currency: { constant: 'USD' },
+      royaltyEarnings: { column: 'Net' },
+      rawTitle: { column: 'Title' },
+      payor: { column: 'Payor' },
+    });
+  }
+  const rh = await createRightsholder(caller.client, org, `Artist ${payors.length}-${Math.random().toString(36).slice(2, 8)}`);
+  const lines = [HEADER.join(','), ...payors.map((p, i) => `2024-03,Song ${i},${p},1.00`)];
+  const { statementId } = await putFile(caller.client, org, rh, `payors-${Math.random().toString(36).slice(2, 8)}.csv`, Buffer.from(`${lines.join('\n')}\n`));
+  const s = await waitForStatement(caller.client, org, statementId);
+  if (s.status !== 'processed') throw new Error(`statement ${s.status}: ${JSON.stringify(s.failureReason)}`);
+  return statementId;
+}
+
+const names = async (caller: Caller, search?: string) =>
+  data(await caller.client.query('payor.listGlobal', { organizationId: caller.organizationId, ...(search ? { search } : {}), pagination: { page: 1, limit: 100 } })).data.map(
+    (p: any) => p.name,
+  );
 
 t.test('the shipped payors, 20 at a time by default', async (t) => {
   const page = data(await owner.client.query('payor.listGlobal', { organizationId: owner.organizationId }));
@@ -23,8 +57,8 @@ t.test('the shipped payors, 20 at a time by default', async (t) => {
   t.same(desc.data, all.data.slice(-3).reverse(), 'sortOrder desc: Z to A');
 });
 
-t.test('search: names starting with it first, then containing it; seen payors join without their organization', async (t) => {
-  await db.query(`INSERT INTO payors_seen (name_normalized, name, first_seen_at) VALUES ('indie pay collective', 'Indie Pay Collective', now()), ('indie soul records', 'Indie Soul Records', now()), ('distrokid', 'DISTROKID', now())`);
+t.test("search: names starting with it first, then containing it; the organization's own payors join without their organization", async (t) => {
+  await ingestPayors(owner, ['Indie Pay Collective', 'Indie Soul Records', 'DISTROKID']);
   const reader = await addMember(srv, owner.organizationId, 'reader');
   const res = data(await reader.client.query('payor.listGlobal', { organizationId: owner.organizationId, search: 'so' }));
   t.same(
@@ -40,6 +74,31 @@ t.test('search: names starting with it first, then containing it; seen payors jo
   const paged = data(await reader.client.query('payor.listGlobal', { organizationId: owner.organizationId, search: 'music', pagination: { page: 2, limit: 3 } }));
   t.equal(paged.pagination.page, 2);
   t.equal(paged.data.length, 3);
+});
+
+t.test("another organization's payors stay its own until three organizations name them; a deleted statement's go", async (t) => {
+  const a = await newOrganization(srv, 'Label A');
+  const b = await newOrganization(srv, 'Label B');
+  const c = await newOrganization(srv, 'Label C');
+  const d = await newOrganization(srv, 'Label D');
+  const secret = await ingestPayors(a, ['Secret Client Holdings', 'Shared Rights Agency']);
+  await ingestPayors(b, ['shared rights agency']);
+  t.same(await names(a, 'secret'), ['Secret Client Holdings'], 'its own payor');
+  t.same(await names(d, 'secret'), [], "not another organization's");
+  t.same(await names(d, 'shared'), [], 'named by two organizations: not yet shown to others');
+  t.same(await names(b, 'shared'), ['shared rights agency'], "each sees its own, in its own spelling");
+  await ingestPayors(c, ['Shared Rights Agency']);
+  t.same(await names(d, 'shared'), ['Shared Rights Agency'], 'named by three organizations: every organization sees it, in the common spelling');
+  t.same(await names(b, 'shared'), ['shared rights agency'], 'an organization naming it keeps its own spelling');
+
+  // the statement deleted: its payors go with it
+  const { rows } = await db.query(`SELECT upload_id FROM statements WHERE id = $1`, [secret]);
+  const del = await a.client.mutate('file.deleteFilesByIds', { organizationId: a.organizationId, uploadId: rows[0].upload_id, fileIds: [secret] });
+  if (!del.ok) throw new Error(JSON.stringify(del.error));
+  t.same(await names(a, 'secret'), [], "a deleted statement's payor is no longer listed");
+  t.same(await names(d, 'shared'), [], 'and one organization fewer names the shared one');
+  // SQL in the search is a search
+  t.same(await names(a, "x' OR 1=1 --"), []);
 });
 
 t.test('organization scoping', async (t) => {

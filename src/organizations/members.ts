@@ -4,8 +4,9 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import type { OrgAccess } from '../trpc/procedure.ts';
-import { roleRank, type OrgRole } from '../trpc/roles.ts';
+import { organizationAccess, type OrgAccess } from '../trpc/procedure.ts';
+import { roleRank, roleSatisfies, type OrgRole } from '../trpc/roles.ts';
+import { lockOrganization, type OrganizationRecord } from './organizations.ts';
 
 export type MemberStatus = 'active' | 'disabled';
 
@@ -91,6 +92,29 @@ export async function removeMember(db: Queryable, organizationId: string, userId
   await db.query('DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2', [organizationId, userId]);
   await db.query('DELETE FROM user_preferences WHERE organization_id = $1 AND user_id = $2', [organizationId, userId]);
   await db.query('DELETE FROM data_access_roles WHERE organization_id = $1 AND user_id = $2', [organizationId, userId]);
+}
+
+/**
+ * Locks the organization (lockOrganization) and reads the caller's standing in it again, under the
+ * lock: the role and data-access scope the request was authorized with were read before the lock
+ * was taken, and a membership change that committed while this one waited for it (another owner
+ * demoting the caller, an admin removing, disabling or restricting them) would otherwise be
+ * ignored, so two owners demoting each other at once could both win. FORBIDDEN
+ * (INSUFFICIENT_ROLE, NOT_ORGANIZATION_MEMBER, MEMBER_DISABLED) when the caller no longer holds
+ * `minRole`. Every guard after it must use the returned `access`, not the request's.
+ */
+export async function lockAsCaller(
+  db: Queryable,
+  principal: Principal,
+  org: OrgAccess,
+  minRole: OrgRole,
+): Promise<{ organization: OrganizationRecord; access: OrgAccess }> {
+  const organization = await lockOrganization(db, org.id);
+  // the standing prefetched with the API key was read before the lock: never reuse it here
+  if (principal.prefetchedOrg) principal.prefetchedOrg.used = true;
+  const access = await organizationAccess(db, principal, org.id);
+  if (!roleSatisfies(access.role, minRole)) throw new AppError('INSUFFICIENT_ROLE', `This procedure needs the ${minRole} role or higher`);
+  return { organization, access };
 }
 
 /** ROLE_NOT_GRANTABLE unless the caller may hand out `role`. */

@@ -3,8 +3,7 @@ import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { createInvitation, findPendingInvitation, invitationLink } from '../../invitations/invitations.ts';
-import { assertMayGrant, assertMayInvite, isMemberByEmail } from '../../organizations/members.ts';
-import { lockOrganization } from '../../organizations/organizations.ts';
+import { assertMayGrant, assertMayInvite, isMemberByEmail, lockAsCaller } from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgRoles } from '../../trpc/roles.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -18,9 +17,9 @@ export const addUser = orgProcedure(
   orgInput({ email: z.email().max(320), role: z.enum(orgRoles).default('member') }),
 ).mutation(async ({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
-    const organization = await lockOrganization(db, ctx.org.id);
-    assertMayGrant(ctx.principal, ctx.org, input.role);
-    assertMayInvite(ctx.org);
+    const { organization, access } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
+    assertMayGrant(ctx.principal, access, input.role);
+    assertMayInvite(access);
     if (await isMemberByEmail(db, ctx.org.id, input.email)) throw new AppError('USER_ALREADY_MEMBER');
     const pending = await findPendingInvitation(db, ctx.org.id, input.email);
     if (pending) {

@@ -1,6 +1,7 @@
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { lockOrganization, softDeleteOrganization } from '../../organizations/organizations.ts';
+import { lockAsCaller } from '../../organizations/members.ts';
+import { softDeleteOrganization } from '../../organizations/organizations.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -13,7 +14,7 @@ export const deleteOrganization = orgProcedure(
   orgInput({}),
 ).mutation(async ({ ctx }) =>
   withTransaction(ctx.deps.pool, async (db) => {
-    await lockOrganization(db, ctx.org.id);
+    await lockAsCaller(db, ctx.principal, ctx.org, 'owner');
     const organization = await softDeleteOrganization(db, ctx.org.id);
     await recordActivity(db, ctx.principal, {
       organizationId: ctx.org.id,

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { assertStatus, getInvitation, invitationLink, rotateInvitationToken } from '../../invitations/invitations.ts';
-import { assertMayGrant, assertMayInvite } from '../../organizations/members.ts';
-import { lockOrganization } from '../../organizations/organizations.ts';
+import { assertMayGrant, assertMayInvite, lockAsCaller } from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -16,12 +15,12 @@ export const getInvitationLink = orgProcedure(
   orgInput({ invitationId: z.uuid() }),
 ).mutation(async ({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
-    const organization = await lockOrganization(db, ctx.org.id);
+    const { organization, access } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
     const invitation = await getInvitation(db, ctx.org.id, input.invitationId, { lock: true });
     assertStatus(invitation, ['pending']);
     // the link hands out the invitation's role
-    assertMayGrant(ctx.principal, ctx.org, invitation.role);
-    assertMayInvite(ctx.org);
+    assertMayGrant(ctx.principal, access, invitation.role);
+    assertMayInvite(access);
     const token = await rotateInvitationToken(db, invitation.id);
     await recordActivity(db, ctx.principal, {
       organizationId: ctx.org.id,

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { assertMayManage, assertOwnerRemains, getMember, removeMember } from '../../organizations/members.ts';
-import { lockOrganization } from '../../organizations/organizations.ts';
+import { assertMayManage, assertOwnerRemains, getMember, lockAsCaller, removeMember } from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -15,9 +14,9 @@ export const removeUser = orgProcedure(
   orgInput({ userId: z.uuid() }),
 ).mutation(async ({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
-    await lockOrganization(db, ctx.org.id);
+    const { access } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
     const member = await getMember(db, ctx.org.id, input.userId);
-    assertMayManage(ctx.org, member);
+    assertMayManage(access, member);
     await assertOwnerRemains(db, ctx.org.id, member, null);
     await removeMember(db, ctx.org.id, input.userId);
     await recordActivity(db, ctx.principal, {

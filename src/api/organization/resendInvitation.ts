@@ -3,8 +3,7 @@ import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { assertStatus, createInvitation, getInvitation, invitationLink, revokeInvitation } from '../../invitations/invitations.ts';
-import { assertMayGrant, assertMayInvite, isMemberByEmail } from '../../organizations/members.ts';
-import { lockOrganization } from '../../organizations/organizations.ts';
+import { assertMayGrant, assertMayInvite, isMemberByEmail, lockAsCaller } from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -17,12 +16,12 @@ export const resendInvitation = orgProcedure(
   orgInput({ invitationId: z.uuid() }),
 ).mutation(async ({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
-    const organization = await lockOrganization(db, ctx.org.id);
+    const { organization, access } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
     const old = await getInvitation(db, ctx.org.id, input.invitationId, { lock: true });
     assertStatus(old, ['pending', 'expired']);
     // a new link hands out the role again
-    assertMayGrant(ctx.principal, ctx.org, old.role);
-    assertMayInvite(ctx.org);
+    assertMayGrant(ctx.principal, access, old.role);
+    assertMayInvite(access);
     if (await isMemberByEmail(db, ctx.org.id, old.email)) throw new AppError('USER_ALREADY_MEMBER');
     const revoked = await revokeInvitation(db, old.id);
     const { invitation, token } = await createInvitation(db, {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { assertStatus, getInvitation, revokeInvitation as revoke } from '../../invitations/invitations.ts';
-import { lockOrganization } from '../../organizations/organizations.ts';
+import { lockAsCaller } from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -11,7 +11,7 @@ export const revokeInvitation = orgProcedure(
   orgInput({ invitationId: z.uuid() }),
 ).mutation(async ({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
-    const organization = await lockOrganization(db, ctx.org.id);
+    const { organization } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
     const before = await getInvitation(db, ctx.org.id, input.invitationId, { lock: true });
     assertStatus(before, ['pending']);
     const after = await revoke(db, before.id);

@@ -3,7 +3,7 @@ import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { listMdPriorities, mergeMdPriorities, replaceMdPriorities } from '../../organizations/mdPriorities.ts';
-import { lockOrganization } from '../../organizations/organizations.ts';
+import { lockAsCaller } from '../../organizations/members.ts';
 import { assertRightsholdersExist } from '../../organizations/rightsholderRefs.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { list, orgInput } from '../../trpc/schemas.ts';
@@ -23,9 +23,9 @@ export const setRightsholderMdPriorities = orgProcedure(
   }),
 ).mutation(async ({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
-    const organization = await lockOrganization(db, ctx.org.id);
+    const { organization, access } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
     await assertRightsholdersExist(db, ctx.org.id, input.rightsholderIds, { live: true });
-    const scope = ctx.org.rightsholderScope;
+    const scope = access.rightsholderScope;
     const before = await listMdPriorities(db, ctx.org.id);
     let ordering = input.rightsholderIds.map((id) => id.toLowerCase());
     if (scope !== null) {

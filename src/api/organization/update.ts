@@ -1,6 +1,7 @@
 import { diffFields, recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { lockOrganization, updateOrganization } from '../../organizations/organizations.ts';
+import { lockAsCaller } from '../../organizations/members.ts';
+import { updateOrganization } from '../../organizations/organizations.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { name, orgInput } from '../../trpc/schemas.ts';
 
@@ -9,7 +10,7 @@ export const update = orgProcedure(
   orgInput({ name: name(200) }),
 ).mutation(async ({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
-    const before = await lockOrganization(db, ctx.org.id);
+    const { organization: before } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
     const after = await updateOrganization(db, ctx.org.id, { name: input.name });
     const changes = diffFields(before, after, ['name']);
     if (changes) {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { diffFields, recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { lockOrganization, updateOrganization } from '../../organizations/organizations.ts';
+import { lockAsCaller } from '../../organizations/members.ts';
+import { updateOrganization } from '../../organizations/organizations.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -19,7 +20,7 @@ export const updateMdFetchSettings = orgProcedure(
   }),
 ).mutation(async ({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
-    const before = await lockOrganization(db, ctx.org.id);
+    const { organization: before } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
     const after = await updateOrganization(db, ctx.org.id, { mdFetchMultiplier: input.mdFetchMultiplier, mdFetchFocus: input.mdFetchFocus });
     const changes = diffFields(before, after, ['mdFetchMultiplier', 'mdFetchFocus']);
     if (changes) {

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { diffFields, recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { assertMayGrant, assertMayManage, assertOwnerRemains, getMember, updateMember } from '../../organizations/members.ts';
-import { lockOrganization } from '../../organizations/organizations.ts';
+import { assertMayGrant, assertMayManage, assertOwnerRemains, getMember, lockAsCaller, updateMember } from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgRoles } from '../../trpc/roles.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -16,10 +15,10 @@ export const updateRole = orgProcedure(
   orgInput({ userId: z.uuid(), role: z.enum(orgRoles) }),
 ).mutation(async ({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
-    await lockOrganization(db, ctx.org.id);
+    const { access } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
     const before = await getMember(db, ctx.org.id, input.userId);
-    assertMayManage(ctx.org, before);
-    assertMayGrant(ctx.principal, ctx.org, input.role);
+    assertMayManage(access, before);
+    assertMayGrant(ctx.principal, access, input.role);
     await assertOwnerRemains(db, ctx.org.id, before, { role: input.role, status: before.status });
     const after = await updateMember(db, ctx.org.id, input.userId, { role: input.role });
     const changes = diffFields(before, after, ['role']);

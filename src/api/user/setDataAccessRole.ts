@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { diffFields, recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { assertMayManage, getMember } from '../../organizations/members.ts';
-import { lockOrganization } from '../../organizations/organizations.ts';
+import { assertMayManage, getMember, lockAsCaller } from '../../organizations/members.ts';
 import { getDataAccessRole, setDataAccessRole as store, type DataAccessRole } from '../../organizations/preferences.ts';
 import { assertRightsholdersExist } from '../../organizations/rightsholderRefs.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -32,14 +31,14 @@ export const setDataAccessRole = orgProcedure(
   orgInput({ userId: z.uuid(), role: dataAccessRole }),
 ).mutation(async ({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
-    await lockOrganization(db, ctx.org.id);
+    const { access } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
     const member = await getMember(db, ctx.org.id, input.userId);
-    assertMayManage(ctx.org, member);
+    assertMayManage(access, member);
     const role: DataAccessRole = input.role;
     if (role.mode === 'restricted') await assertRightsholdersExist(db, ctx.org.id, role.rightsholderIds, { live: false });
     // nobody grants more than they see: a restricted caller (an admin an owner restricted) grants
     // neither 'all' nor a rightsholder outside their own set, to themselves or anyone else
-    const own = ctx.org.rightsholderScope;
+    const own = access.rightsholderScope;
     if (own !== null) {
       if (role.mode === 'all') throw new AppError('ROLE_NOT_GRANTABLE', "Your own data-access role is restricted: you cannot grant 'all'");
       const outside = role.rightsholderIds.filter((id) => !own.includes(id));

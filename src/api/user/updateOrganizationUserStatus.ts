@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { diffFields, recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { assertMayManage, assertOwnerRemains, getMember, updateMember } from '../../organizations/members.ts';
-import { lockOrganization } from '../../organizations/organizations.ts';
+import { assertMayManage, assertOwnerRemains, getMember, lockAsCaller, updateMember } from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -15,9 +14,9 @@ export const updateOrganizationUserStatus = orgProcedure(
   orgInput({ userId: z.uuid(), status: z.enum(['active', 'disabled']) }),
 ).mutation(async ({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
-    await lockOrganization(db, ctx.org.id);
+    const { access } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
     const before = await getMember(db, ctx.org.id, input.userId);
-    assertMayManage(ctx.org, before);
+    assertMayManage(access, before);
     await assertOwnerRemains(db, ctx.org.id, before, { role: before.role, status: input.status });
     const after = await updateMember(db, ctx.org.id, input.userId, { status: input.status });
     const changes = diffFields(before, after, ['status']);

@@ -1,0 +1,132 @@
+// Membership changes are checked against the caller's standing as it is once the organization is
+// locked, not as it was when the request was authorized. A change that waited for the lock
+// behind another (the caller demoted, removed, disabled or restricted meanwhile) is refused, so
+// two owners demoting each other at once cannot both win, even with a third owner to keep the
+// last-owner rule quiet.
+import t from 'tap';
+import { addMember, newOrganization, type Caller } from '../helpers/principals.ts';
+import { startTestServer } from '../helpers/server.ts';
+import type { Outcome } from '../helpers/trpc.ts';
+import { expectError, expectOk, insertRightsholder } from '../api/organization/helpers.ts';
+
+const srv = await startTestServer(t);
+const pool = srv.deps.pool;
+
+/** How many sessions wait for a lock on a row (the organization's, here). */
+async function lockWaiters(): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+  );
+  return rows[0]!.n;
+}
+
+async function waitForWaiters(n: number): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if ((await lockWaiters()) >= n) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`fewer than ${n} sessions ever waited for the lock`);
+}
+
+/**
+ * Holds the organization's row lock while `calls` start one after the other (each authorized,
+ * then queued on the lock in that order), then lets them run.
+ */
+async function queued(organizationId: string, calls: (() => Promise<Outcome<unknown>>)[]): Promise<Outcome<unknown>[]> {
+  const holder = await pool.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [organizationId]);
+    const pending: Promise<Outcome<unknown>>[] = [];
+    for (const [i, call] of calls.entries()) {
+      pending.push(call());
+      await waitForWaiters(i + 1);
+    }
+    await holder.query('COMMIT');
+    return await Promise.all(pending);
+  } finally {
+    holder.release();
+  }
+}
+
+async function roleOf(organizationId: string, user: Caller): Promise<string | undefined> {
+  const { rows } = await pool.query<{ role: string }>('SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2', [
+    organizationId,
+    user.userId,
+  ]);
+  return rows[0]?.role;
+}
+
+t.test('three owners, two demote each other at once: the second is refused, its caller no longer an owner', async (t) => {
+  const a = await newOrganization(srv, 'Trio');
+  const org = a.organizationId;
+  const b = await addMember(srv, org, 'owner');
+  await addMember(srv, org, 'owner');
+  const [first, second] = await queued(org, [
+    () => a.client.mutate('organization.updateRole', { organizationId: org, userId: b.userId, role: 'member' }),
+    () => b.client.mutate('organization.updateRole', { organizationId: org, userId: a.userId, role: 'member' }),
+  ]);
+  t.equal(expectOk<any>(t, first!).role, 'member', 'the first demotion wins');
+  expectError(t, second!, 'FORBIDDEN', 'INSUFFICIENT_ROLE', 'the demoted owner can no longer demote anybody');
+  t.same([await roleOf(org, a), await roleOf(org, b)], ['owner', 'member']);
+});
+
+t.test('an admin removed while their promotion waited: refused, nothing changed', async (t) => {
+  const owner = await newOrganization(srv, 'Removal');
+  const org = owner.organizationId;
+  const admin = await addMember(srv, org, 'admin');
+  const writer = await addMember(srv, org, 'writer');
+  const [removed, promoted] = await queued(org, [
+    () => owner.client.mutate('organization.removeUser', { organizationId: org, userId: admin.userId }),
+    () => admin.client.mutate('organization.updateRole', { organizationId: org, userId: writer.userId, role: 'admin' }),
+  ]);
+  expectOk(t, removed!);
+  expectError(t, promoted!, 'FORBIDDEN', 'NOT_ORGANIZATION_MEMBER');
+  t.equal(await roleOf(org, writer), 'writer');
+});
+
+t.test('an admin disabled while their invitation waited: no invitation, no link', async (t) => {
+  const owner = await newOrganization(srv, 'Disabled');
+  const org = owner.organizationId;
+  const admin = await addMember(srv, org, 'admin');
+  const [disabled, invited] = await queued(org, [
+    () => owner.client.mutate('user.updateOrganizationUserStatus', { organizationId: org, userId: admin.userId, status: 'disabled' }),
+    () => admin.client.mutate('organization.addUser', { organizationId: org, email: 'late@example.test', role: 'admin' }),
+  ]);
+  expectOk(t, disabled!);
+  expectError(t, invited!, 'FORBIDDEN', 'MEMBER_DISABLED');
+  const { rows } = await pool.query('SELECT 1 FROM invitations WHERE organization_id = $1', [org]);
+  t.equal(rows.length, 0);
+});
+
+t.test('an admin demoted to writer while their removal of a member waited: refused', async (t) => {
+  const owner = await newOrganization(srv, 'Demoted');
+  const org = owner.organizationId;
+  const admin = await addMember(srv, org, 'admin');
+  const member = await addMember(srv, org, 'member');
+  const [demoted, removal] = await queued(org, [
+    () => owner.client.mutate('organization.updateRole', { organizationId: org, userId: admin.userId, role: 'writer' }),
+    () => admin.client.mutate('organization.removeUser', { organizationId: org, userId: member.userId }),
+  ]);
+  expectOk(t, demoted!);
+  expectError(t, removal!, 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  t.equal(await roleOf(org, member), 'member');
+});
+
+t.test("an admin restricted while granting 'all' waited: refused, the member stays restricted", async (t) => {
+  const owner = await newOrganization(srv, 'Restricted');
+  const org = owner.organizationId;
+  const admin = await addMember(srv, org, 'admin');
+  const member = await addMember(srv, org, 'member');
+  const rh = await insertRightsholder(srv, org, 'Only One');
+  const restricted = { mode: 'restricted', rightsholderIds: [rh] };
+  expectOk(t, await owner.client.mutate('user.setDataAccessRole', { organizationId: org, userId: member.userId, role: restricted }));
+  const [restrict, grant] = await queued(org, [
+    () => owner.client.mutate('user.setDataAccessRole', { organizationId: org, userId: admin.userId, role: restricted }),
+    () => admin.client.mutate('user.setDataAccessRole', { organizationId: org, userId: member.userId, role: 'all' }),
+  ]);
+  expectOk(t, restrict!);
+  expectError(t, grant!, 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
+  const prefs = expectOk<any>(t, await member.client.query('user.preferences', { organizationId: org }));
+  t.same(prefs.dataAccessRole, restricted);
+});

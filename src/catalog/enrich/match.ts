@@ -2,6 +2,7 @@
 // "Summer Nights (feat. X) - 2019 Remaster" is compared with a catalog recording's title.
 // Deliberately small and local (the clustering module has the full title normalization); a
 // provider only needs: same title exactly, same title but another version, or merely similar.
+import { parseTitle } from '../cluster/normalize.ts';
 import { foldCase } from '../identity.ts';
 
 const VERSION_WORDS =
@@ -24,6 +25,11 @@ export interface TitleKey {
   base: string;
   /** whether version tags were removed */
   versioned: boolean;
+  /**
+   * the kinds of version that make another recording, as the clustering tells them
+   * (`acoustic+live`, `remix`; '' for the original, a remaster, a feat. credit)
+   */
+  versions: string;
 }
 
 const FEAT = /[([]\s*(feat\.?|ft\.?|featuring|with)\s[^)\]]*[)\]]|\s(feat\.?|ft\.?|featuring)\s.*$/gi;
@@ -36,7 +42,7 @@ export function titleKey(raw: string | null | undefined): TitleKey {
   base = base.replace(/[([]([^)\]]*)[)\]]/g, (m, inner: string) => (VERSION_WORDS.test(foldText(inner)) ? ' ' : m));
   base = base.replace(/\s[-–—]\s(.*)$/u, (m, tail: string) => (VERSION_WORDS.test(foldText(tail)) ? ' ' : m));
   const folded = foldText(base);
-  return { full, base: folded || full, versioned: folded !== '' && folded !== full };
+  return { full, base: folded || full, versioned: folded !== '' && folded !== full, versions: parseTitle(raw ?? '').signatureKinds };
 }
 
 const ARTIST_STOP = new Set(['the', 'and', 'feat', 'ft', 'featuring', 'with', 'x', 'vs']);
@@ -82,11 +88,19 @@ export function dice(a: string, b: string): number {
 }
 
 /**
- * 1: the same title; 0.85: the same title in another version (the original preferred over a
- * live or remastered one); below: merely similar titles, scaled down.
+ * 1: the same title; 0.85: the same title in another version that is the same recording (the
+ * original preferred over a remastered one), 0.8 the other way; below: merely similar titles,
+ * scaled down; at most 0.5 for another kind of version (live, acoustic, remix…: another recording).
  */
 export function titleScore(query: TitleKey, candidate: TitleKey): number {
   if (query.full !== '' && query.full === candidate.full) return 1;
+  // a live, acoustic, instrumental, remixed… line and the original (or another kind of version)
+  // are two recordings, which the clustering keeps apart: a candidate, never a lookup's answer
+  if (query.versions !== candidate.versions) return Math.min(0.5, sameOrSimilar(query, candidate));
+  return sameOrSimilar(query, candidate);
+}
+
+function sameOrSimilar(query: TitleKey, candidate: TitleKey): number {
   if (query.base !== '' && query.base === candidate.base) return candidate.versioned ? 0.8 : 0.85;
   const d = dice(query.base, candidate.base);
   return d >= 0.5 ? 0.7 * d : 0;

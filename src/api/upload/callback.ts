@@ -51,11 +51,13 @@ export const callback = orgProcedure(
       [organizationId, m.rows[0].header_hash, input.file_id ?? null, input.upload_id ?? null, scope, input.distributor_id ?? null, status],
     );
     if (input.file_id && rows.length === 0) {
+      // with upload_id too, a file of another upload is not found there (as file.* answer), not "not waiting"
       const seen = await db.query(
-        `SELECT 1 FROM statements WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))`,
-        [input.file_id, organizationId, scope],
+        `SELECT 1 FROM statements WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))
+           AND ($4::uuid IS NULL OR upload_id = $4)`,
+        [input.file_id, organizationId, scope, input.upload_id ?? null],
       );
-      if (!seen.rows[0]) throw new AppError('STATEMENT_NOT_FOUND');
+      if (!seen.rows[0]) throw new AppError('STATEMENT_NOT_FOUND', input.upload_id ? 'No statement with that file_id in that upload' : undefined);
       throw new AppError('STATEMENT_NOT_WAITING', 'That statement is not waiting for this mapping');
     }
     if (input.upload_id && rows.length === 0) {

@@ -57,3 +57,17 @@ t.test('an upload of another organization, or none, is not found', async (t) => 
   const res = await owner.client.mutate('upload.callback', { organizationId: org, type: 'x', mapping_id: mapping, upload_id: mine.data.uploadId });
   t.same(res.data, { statementIds: [], status: 'queued' });
 });
+
+t.test('file_id with the upload_id of another upload: not found there, not "not waiting"', async (t) => {
+  const header = ['Left', 'Right'];
+  const waiting = await putFile(owner.client, org, artist, 'waits.csv', Buffer.from('Left,Right\n1,2\n'));
+  t.equal((await ingestStatement(srv.deps, org, waiting.statementId)).status, 'needs_mapping');
+  const again = await insertMapping(db, org, 'Fourth layout', header, eurReportFields);
+  const elsewhere = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'elsewhere.csv' });
+  const wrong = await owner.client.mutate('upload.callback', { organizationId: org, type: 'x', mapping_id: again, file_id: waiting.statementId, upload_id: elsewhere.data.uploadId });
+  fails(t, wrong, 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
+  t.equal(wrong.error?.message, 'No statement with that file_id in that upload');
+  // in its own upload it is released
+  const right = await owner.client.mutate('upload.callback', { organizationId: org, type: 'x', mapping_id: again, file_id: waiting.statementId, upload_id: waiting.uploadId });
+  t.same(right.data, { statementIds: [waiting.statementId], status: 'queued' });
+});

@@ -25,9 +25,15 @@ export type SandboxResult =
 /** Text that JSON writes as it is, one byte a character: printable ASCII but the quote and backslash. */
 const PLAIN_JSON_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
+/** Characters JSON escapes (quote, backslash, control characters) and surrogates (a lone one is escaped). */
+// eslint-disable-next-line no-control-regex
+const ESCAPED_OR_SURROGATE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
 /** A string's size in the answer's JSON: UTF-8 bytes, escapes (a control character is six) and quotes. */
 function stringBytes(value: string): number {
-  return PLAIN_JSON_TEXT.test(value) ? value.length + 2 : Buffer.byteLength(JSON.stringify(value));
+  if (PLAIN_JSON_TEXT.test(value)) return value.length + 2;
+  if (!ESCAPED_OR_SURROGATE.test(value)) return Buffer.byteLength(value) + 2;
+  return Buffer.byteLength(JSON.stringify(value));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
+import { retireExportsOf } from '../../exports/expire.ts';
 import { rightsholderAccess, update } from '../../rightsholders/service.ts';
 import { lockRightsholders, type Rightsholder } from '../../rightsholders/store.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -19,9 +20,11 @@ export const batchUpdate = orgProcedure(
   // followed as written, see README "Rightsholders"
   return withTransaction(ctx.deps.pool, async (db) => {
     const access = await rightsholderAccess(db, ctx.org.id, ctx.principal.userId);
-    const current = await lockRightsholders(db, access, [...new Set(input.updates.map((u) => u.id))]);
+    // ids as stored (a uuid may arrive in capitals): the rows are keyed by them
+    const updates = input.updates.map((u) => ({ ...u, id: u.id.toLowerCase() }));
+    const current = await lockRightsholders(db, access, [...new Set(updates.map((u) => u.id))]);
     const updated: Rightsholder[] = [];
-    for (const [index, patch] of input.updates.entries()) {
+    for (const [index, patch] of updates.entries()) {
       const before = current.get(patch.id);
       if (!before) throw new AppError('RIGHTSHOLDER_NOT_FOUND', `updates.${index}: no rightsholder with that id`, { details: { index } });
       try {
@@ -33,6 +36,10 @@ export const batchUpdate = orgProcedure(
         throw error;
       }
     }
+    // as updateById: completed exports naming a rightsholder flagged deleted expire now (their
+    // files are deleted by the export_expire job), in the same transaction as the flag
+    const flagged = new Set(updates.filter((u) => u.isDeleted === true).map((u) => u.id));
+    for (const id of flagged) if (current.get(id)!.isDeleted) await retireExportsOf(db, ctx.org.id, id);
     return { data: updated };
   });
 });

@@ -74,8 +74,10 @@ export interface DeleteOutcome {
  * Removes the rightsholder and everything stored under it, its own history included; the
  * removal itself is then recorded, so the feed keeps who removed what. A dry run changes nothing.
  */
-export async function remove(db: Queryable, actor: Actor, access: RightsholderAccess, id: string, dryRun: boolean): Promise<DeleteOutcome> {
-  const current = await getRightsholder(db, access, id, { lock: true });
+export async function remove(db: Queryable, actor: Actor, access: RightsholderAccess, requested: string, dryRun: boolean): Promise<DeleteOutcome> {
+  const current = await getRightsholder(db, access, requested, { lock: true });
+  // the id as stored (lower case), whatever case it was sent in: events and visits are keyed by its text
+  const id = current.id;
   if (dryRun) return { id, name: current.name, dryRun, removed: await countDependents(db, access.organizationId, id) };
   const removed = await removeDependents(db, access.organizationId, id);
   await deleteRightsholder(db, access.organizationId, id);

@@ -29,7 +29,9 @@ const FROM: Record<(typeof uploadActionTypes)[number], string[]> = {
   reprocess: ['processed', 'failed', 'needs_mapping', 'skipped', 'bad', 'uploaded', 'processing'],
   skip: ['processed', 'failed', 'needs_mapping', 'uploaded'],
   bad: ['processed', 'failed', 'needs_mapping', 'uploaded', 'skipped'],
-  delete: ['uploading', 'uploaded', 'processed', 'failed', 'needs_mapping', 'skipped', 'bad', 'aborted', 'expired'],
+  // a statement being processed too: the run commits nothing (src/ingest/pipeline.ts), and a
+  // restore brings it back queued (it is remembered as uploaded: its run has ended by then)
+  delete: ['uploading', 'uploaded', 'processing', 'processed', 'failed', 'needs_mapping', 'skipped', 'bad', 'aborted', 'expired'],
   restore: ['deleted'],
 };
 
@@ -106,7 +108,8 @@ export const uploadAction = orgProcedure(
         await db.query(`UPDATE statements SET status = $2, updated_at = clock_timestamp() WHERE id = $1`, [s.id, type === 'skip' ? 'skipped' : 'bad']);
       } else if (type === 'delete') {
         await db.query(
-          `UPDATE statements SET status_before_delete = status, status = 'deleted', deleted_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1`,
+          `UPDATE statements SET status_before_delete = CASE status WHEN 'processing' THEN 'uploaded' ELSE status END, status = 'deleted',
+             deleted_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1`,
           [s.id],
         );
       } else {

@@ -269,6 +269,39 @@ t.test('reprocess takes a statement being processed, as a redrive does: the run 
   t.match(await record(up.statementId), { status: 'processed', keptRows: 1, netEarnings: '2.500000000000' });
 });
 
+t.test('a statement being processed can be deleted: the run commits nothing, a restore queues it again', async (t) => {
+  let gate: { reached: () => void; opened: Promise<void> } | null = null;
+  const threads = Object.create(srv.deps.threads);
+  threads.run = async (file: string, fn: string, input: any, transfer?: ArrayBuffer[]) => {
+    const g = file === 'statementFile' ? gate : null;
+    if (g) {
+      gate = null;
+      g.reached();
+      await g.opened;
+    }
+    return srv.deps.threads.run(file as any, fn, input, transfer);
+  };
+  const up = await putFile(owner.client, org, artist, 'wrong-file.csv', csv([row('2024-12', '7.00')]));
+  let release!: () => void;
+  const atGate = new Promise<void>((reached) => (gate = { reached, opened: new Promise<void>((r) => (release = r)) }));
+  const run = ingestStatement({ ...srv.deps, threads }, org, up.statementId);
+  await atGate;
+  t.equal((await record(up.statementId)).status, 'processing');
+  // before, CONFLICT: the wrong file could only be removed for good (file.deleteFilesByIds)
+  const deleted = await act('delete', up.statementId);
+  t.same([deleted.ok, deleted.data?.status], [true, 'deleted']);
+  release();
+  await run;
+  const { rows: [after] } = await db.query('SELECT status, normalized_version AS v, normalized_key, status_before_delete AS before FROM statements WHERE id = $1', [up.statementId]);
+  t.same(after, { status: 'deleted', v: 0, normalized_key: null, before: 'uploaded' }, 'the run committed nothing');
+  await db.query('SELECT graphile_worker.remove_job($1)', [`statement_ingest:${up.statementId}`]);
+  t.equal((await act('restore', up.statementId)).data.status, 'uploaded', 'restored queued, not processing with no run');
+  const jobs = await db.query('SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = $1', [`statement_ingest:${up.statementId}`]);
+  t.equal(jobs.rows[0].n, 1, 'a job is queued');
+  t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'processed');
+  t.match(await record(up.statementId), { status: 'processed', keptRows: 1, netEarnings: '7.000000000000' });
+});
+
 t.test('deleted while queued, then restored: queued again at once (not left for the stranded-work recovery)', async (t) => {
   const up = await putFile(owner.client, org, artist, 'restored.csv', csv([row('2024-09', '3.00')]));
   t.equal((await act('delete', up.statementId)).data.status, 'deleted');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { assertStatus, createInvitation, getInvitation, invitationLink, revokeInvitation } from '../../invitations/invitations.ts';
+import { assertStatus, createInvitation, findPendingInvitation, getInvitation, invitationLink, revokeInvitation } from '../../invitations/invitations.ts';
 import { assertMayGrant, assertMayInvite, isMemberByEmail, lockAsCaller } from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -23,6 +23,11 @@ export const resendInvitation = orgProcedure(
     assertMayGrant(ctx.principal, access, old.role);
     assertMayInvite(access);
     if (await isMemberByEmail(db, ctx.org.id, old.email)) throw new AppError('USER_ALREADY_MEMBER');
+    // one live invitation per address: an expired one is not renewed beside a newer pending one
+    const pending = await findPendingInvitation(db, ctx.org.id, old.email);
+    if (pending && pending.id !== old.id) {
+      throw new AppError('INVITATION_ALREADY_PENDING', undefined, { details: { invitationId: pending.id } });
+    }
     const revoked = await revokeInvitation(db, old.id);
     const { invitation, token } = await createInvitation(db, {
       organizationId: ctx.org.id,

@@ -50,6 +50,22 @@ t.test('an expired invitation may be resent: that is what resending is for', asy
   t.ok(revoked.data.some((i: { id: string }) => i.id === old.id), 'the old one is now reported revoked');
 });
 
+t.test('an expired invitation is not resent while a newer one for the address is pending: one live invitation per address', async (t) => {
+  const old = await invite('twice@example.test', 'admin');
+  await expireInvitation(srv, old.id);
+  const newer = await invite('TWICE@example.test', 'member');
+  const err = expectError(t, await resend(old.id), 'CONFLICT', 'INVITATION_ALREADY_PENDING');
+  t.same((err?.data as { details?: unknown } | undefined)?.details, { invitationId: newer.id }, 'names the pending one');
+  const pending = expectOk(t, await owner.client.query('organization.listInvitations', { organizationId: org }));
+  t.same(
+    pending.data.filter((i: { email: string }) => i.email.toLowerCase() === 'twice@example.test').map((i: { id: string; role: string }) => [i.id, i.role]),
+    [[newer.id, 'member']],
+    'only the newer one is live; the expired one stays expired',
+  );
+  const expired = expectOk(t, await owner.client.query('organization.listInvitations', { organizationId: org, status: ['expired'] }));
+  t.ok(expired.data.some((i: { id: string }) => i.id === old.id));
+});
+
 t.test('revoked or accepted: CONFLICT', async (t) => {
   const inv = await invite('gone@example.test');
   expectOk(t, await admin.client.mutate('organization.revokeInvitation', { organizationId: org, invitationId: inv.id }));

@@ -147,7 +147,13 @@ function unknownMember(fullName: string): string {
   return fullName.startsWith(`${VIEW}.`) ? `unknown member ${fullName}` : `unknown member ${fullName}: members are named ${VIEW}.<member>`;
 }
 
-const isNumeric = (v: string) => /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(v.trim());
+/**
+ * A number as DuckDB's CAST(… AS DOUBLE) reads it: around it only the ASCII spaces DuckDB skips
+ * (space, tab, newline, vertical tab, form feed, carriage return). JavaScript's trim() also drops
+ * Unicode spaces (no-break space, U+2028, BOM …), which DuckDB refuses: such a value passed and the
+ * query failed in DuckDB, INTERNAL_ERROR.
+ */
+const isNumeric = (v: string) => /^[ \t\n\v\f\r]*[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?[ \t\n\v\f\r]*$/i.test(v);
 
 /** The message of the DateParseError `resolve` throws, or undefined when it resolves. */
 function dateProblem(resolve: () => unknown): string | undefined {

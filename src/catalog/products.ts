@@ -29,11 +29,15 @@ interface ProductOverrideRow {
   createdBy: string | null;
 }
 
-/** 'YYYY' → YYYY-01-01, 'YYYY-MM' → YYYY-MM-01, 'YYYY-MM-DD' as is; anything else (or an impossible date) is unknown. */
+/**
+ * 'YYYY' → YYYY-01-01, 'YYYY-MM' → YYYY-MM-01, 'YYYY-MM-DD' as is; anything else (or an impossible
+ * date, year 0 included: PostgreSQL has none, and one such result would fail every derivation of
+ * the block's products) is unknown.
+ */
 export function releaseDateOf(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/.exec(value.trim());
-  if (!m) return null;
+  if (!m || m[1] === '0000') return null;
   const iso = `${m[1]}-${m[2] ?? '01'}-${m[3] ?? '01'}`;
   const d = new Date(`${iso}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === iso ? iso : null;

@@ -121,10 +121,17 @@ export function round(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
-/** MusicBrainz dates are YYYY, YYYY-MM or YYYY-MM-DD; the catalog keeps a full date. */
+/**
+ * MusicBrainz dates are YYYY, YYYY-MM or YYYY-MM-DD; the catalog keeps a full date. A date that is
+ * no real calendar day from year 1 on ("0000", "2019-02-30", "2019-13") is unknown: PostgreSQL has
+ * no year 0, and an impossible day would be shown as a release date.
+ */
 export function fullDate(raw: string | null | undefined): string | null {
   if (!raw) return null;
   const m = /^(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?$/.exec(raw.trim());
   if (!m) return null;
-  return `${m[1]}-${m[2] ?? '01'}-${m[3] ?? '01'}`;
+  const iso = `${m[1]}-${m[2] ?? '01'}-${m[3] ?? '01'}`;
+  if (m[1] === '0000') return null;
+  const d = new Date(`${iso}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === iso ? iso : null;
 }

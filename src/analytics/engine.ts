@@ -388,7 +388,11 @@ export class AnalyticsEngine {
     const json = await facts.withConnection(async (c) => String((await c.runAndReadAll('SELECT json_serialize_sql(CAST($1 AS VARCHAR))', [sql])).getRows()[0]![0]));
     const tree = JSON.parse(json) as { error?: boolean; error_type?: string; error_message?: string; statements?: unknown[] };
     if (tree.error) {
-      if (/only select/i.test(tree.error_message ?? '')) throw new AppError('SQL_QUERY_NOT_SELECT', 'Only a single SELECT statement over analytics_full_view is allowed');
+      if (/only select/i.test(tree.error_message ?? '')) {
+        // a PIVOT that does not name its values runs a statement of its own first to find them
+        const hint = /\bpivot\b/i.test(sql) ? "; a PIVOT must name the values it turns into columns (PIVOT ... ON tm IN ('00.TM', '01.LTM') USING ...)" : '';
+        throw new AppError('SQL_QUERY_NOT_SELECT', `Only a single SELECT statement over analytics_full_view is allowed${hint}`);
+      }
       throw new AppError('SQL_QUERY_INVALID', (tree.error_message ?? 'The statement could not be parsed').split('\n')[0]!.slice(0, 500));
     }
     if (tree.statements?.length !== 1) {

@@ -142,6 +142,15 @@ t.test('only one SELECT: no settings, extensions, ATTACH, COPY, macros, temporar
     await refused(t, text, 'SQL_QUERY_NOT_SELECT');
   }
   await refused(t, 'SELEC 1', 'SQL_QUERY_INVALID', /syntax/i);
+  // a PIVOT without its values would run a statement of its own first: refused, saying how to write it
+  await refused(t, 'PIVOT analytics_full_view ON tm USING sum(units)', 'SQL_QUERY_NOT_SELECT', /a PIVOT must name the values it turns into columns/);
+  t.same(
+    await rows("SELECT rightsholder_id IS NOT NULL, \"00.TM\", \"01.LTM\" FROM (PIVOT analytics_full_view ON tm IN ('00.TM', '01.LTM') USING sum(units) GROUP BY rightsholder_id) ORDER BY 2 NULLS LAST"),
+    [
+      [true, '1611.000000000000', null],
+      [true, null, '7.000000000000'],
+    ],
+  );
 });
 
 t.test('time is bounded: a runaway statement is interrupted', async (t) => {

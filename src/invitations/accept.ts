@@ -5,8 +5,9 @@ import type { Principal } from '../auth/principal.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { lockOrganization } from '../organizations/organizations.ts';
-import type { OrgRole } from '../trpc/roles.ts';
-import { assertStatus, findInvitationByToken, markAccepted } from './invitations.ts';
+import type { Queryable } from '../db/pool.ts';
+import { higherRole, platformRoleInOrg, roleRank, type OrgRole, type PlatformRole } from '../trpc/roles.ts';
+import { assertStatus, findInvitationByToken, markAccepted, type InvitationRecord } from './invitations.ts';
 
 export interface AcceptResult {
   invitationId: string;
@@ -25,6 +26,7 @@ export async function acceptInvitation(pool: Pool, principal: Principal, token: 
     const invitation = (await findInvitationByToken(db, token, { lock: true }))!;
     if (invitation.email.toLowerCase() !== principal.email.toLowerCase()) throw new AppError('INVITATION_EMAIL_MISMATCH');
     assertStatus(invitation, ['pending']);
+    await assertInviterMayGrant(db, invitation);
     const { rowCount } = await db.query(
       `INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (organization_id, user_id) DO NOTHING`,
       [organization.id, principal.userId, invitation.role],
@@ -47,4 +49,39 @@ export async function acceptInvitation(pool: Pool, principal: Principal, token: 
       role: invitation.role,
     };
   });
+}
+
+/**
+ * An invitation grants its role when it is accepted, so the one who issued it (invited_by_user_id:
+ * addUser's or resendInvitation's caller) must still be able to grant it then, under the lock of
+ * the organization: an active member (or a platform operator) whose role is not below it, not
+ * restricted by a data-access role (a new member sees every rightsholder), and a platform operator
+ * for the c2_* roles, the same rules addUser applied. Otherwise an admin demoted, removed, disabled
+ * or restricted after inviting (their own second address, say) would come back through the
+ * invitations they left behind. ROLE_NOT_GRANTABLE leaves the invitation pending: an admin who may
+ * grant the role can resend it.
+ */
+async function assertInviterMayGrant(db: Queryable, invitation: InvitationRecord): Promise<void> {
+  const { rows } = await db.query<{ role: OrgRole | null; status: string | null; platform_role: PlatformRole | null; restricted: boolean }>(
+    `SELECT m.role, m.status, u.platform_role, COALESCE(d.mode = 'restricted', false) AS restricted
+     FROM users u
+     LEFT JOIN memberships m ON m.organization_id = $2 AND m.user_id = u.id
+     LEFT JOIN data_access_roles d ON d.organization_id = $2 AND d.user_id = u.id
+     WHERE u.id = $1`,
+    [invitation.invitedByUserId, invitation.organizationId],
+  );
+  const inviter = rows[0];
+  const platformRole = platformRoleInOrg(inviter?.platform_role ?? null);
+  const role = inviter ? higherRole(inviter.status === 'active' ? inviter.role : null, platformRole) : null;
+  const mayGrant =
+    role !== null &&
+    roleRank(invitation.role) <= roleRank(role) &&
+    (!invitation.role.startsWith('c2_') || platformRole !== null) &&
+    (platformRole !== null || !inviter!.restricted);
+  if (!mayGrant) {
+    throw new AppError(
+      'ROLE_NOT_GRANTABLE',
+      `The one who sent this invitation can no longer grant the role ${invitation.role} in the organization: ask one of its admins to resend it`,
+    );
+  }
 }

@@ -86,6 +86,12 @@ export interface LocatedTable {
    * because they share its header and dialect (src/ingest/file/combine.ts)
    */
   archiveEntry: { name: string; candidates: SheetCandidate[]; combined?: string[] } | null;
+  /**
+   * the workbook the table was read from (its file and its name), when it is one: the upload
+   * itself, or a file unpacked from it (a workbook in a zip or gzip), which the `original-excel`
+   * variant then stores; absent for text and for tables joined from several files
+   */
+  workbook?: { path: string; name: string };
   /** UTF-8 (no BOM) delimited text readable by DuckDB read_csv: the original file when already clean, else a copy in workDir */
   csvPath: string;
   delimiter: ',' | ';' | '\t' | '|';

@@ -144,6 +144,22 @@ async function sha256Of(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
+const WORKBOOK_TYPES = {
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  xls: 'application/vnd.ms-excel',
+} as const;
+
+/**
+ * The last segment of an unpacked workbook's object key: its file name (without the archive's
+ * folders) percent-encoded, which the download decodes as its name; a name that is empty or would
+ * make the key long is `workbook.<format>`.
+ */
+export function workbookKeyName(name: string, format: 'xlsx' | 'xls'): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  const encoded = encodeURIComponent(base);
+  return base.trim() === '' || base === '.' || base === '..' || encoded.length > 200 ? `workbook.${format}` : encoded;
+}
+
 export async function upload(deps: Deps, key: string, file: string, contentType: string): Promise<void> {
   await deps.store.put(key, createReadStream(file), contentType);
 }
@@ -500,7 +516,15 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
       variants.single = `${prefix}single/v${version}.csv`;
       await upload(deps, variants.single, located.csvPath, 'text/csv');
     }
-    if (located.format !== 'delimited') variants['original-excel'] = statement.object_key;
+    if (located.format !== 'delimited') {
+      // the workbook: the upload itself, or the one unpacked from it (a zip or gzip holding it),
+      // stored under its own name (the download's name, src/api/fileStorage/downloadStatementFile.ts)
+      const workbook = located.workbook;
+      if (workbook && workbook.path !== sourcePath) {
+        variants['original-excel'] = `${prefix}original-excel/v${version}/${workbookKeyName(workbook.name, located.format)}`;
+        await upload(deps, variants['original-excel'], workbook.path, WORKBOOK_TYPES[located.format]);
+      } else variants['original-excel'] = statement.object_key;
+    }
 
     lap('upload');
     const flags = statementFlags(located, normalized, mapping.fields);
@@ -673,14 +697,16 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
         [statementId],
       );
       const kept = new Set([rows[0]?.normalized_key, ...Object.values(rows[0]?.variants ?? {})]);
-      for (const key of [normalizedKey, variants.removed, variants.single]) if (key && !kept.has(key)) await deps.store.delete(key).catch(() => {});
+      const own = [normalizedKey, variants.removed, variants.single, variants['original-excel'] === statement.object_key ? undefined : variants['original-excel']];
+      for (const key of own) if (key && !kept.has(key)) await deps.store.delete(key).catch(() => {});
       return { status: 'skipped', statementId };
     }
 
     // the previous version is unreachable now
     const old = statement.variants;
-    for (const key of [statement.normalized_key, old.removed, old.single, old.trimmed, old.standardized]) {
-      if (key && !Object.values(variants).includes(key)) await deps.store.delete(key).catch(() => {});
+    const unpacked = old['original-excel'] === statement.object_key ? undefined : old['original-excel'];
+    for (const key of [statement.normalized_key, old.removed, old.single, old.trimmed, old.standardized, unpacked]) {
+      if (key && key !== statement.object_key && !Object.values(variants).includes(key)) await deps.store.delete(key).catch(() => {});
     }
     lap('commit');
     return { status: 'processed', statementId, timings };

@@ -50,8 +50,24 @@ export const downloadStatementFile = orgProcedure(
   if (key === s.objectKey && s.objectEtag && object.etag !== s.objectEtag) {
     throw new AppError('UPLOAD_OBJECT_CHANGED', 'The uploaded file was replaced after the upload was completed (a PUT to its URL afterwards): it is not served. Upload the file again.');
   }
-  const base = s.fileName.replace(/\.[^.]+$/, '');
-  const name = input.fileName ?? input.originalExcelFile ?? (input.type === 'original' || input.type === 'original-excel' ? s.fileName : `${base}.${input.type}.${extensions[input.type] ?? 'csv'}`);
+  const name = input.fileName ?? input.originalExcelFile ?? defaultName(input.type, key, s);
   const url = await ctx.deps.store.presignGet(key, name, DOWNLOAD_TTL_SECONDS);
   return { url, fileName: name, expiresAt: new Date(Date.now() + DOWNLOAD_TTL_SECONDS * 1000).toISOString() };
 });
+
+/**
+ * The name a variant downloads as: the upload's own for the original (and for the workbook when
+ * the upload is it), the unpacked workbook's own name when it came out of an archive (the last
+ * segment of its key, src/ingest/pipeline.ts workbookKeyName), else `<upload name>.<type>.<ext>`.
+ */
+function defaultName(type: string, key: string, s: { fileName: string; objectKey: string }): string {
+  if (type === 'original' || (type === 'original-excel' && key === s.objectKey)) return s.fileName;
+  if (type === 'original-excel') {
+    try {
+      return decodeURIComponent(key.slice(key.lastIndexOf('/') + 1));
+    } catch {
+      return s.fileName;
+    }
+  }
+  return `${s.fileName.replace(/\.[^.]+$/, '')}.${type}.${extensions[type] ?? 'csv'}`;
+}

@@ -69,7 +69,7 @@ async function locatePath(file: string, name: string, ctx: Context, depth: numbe
   if (kind === 'ole2') {
     await refuseEncryptedOle2(file);
     const { legacyWorkbookToCsv } = await legacyWorkbookReader();
-    return locateWorkbook(await legacyWorkbookToCsv(file, ctx.workDir, ctx.limits, ctx.deadline), 'xls', ctx);
+    return { ...(await locateWorkbook(await legacyWorkbookToCsv(file, ctx.workDir, ctx.limits, ctx.deadline), 'xls', ctx)), workbook: { path: file, name } };
   }
   if ((kind === 'gzip' || kind === 'zip') && depth >= MAX_NESTING) {
     throw new FileError('FILE_UNSUPPORTED_FORMAT', `The archive holds archives inside archives; upload the statement file itself. ${SUPPORTED}`);
@@ -91,7 +91,7 @@ async function locatePath(file: string, name: string, ctx: Context, depth: numbe
     try {
       if (zipKind(zip) === 'xlsx') {
         zip.close();
-        return await locateWorkbook(await workbookToCsv(file, ctx.workDir, ctx.limits, ctx.budget, ctx.deadline), 'xlsx', ctx);
+        return { ...(await locateWorkbook(await workbookToCsv(file, ctx.workDir, ctx.limits, ctx.budget, ctx.deadline), 'xlsx', ctx)), workbook: { path: file, name } };
       }
       members = [];
       for (const e of zip.entries) {
@@ -364,8 +364,10 @@ async function joinSameLayoutFiles(candidates: Candidate<Located>[], chosen: Can
   const table = await combineTables(parts, path.join(ctx.workDir, `files-${ctx.seq++}.csv`), dialect, ctx.limits, ctx.deadline);
   if (!table) return null;
   const encodings = [...new Set(group.flatMap((c) => c.value!.encoding.split('+')))];
+  // several files read as one: no one workbook is the table's (original-excel is the upload)
+  const { workbook: _first, ...firstTable } = group[0]!.value!;
   return {
-    ...group[0]!.value!,
+    ...firstTable,
     encoding: encodings.join('+'),
     archiveEntry: { name: group[0]!.name, ...readTogether(list, group) },
     csvPath: table.path,

@@ -1,8 +1,11 @@
 // fileStorage.getSample's default page past row 200, and downloadStatementFile's
-// originalExcelFile (the name of the workbook download), over real HTTP with a real pipeline run.
+// originalExcelFile (the name of the workbook download) and original-excel of a workbook unpacked
+// from a zip or gzip, over real HTTP with a real pipeline run.
 import { readFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import t, { type Test } from 'tap';
+import yazl from 'yazl';
 import { createRightsholder, insertMapping, putFile, uploadFixture, waitForStatement } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { HEADER, fields } from '../../helpers/sampleMapping.ts';
@@ -81,3 +84,45 @@ t.test('downloadStatementFile: originalExcelFile names the workbook download, an
   // a CSV upload has no workbook
   fails(t, await download({ type: 'original-excel', file: big.statementId, originalExcelFile: 'x.xlsx' }), 'NOT_FOUND', 'FILE_VARIANT_NOT_FOUND');
 });
+
+t.test('original-excel of a workbook in a zip or gzip is the workbook, under its own name', async (t) => {
+  const bytes = await readFile(path.join(repoRoot, 'fixtures', 'statements', 'bmi-royalty-statement.xlsx'));
+  const zipped = await zipOf([{ name: 'Q1 2024/BMI Statement Q1 ü.xlsx', data: bytes }, { name: 'readme.txt', data: Buffer.from('statements of Q1\n') }]);
+  const inZip = await putFile(owner.client, org, artist, 'bmi-statements.zip', zipped);
+  const inGzip = await putFile(owner.client, org, artist, 'bmi-q1.xlsx.gz', gzipSync(bytes));
+  for (const [up, name] of [
+    [inZip, 'BMI Statement Q1 ü.xlsx'],
+    [inGzip, 'bmi-q1.xlsx'],
+  ] as const) {
+    const s = await waitForStatement(owner.client, org, up.statementId);
+    t.equal(s.status, 'processed');
+    t.ok(s.variants.includes('original-excel'));
+    const res = await owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, type: 'original-excel', file: up.statementId });
+    t.equal(res.data.fileName, name, 'the workbook\'s own name, without the archive\'s folders');
+    const got = await fetch(res.data.url);
+    t.same(Buffer.from(await got.arrayBuffer()), bytes, 'the workbook, not the archive');
+    // the original stays the upload
+    const original = await owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, type: 'original', file: up.statementId });
+    t.same(Buffer.from(await (await fetch(original.data.url)).arrayBuffer()), up === inZip ? zipped : gzipSync(bytes));
+  }
+  // reprocessed: a new version of the unpacked workbook, the old one gone
+  const keyOf = async () => (await srv.deps.pool.query(`SELECT variants->>'original-excel' AS k FROM statements WHERE id = $1`, [inZip.statementId])).rows[0].k as string;
+  const before = await keyOf();
+  const again = await owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'reprocess', statementId: inZip.statementId } });
+  t.equal(again.ok, true);
+  t.equal((await waitForStatement(owner.client, org, inZip.statementId)).status, 'processed');
+  const after = await keyOf();
+  t.not(after, before);
+  t.equal(await srv.deps.store.head(before), undefined, "the earlier version's workbook is removed");
+  t.ok(await srv.deps.store.head(after));
+});
+
+/** A zip of these files (yazl), as a buffer. */
+async function zipOf(files: { name: string; data: Buffer }[]): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const f of files) zip.addBuffer(f.data, f.name);
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -128,7 +128,18 @@ export type QueryInput = z.output<typeof queryShape>;
 
 type Ctx = z.core.$RefinementCtx<QueryInput>;
 
+/**
+ * The issues a query is told about at most. An issue costs zod about 8 µs, and a 1 MiB body of
+ * 150 filters of 1,000 values that are not numbers made 150,000 of them: seconds of the event loop
+ * for an answer that shows the first few.
+ */
+const MAX_ISSUES = 100;
+const issueCounts = new WeakMap<Ctx, number>();
+
 function issue(ctx: Ctx, path: (string | number)[], message: string): void {
+  const count = issueCounts.get(ctx) ?? 0;
+  if (count >= MAX_ISSUES) return;
+  issueCounts.set(ctx, count + 1);
   ctx.addIssue({ code: 'custom', path, message });
 }
 
@@ -206,12 +217,13 @@ function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
       if (problem !== undefined) issue(ctx, ['timeDimensions', i, 'dateRange'], problem);
     }
   });
-  q.filters?.forEach((f, i) => checkFilter(f, ['filters', i], 1, ctx));
+  // the bounds first: they are reported even when the filters have more issues than are told
   const counted = (q.filters ?? []).map(leafCount).reduce((a, b) => ({ filters: a.filters + b.filters, values: a.values + b.values }), { filters: 0, values: 0 });
   if (counted.filters > MAX_FILTERS) {
     issue(ctx, ['filters'], `a query has at most ${MAX_FILTERS} filters in all, counting those inside and/or groups (this one has ${counted.filters})`);
   }
   if (counted.values > MAX_VALUES) issue(ctx, ['filters'], `the filters of a query have at most ${MAX_VALUES} values in all (these have ${counted.values})`);
+  q.filters?.forEach((f, i) => checkFilter(f, ['filters', i], 1, ctx));
   for (const { id, path } of q.order ? orderEntries(q.order) : []) {
     if (kindOf(id) === undefined && !granularMemberOf(id)) issue(ctx, path, unknownMember(id));
   }
@@ -280,7 +292,6 @@ function checkFilter(f: FilterInput, path: (string | number)[], depth: number, c
     return sides;
   }
   if (op === 'set' || op === 'notSet') return sides;
-  const nonNull = strings.filter((v): v is string => v !== null);
   if (COMPARISONS.includes(op)) {
     const first = strings[0];
     if (first === undefined || first === null) {
@@ -299,8 +310,10 @@ function checkFilter(f: FilterInput, path: (string | number)[], depth: number, c
   }
   if (op === 'equals' || op === 'notEquals') {
     const member = f.member;
-    nonNull.forEach((v) => {
-      const i = strings.indexOf(v);
+    // each value at its own index (indexOf gave a repeated value the path of its first
+    // occurrence, and cost O(n²): 150 filters of 1,000 values held the event loop for seconds)
+    strings.forEach((v, i) => {
+      if (v === null) return;
       if (type === 'number' && !isNumeric(v)) issue(ctx, [...valuesPath, i], `${f.member} is a number: '${v}' is not one`);
       const problem = type === 'time' ? timeValueProblem(member, v) : undefined;
       if (problem !== undefined) issue(ctx, [...valuesPath, i], problem);

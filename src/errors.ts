@@ -180,7 +180,7 @@ export const errorRegistry = {
   SQL_QUERY_NOT_SELECT: { code: 'BAD_REQUEST', description: 'cube.sqlQuery takes exactly one SELECT statement; anything else (several statements, SET, COPY, ATTACH, CREATE, PRAGMA, ...) is refused.' },
   SQL_QUERY_INVALID: { code: 'BAD_REQUEST', description: "The SQL statement could not be parsed, bound or run (the message is DuckDB's, about the caller's own table only)." },
   SQL_QUERY_TIMEOUT: { code: 'TIMEOUT', description: 'The SQL statement ran longer than CUBE_SQL_TIMEOUT_MS and was interrupted, or did not finish within the synchronous window (poll for it).' },
-  SQL_QUERY_RESOURCE_LIMIT: { code: 'BAD_REQUEST', description: "The SQL statement, or the caller's rows, needed more memory than CUBE_SQL_MEMORY_MB; narrow it or use cube.query." },
+  SQL_QUERY_RESOURCE_LIMIT: { code: 'BAD_REQUEST', description: "The SQL statement, or the caller's rows, needed more memory than CUBE_SQL_MEMORY_MB (narrow it or use cube.query), or too many SQL statements of the organization are running or waiting (wait for their answers)." },
   SQL_QUERY_TOO_MANY_ROWS: { code: 'BAD_REQUEST', description: 'The SQL result has more rows than CUBE_SQL_MAX_ROWS, or is larger than CUBE_SQL_MAX_RESULT_MB; add a LIMIT, select fewer columns or aggregate.' },
   INVALID_CUBE_SESSION: { code: 'UNAUTHORIZED', description: 'The embed session token is unknown or expired.' },
   CUBE_SESSION_SCOPE_DENIED: { code: 'FORBIDDEN', description: 'An embed session token authorizes only cube reads (not cube.getSession) of its own organization.' },

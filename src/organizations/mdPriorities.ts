@@ -36,6 +36,15 @@ export async function listMdPriorities(
   return rows;
 }
 
+/** Every stored entry's rightsholder id, in order, soft-deleted rightsholders included (listMdPriorities leaves them out). */
+export async function storedMdPriorityIds(db: Queryable, organizationId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT rightsholder_id AS id FROM rightsholder_md_priorities WHERE organization_id = $1 ORDER BY position',
+    [organizationId],
+  );
+  return rows.map((r) => r.id);
+}
+
 /** Replaces the whole ordering with `rightsholderIds`, first = highest priority. */
 export async function replaceMdPriorities(db: Queryable, organizationId: string, rightsholderIds: readonly string[]): Promise<void> {
   await db.query('DELETE FROM rightsholder_md_priorities WHERE organization_id = $1', [organizationId]);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { listMdPriorities, mergeMdPriorities, replaceMdPriorities } from '../../organizations/mdPriorities.ts';
+import { listMdPriorities, mergeMdPriorities, replaceMdPriorities, storedMdPriorityIds } from '../../organizations/mdPriorities.ts';
 import { lockAsCaller } from '../../organizations/members.ts';
 import { assertRightsholdersExist } from '../../organizations/rightsholderRefs.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -37,7 +37,9 @@ export const setRightsholderMdPriorities = orgProcedure(
           details: { rightsholderIds: outside.slice(0, 100) },
         });
       }
-      ordering = mergeMdPriorities(before.map((r) => r.rightsholderId), ordering, scope);
+      // over the stored ordering: a soft-deleted rightsholder outside their set keeps its place too
+      // (restored, it is where it was)
+      ordering = mergeMdPriorities(await storedMdPriorityIds(db, ctx.org.id), ordering, scope);
     }
     await replaceMdPriorities(db, ctx.org.id, ordering);
     const after = await listMdPriorities(db, ctx.org.id);

@@ -109,3 +109,24 @@ t.test("a restricted admin sees and orders only their data-access role's rightsh
   t.same((await stored()).map((r: { id: string }) => r.id), [a, c]);
   t.same(expectOk(t, await owner.client.query('organization.listRightsholderMdPriorities', { organizationId: org })).map((r: { name: string }) => r.name), ['Alpha', 'Charlie']);
 });
+
+t.test("a restricted admin's ordering keeps the places of soft-deleted rightsholders outside their set: restored, they are where they were", async (t) => {
+  const o = await newOrganization(srv, 'Soft Places');
+  const oid = o.organizationId;
+  const [x, y, z] = [await insertRightsholder(srv, oid, 'X-ray'), await insertRightsholder(srv, oid, 'Yankee'), await insertRightsholder(srv, oid, 'Zulu')];
+  const setIn = (ids: string[], client = o.client) => client.mutate('organization.setRightsholderMdPriorities', { organizationId: oid, rightsholderIds: ids });
+  expectOk(t, await setIn([x, y, z]));
+  const limited = await addMember(srv, oid, 'admin');
+  expectOk(t, await o.client.mutate('user.setDataAccessRole', { organizationId: oid, userId: limited.userId, role: { mode: 'restricted', rightsholderIds: [x, z] } }));
+  expectOk(t, await o.client.mutate('rightsholder.updateById', { organizationId: oid, id: y, name: 'Yankee', isDeleted: true }));
+  expectOk(t, await setIn([z, x], limited.client));
+  expectOk(t, await o.client.mutate('rightsholder.updateById', { organizationId: oid, id: y, name: 'Yankee', isDeleted: false }));
+  t.same(
+    expectOk(t, await o.client.query('organization.listRightsholderMdPriorities', { organizationId: oid })).map((r: { position: number; name: string }) => [r.position, r.name]),
+    [
+      [1, 'Zulu'],
+      [2, 'Yankee'],
+      [3, 'X-ray'],
+    ],
+  );
+});

@@ -33,6 +33,12 @@ export const update = orgProcedure(
         throw new AppError('API_KEY_SCOPE_DENIED', "The key's new scope would reach beyond the scope of the API key making the call");
       }
     }
+    // Nor does it widen another key past what that key or the calling key already grants: the
+    // other key's secret may be in the caller's hands (rotated earlier within the calling key's
+    // scope), and a wider scope for it would be a wider scope for them.
+    if (caller && input.patterns !== undefined && !patternsWithin(input.patterns, [...caller.patterns, ...target.patterns])) {
+      throw new AppError('API_KEY_SCOPE_DENIED', "The key's new patterns would reach beyond both its own and those of the API key making the call");
+    }
     const { key, record } = await updateApiKey(db, input.id, {
       name: input.name,
       patterns: input.patterns,

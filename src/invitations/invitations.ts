@@ -127,10 +127,14 @@ export async function revokeInvitation(db: Queryable, id: string): Promise<Invit
   return rows[0]!;
 }
 
-/** A fresh token for the invitation; links handed out before stop working. */
-export async function rotateInvitationToken(db: Queryable, id: string): Promise<string> {
+/**
+ * A fresh token for the invitation; links handed out before stop working. The one handing out
+ * the new link (`issuedByUserId`, checked to be able to grant its role) becomes its sender, whom
+ * accepting checks again.
+ */
+export async function rotateInvitationToken(db: Queryable, id: string, issuedByUserId: string): Promise<string> {
   const { token, hash } = generateInvitationToken();
-  await db.query('UPDATE invitations SET token_hash = $2 WHERE id = $1', [id, hash]);
+  await db.query('UPDATE invitations SET token_hash = $2, invited_by_user_id = $3 WHERE id = $1', [id, hash, issuedByUserId]);
   return token;
 }
 

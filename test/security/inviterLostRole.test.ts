@@ -75,3 +75,18 @@ t.test('a lower role than the inviter still holds is fine; so is an invitation f
   t.equal((await acceptInvitation(srv, second.apiKey, { token: tokenOf(byOperator.link) })).status, 200);
   t.same(await membership(second.userId), [{ role: 'owner' }]);
 });
+
+t.test('a new link from an admin who may grant the role (getInvitationLink) makes them its sender: it admits again', async (t) => {
+  const admin = await addMember(srv, org, 'admin');
+  const invitee = await newOrganization(srv, 'Elsewhere');
+  const inv = await invite(admin, invitee.email, 'writer');
+  expectOk(t, await owner.client.mutate('organization.removeUser', { organizationId: org, userId: admin.userId }));
+  const refusedAnswer = await acceptInvitation(srv, invitee.apiKey, { token: tokenOf(inv.link) });
+  t.equal(refusedAnswer.body.error?.errorCode, 'ROLE_NOT_GRANTABLE');
+  const link = expectOk<any>(t, await owner.client.mutate('organization.getInvitationLink', { organizationId: org, invitationId: inv.id }));
+  const listed = expectOk<any>(t, await owner.client.query('organization.listInvitations', { organizationId: org }));
+  t.equal(listed.data.find((i: { id: string }) => i.id === inv.id).invitedByUserId, owner.userId, 'the invitation is now the sender of the link’s');
+  const ok = await acceptInvitation(srv, invitee.apiKey, { token: tokenOf(link.link) });
+  t.equal(ok.status, 200, JSON.stringify(ok.body));
+  t.same(await membership(invitee.userId), [{ role: 'writer' }]);
+});

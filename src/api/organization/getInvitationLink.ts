@@ -21,7 +21,7 @@ export const getInvitationLink = orgProcedure(
     // the link hands out the invitation's role
     assertMayGrant(ctx.principal, access, invitation.role);
     assertMayInvite(access);
-    const token = await rotateInvitationToken(db, invitation.id);
+    const token = await rotateInvitationToken(db, invitation.id, ctx.principal.userId);
     await recordActivity(db, ctx.principal, {
       organizationId: ctx.org.id,
       action: 'organization.getInvitationLink',

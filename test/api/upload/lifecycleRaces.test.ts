@@ -199,8 +199,11 @@ t.test('bytes PUT again after complete are never read: the statement fails with 
   t.match(await record(up.statementId), { status: 'failed', failureReason: { errorCode: 'UPLOAD_OBJECT_CHANGED' }, keptRows: 1, netEarnings: '1.000000000000' });
 });
 
-t.test('a statement deleted while a run reads it, after a redrive, stays deleted whatever the run ends in', async (t) => {
-  // a gate in front of the file reader's thread: the run waits there, processing, until released
+/**
+ * Deps whose file reader waits at a gate: after hold(), the next run to read a file stops there,
+ * processing, until release(); atGate settles when it got there.
+ */
+function gatedRuns() {
   let gate: { reached: () => void; opened: Promise<void> } | null = null;
   const threads = Object.create(srv.deps.threads);
   threads.run = async (file: string, fn: string, input: any, transfer?: ArrayBuffer[]) => {
@@ -212,7 +215,18 @@ t.test('a statement deleted while a run reads it, after a redrive, stays deleted
     }
     return srv.deps.threads.run(file as any, fn, input, transfer);
   };
-  const gated = { ...srv.deps, threads };
+  return {
+    deps: { ...srv.deps, threads },
+    hold() {
+      let release!: () => void;
+      const atGate = new Promise<void>((reached) => (gate = { reached, opened: new Promise<void>((r) => (release = r)) }));
+      return { atGate, release: () => release() };
+    },
+  };
+}
+
+t.test('a statement deleted while a run reads it, after a redrive, stays deleted whatever the run ends in', async (t) => {
+  const gated = gatedRuns();
   const mappingId = (await db.query<{ id: string }>('SELECT id FROM mappings WHERE organization_id = $1 LIMIT 1', [org])).rows[0]!.id;
 
   for (const [name, bytes, outcome] of [
@@ -220,9 +234,8 @@ t.test('a statement deleted while a run reads it, after a redrive, stays deleted
     ['unknown.csv', Buffer.from('Alpha,Beta,Gamma\n1,2,3\n'), 'needs_mapping'],
   ] as const) {
     const up = await putFile(owner.client, org, artist, name, bytes);
-    let release!: () => void;
-    const atGate = new Promise<void>((reached) => (gate = { reached, opened: new Promise<void>((r) => (release = r)) }));
-    const run = ingestStatement(gated, org, up.statementId);
+    const { atGate, release } = gated.hold();
+    const run = ingestStatement(gated.deps, org, up.statementId);
     await atGate;
     t.equal((await record(up.statementId)).status, 'processing');
     // sent back to be processed again while it runs, then deleted
@@ -237,22 +250,10 @@ t.test('a statement deleted while a run reads it, after a redrive, stays deleted
 });
 
 t.test('reprocess takes a statement being processed, as a redrive does: the run commits nothing, the next one reads it', async (t) => {
-  let gate: { reached: () => void; opened: Promise<void> } | null = null;
-  const threads = Object.create(srv.deps.threads);
-  threads.run = async (file: string, fn: string, input: any, transfer?: ArrayBuffer[]) => {
-    const g = file === 'statementFile' ? gate : null;
-    if (g) {
-      gate = null;
-      g.reached();
-      await g.opened;
-    }
-    return srv.deps.threads.run(file as any, fn, input, transfer);
-  };
-  const gated = { ...srv.deps, threads };
+  const gated = gatedRuns();
   const up = await putFile(owner.client, org, artist, 'running.csv', csv([row('2024-10', '2.50')]));
-  let release!: () => void;
-  const atGate = new Promise<void>((reached) => (gate = { reached, opened: new Promise<void>((r) => (release = r)) }));
-  const run = ingestStatement(gated, org, up.statementId);
+  const { atGate, release } = gated.hold();
+  const run = ingestStatement(gated.deps, org, up.statementId);
   await atGate;
   t.equal((await record(up.statementId)).status, 'processing');
   // before, CONFLICT here while mapping.updateById redriveFileIds took the same statement
@@ -270,21 +271,10 @@ t.test('reprocess takes a statement being processed, as a redrive does: the run 
 });
 
 t.test('a statement being processed can be deleted: the run commits nothing, a restore queues it again', async (t) => {
-  let gate: { reached: () => void; opened: Promise<void> } | null = null;
-  const threads = Object.create(srv.deps.threads);
-  threads.run = async (file: string, fn: string, input: any, transfer?: ArrayBuffer[]) => {
-    const g = file === 'statementFile' ? gate : null;
-    if (g) {
-      gate = null;
-      g.reached();
-      await g.opened;
-    }
-    return srv.deps.threads.run(file as any, fn, input, transfer);
-  };
+  const gated = gatedRuns();
   const up = await putFile(owner.client, org, artist, 'wrong-file.csv', csv([row('2024-12', '7.00')]));
-  let release!: () => void;
-  const atGate = new Promise<void>((reached) => (gate = { reached, opened: new Promise<void>((r) => (release = r)) }));
-  const run = ingestStatement({ ...srv.deps, threads }, org, up.statementId);
+  const { atGate, release } = gated.hold();
+  const run = ingestStatement(gated.deps, org, up.statementId);
   await atGate;
   t.equal((await record(up.statementId)).status, 'processing');
   // before, CONFLICT: the wrong file could only be removed for good (file.deleteFilesByIds)

@@ -64,13 +64,21 @@ async function insertOverrides(
      SELECT $1, t.block_id, t.identity_key, t.id, $2, $3, $4 FROM unnest($5::uuid[], $6::uuid[], $7::text[]) AS t(id, block_id, identity_key)`,
     [organizationId, kind, JSON.stringify(values), principal.userId, mds.map((m) => m.id), mds.map((m) => m.blockId), mds.map((m) => m.identityKey)],
   );
+  // the event is about the musical detail's rightsholder (its block's): a member restricted to it
+  // sees the event (the subject id is no product's, so the activity log could not find it)
+  const { rows: blocks } = await db.query<{ id: string; rightsholder_id: string }>(`SELECT id, rightsholder_id FROM catalog_blocks WHERE id = ANY ($1::uuid[])`, [
+    [...new Set(mds.map((m) => m.blockId))],
+  ]);
+  const rightsholderOf = new Map(blocks.map((b) => [b.id, b.rightsholder_id]));
   for (const md of mds) {
+    const rightsholder = rightsholderOf.get(md.blockId);
     await recordActivity(db, principal, {
       organizationId,
       action,
       subjectType: 'product',
       subjectId: md.id,
       subjectLabel: md.title,
+      rightsholderIds: rightsholder ? [rightsholder] : [],
       changes: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { before: null, after: v }])),
     });
   }

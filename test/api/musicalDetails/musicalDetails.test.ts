@@ -117,8 +117,16 @@ t.test('updateResults: an override with who and when, kept through re-fetching',
   const after = await find({ id: { in: [ids['Blue Hearts']] } }, { includeTrail: true });
   t.match(after.data[0], { state: 'found', result: { title: 'Blue Hearts' }, effective: { title: 'Blue Hearts (2011 Mix)', releaseDate: '2011-02-01' } });
   t.match(after.data[0].trail, [{ kind: 'update_results', ruleId: null, createdBy: owner.userId, createdAt: /^\d{4}-\d\d-\d\dT/, values: { title: 'Blue Hearts (2011 Mix)', imageUrl: null } }]);
-  const activity = await db.query(`SELECT subject_type, subject_id, actor_user_id FROM activity_events WHERE action = 'musicalDetails.updateResults'`);
-  t.same(activity.rows, [{ subject_type: 'product', subject_id: ids['Blue Hearts'], actor_user_id: owner.userId }]);
+  const activity = await db.query(`SELECT subject_type, subject_id, actor_user_id, rightsholder_ids FROM activity_events WHERE action = 'musicalDetails.updateResults'`);
+  t.same(activity.rows, [{ subject_type: 'product', subject_id: ids['Blue Hearts'], actor_user_id: owner.userId, rightsholder_ids: [rh1] }], "about the block's rightsholder");
+  // so a member restricted to that rightsholder sees it in the feed (it had no rightsholder: unrestricted members only)
+  const limited = await addMember(srv, org, 'reader');
+  await db.query(`INSERT INTO data_access_roles (organization_id, user_id, mode, rightsholder_ids) VALUES ($1, $2, 'restricted', $3)`, [org, limited.userId, [rh1]]);
+  const feed = await limited.client.query('activity.feed', { organizationId: org });
+  t.ok(feed.ok, JSON.stringify(feed.error));
+  t.ok(JSON.stringify(feed.data).includes('musicalDetails.updateResults'), "in the feed of a member restricted to the block's rightsholder");
+  const other = await restrictedAdmin.client.query('activity.feed', { organizationId: org });
+  t.notOk(JSON.stringify(other.data).includes('musicalDetails.updateResults'), 'not in the feed of one restricted to another rightsholder');
 });
 
 t.test('updateResults: roles, other tenants, missing fields', async (t) => {

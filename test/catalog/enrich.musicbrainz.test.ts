@@ -18,7 +18,7 @@ const INTERVAL = 50;
 const server = await startMusicBrainzServer();
 t.teardown(() => server.close());
 
-function provider(srv: MusicBrainzServer = server, extra: Partial<{ timeoutMs: number; minIntervalMs: number; userAgent: string }> = {}): MusicBrainzProvider {
+function provider(srv: MusicBrainzServer = server, extra: Partial<{ timeoutMs: number; minIntervalMs: number; userAgent: string; maxBodyBytes: number }> = {}): MusicBrainzProvider {
   return new MusicBrainzProvider({ baseUrl: srv.url, userAgent: UA, minIntervalMs: INTERVAL, timeoutMs: 2000, ...extra });
 }
 
@@ -264,6 +264,18 @@ t.test('a server that does not answer: timeout, retryable; a cancelled caller: i
   const cancelled = await rejection(provider({ ...server }, { minIntervalMs: 56, timeoutMs: 5000 }).lookup({ isrc: 'USRC12250611', title: null, artist: null }, { signal: ac.signal }));
   t.notOk(cancelled instanceof ProviderError);
   t.match(cancelled, /shutting down/);
+});
+
+t.test('an answer larger than a response may hold is refused, not read into memory', async (t) => {
+  // a body over the cap (the provider also stops reading a chunked one once it passes the cap)
+  server.failNext(1, 200, { body: JSON.stringify({ recordings: [], filler: 'x'.repeat(5_000) }) });
+  t.match(await rejection(provider({ ...server }, { minIntervalMs: 61, maxBodyBytes: 1_024 }).search({ isrc: null, title: 'Ember', artist: null })), {
+    retryable: false,
+    message: /more than the 1024 (bytes )?a response may hold/,
+  });
+  // within the cap: answered as ever
+  const ok = await provider({ ...server }, { minIntervalMs: 62, maxBodyBytes: 1_000_000 }).lookup({ isrc: 'USRC12250611', title: null, artist: null });
+  t.ok(ok, 'a normal answer within the cap');
 });
 
 t.test('an unreadable answer: not retryable, never a crash', async (t) => {

@@ -19,6 +19,32 @@ export interface MusicBrainzSettings {
   minIntervalMs: number;
   /** per request, from sending it to the end of the body */
   timeoutMs: number;
+  /** the most a body may hold (default MAX_BODY_BYTES): a larger answer is refused, not read into memory */
+  maxBodyBytes?: number;
+}
+
+/** A search of 100 recordings with their releases is a few hundred KB; nothing it answers comes near this. */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/** The body as text, refused (with the stream cancelled) once it passes `max` bytes. */
+async function cappedText(res: Response, max: number): Promise<string> {
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) {
+    await res.body?.cancel().catch(() => {});
+    throw new ProviderError(`MusicBrainz answered with ${declared} bytes, more than the ${max} a response may hold`, false);
+  }
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > max) {
+      await res.body.cancel().catch(() => {});
+      throw new ProviderError(`MusicBrainz answered with more than the ${max} bytes a response may hold`, false);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 const DEFAULT_LIMIT = 10;
@@ -340,8 +366,9 @@ export class MusicBrainzProvider implements EnrichmentProvider {
       } finally {
         answered();
       }
-      body = await res.text();
+      body = await cappedText(res, this.settings.maxBodyBytes ?? MAX_BODY_BYTES);
     } catch (error) {
+      if (error instanceof ProviderError) throw error;
       if (signal?.aborted) throw signal.reason;
       if (timeout.aborted) throw new ProviderError(`MusicBrainz did not answer within ${this.settings.timeoutMs} ms`, true, undefined, { cause: error });
       throw new ProviderError(`MusicBrainz is unreachable: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`, true, undefined, { cause: error });

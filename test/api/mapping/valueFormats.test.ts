@@ -62,12 +62,14 @@ t.test('BMI: ROYALTY AMOUNT, else CURRENT ACTIVITY AMT; a row with both counts o
   t.equal(reversed.rows[0].royalty_earnings, '12.500000000000', 'the other order finds the same single amount');
 });
 
+/** A TuneCore sale line's cells other than its dates and earnings. */
+const TUNECORE_SALE = { 'Store Name': 'Spotify', 'Country Of Sale': 'UK', '# Units Sold': '10', 'Net Sales': '0.04', 'Net Sales Currency': 'USD', 'Exchange Rate': '1', Currency: 'USD' };
+
 t.test("TuneCore's older exports: Posted Date 2014/15/06 tells year/day/month for the statement's dates", async (t) => {
   const tc = await libraryMapping(t, owner, 'tunecore');
-  const sale = { 'Store Name': 'Spotify', 'Country Of Sale': 'UK', '# Units Sold': '10', 'Net Sales': '0.04', 'Net Sales Currency': 'USD', 'Exchange Rate': '1', Currency: 'USD' };
   const bytes = file(tc.headers, [
-    { ...sale, 'Sales Period': '2014/01/04', 'Posted Date': '2014/15/06', 'Total Earned': '1.25' },
-    { ...sale, 'Sales Period': '2014/01/05', 'Posted Date': '2014/15/06', 'Total Earned': '2.50' },
+    { ...TUNECORE_SALE, 'Sales Period': '2014/01/04', 'Posted Date': '2014/15/06', 'Total Earned': '1.25' },
+    { ...TUNECORE_SALE, 'Sales Period': '2014/01/05', 'Posted Date': '2014/15/06', 'Total Earned': '2.50' },
   ]);
   const s = await ingest('tunecore-sales-2014.csv', bytes);
   t.equal(s.status, 'processed');
@@ -113,10 +115,9 @@ t.test("processSample's window reads its rows as the pipeline does: a column's s
 
   // TuneCore: the first row's dates read both ways; the second's 2014/15/06 says year/day/month
   const tc = await libraryMapping(t, owner, 'tunecore');
-  const tcSale = { 'Store Name': 'Spotify', 'Country Of Sale': 'UK', '# Units Sold': '10', 'Net Sales': '0.04', 'Net Sales Currency': 'USD', 'Exchange Rate': '1', Currency: 'USD' };
   const tcBytes = file(tc.headers, [
-    { ...tcSale, 'Sales Period': '2014/01/04', 'Posted Date': '2014/01/06', 'Total Earned': '1.25' },
-    { ...tcSale, 'Sales Period': '2014/01/05', 'Posted Date': '2014/15/06', 'Total Earned': '2.50' },
+    { ...TUNECORE_SALE, 'Sales Period': '2014/01/04', 'Posted Date': '2014/01/06', 'Total Earned': '1.25' },
+    { ...TUNECORE_SALE, 'Sales Period': '2014/01/05', 'Posted Date': '2014/15/06', 'Total Earned': '2.50' },
   ]);
   const tcs = await ingest('tunecore-sales-2014b.csv', tcBytes);
   t.equal(tcs.status, 'processed');

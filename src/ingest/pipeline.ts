@@ -697,15 +697,16 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
         [statementId],
       );
       const kept = new Set([rows[0]?.normalized_key, ...Object.values(rows[0]?.variants ?? {})]);
-      const own = [normalizedKey, variants.removed, variants.single, variants['original-excel'] === statement.object_key ? undefined : variants['original-excel']];
-      for (const key of own) if (key && !kept.has(key)) await deps.store.delete(key).catch(() => {});
+      for (const key of [normalizedKey, variants.removed, variants.single, variants['original-excel']]) {
+        // (original-excel may be the upload itself)
+        if (key && key !== statement.object_key && !kept.has(key)) await deps.store.delete(key).catch(() => {});
+      }
       return { status: 'skipped', statementId };
     }
 
     // the previous version is unreachable now
     const old = statement.variants;
-    const unpacked = old['original-excel'] === statement.object_key ? undefined : old['original-excel'];
-    for (const key of [statement.normalized_key, old.removed, old.single, old.trimmed, old.standardized, unpacked]) {
+    for (const key of [statement.normalized_key, old.removed, old.single, old.trimmed, old.standardized, old['original-excel']]) {
       if (key && key !== statement.object_key && !Object.values(variants).includes(key)) await deps.store.delete(key).catch(() => {});
     }
     lap('commit');

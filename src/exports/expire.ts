@@ -3,7 +3,9 @@
 // deleted and export.downloadFile answers EXPORT_EXPIRED (the export itself stays listed, with its
 // rowCount, fileCount and totalBytes). A caller sees an export past its expiry as expired at once;
 // the deletion is the export_expire job's, scheduled with each completion for its expiry time.
-// Each run sweeps every export that is due, so one whose job was lost is swept by the next one.
+// Each run sweeps every export that is due, so one whose job was lost is swept by the next one;
+// the hourly export_expire_sweep of the job runner's crontab runs the same sweep, so exports fall
+// due (and their objects go) even when no export completes for a long time.
 // An export naming a rightsholder that was deleted is due at once (retireExportsOf; a sweep finds
 // it too), and its files are never handed out meanwhile.
 import type { Config } from '../config.ts';
@@ -14,6 +16,8 @@ import { removeObjects } from './run.ts';
 import { exportPrefix, type ExportRow } from './store.ts';
 
 export const EXPORT_EXPIRE_TASK = 'export_expire';
+/** The crontab's hourly sweep: the same work as export_expire, with no export of its own. */
+export const EXPORT_EXPIRE_SWEEP_TASK = 'export_expire_sweep';
 const SWEEP_BATCH = 100;
 
 /** The retention in seconds: config.exports.retentionHours (EXPORT_RETENTION_HOURS, default 7 days). */

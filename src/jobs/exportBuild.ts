@@ -28,6 +28,8 @@ export function exportBuildTask(deps: Deps): Task {
 /**
  * export_expire: scheduled by each completed export for its expiry time; deletes the files of
  * every export that is due (src/exports/expire.ts), so one whose job was lost goes with the next.
+ * Also export_expire_sweep, every hour from the crontab. Runs at once are safe: each locks the
+ * exports it expires (SKIP LOCKED), and deleting an object twice is harmless.
  */
 export function exportExpireTask(deps: Deps): Task {
   return async (_payload, helpers) => {

@@ -9,7 +9,7 @@ import type { Config } from '../config.ts';
 import type { Deps } from '../trpc/context.ts';
 import { EXPORT_BUILD_TASK } from '../exports/queue.ts';
 import { LOOKUP_FLAGS_TASK, lookupFlagsTask } from '../lookups/flags.ts';
-import { EXPORT_EXPIRE_TASK } from '../exports/expire.ts';
+import { EXPORT_EXPIRE_SWEEP_TASK, EXPORT_EXPIRE_TASK } from '../exports/expire.ts';
 import { exportBuildTask, exportExpireTask } from './exportBuild.ts';
 import { FX_RATES_IMPORT_TASK, fxRatesImportTask } from './fxRatesImport.ts';
 import { RUNNER_RECOVER_TASK, runnerRecoverTask } from './liveness.ts';
@@ -24,6 +24,7 @@ export function taskList(deps: Deps): TaskList {
     [FX_RATES_IMPORT_TASK]: fxRatesImportTask(deps),
     [EXPORT_BUILD_TASK]: exportBuildTask(deps),
     [EXPORT_EXPIRE_TASK]: exportExpireTask(deps),
+    [EXPORT_EXPIRE_SWEEP_TASK]: exportExpireTask(deps),
     [BLOCK_REFRESH_TASK]: catalogBlockRefreshTask(deps),
     [ENRICH_TASK]: catalogEnrichTask(deps),
     [ENRICH_TICK_TASK]: catalogEnrichTickTask(deps),
@@ -35,6 +36,8 @@ export function taskList(deps: Deps): TaskList {
 /** Periodic tasks, in graphile-worker's crontab format. */
 export function crontab(config: Config): string {
   const lines = ['* * * * * statement_upload_expire ?max=1', '* * * * * catalog_enrich_tick ?max=1', `* * * * * ${RUNNER_RECOVER_TASK} ?max=1`, `* * * * * ${LOOKUP_FLAGS_TASK} ?max=1`];
+  // exports past their expiry, whether or not their own export_expire job ever runs
+  lines.push(`0 * * * * ${EXPORT_EXPIRE_SWEEP_TASK} ?max=1`);
   // the ECB publishes its reference rates around 16:00 CET on working days
   if (config.fxImport.url && config.fxImport.cron) {
     lines.push(`${config.fxImport.cron} fx_rates_import ?max=5&id=fx_rates_daily ${JSON.stringify({ url: config.fxImport.url, format: 'ecb' })}`);

@@ -115,6 +115,32 @@ t.test('a sweep finishes what an interrupted one left, and sweeps every due expo
   t.same(await expireExports(srv.deps), { expired: 0, purged: 0 }, 'nothing left to do');
 });
 
+t.test('the hourly sweep expires a due export when no export_expire job is left for it (no export completed since)', async (t) => {
+  const due = await runExport(owner.client, org, { type: 'earnings_summary', format: 'csv', rightsholderIds: both });
+  t.equal((await objectsUnder(`orgs/${org}/exports/${due.id}/`)).length, 1);
+  await db.query(`UPDATE exports SET expires_at = clock_timestamp() - interval '1 minute' WHERE id = $1`, [due.id]);
+  await db.query(`DELETE FROM graphile_worker._private_jobs WHERE key = $1`, [`export_expire:${due.id}`]);
+  // the job as the crontab adds it at the top of the hour, run by the service's job runner
+  const { rows: added } = await db.query<{ id: string }>(`SELECT id FROM graphile_worker.add_job('export_expire_sweep', $1::json, max_attempts => 1)`, [
+    JSON.stringify({ _cron: { ts: new Date().toISOString(), backfilled: false } }),
+  ]);
+  const deadline = Date.now() + 30_000;
+  while ((await db.query(`SELECT 1 FROM graphile_worker.jobs WHERE id = $1`, [added[0]!.id])).rowCount) {
+    if (Date.now() > deadline) throw new Error('the sweep did not run');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const { rows } = await db.query<{ status: string; purged: boolean; files: number }>(
+    `SELECT status, purged_at IS NOT NULL AS purged, (SELECT count(*)::int FROM export_files f WHERE f.export_id = e.id) AS files FROM exports e WHERE id = $1`,
+    [due.id],
+  );
+  t.same(rows, [{ status: 'expired', purged: true, files: 0 }]);
+  t.same(await objectsUnder(`orgs/${org}/exports/${due.id}/`), [], 'no object stays');
+  const { rows: events } = await db.query<{ action: string }>(`SELECT action FROM activity_events WHERE subject_type = 'export' AND subject_id = $1 ORDER BY id`, [due.id]);
+  t.same(events.map((e) => e.action), ['export.trigger', 'export.completed', 'export.expired'], 'expired once');
+  // and with a per-export job running alongside, nothing is expired twice
+  t.same(await expireExports(srv.deps), { expired: 0, purged: 0 });
+});
+
 t.test("a failed export whose objects could not be removed at once is purged by the next sweep", async (t) => {
   const done = await runExport(owner.client, org, { type: 'statements', format: 'csv', rightsholderIds: both });
   const id = done.id as string;

@@ -423,12 +423,16 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
       }
       throw error;
     }
-    await deps.pool.query('UPDATE statements SET size_bytes = $2, sha256 = $3 WHERE id = $1', [statementId, object.size, object.sha256]);
-    await deps.pool.query(
-      `UPDATE statements SET header_hash = $2, headers = $3, row_count = $4, progress_total = $4, progress_stage = 'surveying',
-         located = $5, updated_at = clock_timestamp() WHERE id = $1`,
+    // what the file is and how it was read, only while this run still has the statement (one
+    // skipped, marked bad, deleted or sent back meanwhile keeps what its rows were read from)
+    const still = await deps.pool.query(
+      `UPDATE statements SET size_bytes = $2, sha256 = $3, header_hash = $4, headers = $5, row_count = $6, progress_total = $6, progress_stage = 'surveying',
+         located = $7, updated_at = clock_timestamp()
+       WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $8`,
       [
         statementId,
+        object.size,
+        object.sha256,
         located.headerHash,
         located.header,
         located.dataRecords,
@@ -446,8 +450,11 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
           preambleValues: located.preambleValues,
           footerTotals: located.footerTotals,
         }),
+        statement.normalized_version,
       ],
     );
+    // and without it the run stops here: nothing of it is needed
+    if (still.rowCount === 0) return { status: 'skipped', statementId };
 
     // by header hash, else by its columns (src/ingest/library.ts): the statement records which and why
     const found = await findMappingForHeader(deps.pool, organizationId, located.header);

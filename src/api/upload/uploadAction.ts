@@ -27,8 +27,10 @@ const FROM: Record<(typeof uploadActionTypes)[number], string[]> = {
   // reads it commits nothing (src/ingest/pipeline.ts) and the next run reads it with the current
   // mapping and variables, after that one, in the statement's own job queue
   reprocess: ['processed', 'failed', 'needs_mapping', 'skipped', 'bad', 'uploaded', 'processing'],
-  skip: ['processed', 'failed', 'needs_mapping', 'uploaded'],
-  bad: ['processed', 'failed', 'needs_mapping', 'uploaded', 'skipped'],
+  // likewise a statement being processed is set aside at once: its run commits nothing, and the
+  // rows of an earlier version stay out of analytics like any skipped or bad statement's
+  skip: ['processed', 'failed', 'needs_mapping', 'uploaded', 'processing'],
+  bad: ['processed', 'failed', 'needs_mapping', 'uploaded', 'processing', 'skipped'],
   // a statement being processed too: the run commits nothing (src/ingest/pipeline.ts), and a
   // restore brings it back queued (it is remembered as uploaded: its run has ended by then)
   delete: ['uploading', 'uploaded', 'processing', 'processed', 'failed', 'needs_mapping', 'skipped', 'bad', 'aborted', 'expired'],

@@ -318,3 +318,54 @@ t.test('an announced size one PUT cannot carry (over 5 GiB) is refused before a 
   const largest = await start(5 * 1024 ** 3);
   t.equal(largest.ok && largest.data.method, 'PUT');
 });
+
+t.test('skip and bad take a statement being processed, as reprocess and delete do: the run commits nothing', async (t) => {
+  const gated = gatedRuns();
+  // one processed before (its rows stay, out of analytics), sent back and skipped while it runs
+  const up = await putFile(owner.client, org, second, 'skip-running.csv', csv([row('2023-01', '4.00')]));
+  t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'processed');
+  const { rows: [v1] } = await db.query('SELECT normalized_key, variants, located, header_hash FROM statements WHERE id = $1', [up.statementId]);
+  t.equal((await act('reprocess', up.statementId)).data.status, 'uploaded');
+  let held = gated.hold();
+  let run = ingestStatement(gated.deps, org, up.statementId);
+  await held.atGate;
+  t.equal((await record(up.statementId)).status, 'processing');
+  const skipped = await act('skip', up.statementId);
+  t.same([skipped.ok, skipped.data?.status], [true, 'skipped'], 'accepted (CONFLICT before)');
+  held.release();
+  t.equal((await run).status, 'skipped', 'the run ends without a commit');
+  const { rows: [after] } = await db.query(
+    'SELECT status, normalized_version AS v, normalized_key, variants, located, header_hash, progress_stage FROM statements WHERE id = $1',
+    [up.statementId],
+  );
+  t.same(after, { status: 'skipped', v: 1, normalized_key: v1.normalized_key, variants: v1.variants, located: v1.located, header_hash: v1.header_hash, progress_stage: 'reading' });
+  t.ok(await srv.deps.store.head(v1.normalized_key), 'the earlier rows are kept');
+  t.notOk(await srv.deps.store.head(v1.normalized_key.replace('/v1.parquet', '/v2.parquet')), 'the run wrote no version of its own');
+  t.match(await record(up.statementId), { status: 'skipped', keptRows: 1, netEarnings: '4.000000000000', failureReason: null, progress: { stage: null } });
+
+  // one never read, marked bad while its first run reads it: nothing of the run is kept
+  const bad = await putFile(owner.client, org, second, 'bad-running.csv', csv([row('2023-02', '5.00')]));
+  held = gated.hold();
+  run = ingestStatement(gated.deps, org, bad.statementId);
+  await held.atGate;
+  const marked = await act('bad', bad.statementId);
+  t.same([marked.ok, marked.data?.status], [true, 'bad'], 'accepted (CONFLICT before)');
+  held.release();
+  t.equal((await run).status, 'skipped');
+  t.match(await record(bad.statementId), { status: 'bad', keptRows: null, netEarnings: null, layout: null, headerHash: null, failureReason: null });
+  t.same((await db.query('SELECT normalized_key, sha256 FROM statements WHERE id = $1', [bad.statementId])).rows[0], { normalized_key: null, sha256: null });
+
+  // on an upload, the files being processed are set aside with the others
+  const first = await putFile(owner.client, org, second, 'upload-a.csv', csv([row('2023-03', '1.00')]));
+  const other = await putFile(owner.client, org, second, 'upload-b.csv', csv([row('2023-04', '2.00')]), { uploadId: first.uploadId });
+  t.equal((await ingestStatement(srv.deps, org, other.statementId)).status, 'processed');
+  held = gated.hold();
+  run = ingestStatement(gated.deps, org, first.statementId);
+  await held.atGate;
+  const all = await owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'skip', uploadId: first.uploadId } });
+  t.same(all.data.statementIds.toSorted(), [first.statementId, other.statementId].toSorted());
+  held.release();
+  t.equal((await run).status, 'skipped');
+  t.same(all.data.items.map((s: any) => s.status), ['skipped', 'skipped']);
+  t.equal((await record(first.statementId)).status, 'skipped');
+});

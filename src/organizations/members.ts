@@ -1,6 +1,7 @@
 // Members of an organization and the guard rails on changing them: nobody grants a role above
 // their own or changes a member who outranks them, platform roles (c2_*) come only from platform
-// operators, and an organization always keeps an active owner.
+// operators, and an organization always keeps an active owner who sees every rightsholder.
+import { rightsholderScope } from '../access/dataAccess.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
@@ -144,22 +145,39 @@ export function assertMayManage(org: OrgAccess, member: MemberRecord): void {
 }
 
 /**
- * LAST_OWNER when the change would leave the organization without an active owner. Call it with
- * the organization locked (lockOrganization), so two owners cannot demote each other at once.
+ * LAST_OWNER when the change would leave the organization without an active owner, or without an
+ * active owner whose data-access role is unrestricted: a restricted caller grants no more than
+ * they see, so once every owner is restricted nobody could grant 'all' again and the
+ * organization's other rightsholders would be out of everyone's reach. `after.restricted` is the
+ * member's data-access restriction after the change (unchanged when left out). Call it with the
+ * organization locked (lockOrganization), so two owners cannot demote or restrict each other at
+ * once.
  */
 export async function assertOwnerRemains(
   db: Queryable,
   organizationId: string,
   member: MemberRecord,
-  after: { role: OrgRole; status: MemberStatus } | null,
+  after: { role: OrgRole; status: MemberStatus; restricted?: boolean } | null,
 ): Promise<void> {
   const wasActiveOwner = member.role === 'owner' && member.status === 'active';
   const staysActiveOwner = after !== null && after.role === 'owner' && after.status === 'active';
-  if (!wasActiveOwner || staysActiveOwner) return;
-  const { rows } = await db.query<{ others: number }>(
-    `SELECT count(*) AS others FROM memberships
-     WHERE organization_id = $1 AND role = 'owner' AND status = 'active' AND user_id <> $2`,
+  if (!wasActiveOwner) return;
+  const wasRestricted = (await rightsholderScope(db, organizationId, member.userId)) !== null;
+  const staysUnrestricted = staysActiveOwner && !(after.restricted ?? wasRestricted);
+  if (staysActiveOwner && (wasRestricted || staysUnrestricted)) return;
+  const { rows } = await db.query<{ others: number; unrestricted: number }>(
+    `SELECT count(*) AS others, count(*) FILTER (WHERE d.mode IS DISTINCT FROM 'restricted') AS unrestricted
+     FROM memberships m LEFT JOIN data_access_roles d ON d.organization_id = m.organization_id AND d.user_id = m.user_id
+     WHERE m.organization_id = $1 AND m.role = 'owner' AND m.status = 'active' AND m.user_id <> $2`,
     [organizationId, member.userId],
   );
-  if (rows[0]!.others === 0) throw new AppError('LAST_OWNER', 'The last active owner of the organization cannot be removed, demoted or disabled');
+  if (!staysActiveOwner && rows[0]!.others === 0) {
+    throw new AppError('LAST_OWNER', 'The last active owner of the organization cannot be removed, demoted or disabled');
+  }
+  if (!wasRestricted && rows[0]!.unrestricted === 0) {
+    throw new AppError(
+      'LAST_OWNER',
+      "The last active owner who sees every rightsholder cannot be restricted, removed, demoted or disabled: nobody else could grant 'all' again",
+    );
+  }
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { diffFields, recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { assertMayManage, getMember, lockAsCaller } from '../../organizations/members.ts';
+import { assertMayManage, assertOwnerRemains, getMember, lockAsCaller } from '../../organizations/members.ts';
 import { getDataAccessRole, setDataAccessRole as store, type DataAccessRole } from '../../organizations/preferences.ts';
 import { assertRightsholdersExist } from '../../organizations/rightsholderRefs.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -48,6 +48,8 @@ export const setDataAccessRole = orgProcedure(
         });
       }
     }
+    // the last unrestricted owner stays so: once every owner is restricted nobody grants 'all' again
+    await assertOwnerRemains(db, ctx.org.id, member, { role: member.role, status: member.status, restricted: role.mode === 'restricted' });
     const before = { dataAccessRole: await getDataAccessRole(db, ctx.org.id, member.userId) };
     await store(db, ctx.org.id, member.userId, role);
     const after = { dataAccessRole: await getDataAccessRole(db, ctx.org.id, member.userId) };

@@ -109,3 +109,51 @@ t.test('a restricted admin grants no more than they see: not to themselves, not 
   t.same(expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [r1] }, peer.userId, boss.client)).dataAccessRole, { mode: 'restricted', rightsholderIds: [r1] });
   t.same(expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [] }, boss.userId, boss.client)).dataAccessRole, { mode: 'restricted', rightsholderIds: [] });
 });
+
+t.test('the last unrestricted owner stays unrestricted: nobody else could grant them all again', async (t) => {
+  const solo = await newOrganization(srv, 'Solo');
+  const own = await insertRightsholder(srv, solo.organizationId, 'Own');
+  const restrict = (client: typeof solo.client, userId: string, ids = [own]) =>
+    client.mutate('user.setDataAccessRole', { organizationId: solo.organizationId, userId, role: { mode: 'restricted', rightsholderIds: ids } });
+  // a sole owner restricting themselves would lock everyone out of 'all' for good
+  expectError(t, await restrict(solo.client, solo.userId), 'CONFLICT', 'LAST_OWNER');
+  expectError(t, await restrict(solo.client, solo.userId, []), 'CONFLICT', 'LAST_OWNER');
+  t.equal(await rightsholderScope(srv.deps.pool, solo.organizationId, solo.userId), null, 'still sees everything');
+  t.equal((await activities(srv, solo.organizationId, 'user.setDataAccessRole')).length, 0, 'no event');
+  expectOk(t, await solo.client.mutate('user.setDataAccessRole', { organizationId: solo.organizationId, userId: solo.userId, role: 'all' }), "'all' is no restriction");
+
+  // with a second unrestricted owner one of them may be restricted, never both
+  const second = await addMember(srv, solo.organizationId, 'owner');
+  expectOk(t, await restrict(solo.client, second.userId), 'an owner restricts the other owner');
+  expectError(t, await restrict(solo.client, solo.userId), 'CONFLICT', 'LAST_OWNER');
+  // nor is the last unrestricted owner removed, demoted or disabled by a restricted one
+  const call = (path: string, input: Record<string, unknown>) => second.client.mutate(path, { organizationId: solo.organizationId, userId: solo.userId, ...input });
+  expectError(t, await call('organization.updateRole', { role: 'admin' }), 'CONFLICT', 'LAST_OWNER');
+  expectError(t, await call('user.updateOrganizationUserStatus', { status: 'disabled' }), 'CONFLICT', 'LAST_OWNER');
+  expectError(t, await call('organization.removeUser', {}), 'CONFLICT', 'LAST_OWNER');
+  expectError(t, await solo.client.mutate('organization.removeUser', { organizationId: solo.organizationId, userId: solo.userId }), 'CONFLICT', 'LAST_OWNER', 'nor leaves on their own');
+  t.same(
+    (await srv.deps.pool.query('SELECT role, status FROM memberships WHERE organization_id = $1 AND user_id = $2', [solo.organizationId, solo.userId])).rows,
+    [{ role: 'owner', status: 'active' }],
+  );
+  // a disabled owner does not count: restricting the active one is still refused
+  expectOk(t, await solo.client.mutate('user.setDataAccessRole', { organizationId: solo.organizationId, userId: second.userId, role: 'all' }));
+  expectOk(t, await solo.client.mutate('user.updateOrganizationUserStatus', { organizationId: solo.organizationId, userId: second.userId, status: 'disabled' }));
+  expectError(t, await restrict(solo.client, solo.userId), 'CONFLICT', 'LAST_OWNER');
+  expectOk(t, await solo.client.mutate('user.updateOrganizationUserStatus', { organizationId: solo.organizationId, userId: second.userId, status: 'active' }));
+
+  // two owners restricting each other at once: one wins, the other is refused
+  for (let round = 0; round < 5; round++) {
+    const [a, b] = await Promise.all([restrict(solo.client, second.userId), restrict(second.client, solo.userId)]);
+    t.equal([a, b].filter((r) => r.ok).length, 1, `round ${round}: exactly one succeeds`);
+    const refused = a.ok ? b : a;
+    t.ok(
+      refused.error && ['LAST_OWNER', 'ROLE_NOT_GRANTABLE'].includes(refused.error.data.errorCode),
+      `round ${round}: the other is refused (${refused.error?.data.errorCode})`,
+    );
+    const scopes = await Promise.all([solo.userId, second.userId].map((u) => rightsholderScope(srv.deps.pool, solo.organizationId, u)));
+    t.equal(scopes.filter((s) => s === null).length, 1, `round ${round}: one owner still sees everything`);
+    const free = scopes[0] === null ? solo : second;
+    for (const o of [solo, second]) expectOk(t, await free.client.mutate('user.setDataAccessRole', { organizationId: solo.organizationId, userId: o.userId, role: 'all' }));
+  }
+});

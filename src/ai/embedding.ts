@@ -127,6 +127,35 @@ export function createEmbedder(settings: AiSettings): Embedder {
   return builtinEmbedder;
 }
 
+/**
+ * The most an answer of the AI provider may hold: 100 embeddings (the chunk vector entries are
+ * embedded in) of 3,072 dimensions as pretty-printed JSON are under 8 MB; a chat completion is far
+ * smaller. A larger answer is refused once that much has arrived, not read into memory.
+ */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/** The body as text, refused (with the stream cancelled) once it passes `max` bytes. */
+async function cappedText(res: Response, max: number, path: string): Promise<string> {
+  const tooLarge = () => new AppError('AI_PROVIDER_FAILED', `The AI provider answered more than the ${max} bytes an answer may hold (${path})`);
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) {
+    await res.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > max) {
+      await res.body.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** One JSON POST to the OpenAI-compatible API, with the configured timeout and key. */
 export async function postJson(settings: Pick<AiSettings, 'apiKey' | 'timeoutMs'> & { baseUrl: string }, path: string, payload: unknown): Promise<unknown> {
   let res: Response;
@@ -146,8 +175,9 @@ export async function postJson(settings: Pick<AiSettings, 'apiKey' | 'timeoutMs'
   let text: string;
   try {
     // the timeout covers the body too: an answer that stalls after its headers is a failure, not a hang
-    text = await res.text();
+    text = await cappedText(res, MAX_ANSWER_BYTES, path);
   } catch (error) {
+    if (error instanceof AppError) throw error;
     throw new AppError('AI_PROVIDER_FAILED', `The AI provider's answer could not be read (${path})`, { cause: error });
   }
   if (!res.ok) throw new AppError('AI_PROVIDER_FAILED', `The AI provider answered HTTP ${res.status} (${path})`, { cause: new Error(text.slice(0, 2000)) });

@@ -3,7 +3,7 @@ import { STATEMENT_SELECT, type StatementRecord } from '../../ingest/statements.
 import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { dateFilter, orgInput } from '../../trpc/schemas.ts';
-import { callerScope, dateRangeCondition } from '../upload/shared.ts';
+import { callerScope, customNameFilter, dateRangeCondition } from '../upload/shared.ts';
 
 const isoDate = dateFilter();
 const sortColumns = { createdAt: 's.created_at', name: 'lower(s.file_name)', updatedAt: 's.updated_at' } as const;
@@ -12,7 +12,7 @@ export const list = orgProcedure(
   {
     minRole: 'member',
     scope: 'cli',
-    summary: 'Files (statements) of the organization, not deleted, with filters fileId, dateStart, dateEnd (created), rightsholderId, distributorId, customName, name (substring).',
+    summary: 'Files (statements) of the organization, not deleted, with filters fileId, dateStart, dateEnd (created), rightsholderId, distributorId, customName and name (substrings, case-insensitive).',
   },
   orgInput({
     pagination: paginationSchema(['createdAt', 'name', 'updatedAt']),
@@ -23,7 +23,7 @@ export const list = orgProcedure(
         dateEnd: isoDate.optional(),
         rightsholderId: z.uuid().optional(),
         distributorId: z.uuid().optional(),
-        customName: z.string().max(200).optional(),
+        customName: customNameFilter.optional(),
         name: z.string().max(255).optional(),
       })
       .optional(),
@@ -46,7 +46,7 @@ export const list = orgProcedure(
   const where = `s.organization_id = $1 AND s.deleted_at IS NULL AND ($2::uuid[] IS NULL OR s.rightsholder_id = ANY ($2))
     AND ($3::uuid[] IS NULL OR s.id = ANY ($3)) AND ${dateRangeCondition('s.created_at', '$4', '$5')}
     AND ($6::uuid IS NULL OR s.rightsholder_id = $6) AND ($7::uuid IS NULL OR s.distributor_id = $7)
-    AND ($8::text IS NULL OR s.custom_name = $8) AND ($9::text IS NULL OR s.file_name ILIKE $9)`;
+    AND ($8::text IS NULL OR s.custom_name ILIKE $8) AND ($9::text IS NULL OR s.file_name ILIKE $9)`;
   const order = `${sortColumns[(page.sortBy ?? 'createdAt') as keyof typeof sortColumns]} ${page.sortOrder === 'desc' ? 'DESC' : 'ASC'}, s.id`;
   const [items, count] = await Promise.all([
     ctx.deps.pool.query<StatementRecord>(`SELECT ${STATEMENT_SELECT} FROM statements s WHERE ${where} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`, params),

@@ -3,7 +3,7 @@ import { STATEMENT_SELECT, statementStatuses, type StatementRecord } from '../..
 import { resolvePage, paginationSchema, paginated } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope } from './shared.ts';
+import { callerScope, customNameFilter } from './shared.ts';
 
 const sortColumns = { createdAt: 's.created_at', fileName: 'lower(s.file_name)', status: 's.status', updatedAt: 's.updated_at' } as const;
 
@@ -12,11 +12,11 @@ export const statements = orgProcedure(
     minRole: 'member',
     scope: 'cli',
     summary:
-      'Statements of the organization (or of one rightsholder), with status, progress, flags and totals; filters statementStatus, statementIds, includeDeleted (also implied by statementStatus deleted), fileName (substring, case-insensitive). Returns { items, totalFiles, pagination }.',
+      'Statements of the organization (or of one rightsholder), with status, progress, flags and totals; customName and filters statementStatus, statementIds, includeDeleted (also implied by statementStatus deleted), fileName (substrings, case-insensitive). Returns { items, totalFiles, pagination }.',
   },
   orgInput({
     rightsholderId: z.uuid().optional(),
-    customName: z.string().max(200).optional(),
+    customName: customNameFilter.optional(),
     pagination: paginationSchema(['createdAt', 'fileName', 'status', 'updatedAt']),
     filter: z
       .strictObject({
@@ -46,7 +46,7 @@ export const statements = orgProcedure(
     f?.uploadId ?? null,
   ];
   const where = `s.organization_id = $1 AND ($2::uuid[] IS NULL OR s.rightsholder_id = ANY ($2))
-    AND ($3::uuid IS NULL OR s.rightsholder_id = $3) AND ($4::text IS NULL OR s.custom_name = $4)
+    AND ($3::uuid IS NULL OR s.rightsholder_id = $3) AND ($4::text IS NULL OR s.custom_name ILIKE $4)
     AND ($5::text[] IS NULL OR s.status = ANY ($5)) AND ($6::uuid[] IS NULL OR s.id = ANY ($6))
     AND ($7 OR s.deleted_at IS NULL) AND ($8::text IS NULL OR s.file_name ILIKE $8) AND ($9::uuid IS NULL OR s.upload_id = $9)`;
   const order = `${sortColumns[(page.sortBy ?? 'createdAt') as keyof typeof sortColumns]} ${page.sortOrder === 'desc' ? 'DESC' : 'ASC'}, s.id`;

@@ -88,3 +88,29 @@ t.test('other organizations and restricted members', async (t) => {
   t.same(ids(await statements({ rightsholderId: alpha }, restricted.client)), []);
   t.same(ids(await files({ filters: { fileId: all } }, restricted.client)), [s3.statementId]);
 });
+
+t.test('customName: trimmed as it is stored, a case-insensitive substring like the name filters, its characters literal', async (t) => {
+  // stored trimmed: '100%_Batch\Q2'
+  const odd = await putFile(owner.client, org, alpha, 'odd.csv', csv('5.00'), { customName: '  100%_Batch\\Q2 ' });
+  const long = await putFile(owner.client, org, alpha, 'long.csv', csv('6.00'), { customName: `${'y'.repeat(199)}Z` });
+  t.equal((await statements({ filter: { statementIds: [odd.statementId] } })).data.items[0].customName, '100%_Batch\\Q2');
+  const both = async (customName: string) => {
+    const a = ids(await statements({ customName }));
+    const b = ids(await files({ filters: { customName } }));
+    t.same(a, b, `${JSON.stringify(customName)}: upload.statements and file.list agree`);
+    return a;
+  };
+  t.same(await both('  100%_Batch\\Q2 '), [odd.statementId], 'as given on upload');
+  t.same(await both('100%_batch\\q2'), [odd.statementId], 'any case');
+  t.same(await both('batch'), [odd.statementId], 'a part of it');
+  t.same(await both('%'), [odd.statementId], '% is a character');
+  t.same(await both('_'), [odd.statementId], '_ is a character');
+  t.same(await both('\\'), [odd.statementId], 'a backslash is a character');
+  t.same(await both('q'), [s1.statementId, odd.statementId]);
+  t.same(await both('Q1'), [s1.statementId]);
+  t.same(await both('%Q%'), []);
+  t.same(await both(`${'y'.repeat(199)}z`), [long.statementId], 'the longest name stored');
+  t.same(await both('   '), [...all, odd.statementId, long.statementId], 'blank is no filter, as an empty name filter');
+  fails(t, await statements({ customName: 'y'.repeat(201) }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  fails(t, await files({ filters: { customName: 'y'.repeat(201) } }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+});

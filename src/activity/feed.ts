@@ -102,7 +102,7 @@ export async function listActivity(
     params,
   );
   const more = rows.length > page.limit;
-  const data = rows.slice(0, page.limit).map(toEvent);
+  const data = rows.slice(0, page.limit).map((row) => toEvent(row, viewer.organizationId));
   return { data, nextCursor: more ? encodeCursor([data[data.length - 1]!.id]) : null };
 }
 
@@ -124,14 +124,30 @@ export async function deleteActivity(db: Queryable, organizationId: string, subj
   return rowCount ?? 0;
 }
 
-function toEvent(row: EventRow): ActivityEvent {
+/**
+ * An API key event (`changes.apiKey`) names of the key's organizations only the reader's: a key
+ * may span several, and the others are none of this organization's business. Events recorded
+ * before the log was written so still hold every id, so they are filtered here, on reading.
+ */
+function ownOrganizationOnly(changes: FieldChanges | null, organizationId: string): FieldChanges | null {
+  const apiKey = changes?.apiKey;
+  if (!changes || !apiKey) return changes;
+  const narrowed = (side: unknown) => {
+    if (side === null || typeof side !== 'object' || !Array.isArray((side as { organizationIds?: unknown }).organizationIds)) return side;
+    const ids = (side as { organizationIds: unknown[] }).organizationIds;
+    return { ...side, organizationIds: ids.filter((id) => typeof id === 'string' && id.toLowerCase() === organizationId.toLowerCase()) };
+  };
+  return { ...changes, apiKey: { before: narrowed(apiKey.before), after: narrowed(apiKey.after) } };
+}
+
+function toEvent(row: EventRow, organizationId: string): ActivityEvent {
   return {
     id: row.id,
     action: row.action,
     subjectType: row.subject_type,
     subjectId: row.subject_id,
     subjectLabel: row.subject_label,
-    changes: row.changes,
+    changes: ownOrganizationOnly(row.changes, organizationId),
     actor: row.actor_user_id && row.actor_email ? { userId: row.actor_user_id, email: row.actor_email } : null,
     createdAt: row.created_at.toISOString(),
   };

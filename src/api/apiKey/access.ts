@@ -40,9 +40,14 @@ export async function manageableApiKey(
   return key;
 }
 
-/** What the activity log keeps of a key: never its secret, only the prefix it is shown by. */
-function described(key: ApiKeyRecord) {
-  return { id: key.id, name: key.name, prefix: key.prefix, patterns: key.patterns, organizationIds: key.organizationIds, rotatedAt: key.rotatedAt };
+/**
+ * What the activity log of `organizationId` keeps of a key: never its secret, only the prefix it
+ * is shown by, and of its organizations only this one (its members must not learn which other
+ * organizations the key's owner works for).
+ */
+function described(key: ApiKeyRecord, organizationId: string) {
+  const organizationIds = key.organizationIds.filter((id) => id === organizationId);
+  return { id: key.id, name: key.name, prefix: key.prefix, patterns: key.patterns, organizationIds, rotatedAt: key.rotatedAt };
 }
 
 /**
@@ -57,7 +62,7 @@ export async function recordKeyChange(
   before: ApiKeyRecord,
   after: ApiKeyRecord | null,
 ): Promise<void> {
-  if (after && JSON.stringify(described(before)) === JSON.stringify(described(after))) return;
+  if (after && JSON.stringify(described(before, org.id)) === JSON.stringify(described(after, org.id))) return;
   const { rows } = await db.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [before.userId]);
   await recordActivity(db, principal, {
     organizationId: org.id,
@@ -65,6 +70,6 @@ export async function recordKeyChange(
     subjectType: 'user',
     subjectId: before.userId,
     subjectLabel: rows[0]?.email ?? null,
-    changes: { apiKey: { before: described(before), after: after && described(after) } },
+    changes: { apiKey: { before: described(before, org.id), after: after && described(after, org.id) } },
   });
 }

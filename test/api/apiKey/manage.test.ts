@@ -137,3 +137,39 @@ t.test('changes of keys are in the activity log (never the secret); a change of 
   t.same(log[2].changes.apiKey.after, null);
   t.notOk(JSON.stringify(log).includes(byOperator.data.key), 'the secret is nowhere in the log');
 });
+
+t.test("events about a key spanning several organizations name only the reader's organization", async (t) => {
+  const { createApiKey } = await import('../../../src/auth/apiKeys.ts');
+  const both = await addMember(srv, org, 'admin');
+  const elsewhere = await newOrganization(srv, 'Hidden Partner');
+  const hidden = elsewhere.organizationId;
+  await srv.deps.pool.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'admin')`, [hidden, both.userId]);
+  const wide = await createApiKey(srv.deps.pool, { userId: both.userId, name: 'two orgs', organizationIds: [org, hidden], patterns: ['*'] });
+  const renamed = await both.client.mutate('apiKey.update', { organizationId: org, id: wide.record.id, rotate: false, name: 'renamed' });
+  t.same(renamed.ok && renamed.data.organizationIds, [org, hidden], "its owner sees the key's whole scope");
+  // a row recorded before events were written so: the read path leaves the other id out as well
+  await srv.deps.pool.query(
+    `INSERT INTO activity_events (organization_id, actor_user_id, action, subject_type, subject_id, subject_label, changes)
+     VALUES ($1, $2, 'apiKey.delete', 'user', $3, $4, $5)`,
+    [org, both.userId, both.userId, both.email, JSON.stringify({ apiKey: { before: { id: wide.record.id, name: 'old', organizationIds: [hidden, org] }, after: null } })],
+  );
+  const { rows } = await srv.deps.pool.query(`SELECT changes FROM activity_events WHERE organization_id = $1 AND action = 'apiKey.update' AND subject_id = $2`, [org, both.userId]);
+  t.same(rows.map((r) => [r.changes.apiKey.before.organizationIds, r.changes.apiKey.after.organizationIds]), [[[org], [org]]], 'stored with this organization only');
+
+  const member = await addMember(srv, org, 'member');
+  const feed = await member.client.query('activity.feed', { organizationId: org, subjectType: 'user' });
+  const history = await member.client.query('activity.byEntity', { organizationId: org, subjectType: 'user', subjectId: both.userId });
+  for (const [label, res] of [['feed', feed], ['byEntity', history]] as const) {
+    t.equal(res.ok, true, label);
+    const events = res.data.data.filter((e: any) => e.subjectId === both.userId);
+    t.same(
+      events.map((e: any) => [e.action, e.changes.apiKey.before.organizationIds, e.changes.apiKey.after?.organizationIds ?? null]),
+      [
+        ['apiKey.delete', [org], null],
+        ['apiKey.update', [org], [org]],
+      ],
+      `${label}: only this organization's id`,
+    );
+    t.notOk(JSON.stringify(res.data).includes(hidden), `${label}: the other organization is nowhere`);
+  }
+});

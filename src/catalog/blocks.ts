@@ -5,7 +5,7 @@ import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
 import type { Deps } from '../trpc/context.ts';
 import { afterBlockRefresh } from './followUps.ts';
-import { identityKey, normalizeText } from './identity.ts';
+import { identityKey, legacyIdentityKey, normalizeText } from './identity.ts';
 import { applyRules } from './rules.ts';
 import { readSpellings } from './statementRows.ts';
 import { withRows } from '../ingest/statements.ts';
@@ -15,6 +15,17 @@ export const BLOCK_REFRESH_TASK = 'catalog_block_refresh';
 /** Statements that change within this window are folded into one refresh. */
 const REFRESH_DELAY_SECONDS = 1;
 const MAX_TEXT = 1_000;
+
+/**
+ * How a title's letter case ranks among spellings with as many rows: a mixed-case one (or one without
+ * cased letters) first, then all lower case, then all capitals ('Love Song', 'love song', 'LOVE SONG').
+ */
+export function caseRank(title: string | null): number {
+  if (!title) return 0;
+  const upper = title === title.toUpperCase();
+  const lower = title === title.toLowerCase();
+  return upper === lower ? 0 : lower ? 1 : 2;
+}
 
 /**
  * Queues a refresh of the blocks of these rightsholders, inside the caller's transaction when
@@ -112,11 +123,17 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
     rows: [] as number[],
     earnings: [] as (string | null)[],
     amountRows: [] as number[],
+    caseRank: [] as number[],
   };
+  // identity keys stored under the earlier normalization (apostrophes and format characters were
+  // spaces): each one that now stands for exactly one other key is re-keyed before the upsert
+  const legacyTargets = new Map<string, Set<string>>();
   const clip = (s: string | null) => (s === null ? null : s.trim().slice(0, MAX_TEXT) || null);
   for (const s of spellings) {
     const key = identityKey(s);
     if (!key) continue; // a row naming no track (no ISRC, no title) is not a musical detail
+    const legacy = legacyIdentityKey(s);
+    if (legacy !== null && legacy !== key) legacyTargets.set(legacy, (legacyTargets.get(legacy) ?? new Set()).add(key));
     cols.key.push(key);
     cols.normTitle.push(normalizeText(s.title));
     cols.statement.push(s.statementId);
@@ -130,24 +147,33 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
     cols.rows.push(s.rows);
     cols.earnings.push(s.earnings);
     cols.amountRows.push(s.amountRows);
+    cols.caseRank.push(caseRank(clip(s.title)));
   }
+
+  const currentKeys = new Set(cols.key);
+  const rekeys = [...legacyTargets]
+    .filter(([legacy, targets]) => targets.size === 1 && !currentKeys.has(legacy))
+    .map(([legacy, targets]) => [legacy, [...targets][0]!] as const)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
 
   return withTransaction(deps.pool, async (db) => {
     // one refresh of a block at a time, whatever runs it
     await db.query('SELECT 1 FROM catalog_blocks WHERE id = $1 FOR UPDATE', [blockId]);
+    await rekeyLegacyIdentities(db, organizationId, blockId, rekeys);
     await db.query(
       `CREATE TEMP TABLE md_in (identity_key text, norm_title text, statement_id uuid, currency text, isrc text, isrc_raw text,
-         title text, artist text, release_title text, release_artist text, row_count bigint, earnings numeric, amount_rows bigint) ON COMMIT DROP`,
+         title text, artist text, release_title text, release_artist text, row_count bigint, earnings numeric, amount_rows bigint, case_rank smallint) ON COMMIT DROP`,
     );
     const CHUNK = 5_000;
     for (let i = 0; i < cols.key.length; i += CHUNK) {
       const part = (a: unknown[]) => a.slice(i, i + CHUNK);
       await db.query(
         `INSERT INTO md_in SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-           $9::text[], $10::text[], $11::bigint[], $12::numeric[], $13::bigint[])`,
+           $9::text[], $10::text[], $11::bigint[], $12::numeric[], $13::bigint[], $14::smallint[])`,
         [
           part(cols.key), part(cols.normTitle), part(cols.statement), part(cols.currency), part(cols.isrc), part(cols.isrcRaw), part(cols.title),
           part(cols.artist), part(cols.releaseTitle), part(cols.releaseArtist), part(cols.rows), part(cols.earnings), part(cols.amountRows),
+          part(cols.caseRank),
         ],
       );
     }
@@ -159,11 +185,11 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
          SELECT m.*, m.earnings * round(x.rate, 14) AS usd, CASE WHEN x.rate IS NULL THEN m.amount_rows ELSE 0 END AS no_rate
          FROM md_in m LEFT JOIN statement_fx x ON x.statement_id = m.statement_id AND x.currency = m.currency
        ), spelling AS (
-         SELECT identity_key, norm_title, isrc, isrc_raw, title, artist, release_title, release_artist,
+         SELECT identity_key, norm_title, isrc, isrc_raw, title, artist, release_title, release_artist, case_rank,
                 sum(row_count) AS row_count, sum(usd) AS usd, sum(no_rate) AS no_rate
-         FROM converted GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+         FROM converted GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
        ), ranked AS (
-         SELECT s.*, row_number() OVER (PARTITION BY identity_key ORDER BY row_count DESC,
+         SELECT s.*, row_number() OVER (PARTITION BY identity_key ORDER BY row_count DESC, case_rank,
                   title COLLATE "C" NULLS LAST, artist COLLATE "C" NULLS LAST, release_title COLLATE "C" NULLS LAST,
                   release_artist COLLATE "C" NULLS LAST, isrc_raw COLLATE "C" NULLS LAST) AS rank
          FROM spelling s
@@ -227,3 +253,63 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
   });
 }
 
+
+/**
+ * Moves what a block stored under identity keys of the earlier normalization to the current keys
+ * (README "Catalog"): the musical detail itself (its id, fetch state and result, cluster and links
+ * kept; the first of several earlier keys of one identity), its corrections and cluster moves, the
+ * users' product links naming it, and the organization's ignored titles. Rule overrides are
+ * dropped and written again by the rules. Inside the refresh's transaction, the block locked.
+ */
+async function rekeyLegacyIdentities(db: Queryable, organizationId: string, blockId: string, rekeys: readonly (readonly [from: string, to: string])[]): Promise<void> {
+  const { rows: ignored } = await db.query<{ id: string; title: string; normalized_title: string }>(
+    'SELECT id, title, normalized_title FROM ignored_titles WHERE organization_id = $1 ORDER BY created_at, id',
+    [organizationId],
+  );
+  const renormalized = ignored.flatMap((r) => (normalizeText(r.title) !== r.normalized_title && normalizeText(r.title) ? [[r.id, normalizeText(r.title)]] : []));
+  for (const [id, normalized] of renormalized) {
+    // a title the organization also ignores in the current form already: the earlier one goes
+    const taken = await db.query('SELECT 1 FROM ignored_titles WHERE organization_id = $1 AND normalized_title = $2', [organizationId, normalized]);
+    if (taken.rowCount) await db.query('DELETE FROM ignored_titles WHERE id = $1', [id]);
+    else await db.query('UPDATE ignored_titles SET normalized_title = $2 WHERE id = $1', [id, normalized]);
+  }
+  if (rekeys.length === 0) return;
+  const from = rekeys.map(([f]) => f);
+  const to = rekeys.map(([, t]) => t);
+  // one musical detail per current key: the first earlier key that has one, when none has the current key
+  await db.query(
+    `UPDATE musical_details md SET identity_key = m.to_key, updated_at = clock_timestamp()
+     FROM (SELECT DISTINCT ON (m.to_key) m.from_key, m.to_key FROM unnest($2::text[], $3::text[]) AS m(from_key, to_key)
+           JOIN musical_details x ON x.block_id = $1 AND x.identity_key = m.from_key ORDER BY m.to_key, m.from_key) m
+     WHERE md.block_id = $1 AND md.identity_key = m.from_key
+       AND NOT EXISTS (SELECT 1 FROM musical_details o WHERE o.block_id = $1 AND o.identity_key = m.to_key)`,
+    [blockId, from, to],
+  );
+  await db.query('DELETE FROM musical_detail_overrides WHERE block_id = $1 AND rule_id IS NOT NULL AND identity_key = ANY ($2::text[])', [blockId, from]);
+  for (const table of ['musical_detail_overrides', 'cluster_assignment_overrides']) {
+    await db.query(
+      `UPDATE ${table} o SET identity_key = m.to_key FROM unnest($2::text[], $3::text[]) AS m(from_key, to_key)
+       WHERE o.block_id = $1 AND o.identity_key = m.from_key`,
+      [blockId, from, to],
+    );
+  }
+  await db.query(
+    `UPDATE product_overrides o SET "values" = jsonb_set(o."values", '{identityKey}', to_jsonb(m.to_key))
+     FROM unnest($2::text[], $3::text[]) AS m(from_key, to_key)
+     WHERE o.block_id = $1 AND o.kind = 'link' AND o."values"->>'identityKey' = m.from_key`,
+    [blockId, from, to],
+  );
+  // the track of a musical detail without a cluster is keyed by its identity (src/catalog/products.ts)
+  await db.query(
+    `UPDATE product_overrides o SET product_key = 'track:md:' || m.to_key FROM unnest($2::text[], $3::text[]) AS m(from_key, to_key)
+     WHERE o.block_id = $1 AND o.product_key = 'track:md:' || m.from_key`,
+    [blockId, from, to],
+  );
+  await db.query(
+    `UPDATE products p SET stable_key = 'track:md:' || m.to_key
+     FROM (SELECT DISTINCT ON (to_key) from_key, to_key FROM unnest($2::text[], $3::text[]) AS m(from_key, to_key) ORDER BY to_key, from_key) m
+     WHERE p.block_id = $1 AND p.stable_key = 'track:md:' || m.from_key
+       AND NOT EXISTS (SELECT 1 FROM products o WHERE o.block_id = $1 AND o.stable_key = 'track:md:' || m.to_key)`,
+    [blockId, from, to],
+  );
+}

@@ -12,7 +12,7 @@ export const getTopClusters = orgProcedure(
     minRole: 'member',
     scope: 'cli',
     summary:
-      "The block's title clusters with the largest USD earnings: those whose share of the block's earnings is at least threshold (0..1, default 0.001), at most limit (default 300, at most 2000), highest first; plus, always, the wanted ones (wantedClusterIds, and the clusters of wantedMusicalDetails, musical detail ids) marked wanted. Answers { blockId, totalEarnings, data: [cluster + earningsShare (6 decimals) + wanted] }.",
+      "The block's title clusters with the largest USD earnings: those whose share of the block's earnings is at least threshold (0..1, default 0.001), at most limit (default 300, at most 2000), highest first (when the block's earnings are zero or negative there are no shares (null) and the threshold is not applied: the limit clusters earning the most); plus, always, the wanted ones (wantedClusterIds, and the clusters of wantedMusicalDetails, musical detail ids) marked wanted. Answers { blockId, totalEarnings, data: [cluster + earningsShare (6 decimals) + wanted] }.",
   },
   orgInput({
     blockId: z.uuid(),
@@ -35,7 +35,8 @@ export const getTopClusters = orgProcedure(
     `WITH t AS (SELECT coalesce(sum(earnings), 0) AS total FROM title_clusters WHERE block_id = $1),
      s AS (SELECT c.*, CASE WHEN t.total > 0 THEN c.earnings / t.total END AS share, t.total, c.id = ANY ($2::uuid[]) AS wanted
            FROM title_clusters c, t WHERE c.block_id = $1),
-     top AS (SELECT id FROM s WHERE share >= $3 ORDER BY earnings DESC, id LIMIT $4)
+     -- a block that earns nothing or less has no shares: its top clusters are those earning the most
+     top AS (SELECT id FROM s WHERE share >= $3 OR share IS NULL ORDER BY earnings DESC, id LIMIT $4)
      SELECT ${CLUSTER_COLUMNS}, trim_scale(round(c.share, 6))::text AS share, trim_scale(c.total)::text AS total, c.wanted
      FROM s c WHERE c.id IN (SELECT id FROM top) OR c.wanted
      ORDER BY c.earnings DESC, c.id`,

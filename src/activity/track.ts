@@ -1,9 +1,11 @@
 // activity.trackVisit and its deprecated alias rightsholder.trackOpen. A visit to a subject the
-// service keeps (a rightsholder, a lens) needs the subject to exist and be visible to the
-// caller, and is labelled with its current name; visits to other subject types are recorded as
-// given until those subjects exist in this service.
+// service keeps (a rightsholder, a lens, a file, an upload, an export) needs the subject to exist
+// in the caller's organization and be visible to the caller, and is labelled with its current
+// name where it has one; visits to other subject types are recorded as given.
 import type { Queryable } from '../db/pool.ts';
+import { rightsholderScope } from '../access/dataAccess.ts';
 import { AppError } from '../errors.ts';
+import { visibleExport } from '../exports/store.ts';
 import { getLens } from '../lenses/store.ts';
 import { rightsholderAccess } from '../rightsholders/service.ts';
 import { getRightsholder } from '../rightsholders/store.ts';
@@ -19,13 +21,18 @@ export interface TrackVisitInput {
   subjectLabel?: string | undefined;
 }
 
-/** The current name of a subject the service keeps, or null for other types; throws NOT_FOUND. */
+/**
+ * A subject the service keeps, checked: its current name (null when it has none: an upload, an
+ * export), or undefined for the types it does not check; throws the kind's NOT_FOUND when the
+ * subject is not in the organization or not visible to the viewer (a member restricted by a
+ * data-access role sees a file, upload or export only through its rightsholders).
+ */
 export async function subjectLabel(
   db: Queryable,
   viewer: { organizationId: string; userId: string },
   subjectType: SubjectType,
   subjectId: string,
-): Promise<string | null> {
+): Promise<string | null | undefined> {
   switch (subjectType) {
     case 'rightsholder': {
       if (!isUuid(subjectId)) throw new AppError('RIGHTSHOLDER_NOT_FOUND');
@@ -35,17 +42,44 @@ export async function subjectLabel(
     case 'lens':
       if (!isUuid(subjectId)) throw new AppError('LENS_NOT_FOUND');
       return (await getLens(db, viewer, subjectId)).name;
-    default:
+    case 'file': {
+      if (!isUuid(subjectId)) throw new AppError('STATEMENT_NOT_FOUND');
+      const { rows } = await db.query<{ name: string }>(
+        `SELECT coalesce(custom_name, file_name) AS name FROM statements
+         WHERE organization_id = $1 AND id = $2 AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))`,
+        [viewer.organizationId, subjectId, await rightsholderScope(db, viewer.organizationId, viewer.userId)],
+      );
+      if (!rows[0]) throw new AppError('STATEMENT_NOT_FOUND');
+      return rows[0].name;
+    }
+    case 'upload': {
+      if (!isUuid(subjectId)) throw new AppError('UPLOAD_NOT_FOUND');
+      // a restricted member sees an upload through a statement of it they may see
+      const { rowCount } = await db.query(
+        `SELECT 1 FROM uploads u WHERE u.organization_id = $1 AND u.id = $2
+           AND ($3::uuid[] IS NULL OR EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = u.id AND s.rightsholder_id = ANY ($3)))`,
+        [viewer.organizationId, subjectId, await rightsholderScope(db, viewer.organizationId, viewer.userId)],
+      );
+      if (!rowCount) throw new AppError('UPLOAD_NOT_FOUND');
       return null;
+    }
+    case 'export':
+      if (!isUuid(subjectId)) throw new AppError('EXPORT_NOT_FOUND');
+      await visibleExport(db, viewer.organizationId, await rightsholderScope(db, viewer.organizationId, viewer.userId), subjectId);
+      return null;
+    default:
+      return undefined;
   }
 }
 
+const UUID_SUBJECTS: ReadonlySet<SubjectType> = new Set(['rightsholder', 'lens', 'file', 'upload', 'export']);
+
 /**
- * The id as the service stores it: rightsholder and lens ids are uuids, which PostgreSQL accepts
- * in capitals but writes in small letters, and visits and events are keyed by that text.
+ * The id as the service stores it: the ids of the subjects it checks are uuids, which PostgreSQL
+ * accepts in capitals but writes in small letters, and visits and events are keyed by that text.
  */
 export function canonicalSubjectId(subjectType: SubjectType, subjectId: string): string {
-  return (subjectType === 'rightsholder' || subjectType === 'lens') && isUuid(subjectId) ? subjectId.toLowerCase() : subjectId;
+  return UUID_SUBJECTS.has(subjectType) && isUuid(subjectId) ? subjectId.toLowerCase() : subjectId;
 }
 
 export async function trackVisit(db: Queryable, input: TrackVisitInput): Promise<Visit> {

@@ -16,7 +16,7 @@ const notFoundCode: Partial<Record<SubjectType, ErrorCode>> = { rightsholder: 'R
 /** Whether the subject exists and the viewer may see it; false for types this service does not keep. */
 async function subjectIsVisible(db: Queryable, viewer: ActivityViewer, subjectType: SubjectType, subjectId: string): Promise<boolean> {
   try {
-    return (await subjectLabel(db, viewer, subjectType, subjectId)) !== null;
+    return (await subjectLabel(db, viewer, subjectType, subjectId)) !== undefined;
   } catch (error) {
     if (error instanceof AppError && error.code === 'NOT_FOUND') return false;
     throw error;

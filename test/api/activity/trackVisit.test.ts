@@ -3,6 +3,7 @@ import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { createLens, createRightsholder, isError, ok, UNKNOWN_ID } from '../rightsholder/helpers.ts';
+import type { Caller } from '../../helpers/principals.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv);
@@ -25,11 +26,11 @@ t.test('counts visits per member and subject, labels kept subjects by their name
   const again = ok(t, await track(reader, { subjectType: 'lens', subjectId: lens.id }));
   t.equal(ok(t, await reader.client.query('lens.get', { organizationId: org, id: lens.id })).lastOpenedAt, again.lastVisitedAt, 'a visit is an open');
 
-  // other subject types are recorded as given
-  t.match(ok(t, await track(reader, { subjectType: 'upload', subjectId: 'upload-7', subjectLabel: 'March statements' })), {
-    subjectType: 'upload',
-    subjectId: 'upload-7',
-    subjectLabel: 'March statements',
+  // types the service does not check are recorded as given
+  t.match(ok(t, await track(reader, { subjectType: 'chat', subjectId: 'chat-7', subjectLabel: 'March questions' })), {
+    subjectType: 'chat',
+    subjectId: 'chat-7',
+    subjectLabel: 'March questions',
     visitCount: 1,
   });
   const feed = ok(t, await owner.client.query('activity.feed', { organizationId: org }));
@@ -74,4 +75,50 @@ t.test('invalid input is BAD_REQUEST', async (t) => {
     ['object subjectId', { subjectType: 'upload', subjectId: { $gt: '' } }],
   ];
   for (const [label, input] of cases) isError(t, await track(owner, input), 'BAD_REQUEST', 'VALIDATION_FAILED', label);
+});
+
+t.test('files, uploads and exports: only those of the organization the caller may see, ids in any case', async (t) => {
+  const other = await newOrganization(srv, 'Other Tenant');
+  const made = async (caller: Caller, name: string) => {
+    const rightsholder = await createRightsholder(t, caller, name);
+    const upload = ok(t, await caller.client.mutate('upload.uploadFile', { organizationId: caller.organizationId, rightsholderId: rightsholder.id, fileName: `${name}.csv` }));
+    const exported = ok(t, await caller.client.mutate('export.trigger', { organizationId: caller.organizationId, type: 'statements', format: 'csv', rightsholderIds: [rightsholder.id] }));
+    return { rightsholder: rightsholder.id, file: upload.statementId as string, upload: upload.uploadId as string, export: exported.exportId as string };
+  };
+  const ours = await made(owner, 'Ours Visited');
+  const hidden = await made(owner, 'Hidden From Them');
+  const theirs = await made(other, 'Theirs Secret');
+  const member = await addMember(srv, org, 'member');
+  const limited = await addMember(srv, org, 'member');
+  ok(t, await owner.client.mutate('user.setDataAccessRole', { organizationId: org, userId: limited.userId, role: { mode: 'restricted', rightsholderIds: [ours.rightsholder] } }));
+
+  t.match(ok(t, await track(member, { subjectType: 'file', subjectId: ours.file.toUpperCase(), subjectLabel: 'ignored' })), {
+    subjectType: 'file',
+    subjectId: ours.file,
+    subjectLabel: 'Ours Visited.csv',
+    visitCount: 1,
+  });
+  t.equal(ok(t, await track(member, { subjectType: 'file', subjectId: ours.file })).visitCount, 2, 'an id in capitals names the same file');
+  t.match(ok(t, await track(member, { subjectType: 'upload', subjectId: ours.upload.toUpperCase(), subjectLabel: 'March' })), { subjectId: ours.upload, subjectLabel: 'March', visitCount: 1 });
+  t.match(ok(t, await track(member, { subjectType: 'export', subjectId: ours.export })), { subjectId: ours.export, subjectLabel: null, visitCount: 1 });
+  for (const kind of ['file', 'upload', 'export'] as const) ok(t, await track(limited, { subjectType: kind, subjectId: ours[kind] }), `restricted: own ${kind}`);
+
+  const codes = { file: 'STATEMENT_NOT_FOUND', upload: 'UPLOAD_NOT_FOUND', export: 'EXPORT_NOT_FOUND' } as const;
+  for (const kind of ['file', 'upload', 'export'] as const) {
+    for (const [label, caller, subjectId] of [
+      ["another tenant's", member, theirs[kind]],
+      ["another tenant's, in capitals", member, theirs[kind].toUpperCase()],
+      ['unknown', member, UNKNOWN_ID],
+      ['not a uuid', member, "1' OR '1'='1"],
+      ['outside the data access of a restricted member', limited, hidden[kind]],
+    ] as const) {
+      const res = await track(caller, { subjectType: kind, subjectId, subjectLabel: 'x' });
+      isError(t, res, 'NOT_FOUND', codes[kind], `${kind}: ${label}`);
+      t.notMatch(JSON.stringify(res), /Theirs Secret|Hidden From Them/);
+    }
+  }
+  const { rows } = await srv.deps.pool.query('SELECT count(*)::int AS n FROM subject_visits WHERE lower(subject_id) = ANY ($1)', [
+    [...Object.values(theirs), ...Object.values(hidden).filter((id) => id !== hidden.rightsholder), UNKNOWN_ID],
+  ]);
+  t.equal(rows[0].n, 0, 'nothing recorded for them');
 });

@@ -131,7 +131,9 @@ export interface LocatedTable {
    * What the reader noticed about the file itself: `rowLimitSheets`, the sheets read whose last row
    * is Excel's last (1,048,576), or the file's name for delimited text of exactly 1,048,576 lines
    * (an export that was probably cut off there); `hiddenRows`, the rows with content the workbook
-   * hides, summed over the sheets read (they are read all the same). Absent when there is nothing.
+   * hides, summed over the sheets read (they are read all the same). Files of an archive read as
+   * one keep each file's: named by their archive names (`jan.xlsx: Sales` for a sheet), hidden rows
+   * summed. Absent when there is nothing.
    */
   readerNotes?: { rowLimitSheets?: string[]; hiddenRows?: number };
 }

@@ -273,7 +273,10 @@ export function statementFlags(
   // what the file reader noticed about the file itself (src/ingest/file/locate.ts)
   const cutAt = located.readerNotes?.rowLimitSheets ?? [];
   if (cutAt.length > 0) {
-    const what = located.format === 'delimited' ? `The file "${cutAt[0]}" has` : `The sheet${cutAt.length > 1 ? 's' : ''} ${cutAt.map((n) => `"${n}"`).join(', ')} ${cutAt.length > 1 ? 'fill' : 'fills'}`;
+    // (files of an archive read as one: each one cut off is named)
+    const names = cutAt.map((n) => `"${n}"`).join(', ');
+    const several = cutAt.length > 1;
+    const what = located.format === 'delimited' ? `The file${several ? 's' : ''} ${names} ${several ? 'have' : 'has'}` : `The sheet${several ? 's' : ''} ${names} ${several ? 'fill' : 'fills'}`;
     flags.push({
       kind: 'possibly_truncated',
       severity: 'warning',
@@ -289,7 +292,7 @@ export function statementFlags(
     flags.push({
       kind: 'hidden_rows',
       severity: 'info',
-      message: `${hiddenRows} ${hiddenRows === 1 ? 'row' : 'rows'} hidden in the workbook ${hiddenRows === 1 ? 'was' : 'were'} read like the others.`,
+      message: `${hiddenRows} ${hiddenRows === 1 ? 'row' : 'rows'} hidden in the workbook${(files?.length ?? 0) > 1 ? 's' : ''} ${hiddenRows === 1 ? 'was' : 'were'} read like the others.`,
       details: { rows: hiddenRows },
     });
   }

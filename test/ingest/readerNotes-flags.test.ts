@@ -6,6 +6,7 @@
 import ExcelJS from 'exceljs';
 import t from 'tap';
 import { statementFlags } from '../../src/ingest/pipeline.ts';
+import { zipFiles } from '../../fixtures/statements/kit.ts';
 import { normalizeFile } from '../helpers/normalize.ts';
 
 const fields = {
@@ -142,4 +143,44 @@ t.test('lines, not records: quoted line breaks and CRLF count as the lines Excel
   const plain = rows.map((r) => r.replace('A title\r\nover\r\nthree lines', 'A title'));
   const again = await normalizeFile(t, Buffer.from(`${plain.join('\r\n')}\r\n`), fields, { fileName: 'plain.csv' });
   t.equal(again.located.readerNotes, undefined);
+});
+
+t.test("files of an archive read as one table keep each file's notes: hidden rows summed, every file cut off at Excel's last row named", async (t) => {
+  // two month workbooks of one layout, each hiding a row: the second's was not counted
+  const month = (m: string, hide: number[]) =>
+    workbook((wb) => {
+      const ws = wb.addWorksheet('Sales');
+      ws.addRows([HEADER, [`2024-${m}`, 'A', '1.00'], [`2024-${m}`, 'B', '2.00'], [`2024-${m}`, 'C', '3.00']]);
+      for (const r of hide) ws.getRow(r).hidden = true;
+    });
+  const books = zipFiles([
+    { name: 'jan.xlsx', data: await month('01', []) },
+    { name: 'feb.xlsx', data: await month('02', [2, 4]) },
+    { name: 'mar.xlsx', data: await month('03', [3]) },
+  ]);
+  const read = await normalizeFile(t, books, fields, { fileName: 'months.zip' });
+  t.same(read.located.archiveEntry?.combined, ['jan.xlsx', 'feb.xlsx', 'mar.xlsx']);
+  t.same(read.located.readerNotes, { hiddenRows: 3 });
+  t.equal(read.out.keptRows, 9);
+  t.same(readerFlags(statementFlags(read.located, read.out, fields)), [
+    { kind: 'hidden_rows', severity: 'info', message: '3 rows hidden in the workbooks were read like the others.', details: { rows: 3 } },
+  ]);
+
+  // a month file of exactly 1,048,576 lines after one that is whole: the second is named
+  const texts = zipFiles([
+    { name: 'reports/2024-01.csv', data: csvOfLines(3, true) },
+    { name: 'reports/2024-02.csv', data: csvOfLines(1_048_576, true) },
+  ]);
+  const cut = await normalizeFile(t, texts, fields, { fileName: 'reports.zip' });
+  t.same(cut.located.archiveEntry?.combined, ['reports/2024-01.csv', 'reports/2024-02.csv']);
+  t.same(cut.located.readerNotes, { rowLimitSheets: ['reports/2024-02.csv'] });
+  t.equal(cut.out.keptRows, 2 + 1_048_575);
+  t.same(readerFlags(statementFlags(cut.located, cut.out, fields)), [
+    {
+      kind: 'possibly_truncated',
+      severity: 'warning',
+      message: `The file "reports/2024-02.csv" has exactly 1,048,576 lines, Excel's last row: the export was probably cut off there.`,
+      details: { sheets: ['reports/2024-02.csv'], rowLimit: 1_048_576 },
+    },
+  ]);
 });

@@ -365,12 +365,27 @@ async function joinSameLayoutFiles(candidates: Candidate<Located>[], chosen: Can
   if (!table) return null;
   const encodings = [...new Set(group.flatMap((c) => c.value!.encoding.split('+')))];
   // several files read as one: no one workbook is the table's (original-excel is the upload)
-  const { workbook: _first, ...firstTable } = group[0]!.value!;
+  const { workbook: _first, readerNotes: _notes, ...firstTable } = group[0]!.value!;
   return {
     ...firstTable,
     encoding: encodings.join('+'),
     archiveEntry: { name: group[0]!.name, ...readTogether(list, group) },
     csvPath: table.path,
     ...fromDelimited(table.table),
+    ...withNotes(memberNotes(group.map((c) => ({ name: c.name, located: c.value! })))),
   };
+}
+
+/**
+ * The reader's notes of archive members read as one table, each member's kept: hidden rows summed,
+ * and every member cut off at Excel's last row named, by its name in the archive (a text file) or
+ * with the sheet (`jan.xlsx: Sales`).
+ */
+function memberNotes(members: readonly { name: string; located: Located }[]): LocatedTable['readerNotes'] {
+  const rowLimitSheets = members.flatMap(({ name, located }) =>
+    (located.readerNotes?.rowLimitSheets ?? []).map((sheet) => (located.format === 'delimited' ? name : `${name}: ${sheet}`)),
+  );
+  const hiddenRows = members.reduce((n, m) => n + (m.located.readerNotes?.hiddenRows ?? 0), 0);
+  if (rowLimitSheets.length === 0 && hiddenRows === 0) return undefined;
+  return { ...(rowLimitSheets.length > 0 ? { rowLimitSheets } : {}), ...(hiddenRows > 0 ? { hiddenRows } : {}) };
 }

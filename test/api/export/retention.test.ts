@@ -141,6 +141,18 @@ t.test('the hourly sweep expires a due export when no export_expire job is left 
   t.same(await expireExports(srv.deps), { expired: 0, purged: 0 });
 });
 
+t.test('the hourly sweep and an export_expire job running at once expire a due export once', async (t) => {
+  const due = await runExport(owner.client, org, { type: 'statements', format: 'xlsx', rightsholderIds: both });
+  await db.query(`UPDATE exports SET expires_at = clock_timestamp() - interval '1 minute' WHERE id = $1`, [due.id]);
+  const runs = await Promise.all([expireExports(srv.deps), expireExports(srv.deps), expireExports(srv.deps)]);
+  t.equal(runs.reduce((n, r) => n + r.expired, 0), 1, `expired by one run (${JSON.stringify(runs)})`);
+  t.ok(runs.some((r) => r.purged >= 1));
+  t.same(await objectsUnder(`orgs/${org}/exports/${due.id}/`), []);
+  const { rows } = await db.query<{ action: string }>(`SELECT action FROM activity_events WHERE subject_type = 'export' AND subject_id = $1 AND action = 'export.expired'`, [due.id]);
+  t.equal(rows.length, 1, 'one export.expired event');
+  t.same((await db.query('SELECT status, purged_at IS NOT NULL AS purged FROM exports WHERE id = $1', [due.id])).rows, [{ status: 'expired', purged: true }]);
+});
+
 t.test("a failed export whose objects could not be removed at once is purged by the next sweep", async (t) => {
   const done = await runExport(owner.client, org, { type: 'statements', format: 'csv', rightsholderIds: both });
   const id = done.id as string;

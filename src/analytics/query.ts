@@ -353,8 +353,12 @@ export interface NormalizedQuery {
 }
 
 const ORGANIZATION = full('organization_id');
-/** The members holding ids the service generates: UUIDs, stored in lower case. */
-const ID_MEMBERS = new Set(['rightsholder_id', 'statement_id', 'distributor_id']);
+/**
+ * The members holding ids the service generates: UUIDs, stored in lower case. A filter on
+ * organization_id stays where it was sent: the compiler replaces it by its truth value for the
+ * caller's organization (spec, analytics rule 3; compile.ts, organizationFilterHolds).
+ */
+const ID_MEMBERS = new Set(['organization_id', 'rightsholder_id', 'statement_id', 'distributor_id']);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 for (const name of ID_MEMBERS) if (dimensionDefs.get(name)?.type !== 'string') throw new Error(`model: ${name} is no longer a string dimension; revisit ID_MEMBERS`);
 
@@ -383,8 +387,6 @@ function normalizeFilter(f: FilterInput, now: number, path: (string | number)[])
     if (kept.length === 0) return undefined;
     return f.and ? { and: kept } : { or: kept };
   }
-  // the organization comes from the caller, never from the query (spec, analytics rule 3)
-  if (f.member === ORGANIZATION) return undefined;
   const op = f.operator!;
   const values = (f.values ?? []).map((v) => (v === null ? null : String(v)));
   if (op === 'set' || op === 'notSet') return { member: f.member!, operator: op };
@@ -441,12 +443,18 @@ export function normalizeQuery(q: QueryInput, organizationId: string, now: numbe
 }
 
 /**
- * True when a top-level filter (or one inside a top-level `and`) names rightsholders: any operator
- * on rightsholder_id but set/notSet, which name none. A filter inside an `or` restricts nothing.
+ * True when the filters name rightsholders on every path through them (spec, analytics rule 1): a
+ * top-level filter, one inside an `and`, or every branch of an `or`, that is `equals` with at least
+ * one UUID on rightsholder_id. The other operators (notEquals, contains '', gt, set, …) name none,
+ * nor does an `or` with a branch that names none.
  */
 export function hasRightsholderFilter(filters: readonly NormalizedFilterNode[]): boolean {
   const member = full('rightsholder_id');
-  return filters.some((f) =>
-    'and' in f ? hasRightsholderFilter(f.and) : 'member' in f && f.member === member && f.operator !== 'set' && f.operator !== 'notSet',
-  );
+  const names = (f: NormalizedFilterNode): boolean =>
+    'and' in f
+      ? f.and.some(names)
+      : 'or' in f
+        ? f.or.every(names)
+        : f.member === member && f.operator === 'equals' && (f.values ?? []).some((v) => v !== null && UUID.test(v));
+  return filters.some(names);
 }

@@ -442,7 +442,8 @@ function rightsholderFilter(): Filter {
     { member, operator: 'equals', values: rhs },
     { member, operator: 'equals', values: [rhs[0]!, rhs[1]!] },
     { member, operator: 'equals', values: [pick(rhs)] },
-    { member, operator: 'notEquals', values: [pick(rhs)] },
+    // notEquals names no rightsholder: only beside a filter that does (RIGHTSHOLDER_FILTER_REQUIRED)
+    { and: [{ member, operator: 'equals', values: rhs }, { member, operator: 'notEquals', values: [pick(rhs)] }] },
     { and: [{ member, operator: 'equals', values: rhs }] },
   ]);
 }

@@ -87,16 +87,22 @@ t.test('a filter on rightsholder_id is required (its own errorCode)', async (t) 
   t.equal((await cube({ measures: [m('units')], filters: [{ and: [both] }] })).ok, true, 'inside a top-level and it counts');
 });
 
-t.test('the organization is injected and a client organization filter is stripped', async (t) => {
+t.test('the organization is injected and a client organization filter is its truth value for the caller', async (t) => {
   const other = await newOrganization(srv, 'Other Org');
   const plain = await ok({ measures: [m('units')], filters: [both] });
+  t.same(plain.data, [{ [m('units')]: '1618' }]);
+  const own = await ok({ measures: [m('units')], filters: [both, { or: [{ member: m('organization_id'), operator: 'equals', values: [org.toUpperCase()] }, { member: m('currency'), operator: 'equals', values: ['EUR'] }] }] });
+  t.same(own.data, plain.data, 'own organization OR x: every row');
   const smuggled = await ok({
     measures: [m('units')],
-    filters: [both, { member: m('organization_id'), operator: 'equals', values: [other.organizationId] }, { or: [{ member: m('organization_id'), operator: 'notEquals', values: [org] }] }],
+    filters: [both, { member: m('organization_id'), operator: 'equals', values: [other.organizationId] }],
   });
-  t.same(smuggled.data, plain.data);
-  t.same(plain.data, [{ [m('units')]: '1618' }]);
-  t.same(smuggled.query.filters, [both, { member: m('organization_id'), operator: 'equals', values: [org] }], 'echo: the client filters without organization, then the injected one');
+  t.same(smuggled.data, [{ [m('units')]: null }], 'another organization: no row');
+  t.same(
+    smuggled.query.filters,
+    [both, { member: m('organization_id'), operator: 'equals', values: [other.organizationId] }, { member: m('organization_id'), operator: 'equals', values: [org] }],
+    'echo: the client filters as sent, then the injected one',
+  );
 });
 
 t.test('the data-access role restricts rows, the tm window and total', async (t) => {
@@ -175,7 +181,8 @@ t.test('hostile values stay values: quotes, backslashes, SQL, placeholders', asy
     t.same(await titles({ member: m('track_title_raw'), operator: 'notEquals', values: [hostile] }), all, `notEquals ${JSON.stringify(hostile)}`);
     t.same(await titles({ member: m('tm'), operator: 'equals', values: [hostile] }), [], `tm ${JSON.stringify(hostile)}`);
   }
-  const sneaky = await cube({ measures: [m('units')], filters: [{ member: m('rightsholder_id'), operator: 'equals', values: ["' OR 1=1 --"] }] });
+  const nobody = '00000000-0000-0000-0000-000000000000';
+  const sneaky = await cube({ measures: [m('units')], filters: [{ member: m('rightsholder_id'), operator: 'equals', values: [nobody, "' OR 1=1 --"] }] });
   t.equal(sneaky.ok, true);
   t.same(sneaky.data.data, [{ [m('units')]: null }], 'a rightsholder id made of SQL matches no row');
   t.same(await titles({ member: m('track_title_raw'), operator: 'equals', values: ['Delta\\Path'] }), ['Delta\\Path'], 'a backslash is an ordinary character');

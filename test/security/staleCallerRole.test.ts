@@ -5,28 +5,13 @@
 // last-owner rule quiet.
 import t from 'tap';
 import { addMember, newOrganization, type Caller } from '../helpers/principals.ts';
+import { waitForLockWaiters } from '../helpers/locks.ts';
 import { startTestServer } from '../helpers/server.ts';
 import type { Outcome } from '../helpers/trpc.ts';
 import { expectError, expectOk, insertRightsholder } from '../api/organization/helpers.ts';
 
 const srv = await startTestServer(t);
 const pool = srv.deps.pool;
-
-/** How many sessions wait for a lock on a row (the organization's, here). */
-async function lockWaiters(): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-  );
-  return rows[0]!.n;
-}
-
-async function waitForWaiters(n: number): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if ((await lockWaiters()) >= n) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`fewer than ${n} sessions ever waited for the lock`);
-}
 
 /**
  * Holds the organization's row lock while `calls` start one after the other (each authorized,
@@ -40,7 +25,7 @@ async function queued(organizationId: string, calls: (() => Promise<Outcome<unkn
     const pending: Promise<Outcome<unknown>>[] = [];
     for (const [i, call] of calls.entries()) {
       pending.push(call());
-      await waitForWaiters(i + 1);
+      await waitForLockWaiters(pool, i + 1);
     }
     await holder.query('COMMIT');
     return await Promise.all(pending);

@@ -1,8 +1,10 @@
 // An OpenAI-compatible endpoint answering more than an answer may hold (MAX_ANSWER_BYTES): the
 // answer is refused as AI_PROVIDER_FAILED once that much has arrived, whether the size is declared
-// (content-length) or only streamed, instead of being read whole into memory; nothing is written.
+// (content-length) or only streamed, or compressed small (the limit is on the answer as read,
+// decompressed), instead of being read whole into memory; nothing is written.
 // The answers here are valid JSON (the asked shape, padded with whitespace), so only the size
 // refuses them.
+import { gzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import t from 'tap';
 import { MAX_ANSWER_BYTES } from '../../src/ai/embedding.ts';
@@ -10,7 +12,7 @@ import { newOrganization, outsider } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { data, expectError } from '../lookups/helpers.ts';
 
-type Mode = 'ok' | 'declared' | 'streamed';
+type Mode = 'ok' | 'declared' | 'streamed' | 'gzip';
 let mode: Mode = 'ok';
 /** bytes of the last answer the fake finished sending (or was cut off in) */
 let sent = 0;
@@ -20,6 +22,11 @@ const over = Math.ceil(MAX_ANSWER_BYTES / padding.length) + 1;
 
 function answer(reply: import('fastify').FastifyReply, json: string) {
   if (mode === 'ok') return reply.type('application/json').send(json);
+  if (mode === 'gzip') {
+    const body = gzipSync(json + padding.repeat(over));
+    sent = body.length;
+    return reply.type('application/json').header('content-encoding', 'gzip').send(body);
+  }
   if (mode === 'declared') {
     const body = json + padding.repeat(over);
     sent = body.length;
@@ -76,7 +83,7 @@ t.test('an answer within the limit is read', async (t) => {
   t.match(data(await op.mutate('lookupSource.ragCreate', { name: 'Small Answer', category: 'streaming' })), { name: 'Small Answer', dimensions: 3 });
 });
 
-for (const m of ['declared', 'streamed'] as const) {
+for (const m of ['declared', 'streamed', 'gzip'] as const) {
   t.test(`an embeddings answer over the limit (${m}) is AI_PROVIDER_FAILED, and not read to its end`, async (t) => {
     mode = m;
     const name = `Oversized ${m}`;
@@ -85,6 +92,7 @@ for (const m of ['declared', 'streamed'] as const) {
     t.match(res.error?.message, /more than the 16777216 bytes/);
     t.equal(await countEntries(name), 0, 'nothing written');
     if (m === 'streamed') t.ok(sent < over * 4 * padding.length, `the fake was cut off (${sent} bytes sent)`);
+    if (m === 'gzip') t.ok(sent < 100_000, `${sent} bytes on the wire`);
   });
 }
 

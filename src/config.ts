@@ -169,6 +169,8 @@ const envSchema = z.object({
   CUBE_SQL_MAX_ROWS: int(1, 1_000_000).default(50_000),
   CUBE_SQL_MAX_RESULT_MB: int(1, 4_096).default(64),
   CUBE_SQL_THREADS: int(1, 16).default(1),
+  /** sqlQuery sandboxes running at once; unset: one a core, within half the memory (sandboxSlots) */
+  CUBE_SQL_CONCURRENCY: int(1, 256).optional(),
   CUBE_SESSION_TTL_SECONDS: int(60, 86_400).default(3_600),
   EXPORT_PART_ROWS: int(1, 10_000_000).default(1_000_000),
   EXPORT_RETENTION_HOURS: int(1, 87_600).default(168),
@@ -250,7 +252,8 @@ export interface AnalyticsSettings {
   asyncWaitMs: number;
   /** a cube query still running after this is interrupted */
   queryTimeoutMs: number;
-  sql: { threads: number; memoryMb: number; timeoutMs: number; maxRows: number; maxResultMb: number };
+  /** concurrency: sandboxes running at once (undefined: one a core, within half the memory) */
+  sql: { threads: number; memoryMb: number; timeoutMs: number; maxRows: number; maxResultMb: number; concurrency: number | undefined };
   sessionTtlSeconds: number;
 }
 
@@ -384,7 +387,7 @@ export function loadConfig(env: Env = process.env): Config {
       syncTimeoutMs: e.CUBE_SYNC_TIMEOUT_MS,
       asyncWaitMs: e.CUBE_ASYNC_WAIT_MS,
       queryTimeoutMs: e.CUBE_QUERY_TIMEOUT_MS,
-      sql: { threads: e.CUBE_SQL_THREADS, memoryMb: e.CUBE_SQL_MEMORY_MB, timeoutMs: e.CUBE_SQL_TIMEOUT_MS, maxRows: e.CUBE_SQL_MAX_ROWS, maxResultMb: e.CUBE_SQL_MAX_RESULT_MB },
+      sql: { threads: e.CUBE_SQL_THREADS, memoryMb: e.CUBE_SQL_MEMORY_MB, timeoutMs: e.CUBE_SQL_TIMEOUT_MS, maxRows: e.CUBE_SQL_MAX_ROWS, maxResultMb: e.CUBE_SQL_MAX_RESULT_MB, concurrency: e.CUBE_SQL_CONCURRENCY },
       sessionTtlSeconds: e.CUBE_SESSION_TTL_SECONDS,
     },
     production: e.NODE_ENV === 'production',

@@ -252,12 +252,14 @@ export class AnalyticsEngine {
   private cacheBytes = 0;
   private readonly inflight = new Map<string, Promise<CubePayload | SqlPayload>>();
   private readonly failures = new Map<string, { error: unknown; at: number }>();
+  /** organizations whose database a query holds open across waits outside it (a sandbox slot) */
+  private readonly holds = new Map<string, number>();
   private readonly sandbox: SandboxPool;
   private readonly idleTimer: NodeJS.Timeout;
 
   constructor(private readonly deps: Deps) {
     const a = deps.config.analytics;
-    this.sandbox = new SandboxPool(a.sql);
+    this.sandbox = new SandboxPool(a.sql, deps.log);
     this.idleTimer = setInterval(() => this.closeIdle(), 60_000).unref();
   }
 
@@ -401,7 +403,29 @@ export class AnalyticsEngine {
     return viewColumnsRead(tree.statements);
   }
 
-  private async runSql(sql: string, restrictions: Restrictions, fp: Fingerprint): Promise<SqlPayload> {
+  /**
+   * Runs fn with the organization's database held open: closeIdle leaves it alone until fn ends.
+   * A connection counts only while it is open, and a sqlQuery waits for its sandbox slot between
+   * two (minutes under load); the idle sweep closed the database meanwhile, and the statement's
+   * turn then opened it again in an OrgFacts the engine no longer knew (never closed, the file
+   * kept open, and the next query of the organization loaded a private copy).
+   */
+  private async holding<T>(organizationId: string, fn: () => Promise<T>): Promise<T> {
+    this.holds.set(organizationId, (this.holds.get(organizationId) ?? 0) + 1);
+    try {
+      return await fn();
+    } finally {
+      const n = this.holds.get(organizationId)! - 1;
+      if (n === 0) this.holds.delete(organizationId);
+      else this.holds.set(organizationId, n);
+    }
+  }
+
+  private runSql(sql: string, restrictions: Restrictions, fp: Fingerprint): Promise<SqlPayload> {
+    return this.holding(restrictions.organizationId, () => this.runSqlHeld(sql, restrictions, fp));
+  }
+
+  private async runSqlHeld(sql: string, restrictions: Restrictions, fp: Fingerprint): Promise<SqlPayload> {
     const facts = await this.freshFacts(restrictions.organizationId, fp);
     const columns = await this.inspectSql(facts, sql);
     // the rows are written when the statement's turn comes (SandboxPool.withSlot)
@@ -514,16 +538,22 @@ export class AnalyticsEngine {
     }
   }
 
-  private closeIdle(): void {
+  /** Closes the databases unused for idleMs (tests pass a shorter time); a held one stays open. */
+  closeIdle(idleMs = IDLE_CLOSE_MS): void {
     const now = Date.now();
     for (const [id, facts] of this.orgs) {
-      if (facts.active === 0 && now - facts.lastUsed > IDLE_CLOSE_MS) {
+      if (facts.active === 0 && !this.holds.has(id) && now - facts.lastUsed >= idleMs) {
         facts.close();
         this.orgs.delete(id);
         this.readings.delete(id);
       }
     }
     for (const [key, f] of this.failures) if (now - f.at > FAILURE_TTL_MS) this.failures.delete(key);
+  }
+
+  /** What the sqlQuery sandboxes run and wait now (SandboxPool.stats). */
+  sandboxStats(): ReturnType<SandboxPool['stats']> {
+    return this.sandbox.stats();
   }
 
   close(): void {

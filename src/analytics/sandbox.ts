@@ -6,7 +6,9 @@
 // Only a few statements run at once (sandboxSlots): each process may grow to its memory limit
 // plus the baseline, so without a bound a burst of calls could take the machine's memory; the
 // others wait their turn, the organization with the fewest running first, and an organization
-// cannot have more than MAX_PER_ORGANIZATION of them running or waiting.
+// cannot have more than MAX_PER_ORGANIZATION of them running or waiting (SQL_QUERY_BUSY: the
+// statement is fine, it may be sent again). A process that ends without an answer when it was
+// not killed for its time or memory crashed: INTERNAL_ERROR, logged, and retryable.
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
@@ -21,6 +23,12 @@ export interface SandboxSettings {
   maxRows: number;
   /** the most an answer may weigh, counted as its JSON text roughly is (analyticsSandbox.ts, resultBytes) */
   maxResultMb: number;
+  /** sandboxes running at once (CUBE_SQL_CONCURRENCY); undefined: sandboxSlots decides */
+  concurrency?: number | undefined;
+}
+
+interface Log {
+  error(obj: object, msg: string): void;
 }
 
 const WORKER = fileURLToPath(new URL('../../workers/analyticsSandbox.ts', import.meta.url));
@@ -38,10 +46,12 @@ export const MAX_PER_ORGANIZATION = 8;
 const MAX_WAITING = 64;
 
 /**
- * How many sandboxes run at once: one a core, and no more than half the machine's (or container's) memory allows
- * at their limit (CUBE_SQL_MEMORY_MB plus the process baseline), at least one.
+ * How many sandboxes run at once: CUBE_SQL_CONCURRENCY when it is set; else one a core, and no
+ * more than half the machine's (or container's) memory allows at their limit (CUBE_SQL_MEMORY_MB
+ * plus the process baseline), at least one.
  */
-export function sandboxSlots(settings: Pick<SandboxSettings, 'memoryMb'>): number {
+export function sandboxSlots(settings: Pick<SandboxSettings, 'memoryMb' | 'concurrency'>): number {
+  if (settings.concurrency !== undefined) return settings.concurrency;
   // a container's memory limit (cgroup) when it is lower than the machine's
   const constrained = process.constrainedMemory?.() ?? 0;
   const memory = constrained > 0 ? Math.min(constrained, totalmem()) : totalmem();
@@ -52,7 +62,10 @@ export function sandboxSlots(settings: Pick<SandboxSettings, 'memoryMb'>): numbe
 interface Waiter {
   organizationId: string;
   start: () => void;
+  refuse: (error: Error) => void;
 }
+
+const shutDown = () => new AppError('SERVICE_UNAVAILABLE', 'The SQL sandbox is shut down; send the statement again');
 
 function residentMb(pid: number): number | undefined {
   try {
@@ -67,6 +80,8 @@ export class SandboxPool {
   private spare: Promise<ChildProcess> | undefined;
   private spareTimer: NodeJS.Timeout | undefined;
   private readonly children = new Set<ChildProcess>();
+  /** the processes a statement was sent to, until they answer or end */
+  private readonly busy = new Set<ChildProcess>();
   private closed = false;
   private readonly slots: number;
   private running = 0;
@@ -74,32 +89,46 @@ export class SandboxPool {
   private readonly perOrganization = new Map<string, { running: number; held: number }>();
   private readonly waiting: Waiter[] = [];
 
-  constructor(private readonly settings: SandboxSettings) {
+  constructor(
+    private readonly settings: SandboxSettings,
+    private readonly log: Log,
+  ) {
     this.slots = sandboxSlots(settings);
+  }
+
+  /**
+   * What runs and waits now, for tests and diagnostics: slots taken (a statement writing its
+   * rows holds one too), statements waiting, sandbox processes (the spare included) and the ids
+   * of those a statement was sent to.
+   */
+  stats(): { slots: number; running: number; waiting: number; processes: number; statementPids: number[] } {
+    const statementPids = [...this.busy].map((c) => c.pid!);
+    return { slots: this.slots, running: this.running, waiting: this.waiting.length, processes: this.children.size, statementPids };
   }
 
   /**
    * Runs `work` (writing the caller's rows and running the statement) when a slot is free; the
    * rows are written only then, so waiting statements hold no scratch files. Refuses with
-   * SQL_QUERY_RESOURCE_LIMIT when the organization already has MAX_PER_ORGANIZATION statements
-   * running or waiting, or too many statements wait.
+   * SQL_QUERY_BUSY when the organization already has MAX_PER_ORGANIZATION statements running or
+   * waiting, or too many statements wait; with SERVICE_UNAVAILABLE once the pool is closed
+   * (statements waiting then are refused so too, and never run).
    */
   async withSlot<T>(organizationId: string, work: () => Promise<T>): Promise<T> {
-    if (this.closed) throw new Error('the sandbox pool is closed');
+    if (this.closed) throw shutDown();
     const org = this.perOrganization.get(organizationId) ?? { running: 0, held: 0 };
     if (org.held >= MAX_PER_ORGANIZATION) {
       throw new AppError(
-        'SQL_QUERY_RESOURCE_LIMIT',
-        `${MAX_PER_ORGANIZATION} SQL statements of this organization are already running or waiting; wait for their answers before sending more`,
+        'SQL_QUERY_BUSY',
+        `${MAX_PER_ORGANIZATION} SQL statements of this organization are already running or waiting; send this one again when one of them has its answer`,
       );
     }
     if (this.running >= this.slots && this.waiting.length >= MAX_WAITING) {
-      throw new AppError('SQL_QUERY_RESOURCE_LIMIT', 'Too many SQL statements are waiting to run; try again shortly');
+      throw new AppError('SQL_QUERY_BUSY', `${MAX_WAITING} SQL statements are already waiting to run; send this one again shortly`);
     }
     org.held += 1;
     this.perOrganization.set(organizationId, org);
     try {
-      if (this.running >= this.slots) await new Promise<void>((start) => this.waiting.push({ organizationId, start }));
+      if (this.running >= this.slots) await new Promise<void>((start, refuse) => this.waiting.push({ organizationId, start, refuse }));
       else this.running += 1;
       org.running += 1;
       try {
@@ -144,7 +173,11 @@ export class SandboxPool {
     this.children.add(child);
     child.once('exit', () => this.children.delete(child));
     return new Promise((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`the sandbox process ended before it was ready (${code})`));
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+        if (this.closed) return reject(shutDown());
+        const cause = new Error(`the sandbox process ended before it was ready (${signal ?? `exit code ${code}`})`);
+        reject(new AppError('INTERNAL_ERROR', 'The SQL sandbox process did not start; send the statement again', { cause }));
+      };
       child.once('exit', onExit);
       child.once('message', () => {
         child.off('exit', onExit);
@@ -153,10 +186,13 @@ export class SandboxPool {
     });
   }
 
-  private takeProcess(): Promise<ChildProcess> {
-    const ready = this.spare ?? this.spawn();
-    this.spare = this.spawn();
-    this.spare.catch(() => (this.spare = undefined));
+  private async takeProcess(): Promise<ChildProcess> {
+    const spare = this.spare;
+    const next = this.spawn();
+    this.spare = next;
+    next.catch(() => {
+      if (this.spare === next) this.spare = undefined;
+    });
     clearTimeout(this.spareTimer);
     // an unused spare is not kept forever
     this.spareTimer = setTimeout(() => {
@@ -164,50 +200,73 @@ export class SandboxPool {
       this.spare = undefined;
       void spare?.then((c) => c.kill('SIGKILL')).catch(() => {});
     }, SPARE_IDLE_MS).unref();
-    return ready;
+    const child = await spare?.catch(() => undefined);
+    if (this.closed) throw shutDown();
+    // a spare that ended while it waited (killed, crashed) is of no use: a fresh process instead
+    return child && child.exitCode === null && child.signalCode === null && child.connected ? child : this.spawn();
   }
 
   async run(file: string, sql: string): Promise<SandboxResult> {
-    if (this.closed) throw new Error('the sandbox pool is closed');
+    if (this.closed) throw shutDown();
     const child = await this.takeProcess();
-    const job: SandboxJob = { file, sql, ...this.settings };
-    const limitMb = this.settings.memoryMb + PROCESS_BASELINE_MB;
+    const { threads, memoryMb, timeoutMs, maxRows, maxResultMb } = this.settings;
+    const job: SandboxJob = { file, sql, threads, memoryMb, timeoutMs, maxRows, maxResultMb };
+    const limitMb = memoryMb + PROCESS_BASELINE_MB;
     let watch: NodeJS.Timeout | undefined;
     let deadline: NodeJS.Timeout | undefined;
+    let settled = false;
     try {
-      return await new Promise<SandboxResult>((resolve) => {
+      return await new Promise<SandboxResult>((resolve, reject) => {
+        const answer = (result: SandboxResult) => {
+          settled = true;
+          resolve(result);
+        };
         watch = setInterval(() => {
           const rss = child.pid === undefined ? undefined : residentMb(child.pid);
           if (rss !== undefined && rss > limitMb) {
             child.kill('SIGKILL');
-            resolve({ ok: false, errorCode: 'SQL_QUERY_RESOURCE_LIMIT', message: `The statement needed more than ${this.settings.memoryMb} MB of memory` });
+            answer({ ok: false, errorCode: 'SQL_QUERY_RESOURCE_LIMIT', message: `The statement needed more than ${memoryMb} MB of memory` });
           }
         }, WATCH_INTERVAL_MS);
         // the process interrupts itself at timeoutMs; this is for a process that cannot
         deadline = setTimeout(() => {
           child.kill('SIGKILL');
-          resolve({ ok: false, errorCode: 'SQL_QUERY_TIMEOUT', message: `The statement ran longer than ${this.settings.timeoutMs} ms` });
-        }, this.settings.timeoutMs + 5_000);
-        child.once('message', (result: SandboxResult) => resolve(result));
-        child.once('exit', (code, signal) =>
-          resolve({ ok: false, errorCode: 'SQL_QUERY_RESOURCE_LIMIT', message: `The sandbox process ended without an answer (${signal ?? code})` }),
-        );
-        child.send(job);
+          answer({ ok: false, errorCode: 'SQL_QUERY_TIMEOUT', message: `The statement ran longer than ${timeoutMs} ms` });
+        }, timeoutMs + 5_000);
+        child.once('message', answer);
+        // the process ended before it answered and before it was killed for its memory or time:
+        // it crashed (or the pool closed), which says nothing about the statement: send it again
+        const ended = (code: number | null, signal: NodeJS.Signals | null) => {
+          if (settled) return;
+          settled = true;
+          if (this.closed) return reject(shutDown());
+          const cause = new Error(`the sandbox process ${child.pid} ended without an answer (${signal ?? `exit code ${code}`})`);
+          this.log.error({ err: cause, pid: child.pid, code, signal }, 'cube.sqlQuery: the sandbox process crashed');
+          reject(new AppError('INTERNAL_ERROR', 'The SQL sandbox process ended unexpectedly; send the statement again', { cause }));
+        };
+        child.once('exit', ended);
+        this.busy.add(child);
+        child.send(job, (error) => {
+          if (error) ended(child.exitCode, child.signalCode);
+        });
       });
     } finally {
+      this.busy.delete(child);
       clearInterval(watch);
       clearTimeout(deadline);
-      if (child.exitCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
   }
 
+  /**
+   * Kills every sandbox process (the running statements are answered SERVICE_UNAVAILABLE when
+   * their process ends) and refuses the waiting statements: they never take a slot.
+   */
   close(): void {
     this.closed = true;
     clearTimeout(this.spareTimer);
     for (const child of this.children) child.kill('SIGKILL');
-    this.children.clear();
     this.spare = undefined;
-    // waiting statements go on to find the pool closed (run refuses)
-    for (const w of this.waiting.splice(0)) w.start();
+    for (const w of this.waiting.splice(0)) w.refuse(shutDown());
   }
 }

@@ -1,5 +1,6 @@
 // User corrections of musical details: never written over the data, always a new override row
-// with who and when (README "Catalog"), plus an activity entry per musical detail.
+// with who and when (README "Catalog"), plus an activity entry per musical detail (per block and
+// request for bulkOverride).
 import { z } from 'zod';
 import { recordActivity } from '../activity/record.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -49,6 +50,13 @@ function storedValues(values: OverrideValues): OverrideValues {
   return out;
 }
 
+/** Overrides of one request, per block: recorded as one event each (recordTally). */
+type OverrideTally = Map<string, { musicalDetails: number; items: { musicalDetails: number; values: OverrideValues }[] }>;
+
+/**
+ * Inserts an override of each musical detail. With `tally` the activity is counted there, per
+ * block, for one summarizing event per block (recordTally); without it, an event per detail.
+ */
 async function insertOverrides(
   db: Queryable,
   principal: Principal,
@@ -57,6 +65,7 @@ async function insertOverrides(
   kind: 'update_results' | 'bulk_override' | 'ignore',
   values: OverrideValues,
   action: string,
+  tally?: OverrideTally,
 ): Promise<void> {
   if (mds.length === 0) return;
   await db.query(
@@ -64,6 +73,17 @@ async function insertOverrides(
      SELECT $1, t.block_id, t.identity_key, t.id, $2, $3, $4 FROM unnest($5::uuid[], $6::uuid[], $7::text[]) AS t(id, block_id, identity_key)`,
     [organizationId, kind, JSON.stringify(values), principal.userId, mds.map((m) => m.id), mds.map((m) => m.blockId), mds.map((m) => m.identityKey)],
   );
+  if (tally) {
+    const perBlock = new Map<string, number>();
+    for (const md of mds) perBlock.set(md.blockId, (perBlock.get(md.blockId) ?? 0) + 1);
+    for (const [blockId, n] of perBlock) {
+      const entry = tally.get(blockId) ?? { musicalDetails: 0, items: [] };
+      entry.musicalDetails += n;
+      entry.items.push({ musicalDetails: n, values });
+      tally.set(blockId, entry);
+    }
+    return;
+  }
   // the event is about the musical detail's rightsholder (its block's): a member restricted to it
   // sees the event (the subject id is no product's, so the activity log could not find it)
   const { rows: blocks } = await db.query<{ id: string; rightsholder_id: string }>(`SELECT id, rightsholder_id FROM catalog_blocks WHERE id = ANY ($1::uuid[])`, [
@@ -80,6 +100,33 @@ async function insertOverrides(
       subjectLabel: md.title,
       rightsholderIds: rightsholder ? [rightsholder] : [],
       changes: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { before: null, after: v }])),
+    });
+  }
+}
+
+/**
+ * One event per block of the tally, about the block's rightsholder: the number of musical details
+ * overridden and, per item of the request, how many with which values. A request may override
+ * 100 × 5,000 details; an event for each would flood the log (the overrides themselves keep who
+ * and when per detail).
+ */
+async function recordTally(db: Queryable, principal: Principal, organizationId: string, action: string, tally: OverrideTally): Promise<void> {
+  if (tally.size === 0) return;
+  const { rows } = await db.query<{ id: string; rightsholder_id: string; name: string }>(
+    `SELECT b.id, b.rightsholder_id, r.name FROM catalog_blocks b JOIN rightsholders r ON r.id = b.rightsholder_id
+     WHERE b.organization_id = $1 AND b.id = ANY ($2::uuid[]) ORDER BY r.name, b.id`,
+    [organizationId, [...tally.keys()]],
+  );
+  for (const block of rows) {
+    const { musicalDetails, items } = tally.get(block.id)!;
+    await recordActivity(db, principal, {
+      organizationId,
+      action,
+      subjectType: 'rightsholder',
+      subjectId: block.rightsholder_id,
+      subjectLabel: block.name,
+      rightsholderIds: [block.rightsholder_id],
+      changes: { overrides: { before: null, after: { blockId: block.id, musicalDetails, items } } },
     });
   }
 }
@@ -119,11 +166,12 @@ export async function bulkOverride(
   let overrides = 0;
   const rules: string[] = [];
   const touched = new Set<string>();
+  const tally: OverrideTally = new Map();
   for (const [i, item] of items.entries()) {
     const values = storedValues(item.values);
     if (item.musicalDetailIds && item.musicalDetailIds.length > 0) {
       const mds = await visibleDetails(db, caller, item.musicalDetailIds, block?.id);
-      await insertOverrides(db, principal, organizationId, mds, 'bulk_override', values, 'musicalDetails.bulkOverride');
+      await insertOverrides(db, principal, organizationId, mds, 'bulk_override', values, 'musicalDetails.bulkOverride', tally);
       overrides += mds.length;
       for (const m of mds) touched.add(m.id);
       continue;
@@ -157,6 +205,7 @@ export async function bulkOverride(
       changes: { rule: { before: null, after: { id: ruleId, scope, query, values, musicalDetails: applied.rowCount } } },
     });
   }
+  await recordTally(db, principal, organizationId, 'musicalDetails.bulkOverride', tally);
   return { overrides, rules, musicalDetailIds: [...touched] };
 }
 

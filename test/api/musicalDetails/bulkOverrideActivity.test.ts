@@ -1,0 +1,81 @@
+// musicalDetails.bulkOverride by ids records one activity event per rightsholder (block) of the
+// request, with the counts, not one per musical detail: an override of up to 100 × 5,000 details
+// wrote an event row for each.
+import t from 'tap';
+import { createRightsholder } from '../../helpers/ingest.ts';
+import { addMember, newOrganization } from '../../helpers/principals.ts';
+import { enrichmentDrivenServer, ingestBlock } from '../../catalog/helpers.ts';
+
+t.setTimeout(600_000);
+
+const srv = await enrichmentDrivenServer(t);
+const db = srv.deps.pool;
+const owner = await newOrganization(srv, 'Bulk Org');
+const org = owner.organizationId;
+const first = await createRightsholder(owner.client, org, 'First Artist');
+const second = await createRightsholder(owner.client, org, 'Second Artist');
+const song = (artist: string, n: number) => [artist, `Song ${n}`, '', `${n}.5`] as [string, string, string, string];
+const [{ block: block1 }, { block: block2 }] = await Promise.all([
+  ingestBlock(srv, owner, first, 'first.tsv', [1, 2, 3, 4, 5].map((n) => song('First Artist', n))),
+  ingestBlock(srv, owner, second, 'second.tsv', [6, 7, 8].map((n) => song('Second Artist', n))),
+]);
+const detailsOf = async (block: string) =>
+  (await db.query<{ id: string }>('SELECT id FROM musical_details WHERE block_id = $1 ORDER BY title', [block])).rows.map((r) => r.id);
+const [ones, twos] = [await detailsOf(block1), await detailsOf(block2)];
+
+t.test('one event per rightsholder of the request, with the number of details and each item', async (t) => {
+  t.equal(ones.length, 5);
+  t.equal(twos.length, 3);
+  const res = await owner.client.mutate('musicalDetails.bulkOverride', {
+    organizationId: org,
+    overrides: [
+      { musicalDetailIds: [...ones, twos[0], twos[1]], values: { genres: ['pop'] } },
+      { musicalDetailIds: ones.slice(0, 3), values: { artist: 'Somebody Else' } },
+    ],
+  });
+  t.ok(res.ok, JSON.stringify(res.error));
+  t.equal(res.data.overrides, 10);
+  t.equal((await db.query('SELECT count(*)::int AS n FROM musical_detail_overrides WHERE organization_id = $1', [org])).rows[0].n, 10, 'an override each');
+  const { rows } = await db.query(
+    `SELECT subject_type, subject_id, subject_label, rightsholder_ids, changes FROM activity_events
+     WHERE organization_id = $1 AND action = 'musicalDetails.bulkOverride' ORDER BY subject_label`,
+    [org],
+  );
+  t.equal(rows.length, 2, 'two events for ten overrides');
+  t.same(rows, [
+    {
+      subject_type: 'rightsholder',
+      subject_id: first,
+      subject_label: 'First Artist',
+      rightsholder_ids: [first],
+      changes: {
+        overrides: {
+          before: null,
+          after: {
+            blockId: block1,
+            musicalDetails: 8,
+            items: [
+              { musicalDetails: 5, values: { genres: ['pop'] } },
+              { musicalDetails: 3, values: { artist: 'Somebody Else' } },
+            ],
+          },
+        },
+      },
+    },
+    {
+      subject_type: 'rightsholder',
+      subject_id: second,
+      subject_label: 'Second Artist',
+      rightsholder_ids: [second],
+      changes: { overrides: { before: null, after: { blockId: block2, musicalDetails: 2, items: [{ musicalDetails: 2, values: { genres: ['pop'] } }] } } },
+    },
+  ]);
+
+  // a member restricted to one rightsholder sees that one's event only, in the feed and its history
+  const limited = await addMember(srv, org, 'member');
+  await db.query(`INSERT INTO data_access_roles (organization_id, user_id, mode, rightsholder_ids) VALUES ($1, $2, 'restricted', $3)`, [org, limited.userId, [second]]);
+  const feed = await limited.client.query('activity.feed', { organizationId: org, action: 'musicalDetails.bulkOverride' });
+  t.same(feed.data.data.map((e: any) => [e.subjectId, e.changes.overrides.after.musicalDetails]), [[second, 2]]);
+  const history = await limited.client.query('activity.byEntity', { organizationId: org, subjectType: 'rightsholder', subjectId: second });
+  t.same(history.data.data.filter((e: any) => e.action === 'musicalDetails.bulkOverride').length, 1);
+});

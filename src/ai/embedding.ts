@@ -153,7 +153,8 @@ async function cappedText(res: Response, max: number, path: string): Promise<str
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  // decoded as Response.text() decodes (a leading byte-order mark dropped)
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 /** One JSON POST to the OpenAI-compatible API, with the configured timeout and key. */

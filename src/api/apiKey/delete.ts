@@ -11,8 +11,9 @@ export const deleteKey = orgProcedure(
 ).mutation(({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
     const key = await manageableApiKey(db, ctx.principal, ctx.org, input.id, { rotate: false });
-    await deleteApiKey(db, input.id);
+    await deleteApiKey(db, key.id);
     await recordKeyChange(db, ctx.principal, ctx.org, 'apiKey.delete', key, null);
-    return { id: input.id, deleted: true };
+    // the id as stored (lower case), whatever case it was sent in
+    return { id: key.id, deleted: true };
   }),
 );

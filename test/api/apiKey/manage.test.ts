@@ -173,3 +173,13 @@ t.test("events about a key spanning several organizations name only the reader's
     t.notOk(JSON.stringify(res.data).includes(hidden), `${label}: the other organization is nowhere`);
   }
 });
+
+t.test('a key id in capitals names the same key, answered as stored', async (t) => {
+  const writer = await addMember(srv, org, 'writer');
+  const id = await keyOf(writer.userId);
+  const renamed = await owner.client.mutate('apiKey.update', { organizationId: org, id: id.toUpperCase(), rotate: false, name: 'Capitals' });
+  t.match(renamed.ok && renamed.data, { id, name: 'Capitals' });
+  const deleted = await owner.client.mutate('apiKey.delete', { organizationId: org, id: id.toUpperCase() });
+  t.same(deleted.ok && deleted.data, { id, deleted: true });
+  fails(t, await owner.client.mutate('apiKey.delete', { organizationId: org, id: id.toUpperCase() }), 'NOT_FOUND', 'API_KEY_NOT_FOUND');
+});

@@ -1,12 +1,16 @@
 // activity.trackVisit and its deprecated alias rightsholder.trackOpen. A visit to a subject the
-// service keeps (a rightsholder, a lens, a file, an upload, an export) needs the subject to exist
-// in the caller's organization and be visible to the caller, and is labelled with its current
-// name where it has one; visits to other subject types are recorded as given.
+// service keeps (a rightsholder, a lens, a file, an upload, an export, a mapping, the
+// organization, a member) needs the subject to exist in the caller's organization and be visible
+// to the caller, and is labelled with its current name where it has one; visits to products and
+// chats are recorded as given (a product's events may name a musical detail's id).
 import type { Queryable } from '../db/pool.ts';
 import { rightsholderScope } from '../access/dataAccess.ts';
 import { AppError } from '../errors.ts';
 import { visibleExport } from '../exports/store.ts';
+import { getMapping } from '../ingest/mappings.ts';
 import { getLens } from '../lenses/store.ts';
+import { getMember } from '../organizations/members.ts';
+import { getOrganization } from '../organizations/organizations.ts';
 import { rightsholderAccess } from '../rightsholders/service.ts';
 import { getRightsholder } from '../rightsholders/store.ts';
 import { isUuid } from './paging.ts';
@@ -22,10 +26,11 @@ export interface TrackVisitInput {
 }
 
 /**
- * A subject the service keeps, checked: its current name (null when it has none: an upload, an
- * export), or undefined for the types it does not check; throws the kind's NOT_FOUND when the
- * subject is not in the organization or not visible to the viewer (a member restricted by a
- * data-access role sees a file, upload or export only through its rightsholders).
+ * A subject the service keeps, checked: its current name (a member's e-mail address; null for an
+ * upload or an export, which have none), or undefined for the types it does not check; throws
+ * the kind's NOT_FOUND when the subject is not in the organization or not visible to the viewer
+ * (a member restricted by a data-access role sees a file, upload or export only through its
+ * rightsholders).
  */
 export async function subjectLabel(
   db: Queryable,
@@ -67,12 +72,23 @@ export async function subjectLabel(
       if (!isUuid(subjectId)) throw new AppError('EXPORT_NOT_FOUND');
       await visibleExport(db, viewer.organizationId, await rightsholderScope(db, viewer.organizationId, viewer.userId), subjectId);
       return null;
+    case 'mapping':
+      if (!isUuid(subjectId)) throw new AppError('MAPPING_NOT_FOUND');
+      return (await getMapping(db, viewer.organizationId, subjectId)).name;
+    case 'organization': {
+      // the caller's own organization only: another one's id is as unknown as none
+      if (!isUuid(subjectId) || subjectId.toLowerCase() !== viewer.organizationId.toLowerCase()) throw new AppError('ORGANIZATION_NOT_FOUND');
+      return (await getOrganization(db, viewer.organizationId)).name;
+    }
+    case 'user':
+      if (!isUuid(subjectId)) throw new AppError('USER_NOT_FOUND');
+      return (await getMember(db, viewer.organizationId, subjectId)).email;
     default:
       return undefined;
   }
 }
 
-const UUID_SUBJECTS: ReadonlySet<SubjectType> = new Set(['rightsholder', 'lens', 'file', 'upload', 'export']);
+const UUID_SUBJECTS: ReadonlySet<SubjectType> = new Set(['rightsholder', 'lens', 'file', 'upload', 'export', 'mapping', 'organization', 'user']);
 
 /**
  * The id as the service stores it: the ids of the subjects it checks are uuids, which PostgreSQL

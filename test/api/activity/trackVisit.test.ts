@@ -3,6 +3,7 @@ import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { createLens, createRightsholder, isError, ok, UNKNOWN_ID } from '../rightsholder/helpers.ts';
+import { insertMapping } from '../../helpers/ingest.ts';
 import type { Caller } from '../../helpers/principals.ts';
 
 const srv = await startTestServer(t);
@@ -121,4 +122,28 @@ t.test('files, uploads and exports: only those of the organization the caller ma
     [...Object.values(theirs), ...Object.values(hidden).filter((id) => id !== hidden.rightsholder), UNKNOWN_ID],
   ]);
   t.equal(rows[0].n, 0, 'nothing recorded for them');
+});
+
+t.test('mappings, the organization and members: only those the caller may see', async (t) => {
+  const other = await newOrganization(srv, 'Elsewhere');
+  const { rows: [library] } = await srv.deps.pool.query<{ id: string; name: string }>('SELECT id, name FROM mappings WHERE organization_id IS NULL ORDER BY id LIMIT 1');
+  const foreignMapping = { id: await insertMapping(srv.deps.pool, other.organizationId, 'Theirs', ['Title', 'Net'], {}) };
+  const member = await addMember(srv, org, 'member');
+  t.match(ok(t, await track(member, { subjectType: 'mapping', subjectId: library!.id.toUpperCase() })), { subjectId: library!.id, subjectLabel: library!.name });
+  t.match(ok(t, await track(member, { subjectType: 'organization', subjectId: org.toUpperCase() })), { subjectId: org, subjectLabel: 'Test Org' });
+  t.match(ok(t, await track(member, { subjectType: 'user', subjectId: owner.userId })), { subjectId: owner.userId, subjectLabel: owner.email });
+  for (const [type, subjectId, errorCode] of [
+    ['mapping', foreignMapping.id, 'MAPPING_NOT_FOUND'],
+    ['mapping', 'not-a-uuid', 'MAPPING_NOT_FOUND'],
+    ['organization', other.organizationId, 'ORGANIZATION_NOT_FOUND'],
+    ['organization', UNKNOWN_ID, 'ORGANIZATION_NOT_FOUND'],
+    ['user', other.userId, 'USER_NOT_FOUND'],
+    ['user', UNKNOWN_ID, 'USER_NOT_FOUND'],
+  ] as const) {
+    const res = await track(member, { subjectType: type, subjectId, subjectLabel: 'x' });
+    isError(t, res, 'NOT_FOUND', errorCode, `${type} ${subjectId}`);
+    t.notMatch(JSON.stringify(res), /Theirs|Elsewhere/);
+  }
+  const { rows } = await srv.deps.pool.query('SELECT count(*)::int AS n FROM subject_visits WHERE subject_id = ANY ($1)', [[foreignMapping.id, other.organizationId, other.userId, UNKNOWN_ID]]);
+  t.equal(rows[0].n, 0);
 });

@@ -132,6 +132,7 @@ export const errorRegistry = {
   UPLOAD_OBJECT_CHANGED: { code: 'BAD_REQUEST', description: "The uploaded file was replaced after upload.uploadAction complete (a PUT to its URL after completing); the statement fails rather than read other bytes: upload the file again." },
   UPLOAD_ABORTED: { code: 'BAD_REQUEST', description: "The client aborted the upload (upload.aborted); recorded as the statement's failure reason." },
   MAPPING_COLUMN_MISSING: { code: 'BAD_REQUEST', description: 'The mapping reads a column the statement does not have.' },
+  DATE_ORDER_AMBIGUOUS: { code: 'BAD_REQUEST', description: "A date column's year-first dates written with slashes (2014/01/06) read both as year/month/day and as year/day/month, and no date of the statement tells which: set the field's format to 'YMD' or 'YDM' in the mapping." },
   STATEMENT_UNREADABLE: { code: 'BAD_REQUEST', description: 'The located table could not be read (malformed delimited text).' },
   INGEST_TIME_BUDGET_EXCEEDED: { code: 'BAD_REQUEST', description: 'Normalizing the statement took longer than its time budget.' },
   INGEST_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'Processing failed on every retry; the cause is in the server log.' },

@@ -12,6 +12,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { fieldKinds, headerIn, headerKey, standardFields, usesDecimalComma, type StandardField } from '../src/ingest/fieldNames.ts';
 import type { FieldSpec, MappingFields } from '../src/ingest/fields.ts';
 import {
+  ambiguousYearFirst,
   coveringPeriod,
   fromFileName,
   normalizeIsrc,
@@ -164,6 +165,8 @@ function ident(name: string): string {
 }
 
 class MappingError extends Error {}
+/** Year-first dates that read both ways with nothing in the statement to tell which (DATE_ORDER_AMBIGUOUS). */
+class DateOrderError extends Error {}
 
 /**
  * The text expression of one field over the raw columns c0..cN, or NULL. `amount`: the field is
@@ -301,6 +304,7 @@ export async function normalizeStatement(input: NormalizeInput): Promise<WorkerR
       return await withTimeBudget([...connections], budget, () => run(connections, input, reading));
     } catch (error) {
       if (error instanceof MappingError) return fail('MAPPING_COLUMN_MISSING', error.message);
+      if (error instanceof DateOrderError) return fail('DATE_ORDER_AMBIGUOUS', error.message);
       const message = (error as Error).message ?? String(error);
       if (/interrupt/i.test(message)) return fail('INGEST_TIME_BUDGET_EXCEEDED', 'normalizing the statement took longer than its time budget');
       // a reading the file refuses: again, from the start, with the next one
@@ -600,7 +604,9 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   const yearFirst = new Map<StandardField, 'YMD' | 'YDM' | null>();
   for (const f of dateFields) {
     const spec = fields[f];
-    if (spec?.column !== undefined || spec?.columns !== undefined) yearFirst.set(f, yearFirstOrder(listOf(decidingRow[textFields.indexOf(textOf(f))])));
+    // (an order the mapping states for a field tells it for the statement's other date fields)
+    if (spec?.format === 'YMD' || spec?.format === 'YDM') yearFirst.set(f, spec.format);
+    else if (spec?.column !== undefined || spec?.columns !== undefined) yearFirst.set(f, yearFirstOrder(listOf(decidingRow[textFields.indexOf(textOf(f))])));
   }
   const told = new Set([...yearFirst.values()].filter((o) => o !== null));
   const statementYearFirst = told.size === 1 ? [...told][0]! : null;
@@ -608,7 +614,18 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
     const spec = fields[f];
     const order = dateOrderOf(spec);
     if (spec?.format === 'YMD' || spec?.format === 'YDM' || order !== 'YMD' || !yearFirst.has(f)) return order;
-    return (yearFirst.get(f) ?? statementYearFirst) === 'YDM' ? 'YDM' : 'YMD';
+    const told = yearFirst.get(f) ?? statementYearFirst;
+    if (told === null) {
+      // slashed year-first dates (2014/01/06) that no date of the statement decides are not
+      // guessed: year/day/month (TuneCore's older exports) would move every row to another month
+      const example = ambiguousYearFirst(listOf(decidingRow[textFields.indexOf(textOf(f))]));
+      if (example !== null) {
+        throw new DateOrderError(
+          `The dates of column "${spec?.column ?? spec?.columns?.join('", "')}" (such as ${example}) read both as year/month/day and as year/day/month, and no date of the statement tells which: set the field's format to 'YMD' or 'YDM' in the mapping.`,
+        );
+      }
+    }
+    return told === 'YDM' ? 'YDM' : 'YMD';
   };
   // per looked-up column, the list of the reader's outputs in the order of its ENUM (see perDistinct)
   const lists: string[] = [];

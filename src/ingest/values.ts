@@ -126,6 +126,25 @@ export function yearFirstOrder(values: Iterable<string>): 'YMD' | 'YDM' | null {
   return ydm ? 'YDM' : ymd ? 'YMD' : null;
 }
 
+/**
+ * A year-first date of the values written with `/` or `.` (`2014/01/06`, as TuneCore's older
+ * exports wrote year/day/month) whose day and month read both ways, when no value of them reads
+ * one way only; null otherwise. ISO dates (`2014-01-06`) are year/month/day and never ambiguous.
+ */
+export function ambiguousYearFirst(values: Iterable<string>): string | null {
+  let example: string | null = null;
+  for (const raw of values) {
+    const s = raw.trim();
+    const m = YEAR_FIRST.exec(s);
+    if (!m) continue;
+    const a = +m[2]!;
+    const b = +m[3]!;
+    if ((a > 12) !== (b > 12)) return null;
+    if (example === null && a <= 12 && b <= 12 && a !== b && /^\d{4}[/.]/.test(s)) example = s;
+  }
+  return example;
+}
+
 /** A year of four digits, or of two as Excel writes them (`24` is 2024, `70` is 1970). */
 function twoDigitYear(y: string): number {
   return y.length === 2 ? +y + (+y < 70 ? 2000 : 1900) : +y;

@@ -1,11 +1,15 @@
 // Values the library's mappings read from real layouts, through the file reader and the
 // normalizer, to the cent: BMI's two money columns (the first non-empty one, never both),
 // TuneCore's older year/day/month dates, and Beatport's tax percentage on one scale per column.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import t from 'tap';
 import { fieldSpecSchema } from '../../src/ingest/fields.ts';
 import { loadMappingLibrary } from '../../src/ingest/library.ts';
 import { parseDate, parsePeriod, yearFirstOrder } from '../../src/ingest/values.ts';
-import { normalizeFile, parquetRows } from '../helpers/normalize.ts';
+import { normalizeStatement } from '../../workers/normalize.ts';
+import { locateTable } from '../../workers/statementFile.ts';
+import { normalizeFile, normalizeInput, parquetRows, workDir } from '../helpers/normalize.ts';
 
 const library = new Map((await loadMappingLibrary()).map((e) => [e.key, e]));
 const entry = (key: string) => library.get(key)!;
@@ -113,7 +117,28 @@ t.test("TuneCore's older year/day/month dates: the order from the whole statemen
   const fields = { ...tc.fields, salesPeriodStart: { column: 'Sales Period', format: 'YDM' }, stmtYear: { column: 'Posted Date', format: 'YDM' }, stmtPeriod: { column: 'Posted Date', format: 'YDM' } };
   const ambiguous = [{ ...sale, 'Sales Period': '2014/01/05', 'Posted Date': '2014/01/06', 'Total Earned': '1.00' }];
   const c = await normalizeFile(t, file(tc.headers, ambiguous), fields, { fileName: 'tunecore-2014.csv' });
-  t.same(await parquetRows(c.outPath, 'stmt_year, stmt_period, sales_period_start::VARCHAR, sales_period_end::VARCHAR'), [[2014, 6, '2014-05-01', '2014-01-05']]);
+  // (salesPeriodEnd, without a format, follows the order the mapping states for the others)
+  t.same(await parquetRows(c.outPath, 'stmt_year, stmt_period, sales_period_start::VARCHAR, sales_period_end::VARCHAR'), [[2014, 6, '2014-05-01', '2014-05-01']]);
+
+  // without it, such a statement is not guessed: it asks for the format (before: read as year/month/day, January)
+  const dir = await workDir(t);
+  await writeFile(path.join(dir, 'original'), file(tc.headers, [...ambiguous, { ...ambiguous[0]!, 'Sales Period': '2014/03/05', 'Posted Date': '2014/01/06' }]));
+  const located = await locateTable({ sourcePath: path.join(dir, 'original'), fileName: 'tunecore-2014.csv', workDir: dir });
+  if (!located.ok) throw new Error(located.message);
+  t.same(await normalizeStatement(normalizeInput(located, tc.fields, dir)), {
+    ok: false,
+    errorCode: 'DATE_ORDER_AMBIGUOUS',
+    message:
+      "The dates of column \"Posted Date\" (such as 2014/01/06) read both as year/month/day and as year/day/month, and no date of the statement tells which: set the field's format to 'YMD' or 'YDM' in the mapping.",
+  });
+  // ISO dates (dashes) are year/month/day: read so
+  const iso = [{ ...sale, 'Sales Period': '2014-01-05', 'Posted Date': '2014-01-06', 'Total Earned': '1.00' }];
+  const d = await normalizeFile(t, file(tc.headers, iso), tc.fields, { fileName: 'tunecore.csv' });
+  t.same(await parquetRows(d.outPath, 'stmt_year, stmt_period, sales_period_start::VARCHAR'), [[2014, 1, '2014-01-05']]);
+  // and a slashed date whose day and month are the same number reads one way only
+  const same = [{ ...sale, 'Sales Period': '2014/05/05', 'Posted Date': '2014/06/06', 'Total Earned': '1.00' }];
+  const e = await normalizeFile(t, file(tc.headers, same), tc.fields, { fileName: 'tunecore-2014.csv' });
+  t.same(await parquetRows(e.outPath, 'stmt_year, stmt_period, sales_period_start::VARCHAR'), [[2014, 6, '2014-05-05']]);
 });
 
 t.test("Beatport's US tax withholding percentage: one scale per column, 30 and 30% both 30 % (0.3)", async (t) => {

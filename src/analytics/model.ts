@@ -98,6 +98,24 @@ const RELEASE_DATES =
 
 const dec = 'DECIMAL(38,12)';
 
+/**
+ * US dollars for an amount. US dollars per unit of the statement currency are held to 18 decimals
+ * in two parts (store.ts, table fx): rate, the rate to 14 decimals (DECIMAL(20,14)), and rate_lo,
+ * (round(rate, 18) - rate) × 10^14 (DECIMAL(18,4), under 0.5). At 14 decimals alone a rupiah
+ * (0.0000628882… USD) kept 10 significant digits, and 10^10 IDR were 628882.055 USD, .06 to the
+ * cent, where its rate gives 628882.05496… amount × rate is an exact DECIMAL(38,26) (under 1e12
+ * USD a row, sums to 1.7e12), amount × rate_lo an exact DECIMAL(38,16), at most half the amount;
+ * the latter is taken to 12 decimals, then × 10^-14 to the 26 of the first. A sum rounds it once,
+ * after summing (`usdSum`): the same value however the rows were grouped first (eager
+ * aggregation, the rollup), equal to round(sum(amount × round(rate, 18)), 26) in PostgreSQL
+ * (catalog/blocks.ts); a row's value (`usdOf`: sqlQuery, the weighted measures) rounds per row.
+ * The error is the rate's rounding at 18 decimals, at most 5e-19 USD a unit of the currency, plus
+ * 5e-27 USD.
+ */
+const LO_UNIT = 'CAST(0.00000000000001 AS DECIMAL(15,14))';
+const usdOf = (amount: string) => `(${amount} * fx.rate + CAST(${amount} * fx.rate_lo AS DECIMAL(38,12)) * ${LO_UNIT})`;
+const usdSum = (amount: string) => `(sum(${amount} * fx.rate) + CAST(sum(${amount} * fx.rate_lo) AS DECIMAL(38,12)) * ${LO_UNIT})`;
+
 export const model: SemanticModel = {
   view: {
     name: 'analytics_full_view',
@@ -178,8 +196,8 @@ export const model: SemanticModel = {
     },
   },
   expressions: {
-    usd_earnings: { sql: 'f.royalty_earnings * fx.rate', joins: ['fx'] },
-    usd_gross_earnings: { sql: 'f.gross_royalty_earnings * fx.rate', joins: ['fx'] },
+    usd_earnings: { sql: usdOf('f.royalty_earnings'), joins: ['fx'] },
+    usd_gross_earnings: { sql: usdOf('f.gross_royalty_earnings'), joins: ['fx'] },
     // The USD amount (exact: DECIMAL(38,26), scales add) at 10 decimals, for the measures that
     // multiply it again or sum it beside a factor: at scale 26 a sum overflows DuckDB's 38 digits
     // from 1.7e12 USD, 100 × a sum from 1.7e10, and × an age (scale 30) from about 1e8 USD-years.
@@ -196,7 +214,7 @@ export const model: SemanticModel = {
     {
       name: 'organization_id',
       title: 'Organization ID',
-      description: "The organization (tenant) the row belongs to. Always the caller's organization: the server injects it, and filters on it are removed.",
+      description: "The organization (tenant) the row belongs to. Always the caller's organization: the server injects it, and a filter on it is its truth value for the caller's organization (true or false for every row), never a condition on the data.",
       type: 'string',
       sql: 'CAST(f.organization_id AS VARCHAR)',
       joins: [],
@@ -459,7 +477,7 @@ export const model: SemanticModel = {
     {
       name: 'fx_rate',
       title: 'FX Rate',
-      description: "US dollars per unit of the row's currency applied to its statement (the rate of the statement period's last day or the nearest earlier published day; 14 decimals). NULL when no rate is known; USD rows have 1.",
+      description: "US dollars per unit of the row's currency applied to its statement (the rate of the statement period's last day or the nearest earlier published day), shown to 14 decimals; the USD amounts use it to 18. NULL when no rate is known; USD rows have 1.",
       type: 'number',
       sql: 'fx.rate',
       joins: ['fx'],
@@ -560,8 +578,8 @@ export const model: SemanticModel = {
       type: 'number',
       aggType: 'sum',
       format: 'currency',
-      sql: 'sum({usd_earnings})',
-      joins: [],
+      sql: usdSum('f.royalty_earnings'),
+      joins: ['fx'],
       rollup: 'same',
       rowSql: '{usd_earnings}',
     },
@@ -572,8 +590,8 @@ export const model: SemanticModel = {
       type: 'number',
       aggType: 'sum',
       format: 'currency',
-      sql: 'sum({usd_gross_earnings})',
-      joins: [],
+      sql: usdSum('f.gross_royalty_earnings'),
+      joins: ['fx'],
       rollup: 'same',
       rowSql: '{usd_gross_earnings}',
     },

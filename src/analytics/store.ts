@@ -94,7 +94,7 @@ export async function readFingerprint(db: Pick<Pool, 'query'>, organizationId: s
 
 /** Layout of the database file: a change rebuilds it. */
 const LAYOUT = createHash('sha256')
-  .update(JSON.stringify([semantic.model.facts, semantic.model.rollups, 'dims-v1']))
+  .update(JSON.stringify([semantic.model.facts, semantic.model.rollups, 'dims-v2']))
   .digest('hex')
   .slice(0, 16);
 
@@ -118,7 +118,8 @@ const DDL = [
   `CREATE TABLE IF NOT EXISTS loaded (statement_id VARCHAR PRIMARY KEY, normalized_version INTEGER, normalized_key VARCHAR, row_count BIGINT)`,
   `CREATE TABLE IF NOT EXISTS statement_months (organization_id VARCHAR, statement_id VARCHAR, rightsholder_id VARCHAR, month_index INTEGER)`,
   `CREATE TABLE IF NOT EXISTS stmt (statement_id VARCHAR, rightsholder_id VARCHAR, distributor_id VARCHAR, file_name VARCHAR, custom_name VARCHAR)`,
-  `CREATE TABLE IF NOT EXISTS fx (statement_id VARCHAR, currency VARCHAR, rate DECIMAL(20,14))`,
+  // the rate to 18 decimals in two parts: rate to 14, rate_lo the next four × 10^14 (model.ts, usdSum)
+  `CREATE TABLE IF NOT EXISTS fx (statement_id VARCHAR, currency VARCHAR, rate DECIMAL(20,14), rate_lo DECIMAL(18,4))`,
   `CREATE TABLE IF NOT EXISTS rightsholder (id VARCHAR, name VARCHAR)`,
   `CREATE TABLE IF NOT EXISTS distributor (id VARCHAR, name VARCHAR)`,
   // the catalog as each row sees it (README "Catalog", "Analytics"): raw identity → musical detail → product
@@ -498,8 +499,15 @@ export class OrgFacts {
 
     const tables: { name: string; width: number; rows: (string | null)[][]; insert?: string }[] = [
       { name: 'stmt', width: 5, rows: statements.map((s) => [s.id, s.rightsholder_id, s.distributor_id, s.file_name, s.custom_name]) },
-      // rates arrive as exact text and are cast once, in DuckDB, to the view's rate type
-      { name: 'fx', width: 3, rows: reference.fx.map((r) => [r.statement_id, r.currency, r.rate]), insert: 'SELECT s0, s1, TRY_CAST(s2 AS DECIMAL(20,14))' },
+      // rates arrive as exact text and are cast once, in DuckDB, to the view's two rate parts: the
+      // rate rounded to 14 decimals, and what rounding it to 18 instead adds, × 10^14 (exact)
+      {
+        name: 'fx',
+        width: 3,
+        rows: reference.fx.map((r) => [r.statement_id, r.currency, r.rate]),
+        insert: `SELECT s0, s1, TRY_CAST(s2 AS DECIMAL(20,14)),
+          TRY_CAST((TRY_CAST(s2 AS DECIMAL(38,18)) - TRY_CAST(s2 AS DECIMAL(20,14))) * 100000000000000 AS DECIMAL(18,4))`,
+      },
       { name: 'rightsholder', width: 2, rows: reference.rightsholders.map((r) => [r.id, r.name]) },
       { name: 'distributor', width: 2, rows: reference.distributors.map((r) => [r.id, r.name]) },
       {

@@ -177,12 +177,12 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
         ],
       );
     }
-    // USD exactly as analytics_full_view: each statement's rate for the row's currency, at the
-    // 14 decimals of the analytics rate (DECIMAL(20,14)); rows in a currency without a rate are
-    // counted, never converted at 1
+    // USD as analytics_full_view: each statement's rate for the row's currency, at the 18 decimals
+    // of the analytics rate (analytics/model.ts, usdSum: its sums are these, rounded to 26
+    // decimals); rows in a currency without a rate are counted, never converted at 1
     const upsert = await db.query<{ inserted: boolean }>(
       `WITH converted AS (
-         SELECT m.*, m.earnings * round(x.rate, 14) AS usd, CASE WHEN x.rate IS NULL THEN m.amount_rows ELSE 0 END AS no_rate
+         SELECT m.*, m.earnings * round(x.rate, 18) AS usd, CASE WHEN x.rate IS NULL THEN m.amount_rows ELSE 0 END AS no_rate
          FROM md_in m LEFT JOIN statement_fx x ON x.statement_id = m.statement_id AND x.currency = m.currency
        ), spelling AS (
          SELECT identity_key, norm_title, isrc, isrc_raw, title, artist, release_title, release_artist, case_rank,

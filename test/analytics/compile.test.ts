@@ -35,12 +35,12 @@ t.test('a full query: restrictions first, dimension filters in WHERE, measure fi
     scoped,
     true,
   );
-  const body = `SELECT f.country AS "c0", strftime(CAST(date_trunc('month', f.sales_period_start) AS TIMESTAMP), '%Y-%m-%dT%H:%M:%S.%g') AS "c1", sum((f.royalty_earnings * fx.rate)) AS "c2"
+  const body = `SELECT f.country AS "c0", strftime(CAST(date_trunc('month', f.sales_period_start) AS TIMESTAMP), '%Y-%m-%dT%H:%M:%S.%g') AS "c1", (sum(f.royalty_earnings * fx.rate) + CAST(sum(f.royalty_earnings * fx.rate_lo) AS DECIMAL(38,12)) * CAST(0.00000000000001 AS DECIMAL(15,14))) AS "c2"
 FROM rollup_statement f
 LEFT JOIN fx ON fx.statement_id = f.statement_id AND fx.currency = f.currency
 WHERE f.organization_id = $1 AND f.rightsholder_id IN ($2, $3) AND (f.sales_period_start >= CAST($4 AS DATE) AND f.sales_period_start <= CAST($5 AS DATE)) AND (f.rightsholder_id = $6) AND (FALSE OR TRUE) AND ((f.source ILIKE '%' || $7 || '%' ESCAPE '\\') OR (f.stmt_year >= CAST($8 AS DOUBLE)))
 GROUP BY 1, CAST(date_trunc('month', f.sales_period_start) AS TIMESTAMP)
-HAVING (CAST(CAST(sum((f.royalty_earnings * fx.rate)) AS VARCHAR) AS DOUBLE) > CAST($9 AS DOUBLE))`;
+HAVING (CAST(CAST((sum(f.royalty_earnings * fx.rate) + CAST(sum(f.royalty_earnings * fx.rate_lo) AS DECIMAL(38,12)) * CAST(0.00000000000001 AS DECIMAL(15,14))) AS VARCHAR) AS DOUBLE) > CAST($9 AS DOUBLE))`;
   t.equal(c.sql, `${body}\nORDER BY 2 ASC, 1 ASC\nLIMIT CAST($10 AS BIGINT)`);
   t.same(c.params, ['org-1', 'rh-1', 'rh-2', '2025-11-01', '2026-10-31', 'rh-1', '50\\%\\_off', '2024', '0', '10']);
   t.equal(c.totalSql, `SELECT count(*) AS total FROM (\n${body}\n) q`);

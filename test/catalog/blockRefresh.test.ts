@@ -174,8 +174,8 @@ t.test('a EUR statement: USD earnings exactly as analytics computes them', async
     [eurBlock],
   );
   const rate = (await db.query(`SELECT rate::text FROM statement_fx WHERE statement_id = $1 AND currency = 'EUR'`, [up.statementId])).rows[0].rate;
-  const expected = (await db.query(`SELECT trim_scale(730.2174199615 * round($1::numeric, 14))::text AS usd`, [rate])).rows[0].usd;
-  t.match(sums.rows[0], { rows: 30, usd: expected, no_rate: 0 }, 'every row, the expected EUR sum at the statement rate (14 decimals, as analytics)');
+  const expected = (await db.query(`SELECT trim_scale(730.2174199615 * round($1::numeric, 18))::text AS usd`, [rate])).rows[0].usd;
+  t.match(sums.rows[0], { rows: 30, usd: expected, no_rate: 0 }, 'every row, the expected EUR sum at the statement rate (18 decimals, as analytics)');
   const cube = await owner.client.mutate('cube.query', {
     organizationId: org,
     query: {
@@ -184,7 +184,8 @@ t.test('a EUR statement: USD earnings exactly as analytics computes them', async
     },
   });
   t.ok(cube.ok, JSON.stringify(cube.error));
-  t.equal(canonicalDecimal(cube.data.data[0][m('royalty_earnings_usd')]), canonicalDecimal(sums.rows[0].usd), 'the same USD total as analytics_full_view');
+  const analyticsScale = (await db.query(`SELECT trim_scale(round($1::numeric, 26))::text AS usd`, [sums.rows[0].usd])).rows[0].usd;
+  t.equal(canonicalDecimal(cube.data.data[0][m('royalty_earnings_usd')]), canonicalDecimal(analyticsScale), 'the same USD total as analytics_full_view (its 26 decimals)');
   const perTrack = await db.query(`SELECT identity_key, earnings_usd::text FROM musical_details WHERE block_id = $1 ORDER BY earnings_usd DESC, identity_key LIMIT 1`, [eurBlock]);
   t.match(perTrack.rows[0].identity_key, /^isrc:[A-Z]{2}[A-Z0-9]{3}\d{7}$/);
 });

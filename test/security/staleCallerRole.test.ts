@@ -115,3 +115,22 @@ t.test("an admin restricted while granting 'all' waited: refused, the member sta
   const prefs = expectOk<any>(t, await member.client.query('user.preferences', { organizationId: org }));
   t.same(prefs.dataAccessRole, restricted);
 });
+
+t.test("an admin demoted while their change of another member's API key waited: refused, the key unchanged", async (t) => {
+  const owner = await newOrganization(srv, 'Keys');
+  const org = owner.organizationId;
+  const admin = await addMember(srv, org, 'admin');
+  const writer = await addMember(srv, org, 'writer');
+  const { rows: [key] } = await pool.query<{ id: string }>('SELECT id FROM api_keys WHERE user_id = $1', [writer.userId]);
+  const [demoted, renamed, deleted] = await queued(org, [
+    () => owner.client.mutate('organization.updateRole', { organizationId: org, userId: admin.userId, role: 'writer' }),
+    () => admin.client.mutate('apiKey.update', { organizationId: org, id: key!.id, rotate: false, name: 'taken over' }),
+    () => admin.client.mutate('apiKey.delete', { organizationId: org, id: key!.id }),
+  ]);
+  expectOk(t, demoted!);
+  expectError(t, renamed!, 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  expectError(t, deleted!, 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  const { rows } = await pool.query('SELECT name FROM api_keys WHERE id = $1', [key!.id]);
+  t.same(rows, [{ name: 'test' }], 'the key is as it was');
+  t.equal((await writer.client.query('user.currentUser')).ok, true, 'and still works');
+});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PATTERN_RE, patternsWithin, updateApiKey } from '../../auth/apiKeys.ts';
 import { withTransaction } from '../../db/pool.ts';
+import { lockAsCaller } from '../../organizations/members.ts';
 import { AppError } from '../../errors.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { list, name, orgInput } from '../../trpc/schemas.ts';
@@ -22,7 +23,9 @@ export const update = orgProcedure(
   }),
 ).mutation(({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
-    const target = await manageableApiKey(db, ctx.principal, ctx.org, input.id, { rotate: input.rotate });
+    // the caller's role as it is once the organization is locked (a demotion may have committed meanwhile)
+    const { access } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
+    const target = await manageableApiKey(db, ctx.principal, access, input.id, { rotate: input.rotate });
     // A caller on an API key never comes away holding more than that key grants: the key itself
     // is only narrowed, and another key's new secret is handed out only when its scope (patterns
     // after the change, organizations) lies within the calling key's.

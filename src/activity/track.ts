@@ -88,18 +88,17 @@ export async function subjectLabel(
   }
 }
 
-const UUID_SUBJECTS: ReadonlySet<SubjectType> = new Set(['rightsholder', 'lens', 'file', 'upload', 'export', 'mapping', 'organization', 'user']);
-
 /**
- * The id as the service stores it: the ids of the subjects it checks are uuids, which PostgreSQL
- * accepts in capitals but writes in small letters, and visits and events are keyed by that text.
+ * The id as the service stores it: a uuid, of a subject of any type, is written in small letters
+ * (PostgreSQL accepts it in capitals but writes it so, and events and visits are keyed by that
+ * text), so an id in capitals names the same subject; any other id is taken as given.
  */
-export function canonicalSubjectId(subjectType: SubjectType, subjectId: string): string {
-  return UUID_SUBJECTS.has(subjectType) && isUuid(subjectId) ? subjectId.toLowerCase() : subjectId;
+export function canonicalSubjectId(subjectId: string): string {
+  return isUuid(subjectId) ? subjectId.toLowerCase() : subjectId;
 }
 
 export async function trackVisit(db: Queryable, input: TrackVisitInput): Promise<Visit> {
-  const subjectId = canonicalSubjectId(input.subjectType, input.subjectId);
+  const subjectId = canonicalSubjectId(input.subjectId);
   const label = await subjectLabel(db, input, input.subjectType, subjectId);
   return recordVisit(db, { ...input, subjectId, subjectLabel: label ?? input.subjectLabel ?? null });
 }

@@ -39,7 +39,7 @@ export const byEntity = orgProcedure(
   const db = ctx.deps.pool;
   const limit = checkCursorLimit(input.limit);
   const viewer = await activityViewer(db, ctx.org.id, ctx.principal.userId);
-  const subjectId = canonicalSubjectId(input.subjectType, input.subjectId);
+  const subjectId = canonicalSubjectId(input.subjectId);
   // A subject that is visible, or gone with history the caller may see; anything else (another
   // organization's id, another member's personal lens) is NOT_FOUND.
   if (!(await subjectIsVisible(db, viewer, input.subjectType, subjectId)) && !(await hasVisibleActivity(db, viewer, input.subjectType, subjectId))) {

@@ -69,6 +69,23 @@ t.test('subjects this service does not keep yet are known by their history', asy
   );
 });
 
+t.test('an id in capitals names the same subject, of every type', async (t) => {
+  const product = '5f0c2a9e-3b1d-4c8e-9a7f-1e2d3c4b5a69';
+  await srv.deps.pool.query(
+    `INSERT INTO activity_events (organization_id, actor_user_id, action, subject_type, subject_id, subject_label) VALUES ($1, $2, 'product.updateById', 'product', $3, 'Song')`,
+    [org, owner.userId, product],
+  );
+  const member = await addMember(srv, org, 'member');
+  ok(t, await owner.client.mutate('organization.updateRole', { organizationId: org, userId: member.userId, role: 'writer' }));
+  for (const [subjectType, subjectId, action] of [
+    ['product', product, 'product.updateById'],
+    ['user', member.userId, 'organization.updateRole'],
+  ] as const) {
+    const res = ok(t, await byEntity(owner, { subjectType, subjectId: subjectId.toUpperCase() }));
+    t.same(res.data.map((e: any) => [e.action, e.subjectId]), [[action, subjectId]], subjectType);
+  }
+});
+
 t.test("a restricted member and another member's personal lens: NOT_FOUND", async (t) => {
   const r = await createRightsholder(t, owner, 'Restricted Artist');
   const restricted = await addMember(srv, org, 'member');

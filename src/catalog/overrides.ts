@@ -1,6 +1,6 @@
 // User corrections of musical details: never written over the data, always a new override row
-// with who and when (README "Catalog"), plus an activity entry per musical detail (per block and
-// request for bulkOverride).
+// with who and when (README "Catalog"), plus an activity entry per musical detail for
+// updateResults, and per block and request for bulkOverride and ignoreTitles.
 import { z } from 'zod';
 import { recordActivity } from '../activity/record.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -246,6 +246,9 @@ export async function ignoreTitles(
      RETURNING md.id, md.block_id AS "blockId", md.identity_key AS "identityKey", md.title`,
     params.values,
   );
-  await insertOverrides(db, principal, organizationId, rows, 'ignore', { ignored: true } as OverrideValues, 'musicalDetails.ignoreTitles');
+  // organization-wide: one event per block, as bulkOverride, not one per detail
+  const tally: OverrideTally = new Map();
+  await insertOverrides(db, principal, organizationId, rows, 'ignore', { ignored: true } as OverrideValues, 'musicalDetails.ignoreTitles', tally);
+  await recordTally(db, principal, organizationId, 'musicalDetails.ignoreTitles', tally);
   return { titles: out, musicalDetails: rows.length, blockIds: [...new Set(rows.map((r) => r.blockId))] };
 }

@@ -1,6 +1,7 @@
-// musicalDetails.bulkOverride by ids records one activity event per rightsholder (block) of the
-// request, with the counts, not one per musical detail: an override of up to 100 × 5,000 details
-// wrote an event row for each.
+// musicalDetails.bulkOverride by ids and ignoreTitles record one activity event per rightsholder
+// (block) of the request, with the counts, not one per musical detail: an override of up to
+// 100 × 5,000 details, or titles matching every detail of the organization, wrote an event row
+// for each.
 import t from 'tap';
 import { createRightsholder } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
@@ -78,4 +79,19 @@ t.test('one event per rightsholder of the request, with the number of details an
   t.same(feed.data.data.map((e: any) => [e.subjectId, e.changes.overrides.after.musicalDetails]), [[second, 2]]);
   const history = await limited.client.query('activity.byEntity', { organizationId: org, subjectType: 'rightsholder', subjectId: second });
   t.same(history.data.data.filter((e: any) => e.action === 'musicalDetails.bulkOverride').length, 1);
+});
+
+t.test('ignoreTitles: one event per rightsholder whose details it marks', async (t) => {
+  const res = await owner.client.mutate('musicalDetails.ignoreTitles', { organizationId: org, titles: ['Song 1', 'song 2', 'SONG 7'] });
+  t.ok(res.ok, JSON.stringify(res.error));
+  t.equal(res.data.musicalDetails, 3);
+  const { rows } = await db.query(
+    `SELECT subject_type, subject_id, changes FROM activity_events WHERE organization_id = $1 AND action = 'musicalDetails.ignoreTitles' ORDER BY subject_label`,
+    [org],
+  );
+  t.same(rows, [
+    { subject_type: 'rightsholder', subject_id: first, changes: { overrides: { before: null, after: { blockId: block1, musicalDetails: 2, items: [{ musicalDetails: 2, values: { ignored: true } }] } } } },
+    { subject_type: 'rightsholder', subject_id: second, changes: { overrides: { before: null, after: { blockId: block2, musicalDetails: 1, items: [{ musicalDetails: 1, values: { ignored: true } }] } } } },
+  ]);
+  t.equal((await db.query(`SELECT count(*)::int AS n FROM musical_detail_overrides WHERE organization_id = $1 AND kind = 'ignore'`, [org])).rows[0].n, 3, 'an override each');
 });

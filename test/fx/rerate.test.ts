@@ -97,13 +97,13 @@ t.test('a statement processed before its rates were published takes them when th
     { kind: 'sales_type', usd: '241.425555555555555555' },
     { kind: 'source', usd: '241.425555555555555555' },
   ]);
-  // the catalog block is refreshed: its RUB row has a rate now (rates at 14 decimals there, as in analytics)
+  // the catalog block is refreshed: its RUB row has a rate now (rates at 18 decimals there, as in analytics)
   await waitForBlock(pool, artist, 1);
   const block = await pool.query(
     `SELECT sum(rows_without_rate)::int AS none, trim_scale(sum(earnings_usd))::text AS usd FROM musical_details m JOIN catalog_blocks b ON b.id = m.block_id WHERE m.organization_id = $1 AND b.rightsholder_id = $2`,
     [org, artist],
   );
-  t.same(block.rows, [{ none: 0, usd: '241.425555555555' }]);
+  t.same(block.rows, [{ none: 0, usd: '241.4255555555555555' }]);
 
   // the same rates again change nothing
   t.equal((await importFxRates(pool, { file }, 'plain')).statementsRerated, 0);

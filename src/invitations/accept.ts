@@ -19,11 +19,14 @@ export interface AcceptResult {
 
 export async function acceptInvitation(pool: Pool, principal: Principal, token: string): Promise<AcceptResult> {
   return withTransaction(pool, async (db) => {
+    const notFound = () => new AppError('INVITATION_NOT_FOUND', 'No invitation has that token (a newer link may have replaced it)');
     const found = await findInvitationByToken(db, token);
-    if (!found) throw new AppError('INVITATION_NOT_FOUND', 'No invitation has that token (a newer link may have replaced it)');
+    if (!found) throw notFound();
     // the organization first, then the invitation: the same lock order as every other invitation change
     const organization = await lockOrganization(db, found.organizationId);
-    const invitation = (await findInvitationByToken(db, token, { lock: true }))!;
+    // read again under the lock: a new link issued while this waited for it spent this token
+    const invitation = await findInvitationByToken(db, token, { lock: true });
+    if (!invitation) throw notFound();
     if (invitation.email.toLowerCase() !== principal.email.toLowerCase()) throw new AppError('INVITATION_EMAIL_MISMATCH');
     assertStatus(invitation, ['pending']);
     await assertInviterMayGrant(db, invitation);

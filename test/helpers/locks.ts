@@ -18,3 +18,24 @@ export async function waitForLockWaiters(pool: Pool, n: number): Promise<void> {
   }
   throw new Error(`fewer than ${n} sessions ever waited for a lock`);
 }
+
+/**
+ * Holds the organization's row lock while `calls` start one after the other (each waits for the
+ * lock before the next starts, so they queue in that order), then lets them run.
+ */
+export async function queuedBehindOrganization<T>(pool: Pool, organizationId: string, calls: (() => Promise<T>)[]): Promise<T[]> {
+  const holder = await pool.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [organizationId]);
+    const pending: Promise<T>[] = [];
+    for (const [i, call] of calls.entries()) {
+      pending.push(call());
+      await waitForLockWaiters(pool, i + 1);
+    }
+    await holder.query('COMMIT');
+    return await Promise.all(pending);
+  } finally {
+    holder.release();
+  }
+}

@@ -5,7 +5,7 @@
 // last-owner rule quiet.
 import t from 'tap';
 import { addMember, newOrganization, type Caller } from '../helpers/principals.ts';
-import { waitForLockWaiters } from '../helpers/locks.ts';
+import { queuedBehindOrganization } from '../helpers/locks.ts';
 import { startTestServer } from '../helpers/server.ts';
 import type { Outcome } from '../helpers/trpc.ts';
 import { expectError, expectOk, insertRightsholder } from '../api/organization/helpers.ts';
@@ -13,25 +13,9 @@ import { expectError, expectOk, insertRightsholder } from '../api/organization/h
 const srv = await startTestServer(t);
 const pool = srv.deps.pool;
 
-/**
- * Holds the organization's row lock while `calls` start one after the other (each authorized,
- * then queued on the lock in that order), then lets them run.
- */
-async function queued(organizationId: string, calls: (() => Promise<Outcome<unknown>>)[]): Promise<Outcome<unknown>[]> {
-  const holder = await pool.connect();
-  try {
-    await holder.query('BEGIN');
-    await holder.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [organizationId]);
-    const pending: Promise<Outcome<unknown>>[] = [];
-    for (const [i, call] of calls.entries()) {
-      pending.push(call());
-      await waitForLockWaiters(pool, i + 1);
-    }
-    await holder.query('COMMIT');
-    return await Promise.all(pending);
-  } finally {
-    holder.release();
-  }
+/** queuedBehindOrganization for calls of the API. */
+function queued(organizationId: string, calls: (() => Promise<Outcome<unknown>>)[]): Promise<Outcome<unknown>[]> {
+  return queuedBehindOrganization(pool, organizationId, calls);
 }
 
 async function roleOf(organizationId: string, user: Caller): Promise<string | undefined> {

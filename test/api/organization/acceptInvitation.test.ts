@@ -2,6 +2,7 @@
 // any API key of theirs, joins with the invited role; the token is single-use.
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
+import { queuedBehindOrganization } from '../../helpers/locks.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { acceptInvitation as accept, activities, expectOk, expireInvitation, SQL_INJECTION, tokenOf } from './helpers.ts';
 
@@ -143,4 +144,20 @@ t.test("the API key's procedure patterns: accepting needs * or invitation.* (inv
   }
   const ok = await accept(srv, await keyWith(['invitation.accept']), { token: tokenOf(inv.link) });
   t.same([ok.status, ok.body.role], [200, 'admin']);
+});
+
+t.test('a link re-issued while its acceptance waited for the organization: INVITATION_NOT_FOUND, never a 500', async (t) => {
+  const invitee = await newOrganization(srv, 'Raced invitee');
+  const inv = await invite(invitee.email);
+  const [relinked, accepted] = await queuedBehindOrganization<any>(srv.deps.pool, org, [
+    () => owner.client.mutate('organization.getInvitationLink', { organizationId: org, invitationId: inv.id }),
+    () => accept(srv, invitee.apiKey, { token: tokenOf(inv.link) }),
+  ]);
+  expectOk(t, relinked, 'the new link is issued first');
+  t.equal(accepted.status, 404);
+  t.match(accepted.body, { error: { code: 'NOT_FOUND', errorCode: 'INVITATION_NOT_FOUND' } });
+  const { rows } = await srv.deps.pool.query('SELECT 1 FROM memberships WHERE organization_id = $1 AND user_id = $2', [org, invitee.userId]);
+  t.equal(rows.length, 0, 'nobody joined');
+  const again = await accept(srv, invitee.apiKey, { token: tokenOf(relinked.data.link) });
+  t.equal(again.status, 200, 'the new link works');
 });

@@ -104,7 +104,8 @@ const dec = 'DECIMAL(38,12)';
  * (round(rate, 18) - rate) × 10^14 (DECIMAL(18,4), under 0.5). At 14 decimals alone a rupiah
  * (0.0000628882… USD) kept 10 significant digits, and 10^10 IDR were 628882.055 USD, .06 to the
  * cent, where its rate gives 628882.05496… amount × rate is an exact DECIMAL(38,26) (under 1e12
- * USD a row, sums to 1.7e12), amount × rate_lo an exact DECIMAL(38,16), at most half the amount;
+ * USD a row and a sum: adding the second part checks DuckDB's 38 digits, which a bare sum, held
+ * in 128 bits, passed up to 1.7e12), amount × rate_lo an exact DECIMAL(38,16), at most half the amount;
  * the latter is taken to 12 decimals, then × 10^-14 to the 26 of the first. A sum rounds it once,
  * after summing (`usdSum`): the same value however the rows were grouped first (eager
  * aggregation, the rollup), equal to round(sum(amount × round(rate, 18)), 26) in PostgreSQL

@@ -51,3 +51,31 @@ t.test('a statement of 10^10 IDR: its USD is the rate times the amount, exact', 
   ]);
   t.same(await cube({ measures: [m('statement_row_count')], dimensions: [m('fx_rate')], filters: [byRh] }), [{ [m('fx_rate')]: '0.0000628882055', [m('statement_row_count')]: '1000' }], 'fx_rate shows 14 decimals');
 });
+
+t.test('large sums: 10^16 IDR and 3 × 10^11 USD in many rows, summed without overflow', async (t) => {
+  const big = await seedRightsholder(srv, org, 'Large Catalog');
+  await seedStatement(srv, {
+    organizationId: org,
+    rightsholderId: big,
+    currency: 'IDR',
+    fx: { IDR: IDR_RATE },
+    rows: Array.from({ length: 1000 }, () => ({ raw_title: 'Big', royalty_earnings: '10000000000000', units: '1' })),
+  });
+  await seedStatement(srv, {
+    organizationId: org,
+    rightsholderId: big,
+    currency: 'USD',
+    rows: Array.from({ length: 1000 }, () => ({ raw_title: 'Big', royalty_earnings: '300000000', units: '1' })),
+  });
+  const filters = [{ member: m('rightsholder_id'), operator: 'equals', values: [big] }];
+  const expected = [{ [m('royalty_earnings_usd')]: '928882054961.36' }];
+  t.same(await cube({ measures: [m('royalty_earnings_usd')], filters }), expected, '10^16 × round(rate, 18) + 3 × 10^11');
+  t.same(await cube({ measures: [m('royalty_earnings_usd')], filters }, true), expected, 'the rollup');
+  t.same(
+    await cube({ measures: [m('royalty_earnings_usd')], dimensions: [m('currency')], filters, order: { [m('currency')]: 'asc' } }),
+    [
+      { [m('currency')]: 'IDR', [m('royalty_earnings_usd')]: '628882054961.36' },
+      { [m('currency')]: 'USD', [m('royalty_earnings_usd')]: '300000000000' },
+    ],
+  );
+});

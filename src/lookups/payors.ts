@@ -1,10 +1,10 @@
 // Known payors for autocomplete: the shipped list, the payors named in the caller's own
 // organization's statements, and those named in statements of at least PUBLIC_AFTER organizations
-// (statement_payors, keyed by normalizeLookupKey(name)); only statements analytics reads count
-// (withRows), in organizations not deleted. Which organization named a payor is never told, and a
-// payor only one or two organizations deal with is not shown to the others.
+// (statement_payors, keyed by normalizeLookupKey(name), counted per organization and spelling in
+// payor_spellings); only statements analytics reads count (withRows), in organizations not
+// deleted. Which organization named a payor is never told, and a payor only one or two
+// organizations deal with is not shown to the others.
 import type { Queryable } from '../db/pool.ts';
-import { withRows } from '../ingest/statements.ts';
 import { normalizeLookupKey } from './normalize.ts';
 import { containsPattern, pagedRows } from './paging.ts';
 
@@ -17,18 +17,29 @@ export interface KnownPayor {
 /** How many organizations' statements name a payor before every organization sees it. */
 export const PUBLIC_AFTER = 3;
 
-/** $1: the caller's organization; the own organization's spelling of a name first. */
+/**
+ * $1: the caller's organization. From payor_spellings (migration 000029: per organization and
+ * spelling, the statements with rows that name the payor so, kept by triggers), not from every
+ * statement's payors: the spelling most statements use (the own organization's first; a tie goes
+ * to the first in name order, as mode() chose it).
+ */
 const KNOWN = `(
   SELECT name_normalized, name, category FROM payors
   UNION ALL
-  SELECT sp.name_normalized,
-    coalesce(mode() WITHIN GROUP (ORDER BY sp.name) FILTER (WHERE sp.organization_id = $1), mode() WITHIN GROUP (ORDER BY sp.name)), NULL
-  FROM statement_payors sp
-  JOIN statements s ON s.id = sp.statement_id AND ${withRows('s')}
-  JOIN organizations o ON o.id = sp.organization_id AND o.deleted_at IS NULL
-  WHERE NOT EXISTS (SELECT 1 FROM payors p WHERE p.name_normalized = sp.name_normalized)
-  GROUP BY sp.name_normalized
-  HAVING bool_or(sp.organization_id = $1) OR count(DISTINCT sp.organization_id) >= ${PUBLIC_AFTER}
+  SELECT k.name_normalized,
+    coalesce((array_agg(k.name ORDER BY k.own DESC, k.name) FILTER (WHERE k.own > 0))[1], (array_agg(k.name ORDER BY k.total DESC, k.name))[1]), NULL
+  FROM (
+    SELECT ps.name_normalized, ps.name, sum(ps.statements) FILTER (WHERE ps.organization_id = $1) AS own, sum(ps.statements) AS total
+    FROM payor_spellings ps JOIN organizations o ON o.id = ps.organization_id AND o.deleted_at IS NULL
+    WHERE NOT EXISTS (SELECT 1 FROM payors p WHERE p.name_normalized = ps.name_normalized)
+    GROUP BY ps.name_normalized, ps.name
+  ) k
+  JOIN (
+    SELECT ps.name_normalized FROM payor_spellings ps JOIN organizations o ON o.id = ps.organization_id AND o.deleted_at IS NULL
+    GROUP BY ps.name_normalized
+    HAVING bool_or(ps.organization_id = $1) OR count(DISTINCT ps.organization_id) >= ${PUBLIC_AFTER}
+  ) shown ON shown.name_normalized = k.name_normalized
+  GROUP BY k.name_normalized
 ) known`;
 
 /** Names starting with the search come first, then those containing it. */

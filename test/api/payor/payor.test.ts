@@ -106,3 +106,49 @@ t.test('organization scoping', async (t) => {
   expectError(t, await stranger.client.query('payor.listGlobal', { organizationId: owner.organizationId }), 'FORBIDDEN', 'NOT_ORGANIZATION_MEMBER');
   expectError(t, await owner.client.query('payor.listGlobal', {}), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });
+
+t.test('the counts the list reads follow every statement in and out of analytics: skip, bad, reprocess, soft delete, restore, file delete', async (t) => {
+  const org = await newOrganization(srv, 'Counted Label');
+  const first = await ingestPayors(org, ['Counted Payor', 'Other Payor']);
+  const second = await ingestPayors(org, ['counted payor']);
+  // what payor_spellings holds, against the same figure counted from every statement's payors
+  const counts = async () => (await db.query(`SELECT name, statements FROM payor_spellings WHERE organization_id = $1 ORDER BY name`, [org.organizationId])).rows;
+  const recounted = async () =>
+    (
+      await db.query(
+        `SELECT sp.name, count(*)::int AS statements FROM statement_payors sp JOIN statements s ON s.id = sp.statement_id
+         WHERE sp.organization_id = $1 AND s.normalized_key IS NOT NULL AND s.deleted_at IS NULL AND s.status NOT IN ('skipped', 'bad')
+         GROUP BY sp.name ORDER BY sp.name`,
+        [org.organizationId],
+      )
+    ).rows;
+  const act = async (type: string, statementId: string) => {
+    const res = await org.client.mutate('upload.uploadAction', { organizationId: org.organizationId, action: { type, statementId } });
+    if (!res.ok) throw new Error(JSON.stringify(res.error));
+  };
+  const expect = async (want: { name: string; statements: number }[], listed: string[], what: string) => {
+    t.same(await counts(), want, what);
+    t.same(await counts(), await recounted(), `${what}: as counted from the statements`);
+    t.same(await names(org, 'payor'), listed, `${what}: listed`);
+  };
+  // (names in the database's order; of two spellings as common, the first in that order is listed, as mode() chose)
+  const ALL = [{ name: 'Counted Payor', statements: 1 }, { name: 'Other Payor', statements: 1 }, { name: 'counted payor', statements: 1 }];
+  await expect(ALL, ['Counted Payor', 'Other Payor'], 'processed');
+  await act('skip', first);
+  await expect([{ name: 'counted payor', statements: 1 }], ['counted payor'], 'the first skipped');
+  await act('bad', first);
+  await expect([{ name: 'counted payor', statements: 1 }], ['counted payor'], 'then marked bad');
+  // sent back: its earlier rows count again at once
+  await act('reprocess', first);
+  await expect(ALL, ['Counted Payor', 'Other Payor'], 'reprocessed');
+  await waitForStatement(org.client, org.organizationId, first);
+  await expect(ALL, ['Counted Payor', 'Other Payor'], 'processed again');
+  await act('delete', second);
+  await expect([{ name: 'Counted Payor', statements: 1 }, { name: 'Other Payor', statements: 1 }], ['Counted Payor', 'Other Payor'], 'the second deleted');
+  await act('restore', second);
+  await expect(ALL, ['Counted Payor', 'Other Payor'], 'restored');
+  const { rows } = await db.query(`SELECT upload_id FROM statements WHERE id = $1`, [first]);
+  const del = await org.client.mutate('file.deleteFilesByIds', { organizationId: org.organizationId, uploadId: rows[0].upload_id, fileIds: [first] });
+  if (!del.ok) throw new Error(JSON.stringify(del.error));
+  await expect([{ name: 'counted payor', statements: 1 }], ['counted payor'], 'the first removed for good');
+});

@@ -113,3 +113,21 @@ t.test('an archive of more files than are read is refused, never read in part', 
   t.match(at, { ok: true, dataRecords: 50 }, 'fifty files are read as one table');
   if (at.ok) t.equal(at.archiveEntry?.combined?.length, 50);
 });
+
+t.test('exports joined end to end (cat a.csv b.csv): a byte-order mark at the start of a later line is no character of its cells', async (t) => {
+  const part = (rows: string[]) => `\uFEFF${[HEADER.join(','), ...rows].join('\r\n')}\r\n`;
+  // the second export's header line is a repeated header; a third piece starts with a data row
+  const bytes = Buffer.from(part(ROWS.slice(0, 2)) + part(ROWS.slice(2)) + '\uFEFF2024-03,Tide,EUR,2,1.00\r\n');
+  const { located, out, rows } = await readJoined(t, bytes, 'joined.csv');
+  t.equal(located.encoding, 'utf-8-bom');
+  t.equal(located.dataRecords, 4);
+  t.same(out.dropped, [{ reason: 'repeated_header', rows: 1 }], 'the second header line is a repeated header, not a row without an amount');
+  t.same(rows, [
+    [1, 'Ember', '1.500000000000'],
+    [2, 'Hollow', '2.250000000000'],
+    [3, 'Stone', '0.250000000000'],
+    [4, 'Tide', '1.000000000000'],
+  ]);
+  t.equal(out.net, '5.000000000000');
+  t.equal(out.stmt?.period, 3, "the last piece's period is read (it began with the mark)");
+});

@@ -14,7 +14,7 @@ import { readHead, SUPPORTED } from './sniff.ts';
 export type Delimiter = ',' | ';' | '\t' | '|';
 
 export interface CleanText {
-  /** UTF-8 text without BOM, NUL, \x1A, lone CR or `sep=` line */
+  /** UTF-8 text without BOM (at its start or a line's), NUL, \x1A, lone CR or `sep=` line */
   path: string;
   encoding: string;
   /** the delimiter named by an Excel `sep=` first line */
@@ -126,7 +126,15 @@ class Normalizer {
     return this.note(t);
   }
 
-  private note(t: string): string {
+  private atLineStart = true;
+
+  private note(text: string): string {
+    let t = text;
+    // a byte-order mark at the start of a later line (exports joined end to end, `cat a.csv b.csv`)
+    // is no character of the line's first cell
+    if (this.atLineStart && t.startsWith('\uFEFF')) t = t.slice(1);
+    if (t.includes('\n\uFEFF')) t = t.replaceAll('\n\uFEFF', '\n');
+    if (t.length > 0) this.atLineStart = t.endsWith('\n');
     if (!this.hasContent && /[^\s,;|"]/.test(t)) this.hasContent = true;
     return t;
   }
@@ -134,6 +142,8 @@ class Normalizer {
 
 interface ByteFacts {
   validUtf8: boolean;
+  /** a UTF-8 byte-order mark at the start of a line after the first */
+  lineBom: boolean;
   nul: boolean;
   sub: boolean;
   loneCR: boolean;
@@ -143,12 +153,16 @@ interface ByteFacts {
   content: boolean;
 }
 
+/** A line break followed by a UTF-8 byte-order mark. */
+const LINE_BOM = Buffer.from([0x0a, 0xef, 0xbb, 0xbf]);
+
 /** One pass over an 8-bit file: is it valid UTF-8, and does it need any cleaning? */
 async function scanBytes(file: string, deadline: Deadline): Promise<ByteFacts> {
-  const facts: ByteFacts = { validUtf8: true, nul: false, sub: false, loneCR: false, crlf: 0, lf: 0, sepLine: false, content: false };
+  const facts: ByteFacts = { validUtf8: true, lineBom: false, nul: false, sub: false, loneCR: false, crlf: 0, lf: 0, sepLine: false, content: false };
   let carry: Buffer = Buffer.alloc(0);
   let prevCR = false;
   let first = true;
+  let tail: Buffer = Buffer.alloc(0);
   for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
     deadline.check();
     const chunk = raw as Buffer;
@@ -169,6 +183,18 @@ async function scanBytes(file: string, deadline: Deadline): Promise<ByteFacts> {
       }
       if (!isUtf8(buf.subarray(0, cut))) facts.validUtf8 = false;
       carry = Buffer.from(buf.subarray(cut));
+    }
+    if (!facts.lineBom) {
+      // (with the chunk before's last bytes: a mark split between two chunks)
+      const from = tail.length;
+      const joined = tail.length ? Buffer.concat([tail, chunk]) : chunk;
+      for (let b = joined.indexOf(LINE_BOM); b >= 0; b = joined.indexOf(LINE_BOM, b + 1)) {
+        if (b + LINE_BOM.length > from) {
+          facts.lineBom = true;
+          break;
+        }
+      }
+      tail = Buffer.from(chunk.subarray(Math.max(0, chunk.length - (LINE_BOM.length - 1))));
     }
     if (!facts.nul && chunk.includes(0)) facts.nul = true;
     if (!facts.sub && chunk.includes(0x1a)) facts.sub = true;
@@ -252,7 +278,7 @@ export async function prepareText(file: string, workDir: string, outName: string
   const facts = await scanBytes(file, deadline);
   if (!facts.content) throw noData();
   const mixedBreaks = facts.crlf > 0 && facts.lf > 0;
-  if (facts.validUtf8 && family === 'utf-8' && !facts.nul && !facts.sub && !facts.loneCR && !mixedBreaks && !facts.sepLine) {
+  if (facts.validUtf8 && family === 'utf-8' && !facts.lineBom && !facts.nul && !facts.sub && !facts.loneCR && !mixedBreaks && !facts.sepLine) {
     return { path: file, encoding: 'utf-8', sepDelimiter: null, newline: facts.crlf > 0 ? '\r\n' : '\n' };
   }
 

@@ -147,7 +147,8 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
     cols.rows.push(s.rows);
     cols.earnings.push(s.earnings);
     cols.amountRows.push(s.amountRows);
-    cols.caseRank.push(caseRank(clip(s.title)));
+    // the title's case first, then the artist's
+    cols.caseRank.push(caseRank(clip(s.title)) * 3 + caseRank(clip(s.artist)));
   }
 
   const currentKeys = new Set(cols.key);

@@ -151,7 +151,11 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
       }
       for (const [id, overlap] of counts) pairs.push({ cluster: p, id, overlap });
     }
-    pairs.sort((a, b) => b.overlap - a.overlap || a.cluster.key.localeCompare(b.cluster.key) || a.id.localeCompare(b.id));
+    // on a tie, the previous cluster with the same key: a cluster a musical detail was moved into
+    // keeps its id rather than taking that of the cluster the detail left
+    const previousKeyOf = new Map(previous.map((r) => [r.id, r.stable_key]));
+    const sameKey = (x: { cluster: PlannedCluster; id: string }) => Number(previousKeyOf.get(x.id) === x.cluster.key);
+    pairs.sort((a, b) => b.overlap - a.overlap || sameKey(b) - sameKey(a) || a.cluster.key.localeCompare(b.cluster.key) || a.id.localeCompare(b.id));
     const used = new Set<string>();
     for (const { cluster, id } of pairs) {
       if (cluster.id || used.has(id)) continue;

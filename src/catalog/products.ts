@@ -65,6 +65,59 @@ function compareDecimal(a: string, b: string): number {
   return neg(a) ? -c : c;
 }
 
+/**
+ * An artist as products compare it: normalized, without a featured-artist credit (`feat.`, `ft.`,
+ * `featuring`, bracketed or not), so that a fetched `Orla Finn feat. Mara Velde` is the statement's
+ * `Orla Finn`. A credit word that starts the name is part of it.
+ */
+export function artistKey(raw: string | null | undefined): string {
+  return normalizeText(raw).replace(/ (?:feat|ft|featuring)(?: .*)?$/, '');
+}
+
+/**
+ * A product key in its current form: the artist part of a track key (`track:cluster:<key>␟<artist>`)
+ * or album key (`album:<title>␟<artist>`) as artistKey has it. Keys stored while featured credits
+ * were part of the artist are moved to this form, so the products keep their ids and corrections.
+ */
+export function currentProductKey(key: string): string {
+  const at = key.indexOf('\u001f');
+  if (at < 0 || !(key.startsWith('track:cluster:') || key.startsWith('album:'))) return key;
+  return `${key.slice(0, at)}\u001f${key.slice(at + 1).replace(/ (?:feat|ft|featuring)(?: .*)?$/s, '')}`;
+}
+
+/** Moves product keys and the corrections naming them to their current form (currentProductKey). */
+async function rekeyProducts(db: Queryable, blockId: string): Promise<void> {
+  const { rows } = await db.query<{ key: string; product: boolean }>(
+    `SELECT stable_key AS key, TRUE AS product FROM products WHERE block_id = $1
+     UNION ALL SELECT DISTINCT product_key, FALSE FROM product_overrides WHERE block_id = $1`,
+    [blockId],
+  );
+  const moves = rows.filter((r) => currentProductKey(r.key) !== r.key);
+  if (moves.length === 0) return;
+  const overrides = moves.filter((r) => !r.product);
+  await db.query(
+    `UPDATE product_overrides o SET product_key = m.to_key FROM unnest($2::text[], $3::text[]) AS m(from_key, to_key)
+     WHERE o.block_id = $1 AND o.product_key = m.from_key`,
+    [blockId, overrides.map((r) => r.key), overrides.map((r) => currentProductKey(r.key))],
+  );
+  // one product per key: the first that moves there when none has it (the others are derived away)
+  const taken = new Set(rows.filter((r) => r.product).map((r) => r.key));
+  const products = moves
+    .filter((r) => r.product)
+    .sort((a, b) => (a.key < b.key ? -1 : 1))
+    .filter((r) => {
+      const to = currentProductKey(r.key);
+      if (taken.has(to)) return false;
+      taken.add(to);
+      return true;
+    });
+  await db.query(
+    `UPDATE products p SET stable_key = m.to_key FROM unnest($2::text[], $3::text[]) AS m(from_key, to_key)
+     WHERE p.block_id = $1 AND p.stable_key = m.from_key`,
+    [blockId, products.map((r) => r.key), products.map((r) => currentProductKey(r.key))],
+  );
+}
+
 class UnionFind<T> {
   private readonly parent = new Map<T, T>();
   find(x: T): T {
@@ -150,6 +203,7 @@ export async function refreshProducts(deps: Deps, blockId: string): Promise<void
 }
 
 async function derive(db: Queryable, blockId: string): Promise<void> {
+  await rekeyProducts(db, blockId);
   const details = await loadBlockDetails(db, blockId);
   const { rows: clusters } = await db.query<{ id: string; stable_key: string }>('SELECT id, stable_key FROM title_clusters WHERE block_id = $1', [blockId]);
   const clusterKey = new Map(clusters.map((c) => [c.id, c.stable_key]));
@@ -161,7 +215,7 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
 
   // 1. groups: a cluster and artist each (clusters group titles only; one title by two artists is two
   // tracks; a musical detail without a cluster stands alone), joined by shared recordings
-  const artistOf = (m: BlockDetail) => normalizeText(m.effective.artist);
+  const artistOf = (m: BlockDetail) => artistKey(m.effective.artist);
   const groupOf = (m: BlockDetail) => (m.clusterId && clusterKey.has(m.clusterId) ? `c:${m.clusterId}\u001f${artistOf(m)}` : `m:${m.id}`);
   const uf = new UnionFind<string>();
   const byRecording = new Map<string, string>();
@@ -257,7 +311,7 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
     const sorted = [...list.map((x) => x.m)].sort((a, b) => compareDecimal(b.earningsUsd, a.earningsUsd) || (a.id < b.id ? -1 : 1));
     const release = sorted.map(releaseOf).find((r) => r !== null);
     if (!release) continue;
-    const albumKey = `album:${normalizeText(release.title)}\u001f${normalizeText(release.artist)}`;
+    const albumKey = `album:${normalizeText(release.title)}\u001f${artistKey(release.artist)}`;
     track.parentKey = albumKey;
     const album = albums.get(albumKey) ?? { tracks: [], mds: [], release };
     album.tracks.push(track);

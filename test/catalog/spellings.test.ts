@@ -7,6 +7,7 @@ import { refreshBlock } from '../../src/catalog/blocks.ts';
 import { createRightsholder } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { ok } from '../api/mapping/helpers.ts';
+import { detailIds } from '../api/clustering/helpers.ts';
 import { enrichmentDrivenServer, ingestBlock } from './helpers.ts';
 
 t.setTimeout(600_000);
@@ -75,7 +76,17 @@ t.test('a block stored under the earlier identity keys is re-keyed by its next r
   const { id, cluster_id: cluster } = rows[0]!;
   ok(t, await owner.client.mutate('musicalDetails.updateResults', { organizationId: org, resultIds: [id], overrideValues: { title: 'Won’t Back Down', artist: 'Ivy Lane', releaseDate: '2020' } }));
   const paper = (await db.query<{ cluster_id: string }>(`SELECT cluster_id FROM musical_details WHERE block_id = $1 AND identity_key = 'ta:paper boats\u001fivy lane'`, [block])).rows[0]!.cluster_id;
-  ok(t, await owner.client.mutate('clustering.updateClustering', { organizationId: org, blockId: block, changes: [{ musicalDetailId: id, toClusterId: paper }] }));
+  const clusterOf = async (identity: string) =>
+    (await db.query<{ cluster_id: string }>('SELECT cluster_id FROM musical_details WHERE block_id = $1 AND identity_key = $2', [block, identity])).rows[0]!.cluster_id;
+  const [river, love] = [await clusterOf('ta:river\u001fivy lane'), await clusterOf('isrc:QZZ7S7700001')];
+  // each target shares one musical detail with its previous self and one with the cluster the moved one left: it keeps its own id
+  const moved = ok(t, await owner.client.mutate('clustering.updateClustering', {
+    organizationId: org,
+    blockId: block,
+    changes: [{ musicalDetailId: id, toClusterId: paper }, { musicalDetailId: (await detailIds(db, block))['ta:river\u001fivy lane']!, toClusterId: love }],
+  }));
+  t.same(moved.data.map((m: any) => m.clusterId), [paper, love], 'the clusters moved into keep their ids');
+  t.not(river, love);
   ok(t, await owner.client.mutate('musicalDetails.ignoreTitles', { organizationId: org, titles: ['Don’t Stop'] }));
   // as an earlier version stored them: apostrophes and format characters were spaces
   await db.query('UPDATE musical_details SET identity_key = $3 WHERE block_id = $1 AND identity_key = $2', [block, key, legacy]);

@@ -2,6 +2,7 @@
 import t from 'tap';
 import { rightsholderScope } from '../../../src/access/dataAccess.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
+import { queuedBehindOrganization } from '../../helpers/locks.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { activities, expectError, expectOk, insertRightsholder, MISSING_ID } from '../organization/helpers.ts';
 
@@ -156,4 +157,17 @@ t.test('the last unrestricted owner stays unrestricted: nobody else could grant 
     const free = scopes[0] === null ? solo : second;
     for (const o of [solo, second]) expectOk(t, await free.client.mutate('user.setDataAccessRole', { organizationId: solo.organizationId, userId: o.userId, role: 'all' }));
   }
+});
+
+t.test('two owners restricting each other, the second queued behind the first: LAST_OWNER', async (t) => {
+  const pair = await newOrganization(srv, 'Pair');
+  const oid = pair.organizationId;
+  const own = await insertRightsholder(srv, oid, 'Theirs Together');
+  const other = await addMember(srv, oid, 'owner');
+  const restrict = (client: typeof pair.client, userId: string) =>
+    client.mutate('user.setDataAccessRole', { organizationId: oid, userId, role: { mode: 'restricted', rightsholderIds: [own] } });
+  const [first, second] = await queuedBehindOrganization(srv.deps.pool, oid, [() => restrict(pair.client, other.userId), () => restrict(other.client, pair.userId)]);
+  expectOk(t, first!, 'the first restriction wins');
+  expectError(t, second!, 'CONFLICT', 'LAST_OWNER', 'the now restricted owner cannot restrict the last unrestricted one');
+  t.same(await Promise.all([pair.userId, other.userId].map((u) => rightsholderScope(srv.deps.pool, oid, u))), [null, [own]]);
 });

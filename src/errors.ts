@@ -149,6 +149,7 @@ export const errorRegistry = {
   HEADER_NOT_FOUND: { code: 'BAD_REQUEST', description: 'No row near the top of the table names its columns (a headerless file or records of several kinds).' },
   FILE_NOT_A_STATEMENT: { code: 'BAD_REQUEST', description: 'The table is not a royalty statement: no column holds earnings (a catalogue or metadata export, a usage report without amounts) or it is a bank statement.' },
   FIELD_TOO_LARGE: { code: 'BAD_REQUEST', description: 'A field, record or line is longer than the accepted maximum (a quote that never closes, a file without line breaks).' },
+  FILE_TOO_MANY_COLUMNS: { code: 'BAD_REQUEST', description: 'The table has more than 10,000 columns (statements have tens); it is not read.' },
   FILE_TIME_BUDGET_EXCEEDED: { code: 'BAD_REQUEST', description: 'Reading the statement file took longer than its time budget.' },
   // mappings and distributors
   MAPPING_COLUMN_UNKNOWN: { code: 'BAD_REQUEST', description: "The mapping's fields name a column that is not among its headers (data.details.fields lists each path)." },

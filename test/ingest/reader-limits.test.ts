@@ -115,3 +115,21 @@ t.test('cells built to make the readers backtrack are read in bounded time', asy
   t.equal(out.issues.invalidIsrc, upcs.length);
   t.equal(out.issues.missingStmtPeriod, upcs.length);
 });
+
+t.test('a table of more than 10,000 columns is refused at once (the normalizer ran out of memory from about 16,000, and spent minutes on 100,000)', async (t) => {
+  const wide = (columns: number) => {
+    const names = Array.from({ length: columns - 2 }, (_, i) => `C${i}`);
+    const cells = names.map((_, i) => String(i % 10));
+    return Buffer.from(`Period,Net,${names.join(',')}\n2024-03,1.00,${cells.join(',')}\n2024-03,2.00,${cells.join(',')}\n`);
+  };
+  for (const columns of [10_001, 16_384, 100_000]) {
+    const r = await refusal(wide(columns), 'wide.csv');
+    t.same([r.errorCode, r.message], ['FILE_TOO_MANY_COLUMNS', `The table has ${columns.toLocaleString('en-US')} columns; at most 10,000 are read: this is no statement table, or export it with the columns it needs.`]);
+    t.ok(r.ms < 10_000, `${columns} columns refused in ${r.ms} ms`);
+  }
+  // 10,000 are read, to the cent
+  const fields = { stmtYear: { column: 'Period' }, stmtPeriod: { column: 'Period' }, stmtCadence: { constant: 'M' }, currency: { constant: 'USD' }, royaltyEarnings: { column: 'Net' }, rawTitle: { column: 'C5' } };
+  const { located, out } = await normalizeFile(t, wide(10_000), fields, { fileName: 'wide.csv' });
+  t.equal(located.header.length, 10_000);
+  t.same([out.keptRows, out.net], [2, '3.000000000000']);
+});

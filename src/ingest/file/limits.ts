@@ -15,6 +15,7 @@ export type FileErrorCode =
   | 'HEADER_NOT_FOUND'
   | 'FILE_NOT_A_STATEMENT'
   | 'FIELD_TOO_LARGE'
+  | 'FILE_TOO_MANY_COLUMNS'
   | 'FILE_TIME_BUDGET_EXCEEDED';
 
 export class FileError extends Error {

@@ -34,6 +34,11 @@ interface Context {
 }
 
 const MAX_NESTING = 2;
+/**
+ * The widest table read: DuckDB's reader runs out of memory from about 16,000 columns (Excel's
+ * 16,384 included) and spent minutes on 100,000, while statements have tens of columns.
+ */
+export const MAX_COLUMNS = 10_000;
 const MAX_MEMBERS = 50;
 /** names of sheets and archive members that summarise rather than detail */
 const SUMMARY_NAME = /summary|overview|recap|totals?\b|cover|readme|read me|info\b|notes?\b/i;
@@ -46,6 +51,12 @@ export async function locate(input: LocateInput, internal: Partial<Limits> = {})
   const limits = resolveLimits(input.limits, internal);
   const ctx: Context = { workDir: input.workDir, limits, deadline: new Deadline(limits.timeBudgetMs), budget: new InflateBudget(limits), seq: 0 };
   const { score: _score, ...located } = await locatePath(input.sourcePath, input.fileName, ctx, 0);
+  if (located.header.length > MAX_COLUMNS) {
+    throw new FileError(
+      'FILE_TOO_MANY_COLUMNS',
+      `The table has ${located.header.length.toLocaleString('en-US')} columns; at most ${MAX_COLUMNS.toLocaleString('en-US')} are read: this is no statement table, or export it with the columns it needs.`,
+    );
+  }
   // the table read is a catalogue export, a usage report without amounts or a bank statement:
   // refused, never left waiting for a mapping that cannot name an earnings column
   if (located.dataRecords > 0) {

@@ -50,6 +50,22 @@ function storedValues(values: OverrideValues): OverrideValues {
   return out;
 }
 
+/**
+ * Holds the rightsholders of these blocks (KEY SHARE) for the rest of the transaction, so a
+ * rightsholder.deleteById, which locks its rightsholder before removing the block under it, waits
+ * for the overrides about to be written instead of removing the block between the check and the
+ * insert (a foreign-key violation, an internal error). `errorCode` when a block is already gone.
+ */
+async function holdBlocks(db: Queryable, organizationId: string, blockIds: readonly string[], errorCode: 'MUSICAL_DETAIL_NOT_FOUND' | 'BLOCK_NOT_FOUND'): Promise<void> {
+  const unique = [...new Set(blockIds)];
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT b.id FROM catalog_blocks b JOIN rightsholders r ON r.id = b.rightsholder_id
+     WHERE b.organization_id = $1 AND b.id = ANY ($2::uuid[]) ORDER BY r.id FOR KEY SHARE OF r`,
+    [organizationId, unique],
+  );
+  if (rows.length !== unique.length) throw new AppError(errorCode, 'Removed with its rightsholder while this change waited');
+}
+
 /** Overrides of one request, per block: recorded as one event each (recordTally). */
 type OverrideTally = Map<string, { musicalDetails: number; items: { musicalDetails: number; values: OverrideValues }[] }>;
 
@@ -68,6 +84,7 @@ async function insertOverrides(
   tally?: OverrideTally,
 ): Promise<void> {
   if (mds.length === 0) return;
+  await holdBlocks(db, organizationId, mds.map((m) => m.blockId), 'MUSICAL_DETAIL_NOT_FOUND');
   await db.query(
     `INSERT INTO musical_detail_overrides (organization_id, block_id, identity_key, musical_detail_id, kind, "values", created_by)
      SELECT $1, t.block_id, t.identity_key, t.id, $2, $3, $4 FROM unnest($5::uuid[], $6::uuid[], $7::text[]) AS t(id, block_id, identity_key)`,
@@ -178,6 +195,7 @@ export async function bulkOverride(
     }
     if (!block) throw new AppError('VALIDATION_FAILED', `overrides.${i}: a query override needs blockId`, { details: { fields: [{ path: 'blockId', message: 'required with a query' }] } });
     const query = parseCatalogQuery(item.query);
+    await holdBlocks(db, organizationId, [block.id], 'BLOCK_NOT_FOUND');
     const scope = item.scope ?? 'block';
     const { rows } = await db.query<{ id: string }>(
       `INSERT INTO catalog_rules (organization_id, scope, block_id, rightsholder_id, query, override_values, created_by)

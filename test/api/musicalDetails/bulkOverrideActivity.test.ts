@@ -4,6 +4,7 @@
 // for each.
 import t from 'tap';
 import { createRightsholder } from '../../helpers/ingest.ts';
+import { waitForLockWaiters } from '../../helpers/locks.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { enrichmentDrivenServer, ingestBlock } from '../../catalog/helpers.ts';
 
@@ -94,4 +95,25 @@ t.test('ignoreTitles: one event per rightsholder whose details it marks', async 
     { subject_type: 'rightsholder', subject_id: second, changes: { overrides: { before: null, after: { blockId: block2, musicalDetails: 1, items: [{ musicalDetails: 1, values: { ignored: true } }] } } } },
   ]);
   t.equal((await db.query(`SELECT count(*)::int AS n FROM musical_detail_overrides WHERE organization_id = $1 AND kind = 'ignore'`, [org])).rows[0].n, 3, 'an override each');
+});
+
+t.test("a block removed while an override of its details waited for it: MUSICAL_DETAIL_NOT_FOUND, never a 500", async (t) => {
+  const third = await createRightsholder(owner.client, org, 'Third Artist');
+  const { block } = await ingestBlock(srv, owner, third, 'third.tsv', [song('Third Artist', 9)]);
+  const [detail] = await detailsOf(block);
+  // a removal as rightsholder.deleteById makes it has begun: the rightsholder locked, its block gone
+  const holder = await db.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM rightsholders WHERE id = $1 FOR UPDATE', [third]);
+    await holder.query('DELETE FROM catalog_blocks WHERE id = $1', [block]);
+    const override = owner.client.mutate('musicalDetails.bulkOverride', { organizationId: org, overrides: [{ musicalDetailIds: [detail], values: { genres: ['jazz'] } }] });
+    await waitForLockWaiters(db, 1);
+    await holder.query('DELETE FROM rightsholders WHERE id = $1', [third]);
+    await holder.query('COMMIT');
+    const res = await override;
+    t.same([res.error?.data.code, res.error?.data.errorCode], ['NOT_FOUND', 'MUSICAL_DETAIL_NOT_FOUND']);
+  } finally {
+    holder.release();
+  }
 });

@@ -73,16 +73,17 @@ async function latestMoves(db: Queryable, blockId: string): Promise<Map<string, 
 }
 
 export async function refreshClusters(deps: Deps, blockId: string): Promise<void> {
-  const details = await loadBlockDetails(deps.pool, blockId);
-  const items: TitleItem[] = details.map((d) => ({ id: d.id, title: d.effective.title || d.title, artist: d.effective.artist, earnings: d.earningsUsd }));
-  const auto =
-    items.length === 0
-      ? []
-      : (await deps.threads.run<{ ok: true; clusters: TitleCluster[] }>('cluster', 'clusterTitlesTask', { items })).clusters;
-
   await withTransaction(deps.pool, async (db) => {
     const locked = await db.query('SELECT 1 FROM catalog_blocks WHERE id = $1 FOR UPDATE', [blockId]);
     if (!locked.rowCount) return; // the block is gone
+    // read under the block's lock: a refresh that read before a concurrent one wrote would write
+    // back titles, clusters and moves older than that one's (corrections and moves lost until the next)
+    const details = await loadBlockDetails(db, blockId);
+    const items: TitleItem[] = details.map((d) => ({ id: d.id, title: d.effective.title || d.title, artist: d.effective.artist, earnings: d.earningsUsd }));
+    const auto =
+      items.length === 0
+        ? []
+        : (await deps.threads.run<{ ok: true; clusters: TitleCluster[] }>('cluster', 'clusterTitlesTask', { items })).clusters;
     const titleOf = new Map(items.map((i) => [i.id, i.title]));
     const planned: PlannedCluster[] = [];
     const byKey = new Map<string, PlannedCluster>();

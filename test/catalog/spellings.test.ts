@@ -114,7 +114,7 @@ t.test('a block stored under the earlier identity keys is re-keyed by its next r
   ].sort((a, b) => (a[0]! < b[0]! ? -1 : 1)));
 });
 
-t.test('getTopClusters: a block that earns nothing or less answers its clusters, highest first', async (t) => {
+t.test('getTopClusters and getTopMdsFromBlock: a block that earns nothing or less answers its clusters and details, highest first', async (t) => {
   const top = ok(t, await q('clustering.getTopClusters', { blockId: refunds }));
   t.equal(top.totalEarnings, '-1.75');
   t.same(top.data.map((c: any) => [c.displayTitle, c.earnings, c.earningsShare, c.wanted]), [
@@ -123,4 +123,40 @@ t.test('getTopClusters: a block that earns nothing or less answers its clusters,
     ['Cold Harbor', '-1.25', null, false],
   ]);
   t.same(ok(t, await q('clustering.getTopClusters', { blockId: refunds, limit: 1 })).data.map((c: any) => c.displayTitle), ['Quiet Engine']);
+  const mds = ok(t, await q('clustering.getTopMdsFromBlock', { blockId: refunds, minEarningsPercentage: 1 }));
+  t.same([mds.totalEarnings, mds.data.map((m: any) => [m.title, m.earningsUsd, m.earningsPercentage])], [
+    '-1.75',
+    [['Quiet Engine', '0', null], ['Glass Orchard', '-0.5', null], ['Cold Harbor', '-1.25', null]],
+  ]);
+});
+
+t.test('concurrent corrections: the clusters show every one of them', async (t) => {
+  const ids = (await db.query<{ id: string; title: string }>('SELECT id, title FROM musical_details WHERE block_id = $1 ORDER BY title', [refunds])).rows;
+  t.equal(ids.length, 3);
+  for (let round = 1; round <= 3; round++) {
+    await Promise.all(
+      ids.map((m) =>
+        owner.client.mutate('musicalDetails.updateResults', {
+          organizationId: org,
+          resultIds: [m.id],
+          overrideValues: { title: `${m.title} Take ${round}`, artist: 'Refund Artist', releaseDate: '2020' },
+        }),
+      ),
+    );
+    const clusters = ok(t, await q('clustering.getClustersList', { blockId: refunds })).data.map((c: any) => c.displayTitle).sort();
+    t.same(clusters, ids.map((m) => `${m.title} Take ${round}`).sort(), `round ${round}`);
+  }
+});
+
+t.test('concurrent moves: each lands where it was asked, in a cluster that exists', async (t) => {
+  const mds = (await db.query<{ id: string }>('SELECT id FROM musical_details WHERE block_id = $1 ORDER BY id', [block])).rows.map((r) => r.id);
+  for (let round = 0; round < 6; round++) {
+    const answers = await Promise.all(
+      mds.map((id) => owner.client.mutate('clustering.updateClustering', { organizationId: org, blockId: block, changes: [{ musicalDetailId: id, newCluster: true }] })),
+    );
+    const placed = answers.map((a) => ok(t, a).data[0].clusterId);
+    const { rows } = await db.query<{ id: string; cluster_id: string }>('SELECT id, cluster_id FROM musical_details WHERE block_id = $1 ORDER BY id', [block]);
+    t.same(rows.map((r) => r.cluster_id), placed, `round ${round}: where the answers said`);
+    t.equal(new Set(placed).size, mds.length, 'each in a cluster of its own');
+  }
 });

@@ -9,7 +9,7 @@ export const getTopMdsFromBlock = orgProcedure(
     minRole: 'member',
     scope: 'cli',
     summary:
-      "The block's musical details with the largest USD earnings, highest first (ties by id): at most limit (default 300, at most 2000), only those whose share of the block's USD earnings is at least minEarningsPercentage (0..100, percent) when given. Answers { blockId, totalEarnings, data: [entry + clusterId + earningsPercentage (4 decimals)] }.",
+      "The block's musical details with the largest USD earnings, highest first (ties by id): at most limit (default 300, at most 2000), only those whose share of the block's USD earnings is at least minEarningsPercentage (0..100, percent) when given (a block earning nothing or less has no shares: earningsPercentage null, the minimum not applied). Answers { blockId, totalEarnings, data: [entry + clusterId + earningsPercentage (4 decimals)] }.",
   },
   orgInput({
     blockId: z.uuid(),
@@ -24,7 +24,7 @@ export const getTopMdsFromBlock = orgProcedure(
     `WITH t AS (SELECT coalesce(sum(earnings_usd), 0) AS total FROM musical_details WHERE block_id = $1)
      SELECT md.id, md.cluster_id, trim_scale(round(CASE WHEN t.total > 0 THEN 100 * md.earnings_usd / t.total END, 4))::text AS pct
      FROM musical_details md, t WHERE md.block_id = $1
-       AND ($3::numeric IS NULL OR (t.total > 0 AND 100 * md.earnings_usd / t.total >= $3::numeric))
+       AND ($3::numeric IS NULL OR t.total <= 0 OR 100 * md.earnings_usd / t.total >= $3::numeric)
      ORDER BY md.earnings_usd DESC, md.id LIMIT $2`,
     [block.id, input.limit, input.minEarningsPercentage ?? null],
   );

@@ -22,7 +22,8 @@ function cellText(cell: XLSX.CellObject | undefined, date1904: boolean): string 
   }
   if (cell.t === 'b') return cell.v ? 'TRUE' : 'FALSE';
   if (cell.t === 'e') return '';
-  return String(cell.v);
+  // NUL, which a BIFF string may hold, is removed as a text file's is (PostgreSQL stores none)
+  return String(cell.v).replaceAll('\0', '');
 }
 
 export async function legacyWorkbookToCsv(file: string, workDir: string, limits: Limits, deadline: Deadline): Promise<SheetCsv[]> {
@@ -61,7 +62,8 @@ export async function legacyWorkbookToCsv(file: string, workDir: string, limits:
     const csvPath = path.join(workDir, `xls-sheet-${index}.csv`);
     await writeFile(csvPath, lines.length > 0 ? `${lines.join('\n')}\n` : '');
     const hidden = (workbook.Workbook?.Sheets?.[index]?.Hidden ?? 0) !== 0;
-    sheets.push({ name, index, hidden, csvPath, rows: written, dateSystem: date1904 ? 1904 : 1900 });
+    // (in a sheet's name NUL becomes U+FFFD: removed, it could name another sheet)
+    sheets.push({ name: name.replaceAll('\0', '\uFFFD'), index, hidden, csvPath, rows: written, dateSystem: date1904 ? 1904 : 1900 });
     deadline.check();
   }
   return sheets;

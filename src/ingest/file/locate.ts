@@ -325,7 +325,10 @@ async function joinSameLayout(
   };
 }
 
-async function chooseMember(members: { name: string; path: string }[], ctx: Context, depth: number): Promise<Located> {
+async function chooseMember(entries: { name: string; path: string }[], ctx: Context, depth: number): Promise<Located> {
+  // a member's name is shown (layout, flags) and stored: a NUL in it, which PostgreSQL stores
+  // nowhere, becomes U+FFFD, as an invalid UTF-8 byte of a name does
+  const members = entries.map((m) => ({ ...m, name: m.name.replaceAll('\0', '\uFFFD') }));
   const candidates: Candidate<Located>[] = [];
   for (const m of members) {
     const base = m.name.split('/').pop() ?? m.name;

@@ -84,7 +84,9 @@ async function insertOverrides(
   tally?: OverrideTally,
 ): Promise<void> {
   if (mds.length === 0) return;
-  await holdBlocks(db, organizationId, mds.map((m) => m.blockId), 'MUSICAL_DETAIL_NOT_FOUND');
+  // ignoreTitles's own UPDATE of the details already holds them against the delete (which removes
+  // the details before their block); taking the rightsholders after it could deadlock with it
+  if (kind !== 'ignore') await holdBlocks(db, organizationId, mds.map((m) => m.blockId), 'MUSICAL_DETAIL_NOT_FOUND');
   await db.query(
     `INSERT INTO musical_detail_overrides (organization_id, block_id, identity_key, musical_detail_id, kind, "values", created_by)
      SELECT $1, t.block_id, t.identity_key, t.id, $2, $3, $4 FROM unnest($5::uuid[], $6::uuid[], $7::text[]) AS t(id, block_id, identity_key)`,

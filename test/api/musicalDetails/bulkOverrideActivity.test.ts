@@ -117,3 +117,27 @@ t.test("a block removed while an override of its details waited for it: MUSICAL_
     holder.release();
   }
 });
+
+t.test('ignoreTitles beside a rightsholder removal that reaches its details: one waits for the other, no deadlock', async (t) => {
+  const fourth = await createRightsholder(owner.client, org, 'Fourth Artist');
+  const { block } = await ingestBlock(srv, owner, fourth, 'fourth.tsv', [song('Fourth Artist', 10)]);
+  const holder = await db.connect();
+  try {
+    await holder.query('BEGIN');
+    // rightsholder.deleteById's order: the rightsholder locked, then its details removed, then its block
+    await holder.query('SELECT 1 FROM rightsholders WHERE id = $1 FOR UPDATE', [fourth]);
+    const ignored = owner.client.mutate('musicalDetails.ignoreTitles', { organizationId: org, titles: ['Song 10'] });
+    let done = false;
+    void ignored.finally(() => (done = true));
+    for (let i = 0; i < 300 && !done; i++) await new Promise((r) => setTimeout(r, 10));
+    const removal = holder.query('DELETE FROM musical_details WHERE block_id = $1', [block]).then(() => holder.query('DELETE FROM catalog_blocks WHERE id = $1', [block]));
+    const res = await ignored;
+    t.ok(res.ok, JSON.stringify(res.error));
+    t.equal(res.data.musicalDetails, 1);
+    await removal;
+    await holder.query('COMMIT');
+  } finally {
+    holder.release();
+  }
+  t.equal((await db.query('SELECT count(*)::int AS n FROM catalog_blocks WHERE id = $1', [block])).rows[0].n, 0, 'and the removal went through');
+});

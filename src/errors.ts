@@ -97,7 +97,7 @@ export const errorRegistry = {
   RIGHTSHOLDER_NOT_FOUND: { code: 'NOT_FOUND', description: 'No rightsholder with that id is visible in the organization.' },
   INVITATION_NOT_FOUND: { code: 'NOT_FOUND', description: 'No invitation with that id, or no invitation for that link token, in the organization.' },
   // organizations, members and invitations
-  LAST_OWNER: { code: 'CONFLICT', description: 'The last active owner of an organization cannot be removed, demoted or disabled.' },
+  LAST_OWNER: { code: 'CONFLICT', description: 'The last active owner of an organization cannot be removed, demoted or disabled, and the last active owner whose data-access role is unrestricted cannot be restricted either.' },
   ROLE_NOT_GRANTABLE: {
     code: 'FORBIDDEN',
     description: "The role is above the caller's own, or is a platform role (c2_*) and the caller is not a platform operator, or the caller's data-access role is restricted (no 'all', no invitation links).",
@@ -171,13 +171,13 @@ export const errorRegistry = {
   RAG_ENTRY_NOT_FOUND: { code: 'NOT_FOUND', description: 'No vector entry with that id.' },
   RAG_ENTRY_EXISTS: { code: 'CONFLICT', description: 'A vector entry with that name (normalized) and category already exists.' },
   RESOLVE_BATCH_TOO_LARGE: { code: 'BAD_REQUEST', description: 'A batch resolution names more than 10 strings.' },
-  AI_PROVIDER_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'The configured AI provider did not answer, or answered something unusable.' },
+  AI_PROVIDER_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'The configured AI provider did not answer, or answered something unusable or larger than 16 MB.' },
   FX_RATES_NOT_FOUND: { code: 'NOT_FOUND', description: 'No exchange rates were published on or before that date.' },
   MARKET_SYMBOL_NOT_FOUND: { code: 'NOT_FOUND', description: 'The market data provider knows no such symbol (the unknown symbols are in data.details).' },
   TREASURY_YIELDS_NOT_FOUND: { code: 'NOT_FOUND', description: 'No Treasury par yield curve is known for that date range.' },
   MARKET_PROVIDER_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'The live market data provider did not answer, or answered something unusable.' },
   // analytics
-  RIGHTSHOLDER_FILTER_REQUIRED: { code: 'BAD_REQUEST', description: 'An analytics query without a top-level filter on analytics_full_view.rightsholder_id naming rightsholders.' },
+  RIGHTSHOLDER_FILTER_REQUIRED: { code: 'BAD_REQUEST', description: 'An analytics query whose filters do not name rightsholders on every path: rightsholder_id equals at least one id, at the top level, inside an and, or in every branch of an or.' },
   ANALYTICS_QUERY_TIMEOUT: { code: 'TIMEOUT', description: 'The analytics query did not finish within the synchronous window (CUBE_SYNC_TIMEOUT_MS); it goes on running, poll for it with cube.queryPoll and the same body.' },
   SQL_QUERY_NOT_SELECT: { code: 'BAD_REQUEST', description: 'cube.sqlQuery takes exactly one SELECT statement; anything else (several statements, SET, COPY, ATTACH, CREATE, PRAGMA, ...) is refused.' },
   SQL_QUERY_INVALID: { code: 'BAD_REQUEST', description: "The SQL statement could not be parsed, bound or run (the message is DuckDB's, about the caller's own table only)." },
@@ -190,7 +190,7 @@ export const errorRegistry = {
   // exports
   EXPORT_NOT_FOUND: { code: 'NOT_FOUND', description: 'No export with that id is visible to the caller in the organization (one naming a rightsholder outside their data access is not).' },
   EXPORT_FILE_NOT_FOUND: { code: 'NOT_FOUND', description: 'The export has no file with that id (files exist only once the export is completed).' },
-  EXPORT_FILTER_NOT_APPLICABLE: { code: 'BAD_REQUEST', description: 'The filter does not apply to the export type (sources and territories are row filters; the statements type has none).' },
+  EXPORT_FILTER_NOT_APPLICABLE: { code: 'BAD_REQUEST', description: 'The filter does not apply to the export type (sources and territories are row filters; the statements type has none; the catalog type takes no filter).' },
   EXPORT_ACCESS_REVOKED: { code: 'FORBIDDEN', description: 'The member who requested the export lost access to the organization or to one of its rightsholders before it was built (recorded on the export).' },
   EXPORT_XLSX_CELL_TOO_LONG: { code: 'BAD_REQUEST', description: 'A text is longer than the 32,767 characters an Excel cell holds (recorded on the export); export it as CSV or Parquet.' },
   EXPORT_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'Building the export failed on every attempt (recorded on the export); the cause is in the server log.' },

@@ -217,7 +217,9 @@ async function runCommand(pool: Pool, command: string, values: Record<string, st
     const organizationId = typeof values.org === 'string' ? parse(uuid, values.org, 'org') : undefined;
     let userId: string | undefined;
     if (typeof values.email === 'string') {
-      const { rows } = await pool.query<{ id: string }>('SELECT id FROM users WHERE lower(email) = lower($1)', [values.email]);
+      // a mistyped address is told, not answered with an empty list as if its owner had no key
+      const address = parse(email, values.email.trim(), 'email');
+      const { rows } = await pool.query<{ id: string }>('SELECT id FROM users WHERE lower(email) = lower($1)', [address]);
       if (!rows[0]) return [];
       userId = rows[0].id;
     }

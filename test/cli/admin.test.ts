@@ -91,6 +91,15 @@ t.test('a command takes its own options and words only, and leaves nothing behin
   const badOrg = await admin('api-key', 'list', '--email', 'nobody.yet@example.com', '--org', 'not-a-uuid');
   t.equal(badOrg.code, 2, 'the --org of an unknown email is checked too');
   t.match(badOrg.stderr, /--org/);
+  // a mistyped address is refused like create's, not listed as a user with no keys
+  const badEmail = await admin('api-key', 'list', '--email', 'keys-example.com', '--json');
+  t.same([badEmail.code, badEmail.stdout, badEmail.stderr], [2, '', 'admin: --email: Invalid email address\n']);
+  const spaced = await admin('api-key', 'list', '--email', ' KEYS@example.com ', '--json');
+  t.same(
+    JSON.parse(spaced.stdout).map((k: { organizationIds: string[] }) => k.organizationIds),
+    [[owner.organizationId]],
+    'an address is taken in any case, with spaces around it',
+  );
 
   const human = await admin('api-key', 'list', '--org', owner.organizationId);
   t.match(human.stdout, /^createdAt: \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/m, 'times are ISO 8601');

@@ -152,7 +152,7 @@ const envSchema = z.object({
   TREASURY_BASE_URL: optionalText.pipe(httpUrl.optional()),
   MARKET_TIMEOUT_MS: int(100, 600_000).default(15_000),
   ENRICHMENT_PROVIDER: z.enum(['offline', 'musicbrainz']).default('offline'),
-  MUSICBRAINZ_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  MUSICBRAINZ_URL: optionalText.pipe(httpUrl.optional()),
   MUSICBRAINZ_USER_AGENT: headerText,
   MUSICBRAINZ_CONTACT: headerText,
   MUSICBRAINZ_MIN_INTERVAL_MS: int(0, 60_000).default(1000),
@@ -179,7 +179,7 @@ const envSchema = z.object({
     .string()
     .trim()
     .default('https://www.ecb.europa.eu/stats/eurofxref/eurofxref.zip')
-    .pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/ })])),
+    .pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, or empty for no scheduled import' })])),
   FX_RATES_CRON: z
     .string()
     .trim()

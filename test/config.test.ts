@@ -93,6 +93,8 @@ t.test('every address, name and header value is checked at start, naming its var
     [{ AI_BASE_URL: 'file:///etc/passwd' }, 'AI_BASE_URL: must be an http:// or https:// URL'],
     [{ MARKET_BASE_URL: 'data:,x' }, 'MARKET_BASE_URL: must be an http:// or https:// URL'],
     [{ TREASURY_BASE_URL: 'gopher://treasury.example' }, 'TREASURY_BASE_URL: must be an http:// or https:// URL'],
+    [{ MUSICBRAINZ_URL: 'ftp://musicbrainz.example' }, 'MUSICBRAINZ_URL: must be an http:// or https:// URL'],
+    [{ FX_RATES_URL: 'ftp://rates.example/eurofxref.zip' }, 'FX_RATES_URL: must be an http:// or https:// URL, or empty for no scheduled import'],
     [{ ...s3, S3_BUCKET: 'my bucket' }, 'S3_BUCKET: must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)'],
     [{ ...s3, S3_BUCKET: 'a/b' }, 'S3_BUCKET: must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)'],
     [{ ...s3, S3_BUCKET: 'b' }, 'S3_BUCKET: must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)'],

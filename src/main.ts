@@ -112,7 +112,8 @@ function startProblem(error: unknown): string {
   for (let e: unknown = error; e instanceof Error && parts.length < 4; e = e.cause) {
     const inner = e instanceof AggregateError ? e.errors.map((x: unknown) => (x instanceof Error ? x.message : String(x))).join('; ') : '';
     const text = e.message || inner || e.name;
-    if (!parts.includes(text)) parts.push(text);
+    // a cause a message already ends with (`…: connect ECONNREFUSED`) is not told twice
+    if (!parts.some((p) => p === text || p.endsWith(`: ${text}`))) parts.push(text);
   }
   return parts.join(': ') || String(error);
 }

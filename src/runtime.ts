@@ -160,7 +160,11 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
     }
     const store = new ObjectStore(config.s3 ?? embeddedS3!.settings);
     stack.push(async () => store.destroy());
-    await store.ensureBucket();
+    await store.ensureBucket().catch((error: unknown) => {
+      // a bare `connect ECONNREFUSED` or `Access Denied` would not say which of the configured servers it is
+      if (!config.s3) throw error;
+      throw new Error(`the object store of S3_ENDPOINT ${config.s3.endpoint} (S3_BUCKET ${config.s3.bucket}) cannot be used`, { cause: error });
+    });
     checkpoint();
 
     const threads = createThreadPool(config.threads);
@@ -231,6 +235,23 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
     await stop();
     throw error;
   }
+}
+
+/** errors of a database that was never reached (a server down, a wrong host or port, a missing socket) */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'ENOENT']);
+
+/**
+ * A configured database that cannot be reached, told as DATABASE_URL's (its host and port, never
+ * its credentials): `connect ECONNREFUSED 127.0.0.1:5432` alone does not say which server it is.
+ * Any other error (a missing database, a refused login) already names what is wrong.
+ */
+function namedUnreachable(error: unknown, databaseUrl: string): unknown {
+  if (!UNREACHABLE.has((error as NodeJS.ErrnoException).code ?? '')) return error;
+  const url = new URL(databaseUrl);
+  // a socket directory (?host=/path) is where pg connects, whatever the URL's host says
+  const where = url.searchParams.get('host') || url.host || 'localhost';
+  // the original's message in this one's too: `admin` prints a message, not its causes
+  return new Error(`the database of DATABASE_URL (${where}) cannot be reached: ${(error as Error).message}`, { cause: error });
 }
 
 /** Makes `dir` if needed; fails with a message naming its variable when it cannot be written. */
@@ -376,7 +397,7 @@ export async function openDatabase(config: Config, log: Deps['log']): Promise<Da
     await syncMappingLibrary(pool);
   } catch (error) {
     await close();
-    throw error;
+    throw config.databaseUrl ? namedUnreachable(error, config.databaseUrl) : error;
   }
   const lost = embeddedDb?.lost ?? new Promise<Error>(() => {});
   void lost.then((error) => log.error({ err: error }, 'embedded PostgreSQL lost'));

@@ -50,6 +50,30 @@ t.test('a start that fails names the problem in a line and exits 1', async (t) =
   }
 });
 
+t.test('a configured database or object store that cannot be reached is named as its variable', async (t) => {
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const path = await import('node:path');
+  const dir = await mkdtemp(path.join(tmpdir(), 'royalty-main-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  // nothing listens on port 1: `connect ECONNREFUSED 127.0.0.1:1` alone names neither server
+  const s3 = { S3_ENDPOINT: 'http://127.0.0.1:1', S3_BUCKET: 'bkt', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' };
+  const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ANALYTICS_DIR: path.join(dir, 'analytics'), ...s3 };
+  // the credentials of the URL are not repeated
+  const down = await main(['worker'], { ...env, DATABASE_URL: 'postgres://ops:s3cret@127.0.0.1:1/royalty' });
+  t.same([down.code, down.stderr], [1, 'cannot start worker: the database of DATABASE_URL (127.0.0.1:1) cannot be reached: connect ECONNREFUSED 127.0.0.1:1\n']);
+  const socket = path.join(dir, 'no-socket-here');
+  const noSocket = await main(['migrate'], { ...env, DATABASE_URL: `postgres://ops@localhost/royalty?host=${socket}` });
+  t.same([noSocket.code, noSocket.stderr], [1, `cannot start migrate: the database of DATABASE_URL (${socket}) cannot be reached: connect ENOENT ${socket}/.s.PGSQL.5432\n`]);
+  const admin = await main(['admin', 'api-key', 'list'], { ...env, DATABASE_URL: 'postgres://ops@127.0.0.1:1/royalty' });
+  t.same([admin.code, admin.stderr], [1, 'admin: cannot open the database: the database of DATABASE_URL (127.0.0.1:1) cannot be reached: connect ECONNREFUSED 127.0.0.1:1\n']);
+
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+  const store = await main(['worker'], { ...env, DATABASE_URL: db.url });
+  t.same([store.code, store.stderr], [1, 'cannot start worker: the object store of S3_ENDPOINT http://127.0.0.1:1 (S3_BUCKET bkt) cannot be used: connect ECONNREFUSED 127.0.0.1:1\n']);
+});
+
 t.test('a port in use is named before anything starts (a second npm start)', async (t) => {
   const taken = createServer();
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

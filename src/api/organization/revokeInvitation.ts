@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { assertStatus, getInvitation, revokeInvitation as revoke } from '../../invitations/invitations.ts';
-import { lockAsCaller } from '../../organizations/members.ts';
+import { assertMayGrant, lockAsCaller } from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -11,9 +11,12 @@ export const revokeInvitation = orgProcedure(
   orgInput({ invitationId: z.uuid() }),
 ).mutation(async ({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
-    const { organization } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
+    const { organization, access } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
     const before = await getInvitation(db, ctx.org.id, input.invitationId, { lock: true });
     assertStatus(before, ['pending']);
+    // nobody undoes what they could not have done: an invitation to a role above the caller's own
+    // (or a c2_* role, for one who is not a platform operator) is revoked by those who may grant it
+    assertMayGrant(ctx.principal, access, before.role);
     const after = await revoke(db, before.id);
     await recordActivity(db, ctx.principal, {
       organizationId: ctx.org.id,

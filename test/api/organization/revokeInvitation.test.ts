@@ -1,6 +1,6 @@
 // organization.revokeInvitation: pending → revoked; the link stops working.
 import t from 'tap';
-import { addMember, newOrganization } from '../../helpers/principals.ts';
+import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { acceptInvitation, activities, expectError, expectOk, expireInvitation, MISSING_ID, tokenOf } from './helpers.ts';
 
@@ -9,8 +9,8 @@ const owner = await newOrganization(srv, 'Acme');
 const org = owner.organizationId;
 const admin = await addMember(srv, org, 'admin');
 const other = await newOrganization(srv, 'Other');
-const invite = async (email: string, client = admin.client, organizationId = org) =>
-  ((await client.mutate('organization.addUser', { organizationId, email })) as { ok: true; data: { id: string; link: string } }).data;
+const invite = async (email: string, client = admin.client, organizationId = org, role = 'member') =>
+  ((await client.mutate('organization.addUser', { organizationId, email, role })) as { ok: true; data: { id: string; link: string } }).data;
 const revoke = (invitationId: unknown, client = admin.client) => client.mutate('organization.revokeInvitation', { organizationId: org, invitationId });
 
 t.test('a pending invitation is revoked; its link no longer works', async (t) => {
@@ -64,4 +64,23 @@ t.test('below admin: FORBIDDEN; validation', async (t) => {
   expectError(t, await revoke(inv.id, writer.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
   expectError(t, await revoke("1' OR '1'='1"), 'BAD_REQUEST', 'VALIDATION_FAILED');
   expectError(t, await revoke(undefined), 'BAD_REQUEST', 'VALIDATION_FAILED');
+});
+
+t.test('an invitation to a role above the caller’s own (or a c2_* role) is not revoked by them: ROLE_NOT_GRANTABLE, still pending', async (t) => {
+  const coOwner = await invite('co-owner-revoke@example.test', owner.client, org, 'owner');
+  expectError(t, await revoke(coOwner.id), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
+  const operator = await outsider(srv, org, 'c2_superadmin');
+  const support = await invite('support-revoke@example.test', operator.client, org, 'c2_customer_support');
+  expectError(t, await revoke(support.id, owner.client), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
+  const pending = expectOk(t, await owner.client.query('organization.listInvitations', { organizationId: org, status: ['pending'] }));
+  t.same(
+    pending.data.filter((i: { id: string }) => [coOwner.id, support.id].includes(i.id)).map((i: { id: string; status: string }) => [i.id, i.status]),
+    [[coOwner.id, 'pending'], [support.id, 'pending']],
+  );
+  t.equal((await activities(srv, org, 'organization.revokeInvitation')).filter((e) => [coOwner.id, support.id].includes((e.changes as any).invitation.before.id)).length, 0);
+  // those who could have made them revoke them: an admin's equal role, the owner, the operator
+  const peer = await invite('peer-admin@example.test', owner.client, org, 'admin');
+  t.match(expectOk(t, await revoke(peer.id)), { id: peer.id, status: 'revoked', role: 'admin' });
+  t.match(expectOk(t, await revoke(coOwner.id, owner.client)), { id: coOwner.id, status: 'revoked', role: 'owner' });
+  t.match(expectOk(t, await revoke(support.id, operator.client)), { id: support.id, status: 'revoked', role: 'c2_customer_support' });
 });

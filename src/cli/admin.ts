@@ -238,6 +238,8 @@ async function runCommand(pool: Pool, command: string, values: Record<string, st
 
 function printHuman(out: Output): string {
   const rows = Array.isArray(out) ? out : [out];
+  // a list is `api-key list`'s: an empty one says so rather than printing a blank line
+  if (rows.length === 0) return 'no API keys';
   const text = (v: unknown) => (Array.isArray(v) ? v.join(', ') : v instanceof Date ? v.toISOString() : String(v));
   return rows.map((r) => Object.entries(r).map(([k, v]) => `${k}: ${text(v)}`).join('\n')).join('\n\n');
 }

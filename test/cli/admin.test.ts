@@ -100,6 +100,9 @@ t.test('a command takes its own options and words only, and leaves nothing behin
     [[owner.organizationId]],
     'an address is taken in any case, with spaces around it',
   );
+  const nobody = await admin('api-key', 'list', '--email', 'nobody.yet@example.com');
+  t.same([nobody.code, nobody.stdout], [0, 'no API keys\n'], 'an empty list says so, not a blank line');
+  t.equal((await admin('api-key', 'list', '--email', 'nobody.yet@example.com', '--json')).stdout, '[]\n');
 
   const human = await admin('api-key', 'list', '--org', owner.organizationId);
   t.match(human.stdout, /^createdAt: \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/m, 'times are ISO 8601');

@@ -5,7 +5,7 @@ import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
 import type { Deps } from '../trpc/context.ts';
 import { afterBlockRefresh } from './followUps.ts';
-import { identityKey, legacyIdentityKey, normalizeText } from './identity.ts';
+import { identityKey, legacyIdentityKey, normalizedTitleKey } from './identity.ts';
 import { applyRules } from './rules.ts';
 import { readSpellings } from './statementRows.ts';
 import { withRows } from '../ingest/statements.ts';
@@ -135,7 +135,7 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
     const legacy = legacyIdentityKey(s);
     if (legacy !== null && legacy !== key) legacyTargets.set(legacy, (legacyTargets.get(legacy) ?? new Set()).add(key));
     cols.key.push(key);
-    cols.normTitle.push(normalizeText(s.title));
+    cols.normTitle.push(normalizedTitleKey(s.title));
     cols.statement.push(s.statementId);
     cols.currency.push(s.currency);
     cols.isrc.push(s.isrc);
@@ -267,7 +267,10 @@ async function rekeyLegacyIdentities(db: Queryable, organizationId: string, bloc
     'SELECT id, title, normalized_title FROM ignored_titles WHERE organization_id = $1 ORDER BY created_at, id',
     [organizationId],
   );
-  const renormalized = ignored.flatMap((r) => (normalizeText(r.title) !== r.normalized_title && normalizeText(r.title) ? [[r.id, normalizeText(r.title)]] : []));
+  const renormalized = ignored.flatMap((r) => {
+    const normalized = normalizedTitleKey(r.title);
+    return normalized !== r.normalized_title && normalized ? [[r.id, normalized] as const] : [];
+  });
   for (const [id, normalized] of renormalized) {
     // a title the organization also ignores in the current form already: the earlier one goes
     const taken = await db.query('SELECT 1 FROM ignored_titles WHERE organization_id = $1 AND normalized_title = $2', [organizationId, normalized]);

@@ -7,6 +7,7 @@ import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
 import type { Deps } from '../trpc/context.ts';
 import { normalizeTitle, titleSimilarity, type TitleCluster, type TitleItem } from './cluster/index.ts';
+import { boundKey } from './identity.ts';
 import { effectiveValues, type EffectiveValues, type FetchedResult, type OverrideRow } from './musicalDetails.ts';
 
 export interface BlockDetail {
@@ -50,7 +51,7 @@ export async function loadBlockDetails(db: Queryable, blockId: string): Promise<
 
 /** The stable key of a cluster: the comparison key of its display title. */
 export function clusterKeyOf(displayTitle: string): string {
-  return normalizeTitle(displayTitle).key || 'untitled';
+  return boundKey(normalizeTitle(displayTitle).key) || 'untitled';
 }
 
 interface PlannedCluster {

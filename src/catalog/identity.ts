@@ -1,5 +1,6 @@
 // Identity of a track within a block: by ISRC where a row has a valid one, else by normalized
 // title and artist. The same normalization decides which titles an organization ignores.
+import { createHash } from 'node:crypto';
 import { normalizeIsrc } from '../ingest/values.ts';
 
 /** NFKC and lower case, without diacritics (the combining marks of the NFKD form). */
@@ -33,13 +34,31 @@ export function legacyNormalizeText(raw: string | null | undefined): string {
     .trim();
 }
 
+const KEY_PART = 250;
+
+/**
+ * A normalized text as a part of a stored key: at most 250 code points (and so within the size a
+ * PostgreSQL index entry may have); a longer one is its first 200 followed by `~` and a hash of
+ * the whole, so texts that differ only further on remain two keys.
+ */
+export function boundKey(text: string): string {
+  const points = Array.from(text);
+  if (points.length <= KEY_PART) return text;
+  return `${points.slice(0, 200).join('')}~${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+}
+
+/** The normalized title as musical details and ignored titles store it (bounded like a key part). */
+export function normalizedTitleKey(raw: string | null | undefined): string {
+  return boundKey(normalizeText(raw));
+}
+
 /** The identity key of a row, or null when it names no track (no ISRC and no title). */
 export function identityKey(row: { isrc: string | null; title: string | null; artist: string | null }, normalize = normalizeText): string | null {
   const isrc = row.isrc ? normalizeIsrc(row.isrc) : null;
   if (isrc) return `isrc:${isrc}`;
   const title = normalize(row.title);
   if (!title) return null;
-  return `ta:${title}\u001f${normalize(row.artist)}`;
+  return `ta:${boundKey(title)}\u001f${boundKey(normalize(row.artist))}`;
 }
 
 /** The identity key a row had before apostrophes and format characters were dropped. */

@@ -6,7 +6,7 @@ import { recordActivity } from '../activity/record.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import { normalizeText } from './identity.ts';
+import { normalizedTitleKey } from './identity.ts';
 import { rightsholderScope } from '../access/dataAccess.ts';
 import { Params, parseCatalogQuery } from './query.ts';
 import { applyRules } from './rules.ts';
@@ -242,7 +242,7 @@ export async function ignoreTitles(
   const out: { title: string; normalizedTitle: string; created: boolean }[] = [];
   const seen = new Set<string>();
   for (const title of titles) {
-    const normalized = normalizeText(title);
+    const normalized = normalizedTitleKey(title);
     if (!normalized) throw new AppError('VALIDATION_FAILED', `The title "${title}" has no letters or digits`, { details: { fields: [{ path: 'titles', message: 'a title needs letters or digits' }] } });
     if (seen.has(normalized)) continue;
     seen.add(normalized);

@@ -8,7 +8,7 @@ import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
 import type { Deps } from '../trpc/context.ts';
 import { loadBlockDetails, type BlockDetail } from './clusters.ts';
-import { normalizeText } from './identity.ts';
+import { boundKey, normalizeText } from './identity.ts';
 
 /** Fields a product override may set. */
 export const productOverrideFields = ['title', 'artist', 'releaseDate', 'genres', 'songWriters', 'imageUrl'] as const;
@@ -43,6 +43,9 @@ export function releaseDateOf(value: unknown): string | null {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === iso ? iso : null;
 }
 
+/** A product's title or artist: its first 500 characters (code points; an index entry of the title has a bounded size). */
+const clipText = (s: string | null): string | null => (s === null ? null : Array.from(s).slice(0, 500).join(''));
+
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : []);
 function union(lists: string[][]): string[] {
   const seen = new Map<string, string>();
@@ -71,7 +74,7 @@ function compareDecimal(a: string, b: string): number {
  * `Orla Finn`. A credit word that starts the name is part of it.
  */
 export function artistKey(raw: string | null | undefined): string {
-  return normalizeText(raw).replace(/ (?:feat|ft|featuring)(?: .*)?$/, '');
+  return boundKey(normalizeText(raw).replace(/ (?:feat|ft|featuring)(?: .*)?$/, ''));
 }
 
 /**
@@ -82,6 +85,8 @@ export function artistKey(raw: string | null | undefined): string {
 export function currentProductKey(key: string): string {
   const at = key.indexOf('\u001f');
   if (at < 0 || !(key.startsWith('track:cluster:') || key.startsWith('album:'))) return key;
+  // a bounded artist (identity.ts boundKey: `~` and a hash) was made by artistKey already
+  if (key.includes('~', at)) return key;
   return `${key.slice(0, at)}\u001f${key.slice(at + 1).replace(/ (?:feat|ft|featuring)(?: .*)?$/s, '')}`;
 }
 
@@ -175,8 +180,8 @@ function trackValues(key: string, clusterId: string | null, members: BlockDetail
     kind: 'track',
     clusterId,
     parentKey: null,
-    title: top.effective.title || top.title,
-    artist: top.effective.artist,
+    title: clipText(top.effective.title || top.title)!,
+    artist: clipText(top.effective.artist),
     isrc: sorted.map((m) => m.isrc ?? m.result?.isrc ?? null).find((x) => x) ?? null,
     releaseDate: earliest(sorted.map((m) => releaseDateOf(m.effective.releaseDate))),
     genres: union(sorted.map((m) => strings(m.effective.genres))),
@@ -311,7 +316,7 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
     const sorted = [...list.map((x) => x.m)].sort((a, b) => compareDecimal(b.earningsUsd, a.earningsUsd) || (a.id < b.id ? -1 : 1));
     const release = sorted.map(releaseOf).find((r) => r !== null);
     if (!release) continue;
-    const albumKey = `album:${normalizeText(release.title)}\u001f${artistKey(release.artist)}`;
+    const albumKey = `album:${boundKey(normalizeText(release.title))}\u001f${artistKey(release.artist)}`;
     track.parentKey = albumKey;
     const album = albums.get(albumKey) ?? { tracks: [], mds: [], release };
     album.tracks.push(track);
@@ -324,8 +329,8 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
       kind: 'album',
       clusterId: null,
       parentKey: null,
-      title: album.release.title,
-      artist: album.release.artist,
+      title: clipText(album.release.title)!,
+      artist: clipText(album.release.artist),
       isrc: null,
       releaseDate: earliest(album.tracks.map((t) => t.releaseDate)),
       genres: union(album.tracks.map((t) => t.genres)),

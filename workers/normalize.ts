@@ -14,6 +14,7 @@ import type { FieldSpec, MappingFields } from '../src/ingest/fields.ts';
 import {
   ambiguousYearFirst,
   coveringPeriod,
+  firstOfMonthYearFirst,
   fromFileName,
   normalizeIsrc,
   normalizeIswc,
@@ -614,11 +615,14 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
     const spec = fields[f];
     const order = dateOrderOf(spec);
     if (spec?.format === 'YMD' || spec?.format === 'YDM' || order !== 'YMD' || !yearFirst.has(f)) return order;
-    const told = yearFirst.get(f) ?? statementYearFirst;
+    let told = yearFirst.get(f) ?? statementYearFirst;
     if (told === null) {
       // slashed year-first dates (2014/01/06) that no date of the statement decides are not
-      // guessed: year/day/month (TuneCore's older exports) would move every row to another month
-      const example = ambiguousYearFirst(listOf(decidingRow[textFields.indexOf(textOf(f))]));
+      // guessed: year/day/month (TuneCore's older exports) would move every row to another month.
+      // Only dates that are each the first of a month as year/month/day tell (periods, 2024/03/01).
+      const values = listOf(decidingRow[textFields.indexOf(textOf(f))]);
+      if (firstOfMonthYearFirst(values)) told = 'YMD';
+      const example = told === null ? ambiguousYearFirst(values) : null;
       if (example !== null) {
         throw new DateOrderError(
           `The dates of column "${spec?.column ?? spec?.columns?.join('", "')}" (such as ${example}) read both as year/month/day and as year/day/month, and no date of the statement tells which: set the field's format to 'YMD' or 'YDM' in the mapping.`,

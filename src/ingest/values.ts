@@ -127,6 +127,28 @@ export function yearFirstOrder(values: Iterable<string>): 'YMD' | 'YDM' | null {
 }
 
 /**
+ * Whether year-first dates that every value reads both ways are each the first day of a month read
+ * as year/month/day (`2024/03/01`: statements date their periods so, Believe's monthly rows among
+ * them), which year/day/month never reads so (3 January): then they are read as year/month/day.
+ * The other way round is no evidence (any January of daily dates, `2024/01/05`, would be the first
+ * of May), so such a column still asks for its format. A value whose day and month are equal reads
+ * the same both ways and decides nothing.
+ */
+export function firstOfMonthYearFirst(values: Iterable<string>): boolean {
+  let decided = false;
+  for (const raw of values) {
+    const m = YEAR_FIRST.exec(raw.trim());
+    if (!m) continue;
+    const a = +m[2]!;
+    const b = +m[3]!;
+    if (a === b) continue;
+    if (b !== 1) return false;
+    decided = true;
+  }
+  return decided;
+}
+
+/**
  * A year-first date of the values written with `/` or `.` (`2014/01/06`, as TuneCore's older
  * exports wrote year/day/month) whose day and month read both ways, when no value of them reads
  * one way only; null otherwise. ISO dates (`2014-01-06`) are year/month/day and never ambiguous.

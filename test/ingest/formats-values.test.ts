@@ -6,7 +6,7 @@ import path from 'node:path';
 import t from 'tap';
 import { fieldSpecSchema } from '../../src/ingest/fields.ts';
 import { loadMappingLibrary } from '../../src/ingest/library.ts';
-import { parseDate, parsePeriod, yearFirstOrder } from '../../src/ingest/values.ts';
+import { firstOfMonthYearFirst, parseDate, parsePeriod, yearFirstOrder } from '../../src/ingest/values.ts';
 import { normalizeStatement } from '../../workers/normalize.ts';
 import { locateTable } from '../../workers/statementFile.ts';
 import { normalizeFile, normalizeInput, parquetRows, workDir } from '../helpers/normalize.ts';
@@ -139,6 +139,29 @@ t.test("TuneCore's older year/day/month dates: the order from the whole statemen
   const same = [{ ...sale, 'Sales Period': '2014/05/05', 'Posted Date': '2014/06/06', 'Total Earned': '1.00' }];
   const e = await normalizeFile(t, file(tc.headers, same), tc.fields, { fileName: 'tunecore-2014.csv' });
   t.same(await parquetRows(e.outPath, 'stmt_year, stmt_period, sales_period_start::VARCHAR'), [[2014, 6, '2014-05-05']]);
+  // periods dated on the first of each month as year/month/day (2014/03/01: 1 March, never 3 January) tell
+  // the order; the other way round (2014/01/05 as 1 May) is no evidence: any January of daily dates reads so
+  t.equal(firstOfMonthYearFirst(['2014/03/01', '2014/02/01', '2014/01/01', 'Ember']), true);
+  t.equal(firstOfMonthYearFirst(['2014/03/01', '2014/01/05']), false);
+  t.equal(firstOfMonthYearFirst(['2014/01/05', '2014/01/06']), false);
+  t.equal(firstOfMonthYearFirst(['2014/01/01', '2014-03-01T00:00']), true);
+  t.equal(firstOfMonthYearFirst(['2014/01/01']), false, 'a date that reads the same both ways tells nothing');
+  const periods = [
+    { ...sale, 'Sales Period': '2014/03/01', 'Posted Date': '2014/05/01', 'Total Earned': '1.00' },
+    { ...sale, 'Sales Period': '2014/02/01', 'Posted Date': '2014/05/01', 'Total Earned': '2.00' },
+  ];
+  const g = await normalizeFile(t, file(tc.headers, periods), tc.fields, { fileName: 'tunecore-2014.csv' });
+  t.same(await parquetRows(g.outPath, 'stmt_year, stmt_period, sales_period_start::VARCHAR'), [
+    [2014, 5, '2014-03-01'],
+    [2014, 5, '2014-02-01'],
+  ]);
+  // a column of first days and other days still asks
+  const mixed = path.join(dir, 'mixed');
+  await writeFile(mixed, file(tc.headers, [...periods, { ...periods[0]!, 'Sales Period': '2014/03/05' }]));
+  const located2 = await locateTable({ sourcePath: mixed, fileName: 'tunecore-2014.csv', workDir: dir });
+  if (!located2.ok) throw new Error(located2.message);
+  const refused = await normalizeStatement(normalizeInput(located2, tc.fields, dir));
+  t.same([refused.ok, !refused.ok && refused.errorCode], [false, 'DATE_ORDER_AMBIGUOUS']);
 });
 
 t.test("Beatport's US tax withholding percentage: one scale per column, 30 and 30% both 30 % (0.3)", async (t) => {

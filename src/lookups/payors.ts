@@ -18,7 +18,7 @@ export interface KnownPayor {
 export const PUBLIC_AFTER = 3;
 
 /**
- * $1: the caller's organization. From payor_spellings (migration 000029: per organization and
+ * $1: the caller's organization. From payor_spellings (migration 000028: per organization and
  * spelling, the statements with rows that name the payor so, kept by triggers), not from every
  * statement's payors: the spelling most statements use (the own organization's first; a tie goes
  * to the first in name order, as mode() chose it).

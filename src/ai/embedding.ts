@@ -108,21 +108,21 @@ export function embeddingsOf(body: unknown, count: number): number[][] {
   return embeddings;
 }
 
-/** POST {base}/embeddings of an OpenAI-compatible API. */
-export function openAiEmbedder(settings: AiSettings & { baseUrl: string; embeddingModel: string }): Embedder {
+/** POST {base}/embeddings of an OpenAI-compatible API; `signal` (a call's time budget) cuts its requests short. */
+export function openAiEmbedder(settings: AiSettings & { baseUrl: string; embeddingModel: string }, signal?: AbortSignal): Embedder {
   return {
     model: `openai:${settings.embeddingModel}`,
     async embed(texts) {
       if (texts.length === 0) return [];
-      const body = await postJson(settings, '/embeddings', { model: settings.embeddingModel, input: texts.map((t) => normalizeLookupKey(t)) });
+      const body = await postJson(settings, '/embeddings', { model: settings.embeddingModel, input: texts.map((t) => normalizeLookupKey(t)) }, signal);
       return embeddingsOf(body, texts.length);
     },
   };
 }
 
-export function createEmbedder(settings: AiSettings): Embedder {
+export function createEmbedder(settings: AiSettings, opts: { signal?: AbortSignal } = {}): Embedder {
   if (settings.provider === 'openai' && settings.baseUrl && settings.embeddingModel) {
-    return openAiEmbedder({ ...settings, baseUrl: settings.baseUrl, embeddingModel: settings.embeddingModel });
+    return openAiEmbedder({ ...settings, baseUrl: settings.baseUrl, embeddingModel: settings.embeddingModel }, opts.signal);
   }
   return builtinEmbedder;
 }
@@ -157,8 +157,17 @@ async function cappedText(res: Response, max: number, path: string): Promise<str
   return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
-/** One JSON POST to the OpenAI-compatible API, with the configured timeout and key. */
-export async function postJson(settings: Pick<AiSettings, 'apiKey' | 'timeoutMs'> & { baseUrl: string }, path: string, payload: unknown): Promise<unknown> {
+/**
+ * One JSON POST to the OpenAI-compatible API, with the configured timeout and key; `signal` (the
+ * time budget of the whole call it is part of) aborts it sooner.
+ */
+export async function postJson(
+  settings: Pick<AiSettings, 'apiKey' | 'timeoutMs'> & { baseUrl: string },
+  path: string,
+  payload: unknown,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  const timeout = AbortSignal.timeout(settings.timeoutMs);
   let res: Response;
   try {
     res = await fetch(`${settings.baseUrl}${path}`, {
@@ -168,7 +177,7 @@ export async function postJson(settings: Pick<AiSettings, 'apiKey' | 'timeoutMs'
         ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
       },
       body: JSON.stringify(payload),
-      signal: AbortSignal.timeout(settings.timeoutMs),
+      signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
     });
   } catch (error) {
     throw new AppError('AI_PROVIDER_FAILED', `The AI provider could not be reached (${path})`, { cause: error });

@@ -77,7 +77,8 @@ function messageContent(body: unknown): unknown {
   return field(field(Array.isArray(choices) ? choices[0] : undefined, 'message'), 'content');
 }
 
-export function openAiProvider(settings: AiSettings & { baseUrl: string }): AiProvider {
+/** `signal` (a call's time budget) cuts its requests short. */
+export function openAiProvider(settings: AiSettings & { baseUrl: string }, signal?: AbortSignal): AiProvider {
   async function ask<T>(system: string, user: unknown, schema: z.ZodType<T>): Promise<T> {
     const body = await postJson(settings, '/chat/completions', {
       model: settings.model,
@@ -87,7 +88,7 @@ export function openAiProvider(settings: AiSettings & { baseUrl: string }): AiPr
         { role: 'system', content: system },
         { role: 'user', content: JSON.stringify(user) },
       ],
-    });
+    }, signal);
     const content = messageContent(body);
     if (typeof content !== 'string') throw new AppError('AI_PROVIDER_FAILED', 'The chat completion has no message content');
     let parsed: unknown;
@@ -142,7 +143,7 @@ export function openAiProvider(settings: AiSettings & { baseUrl: string }): AiPr
   };
 }
 
-export function createAiProvider(settings: AiSettings): AiProvider {
-  if (settings.provider === 'openai' && settings.baseUrl) return openAiProvider({ ...settings, baseUrl: settings.baseUrl });
+export function createAiProvider(settings: AiSettings, opts: { signal?: AbortSignal } = {}): AiProvider {
+  if (settings.provider === 'openai' && settings.baseUrl) return openAiProvider({ ...settings, baseUrl: settings.baseUrl }, opts.signal);
   return builtinProvider;
 }

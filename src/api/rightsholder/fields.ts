@@ -1,7 +1,9 @@
 // The input fields of a rightsholder, shared by create, updateById and batchUpdate. Lists are
-// trimmed and de-duplicated; null stands for an empty list.
+// trimmed and de-duplicated; null stands for an empty list. Text is taken in Unicode NFC, so a
+// name typed with a combining accent is the same name as one with the composed letter (the unique
+// index compares the stored text), and holds no control character (a line break, a tab, NUL).
 import { z } from 'zod';
-import { storableJson, withoutNul } from '../../activity/inputs.ts';
+import { storableJson } from '../../activity/inputs.ts';
 import { list, name } from '../../trpc/schemas.ts';
 
 function distinct(values: string[] | null): string[] {
@@ -10,8 +12,17 @@ function distinct(values: string[] | null): string[] {
 
 const identifierList = (item: z.ZodType<string, string>) => list(item, 100).nullable().transform(distinct);
 
-const noNul = 'must not contain NUL characters';
-const identifier = z.string().trim().min(1).max(100).refine(withoutNul, noNul);
+const noControl = 'must not contain control characters (a line break, a tab, NUL)';
+const withoutControl = (value: string) => !/\p{Cc}/u.test(value);
+/** something to see: not only spaces and invisible format characters (a zero-width space) */
+const visible = (value: string) => /[^\p{White_Space}\p{Cc}\p{Cf}]/u.test(value);
+const nfc = (value: string) => value.normalize('NFC');
+
+/** Text in NFC, trimmed, without control characters, `min` to `max` characters (after NFC). */
+const text = (min: number, max: number) =>
+  z.string().transform(nfc).pipe(z.string().trim().min(min).max(max).refine(withoutControl, noControl));
+
+const identifier = text(1, 100);
 
 // IPI name numbers are 11 digits, often written without their leading zeros or with spaces.
 const ipiNameNumber = z
@@ -29,15 +40,14 @@ const isni = z
   .pipe(z.string().regex(/^\d{15}[\dX]$/, 'must be an ISNI: 15 digits and a check digit or X'));
 
 export const rightsholderFields = {
-  name: name(200).refine(withoutNul, noNul),
-  legalName: z
+  name: z
     .string()
-    .trim()
-    .max(500)
-    .refine(withoutNul, noNul)
+    .transform(nfc)
+    .pipe(name(200).refine(withoutControl, noControl).refine(visible, 'must have a visible character')),
+  legalName: text(0, 500)
     .nullable()
     .transform((v) => (v === '' ? null : v)),
-  aliases: identifierList(z.string().trim().min(1).max(200).refine(withoutNul, noNul)),
+  aliases: identifierList(text(1, 200).refine(visible, 'must have a visible character')),
   ipiNameNumbers: identifierList(ipiNameNumber),
   isnis: identifierList(isni),
   /** artist ids at music-streaming services */

@@ -20,7 +20,11 @@ export const list = orgProcedure(
   },
   orgInput({
     pagination: paginationSchema(rightsholderSorts),
-    search: plainText(200).trim().optional(),
+    // in NFC, as names are stored: a search typed with a combining accent finds the composed name
+    search: plainText(200)
+      .trim()
+      .transform((v) => v.normalize('NFC'))
+      .optional(),
     includeDeleted: z.boolean().default(false),
   }),
 ).query(async ({ ctx, input }) => {

@@ -98,3 +98,11 @@ t.test('a batch of 10,000 updates is VALIDATION_FAILED, nothing changed', async 
   isError(t, await batch(Array.from({ length: 10_000 }, (_, i) => ({ id: r.id, legalName: `L${i}` }))), 'BAD_REQUEST', 'VALIDATION_FAILED');
   t.equal(ok(t, await owner.client.query('rightsholder.getById', { organizationId: org, id: r.id })).legalName, null);
 });
+
+t.test('a search typed with a combining accent finds the name stored composed', async (t) => {
+  await createRightsholder(t, owner, 'Rene\u0301e Search');
+  for (const search of ['Rene\u0301e', 'ren\u00e9e sea', 'RENE\u0301E']) {
+    const page = ok(t, await owner.client.query('rightsholder.list', { organizationId: org, search }));
+    t.same(page.data.map((r: { name: string }) => r.name), ['Ren\u00e9e Search'], JSON.stringify(search));
+  }
+});

@@ -7,7 +7,7 @@ export const batchResolveWithAI = globalProcedure(
   {
     minRole: 'c2_superadmin',
     scope: 'admin',
-    summary: 'resolveWithAI for at most 10 raw sources at once (more is RESOLVE_BATCH_TOO_LARGE); results in input order.',
+    summary: 'resolveWithAI for at most 10 raw sources at once (more is RESOLVE_BATCH_TOO_LARGE); results in input order. The strings are resolved at once, the whole call within 2 × AI_TIMEOUT_MS: past it, AI_PROVIDER_FAILED with details.results (resolved) and details.unresolved.',
   },
   z.object({ sources: rawBatch, saveToDb: z.boolean().default(false) }),
 ).mutation(async ({ ctx, input }) => {

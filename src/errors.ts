@@ -178,6 +178,7 @@ export const errorRegistry = {
   MARKET_PROVIDER_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'The live market data provider did not answer, or answered something unusable.' },
   // analytics
   RIGHTSHOLDER_FILTER_REQUIRED: { code: 'BAD_REQUEST', description: 'An analytics query whose filters do not name rightsholders on every path: rightsholder_id equals at least one id, at the top level, inside an and, or in every branch of an or.' },
+  ANALYTICS_VALUE_OUT_OF_RANGE: { code: 'BAD_REQUEST', description: 'A value of the answer is beyond what analytics computes exactly (US dollar amounts of 1e12 or more, in a row or a sum): statements hold amounts that large; narrow the filters or ask for the original currency.' },
   ANALYTICS_QUERY_TIMEOUT: { code: 'TIMEOUT', description: 'The analytics query did not finish within the synchronous window (CUBE_SYNC_TIMEOUT_MS); it goes on running, poll for it with cube.queryPoll and the same body.' },
   SQL_QUERY_NOT_SELECT: { code: 'BAD_REQUEST', description: 'cube.sqlQuery takes exactly one SELECT statement; anything else (several statements, SET, COPY, ATTACH, CREATE, PRAGMA, ...) is refused.' },
   SQL_QUERY_INVALID: { code: 'BAD_REQUEST', description: "The SQL statement could not be parsed, bound or run (the message is DuckDB's, about the caller's own table only)." },

@@ -116,6 +116,18 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
+/**
+ * DuckDB's overflow of its 38 digits (amounts a statement holds that no exact decimal of the view
+ * carries, such as 1e12 US dollars) as ANALYTICS_VALUE_OUT_OF_RANGE; any other error as it is.
+ */
+function outOfRange(error: unknown): unknown {
+  if (!/^Out of Range Error: Overflow/i.test((error as Error)?.message ?? '')) return error;
+  return new AppError(
+    'ANALYTICS_VALUE_OUT_OF_RANGE',
+    'A value of the answer is beyond what analytics computes exactly (US dollar amounts of 1e12 or more); narrow the filters or ask for the original currency',
+  );
+}
+
 async function readAll(c: DuckDBConnection, sql: string, params: string[], timeoutMs: number, code: ErrorCode): Promise<DuckDBResultReader> {
   // interrupt, never abort: aborting a thread inside DuckDB kills the process (pitfalls.md)
   const timer = setTimeout(() => c.interrupt(), timeoutMs);
@@ -124,7 +136,7 @@ async function readAll(c: DuckDBConnection, sql: string, params: string[], timeo
     return await (params.length > 0 ? c.runAndReadAll(sql, params) : c.runAndReadAll(sql));
   } catch (error) {
     if (/interrupt/i.test((error as Error).message)) throw new AppError(code, `The query ran longer than ${timeoutMs} ms and was stopped`);
-    throw error;
+    throw outOfRange(error);
   } finally {
     clearTimeout(timer);
   }
@@ -310,7 +322,7 @@ export class AnalyticsEngine {
   private async prepareCube(caller: Caller, input: QueryInput, usePreagg: boolean) {
     const query = normalizeQuery(input, caller.organizationId, Date.now());
     if (!hasRightsholderFilter(query.filters)) {
-      throw new AppError('RIGHTSHOLDER_FILTER_REQUIRED', `Every analytics query filters on ${VIEW}.rightsholder_id (a top-level filter naming rightsholders)`);
+      throw new AppError('RIGHTSHOLDER_FILTER_REQUIRED', `Every analytics query filters on ${VIEW}.rightsholder_id (rightsholder_id equals their ids, on every path through the filters)`);
     }
     // the two PostgreSQL reads overlap: the fingerprint does not depend on who asks
     const fingerprint = this.fingerprint(caller.organizationId, caller.snapshot);
@@ -435,7 +447,11 @@ export class AnalyticsEngine {
       const file = path.join(dir, 'rows.parquet');
       try {
         const view = rowViewSql(restrictions, columns);
-        await facts.withConnection((c) => c.run(`COPY (${view.sql}) TO '${file.replace(/'/g, "''")}' (FORMAT parquet)`, view.params));
+        await facts
+          .withConnection((c) => c.run(`COPY (${view.sql}) TO '${file.replace(/'/g, "''")}' (FORMAT parquet)`, view.params))
+          .catch((error: unknown) => {
+            throw outOfRange(error);
+          });
         const result = await this.sandbox.run(file, sql);
         if (!result.ok) throw new AppError(result.errorCode, result.message);
         return { schema: result.schema, rows: result.rows };

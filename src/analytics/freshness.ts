@@ -10,6 +10,7 @@ import { periodOf, type Cadence } from '../ingest/values.ts';
 import { ParamAllocator, scopePredicate, type Restrictions } from './compile.ts';
 import type { AnalyticsEngine, Caller } from './engine.ts';
 import { decimalText } from './engine.ts';
+import { usdSum } from './model.ts';
 import { withRows } from '../ingest/statements.ts';
 
 interface Visible {
@@ -192,7 +193,7 @@ export async function ingestionStats(engine: AnalyticsEngine, db: Queryable, cal
   const earnings = await facts.withConnection(async (c) =>
     (
       await c.runAndReadAll(
-        `SELECT f.currency, count(*), sum(f.royalty_earnings), sum(f.gross_royalty_earnings), sum(f.units), sum(f.royalty_earnings * fx.rate),
+        `SELECT f.currency, count(*), sum(f.royalty_earnings), sum(f.gross_royalty_earnings), sum(f.units), ${usdSum('f.royalty_earnings')},
            count(*) FILTER (WHERE fx.rate IS NULL)
          FROM facts f LEFT JOIN fx ON fx.statement_id = f.statement_id AND fx.currency = f.currency
          WHERE ${where} GROUP BY 1 ORDER BY 1 NULLS LAST`,

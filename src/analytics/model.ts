@@ -115,7 +115,7 @@ const dec = 'DECIMAL(38,12)';
  */
 const LO_UNIT = 'CAST(0.00000000000001 AS DECIMAL(15,14))';
 const usdOf = (amount: string) => `(${amount} * fx.rate + CAST(${amount} * fx.rate_lo AS DECIMAL(38,12)) * ${LO_UNIT})`;
-const usdSum = (amount: string) => `(sum(${amount} * fx.rate) + CAST(sum(${amount} * fx.rate_lo) AS DECIMAL(38,12)) * ${LO_UNIT})`;
+export const usdSum = (amount: string) => `(sum(${amount} * fx.rate) + CAST(sum(${amount} * fx.rate_lo) AS DECIMAL(38,12)) * ${LO_UNIT})`;
 
 export const model: SemanticModel = {
   view: {

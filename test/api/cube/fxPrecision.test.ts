@@ -50,6 +50,14 @@ t.test('a statement of 10^10 IDR: its USD is the rate times the amount, exact', 
     { [m('royalty_earnings_usd')]: '628882.05496136' },
   ]);
   t.same(await cube({ measures: [m('statement_row_count')], dimensions: [m('fx_rate')], filters: [byRh] }), [{ [m('fx_rate')]: '0.0000628882055', [m('statement_row_count')]: '1000' }], 'fx_rate shows 14 decimals');
+  // dataFreshness.ingestionStats sums the currency's USD as the measure does
+  const stats = await owner.client.query('dataFreshness.ingestionStats', { organizationId: org, rightsholderIds: [rh] });
+  if (!stats.ok) throw new Error(JSON.stringify(stats.error));
+  t.same(
+    (stats.data as { earnings: { currency: string; royaltyEarningsUsd: string }[] }).earnings.map((e) => [e.currency, e.royaltyEarningsUsd]),
+    [['IDR', '628882.05496136']],
+    'ingestionStats',
+  );
 });
 
 t.test('large sums: 10^16 IDR and 3 × 10^11 USD in many rows, summed without overflow', async (t) => {
@@ -78,4 +86,24 @@ t.test('large sums: 10^16 IDR and 3 × 10^11 USD in many rows, summed without ov
       { [m('currency')]: 'USD', [m('royalty_earnings_usd')]: '300000000000' },
     ],
   );
+});
+
+t.test('an answer past what the view holds exactly (1e12 USD) is a clear error, not an internal one', async (t) => {
+  const huge = await seedRightsholder(srv, org, 'Crafted Amounts');
+  await seedStatement(srv, {
+    organizationId: org,
+    rightsholderId: huge,
+    currency: 'USD',
+    rows: [{ raw_title: 'Huge', royalty_earnings: '5000000000000', units: '1' }],
+  });
+  const filters = [{ member: m('rightsholder_id'), operator: 'equals', values: [huge] }];
+  const res = await owner.client.mutate('cube.query', { organizationId: org, query: { measures: [m('royalty_earnings_usd')], filters } });
+  t.same(res.ok ? null : [res.status, res.error.data.code, res.error.data.errorCode], [400, 'BAD_REQUEST', 'ANALYTICS_VALUE_OUT_OF_RANGE']);
+  // the original currency's sum holds it
+  t.same(await cube({ measures: [m('royalty_earnings')], filters }), [{ [m('royalty_earnings')]: '5000000000000' }]);
+  const sql = await owner.client.mutate('cube.sqlQuery', { organizationId: org, sql: 'SELECT max(royalty_earnings_usd) AS usd FROM analytics_full_view' });
+  t.same(sql.ok ? sql.data : [sql.status, sql.error.data.errorCode], [400, 'ANALYTICS_VALUE_OUT_OF_RANGE'], 'sqlQuery reading the USD amounts');
+  // a statement that reads no USD amount is answered
+  const count = await owner.client.mutate('cube.sqlQuery', { organizationId: org, sql: 'SELECT count(*) AS n FROM analytics_full_view' });
+  t.same(count.ok ? count.data.rows : count.error, [['3001']]);
 });

@@ -171,7 +171,7 @@ export const errorRegistry = {
   RAG_ENTRY_NOT_FOUND: { code: 'NOT_FOUND', description: 'No vector entry with that id.' },
   RAG_ENTRY_EXISTS: { code: 'CONFLICT', description: 'A vector entry with that name (normalized) and category already exists.' },
   RESOLVE_BATCH_TOO_LARGE: { code: 'BAD_REQUEST', description: 'A batch resolution names more than 10 strings.' },
-  AI_PROVIDER_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'The configured AI provider did not answer, or answered something unusable or larger than 16 MB.' },
+  AI_PROVIDER_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'The configured AI provider did not answer, or answered something unusable or larger than 16 MB, or did not resolve every string within the call\'s time budget (details.results, details.unresolved).' },
   FX_RATES_NOT_FOUND: { code: 'NOT_FOUND', description: 'No exchange rates were published on or before that date.' },
   MARKET_SYMBOL_NOT_FOUND: { code: 'NOT_FOUND', description: 'The market data provider knows no such symbol (the unknown symbols are in data.details).' },
   TREASURY_YIELDS_NOT_FOUND: { code: 'NOT_FOUND', description: 'No Treasury par yield curve is known for that date range.' },

@@ -62,7 +62,7 @@ function filterClauses(filter: LensFilter, params: unknown[]): string[] {
   if (filter.kind !== undefined) add((p) => `l.kind = ${p}`, filter.kind);
   if (filter.viewName !== undefined) add((p) => `l.view_name = to_jsonb(${p}::text)`, filter.viewName);
   if (filter.scope !== undefined) add((p) => `l.scope = ${p}`, filter.scope);
-  if (filter.tag !== undefined) add((p) => `l.tags @> ARRAY[${p}::text]`, filter.tag);
+  if (filter.tag !== undefined) add((p) => `EXISTS (SELECT 1 FROM unnest(l.tags) AS t(tag) WHERE lower(t.tag) = lower(${p}::text))`, filter.tag);
   if (filter.ownerUserId !== undefined) add((p) => `l.owner_user_id = ${p}::uuid`, filter.ownerUserId);
   if (filter.search) {
     add(

@@ -6,7 +6,7 @@ import { deleteVisits, recordVisit } from '../activity/visits.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import { deleteLens, getLens, insertLens, setPin, updateLens, type Lens, type LensFields, type LensScope, type LensViewer } from './store.ts';
+import { deleteLens, getLens, insertLens, setPin, uniqueTags, updateLens, type Lens, type LensFields, type LensScope, type LensViewer } from './store.ts';
 
 type Actor = Pick<Principal, 'userId' | 'apiKey'>;
 
@@ -99,6 +99,8 @@ export async function duplicate(
   const source = await getLens(db, viewer, id);
   const copy = await insertLens(db, viewer, {
     ...fieldsOf(source),
+    // a lens stored before tags were compared without case may carry `x` and `X`
+    tags: uniqueTags(source.tags),
     name: opts.name ?? copyName(source.name),
     scope: opts.scope ?? source.scope,
   });

@@ -147,12 +147,23 @@ export async function setPin(db: Queryable, userId: string, lensId: string, pinn
   }
 }
 
+/**
+ * Tags are one tag whatever their case (`x` and `X`): the first spelling is kept. The caller
+ * trims them (the input schema does). lens.list's tag filter and listTags compare the same way.
+ */
+export function uniqueTags(tags: readonly string[]): string[] {
+  const seen = new Map<string, string>();
+  for (const tag of tags) if (!seen.has(tag.toLowerCase())) seen.set(tag.toLowerCase(), tag);
+  return [...seen.values()];
+}
+
+/** Tags without case: each under the spelling of the oldest lens carrying it, counting lenses. */
 export async function listTags(db: Queryable, viewer: LensViewer): Promise<{ tag: string; count: number }[]> {
   const { rows } = await db.query<{ tag: string; count: number }>(
-    `SELECT t.tag, count(*) AS count
-     FROM lenses l CROSS JOIN LATERAL unnest(l.tags) AS t(tag)
+    `SELECT (array_agg(t.tag ORDER BY l.created_at, l.id, t.n))[1] AS tag, count(DISTINCT l.id)::int AS count
+     FROM lenses l CROSS JOIN LATERAL unnest(l.tags) WITH ORDINALITY AS t(tag, n)
      WHERE l.organization_id = $1 AND (l.scope = 'organization' OR l.owner_user_id = $2)
-     GROUP BY t.tag ORDER BY t.tag`,
+     GROUP BY lower(t.tag) ORDER BY 1`,
     [viewer.organizationId, viewer.userId],
   );
   return rows;

@@ -1,8 +1,8 @@
 // The input fields of a lens. description, viewName and payload are any JSON value, bounded in
-// size and depth; tags are trimmed and de-duplicated.
+// size and depth; tags are trimmed and de-duplicated without case (the first spelling stays).
 import { z } from 'zod';
 import { storableJson, withoutNul } from '../../activity/inputs.ts';
-import { lensKinds, lensScopes } from '../../lenses/store.ts';
+import { lensKinds, lensScopes, uniqueTags } from '../../lenses/store.ts';
 import { list, name } from '../../trpc/schemas.ts';
 
 const noNul = 'must not contain NUL characters';
@@ -14,7 +14,7 @@ export const lensFields = {
   // JSON-valued fields with a refinement are required in zod 4 unless marked optional
   description: storableJson(10_000, 10).optional(),
   scope: z.enum(lensScopes),
-  tags: list(tag, 50).transform((tags) => [...new Set(tags)]),
+  tags: list(tag, 50).transform(uniqueTags),
   kind: z.enum(lensKinds),
   viewName: storableJson(1_000, 5).optional(),
   payload: storableJson(100_000, 32),

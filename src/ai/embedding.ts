@@ -4,6 +4,7 @@
 import { normalizeLookupKey } from '../lookups/normalize.ts';
 import { AppError } from '../errors.ts';
 import type { AiSettings } from '../config.ts';
+import { readCappedBody } from '../net/cappedBody.ts';
 
 export const BUILTIN_DIMENSIONS = 256;
 export const BUILTIN_EMBEDDING_MODEL = `hashed-ngram-v1-${BUILTIN_DIMENSIONS}`;
@@ -136,25 +137,9 @@ export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /** The body as text, refused (with the stream cancelled) once it passes `max` bytes. */
 async function cappedText(res: Response, max: number, path: string): Promise<string> {
-  const tooLarge = () => new AppError('AI_PROVIDER_FAILED', `The AI provider answered more than the ${max} bytes an answer may hold (${path})`);
-  const declared = Number(res.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > max) {
-    await res.body?.cancel().catch(() => {});
-    throw tooLarge();
-  }
-  if (!res.body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > max) {
-      await res.body.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(chunk);
-  }
+  const body = await readCappedBody(res, max, () => new AppError('AI_PROVIDER_FAILED', `The AI provider answered more than the ${max} bytes an answer may hold (${path})`));
   // decoded as Response.text() decodes (a leading byte-order mark dropped)
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return new TextDecoder().decode(body);
 }
 
 /**

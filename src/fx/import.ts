@@ -8,6 +8,7 @@ import { ReferenceFileError } from '../lookups/csv.ts';
 import { parseFxCsv, type FxFormat, type ParsedRate } from './parse.ts';
 import { rerateStatements } from './rerate.ts';
 import { ECB_UPSERT_SQL, PLAIN_UPSERT_SQL } from './rates.ts';
+import { readCappedBody } from '../net/cappedBody.ts';
 
 export interface FxImportSummary {
   format: FxFormat;
@@ -45,26 +46,7 @@ export async function readOrigin(origin: ImportOrigin, timeoutMs = 60_000): Prom
   const res = await fetch(origin.url, { signal: AbortSignal.timeout(timeoutMs) });
   if (!res.ok) throw new Error(`GET ${origin.url} answered HTTP ${res.status}`);
   // counted while it arrives: an endless or oversized body is refused before it fills the memory
-  if (Number(res.headers.get('content-length') ?? 0) > MAX_REFERENCE_BYTES) {
-    await res.body?.cancel().catch(() => {});
-    throw tooLarge(origin.url);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  if (res.body) {
-    const reader = res.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_REFERENCE_BYTES) {
-        await reader.cancel().catch(() => {});
-        throw tooLarge(origin.url);
-      }
-      chunks.push(Buffer.from(value));
-    }
-  }
-  return Buffer.concat(chunks);
+  return readCappedBody(res, MAX_REFERENCE_BYTES, () => tooLarge(origin.url));
 }
 
 /** The CSV text of the bytes: the first .csv entry when they are a zip archive (at most MAX_REFERENCE_BYTES unzipped). */

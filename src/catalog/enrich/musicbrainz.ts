@@ -9,6 +9,7 @@ import { normalizeIsrc } from '../../ingest/values.ts';
 import { artistScore, foldText, fullDate, matchConfidence, round, titleKey, titleScore } from './match.ts';
 import { MIN_LOOKUP_CONFIDENCE } from './offline.ts';
 import { ProviderError, type EnrichedRecording, type EnrichmentProvider, type TrackQuery } from './provider.ts';
+import { readCappedBody } from '../../net/cappedBody.ts';
 
 export interface MusicBrainzSettings {
   /** e.g. https://musicbrainz.org (no trailing slash) */
@@ -28,23 +29,12 @@ export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /** The body as text, refused (with the stream cancelled) once it passes `max` bytes. */
 async function cappedText(res: Response, max: number): Promise<string> {
-  const declared = Number(res.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > max) {
-    await res.body?.cancel().catch(() => {});
-    throw new ProviderError(`MusicBrainz answered with ${declared} bytes, more than the ${max} a response may hold`, false);
-  }
-  if (!res.body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > max) {
-      await res.body.cancel().catch(() => {});
-      throw new ProviderError(`MusicBrainz answered with more than the ${max} bytes a response may hold`, false);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const body = await readCappedBody(res, max, (declared) =>
+    declared !== null
+      ? new ProviderError(`MusicBrainz answered with ${declared} bytes, more than the ${max} a response may hold`, false)
+      : new ProviderError(`MusicBrainz answered with more than the ${max} bytes a response may hold`, false),
+  );
+  return body.toString('utf8');
 }
 
 const DEFAULT_LIMIT = 10;

@@ -255,3 +255,47 @@ t.test('a header cell merged across columns names each of them; a merged title r
   t.equal(out.issues.extraCells, 0, 'the currency column is named by the header, no extra cell');
   t.same(out.perCurrency, [{ currency: 'EUR', rows: 4, net: '12.500000000000', gross: null, units: '10.000000000000' }]);
 });
+
+t.test('OOXML escapes (_xHHHH_) read as the characters Excel shows, in shared and inline strings and cached formula text', async (t) => {
+  const sst = [
+    // 0: a carriage return and line feed, as Excel writes a cell typed with Alt+Enter on Windows
+    '<si><t>Line_x000D__x000A_Two</t></si>',
+    // 1: a tab
+    '<si><t>Tab_x0009_Sep</t></si>',
+    // 2: `_x005F_` is an underscore: the text `_x000D_` as typed
+    '<si><t>_x005F_x000D_ typed</t></si>',
+    // 3: each run decoded on its own; lower-case hex digits; underscores that are no escape kept
+    '<si><r><t>Ri_x0063_h</t></r><r><rPr><b/></rPr><t xml:space="preserve">_x0020_run_x00_my_file_x005f_</t></r></si>',
+    // 4: NUL removed (PostgreSQL stores none), U+FEFF removed (Excel shows nothing)
+    '<si><t>_x0000_Song_xFEFF_</t></si>',
+    // 5: a character outside the BMP as its surrogate pair
+    '<si><t>Hit _xD83C__xDFB5_</t></si>',
+  ].join('');
+  const str = (ref: string, v: string) => `<c r="${ref}" t="s"><v>${v}</v></c>`;
+  const rows = [
+    headerRow,
+    `<row r="2">${inline('A2', '2024-03')}${str('B2', '0')}${inline('C2', 'EUR')}${num('D2', 1)}${num('E2', 1)}</row>`,
+    `<row r="3">${inline('A3', '2024-03')}${str('B3', '1')}${inline('C3', 'EUR')}${num('D3', 1)}${num('E3', 2)}</row>`,
+    `<row r="4">${inline('A4', '2024-03')}${str('B4', '2')}${inline('C4', 'EUR')}${num('D4', 1)}${num('E4', 3)}</row>`,
+    `<row r="5">${inline('A5', '2024-03')}${str('B5', '3')}${inline('C5', 'EUR')}${num('D5', 1)}${num('E5', 4)}</row>`,
+    `<row r="6">${inline('A6', '2024-03')}${str('B6', '4')}${inline('C6', 'EUR')}${num('D6', 1)}${num('E6', 5)}</row>`,
+    `<row r="7">${inline('A7', '2024-03')}${str('B7', '5')}${inline('C7', 'EUR')}${num('D7', 1)}${num('E7', 6)}</row>`,
+    // inline strings: a currency and an amount with escapes in them; a formula's cached text
+    `<row r="8">${inline('A8', '2024-03')}<c r="B8" t="str"><f>"A"&amp;CHAR(9)&amp;"B"</f><v>A_x0009_B_x005F_x0009_</v></c><c r="C8" t="inlineStr"><is><t>E_x0055_R</t></is></c>${num('D8', 1)}<c r="E8" t="inlineStr"><is><t>_xFEFF_1_x0032_.50</t></is></c></row>`,
+    // the same carriage return written as an XML character reference reads the same
+    `<row r="9">${inline('A9', '2024-03')}<c r="B9" t="inlineStr"><is><t>Line&#13;&#10;Two</t></is></c>${inline('C9', 'EUR')}${num('D9', 1)}${num('E9', 7)}</row>`,
+  ].join('');
+  const bytes = workbook([{ name: 'Sales', xml: sheet(rows) }], { sharedStrings: sst });
+  const { located } = await read(t, bytes);
+  t.equal(located.dataRecords, 8);
+  t.same(
+    located.sampleRows.map((r) => r[1]),
+    ['Line\r\nTwo', 'Tab\tSep', '_x000D_ typed', 'Rich run_x00_my_file_', 'Song', 'Hit \u{1F3B5}', 'A\tB_x0009_', 'Line\r\nTwo'],
+  );
+  t.same(located.sampleRows[6], ['2024-03', 'A\tB_x0009_', 'EUR', '1', '12.50']);
+  const { out } = await normalizeFile(t, bytes, fields, { fileName: 'statement.xlsx' });
+  t.equal(out.keptRows, 8);
+  t.equal(out.issues.invalidAmounts, 0);
+  t.same(out.issues.unknownCurrencies, []);
+  t.same(out.perCurrency, [{ currency: 'EUR', rows: 8, net: '40.500000000000', gross: null, units: '8.000000000000' }]);
+});

@@ -11,6 +11,22 @@ import type { Readable } from 'node:stream';
 import { SaxesParser } from 'saxes';
 import { FileError } from './limits.ts';
 
+const ESCAPE = /_x([0-9A-Fa-f]{4})_/g;
+
+/**
+ * The text of a string element as Excel shows it (ECMA-376 Part 1, 22.4.2.4 ST_Xstring): `_xHHHH_`
+ * is the character U+HHHH that XML cannot hold (`_x000D_` a carriage return, `_x0009_` a tab),
+ * read left to right in one pass, so `_x005F_` is an underscore and `_x005F_x000D_` the text
+ * `_x000D_`. NUL is then removed, as from text and .xls cells (PostgreSQL stores none), and so is
+ * U+FEFF, which Excel shows as nothing.
+ */
+export function xstring(text: string): string {
+  let s = text.includes('_x') ? text.replace(ESCAPE, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))) : text;
+  if (s.includes('\0')) s = s.replaceAll('\0', '');
+  if (s.includes('\uFEFF')) s = s.replaceAll('\uFEFF', '');
+  return s;
+}
+
 /** Excel's last row and column: a reference beyond them is no cell of a real sheet. */
 export const MAX_ROWS = 1_048_576;
 export const MAX_COLUMNS = 16_384;
@@ -65,25 +81,34 @@ export async function readSharedStrings(stream: Readable, maxFieldBytes: number)
   let inT = false;
   let phonetic = 0;
   let text = '';
+  // the `<t>` being read: each is decoded on its own (an escape never spans two runs)
+  let run = '';
   const handlers: Handlers = {
     open(name) {
       if (name === 'si') {
         inSi = true;
         text = '';
       } else if (name === 'rPh') phonetic++;
-      else if (name === 't' && inSi && phonetic === 0) inT = true;
+      else if (name === 't' && inSi && phonetic === 0) {
+        inT = true;
+        run = '';
+      }
     },
     close(name) {
       if (name === 'si') {
         out.push(text);
         inSi = false;
       } else if (name === 'rPh') phonetic = Math.max(0, phonetic - 1);
-      else if (name === 't') inT = false;
+      else if (name === 't' && inT) {
+        text += xstring(run);
+        run = '';
+        inT = false;
+      }
     },
     text(t) {
       if (!inT) return;
-      text += t;
-      if (text.length > maxFieldBytes) throw new FileError('FIELD_TOO_LARGE', `Shared string ${out.length + 1} of the workbook is longer than the accepted maximum.`);
+      run += t;
+      if (text.length + run.length > maxFieldBytes) throw new FileError('FIELD_TOO_LARGE', `Shared string ${out.length + 1} of the workbook is longer than the accepted maximum.`);
     },
   };
   for await (const _ of parseXml(stream, 'xl/sharedStrings.xml', handlers));
@@ -99,7 +124,7 @@ export interface RawCell {
   style: number;
   /** the text of `<v>`, null when absent */
   value: string | null;
-  /** the text of `<is>` (its `<t>` elements, runs joined, phonetic readings left out) */
+  /** the text of `<is>` (its `<t>` elements, runs joined, phonetic readings left out), `_xHHHH_` decoded */
   inline: string | null;
   formula: boolean;
 }
@@ -136,6 +161,7 @@ export async function* readWorksheet(stream: Readable, part: string, extras: She
   let cell: RawCell | null = null;
   let nextColumn = 0;
   let capture: 'v' | 't' | null = null;
+  let run = '';
   let inInline = false;
   let phonetic = 0;
   let inSheetData = false;
@@ -145,7 +171,7 @@ export async function* readWorksheet(stream: Readable, part: string, extras: She
     text(text) {
       if (!cell || capture === null) return;
       if (capture === 'v') cell.value = (cell.value ?? '') + text;
-      else cell.inline = (cell.inline ?? '') + text;
+      else run += text;
     },
     open(name, a) {
       switch (name) {
@@ -188,7 +214,10 @@ export async function* readWorksheet(stream: Readable, part: string, extras: She
           phonetic++;
           break;
         case 't':
-          if (cell && inInline && phonetic === 0) capture = 't';
+          if (cell && inInline && phonetic === 0) {
+            capture = 't';
+            run = '';
+          }
           break;
         case 'mergeCell':
           if (a.ref !== undefined && extras.merges.length < 10_000) extras.merges.push(a.ref);
@@ -198,7 +227,13 @@ export async function* readWorksheet(stream: Readable, part: string, extras: She
     close(name) {
       switch (name) {
         case 'v':
+          // a formula's cached text is an ST_Xstring too
+          if (cell && capture === 'v' && cell.type === 'str' && cell.value !== null) cell.value = xstring(cell.value);
+          capture = null;
+          break;
         case 't':
+          if (cell && capture === 't') cell.inline = (cell.inline ?? '') + xstring(run);
+          run = '';
           capture = null;
           break;
         case 'is':

@@ -22,8 +22,9 @@ function cellText(cell: XLSX.CellObject | undefined, date1904: boolean): string 
   }
   if (cell.t === 'b') return cell.v ? 'TRUE' : 'FALSE';
   if (cell.t === 'e') return '';
-  // NUL, which a BIFF string may hold, is removed as a text file's is (PostgreSQL stores none)
-  return String(cell.v).replaceAll('\0', '');
+  // NUL, which a BIFF string may hold, is removed as a text file's is (PostgreSQL stores none), and
+  // so is U+FEFF, which Excel shows as nothing
+  return String(cell.v).replaceAll('\0', '').replaceAll('\uFEFF', '');
 }
 
 export async function legacyWorkbookToCsv(file: string, workDir: string, limits: Limits, deadline: Deadline): Promise<SheetCsv[]> {

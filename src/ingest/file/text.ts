@@ -14,7 +14,7 @@ import { readHead, SUPPORTED } from './sniff.ts';
 export type Delimiter = ',' | ';' | '\t' | '|';
 
 export interface CleanText {
-  /** UTF-8 text without BOM (at its start or a line's), NUL, \x1A, lone CR or `sep=` line */
+  /** UTF-8 text without BOM (U+FEFF anywhere), NUL, \x1A, lone CR or `sep=` line */
   path: string;
   encoding: string;
   /** the delimiter named by an Excel `sep=` first line */
@@ -126,15 +126,12 @@ class Normalizer {
     return this.note(t);
   }
 
-  private atLineStart = true;
-
   private note(text: string): string {
     let t = text;
     // a byte-order mark at the start of a later line (exports joined end to end, `cat a.csv b.csv`)
-    // is no character of the line's first cell
-    if (this.atLineStart && t.startsWith('\uFEFF')) t = t.slice(1);
-    if (t.includes('\n\uFEFF')) t = t.replaceAll('\n\uFEFF', '\n');
-    if (t.length > 0) this.atLineStart = t.endsWith('\n');
+    // is no character of the line's first cell, and one inside a cell (U+FEFF, a zero-width
+    // no-break space, which Excel shows as nothing) no character of that cell: `\uFEFF12.50` is 12.50
+    if (t.includes('\uFEFF')) t = t.replaceAll('\uFEFF', '');
     if (!this.hasContent && /[^\s,;|"]/.test(t)) this.hasContent = true;
     return t;
   }
@@ -142,8 +139,8 @@ class Normalizer {
 
 interface ByteFacts {
   validUtf8: boolean;
-  /** a UTF-8 byte-order mark at the start of a line after the first */
-  lineBom: boolean;
+  /** a UTF-8 byte-order mark (U+FEFF) anywhere after the file's first bytes */
+  bom: boolean;
   nul: boolean;
   sub: boolean;
   loneCR: boolean;
@@ -153,12 +150,12 @@ interface ByteFacts {
   content: boolean;
 }
 
-/** A line break followed by a UTF-8 byte-order mark. */
-const LINE_BOM = Buffer.from([0x0a, 0xef, 0xbb, 0xbf]);
+/** U+FEFF in UTF-8: a byte-order mark, or a zero-width no-break space inside a cell. */
+const BOM_BYTES = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** One pass over an 8-bit file: is it valid UTF-8, and does it need any cleaning? */
 async function scanBytes(file: string, deadline: Deadline): Promise<ByteFacts> {
-  const facts: ByteFacts = { validUtf8: true, lineBom: false, nul: false, sub: false, loneCR: false, crlf: 0, lf: 0, sepLine: false, content: false };
+  const facts: ByteFacts = { validUtf8: true, bom: false, nul: false, sub: false, loneCR: false, crlf: 0, lf: 0, sepLine: false, content: false };
   let carry: Buffer = Buffer.alloc(0);
   let prevCR = false;
   let first = true;
@@ -184,17 +181,17 @@ async function scanBytes(file: string, deadline: Deadline): Promise<ByteFacts> {
       if (!isUtf8(buf.subarray(0, cut))) facts.validUtf8 = false;
       carry = Buffer.from(buf.subarray(cut));
     }
-    if (!facts.lineBom) {
+    if (!facts.bom) {
       // (with the chunk before's last bytes: a mark split between two chunks)
       const from = tail.length;
       const joined = tail.length ? Buffer.concat([tail, chunk]) : chunk;
-      for (let b = joined.indexOf(LINE_BOM); b >= 0; b = joined.indexOf(LINE_BOM, b + 1)) {
-        if (b + LINE_BOM.length > from) {
-          facts.lineBom = true;
+      for (let b = joined.indexOf(BOM_BYTES); b >= 0; b = joined.indexOf(BOM_BYTES, b + 1)) {
+        if (b + BOM_BYTES.length > from) {
+          facts.bom = true;
           break;
         }
       }
-      tail = Buffer.from(chunk.subarray(Math.max(0, chunk.length - (LINE_BOM.length - 1))));
+      tail = Buffer.from(chunk.subarray(Math.max(0, chunk.length - (BOM_BYTES.length - 1))));
     }
     if (!facts.nul && chunk.includes(0)) facts.nul = true;
     if (!facts.sub && chunk.includes(0x1a)) facts.sub = true;
@@ -278,7 +275,7 @@ export async function prepareText(file: string, workDir: string, outName: string
   const facts = await scanBytes(file, deadline);
   if (!facts.content) throw noData();
   const mixedBreaks = facts.crlf > 0 && facts.lf > 0;
-  if (facts.validUtf8 && family === 'utf-8' && !facts.lineBom && !facts.nul && !facts.sub && !facts.loneCR && !mixedBreaks && !facts.sepLine) {
+  if (facts.validUtf8 && family === 'utf-8' && !facts.bom && !facts.nul && !facts.sub && !facts.loneCR && !mixedBreaks && !facts.sepLine) {
     return { path: file, encoding: 'utf-8', sepDelimiter: null, newline: facts.crlf > 0 ? '\r\n' : '\n' };
   }
 

@@ -7,7 +7,9 @@
 // the hourly export_expire_sweep of the job runner's crontab runs the same sweep, so exports fall
 // due (and their objects go) even when no export completes for a long time.
 // An export naming a rightsholder that was deleted is due at once (retireExportsOf; a sweep finds
-// it too), and its files are never handed out meanwhile.
+// it too), and its files are never handed out meanwhile. So is every export of a soft-deleted
+// organization (retireExportsOfOrganization with organization.delete; a sweep finds them too):
+// no procedure answers for the organization any more, and its files do not wait out the retention.
 import type { Config } from '../config.ts';
 import { recordActivity } from '../activity/record.ts';
 import { withTransaction, type Queryable } from '../db/pool.ts';
@@ -29,6 +31,9 @@ export function retentionSeconds(config: Config): number {
 const NAMES_GONE = `EXISTS (SELECT 1 FROM unnest(exports.rightsholder_ids) AS n(id)
   WHERE NOT EXISTS (SELECT 1 FROM rightsholders r WHERE r.id = n.id AND r.organization_id = exports.organization_id AND r.deleted_at IS NULL))`;
 
+/** The export's organization is soft-deleted: nobody may download it, its files must go. */
+const ORGANIZATION_GONE = `EXISTS (SELECT 1 FROM organizations o WHERE o.id = exports.organization_id AND o.deleted_at IS NOT NULL)`;
+
 /** Whether every rightsholder the export names is still there (its files may be handed out). */
 export async function rightsholdersKept(db: Queryable, exportId: string): Promise<boolean> {
   const { rows } = await db.query<{ gone: boolean }>(`SELECT ${NAMES_GONE} AS gone FROM exports WHERE id = $1`, [exportId]);
@@ -45,6 +50,20 @@ export async function retireExportsOf(db: Queryable, organizationId: string, rig
     `UPDATE exports SET expires_at = clock_timestamp(), updated_at = clock_timestamp()
      WHERE organization_id = $1 AND $2::uuid = ANY (rightsholder_ids) AND status = 'completed' RETURNING id`,
     [organizationId, rightsholderId],
+  );
+  for (const r of rows) await scheduleExpiry(db, r.id, new Date());
+  return rows.length;
+}
+
+/**
+ * An organization is soft-deleted: its completed exports expire now and their files are deleted
+ * by an export_expire job run at once. Call it in the deleting transaction.
+ */
+export async function retireExportsOfOrganization(db: Queryable, organizationId: string): Promise<number> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE exports SET expires_at = clock_timestamp(), updated_at = clock_timestamp()
+     WHERE organization_id = $1 AND status = 'completed' RETURNING id`,
+    [organizationId],
   );
   for (const r of rows) await scheduleExpiry(db, r.id, new Date());
   return rows.length;
@@ -71,7 +90,7 @@ export async function expireExports(deps: Pick<Deps, 'pool' | 'store'>): Promise
     const batch = await withTransaction(deps.pool, async (client) => {
       const { rows } = await client.query<ExportRow>(
         `SELECT * FROM exports
-         WHERE (status = 'completed' AND (expires_at <= clock_timestamp() OR ${NAMES_GONE})) OR (status IN ('expired', 'failed') AND purged_at IS NULL)
+         WHERE (status = 'completed' AND (expires_at <= clock_timestamp() OR ${NAMES_GONE} OR ${ORGANIZATION_GONE})) OR (status IN ('expired', 'failed') AND purged_at IS NULL)
          ORDER BY expires_at NULLS LAST LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
       );
       for (const e of rows.filter((x) => x.status === 'completed')) {

@@ -1,6 +1,7 @@
 // Organizations (tenants): one small function per SQL operation.
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
+import { retireExportsOfOrganization } from '../exports/expire.ts';
 
 export type OrganizationRecord = {
   id: string;
@@ -69,11 +70,13 @@ export async function updateOrganization(db: Queryable, id: string, changes: Org
   return rows[0]!;
 }
 
+/** Call it in a transaction: the organization's completed exports expire with it (their files go at once). */
 export async function softDeleteOrganization(db: Queryable, id: string): Promise<OrganizationRecord> {
   const { rows } = await db.query<OrganizationRecord>(
     `WITH o AS (UPDATE organizations SET deleted_at = now(), updated_at = now() WHERE id = $1 RETURNING *) SELECT ${COLUMNS} FROM o`,
     [id],
   );
+  await retireExportsOfOrganization(db, id);
   return rows[0]!;
 }
 

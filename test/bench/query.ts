@@ -83,18 +83,22 @@ async function main(): Promise<void> {
     const lastYear = FIRST_YEAR + MONTHS / 12 - 1;
     const rh = (i: number) => rhs[i % RIGHTSHOLDERS]!;
     const filter = (i: number) => [{ member: V('rightsholder_id'), operator: 'equals', values: [rh(i)] }];
+    // the USD the view answers: the rate to 18 decimals, in the analytics database's two parts (rate
+    // to 14, rate_lo the next four × 10^14), the small part rounded once after summing
     const usd = 'f.royalty_earnings * fx.rate';
+    const usdLo = 'f.royalty_earnings * fx.rate_lo';
+    const sumUsd = `(sum(${usd}) + CAST(sum(${usdLo}) AS DECIMAL(38,12)) * 0.00000000000001)`;
     const fxJoin = 'LEFT JOIN fx ON fx.statement_id = f.statement_id AND fx.currency = f.currency';
     const questions: { name: string; cube: (i: number) => object; sql: (i: number) => string }[] = [
       {
         name: 'total for one rightsholder',
         cube: (i) => ({ measures: [V('royalty_earnings_usd')], filters: filter(i) }),
-        sql: (i) => `SELECT sum(${usd}) FROM facts f ${fxJoin} WHERE f.rightsholder_id = '${rh(i)}'`,
+        sql: (i) => `SELECT ${sumUsd} FROM facts f ${fxJoin} WHERE f.rightsholder_id = '${rh(i)}'`,
       },
       {
         name: 'top 10 products',
         cube: (i) => ({ measures: [V('royalty_earnings_usd')], dimensions: [V('product_title'), V('product_artist')], filters: filter(i), limit: 10 }),
-        sql: (i) => `SELECT f.raw_title, f.raw_artist, sum(${usd}) AS usd FROM facts f ${fxJoin} WHERE f.rightsholder_id = '${rh(i)}' GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 10`,
+        sql: (i) => `SELECT f.raw_title, f.raw_artist, ${sumUsd} AS usd FROM facts f ${fxJoin} WHERE f.rightsholder_id = '${rh(i)}' GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 10`,
       },
       {
         name: '24-month series by source',
@@ -104,7 +108,7 @@ async function main(): Promise<void> {
           timeDimensions: [{ dimension: V('sales_period_start'), granularity: 'month', dateRange: [`${lastYear - 1}-01-01`, `${lastYear}-12-31`] }],
           filters: filter(i),
         }),
-        sql: (i) => `SELECT date_trunc('month', f.sales_period_start) AS m, coalesce(so.collection_source, so.publisher_source, so.earnings_source) AS source, sum(${usd})
+        sql: (i) => `SELECT date_trunc('month', f.sales_period_start) AS m, coalesce(so.collection_source, so.publisher_source, so.earnings_source) AS source, ${sumUsd}
           FROM facts f ${fxJoin} LEFT JOIN lk_source so ON so.raw = f.source
           WHERE f.rightsholder_id = '${rh(i)}' AND f.sales_period_start BETWEEN DATE '${lastYear - 1}-01-01' AND DATE '${lastYear}-12-31'
           GROUP BY 1, 2 ORDER BY 1, 2`,
@@ -114,7 +118,7 @@ async function main(): Promise<void> {
         cube: (i) => ({ measures: [V('royalty_earnings_usd')], dimensions: [V('territory')], filters: [...filter(i), { member: V('tm'), operator: 'equals', values: ['01.LTM'] }] }),
         sql: (i) => `WITH latest AS (SELECT s.distributor_id, max(sm.month_index) AS month_index FROM statement_months sm JOIN stmt s USING (statement_id)
             WHERE sm.rightsholder_id = '${rh(i)}' GROUP BY 1)
-          SELECT f.country, sum(${usd}) AS usd FROM facts f ${fxJoin} JOIN stmt s ON s.statement_id = f.statement_id JOIN latest l ON l.distributor_id = s.distributor_id
+          SELECT f.country, ${sumUsd} AS usd FROM facts f ${fxJoin} JOIN stmt s ON s.statement_id = f.statement_id JOIN latest l ON l.distributor_id = s.distributor_id
           WHERE f.rightsholder_id = '${rh(i)}' AND l.month_index - f.month_index BETWEEN 1 AND 12 GROUP BY 1 ORDER BY 2 DESC`,
       },
       {

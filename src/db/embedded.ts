@@ -325,9 +325,21 @@ async function initialise(dataDir: string, dir: string, initdb: string, ids: { u
   if (ids) chownSync(pwfile, ids.uid, ids.gid);
   try {
     await new Promise<void>((resolve, reject) => {
+      // the builtin C.UTF-8 provider (PostgreSQL 17+): lower()/upper() map every Unicode letter
+      // ('BEYONCÉ' and 'Beyoncé' are one name to the case-insensitive unique indexes), whatever
+      // locales the machine has; byte order for sorting, as with no locale
       const child = spawn(
         initdb,
-        [`--pgdata=${work}`, '--auth=password', `--username=${USER}`, `--pwfile=${pwfile}`, '--encoding=UTF8', '--no-locale'],
+        [
+          `--pgdata=${work}`,
+          '--auth=password',
+          `--username=${USER}`,
+          `--pwfile=${pwfile}`,
+          '--encoding=UTF8',
+          '--no-locale',
+          '--locale-provider=builtin',
+          '--builtin-locale=C.UTF-8',
+        ],
         { ...ids, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } },
       );
       let stderr = '';

@@ -79,6 +79,11 @@ t.test('first start: embedded servers, migrations, the demo organization printed
   // TypeScript on their own (the test runner's loader does not help them here), DuckDB, store
   const client = new TrpcClient(demo.base, { 'x-api-key': demo.key, 'x-organization-id': demo.org });
   const artist = await createRightsholder(client, demo.org, 'Embedded Artist');
+  // the embedded cluster maps the case of every Unicode letter, not ASCII alone (initdb's builtin
+  // C.UTF-8 provider): 'BEYONCÉ' is the name 'Beyoncé' already taken
+  await createRightsholder(client, demo.org, 'Beyoncé');
+  const again = await client.mutate('rightsholder.create', { organizationId: demo.org, name: 'BEYONCÉ' });
+  t.same(again.ok ? again.data : again.error.data.errorCode, 'RIGHTSHOLDER_NAME_TAKEN');
   const fixture = path.join(repoRoot, 'fixtures', 'statements', 'distrokid-legacy.tsv');
   const expected = JSON.parse(readFileSync(`${fixture}.expected.json`, 'utf8'));
   const { statementId } = await uploadFixture(client, demo.org, artist, fixture);

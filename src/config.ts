@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { projectPath } from './paths.ts';
 
 const optionalText = z
   .string()
@@ -283,7 +284,7 @@ export interface EnrichmentSettings {
 }
 
 /** name and version of this program, for the User-Agent MusicBrainz asks for */
-const packageInfo = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+const packageInfo = JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { name: string; version: string };
 
 export interface MarketSettings {
   provider: 'builtin' | 'yahoo';

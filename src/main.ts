@@ -1,15 +1,20 @@
 // Command-line entry: serve (API + job runner, the default) | api | worker | migrate | admin.
 // Signals are handled from before anything starts until the process exits (src/cli/signals.ts).
-import { admin } from './cli/admin.ts';
+// Only what every command needs is imported up front: the rest (the configuration with its
+// settings schema, the runtime with fastify, graphile-worker, DuckDB and the S3 client, the admin
+// commands) is loaded when the command asks for it, so `--help` answers at once.
 import { endHangup, handleSignals, shutdownRequested } from './cli/signals.ts';
-import { ConfigError, loadConfig } from './config.ts';
-import { createLogger, startRuntime, StartInterrupted, type Role } from './runtime.ts';
+
+// The AWS SDK's versions pinned here run on Node 20 (README, Decisions: Node 20); its notice that
+// later versions will need Node 22 is for whoever upgrades it, not for every start of the service.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+import type { Role } from './runtime.ts';
 
 const roles: Role[] = ['serve', 'api', 'worker', 'migrate'];
 /** the service stopped on its own (its embedded PostgreSQL lost), not asked to */
 let stoppedByFault = false;
 
-const USAGE = `usage: node --import tsx src/main.ts [command]   (npm start, npm run api|worker|migrate|admin)
+const USAGE = `usage: royalty-engine [command]   (npm start, npm run api|worker|migrate|admin)
 
   serve     the API and the job runner in one process (the default)
   api       the API only
@@ -26,8 +31,12 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  const { loadConfig } = await import('./config.ts');
   const config = loadConfig();
-  if (command === 'admin') return admin(config, rest);
+  if (command === 'admin') {
+    const { admin } = await import('./cli/admin.ts');
+    return admin(config, rest);
+  }
   if (!roles.includes(command as Role)) {
     process.stderr.write(`unknown command ${command}\n\n${USAGE}`);
     return 2;
@@ -43,6 +52,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const role = command as Role;
+  const { createLogger, startRuntime, StartInterrupted } = await import('./runtime.ts');
   const log = createLogger(config);
   const shutdown = handleSignals({ log });
   let runtime;
@@ -128,7 +138,8 @@ main(process.argv.slice(2)).then(
     if (shutdownRequested() || stoppedByFault) setTimeout(() => process.exit(code), 1000).unref();
   },
   (error: unknown) => {
-    if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+    // a configuration error is a message for the operator (src/config.ts), anything else a fault
+    if (error instanceof Error && error.name === 'ConfigError') process.stderr.write(`${error.message}\n`);
     else process.stderr.write(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;
   },

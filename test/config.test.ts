@@ -69,9 +69,9 @@ t.test('DATABASE_URL: postgres:// and postgresql:// URLs only', async (t) => {
 
 t.test('the program stops at start naming the variable, without a stack trace', async (t) => {
   const { spawnSync } = await import('node:child_process');
-  const { repoRoot } = await import('./setup/paths.ts');
+  const { repoRoot, serviceEntry } = await import('./setup/paths.ts');
   const run = (env: Record<string, string>) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'migrate'], { cwd: repoRoot, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
+    spawnSync(process.execPath, [serviceEntry, 'migrate'], { cwd: repoRoot, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
   const bad = run({ DATABASE_URL: 'http://x' });
   t.equal(bad.status, 1);
   t.match(bad.stderr, /DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/);

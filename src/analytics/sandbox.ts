@@ -13,7 +13,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 import { AppError } from '../errors.ts';
-import { fileURLToPath } from 'node:url';
+import { fromSource, workerModule } from '../paths.ts';
 import type { SandboxJob, SandboxResult } from '../../workers/analyticsSandbox.ts';
 
 export interface SandboxSettings {
@@ -31,10 +31,10 @@ interface Log {
   error(obj: object, msg: string): void;
 }
 
-const WORKER = fileURLToPath(new URL('../../workers/analyticsSandbox.ts', import.meta.url));
-// only the TypeScript loader: whatever else the parent was started with (test harness hooks,
-// inspectors) has no business in a sandbox and slows its start
-const EXEC_ARGV = ['--import', import.meta.resolve('tsx')];
+const WORKER = workerModule('analyticsSandbox');
+// at most the TypeScript loader (when running from source): whatever else the parent was started
+// with (test harness hooks, inspectors) has no business in a sandbox and slows its start
+const EXEC_ARGV = fromSource ? ['--import', import.meta.resolve('tsx')] : [];
 /** Node and the module loader take about this much resident memory before DuckDB does anything. */
 const PROCESS_BASELINE_MB = 384;
 const WATCH_INTERVAL_MS = 20;

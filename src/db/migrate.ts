@@ -4,11 +4,11 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Logger, runMigrations as runWorkerMigrations } from 'graphile-worker';
 import type pg from 'pg';
+import { projectPath } from '../paths.ts';
 
-export const migrationsDir = fileURLToPath(new URL('../../sql/migrations/', import.meta.url));
+export const migrationsDir = projectPath('sql', 'migrations');
 const MIGRATION_LOCK = 72_100_001;
 
 export interface Migration {

@@ -4,14 +4,14 @@
 // library key, and gets a new revision only when its file changed.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
 import { looseHeaderKey, matchColumns, mappingFieldsSchema, missingRequiredFields, type ColumnMatch, type MappingFields } from './fields.ts';
 import { canonicalJson, findMappingByHeaderHash, mappingProblems, mappingsToMatch, type MappingRecord } from './mappings.ts';
+import { projectPath } from '../paths.ts';
 
-export const libraryDir = fileURLToPath(new URL('../../fixtures/mappings/', import.meta.url));
+export const libraryDir = projectPath('fixtures', 'mappings');
 
 /** Serializes loaders of processes that boot together (and the library tests). */
 const LIBRARY_LOCK = 72_100_800;

@@ -1,13 +1,14 @@
 // The shipped reference data, read from fixtures/reference. The seed migration (000006) is
 // rendered from these files, and the resolver's rules are read from them at run time.
+import path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { csvRecords, emptyToNull } from './csv.ts';
+import { projectPath } from '../paths.ts';
 
-export const referenceDir = fileURLToPath(new URL('../../fixtures/reference/', import.meta.url));
+export const referenceDir = projectPath('fixtures', 'reference');
 
 export function readReferenceFile(name: string): string {
-  return readFileSync(`${referenceDir}${name}`, 'utf8');
+  return readFileSync(path.join(referenceDir, name), 'utf8');
 }
 
 export interface TaxonomyEntry {

@@ -1,15 +1,17 @@
 // The piscina pool for CPU work on statement files. Worker files (top-level workers/) export
 // plain functions that return { ok, ... }; run() rebuilds an AppError from a failure.
+import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { AppError, isErrorCode } from '../errors.ts';
 import type { Config } from '../config.ts';
+import { fromSource, projectPath, workerModuleUrl } from '../paths.ts';
 
 export interface ThreadPool {
   run<T extends object>(worker: WorkerFile, fn: string, input: unknown, transferList?: ArrayBuffer[]): Promise<T>;
   readonly stats: { threads: number; queueSize: number; completed: number };
   /**
    * Starts these files' threads now and keeps `settings.warm` of each alive when idle: a statement
-   * then finds its threads with tsx and the modules loaded (about 0.2-0.6 s each, a fresh thread).
+   * then finds its threads with the modules loaded (about 0.2-0.6 s each, a fresh thread).
    */
   warm(files: WorkerFile[]): void;
   close(): Promise<void>;
@@ -25,8 +27,8 @@ export function createThreadPool(settings: Config['threads']): ThreadPool {
     let pool = pools.get(file);
     if (!pool) {
       pool = new Piscina({
-        filename: new URL('../../workers/entry.mjs', import.meta.url).href,
-        workerData: { file },
+        filename: pathToFileURL(projectPath('workers', 'entry.mjs')).href,
+        workerData: { module: workerModuleUrl(file), typescript: fromSource },
         minThreads: warmFiles.has(file) ? Math.min(settings.warm, settings.maxThreads) : 0,
         maxThreads: settings.maxThreads,
         maxQueue: settings.maxQueue,

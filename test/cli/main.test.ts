@@ -7,13 +7,13 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import pg from 'pg';
 import { createTestDatabase, withDatabase, serverUrl } from '../helpers/db.ts';
-import { repoRoot } from '../setup/paths.ts';
+import { repoRoot, serviceEntry } from '../setup/paths.ts';
 
 const run = promisify(execFile);
 
 async function main(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    const { stdout, stderr } = await run(process.execPath, [serviceEntry, ...args], {
       cwd: repoRoot,
       env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env },
     });

@@ -7,7 +7,7 @@ import t from 'tap';
 import { createRightsholder, uploadFixture, waitForStatement } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
-import { repoRoot } from '../setup/paths.ts';
+import { repoRoot, serviceEntry } from '../setup/paths.ts';
 
 const run = promisify(execFile);
 const srv = await startTestServer(t, { role: 'serve' });
@@ -34,7 +34,7 @@ async function admin(...args: string[]) {
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', 'admin', 'reprocess', ...args], { cwd: repoRoot, env });
+    const { stdout } = await run(process.execPath, [serviceEntry, 'admin', 'reprocess', ...args], { cwd: repoRoot, env });
     return { code: 0, out: stdout.trim() };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -148,7 +148,7 @@ t.test('without --json, the progress on a pipe or log file is a line per change,
   const res = await admin('--org', org, '--rightsholder', artist);
   t.equal(res.code, 0, res.err ?? 'exit 0');
   t.equal(res.out, 'statements: 1\nprocessed: 1');
-  const { stderr } = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', 'admin', 'reprocess', '--org', org, '--rightsholder', artist], {
+  const { stderr } = await run(process.execPath, [serviceEntry, 'admin', 'reprocess', '--org', org, '--rightsholder', artist], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH, DATABASE_URL: srv.config.databaseUrl, S3_ENDPOINT: srv.config.s3!.endpoint, S3_BUCKET: srv.config.s3!.bucket, S3_ACCESS_KEY_ID: srv.config.s3!.accessKeyId, S3_SECRET_ACCESS_KEY: srv.config.s3!.secretAccessKey, LOG_LEVEL: 'warn', DATA_DIR: srv.config.dataDir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   });

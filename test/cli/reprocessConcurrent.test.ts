@@ -10,7 +10,7 @@ import t from 'tap';
 import { createRightsholder, uploadFixture, waitForStatement } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
-import { repoRoot } from '../setup/paths.ts';
+import { repoRoot, serviceEntry } from '../setup/paths.ts';
 import { launcher, serviceEnv, waitFor } from '../runtime/processes.ts';
 
 const run = promisify(execFile);
@@ -65,7 +65,7 @@ async function storedVersions(statementId: string): Promise<string[]> {
 
 async function reprocess(...args: string[]) {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', 'admin', 'reprocess', '--org', org, '--json', ...args], { cwd: repoRoot, env });
+    const { stdout, stderr } = await run(process.execPath, [serviceEntry, 'admin', 'reprocess', '--org', org, '--json', ...args], { cwd: repoRoot, env });
     return { code: 0, out: JSON.parse(stdout) as { statements: number; counts: Record<string, number> }, stderr };
   } catch (error) {
     const e = error as { code: number; stderr: string };

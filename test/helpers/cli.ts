@@ -1,7 +1,7 @@
-// Runs `npm run admin -- …` (src/main.ts admin) as the operator would, against a database URL.
+// Runs `npm run admin -- …` (dist/src/main.js admin) as the operator would, against a database URL.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { repoRoot } from '../setup/paths.ts';
+import { repoRoot, serviceEntry } from '../setup/paths.ts';
 
 const run = promisify(execFile);
 
@@ -15,7 +15,7 @@ export interface CliResult {
 export function adminCli(databaseUrl: string | undefined): (...args: string[]) => Promise<CliResult> {
   return async (...args) => {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', 'admin', ...args], {
+      const { stdout, stderr } = await run(process.execPath, [serviceEntry, 'admin', ...args], {
         cwd: repoRoot,
         env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
       });

@@ -1,5 +1,6 @@
 // The built-in resolver on raw strings held out of the shipped data (test/lookups/heldOut.ts),
 // the shipped data present in a fresh database, and query-time resolution for analytics.
+import path from 'node:path';
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { csvRows } from '../../src/lookups/csv.ts';
@@ -18,7 +19,7 @@ const db = srv.deps.pool;
 t.test('the held-out strings are not literally in the shipped data', async (t) => {
   const cells = new Set<string>();
   for (const file of readdirSync(referenceDir).filter((f) => f.endsWith('.csv'))) {
-    for (const row of csvRows(readFileSync(`${referenceDir}${file}`, 'utf8'))) for (const cell of row) cells.add(cell.trim());
+    for (const row of csvRows(readFileSync(path.join(referenceDir, file), 'utf8'))) for (const cell of row) cells.add(cell.trim());
   }
   t.ok(heldOutSources.length + heldOutSalesTypes.length >= 100, 'at least 100 strings');
   t.same([...heldOutSources, ...heldOutSalesTypes].map((h) => h.raw).filter((raw) => cells.has(raw)), []);
@@ -63,7 +64,7 @@ t.test('strings that name no source stay unresolved', async (t) => {
 });
 
 t.test('a fresh database holds the shipped data, and 000006 is rendered from the fixtures', async (t) => {
-  t.equal(readFileSync(`${migrationsDir}000006_seed_reference_data.sql`, 'utf8'), renderReferenceSeed());
+  t.equal(readFileSync(path.join(migrationsDir, '000006_seed_reference_data.sql'), 'utf8'), renderReferenceSeed());
   const tax = await db.query('SELECT primary_sales_type, secondary_sales_type, description FROM sales_type_taxonomy ORDER BY sort_order');
   t.same(tax.rows.map((r) => [r.primary_sales_type, r.secondary_sales_type, r.description]), taxonomy().map((x) => [x.primarySalesType, x.secondarySalesType, x.description]));
   const st = await db.query(`SELECT original, cleansed, primary_sales_type, secondary_sales_type FROM lookup_sales_types WHERE status = 'verified' ORDER BY original`);

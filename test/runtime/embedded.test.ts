@@ -8,7 +8,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { repoRoot } from '../setup/paths.ts';
+import { repoRoot, serviceEntry } from '../setup/paths.ts';
 import { readFileSync } from 'node:fs';
 import { canonicalDecimal } from '../helpers/decimal.ts';
 import { createRightsholder, uploadFixture, waitForStatement } from '../helpers/ingest.ts';
@@ -33,7 +33,7 @@ interface Running {
 }
 
 function launch(args: string[]): Running {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [serviceEntry, ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let out = '';
   let stdout = '';

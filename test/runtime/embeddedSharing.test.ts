@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { launcher, until, waitFor, type Running } from './processes.ts';
+import { serviceEntry } from '../setup/paths.ts';
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'royalty-sharing-'));
 // PostgreSQL runs as the postgres user when the tests run as root: it must reach its directory
@@ -105,9 +106,7 @@ t.test(orphanTest, { skip: subreaperAvailable ? false : 'needs python3 and prctl
       '        time.sleep(0.2)',
     ].join('\n'),
     process.execPath,
-    '--import',
-    'tsx',
-    'src/main.ts',
+    serviceEntry,
   ];
   const { run: reaper } = await start({}, subreaper);
   const orphan = postmaster()!;

@@ -8,7 +8,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { repoRoot } from '../setup/paths.ts';
+import { repoRoot, serviceEntry } from '../setup/paths.ts';
 import { launcher, until, waitFor } from './processes.ts';
 
 const root = await mkdtemp(path.join(tmpdir(), 'royalty-hangup-'));
@@ -48,7 +48,7 @@ const hasScript = spawnSync('script', ['--version']).status === 0;
 t.test('the terminal closed under it: a clean stop though every write to it fails', { skip: !hasScript && 'needs script(1) for a terminal' }, async (t) => {
   const dataDir = path.join(root, 'tty');
   const errors = path.join(root, 'tty-stderr');
-  const command = `${process.execPath} --import tsx src/main.ts serve 2>${errors}`;
+  const command = `${process.execPath} ${serviceEntry} serve 2>${errors}`;
   // script(1) runs the service on a terminal of its own; killing script closes that terminal
   const terminal = spawn('script', ['-qfc', command, '/dev/null'], {
     cwd: repoRoot,

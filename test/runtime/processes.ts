@@ -1,12 +1,12 @@
 // Helpers for tests about processes and signals: the program started as an operator starts it
-// (`node --import tsx src/main.ts …`), and a statement held in the middle of its ingestion.
+// (`node dist/src/main.js …`, what `npm start` runs), and a statement held in the middle of its ingestion.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Config } from '../../src/config.ts';
-import { repoRoot } from '../setup/paths.ts';
+import { repoRoot, serviceEntry } from '../setup/paths.ts';
 
 interface Teardown {
   teardown(fn: () => unknown): void;
@@ -21,13 +21,13 @@ export interface Running {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts src/main.ts with exactly `env` (plus PATH, HOME, TMPDIR); SIGKILLed at teardown if still running. */
+/** Starts the service (dist/src/main.js) with exactly `env` (plus PATH, HOME, TMPDIR); SIGKILLed at teardown if still running. */
 export function launcher(t: Teardown): (args: string[], env: NodeJS.ProcessEnv, command?: string[], opts?: { detached?: boolean }) => Running {
   const children = new Set<ChildProcess>();
   t.teardown(() => {
     for (const c of children) c.kill('SIGKILL');
   });
-  return (args, env, command = [process.execPath, '--import', 'tsx', 'src/main.ts'], opts = {}) => {
+  return (args, env, command = [process.execPath, serviceEntry], opts = {}) => {
     const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
     if (process.env.TMPDIR) base.TMPDIR = process.env.TMPDIR;
     const child = spawn(command[0]!, [...command.slice(1), ...args], {

@@ -110,11 +110,12 @@ t.test("a killed process's work directories are removed by the next job runner, 
   t.same(await worker.exited, { code: 0, signal: null });
 });
 
-t.test('under the tsx CLI (npm start), Ctrl-C twice to the process group: the second is ignored', async (t) => {
+t.test('under npm (npm run worker), Ctrl-C twice to the process group: the second is ignored', async (t) => {
   await hold.hold();
   const statementId = await upload();
   // its own process group, signalled as a whole like a terminal's foreground group
-  const worker = launch(['worker'], env, [path.join(repoRoot, 'node_modules', '.bin', 'tsx'), 'src/main.ts'], { detached: true });
+  // npm relays the signal to the service, which also gets the terminal's own: one Ctrl-C, twice
+  const worker = launch(['run', '-s', 'worker'], env, ['npm'], { detached: true });
   const group = -worker.child.pid!;
   t.teardown(() => {
     try {

@@ -5,3 +5,8 @@ export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** where the test run keeps its embedded PostgreSQL when DATABASE_URL is not set */
 export const testDataDir = path.join(repoRoot, '.tap', 'embedded');
 export const databaseUrlFile = path.join(repoRoot, '.tap', 'database-url');
+/**
+ * The service's command as `npm start` and `npm run admin` run it: the compiled bundle (built by
+ * `npm install`, and again by the test run's `before` when a source file changed since).
+ */
+export const serviceEntry = path.join(repoRoot, 'dist', 'src', 'main.js');

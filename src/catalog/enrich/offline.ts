@@ -1,13 +1,13 @@
 // The offline provider: MusicBrainz-shaped recordings shipped in fixtures/catalog/recordings.json,
 // loaded once per process and indexed in memory (by ISRC, by folded title, by title word).
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { normalizeIsrc } from '../../ingest/values.ts';
 import { artistScore, foldText, matchConfidence, titleKey, titleScore, type TitleKey } from './match.ts';
 import { ProviderError, type EnrichedRecording, type EnrichmentProvider, type TrackQuery } from './provider.ts';
+import { projectPath } from '../../paths.ts';
 
-export const defaultDatasetPath = fileURLToPath(new URL('../../../fixtures/catalog/recordings.json', import.meta.url));
+export const defaultDatasetPath = projectPath('fixtures', 'catalog', 'recordings.json');
 
 /** Below this a lookup answers "not found" rather than a doubtful match. */
 export const MIN_LOOKUP_CONFIDENCE = 0.6;

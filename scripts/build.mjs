@@ -1,0 +1,64 @@
+// Compiles the service into dist/: `npm start` and the admin commands run plain JavaScript, with
+// no TypeScript loader (and none of its child processes) at run time. esbuild bundles the entry
+// points (the command line, each worker thread file, the analytics sandbox); packages stay in
+// node_modules, shared code goes into chunks, and nothing is minified, so stack traces stay
+// readable. Type checking is `npm run typecheck`'s job, not this one's.
+//
+//   node scripts/build.mjs             build (npm run build; `npm install` runs it as `prepare`)
+//   node scripts/build.mjs --if-stale  build only when a source file is newer than the build, or
+//                                      the entry points changed (npm start, npm run admin, tests)
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = path.join(root, 'dist');
+/** what the last build read (esbuild's metafile inputs) and its entry points */
+const manifestFile = path.join(outdir, 'build-inputs.json');
+
+async function entryPoints() {
+  // every workers/*.ts is a thread or process entry, or a module they share
+  const workers = (await readdir(path.join(root, 'workers'))).filter((f) => f.endsWith('.ts')).sort();
+  return ['src/main.ts', ...workers.map((f) => `workers/${f}`)];
+}
+
+async function isStale(entries) {
+  let manifest;
+  try {
+    manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
+  } catch {
+    return true;
+  }
+  if (JSON.stringify(manifest.entries) !== JSON.stringify(entries)) return true;
+  const built = (await stat(manifestFile)).mtimeMs;
+  for (const input of [...manifest.inputs, 'scripts/build.mjs', 'package.json']) {
+    const changed = await stat(path.join(root, input)).then((s) => s.mtimeMs > built, () => true);
+    if (changed) return true;
+  }
+  return false;
+}
+
+const entries = await entryPoints();
+if (process.argv.includes('--if-stale') && !(await isStale(entries))) process.exit(0);
+
+const { build } = await import('esbuild');
+await rm(outdir, { recursive: true, force: true });
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: entries,
+  outdir,
+  outbase: '.',
+  entryNames: '[dir]/[name]',
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  keepNames: true,
+  metafile: true,
+  logLevel: 'warning',
+});
+const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/'));
+await writeFile(manifestFile, JSON.stringify({ entries, inputs }));

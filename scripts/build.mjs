@@ -42,7 +42,8 @@ const entries = await entryPoints();
 if (process.argv.includes('--if-stale') && !(await isStale(entries))) process.exit(0);
 
 const { build } = await import('esbuild');
-await rm(outdir, { recursive: true, force: true });
+// written over the last build, never removed first: a service started from it may still load its
+// chunks (lazily imported modules, new worker threads) while an admin command rebuilds
 const result = await build({
   absWorkingDir: root,
   entryPoints: entries,
@@ -62,3 +63,11 @@ const result = await build({
 });
 const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/'));
 await writeFile(manifestFile, JSON.stringify({ entries, inputs }));
+
+// chunks of earlier builds, once no process started a day ago can still want them
+const current = new Set(Object.keys(result.metafile.outputs).map((f) => path.resolve(root, f)));
+const chunks = path.join(outdir, 'chunks');
+for (const name of await readdir(chunks)) {
+  const file = path.join(chunks, name);
+  if (!current.has(file) && (await stat(file)).mtimeMs < Date.now() - 86_400_000) await rm(file, { force: true });
+}

@@ -3,6 +3,7 @@
 // Only what every command needs is imported up front: the rest (the configuration with its
 // settings schema, the runtime with fastify, graphile-worker, DuckDB and the S3 client, the admin
 // commands) is loaded when the command asks for it, so `--help` answers at once.
+import { ADMIN_USAGE, asksForHelp } from './cli/adminUsage.ts';
 import { endHangup, handleSignals, shutdownRequested } from './cli/signals.ts';
 
 // The AWS SDK's versions pinned here run on Node 20 (README, Decisions: Node 20); its notice that
@@ -29,6 +30,10 @@ async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE);
+    return 0;
+  }
+  if (command === 'admin' && asksForHelp(rest)) {
+    process.stdout.write(ADMIN_USAGE);
     return 0;
   }
   const { loadConfig } = await import('./config.ts');

@@ -391,7 +391,7 @@ export async function openDatabase(config: Config, log: Deps['log']): Promise<Da
     await embeddedDb?.stop();
   };
   try {
-    const applied = await migrate(pool);
+    const applied = await migrate(pool, (pending) => log.info({ pending }, 'applying migrations'));
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
     // the shared library of mappings for well-known statement formats ships as data
     await syncMappingLibrary(pool);

@@ -431,6 +431,8 @@ export async function startEmbeddedPostgres(
     dataDir,
     async () => {
       if (!existsSync(path.join(dir, 'PG_VERSION'))) {
+        // the first start's longest step: said before it, not only after
+        log(`creating the embedded PostgreSQL cluster in ${dir} (first start only)`, 'info');
         await initialise(dataDir, dir, initdb, ids);
       } else {
         const running = await runningPostmaster(dir);

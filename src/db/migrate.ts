@@ -35,7 +35,8 @@ export async function migrationsFingerprint(): Promise<string> {
   return hash.digest('hex').slice(0, 12);
 }
 
-export async function migrate(pool: pg.Pool): Promise<string[]> {
+/** Applies the pending migrations; `onPending` hears of them before the first is applied. */
+export async function migrate(pool: pg.Pool, onPending?: (names: string[]) => void): Promise<string[]> {
   const applied: string[] = [];
   const client = await pool.connect();
   try {
@@ -54,8 +55,9 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
         `the database was migrated by a newer version of the program (${unknown.join(', ')} unknown to this one): run that version or a later one`,
       );
     }
-    for (const m of migrations) {
-      if (done.has(m.id)) continue;
+    const pending = migrations.filter((m) => !done.has(m.id));
+    if (pending.length > 0) onPending?.(pending.map((m) => m.name));
+    for (const m of pending) {
       await client.query('BEGIN');
       try {
         await client.query('INSERT INTO schema_migrations (id, name) VALUES ($1, $2)', [m.id, m.name]);

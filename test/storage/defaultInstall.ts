@@ -49,6 +49,7 @@ export async function startDefaultInstall(t: Teardown, env: Record<string, strin
     await db.drop();
     await rm(dir, { recursive: true, force: true });
   });
-  const url = runtime.url!;
+  // the address listened on (PUBLIC_URL may name a reverse proxy in front)
+  const url = `http://127.0.0.1:${port}`;
   return { url, config, deps: runtime.deps, runtime, anonymous: new TrpcClient(url, {}), client: (headers) => new TrpcClient(url, headers) };
 }

@@ -180,8 +180,8 @@ async function verifyPresigned(req: IncomingObjectRequest, parsed: Parsed, secre
   for (const [name, value] of p) {
     const lower = name.toLowerCase();
     if (lower === 'x-amz-signature') continue;
-    if (lower.startsWith('x-amz-') && !AUTH_PARAMS.has(lower)) toSign[name] = value;
-    else if (lower === 'x-amz-content-sha256') toSign[name] = value;
+    const hoisted = lower.startsWith('x-amz-') && (lower === 'x-amz-content-sha256' || !AUTH_PARAMS.has(lower));
+    if (hoisted) toSign[name] = value;
     else query[name] = value;
   }
   const request: HttpRequest = { method: req.method, protocol: publicUrl.protocol, hostname: publicUrl.hostname, path: parsed.canonicalPath, query, headers: toSign };

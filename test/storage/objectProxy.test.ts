@@ -4,7 +4,7 @@
 // attachment a browser does not sniff.
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
 import { runExport } from '../api/export/helpers.ts';
 import { createRightsholder, waitForStatement } from '../helpers/ingest.ts';
@@ -200,6 +200,8 @@ t.test('header-signed requests are verified the same way; uploads take presigned
   const got = await good.send(new GetObjectCommand({ Bucket: bucket, Key: aliceKey }));
   t.same(Buffer.from(await got.Body!.transformToByteArray()), fixture);
   t.equal(got.ContentDisposition, 'attachment');
+  const head = await good.send(new HeadObjectCommand({ Bucket: bucket, Key: aliceKey }));
+  t.same([head.ContentLength, head.ContentType, head.ContentDisposition], [fixture.length, 'text/tab-separated-values', 'attachment']);
   await t.rejects(bad.send(new GetObjectCommand({ Bucket: bucket, Key: aliceKey })), { $metadata: { httpStatusCode: 403 } });
   await t.rejects(good.send(new PutObjectCommand({ Bucket: bucket, Key: aliceKey, Body: 'overwritten' })), { $metadata: { httpStatusCode: 400 } });
   t.same(await store.getBuffer(aliceKey), fixture);

@@ -57,6 +57,21 @@ function uploadLength(req: FastifyRequest): string | undefined {
   return req.headers['transfer-encoding'] === undefined && typeof length === 'string' && /^\d{1,15}$/.test(length) ? length : undefined;
 }
 
+/**
+ * The store's answer as the client gets it. A file served from the service's own origin is never
+ * rendered by a browser: a download (whatever content type it was uploaded with), not sniffed,
+ * and sandboxed if opened anyway.
+ */
+function answerHeaders(method: string, answer: IncomingMessage, overrides: [string, string][]): OutgoingHttpHeaders {
+  const out = pick(answer.headers, ANSWER_HEADERS);
+  if ((answer.statusCode ?? 500) < 300) for (const [name, value] of overrides) if (OVERRIDES.has(name)) out[OVERRIDES.get(name)!] = value;
+  out['x-content-type-options'] = 'nosniff';
+  out['content-security-policy'] = "default-src 'none'; sandbox";
+  out['cache-control'] = 'private, no-store';
+  if ((method === 'GET' || method === 'HEAD') && !/^attachment\b/i.test(String(out['content-disposition'] ?? ''))) out['content-disposition'] = 'attachment';
+  return out;
+}
+
 async function handle(store: ObjectStore, access: EmbeddedAccess, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   if (!store.publicUrl) return refuse(reply, 'OBJECT_SIGNATURE_INVALID', 'the object store has no public address yet');
   const verdict = await verifySignature({ method: req.method, url: req.raw.url ?? '', headers: req.headers }, access.signing, store.publicUrl);
@@ -75,14 +90,7 @@ async function handle(store: ObjectStore, access: EmbeddedAccess, req: FastifyRe
   const overrides = verdict.query.filter(([name]) => name.startsWith('response-'));
   const query = new URLSearchParams(verdict.query.filter(([name]) => !name.startsWith('response-'))).toString();
   const answer = await forward(access, req.method, query ? `${verdict.path}?${query}` : verdict.path, headers, upload ? req.raw : undefined);
-  const out = pick(answer.headers, ANSWER_HEADERS);
-  if ((answer.statusCode ?? 500) < 300) for (const [name, value] of overrides) if (OVERRIDES.has(name)) out[OVERRIDES.get(name)!] = value;
-  // a file served from the service's own origin is never rendered by a browser: it is a download
-  // (whatever content type it was uploaded with), not sniffed, and sandboxed if opened anyway
-  out['x-content-type-options'] = 'nosniff';
-  out['content-security-policy'] = "default-src 'none'; sandbox";
-  out['cache-control'] = 'private, no-store';
-  if ((req.method === 'GET' || req.method === 'HEAD') && !/^attachment\b/i.test(String(out['content-disposition'] ?? ''))) out['content-disposition'] = 'attachment';
+  const out = answerHeaders(req.method, answer, overrides);
   void reply.status(answer.statusCode ?? 502).headers(out);
   if (req.method === 'HEAD') {
     answer.resume();

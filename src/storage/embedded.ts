@@ -91,16 +91,23 @@ export async function startDefaultObjectStore(dataDir: string, bucket: string): 
   const dir = path.join(dataDir, 's3');
   await mkdir(dir, { recursive: true });
   const signing = await signingSecret(dataDir);
+  // this process's own: another process of the install has its own, and removes it at its stop
+  await mkdir(path.join(dataDir, 's3-incoming'), { recursive: true });
+  const spoolDir = await mkdtemp(path.join(dataDir, 's3-incoming', `${process.pid}-`));
   const socketDir = await mkdtemp(path.join(tmpdir(), 'royalty-s3-'));
   const socketPath = path.join(socketDir, 's3.sock');
   const server = s3rver(dir, bucket);
   // what s3rver's run() does, on a socket instead of a port (its listen passes the arguments on)
   const internals = server as unknown as { listen(p: string): Promise<Server>; httpServer: Server };
+  const removeDirs = async () => {
+    await rm(socketDir, { recursive: true, force: true });
+    await rm(spoolDir, { recursive: true, force: true });
+  };
   try {
     await server.configureBuckets();
     internals.httpServer = await internals.listen(socketPath);
   } catch (error) {
-    await rm(socketDir, { recursive: true, force: true });
+    await removeDirs();
     throw error;
   }
   const settings: S3Settings = {
@@ -112,11 +119,11 @@ export async function startDefaultObjectStore(dataDir: string, bucket: string): 
     forcePathStyle: true,
   };
   return {
-    store: new ObjectStore(settings, { socketPath, signing }),
+    store: new ObjectStore(settings, { socketPath, signing, spoolDir }),
     socketPath,
     async stop() {
       await server.close();
-      await rm(socketDir, { recursive: true, force: true });
+      await removeDirs();
     },
   };
 }

@@ -23,6 +23,8 @@ import { OBJECTS_PREFIX, type SigningSecret } from './signature.ts';
 export interface EmbeddedAccess {
   socketPath: string;
   signing: SigningSecret;
+  /** where an upload is kept until its last byte arrived (DATA_DIR's file system, not a tmpfs) */
+  spoolDir: string;
 }
 
 export interface ObjectInfo {

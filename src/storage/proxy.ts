@@ -4,7 +4,13 @@
 // headers, plus the body's length) to the embedded s3rver on its unix socket. Downloads come back
 // as attachments the browser does not sniff. With a configured S3 there is no proxy: clients talk
 // to that S3 directly.
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { AppError, type ErrorCode } from '../errors.ts';
@@ -34,21 +40,32 @@ function pick(headers: IncomingHttpHeaders, names: string[]): OutgoingHttpHeader
   return Object.fromEntries(names.filter((n) => headers[n] !== undefined).map((n) => [n, headers[n]]));
 }
 
-/** One request to s3rver over its socket, with the body streamed through (a PUT's). */
-function forward(access: EmbeddedAccess, method: string, target: string, headers: OutgoingHttpHeaders, body?: IncomingMessage): Promise<IncomingMessage> {
+/** One request to s3rver over its socket, with a body (a PUT's) streamed from its spooled file. */
+function forward(access: EmbeddedAccess, method: string, target: string, headers: OutgoingHttpHeaders, body?: Readable): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const upstream = httpRequest({ socketPath: access.socketPath, method, path: target, headers: { ...headers, host: 'localhost' } }, resolve);
     upstream.on('error', reject);
-    if (!body) {
-      upstream.end();
-      return;
-    }
-    // a client that goes away mid-upload: the store's request ends there too
-    body.on('close', () => {
-      if (!body.complete) upstream.destroy(new Error('the client closed the upload'));
-    });
-    body.pipe(upstream);
+    if (body) body.on('error', (error) => upstream.destroy(error)).pipe(upstream);
+    else upstream.end();
   });
+}
+
+/**
+ * The upload's bytes in a file of the spool, once all `length` of them arrived; undefined when
+ * the client went away before. s3rver writes straight into the object's file and never closes it
+ * when its request ends early: an interrupted PUT would leave a truncated object and an open file
+ * for good, so it only ever gets whole bodies.
+ */
+async function spool(access: EmbeddedAccess, body: IncomingMessage, length: number): Promise<string | undefined> {
+  const file = path.join(access.spoolDir, randomUUID());
+  try {
+    await pipeline(body, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+    if ((await stat(file)).size === length) return file;
+  } catch {
+    // the client closed the connection mid-upload (a premature close)
+  }
+  await rm(file, { force: true });
+  return undefined;
 }
 
 /** The headers of a PUT's upload: its length is required (S3's rule), a chunked body is not taken. */
@@ -80,16 +97,24 @@ async function handle(store: ObjectStore, access: EmbeddedAccess, req: FastifyRe
   // a header-signed request's payload hash would have to be checked against the body: uploads take presigned URLs
   if (upload && !verdict.presigned) return refuse(reply, 'OBJECT_REQUEST_UNSUPPORTED', 'uploads take a presigned URL, not an Authorization header');
   const headers: OutgoingHttpHeaders = { ...verdict.headers };
+  let spooled: string | undefined;
   if (upload) {
     const length = uploadLength(req);
     if (length === undefined) return refuse(reply, 'OBJECT_REQUEST_UNSUPPORTED', 'an upload needs a Content-Length header (a chunked body is not taken)');
     headers['content-length'] = length;
+    spooled = await spool(access, req.raw, Number(length));
+    if (!spooled) return refuse(reply, 'BAD_REQUEST', 'the upload ended before its Content-Length');
   } else {
     Object.assign(headers, pick(req.headers, READ_HEADERS));
   }
   const overrides = verdict.query.filter(([name]) => name.startsWith('response-'));
   const query = new URLSearchParams(verdict.query.filter(([name]) => !name.startsWith('response-'))).toString();
-  const answer = await forward(access, req.method, query ? `${verdict.path}?${query}` : verdict.path, headers, upload ? req.raw : undefined);
+  let answer: IncomingMessage;
+  try {
+    answer = await forward(access, req.method, query ? `${verdict.path}?${query}` : verdict.path, headers, spooled ? createReadStream(spooled) : undefined);
+  } finally {
+    if (spooled) await rm(spooled, { force: true });
+  }
   const out = answerHeaders(req.method, answer, overrides);
   void reply.status(answer.statusCode ?? 502).headers(out);
   if (req.method === 'HEAD') {

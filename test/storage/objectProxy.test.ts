@@ -2,7 +2,8 @@
 // altered, expired and mis-typed requests are refused (403) and change nothing; what the API
 // hands out (upload URLs, statement and export downloads) still works, and a download is an
 // attachment a browser does not sniff.
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, readlink, stat } from 'node:fs/promises';
+import { request } from 'node:http';
 import path from 'node:path';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
@@ -157,6 +158,31 @@ t.test('a PUT with a content type or length other than signed is 403', async (t)
   const ok = await fetch(up.url, { method: 'PUT', headers: up.headers, body });
   t.equal(ok.status, 200);
   t.same(await store.getBuffer(key), body);
+});
+
+t.test('an upload cut short changes nothing and leaves no file open', async (t) => {
+  const key = `orgs/${mallory.organizationId}/statements/cut/original/a.csv`;
+  await store.put(key, 'original bytes', 'text/csv');
+  const url = new URL(await store.presignPut(key, 'text/csv', 60, 1000));
+  // the files of DATA_DIR (the objects, the spool) this process holds open
+  const openFiles = async () =>
+    (await Promise.all((await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')))).filter((f) => f.startsWith(srv.config.dataDir));
+  const before = await openFiles();
+  for (let i = 0; i < 20; i++) {
+    await new Promise<void>((resolve) => {
+      const req = request({ host: url.hostname, port: url.port, method: 'PUT', path: url.pathname + url.search, headers: { 'content-type': 'text/csv', 'content-length': 1000 } });
+      req.on('error', () => resolve());
+      req.write('partial!!!');
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 100);
+    });
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  t.equal((await store.getBuffer(key)).toString(), 'original bytes', 'no truncated object');
+  t.same(await openFiles(), before, 'no file left open per interrupted upload');
+  t.same(await readdir(store.embedded!.spoolDir), [], 'nothing left in the spool');
 });
 
 t.test('a download is an attachment with nosniff, whatever content type the file was uploaded with', async (t) => {

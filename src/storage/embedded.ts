@@ -5,7 +5,7 @@
 // reach it only through the service's proxy at {PUBLIC_URL}/objects/, which checks signatures
 // (src/storage/proxy.ts).
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -77,6 +77,27 @@ async function signingSecret(dataDir: string): Promise<SigningSecret> {
   return { accessKeyId: SIGNING_KEY_ID, secretAccessKey, region: REGION };
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the directories `<prefix><pid>-…` under `parent` of processes that are gone: a killed
+ * process leaves its socket directory and its spool (with a half upload) behind.
+ */
+async function removeLeftovers(parent: string, prefix: string): Promise<void> {
+  for (const name of await readdir(parent).catch(() => [] as string[])) {
+    const pid = Number(new RegExp(`^${prefix}(\\d+)-`).exec(name)?.[1]);
+    if (pid > 0 && pid !== process.pid && !alive(pid)) await rm(path.join(parent, name), { recursive: true, force: true }).catch(() => {});
+  }
+}
+
 export interface DefaultObjectStore {
   store: ObjectStore;
   socketPath: string;
@@ -92,9 +113,12 @@ export async function startDefaultObjectStore(dataDir: string, bucket: string): 
   await mkdir(dir, { recursive: true });
   const signing = await signingSecret(dataDir);
   // this process's own: another process of the install has its own, and removes it at its stop
-  await mkdir(path.join(dataDir, 's3-incoming'), { recursive: true });
-  const spoolDir = await mkdtemp(path.join(dataDir, 's3-incoming', `${process.pid}-`));
-  const socketDir = await mkdtemp(path.join(tmpdir(), 'royalty-s3-'));
+  const incoming = path.join(dataDir, 's3-incoming');
+  await mkdir(incoming, { recursive: true });
+  await removeLeftovers(incoming, '');
+  await removeLeftovers(tmpdir(), 'royalty-s3-');
+  const spoolDir = await mkdtemp(path.join(incoming, `${process.pid}-`));
+  const socketDir = await mkdtemp(path.join(tmpdir(), `royalty-s3-${process.pid}-`));
   const socketPath = path.join(socketDir, 's3.sock');
   const server = s3rver(dir, bucket);
   // what s3rver's run() does, on a socket instead of a port (its listen passes the arguments on)

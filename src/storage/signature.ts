@@ -124,7 +124,7 @@ function parseTarget(url: string, publicUrl: URL): Parsed | string {
 
 /**
  * The request's signed headers, host being PUBLIC_URL's (what the URL was signed for, whatever a
- * reverse proxy in front made of Host); undefined when one is missing.
+ * reverse proxy in front made of Host); the reason when one is missing.
  */
 function signedHeaders(names: string[], headers: IncomingHttpHeaders, publicUrl: URL): Record<string, string> | string {
   const out: Record<string, string> = {};

@@ -10,6 +10,7 @@ import { closeAnalytics } from './analytics/engine.ts';
 import { cubeMeta } from './analytics/meta.ts';
 import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
+import { objectProxy } from './storage/proxy.ts';
 import { contextFactory, type Deps } from './trpc/context.ts';
 import { corsPolicy } from './trpc/cors.ts';
 import { checkJsonText } from './trpc/json.ts';
@@ -292,6 +293,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   );
 
   await invitationRoutes(app, deps);
+  // {PUBLIC_URL}/objects/*: the default install's object store, behind a signature check
+  await objectProxy(app, deps);
 
   const schemas = schemasJson(appRouter, TRPC_PREFIX);
   app.get('/docs/schemas.json', async (_req, reply) => reply.header('cache-control', 'public, max-age=60').send(schemas));

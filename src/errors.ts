@@ -89,6 +89,10 @@ export const errorRegistry = {
   INSUFFICIENT_ROLE: { code: 'FORBIDDEN', description: "The caller's role in the organization is below the procedure's minimum role." },
   PLATFORM_ROLE_REQUIRED: { code: 'FORBIDDEN', description: 'The procedure is for platform operators (c2_superadmin).' },
   ROLE_NOT_DECLARED: { code: 'FORBIDDEN', description: 'The procedure declares no minimum role, so nobody may call it.' },
+  OBJECT_SIGNATURE_MISSING: { code: 'FORBIDDEN', description: "A request to the default install's object store (`{PUBLIC_URL}/objects/...`) carries no SigV4 signature: neither a presigned URL's `X-Amz-*` parameters nor an `Authorization` header." },
+  OBJECT_SIGNATURE_INVALID: { code: 'FORBIDDEN', description: "The SigV4 signature of a request to `{PUBLIC_URL}/objects/...` does not match: its key, organization prefix, query, method or a signed header (Content-Type, Content-Length) differs from what was signed, or other credentials signed it." },
+  OBJECT_SIGNATURE_EXPIRED: { code: 'FORBIDDEN', description: "The presigned URL to `{PUBLIC_URL}/objects/...` has expired (or is dated in the future), or a header-signed request's time is more than 15 minutes from the server's clock." },
+  OBJECT_REQUEST_UNSUPPORTED: { code: 'BAD_REQUEST', description: "An upload to `{PUBLIC_URL}/objects/...` without a Content-Length (a chunked body), or signed with an Authorization header instead of a presigned URL." },
   // records
   ORGANIZATION_NOT_FOUND: { code: 'NOT_FOUND', description: 'The organization does not exist or was deleted.' },
   API_KEY_NOT_FOUND: { code: 'NOT_FOUND', description: 'No API key with that id is visible in the organization.' },

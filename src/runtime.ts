@@ -19,7 +19,7 @@ import { STATEMENT_INGEST_TASK } from './ingest/queue.ts';
 import { createJobQueue, startJobRunner, type JobRunner } from './jobs/runner.ts';
 import { crontab, taskList as defaultTaskList } from './jobs/tasks.ts';
 import { bootstrapIn, isEmptyInstallation, type BootstrapResult } from './organizations/bootstrap.ts';
-import { startEmbeddedS3, type EmbeddedObjectStore } from './storage/embedded.ts';
+import { startDefaultObjectStore, type DefaultObjectStore } from './storage/embedded.ts';
 import { ObjectStore } from './storage/objectStore.ts';
 import type { Deps } from './trpc/context.ts';
 import { createThreadPool } from './workers/threadPool.ts';
@@ -151,14 +151,14 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
     const { pool } = database;
     checkpoint();
 
-    let embeddedS3: EmbeddedObjectStore | undefined;
+    let embeddedS3: DefaultObjectStore | undefined;
     if (!config.s3) {
       await usableDirectory('DATA_DIR', config.dataDir);
-      embeddedS3 = await startEmbeddedS3(path.join(config.dataDir, 's3'), config.embeddedBucket);
+      embeddedS3 = await startDefaultObjectStore(config.dataDir, config.embeddedBucket);
       stack.push(() => embeddedS3!.stop());
-      log.info({ endpoint: embeddedS3.settings.endpoint }, 'embedded S3 server started');
+      log.info({ socket: embeddedS3.socketPath }, 'embedded S3 server started');
     }
-    const store = new ObjectStore(config.s3 ?? embeddedS3!.settings);
+    const store = config.s3 ? new ObjectStore(config.s3) : embeddedS3!.store;
     stack.push(async () => store.destroy());
     await store.ensureBucket().catch((error: unknown) => {
       // a bare `connect ECONNREFUSED` or `Access Denied` would not say which of the configured servers it is

@@ -1,4 +1,5 @@
 // The object store: every file of the service lives here, under a prefix per organization.
+import { Agent } from 'node:http';
 import type { Readable } from 'node:stream';
 import {
   CreateBucketCommand,
@@ -12,6 +13,19 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Settings } from '../config.ts';
+import { OBJECTS_PREFIX, type SigningSecret } from './signature.ts';
+
+/**
+ * The default install's store (src/storage/embedded.ts): s3rver on a unix socket only this user
+ * can open, reached from outside through the service's proxy at `{PUBLIC_URL}/objects/`, which
+ * checks the signature of presigned URLs made with `signing` (src/storage/proxy.ts).
+ */
+export interface EmbeddedAccess {
+  socketPath: string;
+  signing: SigningSecret;
+  /** where an upload is kept until its last byte arrived (DATA_DIR's file system, not a tmpfs) */
+  spoolDir: string;
+}
 
 export interface ObjectInfo {
   size: number;
@@ -42,22 +56,54 @@ export class ObjectChangedError extends Error {
   }
 }
 
+function s3Client(endpoint: string, settings: Omit<S3Settings, 'endpoint' | 'bucket'>, httpAgent?: Agent): S3Client {
+  return new S3Client({
+    endpoint,
+    region: settings.region,
+    forcePathStyle: settings.forcePathStyle,
+    credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
+    // The SDK's default flexible checksums corrupt streamed uploads on S3-compatible servers
+    // and put an empty-body checksum into presigned PUT URLs (see README, decisions).
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    ...(httpAgent ? { requestHandler: { httpAgent } } : {}),
+  });
+}
+
 export class ObjectStore {
   readonly client: S3Client;
   readonly bucket: string;
+  /** set for the default install: presigned URLs point at the service's proxy */
+  readonly embedded: EmbeddedAccess | undefined;
+  /** signs the URLs handed to clients: the client itself for a configured S3 */
+  private presigner: S3Client | undefined;
+  /** the default install's public address, once known (publishAt) */
+  publicUrl: URL | undefined;
 
-  constructor(settings: S3Settings) {
+  constructor(settings: S3Settings, embedded?: EmbeddedAccess) {
     this.bucket = settings.bucket;
-    this.client = new S3Client({
-      endpoint: settings.endpoint,
-      region: settings.region,
-      forcePathStyle: settings.forcePathStyle,
-      credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
-      // The SDK's default flexible checksums corrupt streamed uploads on S3-compatible servers
-      // and put an empty-body checksum into presigned PUT URLs (see README, decisions).
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    this.embedded = embedded;
+    // Node's agent passes socketPath on to each connection: the SDK then speaks HTTP over the socket
+    const agent = embedded ? new Agent({ keepAlive: true, socketPath: embedded.socketPath } as ConstructorParameters<typeof Agent>[0]) : undefined;
+    this.client = s3Client(settings.endpoint, settings, agent);
+    this.presigner = embedded ? undefined : this.client;
+  }
+
+  /**
+   * The default install's public address (PUBLIC_URL, else the address the API listens on):
+   * presigned URLs are made for `{url}/objects/`, signed with the proxy's secret.
+   */
+  publishAt(url: string): void {
+    if (!this.embedded) return;
+    const { signing } = this.embedded;
+    this.presigner?.destroy();
+    this.publicUrl = new URL(url);
+    this.presigner = s3Client(`${url.replace(/\/+$/, '')}${OBJECTS_PREFIX}`, { ...signing, forcePathStyle: true });
+  }
+
+  private signingClient(): S3Client {
+    if (!this.presigner) throw new Error('the embedded object store has no public address yet: presigned URLs are made by the API once it listens');
+    return this.presigner;
   }
 
   static orgPrefix(organizationId: string): string {
@@ -115,19 +161,23 @@ export class ObjectStore {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
-  /** A presigned PUT. Only the content type is signed: the client must send exactly that header. */
-  async presignPut(key: string, contentType: string, expiresInSeconds: number): Promise<string> {
+  /**
+   * A presigned PUT. The content type is signed, and the length when it is known: the client must
+   * send exactly those (the SDK's presigner leaves Content-Type unsigned unless told to sign it).
+   */
+  async presignPut(key: string, contentType: string, expiresInSeconds: number, size?: number | null): Promise<string> {
+    const sized = size !== undefined && size !== null;
     return getSignedUrl(
-      this.client,
-      new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
-      { expiresIn: expiresInSeconds },
+      this.signingClient(),
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType, ...(sized ? { ContentLength: size } : {}) }),
+      { expiresIn: expiresInSeconds, signableHeaders: new Set(sized ? ['content-type', 'content-length'] : ['content-type']) },
     );
   }
 
   /** A presigned GET that downloads as an attachment named fileName. */
   async presignGet(key: string, fileName: string, expiresInSeconds: number): Promise<string> {
     return getSignedUrl(
-      this.client,
+      this.signingClient(),
       new GetObjectCommand({ Bucket: this.bucket, Key: key, ResponseContentDisposition: attachmentDisposition(fileName) }),
       { expiresIn: expiresInSeconds },
     );
@@ -135,5 +185,6 @@ export class ObjectStore {
 
   destroy(): void {
     this.client.destroy();
+    if (this.presigner !== this.client) this.presigner?.destroy();
   }
 }

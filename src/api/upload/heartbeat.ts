@@ -16,17 +16,17 @@ export const heartbeat = orgProcedure(
   const scope = await callerScope(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId });
   // a heartbeat after the TTL does not bring an upload back: it is expired (its PUT URL is dead too)
   await expireDueUploads(ctx.deps.pool, ctx.org.id, { statementIds: input.statementIds });
-  const { rows } = await ctx.deps.pool.query<{ id: string; expiresAt: Date; objectKey: string; contentType: string }>(
+  const { rows } = await ctx.deps.pool.query<{ id: string; expiresAt: Date; objectKey: string; contentType: string; size: string | null }>(
     `UPDATE statements SET upload_expires_at = clock_timestamp() + make_interval(secs => $4),
        put_url_expires_at = clock_timestamp() + make_interval(secs => $4), updated_at = clock_timestamp()
      WHERE organization_id = $1 AND id = ANY ($2) AND status = 'uploading' AND upload_expires_at > clock_timestamp() AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))
-     RETURNING id, upload_expires_at AS "expiresAt", object_key AS "objectKey", content_type AS "contentType"`,
+     RETURNING id, upload_expires_at AS "expiresAt", object_key AS "objectKey", content_type AS "contentType", declared_size AS "size"`,
     [ctx.org.id, input.statementIds, scope, UPLOAD_TTL_SECONDS],
   );
   const extended = new Map(
     await Promise.all(
       rows.map(async (r) => {
-        const url = await ctx.deps.store.presignPut(r.objectKey, r.contentType, UPLOAD_TTL_SECONDS);
+        const url = await ctx.deps.store.presignPut(r.objectKey, r.contentType, UPLOAD_TTL_SECONDS, r.size === null ? null : Number(r.size));
         return [r.id, { statementId: r.id, expiresAt: r.expiresAt, url, method: 'PUT' as const, headers: { 'content-type': r.contentType } }] as const;
       }),
     ),

@@ -108,7 +108,8 @@ export const uploadFile = orgProcedure(
     });
     return { uploadId, statementId: id, key, expiresAt: s.rows[0]!.expiresAt };
   });
-  const url = await store.presignPut(created.key, contentType, UPLOAD_TTL_SECONDS);
+  // a declared size is signed too: a PUT of another length is refused by the store
+  const url = await store.presignPut(created.key, contentType, UPLOAD_TTL_SECONDS, input.size);
   return {
     uploadId: created.uploadId,
     statementId: created.statementId,

@@ -1,0 +1,40 @@
+// The default install's embedded store on its own: one signing secret for every process and
+// restart of a DATA_DIR, and what a killed process left behind removed at the next start.
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { startDefaultObjectStore } from '../../src/storage/embedded.ts';
+
+const dataDir = await mkdtemp(path.join(tmpdir(), 'royalty-test-'));
+t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+
+t.test('one signing secret per DATA_DIR, made once, kept private', async (t) => {
+  const [a, b] = await Promise.all([startDefaultObjectStore(dataDir, 'royalty'), startDefaultObjectStore(dataDir, 'royalty')]);
+  const secret = a.store.embedded!.signing.secretAccessKey;
+  t.match(secret, /^[0-9a-f]{64}$/);
+  t.equal(b.store.embedded!.signing.secretAccessKey, secret, 'two processes starting at once agree');
+  t.not(a.socketPath, b.socketPath, 'each has its own socket');
+  await Promise.all([a.stop(), b.stop()]);
+  const again = await startDefaultObjectStore(dataDir, 'royalty');
+  t.equal(again.store.embedded!.signing.secretAccessKey, secret, 'and a restart');
+  t.equal((await stat(path.join(dataDir, 'object-signing.key'))).mode & 0o777, 0o600);
+  await again.stop();
+  await t.rejects(stat(again.socketPath), { code: 'ENOENT' }, 'the socket goes with the stop');
+  t.same(await readdir(path.join(dataDir, 's3-incoming')), [], 'and the spool');
+});
+
+t.test("a killed process's socket directory and half uploads go at the next start; a live one's stay", async (t) => {
+  // no process has this id (above any pid_max); process 1 always runs
+  const dead = path.join(dataDir, 's3-incoming', '999999999-abc');
+  const live = path.join(dataDir, 's3-incoming', '1-abc');
+  const deadSocket = path.join(tmpdir(), 'royalty-s3-999999999-abc');
+  for (const dir of [dead, live, deadSocket]) await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dead, 'upload'), 'half an upload');
+  t.teardown(() => Promise.all([live, deadSocket].map((d) => rm(d, { recursive: true, force: true }))));
+  const started = await startDefaultObjectStore(dataDir, 'royalty');
+  await started.stop();
+  await t.rejects(stat(dead), { code: 'ENOENT' });
+  await t.rejects(stat(deadSocket), { code: 'ENOENT' });
+  t.ok((await stat(live)).isDirectory());
+});

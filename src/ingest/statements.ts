@@ -103,7 +103,7 @@ export interface StatementRecord {
 
 export interface StatementLayout {
   format: 'delimited' | 'xlsx' | 'xls';
-  container: 'none' | 'gzip' | 'zip';
+  container: 'none' | 'gzip' | 'zip' | 'tar';
   encoding: string;
   delimiter: string;
   /** the sheet read (the first of `sheets`), null for a text file */

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
 import { locateTable } from '../../workers/statementFile.ts';
@@ -110,7 +110,7 @@ function tar(files: readonly { name: string; data: Buffer }[]): Buffer {
   return Buffer.concat(blocks);
 }
 
-async function reads(t: Tap.Test, name: string, bytes: Buffer, container: string): Promise<void> {
+async function reads(t: Test, name: string, bytes: Buffer, container: string): Promise<void> {
   const r = await locateBytes(name, bytes);
   if (!r.ok) {
     t.fail(`${name}: ${r.errorCode} ${r.message}`);
@@ -122,7 +122,7 @@ async function reads(t: Tap.Test, name: string, bytes: Buffer, container: string
   t.equal(r.dataRecords, 2, `${name}: data records`);
 }
 
-async function refuses(t: Tap.Test, name: string, bytes: Buffer, errorCode: string, message?: RegExp): Promise<void> {
+async function refuses(t: Test, name: string, bytes: Buffer, errorCode: string, message?: RegExp): Promise<void> {
   const r = await locateBytes(name, bytes);
   t.match(r, { ok: false, errorCode, ...(message ? { message } : {}) }, name);
 }
@@ -190,7 +190,8 @@ t.test('a zip cut short, damaged or split is refused', async (t) => {
   await refuses(t, 'flipped-stored.zip', flipped, 'FILE_DAMAGED', /does not match its checksum/);
   const deflated = await zip([{ name: 'statement.csv', data: CSV }]);
   const garbled = Buffer.from(deflated);
-  garbled[headers(garbled).local + 30 + 'statement.csv'.length + 3] ^= 0xff;
+  const inData = headers(garbled).local + 30 + 'statement.csv'.length + 3;
+  garbled[inData] = garbled[inData]! ^ 0xff;
   await refuses(t, 'garbled-deflate.zip', garbled, 'FILE_DAMAGED');
   // a multi-volume archive's last part: the directory says it is disk 1 of several
   const split = Buffer.from(stored);

@@ -6,7 +6,7 @@
 // run that never ends (a download whose stream never ends, as the stored entry's did) is stopped
 // by its time budget's timer, failed with INGEST_TIME_BUDGET_EXCEEDED, and its slot given back,
 // while its record shows the stage it is stuck in and since when.
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import t from 'tap';
 import yazl from 'yazl';
 import { BLOCK_REFRESH_TASK } from '../../src/catalog/blocks.ts';

@@ -246,3 +246,16 @@ t.test('tar: bare and gzipped are read; cut short is refused', async (t) => {
   await refuses(t, 'cut.tar', archive.subarray(0, 600), 'FILE_DAMAGED', /cut short/);
   await reads(t, 'tar-in-zip.zip', await zip([{ name: 'statements.tar', data: archive, store: true }]), 'zip');
 });
+
+t.test('a legacy .xls (an OLE2 compound file) is read whole and refused cut short or garbled', async (t) => {
+  const { default: XLSX } = await import('@e965/xlsx');
+  const wb = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([HEADER, ...ROWS]), 'Sales');
+  const xls = XLSX.write(wb, { type: 'buffer', bookType: 'biff8' }) as Buffer;
+  t.match(await locateBytes('statement.xls', xls), { ok: true, format: 'xls', header: HEADER, sampleRows: ROWS });
+  await refuses(t, 'cut.xls', xls.subarray(0, Math.floor(xls.length / 2)), 'FILE_DAMAGED');
+  await refuses(t, 'cut-in-header.xls', xls.subarray(0, 600), 'FILE_DAMAGED');
+  const garbled = Buffer.from(xls);
+  garbled.fill(0x41, 512, 2048);
+  await refuses(t, 'garbled.xls', garbled, 'FILE_DAMAGED');
+});

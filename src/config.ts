@@ -126,6 +126,10 @@ const envSchema = z.object({
   DEMO_BOOTSTRAP: z.enum(['auto', 'true', 'false']).default('auto'),
   WORKER_CONCURRENCY: int(1, 100).default(4),
   WORKER_POLL_INTERVAL_MS: int(50, 60_000).default(1000),
+  // Node's timers hold 2^31 - 1 ms at most (a longer one fires at once)
+  INGEST_JOB_TIMEOUT_MS: int(1000, 2_147_483_647).default(30 * 60_000),
+  /** statements of one organization processed at once, across every worker process (unset: half of WORKER_CONCURRENCY, rounded up) */
+  INGEST_ORG_CONCURRENCY: int(1, 100).optional(),
   THREADS_MAX: int(1, 64).optional(),
   THREADS_MAX_QUEUE: int(1, 100_000).default(256),
   // Node's timers hold 2^31 - 1 ms at most (a longer one fires at once)
@@ -217,6 +221,12 @@ export interface Config {
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   demoBootstrap: 'auto' | 'true' | 'false';
   worker: { concurrency: number; pollIntervalMs: number };
+  /**
+   * statement ingestion: `jobTimeoutMs`, the wall-clock budget of one run, enforced by a timer
+   * that stops it wherever it is; `orgConcurrency`, how many statements of one organization are
+   * processed at once across every worker process (src/ingest/queue.ts)
+   */
+  ingest: { jobTimeoutMs: number; orgConcurrency: number };
   threads: { maxThreads: number; maxQueue: number; idleTimeoutMs: number; maxOldGenerationMb: number; warm: number };
   bodyLimitBytes: number;
   /** largest request line plus headers (Node's maxHeaderSize): a query's input is in its URL */
@@ -354,6 +364,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: e.LOG_LEVEL,
     demoBootstrap: e.DEMO_BOOTSTRAP,
     worker: { concurrency: e.WORKER_CONCURRENCY, pollIntervalMs: e.WORKER_POLL_INTERVAL_MS },
+    ingest: { jobTimeoutMs: e.INGEST_JOB_TIMEOUT_MS, orgConcurrency: e.INGEST_ORG_CONCURRENCY ?? Math.ceil(e.WORKER_CONCURRENCY / 2) },
     threads: {
       maxThreads: e.THREADS_MAX ?? 2,
       maxQueue: e.THREADS_MAX_QUEUE,

@@ -138,7 +138,7 @@ export const errorRegistry = {
   MAPPING_COLUMN_MISSING: { code: 'BAD_REQUEST', description: 'The mapping reads a column the statement does not have.' },
   DATE_ORDER_AMBIGUOUS: { code: 'BAD_REQUEST', description: "A date column's year-first dates written with slashes (2014/01/06) read both as year/month/day and as year/day/month, and no date of the statement tells which: set the field's format to 'YMD' or 'YDM' in the mapping." },
   STATEMENT_UNREADABLE: { code: 'BAD_REQUEST', description: 'The located table could not be read (malformed delimited text).' },
-  INGEST_TIME_BUDGET_EXCEEDED: { code: 'BAD_REQUEST', description: 'Normalizing the statement took longer than its time budget.' },
+  INGEST_TIME_BUDGET_EXCEEDED: { code: 'BAD_REQUEST', description: "Processing the statement took longer than its job's time budget (INGEST_JOB_TIMEOUT_MS): it was stopped wherever it was." },
   INGEST_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'Processing failed on every retry; the cause is in the server log.' },
   // statement files (workers/statementFile.ts)
   FILE_EMPTY: { code: 'BAD_REQUEST', description: 'The uploaded statement file is empty (0 bytes).' },
@@ -149,6 +149,8 @@ export const errorRegistry = {
   FILE_DAMAGED: { code: 'BAD_REQUEST', description: 'The file is damaged or cut short (a corrupt archive or workbook, an unclosed quoted field).' },
   FILE_TOO_LARGE_DECOMPRESSED: { code: 'BAD_REQUEST', description: 'The archive, gzip file or workbook inflates past the size, entry-count or ratio limits (a compression bomb).' },
   FILE_UNSUPPORTED_FORMAT: { code: 'BAD_REQUEST', description: 'The file is not a supported table format (.xlsb, .ods, .numbers, XML Spreadsheet 2003, images, other binaries).' },
+  FILE_UNSUPPORTED_COMPRESSION: { code: 'BAD_REQUEST', description: 'A file in the zip archive is compressed with a method that is not read (Deflate64, bzip2, LZMA, XZ, Zstandard, PPMd, ...): only stored and Deflate are.' },
+  FILE_ARCHIVE_TOO_DEEP: { code: 'BAD_REQUEST', description: 'The archive holds archives inside archives inside archives; one archive inside another is read, no deeper.' },
   FILE_INTERLEAVED_TOTALS: { code: 'BAD_REQUEST', description: 'Subtotal rows sit between detail rows (blocks closed by subtotals); reading them would double count.' },
   HEADER_NOT_FOUND: { code: 'BAD_REQUEST', description: 'No row near the top of the table names its columns (a headerless file or records of several kinds).' },
   FILE_NOT_A_STATEMENT: { code: 'BAD_REQUEST', description: 'The table is not a royalty statement: no column holds earnings (a catalogue or metadata export, a usage report without amounts) or it is a bank statement.' },

@@ -118,3 +118,12 @@ t.test('every address, name and header value is checked at start, naming its var
   t.equal(loadConfig({ ...s3, S3_REGION: 'auto' }).s3!.region, 'auto');
   t.equal(loadConfig({ THREADS_IDLE_TIMEOUT_MS: '2147483647' }).threads.idleTimeoutMs, 2_147_483_647);
 });
+
+t.test('statement ingestion: the time budget of a run and the cap per organization', async (t) => {
+  t.same(loadConfig({}).ingest, { jobTimeoutMs: 1_800_000, orgConcurrency: 2 }, 'half of the 4 slots');
+  t.equal(loadConfig({ WORKER_CONCURRENCY: '5' }).ingest.orgConcurrency, 3, 'rounded up');
+  t.equal(loadConfig({ WORKER_CONCURRENCY: '1' }).ingest.orgConcurrency, 1);
+  t.same(loadConfig({ INGEST_ORG_CONCURRENCY: '1', INGEST_JOB_TIMEOUT_MS: '60000' }).ingest, { jobTimeoutMs: 60_000, orgConcurrency: 1 });
+  for (const bad of ['0', '999', '2147483648']) t.throws(() => loadConfig({ INGEST_JOB_TIMEOUT_MS: bad }), /INGEST_JOB_TIMEOUT_MS/, bad);
+  for (const bad of ['0', '101', '1.5']) t.throws(() => loadConfig({ INGEST_ORG_CONCURRENCY: bad }), /INGEST_ORG_CONCURRENCY/, bad);
+});

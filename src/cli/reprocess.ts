@@ -18,7 +18,7 @@ export interface ReprocessFilter {
 export const REPROCESSABLE = ['processed', 'failed', 'needs_mapping', 'skipped', 'bad'];
 
 /** Marks the matching statements for processing and queues them; returns their ids. */
-export async function queueReprocess(deps: Pick<Deps, 'pool' | 'jobs'>, filter: ReprocessFilter): Promise<string[]> {
+export async function queueReprocess(deps: Pick<Deps, 'pool' | 'jobs' | 'config'>, filter: ReprocessFilter): Promise<string[]> {
   const rows = await withTransaction(deps.pool, async (db) => {
     const { rows } = await db.query<{ id: string; before: string; rightsholder_id: string }>(
       `WITH matching AS (

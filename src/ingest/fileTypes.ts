@@ -67,7 +67,7 @@ export interface SheetCandidate {
 }
 
 export interface LocatedTable {
-  container: 'none' | 'gzip' | 'zip';
+  container: 'none' | 'gzip' | 'zip' | 'tar';
   /** 'xls' is never produced: legacy BIFF workbooks are refused (see README "Decisions") */
   format: 'delimited' | 'xlsx' | 'xls';
   /**

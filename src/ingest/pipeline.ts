@@ -93,7 +93,8 @@ function progressReporter(deps: Deps, statementId: string, normalizedVersion: nu
     written = Math.max(written, done);
     writing = deps.pool
       .query(
-        `UPDATE statements SET progress_done = $2, progress_total = $3, progress_stage = 'writing', updated_at = clock_timestamp()
+        `UPDATE statements SET progress_done = $2, progress_total = $3, progress_stage = 'writing',
+           progress_stage_at = CASE WHEN progress_stage = 'writing' THEN progress_stage_at ELSE clock_timestamp() END, updated_at = clock_timestamp()
          WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $4 AND progress_done <= $2`,
         [statementId, written, total, normalizedVersion],
       )
@@ -123,7 +124,7 @@ function progressReporter(deps: Deps, statementId: string, normalizedVersion: nu
 const PROCESSABLE = new Set(['uploaded', 'processing', 'processed', 'needs_mapping', 'failed']);
 
 /** Downloads an object; with `expectEtag` (the upload's as completed), bytes PUT again since are UPLOAD_OBJECT_CHANGED. */
-async function download(deps: Deps, key: string, file: string, expectEtag?: string | null): Promise<number> {
+async function download(deps: Deps, key: string, file: string, expectEtag?: string | null, signal?: AbortSignal): Promise<number> {
   let body;
   try {
     body = await deps.store.getStream(key, { expectEtag });
@@ -133,7 +134,7 @@ async function download(deps: Deps, key: string, file: string, expectEtag?: stri
     }
     throw error;
   }
-  await streamPipeline(body, createWriteStream(file));
+  await streamPipeline(body, createWriteStream(file), { signal });
   return (await stat(file)).size;
 }
 
@@ -370,13 +371,14 @@ export async function locateStatementFile(
   objectKey: string,
   fileName: string,
   workDir: string,
-  options: { lap?: (stage: string) => void; hash?: boolean; expectSha256?: string | null; expectEtag?: string | null } = {},
+  options: { lap?: (stage: string) => void; hash?: boolean; expectSha256?: string | null; expectEtag?: string | null; signal?: AbortSignal } = {},
 ): Promise<{ located: LocatedTable; object: { size: number; sha256: string }; sourcePath: string }> {
   const sourcePath = path.join(workDir, 'original');
-  const size = await download(deps, objectKey, sourcePath, options.expectEtag);
+  const size = await download(deps, objectKey, sourcePath, options.expectEtag, options.signal);
   options.lap?.('download');
+  // the file reader is pure JavaScript: its thread is terminated when the signal aborts
   const [located, sha256] = await Promise.allSettled([
-    deps.threads.run<LocatedTable & { ok: true }>('statementFile', 'locateTable', { sourcePath, fileName, workDir }),
+    deps.threads.run<LocatedTable & { ok: true }>('statementFile', 'locateTable', { sourcePath, fileName, workDir }, undefined, options.signal),
     options.hash ? sha256Of(sourcePath) : Promise.resolve(''),
   ]);
   // both settled: nothing reads the work directory when a failure removes it
@@ -388,10 +390,21 @@ export async function locateStatementFile(
   return { located: located.value, object: { size, sha256: sha256.value }, sourcePath };
 }
 
-export async function ingestStatement(deps: Deps, organizationId: string, statementId: string): Promise<IngestResult> {
+/**
+ * `signal`: the job's time budget (src/jobs/statementIngest.ts). Aborted, the download and the
+ * file reader's thread stop at once and the run stops at its next stage; the normalizer's DuckDB
+ * work, which no thread may be terminated in, is interrupted by its own timer at `deadline`.
+ */
+export async function ingestStatement(
+  deps: Deps,
+  organizationId: string,
+  statementId: string,
+  budget: { signal?: AbortSignal; deadline?: number } = {},
+): Promise<IngestResult> {
+  const { signal } = budget;
   const { rows } = await deps.pool.query<StatementRow>(
     `UPDATE statements SET status = 'processing', failure_code = NULL, failure_reason = NULL, progress_done = 0, progress_stage = 'reading',
-       updated_at = clock_timestamp()
+       progress_stage_at = clock_timestamp(), updated_at = clock_timestamp()
      WHERE id = $1 AND organization_id = $2 AND status = ANY ($3) AND deleted_at IS NULL
      RETURNING id, organization_id, rightsholder_id, distributor_id, file_name, object_key, status, normalized_key,
        normalized_version, variants, mapping_id, created_by, declared_sha256, object_etag, variables`,
@@ -413,6 +426,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
         hash: true,
         expectSha256: statement.declared_sha256,
         expectEtag: statement.object_etag,
+        signal,
       }));
       lap('locate');
     } catch (error) {
@@ -429,7 +443,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     // what the file is and how it was read, only while this run still has the statement (one
     // skipped, marked bad, deleted or sent back meanwhile keeps what its rows were read from)
     const still = await deps.pool.query(
-      `UPDATE statements SET size_bytes = $2, sha256 = $3, header_hash = $4, headers = $5, row_count = $6, progress_total = $6, progress_stage = 'surveying',
+      `UPDATE statements SET size_bytes = $2, sha256 = $3, header_hash = $4, headers = $5, row_count = $6, progress_total = $6, progress_stage = 'surveying', progress_stage_at = clock_timestamp(),
          located = $7, updated_at = clock_timestamp()
        WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $8`,
       [
@@ -459,6 +473,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     // and without it the run stops here: nothing of it is needed
     if (still.rowCount === 0) return { status: 'skipped', statementId };
 
+    signal?.throwIfAborted();
     // by header hash, else by its columns (src/ingest/library.ts): the statement records which and why
     const found = await findMappingForHeader(deps.pool, organizationId, located.header);
     const mapping = found?.mapping ?? null;
@@ -491,7 +506,8 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
         removedPath,
         threads: 2,
         memoryLimitMb: 1024,
-        timeBudgetMs: 30 * 60_000,
+        // what is left of the job's budget: the thread interrupts DuckDB when it runs out
+        timeBudgetMs: Math.max(1, (budget.deadline ?? Date.now() + 30 * 60_000) - Date.now()),
         progress: progress.buffer,
         progressEveryMs: progress.pollEveryMs,
       });
@@ -504,8 +520,9 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
       throw error;
     }
     await progress.stop();
+    signal?.throwIfAborted();
     await deps.pool.query(
-      `UPDATE statements SET progress_stage = 'saving', updated_at = clock_timestamp()
+      `UPDATE statements SET progress_stage = 'saving', progress_stage_at = clock_timestamp(), updated_at = clock_timestamp()
        WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $2`,
       [statementId, statement.normalized_version],
     );
@@ -537,6 +554,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     }
 
     lap('upload');
+    signal?.throwIfAborted();
     const flags = statementFlags(located, normalized, mapping.fields);
     const stmtPeriod = normalized.stmt ? periodOf(normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence as Cadence) : null;
 

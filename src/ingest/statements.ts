@@ -76,9 +76,10 @@ export interface StatementRecord {
   removedRows: number | null;
   /**
    * rows written of the rows below the header; while processing, `stage` says what the run does
-   * (ProgressStage), else null
+   * (ProgressStage), `since` when it entered that stage and `seconds` how long ago that is (by the
+   * database's clock), else all three are null
    */
-  progress: { done: number; total: number; stage: ProgressStage | null };
+  progress: { done: number; total: number; stage: ProgressStage | null; since: string | null; seconds: number | null };
   stmtYear: number | null;
   stmtPeriod: number | null;
   stmtCadence: string | null;
@@ -103,7 +104,7 @@ export interface StatementRecord {
 
 export interface StatementLayout {
   format: 'delimited' | 'xlsx' | 'xls';
-  container: 'none' | 'gzip' | 'zip';
+  container: 'none' | 'gzip' | 'zip' | 'tar';
   encoding: string;
   delimiter: string;
   /** the sheet read (the first of `sheets`), null for a text file */
@@ -143,7 +144,9 @@ export const STATEMENT_SELECT = `
   s.header_hash AS "headerHash", s.headers, s.suggested_mapping AS "suggestedMapping", s.variables,
   s.row_count AS "rowCount", s.kept_rows AS "keptRows", s.removed_rows AS "removedRows",
   json_build_object('done', s.progress_done, 'total', s.progress_total,
-    'stage', CASE WHEN s.status = 'processing' THEN s.progress_stage END) AS progress,
+    'stage', CASE WHEN s.status = 'processing' THEN s.progress_stage END,
+    'since', CASE WHEN s.status = 'processing' THEN s.progress_stage_at END,
+    'seconds', CASE WHEN s.status = 'processing' THEN floor(extract(epoch FROM clock_timestamp() - s.progress_stage_at))::int END) AS progress,
   s.stmt_year AS "stmtYear", s.stmt_period AS "stmtPeriod", s.stmt_cadence AS "stmtCadence", s.currency,
   to_char(s.sales_period_start, 'YYYY-MM-DD') AS "salesPeriodStart", to_char(s.sales_period_end, 'YYYY-MM-DD') AS "salesPeriodEnd",
   s.net_earnings::text AS "netEarnings", s.gross_earnings::text AS "grossEarnings", s.units::text AS units,

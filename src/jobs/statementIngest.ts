@@ -2,9 +2,11 @@
 // failure on its statement (the pipeline records it and returns); only unexpected errors throw,
 // and graphile-worker retries those with backoff. The last attempt marks the statement failed.
 // A statement of a deleted organization is not processed (ORGANIZATION_NOT_FOUND).
+// A run has INGEST_JOB_TIMEOUT_MS: a timer ends it wherever it is, even in a promise that would
+// never settle, fails the statement (INGEST_TIME_BUDGET_EXCEEDED) and frees the job's slot.
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
-import { ingestStatement } from '../ingest/pipeline.ts';
+import { ingestStatement, type IngestResult } from '../ingest/pipeline.ts';
 import { failStatement } from '../ingest/statements.ts';
 import type { Deps } from '../trpc/context.ts';
 
@@ -24,8 +26,11 @@ export function statementIngestTask(deps: Deps): Task {
       helpers.logger.info(`statement ${statementId} (${reason}): its organization is deleted, not processed`);
       return;
     }
+    const budgetMs = deps.config.ingest.jobTimeoutMs;
+    const deadline = Date.now() + budgetMs;
+    const signal = AbortSignal.timeout(budgetMs);
     try {
-      const result = await ingestStatement(deps, organizationId, statementId);
+      const result = await untilAborted(ingestStatement(deps, organizationId, statementId, { signal, deadline }), signal);
       // a run whose organization was deleted while it worked commits nothing (skipped)
       if (result.status === 'skipped' && (await failIfOrganizationDeleted(deps, organizationId, statementId))) {
         helpers.logger.info(`statement ${statementId} (${reason}): its organization was deleted while it was processed, nothing kept`);
@@ -33,6 +38,12 @@ export function statementIngestTask(deps: Deps): Task {
       }
       helpers.logger.info(`statement ${statementId} (${reason}): ${result.status}${result.timings ? ` ${JSON.stringify(result.timings)} ms` : ''}`);
     } catch (error) {
+      if (signal.aborted) {
+        // not retried: the same file takes as long again. (A run that committed meanwhile keeps its result: run: true.)
+        await failStatement(deps.pool, statementId, 'INGEST_TIME_BUDGET_EXCEEDED', `Processing the statement took longer than its time budget (${formatMs(budgetMs)}); it was stopped.`, { run: true });
+        helpers.logger.warn(`statement ${statementId} (${reason}): stopped after its time budget of ${budgetMs} ms`);
+        return;
+      }
       if (helpers.job.attempts >= helpers.job.max_attempts) {
         // a statement that had rows keeps them (withRows): analytics and its catalog block stay as they were
         await failStatement(deps.pool, statementId, 'INGEST_FAILED', 'Processing failed repeatedly; see the server log.', { run: true });
@@ -43,6 +54,25 @@ export function statementIngestTask(deps: Deps): Task {
       throw error;
     }
   };
+}
+
+/**
+ * The run's outcome, or the signal's reason once it aborts, whether or not the run ever settles
+ * (a stream that never ends, an event that never comes): the job is not held by it.
+ */
+export function untilAborted(run: Promise<IngestResult>, signal: AbortSignal): Promise<IngestResult> {
+  // the run's own failure after the abort is its stage's reaction to it: nobody waits for it
+  run.catch(() => {});
+  return new Promise<IngestResult>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    run.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function formatMs(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 100) / 10} s`;
 }
 
 /** Fails the statement if its organization is deleted (when it is still waiting); whether the organization is deleted. */

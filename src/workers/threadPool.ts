@@ -7,7 +7,11 @@ import type { Config } from '../config.ts';
 import { fromSource, projectPath, workerModuleUrl } from '../paths.ts';
 
 export interface ThreadPool {
-  run<T extends object>(worker: WorkerFile, fn: string, input: unknown, transferList?: ArrayBuffer[]): Promise<T>;
+  /**
+   * `signal`: aborting it ends the task, a running one by terminating its thread. Only for pure
+   * JavaScript work: a thread terminated inside DuckDB takes the process with it (pitfalls.md).
+   */
+  run<T extends object>(worker: WorkerFile, fn: string, input: unknown, transferList?: ArrayBuffer[], signal?: AbortSignal): Promise<T>;
   readonly stats: { threads: number; queueSize: number; completed: number };
   /**
    * Starts these files' threads now and keeps `settings.warm` of each alive when idle: a statement
@@ -43,11 +47,11 @@ export function createThreadPool(settings: Config['threads']): ThreadPool {
   };
   let closed = false;
   return {
-    async run<T extends object>(file: WorkerFile, fn: string, input: unknown, transferList?: ArrayBuffer[]): Promise<T> {
+    async run<T extends object>(file: WorkerFile, fn: string, input: unknown, transferList?: ArrayBuffer[], signal?: AbortSignal): Promise<T> {
       if (closed) throw new AppError('SERVICE_UNAVAILABLE', 'The worker pool is shut down');
       let result: { ok: boolean; errorCode?: string; message?: string };
       try {
-        result = await poolFor(file).run({ fn, input }, transferList ? { transferList } : {});
+        result = await poolFor(file).run({ fn, input }, { ...(transferList ? { transferList } : {}), ...(signal ? { signal } : {}) });
       } catch (error) {
         if (/queue is at limit/i.test((error as Error).message)) throw new AppError('WORKER_QUEUE_FULL', undefined, { cause: error });
         throw new AppError('WORKER_FAILED', undefined, { cause: error });

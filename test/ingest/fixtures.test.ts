@@ -82,7 +82,7 @@ for (const expected of expectations) {
       t.equal(canonicalDecimal(s.netEarnings ?? '0'), canonicalDecimal(expected.netEarningsSum), 'net earnings to the last decimal');
     }
     if (expected.unitsSum !== null) t.equal(canonicalDecimal(s.units ?? '0'), canonicalDecimal(expected.unitsSum), 'units');
-    t.same(s.progress, { done: s.rowCount, total: s.rowCount, stage: null });
+    t.same(s.progress, { done: s.rowCount, total: s.rowCount, stage: null, since: null, seconds: null });
     // the statement's period: a month as YYYY-MM, a quarter as YYYYQn (a quarter's report by month is that quarter)
     const period = s.stmtCadence === 'M' ? `${s.stmtYear}-${String(s.stmtPeriod).padStart(2, '0')}` : `${s.stmtYear}${s.stmtCadence}${s.stmtPeriod}`;
     t.equal(period, expected.period, 'statement period');

@@ -99,7 +99,7 @@ t.test('a statement of 400,000 rows: done moves while it is written, upward only
   t.equal(item.netEarnings, '4000.000000000000');
   t.equal(item.rowCount, TOTAL);
   t.equal(item.keptRows, ROWS);
-  t.same(item.progress, { done: TOTAL, total: TOTAL, stage: null });
+  t.same(item.progress, { done: TOTAL, total: TOTAL, stage: null, since: null, seconds: null });
   const running = seen.filter((s) => s.status === 'processing');
   const mid = running.filter((s) => s.total === TOTAL && s.done > 0 && s.done < TOTAL);
   t.ok(mid.length >= 1, `done seen strictly between 0 and the total while processing (seen: ${[...new Set(running.map((s) => s.done))].join(', ')})`);
@@ -137,7 +137,7 @@ t.test('a statement of 400,000 rows: done moves while it is written, upward only
   // the run is over: nothing writes to its progress any more
   await new Promise((r) => setTimeout(r, 500));
   const after = await waitForStatement(client, org, statementId);
-  t.same(after.progress, { done: TOTAL, total: TOTAL, stage: null });
+  t.same(after.progress, { done: TOTAL, total: TOTAL, stage: null, since: null, seconds: null });
   t.equal(after.updatedAt, item.updatedAt);
 });
 
@@ -157,7 +157,7 @@ t.test('a run that fails after writing its rows leaves done below the total, and
   t.equal(item.status, 'failed');
   t.same(item.failureReason, { errorCode: 'STATEMENT_UNREADABLE', message: 'the statement could not be read as a table: failed on purpose' });
   // the thread had written every row: done stays one short of the total, which only a commit reaches
-  t.same(item.progress, { done: TOTAL - 1, total: TOTAL, stage: null });
+  t.same(item.progress, { done: TOTAL - 1, total: TOTAL, stage: null, since: null, seconds: null });
   t.ok(seen.some((s) => s.status === 'processing' && s.done > 0 && s.done < TOTAL), 'done was seen moving');
   // within an attempt done only grows (a retried attempt would start again from 0)
   const dones = seen.map((s) => s.done);

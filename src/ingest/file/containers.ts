@@ -4,11 +4,12 @@
 // than maxRatio times is a bomb.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
+import { crc32, createGunzip } from 'node:zlib';
 import yauzl from 'yauzl';
 import { type Deadline, FileError, InflateBudget, type Limits, formatBytes } from './limits.ts';
+import { SUPPORTED } from './sniff.ts';
 
 const damaged = (what: string, cause: unknown) =>
   new FileError('FILE_DAMAGED', `The ${what} is damaged or incomplete (${String((cause as Error)?.message ?? cause).slice(0, 120)}); download it again.`);
@@ -62,17 +63,40 @@ export interface OpenZip {
   read(entry: ZipEntryInfo, sink: (chunk: Buffer) => void): Promise<void>;
   /**
    * one entry's inflated bytes as a stream, not counted against the budget: only for an entry
-   * already read through `read` or `extract` (its size is validated against the declared one, so
-   * it cannot inflate to more the second time)
+   * already read through `read` or `extract` (its size and CRC-32 are validated, so it cannot
+   * inflate to more, or to other bytes, the second time)
    */
   reread(entry: ZipEntryInfo): Promise<Readable>;
   close(): void;
 }
 
+/** Zip compression methods by number (APPNOTE 4.4.5): only stored (0) and deflated (8) are read. */
+const METHODS: Record<number, string> = { 1: 'Shrink', 6: 'Implode', 9: 'Deflate64', 12: 'bzip2', 14: 'LZMA', 93: 'Zstandard', 95: 'XZ', 96: 'JPEG', 97: 'WavPack', 98: 'PPMd' };
+
+/** Why an entry cannot be read at all (encrypted, an unknown method), before anything is inflated. */
+function refuseEntry(e: ZipEntryInfo): FileError | null {
+  if (e.entry.isEncrypted()) return new FileError('FILE_ENCRYPTED', 'The archive is password-protected; extract it and upload the statement itself.');
+  const method = e.entry.compressionMethod;
+  if (method === 0 || method === 8) return null;
+  return new FileError(
+    'FILE_UNSUPPORTED_COMPRESSION',
+    `"${e.name}" is compressed with ${METHODS[method] ?? `method ${method}`}, which is not read: create the archive again with ordinary zip (Deflate), or upload the statement file itself.`,
+  );
+}
+
+/** A yauzl error as ours: a split archive is a format we do not read, anything else is damage. */
+function zipError(cause: unknown): FileError {
+  if (cause instanceof FileError) return cause;
+  if (/multi-disk/i.test(String((cause as Error)?.message))) {
+    return new FileError('FILE_UNSUPPORTED_FORMAT', `The archive is split into several parts (a multi-volume zip): join it into one archive, or upload the statement file itself. ${SUPPORTED}`);
+  }
+  return damaged('zip archive', cause);
+}
+
 export async function openZip(file: string, limits: Limits, budget: InflateBudget, deadline: Deadline): Promise<OpenZip> {
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
     yauzl.open(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false, decodeStrings: true }, (err, z) =>
-      err || !z ? reject(damaged('zip archive', err)) : resolve(z),
+      err || !z ? reject(zipError(err)) : resolve(z),
     );
   });
   if (zip.entryCount > limits.maxEntries) {
@@ -86,7 +110,7 @@ export async function openZip(file: string, limits: Limits, budget: InflateBudge
       zip.readEntry();
     });
     zip.on('end', () => resolve(list));
-    zip.on('error', (err) => reject(damaged('zip archive', err)));
+    zip.on('error', (err) => reject(zipError(err)));
     zip.readEntry();
   }).catch((error) => {
     zip.close();
@@ -96,9 +120,10 @@ export async function openZip(file: string, limits: Limits, budget: InflateBudge
   let declared = 0;
   for (const e of entries) {
     declared += e.uncompressedSize;
-    if (e.entry.isEncrypted()) {
+    const refused = refuseEntry(e);
+    if (refused) {
       zip.close();
-      throw new FileError('FILE_ENCRYPTED', 'The archive is password-protected; extract it and upload the statement itself.');
+      throw refused;
     }
     if (e.uncompressedSize > 1024 * 1024 && e.uncompressedSize > limits.maxRatio * Math.max(1, e.compressedSize)) {
       zip.close();
@@ -110,27 +135,41 @@ export async function openZip(file: string, limits: Limits, budget: InflateBudge
     throw new FileError('FILE_TOO_LARGE_DECOMPRESSED', `The file is too large when decompressed (${formatBytes(declared)}, more than ${formatBytes(limits.maxDecompressedBytes)}).`);
   }
   const stream = (info: ZipEntryInfo) =>
-    new Promise<Readable>((resolve, reject) => zip.openReadStream(info.entry, (err, s) => (err || !s ? reject(damaged('zip archive', err)) : resolve(s))));
+    new Promise<Readable>((resolve, reject) => zip.openReadStream(info.entry, (err, s) => (err || !s ? reject(zipError(err)) : resolve(s))));
+  /**
+   * An entry's bytes, counted against the budget and the clock as they come, and checked against
+   * the directory's CRC-32 at the end: yauzl checks the size only, and a stored entry has no
+   * deflate checksum of its own, so a damaged one would otherwise be read as if whole.
+   */
+  async function* chunks(info: ZipEntryInfo): AsyncGenerator<Buffer> {
+    const s = await stream(info);
+    let inflated = 0;
+    let crc = 0;
+    try {
+      for await (const chunk of s as AsyncIterable<Buffer>) {
+        budget.add(chunk.length, (inflated += chunk.length), info.compressedSize);
+        deadline.check();
+        crc = crc32(chunk, crc);
+        yield chunk;
+      }
+    } catch (error) {
+      throw zipError(error);
+    } finally {
+      s.destroy();
+    }
+    if (crc !== info.entry.crc32) throw new FileError('FILE_DAMAGED', `The zip archive is damaged: "${info.name}" does not match its checksum; download it again.`);
+  }
   return {
     entries,
     async extract(info, out) {
-      let inflated = 0;
-      await drain(await stream(info), out, (n) => budget.add(n, (inflated += n), info.compressedSize), deadline, 'zip archive');
+      try {
+        await pipeline(Readable.from(chunks(info)), createWriteStream(out));
+      } catch (error) {
+        throw zipError(error);
+      }
     },
     async read(info, sink) {
-      let inflated = 0;
-      const s = await stream(info);
-      try {
-        for await (const chunk of s) {
-          budget.add((chunk as Buffer).length, (inflated += (chunk as Buffer).length), info.compressedSize);
-          deadline.check();
-          sink(chunk as Buffer);
-        }
-      } catch (error) {
-        s.destroy();
-        if (error instanceof FileError) throw error;
-        throw damaged('zip archive', error);
-      }
+      for await (const chunk of chunks(info)) sink(chunk);
     },
     reread: (info) => stream(info),
     close: () => zip.close(),
@@ -232,6 +271,3 @@ export async function extractTar(file: string, outPrefix: string, limits: Limits
   return members;
 }
 
-export function isTar(head: Buffer): boolean {
-  return head.length >= 263 && head.subarray(257, 262).toString('latin1') === 'ustar';
-}

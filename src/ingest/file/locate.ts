@@ -6,7 +6,7 @@ import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import type { LocateInput, LocatedTable, SheetCandidate } from '../fileTypes.ts';
-import { extractTar, gunzipTo, isTar, openZip } from './containers.ts';
+import { extractTar, gunzipTo, openZip } from './containers.ts';
 import { combineTables, type Dialect, SHEET_DIALECT } from './combine.ts';
 import { type DelimitedTable, locateDelimited } from './delimited.ts';
 import { Deadline, FileError, type FileErrorCode, InflateBudget, type Limits, resolveLimits } from './limits.ts';
@@ -82,19 +82,18 @@ async function locatePath(file: string, name: string, ctx: Context, depth: numbe
     const { legacyWorkbookToCsv } = await legacyWorkbookReader();
     return { ...(await locateWorkbook(await legacyWorkbookToCsv(file, ctx.workDir, ctx.limits, ctx.deadline), 'xls', ctx)), workbook: { path: file, name } };
   }
-  if ((kind === 'gzip' || kind === 'zip') && depth >= MAX_NESTING) {
-    throw new FileError('FILE_UNSUPPORTED_FORMAT', `The archive holds archives inside archives; upload the statement file itself. ${SUPPORTED}`);
+  if ((kind === 'gzip' || kind === 'zip' || kind === 'tar') && depth >= MAX_NESTING) {
+    throw new FileError('FILE_ARCHIVE_TOO_DEEP', `The archive holds archives inside archives inside archives; upload the statement file itself (or an archive of it). ${SUPPORTED}`);
   }
   if (kind === 'gzip') {
     const out = path.join(ctx.workDir, `gunzip-${n}`);
     await gunzipTo(file, out, ctx.budget, ctx.deadline);
     const inner = name.replace(/\.t?gz$/i, '');
-    if (isTar(await readHead(out, 512))) {
-      const members = await extractTar(out, path.join(ctx.workDir, `tar-${n}`), ctx.limits, ctx.deadline);
-      return { ...(await chooseMember(members.map((m) => ({ name: m.name, path: m.path })), ctx, depth)), container: 'gzip' };
-    }
+    // a .tar.gz is one archive: its members sit at the depth of the gzip's
+    if (sniffBytes(await readHead(out, 512)) === 'tar') return { ...(await locateTar(out, ctx, depth, n)), container: 'gzip' };
     return { ...(await locatePath(out, inner, ctx, depth + 1)), container: 'gzip' };
   }
+  if (kind === 'tar') return { ...(await locateTar(file, ctx, depth, n)), container: 'tar' };
   if (kind === 'zip') {
     const { workbookToCsv, zipKind } = await workbookReader();
     const zip = await openZip(file, ctx.limits, ctx.budget, ctx.deadline);
@@ -134,6 +133,11 @@ async function locatePath(file: string, name: string, ctx: Context, depth: numbe
     ...fromDelimited(table),
     ...(atLimit ? { readerNotes: { rowLimitSheets: [path.basename(name)] } } : {}),
   };
+}
+
+async function locateTar(file: string, ctx: Context, depth: number, n: number): Promise<Located> {
+  const members = await extractTar(file, path.join(ctx.workDir, `tar-${n}`), ctx.limits, ctx.deadline);
+  return chooseMember(members.map((m) => ({ name: m.name, path: m.path })), ctx, depth);
 }
 
 /** Excel's last row: a sheet (or a sheet saved as text) that reaches it was probably cut off there. */

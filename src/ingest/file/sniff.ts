@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { FileError } from './limits.ts';
 
-export type Sniffed = 'gzip' | 'zip' | 'ole2' | 'text';
+export type Sniffed = 'gzip' | 'zip' | 'tar' | 'ole2' | 'text';
 
 const startsWith = (head: Buffer, bytes: readonly number[], at = 0) => bytes.every((b, i) => head[at + i] === b);
 
@@ -19,7 +19,7 @@ const BINARY_SIGNATURES: { bytes: number[]; what: string }[] = [
   { bytes: [0x7b, 0x5c, 0x72, 0x74, 0x66], what: 'an RTF document' },
 ];
 
-export const SUPPORTED = 'Supported formats: CSV, TSV or TXT (any delimiter), XLSX, XLS, and those inside .zip or .gz.';
+export const SUPPORTED = 'Supported formats: CSV, TSV or TXT (any delimiter), XLSX, XLS, and those inside .zip, .gz, .tar or .tar.gz.';
 
 export async function readHead(path: string, bytes: number): Promise<Buffer> {
   const fh = await open(path, 'r');
@@ -36,6 +36,8 @@ export function sniffBytes(head: Buffer): Sniffed {
   if (startsWith(head, [0x1f, 0x8b])) return 'gzip';
   if (startsWith(head, [0x50, 0x4b, 0x03, 0x04]) || startsWith(head, [0x50, 0x4b, 0x05, 0x06])) return 'zip';
   if (startsWith(head, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) return 'ole2';
+  // a tar's first header names its first member: read as text, that name became the first column's
+  if (head.length >= 263 && head.subarray(257, 262).toString('latin1') === 'ustar') return 'tar';
   // %PDF- may follow a few bytes of junk (a BOM, white space) in files saved by portals
   const lead = head.subarray(0, 1024).toString('latin1');
   if (lead.includes('%PDF-')) throw new FileError('FILE_IS_PDF', 'This is a PDF, not a statement table; PDF statements are not supported: download the CSV or Excel version of the statement.');

@@ -10,6 +10,7 @@ import { closeAnalytics } from './analytics/engine.ts';
 import { cubeMeta } from './analytics/meta.ts';
 import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
+import { createRateLimits, retryAfterSeconds } from './net/rateLimit.ts';
 import { contextFactory, type Deps } from './trpc/context.ts';
 import { corsPolicy } from './trpc/cors.ts';
 import { checkJsonText } from './trpc/json.ts';
@@ -159,6 +160,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     bodyLimit: deps.config.bodyLimitBytes,
     // a query's input is in its URL: Node's default of 16 KB is too small for what schemas allow
     http: { maxHeaderSize: deps.config.httpMaxHeaderBytes },
+    // the client address rate limits count: the peer, or what TRUST_PROXY's proxies forward
+    ...(deps.config.trustProxy !== undefined ? { trustProxy: deps.config.trustProxy } : {}),
     clientErrorHandler: clientErrorHandler(deps.config.httpMaxHeaderBytes),
     // a malformed percent escape or an endless path: the error envelope, not fastify's own body
     frameworkErrors: sendFastifyError,
@@ -244,7 +247,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     return sendTrpcError(reply, target, new AppError('PROCEDURE_NOT_FOUND', `No procedure found on path "${target.path}"`));
   });
 
-  const createContext = contextFactory(deps);
+  // rate limits (src/net/rateLimit.ts): counted per procedure call by the procedure chain
+  const limits = createRateLimits(deps.config.rateLimits, deps.pool);
+  const createContext = contextFactory(deps, limits);
   await app.register(
     async (scope) => {
       // Our own JSON parser: keys that could poison prototypes (__proto__, constructor.prototype)
@@ -275,11 +280,14 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
           res: reply,
           path: (req.params as { path: string }).path,
           // the status follows data.httpStatus (the specification's, src/errors.ts): that of the
-          // errors when all calls agree, 207 when a batch mixes results of different statuses
+          // errors when all calls agree, 207 when a batch mixes results of different statuses; a
+          // call refused by a rate limit adds Retry-After, the longest wait of the batch's refusals
           responseMeta({ data, errors, eagerGeneration }) {
             if (eagerGeneration || errors.length === 0) return {};
             const statuses = new Set(data.map((r) => ('error' in r ? r.error.data.httpStatus : 200)));
-            return { status: statuses.size === 1 ? [...statuses][0]! : 207 };
+            const status = statuses.size === 1 ? [...statuses][0]! : 207;
+            const waits = errors.map(retryAfterSeconds).filter((s) => s !== undefined);
+            return waits.length === 0 ? { status } : { status, headers: new Headers({ 'retry-after': String(Math.max(...waits)) }) };
           },
           onError({ error, path }) {
             // req.log: the line carries the request's id, the x-request-id the caller was sent
@@ -291,7 +299,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     { prefix: TRPC_PREFIX },
   );
 
-  await invitationRoutes(app, deps);
+  await invitationRoutes(app, deps, limits);
 
   const schemas = schemasJson(appRouter, TRPC_PREFIX);
   app.get('/docs/schemas.json', async (_req, reply) => reply.header('cache-control', 'public, max-age=60').send(schemas));

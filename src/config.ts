@@ -105,6 +105,23 @@ function corsOrigins(value: string | undefined): string[] | string {
   return origins;
 }
 
+/**
+ * TRUST_PROXY: the proxies in front of the service, addresses or CIDR ranges, comma-separated: a
+ * request from one of them is from the client its X-Forwarded-For names (the address per-address
+ * rate limits count). Unset: none, the client is the connection's peer. The list, or the problem.
+ */
+function trustProxy(value: string | undefined): string | undefined | { problem: string } {
+  if (value === undefined) return undefined;
+  const items = value.split(',').map((i) => i.trim()).filter((i) => i !== '');
+  for (const item of items) {
+    const [address, bits, extra] = item.split('/');
+    const family = isIP(address ?? '');
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+    if (family === 0 || !bitsOk || extra !== undefined) return { problem: `${item} is not an IP address or CIDR range` };
+  }
+  return items.join(',');
+}
+
 /** Variables whose empty value means something of its own (no scheduled import); any other empty value means unset. */
 const EMPTY_IS_A_VALUE = new Set(['FX_RATES_URL', 'FX_RATES_CRON']);
 
@@ -135,6 +152,19 @@ const envSchema = z.object({
   // request line and headers: a query's input travels in its URL (mapping.list with 1000 ids is ~45 KB)
   HTTP_MAX_HEADER_BYTES: int(16 * 1024, 16 * 1024 * 1024).default(256 * 1024),
   MAX_BATCH_SIZE: int(1, 1000).default(50),
+  TRUST_PROXY: optionalText.transform((v, ctx) => {
+    const trust = trustProxy(v);
+    if (typeof trust === 'object') ctx.addIssue({ code: 'custom', message: trust.problem });
+    return typeof trust === 'object' ? undefined : trust;
+  }),
+  RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
+  RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
+  RATE_LIMIT_ADDRESS_FACTOR: int(1, 1000).default(4),
+  RATE_LIMIT_URLS: int(0, 1_000_000).default(120),
+  RATE_LIMIT_SQL: int(0, 1_000_000).default(120),
+  RATE_LIMIT_CUBE: int(0, 1_000_000).default(600),
+  RATE_LIMIT_EXPORTS: int(0, 1_000_000).default(30),
+  RATE_LIMIT_INVITATIONS: int(0, 1_000_000).default(30),
   CORS_ORIGINS: optionalText.transform((v, ctx) => {
     const origins = corsOrigins(v);
     if (typeof origins === 'string') ctx.addIssue({ code: 'custom', message: origins });
@@ -221,6 +251,10 @@ export interface Config {
   /** largest request line plus headers (Node's maxHeaderSize): a query's input is in its URL */
   httpMaxHeaderBytes: number;
   maxBatchSize: number;
+  /** fastify's trustProxy: the proxies (addresses, CIDR ranges) whose X-Forwarded-For is believed; undefined: none */
+  trustProxy: string | undefined;
+  /** calls per window of each group of costly procedures, per principal and per address */
+  rateLimits: RateLimitSettings;
   /** browser origins allowed cross-origin (CORS): [] none, ['*'] any */
   corsOrigins: string[];
   /** how long an invitation link stays valid */
@@ -238,6 +272,18 @@ export interface Config {
   production: boolean;
   /** the daily exchange-rate import: URL and schedule (either empty: no scheduled import) */
   fxImport: { url: string; cron: string };
+}
+
+export const rateLimitGroups = ['urls', 'sql', 'cube', 'exports', 'invitations'] as const;
+export type RateLimitGroup = (typeof rateLimitGroups)[number];
+
+export interface RateLimitSettings {
+  /** memory: counted in each process; postgres: in the database, shared by every process using it */
+  store: 'memory' | 'postgres';
+  windowSeconds: number;
+  /** calls of one principal per window in each group (0: no limit); one address may make addressFactor times as many */
+  perPrincipal: Record<RateLimitGroup, number>;
+  addressFactor: number;
 }
 
 export interface AnalyticsSettings {
@@ -363,6 +409,19 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     httpMaxHeaderBytes: e.HTTP_MAX_HEADER_BYTES,
     maxBatchSize: e.MAX_BATCH_SIZE,
+    trustProxy: e.TRUST_PROXY,
+    rateLimits: {
+      store: e.RATE_LIMIT_STORE,
+      windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+      addressFactor: e.RATE_LIMIT_ADDRESS_FACTOR,
+      perPrincipal: {
+        urls: e.RATE_LIMIT_URLS,
+        sql: e.RATE_LIMIT_SQL,
+        cube: e.RATE_LIMIT_CUBE,
+        exports: e.RATE_LIMIT_EXPORTS,
+        invitations: e.RATE_LIMIT_INVITATIONS,
+      },
+    },
     corsOrigins: e.CORS_ORIGINS,
     invitationTtlHours: e.INVITATION_TTL_HOURS,
     ai: {

@@ -8,6 +8,7 @@ import { appRouter } from './api/index.ts';
 import { describeProcedures, schemasJson } from './docs/schemas.ts';
 import { closeAnalytics } from './analytics/engine.ts';
 import { cubeMeta } from './analytics/meta.ts';
+import type { HttpTimeouts } from './config.ts';
 import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
 import { createRateLimits, retryAfterSeconds } from './net/rateLimit.ts';
@@ -99,20 +100,34 @@ function sendFastifyError(error: FastifyError | AppError, req: FastifyRequest, r
   return reply.status(wireCode(appError.code).httpStatus).send({ error: { message: appError.message, errorCode } });
 }
 
+/** Why the HTTP server gave up on a request it had not finished reading. */
+function clientError(error: Error & { code?: string }, maxHeaderBytes: number, timeouts: HttpTimeouts): AppError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError('REQUEST_TOO_LARGE', `The request line and headers are larger than ${maxHeaderBytes} bytes (HTTP_MAX_HEADER_BYTES)`);
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new AppError(
+        'REQUEST_TIMEOUT',
+        `The request did not arrive in time: its headers within ${timeouts.headersTimeoutMs} ms (HTTP_HEADERS_TIMEOUT_MS), all of it within ${timeouts.requestTimeoutMs} ms (HTTP_REQUEST_TIMEOUT_MS)`,
+      );
+    default:
+      return new AppError('BAD_REQUEST', 'The HTTP request is malformed');
+  }
+}
+
 /**
  * An HTTP request the server cannot parse (above all request line and headers beyond
- * HTTP_MAX_HEADER_BYTES: a query's input travels in its URL). Nothing of the request is known, so
- * the answer is the batch envelope with an empty path, and the connection is closed.
+ * HTTP_MAX_HEADER_BYTES: a query's input travels in its URL) or that did not arrive in time (a
+ * slow client). Nothing of the request is known, so the answer is the batch envelope with an
+ * empty path, and the connection is closed.
  */
-function clientErrorHandler(maxHeaderBytes: number) {
+function clientErrorHandler(maxHeaderBytes: number, timeouts: HttpTimeouts) {
   return (error: Error & { code?: string }, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    const appError =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? new AppError('REQUEST_TOO_LARGE', `The request line and headers are larger than ${maxHeaderBytes} bytes (HTTP_MAX_HEADER_BYTES)`)
-        : new AppError('BAD_REQUEST', 'The HTTP request is malformed');
-    const { httpStatus, body } = errorEnvelope({ path: '', batch: true }, appError);
-    if (socket.writable) {
+    const { httpStatus, body } = errorEnvelope({ path: '', batch: true }, clientError(error, maxHeaderBytes, timeouts));
+    // an answer already begun on this connection cannot be followed by another
+    const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    if (socket.writable && !answering) {
       socket.write(
         `HTTP/1.1 ${httpStatus} ${STATUS_CODES[httpStatus]}\r\nContent-Type: application/json\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -154,15 +169,36 @@ async function withPaths(target: RequestTarget, payload: unknown): Promise<unkno
   return new Response(JSON.stringify(target.batch ? envelopes : envelopes[0]), { status: payload.status, headers });
 }
 
+/**
+ * How often Node looks for requests past HTTP_HEADERS_TIMEOUT_MS or HTTP_REQUEST_TIMEOUT_MS (its
+ * default, 30 s, would let a request run that much over): a quarter of the shorter, 1 s at most.
+ */
+function timeoutCheckInterval(timeouts: HttpTimeouts): number {
+  return Math.max(100, Math.min(1000, Math.floor(timeouts.headersTimeoutMs / 4)));
+}
+
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+  const timeouts = deps.config.http;
   const app = Fastify({
     loggerInstance: deps.log,
     bodyLimit: deps.config.bodyLimitBytes,
-    // a query's input is in its URL: Node's default of 16 KB is too small for what schemas allow
-    http: { maxHeaderSize: deps.config.httpMaxHeaderBytes },
+    http: {
+      // a query's input is in its URL: Node's default of 16 KB is too small for what schemas allow
+      maxHeaderSize: deps.config.httpMaxHeaderBytes,
+      // slow clients (README, Configuration): a request's headers, and all of it, arrive in time or
+      // it is answered 408 REQUEST_TIMEOUT and its connection closed
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      connectionsCheckingInterval: timeoutCheckInterval(timeouts),
+    },
+    // fastify sets these on the server after creating it (its default requestTimeout, 0, is none)
+    requestTimeout: timeouts.requestTimeoutMs,
+    // a connection quiet either way this long (a client that stopped reading its answer) is closed
+    connectionTimeout: timeouts.idleTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
     // the client address rate limits count: the peer, or what TRUST_PROXY's proxies forward
     ...(deps.config.trustProxy !== undefined ? { trustProxy: deps.config.trustProxy } : {}),
-    clientErrorHandler: clientErrorHandler(deps.config.httpMaxHeaderBytes),
+    clientErrorHandler: clientErrorHandler(deps.config.httpMaxHeaderBytes, timeouts),
     // a malformed percent escape or an endless path: the error envelope, not fastify's own body
     frameworkErrors: sendFastifyError,
     onProtoPoisoning: 'error',

@@ -152,6 +152,12 @@ const envSchema = z.object({
   // request line and headers: a query's input travels in its URL (mapping.list with 1000 ids is ~45 KB)
   HTTP_MAX_HEADER_BYTES: int(16 * 1024, 16 * 1024 * 1024).default(256 * 1024),
   MAX_BATCH_SIZE: int(1, 1000).default(50),
+  // slow clients: how long the request line and headers, the whole request, an idle connection
+  // and an idle kept-alive connection may take before the connection is closed
+  HTTP_HEADERS_TIMEOUT_MS: int(1000, 600_000).default(15_000),
+  HTTP_REQUEST_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
+  HTTP_IDLE_TIMEOUT_MS: int(1000, 3_600_000).default(120_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: int(1000, 600_000).default(10_000),
   TRUST_PROXY: optionalText.transform((v, ctx) => {
     const trust = trustProxy(v);
     if (typeof trust === 'object') ctx.addIssue({ code: 'custom', message: trust.problem });
@@ -251,6 +257,8 @@ export interface Config {
   /** largest request line plus headers (Node's maxHeaderSize): a query's input is in its URL */
   httpMaxHeaderBytes: number;
   maxBatchSize: number;
+  /** slow clients: the limits of one connection's request and idle times */
+  http: HttpTimeouts;
   /** fastify's trustProxy: the proxies (addresses, CIDR ranges) whose X-Forwarded-For is believed; undefined: none */
   trustProxy: string | undefined;
   /** calls per window of each group of costly procedures, per principal and per address */
@@ -272,6 +280,17 @@ export interface Config {
   production: boolean;
   /** the daily exchange-rate import: URL and schedule (either empty: no scheduled import) */
   fxImport: { url: string; cron: string };
+}
+
+export interface HttpTimeouts {
+  /** request line and headers received within (Node's headersTimeout) */
+  headersTimeoutMs: number;
+  /** the whole request, body included, received within (Node's requestTimeout): else 408 */
+  requestTimeoutMs: number;
+  /** a connection with no bytes either way for this long is closed (fastify's connectionTimeout) */
+  idleTimeoutMs: number;
+  /** a kept-alive connection waiting for its next request (keepAliveTimeout) */
+  keepAliveTimeoutMs: number;
 }
 
 export const rateLimitGroups = ['urls', 'sql', 'cube', 'exports', 'invitations'] as const;
@@ -359,6 +378,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (e.ENRICHMENT_PROVIDER === 'musicbrainz' && !e.MUSICBRAINZ_USER_AGENT && !e.MUSICBRAINZ_CONTACT) {
     throw new ConfigError('Invalid configuration: ENRICHMENT_PROVIDER=musicbrainz needs MUSICBRAINZ_CONTACT (an e-mail address or URL) or MUSICBRAINZ_USER_AGENT');
   }
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not be above HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)');
+  }
+  // an idle connection is one whose answer is being computed too: the synchronous analytics window must fit
+  if (e.HTTP_IDLE_TIMEOUT_MS <= e.CUBE_SYNC_TIMEOUT_MS) {
+    throw new ConfigError('Invalid configuration: HTTP_IDLE_TIMEOUT_MS must be above CUBE_SYNC_TIMEOUT_MS (a query answers within that window, the connection quiet meanwhile)');
+  }
   if (e.AI_PROVIDER === 'openai' && !e.AI_BASE_URL) {
     throw new ConfigError('Invalid configuration: AI_PROVIDER=openai needs AI_BASE_URL');
   }
@@ -409,6 +435,12 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     httpMaxHeaderBytes: e.HTTP_MAX_HEADER_BYTES,
     maxBatchSize: e.MAX_BATCH_SIZE,
+    http: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
     trustProxy: e.TRUST_PROXY,
     rateLimits: {
       store: e.RATE_LIMIT_STORE,

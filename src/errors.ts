@@ -84,6 +84,7 @@ export const errorRegistry = {
   METHOD_NOT_SUPPORTED: { code: 'BAD_REQUEST', description: 'A query sent with POST, a mutation sent with GET, a batch mixing queries and mutations, another HTTP method (DELETE, PUT, OPTIONS, ...), or a CORS preflight from an origin not in CORS_ORIGINS.' },
   INVALID_CURSOR: { code: 'BAD_REQUEST', description: 'The cursor was not produced by this list.' },
   PAGINATION_LIMIT_EXCEEDED: { code: 'BAD_REQUEST', description: 'pagination.limit above the maximum of 2000.' },
+  REQUEST_TIMEOUT: { code: 'TIMEOUT', description: 'The request line and headers, or the whole request with its body, did not arrive within HTTP_HEADERS_TIMEOUT_MS or HTTP_REQUEST_TIMEOUT_MS; the connection is closed.' },
   TOO_MANY_REQUESTS: {
     code: 'INTERNAL_SERVER_ERROR',
     trpcCode: 'TOO_MANY_REQUESTS',

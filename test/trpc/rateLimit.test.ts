@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { appRouter } from '../../src/api/index.ts';
 import { buildApp } from '../../src/app.ts';
 import { describeProcedures } from '../../src/docs/schemas.ts';
-import { addressKey } from '../../src/net/rateLimit.ts';
+import { addressKey, createRateLimits } from '../../src/net/rateLimit.ts';
 import { procedureGroups } from '../../src/trpc/rateLimit.ts';
 import { createRightsholder } from '../helpers/ingest.ts';
 import { addMember, newOrganization, type Caller } from '../helpers/principals.ts';
@@ -199,4 +199,15 @@ t.test('every procedure named in a group exists; addresses are counted per IPv4 
   t.equal(addressKey('2001:db8:0:12::1'), '2001:db8:0:12::/64');
   t.equal(addressKey('2001:DB8:0000:0012:ffff:1:2:3'), '2001:db8:0:12::/64');
   t.equal(addressKey('::1'), '0:0:0:0::/64');
+});
+
+t.test('a budget of 0 is no limit; the others count per group', async (t) => {
+  const limits = createRateLimits({ store: 'memory', windowSeconds: 60, addressFactor: 1, perPrincipal: { urls: 0, sql: 1, cube: 1, exports: 1, invitations: 1 } });
+  for (let i = 0; i < 1000; i++) await limits.take('urls', { principal: 'p', address: '10.9.9.9' });
+  await limits.take('sql', { principal: 'p', address: '10.9.9.9' });
+  await limits.take('cube', { principal: 'p', address: '10.9.9.9' });
+  await t.rejects(limits.take('sql', { principal: 'p', address: '10.9.9.10' }), { errorCode: 'TOO_MANY_REQUESTS', message: /^Too many cube\.sqlQuery calls: at most 1 a caller in 60 s; retry after (59|60) s$/ });
+  await t.rejects(limits.take('cube', { principal: 'q', address: '10.9.9.9' }), { errorCode: 'TOO_MANY_REQUESTS', message: /^Too many cube\.query calls from this address: at most 1 in 60 s/ });
+  // refused for its address, q spent nothing of its own
+  await limits.take('cube', { principal: 'q', address: '10.9.9.11' });
 });

@@ -4,6 +4,7 @@
 // other callers unaffected, the budget back after the window, and the PostgreSQL store shared by
 // two apps on one database. Client addresses are told apart with X-Forwarded-For (TRUST_PROXY).
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import t, { type Test } from 'tap';
 import { appRouter } from '../../src/api/index.ts';
 import { buildApp } from '../../src/app.ts';
@@ -210,4 +211,15 @@ t.test('a budget of 0 is no limit; the others count per group', async (t) => {
   await t.rejects(limits.take('cube', { principal: 'q', address: '10.9.9.9' }), { errorCode: 'TOO_MANY_REQUESTS', message: /^Too many cube\.query calls from this address: at most 1 in 60 s/ });
   // refused for its address, q spent nothing of its own
   await limits.take('cube', { principal: 'q', address: '10.9.9.11' });
+});
+
+t.test('RATE_LIMIT_STORE=postgres with the database unreachable: counted in memory meanwhile', async (t) => {
+  // a port nobody listens on: every statement fails at once
+  const down = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none', connectionTimeoutMillis: 1000 });
+  down.on('error', () => {});
+  t.teardown(() => down.end());
+  const limits = createRateLimits({ store: 'postgres', windowSeconds: 60, addressFactor: 10, perPrincipal: { urls: 2, sql: 0, cube: 0, exports: 0, invitations: 0 } }, down);
+  await limits.take('urls', { principal: 'p', address: '10.9.8.7' });
+  await limits.take('urls', { principal: 'p', address: '10.9.8.7' });
+  await t.rejects(limits.take('urls', { principal: 'p', address: '10.9.8.7' }), { errorCode: 'TOO_MANY_REQUESTS' });
 });

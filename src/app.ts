@@ -125,9 +125,7 @@ function clientErrorHandler(maxHeaderBytes: number, timeouts: HttpTimeouts) {
   return (error: Error & { code?: string }, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const { httpStatus, body } = errorEnvelope({ path: '', batch: true }, clientError(error, maxHeaderBytes, timeouts));
-    // an answer already begun on this connection cannot be followed by another
-    const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
-    if (socket.writable && !answering) {
+    if (socket.writable) {
       socket.write(
         `HTTP/1.1 ${httpStatus} ${STATUS_CODES[httpStatus]}\r\nContent-Type: application/json\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -185,7 +183,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     http: {
       // a query's input is in its URL: Node's default of 16 KB is too small for what schemas allow
       maxHeaderSize: deps.config.httpMaxHeaderBytes,
-      // slow clients (README, Configuration): a request's headers, and all of it, arrive in time or
+      // slow clients (README, Decisions): a request's headers, and all of it, arrive in time or
       // it is answered 408 REQUEST_TIMEOUT and its connection closed
       headersTimeout: timeouts.headersTimeoutMs,
       requestTimeout: timeouts.requestTimeoutMs,

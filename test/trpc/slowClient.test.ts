@@ -118,6 +118,14 @@ t.test('headers sent a byte at a time are answered 408 once HTTP_HEADERS_TIMEOUT
   t.match(body, timeoutEnvelope(/^The request did not arrive in time/));
 });
 
+t.test('a connection that sends nothing at all is answered 408 once HTTP_HEADERS_TIMEOUT_MS has passed', async (t) => {
+  const r = await trickle('', Buffer.alloc(0), 1, 100);
+  t.ok(r.closedAfterMs >= HEADERS_MS - 50 && r.closedAfterMs < HEADERS_MS + SLACK_MS, `closed after ${r.closedAfterMs} ms`);
+  const { status, body } = statusAndBody(r.text);
+  t.equal(status, 408);
+  t.match(body, timeoutEnvelope(/^The request did not arrive in time/));
+});
+
 t.test('a kept-alive connection with no next request is closed after HTTP_KEEP_ALIVE_TIMEOUT_MS', async (t) => {
   const r = await trickle('GET /trpc/health HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n', Buffer.alloc(0), 1, 100);
   t.match(r.text, /^HTTP\/1\.1 200 OK\r\n/);

@@ -171,6 +171,7 @@ const envSchema = z.object({
   RATE_LIMIT_CUBE: int(0, 1_000_000).default(600),
   RATE_LIMIT_EXPORTS: int(0, 1_000_000).default(30),
   RATE_LIMIT_INVITATIONS: int(0, 1_000_000).default(30),
+  RATE_LIMIT_PROVIDERS: int(0, 1_000_000).default(120),
   CORS_ORIGINS: optionalText.transform((v, ctx) => {
     const origins = corsOrigins(v);
     if (typeof origins === 'string') ctx.addIssue({ code: 'custom', message: origins });
@@ -293,7 +294,7 @@ export interface HttpTimeouts {
   keepAliveTimeoutMs: number;
 }
 
-export const rateLimitGroups = ['urls', 'sql', 'cube', 'exports', 'invitations'] as const;
+export const rateLimitGroups = ['urls', 'sql', 'cube', 'exports', 'invitations', 'providers'] as const;
 export type RateLimitGroup = (typeof rateLimitGroups)[number];
 
 export interface RateLimitSettings {
@@ -452,6 +453,7 @@ export function loadConfig(env: Env = process.env): Config {
         cube: e.RATE_LIMIT_CUBE,
         exports: e.RATE_LIMIT_EXPORTS,
         invitations: e.RATE_LIMIT_INVITATIONS,
+        providers: e.RATE_LIMIT_PROVIDERS,
       },
     },
     corsOrigins: e.CORS_ORIGINS,

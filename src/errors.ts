@@ -88,7 +88,7 @@ export const errorRegistry = {
   TOO_MANY_REQUESTS: {
     code: 'INTERNAL_SERVER_ERROR',
     trpcCode: 'TOO_MANY_REQUESTS',
-    description: 'The caller, or the client address, made more calls of this group (upload and download URLs, cube.sqlQuery, cube.query, exports, invitations) than its rate limit allows in the window; HTTP 429 with Retry-After (also data.details.retryAfterSeconds): send it again after that many seconds.',
+    description: 'The caller, or the client address, made more calls of this group (upload and download URLs, cube.sqlQuery, cube.query, exports, invitations, market and music data providers) than its rate limit allows in the window; HTTP 429 with Retry-After (also data.details.retryAfterSeconds): send it again after that many seconds.',
   },
   // who is calling
   AUTH_REQUIRED: { code: 'UNAUTHORIZED', description: 'No credential was sent (x-api-key or Authorization: Bearer), or an Authorization scheme other than Bearer.' },

@@ -37,6 +37,7 @@ const GROUP_NAMES: Record<RateLimitGroup, string> = {
   cube: 'cube.query',
   exports: 'export',
   invitations: 'invitation',
+  providers: 'market data and music data provider',
 };
 
 interface Budget {

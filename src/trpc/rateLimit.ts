@@ -5,7 +5,7 @@ import type { RateLimitGroup } from '../config.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Context } from './context.ts';
 
-/** The procedures of each group: those that mint URLs, run SQL or analytics, build exports, invite. */
+/** The procedures of each group: those that mint URLs, run SQL or analytics, build exports, invite, ask a provider. */
 export const procedureGroups: ReadonlyMap<string, RateLimitGroup> = new Map(
   Object.entries({
   // each answer holds presigned object-store URLs
@@ -25,6 +25,12 @@ export const procedureGroups: ReadonlyMap<string, RateLimitGroup> = new Map(
   'organization.addUser': 'invitations',
   'organization.resendInvitation': 'invitations',
   'organization.getInvitationLink': 'invitations',
+  // answered by an outside provider when one is configured (MARKET_PROVIDER=yahoo,
+  // ENRICHMENT_PROVIDER=musicbrainz), each call a request of ours that it may hold against us
+  'market.getQuotes': 'providers',
+  'market.getHistory': 'providers',
+  'market.getTreasuryYields': 'providers',
+  'musicEnrichment.query': 'providers',
   } satisfies Record<string, RateLimitGroup>),
 );
 

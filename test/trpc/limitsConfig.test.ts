@@ -11,7 +11,7 @@ t.test('defaults', async (t) => {
     store: 'memory',
     windowSeconds: 60,
     addressFactor: 4,
-    perPrincipal: { urls: 120, sql: 120, cube: 600, exports: 30, invitations: 30 },
+    perPrincipal: { urls: 120, sql: 120, cube: 600, exports: 30, invitations: 30, providers: 120 },
   });
 });
 

@@ -8,8 +8,10 @@ import { appRouter } from './api/index.ts';
 import { describeProcedures, schemasJson } from './docs/schemas.ts';
 import { closeAnalytics } from './analytics/engine.ts';
 import { cubeMeta } from './analytics/meta.ts';
+import type { HttpTimeouts } from './config.ts';
 import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
+import { createRateLimits, retryAfterSeconds } from './net/rateLimit.ts';
 import { objectProxy } from './storage/proxy.ts';
 import { contextFactory, type Deps } from './trpc/context.ts';
 import { corsPolicy } from './trpc/cors.ts';
@@ -99,19 +101,31 @@ function sendFastifyError(error: FastifyError | AppError, req: FastifyRequest, r
   return reply.status(wireCode(appError.code).httpStatus).send({ error: { message: appError.message, errorCode } });
 }
 
+/** Why the HTTP server gave up on a request it had not finished reading. */
+function clientError(error: Error & { code?: string }, maxHeaderBytes: number, timeouts: HttpTimeouts): AppError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError('REQUEST_TOO_LARGE', `The request line and headers are larger than ${maxHeaderBytes} bytes (HTTP_MAX_HEADER_BYTES)`);
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new AppError(
+        'REQUEST_TIMEOUT',
+        `The request did not arrive in time: its headers within ${timeouts.headersTimeoutMs} ms (HTTP_HEADERS_TIMEOUT_MS), all of it within ${timeouts.requestTimeoutMs} ms (HTTP_REQUEST_TIMEOUT_MS)`,
+      );
+    default:
+      return new AppError('BAD_REQUEST', 'The HTTP request is malformed');
+  }
+}
+
 /**
  * An HTTP request the server cannot parse (above all request line and headers beyond
- * HTTP_MAX_HEADER_BYTES: a query's input travels in its URL). Nothing of the request is known, so
- * the answer is the batch envelope with an empty path, and the connection is closed.
+ * HTTP_MAX_HEADER_BYTES: a query's input travels in its URL) or that did not arrive in time (a
+ * slow client). Nothing of the request is known, so the answer is the batch envelope with an
+ * empty path, and the connection is closed.
  */
-function clientErrorHandler(maxHeaderBytes: number) {
+function clientErrorHandler(maxHeaderBytes: number, timeouts: HttpTimeouts) {
   return (error: Error & { code?: string }, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    const appError =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? new AppError('REQUEST_TOO_LARGE', `The request line and headers are larger than ${maxHeaderBytes} bytes (HTTP_MAX_HEADER_BYTES)`)
-        : new AppError('BAD_REQUEST', 'The HTTP request is malformed');
-    const { httpStatus, body } = errorEnvelope({ path: '', batch: true }, appError);
+    const { httpStatus, body } = errorEnvelope({ path: '', batch: true }, clientError(error, maxHeaderBytes, timeouts));
     if (socket.writable) {
       socket.write(
         `HTTP/1.1 ${httpStatus} ${STATUS_CODES[httpStatus]}\r\nContent-Type: application/json\r\n` +
@@ -154,13 +168,36 @@ async function withPaths(target: RequestTarget, payload: unknown): Promise<unkno
   return new Response(JSON.stringify(target.batch ? envelopes : envelopes[0]), { status: payload.status, headers });
 }
 
+/**
+ * How often Node looks for requests past HTTP_HEADERS_TIMEOUT_MS or HTTP_REQUEST_TIMEOUT_MS (its
+ * default, 30 s, would let a request run that much over): a quarter of the shorter, 1 s at most.
+ */
+function timeoutCheckInterval(timeouts: HttpTimeouts): number {
+  return Math.max(100, Math.min(1000, Math.floor(timeouts.headersTimeoutMs / 4)));
+}
+
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+  const timeouts = deps.config.http;
   const app = Fastify({
     loggerInstance: deps.log,
     bodyLimit: deps.config.bodyLimitBytes,
-    // a query's input is in its URL: Node's default of 16 KB is too small for what schemas allow
-    http: { maxHeaderSize: deps.config.httpMaxHeaderBytes },
-    clientErrorHandler: clientErrorHandler(deps.config.httpMaxHeaderBytes),
+    http: {
+      // a query's input is in its URL: Node's default of 16 KB is too small for what schemas allow
+      maxHeaderSize: deps.config.httpMaxHeaderBytes,
+      // slow clients (README, Decisions): a request's headers, and all of it, arrive in time or
+      // it is answered 408 REQUEST_TIMEOUT and its connection closed
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      connectionsCheckingInterval: timeoutCheckInterval(timeouts),
+    },
+    // fastify sets these on the server after creating it (its default requestTimeout, 0, is none)
+    requestTimeout: timeouts.requestTimeoutMs,
+    // a connection quiet either way this long (a client that stopped reading its answer) is closed
+    connectionTimeout: timeouts.idleTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    // the client address rate limits count: the peer, or what TRUST_PROXY's proxies forward
+    ...(deps.config.trustProxy !== undefined ? { trustProxy: deps.config.trustProxy } : {}),
+    clientErrorHandler: clientErrorHandler(deps.config.httpMaxHeaderBytes, timeouts),
     // a malformed percent escape or an endless path: the error envelope, not fastify's own body
     frameworkErrors: sendFastifyError,
     onProtoPoisoning: 'error',
@@ -245,7 +282,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     return sendTrpcError(reply, target, new AppError('PROCEDURE_NOT_FOUND', `No procedure found on path "${target.path}"`));
   });
 
-  const createContext = contextFactory(deps);
+  // rate limits (src/net/rateLimit.ts): counted per procedure call by the procedure chain
+  const limits = createRateLimits(deps.config.rateLimits, deps.pool);
+  const createContext = contextFactory(deps, limits);
   await app.register(
     async (scope) => {
       // Our own JSON parser: keys that could poison prototypes (__proto__, constructor.prototype)
@@ -276,11 +315,14 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
           res: reply,
           path: (req.params as { path: string }).path,
           // the status follows data.httpStatus (the specification's, src/errors.ts): that of the
-          // errors when all calls agree, 207 when a batch mixes results of different statuses
+          // errors when all calls agree, 207 when a batch mixes results of different statuses; a
+          // call refused by a rate limit adds Retry-After, the longest wait of the batch's refusals
           responseMeta({ data, errors, eagerGeneration }) {
             if (eagerGeneration || errors.length === 0) return {};
             const statuses = new Set(data.map((r) => ('error' in r ? r.error.data.httpStatus : 200)));
-            return { status: statuses.size === 1 ? [...statuses][0]! : 207 };
+            const status = statuses.size === 1 ? [...statuses][0]! : 207;
+            const waits = errors.map(retryAfterSeconds).filter((s) => s !== undefined);
+            return waits.length === 0 ? { status } : { status, headers: new Headers({ 'retry-after': String(Math.max(...waits)) }) };
           },
           onError({ error, path }) {
             // req.log: the line carries the request's id, the x-request-id the caller was sent
@@ -292,7 +334,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     { prefix: TRPC_PREFIX },
   );
 
-  await invitationRoutes(app, deps);
+  await invitationRoutes(app, deps, limits);
   // {PUBLIC_URL}/objects/*: the default install's object store, behind a signature check
   await objectProxy(app, deps);
 

@@ -106,6 +106,23 @@ function corsOrigins(value: string | undefined): string[] | string {
   return origins;
 }
 
+/**
+ * TRUST_PROXY: the proxies in front of the service, addresses or CIDR ranges, comma-separated: a
+ * request from one of them is from the client its X-Forwarded-For names (the address per-address
+ * rate limits count). Unset: none, the client is the connection's peer. The list, or the problem.
+ */
+function trustProxy(value: string | undefined): string | undefined | { problem: string } {
+  if (value === undefined) return undefined;
+  const items = value.split(',').map((i) => i.trim()).filter((i) => i !== '');
+  for (const item of items) {
+    const [address, bits, extra] = item.split('/');
+    const family = isIP(address ?? '');
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+    if (family === 0 || !bitsOk || extra !== undefined) return { problem: `${item} is not an IP address or CIDR range` };
+  }
+  return items.join(',');
+}
+
 /** Variables whose empty value means something of its own (no scheduled import); any other empty value means unset. */
 const EMPTY_IS_A_VALUE = new Set(['FX_RATES_URL', 'FX_RATES_CRON']);
 
@@ -140,6 +157,26 @@ const envSchema = z.object({
   // request line and headers: a query's input travels in its URL (mapping.list with 1000 ids is ~45 KB)
   HTTP_MAX_HEADER_BYTES: int(16 * 1024, 16 * 1024 * 1024).default(256 * 1024),
   MAX_BATCH_SIZE: int(1, 1000).default(50),
+  // slow clients: how long the request line and headers, the whole request, an idle connection
+  // and an idle kept-alive connection may take before the connection is closed
+  HTTP_HEADERS_TIMEOUT_MS: int(1000, 600_000).default(15_000),
+  HTTP_REQUEST_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
+  HTTP_IDLE_TIMEOUT_MS: int(1000, 3_600_000).default(120_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: int(1000, 600_000).default(10_000),
+  TRUST_PROXY: optionalText.transform((v, ctx) => {
+    const trust = trustProxy(v);
+    if (typeof trust === 'object') ctx.addIssue({ code: 'custom', message: trust.problem });
+    return typeof trust === 'object' ? undefined : trust;
+  }),
+  RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
+  RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
+  RATE_LIMIT_ADDRESS_FACTOR: int(1, 1000).default(4),
+  RATE_LIMIT_URLS: int(0, 1_000_000).default(120),
+  RATE_LIMIT_SQL: int(0, 1_000_000).default(120),
+  RATE_LIMIT_CUBE: int(0, 1_000_000).default(600),
+  RATE_LIMIT_EXPORTS: int(0, 1_000_000).default(30),
+  RATE_LIMIT_INVITATIONS: int(0, 1_000_000).default(30),
+  RATE_LIMIT_PROVIDERS: int(0, 1_000_000).default(120),
   CORS_ORIGINS: optionalText.transform((v, ctx) => {
     const origins = corsOrigins(v);
     if (typeof origins === 'string') ctx.addIssue({ code: 'custom', message: origins });
@@ -232,6 +269,12 @@ export interface Config {
   /** largest request line plus headers (Node's maxHeaderSize): a query's input is in its URL */
   httpMaxHeaderBytes: number;
   maxBatchSize: number;
+  /** slow clients: the limits of one connection's request and idle times */
+  http: HttpTimeouts;
+  /** fastify's trustProxy: the proxies (addresses, CIDR ranges) whose X-Forwarded-For is believed; undefined: none */
+  trustProxy: string | undefined;
+  /** calls per window of each group of costly procedures, per principal and per address */
+  rateLimits: RateLimitSettings;
   /** browser origins allowed cross-origin (CORS): [] none, ['*'] any */
   corsOrigins: string[];
   /** how long an invitation link stays valid */
@@ -249,6 +292,29 @@ export interface Config {
   production: boolean;
   /** the daily exchange-rate import: URL and schedule (either empty: no scheduled import) */
   fxImport: { url: string; cron: string };
+}
+
+export interface HttpTimeouts {
+  /** request line and headers received within (Node's headersTimeout) */
+  headersTimeoutMs: number;
+  /** the whole request, body included, received within (Node's requestTimeout): else 408 */
+  requestTimeoutMs: number;
+  /** a connection with no bytes either way for this long is closed (fastify's connectionTimeout) */
+  idleTimeoutMs: number;
+  /** a kept-alive connection waiting for its next request (keepAliveTimeout) */
+  keepAliveTimeoutMs: number;
+}
+
+export const rateLimitGroups = ['urls', 'sql', 'cube', 'exports', 'invitations', 'providers'] as const;
+export type RateLimitGroup = (typeof rateLimitGroups)[number];
+
+export interface RateLimitSettings {
+  /** memory: counted in each process; postgres: in the database, shared by every process using it */
+  store: 'memory' | 'postgres';
+  windowSeconds: number;
+  /** calls of one principal per window in each group (0: no limit); one address may make addressFactor times as many */
+  perPrincipal: Record<RateLimitGroup, number>;
+  addressFactor: number;
 }
 
 export interface AnalyticsSettings {
@@ -324,6 +390,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (e.ENRICHMENT_PROVIDER === 'musicbrainz' && !e.MUSICBRAINZ_USER_AGENT && !e.MUSICBRAINZ_CONTACT) {
     throw new ConfigError('Invalid configuration: ENRICHMENT_PROVIDER=musicbrainz needs MUSICBRAINZ_CONTACT (an e-mail address or URL) or MUSICBRAINZ_USER_AGENT');
   }
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not be above HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)');
+  }
+  // an idle connection is one whose answer is being computed too: the synchronous analytics window must fit
+  if (e.HTTP_IDLE_TIMEOUT_MS <= e.CUBE_SYNC_TIMEOUT_MS) {
+    throw new ConfigError('Invalid configuration: HTTP_IDLE_TIMEOUT_MS must be above CUBE_SYNC_TIMEOUT_MS (a query answers within that window, the connection quiet meanwhile)');
+  }
   if (e.AI_PROVIDER === 'openai' && !e.AI_BASE_URL) {
     throw new ConfigError('Invalid configuration: AI_PROVIDER=openai needs AI_BASE_URL');
   }
@@ -375,6 +448,26 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     httpMaxHeaderBytes: e.HTTP_MAX_HEADER_BYTES,
     maxBatchSize: e.MAX_BATCH_SIZE,
+    http: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
+    trustProxy: e.TRUST_PROXY,
+    rateLimits: {
+      store: e.RATE_LIMIT_STORE,
+      windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+      addressFactor: e.RATE_LIMIT_ADDRESS_FACTOR,
+      perPrincipal: {
+        urls: e.RATE_LIMIT_URLS,
+        sql: e.RATE_LIMIT_SQL,
+        cube: e.RATE_LIMIT_CUBE,
+        exports: e.RATE_LIMIT_EXPORTS,
+        invitations: e.RATE_LIMIT_INVITATIONS,
+        providers: e.RATE_LIMIT_PROVIDERS,
+      },
+    },
     corsOrigins: e.CORS_ORIGINS,
     invitationTtlHours: e.INVITATION_TTL_HOURS,
     ai: {

@@ -50,15 +50,24 @@ const specCodeByTrpcCode: Record<TrpcCode, SpecCode> = {
   GATEWAY_TIMEOUT: 'INTERNAL_SERVER_ERROR',
 };
 
+/**
+ * The one HTTP status that is not its data.code's: a rate limit's refusal is 429 with Retry-After,
+ * what HTTP clients, proxies and SDKs back off on, while data.code stays the specification's
+ * INTERNAL_SERVER_ERROR, "safe to retry once with backoff" (README, Decisions: "Rate limits").
+ */
+const httpStatusByTrpcCode: Partial<Record<TrpcCode, number>> = { TOO_MANY_REQUESTS: 429 };
+
 /** What an error with this tRPC code carries on the wire: data.code, the numeric code, the HTTP status. */
 export function wireCode(code: TrpcCode): { code: SpecCode; jsonRpcCode: number; httpStatus: number } {
   const spec = specCodeByTrpcCode[code] ?? 'INTERNAL_SERVER_ERROR';
-  return { code: spec, jsonRpcCode: TRPC_ERROR_CODES_BY_KEY[spec], httpStatus: specCodes[spec] };
+  return { code: spec, jsonRpcCode: TRPC_ERROR_CODES_BY_KEY[spec], httpStatus: httpStatusByTrpcCode[code] ?? specCodes[spec] };
 }
 
 interface ErrorSpec {
   code: SpecCode;
   description: string;
+  /** the tRPC code raised, when it is not data.code itself (wireCode folds it into data.code) */
+  trpcCode?: TrpcCode;
 }
 
 export const errorRegistry = {
@@ -75,6 +84,12 @@ export const errorRegistry = {
   METHOD_NOT_SUPPORTED: { code: 'BAD_REQUEST', description: 'A query sent with POST, a mutation sent with GET, a batch mixing queries and mutations, another HTTP method (DELETE, PUT, OPTIONS, ...), or a CORS preflight from an origin not in CORS_ORIGINS.' },
   INVALID_CURSOR: { code: 'BAD_REQUEST', description: 'The cursor was not produced by this list.' },
   PAGINATION_LIMIT_EXCEEDED: { code: 'BAD_REQUEST', description: 'pagination.limit above the maximum of 2000.' },
+  REQUEST_TIMEOUT: { code: 'TIMEOUT', description: 'The request line and headers, or the whole request with its body, did not arrive within HTTP_HEADERS_TIMEOUT_MS or HTTP_REQUEST_TIMEOUT_MS; the connection is closed.' },
+  TOO_MANY_REQUESTS: {
+    code: 'INTERNAL_SERVER_ERROR',
+    trpcCode: 'TOO_MANY_REQUESTS',
+    description: 'The caller, or the client address, made more calls of this group (upload and download URLs, cube.sqlQuery, cube.query, exports, invitations, market and music data providers) than its rate limit allows in the window; HTTP 429 with Retry-After (also data.details.retryAfterSeconds): send it again after that many seconds.',
+  },
   // who is calling
   AUTH_REQUIRED: { code: 'UNAUTHORIZED', description: 'No credential was sent (x-api-key or Authorization: Bearer), or an Authorization scheme other than Bearer.' },
   INVALID_API_KEY: { code: 'UNAUTHORIZED', description: 'The API key is unknown, deleted or rotated away.' },
@@ -230,7 +245,7 @@ export class AppError extends TRPCError {
 
   constructor(errorCode: ErrorCode, message?: string, opts: { cause?: unknown; details?: Record<string, unknown> } = {}) {
     const spec: ErrorSpec = errorRegistry[errorCode];
-    super({ code: spec.code, message: message ?? spec.description, cause: opts.cause });
+    super({ code: spec.trpcCode ?? spec.code, message: message ?? spec.description, cause: opts.cause });
     this.name = 'AppError';
     this.errorCode = errorCode;
     this.details = opts.details;

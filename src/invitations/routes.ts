@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { principalForApiKey, scopeAllows } from '../auth/apiKeys.ts';
 import { credentialsFromHeaders } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
+import { routeRateLimit, type RateLimits } from '../net/rateLimit.ts';
 import type { Deps } from '../trpc/context.ts';
 import { acceptInvitation } from './accept.ts';
 import { ACCEPT_PATH } from './invitations.ts';
@@ -36,8 +37,9 @@ function tokenOf(body: unknown, query: unknown): string {
   return token;
 }
 
-export async function invitationRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
-  app.post(ACCEPT_PATH, async (req, reply) => {
+export async function invitationRoutes(app: FastifyInstance, deps: Deps, limits: RateLimits): Promise<void> {
+  // a link token guessed at: each try counts against its address in the invitations group
+  app.post(ACCEPT_PATH, { onRequest: routeRateLimit(limits, 'invitations') }, async (req, reply) => {
     try {
       const credentials = credentialsFromHeaders(req.headers, req.raw.rawHeaders);
       if (credentials.apiKey === undefined) {

@@ -11,6 +11,7 @@ import { credentialsFromHeaders, type Credentials, type Principal } from '../aut
 import { API_KEY_PREFIX, principalForApiKey } from '../auth/apiKeys.ts';
 import { CUBE_SESSION_PREFIX, principalForCubeSession } from '../analytics/sessions.ts';
 import { AppError } from '../errors.ts';
+import type { RateLimits } from '../net/rateLimit.ts';
 
 /** Long-lived parts every procedure may use. */
 export interface Deps {
@@ -26,6 +27,10 @@ export interface Deps {
 export interface Context {
   deps: Deps;
   credentials: Credentials;
+  /** the client's address (behind TRUST_PROXY, the forwarded one): what per-address limits count */
+  address: string;
+  /** the app's rate limits (src/trpc/rateLimit.ts); none for calls made in-process (createCaller) */
+  limits: RateLimits | undefined;
   /** Resolves the caller once per HTTP request (a batch shares it); throws UNAUTHORIZED. */
   authenticate(): Promise<Principal>;
 }
@@ -34,11 +39,18 @@ export interface Context {
  * `refused`: why the request's credential headers cannot be read (two values, two credentials);
  * every procedure that authenticates answers it, and `health` (no authentication) still answers.
  */
-export function createContextInner(deps: Deps, credentials: Credentials, refused?: AppError): Context {
+export function createContextInner(
+  deps: Deps,
+  credentials: Credentials,
+  refused?: AppError,
+  request: { address: string; limits?: RateLimits } = { address: 'in-process' },
+): Context {
   let principal: Promise<Principal> | undefined;
   return {
     deps,
     credentials,
+    address: request.address,
+    limits: request.limits,
     authenticate() {
       principal ??= refused ? Promise.reject(refused) : resolvePrincipal(deps, credentials);
       return principal;
@@ -91,17 +103,18 @@ async function resolvePrincipal(deps: Deps, credentials: Credentials): Promise<P
   throw new AppError('AUTH_REQUIRED');
 }
 
-export function contextFactory(deps: Deps) {
+export function contextFactory(deps: Deps, limits: RateLimits) {
   return ({ req }: CreateFastifyContextOptions): Context => {
+    const request = { address: req.ip, limits };
     let credentials: Credentials;
     try {
       credentials = credentialsFromHeaders(req.headers, req.raw.rawHeaders);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      return createContextInner(deps, { apiKey: undefined, bearerToken: undefined, organizationId: undefined }, error);
+      return createContextInner(deps, { apiKey: undefined, bearerToken: undefined, organizationId: undefined }, error, request);
     }
     // organization ids are uuids, compared as the database writes them: lower case
     if (credentials.organizationId !== undefined) credentials.organizationId = credentials.organizationId.toLowerCase();
-    return createContextInner(deps, credentials);
+    return createContextInner(deps, credentials, undefined, request);
   };
 }

@@ -9,7 +9,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 const ALLOW_METHODS = 'GET, POST, HEAD';
 const ALLOW_HEADERS = 'content-type, x-api-key, x-organization-id, authorization, x-request-id';
 /** Response headers a page may read beyond the CORS-safelisted ones. */
-const EXPOSE_HEADERS = 'x-request-id';
+// retry-after: a page told to wait by a rate limit reads how long (src/net/rateLimit.ts)
+const EXPOSE_HEADERS = 'x-request-id, retry-after';
 /** How long a browser may keep a preflight's answer (Chrome caps it at 2 hours). */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 

@@ -1,7 +1,7 @@
 // The procedure builders. Every procedure declares its metadata (minRole, scope, summary) next to
 // its definition; one mechanism below enforces it, and a procedure built without a declared role
-// is refused. Order of checks: authenticate → API-key procedure scope → organization and role
-// (from the raw input) → input validation.
+// is refused. Order of checks: authenticate → API-key procedure scope → rate limit (src/trpc/
+// rateLimit.ts) → organization and role (from the raw input) → input validation.
 import { TRPCError } from '@trpc/server';
 import type { z } from 'zod';
 import { standingColumns, standingJoins, type OrgStanding, type Principal } from '../auth/principal.ts';
@@ -11,6 +11,7 @@ import { AppError } from '../errors.ts';
 import { scopeOfRole } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { baseProcedure, type ProcedureMeta } from './init.ts';
+import { takeRateLimit } from './rateLimit.ts';
 import { higherRole, platformRoleInOrg, roleSatisfies, type MinRole, type OrgRole } from './roles.ts';
 
 /** The caller's standing in the organization the input names. */
@@ -84,6 +85,7 @@ const authenticated = baseProcedure.use(async ({ ctx, meta, path, getRawInput, n
   if (principal.cubeSession && !cubeSessionAllows(principal.cubeSession, path)) {
     throw new AppError('CUBE_SESSION_SCOPE_DENIED', `An embed session does not authorize ${path}`);
   }
+  await takeRateLimit(ctx, path, principal);
   return next({ ctx: { principal: principal as Principal | null } });
 });
 

@@ -49,6 +49,10 @@ export async function startTestServer(
     // most test servers never ingest: no threads kept warm unless a test asks
     THREADS_WARM: '0',
     NODE_ENV: 'test',
+    // every test file's callers share one address (127.0.0.1), and sweeps call the limited
+    // procedures by the hundred: budgets that count every call but refuse none, unless a test
+    // about rate limits sets its own (test/trpc/rateLimit.test.ts)
+    ...Object.fromEntries(['URLS', 'SQL', 'CUBE', 'EXPORTS', 'INVITATIONS', 'PROVIDERS'].map((g) => [`RATE_LIMIT_${g}`, '1000000'])),
     ...opts.env,
   });
   const runtime = await startRuntime(config, opts.role ?? 'api', opts.taskList ? { taskList: opts.taskList } : {});

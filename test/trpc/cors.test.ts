@@ -52,7 +52,7 @@ t.test('an allowed origin: the preflight is answered, the call carries the origi
   t.equal(created.body[0].result.data.name, 'Cross Origin');
   t.equal(created.headers.get('access-control-allow-origin'), APP);
   t.equal(created.headers.get('access-control-allow-credentials'), null);
-  t.equal(created.headers.get('access-control-expose-headers'), 'x-request-id');
+  t.equal(created.headers.get('access-control-expose-headers'), 'x-request-id, retry-after');
   // tRPC sets its own Vary: Origin is kept in it
   t.equal(created.headers.get('vary'), 'trpc-accept, accept, Origin');
   // errors too: a page can read why its call failed

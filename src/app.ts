@@ -13,6 +13,7 @@ import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
 import { createRateLimits, retryAfterSeconds } from './net/rateLimit.ts';
 import { objectProxy } from './storage/proxy.ts';
+import { OBJECTS_PREFIX } from './storage/signature.ts';
 import { contextFactory, type Deps } from './trpc/context.ts';
 import { corsPolicy } from './trpc/cors.ts';
 import { checkJsonText } from './trpc/json.ts';
@@ -125,14 +126,37 @@ function clientError(error: Error & { code?: string }, maxHeaderBytes: number, t
 function clientErrorHandler(maxHeaderBytes: number, timeouts: HttpTimeouts) {
   return (error: Error & { code?: string }, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    const { httpStatus, body } = errorEnvelope({ path: '', batch: true }, clientError(error, maxHeaderBytes, timeouts));
-    if (socket.writable) {
-      socket.write(
-        `HTTP/1.1 ${httpStatus} ${STATUS_CODES[httpStatus]}\r\nContent-Type: application/json\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
-    }
-    socket.destroy(error);
+    answerAndClose(socket, clientError(error, maxHeaderBytes, timeouts), error);
+  };
+}
+
+/** The batch error envelope written straight to the socket, which is then closed. */
+function answerAndClose(socket: Socket, error: AppError, cause?: Error): void {
+  const { httpStatus, body } = errorEnvelope({ path: '', batch: true }, error);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${httpStatus} ${STATUS_CODES[httpStatus]}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(cause);
+}
+
+/**
+ * Node bounds every request by the longest any may take, an upload through /objects
+ * (HTTP_UPLOAD_TIMEOUT_MS); every other request has HTTP_REQUEST_TIMEOUT_MS from its headers
+ * to arrive whole, or is answered 408 REQUEST_TIMEOUT as Node would and closed.
+ */
+function requestDeadline(timeouts: HttpTimeouts, maxHeaderBytes: number) {
+  const timeout = Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
+  return async (req: FastifyRequest): Promise<void> => {
+    if (req.raw.complete || req.url.startsWith(`${OBJECTS_PREFIX}/`)) return;
+    const timer = setTimeout(() => {
+      if (!req.raw.complete && !req.raw.socket.destroyed) answerAndClose(req.raw.socket, clientError(timeout, maxHeaderBytes, timeouts));
+    }, timeouts.requestTimeoutMs);
+    timer.unref();
+    req.raw.once('end', () => clearTimeout(timer));
+    req.raw.once('close', () => clearTimeout(timer));
   };
 }
 
@@ -187,11 +211,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       // slow clients (README, Decisions): a request's headers, and all of it, arrive in time or
       // it is answered 408 REQUEST_TIMEOUT and its connection closed
       headersTimeout: timeouts.headersTimeoutMs,
-      requestTimeout: timeouts.requestTimeoutMs,
+      requestTimeout: Math.max(timeouts.requestTimeoutMs, timeouts.uploadTimeoutMs),
       connectionsCheckingInterval: timeoutCheckInterval(timeouts),
     },
     // fastify sets these on the server after creating it (its default requestTimeout, 0, is none)
-    requestTimeout: timeouts.requestTimeoutMs,
+    requestTimeout: Math.max(timeouts.requestTimeoutMs, timeouts.uploadTimeoutMs),
     // a connection quiet either way this long (a client that stopped reading its answer) is closed
     connectionTimeout: timeouts.idleTimeoutMs,
     keepAliveTimeout: timeouts.keepAliveTimeoutMs,
@@ -219,6 +243,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // answered here, for every route
   const cors = corsPolicy(deps.config.corsOrigins);
   const procedureTypes = new Map(describeProcedures(appRouter).map((p) => [p.name, p.type]));
+  app.addHook('onRequest', requestDeadline(timeouts, deps.config.httpMaxHeaderBytes));
   app.addHook('onRequest', async (req, reply) => {
     // the request's id (its log lines carry it as reqId) goes back to the caller
     void reply.header('x-request-id', req.id);

@@ -161,6 +161,8 @@ const envSchema = z.object({
   // and an idle kept-alive connection may take before the connection is closed
   HTTP_HEADERS_TIMEOUT_MS: int(1000, 600_000).default(15_000),
   HTTP_REQUEST_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
+  // an upload through the default install's /objects proxy: a statement file from a laptop
+  HTTP_UPLOAD_TIMEOUT_MS: int(1000, 86_400_000).default(3_600_000),
   HTTP_IDLE_TIMEOUT_MS: int(1000, 3_600_000).default(120_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: int(1000, 600_000).default(10_000),
   TRUST_PROXY: optionalText.transform((v, ctx) => {
@@ -299,6 +301,8 @@ export interface HttpTimeouts {
   headersTimeoutMs: number;
   /** the whole request, body included, received within (Node's requestTimeout): else 408 */
   requestTimeoutMs: number;
+  /** an upload through /objects (the default install's store) must arrive within this */
+  uploadTimeoutMs: number;
   /** a connection with no bytes either way for this long is closed (fastify's connectionTimeout) */
   idleTimeoutMs: number;
   /** a kept-alive connection waiting for its next request (keepAliveTimeout) */
@@ -451,6 +455,7 @@ export function loadConfig(env: Env = process.env): Config {
     http: {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      uploadTimeoutMs: e.HTTP_UPLOAD_TIMEOUT_MS,
       idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },

@@ -54,7 +54,7 @@ function limiter(settings: RateLimitSettings, pool: Pool | undefined, keyPrefix:
     storeClient: pool,
     storeType: 'pool',
     tableName: TABLE,
-    // created by the migration 000029_rate_limits.sql, not by the library at start
+    // created by the migration 000030_rate_limits.sql, not by the library at start
     tableCreated: true,
     // a key that spent its budget is refused from memory until its window ends: calls over the
     // limit, however many, cost the database nothing

@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config.ts';
 
 t.test('defaults', async (t) => {
   const c = loadConfig({});
-  t.same(c.http, { headersTimeoutMs: 15_000, requestTimeoutMs: 60_000, idleTimeoutMs: 120_000, keepAliveTimeoutMs: 10_000 });
+  t.same(c.http, { headersTimeoutMs: 15_000, requestTimeoutMs: 60_000, uploadTimeoutMs: 3_600_000, idleTimeoutMs: 120_000, keepAliveTimeoutMs: 10_000 });
   t.equal(c.trustProxy, undefined);
   t.same(c.rateLimits, {
     store: 'memory',

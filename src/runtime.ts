@@ -198,6 +198,7 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
         pollIntervalMs: config.worker.pollIntervalMs,
         log,
       });
+      deps.jobRunner = runner;
       // graceful: stops taking jobs, waits for the running ones, then releases the runner
       let stopping: Promise<void> | undefined;
       // and then for this process's own running tasks: graphile-worker's stop resolves even when its

@@ -34,27 +34,48 @@ export function crontabTasks(crontab: string): Set<string> {
 /** how long a stopping runner waits for its cron once its worker pool is released */
 const CRON_STOP_GRACE_MS = 1_000;
 
+/**
+ * How long a job runner that stopped on its own waits before starting again: the first delay,
+ * doubled after each start that fails (its database still unreachable) up to the last.
+ */
+export const restartSettings = { firstDelayMs: 500, maxDelayMs: 10_000 };
+
 export interface JobRunner {
   stop(): Promise<void>;
+  /** whether jobs can run: false from the moment its worker pool fails until a new one runs */
+  running(): boolean;
 }
 
-export async function startJobRunner(opts: {
+interface RunnerOptions {
   pool: Pool;
   taskList: TaskList;
   crontab: string;
   concurrency: number;
   pollIntervalMs: number;
   log: FastifyBaseLogger;
-}): Promise<JobRunner> {
+}
+
+/** One graphile-worker runner of a JobRunner: the first, or one started after the one before failed. */
+interface Generation {
+  runner: Runner;
+  /** its worker pools (one, unless graphile-worker changes) */
+  pools: string[];
+  /** its worker pool is done: running jobs finished (or released), connections given back */
+  poolReleased: Promise<void>;
+  failed: boolean;
+}
+
+/**
+ * graphile-worker's runner, started again whenever it stops on its own, for as long as it takes.
+ * A runner stops for good on the first error marking a job completed or failed: 0.17's batched
+ * completion never retries (graphile/worker#636), so PostgreSQL restarting under a running job
+ * ended all job processing until the process was restarted. Its jobs it could not mark are
+ * unlocked once its worker pool is done (the attempt of a failed one stays counted).
+ */
+export async function startJobRunner(opts: RunnerOptions): Promise<JobRunner> {
   // this process's worker pools are announced alive (src/jobs/liveness.ts) as graphile-worker makes them
   const liveness = createLiveness(opts.pool, (error) => opts.log.warn({ err: error }, 'job runner liveness connection failed'));
-  const events: WorkerEvents = new EventEmitter();
   const claims = new Map<string, Promise<void>>();
-  // the worker pool is done: its running jobs finished (or released), its connections given back
-  const poolReleased = new Promise<void>((resolve) => events.once('pool:release', () => resolve()));
-  events.on('pool:create', ({ workerPool }) => {
-    claims.set(workerPool.id, liveness.claim(workerPool.id).catch(() => {}));
-  });
   // graphile-worker may lock a job a moment before the pool's lock is taken (the recovery's grace
   // period covers that moment); no job's work starts before it is taken
   const taskList: TaskList = Object.fromEntries(
@@ -66,20 +87,94 @@ export async function startJobRunner(opts: {
       },
     ]),
   );
-  const runner: Runner = await run({
-    events,
-    pgPool: opts.pool,
-    taskList,
-    concurrency: opts.concurrency,
-    pollInterval: opts.pollIntervalMs,
-    // main.ts owns signals and shuts everything down in order
-    noHandleSignals: true,
-    logger: workerLogger(opts.log, crontabTasks(opts.crontab)),
-    // Batched completion is awaited by graceful shutdown; unbatched completion is fire-and-forget
-    // and can be lost when the pool closes right after stop() (a finished job left locked).
-    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
-    crontab: opts.crontab,
-  });
+  let stopping = false;
+  let current: Generation | undefined;
+  let launching: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let delay = restartSettings.firstDelayMs;
+  const retiring = new Set<Promise<void>>();
+
+  const launch = async (): Promise<Generation> => {
+    const events: WorkerEvents = new EventEmitter();
+    const pools: string[] = [];
+    const poolReleased = new Promise<void>((resolve) => events.once('pool:release', () => resolve()));
+    events.on('pool:create', ({ workerPool }) => {
+      pools.push(workerPool.id);
+      claims.set(workerPool.id, liveness.claim(workerPool.id).catch(() => {}));
+    });
+    const runner = await run({
+      events,
+      pgPool: opts.pool,
+      taskList,
+      concurrency: opts.concurrency,
+      pollInterval: opts.pollIntervalMs,
+      // main.ts owns signals and shuts everything down in order
+      noHandleSignals: true,
+      logger: workerLogger(opts.log, crontabTasks(opts.crontab)),
+      // Batched completion is awaited by graceful shutdown; unbatched completion is fire-and-forget
+      // and can be lost when the pool closes right after stop() (a finished job left locked).
+      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+      crontab: opts.crontab,
+    });
+    const generation: Generation = { runner, pools, poolReleased, failed: false };
+    // a shutdown this runner did not ask for is graphile-worker giving up (a job it could not
+    // mark done or failed, a worker that died); the runner's promise settles once it has stopped
+    events.on('pool:gracefulShutdown', ({ message }) => failed(generation, message));
+    runner.promise.then(
+      () => failed(generation, 'the job runner stopped'),
+      (error: unknown) => failed(generation, String(error)),
+    );
+    return generation;
+  };
+
+  const failed = (generation: Generation, reason: string) => {
+    if (stopping || generation.failed) return;
+    generation.failed = true;
+    if (current === generation) current = undefined;
+    opts.log.error({ reason }, 'the job runner stopped on its own: no jobs run until a new one starts');
+    const retired = retire(generation).finally(() => retiring.delete(retired));
+    retiring.add(retired);
+    restartLater();
+  };
+
+  // once its worker pool is done, its jobs still locked (those it could not mark) are any runner's
+  const retire = async (generation: Generation) => {
+    await generation.poolReleased;
+    await liveness.unclaim(generation.pools).catch(() => {});
+    for (let wait = restartSettings.firstDelayMs; !stopping; wait = Math.min(wait * 2, restartSettings.maxDelayMs)) {
+      try {
+        await opts.pool.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [generation.pools]);
+        return;
+      } catch {
+        // the database still unreachable; if this process stops first, job_runner_recover of any runner unlocks them
+        await sleep(wait);
+      }
+    }
+  };
+
+  const restartLater = () => {
+    if (stopping || timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      launching = launch().then(
+        (generation) => {
+          launching = undefined;
+          current = generation;
+          delay = restartSettings.firstDelayMs;
+          opts.log.warn('the job runner started again');
+        },
+        (error: unknown) => {
+          launching = undefined;
+          opts.log.warn({ err: error }, `the job runner could not start again: trying again in ${delay} ms`);
+          delay = Math.min(delay * 2, restartSettings.maxDelayMs);
+          restartLater();
+        },
+      );
+    }, delay);
+    timer.unref();
+  };
+
+  current = await launch();
   // the jobs of runners that died while this one was not running are free again at once
   const recovered = await recoverDeadRunnerJobs(opts.pool).catch((error: unknown) => {
     opts.log.warn({ err: error }, 'could not look for jobs locked by dead job runners');
@@ -87,21 +182,33 @@ export async function startJobRunner(opts: {
   });
   if (recovered.jobs > 0) opts.log.warn(recovered, 'unlocked the jobs of job runners that died');
   return {
+    running: () => current !== undefined && !current.failed,
     async stop() {
-      // Stops taking jobs, waits for running ones, and releases the rest for other workers.
-      // graphile-worker's stop also waits for its cron, which, once it failed to reach the
-      // database (PostgreSQL down or restarting), sleeps up to a minute before trying again, in a
-      // sleep nothing cuts short: once the worker pool is released the cron is given a moment
-      // only (it stops at the end of its sleep without touching the database).
-      const stopped = runner.stop().catch((error: unknown) => {
-        // the runner had stopped on its own (its worker pool failed): logged by graphile-worker
-        opts.log.debug({ err: error }, 'job runner already stopped');
-      });
-      await Promise.race([stopped, poolReleased.then(() => new Promise((resolve) => setTimeout(resolve, CRON_STOP_GRACE_MS).unref()))]);
+      stopping = true;
+      clearTimeout(timer);
+      await launching;
+      await Promise.all([current && stopGeneration(current, opts.log), ...retiring]);
       await liveness.release();
     },
   };
 }
+
+/**
+ * Stops taking jobs, waits for running ones, and releases the rest for other workers.
+ * graphile-worker's stop also waits for its cron, which, once it failed to reach the database
+ * (PostgreSQL down or restarting), sleeps up to a minute before trying again, in a sleep nothing
+ * cuts short: once the worker pool is released the cron is given a moment only (it stops at the
+ * end of its sleep without touching the database).
+ */
+async function stopGeneration(generation: Generation, log: FastifyBaseLogger): Promise<void> {
+  const stopped = generation.runner.stop().catch((error: unknown) => {
+    // the runner had stopped on its own (its worker pool failed): logged by graphile-worker
+    log.debug({ err: error }, 'job runner already stopped');
+  });
+  await Promise.race([stopped, generation.poolReleased.then(() => sleep(CRON_STOP_GRACE_MS))]);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** Enqueues jobs; used by procedures. */
 export async function createJobQueue(pool: Pool, log: FastifyBaseLogger): Promise<WorkerUtils> {

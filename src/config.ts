@@ -125,6 +125,7 @@ const envSchema = z.object({
   DEMO_BOOTSTRAP: z.enum(['auto', 'true', 'false']).default('auto'),
   WORKER_CONCURRENCY: int(1, 100).default(4),
   WORKER_POLL_INTERVAL_MS: int(50, 60_000).default(1000),
+  SHUTDOWN_GRACE_MS: int(0, 3_600_000).default(30_000),
   THREADS_MAX: int(1, 64).optional(),
   THREADS_MAX_QUEUE: int(1, 100_000).default(256),
   // Node's timers hold 2^31 - 1 ms at most (a longer one fires at once)
@@ -216,6 +217,8 @@ export interface Config {
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   demoBootstrap: 'auto' | 'true' | 'false';
   worker: { concurrency: number; pollIntervalMs: number };
+  /** how long a shutdown waits for running requests and jobs before releasing the jobs for a retry */
+  shutdownGraceMs: number;
   threads: { maxThreads: number; maxQueue: number; idleTimeoutMs: number; maxOldGenerationMb: number; warm: number };
   bodyLimitBytes: number;
   /** largest request line plus headers (Node's maxHeaderSize): a query's input is in its URL */
@@ -353,6 +356,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: e.LOG_LEVEL,
     demoBootstrap: e.DEMO_BOOTSTRAP,
     worker: { concurrency: e.WORKER_CONCURRENCY, pollIntervalMs: e.WORKER_POLL_INTERVAL_MS },
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     threads: {
       maxThreads: e.THREADS_MAX ?? 2,
       maxQueue: e.THREADS_MAX_QUEUE,

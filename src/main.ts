@@ -3,7 +3,7 @@
 import { admin } from './cli/admin.ts';
 import { endHangup, handleSignals, shutdownRequested } from './cli/signals.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { createLogger, startRuntime, StartInterrupted, type Role } from './runtime.ts';
+import { createLogger, startRuntime, StartInterrupted, stopWithin, type Role } from './runtime.ts';
 
 const roles: Role[] = ['serve', 'api', 'worker', 'migrate'];
 /** the service stopped on its own (its embedded PostgreSQL lost), not asked to */
@@ -100,9 +100,11 @@ async function main(argv: string[]): Promise<number> {
     stoppedByFault = true;
   }
   // HTTP closed, running jobs finished (graphile-worker's graceful shutdown), pools closed, the
-  // embedded servers last; a repeated signal meanwhile is ignored, two more force an exit
-  await runtime.stop();
-  log.info('stopped');
+  // embedded servers last; a repeated signal meanwhile is ignored, two more force an exit. Past
+  // SHUTDOWN_GRACE_MS the jobs still running are released for a retry and the process exits
+  // (what still runs then ends with it)
+  const stopped = await stopWithin(runtime, config.shutdownGraceMs, log);
+  log.info(stopped ? 'stopped' : 'stopped, running jobs released');
   return lost ? 1 : 0;
 }
 

@@ -35,7 +35,10 @@ export interface Runtime {
   /** set when this start created the demo organization */
   demo: BootstrapResult | undefined;
   embedded: { database: boolean; objectStore: boolean };
-  /** stops everything in reverse order; a running job is finished first (graphile-worker's graceful shutdown) */
+  /**
+   * stops everything in reverse order; a running job is finished first (graphile-worker's
+   * graceful shutdown), however long it takes: stopWithin bounds it
+   */
   stop(): Promise<void>;
   /**
    * Settles with why the process cannot go on: the embedded PostgreSQL stopped and could not be
@@ -115,7 +118,10 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
   };
   const held = new Map<string, HeldJob>();
   let database: Database | undefined;
-  const abandon = async () => {
+  // once: the grace period's end and a forced exit may both ask for it
+  let abandoning: Promise<void> | undefined;
+  const abandon = () => (abandoning ??= releaseHeld());
+  const releaseHeld = async () => {
     const running = [...held.values()];
     // the statements' work directories first: once the jobs are released another worker may make its own
     const statements = running.filter((j) => j.task === STATEMENT_INGEST_TASK).map((j) => (j.payload as { statementId?: unknown }).statementId);
@@ -236,6 +242,26 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
     await stop();
     throw error;
   }
+}
+
+/** how long the release of a shutdown whose grace period is over may take */
+const RELEASE_TIMEOUT_MS = 15_000;
+
+/**
+ * stop(), for at most `graceMs`: a request or job still running then (a hung job would hold the
+ * shutdown for ever) is not waited for: the jobs this process runs are released for a retry, as
+ * a forced exit releases them (abandon()), and the rest of the stop is left to the process's
+ * exit. Whether everything stopped within the grace period.
+ */
+export async function stopWithin(runtime: Runtime, graceMs: number, log: Deps['log']): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const over = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
+  const stopped = await Promise.race([runtime.stop().then(() => true as const), over]);
+  clearTimeout(timer);
+  if (stopped) return true;
+  log.warn({ graceMs }, 'the shutdown grace period is over: releasing the running jobs for a retry, not waiting for them');
+  await Promise.race([runtime.abandon(), new Promise((resolve) => setTimeout(resolve, RELEASE_TIMEOUT_MS).unref())]);
+  return false;
 }
 
 /** errors of a database that was never reached (a server down, a wrong host or port, a missing socket) */

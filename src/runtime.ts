@@ -22,7 +22,7 @@ import { bootstrapIn, isEmptyInstallation, type BootstrapResult } from './organi
 import { startEmbeddedS3, type EmbeddedObjectStore } from './storage/embedded.ts';
 import { ObjectStore } from './storage/objectStore.ts';
 import type { Deps } from './trpc/context.ts';
-import { createThreadPool } from './workers/threadPool.ts';
+import { createThreadPool, type ThreadPool } from './workers/threadPool.ts';
 import path from 'node:path';
 
 export type Role = 'serve' | 'api' | 'worker' | 'migrate';
@@ -121,7 +121,11 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
   // once: the grace period's end and a forced exit may both ask for it
   let abandoning: Promise<void> | undefined;
   const abandon = () => (abandoning ??= releaseHeld());
+  let threads: ThreadPool | undefined;
   const releaseHeld = async () => {
+    // first the threads' DuckDB work is interrupted and waited for: the process exits next, and
+    // ending a thread inside a DuckDB query aborts the process (workers/duckdb.ts)
+    await threads?.close().catch((error: unknown) => log.error({ err: error }, 'could not close the worker threads'));
     const running = [...held.values()];
     // the statements' work directories first: once the jobs are released another worker may make its own
     const statements = running.filter((j) => j.task === STATEMENT_INGEST_TASK).map((j) => (j.payload as { statementId?: unknown }).statementId);
@@ -173,8 +177,8 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
     });
     checkpoint();
 
-    const threads = createThreadPool(config.threads);
-    stack.push(() => threads.close());
+    threads = createThreadPool(config.threads);
+    stack.push(() => threads!.close());
     const jobs = await createJobQueue(pool, log);
     stack.push(async () => jobs.release());
     const deps: Deps = { config, pool, store, threads, jobs, log };

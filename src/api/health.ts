@@ -34,8 +34,8 @@ export const health = publicProcedure(
     // the bucket as it is: a bucket removed behind the service's back is reported, not created again
     check((signal) => ctx.deps.store.checkBucket(signal)),
   ]);
-  // a process that runs jobs (serve) also says whether its job runner runs: after its database
-  // came back, a runner that had stopped is started again only after a delay
+  // a process that runs jobs (serve) also says whether its job runner runs: one that gave up (its
+  // database gone while it marked a job) is down until it is started again (src/jobs/runner.ts)
   const runner = ctx.deps.jobRunner;
   const jobs = runner ? (runner.running() ? ('ok' as const) : ('unavailable' as const)) : undefined;
   return {

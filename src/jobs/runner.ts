@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import { Logger, makeWorkerUtils, run, type Runner, type Task, type TaskList, type WorkerEvents, type WorkerUtils } from 'graphile-worker';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from '../db/pool.ts';
-import { createLiveness, recoverDeadRunnerJobs } from './liveness.ts';
+import { createLiveness, recoverDeadRunnerJobs, type Liveness } from './liveness.ts';
 
 /**
  * graphile-worker's log as ours. `routine`: tasks whose successful runs are logged at debug, not
@@ -76,17 +76,8 @@ export async function startJobRunner(opts: RunnerOptions): Promise<JobRunner> {
   // this process's worker pools are announced alive (src/jobs/liveness.ts) as graphile-worker makes them
   const liveness = createLiveness(opts.pool, (error) => opts.log.warn({ err: error }, 'job runner liveness connection failed'));
   const claims = new Map<string, Promise<void>>();
-  // graphile-worker may lock a job a moment before the pool's lock is taken (the recovery's grace
-  // period covers that moment); no job's work starts before it is taken
-  const taskList: TaskList = Object.fromEntries(
-    Object.entries(opts.taskList).map(([name, task]) => [
-      name,
-      async (payload: unknown, helpers: Parameters<Task>[1]) => {
-        await claims.get(helpers.job.locked_by ?? '');
-        return (task as Task)(payload, helpers);
-      },
-    ]),
-  );
+  const taskList = afterClaim(opts.taskList, claims);
+  const claim = (poolId: string) => void claims.set(poolId, liveness.claim(poolId).catch(() => {}));
   let stopping = false;
   let current: Generation | undefined;
   let launching: Promise<void> | undefined;
@@ -94,65 +85,17 @@ export async function startJobRunner(opts: RunnerOptions): Promise<JobRunner> {
   let delay = restartSettings.firstDelayMs;
   const retiring = new Set<Promise<void>>();
 
-  const launch = async (): Promise<Generation> => {
-    const events: WorkerEvents = new EventEmitter();
-    const pools: string[] = [];
-    const poolReleased = new Promise<void>((resolve) => events.once('pool:release', () => resolve()));
-    events.on('pool:create', ({ workerPool }) => {
-      pools.push(workerPool.id);
-      claims.set(workerPool.id, liveness.claim(workerPool.id).catch(() => {}));
-    });
-    const runner = await run({
-      events,
-      pgPool: opts.pool,
-      taskList,
-      concurrency: opts.concurrency,
-      pollInterval: opts.pollIntervalMs,
-      // main.ts owns signals and shuts everything down in order
-      noHandleSignals: true,
-      logger: workerLogger(opts.log, crontabTasks(opts.crontab)),
-      // Batched completion is awaited by graceful shutdown; unbatched completion is fire-and-forget
-      // and can be lost when the pool closes right after stop() (a finished job left locked).
-      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
-      crontab: opts.crontab,
-    });
-    const generation: Generation = { runner, pools, poolReleased, failed: false };
-    // a shutdown this runner did not ask for is graphile-worker giving up (a job it could not
-    // mark done or failed, a worker that died); the runner's promise settles once it has stopped
-    events.on('pool:gracefulShutdown', ({ message }) => failed(generation, message));
-    runner.promise.then(
-      () => failed(generation, 'the job runner stopped'),
-      (error: unknown) => failed(generation, String(error)),
-    );
-    return generation;
-  };
-
-  const failed = (generation: Generation, reason: string) => {
+  const launch = () => launchGeneration(opts, taskList, claim, failed);
+  function failed(generation: Generation, reason: string) {
     if (stopping || generation.failed) return;
     generation.failed = true;
     if (current === generation) current = undefined;
     opts.log.error({ reason }, 'the job runner stopped on its own: no jobs run until a new one starts');
-    const retired = retire(generation).finally(() => retiring.delete(retired));
+    const retired = retire(generation, opts.pool, liveness, () => stopping).finally(() => retiring.delete(retired));
     retiring.add(retired);
     restartLater();
-  };
-
-  // once its worker pool is done, its jobs still locked (those it could not mark) are any runner's
-  const retire = async (generation: Generation) => {
-    await generation.poolReleased;
-    await liveness.unclaim(generation.pools).catch(() => {});
-    for (let wait = restartSettings.firstDelayMs; !stopping; wait = Math.min(wait * 2, restartSettings.maxDelayMs)) {
-      try {
-        await opts.pool.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [generation.pools]);
-        return;
-      } catch {
-        // the database still unreachable; if this process stops first, job_runner_recover of any runner unlocks them
-        await sleep(wait);
-      }
-    }
-  };
-
-  const restartLater = () => {
+  }
+  function restartLater() {
     if (stopping || timer) return;
     timer = setTimeout(() => {
       timer = undefined;
@@ -165,14 +108,14 @@ export async function startJobRunner(opts: RunnerOptions): Promise<JobRunner> {
         },
         (error: unknown) => {
           launching = undefined;
-          opts.log.warn({ err: error }, `the job runner could not start again: trying again in ${delay} ms`);
           delay = Math.min(delay * 2, restartSettings.maxDelayMs);
+          opts.log.warn({ err: error }, `the job runner could not start again: trying again in ${delay} ms`);
           restartLater();
         },
       );
     }, delay);
     timer.unref();
-  };
+  }
 
   current = await launch();
   // the jobs of runners that died while this one was not running are free again at once
@@ -191,6 +134,80 @@ export async function startJobRunner(opts: RunnerOptions): Promise<JobRunner> {
       await liveness.release();
     },
   };
+}
+
+/**
+ * The task list, each task waiting for its worker pool's liveness lock: graphile-worker may lock
+ * a job a moment before the pool's lock is taken (the recovery's grace period covers that
+ * moment); no job's work starts before it is taken.
+ */
+function afterClaim(tasks: TaskList, claims: Map<string, Promise<void>>): TaskList {
+  return Object.fromEntries(
+    Object.entries(tasks).map(([name, task]) => [
+      name,
+      async (payload: unknown, helpers: Parameters<Task>[1]) => {
+        await claims.get(helpers.job.locked_by ?? '');
+        return (task as Task)(payload, helpers);
+      },
+    ]),
+  );
+}
+
+/** Starts a graphile-worker runner; `failed` is told when it stops without being asked to. */
+async function launchGeneration(
+  opts: RunnerOptions,
+  taskList: TaskList,
+  claim: (poolId: string) => void,
+  failed: (generation: Generation, reason: string) => void,
+): Promise<Generation> {
+  const events: WorkerEvents = new EventEmitter();
+  const pools: string[] = [];
+  const poolReleased = new Promise<void>((resolve) => events.once('pool:release', () => resolve()));
+  events.on('pool:create', ({ workerPool }) => {
+    pools.push(workerPool.id);
+    claim(workerPool.id);
+  });
+  const runner = await run({
+    events,
+    pgPool: opts.pool,
+    taskList,
+    concurrency: opts.concurrency,
+    pollInterval: opts.pollIntervalMs,
+    // main.ts owns signals and shuts everything down in order
+    noHandleSignals: true,
+    logger: workerLogger(opts.log, crontabTasks(opts.crontab)),
+    // Batched completion is awaited by graceful shutdown; unbatched completion is fire-and-forget
+    // and can be lost when the pool closes right after stop() (a finished job left locked).
+    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+    crontab: opts.crontab,
+  });
+  const generation: Generation = { runner, pools, poolReleased, failed: false };
+  // a shutdown this runner did not ask for is graphile-worker giving up (a job it could not mark
+  // done or failed, a worker that died); the runner's promise settles once it has stopped
+  events.on('pool:gracefulShutdown', ({ message }) => failed(generation, message));
+  runner.promise.then(
+    () => failed(generation, 'the job runner stopped'),
+    (error: unknown) => failed(generation, String(error)),
+  );
+  return generation;
+}
+
+/**
+ * Once a failed runner's worker pool is done, its liveness locks are given back and the jobs it
+ * still holds locked (those it could not mark) unlocked for any runner; tried until the database
+ * answers. If the process stops first, job_runner_recover of any runner unlocks them.
+ */
+async function retire(generation: Generation, pool: Pool, liveness: Liveness, stopping: () => boolean): Promise<void> {
+  await generation.poolReleased;
+  await liveness.unclaim(generation.pools).catch(() => {});
+  for (let wait = restartSettings.firstDelayMs; !stopping(); wait = Math.min(wait * 2, restartSettings.maxDelayMs)) {
+    try {
+      await pool.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [generation.pools]);
+      return;
+    } catch {
+      await sleep(wait);
+    }
+  }
 }
 
 /**

@@ -36,9 +36,12 @@ const CRON_STOP_GRACE_MS = 1_000;
 
 /**
  * How long a job runner that stopped on its own waits before starting again: the first delay,
- * doubled after each start that fails (its database still unreachable) up to the last.
+ * doubled after each start that fails (its database still unreachable) and each runner that
+ * fails within STEADY_MS of its start, up to the last.
  */
 export const restartSettings = { firstDelayMs: 500, maxDelayMs: 10_000 };
+/** a runner that fails sooner than this after its start does not bring the delay back to the first */
+const STEADY_MS = 60_000;
 
 export interface JobRunner {
   stop(): Promise<void>;
@@ -63,6 +66,7 @@ interface Generation {
   /** its worker pool is done: running jobs finished (or released), connections given back */
   poolReleased: Promise<void>;
   failed: boolean;
+  startedAt: number;
 }
 
 /**
@@ -91,6 +95,9 @@ export async function startJobRunner(opts: RunnerOptions): Promise<JobRunner> {
     generation.failed = true;
     if (current === generation) current = undefined;
     opts.log.error({ reason }, 'the job runner stopped on its own: no jobs run until a new one starts');
+    // one that keeps failing soon after its start (a job that makes it fail) is started again ever less often
+    const steady = Date.now() - generation.startedAt >= STEADY_MS;
+    delay = steady ? restartSettings.firstDelayMs : Math.min(delay * 2, restartSettings.maxDelayMs);
     const retired = retire(generation, opts.pool, liveness, () => stopping).finally(() => retiring.delete(retired));
     retiring.add(retired);
     restartLater();
@@ -103,7 +110,6 @@ export async function startJobRunner(opts: RunnerOptions): Promise<JobRunner> {
         (generation) => {
           launching = undefined;
           current = generation;
-          delay = restartSettings.firstDelayMs;
           opts.log.warn('the job runner started again');
         },
         (error: unknown) => {
@@ -181,7 +187,7 @@ async function launchGeneration(
     preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
     crontab: opts.crontab,
   });
-  const generation: Generation = { runner, pools, poolReleased, failed: false };
+  const generation: Generation = { runner, pools, poolReleased, failed: false, startedAt: Date.now() };
   // a shutdown this runner did not ask for is graphile-worker giving up (a job it could not mark
   // done or failed, a worker that died); the runner's promise settles once it has stopped
   events.on('pool:gracefulShutdown', ({ message }) => failed(generation, message));

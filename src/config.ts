@@ -147,6 +147,7 @@ const envSchema = z.object({
   INGEST_JOB_TIMEOUT_MS: int(1000, 2_147_483_647).default(30 * 60_000),
   /** statements of one organization processed at once, across every worker process (unset: half of WORKER_CONCURRENCY, rounded up) */
   INGEST_ORG_CONCURRENCY: int(1, 100).optional(),
+  SHUTDOWN_GRACE_MS: int(0, 3_600_000).default(30_000),
   THREADS_MAX: int(1, 64).optional(),
   THREADS_MAX_QUEUE: int(1, 100_000).default(256),
   // Node's timers hold 2^31 - 1 ms at most (a longer one fires at once)
@@ -266,6 +267,8 @@ export interface Config {
    * processed at once across every worker process (src/ingest/queue.ts)
    */
   ingest: { jobTimeoutMs: number; orgConcurrency: number };
+  /** how long a shutdown waits for running requests and jobs before releasing the jobs for a retry */
+  shutdownGraceMs: number;
   threads: { maxThreads: number; maxQueue: number; idleTimeoutMs: number; maxOldGenerationMb: number; warm: number };
   bodyLimitBytes: number;
   /** largest request line plus headers (Node's maxHeaderSize): a query's input is in its URL */
@@ -442,6 +445,7 @@ export function loadConfig(env: Env = process.env): Config {
     demoBootstrap: e.DEMO_BOOTSTRAP,
     worker: { concurrency: e.WORKER_CONCURRENCY, pollIntervalMs: e.WORKER_POLL_INTERVAL_MS },
     ingest: { jobTimeoutMs: e.INGEST_JOB_TIMEOUT_MS, orgConcurrency: e.INGEST_ORG_CONCURRENCY ?? Math.ceil(e.WORKER_CONCURRENCY / 2) },
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     threads: {
       maxThreads: e.THREADS_MAX ?? 2,
       maxQueue: e.THREADS_MAX_QUEUE,

@@ -5,11 +5,11 @@
 // commands) is loaded when the command asks for it, so `--help` answers at once.
 import { ADMIN_USAGE, asksForHelp } from './cli/adminUsage.ts';
 import { endHangup, handleSignals, shutdownRequested } from './cli/signals.ts';
+import type { Role } from './runtime.ts';
 
 // The AWS SDK's versions pinned here run on Node 20 (README, Decisions: Node 20); its notice that
 // later versions will need Node 22 is for whoever upgrades it, not for every start of the service.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-import type { Role } from './runtime.ts';
 
 const roles: Role[] = ['serve', 'api', 'worker', 'migrate'];
 /** the service stopped on its own (its embedded PostgreSQL lost), not asked to */
@@ -57,7 +57,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const role = command as Role;
-  const { createLogger, startRuntime, StartInterrupted } = await import('./runtime.ts');
+  const { createLogger, startRuntime, StartInterrupted, stopWithin } = await import('./runtime.ts');
   const log = createLogger(config);
   const shutdown = handleSignals({ log });
   let runtime;
@@ -115,9 +115,11 @@ async function main(argv: string[]): Promise<number> {
     stoppedByFault = true;
   }
   // HTTP closed, running jobs finished (graphile-worker's graceful shutdown), pools closed, the
-  // embedded servers last; a repeated signal meanwhile is ignored, two more force an exit
-  await runtime.stop();
-  log.info('stopped');
+  // embedded servers last; a repeated signal meanwhile is ignored, two more force an exit. Past
+  // SHUTDOWN_GRACE_MS the jobs still running are released for a retry and the process exits
+  // (what still runs then ends with it)
+  const stopped = await stopWithin(runtime, config.shutdownGraceMs, log);
+  log.info(stopped ? 'stopped' : 'stopped, running jobs released');
   return lost ? 1 : 0;
 }
 

@@ -22,7 +22,7 @@ import { bootstrapIn, isEmptyInstallation, type BootstrapResult } from './organi
 import { startDefaultObjectStore, type DefaultObjectStore } from './storage/embedded.ts';
 import { ObjectStore } from './storage/objectStore.ts';
 import type { Deps } from './trpc/context.ts';
-import { createThreadPool } from './workers/threadPool.ts';
+import { createThreadPool, type ThreadPool } from './workers/threadPool.ts';
 import path from 'node:path';
 
 export type Role = 'serve' | 'api' | 'worker' | 'migrate';
@@ -35,7 +35,10 @@ export interface Runtime {
   /** set when this start created the demo organization */
   demo: BootstrapResult | undefined;
   embedded: { database: boolean; objectStore: boolean };
-  /** stops everything in reverse order; a running job is finished first (graphile-worker's graceful shutdown) */
+  /**
+   * stops everything in reverse order; a running job is finished first (graphile-worker's
+   * graceful shutdown), however long it takes: stopWithin bounds it
+   */
   stop(): Promise<void>;
   /**
    * Settles with why the process cannot go on: the embedded PostgreSQL stopped and could not be
@@ -115,7 +118,14 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
   };
   const held = new Map<string, HeldJob>();
   let database: Database | undefined;
-  const abandon = async () => {
+  // once: the grace period's end and a forced exit may both ask for it
+  let abandoning: Promise<void> | undefined;
+  const abandon = () => (abandoning ??= releaseHeld());
+  let threads: ThreadPool | undefined;
+  const releaseHeld = async () => {
+    // first the threads' DuckDB work is interrupted and waited for: the process exits next, and
+    // ending a thread inside a DuckDB query aborts the process (workers/duckdb.ts)
+    await threads?.close().catch((error: unknown) => log.error({ err: error }, 'could not close the worker threads'));
     const running = [...held.values()];
     // the statements' work directories first: once the jobs are released another worker may make its own
     const statements = running.filter((j) => j.task === STATEMENT_INGEST_TASK).map((j) => (j.payload as { statementId?: unknown }).statementId);
@@ -167,8 +177,8 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
     });
     checkpoint();
 
-    const threads = createThreadPool(config.threads);
-    stack.push(() => threads.close());
+    threads = createThreadPool(config.threads);
+    stack.push(() => threads!.close());
     const jobs = await createJobQueue(pool, log);
     stack.push(async () => jobs.release());
     const deps: Deps = { config, pool, store, threads, jobs, log };
@@ -198,6 +208,7 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
         pollIntervalMs: config.worker.pollIntervalMs,
         log,
       });
+      deps.jobRunner = runner;
       // graceful: stops taking jobs, waits for the running ones, then releases the runner
       let stopping: Promise<void> | undefined;
       // and then for this process's own running tasks: graphile-worker's stop resolves even when its
@@ -235,6 +246,26 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
     await stop();
     throw error;
   }
+}
+
+/** how long the release of a shutdown whose grace period is over may take */
+const RELEASE_TIMEOUT_MS = 15_000;
+
+/**
+ * stop(), for at most `graceMs`: a request or job still running then (a hung job would hold the
+ * shutdown for ever) is not waited for: the jobs this process runs are released for a retry, as
+ * a forced exit releases them (abandon()), and the rest of the stop is left to the process's
+ * exit. Whether everything stopped within the grace period.
+ */
+export async function stopWithin(runtime: Runtime, graceMs: number, log: Deps['log']): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const over = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
+  const stopped = await Promise.race([runtime.stop().then(() => true as const), over]);
+  clearTimeout(timer);
+  if (stopped) return true;
+  log.warn({ graceMs }, 'the shutdown grace period is over: releasing the running jobs for a retry, not waiting for them');
+  await Promise.race([runtime.abandon(), new Promise((resolve) => setTimeout(resolve, RELEASE_TIMEOUT_MS).unref())]);
+  return false;
 }
 
 /** errors of a database that was never reached (a server down, a wrong host or port, a missing socket) */

@@ -9,6 +9,7 @@ import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { connect, disconnect, stopping } from './duckdb.ts';
 import { fieldKinds, headerIn, headerKey, standardFields, usesDecimalComma, type StandardField } from '../src/ingest/fieldNames.ts';
 import type { FieldSpec, MappingFields } from '../src/ingest/fields.ts';
 import {
@@ -299,11 +300,13 @@ export async function normalizeStatement(input: NormalizeInput): Promise<WorkerR
       ...(input.outPath ? { temp_directory: path.join(path.dirname(input.outPath), 'duckdb-tmp') } : {}),
     });
     // two connections: the two parts of a large statement are written at the same time
-    const connections = [await instance.connect(), await instance.connect()] as const;
+    const connections = [await connect(instance), await connect(instance)] as const;
     try {
       const budget = deadline === null ? undefined : Math.max(1, deadline - Date.now());
       return await withTimeBudget([...connections], budget, () => run(connections, input, reading));
     } catch (error) {
+      // interrupted because the service stops: the work is retried, the statement is not at fault
+      if (stopping()) return fail('SERVICE_UNAVAILABLE', 'normalizing was interrupted: the service is stopping');
       if (error instanceof MappingError) return fail('MAPPING_COLUMN_MISSING', error.message);
       if (error instanceof DateOrderError) return fail('DATE_ORDER_AMBIGUOUS', error.message);
       const message = (error as Error).message ?? String(error);
@@ -321,7 +324,7 @@ export async function normalizeStatement(input: NormalizeInput): Promise<WorkerR
       }
       return fail('STATEMENT_UNREADABLE', `the statement could not be read as a table: ${message.split('\n')[0]!.slice(0, 300)}`);
     } finally {
-      for (const c of connections) c.closeSync();
+      for (const c of connections) disconnect(c);
       instance.closeSync();
     }
   }

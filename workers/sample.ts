@@ -2,6 +2,7 @@
 // `normalized`, CSV with a header for `trimmed`, `standardized` and `removed`, and the raw
 // delimited table (no header, every line) for `original` and `single`.
 import { DuckDBInstance } from '@duckdb/node-api';
+import { connect, disconnect, stopping } from './duckdb.ts';
 import { fail, type WorkerResult } from './results.ts';
 
 export interface SampleInput {
@@ -17,7 +18,7 @@ const lit = (v: string) => `'${v.replace(/\0/g, '').replace(/'/g, "''")}'`;
 
 export async function sampleFile(input: SampleInput): Promise<WorkerResult<{ columns: string[]; rows: unknown[][] }>> {
   const instance = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: '256MB', autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
-  const connection = await instance.connect();
+  const connection = await connect(instance);
   try {
     const limit = Math.max(0, input.endRow - input.startRow);
     const offset = Math.max(0, input.startRow);
@@ -30,9 +31,10 @@ export async function sampleFile(input: SampleInput): Promise<WorkerResult<{ col
     const reader = await connection.runAndReadAll(`SELECT * FROM ${source} LIMIT ${limit} OFFSET ${offset}`);
     return { ok: true, columns: reader.columnNames(), rows: reader.getRowsJson() as unknown[][] };
   } catch (error) {
+    if (stopping()) return fail('SERVICE_UNAVAILABLE', 'sampling was interrupted: the service is stopping');
     return fail('STATEMENT_UNREADABLE', `the file could not be sampled: ${String((error as Error).message).split('\n')[0]!.slice(0, 300)}`);
   } finally {
-    connection.closeSync();
+    disconnect(connection);
     instance.closeSync();
   }
 }

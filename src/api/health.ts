@@ -34,9 +34,13 @@ export const health = publicProcedure(
     // the bucket as it is: a bucket removed behind the service's back is reported, not created again
     check((signal) => ctx.deps.store.checkBucket(signal)),
   ]);
+  // a process that runs jobs (serve) also says whether its job runner runs: one that gave up (its
+  // database gone while it marked a job) is down until it is started again (src/jobs/runner.ts)
+  const runner = ctx.deps.jobRunner;
+  const jobs = runner ? (runner.running() ? ('ok' as const) : ('unavailable' as const)) : undefined;
   return {
-    status: database === 'ok' && objectStore === 'ok' ? ('ok' as const) : ('degraded' as const),
-    checks: { database, objectStore },
+    status: database === 'ok' && objectStore === 'ok' && jobs !== 'unavailable' ? ('ok' as const) : ('degraded' as const),
+    checks: { database, objectStore, ...(jobs && { jobs }) },
     time: new Date().toISOString(),
   };
 });

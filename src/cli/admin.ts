@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { createApiKey, deleteApiKey, listApiKeys, PATTERN_RE } from '../auth/apiKeys.ts';
 import type { Config } from '../config.ts';
 import { bootstrap } from '../organizations/bootstrap.ts';
-import { logDestination, openDatabase, startRuntime, StartInterrupted } from '../runtime.ts';
+import { logDestination, openDatabase, startRuntime, StartInterrupted, stopWithin } from '../runtime.ts';
 import { DatabaseLost, followReprocess, queueReprocess, REPROCESSABLE } from './reprocess.ts';
 import { liveRunnerPools } from '../jobs/liveness.ts';
 import { handleSignals, type Shutdown } from './signals.ts';
@@ -100,8 +100,9 @@ async function reprocessCommand(
     }
     return 0;
   } finally {
-    // the local worker's running jobs are finished first (a forced exit releases them instead)
-    await runtime.stop();
+    // the local worker's running jobs are finished first, for SHUTDOWN_GRACE_MS at most (then,
+    // or on a forced exit, they are released instead)
+    await stopWithin(runtime, config.shutdownGraceMs, log);
   }
 }
 

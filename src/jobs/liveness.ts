@@ -22,6 +22,8 @@ const RECLAIM_DELAY_MS = 5_000;
 export interface Liveness {
   /** holds the lock of a worker pool of this process (until release) */
   claim(poolId: string): Promise<void>;
+  /** gives up the locks of worker pools that are gone (their jobs become a dead runner's) */
+  unclaim(poolIds: string[]): Promise<void>;
   release(): Promise<void>;
 }
 
@@ -73,6 +75,13 @@ export function createLiveness(pool: Pool, onError: (error: unknown) => void): L
       pools.add(poolId);
       return serial(async () => {
         if (!released) await lock(await connect(), poolId);
+      });
+    },
+    unclaim(poolIds) {
+      for (const id of poolIds) pools.delete(id);
+      // on a lost connection the locks are gone already, and a new one takes only those still claimed
+      return serial(async () => {
+        if (client) for (const id of poolIds) await client.query('SELECT pg_advisory_unlock($1::int, hashtext($2))', [NAMESPACE, id]);
       });
     },
     release() {

@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import { Logger, makeWorkerUtils, run, type Runner, type Task, type TaskList, type WorkerEvents, type WorkerUtils } from 'graphile-worker';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from '../db/pool.ts';
-import { createLiveness, recoverDeadRunnerJobs } from './liveness.ts';
+import { createLiveness, recoverDeadRunnerJobs, type Liveness } from './liveness.ts';
 
 /**
  * graphile-worker's log as ours. `routine`: tasks whose successful runs are logged at debug, not
@@ -34,31 +34,122 @@ export function crontabTasks(crontab: string): Set<string> {
 /** how long a stopping runner waits for its cron once its worker pool is released */
 const CRON_STOP_GRACE_MS = 1_000;
 
+/**
+ * How long a job runner that stopped on its own waits before starting again: the first delay,
+ * doubled after each start that fails (its database still unreachable) and each runner that
+ * fails within STEADY_MS of its start, up to the last.
+ */
+export const restartSettings = { firstDelayMs: 500, maxDelayMs: 10_000 };
+/** a runner that fails sooner than this after its start does not bring the delay back to the first */
+const STEADY_MS = 60_000;
+
 export interface JobRunner {
   stop(): Promise<void>;
+  /** whether jobs can run: false from the moment its worker pool fails until a new one runs */
+  running(): boolean;
 }
 
-export async function startJobRunner(opts: {
+interface RunnerOptions {
   pool: Pool;
   taskList: TaskList;
   crontab: string;
   concurrency: number;
   pollIntervalMs: number;
   log: FastifyBaseLogger;
-}): Promise<JobRunner> {
+}
+
+/** One graphile-worker runner of a JobRunner: the first, or one started after the one before failed. */
+interface Generation {
+  runner: Runner;
+  /** its worker pools (one, unless graphile-worker changes) */
+  pools: string[];
+  /** its worker pool is done: running jobs finished (or released), connections given back */
+  poolReleased: Promise<void>;
+  failed: boolean;
+  startedAt: number;
+}
+
+/**
+ * graphile-worker's runner, started again whenever it stops on its own, for as long as it takes.
+ * A runner stops for good on the first error marking a job completed or failed: 0.17's batched
+ * completion never retries (graphile/worker#636), so PostgreSQL restarting under a running job
+ * ended all job processing until the process was restarted. Its jobs it could not mark are
+ * unlocked once its worker pool is done (the attempt of a failed one stays counted).
+ */
+export async function startJobRunner(opts: RunnerOptions): Promise<JobRunner> {
   // this process's worker pools are announced alive (src/jobs/liveness.ts) as graphile-worker makes them
   const liveness = createLiveness(opts.pool, (error) => opts.log.warn({ err: error }, 'job runner liveness connection failed'));
-  const events: WorkerEvents = new EventEmitter();
   const claims = new Map<string, Promise<void>>();
-  // the worker pool is done: its running jobs finished (or released), its connections given back
-  const poolReleased = new Promise<void>((resolve) => events.once('pool:release', () => resolve()));
-  events.on('pool:create', ({ workerPool }) => {
-    claims.set(workerPool.id, liveness.claim(workerPool.id).catch(() => {}));
+  const taskList = afterClaim(opts.taskList, claims);
+  const claim = (poolId: string) => void claims.set(poolId, liveness.claim(poolId).catch(() => {}));
+  let stopping = false;
+  let current: Generation | undefined;
+  let launching: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let delay = restartSettings.firstDelayMs;
+  const retiring = new Set<Promise<void>>();
+
+  const launch = () => launchGeneration(opts, taskList, claim, failed);
+  function failed(generation: Generation, reason: string) {
+    if (stopping || generation.failed) return;
+    generation.failed = true;
+    if (current === generation) current = undefined;
+    opts.log.error({ reason }, 'the job runner stopped on its own: no jobs run until a new one starts');
+    // one that keeps failing soon after its start (a job that makes it fail) is started again ever less often
+    const steady = Date.now() - generation.startedAt >= STEADY_MS;
+    delay = steady ? restartSettings.firstDelayMs : Math.min(delay * 2, restartSettings.maxDelayMs);
+    const retired = retire(generation, opts.pool, liveness, () => stopping).finally(() => retiring.delete(retired));
+    retiring.add(retired);
+    restartLater();
+  }
+  function restartLater() {
+    if (stopping || timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      launching = launch().then(
+        (generation) => {
+          launching = undefined;
+          current = generation;
+          opts.log.warn('the job runner started again');
+        },
+        (error: unknown) => {
+          launching = undefined;
+          delay = Math.min(delay * 2, restartSettings.maxDelayMs);
+          opts.log.warn({ err: error }, `the job runner could not start again: trying again in ${delay} ms`);
+          restartLater();
+        },
+      );
+    }, delay);
+    timer.unref();
+  }
+
+  current = await launch();
+  // the jobs of runners that died while this one was not running are free again at once
+  const recovered = await recoverDeadRunnerJobs(opts.pool).catch((error: unknown) => {
+    opts.log.warn({ err: error }, 'could not look for jobs locked by dead job runners');
+    return { pools: [], jobs: 0 };
   });
-  // graphile-worker may lock a job a moment before the pool's lock is taken (the recovery's grace
-  // period covers that moment); no job's work starts before it is taken
-  const taskList: TaskList = Object.fromEntries(
-    Object.entries(opts.taskList).map(([name, task]) => [
+  if (recovered.jobs > 0) opts.log.warn(recovered, 'unlocked the jobs of job runners that died');
+  return {
+    running: () => current !== undefined && !current.failed,
+    async stop() {
+      stopping = true;
+      clearTimeout(timer);
+      await launching;
+      await Promise.all([current && stopGeneration(current, opts.log), ...retiring]);
+      await liveness.release();
+    },
+  };
+}
+
+/**
+ * The task list, each task waiting for its worker pool's liveness lock: graphile-worker may lock
+ * a job a moment before the pool's lock is taken (the recovery's grace period covers that
+ * moment); no job's work starts before it is taken.
+ */
+function afterClaim(tasks: TaskList, claims: Map<string, Promise<void>>): TaskList {
+  return Object.fromEntries(
+    Object.entries(tasks).map(([name, task]) => [
       name,
       async (payload: unknown, helpers: Parameters<Task>[1]) => {
         await claims.get(helpers.job.locked_by ?? '');
@@ -66,7 +157,23 @@ export async function startJobRunner(opts: {
       },
     ]),
   );
-  const runner: Runner = await run({
+}
+
+/** Starts a graphile-worker runner; `failed` is told when it stops without being asked to. */
+async function launchGeneration(
+  opts: RunnerOptions,
+  taskList: TaskList,
+  claim: (poolId: string) => void,
+  failed: (generation: Generation, reason: string) => void,
+): Promise<Generation> {
+  const events: WorkerEvents = new EventEmitter();
+  const pools: string[] = [];
+  const poolReleased = new Promise<void>((resolve) => events.once('pool:release', () => resolve()));
+  events.on('pool:create', ({ workerPool }) => {
+    pools.push(workerPool.id);
+    claim(workerPool.id);
+  });
+  const runner = await run({
     events,
     pgPool: opts.pool,
     taskList,
@@ -80,28 +187,51 @@ export async function startJobRunner(opts: {
     preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
     crontab: opts.crontab,
   });
-  // the jobs of runners that died while this one was not running are free again at once
-  const recovered = await recoverDeadRunnerJobs(opts.pool).catch((error: unknown) => {
-    opts.log.warn({ err: error }, 'could not look for jobs locked by dead job runners');
-    return { pools: [], jobs: 0 };
-  });
-  if (recovered.jobs > 0) opts.log.warn(recovered, 'unlocked the jobs of job runners that died');
-  return {
-    async stop() {
-      // Stops taking jobs, waits for running ones, and releases the rest for other workers.
-      // graphile-worker's stop also waits for its cron, which, once it failed to reach the
-      // database (PostgreSQL down or restarting), sleeps up to a minute before trying again, in a
-      // sleep nothing cuts short: once the worker pool is released the cron is given a moment
-      // only (it stops at the end of its sleep without touching the database).
-      const stopped = runner.stop().catch((error: unknown) => {
-        // the runner had stopped on its own (its worker pool failed): logged by graphile-worker
-        opts.log.debug({ err: error }, 'job runner already stopped');
-      });
-      await Promise.race([stopped, poolReleased.then(() => new Promise((resolve) => setTimeout(resolve, CRON_STOP_GRACE_MS).unref()))]);
-      await liveness.release();
-    },
-  };
+  const generation: Generation = { runner, pools, poolReleased, failed: false, startedAt: Date.now() };
+  // a shutdown this runner did not ask for is graphile-worker giving up (a job it could not mark
+  // done or failed, a worker that died); the runner's promise settles once it has stopped
+  events.on('pool:gracefulShutdown', ({ message }) => failed(generation, message));
+  runner.promise.then(
+    () => failed(generation, 'the job runner stopped'),
+    (error: unknown) => failed(generation, String(error)),
+  );
+  return generation;
 }
+
+/**
+ * Once a failed runner's worker pool is done, its liveness locks are given back and the jobs it
+ * still holds locked (those it could not mark) unlocked for any runner; tried until the database
+ * answers. If the process stops first, job_runner_recover of any runner unlocks them.
+ */
+async function retire(generation: Generation, pool: Pool, liveness: Liveness, stopping: () => boolean): Promise<void> {
+  await generation.poolReleased;
+  await liveness.unclaim(generation.pools).catch(() => {});
+  for (let wait = restartSettings.firstDelayMs; !stopping(); wait = Math.min(wait * 2, restartSettings.maxDelayMs)) {
+    try {
+      await pool.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [generation.pools]);
+      return;
+    } catch {
+      await sleep(wait);
+    }
+  }
+}
+
+/**
+ * Stops taking jobs, waits for running ones, and releases the rest for other workers.
+ * graphile-worker's stop also waits for its cron, which, once it failed to reach the database
+ * (PostgreSQL down or restarting), sleeps up to a minute before trying again, in a sleep nothing
+ * cuts short: once the worker pool is released the cron is given a moment only (it stops at the
+ * end of its sleep without touching the database).
+ */
+async function stopGeneration(generation: Generation, log: FastifyBaseLogger): Promise<void> {
+  const stopped = generation.runner.stop().catch((error: unknown) => {
+    // the runner had stopped on its own (its worker pool failed): logged by graphile-worker
+    log.debug({ err: error }, 'job runner already stopped');
+  });
+  await Promise.race([stopped, generation.poolReleased.then(() => sleep(CRON_STOP_GRACE_MS))]);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** Enqueues jobs; used by procedures. */
 export async function createJobQueue(pool: Pool, log: FastifyBaseLogger): Promise<WorkerUtils> {

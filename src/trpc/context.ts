@@ -22,6 +22,8 @@ export interface Deps {
   /** enqueues graphile-worker jobs */
   jobs: WorkerUtils;
   log: FastifyBaseLogger;
+  /** this process's job runner, in the roles that run one (serve, worker): whether jobs can run */
+  jobRunner?: { running(): boolean };
 }
 
 export interface Context {

@@ -57,6 +57,26 @@ t.test('reprocess: Ctrl-C stops waiting, the running job finishes, a second Ctrl
   t.same(ingestDirs(statementId), []);
 });
 
+t.test('reprocess: one signal and a job that hangs: released after SHUTDOWN_GRACE_MS, exit 130', async (t) => {
+  await hold.hold();
+  const { rightsholderId, statementId } = await failedStatement();
+  const run = launch(['admin', 'reprocess', '--org', org, '--rightsholder', rightsholderId, '--json'], { ...env, SHUTDOWN_GRACE_MS: '2000' });
+  await until('the local worker holds the statement mid-ingestion', hold.waiting);
+  const asked = Date.now();
+  run.child.kill('SIGINT');
+  const exit = await Promise.race([run.exited, sleep(20_000).then(() => 'still running')]);
+  t.same(exit, { code: 130, signal: null }, 'one signal is enough');
+  t.ok(Date.now() - asked < 12_000, `exited ${Date.now() - asked} ms after the signal (grace 2000 ms)`);
+  t.match(run.stderr(), /the shutdown grace period is over: releasing the running jobs for a retry/);
+  t.match(await hold.job(statementId), { locked: false, attempts: 0, due: true }, 'released, the attempt given back');
+  t.same(ingestDirs(statementId), [], 'its work directory removed');
+  await hold.release();
+  const worker = launch(['worker'], env);
+  await until('the statement is processed', async () => (await hold.status(statementId)) === 'processed');
+  worker.child.kill('SIGINT');
+  t.same(await worker.exited, { code: 0, signal: null });
+});
+
 t.test('reprocess: three signals force the exit, the job released for the workers', async (t) => {
   await hold.hold();
   const { rightsholderId, statementId } = await failedStatement();

@@ -99,6 +99,8 @@ const HOLD_KEY = 72_100_777;
  */
 export async function ingestHold(url: string) {
   const admin = new pg.Client({ connectionString: url });
+  // a test that restarts the server loses this session (and the hold with it)
+  admin.on('error', () => {});
   await admin.connect();
   await admin.query(`
     CREATE OR REPLACE FUNCTION test_ingest_hold() RETURNS trigger LANGUAGE plpgsql AS $$

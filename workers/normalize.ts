@@ -240,16 +240,35 @@ CREATE MACRO parse_amount(s, decimal_comma) AS CASE
 CREATE MACRO parse_percent(s, decimal_comma) AS CASE WHEN strpos(s, '%') > 0 THEN parse_amount(s, decimal_comma) ELSE percent_of(parse_amount(s, decimal_comma)) END;
 `;
 
+/** The normalizer ran past its time budget (the statement fails with INGEST_TIME_BUDGET_EXCEEDED). */
+class BudgetSpent extends Error {
+  override message = 'Interrupted: the time budget is spent';
+}
+
+/**
+ * Runs `work` within `ms`. Once the budget is spent its queries are interrupted, and again every
+ * 50 ms, since an interrupt reaches only the query running at that moment (a small statement's
+ * next query would run on); work that still ends after that is refused all the same, so a run
+ * past its budget fails whatever it was doing then.
+ */
 async function withTimeBudget<T>(connections: DuckDBConnection[], ms: number | undefined, work: () => Promise<T>): Promise<T> {
   if (!ms) return work();
+  let spent = false;
+  let repeat: NodeJS.Timeout | undefined;
   // interrupt, never abort the thread: aborting a worker inside DuckDB kills the process (pitfalls.md)
-  const timer = setTimeout(() => {
+  const interrupt = () => {
+    spent = true;
     for (const c of connections) c.interrupt();
-  }, ms);
+    repeat = setTimeout(interrupt, 50);
+  };
+  const timer = setTimeout(interrupt, ms);
   try {
-    return await work();
+    const result = await work();
+    if (spent) throw new BudgetSpent();
+    return result;
   } finally {
     clearTimeout(timer);
+    clearTimeout(repeat);
   }
 }
 

@@ -467,6 +467,12 @@ function orderClause(q: NormalizedQuery, columns: Plan['columns']): string[] {
   return items.map((i) => `${position(i.column)} ${i.desc ? 'DESC' : 'ASC'}`);
 }
 
+/** LIMIT, and OFFSET when the query pages (Cube: `LIMIT n OFFSET m`; `limit: 0` is no rows). */
+function pageClause(q: NormalizedQuery, p: ParamAllocator): string {
+  const limit = `LIMIT CAST(${p.add(String(q.limit))} AS BIGINT)`;
+  return q.offset ? `${limit} OFFSET CAST(${p.add(String(q.offset))} AS BIGINT)` : limit;
+}
+
 function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit: boolean, inline: boolean): { sql: string; params: string[] } {
   const p = new ParamAllocator(inline);
   // member joins are closed over their requirements already (modelSchema.ts)
@@ -501,7 +507,7 @@ function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit:
   if (withOrderAndLimit) {
     const order = orderClause(q, pl.columns);
     if (order.length > 0) lines.push(`ORDER BY ${order.join(', ')}`);
-    lines.push(`LIMIT CAST(${p.add(String(q.limit))} AS BIGINT)`);
+    lines.push(pageClause(q, p));
   }
   return { sql: lines.join('\n'), params: p.params };
 }

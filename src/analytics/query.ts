@@ -37,6 +37,8 @@ const MAX_FILTERS = 200;
 const MAX_VALUES = 10_000;
 export const DEFAULT_LIMIT = 10_000;
 export const MAX_LIMIT = 50_000;
+/** Cube sets no bound; ours keeps the OFFSET a safe integer DuckDB reads as a BIGINT. */
+export const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 
 const memberName = z.string().min(1).max(200);
 const filterValue = z.union([z.string().max(1_000), z.number(), z.boolean(), z.null()]);
@@ -120,7 +122,9 @@ const queryShape = z.strictObject({
   timeDimensions: z.array(timeDimensionInput).max(20).optional(),
   filters: z.array(filterNode).max(MAX_FILTERS).optional(),
   order: orderInput.optional(),
-  limit: z.number().int().min(1).max(MAX_LIMIT).optional(),
+  // 0 is a valid limit, as in Cube: no rows, `total` still counted when asked for
+  limit: z.number().int().min(0).max(MAX_LIMIT).optional(),
+  offset: z.number().int().min(0).max(MAX_OFFSET).optional(),
   total: z.boolean().default(false),
 });
 
@@ -345,6 +349,7 @@ export interface NormalizedQuery {
   dimensions: string[];
   timeDimensions: NormalizedTimeDimension[];
   limit: number;
+  offset?: number;
   total: boolean;
   timezone: 'UTC';
   filters: NormalizedFilterNode[];
@@ -433,6 +438,8 @@ export function normalizeQuery(q: QueryInput, organizationId: string, now: numbe
     dimensions: dedupe(dimensions),
     timeDimensions,
     limit,
+    // echoed only when sent, where Cube's echo has it (after limit)
+    ...(q.offset !== undefined ? { offset: q.offset } : {}),
     total: q.total,
     timezone: 'UTC',
     filters,

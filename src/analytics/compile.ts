@@ -276,15 +276,78 @@ export const answeredNumberText = (expr: string) => `regexp_replace(CAST(${expr}
 
 const escapeLike = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/** The LIKE family (Cube's BaseFilter.likeOr): where the value must stand in the text. */
+type LikeKind = 'contains' | 'starts' | 'ends';
+const LIKE_OPERATORS: Partial<Record<Operator, { kind: LikeKind; not: boolean }>> = {
+  contains: { kind: 'contains', not: false },
+  notContains: { kind: 'contains', not: true },
+  startsWith: { kind: 'starts', not: false },
+  notStartsWith: { kind: 'starts', not: true },
+  endsWith: { kind: 'ends', not: false },
+  notEndsWith: { kind: 'ends', not: true },
+};
+
+/** The ILIKE pattern around a value (BaseFilter.likeIgnoreCase: `'%' || ?` for contains/ends, `? || '%'` for contains/starts). */
+function likePattern(kind: LikeKind, value: string): string {
+  return `${kind === 'starts' ? '' : "'%' || "}${value}${kind === 'ends' ? '' : " || '%'"}`;
+}
+
 /**
- * The values of a contains/notContains with several values that the text contains, as a list:
- * the text is written once, matched against each value by a lambda. Written as one ILIKE per value,
- * the member's expression was repeated once per value, and DuckDB's planner took seconds over a
- * few hundred copies of an expression like tm's (1,000 values: 2.4 s on 7 rows; ten such filters
- * ran past the 25 s window), whatever the data.
+ * The values of a LIKE filter with several values that the text matches, as a list: the text is
+ * written once, matched against each value by a lambda. Written as one ILIKE per value, the
+ * member's expression was repeated once per value, and DuckDB's planner took seconds over a few
+ * hundred copies of an expression like tm's (1,000 values: 2.4 s on 7 rows; ten such filters ran
+ * past the 25 s window), whatever the data.
  */
-function matchingPatterns(text: string, values: string[], p: ParamAllocator): string {
-  return `list_filter([${values.map((v) => p.add(escapeLike(v))).join(', ')}], lambda contains_value: ${text} ILIKE '%' || contains_value || '%' ESCAPE '\\')`;
+function matchingPatterns(text: string, kind: LikeKind, values: string[], p: ParamAllocator): string {
+  return `list_filter([${values.map((v) => p.add(escapeLike(v))).join(', ')}], lambda contains_value: ${text} ILIKE ${likePattern(kind, 'contains_value')} ESCAPE '\\')`;
+}
+
+/**
+ * contains, startsWith, endsWith and their negations, as Cube's BaseFilter.likeOr writes them:
+ * case-insensitive, the positive ones OR-ed over the values, the negative ones AND-ed; a NULL text
+ * is kept by a negative filter and dropped by a positive one, unless null is among the values,
+ * which flips that. `%`, `_` and `\` match literally (ESCAPE, as Cube's Tesseract planner).
+ */
+function likeFilter(op: { kind: LikeKind; not: boolean }, text: string, expr: string, values: (string | null)[], p: ParamAllocator): string {
+  const nonNull = values.filter((v): v is string => v !== null);
+  const hasNull = values.includes(null);
+  if (op.not && nonNull.length === 0) return `(${expr} IS NOT NULL)`;
+  const one = (v: string) => `${text}${op.not ? ' NOT' : ''} ILIKE ${likePattern(op.kind, p.add(escapeLike(v)))} ESCAPE '\\'`;
+  if (!op.not) {
+    const parts = nonNull.length > 1 ? [`len(${matchingPatterns(text, op.kind, nonNull, p)}) > 0`] : nonNull.map(one);
+    if (hasNull) parts.push(`${expr} IS NULL`);
+    return `(${parts.join(' OR ')})`;
+  }
+  // the list form is false, not NULL, for a NULL text: NULL rows are left to the rule below
+  const test = nonNull.length > 1 ? `${text} IS NOT NULL AND len(${matchingPatterns(text, op.kind, nonNull, p)}) = 0` : one(nonNull[0]!);
+  return hasNull ? `(${test})` : `((${test}) OR ${expr} IS NULL)`;
+}
+
+/**
+ * The date operators on a DATE expression, with bounds normalizeQuery resolved (BaseQuery's
+ * timeRangeFilter, timeNotInRangeFilter, beforeDateFilter, beforeOrOnDateFilter, afterDateFilter,
+ * afterOrOnDateFilter: `>= AND <=`, `< OR >`, `<`, `<=`, `>`, `>=`). A NULL date matches none of
+ * them (notInDateRange too: Cube adds no IS NULL), or undefined for another operator.
+ */
+function dateFilter(operator: Operator, expr: string, bounds: string[], p: ParamAllocator): string | undefined {
+  const [first, second] = bounds as [string, string?];
+  switch (operator) {
+    case 'inDateRange':
+      return `(${dateComparison(expr, '>=', first, p)} AND ${dateComparison(expr, '<=', second!, p)})`;
+    case 'notInDateRange':
+      return `(${dateComparison(expr, '<', first, p)} OR ${dateComparison(expr, '>', second!, p)})`;
+    case 'beforeDate':
+      return `(${dateComparison(expr, '<', first, p)})`;
+    case 'beforeOrOnDate':
+      return `(${dateComparison(expr, '<=', first, p)})`;
+    case 'afterDate':
+      return `(${dateComparison(expr, '>', first, p)})`;
+    case 'afterOrOnDate':
+      return `(${dateComparison(expr, '>=', first, p)})`;
+    default:
+      return undefined;
+  }
 }
 
 /** months_back as the tm dimension reads it (model.ts) */
@@ -353,6 +416,14 @@ export function organizationFilterHolds(f: Leaf, organizationId: string): boolea
       return nonNull.some(within);
     case 'notContains':
       return !nonNull.some(within);
+    case 'startsWith':
+      return nonNull.some((v) => own.startsWith(v.toLowerCase()));
+    case 'notStartsWith':
+      return !nonNull.some((v) => own.startsWith(v.toLowerCase()));
+    case 'endsWith':
+      return nonNull.some((v) => own.endsWith(v.toLowerCase()));
+    case 'notEndsWith':
+      return !nonNull.some((v) => own.endsWith(v.toLowerCase()));
     case 'gt':
       return compared > 0;
     case 'gte':
@@ -374,6 +445,8 @@ function compileLeaf(f: Leaf, r: Restrictions, rollup: RollupDef | null, p: Para
   if (memberOf(f.member) === 'tm' && (f.operator === 'equals' || f.operator === 'notEquals')) return tmFilter(MONTHS_BACK, f.operator, f.values ?? []);
   const { sql: expr, type, measure } = memberSql(f.member, rollup);
   const values = f.values ?? [];
+  const dated = dateFilter(f.operator, expr, values as string[], p);
+  if (dated !== undefined) return dated;
   const nonNull = values.filter((v): v is string => v !== null);
   const hasNull = values.includes(null);
   // a time value in the one form DuckDB reads (normalizeQuery gives it; a bare date is its midnight)
@@ -402,20 +475,6 @@ function compileLeaf(f: Leaf, r: Restrictions, rollup: RollupDef | null, p: Para
       // NULL rows are kept unless null is among the values (Cube's rule)
       return hasNull ? `(${test})` : `(${test} OR ${expr} IS NULL)`;
     }
-    case 'contains': {
-      const parts = nonNull.length > 1 ? [`len(${matchingPatterns(text, nonNull, p)}) > 0`] : nonNull.map((v) => `${text} ILIKE '%' || ${p.add(escapeLike(v))} || '%' ESCAPE '\\'`);
-      if (hasNull) parts.push(`${expr} IS NULL`);
-      return `(${parts.join(' OR ')})`;
-    }
-    case 'notContains': {
-      if (nonNull.length === 0) return `(${expr} IS NOT NULL)`;
-      // the list form is false, not NULL, for a NULL text: NULL rows are left to the rule below
-      const test =
-        nonNull.length > 1
-          ? `${text} IS NOT NULL AND len(${matchingPatterns(text, nonNull, p)}) = 0`
-          : `${text} NOT ILIKE '%' || ${p.add(escapeLike(nonNull[0]!))} || '%' ESCAPE '\\'`;
-      return hasNull ? `(${test})` : `((${test}) OR ${expr} IS NULL)`;
-    }
     case 'gt':
     case 'gte':
     case 'lt':
@@ -428,14 +487,8 @@ function compileLeaf(f: Leaf, r: Restrictions, rollup: RollupDef | null, p: Para
       return `(${expr} IS NOT NULL)`;
     case 'notSet':
       return `(${expr} IS NULL)`;
-    case 'inDateRange':
-      return `(${dateComparison(expr, '>=', nonNull[0]!, p)} AND ${dateComparison(expr, '<=', nonNull[1]!, p)})`;
-    case 'notInDateRange':
-      return `(${dateComparison(expr, '<', nonNull[0]!, p)} OR ${dateComparison(expr, '>', nonNull[1]!, p)})`;
-    case 'beforeDate':
-      return `(${dateComparison(expr, '<', nonNull[0]!, p)})`;
-    case 'afterDate':
-      return `(${dateComparison(expr, '>', nonNull[0]!, p)})`;
+    default:
+      return likeFilter(LIKE_OPERATORS[f.operator]!, text, expr, values, p);
   }
 }
 

@@ -11,6 +11,10 @@ export const OPERATORS = [
   'notEquals',
   'contains',
   'notContains',
+  'startsWith',
+  'notStartsWith',
+  'endsWith',
+  'notEndsWith',
   'gt',
   'gte',
   'lt',
@@ -20,11 +24,15 @@ export const OPERATORS = [
   'inDateRange',
   'notInDateRange',
   'beforeDate',
+  'beforeOrOnDate',
   'afterDate',
+  'afterOrOnDate',
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
-const DATE_OPERATORS: readonly Operator[] = ['inDateRange', 'notInDateRange', 'beforeDate', 'afterDate'];
+const DATE_OPERATORS: readonly Operator[] = ['inDateRange', 'notInDateRange', 'beforeDate', 'beforeOrOnDate', 'afterDate', 'afterOrOnDate'];
+/** A refused operator is told the accepted ones (Cube names only the filter that does not match). */
+const operatorEnum = z.enum(OPERATORS, { error: () => `unknown operator: the operators are ${OPERATORS.join(', ')}` });
 const COMPARISONS: readonly Operator[] = ['gt', 'gte', 'lt', 'lte'];
 const MAX_DEPTH = 8;
 /**
@@ -63,7 +71,7 @@ function filterNodeAt(depth: number): z.ZodType<FilterInput> {
   return z
     .strictObject({
       member: memberName.optional(),
-      operator: z.enum(OPERATORS).optional(),
+      operator: operatorEnum.optional(),
       values: z.array(filterValue).max(1_000).optional(),
       and: z.array(child).min(1).max(100).optional(),
       or: z.array(child).min(1).max(100).optional(),
@@ -192,11 +200,12 @@ function timeValueProblem(member: string, v: string): string | undefined {
 function resolveDateValues(op: Operator, dates: string[], now: number): string[] {
   // one value is read as a dateRange string: a phrase, or a date or timestamp meaning its whole day
   if (op === 'inDateRange' || op === 'notInDateRange') return resolveDateRange(dates.length === 2 ? dates : dates[0]!, now);
-  // beforeDate and afterDate compare strictly with the start of a bare date's day, and with the
-  // start (beforeDate) or end (afterDate) of a phrase's range
+  // the others compare with the start of a bare date's day (BaseFilter.formatFromDate, for
+  // beforeOrOnDate too), and with the start (beforeDate, afterOrOnDate) or end (afterDate,
+  // beforeOrOnDate) of a phrase's range (Cube's normalizeDateFilterValues)
   if (isAbsolute(dates[0]!)) return [absoluteBound(dates[0]!, 'start')];
   const [start, end] = resolveRelative(dates[0]!, now);
-  return [op === 'beforeDate' ? start : end];
+  return [op === 'beforeDate' || op === 'afterOrOnDate' ? start : end];
 }
 
 /** Checks the query against the model; adds an issue with its path for each problem. */
@@ -307,7 +316,7 @@ function checkFilter(f: FilterInput, path: (string | number)[], depth: number, c
     if (problem !== undefined) issue(ctx, [...valuesPath, 0], problem);
     return sides;
   }
-  // equals, notEquals, contains, notContains
+  // equals, notEquals and the LIKE family (contains, startsWith, endsWith and their negations)
   if (strings.length === 0) {
     issue(ctx, valuesPath, `${op} needs at least one value`);
     return sides;

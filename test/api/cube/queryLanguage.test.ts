@@ -78,3 +78,75 @@ t.test('offset and limit are strict integers', async (t) => {
     t.match(error.fields, [{ path }], path);
   }
 });
+
+/** The titles a filter keeps, in title order (byte order: `gamma_x` last). */
+async function titles(...filters: object[]): Promise<string[]> {
+  const data = await ok({ measures: [m('statement_row_count')], dimensions: [title], filters: [both, ...filters], order: { [title]: 'asc' } });
+  return data.data.map((r: Record<string, string>) => r[title]);
+}
+
+// sales_period_start: Echo 2023-10-01, Foxtrot 2023-12-31, Golf 2024-01-10, Delta\Path 2024-02-29,
+// Alpha 2024-03-01, Beta 100% 2024-03-15, gamma_x NULL
+t.test('beforeOrOnDate and afterOrOnDate beside beforeDate and afterDate (BaseFilter: <=, >= the start of the day)', async (t) => {
+  const spd = m('sales_period_start');
+  const f = (operator: string, value: string) => ({ member: spd, operator, values: [value] });
+  t.same(await titles(f('beforeOrOnDate', '2024-02-29')), ['Delta\\Path', 'Echo', 'Foxtrot', 'Golf'], 'the day itself is in');
+  t.same(await titles(f('beforeDate', '2024-02-29')), ['Echo', 'Foxtrot', 'Golf'], 'strict');
+  t.same(await titles(f('afterOrOnDate', '2024-03-01')), ['Alpha', 'Beta 100%'], 'the day itself is in');
+  t.same(await titles(f('afterDate', '2024-03-01')), ['Beta 100%'], 'strict: a date is its midnight');
+  // a timestamp is kept: a date (its midnight) is before 12:00 of its day
+  t.same(await titles(f('afterOrOnDate', '2024-03-01T12:00')), ['Beta 100%']);
+  t.same(await titles(f('beforeOrOnDate', '2024-03-01T12:00')), ['Alpha', 'Delta\\Path', 'Echo', 'Foxtrot', 'Golf']);
+  // a phrase: afterOrOnDate takes the start of its range, beforeOrOnDate the end
+  t.same(await titles(f('afterOrOnDate', 'from 2024-03-01 to 2024-03-31')), ['Alpha', 'Beta 100%']);
+  t.same(await titles(f('beforeOrOnDate', 'from 2024-02-01 to 2024-02-29')), ['Delta\\Path', 'Echo', 'Foxtrot', 'Golf']);
+  // NULL dates match no date operator, notInDateRange included
+  t.same(await titles({ member: spd, operator: 'notInDateRange', values: ['2024-01-01', '2024-12-31'] }), ['Echo', 'Foxtrot']);
+  const error = await refused({ measures: [m('units')], filters: [both, { member: spd, operator: 'afterOrOnDate', values: ['2024-01-01', '2024-02-01'] }] });
+  t.match(error.fields, [{ path: 'query.filters.1.values', message: /exactly one value/ }]);
+  const notTime = await refused({ measures: [m('units')], filters: [both, { member: title, operator: 'beforeOrOnDate', values: ['2024-01-01'] }] });
+  t.match(notTime.fields, [{ path: 'query.filters.1.operator', message: /needs a time dimension/ }]);
+});
+
+// payor: Alpha 'Spotify AB', Delta\Path 'spotify ab ltd', gamma_x '', the others NULL
+t.test('startsWith, endsWith and their negations: case, several values, NULLs, literal wildcards', async (t) => {
+  const payor = (operator: string, ...values: (string | null)[]) => titles({ member: m('payor'), operator, values });
+  t.same(await payor('startsWith', 'SPOT'), ['Alpha', 'Delta\\Path'], 'without case');
+  t.same(await payor('startsWith', 'ab'), []);
+  t.same(await payor('startsWith', ''), ['Alpha', 'Delta\\Path', 'gamma_x'], "'' starts every text, not NULL");
+  t.same(await payor('endsWith', 'AB'), ['Alpha']);
+  t.same(await payor('endsWith', 'ltd', 'ab'), ['Alpha', 'Delta\\Path'], 'several values: any');
+  t.same(await payor('endsWith', 'ab', null), ['Alpha', 'Beta 100%', 'Echo', 'Foxtrot', 'Golf'], 'null among the values adds the NULL rows');
+  t.same(await payor('startsWith', null), ['Beta 100%', 'Echo', 'Foxtrot', 'Golf'], 'null alone: IS NULL');
+  t.same(await payor('notStartsWith', 'spotify'), ['Beta 100%', 'Echo', 'Foxtrot', 'Golf', 'gamma_x'], 'NULL rows kept');
+  t.same(await payor('notStartsWith', 'spotify', null), ['gamma_x'], 'null among the values drops them');
+  t.same(await payor('notStartsWith', null), ['Alpha', 'Delta\\Path', 'gamma_x'], 'null alone: IS NOT NULL');
+  t.same(await payor('notEndsWith', 'ab'), ['Beta 100%', 'Delta\\Path', 'Echo', 'Foxtrot', 'Golf', 'gamma_x']);
+  t.same(await payor('notEndsWith', 'ab', 'LTD'), ['Beta 100%', 'Echo', 'Foxtrot', 'Golf', 'gamma_x'], 'several values: none of them');
+
+  const track = (operator: string, value: string) => titles({ member: title, operator, values: [value] });
+  t.same(await track('endsWith', '%'), ['Beta 100%'], '% is literal');
+  t.same(await track('startsWith', '_'), [], '_ is literal');
+  t.same(await track('endsWith', '_x'), ['gamma_x']);
+  t.same(await track('startsWith', 'delta\\'), ['Delta\\Path'], '\\ is literal');
+  // a number member matches the text it is answered as
+  t.same(await titles({ member: m('stmt_year'), operator: 'endsWith', values: ['3'] }), ['Echo', 'Foxtrot']);
+  t.same(await titles({ member: m('stmt_year'), operator: 'notStartsWith', values: ['2023', '19'] }), ['Alpha', 'Beta 100%', 'Delta\\Path', 'Golf', 'gamma_x']);
+});
+
+t.test('the LIKE family on organization_id is its truth value for the caller, outside the scope', async (t) => {
+  const orgFilter = (operator: string, value: string) => ({ member: m('organization_id'), operator, values: [value] });
+  t.equal((await titles(orgFilter('startsWith', org.slice(0, 8).toUpperCase()))).length, 7);
+  t.same(await titles(orgFilter('endsWith', 'zz')), []);
+  t.equal((await titles({ or: [orgFilter('notEndsWith', org.slice(-4)), { member: title, operator: 'equals', values: ['Golf'] }] })).length, 1, 'FALSE OR x is x');
+});
+
+t.test('a refused operator is told the accepted ones', async (t) => {
+  const error = await refused({ measures: [m('units')], filters: [both, { member: title, operator: 'like', values: ['x'] }] });
+  t.match(error, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' });
+  t.match(error.fields, [{ path: 'query.filters.1.operator' }]);
+  t.equal(
+    error.fields[0].message,
+    'unknown operator: the operators are equals, notEquals, contains, notContains, startsWith, notStartsWith, endsWith, notEndsWith, gt, gte, lt, lte, set, notSet, inDateRange, notInDateRange, beforeDate, beforeOrOnDate, afterDate, afterOrOnDate',
+  );
+});

@@ -3,7 +3,7 @@
 // Semantics follow Cube's api-gateway (see shared/reference/cube-query-semantics.md).
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { DateParseError, absoluteBound, isAbsolute, resolveDateRange, resolveRelative, type DateRange } from './dates.ts';
+import { DateParseError, absoluteBound, canonicalZone, isAbsolute, resolveDateRange, resolveRelative, type DateRange } from './dates.ts';
 import { GRANULARITIES, VIEW, dimensionDefs, full, granularMemberOf, measureDefs, memberOf, type QueryGranularity } from './semantic.ts';
 
 export const OPERATORS = [
@@ -134,6 +134,7 @@ const queryShape = z.strictObject({
   limit: z.number().int().min(0).max(MAX_LIMIT).optional(),
   offset: z.number().int().min(0).max(MAX_OFFSET).optional(),
   total: z.boolean().default(false),
+  timezone: z.string().min(1).max(100).optional(),
 });
 
 export type QueryInput = z.output<typeof queryShape>;
@@ -196,20 +197,28 @@ function timeValueProblem(member: string, v: string): string | undefined {
   return problem === undefined ? undefined : `${member} is a time: ${problem}`;
 }
 
+/** When and where relative dates are resolved: the instant, and the query's time zone. */
+interface Clock {
+  now: number;
+  tz: string;
+}
+
 /** The dates of a date operator's values (inDateRange, beforeDate, …), resolved as normalizeFilter resolves them. */
-function resolveDateValues(op: Operator, dates: string[], now: number): string[] {
+function resolveDateValues(op: Operator, dates: string[], { now, tz }: Clock): string[] {
   // one value is read as a dateRange string: a phrase, or a date or timestamp meaning its whole day
-  if (op === 'inDateRange' || op === 'notInDateRange') return resolveDateRange(dates.length === 2 ? dates : dates[0]!, now);
+  if (op === 'inDateRange' || op === 'notInDateRange') return resolveDateRange(dates.length === 2 ? dates : dates[0]!, now, tz);
   // the others compare with the start of a bare date's day (BaseFilter.formatFromDate, for
   // beforeOrOnDate too), and with the start (beforeDate, afterOrOnDate) or end (afterDate,
   // beforeOrOnDate) of a phrase's range (Cube's normalizeDateFilterValues)
-  if (isAbsolute(dates[0]!)) return [absoluteBound(dates[0]!, 'start')];
-  const [start, end] = resolveRelative(dates[0]!, now);
+  if (isAbsolute(dates[0]!)) return [absoluteBound(dates[0]!, 'start', tz)];
+  const [start, end] = resolveRelative(dates[0]!, now, tz);
   return [op === 'beforeDate' || op === 'afterOrOnDate' ? start : end];
 }
 
 /** Checks the query against the model; adds an issue with its path for each problem. */
 function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
+  // Cube's own words (api-gateway query.js); the zone's name in any letter case
+  if (q.timezone !== undefined && canonicalZone(q.timezone) === undefined) issue(ctx, ['timezone'], `"timezone" must be a valid IANA time zone, got "${q.timezone}"`);
   q.measures?.forEach((m, i) => {
     const kind = kindOf(m);
     if (kind === undefined) issue(ctx, ['measures', i], unknownMember(m));
@@ -300,7 +309,7 @@ function checkFilter(f: FilterInput, path: (string | number)[], depth: number, c
       issue(ctx, valuesPath, `${op} takes exactly one value (a date or a relative phrase)`);
       return sides;
     }
-    const problem = dateProblem(() => resolveDateValues(op, dates, Date.now()));
+    const problem = dateProblem(() => resolveDateValues(op, dates, { now: Date.now(), tz: 'UTC' }));
     if (problem !== undefined) issue(ctx, valuesPath, problem);
     return sides;
   }
@@ -360,7 +369,8 @@ export interface NormalizedQuery {
   limit: number;
   offset?: number;
   total: boolean;
-  timezone: 'UTC';
+  /** the canonical IANA name; UTC unless the query names one */
+  timezone: string;
   filters: NormalizedFilterNode[];
   rowLimit: number;
   order?: { id: string; desc: boolean }[];
@@ -393,24 +403,24 @@ function resolvedAt<T>(path: (string | number)[], resolve: () => T): T {
   }
 }
 
-function normalizeFilter(f: FilterInput, now: number, path: (string | number)[]): NormalizedFilterNode | undefined {
+function normalizeFilter(f: FilterInput, clock: Clock, path: (string | number)[]): NormalizedFilterNode | undefined {
   const children = f.and ?? f.or;
   if (children) {
     const key = f.and ? 'and' : 'or';
-    const kept = children.map((c, i) => normalizeFilter(c, now, [...path, key, i])).filter((c): c is NormalizedFilterNode => c !== undefined);
+    const kept = children.map((c, i) => normalizeFilter(c, clock, [...path, key, i])).filter((c): c is NormalizedFilterNode => c !== undefined);
     if (kept.length === 0) return undefined;
     return f.and ? { and: kept } : { or: kept };
   }
   const op = f.operator!;
   const values = (f.values ?? []).map((v) => (v === null ? null : String(v)));
   if (op === 'set' || op === 'notSet') return { member: f.member!, operator: op };
-  if (DATE_OPERATORS.includes(op)) return { member: f.member!, operator: op, values: resolvedAt([...path, 'values'], () => resolveDateValues(op, values as string[], now)) };
+  if (DATE_OPERATORS.includes(op)) return { member: f.member!, operator: op, values: resolvedAt([...path, 'values'], () => resolveDateValues(op, values as string[], clock)) };
   // a time member compares with its values in the one form of a bound (case, Z, offset and the
   // separator of the value as given mean nothing to the SQL); an id member with an id in the form
   // it is stored in, lower case (an id sent in capitals names the same row, as everywhere else)
   const time = kindOf(f.member!) === 'time';
   const id = ID_MEMBERS.has(memberOf(f.member!)!);
-  const canonical = (v: string | null) => (v === null ? v : time ? absoluteBound(v, 'start') : id && UUID.test(v) ? v.toLowerCase() : v);
+  const canonical = (v: string | null) => (v === null ? v : time ? absoluteBound(v, 'start', clock.tz) : id && UUID.test(v) ? v.toLowerCase() : v);
   if (COMPARISONS.includes(op)) return { member: f.member!, operator: op, values: [canonical(values[0]!)] };
   if ((time || id) && (op === 'equals' || op === 'notEquals')) return { member: f.member!, operator: op, values: values.map(canonical) };
   return { member: f.member!, operator: op, values };
@@ -420,6 +430,8 @@ const dedupe = (items: string[]) => [...new Set(items)];
 
 /** The validated query in its canonical form, with the caller's organization filter added. */
 export function normalizeQuery(q: QueryInput, organizationId: string, now: number): NormalizedQuery {
+  const tz = q.timezone === undefined ? 'UTC' : canonicalZone(q.timezone)!;
+  const clock: Clock = { now, tz };
   const dimensions: string[] = [];
   const granularDimensions: NormalizedTimeDimension[] = [];
   for (const d of q.dimensions ?? []) {
@@ -433,13 +445,13 @@ export function normalizeQuery(q: QueryInput, organizationId: string, now: numbe
     return {
       dimension: td.dimension,
       ...(td.granularity ? { granularity: td.granularity } : {}),
-      ...(dateRange !== undefined ? { dateRange: resolvedAt(['timeDimensions', i, 'dateRange'], () => resolveDateRange(dateRange, now)) } : {}),
+      ...(dateRange !== undefined ? { dateRange: resolvedAt(['timeDimensions', i, 'dateRange'], () => resolveDateRange(dateRange, now, tz)) } : {}),
     };
   });
   // after the query's own timeDimensions, where Cube's normalizeQuery appends them: the first
   // time dimension with a granularity decides the default order, and the echo lists them so
   timeDimensions.push(...granularDimensions);
-  const filters = (q.filters ?? []).map((f, i) => normalizeFilter(f, now, ['filters', i])).filter((f): f is NormalizedFilterNode => f !== undefined);
+  const filters = (q.filters ?? []).map((f, i) => normalizeFilter(f, clock, ['filters', i])).filter((f): f is NormalizedFilterNode => f !== undefined);
   filters.push({ member: ORGANIZATION, operator: 'equals', values: [organizationId] });
   const limit = q.limit ?? DEFAULT_LIMIT;
   const out: NormalizedQuery = {
@@ -450,7 +462,7 @@ export function normalizeQuery(q: QueryInput, organizationId: string, now: numbe
     // echoed only when sent, where Cube's echo has it (after limit)
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     total: q.total,
-    timezone: 'UTC',
+    timezone: tz,
     filters,
     rowLimit: limit,
   };

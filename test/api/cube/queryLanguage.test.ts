@@ -146,7 +146,52 @@ t.test('a refused operator is told the accepted ones', async (t) => {
   t.match(error, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' });
   t.match(error.fields, [{ path: 'query.filters.1.operator' }]);
   t.equal(
-    error.fields[0].message,
+    error.fields?.[0]?.message,
     'unknown operator: the operators are equals, notEquals, contains, notContains, startsWith, notStartsWith, endsWith, notEndsWith, gt, gte, lt, lte, set, notSet, inDateRange, notInDateRange, beforeDate, beforeOrOnDate, afterDate, afterOrOnDate',
   );
+});
+
+t.test('timezone: validated, canonicalised and echoed', async (t) => {
+  const london = await ok({ ...byUnits, timezone: 'europe/london', limit: 1 });
+  t.equal(london.query.timezone, 'Europe/London');
+  t.equal((await ok({ ...byUnits, limit: 1 })).query.timezone, 'UTC', 'UTC unless named');
+  for (const timezone of ['Mars/Base', '+01:00', 5]) {
+    const error = await refused({ ...byUnits, timezone });
+    t.match(error, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' });
+    t.match(error.fields, [{ path: 'query.timezone' }], String(timezone));
+  }
+  const mars = await refused({ ...byUnits, timezone: 'Mars/Base' });
+  t.same(mars.fields, [{ path: 'query.timezone', message: '"timezone" must be a valid IANA time zone, got "Mars/Base"' }]);
+});
+
+t.test('timezone: relative ranges and instants are read on its wall clock; dates stay calendar dates', async (t) => {
+  const spd = m('sales_period_start');
+  // an instant (Z) is read on the zone's wall clock: 2024-02-29T23:30Z is 2024-03-01T08:30 in Tokyo
+  const after = { member: spd, operator: 'afterOrOnDate', values: ['2024-02-29T23:30:00Z'] };
+  const inZone = async (timezone: string) =>
+    (await ok({ measures: [m('statement_row_count')], dimensions: [title], filters: [both, after], order: { [title]: 'asc' }, timezone })).data.map((r: Record<string, string>) => r[title]);
+  t.same(await inZone('UTC'), ['Alpha', 'Beta 100%'], 'UTC: 2024-03-01 (its midnight) is after 2024-02-29T23:30');
+  t.same(await inZone('Asia/Tokyo'), ['Beta 100%'], 'Tokyo: 2024-03-01 is before 2024-03-01T08:30');
+
+  // today differs by a day between UTC+14 and UTC-11 at every instant
+  const dayAt = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString().slice(0, 10);
+  for (const [timezone, hours] of [['Pacific/Kiritimati', 14], ['Pacific/Pago_Pago', -11]] as const) {
+    const data = await ok({ measures: [m('units')], timeDimensions: [{ dimension: spd, dateRange: 'today' }], filters: [both], timezone });
+    t.same(data.query.timeDimensions[0].dateRange, [`${dayAt(hours)}T00:00:00.000`, `${dayAt(hours)}T23:59:59.999`], timezone);
+  }
+
+  // a royalty period is a calendar date: its month bucket is the same in every zone
+  const months = async (timezone: string) =>
+    (await ok({ measures: [m('units')], timeDimensions: [{ dimension: spd, granularity: 'month' }], filters: [both], timezone })).data;
+  const expected = [
+    { [`${spd}.month`]: '2023-10-01T00:00:00.000', [spd]: '2023-10-01T00:00:00.000', [m('units')]: '1000' },
+    { [`${spd}.month`]: '2023-12-01T00:00:00.000', [spd]: '2023-12-01T00:00:00.000', [m('units')]: '500' },
+    { [`${spd}.month`]: '2024-01-01T00:00:00.000', [spd]: '2024-01-01T00:00:00.000', [m('units')]: '7' },
+    { [`${spd}.month`]: '2024-02-01T00:00:00.000', [spd]: '2024-02-01T00:00:00.000', [m('units')]: '1' },
+    { [`${spd}.month`]: '2024-03-01T00:00:00.000', [spd]: '2024-03-01T00:00:00.000', [m('units')]: '110' },
+    { [`${spd}.month`]: null, [spd]: null, [m('units')]: '0' },
+  ];
+  t.same(await months('UTC'), expected);
+  t.same(await months('America/Los_Angeles'), expected, 'Delta\\Path (2024-02-29) stays in February');
+  t.same(await months('Asia/Tokyo'), expected);
 });

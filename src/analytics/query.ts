@@ -133,7 +133,8 @@ const queryShape = z.strictObject({
   // 0 is a valid limit, as in Cube: no rows, `total` still counted when asked for
   limit: z.number().int().min(0).max(MAX_LIMIT).optional(),
   offset: z.number().int().min(0).max(MAX_OFFSET).optional(),
-  total: z.boolean().default(false),
+  // echoed only when sent, as Cube echoes it
+  total: z.boolean().optional(),
   timezone: z.string().min(1).max(100).optional(),
 });
 
@@ -461,7 +462,7 @@ export function normalizeQuery(q: QueryInput, organizationId: string, now: numbe
     limit,
     // echoed only when sent, where Cube's echo has it (after limit)
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
-    total: q.total,
+    total: q.total ?? false,
     timezone: tz,
     filters,
     rowLimit: limit,

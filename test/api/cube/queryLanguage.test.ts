@@ -195,3 +195,83 @@ t.test('timezone: relative ranges and instants are read on its wall clock; dates
   t.same(await months('America/Los_Angeles'), expected, 'Delta\\Path (2024-02-29) stays in February');
   t.same(await months('Asia/Tokyo'), expected);
 });
+
+t.test("the envelope in Cube's shape and order; the query echoed with filters as sent", async (t) => {
+  const spd = m('sales_period_start');
+  const sent = {
+    measures: [m('royalty_earnings'), m('units')],
+    dimensions: [m('currency')],
+    timeDimensions: [{ dimension: spd, granularity: 'month', dateRange: ['2024-01-01', '2024-03-31'] }],
+    filters: [
+      { member: m('rightsholder_id'), operator: 'equals', values: [ds.rh1.toUpperCase(), ds.rh2] },
+      { or: [{ member: m('stmt_year'), operator: 'equals', values: [2024, null] }, { member: spd, operator: 'afterOrOnDate', values: ['from 2024-03-01 to 2024-03-31'] }] },
+      { member: m('payor'), operator: 'notSet' },
+    ],
+    order: { [`${spd}.month`]: 'asc' },
+    offset: 0,
+    total: true,
+    timezone: 'asia/tokyo',
+  };
+  const data = await ok(sent);
+  t.same(Object.keys(data), ['query', 'lastRefreshTime', 'annotation', 'dataSource', 'dbType', 'external', 'slowQuery', 'total', 'data']);
+  t.match(data, { dataSource: 'default', dbType: 'duckdb', external: false, slowQuery: false, total: 2 });
+  t.match(data.lastRefreshTime, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  t.same(Object.keys(data.query), ['measures', 'dimensions', 'timeDimensions', 'limit', 'offset', 'total', 'timezone', 'filters', 'rowLimit', 'order']);
+  t.same(data.query, {
+    measures: [m('royalty_earnings'), m('units')],
+    dimensions: [m('currency')],
+    timeDimensions: [{ dimension: spd, granularity: 'month', dateRange: ['2024-01-01T00:00:00.000', '2024-03-31T23:59:59.999'] }],
+    limit: 10000,
+    offset: 0,
+    total: true,
+    timezone: 'Asia/Tokyo',
+    filters: [
+      { member: m('rightsholder_id'), operator: 'equals', values: [ds.rh1.toUpperCase(), ds.rh2] },
+      { or: [{ member: m('stmt_year'), operator: 'equals', values: ['2024', null] }, { member: spd, operator: 'afterOrOnDate', values: ['from 2024-03-01 to 2024-03-31'] }] },
+      { member: m('payor'), operator: 'notSet' },
+      { member: m('organization_id'), operator: 'equals', values: [org] },
+    ],
+    rowLimit: 10000,
+    order: [{ id: `${spd}.month`, desc: false }],
+  });
+  t.same(Object.keys(data.annotation), ['measures', 'dimensions', 'segments', 'timeDimensions']);
+  t.same(data.annotation.segments, {});
+  // Golf (GBP, 2024-01-10, payor NULL, 2024) and Beta 100% (EUR, 2024-03-15, payor NULL, 2024)
+  t.same(data.data, [
+    { [m('currency')]: 'GBP', [`${spd}.month`]: '2024-01-01T00:00:00.000', [m('royalty_earnings')]: '7', [m('units')]: '7', [spd]: '2024-01-01T00:00:00.000' },
+    { [m('currency')]: 'EUR', [`${spd}.month`]: '2024-03-01T00:00:00.000', [m('royalty_earnings')]: '2.25', [m('units')]: '10', [spd]: '2024-03-01T00:00:00.000' },
+  ]);
+  t.same(Object.keys(data.data[0]), [m('currency'), `${spd}.month`, m('royalty_earnings'), m('units'), spd], "Cube's key order: the plain time key last");
+
+  // a phrase and the dates it resolves to are one answer each, with its own echo
+  const phrase = { measures: [m('units')], filters: [both, { member: spd, operator: 'inDateRange', values: ['from 2024-03-01 to 2024-03-31'] }] };
+  const dates = { measures: [m('units')], filters: [both, { member: spd, operator: 'inDateRange', values: ['2024-03-01', '2024-03-31'] }] };
+  const [a, b] = [await ok(phrase), await ok(dates)];
+  t.same(a.query.filters[1].values, ['from 2024-03-01 to 2024-03-31']);
+  t.same(b.query.filters[1].values, ['2024-03-01', '2024-03-31']);
+  t.same([a.data, b.data], [[{ [m('units')]: '110' }], [{ [m('units')]: '110' }]]);
+});
+
+t.test('queryAsync and queryPoll answer the same envelope', async (t) => {
+  const query = { ...byUnits, limit: 2, offset: 1, total: true, timezone: 'Europe/Paris' };
+  const sync = await ok(query);
+  const submit = async (procedure: string) => {
+    for (;;) {
+      const res = await owner.client.mutate(procedure, { organizationId: org, query });
+      if (!res.ok) throw new Error(JSON.stringify(res.error));
+      if (res.data.status === 'completed') return res.data.data;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  for (const procedure of ['cube.queryAsync', 'cube.queryPoll']) {
+    const answer = await submit(procedure);
+    t.same(Object.keys(answer), Object.keys(sync), procedure);
+    t.same({ ...answer, lastRefreshTime: null }, { ...sync, lastRefreshTime: null }, procedure);
+    t.same(rowsOf(answer), [
+      ['Foxtrot', '500', '50'],
+      ['Alpha', '100', '10.5'],
+    ]);
+    t.equal(answer.total, 7);
+    t.match(answer.query, { offset: 1, total: true, timezone: 'Europe/Paris' });
+  }
+});

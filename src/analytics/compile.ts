@@ -9,7 +9,7 @@ import type { JoinName, RollupDef } from './model.ts';
 import type { ResolvedMeasure, ResolvedMember } from './modelSchema.ts';
 import { LAST_DATE, isMidnight, nextDay, absoluteBound } from './dates.ts';
 import type { NormalizedFilterNode, NormalizedQuery, Operator } from './query.ts';
-import { GRANULARITIES, dimensionDefs, full, memberOf, semantic, type QueryGranularity } from './semantic.ts';
+import { GRANULARITIES, dimensionDefs, full, memberOf, semantic, ungroupedMeasure, type QueryGranularity } from './semantic.ts';
 
 /** What the server adds to every query: the caller's organization and rightsholder scope. */
 export interface Restrictions {
@@ -113,9 +113,20 @@ interface Plan {
   stored: boolean;
 }
 
-function measureSql(name: string, rollup: RollupDef | null): string {
+/** Where measures are read from: a rollup, the facts (null), or, ungrouped, each row's own value. */
+type MeasureSource = RollupDef | null | 'row';
+
+function measureSql(name: string, source: MeasureSource): string {
+  if (source === 'row') return ungroupedMeasure(name)!.sql;
   const m = semantic.measures.get(name)!;
-  return rollup ? m.rollupSql! : m.sql;
+  return source ? m.rollupSql! : m.sql;
+}
+
+/** The joins an ungrouped query's measures need for their row values. */
+function rowJoinsOf(q: NormalizedQuery): JoinName[] {
+  if (!q.ungrouped) return [];
+  const measures = [...q.measures, ...q.filters.flatMap(filterLeaves).map((l) => l.member)].map((n) => memberOf(n)!).filter((n) => semantic.measures.has(n));
+  return measures.flatMap((n) => ungroupedMeasure(n)!.joins);
 }
 
 function filterLeaves(node: NormalizedFilterNode): { member: string }[] {
@@ -199,7 +210,8 @@ function eagerRollup(q: NormalizedQuery, stored: RollupDef): RollupDef {
 }
 
 function plan(q: NormalizedQuery, usePreagg: boolean, eager: boolean): Plan {
-  const answerable = chooseRollup(q);
+  // an ungrouped query reads the rows themselves: no rollup holds them
+  const answerable = q.ungrouped ? null : chooseRollup(q);
   // the stored rollup with usePreagg; else, where it could answer, the facts grouped eagerly
   const rollup = answerable && usePreagg ? answerable : answerable && eager ? eagerRollup(q, answerable) : null;
   const columns: Plan['columns'] = [];
@@ -241,12 +253,13 @@ function plan(q: NormalizedQuery, usePreagg: boolean, eager: boolean): Plan {
   }
   for (const m of q.measures) {
     const name = memberOf(m)!;
-    columns.push({ alias: alias(), keys: [m], member: m, role: 'measure', type: 'number', sql: measureSql(name, rollup) });
+    columns.push({ alias: alias(), keys: [m], member: m, role: 'measure', type: 'number', sql: measureSql(name, q.ungrouped ? 'row' : rollup) });
   }
-  return { columns, joins: joinsOf(membersOf(q)), rollup, stored: rollup !== null && rollup === answerable };
+  const joins = new Set([...joinsOf(membersOf(q)), ...rowJoinsOf(q)]);
+  return { columns, joins, rollup, stored: rollup !== null && rollup === answerable };
 }
 
-function memberSql(fullName: string, rollup: RollupDef | null): { sql: string; type: 'string' | 'number' | 'time'; measure: boolean } {
+function memberSql(fullName: string, rollup: MeasureSource): { sql: string; type: 'string' | 'number' | 'time'; measure: boolean } {
   const name = memberOf(fullName)!;
   if (semantic.measures.has(name)) return { sql: measureSql(name, rollup), type: 'number', measure: true };
   return { sql: semantic.dimensions.get(name)!.sql, type: dimensionDefs.get(name)!.type, measure: false };
@@ -440,7 +453,7 @@ export function organizationFilterHolds(f: Leaf, organizationId: string): boolea
   }
 }
 
-function compileLeaf(f: Leaf, r: Restrictions, rollup: RollupDef | null, p: ParamAllocator): string {
+function compileLeaf(f: Leaf, r: Restrictions, rollup: MeasureSource, p: ParamAllocator): string {
   if (f.member === ORGANIZATION) return organizationFilterHolds(f, r.organizationId) ? 'TRUE' : 'FALSE';
   if (memberOf(f.member) === 'tm' && (f.operator === 'equals' || f.operator === 'notEquals')) return tmFilter(MONTHS_BACK, f.operator, f.values ?? []);
   const { sql: expr, type, measure } = memberSql(f.member, rollup);
@@ -492,7 +505,7 @@ function compileLeaf(f: Leaf, r: Restrictions, rollup: RollupDef | null, p: Para
   }
 }
 
-function compileFilter(node: NormalizedFilterNode, r: Restrictions, rollup: RollupDef | null, p: ParamAllocator): string {
+function compileFilter(node: NormalizedFilterNode, r: Restrictions, rollup: MeasureSource, p: ParamAllocator): string {
   if ('and' in node) return `(${node.and.map((c) => compileFilter(c, r, rollup, p)).join(' AND ')})`;
   if ('or' in node) return `(${node.or.map((c) => compileFilter(c, r, rollup, p)).join(' OR ')})`;
   return compileLeaf(node, r, rollup, p);
@@ -516,7 +529,9 @@ function orderClause(q: NormalizedQuery, columns: Plan['columns']): string[] {
     else if (grouping[0]) items.push({ column: grouping[0], desc: false });
   }
   // ties are broken by the grouping columns so that equal queries give equal pages
-  for (const column of grouping) if (!items.some((i) => i.column === column)) items.push({ column, desc: false });
+  // (ungrouped, by every column: rows equal in all of them are indistinguishable)
+  const breakers = q.ungrouped ? columns : grouping;
+  for (const column of breakers) if (!items.some((i) => i.column === column)) items.push({ column, desc: false });
   return items.map((i) => `${position(i.column)} ${i.desc ? 'DESC' : 'ASC'}`);
 }
 
@@ -543,8 +558,9 @@ function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit:
   for (const f of q.filters) {
     // an organization filter is its truth value (the injected one, last, is TRUE): the
     // organization is applied from the restrictions, above
-    const sql = compileFilter(f, r, pl.rollup, p);
-    if (sql !== 'TRUE') (isMeasureFilter(f) ? having : where).push(sql);
+    // ungrouped, a measure filter compares each row's value, before any grouping (Cube: WHERE)
+    const sql = compileFilter(f, r, q.ungrouped ? 'row' : pl.rollup, p);
+    if (sql !== 'TRUE') (isMeasureFilter(f) && !q.ungrouped ? having : where).push(sql);
   }
   // grouping columns come first in the select list; a time column groups by its timestamp
   const grouping = pl.columns.filter((c) => c.role !== 'measure').map((c, i) => c.group ?? String(i + 1));
@@ -555,7 +571,7 @@ function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit:
     ...joins.map((j) => semantic.model.joins[j].sql),
     `WHERE ${where.join(' AND ')}`,
   ];
-  if (grouping.length > 0) lines.push(`GROUP BY ${grouping.join(', ')}`);
+  if (grouping.length > 0 && !q.ungrouped) lines.push(`GROUP BY ${grouping.join(', ')}`);
   if (having.length > 0) lines.push(`HAVING ${having.join(' AND ')}`);
   if (withOrderAndLimit) {
     const order = orderClause(q, pl.columns);

@@ -21,6 +21,7 @@ export interface QueryEcho {
   filters: (EchoedFilter | NormalizedFilterNode)[];
   rowLimit: number;
   order?: { id: string; desc: boolean }[];
+  ungrouped?: boolean;
 }
 
 export interface Annotation {
@@ -69,6 +70,7 @@ export function echoQuery(input: QueryInput, q: NormalizedQuery): QueryEcho {
     filters: [...(input.filters ?? []).map(echoFilter), injected],
     rowLimit: q.rowLimit,
     ...(q.order ? { order: q.order } : {}),
+    ...(input.ungrouped !== undefined ? { ungrouped: input.ungrouped } : {}),
   };
 }
 

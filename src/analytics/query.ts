@@ -4,7 +4,7 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { DateParseError, absoluteBound, canonicalZone, isAbsolute, resolveDateRange, resolveRelative, type DateRange } from './dates.ts';
-import { GRANULARITIES, VIEW, dimensionDefs, full, granularMemberOf, measureDefs, memberOf, type QueryGranularity } from './semantic.ts';
+import { GRANULARITIES, VIEW, dimensionDefs, full, granularMemberOf, measureDefs, memberOf, ungroupedMeasure, type QueryGranularity } from './semantic.ts';
 
 export const OPERATORS = [
   'equals',
@@ -136,6 +136,8 @@ const queryShape = z.strictObject({
   // echoed only when sent, as Cube echoes it
   total: z.boolean().optional(),
   timezone: z.string().min(1).max(100).optional(),
+  // row-level answers (Cube's `ungrouped`): no GROUP BY, measures as their row values
+  ungrouped: z.boolean().optional(),
 });
 
 export type QueryInput = z.output<typeof queryShape>;
@@ -220,6 +222,7 @@ function resolveDateValues(op: Operator, dates: string[], { now, tz }: Clock): s
 function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
   // Cube's own words (api-gateway query.js); the zone's name in any letter case
   if (q.timezone !== undefined && canonicalZone(q.timezone) === undefined) issue(ctx, ['timezone'], `"timezone" must be a valid IANA time zone, got "${q.timezone}"`);
+  if (q.ungrouped) checkUngrouped(q, ctx);
   q.measures?.forEach((m, i) => {
     const kind = kindOf(m);
     if (kind === undefined) issue(ctx, ['measures', i], unknownMember(m));
@@ -254,6 +257,23 @@ function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
   if (!q.measures?.length && !q.dimensions?.length && !hasGranularity) {
     issue(ctx, [], 'Query should contain either measures, dimensions or timeDimensions with granularities in order to be valid');
   }
+}
+
+/** Each measure an ungrouped query reads (selected, filtered, ordered by) has a value of one row. */
+function checkUngrouped(q: QueryInput, ctx: Ctx): void {
+  const check = (member: string | undefined, path: (string | number)[]) => {
+    const name = member === undefined ? undefined : memberOf(member);
+    if (name === undefined || !measureDefs.has(name) || ungroupedMeasure(name) !== null) return;
+    issue(ctx, path, `${member} has no value of one row (a distinct count or a ratio): it cannot be asked for in an ungrouped query`);
+  };
+  q.measures?.forEach((m, i) => check(m, ['measures', i]));
+  const walk = (f: FilterInput, path: (string | number)[]): void => {
+    const children = f.and ?? f.or;
+    if (children) children.forEach((c, i) => walk(c, [...path, f.and ? 'and' : 'or', i]));
+    else check(f.member, [...path, 'member']);
+  };
+  q.filters?.forEach((f, i) => walk(f, ['filters', i]));
+  for (const { id, path } of q.order ? orderEntries(q.order) : []) check(id, path);
 }
 
 /** The filters (not groups) under a node and their values; the schema has bounded its depth. */
@@ -375,6 +395,8 @@ export interface NormalizedQuery {
   filters: NormalizedFilterNode[];
   rowLimit: number;
   order?: { id: string; desc: boolean }[];
+  /** only when sent as true: row-level answers */
+  ungrouped?: true;
 }
 
 const ORGANIZATION = full('organization_id');
@@ -468,6 +490,7 @@ export function normalizeQuery(q: QueryInput, organizationId: string, now: numbe
     rowLimit: limit,
   };
   if (q.order) out.order = orderEntries(q.order).map(({ id, dir }) => ({ id, desc: dir === 'desc' }));
+  if (q.ungrouped) out.ungrouped = true;
   return out;
 }
 

@@ -275,3 +275,52 @@ t.test('queryAsync and queryPoll answer the same envelope', async (t) => {
     t.match(answer.query, { offset: 1, total: true, timezone: 'Europe/Paris' });
   }
 });
+
+t.test('ungrouped: one answer row per statement row, within the limit and the tenant scope', async (t) => {
+  const cur = m('currency');
+  const q = { measures: [m('units'), m('royalty_earnings'), m('royalty_earnings_usd'), m('statement_row_count')], dimensions: [cur], filters: [both], ungrouped: true };
+  const rows = (data: { data: Record<string, string | null>[] }) => data.data.map((r) => [r[cur], r[m('units')], r[m('royalty_earnings')], r[m('royalty_earnings_usd')], r[m('statement_row_count')]]);
+  const all = await ok({ ...q, total: true });
+  // by the first measure, descending (Cube's default order), ties by every column
+  t.same(rows(all), [
+    ['USD', '1000', '100', '100', '1'],
+    ['USD', '500', '50', '50', '1'],
+    ['EUR', '100', '10.5', '11.55', '1'],
+    ['EUR', '10', '2.25', '2.475', '1'],
+    ['GBP', '7', '7', null, '1'],
+    ['EUR', '1', '0.000000000001', '0.0000000000011', '1'],
+    ['EUR', '0', '-1', '-1.1', '1'],
+  ]);
+  t.equal(all.total, 7, 'total counts rows');
+  t.equal(all.query.ungrouped, true, 'echoed');
+  t.same(Object.keys(all.query).slice(-2), ['rowLimit', 'ungrouped']);
+
+  const page = await ok({ ...q, limit: 2, offset: 2, total: true });
+  t.same(rows(page), rows(all).slice(2, 4));
+  t.equal(page.total, 7);
+  const preagg = await owner.client.mutate('cube.query', { organizationId: org, query: q, usePreagg: true });
+  t.same(preagg.ok && rows(preagg.data), rows(all), 'no rollup answers row by row');
+
+  // a measure filter compares each row's value
+  const big = await ok({ ...q, filters: [both, { member: m('units'), operator: 'gt', values: ['50'] }] });
+  t.same(rows(big), rows(all).slice(0, 3));
+  const grouped = await ok({ ...q, ungrouped: undefined, filters: [both, { member: m('units'), operator: 'gt', values: ['50'] }] });
+  t.same(grouped.data.map((r: Record<string, string>) => [r[cur], r[m('units')]]), [['USD', '1500'], ['EUR', '111']], 'grouped: the sums');
+
+  // the tenant scope holds: only the rightsholder named, only the caller's organization
+  const one = await ok({ ...q, filters: [{ member: m('rightsholder_id'), operator: 'equals', values: [ds.rh2] }] });
+  t.same(rows(one), [['GBP', '7', '7', null, '1']]);
+  const other = await newOrganization(srv, 'Cube Ungrouped Other Org');
+  const foreign = await other.client.mutate('cube.query', { organizationId: other.organizationId, query: q });
+  t.match(foreign, { ok: true });
+  if (foreign.ok) t.same(foreign.data.data, [], "another organization sees none of these rows");
+});
+
+t.test('ungrouped: a measure without a row value is refused', async (t) => {
+  const error = await refused({ measures: [m('statement_count')], filters: [both], ungrouped: true });
+  t.match(error, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' });
+  t.same(error.fields, [{ path: 'query.measures.0', message: `${m('statement_count')} has no value of one row (a distinct count or a ratio): it cannot be asked for in an ungrouped query` }]);
+  const ordered = await refused({ measures: [m('units')], filters: [both], ungrouped: true, order: { [m('fetching_percentage')]: 'desc' } });
+  t.match(ordered.fields, [{ path: `query.order.${m('fetching_percentage')}` }]);
+  t.equal((await ok({ measures: [m('statement_count')], filters: [both], ungrouped: false })).data[0][m('statement_count')], '3', 'ungrouped: false is the grouped answer');
+});

@@ -11,6 +11,7 @@ import { rightsholderScope } from '../access/dataAccess.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import type { Deps } from '../trpc/context.ts';
 import { compileQuery, rowViewSql, sqlTableColumns, type OutputColumn, type Restrictions } from './compile.ts';
+import { compareEnvelope, compareQueries, type ComparePayload } from './compare.ts';
 import { cubeEnvelope, echoQuery, type Annotation, type CubePayload, type QueryEcho, type Row } from './envelope.ts';
 import { dimensionAnnotation, measureAnnotation } from './meta.ts';
 import { hasRightsholderFilter, normalizeQuery, type NormalizedQuery, type QueryInput } from './query.ts';
@@ -358,12 +359,21 @@ export class AnalyticsEngine {
     return cubeEnvelope(echo, annotate(compiled.columns), toRows(reader, compiled.columns), total);
   }
 
-  async cubeQuery(caller: Caller, input: QueryInput, usePreagg: boolean): Promise<CubePayload> {
+  async cubeQuery(caller: Caller, input: QueryInput, usePreagg: boolean): Promise<CubePayload | ComparePayload> {
+    const compared = compareQueries(input);
+    if (compared) return compareEnvelope((await Promise.all(compared.map((q) => this.cubeQuery(caller, q, usePreagg)))) as CubePayload[]);
     const { key, run } = await this.prepareCube(caller, input, usePreagg);
     return (await this.sync(key, run, 'ANALYTICS_QUERY_TIMEOUT')) as CubePayload;
   }
 
-  async cubeQueryAsync(caller: Caller, input: QueryInput, opts: { usePreagg: boolean; noCache: boolean }): Promise<AsyncAnswer<CubePayload>> {
+  async cubeQueryAsync(caller: Caller, input: QueryInput, opts: { usePreagg: boolean; noCache: boolean }): Promise<AsyncAnswer<CubePayload | ComparePayload>> {
+    const compared = compareQueries(input);
+    if (compared) {
+      const answers = await Promise.all(compared.map((q) => this.cubeQueryAsync(caller, q, opts)));
+      // completed when every range is: a poll re-sends the body, and the ranges answered wait in the cache
+      if (!answers.every((a) => a.status === 'completed')) return { status: 'processing' };
+      return { status: 'completed', data: compareEnvelope(answers.map((a) => a.data as CubePayload)) };
+    }
     const { key, run } = await this.prepareCube(caller, input, opts.usePreagg);
     return (await this.submit(key, run, opts.noCache)) as AsyncAnswer<CubePayload>;
   }

@@ -92,10 +92,15 @@ function filterNodeAt(depth: number): z.ZodType<FilterInput> {
 
 const filterNode = filterNodeAt(1);
 
+const dateRangeInput = z.union([z.string().min(1).max(200), z.array(z.string().max(40)).min(1).max(2)]);
+/** Ranges compared in one request: each is a query of its own (compare.ts). */
+export const MAX_COMPARED_RANGES = 12;
+
 const timeDimensionInput = z.strictObject({
   dimension: memberName,
   granularity: z.enum(GRANULARITIES).optional(),
-  dateRange: z.union([z.string().min(1).max(200), z.array(z.string().max(40)).min(1).max(2)]).optional(),
+  dateRange: dateRangeInput.optional(),
+  compareDateRange: z.array(dateRangeInput).min(1).max(MAX_COMPARED_RANGES).optional(),
 });
 
 const orderDirection = z.enum(['asc', 'desc']);
@@ -223,6 +228,7 @@ function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
   // Cube's own words (api-gateway query.js); the zone's name in any letter case
   if (q.timezone !== undefined && canonicalZone(q.timezone) === undefined) issue(ctx, ['timezone'], `"timezone" must be a valid IANA time zone, got "${q.timezone}"`);
   if (q.ungrouped) checkUngrouped(q, ctx);
+  checkCompareDateRange(q, ctx);
   q.measures?.forEach((m, i) => {
     const kind = kindOf(m);
     if (kind === undefined) issue(ctx, ['measures', i], unknownMember(m));
@@ -256,6 +262,20 @@ function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
   const hasGranularity = (q.timeDimensions ?? []).some((td) => td.granularity !== undefined);
   if (!q.measures?.length && !q.dimensions?.length && !hasGranularity) {
     issue(ctx, [], 'Query should contain either measures, dimensions or timeDimensions with granularities in order to be valid');
+  }
+}
+
+/** compareDateRange (Cube's compareDateRangeTransformer): on one time dimension, without its dateRange, each range resolvable. */
+function checkCompareDateRange(q: QueryInput, ctx: Ctx): void {
+  const compared = (q.timeDimensions ?? []).map((td, i) => ({ td, i })).filter(({ td }) => td.compareDateRange !== undefined);
+  for (const { td, i } of compared) {
+    const path = ['timeDimensions', i, 'compareDateRange'];
+    if (td !== compared[0]!.td) issue(ctx, path, 'compareDateRange can only exist for one timeDimension');
+    if (td.dateRange !== undefined) issue(ctx, path, 'a time dimension has either dateRange or compareDateRange, not both');
+    td.compareDateRange!.forEach((range, j) => {
+      const problem = dateProblem(() => resolveDateRange(range, Date.now()));
+      if (problem !== undefined) issue(ctx, [...path, j], problem);
+    });
   }
 }
 

@@ -324,3 +324,68 @@ t.test('ungrouped: a measure without a row value is refused', async (t) => {
   t.match(ordered.fields, [{ path: `query.order.${m('fetching_percentage')}` }]);
   t.equal((await ok({ measures: [m('statement_count')], filters: [both], ungrouped: false })).data[0][m('statement_count')], '3', 'ungrouped: false is the grouped answer');
 });
+
+t.test("compareDateRange: one result per range, in Cube's shape", async (t) => {
+  const spd = m('sales_period_start');
+  const cur = m('currency');
+  const ranges = [['2024-01-01', '2024-01-31'], 'from 2024-02-01 to 2024-02-29', ['2024-03-01', '2024-03-31']];
+  const query = { measures: [m('units'), m('royalty_earnings')], dimensions: [cur], timeDimensions: [{ dimension: spd, granularity: 'month', compareDateRange: ranges }], filters: [both] };
+  const answer = await ok(query);
+  t.same(Object.keys(answer), ['queryType', 'results', 'pivotQuery', 'slowQuery']);
+  t.match(answer, { queryType: 'compareDateRangeQuery', slowQuery: false });
+  const range = (a: string, b: string) => `${a}T00:00:00.000 - ${b}T23:59:59.999`;
+  const row = (currency: string, month: string, units: string, earnings: string, compared: string) => ({
+    [cur]: currency,
+    [`${spd}.month`]: `${month}T00:00:00.000`,
+    [m('units')]: units,
+    [m('royalty_earnings')]: earnings,
+    [spd]: `${month}T00:00:00.000`,
+    compareDateRange: compared,
+  });
+  t.same(
+    answer.results.map((r: { data: unknown[] }) => r.data),
+    [
+      [row('GBP', '2024-01-01', '7', '7', range('2024-01-01', '2024-01-31'))],
+      [row('EUR', '2024-02-01', '1', '0.000000000001', range('2024-02-01', '2024-02-29'))],
+      [row('EUR', '2024-03-01', '110', '12.75', range('2024-03-01', '2024-03-31'))],
+    ],
+  );
+  t.same(
+    answer.results.map((r: { query: { timeDimensions: unknown[] } }) => r.query.timeDimensions),
+    [
+      [{ dimension: spd, granularity: 'month', dateRange: ['2024-01-01T00:00:00.000', '2024-01-31T23:59:59.999'] }],
+      [{ dimension: spd, granularity: 'month', dateRange: ['2024-02-01T00:00:00.000', '2024-02-29T23:59:59.999'] }],
+      [{ dimension: spd, granularity: 'month', dateRange: ['2024-03-01T00:00:00.000', '2024-03-31T23:59:59.999'] }],
+    ],
+  );
+  t.same(Object.keys(answer.results[0]), ['query', 'lastRefreshTime', 'annotation', 'dataSource', 'dbType', 'external', 'slowQuery', 'data']);
+  t.same(answer.pivotQuery.dimensions, ['compareDateRange', cur]);
+  t.equal(answer.pivotQuery.queryType, 'compareDateRangeQuery');
+
+  // the same through queryAsync / queryPoll
+  let polled: any;
+  for (let i = 0; i < 400 && polled === undefined; i++) {
+    const res = await owner.client.mutate(i === 0 ? 'cube.queryAsync' : 'cube.queryPoll', { organizationId: org, query });
+    if (!res.ok) throw new Error(JSON.stringify(res.error));
+    if (res.data.status === 'completed') polled = res.data.data;
+    else await new Promise((r) => setTimeout(r, 25));
+  }
+  t.same(
+    polled.results.map((r: { data: unknown[] }) => r.data),
+    answer.results.map((r: { data: unknown[] }) => r.data),
+  );
+  t.equal(polled.queryType, 'compareDateRangeQuery');
+});
+
+t.test('compareDateRange: refused where Cube refuses it', async (t) => {
+  const spd = m('sales_period_start');
+  const base = { measures: [m('units')], filters: [both] };
+  const two = await refused({ ...base, timeDimensions: [{ dimension: spd, compareDateRange: ['last year'] }, { dimension: m('sales_period_end'), compareDateRange: ['last year'] }] });
+  t.same(two.fields, [{ path: 'query.timeDimensions.1.compareDateRange', message: 'compareDateRange can only exist for one timeDimension' }]);
+  const both_ = await refused({ ...base, timeDimensions: [{ dimension: spd, dateRange: 'last year', compareDateRange: ['last year'] }] });
+  t.match(both_.fields, [{ path: 'query.timeDimensions.0.compareDateRange', message: /not both/ }]);
+  const bad = await refused({ ...base, timeDimensions: [{ dimension: spd, compareDateRange: ['last year', '2024'] }] });
+  t.same(bad.fields, [{ path: 'query.timeDimensions.0.compareDateRange.1', message: "Can't parse date: '2024'" }]);
+  const none = await refused({ ...base, timeDimensions: [{ dimension: spd, compareDateRange: [] }] });
+  t.match(none, { errorCode: 'VALIDATION_FAILED' });
+});

@@ -9,7 +9,7 @@ import type { JoinName, RollupDef } from './model.ts';
 import type { ResolvedMeasure, ResolvedMember } from './modelSchema.ts';
 import { LAST_DATE, isMidnight, nextDay, absoluteBound } from './dates.ts';
 import type { NormalizedFilterNode, NormalizedQuery, Operator } from './query.ts';
-import { GRANULARITIES, dimensionDefs, full, memberOf, semantic, type QueryGranularity } from './semantic.ts';
+import { GRANULARITIES, dimensionDefs, full, memberOf, semantic, ungroupedMeasure, type QueryGranularity } from './semantic.ts';
 
 /** What the server adds to every query: the caller's organization and rightsholder scope. */
 export interface Restrictions {
@@ -113,9 +113,20 @@ interface Plan {
   stored: boolean;
 }
 
-function measureSql(name: string, rollup: RollupDef | null): string {
+/** Where measures are read from: a rollup, the facts (null), or, ungrouped, each row's own value. */
+type MeasureSource = RollupDef | null | 'row';
+
+function measureSql(name: string, source: MeasureSource): string {
+  if (source === 'row') return ungroupedMeasure(name)!.sql;
   const m = semantic.measures.get(name)!;
-  return rollup ? m.rollupSql! : m.sql;
+  return source ? m.rollupSql! : m.sql;
+}
+
+/** The joins an ungrouped query's measures need for their row values. */
+function rowJoinsOf(q: NormalizedQuery): JoinName[] {
+  if (!q.ungrouped) return [];
+  const measures = [...q.measures, ...q.filters.flatMap(filterLeaves).map((l) => l.member)].map((n) => memberOf(n)!).filter((n) => semantic.measures.has(n));
+  return measures.flatMap((n) => ungroupedMeasure(n)!.joins);
 }
 
 function filterLeaves(node: NormalizedFilterNode): { member: string }[] {
@@ -199,7 +210,8 @@ function eagerRollup(q: NormalizedQuery, stored: RollupDef): RollupDef {
 }
 
 function plan(q: NormalizedQuery, usePreagg: boolean, eager: boolean): Plan {
-  const answerable = chooseRollup(q);
+  // an ungrouped query reads the rows themselves: no rollup holds them
+  const answerable = q.ungrouped ? null : chooseRollup(q);
   // the stored rollup with usePreagg; else, where it could answer, the facts grouped eagerly
   const rollup = answerable && usePreagg ? answerable : answerable && eager ? eagerRollup(q, answerable) : null;
   const columns: Plan['columns'] = [];
@@ -241,12 +253,13 @@ function plan(q: NormalizedQuery, usePreagg: boolean, eager: boolean): Plan {
   }
   for (const m of q.measures) {
     const name = memberOf(m)!;
-    columns.push({ alias: alias(), keys: [m], member: m, role: 'measure', type: 'number', sql: measureSql(name, rollup) });
+    columns.push({ alias: alias(), keys: [m], member: m, role: 'measure', type: 'number', sql: measureSql(name, q.ungrouped ? 'row' : rollup) });
   }
-  return { columns, joins: joinsOf(membersOf(q)), rollup, stored: rollup !== null && rollup === answerable };
+  const joins = new Set([...joinsOf(membersOf(q)), ...rowJoinsOf(q)]);
+  return { columns, joins, rollup, stored: rollup !== null && rollup === answerable };
 }
 
-function memberSql(fullName: string, rollup: RollupDef | null): { sql: string; type: 'string' | 'number' | 'time'; measure: boolean } {
+function memberSql(fullName: string, rollup: MeasureSource): { sql: string; type: 'string' | 'number' | 'time'; measure: boolean } {
   const name = memberOf(fullName)!;
   if (semantic.measures.has(name)) return { sql: measureSql(name, rollup), type: 'number', measure: true };
   return { sql: semantic.dimensions.get(name)!.sql, type: dimensionDefs.get(name)!.type, measure: false };
@@ -276,15 +289,78 @@ export const answeredNumberText = (expr: string) => `regexp_replace(CAST(${expr}
 
 const escapeLike = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/** The LIKE family (Cube's BaseFilter.likeOr): where the value must stand in the text. */
+type LikeKind = 'contains' | 'starts' | 'ends';
+const LIKE_OPERATORS: Partial<Record<Operator, { kind: LikeKind; not: boolean }>> = {
+  contains: { kind: 'contains', not: false },
+  notContains: { kind: 'contains', not: true },
+  startsWith: { kind: 'starts', not: false },
+  notStartsWith: { kind: 'starts', not: true },
+  endsWith: { kind: 'ends', not: false },
+  notEndsWith: { kind: 'ends', not: true },
+};
+
+/** The ILIKE pattern around a value (BaseFilter.likeIgnoreCase: `'%' || ?` for contains/ends, `? || '%'` for contains/starts). */
+function likePattern(kind: LikeKind, value: string): string {
+  return `${kind === 'starts' ? '' : "'%' || "}${value}${kind === 'ends' ? '' : " || '%'"}`;
+}
+
 /**
- * The values of a contains/notContains with several values that the text contains, as a list:
- * the text is written once, matched against each value by a lambda. Written as one ILIKE per value,
- * the member's expression was repeated once per value, and DuckDB's planner took seconds over a
- * few hundred copies of an expression like tm's (1,000 values: 2.4 s on 7 rows; ten such filters
- * ran past the 25 s window), whatever the data.
+ * The values of a LIKE filter with several values that the text matches, as a list: the text is
+ * written once, matched against each value by a lambda. Written as one ILIKE per value, the
+ * member's expression was repeated once per value, and DuckDB's planner took seconds over a few
+ * hundred copies of an expression like tm's (1,000 values: 2.4 s on 7 rows; ten such filters ran
+ * past the 25 s window), whatever the data.
  */
-function matchingPatterns(text: string, values: string[], p: ParamAllocator): string {
-  return `list_filter([${values.map((v) => p.add(escapeLike(v))).join(', ')}], lambda contains_value: ${text} ILIKE '%' || contains_value || '%' ESCAPE '\\')`;
+function matchingPatterns(text: string, kind: LikeKind, values: string[], p: ParamAllocator): string {
+  return `list_filter([${values.map((v) => p.add(escapeLike(v))).join(', ')}], lambda contains_value: ${text} ILIKE ${likePattern(kind, 'contains_value')} ESCAPE '\\')`;
+}
+
+/**
+ * contains, startsWith, endsWith and their negations, as Cube's BaseFilter.likeOr writes them:
+ * case-insensitive, the positive ones OR-ed over the values, the negative ones AND-ed; a NULL text
+ * is kept by a negative filter and dropped by a positive one, unless null is among the values,
+ * which flips that. `%`, `_` and `\` match literally (ESCAPE, as Cube's Tesseract planner).
+ */
+function likeFilter(op: { kind: LikeKind; not: boolean }, text: string, expr: string, values: (string | null)[], p: ParamAllocator): string {
+  const nonNull = values.filter((v): v is string => v !== null);
+  const hasNull = values.includes(null);
+  if (op.not && nonNull.length === 0) return `(${expr} IS NOT NULL)`;
+  const one = (v: string) => `${text}${op.not ? ' NOT' : ''} ILIKE ${likePattern(op.kind, p.add(escapeLike(v)))} ESCAPE '\\'`;
+  if (!op.not) {
+    const parts = nonNull.length > 1 ? [`len(${matchingPatterns(text, op.kind, nonNull, p)}) > 0`] : nonNull.map(one);
+    if (hasNull) parts.push(`${expr} IS NULL`);
+    return `(${parts.join(' OR ')})`;
+  }
+  // the list form is false, not NULL, for a NULL text: NULL rows are left to the rule below
+  const test = nonNull.length > 1 ? `${text} IS NOT NULL AND len(${matchingPatterns(text, op.kind, nonNull, p)}) = 0` : one(nonNull[0]!);
+  return hasNull ? `(${test})` : `((${test}) OR ${expr} IS NULL)`;
+}
+
+/**
+ * The date operators on a DATE expression, with bounds normalizeQuery resolved (BaseQuery's
+ * timeRangeFilter, timeNotInRangeFilter, beforeDateFilter, beforeOrOnDateFilter, afterDateFilter,
+ * afterOrOnDateFilter: `>= AND <=`, `< OR >`, `<`, `<=`, `>`, `>=`). A NULL date matches none of
+ * them (notInDateRange too: Cube adds no IS NULL), or undefined for another operator.
+ */
+function dateFilter(operator: Operator, expr: string, bounds: string[], p: ParamAllocator): string | undefined {
+  const [first, second] = bounds as [string, string?];
+  switch (operator) {
+    case 'inDateRange':
+      return `(${dateComparison(expr, '>=', first, p)} AND ${dateComparison(expr, '<=', second!, p)})`;
+    case 'notInDateRange':
+      return `(${dateComparison(expr, '<', first, p)} OR ${dateComparison(expr, '>', second!, p)})`;
+    case 'beforeDate':
+      return `(${dateComparison(expr, '<', first, p)})`;
+    case 'beforeOrOnDate':
+      return `(${dateComparison(expr, '<=', first, p)})`;
+    case 'afterDate':
+      return `(${dateComparison(expr, '>', first, p)})`;
+    case 'afterOrOnDate':
+      return `(${dateComparison(expr, '>=', first, p)})`;
+    default:
+      return undefined;
+  }
 }
 
 /** months_back as the tm dimension reads it (model.ts) */
@@ -353,6 +429,14 @@ export function organizationFilterHolds(f: Leaf, organizationId: string): boolea
       return nonNull.some(within);
     case 'notContains':
       return !nonNull.some(within);
+    case 'startsWith':
+      return nonNull.some((v) => own.startsWith(v.toLowerCase()));
+    case 'notStartsWith':
+      return !nonNull.some((v) => own.startsWith(v.toLowerCase()));
+    case 'endsWith':
+      return nonNull.some((v) => own.endsWith(v.toLowerCase()));
+    case 'notEndsWith':
+      return !nonNull.some((v) => own.endsWith(v.toLowerCase()));
     case 'gt':
       return compared > 0;
     case 'gte':
@@ -369,11 +453,13 @@ export function organizationFilterHolds(f: Leaf, organizationId: string): boolea
   }
 }
 
-function compileLeaf(f: Leaf, r: Restrictions, rollup: RollupDef | null, p: ParamAllocator): string {
+function compileLeaf(f: Leaf, r: Restrictions, rollup: MeasureSource, p: ParamAllocator): string {
   if (f.member === ORGANIZATION) return organizationFilterHolds(f, r.organizationId) ? 'TRUE' : 'FALSE';
   if (memberOf(f.member) === 'tm' && (f.operator === 'equals' || f.operator === 'notEquals')) return tmFilter(MONTHS_BACK, f.operator, f.values ?? []);
   const { sql: expr, type, measure } = memberSql(f.member, rollup);
   const values = f.values ?? [];
+  const dated = dateFilter(f.operator, expr, values as string[], p);
+  if (dated !== undefined) return dated;
   const nonNull = values.filter((v): v is string => v !== null);
   const hasNull = values.includes(null);
   // a time value in the one form DuckDB reads (normalizeQuery gives it; a bare date is its midnight)
@@ -402,20 +488,6 @@ function compileLeaf(f: Leaf, r: Restrictions, rollup: RollupDef | null, p: Para
       // NULL rows are kept unless null is among the values (Cube's rule)
       return hasNull ? `(${test})` : `(${test} OR ${expr} IS NULL)`;
     }
-    case 'contains': {
-      const parts = nonNull.length > 1 ? [`len(${matchingPatterns(text, nonNull, p)}) > 0`] : nonNull.map((v) => `${text} ILIKE '%' || ${p.add(escapeLike(v))} || '%' ESCAPE '\\'`);
-      if (hasNull) parts.push(`${expr} IS NULL`);
-      return `(${parts.join(' OR ')})`;
-    }
-    case 'notContains': {
-      if (nonNull.length === 0) return `(${expr} IS NOT NULL)`;
-      // the list form is false, not NULL, for a NULL text: NULL rows are left to the rule below
-      const test =
-        nonNull.length > 1
-          ? `${text} IS NOT NULL AND len(${matchingPatterns(text, nonNull, p)}) = 0`
-          : `${text} NOT ILIKE '%' || ${p.add(escapeLike(nonNull[0]!))} || '%' ESCAPE '\\'`;
-      return hasNull ? `(${test})` : `((${test}) OR ${expr} IS NULL)`;
-    }
     case 'gt':
     case 'gte':
     case 'lt':
@@ -428,18 +500,12 @@ function compileLeaf(f: Leaf, r: Restrictions, rollup: RollupDef | null, p: Para
       return `(${expr} IS NOT NULL)`;
     case 'notSet':
       return `(${expr} IS NULL)`;
-    case 'inDateRange':
-      return `(${dateComparison(expr, '>=', nonNull[0]!, p)} AND ${dateComparison(expr, '<=', nonNull[1]!, p)})`;
-    case 'notInDateRange':
-      return `(${dateComparison(expr, '<', nonNull[0]!, p)} OR ${dateComparison(expr, '>', nonNull[1]!, p)})`;
-    case 'beforeDate':
-      return `(${dateComparison(expr, '<', nonNull[0]!, p)})`;
-    case 'afterDate':
-      return `(${dateComparison(expr, '>', nonNull[0]!, p)})`;
+    default:
+      return likeFilter(LIKE_OPERATORS[f.operator]!, text, expr, values, p);
   }
 }
 
-function compileFilter(node: NormalizedFilterNode, r: Restrictions, rollup: RollupDef | null, p: ParamAllocator): string {
+function compileFilter(node: NormalizedFilterNode, r: Restrictions, rollup: MeasureSource, p: ParamAllocator): string {
   if ('and' in node) return `(${node.and.map((c) => compileFilter(c, r, rollup, p)).join(' AND ')})`;
   if ('or' in node) return `(${node.or.map((c) => compileFilter(c, r, rollup, p)).join(' OR ')})`;
   return compileLeaf(node, r, rollup, p);
@@ -463,8 +529,16 @@ function orderClause(q: NormalizedQuery, columns: Plan['columns']): string[] {
     else if (grouping[0]) items.push({ column: grouping[0], desc: false });
   }
   // ties are broken by the grouping columns so that equal queries give equal pages
-  for (const column of grouping) if (!items.some((i) => i.column === column)) items.push({ column, desc: false });
+  // (ungrouped, by every column: rows equal in all of them are indistinguishable)
+  const breakers = q.ungrouped ? columns : grouping;
+  for (const column of breakers) if (!items.some((i) => i.column === column)) items.push({ column, desc: false });
   return items.map((i) => `${position(i.column)} ${i.desc ? 'DESC' : 'ASC'}`);
+}
+
+/** LIMIT, and OFFSET when the query pages (Cube: `LIMIT n OFFSET m`; `limit: 0` is no rows). */
+function pageClause(q: NormalizedQuery, p: ParamAllocator): string {
+  const limit = `LIMIT CAST(${p.add(String(q.limit))} AS BIGINT)`;
+  return q.offset ? `${limit} OFFSET CAST(${p.add(String(q.offset))} AS BIGINT)` : limit;
 }
 
 function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit: boolean, inline: boolean): { sql: string; params: string[] } {
@@ -484,8 +558,9 @@ function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit:
   for (const f of q.filters) {
     // an organization filter is its truth value (the injected one, last, is TRUE): the
     // organization is applied from the restrictions, above
-    const sql = compileFilter(f, r, pl.rollup, p);
-    if (sql !== 'TRUE') (isMeasureFilter(f) ? having : where).push(sql);
+    // ungrouped, a measure filter compares each row's value, before any grouping (Cube: WHERE)
+    const sql = compileFilter(f, r, q.ungrouped ? 'row' : pl.rollup, p);
+    if (sql !== 'TRUE') (isMeasureFilter(f) && !q.ungrouped ? having : where).push(sql);
   }
   // grouping columns come first in the select list; a time column groups by its timestamp
   const grouping = pl.columns.filter((c) => c.role !== 'measure').map((c, i) => c.group ?? String(i + 1));
@@ -496,12 +571,12 @@ function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit:
     ...joins.map((j) => semantic.model.joins[j].sql),
     `WHERE ${where.join(' AND ')}`,
   ];
-  if (grouping.length > 0) lines.push(`GROUP BY ${grouping.join(', ')}`);
+  if (grouping.length > 0 && !q.ungrouped) lines.push(`GROUP BY ${grouping.join(', ')}`);
   if (having.length > 0) lines.push(`HAVING ${having.join(' AND ')}`);
   if (withOrderAndLimit) {
     const order = orderClause(q, pl.columns);
     if (order.length > 0) lines.push(`ORDER BY ${order.join(', ')}`);
-    lines.push(`LIMIT CAST(${p.add(String(q.limit))} AS BIGINT)`);
+    lines.push(pageClause(q, p));
   }
   return { sql: lines.join('\n'), params: p.params };
 }

@@ -1,15 +1,18 @@
-// Date ranges resolved the way Cube's api-gateway resolves them (date-parser.js, Cube 1.7), in
-// UTC: the phrase is lower-cased and tried against these rules, first match wins, with
+// Date ranges resolved the way Cube's api-gateway resolves them (dateParser.js, Cube 1.7), in
+// the query's time zone (UTC unless it names one): the phrase is lower-cased and tried against these rules, first match wins, with
 // unanchored patterns exactly like Cube's:
 //   1. (this|last|next) <unit>          → the whole unit, shifted by 0/-1/+1
 //   2. (last|next) <n> <unit>           → n whole units before (current one excluded) / after
 //   3. today | yesterday | tomorrow     → that whole day
 //   4. from <moment> to <moment>        → start of the first .. end of the second, rounded to
 //                                          second/minute/hour when the phrase names one, else day
-//   5. <moment>                          → that whole day
+//   5. <moment>                          → that whole day (or second, minute, hour, as in 4)
 // Cube reads <moment> with chrono-node; we read the forms listed in momentOf() and answer
 // "Can't parse date" for anything else rather than guess. Weeks are ISO weeks (Monday first).
-// Bounds are inclusive to the millisecond and written YYYY-MM-DDTHH:mm:ss.SSS without a zone.
+// Bounds are inclusive to the millisecond and written YYYY-MM-DDTHH:mm:ss.SSS without a zone:
+// the wall-clock time of the query's zone. Cube computes with moment-timezone in that zone; we
+// compute on the zone's wall clock (the instant plus the zone's offset at that instant), which is
+// the same but for phrases in hours, minutes or seconds that cross a daylight-saving change.
 // The calendar runs from 0001-01-01T00:00:00.000 to 9999-12-31T23:59:59.999 (UTC, proleptic
 // Gregorian): a value or phrase that falls outside it is a DateParseError, never a bound written
 // with a year of other than four digits. Calendar arithmetic goes through utc(), which reads
@@ -28,6 +31,41 @@ export class DateParseError extends Error {
 
 const UNITS = 'second|minute|hour|day|week|month|year|quarter';
 const DAY_MS = 86_400_000;
+
+/**
+ * The canonical IANA name of a time zone, in any letter case (`europe/london` is
+ * `Europe/London`, as Cube canonicalises it), or undefined for a name that is not a zone. Offsets
+ * such as `+01:00` are not IANA names and are refused, as Cube refuses them.
+ */
+export function canonicalZone(name: string): string | undefined {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return undefined;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+
+function zoneFormat(zone: string): Intl.DateTimeFormat {
+  let f = zoneFormats.get(zone);
+  if (!f) {
+    const numeric = 'numeric' as const;
+    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', era: 'short', year: numeric, month: numeric, day: numeric, hour: numeric, minute: numeric, second: numeric });
+    zoneFormats.set(zone, f);
+  }
+  return f;
+}
+
+/** The wall-clock time of a zone at an instant (both milliseconds since the epoch; UTC is the instant itself). */
+export function wallClock(t: number, zone: string): number {
+  if (zone === 'UTC' || !Number.isFinite(t)) return t;
+  const parts = Object.fromEntries(zoneFormat(zone).formatToParts(new Date(t)).map((p) => [p.type, p.value]));
+  const year = parts.era === 'BC' ? 1 - Number(parts.year) : Number(parts.year);
+  const ms = ((t % 1000) + 1000) % 1000;
+  return utc(year, Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second), ms);
+}
 
 /** Milliseconds since the epoch of a UTC calendar time; fields overflow as in Date.UTC, years 0-99 stay themselves. NaN beyond Date's range. */
 export function utc(year: number, month: number, day = 1, hours = 0, minutes = 0, seconds = 0, ms = 0): number {
@@ -155,10 +193,11 @@ const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:\.
 
 /**
  * An absolute date or timestamp, or undefined when the text is not one (or names no such day or
- * time). A value with an offset is that instant, in UTC: `2024-03-01T01:30+02:00` is
- * 2024-02-29T23:30Z. `t` may fall outside the supported calendar; absoluteBound() checks.
+ * time), on the wall clock of the zone `tz`. A value with Z or an offset is that instant, read in
+ * `tz`: `2024-03-01T01:30+02:00` is 2024-02-29T23:30 in UTC, 2024-03-01T08:30 in Asia/Tokyo. `t`
+ * may fall outside the supported calendar; absoluteBound() checks.
  */
-export function parseAbsolute(text: string): { t: number; hasTime: boolean } | undefined {
+export function parseAbsolute(text: string, tz = 'UTC'): { t: number; hasTime: boolean } | undefined {
   const m = ABSOLUTE.exec(text.trim());
   if (!m) return undefined;
   const [y, mo, d, h, mi, s] = m.slice(1, 7).map((v) => (v === undefined ? undefined : Number(v)));
@@ -178,17 +217,20 @@ export function parseAbsolute(text: string): { t: number; hasTime: boolean } | u
     if (oh > 23 || om > 59) return undefined;
     offsetMinutes = (zone.startsWith('-') ? -1 : 1) * (oh * 60 + om);
   }
-  return { t: local - offsetMinutes * 60_000, hasTime: h !== undefined };
+  // a value without Z or an offset is the zone's wall clock already; one with either is an
+  // instant, read on the zone's wall clock (Cube: moment.tz(value, timezone))
+  const instant = local - offsetMinutes * 60_000;
+  return { t: zone === undefined ? instant : wallClock(instant, tz), hasTime: h !== undefined };
 }
 
 /** One point in time as chrono would read the forms we accept; undefined for anything else. */
-export function momentOf(phrase: string, now: number): number | undefined {
+export function momentOf(phrase: string, now: number, tz = 'UTC'): number | undefined {
   const text = phrase.trim().toLowerCase().replace(/\s+/g, ' ');
   if (text === 'now') return now;
   if (text === 'today') return now;
   if (text === 'yesterday') return addUnits(now, -1, 'day');
   if (text === 'tomorrow') return addUnits(now, 1, 'day');
-  const absolute = parseAbsolute(text);
+  const absolute = parseAbsolute(text, tz);
   if (absolute) return absolute.t;
   const amount = (word: string) => (/^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word]);
   let m = new RegExp(`^(\\d+|${Object.keys(NUMBER_WORDS).join('|')}) (${UNITS})s? (ago|from now|later)$`).exec(text);
@@ -198,6 +240,10 @@ export function momentOf(phrase: string, now: number): number | undefined {
   }
   m = new RegExp(`^in (\\d+|${Object.keys(NUMBER_WORDS).join('|')}) (${UNITS})s?$`).exec(text);
   if (m) return addUnits(now, amount(m[1]!)!, m[2] as Unit);
+  // chrono's casual relative units: `past 12 months`, `last twelve months` (Cube's own rule 2 reads
+  // digits after last/next only, so these reach chrono and are one moment, not a range)
+  m = new RegExp(`^(last|past|next) (\\d+|${Object.keys(NUMBER_WORDS).join('|')}) (${UNITS})s?$`).exec(text);
+  if (m) return addUnits(now, (m[1] === 'next' ? 1 : -1) * amount(m[2]!)!, m[3] as Unit);
   m = new RegExp(`^(last|next) (${WEEKDAYS.join('|')})$`).exec(text);
   if (m) {
     const target = WEEKDAYS.indexOf(m[2]!);
@@ -218,8 +264,9 @@ export function momentOf(phrase: string, now: number): number | undefined {
   return undefined;
 }
 
-/** A relative phrase resolved against `now` (milliseconds, UTC). Throws DateParseError. */
-export function resolveRelative(phrase: string, now: number): DateRange {
+/** A relative phrase resolved at the instant `now` in the zone `tz`. Throws DateParseError. */
+export function resolveRelative(phrase: string, instant: number, tz = 'UTC'): DateRange {
+  const now = wallClock(instant, tz);
   const text = phrase.toLowerCase();
   let m = new RegExp(`(this|last|next)\\s+(${UNITS})`).exec(text);
   if (m) {
@@ -243,27 +290,28 @@ export function resolveRelative(phrase: string, now: number): DateRange {
     const t = addUnits(now, 1, 'day');
     return range(phrase, startOf(t, 'day'), endOf(t, 'day'));
   }
+  // rules 4 and 5 round to the second, minute or hour when the phrase names one, else to the day
+  const unit: Unit = (['second', 'minute', 'hour'] as const).find((u) => text.includes(u)) ?? 'day';
   m = /^from (.*) to (.*)$/.exec(text);
   if (m) {
-    const unit: Unit = (['second', 'minute', 'hour'] as const).find((u) => text.includes(u)) ?? 'day';
-    const from = momentOf(m[1]!, now);
-    const to = momentOf(m[2]!, now);
+    const from = momentOf(m[1]!, now, tz);
+    const to = momentOf(m[2]!, now, tz);
     if (from === undefined || to === undefined) throw new DateParseError(`Can't parse date: '${phrase}'`);
     return range(phrase, startOf(from, unit), endOf(to, unit));
   }
-  const t = momentOf(text, now);
+  const t = momentOf(text, now, tz);
   if (t === undefined) throw new DateParseError(`Can't parse date: '${phrase}'`);
-  return range(phrase, startOf(t, 'day'), endOf(t, 'day'));
+  return range(phrase, startOf(t, unit), endOf(t, unit));
 }
 
 /**
- * An absolute bound in the one form the echo, the cache key and the SQL use
- * (YYYY-MM-DDTHH:mm:ss.SSS, UTC): a bare date becomes its first (start) or last (end)
+ * An absolute bound in the one form the cache key and the SQL use
+ * (YYYY-MM-DDTHH:mm:ss.SSS, the wall clock of the zone `tz`): a bare date becomes its first (start) or last (end)
  * millisecond. Throws DateParseError for a value that is not a date or falls outside the
  * supported calendar.
  */
-export function absoluteBound(value: string, side: 'start' | 'end'): string {
-  const parsed = parseAbsolute(value);
+export function absoluteBound(value: string, side: 'start' | 'end', tz = 'UTC'): string {
+  const parsed = parseAbsolute(value, tz);
   if (!parsed) throw new DateParseError(`'${value}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:mm[:ss[.SSS]], optionally with Z or, after a time, an offset)`);
   const t = parsed.hasTime || side === 'start' ? parsed.t : endOf(parsed.t, 'day');
   if (!inSupportedRange(t)) throw new DateParseError(`'${value}' falls outside ${SUPPORTED}`);
@@ -278,14 +326,14 @@ export function isAbsolute(value: string): boolean {
  * A dateRange as the query gives it: a string (a phrase, or a date or timestamp alone: rule 5, its
  * whole day), or an array of one or two absolute values (a timestamp is kept as it is).
  */
-export function resolveDateRange(value: string | readonly string[], now: number): DateRange {
-  if (typeof value === 'string') return resolveRelative(value, now);
+export function resolveDateRange(value: string | readonly string[], now: number, tz = 'UTC'): DateRange {
+  if (typeof value === 'string') return resolveRelative(value, now, tz);
   if (value.length === 0 || value.length > 2) throw new DateParseError('a dateRange array has one or two dates');
   for (const v of value) {
     if (!isAbsolute(v)) throw new DateParseError(`'${v}' is not a date: a relative phrase is given alone, not inside an array`);
   }
   const [from, to = from] = value as [string, string?];
-  return [absoluteBound(from, 'start'), absoluteBound(to, 'end')];
+  return [absoluteBound(from, 'start', tz), absoluteBound(to, 'end', tz)];
 }
 
 /** The first millisecond of the day of a bound (for comparisons with DATE columns). */

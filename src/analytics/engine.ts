@@ -11,6 +11,8 @@ import { rightsholderScope } from '../access/dataAccess.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import type { Deps } from '../trpc/context.ts';
 import { compileQuery, rowViewSql, sqlTableColumns, type OutputColumn, type Restrictions } from './compile.ts';
+import { compareEnvelope, compareQueries, type ComparePayload } from './compare.ts';
+import { cubeEnvelope, echoQuery, type Annotation, type CubePayload, type QueryEcho, type Row } from './envelope.ts';
 import { dimensionAnnotation, measureAnnotation } from './meta.ts';
 import { hasRightsholderFilter, normalizeQuery, type NormalizedQuery, type QueryInput } from './query.ts';
 import { SandboxPool } from './sandbox.ts';
@@ -26,15 +28,7 @@ export interface Caller {
   snapshot?: string;
 }
 
-export type Row = Record<string, string | null>;
-
-export interface CubePayload {
-  query: NormalizedQuery;
-  lastRefreshTime: string;
-  annotation: { measures: Record<string, unknown>; dimensions: Record<string, unknown>; timeDimensions: Record<string, unknown> };
-  total?: number;
-  data: Row[];
-}
+export type { CubePayload, Row };
 
 export interface SqlPayload {
   schema: { name: string; column_type: string }[];
@@ -72,18 +66,22 @@ function cellText(value: unknown, type: OutputColumn['type']): string | null {
   return String(value);
 }
 
+/**
+ * The rows with their keys in Cube's order: each column's own key in the order of the columns
+ * (dimensions, granular time dimensions, measures), then the plain key of each granular time
+ * dimension (Cube's transform adds those after the database's columns).
+ */
 function toRows(reader: DuckDBResultReader, columns: OutputColumn[]): Row[] {
   return reader.getRowsJson().map((cells) => {
     const row: Row = {};
-    columns.forEach((c, i) => {
-      const v = cellText(cells[i], c.type);
-      for (const key of c.keys) row[key] = v;
-    });
+    const texts = columns.map((c, i) => cellText(cells[i], c.type));
+    columns.forEach((c, i) => (row[c.keys[0]!] = texts[i]!));
+    columns.forEach((c, i) => c.keys.slice(1).forEach((key) => (row[key] = texts[i]!)));
     return row;
   });
 }
 
-function annotate(columns: OutputColumn[]): CubePayload['annotation'] {
+function annotate(columns: OutputColumn[]): Annotation {
   const measures: Record<string, unknown> = {};
   const dimensions: Record<string, unknown> = {};
   const timeDimensions: Record<string, unknown> = {};
@@ -96,7 +94,7 @@ function annotate(columns: OutputColumn[]): CubePayload['annotation'] {
       if (c.keys.length > 1) timeDimensions[c.member] = dimensionAnnotation(name);
     }
   }
-  return { measures, dimensions, timeDimensions };
+  return { measures, dimensions, segments: {}, timeDimensions };
 }
 
 function keyOf(parts: unknown): string {
@@ -321,6 +319,7 @@ export class AnalyticsEngine {
    */
   private async prepareCube(caller: Caller, input: QueryInput, usePreagg: boolean) {
     const query = normalizeQuery(input, caller.organizationId, Date.now());
+    const echo = echoQuery(input, query);
     if (!hasRightsholderFilter(query.filters)) {
       throw new AppError('RIGHTSHOLDER_FILTER_REQUIRED', `Every analytics query filters on ${VIEW}.rightsholder_id (rightsholder_id equals their ids, on every path through the filters)`);
     }
@@ -328,26 +327,27 @@ export class AnalyticsEngine {
     const fingerprint = this.fingerprint(caller.organizationId, caller.snapshot);
     fingerprint.catch(() => {}); // awaited below; a failure of the scope read must not leave it unhandled
     const restrictions = await this.restrictions(caller);
-    const keyFor = (version: string) => keyOf(canonical({ kind: 'cube', model: MODEL_VERSION, restrictions, query, data: version, usePreagg }));
+    // the echo too: two bodies of one normalized query (a phrase and its dates) echo differently
+    const keyFor = (version: string) => keyOf(canonical({ kind: 'cube', model: MODEL_VERSION, restrictions, query, echo, data: version, usePreagg }));
     const facts = this.facts(caller.organizationId);
     const loaded = facts.loadedVersion;
     let speculative: Promise<CubePayload> | undefined;
     if (loaded !== undefined && !this.cache.has(keyFor(loaded)) && !this.inflight.has(keyFor(loaded))) {
-      speculative = this.executeCube(facts, query, restrictions, usePreagg);
+      speculative = this.executeCube(facts, query, echo, restrictions, usePreagg);
       // an answer of stale data is dropped, and with it any error it ran into
       speculative.catch(() => {});
     }
     const fp = await fingerprint;
     const key = keyFor(fp.version);
-    const run = speculative && fp.version === loaded ? () => speculative : () => this.runCube(query, restrictions, fp, usePreagg);
+    const run = speculative && fp.version === loaded ? () => speculative : () => this.runCube(query, echo, restrictions, fp, usePreagg);
     return { key, run };
   }
 
-  private async runCube(query: NormalizedQuery, restrictions: Restrictions, fp: Fingerprint, usePreagg: boolean): Promise<CubePayload> {
-    return this.executeCube(await this.freshFacts(restrictions.organizationId, fp), query, restrictions, usePreagg);
+  private async runCube(query: NormalizedQuery, echo: QueryEcho, restrictions: Restrictions, fp: Fingerprint, usePreagg: boolean): Promise<CubePayload> {
+    return this.executeCube(await this.freshFacts(restrictions.organizationId, fp), query, echo, restrictions, usePreagg);
   }
 
-  private async executeCube(facts: OrgFacts, query: NormalizedQuery, restrictions: Restrictions, usePreagg: boolean): Promise<CubePayload> {
+  private async executeCube(facts: OrgFacts, query: NormalizedQuery, echo: QueryEcho, restrictions: Restrictions, usePreagg: boolean): Promise<CubePayload> {
     const compiled = compileQuery(query, restrictions, { usePreagg, inline: true });
     const timeout = this.settings.queryTimeoutMs;
     const [reader, total] = await Promise.all([
@@ -356,21 +356,24 @@ export class AnalyticsEngine {
         ? facts.withConnection(async (c) => Number((await readAll(c, compiled.totalSql!, compiled.totalParams, timeout, 'ANALYTICS_QUERY_TIMEOUT')).getRows()[0]![0]))
         : Promise.resolve(undefined),
     ]);
-    return {
-      query,
-      lastRefreshTime: new Date().toISOString(),
-      annotation: annotate(compiled.columns),
-      ...(total !== undefined ? { total } : {}),
-      data: toRows(reader, compiled.columns),
-    };
+    return cubeEnvelope(echo, annotate(compiled.columns), toRows(reader, compiled.columns), total);
   }
 
-  async cubeQuery(caller: Caller, input: QueryInput, usePreagg: boolean): Promise<CubePayload> {
+  async cubeQuery(caller: Caller, input: QueryInput, usePreagg: boolean): Promise<CubePayload | ComparePayload> {
+    const compared = compareQueries(input);
+    if (compared) return compareEnvelope((await Promise.all(compared.map((q) => this.cubeQuery(caller, q, usePreagg)))) as CubePayload[]);
     const { key, run } = await this.prepareCube(caller, input, usePreagg);
     return (await this.sync(key, run, 'ANALYTICS_QUERY_TIMEOUT')) as CubePayload;
   }
 
-  async cubeQueryAsync(caller: Caller, input: QueryInput, opts: { usePreagg: boolean; noCache: boolean }): Promise<AsyncAnswer<CubePayload>> {
+  async cubeQueryAsync(caller: Caller, input: QueryInput, opts: { usePreagg: boolean; noCache: boolean }): Promise<AsyncAnswer<CubePayload | ComparePayload>> {
+    const compared = compareQueries(input);
+    if (compared) {
+      const answers = await Promise.all(compared.map((q) => this.cubeQueryAsync(caller, q, opts)));
+      // completed when every range is: a poll re-sends the body, and the ranges answered wait in the cache
+      if (!answers.every((a) => a.status === 'completed')) return { status: 'processing' };
+      return { status: 'completed', data: compareEnvelope(answers.map((a) => a.data as CubePayload)) };
+    }
     const { key, run } = await this.prepareCube(caller, input, opts.usePreagg);
     return (await this.submit(key, run, opts.noCache)) as AsyncAnswer<CubePayload>;
   }

@@ -3,14 +3,18 @@
 // Semantics follow Cube's api-gateway (see shared/reference/cube-query-semantics.md).
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { DateParseError, absoluteBound, isAbsolute, resolveDateRange, resolveRelative, type DateRange } from './dates.ts';
-import { GRANULARITIES, VIEW, dimensionDefs, full, granularMemberOf, measureDefs, memberOf, type QueryGranularity } from './semantic.ts';
+import { DateParseError, absoluteBound, canonicalZone, isAbsolute, resolveDateRange, resolveRelative, type DateRange } from './dates.ts';
+import { GRANULARITIES, VIEW, dimensionDefs, full, granularMemberOf, measureDefs, memberOf, ungroupedMeasure, type QueryGranularity } from './semantic.ts';
 
 export const OPERATORS = [
   'equals',
   'notEquals',
   'contains',
   'notContains',
+  'startsWith',
+  'notStartsWith',
+  'endsWith',
+  'notEndsWith',
   'gt',
   'gte',
   'lt',
@@ -20,11 +24,15 @@ export const OPERATORS = [
   'inDateRange',
   'notInDateRange',
   'beforeDate',
+  'beforeOrOnDate',
   'afterDate',
+  'afterOrOnDate',
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
-const DATE_OPERATORS: readonly Operator[] = ['inDateRange', 'notInDateRange', 'beforeDate', 'afterDate'];
+const DATE_OPERATORS: readonly Operator[] = ['inDateRange', 'notInDateRange', 'beforeDate', 'beforeOrOnDate', 'afterDate', 'afterOrOnDate'];
+/** A refused operator is told the accepted ones (Cube names only the filter that does not match). */
+const operatorEnum = z.enum(OPERATORS, { error: () => `unknown operator: the operators are ${OPERATORS.join(', ')}` });
 const COMPARISONS: readonly Operator[] = ['gt', 'gte', 'lt', 'lte'];
 const MAX_DEPTH = 8;
 /**
@@ -37,6 +45,8 @@ const MAX_FILTERS = 200;
 const MAX_VALUES = 10_000;
 export const DEFAULT_LIMIT = 10_000;
 export const MAX_LIMIT = 50_000;
+/** Cube sets no bound; ours keeps the OFFSET a safe integer DuckDB reads as a BIGINT. */
+export const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 
 const memberName = z.string().min(1).max(200);
 const filterValue = z.union([z.string().max(1_000), z.number(), z.boolean(), z.null()]);
@@ -61,7 +71,7 @@ function filterNodeAt(depth: number): z.ZodType<FilterInput> {
   return z
     .strictObject({
       member: memberName.optional(),
-      operator: z.enum(OPERATORS).optional(),
+      operator: operatorEnum.optional(),
       values: z.array(filterValue).max(1_000).optional(),
       and: z.array(child).min(1).max(100).optional(),
       or: z.array(child).min(1).max(100).optional(),
@@ -82,10 +92,15 @@ function filterNodeAt(depth: number): z.ZodType<FilterInput> {
 
 const filterNode = filterNodeAt(1);
 
+const dateRangeInput = z.union([z.string().min(1).max(200), z.array(z.string().max(40)).min(1).max(2)]);
+/** Ranges compared in one request: each is a query of its own (compare.ts). */
+export const MAX_COMPARED_RANGES = 12;
+
 const timeDimensionInput = z.strictObject({
   dimension: memberName,
   granularity: z.enum(GRANULARITIES).optional(),
-  dateRange: z.union([z.string().min(1).max(200), z.array(z.string().max(40)).min(1).max(2)]).optional(),
+  dateRange: dateRangeInput.optional(),
+  compareDateRange: z.array(dateRangeInput).min(1).max(MAX_COMPARED_RANGES).optional(),
 });
 
 const orderDirection = z.enum(['asc', 'desc']);
@@ -120,8 +135,14 @@ const queryShape = z.strictObject({
   timeDimensions: z.array(timeDimensionInput).max(20).optional(),
   filters: z.array(filterNode).max(MAX_FILTERS).optional(),
   order: orderInput.optional(),
-  limit: z.number().int().min(1).max(MAX_LIMIT).optional(),
-  total: z.boolean().default(false),
+  // 0 is a valid limit, as in Cube: no rows, `total` still counted when asked for
+  limit: z.number().int().min(0).max(MAX_LIMIT).optional(),
+  offset: z.number().int().min(0).max(MAX_OFFSET).optional(),
+  // echoed only when sent, as Cube echoes it
+  total: z.boolean().optional(),
+  timezone: z.string().min(1).max(100).optional(),
+  // row-level answers (Cube's `ungrouped`): no GROUP BY, measures as their row values
+  ungrouped: z.boolean().optional(),
 });
 
 export type QueryInput = z.output<typeof queryShape>;
@@ -184,19 +205,30 @@ function timeValueProblem(member: string, v: string): string | undefined {
   return problem === undefined ? undefined : `${member} is a time: ${problem}`;
 }
 
+/** When and where relative dates are resolved: the instant, and the query's time zone. */
+interface Clock {
+  now: number;
+  tz: string;
+}
+
 /** The dates of a date operator's values (inDateRange, beforeDate, …), resolved as normalizeFilter resolves them. */
-function resolveDateValues(op: Operator, dates: string[], now: number): string[] {
+function resolveDateValues(op: Operator, dates: string[], { now, tz }: Clock): string[] {
   // one value is read as a dateRange string: a phrase, or a date or timestamp meaning its whole day
-  if (op === 'inDateRange' || op === 'notInDateRange') return resolveDateRange(dates.length === 2 ? dates : dates[0]!, now);
-  // beforeDate and afterDate compare strictly with the start of a bare date's day, and with the
-  // start (beforeDate) or end (afterDate) of a phrase's range
-  if (isAbsolute(dates[0]!)) return [absoluteBound(dates[0]!, 'start')];
-  const [start, end] = resolveRelative(dates[0]!, now);
-  return [op === 'beforeDate' ? start : end];
+  if (op === 'inDateRange' || op === 'notInDateRange') return resolveDateRange(dates.length === 2 ? dates : dates[0]!, now, tz);
+  // the others compare with the start of a bare date's day (BaseFilter.formatFromDate, for
+  // beforeOrOnDate too), and with the start (beforeDate, afterOrOnDate) or end (afterDate,
+  // beforeOrOnDate) of a phrase's range (Cube's normalizeDateFilterValues)
+  if (isAbsolute(dates[0]!)) return [absoluteBound(dates[0]!, 'start', tz)];
+  const [start, end] = resolveRelative(dates[0]!, now, tz);
+  return [op === 'beforeDate' || op === 'afterOrOnDate' ? start : end];
 }
 
 /** Checks the query against the model; adds an issue with its path for each problem. */
 function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
+  // Cube's own words (api-gateway query.js); the zone's name in any letter case
+  if (q.timezone !== undefined && canonicalZone(q.timezone) === undefined) issue(ctx, ['timezone'], `"timezone" must be a valid IANA time zone, got "${q.timezone}"`);
+  if (q.ungrouped) checkUngrouped(q, ctx);
+  checkCompareDateRange(q, ctx);
   q.measures?.forEach((m, i) => {
     const kind = kindOf(m);
     if (kind === undefined) issue(ctx, ['measures', i], unknownMember(m));
@@ -231,6 +263,37 @@ function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
   if (!q.measures?.length && !q.dimensions?.length && !hasGranularity) {
     issue(ctx, [], 'Query should contain either measures, dimensions or timeDimensions with granularities in order to be valid');
   }
+}
+
+/** compareDateRange (Cube's compareDateRangeTransformer): on one time dimension, without its dateRange, each range resolvable. */
+function checkCompareDateRange(q: QueryInput, ctx: Ctx): void {
+  const compared = (q.timeDimensions ?? []).map((td, i) => ({ td, i })).filter(({ td }) => td.compareDateRange !== undefined);
+  for (const { td, i } of compared) {
+    const path = ['timeDimensions', i, 'compareDateRange'];
+    if (td !== compared[0]!.td) issue(ctx, path, 'compareDateRange can only exist for one timeDimension');
+    if (td.dateRange !== undefined) issue(ctx, path, 'a time dimension has either dateRange or compareDateRange, not both');
+    td.compareDateRange!.forEach((range, j) => {
+      const problem = dateProblem(() => resolveDateRange(range, Date.now()));
+      if (problem !== undefined) issue(ctx, [...path, j], problem);
+    });
+  }
+}
+
+/** Each measure an ungrouped query reads (selected, filtered, ordered by) has a value of one row. */
+function checkUngrouped(q: QueryInput, ctx: Ctx): void {
+  const check = (member: string | undefined, path: (string | number)[]) => {
+    const name = member === undefined ? undefined : memberOf(member);
+    if (name === undefined || !measureDefs.has(name) || ungroupedMeasure(name) !== null) return;
+    issue(ctx, path, `${member} has no value of one row (a distinct count or a ratio): it cannot be asked for in an ungrouped query`);
+  };
+  q.measures?.forEach((m, i) => check(m, ['measures', i]));
+  const walk = (f: FilterInput, path: (string | number)[]): void => {
+    const children = f.and ?? f.or;
+    if (children) children.forEach((c, i) => walk(c, [...path, f.and ? 'and' : 'or', i]));
+    else check(f.member, [...path, 'member']);
+  };
+  q.filters?.forEach((f, i) => walk(f, ['filters', i]));
+  for (const { id, path } of q.order ? orderEntries(q.order) : []) check(id, path);
 }
 
 /** The filters (not groups) under a node and their values; the schema has bounded its depth. */
@@ -287,7 +350,7 @@ function checkFilter(f: FilterInput, path: (string | number)[], depth: number, c
       issue(ctx, valuesPath, `${op} takes exactly one value (a date or a relative phrase)`);
       return sides;
     }
-    const problem = dateProblem(() => resolveDateValues(op, dates, Date.now()));
+    const problem = dateProblem(() => resolveDateValues(op, dates, { now: Date.now(), tz: 'UTC' }));
     if (problem !== undefined) issue(ctx, valuesPath, problem);
     return sides;
   }
@@ -303,7 +366,7 @@ function checkFilter(f: FilterInput, path: (string | number)[], depth: number, c
     if (problem !== undefined) issue(ctx, [...valuesPath, 0], problem);
     return sides;
   }
-  // equals, notEquals, contains, notContains
+  // equals, notEquals and the LIKE family (contains, startsWith, endsWith and their negations)
   if (strings.length === 0) {
     issue(ctx, valuesPath, `${op} needs at least one value`);
     return sides;
@@ -345,11 +408,15 @@ export interface NormalizedQuery {
   dimensions: string[];
   timeDimensions: NormalizedTimeDimension[];
   limit: number;
+  offset?: number;
   total: boolean;
-  timezone: 'UTC';
+  /** the canonical IANA name; UTC unless the query names one */
+  timezone: string;
   filters: NormalizedFilterNode[];
   rowLimit: number;
   order?: { id: string; desc: boolean }[];
+  /** only when sent as true: row-level answers */
+  ungrouped?: true;
 }
 
 const ORGANIZATION = full('organization_id');
@@ -379,24 +446,24 @@ function resolvedAt<T>(path: (string | number)[], resolve: () => T): T {
   }
 }
 
-function normalizeFilter(f: FilterInput, now: number, path: (string | number)[]): NormalizedFilterNode | undefined {
+function normalizeFilter(f: FilterInput, clock: Clock, path: (string | number)[]): NormalizedFilterNode | undefined {
   const children = f.and ?? f.or;
   if (children) {
     const key = f.and ? 'and' : 'or';
-    const kept = children.map((c, i) => normalizeFilter(c, now, [...path, key, i])).filter((c): c is NormalizedFilterNode => c !== undefined);
+    const kept = children.map((c, i) => normalizeFilter(c, clock, [...path, key, i])).filter((c): c is NormalizedFilterNode => c !== undefined);
     if (kept.length === 0) return undefined;
     return f.and ? { and: kept } : { or: kept };
   }
   const op = f.operator!;
   const values = (f.values ?? []).map((v) => (v === null ? null : String(v)));
   if (op === 'set' || op === 'notSet') return { member: f.member!, operator: op };
-  if (DATE_OPERATORS.includes(op)) return { member: f.member!, operator: op, values: resolvedAt([...path, 'values'], () => resolveDateValues(op, values as string[], now)) };
+  if (DATE_OPERATORS.includes(op)) return { member: f.member!, operator: op, values: resolvedAt([...path, 'values'], () => resolveDateValues(op, values as string[], clock)) };
   // a time member compares with its values in the one form of a bound (case, Z, offset and the
   // separator of the value as given mean nothing to the SQL); an id member with an id in the form
   // it is stored in, lower case (an id sent in capitals names the same row, as everywhere else)
   const time = kindOf(f.member!) === 'time';
   const id = ID_MEMBERS.has(memberOf(f.member!)!);
-  const canonical = (v: string | null) => (v === null ? v : time ? absoluteBound(v, 'start') : id && UUID.test(v) ? v.toLowerCase() : v);
+  const canonical = (v: string | null) => (v === null ? v : time ? absoluteBound(v, 'start', clock.tz) : id && UUID.test(v) ? v.toLowerCase() : v);
   if (COMPARISONS.includes(op)) return { member: f.member!, operator: op, values: [canonical(values[0]!)] };
   if ((time || id) && (op === 'equals' || op === 'notEquals')) return { member: f.member!, operator: op, values: values.map(canonical) };
   return { member: f.member!, operator: op, values };
@@ -406,6 +473,8 @@ const dedupe = (items: string[]) => [...new Set(items)];
 
 /** The validated query in its canonical form, with the caller's organization filter added. */
 export function normalizeQuery(q: QueryInput, organizationId: string, now: number): NormalizedQuery {
+  const tz = q.timezone === undefined ? 'UTC' : canonicalZone(q.timezone)!;
+  const clock: Clock = { now, tz };
   const dimensions: string[] = [];
   const granularDimensions: NormalizedTimeDimension[] = [];
   for (const d of q.dimensions ?? []) {
@@ -419,13 +488,13 @@ export function normalizeQuery(q: QueryInput, organizationId: string, now: numbe
     return {
       dimension: td.dimension,
       ...(td.granularity ? { granularity: td.granularity } : {}),
-      ...(dateRange !== undefined ? { dateRange: resolvedAt(['timeDimensions', i, 'dateRange'], () => resolveDateRange(dateRange, now)) } : {}),
+      ...(dateRange !== undefined ? { dateRange: resolvedAt(['timeDimensions', i, 'dateRange'], () => resolveDateRange(dateRange, now, tz)) } : {}),
     };
   });
   // after the query's own timeDimensions, where Cube's normalizeQuery appends them: the first
   // time dimension with a granularity decides the default order, and the echo lists them so
   timeDimensions.push(...granularDimensions);
-  const filters = (q.filters ?? []).map((f, i) => normalizeFilter(f, now, ['filters', i])).filter((f): f is NormalizedFilterNode => f !== undefined);
+  const filters = (q.filters ?? []).map((f, i) => normalizeFilter(f, clock, ['filters', i])).filter((f): f is NormalizedFilterNode => f !== undefined);
   filters.push({ member: ORGANIZATION, operator: 'equals', values: [organizationId] });
   const limit = q.limit ?? DEFAULT_LIMIT;
   const out: NormalizedQuery = {
@@ -433,12 +502,15 @@ export function normalizeQuery(q: QueryInput, organizationId: string, now: numbe
     dimensions: dedupe(dimensions),
     timeDimensions,
     limit,
-    total: q.total,
-    timezone: 'UTC',
+    // echoed only when sent, where Cube's echo has it (after limit)
+    ...(q.offset !== undefined ? { offset: q.offset } : {}),
+    total: q.total ?? false,
+    timezone: tz,
     filters,
     rowLimit: limit,
   };
   if (q.order) out.order = orderEntries(q.order).map(({ id, dir }) => ({ id, desc: dir === 'desc' }));
+  if (q.ungrouped) out.ungrouped = true;
   return out;
 }
 

@@ -1,7 +1,7 @@
 // The model, resolved once at start: an invalid model stops the program here, with every problem
 // listed (modelSchema.ts), rather than failing query by query.
 import { createHash } from 'node:crypto';
-import { model, type DimensionDef, type MeasureDef } from './model.ts';
+import { model, type DimensionDef, type JoinName, type MeasureDef } from './model.ts';
 import { resolveModel } from './modelSchema.ts';
 
 export const semantic = resolveModel(model);
@@ -36,3 +36,16 @@ export function granularMemberOf(fullName: string): { member: string; granularit
 }
 
 export const full = (member: string): string => `${VIEW}.${member}`;
+
+/**
+ * A measure's value on one row, for `ungrouped` queries, or null when it has none: Cube renders a
+ * measure ungrouped as its inner SQL (Tesseract's UngroupedMeasureSqlNode: `*` of a count is 1),
+ * here the sums' row values (rowSql) and the row count's 1. The distinct count and the ratios
+ * have no value of one row.
+ */
+export function ungroupedMeasure(name: string): { sql: string; joins: JoinName[] } | null {
+  const m = semantic.measures.get(name);
+  if (!m) return null;
+  if (m.rowSql !== null) return { sql: m.rowSql, joins: m.rowJoins };
+  return m.sql === 'count(*)' ? { sql: '1', joins: [] } : null;
+}

@@ -1,7 +1,7 @@
 // Relative and absolute date ranges, resolved as Cube 1.7 resolves them: the table is the one
 // measured against Cube's own parser at now = 2026-11-22T03:03Z (cube-query-semantics.md, b).
 import t from 'tap';
-import { DateParseError, resolveDateRange, resolveRelative } from '../../src/analytics/dates.ts';
+import { DateParseError, canonicalZone, resolveDateRange, resolveRelative } from '../../src/analytics/dates.ts';
 
 const now = Date.UTC(2026, 10, 22, 3, 3, 7, 307);
 const day = (d: string): [string, string] => [`${d}T00:00:00.000`, `${d}T23:59:59.999`];
@@ -45,6 +45,19 @@ const table: [string, [string, string]][] = [
   ['January 2025', day('2025-01-01')],
   ['Last 12 Months', span('2025-11-01', '2026-10-31')],
   ['last 12 months please', span('2025-11-01', '2026-10-31')],
+  // Cube's rule 2 reads digits only: these reach chrono, a single moment (its day, or its hour)
+  ['past 12 months', day('2025-11-22')],
+  ['last twelve months', day('2025-11-22')],
+  ['past two weeks', day('2026-11-08')],
+  ['next twelve months', day('2027-11-22')],
+  ['three days ago', day('2026-11-19')],
+  ['2 hours ago', ['2026-11-22T01:00:00.000', '2026-11-22T01:59:59.999']],
+  ['in 1 hour', ['2026-11-22T04:00:00.000', '2026-11-22T04:59:59.999']],
+  ['from 30 days ago to now', span('2026-10-23', '2026-11-22')],
+  ['last 2 weeks', span('2026-11-02', '2026-11-15')],
+  ['next 2 days', span('2026-11-23', '2026-11-24')],
+  ['this day', day('2026-11-22')],
+  ['next quarter', span('2027-01-01', '2027-03-31')],
 ];
 
 t.test('relative phrases resolve like Cube', async (t) => {
@@ -52,7 +65,7 @@ t.test('relative phrases resolve like Cube', async (t) => {
 });
 
 t.test('unparseable phrases fail with Cube\'s message', async (t) => {
-  for (const phrase of ['2024', 'past 12 months', 'last twelve months', 'soon']) {
+  for (const phrase of ['2024', 'past 12 months please', 'last thirteen months', 'soon']) {
     t.throws(() => resolveRelative(phrase, now), new DateParseError(`Can't parse date: '${phrase}'`), phrase);
   }
 });
@@ -77,4 +90,39 @@ t.test('month arithmetic clamps like moment.js and weeks start on Monday', async
   t.same(resolveRelative('this week', sunday), span('2024-03-04', '2024-03-10'));
   const monday = Date.UTC(2024, 2, 11);
   t.same(resolveRelative('this week', monday), span('2024-03-11', '2024-03-17'));
+});
+
+// the same instant on the wall clocks of other zones (Cube: moment.tz(timezone))
+const zoneTable: [string, string, number, [string, string]][] = [
+  // 2026-11-22T03:03Z is 2026-11-21T19:03 in Los Angeles (UTC-8)
+  ['today', 'America/Los_Angeles', now, day('2026-11-21')],
+  ['last 7 days', 'America/Los_Angeles', now, span('2026-11-14', '2026-11-20')],
+  ['last hour', 'America/Los_Angeles', now, ['2026-11-21T18:00:00.000', '2026-11-21T18:59:59.999']],
+  ['from 2 days ago to now', 'America/Los_Angeles', now, span('2026-11-19', '2026-11-21')],
+  ['today', 'Asia/Tokyo', now, day('2026-11-22')],
+  // 2026-11-30T20:00Z is 2026-12-01T05:00 in Tokyo (UTC+9): another month, quarter unchanged
+  ['this month', 'Asia/Tokyo', Date.UTC(2026, 10, 30, 20), span('2026-12-01', '2026-12-31')],
+  ['this month', 'UTC', Date.UTC(2026, 10, 30, 20), span('2026-11-01', '2026-11-30')],
+  ['last month', 'Asia/Tokyo', Date.UTC(2026, 10, 30, 20), span('2026-11-01', '2026-11-30')],
+  ['this year', 'Pacific/Kiritimati', Date.UTC(2026, 11, 31, 12), span('2027-01-01', '2027-12-31')],
+  // summer time: 2026-07-01T23:30Z is 2026-07-02T00:30 in London (UTC+1)
+  ['today', 'Europe/London', Date.UTC(2026, 6, 1, 23, 30), day('2026-07-02')],
+  ['today', 'Europe/London', Date.UTC(2026, 0, 1, 23, 30), day('2026-01-01')],
+];
+
+t.test('relative phrases resolve on the wall clock of the query time zone', async (t) => {
+  for (const [phrase, zone, at, expected] of zoneTable) t.same(resolveRelative(phrase, at, zone), expected, `${phrase} in ${zone}`);
+});
+
+t.test('an absolute value with Z or an offset is that instant on the zone wall clock; one without is the wall clock', async (t) => {
+  t.same(resolveDateRange(['2024-02-29T23:30:00Z'], now, 'Asia/Tokyo'), ['2024-03-01T08:30:00.000', '2024-03-01T08:30:00.000']);
+  t.same(resolveDateRange(['2024-03-01T01:30+02:00'], now, 'America/New_York'), ['2024-02-29T18:30:00.000', '2024-02-29T18:30:00.000']);
+  t.same(resolveDateRange(['2024-02-29', '2024-03-01T12:00'], now, 'Asia/Tokyo'), ['2024-02-29T00:00:00.000', '2024-03-01T12:00:00.000']);
+});
+
+t.test('time zone names: IANA, in any letter case, canonicalised', async (t) => {
+  t.equal(canonicalZone('europe/london'), 'Europe/London');
+  t.equal(canonicalZone('UTC'), 'UTC');
+  t.equal(canonicalZone('America/Los_Angeles'), 'America/Los_Angeles');
+  for (const bad of ['Mars/Base', '+01:00', '', 'Europe/London ', '../etc']) t.equal(canonicalZone(bad), undefined, JSON.stringify(bad));
 });

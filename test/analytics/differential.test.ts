@@ -385,6 +385,7 @@ interface Query {
   filters: Filter[];
   order?: Record<string, 'asc' | 'desc'>;
   limit?: number;
+  offset?: number;
   total?: boolean;
 }
 
@@ -397,20 +398,21 @@ function dimensionLeaf(): Filter {
   const d = DIMENSIONS[name]!;
   const member = m(name);
   if (d.kind === 'time') {
-    const op = pick(['equals', 'notEquals', 'gt', 'gte', 'lt', 'lte', 'set', 'notSet', 'inDateRange', 'notInDateRange', 'beforeDate', 'afterDate', 'inDateRange']);
+    const op = pick(['equals', 'notEquals', 'gt', 'gte', 'lt', 'lte', 'set', 'notSet', 'inDateRange', 'notInDateRange', 'beforeDate', 'afterDate', 'inDateRange', 'beforeOrOnDate', 'afterOrOnDate']);
     if (op === 'set' || op === 'notSet') return { member, operator: op };
     if (op === 'inDateRange' || op === 'notInDateRange') {
       const range = chance(0.3) ? [pick(DATE_VALUES.filter((v) => v.length === 10))] : [pick(DATE_VALUES), pick(DATE_VALUES)];
       return { member, operator: op, values: range };
     }
-    if (op === 'beforeDate' || op === 'afterDate') return { member, operator: op, values: [pick(DATE_VALUES)] };
+    if (['beforeDate', 'afterDate', 'beforeOrOnDate', 'afterOrOnDate'].includes(op)) return { member, operator: op, values: [pick(DATE_VALUES)] };
     if (op === 'equals' || op === 'notEquals') return { member, operator: op, values: some([...DATE_VALUES, null], 1, 3) };
     return { member, operator: op, values: some(DATE_VALUES, 1, 2) };
   }
-  const ops = d.kind === 'string' ? ['equals', 'notEquals', 'contains', 'notContains', 'gt', 'gte', 'lt', 'lte', 'set', 'notSet'] : ['equals', 'notEquals', 'gt', 'gte', 'lt', 'lte', 'set', 'notSet'];
+  const like = ['contains', 'notContains', 'startsWith', 'notStartsWith', 'endsWith', 'notEndsWith'];
+  const ops = d.kind === 'string' ? ['equals', 'notEquals', ...like, 'gt', 'gte', 'lt', 'lte', 'set', 'notSet'] : ['equals', 'notEquals', 'gt', 'gte', 'lt', 'lte', 'set', 'notSet'];
   const op = pick(ops);
   if (op === 'set' || op === 'notSet') return { member, operator: op };
-  if (op === 'contains' || op === 'notContains') {
+  if (like.includes(op)) {
     const needles = ['a', 'AL', '%', '_', '\\', '100%', 'ab l', '', "'", 'x', 'spot', 'M0', '.TM', null];
     return { member, operator: op, values: some(needles, 1, 3) };
   }
@@ -474,7 +476,8 @@ function randomQuery(): Query {
     q.order = {};
     for (let i = int(4); i > 0; i--) q.order[pick(candidates)] = chance(0.5) ? 'asc' : 'desc';
   }
-  if (chance(0.3)) q.limit = 1 + int(6);
+  if (chance(0.3)) q.limit = int(7);
+  if (chance(0.2)) q.offset = int(5);
   if (chance(0.3)) q.total = true;
   return q;
 }
@@ -507,6 +510,16 @@ function dimensionTest(f: { member: string; operator: string; values?: (string |
     case 'notContains':
       if (nonNull.length === 0) return v !== null;
       return v === null ? !hasNull : nonNull.every((x) => !v.toLowerCase().includes(x.toLowerCase()));
+    case 'startsWith':
+      return v === null ? hasNull : nonNull.some((x) => v.toLowerCase().startsWith(x.toLowerCase()));
+    case 'notStartsWith':
+      if (nonNull.length === 0) return v !== null;
+      return v === null ? !hasNull : nonNull.every((x) => !v.toLowerCase().startsWith(x.toLowerCase()));
+    case 'endsWith':
+      return v === null ? hasNull : nonNull.some((x) => v.toLowerCase().endsWith(x.toLowerCase()));
+    case 'notEndsWith':
+      if (nonNull.length === 0) return v !== null;
+      return v === null ? !hasNull : nonNull.every((x) => !v.toLowerCase().endsWith(x.toLowerCase()));
     case 'gt':
       return v !== null && cmp(nonNull[0]!) > 0;
     case 'gte':
@@ -531,6 +544,10 @@ function dimensionTest(f: { member: string; operator: string; values?: (string |
       return v !== null && ms(v) < boundMs(nonNull[0]!, 'start');
     case 'afterDate':
       return v !== null && ms(v) > boundMs(nonNull[0]!, 'start');
+    case 'beforeOrOnDate':
+      return v !== null && ms(v) <= boundMs(nonNull[0]!, 'start');
+    case 'afterOrOnDate':
+      return v !== null && ms(v) >= boundMs(nonNull[0]!, 'start');
   }
   throw new Error(`operator ${f.operator}`);
 }
@@ -697,9 +714,12 @@ function oracle(q: Query): { data: Record<string, string | null>[]; total?: numb
     }
     return 0;
   });
-  const data = sorted.slice(0, q.limit ?? 10_000).map((g) => {
+  const offset = q.offset ?? 0;
+  const data = sorted.slice(offset, offset + (q.limit ?? 10_000)).map((g) => {
     const row: Record<string, string | null> = {};
-    for (const c of columns) for (const k of c.keys) row[k] = c.text(g);
+    // Cube's key order: each column's own key, then the plain keys of granular time dimensions
+    for (const c of columns) row[c.keys[0]!] = c.text(g);
+    for (const c of columns) for (const k of c.keys.slice(1)) row[k] = c.text(g);
     return row;
   });
   return q.total ? { data, total: groups.length } : { data };
@@ -707,8 +727,9 @@ function oracle(q: Query): { data: Record<string, string | null>[]; total?: numb
 
 // --- running and comparing -----------------------------------------------------------------------
 
-const sortedKeys = (row: Record<string, unknown>) => JSON.stringify(Object.fromEntries(Object.entries(row).sort(([a], [b]) => (a < b ? -1 : 1))));
-const canonical = (answer: { data: Record<string, unknown>[]; total?: number }) => JSON.stringify({ data: answer.data.map(sortedKeys), total: answer.total });
+// the rows' keys in their order: the answer's order of keys is Cube's (dimensions, granular time
+// dimensions, measures, then the plain time keys)
+const canonical = (answer: { data: Record<string, unknown>[]; total?: number }) => JSON.stringify({ data: answer.data, total: answer.total });
 
 async function run(query: Query, usePreagg: boolean): Promise<string> {
   const res = await view.caller.client.mutate('cube.query', { organizationId: org, query, usePreagg });

@@ -1,8 +1,8 @@
 // Dates at the edges of the calendar in cube.query, cube.queryAsync and cube.queryPoll: the
 // supported dates are 0001-01-01 to 9999-12-31 (UTC); every value or phrase inside them is
 // answered (years 0001-0099 as themselves, the last day with a time of day, any case, Z, a UTC
-// offset, a space for the T), in one canonical form (YYYY-MM-DDTHH:mm:ss.SSS, UTC) in the echo and
-// the SQL; everything outside them is BAD_REQUEST VALIDATION_FAILED with its field path. First the
+// offset, a space for the T), in one canonical form (YYYY-MM-DDTHH:mm:ss.SSS, UTC) in the SQL (the
+// echo shows filter values as sent); everything outside them is BAD_REQUEST VALIDATION_FAILED with its field path. First the
 // resolution itself at a fixed now, then the procedures over HTTP.
 import { TRPCError } from '@trpc/server';
 import t, { type Test } from 'tap';
@@ -212,11 +212,11 @@ t.test('3. equals / notEquals on a time member: every accepted form, compared in
   for (const v of ['2024-02-29', '2024-02-29Z', '2024-02-29t00:00', '2024-02-29 00:00z', '2024-02-29T02:00:00+02:00']) {
     const r = await rows({ filters: [{ member: spd, operator: 'equals', values: [v] }] });
     t.same(r.titles, ['Leap'], `equals ${v}`);
-    t.same(r.query.filters[1].values, ['2024-02-29T00:00:00.000'], `equals ${v}: echoed in the canonical form`);
+    t.same(r.query.filters[1].values, [v], `equals ${v}: echoed as sent`);
   }
   const not = await rows({ filters: [{ member: spd, operator: 'notEquals', values: ['2024-02-29 00:00z'] }] });
   t.same(not.titles, ['Early', 'Eve', 'First', 'Last']);
-  t.same(not.query.filters[1], { member: spd, operator: 'notEquals', values: ['2024-02-29T00:00:00.000'] });
+  t.same(not.query.filters[1], { member: spd, operator: 'notEquals', values: ['2024-02-29 00:00z'] });
   t.same(await titles({ member: spd, operator: 'equals', values: ['0001-01-01', '9999-12-31T00:00z', null] }), ['First', 'Last']);
   t.same(await titles({ member: spd, operator: 'equals', values: ['2024-02-29T10:00'] }), [], 'a DATE is its midnight');
   await refused(t, { ...base, filters: [edge, { member: spd, operator: 'equals', values: ['2024-02-29', '0000-01-01'] }] }, [
@@ -228,14 +228,14 @@ t.test('3. equals / notEquals on a time member: every accepted form, compared in
 t.test('4. timestamps with a UTC offset are that instant, in UTC', async (t) => {
   const plain = await rows({ filters: [{ member: spd, operator: 'inDateRange', values: ['2024-03-01T00:00:00+00:00', '2024-03-15T00:00:00+00:00'] }] }, both);
   t.same(plain.titles, ['Alpha', 'Beta 100%']);
-  t.same(plain.query.filters[1].values, ['2024-03-01T00:00:00.000', '2024-03-15T00:00:00.000']);
+  t.same(plain.query.filters[1].values, ['2024-03-01T00:00:00+00:00', '2024-03-15T00:00:00+00:00'], 'echoed as sent');
   const shifted = await rows({ timeDimensions: [{ dimension: spd, dateRange: ['2024-02-28T19:00-05:00', '2024-02-29T18:59:59.999-0500'] }] }, both);
   t.same(shifted.query.timeDimensions[0].dateRange, span('2024-02-29', '2024-02-29'));
   t.same(shifted.titles, ['Delta\\Path']);
   t.same(await rows({ timeDimensions: [{ dimension: spd, dateRange: ['2024-03-01T00:00:00+00:00', '2024-03-15'] }] }, both).then((r) => r.query.timeDimensions[0].dateRange), span('2024-03-01', '2024-03-15'));
   // 01:00 at +02:00 is 23:00 the day before in UTC: after it is from 2024-03-01 on
   const after = await rows({ filters: [{ member: spd, operator: 'afterDate', values: ['2024-03-01T01:00+02:00'] }] }, both);
-  t.same(after.query.filters[1].values, ['2024-02-29T23:00:00.000']);
+  t.same(after.query.filters[1].values, ['2024-03-01T01:00+02:00']);
   t.same(after.titles, ['Alpha', 'Beta 100%']);
   t.same((await rows({ filters: [{ member: spd, operator: 'afterDate', values: ['2024-03-01T01:00'] }] }, both)).titles, ['Beta 100%'], 'without the offset: after 2024-03-01');
   await refused(t, { ...base, filters: [edge, { member: spd, operator: 'inDateRange', values: ['2024-03-01+02:00', '2024-03-02'] }] }, [
@@ -330,7 +330,7 @@ t.test('cube.queryAsync and cube.queryPoll resolve and refuse the same way', asy
     else await new Promise((r) => setTimeout(r, 25));
   }
   t.same(answer.query.timeDimensions[0].dateRange, ['9999-12-30T10:00:00.000', '9999-12-31T23:59:59.999']);
-  t.same(answer.query.filters[1].values, ['9999-12-31T00:00:00.000']);
+  t.same(answer.query.filters[1].values, ['9999-12-31 00:00z']);
   t.same(answer.data, [{ [m('units')]: '1' }]);
   for (const procedure of ['cube.queryAsync', 'cube.queryPoll']) {
     await refused(t, { ...base, timeDimensions: [{ dimension: spd, dateRange: 'last 100000000 years' }] }, [{ path: 'query.timeDimensions.0.dateRange', message: `'last 100000000 years' ${OUTSIDE}` }], procedure);

@@ -67,7 +67,7 @@ t.test('a date or timestamp alone is its whole day; in a one-element array a tim
   t.equal(await units({ timeDimensions: [{ dimension: spd, dateRange: '2024-01-10 23:59:59.999' }] }), '7');
 
   const inRange = await ok({ measures: [m('units')], filters: [both, { member: spd, operator: 'inDateRange', values: ['2024-01-10T12:00'] }] });
-  t.same(inRange.query.filters[1], { member: spd, operator: 'inDateRange', values: golfDay }, 'inDateRange with one value: the whole day');
+  t.same(inRange.query.filters[1], { member: spd, operator: 'inDateRange', values: ['2024-01-10T12:00'] }, 'echoed as sent');
   t.same(inRange.data, [{ [m('units')]: '7' }]);
   t.equal(await units({ filters: [both, { member: spd, operator: 'notInDateRange', values: ['2024-01-10T12:00:00.000Z'] }] }), '1611', 'every dated row but Golf');
 

@@ -63,8 +63,8 @@ t.test('inside or/and groups it keeps the meaning of the group', async (t) => {
   if (echoed.ok) {
     t.same(
       echoed.data.query.filters,
-      [both, { or: [orgIs('equals', other), title('Alpha')] }, orgIs('equals', org)],
-      'echoed where it was sent (an id in lower case), the injected organization last',
+      [both, { or: [orgIs('equals', other.toUpperCase()), title('Alpha')] }, orgIs('equals', org)],
+      'echoed where and as it was sent, the injected organization last',
     );
   }
 });

@@ -1,0 +1,92 @@
+// The answer of cube.query in the shape of Cube's /v1/load: the fields in the order Cube's
+// RequestResultData serialises them (rust/cubeorchestrator/src/query_result_transform.rs: query,
+// lastRefreshTime, annotation, dataSource, dbType, external, slowQuery, total, data), and the
+// query echoed in the order of its normalized query (measures, dimensions, timeDimensions, limit,
+// offset, total, timezone, filters, rowLimit, order), with the filters as they were sent.
+import type { FilterInput, NormalizedFilterNode, NormalizedQuery, NormalizedTimeDimension, QueryInput } from './query.ts';
+
+export type Row = Record<string, string | null>;
+
+/** A filter as sent, its values as text (Cube's normalizeQueryFilters: every non-null value `.toString()`). */
+export type EchoedFilter = { member: string; operator: string; values?: (string | null)[] } | { and: EchoedFilter[] } | { or: EchoedFilter[] };
+
+export interface QueryEcho {
+  measures: string[];
+  dimensions: string[];
+  timeDimensions: NormalizedTimeDimension[];
+  limit: number;
+  offset?: number;
+  total?: boolean;
+  timezone: string;
+  filters: (EchoedFilter | NormalizedFilterNode)[];
+  rowLimit: number;
+  order?: { id: string; desc: boolean }[];
+  ungrouped?: boolean;
+}
+
+export interface Annotation {
+  measures: Record<string, unknown>;
+  dimensions: Record<string, unknown>;
+  /** the model defines no segments; Cube always sends the group */
+  segments: Record<string, unknown>;
+  timeDimensions: Record<string, unknown>;
+}
+
+export interface CubePayload {
+  query: QueryEcho;
+  lastRefreshTime: string;
+  annotation: Annotation;
+  dataSource: 'default';
+  dbType: 'duckdb';
+  external: false;
+  slowQuery: false;
+  total?: number;
+  data: Row[];
+}
+
+function echoFilter(f: FilterInput): EchoedFilter {
+  if (f.and) return { and: f.and.map(echoFilter) };
+  if (f.or) return { or: f.or.map(echoFilter) };
+  const values = f.values?.map((v) => (v === null ? null : String(v)));
+  return { member: f.member!, operator: f.operator!, ...(values !== undefined ? { values } : {}) };
+}
+
+/**
+ * The query as the answer echoes it: members and time dimensions normalized (a relative dateRange
+ * resolved, as Cube echoes it), the filters as they were sent (values as text, phrases and dates
+ * not resolved) followed by the caller's organization filter the server adds (Cube's
+ * queryRewrite), `offset` and `total` only when sent.
+ */
+export function echoQuery(input: QueryInput, q: NormalizedQuery): QueryEcho {
+  const injected = q.filters.at(-1)!;
+  return {
+    measures: q.measures,
+    dimensions: q.dimensions,
+    timeDimensions: q.timeDimensions,
+    limit: q.limit,
+    ...(q.offset !== undefined ? { offset: q.offset } : {}),
+    ...(input.total !== undefined ? { total: input.total } : {}),
+    timezone: q.timezone,
+    filters: [...(input.filters ?? []).map(echoFilter), injected],
+    rowLimit: q.rowLimit,
+    ...(q.order ? { order: q.order } : {}),
+    ...(input.ungrouped !== undefined ? { ungrouped: input.ungrouped } : {}),
+  };
+}
+
+/** The envelope around an answer, in Cube's field order. */
+export function cubeEnvelope(query: QueryEcho, annotation: Annotation, data: Row[], total: number | undefined): CubePayload {
+  return {
+    query,
+    lastRefreshTime: new Date().toISOString(),
+    annotation,
+    dataSource: 'default',
+    dbType: 'duckdb',
+    // no external pre-aggregation store; a query slower than the synchronous window answers
+    // TIMEOUT or "processing" instead of a slow answer
+    external: false,
+    slowQuery: false,
+    ...(total !== undefined ? { total } : {}),
+    data,
+  };
+}

@@ -340,7 +340,7 @@ export function statementFlags(
   };
   const checkFooter = (label: string, measure: FooterMeasure, stated: string) => {
     const { spec, computed, message } = sums[measure];
-    const value = readAmount(stated, usesDecimalComma(spec, located.header, located.decimalComma));
+    const value = readAmount(stated, usesDecimalComma(spec, located.header, out.decimalComma ?? located.decimalComma));
     if (computed === null || value === null || sameAmount(value, computed)) return;
     flags.push({ kind: 'footer_total_mismatch', severity: 'error', message: message(stated, computed), details: { label, measure, stated, computed } });
   };
@@ -390,7 +390,7 @@ export async function locateStatementFile(
 
 export async function ingestStatement(deps: Deps, organizationId: string, statementId: string): Promise<IngestResult> {
   const { rows } = await deps.pool.query<StatementRow>(
-    `UPDATE statements SET status = 'processing', failure_code = NULL, failure_reason = NULL, progress_done = 0, progress_stage = 'reading',
+    `UPDATE statements SET status = 'processing', failure_code = NULL, failure_reason = NULL, failure_details = NULL, progress_done = 0, progress_stage = 'reading',
        updated_at = clock_timestamp()
      WHERE id = $1 AND organization_id = $2 AND status = ANY ($3) AND deleted_at IS NULL
      RETURNING id, organization_id, rightsholder_id, distributor_id, file_name, object_key, status, normalized_key,
@@ -498,7 +498,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
     } catch (error) {
       await progress.stop();
       if (error instanceof AppError && error.code === 'BAD_REQUEST') {
-        await failStatement(deps.pool, statementId, error.errorCode, error.message, { run: true });
+        await failStatement(deps.pool, statementId, error.errorCode, error.message, { run: true, details: error.details });
         return { status: 'failed', statementId };
       }
       throw error;

@@ -224,8 +224,9 @@ function formatChecks(fields: MappingFields, cellOf: (column: string) => string,
   return checks;
 }
 
-/** How many offending rows a refusal lists. */
+/** How many offending rows a refusal lists, and the most characters of each cell it shows. */
 const OFFENDING_ROWS = 20;
+const OFFENDING_CHARS = 100;
 
 /**
  * A field with numbers that do not fit the rule it is read by: when every number of it fits the
@@ -243,7 +244,9 @@ async function judgeFormat(check: FormatCheck, one: (sql: string) => Promise<unk
   const rows = await one(`SELECT count(*) OVER (), source_row, ${check.offending(check.decimalComma)} FROM ${kept(cells)}
     WHERE NOT ${check.fits(check.decimalComma)} ORDER BY source_row LIMIT ${OFFENDING_ROWS}`);
   const count = Number(rows[0]![0]);
-  const offending = rows.map((r) => ({ row: Number(r[1]), value: String(r[2]) }));
+  // a cell as written, up to a length a person reads (a hostile one may hold 90 KB)
+  const shown = (v: unknown) => (String(v).length > OFFENDING_CHARS ? `${String(v).slice(0, OFFENDING_CHARS)}…` : String(v));
+  const offending = rows.map((r) => ({ row: Number(r[1]), value: shown(r[2]) }));
   const columns = check.columns.map((c) => `"${c}"`).join(', ');
   const examples = offending.slice(0, 3).map((o) => `row ${o.row} "${o.value}"`).join(', ');
   throw new AmountFormatError(
@@ -327,8 +330,9 @@ CREATE MACRO parse_percent(s, decimal_comma) AS CASE WHEN strpos(s, '%') > 0 THE
 -- digits with their separators, without currency codes and symbols, signs, parentheses and percent
 -- ("US$ (1.234,56)-" is "1.234,56"), must be a number written one way: groups of three digits
 -- separated by the other separator (or a space, no-break space, thin space or apostrophe), then at
--- most one decimal separator, then an exponent. A cell without digits is no number (unreadable or
--- empty, counted elsewhere).
+-- most one decimal separator, then an exponent. A cell without digits, or that reads as no number
+-- by either rule (1,1,1 of 90 KB overflows), is unreadable or empty and counted as such; one that
+-- only the other rule reads (1.000.000,1 with a decimal point) does not fit.
 CREATE MACRO amount_shape(s) AS regexp_replace(
   regexp_replace(regexp_replace(s, '[A-Za-z]{2,}', '', 'g'), '[^0-9.,eE+\\-\\x{00a0}\\x{2009}\\x{202f}\\x{2019}'' ]', '', 'g'),
   '^[+\\-\\x{00a0}\\x{2009}\\x{202f}\\x{2019}'' ]+|[+\\-\\x{00a0}\\x{2009}\\x{202f}\\x{2019}'' ]+$', '', 'g');
@@ -340,6 +344,7 @@ CREATE MACRO fits_amount(s, decimal_comma) AS CASE
   WHEN strpos(s, ' ') = 0 AND strpos(s, '''') = 0 AND separators(s, CASE WHEN decimal_comma THEN '.' ELSE ',' END) = 0
     AND separators(s, CASE WHEN decimal_comma THEN ',' ELSE '.' END) <= 1 THEN true
   WHEN NOT regexp_matches(s, '[0-9]') THEN true
+  WHEN parse_amount(s, decimal_comma) IS NULL THEN parse_amount(s, NOT decimal_comma) IS NULL
   WHEN decimal_comma THEN regexp_full_match(amount_shape(s), '([0-9]+|[0-9]{1,3}([.\\x{00a0}\\x{2009}\\x{202f}\\x{2019}'' ][0-9]{3})+)?(,[0-9]*)?([eE][+\\-]?[0-9]+)?')
   ELSE regexp_full_match(amount_shape(s), '([0-9]+|[0-9]{1,3}([,\\x{00a0}\\x{2009}\\x{202f}\\x{2019}'' ][0-9]{3})+)?([.][0-9]*)?([eE][+\\-]?[0-9]+)?') END;
 `;

@@ -58,6 +58,8 @@ interface StatementRow {
   object_etag: string | null;
   /** values of the mapping's variables, given with the upload */
   variables: Record<string, string>;
+  /** the text encoding named with the upload, read instead of the detected one */
+  encoding: string | null;
 }
 
 /**
@@ -287,6 +289,17 @@ export function statementFlags(
       details: { sheets: cutAt, rowLimit: 1_048_576 },
     });
   }
+  const uncertain = located.readerNotes?.uncertainEncoding;
+  if (uncertain) {
+    flags.push({
+      kind: 'encoding_uncertain',
+      severity: 'warning',
+      message:
+        `The file is not UTF-8 and its encoding was a guess: it was read as ${uncertain.candidates[0]}, but ${uncertain.candidates.slice(1).join(', ')} ` +
+        `would read it as other text. If titles look garbled, process it again naming the encoding (upload.uploadAction reprocess with encoding).`,
+      details: { encoding: located.encoding, candidates: uncertain.candidates },
+    });
+  }
   const hiddenRows = located.readerNotes?.hiddenRows ?? 0;
   if (hiddenRows > 0) {
     flags.push({
@@ -370,13 +383,13 @@ export async function locateStatementFile(
   objectKey: string,
   fileName: string,
   workDir: string,
-  options: { lap?: (stage: string) => void; hash?: boolean; expectSha256?: string | null; expectEtag?: string | null } = {},
+  options: { lap?: (stage: string) => void; hash?: boolean; expectSha256?: string | null; expectEtag?: string | null; encoding?: string | null } = {},
 ): Promise<{ located: LocatedTable; object: { size: number; sha256: string }; sourcePath: string }> {
   const sourcePath = path.join(workDir, 'original');
   const size = await download(deps, objectKey, sourcePath, options.expectEtag);
   options.lap?.('download');
   const [located, sha256] = await Promise.allSettled([
-    deps.threads.run<LocatedTable & { ok: true }>('statementFile', 'locateTable', { sourcePath, fileName, workDir }),
+    deps.threads.run<LocatedTable & { ok: true }>('statementFile', 'locateTable', { sourcePath, fileName, workDir, ...(options.encoding ? { encoding: options.encoding } : {}) }),
     options.hash ? sha256Of(sourcePath) : Promise.resolve(''),
   ]);
   // both settled: nothing reads the work directory when a failure removes it
@@ -394,7 +407,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
        updated_at = clock_timestamp()
      WHERE id = $1 AND organization_id = $2 AND status = ANY ($3) AND deleted_at IS NULL
      RETURNING id, organization_id, rightsholder_id, distributor_id, file_name, object_key, status, normalized_key,
-       normalized_version, variants, mapping_id, created_by, declared_sha256, object_etag, variables`,
+       normalized_version, variants, mapping_id, created_by, declared_sha256, object_etag, variables, encoding`,
     [statementId, organizationId, [...PROCESSABLE]],
   );
   const statement = rows[0];
@@ -413,6 +426,7 @@ export async function ingestStatement(deps: Deps, organizationId: string, statem
         hash: true,
         expectSha256: statement.declared_sha256,
         expectEtag: statement.object_etag,
+        encoding: statement.encoding,
       }));
       lap('locate');
     } catch (error) {

@@ -82,7 +82,7 @@ const decimalArb = fc
 const formatArb = fc
   .record({
     decimal: fc.constantFrom<Sep>('.', ','),
-    group: fc.constantFrom<NumberFormat['group']>('', 'other', ' ', '\u00a0', '\u202f', "'"),
+    group: fc.constantFrom<NumberFormat['group'] | 'other'>('', 'other', ' ', '\u00a0', '\u202f', "'"),
     negative: fc.constantFrom<NumberFormat['negative']>('minus', 'unicode-minus', 'parentheses', 'trailing-minus'),
     currency: fc.constantFrom<NumberFormat['currency']>('', '€', '$', '£', 'US$', 'EUR', 'USD', 'CHF', 'GBP'),
     currencyAt: fc.constantFrom<NumberFormat['currencyAt']>('before', 'after'),
@@ -92,7 +92,7 @@ const formatArb = fc
   })
   .map((f): NumberFormat => ({
     ...f,
-    group: f.group === 'other' ? (f.decimal === ',' ? '.' : ',') : (f.group as NumberFormat['group']),
+    group: f.group === 'other' ? (f.decimal === ',' ? '.' : ',') : f.group,
     // a minus after the number is the number's last character (SAP writes 12.50-): the currency goes before it
     currencyAt: f.negative === 'trailing-minus' ? 'before' : f.currencyAt,
   }));

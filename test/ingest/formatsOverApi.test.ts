@@ -42,6 +42,9 @@ t.test('decimal commas and one (12.00): failed with AMOUNT_FORMAT_CONFLICT, the 
     details: { field: 'royaltyEarnings', columns: ['Amount'], format: 'decimal_comma', count: 1, rows: [{ row: 2, value: '(12.00)' }] },
   });
   t.equal(s.netEarnings, null, 'nothing was stored');
+  // a later failure by a writer that records no details shows none of this one's
+  await srv.deps.pool.query(`UPDATE statements SET failure_code = 'UPLOAD_ABORTED', failure_reason = 'aborted' WHERE id = $1`, [up.statementId]);
+  t.same((await statement(up.statementId)).failureReason, { errorCode: 'UPLOAD_ABORTED', message: 'aborted' });
   // the same statement corrected: processed, and the failure's details gone with the failure
   const fixed = await putFile(owner.client, org, artist, 'march-fixed.csv', Buffer.from('Title;Amount\r\nEmber;1,50\r\nSlow River;(12,00)\r\nPaper Boats;2,25\r\n'));
   const ok = await statement(fixed.statementId);

@@ -297,7 +297,9 @@ CREATE MACRO cell(s) AS CASE WHEN starts_with(s, ' ') OR ends_with(s, ' ') THEN 
 -- negative in parentheses, also with a currency outside them (Excel's accounting format writes
 -- "$ (1,234.56)", others "(12.50) EUR"): an opening one before the first digit, a closing one after the last
 CREATE MACRO amount_sign(s) AS CASE
-  WHEN (regexp_matches(s, '^[^0-9]*\\(') AND regexp_matches(s, '\\)[^0-9]*$')) OR regexp_matches(s, '^[^0-9]*[-−]') OR regexp_matches(s, '[0-9.,]\\s*-\\s*$') THEN -1 ELSE 1 END;
+  WHEN (regexp_matches(s, '^[^0-9]*\\(') AND regexp_matches(s, '\\)[^0-9]*$')) OR regexp_matches(s, '^[^0-9]*[-−]')
+    -- a minus after the number (SAP's 12.50-), also with a currency after or before it (12.50- EUR, 12.50 EUR-)
+    OR regexp_matches(s, '[0-9.,]\\s*-[^0-9()]*$') OR regexp_matches(s, '[0-9.,][^0-9()]*-\\s*$') THEN -1 ELSE 1 END;
 CREATE MACRO amount_digits(s) AS
   replace(regexp_replace(replace(replace(regexp_replace(regexp_replace(s, '[A-Za-z]{2,}', '', 'g'), '[^0-9.,eE+\\-]', '', 'g'), 'e-', 'E~'), 'E-', 'E~'), '[+\\-]', '', 'g'), 'E~', 'E-');
 -- DuckDB reads text into a DECIMAL(18,12) (a 64-bit integer) about 4x faster than into DECIMAL(38,12),

@@ -66,7 +66,8 @@ function formatAmount(d: Decimal, f: NumberFormat): string {
   };
   if (d.unscaled < 0n) {
     if (f.negative === 'parentheses') s = withCurrency(`(${s})`);
-    else if (f.negative === 'trailing-minus') s = withCurrency(`${s}-`);
+    // SAP's 12.50-: a currency after it (12.50- EUR) or before the minus (12.50 EUR-)
+    else if (f.negative === 'trailing-minus') s = f.currencyAt === 'after' && f.currencySpace ? `${withCurrency(s)}-` : withCurrency(`${s}-`);
     else s = `${f.negative === 'minus' ? '-' : '\u2212'}${withCurrency(s)}`;
   } else s = withCurrency(s);
   return f.padded ? ` ${s} ` : s;
@@ -93,8 +94,6 @@ const formatArb = fc
   .map((f): NumberFormat => ({
     ...f,
     group: f.group === 'other' ? (f.decimal === ',' ? '.' : ',') : f.group,
-    // a minus after the number is the number's last character (SAP writes 12.50-): the currency goes before it
-    currencyAt: f.negative === 'trailing-minus' ? 'before' : f.currencyAt,
   }));
 
 t.test('readAmount: every exact decimal, formatted any way a statement writes it, reads back exactly', async (t) => {

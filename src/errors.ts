@@ -152,6 +152,8 @@ export const errorRegistry = {
   UPLOAD_ABORTED: { code: 'BAD_REQUEST', description: "The client aborted the upload (upload.aborted); recorded as the statement's failure reason." },
   MAPPING_COLUMN_MISSING: { code: 'BAD_REQUEST', description: 'The mapping reads a column the statement does not have.' },
   DATE_ORDER_AMBIGUOUS: { code: 'BAD_REQUEST', description: "A date column's year-first dates written with slashes (2014/01/06) read both as year/month/day and as year/day/month, and no date of the statement tells which: set the field's format to 'YMD' or 'YDM' in the mapping." },
+  AMOUNT_FORMAT_CONFLICT: { code: 'BAD_REQUEST', description: "A number column's cells are written two ways (a decimal comma and a decimal point, 1,50 and 12.00) and no one rule reads them all: the statement fails rather than read some 100 or 1000 times too large; failureReason.details lists the offending rows (row: the data row number, as source_row; value: the cell as written)." },
+  ENCODING_UNKNOWN: { code: 'BAD_REQUEST', description: 'The encoding named for a statement file is not one the reader decodes (iconv-lite names such as shift_jis, euc-jp, euc-kr, gb18030, big5, windows-1251, windows-1250, windows-1252, utf-8).' },
   STATEMENT_UNREADABLE: { code: 'BAD_REQUEST', description: 'The located table could not be read (malformed delimited text).' },
   INGEST_TIME_BUDGET_EXCEEDED: { code: 'BAD_REQUEST', description: "Processing the statement took longer than its job's time budget (INGEST_JOB_TIMEOUT_MS): it was stopped wherever it was." },
   INGEST_FAILED: { code: 'INTERNAL_SERVER_ERROR', description: 'Processing failed on every retry; the cause is in the server log.' },

@@ -117,6 +117,11 @@ export interface NormalizeOutput {
     extraCells: number;
   };
   preview?: Record<string, unknown>[];
+  /**
+   * per header name, whether the column's numbers were read with a decimal comma: the file
+   * reader's decision, or the other rule where every number of the column fits only that one
+   */
+  decimalComma?: Record<string, boolean>;
   /** milliseconds per step */
   timings?: Record<string, number>;
 }
@@ -169,6 +174,89 @@ function ident(name: string): string {
 class MappingError extends Error {}
 /** Year-first dates that read both ways with nothing in the statement to tell which (DATE_ORDER_AMBIGUOUS). */
 class DateOrderError extends Error {}
+/** A field whose numbers no one rule reads (AMOUNT_FORMAT_CONFLICT): the offending rows in `details`. */
+class AmountFormatError extends Error {
+  constructor(
+    message: string,
+    readonly details: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+/** A column whose every number fits the other rule than the file reader's: the run starts again reading it so. */
+class FormatSwitch extends Error {
+  constructor(readonly header: string, readonly decimalComma: boolean) {
+    super(`column ${header} reads with a decimal ${decimalComma ? 'comma' : 'point'}`);
+  }
+}
+
+/** A numeric field read from the file's cells, and how to test them against a rule (see fits_amount). */
+interface FormatCheck {
+  field: StandardField;
+  columns: string[];
+  /** the rule the field is read by now */
+  decimalComma: boolean;
+  /** the mapping states the rule (format decimal_comma or decimal_point): it is never switched */
+  stated: boolean;
+  /** an SQL condition over the raw cells c0..cN: every cell of the row fits the rule */
+  fits: (decimalComma: boolean) => string;
+  /** an SQL expression: the first of the row's cells that does not fit the rule */
+  offending: (decimalComma: boolean) => string;
+}
+
+function formatChecks(fields: MappingFields, cellOf: (column: string) => string, decimalCommaOf: (spec: FieldSpec | undefined) => boolean): FormatCheck[] {
+  const checks: FormatCheck[] = [];
+  for (const field of standardFields) {
+    const kind = fieldKinds[field];
+    const spec = fields[field];
+    if ((kind !== 'amount' && kind !== 'quantity' && kind !== 'percent') || !spec || spec.fromFileName !== undefined) continue;
+    const columns = spec.columns ?? (spec.column !== undefined ? [spec.column] : []);
+    if (columns.length === 0) continue;
+    const cells = columns.map(cellOf);
+    checks.push({
+      field,
+      columns,
+      decimalComma: decimalCommaOf(spec),
+      stated: spec.format === 'decimal_comma' || spec.format === 'decimal_point',
+      fits: (dc) => `(${cells.map((c) => `fits_amount(${c}, ${dc})`).join(' AND ')})`,
+      offending: (dc) => `(CASE ${cells.map((c) => `WHEN NOT fits_amount(${c}, ${dc}) THEN ${c}`).join(' ')} END)`,
+    });
+  }
+  return checks;
+}
+
+/** How many offending rows a refusal lists, and the most characters of each cell it shows. */
+const OFFENDING_ROWS = 20;
+const OFFENDING_CHARS = 100;
+
+/**
+ * A field with numbers that do not fit the rule it is read by: when every number of it fits the
+ * other rule, and the mapping states none, the run starts again with that one (FormatSwitch); else
+ * the statement is refused, naming the rows that do not fit (AmountFormatError). Never is a
+ * number read by a rule its separators contradict.
+ */
+async function judgeFormat(check: FormatCheck, one: (sql: string) => Promise<unknown[][]>, kept: (cells: string) => string): Promise<void> {
+  const cells = '*';
+  const rule = (dc: boolean) => (dc ? 'a decimal comma (1.234,56)' : 'a decimal point (1,234.56)');
+  if (!check.stated) {
+    const other = await one(`SELECT count(*) FILTER (WHERE NOT ${check.fits(!check.decimalComma)}) FROM ${kept(cells)}`);
+    if (Number(other[0]![0]) === 0) throw new FormatSwitch(check.columns[0]!, !check.decimalComma);
+  }
+  const rows = await one(`SELECT count(*) OVER (), source_row, ${check.offending(check.decimalComma)} FROM ${kept(cells)}
+    WHERE NOT ${check.fits(check.decimalComma)} ORDER BY source_row LIMIT ${OFFENDING_ROWS}`);
+  const count = Number(rows[0]![0]);
+  // a cell as written, up to a length a person reads (a hostile one may hold 90 KB)
+  const shown = (v: unknown) => (String(v).length > OFFENDING_CHARS ? `${String(v).slice(0, OFFENDING_CHARS)}…` : String(v));
+  const offending = rows.map((r) => ({ row: Number(r[1]), value: shown(r[2]) }));
+  const columns = check.columns.map((c) => `"${c}"`).join(', ');
+  const examples = offending.slice(0, 3).map((o) => `row ${o.row} "${o.value}"`).join(', ');
+  throw new AmountFormatError(
+    `The numbers of ${columns} (${check.field}) are read with ${rule(check.decimalComma)}${check.stated ? ', as the mapping states' : ''}, ` +
+      `but ${count} ${count === 1 ? 'row contradicts' : 'rows contradict'} it (${examples}) and no one rule reads them all: ` +
+      `correct those cells, or set the field's format to 'decimal_comma' or 'decimal_point' in the mapping if the other rule is right.`,
+    { field: check.field, columns: check.columns, format: check.decimalComma ? 'decimal_comma' : 'decimal_point', count, rows: offending },
+  );
+}
 
 /**
  * The text expression of one field over the raw columns c0..cN, or NULL. `amount`: the field is
@@ -210,7 +298,9 @@ CREATE MACRO cell(s) AS CASE WHEN starts_with(s, ' ') OR ends_with(s, ' ') THEN 
 -- negative in parentheses, also with a currency outside them (Excel's accounting format writes
 -- "$ (1,234.56)", others "(12.50) EUR"): an opening one before the first digit, a closing one after the last
 CREATE MACRO amount_sign(s) AS CASE
-  WHEN (regexp_matches(s, '^[^0-9]*\\(') AND regexp_matches(s, '\\)[^0-9]*$')) OR regexp_matches(s, '^[^0-9]*[-−]') OR regexp_matches(s, '[0-9.,]\\s*-\\s*$') THEN -1 ELSE 1 END;
+  WHEN (regexp_matches(s, '^[^0-9]*\\(') AND regexp_matches(s, '\\)[^0-9]*$')) OR regexp_matches(s, '^[^0-9]*[-−]')
+    -- a minus after the number (SAP's 12.50-), also with a currency after or before it (12.50- EUR, 12.50 EUR-)
+    OR regexp_matches(s, '[0-9.,]\\s*-[^0-9()]*$') OR regexp_matches(s, '[0-9.,][^0-9()]*-\\s*$') THEN -1 ELSE 1 END;
 CREATE MACRO amount_digits(s) AS
   replace(regexp_replace(replace(replace(regexp_replace(regexp_replace(s, '[A-Za-z]{2,}', '', 'g'), '[^0-9.,eE+\\-]', '', 'g'), 'e-', 'E~'), 'E-', 'E~'), '[+\\-]', '', 'g'), 'E~', 'E-');
 -- DuckDB reads text into a DECIMAL(18,12) (a 64-bit integer) about 4x faster than into DECIMAL(38,12),
@@ -238,6 +328,28 @@ CREATE MACRO parse_amount(s, decimal_comma) AS CASE
   ELSE coalesce(CASE WHEN strpos(s, '.') = 0 THEN cast_amount(replace(s, ',', '.')) END, parse_amount_slow(s, true)) END;
 -- a number of a column of percentages (a field read in percent): 30 and 30% are both 0.3
 CREATE MACRO parse_percent(s, decimal_comma) AS CASE WHEN strpos(s, '%') > 0 THEN parse_amount(s, decimal_comma) ELSE percent_of(parse_amount(s, decimal_comma)) END;
+-- whether a cell's separators fit the rule its column is read by, so that no cell is silently
+-- read 100 or 1000 times too large or small ("12.00" read with a decimal comma is 1200): its
+-- digits with their separators, without currency codes and symbols, signs, parentheses and percent
+-- ("US$ (1.234,56)-" is "1.234,56"), must be a number written one way: groups of three digits
+-- separated by the other separator (or a space, no-break space, thin space or apostrophe), then at
+-- most one decimal separator, then an exponent. A cell without digits, or that reads as no number
+-- by either rule (1,1,1 of 90 KB overflows), is unreadable or empty and counted as such; one that
+-- only the other rule reads (1.000.000,1 with a decimal point) does not fit.
+CREATE MACRO amount_shape(s) AS regexp_replace(
+  regexp_replace(regexp_replace(s, '[A-Za-z]{2,}', '', 'g'), '[^0-9.,eE+\\-\\x{00a0}\\x{2009}\\x{202f}\\x{2019}'' ]', '', 'g'),
+  '^[+\\-\\x{00a0}\\x{2009}\\x{202f}\\x{2019}'' ]+|[+\\-\\x{00a0}\\x{2009}\\x{202f}\\x{2019}'' ]+$', '', 'g');
+-- (a CASE, whose later branches DuckDB evaluates only for the rows the earlier ones leave: most
+-- cells hold one separator at most and no grouping space, and fit without a regular expression)
+CREATE MACRO separators(s, c) AS length(s) - length(replace(s, c, ''));
+CREATE MACRO fits_amount(s, decimal_comma) AS CASE
+  WHEN s IS NULL THEN true
+  WHEN strpos(s, ' ') = 0 AND strpos(s, '''') = 0 AND separators(s, CASE WHEN decimal_comma THEN '.' ELSE ',' END) = 0
+    AND separators(s, CASE WHEN decimal_comma THEN ',' ELSE '.' END) <= 1 THEN true
+  WHEN NOT regexp_matches(s, '[0-9]') THEN true
+  WHEN parse_amount(s, decimal_comma) IS NULL THEN parse_amount(s, NOT decimal_comma) IS NULL
+  WHEN decimal_comma THEN regexp_full_match(amount_shape(s), '([0-9]+|[0-9]{1,3}([.\\x{00a0}\\x{2009}\\x{202f}\\x{2019}'' ][0-9]{3})+)?(,[0-9]*)?([eE][+\\-]?[0-9]+)?')
+  ELSE regexp_full_match(amount_shape(s), '([0-9]+|[0-9]{1,3}([,\\x{00a0}\\x{2009}\\x{202f}\\x{2019}'' ][0-9]{3})+)?([.][0-9]*)?([eE][+\\-]?[0-9]+)?') END;
 `;
 
 /** The normalizer ran past its time budget (the statement fails with INGEST_TIME_BUDGET_EXCEEDED). */
@@ -306,9 +418,11 @@ interface Reading {
   serial: boolean;
 }
 
-export async function normalizeStatement(input: NormalizeInput): Promise<WorkerResult<NormalizeOutput>> {
-  const deadline = input.timeBudgetMs ? Date.now() + input.timeBudgetMs : null;
+export async function normalizeStatement(original: NormalizeInput): Promise<WorkerResult<NormalizeOutput>> {
+  const deadline = original.timeBudgetMs ? Date.now() + original.timeBudgetMs : null;
   const reading: Reading = { strict: true, serial: false };
+  // the rule each column's numbers are read by: the file reader's, unless every number of a column fits only the other
+  let input = original;
   for (;;) {
     const instance = await DuckDBInstance.create(':memory:', {
       threads: String(input.threads ?? 2),
@@ -328,6 +442,12 @@ export async function normalizeStatement(input: NormalizeInput): Promise<WorkerR
       if (stopping()) return fail('SERVICE_UNAVAILABLE', 'normalizing was interrupted: the service is stopping');
       if (error instanceof MappingError) return fail('MAPPING_COLUMN_MISSING', error.message);
       if (error instanceof DateOrderError) return fail('DATE_ORDER_AMBIGUOUS', error.message);
+      if (error instanceof AmountFormatError) return fail('AMOUNT_FORMAT_CONFLICT', error.message, error.details);
+      if (error instanceof FormatSwitch) {
+        const header = headerIn(input.header, error.header) ?? error.header;
+        input = { ...input, decimalComma: { ...input.decimalComma, [header]: error.decimalComma } };
+        continue;
+      }
       const message = (error as Error).message ?? String(error);
       if (/interrupt/i.test(message)) return fail('INGEST_TIME_BUDGET_EXCEEDED', 'normalizing the statement took longer than its time budget');
       // a reading the file refuses: again, from the start, with the next one
@@ -510,14 +630,17 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
     .filter((f) => fieldKinds[f] === 'percent' && fields[f] !== undefined && fields[f]!.format !== 'percent' && fields[f]!.format !== 'fraction')
     .flatMap((f) => percentParts(f).map((expr) => ({ f, expr, dc: decimalCommaOf(fields[f]) ? 'true' : 'false' })));
   const pct = (i: number) => ident(`p_${i}`);
+  const formats = formatChecks(fields, cellOf, decimalCommaOf);
+  const fit = (i: number) => ident(`fit_${i}`);
   const distinctAggregates = (where: string) =>
     `${textFields.map((f) => `list(DISTINCT ${t(f)}) FILTER (WHERE ${where} ${t(f)} IS NOT NULL)`).join(', ')},
       count(*) FILTER (WHERE ${where} no_amount(${t('royaltyEarnings')}))${percentSources
         .map((p, i) => `, count(*) FILTER (WHERE ${where} (strpos(${pct(i)}, '%') > 0 OR abs(parse_amount(${pct(i)}, ${p.dc})) > 1))`)
-        .join('')}`;
+        .join('')}${formats.map((_, i) => `, count(*) FILTER (WHERE ${where} NOT ${fit(i)})`).join('')}`;
   const textColumns = [
     ...[...textFields, 'royaltyEarnings' as const].map((f) => `${textOfField(f)} AS ${t(f)}`),
     ...percentSources.map((p, i) => `CAST(${p.expr} AS VARCHAR) AS ${pct(i)}`),
+    ...formats.map((c, i) => `${c.fits(c.decimalComma)} AS ${fit(i)}`),
   ].join(', ');
 
   // one parallel pass over the file: its rows, the rows that are not data, the distinct values.
@@ -607,6 +730,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
     const row: unknown[] = textFields.map((_, j) => [...new Set(rows.flatMap((r) => (r[0]![j] as unknown[] | null) ?? []))]);
     row.push(rows.reduce((n, r) => n + Number(r[0]![textFields.length]), 0));
     percentSources.forEach((_, i) => row.push(rows.reduce((n, r) => n + Number(r[0]![textFields.length + 1 + i]), 0)));
+    formats.forEach((_, i) => row.push(rows.reduce((n, r) => n + Number(r[0]![textFields.length + 1 + percentSources.length + i]), 0)));
     return row;
   };
   // the values read (and looked up) are those of the rows written: a preview's window
@@ -615,6 +739,10 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   // comes from every data row, so that a preview's window reads its rows as the pipeline does
   const decidingRow = !range ? distinctRow : footer > 0 ? await reread(undefined) : surveyed.slice(4);
   lap('drops');
+  // every data row's numbers must fit the rule their field is read by
+  for (const [i, check] of formats.entries()) {
+    if (Number(decidingRow[textFields.length + 1 + percentSources.length + i] ?? 0) > 0) await judgeFormat(check, one, (cells) => keptOf(whole, cells, undefined));
+  }
   const listOf = (v: unknown): string[] => ((v as unknown[] | null) ?? []).map(String).sort();
   const missingAmounts = Number(distinctRow[textFields.length] ?? 0);
   const inPercent = new Set(percentSources.filter((_, i) => Number(decidingRow[textFields.length + 1 + i] ?? 0) > 0).map((p) => p.f));
@@ -896,6 +1024,7 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   lap('figures');
   const output: NormalizeOutput = {
     timings,
+    decimalComma: input.decimalComma,
     dataRows: total,
     keptRows: Number(totals[0]),
     dropped: droppedRows,

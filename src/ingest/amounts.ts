@@ -93,7 +93,7 @@ function castAmount(s: string): bigint | null {
 
 /**
  * amount_sign: negative when in parentheses (a currency may stand outside them: `$ (1,234.56)`), a
- * minus (or U+2212) before the first digit, or a trailing minus.
+ * minus (or U+2212) before the first digit, or a minus after the number (with a currency after or before it).
  */
 function amountSign(s: string): 1 | -1 {
   // ^[^0-9]*\( and \)[^0-9]*$ : an opening parenthesis before the first digit, a closing one after the last
@@ -104,18 +104,31 @@ function amountSign(s: string): 1 | -1 {
   if (s.slice(0, first).includes('(') && s.slice(last).includes(')')) return -1;
   // ^[^0-9]*[-−] : a minus before the first digit
   for (let i = 0; i < first; i++) if (s[i] === '-' || s[i] === '\u2212') return -1;
-  let a = 0;
+  return trailingMinus(s) ? -1 : 1;
+}
+
+const numberChar = (c: string | undefined) => isDigit(c) || c === '.' || c === ',';
+const paren = (c: string | undefined) => c === '(' || c === ')';
+
+/**
+ * A minus after the number (SAP's `12.50-`), also with a currency after it or before it:
+ * `[0-9.,]\s*-[^0-9()]*$` (`12.50- EUR`) or `[0-9.,][^0-9()]*-\s*$` (`12.50 EUR-`).
+ */
+function trailingMinus(s: string): boolean {
+  // the second: the last character but white space is a minus, and left of it, before any parenthesis, a digit, point or comma
   let b = s.length;
-  while (a < b && re2Space(s[a])) a++;
-  while (b > a && re2Space(s[b - 1])) b--;
-  // [0-9.,]\s*-\s*$ : a trailing minus after a digit, point or comma
-  if (b > a && s[b - 1] === '-') {
-    let k = b - 1;
-    while (k > 0 && re2Space(s[k - 1])) k--;
-    const c = s[k - 1];
-    if (isDigit(c) || c === '.' || c === ',') return -1;
+  while (b > 0 && re2Space(s[b - 1])) b--;
+  if (b > 0 && s[b - 1] === '-') {
+    for (let i = b - 2; i >= 0 && !paren(s[i]); i--) if (numberChar(s[i])) return true;
   }
-  return 1;
+  // the first: a minus with white space and then a digit, point or comma left of it, and neither digit nor parenthesis right of it
+  for (let k = s.length - 1; k >= 0 && !isDigit(s[k]) && !paren(s[k]); k--) {
+    if (s[k] !== '-') continue;
+    let p = k - 1;
+    while (p >= 0 && re2Space(s[p])) p--;
+    if (numberChar(s[p])) return true;
+  }
+  return false;
 }
 
 /** amount_digits: letter runs (currency codes) dropped, then all but digits, separators and an exponent's sign. */

@@ -40,6 +40,9 @@ export const variablesSchema = z
   .refine((v) => Object.keys(v).length <= 50, 'at most 50 variables');
 export type Variables = z.infer<typeof variablesSchema>;
 
+/** A text encoding named for a statement file (checked against iconv-lite's by the upload procedures: ENCODING_UNKNOWN). */
+export const encodingSchema = z.string().trim().min(1).max(100);
+
 export const fieldSpecSchema = z
   .strictObject({
     column: z.string().min(1).max(300).optional(),

@@ -23,6 +23,8 @@ export interface LocateInput {
   /** a private temporary directory the reader may write into */
   workDir: string;
   limits?: LocateLimits;
+  /** the text encoding the uploader named (iconv-lite's name): text files are read in it, never detected */
+  encoding?: string;
 }
 
 export type RemovedReason = 'preamble' | 'footer' | 'blank' | 'repeated_header' | 'summary';
@@ -133,9 +135,10 @@ export interface LocatedTable {
    * (an export that was probably cut off there); `hiddenRows`, the rows with content the workbook
    * hides, summed over the sheets read (they are read all the same). Files of an archive read as
    * one keep each file's: named by their archive names (`jan.xlsx: Sales` for a sheet), hidden rows
-   * summed. Absent when there is nothing.
+   * summed; `uncertainEncoding`, a text file not in UTF-8 whose legacy encoding was a guess among
+   * others nearly as likely (`candidates`, the one read first). Absent when there is nothing.
    */
-  readerNotes?: { rowLimitSheets?: string[]; hiddenRows?: number };
+  readerNotes?: { rowLimitSheets?: string[]; hiddenRows?: number; uncertainEncoding?: { candidates: string[] } };
 }
 
 export const REMOVED_CAP = 10_000;

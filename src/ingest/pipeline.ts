@@ -58,6 +58,8 @@ interface StatementRow {
   object_etag: string | null;
   /** values of the mapping's variables, given with the upload */
   variables: Record<string, string>;
+  /** the text encoding named with the upload, read instead of the detected one */
+  encoding: string | null;
 }
 
 /**
@@ -288,6 +290,17 @@ export function statementFlags(
       details: { sheets: cutAt, rowLimit: 1_048_576 },
     });
   }
+  const uncertain = located.readerNotes?.uncertainEncoding;
+  if (uncertain) {
+    flags.push({
+      kind: 'encoding_uncertain',
+      severity: 'warning',
+      message:
+        `The file is not UTF-8 and its encoding was a guess: it was read as ${uncertain.candidates[0]}, but ${uncertain.candidates.slice(1).join(', ')} ` +
+        `would read it as other text. If titles look garbled, process it again naming the encoding (upload.uploadAction reprocess with encoding).`,
+      details: { encoding: located.encoding, candidates: uncertain.candidates },
+    });
+  }
   const hiddenRows = located.readerNotes?.hiddenRows ?? 0;
   if (hiddenRows > 0) {
     flags.push({
@@ -341,7 +354,7 @@ export function statementFlags(
   };
   const checkFooter = (label: string, measure: FooterMeasure, stated: string) => {
     const { spec, computed, message } = sums[measure];
-    const value = readAmount(stated, usesDecimalComma(spec, located.header, located.decimalComma));
+    const value = readAmount(stated, usesDecimalComma(spec, located.header, out.decimalComma ?? located.decimalComma));
     if (computed === null || value === null || sameAmount(value, computed)) return;
     flags.push({ kind: 'footer_total_mismatch', severity: 'error', message: message(stated, computed), details: { label, measure, stated, computed } });
   };
@@ -371,14 +384,20 @@ export async function locateStatementFile(
   objectKey: string,
   fileName: string,
   workDir: string,
-  options: { lap?: (stage: string) => void; hash?: boolean; expectSha256?: string | null; expectEtag?: string | null; signal?: AbortSignal } = {},
+  options: { lap?: (stage: string) => void; hash?: boolean; expectSha256?: string | null; expectEtag?: string | null; encoding?: string | null; signal?: AbortSignal } = {},
 ): Promise<{ located: LocatedTable; object: { size: number; sha256: string }; sourcePath: string }> {
   const sourcePath = path.join(workDir, 'original');
   const size = await download(deps, objectKey, sourcePath, options.expectEtag, options.signal);
   options.lap?.('download');
   // the file reader is pure JavaScript: its thread is terminated when the signal aborts
   const [located, sha256] = await Promise.allSettled([
-    deps.threads.run<LocatedTable & { ok: true }>('statementFile', 'locateTable', { sourcePath, fileName, workDir }, undefined, options.signal),
+    deps.threads.run<LocatedTable & { ok: true }>(
+      'statementFile',
+      'locateTable',
+      { sourcePath, fileName, workDir, ...(options.encoding ? { encoding: options.encoding } : {}) },
+      undefined,
+      options.signal,
+    ),
     options.hash ? sha256Of(sourcePath) : Promise.resolve(''),
   ]);
   // both settled: nothing reads the work directory when a failure removes it
@@ -403,11 +422,11 @@ export async function ingestStatement(
 ): Promise<IngestResult> {
   const { signal } = budget;
   const { rows } = await deps.pool.query<StatementRow>(
-    `UPDATE statements SET status = 'processing', failure_code = NULL, failure_reason = NULL, progress_done = 0, progress_stage = 'reading',
+    `UPDATE statements SET status = 'processing', failure_code = NULL, failure_reason = NULL, failure_details = NULL, progress_done = 0, progress_stage = 'reading',
        progress_stage_at = clock_timestamp(), updated_at = clock_timestamp()
      WHERE id = $1 AND organization_id = $2 AND status = ANY ($3) AND deleted_at IS NULL
      RETURNING id, organization_id, rightsholder_id, distributor_id, file_name, object_key, status, normalized_key,
-       normalized_version, variants, mapping_id, created_by, declared_sha256, object_etag, variables`,
+       normalized_version, variants, mapping_id, created_by, declared_sha256, object_etag, variables, encoding`,
     [statementId, organizationId, [...PROCESSABLE]],
   );
   const statement = rows[0];
@@ -426,6 +445,7 @@ export async function ingestStatement(
         hash: true,
         expectSha256: statement.declared_sha256,
         expectEtag: statement.object_etag,
+        encoding: statement.encoding,
         signal,
       }));
       lap('locate');
@@ -514,7 +534,7 @@ export async function ingestStatement(
     } catch (error) {
       await progress.stop();
       if (error instanceof AppError && error.code === 'BAD_REQUEST') {
-        await failStatement(deps.pool, statementId, error.errorCode, error.message, { run: true });
+        await failStatement(deps.pool, statementId, error.errorCode, error.message, { run: true, details: error.details });
         return { status: 'failed', statementId };
       }
       throw error;

@@ -36,8 +36,8 @@ export interface PreviewResult {
 }
 
 export async function previewSample(deps: Deps, input: PreviewInput): Promise<PreviewResult> {
-  const { rows } = await deps.pool.query<{ object_key: string; file_name: string; status: string; variables: Record<string, string> }>(
-    `SELECT object_key, file_name, status, variables FROM statements
+  const { rows } = await deps.pool.query<{ object_key: string; file_name: string; status: string; variables: Record<string, string>; encoding: string | null }>(
+    `SELECT object_key, file_name, status, variables, encoding FROM statements
      WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))`,
     [input.organizationId, input.statementId, input.scope],
   );
@@ -49,7 +49,7 @@ export async function previewSample(deps: Deps, input: PreviewInput): Promise<Pr
   const workDir = path.join(tmpdir(), 'royalty-preview', `${input.statementId}-${randomBytes(4).toString('hex')}`);
   await mkdir(workDir, { recursive: true });
   try {
-    const { located } = await locateStatementFile(deps, statement.object_key, statement.file_name, workDir);
+    const { located } = await locateStatementFile(deps, statement.object_key, statement.file_name, workDir, { encoding: statement.encoding });
     const out = await deps.threads.run<NormalizeOutput & { ok: true }>('normalize', 'normalizeStatement', {
       ...tableOf(located),
       fields: input.fields,

@@ -65,7 +65,10 @@ export interface StatementRecord {
   size: number | null;
   sha256: string | null;
   status: StatementStatus;
-  failureReason: { errorCode: string; message: string } | null;
+  /** `details`: what the errorCode points at, for those that say (AMOUNT_FORMAT_CONFLICT: the offending rows) */
+  failureReason: { errorCode: string; message: string; details?: Record<string, unknown> } | null;
+  /** the text encoding the uploader named for the file (read instead of the detected one), or null */
+  encoding: string | null;
   headerHash: string | null;
   headers: string[] | null;
   suggestedMapping: unknown;
@@ -140,7 +143,9 @@ export const STATEMENT_SELECT = `
   s.distributor_id AS "distributorId", s.mapping_id AS "mappingId", s.mapping_revision AS "mappingRevision",
   s.mapping_match AS "mappingMatch", s.custom_name AS "customName", s.file_name AS "fileName", s.content_type AS "contentType",
   coalesce(s.size_bytes, s.declared_size) AS size, s.sha256, s.status,
-  CASE WHEN s.failure_code IS NULL THEN NULL ELSE json_build_object('errorCode', s.failure_code, 'message', s.failure_reason) END AS "failureReason",
+  CASE WHEN s.failure_code IS NULL THEN NULL WHEN s.failure_details IS NULL THEN json_build_object('errorCode', s.failure_code, 'message', s.failure_reason)
+    ELSE json_build_object('errorCode', s.failure_code, 'message', s.failure_reason, 'details', s.failure_details) END AS "failureReason",
+  s.encoding,
   s.header_hash AS "headerHash", s.headers, s.suggested_mapping AS "suggestedMapping", s.variables,
   s.row_count AS "rowCount", s.kept_rows AS "keptRows", s.removed_rows AS "removedRows",
   json_build_object('done', s.progress_done, 'total', s.progress_total,
@@ -173,11 +178,17 @@ export async function getStatement(db: Queryable, organizationId: string, statem
  * since one deleted, or sent back to be processed again (a redrive), while the run worked is no
  * longer the run's to end (a deleted statement stayed "failed", out of reach of restore).
  */
-export async function failStatement(db: Queryable, statementId: string, errorCode: string, message: string, opts: { run?: boolean } = {}): Promise<void> {
+export async function failStatement(
+  db: Queryable,
+  statementId: string,
+  errorCode: string,
+  message: string,
+  opts: { run?: boolean; details?: Record<string, unknown> | undefined } = {},
+): Promise<void> {
   await db.query(
-    `UPDATE statements SET status = 'failed', failure_code = $2, failure_reason = $3, updated_at = clock_timestamp()
+    `UPDATE statements SET status = 'failed', failure_code = $2, failure_reason = $3, failure_details = $4, updated_at = clock_timestamp()
      WHERE id = $1${opts.run ? ` AND status = 'processing' AND deleted_at IS NULL` : ''}`,
-    [statementId, errorCode, message.slice(0, 1000)],
+    [statementId, errorCode, message.slice(0, 1000), opts.details === undefined ? null : JSON.stringify(opts.details)],
   );
 }
 

@@ -24,9 +24,10 @@ export async function materializeVariant(deps: Deps, statementId: string, varian
     normalized_version: number;
     variables: Record<string, string>;
     object_etag: string | null;
+    encoding: string | null;
     fields: unknown;
   }>(
-    `SELECT s.organization_id, s.object_key, s.file_name, s.status, s.normalized_version, s.variables, s.object_etag, m.fields
+    `SELECT s.organization_id, s.object_key, s.file_name, s.status, s.normalized_version, s.variables, s.object_etag, s.encoding, m.fields
      FROM statements s LEFT JOIN mappings m ON m.id = s.mapping_id WHERE s.id = $1`,
     [statementId],
   );
@@ -36,7 +37,7 @@ export async function materializeVariant(deps: Deps, statementId: string, varian
   const workDir = path.join(tmpdir(), 'royalty-variant', `${statementId}-${randomBytes(4).toString('hex')}`);
   await mkdir(workDir, { recursive: true });
   try {
-    const { located } = await locateStatementFile(deps, s.object_key, s.file_name, workDir, { expectEtag: s.object_etag });
+    const { located } = await locateStatementFile(deps, s.object_key, s.file_name, workDir, { expectEtag: s.object_etag, encoding: s.encoding });
     const file = path.join(workDir, `${variant}.csv`);
     await deps.threads.run('normalize', 'normalizeStatement', {
       ...tableOf(located),

@@ -65,7 +65,7 @@ export function createThreadPool(settings: Config['threads']): ThreadPool {
   return {
     async run<T extends object>(file: WorkerFile, fn: string, input: unknown, transferList?: ArrayBuffer[], signal?: AbortSignal): Promise<T> {
       if (closed) throw new AppError('SERVICE_UNAVAILABLE', 'The worker pool is shut down');
-      let result: { ok: boolean; errorCode?: string; message?: string };
+      let result: { ok: boolean; errorCode?: string; message?: string; details?: Record<string, unknown> };
       try {
         result = await poolFor(file).run({ fn, input }, { ...(transferList ? { transferList } : {}), ...(signal ? { signal } : {}) });
       } catch (error) {
@@ -76,7 +76,7 @@ export function createThreadPool(settings: Config['threads']): ThreadPool {
       }
       if (!result.ok) {
         const code = isErrorCode(result.errorCode) ? result.errorCode : 'WORKER_FAILED';
-        throw new AppError(code, result.message ?? 'worker failed');
+        throw new AppError(code, result.message ?? 'worker failed', result.details ? { details: result.details } : {});
       }
       return result as unknown as T;
     },

@@ -263,6 +263,7 @@ t.test('readAmount reads every input exactly as the normalizer SQL (parse_amount
     '.5', '5.', '-.5', '+.5', '.', '-', '--', '+-1', '--1', '1.2.3', '1e', 'e5', '1ee2', '1e2.5', '0x10', 'inf', 'nan', 'NaN', 'N/A', 'NA', 'NULL', 'none', '—', '–', '#VALUE!', '#N/A',
     '1.0000000000005', '-1.0000000000005', '0.0000000000025', '2.5e-12', '-2.5e-12', '0.00000000000249999', '999999.9999999999999', '99999999999999999999999999', '100000000000000000000000000',
     '99999999999999999999999999.9999999999999', '12345678901234567890.123456789012345', `0.${Z}1`, `${Z}1`, `1${Z}`, '١٢', '１２', '85%', '-85 %', '1,5%',
+    '12.50- EUR', '12.50 EUR-', '1.234,50-€', '€ 12,50 -', '(12.50)-', '12.50 (-)', '12.50-(x)', '12-5', '1.5 - x', '1.5E-', 'x-', '-(1.5) EUR-',
     ' 1.25', '1.25 ', '  (1.25)  ', '\t1.5', '1.5\n', '\v1', '1\f', '\u00a01', '(1\n)', '\v(1)', '(1)\u00a0', 'x\n-1', '1.5\n-', '1.5 \t-',
     '', ' ', 'abc', 'Total', '12 34', '1,2,3', '1.2,3', ',5', '5,', '1,234.5,6', '2024-03-01', '03/15/2024',
     // long digit runs (DuckDB reads at most 26 whole and 38 fraction digits: JavaScript's BigInt,
@@ -288,6 +289,9 @@ t.test('readAmount reads every input exactly as the normalizer SQL (parse_amount
   t.equal(readAmount('1.237,10', false), '1.237100000000');
   t.equal(readAmount('\u22122.00', false), '-2.000000000000');
   t.equal(readAmount('9.00-', false), '-9.000000000000');
+  t.equal(readAmount('12.50- EUR', false), '-12.500000000000');
+  t.equal(readAmount('1.234,50 EUR-', true), '-1234.500000000000');
+  t.equal(readAmount('12-5', false), '125.000000000000');
   t.equal(readAmount('(12.50)', false), '-12.500000000000');
   t.equal(readAmount('$1,234.50', false), '1234.500000000000');
   t.equal(readAmount('EUR 1.234,50', true), '1234.500000000000');

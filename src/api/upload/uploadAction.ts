@@ -4,7 +4,8 @@ import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { enqueueBlockRefresh } from '../../catalog/blocks.ts';
 import { enqueueStatementIngest } from '../../ingest/queue.ts';
-import { variablesSchema } from '../../ingest/fields.ts';
+import { encodingSchema, variablesSchema } from '../../ingest/fields.ts';
+import { knownEncoding } from './uploadFile.ts';
 import { getStatement, STATEMENT_SELECT, type StatementRecord } from '../../ingest/statements.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -15,7 +16,8 @@ import { callerScope, expireDueUploads, storedId, visibleStatement, visibleState
  * upload whose status allows it, as `action: { type, uploadId }`:
  * - complete: the bytes were PUT; checks the object and queues processing.
  * - reprocess: processes it again (same file, current mapping); rows are replaced atomically.
- * Both take `variables`, the values of the mapping's variable fields, kept with the statement.
+ * Both take `variables`, the values of the mapping's variable fields, kept with the statement, and
+ * `encoding`, the file's text encoding (null: detect it again), kept likewise.
  * - skip / bad: keeps the file but takes its rows out of analytics (`skipped`, `bad`).
  * - delete: soft delete (`deleted`); restore: undo a delete, back to the previous status.
  */
@@ -53,19 +55,30 @@ export const uploadAction = orgProcedure(
     minRole: 'writer',
     scope: 'cli',
     summary:
-      'Act on a statement or an upload: action { type: complete | reprocess | skip | bad | delete | restore, statementId | uploadId, variables? }. complete checks the uploaded object and queues processing; complete and reprocess take variables, the values of the mapping\'s variable fields; on an upload the action applies to each of its files whose status allows it.',
+      'Act on a statement or an upload: action { type: complete | reprocess | skip | bad | delete | restore, statementId | uploadId, variables?, encoding? }. complete checks the uploaded object and queues processing; complete and reprocess take variables, the values of the mapping\'s variable fields, and encoding, the file\'s text encoding (null: detect it); on an upload the action applies to each of its files whose status allows it.',
   },
   orgInput({
     action: z
-      .strictObject({ type: z.enum(uploadActionTypes), statementId: storedId().optional(), uploadId: storedId().optional(), variables: variablesSchema.optional() })
+      .strictObject({
+        type: z.enum(uploadActionTypes),
+        statementId: storedId().optional(),
+        uploadId: storedId().optional(),
+        variables: variablesSchema.optional(),
+        encoding: encodingSchema.nullable().optional(),
+      })
       .refine((a) => (a.statementId === undefined) !== (a.uploadId === undefined), { message: 'give statementId or uploadId, not both', path: ['statementId'] })
       .refine((a) => a.variables === undefined || a.type === 'complete' || a.type === 'reprocess', {
         message: 'variables go with complete or reprocess, the actions that read the file',
         path: ['variables'],
+      })
+      .refine((a) => a.encoding === undefined || a.type === 'complete' || a.type === 'reprocess', {
+        message: 'encoding goes with complete or reprocess, the actions that read the file',
+        path: ['encoding'],
       }),
   }),
 ).mutation(async ({ ctx, input }) => {
   const { type, statementId, uploadId, variables } = input.action;
+  const encoding = input.action.encoding === undefined || input.action.encoding === null ? input.action.encoding : knownEncoding(input.action.encoding);
   const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
   // an upload past its TTL is expired before anything acts on it: a late complete is refused
   await expireDueUploads(ctx.deps.pool, ctx.org.id, statementId !== undefined ? { statementIds: [statementId] } : { uploadId: uploadId! });
@@ -92,6 +105,8 @@ export const uploadAction = orgProcedure(
     for (const s of targets) {
       // the values of the mapping's variables, for this reading and the ones after it
       if (variables !== undefined) await db.query('UPDATE statements SET variables = $2 WHERE id = $1', [s.id, JSON.stringify(variables)]);
+      // and the file's text encoding (null: detected again)
+      if (encoding !== undefined) await db.query('UPDATE statements SET encoding = $2 WHERE id = $1', [s.id, encoding]);
       if (type === 'complete') {
         const object = await ctx.deps.store.head(s.objectKey);
         if (!object) throw new AppError('UPLOAD_OBJECT_MISSING', `Nothing was uploaded to the URL of ${s.fileName} yet: PUT the file first`);

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { variablesSchema } from '../../ingest/fields.ts';
+import { encodingSchema, variablesSchema } from '../../ingest/fields.ts';
+import { namedEncoding } from '../../ingest/file/encoding.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { callerScope, storedId } from './shared.ts';
@@ -25,6 +26,13 @@ const CONTENT_TYPES = new Map(
     zip: 'application/zip',
   }),
 );
+
+/** An encoding named with an upload, as recorded; ENCODING_UNKNOWN when iconv-lite does not decode it. */
+export function knownEncoding(name: string): string {
+  const known = namedEncoding(name);
+  if (known === null) throw new AppError('ENCODING_UNKNOWN', `The encoding "${name}" is not one the reader decodes (such as shift_jis, euc-jp, euc-kr, gb18030, big5, windows-1251, windows-1250, windows-1252, utf-8)`);
+  return known;
+}
 
 /** The object key: chosen by the server inside the organization's prefix, never by the client. */
 export function statementObjectKey(organizationId: string, statementId: string, fileName: string): string {
@@ -51,9 +59,12 @@ export const uploadFile = orgProcedure(
     uploadId: storedId().optional(),
     // values of the mapping's `variable` fields for this file (`{ "currency": "EUR" }`)
     variables: variablesSchema.optional(),
+    // the file's text encoding when it is no UTF-8 and the reader's guess is wrong (`shift_jis`, `windows-1251`)
+    encoding: encodingSchema.optional(),
   }),
 ).mutation(async ({ ctx, input }) => {
   const { pool, store } = ctx.deps;
+  const encoding = input.encoding === undefined ? null : knownEncoding(input.encoding);
   const organizationId = ctx.org.id;
   const ext = input.fileName.toLowerCase().split('.').pop() ?? '';
   const contentType = input.contentType ?? CONTENT_TYPES.get(ext) ?? 'application/octet-stream';
@@ -91,12 +102,12 @@ export const uploadFile = orgProcedure(
     const key = statementObjectKey(organizationId, id, input.fileName);
     const s = await db.query<{ expiresAt: Date }>(
       `INSERT INTO statements (id, organization_id, upload_id, rightsholder_id, distributor_id, custom_name, file_name, content_type,
-         declared_size, declared_sha256, object_key, status, upload_expires_at, put_url_expires_at, created_by, variables)
+         declared_size, declared_sha256, object_key, status, upload_expires_at, put_url_expires_at, created_by, variables, encoding)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'uploading', clock_timestamp() + make_interval(secs => $12),
-         clock_timestamp() + make_interval(secs => $12), $13, $14)
+         clock_timestamp() + make_interval(secs => $12), $13, $14, $15)
        RETURNING upload_expires_at AS "expiresAt"`,
       [id, organizationId, uploadId, input.rightsholderId, input.distributorId ?? null, input.customName ?? null, input.fileName, contentType,
-        input.size ?? null, input.sha256?.toLowerCase() ?? null, key, UPLOAD_TTL_SECONDS, ctx.principal.userId, JSON.stringify(input.variables ?? {})],
+        input.size ?? null, input.sha256?.toLowerCase() ?? null, key, UPLOAD_TTL_SECONDS, ctx.principal.userId, JSON.stringify(input.variables ?? {}), encoding],
     );
     await recordActivity(db, ctx.principal, {
       organizationId,

@@ -31,6 +31,8 @@ interface Context {
   deadline: Deadline;
   budget: InflateBudget;
   seq: number;
+  /** the text encoding the uploader named, read instead of the detected one */
+  encoding?: string | undefined;
 }
 
 const MAX_NESTING = 2;
@@ -49,7 +51,7 @@ const CANDIDATE_ERRORS: ReadonlySet<FileErrorCode> = new Set([
 
 export async function locate(input: LocateInput, internal: Partial<Limits> = {}): Promise<LocatedTable> {
   const limits = resolveLimits(input.limits, internal);
-  const ctx: Context = { workDir: input.workDir, limits, deadline: new Deadline(limits.timeBudgetMs), budget: new InflateBudget(limits), seq: 0 };
+  const ctx: Context = { workDir: input.workDir, limits, deadline: new Deadline(limits.timeBudgetMs), budget: new InflateBudget(limits), seq: 0, encoding: input.encoding };
   const { score: _score, ...located } = await locatePath(input.sourcePath, input.fileName, ctx, 0);
   if (located.header.length > MAX_COLUMNS) {
     throw new FileError(
@@ -120,9 +122,13 @@ async function locatePath(file: string, name: string, ctx: Context, depth: numbe
     }
     return { ...(await chooseMember(members, ctx, depth)), container: 'zip' };
   }
-  const clean = await prepareText(file, ctx.workDir, `text-${n}.csv`, ctx.deadline, ctx.limits.maxFieldBytes);
+  const clean = await prepareText(file, ctx.workDir, `text-${n}.csv`, ctx.deadline, ctx.limits.maxFieldBytes, { encoding: ctx.encoding });
   const table = await locateDelimited(clean, ctx.limits, ctx.deadline);
   const atLimit = await linesAtSheetLimit(clean.path, table);
+  const notes: LocatedTable['readerNotes'] = {
+    ...(atLimit ? { rowLimitSheets: [path.basename(name)] } : {}),
+    ...(clean.uncertainEncoding ? { uncertainEncoding: clean.uncertainEncoding } : {}),
+  };
   return {
     container: 'none',
     format: 'delimited',
@@ -131,7 +137,7 @@ async function locatePath(file: string, name: string, ctx: Context, depth: numbe
     archiveEntry: null,
     csvPath: clean.path,
     ...fromDelimited(table),
-    ...(atLimit ? { readerNotes: { rowLimitSheets: [path.basename(name)] } } : {}),
+    ...(Object.keys(notes).length > 0 ? { readerNotes: notes } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 // Bytes to clean UTF-8 text: the encoding is detected (BOMs, the NUL pattern of UTF-16, UTF-8
-// validity of the whole file, Windows-1252 for the lines that are not UTF-8), and a file that is
+// validity of the whole file, else the legacy encoding of the lines that are not UTF-8, see
+// encoding.ts), or named by the uploader, and a file that is
 // already UTF-8 without BOM, NUL, \x1A, lone CR or `sep=` line is used as it is, so a large
 // statement is never copied. Anything else is transcoded, streaming, into the work directory.
 import { createReadStream } from 'node:fs';
@@ -10,6 +11,7 @@ import { isUtf8 } from 'node:buffer';
 import iconv from 'iconv-lite';
 import { type Deadline, FileError, formatBytes } from './limits.ts';
 import { readHead, SUPPORTED } from './sniff.ts';
+import { detectLegacyEncoding, SAMPLE_BYTES } from './encoding.ts';
 
 export type Delimiter = ',' | ';' | '\t' | '|';
 
@@ -21,6 +23,8 @@ export interface CleanText {
   sepDelimiter: Delimiter | null;
   /** the line break used throughout the clean text */
   newline: '\n' | '\r\n';
+  /** the legacy encoding was a guess among others nearly as likely (they, the one read first) */
+  uncertainEncoding?: { candidates: string[] };
 }
 
 type Family = 'utf-8' | 'utf-8-bom' | 'utf-16le' | 'utf-16be';
@@ -247,19 +251,57 @@ async function writeAll(out: string, produce: (write: (s: string) => Promise<voi
   }
 }
 
-export async function prepareText(file: string, workDir: string, outName: string, deadline: Deadline, maxLineBytes: number): Promise<CleanText> {
+/**
+ * The lines of the file that are not valid UTF-8, joined, up to SAMPLE_BYTES: what the legacy
+ * encoding is detected on (the ASCII and UTF-8 lines around them tell nothing of it).
+ */
+async function nonUtf8Lines(file: string, deadline: Deadline): Promise<Buffer> {
+  const picked: Buffer[] = [];
+  let bytes = 0;
+  let carry: Buffer = Buffer.alloc(0);
+  const take = (line: Buffer) => {
+    if (isUtf8(line)) return;
+    picked.push(Buffer.from(line));
+    bytes += line.length;
+  };
+  for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
+    deadline.check();
+    const buf = carry.length ? Buffer.concat([carry, raw as Buffer]) : (raw as Buffer);
+    let start = 0;
+    for (let k = buf.indexOf(0x0a); k >= 0 && bytes < SAMPLE_BYTES; k = buf.indexOf(0x0a, start)) {
+      take(buf.subarray(start, k + 1));
+      start = k + 1;
+    }
+    if (bytes >= SAMPLE_BYTES) break;
+    // (a line longer than the sample is cut: its start is sample enough)
+    carry = Buffer.from(buf.subarray(start, start + SAMPLE_BYTES));
+  }
+  if (bytes < SAMPLE_BYTES && carry.length) take(carry);
+  return Buffer.concat(picked).subarray(0, SAMPLE_BYTES);
+}
+
+/** How prepareText reads a file. */
+export interface TextOptions {
+  /** the encoding the uploader named (iconv-lite's name, validated): read instead of any detected */
+  encoding?: string | undefined;
+}
+
+export async function prepareText(file: string, workDir: string, outName: string, deadline: Deadline, maxLineBytes: number, options: TextOptions = {}): Promise<CleanText> {
   const size = (await stat(file)).size;
   if (size === 0) throw new FileError('FILE_EMPTY', 'The file is empty (0 bytes).');
   const head = await readHead(file, 65536);
-  const family = detectFamily(head);
+  const named = options.encoding;
+  const family = named === undefined ? detectFamily(head) : null;
   const out = path.join(workDir, outName);
   const noData = () => new FileError('FILE_NO_DATA', 'The file holds no data: only white space, blank lines or a byte-order mark.');
 
-  if (family === 'utf-16le' || family === 'utf-16be') {
-    refuseNonTable(iconv.decode(head.subarray(0, head.length & ~1), family));
+  // decoded whole in one encoding: UTF-16, or the one the uploader named
+  const whole = family === 'utf-16le' || family === 'utf-16be' ? family : named;
+  if (whole !== undefined) {
+    refuseNonTable(iconv.decode(whole.startsWith('utf-16') ? head.subarray(0, head.length & ~1) : head, whole));
     const norm = new Normalizer();
     await writeAll(out, async (write) => {
-      const decoder = iconv.getDecoder(family);
+      const decoder = iconv.getDecoder(whole);
       for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
         deadline.check();
         await write(norm.push(decoder.write(raw as Buffer)));
@@ -268,7 +310,7 @@ export async function prepareText(file: string, workDir: string, outName: string
       await write(norm.end());
     });
     if (!norm.hasContent) throw noData();
-    return { path: out, encoding: family, sepDelimiter: norm.sepDelimiter, newline: '\n' };
+    return { path: out, encoding: whole, sepDelimiter: norm.sepDelimiter, newline: '\n' };
   }
 
   refuseNonTable(head.toString('utf8'));
@@ -280,7 +322,8 @@ export async function prepareText(file: string, workDir: string, outName: string
   }
 
   const norm = new Normalizer();
-  let encoding: string = family;
+  let encoding: string = family!;
+  let uncertainEncoding: CleanText['uncertainEncoding'];
   if (facts.validUtf8) {
     await writeAll(out, async (write) => {
       const decoder = new StringDecoder('utf8');
@@ -292,14 +335,17 @@ export async function prepareText(file: string, workDir: string, outName: string
       await write(norm.end());
     });
   } else {
-    // Not UTF-8 as a whole: each line is decoded as UTF-8 when it is valid UTF-8 (files
-    // concatenated from exports of different ages mix them) and as Windows-1252 otherwise,
-    // never Latin-1, whose 0x80-0x9F are control characters instead of € ’ œ.
+    // Not UTF-8 as a whole: in the legacy encoding its other lines are in (Windows-1252 when
+    // unsure: never Latin-1, whose 0x80-0x9F are control characters instead of € ’ œ). Each line
+    // is decoded as UTF-8 when it is valid UTF-8 (files concatenated from exports of different ages
+    // mix them), except in a multibyte encoding, whose pairs of bytes can be valid UTF-8 by chance.
+    const legacy = await detectLegacyEncoding(await nonUtf8Lines(file, deadline));
+    uncertainEncoding = legacy.uncertain;
     let utf8Lines = 0;
     await writeAll(out, async (write) => {
       let carry: Buffer = Buffer.alloc(0);
       const decodeLine = (line: Buffer): string => {
-        if (isUtf8(line)) {
+        if (!legacy.multibyte && isUtf8(line)) {
           for (const b of line) {
             if (b >= 0x80) {
               utf8Lines++;
@@ -308,7 +354,7 @@ export async function prepareText(file: string, workDir: string, outName: string
           }
           return line.toString('utf8');
         }
-        return iconv.decode(line, 'windows-1252');
+        return iconv.decode(line, legacy.encoding);
       };
       // line breaks passed (CR LF counted once), for the position of a line too long
       let breaks = 0;
@@ -337,8 +383,8 @@ export async function prepareText(file: string, workDir: string, outName: string
       if (carry.length) await write(norm.push(decodeLine(carry)));
       await write(norm.end());
     });
-    encoding = utf8Lines > 0 ? 'utf-8+windows-1252' : 'windows-1252';
+    encoding = utf8Lines > 0 ? `utf-8+${legacy.encoding}` : legacy.encoding;
   }
   if (!norm.hasContent) throw noData();
-  return { path: out, encoding, sepDelimiter: norm.sepDelimiter, newline: '\n' };
+  return { path: out, encoding, sepDelimiter: norm.sepDelimiter, newline: '\n', ...(uncertainEncoding ? { uncertainEncoding } : {}) };
 }

@@ -14,6 +14,7 @@ import { liveRunnerPools } from '../jobs/liveness.ts';
 import { handleSignals, type Shutdown } from './signals.ts';
 import { fxImport, marketImport } from './reference.ts';
 import { platformRoles } from '../trpc/roles.ts';
+import { passwordProblem, setPassword } from '../oauth/passwords.ts';
 import { pino } from 'pino';
 import type { Pool } from '../db/pool.ts';
 import type { Deps } from '../trpc/context.ts';
@@ -26,6 +27,10 @@ export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
       Create an API key for a member of the organization (default scope: every procedure).
   api-key list [--email EMAIL] [--org ORG_ID] [--json]
   api-key delete --id KEY_ID [--json]
+  user set-password --email EMAIL [--json]
+      Set the user's sign-in password, read from standard input (never from the command line):
+      \`printf '%s' "$PASSWORD" | npm run admin -- user set-password --email a@b.c\`. One trailing
+      line break is dropped. Also how a forgotten password is reset.
   fx import (--file F | --url U) [--format ecb|plain] [--json]
       Load exchange rates: the ECB reference-rate CSV (daily or historical, zipped or not; euro base,
       stored against the US dollar) or a plain date,currency,rate CSV (units per US dollar).
@@ -171,6 +176,7 @@ const COMMANDS: Record<string, readonly string[]> = {
   'api-key create': ['email', 'org', 'name', 'patterns'],
   'api-key list': ['email', 'org'],
   'api-key delete': ['id'],
+  'user set-password': ['email'],
   'fx import': ['file', 'url', 'format'],
   'market import': ['kind', 'file', 'url', 'symbol'],
   reprocess: ['org', 'rightsholder', 'distributor', 'mapping', 'status', 'since', 'no-wait', 'no-local-worker'],
@@ -232,8 +238,24 @@ async function runCommand(pool: Pool, command: string, values: Record<string, st
     await deleteApiKey(pool, id);
     return { id, deleted: true };
   }
+  if (command === 'user set-password') {
+    const address = parse(email, required(values, 'email'), 'email');
+    const password = await readPassword();
+    const problem = passwordProblem(password);
+    if (problem) throw new UsageError(`the password read from standard input is refused: ${problem}`);
+    if (!(await setPassword(pool, address, password))) throw new UsageError('no user with that e-mail');
+    return { email: address, passwordSet: true };
+  }
   if (command === 'fx import') return fxImport(pool, values);
   return marketImport(pool, values);
+}
+
+/** The password on standard input, less one trailing line break; a terminal is prompted on stderr. */
+async function readPassword(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('New password (then Enter and Ctrl-D): ');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
 function printHuman(out: Output): string {

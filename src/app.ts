@@ -10,6 +10,7 @@ import { closeAnalytics } from './analytics/engine.ts';
 import { cubeMeta } from './analytics/meta.ts';
 import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
+import { oauthRoutes } from './oauth/routes.ts';
 import { contextFactory, type Deps } from './trpc/context.ts';
 import { corsPolicy } from './trpc/cors.ts';
 import { checkJsonText } from './trpc/json.ts';
@@ -244,7 +245,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     return sendTrpcError(reply, target, new AppError('PROCEDURE_NOT_FOUND', `No procedure found on path "${target.path}"`));
   });
 
-  const createContext = contextFactory(deps);
+  // OAuth 2.0 sign-in (src/oauth): the authorization server and its pages; the API takes its bearer tokens
+  const oauth = await oauthRoutes(app, deps);
+  const createContext = contextFactory(deps, oauth.apiPrincipal);
   await app.register(
     async (scope) => {
       // Our own JSON parser: keys that could poison prototypes (__proto__, constructor.prototype)

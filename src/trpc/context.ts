@@ -23,6 +23,9 @@ export interface Deps {
   log: FastifyBaseLogger;
 }
 
+/** Resolves an OAuth access token to its holder, or throws UNAUTHORIZED (src/oauth/routes.ts). */
+export type BearerVerifier = (token: string) => Promise<Principal>;
+
 export interface Context {
   deps: Deps;
   credentials: Credentials;
@@ -34,13 +37,13 @@ export interface Context {
  * `refused`: why the request's credential headers cannot be read (two values, two credentials);
  * every procedure that authenticates answers it, and `health` (no authentication) still answers.
  */
-export function createContextInner(deps: Deps, credentials: Credentials, refused?: AppError): Context {
+export function createContextInner(deps: Deps, credentials: Credentials, refused?: AppError, bearer?: BearerVerifier): Context {
   let principal: Promise<Principal> | undefined;
   return {
     deps,
     credentials,
     authenticate() {
-      principal ??= refused ? Promise.reject(refused) : resolvePrincipal(deps, credentials);
+      principal ??= refused ? Promise.reject(refused) : resolvePrincipal(deps, credentials, bearer);
       return principal;
     },
   };
@@ -65,7 +68,7 @@ function recordKeyUse(deps: Deps, keyId: string): void {
     .catch(() => {});
 }
 
-async function resolvePrincipal(deps: Deps, credentials: Credentials): Promise<Principal> {
+async function resolvePrincipal(deps: Deps, credentials: Credentials, bearer: BearerVerifier | undefined): Promise<Principal> {
   if (credentials.apiKey !== undefined) {
     const principal = await principalForApiKey(deps.pool, credentials.apiKey, credentials.organizationId);
     if (!principal && /^bearer\s/i.test(credentials.apiKey)) {
@@ -85,13 +88,13 @@ async function resolvePrincipal(deps: Deps, credentials: Credentials): Promise<P
     if (credentials.bearerToken.startsWith(API_KEY_PREFIX)) {
       throw new AppError('INVALID_ACCESS_TOKEN', 'API keys are sent as the x-api-key header (with x-organization-id), not as a bearer token');
     }
-    // OAuth access tokens arrive with the OAuth issue; until then no bearer token is valid.
-    throw new AppError('INVALID_ACCESS_TOKEN');
+    if (!bearer) throw new AppError('INVALID_ACCESS_TOKEN');
+    return bearer(credentials.bearerToken);
   }
   throw new AppError('AUTH_REQUIRED');
 }
 
-export function contextFactory(deps: Deps) {
+export function contextFactory(deps: Deps, bearer?: BearerVerifier) {
   return ({ req }: CreateFastifyContextOptions): Context => {
     let credentials: Credentials;
     try {
@@ -102,6 +105,6 @@ export function contextFactory(deps: Deps) {
     }
     // organization ids are uuids, compared as the database writes them: lower case
     if (credentials.organizationId !== undefined) credentials.organizationId = credentials.organizationId.toLowerCase();
-    return createContextInner(deps, credentials);
+    return createContextInner(deps, credentials, undefined, bearer);
   };
 }

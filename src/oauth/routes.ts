@@ -1,0 +1,136 @@
+// The authorization server on fastify: oidc-provider (Koa inside) mounted under /api/oauth through
+// @fastify/middie, its metadata also at the root /.well-known paths, the login and consent pages,
+// the protected-resource metadata, and the bearer-token check the API (and the tool server) use.
+// oidc-provider is loaded at the first OAuth request, not at start: it prints a notice on Node 20
+// (README, Decisions) and nothing else of the service needs it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import middie from '@fastify/middie';
+import type { FastifyInstance } from 'fastify';
+import type Provider from 'oidc-provider';
+import type { Principal } from '../auth/principal.ts';
+import type { Deps } from '../trpc/context.ts';
+import { interactionRoutes } from './interactions.ts';
+import { KEY_RELOAD_MS, loadKeys, type KeySet } from './keys.ts';
+import { oauthLimits } from './limits.ts';
+import { principalForToken, verifyAccessToken, type AccessTokenInfo } from './tokens.ts';
+import { OAUTH_PREFIX, oauthUrls, protectedResourceMetadata, resourceMetadataUrl, type OAuthUrls } from './urls.ts';
+
+export interface OAuthServer {
+  /** the public addresses (known once the server listens) */
+  urls(): OAuthUrls;
+  /** a bearer token's holder for the API, or an AppError (UNAUTHORIZED) */
+  apiPrincipal(token: string): Promise<Principal>;
+  /** a bearer token checked for an audience (the tool server passes urls().mcpResource) */
+  verify(token: string, audience: string): Promise<AccessTokenInfo>;
+  /** the WWW-Authenticate challenge of a 401 (RFC 6750), pointing at the resource's metadata */
+  challenge(which: 'api' | 'mcp', error?: 'invalid_token'): string;
+}
+
+type RawRequest = IncomingMessage & { originalUrl?: string };
+
+export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAuthServer> {
+  const limits = oauthLimits(deps.config.oauth);
+  let urls: OAuthUrls | undefined;
+  const getUrls = () => {
+    urls ??= oauthUrls(deps.config, (app.server.address() as AddressInfo | null)?.port ?? deps.config.port);
+    return urls;
+  };
+
+  // the provider, rebuilt when the keys in PostgreSQL change (admin oauth rotate-keys)
+  let current: { provider: Provider; keys: KeySet; checkedAt: number } | undefined;
+  let loading: Promise<{ provider: Provider; keys: KeySet }> | undefined;
+  const load = async () => {
+    if (current && Date.now() - current.checkedAt < KEY_RELOAD_MS) return current;
+    loading ??= (async () => {
+      const keys = await loadKeys(deps.pool);
+      if (!current || current.keys.fingerprint !== keys.fingerprint) {
+        const { createProvider } = await import('./provider.ts');
+        const provider = createProvider({
+          pool: deps.pool,
+          urls: getUrls(),
+          keys,
+          policy: { unusedClientTtlSeconds: deps.config.oauth.unusedClientTtlHours * 3600, metadataDocumentMaxBytes: 5 * 1024 },
+          allowMetadataFetch: (ctx) => limits.takeRegistration(ctx.req.socket.remoteAddress ?? ''),
+        });
+        current = { provider, keys, checkedAt: Date.now() };
+      } else {
+        current.checkedAt = Date.now();
+      }
+      return current;
+    })().finally(() => {
+      loading = undefined;
+    });
+    return loading;
+  };
+  const provider = async () => (await load()).provider;
+
+  /** Hands a request to oidc-provider with the public address as the one it answers for. */
+  const handOver = async (raw: RawRequest, res: ServerResponse, path: string) => {
+    const u = getUrls();
+    const pub = new URL(u.issuer);
+    raw.headers['x-forwarded-proto'] = pub.protocol.slice(0, -1);
+    raw.headers['x-forwarded-host'] = pub.host;
+    // oidc-provider takes its mount path from originalUrl less url
+    raw.originalUrl = `${u.basePath}${OAUTH_PREFIX}${path}`;
+    raw.url = path;
+    (await provider()).callback()(raw, res);
+  };
+
+  await app.register(middie);
+  app.use(OAUTH_PREFIX, (req: RawRequest, res: ServerResponse, next: (error?: unknown) => void) => {
+    const path = req.url ?? '/';
+    // the interaction pages are fastify routes (interactions.ts)
+    if (path.startsWith('/interaction/')) return next();
+    void (async () => {
+      const address = req.socket.remoteAddress ?? '';
+      const post = req.method === 'POST';
+      if (post && path.startsWith('/register') && !(await limits.takeRegistration(address))) return tooMany(res);
+      if (post && /^\/device(\?|$)/.test(path) && !(await limits.takeUserCodeTry(address))) return tooMany(res);
+      await handOver(req, res, path);
+    })().catch(next);
+  });
+
+  // RFC 8414 / OpenID discovery at the root, as clients look for it (the issuer has no path)
+  for (const wellKnown of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+    app.get(wellKnown, async (req, reply) => {
+      reply.hijack();
+      await handOver(req.raw, reply.raw, wellKnown);
+    });
+  }
+  // RFC 9728: the tool server's at the root (the specification's address) and by path, the API's by path
+  const prm = (which: 'api' | 'mcp') => async () => protectedResourceMetadata(getUrls(), which);
+  app.get('/.well-known/oauth-protected-resource', prm('mcp'));
+  app.get('/.well-known/oauth-protected-resource/mcp', prm('mcp'));
+  app.get('/.well-known/oauth-protected-resource/trpc', prm('api'));
+
+  await interactionRoutes(app, {
+    pool: deps.pool,
+    limits,
+    provider,
+    cookieSecrets: async () => (await load()).keys.cookieSecrets,
+    urls: getUrls,
+  });
+
+  // RFC 6750: every 401 says how to authenticate, and where the API's metadata is
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (reply.statusCode === 401 && !reply.hasHeader('www-authenticate')) {
+      void reply.header('www-authenticate', challenge('api', req.headers.authorization ? 'invalid_token' : undefined));
+    }
+    return payload;
+  });
+
+  const challenge = (which: 'api' | 'mcp', error?: 'invalid_token') =>
+    `Bearer realm="royalty"${error ? `, error="${error}"` : ''}, resource_metadata="${resourceMetadataUrl(getUrls(), which)}"`;
+  return {
+    urls: getUrls,
+    verify: (token, audience) => verifyAccessToken(deps.pool, token, audience),
+    apiPrincipal: async (token) => principalForToken(await verifyAccessToken(deps.pool, token, getUrls().apiResource)),
+    challenge,
+  };
+}
+
+function tooMany(res: ServerResponse): void {
+  res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3600', 'cache-control': 'no-store' });
+  res.end(JSON.stringify({ error: 'too_many_requests', error_description: 'Too many requests from this address; try again later' }));
+}

@@ -15,6 +15,7 @@ import { handleSignals, type Shutdown } from './signals.ts';
 import { fxImport, marketImport } from './reference.ts';
 import { platformRoles } from '../trpc/roles.ts';
 import { passwordProblem, setPassword } from '../oauth/passwords.ts';
+import { rotateKeys } from '../oauth/keys.ts';
 import { pino } from 'pino';
 import type { Pool } from '../db/pool.ts';
 import type { Deps } from '../trpc/context.ts';
@@ -31,6 +32,9 @@ export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
       Set the user's sign-in password, read from standard input (never from the command line):
       \`printf '%s' "$PASSWORD" | npm run admin -- user set-password --email a@b.c\`. One trailing
       line break is dropped. Also how a forgotten password is reset.
+  oauth rotate-keys [--json]
+      A new OAuth signing key and cookie secret take over; the previous ones stay valid through the
+      change, older ones are removed. Running API processes take the new keys within a minute.
   fx import (--file F | --url U) [--format ecb|plain] [--json]
       Load exchange rates: the ECB reference-rate CSV (daily or historical, zipped or not; euro base,
       stored against the US dollar) or a plain date,currency,rate CSV (units per US dollar).
@@ -177,6 +181,7 @@ const COMMANDS: Record<string, readonly string[]> = {
   'api-key list': ['email', 'org'],
   'api-key delete': ['id'],
   'user set-password': ['email'],
+  'oauth rotate-keys': [],
   'fx import': ['file', 'url', 'format'],
   'market import': ['kind', 'file', 'url', 'symbol'],
   reprocess: ['org', 'rightsholder', 'distributor', 'mapping', 'status', 'since', 'no-wait', 'no-local-worker'],
@@ -246,6 +251,7 @@ async function runCommand(pool: Pool, command: string, values: Record<string, st
     if (!(await setPassword(pool, address, password))) throw new UsageError('no user with that e-mail');
     return { email: address, passwordSet: true };
   }
+  if (command === 'oauth rotate-keys') return (await rotateKeys(pool)) as unknown as Output;
   if (command === 'fx import') return fxImport(pool, values);
   return marketImport(pool, values);
 }

@@ -5,6 +5,7 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Queryable } from '../db/pool.ts';
+import { revokeGrant } from './store.ts';
 
 /** Models consumed once: a second consume is a replay. */
 const SINGLE_USE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode']);
@@ -77,23 +78,7 @@ export function postgresAdapter(db: Queryable, options: AdapterOptions): new (mo
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await revokeGrant(db, grantId);
+      await db.query('DELETE FROM oauth_models WHERE model = $1 AND grant_id = $2', [this.model, grantId]);
     }
   };
-}
-
-/** Everything issued under a grant (codes, access and refresh tokens, the grant itself) goes. */
-export async function revokeGrant(db: Queryable, grantId: string): Promise<void> {
-  await db.query(`DELETE FROM oauth_models WHERE grant_id = $1 OR (model = 'Grant' AND id = $1)`, [grantId]);
-}
-
-/** A registered client that obtained a token no longer expires for want of use. */
-export async function markClientUsed(db: Queryable, clientId: string): Promise<void> {
-  await db.query(`UPDATE oauth_models SET expires_at = NULL WHERE model = 'Client' AND id = $1 AND expires_at IS NOT NULL`, [clientId]);
-}
-
-/** Rows past their expiry: oidc-provider ignores them; this removes them. */
-export async function deleteExpired(db: Queryable): Promise<number> {
-  const { rowCount } = await db.query('DELETE FROM oauth_models WHERE expires_at < now()');
-  return rowCount ?? 0;
 }

@@ -4,7 +4,8 @@
 // API reads one row per call, as it does for an API key.
 import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ClientMetadata } from 'oidc-provider';
 import type { Pool } from '../db/pool.ts';
-import { markClientUsed, postgresAdapter } from './adapter.ts';
+import { postgresAdapter } from './adapter.ts';
+import { markClientUsed } from './store.ts';
 import type { KeySet } from './keys.ts';
 import { escapeHtml, logoutPage, messagePage, page, PAGE_HEADERS, userCodeConfirmPage, userCodePage } from './pages.ts';
 import { clientPolicyProblem, isLoopbackHttp, type OAuthPolicy } from './policy.ts';

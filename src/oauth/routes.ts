@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Principal } from '../auth/principal.ts';
 import type { Deps } from '../trpc/context.ts';
+import { deleteExpired } from './store.ts';
 import { interactionRoutes } from './interactions.ts';
 import { KEY_RELOAD_MS, loadKeys, type KeySet } from './keys.ts';
 import { oauthLimits } from './limits.ts';
@@ -44,6 +45,8 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAu
     if (current && Date.now() - current.checkedAt < KEY_RELOAD_MS) return current;
     loading ??= (async () => {
       const keys = await loadKeys(deps.pool);
+      // what has expired (tokens, codes, sessions, registrations never used) is removed as we go
+      void deleteExpired(deps.pool).catch((error: unknown) => deps.log.warn({ err: error }, 'removing expired OAuth rows failed'));
       if (!current || current.keys.fingerprint !== keys.fingerprint) {
         const { createProvider } = await import('./provider.ts');
         const provider = createProvider({
@@ -114,7 +117,9 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAu
 
   // RFC 6750: every 401 says how to authenticate, and where the API's metadata is
   app.addHook('onSend', async (req, reply, payload) => {
-    if (reply.statusCode === 401 && !reply.hasHeader('www-authenticate')) {
+    // tRPC hands fastify a web Response, whose status fastify applies after this hook
+    const status = payload instanceof Response ? payload.status : reply.statusCode;
+    if (status === 401 && !reply.hasHeader('www-authenticate')) {
       void reply.header('www-authenticate', challenge('api', req.headers.authorization ? 'invalid_token' : undefined));
     }
     return payload;

@@ -142,3 +142,16 @@ export async function tokenRequest(as: oauth.AuthorizationServer, form: Record<s
   const res = await fetch(as.token_endpoint!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
+
+/** A person signed in through the pages with the command-line client: its tokens. */
+export async function tokensFor(srv: TestServer, email: string, password: string, opts: { resource?: string } = {}): Promise<Tokens> {
+  const as = await discover(srv);
+  const auth = await authorizationUrl(as, opts);
+  const callback = await signInAndAllow(new Browser(srv.url), auth.url, email, password);
+  return exchange(as, auth, callback, opts);
+}
+
+/** A refresh as the specification describes it: a form POST, answered as sent. */
+export function refresh(as: oauth.AuthorizationServer, refreshToken: string, extra: Record<string, string> = {}) {
+  return tokenRequest(as, { grant_type: 'refresh_token', client_id: CLI_CLIENT_ID, refresh_token: refreshToken, ...extra });
+}

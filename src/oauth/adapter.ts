@@ -5,7 +5,7 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Queryable } from '../db/pool.ts';
-import { revokeGrant } from './store.ts';
+import { markClientUsed, revokeGrant } from './store.ts';
 
 /** Models consumed once: a second consume is a replay. */
 const SINGLE_USE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode']);
@@ -36,6 +36,8 @@ export function postgresAdapter(db: Queryable, options: AdapterOptions): new (mo
            expires_at = CASE WHEN $1 = 'Client' THEN oauth_models.expires_at ELSE EXCLUDED.expires_at END`,
         [this.model, id, JSON.stringify(payload), payload.grantId ?? null, payload.userCode ?? null, payload.uid ?? null, ttl],
       );
+      // a registered client that obtained a token is kept; one that never did expires
+      if (this.model === 'AccessToken' && typeof payload.clientId === 'string') await markClientUsed(db, payload.clientId);
     }
 
     private async findWhere(column: 'id' | 'user_code' | 'uid', value: string): Promise<AdapterPayload | undefined> {

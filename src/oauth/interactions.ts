@@ -126,7 +126,7 @@ export async function interactionRoutes(app: FastifyInstance, deps: InteractionD
       if (!userId) {
         await deps.limits.loginFailed(email, req.ip);
         // the same words whether or not the e-mail has an account
-        return showPage(req, reply, provider, interaction, { email, status: 400, error: 'The e-mail or the password is not right.' });
+        return showPage(req, reply, provider, interaction, { email, error: 'The e-mail or the password is not right.' });
       }
       await deps.limits.loginSucceeded(email);
       return finish(req, reply, provider, { login: { accountId: userId } });

@@ -14,7 +14,7 @@ const STYLE_HASH = createHash('sha256').update(CSS).digest('base64');
 
 export const PAGE_HEADERS: Record<string, string> = {
   'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'`,
+  'content-security-policy': `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src data:; frame-ancestors 'none'; base-uri 'none'`,
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
@@ -33,6 +33,7 @@ export function page(title: string, body: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
 <style>${CSS}</style>
 </head>
 <body>

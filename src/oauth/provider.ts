@@ -5,7 +5,6 @@
 import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ClientMetadata } from 'oidc-provider';
 import type { Pool } from '../db/pool.ts';
 import { postgresAdapter } from './adapter.ts';
-import { markClientUsed } from './store.ts';
 import type { KeySet } from './keys.ts';
 import { escapeHtml, logoutPage, messagePage, page, PAGE_HEADERS, userCodeConfirmPage, userCodePage } from './pages.ts';
 import { clientPolicyProblem, isLoopbackHttp, type OAuthPolicy } from './policy.ts';
@@ -182,11 +181,6 @@ export function createProvider(options: ProviderOptions): Provider {
   const provider = new Provider(urls.issuer, configuration);
   // the service's public address comes from PUBLIC_URL (a proxy's forwarded headers, set by oauthRoutes)
   provider.proxy = true;
-  // a registration that obtained a token is kept; one that never did expires (policy.unusedClientTtlSeconds)
-  provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
-    const clientId = ctx.oidc.client?.clientId;
-    if (clientId && clientId !== CLI_CLIENT_ID) void markClientUsed(pool, clientId).catch(() => {});
-  });
   return provider;
 }
 

@@ -26,7 +26,8 @@ t.test('device flow: the code page, sign-in, consent, then the polling client ge
   t.equal(device.verification_uri, `${srv.url}/api/oauth/device`);
   t.match(device.user_code, /^[A-Z]{4}-[A-Z]{4}$/);
   const poll = () => oauth.deviceCodeGrantRequest(as, cli, oauth.None(), device.device_code, insecure).then((r) => oauth.processDeviceCodeResponse(as, cli, r));
-  await t.rejects(poll(), { error: 'authorization_pending' });
+  const failure = (p: Promise<unknown>) => p.then(() => 'no error', (e: unknown) => (e as { error?: string }).error);
+  t.equal(await failure(poll()), 'authorization_pending');
 
   const browser = new Browser(srv.url);
   const input = await browser.go(device.verification_uri);
@@ -57,7 +58,7 @@ t.test('device flow: the code page, sign-in, consent, then the polling client ge
   t.type(tokens.refresh_token, 'string');
   const me = await srv.client({ authorization: `Bearer ${tokens.access_token}` }).query('user.currentUser');
   t.equal(me.ok && me.data.id, owner.userId);
-  await t.rejects(poll(), { error: 'invalid_grant' }, 'a device code is used once');
+  t.equal(await failure(poll()), 'invalid_grant', 'a device code is used once');
 });
 
 t.test('dynamic client registration: loopback clients are native (any port), the policy refuses the rest', async (t) => {
@@ -110,13 +111,13 @@ t.test('failed logins are limited per account and per address, whatever the pass
   const page = await browser.go((await authorizationUrl(as)).url.href);
   const form = formOf(page.html, '/login');
   const attempt = (email: string, password: string) => browser.go(form.action, { form: { ...form.fields, email, password } });
-  for (let i = 0; i < 3; i++) t.equal((await attempt(owner.email, 'wrong password!')).status, 400);
+  for (let i = 0; i < 3; i++) t.equal((await attempt(owner.email, 'wrong password!')).status, 200);
   const blocked = await attempt(owner.email, PASSWORD);
   t.equal(blocked.status, 429, 'the right password too, once the account is limited');
   t.match(blocked.html, /Too many failed sign-ins\. Try again in 15 minutes\./);
   t.match(blocked.headers.get('retry-after'), /^\d+$/);
   // an e-mail without an account is limited the same way (nothing tells them apart)
-  for (let i = 0; i < 3; i++) t.equal((await attempt(`nobody${i}@example.test`, 'wrong password!')).status, 400);
+  for (let i = 0; i < 3; i++) t.equal((await attempt(`nobody${i}@example.test`, 'wrong password!')).status, 200);
   const other = await newOrganization(srv, 'Other');
   await setPassword(srv.deps.pool, other.email, PASSWORD);
   const byAddress = await attempt(other.email, PASSWORD);

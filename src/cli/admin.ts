@@ -14,7 +14,6 @@ import { liveRunnerPools } from '../jobs/liveness.ts';
 import { handleSignals, type Shutdown } from './signals.ts';
 import { fxImport, marketImport } from './reference.ts';
 import { platformRoles } from '../trpc/roles.ts';
-import { passwordProblem, setPassword } from '../oauth/passwords.ts';
 import { rotateKeys } from '../oauth/keys.ts';
 import { pino } from 'pino';
 import type { Pool } from '../db/pool.ts';
@@ -245,6 +244,7 @@ async function runCommand(pool: Pool, command: string, values: Record<string, st
   }
   if (command === 'user set-password') {
     const address = parse(email, required(values, 'email'), 'email');
+    const { passwordProblem, setPassword } = await import('../oauth/passwords.ts');
     const password = await readPassword();
     const problem = passwordProblem(password);
     if (problem) throw new UsageError(`the password read from standard input is refused: ${problem}`);

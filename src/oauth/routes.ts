@@ -5,15 +5,12 @@
 // (README, Decisions) and nothing else of the service needs it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import middie from '@fastify/middie';
 import type { FastifyInstance } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Principal } from '../auth/principal.ts';
 import type { Deps } from '../trpc/context.ts';
 import { deleteExpired } from './store.ts';
-import { interactionRoutes } from './interactions.ts';
 import { KEY_RELOAD_MS, loadKeys, type KeySet } from './keys.ts';
-import { oauthLimits } from './limits.ts';
 import { principalForToken, verifyAccessToken, type AccessTokenInfo } from './tokens.ts';
 import { OAUTH_PREFIX, oauthUrls, protectedResourceMetadata, resourceMetadataUrl, type OAuthUrls } from './urls.ts';
 
@@ -31,6 +28,12 @@ export interface OAuthServer {
 type RawRequest = IncomingMessage & { originalUrl?: string };
 
 export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAuthServer> {
+  // loaded here, not with the module: the admin commands import the app's modules and need none of these
+  const [{ default: middie }, { interactionRoutes }, { oauthLimits }] = await Promise.all([
+    import('@fastify/middie'),
+    import('./interactions.ts'),
+    import('./limits.ts'),
+  ]);
   const limits = oauthLimits(deps.config.oauth);
   let urls: OAuthUrls | undefined;
   const getUrls = () => {

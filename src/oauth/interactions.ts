@@ -6,6 +6,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Pool } from '../db/pool.ts';
+import { INVITATION_PAGE, invitationPageRoutes } from './invitationPage.ts';
 import type { OAuthLimits } from './limits.ts';
 import { consentPage, loginPage, messagePage, PAGE_HEADERS } from './pages.ts';
 import { checkPassword } from './passwords.ts';
@@ -57,6 +58,8 @@ export async function interactionRoutes(app: FastifyInstance, deps: InteractionD
         return undefined;
       }
     }
+
+    invitationPageRoutes(scope, { pool: deps.pool, limits: deps.limits, action: () => `${deps.urls().basePath}${OAUTH_PREFIX}${INVITATION_PAGE}` });
 
     async function clientName(provider: Provider, interaction: Interaction): Promise<string> {
       const client = await provider.Client.find(String(interaction.params.client_id));

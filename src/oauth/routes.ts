@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Principal } from '../auth/principal.ts';
+import { ACCEPT_PATH } from '../invitations/invitations.ts';
 import type { Deps } from '../trpc/context.ts';
 import { deleteExpired } from './store.ts';
 import { KEY_RELOAD_MS, loadKeys, type KeySet } from './keys.ts';
@@ -86,8 +87,8 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAu
   await app.register(middie);
   app.use(OAUTH_PREFIX, (req: RawRequest, res: ServerResponse, next: (error?: unknown) => void) => {
     const path = req.url ?? '/';
-    // the interaction pages are fastify routes (interactions.ts)
-    if (path.startsWith('/interaction/')) return next();
+    // the interaction and invitation pages are fastify routes (interactions.ts)
+    if (path.startsWith('/interaction/') || /^\/invitation(\?|$)/.test(path)) return next();
     void (async () => {
       const address = req.socket.remoteAddress ?? '';
       const post = req.method === 'POST';
@@ -109,6 +110,12 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAu
   app.get('/.well-known/oauth-protected-resource', prm('mcp'));
   app.get('/.well-known/oauth-protected-resource/mcp', prm('mcp'));
   app.get('/.well-known/oauth-protected-resource/trpc', prm('api'));
+
+  // an invitation link opened in a browser (a GET; the API's own accept is a POST with a key)
+  app.get(ACCEPT_PATH, async (req, reply) => {
+    const token = String((req.query as { token?: unknown }).token ?? '');
+    return reply.redirect(`${getUrls().basePath}${OAUTH_PREFIX}/invitation?token=${encodeURIComponent(token)}`, 303);
+  });
 
   await interactionRoutes(app, {
     pool: deps.pool,

@@ -24,14 +24,23 @@ export function hashPassword(password: string): Promise<string> {
 
 let dummy: Promise<string> | undefined;
 
-/** Sets the user's password; false when no user has that e-mail. */
+/**
+ * Sets the user's password; false when no user has that e-mail. Whoever signed in with the old one
+ * is signed out: the user's OAuth sessions, grants and tokens end with it (a reset after a leak).
+ */
 export async function setPassword(db: Queryable, email: string, password: string): Promise<boolean> {
   const passwordHash = await hashPassword(password);
-  const { rowCount } = await db.query(
-    'UPDATE users SET password_hash = $2, password_set_at = now(), updated_at = now() WHERE lower(email) = lower($1)',
+  const { rows } = await db.query<{ id: string }>(
+    'UPDATE users SET password_hash = $2, password_set_at = now(), updated_at = now() WHERE lower(email) = lower($1) RETURNING id',
     [email.trim(), passwordHash],
   );
-  return rowCount === 1;
+  if (!rows[0]) return false;
+  await db.query(
+    `DELETE FROM oauth_models WHERE payload->>'accountId' = $1
+       OR grant_id IN (SELECT id FROM oauth_models WHERE model = 'Grant' AND payload->>'accountId' = $1)`,
+    [rows[0].id],
+  );
+  return true;
 }
 
 /** The user id when the e-mail and password match, else null (the same work either way). */

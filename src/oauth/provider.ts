@@ -3,6 +3,7 @@
 // JWTs: revocation (RFC 7009) and a revoked token family (RFC 9700) then end them at once, and the
 // API reads one row per call, as it does for an API key.
 import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ClientMetadata } from 'oidc-provider';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from '../db/pool.ts';
 import { postgresAdapter } from './adapter.ts';
 import type { KeySet } from './keys.ts';
@@ -47,6 +48,7 @@ function clientName(ctx: KoaContextWithOIDC): string {
 
 export interface ProviderOptions {
   pool: Pool;
+  log: FastifyBaseLogger;
   urls: OAuthUrls;
   keys: KeySet;
   policy: OAuthPolicy;
@@ -179,6 +181,8 @@ export function createProvider(options: ProviderOptions): Provider {
     },
   };
   const provider = new Provider(urls.issuer, configuration);
+  // oidc-provider answers its own faults as server_error and keeps the cause: logged here
+  provider.on('server_error', (_ctx: KoaContextWithOIDC, error: Error) => options.log.error({ err: error }, 'authorization server error'));
   // the service's public address comes from PUBLIC_URL (a proxy's forwarded headers, set by oauthRoutes)
   provider.proxy = true;
   return provider;

@@ -55,6 +55,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAu
         const { createProvider } = await import('./provider.ts');
         const provider = createProvider({
           pool: deps.pool,
+          log: deps.log,
           urls: getUrls(),
           keys,
           policy: { unusedClientTtlSeconds: deps.config.oauth.unusedClientTtlHours * 3600, metadataDocumentMaxBytes: 5 * 1024 },

@@ -61,6 +61,20 @@ t.test('device flow: the code page, sign-in, consent, then the polling client ge
   t.equal(await failure(poll()), 'invalid_grant', 'a device code is used once');
 });
 
+t.test('guessing user codes is limited per address', async (t) => {
+  const browser = new Browser(srv.url);
+  let form = formOf((await browser.go(`${srv.url}/api/oauth/device`)).html, '/device');
+  const statuses: number[] = [];
+  for (let i = 0; i < 31; i++) {
+    const page = await browser.go(form.action, { form: { ...form.fields, user_code: 'BCDF-GHJK' } });
+    statuses.push(page.status);
+    if (page.status === 200) form = formOf(page.html, '/device');
+  }
+  // the device flow test above posted three times from this address (two codes, one confirmation): 30 a window in all
+  t.same(statuses.slice(0, 27), Array(27).fill(200));
+  t.same(statuses.slice(27), [429, 429, 429, 429]);
+});
+
 t.test('dynamic client registration: loopback clients are native (any port), the policy refuses the rest', async (t) => {
   const as = await discover(srv);
   const register = (metadata: Record<string, unknown>) =>

@@ -128,6 +128,19 @@ t.test('with a token the input organization decides; membership and roles apply 
   t.equal(!disabled.ok && disabled.error.data.errorCode, 'MEMBER_DISABLED');
 });
 
+t.test('a new password signs out every client of the person', async (t) => {
+  const person = await newOrganization(srv, 'Reset Org');
+  await setPassword(srv.deps.pool, person.email, PASSWORD);
+  const tokens = await tokensFor(srv, person.email, PASSWORD);
+  const ownerTokens = await tokensFor(srv, owner.email, PASSWORD);
+  t.equal((await bearer(tokens.access_token).query('user.currentUser')).ok, true);
+  await setPassword(srv.deps.pool, person.email, 'the new password, after a leak');
+  const after = await bearer(tokens.access_token).query('user.currentUser');
+  t.equal(!after.ok && after.error.data.errorCode, 'INVALID_ACCESS_TOKEN');
+  t.equal((await refresh(await discover(srv), tokens.refresh_token!)).body.error, 'invalid_grant');
+  t.equal((await bearer(ownerTokens.access_token).query('user.currentUser')).ok, true, 'nobody else is signed out');
+});
+
 t.test('every 401 carries WWW-Authenticate (RFC 6750)', async (t) => {
   const none = await fetch(`${srv.url}/trpc/user.currentUser?batch=1`);
   t.equal(none.status, 401);

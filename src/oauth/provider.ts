@@ -78,6 +78,9 @@ export function createProvider(options: ProviderOptions): Provider {
       short: { signed: true, sameSite: 'lax' },
     },
     pkce: { required: () => true },
+    // browser-based public clients may call the token endpoint from the origin of their redirect URIs
+    clientBasedCORS: (_ctx, origin, client) =>
+      origin !== 'null' && client.clientAuthMethod === 'none' && client.redirectUris!.some((uri) => URL.parse(uri)?.origin === origin),
     responseTypes: ['code'],
     scopes: ['openid', 'offline_access', API_SCOPE],
     claims: { openid: ['sub'], email: ['email'] },

@@ -126,4 +126,11 @@ t.test('failed logins say the same whether or not the e-mail exists; CSRF is ref
   const ok = await browser.go(form.action, { form: { ...form.fields, email: owner.email, password: PASSWORD } });
   t.equal(ok.status, 200);
   t.match(ok.html, /Allow access\?/);
+  // the consent form is guarded the same way
+  const consent = formOf(ok.html, '/consent');
+  const forgedConsent = await browser.go(consent.action, { form: { csrf: form.fields.csrf!.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')), decision: 'allow' } });
+  t.equal(forgedConsent.status, 403);
+  const allowed = await browser.go(consent.action, { form: { ...consent.fields, decision: 'allow' } });
+  t.equal(allowed.status, 0, 'the real one redirects to the client');
+  t.equal(new URL(allowed.url).searchParams.get('state'), auth.state);
 });

@@ -43,8 +43,9 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAu
   };
 
   // the provider, rebuilt when the keys in PostgreSQL change (admin oauth rotate-keys)
-  let current: { provider: Provider; keys: KeySet; checkedAt: number } | undefined;
-  let loading: Promise<{ provider: Provider; keys: KeySet }> | undefined;
+  type Loaded = { provider: Provider; handler: ReturnType<Provider['callback']>; keys: KeySet; checkedAt: number };
+  let current: Loaded | undefined;
+  let loading: Promise<Loaded> | undefined;
   const load = async () => {
     if (current && Date.now() - current.checkedAt < KEY_RELOAD_MS) return current;
     loading ??= (async () => {
@@ -61,7 +62,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAu
           policy: { unusedClientTtlSeconds: deps.config.oauth.unusedClientTtlHours * 3600, metadataDocumentMaxBytes: 5 * 1024 },
           allowMetadataFetch: (ctx) => limits.takeRegistration(ctx.req.socket.remoteAddress ?? ''),
         });
-        current = { provider, keys, checkedAt: Date.now() };
+        current = { provider, handler: provider.callback(), keys, checkedAt: Date.now() };
       } else {
         current.checkedAt = Date.now();
       }
@@ -79,10 +80,12 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAu
     const pub = new URL(u.issuer);
     raw.headers['x-forwarded-proto'] = pub.protocol.slice(0, -1);
     raw.headers['x-forwarded-host'] = pub.host;
+    // the peer's address is the socket's: a client's own X-Forwarded-For is not believed
+    delete raw.headers['x-forwarded-for'];
     // oidc-provider takes its mount path from originalUrl less url
     raw.originalUrl = `${u.basePath}${OAUTH_PREFIX}${path}`;
     raw.url = path;
-    (await provider()).callback()(raw, res);
+    (await load()).handler(raw, res);
   };
 
   await app.register(middie);
@@ -103,7 +106,10 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAu
   for (const wellKnown of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
     app.get(wellKnown, async (req, reply) => {
       reply.hijack();
-      await handOver(req.raw, reply.raw, wellKnown);
+      await handOver(req.raw, reply.raw, wellKnown).catch((error: unknown) => {
+        req.log.error({ err: error }, 'authorization server metadata failed');
+        reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'server_error' }));
+      });
     });
   }
   // RFC 9728: the tool server's at the root (the specification's address) and by path, the API's by path

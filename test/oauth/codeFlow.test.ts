@@ -134,3 +134,29 @@ t.test('failed logins say the same whether or not the e-mail exists; CSRF is ref
   t.equal(allowed.status, 0, 'the real one redirects to the client');
   t.equal(new URL(allowed.url).searchParams.get('state'), auth.state);
 });
+
+t.test('signing out ends the browser session: the next sign-in asks for the password again', async (t) => {
+  const as = await discover(srv);
+  const browser = new Browser(srv.url);
+  await signInAndAllow(browser, (await authorizationUrl(as)).url, owner.email, PASSWORD);
+  // still signed in: no password asked; a native client's request is always shown for consent
+  // (oidc-provider's native_client_prompt: another app could claim its loopback redirect)
+  const again = await browser.go((await authorizationUrl(as)).url.href);
+  t.equal(again.status, 200);
+  t.match(again.html, /<title>Allow access\?<\/title>/);
+  t.notMatch(again.html, /type="password"/);
+
+  const logout = await browser.go(`${srv.url}/api/oauth/logout`);
+  t.equal(logout.status, 200);
+  t.equal(logout.headers.get('x-frame-options'), 'DENY');
+  t.match(logout.html, /Sign out of the royalty service in this browser\?/);
+  const form = formOf(logout.html, '/logout');
+  const forged = await browser.go(form.action, { form: { xsrf: 'forged', logout: 'yes' } });
+  t.not(forged.status, 200, 'a forged sign-out is refused');
+  const done = await browser.go(form.action, { form: { ...form.fields, logout: 'yes' } });
+  t.equal(done.status, 200);
+  t.match(done.html, /You are signed out/);
+  const login = await browser.go((await authorizationUrl(as)).url.href);
+  t.equal(login.status, 200);
+  t.match(login.html, /type="password"/);
+});

@@ -128,6 +128,23 @@ t.test('with a token the input organization decides; membership and roles apply 
   t.equal(!disabled.ok && disabled.error.data.errorCode, 'MEMBER_DISABLED');
 });
 
+t.test('apiKey events say which credential acted: the OAuth client, or the key', async (t) => {
+  const tokens = await tokensFor(srv, owner.email, PASSWORD);
+  const { rows: keys } = await srv.deps.pool.query(`SELECT id FROM api_keys WHERE user_id = $1 AND name = 'bootstrap'`, [owner.userId]);
+  const renamed = await bearer(tokens.access_token).mutate('apiKey.update', { organizationId: owner.organizationId, id: keys[0].id, name: 'renamed by token', rotate: false });
+  t.equal(renamed.ok, true, JSON.stringify(renamed.error));
+  const byKey = await owner.client.mutate('apiKey.update', { organizationId: owner.organizationId, id: keys[0].id, name: 'renamed by key', rotate: false });
+  t.equal(byKey.ok, true, JSON.stringify(byKey.error));
+  const { rows } = await srv.deps.pool.query(
+    `SELECT actor_user_id, api_key_id, oauth_client_id FROM activity_events WHERE organization_id = $1 AND action = 'apiKey.update' ORDER BY created_at`,
+    [owner.organizationId],
+  );
+  t.same(rows, [
+    { actor_user_id: owner.userId, api_key_id: null, oauth_client_id: 'royalty-cli' },
+    { actor_user_id: owner.userId, api_key_id: keys[0].id, oauth_client_id: null },
+  ]);
+});
+
 t.test('a new password signs out every client of the person', async (t) => {
   const person = await newOrganization(srv, 'Reset Org');
   await setPassword(srv.deps.pool, person.email, PASSWORD);

@@ -12,6 +12,7 @@ import type { HttpTimeouts } from './config.ts';
 import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
 import { createRateLimits, retryAfterSeconds } from './net/rateLimit.ts';
+import { oauthRoutes } from './oauth/routes.ts';
 import { objectProxy } from './storage/proxy.ts';
 import { OBJECTS_PREFIX } from './storage/signature.ts';
 import { contextFactory, type Deps } from './trpc/context.ts';
@@ -309,7 +310,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   // rate limits (src/net/rateLimit.ts): counted per procedure call by the procedure chain
   const limits = createRateLimits(deps.config.rateLimits, deps.pool);
-  const createContext = contextFactory(deps, limits);
+  // OAuth 2.0 sign-in (src/oauth): the authorization server and its pages; the API takes its bearer tokens
+  const oauth = await oauthRoutes(app, deps);
+  const createContext = contextFactory(deps, limits, oauth.apiPrincipal);
   await app.register(
     async (scope) => {
       // Our own JSON parser: keys that could poison prototypes (__proto__, constructor.prototype)

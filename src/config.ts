@@ -186,6 +186,11 @@ const envSchema = z.object({
     return Array.isArray(origins) ? origins : [];
   }),
   INVITATION_TTL_HOURS: int(1, 24 * 365).default(24 * 7),
+  OAUTH_LOGIN_FAILURES_PER_ACCOUNT: int(1, 1000).default(5),
+  OAUTH_LOGIN_FAILURES_PER_ADDRESS: int(1, 1_000_000).default(30),
+  OAUTH_LOGIN_WINDOW_SECONDS: int(1, 86_400).default(900),
+  OAUTH_REGISTRATIONS_PER_ADDRESS: int(1, 1_000_000).default(20),
+  OAUTH_UNUSED_CLIENT_TTL_HOURS: int(1, 24 * 365).default(24),
   AI_PROVIDER: z.enum(['builtin', 'openai']).default('builtin'),
   AI_BASE_URL: optionalText.pipe(httpUrl.optional()),
   AI_API_KEY: headerText,
@@ -284,6 +289,8 @@ export interface Config {
   corsOrigins: string[];
   /** how long an invitation link stays valid */
   invitationTtlHours: number;
+  /** sign-in (src/oauth): failed logins allowed per account and per address within the window; registrations per address an hour */
+  oauth: OAuthSettings;
   /** resolution of raw sales types and sources: the built-in resolver or an OpenAI-compatible endpoint */
   ai: AiSettings;
   /** market quotes, history and Treasury yields: imported data, or live over HTTP */
@@ -322,6 +329,16 @@ export interface RateLimitSettings {
   /** calls of one principal per window in each group (0: no limit); one address may make addressFactor times as many */
   perPrincipal: Record<RateLimitGroup, number>;
   addressFactor: number;
+}
+
+export interface OAuthSettings {
+  loginFailuresPerAccount: number;
+  loginFailuresPerAddress: number;
+  loginWindowSeconds: number;
+  /** dynamic client registrations and Client ID Metadata Document fetches per address an hour */
+  registrationsPerAddress: number;
+  /** a registered client that never obtained a token is removed after this long */
+  unusedClientTtlHours: number;
 }
 
 export interface AnalyticsSettings {
@@ -479,6 +496,13 @@ export function loadConfig(env: Env = process.env): Config {
     },
     corsOrigins: e.CORS_ORIGINS,
     invitationTtlHours: e.INVITATION_TTL_HOURS,
+    oauth: {
+      loginFailuresPerAccount: e.OAUTH_LOGIN_FAILURES_PER_ACCOUNT,
+      loginFailuresPerAddress: e.OAUTH_LOGIN_FAILURES_PER_ADDRESS,
+      loginWindowSeconds: e.OAUTH_LOGIN_WINDOW_SECONDS,
+      registrationsPerAddress: e.OAUTH_REGISTRATIONS_PER_ADDRESS,
+      unusedClientTtlHours: e.OAUTH_UNUSED_CLIENT_TTL_HOURS,
+    },
     ai: {
       provider: e.AI_PROVIDER,
       baseUrl: e.AI_BASE_URL?.replace(/\/+$/, ''),

@@ -94,6 +94,7 @@ export const errorRegistry = {
   AUTH_REQUIRED: { code: 'UNAUTHORIZED', description: 'No credential was sent (x-api-key or Authorization: Bearer), or an Authorization scheme other than Bearer.' },
   INVALID_API_KEY: { code: 'UNAUTHORIZED', description: 'The API key is unknown, deleted or rotated away.' },
   INVALID_ACCESS_TOKEN: { code: 'UNAUTHORIZED', description: 'The bearer access token is unknown or expired.' },
+  ACCESS_TOKEN_AUDIENCE: { code: 'UNAUTHORIZED', description: 'The bearer access token was issued for another resource (RFC 8707): a token for the tool server is not accepted by the API, nor the reverse.' },
   ORGANIZATION_HEADER_REQUIRED: { code: 'BAD_REQUEST', description: 'An API-key call without exactly one x-organization-id header holding a uuid.' },
   ORGANIZATION_MISMATCH: { code: 'BAD_REQUEST', description: 'The organizationId of the input differs from the x-organization-id header.' },
   ORGANIZATION_REQUIRED: { code: 'BAD_REQUEST', description: 'The procedure needs an organizationId and none was given.' },

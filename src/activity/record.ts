@@ -44,11 +44,11 @@ async function rightsholdersOf(db: Queryable, event: ActivityInput): Promise<str
   return rows[0]?.ids ?? [];
 }
 
-export async function recordActivity(db: Queryable, actor: Pick<Principal, 'userId' | 'apiKey'> | null, event: ActivityInput): Promise<void> {
+export async function recordActivity(db: Queryable, actor: Pick<Principal, 'userId' | 'apiKey' | 'oauth'> | null, event: ActivityInput): Promise<void> {
   const rightsholderIds = await rightsholdersOf(db, event);
   await db.query(
-    `INSERT INTO activity_events (organization_id, actor_user_id, api_key_id, action, subject_type, subject_id, subject_label, changes, visible_to_user_id, rightsholder_ids)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    `INSERT INTO activity_events (organization_id, actor_user_id, api_key_id, oauth_client_id, action, subject_type, subject_id, subject_label, changes, visible_to_user_id, rightsholder_ids)
+     VALUES ($1, $2, $3, $11, $4, $5, $6, $7, $8, $9, $10)`,
     [
       event.organizationId,
       actor?.userId ?? null,
@@ -60,6 +60,7 @@ export async function recordActivity(db: Queryable, actor: Pick<Principal, 'user
       event.changes ? JSON.stringify(event.changes) : null,
       event.visibleToUserId ?? null,
       rightsholderIds,
+      actor?.oauth?.clientId ?? null,
     ],
   );
 }

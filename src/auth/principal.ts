@@ -1,7 +1,7 @@
 import { AppError, type ErrorCode } from '../errors.ts';
 import type { OrgRole, PlatformRole } from '../trpc/roles.ts';
 
-/** Who is calling. OAuth bearer tokens (a later issue) resolve to the same shape. */
+/** Who is calling: an API key, an OAuth bearer token (src/oauth/tokens.ts) or an embed session. */
 export interface Principal {
   kind: 'api_key' | 'bearer' | 'cube_session';
   userId: string;
@@ -9,6 +9,8 @@ export interface Principal {
   platformRole: PlatformRole | null;
   /** set for API-key calls: the key's explicit scope */
   apiKey: { id: string; organizationIds: string[]; patterns: string[] } | null;
+  /** set for OAuth bearer-token calls: the client acting for the user, and the grant it holds */
+  oauth?: { clientId: string; grantId: string };
   /** set for embed-session calls (src/analytics/sessions.ts): cube reads of one organization only */
   cubeSession?: { id: string; organizationId: string; patterns: string[] | null };
   /**

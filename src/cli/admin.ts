@@ -14,6 +14,7 @@ import { liveRunnerPools } from '../jobs/liveness.ts';
 import { handleSignals, type Shutdown } from './signals.ts';
 import { fxImport, marketImport } from './reference.ts';
 import { platformRoles } from '../trpc/roles.ts';
+import { rotateKeys } from '../oauth/keys.ts';
 import { pino } from 'pino';
 import type { Pool } from '../db/pool.ts';
 import type { Deps } from '../trpc/context.ts';
@@ -151,6 +152,8 @@ const COMMANDS: Record<string, readonly string[]> = {
   'api-key create': ['email', 'org', 'name', 'patterns'],
   'api-key list': ['email', 'org'],
   'api-key delete': ['id'],
+  'user set-password': ['email'],
+  'oauth rotate-keys': [],
   'fx import': ['file', 'url', 'format'],
   'market import': ['kind', 'file', 'url', 'symbol'],
   reprocess: ['org', 'rightsholder', 'distributor', 'mapping', 'status', 'since', 'no-wait', 'no-local-worker'],
@@ -212,8 +215,26 @@ async function runCommand(pool: Pool, command: string, values: Record<string, st
     await deleteApiKey(pool, id);
     return { id, deleted: true };
   }
+  if (command === 'user set-password') {
+    const address = parse(email, required(values, 'email'), 'email');
+    const { passwordProblem, setPassword } = await import('../oauth/passwords.ts');
+    const password = await readPassword();
+    const problem = passwordProblem(password);
+    if (problem) throw new UsageError(`the password read from standard input is refused: ${problem}`);
+    if (!(await setPassword(pool, address, password))) throw new UsageError('no user with that e-mail');
+    return { email: address, passwordSet: true };
+  }
+  if (command === 'oauth rotate-keys') return (await rotateKeys(pool)) as unknown as Output;
   if (command === 'fx import') return fxImport(pool, values);
   return marketImport(pool, values);
+}
+
+/** The password on standard input, less one trailing line break; a terminal is prompted on stderr. */
+async function readPassword(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('New password (then Enter and Ctrl-D): ');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
 function printHuman(out: Output): string {

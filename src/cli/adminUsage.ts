@@ -9,6 +9,13 @@ export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
       Create an API key for a member of the organization (default scope: every procedure).
   api-key list [--email EMAIL] [--org ORG_ID] [--json]
   api-key delete --id KEY_ID [--json]
+  user set-password --email EMAIL [--json]
+      Set the user's sign-in password, read from standard input (never from the command line):
+      \`printf '%s' "$PASSWORD" | npm run admin -- user set-password --email a@b.c\`. One trailing
+      line break is dropped. Also how a forgotten password is reset.
+  oauth rotate-keys [--json]
+      A new OAuth signing key and cookie secret take over; the previous ones stay valid through the
+      change, older ones are removed. Running API processes take the new keys within a minute.
   fx import (--file F | --url U) [--format ecb|plain] [--json]
       Load exchange rates: the ECB reference-rate CSV (daily or historical, zipped or not; euro base,
       stored against the US dollar) or a plain date,currency,rate CSV (units per US dollar).

@@ -26,6 +26,9 @@ export interface Deps {
   jobRunner?: { running(): boolean };
 }
 
+/** Resolves an OAuth access token to its holder, or throws UNAUTHORIZED (src/oauth/routes.ts). */
+export type BearerVerifier = (token: string) => Promise<Principal>;
+
 export interface Context {
   deps: Deps;
   credentials: Credentials;
@@ -45,8 +48,9 @@ export function createContextInner(
   deps: Deps,
   credentials: Credentials,
   refused?: AppError,
-  request: { address: string; limits?: RateLimits } = { address: 'in-process' },
+  request: { address: string; limits?: RateLimits; bearer?: BearerVerifier } = { address: 'in-process' },
 ): Context {
+  const { bearer } = request;
   let principal: Promise<Principal> | undefined;
   return {
     deps,
@@ -54,7 +58,7 @@ export function createContextInner(
     address: request.address,
     limits: request.limits,
     authenticate() {
-      principal ??= refused ? Promise.reject(refused) : resolvePrincipal(deps, credentials);
+      principal ??= refused ? Promise.reject(refused) : resolvePrincipal(deps, credentials, bearer);
       return principal;
     },
   };
@@ -79,7 +83,7 @@ function recordKeyUse(deps: Deps, keyId: string): void {
     .catch(() => {});
 }
 
-async function resolvePrincipal(deps: Deps, credentials: Credentials): Promise<Principal> {
+async function resolvePrincipal(deps: Deps, credentials: Credentials, bearer: BearerVerifier | undefined): Promise<Principal> {
   if (credentials.apiKey !== undefined) {
     const principal = await principalForApiKey(deps.pool, credentials.apiKey, credentials.organizationId);
     if (!principal && /^bearer\s/i.test(credentials.apiKey)) {
@@ -99,15 +103,15 @@ async function resolvePrincipal(deps: Deps, credentials: Credentials): Promise<P
     if (credentials.bearerToken.startsWith(API_KEY_PREFIX)) {
       throw new AppError('INVALID_ACCESS_TOKEN', 'API keys are sent as the x-api-key header (with x-organization-id), not as a bearer token');
     }
-    // OAuth access tokens arrive with the OAuth issue; until then no bearer token is valid.
-    throw new AppError('INVALID_ACCESS_TOKEN');
+    if (!bearer) throw new AppError('INVALID_ACCESS_TOKEN');
+    return bearer(credentials.bearerToken);
   }
   throw new AppError('AUTH_REQUIRED');
 }
 
-export function contextFactory(deps: Deps, limits: RateLimits) {
+export function contextFactory(deps: Deps, limits: RateLimits, bearer?: BearerVerifier) {
   return ({ req }: CreateFastifyContextOptions): Context => {
-    const request = { address: req.ip, limits };
+    const request = { address: req.ip, limits, ...(bearer ? { bearer } : {}) };
     let credentials: Credentials;
     try {
       credentials = credentialsFromHeaders(req.headers, req.raw.rawHeaders);

@@ -1,4 +1,4 @@
-// Signals during a shutdown, on a real process (`src/main.ts worker`) busy with a real statement:
+// Signals during a shutdown, on a real process (`dist/src/main.js worker`, as npm runs it) busy with a real statement:
 // a repeated signal is logged and ignored while the running job finishes; two more within a few
 // seconds force an exit that releases the job for another worker (its attempt given back) and
 // removes its work directory. A killed process's work directories are removed by the next

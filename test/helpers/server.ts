@@ -1,11 +1,13 @@
 // A real service for one test file: its own database (cloned from the template), its own S3
 // server (s3rver on a free loopback port) and bucket, real HTTP on a free port.
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TaskList } from 'graphile-worker';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { startRuntime, type Role, type Runtime } from '../../src/runtime.ts';
+import { freePort } from '../../src/db/embedded.ts';
 import { startEmbeddedS3 } from '../../src/storage/embedded.ts';
 import type { Deps } from '../../src/trpc/context.ts';
 import { createTestDatabase } from './db.ts';
@@ -25,21 +27,33 @@ export interface TestServer {
   client(headers: Record<string, string>): TrpcClient;
 }
 
+/**
+ * A service of its own for a test file: its own database and data directory. `store: 'configured'`
+ * (the default) gives it an S3 server of its own, configured as an operator's S3 is;
+ * `store: 'default'` leaves S3 unset, as a new install runs: the embedded store behind the
+ * /objects proxy, with PUBLIC_URL the address it listens on (a port chosen first).
+ */
 export async function startTestServer(
   t: Teardown,
-  opts: { role?: Role; env?: Record<string, string>; taskList?: (deps: Deps) => TaskList } = {},
+  opts: { role?: Role; env?: Record<string, string>; taskList?: (deps: Deps) => TaskList; store?: 'configured' | 'default' } = {},
 ): Promise<TestServer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'royalty-test-'));
   const db = await createTestDatabase();
-  const s3 = await startEmbeddedS3(path.join(dir, 's3'), 'test-bucket');
+  const s3 = opts.store === 'default' ? undefined : await startEmbeddedS3(path.join(dir, 's3'), 'test-bucket');
+  const port = opts.store === 'default' ? await freePort() : 0;
+  const store: Record<string, string> = s3
+    ? {
+        S3_ENDPOINT: s3.settings.endpoint,
+        S3_BUCKET: s3.settings.bucket,
+        S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
+        S3_SECRET_ACCESS_KEY: s3.settings.secretAccessKey,
+      }
+    : { PUBLIC_URL: `http://127.0.0.1:${port}` };
   const config = loadConfig({
     DATABASE_URL: db.url,
     DATABASE_POOL_SIZE: '5',
-    S3_ENDPOINT: s3.settings.endpoint,
-    S3_BUCKET: s3.settings.bucket,
-    S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
-    S3_SECRET_ACCESS_KEY: s3.settings.secretAccessKey,
-    PORT: '0',
+    ...store,
+    PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: dir,
     // TEST_LOG_LEVEL=error shows a failing test's server errors (procedure failed, with the cause)
@@ -58,11 +72,12 @@ export async function startTestServer(
   const runtime = await startRuntime(config, opts.role ?? 'api', opts.taskList ? { taskList: opts.taskList } : {});
   t.teardown(async () => {
     await runtime.stop();
-    await s3.stop();
+    await s3?.stop();
     await db.drop();
     await rm(dir, { recursive: true, force: true });
   });
-  const url = runtime.url!;
+  // the address listened on (PUBLIC_URL, the runtime's url, may name a reverse proxy in front)
+  const url = `http://127.0.0.1:${(runtime.app!.server.address() as AddressInfo).port}`;
   return {
     url,
     config,

@@ -2,6 +2,7 @@
 import type { Test } from 'tap';
 import type { Outcome } from '../../helpers/trpc.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { freePort } from '../../../src/db/embedded.ts';
 
 /** Asserts a failed call with exactly this tRPC code and errorCode; returns the error body. */
 export function expectError(t: Test, res: Outcome<unknown>, code: string, errorCode: string, label = `${code} ${errorCode}`) {
@@ -72,19 +73,6 @@ export async function acceptInvitation(srv: TestServer, apiKey: string | undefin
 /** Moves an invitation's expiry into the past. */
 export async function expireInvitation(srv: TestServer, invitationId: string): Promise<void> {
   await srv.deps.pool.query(`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE id = $1`, [invitationId]);
-}
-
-/** A free loopback port, so a test server's PUBLIC_URL can name the port it will listen on. */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** A test server whose PUBLIC_URL is its own address, so invitation links can be followed as they are. */

@@ -57,7 +57,8 @@ function trpcTarget(url: string): RequestTarget | undefined {
 
 /**
  * The tRPC error envelope for errors raised outside tRPC (hooks, body parser, router, HTTP
- * parser): one error per procedure in an array in batch mode, a single object otherwise.
+ * parser): an array, as the specification has every error, with one error per procedure in batch
+ * mode and the one error otherwise.
  */
 function errorEnvelope(target: RequestTarget, error: AppError): { httpStatus: number; body: string } {
   const wire = wireCode(error.code);
@@ -69,7 +70,7 @@ function errorEnvelope(target: RequestTarget, error: AppError): { httpStatus: nu
       data: { code: wire.code, errorCode: error.errorCode, httpStatus: wire.httpStatus, path },
     },
   }));
-  return { httpStatus: wire.httpStatus, body: JSON.stringify(target.batch ? envelopes : envelopes[0]) };
+  return { httpStatus: wire.httpStatus, body: JSON.stringify(envelopes) };
 }
 
 function sendTrpcError(reply: FastifyReply, target: RequestTarget, error: AppError): FastifyReply {
@@ -171,8 +172,9 @@ function isErrorBody(value: unknown): value is ErrorBody {
 
 /**
  * tRPC answers a request it cannot split into calls (procedure types mixed in one batch, a content
- * type it does not read) with one error object without data.path. The envelope has the path and,
- * in batch mode, is an array with that error for each procedure.
+ * type it does not read) with one error object without data.path, and an error in single mode with
+ * one error object. The envelope is the specification's array for every error: with the path, and
+ * in batch mode that error for each procedure.
  */
 async function withPaths(target: RequestTarget, payload: unknown): Promise<unknown> {
   if (!(payload instanceof Response) || payload.status < 400) return payload;
@@ -182,7 +184,7 @@ async function withPaths(target: RequestTarget, payload: unknown): Promise<unkno
   } catch {
     return payload;
   }
-  if (!isErrorBody(body) || (!target.batch && body.error.data?.path !== undefined)) return payload;
+  if (!isErrorBody(body)) return payload;
   const { error } = body;
   const paths = target.batch ? target.path.split(',') : [target.path];
   const envelopes = paths.map((path) => ({ error: { ...error, data: { ...error.data, path } } }));
@@ -190,7 +192,7 @@ async function withPaths(target: RequestTarget, payload: unknown): Promise<unkno
   headers.delete('content-length');
   // tRPC sends its unsplit-batch error as text/plain; the envelope is JSON
   headers.set('content-type', 'application/json');
-  return new Response(JSON.stringify(target.batch ? envelopes : envelopes[0]), { status: payload.status, headers });
+  return new Response(JSON.stringify(envelopes), { status: payload.status, headers });
 }
 
 /**

@@ -72,10 +72,28 @@ export interface QueueBlock {
   lastError: string | null;
 }
 
+const queueSortColumns = {
+  organizationName: 'o.name',
+  rightsholderName: 'r.name',
+  blockState: 'b.state',
+  refreshedAt: 'b.refreshed_at',
+  musicalDetails: 's.total',
+  nextAttemptAt: 's.next_at',
+} as const;
+export type QueueSort = keyof typeof queueSortColumns;
+export const queueSorts = Object.keys(queueSortColumns) as [QueueSort, ...QueueSort[]];
+
+/** Busiest first (pending and fetching details) unless a sortBy is given. */
+function queueOrder(sortBy: QueueSort | undefined, sortOrder: 'asc' | 'desc' = 'asc'): string {
+  if (!sortBy) return `(coalesce((s.states->>'pending')::int, 0) + coalesce((s.states->>'fetching')::int, 0)) DESC, o.name, r.name, b.id`;
+  const dir = sortOrder === 'desc' ? 'DESC' : 'ASC';
+  return `${queueSortColumns[sortBy]} ${dir} NULLS LAST, b.id ${dir}`;
+}
+
 /** Blocks with their queue state, across organizations or in one; search by organization or rightsholder name. */
 export async function listQueue(
   db: Queryable,
-  opts: { organizationId?: string; search?: string; limit: number; offset: number },
+  opts: { organizationId?: string; search?: string; sortBy?: QueueSort | undefined; sortOrder?: 'asc' | 'desc'; limit: number; offset: number },
 ): Promise<{ rows: QueueBlock[]; total: number }> {
   const where = `($1::uuid IS NULL OR b.organization_id = $1) AND o.deleted_at IS NULL
     AND ($2::text IS NULL OR o.name ILIKE '%' || $2 || '%' OR r.name ILIKE '%' || $2 || '%')`;
@@ -94,7 +112,7 @@ export async function listQueue(
        FROM (SELECT state, count(*)::int AS n FROM musical_details WHERE block_id = b.id GROUP BY state) x
      ) s ON TRUE
      WHERE ${where}
-     ORDER BY (coalesce((s.states->>'pending')::int, 0) + coalesce((s.states->>'fetching')::int, 0)) DESC, o.name, r.name, b.id
+     ORDER BY ${queueOrder(opts.sortBy, opts.sortOrder)}
      LIMIT $3 OFFSET $4`,
     [opts.organizationId ?? null, search, opts.limit, opts.offset],
   );

@@ -111,17 +111,28 @@ export async function visibleExport(db: Queryable, organizationId: string, scope
   return rows[0];
 }
 
+const exportSortColumns = {
+  createdAt: 'created_at',
+  startedAt: 'started_at',
+  finishedAt: 'finished_at',
+  type: 'type',
+  status: EFFECTIVE_STATUS,
+  rowCount: 'row_count',
+} as const;
+export type ExportSort = keyof typeof exportSortColumns;
+export const exportSorts = Object.keys(exportSortColumns) as [ExportSort, ...ExportSort[]];
+
 export async function listExports(
   db: Queryable,
   organizationId: string,
   scope: RightsholderScope,
-  opts: { status?: ExportStatus[] | undefined; type?: ExportType[] | undefined; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
+  opts: { status?: ExportStatus[] | undefined; type?: ExportType[] | undefined; sortBy: ExportSort; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
 ): Promise<{ rows: ExportRow[]; total: number }> {
   const where = `${VISIBLE} AND ($2::text[] IS NULL OR ${EFFECTIVE_STATUS} = ANY ($2)) AND ($4::text[] IS NULL OR type = ANY ($4))`;
   const params = [organizationId, opts.status ?? null, scope, opts.type ?? null];
   const dir = opts.sortOrder === 'asc' ? 'ASC' : 'DESC';
   const [rows, count] = await Promise.all([
-    db.query<ExportRow>(`SELECT * FROM exports WHERE ${where} ORDER BY created_at ${dir}, id ${dir} LIMIT $5 OFFSET $6`, [...params, opts.limit, opts.offset]),
+    db.query<ExportRow>(`SELECT * FROM exports WHERE ${where} ORDER BY ${exportSortColumns[opts.sortBy]} ${dir} NULLS LAST, id ${dir} LIMIT $5 OFFSET $6`, [...params, opts.limit, opts.offset]),
     db.query<{ n: string }>(`SELECT count(*) AS n FROM exports WHERE ${where}`, params),
   ]);
   return { rows: rows.rows, total: Number(count.rows[0]!.n) };

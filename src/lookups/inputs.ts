@@ -30,5 +30,13 @@ export function statuses(filter: string | string[] | undefined): string[] | unde
   return Array.isArray(filter) ? filter : [filter];
 }
 
-/** Resolution input: up to 100 strings are accepted as input, more than 10 are refused by the handler with its own code. */
-export const rawBatch = list(rawString, 100).min(1);
+/** The specification's limit on one batch resolution. */
+export const MAX_RESOLVE_BATCH = 10;
+
+/**
+ * Resolution input: up to 100 strings are accepted as input, more than MAX_RESOLVE_BATCH are
+ * refused by the handler with its own code (assertBatchSize); the schema states that limit.
+ */
+export const rawBatch = list(rawString, 100)
+  .min(1)
+  .meta({ maxItems: MAX_RESOLVE_BATCH, description: `1 to ${MAX_RESOLVE_BATCH} strings; more is RESOLVE_BATCH_TOO_LARGE` });

@@ -24,9 +24,9 @@ import {
 import { getSalesTypeLookup, listTaxonomy, upsertSalesTypeLookup, type SalesTypeLookup } from './salesTypes.ts';
 import { getSourceLookup, upsertSourceLookup, type SourceLookup, type SourceResolution } from './sources.ts';
 import { embeddedEntries } from './vectors.ts';
+import { MAX_RESOLVE_BATCH } from './inputs.ts';
 
-/** The specification's limit on one batch resolution. */
-export const MAX_RESOLVE_BATCH = 10;
+export { MAX_RESOLVE_BATCH };
 export const AI_SUGGESTED = 'ai_suggested';
 
 export interface ResolveResult<P, E> {

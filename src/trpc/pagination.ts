@@ -10,21 +10,31 @@ export const DEFAULT_LIMIT = 300;
 export const DEFAULT_INNER_LIMIT = 200;
 
 /**
- * The pagination input; with `sortBy` values given, only those are accepted (and typed). A list
- * shown newest first by default (uploads, exports) passes `sortOrder: 'desc'`; a sortOrder sent is
- * always followed.
+ * The pagination input of a list: `sortBy` is one of the fields of the list's items (`sorts`), any
+ * other is VALIDATION_FAILED naming those accepted; `sortOrder` is `asc` unless sent, for every
+ * list alike (the specification's default). The page sizes are zod defaults, so /docs/schemas.json
+ * states exactly those applied: `limit` (300) when `pagination` is omitted, `innerLimit` (200)
+ * when it is sent without a limit.
  */
-export function paginationSchema<S extends string = string>(sortBy?: readonly [S, ...S[]], defaults: { sortOrder?: 'asc' | 'desc' } = {}) {
-  const sort = (sortBy ? z.enum(sortBy as unknown as [S, ...S[]]) : z.string().max(100)) as z.ZodType<S>;
+export function paginationSchema<S extends string>(sorts: readonly [S, ...S[]], sizes: { limit?: number; innerLimit?: number } = {}) {
+  const accepted = sorts.join(', ');
+  const sortBy = z.enum(sorts as unknown as [S, ...S[]], { error: () => `sortBy must be one of: ${accepted}` }).describe(`one of: ${accepted}`);
+  const whole = { page: 1, limit: sizes.limit ?? DEFAULT_LIMIT, sortOrder: 'asc' as const };
   return z
     .object({
       page: z.number().int().min(1).max(1_000_000).default(1),
-      // the maximum is checked after parsing so that it answers with its own errorCode
-      limit: z.number().int().min(1).describe(`1 to ${MAX_LIMIT}; above ${MAX_LIMIT} is PAGINATION_LIMIT_EXCEEDED`).optional(),
-      sortBy: sort.optional(),
-      sortOrder: z.enum(['asc', 'desc']).default(defaults.sortOrder ?? 'asc'),
+      // the maximum is checked after parsing (resolvePage) so that it answers with its own
+      // errorCode; the schema states it all the same
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .default(sizes.innerLimit ?? DEFAULT_INNER_LIMIT)
+        .meta({ maximum: MAX_LIMIT, description: `1 to ${MAX_LIMIT}; above ${MAX_LIMIT} is PAGINATION_LIMIT_EXCEEDED` }),
+      sortBy: (sortBy as unknown as z.ZodType<S>).optional(),
+      sortOrder: z.enum(['asc', 'desc']).default('asc'),
     })
-    .optional();
+    .default(whole);
 }
 
 export interface Page<S extends string = string> {
@@ -35,25 +45,19 @@ export interface Page<S extends string = string> {
   sortOrder: 'asc' | 'desc';
 }
 
+/**
+ * The page of a parsed pagination input; `undefined` (a list whose whole input is optional and
+ * was omitted) is the shared default page.
+ */
 export function resolvePage<S extends string>(
-  input: { page: number; limit?: number | undefined; sortBy?: S | undefined; sortOrder: 'asc' | 'desc' } | undefined,
-  defaults: { limit?: number; innerLimit?: number; sortBy?: S; sortOrder?: 'asc' | 'desc' } = {},
+  input: { page: number; limit: number; sortBy?: S | undefined; sortOrder: 'asc' | 'desc' } | undefined,
+  defaults: { sortBy?: S } = {},
 ): Page<S> {
-  if (input === undefined) {
-    const limit = defaults.limit ?? DEFAULT_LIMIT;
-    return { page: 1, limit, offset: 0, sortBy: defaults.sortBy, sortOrder: defaults.sortOrder ?? 'asc' };
-  }
-  const limit = input.limit ?? defaults.innerLimit ?? DEFAULT_INNER_LIMIT;
+  const { page, limit, sortBy, sortOrder } = input ?? { page: 1, limit: DEFAULT_LIMIT, sortBy: undefined, sortOrder: 'asc' as const };
   if (limit > MAX_LIMIT) {
     throw new AppError('PAGINATION_LIMIT_EXCEEDED', `pagination.limit must be at most ${MAX_LIMIT}`);
   }
-  return {
-    page: input.page,
-    limit,
-    offset: (input.page - 1) * limit,
-    sortBy: input.sortBy ?? defaults.sortBy,
-    sortOrder: input.sortOrder,
-  };
+  return { page, limit, offset: (page - 1) * limit, sortBy: sortBy ?? defaults.sortBy, sortOrder };
 }
 
 export interface Paginated<T> {

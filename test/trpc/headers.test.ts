@@ -176,7 +176,7 @@ t.test("a query's input is refused for prototype-poisoning keys exactly like a m
   t.equal(({} as Record<string, unknown>).isAdmin, undefined);
   // single mode too, and `constructor` or `prototype` alone are ordinary keys (stripped by the schema)
   const single = await owner.client.raw('GET', `/trpc/rightsholder.list?input=${encodeURIComponent(`{"organizationId":"${org}","__proto__":{}}`)}`);
-  t.same(single.body.error.data, badRequest('INVALID_JSON', 'rightsholder.list'));
+  t.same(single.body[0].error.data, badRequest('INVALID_JSON', 'rightsholder.list'));
   for (const harmless of [`{"0":{"organizationId":"${org}","constructor":1}}`, `{"0":{"organizationId":"${org}","prototype":{"a":1}}}`]) {
     const res = await owner.client.raw('GET', `/trpc/rightsholder.list?batch=1&input=${encodeURIComponent(harmless)}`);
     t.same([res.status, res.body[0].result.data.pagination.total], [200, 0], harmless);
@@ -269,7 +269,7 @@ t.test('query parameters given twice, or a mutation input in the URL, are refuse
   const org = owner.organizationId;
   const input = (id: string) => encodeURIComponent(JSON.stringify({ organizationId: id }));
   const twice = await owner.client.raw('GET', `/trpc/rightsholder.list?input=${input(org)}&input=${input(other.organizationId)}`);
-  t.same([twice.status, twice.body.error.data, twice.body.error.message], [
+  t.same([twice.status, twice.body[0].error.data, twice.body[0].error.message], [
     400,
     badRequest(AMBIGUOUS, 'rightsholder.list'),
     'The query parameter input was given more than once: give it once',

@@ -23,6 +23,12 @@ t.test('limits: 2001 is PAGINATION_LIMIT_EXCEEDED, 0 and unknown sort keys fail 
   t.equal(schema.safeParse({ sortOrder: 'sideways' }).success, false);
 });
 
+t.test('an unknown sortBy names the fields the list accepts', async (t) => {
+  const result = schema.safeParse({ sortBy: 'password' });
+  t.equal(result.error?.issues[0]?.message, 'sortBy must be one of: name, createdAt');
+  t.same(result.error?.issues[0]?.path, ['sortBy']);
+});
+
 t.test('the envelope', async (t) => {
   const page = resolvePage(schema.parse({ page: 2, limit: 10 }));
   t.same(paginated(['k'], page, 21).pagination, { page: 2, limit: 10, total: 21, totalPages: 3, hasNext: true, hasPrev: true });

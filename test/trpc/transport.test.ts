@@ -43,7 +43,7 @@ t.test('batch=1 is batch mode: {"0": input} in, an array out', async (t) => {
   t.equal(two.body.length, 2);
 });
 
-t.test('batch=true, batch=0 and no batch are single mode: raw input in, an object out', async (t) => {
+t.test('batch=true, batch=0 and no batch are single mode: raw input in, an object out, an error as the array envelope', async (t) => {
   for (const qs of ['?batch=true', '?batch=0', '']) {
     const res = await raw.raw('GET', `/trpc/health${qs}`);
     t.equal(res.status, 200, qs);
@@ -52,8 +52,17 @@ t.test('batch=true, batch=0 and no batch are single mode: raw input in, an objec
   }
   const input = encodeURIComponent(JSON.stringify({ organizationId: owner.organizationId, id: 'not-a-uuid' }));
   const single = await owner.client.raw('POST', `/trpc/apiKey.delete?batch=0`, JSON.stringify({ organizationId: owner.organizationId, id: 'not-a-uuid' }));
-  t.equal(single.body.error.data.errorCode, 'VALIDATION_FAILED');
-  t.same(single.body.error.data.fields, [{ path: 'id', message: 'Invalid UUID' }]);
+  t.equal(single.status, 400);
+  t.ok(Array.isArray(single.body), 'every error is the array envelope, single mode too');
+  t.equal(single.body.length, 1);
+  t.same(single.body[0].error.data, {
+    code: 'BAD_REQUEST',
+    errorCode: 'VALIDATION_FAILED',
+    httpStatus: 400,
+    path: 'apiKey.delete',
+    fields: [{ path: 'id', message: 'Invalid UUID' }],
+  });
+  t.equal(single.body[0].error.code, -32600);
   const batched = await owner.client.raw('GET', `/trpc/user.currentUser?batch=1&input=${encodeURIComponent('{"0":null}')}`);
   t.equal(batched.body[0].result.data.email, owner.email);
   t.ok(input.length > 0);
@@ -72,8 +81,8 @@ t.test('unknown procedure: NOT_FOUND (-32004) in the error envelope, batch and s
     },
   ]);
   const single = await raw.raw('GET', '/trpc/nothing.here');
-  t.equal(single.body.error.code, -32004);
-  t.equal(single.body.error.data.errorCode, 'PROCEDURE_NOT_FOUND');
+  t.equal(single.status, 404);
+  t.same(single.body, batch.body, 'single mode: the same array envelope');
 });
 
 t.test('the wrong method answers BAD_REQUEST METHOD_NOT_SUPPORTED', async (t) => {
@@ -85,7 +94,7 @@ t.test('the wrong method answers BAD_REQUEST METHOD_NOT_SUPPORTED', async (t) =>
   t.same(shape(getMutation.body), [envelope('apiKey.delete', 'METHOD_NOT_SUPPORTED')]);
   const single = await owner.client.raw('GET', '/trpc/apiKey.delete');
   t.equal(single.status, 400);
-  t.same(shape(single.body), envelope('apiKey.delete', 'METHOD_NOT_SUPPORTED'));
+  t.same(shape(single.body), [envelope('apiKey.delete', 'METHOD_NOT_SUPPORTED')]);
 
   // methods tRPC does not read: the same error, in the envelope, with the path (HEAD is left as GET)
   for (const method of ['DELETE', 'OPTIONS', 'PUT', 'PATCH']) {
@@ -96,7 +105,7 @@ t.test('the wrong method answers BAD_REQUEST METHOD_NOT_SUPPORTED', async (t) =>
     t.same(shape(two.body), [envelope('health', 'METHOD_NOT_SUPPORTED'), envelope('user.currentUser', 'METHOD_NOT_SUPPORTED')], `${method} batch of two`);
     const singleMode = await raw.raw(method, '/trpc/health');
     t.equal(singleMode.status, 400, method);
-    t.same(shape(singleMode.body), envelope('health', 'METHOD_NOT_SUPPORTED'), `${method} single mode`);
+    t.same(shape(singleMode.body), [envelope('health', 'METHOD_NOT_SUPPORTED')], `${method} single mode`);
   }
 });
 
@@ -107,13 +116,13 @@ t.test('malformed input: invalid JSON, a non-object batch, validation with field
   t.same(shape(bad.body), [envelope('health', 'INVALID_JSON')]);
   const badQuery = await owner.client.raw('GET', `/trpc/organization.getById?input=%7Bnot-json`);
   t.equal(badQuery.status, 400);
-  t.same(shape(badQuery.body), envelope('organization.getById', 'INVALID_JSON'));
+  t.same(shape(badQuery.body), [envelope('organization.getById', 'INVALID_JSON')]);
   const badBody = await owner.client.raw('POST', '/trpc/apiKey.delete?batch=1', '{"0": {oops');
   t.equal(badBody.status, 400);
   t.same(shape(badBody.body), [envelope('apiKey.delete', 'INVALID_JSON')]);
   const badSingle = await owner.client.raw('POST', '/trpc/apiKey.delete', '{oops');
   t.equal(badSingle.status, 400);
-  t.same(shape(badSingle.body), envelope('apiKey.delete', 'INVALID_JSON'));
+  t.same(shape(badSingle.body), [envelope('apiKey.delete', 'INVALID_JSON')]);
 
   const res = await owner.client.mutate('apiKey.update', { organizationId: owner.organizationId, id: 'x', name: 'n'.repeat(101), patterns: [] });
   t.equal(res.ok, false);
@@ -208,10 +217,10 @@ t.test('errors tRPC raises before splitting a batch: the array, one error per pr
   const form = await raw.raw('GET', '/trpc/health,health?batch=1', undefined, { 'content-type': 'multipart/form-data; boundary=x' });
   t.equal(form.status, 400);
   t.same(shape(form.body), [envelope('health', 'METHOD_NOT_SUPPORTED'), envelope('health', 'METHOD_NOT_SUPPORTED')]);
-  // single mode: one object, with the path
+  // single mode: the array with the one error, with the path
   const single = await raw.raw('GET', '/trpc/health', undefined, { 'content-type': 'application/octet-stream' });
   t.equal(single.status, 400);
-  t.same(shape(single.body), envelope('health', 'METHOD_NOT_SUPPORTED'));
+  t.same(shape(single.body), [envelope('health', 'METHOD_NOT_SUPPORTED')]);
 });
 
 t.test('a malformed URL escape or an endless path: the error envelope, not fastify\'s own body', async (t) => {
@@ -223,7 +232,7 @@ t.test('a malformed URL escape or an endless path: the error envelope, not fasti
   t.same(shape(two.body), [envelope('health', 'BAD_REQUEST'), envelope('health%E0%A4%A', 'BAD_REQUEST')]);
   const single = await raw.raw('GET', '/trpc/health%ZZ');
   t.equal(single.status, 400);
-  t.same(shape(single.body), envelope('health%ZZ', 'BAD_REQUEST'));
+  t.same(shape(single.body), [envelope('health%ZZ', 'BAD_REQUEST')]);
   const endless = 'a'.repeat(10_001);
   const long = await raw.raw('GET', `/trpc/${endless}?batch=1`);
   t.equal(long.status, 400);

@@ -121,13 +121,15 @@ t.test('a /trpc URL no route matches (slashes for dots) is PROCEDURE_NOT_FOUND i
   const single = await request('GET', '/trpc/user/currentUser', auth);
   t.equal(single.status, 404);
   t.match(single.headers['content-type'], /^application\/json/);
-  t.same(single.body, {
-    error: {
-      message: 'No procedure found on path "user/currentUser"',
-      code: -32004,
-      data: { code: 'NOT_FOUND', errorCode: 'PROCEDURE_NOT_FOUND', httpStatus: 404, path: 'user/currentUser' },
+  t.same(single.body, [
+    {
+      error: {
+        message: 'No procedure found on path "user/currentUser"',
+        code: -32004,
+        data: { code: 'NOT_FOUND', errorCode: 'PROCEDURE_NOT_FOUND', httpStatus: 404, path: 'user/currentUser' },
+      },
     },
-  });
+  ]);
   const batch = await request('GET', '/trpc/user/currentUser,health?batch=1', auth);
   t.equal(batch.status, 404);
   t.same(

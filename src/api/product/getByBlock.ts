@@ -14,10 +14,10 @@ export const getByBlock = orgProcedure(
     summary:
       'The products (tracks and albums) of a catalog block, in the pagination envelope: 300 when pagination is omitted, 20 when only page is given; sortBy title (default), artist, earnings, releaseDate, musicalDetailCount, kind, createdAt; searchQuery matches title or artist (case-insensitive substring).',
   },
-  orgInput({ blockId: z.uuid(), pagination: paginationSchema(sortFields), searchQuery: z.string().max(500).optional() }),
+  orgInput({ blockId: z.uuid(), pagination: paginationSchema(sortFields, { innerLimit: 20 }), searchQuery: z.string().max(500).optional() }),
 ).query(async ({ ctx, input }) => {
   const block = await visibleBlock(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.blockId);
-  const page = resolvePage(input.pagination, { innerLimit: 20, sortBy: 'title' });
+  const page = resolvePage(input.pagination, { sortBy: 'title' });
   const { rows, total } = await listProducts(ctx.deps.pool, block.id, {
     search: input.searchQuery,
     sortBy: page.sortBy ?? 'title',

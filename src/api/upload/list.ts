@@ -6,18 +6,21 @@ import { callerScope, dateRangeCondition } from './shared.ts';
 
 const isoDate = dateFilter();
 
+const sortColumns = { createdAt: 'u.created_at', updatedAt: 'u.updated_at', fileCount: '"fileCount"' } as const;
+const uploadSorts = Object.keys(sortColumns) as [keyof typeof sortColumns, ...(keyof typeof sortColumns)[]];
+
 export const list = orgProcedure(
   {
     minRole: 'member',
     scope: 'cli',
-    summary: 'Uploads of the organization, newest first by default (sortOrder desc; asc for oldest first), with their files counted by status; filter by search (file name) and created date range.',
+    summary: 'Uploads of the organization, with their files counted by status; sortBy createdAt (default), updatedAt, fileCount, sortOrder asc (default) or desc; filter by search (file name) and created date range.',
   },
   orgInput({
-    pagination: paginationSchema(['createdAt'], { sortOrder: 'desc' }),
+    pagination: paginationSchema(uploadSorts),
     filter: z.strictObject({ search: z.string().max(255).optional(), date_start: isoDate.optional(), date_end: isoDate.optional() }).optional(),
   }),
 ).query(async ({ ctx, input }) => {
-  const page = resolvePage(input.pagination, { sortBy: 'createdAt', sortOrder: 'desc' });
+  const page = resolvePage(input.pagination, { sortBy: 'createdAt' });
   const scope = await callerScope(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId });
   const search = input.filter?.search ? `%${input.filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   // an upload is visible when the caller may see at least one of its files
@@ -33,7 +36,7 @@ export const list = orgProcedure(
          (SELECT count(*) FROM statements s WHERE s.upload_id = u.id AND s.deleted_at IS NULL AND ($2::uuid[] IS NULL OR s.rightsholder_id = ANY ($2)))::int AS "fileCount",
          coalesce((SELECT json_object_agg(status, n) FROM (SELECT s.status, count(*) AS n FROM statements s
             WHERE s.upload_id = u.id AND ($2::uuid[] IS NULL OR s.rightsholder_id = ANY ($2)) GROUP BY s.status) c), '{}'::json) AS "statusCounts"
-       FROM uploads u WHERE ${where} ORDER BY u.created_at ${dir}, u.id LIMIT ${page.limit} OFFSET ${page.offset}`,
+       FROM uploads u WHERE ${where} ORDER BY ${sortColumns[page.sortBy ?? 'createdAt']} ${dir}, u.id ${dir} LIMIT ${page.limit} OFFSET ${page.offset}`,
       params,
     ),
     ctx.deps.pool.query<{ n: number }>(`SELECT count(*) AS n FROM uploads u WHERE ${where}`, params),

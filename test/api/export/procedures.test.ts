@@ -181,16 +181,23 @@ t.test('lifecycle, parts, files, download and activity', async (t) => {
   const xlsx = await runExport(owner.client, org, { type: 'royalty_lines', format: 'xlsx', rightsholderIds: both });
   t.equal(xlsx.partRows, 3);
   t.ok(xlsx.fileCount >= 3);
-  const statuses = await owner.client.query('export.list', { organizationId: org, status: ['completed'], type: ['royalty_lines'], pagination: { page: 1, limit: 1 } });
+  const statuses = await owner.client.query('export.list', { organizationId: org, status: ['completed'], type: ['royalty_lines'], pagination: { page: 1, limit: 1, sortOrder: 'desc' } });
   t.match(statuses.data, { data: [{ id: xlsx.id }], pagination: { page: 1, limit: 1, hasNext: true, hasPrev: false } });
   const oldest = await owner.client.query('export.list', { organizationId: org, pagination: { limit: 2000, sortBy: 'createdAt', sortOrder: 'asc' } });
   const times = oldest.data.data.map((e: { createdAt: string }) => e.createdAt);
   t.same(times, [...times].sort());
-  // sortOrder alone is followed too; without it, newest first
-  const asc = await owner.client.query('export.list', { organizationId: org, pagination: { page: 1, sortOrder: 'asc' } });
-  t.same(asc.data.data.map((e: { createdAt: string }) => e.createdAt), times);
+  // oldest first by default, as every list; sortOrder desc alone is followed too
+  const desc = await owner.client.query('export.list', { organizationId: org, pagination: { page: 1, sortOrder: 'desc' } });
+  t.same(desc.data.data.map((e: { createdAt: string }) => e.createdAt), [...times].reverse());
   const byDefault = await owner.client.query('export.list', { organizationId: org });
-  t.same(byDefault.data.data.map((e: { createdAt: string }) => e.createdAt), [...times].reverse());
+  t.same(byDefault.data.data.map((e: { createdAt: string }) => e.createdAt), times);
+  const byRows = await owner.client.query('export.list', { organizationId: org, pagination: { page: 1, sortBy: 'rowCount', sortOrder: 'desc' } });
+  const rowCounts = byRows.data.data.map((e: { rowCount: number | null }) => e.rowCount);
+  t.same(rowCounts, [...rowCounts].sort((a: number | null, b: number | null) => (b ?? -1) - (a ?? -1)));
+  t.match(await owner.client.query('export.list', { organizationId: org, pagination: { sortBy: 'name' } }), {
+    ok: false,
+    error: { data: { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' }, message: 'Invalid input: pagination.sortBy: sortBy must be one of: createdAt, startedAt, finishedAt, type, status, rowCount' },
+  });
   t.match(await owner.client.query('export.list', { organizationId: org, pagination: { limit: 2001 } }), { ok: false, error: { data: { errorCode: 'PAGINATION_LIMIT_EXCEEDED' } } });
 });
 

@@ -131,6 +131,17 @@ t.test('fetching.list: platform operators, across organizations or one, searchab
   t.match(denied.error?.data, { code: 'FORBIDDEN', errorCode: 'PLATFORM_ROLE_REQUIRED' });
   const tooMany = await operator.client.query('fetching.list', { pagination: { page: 1, limit: 2001 } });
   t.match(tooMany.error?.data, { code: 'BAD_REQUEST', errorCode: 'PAGINATION_LIMIT_EXCEEDED' });
+  const byName = await operator.client.query('fetching.list', { pagination: { sortBy: 'rightsholderName', sortOrder: 'desc' } });
+  t.same(
+    byName.data.data.map((b: Record<string, unknown>) => b.rightsholderName),
+    ['Second Artist', 'Orla Finn', 'Foreign Artist'],
+  );
+  t.equal(byName.data.pagination.limit, 10);
+  const unknown = await operator.client.query('fetching.list', { pagination: { sortBy: 'password' } });
+  t.match(unknown.error, {
+    message: 'Invalid input: pagination.sortBy: sortBy must be one of: organizationName, rightsholderName, blockState, refreshedAt, musicalDetails, nextAttemptAt',
+    data: { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' },
+  });
 });
 
 t.test('hostile and oversized input', async (t) => {

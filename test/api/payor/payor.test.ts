@@ -43,10 +43,12 @@ const names = async (caller: Caller, search?: string) =>
     (p: any) => p.name,
   );
 
-t.test('the shipped payors, 20 at a time by default', async (t) => {
+t.test("the shipped payors, the specification's page sizes by default", async (t) => {
   const page = data(await owner.client.query('payor.listGlobal', { organizationId: owner.organizationId }));
   t.equal(page.pagination.total, 48);
-  t.equal(page.pagination.limit, 20);
+  t.equal(page.pagination.limit, 300);
+  t.equal(page.data.length, 48);
+  t.equal(data(await owner.client.query('payor.listGlobal', { organizationId: owner.organizationId, pagination: { page: 1 } })).pagination.limit, 200);
   t.same(page.data.slice(0, 3), [
     { name: 'Amazon Music', category: 'store' },
     { name: 'Amuse', category: 'distributor' },

@@ -276,14 +276,20 @@ t.test('actions: skip, bad, delete and restore; statements filters', async (t) =
   const uploads = await owner.client.query('upload.list', { organizationId: org, filter: { search: 'april' } });
   t.equal(uploads.data.pagination.total, 1);
   t.match(uploads.data.data[0], { fileCount: 1, statusCounts: { processed: 1 } });
-  // newest first unless sortOrder asks otherwise (with or without sortBy)
+  // oldest first unless sortOrder asks otherwise (with or without sortBy), as every list
   const created = async (pagination?: object) =>
     (await owner.client.query('upload.list', { organizationId: org, ...(pagination ? { pagination } : {}) })).data.data.map((u: any) => u.createdAt);
-  const newest = await created();
-  t.ok(newest.length >= 3);
-  t.same(newest, [...newest].sort().reverse());
-  for (const pagination of [{ page: 1, sortOrder: 'asc' }, { page: 1, sortBy: 'createdAt', sortOrder: 'asc' }]) t.same(await created(pagination), [...newest].reverse());
-  t.same(await created({ page: 1, sortOrder: 'desc' }), newest);
+  const oldest = await created();
+  t.ok(oldest.length >= 3);
+  t.same(oldest, [...oldest].sort());
+  for (const pagination of [{ page: 1 }, { page: 1, sortBy: 'createdAt', sortOrder: 'asc' }]) t.same(await created(pagination), oldest);
+  t.same(await created({ page: 1, sortOrder: 'desc' }), [...oldest].reverse());
+  const byFiles = (await owner.client.query('upload.list', { organizationId: org, pagination: { page: 1, sortBy: 'fileCount', sortOrder: 'desc' } })).data.data.map((u: any) => u.fileCount);
+  t.same(byFiles, [...byFiles].sort((a: number, b: number) => b - a));
+  t.match(await owner.client.query('upload.list', { organizationId: org, pagination: { sortBy: 'name' } }), {
+    ok: false,
+    error: { data: { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' }, message: 'Invalid input: pagination.sortBy: sortBy must be one of: createdAt, updatedAt, fileCount' },
+  });
   // dates that are not dates are refused as input, never a database error
   for (const filter of [{ date_start: '2024-13-45' }, { date_end: '2024-02-30' }, { date_start: '2024-01-01T99:99:99' }, { date_end: "2024-01-01'; DROP TABLE statements; --" }]) {
     fails(t, await owner.client.query('upload.list', { organizationId: org, filter }), 'BAD_REQUEST', 'VALIDATION_FAILED');
@@ -292,9 +298,9 @@ t.test('actions: skip, bad, delete and restore; statements filters', async (t) =
     fails(t, await owner.client.query('file.list', { organizationId: org, filters }), 'BAD_REQUEST', 'VALIDATION_FAILED');
   }
   const today = new Date().toISOString().slice(0, 10);
-  t.equal((await owner.client.query('upload.list', { organizationId: org, filter: { date_start: today, date_end: today } })).data.pagination.total, newest.length);
+  t.equal((await owner.client.query('upload.list', { organizationId: org, filter: { date_start: today, date_end: today } })).data.pagination.total, oldest.length);
   t.equal((await owner.client.query('upload.list', { organizationId: org, filter: { date_start: `${today}T00:00:00Z`, date_end: '2000-01-01' } })).data.pagination.total, 0);
-  t.ok((await owner.client.query('file.list', { organizationId: org, filters: { dateStart: today, dateEnd: today } })).data.pagination.total >= newest.length);
+  t.ok((await owner.client.query('file.list', { organizationId: org, filters: { dateStart: today, dateEnd: today } })).data.pagination.total >= oldest.length);
 });
 
 t.test('other organizations and restricted members see nothing', async (t) => {

@@ -87,7 +87,8 @@ export async function mcpRoutes(app: FastifyInstance, deps: Deps, opts: { oauth:
       call: (name, input) => callByName(caller, name, input),
       timeoutMs: deps.config.mcp.timeoutMs,
       maxRows: deps.config.mcp.maxRows,
-      pollIntervalMs: 1_000,
+      // cube.queryPoll itself waits CUBE_ASYNC_WAIT_MS for the answer; this is only a breather
+      pollIntervalMs: 100,
     };
     const server = new McpServer({ name: 'royalty-engine', version: '1.0.0' });
     registerTools(server, toolContext);

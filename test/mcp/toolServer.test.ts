@@ -2,6 +2,7 @@
 // running service, with a token from the real OAuth flow or an API key.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { request } from 'node:http';
 import t from 'tap';
 import { setPassword } from '../../src/oauth/passwords.ts';
 import { addMember, newOrganization } from '../helpers/principals.ts';
@@ -196,4 +197,34 @@ t.test('stateless: GET is 405; a foreign Origin or Host is refused (DNS rebindin
   t.equal(((await origin.json()) as { error: { data: { errorCode: string } } }).error.data.errorCode, 'TOOL_ORIGIN_REFUSED');
   const same = await rpc({ ...keyHeaders(owner), origin: new URL(srv.url).origin });
   t.equal(same.status, 200);
+  // fetch sets Host itself: a raw request names another one, as a rebound name would
+  const rebound = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const req = request(mcpUrl, { method: 'POST', headers: { ...keyHeaders(owner), host: 'attacker.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  t.equal(rebound.status, 403);
+  t.equal((JSON.parse(rebound.body) as { error: { data: { errorCode: string } } }).error.data.errorCode, 'TOOL_ORIGIN_REFUSED');
+});
+
+t.test('protocol revisions are negotiated at initialize', async (t) => {
+  for (const [asked, answered] of [
+    ['2025-11-25', '2025-11-25'],
+    ['2025-06-18', '2025-06-18'],
+    ['2099-01-01', '2025-11-25'],
+  ]) {
+    const res = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...keyHeaders(owner) },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    });
+    const body = (await res.json()) as { result: { protocolVersion: string; capabilities: Record<string, unknown> } };
+    t.equal(body.result.protocolVersion, answered, `asked ${asked}`);
+    t.ok(body.result.capabilities.tools);
+  }
 });

@@ -81,6 +81,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: Deps, opts: { oauth:
     const trpcContext = createContextInner(deps, credentials, undefined, { address: req.ip, limits, bearer: async () => principal });
     const caller = createCaller(trpcContext) as unknown as Caller;
     const toolContext: ToolContext = {
+      db: deps.pool,
       catalog,
       principal,
       organizationId: credentials.organizationId,

@@ -8,11 +8,15 @@ import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import { AppError, wireCode } from '../errors.ts';
 import { describeError } from '../trpc/init.ts';
-import { platformRoleInOrg, roleSatisfies, type OrgRole } from '../trpc/roles.ts';
+import { scopeAllows } from '../auth/apiKeys.ts';
+import type { Queryable } from '../db/pool.ts';
+import { organizationAccess } from '../trpc/procedure.ts';
+import { roleSatisfies, type OrgRole } from '../trpc/roles.ts';
 import { endpointDetail, endpointLine, searchEndpoints, type Endpoint } from './catalog.ts';
 import { bounded } from './bound.ts';
 
 export interface ToolContext {
+  db: Queryable;
   catalog: Map<string, Endpoint>;
   principal: Principal;
   /** x-organization-id, when sent */
@@ -91,19 +95,19 @@ async function chooseOrganization(ctx: ToolContext, given: string | undefined): 
   );
 }
 
-/** Whether a role (or none) reaches a procedure's declared minimum. */
-function roleReaches(minRole: string | null, role: OrgRole | null, principal: Principal): boolean {
+/** Whether the caller's role in the organization (organizationAccess's, platform roles included) reaches a declared minimum. */
+function roleReaches(minRole: string | null, role: OrgRole, principal: Principal): boolean {
   if (minRole === 'none' || minRole === 'any') return true;
   if (minRole === 'c2_superadmin') return principal.platformRole === 'c2_superadmin';
-  if (minRole === null) return false;
-  const effective = platformRoleInOrg(principal.platformRole) ?? role;
-  return effective !== null && roleSatisfies(effective, minRole as OrgRole);
+  return minRole !== null && roleSatisfies(role, minRole as OrgRole);
 }
 
 function refuseMutation(e: Endpoint): never {
+  // the analytics queries are declared as mutations (POST, as Cube's): they have their own tool
+  const instead = e.name.startsWith('cube.query') ? ' For analytics queries use svc_query_analytics.' : '';
   throw new AppError(
     'TOOL_READ_ONLY',
-    `${e.name} is a mutation and the tool server is read-only: it runs queries only. To change data, call it through the API (POST /trpc/${e.name}) with your own API key or token, or ask a person with access to do it.`,
+    `${e.name} is a mutation and the tool server is read-only: it runs queries only. To change data, call it through the API (POST /trpc/${e.name}) with your own API key or token, or ask a person with access to do it.${instead}`,
   );
 }
 
@@ -163,16 +167,15 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     "The caller's role in an organization and the procedures it lets them call through the tool server (queries only: the tool server is read-only).",
     { organizationId: organizationField },
     async ({ organizationId }) => {
-      const chosen = await chooseOrganization(ctx, organizationId);
-      const { organizations } = await currentUser(ctx);
-      const role = organizations.find((o) => o.id === chosen)?.role ?? null;
       const p = ctx.principal;
-      const allowed = [...ctx.catalog.values()].filter(
-        (e) => roleReaches(e.minRole, role, p) && (!p.apiKey || p.apiKey.patterns.some((pat) => pat === '*' || e.name === pat || (pat.endsWith('.*') && e.name.startsWith(pat.slice(0, -1))))),
-      );
+      const chosen = await chooseOrganization(ctx, organizationId);
+      // as every procedure does: an API key answers for the organizations of its scope only
+      if (p.apiKey && !p.apiKey.organizationIds.includes(chosen.toLowerCase())) throw new AppError('API_KEY_SCOPE_DENIED', "The organization is outside the API key's scope");
+      const access = await organizationAccess(ctx.db, p, chosen);
+      const allowed = [...ctx.catalog.values()].filter((e) => roleReaches(e.minRole, access.role, p) && (!p.apiKey || scopeAllows(p.apiKey.patterns, e.name)));
       return {
-        organizationId: chosen,
-        role,
+        organizationId: access.id,
+        role: access.role,
         platformRole: p.platformRole,
         toolServerAccess: 'read-only',
         queries: allowed.filter((e) => e.type === 'query').map((e) => e.name),

@@ -136,6 +136,8 @@ t.test('role limits apply as over HTTP', async (t) => {
   const perms = await call(client, 'svc_get_permissions');
   t.equal(perms.json.role, 'reader');
   t.notOk(perms.json.queries.includes('distributor.list'));
+  const foreign = await call(client, 'svc_get_permissions', { organizationId: other.organizationId });
+  t.equal(foreign.json.error.errorCode, 'API_KEY_SCOPE_DENIED', "no listing for an organization outside the key's scope");
   t.ok(perms.json.queries.includes('rightsholder.getById'));
 });
 
@@ -149,6 +151,9 @@ t.test('a mutation is refused: the tool server is read-only, and says how to cha
   t.match(refused.json.error.message, 'POST /trpc/rightsholder.create');
   const after = await owner.client.query('rightsholder.list', { organizationId: owner.organizationId });
   t.equal(after.data.pagination.total, before.data.pagination.total, 'nothing was created');
+  const cube = await call(client, 'svc_api_call', { procedure: 'cube.query', input: { query: {} } });
+  t.equal(cube.json.error.errorCode, 'TOOL_READ_ONLY', 'declared a mutation: refused, whatever it does');
+  t.match(cube.json.error.message, 'use svc_query_analytics');
 });
 
 t.test('large answers are bounded, with a note of what was left out', async (t) => {

@@ -11,6 +11,7 @@ import { AppError, wireCode } from '../errors.ts';
 import type { RateLimits } from '../net/rateLimit.ts';
 import type { OAuthServer } from '../oauth/routes.ts';
 import { principalForToken } from '../oauth/tokens.ts';
+import { MCP_WRITE_SCOPE } from '../oauth/urls.ts';
 import { createContextInner, type Deps } from '../trpc/context.ts';
 import { createCallerFactory } from '../trpc/init.ts';
 import { endpointCatalog } from './catalog.ts';
@@ -43,7 +44,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: Deps, opts: { oauth:
   const catalog = endpointCatalog(appRouter);
 
   /** The caller, or a 401 already sent (with the challenge that points at the resource metadata). */
-  const authenticate = async (req: FastifyRequest, reply: FastifyReply): Promise<{ principal: Principal; credentials: Credentials } | undefined> => {
+  const authenticate = async (req: FastifyRequest, reply: FastifyReply): Promise<{ principal: Principal; credentials: Credentials; writeAccess: boolean } | undefined> => {
     let credentials: Credentials;
     try {
       credentials = credentialsFromHeaders(req.headers, req.raw.rawHeaders);
@@ -59,11 +60,12 @@ export async function mcpRoutes(app: FastifyInstance, deps: Deps, opts: { oauth:
     }
     try {
       if (credentials.bearerToken !== undefined) {
-        const principal = principalForToken(await oauth.verify(credentials.bearerToken, oauth.urls().mcpResource));
-        return { principal, credentials };
+        const info = await oauth.verify(credentials.bearerToken, oauth.urls().mcpResource);
+        return { principal: principalForToken(info), credentials, writeAccess: info.scopes.includes(MCP_WRITE_SCOPE) };
       }
       const ctx = createContextInner(deps, credentials, undefined, { address: req.ip });
-      return { principal: await ctx.authenticate(), credentials };
+      // API keys are read-only here: write access is granted by a person, at sign-in
+      return { principal: await ctx.authenticate(), credentials, writeAccess: false };
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       refuse(reply, error, oauth.challenge('mcp', credentials.bearerToken !== undefined ? 'invalid_token' : undefined));
@@ -76,7 +78,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: Deps, opts: { oauth:
     if (problem) return refuse(reply, problem);
     const who = await authenticate(req, reply);
     if (!who) return reply;
-    const { principal, credentials } = who;
+    const { principal, credentials, writeAccess } = who;
     // the procedures run as over HTTP: the same context, with the principal already verified
     const trpcContext = createContextInner(deps, credentials, undefined, { address: req.ip, limits, bearer: async () => principal });
     const caller = createCaller(trpcContext) as unknown as Caller;
@@ -85,6 +87,8 @@ export async function mcpRoutes(app: FastifyInstance, deps: Deps, opts: { oauth:
       catalog,
       principal,
       organizationId: credentials.organizationId,
+      writeAccess,
+      mcpResource: oauth.urls().mcpResource,
       call: (name, input) => callByName(caller, name, input),
       timeoutMs: deps.config.mcp.timeoutMs,
       maxRows: deps.config.mcp.maxRows,

@@ -1,12 +1,14 @@
 // The nine tools. Every call of a procedure goes through the tRPC router's createCaller with the
 // caller's own context (src/mcp/routes.ts), so roles, API-key scope and tenant rules apply exactly
-// as over HTTP. The tool server is read-only: svc_api_call runs queries, never mutations.
+// as over HTTP. The tool server is read-only unless the person granted write access at sign-in
+// (the mcp:write scope): without it svc_api_call runs queries only.
 import { TRPCError } from '@trpc/server';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import { AppError, wireCode } from '../errors.ts';
+import { API_SCOPE, MCP_WRITE_SCOPE } from '../oauth/urls.ts';
 import { describeError } from '../trpc/init.ts';
 import { scopeAllows } from '../auth/apiKeys.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -21,6 +23,10 @@ export interface ToolContext {
   principal: Principal;
   /** x-organization-id, when sent */
   organizationId: string | undefined;
+  /** a token with the mcp:write scope: mutations may run */
+  writeAccess: boolean;
+  /** the tool server's resource, named in the refusal of a mutation */
+  mcpResource: string;
   /** runs one procedure in-process with the caller's credentials */
   call(procedure: string, input: unknown): Promise<unknown>;
   timeoutMs: number;
@@ -102,19 +108,19 @@ function roleReaches(minRole: string | null, role: OrgRole, principal: Principal
   return minRole !== null && roleSatisfies(role, minRole as OrgRole);
 }
 
-function refuseMutation(e: Endpoint): never {
+function refuseMutation(ctx: ToolContext, e: Endpoint): never {
   // the analytics queries are declared as mutations (POST, as Cube's): they have their own tool
   const instead = e.name.startsWith('cube.query') ? ' For analytics queries use svc_query_analytics.' : '';
   throw new AppError(
     'TOOL_READ_ONLY',
-    `${e.name} is a mutation and the tool server is read-only: it runs queries only. To change data, call it through the API (POST /trpc/${e.name}) with your own API key or token, or ask a person with access to do it.${instead}`,
+    `${e.name} is a mutation and this connection is read-only. To grant write access, sign in again asking for the scope "${MCP_WRITE_SCOPE}" (scope=${API_SCOPE} ${MCP_WRITE_SCOPE}, resource=${ctx.mcpResource}) and allow it; API keys are read-only here. Or call it through the API (POST /trpc/${e.name}).${instead}`,
   );
 }
 
 async function apiCall(ctx: ToolContext, procedure: string, input: Record<string, unknown> | undefined): Promise<unknown> {
   const e = ctx.catalog.get(procedure);
   if (!e) throw new AppError('PROCEDURE_NOT_FOUND', `No procedure named ${procedure}: svc_search_endpoints finds one`);
-  if (e.type === 'mutation') refuseMutation(e);
+  if (e.type === 'mutation' && !ctx.writeAccess) refuseMutation(ctx, e);
   let body: unknown = input;
   if (e.takesOrganization) {
     const given = typeof input?.organizationId === 'string' ? input.organizationId : undefined;
@@ -164,7 +170,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
 
   tool(
     'svc_get_permissions',
-    "The caller's role in an organization and the procedures it lets them call through the tool server (queries only: the tool server is read-only).",
+    "The caller's role in an organization, whether this connection may change data (write access), and the procedures the role lets them call.",
     { organizationId: organizationField },
     async ({ organizationId }) => {
       const p = ctx.principal;
@@ -177,9 +183,9 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         organizationId: access.id,
         role: access.role,
         platformRole: p.platformRole,
-        toolServerAccess: 'read-only',
+        toolServerAccess: ctx.writeAccess ? 'read-write' : 'read-only',
         queries: allowed.filter((e) => e.type === 'query').map((e) => e.name),
-        mutationsViaApiOnly: allowed.filter((e) => e.type === 'mutation').map((e) => e.name),
+        mutations: allowed.filter((e) => e.type === 'mutation').map((e) => e.name),
       };
     },
   );
@@ -208,7 +214,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
 
   tool(
     'svc_api_call',
-    'Calls one API procedure with your own credentials and role (svc_describe_endpoint gives its input). Queries only: the tool server is read-only and refuses mutations. organizationId is filled in from x-organization-id or your only organization when the input needs one.',
+    'Calls one API procedure with your own credentials and role (svc_describe_endpoint gives its input). Mutations run only with write access (svc_get_permissions tells); by default the tool server is read-only. organizationId is filled in from x-organization-id or your only organization when the input needs one.',
     { procedure: z.enum(procedureNames), input: z.record(z.string(), z.unknown()).optional().describe("The procedure's input object") },
     async ({ procedure, input }) => apiCall(ctx, procedure, input),
     true,

@@ -98,9 +98,10 @@ export async function mcpRoutes(app: FastifyInstance, deps: Deps, opts: { oauth:
     const server = new McpServer({ name: 'royalty-engine', version: '1.0.0' });
     registerTools(server, toolContext);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    reply.hijack();
+    // the SDK writes the answer itself: the headers hooks gave the reply (x-request-id, CORS) go along
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string | string[]);
     reply.raw.setHeader('cache-control', 'no-store');
-    reply.raw.setHeader('x-request-id', req.id);
+    reply.hijack();
     reply.raw.on('close', () => {
       void transport.close();
       void server.close();

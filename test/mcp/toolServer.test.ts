@@ -9,7 +9,7 @@ import { addMember, newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { authorizationUrl, Browser, discover, exchange, signInAndAllow, tokensFor } from '../oauth/browser.ts';
 
-const srv = await startTestServer(t, { env: { MCP_MAX_ROWS: '3' } });
+const srv = await startTestServer(t, { env: { MCP_MAX_ROWS: '3', CORS_ORIGINS: 'http://app.example' } });
 const PASSWORD = 'a long enough password';
 const mcpUrl = new URL(`${srv.url}/mcp`);
 const owner = await newOrganization(srv, 'Tool Org');
@@ -219,13 +219,18 @@ t.test('stateless: GET is 405; a foreign Origin or Host is refused (DNS rebindin
   const get = await rpc(keyHeaders(owner), 'GET');
   t.equal(get.status, 405);
   t.equal(get.headers.get('allow'), 'POST');
-  const ok = await rpc(keyHeaders(owner));
+  const ok = await rpc({ ...keyHeaders(owner), 'x-request-id': 'tool-call-1' });
   t.equal(ok.status, 200);
+  t.equal(ok.headers.get('x-request-id'), 'tool-call-1', 'the request id comes back, as on every answer');
+  t.equal(ok.headers.get('cache-control'), 'no-store');
   const origin = await rpc({ ...keyHeaders(owner), origin: 'http://evil.example' });
   t.equal(origin.status, 403);
   t.equal(((await origin.json()) as { error: { data: { errorCode: string } } }).error.data.errorCode, 'TOOL_ORIGIN_REFUSED');
   const same = await rpc({ ...keyHeaders(owner), origin: new URL(srv.url).origin });
   t.equal(same.status, 200);
+  const allowed = await rpc({ ...keyHeaders(owner), origin: 'http://app.example' });
+  t.equal(allowed.status, 200, 'an origin of CORS_ORIGINS');
+  t.equal(allowed.headers.get('access-control-allow-origin'), 'http://app.example', 'with its CORS headers');
   // fetch sets Host itself: a raw request names another one, as a rebound name would
   const rebound = await new Promise<{ status: number; body: string }>((resolve, reject) => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });

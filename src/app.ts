@@ -12,6 +12,7 @@ import type { HttpTimeouts } from './config.ts';
 import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
 import { createRateLimits, retryAfterSeconds } from './net/rateLimit.ts';
+import { mcpRoutes } from './mcp/routes.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { objectProxy } from './storage/proxy.ts';
 import { OBJECTS_PREFIX } from './storage/signature.ts';
@@ -315,6 +316,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // OAuth 2.0 sign-in (src/oauth): the authorization server and its pages; the API takes its bearer tokens
   const oauth = await oauthRoutes(app, deps);
   const createContext = contextFactory(deps, limits, oauth.apiPrincipal);
+  // the tool server for AI assistants (src/mcp): POST /mcp, its own token audience
+  await mcpRoutes(app, deps, { oauth, limits });
   await app.register(
     async (scope) => {
       // Our own JSON parser: keys that could poison prototypes (__proto__, constructor.prototype)

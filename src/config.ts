@@ -222,6 +222,8 @@ const envSchema = z.object({
   /** sqlQuery sandboxes running at once; unset: one a core, within half the memory (sandboxSlots) */
   CUBE_SQL_CONCURRENCY: int(1, 256).optional(),
   CUBE_SESSION_TTL_SECONDS: int(60, 86_400).default(3_600),
+  MCP_TIMEOUT_MS: int(10, 600_000).default(55_000),
+  MCP_MAX_ROWS: int(1, 100_000).default(200),
   EXPORT_PART_ROWS: int(1, 10_000_000).default(1_000_000),
   EXPORT_RETENTION_HOURS: int(1, 87_600).default(168),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -301,6 +303,8 @@ export interface Config {
   analytics: AnalyticsSettings;
   /** exports: rows per output file (XLSX parts hold at most 250,000) */
   exports: { partRows: number; retentionHours: number };
+  /** the tool server (src/mcp): a tool call's time limit, rows a result keeps */
+  mcp: { timeoutMs: number; maxRows: number };
   production: boolean;
   /** the daily exchange-rate import: URL and schedule (either empty: no scheduled import) */
   fxImport: { url: string; cron: string };
@@ -531,6 +535,7 @@ export function loadConfig(env: Env = process.env): Config {
     production: e.NODE_ENV === 'production',
     fxImport: { url: e.FX_RATES_URL, cron: e.FX_RATES_CRON },
     exports: { partRows: e.EXPORT_PART_ROWS, retentionHours: e.EXPORT_RETENTION_HOURS },
+    mcp: { timeoutMs: e.MCP_TIMEOUT_MS, maxRows: e.MCP_MAX_ROWS },
     enrichment: {
       provider: e.ENRICHMENT_PROVIDER,
       timeoutMs: e.ENRICHMENT_TIMEOUT_MS,

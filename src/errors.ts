@@ -203,6 +203,9 @@ export const errorRegistry = {
   // analytics
   RIGHTSHOLDER_FILTER_REQUIRED: { code: 'BAD_REQUEST', description: 'An analytics query whose filters do not name rightsholders on every path: rightsholder_id equals at least one id, at the top level, inside an and, or in every branch of an or.' },
   ANALYTICS_VALUE_OUT_OF_RANGE: { code: 'BAD_REQUEST', description: 'A value of the answer is beyond what analytics computes exactly (US dollar amounts of 1e12 or more, in a row or a sum): statements hold amounts that large; narrow the filters or ask for the original currency.' },
+  TOOL_TIMEOUT: { code: 'TIMEOUT', description: 'A tool-server call did not finish within MCP_TIMEOUT_MS (55 s); for a long analytics query, submit it with cube.queryAsync and poll.' },
+  TOOL_ORIGIN_REFUSED: { code: 'FORBIDDEN', description: "A request to the tool server from a browser origin other than the service's own or CORS_ORIGINS, or with a Host that is neither PUBLIC_URL's nor loopback (DNS rebinding)." },
+  TOOL_READ_ONLY: { code: 'FORBIDDEN', description: 'A mutation through the tool server without write access: the connection is read-only unless the person allowed the mcp:write scope at sign-in (API keys are read-only there); the message says how to grant it.' },
   ANALYTICS_QUERY_TIMEOUT: { code: 'TIMEOUT', description: 'The analytics query did not finish within the synchronous window (CUBE_SYNC_TIMEOUT_MS); it goes on running, poll for it with cube.queryPoll and the same body.' },
   SQL_QUERY_NOT_SELECT: { code: 'BAD_REQUEST', description: 'cube.sqlQuery takes exactly one SELECT statement; anything else (several statements, SET, COPY, ATTACH, CREATE, PRAGMA, ...) is refused.' },
   SQL_QUERY_INVALID: { code: 'BAD_REQUEST', description: "The SQL statement could not be parsed, bound or run (the message is DuckDB's, about the caller's own table only)." },

@@ -9,7 +9,7 @@ import { postgresAdapter } from './adapter.ts';
 import type { KeySet } from './keys.ts';
 import { escapeHtml, logoutPage, messagePage, page, PAGE_HEADERS, userCodeConfirmPage, userCodePage } from './pages.ts';
 import { clientPolicyProblem, isLoopbackHttp, type OAuthPolicy } from './policy.ts';
-import { API_SCOPE, CLI_CLIENT_ID, normalizeResource, OAUTH_PREFIX, type OAuthUrls } from './urls.ts';
+import { API_SCOPE, CLI_CLIENT_ID, MCP_WRITE_SCOPE, normalizeResource, OAUTH_PREFIX, type OAuthUrls } from './urls.ts';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -82,7 +82,7 @@ export function createProvider(options: ProviderOptions): Provider {
     clientBasedCORS: (_ctx, origin, client) =>
       origin !== 'null' && client.clientAuthMethod === 'none' && client.redirectUris!.some((uri) => URL.parse(uri)?.origin === origin),
     responseTypes: ['code'],
-    scopes: ['openid', 'offline_access', API_SCOPE],
+    scopes: ['openid', 'offline_access', API_SCOPE, MCP_WRITE_SCOPE],
     claims: { openid: ['sub'], email: ['email'] },
     async findAccount(_ctx, sub) {
       const { rows } = await pool.query<{ id: string; email: string }>('SELECT id, email FROM users WHERE id::text = $1', [sub]);
@@ -153,7 +153,9 @@ export function createProvider(options: ProviderOptions): Provider {
         async getResourceServerInfo(_ctx, resourceIndicator) {
           const resource = normalizeResource(resourceIndicator);
           if (!resources.has(resource)) throw new errors.InvalidTarget(`unknown resource; this server issues tokens for ${[...resources.keys()].join(' and ')}`);
-          return { audience: resource, scope: API_SCOPE, accessTokenFormat: 'opaque', accessTokenTTL: HOUR };
+          // write access is a scope of the tool server's tokens only, granted when the client asks for it
+          const scope = resource === normalizeResource(urls.mcpResource) ? `${API_SCOPE} ${MCP_WRITE_SCOPE}` : API_SCOPE;
+          return { audience: resource, scope, accessTokenFormat: 'opaque', accessTokenTTL: HOUR };
         },
       },
       clientIdMetadataDocument: {

@@ -6,6 +6,8 @@ import type { Config } from '../config.ts';
 export const OAUTH_PREFIX = '/api/oauth';
 /** the one scope: act as the person, with their roles, in their organizations */
 export const API_SCOPE = 'api';
+/** on a tool-server token: the assistant may run mutations too (the tool server is read-only without it) */
+export const MCP_WRITE_SCOPE = 'mcp:write';
 /** the first-party public client (command line), always registered */
 export const CLI_CLIENT_ID = 'royalty-cli';
 
@@ -41,7 +43,7 @@ export function protectedResourceMetadata(urls: OAuthUrls, which: 'api' | 'mcp')
     resource: which === 'api' ? urls.apiResource : urls.mcpResource,
     authorization_servers: [urls.issuer],
     bearer_methods_supported: ['header'],
-    scopes_supported: ['api'],
+    scopes_supported: which === 'api' ? [API_SCOPE] : [API_SCOPE, MCP_WRITE_SCOPE],
     resource_name: which === 'api' ? 'Royalty API' : 'Royalty tool server',
   };
 }

@@ -190,6 +190,7 @@ const envSchema = z.object({
   OAUTH_LOGIN_FAILURES_PER_ADDRESS: int(1, 1_000_000).default(30),
   OAUTH_LOGIN_WINDOW_SECONDS: int(1, 86_400).default(900),
   OAUTH_REGISTRATIONS_PER_ADDRESS: int(1, 1_000_000).default(20),
+  OAUTH_TOKEN_REQUESTS_PER_ADDRESS: int(1, 1_000_000).default(120),
   OAUTH_UNUSED_CLIENT_TTL_HOURS: int(1, 24 * 365).default(24),
   AI_PROVIDER: z.enum(['builtin', 'openai']).default('builtin'),
   AI_BASE_URL: optionalText.pipe(httpUrl.optional()),
@@ -341,6 +342,8 @@ export interface OAuthSettings {
   loginWindowSeconds: number;
   /** dynamic client registrations and Client ID Metadata Document fetches per address an hour */
   registrationsPerAddress: number;
+  /** requests to the token endpoint (codes, refreshes, device polls) per address a minute */
+  tokenRequestsPerAddress: number;
   /** a registered client that never obtained a token is removed after this long */
   unusedClientTtlHours: number;
 }
@@ -505,6 +508,7 @@ export function loadConfig(env: Env = process.env): Config {
       loginFailuresPerAddress: e.OAUTH_LOGIN_FAILURES_PER_ADDRESS,
       loginWindowSeconds: e.OAUTH_LOGIN_WINDOW_SECONDS,
       registrationsPerAddress: e.OAUTH_REGISTRATIONS_PER_ADDRESS,
+      tokenRequestsPerAddress: e.OAUTH_TOKEN_REQUESTS_PER_ADDRESS,
       unusedClientTtlHours: e.OAUTH_UNUSED_CLIENT_TTL_HOURS,
     },
     ai: {

@@ -1,6 +1,6 @@
 // Rate limits of the sign-in surface, kept in this process's memory (rate-limiter-flexible): failed
 // logins per account and per address, registrations and metadata fetches per address, user-code
-// guesses per address. A failed login counts against both; a success clears the account's count.
+// guesses and token requests per address. A failed login counts against both; a success clears the account's count.
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { OAuthSettings } from '../config.ts';
 
@@ -13,6 +13,8 @@ export interface OAuthLimits {
   takeRegistration(address: string): Promise<boolean>;
   /** false: this address tried too many user codes */
   takeUserCodeTry(address: string): Promise<boolean>;
+  /** false: this address asked the token endpoint too often this minute */
+  takeTokenRequest(address: string): Promise<boolean>;
 }
 
 const USER_CODE_TRIES_PER_WINDOW = 30;
@@ -32,6 +34,7 @@ export function oauthLimits(settings: OAuthSettings): OAuthLimits {
   const perAddress = new RateLimiterMemory({ keyPrefix: 'address', points: settings.loginFailuresPerAddress, duration });
   const registrations = new RateLimiterMemory({ keyPrefix: 'register', points: settings.registrationsPerAddress, duration: 3600 });
   const userCodes = new RateLimiterMemory({ keyPrefix: 'usercode', points: USER_CODE_TRIES_PER_WINDOW, duration });
+  const tokenRequests = new RateLimiterMemory({ keyPrefix: 'token', points: settings.tokenRequestsPerAddress, duration: 60 });
   const account = (email: string) => email.trim().toLowerCase();
   const wait = async (limiter: RateLimiterMemory, key: string, points: number) => {
     const state = await limiter.get(key);
@@ -52,5 +55,6 @@ export function oauthLimits(settings: OAuthSettings): OAuthLimits {
     },
     takeRegistration: (address) => take(registrations, address),
     takeUserCodeTry: (address) => take(userCodes, address),
+    takeTokenRequest: (address) => take(tokenRequests, address),
   };
 }

@@ -97,7 +97,8 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAu
       const address = req.socket.remoteAddress ?? '';
       const post = req.method === 'POST';
       if (post && path.startsWith('/register') && !(await limits.takeRegistration(address))) return tooMany(res);
-      if (post && /^\/device(\?|$)/.test(path) && !(await limits.takeUserCodeTry(address))) return tooMany(res);
+      if (post && /^\/device(\?|$)/.test(path) && !(await limits.takeUserCodeTry(address))) return tooMany(res, deps.config.oauth.loginWindowSeconds);
+      if (post && /^\/token(\?|$)/.test(path) && !(await limits.takeTokenRequest(address))) return tooMany(res, 60);
       await handOver(req, res, path);
     })().catch(next);
   });
@@ -152,7 +153,8 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAu
   };
 }
 
-function tooMany(res: ServerResponse): void {
-  res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3600', 'cache-control': 'no-store' });
+/** 429 in OAuth's error shape; `retryAfter`: the limit's window, in seconds */
+function tooMany(res: ServerResponse, retryAfter = 3600): void {
+  res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter), 'cache-control': 'no-store' });
   res.end(JSON.stringify({ error: 'too_many_requests', error_description: 'Too many requests from this address; try again later' }));
 }

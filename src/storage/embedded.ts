@@ -25,6 +25,17 @@ const REGION = 'us-east-1';
 /** The key id of presigned URLs of the default install; its secret is in DATA_DIR. */
 const SIGNING_KEY_ID = 'ROYALTYEMBEDDED';
 
+/**
+ * s3rver's HTTP server keeps idle connections open: with Node's default keepAliveTimeout (5 s) it
+ * closed one just as the S3 client, whose agent keeps idle sockets with no limit of its own, sent
+ * its next request on it (ECONNRESET, "socket hang up"), which fails a streamed upload that cannot
+ * be sent again. The client's agent decides when an idle connection ends; server.close() still
+ * ends the idle ones.
+ */
+function keepIdleConnections(server: S3rver): void {
+  (server as unknown as { httpServer: Server }).httpServer.keepAliveTimeout = 0;
+}
+
 function s3rver(dir: string, bucket: string, listen: { address?: string; port?: number } = {}): S3rver {
   return new S3rver({
     ...listen,
@@ -43,6 +54,7 @@ export async function startEmbeddedS3(dir: string, bucket: string, port = 0): Pr
   await mkdir(dir, { recursive: true });
   const server = s3rver(dir, bucket, { address: '127.0.0.1', port });
   const address = (await server.run()) as { port: number };
+  keepIdleConnections(server);
   return {
     settings: {
       endpoint: `http://127.0.0.1:${address.port}`,
@@ -130,6 +142,7 @@ export async function startDefaultObjectStore(dataDir: string, bucket: string): 
   try {
     await server.configureBuckets();
     internals.httpServer = await internals.listen(socketPath);
+    keepIdleConnections(server);
   } catch (error) {
     await removeDirs();
     throw error;

@@ -76,8 +76,10 @@ export async function startTestServer(
     await db.drop();
     await rm(dir, { recursive: true, force: true });
   });
-  // the address listened on (PUBLIC_URL, the runtime's url, may name a reverse proxy in front)
-  const url = `http://127.0.0.1:${(runtime.app!.server.address() as AddressInfo).port}`;
+  // the address listened on (PUBLIC_URL, the runtime's url, may name a reverse proxy in front);
+  // none in the roles without HTTP (worker, migrate)
+  const address = runtime.app?.server.address() as AddressInfo | null | undefined;
+  const url = address ? `http://127.0.0.1:${address.port}` : runtime.url!;
   return {
     url,
     config,

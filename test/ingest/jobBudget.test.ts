@@ -49,11 +49,12 @@ t.test("the file reader's thread is terminated mid-file when the signal aborts, 
   const whole = await pool.run<{ dataRecords: number }>('statementFile', 'locateTable', input(big));
   const wholeMs = Date.now() - started;
   t.equal(whole.dataRecords, 1_000_000);
-  t.ok(wholeMs > 1500, `reading it whole takes a while (${wholeMs} ms)`);
+  // aborted a fifth of the way through, however fast this machine reads: it stops well before the end
+  const abortAfterMs = Math.floor(wholeMs / 5);
   started = Date.now();
-  await t.rejects(pool.run('statementFile', 'locateTable', input(big), undefined, AbortSignal.timeout(300)), { name: 'AppError', errorCode: 'WORKER_FAILED' });
+  await t.rejects(pool.run('statementFile', 'locateTable', input(big), undefined, AbortSignal.timeout(abortAfterMs)), { name: 'AppError', errorCode: 'WORKER_FAILED' });
   const abortedMs = Date.now() - started;
-  t.ok(abortedMs < Math.min(1200, wholeMs / 2), `stopped at the abort (${abortedMs} ms), not at the end (${wholeMs} ms)`);
+  t.ok(abortedMs < (wholeMs * 3) / 5, `stopped at the abort (${abortedMs} ms, asked at ${abortAfterMs} ms), not at the end (${wholeMs} ms)`);
   t.match(await pool.run('statementFile', 'locateTable', input(small)), { dataRecords: 2, header: HEADER }, 'a new thread reads the next file');
 });
 

@@ -9,7 +9,7 @@
 //                                      the entry points changed (npm start, npm run admin, tests)
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist');
@@ -38,36 +38,47 @@ async function isStale(entries) {
   return false;
 }
 
-const entries = await entryPoints();
-if (process.argv.includes('--if-stale') && !(await isStale(entries))) process.exit(0);
+/** Builds dist/; with `ifStale`, only when a source file is newer than the last build. */
+export async function buildService({ ifStale = false } = {}) {
+  const entries = await entryPoints();
+  if (ifStale && !(await isStale(entries))) return;
+  await bundle(entries);
+}
 
-const { build } = await import('esbuild');
-// written over the last build, never removed first: a service started from it may still load its
-// chunks (lazily imported modules, new worker threads) while an admin command rebuilds
-const result = await build({
-  absWorkingDir: root,
-  entryPoints: entries,
-  outdir,
-  outbase: '.',
-  entryNames: '[dir]/[name]',
-  chunkNames: 'chunks/[name]-[hash]',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  packages: 'external',
-  keepNames: true,
-  metafile: true,
-  logLevel: 'warning',
-});
-const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/'));
-await writeFile(manifestFile, JSON.stringify({ entries, inputs }));
+async function bundle(entries) {
+  const { build } = await import('esbuild');
+  // written over the last build, never removed first: a service started from it may still load its
+  // chunks (lazily imported modules, new worker threads) while an admin command rebuilds
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: entries,
+    outdir,
+    outbase: '.',
+    entryNames: '[dir]/[name]',
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    keepNames: true,
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/'));
+  await writeFile(manifestFile, JSON.stringify({ entries, inputs }));
 
-// chunks of earlier builds, once no process started a day ago can still want them
-const current = new Set(Object.keys(result.metafile.outputs).map((f) => path.resolve(root, f)));
-const chunks = path.join(outdir, 'chunks');
-for (const name of await readdir(chunks)) {
-  const file = path.join(chunks, name);
-  if (!current.has(file) && (await stat(file)).mtimeMs < Date.now() - 86_400_000) await rm(file, { force: true });
+  // chunks of earlier builds, once no process started a day ago can still want them
+  const current = new Set(Object.keys(result.metafile.outputs).map((f) => path.resolve(root, f)));
+  const chunks = path.join(outdir, 'chunks');
+  for (const name of await readdir(chunks)) {
+    const file = path.join(chunks, name);
+    if (!current.has(file) && (await stat(file)).mtimeMs < Date.now() - 86_400_000) await rm(file, { force: true });
+  }
+}
+
+// run as a command (npm run build, prepare, the npm scripts' --if-stale)
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await buildService({ ifStale: process.argv.includes('--if-stale') });
 }

@@ -2,15 +2,16 @@
 // file changed since the last build), and the test run's PostgreSQL: DATABASE_URL when set (CI may
 // point it at a server), otherwise a real embedded one, started once for all test files and
 // stopped by after.ts.
-import { execFileSync } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { databaseUrlFile, repoRoot, testDataDir } from './paths.ts';
 
-// (not counted by tap's coverage: the build is no test subject)
-const { NODE_V8_COVERAGE: _coverage, ...buildEnv } = process.env;
-execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs'), '--if-stale'], { stdio: 'inherit', env: buildEnv });
+// in this process: tap follows the node processes a `before` starts and would report the build's
+// own coverage (and fail the run for it)
+const { buildService } = await import(pathToFileURL(path.join(repoRoot, 'scripts', 'build.mjs')).href);
+await buildService({ ifStale: true });
 
 // With DATABASE_URL set this run touches nothing here, so it cannot disturb another run's server.
 if (!process.env.DATABASE_URL) {

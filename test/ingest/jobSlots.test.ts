@@ -199,6 +199,9 @@ t.test('a run that never ends is stopped by its time budget, failed, and its slo
   const next = await waitForStatement(a.client, a.org, second.statementId, 30_000);
   t.match(next, { status: 'failed', failureReason: { errorCode: 'INGEST_TIME_BUDGET_EXCEEDED' } });
   t.ok(Date.now() - started < 15_000, 'the slot was given back at once');
-  const jobs = await srv.deps.pool.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = $1`, [STATEMENT_INGEST_TASK]);
-  t.equal(jobs.rows[0].n, 0, 'the jobs are done (a timeout is not retried)');
+  // the statement is failed a moment before graphile-worker marks its job done (batched completion)
+  const jobsLeft = async () =>
+    (await srv.deps.pool.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = $1`, [STATEMENT_INGEST_TASK])).rows[0].n;
+  for (let i = 0; i < 50 && (await jobsLeft()) > 0; i++) await new Promise((r) => setTimeout(r, 100));
+  t.equal(await jobsLeft(), 0, 'the jobs are done (a timeout is not retried)');
 });

@@ -21,7 +21,7 @@ import { crontab, taskList as defaultTaskList } from './jobs/tasks.ts';
 import { bootstrapIn, isEmptyInstallation, type BootstrapResult } from './organizations/bootstrap.ts';
 import { startDefaultObjectStore, type DefaultObjectStore } from './storage/embedded.ts';
 import { ObjectStore } from './storage/objectStore.ts';
-import type { Deps } from './trpc/context.ts';
+import type { Deps } from './deps.ts';
 import { createThreadPool, type ThreadPool } from './workers/threadPool.ts';
 import path from 'node:path';
 

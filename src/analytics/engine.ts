@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import { rightsholderScope } from '../access/dataAccess.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import { compileQuery, rowViewSql, sqlTableColumns, type OutputColumn, type Restrictions } from './compile.ts';
 import { compareEnvelope, compareQueries, type ComparePayload } from './compare.ts';
 import { cubeEnvelope, echoQuery, type Annotation, type CubePayload, type QueryEcho, type Row } from './envelope.ts';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { scopeAllows } from '../auth/apiKeys.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
-import type { PlatformRole } from '../trpc/roles.ts';
+import type { PlatformRole } from '../access/roles.ts';
 
 export const CUBE_SESSION_PREFIX = 'cs_';
 

@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import { standingJoins, standingJson, type OrgStanding, type Principal } from './principal.ts';
-import type { PlatformRole } from '../trpc/roles.ts';
+import type { PlatformRole } from '../access/roles.ts';
 
 export const API_KEY_PREFIX = 'rk_';
 const KEY_PREFIX = API_KEY_PREFIX;

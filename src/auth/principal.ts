@@ -1,5 +1,5 @@
 import { AppError, type ErrorCode } from '../errors.ts';
-import type { OrgRole, PlatformRole } from '../trpc/roles.ts';
+import type { OrgRole, PlatformRole } from '../access/roles.ts';
 
 /** Who is calling: an API key, an OAuth bearer token (src/oauth/tokens.ts) or an embed session. */
 export interface Principal {

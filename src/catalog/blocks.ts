@@ -3,7 +3,7 @@
 // result depends only on those statements, so a retried or duplicated refresh changes nothing.
 import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import { afterBlockRefresh } from './followUps.ts';
 import { identityKey, legacyIdentityKey, normalizedTitleKey } from './identity.ts';
 import { applyRules } from './rules.ts';

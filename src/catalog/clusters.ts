@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import { normalizeTitle, titleSimilarity, type TitleCluster, type TitleItem } from './cluster/index.ts';
 import { boundKey } from './identity.ts';
 import { effectiveValues, type EffectiveValues, type FetchedResult, type OverrideRow } from './musicalDetails.ts';

@@ -10,7 +10,7 @@
 // details with the highest USD earnings.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import { ProviderError, type EnrichedRecording, type EnrichmentProvider } from './enrich/provider.ts';
 
 export const ENRICH_TASK = 'catalog_enrich';

@@ -1,6 +1,6 @@
 // What follows a change of a block's musical details: its title clusters and its products are
 // derived from them (src/catalog/clusters.ts, src/catalog/products.ts).
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import { refreshClusters } from './clusters.ts';
 import { refreshProducts } from './products.ts';
 

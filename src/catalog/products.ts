@@ -6,7 +6,7 @@
 // the musical details, the clusters and those overrides, so running it twice changes nothing.
 import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import { loadBlockDetails, type BlockDetail } from './clusters.ts';
 import { boundKey, normalizeText } from './identity.ts';
 

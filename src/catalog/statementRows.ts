@@ -6,7 +6,7 @@
 import { LIST, VARCHAR, listValue } from '@duckdb/node-api';
 import { analyticsFor } from '../analytics/engine.ts';
 import { semantic } from '../analytics/semantic.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 
 const FACTS = semantic.model.facts.table;
 

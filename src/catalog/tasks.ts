@@ -7,7 +7,7 @@
 //   so the queue moves even when nothing new arrives (a worker died, a backoff ran out).
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import { refreshBlock } from './blocks.ts';
 import { createProvider } from './enrich/index.ts';
 import type { EnrichmentProvider } from './enrich/provider.ts';

@@ -13,11 +13,11 @@ import { DatabaseLost, followReprocess, queueReprocess, REPROCESSABLE } from './
 import { liveRunnerPools } from '../jobs/liveness.ts';
 import { handleSignals, type Shutdown } from './signals.ts';
 import { fxImport, marketImport } from './reference.ts';
-import { platformRoles } from '../trpc/roles.ts';
+import { platformRoles } from '../access/roles.ts';
 import { rotateKeys } from '../oauth/keys.ts';
 import { pino } from 'pino';
 import type { Pool } from '../db/pool.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import { ADMIN_USAGE } from './adminUsage.ts';
 
 async function reprocessCommand(

@@ -4,7 +4,7 @@
 import { enqueueBlockRefresh } from '../catalog/blocks.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
 import { enqueueStatementIngest } from '../ingest/queue.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 
 export interface ReprocessFilter {
   organizationId: string;

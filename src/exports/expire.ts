@@ -13,7 +13,7 @@
 import type { Config } from '../config.ts';
 import { recordActivity } from '../activity/record.ts';
 import { withTransaction, type Queryable } from '../db/pool.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import { removeObjects } from './run.ts';
 import { exportPrefix, type ExportRow } from './store.ts';
 

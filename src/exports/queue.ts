@@ -3,7 +3,7 @@
 // organization's exports share one job queue, so they are built one at a time: however many a
 // member asks for at once, they take one job runner slot, and the other organizations' work
 // (statements, their exports) keeps the rest.
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 
 export const EXPORT_BUILD_TASK = 'export_build';
 export const EXPORT_MAX_ATTEMPTS = 3;

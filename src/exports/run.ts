@@ -27,7 +27,7 @@ import type { Restrictions } from '../analytics/compile.ts';
 import { semantic } from '../analytics/semantic.ts';
 import { withTransaction, type Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import { effectiveValues, overrideFields, type FetchedResult, type OverrideRow } from '../catalog/musicalDetails.ts';
 import {
   ParamAllocator,

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pipeline as streamPipeline } from 'node:stream/promises';
 import { withTransaction } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import { type FooterMeasure, type LocatedTable, tableOf } from './fileTypes.ts';
 import { findMappingForHeader } from './library.ts';
 import { missingRequiredFields, type FieldSpec, type MappingFields } from './fields.ts';

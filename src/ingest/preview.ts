@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { NormalizeOutput } from '../../workers/normalize.ts';
 import type { RightsholderScope } from '../access/dataAccess.ts';
 import { AppError } from '../errors.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import type { MappingFields } from './fields.ts';
 import { locateStatementFile } from './pipeline.ts';
 

@@ -12,7 +12,7 @@
 // oldest. A statement's priority is the number of its organization's statements already waiting,
 // so the organizations' first waiting statements go before anyone's second: one that uploads 200
 // at once does not hold back another's single statement until all 200 are done.
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 
 export const STATEMENT_INGEST_TASK = 'statement_ingest';
 

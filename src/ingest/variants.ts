@@ -8,7 +8,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AppError } from '../errors.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import { mappingFieldsSchema } from './fields.ts';
 import { locateStatementFile, upload } from './pipeline.ts';
 

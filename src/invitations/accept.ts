@@ -6,7 +6,7 @@ import { withTransaction, type Pool } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { lockOrganization } from '../organizations/organizations.ts';
 import type { Queryable } from '../db/pool.ts';
-import { higherRole, platformRoleInOrg, roleRank, type OrgRole, type PlatformRole } from '../trpc/roles.ts';
+import { higherRole, platformRoleInOrg, roleRank, type OrgRole, type PlatformRole } from '../access/roles.ts';
 import { assertStatus, findInvitationByToken, markAccepted, type InvitationRecord } from './invitations.ts';
 
 export interface AcceptResult {

@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import type { OrgRole } from '../trpc/roles.ts';
+import type { OrgRole } from '../access/roles.ts';
 
 export const invitationStatuses = ['pending', 'accepted', 'revoked', 'expired'] as const;
 export type InvitationStatus = (typeof invitationStatuses)[number];

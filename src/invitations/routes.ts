@@ -10,7 +10,7 @@ import { principalForApiKey, scopeAllows } from '../auth/apiKeys.ts';
 import { credentialsFromHeaders } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
 import { routeRateLimit, type RateLimits } from '../net/rateLimit.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import { acceptInvitation } from './accept.ts';
 import { ACCEPT_PATH } from './invitations.ts';
 

@@ -8,7 +8,7 @@ import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import { expireExports } from '../exports/expire.ts';
 import { buildExport } from '../exports/run.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 
 const payloadSchema = z.object({ organizationId: z.uuid(), exportId: z.uuid() });
 

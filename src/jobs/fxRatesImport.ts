@@ -5,7 +5,7 @@ import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import { describeOrigin, importFxRates, recordImport, type ImportOrigin } from '../fx/import.ts';
 import { ReferenceFileError } from '../lookups/csv.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 
 export const FX_RATES_IMPORT_TASK = 'fx_rates_import';
 

@@ -8,7 +8,7 @@ import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import { ingestStatement, type IngestResult } from '../ingest/pipeline.ts';
 import { failStatement } from '../ingest/statements.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 
 const payloadSchema = z.object({ organizationId: z.uuid(), statementId: z.uuid(), reason: z.string().max(100) });
 

@@ -3,7 +3,7 @@
 // removed once their last presigned PUT URL has stopped working (a client may still PUT until
 // then). Runs every minute from the job runner's crontab.
 import type { Task } from 'graphile-worker';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 
 /** Past a URL's expiry by this much, no PUT of it is still arriving. */
 const PUT_URL_GRACE = `interval '1 minute'`;

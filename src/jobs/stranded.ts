@@ -11,7 +11,7 @@ import { EXPORT_BUILD_TASK, enqueueExportBuild } from '../exports/queue.ts';
 import { STATEMENT_INGEST_TASK, enqueueStatementIngest } from '../ingest/queue.ts';
 import { failStatement } from '../ingest/statements.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 
 /** Work this recently changed is left alone: its job may be about to be added. */
 const QUIET = `interval '2 minutes'`;

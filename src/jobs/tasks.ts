@@ -6,7 +6,7 @@ import { BLOCK_REFRESH_TASK } from '../catalog/blocks.ts';
 import { ENRICH_TASK } from '../catalog/enrichQueue.ts';
 import { catalogBlockRefreshTask, catalogEnrichTask, catalogEnrichTickTask, ENRICH_TICK_TASK } from '../catalog/tasks.ts';
 import type { Config } from '../config.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import { EXPORT_BUILD_TASK } from '../exports/queue.ts';
 import { LOOKUP_FLAGS_TASK, lookupFlagsTask } from '../lookups/flags.ts';
 import { EXPORT_EXPIRE_SWEEP_TASK, EXPORT_EXPIRE_TASK } from '../exports/expire.ts';

@@ -13,7 +13,7 @@ import { describeError } from '../trpc/init.ts';
 import { scopeAllows } from '../auth/apiKeys.ts';
 import type { Queryable } from '../db/pool.ts';
 import { organizationAccess } from '../trpc/procedure.ts';
-import { roleSatisfies, type OrgRole } from '../trpc/roles.ts';
+import { roleSatisfies, type OrgRole } from '../access/roles.ts';
 import { endpointDetail, endpointLine, searchEndpoints, type Endpoint } from './catalog.ts';
 import { bounded } from './bound.ts';
 

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Principal } from '../auth/principal.ts';
 import { ACCEPT_PATH } from '../invitations/invitations.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import { deleteExpired } from './store.ts';
 import { KEY_RELOAD_MS, loadKeys, type KeySet } from './keys.ts';
 import { principalForToken, verifyAccessToken, type AccessTokenInfo } from './tokens.ts';

@@ -4,7 +4,7 @@
 import { AppError } from '../errors.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { PlatformRole } from '../trpc/roles.ts';
+import type { PlatformRole } from '../access/roles.ts';
 import { normalizeResource } from './urls.ts';
 
 export interface AccessTokenInfo {

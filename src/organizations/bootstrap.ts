@@ -2,7 +2,7 @@
 // for it. Used by `admin bootstrap` and by the demo set-up on first start.
 import { createApiKey } from '../auth/apiKeys.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
-import type { PlatformRole } from '../trpc/roles.ts';
+import type { PlatformRole } from '../access/roles.ts';
 
 export interface BootstrapResult {
   organizationId: string;

@@ -6,7 +6,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { organizationAccess, type OrgAccess } from '../trpc/procedure.ts';
-import { roleRank, roleSatisfies, type OrgRole } from '../trpc/roles.ts';
+import { roleRank, roleSatisfies, type OrgRole } from '../access/roles.ts';
 import { lockOrganization, type OrganizationRecord } from './organizations.ts';
 
 export type MemberStatus = 'active' | 'disabled';

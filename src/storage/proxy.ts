@@ -14,7 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { AppError, type ErrorCode } from '../errors.ts';
-import type { Deps } from '../trpc/context.ts';
+import type { Deps } from '../deps.ts';
 import type { EmbeddedAccess, ObjectStore } from './objectStore.ts';
 import { OBJECTS_PREFIX, verifySignature } from './signature.ts';
 

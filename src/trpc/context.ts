@@ -1,30 +1,12 @@
 // Context is built in two steps: createContextInner needs no HTTP objects (tests use it with
 // createCaller); createContext reads the request's headers.
-import type { FastifyBaseLogger } from 'fastify';
 import type { CreateFastifyContextOptions } from '@trpc/server/adapters/fastify';
-import type { Config } from '../config.ts';
-import type { Pool } from '../db/pool.ts';
-import type { ObjectStore } from '../storage/objectStore.ts';
-import type { ThreadPool } from '../workers/threadPool.ts';
-import type { WorkerUtils } from 'graphile-worker';
 import { credentialsFromHeaders, type Credentials, type Principal } from '../auth/principal.ts';
 import { API_KEY_PREFIX, principalForApiKey } from '../auth/apiKeys.ts';
 import { CUBE_SESSION_PREFIX, principalForCubeSession } from '../analytics/sessions.ts';
 import { AppError } from '../errors.ts';
 import type { RateLimits } from '../net/rateLimit.ts';
-
-/** Long-lived parts every procedure may use. */
-export interface Deps {
-  config: Config;
-  pool: Pool;
-  store: ObjectStore;
-  threads: ThreadPool;
-  /** enqueues graphile-worker jobs */
-  jobs: WorkerUtils;
-  log: FastifyBaseLogger;
-  /** this process's job runner, in the roles that run one (serve, worker): whether jobs can run */
-  jobRunner?: { running(): boolean };
-}
+import type { Deps } from '../deps.ts';
 
 /** Resolves an OAuth access token to its holder, or throws UNAUTHORIZED (src/oauth/routes.ts). */
 export type BearerVerifier = (token: string) => Promise<Principal>;

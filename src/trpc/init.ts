@@ -3,7 +3,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { AppError, errorCodeForTrpcCode, wireCode, type ErrorCode, type SpecCode } from '../errors.ts';
 import type { Context } from './context.ts';
-import type { MinRole } from './roles.ts';
+import type { MinRole } from '../access/roles.ts';
 
 export interface ProcedureMeta {
   /** who may call: see roles.ts */

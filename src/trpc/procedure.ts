@@ -12,7 +12,7 @@ import { scopeOfRole } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { baseProcedure, type ProcedureMeta } from './init.ts';
 import { takeRateLimit } from './rateLimit.ts';
-import { higherRole, platformRoleInOrg, roleSatisfies, type MinRole, type OrgRole } from './roles.ts';
+import { higherRole, platformRoleInOrg, roleSatisfies, type MinRole, type OrgRole } from '../access/roles.ts';
 
 /** The caller's standing in the organization the input names. */
 export interface OrgAccess {

@@ -7,7 +7,7 @@ import { chmod, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, listValue } from '@duckdb/node-api';
 import { bootstrap } from '../../src/organizations/bootstrap.ts';
-import type { Deps } from '../../src/trpc/context.ts';
+import type { Deps } from '../../src/deps.ts';
 
 /**
  * The PostgreSQL server a bench uses: DATABASE_URL's when set, else an embedded one started under

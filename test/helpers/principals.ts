@@ -3,7 +3,7 @@
 import { createApiKey } from '../../src/auth/apiKeys.ts';
 import type { Queryable } from '../../src/db/pool.ts';
 import { bootstrap, upsertUser } from '../../src/organizations/bootstrap.ts';
-import type { OrgRole, PlatformRole } from '../../src/trpc/roles.ts';
+import type { OrgRole, PlatformRole } from '../../src/access/roles.ts';
 import type { TestServer } from './server.ts';
 import type { TrpcClient } from './trpc.ts';
 

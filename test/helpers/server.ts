@@ -9,7 +9,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { startRuntime, type Role, type Runtime } from '../../src/runtime.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { startEmbeddedS3 } from '../../src/storage/embedded.ts';
-import type { Deps } from '../../src/trpc/context.ts';
+import type { Deps } from '../../src/deps.ts';
 import { createTestDatabase } from './db.ts';
 import { TrpcClient } from './trpc.ts';
 

@@ -13,7 +13,7 @@ import { BLOCK_REFRESH_TASK } from '../../src/catalog/blocks.ts';
 import { statementIngestTask } from '../../src/jobs/statementIngest.ts';
 import { taskList as defaultTaskList } from '../../src/jobs/tasks.ts';
 import { STATEMENT_INGEST_TASK } from '../../src/ingest/queue.ts';
-import type { Deps } from '../../src/trpc/context.ts';
+import type { Deps } from '../../src/deps.ts';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

@@ -13,7 +13,7 @@ import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { taskList as defaultTaskList } from '../../src/jobs/tasks.ts';
 import { statementIngestTask } from '../../src/jobs/statementIngest.ts';
 import { STATEMENT_INGEST_TASK } from '../../src/ingest/queue.ts';
-import type { Deps } from '../../src/trpc/context.ts';
+import type { Deps } from '../../src/deps.ts';
 import { createRightsholder, putFile, waitForStatement } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { EUR_REPORT_HEADER, eurReportFields } from '../helpers/sampleMapping.ts';

@@ -11,7 +11,7 @@ import { statementIngestTask } from '../../src/jobs/statementIngest.ts';
 import { STATEMENT_INGEST_TASK } from '../../src/ingest/queue.ts';
 import { BLOCK_REFRESH_TASK } from '../../src/catalog/blocks.ts';
 import { progressSettings } from '../../src/ingest/pipeline.ts';
-import type { Deps } from '../../src/trpc/context.ts';
+import type { Deps } from '../../src/deps.ts';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';

@@ -9,7 +9,7 @@ import { describeProcedures } from '../../src/docs/schemas.ts';
 import { createContextInner } from '../../src/trpc/context.ts';
 import { createCallerFactory, router } from '../../src/trpc/init.ts';
 import { orgProcedure } from '../../src/trpc/procedure.ts';
-import { roleSatisfies, type MinRole, type OrgRole } from '../../src/trpc/roles.ts';
+import { roleSatisfies, type MinRole, type OrgRole } from '../../src/access/roles.ts';
 import { addMember, newOrganization, outsider, type Caller } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { repoRoot } from '../setup/paths.ts';

@@ -4,7 +4,7 @@ import type { Principal } from '../../auth/principal.ts';
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { OrgAccess } from '../../trpc/procedure.ts';
-import { roleRank, type OrgRole } from '../../trpc/roles.ts';
+import { roleRank, type OrgRole } from '../../access/roles.ts';
 
 /**
  * The key the caller may manage in this organization. A key acts as its owner, so its owner may do

@@ -6,7 +6,7 @@ import { withTransaction } from '../../db/pool.ts';
 import { enqueueEnrichment } from '../../catalog/enrichQueue.ts';
 import { visibleBlock } from '../../catalog/musicalDetails.ts';
 import type { Queryable } from '../../db/pool.ts';
-import type { Deps } from '../../trpc/context.ts';
+import type { Deps } from '../../deps.ts';
 
 export async function blockAction(
   deps: Deps,

@@ -5,7 +5,7 @@ import { AppError } from '../../errors.ts';
 import { createInvitation, findPendingInvitation, invitationLink } from '../../invitations/invitations.ts';
 import { assertMayGrant, assertMayInvite, isMemberByEmail, lockAsCaller } from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
-import { orgRoles } from '../../trpc/roles.ts';
+import { orgRoles } from '../../access/roles.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
 export const addUser = orgProcedure(

@@ -3,7 +3,7 @@ import { diffFields, recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { assertMayGrant, assertMayManage, assertOwnerRemains, getMember, lockAsCaller, updateMember } from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
-import { orgRoles } from '../../trpc/roles.ts';
+import { orgRoles } from '../../access/roles.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
 export const updateRole = orgProcedure(

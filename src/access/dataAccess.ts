@@ -21,3 +21,13 @@ export function scopeOfRole(mode: 'all' | 'restricted' | null, ids: string[] | n
 export function scopeAllowsRightsholder(scope: RightsholderScope, rightsholderId: string): boolean {
   return scope === null || scope.includes(rightsholderId);
 }
+
+/**
+ * The one SQL condition for "rows of a rightsholder the caller may see": `param` is a placeholder
+ * (e.g. `$3`) bound to the caller's RightsholderScope (null: every rightsholder of the
+ * organization). Procedures pass `ctx.org.rightsholderScope`, which the procedure middleware has
+ * already loaded; they never read data_access_roles again.
+ */
+export function inRightsholderScope(column: string, param: string): string {
+  return `(${param}::uuid[] IS NULL OR ${column} = ANY (${param}::uuid[]))`;
+}

@@ -5,7 +5,7 @@ import { cursorTimestamp, cursorUuid, timestampKey } from '../activity/paging.ts
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { likePattern } from '../rightsholders/store.ts';
-import { decodeCursor, encodeCursor, type CursorPage } from '../trpc/pagination.ts';
+import { decodeCursor, encodeCursor, type CursorPage } from '../pagination.ts';
 import { LENS_COLUMNS, LENS_FROM, toLens, type Lens, type LensKind, type LensRow, type LensScope, type LensViewer } from './store.ts';
 
 export const lensSorts = ['updated_desc', 'created_desc', 'name_asc', 'last_opened_desc'] as const;

@@ -5,7 +5,7 @@ import type { MarketSettings } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { numberText } from './decimal.ts';
 import { parseTreasuryCsv } from './parse.ts';
-import { curvesFrom, quoteFrom, unknownSymbols, type MarketProvider, type PricePoint } from './provider.ts';
+import { curvesFrom, quoteFrom, unknownSymbols, type MarketProvider, type PricePoint } from './answers.ts';
 
 interface ChartResult {
   meta: {

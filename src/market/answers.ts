@@ -1,7 +1,7 @@
 // What every market provider answers (src/market/provider.ts, yahoo.ts): the shapes, the
 // interface, and the helpers both providers build their answers with.
 import { AppError } from '../errors.ts';
-import { decimalPercent, decimalSub } from './decimal.ts';
+import { decimalPercent, subtractDecimals } from '../decimal.ts';
 
 export interface Quote {
   symbol: string;
@@ -57,7 +57,7 @@ export interface MarketProvider {
 export const MAX_CURVES = 5000;
 
 export function quoteFrom(q: Omit<Quote, 'change' | 'changePercent'>): Quote {
-  const change = q.previousClose === null ? null : decimalSub(q.price, q.previousClose);
+  const change = q.previousClose === null ? null : subtractDecimals(q.price, q.previousClose);
   return { ...q, change, changePercent: change === null ? null : decimalPercent(change, q.previousClose!) };
 }
 

@@ -29,7 +29,7 @@ import { normalizeLookupKey } from '../lookups/normalize.ts';
 import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/resolve.ts';
 import { enqueueBlockRefresh } from '../catalog/blocks.ts';
 import { stopwatch } from './stopwatch.ts';
-import { ObjectChangedError } from '../storage/objectStore.ts';
+import { deleteObjects, ObjectChangedError } from '../storage/objectStore.ts';
 
 /** The months of a statement's cadence, in SQL over the statements table. */
 const SPAN_SQL = cadenceMonthsSql('stmt_cadence');
@@ -746,18 +746,16 @@ export async function ingestStatement(
         [statementId],
       );
       const kept = new Set([rows[0]?.normalized_key, ...Object.values(rows[0]?.variants ?? {})]);
-      for (const key of [normalizedKey, variants.removed, variants.single, variants['original-excel']]) {
-        // (original-excel may be the upload itself)
-        if (key && key !== statement.object_key && !kept.has(key)) await deps.store.delete(key).catch(() => {});
-      }
+      // (original-excel may be the upload itself)
+      const orphans = [normalizedKey, variants.removed, variants.single, variants['original-excel']];
+      await deleteObjects(deps.store, orphans.filter((key): key is string => !!key && key !== statement.object_key && !kept.has(key)), deps.log);
       return { status: 'skipped', statementId };
     }
 
     // the previous version is unreachable now
     const old = statement.variants;
-    for (const key of [statement.normalized_key, old.removed, old.single, old.trimmed, old.standardized, old['original-excel']]) {
-      if (key && key !== statement.object_key && !Object.values(variants).includes(key)) await deps.store.delete(key).catch(() => {});
-    }
+    const previous = [statement.normalized_key, old.removed, old.single, old.trimmed, old.standardized, old['original-excel']];
+    await deleteObjects(deps.store, previous.filter((key): key is string => !!key && key !== statement.object_key && !Object.values(variants).includes(key)), deps.log);
     lap('commit');
     return { status: 'processed', statementId, timings };
   } finally {

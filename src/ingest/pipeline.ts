@@ -15,7 +15,9 @@ import { type FooterMeasure, type LocatedTable, tableOf } from './fileTypes.ts';
 import { findMappingForHeader } from './library.ts';
 import { missingRequiredFields, type FieldSpec, type MappingFields } from './fields.ts';
 import { headerIn, usesDecimalComma } from './fieldNames.ts';
-import { addDecimals, readAmount } from './amounts.ts';
+import { readAmount } from './amounts.ts';
+import { addDecimals } from '../decimal.ts';
+import { cadenceMonthsSql, monthIndex } from '../periods.ts';
 import { failStatement } from './statements.ts';
 import { periodOf, type Cadence } from './values.ts';
 import type { NormalizeOutput } from '../../workers/normalize.ts';
@@ -27,10 +29,10 @@ import { normalizeLookupKey } from '../lookups/normalize.ts';
 import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/resolve.ts';
 import { enqueueBlockRefresh } from '../catalog/blocks.ts';
 import { stopwatch } from './stopwatch.ts';
-import { ObjectChangedError } from '../storage/objectStore.ts';
+import { deleteObjects, ObjectChangedError } from '../storage/objectStore.ts';
 
 /** The months of a statement's cadence, in SQL over the statements table. */
-const SPAN_SQL = `CASE stmt_cadence WHEN 'M' THEN 1 WHEN 'Q' THEN 3 WHEN 'H' THEN 6 WHEN 'Y' THEN 12 END`;
+const SPAN_SQL = cadenceMonthsSql('stmt_cadence');
 
 export interface IngestResult {
   status: 'processed' | 'needs_mapping' | 'failed' | 'skipped';
@@ -618,14 +620,13 @@ export async function ingestStatement(
       const distributorId = statement.distributor_id ?? mapping.distributorId;
       if (stmtPeriod && distributorId) {
         // periods overlap when they share a month: a quarter overlaps each of its months
-        const monthOf = (iso: string) => Number(iso.slice(0, 4)) * 12 + Number(iso.slice(5, 7)) - 1;
         const overlap = await db.query<{ id: string }>(
           `SELECT id FROM statements WHERE organization_id = $1 AND rightsholder_id = $2 AND distributor_id = $3 AND id <> $4
              AND status = 'processed' AND deleted_at IS NULL AND stmt_period >= 1
              AND stmt_year * 12 + (stmt_period - 1) * ${SPAN_SQL} <= $6
              AND stmt_year * 12 + stmt_period * ${SPAN_SQL} - 1 >= $5
            ORDER BY created_at, id LIMIT 5`,
-          [organizationId, statement.rightsholder_id, distributorId, statementId, monthOf(stmtPeriod.start), monthOf(stmtPeriod.end)],
+          [organizationId, statement.rightsholder_id, distributorId, statementId, monthIndex(stmtPeriod.start), monthIndex(stmtPeriod.end)],
         );
         if (overlap.rows.length > 0) {
           flags.push({
@@ -745,18 +746,16 @@ export async function ingestStatement(
         [statementId],
       );
       const kept = new Set([rows[0]?.normalized_key, ...Object.values(rows[0]?.variants ?? {})]);
-      for (const key of [normalizedKey, variants.removed, variants.single, variants['original-excel']]) {
-        // (original-excel may be the upload itself)
-        if (key && key !== statement.object_key && !kept.has(key)) await deps.store.delete(key).catch(() => {});
-      }
+      // (original-excel may be the upload itself)
+      const orphans = [normalizedKey, variants.removed, variants.single, variants['original-excel']];
+      await deleteObjects(deps.store, orphans.filter((key): key is string => !!key && key !== statement.object_key && !kept.has(key)), deps.log);
       return { status: 'skipped', statementId };
     }
 
     // the previous version is unreachable now
     const old = statement.variants;
-    for (const key of [statement.normalized_key, old.removed, old.single, old.trimmed, old.standardized, old['original-excel']]) {
-      if (key && key !== statement.object_key && !Object.values(variants).includes(key)) await deps.store.delete(key).catch(() => {});
-    }
+    const previous = [statement.normalized_key, old.removed, old.single, old.trimmed, old.standardized, old['original-excel']];
+    await deleteObjects(deps.store, previous.filter((key): key is string => !!key && key !== statement.object_key && !Object.values(variants).includes(key)), deps.log);
     lap('commit');
     return { status: 'processed', statementId, timings };
   } finally {

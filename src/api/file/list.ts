@@ -4,6 +4,7 @@ import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { dateFilter, orgInput } from '../../trpc/schemas.ts';
 import { callerScope, customNameFilter, dateRangeCondition } from '../upload/shared.ts';
+import { likeContains } from '../../db/sql.ts';
 
 const isoDate = dateFilter();
 const sortColumns = { createdAt: 's.created_at', name: 'lower(s.file_name)', updatedAt: 's.updated_at' } as const;
@@ -41,7 +42,7 @@ export const list = orgProcedure(
     f.rightsholderId ?? null,
     f.distributorId ?? null,
     f.customName ?? null,
-    f.name ? `%${f.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null,
+    f.name ? likeContains(f.name) : null,
   ];
   const where = `s.organization_id = $1 AND s.deleted_at IS NULL AND ($2::uuid[] IS NULL OR s.rightsholder_id = ANY ($2))
     AND ($3::uuid[] IS NULL OR s.id = ANY ($3)) AND ${dateRangeCondition('s.created_at', '$4', '$5')}

@@ -3,6 +3,7 @@ import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { getStatement } from '../../ingest/statements.ts';
+import { deleteObjects } from '../../storage/objectStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { expireDueUploads, visibleStatement } from './shared.ts';
@@ -42,6 +43,6 @@ export const aborted = orgProcedure(
     });
     return s.objectKey;
   });
-  await ctx.deps.store.delete(key).catch(() => {});
+  await deleteObjects(ctx.deps.store, [key], ctx.deps.log);
   return getStatement(ctx.deps.pool, ctx.org.id, input.statementId);
 });

@@ -3,6 +3,7 @@ import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { dateFilter, orgInput } from '../../trpc/schemas.ts';
 import { callerScope, dateRangeCondition } from './shared.ts';
+import { likeContains } from '../../db/sql.ts';
 
 const isoDate = dateFilter();
 
@@ -22,7 +23,7 @@ export const list = orgProcedure(
 ).query(async ({ ctx, input }) => {
   const page = resolvePage(input.pagination, { sortBy: 'createdAt' });
   const scope = await callerScope(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId });
-  const search = input.filter?.search ? `%${input.filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const search = input.filter?.search ? likeContains(input.filter.search) : null;
   // an upload is visible when the caller may see at least one of its files
   const where = `u.organization_id = $1
     AND EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = u.id AND ($2::uuid[] IS NULL OR s.rightsholder_id = ANY ($2))

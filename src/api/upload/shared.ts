@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { rightsholderScope, type RightsholderScope } from '../../access/dataAccess.ts';
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { containsPattern } from '../../lookups/paging.ts';
+import { likeContains } from '../../db/sql.ts';
 
 /**
  * An id as stored and answered: a UUID in any case, lower-cased, so that an id sent in capitals
@@ -21,7 +21,7 @@ export const customNameFilter = z
   .string()
   .trim()
   .max(200)
-  .transform((name) => (name === '' ? null : containsPattern(name)));
+  .transform((name) => (name === '' ? null : likeContains(name)));
 
 export interface Caller {
   organizationId: string;

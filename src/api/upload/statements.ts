@@ -4,6 +4,7 @@ import { resolvePage, paginationSchema, paginated } from '../../trpc/pagination.
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { callerScope, customNameFilter } from './shared.ts';
+import { likeContains } from '../../db/sql.ts';
 
 const sortColumns = { createdAt: 's.created_at', fileName: 'lower(s.file_name)', status: 's.status', updatedAt: 's.updated_at' } as const;
 
@@ -32,7 +33,7 @@ export const statements = orgProcedure(
   const page = resolvePage(input.pagination, { sortBy: 'createdAt' });
   const scope = await callerScope(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId });
   const f = input.filter;
-  const like = f?.fileName ? `%${f.fileName.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const like = f?.fileName ? likeContains(f.fileName) : null;
   const params = [
     ctx.org.id,
     scope,

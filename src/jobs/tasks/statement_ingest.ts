@@ -4,57 +4,47 @@
 // A statement of a deleted organization is not processed (ORGANIZATION_NOT_FOUND).
 // A run has INGEST_JOB_TIMEOUT_MS: a timer ends it wherever it is, even in a promise that would
 // never settle, fails the statement (INGEST_TIME_BUDGET_EXCEEDED) and frees the job's slot.
-import type { Task } from 'graphile-worker';
-import { z } from 'zod';
-import { ingestStatement, type IngestResult } from '../ingest/pipeline.ts';
-import { failStatement } from '../ingest/statements.ts';
-import type { Deps } from '../deps.ts';
+import { ingestStatement, type IngestResult } from '../../ingest/pipeline.ts';
+import { failRun, failWaiting, retryRun } from '../../ingest/statementStatus.ts';
+import type { Deps } from '../../deps.ts';
+import { defineTask } from '../defineTask.ts';
+import { TASK } from '../payloads.ts';
 
-const payloadSchema = z.object({ organizationId: z.uuid(), statementId: z.uuid(), reason: z.string().max(100) });
-
-export function statementIngestTask(deps: Deps): Task {
-  return async (payload, helpers) => {
-    const parsed = payloadSchema.safeParse(payload);
-    if (!parsed.success) {
-      helpers.logger.error(`statement_ingest: invalid payload, dropped: ${parsed.error.message}`);
+export const statementIngestTask = defineTask(TASK.statement_ingest, async ({ organizationId, statementId, reason }, { deps, helpers }) => {
+  // nothing is processed for a deleted organization: its waiting statement fails (and so is not
+  // queued again by the stranded-work recovery); any other is left as it is
+  if (await failIfOrganizationDeleted(deps, organizationId, statementId)) {
+    helpers.logger.info(`statement ${statementId} (${reason}): its organization is deleted, not processed`);
+    return;
+  }
+  const budgetMs = deps.config.ingest.jobTimeoutMs;
+  const deadline = Date.now() + budgetMs;
+  const signal = AbortSignal.timeout(budgetMs);
+  try {
+    const result = await untilAborted(ingestStatement(deps, organizationId, statementId, { signal, deadline }), signal);
+    // a run whose organization was deleted while it worked commits nothing (skipped)
+    if (result.status === 'skipped' && (await failIfOrganizationDeleted(deps, organizationId, statementId))) {
+      helpers.logger.info(`statement ${statementId} (${reason}): its organization was deleted while it was processed, nothing kept`);
       return;
     }
-    const { organizationId, statementId, reason } = parsed.data;
-    // nothing is processed for a deleted organization: its waiting statement fails (and so is not
-    // queued again by the stranded-work recovery); any other is left as it is
-    if (await failIfOrganizationDeleted(deps, organizationId, statementId)) {
-      helpers.logger.info(`statement ${statementId} (${reason}): its organization is deleted, not processed`);
+    helpers.logger.info(`statement ${statementId} (${reason}): ${result.status}${result.timings ? ` ${JSON.stringify(result.timings)} ms` : ''}`);
+  } catch (error) {
+    if (signal.aborted) {
+      // not retried: the same file takes as long again (a run that committed meanwhile keeps its result: failRun ends only a statement still processing)
+      await failRun(deps.pool, statementId, 'INGEST_TIME_BUDGET_EXCEEDED', `Processing the statement took longer than its time budget (${formatMs(budgetMs)}); it was stopped.`);
+      helpers.logger.warn(`statement ${statementId} (${reason}): stopped after its time budget of ${budgetMs} ms`);
       return;
     }
-    const budgetMs = deps.config.ingest.jobTimeoutMs;
-    const deadline = Date.now() + budgetMs;
-    const signal = AbortSignal.timeout(budgetMs);
-    try {
-      const result = await untilAborted(ingestStatement(deps, organizationId, statementId, { signal, deadline }), signal);
-      // a run whose organization was deleted while it worked commits nothing (skipped)
-      if (result.status === 'skipped' && (await failIfOrganizationDeleted(deps, organizationId, statementId))) {
-        helpers.logger.info(`statement ${statementId} (${reason}): its organization was deleted while it was processed, nothing kept`);
-        return;
-      }
-      helpers.logger.info(`statement ${statementId} (${reason}): ${result.status}${result.timings ? ` ${JSON.stringify(result.timings)} ms` : ''}`);
-    } catch (error) {
-      if (signal.aborted) {
-        // not retried: the same file takes as long again. (A run that committed meanwhile keeps its result: run: true.)
-        await failStatement(deps.pool, statementId, 'INGEST_TIME_BUDGET_EXCEEDED', `Processing the statement took longer than its time budget (${formatMs(budgetMs)}); it was stopped.`, { run: true });
-        helpers.logger.warn(`statement ${statementId} (${reason}): stopped after its time budget of ${budgetMs} ms`);
-        return;
-      }
-      if (helpers.job.attempts >= helpers.job.max_attempts) {
-        // a statement that had rows keeps them (withRows): analytics and its catalog block stay as they were
-        await failStatement(deps.pool, statementId, 'INGEST_FAILED', 'Processing failed repeatedly; see the server log.', { run: true });
-      } else {
-        // back to a state a retry can pick up; the previous version's rows stay in place meanwhile
-        await deps.pool.query(`UPDATE statements SET status = 'uploaded' WHERE id = $1 AND status = 'processing'`, [statementId]);
-      }
-      throw error;
+    if (helpers.job.attempts >= helpers.job.max_attempts) {
+      // a statement that had rows keeps them (withRows): analytics and its catalog block stay as they were
+      await failRun(deps.pool, statementId, 'INGEST_FAILED', 'Processing failed repeatedly; see the server log.');
+    } else {
+      // back to a state a retry can pick up; the previous version's rows stay in place meanwhile
+      await retryRun(deps.pool, statementId);
     }
-  };
-}
+    throw error;
+  }
+});
 
 /**
  * The run's outcome, or the signal's reason once it aborts, whether or not the run ever settles
@@ -79,11 +69,6 @@ function formatMs(ms: number): string {
 async function failIfOrganizationDeleted(deps: Pick<Deps, 'pool'>, organizationId: string, statementId: string): Promise<boolean> {
   const org = await deps.pool.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL', [organizationId]);
   if (org.rowCount) return false;
-  await deps.pool.query(
-    `UPDATE statements SET status = 'failed', failure_code = 'ORGANIZATION_NOT_FOUND', failure_reason = 'The organization was deleted before the statement was processed',
-       updated_at = clock_timestamp()
-     WHERE id = $1 AND organization_id = $2 AND status IN ('uploaded', 'processing') AND deleted_at IS NULL`,
-    [statementId, organizationId],
-  );
+  await failWaiting(deps.pool, statementId, 'ORGANIZATION_NOT_FOUND', 'The organization was deleted before the statement was processed', { organizationId });
   return true;
 }

@@ -16,7 +16,7 @@ import { findMappingForHeader } from './library.ts';
 import { missingRequiredFields, type FieldSpec, type MappingFields } from './fields.ts';
 import { headerIn, usesDecimalComma } from './fieldNames.ts';
 import { addDecimals, readAmount } from './amounts.ts';
-import { failStatement } from './statements.ts';
+import { awaitMapping, failRun, finishRun, startRun } from './statementStatus.ts';
 import { periodOf, type Cadence } from './values.ts';
 import type { NormalizeOutput } from '../../workers/normalize.ts';
 import { suggestMapping } from './suggest.ts';
@@ -37,29 +37,6 @@ export interface IngestResult {
   statementId: string;
   /** milliseconds per stage of a processed statement (logged by the job) */
   timings?: Record<string, number>;
-}
-
-interface StatementRow {
-  id: string;
-  organization_id: string;
-  rightsholder_id: string;
-  distributor_id: string | null;
-  file_name: string;
-  object_key: string;
-  status: string;
-  normalized_key: string | null;
-  normalized_version: number;
-  variants: Record<string, string>;
-  mapping_id: string | null;
-  created_by: string | null;
-  /** the SHA-256 announced in upload.uploadFile (lower-case hex), if any */
-  declared_sha256: string | null;
-  /** the ETag of the object as upload.uploadAction complete checked it (null before migration 22) */
-  object_etag: string | null;
-  /** values of the mapping's variables, given with the upload */
-  variables: Record<string, string>;
-  /** the text encoding named with the upload, read instead of the detected one */
-  encoding: string | null;
 }
 
 /**
@@ -121,9 +98,6 @@ function progressReporter(deps: Deps, statementId: string, normalizedVersion: nu
     },
   };
 }
-
-/** Statuses from which a statement may be (re)processed. */
-const PROCESSABLE = new Set(['uploaded', 'processing', 'processed', 'needs_mapping', 'failed']);
 
 /** Downloads an object; with `expectEtag` (the upload's as completed), bytes PUT again since are UPLOAD_OBJECT_CHANGED. */
 async function download(deps: Deps, key: string, file: string, expectEtag?: string | null, signal?: AbortSignal): Promise<number> {
@@ -421,15 +395,7 @@ export async function ingestStatement(
   budget: { signal?: AbortSignal; deadline?: number } = {},
 ): Promise<IngestResult> {
   const { signal } = budget;
-  const { rows } = await deps.pool.query<StatementRow>(
-    `UPDATE statements SET status = 'processing', failure_code = NULL, failure_reason = NULL, failure_details = NULL, progress_done = 0, progress_stage = 'reading',
-       progress_stage_at = clock_timestamp(), updated_at = clock_timestamp()
-     WHERE id = $1 AND organization_id = $2 AND status = ANY ($3) AND deleted_at IS NULL
-     RETURNING id, organization_id, rightsholder_id, distributor_id, file_name, object_key, status, normalized_key,
-       normalized_version, variants, mapping_id, created_by, declared_sha256, object_etag, variables, encoding`,
-    [statementId, organizationId, [...PROCESSABLE]],
-  );
-  const statement = rows[0];
+  const statement = await startRun(deps.pool, organizationId, statementId);
   if (!statement) return { status: 'skipped', statementId };
   const { lap, timings } = stopwatch();
 
@@ -451,11 +417,11 @@ export async function ingestStatement(
       lap('locate');
     } catch (error) {
       if ((error as { name?: string }).name === 'NoSuchKey') {
-        await failStatement(deps.pool, statementId, 'UPLOAD_OBJECT_MISSING', 'The uploaded file is not in the object store.', { run: true });
+        await failRun(deps.pool, statementId, 'UPLOAD_OBJECT_MISSING', 'The uploaded file is not in the object store.');
         return { status: 'failed', statementId };
       }
       if (error instanceof AppError && error.code === 'BAD_REQUEST') {
-        await failStatement(deps.pool, statementId, error.errorCode, error.message, { run: true });
+        await failRun(deps.pool, statementId, error.errorCode, error.message);
         return { status: 'failed', statementId };
       }
       throw error;
@@ -499,11 +465,7 @@ export async function ingestStatement(
     const mapping = found?.mapping ?? null;
     if (!found || !mapping || missingRequiredFields(mapping.fields).length > 0) {
       const suggestion = suggestMapping(located.header, located.sampleRows, statement.file_name);
-      await deps.pool.query(
-        `UPDATE statements SET status = 'needs_mapping', suggested_mapping = $2, updated_at = clock_timestamp()
-         WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL`,
-        [statementId, JSON.stringify(suggestion)],
-      );
+      await awaitMapping(deps.pool, statementId, suggestion);
       return { status: 'needs_mapping', statementId };
     }
 
@@ -534,7 +496,7 @@ export async function ingestStatement(
     } catch (error) {
       await progress.stop();
       if (error instanceof AppError && error.code === 'BAD_REQUEST') {
-        await failStatement(deps.pool, statementId, error.errorCode, error.message, { run: true, details: error.details });
+        await failRun(deps.pool, statementId, error.errorCode, error.message, error.details);
         return { status: 'failed', statementId };
       }
       throw error;
@@ -692,18 +654,18 @@ export async function ingestStatement(
         }
       }
       const removedRows = normalized.dropped.reduce((n, d) => n + d.rows, 0);
-      await db.query(
-        `UPDATE statements SET status = 'processed', mapping_id = $2, mapping_revision = $3,
+      await finishRun(
+        db,
+        statementId,
+        `mapping_id = $2, mapping_revision = $3,
            distributor_id = coalesce(distributor_id, $4), kept_rows = $5, removed_rows = $6, row_count = $7,
            progress_done = $7, progress_total = $7,
            stmt_year = $8, stmt_period = $9, stmt_cadence = $10,
            currency = $11, sales_period_start = $12, sales_period_end = $13,
            net_earnings = $14, gross_earnings = $15, units = $16,
            normalized_key = $17, normalized_version = $18, variants = $19, processed_at = clock_timestamp(), currency_totals = $20,
-           suggested_mapping = NULL, mapping_match = $21, updated_at = clock_timestamp()
-         WHERE id = $1`,
+           suggested_mapping = NULL, mapping_match = $21`,
         [
-          statementId,
           mapping.id,
           mapping.revision,
           mapping.distributorId,

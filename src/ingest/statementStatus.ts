@@ -166,7 +166,7 @@ export function reprocessMatching(
   });
 }
 
-export function redriveStatements(db: Queryable, organizationId: string, statementIds: readonly string[]) {
+export function markRedriven(db: Queryable, organizationId: string, statementIds: readonly string[]) {
   return transition(db, 'redrive', { where: 'organization_id = $1 AND id = ANY ($2::uuid[])', params: [organizationId, statementIds] });
 }
 

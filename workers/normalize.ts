@@ -10,8 +10,8 @@ import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { connect, disconnect, stopping } from './duckdb.ts';
-import { fieldKinds, headerIn, headerKey, standardFields, usesDecimalComma, type StandardField } from '../src/ingest/fieldNames.ts';
-import type { FieldSpec, MappingFields } from '../src/ingest/fields.ts';
+import { fieldKinds, headerIn, headerKey, standardFields, usesDecimalComma, type StandardField } from '../src/ingest/standardFields.ts';
+import type { FieldSpec, MappingFields } from '../src/ingest/mappingFields.ts';
 import {
   ambiguousYearFirst,
   coveringPeriod,

@@ -10,7 +10,7 @@ import { recordActivity, type FieldChanges } from '../activity/record.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import { headerKey, missingRequiredFields, standardFields, type MappingFields, type StandardField } from './fields.ts';
+import { headerKey, missingRequiredFields, standardFields, type MappingFields, type StandardField } from './mappingFields.ts';
 
 type Actor = Pick<Principal, 'userId' | 'apiKey'>;
 

@@ -9,7 +9,7 @@ import type { NormalizeOutput } from '../../workers/normalize.ts';
 import type { RightsholderScope } from '../access/dataAccess.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../deps.ts';
-import type { MappingFields } from './fields.ts';
+import type { MappingFields } from './mappingFields.ts';
 import { locateStatementFile } from './pipeline.ts';
 
 export interface PreviewInput {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../deps.ts';
-import { mappingFieldsSchema } from './fields.ts';
+import { mappingFieldsSchema } from './mappingFields.ts';
 import { locateStatementFile, upload } from './pipeline.ts';
 
 export const lazyVariants = ['trimmed', 'standardized'] as const;

@@ -4,7 +4,7 @@ import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { enqueueBlockRefresh } from '../../catalog/blocks.ts';
 import { enqueueStatementIngest } from '../../ingest/queue.ts';
-import { encodingSchema, variablesSchema } from '../../ingest/fields.ts';
+import { encodingSchema, variablesSchema } from '../../ingest/mappingFields.ts';
 import { knownEncoding } from './uploadFile.ts';
 import { getStatement, STATEMENT_SELECT, type StatementRecord } from '../../ingest/statements.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';

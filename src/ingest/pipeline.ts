@@ -18,7 +18,7 @@ import { headerIn, usesDecimalComma } from './standardFields.ts';
 import { addDecimals, readAmount } from './amounts.ts';
 import { failStatement } from './statements.ts';
 import { periodOf, type Cadence } from './values.ts';
-import type { NormalizeOutput } from '../../workers/normalize.ts';
+import type { NormalizeOutput } from '../workers/normalizeTypes.ts';
 import { suggestMapping } from './suggest.ts';
 import { fxFlags, rateStatement, rawValueUsdSql } from '../fx/rerate.ts';
 import { recordActivity } from '../activity/record.ts';
@@ -391,13 +391,7 @@ export async function locateStatementFile(
   options.lap?.('download');
   // the file reader is pure JavaScript: its thread is terminated when the signal aborts
   const [located, sha256] = await Promise.allSettled([
-    deps.threads.run<LocatedTable & { ok: true }>(
-      'statementFile',
-      'locateTable',
-      { sourcePath, fileName, workDir, ...(options.encoding ? { encoding: options.encoding } : {}) },
-      undefined,
-      options.signal,
-    ),
+    deps.threads.locateTable({ sourcePath, fileName, workDir, ...(options.encoding ? { encoding: options.encoding } : {}) }, { signal: options.signal }),
     options.hash ? sha256Of(sourcePath) : Promise.resolve(''),
   ]);
   // both settled: nothing reads the work directory when a failure removes it
@@ -514,7 +508,7 @@ export async function ingestStatement(
     let normalized: NormalizeOutput;
     const progress = progressReporter(deps, statementId, statement.normalized_version);
     try {
-      normalized = await deps.threads.run<NormalizeOutput & { ok: true }>('normalize', 'normalizeStatement', {
+      normalized = await deps.threads.normalize({
         ...tableOf(located),
         fields: mapping.fields,
         fileName: statement.file_name,

@@ -39,7 +39,7 @@ export async function materializeVariant(deps: Deps, statementId: string, varian
   try {
     const { located } = await locateStatementFile(deps, s.object_key, s.file_name, workDir, { expectEtag: s.object_etag, encoding: s.encoding });
     const file = path.join(workDir, `${variant}.csv`);
-    await deps.threads.run('normalize', 'normalizeStatement', {
+    await deps.threads.normalize({
       ...tableOf(located),
       fields: fields.data,
       fileName: s.file_name,

@@ -14,7 +14,7 @@ import type { Config } from '../config.ts';
 import { recordActivity } from '../activity/record.ts';
 import { withTransaction, type Queryable } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
-import { removeObjects } from './run.ts';
+import { removeObjects } from './objects.ts';
 import { exportPrefix, type ExportRow } from './store.ts';
 
 export const EXPORT_EXPIRE_TASK = 'export_expire';

@@ -6,7 +6,7 @@ import type { Restrictions } from '../analytics/compile.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import type { ExportRow } from './store.ts';
+import { liveRightsholderIds, organizationIsLive, requesterStanding, type ExportRow } from './store.ts';
 
 /**
  * The export's organization must not be deleted: nothing is built or kept for a deleted one. With
@@ -14,8 +14,7 @@ import type { ExportRow } from './store.ts';
  * which locks it for update, either committed before (the export fails) or waits for the commit.
  */
 export async function organizationLive(db: Queryable, e: ExportRow, lock = false): Promise<void> {
-  const { rowCount } = await db.query(`SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL${lock ? ' FOR SHARE' : ''}`, [e.organization_id]);
-  if (!rowCount) throw new AppError('ORGANIZATION_NOT_FOUND', 'The organization was deleted before the export was built');
+  if (!(await organizationIsLive(db, e.organization_id, lock))) throw new AppError('ORGANIZATION_NOT_FOUND', 'The organization was deleted before the export was built');
 }
 
 /**
@@ -24,11 +23,7 @@ export async function organizationLive(db: Queryable, e: ExportRow, lock = false
  * rows are share-locked, so a deletion either committed before (the export fails) or waits.
  */
 export async function rightsholdersLive(db: Queryable, e: ExportRow, lock = false): Promise<void> {
-  const { rows } = await db.query<{ id: string }>(
-    `SELECT id::text FROM rightsholders WHERE organization_id = $1 AND id = ANY ($2::uuid[]) AND deleted_at IS NULL${lock ? ' FOR SHARE' : ''}`,
-    [e.organization_id, e.rightsholder_ids],
-  );
-  const live = new Set(rows.map((r) => r.id));
+  const live = await liveRightsholderIds(db, e.organization_id, e.rightsholder_ids, lock);
   const gone = e.rightsholder_ids.filter((id) => !live.has(id));
   if (gone.length > 0) {
     throw new AppError('RIGHTSHOLDER_NOT_FOUND', `The export names rightsholders deleted before it was built: ${gone.join(', ')}`, { details: { ids: gone } });
@@ -45,11 +40,7 @@ export async function restrictionsOf(deps: Deps, e: ExportRow): Promise<Restrict
   await rightsholdersLive(deps.pool, e);
   const gone = () => new AppError('EXPORT_ACCESS_REVOKED', 'The member who requested the export no longer has access to all of its rightsholders');
   if (!e.requested_by) throw gone();
-  const { rows } = await deps.pool.query<{ status: string | null; platform_role: string | null }>(
-    `SELECT m.status, u.platform_role FROM users u LEFT JOIN memberships m ON m.user_id = u.id AND m.organization_id = $1 WHERE u.id = $2`,
-    [e.organization_id, e.requested_by],
-  );
-  const requester = rows[0];
+  const requester = await requesterStanding(deps.pool, e.organization_id, e.requested_by);
   if (requester?.status !== 'active' && !requester?.platform_role) throw gone();
   const scope = await rightsholderScope(deps.pool, e.organization_id, e.requested_by);
   if (scope !== null && !e.rightsholder_ids.every((id) => scope.includes(id))) throw gone();

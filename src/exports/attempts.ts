@@ -13,17 +13,25 @@ import type { Deps } from '../deps.ts';
 import { organizationLive, rightsholdersLive } from './access.ts';
 import { retentionSeconds, scheduleExpiry } from './expire.ts';
 import { attemptPrefix, removeObjects } from './objects.ts';
-import { exportPrefix, type ExportRow } from './store.ts';
+import {
+  claimExport,
+  deleteExportFiles,
+  exportPrefix,
+  insertExportFile,
+  lockExport,
+  lockOpenExport,
+  markExportCompleted,
+  markExportFailed,
+  markExportPurged,
+  reportExportProgress,
+  requeueExportAttempt,
+  type ExportRow,
+} from './store.ts';
 import type { WrittenFile } from './writers.ts';
 
+/** A new attempt of the export, when it is open (its number: the export's attempts). */
 export async function claim(deps: Deps, exportId: string): Promise<ExportRow | undefined> {
-  const { rows } = await deps.pool.query<ExportRow>(
-    `UPDATE exports SET status = 'running', attempts = attempts + 1, progress_done = 0, started_at = coalesce(started_at, clock_timestamp()),
-       error_code = NULL, error_reason = NULL, updated_at = clock_timestamp()
-     WHERE id = $1 AND status IN ('queued', 'running') RETURNING *`,
-    [exportId],
-  );
-  return rows[0];
+  return claimExport(deps.pool, exportId);
 }
 
 const actorOf = (e: ExportRow) => (e.requested_by ? { userId: e.requested_by, apiKey: null } : null);
@@ -31,8 +39,6 @@ const labelOf = (e: ExportRow) => `${e.type} (${e.format})`;
 
 /** An attempt that found the export finished by another one (or failed): it removes its objects and ends. */
 export class AttemptEnded extends Error {}
-
-const OPEN = `status IN ('queued', 'running')`;
 
 /**
  * Marks the export failed with its errorCode and reason; none of its objects stays. With `attempt`
@@ -44,15 +50,10 @@ const OPEN = `status IN ('queued', 'running')`;
 export async function failExport(deps: Deps, exportId: string, errorCode: string, reason: string, attempt?: number): Promise<void> {
   // the export as found (own), and whether this call failed it
   const { own, failed } = await withTransaction(deps.pool, async (client) => {
-    const { rows } = await client.query<ExportRow>(`SELECT * FROM exports WHERE id = $1 FOR UPDATE`, [exportId]);
-    const e = rows[0];
+    const e = await lockExport(client, exportId);
     if (!e || !(e.status === 'queued' || e.status === 'running') || (attempt !== undefined && e.attempts !== attempt)) return { own: e, failed: undefined };
-    await client.query('DELETE FROM export_files WHERE export_id = $1', [exportId]);
-    await client.query(
-      `UPDATE exports SET status = 'failed', error_code = $2, error_reason = $3, row_count = NULL, file_count = NULL, total_bytes = NULL,
-         finished_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1`,
-      [exportId, errorCode, reason.slice(0, 1000)],
-    );
+    await deleteExportFiles(client, exportId);
+    await markExportFailed(client, exportId, errorCode, reason);
     await recordActivity(client, actorOf(e), {
       organizationId: e.organization_id,
       action: 'export.failed',
@@ -68,7 +69,7 @@ export async function failExport(deps: Deps, exportId: string, errorCode: string
     // sweep's (it purges failed exports not yet purged)
     const id = failed.id;
     await removeObjects(deps, exportPrefix(failed.organization_id, id))
-      .then(() => deps.pool.query('UPDATE exports SET purged_at = clock_timestamp() WHERE id = $1', [id]))
+      .then(() => markExportPurged(deps.pool, id))
       .catch((error: unknown) => deps.log.warn({ err: error, exportId: id }, 'export failed; removing its objects failed (the expiry sweep removes them)'));
   } else if (own && attempt !== undefined) await removeObjects(deps, attemptPrefix(own, attempt));
 }
@@ -78,13 +79,8 @@ export async function failExport(deps: Deps, exportId: string, errorCode: string
  * the export otherwise); this attempt's objects are removed either way (the retry writes its own).
  */
 export async function requeueExport(deps: Deps, exportId: string, attempt: number): Promise<void> {
-  const { rows } = await deps.pool.query<ExportRow>(
-    `UPDATE exports SET status = CASE WHEN status = 'running' AND attempts = $2 THEN 'queued' ELSE status END,
-       progress_done = CASE WHEN status = 'running' AND attempts = $2 THEN 0 ELSE progress_done END, updated_at = clock_timestamp()
-     WHERE id = $1 RETURNING *`,
-    [exportId, attempt],
-  );
-  if (rows[0]) await removeObjects(deps, attemptPrefix(rows[0], attempt));
+  const e = await requeueExportAttempt(deps.pool, exportId, attempt);
+  if (e) await removeObjects(deps, attemptPrefix(e, attempt));
 }
 
 /**
@@ -96,34 +92,23 @@ export async function complete(deps: Deps, e: ExportRow, attempt: number, files:
   const bytes = files.reduce((n, f) => n + f.sizeBytes, 0);
   const won = await withTransaction(deps.pool, async (client) => {
     // under the export's lock: the first attempt to get here while the export is open wins
-    const { rows: locked } = await client.query<{ status: string }>(`SELECT status FROM exports WHERE id = $1 AND ${OPEN} FOR UPDATE`, [e.id]);
-    if (!locked[0]) return false;
+    const locked = await lockOpenExport(client, e.id);
+    if (!locked) return false;
     // deleted while the export ran: the caller fails it, which removes its objects
     await organizationLive(client, e, true);
     await rightsholdersLive(client, e, true);
-    await client.query('DELETE FROM export_files WHERE export_id = $1', [e.id]);
-    for (const f of files) {
-      await client.query(
-        `INSERT INTO export_files (export_id, organization_id, part, file_name, object_key, content_type, row_count, size_bytes, sha256)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [e.id, e.organization_id, f.part, f.fileName, f.objectKey, f.contentType, f.rowCount, f.sizeBytes, f.sha256],
-      );
-    }
-    const { rows: done } = await client.query<{ expires_at: Date }>(
-      `UPDATE exports SET status = 'completed', progress_done = $2, progress_total = $2, row_count = $2, file_count = $3, total_bytes = $4,
-         finished_at = clock_timestamp(), expires_at = clock_timestamp() + make_interval(secs => $5), updated_at = clock_timestamp()
-       WHERE id = $1 RETURNING expires_at`,
-      [e.id, rowCount, files.length, bytes, retentionSeconds(deps.config)],
-    );
+    await deleteExportFiles(client, e.id);
+    for (const f of files) await insertExportFile(client, e, f);
+    const expiresAt = await markExportCompleted(client, e.id, { rowCount, fileCount: files.length, bytes }, retentionSeconds(deps.config));
     // the files go when they expire (with the export's own commit, so no completed export lacks it)
-    await scheduleExpiry(client, e.id, done[0]!.expires_at);
+    await scheduleExpiry(client, e.id, expiresAt);
     await recordActivity(client, actorOf(e), {
       organizationId: e.organization_id,
       action: 'export.completed',
       subjectType: 'export',
       subjectId: e.id,
       subjectLabel: labelOf(e),
-      changes: { status: { before: locked[0].status, after: 'completed' }, rowCount: { before: null, after: rowCount }, fileCount: { before: null, after: files.length } },
+      changes: { status: { before: locked.status, after: 'completed' }, rowCount: { before: null, after: rowCount }, fileCount: { before: null, after: files.length } },
     });
     return true;
   });
@@ -143,13 +128,6 @@ export async function complete(deps: Deps, e: ExportRow, attempt: number, files:
  * is no longer open: another attempt completed it, or it failed.
  */
 export async function progress(deps: Deps, exportId: string, attempt: number, done: number, total: number): Promise<void> {
-  const { rows } = await deps.pool.query<{ status: string }>(
-    `WITH reported AS (
-       UPDATE exports SET progress_done = $2, progress_total = $3, updated_at = clock_timestamp() WHERE id = $1 AND status = 'running' AND attempts = $4
-     )
-     SELECT status FROM exports WHERE id = $1`,
-    [exportId, done, total, attempt],
-  );
-  const status = rows[0]?.status;
+  const status = await reportExportProgress(deps.pool, exportId, attempt, done, total);
   if (status !== 'queued' && status !== 'running') throw new AttemptEnded(`export ${exportId}: ${status ?? 'gone'}, attempt ${attempt} ends`);
 }

@@ -20,7 +20,7 @@ import {
   summaryMeasureColumns,
   type ExportColumn,
 } from './definitions.ts';
-import type { ExportRow } from './store.ts';
+import { catalogDetailsPage, INVENTORY_COLUMNS, statementInventory, type ExportRow } from './store.ts';
 import { quoteIdent, type PartSource } from './writers.ts';
 
 const FACTS = semantic.model.facts.table;
@@ -115,54 +115,20 @@ async function summaryParts(c: DuckDBConnection, e: ExportRow, r: Restrictions, 
   return materializedParts(c, table, columnsOf('earnings_summary'), e.part_rows);
 }
 
-// the statement period as year * 12 + its last month - 1 (the facts' month_index)
-const PG_MONTH_INDEX = `CASE WHEN s.stmt_year IS NULL OR s.stmt_period IS NULL THEN NULL ELSE s.stmt_year * 12 + CASE s.stmt_cadence
-  WHEN 'M' THEN CASE WHEN s.stmt_period BETWEEN 1 AND 12 THEN s.stmt_period END
-  WHEN 'Q' THEN CASE WHEN s.stmt_period BETWEEN 1 AND 4 THEN s.stmt_period * 3 END
-  WHEN 'H' THEN CASE WHEN s.stmt_period BETWEEN 1 AND 2 THEN s.stmt_period * 6 END
-  WHEN 'Y' THEN CASE WHEN s.stmt_period = 1 THEN 12 END END - 1 END`;
-
-const STAGE_COLUMNS = [
-  'statement_id', 'file_name', 'custom_name', 'rightsholder_id', 'rightsholder_name', 'distributor_id', 'distributor_name', 'status',
-  'failure_code', 'failure_reason', 'stmt_year', 'stmt_period', 'stmt_cadence', 'currency', 'sales_period_start', 'sales_period_end',
-  'file_rows', 'kept_rows', 'removed_rows', 'net', 'gross', 'units', 'open_flags', 'open_flag_count', 'resolved_flag_count', 'uploaded_at', 'processed_at',
-] as const;
-
 /** statements: the inventory from PostgreSQL, joined in DuckDB with the analytics figures of each statement. */
 async function statementParts(deps: Deps, c: DuckDBConnection, e: ExportRow, r: Restrictions, table: string): Promise<PartSource[]> {
   const f = e.filters;
-  const { rows } = await deps.pool.query<Record<(typeof STAGE_COLUMNS)[number], string | null>>(
-    `SELECT s.id::text AS statement_id, s.file_name, s.custom_name, s.rightsholder_id::text AS rightsholder_id, r.name AS rightsholder_name,
-       s.distributor_id::text AS distributor_id, d.name AS distributor_name, s.status, s.failure_code, s.failure_reason,
-       s.stmt_year::text AS stmt_year, s.stmt_period::text AS stmt_period, s.stmt_cadence, s.currency,
-       s.sales_period_start::text AS sales_period_start, s.sales_period_end::text AS sales_period_end,
-       s.row_count::text AS file_rows, s.kept_rows::text AS kept_rows, s.removed_rows::text AS removed_rows,
-       s.net_earnings::text AS net, s.gross_earnings::text AS gross, s.units::text AS units,
-       (SELECT string_agg(DISTINCT fl.kind, ',' ORDER BY fl.kind) FROM statement_flags fl WHERE fl.statement_id = s.id AND NOT fl.resolved) AS open_flags,
-       (SELECT count(*) FROM statement_flags fl WHERE fl.statement_id = s.id AND NOT fl.resolved)::text AS open_flag_count,
-       (SELECT count(*) FROM statement_flags fl WHERE fl.statement_id = s.id AND fl.resolved)::text AS resolved_flag_count,
-       to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS uploaded_at,
-       to_char(s.processed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS processed_at
-     FROM statements s
-     JOIN rightsholders r ON r.id = s.rightsholder_id
-     LEFT JOIN distributors d ON d.id = s.distributor_id
-     WHERE s.organization_id = $1 AND s.deleted_at IS NULL AND s.rightsholder_id = ANY ($2::uuid[])
-       AND ($3::int IS NULL OR ${PG_MONTH_INDEX} >= $3) AND ($4::int IS NULL OR ${PG_MONTH_INDEX} <= $4)
-       AND ($5::uuid[] IS NULL OR s.distributor_id = ANY ($5)) AND ($6::uuid[] IS NULL OR s.id = ANY ($6))`,
-    [
-      e.organization_id,
-      r.rightsholderIds,
-      f.statementPeriod?.from ? monthIndex(f.statementPeriod.from) : null,
-      f.statementPeriod?.to ? monthIndex(f.statementPeriod.to) : null,
-      f.distributorIds ?? null,
-      f.statementIds ?? null,
-    ],
-  );
+  const rows = await statementInventory(deps.pool, e.organization_id, r.rightsholderIds, {
+    fromMonth: f.statementPeriod?.from ? monthIndex(f.statementPeriod.from) : null,
+    toMonth: f.statementPeriod?.to ? monthIndex(f.statementPeriod.to) : null,
+    distributorIds: f.distributorIds ?? null,
+    statementIds: f.statementIds ?? null,
+  });
   const stage = `${table}_stage`;
-  await c.run(`CREATE OR REPLACE TEMP TABLE ${stage} (${STAGE_COLUMNS.map((s) => `${s} VARCHAR`).join(', ')})`);
+  await c.run(`CREATE OR REPLACE TEMP TABLE ${stage} (${INVENTORY_COLUMNS.map((s) => `${s} VARCHAR`).join(', ')})`);
   const appender = await c.createAppender(stage, 'main', 'temp');
   for (const row of rows) {
-    for (const name of STAGE_COLUMNS) {
+    for (const name of INVENTORY_COLUMNS) {
       const v = row[name];
       if (v === null) appender.appendNull();
       else appender.appendVarchar(v);
@@ -280,31 +246,8 @@ async function catalogParts(deps: Deps, c: DuckDBConnection, e: ExportRow, r: Re
   const appender = await c.createAppender(stage, 'main', 'temp');
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
-    const { rows } = await deps.pool.query<Record<string, unknown>>(
-      `SELECT md.id::text AS musical_detail_id, md.block_id::text AS block_id, b.rightsholder_id::text AS rightsholder_id, r.name AS rightsholder_name,
-         md.identity_key, md.isrc, md.title, md.artist, md.release_title, md.release_artist, jsonb_array_length(md.variants) AS variant_count,
-         md.row_count::text AS row_count, md.earnings_usd::text AS earnings_usd, md.rows_without_rate::text AS rows_without_rate,
-         tc.display_title AS cluster_title, md.state, md.ignored, md.provider, md.provider_id, md.result,
-         to_char(md.fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS fetched_at,
-         (SELECT coalesce(json_agg(json_build_object('id', o.id, 'kind', o.kind, 'ruleId', o.rule_id, 'values', o."values", 'createdBy', o.created_by,
-             'createdAt', to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')) ORDER BY o.created_at, o.id), '[]')
-          FROM musical_detail_overrides o WHERE o.musical_detail_id = md.id) AS overrides,
-         t.id::text AS track_id, t.link_source, t.title AS track_title, t.artist AS track_artist, t.isrc AS track_isrc,
-         t.release_date::text AS track_release_date, t.genres AS track_genres,
-         a.id::text AS album_id, a.title AS album_title, a.artist AS album_artist, a.upc AS album_upc, a.release_date::text AS album_release_date
-       FROM musical_details md
-       JOIN catalog_blocks b ON b.id = md.block_id
-       JOIN rightsholders r ON r.id = b.rightsholder_id
-       LEFT JOIN title_clusters tc ON tc.id = md.cluster_id
-       LEFT JOIN LATERAL (
-         SELECT p.*, pm.source AS link_source FROM product_musical_details pm JOIN products p ON p.id = pm.product_id AND p.kind = 'track'
-         WHERE pm.musical_detail_id = md.id ORDER BY p.id LIMIT 1
-       ) t ON true
-       LEFT JOIN products a ON a.id = t.parent_id
-       WHERE md.organization_id = $1 AND b.organization_id = $1 AND b.rightsholder_id = ANY ($2::uuid[]) AND md.id > $3::uuid
-       ORDER BY md.id LIMIT ${CATALOG_PAGE}`,
-      [e.organization_id, r.rightsholderIds, after],
-    );
+    const rows = await catalogDetailsPage(deps.pool, e.organization_id, r.rightsholderIds, after, CATALOG_PAGE);
+
     for (const row of rows) {
       const values = catalogStageValues(row);
       for (const name of CATALOG_STAGE) {

@@ -192,7 +192,6 @@ const FINGERPRINTS = synonyms.fingerprints;
 /** Earnings columns (by headerKey) whose payor puts a row's amount in another column when they are empty. */
 const EARNINGS_FALLBACKS = new Map(Object.entries(synonyms.earningsFallbacks).map(([column, fallbacks]) => [headerKey(column), fallbacks.map(headerKey)]));
 
-
 // ---------------------------------------------------------------------------------------------
 // The suggestion
 
@@ -274,16 +273,23 @@ function dominantCadence(values: string[]): Cadence | null {
   return best;
 }
 
-export function suggestMapping(header: string[], sampleRows: string[][], fileName: string): MappingSuggestion {
-  const fields: MappingFields = {};
-  const confidence: Partial<Record<StandardField, number>> = {};
-  const reasons: Partial<Record<StandardField, string>> = {};
-  const set = (field: StandardField, spec: FieldSpec, score: number, why: string) => {
-    fields[field] = spec;
-    confidence[field] = round(score);
-    reasons[field] = why;
-  };
+/** A suggestion in the making: the sampled columns, the ones taken, and the fields proposed so far. */
+interface Draft {
+  columns: Column[];
+  /** the columns by headerKey */
+  byKey: Map<string, Column>;
+  /** the columns a field was taken from */
+  used: Set<number>;
+  fingerprint: (typeof FINGERPRINTS)[number] | null;
+  fields: MappingFields;
+  confidence: Partial<Record<StandardField, number>>;
+  reasons: Partial<Record<StandardField, string>>;
+  set(field: StandardField, spec: FieldSpec, score: number, why: string): void;
+  take(c: Column): void;
+}
 
+/** The columns a mapping can name (not blank, not over-long, not repeated), with their sampled values. */
+function sampledColumns(header: string[], sampleRows: string[][]): Column[] {
   const rows = sampleRows.slice(0, MAX_SAMPLE_ROWS);
   const columns: Column[] = [];
   const seen = new Set<string>();
@@ -298,13 +304,32 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
       .filter((v) => v !== '' && v.length <= 200);
     columns.push({ index, name, words: words(name), values });
   });
+  return columns;
+}
+
+function draftOf(columns: Column[]): Draft {
   const byKey = new Map(columns.map((c) => [headerKey(c.name), c]));
-  const used = new Set<number>();
-  const take = (c: Column) => used.add(c.index);
+  const d: Draft = {
+    columns,
+    byKey,
+    used: new Set<number>(),
+    fingerprint: FINGERPRINTS.find((f) => f.columns.every((c) => byKey.has(headerKey(c)))) ?? null,
+    fields: {},
+    confidence: {},
+    reasons: {},
+    set(field, spec, score, why) {
+      d.fields[field] = spec;
+      d.confidence[field] = round(score);
+      d.reasons[field] = why;
+    },
+    take: (c) => d.used.add(c.index),
+  };
+  return d;
+}
 
-  const fingerprint = FINGERPRINTS.find((f) => f.columns.every((c) => byKey.has(headerKey(c)))) ?? null;
-
-  // 1. earnings: the net amount in the payout currency
+/** 1. earnings: the net amount in the payout currency (answers the candidate taken); and the gross. */
+function suggestEarnings(d: Draft): Candidate | null {
+  const { columns, byKey, used, take, set } = d;
   const currencyColumns = candidates(columns, rules.currency!);
   const money = candidates(columns, rules.royaltyEarnings!).map((c) => {
     // "Net Sales" next to "Net Sales Currency" is in its own (sale) currency when another currency column exists
@@ -336,7 +361,13 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
     take(gross.column);
   }
 
-  // 2. currency: a column, else the money header's text, else the family's, else the values' symbols or the file name
+  return earnings;
+}
+
+/** 2. currency: a column, else the money header's text, else the family's, else the values' symbols or the file name. */
+function suggestCurrency(d: Draft, earnings: Candidate | null, fileName: string): void {
+  const { columns, byKey, used, take, set, fingerprint } = d;
+  const currencyColumns = candidates(columns, rules.currency!);
   const pairedPrefix = (c: Candidate) => {
     const prefix = c.column.words.filter((w) => w !== 'currency').join(' ');
     return prefix !== '' && earnings !== null && ` ${earnings.column.words.join(' ')} `.includes(` ${prefix} `);
@@ -372,8 +403,11 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
     else if (fromName) set('currency', { fromFileName: 'currency' }, 0.5, `the file name names ${fromName}`);
     else set('currency', { variable: 'currency' }, 0.1, 'nothing in the file names the currency: give it with the upload (variable "currency")');
   }
+}
 
-  // 3. the statement period: a year column with a quarter/month column, else one period column, else the file name
+/** 3. the statement period: a year column with a quarter/month column, else one period column, else the file name (answers whether a year column and a period column were paired). */
+function suggestStatementPeriod(d: Draft, fileName: string): boolean {
+  const { columns, used, take, set, fingerprint } = d;
   const yearColumn = columns.find((c) => !used.has(c.index) && c.words.at(-1) === 'year' && c.words.length <= 3);
   let pair: { year: Column; period: Column; cadence: Cadence; score: number } | null = null;
   if (yearColumn) {
@@ -426,11 +460,14 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
     set('stmtPeriod', { fromFileName: 'period' }, score, why);
     set('stmtCadence', { fromFileName: 'period' }, score, why);
   }
+  return pair !== null;
+}
+
+/** 4. the sales period: a start/end pair (the statement's own date column may be one of them), else one sales-period column, else the statement's column when it dates each sale. */
+function suggestSalesPeriod(d: Draft, paired: boolean): void {
+  const { columns, byKey, used, take, set, fields } = d;
   const stmtColumn = fields.stmtYear?.column;
   const stmtCol = stmtColumn === undefined ? undefined : byKey.get(headerKey(stmtColumn));
-
-  // 4. the sales period: a start/end pair (the statement's own date column may be one of them),
-  // else one sales-period column, else the statement's column when it dates each sale
   const usedButStmt = new Set([...used].filter((i) => i !== stmtCol?.index));
   const start = candidates(columns, SALES_START_RULE, usedButStmt)[0];
   const end = candidates(columns, SALES_END_RULE, usedButStmt)[0];
@@ -445,14 +482,17 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
       set('salesPeriodStart', { column: sales.column.name }, sales.score, sales.why);
       set('salesPeriodEnd', { column: sales.column.name }, sales.score, sales.why);
       take(sales.column);
-    } else if (stmtCol && !pair && !stmtCol.words.some((w) => ['distribution', 'statement', 'report', 'reporting', 'posted', 'accounting', 'period'].includes(w))) {
+    } else if (stmtCol && !paired && !stmtCol.words.some((w) => ['distribution', 'statement', 'report', 'reporting', 'posted', 'accounting', 'period'].includes(w))) {
       const why = `no separate sales period: the statement's "${stmtColumn}" dates the sales`;
       set('salesPeriodStart', { column: stmtColumn }, 0.4, why);
       set('salesPeriodEnd', { column: stmtColumn }, 0.4, why);
     }
   }
+}
 
-  // 5. everything else, best matches first, one column per field
+/** 5. everything else, best matches first, one column per field. */
+function suggestOtherFields(d: Draft): void {
+  const { columns, used, take, set, fields } = d;
   const rest: { field: StandardField; candidate: Candidate }[] = [];
   for (const [field, rule] of Object.entries(rules) as [StandardField, FieldRule][]) {
     if (fields[field] || ['royaltyEarnings', 'grossRoyaltyEarnings', 'currency'].includes(field)) continue;
@@ -471,10 +511,18 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
     set(field, { column: candidate.column.name }, candidate.score, candidate.why);
     take(candidate.column);
   }
+}
 
+export function suggestMapping(header: string[], sampleRows: string[][], fileName: string): MappingSuggestion {
+  const d = draftOf(sampledColumns(header, sampleRows));
+  const earnings = suggestEarnings(d);
+  suggestCurrency(d, earnings, fileName);
+  const paired = suggestStatementPeriod(d, fileName);
+  suggestSalesPeriod(d, paired);
+  suggestOtherFields(d);
   // 6. what the family itself says: the store it is, the payor it is
+  const { fingerprint, fields, set } = d;
   if (fingerprint?.source && !fields.source) set('source', { constant: fingerprint.source }, 0.8, `${fingerprint.distributor} statements are its own store's sales`);
   if (fingerprint?.payor && !fields.payor) set('payor', { constant: fingerprint.payor }, 0.8, `${fingerprint.payor} pays the whole statement`);
-
-  return { fields, confidence, reasons, distributor: fingerprint?.distributor ?? null };
+  return { fields: d.fields, confidence: d.confidence, reasons: d.reasons, distributor: fingerprint?.distributor ?? null };
 }

@@ -1,6 +1,6 @@
 // The enrichment queue as the fetching.* procedures see it: coverage, counts, the operators'
 // list, and the per-block actions (re-fetch, reprocess skipped, stop).
-import type { RightsholderScope } from '../access/dataAccess.ts';
+import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 
 export interface Coverage {
@@ -40,7 +40,7 @@ export async function coverageByRightsholders(db: Queryable, organizationId: str
               (SELECT jsonb_object_agg(state, n) FROM (SELECT state, count(*)::int AS n FROM musical_details WHERE block_id = b.id GROUP BY state) x) AS states
        FROM musical_details md WHERE md.block_id = b.id
      ) s ON TRUE
-     WHERE r.organization_id = $1 AND r.id = ANY ($2::uuid[]) AND ($3::uuid[] IS NULL OR r.id = ANY ($3::uuid[]))
+     WHERE r.organization_id = $1 AND r.id = ANY ($2::uuid[]) AND ${inRightsholderScope('r.id', '$3')}
      ORDER BY array_position($2::uuid[], r.id)`,
     [organizationId, rightsholderIds, scope],
   );
@@ -51,7 +51,7 @@ export async function inQueueCount(db: Queryable, organizationId: string, scope:
   const { rows } = await db.query<{ pending: number; fetching: number }>(
     `SELECT count(*) FILTER (WHERE md.state = 'pending')::int AS pending, count(*) FILTER (WHERE md.state = 'fetching')::int AS fetching
      FROM musical_details md JOIN catalog_blocks b ON b.id = md.block_id
-     WHERE md.organization_id = $1 AND md.state IN ('pending', 'fetching') AND ($2::uuid[] IS NULL OR b.rightsholder_id = ANY ($2::uuid[]))`,
+     WHERE md.organization_id = $1 AND md.state IN ('pending', 'fetching') AND ${inRightsholderScope('b.rightsholder_id', '$2')}`,
     [organizationId, scope],
   );
   const { pending, fetching } = rows[0]!;

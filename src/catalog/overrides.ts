@@ -7,10 +7,11 @@ import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { normalizedTitleKey } from './identity.ts';
-import { rightsholderScope } from '../access/dataAccess.ts';
+import { visibleBlock } from './blockStore.ts';
+import { detailScope, visibleDetails } from './musicalDetailStore.ts';
+import type { Caller, MusicalDetailRecord, OverrideValues } from './musicalDetails.ts';
 import { Params, parseCatalogQuery } from './query.ts';
 import { applyRules } from './rules.ts';
-import { detailScope, visibleBlock, visibleDetails, type MusicalDetailRecord, type OverrideValues } from './musicalDetails.ts';
 
 const noNul = (s: string) => !s.includes('\u0000');
 const value = (max = 500) => z.string().trim().max(max).refine(noNul, 'must not contain NUL characters');
@@ -153,12 +154,12 @@ async function recordTally(db: Queryable, principal: Principal, organizationId: 
 export async function updateResults(
   db: Queryable,
   principal: Principal,
-  organizationId: string,
+  caller: Caller,
   ids: readonly string[],
   values: OverrideValues,
 ): Promise<string[]> {
-  const mds = await visibleDetails(db, { organizationId, userId: principal.userId }, ids);
-  await insertOverrides(db, principal, organizationId, mds, 'update_results', storedValues(values), 'musicalDetails.updateResults');
+  const mds = await visibleDetails(db, caller, ids);
+  await insertOverrides(db, principal, caller.organizationId, mds, 'update_results', storedValues(values), 'musicalDetails.updateResults');
   return mds.map((m) => m.id);
 }
 
@@ -176,11 +177,11 @@ export interface BulkOverrideItem {
 export async function bulkOverride(
   db: Queryable,
   principal: Principal,
-  organizationId: string,
+  caller: Caller,
   blockId: string | undefined,
   items: readonly BulkOverrideItem[],
 ): Promise<{ overrides: number; rules: string[]; musicalDetailIds: string[] }> {
-  const caller = { organizationId, userId: principal.userId };
+  const { organizationId } = caller;
   const block = blockId ? await visibleBlock(db, caller, blockId) : undefined;
   let overrides = 0;
   const rules: string[] = [];
@@ -236,9 +237,10 @@ export async function bulkOverride(
 export async function ignoreTitles(
   db: Queryable,
   principal: Principal,
-  organizationId: string,
+  caller: Caller,
   titles: readonly string[],
 ): Promise<{ titles: { title: string; normalizedTitle: string; created: boolean }[]; musicalDetails: number; blockIds: string[] }> {
+  const { organizationId } = caller;
   const out: { title: string; normalizedTitle: string; created: boolean }[] = [];
   const seen = new Set<string>();
   for (const title of titles) {
@@ -253,9 +255,8 @@ export async function ignoreTitles(
     );
     out.push({ title: title.trim(), normalizedTitle: normalized, created: (res.rowCount ?? 0) > 0 });
   }
-  const scope = await rightsholderScope(db, organizationId, principal.userId);
   const params = new Params();
-  const where = detailScope(params, organizationId, scope);
+  const where = detailScope(params, caller);
   const titlesParam = params.add([...seen]);
   const { rows } = await db.query<{ id: string; blockId: string; identityKey: string; title: string }>(
     `UPDATE musical_details md SET ignored = TRUE,

@@ -1,4 +1,3 @@
-import { rightsholderScope } from '../../access/dataAccess.ts';
 import { inQueueCount as countQueue } from '../../catalog/fetching.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -11,6 +10,5 @@ export const inQueueCount = orgProcedure(
   },
   orgInput({}),
 ).query(async ({ ctx }) => {
-  const scope = await rightsholderScope(ctx.deps.pool, ctx.org.id, ctx.principal.userId);
-  return countQueue(ctx.deps.pool, ctx.org.id, scope);
+  return countQueue(ctx.deps.pool, ctx.org.id, ctx.org.rightsholderScope);
 });

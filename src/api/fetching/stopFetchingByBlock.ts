@@ -2,7 +2,7 @@ import { stopBlock } from '../../catalog/fetching.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { z } from 'zod';
-import { blockAction } from './shared.ts';
+import { blockAction } from './blockAction.ts';
 
 export const stopFetchingByBlock = orgProcedure(
   {
@@ -11,4 +11,4 @@ export const stopFetchingByBlock = orgProcedure(
     summary: 'Stop fetching a block: its pending (and in-flight) musical details become skipped; answers { blockId, musicalDetails } with the count skipped.',
   },
   orgInput({ blockId: z.uuid() }),
-).mutation(({ ctx, input }) => blockAction(ctx.deps, ctx.principal, ctx.org.id, input.blockId, 'fetching.stopFetchingByBlock', stopBlock, false));
+).mutation(({ ctx, input }) => blockAction(ctx.deps, ctx.principal, { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope }, input.blockId, 'fetching.stopFetchingByBlock', stopBlock, false));

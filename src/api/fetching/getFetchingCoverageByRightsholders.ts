@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { coverageByRightsholders } from '../../catalog/fetching.ts';
+import { coverageByRightsholders } from '../../catalog/fetchingStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 

@@ -1,4 +1,4 @@
-import { inQueueCount as countQueue } from '../../catalog/fetching.ts';
+import { inQueueCount as countQueue } from '../../catalog/fetchingStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 

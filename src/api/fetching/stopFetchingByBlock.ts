@@ -1,4 +1,4 @@
-import { stopBlock } from '../../catalog/fetching.ts';
+import { stopBlock } from '../../catalog/fetchingStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { z } from 'zod';

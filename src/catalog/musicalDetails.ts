@@ -11,6 +11,11 @@ export interface Caller {
   rightsholderScope: RightsholderScope;
 }
 
+/** The Caller of a procedure, from its `ctx.org`. */
+export function callerOf(org: { id: string; rightsholderScope: RightsholderScope }): Caller {
+  return { organizationId: org.id, rightsholderScope: org.rightsholderScope };
+}
+
 export const overrideFields = ['title', 'artist', 'releaseDate', 'imageUrl', 'genres', 'albums', 'songWriters', 'fetchedComposers'] as const;
 export type OverrideField = (typeof overrideFields)[number];
 export type OverrideValues = Partial<Record<OverrideField, unknown>>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { visibleBlock } from '../../catalog/blockStore.ts';
 import { clustersOfBlock, detailIdsOfCluster } from '../../catalog/clusterStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { entriesOf } from './entries.ts';
@@ -14,7 +15,7 @@ export const getCluster = orgProcedure(
   },
   orgInput({ blockId: z.uuid(), clusterId: z.uuid() }),
 ).query(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope };
+  const caller = callerOf(ctx.org);
   const block = await visibleBlock(ctx.deps.pool, caller, input.blockId);
   const [cluster] = await clustersOfBlock(ctx.deps.pool, block.id, [input.clusterId]);
   const ids = await detailIdsOfCluster(ctx.deps.pool, cluster!.id);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { visibleBlock } from '../../catalog/blockStore.ts';
 import { allClustersOfBlock } from '../../catalog/clusterStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -12,6 +13,6 @@ export const getClustersList = orgProcedure(
   },
   orgInput({ blockId: z.uuid() }),
 ).query(async ({ ctx, input }) => {
-  const block = await visibleBlock(ctx.deps.pool, { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope }, input.blockId);
+  const block = await visibleBlock(ctx.deps.pool, callerOf(ctx.org), input.blockId);
   return { blockId: block.id, data: await allClustersOfBlock(ctx.deps.pool, block.id) };
 });

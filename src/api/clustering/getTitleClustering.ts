@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { visibleBlock } from '../../catalog/blockStore.ts';
 import { clusterMemberPages, clusterPageOfBlock, clusterSorts, countClustersOfBlock } from '../../catalog/clusterStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { AppError } from '../../errors.ts';
 import { MAX_LIMIT, paginated } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -28,7 +29,7 @@ export const getTitleClustering = orgProcedure(
     sortDirection: z.enum(['asc', 'desc']).default('desc'),
   }),
 ).query(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope };
+  const caller = callerOf(ctx.org);
   const db = ctx.deps.pool;
   const block = await visibleBlock(db, caller, input.blockId);
   const { page, limit: size, innerPage, innerLimit } = input.pagination;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { visibleBlock } from '../../catalog/blockStore.ts';
 import { clusterEarningsOfBlock, clustersOfBlock, topClustersOfBlock } from '../../catalog/clusterStore.ts';
 import { visibleDetails } from '../../catalog/musicalDetailStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { AppError } from '../../errors.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -23,7 +24,7 @@ export const getTopClusters = orgProcedure(
     threshold: z.number().min(0).max(1).default(0.001),
   }),
 ).query(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope };
+  const caller = callerOf(ctx.org);
   const db = ctx.deps.pool;
   const block = await visibleBlock(db, caller, input.blockId);
   const wantedMds = input.wantedMusicalDetails ?? [];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { visibleBlock } from '../../catalog/blockStore.ts';
 import { detailEarningsOfBlock, topDetailsOfBlock } from '../../catalog/musicalDetailStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { entriesOf } from './entries.ts';
@@ -18,7 +19,7 @@ export const getTopMdsFromBlock = orgProcedure(
     minEarningsPercentage: z.number().min(0).max(100).optional(),
   }),
 ).query(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope };
+  const caller = callerOf(ctx.org);
   const db = ctx.deps.pool;
   const block = await visibleBlock(db, caller, input.blockId);
   const top = await topDetailsOfBlock(db, block.id, input.limit, input.minEarningsPercentage ?? null);

@@ -5,6 +5,7 @@ import { refreshClusters } from '../../catalog/clusters.ts';
 import { lockBlock, visibleBlock } from '../../catalog/blockStore.ts';
 import { clusterIdsOfDetails, clustersOfBlock, clusterTitlesOfBlock, insertClusterAssignment } from '../../catalog/clusterStore.ts';
 import { visibleDetails } from '../../catalog/musicalDetailStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { refreshProducts } from '../../catalog/products.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -24,7 +25,7 @@ export const updateClustering = orgProcedure(
   },
   orgInput({ blockId: z.uuid(), changes: z.array(change).min(1).max(500) }),
 ).mutation(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope };
+  const caller = callerOf(ctx.org);
   const blockId = await withTransaction(ctx.deps.pool, async (db) => {
     const block = await visibleBlock(db, caller, input.blockId);
     await lockBlock(db, block.id);

@@ -3,6 +3,7 @@ import { withTransaction } from '../../db/pool.ts';
 import { bulkOverride as apply, partialOverrideValues } from '../../catalog/overrides.ts';
 import { afterCorrection } from '../../catalog/followUps.ts';
 import { blockIdsOfDetails } from '../../catalog/musicalDetailStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { jsonValue, orgInput } from '../../trpc/schemas.ts';
 
@@ -24,7 +25,7 @@ export const bulkOverride = orgProcedure(
   },
   orgInput({ blockId: z.uuid().optional(), overrides: z.array(item).min(1).max(100) }),
 ).mutation(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope };
+  const caller = callerOf(ctx.org);
   const result = await withTransaction(ctx.deps.pool, (db) => apply(db, ctx.principal, caller, input.blockId, input.overrides));
   await afterCorrection(ctx.deps, await blockIdsOfDetails(ctx.deps.pool, result.musicalDetailIds));
   return result;

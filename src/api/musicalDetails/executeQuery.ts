@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { catalogQueryStates, catalogQueryTopIds, catalogQueryTotals } from '../../catalog/musicalDetailStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { parseCatalogQuery } from '../../catalog/query.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { jsonValue, orgInput } from '../../trpc/schemas.ts';
@@ -20,7 +21,7 @@ export const executeQuery = orgProcedure(
   }),
 ).query(async ({ ctx, input }) => {
   const query = parseCatalogQuery(input.query);
-  const caller = { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope };
+  const caller = callerOf(ctx.org);
   const filters = { hasBlockRule: input.hasBlockRule, hasRightsholderRule: input.hasRightsholderRule };
   const db = ctx.deps.pool;
   const [{ total, earnings }, states, ids] = await Promise.all([

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { visibleBlock } from '../../catalog/blockStore.ts';
 import { detailCountsByProvider } from '../../catalog/musicalDetailStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -13,7 +14,7 @@ export const getDistinctTargetProviders = orgProcedure(
   },
   orgInput({ blockId: z.uuid().optional() }),
 ).query(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope };
+  const caller = callerOf(ctx.org);
   if (input.blockId) await visibleBlock(ctx.deps.pool, caller, input.blockId);
   return { configured: ctx.deps.config.enrichment.provider, providers: await detailCountsByProvider(ctx.deps.pool, caller, input.blockId ?? null) };
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { visibleBlock } from '../../catalog/blockStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { productCountsByKind } from '../../catalog/productStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -15,7 +16,7 @@ export const getDistinctTargetTypes = orgProcedure(
   },
   orgInput({ blockId: z.uuid().optional() }),
 ).query(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope };
+  const caller = callerOf(ctx.org);
   if (input.blockId) await visibleBlock(ctx.deps.pool, caller, input.blockId);
   const rows = await productCountsByKind(ctx.deps.pool, caller, input.blockId ?? null);
   return { types: TYPES.map((type) => rows.find((r) => r.type === type) ?? { type, products: 0, musicalDetails: 0 }) };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { countCatalogQuery, queryMusicalDetails } from '../../catalog/musicalDetailStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { parseCatalogQuery } from '../../catalog/query.ts';
 import { AppError } from '../../errors.ts';
 import { MAX_LIMIT, paginated } from '../../trpc/pagination.ts';
@@ -27,7 +28,7 @@ export const getMusicalDetails = orgProcedure(
   // checked after parsing, as every list's limit, so that it answers with its own errorCode
   if (pageSize > MAX_LIMIT) throw new AppError('PAGINATION_LIMIT_EXCEEDED', `pagination.pageSize must be at most ${MAX_LIMIT}`);
   const query = parseCatalogQuery(input.query);
-  const caller = { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope };
+  const caller = callerOf(ctx.org);
   const filters = { hasBlockRule: input.hasBlockRule, hasRightsholderRule: input.hasRightsholderRule };
   const total = await countCatalogQuery(ctx.deps.pool, caller, query, filters);
   const rows = await queryMusicalDetails(ctx.deps.pool, caller, query, { ...filters, includeTrail: input.includeTrail, limit: pageSize, offset: (page - 1) * pageSize });

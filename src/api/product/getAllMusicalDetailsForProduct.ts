@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { visibleBlock } from '../../catalog/blockStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { visibleProducts } from '../../catalog/productStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -14,7 +15,7 @@ export const getAllMusicalDetailsForProduct = orgProcedure(
   },
   orgInput({ productId: z.uuid(), blockId: z.uuid() }),
 ).query(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope };
+  const caller = callerOf(ctx.org);
   const block = await visibleBlock(ctx.deps.pool, caller, input.blockId);
   const [product] = await visibleProducts(ctx.deps.pool, caller, [input.productId], { blockId: block.id });
   const linked = await linkedDetails(ctx.deps.pool, caller, [product!.id], block.id);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { visibleBlock } from '../../catalog/blockStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { countProductsOfBlock, productPageOfBlock, productSorts } from '../../catalog/productStore.ts';
 import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -14,7 +15,7 @@ export const getByBlock = orgProcedure(
   },
   orgInput({ blockId: z.uuid(), pagination: paginationSchema(productSorts, { innerLimit: 20 }), searchQuery: z.string().max(500).optional() }),
 ).query(async ({ ctx, input }) => {
-  const block = await visibleBlock(ctx.deps.pool, { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope }, input.blockId);
+  const block = await visibleBlock(ctx.deps.pool, callerOf(ctx.org), input.blockId);
   const page = resolvePage(input.pagination, { sortBy: 'title' });
   const total = await countProductsOfBlock(ctx.deps.pool, block.id, input.searchQuery);
   const rows = await productPageOfBlock(ctx.deps.pool, block.id, {

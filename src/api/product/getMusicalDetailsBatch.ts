@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { visibleBlock } from '../../catalog/blockStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { visibleProducts } from '../../catalog/productStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -14,7 +15,7 @@ export const getMusicalDetailsBatch = orgProcedure(
   },
   orgInput({ productIds: z.array(z.uuid()).min(1).max(500), blockId: z.uuid() }),
 ).query(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope };
+  const caller = callerOf(ctx.org);
   const block = await visibleBlock(ctx.deps.pool, caller, input.blockId);
   const products = await visibleProducts(ctx.deps.pool, caller, input.productIds, { blockId: block.id });
   const linked = await linkedDetails(ctx.deps.pool, caller, products.map((p) => p.id), block.id);

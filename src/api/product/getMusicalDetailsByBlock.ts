@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { visibleBlock } from '../../catalog/blockStore.ts';
 import { visibleDetails } from '../../catalog/musicalDetailStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { countLinkedDetails, linkedDetailPage, linkedDetailSorts, visibleProducts, type LinkedDetailSort } from '../../catalog/productStore.ts';
 import { paginated } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -26,7 +27,7 @@ export const getMusicalDetailsByBlock = orgProcedure(
       .optional(),
   }),
 ).query(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope };
+  const caller = callerOf(ctx.org);
   const block = await visibleBlock(ctx.deps.pool, caller, input.blockId);
   const [product] = await visibleProducts(ctx.deps.pool, caller, [input.productId], { blockId: block.id });
   const { page, limit, sortBy, sortOrder } = input.pagination ?? { page: 1, limit: 5_000, sortBy: 'title' as LinkedDetailSort, sortOrder: 'asc' as const };

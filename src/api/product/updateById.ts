@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { recordActivity } from '../../activity/record.ts';
 import { refreshProducts } from '../../catalog/products.ts';
 import { imageUrl, releaseDate } from '../../catalog/overrides.ts';
@@ -31,7 +32,7 @@ export const updateById = orgProcedure(
     { message: 'at least one of title, artist, releaseDate, genres, songWriters, imageUrl', path: ['title'] },
   ),
 ).mutation(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope };
+  const caller = callerOf(ctx.org);
   const { organizationId: _org, productId, ...fields } = input;
   const values = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
   const product = await withTransaction(ctx.deps.pool, async (db) => {

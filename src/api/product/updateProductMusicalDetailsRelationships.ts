@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { lockBlock, visibleBlock } from '../../catalog/blockStore.ts';
 import { visibleDetails } from '../../catalog/musicalDetailStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { existingProductIds, insertProductOverride, linksOfDetails, visibleProducts, type ProductRecord } from '../../catalog/productStore.ts';
 import { refreshProducts } from '../../catalog/products.ts';
 import { withTransaction } from '../../db/pool.ts';
@@ -26,7 +27,7 @@ export const updateProductMusicalDetailsRelationships = orgProcedure(
     update: z.array(move).max(500).optional(),
   }).refine((v) => (v.create?.length ?? 0) + (v.delete?.length ?? 0) + (v.update?.length ?? 0) > 0, { message: 'at least one change', path: ['create'] }),
 ).mutation(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, rightsholderScope: ctx.org.rightsholderScope };
+  const caller = callerOf(ctx.org);
   const create = input.create ?? [];
   const remove = input.delete ?? [];
   const update = input.update ?? [];

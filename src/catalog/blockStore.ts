@@ -23,9 +23,13 @@ export async function visibleBlock(db: Queryable, caller: Caller, blockId: strin
   return rows[0];
 }
 
-/** Locks the block's row until the transaction ends: one change of its clusters, products or queue at a time. */
-export async function lockBlock(db: Queryable, blockId: string): Promise<void> {
-  await db.query('SELECT 1 FROM catalog_blocks WHERE id = $1 FOR UPDATE', [blockId]);
+/**
+ * Locks the block's row until the transaction ends: one refresh or change of its details,
+ * clusters, products or queue at a time. False when the block is gone.
+ */
+export async function lockBlock(db: Queryable, blockId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM catalog_blocks WHERE id = $1 FOR UPDATE', [blockId]);
+  return (rowCount ?? 0) > 0;
 }
 
 /**

@@ -1,7 +1,8 @@
 // The SQL of the enrichment queue as the fetching.* procedures see it: coverage, counts, the
 // operators' list, and the per-block actions (re-fetch, reprocess skipped, stop).
-import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
+import { inRightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
+import type { Caller } from './musicalDetails.ts';
 
 export interface Coverage {
   rightsholderId: string;
@@ -22,7 +23,7 @@ const STATES = ['pending', 'fetching', 'found', 'not_found', 'skipped', 'failed'
  * Per rightsholder: musical details resolved (terminal states) over all, and the USD earnings on
  * them over all, as exact percentages with 4 decimals ("0" when there is nothing).
  */
-export async function coverageByRightsholders(db: Queryable, organizationId: string, rightsholderIds: readonly string[], scope: RightsholderScope): Promise<Coverage[]> {
+export async function coverageByRightsholders(db: Queryable, caller: Caller, rightsholderIds: readonly string[]): Promise<Coverage[]> {
   const { rows } = await db.query<Coverage & { states: Record<string, number> | null }>(
     `SELECT r.id AS "rightsholderId", r.name AS "rightsholderName", b.id AS "blockId",
             coalesce(s.total, 0)::int AS "musicalDetails", coalesce(s.resolved, 0)::int AS resolved, s.states,
@@ -42,17 +43,17 @@ export async function coverageByRightsholders(db: Queryable, organizationId: str
      ) s ON TRUE
      WHERE r.organization_id = $1 AND r.id = ANY ($2::uuid[]) AND ${inRightsholderScope('r.id', '$3')}
      ORDER BY array_position($2::uuid[], r.id)`,
-    [organizationId, rightsholderIds, scope],
+    [caller.organizationId, rightsholderIds, caller.rightsholderScope],
   );
   return rows.map(({ states, ...r }) => ({ ...r, byState: Object.fromEntries(STATES.map((st) => [st, states?.[st] ?? 0])) }));
 }
 
-export async function inQueueCount(db: Queryable, organizationId: string, scope: RightsholderScope): Promise<{ count: number; pending: number; fetching: number }> {
+export async function inQueueCount(db: Queryable, caller: Caller): Promise<{ count: number; pending: number; fetching: number }> {
   const { rows } = await db.query<{ pending: number; fetching: number }>(
     `SELECT count(*) FILTER (WHERE md.state = 'pending')::int AS pending, count(*) FILTER (WHERE md.state = 'fetching')::int AS fetching
      FROM musical_details md JOIN catalog_blocks b ON b.id = md.block_id
      WHERE md.organization_id = $1 AND md.state IN ('pending', 'fetching') AND ${inRightsholderScope('b.rightsholder_id', '$2')}`,
-    [organizationId, scope],
+    [caller.organizationId, caller.rightsholderScope],
   );
   const { pending, fetching } = rows[0]!;
   return { count: pending + fetching, pending, fetching };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { coverageByRightsholders } from '../../catalog/fetchingStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -12,5 +13,5 @@ export const getFetchingCoverageByRightsholders = orgProcedure(
   },
   orgInput({ rightsholderIds: z.array(z.uuid()).max(1_000) }),
 ).query(async ({ ctx, input }) => {
-  return { rightsholders: await coverageByRightsholders(ctx.deps.pool, ctx.org.id, input.rightsholderIds, ctx.org.rightsholderScope) };
+  return { rightsholders: await coverageByRightsholders(ctx.deps.pool, callerOf(ctx.org), input.rightsholderIds) };
 });

@@ -1,4 +1,5 @@
 import { inQueueCount as countQueue } from '../../catalog/fetchingStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -10,5 +11,5 @@ export const inQueueCount = orgProcedure(
   },
   orgInput({}),
 ).query(async ({ ctx }) => {
-  return countQueue(ctx.deps.pool, ctx.org.id, ctx.org.rightsholderScope);
+  return countQueue(ctx.deps.pool, callerOf(ctx.org));
 });

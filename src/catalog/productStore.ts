@@ -176,7 +176,8 @@ export const linkedDetailSorts = Object.keys(linkedDetailSortColumns) as [Linked
 
 /**
  * One page of the musical details linked to the product, in the order asked (nulls last, ties by
- * id), each with the source of its link; `total` counts every link (undefined on an empty page).
+ * id), each with the source of its link and `total`, the count of all its links (a page past the
+ * end has no row to carry it: countLinkedDetails).
  */
 export async function linkedDetailPage(
   db: Queryable,

@@ -76,6 +76,15 @@ export async function getDistributor(db: Queryable, organizationId: string, id: 
   return (await withMappings(db, organizationId, rows))[0]!;
 }
 
+/** Which of these ids are distributors the organization sees (its own or the library's). */
+export async function visibleDistributorIds(db: Queryable, organizationId: string, ids: readonly string[]): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT id::text FROM distributors WHERE (organization_id = $1 OR organization_id IS NULL) AND id = ANY ($2::uuid[])',
+    [organizationId, ids],
+  );
+  return rows.map((r) => r.id);
+}
+
 export async function listDistributors(
   db: Queryable,
   organizationId: string,

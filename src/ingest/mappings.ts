@@ -6,7 +6,7 @@
 // Visibility: an organization sees its own mappings and the library's. Ids of another
 // organization answer NOT_FOUND exactly like ids that do not exist.
 import { computeHeaderHash } from '../../workers/headerHash.ts';
-import type { RightsholderScope } from '../access/dataAccess.ts';
+import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
 import { recordActivity, type FieldChanges } from '../activity/record.ts';
 import type { Principal } from '../auth/principal.ts';
 import { isUniqueViolation } from '../db/errors.ts';
@@ -571,7 +571,7 @@ export async function redrivePreview(db: Queryable, organizationId: string, mapp
     `SELECT s.id, s.file_name, s.status, s.mapping_id, s.mapping_revision, r.fields AS old_fields, count(*) OVER () AS total
      FROM statements s
      LEFT JOIN mapping_revisions r ON r.mapping_id = s.mapping_id AND r.revision = s.mapping_revision
-     WHERE s.organization_id = $1 AND s.header_hash = $2 AND s.deleted_at IS NULL AND ($5::uuid[] IS NULL OR s.rightsholder_id = ANY ($5))
+     WHERE s.organization_id = $1 AND s.header_hash = $2 AND s.deleted_at IS NULL AND ${inRightsholderScope('s.rightsholder_id', '$5')}
        AND (s.status = 'needs_mapping'
          OR (s.status IN ('processed', 'failed') AND s.mapping_id IS NOT NULL
              AND (s.mapping_id <> $3 OR s.mapping_revision IS DISTINCT FROM $4)))
@@ -613,7 +613,7 @@ export async function redriveStatements(db: Queryable, organizationId: string, i
   if (unique.length === 0) return [];
   const { rows } = await db.query<RedriveStatement>(
     `SELECT id, file_name AS "fileName", status, header_hash AS "headerHash", headers, mapping_id AS "mappingId"
-     FROM statements WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))`,
+     FROM statements WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND ${inRightsholderScope('rightsholder_id', '$3')}`,
     [organizationId, unique, scope],
   );
   const found = new Set(rows.map((r) => r.id));

@@ -16,7 +16,6 @@ import {
 import { enqueueStatementIngest } from '../../ingest/queue.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { list, orgInput } from '../../trpc/schemas.ts';
-import { callerScope } from '../upload/shared.ts';
 import { mappingPatchShape } from './inputs.ts';
 
 export interface MappingUpdateResult extends MappingRecord {
@@ -47,7 +46,7 @@ export const updateById = orgProcedure(
     const current = await getMapping(db, organizationId, input.id, { lock: true });
     assertChangeable(current);
     const after = patchedMapping(current, input);
-    const scope = await callerScope(db, { organizationId, userId: ctx.principal.userId });
+    const scope = ctx.org.rightsholderScope;
     const redrive = await redriveStatements(db, organizationId, input.redriveFileIds, scope);
     // the pipeline finds a statement's mapping by header hash, else by its columns (the same
     // columns in another order: src/ingest/library.ts): another layout would not use this one

@@ -5,7 +5,7 @@ import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { OrgAccess } from '../../trpc/procedure.ts';
 import { roleRank } from '../../access/roles.ts';
-import { userEmail, userRolesIn } from '../../users/store.ts';
+import { userEmail, userRolesIn } from '../../organizations/userStore.ts';
 
 /**
  * The key the caller may manage in this organization. A key acts as its owner, so its owner may do

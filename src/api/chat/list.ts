@@ -1,5 +1,5 @@
 import { plainText } from '../../activity/inputs.ts';
-import { chatSorts, listChatsOfUser } from '../../chats/store.ts';
+import { chatSorts, listChatsOfUser } from '../../ai/chatStore.ts';
 import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';

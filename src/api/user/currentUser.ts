@@ -1,6 +1,6 @@
 import { noInput } from '../../trpc/schemas.ts';
 import { globalProcedure } from '../../trpc/procedure.ts';
-import { activeOrganizationsOfUser } from '../../users/store.ts';
+import { activeOrganizationsOfUser } from '../../organizations/userStore.ts';
 
 export const currentUser = globalProcedure(
   { minRole: 'any', scope: 'cli', summary: 'The calling user: id, email and the organizations they belong to, with their role.' },

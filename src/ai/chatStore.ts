@@ -1,6 +1,6 @@
 // Chats in PostgreSQL: a member's own conversations in an organization (chat.list).
 import type { Queryable } from '../db/pool.ts';
-import { likePattern } from '../rightsholders/store.ts';
+import { likeContains } from '../db/sql.ts';
 
 export interface Chat {
   id: string;
@@ -41,7 +41,7 @@ export async function listChatsOfUser(
   const params: unknown[] = [organizationId, userId];
   let where = 'organization_id = $1 AND user_id = $2';
   if (opts.search) {
-    params.push(likePattern(opts.search));
+    params.push(likeContains(opts.search));
     where += ` AND title ILIKE $${params.length}`;
   }
   const count = await db.query<{ total: number }>(`SELECT count(*) AS total FROM chats WHERE ${where}`, params);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { AppError } from '../errors.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
+import { deleteObjects } from '../storage/objectStore.ts';
 import { mappingFieldsSchema } from './fields.ts';
 import { locateStatementFile, upload } from './pipeline.ts';
 
@@ -77,7 +78,7 @@ export async function materializeVariant(deps: Deps, statementId: string, varian
       [statementId, variant, key, s.normalized_version],
     );
     if (!updated.rowCount) {
-      await deps.store.delete(key).catch(() => {});
+      await deleteObjects(deps.store, [key], deps.log);
       throw new AppError('STATEMENT_STATE_CONFLICT', 'The statement was reprocessed while its file was being prepared; ask again');
     }
     return key;

@@ -1,6 +1,7 @@
 // Imported market data: symbols, daily prices and the Treasury par yield curve. Values are the
 // published decimal text, stored as numeric.
 import type { Queryable } from '../db/pool.ts';
+import type { PricePoint } from './answers.ts';
 import type { PriceRow, SymbolRow, YieldRow } from './parse.ts';
 
 export const SYMBOLS_UPSERT_SQL = `INSERT INTO market_symbols (symbol, name, currency, exchange)
@@ -74,15 +75,6 @@ export interface MarketSymbol {
 export async function marketSymbol(db: Queryable, symbol: string): Promise<MarketSymbol | undefined> {
   const { rows } = await db.query<MarketSymbol>('SELECT symbol, name, currency, exchange FROM market_symbols WHERE symbol = $1', [symbol]);
   return rows[0];
-}
-
-export interface PricePoint {
-  date: string;
-  open: string | null;
-  high: string | null;
-  low: string | null;
-  close: string;
-  volume: string | null;
 }
 
 /** A symbol's daily prices between the dates (null: unbounded), oldest first: the latest 5000 of them. */

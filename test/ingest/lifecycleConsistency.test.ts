@@ -11,7 +11,7 @@ import t, { type Test } from 'tap';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { taskList as defaultTaskList } from '../../src/jobs/tasks.ts';
-import { statementIngestTask } from '../../src/jobs/statementIngest.ts';
+import { statementIngestTask } from '../../src/jobs/tasks/statement_ingest.ts';
 import { STATEMENT_INGEST_TASK } from '../../src/ingest/queue.ts';
 import type { Deps } from '../../src/deps.ts';
 import { createRightsholder, putFile, waitForStatement } from '../helpers/ingest.ts';

@@ -7,7 +7,7 @@
 import t from 'tap';
 import { AppError } from '../../src/errors.ts';
 import { taskList as defaultTaskList } from '../../src/jobs/tasks.ts';
-import { statementIngestTask } from '../../src/jobs/statementIngest.ts';
+import { statementIngestTask } from '../../src/jobs/tasks/statement_ingest.ts';
 import { STATEMENT_INGEST_TASK } from '../../src/ingest/queue.ts';
 import { BLOCK_REFRESH_TASK } from '../../src/catalog/blocks.ts';
 import { progressSettings } from '../../src/ingest/pipeline.ts';

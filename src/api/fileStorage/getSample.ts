@@ -10,7 +10,7 @@ import { ObjectChangedError } from '../../storage/objectStore.ts';
 import { lazyVariants, materializeVariant, storedVariantsOf, type LazyVariant } from '../../ingest/variants.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { visibleStatement } from '../upload/shared.ts';
+import { visibleStatement } from '../../ingest/uploadStore.ts';
 import { fileVariants } from './variants.ts';
 
 const MAX_SAMPLE_ROWS = 5000;
@@ -44,7 +44,7 @@ export const getSample = orgProcedure(
       path: ['endRow'],
     }),
 ).query(async ({ ctx, input }) => {
-  const s = await visibleStatement(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.file);
+  const s = await visibleStatement(ctx.deps.pool, ctx.org, input.file);
   const { variants, located } = await storedVariantsOf(ctx.deps.pool, s.id);
   let type: string = input.type;
   // a workbook's, a decoded or an unpacked original is sampled through its table as UTF-8 CSV

@@ -6,7 +6,7 @@ import { getMapping } from '../../ingest/mappings.ts';
 import { previewSample } from '../../ingest/preview.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { storedId } from '../upload/shared.ts';
+import { storedId } from '../upload/inputs.ts';
 import { fieldsInput } from './inputs.ts';
 
 /** The most rows one preview reads: it is a preview, the pipeline does the rest. */

@@ -14,6 +14,7 @@ import {
   type Verification,
 } from '../../ingest/mappings.ts';
 import { enqueueStatementIngest } from '../../ingest/queue.ts';
+import { markRedriven } from '../../ingest/statementStatus.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { list, orgInput } from '../../trpc/schemas.ts';
 import { mappingPatchShape } from './inputs.ts';
@@ -74,10 +75,7 @@ export const updateById = orgProcedure(
       // queued, as upload.uploadAction reprocess and upload.callback leave them: a statement that
       // waited for a mapping no longer says needs_mapping once it has one (its rows, if any, stay
       // visible until the new ones replace them)
-      await db.query(`UPDATE statements SET status = 'uploaded', updated_at = clock_timestamp() WHERE organization_id = $1 AND id = ANY ($2::uuid[])`, [
-        organizationId,
-        redriven,
-      ]);
+      await markRedriven(db, organizationId, redriven);
       await recordActivity(db, ctx.principal, {
         organizationId,
         action: 'mapping.redrive',

@@ -9,7 +9,7 @@ import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { EUR_REPORT_HEADER, eurReportFields } from '../../helpers/sampleMapping.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { ingestStatement } from '../../../src/ingest/pipeline.ts';
-import { expireUploads } from '../../../src/jobs/statementUploadExpire.ts';
+import { expireUploads } from '../../../src/jobs/tasks/statement_upload_expire.ts';
 
 const srv = await startTestServer(t, { role: 'api' });
 const db = srv.deps.pool;

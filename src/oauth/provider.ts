@@ -119,7 +119,9 @@ export function createProvider(options: ProviderOptions): Provider {
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     features: {
       devInteractions: { enabled: false },
-      revocation: { enabled: true },
+      // a token is revoked by the client it was issued to, nobody else (a public client proves
+      // nothing more than its id, so one client cannot end another's sign-ins)
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       introspection: { enabled: false },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: true },
       deviceFlow: {

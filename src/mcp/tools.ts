@@ -16,6 +16,7 @@ import { organizationAccess } from '../trpc/procedure.ts';
 import { roleSatisfies, type OrgRole } from '../access/roles.ts';
 import { endpointDetail, endpointLine, searchEndpoints, type Endpoint } from './catalog.ts';
 import { bounded } from './bound.ts';
+import { refuseDryRun } from './dryRun.ts';
 
 export interface ToolContext {
   db: Queryable;
@@ -29,6 +30,8 @@ export interface ToolContext {
   mcpResource: string;
   /** runs one procedure in-process with the caller's credentials */
   call(procedure: string, input: unknown): Promise<unknown>;
+  /** runs one mutation so, in a transaction rolled back (src/mcp/dryRun.ts): what it would change */
+  dryRun(procedure: string, input: unknown): Promise<unknown>;
   timeoutMs: number;
   maxRows: number;
   /** how long svc_query_analytics waits between polls once cube.query's window has passed */
@@ -117,16 +120,17 @@ function refuseMutation(ctx: ToolContext, e: Endpoint): never {
   );
 }
 
-async function apiCall(ctx: ToolContext, procedure: string, input: Record<string, unknown> | undefined): Promise<unknown> {
+async function apiCall(ctx: ToolContext, procedure: string, input: Record<string, unknown> | undefined, dryRun: boolean): Promise<unknown> {
   const e = ctx.catalog.get(procedure);
   if (!e) throw new AppError('PROCEDURE_NOT_FOUND', `No procedure named ${procedure}: svc_search_endpoints finds one`);
   if (e.type === 'mutation' && !ctx.writeAccess) refuseMutation(ctx, e);
+  if (dryRun && e.type === 'query') throw refuseDryRun(procedure, 'is a query and changes nothing');
   let body: unknown = input;
   if (e.takesOrganization) {
     const given = typeof input?.organizationId === 'string' ? input.organizationId : undefined;
     body = { ...input, organizationId: await chooseOrganization(ctx, given) };
   }
-  return ctx.call(procedure, body);
+  return dryRun ? ctx.dryRun(procedure, body) : ctx.call(procedure, body);
 }
 
 const completed = (r: unknown): r is { status: 'completed'; data: unknown } => (r as { status?: unknown } | null)?.status === 'completed';
@@ -214,9 +218,13 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
 
   tool(
     'svc_api_call',
-    'Calls one API procedure with your own credentials and role (svc_describe_endpoint gives its input). Mutations run only with write access (svc_get_permissions tells); by default the tool server is read-only. organizationId is filled in from x-organization-id or your only organization when the input needs one.',
-    { procedure: z.enum(procedureNames), input: z.record(z.string(), z.unknown()).optional().describe("The procedure's input object") },
-    async ({ procedure, input }) => apiCall(ctx, procedure, input),
+    'Calls one API procedure with your own credentials and role (svc_describe_endpoint gives its input). Mutations run only with write access (svc_get_permissions tells); by default the tool server is read-only. organizationId is filled in from x-organization-id or your only organization when the input needs one. With dryRun: true a mutation is checked and run without changing anything: the answer is what it would return, the rows it would write per table and the activity it would record.',
+    {
+      procedure: z.enum(procedureNames),
+      input: z.record(z.string(), z.unknown()).optional().describe("The procedure's input object"),
+      dryRun: z.boolean().optional().describe('Mutations only: validate input, role and existence and describe what would change, changing nothing'),
+    },
+    async ({ procedure, input, dryRun }) => apiCall(ctx, procedure, input, dryRun === true),
     true,
   );
 

@@ -19,6 +19,7 @@ import { endpointCatalog } from './catalog.ts';
 import { registerTools, type ToolContext } from './tools.ts';
 import { originProblem } from './origin.ts';
 import { dryRun } from './dryRun.ts';
+import { recordToolCall } from './conversation.ts';
 
 export const MCP_PATH = '/mcp';
 const createCaller = createCallerFactory(appRouter);
@@ -98,6 +99,9 @@ export async function mcpRoutes(app: FastifyInstance, deps: Deps, opts: { oauth:
       maxRows: deps.config.mcp.maxRows,
       // cube.queryPoll itself waits CUBE_ASYNC_WAIT_MS for the answer; this is only a breather
       pollIntervalMs: 100,
+      // a call whose record fails is still answered: the failure is logged
+      record: (call, organizationId) =>
+        recordToolCall(deps.pool, principal, organizationId, call).catch((error: unknown) => req.log.error({ err: error, tool: call.tool }, 'recording a tool call failed')),
     };
     const server = new McpServer({ name: 'royalty-engine', version: '1.0.0' });
     registerTools(server, toolContext);

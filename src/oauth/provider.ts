@@ -9,7 +9,7 @@ import { postgresAdapter } from './adapter.ts';
 import type { KeySet } from './keys.ts';
 import { escapeHtml, logoutPage, messagePage, page, PAGE_HEADERS, userCodeConfirmPage, userCodePage } from './pages.ts';
 import { clientPolicyProblem, isLoopbackHttp, type OAuthPolicy } from './policy.ts';
-import { API_SCOPE, CLI_CLIENT_ID, MCP_WRITE_SCOPE, normalizeResource, OAUTH_PREFIX, type OAuthUrls } from './urls.ts';
+import { API_SCOPE, CLI_CLIENT_ID, CLI_CLIENT_NAME, MCP_WRITE_SCOPE, normalizeResource, OAUTH_PREFIX, type OAuthUrls } from './urls.ts';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -19,7 +19,7 @@ const DAY = 24 * HOUR;
 /** The first-party command-line client: public, loopback redirects on any port (RFC 8252), device flow. */
 export const CLI_CLIENT: ClientMetadata = {
   client_id: CLI_CLIENT_ID,
-  client_name: 'Royalty command-line client',
+  client_name: CLI_CLIENT_NAME,
   application_type: 'native',
   token_endpoint_auth_method: 'none',
   grant_types: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT],

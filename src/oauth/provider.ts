@@ -56,6 +56,19 @@ export interface ProviderOptions {
   allowMetadataFetch(ctx: KoaContextWithOIDC): Promise<boolean>;
 }
 
+/** Whether the URL's host is one of OAUTH_METADATA_DOCUMENT_HOSTS. */
+function privateHost(input: string | URL | Request, policy: OAuthPolicy): boolean {
+  const url = URL.parse(input instanceof Request ? input.url : String(input));
+  return url !== null && policy.metadataDocumentHosts.includes(url.hostname.toLowerCase());
+}
+
+/** The request options less oidc-provider's address-checking dispatcher (its time limit stays). */
+function withoutAddressGuard(init: RequestInit | undefined): RequestInit | undefined {
+  if (!init) return init;
+  const { dispatcher: _guard, ...rest } = init as RequestInit & { dispatcher?: unknown };
+  return rest;
+}
+
 export function createProvider(options: ProviderOptions): Provider {
   const { pool, urls, keys, policy } = options;
   const resources = new Map([
@@ -180,6 +193,9 @@ export function createProvider(options: ProviderOptions): Provider {
       },
     },
     fetchResponseBodyLimits: { 'client_id metadata document': policy.metadataDocumentMaxBytes },
+    // oidc-provider fetches through a dispatcher that refuses special-use addresses (loopback,
+    // private networks: SSRF); a host the operator names is fetched without it
+    fetch: (input, init) => globalThis.fetch(input, privateHost(input, policy) ? withoutAddressGuard(init) : init),
     async renderError(ctx, out) {
       const details = Object.entries(out)
         .map(([k, v]) => `<p><strong>${escapeHtml(k)}</strong>: ${escapeHtml(v)}</p>`)

@@ -66,7 +66,11 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps, limits: Rate
           log: deps.log,
           urls: getUrls(),
           keys,
-          policy: { unusedClientTtlSeconds: deps.config.oauth.unusedClientTtlHours * 3600, metadataDocumentMaxBytes: 5 * 1024 },
+          policy: {
+            unusedClientTtlSeconds: deps.config.oauth.unusedClientTtlHours * 3600,
+            metadataDocumentMaxBytes: 5 * 1024,
+            metadataDocumentHosts: deps.config.oauth.metadataDocumentHosts,
+          },
           allowMetadataFetch: async (ctx) => (await takeFromAddress(limits, 'register', clientAddress(ctx.req))) === 0,
         });
         current = { provider, handler: provider.callback(), keys, checkedAt: Date.now() };

@@ -17,6 +17,8 @@ export function buildProgram(): Command {
     .option('--json', 'print the exact JSON of the answer')
     .option('--csv', 'print lists as CSV')
     .showHelpAfterError()
+    // usage errors throw (exit code 2) instead of exiting; subcommands inherit this when added after
+    .exitOverride()
     .addHelpText(
       'after',
       '\nCredentials: ROYALTY_API_KEY with ROYALTY_ORGANIZATION_ID, else the stored login (royalty login).\n' +
@@ -38,7 +40,6 @@ export function buildProgram(): Command {
 /** Runs the command line; the exit code. */
 export async function main(argv: string[] = process.argv): Promise<number> {
   const program = buildProgram();
-  program.exitOverride();
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT_OK;

@@ -7,7 +7,12 @@ import { openSession, profileStore, serverUrl, type GlobalOptions } from './sess
 
 type Options = GlobalOptions & OutputOptions;
 
+/** A browser is started only for a person at a terminal; a script is given the address alone. */
 async function openInBrowser(url: string): Promise<void> {
+  if (!process.stderr.isTTY) {
+    process.stderr.write(`Sign in at ${url}\n`);
+    return;
+  }
   process.stderr.write(`Opening ${url}\nIf no browser opens, visit that address.\n`);
   try {
     const { default: open } = await import('open');

@@ -11,7 +11,7 @@ import { setPassword } from '../../src/oauth/passwords.ts';
 import { canonicalDecimal } from '../helpers/decimal.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
-import { Browser, formOf } from '../oauth/browser.ts';
+import { Browser, formOf, signInAndAllow } from '../oauth/browser.ts';
 import { sumDecimals } from '../api/export/helpers.ts';
 import { repoRoot } from '../setup/paths.ts';
 import { royalty, start } from './run.ts';
@@ -63,6 +63,29 @@ t.test('login by the device flow stores the tokens 0600; auth status and whoami 
   t.match(JSON.parse(status.stdout), { server: srv.url, credentials: 'login (profile default)', email: owner.email, organizationId: org, role: 'owner' });
   const whoami = await royalty(env, 'whoami', '--json');
   t.same(JSON.parse(whoami.stdout), { id: owner.userId, email: owner.email, organizations: [{ id: org, name: 'Command Line Org', role: 'owner' }] });
+});
+
+t.test('login --web: PKCE with a loopback redirect, in a profile of its own', async (t) => {
+  const login = start(env, ['login', '--web', '--profile', 'browser']);
+  const [, address] = await login.stderrMatch(/Sign in at (\S+)\n/);
+  const authorize = new URL(address!);
+  t.equal(authorize.origin + authorize.pathname, `${srv.url}/api/oauth/authorize`);
+  t.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
+  t.match(authorize.searchParams.get('redirect_uri'), /^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+  const callback = await signInAndAllow(new Browser(srv.url), authorize, owner.email, PASSWORD);
+  t.equal(callback.origin + callback.pathname, authorize.searchParams.get('redirect_uri'));
+  const page = await fetch(callback);
+  t.equal(page.status, 200);
+  const result = await login.done;
+  t.equal(result.code, 0, result.stderr);
+  const stored = JSON.parse(await readFile(configFile, 'utf8'));
+  t.same(Object.keys(stored.profiles).sort(), ['browser', 'default']);
+  t.not(stored.profiles.browser.tokens.refreshToken, stored.profiles.default.tokens.refreshToken);
+  const whoami = await royalty(env, 'whoami', '--json', '--profile', 'browser');
+  t.equal(JSON.parse(whoami.stdout).email, owner.email);
+  const unknown = await royalty(env, 'whoami', '--profile', 'nobody');
+  t.equal(unknown.code, 2);
+  t.match(unknown.stderr, /Not logged in \(profile nobody\)/);
 });
 
 t.test('two processes with an expired access token refresh it once between them', async (t) => {
@@ -127,6 +150,10 @@ t.test('upload: three statements, waited for, with status, rows and the exact ne
   const rows = parse(statements.stdout, { columns: true }) as Record<string, string>[];
   t.same(rows.map((r) => r.fileName).sort(), ['cargo-royalty_extended.csv', 'distrokid-legacy.tsv', 'tunecore.csv']);
   t.same(Object.keys(rows[0]!), ['id', 'fileName', 'status', 'rowCount', 'netEarnings', 'currency', 'createdAt']);
+  // --watch ends once nothing is uploading or processing: here at once
+  const watched = await royalty(env, 'statements', '--watch', '--json');
+  t.equal(watched.code, 0, watched.stderr);
+  t.equal(JSON.parse(watched.stdout).totalFiles, 3);
 });
 
 t.test('query: the async pair answers what cube.query answers', async (t) => {

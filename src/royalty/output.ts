@@ -99,6 +99,8 @@ export function print(value: unknown, format: Format, columns?: string[]): void 
 export function describeFailure(error: unknown): { code: number; message: string } {
   if (error instanceof UsageError) return { code: EXIT_USAGE, message: error.message };
   if (error instanceof CommanderError) return { code: error.exitCode === 0 ? EXIT_OK : EXIT_USAGE, message: '' };
+  // a login that could not be renewed, met while a call was under way
+  if (error instanceof TRPCClientError && error.cause instanceof UsageError) return describeFailure(error.cause);
   if (error instanceof TRPCClientError) {
     const code = errorCodeOf(error);
     const specific = specificCodeOf(error);

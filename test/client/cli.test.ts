@@ -272,6 +272,15 @@ t.test('completion scripts for bash, zsh and fish', async (t) => {
   t.equal(other.code, 2);
 });
 
+t.test('a login that cannot be renewed asks for royalty login (exit 2)', async (t) => {
+  const stored = JSON.parse(await readFile(configFile, 'utf8'));
+  stored.profiles.browser.tokens = { accessToken: 'expired', refreshToken: 'revoked-or-forged', expiresAt: Date.now() - 1000 };
+  await writeFile(configFile, JSON.stringify(stored), { mode: 0o600 });
+  const run = await royalty(env, 'rightsholders', '--profile', 'browser');
+  t.equal(run.code, 2, run.stderr);
+  t.match(run.stderr, /The login could not be renewed \(.*\): run royalty login/);
+});
+
 t.test('logout revokes the login on the server and forgets it', async (t) => {
   const refreshToken = JSON.parse(await readFile(configFile, 'utf8')).profiles.default.tokens.refreshToken as string;
   const run = await royalty(env, 'logout');

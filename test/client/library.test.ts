@@ -138,11 +138,13 @@ t.test('TIMEOUT of cube.query: the same query through cube.queryAsync and cube.q
   };
   calls.length = 0;
   const answer = await analytics.api.cube.query.mutate({ organizationId: org, query });
-  t.same(answer.data, [{ 'analytics_full_view.statement_row_count': '0' }]);
+  const rows = 'data' in answer ? answer.data : undefined;
+  t.same(rows, [{ 'analytics_full_view.statement_row_count': '0' }]);
   const paths = calls.map((c) => c.url.pathname);
   t.same(paths.slice(0, 2), ['/trpc/cube.query', '/trpc/cube.queryAsync']);
   t.ok(paths.slice(2).every((p) => p === '/trpc/cube.queryPoll'), 'then polls, nothing else');
-  t.same(await analytics.queryAnalytics(query).then((a) => a.data), answer.data, 'queryAnalytics answers the same');
+  const again = await analytics.queryAnalytics(query);
+  t.same('data' in again ? again.data : undefined, rows, 'queryAnalytics answers the same');
 });
 
 t.test('paginate walks every page of a list', async (t) => {

@@ -97,6 +97,8 @@ export interface UploadOptions {
   facts?: FileFacts;
   /** hears the bytes sent so far */
   onBytes?: (sent: number, total: number) => void;
+  /** wait until the statement is processed (or otherwise settled) and answer it too */
+  wait?: boolean;
 }
 
 export interface Uploaded {
@@ -104,6 +106,8 @@ export interface Uploaded {
   statementId: string;
   size: number;
   sha256: string;
+  /** the settled statement, when waited for */
+  statement?: Statement;
 }
 
 export class RoyaltyClient {
@@ -164,7 +168,7 @@ export class RoyaltyClient {
     }
   }
 
-  /** Presign, PUT the bytes, complete: the statement is then queued for processing. */
+  /** Presign, PUT the bytes, complete (the statement is then queued for processing); with `wait`, its outcome. */
   async uploadStatement(options: UploadOptions): Promise<Uploaded> {
     const organizationId = this.org();
     const facts = options.facts ?? (await fileFacts(options.file));
@@ -180,7 +184,9 @@ export class RoyaltyClient {
     });
     await putFile(started.url, started.headers, options.file, facts.size, (sent) => options.onBytes?.(sent, facts.size));
     await this.api.upload.uploadAction.mutate({ organizationId, action: { type: 'complete', statementId: started.statementId } });
-    return { uploadId: started.uploadId, statementId: started.statementId, ...facts };
+    const uploaded: Uploaded = { uploadId: started.uploadId, statementId: started.statementId, ...facts };
+    if (options.wait) [uploaded.statement] = await this.waitForStatements([started.statementId]);
+    return uploaded;
   }
 
   /** The statements, polled until each has settled (processed, needs_mapping, failed, ...). */

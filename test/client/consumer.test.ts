@@ -3,20 +3,22 @@
 // places it (its dependencies resolve from this repository's node_modules: the tests reach no
 // registry), a program type-checked with tsc against `royalty-engine/client` (a wrong procedure
 // or input field must fail), compiled, and run against a service; and the installed `royalty`
-// command runs from the package.
+// command runs from the package. The program uploads a statement and waits for it.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
+import { canonicalDecimal } from '../helpers/decimal.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { repoRoot } from '../setup/paths.ts';
 
 const run = promisify(execFile);
-const srv = await startTestServer(t);
+const srv = await startTestServer(t, { role: 'serve' });
 const owner = await newOrganization(srv, 'Consumer Org');
-await owner.client.mutate('rightsholder.create', { organizationId: owner.organizationId, name: 'Packaged Artist' });
+const artist = await owner.client.mutate('rightsholder.create', { organizationId: owner.organizationId, name: 'Packaged Artist' });
+const statementFile = path.join(repoRoot, 'fixtures', 'statements', 'tunecore.csv');
 
 // inside the repository (.tmp/ is ignored), so that the package's dependencies resolve upwards
 await mkdir(path.join(repoRoot, '.tmp'), { recursive: true });
@@ -35,7 +37,8 @@ const page: RouterOutputs['rightsholder']['list'] = await client.api.rightsholde
 const names: string[] = [];
 for await (const r of client.paginate(client.api.rightsholder.list.query, { organizationId: client.org() })) names.push(r.name);
 const missing = await client.api.rightsholder.getById.query({ organizationId: client.org(), id: '00000000-0000-4000-8000-000000000000' }).catch(errorCodeOf);
-console.log(JSON.stringify({ total: page.pagination.total, names, missing }));
+const { statement } = await client.uploadStatement({ rightsholderId: process.env.RIGHTSHOLDER_ID!, file: process.env.STATEMENT_FILE!, wait: true });
+console.log(JSON.stringify({ total: page.pagination.total, names, missing, statement: [statement?.status, statement?.rowCount, statement?.netEarnings] }));
 
 export function neverCalled(): void {
   // @ts-expect-error no procedure has this name
@@ -77,9 +80,19 @@ t.test('pack, unpack into a new project, type-check, compile and run against the
 
   const { stdout } = await run(process.execPath, [path.join(project, 'out', 'program.js')], {
     cwd: project,
-    env: { PATH: process.env.PATH, ROYALTY_URL: srv.url, ROYALTY_API_KEY: owner.apiKey, ROYALTY_ORGANIZATION_ID: owner.organizationId },
+    env: {
+      PATH: process.env.PATH,
+      ROYALTY_URL: srv.url,
+      ROYALTY_API_KEY: owner.apiKey,
+      ROYALTY_ORGANIZATION_ID: owner.organizationId,
+      RIGHTSHOLDER_ID: artist.ok ? artist.data.id : '',
+      STATEMENT_FILE: statementFile,
+    },
   });
-  t.same(JSON.parse(stdout), { total: 1, names: ['Packaged Artist'], missing: 'NOT_FOUND' });
+  const answer = JSON.parse(stdout);
+  t.same({ ...answer, statement: undefined }, { total: 1, names: ['Packaged Artist'], missing: 'NOT_FOUND', statement: undefined });
+  t.same(answer.statement.slice(0, 2), ['processed', 28], 'uploadStatement with wait: the statement processed');
+  t.equal(canonicalDecimal(answer.statement[2]), '436.0742266413');
 
   // the command installed with the package
   const cli = await run(process.execPath, [path.join(installed, 'bin', 'royalty.mjs'), 'rightsholders', '--csv'], {

@@ -3,6 +3,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { SETTLED_STATUSES } from '../client/index.ts';
 import { buildQuery, shortRows, type QueryOptions } from './analytics.ts';
 import { formatOf, print, UsageError, type Format, type OutputOptions } from './output.ts';
 import { Progress } from './progress.ts';
@@ -15,7 +16,6 @@ type Options = GlobalOptions & OutputOptions;
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 const STATEMENT_COLUMNS = ['id', 'fileName', 'status', 'rowCount', 'netEarnings', 'currency', 'createdAt'];
-const IN_FLIGHT = new Set(['uploading', 'uploaded', 'processing']);
 
 async function statements(options: Options & { status?: string[]; rightsholder?: string; watch?: boolean; limit: string }): Promise<void> {
   const { client } = await openSession(options);
@@ -40,7 +40,7 @@ async function statements(options: Options & { status?: string[]; rightsholder?:
       print(answer, format, STATEMENT_COLUMNS);
       shown = text;
     }
-    if (!answer.items.some((s) => IN_FLIGHT.has(s.status))) return;
+    if (answer.items.every((s) => SETTLED_STATUSES.has(s.status))) return;
     await new Promise((resolve) => setTimeout(resolve, 2000));
     answer = await list();
   }

@@ -4,7 +4,7 @@
 // the statements are waited for and their status, row count and net earnings printed, with the
 // exact totals per currency.
 import path from 'node:path';
-import { fileFacts, type FileFacts, type RoyaltyClient, type Statement } from '../client/index.ts';
+import { fileFacts, SETTLED_STATUSES, type FileFacts, type RoyaltyClient, type Statement } from '../client/index.ts';
 import { resolveRightsholders } from './rightsholders.ts';
 import { EXIT_FAILURE, formatOf, print, sumDecimals, UsageError, type OutputOptions } from './output.ts';
 import { Progress } from './progress.ts';
@@ -94,7 +94,7 @@ export async function uploadFiles(files: string[], options: UploadCommandOptions
   if (options.wait && ids.length > 0) {
     const waiting = progress.bar('processing', ids.length);
     const settled = await client.waitForStatements(ids, {
-      onUpdate: (list) => waiting.update(list.filter((s) => !['uploading', 'uploaded', 'processing'].includes(s.status)).length, ids.length),
+      onUpdate: (list) => waiting.update(list.filter((s) => SETTLED_STATUSES.has(s.status)).length, ids.length),
     });
     const byId = new Map(settled.map((s) => [s.id, s]));
     for (const r of results) {

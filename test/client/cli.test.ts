@@ -254,6 +254,13 @@ t.test('API-key credentials from the environment come first', async (t) => {
   const noOrg = await royalty({ ROYALTY_URL: srv.url, ROYALTY_API_KEY: owner.apiKey, ROYALTY_CONFIG_DIR: configDir }, 'whoami');
   t.equal(noOrg.code, 2);
   t.match(noOrg.stderr, /ROYALTY_API_KEY needs ROYALTY_ORGANIZATION_ID/);
+  // --no-wait: uploaded and completed, not waited for
+  const noWait = await royalty(apiKeyEnv, 'upload', fixture('awal.csv'), '--rightsholder', 'Cli Artist', '--no-wait', '--json');
+  t.equal(noWait.code, 0, noWait.stderr);
+  const [file] = JSON.parse(noWait.stdout).files;
+  t.match(file, { file: fixture('awal.csv'), status: 'uploaded', rowCount: null, netEarnings: null });
+  const state = await owner.client.mutate('upload.statements', { organizationId: org, filter: { statementIds: [file.statementId] } });
+  t.not(state.ok && state.data.items[0].status, 'uploading', 'completed: the server has the file');
   const badKey = await royalty({ ...apiKeyEnv, ROYALTY_API_KEY: 'rk_not_a_key' }, 'whoami');
   t.equal(badKey.code, 1);
   t.match(badKey.stderr, /\[UNAUTHORIZED/);

@@ -2,6 +2,7 @@
 // list, and the per-block actions (re-fetch, reprocess skipped, stop).
 import type { RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
+import { likeEscape } from '../db/sql.ts';
 
 export interface Coverage {
   rightsholderId: string;
@@ -97,7 +98,7 @@ export async function listQueue(
 ): Promise<{ rows: QueueBlock[]; total: number }> {
   const where = `($1::uuid IS NULL OR b.organization_id = $1) AND o.deleted_at IS NULL
     AND ($2::text IS NULL OR o.name ILIKE '%' || $2 || '%' OR r.name ILIKE '%' || $2 || '%')`;
-  const search = opts.search ? opts.search.replace(/[\\%_]/g, (c) => `\\${c}`) : null;
+  const search = opts.search ? likeEscape(opts.search) : null;
   const from = 'FROM catalog_blocks b JOIN organizations o ON o.id = b.organization_id JOIN rightsholders r ON r.id = b.rightsholder_id';
   const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n ${from} WHERE ${where}`, [opts.organizationId ?? null, search]);
   const { rows } = await db.query<QueueBlock & { states: Record<string, number> | null }>(

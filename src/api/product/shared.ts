@@ -5,6 +5,7 @@ import { visibleDetails, type Caller, type MusicalDetailRecord } from '../../cat
 import { productOverrideFields } from '../../catalog/products.ts';
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
+import { likeContains } from '../../db/sql.ts';
 
 export interface ProductRecord {
   id: string;
@@ -103,7 +104,7 @@ export async function listProducts(
     createdAt: 'p.created_at',
   };
   const order = `${columns[opts.sortBy] ?? columns.title!} ${opts.sortOrder === 'desc' ? 'DESC' : 'ASC'} NULLS LAST, p.id`;
-  const search = opts.search?.trim() ? `%${opts.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const search = opts.search?.trim() ? likeContains(opts.search.trim()) : null;
   const where = `p.block_id = $1 AND ($2::text IS NULL OR p.title ILIKE $2 OR p.artist ILIKE $2)`;
   const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM products p WHERE ${where}`, [blockId, search]);
   const { rows } = await db.query<Row>(

@@ -20,7 +20,7 @@ import { addDecimals } from '../decimal.ts';
 import { cadenceMonthsSql, monthIndex } from '../periods.ts';
 import { awaitMapping, failRun, finishRun, startRun, type RunStatement } from './statementStatus.ts';
 import { periodOf, type Cadence } from './values.ts';
-import type { NormalizeOutput } from '../workers/normalizeTypes.ts';
+import type { NormalizeOutput } from './normalizeTypes.ts';
 import { suggestMapping } from './suggest.ts';
 import { fxFlags, rateStatement, rawValueUsdSql } from '../fx/rerate.ts';
 import { recordActivity } from '../activity/record.ts';
@@ -30,6 +30,8 @@ import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/analyt
 import { enqueueBlockRefresh } from '../catalog/blocks.ts';
 import { stopwatch } from './stopwatch.ts';
 import { deleteObjects, ObjectChangedError } from '../storage/objectStore.ts';
+// the thread tasks this module runs (their types, added to ThreadTasks)
+import type {} from './threadTasks.ts';
 
 /** The months of a statement's cadence, in SQL over the statements table. */
 const SPAN_SQL = cadenceMonthsSql('stmt_cadence');

@@ -13,20 +13,20 @@ import { AppError } from '../errors.ts';
 import type { Deps } from '../deps.ts';
 import { type FooterMeasure, type LocatedTable, tableOf } from './fileTypes.ts';
 import { findMappingForHeader, type FoundMapping } from './library.ts';
-import { missingRequiredFields, type FieldSpec, type MappingFields } from './fields.ts';
-import { headerIn, usesDecimalComma } from './fieldNames.ts';
+import { missingRequiredFields, type FieldSpec, type MappingFields } from './mappingFields.ts';
+import { headerIn, usesDecimalComma } from './standardFields.ts';
 import { readAmount } from './amounts.ts';
 import { addDecimals } from '../decimal.ts';
 import { cadenceMonthsSql, monthIndex } from '../periods.ts';
 import { awaitMapping, failRun, finishRun, startRun, type RunStatement } from './statementStatus.ts';
 import { periodOf, type Cadence } from './values.ts';
-import type { NormalizeOutput } from '../../workers/normalize.ts';
+import type { NormalizeOutput } from '../workers/normalizeTypes.ts';
 import { suggestMapping } from './suggest.ts';
 import { fxFlags, rateStatement, rawValueUsdSql } from '../fx/rerate.ts';
 import { recordActivity } from '../activity/record.ts';
 import { unknownLookupMessage } from '../lookups/flags.ts';
 import { normalizeLookupKey } from '../lookups/normalize.ts';
-import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/resolve.ts';
+import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/analyticsLookups.ts';
 import { enqueueBlockRefresh } from '../catalog/blocks.ts';
 import { stopwatch } from './stopwatch.ts';
 import { deleteObjects, ObjectChangedError } from '../storage/objectStore.ts';
@@ -367,13 +367,7 @@ export async function locateStatementFile(
   options.lap?.('download');
   // the file reader is pure JavaScript: its thread is terminated when the signal aborts
   const [located, sha256] = await Promise.allSettled([
-    deps.threads.run<LocatedTable & { ok: true }>(
-      'statementFile',
-      'locateTable',
-      { sourcePath, fileName, workDir, ...(options.encoding ? { encoding: options.encoding } : {}) },
-      undefined,
-      options.signal,
-    ),
+    deps.threads.locateTable({ sourcePath, fileName, workDir, ...(options.encoding ? { encoding: options.encoding } : {}) }, { signal: options.signal }),
     options.hash ? sha256Of(sourcePath) : Promise.resolve(''),
   ]);
   // both settled: nothing reads the work directory when a failure removes it
@@ -524,7 +518,7 @@ const normalize: Stage = {
     const { mapping } = need(run.found, 'the mapping');
     const progress = progressReporter(deps, statementId, statement.normalized_version);
     try {
-      run.normalized = await deps.threads.run<NormalizeOutput & { ok: true }>('normalize', 'normalizeStatement', {
+      run.normalized = await deps.threads.normalize({
         ...tableOf(located),
         fields: mapping.fields,
         fileName: statement.file_name,

@@ -11,7 +11,7 @@ import { AppError } from '../errors.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
 import { deleteObjects } from '../storage/objectStore.ts';
-import { mappingFieldsSchema } from './fields.ts';
+import { mappingFieldsSchema } from './mappingFields.ts';
 import { locateStatementFile, upload } from './pipeline.ts';
 
 export const lazyVariants = ['trimmed', 'standardized'] as const;
@@ -54,7 +54,7 @@ export async function materializeVariant(deps: Deps, statementId: string, varian
   try {
     const { located } = await locateStatementFile(deps, s.object_key, s.file_name, workDir, { expectEtag: s.object_etag, encoding: s.encoding });
     const file = path.join(workDir, `${variant}.csv`);
-    await deps.threads.run('normalize', 'normalizeStatement', {
+    await deps.threads.normalize({
       ...tableOf(located),
       fields: fields.data,
       fileName: s.file_name,

@@ -32,6 +32,8 @@ export interface LookupListOptions<S extends string> {
 
 type Row = Record<string, unknown> & { id: string; original: string; original_normalized: string; created_at: Date; updated_at: Date };
 
+// (longer than a function should be, by its reason: it is the table's store, a closure over the spec
+// whose operations are each short methods of the object it answers)
 export function lookupTable<F extends object>(spec: LookupTableSpec<F>) {
   const names = Object.keys(spec.fields) as (keyof F & string)[];
   const cols = names.map((n) => spec.fields[n]);

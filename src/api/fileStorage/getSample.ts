@@ -66,7 +66,7 @@ export const getSample = orgProcedure(
       throw new AppError('FILE_VARIANT_NOT_FOUND', `The statement has no ${input.type} file (yet)`);
     }
     const kind = type === 'normalized' ? 'parquet' : type === 'original' || type === 'single' ? 'raw_delimited' : 'csv_with_header';
-    const result = await ctx.deps.threads.run<{ columns: string[]; rows: unknown[][] }>('sample', 'sampleFile', {
+    const result = await ctx.deps.threads.sample({
       path: file,
       kind,
       delimiter: type === 'original' ? located?.delimiter : ',',

@@ -314,9 +314,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
 
   // rate limits (src/net/rateLimit.ts): counted per procedure call by the procedure chain
-  const limits = createRateLimits(deps.config.rateLimits, deps.pool);
+  const limits = createRateLimits(deps.config.rateLimits, deps.pool, deps.config.oauth);
   // OAuth 2.0 sign-in (src/oauth): the authorization server and its pages; the API takes its bearer tokens
-  const oauth = await oauthRoutes(app, deps);
+  const oauth = await oauthRoutes(app, deps, limits);
   // embed sessions (src/analytics/sessions.ts): their rules, applied by the procedure chain
   const sessions = { prefix: CUBE_SESSION_PREFIX, principal: principalForCubeSession, allows: cubeSessionAllows };
   const createContext = contextFactory(deps, { limits, bearer: oauth.apiPrincipal, sessions });

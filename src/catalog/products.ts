@@ -8,6 +8,7 @@ import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
 import { compareDecimals } from '../decimal.ts';
+import { lockBlock } from './blockStore.ts';
 import { loadBlockDetails, type BlockDetail } from './clusters.ts';
 import { boundKey, normalizeText } from './identity.ts';
 
@@ -189,8 +190,7 @@ function releaseOf(m: BlockDetail): { title: string; artist: string | null } | n
 
 export async function refreshProducts(deps: Deps, blockId: string): Promise<void> {
   await withTransaction(deps.pool, async (db) => {
-    const locked = await db.query('SELECT 1 FROM catalog_blocks WHERE id = $1 FOR UPDATE', [blockId]);
-    if (!locked.rowCount) return;
+    if (!(await lockBlock(db, blockId))) return;
     await derive(db, blockId);
   });
 }

@@ -154,15 +154,6 @@ export function exportPrefix(organizationId: string, exportId: string): string {
   return `orgs/${organizationId}/exports/${exportId}/`;
 }
 
-/** Which of these statement ids are statements of the organization within the scope, not deleted (an export's filters.statementIds). */
-export async function visibleStatementIds(db: Queryable, organizationId: string, scope: RightsholderScope, ids: readonly string[]): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(
-    `SELECT id::text FROM statements WHERE organization_id = $1 AND id = ANY ($2::uuid[]) AND deleted_at IS NULL AND ${inRightsholderScope('rightsholder_id', '$3')}`,
-    [organizationId, ids, scope],
-  );
-  return rows.map((r) => r.id);
-}
-
 // --- building an export (the export_build job: attempts.ts, access.ts, rowSources.ts) ----------
 
 const OPEN = `status IN ('queued', 'running')`;
@@ -359,4 +350,13 @@ export async function catalogDetailsPage(db: Queryable, organizationId: string, 
     [organizationId, rightsholderIds, after, limit],
   );
   return rows;
+}
+
+/** Which of these statement ids are statements of the organization within the scope, not deleted (an export's filters.statementIds). */
+export async function visibleStatementIds(db: Queryable, organizationId: string, scope: RightsholderScope, ids: readonly string[]): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id::text FROM statements WHERE organization_id = $1 AND id = ANY ($2::uuid[]) AND deleted_at IS NULL AND ${inRightsholderScope('rightsholder_id', '$3')}`,
+    [organizationId, ids, scope],
+  );
+  return rows.map((r) => r.id);
 }

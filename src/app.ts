@@ -8,6 +8,7 @@ import { appRouter } from './api/index.ts';
 import { describeProcedures, schemasJson } from './docs/schemas.ts';
 import { closeAnalytics } from './analytics/engine.ts';
 import { cubeMeta } from './analytics/meta.ts';
+import { CUBE_SESSION_PREFIX, cubeSessionAllows, principalForCubeSession } from './analytics/sessions.ts';
 import type { HttpTimeouts } from './config.ts';
 import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
@@ -316,7 +317,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const limits = createRateLimits(deps.config.rateLimits, deps.pool);
   // OAuth 2.0 sign-in (src/oauth): the authorization server and its pages; the API takes its bearer tokens
   const oauth = await oauthRoutes(app, deps);
-  const createContext = contextFactory(deps, limits, oauth.apiPrincipal);
+  // embed sessions (src/analytics/sessions.ts): their rules, applied by the procedure chain
+  const sessions = { prefix: CUBE_SESSION_PREFIX, principal: principalForCubeSession, allows: cubeSessionAllows };
+  const createContext = contextFactory(deps, { limits, bearer: oauth.apiPrincipal, sessions });
   // the tool server for AI assistants (src/mcp): POST /mcp, its own token audience
   await mcpRoutes(app, deps, { oauth, limits });
   await app.register(

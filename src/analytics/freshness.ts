@@ -6,7 +6,7 @@
 import { rightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { usdRate } from '../fx/rates.ts';
-import { periodOf, type Cadence } from '../ingest/values.ts';
+import { periodId, periodOf, type Cadence } from '../periods.ts';
 import { ParamAllocator, scopePredicate, type Restrictions } from './compile.ts';
 import type { AnalyticsEngine, Caller } from './engine.ts';
 import { decimalText } from './engine.ts';
@@ -33,8 +33,6 @@ export async function visibleRightsholders(db: Queryable, caller: Caller, ids: r
   }
   return out;
 }
-
-const periodId = (year: number, period: number, cadence: string) => `${year}${cadence}${String(period).padStart(2, '0')}`;
 
 interface PeriodRow {
   statement_id: string;

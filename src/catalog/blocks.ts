@@ -10,8 +10,10 @@ import { identityKey, legacyIdentityKey, normalizedTitleKey } from './identity.t
 import { applyRules } from './rules.ts';
 import { readSpellings } from './statementRows.ts';
 import { withRows } from '../ingest/statements.ts';
+import { enqueue } from '../jobs/enqueue.ts';
+import { TASK } from '../jobs/payloads.ts';
 
-export const BLOCK_REFRESH_TASK = 'catalog_block_refresh';
+export const BLOCK_REFRESH_TASK = TASK.catalog_block_refresh;
 
 /** Statements that change within this window are folded into one refresh. */
 const REFRESH_DELAY_SECONDS = 1;
@@ -36,17 +38,14 @@ export function caseRank(title: string | null): number {
  */
 export async function enqueueBlockRefresh(db: Queryable, organizationId: string, rightsholderIds: readonly string[], reason: string): Promise<void> {
   for (const rightsholderId of new Set(rightsholderIds)) {
-    await db.query(
-      `SELECT graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => now() + make_interval(secs => $4),
-         max_attempts => 5, job_key => $5, job_key_mode => 'replace')`,
-      [
-        BLOCK_REFRESH_TASK,
-        JSON.stringify({ organizationId, rightsholderId, reason }),
-        `${BLOCK_REFRESH_TASK}:${rightsholderId}`,
-        REFRESH_DELAY_SECONDS,
-        `${BLOCK_REFRESH_TASK}:${rightsholderId}`,
-      ],
-    );
+    const key = `${BLOCK_REFRESH_TASK}:${rightsholderId}`;
+    await enqueue(db, TASK.catalog_block_refresh, { organizationId, rightsholderId, reason }, {
+      queueName: key,
+      runInSeconds: REFRESH_DELAY_SECONDS,
+      maxAttempts: 5,
+      jobKey: key,
+      jobKeyMode: 'replace',
+    });
   }
 }
 

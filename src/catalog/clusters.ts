@@ -7,7 +7,7 @@ import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
 import { lockBlock } from './blockStore.ts';
-import { normalizeTitle, titleSimilarity, type TitleCluster, type TitleItem } from './cluster/index.ts';
+import { normalizeTitle, titleSimilarity, type TitleItem } from './cluster/index.ts';
 import { boundKey } from './identity.ts';
 import { effectiveValues, type EffectiveValues, type FetchedResult, type OverrideRow } from './musicalDetails.ts';
 
@@ -84,7 +84,7 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
     const auto =
       items.length === 0
         ? []
-        : (await deps.threads.run<{ ok: true; clusters: TitleCluster[] }>('cluster', 'clusterTitlesTask', { items })).clusters;
+        : (await deps.threads.clusterTitles({ items })).clusters;
     const titleOf = new Map(items.map((i) => [i.id, i.title]));
     const planned: PlannedCluster[] = [];
     const byKey = new Map<string, PlannedCluster>();

@@ -2,6 +2,7 @@
 // operators' list, and the per-block actions (re-fetch, reprocess skipped, stop).
 import { inRightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
+import { likeEscape } from '../db/sql.ts';
 import type { Caller } from './musicalDetails.ts';
 
 export interface Coverage {
@@ -103,7 +104,7 @@ export interface QueueFilter {
 
 /** The filter's values for QUEUE_WHERE: the search's wildcards taken literally. */
 function queueParams(filter: QueueFilter): [string | null, string | null] {
-  return [filter.organizationId ?? null, filter.search ? filter.search.replace(/[\\%_]/g, (c) => `\\${c}`) : null];
+  return [filter.organizationId ?? null, filter.search ? likeEscape(filter.search) : null];
 }
 
 /** How many blocks the operators' queue list holds: across organizations or in one; search by organization or rightsholder name. */

@@ -3,6 +3,7 @@
 // their links to musical details.
 import { inRightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
+import { likeContains } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import type { Caller } from './musicalDetails.ts';
 import { productOverrideFields } from './products.ts';
@@ -117,7 +118,7 @@ const BLOCK_PRODUCTS_WHERE = 'p.block_id = $1 AND ($2::text IS NULL OR p.title I
 
 /** `search` as an ILIKE pattern matching it anywhere, its wildcards taken literally; null for no search. */
 function containsPattern(search: string | undefined): string | null {
-  return search?.trim() ? `%${search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  return search?.trim() ? likeContains(search.trim()) : null;
 }
 
 export async function countProductsOfBlock(db: Queryable, blockId: string, search: string | undefined): Promise<number> {

@@ -4,13 +4,13 @@
 //
 // Visibility: an organization sees its own mappings and distributors and the library's. Ids of
 // another organization answer NOT_FOUND exactly like ids that do not exist.
-import { computeHeaderHash } from '../../workers/headerHash.ts';
+import { computeHeaderHash } from './headerHash.ts';
 import type { RightsholderScope } from '../access/dataAccess.ts';
 import { recordActivity, type FieldChanges } from '../activity/record.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import { headerKey, missingRequiredFields, standardFields, type MappingFields, type StandardField } from './fields.ts';
+import { headerKey, missingRequiredFields, standardFields, type MappingFields, type StandardField } from './mappingFields.ts';
 
 type Actor = Pick<Principal, 'userId' | 'apiKey'>;
 

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../deps.ts';
-import { mappingFieldsSchema } from './fields.ts';
+import { deleteObjects } from '../storage/objectStore.ts';
+import { mappingFieldsSchema } from './mappingFields.ts';
 import { locateStatementFile, upload } from './pipeline.ts';
 
 export const lazyVariants = ['trimmed', 'standardized'] as const;
@@ -39,7 +40,7 @@ export async function materializeVariant(deps: Deps, statementId: string, varian
   try {
     const { located } = await locateStatementFile(deps, s.object_key, s.file_name, workDir, { expectEtag: s.object_etag, encoding: s.encoding });
     const file = path.join(workDir, `${variant}.csv`);
-    await deps.threads.run('normalize', 'normalizeStatement', {
+    await deps.threads.normalize({
       ...tableOf(located),
       fields: fields.data,
       fileName: s.file_name,
@@ -63,7 +64,7 @@ export async function materializeVariant(deps: Deps, statementId: string, varian
       [statementId, variant, key, s.normalized_version],
     );
     if (!updated.rowCount) {
-      await deps.store.delete(key).catch(() => {});
+      await deleteObjects(deps.store, [key], deps.log);
       throw new AppError('STATEMENT_STATE_CONFLICT', 'The statement was reprocessed while its file was being prepared; ask again');
     }
     return key;

@@ -12,7 +12,7 @@ import { API_SCOPE, MCP_WRITE_SCOPE } from '../oauth/urls.ts';
 import { describeError } from '../trpc/init.ts';
 import { scopeAllows } from '../auth/apiKeys.ts';
 import type { Queryable } from '../db/pool.ts';
-import { organizationAccess } from '../trpc/procedure.ts';
+import { organizationAccess } from '../access/organization.ts';
 import { roleSatisfies, type OrgRole } from '../access/roles.ts';
 import { endpointDetail, endpointLine, searchEndpoints, type Endpoint } from './catalog.ts';
 import { bounded } from './bound.ts';

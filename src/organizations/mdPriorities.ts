@@ -2,7 +2,7 @@
 // catalog's fetch scheduling.
 import type { RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
-import { escapeLike } from './organizations.ts';
+import { likeEscape } from '../db/sql.ts';
 
 export interface MdPriority {
   /** 1 = fetched first */
@@ -31,7 +31,7 @@ export async function listMdPriorities(
      SELECT * FROM ranked
      WHERE ($2::text IS NULL OR name ILIKE '%' || $2 || '%' ESCAPE '\\') AND ($3::uuid[] IS NULL OR "rightsholderId" = ANY ($3::uuid[]))
      ORDER BY position`,
-    [organizationId, search === undefined || search === '' ? null : escapeLike(search), scope],
+    [organizationId, search === undefined || search === '' ? null : likeEscape(search), scope],
   );
   return rows;
 }

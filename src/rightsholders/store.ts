@@ -5,6 +5,7 @@
 import type { RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
+import { likeContains } from '../db/sql.ts';
 
 export interface Rightsholder {
   id: string;
@@ -229,11 +230,6 @@ function orderBy(order: RightsholderOrder): string {
   return `${column} ${dir}, r.id ${dir}`;
 }
 
-/** `%` and `_` in a search are literal characters, not wildcards. */
-export function likePattern(search: string): string {
-  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 export async function listRightsholders(
   db: Queryable,
   access: RightsholderAccess,
@@ -243,7 +239,7 @@ export async function listRightsholders(
   const where = ['r.organization_id = $1', '($2::uuid[] IS NULL OR r.id = ANY($2::uuid[]))'];
   if (!opts.includeDeleted) where.push('r.deleted_at IS NULL');
   if (opts.search) {
-    params.push(likePattern(opts.search));
+    params.push(likeContains(opts.search));
     const p = `$${params.length}`;
     where.push(`(r.name ILIKE ${p} OR r.legal_name ILIKE ${p} OR EXISTS (SELECT 1 FROM unnest(r.aliases) a WHERE a ILIKE ${p}))`);
   }

@@ -3,7 +3,7 @@ import { getApiKeyInOrganization, type ApiKeyRecord } from '../../auth/apiKeys.t
 import type { Principal } from '../../auth/principal.ts';
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import type { OrgAccess } from '../../trpc/procedure.ts';
+import type { OrgAccess } from '../../access/organization.ts';
 import { roleRank, type OrgRole } from '../../access/roles.ts';
 
 /**

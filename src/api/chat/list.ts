@@ -1,6 +1,6 @@
 import { plainText } from '../../activity/inputs.ts';
 import type { Queryable } from '../../db/pool.ts';
-import { likePattern } from '../../rightsholders/store.ts';
+import { likeContains } from '../../db/sql.ts';
 import { paginated, paginationSchema, resolvePage, type Page } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -30,7 +30,7 @@ async function listChats(db: Queryable, organizationId: string, userId: string, 
   const params: unknown[] = [organizationId, userId];
   let where = 'organization_id = $1 AND user_id = $2';
   if (search) {
-    params.push(likePattern(search));
+    params.push(likeContains(search));
     where += ` AND title ILIKE $${params.length}`;
   }
   const count = await db.query<{ total: number }>(`SELECT count(*) AS total FROM chats WHERE ${where}`, params);

@@ -3,7 +3,7 @@ import { AppError } from '../../errors.ts';
 import { lazyVariants, materializeVariant, type LazyVariant } from '../../ingest/variants.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { visibleStatement } from '../upload/shared.ts';
+import { visibleStatement } from '../../ingest/uploadStore.ts';
 import { fileVariants } from './variants.ts';
 
 const DOWNLOAD_TTL_SECONDS = 10 * 60;
@@ -39,7 +39,7 @@ export const downloadStatementFile = orgProcedure(
       path: ['originalExcelFile'],
     }),
 ).mutation(async ({ ctx, input }) => {
-  const s = await visibleStatement(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.file);
+  const s = await visibleStatement(ctx.deps.pool, ctx.org, input.file);
   const { rows } = await ctx.deps.pool.query<{ variants: Record<string, string> }>('SELECT variants FROM statements WHERE id = $1', [s.id]);
   const variants: Record<string, string> = { original: s.objectKey, ...rows[0]!.variants };
   let key = variants[input.type];

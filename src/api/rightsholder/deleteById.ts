@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { withTransaction } from '../../db/pool.ts';
 import { retireExportsOf } from '../../exports/expire.ts';
-import { deleteObjects, statementObjectKeys } from '../../ingest/statements.ts';
+import { statementObjectKeys } from '../../ingest/statements.ts';
+import { deleteObjects } from '../../storage/objectStore.ts';
 import { remove, rightsholderAccess } from '../../rightsholders/service.ts';
 import { getRightsholder } from '../../rightsholders/store.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';

@@ -2,8 +2,10 @@
 // before their TTL ran out) become `expired`; the objects of aborted and expired statements are
 // removed once their last presigned PUT URL has stopped working (a client may still PUT until
 // then). Runs every minute from the job runner's crontab.
-import type { Task } from 'graphile-worker';
-import type { Deps } from '../deps.ts';
+import type { Deps } from '../../deps.ts';
+import { expireDueUploads } from '../../ingest/statementStatus.ts';
+import { defineTask } from '../defineTask.ts';
+import { TASK } from '../payloads.ts';
 
 /** Past a URL's expiry by this much, no PUT of it is still arriving. */
 const PUT_URL_GRACE = `interval '1 minute'`;
@@ -11,12 +13,9 @@ const SWEEP_BATCH = 500;
 /** Statements whose upload was given up: aborted or expired, and such ones deleted since. */
 const ABANDONED = `(status IN ('aborted', 'expired') OR (status = 'deleted' AND status_before_delete IN ('aborted', 'expired')))`;
 
+/** Every direct upload past its time-to-live becomes expired; how many. */
 export async function expireUploads(deps: Pick<Deps, 'pool'>): Promise<number> {
-  const { rowCount } = await deps.pool.query(
-    `UPDATE statements SET status = 'expired', updated_at = clock_timestamp()
-     WHERE status = 'uploading' AND upload_expires_at < clock_timestamp()`,
-  );
-  return rowCount ?? 0;
+  return (await expireDueUploads(deps.pool, 'all')).length;
 }
 
 /**
@@ -40,11 +39,9 @@ export async function sweepAbandonedObjects(deps: Pick<Deps, 'pool' | 'store'>):
   return rows.length + due.rows.length;
 }
 
-export function statementUploadExpireTask(deps: Deps): Task {
-  return async (_payload, helpers) => {
-    const n = await expireUploads(deps);
-    if (n > 0) helpers.logger.info(`expired ${n} unfinished uploads`);
-    const swept = await sweepAbandonedObjects(deps);
-    if (swept > 0) helpers.logger.info(`removed the objects of ${swept} aborted or expired uploads`);
-  };
-}
+export const statementUploadExpireTask = defineTask(TASK.statement_upload_expire, async (_payload, { deps, helpers }) => {
+  const n = await expireUploads(deps);
+  if (n > 0) helpers.logger.info(`expired ${n} unfinished uploads`);
+  const swept = await sweepAbandonedObjects(deps);
+  if (swept > 0) helpers.logger.info(`removed the objects of ${swept} aborted or expired uploads`);
+});

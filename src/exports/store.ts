@@ -1,7 +1,7 @@
 // Exports and their files in PostgreSQL: one small function per operation. An export is visible
 // to a caller when every rightsholder it names is within the caller's data access (the same rule
 // that decides which rows analytics shows them); anything else answers NOT_FOUND.
-import type { RightsholderScope } from '../access/dataAccess.ts';
+import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { ExportFilters, ExportFormat, ExportStatus, ExportType } from './definitions.ts';
@@ -350,4 +350,13 @@ export async function catalogDetailsPage(db: Queryable, organizationId: string, 
     [organizationId, rightsholderIds, after, limit],
   );
   return rows;
+}
+
+/** Which of these statement ids are statements of the organization within the scope, not deleted (an export's filters.statementIds). */
+export async function visibleStatementIds(db: Queryable, organizationId: string, scope: RightsholderScope, ids: readonly string[]): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id::text FROM statements WHERE organization_id = $1 AND id = ANY ($2::uuid[]) AND deleted_at IS NULL AND ${inRightsholderScope('rightsholder_id', '$3')}`,
+    [organizationId, ids, scope],
+  );
+  return rows.map((r) => r.id);
 }

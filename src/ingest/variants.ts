@@ -8,6 +8,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AppError } from '../errors.ts';
+import type { Queryable } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
 import { deleteObjects } from '../storage/objectStore.ts';
 import { mappingFieldsSchema } from './mappingFields.ts';
@@ -15,6 +16,19 @@ import { locateStatementFile, upload } from './pipeline.ts';
 
 export const lazyVariants = ['trimmed', 'standardized'] as const;
 export type LazyVariant = (typeof lazyVariants)[number];
+
+export interface StoredVariants {
+  /** the object key of each variant made so far, by variant name */
+  variants: Record<string, string>;
+  /** how the original was read (its delimiter and format); null until a run located it */
+  located: { delimiter?: string; format?: string } | null;
+}
+
+/** The variants a statement has now and how its original was located. */
+export async function storedVariantsOf(db: Queryable, statementId: string): Promise<StoredVariants> {
+  const { rows } = await db.query<StoredVariants>('SELECT variants, located FROM statements WHERE id = $1', [statementId]);
+  return rows[0]!;
+}
 
 export async function materializeVariant(deps: Deps, statementId: string, variant: LazyVariant): Promise<string> {
   const { rows } = await deps.pool.query<{

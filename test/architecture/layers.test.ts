@@ -19,8 +19,10 @@ const LAYERS: { name: string; paths: string[] }[] = [
     name: 'domain',
     paths: ['^src/(activity|ai|analytics|catalog|exports|fx|ingest|invitations|jobs|lenses|lookups|market|organizations|rightsholders)/'],
   },
-  { name: 'interfaces', paths: ['^src/(trpc|api|mcp|oauth|docs)/', '^src/app[.]ts$'] },
-  { name: 'entry', paths: ['^src/cli/', '^src/(main|runtime)[.]ts$'] },
+  // src/client: the client library, typed from the router (a type-only import of src/api)
+  { name: 'interfaces', paths: ['^src/(trpc|api|mcp|oauth|docs|client)/', '^src/app[.]ts$'] },
+  // src/royalty: the command-line client, built on src/client
+  { name: 'entry', paths: ['^src/(cli|royalty)/', '^src/(main|runtime)[.]ts$'] },
 ];
 
 const layerPaths = (names: string[]) => LAYERS.filter((l) => names.includes(l.name)).flatMap((l) => l.paths);

@@ -4,6 +4,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
+import { lockBlock } from './blockStore.ts';
 import { afterBlockRefresh } from './followUps.ts';
 import { identityKey, legacyIdentityKey, normalizedTitleKey } from './identity.ts';
 import { applyRules } from './rules.ts';
@@ -158,7 +159,7 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
 
   return withTransaction(deps.pool, async (db) => {
     // one refresh of a block at a time, whatever runs it
-    await db.query('SELECT 1 FROM catalog_blocks WHERE id = $1 FOR UPDATE', [blockId]);
+    await lockBlock(db, blockId);
     await rekeyLegacyIdentities(db, organizationId, blockId, rekeys);
     await db.query(
       `CREATE TEMP TABLE md_in (identity_key text, norm_title text, statement_id uuid, currency text, isrc text, isrc_raw text,

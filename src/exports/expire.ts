@@ -16,7 +16,7 @@ import { withTransaction, type Queryable } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
 import { enqueue } from '../jobs/enqueue.ts';
 import { TASK } from '../jobs/payloads.ts';
-import { removeObjects } from './run.ts';
+import { removeObjects } from './objects.ts';
 import { exportPrefix, type ExportRow } from './store.ts';
 
 const SWEEP_BATCH = 100;

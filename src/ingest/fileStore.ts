@@ -3,6 +3,7 @@
 // the caller's organization with its rightsholder scope (`ctx.org`).
 import { inRightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
+import { likeContains } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { STATEMENT_SELECT, type StatementRecord } from './statements.ts';
 import { dateRangeCondition, type Page, type VisibleTo } from './uploadStore.ts';
@@ -120,7 +121,7 @@ function filesWhere(org: VisibleTo, f: FileFilter) {
       f.rightsholderId ?? null,
       f.distributorId ?? null,
       f.customName ?? null,
-      f.name ? `%${f.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null,
+      f.name ? likeContains(f.name) : null,
     ],
   };
 }

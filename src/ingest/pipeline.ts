@@ -13,24 +13,26 @@ import { AppError } from '../errors.ts';
 import type { Deps } from '../deps.ts';
 import { type FooterMeasure, type LocatedTable, tableOf } from './fileTypes.ts';
 import { findMappingForHeader, type FoundMapping } from './library.ts';
-import { missingRequiredFields, type FieldSpec, type MappingFields } from './fields.ts';
-import { headerIn, usesDecimalComma } from './fieldNames.ts';
-import { addDecimals, readAmount } from './amounts.ts';
+import { missingRequiredFields, type FieldSpec, type MappingFields } from './mappingFields.ts';
+import { headerIn, usesDecimalComma } from './standardFields.ts';
+import { readAmount } from './amounts.ts';
+import { addDecimals } from '../decimal.ts';
+import { cadenceMonthsSql, monthIndex } from '../periods.ts';
 import { awaitMapping, failRun, finishRun, startRun, type RunStatement } from './statementStatus.ts';
 import { periodOf, type Cadence } from './values.ts';
-import type { NormalizeOutput } from '../../workers/normalize.ts';
+import type { NormalizeOutput } from '../workers/normalizeTypes.ts';
 import { suggestMapping } from './suggest.ts';
 import { fxFlags, rateStatement, rawValueUsdSql } from '../fx/rerate.ts';
 import { recordActivity } from '../activity/record.ts';
 import { unknownLookupMessage } from '../lookups/flags.ts';
 import { normalizeLookupKey } from '../lookups/normalize.ts';
-import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/resolve.ts';
+import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/analyticsLookups.ts';
 import { enqueueBlockRefresh } from '../catalog/blocks.ts';
 import { stopwatch } from './stopwatch.ts';
-import { ObjectChangedError } from '../storage/objectStore.ts';
+import { deleteObjects, ObjectChangedError } from '../storage/objectStore.ts';
 
 /** The months of a statement's cadence, in SQL over the statements table. */
-const SPAN_SQL = `CASE stmt_cadence WHEN 'M' THEN 1 WHEN 'Q' THEN 3 WHEN 'H' THEN 6 WHEN 'Y' THEN 12 END`;
+const SPAN_SQL = cadenceMonthsSql('stmt_cadence');
 
 export interface IngestResult {
   status: 'processed' | 'needs_mapping' | 'failed' | 'skipped';
@@ -389,13 +391,7 @@ export async function locateStatementFile(
   options.lap?.('download');
   // the file reader is pure JavaScript: its thread is terminated when the signal aborts
   const [located, sha256] = await Promise.allSettled([
-    deps.threads.run<LocatedTable & { ok: true }>(
-      'statementFile',
-      'locateTable',
-      { sourcePath, fileName, workDir, ...(options.encoding ? { encoding: options.encoding } : {}) },
-      undefined,
-      options.signal,
-    ),
+    deps.threads.locateTable({ sourcePath, fileName, workDir, ...(options.encoding ? { encoding: options.encoding } : {}) }, { signal: options.signal }),
     options.hash ? sha256Of(sourcePath) : Promise.resolve(''),
   ]);
   // both settled: nothing reads the work directory when a failure removes it
@@ -546,7 +542,7 @@ const normalize: Stage = {
     const { mapping } = need(run.found, 'the mapping');
     const progress = progressReporter(deps, statementId, statement.normalized_version);
     try {
-      run.normalized = await deps.threads.run<NormalizeOutput & { ok: true }>('normalize', 'normalizeStatement', {
+      run.normalized = await deps.threads.normalize({
         ...tableOf(located),
         fields: mapping.fields,
         fileName: statement.file_name,
@@ -635,10 +631,9 @@ const commit: Stage = {
     );
     const kept = new Set([rows[0]?.normalized_key, ...Object.values(rows[0]?.variants ?? {})]);
     const mine = need(run.variants, 'the objects');
-    for (const key of [mine.normalized, mine.removed, mine.single, mine['original-excel']]) {
-      // (original-excel may be the upload itself)
-      if (key && key !== run.statement.object_key && !kept.has(key)) await run.deps.store.delete(key).catch(() => {});
-    }
+    // (original-excel may be the upload itself)
+    const orphans = [mine.normalized, mine.removed, mine.single, mine['original-excel']];
+    await deleteObjects(run.deps.store, orphans.filter((key): key is string => !!key && key !== run.statement.object_key && !kept.has(key)), run.deps.log);
     return skipped(run);
   },
 };
@@ -650,9 +645,8 @@ const dropPreviousVersion: Stage = {
     const { statement } = run;
     const now = Object.values(need(run.variants, 'the objects'));
     const old = statement.variants;
-    for (const key of [statement.normalized_key, old.removed, old.single, old.trimmed, old.standardized, old['original-excel']]) {
-      if (key && key !== statement.object_key && !now.includes(key)) await run.deps.store.delete(key).catch(() => {});
-    }
+    const previous = [statement.normalized_key, old.removed, old.single, old.trimmed, old.standardized, old['original-excel']];
+    await deleteObjects(run.deps.store, previous.filter((key): key is string => !!key && key !== statement.object_key && !now.includes(key)), run.deps.log);
     run.lap('commit');
   },
 };
@@ -757,14 +751,13 @@ async function overlapFlags(db: Queryable, run: Run, stmtPeriod: { start: string
   const distributorId = run.statement.distributor_id ?? need(run.found, 'the mapping').mapping.distributorId;
   if (!stmtPeriod || !distributorId) return [];
   // periods overlap when they share a month: a quarter overlaps each of its months
-  const monthOf = (iso: string) => Number(iso.slice(0, 4)) * 12 + Number(iso.slice(5, 7)) - 1;
   const overlap = await db.query<{ id: string }>(
     `SELECT id FROM statements WHERE organization_id = $1 AND rightsholder_id = $2 AND distributor_id = $3 AND id <> $4
        AND status = 'processed' AND deleted_at IS NULL AND stmt_period >= 1
        AND stmt_year * 12 + (stmt_period - 1) * ${SPAN_SQL} <= $6
        AND stmt_year * 12 + stmt_period * ${SPAN_SQL} - 1 >= $5
      ORDER BY created_at, id LIMIT 5`,
-    [run.organizationId, run.statement.rightsholder_id, distributorId, run.statementId, monthOf(stmtPeriod.start), monthOf(stmtPeriod.end)],
+    [run.organizationId, run.statement.rightsholder_id, distributorId, run.statementId, monthIndex(stmtPeriod.start), monthIndex(stmtPeriod.end)],
   );
   if (overlap.rows.length === 0) return [];
   return [

@@ -185,19 +185,3 @@ export async function statementObjectKeys(db: Queryable, statementIds: readonly 
   );
   return rows.map((r) => r.key);
 }
-
-/** Deletes objects after their rows are gone; returns the keys that could not be deleted (logged). */
-export async function deleteObjects(
-  store: { delete(key: string): Promise<void> },
-  keys: readonly string[],
-  log: { error(obj: object, msg: string): void },
-): Promise<string[]> {
-  const failed: string[] = [];
-  for (const key of keys) {
-    await store.delete(key).catch((error: unknown) => {
-      log.error({ err: error, key }, 'object delete failed');
-      failed.push(key);
-    });
-  }
-  return failed;
-}

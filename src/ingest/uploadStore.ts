@@ -5,6 +5,7 @@
 // are the state machine's (src/ingest/statementStatus.ts).
 import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
+import { likeContains } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { STATEMENT_SELECT, type StatementRecord } from './statements.ts';
 import { WAS_READ } from './statementStatus.ts';
@@ -27,7 +28,7 @@ export function dateRangeCondition(column: string, start: string, end: string): 
 
 /** A text filter as a case-insensitive substring pattern (`%`, `_` and `\` are characters), or null. */
 function containing(text: string | undefined): string | null {
-  return text ? `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  return text ? likeContains(text) : null;
 }
 
 // ---- statements as the caller may see them ------------------------------------------------------

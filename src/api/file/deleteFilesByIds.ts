@@ -3,7 +3,7 @@ import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { deleteObjects } from '../../ingest/statements.ts';
+import { deleteObjects } from '../../storage/objectStore.ts';
 import { enqueueBlockRefreshForStatements } from '../../catalog/blocks.ts';
 import { deleteStatementRows, deleteUploadIfEmpty, filesOfUpload, lockUpload } from '../../ingest/fileStore.ts';
 import { storedId } from '../upload/inputs.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { plainText } from '../../activity/inputs.ts';
 import { AppError } from '../../errors.ts';
-import { missingRequiredFields, variablesSchema, type MappingFields } from '../../ingest/fields.ts';
+import { missingRequiredFields, variablesSchema, type MappingFields } from '../../ingest/mappingFields.ts';
 import { getMapping } from '../../ingest/mappings.ts';
 import { previewSample } from '../../ingest/preview.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';

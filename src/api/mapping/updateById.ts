@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { matchColumns } from '../../ingest/fields.ts';
+import { matchColumns } from '../../ingest/mappingFields.ts';
 import {
   assertChangeable,
   getMapping,

@@ -5,6 +5,7 @@ import { AppError } from '../../errors.ts';
 import { getStatement } from '../../ingest/statements.ts';
 import { abortUpload, expireDueUploads, moved, transitionAllows } from '../../ingest/statementStatus.ts';
 import { visibleStatement } from '../../ingest/uploadStore.ts';
+import { deleteObjects } from '../../storage/objectStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -40,6 +41,6 @@ export const aborted = orgProcedure(
     });
     return s.objectKey;
   });
-  await ctx.deps.store.delete(key).catch(() => {});
+  await deleteObjects(ctx.deps.store, [key], ctx.deps.log);
   return getStatement(ctx.deps.pool, ctx.org.id, input.statementId);
 });

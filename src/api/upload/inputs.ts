@@ -1,6 +1,6 @@
 // Input schemas the upload and file procedures share.
 import { z } from 'zod';
-import { containsPattern } from '../../lookups/paging.ts';
+import { likeContains } from '../../db/sql.ts';
 
 /**
  * An id as stored and answered: a UUID in any case, lower-cased, so that an id sent in capitals
@@ -17,4 +17,4 @@ export const customNameFilter = z
   .string()
   .trim()
   .max(200)
-  .transform((name) => (name === '' ? null : containsPattern(name)));
+  .transform((name) => (name === '' ? null : likeContains(name)));

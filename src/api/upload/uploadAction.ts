@@ -4,7 +4,7 @@ import { withTransaction, type Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { enqueueBlockRefresh } from '../../catalog/blocks.ts';
 import { enqueueStatementIngest } from '../../ingest/queue.ts';
-import { encodingSchema, variablesSchema } from '../../ingest/fields.ts';
+import { encodingSchema, variablesSchema } from '../../ingest/mappingFields.ts';
 import { getStatement, type StatementRecord } from '../../ingest/statements.ts';
 import {
   completeUpload,

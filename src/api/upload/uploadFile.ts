@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction, type Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { encodingSchema, variablesSchema } from '../../ingest/fields.ts';
+import { encodingSchema, variablesSchema } from '../../ingest/mappingFields.ts';
 import { namedEncoding } from '../../ingest/file/encoding.ts';
 import {
   createUpload,

@@ -1,7 +1,9 @@
-// The enrichment queue as the fetching.* procedures see it: coverage, counts, the operators'
-// list, and the per-block actions (re-fetch, reprocess skipped, stop).
-import type { RightsholderScope } from '../access/dataAccess.ts';
+// The SQL of the enrichment queue as the fetching.* procedures see it: coverage, counts, the
+// operators' list, and the per-block actions (re-fetch, reprocess skipped, stop).
+import { inRightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
+import { likeEscape } from '../db/sql.ts';
+import type { Caller } from './musicalDetails.ts';
 
 export interface Coverage {
   rightsholderId: string;
@@ -22,7 +24,7 @@ const STATES = ['pending', 'fetching', 'found', 'not_found', 'skipped', 'failed'
  * Per rightsholder: musical details resolved (terminal states) over all, and the USD earnings on
  * them over all, as exact percentages with 4 decimals ("0" when there is nothing).
  */
-export async function coverageByRightsholders(db: Queryable, organizationId: string, rightsholderIds: readonly string[], scope: RightsholderScope): Promise<Coverage[]> {
+export async function coverageByRightsholders(db: Queryable, caller: Caller, rightsholderIds: readonly string[]): Promise<Coverage[]> {
   const { rows } = await db.query<Coverage & { states: Record<string, number> | null }>(
     `SELECT r.id AS "rightsholderId", r.name AS "rightsholderName", b.id AS "blockId",
             coalesce(s.total, 0)::int AS "musicalDetails", coalesce(s.resolved, 0)::int AS resolved, s.states,
@@ -40,19 +42,19 @@ export async function coverageByRightsholders(db: Queryable, organizationId: str
               (SELECT jsonb_object_agg(state, n) FROM (SELECT state, count(*)::int AS n FROM musical_details WHERE block_id = b.id GROUP BY state) x) AS states
        FROM musical_details md WHERE md.block_id = b.id
      ) s ON TRUE
-     WHERE r.organization_id = $1 AND r.id = ANY ($2::uuid[]) AND ($3::uuid[] IS NULL OR r.id = ANY ($3::uuid[]))
+     WHERE r.organization_id = $1 AND r.id = ANY ($2::uuid[]) AND ${inRightsholderScope('r.id', '$3')}
      ORDER BY array_position($2::uuid[], r.id)`,
-    [organizationId, rightsholderIds, scope],
+    [caller.organizationId, rightsholderIds, caller.rightsholderScope],
   );
   return rows.map(({ states, ...r }) => ({ ...r, byState: Object.fromEntries(STATES.map((st) => [st, states?.[st] ?? 0])) }));
 }
 
-export async function inQueueCount(db: Queryable, organizationId: string, scope: RightsholderScope): Promise<{ count: number; pending: number; fetching: number }> {
+export async function inQueueCount(db: Queryable, caller: Caller): Promise<{ count: number; pending: number; fetching: number }> {
   const { rows } = await db.query<{ pending: number; fetching: number }>(
     `SELECT count(*) FILTER (WHERE md.state = 'pending')::int AS pending, count(*) FILTER (WHERE md.state = 'fetching')::int AS fetching
      FROM musical_details md JOIN catalog_blocks b ON b.id = md.block_id
-     WHERE md.organization_id = $1 AND md.state IN ('pending', 'fetching') AND ($2::uuid[] IS NULL OR b.rightsholder_id = ANY ($2::uuid[]))`,
-    [organizationId, scope],
+     WHERE md.organization_id = $1 AND md.state IN ('pending', 'fetching') AND ${inRightsholderScope('b.rightsholder_id', '$2')}`,
+    [caller.organizationId, caller.rightsholderScope],
   );
   const { pending, fetching } = rows[0]!;
   return { count: pending + fetching, pending, fetching };
@@ -90,41 +92,54 @@ function queueOrder(sortBy: QueueSort | undefined, sortOrder: 'asc' | 'desc' = '
   return `${queueSortColumns[sortBy]} ${dir} NULLS LAST, b.id ${dir}`;
 }
 
-/** Blocks with their queue state, across organizations or in one; search by organization or rightsholder name. */
-export async function listQueue(
-  db: Queryable,
-  opts: { organizationId?: string; search?: string; sortBy?: QueueSort | undefined; sortOrder?: 'asc' | 'desc'; limit: number; offset: number },
-): Promise<{ rows: QueueBlock[]; total: number }> {
-  const where = `($1::uuid IS NULL OR b.organization_id = $1) AND o.deleted_at IS NULL
+const QUEUE_FROM = 'FROM catalog_blocks b JOIN organizations o ON o.id = b.organization_id JOIN rightsholders r ON r.id = b.rightsholder_id';
+/** Blocks of live organizations (every one, or `$1`'s) whose organization or rightsholder name contains `$2` (null: all). */
+const QUEUE_WHERE = `($1::uuid IS NULL OR b.organization_id = $1) AND o.deleted_at IS NULL
     AND ($2::text IS NULL OR o.name ILIKE '%' || $2 || '%' OR r.name ILIKE '%' || $2 || '%')`;
-  const search = opts.search ? opts.search.replace(/[\\%_]/g, (c) => `\\${c}`) : null;
-  const from = 'FROM catalog_blocks b JOIN organizations o ON o.id = b.organization_id JOIN rightsholders r ON r.id = b.rightsholder_id';
-  const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n ${from} WHERE ${where}`, [opts.organizationId ?? null, search]);
+
+export interface QueueFilter {
+  organizationId?: string | undefined;
+  search?: string | undefined;
+}
+
+/** The filter's values for QUEUE_WHERE: the search's wildcards taken literally. */
+function queueParams(filter: QueueFilter): [string | null, string | null] {
+  return [filter.organizationId ?? null, filter.search ? likeEscape(filter.search) : null];
+}
+
+/** How many blocks the operators' queue list holds: across organizations or in one; search by organization or rightsholder name. */
+export async function countQueueBlocks(db: Queryable, filter: QueueFilter): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n ${QUEUE_FROM} WHERE ${QUEUE_WHERE}`, queueParams(filter));
+  return rows[0]!.n;
+}
+
+/** One page of the blocks with their queue state, across organizations or in one; search by organization or rightsholder name. */
+export async function queueBlockPage(
+  db: Queryable,
+  opts: QueueFilter & { sortBy?: QueueSort | undefined; sortOrder?: 'asc' | 'desc'; limit: number; offset: number },
+): Promise<QueueBlock[]> {
   const { rows } = await db.query<QueueBlock & { states: Record<string, number> | null }>(
     `SELECT b.id AS "blockId", b.organization_id AS "organizationId", o.name AS "organizationName", b.rightsholder_id AS "rightsholderId",
             r.name AS "rightsholderName", b.state AS "blockState", b.refreshed_at AS "refreshedAt",
             coalesce(s.total, 0)::int AS "musicalDetails", s.states, s.next_at AS "nextAttemptAt", s.last_error AS "lastError"
-     ${from}
+     ${QUEUE_FROM}
      LEFT JOIN LATERAL (
        SELECT sum(n) AS total, jsonb_object_agg(state, n) AS states,
               (SELECT min(next_attempt_at) FROM musical_details WHERE block_id = b.id AND state = 'pending') AS next_at,
               (SELECT last_error FROM musical_details WHERE block_id = b.id AND state = 'failed' ORDER BY updated_at DESC LIMIT 1) AS last_error
        FROM (SELECT state, count(*)::int AS n FROM musical_details WHERE block_id = b.id GROUP BY state) x
      ) s ON TRUE
-     WHERE ${where}
+     WHERE ${QUEUE_WHERE}
      ORDER BY ${queueOrder(opts.sortBy, opts.sortOrder)}
      LIMIT $3 OFFSET $4`,
-    [opts.organizationId ?? null, search, opts.limit, opts.offset],
+    [...queueParams(opts), opts.limit, opts.offset],
   );
-  return {
-    rows: rows.map(({ states, ...r }) => ({
-      ...r,
-      refreshedAt: r.refreshedAt ? new Date(r.refreshedAt).toISOString() : null,
-      nextAttemptAt: r.nextAttemptAt ? new Date(r.nextAttemptAt).toISOString() : null,
-      byState: Object.fromEntries(STATES.map((st) => [st, states?.[st] ?? 0])),
-    })),
-    total: total.rows[0]!.n,
-  };
+  return rows.map(({ states, ...r }) => ({
+    ...r,
+    refreshedAt: r.refreshedAt ? new Date(r.refreshedAt).toISOString() : null,
+    nextAttemptAt: r.nextAttemptAt ? new Date(r.nextAttemptAt).toISOString() : null,
+    byState: Object.fromEntries(STATES.map((st) => [st, states?.[st] ?? 0])),
+  }));
 }
 
 /** found, not_found and failed details of the block back to pending (ignored titles stay skipped). */

@@ -20,7 +20,7 @@ import {
   type SalesTypeKnowledge,
   type SalesTypeProposal,
   type SourceKnowledge,
-} from './resolver.ts';
+} from './offlineResolver.ts';
 import { getSalesTypeLookup, listTaxonomy, upsertSalesTypeLookup, type SalesTypeLookup } from './salesTypes.ts';
 import { getSourceLookup, upsertSourceLookup, type SourceLookup, type SourceResolution } from './sources.ts';
 import { embeddedEntries } from './vectors.ts';

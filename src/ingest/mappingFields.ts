@@ -2,9 +2,9 @@
 // each standard field, where its value comes from (one column, several columns, a constant, the
 // file name or an upload variable) and, where needed, the format to read it with.
 import { z } from 'zod';
-import { headerKey, requiredFields, standardFields, type StandardField } from './fieldNames.ts';
+import { headerKey, requiredFields, standardFields, type StandardField } from './standardFields.ts';
 
-export { fieldKinds, headerKey, requiredFields, standardFields, type StandardField } from './fieldNames.ts';
+export { fieldKinds, headerKey, requiredFields, standardFields, type StandardField } from './standardFields.ts';
 
 /**
  * Where one field comes from: exactly one of column, columns, constant, fromFileName, variable,

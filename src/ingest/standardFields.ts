@@ -1,7 +1,7 @@
 // The standard fields of a normalized statement row, how each is read, and how header names
-// compare: without zod, so the normalizer's thread does not load it (src/ingest/fields.ts has the
+// compare: without zod, so the normalizer's thread does not load it (src/ingest/mappingFields.ts has the
 // mapping schema and re-exports these).
-import { normalizeHeaderCell } from '../../workers/headerHash.ts';
+import { normalizeHeaderCell } from './headerHash.ts';
 
 export const standardFields = [
   'stmtYear',

@@ -3,7 +3,7 @@ import t from 'tap';
 import { createApiKey } from '../../../src/auth/apiKeys.ts';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { isError, ok } from '../rightsholder/helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv);

@@ -2,7 +2,8 @@
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { createDistributor, createMapping, details, insertStatement, isError, libraryMapping, ok, UNKNOWN_ID } from '../mapping/helpers.ts';
+import { createDistributor, createMapping, insertStatement, libraryMapping, UNKNOWN_ID } from '../mapping/helpers.ts';
+import { details, isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv);

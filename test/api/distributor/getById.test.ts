@@ -2,7 +2,8 @@
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { createDistributor, createMapping, isError, libraryMapping, ok, UNKNOWN_ID } from '../mapping/helpers.ts';
+import { createDistributor, createMapping, libraryMapping, UNKNOWN_ID } from '../mapping/helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv);

@@ -3,7 +3,8 @@ import t from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { createMapping, details, isError, libraryMapping, mappingEvents, ok, UNKNOWN_ID } from './helpers.ts';
+import { createMapping, libraryMapping, mappingEvents, UNKNOWN_ID } from './helpers.ts';
+import { details, isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv);

@@ -2,7 +2,8 @@
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { createMapping, details, insertStatement, isError, libraryMapping, mappingEvents, ok, UNKNOWN_ID } from './helpers.ts';
+import { createMapping, insertStatement, libraryMapping, mappingEvents, UNKNOWN_ID } from './helpers.ts';
+import { details, isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv);

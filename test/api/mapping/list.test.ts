@@ -5,7 +5,8 @@ import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { repoRoot } from '../../setup/paths.ts';
-import { createMapping, isError, ok, UNKNOWN_ID } from './helpers.ts';
+import { createMapping, UNKNOWN_ID } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv);

@@ -4,7 +4,8 @@ import t from 'tap';
 import { createRightsholder, putFile } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { createMapping, FIELDS, HEADERS, insertStatement, isError, ok, UNKNOWN_ID } from './helpers.ts';
+import { createMapping, FIELDS, HEADERS, insertStatement, UNKNOWN_ID } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv);

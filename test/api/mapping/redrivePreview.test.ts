@@ -3,7 +3,8 @@ import t from 'tap';
 import { standardFields } from '../../../src/ingest/fields.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { createMapping, FIELDS, insertStatement, isError, libraryMapping, ok, UNKNOWN_ID } from './helpers.ts';
+import { createMapping, FIELDS, insertStatement, libraryMapping, UNKNOWN_ID } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv);

@@ -4,20 +4,8 @@ import t from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import {
-  createDistributor,
-  createMapping,
-  details,
-  FIELDS,
-  HASH,
-  HEADERS,
-  insertStatement,
-  isError,
-  libraryMapping,
-  mappingEvents,
-  ok,
-  UNKNOWN_ID,
-} from './helpers.ts';
+import { createDistributor, createMapping, FIELDS, HASH, HEADERS, insertStatement, libraryMapping, mappingEvents, UNKNOWN_ID } from './helpers.ts';
+import { details, isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv);

@@ -5,7 +5,8 @@
 import t from 'tap';
 import { newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { createRightsholder, isError, ok } from './helpers.ts';
+import { createRightsholder } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv, 'Hostile Names');

@@ -22,6 +22,7 @@ import type { Config } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
 import type { Deps } from '../../src/deps.ts';
 import { AppError } from '../../src/errors.ts';
+import { syncMappingLibrary } from '../../src/ingest/library.ts';
 import { createJobQueue, startJobRunner } from '../../src/jobs/runner.ts';
 import { startEmbeddedS3 } from '../../src/storage/embedded.ts';
 import { ObjectStore } from '../../src/storage/objectStore.ts';
@@ -63,6 +64,8 @@ export async function startTestHandler(
   const config = testConfig({ databaseUrl: db.url, dataDir: dir, s3, port: 0, env: opts.env });
   // the parts src/runtime.ts composes for a process, without its HTTP server (and the imports it needs)
   const pool = createPool(config.databaseUrl!, config.databasePoolSize);
+  // the template is migrated; the shared library of mappings is data each start syncs (src/runtime.ts)
+  await syncMappingLibrary(pool);
   const store = new ObjectStore(config.s3!);
   await store.ensureBucket();
   const threads = createThreadPool(config.threads);
@@ -114,6 +117,14 @@ class HandlerClient implements TestClient {
 
   mutate<P extends MutationPath>(path: P, ...input: InputArg<P>): Promise<Outcome<OutputOf<P>>> {
     return this.invoke('mutation', path, input[0]);
+  }
+
+  queryUnchecked<P extends QueryPath>(path: P, input?: unknown): Promise<Outcome<any>> {
+    return this.invoke('query', path, input);
+  }
+
+  mutateUnchecked<P extends MutationPath>(path: P, input?: unknown): Promise<Outcome<any>> {
+    return this.invoke('mutation', path, input);
   }
 
   call(method: 'GET' | 'POST', path: string, input?: unknown): Promise<Outcome<any>> {

@@ -31,6 +31,9 @@ export interface TestClient {
   /** a query, by its known name, with its typed input; the answer typed as the wire carries it */
   query<P extends QueryPath>(path: P, ...input: InputArg<P>): Promise<Outcome<OutputOf<P>>>;
   mutate<P extends MutationPath>(path: P, ...input: InputArg<P>): Promise<Outcome<OutputOf<P>>>;
+  /** a known query with input tsc does not check (invalid or hostile input); the answer untyped */
+  queryUnchecked<P extends QueryPath>(path: P, input?: unknown): Promise<Outcome<any>>;
+  mutateUnchecked<P extends MutationPath>(path: P, input?: unknown): Promise<Outcome<any>>;
   /** any name, any input, either method: unknown procedures, wrong methods, hostile input */
   call(method: 'GET' | 'POST', path: string, input?: unknown): Promise<Outcome<any>>;
   with(headers: Record<string, string>): TestClient;
@@ -43,6 +46,8 @@ export interface TestClient {
 export interface LooseClient {
   query<P extends QueryPath>(path: P, input?: unknown): Promise<Outcome<any>>;
   mutate<P extends MutationPath>(path: P, input?: unknown): Promise<Outcome<any>>;
+  queryUnchecked<P extends QueryPath>(path: P, input?: unknown): Promise<Outcome<any>>;
+  mutateUnchecked<P extends MutationPath>(path: P, input?: unknown): Promise<Outcome<any>>;
   call(method: 'GET' | 'POST', path: string, input?: unknown): Promise<Outcome<any>>;
   with(headers: Record<string, string>): LooseClient;
 }
@@ -64,6 +69,14 @@ export class TrpcClient implements LooseClient {
 
   /** POST in batch mode, one procedure. */
   mutate<P extends MutationPath>(path: P, input?: unknown): Promise<Outcome<any>> {
+    return this.post(path, input);
+  }
+
+  queryUnchecked<P extends QueryPath>(path: P, input?: unknown): Promise<Outcome<any>> {
+    return this.get(path, input);
+  }
+
+  mutateUnchecked<P extends MutationPath>(path: P, input?: unknown): Promise<Outcome<any>> {
     return this.post(path, input);
   }
 

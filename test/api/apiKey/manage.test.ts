@@ -2,10 +2,10 @@
 // platform operator) may rotate it, and an admin manages no key of someone who outranks them.
 import t from 'tap';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { isError } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Keyed Label');
 const org = owner.organizationId;
 const keyOf = async (userId: string) => (await srv.deps.pool.query<{ id: string }>('SELECT id FROM api_keys WHERE user_id = $1', [userId])).rows[0]!.id;

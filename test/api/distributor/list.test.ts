@@ -1,11 +1,11 @@
 // distributor.list: the organization's own and the library's distributors, each with its mappings.
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { createDistributor, createMapping } from '../mapping/helpers.ts';
 import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 const list = (input: Record<string, unknown> = {}) => owner.client.query('distributor.list', { organizationId: org, ...input });
@@ -28,10 +28,10 @@ t.test('all visible distributors by name, each with its mappings', async (t) => 
   t.same(names, [...libraryNames, 'zeta', 'Alpha Own', 'mid'].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())));
   t.notOk(names.includes('Not visible'));
   const alpha = res.data.find((d: any) => d.id === own[1].id);
-  t.same(alpha.mappings.map((m: any) => m.id), [mapped.id]);
+  t.same(alpha!.mappings.map((m: any) => m.id), [mapped.id]);
   const orchard = res.data.find((d: any) => d.name === 'The Orchard');
-  t.same(orchard.mappings.map((m: any) => m.libraryKey).sort(), ['orchard', 'orchard-legacy']);
-  t.equal(orchard.source, 'library');
+  t.same(orchard!.mappings.map((m: any) => m.libraryKey).sort(), ['orchard', 'orchard-legacy']);
+  t.equal(orchard!.source, 'library');
 });
 
 t.test('source filter and search', async (t) => {

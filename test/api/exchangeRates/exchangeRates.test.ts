@@ -2,11 +2,11 @@
 // and exact rates by ISO code, from the shipped ECB snapshot.
 import t from 'tap';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { data } from '../../lookups/helpers.ts';
 import { isError } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'FX Org');
 
 t.test('latest rates without a date: flat, base USD, exact decimal strings', async (t) => {

@@ -4,11 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { data, reportRawValue } from '../../lookups/helpers.ts';
 import { isError } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Sales Type Org');
 const op = (await outsider(srv, owner.organizationId, 'c2_superadmin')).client;
 const db = srv.deps.pool;

@@ -5,7 +5,7 @@
 import Fastify from 'fastify';
 import t from 'tap';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { isError } from '../../helpers/outcome.ts';
 
 type Mode = 'null' | 'nullItems' | 'huge' | 'stall' | 'dimensions' | 'dupIndex' | 'ok';
@@ -45,7 +45,7 @@ fake.post('/v1/chat/completions', async (_req, reply) => {
 const base = await fake.listen({ port: 0, host: '127.0.0.1' });
 t.teardown(() => fake.close());
 
-const srv = await startTestServer(t, {
+const srv = await startTestHandler(t, {
   env: { AI_PROVIDER: 'openai', AI_BASE_URL: `${base}/v1`, AI_MODEL: 'test-model', AI_EMBEDDING_MODEL: 'test-embed', AI_TIMEOUT_MS: '500' },
 });
 const owner = await newOrganization(srv, 'AI Failures');

@@ -1,11 +1,11 @@
 // mapping.deleteById: the organization's own mappings only; statements fall back to the library.
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { createMapping, insertStatement, libraryMapping, mappingEvents, UNKNOWN_ID } from './helpers.ts';
 import { details, isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 

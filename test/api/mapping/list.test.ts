@@ -3,12 +3,12 @@ import { readdirSync } from 'node:fs';
 import t from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { repoRoot } from '../../setup/paths.ts';
 import { createMapping, UNKNOWN_ID } from './helpers.ts';
 import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 const libraryCount = readdirSync(`${repoRoot}/fixtures/mappings`).filter((f) => f.endsWith('.json')).length;

@@ -3,15 +3,15 @@
 import t from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { createDistributor, createMapping, FIELDS, HASH, HEADERS, insertStatement, libraryMapping, mappingEvents, UNKNOWN_ID } from './helpers.ts';
 import { details, isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 
-const update = (input: Record<string, unknown>) => owner.client.mutate('mapping.updateById', { organizationId: org, ...input });
+const update = (input: Record<string, unknown>) => owner.client.mutateUnchecked('mapping.updateById', { organizationId: org, ...input });
 
 async function queued(statementId: string): Promise<unknown[]> {
   const { rows } = await srv.deps.pool.query(

@@ -2,11 +2,11 @@
 // organization answers NOT_FOUND, and organization.list hides it unless asked.
 import t from 'tap';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { activities } from './helpers.ts';
 import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Doomed');
 const org = owner.organizationId;
 const admin = await addMember(srv, org, 'admin');
@@ -56,5 +56,5 @@ t.test('organization.list leaves it out unless includeDeleted', async (t) => {
   const all = ok(t, await operator.client.query('organization.list', { includeDeleted: true, pagination: { limit: 2000 } }));
   const found = all.data.find((o: { id: string }) => o.id === org);
   t.match(found, { id: org, name: 'Doomed' });
-  t.ok(found.deletedAt);
+  t.ok(found!.deletedAt);
 });

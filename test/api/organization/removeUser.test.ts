@@ -3,11 +3,11 @@ import t from 'tap';
 import { rightsholderScope } from '../../../src/access/dataAccess.ts';
 import { getRightsholderSort } from '../../../src/organizations/preferences.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { activities, insertRightsholder, MISSING_ID } from './helpers.ts';
 import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Acme');
 const org = owner.organizationId;
 const admin = await addMember(srv, org, 'admin');

@@ -7,12 +7,12 @@
 import t from 'tap';
 import { lockWaiters, waitForLockWaiters } from '../../helpers/locks.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import type { Outcome } from '../../helpers/trpc.ts';
 import { insertRightsholder } from './helpers.ts';
 import { ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const pool = srv.deps.pool;
 const owner = await newOrganization(srv, 'Race Label');
 const org = owner.organizationId;

@@ -2,11 +2,11 @@
 // every id must be a live rightsholder of the organization.
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { activities, insertRightsholder, MISSING_ID } from './helpers.ts';
 import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Acme');
 const org = owner.organizationId;
 const admin = await addMember(srv, org, 'admin');
@@ -16,7 +16,7 @@ const b = await insertRightsholder(srv, org, 'Bravo');
 const c = await insertRightsholder(srv, org, 'Charlie');
 const foreign = await insertRightsholder(srv, other.organizationId, 'Foreign');
 const set = (rightsholderIds: unknown, client = admin.client) =>
-  client.mutate('organization.setRightsholderMdPriorities', { organizationId: org, ...(rightsholderIds === undefined ? {} : { rightsholderIds }) });
+  client.mutateUnchecked('organization.setRightsholderMdPriorities', { organizationId: org, ...(rightsholderIds === undefined ? {} : { rightsholderIds }) });
 const stored = async () =>
   (await srv.deps.pool.query('SELECT rightsholder_id AS id, position FROM rightsholder_md_priorities WHERE organization_id = $1 ORDER BY position', [org])).rows;
 

@@ -1,11 +1,11 @@
 // organization.updateMdFetchSettings: mdFetchMultiplier and mdFetchFocus, stored for the catalog.
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { activities } from './helpers.ts';
 import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Acme');
 const admin = await addMember(srv, owner.organizationId, 'admin');
 const writer = await addMember(srv, owner.organizationId, 'writer');

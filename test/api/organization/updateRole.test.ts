@@ -2,17 +2,17 @@
 // platform operators; the last active owner stays.
 import t from 'tap';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { activities, MISSING_ID, SQL_INJECTION } from './helpers.ts';
 import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Acme');
 const org = owner.organizationId;
 const admin = await addMember(srv, org, 'admin');
 const other = await newOrganization(srv, 'Other');
 const setRole = (client: typeof owner.client, userId: string, role: unknown) =>
-  client.mutate('organization.updateRole', { organizationId: org, userId, role });
+  client.mutateUnchecked('organization.updateRole', { organizationId: org, userId, role });
 
 t.test('an admin promotes a member; the change is recorded and takes effect', async (t) => {
   const member = await addMember(srv, org, 'member');
@@ -58,7 +58,7 @@ t.test('platform roles are granted only by platform operators', async (t) => {
 
 t.test('the last active owner cannot be demoted', async (t) => {
   const solo = await newOrganization(srv, 'Solo');
-  const call = (userId: string, role: string) => solo.client.mutate('organization.updateRole', { organizationId: solo.organizationId, userId, role });
+  const call = (userId: string, role: string) => solo.client.mutateUnchecked('organization.updateRole', { organizationId: solo.organizationId, userId, role });
   isError(t, await call(solo.userId, 'admin'), 'CONFLICT', 'LAST_OWNER');
   const disabledOwner = await addMember(srv, solo.organizationId, 'owner', { status: 'disabled' });
   isError(t, await call(solo.userId, 'admin'), 'CONFLICT', 'LAST_OWNER', 'a disabled owner does not count');

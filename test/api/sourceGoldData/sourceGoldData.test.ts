@@ -5,11 +5,11 @@ import t from 'tap';
 import { AppError } from '../../../src/errors.ts';
 import { upsertGoldData } from '../../../src/lookups/goldData.ts';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { data } from '../../lookups/helpers.ts';
 import { isError } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Gold Org');
 const op = (await outsider(srv, owner.organizationId, 'c2_superadmin')).client;
 

@@ -2,11 +2,11 @@
 import t from 'tap';
 import { getRightsholderSort } from '../../../src/organizations/preferences.ts';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { insertRightsholder } from '../organization/helpers.ts';
 import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Acme');
 const org = owner.organizationId;
 const reader = await addMember(srv, org, 'reader');

@@ -19,7 +19,8 @@ const manifestFile = path.join(outdir, 'build-inputs.json');
 async function entryPoints() {
   // every workers/*.ts is a thread or process entry, or a module they share
   const workers = (await readdir(path.join(root, 'workers'))).filter((f) => f.endsWith('.ts')).sort();
-  return ['src/main.ts', ...workers.map((f) => `workers/${f}`)];
+  // the command-line client (bin/royalty.mjs) and the client library (the package's ./client)
+  return ['src/main.ts', 'src/royalty/main.ts', 'src/client/index.ts', ...workers.map((f) => `workers/${f}`)];
 }
 
 async function isStale(entries) {

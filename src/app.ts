@@ -6,8 +6,10 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
 import { appRouter } from './api/index.ts';
 import { describeProcedures, schemasJson } from './docs/schemas.ts';
+import { llmsTxtRoute } from './docs/llms.ts';
 import { closeAnalytics } from './analytics/engine.ts';
 import { cubeMeta } from './analytics/meta.ts';
+import { CUBE_SESSION_PREFIX, cubeSessionAllows, principalForCubeSession } from './analytics/sessions.ts';
 import type { HttpTimeouts } from './config.ts';
 import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
@@ -313,10 +315,12 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
 
   // rate limits (src/net/rateLimit.ts): counted per procedure call by the procedure chain
-  const limits = createRateLimits(deps.config.rateLimits, deps.pool);
+  const limits = createRateLimits(deps.config.rateLimits, deps.pool, deps.config.oauth);
   // OAuth 2.0 sign-in (src/oauth): the authorization server and its pages; the API takes its bearer tokens
-  const oauth = await oauthRoutes(app, deps);
-  const createContext = contextFactory(deps, limits, oauth.apiPrincipal);
+  const oauth = await oauthRoutes(app, deps, limits);
+  // embed sessions (src/analytics/sessions.ts): their rules, applied by the procedure chain
+  const sessions = { prefix: CUBE_SESSION_PREFIX, principal: principalForCubeSession, allows: cubeSessionAllows };
+  const createContext = contextFactory(deps, { limits, bearer: oauth.apiPrincipal, sessions });
   // the tool server for AI assistants (src/mcp): POST /mcp, its own token audience
   await mcpRoutes(app, deps, { oauth, limits });
   await app.register(
@@ -376,6 +380,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.get('/docs/schemas.json', async (_req, reply) => reply.header('cache-control', 'public, max-age=60').send(schemas));
   // the analytics view, the same object cube.meta answers
   app.get('/docs/cube-schema.json', async (_req, reply) => reply.header('cache-control', 'public, max-age=60').send(cubeMeta));
+  app.get('/docs/llms.txt', llmsTxtRoute(appRouter, () => oauth.urls()));
   // the analytics databases and sandbox processes of this app end with it
   app.addHook('onClose', async () => closeAnalytics(deps));
 

@@ -123,6 +123,22 @@ function trustProxy(value: string | undefined): string | undefined | { problem: 
   return items.join(',');
 }
 
+/**
+ * OAUTH_METADATA_DOCUMENT_HOSTS: host names (DNS names, not addresses), comma-separated, whose
+ * Client ID Metadata Documents may be fetched although they resolve to a loopback or private
+ * address (the clients of a private deployment). The list (lower case), or the problem.
+ */
+function metadataDocumentHosts(value: string | undefined): string[] | string {
+  if (value === undefined) return [];
+  const hosts = value.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h !== '');
+  for (const host of hosts) {
+    if (isIP(host) !== 0 || !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(host)) {
+      return `${host.slice(0, 100)} is not a host name (a DNS name such as clients.internal.example; no port, no address)`;
+    }
+  }
+  return hosts;
+}
+
 /** Variables whose empty value means something of its own (no scheduled import); any other empty value means unset. */
 const EMPTY_IS_A_VALUE = new Set(['FX_RATES_URL', 'FX_RATES_CRON']);
 
@@ -192,6 +208,11 @@ const envSchema = z.object({
   OAUTH_REGISTRATIONS_PER_ADDRESS: int(1, 1_000_000).default(20),
   OAUTH_TOKEN_REQUESTS_PER_ADDRESS: int(1, 1_000_000).default(120),
   OAUTH_UNUSED_CLIENT_TTL_HOURS: int(1, 24 * 365).default(24),
+  OAUTH_METADATA_DOCUMENT_HOSTS: optionalText.transform((v, ctx) => {
+    const hosts = metadataDocumentHosts(v);
+    if (typeof hosts === 'string') ctx.addIssue({ code: 'custom', message: hosts });
+    return Array.isArray(hosts) ? hosts : [];
+  }),
   AI_PROVIDER: z.enum(['builtin', 'openai']).default('builtin'),
   AI_BASE_URL: optionalText.pipe(httpUrl.optional()),
   AI_API_KEY: headerText,
@@ -346,6 +367,8 @@ export interface OAuthSettings {
   tokenRequestsPerAddress: number;
   /** a registered client that never obtained a token is removed after this long */
   unusedClientTtlHours: number;
+  /** hosts whose Client ID Metadata Documents may be fetched from private or loopback addresses */
+  metadataDocumentHosts: string[];
 }
 
 export interface AnalyticsSettings {
@@ -510,6 +533,7 @@ export function loadConfig(env: Env = process.env): Config {
       registrationsPerAddress: e.OAUTH_REGISTRATIONS_PER_ADDRESS,
       tokenRequestsPerAddress: e.OAUTH_TOKEN_REQUESTS_PER_ADDRESS,
       unusedClientTtlHours: e.OAUTH_UNUSED_CLIENT_TTL_HOURS,
+      metadataDocumentHosts: e.OAUTH_METADATA_DOCUMENT_HOSTS,
     },
     ai: {
       provider: e.AI_PROVIDER,

@@ -199,7 +199,7 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
     let stopRunner: (() => Promise<void>) | undefined;
     if (role === 'serve' || role === 'worker') {
       // the threads every statement needs are started now, not by the first statement
-      threads.warm(['statementFile', 'normalize']);
+      threads.warm(['locateTable', 'normalize']);
       const runner: JobRunner = await startJobRunner({
         pool,
         taskList: tracked((options.taskList ?? defaultTaskList)(deps), held),

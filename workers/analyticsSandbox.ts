@@ -7,20 +7,9 @@
 // process's memory and kills it when DuckDB allocates outside its own limit (long strings do),
 // which is only safe because this is a process of its own (see README, sqlQuery threat model).
 import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import type { SandboxJob, SandboxResult } from '../src/workers/sandboxTypes.ts';
 
-export interface SandboxJob {
-  file: string;
-  sql: string;
-  threads: number;
-  memoryMb: number;
-  timeoutMs: number;
-  maxRows: number;
-  maxResultMb: number;
-}
-
-export type SandboxResult =
-  | { ok: true; schema: { name: string; column_type: string }[]; rows: unknown[][] }
-  | { ok: false; errorCode: 'SQL_QUERY_NOT_SELECT' | 'SQL_QUERY_INVALID' | 'SQL_QUERY_TIMEOUT' | 'SQL_QUERY_RESOURCE_LIMIT' | 'SQL_QUERY_TOO_MANY_ROWS'; message: string };
+export type { SandboxJob, SandboxResult } from '../src/workers/sandboxTypes.ts';
 
 /** Text that JSON writes as it is, one byte a character: printable ASCII but the quote and backslash. */
 const PLAIN_JSON_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;

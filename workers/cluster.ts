@@ -1,16 +1,13 @@
-// Title clustering in a piscina thread (CPU-bound: 100,000 titles take seconds). The default
-// export is the agreed interface (it answers the clusters, marked ok so ThreadPool.run accepts
-// them: run('cluster', 'default', ...)); clusterTitlesTask answers { ok, clusters } like the
-// other workers. Bad input answers VALIDATION_FAILED, never a thrown error.
-import { clusterTitles, type TitleCluster, type TitleItem } from '../src/catalog/cluster/index.ts';
+// Title clustering in a piscina thread (CPU-bound: 100,000 titles take seconds): the
+// `clusterTitles` task of src/workers/tasks.ts, answering { ok, clusters }. Bad input answers
+// VALIDATION_FAILED, never a thrown error.
+import { clusterTitles } from '../src/catalog/cluster/index.ts';
+import type { TaskInput, TaskOutput } from '../src/workers/tasks.ts';
 import { fail, type WorkerResult } from './results.ts';
 
-export interface ClusterInput {
-  items: TitleItem[];
-  threshold?: number;
-}
+export type { ClusterInput } from '../src/workers/tasks.ts';
 
-export function clusterTitlesTask(input: ClusterInput): WorkerResult<{ clusters: TitleCluster[] }> {
+export function clusterTitlesTask(input: TaskInput<'clusterTitles'>): WorkerResult<TaskOutput<'clusterTitles'>> {
   try {
     if (typeof input !== 'object' || input === null) return fail('VALIDATION_FAILED', 'input must be { items, threshold? }');
     return { ok: true, clusters: clusterTitles(input.items, { threshold: input.threshold }) };
@@ -20,7 +17,3 @@ export function clusterTitlesTask(input: ClusterInput): WorkerResult<{ clusters:
   }
 }
 
-export default function cluster(input: ClusterInput): (TitleCluster[] & { ok: true }) | { ok: false; errorCode: string; message: string } {
-  const r = clusterTitlesTask(input);
-  return r.ok ? Object.assign(r.clusters, { ok: true as const }) : r;
-}

@@ -3,20 +3,14 @@
 // delimited table (no header, every line) for `original` and `single`.
 import { DuckDBInstance } from '@duckdb/node-api';
 import { connect, disconnect, stopping } from './duckdb.ts';
+import type { TaskInput, TaskOutput } from '../src/workers/tasks.ts';
 import { fail, type WorkerResult } from './results.ts';
 
-export interface SampleInput {
-  path: string;
-  kind: 'parquet' | 'csv_with_header' | 'raw_delimited';
-  delimiter?: string;
-  quote?: '"' | '';
-  startRow: number;
-  endRow: number;
-}
+export type { SampleInput } from '../src/workers/tasks.ts';
 
 const lit = (v: string) => `'${v.replace(/\0/g, '').replace(/'/g, "''")}'`;
 
-export async function sampleFile(input: SampleInput): Promise<WorkerResult<{ columns: string[]; rows: unknown[][] }>> {
+export async function sampleFile(input: TaskInput<'sample'>): Promise<WorkerResult<TaskOutput<'sample'>>> {
   const instance = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: '256MB', autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
   const connection = await connect(instance);
   try {

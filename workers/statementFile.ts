@@ -3,10 +3,10 @@
 import { locate } from '../src/ingest/file/locate.ts';
 import { namedEncoding } from '../src/ingest/file/encoding.ts';
 import { FileError } from '../src/ingest/file/limits.ts';
-import type { LocateInput, LocatedTable } from '../src/ingest/fileTypes.ts';
+import type { TaskInput, TaskOutput } from '../src/workers/tasks.ts';
 import { fail, type WorkerResult } from './results.ts';
 
-export async function locateTable(input: LocateInput): Promise<WorkerResult<LocatedTable>> {
+export async function locateTable(input: TaskInput<'locateTable'>): Promise<WorkerResult<TaskOutput<'locateTable'>>> {
   if (
     typeof input !== 'object' ||
     input === null ||

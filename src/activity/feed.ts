@@ -4,7 +4,7 @@
 import type { RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import { decodeCursor, encodeCursor, type CursorPage } from '../trpc/pagination.ts';
+import { decodeCursor, encodeCursor, type CursorPage } from '../pagination.ts';
 import type { FieldChanges, SubjectType } from './record.ts';
 
 export interface ActivityEvent {

@@ -2,7 +2,7 @@
 // the NUL character in text or jsonb (it answers with an error, which would be a 500), so text
 // that reaches the database is refused with it up front.
 import { z } from 'zod';
-import { jsonValue } from '../trpc/schemas.ts';
+import { jsonValue } from '../schemas.ts';
 
 const NUL = '\u0000';
 

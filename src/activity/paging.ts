@@ -2,7 +2,7 @@
 // `limit` field and exact, opaque sort keys for timestamps.
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
-import { MAX_LIMIT } from '../trpc/pagination.ts';
+import { MAX_LIMIT } from '../pagination.ts';
 
 export const DEFAULT_CURSOR_LIMIT = 50;
 

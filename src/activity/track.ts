@@ -4,14 +4,13 @@
 // to the caller, and is labelled with its current name where it has one; visits to products and
 // chats are recorded as given (a product's events may name a musical detail's id).
 import type { Queryable } from '../db/pool.ts';
-import { rightsholderScope } from '../access/dataAccess.ts';
+import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
 import { AppError } from '../errors.ts';
 import { visibleExport } from '../exports/store.ts';
 import { getMapping } from '../ingest/mappings.ts';
 import { getLens } from '../lenses/store.ts';
 import { getMember } from '../organizations/members.ts';
 import { getOrganization } from '../organizations/organizations.ts';
-import { rightsholderAccess } from '../rightsholders/service.ts';
 import { getRightsholder } from '../rightsholders/store.ts';
 import { isUuid } from './paging.ts';
 import type { SubjectType } from './record.ts';
@@ -23,6 +22,8 @@ export interface TrackVisitInput {
   subjectType: SubjectType;
   subjectId: string;
   subjectLabel?: string | undefined;
+  /** the caller's data-access scope, as the procedure middleware loaded it */
+  rightsholderScope: RightsholderScope;
 }
 
 /**
@@ -34,14 +35,14 @@ export interface TrackVisitInput {
  */
 export async function subjectLabel(
   db: Queryable,
-  viewer: { organizationId: string; userId: string },
+  viewer: { organizationId: string; userId: string; rightsholderScope: RightsholderScope },
   subjectType: SubjectType,
   subjectId: string,
 ): Promise<string | null | undefined> {
   switch (subjectType) {
     case 'rightsholder': {
       if (!isUuid(subjectId)) throw new AppError('RIGHTSHOLDER_NOT_FOUND');
-      const access = await rightsholderAccess(db, viewer.organizationId, viewer.userId);
+      const access = { organizationId: viewer.organizationId, userId: viewer.userId, scope: viewer.rightsholderScope };
       return (await getRightsholder(db, access, subjectId)).name;
     }
     case 'lens':
@@ -51,8 +52,8 @@ export async function subjectLabel(
       if (!isUuid(subjectId)) throw new AppError('STATEMENT_NOT_FOUND');
       const { rows } = await db.query<{ name: string }>(
         `SELECT coalesce(custom_name, file_name) AS name FROM statements
-         WHERE organization_id = $1 AND id = $2 AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))`,
-        [viewer.organizationId, subjectId, await rightsholderScope(db, viewer.organizationId, viewer.userId)],
+         WHERE organization_id = $1 AND id = $2 AND ${inRightsholderScope('rightsholder_id', '$3')}`,
+        [viewer.organizationId, subjectId, viewer.rightsholderScope],
       );
       if (!rows[0]) throw new AppError('STATEMENT_NOT_FOUND');
       return rows[0].name;
@@ -63,14 +64,14 @@ export async function subjectLabel(
       const { rowCount } = await db.query(
         `SELECT 1 FROM uploads u WHERE u.organization_id = $1 AND u.id = $2
            AND ($3::uuid[] IS NULL OR EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = u.id AND s.rightsholder_id = ANY ($3)))`,
-        [viewer.organizationId, subjectId, await rightsholderScope(db, viewer.organizationId, viewer.userId)],
+        [viewer.organizationId, subjectId, viewer.rightsholderScope],
       );
       if (!rowCount) throw new AppError('UPLOAD_NOT_FOUND');
       return null;
     }
     case 'export':
       if (!isUuid(subjectId)) throw new AppError('EXPORT_NOT_FOUND');
-      await visibleExport(db, viewer.organizationId, await rightsholderScope(db, viewer.organizationId, viewer.userId), subjectId);
+      await visibleExport(db, viewer.organizationId, viewer.rightsholderScope, subjectId);
       return null;
     case 'mapping':
       if (!isUuid(subjectId)) throw new AppError('MAPPING_NOT_FOUND');

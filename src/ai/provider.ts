@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { AiSettings } from '../config.ts';
 import { AppError } from '../errors.ts';
-import type { Resolution, SalesTypeProposal } from '../lookups/resolver.ts';
+import type { Resolution, SalesTypeProposal } from '../lookups/offlineResolver.ts';
 import type { TaxonomyRow } from '../lookups/salesTypes.ts';
 import type { SourceResolution } from '../lookups/sources.ts';
 import { postJson } from './embedding.ts';

@@ -10,6 +10,7 @@ import type { ResolvedMeasure, ResolvedMember } from './modelSchema.ts';
 import { LAST_DATE, isMidnight, nextDay, absoluteBound } from './dates.ts';
 import type { NormalizedFilterNode, NormalizedQuery, Operator } from './query.ts';
 import { GRANULARITIES, dimensionDefs, full, memberOf, semantic, ungroupedMeasure, type QueryGranularity } from './semantic.ts';
+import { likeEscape, sqlLiteral } from '../db/sql.ts';
 
 /** What the server adds to every query: the caller's organization and rightsholder scope. */
 export interface Restrictions {
@@ -18,16 +19,6 @@ export interface Restrictions {
   rightsholderIds: string[] | null;
 }
 
-/**
- * A value as a DuckDB string literal. Inside '...' DuckDB reads no escape sequence but the doubled
- * quote, so doubling quotes is the whole of it; NUL, which the transport refuses anyway, is
- * refused here too. Like a parameter, an untyped literal takes its type from where it stands
- * (`uuid_column = '…'` compares UUIDs, `CAST('…' AS DATE)` is a date).
- */
-export function sqlLiteral(value: string): string {
-  if (value.includes('\0')) throw new Error('a value with a NUL character cannot enter SQL');
-  return `'${value.replace(/'/g, "''")}'`;
-}
 
 /**
  * Where values enter the SQL: `$n` placeholders with their values in `params`, or, inline, string
@@ -287,7 +278,6 @@ function dateComparison(expr: string, op: '>=' | '<=' | '>' | '<', bound: string
  */
 export const answeredNumberText = (expr: string) => `regexp_replace(CAST(${expr} AS VARCHAR), '(\\.[0-9]*[1-9])0+$|\\.0+$', '\\1')`;
 
-const escapeLike = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** The LIKE family (Cube's BaseFilter.likeOr): where the value must stand in the text. */
 type LikeKind = 'contains' | 'starts' | 'ends';
@@ -313,7 +303,7 @@ function likePattern(kind: LikeKind, value: string): string {
  * past the 25 s window), whatever the data.
  */
 function matchingPatterns(text: string, kind: LikeKind, values: string[], p: ParamAllocator): string {
-  return `list_filter([${values.map((v) => p.add(escapeLike(v))).join(', ')}], lambda contains_value: ${text} ILIKE ${likePattern(kind, 'contains_value')} ESCAPE '\\')`;
+  return `list_filter([${values.map((v) => p.add(likeEscape(v))).join(', ')}], lambda contains_value: ${text} ILIKE ${likePattern(kind, 'contains_value')} ESCAPE '\\')`;
 }
 
 /**
@@ -326,7 +316,7 @@ function likeFilter(op: { kind: LikeKind; not: boolean }, text: string, expr: st
   const nonNull = values.filter((v): v is string => v !== null);
   const hasNull = values.includes(null);
   if (op.not && nonNull.length === 0) return `(${expr} IS NOT NULL)`;
-  const one = (v: string) => `${text}${op.not ? ' NOT' : ''} ILIKE ${likePattern(op.kind, p.add(escapeLike(v)))} ESCAPE '\\'`;
+  const one = (v: string) => `${text}${op.not ? ' NOT' : ''} ILIKE ${likePattern(op.kind, p.add(likeEscape(v)))} ESCAPE '\\'`;
   if (!op.not) {
     const parts = nonNull.length > 1 ? [`len(${matchingPatterns(text, op.kind, nonNull, p)}) > 0`] : nonNull.map(one);
     if (hasNull) parts.push(`${expr} IS NULL`);

@@ -18,6 +18,8 @@ import { hasRightsholderFilter, normalizeQuery, type NormalizedQuery, type Query
 import { SandboxPool } from './sandbox.ts';
 import { MODEL_VERSION, VIEW, memberOf } from './semantic.ts';
 import { OrgFacts, readFingerprint, type Fingerprint, type FingerprintReading } from './store.ts';
+import { shortestDecimal } from '../decimal.ts';
+import { sqlLiteral } from '../db/sql.ts';
 
 export interface Caller {
   organizationId: string;
@@ -45,16 +47,10 @@ interface CacheEntry {
 const IDLE_CLOSE_MS = 10 * 60_000;
 const FAILURE_TTL_MS = 60_000;
 
-/** Canonical decimal text: no exponent, no trailing zeros, no "-0". */
+/** Canonical decimal text: no exponent, no trailing zeros, no "-0" (other text as it is, trimmed). */
 export function decimalText(value: string): string {
-  let s = value.trim();
-  const negative = s.startsWith('-');
-  s = s.replace(/^[-+]/, '');
-  let [int = '0', frac = ''] = s.split('.');
-  int = int.replace(/^0+(?=\d)/, '');
-  frac = frac.replace(/0+$/, '');
-  const out = frac ? `${int}.${frac}` : int;
-  return negative && out !== '0' ? `-${out}` : out;
+  const text = value.trim();
+  return shortestDecimal(text) ?? text;
 }
 
 function cellText(value: unknown, type: OutputColumn['type']): string | null {
@@ -451,7 +447,7 @@ export class AnalyticsEngine {
       try {
         const view = rowViewSql(restrictions, columns);
         await facts
-          .withConnection((c) => c.run(`COPY (${view.sql}) TO '${file.replace(/'/g, "''")}' (FORMAT parquet)`, view.params))
+          .withConnection((c) => c.run(`COPY (${view.sql}) TO ${sqlLiteral(file)} (FORMAT parquet)`, view.params))
           .catch((error: unknown) => {
             throw outOfRange(error);
           });

@@ -3,10 +3,10 @@
 // (tracks, currencies, earnings) from the organization's analytics database, brought up to date
 // first. Requested rightsholders outside the organization or the caller's data access are left
 // out of every answer, as if they did not exist.
-import { rightsholderScope } from '../access/dataAccess.ts';
+import { inRightsholderScope, rightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { usdRate } from '../fx/rates.ts';
-import { periodOf, type Cadence } from '../ingest/values.ts';
+import { periodId, periodOf, type Cadence } from '../periods.ts';
 import { ParamAllocator, scopePredicate, type Restrictions } from './compile.ts';
 import type { AnalyticsEngine, Caller } from './engine.ts';
 import { decimalText } from './engine.ts';
@@ -20,21 +20,20 @@ interface Visible {
 
 /** The requested rightsholders the caller may see, in the order asked. */
 export async function visibleRightsholders(db: Queryable, caller: Caller, ids: readonly string[]): Promise<Visible[]> {
-  const scope = await rightsholderScope(db, caller.organizationId, caller.userId);
-  const { rows } = await db.query<Visible>('SELECT id, name FROM rightsholders WHERE organization_id = $1 AND id = ANY($2::uuid[])', [
-    caller.organizationId,
-    [...new Set(ids.map((i) => i.toLowerCase()))],
-  ]);
+  // procedures pass the scope the middleware loaded with the role (src/api/cube/shared.ts callerOf)
+  const scope = caller.rightsholderScope !== undefined ? caller.rightsholderScope : await rightsholderScope(db, caller.organizationId, caller.userId);
+  const { rows } = await db.query<Visible>(
+    `SELECT id, name FROM rightsholders WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND ${inRightsholderScope('id', '$3')}`,
+    [caller.organizationId, [...new Set(ids.map((i) => i.toLowerCase()))], scope],
+  );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const out: Visible[] = [];
   for (const id of ids) {
     const r = byId.get(id.toLowerCase());
-    if (r && (scope === null || scope.includes(r.id)) && !out.includes(r)) out.push(r);
+    if (r && !out.includes(r)) out.push(r);
   }
   return out;
 }
-
-const periodId = (year: number, period: number, cadence: string) => `${year}${cadence}${String(period).padStart(2, '0')}`;
 
 interface PeriodRow {
   statement_id: string;

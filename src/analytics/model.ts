@@ -7,6 +7,8 @@
 // answered from one), the others are the joins below. `{name}` inserts the SQL of another
 // dimension or of an expression, so a definition is written once.
 
+import { monthIdSql, periodIdSql } from '../periods.ts';
+
 export type DimensionType = 'string' | 'number' | 'time';
 export type JoinName = 'statement' | 'fx' | 'rightsholder' | 'distributor' | 'salesType' | 'source' | 'latestPeriod' | 'catalog';
 
@@ -245,7 +247,7 @@ export const model: SemanticModel = {
       title: 'Statement Period Full',
       description: 'Year, cadence and two-digit period in one sortable id: 2024M03, 2024Q02, 2024H01, 2024Y01. NULL when any part is unknown.',
       type: 'string',
-      sql: "CASE WHEN f.stmt_year IS NOT NULL AND f.stmt_period IS NOT NULL AND f.stmt_cadence IS NOT NULL THEN CAST(f.stmt_year AS VARCHAR) || f.stmt_cadence || lpad(CAST(f.stmt_period AS VARCHAR), 2, '0') END",
+      sql: periodIdSql({ year: 'f.stmt_year', period: 'f.stmt_period', cadence: 'f.stmt_cadence' }),
       joins: [],
     },
     {
@@ -253,7 +255,7 @@ export const model: SemanticModel = {
       title: 'Statement Period Month',
       description: 'The statement period as its last calendar month, shaped like a monthly period id: M2 → 2024M02, Q3 → 2024M09, H1 → 2024M06, Y1 → 2024M12.',
       type: 'string',
-      sql: "CASE WHEN f.month_index IS NOT NULL THEN CAST(f.month_index // 12 AS VARCHAR) || 'M' || lpad(CAST(f.month_index % 12 + 1 AS VARCHAR), 2, '0') END",
+      sql: monthIdSql('f.month_index'),
       joins: [],
     },
     { name: 'currency', title: 'Currency', description: 'ISO 4217 code of the statement currency of the row.', type: 'string', sql: 'f.currency', joins: [] },

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 import { AppError } from '../errors.ts';
 import { fromSource, workerModule } from '../paths.ts';
-import type { SandboxJob, SandboxResult } from '../../workers/analyticsSandbox.ts';
+import type { SandboxJob, SandboxResult } from '../workers/sandboxTypes.ts';
 
 export interface SandboxSettings {
   threads: number;

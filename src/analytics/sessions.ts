@@ -34,33 +34,41 @@ const toSession = (r: SessionRow): CubeSession => ({
 
 /**
  * The caller's live session of the organization when at least half of its lifetime is left (made
- * with the same API key and procedure patterns), else a new one. A session made with an API key
- * is bound to it: it ends when the key is deleted, rotated, or its patterns or organizations
- * change (updateApiKey), so revoking a leaked key revokes what was minted with it.
+ * with the same API key and procedure patterns, or under the same OAuth grant), else a new one. A
+ * session made with an API key is bound to it: it ends when the key is deleted, rotated, or its
+ * patterns or organizations change (updateApiKey), so revoking a leaked key revokes what was
+ * minted with it. One made with a bearer token is bound to its grant the same way
+ * (endCubeSessionsOfGrant).
  */
 export async function getOrCreateCubeSession(
   db: Queryable,
-  owner: { organizationId: string; userId: string; apiKeyId: string | null; patterns: string[] | null },
+  owner: { organizationId: string; userId: string; apiKeyId: string | null; oauthGrantId: string | null; patterns: string[] | null },
   ttlSeconds: number,
 ): Promise<CubeSession> {
   const { rows } = await db.query<SessionRow>(
     `SELECT id, token, organization_id, expires_at FROM cube_sessions
      WHERE organization_id = $1 AND user_id = $2 AND procedure_patterns IS NOT DISTINCT FROM $3::text[]
-       AND api_key_id IS NOT DISTINCT FROM $5::uuid AND expires_at > now() + make_interval(secs => $4::double precision / 2)
+       AND api_key_id IS NOT DISTINCT FROM $5::uuid AND oauth_grant_id IS NOT DISTINCT FROM $6::text
+       AND expires_at > now() + make_interval(secs => $4::double precision / 2)
      ORDER BY expires_at DESC LIMIT 1`,
-    [owner.organizationId, owner.userId, owner.patterns, ttlSeconds, owner.apiKeyId],
+    [owner.organizationId, owner.userId, owner.patterns, ttlSeconds, owner.apiKeyId, owner.oauthGrantId],
   );
   if (rows[0]) return toSession(rows[0]);
   // expired sessions are of no use to anybody
   await db.query(`DELETE FROM cube_sessions WHERE expires_at < now() - interval '1 day'`);
   const token = CUBE_SESSION_PREFIX + randomBytes(32).toString('base64url');
   const created = await db.query<SessionRow>(
-    `INSERT INTO cube_sessions (organization_id, user_id, token, procedure_patterns, api_key_id, expires_at)
-     VALUES ($1, $2, $3, $4, $6, now() + make_interval(secs => $5::double precision))
+    `INSERT INTO cube_sessions (organization_id, user_id, token, procedure_patterns, api_key_id, oauth_grant_id, expires_at)
+     VALUES ($1, $2, $3, $4, $6, $7, now() + make_interval(secs => $5::double precision))
      RETURNING id, token, organization_id, expires_at`,
-    [owner.organizationId, owner.userId, token, owner.patterns, ttlSeconds, owner.apiKeyId],
+    [owner.organizationId, owner.userId, token, owner.patterns, ttlSeconds, owner.apiKeyId, owner.oauthGrantId],
   );
   return toSession(created.rows[0]!);
+}
+
+/** A revoked OAuth grant's embed sessions end with its tokens (src/oauth/store.ts, adapter.ts). */
+export async function endCubeSessionsOfGrant(db: Queryable, grantId: string): Promise<void> {
+  await db.query('DELETE FROM cube_sessions WHERE oauth_grant_id = $1', [grantId]);
 }
 
 /** The principal of a live session token, or null. */

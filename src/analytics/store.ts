@@ -18,6 +18,7 @@ import { catalogEntries, type CatalogEntry } from './catalog.ts';
 import type { ObjectStore } from '../storage/objectStore.ts';
 import { MODEL_VERSION, semantic } from './semantic.ts';
 import { withRows } from '../ingest/statements.ts';
+import { monthIndexSql } from '../periods.ts';
 
 export interface StoreSettings {
   dir: string;
@@ -102,11 +103,7 @@ const factColumns = semantic.model.facts.columns;
 const sortKey = semantic.model.facts.sortKey.join(', ');
 
 // month_index: the last calendar month of the statement period, counted from year 0
-const MONTH_INDEX = `CASE WHEN p.stmt_year IS NULL OR p.stmt_period IS NULL THEN NULL ELSE p.stmt_year * 12 + CASE p.stmt_cadence
-  WHEN 'M' THEN CASE WHEN p.stmt_period BETWEEN 1 AND 12 THEN p.stmt_period END
-  WHEN 'Q' THEN CASE WHEN p.stmt_period BETWEEN 1 AND 4 THEN p.stmt_period * 3 END
-  WHEN 'H' THEN CASE WHEN p.stmt_period BETWEEN 1 AND 2 THEN p.stmt_period * 6 END
-  WHEN 'Y' THEN CASE WHEN p.stmt_period = 1 THEN 12 END END - 1 END`;
+const MONTH_INDEX = monthIndexSql({ year: 'p.stmt_year', period: 'p.stmt_period', cadence: 'p.stmt_cadence' });
 
 const FACTS_PROJECTION = factColumns
   .map((c) => (c.name === 'month_index' ? `CAST(${MONTH_INDEX} AS INTEGER) AS month_index` : `CAST(p.${c.name} AS ${c.sqlType}) AS ${c.name}`))

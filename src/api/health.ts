@@ -1,3 +1,4 @@
+import { pingDatabase } from '../db/pool.ts';
 import { noInput } from '../trpc/schemas.ts';
 import { publicProcedure } from '../trpc/procedure.ts';
 
@@ -30,7 +31,7 @@ export const health = publicProcedure(
 ).query(async ({ ctx }) => {
   const [database, objectStore] = await Promise.all([
     // (a query still waiting for a connection after the timeout runs when one is free, and is dropped)
-    check(() => ctx.deps.pool.query('SELECT 1')),
+    check(() => pingDatabase(ctx.deps.pool)),
     // the bucket as it is: a bucket removed behind the service's back is reported, not created again
     check((signal) => ctx.deps.store.checkBucket(signal)),
   ]);

@@ -15,7 +15,7 @@ export interface Principal {
   cubeSession?: { id: string; organizationId: string; patterns: string[] | null };
   /**
    * The caller's standing in the x-organization-id organization, read in the same round trip as
-   * the key; organizationAccess() uses it once instead of reading it again (src/trpc/procedure.ts).
+   * the key; organizationAccess() uses it once instead of reading it again (src/access/organization.ts).
    */
   prefetchedOrg?: PrefetchedOrg;
   /**

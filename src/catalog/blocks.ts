@@ -4,13 +4,16 @@
 import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
+import { lockBlock } from './blockStore.ts';
 import { afterBlockRefresh } from './followUps.ts';
 import { identityKey, legacyIdentityKey, normalizedTitleKey } from './identity.ts';
 import { applyRules } from './rules.ts';
 import { readSpellings } from './statementRows.ts';
 import { withRows } from '../ingest/statements.ts';
+import { enqueue } from '../jobs/enqueue.ts';
+import { TASK } from '../jobs/payloads.ts';
 
-export const BLOCK_REFRESH_TASK = 'catalog_block_refresh';
+export const BLOCK_REFRESH_TASK = TASK.catalog_block_refresh;
 
 /** Statements that change within this window are folded into one refresh. */
 const REFRESH_DELAY_SECONDS = 1;
@@ -35,17 +38,14 @@ export function caseRank(title: string | null): number {
  */
 export async function enqueueBlockRefresh(db: Queryable, organizationId: string, rightsholderIds: readonly string[], reason: string): Promise<void> {
   for (const rightsholderId of new Set(rightsholderIds)) {
-    await db.query(
-      `SELECT graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => now() + make_interval(secs => $4),
-         max_attempts => 5, job_key => $5, job_key_mode => 'replace')`,
-      [
-        BLOCK_REFRESH_TASK,
-        JSON.stringify({ organizationId, rightsholderId, reason }),
-        `${BLOCK_REFRESH_TASK}:${rightsholderId}`,
-        REFRESH_DELAY_SECONDS,
-        `${BLOCK_REFRESH_TASK}:${rightsholderId}`,
-      ],
-    );
+    const key = `${BLOCK_REFRESH_TASK}:${rightsholderId}`;
+    await enqueue(db, TASK.catalog_block_refresh, { organizationId, rightsholderId, reason }, {
+      queueName: key,
+      runInSeconds: REFRESH_DELAY_SECONDS,
+      maxAttempts: 5,
+      jobKey: key,
+      jobKeyMode: 'replace',
+    });
   }
 }
 
@@ -159,7 +159,7 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
 
   return withTransaction(deps.pool, async (db) => {
     // one refresh of a block at a time, whatever runs it
-    await db.query('SELECT 1 FROM catalog_blocks WHERE id = $1 FOR UPDATE', [blockId]);
+    await lockBlock(db, blockId);
     await rekeyLegacyIdentities(db, organizationId, blockId, rekeys);
     await db.query(
       `CREATE TEMP TABLE md_in (identity_key text, norm_title text, statement_id uuid, currency text, isrc text, isrc_raw text,

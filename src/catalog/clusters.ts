@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
-import { normalizeTitle, titleSimilarity, type TitleCluster, type TitleItem } from './cluster/index.ts';
+import { lockBlock } from './blockStore.ts';
+import { normalizeTitle, titleSimilarity, type TitleItem } from './cluster/index.ts';
 import { boundKey } from './identity.ts';
 import { effectiveValues, type EffectiveValues, type FetchedResult, type OverrideRow } from './musicalDetails.ts';
 
@@ -75,8 +76,7 @@ async function latestMoves(db: Queryable, blockId: string): Promise<Map<string, 
 
 export async function refreshClusters(deps: Deps, blockId: string): Promise<void> {
   await withTransaction(deps.pool, async (db) => {
-    const locked = await db.query('SELECT 1 FROM catalog_blocks WHERE id = $1 FOR UPDATE', [blockId]);
-    if (!locked.rowCount) return; // the block is gone
+    if (!(await lockBlock(db, blockId))) return; // the block is gone
     // read under the block's lock: a refresh that read before a concurrent one wrote would write
     // back titles, clusters and moves older than that one's (corrections and moves lost until the next)
     const details = await loadBlockDetails(db, blockId);
@@ -84,7 +84,7 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
     const auto =
       items.length === 0
         ? []
-        : (await deps.threads.run<{ ok: true; clusters: TitleCluster[] }>('cluster', 'clusterTitlesTask', { items })).clusters;
+        : (await deps.threads.clusterTitles({ items })).clusters;
     const titleOf = new Map(items.map((i) => [i.id, i.title]));
     const planned: PlannedCluster[] = [];
     const byKey = new Map<string, PlannedCluster>();

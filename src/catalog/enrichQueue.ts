@@ -11,9 +11,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
+import { enqueue } from '../jobs/enqueue.ts';
+import { TASK } from '../jobs/payloads.ts';
 import { ProviderError, type EnrichedRecording, type EnrichmentProvider } from './enrich/provider.ts';
-
-export const ENRICH_TASK = 'catalog_enrich';
 
 export interface EnrichSettings {
   /** details per organization per round, multiplied by the organization's mdFetchMultiplier */
@@ -49,11 +49,13 @@ export const defaultEnrichSettings: EnrichSettings = {
  * work arrived is woken by the tick within a minute.
  */
 export async function enqueueEnrichment(db: Queryable, runAt?: Date): Promise<void> {
-  await db.query(
-    `SELECT graphile_worker.add_job($1, '{}'::json, queue_name => $1, run_at => coalesce($2::timestamptz, now()), max_attempts => 3,
-       job_key => $1, job_key_mode => 'replace')`,
-    [ENRICH_TASK, runAt ?? null],
-  );
+  await enqueue(db, TASK.catalog_enrich, {}, {
+    queueName: TASK.catalog_enrich,
+    ...(runAt ? { runAt } : {}),
+    maxAttempts: 3,
+    jobKey: TASK.catalog_enrich,
+    jobKeyMode: 'replace',
+  });
 }
 
 interface Claimed {

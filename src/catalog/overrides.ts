@@ -7,10 +7,12 @@ import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { normalizedTitleKey } from './identity.ts';
-import { rightsholderScope } from '../access/dataAccess.ts';
-import { Params, parseCatalogQuery } from './query.ts';
+import { blockIdsOfRightsholder, blocksWithRightsholders, holdRightsholdersOfBlocks, rightsholderIdsOfBlocks, visibleBlock } from './blockStore.ts';
+import { visibleDetails } from './musicalDetailStore.ts';
+import type { Caller, MusicalDetailRecord, OverrideValues } from './musicalDetails.ts';
+import { detailIdsOfRule, insertCatalogRule, insertDetailOverrides, insertIgnoredTitle, markTitlesIgnored, type DetailOverrideKind } from './overrideStore.ts';
+import { parseCatalogQuery } from './query.ts';
 import { applyRules } from './rules.ts';
-import { detailScope, visibleBlock, visibleDetails, type MusicalDetailRecord, type OverrideValues } from './musicalDetails.ts';
 
 const noNul = (s: string) => !s.includes('\u0000');
 const value = (max = 500) => z.string().trim().max(max).refine(noNul, 'must not contain NUL characters');
@@ -58,12 +60,8 @@ function storedValues(values: OverrideValues): OverrideValues {
  */
 async function holdBlocks(db: Queryable, organizationId: string, blockIds: readonly string[], errorCode: 'MUSICAL_DETAIL_NOT_FOUND' | 'BLOCK_NOT_FOUND'): Promise<void> {
   const unique = [...new Set(blockIds)];
-  const { rows } = await db.query<{ id: string }>(
-    `SELECT b.id FROM catalog_blocks b JOIN rightsholders r ON r.id = b.rightsholder_id
-     WHERE b.organization_id = $1 AND b.id = ANY ($2::uuid[]) ORDER BY r.id FOR KEY SHARE OF r`,
-    [organizationId, unique],
-  );
-  if (rows.length !== unique.length) throw new AppError(errorCode, 'Removed with its rightsholder while this change waited');
+  const held = await holdRightsholdersOfBlocks(db, organizationId, unique);
+  if (held.length !== unique.length) throw new AppError(errorCode, 'Removed with its rightsholder while this change waited');
 }
 
 /** Overrides of one request, per block: recorded as one event each (recordTally). */
@@ -78,7 +76,7 @@ async function insertOverrides(
   principal: Principal,
   organizationId: string,
   mds: readonly Pick<MusicalDetailRecord, 'id' | 'blockId' | 'identityKey' | 'title'>[],
-  kind: 'update_results' | 'bulk_override' | 'ignore',
+  kind: DetailOverrideKind,
   values: OverrideValues,
   action: string,
   tally?: OverrideTally,
@@ -87,11 +85,7 @@ async function insertOverrides(
   // ignoreTitles's own UPDATE of the details already holds them against the delete (which removes
   // the details before their block); taking the rightsholders after it could deadlock with it
   if (kind !== 'ignore') await holdBlocks(db, organizationId, mds.map((m) => m.blockId), 'MUSICAL_DETAIL_NOT_FOUND');
-  await db.query(
-    `INSERT INTO musical_detail_overrides (organization_id, block_id, identity_key, musical_detail_id, kind, "values", created_by)
-     SELECT $1, t.block_id, t.identity_key, t.id, $2, $3, $4 FROM unnest($5::uuid[], $6::uuid[], $7::text[]) AS t(id, block_id, identity_key)`,
-    [organizationId, kind, JSON.stringify(values), principal.userId, mds.map((m) => m.id), mds.map((m) => m.blockId), mds.map((m) => m.identityKey)],
-  );
+  await insertDetailOverrides(db, { organizationId, kind, values, createdBy: principal.userId, musicalDetails: mds });
   if (tally) {
     const perBlock = new Map<string, number>();
     for (const md of mds) perBlock.set(md.blockId, (perBlock.get(md.blockId) ?? 0) + 1);
@@ -105,10 +99,7 @@ async function insertOverrides(
   }
   // the event is about the musical detail's rightsholder (its block's): a member restricted to it
   // sees the event (the subject id is no product's, so the activity log could not find it)
-  const { rows: blocks } = await db.query<{ id: string; rightsholder_id: string }>(`SELECT id, rightsholder_id FROM catalog_blocks WHERE id = ANY ($1::uuid[])`, [
-    [...new Set(mds.map((m) => m.blockId))],
-  ]);
-  const rightsholderOf = new Map(blocks.map((b) => [b.id, b.rightsholder_id]));
+  const rightsholderOf = await rightsholderIdsOfBlocks(db, [...new Set(mds.map((m) => m.blockId))]);
   for (const md of mds) {
     const rightsholder = rightsholderOf.get(md.blockId);
     await recordActivity(db, principal, {
@@ -131,20 +122,15 @@ async function insertOverrides(
  */
 async function recordTally(db: Queryable, principal: Principal, organizationId: string, action: string, tally: OverrideTally): Promise<void> {
   if (tally.size === 0) return;
-  const { rows } = await db.query<{ id: string; rightsholder_id: string; name: string }>(
-    `SELECT b.id, b.rightsholder_id, r.name FROM catalog_blocks b JOIN rightsholders r ON r.id = b.rightsholder_id
-     WHERE b.organization_id = $1 AND b.id = ANY ($2::uuid[]) ORDER BY r.name, b.id`,
-    [organizationId, [...tally.keys()]],
-  );
-  for (const block of rows) {
+  for (const block of await blocksWithRightsholders(db, organizationId, [...tally.keys()])) {
     const { musicalDetails, items } = tally.get(block.id)!;
     await recordActivity(db, principal, {
       organizationId,
       action,
       subjectType: 'rightsholder',
-      subjectId: block.rightsholder_id,
-      subjectLabel: block.name,
-      rightsholderIds: [block.rightsholder_id],
+      subjectId: block.rightsholderId,
+      subjectLabel: block.rightsholderName,
+      rightsholderIds: [block.rightsholderId],
       changes: { overrides: { before: null, after: { blockId: block.id, musicalDetails, items } } },
     });
   }
@@ -153,12 +139,12 @@ async function recordTally(db: Queryable, principal: Principal, organizationId: 
 export async function updateResults(
   db: Queryable,
   principal: Principal,
-  organizationId: string,
+  caller: Caller,
   ids: readonly string[],
   values: OverrideValues,
 ): Promise<string[]> {
-  const mds = await visibleDetails(db, { organizationId, userId: principal.userId }, ids);
-  await insertOverrides(db, principal, organizationId, mds, 'update_results', storedValues(values), 'musicalDetails.updateResults');
+  const mds = await visibleDetails(db, caller, ids);
+  await insertOverrides(db, principal, caller.organizationId, mds, 'update_results', storedValues(values), 'musicalDetails.updateResults');
   return mds.map((m) => m.id);
 }
 
@@ -176,11 +162,11 @@ export interface BulkOverrideItem {
 export async function bulkOverride(
   db: Queryable,
   principal: Principal,
-  organizationId: string,
+  caller: Caller,
   blockId: string | undefined,
   items: readonly BulkOverrideItem[],
 ): Promise<{ overrides: number; rules: string[]; musicalDetailIds: string[] }> {
-  const caller = { organizationId, userId: principal.userId };
+  const { organizationId } = caller;
   const block = blockId ? await visibleBlock(db, caller, blockId) : undefined;
   let overrides = 0;
   const rules: string[] = [];
@@ -199,30 +185,27 @@ export async function bulkOverride(
     const query = parseCatalogQuery(item.query);
     await holdBlocks(db, organizationId, [block.id], 'BLOCK_NOT_FOUND');
     const scope = item.scope ?? 'block';
-    const { rows } = await db.query<{ id: string }>(
-      `INSERT INTO catalog_rules (organization_id, scope, block_id, rightsholder_id, query, override_values, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-      [organizationId, scope, scope === 'block' ? block.id : null, scope === 'rightsholder' ? block.rightsholderId : null, JSON.stringify(query), JSON.stringify(values), principal.userId],
-    );
-    const ruleId = rows[0]!.id;
+    const ruleId = await insertCatalogRule(db, {
+      organizationId,
+      scope,
+      blockId: scope === 'block' ? block.id : null,
+      rightsholderId: scope === 'rightsholder' ? block.rightsholderId : null,
+      query,
+      values,
+      createdBy: principal.userId,
+    });
     rules.push(ruleId);
-    const blocks =
-      scope === 'block'
-        ? [block.id]
-        : (await db.query<{ id: string }>('SELECT id FROM catalog_blocks WHERE organization_id = $1 AND rightsholder_id = $2', [organizationId, block.rightsholderId])).rows.map((r) => r.id);
+    const blocks = scope === 'block' ? [block.id] : await blockIdsOfRightsholder(db, organizationId, block.rightsholderId);
     for (const b of blocks) overrides += await applyRules(db, organizationId, b, ruleId);
-    const applied = await db.query<{ id: string; title: string }>(
-      `SELECT md.id, md.title FROM musical_detail_overrides o JOIN musical_details md ON md.id = o.musical_detail_id WHERE o.rule_id = $1`,
-      [ruleId],
-    );
-    for (const m of applied.rows) touched.add(m.id);
+    const applied = await detailIdsOfRule(db, ruleId);
+    for (const id of applied) touched.add(id);
     await recordActivity(db, principal, {
       organizationId,
       action: 'musicalDetails.bulkOverride',
       subjectType: 'rightsholder',
       subjectId: block.rightsholderId,
       subjectLabel: block.rightsholderName,
-      changes: { rule: { before: null, after: { id: ruleId, scope, query, values, musicalDetails: applied.rowCount } } },
+      changes: { rule: { before: null, after: { id: ruleId, scope, query, values, musicalDetails: applied.length } } },
     });
   }
   await recordTally(db, principal, organizationId, 'musicalDetails.bulkOverride', tally);
@@ -236,9 +219,10 @@ export async function bulkOverride(
 export async function ignoreTitles(
   db: Queryable,
   principal: Principal,
-  organizationId: string,
+  caller: Caller,
   titles: readonly string[],
 ): Promise<{ titles: { title: string; normalizedTitle: string; created: boolean }[]; musicalDetails: number; blockIds: string[] }> {
+  const { organizationId } = caller;
   const out: { title: string; normalizedTitle: string; created: boolean }[] = [];
   const seen = new Set<string>();
   for (const title of titles) {
@@ -246,26 +230,10 @@ export async function ignoreTitles(
     if (!normalized) throw new AppError('VALIDATION_FAILED', `The title "${title}" has no letters or digits`, { details: { fields: [{ path: 'titles', message: 'a title needs letters or digits' }] } });
     if (seen.has(normalized)) continue;
     seen.add(normalized);
-    const res = await db.query(
-      `INSERT INTO ignored_titles (organization_id, title, normalized_title, created_by) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (organization_id, normalized_title) DO NOTHING`,
-      [organizationId, title.trim(), normalized, principal.userId],
-    );
-    out.push({ title: title.trim(), normalizedTitle: normalized, created: (res.rowCount ?? 0) > 0 });
+    const created = await insertIgnoredTitle(db, { organizationId, title: title.trim(), normalizedTitle: normalized, createdBy: principal.userId });
+    out.push({ title: title.trim(), normalizedTitle: normalized, created });
   }
-  const scope = await rightsholderScope(db, organizationId, principal.userId);
-  const params = new Params();
-  const where = detailScope(params, organizationId, scope);
-  const titlesParam = params.add([...seen]);
-  const { rows } = await db.query<{ id: string; blockId: string; identityKey: string; title: string }>(
-    `UPDATE musical_details md SET ignored = TRUE,
-       state = CASE WHEN md.state IN ('pending', 'fetching') THEN 'skipped' ELSE md.state END,
-       locked_at = NULL, locked_by = NULL, updated_at = clock_timestamp()
-     FROM catalog_blocks b
-     WHERE b.id = md.block_id AND ${where} AND md.normalized_title = ANY (${titlesParam}::text[]) AND NOT md.ignored
-     RETURNING md.id, md.block_id AS "blockId", md.identity_key AS "identityKey", md.title`,
-    params.values,
-  );
+  const rows = await markTitlesIgnored(db, caller, [...seen]);
   // organization-wide: one event per block, as bulkOverride, not one per detail
   const tally: OverrideTally = new Map();
   await insertOverrides(db, principal, organizationId, rows, 'ignore', { ignored: true } as OverrideValues, 'musicalDetails.ignoreTitles', tally);

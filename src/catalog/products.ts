@@ -7,6 +7,8 @@
 import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
+import { compareDecimals } from '../decimal.ts';
+import { lockBlock } from './blockStore.ts';
 import { loadBlockDetails, type BlockDetail } from './clusters.ts';
 import { boundKey, normalizeText } from './identity.ts';
 
@@ -55,19 +57,6 @@ function union(lists: string[][]): string[] {
 function earliest(dates: (string | null)[]): string | null {
   return dates.filter((d): d is string => d !== null).sort()[0] ?? null;
 }
-/** Exact comparison of decimal texts by value, for ordering by earnings. */
-function compareDecimal(a: string, b: string): number {
-  const [ai = '0', af = ''] = a.replace('-', '').split('.');
-  const [bi = '0', bf = ''] = b.replace('-', '').split('.');
-  const neg = (s: string) => s.startsWith('-');
-  if (neg(a) !== neg(b)) return neg(a) ? -1 : 1;
-  const width = Math.max(af.length, bf.length);
-  const x = BigInt(ai + af.padEnd(width, '0'));
-  const y = BigInt(bi + bf.padEnd(width, '0'));
-  const c = x === y ? 0 : x < y ? -1 : 1;
-  return neg(a) ? -c : c;
-}
-
 /**
  * An artist as products compare it: normalized, without a featured-artist credit (`feat.`, `ft.`,
  * `featuring`, bracketed or not), so that a fetched `Orla Finn feat. Mara Velde` is the statement's
@@ -173,7 +162,7 @@ function applyOverrides(p: PlannedProduct, overrides: readonly ProductOverrideRo
 
 /** Track values from its musical details, highest USD earnings first (ties by id). */
 function trackValues(key: string, clusterId: string | null, members: BlockDetail[]): PlannedProduct {
-  const sorted = [...members].sort((a, b) => compareDecimal(b.earningsUsd, a.earningsUsd) || (a.id < b.id ? -1 : 1));
+  const sorted = [...members].sort((a, b) => compareDecimals(b.earningsUsd, a.earningsUsd) || (a.id < b.id ? -1 : 1));
   const top = sorted[0]!;
   return {
     key,
@@ -201,8 +190,7 @@ function releaseOf(m: BlockDetail): { title: string; artist: string | null } | n
 
 export async function refreshProducts(deps: Deps, blockId: string): Promise<void> {
   await withTransaction(deps.pool, async (db) => {
-    const locked = await db.query('SELECT 1 FROM catalog_blocks WHERE id = $1 FOR UPDATE', [blockId]);
-    if (!locked.rowCount) return;
+    if (!(await lockBlock(db, blockId))) return;
     await derive(db, blockId);
   });
 }
@@ -313,7 +301,7 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
     for (const x of list) track.links.set(x.m.id, { source: x.source, createdBy: x.createdBy });
     applyOverrides(track, overridesByKey.get(key) ?? []);
     planned.push(track);
-    const sorted = [...list.map((x) => x.m)].sort((a, b) => compareDecimal(b.earningsUsd, a.earningsUsd) || (a.id < b.id ? -1 : 1));
+    const sorted = [...list.map((x) => x.m)].sort((a, b) => compareDecimals(b.earningsUsd, a.earningsUsd) || (a.id < b.id ? -1 : 1));
     const release = sorted.map(releaseOf).find((r) => r !== null);
     if (!release) continue;
     const albumKey = `album:${boundKey(normalizeText(release.title))}\u001f${artistKey(release.artist)}`;

@@ -3,6 +3,7 @@
 // `musical_details md` (joined with `catalog_blocks b`). Values never enter the SQL text.
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
+import { likeContains } from '../db/sql.ts';
 
 export const fetchStates = ['pending', 'fetching', 'found', 'not_found', 'skipped', 'failed'] as const;
 export type FetchState = (typeof fetchStates)[number];
@@ -83,8 +84,6 @@ export class Params {
   }
 }
 
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 const TEXT_COLUMNS: Record<'title' | 'artist' | 'releaseTitle' | 'releaseArtist', { raw: string; fetched: string }> = {
   title: { raw: 'md.title', fetched: "md.result->>'title'" },
   artist: { raw: 'md.artist', fetched: "md.result->>'artist'" },
@@ -110,7 +109,7 @@ export function compileCatalogQuery(q: CatalogQuery, params: Params): string {
         const { raw, fetched } = TEXT_COLUMNS[field];
         const o = op as { contains?: string; equals?: string };
         if (o.contains !== undefined) {
-          const p = params.add(`%${likeEscape(o.contains)}%`);
+          const p = params.add(likeContains(o.contains));
           parts.push(`(${raw} ILIKE ${p} OR ${fetched} ILIKE ${p})`);
         } else {
           const p = params.add(o.equals);

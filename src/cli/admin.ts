@@ -19,6 +19,7 @@ import { pino } from 'pino';
 import type { Pool } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
 import { ADMIN_USAGE } from './adminUsage.ts';
+import { CommandError, UsageError } from './errors.ts';
 
 async function reprocessCommand(
   config: Config,
@@ -105,18 +106,6 @@ async function reprocessCommand(
     // or on a forced exit, they are released instead)
     await stopWithin(runtime, config.shutdownGraceMs, log);
   }
-}
-
-/** A command that cannot be done as asked: its message is printed as it is, with no stack trace. */
-export class CommandError extends Error {
-  override name = 'CommandError';
-  readonly exitCode: number = 1;
-}
-
-/** Bad arguments (or a file that cannot be read as asked): exit 2. */
-export class UsageError extends CommandError {
-  override name = 'UsageError';
-  override readonly exitCode: number = 2;
 }
 
 const email = z.email();

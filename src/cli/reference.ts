@@ -3,7 +3,7 @@ import type { Pool } from '../db/pool.ts';
 import { importFxRates, type ImportOrigin } from '../fx/import.ts';
 import { ReferenceFileError } from '../lookups/csv.ts';
 import { importMarketData, marketImportKinds, type MarketImportKind } from '../market/import.ts';
-import { CommandError, UsageError } from './admin.ts';
+import { CommandError, UsageError } from './errors.ts';
 
 type Values = Record<string, string | boolean | undefined>;
 

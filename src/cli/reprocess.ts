@@ -4,6 +4,7 @@
 import { enqueueBlockRefresh } from '../catalog/blocks.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
 import { enqueueStatementIngest } from '../ingest/queue.ts';
+import { reprocessMatching } from '../ingest/statementStatus.ts';
 import type { Deps } from '../deps.ts';
 
 export interface ReprocessFilter {
@@ -18,19 +19,9 @@ export interface ReprocessFilter {
 export const REPROCESSABLE = ['processed', 'failed', 'needs_mapping', 'skipped', 'bad'];
 
 /** Marks the matching statements for processing and queues them; returns their ids. */
-export async function queueReprocess(deps: Pick<Deps, 'pool' | 'jobs' | 'config'>, filter: ReprocessFilter): Promise<string[]> {
+export async function queueReprocess(deps: Pick<Deps, 'pool' | 'config'>, filter: ReprocessFilter): Promise<string[]> {
   const rows = await withTransaction(deps.pool, async (db) => {
-    const { rows } = await db.query<{ id: string; before: string; rightsholder_id: string }>(
-      `WITH matching AS (
-         SELECT id, status FROM statements
-         WHERE organization_id = $1 AND deleted_at IS NULL AND status = ANY ($2)
-           AND ($3::uuid IS NULL OR rightsholder_id = $3) AND ($4::uuid IS NULL OR distributor_id = $4)
-           AND ($5::uuid IS NULL OR mapping_id = $5) AND ($6::timestamptz IS NULL OR created_at >= $6)
-         FOR UPDATE)
-       UPDATE statements s SET status = 'uploaded', updated_at = clock_timestamp() FROM matching m WHERE s.id = m.id
-       RETURNING s.id, m.status AS before, s.rightsholder_id`,
-      [filter.organizationId, filter.statuses, filter.rightsholderId ?? null, filter.distributorId ?? null, filter.mappingId ?? null, filter.since ?? null],
-    );
+    const rows = await reprocessMatching(db, filter);
     // as upload.uploadAction reprocess: a skipped or bad statement's processed version counts again
     // at once, whatever its run ends in (failed, needs_mapping): its rightsholder's catalog follows
     const setBack = rows.filter((r) => r.before === 'skipped' || r.before === 'bad');

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ParamAllocator, scopePredicate, sqlTableColumns, type Restrictions } from '../analytics/compile.ts';
 import type { JoinName } from '../analytics/model.ts';
 import { dimensionDefs, semantic } from '../analytics/semantic.ts';
+import { monthIndex } from '../periods.ts';
 
 export const exportTypes = ['royalty_lines', 'earnings_summary', 'statements', 'catalog'] as const;
 export type ExportType = (typeof exportTypes)[number];
@@ -267,11 +268,8 @@ export function columnsOf(type: ExportType): ExportColumn[] {
   return statementColumns;
 }
 
-/** year * 12 + month - 1 of a YYYY-MM month: the facts' month_index of a period ending then. */
-export function monthIndex(month: string): number {
-  const [y, m] = month.split('-').map(Number);
-  return y! * 12 + m! - 1;
-}
+// the month index of a YYYY-MM month: the facts' month_index of a period ending then
+export { monthIndex };
 
 /** The rows of the facts an export reads: the caller's restrictions, then the export's filters. */
 export function factsPredicate(r: Restrictions, f: ExportFilters, p: ParamAllocator): { where: string; joins: JoinName[] } {

@@ -14,12 +14,11 @@ import type { Config } from '../config.ts';
 import { recordActivity } from '../activity/record.ts';
 import { withTransaction, type Queryable } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
-import { removeObjects } from './run.ts';
+import { enqueue } from '../jobs/enqueue.ts';
+import { TASK } from '../jobs/payloads.ts';
+import { removeObjects } from './objects.ts';
 import { exportPrefix, type ExportRow } from './store.ts';
 
-export const EXPORT_EXPIRE_TASK = 'export_expire';
-/** The crontab's hourly sweep: the same work as export_expire, with no export of its own. */
-export const EXPORT_EXPIRE_SWEEP_TASK = 'export_expire_sweep';
 const SWEEP_BATCH = 100;
 
 /** The retention in seconds: config.exports.retentionHours (EXPORT_RETENTION_HOURS, default 7 days). */
@@ -71,12 +70,7 @@ export async function retireExportsOfOrganization(db: Queryable, organizationId:
 
 /** Adds the export_expire job for the export's expiry, in the caller's transaction. */
 export async function scheduleExpiry(db: Queryable, exportId: string, at: Date): Promise<void> {
-  await db.query(`SELECT graphile_worker.add_job($1, json_build_object('exportId', $2::text), run_at => $3, max_attempts => 10, job_key => $4)`, [
-    EXPORT_EXPIRE_TASK,
-    exportId,
-    at,
-    `${EXPORT_EXPIRE_TASK}:${exportId}`,
-  ]);
+  await enqueue(db, TASK.export_expire, { exportId }, { runAt: at, maxAttempts: 10, jobKey: `${TASK.export_expire}:${exportId}` });
 }
 
 /**

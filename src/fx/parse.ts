@@ -5,6 +5,7 @@
 import cc from 'currency-codes';
 import { csvHeader, csvRows, onceEach, ReferenceFileError } from '../lookups/csv.ts';
 import { lastPublishableDay } from './dates.ts';
+import { unitsAt } from '../decimal.ts';
 
 export type FxFormat = 'ecb' | 'plain';
 
@@ -28,19 +29,13 @@ const SCALE = 30;
 const ONE = 10n ** BigInt(SCALE);
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
-/** Decimal text (DECIMAL above) as an integer count of 10^-SCALE. */
-function scaledUnits(value: string): bigint {
-  const [whole, frac = ''] = value.split('.');
-  return BigInt(`${whole}${frac.padEnd(SCALE, '0')}`);
-}
-
 /**
  * The smallest number of units of a currency for one US dollar that is accepted (exclusive): a
  * unit worth a million dollars or more is no currency, and analytics holds US dollars per unit as
  * DECIMAL(20,14), where such a rate would turn into no rate at all without a missing_fx_rate flag.
  */
 export const MIN_PER_USD = '0.000001';
-const MIN_PER_USD_UNITS = scaledUnits(MIN_PER_USD);
+const MIN_PER_USD_UNITS = unitsAt(MIN_PER_USD, SCALE);
 
 export function isCurrencyCode(code: string): boolean {
   return /^[A-Z]{3}$/.test(code) && cc.code(code) !== undefined;
@@ -122,12 +117,12 @@ function parseEcb(text: string): ParsedRates {
     // every rate of the day becomes units per US dollar (value ÷ USD), the euro's is 1 ÷ USD: none may be MIN_PER_USD or less
     const usd = day.find((r) => r.currency === 'USD');
     if (usd) {
-      const usdUnits = scaledUnits(usd.value);
+      const usdUnits = unitsAt(usd.value, SCALE);
       // 1 ÷ USD ≤ MIN_PER_USD
       if (usdUnits * MIN_PER_USD_UNITS >= ONE * ONE) throw new ReferenceFileError(`Line ${n + 2}: USD "${usd.value}" makes one euro worth a million US dollars or more`);
       for (const r of day) {
         // value ÷ USD ≤ MIN_PER_USD
-        if (r.currency !== 'USD' && scaledUnits(r.value) * ONE <= usdUnits * MIN_PER_USD_UNITS) {
+        if (r.currency !== 'USD' && unitsAt(r.value, SCALE) * ONE <= usdUnits * MIN_PER_USD_UNITS) {
           throw new ReferenceFileError(`Line ${n + 2}: ${r.currency} "${r.value}" makes one unit worth a million US dollars or more`);
         }
       }
@@ -154,7 +149,7 @@ function parsePlain(text: string): ParsedRates {
       continue;
     }
     if (!DECIMAL.test(value) || /^0*(\.0*)?$/.test(value)) throw new ReferenceFileError(`Line ${n + 2}: "${value}" is not a positive decimal rate of at most 12 digits before the point and 30 after`);
-    if (scaledUnits(value) <= MIN_PER_USD_UNITS) {
+    if (unitsAt(value, SCALE) <= MIN_PER_USD_UNITS) {
       throw new ReferenceFileError(`Line ${n + 2}: ${currency} "${value}" per US dollar makes one unit worth a million US dollars or more`);
     }
     once(`${date} ${currency}`, n + 2);

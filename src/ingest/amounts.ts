@@ -195,19 +195,3 @@ function trimSpaces(s: string): string {
   while (b > a && s[b - 1] === ' ') b--;
   return s.slice(a, b);
 }
-
-/** Exact decimal addition of two decimal strings (`-12.5`, `3`), on a common scale with BigInt. */
-export function addDecimals(a: string, b: string): string {
-  const scale = Math.max(a.split('.')[1]?.length ?? 0, b.split('.')[1]?.length ?? 0);
-  const toInt = (s: string) => {
-    const neg = s.startsWith('-');
-    const [i, f = ''] = s.replace('-', '').split('.');
-    const v = BigInt(i! + f.padEnd(scale, '0'));
-    return neg ? -v : v;
-  };
-  const sum = toInt(a) + toInt(b);
-  const neg = sum < 0n;
-  const digits = (neg ? -sum : sum).toString().padStart(scale + 1, '0');
-  const out = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
-  return neg ? `-${out}` : out;
-}

@@ -5,9 +5,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { computeHeaderHash } from '../../workers/headerHash.ts';
+import { computeHeaderHash } from './headerHash.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
-import { looseHeaderKey, matchColumns, mappingFieldsSchema, missingRequiredFields, type ColumnMatch, type MappingFields } from './fields.ts';
+import { looseHeaderKey, matchColumns, mappingFieldsSchema, missingRequiredFields, type ColumnMatch, type MappingFields } from './mappingFields.ts';
 import { canonicalJson, findMappingByHeaderHash, mappingProblems, mappingsToMatch, type MappingRecord } from './mappings.ts';
 import { projectPath } from '../paths.ts';
 

@@ -8,58 +8,37 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline as streamPipeline } from 'node:stream/promises';
-import { withTransaction } from '../db/pool.ts';
+import { withTransaction, type Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../deps.ts';
 import { type FooterMeasure, type LocatedTable, tableOf } from './fileTypes.ts';
-import { findMappingForHeader } from './library.ts';
-import { missingRequiredFields, type FieldSpec, type MappingFields } from './fields.ts';
-import { headerIn, usesDecimalComma } from './fieldNames.ts';
-import { addDecimals, readAmount } from './amounts.ts';
-import { failStatement } from './statements.ts';
+import { findMappingForHeader, type FoundMapping } from './library.ts';
+import { missingRequiredFields, type FieldSpec, type MappingFields } from './mappingFields.ts';
+import { headerIn, usesDecimalComma } from './standardFields.ts';
+import { readAmount } from './amounts.ts';
+import { addDecimals } from '../decimal.ts';
+import { cadenceMonthsSql, monthIndex } from '../periods.ts';
+import { awaitMapping, failRun, finishRun, startRun, type RunStatement } from './statementStatus.ts';
 import { periodOf, type Cadence } from './values.ts';
-import type { NormalizeOutput } from '../../workers/normalize.ts';
+import type { NormalizeOutput } from '../workers/normalizeTypes.ts';
 import { suggestMapping } from './suggest.ts';
 import { fxFlags, rateStatement, rawValueUsdSql } from '../fx/rerate.ts';
 import { recordActivity } from '../activity/record.ts';
 import { unknownLookupMessage } from '../lookups/flags.ts';
 import { normalizeLookupKey } from '../lookups/normalize.ts';
-import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/resolve.ts';
+import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/analyticsLookups.ts';
 import { enqueueBlockRefresh } from '../catalog/blocks.ts';
 import { stopwatch } from './stopwatch.ts';
-import { ObjectChangedError } from '../storage/objectStore.ts';
+import { deleteObjects, ObjectChangedError } from '../storage/objectStore.ts';
 
 /** The months of a statement's cadence, in SQL over the statements table. */
-const SPAN_SQL = `CASE stmt_cadence WHEN 'M' THEN 1 WHEN 'Q' THEN 3 WHEN 'H' THEN 6 WHEN 'Y' THEN 12 END`;
+const SPAN_SQL = cadenceMonthsSql('stmt_cadence');
 
 export interface IngestResult {
   status: 'processed' | 'needs_mapping' | 'failed' | 'skipped';
   statementId: string;
   /** milliseconds per stage of a processed statement (logged by the job) */
   timings?: Record<string, number>;
-}
-
-interface StatementRow {
-  id: string;
-  organization_id: string;
-  rightsholder_id: string;
-  distributor_id: string | null;
-  file_name: string;
-  object_key: string;
-  status: string;
-  normalized_key: string | null;
-  normalized_version: number;
-  variants: Record<string, string>;
-  mapping_id: string | null;
-  created_by: string | null;
-  /** the SHA-256 announced in upload.uploadFile (lower-case hex), if any */
-  declared_sha256: string | null;
-  /** the ETag of the object as upload.uploadAction complete checked it (null before migration 22) */
-  object_etag: string | null;
-  /** values of the mapping's variables, given with the upload */
-  variables: Record<string, string>;
-  /** the text encoding named with the upload, read instead of the detected one */
-  encoding: string | null;
 }
 
 /**
@@ -121,9 +100,6 @@ function progressReporter(deps: Deps, statementId: string, normalizedVersion: nu
     },
   };
 }
-
-/** Statuses from which a statement may be (re)processed. */
-const PROCESSABLE = new Set(['uploaded', 'processing', 'processed', 'needs_mapping', 'failed']);
 
 /** Downloads an object; with `expectEtag` (the upload's as completed), bytes PUT again since are UPLOAD_OBJECT_CHANGED. */
 async function download(deps: Deps, key: string, file: string, expectEtag?: string | null, signal?: AbortSignal): Promise<number> {
@@ -391,13 +367,7 @@ export async function locateStatementFile(
   options.lap?.('download');
   // the file reader is pure JavaScript: its thread is terminated when the signal aborts
   const [located, sha256] = await Promise.allSettled([
-    deps.threads.run<LocatedTable & { ok: true }>(
-      'statementFile',
-      'locateTable',
-      { sourcePath, fileName, workDir, ...(options.encoding ? { encoding: options.encoding } : {}) },
-      undefined,
-      options.signal,
-    ),
+    deps.threads.locateTable({ sourcePath, fileName, workDir, ...(options.encoding ? { encoding: options.encoding } : {}) }, { signal: options.signal }),
     options.hash ? sha256Of(sourcePath) : Promise.resolve(''),
   ]);
   // both settled: nothing reads the work directory when a failure removes it
@@ -409,153 +379,194 @@ export async function locateStatementFile(
   return { located: located.value, object: { size, sha256: sha256.value }, sourcePath };
 }
 
-/**
- * `signal`: the job's time budget (src/jobs/statementIngest.ts). Aborted, the download and the
- * file reader's thread stop at once and the run stops at its next stage; the normalizer's DuckDB
- * work, which no thread may be terminated in, is interrupted by its own timer at `deadline`.
- */
-export async function ingestStatement(
-  deps: Deps,
-  organizationId: string,
-  statementId: string,
-  budget: { signal?: AbortSignal; deadline?: number } = {},
-): Promise<IngestResult> {
-  const { signal } = budget;
-  const { rows } = await deps.pool.query<StatementRow>(
-    `UPDATE statements SET status = 'processing', failure_code = NULL, failure_reason = NULL, failure_details = NULL, progress_done = 0, progress_stage = 'reading',
-       progress_stage_at = clock_timestamp(), updated_at = clock_timestamp()
-     WHERE id = $1 AND organization_id = $2 AND status = ANY ($3) AND deleted_at IS NULL
-     RETURNING id, organization_id, rightsholder_id, distributor_id, file_name, object_key, status, normalized_key,
-       normalized_version, variants, mapping_id, created_by, declared_sha256, object_etag, variables, encoding`,
-    [statementId, organizationId, [...PROCESSABLE]],
-  );
-  const statement = rows[0];
-  if (!statement) return { status: 'skipped', statementId };
-  const { lap, timings } = stopwatch();
+// ---- a run, as a list of named stages --------------------------------------------------------
 
-  const workDir = path.join(tmpdir(), 'royalty-ingest', `${statementId}-${randomBytes(4).toString('hex')}`);
-  await mkdir(workDir, { recursive: true });
-  try {
-    let located: LocatedTable;
-    let object: { size: number; sha256: string };
-    let sourcePath: string;
+/** What one run of the pipeline knows: its statement as it took it, and what each stage found. */
+interface Run {
+  deps: Deps;
+  organizationId: string;
+  statementId: string;
+  statement: RunStatement;
+  workDir: string;
+  signal: AbortSignal | undefined;
+  /** when the job's time budget runs out (ms since the epoch) */
+  deadline: number | undefined;
+  lap: (stage: string) => void;
+  timings: Record<string, number>;
+  /** locate: the table found in the file, the object as downloaded and where it lies */
+  located?: LocatedTable;
+  object?: { size: number; sha256: string };
+  sourcePath?: string;
+  /** findMapping: the mapping the file is read with, and why */
+  found?: FoundMapping;
+  /** normalize: the rows as read */
+  normalized?: NormalizeOutput;
+  /** storeObjects: the new version's objects, by variant */
+  version?: number;
+  variants?: Record<string, string>;
+}
+
+/** A stage ends the run with its result, or returns nothing for the next stage to go on. */
+interface Stage {
+  name: string;
+  run(run: Run): Promise<IngestResult | void>;
+}
+
+/** What a stage needs from an earlier one (set there, or the stage would not run). */
+function need<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`ingest: ${what} is not known yet`);
+  return value;
+}
+
+/**
+ * A permanent, explained failure of the run (bad input: never retried); with `details`, what the
+ * errorCode points at (the normalizer's AMOUNT_FORMAT_CONFLICT rows).
+ */
+async function failed(run: Run, error: AppError, opts: { details?: boolean } = {}): Promise<IngestResult> {
+  await failRun(run.deps.pool, run.statementId, error.errorCode, error.message, opts.details ? error.details : undefined);
+  return { status: 'failed', statementId: run.statementId };
+}
+
+const skipped = (run: Run): IngestResult => ({ status: 'skipped', statementId: run.statementId });
+
+/** Downloads the object and locates its table (its SHA-256 read meanwhile). */
+const locate: Stage = {
+  name: 'locate',
+  async run(run) {
+    const { statement } = run;
     try {
-      ({ located, object, sourcePath } = await locateStatementFile(deps, statement.object_key, statement.file_name, workDir, {
-        lap,
+      const found = await locateStatementFile(run.deps, statement.object_key, statement.file_name, run.workDir, {
+        lap: run.lap,
         hash: true,
         expectSha256: statement.declared_sha256,
         expectEtag: statement.object_etag,
         encoding: statement.encoding,
-        signal,
-      }));
-      lap('locate');
+        signal: run.signal,
+      });
+      Object.assign(run, found);
     } catch (error) {
-      if ((error as { name?: string }).name === 'NoSuchKey') {
-        await failStatement(deps.pool, statementId, 'UPLOAD_OBJECT_MISSING', 'The uploaded file is not in the object store.', { run: true });
-        return { status: 'failed', statementId };
-      }
-      if (error instanceof AppError && error.code === 'BAD_REQUEST') {
-        await failStatement(deps.pool, statementId, error.errorCode, error.message, { run: true });
-        return { status: 'failed', statementId };
-      }
+      if ((error as { name?: string }).name === 'NoSuchKey') return failed(run, new AppError('UPLOAD_OBJECT_MISSING', 'The uploaded file is not in the object store.'));
+      if (error instanceof AppError && error.code === 'BAD_REQUEST') return failed(run, error);
       throw error;
     }
-    // what the file is and how it was read, only while this run still has the statement (one
-    // skipped, marked bad, deleted or sent back meanwhile keeps what its rows were read from)
-    const still = await deps.pool.query(
+    run.lap('locate');
+  },
+};
+
+/**
+ * Records what the file is and how it was read, only while this run still has the statement (one
+ * skipped, marked bad, deleted or sent back meanwhile keeps what its rows were read from); without
+ * it the run stops here: nothing of it is needed.
+ */
+const recordLayout: Stage = {
+  name: 'record layout',
+  async run(run) {
+    const located = need(run.located, 'the table');
+    const object = need(run.object, 'the object');
+    const still = await run.deps.pool.query(
       `UPDATE statements SET size_bytes = $2, sha256 = $3, header_hash = $4, headers = $5, row_count = $6, progress_total = $6, progress_stage = 'surveying', progress_stage_at = clock_timestamp(),
          located = $7, updated_at = clock_timestamp()
        WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $8`,
-      [
-        statementId,
-        object.size,
-        object.sha256,
-        located.headerHash,
-        located.header,
-        located.dataRecords,
-        JSON.stringify({
-          container: located.container,
-          format: located.format,
-          encoding: located.encoding,
-          sheet: located.sheet,
-          archiveEntry: located.archiveEntry?.name ?? null,
-          // a single member's list is derived from archiveEntry when read (LAYOUT_SELECT)
-          archiveEntries: located.archiveEntry?.combined,
-          delimiter: located.delimiter,
-          headerLine: located.headerLine,
-          footerRecords: located.footerRecords,
-          preambleValues: located.preambleValues,
-          footerTotals: located.footerTotals,
-        }),
-        statement.normalized_version,
-      ],
+      [run.statementId, object.size, object.sha256, located.headerHash, located.header, located.dataRecords, JSON.stringify(layoutRecord(located)), run.statement.normalized_version],
     );
-    // and without it the run stops here: nothing of it is needed
-    if (still.rowCount === 0) return { status: 'skipped', statementId };
+    if (still.rowCount === 0) return skipped(run);
+  },
+};
 
-    signal?.throwIfAborted();
-    // by header hash, else by its columns (src/ingest/library.ts): the statement records which and why
-    const found = await findMappingForHeader(deps.pool, organizationId, located.header);
-    const mapping = found?.mapping ?? null;
-    if (!found || !mapping || missingRequiredFields(mapping.fields).length > 0) {
-      const suggestion = suggestMapping(located.header, located.sampleRows, statement.file_name);
-      await deps.pool.query(
-        `UPDATE statements SET status = 'needs_mapping', suggested_mapping = $2, updated_at = clock_timestamp()
-         WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL`,
-        [statementId, JSON.stringify(suggestion)],
-      );
-      return { status: 'needs_mapping', statementId };
+/** The statement's `located` column: how its file was read. */
+function layoutRecord(located: LocatedTable) {
+  return {
+    container: located.container,
+    format: located.format,
+    encoding: located.encoding,
+    sheet: located.sheet,
+    archiveEntry: located.archiveEntry?.name ?? null,
+    // a single member's list is derived from archiveEntry when read (LAYOUT_SELECT)
+    archiveEntries: located.archiveEntry?.combined,
+    delimiter: located.delimiter,
+    headerLine: located.headerLine,
+    footerRecords: located.footerRecords,
+    preambleValues: located.preambleValues,
+    footerTotals: located.footerTotals,
+  };
+}
+
+/**
+ * By header hash, else by its columns (src/ingest/library.ts): the statement records which and
+ * why. Without a complete one the statement waits in needs_mapping with a suggestion.
+ */
+const findMapping: Stage = {
+  name: 'find mapping',
+  async run(run) {
+    run.signal?.throwIfAborted();
+    const located = need(run.located, 'the table');
+    const found = await findMappingForHeader(run.deps.pool, run.organizationId, located.header);
+    if (!found || !found.mapping || missingRequiredFields(found.mapping.fields).length > 0) {
+      await awaitMapping(run.deps.pool, run.statementId, suggestMapping(located.header, located.sampleRows, run.statement.file_name));
+      return { status: 'needs_mapping', statementId: run.statementId };
     }
+    run.found = found;
+  },
+};
 
-    const version = statement.normalized_version + 1;
-    const prefix = `orgs/${organizationId}/statements/${statementId}/`;
-    const outPath = path.join(workDir, 'normalized.parquet');
-    const removedPath = path.join(workDir, 'removed.csv');
-    let normalized: NormalizeOutput;
+/** Normalizes the rows in the normalizer's thread, its progress written to the record meanwhile. */
+const normalize: Stage = {
+  name: 'normalize',
+  async run(run) {
+    const { deps, statement, statementId } = run;
+    const located = need(run.located, 'the table');
+    const { mapping } = need(run.found, 'the mapping');
     const progress = progressReporter(deps, statementId, statement.normalized_version);
     try {
-      normalized = await deps.threads.run<NormalizeOutput & { ok: true }>('normalize', 'normalizeStatement', {
+      run.normalized = await deps.threads.normalize({
         ...tableOf(located),
         fields: mapping.fields,
         fileName: statement.file_name,
         variables: statement.variables,
         statementId,
-        organizationId,
+        organizationId: run.organizationId,
         rightsholderId: statement.rightsholder_id,
-        outPath,
-        removedPath,
+        outPath: path.join(run.workDir, 'normalized.parquet'),
+        removedPath: path.join(run.workDir, 'removed.csv'),
         threads: 2,
         memoryLimitMb: 1024,
         // what is left of the job's budget: the thread interrupts DuckDB when it runs out
-        timeBudgetMs: Math.max(1, (budget.deadline ?? Date.now() + 30 * 60_000) - Date.now()),
+        timeBudgetMs: Math.max(1, (run.deadline ?? Date.now() + 30 * 60_000) - Date.now()),
         progress: progress.buffer,
         progressEveryMs: progress.pollEveryMs,
       });
     } catch (error) {
       await progress.stop();
-      if (error instanceof AppError && error.code === 'BAD_REQUEST') {
-        await failStatement(deps.pool, statementId, error.errorCode, error.message, { run: true, details: error.details });
-        return { status: 'failed', statementId };
-      }
+      if (error instanceof AppError && error.code === 'BAD_REQUEST') return failed(run, error, { details: true });
       throw error;
     }
     await progress.stop();
-    signal?.throwIfAborted();
+    run.signal?.throwIfAborted();
     await deps.pool.query(
       `UPDATE statements SET progress_stage = 'saving', progress_stage_at = clock_timestamp(), updated_at = clock_timestamp()
        WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $2`,
       [statementId, statement.normalized_version],
     );
-    lap('normalize');
-    for (const [step, ms] of Object.entries(normalized.timings ?? {})) timings[`normalize.${step}`] = ms;
+    run.lap('normalize');
+    for (const [step, ms] of Object.entries(run.normalized.timings ?? {})) run.timings[`normalize.${step}`] = ms;
+  },
+};
 
-    // objects first, under a new version; the database swap below makes them visible at once
+/** The new version's objects, first: the commit makes them visible at once. */
+const storeObjects: Stage = {
+  name: 'store objects',
+  async run(run) {
+    const { deps, statement } = run;
+    const located = need(run.located, 'the table');
+    const sourcePath = need(run.sourcePath, 'the file');
+    const version = statement.normalized_version + 1;
+    const prefix = `orgs/${run.organizationId}/statements/${run.statementId}/`;
     const variants: Record<string, string> = { original: statement.object_key };
-    const normalizedKey = `${prefix}normalized/v${version}.parquet`;
-    await upload(deps, normalizedKey, outPath, 'application/vnd.apache.parquet');
-    variants.normalized = normalizedKey;
+    variants.normalized = `${prefix}normalized/v${version}.parquet`;
+    await upload(deps, variants.normalized, path.join(run.workDir, 'normalized.parquet'), 'application/vnd.apache.parquet');
     // trimmed and standardized are written on first request (src/ingest/variants.ts)
     variants.removed = `${prefix}removed/v${version}.csv`;
+    const removedPath = path.join(run.workDir, 'removed.csv');
     await addPreambleRows(removedPath, located);
     await upload(deps, variants.removed, removedPath, 'text/csv');
     // the table as UTF-8 delimited text, when it differs from the upload (a sheet, a decoded or unpacked file)
@@ -572,194 +583,282 @@ export async function ingestStatement(
         await upload(deps, variants['original-excel'], workbook.path, WORKBOOK_TYPES[located.format]);
       } else variants['original-excel'] = statement.object_key;
     }
+    run.version = version;
+    run.variants = variants;
+    run.lap('upload');
+    run.signal?.throwIfAborted();
+  },
+};
 
-    lap('upload');
-    signal?.throwIfAborted();
-    const flags = statementFlags(located, normalized, mapping.fields);
-    const stmtPeriod = normalized.stmt ? periodOf(normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence as Cadence) : null;
+/**
+ * One transaction records the new version, its flags, FX rates and raw values. A statement
+ * deleted, or sent back to be processed again (a redrive), while this run worked takes nothing of
+ * it: the run that follows (or nobody) has the last word, and this run's objects go.
+ */
+const commit: Stage = {
+  name: 'commit',
+  async run(run) {
+    const current = await withTransaction(run.deps.pool, (db) => commitVersion(db, run));
+    if (current) return;
+    // this run's objects, unless the statement's record names them (a later version cannot)
+    const { rows } = await run.deps.pool.query<{ normalized_key: string | null; variants: Record<string, string> }>(
+      'SELECT normalized_key, variants FROM statements WHERE id = $1',
+      [run.statementId],
+    );
+    const kept = new Set([rows[0]?.normalized_key, ...Object.values(rows[0]?.variants ?? {})]);
+    const mine = need(run.variants, 'the objects');
+    // (original-excel may be the upload itself)
+    const orphans = [mine.normalized, mine.removed, mine.single, mine['original-excel']];
+    await deleteObjects(run.deps.store, orphans.filter((key): key is string => !!key && key !== run.statement.object_key && !kept.has(key)), run.deps.log);
+    return skipped(run);
+  },
+};
 
-    const current = await withTransaction(deps.pool, async (db) => {
-      // duplicates and overlaps are judged against what is committed, under the statement's lock;
-      // a statement deleted, or sent back to be processed again (a redrive), while this run worked
-      // takes nothing of it: the run that follows (or nobody) has the last word
-      // (so does a run whose organization was deleted meanwhile: its row is share-locked, so a
-      // deletion either came first or waits for this commit)
-      const { rows: locked } = await db.query<{ status: string; normalized_version: number }>(
-        `SELECT s.status, s.normalized_version FROM statements s JOIN organizations o ON o.id = s.organization_id AND o.deleted_at IS NULL
-         WHERE s.id = $1 AND s.deleted_at IS NULL FOR UPDATE OF s FOR SHARE OF o`,
-        [statementId],
-      );
-      if (locked[0]?.status !== 'processing' || locked[0].normalized_version !== statement.normalized_version) return false;
-      // statements of one rightsholder, and statements of the same bytes, commit one at a time, so
-      // that two processed at once see each other: a later commit is judged against an earlier one
-      // (row lock first, then these two in this order, the same in every run: no deadlock)
-      await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`statement-period:${organizationId}:${statement.rightsholder_id}`]);
-      await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`statement-bytes:${organizationId}:${object.sha256}`]);
-      // a duplicate of another statement of the same bytes that is no duplicate itself, uploaded
-      // earlier (its bytes read by now) or processed already. Of two identical files exactly one is
-      // flagged, whatever the order their runs end in, and stays so when either is processed again
-      const duplicate = await db.query<{ id: string; file_name: string }>(
-        `SELECT s.id, s.file_name FROM statements s, statements me
-         WHERE me.id = $3 AND s.organization_id = $1 AND s.sha256 = $2 AND s.id <> $3 AND s.deleted_at IS NULL
-           AND s.status NOT IN ('aborted', 'expired', 'deleted')
-           AND NOT EXISTS (SELECT 1 FROM statement_flags f WHERE f.statement_id = s.id AND f.kind = 'duplicate_upload')
-           AND ((s.created_at, s.id) < (me.created_at, me.id) OR s.status = 'processed')
-         ORDER BY s.created_at, s.id LIMIT 1`,
-        [organizationId, object.sha256, statementId],
-      );
-      if (duplicate.rows[0]) {
-        flags.push({
-          kind: 'duplicate_upload',
-          severity: 'warning',
-          message: `The same file was uploaded before (${duplicate.rows[0].file_name}).`,
-          details: { statementId: duplicate.rows[0].id },
-        });
-      }
-      const distributorId = statement.distributor_id ?? mapping.distributorId;
-      if (stmtPeriod && distributorId) {
-        // periods overlap when they share a month: a quarter overlaps each of its months
-        const monthOf = (iso: string) => Number(iso.slice(0, 4)) * 12 + Number(iso.slice(5, 7)) - 1;
-        const overlap = await db.query<{ id: string }>(
-          `SELECT id FROM statements WHERE organization_id = $1 AND rightsholder_id = $2 AND distributor_id = $3 AND id <> $4
-             AND status = 'processed' AND deleted_at IS NULL AND stmt_period >= 1
-             AND stmt_year * 12 + (stmt_period - 1) * ${SPAN_SQL} <= $6
-             AND stmt_year * 12 + stmt_period * ${SPAN_SQL} - 1 >= $5
-           ORDER BY created_at, id LIMIT 5`,
-          [organizationId, statement.rightsholder_id, distributorId, statementId, monthOf(stmtPeriod.start), monthOf(stmtPeriod.end)],
-        );
-        if (overlap.rows.length > 0) {
-          flags.push({
-            kind: 'overlapping_period',
-            severity: 'warning',
-            message: 'Another statement of this distributor and rightsholder covers the same period.',
-            details: { statementIds: overlap.rows.map((r) => r.id) },
-          });
-        }
-      }
-      // FX: the rate for the statement period's last day, else the nearest earlier published day; never 1
-      const rateDate = stmtPeriod?.end ?? normalized.salesPeriodEnd;
-      const currencies = normalized.perCurrency.flatMap((c) => (c.currency ? [c.currency] : []));
-      flags.push(...fxFlags(await rateStatement(db, statementId, currencies, rateDate), rateDate));
-      // flags computed by this run replace the previous run's; a flag the user resolved stays resolved
-      const resolved = await db.query<{ kind: string }>('SELECT kind FROM statement_flags WHERE statement_id = $1 AND resolved', [statementId]);
-      const resolvedKinds = new Set(resolved.rows.map((r) => r.kind));
-      await db.query('DELETE FROM statement_flags WHERE statement_id = $1 AND NOT resolved', [statementId]);
-      for (const f of flags) {
-        if (resolvedKinds.has(f.kind)) continue;
-        await db.query(
-          'INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details) VALUES ($1, $2, $3, $4, $5, $6)',
-          [organizationId, statementId, f.kind, f.severity, f.message, f.details === undefined ? null : JSON.stringify(f.details)],
-        );
-      }
-      await db.query('DELETE FROM statement_raw_values WHERE statement_id = $1', [statementId]);
-      for (const v of normalized.rawValues) {
-        // US dollars as analytics sums them: each currency's amount at that currency's rate; amounts without a rate add nothing
-        await db.query(
-          `INSERT INTO statement_raw_values (organization_id, statement_id, kind, raw_value, row_count, amounts, usd_amount)
-           VALUES ($1, $2, $3, $4, $5, $6::jsonb, ${rawValueUsdSql('$6', '$2')})
-           ON CONFLICT (statement_id, kind, raw_value) DO UPDATE SET row_count = EXCLUDED.row_count, amounts = EXCLUDED.amounts, usd_amount = EXCLUDED.usd_amount`,
-          [organizationId, statementId, v.kind, v.raw.slice(0, 1000), v.rows, JSON.stringify(v.amounts)],
-        );
-      }
-      // the payors its rows name, the statement's own (payor.listGlobal: src/lookups/payors.ts)
-      await db.query('DELETE FROM statement_payors WHERE statement_id = $1', [statementId]);
-      const payors = new Map<string, string>();
-      for (const payor of normalized.payors) {
-        const name = payor.trim().slice(0, 300);
-        const key = normalizeLookupKey(name);
-        if (key !== '' && !payors.has(key)) payors.set(key, name);
-      }
-      if (payors.size > 0) {
-        await db.query(
-          `INSERT INTO statement_payors (statement_id, organization_id, name_normalized, name)
-           SELECT $1, $2, key, name FROM unnest($3::text[], $4::text[]) AS p (key, name)`,
-          [statementId, organizationId, [...payors.keys()], [...payors.values()]],
-        );
-      }
-      // raw sales types and sources that no lookup resolves: analytics shows them unclassified
-      const raws = (kind: 'sales_type' | 'source') => normalized.rawValues.filter((v) => v.kind === kind).map((v) => v.raw);
-      const unresolved = async (kind: 'sales_type' | 'source') => {
-        const resolved = kind === 'source' ? await resolveSourceLookups(db, raws(kind)) : await resolveSalesTypeLookups(db, raws(kind));
-        return [...resolved].filter(([, r]) => r === null).map(([raw]) => raw);
-      };
-      for (const [kind, flagKind, label] of [['sales_type', 'unknown_sales_types', 'Sales types'], ['source', 'unknown_sources', 'Sources']] as const) {
-        const unknown = await unresolved(kind);
-        if (unknown.length > 0 && !resolvedKinds.has(flagKind)) {
-          await db.query(
-            'INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details) VALUES ($1, $2, $3, $4, $5, $6)',
-            [organizationId, statementId, flagKind, 'warning', unknownLookupMessage(label, unknown), JSON.stringify({ values: unknown.slice(0, 500) })],
-          );
-        }
-      }
-      const removedRows = normalized.dropped.reduce((n, d) => n + d.rows, 0);
-      await db.query(
-        `UPDATE statements SET status = 'processed', mapping_id = $2, mapping_revision = $3,
-           distributor_id = coalesce(distributor_id, $4), kept_rows = $5, removed_rows = $6, row_count = $7,
-           progress_done = $7, progress_total = $7,
-           stmt_year = $8, stmt_period = $9, stmt_cadence = $10,
-           currency = $11, sales_period_start = $12, sales_period_end = $13,
-           net_earnings = $14, gross_earnings = $15, units = $16,
-           normalized_key = $17, normalized_version = $18, variants = $19, processed_at = clock_timestamp(), currency_totals = $20,
-           suggested_mapping = NULL, mapping_match = $21, updated_at = clock_timestamp()
-         WHERE id = $1`,
-        [
-          statementId,
-          mapping.id,
-          mapping.revision,
-          mapping.distributorId,
-          normalized.keptRows,
-          removedRows,
-          normalized.dataRows,
-          normalized.stmt?.year ?? null,
-          normalized.stmt?.period ?? null,
-          normalized.stmt?.cadence ?? null,
-          normalized.perCurrency.length === 1 ? normalized.perCurrency[0]!.currency : null,
-          normalized.salesPeriodStart,
-          normalized.salesPeriodEnd,
-          normalized.net,
-          normalized.gross,
-          normalized.units,
-          normalizedKey,
-          version,
-          JSON.stringify(variants),
-          JSON.stringify(normalized.perCurrency),
-          JSON.stringify(found.match),
-        ],
-      );
-      // the rightsholder's catalog block follows its processed statements (queued with this commit)
-      await enqueueBlockRefresh(db, organizationId, [statement.rightsholder_id], 'statement.processed');
-      await recordActivity(db, statement.created_by ? { userId: statement.created_by, apiKey: null } : null, {
-        organizationId,
-        action: 'statement.processed',
-        subjectType: 'file',
-        subjectId: statementId,
-        subjectLabel: statement.file_name,
-        changes: null,
-      });
-      return true;
-    });
-    if (!current) {
-      // this run's objects, unless the statement's record names them (a later version cannot)
-      const { rows } = await deps.pool.query<{ normalized_key: string | null; variants: Record<string, string> }>(
-        'SELECT normalized_key, variants FROM statements WHERE id = $1',
-        [statementId],
-      );
-      const kept = new Set([rows[0]?.normalized_key, ...Object.values(rows[0]?.variants ?? {})]);
-      for (const key of [normalizedKey, variants.removed, variants.single, variants['original-excel']]) {
-        // (original-excel may be the upload itself)
-        if (key && key !== statement.object_key && !kept.has(key)) await deps.store.delete(key).catch(() => {});
-      }
-      return { status: 'skipped', statementId };
-    }
-
-    // the previous version is unreachable now
+/** The previous version is unreachable now: its objects go. */
+const dropPreviousVersion: Stage = {
+  name: 'drop previous version',
+  async run(run) {
+    const { statement } = run;
+    const now = Object.values(need(run.variants, 'the objects'));
     const old = statement.variants;
-    for (const key of [statement.normalized_key, old.removed, old.single, old.trimmed, old.standardized, old['original-excel']]) {
-      if (key && key !== statement.object_key && !Object.values(variants).includes(key)) await deps.store.delete(key).catch(() => {});
+    const previous = [statement.normalized_key, old.removed, old.single, old.trimmed, old.standardized, old['original-excel']];
+    await deleteObjects(run.deps.store, previous.filter((key): key is string => !!key && key !== statement.object_key && !now.includes(key)), run.deps.log);
+    run.lap('commit');
+  },
+};
+
+/** The stages of a run, in order: each may end it (failed, needs_mapping, skipped). */
+const INGEST_STAGES: readonly Stage[] = [locate, recordLayout, findMapping, normalize, storeObjects, commit, dropPreviousVersion];
+
+/**
+ * `signal`: the job's time budget (src/jobs/tasks/statement_ingest.ts). Aborted, the download and
+ * the file reader's thread stop at once and the run stops at its next stage; the normalizer's
+ * DuckDB work, which no thread may be terminated in, is interrupted by its own timer at `deadline`.
+ */
+export async function ingestStatement(
+  deps: Deps,
+  organizationId: string,
+  statementId: string,
+  budget: { signal?: AbortSignal; deadline?: number } = {},
+): Promise<IngestResult> {
+  const statement = await startRun(deps.pool, organizationId, statementId);
+  if (!statement) return { status: 'skipped', statementId };
+  const { lap, timings } = stopwatch();
+  const workDir = path.join(tmpdir(), 'royalty-ingest', `${statementId}-${randomBytes(4).toString('hex')}`);
+  await mkdir(workDir, { recursive: true });
+  const run: Run = { deps, organizationId, statementId, statement, workDir, signal: budget.signal, deadline: budget.deadline, lap, timings };
+  try {
+    for (const stage of INGEST_STAGES) {
+      const ended = await stage.run(run);
+      if (ended) return ended;
     }
-    lap('commit');
     return { status: 'processed', statementId, timings };
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
+}
+
+// ---- the commit ---------------------------------------------------------------------------------
+
+/**
+ * The commit's transaction; false when the run no longer has the statement. Duplicates and
+ * overlaps are judged against what is committed, under the statement's lock.
+ */
+async function commitVersion(db: Queryable, run: Run): Promise<boolean> {
+  if (!(await lockForCommit(db, run))) return false;
+  const normalized = need(run.normalized, 'the rows');
+  const { mapping } = need(run.found, 'the mapping');
+  const flags = statementFlags(need(run.located, 'the table'), normalized, mapping.fields);
+  const stmtPeriod = normalized.stmt ? periodOf(normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence as Cadence) : null;
+  flags.push(...(await duplicateFlags(db, run)), ...(await overlapFlags(db, run, stmtPeriod)));
+  // FX: the rate for the statement period's last day, else the nearest earlier published day; never 1
+  const rateDate = stmtPeriod?.end ?? normalized.salesPeriodEnd;
+  const currencies = normalized.perCurrency.flatMap((c) => (c.currency ? [c.currency] : []));
+  flags.push(...fxFlags(await rateStatement(db, run.statementId, currencies, rateDate), rateDate));
+  const resolvedKinds = await replaceFlags(db, run, flags);
+  await replaceRawValues(db, run);
+  await replacePayors(db, run);
+  await flagUnknownLookups(db, run, resolvedKinds);
+  await recordVersion(db, run);
+  return true;
+}
+
+/**
+ * Locks the statement (and share-locks its organization: a deletion either came first or waits
+ * for this commit); whether this run still has it: processing, not deleted, the version it started
+ * from. Then statements of one rightsholder, and statements of the same bytes, commit one at a
+ * time, so that two processed at once see each other (row lock first, then these two in this
+ * order, the same in every run: no deadlock).
+ */
+async function lockForCommit(db: Queryable, run: Run): Promise<boolean> {
+  const { rows: locked } = await db.query<{ status: string; normalized_version: number }>(
+    `SELECT s.status, s.normalized_version FROM statements s JOIN organizations o ON o.id = s.organization_id AND o.deleted_at IS NULL
+     WHERE s.id = $1 AND s.deleted_at IS NULL FOR UPDATE OF s FOR SHARE OF o`,
+    [run.statementId],
+  );
+  if (locked[0]?.status !== 'processing' || locked[0].normalized_version !== run.statement.normalized_version) return false;
+  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`statement-period:${run.organizationId}:${run.statement.rightsholder_id}`]);
+  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`statement-bytes:${run.organizationId}:${need(run.object, 'the object').sha256}`]);
+  return true;
+}
+
+/**
+ * A duplicate of another statement of the same bytes that is no duplicate itself, uploaded earlier
+ * (its bytes read by now) or processed already. Of two identical files exactly one is flagged,
+ * whatever the order their runs end in, and stays so when either is processed again.
+ */
+async function duplicateFlags(db: Queryable, run: Run): Promise<Flag[]> {
+  const duplicate = await db.query<{ id: string; file_name: string }>(
+    `SELECT s.id, s.file_name FROM statements s, statements me
+     WHERE me.id = $3 AND s.organization_id = $1 AND s.sha256 = $2 AND s.id <> $3 AND s.deleted_at IS NULL
+       AND s.status NOT IN ('aborted', 'expired', 'deleted')
+       AND NOT EXISTS (SELECT 1 FROM statement_flags f WHERE f.statement_id = s.id AND f.kind = 'duplicate_upload')
+       AND ((s.created_at, s.id) < (me.created_at, me.id) OR s.status = 'processed')
+     ORDER BY s.created_at, s.id LIMIT 1`,
+    [run.organizationId, need(run.object, 'the object').sha256, run.statementId],
+  );
+  const first = duplicate.rows[0];
+  if (!first) return [];
+  return [{ kind: 'duplicate_upload', severity: 'warning', message: `The same file was uploaded before (${first.file_name}).`, details: { statementId: first.id } }];
+}
+
+/** Another processed statement of this distributor and rightsholder covering a month of this one's period. */
+async function overlapFlags(db: Queryable, run: Run, stmtPeriod: { start: string; end: string } | null): Promise<Flag[]> {
+  const distributorId = run.statement.distributor_id ?? need(run.found, 'the mapping').mapping.distributorId;
+  if (!stmtPeriod || !distributorId) return [];
+  // periods overlap when they share a month: a quarter overlaps each of its months
+  const overlap = await db.query<{ id: string }>(
+    `SELECT id FROM statements WHERE organization_id = $1 AND rightsholder_id = $2 AND distributor_id = $3 AND id <> $4
+       AND status = 'processed' AND deleted_at IS NULL AND stmt_period >= 1
+       AND stmt_year * 12 + (stmt_period - 1) * ${SPAN_SQL} <= $6
+       AND stmt_year * 12 + stmt_period * ${SPAN_SQL} - 1 >= $5
+     ORDER BY created_at, id LIMIT 5`,
+    [run.organizationId, run.statement.rightsholder_id, distributorId, run.statementId, monthIndex(stmtPeriod.start), monthIndex(stmtPeriod.end)],
+  );
+  if (overlap.rows.length === 0) return [];
+  return [
+    {
+      kind: 'overlapping_period',
+      severity: 'warning',
+      message: 'Another statement of this distributor and rightsholder covers the same period.',
+      details: { statementIds: overlap.rows.map((r) => r.id) },
+    },
+  ];
+}
+
+/** The flags computed by this run replace the previous run's; a flag the user resolved stays resolved. Answers the resolved kinds. */
+async function replaceFlags(db: Queryable, run: Run, flags: readonly Flag[]): Promise<Set<string>> {
+  const resolved = await db.query<{ kind: string }>('SELECT kind FROM statement_flags WHERE statement_id = $1 AND resolved', [run.statementId]);
+  const resolvedKinds = new Set(resolved.rows.map((r) => r.kind));
+  await db.query('DELETE FROM statement_flags WHERE statement_id = $1 AND NOT resolved', [run.statementId]);
+  for (const f of flags) {
+    if (resolvedKinds.has(f.kind)) continue;
+    await insertFlag(db, run, f);
+  }
+  return resolvedKinds;
+}
+
+async function insertFlag(db: Queryable, run: Run, f: Flag): Promise<void> {
+  await db.query('INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details) VALUES ($1, $2, $3, $4, $5, $6)', [
+    run.organizationId,
+    run.statementId,
+    f.kind,
+    f.severity,
+    f.message,
+    f.details === undefined ? null : JSON.stringify(f.details),
+  ]);
+}
+
+/** The raw values of the run, with US dollars as analytics sums them: each currency's amount at its rate; amounts without a rate add nothing. */
+async function replaceRawValues(db: Queryable, run: Run): Promise<void> {
+  await db.query('DELETE FROM statement_raw_values WHERE statement_id = $1', [run.statementId]);
+  for (const v of need(run.normalized, 'the rows').rawValues) {
+    await db.query(
+      `INSERT INTO statement_raw_values (organization_id, statement_id, kind, raw_value, row_count, amounts, usd_amount)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb, ${rawValueUsdSql('$6', '$2')})
+       ON CONFLICT (statement_id, kind, raw_value) DO UPDATE SET row_count = EXCLUDED.row_count, amounts = EXCLUDED.amounts, usd_amount = EXCLUDED.usd_amount`,
+      [run.organizationId, run.statementId, v.kind, v.raw.slice(0, 1000), v.rows, JSON.stringify(v.amounts)],
+    );
+  }
+}
+
+/** The payors its rows name, the statement's own (payor.listGlobal: src/lookups/payors.ts). */
+async function replacePayors(db: Queryable, run: Run): Promise<void> {
+  await db.query('DELETE FROM statement_payors WHERE statement_id = $1', [run.statementId]);
+  const payors = new Map<string, string>();
+  for (const payor of need(run.normalized, 'the rows').payors) {
+    const name = payor.trim().slice(0, 300);
+    const key = normalizeLookupKey(name);
+    if (key !== '' && !payors.has(key)) payors.set(key, name);
+  }
+  if (payors.size === 0) return;
+  await db.query(
+    `INSERT INTO statement_payors (statement_id, organization_id, name_normalized, name)
+     SELECT $1, $2, key, name FROM unnest($3::text[], $4::text[]) AS p (key, name)`,
+    [run.statementId, run.organizationId, [...payors.keys()], [...payors.values()]],
+  );
+}
+
+/** Raw sales types and sources that no lookup resolves: analytics shows them unclassified. */
+async function flagUnknownLookups(db: Queryable, run: Run, resolvedKinds: ReadonlySet<string>): Promise<void> {
+  const { rawValues } = need(run.normalized, 'the rows');
+  const raws = (kind: 'sales_type' | 'source') => rawValues.filter((v) => v.kind === kind).map((v) => v.raw);
+  for (const [kind, flagKind, label] of [['sales_type', 'unknown_sales_types', 'Sales types'], ['source', 'unknown_sources', 'Sources']] as const) {
+    const resolved = kind === 'source' ? await resolveSourceLookups(db, raws(kind)) : await resolveSalesTypeLookups(db, raws(kind));
+    const unknown = [...resolved].filter(([, r]) => r === null).map(([raw]) => raw);
+    if (unknown.length > 0 && !resolvedKinds.has(flagKind)) {
+      await insertFlag(db, run, { kind: flagKind, severity: 'warning', message: unknownLookupMessage(label, unknown), details: { values: unknown.slice(0, 500) } });
+    }
+  }
+}
+
+/** The new version on the statement (processed), its rightsholder's catalog block queued with the commit, and the activity. */
+async function recordVersion(db: Queryable, run: Run): Promise<void> {
+  const normalized = need(run.normalized, 'the rows');
+  const { mapping, match } = need(run.found, 'the mapping');
+  const variants = need(run.variants, 'the objects');
+  const { statement } = run;
+  await finishRun(
+    db,
+    run.statementId,
+    `mapping_id = $2, mapping_revision = $3,
+       distributor_id = coalesce(distributor_id, $4), kept_rows = $5, removed_rows = $6, row_count = $7,
+       progress_done = $7, progress_total = $7,
+       stmt_year = $8, stmt_period = $9, stmt_cadence = $10,
+       currency = $11, sales_period_start = $12, sales_period_end = $13,
+       net_earnings = $14, gross_earnings = $15, units = $16,
+       normalized_key = $17, normalized_version = $18, variants = $19, processed_at = clock_timestamp(), currency_totals = $20,
+       suggested_mapping = NULL, mapping_match = $21`,
+    [
+      mapping.id,
+      mapping.revision,
+      mapping.distributorId,
+      normalized.keptRows,
+      normalized.dropped.reduce((n, d) => n + d.rows, 0),
+      normalized.dataRows,
+      normalized.stmt?.year ?? null,
+      normalized.stmt?.period ?? null,
+      normalized.stmt?.cadence ?? null,
+      normalized.perCurrency.length === 1 ? normalized.perCurrency[0]!.currency : null,
+      normalized.salesPeriodStart,
+      normalized.salesPeriodEnd,
+      normalized.net,
+      normalized.gross,
+      normalized.units,
+      variants.normalized,
+      need(run.version, 'the version'),
+      JSON.stringify(variants),
+      JSON.stringify(normalized.perCurrency),
+      JSON.stringify(match),
+    ],
+  );
+  await enqueueBlockRefresh(db, run.organizationId, [statement.rightsholder_id], 'statement.processed');
+  await recordActivity(db, statement.created_by ? { userId: statement.created_by, apiKey: null } : null, {
+    organizationId: run.organizationId,
+    action: 'statement.processed',
+    subjectType: 'file',
+    subjectId: run.statementId,
+    subjectLabel: statement.file_name,
+    changes: null,
+  });
 }

@@ -5,11 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { NormalizeOutput } from '../../workers/normalize.ts';
+import type { NormalizeOutput } from '../workers/normalizeTypes.ts';
 import type { RightsholderScope } from '../access/dataAccess.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../deps.ts';
-import type { MappingFields } from './fields.ts';
+import type { MappingFields } from './mappingFields.ts';
 import { locateStatementFile } from './pipeline.ts';
 
 export interface PreviewInput {
@@ -50,7 +50,7 @@ export async function previewSample(deps: Deps, input: PreviewInput): Promise<Pr
   await mkdir(workDir, { recursive: true });
   try {
     const { located } = await locateStatementFile(deps, statement.object_key, statement.file_name, workDir, { encoding: statement.encoding });
-    const out = await deps.threads.run<NormalizeOutput & { ok: true }>('normalize', 'normalizeStatement', {
+    const out = await deps.threads.normalize({
       ...tableOf(located),
       fields: input.fields,
       fileName: input.fileName || statement.file_name,

@@ -12,24 +12,20 @@
 // oldest. A statement's priority is the number of its organization's statements already waiting,
 // so the organizations' first waiting statements go before anyone's second: one that uploads 200
 // at once does not hold back another's single statement until all 200 are done.
+import type { Queryable } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
+import { enqueue } from '../jobs/enqueue.ts';
+import { TASK } from '../jobs/payloads.ts';
 
-export const STATEMENT_INGEST_TASK = 'statement_ingest';
-
-export interface StatementIngestPayload {
-  organizationId: string;
-  statementId: string;
-  /** why it runs: 'complete', 'reprocess', 'redrive', 'callback', ... (logged) */
-  reason: string;
-}
+export const STATEMENT_INGEST_TASK = TASK.statement_ingest;
 
 /**
  * Where a statement's job goes: the queue of its job already there, else the least busy of its
  * organization's `slots` queues; and its priority, the organization's statements waiting.
  */
-async function placement(deps: Pick<Deps, 'pool'>, organizationId: string, statementId: string, slots: number): Promise<{ queueName: string; priority: number }> {
+async function placement(db: Queryable, organizationId: string, statementId: string, slots: number): Promise<{ queueName: string; priority: number }> {
   const prefix = `${STATEMENT_INGEST_TASK}:${organizationId}:`;
-  const { rows } = await deps.pool.query<{ own: string | null; slot: number; waiting: number }>(
+  const { rows } = await db.query<{ own: string | null; slot: number; waiting: number }>(
     `WITH org_jobs AS (
        SELECT queue_name, key, locked_at, attempts, max_attempts FROM graphile_worker.jobs
        WHERE task_identifier = $1 AND starts_with(queue_name, $2))
@@ -43,15 +39,25 @@ async function placement(deps: Pick<Deps, 'pool'>, organizationId: string, state
   return { queueName: row.own ?? `${prefix}${row.slot}`, priority: Math.min(row.waiting, 32_767) };
 }
 
+/**
+ * Queues the statements' jobs; `reason` says why they run ('complete', 'reprocess', 'redrive',
+ * 'callback', ...: logged). `db` is the pool, or a transaction the jobs are added with.
+ */
 export async function enqueueStatementIngest(
-  deps: Pick<Deps, 'jobs' | 'pool' | 'config'>,
+  deps: Pick<Deps, 'pool' | 'config'>,
   organizationId: string,
   statementIds: readonly string[],
   reason: string,
+  db: Queryable = deps.pool,
 ): Promise<void> {
   for (const statementId of statementIds) {
-    const payload: StatementIngestPayload = { organizationId, statementId, reason };
-    const { queueName, priority } = await placement(deps, organizationId, statementId, deps.config.ingest.orgConcurrency);
-    await deps.jobs.addJob(STATEMENT_INGEST_TASK, payload, { jobKey: `${STATEMENT_INGEST_TASK}:${statementId}`, queueName, maxAttempts: 5, priority });
+    const { queueName, priority } = await placement(db, organizationId, statementId, deps.config.ingest.orgConcurrency);
+    await enqueue(db, TASK.statement_ingest, { organizationId, statementId, reason }, {
+      jobKey: `${STATEMENT_INGEST_TASK}:${statementId}`,
+      queueName,
+      maxAttempts: 5,
+      // graphile-worker's priority is 0 when none is given
+      priority,
+    });
   }
 }

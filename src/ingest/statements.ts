@@ -172,26 +172,6 @@ export async function getStatement(db: Queryable, organizationId: string, statem
   return rows[0];
 }
 
-/**
- * Marks a statement failed with an errorCode and a user-facing reason (a permanent failure). With
- * `run`, the failure of a pipeline run: it ends only a statement still processing and not deleted,
- * since one deleted, or sent back to be processed again (a redrive), while the run worked is no
- * longer the run's to end (a deleted statement stayed "failed", out of reach of restore).
- */
-export async function failStatement(
-  db: Queryable,
-  statementId: string,
-  errorCode: string,
-  message: string,
-  opts: { run?: boolean; details?: Record<string, unknown> | undefined } = {},
-): Promise<void> {
-  await db.query(
-    `UPDATE statements SET status = 'failed', failure_code = $2, failure_reason = $3, failure_details = $4, updated_at = clock_timestamp()
-     WHERE id = $1${opts.run ? ` AND status = 'processing' AND deleted_at IS NULL` : ''}`,
-    [statementId, errorCode, message.slice(0, 1000), opts.details === undefined ? null : JSON.stringify(opts.details)],
-  );
-}
-
 export function isUuid(value: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 }
@@ -204,20 +184,4 @@ export async function statementObjectKeys(db: Queryable, statementIds: readonly 
     [statementIds],
   );
   return rows.map((r) => r.key);
-}
-
-/** Deletes objects after their rows are gone; returns the keys that could not be deleted (logged). */
-export async function deleteObjects(
-  store: { delete(key: string): Promise<void> },
-  keys: readonly string[],
-  log: { error(obj: object, msg: string): void },
-): Promise<string[]> {
-  const failed: string[] = [];
-  for (const key of keys) {
-    await store.delete(key).catch((error: unknown) => {
-      log.error({ err: error, key }, 'object delete failed');
-      failed.push(key);
-    });
-  }
-  return failed;
 }

@@ -10,7 +10,10 @@
 //   `Net Sales Currency` column says it is in another currency);
 // - a currency written into the money header (`Earnings (USD)`, `Net Revenue in USD`, `$ Amount`)
 //   is a constant when no currency column exists.
-import { headerKey, type FieldSpec, type MappingFields, type StandardField } from './fields.ts';
+// The synonyms, penalties and fingerprints are data: headerSynonyms.json, checked when this loads.
+import { z } from 'zod';
+import { headerKey, standardFields, type FieldSpec, type MappingFields, type StandardField } from './mappingFields.ts';
+import synonymData from './headerSynonyms.json' with { type: 'json' };
 import { fromFileName, normalizeIsrc, normalizeIswc, normalizeUpc, parseCountry, parseCurrency, parseDate, parsePeriod, type Cadence } from './values.ts';
 
 export interface MappingSuggestion {
@@ -146,710 +149,48 @@ function numericShare(values: string[]): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The field rules
+// The field rules: data (headerSynonyms.json), checked here when the module loads
 
-const MONEY_PENALTIES: [string, number][] = [
-  ['gross', 0.6],
-  ['sale currency', 0.5],
-  ['customer', 0.5],
-  ['price', 0.6],
-  ['unit', 0.3],
-  ['per', 0.3],
-  ['rate', 0.6],
-  ['%', 0.7],
-  ['percentage', 0.7],
-  ['split', 0.6],
-  ['withheld', 0.7],
-  ['withholding', 0.7],
-  ['withhold', 0.7],
-  ['fee', 0.6],
-  ['tax', 0.6],
-  ['mechanical', 0.5],
-  ['deduction', 0.6],
-  ['recoup', 0.7],
-  ['exchange', 0.7],
-  ['conversion', 0.7],
-  ['adjustment', 0.5],
-  ['bonus', 0.6],
-  ['premium', 0.4],
-  ['calculation', 0.5],
-  ['base', 0.4],
-  ['received', 0.2],
-  ['wav', 0.2],
-  ['current activity', 0.3],
-  ['id', 0.6],
-  ['code', 0.5],
-  ['class', 0.3],
-  ['currency', 0.1],
-];
+const weighted = z.array(z.tuple([z.string().min(1), z.number().min(0).max(1)]));
+const fieldRule = z.strictObject({
+  kind: z.enum(['amount', 'quantity', 'period', 'currency', 'country', 'isrc', 'upc', 'iswc', 'percent', 'text']),
+  threshold: z.number().min(0).max(1),
+  phrases: weighted.min(1),
+  penalties: weighted.optional(),
+});
+const headerSynonyms = z.strictObject({
+  $comment: z.string(),
+  fields: z.partialRecord(z.enum(standardFields), fieldRule),
+  statementPeriod: fieldRule,
+  salesPeriod: fieldRule,
+  salesStart: fieldRule,
+  salesEnd: fieldRule,
+  fingerprints: z.array(
+    z.strictObject({
+      distributor: z.string().min(1),
+      columns: z.array(z.string().min(1)).min(1),
+      currency: z.string().length(3).optional(),
+      cadence: z.enum(['M', 'Q', 'H', 'Y']).optional(),
+      source: z.string().min(1).optional(),
+      payor: z.string().min(1).optional(),
+    }),
+  ),
+  earningsFallbacks: z.record(z.string().min(1), z.array(z.string().min(1)).min(1)),
+});
 
-const rules: Partial<Record<StandardField, FieldRule>> = {
-  royaltyEarnings: {
-    kind: 'amount',
-    threshold: 0.3,
-    phrases: [
-      ['net share account currency', 1],
-      ['net total client currency', 1],
-      ['taxesnet total client currency', 1],
-      ['label share net receipts', 1],
-      ['total earned', 1],
-      ['extended partner share', 1],
-      ['your payment amount', 1],
-      ['distributed amount', 1],
-      ['royalty payable', 1],
-      ['partner revenue', 0.95],
-      ['royalty amount', 0.95],
-      ['royalty amt', 0.95],
-      ['reported royalty', 0.95],
-      ['net revenue', 0.95],
-      ['net content revenue', 0.95],
-      ['net amount', 0.95],
-      ['net total', 0.9],
-      ['net payable', 0.95],
-      ['royalty earnings', 1],
-      ['net royalty total', 1],
-      ['net royalty', 0.95],
-      ['net income', 0.95],
-      ['amount due', 0.9],
-      ['amount paid', 0.9],
-      ['paid amount', 0.9],
-      ['payment amount', 0.9],
-      ['total royalty', 0.9],
-      ['$ amount', 0.9],
-      ['payout', 0.85],
-      ['usd amount', 0.9],
-      ['earnings', 0.9],
-      ['net receipts', 0.85],
-      ['subtotal', 0.8],
-      ['proceeds', 0.75],
-      ['dollars', 0.75],
-      ['royalties', 0.75],
-      ['amount', 0.7],
-      ['revenue', 0.7],
-      ['payable', 0.7],
-      ['income', 0.6],
-      ['payment', 0.6],
-      ['royalty', 0.6],
-      ['net', 0.6],
-      ['total', 0.4],
-    ],
-    penalties: MONEY_PENALTIES,
-  },
-  grossRoyaltyEarnings: {
-    kind: 'amount',
-    threshold: 0.5,
-    phrases: [
-      ['gross revenue account currency', 1],
-      ['gross content revenue', 0.95],
-      ['gross royalty', 0.95],
-      ['gross amount', 0.95],
-      ['gross earnings', 0.95],
-      ['gross revenue', 0.9],
-      ['gross total', 0.9],
-      ['gross', 0.8],
-      ['item total', 0.6],
-    ],
-    penalties: [
-      ['sale currency', 0.5],
-      ['customer', 0.5],
-      ['unit', 0.5],
-      ['price', 0.5],
-      ['wav', 0.2],
-      ['calculation', 0.5],
-    ],
-  },
-  currency: {
-    kind: 'currency',
-    threshold: 0.35,
-    phrases: [
-      ['account currency', 1],
-      ['client payment currency', 1],
-      ['payment currency', 0.95],
-      ['payout currency', 0.95],
-      ['statement currency', 0.95],
-      ['partner share currency', 0.95],
-      ['preferred currency', 0.95],
-      ['royalty currency', 0.9],
-      ['reporting currency', 0.9],
-      ['currency code', 0.9],
-      ['currency', 0.9],
-      ['ccy', 0.8],
-    ],
-    penalties: [
-      ['sale', 0.5],
-      ['sales', 0.4],
-      ['customer', 0.5],
-      ['local', 0.3],
-      ['original', 0.3],
-      ['conversion', 0.9],
-      ['rate', 0.9],
-      ['exchange', 0.9],
-      ['revenue', 0.7],
-      ['price', 0.7],
-      ['amount', 0.7],
-      ['total', 0.5],
-      ['net', 0.7],
-      ['gross', 0.7],
-      ['deduction', 0.7],
-    ],
-  },
-  units: {
-    kind: 'quantity',
-    threshold: 0.45,
-    phrases: [
-      ['quantity', 1],
-      ['units', 1],
-      ['units sold', 1],
-      ['# units sold', 1],
-      ['sale quantity', 0.95],
-      ['number of plays', 0.95],
-      ['number of perfs', 0.9],
-      ['number of usages', 0.9],
-      ['performances', 0.9],
-      ['spins', 0.85],
-      ['qty', 0.9],
-      ['streams', 0.9],
-      ['perf count', 0.9],
-      ['owned views', 0.9],
-      ['track count', 0.9],
-      ['monetized views', 0.85],
-      ['plays', 0.85],
-      ['views', 0.8],
-      ['unit', 0.6],
-      ['count', 0.6],
-      ['volume', 0.5],
-    ],
-    penalties: [
-      ['price', 0.6],
-      ['rate', 0.6],
-      ['%', 0.7],
-      ['revenue', 0.7],
-      ['amount', 0.6],
-      ['share', 0.5],
-      ['premium', 0.3],
-      ['currency', 0.7],
-    ],
-  },
-  source: {
-    kind: 'text',
-    threshold: 0.5,
-    phrases: [
-      ['store', 1],
-      ['store name', 1],
-      ['sale store name', 1],
-      ['platform', 1],
-      ['platform name', 1],
-      ['retailer', 1],
-      ['dsp name', 1],
-      ['dms', 0.9],
-      ['dsp', 0.85],
-      ['partner name', 0.9],
-      ['service', 0.8],
-      ['music user', 0.8],
-      ['perf source', 0.8],
-      ['source name', 0.8],
-      ['source', 0.7],
-      ['partner', 0.6],
-    ],
-    penalties: [
-      ['id', 0.5],
-      ['code', 0.4],
-      ['detail', 0.3],
-      ['type', 0.4],
-      ['share', 0.7],
-      ['revenue', 0.8],
-      ['currency', 0.8],
-      ['price', 0.8],
-      ['genre', 0.5],
-      ['account', 0.5],
-    ],
-  },
-  subSource: {
-    kind: 'text',
-    threshold: 0.5,
-    phrases: [
-      ['service detail', 1],
-      ['sub source', 1],
-      ['subsource', 1],
-      ['network service', 0.9],
-      ['consumer offering', 0.8],
-      ['channel', 0.6],
-    ],
-    penalties: [['id', 0.6]],
-  },
-  salesType: {
-    kind: 'text',
-    threshold: 0.5,
-    phrases: [
-      ['sales type', 1],
-      ['sale type', 1],
-      ['transaction type', 0.95],
-      ['trans type description', 0.9],
-      ['royalty type', 0.9],
-      ['income type', 0.9],
-      ['usage type', 0.9],
-      ['revenue class description', 0.8],
-      ['content type', 0.8],
-      ['item type', 0.8],
-      ['use type', 0.8],
-      ['product type identifier', 0.8],
-      ['performance source broadcast medium', 0.7],
-      ['use code', 0.7],
-      ['type', 0.5],
-    ],
-    penalties: [
-      ['id', 0.3],
-      ['subscription', 0.3],
-      ['release', 0.5],
-      ['subtype', 0.5],
-      ['adjustment', 0.4],
-      ['file', 0.5],
-      ['role', 0.5],
-      ['asset', 0.3],
-    ],
-  },
-  subSalesType: {
-    kind: 'text',
-    threshold: 0.55,
-    phrases: [
-      ['transaction subtype', 1],
-      ['sub sales type', 1],
-      ['subtype', 0.9],
-      ['streaming subscription type', 0.9],
-      ['song album', 0.8],
-      ['source type', 0.8],
-      ['release type', 0.8],
-      ['sales or return', 0.8],
-      ['sale user type', 0.8],
-      ['performance type', 0.7],
-      ['trans type', 0.7],
-      ['adjustment type', 0.7],
-      ['format', 0.6],
-    ],
-  },
-  country: {
-    kind: 'country',
-    threshold: 0.5,
-    phrases: [
-      ['country of sale', 1],
-      ['sale country', 1],
-      ['delivery country', 1],
-      ['country of performance', 1],
-      ['territory', 0.95],
-      ['country code', 0.95],
-      ['royalty country code', 0.95],
-      ['country region', 0.95],
-      ['country', 0.9],
-      ['territory shortcode', 0.9],
-      ['country name', 0.9],
-      ['region', 0.6],
-    ],
-    penalties: [['deduction', 0.8]],
-  },
-  typeOfRight: {
-    kind: 'text',
-    threshold: 0.6,
-    phrases: [
-      ['type of right', 1],
-      ['type of rights', 1],
-      ['right type', 1],
-      ['rights type', 1],
-    ],
-  },
-  accountNumber: {
-    kind: 'text',
-    threshold: 0.6,
-    phrases: [
-      ['account id', 1],
-      ['account number', 1],
-      ['participant #', 0.9],
-      ['member mlc number', 0.9],
-      ['party id', 0.8],
-      ['payee id', 0.8],
-      ['cae number', 0.8],
-      ['account', 0.6],
-    ],
-    penalties: [
-      ['name', 0.8],
-      ['currency', 0.9],
-      ['legal', 0.3],
-    ],
-  },
-  accountName: {
-    kind: 'text',
-    threshold: 0.6,
-    phrases: [
-      ['account name', 1],
-      ['participant name', 0.9],
-      ['payee name', 0.9],
-      ['party name', 0.8],
-      ['member name', 0.8],
-      ['subaccount', 0.7],
-    ],
-    penalties: [
-      ['id', 0.6],
-      ['#', 0.6],
-      ['legal', 0.3],
-    ],
-  },
-  royaltyRate: {
-    kind: 'amount',
-    threshold: 0.55,
-    phrases: [
-      ['royalty rate', 1],
-      ['split rate', 0.9],
-      ['share rate', 0.9],
-      ['client share rate', 0.9],
-      ['team percentage', 0.9],
-      ['per unit price', 0.8],
-      ['unit price', 0.7],
-      ['partner share', 0.75],
-      ['revenue share', 0.7],
-      ['participant %', 0.7],
-      ['price', 0.6],
-      ['rate', 0.6],
-      ['item price', 0.6],
-    ],
-    penalties: [
-      ['extended', 0.8],
-      ['conversion', 0.9],
-      ['exchange', 0.9],
-      ['customer', 0.3],
-      ['tax', 0.6],
-      ['withholding', 0.7],
-      ['paid', 0.3],
-      ['pay', 0.3],
-      ['currency', 0.5],
-      ['sale currency', 0.2],
-    ],
-  },
-  otherAdjustments: {
-    // stored as text, but what statements put there are amounts (fees, withholdings, deductions)
-    kind: 'amount',
-    threshold: 0.55,
-    phrases: [
-      ['other adjustments', 1],
-      ['mechanical fee', 0.9],
-      ['mech administrative fee', 0.9],
-      ['mechanical deduction', 0.9],
-      ['songwriter royalties withheld', 0.9],
-      ['adjustment', 0.6],
-      ['withheld', 0.6],
-    ],
-    penalties: [
-      ['reason', 0.6],
-      ['indicator', 0.6],
-      ['type', 0.5],
-      ['code', 0.5],
-      ['%', 0.5],
-      ['foreign society', 0.1],
-    ],
-  },
-  rawTitle: {
-    kind: 'text',
-    threshold: 0.5,
-    phrases: [
-      ['track title', 1],
-      ['song title', 1],
-      ['track name', 1],
-      ['song name', 1],
-      ['work title', 1],
-      ['recording title', 1],
-      ['title name', 0.9],
-      ['asset title', 0.9],
-      ['title', 0.8],
-      ['track', 0.8],
-      ['song', 0.7],
-      ['item name', 0.6],
-    ],
-    penalties: [
-      ['artist', 0.8],
-      ['version', 0.6],
-      ['release', 0.5],
-      ['album', 0.5],
-      ['product', 0.3],
-      ['id', 0.6],
-      ['#', 0.6],
-      ['count', 0.6],
-      ['isrc', 0.8],
-      ['code', 0.5],
-      ['type', 0.5],
-      ['program', 0.5],
-      ['series', 0.5],
-    ],
-  },
-  rawArtist: {
-    kind: 'text',
-    threshold: 0.5,
-    phrases: [
-      ['track artist', 1],
-      ['artist name', 0.95],
-      ['recording display artist name', 1],
-      ['performing artist', 0.95],
-      ['asset artist', 0.95],
-      ['display artist', 0.95],
-      ['artist s', 0.95],
-      ['artists', 0.9],
-      ['artist', 0.9],
-      ['artist show developer author', 0.9],
-    ],
-    penalties: [
-      ['product', 0.35],
-      ['release', 0.5],
-      ['album', 0.5],
-      ['label', 0.6],
-      ['id', 0.6],
-      ['remixer', 0.5],
-    ],
-  },
-  rawReleaseTitle: {
-    kind: 'text',
-    threshold: 0.5,
-    phrases: [
-      ['release title', 1],
-      ['release name', 1],
-      ['album name', 1],
-      ['product title', 1],
-      ['product name', 0.9],
-      ['album', 0.9],
-      ['release', 0.8],
-      ['product', 0.6],
-    ],
-    penalties: [
-      ['artist', 0.8],
-      ['upc', 0.8],
-      ['type', 0.7],
-      ['id', 0.6],
-      ['code', 0.6],
-      ['version', 0.5],
-      ['catalog', 0.7],
-      ['catalogue', 0.7],
-      ['reference', 0.6],
-      ['label', 0.5],
-      ['share', 0.5],
-      ['number', 0.5],
-    ],
-  },
-  rawReleaseArtist: {
-    kind: 'text',
-    threshold: 0.6,
-    phrases: [
-      ['product artist', 1],
-      ['release artist', 1],
-      ['album artist', 1],
-    ],
-  },
-  composers: {
-    kind: 'text',
-    threshold: 0.6,
-    phrases: [
-      ['composers', 1],
-      ['composer name', 1],
-      ['composer', 0.9],
-      ['writers', 0.9],
-      ['work writer list', 0.9],
-      ['songwriters', 0.8],
-    ],
-    penalties: [
-      ['royalties', 0.8],
-      ['withheld', 0.8],
-      ['id', 0.5],
-    ],
-  },
-  isrc: {
-    kind: 'isrc',
-    threshold: 0.5,
-    phrases: [
-      ['isrc', 1],
-      ['isrc code', 1],
-      ['track isrc', 1],
-      ['asset isrc', 1],
-      ['song isrc', 1],
-      ['optional isrc', 0.95],
-      ['isrc isbn', 0.95],
-    ],
-  },
-  upc: {
-    kind: 'upc',
-    threshold: 0.5,
-    phrases: [
-      ['upc', 1],
-      ['upc ean', 1],
-      ['product upc', 1],
-      ['display upc', 1],
-      ['release upc', 1],
-      ['barcode', 0.9],
-      ['ean', 0.8],
-    ],
-    penalties: [
-      ['optional', 0.2],
-      ['manufacturer', 0.3],
-    ],
-  },
-  iswc: { kind: 'iswc', threshold: 0.5, phrases: [['iswc', 1]] },
-  otherIdentifier: {
-    kind: 'text',
-    threshold: 0.5,
-    phrases: [
-      ['asset id', 0.8],
-      ['apple identifier', 0.8],
-      ['tc song id', 0.8],
-      ['work id', 0.8],
-      ['title #', 0.8],
-      ['royalty item sxid', 0.8],
-      ['release catalog nb', 0.7],
-      ['release catalog id', 0.7],
-      ['contract id', 0.7],
-      ['song code', 0.7],
-      ['royalty id', 0.6],
-      ['cdbaby sku', 0.7],
-      ['sender transaction id', 0.6],
-      ['transaction id', 0.5],
-      ['catalogue number', 0.6],
-      ['catalog number', 0.6],
-      ['identifier', 0.5],
-    ],
-    penalties: [
-      ['channel', 0.5],
-      ['vendor', 0.3],
-    ],
-  },
-  taxDeduction: {
-    kind: 'percent',
-    threshold: 0.6,
-    phrases: [
-      ['tax withholding percentage', 0.9],
-      ['withholding tax %', 0.9],
-      ['tax rate', 0.8],
-    ],
-  },
-};
-
-const STMT_PERIOD_RULE: FieldRule = {
-  kind: 'period',
-  threshold: 0.3,
-  phrases: [
-    ['statement period', 1],
-    ['statement run name', 0.95],
-    ['statement date', 0.95],
-    ['statement month', 0.95],
-    ['reporting date', 0.95],
-    ['reporting month', 0.95],
-    ['accounting period', 0.95],
-    ['posted date', 0.9],
-    ['report date', 0.9],
-    ['distribution date', 0.9],
-    ['period', 0.9],
-    ['reporting period', 0.8],
-    ['payment date', 0.8],
-    ['accounted date', 0.8],
-    ['end date', 0.7],
-    ['transaction date', 0.6],
-    ['date', 0.5],
-    ['day', 0.5],
-    ['month', 0.5],
-  ],
-  penalties: [
-    ['sale', 0.25],
-    ['sales', 0.25],
-    ['activity', 0.4],
-    ['usage', 0.4],
-    ['perf', 0.4],
-    ['performance', 0.4],
-    ['original', 0.5],
-    ['transaction', 0.2],
-    ['start', 0.05],
-    ['inserted', 0.2],
-    ['release', 0.6],
-    ['part', 0.3],
-    ['code', 0.3],
-  ],
-};
-
-const SALES_PERIOD_RULE: FieldRule = {
-  kind: 'period',
-  threshold: 0.5,
-  phrases: [
-    ['sale month', 0.95],
-    ['sales month', 0.95],
-    ['sales period', 0.95],
-    ['sale period', 0.95],
-    ['activity period', 0.9],
-    ['transaction month', 0.9],
-    ['sales date', 0.9],
-    ['sale date', 0.9],
-    ['usage period', 0.9],
-    ['perf period', 0.9],
-    ['performance period', 0.9],
-    ['transaction date', 0.8],
-    ['reporting period', 0.7],
-  ],
-};
-const SALES_START_RULE: FieldRule = {
-  kind: 'period',
-  threshold: 0.6,
-  phrases: [
-    ['sale start date', 1],
-    ['performance start date', 1],
-    ['usage period start date', 1],
-    ['perf start date', 1],
-    ['period start', 0.9],
-    ['start date', 0.8],
-    ['begin date', 0.8],
-  ],
-};
-const SALES_END_RULE: FieldRule = {
-  kind: 'period',
-  threshold: 0.6,
-  phrases: [
-    ['sale end date', 1],
-    ['performance end date', 1],
-    ['usage period end date', 1],
-    ['perf end date', 1],
-    ['period end', 0.9],
-    ['end date', 0.8],
-  ],
-};
-
+const synonyms = headerSynonyms.parse(synonymData);
+const rules: Partial<Record<StandardField, FieldRule>> = synonyms.fields;
+const STMT_PERIOD_RULE: FieldRule = synonyms.statementPeriod;
+const SALES_PERIOD_RULE: FieldRule = synonyms.salesPeriod;
+const SALES_START_RULE: FieldRule = synonyms.salesStart;
+const SALES_END_RULE: FieldRule = synonyms.salesEnd;
 /**
  * Statement families recognised by columns only they have (the fingerprints of the field notes),
  * with the currency they pay in when the file does not say.
  */
+const FINGERPRINTS = synonyms.fingerprints;
 /** Earnings columns (by headerKey) whose payor puts a row's amount in another column when they are empty. */
-const EARNINGS_FALLBACKS = new Map<string, string[]>([
-  [headerKey('ROYALTY AMOUNT'), [headerKey('CURRENT ACTIVITY AMT')]],
-  [headerKey('Royalty Amt'), [headerKey('CURRENT ACTIVITY AMT')]],
-]);
-
-const FINGERPRINTS: { distributor: string; columns: string[]; currency?: string; cadence?: Cadence; source?: string; payor?: string }[] = [
-  { distributor: 'DistroKid', columns: ['Team Percentage', 'Song/Album'] },
-  { distributor: 'DistroKid', columns: ['Team Percentage', 'Source Type', 'Earnings (USD)'] },
-  { distributor: 'TuneCore', columns: ['TC Song ID', 'Total Earned'] },
-  { distributor: 'CD Baby', columns: ['CDBabySku'], currency: 'USD' },
-  { distributor: 'CD Baby', columns: ['Partner Name', 'Transaction Type', 'Delivery Country'], currency: 'USD' },
-  { distributor: 'Believe', columns: ['Release Catalog nb', 'Client Payment Currency'] },
-  { distributor: 'The Orchard', columns: ['Label Share Net Receipts'] },
-  { distributor: 'The Orchard', columns: ['NET SHARE ACCOUNT CURRENCY', 'ORIGINAL STATEMENT PERIOD'] },
-  { distributor: 'AWAL', columns: ['NET SHARE ACCOUNT CURRENCY', 'ACCOUNT ID', 'CONTRACT ID'] },
-  { distributor: 'Apple', columns: ['Extended Partner Share', 'Partner Share Currency'], source: 'Apple' },
-  { distributor: 'YouTube', columns: ['Asset ID', 'Partner Revenue'], currency: 'USD', source: 'YouTube' },
-  { distributor: 'SoundCloud', columns: ['Revenue Share (%)', 'Split Pay Share (%)'] },
-  { distributor: 'Bandcamp', columns: ['bandcamp transaction id'], source: 'Bandcamp' },
-  { distributor: 'Beatport', columns: ['TRACK_ISRC_CODE', 'NET_CONTENT_REVENUE'], currency: 'USD', source: 'Beatport' },
-  { distributor: 'Revelator', columns: ['Net Revenue in USD', 'Release Catalog ID'] },
-  { distributor: 'Cargo Records', columns: ['Royalty ID', 'Asset ISRC', 'Reported Royalty'], cadence: 'Q' },
-  { distributor: 'Vydia', columns: ['Balance Adjustment ID'] },
-  { distributor: 'ONErpm', columns: ['Album/Channel', 'Source Account'] },
-  { distributor: 'ASCAP', columns: ['Statement Recipient Name', 'Party Name'], currency: 'USD', cadence: 'Q', payor: 'ASCAP' },
-  { distributor: 'BMI', columns: ['STANDARDS OR TV NET THEME BONUS'], currency: 'USD', cadence: 'Q', payor: 'BMI' },
-  { distributor: 'BMI', columns: ['PARTICIPANT #', 'PERF SOURCE'], currency: 'USD', cadence: 'Q', payor: 'BMI' },
-  { distributor: 'SoundExchange', columns: ['Royalty Item SXID'], currency: 'USD', payor: 'SoundExchange' },
-  { distributor: 'PRS for Music', columns: ['CAE Number', 'Amount (performance revenue)'], currency: 'GBP', payor: 'PRS for Music' },
-  { distributor: 'The MLC', columns: ['Member MLC Number'], currency: 'USD', payor: 'The MLC' },
-  { distributor: 'Songtrust', columns: ['royalty_type', 'amount_received'], currency: 'USD' },
-  { distributor: 'Sonosuite', columns: ['currency_rate', 'gross_total_client_currency'] },
-  { distributor: 'BMG', columns: ['Royalty Country Code', 'Income Period'] },
-];
+const EARNINGS_FALLBACKS = new Map(Object.entries(synonyms.earningsFallbacks).map(([column, fallbacks]) => [headerKey(column), fallbacks.map(headerKey)]));
 
 // ---------------------------------------------------------------------------------------------
 // The suggestion
@@ -932,16 +273,23 @@ function dominantCadence(values: string[]): Cadence | null {
   return best;
 }
 
-export function suggestMapping(header: string[], sampleRows: string[][], fileName: string): MappingSuggestion {
-  const fields: MappingFields = {};
-  const confidence: Partial<Record<StandardField, number>> = {};
-  const reasons: Partial<Record<StandardField, string>> = {};
-  const set = (field: StandardField, spec: FieldSpec, score: number, why: string) => {
-    fields[field] = spec;
-    confidence[field] = round(score);
-    reasons[field] = why;
-  };
+/** A suggestion in the making: the sampled columns, the ones taken, and the fields proposed so far. */
+interface Draft {
+  columns: Column[];
+  /** the columns by headerKey */
+  byKey: Map<string, Column>;
+  /** the columns a field was taken from */
+  used: Set<number>;
+  fingerprint: (typeof FINGERPRINTS)[number] | null;
+  fields: MappingFields;
+  confidence: Partial<Record<StandardField, number>>;
+  reasons: Partial<Record<StandardField, string>>;
+  set(field: StandardField, spec: FieldSpec, score: number, why: string): void;
+  take(c: Column): void;
+}
 
+/** The columns a mapping can name (not blank, not over-long, not repeated), with their sampled values. */
+function sampledColumns(header: string[], sampleRows: string[][]): Column[] {
   const rows = sampleRows.slice(0, MAX_SAMPLE_ROWS);
   const columns: Column[] = [];
   const seen = new Set<string>();
@@ -956,13 +304,32 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
       .filter((v) => v !== '' && v.length <= 200);
     columns.push({ index, name, words: words(name), values });
   });
+  return columns;
+}
+
+function draftOf(columns: Column[]): Draft {
   const byKey = new Map(columns.map((c) => [headerKey(c.name), c]));
-  const used = new Set<number>();
-  const take = (c: Column) => used.add(c.index);
+  const d: Draft = {
+    columns,
+    byKey,
+    used: new Set<number>(),
+    fingerprint: FINGERPRINTS.find((f) => f.columns.every((c) => byKey.has(headerKey(c)))) ?? null,
+    fields: {},
+    confidence: {},
+    reasons: {},
+    set(field, spec, score, why) {
+      d.fields[field] = spec;
+      d.confidence[field] = round(score);
+      d.reasons[field] = why;
+    },
+    take: (c) => d.used.add(c.index),
+  };
+  return d;
+}
 
-  const fingerprint = FINGERPRINTS.find((f) => f.columns.every((c) => byKey.has(headerKey(c)))) ?? null;
-
-  // 1. earnings: the net amount in the payout currency
+/** 1. earnings: the net amount in the payout currency (answers the candidate taken); and the gross. */
+function suggestEarnings(d: Draft): Candidate | null {
+  const { columns, byKey, used, take, set } = d;
   const currencyColumns = candidates(columns, rules.currency!);
   const money = candidates(columns, rules.royaltyEarnings!).map((c) => {
     // "Net Sales" next to "Net Sales Currency" is in its own (sale) currency when another currency column exists
@@ -994,7 +361,13 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
     take(gross.column);
   }
 
-  // 2. currency: a column, else the money header's text, else the family's, else the values' symbols or the file name
+  return earnings;
+}
+
+/** 2. currency: a column, else the money header's text, else the family's, else the values' symbols or the file name. */
+function suggestCurrency(d: Draft, earnings: Candidate | null, fileName: string): void {
+  const { columns, byKey, used, take, set, fingerprint } = d;
+  const currencyColumns = candidates(columns, rules.currency!);
   const pairedPrefix = (c: Candidate) => {
     const prefix = c.column.words.filter((w) => w !== 'currency').join(' ');
     return prefix !== '' && earnings !== null && ` ${earnings.column.words.join(' ')} `.includes(` ${prefix} `);
@@ -1030,8 +403,11 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
     else if (fromName) set('currency', { fromFileName: 'currency' }, 0.5, `the file name names ${fromName}`);
     else set('currency', { variable: 'currency' }, 0.1, 'nothing in the file names the currency: give it with the upload (variable "currency")');
   }
+}
 
-  // 3. the statement period: a year column with a quarter/month column, else one period column, else the file name
+/** 3. the statement period: a year column with a quarter/month column, else one period column, else the file name (answers whether a year column and a period column were paired). */
+function suggestStatementPeriod(d: Draft, fileName: string): boolean {
+  const { columns, used, take, set, fingerprint } = d;
   const yearColumn = columns.find((c) => !used.has(c.index) && c.words.at(-1) === 'year' && c.words.length <= 3);
   let pair: { year: Column; period: Column; cadence: Cadence; score: number } | null = null;
   if (yearColumn) {
@@ -1084,11 +460,14 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
     set('stmtPeriod', { fromFileName: 'period' }, score, why);
     set('stmtCadence', { fromFileName: 'period' }, score, why);
   }
+  return pair !== null;
+}
+
+/** 4. the sales period: a start/end pair (the statement's own date column may be one of them), else one sales-period column, else the statement's column when it dates each sale. */
+function suggestSalesPeriod(d: Draft, paired: boolean): void {
+  const { columns, byKey, used, take, set, fields } = d;
   const stmtColumn = fields.stmtYear?.column;
   const stmtCol = stmtColumn === undefined ? undefined : byKey.get(headerKey(stmtColumn));
-
-  // 4. the sales period: a start/end pair (the statement's own date column may be one of them),
-  // else one sales-period column, else the statement's column when it dates each sale
   const usedButStmt = new Set([...used].filter((i) => i !== stmtCol?.index));
   const start = candidates(columns, SALES_START_RULE, usedButStmt)[0];
   const end = candidates(columns, SALES_END_RULE, usedButStmt)[0];
@@ -1103,14 +482,17 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
       set('salesPeriodStart', { column: sales.column.name }, sales.score, sales.why);
       set('salesPeriodEnd', { column: sales.column.name }, sales.score, sales.why);
       take(sales.column);
-    } else if (stmtCol && !pair && !stmtCol.words.some((w) => ['distribution', 'statement', 'report', 'reporting', 'posted', 'accounting', 'period'].includes(w))) {
+    } else if (stmtCol && !paired && !stmtCol.words.some((w) => ['distribution', 'statement', 'report', 'reporting', 'posted', 'accounting', 'period'].includes(w))) {
       const why = `no separate sales period: the statement's "${stmtColumn}" dates the sales`;
       set('salesPeriodStart', { column: stmtColumn }, 0.4, why);
       set('salesPeriodEnd', { column: stmtColumn }, 0.4, why);
     }
   }
+}
 
-  // 5. everything else, best matches first, one column per field
+/** 5. everything else, best matches first, one column per field. */
+function suggestOtherFields(d: Draft): void {
+  const { columns, used, take, set, fields } = d;
   const rest: { field: StandardField; candidate: Candidate }[] = [];
   for (const [field, rule] of Object.entries(rules) as [StandardField, FieldRule][]) {
     if (fields[field] || ['royaltyEarnings', 'grossRoyaltyEarnings', 'currency'].includes(field)) continue;
@@ -1129,10 +511,18 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
     set(field, { column: candidate.column.name }, candidate.score, candidate.why);
     take(candidate.column);
   }
+}
 
+export function suggestMapping(header: string[], sampleRows: string[][], fileName: string): MappingSuggestion {
+  const d = draftOf(sampledColumns(header, sampleRows));
+  const earnings = suggestEarnings(d);
+  suggestCurrency(d, earnings, fileName);
+  const paired = suggestStatementPeriod(d, fileName);
+  suggestSalesPeriod(d, paired);
+  suggestOtherFields(d);
   // 6. what the family itself says: the store it is, the payor it is
+  const { fingerprint, fields, set } = d;
   if (fingerprint?.source && !fields.source) set('source', { constant: fingerprint.source }, 0.8, `${fingerprint.distributor} statements are its own store's sales`);
   if (fingerprint?.payor && !fields.payor) set('payor', { constant: fingerprint.payor }, 0.8, `${fingerprint.payor} pays the whole statement`);
-
-  return { fields, confidence, reasons, distributor: fingerprint?.distributor ?? null };
+  return { fields: d.fields, confidence: d.confidence, reasons: d.reasons, distributor: fingerprint?.distributor ?? null };
 }

@@ -3,6 +3,10 @@
 // per-row work), so they can afford to be thorough. All are total functions: unknown → null.
 import { createRequire } from 'node:module';
 import countries from 'i18n-iso-countries';
+import { CADENCE_MONTHS, CADENCES, periodFromDate, periodOf, type Cadence, type Period } from '../periods.ts';
+
+// period arithmetic lives in src/periods.ts; the readers' importers still find it here
+export { periodFromDate, periodOf, type Cadence, type Period };
 
 const require = createRequire(import.meta.url);
 countries.registerLocale(require('i18n-iso-countries/langs/en.json'));
@@ -12,21 +16,6 @@ countries.registerLocale(require('i18n-iso-countries/langs/en.json'));
  * countries keeps the earlier locale's). Registered on the first territory that is not a code.
  */
 export const COUNTRY_NAME_LOCALES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'sv', 'da', 'nb', 'fi', 'pl', 'cs', 'hu', 'ro', 'tr', 'el', 'ru', 'uk', 'ja', 'ko', 'zh'] as const;
-
-export type Cadence = 'M' | 'Q' | 'H' | 'Y';
-
-export interface Period {
-  year: number;
-  /** 1-12 monthly, 1-4 quarterly, 1-2 half-yearly, 1 yearly */
-  period: number;
-  cadence: Cadence;
-  /**
-   * first and last day, ISO dates; for a range that is no calendar period (`2024-03-03 - 2024-03-30`)
-   * the range's own first and last day
-   */
-  start: string;
-  end: string;
-}
 
 // Maps, not object literals: a cell saying `constructor` must find nothing (an object's lookup finds
 // Object.prototype's members)
@@ -49,22 +38,6 @@ const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
 function lastDay(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
-
-export function periodOf(year: number, period: number, cadence: Cadence): Period | null {
-  if (!Number.isInteger(year) || year < 1900 || year > 2200) return null;
-  const span = { M: 1, Q: 3, H: 6, Y: 12 }[cadence];
-  const count = 12 / span;
-  if (!Number.isInteger(period) || period < 1 || period > count) return null;
-  const firstMonth = (period - 1) * span + 1;
-  const lastMonth = firstMonth + span - 1;
-  return {
-    year,
-    period,
-    cadence,
-    start: `${year}-${pad(firstMonth)}-01`,
-    end: `${year}-${pad(lastMonth)}-${pad(lastDay(year, lastMonth))}`,
-  };
 }
 
 /**
@@ -353,7 +326,8 @@ export function periodOfRange(start: string, end: string): Period | null {
   const [y2, m2, d2] = end.split('-').map(Number) as [number, number, number];
   if (y1 === y2 && d1 === 1 && d2 === lastDay(y2, m2)) {
     const months = m2 - m1 + 1;
-    for (const [cadence, span] of [['M', 1], ['Q', 3], ['H', 6], ['Y', 12]] as const) {
+    for (const cadence of CADENCES) {
+      const span = CADENCE_MONTHS[cadence];
       if (months === span && (m1 - 1) % span === 0) return periodOf(y1, (m1 - 1) / span + 1, cadence);
     }
   }
@@ -361,14 +335,6 @@ export function periodOfRange(start: string, end: string): Period | null {
   const cadence: Cadence = days <= 45 ? 'M' : days <= 135 ? 'Q' : days <= 270 ? 'H' : 'Y';
   const p = periodFromDate(end, cadence);
   return p && { ...p, start, end };
-}
-
-/** A period read from a date, widened to the month, quarter, half or year it falls in. */
-export function periodFromDate(isoDate: string, cadence: Cadence): Period | null {
-  const year = +isoDate.slice(0, 4);
-  const month = +isoDate.slice(5, 7);
-  const span = { M: 1, Q: 3, H: 6, Y: 12 }[cadence];
-  return periodOf(year, Math.floor((month - 1) / span) + 1, cadence);
 }
 
 /**
@@ -380,7 +346,7 @@ export function coveringPeriod(periods: readonly Period[]): Period | null {
   if (periods.length === 0) return null;
   const start = periods.reduce((a, p) => (p.start < a ? p.start : a), periods[0]!.start);
   const end = periods.reduce((a, p) => (p.end > a ? p.end : a), periods[0]!.end);
-  for (const cadence of ['M', 'Q', 'H', 'Y'] as const) {
+  for (const cadence of CADENCES) {
     const p = periodFromDate(start, cadence);
     if (p && p.end >= end) return p;
   }

@@ -8,12 +8,27 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AppError } from '../errors.ts';
+import type { Queryable } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
-import { mappingFieldsSchema } from './fields.ts';
+import { deleteObjects } from '../storage/objectStore.ts';
+import { mappingFieldsSchema } from './mappingFields.ts';
 import { locateStatementFile, upload } from './pipeline.ts';
 
 export const lazyVariants = ['trimmed', 'standardized'] as const;
 export type LazyVariant = (typeof lazyVariants)[number];
+
+export interface StoredVariants {
+  /** the object key of each variant made so far, by variant name */
+  variants: Record<string, string>;
+  /** how the original was read (its delimiter and format); null until a run located it */
+  located: { delimiter?: string; format?: string } | null;
+}
+
+/** The variants a statement has now and how its original was located. */
+export async function storedVariantsOf(db: Queryable, statementId: string): Promise<StoredVariants> {
+  const { rows } = await db.query<StoredVariants>('SELECT variants, located FROM statements WHERE id = $1', [statementId]);
+  return rows[0]!;
+}
 
 export async function materializeVariant(deps: Deps, statementId: string, variant: LazyVariant): Promise<string> {
   const { rows } = await deps.pool.query<{
@@ -39,7 +54,7 @@ export async function materializeVariant(deps: Deps, statementId: string, varian
   try {
     const { located } = await locateStatementFile(deps, s.object_key, s.file_name, workDir, { expectEtag: s.object_etag, encoding: s.encoding });
     const file = path.join(workDir, `${variant}.csv`);
-    await deps.threads.run('normalize', 'normalizeStatement', {
+    await deps.threads.normalize({
       ...tableOf(located),
       fields: fields.data,
       fileName: s.file_name,
@@ -63,7 +78,7 @@ export async function materializeVariant(deps: Deps, statementId: string, varian
       [statementId, variant, key, s.normalized_version],
     );
     if (!updated.rowCount) {
-      await deps.store.delete(key).catch(() => {});
+      await deleteObjects(deps.store, [key], deps.log);
       throw new AppError('STATEMENT_STATE_CONFLICT', 'The statement was reprocessed while its file was being prepared; ask again');
     }
     return key;

@@ -6,7 +6,6 @@
 // connection goes, dead process included; a job locked by a pool whose lock nobody holds belongs to
 // a dead runner and is unlocked for the others (its attempt stays counted, as graphile-worker's own
 // stale recovery counts it: a file that kills its worker every time ends after max_attempts).
-import type { Task } from 'graphile-worker';
 import pg from 'pg';
 import type { Pool } from '../db/pool.ts';
 
@@ -132,19 +131,4 @@ export async function liveRunnerPools(pool: Pool): Promise<number> {
     [NAMESPACE],
   );
   return rows[0]!.n;
-}
-
-export const RUNNER_RECOVER_TASK = 'job_runner_recover';
-
-/**
- * job_runner_recover: runs every minute from the crontab, on whichever runner is alive: the dead
- * runners' jobs are unlocked, then work left without a job that may run is seen to (`stranded`).
- */
-export function runnerRecoverTask(pool: Pool, stranded: () => Promise<{ requeued: number; failed: number }>): Task {
-  return async (_payload, helpers) => {
-    const recovered = await recoverDeadRunnerJobs(pool);
-    if (recovered.jobs > 0) helpers.logger.warn(`unlocked ${recovered.jobs} jobs of job runners that died (${recovered.pools.join(', ')})`);
-    const { requeued, failed } = await stranded();
-    if (requeued + failed > 0) helpers.logger.warn(`work left without a job: ${requeued} queued again, ${failed} failed (their last attempt's runner died)`);
-  };
 }

@@ -7,17 +7,18 @@
 // the dead runners' recovery: such work with no job that may still run is queued again, and such
 // work whose job has spent its attempts fails as its last attempt would have failed it.
 import { failExport } from '../exports/run.ts';
-import { EXPORT_BUILD_TASK, enqueueExportBuild } from '../exports/queue.ts';
-import { STATEMENT_INGEST_TASK, enqueueStatementIngest } from '../ingest/queue.ts';
-import { failStatement } from '../ingest/statements.ts';
+import { enqueueExportBuild } from '../exports/queue.ts';
+import { enqueueStatementIngest } from '../ingest/queue.ts';
+import { failWaiting } from '../ingest/statementStatus.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
+import { TASK, type TaskId } from './payloads.ts';
 
 /** Work this recently changed is left alone: its job may be about to be added. */
 const QUIET = `interval '2 minutes'`;
 
 /** Per row: whether a job of its key could still run, and whether one spent its attempts. */
-const jobState = (task: string, id: string) => `
+const jobState = (task: TaskId, id: string) => `
   EXISTS (SELECT 1 FROM graphile_worker.jobs j WHERE j.key = '${task}:' || ${id}::text AND (j.locked_at IS NOT NULL OR j.attempts < j.max_attempts)) AS live,
   EXISTS (SELECT 1 FROM graphile_worker.jobs j WHERE j.key = '${task}:' || ${id}::text AND j.locked_at IS NULL AND j.attempts >= j.max_attempts) AS spent`;
 
@@ -29,13 +30,13 @@ export interface StrandedResult {
 export async function recoverStrandedWork(deps: Deps): Promise<StrandedResult> {
   const out: StrandedResult = { requeued: 0, failed: 0 };
   const statements = await deps.pool.query<{ id: string; organization_id: string; live: boolean; spent: boolean }>(
-    `SELECT * FROM (SELECT s.id, s.organization_id, ${jobState(STATEMENT_INGEST_TASK, 's.id')} FROM statements s
+    `SELECT * FROM (SELECT s.id, s.organization_id, ${jobState(TASK.statement_ingest, 's.id')} FROM statements s
        WHERE s.status IN ('uploaded', 'processing') AND s.deleted_at IS NULL AND s.updated_at < clock_timestamp() - ${QUIET}) x
      WHERE NOT live LIMIT 500`,
   );
   for (const s of statements.rows) {
     if (s.spent) {
-      await failStatement(deps.pool, s.id, 'INGEST_FAILED', 'Processing failed repeatedly; see the server log.');
+      await failWaiting(deps.pool, s.id, 'INGEST_FAILED', 'Processing failed repeatedly; see the server log.');
       out.failed++;
     } else {
       await enqueueStatementIngest(deps, s.organization_id, [s.id], 'recover');
@@ -43,7 +44,7 @@ export async function recoverStrandedWork(deps: Deps): Promise<StrandedResult> {
     }
   }
   const exports = await deps.pool.query<{ id: string; organization_id: string; live: boolean; spent: boolean }>(
-    `SELECT * FROM (SELECT e.id, e.organization_id, ${jobState(EXPORT_BUILD_TASK, 'e.id')} FROM exports e
+    `SELECT * FROM (SELECT e.id, e.organization_id, ${jobState(TASK.export_build, 'e.id')} FROM exports e
        WHERE e.status IN ('queued', 'running') AND e.updated_at < clock_timestamp() - ${QUIET}) x
      WHERE NOT live LIMIT 500`,
   );

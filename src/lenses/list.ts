@@ -4,8 +4,8 @@
 import { cursorTimestamp, cursorUuid, timestampKey } from '../activity/paging.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import { likePattern } from '../rightsholders/store.ts';
-import { decodeCursor, encodeCursor, type CursorPage } from '../trpc/pagination.ts';
+import { likeContains } from '../db/sql.ts';
+import { decodeCursor, encodeCursor, type CursorPage } from '../pagination.ts';
 import { LENS_COLUMNS, LENS_FROM, toLens, type Lens, type LensKind, type LensRow, type LensScope, type LensViewer } from './store.ts';
 
 export const lensSorts = ['updated_desc', 'created_desc', 'name_asc', 'last_opened_desc'] as const;
@@ -67,7 +67,7 @@ function filterClauses(filter: LensFilter, params: unknown[]): string[] {
   if (filter.search) {
     add(
       (p) => `(l.name ILIKE ${p} OR (jsonb_typeof(l.description) = 'string' AND l.description #>> '{}' ILIKE ${p}))`,
-      likePattern(filter.search),
+      likeContains(filter.search),
     );
   }
   if (filter.pinnedOnly) clauses.push('p.user_id IS NOT NULL');

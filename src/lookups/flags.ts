@@ -5,11 +5,8 @@
 // last look, each processed statement whose flag no longer says what its raw values
 // (statement_raw_values) give is brought up to date: the flag goes when every value resolves, its
 // list changes, or it comes back. A flag the user resolved stays as they left it.
-import type { Task } from 'graphile-worker';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
 import { keyRawValues, type RawKind } from './missing.ts';
-
-export const LOOKUP_FLAGS_TASK = 'statement_lookup_flags';
 
 interface FlagKind {
   kind: RawKind;
@@ -112,11 +109,4 @@ async function saveFingerprint(db: Queryable, fingerprint: string): Promise<void
      ON CONFLICT (id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, checked_at = clock_timestamp()`,
     [fingerprint],
   );
-}
-
-export function lookupFlagsTask(pool: Pool): Task {
-  return async (_payload, helpers) => {
-    const changed = await syncLookupFlags(pool);
-    if (changed) helpers.logger.info(`${LOOKUP_FLAGS_TASK}: ${changed} statement flag(s) brought up to date with the lookup tables`);
-  };
 }

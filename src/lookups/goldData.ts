@@ -3,7 +3,8 @@
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { normalizeLookupKey } from './normalize.ts';
-import { containsPattern, pagedRows } from './paging.ts';
+import { pagedRows } from './paging.ts';
+import { likeContains } from '../db/sql.ts';
 
 export interface GoldDataRow {
   id: string;
@@ -133,7 +134,7 @@ export async function listGoldData(
   const where: string[] = [];
   const params: unknown[] = [];
   if (opts.search) {
-    params.push(containsPattern(opts.search), containsPattern(normalizeLookupKey(opts.search)));
+    params.push(likeContains(opts.search), likeContains(normalizeLookupKey(opts.search)));
     const [p, k] = [`$${params.length - 1}`, `$${params.length}`];
     where.push(
       `(raw_value ILIKE ${p} OR earnings_source ILIKE ${p} OR collection_source ILIKE ${p} OR publisher_source ILIKE ${p}

@@ -1,7 +1,7 @@
 // Input fields shared by the sales-type and source lookup procedures.
 import { z } from 'zod';
 import { normalizeLookupKey } from './normalize.ts';
-import { list } from '../trpc/schemas.ts';
+import { list } from '../schemas.ts';
 
 /** Text matched by its normalized key: it must keep a letter or digit after normalization, or nothing could match it. */
 const matchable = (max: number) =>

@@ -4,7 +4,8 @@
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { normalizeLookupKey } from './normalize.ts';
-import { containsPattern, pagedRows } from './paging.ts';
+import { pagedRows } from './paging.ts';
+import { likeContains } from '../db/sql.ts';
 
 export type LookupEntry<F> = F & { id: string; original: string; originalNormalized: string; createdAt: string; updatedAt: string };
 
@@ -31,6 +32,8 @@ export interface LookupListOptions<S extends string> {
 
 type Row = Record<string, unknown> & { id: string; original: string; original_normalized: string; created_at: Date; updated_at: Date };
 
+// (longer than a function should be, by its reason: it is the table's store, a closure over the spec
+// whose operations are each short methods of the object it answers)
 export function lookupTable<F extends object>(spec: LookupTableSpec<F>) {
   const names = Object.keys(spec.fields) as (keyof F & string)[];
   const cols = names.map((n) => spec.fields[n]);
@@ -115,11 +118,11 @@ export function lookupTable<F extends object>(spec: LookupTableSpec<F>) {
       const params: unknown[] = [];
       if (opts.search) {
         const key = normalizeLookupKey(opts.search);
-        params.push(containsPattern(opts.search));
+        params.push(likeContains(opts.search));
         const matches = ['original', ...spec.searchColumns].map((c) => `${c} ILIKE $${params.length}`);
         // a search with no letter or digit has an empty key, which is in every key: it matches literally only
         if (key !== '') {
-          params.push(containsPattern(key));
+          params.push(likeContains(key));
           matches.push(`original_normalized LIKE $${params.length}`);
         }
         where.push(`(${matches.join(' OR ')})`);

@@ -24,8 +24,3 @@ export async function pagedRows<R extends object>(db: Queryable, q: PagedQuery):
   ]);
   return { rows: page.rows, total: count.rows[0]!.n };
 }
-
-/** An ILIKE pattern that matches the text anywhere, with the pattern characters escaped. */
-export function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, '\\$&')}%`;
-}

@@ -6,7 +6,8 @@
 // organizations deal with is not shown to the others.
 import type { Queryable } from '../db/pool.ts';
 import { normalizeLookupKey } from './normalize.ts';
-import { containsPattern, pagedRows } from './paging.ts';
+import { pagedRows } from './paging.ts';
+import { likeContains, likePrefix } from '../db/sql.ts';
 
 export interface KnownPayor {
   name: string;
@@ -58,9 +59,9 @@ export async function listKnownPayors(
     columns: 'name, category',
     from: KNOWN,
     where: ["(name ILIKE $2 OR ($3 <> '' AND name_normalized LIKE $4))"],
-    params: [organizationId, containsPattern(search), key, containsPattern(key)],
+    params: [organizationId, likeContains(search), key, likeContains(key)],
     orderBy: `(lower(name) LIKE $5 OR ($3 <> '' AND name_normalized LIKE $6)) DESC, ${byName}`,
-    orderParams: [`${search.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`, `${key.replace(/[\\%_]/g, '\\$&')}%`],
+    orderParams: [likePrefix(search.toLowerCase()), likePrefix(key)],
     limit: opts.limit,
     offset: opts.offset,
   });

@@ -5,7 +5,8 @@ import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { Embedder } from '../ai/embedding.ts';
 import { normalizeLookupKey } from './normalize.ts';
-import { containsPattern, pagedRows } from './paging.ts';
+import { pagedRows } from './paging.ts';
+import { likeContains } from '../db/sql.ts';
 
 export interface VectorEntry {
   id: string;
@@ -90,7 +91,7 @@ export async function listVectorEntries(
   const where: string[] = [];
   const params: unknown[] = [];
   if (opts.search) {
-    params.push(containsPattern(opts.search));
+    params.push(likeContains(opts.search));
     where.push(`(name ILIKE $${params.length} OR category ILIKE $${params.length})`);
   }
   if (opts.category) {

@@ -5,13 +5,12 @@
 // yet published).
 import { lastPublishableDay } from '../fx/dates.ts';
 import { csvRows, onceEach, ReferenceFileError } from '../lookups/csv.ts';
-import { isDecimal } from './decimal.ts';
 
 export const SYMBOL_RE = /^[A-Z0-9.^=-]{1,20}$/;
 
 /** A price or yield as imported: at most 20 digits on each side of the point (PostgreSQL's numeric takes them all). */
 const BOUNDED_DECIMAL = /^-?\d{1,20}(\.\d{1,20})?$/;
-const isImportDecimal = (v: string) => isDecimal(v) && BOUNDED_DECIMAL.test(v.trim());
+const isImportDecimal = (v: string) => BOUNDED_DECIMAL.test(v.trim());
 /** market_prices.volume is a bigint. */
 const MAX_VOLUME = 9223372036854775807n;
 

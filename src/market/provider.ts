@@ -3,148 +3,32 @@
 // Treasury's published CSV. Unknown symbols are MARKET_SYMBOL_NOT_FOUND with the symbols listed.
 import type { MarketSettings } from '../config.ts';
 import type { Queryable } from '../db/pool.ts';
-import { AppError } from '../errors.ts';
-import { decimalPercent, decimalSub } from './decimal.ts';
+import { curvesFrom, MAX_CURVES, quoteFrom, unknownSymbols, type MarketProvider } from './answers.ts';
+import { latestCloses, latestPricePoints, latestTreasuryCurve, marketSymbol, treasuryCurvesIn } from './store.ts';
 import { yahooProvider } from './yahoo.ts';
-
-export interface Quote {
-  symbol: string;
-  name: string | null;
-  currency: string | null;
-  exchange: string | null;
-  /** last close (built-in) or regular-market price (live) */
-  price: string;
-  date: string;
-  previousClose: string | null;
-  change: string | null;
-  /** percent, rounded to 4 decimals */
-  changePercent: string | null;
-}
-
-export interface PricePoint {
-  date: string;
-  open: string | null;
-  high: string | null;
-  low: string | null;
-  close: string;
-  volume: string | null;
-}
-
-export interface History {
-  symbol: string;
-  name: string | null;
-  currency: string | null;
-  exchange: string | null;
-  points: PricePoint[];
-}
-
-export interface YieldCurve {
-  date: string;
-  /** percent by tenor ("1M" … "30Y"), shortest first */
-  yields: Record<string, string>;
-}
-
-export interface DateRange {
-  from?: string | undefined;
-  to?: string | undefined;
-}
-
-export interface MarketProvider {
-  readonly name: 'builtin' | 'yahoo';
-  quotes(symbols: string[]): Promise<Quote[]>;
-  history(symbol: string, range: DateRange): Promise<History>;
-  /** with a range: every curve in it; without: the latest curve on or before `to` (or the latest) */
-  treasuryYields(range: DateRange & { latestOnly: boolean }): Promise<YieldCurve[]>;
-}
-
-/** The most curves one range answers: the latest ones (about 20 years of business days). */
-export const MAX_CURVES = 5000;
-
-export function quoteFrom(q: Omit<Quote, 'change' | 'changePercent'>): Quote {
-  const change = q.previousClose === null ? null : decimalSub(q.price, q.previousClose);
-  return { ...q, change, changePercent: change === null ? null : decimalPercent(change, q.previousClose!) };
-}
-
-export function unknownSymbols(symbols: string[]): AppError {
-  return new AppError('MARKET_SYMBOL_NOT_FOUND', `Unknown symbol${symbols.length > 1 ? 's' : ''}: ${symbols.join(', ')}`, { details: { symbols } });
-}
-
-export function curvesFrom(rows: { date: string; tenor: string; value: string }[]): YieldCurve[] {
-  const curves = new Map<string, Record<string, string>>();
-  for (const r of rows) {
-    const curve = curves.get(r.date) ?? {};
-    curve[r.tenor] = r.value;
-    curves.set(r.date, curve);
-  }
-  return [...curves].map(([date, yields]) => ({ date, yields }));
-}
 
 export function builtinMarketProvider(db: Queryable): MarketProvider {
   return {
     name: 'builtin',
     async quotes(symbols) {
-      const { rows } = await db.query<{
-        symbol: string;
-        name: string | null;
-        currency: string | null;
-        exchange: string | null;
-        price: string;
-        date: string;
-        previous_close: string | null;
-      }>(
-        `SELECT s.symbol, s.name, s.currency, s.exchange, p.close::text AS price, to_char(p.price_date, 'YYYY-MM-DD') AS date,
-                (SELECT q.close::text FROM market_prices q WHERE q.symbol = s.symbol AND q.price_date < p.price_date
-                 ORDER BY q.price_date DESC LIMIT 1) AS previous_close
-         FROM market_symbols s
-         JOIN LATERAL (SELECT close, price_date FROM market_prices WHERE symbol = s.symbol ORDER BY price_date DESC LIMIT 1) p ON true
-         WHERE s.symbol = ANY($1)`,
-        [symbols],
-      );
+      const rows = await latestCloses(db, symbols);
       const bySymbol = new Map(rows.map((r) => [r.symbol, r]));
       const missing = symbols.filter((s) => !bySymbol.has(s));
       if (missing.length > 0) throw unknownSymbols(missing);
       return symbols.map((s) => {
         const r = bySymbol.get(s)!;
-        return quoteFrom({ symbol: r.symbol, name: r.name, currency: r.currency, exchange: r.exchange, price: r.price, date: r.date, previousClose: r.previous_close });
+        return quoteFrom({ symbol: r.symbol, name: r.name, currency: r.currency, exchange: r.exchange, price: r.price, date: r.date, previousClose: r.previousClose });
       });
     },
     async history(symbol, range) {
-      const { rows: meta } = await db.query<{ symbol: string; name: string | null; currency: string | null; exchange: string | null }>(
-        'SELECT symbol, name, currency, exchange FROM market_symbols WHERE symbol = $1',
-        [symbol],
-      );
-      if (!meta[0]) throw unknownSymbols([symbol]);
-      const { rows } = await db.query<PricePoint>(
-        `SELECT * FROM (
-           SELECT to_char(price_date, 'YYYY-MM-DD') AS date, open::text AS open, high::text AS high, low::text AS low,
-                  close::text AS close, volume::text AS volume
-           FROM market_prices WHERE symbol = $1 AND ($2::date IS NULL OR price_date >= $2::date) AND ($3::date IS NULL OR price_date <= $3::date)
-           ORDER BY price_date DESC LIMIT 5000) latest
-         ORDER BY date`,
-        [symbol, range.from ?? null, range.to ?? null],
-      );
-      return { ...meta[0], points: rows };
+      const meta = await marketSymbol(db, symbol);
+      if (!meta) throw unknownSymbols([symbol]);
+      return { ...meta, points: await latestPricePoints(db, symbol, range.from ?? null, range.to ?? null) };
     },
     async treasuryYields(range) {
-      const { rows } = range.latestOnly
-        ? await db.query<{ date: string; tenor: string; value: string }>(
-            `SELECT to_char(curve_date, 'YYYY-MM-DD') AS date, tenor, yield_percent::text AS value FROM treasury_yields
-             WHERE curve_date = (SELECT max(curve_date) FROM treasury_yields WHERE $1::date IS NULL OR curve_date <= $1::date)
-             ORDER BY tenor_months`,
-            [range.to ?? null],
-          )
-        : // whole curves, at most the latest MAX_CURVES days of the range (a row limit cut the range's
-          // newest curves off, and left the last one it kept with some tenors missing)
-          await db.query<{ date: string; tenor: string; value: string }>(
-            `WITH days AS (
-               SELECT DISTINCT curve_date FROM treasury_yields
-               WHERE ($1::date IS NULL OR curve_date >= $1::date) AND ($2::date IS NULL OR curve_date <= $2::date)
-               ORDER BY curve_date DESC LIMIT $3)
-             SELECT to_char(curve_date, 'YYYY-MM-DD') AS date, tenor, yield_percent::text AS value
-             FROM treasury_yields JOIN days USING (curve_date)
-             ORDER BY curve_date, tenor_months`,
-            [range.from ?? null, range.to ?? null, MAX_CURVES],
-          );
+      const rows = range.latestOnly
+        ? await latestTreasuryCurve(db, range.to ?? null)
+        : await treasuryCurvesIn(db, range.from ?? null, range.to ?? null, MAX_CURVES);
       return curvesFrom(rows);
     },
   };

@@ -3,9 +3,9 @@
 // (the same format `market import --kind treasury` reads).
 import type { MarketSettings } from '../config.ts';
 import { AppError } from '../errors.ts';
-import { numberText } from './decimal.ts';
+import { plainNumber } from '../decimal.ts';
 import { parseTreasuryCsv } from './parse.ts';
-import { curvesFrom, quoteFrom, unknownSymbols, type MarketProvider, type PricePoint } from './provider.ts';
+import { curvesFrom, quoteFrom, unknownSymbols, type MarketProvider, type PricePoint } from './answers.ts';
 
 interface ChartResult {
   meta: {
@@ -49,7 +49,7 @@ async function chart(settings: MarketSettings, symbol: string, query: string): P
 }
 
 const day = (seconds: number, offset = 0) => new Date((seconds + offset) * 1000).toISOString().slice(0, 10);
-const text = (v: number | null | undefined) => (typeof v === 'number' && Number.isFinite(v) ? numberText(v) : null);
+const text = (v: number | null | undefined) => (typeof v === 'number' && Number.isFinite(v) ? plainNumber(v) : null);
 
 function unixSeconds(date: string, endOfDay = false): number {
   return Math.floor(Date.parse(`${date}T00:00:00Z`) / 1000) + (endOfDay ? 86_400 : 0);

@@ -18,6 +18,8 @@ import { createCallerFactory } from '../trpc/init.ts';
 import { endpointCatalog } from './catalog.ts';
 import { registerTools, type ToolContext } from './tools.ts';
 import { originProblem } from './origin.ts';
+import { dryRun } from './dryRun.ts';
+import { recordToolCall } from './conversation.ts';
 
 export const MCP_PATH = '/mcp';
 const createCaller = createCallerFactory(appRouter);
@@ -81,8 +83,9 @@ export async function mcpRoutes(app: FastifyInstance, deps: Deps, opts: { oauth:
     if (!who) return reply;
     const { principal, credentials, writeAccess } = who;
     // the procedures run as over HTTP: the same context, with the principal already verified
-    const trpcContext = createContextInner(deps, credentials, undefined, { address: req.ip, limits, bearer: async () => principal });
-    const caller = createCaller(trpcContext) as unknown as Caller;
+    const callerOf = (callDeps: Deps) =>
+      createCaller(createContextInner(callDeps, credentials, undefined, { address: req.ip, limits, bearer: async () => principal })) as unknown as Caller;
+    const caller = callerOf(deps);
     const toolContext: ToolContext = {
       db: deps.pool,
       catalog,
@@ -91,10 +94,14 @@ export async function mcpRoutes(app: FastifyInstance, deps: Deps, opts: { oauth:
       writeAccess,
       mcpResource: oauth.urls().mcpResource,
       call: (name, input) => callByName(caller, name, input),
+      dryRun: (name, input) => dryRun(deps, name, (dryDeps) => callByName(callerOf(dryDeps), name, input)),
       timeoutMs: deps.config.mcp.timeoutMs,
       maxRows: deps.config.mcp.maxRows,
       // cube.queryPoll itself waits CUBE_ASYNC_WAIT_MS for the answer; this is only a breather
       pollIntervalMs: 100,
+      // a call whose record fails is still answered: the failure is logged
+      record: (call, organizationId) =>
+        recordToolCall(deps.pool, principal, organizationId, call).catch((error: unknown) => req.log.error({ err: error, tool: call.tool }, 'recording a tool call failed')),
     };
     const server = new McpServer({ name: 'royalty-engine', version: '1.0.0' });
     registerTools(server, toolContext);

@@ -12,10 +12,12 @@ import { API_SCOPE, MCP_WRITE_SCOPE } from '../oauth/urls.ts';
 import { describeError } from '../trpc/init.ts';
 import { scopeAllows } from '../auth/apiKeys.ts';
 import type { Queryable } from '../db/pool.ts';
-import { organizationAccess } from '../trpc/procedure.ts';
+import { organizationAccess } from '../access/organization.ts';
 import { roleSatisfies, type OrgRole } from '../access/roles.ts';
 import { endpointDetail, endpointLine, searchEndpoints, type Endpoint } from './catalog.ts';
 import { bounded } from './bound.ts';
+import { refuseDryRun } from './dryRun.ts';
+import type { ToolCallRecord } from './conversation.ts';
 
 export interface ToolContext {
   db: Queryable;
@@ -29,10 +31,14 @@ export interface ToolContext {
   mcpResource: string;
   /** runs one procedure in-process with the caller's credentials */
   call(procedure: string, input: unknown): Promise<unknown>;
+  /** runs one mutation so, in a transaction rolled back (src/mcp/dryRun.ts): what it would change */
+  dryRun(procedure: string, input: unknown): Promise<unknown>;
   timeoutMs: number;
   maxRows: number;
   /** how long svc_query_analytics waits between polls once cube.query's window has passed */
   pollIntervalMs: number;
+  /** records the call in the activity log, in its chat of the organization (src/mcp/conversation.ts) */
+  record(call: ToolCallRecord, organizationId: string): Promise<void>;
 }
 
 interface Membership {
@@ -56,18 +62,21 @@ function answer(value: unknown, maxRows: number): CallToolResult {
 }
 
 /** An error as the API would report it: data.code, data.errorCode and the message. */
-function failure(error: unknown): CallToolResult {
+function failure(error: unknown): { result: CallToolResult; errorCode: string } {
   const trpc = error instanceof TRPCError ? error : new AppError('INTERNAL_ERROR', 'Internal server error', { cause: error });
   const { errorCode, message, fields } = describeError(trpc);
   const body = { error: { code: wireCode(trpc.code).code, errorCode, message, ...(fields ? { fields } : {}) } };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+  return { result: { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] }, errorCode };
 }
+
+type ToolArgs = { organizationId?: unknown; input?: Record<string, unknown>; procedure?: unknown; dryRun?: unknown };
 
 /**
  * Runs a tool body within the request's time limit; any error becomes a tool error. Data answers
  * (`rows`) are bounded; the service's own descriptions (procedures, permissions, the view) are not.
+ * The call is then recorded in the activity log, whatever its outcome.
  */
-async function run(ctx: ToolContext, body: () => Promise<unknown>, rows: boolean): Promise<CallToolResult> {
+async function run(ctx: ToolContext, tool: string, args: ToolArgs, body: () => Promise<unknown>, rows: boolean): Promise<CallToolResult> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -75,12 +84,38 @@ async function run(ctx: ToolContext, body: () => Promise<unknown>, rows: boolean
       ctx.timeoutMs,
     );
   });
+  let result: CallToolResult;
+  let outcome = 'ok';
   try {
-    return answer(await Promise.race([body(), timeout]), rows ? ctx.maxRows : Infinity);
+    result = answer(await Promise.race([body(), timeout]), rows ? ctx.maxRows : Infinity);
   } catch (error) {
-    return failure(error);
+    ({ result, errorCode: outcome } = failure(error));
   } finally {
     clearTimeout(timer);
+  }
+  const organizationId = await recordedOrganization(ctx, args);
+  if (organizationId !== undefined) {
+    const procedure = typeof args.procedure === 'string' ? args.procedure : undefined;
+    await ctx.record({ tool, ...(procedure ? { procedure } : {}), ...(args.dryRun === true ? { dryRun: true } : {}), outcome }, organizationId);
+  }
+  return result;
+}
+
+/**
+ * The organization a call is recorded in: the one it named (or its procedure's input named), the
+ * header's, else the caller's only one; undefined when that is none the caller may act in (an
+ * outsider's id, a disabled membership, several organizations and none chosen): nothing is
+ * written into an organization the caller does not belong to.
+ */
+async function recordedOrganization(ctx: ToolContext, args: ToolArgs): Promise<string | undefined> {
+  const named = [args.organizationId, args.input?.organizationId].find((v): v is string => typeof v === 'string');
+  try {
+    const chosen = await chooseOrganization(ctx, named);
+    const p = ctx.principal;
+    if (p.apiKey && !p.apiKey.organizationIds.includes(chosen.toLowerCase())) return undefined;
+    return (await organizationAccess(ctx.db, p, chosen)).id;
+  } catch {
+    return undefined;
   }
 }
 
@@ -117,16 +152,17 @@ function refuseMutation(ctx: ToolContext, e: Endpoint): never {
   );
 }
 
-async function apiCall(ctx: ToolContext, procedure: string, input: Record<string, unknown> | undefined): Promise<unknown> {
+async function apiCall(ctx: ToolContext, procedure: string, input: Record<string, unknown> | undefined, dryRun: boolean): Promise<unknown> {
   const e = ctx.catalog.get(procedure);
   if (!e) throw new AppError('PROCEDURE_NOT_FOUND', `No procedure named ${procedure}: svc_search_endpoints finds one`);
   if (e.type === 'mutation' && !ctx.writeAccess) refuseMutation(ctx, e);
+  if (dryRun && e.type === 'query') throw refuseDryRun(procedure, 'is a query and changes nothing');
   let body: unknown = input;
   if (e.takesOrganization) {
     const given = typeof input?.organizationId === 'string' ? input.organizationId : undefined;
     body = { ...input, organizationId: await chooseOrganization(ctx, given) };
   }
-  return ctx.call(procedure, body);
+  return dryRun ? ctx.dryRun(procedure, body) : ctx.call(procedure, body);
 }
 
 const completed = (r: unknown): r is { status: 'completed'; data: unknown } => (r as { status?: unknown } | null)?.status === 'completed';
@@ -153,7 +189,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     shape: S,
     body: (args: z.infer<z.ZodObject<S>>) => Promise<unknown>,
     rows = false,
-  ) => server.registerTool(name, { description, inputSchema: shape }, ((args: z.infer<z.ZodObject<S>>) => run(ctx, () => body(args), rows)) as never);
+  ) => server.registerTool(name, { description, inputSchema: shape }, ((args: z.infer<z.ZodObject<S>>) => run(ctx, name, args as ToolArgs, () => body(args), rows)) as never);
 
   tool('svc_health', 'Whether the service and its dependencies (database, object store, job runner) are up.', {}, () => ctx.call('health', undefined));
 
@@ -214,9 +250,13 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
 
   tool(
     'svc_api_call',
-    'Calls one API procedure with your own credentials and role (svc_describe_endpoint gives its input). Mutations run only with write access (svc_get_permissions tells); by default the tool server is read-only. organizationId is filled in from x-organization-id or your only organization when the input needs one.',
-    { procedure: z.enum(procedureNames), input: z.record(z.string(), z.unknown()).optional().describe("The procedure's input object") },
-    async ({ procedure, input }) => apiCall(ctx, procedure, input),
+    'Calls one API procedure with your own credentials and role (svc_describe_endpoint gives its input). Mutations run only with write access (svc_get_permissions tells); by default the tool server is read-only. organizationId is filled in from x-organization-id or your only organization when the input needs one. With dryRun: true a mutation is checked and run without changing anything: the answer is what it would return, the rows it would write per table and the activity it would record.',
+    {
+      procedure: z.enum(procedureNames),
+      input: z.record(z.string(), z.unknown()).optional().describe("The procedure's input object"),
+      dryRun: z.boolean().optional().describe('Mutations only: validate input, role and existence and describe what would change, changing nothing'),
+    },
+    async ({ procedure, input, dryRun }) => apiCall(ctx, procedure, input, dryRun === true),
     true,
   );
 

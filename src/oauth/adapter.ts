@@ -5,6 +5,7 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Queryable } from '../db/pool.ts';
+import { endCubeSessionsOfGrant } from '../analytics/sessions.ts';
 import { markClientUsed, revokeGrant } from './store.ts';
 
 /** Models consumed once: a second consume is a replay. */
@@ -81,6 +82,9 @@ export function postgresAdapter(db: Queryable, options: AdapterOptions): new (mo
 
     async revokeByGrantId(grantId: string): Promise<void> {
       await db.query('DELETE FROM oauth_models WHERE model = $1 AND grant_id = $2', [this.model, grantId]);
+      // every revocation of a grant (the revocation endpoint, refresh-token reuse, signing out)
+      // revokes its access tokens here: the embed sessions made with them end too
+      if (this.model === 'AccessToken') await endCubeSessionsOfGrant(db, grantId);
     }
   };
 }

@@ -7,14 +7,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Pool } from '../db/pool.ts';
 import { INVITATION_PAGE, invitationPageRoutes } from './invitationPage.ts';
-import type { OAuthLimits } from './limits.ts';
+import type { RateLimits } from '../net/rateLimit.ts';
+import { signInFailed, signInSucceeded, signInWait } from './limits.ts';
 import { consentPage, loginPage, messagePage, PAGE_HEADERS } from './pages.ts';
 import { checkPassword } from './passwords.ts';
 import { API_SCOPE, OAUTH_PREFIX, type OAuthUrls } from './urls.ts';
 
 export interface InteractionDeps {
   pool: Pool;
-  limits: OAuthLimits;
+  limits: RateLimits;
   provider(): Promise<Provider>;
   cookieSecrets(): Promise<string[]>;
   urls(): OAuthUrls;
@@ -119,7 +120,7 @@ export async function interactionRoutes(app: FastifyInstance, deps: InteractionD
       if (interaction.prompt.name !== 'login') return showPage(req, reply, provider, interaction);
       const email = (form.email ?? '').slice(0, 320);
       const password = (form.password ?? '').slice(0, 4096);
-      const wait = await deps.limits.loginWait(email, req.ip);
+      const wait = await signInWait(deps.limits, email, req.ip);
       if (wait > 0) {
         const minutes = Math.ceil(wait / 60);
         void reply.header('retry-after', String(wait));
@@ -127,11 +128,11 @@ export async function interactionRoutes(app: FastifyInstance, deps: InteractionD
       }
       const userId = email && password ? await checkPassword(deps.pool, email, password) : null;
       if (!userId) {
-        await deps.limits.loginFailed(email, req.ip);
+        await signInFailed(deps.limits, email, req.ip);
         // the same words whether or not the e-mail has an account
         return showPage(req, reply, provider, interaction, { email, error: 'The e-mail or the password is not right.' });
       }
-      await deps.limits.loginSucceeded(email);
+      await signInSucceeded(deps.limits, email);
       return finish(req, reply, provider, { login: { accountId: userId } });
     });
 

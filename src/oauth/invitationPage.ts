@@ -8,7 +8,8 @@ import { AppError } from '../errors.ts';
 import { acceptInvitation } from '../invitations/accept.ts';
 import { findInvitationByToken } from '../invitations/invitations.ts';
 import { upsertUser } from '../organizations/bootstrap.ts';
-import type { OAuthLimits } from './limits.ts';
+import type { RateLimits } from '../net/rateLimit.ts';
+import { signInFailed, signInWait } from './limits.ts';
 import { escapeHtml, messagePage, page, PAGE_HEADERS } from './pages.ts';
 import { checkPassword, passwordProblem, setPassword } from './passwords.ts';
 
@@ -56,7 +57,7 @@ ${fields}
 
 const GONE = 'This invitation link is not valid any more: it was used, replaced by a newer one, revoked, or has expired. Ask for a new one.';
 
-export function invitationPageRoutes(scope: FastifyInstance, deps: { pool: Pool; limits: OAuthLimits; action: () => string }): void {
+export function invitationPageRoutes(scope: FastifyInstance, deps: { pool: Pool; limits: RateLimits; action: () => string }): void {
   const send = (reply: FastifyReply, status: number, html: string) => reply.status(status).headers(PAGE_HEADERS).send(html);
 
   scope.get(INVITATION_PAGE, async (req, reply) => {
@@ -73,11 +74,11 @@ export function invitationPageRoutes(scope: FastifyInstance, deps: { pool: Pool;
     const who = token ? await invitee(deps.pool, token) : undefined;
     if (!who) return send(reply, 404, messagePage('Invitation not found', GONE));
     const again = (error: string, status = 200) => send(reply, status, invitationForm(deps.action(), token, who, error));
-    const wait = await deps.limits.loginWait(who.email, req.ip);
+    const wait = await signInWait(deps.limits, who.email, req.ip);
     if (wait > 0) return again(`Too many failed attempts. Try again in ${Math.ceil(wait / 60)} minutes.`, 429);
     if (who.hasPassword) {
       if (!(await checkPassword(deps.pool, who.email, password))) {
-        await deps.limits.loginFailed(who.email, req.ip);
+        await signInFailed(deps.limits, who.email, req.ip);
         return again('The password is not right.');
       }
     } else {

@@ -7,6 +7,8 @@ export interface OAuthPolicy {
   unusedClientTtlSeconds: number;
   /** largest Client ID Metadata Document fetched (bytes) */
   metadataDocumentMaxBytes: number;
+  /** hosts (OAUTH_METADATA_DOCUMENT_HOSTS) fetched without the guard against private addresses */
+  metadataDocumentHosts: readonly string[];
 }
 
 export const CLIENT_NAME_MAX = 100;

@@ -9,7 +9,7 @@ import { postgresAdapter } from './adapter.ts';
 import type { KeySet } from './keys.ts';
 import { escapeHtml, logoutPage, messagePage, page, PAGE_HEADERS, userCodeConfirmPage, userCodePage } from './pages.ts';
 import { clientPolicyProblem, isLoopbackHttp, type OAuthPolicy } from './policy.ts';
-import { API_SCOPE, CLI_CLIENT_ID, MCP_WRITE_SCOPE, normalizeResource, OAUTH_PREFIX, type OAuthUrls } from './urls.ts';
+import { API_SCOPE, CLI_CLIENT_ID, CLI_CLIENT_NAME, MCP_WRITE_SCOPE, normalizeResource, OAUTH_PREFIX, type OAuthUrls } from './urls.ts';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -19,7 +19,7 @@ const DAY = 24 * HOUR;
 /** The first-party command-line client: public, loopback redirects on any port (RFC 8252), device flow. */
 export const CLI_CLIENT: ClientMetadata = {
   client_id: CLI_CLIENT_ID,
-  client_name: 'Royalty command-line client',
+  client_name: CLI_CLIENT_NAME,
   application_type: 'native',
   token_endpoint_auth_method: 'none',
   grant_types: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT],
@@ -54,6 +54,19 @@ export interface ProviderOptions {
   policy: OAuthPolicy;
   /** false: a Client ID Metadata Document may not be fetched now (rate limit) */
   allowMetadataFetch(ctx: KoaContextWithOIDC): Promise<boolean>;
+}
+
+/** Whether the URL's host is one of OAUTH_METADATA_DOCUMENT_HOSTS. */
+function privateHost(input: string | URL | Request, policy: OAuthPolicy): boolean {
+  const url = URL.parse(input instanceof Request ? input.url : String(input));
+  return url !== null && policy.metadataDocumentHosts.includes(url.hostname.toLowerCase());
+}
+
+/** The request options less oidc-provider's address-checking dispatcher (its time limit stays). */
+function withoutAddressGuard(init: RequestInit | undefined): RequestInit | undefined {
+  if (!init) return init;
+  const { dispatcher: _guard, ...rest } = init as RequestInit & { dispatcher?: unknown };
+  return rest;
 }
 
 export function createProvider(options: ProviderOptions): Provider {
@@ -119,7 +132,9 @@ export function createProvider(options: ProviderOptions): Provider {
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     features: {
       devInteractions: { enabled: false },
-      revocation: { enabled: true },
+      // a token is revoked by the client it was issued to, nobody else (a public client proves
+      // nothing more than its id, so one client cannot end another's sign-ins)
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       introspection: { enabled: false },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: true },
       deviceFlow: {
@@ -178,6 +193,9 @@ export function createProvider(options: ProviderOptions): Provider {
       },
     },
     fetchResponseBodyLimits: { 'client_id metadata document': policy.metadataDocumentMaxBytes },
+    // oidc-provider fetches through a dispatcher that refuses special-use addresses (loopback,
+    // private networks: SSRF); a host the operator names is fetched without it
+    fetch: (input, init) => globalThis.fetch(input, privateHost(input, policy) ? withoutAddressGuard(init) : init),
     async renderError(ctx, out) {
       const details = Object.entries(out)
         .map(([k, v]) => `<p><strong>${escapeHtml(k)}</strong>: ${escapeHtml(v)}</p>`)

@@ -10,6 +10,7 @@ import type Provider from 'oidc-provider';
 import type { Principal } from '../auth/principal.ts';
 import { ACCEPT_PATH } from '../invitations/invitations.ts';
 import type { Deps } from '../deps.ts';
+import type { RateLimits } from '../net/rateLimit.ts';
 import { deleteExpired } from './store.ts';
 import { KEY_RELOAD_MS, loadKeys, type KeySet } from './keys.ts';
 import { principalForToken, verifyAccessToken, type AccessTokenInfo } from './tokens.ts';
@@ -26,16 +27,22 @@ export interface OAuthServer {
   challenge(which: 'api' | 'mcp', error?: 'invalid_token'): string;
 }
 
-type RawRequest = IncomingMessage & { originalUrl?: string };
+/** A request as middie hands it on: ip is fastify's req.ip (TRUST_PROXY-aware), copied by middie. */
+type RawRequest = IncomingMessage & { originalUrl?: string; ip?: string };
 
-export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAuthServer> {
+/** The client address rate limits count, as the API's (fastify's req.ip, which middie copies onto every raw request). */
+function clientAddress(raw: RawRequest): string {
+  return raw.ip ?? raw.socket.remoteAddress ?? '';
+}
+
+/** `limits`: the service's rate limits, with the sign-in groups (src/oauth/limits.ts). */
+export async function oauthRoutes(app: FastifyInstance, deps: Deps, limits: RateLimits): Promise<OAuthServer> {
   // loaded here, not with the module: the admin commands import the app's modules and need none of these
-  const [{ default: middie }, { interactionRoutes }, { oauthLimits }] = await Promise.all([
+  const [{ default: middie }, { interactionRoutes }, { takeFromAddress }] = await Promise.all([
     import('@fastify/middie'),
     import('./interactions.ts'),
     import('./limits.ts'),
   ]);
-  const limits = oauthLimits(deps.config.oauth);
   let urls: OAuthUrls | undefined;
   const getUrls = () => {
     urls ??= oauthUrls(deps.config, (app.server.address() as AddressInfo | null)?.port ?? deps.config.port);
@@ -59,8 +66,12 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAu
           log: deps.log,
           urls: getUrls(),
           keys,
-          policy: { unusedClientTtlSeconds: deps.config.oauth.unusedClientTtlHours * 3600, metadataDocumentMaxBytes: 5 * 1024 },
-          allowMetadataFetch: (ctx) => limits.takeRegistration(ctx.req.socket.remoteAddress ?? ''),
+          policy: {
+            unusedClientTtlSeconds: deps.config.oauth.unusedClientTtlHours * 3600,
+            metadataDocumentMaxBytes: 5 * 1024,
+            metadataDocumentHosts: deps.config.oauth.metadataDocumentHosts,
+          },
+          allowMetadataFetch: async (ctx) => (await takeFromAddress(limits, 'register', clientAddress(ctx.req))) === 0,
         });
         current = { provider, handler: provider.callback(), keys, checkedAt: Date.now() };
       } else {
@@ -94,11 +105,9 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAu
     // the interaction and invitation pages are fastify routes (interactions.ts)
     if (path.startsWith('/interaction/') || /^\/invitation(\?|$)/.test(path)) return next();
     void (async () => {
-      const address = req.socket.remoteAddress ?? '';
-      const post = req.method === 'POST';
-      if (post && path.startsWith('/register') && !(await limits.takeRegistration(address))) return tooMany(res);
-      if (post && /^\/device(\?|$)/.test(path) && !(await limits.takeUserCodeTry(address))) return tooMany(res, deps.config.oauth.loginWindowSeconds);
-      if (post && /^\/token(\?|$)/.test(path) && !(await limits.takeTokenRequest(address))) return tooMany(res, 60);
+      const group = limitedGroup(req.method, path);
+      const wait = group ? await takeFromAddress(limits, group, clientAddress(req)) : 0;
+      if (wait > 0) return tooMany(res, wait);
       await handOver(req, res, path);
     })().catch(next);
   });
@@ -153,8 +162,17 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps): Promise<OAu
   };
 }
 
-/** 429 in OAuth's error shape; `retryAfter`: the limit's window, in seconds */
-function tooMany(res: ServerResponse, retryAfter = 3600): void {
+/** The rate limit group of an OAuth endpoint's request: registrations, user-code tries, token requests. */
+function limitedGroup(method: string | undefined, path: string): 'register' | 'userCode' | 'token' | undefined {
+  if (method !== 'POST') return undefined;
+  if (path.startsWith('/register')) return 'register';
+  if (/^\/device(\?|$)/.test(path)) return 'userCode';
+  if (/^\/token(\?|$)/.test(path)) return 'token';
+  return undefined;
+}
+
+/** 429 in OAuth's error shape; `retryAfter`: seconds until the limit's window ends */
+function tooMany(res: ServerResponse, retryAfter: number): void {
   res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter), 'cache-control': 'no-store' });
   res.end(JSON.stringify({ error: 'too_many_requests', error_description: 'Too many requests from this address; try again later' }));
 }

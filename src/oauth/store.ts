@@ -1,10 +1,12 @@
 // SQL on oauth_models outside oidc-provider's adapter (which uses revokeGrant too): kept free of
 // oidc-provider itself, which is loaded only when the authorization server first answers.
+import { endCubeSessionsOfGrant } from '../analytics/sessions.ts';
 import type { Queryable } from '../db/pool.ts';
 
-/** Everything issued under a grant (codes, access and refresh tokens, the grant itself) goes. */
+/** Everything issued under a grant (codes, access and refresh tokens, embed sessions, the grant itself) goes. */
 export async function revokeGrant(db: Queryable, grantId: string): Promise<void> {
   await db.query(`DELETE FROM oauth_models WHERE grant_id = $1 OR (model = 'Grant' AND id = $1)`, [grantId]);
+  await endCubeSessionsOfGrant(db, grantId);
 }
 
 /** A registered client that obtained a token no longer expires for want of use. */

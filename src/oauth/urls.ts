@@ -10,6 +10,7 @@ export const API_SCOPE = 'api';
 export const MCP_WRITE_SCOPE = 'mcp:write';
 /** the first-party public client (command line), always registered */
 export const CLI_CLIENT_ID = 'royalty-cli';
+export const CLI_CLIENT_NAME = 'Royalty command-line client';
 
 export interface OAuthUrls {
   /** the issuer: the service's base URL, no trailing slash */

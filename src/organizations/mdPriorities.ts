@@ -1,8 +1,8 @@
 // The organization's ordered rightsholder list for musical-detail fetch priority, read by the
 // catalog's fetch scheduling.
-import type { RightsholderScope } from '../access/dataAccess.ts';
+import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
-import { escapeLike } from './organizations.ts';
+import { likeEscape } from '../db/sql.ts';
 
 export interface MdPriority {
   /** 1 = fetched first */
@@ -29,9 +29,9 @@ export async function listMdPriorities(
        JOIN rightsholders r ON r.id = p.rightsholder_id AND r.organization_id = p.organization_id AND r.deleted_at IS NULL
        WHERE p.organization_id = $1)
      SELECT * FROM ranked
-     WHERE ($2::text IS NULL OR name ILIKE '%' || $2 || '%' ESCAPE '\\') AND ($3::uuid[] IS NULL OR "rightsholderId" = ANY ($3::uuid[]))
+     WHERE ($2::text IS NULL OR name ILIKE '%' || $2 || '%' ESCAPE '\\') AND ${inRightsholderScope('"rightsholderId"', '$3')}
      ORDER BY position`,
-    [organizationId, search === undefined || search === '' ? null : escapeLike(search), scope],
+    [organizationId, search === undefined || search === '' ? null : likeEscape(search), scope],
   );
   return rows;
 }

@@ -5,7 +5,7 @@ import { rightsholderScope } from '../access/dataAccess.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import { organizationAccess, type OrgAccess } from '../trpc/procedure.ts';
+import { organizationAccess, type OrgAccess } from '../access/organization.ts';
 import { roleRank, roleSatisfies, type OrgRole } from '../access/roles.ts';
 import { lockOrganization, type OrganizationRecord } from './organizations.ts';
 

@@ -2,6 +2,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { retireExportsOfOrganization } from '../exports/expire.ts';
+import { likeEscape } from '../db/sql.ts';
 
 export type OrganizationRecord = {
   id: string;
@@ -96,7 +97,7 @@ export async function listOrganizations(
   args: { includeDeleted: boolean; search: string | undefined; sortBy: OrganizationSort; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
 ): Promise<{ rows: OrganizationListItem[]; total: number }> {
   const where = `($1::boolean OR o.deleted_at IS NULL) AND ($2::text IS NULL OR o.name ILIKE '%' || $2 || '%' ESCAPE '\\')`;
-  const params = [args.includeDeleted, args.search === undefined ? null : escapeLike(args.search)];
+  const params = [args.includeDeleted, args.search === undefined ? null : likeEscape(args.search)];
   const direction = args.sortOrder === 'desc' ? 'DESC' : 'ASC';
   const [{ rows }, count] = await Promise.all([
     db.query<OrganizationListItem>(
@@ -109,9 +110,4 @@ export async function listOrganizations(
     db.query<{ total: number }>(`SELECT count(*) AS total FROM organizations o WHERE ${where}`, params),
   ]);
   return { rows, total: count.rows[0]!.total };
-}
-
-/** A LIKE pattern that matches the text literally. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }

@@ -57,3 +57,15 @@ export async function removeDependents(db: Queryable, organizationId: string, ri
   counts.dataAccessRoleEntries = rowCount ?? 0;
   return counts;
 }
+
+/**
+ * The ids of the rightsholder's statements, locked in id order for the rest of the transaction:
+ * their files are listed while no variant can be recorded for them.
+ */
+export async function lockStatementIdsOfRightsholder(db: Queryable, organizationId: string, rightsholderId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM statements WHERE organization_id = $1 AND rightsholder_id = $2 ORDER BY id FOR UPDATE', [
+    organizationId,
+    rightsholderId,
+  ]);
+  return rows.map((r) => r.id);
+}

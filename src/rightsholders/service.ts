@@ -1,6 +1,6 @@
 // The changes to rightsholders, each with its activity event in the same transaction: pass the
 // transaction's client as `db`.
-import { rightsholderScope } from '../access/dataAccess.ts';
+import type { RightsholderScope } from '../access/dataAccess.ts';
 import { diffFields, recordActivity } from '../activity/record.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -19,8 +19,9 @@ import {
 
 type Actor = Pick<Principal, 'userId' | 'apiKey'>;
 
-export async function rightsholderAccess(db: Queryable, organizationId: string, userId: string): Promise<RightsholderAccess> {
-  return { organizationId, userId, scope: await rightsholderScope(db, organizationId, userId) };
+/** The caller's reach: `org.rightsholderScope` is the scope the procedure middleware loaded with the role. */
+export function rightsholderAccess(org: { id: string; rightsholderScope: RightsholderScope }, userId: string): RightsholderAccess {
+  return { organizationId: org.id, userId, scope: org.rightsholderScope };
 }
 
 export async function create(db: Queryable, actor: Actor, organizationId: string, fields: Omit<RightsholderFields, 'isDeleted'>): Promise<Rightsholder> {

@@ -2,9 +2,10 @@
 // operation. Every read and write goes through a RightsholderAccess, so a member restricted by a
 // data-access role never reaches a rightsholder outside it: those answer RIGHTSHOLDER_NOT_FOUND,
 // exactly like ids of other organizations.
-import type { RightsholderScope } from '../access/dataAccess.ts';
+import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
+import { likeContains } from '../db/sql.ts';
 
 export interface Rightsholder {
   id: string;
@@ -109,7 +110,7 @@ async function writing<T>(name: string, fn: () => Promise<T>): Promise<T> {
 export async function getRightsholder(db: Queryable, access: RightsholderAccess, id: string, opts: { lock?: boolean } = {}): Promise<Rightsholder> {
   const { rows } = await db.query<Row>(
     `SELECT ${COLUMNS} FROM rightsholders r
-     WHERE r.organization_id = $1 AND r.id = $2 AND ($3::uuid[] IS NULL OR r.id = ANY($3::uuid[]))
+     WHERE r.organization_id = $1 AND r.id = $2 AND ${inRightsholderScope('r.id', '$3')}
      ${opts.lock ? 'FOR UPDATE' : ''}`,
     [access.organizationId, id, access.scope],
   );
@@ -117,11 +118,21 @@ export async function getRightsholder(db: Queryable, access: RightsholderAccess,
   return toRightsholder(rows[0]);
 }
 
+/** Which of these ids are rightsholders of the organization within the caller's scope, not deleted. */
+export async function visibleLiveRightsholderIds(db: Queryable, access: Pick<RightsholderAccess, 'organizationId' | 'scope'>, ids: readonly string[]): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT r.id::text FROM rightsholders r
+     WHERE r.organization_id = $1 AND r.id = ANY ($2::uuid[]) AND r.deleted_at IS NULL AND ${inRightsholderScope('r.id', '$3')}`,
+    [access.organizationId, ids, access.scope],
+  );
+  return rows.map((r) => r.id);
+}
+
 /** Locks several at once, in id order so that concurrent batches cannot deadlock. */
 export async function lockRightsholders(db: Queryable, access: RightsholderAccess, ids: string[]): Promise<Map<string, Rightsholder>> {
   const { rows } = await db.query<Row>(
     `SELECT ${COLUMNS} FROM rightsholders r
-     WHERE r.organization_id = $1 AND r.id = ANY($2::uuid[]) AND ($3::uuid[] IS NULL OR r.id = ANY($3::uuid[]))
+     WHERE r.organization_id = $1 AND r.id = ANY($2::uuid[]) AND ${inRightsholderScope('r.id', '$3')}
      ORDER BY r.id FOR UPDATE`,
     [access.organizationId, ids, access.scope],
   );
@@ -229,21 +240,16 @@ function orderBy(order: RightsholderOrder): string {
   return `${column} ${dir}, r.id ${dir}`;
 }
 
-/** `%` and `_` in a search are literal characters, not wildcards. */
-export function likePattern(search: string): string {
-  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 export async function listRightsholders(
   db: Queryable,
   access: RightsholderAccess,
   opts: { search?: string | undefined; includeDeleted: boolean; order: RightsholderOrder; limit: number; offset: number },
 ): Promise<{ rows: Rightsholder[]; total: number }> {
   const params: unknown[] = [access.organizationId, access.scope, access.userId];
-  const where = ['r.organization_id = $1', '($2::uuid[] IS NULL OR r.id = ANY($2::uuid[]))'];
+  const where = ['r.organization_id = $1', inRightsholderScope('r.id', '$2')];
   if (!opts.includeDeleted) where.push('r.deleted_at IS NULL');
   if (opts.search) {
-    params.push(likePattern(opts.search));
+    params.push(likeContains(opts.search));
     const p = `$${params.length}`;
     where.push(`(r.name ILIKE ${p} OR r.legal_name ILIKE ${p} OR EXISTS (SELECT 1 FROM unnest(r.aliases) a WHERE a ILIKE ${p}))`);
   }

@@ -7,6 +7,7 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   NotFound,
   PutObjectCommand,
   S3Client,
@@ -157,8 +158,19 @@ export class ObjectStore {
     }
   }
 
+  /** Deletes one object; throws when the store does not answer (deleting a missing key is no error). */
   async delete(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  /** Deletes every object under the prefix except the named keys, page by page of the listing. */
+  async deletePrefix(prefix: string, keep: ReadonlySet<string> = new Set()): Promise<void> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+      for (const o of page.Contents ?? []) if (o.Key && !keep.has(o.Key)) await this.delete(o.Key);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
   }
 
   /**
@@ -187,4 +199,25 @@ export class ObjectStore {
     this.client.destroy();
     if (this.presigner !== this.client) this.presigner?.destroy();
   }
+}
+
+/**
+ * Deletes objects whose records are already gone (or never were): each key on its own, and a
+ * failure stops none of the others; it is logged, and its key returned for whoever can retry. The
+ * one way objects are removed after the fact; a sweep that must not forget a key (it marks its
+ * rows done after) calls ObjectStore.delete and lets the failure stop it instead.
+ */
+export async function deleteObjects(
+  store: Pick<ObjectStore, 'delete'>,
+  keys: readonly string[],
+  log: { error(obj: object, msg: string): void },
+): Promise<string[]> {
+  const failed: string[] = [];
+  for (const key of keys) {
+    await store.delete(key).catch((error: unknown) => {
+      log.error({ err: error, key }, 'object delete failed');
+      failed.push(key);
+    });
+  }
+  return failed;
 }

@@ -3,13 +3,34 @@
 import type { CreateFastifyContextOptions } from '@trpc/server/adapters/fastify';
 import { credentialsFromHeaders, type Credentials, type Principal } from '../auth/principal.ts';
 import { API_KEY_PREFIX, principalForApiKey } from '../auth/apiKeys.ts';
-import { CUBE_SESSION_PREFIX, principalForCubeSession } from '../analytics/sessions.ts';
 import { AppError } from '../errors.ts';
+import type { Queryable } from '../db/pool.ts';
 import type { RateLimits } from '../net/rateLimit.ts';
 import type { Deps } from '../deps.ts';
 
 /** Resolves an OAuth access token to its holder, or throws UNAUTHORIZED (src/oauth/routes.ts). */
 export type BearerVerifier = (token: string) => Promise<Principal>;
+
+/**
+ * The rules of a narrower caller that a domain module issues bearer tokens for (the embed sessions
+ * of src/analytics/sessions.ts). The procedure chain applies them without knowing the domain: the
+ * app supplies them (src/app.ts), so this layer imports no domain module.
+ */
+export interface SessionTokens {
+  /** what the tokens start with */
+  prefix: string;
+  /** the holder of a live token, or null when it is unknown or expired */
+  principal(db: Queryable, token: string): Promise<Principal | null>;
+  /** whether the holder may call the procedure at all (the session's organization is checked apart) */
+  allows(session: NonNullable<Principal['cubeSession']>, procedure: string): boolean;
+}
+
+/** How a request's callers are resolved: absent parts refuse their kind of credential. */
+export interface CallerRules {
+  limits?: RateLimits | undefined;
+  bearer?: BearerVerifier | undefined;
+  sessions?: SessionTokens | undefined;
+}
 
 export interface Context {
   deps: Deps;
@@ -18,6 +39,8 @@ export interface Context {
   address: string;
   /** the app's rate limits (src/trpc/rateLimit.ts); none for calls made in-process (createCaller) */
   limits: RateLimits | undefined;
+  /** the rules of embed-session callers; without them no call is a session's */
+  sessions: SessionTokens | undefined;
   /** Resolves the caller once per HTTP request (a batch shares it); throws UNAUTHORIZED. */
   authenticate(): Promise<Principal>;
 }
@@ -30,17 +53,17 @@ export function createContextInner(
   deps: Deps,
   credentials: Credentials,
   refused?: AppError,
-  request: { address: string; limits?: RateLimits; bearer?: BearerVerifier } = { address: 'in-process' },
+  request: CallerRules & { address: string } = { address: 'in-process' },
 ): Context {
-  const { bearer } = request;
   let principal: Promise<Principal> | undefined;
   return {
     deps,
     credentials,
     address: request.address,
     limits: request.limits,
+    sessions: request.sessions,
     authenticate() {
-      principal ??= refused ? Promise.reject(refused) : resolvePrincipal(deps, credentials, bearer);
+      principal ??= refused ? Promise.reject(refused) : resolvePrincipal(deps, credentials, request);
       return principal;
     },
   };
@@ -65,7 +88,7 @@ function recordKeyUse(deps: Deps, keyId: string): void {
     .catch(() => {});
 }
 
-async function resolvePrincipal(deps: Deps, credentials: Credentials, bearer: BearerVerifier | undefined): Promise<Principal> {
+async function resolvePrincipal(deps: Deps, credentials: Credentials, { bearer, sessions }: CallerRules): Promise<Principal> {
   if (credentials.apiKey !== undefined) {
     const principal = await principalForApiKey(deps.pool, credentials.apiKey, credentials.organizationId);
     if (!principal && /^bearer\s/i.test(credentials.apiKey)) {
@@ -75,8 +98,8 @@ async function resolvePrincipal(deps: Deps, credentials: Credentials, bearer: Be
     recordKeyUse(deps, principal.apiKey!.id);
     return principal;
   }
-  if (credentials.bearerToken?.startsWith(CUBE_SESSION_PREFIX)) {
-    const principal = await principalForCubeSession(deps.pool, credentials.bearerToken);
+  if (sessions && credentials.bearerToken?.startsWith(sessions.prefix)) {
+    const principal = await sessions.principal(deps.pool, credentials.bearerToken);
     if (!principal) throw new AppError('INVALID_CUBE_SESSION');
     return principal;
   }
@@ -91,9 +114,9 @@ async function resolvePrincipal(deps: Deps, credentials: Credentials, bearer: Be
   throw new AppError('AUTH_REQUIRED');
 }
 
-export function contextFactory(deps: Deps, limits: RateLimits, bearer?: BearerVerifier) {
+export function contextFactory(deps: Deps, rules: CallerRules) {
   return ({ req }: CreateFastifyContextOptions): Context => {
-    const request = { address: req.ip, limits, ...(bearer ? { bearer } : {}) };
+    const request = { ...rules, address: req.ip };
     let credentials: Credentials;
     try {
       credentials = credentialsFromHeaders(req.headers, req.raw.rawHeaders);

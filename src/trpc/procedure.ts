@@ -4,24 +4,17 @@
 // rateLimit.ts) → organization and role (from the raw input) → input validation.
 import { TRPCError } from '@trpc/server';
 import type { z } from 'zod';
-import { standingColumns, standingJoins, type OrgStanding, type Principal } from '../auth/principal.ts';
+import type { Principal } from '../auth/principal.ts';
 import { scopeAllows } from '../auth/apiKeys.ts';
-import { cubeSessionAllows } from '../analytics/sessions.ts';
 import { AppError } from '../errors.ts';
-import { scopeOfRole } from '../access/dataAccess.ts';
+import { organizationAccess, type OrgAccess } from '../access/organization.ts';
 import type { Queryable } from '../db/pool.ts';
 import { baseProcedure, type ProcedureMeta } from './init.ts';
 import { takeRateLimit } from './rateLimit.ts';
-import { higherRole, platformRoleInOrg, roleSatisfies, type MinRole, type OrgRole } from '../access/roles.ts';
+import { roleSatisfies, type MinRole } from '../access/roles.ts';
 
-/** The caller's standing in the organization the input names. */
-export interface OrgAccess {
-  id: string;
-  name: string;
-  role: OrgRole;
-  /** the caller's data-access scope, read with the role: null for every rightsholder (src/access/dataAccess.ts) */
-  rightsholderScope: string[] | null;
-}
+// the caller's standing lives in the access layer; procedures keep reading it from here too
+export { organizationAccess, type OrgAccess } from '../access/organization.ts';
 
 // PostgreSQL cannot store NUL in text, nor a lone surrogate (half of a UTF-16 pair) in JSON or
 // text: refused here for every procedure and every string of its input, keys included, with the
@@ -82,47 +75,12 @@ const authenticated = baseProcedure.use(async ({ ctx, meta, path, getRawInput, n
   if (principal.apiKey && !scopeAllows(principal.apiKey.patterns, path)) {
     throw new AppError('API_KEY_SCOPE_DENIED', `The API key's scope does not include ${path}`);
   }
-  if (principal.cubeSession && !cubeSessionAllows(principal.cubeSession, path)) {
+  if (principal.cubeSession && !ctx.sessions?.allows(principal.cubeSession, path)) {
     throw new AppError('CUBE_SESSION_SCOPE_DENIED', `An embed session does not authorize ${path}`);
   }
   await takeRateLimit(ctx, path, principal);
   return next({ ctx: { principal: principal as Principal | null } });
 });
-
-/** Loads the caller's role in an organization, or throws FORBIDDEN / NOT_FOUND. */
-export async function organizationAccess(db: Queryable, principal: Principal, organizationId: string): Promise<OrgAccess> {
-  const row = await standingIn(db, principal, organizationId);
-  return accessFrom(row, principal);
-}
-
-/** The organization with the caller's membership and data-access role, read once per request where it was prefetched. */
-async function standingIn(db: Queryable, principal: Principal, organizationId: string): Promise<OrgStanding | undefined> {
-  const pre = principal.prefetchedOrg;
-  // used once: a later call of the same batch reads again, after what the earlier one may have changed
-  if (pre && !pre.used && pre.organizationId === organizationId.toLowerCase()) {
-    pre.used = true;
-    return pre.row ?? undefined;
-  }
-  const { rows } = await db.query<OrgStanding>(
-    `SELECT ${standingColumns} FROM organizations o ${standingJoins('$2')} WHERE o.id = $1`,
-    [organizationId, principal.userId],
-  );
-  return rows[0];
-}
-
-function accessFrom(row: OrgStanding | undefined, principal: Principal): OrgAccess {
-  const platformRole = platformRoleInOrg(principal.platformRole);
-  // Outsiders learn nothing about whether the organization exists.
-  if (!row) {
-    if (platformRole) throw new AppError('ORGANIZATION_NOT_FOUND');
-    throw new AppError('NOT_ORGANIZATION_MEMBER');
-  }
-  if (row.role === null && !platformRole) throw new AppError('NOT_ORGANIZATION_MEMBER');
-  if (row.deleted) throw new AppError('ORGANIZATION_NOT_FOUND');
-  if (row.status === 'disabled' && !platformRole) throw new AppError('MEMBER_DISABLED');
-  const role = higherRole(row.status === 'disabled' ? null : row.role, platformRole)!;
-  return { id: row.id, name: row.name, role, rightsholderScope: scopeOfRole(row.scope_mode, row.scope_ids) };
-}
 
 function inputOrganizationId(input: unknown): string | undefined {
   if (typeof input !== 'object' || input === null) return undefined;

@@ -6,7 +6,7 @@
 // unresolved strings is written afterwards.
 import Fastify from 'fastify';
 import t from 'tap';
-import { RESOLVE_BUDGET_TIMEOUTS } from '../../src/lookups/resolution.ts';
+import { RESOLVE_BUDGET_TIMEOUTS } from '../../src/lookups/aiResolution.ts';
 import { newOrganization, outsider } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { data } from '../lookups/helpers.ts';

@@ -3,7 +3,8 @@
 // its timestamp and is formatted once per group (formatting every row cost 4x, bench:query).
 import t from 'tap';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { compileQuery, sqlLiteral, tmFilter, tmLabelRange, type Restrictions } from '../../src/analytics/compile.ts';
+import { compileQuery, tmFilter, tmLabelRange, type Restrictions } from '../../src/analytics/compile.ts';
+import { sqlLiteral } from '../../src/db/sql.ts';
 import { cubeQuerySchema, normalizeQuery } from '../../src/analytics/query.ts';
 import { semantic } from '../../src/analytics/semantic.ts';
 

@@ -10,7 +10,7 @@
 // remixes by different remixers, radio edits, instrumentals, sped up / slowed), with 6-decimal earnings.
 import { parseArgs } from 'node:util';
 import { createThreadPool } from '../../src/workers/threadPool.ts';
-import type { TitleCluster, TitleItem } from '../../src/catalog/cluster/index.ts';
+import type { TitleItem } from '../../src/catalog/cluster/index.ts';
 import { parseTitle } from '../../src/catalog/cluster/normalize.ts';
 import { parsedSimilarity } from '../../src/catalog/cluster/similarity.ts';
 
@@ -87,12 +87,12 @@ async function main(): Promise<void> {
   const pool = createThreadPool({ maxThreads: 1, maxQueue: 8, idleTimeoutMs: 60_000, maxOldGenerationMb: 2048, warm: 0 });
   try {
     // warm the worker (tsx registration, module load) so the figures are clustering alone
-    await pool.run('cluster', 'default', { items: syntheticDetails(100) });
+    await pool.clusterTitles({ items: syntheticDetails(100) });
     const times = new Map<number, number>();
     for (const size of SIZES) {
       const items = syntheticDetails(size);
       let t0 = performance.now();
-      const clusters = await pool.run<TitleCluster[]>('cluster', 'default', { items });
+      const { clusters } = await pool.clusterTitles({ items });
       const ms = performance.now() - t0;
       times.set(size, ms);
       t0 = performance.now();

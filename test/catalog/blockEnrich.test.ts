@@ -7,7 +7,7 @@ import { refreshBlock } from '../../src/catalog/blocks.ts';
 import { OfflineProvider } from '../../src/catalog/enrich/offline.ts';
 import { ProviderError, type EnrichedRecording, type EnrichmentProvider, type TrackQuery } from '../../src/catalog/enrich/provider.ts';
 import { backoffMs, claimRound, defaultEnrichSettings, drainQueue, reclaimStale } from '../../src/catalog/enrichQueue.ts';
-import { statementIngestTask } from '../../src/jobs/statementIngest.ts';
+import { statementIngestTask } from '../../src/jobs/tasks/statement_ingest.ts';
 import { createRightsholder, putFile, waitForStatement } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';

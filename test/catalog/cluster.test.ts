@@ -152,12 +152,12 @@ t.test('through the real piscina worker', async (t) => {
   t.teardown(() => pool.close());
   const items = [item('a', 'Summer Nights (feat. X)', '1.5'), item('b', 'SUMMER NIGHTS', '2.25'), item('c', 'Summer Nights (Live)', '1')];
   const expected = clusterTitles(items);
-  const clusters = await pool.run<object[]>('cluster', 'default', { items });
-  t.same([...clusters], expected);
+  const { clusters } = await pool.clusterTitles({ items });
+  t.same(clusters, expected);
   t.same(expected[0], { displayTitle: 'Summer Nights', memberIds: ['a', 'b'], similarity: 1, earnings: '3.75' });
-  const task = await pool.run<{ ok: true; clusters: object[] }>('cluster', 'clusterTitlesTask', { items, threshold: 0.9 });
+  const task = await pool.clusterTitles({ items, threshold: 0.9 });
   t.same(task.clusters, expected);
-  const error = await pool.run('cluster', 'default', { items: [item('a', 'x', 'ten')] }).catch((e: unknown) => e);
+  const error = await pool.clusterTitles({ items: [item('a', 'x', 'ten')] }).catch((e: unknown) => e);
   t.ok(error instanceof AppError);
   t.match(error, { errorCode: 'VALIDATION_FAILED', message: 'items[0].earnings must be a decimal string' });
 });

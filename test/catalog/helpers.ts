@@ -1,9 +1,9 @@
 // Shared by the catalog tests: statements in the DistroKid layout the mapping library knows,
 // ingested through the API, and waiting for a block refresh to settle.
 import { BLOCK_REFRESH_TASK } from '../../src/catalog/blocks.ts';
-import { catalogBlockRefreshTask } from '../../src/catalog/tasks.ts';
+import { catalogBlockRefreshTask } from '../../src/jobs/tasks/catalog_block_refresh.ts';
 import type { Queryable } from '../../src/db/pool.ts';
-import { statementIngestTask } from '../../src/jobs/statementIngest.ts';
+import { statementIngestTask } from '../../src/jobs/tasks/statement_ingest.ts';
 import { putFile, waitForStatement } from '../helpers/ingest.ts';
 import type { Caller } from '../helpers/principals.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

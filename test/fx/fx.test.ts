@@ -12,7 +12,7 @@ import { adminCli } from '../helpers/cli.ts';
 import { parseEcbDate, parseFxCsv } from '../../src/fx/parse.ts';
 import { importFxRates, MAX_REFERENCE_BYTES } from '../../src/fx/import.ts';
 import { usdRate } from '../../src/fx/rates.ts';
-import { fxRatesImportTask } from '../../src/jobs/fxRatesImport.ts';
+import { fxRatesImportTask } from '../../src/jobs/tasks/fx_rates_import.ts';
 import { taskList } from '../../src/jobs/tasks.ts';
 import { ReferenceFileError } from '../../src/lookups/csv.ts';
 import { startTestServer } from '../helpers/server.ts';

@@ -13,7 +13,7 @@ import t from 'tap';
 import { adminCli } from '../helpers/cli.ts';
 import { importFxRates } from '../../src/fx/import.ts';
 import { parseFxCsv } from '../../src/fx/parse.ts';
-import { fxRatesImportTask } from '../../src/jobs/fxRatesImport.ts';
+import { fxRatesImportTask } from '../../src/jobs/tasks/fx_rates_import.ts';
 import { ReferenceFileError } from '../../src/lookups/csv.ts';
 import { importMarketData, type MarketImportKind } from '../../src/market/import.ts';
 import { startTestServer } from '../helpers/server.ts';

@@ -242,8 +242,8 @@ t.test('the money column is found as the mapping finds it: case and white space 
 });
 
 t.test('readAmount reads every input exactly as the normalizer SQL (parse_amount) does', async (t) => {
-  // the macros as workers/normalize.ts defines them (a template literal whose only escapes are \\)
-  const source = await readFile(path.join(repoRoot, 'workers', 'normalize.ts'), 'utf8');
+  // the macros as workers/normalize/amountMacro.ts defines them (a template literal whose only escapes are \\)
+  const source = await readFile(path.join(repoRoot, 'workers', 'normalize', 'amountMacro.ts'), 'utf8');
   const start = source.indexOf('const AMOUNT_MACRO = `');
   const macro = source.slice(start + 'const AMOUNT_MACRO = `'.length, source.indexOf('`;', start)).replace(/\\\\/g, '\\');
   t.match(macro, /CREATE MACRO parse_amount\(s, decimal_comma\)/);

@@ -4,7 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { fieldSpecSchema } from '../../src/ingest/fields.ts';
+import { fieldSpecSchema } from '../../src/ingest/mappingFields.ts';
 import { loadMappingLibrary } from '../../src/ingest/library.ts';
 import { firstOfMonthYearFirst, parseDate, parsePeriod, yearFirstOrder } from '../../src/ingest/values.ts';
 import { normalizeStatement } from '../../workers/normalize.ts';

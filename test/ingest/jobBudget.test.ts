@@ -44,18 +44,18 @@ t.test("the file reader's thread is terminated mid-file when the signal aborts, 
   // the thread loaded first, so that the time below is the reading's
   const small = path.join(root, 'small.csv');
   await writeFile(small, CSV);
-  t.match(await pool.run('statementFile', 'locateTable', input(small)), { dataRecords: 2 });
+  t.match(await pool.locateTable(input(small)), { dataRecords: 2 });
   let started = Date.now();
-  const whole = await pool.run<{ dataRecords: number }>('statementFile', 'locateTable', input(big));
+  const whole = await pool.locateTable(input(big));
   const wholeMs = Date.now() - started;
   t.equal(whole.dataRecords, 1_000_000);
   // aborted a fifth of the way through, however fast this machine reads: it stops well before the end
   const abortAfterMs = Math.floor(wholeMs / 5);
   started = Date.now();
-  await t.rejects(pool.run('statementFile', 'locateTable', input(big), undefined, AbortSignal.timeout(abortAfterMs)), { name: 'AppError', errorCode: 'WORKER_FAILED' });
+  await t.rejects(pool.locateTable(input(big), { signal: AbortSignal.timeout(abortAfterMs) }), { name: 'AppError', errorCode: 'WORKER_FAILED' });
   const abortedMs = Date.now() - started;
   t.ok(abortedMs < (wholeMs * 3) / 5, `stopped at the abort (${abortedMs} ms, asked at ${abortAfterMs} ms), not at the end (${wholeMs} ms)`);
-  t.match(await pool.run('statementFile', 'locateTable', input(small)), { dataRecords: 2, header: HEADER }, 'a new thread reads the next file');
+  t.match(await pool.locateTable(input(small)), { dataRecords: 2, header: HEADER }, 'a new thread reads the next file');
 });
 
 t.test('the normalizer gets what is left of the budget: at its end DuckDB is interrupted and the statement fails', async (t) => {

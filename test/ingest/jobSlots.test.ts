@@ -10,7 +10,7 @@ import { PassThrough } from 'node:stream';
 import t from 'tap';
 import yazl from 'yazl';
 import { BLOCK_REFRESH_TASK } from '../../src/catalog/blocks.ts';
-import { statementIngestTask } from '../../src/jobs/statementIngest.ts';
+import { statementIngestTask } from '../../src/jobs/tasks/statement_ingest.ts';
 import { taskList as defaultTaskList } from '../../src/jobs/tasks.ts';
 import { STATEMENT_INGEST_TASK } from '../../src/ingest/queue.ts';
 import type { Deps } from '../../src/deps.ts';

@@ -8,7 +8,7 @@ import t from 'tap';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { normalizeStatement } from '../../workers/normalize.ts';
 import { locateTable } from '../../workers/statementFile.ts';
-import { COLUMN_MATCH_MIN_COVERAGE, matchColumns } from '../../src/ingest/fields.ts';
+import { COLUMN_MATCH_MIN_COVERAGE, matchColumns } from '../../src/ingest/mappingFields.ts';
 import { findMappingForHeader, loadMappingLibrary } from '../../src/ingest/library.ts';
 import { canonicalDecimal } from '../helpers/decimal.ts';
 import { normalizeInput, workDir } from '../helpers/normalize.ts';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
-import { matchColumns } from '../../src/ingest/fields.ts';
+import { matchColumns } from '../../src/ingest/mappingFields.ts';
 import { loadMappingLibrary } from '../../src/ingest/library.ts';
 import { canonicalDecimal } from '../helpers/decimal.ts';
 import { normalizeFile, parquetRows } from '../helpers/normalize.ts';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import t from 'tap';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { createPool } from '../../src/db/pool.ts';
-import { headerKey, mappingFieldsSchema, missingRequiredFields, referencedColumns } from '../../src/ingest/fields.ts';
+import { headerKey, mappingFieldsSchema, missingRequiredFields, referencedColumns } from '../../src/ingest/mappingFields.ts';
 import { libraryDir, libraryEntrySchema, loadMappingLibrary, syncMappingLibrary } from '../../src/ingest/library.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 

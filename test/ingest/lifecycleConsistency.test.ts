@@ -11,9 +11,11 @@ import t, { type Test } from 'tap';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { taskList as defaultTaskList } from '../../src/jobs/tasks.ts';
-import { statementIngestTask } from '../../src/jobs/statementIngest.ts';
+import { statementIngestTask } from '../../src/jobs/tasks/statement_ingest.ts';
 import { STATEMENT_INGEST_TASK } from '../../src/ingest/queue.ts';
 import type { Deps } from '../../src/deps.ts';
+import type { NormalizeInput } from '../../src/workers/normalizeTypes.ts';
+import type { TaskOptions } from '../../src/workers/threadPool.ts';
 import { createRightsholder, putFile, waitForStatement } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { EUR_REPORT_HEADER, eurReportFields } from '../helpers/sampleMapping.ts';
@@ -41,14 +43,14 @@ function gate(statementId: string): Gate {
 }
 function gatedDeps(deps: Deps): Deps {
   const threads = Object.create(deps.threads);
-  threads.run = async (file: string, fn: string, input: any, transferList?: ArrayBuffer[]) => {
-    const g = file === 'normalize' ? gates.get(input?.statementId) : undefined;
+  threads.normalize = async (input: NormalizeInput, options?: TaskOptions) => {
+    const g = gates.get(input.statementId);
     if (g) {
       gates.delete(input.statementId);
       g.onReached();
       await (g as any).released;
     }
-    return deps.threads.run(file as any, fn, input, transferList);
+    return deps.threads.normalize(input, options);
   };
   return { ...deps, threads };
 }

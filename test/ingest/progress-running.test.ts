@@ -7,11 +7,13 @@
 import t from 'tap';
 import { AppError } from '../../src/errors.ts';
 import { taskList as defaultTaskList } from '../../src/jobs/tasks.ts';
-import { statementIngestTask } from '../../src/jobs/statementIngest.ts';
+import { statementIngestTask } from '../../src/jobs/tasks/statement_ingest.ts';
 import { STATEMENT_INGEST_TASK } from '../../src/ingest/queue.ts';
 import { BLOCK_REFRESH_TASK } from '../../src/catalog/blocks.ts';
 import { progressSettings } from '../../src/ingest/pipeline.ts';
 import type { Deps } from '../../src/deps.ts';
+import type { NormalizeInput } from '../../src/workers/normalizeTypes.ts';
+import type { TaskOptions } from '../../src/workers/threadPool.ts';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
@@ -25,9 +27,9 @@ progressSettings.writeEveryMs = 100;
 const failing = new Set<string>();
 function failingDeps(deps: Deps): Deps {
   const threads = Object.create(deps.threads);
-  threads.run = async (file: string, fn: string, input: any, transferList?: ArrayBuffer[]) => {
-    const out = await deps.threads.run(file as any, fn, input, transferList);
-    if (file === 'normalize' && failing.has(input?.statementId)) {
+  threads.normalize = async (input: NormalizeInput, options?: TaskOptions) => {
+    const out = await deps.threads.normalize(input, options);
+    if (failing.has(input.statementId)) {
       throw new AppError('STATEMENT_UNREADABLE', 'the statement could not be read as a table: failed on purpose');
     }
     return out;

@@ -552,34 +552,34 @@ t.test('through the real piscina pool', async (t) => {
   const pool = createThreadPool({ maxThreads: 1, maxQueue: 8, idleTimeoutMs: 2000, maxOldGenerationMb: 256, warm: 0 });
   t.teardown(() => pool.close());
   const e = JSON.parse(await readFile(path.join(STATEMENTS, 'believe.csv.expected.json'), 'utf8')) as Expected;
-  const r = await pool.run<LocatedTable & { ok: true }>('statementFile', 'locateTable', {
+  const r = await pool.locateTable({
     sourcePath: path.join(STATEMENTS, e.file),
     fileName: e.file,
     workDir: await workDir(),
     limits: { timeBudgetMs: 60_000 },
   });
-  t.match(r, { ok: true, encoding: 'utf-8-bom', delimiter: ';', dataRecords: e.dataRecords, headerHash: computeHeaderHash(e.header) });
+  t.match(r, { encoding: 'utf-8-bom', delimiter: ';', dataRecords: e.dataRecords, headerHash: computeHeaderHash(e.header) });
   t.equal(r.decimalComma['Net Revenue'], true);
-  const xlsx = await pool.run<LocatedTable & { ok: true }>('statementFile', 'locateTable', {
+  const xlsx = await pool.locateTable({
     sourcePath: path.join(STATEMENTS, 'bmi-royalty-statement.xlsx'),
     fileName: 'bmi-royalty-statement.xlsx',
     workDir: await workDir(),
   });
   t.match(xlsx, { format: 'xlsx', sheet: { name: 'Royalty Detail' }, dataRecords: 30 });
   await t.rejects(
-    pool.run('statementFile', 'locateTable', { sourcePath: path.join(HOSTILE, 'statement-pdf.csv'), fileName: 'statement.csv', workDir: await workDir() }),
+    pool.locateTable({ sourcePath: path.join(HOSTILE, 'statement-pdf.csv'), fileName: 'statement.csv', workDir: await workDir() }),
     { name: 'AppError', errorCode: 'FILE_IS_PDF', code: 'BAD_REQUEST' },
   );
   await t.rejects(
-    pool.run('statementFile', 'locateTable', { sourcePath: path.join(HOSTILE, 'zip-bomb.zip'), fileName: 'statement.zip', workDir: await workDir() }),
+    pool.locateTable({ sourcePath: path.join(HOSTILE, 'zip-bomb.zip'), fileName: 'statement.zip', workDir: await workDir() }),
     { name: 'AppError', errorCode: 'FILE_TOO_LARGE_DECOMPRESSED' },
   );
-  const proto = await pool.run<LocatedTable & { ok: true }>('statementFile', 'locateTable', {
+  const proto = await pool.locateTable({
     sourcePath: path.join(HOSTILE, 'proto-header.csv'),
     fileName: 'proto-header.csv',
     workDir: await workDir(),
   });
   t.ok(Object.hasOwn(proto.preambleValues, '__proto__'), 'a __proto__ key survives the thread boundary as an own key');
   t.equal(({} as Record<string, unknown>).polluted, undefined);
-  await t.rejects(pool.run('statementFile', 'locateTable', { fileName: 5 }), { name: 'AppError', errorCode: 'VALIDATION_FAILED' });
+  await t.rejects(pool.locateTable({ fileName: 5 } as never), { name: 'AppError', errorCode: 'VALIDATION_FAILED' });
 });

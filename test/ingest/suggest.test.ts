@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { headerKey, mappingFieldsSchema, referencedColumns, type FieldSpec, type MappingFields } from '../../src/ingest/fields.ts';
+import { headerKey, mappingFieldsSchema, referencedColumns, type FieldSpec, type MappingFields } from '../../src/ingest/mappingFields.ts';
 import { libraryDir } from '../../src/ingest/library.ts';
 import { suggestMapping } from '../../src/ingest/suggest.ts';
 

@@ -257,7 +257,7 @@ t.test('UPC wrappers are stripped before the check digit is validated', async (t
 
 t.test('amounts in DuckDB: exact decimals from every real notation', async (t) => {
   const connection = await (await DuckDBInstance.create(':memory:')).connect();
-  const macro = readFileSync(`${repoRoot}/workers/normalize.ts`, 'utf8').match(/const AMOUNT_MACRO = `([\s\S]*?)`;/)![1]!.replace(/\\\\/g, '\\');
+  const macro = readFileSync(`${repoRoot}/workers/normalize/amountMacro.ts`, 'utf8').match(/const AMOUNT_MACRO = `([\s\S]*?)`;/)![1]!.replace(/\\\\/g, '\\');
   await connection.run(macro);
   const cases: [string, boolean, string | null][] = [
     ['900', false, '900.000000000000'],

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { readAmount } from '../../src/ingest/amounts.ts';
-import { fieldSpecSchema } from '../../src/ingest/fields.ts';
+import { fieldSpecSchema } from '../../src/ingest/mappingFields.ts';
 import { libraryDir } from '../../src/ingest/library.ts';
 import { fromFileName, parseCountry, parseDate } from '../../src/ingest/values.ts';
 import { normalizeFile, parquetRows } from '../helpers/normalize.ts';

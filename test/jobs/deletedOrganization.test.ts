@@ -6,7 +6,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { pino } from 'pino';
 import t from 'tap';
 import { enqueueBlockRefresh } from '../../src/catalog/blocks.ts';
-import { catalogEnrichTickTask } from '../../src/catalog/tasks.ts';
+import { catalogEnrichTickTask } from '../../src/jobs/tasks/catalog_enrich_tick.ts';
 import { startJobRunner } from '../../src/jobs/runner.ts';
 import { taskList } from '../../src/jobs/tasks.ts';
 import { seedDataset } from '../analytics/dataset.ts';

@@ -113,7 +113,7 @@ t.test('dynamic client registration: loopback clients are native (any port), the
 t.test('Client ID Metadata Documents are offered and pass the same policy', async (t) => {
   const as = (await (await fetch(`${srv.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
   t.equal(as.client_id_metadata_document_supported, true);
-  const policy = { unusedClientTtlSeconds: 3600, metadataDocumentMaxBytes: 5120 };
+  const policy = { unusedClientTtlSeconds: 3600, metadataDocumentMaxBytes: 5120, metadataDocumentHosts: [] };
   t.equal(clientPolicyProblem({ client_id: 'https://app.example/client.json', redirect_uris: ['https://app.example/cb', 'http://localhost:3000/cb'] }, policy), undefined);
   t.match(clientPolicyProblem({ redirect_uris: ['myapp://cb'] }, policy), /https URLs or http URLs on the loopback/);
   t.match(clientPolicyProblem({ redirect_uris: Array.from({ length: 11 }, (_, i) => `https://a.example/${i}`) }, policy), /at most 10/);

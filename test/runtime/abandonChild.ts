@@ -4,11 +4,10 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { loadConfig } from '../../src/config.ts';
 import { startRuntime } from '../../src/runtime.ts';
-import type { WorkerFile } from '../../src/workers/threadPool.ts';
 
 const startedFile = process.argv[2]!;
 const runtime = await startRuntime(loadConfig(), 'api');
-const task = runtime.deps.threads.run('../test/runtime/duckdbWorker' as WorkerFile, 'slowQuery', { startedFile }).then(
+const task = runtime.deps.threads.runInModule('../test/runtime/duckdbWorker', 'slowQuery', { startedFile }).then(
   () => 'completed',
   (error: { errorCode?: string }) => error.errorCode,
 );

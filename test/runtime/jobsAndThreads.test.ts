@@ -58,26 +58,35 @@ t.test('jobs run in the serve role and shutdown waits for the running one', asyn
 t.test('the thread pool runs worker functions and rebuilds their errors', async (t) => {
   const srv = await startTestServer(t);
   const cells = ['  Artist Name ', 'TRACK   Title', 'ISRC'];
-  const res = await srv.deps.threads.run<{ ok: true; hash: string; normalized: string[] }>('headerHash', 'headerHash', { cells });
+  const res = await srv.deps.threads.headerHash({ cells });
   t.equal(res.hash, computeHeaderHash(cells));
   t.equal(res.hash, computeHeaderHash(['artist name', 'track title', 'isrc']));
   t.same(res.normalized, ['artist name', 'track title', 'isrc']);
-  await t.rejects(srv.deps.threads.run('headerHash', 'headerHash', { cells: 5 }), { name: 'AppError', errorCode: 'VALIDATION_FAILED', code: 'BAD_REQUEST' });
+  await t.rejects(srv.deps.threads.headerHash({ cells: 5 }), { name: 'AppError', errorCode: 'VALIDATION_FAILED', code: 'BAD_REQUEST' });
   t.ok(srv.deps.threads.stats.completed >= 2);
   await srv.deps.threads.close();
-  await t.rejects(srv.deps.threads.run('headerHash', 'headerHash', { cells }), { name: 'AppError', errorCode: 'SERVICE_UNAVAILABLE' });
+  await t.rejects(srv.deps.threads.headerHash({ cells }), { name: 'AppError', errorCode: 'SERVICE_UNAVAILABLE' });
 });
 
-t.test('a job runner starts the statement threads before any statement, and keeps THREADS_WARM of each', async (t) => {
-  const warm = await startTestServer(t, { role: 'worker', env: { THREADS_WARM: '1', THREADS_IDLE_TIMEOUT_MS: '50' } });
-  // the file reader's and the normalizer's: one each, started with the runtime
-  t.equal(warm.deps.threads.stats.threads, 2);
-  const res = await warm.deps.threads.run<{ ok: true; hash: string }>('headerHash', 'headerHash', { cells: ['ISRC', 'Title'] });
-  t.equal(res.ok, true);
-  t.equal(warm.deps.threads.stats.threads, 3, 'another file starts its thread on demand');
-  // past the idle timeout the warm ones stay, the other goes
-  for (let i = 0; i < 100 && warm.deps.threads.stats.threads > 2; i++) await new Promise((r) => setTimeout(r, 50));
-  t.equal(warm.deps.threads.stats.threads, 2);
+t.test('a job runner starts its warm thread before any statement; THREADS_MAX caps the threads of every task', async (t) => {
+  const warm = await startTestServer(t, { role: 'worker', env: { THREADS_WARM: '1', THREADS_MAX: '2', THREADS_IDLE_TIMEOUT_MS: '50' } });
+  // one thread, with the file reader and the normalizer loaded, started with the runtime
+  t.equal(warm.deps.threads.stats.threads, 1);
+  // tasks of several worker modules at once share the one pool: never more than THREADS_MAX threads
+  const cells = ['ISRC', 'Title'];
+  const hashes = Array.from({ length: 6 }, () => warm.deps.threads.headerHash({ cells }));
+  const clusterings = Array.from({ length: 6 }, () => warm.deps.threads.clusterTitles({ items: [] }));
+  let most = 0;
+  const watch = setInterval(() => (most = Math.max(most, warm.deps.threads.stats.threads)), 1);
+  const [hashed, clustered] = await Promise.all([Promise.all(hashes), Promise.all(clusterings)]);
+  clearInterval(watch);
+  most = Math.max(most, warm.deps.threads.stats.threads);
+  t.same(hashed.map((h) => h.hash), Array(6).fill(computeHeaderHash(cells)));
+  t.same(clustered, Array(6).fill({ clusters: [] }));
+  t.ok(most >= 1 && most <= 2, `at most THREADS_MAX threads (${most})`);
+  // past the idle timeout the warm one stays, another goes
+  for (let i = 0; i < 100 && warm.deps.threads.stats.threads > 1; i++) await new Promise((r) => setTimeout(r, 50));
+  t.equal(warm.deps.threads.stats.threads, 1);
   const api = await startTestServer(t, { role: 'api', env: { THREADS_WARM: '1' } });
   t.equal(api.deps.threads.stats.threads, 0, 'an API process starts no threads');
   const cold = await startTestServer(t, { role: 'worker', env: { THREADS_WARM: '0' } });

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { AppError } from '../../src/errors.ts';
-import { createThreadPool, type WorkerFile } from '../../src/workers/threadPool.ts';
+import { createThreadPool } from '../../src/workers/threadPool.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { launcher, serviceEnv, until } from './processes.ts';
 
-// (a worker file of this test's own: entry.mjs loads workers/<file>.ts)
-const SLOW = '../test/runtime/duckdbWorker' as WorkerFile;
+// (a worker module of this test's own: entry.mjs loads workers/<module>.ts)
+const SLOW = '../test/runtime/duckdbWorker';
 
 t.test('a running DuckDB query is interrupted, a queued task refused, and the process lives on', async (t) => {
   const dir = await mkdtemp(path.join(tmpdir(), 'royalty-threads-'));
@@ -22,8 +22,8 @@ t.test('a running DuckDB query is interrupted, a queued task refused, and the pr
   const pool = createThreadPool({ maxThreads: 1, maxQueue: 8, idleTimeoutMs: 60_000, maxOldGenerationMb: 256, warm: 0 });
   const startedFile = path.join(dir, 'started');
   const outcome = (p: Promise<unknown>) => p.then(() => 'completed', (error: unknown) => error);
-  const running = outcome(pool.run(SLOW, 'slowQuery', { startedFile }));
-  const queued = outcome(pool.run(SLOW, 'slowQuery', { startedFile: path.join(dir, 'never') }));
+  const running = outcome(pool.runInModule(SLOW, 'slowQuery', { startedFile }));
+  const queued = outcome(pool.runInModule(SLOW, 'slowQuery', { startedFile: path.join(dir, 'never') }));
   await until('the query runs in its thread', () => existsSync(startedFile), 60_000);
 
   const asked = Date.now();
@@ -37,7 +37,7 @@ t.test('a running DuckDB query is interrupted, a queued task refused, and the pr
   t.notOk(existsSync(path.join(dir, 'never')), 'and never ran');
   t.ok(took < 5_000, `closed in ${took} ms`);
   t.equal(pool.close(), pool.close(), 'closing again returns the same promise');
-  await t.rejects(pool.run(SLOW, 'slowQuery', { startedFile }), { name: 'AppError', errorCode: 'SERVICE_UNAVAILABLE' }, 'a closed pool takes nothing');
+  await t.rejects(pool.runInModule(SLOW, 'slowQuery', { startedFile }), { name: 'AppError', errorCode: 'SERVICE_UNAVAILABLE' }, 'a closed pool takes nothing');
 });
 
 t.test("a process giving up its work (grace period over, forced exit) stops DuckDB before it exits", async (t) => {

@@ -4,7 +4,7 @@
 // job removes the object once the URL is dead; nothing is left in the organization's prefix.
 import t from 'tap';
 import { statementObjectKey } from '../../src/api/upload/uploadFile.ts';
-import { sweepAbandonedObjects } from '../../src/jobs/statementUploadExpire.ts';
+import { sweepAbandonedObjects } from '../../src/jobs/tasks/statement_upload_expire.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 

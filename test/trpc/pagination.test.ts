@@ -1,5 +1,5 @@
 import t from 'tap';
-import { decodeCursor, encodeCursor, paginated, paginationSchema, resolvePage } from '../../src/trpc/pagination.ts';
+import { decodeCursor, encodeCursor, paginated, paginationSchema, resolvePage } from '../../src/pagination.ts';
 
 const schema = paginationSchema(['name', 'createdAt']);
 

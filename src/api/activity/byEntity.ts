@@ -38,7 +38,7 @@ export const byEntity = orgProcedure(
 ).query(async ({ ctx, input }) => {
   const db = ctx.deps.pool;
   const limit = checkCursorLimit(input.limit);
-  const viewer = await activityViewer(db, ctx.org.id, ctx.principal.userId);
+  const viewer = activityViewer(ctx);
   const subjectId = canonicalSubjectId(input.subjectId);
   // A subject that is visible, or gone with history the caller may see; anything else (another
   // organization's id, another member's personal lens) is NOT_FOUND.

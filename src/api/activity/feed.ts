@@ -26,7 +26,7 @@ export const feed = orgProcedure(
   const limit = checkCursorLimit(input.limit);
   return listActivity(
     db,
-    await activityViewer(db, ctx.org.id, ctx.principal.userId),
+    activityViewer(ctx),
     { subjectType: input.subjectType, actorUserId: input.actorUserId, action: input.action },
     { cursor: input.cursor, limit },
   );

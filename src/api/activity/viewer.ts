@@ -1,7 +1,6 @@
-import { rightsholderScope } from '../../access/dataAccess.ts';
 import type { ActivityViewer } from '../../activity/feed.ts';
-import type { Queryable } from '../../db/pool.ts';
 
-export async function activityViewer(db: Queryable, organizationId: string, userId: string): Promise<ActivityViewer> {
-  return { organizationId, userId, rightsholderScope: await rightsholderScope(db, organizationId, userId) };
+/** The caller as the activity log reads for them: the scope is the one the procedure middleware loaded with the role. */
+export function activityViewer(ctx: { org: { id: string; rightsholderScope: string[] | null }; principal: { userId: string } }): ActivityViewer {
+  return { organizationId: ctx.org.id, userId: ctx.principal.userId, rightsholderScope: ctx.org.rightsholderScope };
 }

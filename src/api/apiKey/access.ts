@@ -3,8 +3,9 @@ import { getApiKeyInOrganization, type ApiKeyRecord } from '../../auth/apiKeys.t
 import type { Principal } from '../../auth/principal.ts';
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import type { OrgAccess } from '../../trpc/procedure.ts';
-import { roleRank, type OrgRole } from '../../access/roles.ts';
+import type { OrgAccess } from '../../access/organization.ts';
+import { roleRank } from '../../access/roles.ts';
+import { userEmail, userRolesIn } from '../../organizations/userStore.ts';
 
 /**
  * The key the caller may manage in this organization. A key acts as its owner, so its owner may do
@@ -29,13 +30,9 @@ export async function manageableApiKey(
   if (change.rotate) {
     throw new AppError('API_KEY_NOT_MANAGEABLE', "Only the key's owner may rotate it (the new secret would act as them); rename, re-scope or delete it instead");
   }
-  const { rows } = await db.query<{ role: OrgRole | null; platform_role: string | null }>(
-    `SELECT m.role, u.platform_role FROM users u LEFT JOIN memberships m ON m.user_id = u.id AND m.organization_id = $2 WHERE u.id = $1`,
-    [key.userId, org.id],
-  );
-  const owner = rows[0];
-  if (owner?.platform_role || (owner?.role && roleRank(owner.role) > roleRank(org.role))) {
-    throw new AppError('API_KEY_NOT_MANAGEABLE', `The key's owner outranks you (${owner.platform_role ?? owner.role} above ${org.role})`);
+  const owner = await userRolesIn(db, key.userId, org.id);
+  if (owner?.platformRole || (owner?.role && roleRank(owner.role) > roleRank(org.role))) {
+    throw new AppError('API_KEY_NOT_MANAGEABLE', `The key's owner outranks you (${owner.platformRole ?? owner.role} above ${org.role})`);
   }
   return key;
 }
@@ -63,13 +60,12 @@ export async function recordKeyChange(
   after: ApiKeyRecord | null,
 ): Promise<void> {
   if (after && JSON.stringify(described(before, org.id)) === JSON.stringify(described(after, org.id))) return;
-  const { rows } = await db.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [before.userId]);
   await recordActivity(db, principal, {
     organizationId: org.id,
     action,
     subjectType: 'user',
     subjectId: before.userId,
-    subjectLabel: rows[0]?.email ?? null,
+    subjectLabel: await userEmail(db, before.userId),
     changes: { apiKey: { before: described(before, org.id), after: after && described(after, org.id) } },
   });
 }

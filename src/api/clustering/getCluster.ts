@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { visibleBlock } from '../../catalog/musicalDetails.ts';
+import { visibleBlock } from '../../catalog/blockStore.ts';
+import { clustersOfBlock, detailIdsOfCluster } from '../../catalog/clusterStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { clustersOfBlock, entriesOf } from './shared.ts';
+import { entriesOf } from './entries.ts';
 
 export const getCluster = orgProcedure(
   {
@@ -13,10 +15,10 @@ export const getCluster = orgProcedure(
   },
   orgInput({ blockId: z.uuid(), clusterId: z.uuid() }),
 ).query(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
+  const caller = callerOf(ctx.org);
   const block = await visibleBlock(ctx.deps.pool, caller, input.blockId);
   const [cluster] = await clustersOfBlock(ctx.deps.pool, block.id, [input.clusterId]);
-  const { rows } = await ctx.deps.pool.query<{ id: string }>('SELECT id FROM musical_details WHERE cluster_id = $1 ORDER BY earnings_usd DESC, id', [cluster!.id]);
-  const entries = await entriesOf(ctx.deps.pool, caller, block.id, rows.map((r) => r.id));
-  return { ...cluster!, musicalDetails: rows.map((r) => entries.get(r.id)!) };
+  const ids = await detailIdsOfCluster(ctx.deps.pool, cluster!.id);
+  const entries = await entriesOf(ctx.deps.pool, caller, block.id, ids);
+  return { ...cluster!, musicalDetails: ids.map((id) => entries.get(id)!) };
 });

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { visibleBlock } from '../../catalog/musicalDetails.ts';
+import { visibleBlock } from '../../catalog/blockStore.ts';
+import { allClustersOfBlock } from '../../catalog/clusterStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { CLUSTER_COLUMNS, clusterRecord, type ClusterRecord } from './shared.ts';
 
 export const getClustersList = orgProcedure(
   {
@@ -12,10 +13,6 @@ export const getClustersList = orgProcedure(
   },
   orgInput({ blockId: z.uuid() }),
 ).query(async ({ ctx, input }) => {
-  const block = await visibleBlock(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.blockId);
-  const { rows } = await ctx.deps.pool.query<Parameters<typeof clusterRecord>[0]>(
-    `SELECT ${CLUSTER_COLUMNS} FROM title_clusters c WHERE c.block_id = $1 ORDER BY c.earnings DESC, c.display_title COLLATE "C", c.id`,
-    [block.id],
-  );
-  return { blockId: block.id, data: rows.map(clusterRecord) as ClusterRecord[] };
+  const block = await visibleBlock(ctx.deps.pool, callerOf(ctx.org), input.blockId);
+  return { blockId: block.id, data: await allClustersOfBlock(ctx.deps.pool, block.id) };
 });

@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { visibleBlock } from '../../catalog/musicalDetails.ts';
+import { visibleBlock } from '../../catalog/blockStore.ts';
+import { detailEarningsOfBlock, topDetailsOfBlock } from '../../catalog/musicalDetailStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { entriesOf } from './shared.ts';
+import { entriesOf } from './entries.ts';
 
 export const getTopMdsFromBlock = orgProcedure(
   {
@@ -17,22 +19,15 @@ export const getTopMdsFromBlock = orgProcedure(
     minEarningsPercentage: z.number().min(0).max(100).optional(),
   }),
 ).query(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
+  const caller = callerOf(ctx.org);
   const db = ctx.deps.pool;
   const block = await visibleBlock(db, caller, input.blockId);
-  const { rows } = await db.query<{ id: string; cluster_id: string | null; pct: string | null }>(
-    `WITH t AS (SELECT coalesce(sum(earnings_usd), 0) AS total FROM musical_details WHERE block_id = $1)
-     SELECT md.id, md.cluster_id, trim_scale(round(CASE WHEN t.total > 0 THEN 100 * md.earnings_usd / t.total END, 4))::text AS pct
-     FROM musical_details md, t WHERE md.block_id = $1
-       AND ($3::numeric IS NULL OR t.total <= 0 OR 100 * md.earnings_usd / t.total >= $3::numeric)
-     ORDER BY md.earnings_usd DESC, md.id LIMIT $2`,
-    [block.id, input.limit, input.minEarningsPercentage ?? null],
-  );
-  const total = await db.query<{ t: string }>('SELECT coalesce(trim_scale(sum(earnings_usd)), 0)::text AS t FROM musical_details WHERE block_id = $1', [block.id]);
-  const entries = await entriesOf(db, caller, block.id, rows.map((r) => r.id));
+  const top = await topDetailsOfBlock(db, block.id, input.limit, input.minEarningsPercentage ?? null);
+  const totalEarnings = await detailEarningsOfBlock(db, block.id);
+  const entries = await entriesOf(db, caller, block.id, top.map((r) => r.id));
   return {
     blockId: block.id,
-    totalEarnings: total.rows[0]!.t,
-    data: rows.map((r) => ({ ...entries.get(r.id)!, clusterId: r.cluster_id, earningsPercentage: r.pct })),
+    totalEarnings,
+    data: top.map((r) => ({ ...entries.get(r.id)!, clusterId: r.clusterId, earningsPercentage: r.earningsPercentage })),
   };
 });

@@ -1,5 +1,5 @@
 import { withTransaction } from '../../db/pool.ts';
-import { createDistributor } from '../../ingest/mappings.ts';
+import { createDistributor } from '../../ingest/distributors.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { distributorName } from './inputs.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { withTransaction } from '../../db/pool.ts';
-import { deleteDistributor } from '../../ingest/mappings.ts';
+import { deleteDistributor } from '../../ingest/distributors.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getDistributor } from '../../ingest/mappings.ts';
+import { getDistributor } from '../../ingest/distributors.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 

@@ -5,7 +5,7 @@ import { rightsholdersKept } from '../../exports/expire.ts';
 import { effectiveStatus, exportFile, visibleExport } from '../../exports/store.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope, exportIdField } from './shared.ts';
+import { exportIdField } from './shared.ts';
 
 const DOWNLOAD_TTL_SECONDS = 10 * 60;
 
@@ -19,7 +19,7 @@ export const downloadFile = orgProcedure(
   orgInput({ exportId: exportIdField, fileId: z.uuid().describe('the file id, from export.listFiles') }),
 ).mutation(async ({ ctx, input }) => {
   const db = ctx.deps.pool;
-  const e = await visibleExport(db, ctx.org.id, await callerScope(db, ctx), input.exportId);
+  const e = await visibleExport(db, ctx.org.id, ctx.org.rightsholderScope, input.exportId);
   const now = Date.now();
   const status = effectiveStatus(e, now);
   // a rightsholder it names was deleted since: its data is not handed out (the files are deleted)

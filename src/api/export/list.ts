@@ -4,7 +4,6 @@ import { exportSorts, exportView, listExports } from '../../exports/store.ts';
 import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope } from './shared.ts';
 
 export const list = orgProcedure(
   {
@@ -20,7 +19,7 @@ export const list = orgProcedure(
   }),
 ).query(async ({ ctx, input }) => {
   const page = resolvePage(input.pagination, { sortBy: 'createdAt' });
-  const { rows, total } = await listExports(ctx.deps.pool, ctx.org.id, await callerScope(ctx.deps.pool, ctx), {
+  const { rows, total } = await listExports(ctx.deps.pool, ctx.org.id, ctx.org.rightsholderScope, {
     status: input.status,
     type: input.type,
     sortBy: page.sortBy ?? 'createdAt',

@@ -1,7 +1,7 @@
 import { effectiveStatus, exportFiles, fileView, visibleExport } from '../../exports/store.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope, exportIdField } from './shared.ts';
+import { exportIdField } from './shared.ts';
 
 export const listFiles = orgProcedure(
   {
@@ -12,7 +12,7 @@ export const listFiles = orgProcedure(
   },
   orgInput({ exportId: exportIdField }),
 ).query(async ({ ctx, input }) => {
-  const e = await visibleExport(ctx.deps.pool, ctx.org.id, await callerScope(ctx.deps.pool, ctx), input.exportId);
+  const e = await visibleExport(ctx.deps.pool, ctx.org.id, ctx.org.rightsholderScope, input.exportId);
   const status = effectiveStatus(e);
   const files = status === 'completed' ? await exportFiles(ctx.deps.pool, e.id) : [];
   return { exportId: e.id, status, files: files.map(fileView) };

@@ -4,10 +4,18 @@ import { AppError } from '../../errors.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { exportFiltersSchema, exportFormats, exportTypes, partRowsFor } from '../../exports/definitions.ts';
 import { enqueueExportBuild } from '../../exports/queue.ts';
-import { exportView, insertExport } from '../../exports/store.ts';
+import { exportView, insertExport, visibleStatementIds } from '../../exports/store.ts';
+import { visibleDistributorIds } from '../../ingest/distributors.ts';
+import { visibleLiveRightsholderIds } from '../../rightsholders/store.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope } from './shared.ts';
+
+/** Refuses the export when it names an id the caller cannot see, listing every such id. */
+function assertAllVisible(code: 'RIGHTSHOLDER_NOT_FOUND' | 'DISTRIBUTOR_NOT_FOUND' | 'STATEMENT_NOT_FOUND', noun: string, requested: readonly string[], visible: readonly string[]): void {
+  const seen = new Set(visible);
+  const missing = requested.filter((id) => !seen.has(id));
+  if (missing.length > 0) throw new AppError(code, `No ${noun} ${missing.join(', ')} is visible in the organization`, { details: { ids: missing } });
+}
 
 export const trigger = orgProcedure(
   {
@@ -29,7 +37,7 @@ export const trigger = orgProcedure(
 ).mutation(async ({ ctx, input }) => {
   const db = ctx.deps.pool;
   const org = ctx.org.id;
-  const scope = await callerScope(db, ctx);
+  const scope = ctx.org.rightsholderScope;
   const filters = input.filters;
   if (input.type === 'statements' && (filters.sources || filters.territories)) {
     throw new AppError('EXPORT_FILTER_NOT_APPLICABLE', 'The statements export lists whole statements: filters.sources and filters.territories do not apply');
@@ -38,27 +46,12 @@ export const trigger = orgProcedure(
     throw new AppError('EXPORT_FILTER_NOT_APPLICABLE', 'The catalog export lists the musical details of whole rightsholders: it takes no filters');
   }
   const rightsholderIds = [...new Set(input.rightsholderIds)];
-  const found = await db.query<{ id: string }>('SELECT id::text FROM rightsholders WHERE organization_id = $1 AND id = ANY ($2::uuid[]) AND deleted_at IS NULL', [org, rightsholderIds]);
-  const known = new Set(found.rows.map((r) => r.id).filter((id) => scope === null || scope.includes(id)));
-  const missing = rightsholderIds.filter((id) => !known.has(id));
-  if (missing.length > 0) throw new AppError('RIGHTSHOLDER_NOT_FOUND', `No rightsholder ${missing.join(', ')} is visible in the organization`, { details: { ids: missing } });
+  assertAllVisible('RIGHTSHOLDER_NOT_FOUND', 'rightsholder', rightsholderIds, await visibleLiveRightsholderIds(db, { organizationId: org, scope }, rightsholderIds));
   if (filters.distributorIds) {
-    const { rows } = await db.query<{ id: string }>(
-      'SELECT id::text FROM distributors WHERE (organization_id = $1 OR organization_id IS NULL) AND id = ANY ($2::uuid[])',
-      [org, filters.distributorIds],
-    );
-    const seen = new Set(rows.map((r) => r.id));
-    const unknown = filters.distributorIds.filter((id) => !seen.has(id));
-    if (unknown.length > 0) throw new AppError('DISTRIBUTOR_NOT_FOUND', `No distributor ${unknown.join(', ')} is visible in the organization`, { details: { ids: unknown } });
+    assertAllVisible('DISTRIBUTOR_NOT_FOUND', 'distributor', filters.distributorIds, await visibleDistributorIds(db, org, filters.distributorIds));
   }
   if (filters.statementIds) {
-    const { rows } = await db.query<{ id: string }>(
-      `SELECT id::text FROM statements WHERE organization_id = $1 AND id = ANY ($2::uuid[]) AND deleted_at IS NULL AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))`,
-      [org, filters.statementIds, scope],
-    );
-    const seen = new Set(rows.map((r) => r.id));
-    const unknown = filters.statementIds.filter((id) => !seen.has(id));
-    if (unknown.length > 0) throw new AppError('STATEMENT_NOT_FOUND', `No statement ${unknown.join(', ')} is visible in the organization`, { details: { ids: unknown } });
+    assertAllVisible('STATEMENT_NOT_FOUND', 'statement', filters.statementIds, await visibleStatementIds(db, org, scope, filters.statementIds));
   }
   const created = await withTransaction(db, async (client) => {
     const row = await insertExport(client, {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { rightsholderScope } from '../../access/dataAccess.ts';
-import { coverageByRightsholders } from '../../catalog/fetching.ts';
+import { coverageByRightsholders } from '../../catalog/fetchingStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -13,6 +13,5 @@ export const getFetchingCoverageByRightsholders = orgProcedure(
   },
   orgInput({ rightsholderIds: z.array(z.uuid()).max(1_000) }),
 ).query(async ({ ctx, input }) => {
-  const scope = await rightsholderScope(ctx.deps.pool, ctx.org.id, ctx.principal.userId);
-  return { rightsholders: await coverageByRightsholders(ctx.deps.pool, ctx.org.id, input.rightsholderIds, scope) };
+  return { rightsholders: await coverageByRightsholders(ctx.deps.pool, callerOf(ctx.org), input.rightsholderIds) };
 });

@@ -1,5 +1,5 @@
-import { rightsholderScope } from '../../access/dataAccess.ts';
-import { inQueueCount as countQueue } from '../../catalog/fetching.ts';
+import { inQueueCount as countQueue } from '../../catalog/fetchingStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -11,6 +11,5 @@ export const inQueueCount = orgProcedure(
   },
   orgInput({}),
 ).query(async ({ ctx }) => {
-  const scope = await rightsholderScope(ctx.deps.pool, ctx.org.id, ctx.principal.userId);
-  return countQueue(ctx.deps.pool, ctx.org.id, scope);
+  return countQueue(ctx.deps.pool, callerOf(ctx.org));
 });

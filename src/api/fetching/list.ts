@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listQueue, queueSorts } from '../../catalog/fetching.ts';
+import { countQueueBlocks, queueBlockPage, queueSorts } from '../../catalog/fetchingStore.ts';
 import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
 import { globalProcedure } from '../../trpc/procedure.ts';
 import { plainText } from '../../activity/inputs.ts';
@@ -23,9 +23,10 @@ export const list = globalProcedure(
     .nullish(),
 ).query(async ({ ctx, input }) => {
   const page = resolvePage(input?.pagination ?? pagination.parse(undefined));
-  const { rows, total } = await listQueue(ctx.deps.pool, {
-    organizationId: input?.organizationId,
-    search: input?.search || undefined,
+  const filter = { organizationId: input?.organizationId, search: input?.search || undefined };
+  const total = await countQueueBlocks(ctx.deps.pool, filter);
+  const rows = await queueBlockPage(ctx.deps.pool, {
+    ...filter,
     sortBy: page.sortBy,
     sortOrder: page.sortOrder,
     limit: page.limit,

@@ -1,8 +1,9 @@
-import { refetchBlock } from '../../catalog/fetching.ts';
+import { refetchBlock } from '../../catalog/fetchingStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { z } from 'zod';
-import { blockAction } from './shared.ts';
+import { blockAction } from './blockAction.ts';
 
 export const refetchByBlock = orgProcedure(
   {
@@ -11,4 +12,4 @@ export const refetchByBlock = orgProcedure(
     summary: 'Queue the found, not-found and failed musical details of a block for fetching again (ignored titles stay skipped); answers { blockId, musicalDetails } with the count queued.',
   },
   orgInput({ blockId: z.uuid() }),
-).mutation(({ ctx, input }) => blockAction(ctx.deps, ctx.principal, ctx.org.id, input.blockId, 'fetching.refetchByBlock', refetchBlock, true));
+).mutation(({ ctx, input }) => blockAction(ctx.deps, ctx.principal, callerOf(ctx.org), input.blockId, 'fetching.refetchByBlock', refetchBlock, true));

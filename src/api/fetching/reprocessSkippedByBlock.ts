@@ -1,8 +1,9 @@
-import { reprocessSkipped } from '../../catalog/fetching.ts';
+import { reprocessSkipped } from '../../catalog/fetchingStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { z } from 'zod';
-import { blockAction } from './shared.ts';
+import { blockAction } from './blockAction.ts';
 
 export const reprocessSkippedByBlock = orgProcedure(
   {
@@ -11,4 +12,4 @@ export const reprocessSkippedByBlock = orgProcedure(
     summary: 'Queue the skipped musical details of a block for fetching (those with an ignored title stay skipped); answers { blockId, musicalDetails } with the count queued.',
   },
   orgInput({ blockId: z.uuid() }),
-).mutation(({ ctx, input }) => blockAction(ctx.deps, ctx.principal, ctx.org.id, input.blockId, 'fetching.reprocessSkippedByBlock', reprocessSkipped, true));
+).mutation(({ ctx, input }) => blockAction(ctx.deps, ctx.principal, callerOf(ctx.org), input.blockId, 'fetching.reprocessSkippedByBlock', reprocessSkipped, true));

@@ -1,8 +1,9 @@
-import { stopBlock } from '../../catalog/fetching.ts';
+import { stopBlock } from '../../catalog/fetchingStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { z } from 'zod';
-import { blockAction } from './shared.ts';
+import { blockAction } from './blockAction.ts';
 
 export const stopFetchingByBlock = orgProcedure(
   {
@@ -11,4 +12,4 @@ export const stopFetchingByBlock = orgProcedure(
     summary: 'Stop fetching a block: its pending (and in-flight) musical details become skipped; answers { blockId, musicalDetails } with the count skipped.',
   },
   orgInput({ blockId: z.uuid() }),
-).mutation(({ ctx, input }) => blockAction(ctx.deps, ctx.principal, ctx.org.id, input.blockId, 'fetching.stopFetchingByBlock', stopBlock, false));
+).mutation(({ ctx, input }) => blockAction(ctx.deps, ctx.principal, callerOf(ctx.org), input.blockId, 'fetching.stopFetchingByBlock', stopBlock, false));

@@ -3,10 +3,10 @@ import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { deleteObjects } from '../../ingest/statements.ts';
+import { deleteObjects } from '../../storage/objectStore.ts';
 import { enqueueBlockRefreshForStatements } from '../../catalog/blocks.ts';
-import { storedId } from '../upload/shared.ts';
-import { filesOfUpload } from './shared.ts';
+import { deleteStatementRows, deleteUploadIfEmpty, filesOfUpload, lockUpload } from '../../ingest/fileStore.ts';
+import { storedId } from '../upload/inputs.ts';
 
 export const deleteFilesByIds = orgProcedure(
   {
@@ -16,18 +16,17 @@ export const deleteFilesByIds = orgProcedure(
   },
   orgInput({ fileIds: z.array(storedId()).min(1).max(1000), uploadId: storedId() }),
 ).mutation(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
   const files = await withTransaction(ctx.deps.pool, async (db) => {
     // the upload first, as upload.uploadFile locks it to add a file: a file added meanwhile is either
     // in before this delete looks (and keeps the upload), or finds the upload gone (UPLOAD_NOT_FOUND);
     // without it the upload went as empty while a file was being added, and that file with it
-    await db.query('SELECT 1 FROM uploads WHERE id = $1 AND organization_id = $2 FOR UPDATE', [input.uploadId, ctx.org.id]);
-    const files = await filesOfUpload(db, caller, input.uploadId, input.fileIds, true);
+    await lockUpload(db, ctx.org.id, input.uploadId);
+    const files = await filesOfUpload(db, ctx.org, input.uploadId, input.fileIds, true);
     const ids = files.map((f) => f.id);
     await enqueueBlockRefreshForStatements(db, ctx.org.id, ids, 'file.deleteFilesByIds');
-    await db.query('DELETE FROM statements WHERE id = ANY ($1)', [ids]);
+    await deleteStatementRows(db, ids);
     // an upload left without files goes too
-    await db.query('DELETE FROM uploads u WHERE u.id = $1 AND NOT EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = u.id)', [input.uploadId]);
+    await deleteUploadIfEmpty(db, input.uploadId);
     for (const f of files) {
       await recordActivity(db, ctx.principal, {
         organizationId: ctx.org.id,

@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { STATEMENT_SELECT, type StatementRecord } from '../../ingest/statements.ts';
+import { countFiles, listFiles, type FileFilter } from '../../ingest/fileStore.ts';
 import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { dateFilter, orgInput } from '../../trpc/schemas.ts';
-import { callerScope, customNameFilter, dateRangeCondition } from '../upload/shared.ts';
+import { customNameFilter } from '../upload/inputs.ts';
 
 const isoDate = dateFilter();
-const sortColumns = { createdAt: 's.created_at', name: 'lower(s.file_name)', updatedAt: 's.updated_at' } as const;
 
 export const list = orgProcedure(
   {
@@ -30,27 +29,10 @@ export const list = orgProcedure(
   }),
 ).query(async ({ ctx, input }) => {
   const page = resolvePage(input.pagination, { sortBy: 'createdAt' });
-  const f = input.filters ?? {};
-  const scope = await callerScope(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId });
-  const params = [
-    ctx.org.id,
-    scope,
-    f.fileId ?? null,
-    f.dateStart ?? null,
-    f.dateEnd ?? null,
-    f.rightsholderId ?? null,
-    f.distributorId ?? null,
-    f.customName ?? null,
-    f.name ? `%${f.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null,
-  ];
-  const where = `s.organization_id = $1 AND s.deleted_at IS NULL AND ($2::uuid[] IS NULL OR s.rightsholder_id = ANY ($2))
-    AND ($3::uuid[] IS NULL OR s.id = ANY ($3)) AND ${dateRangeCondition('s.created_at', '$4', '$5')}
-    AND ($6::uuid IS NULL OR s.rightsholder_id = $6) AND ($7::uuid IS NULL OR s.distributor_id = $7)
-    AND ($8::text IS NULL OR s.custom_name ILIKE $8) AND ($9::text IS NULL OR s.file_name ILIKE $9)`;
-  const order = `${sortColumns[(page.sortBy ?? 'createdAt') as keyof typeof sortColumns]} ${page.sortOrder === 'desc' ? 'DESC' : 'ASC'}, s.id`;
-  const [items, count] = await Promise.all([
-    ctx.deps.pool.query<StatementRecord>(`SELECT ${STATEMENT_SELECT} FROM statements s WHERE ${where} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`, params),
-    ctx.deps.pool.query<{ n: number }>(`SELECT count(*) AS n FROM statements s WHERE ${where}`, params),
+  const filter: FileFilter = input.filters ?? {};
+  const [items, total] = await Promise.all([
+    listFiles(ctx.deps.pool, ctx.org, filter, { ...page, sortBy: page.sortBy ?? 'createdAt' }),
+    countFiles(ctx.deps.pool, ctx.org, filter),
   ]);
-  return paginated(items.rows, page, count.rows[0]!.n);
+  return paginated(items, page, total);
 });

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
-import { lazyVariants, materializeVariant, type LazyVariant } from '../../ingest/variants.ts';
+import { lazyVariants, materializeVariant, storedVariantsOf, type LazyVariant } from '../../ingest/variants.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { visibleStatement } from '../upload/shared.ts';
+import { visibleStatement } from '../../ingest/uploadStore.ts';
 import { fileVariants } from './variants.ts';
 
 const DOWNLOAD_TTL_SECONDS = 10 * 60;
@@ -39,9 +39,8 @@ export const downloadStatementFile = orgProcedure(
       path: ['originalExcelFile'],
     }),
 ).mutation(async ({ ctx, input }) => {
-  const s = await visibleStatement(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.file);
-  const { rows } = await ctx.deps.pool.query<{ variants: Record<string, string> }>('SELECT variants FROM statements WHERE id = $1', [s.id]);
-  const variants: Record<string, string> = { original: s.objectKey, ...rows[0]!.variants };
+  const s = await visibleStatement(ctx.deps.pool, ctx.org, input.file);
+  const variants: Record<string, string> = { original: s.objectKey, ...(await storedVariantsOf(ctx.deps.pool, s.id)).variants };
   let key = variants[input.type];
   if (!key && (lazyVariants as readonly string[]).includes(input.type)) key = await materializeVariant(ctx.deps, s.id, input.type as LazyVariant);
   const object = key ? await ctx.deps.store.head(key) : undefined;

@@ -7,10 +7,10 @@ import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
 import { ObjectChangedError } from '../../storage/objectStore.ts';
-import { lazyVariants, materializeVariant, type LazyVariant } from '../../ingest/variants.ts';
+import { lazyVariants, materializeVariant, storedVariantsOf, type LazyVariant } from '../../ingest/variants.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { visibleStatement } from '../upload/shared.ts';
+import { visibleStatement } from '../../ingest/uploadStore.ts';
 import { fileVariants } from './variants.ts';
 
 const MAX_SAMPLE_ROWS = 5000;
@@ -44,12 +44,8 @@ export const getSample = orgProcedure(
       path: ['endRow'],
     }),
 ).query(async ({ ctx, input }) => {
-  const s = await visibleStatement(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.file);
-  const { rows } = await ctx.deps.pool.query<{ variants: Record<string, string>; located: { delimiter?: string; format?: string } | null }>(
-    'SELECT variants, located FROM statements WHERE id = $1',
-    [s.id],
-  );
-  const { variants, located } = rows[0]!;
+  const s = await visibleStatement(ctx.deps.pool, ctx.org, input.file);
+  const { variants, located } = await storedVariantsOf(ctx.deps.pool, s.id);
   let type: string = input.type;
   // a workbook's, a decoded or an unpacked original is sampled through its table as UTF-8 CSV
   if (type === 'original' && variants.single) type = 'single';
@@ -70,7 +66,7 @@ export const getSample = orgProcedure(
       throw new AppError('FILE_VARIANT_NOT_FOUND', `The statement has no ${input.type} file (yet)`);
     }
     const kind = type === 'normalized' ? 'parquet' : type === 'original' || type === 'single' ? 'raw_delimited' : 'csv_with_header';
-    const result = await ctx.deps.threads.run<{ columns: string[]; rows: unknown[][] }>('sample', 'sampleFile', {
+    const result = await ctx.deps.threads.sample({
       path: file,
       kind,
       delimiter: type === 'original' ? located?.delimiter : ',',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { assertBatchSize, resolveSalesTypes } from '../../lookups/resolution.ts';
+import { assertBatchSize, resolveSalesTypes } from '../../lookups/aiResolution.ts';
 import { globalProcedure } from '../../trpc/procedure.ts';
 import { rawBatch } from '../../lookups/inputs.ts';
 

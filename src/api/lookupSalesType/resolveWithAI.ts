@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { resolveSalesTypes } from '../../lookups/resolution.ts';
+import { resolveSalesTypes } from '../../lookups/aiResolution.ts';
 import { globalProcedure } from '../../trpc/procedure.ts';
 import { rawString } from '../../lookups/inputs.ts';
 

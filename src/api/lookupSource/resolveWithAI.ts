@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { resolveSources } from '../../lookups/resolution.ts';
+import { resolveSources } from '../../lookups/aiResolution.ts';
 import { globalProcedure } from '../../trpc/procedure.ts';
 import { rawString } from '../../lookups/inputs.ts';
 

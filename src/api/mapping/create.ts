@@ -1,4 +1,4 @@
-import { computeHeaderHash } from '../../../workers/headerHash.ts';
+import { computeHeaderHash } from '../../ingest/headerHash.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { createMapping } from '../../ingest/mappings.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { getDistributor, listMappings, mappingSorts, mappingSortOf } from '../../ingest/mappings.ts';
+import { getDistributor } from '../../ingest/distributors.ts';
+import { listMappings, mappingSorts, mappingSortOf } from '../../ingest/mappings.ts';
 import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';

@@ -2,7 +2,7 @@
 // PostgreSQL is refused with a NUL character (text and jsonb cannot store it).
 import { z } from 'zod';
 import { plainText, storableJson, withoutNul } from '../../activity/inputs.ts';
-import { mappingFieldsSchema } from '../../ingest/fields.ts';
+import { mappingFieldsSchema } from '../../ingest/mappingFields.ts';
 
 const noNul = 'must not contain NUL characters';
 
@@ -15,7 +15,7 @@ export const headerHashInput = z
   .regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 header hash: 64 hex digits')
   .transform((v) => v.toLowerCase());
 
-/** A mapping's fields: the documented field language of fields.ts, without NUL characters. */
+/** A mapping's fields: the documented field language of src/ingest/mappingFields.ts, without NUL characters. */
 export const fieldsInput = mappingFieldsSchema.refine((fields) => !JSON.stringify(fields).includes('\\u0000'), noNul);
 
 export const mappingName = plainText(200).trim();

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { plainText } from '../../activity/inputs.ts';
 import { AppError } from '../../errors.ts';
-import { missingRequiredFields, variablesSchema, type MappingFields } from '../../ingest/fields.ts';
+import { missingRequiredFields, variablesSchema, type MappingFields } from '../../ingest/mappingFields.ts';
 import { getMapping } from '../../ingest/mappings.ts';
 import { previewSample } from '../../ingest/preview.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope, storedId } from '../upload/shared.ts';
+import { storedId } from '../upload/inputs.ts';
 import { fieldsInput } from './inputs.ts';
 
 /** The most rows one preview reads: it is a preview, the pipeline does the rest. */
@@ -54,7 +54,7 @@ export const processSample = orgProcedure(
   }
   const preview = await previewSample(ctx.deps, {
     organizationId: ctx.org.id,
-    scope: await callerScope(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }),
+    scope: ctx.org.rightsholderScope,
     statementId: input.statementId,
     fields,
     startRow: input.startRow,

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { getMapping, redrivePreview as preview } from '../../ingest/mappings.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope } from '../upload/shared.ts';
 
 export const redrivePreview = orgProcedure(
   {
@@ -15,5 +14,5 @@ export const redrivePreview = orgProcedure(
 ).query(async ({ ctx, input }) => {
   const db = ctx.deps.pool;
   const mapping = await getMapping(db, ctx.org.id, input.mappingId);
-  return preview(db, ctx.org.id, mapping, await callerScope(db, { organizationId: ctx.org.id, userId: ctx.principal.userId }));
+  return preview(db, ctx.org.id, mapping, ctx.org.rightsholderScope);
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { matchColumns } from '../../ingest/fields.ts';
+import { matchColumns } from '../../ingest/mappingFields.ts';
 import {
   assertChangeable,
   getMapping,
@@ -14,9 +14,9 @@ import {
   type Verification,
 } from '../../ingest/mappings.ts';
 import { enqueueStatementIngest } from '../../ingest/queue.ts';
+import { markRedriven } from '../../ingest/statementStatus.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { list, orgInput } from '../../trpc/schemas.ts';
-import { callerScope } from '../upload/shared.ts';
 import { mappingPatchShape } from './inputs.ts';
 
 export interface MappingUpdateResult extends MappingRecord {
@@ -47,7 +47,7 @@ export const updateById = orgProcedure(
     const current = await getMapping(db, organizationId, input.id, { lock: true });
     assertChangeable(current);
     const after = patchedMapping(current, input);
-    const scope = await callerScope(db, { organizationId, userId: ctx.principal.userId });
+    const scope = ctx.org.rightsholderScope;
     const redrive = await redriveStatements(db, organizationId, input.redriveFileIds, scope);
     // the pipeline finds a statement's mapping by header hash, else by its columns (the same
     // columns in another order: src/ingest/library.ts): another layout would not use this one
@@ -75,10 +75,7 @@ export const updateById = orgProcedure(
       // queued, as upload.uploadAction reprocess and upload.callback leave them: a statement that
       // waited for a mapping no longer says needs_mapping once it has one (its rows, if any, stay
       // visible until the new ones replace them)
-      await db.query(`UPDATE statements SET status = 'uploaded', updated_at = clock_timestamp() WHERE organization_id = $1 AND id = ANY ($2::uuid[])`, [
-        organizationId,
-        redriven,
-      ]);
+      await markRedriven(db, organizationId, redriven);
       await recordActivity(db, ctx.principal, {
         organizationId,
         action: 'mapping.redrive',

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { withTransaction } from '../../db/pool.ts';
 import { bulkOverride as apply, partialOverrideValues } from '../../catalog/overrides.ts';
 import { afterCorrection } from '../../catalog/followUps.ts';
+import { blockIdsOfDetails } from '../../catalog/musicalDetailStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { jsonValue, orgInput } from '../../trpc/schemas.ts';
 
@@ -23,8 +25,8 @@ export const bulkOverride = orgProcedure(
   },
   orgInput({ blockId: z.uuid().optional(), overrides: z.array(item).min(1).max(100) }),
 ).mutation(async ({ ctx, input }) => {
-  const result = await withTransaction(ctx.deps.pool, (db) => apply(db, ctx.principal, ctx.org.id, input.blockId, input.overrides));
-  const { rows } = await ctx.deps.pool.query<{ block_id: string }>('SELECT DISTINCT block_id FROM musical_details WHERE id = ANY ($1::uuid[])', [result.musicalDetailIds]);
-  await afterCorrection(ctx.deps, rows.map((r) => r.block_id));
+  const caller = callerOf(ctx.org);
+  const result = await withTransaction(ctx.deps.pool, (db) => apply(db, ctx.principal, caller, input.blockId, input.overrides));
+  await afterCorrection(ctx.deps, await blockIdsOfDetails(ctx.deps.pool, result.musicalDetailIds));
   return result;
 });

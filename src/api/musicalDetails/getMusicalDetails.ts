@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { queryMusicalDetails } from '../../catalog/musicalDetails.ts';
+import { countCatalogQuery, queryMusicalDetails } from '../../catalog/musicalDetailStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { parseCatalogQuery } from '../../catalog/query.ts';
 import { AppError } from '../../errors.ts';
 import { MAX_LIMIT, paginated } from '../../trpc/pagination.ts';
@@ -27,12 +28,9 @@ export const getMusicalDetails = orgProcedure(
   // checked after parsing, as every list's limit, so that it answers with its own errorCode
   if (pageSize > MAX_LIMIT) throw new AppError('PAGINATION_LIMIT_EXCEEDED', `pagination.pageSize must be at most ${MAX_LIMIT}`);
   const query = parseCatalogQuery(input.query);
-  const { rows, total } = await queryMusicalDetails(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, query, {
-    hasBlockRule: input.hasBlockRule,
-    hasRightsholderRule: input.hasRightsholderRule,
-    includeTrail: input.includeTrail,
-    limit: pageSize,
-    offset: (page - 1) * pageSize,
-  });
+  const caller = callerOf(ctx.org);
+  const filters = { hasBlockRule: input.hasBlockRule, hasRightsholderRule: input.hasRightsholderRule };
+  const total = await countCatalogQuery(ctx.deps.pool, caller, query, filters);
+  const rows = await queryMusicalDetails(ctx.deps.pool, caller, query, { ...filters, includeTrail: input.includeTrail, limit: pageSize, offset: (page - 1) * pageSize });
   return paginated(rows, { page, limit: pageSize, offset: (page - 1) * pageSize, sortBy: undefined, sortOrder: 'asc' }, total);
 });

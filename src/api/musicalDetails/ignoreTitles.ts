@@ -4,6 +4,7 @@ import { AppError } from '../../errors.ts';
 import { ignoreTitles as ignore } from '../../catalog/overrides.ts';
 import { plainText } from '../../activity/inputs.ts';
 import { afterCorrection } from '../../catalog/followUps.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -18,7 +19,7 @@ export const ignoreTitles = orgProcedure(
 ).mutation(async ({ ctx, input }) => {
   // the titles apply to every rightsholder's details, present and future: not for a member who sees only some
   if (ctx.org.rightsholderScope !== null) throw new AppError('DATA_ACCESS_RESTRICTED', 'Ignoring titles applies to the whole organization; your data access is restricted to some rightsholders');
-  const { blockIds, ...result } = await withTransaction(ctx.deps.pool, (db) => ignore(db, ctx.principal, ctx.org.id, input.titles));
+  const { blockIds, ...result } = await withTransaction(ctx.deps.pool, (db) => ignore(db, ctx.principal, callerOf(ctx.org), input.titles));
   await afterCorrection(ctx.deps, blockIds);
   return result;
 });

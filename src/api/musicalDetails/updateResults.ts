@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { withTransaction } from '../../db/pool.ts';
-import { visibleDetails } from '../../catalog/musicalDetails.ts';
+import { visibleDetails } from '../../catalog/musicalDetailStore.ts';
 import { overrideValuesShape, updateResults as update } from '../../catalog/overrides.ts';
 import { afterCorrection } from '../../catalog/followUps.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -29,8 +30,8 @@ export const updateResults = orgProcedure(
     }),
   }),
 ).mutation(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
-  const ids = await withTransaction(ctx.deps.pool, (db) => update(db, ctx.principal, ctx.org.id, input.resultIds, input.overrideValues));
+  const caller = callerOf(ctx.org);
+  const ids = await withTransaction(ctx.deps.pool, (db) => update(db, ctx.principal, caller, input.resultIds, input.overrideValues));
   const records = await visibleDetails(ctx.deps.pool, caller, ids);
   await afterCorrection(ctx.deps, [...new Set(records.map((r) => r.blockId))]);
   return { data: records };

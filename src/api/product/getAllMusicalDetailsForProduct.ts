@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { visibleBlock } from '../../catalog/musicalDetails.ts';
+import { visibleBlock } from '../../catalog/blockStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
+import { visibleProducts } from '../../catalog/productStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { linkedDetails, visibleProducts } from './shared.ts';
+import { linkedDetails } from './linkedDetails.ts';
 
 export const getAllMusicalDetailsForProduct = orgProcedure(
   {
@@ -13,7 +15,7 @@ export const getAllMusicalDetailsForProduct = orgProcedure(
   },
   orgInput({ productId: z.uuid(), blockId: z.uuid() }),
 ).query(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
+  const caller = callerOf(ctx.org);
   const block = await visibleBlock(ctx.deps.pool, caller, input.blockId);
   const [product] = await visibleProducts(ctx.deps.pool, caller, [input.productId], { blockId: block.id });
   const linked = await linkedDetails(ctx.deps.pool, caller, [product!.id], block.id);

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { visibleBlock } from '../../catalog/musicalDetails.ts';
+import { visibleBlock } from '../../catalog/blockStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
+import { countProductsOfBlock, productPageOfBlock, productSorts } from '../../catalog/productStore.ts';
 import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { listProducts } from './shared.ts';
-
-const sortFields = ['title', 'artist', 'earnings', 'releaseDate', 'musicalDetailCount', 'kind', 'createdAt'] as const;
 
 export const getByBlock = orgProcedure(
   {
@@ -14,11 +13,12 @@ export const getByBlock = orgProcedure(
     summary:
       'The products (tracks and albums) of a catalog block, in the pagination envelope: 300 when pagination is omitted, 20 when only page is given; sortBy title (default), artist, earnings, releaseDate, musicalDetailCount, kind, createdAt; searchQuery matches title or artist (case-insensitive substring).',
   },
-  orgInput({ blockId: z.uuid(), pagination: paginationSchema(sortFields, { innerLimit: 20 }), searchQuery: z.string().max(500).optional() }),
+  orgInput({ blockId: z.uuid(), pagination: paginationSchema(productSorts, { innerLimit: 20 }), searchQuery: z.string().max(500).optional() }),
 ).query(async ({ ctx, input }) => {
-  const block = await visibleBlock(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.blockId);
+  const block = await visibleBlock(ctx.deps.pool, callerOf(ctx.org), input.blockId);
   const page = resolvePage(input.pagination, { sortBy: 'title' });
-  const { rows, total } = await listProducts(ctx.deps.pool, block.id, {
+  const total = await countProductsOfBlock(ctx.deps.pool, block.id, input.searchQuery);
+  const rows = await productPageOfBlock(ctx.deps.pool, block.id, {
     search: input.searchQuery,
     sortBy: page.sortBy ?? 'title',
     sortOrder: page.sortOrder,

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { callerOf } from '../../catalog/musicalDetails.ts';
+import { visibleProducts } from '../../catalog/productStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { visibleProducts } from './shared.ts';
 
 export const getById = orgProcedure(
   {
@@ -12,6 +13,6 @@ export const getById = orgProcedure(
   },
   orgInput({ productId: z.uuid() }),
 ).query(async ({ ctx, input }) => {
-  const [product] = await visibleProducts(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, [input.productId], { includeTrail: true });
+  const [product] = await visibleProducts(ctx.deps.pool, callerOf(ctx.org), [input.productId], { includeTrail: true });
   return product!;
 });

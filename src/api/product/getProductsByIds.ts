@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { callerOf } from '../../catalog/musicalDetails.ts';
+import { visibleProducts } from '../../catalog/productStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { visibleProducts } from './shared.ts';
 
 export const getProductsByIds = orgProcedure(
   {
@@ -11,5 +12,5 @@ export const getProductsByIds = orgProcedure(
   },
   orgInput({ productIds: z.array(z.uuid()).min(1).max(1_000) }),
 ).query(async ({ ctx, input }) => ({
-  data: await visibleProducts(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.productIds),
+  data: await visibleProducts(ctx.deps.pool, callerOf(ctx.org), input.productIds),
 }));

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { callerOf } from '../../catalog/musicalDetails.ts';
 import { recordActivity } from '../../activity/record.ts';
 import { refreshProducts } from '../../catalog/products.ts';
 import { imageUrl, releaseDate } from '../../catalog/overrides.ts';
+import { insertProductOverride, visibleProducts } from '../../catalog/productStore.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { visibleProducts } from './shared.ts';
 
 const noNul = (s: string) => !s.includes('\u0000');
 const value = (max = 500) => z.string().trim().max(max).refine(noNul, 'must not contain NUL characters');
@@ -31,16 +32,20 @@ export const updateById = orgProcedure(
     { message: 'at least one of title, artist, releaseDate, genres, songWriters, imageUrl', path: ['title'] },
   ),
 ).mutation(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
+  const caller = callerOf(ctx.org);
   const { organizationId: _org, productId, ...fields } = input;
   const values = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
   const product = await withTransaction(ctx.deps.pool, async (db) => {
     const [before] = await visibleProducts(db, caller, [productId]);
-    await db.query(
-      `INSERT INTO product_overrides (organization_id, block_id, product_key, product_id, kind, "values", created_by)
-       VALUES ($1, $2, $3, $4, 'update_by_id', $5, $6)`,
-      [ctx.org.id, before!.blockId, before!.stableKey, before!.id, JSON.stringify(values), ctx.principal.userId],
-    );
+    await insertProductOverride(db, {
+      organizationId: ctx.org.id,
+      blockId: before!.blockId,
+      productKey: before!.stableKey,
+      productId: before!.id,
+      kind: 'update_by_id',
+      values,
+      createdBy: ctx.principal.userId,
+    });
     const current = before as unknown as Record<string, unknown>;
     await recordActivity(db, ctx.principal, {
       organizationId: ctx.org.id,

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
-import { visibleBlock, visibleDetails } from '../../catalog/musicalDetails.ts';
+import { lockBlock, visibleBlock } from '../../catalog/blockStore.ts';
+import { visibleDetails } from '../../catalog/musicalDetailStore.ts';
+import { callerOf } from '../../catalog/musicalDetails.ts';
+import { existingProductIds, insertProductOverride, linksOfDetails, visibleProducts, type ProductRecord } from '../../catalog/productStore.ts';
 import { refreshProducts } from '../../catalog/products.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { visibleProducts, type ProductRecord } from './shared.ts';
 
 const link = z.strictObject({ productId: z.uuid(), musicalDetailId: z.uuid() });
 const move = z.strictObject({ musicalDetailId: z.uuid(), fromProductId: z.uuid(), toProductId: z.uuid() });
@@ -25,22 +27,19 @@ export const updateProductMusicalDetailsRelationships = orgProcedure(
     update: z.array(move).max(500).optional(),
   }).refine((v) => (v.create?.length ?? 0) + (v.delete?.length ?? 0) + (v.update?.length ?? 0) > 0, { message: 'at least one change', path: ['create'] }),
 ).mutation(async ({ ctx, input }) => {
-  const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
+  const caller = callerOf(ctx.org);
   const create = input.create ?? [];
   const remove = input.delete ?? [];
   const update = input.update ?? [];
   const involved = await withTransaction(ctx.deps.pool, async (db) => {
     const block = await visibleBlock(db, caller, input.blockId);
-    await db.query('SELECT 1 FROM catalog_blocks WHERE id = $1 FOR UPDATE', [block.id]);
+    await lockBlock(db, block.id);
     const productIds = [...create.map((c) => c.productId), ...remove.map((c) => c.productId), ...update.flatMap((u) => [u.fromProductId, u.toProductId])];
     const products = new Map((await visibleProducts(db, caller, productIds, { blockId: block.id })).map((p) => [p.id, p]));
     const mdIds = [...create, ...remove, ...update].map((c) => c.musicalDetailId);
     const details = new Map((await visibleDetails(db, caller, mdIds, block.id)).map((m) => [m.id, m]));
-    const { rows: links } = await db.query<{ product_id: string; md: string }>(
-      'SELECT product_id, musical_detail_id AS md FROM product_musical_details WHERE musical_detail_id = ANY ($1::uuid[])',
-      [[...details.keys()]],
-    );
-    const linked = (productId: string, md: string) => links.some((l) => l.product_id === productId && l.md === md);
+    const links = await linksOfDetails(db, [...details.keys()]);
+    const linked = (productId: string, md: string) => links.some((l) => l.productId === productId && l.musicalDetailId === md);
     const track = (id: string, path: string): ProductRecord => {
       const p = products.get(id.toLowerCase())!;
       if (p.kind !== 'track') throw new AppError('PRODUCT_LINK_INVALID', `${path}: ${id} is an album; musical details are linked to tracks`, { details: { path } });
@@ -73,11 +72,15 @@ export const updateProductMusicalDetailsRelationships = orgProcedure(
     }
     for (const c of changes) {
       const md = details.get(c.md.toLowerCase())!;
-      await db.query(
-        `INSERT INTO product_overrides (organization_id, block_id, product_key, product_id, kind, "values", created_by)
-         VALUES ($1, $2, $3, $4, 'link', $5, $6)`,
-        [ctx.org.id, block.id, c.product.stableKey, c.product.id, JSON.stringify({ identityKey: md.identityKey, action: c.action }), ctx.principal.userId],
-      );
+      await insertProductOverride(db, {
+        organizationId: ctx.org.id,
+        blockId: block.id,
+        productKey: c.product.stableKey,
+        productId: c.product.id,
+        kind: 'link',
+        values: { identityKey: md.identityKey, action: c.action },
+        createdBy: ctx.principal.userId,
+      });
       await recordActivity(db, ctx.principal, {
         organizationId: ctx.org.id,
         action: 'product.updateProductMusicalDetailsRelationships',
@@ -90,8 +93,7 @@ export const updateProductMusicalDetailsRelationships = orgProcedure(
     return { blockId: block.id, ids: [...products.keys()] };
   });
   await refreshProducts(ctx.deps, involved.blockId);
-  const { rows } = await ctx.deps.pool.query<{ id: string }>('SELECT id FROM products WHERE id = ANY ($1::uuid[])', [involved.ids]);
-  const still = new Set(rows.map((r) => r.id));
+  const still = await existingProductIds(ctx.deps.pool, involved.ids);
   return {
     blockId: involved.blockId,
     created: create.length,

@@ -19,7 +19,7 @@ export const batchUpdate = orgProcedure(
   // the specification states member as this procedure's minimum role (updateById needs writer):
   // followed as written, see README "Rightsholders"
   return withTransaction(ctx.deps.pool, async (db) => {
-    const access = await rightsholderAccess(db, ctx.org.id, ctx.principal.userId);
+    const access = rightsholderAccess(ctx.org, ctx.principal.userId);
     // ids as stored (a uuid may arrive in capitals): the rows are keyed by them
     const updates = input.updates.map((u) => ({ ...u, id: u.id.toLowerCase() }));
     const current = await lockRightsholders(db, access, [...new Set(updates.map((u) => u.id))]);

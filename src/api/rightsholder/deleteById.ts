@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { withTransaction } from '../../db/pool.ts';
 import { retireExportsOf } from '../../exports/expire.ts';
-import { deleteObjects, statementObjectKeys } from '../../ingest/statements.ts';
+import { statementObjectKeys } from '../../ingest/statements.ts';
+import { deleteObjects } from '../../storage/objectStore.ts';
+import { lockStatementIdsOfRightsholder } from '../../rightsholders/dependents.ts';
 import { remove, rightsholderAccess } from '../../rightsholders/service.ts';
 import { getRightsholder } from '../../rightsholders/store.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -16,18 +18,14 @@ export const deleteById = orgProcedure(
   orgInput({ id: z.uuid(), dryRun: z.boolean().default(false) }),
 ).mutation(async ({ ctx, input }) => {
   const { outcome, keys } = await withTransaction(ctx.deps.pool, async (db) => {
-    const access = await rightsholderAccess(db, ctx.org.id, ctx.principal.userId);
+    const access = rightsholderAccess(ctx.org, ctx.principal.userId);
     let keys: string[] = [];
     if (!input.dryRun) {
       // the rightsholder is held before its statements are read: a statement being added waits
       // (its foreign key needs the row) and is then seen here, and their rows are held while their
       // files are listed, so no file (a variant recorded meanwhile) is left out
       const { id } = await getRightsholder(db, access, input.id, { lock: true });
-      const statements = await db.query<{ id: string }>(
-        'SELECT id FROM statements WHERE organization_id = $1 AND rightsholder_id = $2 ORDER BY id FOR UPDATE',
-        [ctx.org.id, id],
-      );
-      keys = await statementObjectKeys(db, statements.rows.map((r) => r.id));
+      keys = await statementObjectKeys(db, await lockStatementIdsOfRightsholder(db, ctx.org.id, id));
     }
     const outcome = await remove(db, ctx.principal, access, input.id, input.dryRun);
     // completed exports naming it expire now: their files are deleted by the export_expire job

@@ -9,5 +9,5 @@ export const getById = orgProcedure(
   orgInput({ id: z.uuid() }),
 ).query(async ({ ctx, input }) => {
   const db = ctx.deps.pool;
-  return getRightsholder(db, await rightsholderAccess(db, ctx.org.id, ctx.principal.userId), input.id);
+  return getRightsholder(db, rightsholderAccess(ctx.org, ctx.principal.userId), input.id);
 });

@@ -33,7 +33,7 @@ export const list = orgProcedure(
   const order: RightsholderOrder = isSortBy(page.sortBy)
     ? { kind: 'explicit', sortBy: page.sortBy, sortOrder: page.sortOrder }
     : { kind: 'preference', sort: await getRightsholderSort(db, ctx.org.id, ctx.principal.userId) };
-  const { rows, total } = await listRightsholders(db, await rightsholderAccess(db, ctx.org.id, ctx.principal.userId), {
+  const { rows, total } = await listRightsholders(db, rightsholderAccess(ctx.org, ctx.principal.userId), {
     search: input.search || undefined,
     includeDeleted: input.includeDeleted,
     order,

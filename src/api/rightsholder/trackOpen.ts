@@ -12,5 +12,11 @@ export const trackOpen = orgProcedure(
   },
   orgInput({ id: z.uuid() }),
 ).mutation(({ ctx, input }) =>
-  trackVisit(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId, subjectType: 'rightsholder', subjectId: input.id }),
+  trackVisit(ctx.deps.pool, {
+    organizationId: ctx.org.id,
+    userId: ctx.principal.userId,
+    rightsholderScope: ctx.org.rightsholderScope,
+    subjectType: 'rightsholder',
+    subjectId: input.id,
+  }),
 );

@@ -16,7 +16,7 @@ export const updateById = orgProcedure(
   orgInput({ id: z.uuid(), ...optionalFields, name: rightsholderFields.name }),
 ).mutation(({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
-    const access = await rightsholderAccess(db, ctx.org.id, ctx.principal.userId);
+    const access = rightsholderAccess(ctx.org, ctx.principal.userId);
     const current = await getRightsholder(db, access, input.id, { lock: true });
     const updated = await update(db, ctx.principal, current, input, 'rightsholder.updateById');
     // completed exports naming a rightsholder flagged deleted expire now (their files are deleted by the export_expire job)

@@ -3,9 +3,11 @@ import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { getStatement } from '../../ingest/statements.ts';
+import { abortUpload, expireDueUploads, moved, transitionAllows } from '../../ingest/statementStatus.ts';
+import { visibleStatement } from '../../ingest/uploadStore.ts';
+import { deleteObjects } from '../../storage/objectStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { expireDueUploads, visibleStatement } from './shared.ts';
 
 export const aborted = orgProcedure(
   {
@@ -16,10 +18,10 @@ export const aborted = orgProcedure(
   },
   orgInput({ statementId: z.uuid(), reason: z.string().max(1000).optional() }),
 ).mutation(async ({ ctx, input }) => {
-  await expireDueUploads(ctx.deps.pool, ctx.org.id, { statementIds: [input.statementId] });
+  await expireDueUploads(ctx.deps.pool, { organizationId: ctx.org.id, statementIds: [input.statementId] });
   const key = await withTransaction(ctx.deps.pool, async (db) => {
-    const s = await visibleStatement(db, { organizationId: ctx.org.id, userId: ctx.principal.userId }, input.statementId, { lock: true });
-    if (s.status !== 'uploading' && s.status !== 'uploaded') {
+    const s = await visibleStatement(db, ctx.org, input.statementId, { lock: true });
+    if (!transitionAllows('abortUpload', s.status)) {
       throw new AppError('STATEMENT_STATE_CONFLICT', `A statement that is ${s.status} cannot be aborted`);
     }
     // only a direct upload the pipeline has not read yet: an uploaded statement that was read before
@@ -28,10 +30,7 @@ export const aborted = orgProcedure(
     if (s.wasRead) {
       throw new AppError('STATEMENT_STATE_CONFLICT', 'The statement was already read (it is queued to be processed again): it cannot be aborted; delete it with uploadAction delete');
     }
-    await db.query(
-      `UPDATE statements SET status = 'aborted', failure_code = 'UPLOAD_ABORTED', failure_reason = $2, upload_expires_at = NULL, updated_at = clock_timestamp() WHERE id = $1`,
-      [input.statementId, input.reason ?? 'The upload was aborted by the client.'],
-    );
+    moved(await abortUpload(db, input.statementId, input.reason ?? 'The upload was aborted by the client.'), `A statement that is ${s.status} cannot be aborted`);
     await recordActivity(db, ctx.principal, {
       organizationId: ctx.org.id,
       action: 'upload.aborted',
@@ -42,6 +41,6 @@ export const aborted = orgProcedure(
     });
     return s.objectKey;
   });
-  await ctx.deps.store.delete(key).catch(() => {});
+  await deleteObjects(ctx.deps.store, [key], ctx.deps.log);
   return getStatement(ctx.deps.pool, ctx.org.id, input.statementId);
 });

@@ -4,9 +4,17 @@ import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { enqueueBlockRefresh } from '../../catalog/blocks.ts';
 import { enqueueStatementIngest } from '../../ingest/queue.ts';
+import { settleWaiting } from '../../ingest/statementStatus.ts';
+import { distributorUsable, mappingHeaderHash, statementVisible, uploadVisible } from '../../ingest/uploadStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope } from './shared.ts';
+
+/** What the callback does with the waiting statements: its edge, and the status that gives them. */
+const OUTCOME = {
+  release: { edge: 'release', status: 'uploaded' },
+  skip: { edge: 'skipWaiting', status: 'skipped' },
+  bad: { edge: 'markWaitingBad', status: 'bad' },
+} as const;
 
 /**
  * Releases statements waiting in needs_mapping once a mapping exists for their header hash:
@@ -32,43 +40,27 @@ export const callback = orgProcedure(
 ).mutation(async ({ ctx, input }) => {
   const organizationId = ctx.org.id;
   const released = await withTransaction(ctx.deps.pool, async (db) => {
-    const m = await db.query<{ header_hash: string }>(
-      'SELECT header_hash FROM mappings WHERE id = $1 AND (organization_id = $2 OR organization_id IS NULL)',
-      [input.mapping_id, organizationId],
-    );
-    if (!m.rows[0]) throw new AppError('MAPPING_NOT_FOUND');
-    if (input.distributor_id) {
-      const d = await db.query('SELECT 1 FROM distributors WHERE id = $1 AND (organization_id = $2 OR organization_id IS NULL)', [input.distributor_id, organizationId]);
-      if (!d.rows[0]) throw new AppError('DISTRIBUTOR_NOT_FOUND');
-    }
-    const scope = await callerScope(db, { organizationId, userId: ctx.principal.userId });
-    const status = input.action === 'skip' ? 'skipped' : input.action === 'bad' ? 'bad' : 'uploaded';
-    const { rows } = await db.query<{ id: string; file_name: string; rightsholder_id: string; had_rows: boolean }>(
-      `UPDATE statements SET status = $7, distributor_id = coalesce($6, distributor_id), updated_at = clock_timestamp()
-       WHERE organization_id = $1 AND status = 'needs_mapping' AND header_hash = $2 AND deleted_at IS NULL
-         AND ($3::uuid IS NULL OR id = $3) AND ($4::uuid IS NULL OR upload_id = $4) AND ($5::uuid[] IS NULL OR rightsholder_id = ANY ($5))
-       RETURNING id, file_name, rightsholder_id, normalized_key IS NOT NULL AS had_rows`,
-      [organizationId, m.rows[0].header_hash, input.file_id ?? null, input.upload_id ?? null, scope, input.distributor_id ?? null, status],
-    );
+    const headerHash = await mappingHeaderHash(db, organizationId, input.mapping_id);
+    if (headerHash === null) throw new AppError('MAPPING_NOT_FOUND');
+    if (input.distributor_id && !(await distributorUsable(db, organizationId, input.distributor_id))) throw new AppError('DISTRIBUTOR_NOT_FOUND');
+    const { edge, status } = OUTCOME[input.action ?? 'release'];
+    const rows = await settleWaiting(db, edge, {
+      organizationId,
+      headerHash,
+      statementId: input.file_id ?? null,
+      uploadId: input.upload_id ?? null,
+      scope: ctx.org.rightsholderScope,
+      distributorId: input.distributor_id ?? null,
+    });
     if (input.file_id && rows.length === 0) {
       // with upload_id too, a file of another upload is not found there (as file.* answer), not "not waiting"
-      const seen = await db.query(
-        `SELECT 1 FROM statements WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))
-           AND ($4::uuid IS NULL OR upload_id = $4)`,
-        [input.file_id, organizationId, scope, input.upload_id ?? null],
-      );
-      if (!seen.rows[0]) throw new AppError('STATEMENT_NOT_FOUND', input.upload_id ? 'No statement with that file_id in that upload' : undefined);
+      if (!(await statementVisible(db, ctx.org, input.file_id, input.upload_id ?? null))) {
+        throw new AppError('STATEMENT_NOT_FOUND', input.upload_id ? 'No statement with that file_id in that upload' : undefined);
+      }
       throw new AppError('STATEMENT_NOT_WAITING', 'That statement is not waiting for this mapping');
     }
-    if (input.upload_id && rows.length === 0) {
-      // an upload the caller cannot see is not found (as in upload.uploadAction), not "nothing waiting"
-      const seen = await db.query(`SELECT 1 FROM statements WHERE upload_id = $1 AND organization_id = $2 AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3)) LIMIT 1`, [
-        input.upload_id,
-        organizationId,
-        scope,
-      ]);
-      if (!seen.rows[0]) throw new AppError('UPLOAD_NOT_FOUND');
-    }
+    // an upload the caller cannot see is not found (as in upload.uploadAction), not "nothing waiting"
+    if (input.upload_id && rows.length === 0 && !(await uploadVisible(db, ctx.org, input.upload_id))) throw new AppError('UPLOAD_NOT_FOUND');
     // set aside, a statement that had rows from an earlier run (a reprocess that now waits for a
     // mapping) leaves analytics, and its rightsholder's catalog follows, as with uploadAction skip / bad
     const setAside = input.action ? rows.filter((r) => r.had_rows) : [];

@@ -3,13 +3,14 @@ import { recordActivity } from '../../activity/record.ts';
 import { withTransaction, type Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { getStatement } from '../../ingest/statements.ts';
-import type { Principal } from '../../auth/principal.ts';
+import { resolveAllFlags as resolveAllFlagsOf, resolveFlag as resolveFlagOf, setFlagShown as setFlagShownOf, visibleStatement, type VisibleTo } from '../../ingest/uploadStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { storedId, visibleStatement } from './shared.ts';
+import { storedId } from './inputs.ts';
 
-async function statementOfUpload(db: Queryable, principal: Principal, organizationId: string, uploadId: string, statementId: string) {
-  const s = await visibleStatement(db, { organizationId, userId: principal.userId }, statementId, { lock: true });
+/** The statement, locked, if the caller may see it and it is of that upload. */
+async function statementOfUpload(db: Queryable, org: VisibleTo, uploadId: string, statementId: string) {
+  const s = await visibleStatement(db, org, statementId, { lock: true });
   if (s.uploadId !== uploadId) throw new AppError('STATEMENT_NOT_FOUND');
   return s;
 }
@@ -21,20 +22,16 @@ export const resolveFlag = orgProcedure(
   orgInput({ ...ids, flagId: z.uuid() }),
 ).mutation(async ({ ctx, input }) => {
   await withTransaction(ctx.deps.pool, async (db) => {
-    const s = await statementOfUpload(db, ctx.principal, ctx.org.id, input.uploadId, input.statementId);
-    const { rows } = await db.query<{ kind: string }>(
-      `UPDATE statement_flags SET resolved = true, resolved_at = coalesce(resolved_at, clock_timestamp()), resolved_by = coalesce(resolved_by, $3)
-       WHERE id = $1 AND statement_id = $2 RETURNING kind`,
-      [input.flagId, input.statementId, ctx.principal.userId],
-    );
-    if (!rows[0]) throw new AppError('FLAG_NOT_FOUND');
+    const s = await statementOfUpload(db, ctx.org, input.uploadId, input.statementId);
+    const kind = await resolveFlagOf(db, input.statementId, input.flagId, ctx.principal.userId);
+    if (kind === null) throw new AppError('FLAG_NOT_FOUND');
     await recordActivity(db, ctx.principal, {
       organizationId: ctx.org.id,
       action: 'upload.resolveFlag',
       subjectType: 'file',
       subjectId: input.statementId,
       subjectLabel: s.fileName,
-      changes: { [`flag:${rows[0].kind}`]: { before: 'unresolved', after: 'resolved' } },
+      changes: { [`flag:${kind}`]: { before: 'unresolved', after: 'resolved' } },
     });
   });
   return getStatement(ctx.deps.pool, ctx.org.id, input.statementId);
@@ -45,18 +42,15 @@ export const resolveAllFlags = orgProcedure(
   orgInput(ids),
 ).mutation(async ({ ctx, input }) => {
   await withTransaction(ctx.deps.pool, async (db) => {
-    const s = await statementOfUpload(db, ctx.principal, ctx.org.id, input.uploadId, input.statementId);
-    const { rowCount } = await db.query(
-      `UPDATE statement_flags SET resolved = true, resolved_at = clock_timestamp(), resolved_by = $2 WHERE statement_id = $1 AND NOT resolved`,
-      [input.statementId, ctx.principal.userId],
-    );
+    const s = await statementOfUpload(db, ctx.org, input.uploadId, input.statementId);
+    const resolved = await resolveAllFlagsOf(db, input.statementId, ctx.principal.userId);
     await recordActivity(db, ctx.principal, {
       organizationId: ctx.org.id,
       action: 'upload.resolveAllFlags',
       subjectType: 'file',
       subjectId: input.statementId,
       subjectLabel: s.fileName,
-      changes: { unresolvedFlags: { before: rowCount ?? 0, after: 0 } },
+      changes: { unresolvedFlags: { before: resolved, after: 0 } },
     });
   });
   return getStatement(ctx.deps.pool, ctx.org.id, input.statementId);
@@ -67,20 +61,16 @@ export const setFlagShown = orgProcedure(
   orgInput({ ...ids, flagId: z.uuid(), shown: z.boolean() }),
 ).mutation(async ({ ctx, input }) => {
   await withTransaction(ctx.deps.pool, async (db) => {
-    const s = await statementOfUpload(db, ctx.principal, ctx.org.id, input.uploadId, input.statementId);
-    const { rows } = await db.query<{ before: boolean }>(
-      `UPDATE statement_flags f SET shown = $3 FROM (SELECT id, shown AS before FROM statement_flags WHERE id = $1 AND statement_id = $2) old
-       WHERE f.id = old.id RETURNING old.before`,
-      [input.flagId, input.statementId, input.shown],
-    );
-    if (!rows[0]) throw new AppError('FLAG_NOT_FOUND');
+    const s = await statementOfUpload(db, ctx.org, input.uploadId, input.statementId);
+    const before = await setFlagShownOf(db, input.statementId, input.flagId, input.shown);
+    if (before === null) throw new AppError('FLAG_NOT_FOUND');
     await recordActivity(db, ctx.principal, {
       organizationId: ctx.org.id,
       action: 'upload.setFlagShown',
       subjectType: 'file',
       subjectId: input.statementId,
       subjectLabel: s.fileName,
-      changes: { shown: { before: rows[0].before, after: input.shown } },
+      changes: { shown: { before, after: input.shown } },
     });
   });
   return getStatement(ctx.deps.pool, ctx.org.id, input.statementId);

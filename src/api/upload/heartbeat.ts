@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { expireDueUploads } from '../../ingest/statementStatus.ts';
+import { extendUploads } from '../../ingest/uploadStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope, expireDueUploads, storedId } from './shared.ts';
+import { storedId } from './inputs.ts';
 import { UPLOAD_TTL_SECONDS } from './uploadFile.ts';
 
 export const heartbeat = orgProcedure(
@@ -13,16 +15,9 @@ export const heartbeat = orgProcedure(
   },
   orgInput({ statementIds: z.array(storedId()).min(1).max(1000) }),
 ).mutation(async ({ ctx, input }) => {
-  const scope = await callerScope(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId });
   // a heartbeat after the TTL does not bring an upload back: it is expired (its PUT URL is dead too)
-  await expireDueUploads(ctx.deps.pool, ctx.org.id, { statementIds: input.statementIds });
-  const { rows } = await ctx.deps.pool.query<{ id: string; expiresAt: Date; objectKey: string; contentType: string; size: string | null }>(
-    `UPDATE statements SET upload_expires_at = clock_timestamp() + make_interval(secs => $4),
-       put_url_expires_at = clock_timestamp() + make_interval(secs => $4), updated_at = clock_timestamp()
-     WHERE organization_id = $1 AND id = ANY ($2) AND status = 'uploading' AND upload_expires_at > clock_timestamp() AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))
-     RETURNING id, upload_expires_at AS "expiresAt", object_key AS "objectKey", content_type AS "contentType", declared_size AS "size"`,
-    [ctx.org.id, input.statementIds, scope, UPLOAD_TTL_SECONDS],
-  );
+  await expireDueUploads(ctx.deps.pool, { organizationId: ctx.org.id, statementIds: input.statementIds });
+  const rows = await extendUploads(ctx.deps.pool, ctx.org, input.statementIds, UPLOAD_TTL_SECONDS);
   const extended = new Map(
     await Promise.all(
       rows.map(async (r) => {

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { STATEMENT_SELECT, statementStatuses, type StatementRecord } from '../../ingest/statements.ts';
+import { statementStatuses } from '../../ingest/statements.ts';
+import { countStatements, listStatements, type StatementFilter } from '../../ingest/uploadStore.ts';
 import { resolvePage, paginationSchema, paginated } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope, customNameFilter } from './shared.ts';
-
-const sortColumns = { createdAt: 's.created_at', fileName: 'lower(s.file_name)', status: 's.status', updatedAt: 's.updated_at' } as const;
+import { customNameFilter } from './inputs.ts';
 
 export const statements = orgProcedure(
   {
@@ -30,34 +29,21 @@ export const statements = orgProcedure(
   }),
 ).mutation(async ({ ctx, input }) => {
   const page = resolvePage(input.pagination, { sortBy: 'createdAt' });
-  const scope = await callerScope(ctx.deps.pool, { organizationId: ctx.org.id, userId: ctx.principal.userId });
   const f = input.filter;
-  const like = f?.fileName ? `%${f.fileName.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-  const params = [
-    ctx.org.id,
-    scope,
-    input.rightsholderId ?? null,
-    input.customName ?? null,
-    f?.statementStatus ?? null,
-    f?.statementIds ?? null,
+  const filter: StatementFilter = {
+    rightsholderId: input.rightsholderId,
+    customName: input.customName,
+    statementStatus: f?.statementStatus,
+    statementIds: f?.statementIds,
     // naming the status deleted asks for deleted statements: without includeDeleted it could match nothing
-    (f?.includeDeleted ?? false) || (f?.statementStatus?.includes('deleted') ?? false),
-    like,
-    f?.uploadId ?? null,
-  ];
-  const where = `s.organization_id = $1 AND ($2::uuid[] IS NULL OR s.rightsholder_id = ANY ($2))
-    AND ($3::uuid IS NULL OR s.rightsholder_id = $3) AND ($4::text IS NULL OR s.custom_name ILIKE $4)
-    AND ($5::text[] IS NULL OR s.status = ANY ($5)) AND ($6::uuid[] IS NULL OR s.id = ANY ($6))
-    AND ($7 OR s.deleted_at IS NULL) AND ($8::text IS NULL OR s.file_name ILIKE $8) AND ($9::uuid IS NULL OR s.upload_id = $9)`;
-  const order = `${sortColumns[(page.sortBy ?? 'createdAt') as keyof typeof sortColumns]} ${page.sortOrder === 'desc' ? 'DESC' : 'ASC'}, s.id`;
-  const [items, count] = await Promise.all([
-    ctx.deps.pool.query<StatementRecord>(
-      `SELECT ${STATEMENT_SELECT} FROM statements s WHERE ${where} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`,
-      params,
-    ),
-    ctx.deps.pool.query<{ n: number }>(`SELECT count(*) AS n FROM statements s WHERE ${where}`, params),
+    includeDeleted: (f?.includeDeleted ?? false) || (f?.statementStatus?.includes('deleted') ?? false),
+    fileName: f?.fileName,
+    uploadId: f?.uploadId,
+  };
+  const [items, total] = await Promise.all([
+    listStatements(ctx.deps.pool, ctx.org, filter, { ...page, sortBy: page.sortBy ?? 'createdAt' }),
+    countStatements(ctx.deps.pool, ctx.org, filter),
   ]);
-  const total = count.rows[0]!.n;
-  const envelope = paginated(items.rows, page, total);
+  const envelope = paginated(items, page, total);
   return { items: envelope.data, totalFiles: total, pagination: envelope.pagination };
 });

@@ -1,15 +1,36 @@
 import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
-import { withTransaction } from '../../db/pool.ts';
+import { withTransaction, type Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { enqueueBlockRefresh } from '../../catalog/blocks.ts';
 import { enqueueStatementIngest } from '../../ingest/queue.ts';
-import { encodingSchema, variablesSchema } from '../../ingest/fields.ts';
-import { knownEncoding } from './uploadFile.ts';
-import { getStatement, STATEMENT_SELECT, type StatementRecord } from '../../ingest/statements.ts';
+import { encodingSchema, variablesSchema } from '../../ingest/mappingFields.ts';
+import { getStatement, type StatementRecord } from '../../ingest/statements.ts';
+import {
+  completeUpload,
+  deleteStatement,
+  expireDueUploads,
+  markStatementBad,
+  moved,
+  reprocessStatement,
+  restoreStatement,
+  skipStatement,
+  transitionAllows,
+  type StatementTransition,
+} from '../../ingest/statementStatus.ts';
+import {
+  setStatementEncoding,
+  setStatementVariables,
+  statementRecordsOfUpload,
+  visibleStatement,
+  visibleStatementsOfUpload,
+  type VisibleStatement,
+} from '../../ingest/uploadStore.ts';
+import type { ObjectStore } from '../../storage/objectStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope, expireDueUploads, storedId, visibleStatement, visibleStatementsOfUpload, type VisibleStatement } from './shared.ts';
+import { storedId } from './inputs.ts';
+import { knownEncoding } from './uploadFile.ts';
 
 /**
  * The actions on a statement, as `action: { type, statementId }`, or on every statement of an
@@ -22,21 +43,22 @@ import { callerScope, expireDueUploads, storedId, visibleStatement, visibleState
  * - delete: soft delete (`deleted`); restore: undo a delete, back to the previous status.
  */
 export const uploadActionTypes = ['complete', 'reprocess', 'skip', 'bad', 'delete', 'restore'] as const;
+type UploadActionType = (typeof uploadActionTypes)[number];
 
-const FROM: Record<(typeof uploadActionTypes)[number], string[]> = {
-  complete: ['uploading', 'uploaded'],
-  // as mapping.updateById redriveFileIds: a statement being processed is sent back, the run that
-  // reads it commits nothing (src/ingest/pipeline.ts) and the next run reads it with the current
-  // mapping and variables, after that one, in the statement's own job queue
-  reprocess: ['processed', 'failed', 'needs_mapping', 'skipped', 'bad', 'uploaded', 'processing'],
-  // likewise a statement being processed is set aside at once: its run commits nothing, and the
-  // rows of an earlier version stay out of analytics like any skipped or bad statement's
-  skip: ['processed', 'failed', 'needs_mapping', 'uploaded', 'processing'],
-  bad: ['processed', 'failed', 'needs_mapping', 'uploaded', 'processing', 'skipped'],
-  // a statement being processed too: the run commits nothing (src/ingest/pipeline.ts), and a
-  // restore brings it back queued (it is remembered as uploaded: its run has ended by then)
-  delete: ['uploading', 'uploaded', 'processing', 'processed', 'failed', 'needs_mapping', 'skipped', 'bad', 'aborted', 'expired'],
-  restore: ['deleted'],
+/**
+ * Each action's edge of the statement state machine (src/ingest/statementStatus.ts), whose `from`
+ * says which statuses allow it. reprocess, skip, bad and delete take a statement being processed
+ * too, as mapping.updateById redriveFileIds: its run commits nothing (src/ingest/pipeline.ts); a
+ * reprocessed one is read by the next run after that one, in the statement's own job queue, and a
+ * deleted one comes back queued on restore (remembered as uploaded: its run has ended by then).
+ */
+const EDGE: Record<UploadActionType, StatementTransition> = {
+  complete: 'complete',
+  reprocess: 'reprocess',
+  skip: 'skip',
+  bad: 'markBad',
+  delete: 'delete',
+  restore: 'restore',
 };
 
 /**
@@ -45,9 +67,55 @@ const FROM: Record<(typeof uploadActionTypes)[number], string[]> = {
  * the pipeline has read (sent back to `uploaded` by a reprocess or a mapping's release) is no
  * upload any more, and its object is not checked and taken again.
  */
-function allows(type: (typeof uploadActionTypes)[number], s: VisibleStatement): boolean {
+function allows(type: UploadActionType, s: VisibleStatement): boolean {
   if (type === 'complete' && s.wasRead) return false;
-  return FROM[type].includes(s.status);
+  return transitionAllows(EDGE[type], s.status);
+}
+
+/** Why an action is refused on one statement (STATEMENT_STATE_CONFLICT). */
+function refusal(type: UploadActionType, s: VisibleStatement): string {
+  return type === 'complete' && s.wasRead && transitionAllows('complete', s.status)
+    ? 'The statement was already read: complete takes an upload in progress (reprocess reads a statement again)'
+    : `A statement that is ${s.status} cannot take the action ${type}`;
+}
+
+/** The uploaded object as `complete` takes it: there, not empty, of the announced size. */
+async function checkedObject(store: ObjectStore, s: VisibleStatement): Promise<{ size: number; etag: string | null }> {
+  const object = await store.head(s.objectKey);
+  if (!object) throw new AppError('UPLOAD_OBJECT_MISSING', `Nothing was uploaded to the URL of ${s.fileName} yet: PUT the file first`);
+  if (object.size === 0) throw new AppError('UPLOAD_EMPTY', `The uploaded file ${s.fileName} is empty`);
+  if (s.declaredSize !== null && object.size !== s.declaredSize) {
+    throw new AppError('UPLOAD_SIZE_MISMATCH', `The uploaded file ${s.fileName} has ${object.size} bytes; ${s.declaredSize} were announced`);
+  }
+  return { size: object.size, etag: object.etag ?? null };
+}
+
+/**
+ * Moves one locked statement along its action's edge (its status was checked: an edge that moves
+ * nothing here is a conflict); whether it came back `uploaded` (a restore: to be queued again).
+ */
+async function act(db: Queryable, store: ObjectStore, type: UploadActionType, s: VisibleStatement): Promise<boolean> {
+  const conflict = refusal(type, s);
+  switch (type) {
+    case 'complete':
+      // the object as checked: every read of it compares its ETag (bytes PUT again later are not read)
+      moved(await completeUpload(db, s.id, await checkedObject(store, s)), conflict);
+      return false;
+    case 'reprocess':
+      moved(await reprocessStatement(db, s.id), conflict);
+      return false;
+    case 'skip':
+      moved(await skipStatement(db, s.id), conflict);
+      return false;
+    case 'bad':
+      moved(await markStatementBad(db, s.id), conflict);
+      return false;
+    case 'delete':
+      moved(await deleteStatement(db, s.id), conflict);
+      return false;
+    case 'restore':
+      return moved(await restoreStatement(db, s.id), conflict)[0]!.status === 'uploaded';
+  }
 }
 
 export const uploadAction = orgProcedure(
@@ -79,66 +147,29 @@ export const uploadAction = orgProcedure(
 ).mutation(async ({ ctx, input }) => {
   const { type, statementId, uploadId, variables } = input.action;
   const encoding = input.action.encoding === undefined || input.action.encoding === null ? input.action.encoding : knownEncoding(input.action.encoding);
-  const caller = { organizationId: ctx.org.id, userId: ctx.principal.userId };
+  const org = ctx.org.id;
   // an upload past its TTL is expired before anything acts on it: a late complete is refused
-  await expireDueUploads(ctx.deps.pool, ctx.org.id, statementId !== undefined ? { statementIds: [statementId] } : { uploadId: uploadId! });
+  await expireDueUploads(ctx.deps.pool, statementId !== undefined ? { organizationId: org, statementIds: [statementId] } : { organizationId: org, uploadId: uploadId! });
   // restored to uploaded: queued again (the job of its complete or reprocess found it deleted and ended)
   const requeue: string[] = [];
   const acted = await withTransaction(ctx.deps.pool, async (db) => {
     requeue.length = 0;
     let targets: VisibleStatement[];
     if (statementId !== undefined) {
-      const s = await visibleStatement(db, caller, statementId, { lock: true });
-      if (!allows(type, s)) {
-        throw new AppError(
-          'STATEMENT_STATE_CONFLICT',
-          type === 'complete' && s.wasRead && FROM.complete.includes(s.status)
-            ? 'The statement was already read: complete takes an upload in progress (reprocess reads a statement again)'
-            : `A statement that is ${s.status} cannot take the action ${type}`,
-        );
-      }
+      const s = await visibleStatement(db, ctx.org, statementId, { lock: true });
+      if (!allows(type, s)) throw new AppError('STATEMENT_STATE_CONFLICT', refusal(type, s));
       targets = [s];
     } else {
-      targets = (await visibleStatementsOfUpload(db, caller, uploadId!)).filter((s) => allows(type, s));
+      targets = (await visibleStatementsOfUpload(db, ctx.org, uploadId!)).filter((s) => allows(type, s));
       if (targets.length === 0) throw new AppError('STATEMENT_STATE_CONFLICT', `No file of the upload can take the action ${type}`);
     }
     for (const s of targets) {
-      // the values of the mapping's variables, for this reading and the ones after it
-      if (variables !== undefined) await db.query('UPDATE statements SET variables = $2 WHERE id = $1', [s.id, JSON.stringify(variables)]);
-      // and the file's text encoding (null: detected again)
-      if (encoding !== undefined) await db.query('UPDATE statements SET encoding = $2 WHERE id = $1', [s.id, encoding]);
-      if (type === 'complete') {
-        const object = await ctx.deps.store.head(s.objectKey);
-        if (!object) throw new AppError('UPLOAD_OBJECT_MISSING', `Nothing was uploaded to the URL of ${s.fileName} yet: PUT the file first`);
-        if (object.size === 0) throw new AppError('UPLOAD_EMPTY', `The uploaded file ${s.fileName} is empty`);
-        if (s.declaredSize !== null && object.size !== s.declaredSize) {
-          throw new AppError('UPLOAD_SIZE_MISMATCH', `The uploaded file ${s.fileName} has ${object.size} bytes; ${s.declaredSize} were announced`);
-        }
-        // the object as checked: every read of it compares its ETag (bytes PUT again later are not read)
-        await db.query(
-          `UPDATE statements SET status = 'uploaded', size_bytes = $2, object_etag = $3, upload_expires_at = NULL, updated_at = clock_timestamp() WHERE id = $1`,
-          [s.id, object.size, object.etag ?? null],
-        );
-      } else if (type === 'reprocess') {
-        await db.query(`UPDATE statements SET status = 'uploaded', updated_at = clock_timestamp() WHERE id = $1`, [s.id]);
-      } else if (type === 'skip' || type === 'bad') {
-        await db.query(`UPDATE statements SET status = $2, updated_at = clock_timestamp() WHERE id = $1`, [s.id, type === 'skip' ? 'skipped' : 'bad']);
-      } else if (type === 'delete') {
-        await db.query(
-          `UPDATE statements SET status_before_delete = CASE status WHEN 'processing' THEN 'uploaded' ELSE status END, status = 'deleted',
-             deleted_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1`,
-          [s.id],
-        );
-      } else {
-        const { rows } = await db.query<{ status: string }>(
-          `UPDATE statements SET status = coalesce(status_before_delete, 'uploaded'), status_before_delete = NULL, deleted_at = NULL, updated_at = clock_timestamp()
-           WHERE id = $1 RETURNING status`,
-          [s.id],
-        );
-        if (rows[0]?.status === 'uploaded') requeue.push(s.id);
-      }
+      // the values of the mapping's variables and the file's text encoding, for this reading and the ones after it
+      if (variables !== undefined) await setStatementVariables(db, s.id, variables);
+      if (encoding !== undefined) await setStatementEncoding(db, s.id, encoding);
+      if (await act(db, ctx.deps.store, type, s)) requeue.push(s.id);
       await recordActivity(db, ctx.principal, {
-        organizationId: ctx.org.id,
+        organizationId: org,
         action: `upload.uploadAction.${type}`,
         subjectType: 'file',
         subjectId: s.id,
@@ -150,25 +181,16 @@ export const uploadAction = orgProcedure(
     // reprocess of a skipped or bad one (its processed version counts again at once, whatever the
     // run ends in): the catalog follows
     const changing = type === 'complete' ? [] : type === 'reprocess' ? targets.filter((s) => s.status === 'skipped' || s.status === 'bad') : targets;
-    if (changing.length > 0) await enqueueBlockRefresh(db, ctx.org.id, changing.map((s) => s.rightsholderId), `statement.${type}`);
+    if (changing.length > 0) await enqueueBlockRefresh(db, org, changing.map((s) => s.rightsholderId), `statement.${type}`);
     return targets.map((s) => s.id);
   });
   // the answer is the statements as the action left them, read before their jobs are queued (a job
   // taken at once would otherwise show them processing, or processed, at random)
-  let answer: StatementRecord | { uploadId: string; statementIds: string[]; items: StatementRecord[] };
-  if (statementId !== undefined) {
-    answer = await getStatement(ctx.deps.pool, ctx.org.id, statementId);
-  } else {
-    // the upload's files the caller may see, after the action
-    const scope = await callerScope(ctx.deps.pool, caller);
-    const { rows } = await ctx.deps.pool.query<StatementRecord>(
-      `SELECT ${STATEMENT_SELECT} FROM statements s WHERE s.organization_id = $1 AND s.upload_id = $2 AND ($3::uuid[] IS NULL OR s.rightsholder_id = ANY ($3))
-       ORDER BY s.created_at, s.id`,
-      [ctx.org.id, uploadId, scope],
-    );
-    answer = { uploadId: uploadId!, statementIds: acted, items: rows };
-  }
-  if (type === 'complete' || type === 'reprocess') await enqueueStatementIngest(ctx.deps, ctx.org.id, acted, type);
-  if (requeue.length > 0) await enqueueStatementIngest(ctx.deps, ctx.org.id, requeue, 'restore');
+  const answer: StatementRecord | { uploadId: string; statementIds: string[]; items: StatementRecord[] } =
+    statementId !== undefined
+      ? await getStatement(ctx.deps.pool, org, statementId)
+      : { uploadId: uploadId!, statementIds: acted, items: await statementRecordsOfUpload(ctx.deps.pool, ctx.org, uploadId!) };
+  if (type === 'complete' || type === 'reprocess') await enqueueStatementIngest(ctx.deps, org, acted, type);
+  if (requeue.length > 0) await enqueueStatementIngest(ctx.deps, org, requeue, 'restore');
   return answer;
 });

@@ -2,11 +2,20 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { encodingSchema, variablesSchema } from '../../ingest/fields.ts';
+import { encodingSchema, variablesSchema } from '../../ingest/mappingFields.ts';
 import { namedEncoding } from '../../ingest/file/encoding.ts';
+import {
+  createUpload,
+  distributorUsable,
+  insertUploadingStatement,
+  lockUploadForAdding,
+  newStatementId,
+  rightsholderVisible,
+  touchUpload,
+} from '../../ingest/uploadStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerScope, storedId } from './shared.ts';
+import { storedId } from './inputs.ts';
 
 /** The largest object one PUT can write to S3 (5 GiB): the most a direct upload can announce. */
 export const MAX_PUT_BYTES = 5 * 1024 ** 3;
@@ -69,45 +78,37 @@ export const uploadFile = orgProcedure(
   const ext = input.fileName.toLowerCase().split('.').pop() ?? '';
   const contentType = input.contentType ?? CONTENT_TYPES.get(ext) ?? 'application/octet-stream';
   const created = await withTransaction(pool, async (db) => {
-    const scope = await callerScope(db, { organizationId, userId: ctx.principal.userId });
-    const rh = await db.query(
-      `SELECT name FROM rightsholders WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL AND ($3::uuid[] IS NULL OR id = ANY ($3))`,
-      [organizationId, input.rightsholderId, scope],
-    );
-    if (!rh.rows[0]) throw new AppError('RIGHTSHOLDER_NOT_FOUND');
-    if (input.distributorId) {
-      const d = await db.query('SELECT 1 FROM distributors WHERE id = $1 AND (organization_id = $2 OR organization_id IS NULL)', [input.distributorId, organizationId]);
-      if (!d.rows[0]) throw new AppError('DISTRIBUTOR_NOT_FOUND');
-    }
+    if (!(await rightsholderVisible(db, ctx.org, input.rightsholderId))) throw new AppError('RIGHTSHOLDER_NOT_FOUND');
+    if (input.distributorId && !(await distributorUsable(db, organizationId, input.distributorId))) throw new AppError('DISTRIBUTOR_NOT_FOUND');
     let uploadId = input.uploadId;
     if (uploadId) {
-      // an upload the caller may see: one they started, or one with a file of theirs (a member
-      // restricted to some rightsholders does not add files to another's upload)
-      const u = await db.query(
-        `SELECT 1 FROM uploads u WHERE u.id = $1 AND u.organization_id = $2
-           AND ($3::uuid[] IS NULL OR u.created_by = $4 OR EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = u.id AND s.rightsholder_id = ANY ($3)))
-         FOR UPDATE`,
-        [uploadId, organizationId, scope, ctx.principal.userId],
-      );
-      if (!u.rows[0]) throw new AppError('UPLOAD_NOT_FOUND');
-      await db.query('UPDATE uploads SET updated_at = clock_timestamp() WHERE id = $1', [uploadId]);
+      // an upload the caller may add to (lockUploadForAdding says which)
+      if (!(await lockUploadForAdding(db, ctx.org, uploadId, ctx.principal.userId))) throw new AppError('UPLOAD_NOT_FOUND');
+      await touchUpload(db, uploadId);
     } else {
-      const u = await db.query<{ id: string }>('INSERT INTO uploads (organization_id, created_by) VALUES ($1, $2) RETURNING id', [
-        organizationId,
-        ctx.principal.userId,
-      ]);
-      uploadId = u.rows[0]!.id;
+      uploadId = await createUpload(db, organizationId, ctx.principal.userId);
     }
-    const id = (await db.query<{ id: string }>('SELECT gen_random_uuid() AS id')).rows[0]!.id;
+    const id = await newStatementId(db);
     const key = statementObjectKey(organizationId, id, input.fileName);
-    const s = await db.query<{ expiresAt: Date }>(
-      `INSERT INTO statements (id, organization_id, upload_id, rightsholder_id, distributor_id, custom_name, file_name, content_type,
-         declared_size, declared_sha256, object_key, status, upload_expires_at, put_url_expires_at, created_by, variables, encoding)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'uploading', clock_timestamp() + make_interval(secs => $12),
-         clock_timestamp() + make_interval(secs => $12), $13, $14, $15)
-       RETURNING upload_expires_at AS "expiresAt"`,
-      [id, organizationId, uploadId, input.rightsholderId, input.distributorId ?? null, input.customName ?? null, input.fileName, contentType,
-        input.size ?? null, input.sha256?.toLowerCase() ?? null, key, UPLOAD_TTL_SECONDS, ctx.principal.userId, JSON.stringify(input.variables ?? {}), encoding],
+    const expiresAt = await insertUploadingStatement(
+      db,
+      {
+        id,
+        organizationId,
+        uploadId,
+        rightsholderId: input.rightsholderId,
+        distributorId: input.distributorId ?? null,
+        customName: input.customName ?? null,
+        fileName: input.fileName,
+        contentType,
+        declaredSize: input.size ?? null,
+        declaredSha256: input.sha256?.toLowerCase() ?? null,
+        objectKey: key,
+        createdBy: ctx.principal.userId,
+        variables: input.variables ?? {},
+        encoding,
+      },
+      UPLOAD_TTL_SECONDS,
     );
     await recordActivity(db, ctx.principal, {
       organizationId,
@@ -117,7 +118,7 @@ export const uploadFile = orgProcedure(
       subjectLabel: input.fileName,
       changes: { statementId: { before: null, after: id } },
     });
-    return { uploadId, statementId: id, key, expiresAt: s.rows[0]!.expiresAt };
+    return { uploadId, statementId: id, key, expiresAt };
   });
   // a declared size is signed too: a PUT of another length is refused by the store
   const url = await store.presignPut(created.key, contentType, UPLOAD_TTL_SECONDS, input.size);

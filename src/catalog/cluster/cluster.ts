@@ -10,7 +10,7 @@
 // 3. A candidate pair at or above the threshold is joined in a union-find over the keys.
 import { cleanTitle, parseTitle, type ParsedTitle } from './normalize.ts';
 import { DEFAULT_THRESHOLD, parsedSimilarity } from './similarity.ts';
-import { formatScaled, isDecimalText, toScaled } from './decimal.ts';
+import { atCommonScale, isDecimalText, shortText } from '../../decimal.ts';
 
 export interface TitleItem {
   id: string;
@@ -201,7 +201,7 @@ export function clusterTitles(items: TitleItem[], options: ClusterOptions = {}):
   });
   for (const group of groups.values()) linkGroup(group, byRank, uf, threshold);
 
-  const { scale, units } = toScaled(items.map((i) => i.earnings));
+  const { scale, units } = atCommonScale(items.map((i) => i.earnings));
   const clusters = new Map<number, number[]>();
   items.forEach((_item, i) => {
     const root = uf.find(rank[itemKey[i]!]!);
@@ -243,7 +243,7 @@ export function clusterTitles(items: TitleItem[], options: ClusterOptions = {}):
       displayTitle,
       memberIds: members.map((i) => items[i]!.id).sort(sortedCodeUnits),
       similarity: Math.round(similarity * 10_000) / 10_000,
-      earnings: formatScaled(sum, scale),
+      earnings: shortText(sum, scale),
       units: sum,
     });
   }

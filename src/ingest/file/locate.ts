@@ -4,7 +4,7 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { computeHeaderHash } from '../../../workers/headerHash.ts';
+import { computeHeaderHash } from '../headerHash.ts';
 import type { LocateInput, LocatedTable, SheetCandidate } from '../fileTypes.ts';
 import { extractTar, gunzipTo, openZip } from './containers.ts';
 import { combineTables, type Dialect, SHEET_DIALECT } from './combine.ts';

@@ -1,7 +1,7 @@
 // Where the table is among parsed records: the header row chosen by scoring candidate rows, the
 // preamble above it, and the region after it split into data and a trailer (totals, balance
 // lines, a summary table).
-import { normalizeHeaderCell } from '../../../workers/headerHash.ts';
+import { normalizeHeaderCell } from '../headerHash.ts';
 import type { FooterMeasure, FooterTotal, RemovedReason } from '../fileTypes.ts';
 import { cellKind, numberBody } from './cells.ts';
 import { FileError } from './limits.ts';

@@ -1,7 +1,7 @@
 // Header names of real statements (shared/reference/statement-formats.md), normalized: a row
 // made of these is a header. Matching is exact on the normalized name, never by substring, so
 // `TRACK ARTIST` does not make `TRACK` a match or the reverse.
-import { normalizeHeaderCell } from '../../../workers/headerHash.ts';
+import { normalizeHeaderCell } from '../headerHash.ts';
 
 const HEADERS: readonly string[] = [
   // DistroKid (both generations)

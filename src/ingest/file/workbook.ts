@@ -13,6 +13,7 @@ import { type Deadline, FileError, type InflateBudget, type Limits, formatBytes 
 import { assertContiguous, openZip, type OpenZip } from './containers.ts';
 import { MAX_ROWS, type RawCell, readSharedStrings, readWorksheet, type SheetExtras } from './sheetXml.ts';
 import { SUPPORTED } from './sniff.ts';
+import { plainNumber, shortestDecimal } from '../../decimal.ts';
 
 export interface SheetCsv {
   name: string;
@@ -95,35 +96,6 @@ function decodeXml(s: string): string {
   return s.replace(/&(lt|gt|amp|quot|apos);/g, (_, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" })[e] ?? '');
 }
 
-/** A number as plain decimal text: never exponent notation. */
-export function plainNumber(n: number): string {
-  if (!Number.isFinite(n)) return '';
-  const s = String(n);
-  const e = s.search(/e/i);
-  if (e < 0) return s;
-  const negative = s.startsWith('-');
-  const mantissa = s.slice(negative ? 1 : 0, e);
-  const exponent = Number(s.slice(e + 1));
-  const dot = mantissa.indexOf('.');
-  const digits = mantissa.replace('.', '');
-  const point = (dot < 0 ? mantissa.length : dot) + exponent;
-  let out: string;
-  if (point <= 0) out = `0.${'0'.repeat(-point)}${digits}`;
-  else if (point >= digits.length) out = digits + '0'.repeat(point - digits.length);
-  else out = `${digits.slice(0, point)}.${digits.slice(point)}`;
-  return (negative ? '-' : '') + out.replace(/^0+(?=\d)/, '');
-}
-
-/** `+0012.3400` as `12.34`, `-0` as `0`: a plain decimal in its shortest form; null for any other text. */
-export function decimalText(s: string): string | null {
-  const m = /^([+-]?)(\d{1,400})(?:\.(\d{1,400}))?$/.exec(s);
-  if (!m) return null;
-  const whole = m[2]!.replace(/^0+(?=\d)/, '');
-  const fraction = (m[3] ?? '').replace(/0+$/, '');
-  const zero = /^0*$/.test(whole) && fraction === '';
-  return `${m[1] === '-' && !zero ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
-}
-
 const DAY_MS = 86_400_000;
 
 function isoDate(d: Date): string {
@@ -174,7 +146,7 @@ function cellText(cell: RawCell, sharedStrings: readonly string[], numFmtOf: (st
       if (!Number.isFinite(n)) return v.trim();
       if (isDateFormat(numFmtOf(cell.style))) return serialToIso(n, date1904);
       // a plain decimal keeps every digit the file wrote (an 18-digit asset ID is no double)
-      return decimalText(v.trim()) ?? plainNumber(n);
+      return shortestDecimal(v.trim()) ?? plainNumber(n);
     }
   }
 }

@@ -6,7 +6,7 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import t, { type Test } from 'tap';
 import { buildExport } from '../../../src/exports/run.ts';
-import { exportBuildTask } from '../../../src/jobs/exportBuild.ts';
+import { exportBuildTask } from '../../../src/jobs/tasks/export_build.ts';
 import type { Deps } from '../../../src/deps.ts';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { newOrganization } from '../../helpers/principals.ts';

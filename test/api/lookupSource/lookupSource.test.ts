@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import t from 'tap';
-import { resolveSource } from '../../../src/lookups/resolve.ts';
+import { resolveSource } from '../../../src/lookups/analyticsLookups.ts';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { data, reportRawValue } from '../../lookups/helpers.ts';

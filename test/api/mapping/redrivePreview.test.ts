@@ -1,6 +1,6 @@
 // mapping.redrivePreview: which statements a redrive with the current revision would change, and how.
 import t from 'tap';
-import { standardFields } from '../../../src/ingest/fields.ts';
+import { standardFields } from '../../../src/ingest/mappingFields.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestHandler } from '../../helpers/handler.ts';
 import { createMapping, FIELDS, insertStatement, libraryMapping, UNKNOWN_ID } from './helpers.ts';

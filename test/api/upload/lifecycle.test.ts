@@ -3,7 +3,7 @@
 // with tenancy and data access enforced throughout.
 import t from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
-import { expireUploads, sweepAbandonedObjects } from '../../../src/jobs/statementUploadExpire.ts';
+import { expireUploads, sweepAbandonedObjects } from '../../../src/jobs/tasks/statement_upload_expire.ts';
 import { attachmentDisposition } from '../../../src/storage/objectStore.ts';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';

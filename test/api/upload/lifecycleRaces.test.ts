@@ -9,7 +9,9 @@ import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { EUR_REPORT_HEADER, eurReportFields } from '../../helpers/sampleMapping.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { ingestStatement } from '../../../src/ingest/pipeline.ts';
-import { expireUploads } from '../../../src/jobs/statementUploadExpire.ts';
+import type { LocateInput } from '../../../src/ingest/fileTypes.ts';
+import type { TaskOptions } from '../../../src/workers/threadPool.ts';
+import { expireUploads } from '../../../src/jobs/tasks/statement_upload_expire.ts';
 import { isError } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t, { role: 'api' });
@@ -203,14 +205,14 @@ t.test('bytes PUT again after complete are never read: the statement fails with 
 function gatedRuns() {
   let gate: { reached: () => void; opened: Promise<void> } | null = null;
   const threads = Object.create(srv.deps.threads);
-  threads.run = async (file: string, fn: string, input: any, transfer?: ArrayBuffer[]) => {
-    const g = file === 'statementFile' ? gate : null;
+  threads.locateTable = async (input: LocateInput, options?: TaskOptions) => {
+    const g = gate;
     if (g) {
       gate = null;
       g.reached();
       await g.opened;
     }
-    return srv.deps.threads.run(file as any, fn, input, transfer);
+    return srv.deps.threads.locateTable(input, options);
   };
   return {
     deps: { ...srv.deps, threads },

@@ -1,0 +1,35 @@
+// SQL text built from values: identifiers, string literals where a statement takes no parameters
+// (DuckDB's COPY ... TO, DDL), and LIKE patterns that match user text literally. Standard SQL
+// quoting, the same in PostgreSQL (standard_conforming_strings, its default) and DuckDB: inside
+// quotes neither reads any escape but the doubled quote. The one home of these rules.
+
+/** A double-quoted identifier: any name, a double quote inside it doubled. */
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/**
+ * A value as a string literal. Inside '...' neither database reads an escape sequence but the
+ * doubled quote, so doubling quotes is the whole of it; NUL, which neither stores in text, is
+ * refused. Like a parameter, an untyped literal takes its type from where it stands
+ * (`uuid_column = '…'` compares UUIDs, `CAST('…' AS DATE)` is a date).
+ */
+export function sqlLiteral(value: string): string {
+  if (value.includes('\0')) throw new Error('a value with a NUL character cannot enter SQL');
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+/** Text for a LIKE or ILIKE pattern that matches it literally: `\`, `%` and `_` escaped with `\` (the default ESCAPE). */
+export function likeEscape(text: string): string {
+  return text.replace(/[\\%_]/g, '\\$&');
+}
+
+/** A LIKE pattern that matches the text anywhere. */
+export function likeContains(text: string): string {
+  return `%${likeEscape(text)}%`;
+}
+
+/** A LIKE pattern that matches what starts with the text. */
+export function likePrefix(text: string): string {
+  return `${likeEscape(text)}%`;
+}

@@ -1,0 +1,255 @@
+// The lookups stage of a normalizer run: the distinct values of the rows written (and of every
+// data row, for what they decide for all), each read once by the JavaScript readers (periods,
+// dates, currencies, countries, identifiers) into a list the rows look their value up in; and
+// per numeric field the SQL that reads it by its rule.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { fieldKinds, standardFields, type StandardField } from '../../src/ingest/standardFields.ts';
+import {
+  ambiguousYearFirst,
+  firstOfMonthYearFirst,
+  normalizeIsrc,
+  normalizeIswc,
+  normalizeUpc,
+  parseCadence,
+  parseCountry,
+  parseCurrency,
+  parseDate,
+  parsePeriod,
+  periodFromDate,
+  yearFirstOrder,
+  type Cadence,
+  type DateOrder,
+} from '../../src/ingest/values.ts';
+import { DateOrderError } from './errors.ts';
+import { judgeFormat } from './formats.ts';
+import { cellOf, dateOrderOf, dateSystemOf, decimalCommaOf, distinctAggregates, jsonOf, PER_VALUE_FIELDS, rowsOf, sumsColumns, t, textOf, type Plan } from './plan.ts';
+import { allOf, fillLookup, lit, snake } from './sql.ts';
+import { keptOf, type Split, type Survey } from './survey.ts';
+
+/** An aggregates row of distinctAggregates, read. */
+export interface Tallies {
+  /** per text field (Plan.textFields), its distinct values, sorted */
+  distinct: Map<StandardField, string[]>;
+  /** rows without an amount */
+  missingAmounts: number;
+  /** per percentage source (Plan.percentSources), the rows that make it a percentage */
+  percentRows: number[];
+  /** per format check (Plan.formats), the rows that do not fit its rule */
+  unfitRows: number[];
+}
+
+/** What the stage found: the select of each normalized column, and the table of lists (lk) they index. */
+export interface Lookups {
+  /** per normalized column (snake case), its SQL over `kept` (and `lk`) */
+  select: Record<string, string>;
+  /** the columns of the one-row table lk: per looked-up column, the reader's outputs in its ENUM's order */
+  lists: string[];
+  /** per per-value field, the distinct raw values of the rows written */
+  distinct: Map<StandardField, string[]>;
+  missingAmounts: number;
+}
+
+const listOf = (v: unknown): string[] => ((v as unknown[] | null) ?? []).map(String).sort();
+
+function talliesOf(plan: Plan, row: unknown[]): Tallies {
+  const n = plan.textFields.length;
+  const count = (i: number) => Number(row[i] ?? 0);
+  return {
+    distinct: new Map(plan.textFields.map((f, i) => [f, listOf(row[i])])),
+    missingAmounts: count(n),
+    percentRows: plan.percentSources.map((_, i) => count(n + 1 + i)),
+    unfitRows: plan.formats.map((_, i) => count(n + 1 + plan.percentSources.length + i)),
+  };
+}
+
+/**
+ * The values of the rows written (`written`: a preview's window) and of every data row
+ * (`deciding`: what a column's values decide for all of them, a percentage's scale, year-first
+ * dates' order, so that a preview's window reads its rows as the pipeline does). Footer records
+ * are data to the survey: with a footer, the values are read again from the data rows alone
+ * (each part on its own connection).
+ */
+export async function gatherValues(plan: Plan, split: Split, surveyed: Survey): Promise<{ written: Tallies; deciding: Tallies }> {
+  const range = plan.input.range;
+  const n = plan.textFields.length;
+  const reread = async (window: typeof range) => {
+    const rows = await allOf(split.parts.map((part, i) => jsonOf(plan, `SELECT ${distinctAggregates(plan, '')} FROM ${keptOf(plan, split.drops, part, plan.textColumns, window)}`, plan.connections[i])));
+    const row: unknown[] = plan.textFields.map((_, j) => [...new Set(rows.flatMap((r) => (r[0]![j] as unknown[] | null) ?? []))]);
+    row.push(rows.reduce((sum, r) => sum + Number(r[0]![n]), 0));
+    plan.percentSources.forEach((_, i) => row.push(rows.reduce((sum, r) => sum + Number(r[0]![n + 1 + i]), 0)));
+    plan.formats.forEach((_, i) => row.push(rows.reduce((sum, r) => sum + Number(r[0]![n + 1 + plan.percentSources.length + i]), 0)));
+    return row;
+  };
+  const writtenRow = surveyed.footer > 0 || range ? await reread(range) : surveyed.aggregates;
+  const decidingRow = !range ? writtenRow : surveyed.footer > 0 ? await reread(undefined) : surveyed.aggregates;
+  return { written: talliesOf(plan, writtenRow), deciding: talliesOf(plan, decidingRow) };
+}
+
+/** Every data row's numbers must fit the rule their field is read by (formats.ts). */
+export async function judgeFormats(plan: Plan, split: Split, deciding: Tallies): Promise<void> {
+  for (const [i, check] of plan.formats.entries()) {
+    if (deciding.unfitRows[i]! > 0) await judgeFormat(check, (sql) => rowsOf(plan, sql), (cells) => keptOf(plan, split.drops, split.whole, cells, undefined));
+  }
+}
+
+const DATE_FIELDS = ['stmtYear', 'stmtPeriod', 'stmtCadence', 'salesPeriodStart', 'salesPeriodEnd'] as const;
+type DateField = (typeof DATE_FIELDS)[number];
+
+/**
+ * The order of each date field's dates: a column's year-first dates in the order its values tell
+ * (TuneCore's older 2014/15/06 is year/day/month); one whose values read both ways follows the
+ * statement's other date columns.
+ */
+function dateOrders(plan: Plan, deciding: Tallies): (f: DateField) => DateOrder {
+  const { fields, input } = plan;
+  const valuesOf = (f: DateField) => deciding.distinct.get(textOf(plan, f)) ?? [];
+  const yearFirst = new Map<StandardField, 'YMD' | 'YDM' | null>();
+  for (const f of DATE_FIELDS) {
+    const spec = fields[f];
+    // (an order the mapping states for a field tells it for the statement's other date fields)
+    if (spec?.format === 'YMD' || spec?.format === 'YDM') yearFirst.set(f, spec.format);
+    else if (spec?.column !== undefined || spec?.columns !== undefined) yearFirst.set(f, yearFirstOrder(valuesOf(f)));
+  }
+  const told = new Set([...yearFirst.values()].filter((o) => o !== null));
+  const statementYearFirst = told.size === 1 ? [...told][0]! : null;
+  return (f) => {
+    const spec = fields[f];
+    const order = dateOrderOf(input, spec);
+    if (spec?.format === 'YMD' || spec?.format === 'YDM' || order !== 'YMD' || !yearFirst.has(f)) return order;
+    let told = yearFirst.get(f) ?? statementYearFirst;
+    if (told === null) {
+      // slashed year-first dates (2014/01/06) that no date of the statement decides are not
+      // guessed: year/day/month (TuneCore's older exports) would move every row to another month.
+      // Only dates that are each the first of a month as year/month/day tell (periods, 2024/03/01).
+      const values = valuesOf(f);
+      if (firstOfMonthYearFirst(values)) told = 'YMD';
+      const example = told === null ? ambiguousYearFirst(values) : null;
+      if (example !== null) {
+        throw new DateOrderError(
+          `The dates of column "${spec?.column ?? spec?.columns?.join('", "')}" (such as ${example}) read both as year/month/day and as year/day/month, and no date of the statement tells which: set the field's format to 'YMD' or 'YDM' in the mapping.`,
+        );
+      }
+    }
+    return told === 'YDM' ? 'YDM' : 'YMD';
+  };
+}
+
+/** The readers of the per-value fields: each raw value to its output, and the output's SQL type. */
+function valueReaders(plan: Plan, deciding: Tallies): [StandardField, (v: string) => string | number | null, string][] {
+  const { fields, input } = plan;
+  const orderOf = dateOrders(plan, deciding);
+  const periods = (['stmtYear', 'stmtPeriod', 'stmtCadence'] as const).map((f): [StandardField, (v: string) => string | number | null, string] => {
+    const spec = fields[f];
+    const cadenceWanted: Cadence | null =
+      spec?.format === 'month' ? 'M' : spec?.format === 'quarter' ? 'Q' : spec?.format === 'half' ? 'H' : spec?.format === 'year' ? 'Y' : null;
+    const order = orderOf(f);
+    const dates = { dateSystem: dateSystemOf(input, spec) };
+    const read = (v: string): string | number | null => {
+      const plain = /^\d{1,4}$/.test(v.trim()) ? Number(v.trim()) : null;
+      if (f === 'stmtCadence') return parseCadence(v) ?? parsePeriod(v, order, dates)?.cadence ?? null;
+      if (plain !== null && (f === 'stmtPeriod' ? plain >= 1 && plain <= 12 : plain >= 1900 && plain <= 2200)) return plain;
+      let p = parsePeriod(v, order, dates);
+      if (p && cadenceWanted && p.cadence === 'M') p = periodFromDate(p.start, cadenceWanted);
+      if (!p) return null;
+      return f === 'stmtYear' ? p.year : p.period;
+    };
+    return [f, read, f === 'stmtCadence' ? 'VARCHAR' : 'INTEGER'];
+  });
+  const salesDates = (['salesPeriodStart', 'salesPeriodEnd'] as const).map((f): [StandardField, (v: string) => string | number | null, string] => {
+    const order = orderOf(f);
+    const dates = { dateSystem: dateSystemOf(input, fields[f]) };
+    const read = (v: string) => {
+      const d = parseDate(v, order, dates);
+      if (d) return d;
+      // a month or quarter written as a period: its first (start) or last (end) day
+      const p = parsePeriod(v, order, dates);
+      return p ? (f === 'salesPeriodStart' ? p.start : p.end) : null;
+    };
+    return [f, read, 'DATE'];
+  });
+  const codes: [StandardField, (v: string) => string | null, string][] = [
+    ['currency', parseCurrency, 'VARCHAR'],
+    ['country', parseCountry, 'VARCHAR'],
+    ['isrc', normalizeIsrc, 'VARCHAR'],
+    ['upc', normalizeUpc, 'VARCHAR'],
+    ['iswc', normalizeIswc, 'VARCHAR'],
+  ];
+  return [...periods, ...salesDates, ...codes];
+}
+
+/**
+ * A field read per distinct value: its distinct values become an ENUM type, and the reader's
+ * outputs a list in the ENUM's order, in a one-row table cross-joined to the rows; a row's output
+ * is the list element at its value's ENUM code. Unlike a hash join (whose LEFT form moves a
+ * chunk's unmatched rows, such as NULL keys, to the chunk's end, and which DuckDB never counts
+ * as order-preserving), this is a projection: the rows keep the file's order. A field that is
+ * empty on every row (NULL) and a constant of the mapping (its value, inlined) need no list.
+ */
+async function lookUp(
+  plan: Plan,
+  into: { select: Record<string, string>; lists: string[]; enums: Set<StandardField> },
+  values: string[],
+  [f, read, type]: [StandardField, (v: string) => string | number | null, string],
+): Promise<void> {
+  const connection: DuckDBConnection = plan.connections[0];
+  const column = snake(f);
+  const spec = plan.fields[f];
+  const constant = spec !== undefined && spec.column === undefined && spec.columns === undefined;
+  const outputs = values.map(read);
+  if (values.length === 0 || (constant && values.length === 1)) {
+    const o = outputs[0] ?? null;
+    into.select[column] = o === null ? `CAST(NULL AS ${type})` : `CAST(${lit(String(o))} AS ${type})`;
+    return;
+  }
+  const text = textOf(plan, f);
+  if (type === 'VARCHAR' && outputs.every((o, i) => o === values[i])) {
+    // the reader keeps every value as it is (codes already clean): the cells themselves
+    into.select[column] = `kept.${t(text)}`;
+    return;
+  }
+  const table = `lk_${column}`;
+  const enumType = `e_${snake(text)}`;
+  await fillLookup(connection, table, values, outputs);
+  if (!into.enums.has(text)) {
+    await connection.run(`CREATE TYPE ${enumType} AS ENUM (SELECT v FROM ${table})`);
+    into.enums.add(text);
+  }
+  into.lists.push(`(SELECT list(CAST(o AS ${type}) ORDER BY enum_code(CAST(v AS ${enumType}))) FROM ${table}) AS m_${column}`);
+  into.select[column] = `lk.m_${column}[enum_code(CAST(kept.${t(text)} AS ${enumType})) + 1]`;
+}
+
+/** The SQL of the numeric and text fields: amounts by their rule, a percentage by its scale. */
+function directSelects(plan: Plan, deciding: Tallies): Record<string, string> {
+  const { fields, input } = plan;
+  const inPercent = new Set(plan.percentSources.filter((_, i) => deciding.percentRows[i]! > 0).map((p) => p.f));
+  const readsPercent = (f: StandardField) => fields[f]?.format === 'percent' || (fields[f]?.format !== 'fraction' && inPercent.has(f));
+  const select: Record<string, string> = {};
+  for (const f of standardFields) {
+    const kind = fieldKinds[f];
+    if (kind === 'amount' || kind === 'quantity' || kind === 'percent') {
+      const spec = fields[f];
+      const dc = decimalCommaOf(input, spec) ? 'true' : 'false';
+      const parse = kind === 'percent' && readsPercent(f) ? 'parse_percent' : 'parse_amount';
+      if (sumsColumns(spec)) {
+        // amounts from several columns are summed, not concatenated (pick 'first' reads one of them)
+        const parts = spec.columns.map((c) => `coalesce(${parse}(${cellOf(plan, c)}, ${dc}), 0)`);
+        select[snake(f)] = `(${parts.join(' + ')})`;
+      } else {
+        select[snake(f)] = `${parse}(kept.${t(f)}, ${dc})`;
+      }
+    } else if (kind === 'text') {
+      select[snake(f)] = `kept.${t(f)}`;
+    }
+  }
+  return select;
+}
+
+/** The lookups of the rows written, and the table lk of their lists (created when there is one). */
+export async function lookups(plan: Plan, written: Tallies, deciding: Tallies): Promise<Lookups> {
+  const distinct = new Map(PER_VALUE_FIELDS.map((f) => [f, written.distinct.get(textOf(plan, f))!]));
+  const into = { select: {} as Record<string, string>, lists: [] as string[], enums: new Set<StandardField>() };
+  for (const reader of valueReaders(plan, deciding)) await lookUp(plan, into, distinct.get(reader[0]) ?? [], reader);
+  Object.assign(into.select, directSelects(plan, deciding));
+  if (into.lists.length > 0) await plan.connections[0].run(`CREATE TABLE lk AS SELECT ${into.lists.join(', ')}`);
+  return { select: into.select, lists: into.lists, distinct, missingAmounts: written.missingAmounts };
+}

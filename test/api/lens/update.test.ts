@@ -30,15 +30,11 @@ t.test('changes the given fields, keeps the rest, records field-level changes', 
   t.equal(same.updatedAt, cleared.updatedAt, 'a change of nothing writes nothing');
 });
 
-t.test('any writer changes an organization lens; member and reader cannot', async (t) => {
+t.test('any writer changes an organization lens', async (t) => {
   const lens = await createLens(t, writer, { name: 'Shared' });
   const admin = await addMember(srv, org, 'admin');
   t.equal(ok(t, await update(admin, { id: lens.id, name: 'By admin' })).name, 'By admin');
   t.equal(ok(t, await update(owner, { id: lens.id, name: 'By owner' })).name, 'By owner');
-  for (const role of ['member', 'reader'] as const) {
-    const m = await addMember(srv, org, role);
-    isError(t, await update(m, { id: lens.id, name: 'X' }), 'FORBIDDEN', 'INSUFFICIENT_ROLE', role);
-  }
 });
 
 t.test('a personal lens is changed by its owner alone; to others it does not exist', async (t) => {

@@ -149,10 +149,6 @@ t.test('distributorId must be visible: the organization\'s own or the library\'s
 });
 
 t.test('roles: admin and above', async (t) => {
-  for (const role of ['member', 'reader', 'writer'] as const) {
-    const m = await addMember(srv, org, role);
-    isError(t, await m.client.mutate('mapping.create', { organizationId: org, headers: HEADERS, headerHash: HASH, fields: FIELDS }), 'FORBIDDEN', 'INSUFFICIENT_ROLE', role);
-  }
   const admin = await addMember(srv, org, 'admin');
   const headers = ['Admin Col', 'Money'];
   ok(t, await admin.client.mutate('mapping.create', {

@@ -88,10 +88,6 @@ t.test('pagination edges', async (t) => {
 });
 
 t.test('roles: admin and above', async (t) => {
-  for (const role of ['member', 'reader', 'writer'] as const) {
-    const m = await addMember(srv, org, role);
-    isError(t, await m.client.query('mapping.list', { organizationId: org }), 'FORBIDDEN', 'INSUFFICIENT_ROLE', role);
-  }
   const support = await addMember(srv, org, 'c2_customer_support');
   t.equal(ok(t, await support.client.query('mapping.list', { organizationId: org, source: 'organization' })).pagination.total, 4);
 });

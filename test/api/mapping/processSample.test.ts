@@ -97,10 +97,6 @@ t.test('input bounds', async (t) => {
 });
 
 t.test('roles: writer and above', async (t) => {
-  for (const role of ['member', 'reader'] as const) {
-    const m = await addMember(srv, org, role);
-    isError(t, await m.client.mutate('mapping.processSample', { organizationId: org, statementId, mapping: FIELDS }), 'FORBIDDEN', 'INSUFFICIENT_ROLE', role);
-  }
   const writer = await addMember(srv, org, 'writer');
   t.equal(ok(t, await writer.client.mutate('mapping.processSample', { organizationId: org, statementId, mapping: FIELDS, endRow: 2 })).rows.length, 2);
 });

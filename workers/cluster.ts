@@ -5,7 +5,7 @@ import { clusterTitles } from '../src/catalog/cluster/index.ts';
 import type { TaskInput, TaskOutput } from '../src/workers/tasks.ts';
 import { fail, type WorkerResult } from './results.ts';
 
-export type { ClusterInput } from '../src/ingest/threadTasks.ts';
+export type { ClusterInput } from '../src/workers/tasks.ts';
 
 export function clusterTitlesTask(input: TaskInput<'clusterTitles'>): WorkerResult<TaskOutput<'clusterTitles'>> {
   try {

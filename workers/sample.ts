@@ -7,7 +7,7 @@ import { connect, disconnect, stopping } from './duckdb.ts';
 import type { TaskInput, TaskOutput } from '../src/workers/tasks.ts';
 import { fail, type WorkerResult } from './results.ts';
 
-export type { SampleInput } from '../src/ingest/threadTasks.ts';
+export type { SampleInput } from '../src/workers/tasks.ts';
 
 const lit = (v: string) => sqlLiteral(v.replace(/\0/g, ''));
 

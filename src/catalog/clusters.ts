@@ -10,8 +10,6 @@ import { lockBlock } from './blockStore.ts';
 import { normalizeTitle, titleSimilarity, type TitleItem } from './cluster/index.ts';
 import { boundKey } from './identity.ts';
 import { effectiveValues, type EffectiveValues, type FetchedResult, type OverrideRow } from './musicalDetails.ts';
-// the thread tasks this module runs (their types, added to ThreadTasks)
-import type {} from '../ingest/threadTasks.ts';
 
 export interface BlockDetail {
   id: string;

@@ -279,7 +279,7 @@ export async function requesterStanding(db: Queryable, organizationId: string, u
   return rows[0];
 }
 
-// the statement's period as the facts' month_index
+// the statement period as its last month's index (the facts' month_index)
 const PG_MONTH_INDEX = monthIndexSql({ year: 's.stmt_year', period: 's.stmt_period', cadence: 's.stmt_cadence' });
 
 /** The columns of statementInventory, in the statements export's stage order. */

@@ -11,8 +11,6 @@ import { AppError } from '../errors.ts';
 import type { Deps } from '../deps.ts';
 import type { MappingFields } from './mappingFields.ts';
 import { locateStatementFile } from './pipeline.ts';
-// the thread tasks this module runs (their types, added to ThreadTasks)
-import type {} from './threadTasks.ts';
 
 export interface PreviewInput {
   organizationId: string;

@@ -13,8 +13,6 @@ import type { Deps } from '../deps.ts';
 import { deleteObjects } from '../storage/objectStore.ts';
 import { mappingFieldsSchema } from './mappingFields.ts';
 import { locateStatementFile, upload } from './pipeline.ts';
-// the thread tasks this module runs (their types, added to ThreadTasks)
-import type {} from './threadTasks.ts';
 
 export const lazyVariants = ['trimmed', 'standardized'] as const;
 export type LazyVariant = (typeof lazyVariants)[number];

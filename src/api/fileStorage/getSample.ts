@@ -12,8 +12,6 @@ import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { visibleStatement } from '../../ingest/uploadStore.ts';
 import { fileVariants } from './variants.ts';
-// the thread tasks this module runs (their types, added to ThreadTasks)
-import type {} from '../../ingest/threadTasks.ts';
 
 const MAX_SAMPLE_ROWS = 5000;
 /** the specification's default endRow, and the default page from a later startRow */

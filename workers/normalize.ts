@@ -16,7 +16,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { connect, disconnect, stopping } from './duckdb.ts';
 import { headerIn } from '../src/ingest/standardFields.ts';
 import { stopwatch } from '../src/ingest/stopwatch.ts';
-import type { NormalizeInput, NormalizeOutput } from '../src/workers/normalizeTypes.ts';
+import type { NormalizeInput, NormalizeOutput } from '../src/ingest/normalizeTypes.ts';
 import type { TaskInput, TaskOutput } from '../src/workers/tasks.ts';
 import { fail, type WorkerResult } from './results.ts';
 import { AMOUNT_MACRO } from './normalize/amountMacro.ts';
@@ -27,7 +27,7 @@ import { planRun, type Reading } from './normalize/plan.ts';
 import { split, survey } from './normalize/survey.ts';
 import { projection, writeRemoved, writeRows, writeVariants } from './normalize/write.ts';
 
-export { normalizedColumns, type CurrencyTotals, type NormalizeInput, type NormalizeOutput } from '../src/workers/normalizeTypes.ts';
+export { normalizedColumns, type CurrencyTotals, type NormalizeInput, type NormalizeOutput } from '../src/ingest/normalizeTypes.ts';
 
 function emptyOutput(): NormalizeOutput {
   return {

@@ -2,13 +2,14 @@
 // `normalized`, CSV with a header for `trimmed`, `standardized` and `removed`, and the raw
 // delimited table (no header, every line) for `original` and `single`.
 import { DuckDBInstance } from '@duckdb/node-api';
+import { sqlLiteral } from '../src/db/sql.ts';
 import { connect, disconnect, stopping } from './duckdb.ts';
 import type { TaskInput, TaskOutput } from '../src/workers/tasks.ts';
 import { fail, type WorkerResult } from './results.ts';
 
 export type { SampleInput } from '../src/workers/tasks.ts';
 
-const lit = (v: string) => `'${v.replace(/\0/g, '').replace(/'/g, "''")}'`;
+const lit = (v: string) => sqlLiteral(v.replace(/\0/g, ''));
 
 export async function sampleFile(input: TaskInput<'sample'>): Promise<WorkerResult<TaskOutput<'sample'>>> {
   const instance = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: '256MB', autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });

@@ -4,6 +4,7 @@
 // attempt's DuckDB connection first (statements and catalog staged from PostgreSQL) and cut into
 // ranges of its row number.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteIdent } from '../db/sql.ts';
 import type { Restrictions } from '../analytics/compile.ts';
 import { semantic } from '../analytics/semantic.ts';
 import type { Deps } from '../deps.ts';
@@ -22,7 +23,6 @@ import {
 } from './definitions.ts';
 import { catalogDetailsPage, INVENTORY_COLUMNS, statementInventory, type ExportRow } from './store.ts';
 import type { PartSource } from './writers.ts';
-import { quoteIdent } from '../db/sql.ts';
 import { periodIdSql } from '../periods.ts';
 
 const FACTS = semantic.model.facts.table;

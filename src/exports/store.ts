@@ -4,8 +4,8 @@
 import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import type { ExportFilters, ExportFormat, ExportStatus, ExportType } from './definitions.ts';
 import { monthIndexSql } from '../periods.ts';
+import type { ExportFilters, ExportFormat, ExportStatus, ExportType } from './definitions.ts';
 
 export interface ExportRow {
   id: string;

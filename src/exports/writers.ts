@@ -4,10 +4,10 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteIdent, sqlLiteral } from '../db/sql.ts';
 import type { ExportColumn, ExportFormat } from './definitions.ts';
 import type { ExportRow } from './store.ts';
 import { writeXlsx } from './xlsx.ts';
-import { quoteIdent, sqlLiteral } from '../db/sql.ts';
 
 /** One part to write: a SELECT whose columns are the type's columns, by name, and its row count. */
 export interface PartSource {

@@ -1,6 +1,6 @@
 // The statement file reader's contract (workers/statementFile.ts, function locateTable): which
 // bytes, encoding, delimiter, sheet and rows of an uploaded statement hold its table.
-import type { NormalizeInput } from '../workers/normalizeTypes.ts';
+import type { NormalizeInput } from './normalizeTypes.ts';
 
 export interface LocateLimits {
   /** total bytes any archive, gzip stream or workbook may inflate to */

@@ -20,7 +20,7 @@ import { addDecimals } from '../decimal.ts';
 import { cadenceMonthsSql, monthIndex } from '../periods.ts';
 import { awaitMapping, failRun, finishRun, startRun, type RunStatement } from './statementStatus.ts';
 import { periodOf, type Cadence } from './values.ts';
-import type { NormalizeOutput } from '../workers/normalizeTypes.ts';
+import type { NormalizeOutput } from './normalizeTypes.ts';
 import { suggestMapping } from './suggest.ts';
 import { fxFlags, rateStatement, rawValueUsdSql } from '../fx/rerate.ts';
 import { recordActivity } from '../activity/record.ts';

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { NormalizeOutput } from '../workers/normalizeTypes.ts';
+import type { NormalizeOutput } from './normalizeTypes.ts';
 import type { RightsholderScope } from '../access/dataAccess.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../deps.ts';

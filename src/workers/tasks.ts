@@ -1,11 +1,12 @@
 // The tasks the worker threads run, by name: what each takes and answers, and which worker module
-// (workers/<module>.ts) exports it under which name. The one description of the boundary: the
-// pool's facade (threads.normalize(input)) is typed from it, and each worker module states with
-// `satisfies TaskFunction<'…'>` that its function is the one described, so a change on either
-// side is a type error on the other. Types only travel this way: src/ imports nothing of workers/.
+// (workers/<module>.ts) exports it under which name. The pool's task methods
+// (threads.normalize(input)) are typed from ThreadTasks; each worker module declares its function
+// with the same types (TaskInput, TaskOutput), so a change on either side is a type error on the
+// other. Types only travel this way: src/ imports nothing of workers/, and the pool names the
+// domain's types without running any of its code (type-only imports, test/architecture/layers).
 import type { TitleCluster, TitleItem } from '../catalog/cluster/index.ts';
 import type { LocateInput, LocatedTable } from '../ingest/fileTypes.ts';
-import type { NormalizeInput, NormalizeOutput } from './normalizeTypes.ts';
+import type { NormalizeInput, NormalizeOutput } from '../ingest/normalizeTypes.ts';
 
 /** A refusal as a thread answers it: errors lose their class at a thread boundary (threadPool.ts rebuilds the AppError). */
 export interface WorkerFailure {

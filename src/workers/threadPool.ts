@@ -104,12 +104,9 @@ export function createThreadPool(settings: Config['threads']): ThreadPool {
     (input: TaskInput<K>, options?: TaskOptions): Promise<TaskOutput<K>> =>
       run({ module: workerModuleUrl(taskFunctions[name].module), fn: taskFunctions[name].fn, input }, options) as Promise<TaskOutput<K>>;
 
+  const methods = Object.fromEntries((Object.keys(taskFunctions) as TaskName[]).map((name) => [name, method(name)])) as ThreadTaskMethods;
   return {
-    headerHash: method('headerHash'),
-    locateTable: method('locateTable'),
-    normalize: method('normalize'),
-    sample: method('sample'),
-    clusterTitles: method('clusterTitles'),
+    ...methods,
     runInModule: (module, fn, input, options) => run({ module: workerModuleUrl(module), fn, input }, options),
     warm(tasks: TaskName[]) {
       if (closed || pool || settings.warm === 0) return;

@@ -14,7 +14,7 @@ import { taskList as defaultTaskList } from '../../src/jobs/tasks.ts';
 import { statementIngestTask } from '../../src/jobs/tasks/statement_ingest.ts';
 import { STATEMENT_INGEST_TASK } from '../../src/ingest/queue.ts';
 import type { Deps } from '../../src/deps.ts';
-import type { NormalizeInput } from '../../src/workers/normalizeTypes.ts';
+import type { NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
 import type { TaskOptions } from '../../src/workers/threadPool.ts';
 import { createRightsholder, putFile, waitForStatement } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';

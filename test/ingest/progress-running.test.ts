@@ -12,7 +12,7 @@ import { STATEMENT_INGEST_TASK } from '../../src/ingest/queue.ts';
 import { BLOCK_REFRESH_TASK } from '../../src/catalog/blocks.ts';
 import { progressSettings } from '../../src/ingest/pipeline.ts';
 import type { Deps } from '../../src/deps.ts';
-import type { NormalizeInput } from '../../src/workers/normalizeTypes.ts';
+import type { NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
 import type { TaskOptions } from '../../src/workers/threadPool.ts';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';

@@ -2,7 +2,7 @@
 // currency, the statement's period, the raw sales types and sources with their amounts, the
 // issues), as NormalizeOutput.
 import { parseCurrency, coveringPeriod, periodOf, type Cadence, type Period } from '../../src/ingest/values.ts';
-import type { NormalizeOutput } from '../../src/workers/normalizeTypes.ts';
+import type { NormalizeOutput } from '../../src/ingest/normalizeTypes.ts';
 import type { Lookups } from './lookups.ts';
 import { rowsOf, sumsColumns, type Plan } from './plan.ts';
 import type { Survey } from './survey.ts';

@@ -6,7 +6,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { fieldKinds, headerIn, headerKey, standardFields, usesDecimalComma, type StandardField } from '../../src/ingest/standardFields.ts';
 import type { FieldSpec, MappingFields } from '../../src/ingest/mappingFields.ts';
 import { fromFileName, type DateOrder, type DateSystem } from '../../src/ingest/values.ts';
-import type { NormalizeInput } from '../../src/workers/normalizeTypes.ts';
+import type { NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
 import { MappingError } from './errors.ts';
 import { formatChecks, type FormatCheck } from './formats.ts';
 import { ident, lit, NO_QUOTE } from './sql.ts';

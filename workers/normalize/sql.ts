@@ -1,19 +1,18 @@
 // Small SQL helpers of the normalizer: values never enter SQL but as literals made here.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteIdent, sqlLiteral } from '../../src/db/sql.ts';
 
 export const snake = (f: string) => f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** The quote (and escape) of DuckDB's lenient reader for a file without quoting: a control character no statement holds. */
 export const NO_QUOTE = String.fromCharCode(1);
 
-/** A SQL string literal: values never enter SQL any other way. */
+/** A SQL string literal, NUL characters dropped (a cell may hold one): values never enter SQL any other way. */
 export function lit(value: string): string {
-  return `'${value.replace(/\0/g, '').replace(/'/g, "''")}'`;
+  return sqlLiteral(value.replace(/\0/g, ''));
 }
 
-export function ident(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
+export { quoteIdent as ident };
 
 /** Promise.all that waits for every query, so none is still running when the connections close. */
 export async function allOf<T>(work: Promise<T>[]): Promise<T[]> {

@@ -5,7 +5,7 @@
 import { rm } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { standardFields } from '../../src/ingest/standardFields.ts';
-import { normalizedColumns, type NormalizeInput } from '../../src/workers/normalizeTypes.ts';
+import { normalizedColumns, type NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
 import { concatParquet } from '../parquetConcat.ts';
 import { reader, rowsOf, t, type Plan } from './plan.ts';
 import { allOf, ident, lit } from './sql.ts';

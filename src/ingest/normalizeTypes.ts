@@ -1,7 +1,7 @@
 // What the normalizer thread (workers/normalize.ts, the `normalize` task) takes and answers:
 // shared by the thread and its callers, so that src/ needs nothing from workers/.
-import type { MappingFields } from '../ingest/mappingFields.ts';
-import type { Cadence, DateOrder, DateSystem } from '../ingest/values.ts';
+import type { MappingFields } from './mappingFields.ts';
+import type { Cadence, DateOrder, DateSystem } from './values.ts';
 
 export interface NormalizeInput {
   csvPath: string;

@@ -421,10 +421,7 @@ export interface NormalizedQuery {
 
 const ORGANIZATION = full('organization_id');
 /**
- * The members holding ids the service generates: UUIDs, stored in lower case. A filter on
- * organization_id stays where it was sent: the compiler replaces it by its truth value for the
- * caller's organization (spec, analytics rule 3; compile.ts, organizationFilterHolds).
- */
+ * The members holding ids the service generates: UUIDs, stored in lower case. */
 const ID_MEMBERS = new Set(['organization_id', 'rightsholder_id', 'statement_id', 'distributor_id']);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 for (const name of ID_MEMBERS) if (dimensionDefs.get(name)?.type !== 'string') throw new Error(`model: ${name} is no longer a string dimension; revisit ID_MEMBERS`);
@@ -446,7 +443,16 @@ function resolvedAt<T>(path: (string | number)[], resolve: () => T): T {
   }
 }
 
+/**
+ * Whether a filter is one on organization_id, which the server strips wherever it stands (spec,
+ * analytics rule 3: the organization comes from the caller's identity, never from the query). A
+ * group left empty by it goes too, so `or: [other organization, x]` is `x` and a lone
+ * `other organization` filter changes nothing.
+ */
+export const isOrganizationFilter = (f: { member?: string | undefined }): boolean => f.member === ORGANIZATION;
+
 function normalizeFilter(f: FilterInput, clock: Clock, path: (string | number)[]): NormalizedFilterNode | undefined {
+  if (isOrganizationFilter(f)) return undefined;
   const children = f.and ?? f.or;
   if (children) {
     const key = f.and ? 'and' : 'or';
@@ -471,7 +477,10 @@ function normalizeFilter(f: FilterInput, clock: Clock, path: (string | number)[]
 
 const dedupe = (items: string[]) => [...new Set(items)];
 
-/** The validated query in its canonical form, with the caller's organization filter added. */
+/**
+ * The validated query in its canonical form: client filters on organization_id stripped, the
+ * caller's organization filter added last.
+ */
 export function normalizeQuery(q: QueryInput, organizationId: string, now: number): NormalizedQuery {
   const tz = q.timezone === undefined ? 'UTC' : canonicalZone(q.timezone)!;
   const clock: Clock = { now, tz };

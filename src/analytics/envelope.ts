@@ -14,6 +14,8 @@ export interface QueryEcho {
   measures: string[];
   dimensions: string[];
   timeDimensions: NormalizedTimeDimension[];
+  /** only when sent; always empty (a segment named is refused) */
+  segments?: string[];
   limit: number;
   offset?: number;
   total?: boolean;
@@ -73,6 +75,7 @@ export function echoQuery(input: QueryInput, q: NormalizedQuery): QueryEcho {
     measures: q.measures,
     dimensions: q.dimensions,
     timeDimensions: q.timeDimensions,
+    ...(input.segments !== undefined ? { segments: input.segments } : {}),
     limit: q.limit,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     ...(input.total !== undefined ? { total: input.total } : {}),

@@ -135,6 +135,8 @@ const queryShape = z.strictObject({
   timeDimensions: z.array(timeDimensionInput).max(20).optional(),
   filters: z.array(filterNode).max(MAX_FILTERS).optional(),
   order: orderInput.optional(),
+  // the model defines no segments: each one named is Cube's unknown-segment error (checkAgainstModel)
+  segments: z.array(memberName).max(100).optional(),
   // 0 is a valid limit, as in Cube: no rows, `total` still counted when asked for
   limit: z.number().int().min(0).max(MAX_LIMIT).optional(),
   offset: z.number().int().min(0).max(MAX_OFFSET).optional(),
@@ -223,12 +225,22 @@ function resolveDateValues(op: Operator, dates: string[], { now, tz }: Clock): s
   return [op === 'beforeDate' || op === 'afterOrOnDate' ? start : end];
 }
 
+/**
+ * Cube's answer for a segment the model does not define, in its words (CubeEvaluator.byPath): the
+ * view has no segments, so every name is one of these.
+ */
+export function unknownSegment(path: string): string {
+  const [cube, name] = path.split('.');
+  return cube === VIEW && name !== undefined ? `'${name}' not found for path '${path}'` : `Cube '${cube}' not found for path '${path}'`;
+}
+
 /** Checks the query against the model; adds an issue with its path for each problem. */
 function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
   // Cube's own words (api-gateway query.js); the zone's name in any letter case
   if (q.timezone !== undefined && canonicalZone(q.timezone) === undefined) issue(ctx, ['timezone'], `"timezone" must be a valid IANA time zone, got "${q.timezone}"`);
   if (q.ungrouped) checkUngrouped(q, ctx);
   checkCompareDateRange(q, ctx);
+  q.segments?.forEach((segment, i) => issue(ctx, ['segments', i], unknownSegment(segment)));
   q.measures?.forEach((m, i) => {
     const kind = kindOf(m);
     if (kind === undefined) issue(ctx, ['measures', i], unknownMember(m));

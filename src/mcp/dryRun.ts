@@ -108,30 +108,42 @@ function refusingJobs(procedure: string): Deps['jobs'] {
   });
 }
 
-interface TableCounts {
-  relname: string;
-  inserted: number;
-  updated: number;
-  deleted: number;
+type Counts = Record<string, { inserted: number; updated: number; deleted: number }>;
+
+/**
+ * Rows inserted, updated and deleted per table as this connection's statistics count them so far.
+ * They hold counts not yet reported from earlier transactions on the connection too: what the
+ * procedure wrote is the difference of two readings.
+ */
+async function tableCounts(client: PoolClient): Promise<Counts> {
+  const { rows } = await client.query<{ relname: string; inserted: number; updated: number; deleted: number }>(
+    `SELECT relname, n_tup_ins::int AS inserted, n_tup_upd::int AS updated, n_tup_del::int AS deleted
+     FROM pg_stat_xact_user_tables WHERE n_tup_ins + n_tup_upd + n_tup_del > 0`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.relname, { inserted: r.inserted, updated: r.updated, deleted: r.deleted }]));
 }
 
-/** What the transaction did so far: rows per table, activity events recorded. */
-async function describe(client: PoolClient, since: Date): Promise<Pick<DryRunReport, 'rows' | 'activity'>> {
-  const counts = await client.query<TableCounts>(
-    `SELECT relname, n_tup_ins::int AS inserted, n_tup_upd::int AS updated, n_tup_del::int AS deleted
-     FROM pg_stat_xact_user_tables WHERE n_tup_ins + n_tup_upd + n_tup_del > 0 ORDER BY relname`,
-  );
+function countsWritten(before: Counts, after: Counts): Counts {
+  const out: Counts = {};
+  for (const table of Object.keys(after).sort()) {
+    const a = after[table]!;
+    const b = before[table] ?? { inserted: 0, updated: 0, deleted: 0 };
+    const d = { inserted: a.inserted - b.inserted, updated: a.updated - b.updated, deleted: a.deleted - b.deleted };
+    if (d.inserted + d.updated + d.deleted > 0) out[table] = d;
+  }
+  return out;
+}
+
+/** The activity events recorded from `since` on: under REPEATABLE READ, this transaction's only. */
+async function activitySince(client: PoolClient, since: Date): Promise<DryRunReport['activity']> {
   // REPEATABLE READ: rows committed by others since the transaction began are not seen, so every
   // event from `since` on is this transaction's own
-  const events = await client.query<DryRunReport['activity'][number]>(
+  const { rows } = await client.query<DryRunReport['activity'][number]>(
     `SELECT action, subject_type AS "subjectType", subject_id AS "subjectId", subject_label AS "subjectLabel", changes
      FROM activity_events WHERE created_at >= $1 ORDER BY created_at`,
     [since],
   );
-  return {
-    rows: Object.fromEntries(counts.rows.map((r) => [r.relname, { inserted: r.inserted, updated: r.updated, deleted: r.deleted }])),
-    activity: events.rows,
-  };
+  return rows;
 }
 
 /**
@@ -145,14 +157,15 @@ export async function dryRun(deps: Deps, procedure: string, run: (deps: Deps) =>
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     const { rows } = await client.query<{ now: Date }>('SELECT clock_timestamp() AS now');
+    const before = await tableCounts(client);
     const dryDeps: Deps = { ...deps, pool: transactionPool(client), store: readOnlyStore(deps.store, procedure), jobs: refusingJobs(procedure) };
     const result = await run(dryDeps);
-    const described = await describe(client, rows[0]!.now);
     return {
       dryRun: true,
       procedure,
       result,
-      ...described,
+      rows: countsWritten(before, await tableCounts(client)),
+      activity: await activitySince(client, rows[0]!.now),
       note: 'Nothing was changed: the procedure ran in a transaction that was rolled back. Call again without dryRun to make these changes.',
     };
   } finally {

@@ -227,3 +227,22 @@ t.test('RATE_LIMIT_STORE=postgres with the database unreachable: counted in memo
   await limits.take('urls', { principal: 'p', address: '10.9.8.7' });
   await t.rejects(limits.take('urls', { principal: 'p', address: '10.9.8.7' }), { errorCode: 'TOO_MANY_REQUESTS', message: /^Too many upload and download URL calls: at most 2 a caller in 60 s/ });
 });
+
+t.test('the sign-in groups: failures counted by count, refused by check, cleared by forgive; per address only where no principal', async (t) => {
+  const oauth = { ...srv.config.oauth, loginFailuresPerAccount: 2, loginFailuresPerAddress: 3, loginWindowSeconds: 60, registrationsPerAddress: 1 };
+  const limits = createRateLimits({ ...srv.config.rateLimits, store: 'memory' }, undefined, oauth);
+  const who = { principal: 'person@example.test', address: '10.9.7.1' };
+  await limits.check('auth', who);
+  await limits.count('auth', who);
+  await limits.count('auth', who);
+  await t.rejects(limits.check('auth', who), { errorCode: 'TOO_MANY_REQUESTS', message: /^Too many failed sign-ins: at most 2 an account in 60 s; retry after (59|60) s$/ });
+  await limits.count('auth', who);
+  await limits.forgive('auth', who.principal);
+  await t.rejects(limits.check('auth', who), { message: /^Too many failed sign-ins from this address: at most 3 in 60 s/ }, "the account's count is cleared, the address's stays");
+  await limits.check('auth', { principal: who.principal, address: '10.9.7.2' });
+  await limits.take('register', { principal: 'ignored', address: '10.9.7.3' });
+  await t.rejects(limits.take('register', { principal: 'someone else', address: '10.9.7.3' }), { message: /^Too many client registrations and metadata document fetches from this address: at most 1 in 3600 s/ });
+  // without OAuth settings the sign-in groups are not limited
+  const apiOnly = createRateLimits({ ...srv.config.rateLimits, store: 'memory' });
+  for (let i = 0; i < 50; i++) await apiOnly.take('token', { address: '10.9.7.4' });
+});

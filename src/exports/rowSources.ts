@@ -21,7 +21,9 @@ import {
   type ExportColumn,
 } from './definitions.ts';
 import { catalogDetailsPage, INVENTORY_COLUMNS, statementInventory, type ExportRow } from './store.ts';
-import { quoteIdent, type PartSource } from './writers.ts';
+import type { PartSource } from './writers.ts';
+import { quoteIdent } from '../db/sql.ts';
+import { periodIdSql } from '../periods.ts';
 
 const FACTS = semantic.model.facts.table;
 
@@ -145,7 +147,7 @@ async function statementParts(deps: Deps, c: DuckDBConnection, e: ExportRow, r: 
      SELECT row_number() OVER (ORDER BY i.rightsholder_name, i.rightsholder_id, i.stmt_year NULLS LAST, i.stmt_period NULLS LAST, i.file_name, i.statement_id) AS export_rn,
        i.statement_id, i.file_name, i.custom_name, i.rightsholder_id, i.rightsholder_name, i.distributor_id, i.distributor_name, i.status,
        i.failure_code, i.failure_reason, CAST(i.stmt_year AS INTEGER) AS stmt_year, CAST(i.stmt_period AS INTEGER) AS stmt_period, i.stmt_cadence,
-       CASE WHEN i.stmt_year IS NOT NULL AND i.stmt_period IS NOT NULL AND i.stmt_cadence IS NOT NULL THEN i.stmt_year || i.stmt_cadence || lpad(i.stmt_period, 2, '0') END AS stmt_period_full,
+       ${periodIdSql({ year: 'i.stmt_year', period: 'i.stmt_period', cadence: 'i.stmt_cadence' })} AS stmt_period_full,
        i.currency, CAST(i.sales_period_start AS DATE) AS sales_period_start, CAST(i.sales_period_end AS DATE) AS sales_period_end,
        CAST(i.file_rows AS BIGINT) AS file_rows, CAST(i.kept_rows AS BIGINT) AS kept_rows, CAST(i.removed_rows AS BIGINT) AS removed_rows,
        ${dec('i.net')} AS statement_royalty_earnings, ${dec('i.gross')} AS statement_gross_royalty_earnings, ${dec('i.units')} AS statement_units,

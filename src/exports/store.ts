@@ -5,6 +5,7 @@ import { inRightsholderScope, type RightsholderScope } from '../access/dataAcces
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { ExportFilters, ExportFormat, ExportStatus, ExportType } from './definitions.ts';
+import { monthIndexSql } from '../periods.ts';
 
 export interface ExportRow {
   id: string;
@@ -278,12 +279,8 @@ export async function requesterStanding(db: Queryable, organizationId: string, u
   return rows[0];
 }
 
-// the statement period as year * 12 + its last month - 1 (the facts' month_index)
-const PG_MONTH_INDEX = `CASE WHEN s.stmt_year IS NULL OR s.stmt_period IS NULL THEN NULL ELSE s.stmt_year * 12 + CASE s.stmt_cadence
-  WHEN 'M' THEN CASE WHEN s.stmt_period BETWEEN 1 AND 12 THEN s.stmt_period END
-  WHEN 'Q' THEN CASE WHEN s.stmt_period BETWEEN 1 AND 4 THEN s.stmt_period * 3 END
-  WHEN 'H' THEN CASE WHEN s.stmt_period BETWEEN 1 AND 2 THEN s.stmt_period * 6 END
-  WHEN 'Y' THEN CASE WHEN s.stmt_period = 1 THEN 12 END END - 1 END`;
+// the statement period as its last month's index (the facts' month_index)
+const PG_MONTH_INDEX = monthIndexSql({ year: 's.stmt_year', period: 's.stmt_period', cadence: 's.stmt_cadence' });
 
 /** The columns of statementInventory, in the statements export's stage order. */
 export const INVENTORY_COLUMNS = [

@@ -7,6 +7,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ExportColumn, ExportFormat } from './definitions.ts';
 import type { ExportRow } from './store.ts';
 import { writeXlsx } from './xlsx.ts';
+import { quoteIdent, sqlLiteral } from '../db/sql.ts';
 
 /** One part to write: a SELECT whose columns are the type's columns, by name, and its row count. */
 export interface PartSource {
@@ -31,8 +32,6 @@ export interface WrittenFile {
   sha256: string;
 }
 
-export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
-export const sqlString = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
 /**
  * Text that a spreadsheet would read as a formula (=, +, -, @, tab, carriage return first, also
@@ -59,12 +58,12 @@ async function* chunksOf(c: DuckDBConnection, sql: string, params: string[]): As
 export async function writePart(c: DuckDBConnection, format: ExportFormat, sheet: string, columns: ExportColumn[], part: PartSource, file: string): Promise<number> {
   const ref = (col: ExportColumn) => `q.${quoteIdent(col.name)}`;
   if (format === 'parquet') {
-    const res = await c.runAndReadAll(`COPY (${part.sql}) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd)`, part.params);
+    const res = await c.runAndReadAll(`COPY (${part.sql}) TO ${sqlLiteral(file)} (FORMAT parquet, COMPRESSION zstd)`, part.params);
     return Number(res.getRows()[0]?.[0] ?? 0);
   }
   if (format === 'csv') {
     const projection = columns.map((col) => `${col.kind === 'text' ? neutralizedSql(ref(col)) : ref(col)} AS ${quoteIdent(col.name)}`);
-    const res = await c.runAndReadAll(`COPY (SELECT ${projection.join(', ')} FROM (${part.sql}) q) TO ${sqlString(file)} (FORMAT csv, HEADER true)`, part.params);
+    const res = await c.runAndReadAll(`COPY (SELECT ${projection.join(', ')} FROM (${part.sql}) q) TO ${sqlLiteral(file)} (FORMAT csv, HEADER true)`, part.params);
     return Number(res.getRows()[0]?.[0] ?? 0);
   }
   const projection = columns.map((col) => (col.kind === 'text' ? neutralizedSql(ref(col)) : `CAST(${ref(col)} AS VARCHAR)`));

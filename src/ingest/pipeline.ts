@@ -181,6 +181,11 @@ export function statementFlags(
   /** the mapping's money and units fields (their columns and formats), for the footer totals */
   fields: Pick<MappingFields, 'royaltyEarnings' | 'units'>,
 ): Flag[] {
+  return [...rowFlags(out), ...layoutFlags(located), ...missingAmountFlags(out), ...footerTotalFlags(located, out, fields)];
+}
+
+/** What the rows say: values that could not be read, periods, currencies, totals, extra cells. */
+function rowFlags(out: NormalizeOutput): Flag[] {
   const flags: Flag[] = [];
   if (out.keptRows === 0) flags.push({ kind: 'no_data_rows', severity: 'warning', message: 'The statement has a header but no data rows.' });
   if (out.issues.invalidAmounts > 0) {
@@ -230,6 +235,12 @@ export function statementFlags(
       details: { rows: out.issues.extraCells },
     });
   }
+  return flags;
+}
+
+/** How the table was read: sheets or files combined, cut off, an encoding guessed, hidden rows, tables not read. */
+function layoutFlags(located: LocatedTable): Flag[] {
+  const flags: Flag[] = [];
   // sheets or archive files with one header (one per month or store) read as one table
   const sheets = located.sheet?.combined;
   if (sheets && sheets.length > 1) {
@@ -305,6 +316,12 @@ export function statementFlags(
       });
     }
   }
+  return flags;
+}
+
+/** Rows with no amount: an error when none has one. */
+function missingAmountFlags(out: NormalizeOutput): Flag[] {
+  const flags: Flag[] = [];
   // rows with no amount at all (an empty cell, N/A, -): all of them is a statement nothing could be read from
   // (a workbook whose formulas were saved without their values, a mapping on the wrong column)
   const missing = out.issues.missingAmounts;
@@ -318,6 +335,12 @@ export function statementFlags(
   } else if (missing > 0) {
     flags.push({ kind: 'missing_amounts', severity: 'info', message: `${missing} rows have no amount.`, details: { rows: missing } });
   }
+  return flags;
+}
+
+/** The file's own totals against the sums of its rows. */
+function footerTotalFlags(located: LocatedTable, out: NormalizeOutput, fields: Pick<MappingFields, 'royaltyEarnings' | 'units'>): Flag[] {
+  const flags: Flag[] = [];
   // the file's own totals must equal the sums of its rows: a labelled total (Total_Amount, Total_Units,
   // Total_Rows) by what its label names, any other by its numbers under the money and units columns,
   // found as the mapping finds its columns (headerKey) and read as the rows' amounts are read. Balance
@@ -347,6 +370,7 @@ export function statementFlags(
   }
   return flags;
 }
+
 
 /**
  * Downloads a statement's object into workDir and locates its table in a worker thread; with

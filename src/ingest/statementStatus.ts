@@ -69,7 +69,7 @@ export function transitionAllows(edge: StatementTransition, status: string): boo
 
 /** A run has read the file (it failed, was processed or located): no upload in progress any more. */
 export const WAS_READ = `(located IS NOT NULL OR normalized_key IS NOT NULL OR failure_code IS NOT NULL)`;
-/** A run still has the statement: processing and not deleted (the run-ending edges' guard). */
+/** Beside `status = 'processing'`, what says a run still has the statement (the run edges' guard). */
 const RUN_OWNS = `deleted_at IS NULL`;
 
 const quoted = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
@@ -267,8 +267,10 @@ export function finishRun(db: Queryable, statementId: string, set: string, param
   return transition(db, 'finishRun', { set, where: `id = $1 AND ${RUN_OWNS}`, params: [statementId, ...params] });
 }
 
-/** The run failed for good (no retry). Only a statement still processing and not deleted: one
- * deleted, or sent back to be processed again, while the run worked is no longer the run's to end. */
+/**
+ * The run failed for good (no retry). Only a statement still processing and not deleted: one
+ * deleted, or sent back to be processed again, while the run worked is no longer the run's to end.
+ */
 export function failRun(db: Queryable, statementId: string, errorCode: string, message: string, details?: Record<string, unknown>) {
   return transition(db, 'failRun', {
     set: 'failure_code = $2, failure_reason = $3, failure_details = $4',

@@ -1,4 +1,5 @@
-// Statements in PostgreSQL: the record clients see, and the state changes of its lifecycle.
+// Statements in PostgreSQL: the record clients see and the statements whose rows count. Their
+// status changes are the state machine's (src/ingest/statementStatus.ts).
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { FooterTotal } from './fileTypes.ts';

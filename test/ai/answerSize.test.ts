@@ -10,7 +10,8 @@ import t from 'tap';
 import { MAX_ANSWER_BYTES } from '../../src/ai/embedding.ts';
 import { newOrganization, outsider } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
-import { data, expectError } from '../lookups/helpers.ts';
+import { data } from '../lookups/helpers.ts';
+import { isError } from '../helpers/outcome.ts';
 
 type Mode = 'ok' | 'bom' | 'declared' | 'streamed' | 'gzip';
 let mode: Mode = 'ok';
@@ -91,7 +92,7 @@ for (const m of ['declared', 'streamed', 'gzip'] as const) {
     mode = m;
     const name = `Oversized ${m}`;
     const res = await op.mutate('lookupSource.ragCreate', { name, category: 'streaming' });
-    expectError(t, res, 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
+    isError(t, res, 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
     t.match(res.error?.message, /more than the 16777216 bytes/);
     t.equal(await countEntries(name), 0, 'nothing written');
     if (m === 'streamed') t.ok(sent < over * 4 * padding.length, `the fake was cut off (${sent} bytes sent)`);
@@ -104,7 +105,7 @@ t.test('a chat completion over the limit is AI_PROVIDER_FAILED and saves nothing
   for (const m of ['declared', 'streamed'] as const) {
     chatMode = m;
     const res = await op.mutate('lookupSource.resolveWithAI', { original: `Padded Outlet ${m}`, saveToDb: true });
-    expectError(t, res, 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
+    isError(t, res, 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
     const { rows } = await srv.deps.pool.query('SELECT 1 FROM lookup_sources WHERE original = $1', [`Padded Outlet ${m}`]);
     t.equal(rows.length, 0);
   }

@@ -9,7 +9,8 @@ import t from 'tap';
 import { RESOLVE_BUDGET_TIMEOUTS } from '../../src/lookups/aiResolution.ts';
 import { newOrganization, outsider } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
-import { data, expectError } from '../lookups/helpers.ts';
+import { data } from '../lookups/helpers.ts';
+import { isError } from '../helpers/outcome.ts';
 
 const TIMEOUT_MS = 1000;
 /** the fake's delay for a request naming "slow" or "medium": each within the timeout */
@@ -85,7 +86,7 @@ t.test('past the budget: AI_PROVIDER_FAILED with the strings resolved and those 
   const started = Date.now();
   const res = await op.mutate('lookupSource.batchResolveWithAI', { sources, saveToDb: true });
   const took = Date.now() - started;
-  expectError(t, res, 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
+  isError(t, res, 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
   t.ok(took >= BUDGET_MS && took < BUDGET_MS + 800, `answered at the budget (${took} ms)`);
   const error = (res as any).error;
   t.match(error.message, /did not resolve 2 of 4 strings within the call's time budget \(2000 ms: 2 × AI_TIMEOUT_MS\)/);

@@ -7,7 +7,7 @@ import { artistKey, currentProductKey, refreshProducts } from '../../src/catalog
 import { createRightsholder } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
-import { ok } from '../api/mapping/helpers.ts';
+import { ok } from '../helpers/outcome.ts';
 import { waitForEnrichment } from '../api/clustering/helpers.ts';
 import { ingestBlock } from './helpers.ts';
 

@@ -6,7 +6,7 @@ import t from 'tap';
 import { boundKey } from '../../src/catalog/identity.ts';
 import { createRightsholder } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
-import { ok } from '../api/mapping/helpers.ts';
+import { ok } from '../helpers/outcome.ts';
 import { enrichmentDrivenServer, ingestBlock } from './helpers.ts';
 
 t.setTimeout(300_000);

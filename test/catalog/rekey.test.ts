@@ -4,8 +4,9 @@
 import t from 'tap';
 import { createRightsholder } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
-import { isError, ok } from '../api/mapping/helpers.ts';
 import { enrichmentDrivenServer, ingestBlock } from './helpers.ts';
+import type { MutationPath, QueryPath } from '../helpers/procedures.ts';
+import { isError, ok } from '../helpers/outcome.ts';
 
 t.setTimeout(600_000);
 
@@ -20,8 +21,8 @@ const { block } = await ingestBlock(srv, owner, rh, 'a.tsv', [
   ['Probe Artist', 'Midnight Drvie', 'QZZ9Z9900002', '3'],
   ['Probe Artist', 'Ocean Avenue', 'QZZ9Z9900003', '1'],
 ]);
-const q = (proc: string, input: Record<string, unknown>) => owner.client.query(proc, { organizationId: org, ...input });
-const mut = (proc: string, input: Record<string, unknown>) => owner.client.mutate(proc, { organizationId: org, ...input });
+const q = (proc: QueryPath, input: Record<string, unknown>) => owner.client.query(proc, { organizationId: org, ...input });
+const mut = (proc: MutationPath, input: Record<string, unknown>) => owner.client.mutate(proc, { organizationId: org, ...input });
 const clusters = async () => ok(t, await q('clustering.getClustersList', { blockId: block })).data.map((c: any) => [c.id, c.stableKey, c.displayTitle, c.entries]);
 const tracks = async () =>
   ok(t, await q('product.getByBlock', { blockId: block })).data.filter((p: any) => p.kind === 'track').map((p: any) => [p.id, p.stableKey, p.title, p.earnings, p.musicalDetailCount, p.overriddenFields]);

@@ -6,9 +6,10 @@ import t from 'tap';
 import { refreshBlock } from '../../src/catalog/blocks.ts';
 import { createRightsholder } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
-import { ok } from '../api/mapping/helpers.ts';
+import { ok } from '../helpers/outcome.ts';
 import { detailIds } from '../api/clustering/helpers.ts';
 import { enrichmentDrivenServer, ingestBlock } from './helpers.ts';
+import type { QueryPath } from '../helpers/procedures.ts';
 
 t.setTimeout(600_000);
 
@@ -16,7 +17,7 @@ const srv = await enrichmentDrivenServer(t);
 const db = srv.deps.pool;
 const owner = await newOrganization(srv, 'Spellings Org');
 const org = owner.organizationId;
-const q = (proc: string, input: Record<string, unknown>) => owner.client.query(proc, { organizationId: org, ...input });
+const q = (proc: QueryPath, input: Record<string, unknown>) => owner.client.query(proc, { organizationId: org, ...input });
 const [rh, refundsRh] = [await createRightsholder(owner.client, org, 'Ivy Lane'), await createRightsholder(owner.client, org, 'Refund Artist')];
 // ISRCs no provider knows, and the test drives no enrichment: the raw titles are the effective ones
 const [{ block }, { block: refunds }] = await Promise.all([

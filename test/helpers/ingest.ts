@@ -4,9 +4,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
 import type { Queryable } from '../../src/db/pool.ts';
-import type { TrpcClient } from './trpc.ts';
+import type { LooseClient } from './trpc.ts';
 
-export async function createRightsholder(client: TrpcClient, organizationId: string, name: string): Promise<string> {
+export async function createRightsholder(client: LooseClient, organizationId: string, name: string): Promise<string> {
   const res = await client.mutate('rightsholder.create', { organizationId, name });
   if (!res.ok) throw new Error(`rightsholder.create: ${JSON.stringify(res.error)}`);
   return res.data.id as string;
@@ -18,7 +18,7 @@ export interface Uploaded {
 }
 
 export async function putFile(
-  client: TrpcClient,
+  client: LooseClient,
   organizationId: string,
   rightsholderId: string,
   fileName: string,
@@ -34,14 +34,14 @@ export async function putFile(
   return { uploadId: start.data.uploadId, statementId: start.data.statementId };
 }
 
-export async function uploadFixture(client: TrpcClient, organizationId: string, rightsholderId: string, file: string): Promise<Uploaded> {
+export async function uploadFixture(client: LooseClient, organizationId: string, rightsholderId: string, file: string): Promise<Uploaded> {
   return putFile(client, organizationId, rightsholderId, path.basename(file), await readFile(file));
 }
 
 const SETTLED = new Set(['processed', 'needs_mapping', 'failed', 'skipped', 'bad', 'aborted', 'expired', 'deleted']);
 
 /** Polls until the statement leaves uploaded/processing; returns its record. */
-export async function waitForStatement(client: TrpcClient, organizationId: string, statementId: string, ms = 60_000): Promise<any> {
+export async function waitForStatement(client: LooseClient, organizationId: string, statementId: string, ms = 60_000): Promise<any> {
   const deadline = Date.now() + ms;
   for (;;) {
     const res = await client.mutate('upload.statements', { organizationId, filter: { statementIds: [statementId], includeDeleted: true } });

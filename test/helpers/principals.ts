@@ -4,22 +4,28 @@ import { createApiKey } from '../../src/auth/apiKeys.ts';
 import type { Queryable } from '../../src/db/pool.ts';
 import { bootstrap, upsertUser } from '../../src/organizations/bootstrap.ts';
 import type { OrgRole, PlatformRole } from '../../src/access/roles.ts';
-import type { TestServer } from './server.ts';
-import type { TrpcClient } from './trpc.ts';
+import type { Deps } from '../../src/deps.ts';
+import type { LooseClient } from './trpc.ts';
+
+/** a test file's service, over HTTP (startTestServer) or in process (startTestHandler) */
+export interface TestService<C extends LooseClient = LooseClient> {
+  deps: Deps;
+  client(headers: Record<string, string>): C;
+}
 
 let counter = 0;
 const unique = (label: string) => `${label}-${process.pid}-${++counter}@example.test`;
 
-export interface Caller {
+export interface Caller<C extends LooseClient = LooseClient> {
   userId: string;
   email: string;
   apiKey: string;
   organizationId: string;
-  client: TrpcClient;
+  client: C;
 }
 
 /** A new organization with its owner, calling through an API key of full scope. */
-export async function newOrganization(srv: TestServer, name = 'Test Org'): Promise<Caller> {
+export async function newOrganization<C extends LooseClient>(srv: TestService<C>, name = 'Test Org'): Promise<Caller<C>> {
   const email = unique('owner');
   const r = await bootstrap(srv.deps.pool, { email, organizationName: name });
   return {
@@ -31,12 +37,12 @@ export async function newOrganization(srv: TestServer, name = 'Test Org'): Promi
   };
 }
 
-export async function addMember(
-  srv: TestServer,
+export async function addMember<C extends LooseClient>(
+  srv: TestService<C>,
   organizationId: string,
   role: OrgRole,
   opts: { platformRole?: PlatformRole; patterns?: string[]; status?: 'active' | 'disabled' } = {},
-): Promise<Caller> {
+): Promise<Caller<C>> {
   const db: Queryable = srv.deps.pool;
   const email = unique(role);
   const userId = await upsertUser(db, email, opts.platformRole);
@@ -51,7 +57,7 @@ export async function addMember(
 }
 
 /** A user with no membership of the organization, holding a key scoped to it. */
-export async function outsider(srv: TestServer, organizationId: string, platformRole?: PlatformRole): Promise<Caller> {
+export async function outsider<C extends LooseClient>(srv: TestService<C>, organizationId: string, platformRole?: PlatformRole): Promise<Caller<C>> {
   const email = unique('outsider');
   const userId = await upsertUser(srv.deps.pool, email, platformRole);
   const { key } = await createApiKey(srv.deps.pool, { userId, name: 'test', organizationIds: [organizationId], patterns: ['*'] });

@@ -5,12 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TaskList } from 'graphile-worker';
-import { loadConfig, type Config } from '../../src/config.ts';
+import type { Config } from '../../src/config.ts';
 import { startRuntime, type Role, type Runtime } from '../../src/runtime.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { startEmbeddedS3 } from '../../src/storage/embedded.ts';
 import type { Deps } from '../../src/deps.ts';
 import { createTestDatabase } from './db.ts';
+import { testConfig } from './testConfig.ts';
 import { TrpcClient } from './trpc.ts';
 
 interface Teardown {
@@ -41,34 +42,7 @@ export async function startTestServer(
   const db = await createTestDatabase();
   const s3 = opts.store === 'default' ? undefined : await startEmbeddedS3(path.join(dir, 's3'), 'test-bucket');
   const port = opts.store === 'default' ? await freePort() : 0;
-  const store: Record<string, string> = s3
-    ? {
-        S3_ENDPOINT: s3.settings.endpoint,
-        S3_BUCKET: s3.settings.bucket,
-        S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
-        S3_SECRET_ACCESS_KEY: s3.settings.secretAccessKey,
-      }
-    : { PUBLIC_URL: `http://127.0.0.1:${port}` };
-  const config = loadConfig({
-    DATABASE_URL: db.url,
-    DATABASE_POOL_SIZE: '5',
-    ...store,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dir,
-    // TEST_LOG_LEVEL=error shows a failing test's server errors (procedure failed, with the cause)
-    LOG_LEVEL: (process.env.TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent',
-    DEMO_BOOTSTRAP: 'false',
-    WORKER_POLL_INTERVAL_MS: '100',
-    // most test servers never ingest: no threads kept warm unless a test asks
-    THREADS_WARM: '0',
-    NODE_ENV: 'test',
-    // every test file's callers share one address (127.0.0.1), and sweeps call the limited
-    // procedures by the hundred: budgets that count every call but refuse none, unless a test
-    // about rate limits sets its own (test/trpc/rateLimit.test.ts)
-    ...Object.fromEntries(['URLS', 'SQL', 'CUBE', 'EXPORTS', 'INVITATIONS', 'PROVIDERS'].map((g) => [`RATE_LIMIT_${g}`, '1000000'])),
-    ...opts.env,
-  });
+  const config = testConfig({ databaseUrl: db.url, dataDir: dir, s3, port, env: opts.env });
   const runtime = await startRuntime(config, opts.role ?? 'api', opts.taskList ? { taskList: opts.taskList } : {});
   t.teardown(async () => {
     await runtime.stop();

@@ -15,7 +15,7 @@ import { normalizeInput, workDir } from '../helpers/normalize.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { repoRoot } from '../setup/paths.ts';
-import { ok } from '../api/mapping/helpers.ts';
+import { ok } from '../helpers/outcome.ts';
 
 const library = new Map((await loadMappingLibrary()).map((e) => [e.key, e]));
 const believe = library.get('believe')!;

@@ -1,11 +1,5 @@
-// Shared by the reference-data tests: error assertions and raw values as ingestion reports them.
-import type { Test } from 'tap';
+// Shared by the reference-data tests: raw values as ingestion reports them.
 import type { Queryable } from '../../src/db/pool.ts';
-
-export function expectError(t: Test, res: { ok: boolean; error?: any }, code: string, errorCode: string): void {
-  t.equal(res.ok, false, `fails with ${errorCode}`);
-  if (!res.ok) t.same({ code: res.error.data.code, errorCode: res.error.data.errorCode }, { code, errorCode }, `${code} ${errorCode}`);
-}
 
 export function data<T = any>(res: { ok: boolean; data?: T; error?: any }): T {
   if (!res.ok) throw new Error(`expected success, got ${JSON.stringify(res.error)}`);

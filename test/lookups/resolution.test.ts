@@ -10,10 +10,10 @@ import { resolveSalesTypes, resolveSources } from '../../src/lookups/aiResolutio
 import { resolveSalesTypeLookups, resolveSourceLookups, salesTypeLookupTable, sourceLookupTable } from '../../src/lookups/analyticsLookups.ts';
 import { renderReferenceSeed, seedVectorEntries } from '../../src/lookups/seed.ts';
 import { migrationsDir } from '../../src/db/migrate.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { startTestHandler } from '../helpers/handler.ts';
 import { heldOutSalesTypes, heldOutSources } from './heldOut.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const db = srv.deps.pool;
 
 t.test('the held-out strings are not literally in the shipped data', async (t) => {

@@ -6,7 +6,8 @@
 import t from 'tap';
 import { addMember, newOrganization, outsider, type Caller } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
-import { acceptInvitation, expectOk, insertRightsholder, tokenOf } from '../api/organization/helpers.ts';
+import { acceptInvitation, insertRightsholder, tokenOf } from '../api/organization/helpers.ts';
+import { ok } from '../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv, 'Acme');
@@ -23,7 +24,7 @@ async function membership(userId: string): Promise<{ role: string }[]> {
 }
 
 async function statusOf(invitationId: string): Promise<string> {
-  const res = expectOk<any>(t, await owner.client.query('organization.listInvitations', { organizationId: org, status: ['pending', 'accepted', 'revoked', 'expired'] }));
+  const res = ok<any>(t, await owner.client.query('organization.listInvitations', { organizationId: org, status: ['pending', 'accepted', 'revoked', 'expired'] }));
   return res.data.find((i: { id: string }) => i.id === invitationId).status;
 }
 
@@ -49,16 +50,16 @@ for (const [change, apply] of changes) {
     const admin = await addMember(srv, org, 'admin');
     const invitee = await newOrganization(srv, 'Elsewhere');
     const inv = await invite(admin, invitee.email, 'admin');
-    const res = expectOk<any>(t, (await apply(admin)) as never);
+    const res = ok<any>(t, (await apply(admin)) as never);
     t.ok(res);
     const answer = await acceptInvitation(srv, invitee.apiKey, { token: tokenOf(inv.link) });
     t.same({ status: answer.status, code: answer.body.error?.code, errorCode: answer.body.error?.errorCode }, refused);
     t.same(await membership(invitee.userId), [], 'no membership');
     t.equal(await statusOf(inv.id), 'pending', 'the invitation stays pending');
     // an admin who may grant the role sends it again: then it admits
-    const fresh = expectOk<any>(t, await owner.client.mutate('organization.resendInvitation', { organizationId: org, invitationId: inv.id }));
-    const ok = await acceptInvitation(srv, invitee.apiKey, { token: tokenOf(fresh.link) });
-    t.equal(ok.status, 200, JSON.stringify(ok.body));
+    const fresh = ok<any>(t, await owner.client.mutate('organization.resendInvitation', { organizationId: org, invitationId: inv.id }));
+    const accepted = await acceptInvitation(srv, invitee.apiKey, { token: tokenOf(fresh.link) });
+    t.equal(accepted.status, 200, JSON.stringify(accepted.body));
     t.same(await membership(invitee.userId), [{ role: 'admin' }]);
   });
 }
@@ -67,7 +68,7 @@ t.test('a lower role than the inviter still holds is fine; so is an invitation f
   const admin = await addMember(srv, org, 'admin');
   const invitee = await newOrganization(srv, 'Elsewhere');
   const inv = await invite(admin, invitee.email, 'writer');
-  expectOk(t, await owner.client.mutate('organization.updateRole', { organizationId: org, userId: admin.userId, role: 'writer' }));
+  ok(t, await owner.client.mutate('organization.updateRole', { organizationId: org, userId: admin.userId, role: 'writer' }));
   t.equal((await acceptInvitation(srv, invitee.apiKey, { token: tokenOf(inv.link) })).status, 200, 'writer invited by one who is still writer');
   const operator = await outsider(srv, org, 'c2_superadmin');
   const second = await newOrganization(srv, 'Elsewhere');
@@ -80,13 +81,13 @@ t.test('a new link from an admin who may grant the role (getInvitationLink) make
   const admin = await addMember(srv, org, 'admin');
   const invitee = await newOrganization(srv, 'Elsewhere');
   const inv = await invite(admin, invitee.email, 'writer');
-  expectOk(t, await owner.client.mutate('organization.removeUser', { organizationId: org, userId: admin.userId }));
+  ok(t, await owner.client.mutate('organization.removeUser', { organizationId: org, userId: admin.userId }));
   const refusedAnswer = await acceptInvitation(srv, invitee.apiKey, { token: tokenOf(inv.link) });
   t.equal(refusedAnswer.body.error?.errorCode, 'ROLE_NOT_GRANTABLE');
-  const link = expectOk<any>(t, await owner.client.mutate('organization.getInvitationLink', { organizationId: org, invitationId: inv.id }));
-  const listed = expectOk<any>(t, await owner.client.query('organization.listInvitations', { organizationId: org }));
+  const link = ok<any>(t, await owner.client.mutate('organization.getInvitationLink', { organizationId: org, invitationId: inv.id }));
+  const listed = ok<any>(t, await owner.client.query('organization.listInvitations', { organizationId: org }));
   t.equal(listed.data.find((i: { id: string }) => i.id === inv.id).invitedByUserId, owner.userId, 'the invitation is now the sender of the link’s');
-  const ok = await acceptInvitation(srv, invitee.apiKey, { token: tokenOf(link.link) });
-  t.equal(ok.status, 200, JSON.stringify(ok.body));
+  const accepted = await acceptInvitation(srv, invitee.apiKey, { token: tokenOf(link.link) });
+  t.equal(accepted.status, 200, JSON.stringify(accepted.body));
   t.same(await membership(invitee.userId), [{ role: 'writer' }]);
 });

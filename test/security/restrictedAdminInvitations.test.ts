@@ -5,7 +5,8 @@ import t from 'tap';
 import { createApiKey } from '../../src/auth/apiKeys.ts';
 import { addMember, newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
-import { acceptInvitation, expectError, expectOk, insertRightsholder, tokenOf } from '../api/organization/helpers.ts';
+import { acceptInvitation, insertRightsholder, tokenOf } from '../api/organization/helpers.ts';
+import { isError, ok } from '../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv, 'Acme');
@@ -13,17 +14,17 @@ const org = owner.organizationId;
 const visible = await insertRightsholder(srv, org, 'Visible');
 const hidden = await insertRightsholder(srv, org, 'Hidden');
 const limited = await addMember(srv, org, 'admin');
-expectOk(t, await owner.client.mutate('user.setDataAccessRole', { organizationId: org, userId: limited.userId, role: { mode: 'restricted', rightsholderIds: [visible] } }));
+ok(t, await owner.client.mutate('user.setDataAccessRole', { organizationId: org, userId: limited.userId, role: { mode: 'restricted', rightsholderIds: [visible] } }));
 
 t.test('the restricted admin sees only their rightsholder', async (t) => {
-  const list = expectOk(t, await limited.client.query('rightsholder.list', { organizationId: org }));
+  const list = ok(t, await limited.client.query('rightsholder.list', { organizationId: org }));
   t.same(list.data.map((r: { id: string }) => r.id), [visible]);
 });
 
 t.test('no invitation from a restricted admin: the new member would see everything', async (t) => {
   const alt = await newOrganization(srv, 'Alt home');
   const res = await limited.client.mutate('organization.addUser', { organizationId: org, email: alt.email, role: 'member' });
-  expectError(t, res, 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
+  isError(t, res, 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
   if (res.ok) {
     // what the hole gave: the invitee joins and lists the hidden rightsholder
     const joined = await acceptInvitation(srv, alt.apiKey, { token: tokenOf(res.data.link) });
@@ -38,16 +39,16 @@ t.test('no invitation from a restricted admin: the new member would see everythi
 });
 
 t.test("nor a new link for someone else's invitation", async (t) => {
-  const inv = expectOk(t, await owner.client.mutate('organization.addUser', { organizationId: org, email: 'friend@example.test', role: 'member' }));
-  expectError(t, await limited.client.mutate('organization.getInvitationLink', { organizationId: org, invitationId: inv.id }), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
-  expectError(t, await limited.client.mutate('organization.resendInvitation', { organizationId: org, invitationId: inv.id }), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
+  const inv = ok(t, await owner.client.mutate('organization.addUser', { organizationId: org, email: 'friend@example.test', role: 'member' }));
+  isError(t, await limited.client.mutate('organization.getInvitationLink', { organizationId: org, invitationId: inv.id }), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
+  isError(t, await limited.client.mutate('organization.resendInvitation', { organizationId: org, invitationId: inv.id }), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
   const { rows } = await srv.deps.pool.query('SELECT status FROM invitations WHERE organization_id = $1', [org]);
   t.same(rows, [{ status: 'pending' }], 'the invitation untouched');
   // revoking hands nothing out
-  t.match(expectOk(t, await limited.client.mutate('organization.revokeInvitation', { organizationId: org, invitationId: inv.id })), { status: 'revoked' });
+  t.match(ok(t, await limited.client.mutate('organization.revokeInvitation', { organizationId: org, invitationId: inv.id })), { status: 'revoked' });
 });
 
 t.test('once unrestricted, the admin invites as before', async (t) => {
-  expectOk(t, await owner.client.mutate('user.setDataAccessRole', { organizationId: org, userId: limited.userId, role: 'all' }));
-  t.match(expectOk(t, await limited.client.mutate('organization.addUser', { organizationId: org, email: 'later@example.test' })), { status: 'pending', role: 'member' });
+  ok(t, await owner.client.mutate('user.setDataAccessRole', { organizationId: org, userId: limited.userId, role: 'all' }));
+  t.match(ok(t, await limited.client.mutate('organization.addUser', { organizationId: org, email: 'later@example.test' })), { status: 'pending', role: 'member' });
 });

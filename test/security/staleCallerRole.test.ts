@@ -8,7 +8,8 @@ import { addMember, newOrganization, type Caller } from '../helpers/principals.t
 import { queuedBehindOrganization } from '../helpers/locks.ts';
 import { startTestServer } from '../helpers/server.ts';
 import type { Outcome } from '../helpers/trpc.ts';
-import { expectError, expectOk, insertRightsholder } from '../api/organization/helpers.ts';
+import { insertRightsholder } from '../api/organization/helpers.ts';
+import { isError, ok } from '../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const pool = srv.deps.pool;
@@ -35,8 +36,8 @@ t.test('three owners, two demote each other at once: the second is refused, its 
     () => a.client.mutate('organization.updateRole', { organizationId: org, userId: b.userId, role: 'member' }),
     () => b.client.mutate('organization.updateRole', { organizationId: org, userId: a.userId, role: 'member' }),
   ]);
-  t.equal(expectOk<any>(t, first!).role, 'member', 'the first demotion wins');
-  expectError(t, second!, 'FORBIDDEN', 'INSUFFICIENT_ROLE', 'the demoted owner can no longer demote anybody');
+  t.equal(ok<any>(t, first!).role, 'member', 'the first demotion wins');
+  isError(t, second!, 'FORBIDDEN', 'INSUFFICIENT_ROLE', 'the demoted owner can no longer demote anybody');
   t.same([await roleOf(org, a), await roleOf(org, b)], ['owner', 'member']);
 });
 
@@ -49,8 +50,8 @@ t.test('an admin removed while their promotion waited: refused, nothing changed'
     () => owner.client.mutate('organization.removeUser', { organizationId: org, userId: admin.userId }),
     () => admin.client.mutate('organization.updateRole', { organizationId: org, userId: writer.userId, role: 'admin' }),
   ]);
-  expectOk(t, removed!);
-  expectError(t, promoted!, 'FORBIDDEN', 'NOT_ORGANIZATION_MEMBER');
+  ok(t, removed!);
+  isError(t, promoted!, 'FORBIDDEN', 'NOT_ORGANIZATION_MEMBER');
   t.equal(await roleOf(org, writer), 'writer');
 });
 
@@ -62,8 +63,8 @@ t.test('an admin disabled while their invitation waited: no invitation, no link'
     () => owner.client.mutate('user.updateOrganizationUserStatus', { organizationId: org, userId: admin.userId, status: 'disabled' }),
     () => admin.client.mutate('organization.addUser', { organizationId: org, email: 'late@example.test', role: 'admin' }),
   ]);
-  expectOk(t, disabled!);
-  expectError(t, invited!, 'FORBIDDEN', 'MEMBER_DISABLED');
+  ok(t, disabled!);
+  isError(t, invited!, 'FORBIDDEN', 'MEMBER_DISABLED');
   const { rows } = await pool.query('SELECT 1 FROM invitations WHERE organization_id = $1', [org]);
   t.equal(rows.length, 0);
 });
@@ -77,8 +78,8 @@ t.test('an admin demoted to writer while their removal of a member waited: refus
     () => owner.client.mutate('organization.updateRole', { organizationId: org, userId: admin.userId, role: 'writer' }),
     () => admin.client.mutate('organization.removeUser', { organizationId: org, userId: member.userId }),
   ]);
-  expectOk(t, demoted!);
-  expectError(t, removal!, 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  ok(t, demoted!);
+  isError(t, removal!, 'FORBIDDEN', 'INSUFFICIENT_ROLE');
   t.equal(await roleOf(org, member), 'member');
 });
 
@@ -89,14 +90,14 @@ t.test("an admin restricted while granting 'all' waited: refused, the member sta
   const member = await addMember(srv, org, 'member');
   const rh = await insertRightsholder(srv, org, 'Only One');
   const restricted = { mode: 'restricted', rightsholderIds: [rh] };
-  expectOk(t, await owner.client.mutate('user.setDataAccessRole', { organizationId: org, userId: member.userId, role: restricted }));
+  ok(t, await owner.client.mutate('user.setDataAccessRole', { organizationId: org, userId: member.userId, role: restricted }));
   const [restrict, grant] = await queued(org, [
     () => owner.client.mutate('user.setDataAccessRole', { organizationId: org, userId: admin.userId, role: restricted }),
     () => admin.client.mutate('user.setDataAccessRole', { organizationId: org, userId: member.userId, role: 'all' }),
   ]);
-  expectOk(t, restrict!);
-  expectError(t, grant!, 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
-  const prefs = expectOk<any>(t, await member.client.query('user.preferences', { organizationId: org }));
+  ok(t, restrict!);
+  isError(t, grant!, 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
+  const prefs = ok<any>(t, await member.client.query('user.preferences', { organizationId: org }));
   t.same(prefs.dataAccessRole, restricted);
 });
 
@@ -111,9 +112,9 @@ t.test("an admin demoted while their change of another member's API key waited: 
     () => admin.client.mutate('apiKey.update', { organizationId: org, id: key!.id, rotate: false, name: 'taken over' }),
     () => admin.client.mutate('apiKey.delete', { organizationId: org, id: key!.id }),
   ]);
-  expectOk(t, demoted!);
-  expectError(t, renamed!, 'FORBIDDEN', 'INSUFFICIENT_ROLE');
-  expectError(t, deleted!, 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  ok(t, demoted!);
+  isError(t, renamed!, 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  isError(t, deleted!, 'FORBIDDEN', 'INSUFFICIENT_ROLE');
   const { rows } = await pool.query('SELECT name FROM api_keys WHERE id = $1', [key!.id]);
   t.same(rows, [{ name: 'test' }], 'the key is as it was');
   t.equal((await writer.client.query('user.currentUser')).ok, true, 'and still works');

@@ -10,6 +10,7 @@ import { newOrganization, outsider, type Caller } from '../helpers/principals.ts
 import { HEADER, fields } from '../helpers/sampleMapping.ts';
 import { startTestServer } from '../helpers/server.ts';
 import type { Outcome, TrpcClient } from '../helpers/trpc.ts';
+import type { MutationPath } from '../helpers/procedures.ts';
 
 const srv = await startTestServer(t);
 
@@ -19,7 +20,7 @@ type Entities = Record<Kind, string>;
 /** One of each kind of record an input names by id, made through the API in the caller's organization. */
 async function entities(caller: Caller, label: string): Promise<Entities> {
   const org = caller.organizationId;
-  const made = async (procedure: string, input: object): Promise<Record<string, string>> => {
+  const made = async (procedure: MutationPath, input: object): Promise<Record<string, string>> => {
     const r = await caller.client.mutate(procedure, { organizationId: org, ...input });
     if (!r.ok) throw new Error(`${procedure}: ${JSON.stringify(r.error)}`);
     return r.data as Record<string, string>;

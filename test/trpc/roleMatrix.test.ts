@@ -10,6 +10,7 @@ import { createContextInner } from '../../src/trpc/context.ts';
 import { createCallerFactory, router } from '../../src/trpc/init.ts';
 import { orgProcedure } from '../../src/trpc/procedure.ts';
 import { roleSatisfies, type MinRole, type OrgRole } from '../../src/access/roles.ts';
+import type { ErrorCode } from '../../src/errors.ts';
 import { addMember, newOrganization, outsider, type Caller } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { repoRoot } from '../setup/paths.ts';
@@ -59,7 +60,15 @@ function allowed(min: MinRole, role: OrgRole | 'platform_superadmin' | 'anonymou
   return roleSatisfies(role, min);
 }
 
-t.test('each role is allowed exactly where procedures.tsv allows it', async (t) => {
+/** why the role is refused the procedure (data.errorCode), or 'allowed' */
+function expectedAnswer(min: MinRole, role: OrgRole | 'platform_superadmin' | 'anonymous'): ErrorCode | 'allowed' {
+  if (allowed(min, role)) return 'allowed';
+  if (role === 'anonymous') return 'AUTH_REQUIRED';
+  return min === 'c2_superadmin' ? 'PLATFORM_ROLE_REQUIRED' : 'INSUFFICIENT_ROLE';
+}
+
+// Per-procedure tests need not repeat these refusals: each role's is asserted here, to the errorCode.
+t.test('each role is allowed exactly where procedures.tsv allows it, and refused for its role', async (t) => {
   for (const p of declared) {
     const row = byName.get(p.name);
     if (!row) continue;
@@ -72,7 +81,8 @@ t.test('each role is allowed exactly where procedures.tsv allows it', async (t) 
     for (const [role, client] of callers) {
       const res = await client.call(row.method, p.name, { organizationId: org.organizationId });
       const denied = !res.ok && (res.error.data.code === 'FORBIDDEN' || res.error.data.code === 'UNAUTHORIZED');
-      t.equal(!denied, allowed(row.minRole, role), `${p.name} as ${role}${res.ok ? '' : ` (${res.error.data.errorCode})`}`);
+      const answer = denied ? res.error.data.errorCode : 'allowed';
+      t.equal(answer, expectedAnswer(row.minRole, role), `${p.name} as ${role}${res.ok ? '' : ` (${res.error.data.errorCode})`}`);
       if (!res.ok) t.not(res.error.data.code, 'INTERNAL_SERVER_ERROR', `${p.name} as ${role} is no 500`);
     }
   }

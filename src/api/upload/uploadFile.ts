@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
-import { withTransaction } from '../../db/pool.ts';
+import { withTransaction, type Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { encodingSchema, variablesSchema } from '../../ingest/mappingFields.ts';
 import { namedEncoding } from '../../ingest/file/encoding.ts';
@@ -12,6 +12,7 @@ import {
   newStatementId,
   rightsholderVisible,
   touchUpload,
+  type VisibleTo,
 } from '../../ingest/uploadStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -49,6 +50,14 @@ export function statementObjectKey(organizationId: string, statementId: string, 
   return `orgs/${organizationId}/statements/${statementId}/original/${safe}`;
 }
 
+/** The upload the file goes into: the one named, if the caller may add to it (locked), else a new one. */
+async function uploadToAddTo(db: Queryable, org: VisibleTo, userId: string, uploadId: string | undefined): Promise<string> {
+  if (uploadId === undefined) return createUpload(db, org.id, userId);
+  if (!(await lockUploadForAdding(db, org, uploadId, userId))) throw new AppError('UPLOAD_NOT_FOUND');
+  await touchUpload(db, uploadId);
+  return uploadId;
+}
+
 export const uploadFile = orgProcedure(
   {
     minRole: 'writer',
@@ -80,14 +89,7 @@ export const uploadFile = orgProcedure(
   const created = await withTransaction(pool, async (db) => {
     if (!(await rightsholderVisible(db, ctx.org, input.rightsholderId))) throw new AppError('RIGHTSHOLDER_NOT_FOUND');
     if (input.distributorId && !(await distributorUsable(db, organizationId, input.distributorId))) throw new AppError('DISTRIBUTOR_NOT_FOUND');
-    let uploadId = input.uploadId;
-    if (uploadId) {
-      // an upload the caller may add to (lockUploadForAdding says which)
-      if (!(await lockUploadForAdding(db, ctx.org, uploadId, ctx.principal.userId))) throw new AppError('UPLOAD_NOT_FOUND');
-      await touchUpload(db, uploadId);
-    } else {
-      uploadId = await createUpload(db, organizationId, ctx.principal.userId);
-    }
+    const uploadId = await uploadToAddTo(db, ctx.org, ctx.principal.userId, input.uploadId);
     const id = await newStatementId(db);
     const key = statementObjectKey(organizationId, id, input.fileName);
     const expiresAt = await insertUploadingStatement(

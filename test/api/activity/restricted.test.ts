@@ -3,10 +3,11 @@
 // name another rightsholder stay hidden, in the feed and in a subject's history.
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createRightsholder, isError, ok } from '../rightsholder/helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createRightsholder } from '../rightsholder/helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Split Label');
 const org = owner.organizationId;
 const mine = await createRightsholder(t, owner, 'Mine Artist');

@@ -1,15 +1,17 @@
 // activity.trackVisit: per-member visits, which are not activity events.
+import type { ErrorCode } from '../../../src/errors.ts';
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createLens, createRightsholder, isError, ok, UNKNOWN_ID } from '../rightsholder/helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createLens, createRightsholder, UNKNOWN_ID } from '../rightsholder/helpers.ts';
 import { insertMapping } from '../../helpers/ingest.ts';
 import type { Caller } from '../../helpers/principals.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
-const track = (caller: typeof owner, input: Record<string, unknown>) => caller.client.mutate('activity.trackVisit', { organizationId: org, ...input });
+const track = (caller: typeof owner, input: Record<string, unknown>) => caller.client.mutateUnchecked('activity.trackVisit', { organizationId: org, ...input });
 
 t.test('counts visits per member and subject, labels kept subjects by their name', async (t) => {
   const r = await createRightsholder(t, owner, 'Visited');
@@ -48,7 +50,7 @@ t.test('unknown, foreign, hidden subjects are NOT_FOUND and record nothing', asy
   const theirLens = await createLens(t, other, { name: 'Their Lens' });
   const writer = await addMember(srv, org, 'writer');
   const secret = await createLens(t, writer, { name: 'Secret', scope: 'personal' });
-  const cases: [string, Record<string, unknown>, string][] = [
+  const cases: [string, Record<string, unknown>, ErrorCode][] = [
     ['unknown rightsholder', { subjectType: 'rightsholder', subjectId: UNKNOWN_ID }, 'RIGHTSHOLDER_NOT_FOUND'],
     ['rightsholder id not a uuid', { subjectType: 'rightsholder', subjectId: "1' OR '1'='1" }, 'RIGHTSHOLDER_NOT_FOUND'],
     ['rightsholder of another organization', { subjectType: 'rightsholder', subjectId: theirs.id }, 'RIGHTSHOLDER_NOT_FOUND'],

@@ -1,41 +1,37 @@
 // Managing other people's API keys: a key acts as its owner, so no one but its owner (or a
 // platform operator) may rotate it, and an admin manages no key of someone who outranks them.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { isError } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Keyed Label');
 const org = owner.organizationId;
 const keyOf = async (userId: string) => (await srv.deps.pool.query<{ id: string }>('SELECT id FROM api_keys WHERE user_id = $1', [userId])).rows[0]!.id;
 
-function fails(t: Test, res: any, code: string, errorCode: string) {
-  t.equal(res.ok, false, `fails with ${errorCode}`);
-  t.equal(res.error?.data?.code, code);
-  t.equal(res.error?.data?.errorCode, errorCode);
-}
 
 t.test("an admin cannot take over the owner's key, nor a platform operator's", async (t) => {
   const admin = await addMember(srv, org, 'admin');
   const ownerKey = await keyOf(owner.userId);
   for (const change of [{}, { rotate: true }, { rotate: true, name: 'mine now' }]) {
-    fails(t, await admin.client.mutate('apiKey.update', { organizationId: org, id: ownerKey, ...change }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
+    isError(t, await admin.client.mutate('apiKey.update', { organizationId: org, id: ownerKey, ...change }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
   }
   // nor rename, re-scope or delete it: the owner outranks the admin
-  fails(t, await admin.client.mutate('apiKey.update', { organizationId: org, id: ownerKey, rotate: false, patterns: ['health'] }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
-  fails(t, await admin.client.mutate('apiKey.delete', { organizationId: org, id: ownerKey }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
+  isError(t, await admin.client.mutate('apiKey.update', { organizationId: org, id: ownerKey, rotate: false, patterns: ['health'] }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
+  isError(t, await admin.client.mutate('apiKey.delete', { organizationId: org, id: ownerKey }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
   const still = await owner.client.query('user.currentUser');
   t.equal(still.ok && still.data.id, owner.userId, "the owner's key works as before");
   const { rows } = await srv.deps.pool.query('SELECT name, procedure_patterns, rotated_at FROM api_keys WHERE id = $1', [ownerKey]);
   t.same(rows[0], { name: rows[0].name, procedure_patterns: ['*'], rotated_at: null }, 'nothing about it changed');
-  fails(t, await admin.client.mutate('organization.delete', { organizationId: org }), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  isError(t, await admin.client.mutate('organization.delete', { organizationId: org }), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
 
   // a platform operator's key scoped to this organization alone
   const operator = await outsider(srv, org, 'c2_superadmin');
   const operatorKey = await keyOf(operator.userId);
-  fails(t, await admin.client.mutate('apiKey.update', { organizationId: org, id: operatorKey }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
-  fails(t, await admin.client.mutate('apiKey.update', { organizationId: org, id: operatorKey, rotate: false, name: 'x' }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
-  fails(t, await admin.client.mutate('apiKey.delete', { organizationId: org, id: operatorKey }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
+  isError(t, await admin.client.mutate('apiKey.update', { organizationId: org, id: operatorKey }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
+  isError(t, await admin.client.mutate('apiKey.update', { organizationId: org, id: operatorKey, rotate: false, name: 'x' }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
+  isError(t, await admin.client.mutate('apiKey.delete', { organizationId: org, id: operatorKey }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
   t.equal((await operator.client.query('organization.list', {})).ok, true, "the operator's key works as before");
 });
 
@@ -43,16 +39,16 @@ t.test("an admin renames, re-scopes and deletes a writer's key, but never rotate
   const admin = await addMember(srv, org, 'admin');
   const writer = await addMember(srv, org, 'writer');
   const writerKey = await keyOf(writer.userId);
-  fails(t, await admin.client.mutate('apiKey.update', { organizationId: org, id: writerKey }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
+  isError(t, await admin.client.mutate('apiKey.update', { organizationId: org, id: writerKey }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
   const renamed = await admin.client.mutate('apiKey.update', { organizationId: org, id: writerKey, rotate: false, name: 'ingest bot', patterns: ['upload.*'] });
   t.match(renamed.ok && renamed.data, { id: writerKey, name: 'ingest bot', patterns: ['upload.*'], key: null, userId: writer.userId });
-  fails(t, await writer.client.query('user.currentUser'), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
+  isError(t, await writer.client.query('user.currentUser'), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
   // another admin's key: same rank, so manageable, still not rotatable
   const peer = await addMember(srv, org, 'admin');
   const peerKey = await keyOf(peer.userId);
-  fails(t, await admin.client.mutate('apiKey.update', { organizationId: org, id: peerKey, rotate: true }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
+  isError(t, await admin.client.mutate('apiKey.update', { organizationId: org, id: peerKey, rotate: true }), 'FORBIDDEN', 'API_KEY_NOT_MANAGEABLE');
   t.same((await admin.client.mutate('apiKey.delete', { organizationId: org, id: writerKey })).data, { id: writerKey, deleted: true });
-  fails(t, await writer.client.query('user.currentUser'), 'UNAUTHORIZED', 'INVALID_API_KEY');
+  isError(t, await writer.client.query('user.currentUser'), 'UNAUTHORIZED', 'INVALID_API_KEY');
   // its owner rotates their own key
   const own = await peer.client.mutate('apiKey.update', { organizationId: org, id: peerKey });
   t.match(own.ok && own.data.key, /^rk_/);
@@ -80,12 +76,12 @@ t.test("a restricted key cannot reach past its own scope through apiKey.update",
   const patternsOf = async (id: string) => (await srv.deps.pool.query('SELECT procedure_patterns AS p FROM api_keys WHERE id = $1', [id])).rows[0].p;
 
   // widening itself
-  fails(t, await asNarrow.mutate('apiKey.update', { organizationId: org, id: narrow.record.id, rotate: false, patterns: ['*'] }), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
-  fails(t, await asNarrow.mutate('apiKey.update', { organizationId: org, id: narrow.record.id, rotate: true, patterns: ['apiKey.*', 'cube.*'] }), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
+  isError(t, await asNarrow.mutate('apiKey.update', { organizationId: org, id: narrow.record.id, rotate: false, patterns: ['*'] }), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
+  isError(t, await asNarrow.mutate('apiKey.update', { organizationId: org, id: narrow.record.id, rotate: true, patterns: ['apiKey.*', 'cube.*'] }), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
   t.same(await patternsOf(narrow.record.id), ['apiKey.*', 'rightsholder.*'], 'unchanged');
   // taking the secret of a wider key of the same user: every procedure, or another organization
-  fails(t, await asNarrow.mutate('apiKey.update', { organizationId: org, id: fullKey }), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
-  fails(t, await asNarrow.mutate('apiKey.update', { organizationId: org, id: wide.record.id }), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
+  isError(t, await asNarrow.mutate('apiKey.update', { organizationId: org, id: fullKey }), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
+  isError(t, await asNarrow.mutate('apiKey.update', { organizationId: org, id: wide.record.id }), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
   t.equal((await admin.client.query('user.currentUser')).ok, true, 'the full key still works');
 
   // within its scope: narrowing itself, rotating itself, rotating a narrower key of its user
@@ -181,5 +177,5 @@ t.test('a key id in capitals names the same key, answered as stored', async (t) 
   t.match(renamed.ok && renamed.data, { id, name: 'Capitals' });
   const deleted = await owner.client.mutate('apiKey.delete', { organizationId: org, id: id.toUpperCase() });
   t.same(deleted.ok && deleted.data, { id, deleted: true });
-  fails(t, await owner.client.mutate('apiKey.delete', { organizationId: org, id: id.toUpperCase() }), 'NOT_FOUND', 'API_KEY_NOT_FOUND');
+  isError(t, await owner.client.mutate('apiKey.delete', { organizationId: org, id: id.toUpperCase() }), 'NOT_FOUND', 'API_KEY_NOT_FOUND');
 });

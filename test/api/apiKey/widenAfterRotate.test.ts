@@ -5,9 +5,9 @@
 import t from 'tap';
 import { createApiKey } from '../../../src/auth/apiKeys.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Widening');
 const org = owner.organizationId;
 const patternsOf = async (id: string) => (await srv.deps.pool.query('SELECT procedure_patterns AS p FROM api_keys WHERE id = $1', [id])).rows[0].p;

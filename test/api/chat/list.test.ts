@@ -2,10 +2,10 @@
 import t from 'tap';
 import { createApiKey } from '../../../src/auth/apiKeys.ts';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { isError, ok } from '../rightsholder/helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 const db = srv.deps.pool;
@@ -36,9 +36,9 @@ t.test("the caller's chats of this organization, most recently updated first", a
     res.data.map((c: any) => c.id),
     [first, third, second],
   );
-  t.same(Object.keys(res.data[0]).sort(), ['createdAt', 'id', 'organizationId', 'title', 'updatedAt']);
+  t.same(Object.keys(res.data[0]!).sort(), ['createdAt', 'id', 'organizationId', 'title', 'updatedAt']);
   t.match(res.data[0], { organizationId: org, title: 'Royalties in March' });
-  t.equal(res.data[1].title, null);
+  t.equal(res.data[1]!.title, null);
   t.same(res.pagination, { page: 1, limit: 300, total: 3, totalPages: 1, hasNext: false, hasPrev: false });
   t.same(ok(t, await list(owner)).data.map((c: any) => c.title), ["The owner's chat"]);
   const nobody = await addMember(srv, org, 'reader');

@@ -8,8 +8,10 @@ import { createRightsholder } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { ingestBlock } from '../../catalog/helpers.ts';
-import { isError, ok, UNKNOWN_ID } from '../mapping/helpers.ts';
+import { UNKNOWN_ID } from '../mapping/helpers.ts';
 import { detailIds, waitForEnrichment } from './helpers.ts';
+import type { QueryName } from '../../helpers/procedures.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 t.setTimeout(300_000);
 
@@ -45,7 +47,7 @@ const M = {
   copperTa: md['ta:copper fjord\u001fnova reed']!,
   salt: md['ta:saltwater ledger\u001fnova reed']!,
 };
-const q = (proc: string, input: Record<string, unknown>, caller = owner) => caller.client.query(`clustering.${proc}`, { organizationId: org, blockId: block, ...input });
+const q = (proc: QueryName<'clustering'>, input: Record<string, unknown>, caller = owner) => caller.client.query(`clustering.${proc}`, { organizationId: org, blockId: block, ...input });
 const update = (changes: unknown, caller = owner) => caller.client.mutate('clustering.updateClustering', { organizationId: org, blockId: block, changes });
 const summary = (c: any) => [c.displayTitle, c.stableKey, c.entries, c.earnings, c.similarity, c.source];
 async function clusterIdOf(mdId: string): Promise<string> {

@@ -14,6 +14,7 @@ import { m, seedDistributor, seedRightsholder, seedStatement } from '../../analy
 import { seedDataset } from '../../analytics/dataset.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
+import type { MutationPath } from '../../helpers/procedures.ts';
 
 const OUTSIDE = 'falls outside the supported dates (0001-01-01 to 9999-12-31, UTC)';
 const spd = m('sales_period_start');
@@ -161,7 +162,7 @@ const within = (from: string, to: string) =>
     .sort();
 
 /** Refused as the schema refuses: BAD_REQUEST, VALIDATION_FAILED, exactly these fields. */
-async function refused(t: Test, query: Record<string, unknown>, fields: { path: string; message: string }[], procedure = 'cube.query') {
+async function refused(t: Test, query: Record<string, unknown>, fields: { path: string; message: string }[], procedure: MutationPath = 'cube.query') {
   const res = await owner.client.mutate(procedure, { organizationId: org, query });
   t.equal(res.ok, false, `${procedure}: refused`);
   if (res.ok) return;
@@ -332,7 +333,7 @@ t.test('cube.queryAsync and cube.queryPoll resolve and refuse the same way', asy
   t.same(answer.query.timeDimensions[0].dateRange, ['9999-12-30T10:00:00.000', '9999-12-31T23:59:59.999']);
   t.same(answer.query.filters[1].values, ['9999-12-31 00:00z']);
   t.same(answer.data, [{ [m('units')]: '1' }]);
-  for (const procedure of ['cube.queryAsync', 'cube.queryPoll']) {
+  for (const procedure of ['cube.queryAsync', 'cube.queryPoll'] as const) {
     await refused(t, { ...base, timeDimensions: [{ dimension: spd, dateRange: 'last 100000000 years' }] }, [{ path: 'query.timeDimensions.0.dateRange', message: `'last 100000000 years' ${OUTSIDE}` }], procedure);
     await refused(t, { ...base, filters: [edge, { member: spd, operator: 'gt', values: ['0000-12-31T23:00'] }] }, [{ path: 'query.filters.1.values.0', message: `${spd} is a time: '0000-12-31T23:00' ${OUTSIDE}` }], procedure);
   }

@@ -5,6 +5,7 @@ import { m } from '../../analytics/helpers.ts';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
+import type { MutationPath } from '../../helpers/procedures.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv, 'Cube Input Forms Org');
@@ -13,7 +14,7 @@ const ds = await seedDataset(srv, org);
 const both = { member: m('rightsholder_id'), operator: 'equals', values: [ds.rh1, ds.rh2] };
 const title = m('track_title_raw');
 
-async function cube(query: Record<string, unknown>, procedure = 'cube.query') {
+async function cube(query: Record<string, unknown>, procedure: MutationPath = 'cube.query') {
   return owner.client.mutate(procedure, { organizationId: org, query });
 }
 

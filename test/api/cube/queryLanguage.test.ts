@@ -6,6 +6,7 @@ import { m } from '../../analytics/helpers.ts';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
+import type { MutationPath } from '../../helpers/procedures.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv, 'Cube Query Language Org');
@@ -276,7 +277,7 @@ t.test("the envelope in Cube's shape and order; the query echoed with filters as
 t.test('queryAsync and queryPoll answer the same envelope', async (t) => {
   const query = { ...byUnits, limit: 2, offset: 1, total: true, timezone: 'Europe/Paris' };
   const sync = await ok(query);
-  const submit = async (procedure: string) => {
+  const submit = async (procedure: MutationPath) => {
     for (;;) {
       const res = await owner.client.mutate(procedure, { organizationId: org, query });
       if (!res.ok) throw new Error(JSON.stringify(res.error));
@@ -284,7 +285,7 @@ t.test('queryAsync and queryPoll answer the same envelope', async (t) => {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
-  for (const procedure of ['cube.queryAsync', 'cube.queryPoll']) {
+  for (const procedure of ['cube.queryAsync', 'cube.queryPoll'] as const) {
     const answer = await submit(procedure);
     t.same(Object.keys(answer), Object.keys(sync), procedure);
     t.same({ ...answer, lastRefreshTime: null }, { ...sync, lastRefreshTime: null }, procedure);

@@ -5,6 +5,7 @@ import { seedDataset } from '../../analytics/dataset.ts';
 import { seedRightsholder, seedStatement } from '../../analytics/helpers.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
+import type { QueryName } from '../../helpers/procedures.ts';
 
 const srv = await startTestServer(t, { env: { LOG_LEVEL: 'error' } });
 const owner = await newOrganization(srv, 'Freshness Org');
@@ -14,7 +15,7 @@ const other = await newOrganization(srv, 'Foreign Org');
 const foreign = await seedRightsholder(srv, other.organizationId, 'Foreign Artist');
 const unknown = '00000000-0000-4000-8000-000000000000';
 
-async function get(procedure: string, rightsholderIds: string[], client = owner.client) {
+async function get(procedure: QueryName<'dataFreshness'>, rightsholderIds: string[], client = owner.client) {
   const res = await client.query(`dataFreshness.${procedure}`, { organizationId: org, rightsholderIds });
   if (!res.ok) throw new Error(JSON.stringify(res.error));
   return res.data;
@@ -131,5 +132,5 @@ t.test('input: rightsholderIds are required uuids; GET only', async (t) => {
     ok: false,
     error: { data: { errorCode: 'VALIDATION_FAILED', fields: [{ path: 'rightsholderIds.0' }] } },
   });
-  t.match(await owner.client.mutate('dataFreshness.isReady', { organizationId: org, rightsholderIds: [ds.rh1] }), { ok: false, error: { data: { code: 'BAD_REQUEST', errorCode: 'METHOD_NOT_SUPPORTED' } } });
+  t.match(await owner.client.call('POST', 'dataFreshness.isReady', { organizationId: org, rightsholderIds: [ds.rh1] }), { ok: false, error: { data: { code: 'BAD_REQUEST', errorCode: 'METHOD_NOT_SUPPORTED' } } });
 });

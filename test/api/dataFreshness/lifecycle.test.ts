@@ -5,6 +5,7 @@ import t, { type Test } from 'tap';
 import { createRightsholder, uploadFixture, waitForStatement } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
+import type { QueryPath } from '../../helpers/procedures.ts';
 
 const srv = await startTestServer(t, { role: 'serve', env: { CUBE_ASYNC_WAIT_MS: '2000' } });
 const owner = await newOrganization(srv, 'Lifecycle Org');
@@ -14,7 +15,7 @@ const rh = await createRightsholder(owner.client, org, 'Lifecycle Artist');
 const up = await uploadFixture(owner.client, org, rh, path.resolve('fixtures/statements/distrokid-legacy.tsv'));
 t.equal((await waitForStatement(owner.client, org, up.statementId)).status, 'processed');
 
-async function get(procedure: string) {
+async function get(procedure: QueryPath) {
   const res = await owner.client.query(procedure, { organizationId: org, rightsholderIds: [rh] });
   if (!res.ok) throw new Error(`${procedure}: ${JSON.stringify(res.error)}`);
   return res.data;

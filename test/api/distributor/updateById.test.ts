@@ -1,13 +1,14 @@
 // distributor.updateById: rename one of the organization's own distributors.
 import t from 'tap';
-import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createDistributor, createMapping, isError, libraryMapping, ok, UNKNOWN_ID } from '../mapping/helpers.ts';
+import { newOrganization } from '../../helpers/principals.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createDistributor, createMapping, libraryMapping, UNKNOWN_ID } from '../mapping/helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
-const update = (input: Record<string, unknown>) => owner.client.mutate('distributor.updateById', { organizationId: org, ...input });
+const update = (input: Record<string, unknown>) => owner.client.mutateUnchecked('distributor.updateById', { organizationId: org, ...input });
 
 t.test('renames, records the change, and mappings show the new name', async (t) => {
   const d = await createDistributor(t, owner, 'Old Name');
@@ -40,12 +41,4 @@ t.test('library distributors are read-only; foreign and unknown ids are NOT_FOUN
   isError(t, await update({ id: UNKNOWN_ID, name: 'x' }), 'NOT_FOUND', 'DISTRIBUTOR_NOT_FOUND');
   isError(t, await update({ id: theirs.id, name: '' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
   isError(t, await update({ id: 'nope', name: 'x' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
-});
-
-t.test('roles: admin and above', async (t) => {
-  const d = await createDistributor(t, owner, 'Role Target');
-  for (const role of ['member', 'reader', 'writer'] as const) {
-    const m = await addMember(srv, org, role);
-    isError(t, await m.client.mutate('distributor.updateById', { organizationId: org, id: d.id, name: 'x' }), 'FORBIDDEN', 'INSUFFICIENT_ROLE', role);
-  }
 });

@@ -2,10 +2,11 @@
 // and exact rates by ISO code, from the shipped ECB snapshot.
 import t from 'tap';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { data, expectError } from '../../lookups/helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { data } from '../../lookups/helpers.ts';
+import { isError } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'FX Org');
 
 t.test('latest rates without a date: flat, base USD, exact decimal strings', async (t) => {
@@ -27,12 +28,12 @@ t.test('a date uses that day, or the nearest earlier published day', async (t) =
   const weekend = data(await owner.client.query('exchangeRates.get', { date: '2024-09-01' }));
   t.equal(weekend.date, '2024-08-30');
   t.equal(weekend.rates.GBP, '0.75872643636691620817');
-  expectError(t, await owner.client.query('exchangeRates.get', { date: '1999-01-01' }), 'NOT_FOUND', 'FX_RATES_NOT_FOUND');
-  expectError(t, await owner.client.query('exchangeRates.get', { date: '2024-02-30' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await owner.client.query('exchangeRates.get', { date: '1999-01-01' }), 'NOT_FOUND', 'FX_RATES_NOT_FOUND');
+  isError(t, await owner.client.query('exchangeRates.get', { date: '2024-02-30' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
   // year 0000 is no date PostgreSQL keeps: refused as input, not a database error
-  expectError(t, await owner.client.query('exchangeRates.get', { date: '0000-01-01' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  expectError(t, await owner.client.query('exchangeRates.get', { date: '0001-01-01' }), 'NOT_FOUND', 'FX_RATES_NOT_FOUND');
-  expectError(t, await owner.client.query('exchangeRates.get', { date: '30/08/2024' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await owner.client.query('exchangeRates.get', { date: '0000-01-01' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await owner.client.query('exchangeRates.get', { date: '0001-01-01' }), 'NOT_FOUND', 'FX_RATES_NOT_FOUND');
+  isError(t, await owner.client.query('exchangeRates.get', { date: '30/08/2024' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });
 
 t.test('a plain import of one currency on a later day: the others come from their latest day', async (t) => {
@@ -50,6 +51,6 @@ t.test('a plain import of one currency on a later day: the others come from thei
 t.test('any authenticated caller, no organization needed; anonymous callers are refused', async (t) => {
   const stranger = await outsider(srv, owner.organizationId);
   t.equal(data(await stranger.client.query('exchangeRates.get', { date: '2024-09-25' })).date, '2024-09-25');
-  expectError(t, await srv.anonymous.query('exchangeRates.get'), 'UNAUTHORIZED', 'AUTH_REQUIRED');
-  expectError(t, await owner.client.mutate('exchangeRates.get', {}), 'BAD_REQUEST', 'METHOD_NOT_SUPPORTED');
+  isError(t, await srv.anonymous.query('exchangeRates.get'), 'UNAUTHORIZED', 'AUTH_REQUIRED');
+  isError(t, await owner.client.call('POST', 'exchangeRates.get', {}), 'BAD_REQUEST', 'METHOD_NOT_SUPPORTED');
 });

@@ -8,11 +8,11 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { parse } from 'csv-parse/sync';
 import yauzl from 'yauzl';
 import { canonicalDecimal } from '../../helpers/decimal.ts';
-import type { TrpcClient } from '../../helpers/trpc.ts';
+import type { LooseClient } from '../../helpers/trpc.ts';
 
 export type Table = { columns: string[]; rows: (string | null)[][]; kinds?: ('n' | 's' | null)[][] };
 
-export async function waitForExport(client: TrpcClient, organizationId: string, exportId: string, ms = 60_000): Promise<any> {
+export async function waitForExport(client: LooseClient, organizationId: string, exportId: string, ms = 60_000): Promise<any> {
   const deadline = Date.now() + ms;
   for (;;) {
     const res = await client.query('export.status', { organizationId, exportId });
@@ -23,7 +23,7 @@ export async function waitForExport(client: TrpcClient, organizationId: string, 
   }
 }
 
-export async function runExport(client: TrpcClient, organizationId: string, input: Record<string, unknown>): Promise<any> {
+export async function runExport(client: LooseClient, organizationId: string, input: Record<string, unknown>): Promise<any> {
   const res = await client.mutate('export.trigger', { organizationId, ...input });
   if (!res.ok) throw new Error(`export.trigger: ${JSON.stringify(res.error)}`);
   return waitForExport(client, organizationId, res.data.exportId);
@@ -37,7 +37,7 @@ export interface Downloaded {
 }
 
 /** Every file of a completed export, fetched through export.downloadFile's presigned URL. */
-export async function downloadAll(client: TrpcClient, organizationId: string, exportId: string): Promise<Downloaded[]> {
+export async function downloadAll(client: LooseClient, organizationId: string, exportId: string): Promise<Downloaded[]> {
   const files = await client.query('export.listFiles', { organizationId, exportId });
   if (!files.ok) throw new Error(`export.listFiles: ${JSON.stringify(files.error)}`);
   const out: Downloaded[] = [];

@@ -5,13 +5,14 @@ import { seedDataset } from '../../analytics/dataset.ts';
 import { seedRightsholder, seedStatement } from '../../analytics/helpers.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
+import type { QueryName } from '../../helpers/procedures.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv, 'Insights Org');
 const org = owner.organizationId;
 const ds = await seedDataset(srv, org);
 
-async function get(procedure: string, rightsholderIds: string[]) {
+async function get(procedure: QueryName<'insights'>, rightsholderIds: string[]) {
   const res = await owner.client.query(`insights.${procedure}`, { organizationId: org, rightsholderIds });
   if (!res.ok) throw new Error(JSON.stringify(res.error));
   return res.data;

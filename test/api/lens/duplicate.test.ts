@@ -1,10 +1,11 @@
 // lens.duplicate: a copy owned by the caller.
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createLens, isError, ok, UNKNOWN_ID } from '../rightsholder/helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createLens, UNKNOWN_ID } from '../rightsholder/helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 const writer = await addMember(srv, org, 'writer');
@@ -53,10 +54,5 @@ t.test("another member's personal lens, unknown ids and other organizations are 
   const res = await writer.client.mutate('lens.duplicate', { organizationId: org, id: theirs.id });
   isError(t, res, 'NOT_FOUND', 'LENS_NOT_FOUND');
   t.notMatch(JSON.stringify(res), /Theirs/);
-  for (const role of ['member', 'reader'] as const) {
-    const m = await addMember(srv, org, role);
-    const lens = await createLens(t, owner, { name: 'Any' });
-    isError(t, await m.client.mutate('lens.duplicate', { organizationId: org, id: lens.id }), 'FORBIDDEN', 'INSUFFICIENT_ROLE', role);
-  }
   isError(t, await writer.client.mutate('lens.duplicate', { organizationId: org, id: secret.id, name: '' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });

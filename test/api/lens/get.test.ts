@@ -1,10 +1,11 @@
 // lens.get: organization lenses for every member, personal ones for their owner alone.
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createLens, isError, ok, UNKNOWN_ID } from '../rightsholder/helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createLens, UNKNOWN_ID } from '../rightsholder/helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 const writer = await addMember(srv, org, 'writer');

@@ -2,10 +2,11 @@
 // it): its opens, its history and its removal must be those of the lens, not of a second spelling.
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createLens, ok } from '../rightsholder/helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createLens } from '../rightsholder/helpers.ts';
+import { ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 const member = await addMember(srv, org, 'member');

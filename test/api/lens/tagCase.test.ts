@@ -2,10 +2,11 @@
 // spelling, on create, update and duplicate; the list's tag filter and listTags agree.
 import t from 'tap';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createLens, ok } from '../rightsholder/helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createLens } from '../rightsholder/helpers.ts';
+import { ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const db = srv.deps.pool;
 const owner = await newOrganization(srv);
 const org = owner.organizationId;

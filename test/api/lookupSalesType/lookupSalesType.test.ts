@@ -4,10 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { data, expectError, reportRawValue } from '../../lookups/helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { data, reportRawValue } from '../../lookups/helpers.ts';
+import { isError } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Sales Type Org');
 const op = (await outsider(srv, owner.organizationId, 'c2_superadmin')).client;
 const db = srv.deps.pool;
@@ -26,8 +27,8 @@ t.test('every procedure needs a platform operator', async (t) => {
   const admin = await addMember(srv, owner.organizationId, 'admin');
   const support = await addMember(srv, owner.organizationId, 'admin', { platformRole: 'c2_customer_support' });
   for (const [path, method, input] of calls) {
-    for (const caller of [owner, admin, support]) expectError(t, await caller.client.call(method, path, input), 'FORBIDDEN', 'PLATFORM_ROLE_REQUIRED');
-    expectError(t, await srv.anonymous.call(method, path, input), 'UNAUTHORIZED', 'AUTH_REQUIRED');
+    for (const caller of [owner, admin, support]) isError(t, await caller.client.call(method, path, input), 'FORBIDDEN', 'PLATFORM_ROLE_REQUIRED');
+    isError(t, await srv.anonymous.call(method, path, input), 'UNAUTHORIZED', 'AUTH_REQUIRED');
   }
 });
 
@@ -77,26 +78,26 @@ t.test('create upserts by normalized original; update, get and delete', async (t
 
   t.same(data(await op.query('lookupSalesType.getSalesTypeLookup', { id: again.id })), cleared);
   t.same(data(await op.mutate('lookupSalesType.delete', { id: again.id })), { id: again.id, deleted: true });
-  expectError(t, await op.query('lookupSalesType.getSalesTypeLookup', { id: again.id }), 'NOT_FOUND', 'SALES_TYPE_LOOKUP_NOT_FOUND');
-  expectError(t, await op.query('lookupSalesType.getSalesTypeLookup', { original: 'never seen this' }), 'NOT_FOUND', 'SALES_TYPE_LOOKUP_NOT_FOUND');
-  expectError(t, await op.mutate('lookupSalesType.delete', { id: again.id }), 'NOT_FOUND', 'SALES_TYPE_LOOKUP_NOT_FOUND');
-  expectError(t, await op.mutate('lookupSalesType.update', { id: again.id, status: 'x' }), 'NOT_FOUND', 'SALES_TYPE_LOOKUP_NOT_FOUND');
+  isError(t, await op.query('lookupSalesType.getSalesTypeLookup', { id: again.id }), 'NOT_FOUND', 'SALES_TYPE_LOOKUP_NOT_FOUND');
+  isError(t, await op.query('lookupSalesType.getSalesTypeLookup', { original: 'never seen this' }), 'NOT_FOUND', 'SALES_TYPE_LOOKUP_NOT_FOUND');
+  isError(t, await op.mutate('lookupSalesType.delete', { id: again.id }), 'NOT_FOUND', 'SALES_TYPE_LOOKUP_NOT_FOUND');
+  isError(t, await op.mutate('lookupSalesType.update', { id: again.id, status: 'x' }), 'NOT_FOUND', 'SALES_TYPE_LOOKUP_NOT_FOUND');
 });
 
 t.test('sales types outside the taxonomy and malformed input are refused', async (t) => {
-  expectError(t, await op.mutate('lookupSalesType.create', { original: 'Podcast', cleansed: 'Podcast', primarySalesType: 'Podcasting' }), 'BAD_REQUEST', 'SALES_TYPE_NOT_IN_TAXONOMY');
-  expectError(
+  isError(t, await op.mutate('lookupSalesType.create', { original: 'Podcast', cleansed: 'Podcast', primarySalesType: 'Podcasting' }), 'BAD_REQUEST', 'SALES_TYPE_NOT_IN_TAXONOMY');
+  isError(
     t,
     await op.mutate('lookupSalesType.create', { original: 'Podcast', cleansed: 'Podcast', primarySalesType: 'Streaming', secondarySalesType: 'Vinyl' }),
     'BAD_REQUEST',
     'SALES_TYPE_NOT_IN_TAXONOMY',
   );
-  expectError(t, await op.mutate('lookupSalesType.create', { original: 'Podcast', cleansed: 'Podcast', secondarySalesType: 'Vinyl' }), 'BAD_REQUEST', 'SALES_TYPE_NOT_IN_TAXONOMY');
-  expectError(t, await op.mutate('lookupSalesType.create', { original: '--- !!', cleansed: 'x' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  expectError(t, await op.mutate('lookupSalesType.create', { original: 'x'.repeat(501), cleansed: 'x' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  expectError(t, await op.query('lookupSalesType.getSalesTypeLookup', {}), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  expectError(t, await op.query('lookupSalesType.getSalesTypeLookup', { id: randomUUID(), original: 'Stream' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  expectError(t, await op.query('lookupSalesType.list', { pagination: { limit: 2001 } }), 'BAD_REQUEST', 'PAGINATION_LIMIT_EXCEEDED');
+  isError(t, await op.mutate('lookupSalesType.create', { original: 'Podcast', cleansed: 'Podcast', secondarySalesType: 'Vinyl' }), 'BAD_REQUEST', 'SALES_TYPE_NOT_IN_TAXONOMY');
+  isError(t, await op.mutate('lookupSalesType.create', { original: '--- !!', cleansed: 'x' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await op.mutate('lookupSalesType.create', { original: 'x'.repeat(501), cleansed: 'x' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await op.query('lookupSalesType.getSalesTypeLookup', {}), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await op.query('lookupSalesType.getSalesTypeLookup', { id: randomUUID(), original: 'Stream' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await op.query('lookupSalesType.list', { pagination: { limit: 2001 } }), 'BAD_REQUEST', 'PAGINATION_LIMIT_EXCEEDED');
 });
 
 t.test('list: search, status filter, sort and the shared envelope', async (t) => {
@@ -169,7 +170,7 @@ t.test('resolveWithAI: built-in proposal, confidence and reason; saveToDb never 
 
   const nothing = data(await op.mutate('lookupSalesType.resolveWithAI', { original: 'Qwzx Blorp', saveToDb: true }));
   t.match(nothing, { proposal: null, confidence: 0, method: 'none', saved: false, entry: null });
-  expectError(t, await op.query('lookupSalesType.getSalesTypeLookup', { original: 'Qwzx Blorp' }), 'NOT_FOUND', 'SALES_TYPE_LOOKUP_NOT_FOUND');
+  isError(t, await op.query('lookupSalesType.getSalesTypeLookup', { original: 'Qwzx Blorp' }), 'NOT_FOUND', 'SALES_TYPE_LOOKUP_NOT_FOUND');
 
   const saved = data(await op.mutate('lookupSalesType.resolveWithAI', { original: 'Bundle Credit Download', saveToDb: true }));
   t.match(saved, { method: 'rule', saved: true, entry: { original: 'Bundle Credit Download', status: 'ai_suggested', primarySalesType: 'Download', secondarySalesType: 'Album Download' } });
@@ -191,7 +192,7 @@ t.test('batchResolveWithAI: results in input order, at most 10 strings', async (
   );
   const eleven = Array.from({ length: 11 }, (_, i) => `Stream ${i}`);
   const tooMany = await op.mutate('lookupSalesType.batchResolveWithAI', { salesTypes: eleven });
-  expectError(t, tooMany, 'BAD_REQUEST', 'RESOLVE_BATCH_TOO_LARGE');
+  isError(t, tooMany, 'BAD_REQUEST', 'RESOLVE_BATCH_TOO_LARGE');
   t.equal(tooMany.status, 400);
-  expectError(t, await op.mutate('lookupSalesType.batchResolveWithAI', { salesTypes: [] }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await op.mutate('lookupSalesType.batchResolveWithAI', { salesTypes: [] }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });

@@ -4,10 +4,10 @@
 // field the first had changed). The row is held locked while both requests start, so they meet.
 import t from 'tap';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { data } from '../../lookups/helpers.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Lookup editors');
 const op = (await outsider(srv, owner.organizationId, 'c2_superadmin')).client;
 

@@ -7,7 +7,8 @@ import t from 'tap';
 import { resolveSource } from '../../../src/lookups/analyticsLookups.ts';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { data, expectError, reportRawValue } from '../../lookups/helpers.ts';
+import { data, reportRawValue } from '../../lookups/helpers.ts';
+import { isError } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv, 'Source Org');
@@ -30,8 +31,8 @@ t.test('every procedure needs a platform operator', async (t) => {
     ['lookupSource.update', 'POST', { id: randomUUID() }],
   ];
   for (const [path, method, input] of calls) {
-    expectError(t, await owner.client.call(method, path, input), 'FORBIDDEN', 'PLATFORM_ROLE_REQUIRED');
-    expectError(t, await srv.anonymous.call(method, path, input), 'UNAUTHORIZED', 'AUTH_REQUIRED');
+    isError(t, await owner.client.call(method, path, input), 'FORBIDDEN', 'PLATFORM_ROLE_REQUIRED');
+    isError(t, await srv.anonymous.call(method, path, input), 'UNAUTHORIZED', 'AUTH_REQUIRED');
   }
 });
 
@@ -86,10 +87,10 @@ t.test('create, update, get, list and delete; analytics sees a change at once', 
 
   t.same(data(await op.mutate('lookupSource.delete', { id: created.id })), { id: created.id, deleted: true });
   t.equal(await resolveSource(db, 'Qobuz Hi Res Store'), null);
-  expectError(t, await op.mutate('lookupSource.delete', { id: created.id }), 'NOT_FOUND', 'SOURCE_LOOKUP_NOT_FOUND');
-  expectError(t, await op.mutate('lookupSource.update', { id: created.id, status: 'x' }), 'NOT_FOUND', 'SOURCE_LOOKUP_NOT_FOUND');
-  expectError(t, await op.query('lookupSource.getSourceLookup', { id: created.id }), 'NOT_FOUND', 'SOURCE_LOOKUP_NOT_FOUND');
-  expectError(t, await op.mutate('lookupSource.create', { original: 'x' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await op.mutate('lookupSource.delete', { id: created.id }), 'NOT_FOUND', 'SOURCE_LOOKUP_NOT_FOUND');
+  isError(t, await op.mutate('lookupSource.update', { id: created.id, status: 'x' }), 'NOT_FOUND', 'SOURCE_LOOKUP_NOT_FOUND');
+  isError(t, await op.query('lookupSource.getSourceLookup', { id: created.id }), 'NOT_FOUND', 'SOURCE_LOOKUP_NOT_FOUND');
+  isError(t, await op.mutate('lookupSource.create', { original: 'x' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });
 
 t.test("resolveWithAI answers a string's own entry when its key normalized again is another entry's", async (t) => {
@@ -130,11 +131,11 @@ t.test('vector entries: create embeds, update re-embeds, list, delete', async (t
   t.equal(created.embedding.length, 256);
   const norm = Math.sqrt(created.embedding.reduce((s: number, v: number) => s + v * v, 0));
   t.ok(Math.abs(norm - 1) < 1e-5, 'unit length');
-  expectError(t, await op.mutate('lookupSource.ragCreate', { name: 'KIOSK music box', category: 'streaming' }), 'CONFLICT', 'RAG_ENTRY_EXISTS');
+  isError(t, await op.mutate('lookupSource.ragCreate', { name: 'KIOSK music box', category: 'streaming' }), 'CONFLICT', 'RAG_ENTRY_EXISTS');
   // a name with nothing to match on is refused as input
   for (const name of ['---', '!!!', ' * ']) {
-    expectError(t, await op.mutate('lookupSource.ragCreate', { name, category: 'streaming' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
-    expectError(t, await op.mutate('lookupSource.ragUpdate', { id: created.id, name, category: 'streaming' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+    isError(t, await op.mutate('lookupSource.ragCreate', { name, category: 'streaming' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+    isError(t, await op.mutate('lookupSource.ragUpdate', { id: created.id, name, category: 'streaming' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
   }
 
   const resolved = data(await op.mutate('lookupSource.resolveWithAI', { original: 'Kiosk Musicbox Europe' }));
@@ -148,8 +149,8 @@ t.test('vector entries: create embeds, update re-embeds, list, delete', async (t
   const withoutVectors = data(await op.query('lookupSource.ragList', { search: 'jukebox' }));
   t.equal(withoutVectors.data[0].embedding, undefined);
   t.same(data(await op.mutate('lookupSource.ragDelete', { id: created.id })), { id: created.id, deleted: true });
-  expectError(t, await op.mutate('lookupSource.ragDelete', { id: created.id }), 'NOT_FOUND', 'RAG_ENTRY_NOT_FOUND');
-  expectError(t, await op.mutate('lookupSource.ragUpdate', { id: created.id, name: 'x', category: 'y' }), 'NOT_FOUND', 'RAG_ENTRY_NOT_FOUND');
+  isError(t, await op.mutate('lookupSource.ragDelete', { id: created.id }), 'NOT_FOUND', 'RAG_ENTRY_NOT_FOUND');
+  isError(t, await op.mutate('lookupSource.ragUpdate', { id: created.id, name: 'x', category: 'y' }), 'NOT_FOUND', 'RAG_ENTRY_NOT_FOUND');
   const all = data(await op.query('lookupSource.ragList'));
   t.equal(all.pagination.total, 180);
   // pagination.sortOrder turns the order by name around
@@ -176,7 +177,7 @@ t.test('resolveWithAI and batchResolveWithAI with the built-in resolver', async 
       ['Nothing Known Here', 'none', null],
     ],
   );
-  expectError(t, await op.mutate('lookupSource.batchResolveWithAI', { sources: Array.from({ length: 11 }, (_, i) => `s${i}`) }), 'BAD_REQUEST', 'RESOLVE_BATCH_TOO_LARGE');
+  isError(t, await op.mutate('lookupSource.batchResolveWithAI', { sources: Array.from({ length: 11 }, (_, i) => `s${i}`) }), 'BAD_REQUEST', 'RESOLVE_BATCH_TOO_LARGE');
 });
 
 t.test('the OpenAI-compatible provider, against a local server speaking its wire format', async (t) => {
@@ -240,15 +241,15 @@ t.test('the OpenAI-compatible provider, against a local server speaking its wire
   t.match(st, { provider: 'openai', method: 'model', proposal: { cleansed: 'Jukebox Plays', primarySalesType: 'Public Performance', secondarySalesType: 'General Licensing' } });
   const lastChat = requests.filter((r) => r.url === '/v1/chat/completions').at(-1)!;
   t.ok(JSON.parse(lastChat.body.messages[1].content).taxonomy.length === 27, 'the taxonomy is in the prompt');
-  expectError(t, await aiOp.mutate('lookupSalesType.resolveWithAI', { original: 'Bogus' }), 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
+  isError(t, await aiOp.mutate('lookupSalesType.resolveWithAI', { original: 'Bogus' }), 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
 
   const rag = data(await aiOp.mutate('lookupSource.ragCreate', { name: 'Kiosk', category: 'streaming' }));
   t.match(rag, { embeddingModel: 'openai:test-embed', dimensions: 4, embedding: [5, 107, 1, 0.5] });
 
   mode = 'error';
   const failed = await aiOp.mutate('lookupSource.resolveWithAI', { original: 'Something Unknown Entirely' });
-  expectError(t, failed, 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
+  isError(t, failed, 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
   t.equal(failed.status, 500);
   mode = 'garbage';
-  expectError(t, await aiOp.mutate('lookupSource.resolveWithAI', { original: 'Something Unknown Entirely' }), 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
+  isError(t, await aiOp.mutate('lookupSource.resolveWithAI', { original: 'Something Unknown Entirely' }), 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
 });

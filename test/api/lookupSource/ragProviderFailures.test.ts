@@ -5,8 +5,8 @@
 import Fastify from 'fastify';
 import t from 'tap';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { expectError } from '../../lookups/helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { isError } from '../../helpers/outcome.ts';
 
 type Mode = 'null' | 'nullItems' | 'huge' | 'stall' | 'dimensions' | 'dupIndex' | 'ok';
 let mode: Mode = 'ok';
@@ -45,7 +45,7 @@ fake.post('/v1/chat/completions', async (_req, reply) => {
 const base = await fake.listen({ port: 0, host: '127.0.0.1' });
 t.teardown(() => fake.close());
 
-const srv = await startTestServer(t, {
+const srv = await startTestHandler(t, {
   env: { AI_PROVIDER: 'openai', AI_BASE_URL: `${base}/v1`, AI_MODEL: 'test-model', AI_EMBEDDING_MODEL: 'test-embed', AI_TIMEOUT_MS: '500' },
 });
 const owner = await newOrganization(srv, 'AI Failures');
@@ -61,7 +61,7 @@ for (const m of ['null', 'nullItems', 'huge', 'stall'] as const) {
     mode = m;
     const name = `Failing ${m}`;
     const res = await op.mutate('lookupSource.ragCreate', { name, category: 'streaming' });
-    expectError(t, res, 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
+    isError(t, res, 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
     t.equal(await countEntries(name), 0, 'nothing written');
   });
 }
@@ -71,7 +71,7 @@ t.test('resolveWithAI embeds every vector entry in one call: indexes and sizes m
   // twice, or embeddings of two sizes, would put a vector on the wrong name
   for (const m of ['dupIndex', 'dimensions'] as const) {
     mode = m;
-    expectError(t, await op.mutate('lookupSource.resolveWithAI', { original: `Unheard Of Outlet ${m}` }), 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
+    isError(t, await op.mutate('lookupSource.resolveWithAI', { original: `Unheard Of Outlet ${m}` }), 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
   }
   const { rows } = await srv.deps.pool.query<{ n: number }>(`SELECT count(*) AS n FROM source_vectors WHERE embedding_model = 'openai:test-embed'`);
   t.equal(rows[0]!.n, 0, 'no entry embedded from those answers');
@@ -82,7 +82,7 @@ t.test('ragUpdate when the embeddings endpoint answers null keeps the entry as i
   const created = await op.mutate('lookupSource.ragCreate', { name: 'Steady Entry', category: 'streaming' });
   t.equal(created.ok, true);
   mode = 'null';
-  expectError(t, await op.mutate('lookupSource.ragUpdate', { id: created.data.id, name: 'Changed Entry', category: 'video' }), 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
+  isError(t, await op.mutate('lookupSource.ragUpdate', { id: created.data.id, name: 'Changed Entry', category: 'video' }), 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
   const { rows } = await srv.deps.pool.query('SELECT name, category FROM source_vectors WHERE id = $1', [created.data.id]);
   t.same(rows, [{ name: 'Steady Entry', category: 'streaming' }]);
 });
@@ -93,6 +93,6 @@ t.test('resolveWithAI when the chat endpoint answers null or a null choice', asy
   for (const m of ['null', 'nullChoice'] as const) {
     chatMode = m;
     const res = await op.mutate('lookupSource.resolveWithAI', { original: `Unheard Of Outlet ${m}` });
-    expectError(t, res, 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
+    isError(t, res, 'INTERNAL_SERVER_ERROR', 'AI_PROVIDER_FAILED');
   }
 });

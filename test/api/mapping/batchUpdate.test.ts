@@ -1,11 +1,12 @@
 // mapping.batchUpdate: all updates in one transaction or none.
 import t from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
-import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createMapping, details, isError, libraryMapping, mappingEvents, ok, UNKNOWN_ID } from './helpers.ts';
+import { newOrganization } from '../../helpers/principals.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createMapping, libraryMapping, mappingEvents, UNKNOWN_ID } from './helpers.ts';
+import { details, isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 
@@ -19,7 +20,7 @@ function layout(prefix: string) {
   };
 }
 const get = async (id: string) => (await owner.client.query('mapping.getMapping', { organizationId: org, id })) as any;
-const batch = (updates: unknown) => owner.client.mutate('mapping.batchUpdate', { organizationId: org, updates });
+const batch = (updates: unknown) => owner.client.mutateUnchecked('mapping.batchUpdate', { organizationId: org, updates });
 
 t.test('applies every update, each a revision, and records each', async (t) => {
   const a = await createMapping(t, owner, layout('A'));
@@ -71,7 +72,7 @@ t.test('ids of another organization are NOT_FOUND and untouched', async (t) => {
   t.equal(ok(t, await other.client.query('mapping.getMapping', { organizationId: other.organizationId, id: theirs.id })).name, 'Theirs');
 });
 
-t.test('invalid batches are BAD_REQUEST; roles', async (t) => {
+t.test('invalid batches are BAD_REQUEST', async (t) => {
   const a = await createMapping(t, owner, layout('E'));
   const cases: [string, unknown][] = [
     ['missing', undefined],
@@ -83,8 +84,4 @@ t.test('invalid batches are BAD_REQUEST; roles', async (t) => {
     ['bad field spec', [{ id: a.id, fields: { currency: { constant: 1 } } }]],
   ];
   for (const [label, updates] of cases) isError(t, await batch(updates), 'BAD_REQUEST', 'VALIDATION_FAILED', label);
-  for (const role of ['member', 'reader', 'writer'] as const) {
-    const m = await addMember(srv, org, role);
-    isError(t, await m.client.mutate('mapping.batchUpdate', { organizationId: org, updates: [{ id: a.id, name: 'x' }] }), 'FORBIDDEN', 'INSUFFICIENT_ROLE', role);
-  }
 });

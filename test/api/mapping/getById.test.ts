@@ -2,7 +2,8 @@
 import t from 'tap';
 import { newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { createMapping, isError, libraryMapping, ok, UNKNOWN_ID } from './helpers.ts';
+import { createMapping, libraryMapping, UNKNOWN_ID } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv);

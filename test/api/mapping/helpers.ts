@@ -1,35 +1,11 @@
-// Shared by the mapping and distributor tests: error assertions, a statement layout of our own
+// Shared by the mapping and distributor tests: a statement layout of our own
 // with its mapping, and statements written straight into the database for the procedures that
 // read them (redrivePreview, updateById verify and redrive).
 import type { Test } from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
-import type { Caller } from '../../helpers/principals.ts';
-import type { TestServer } from '../../helpers/server.ts';
-import type { Outcome } from '../../helpers/trpc.ts';
+import type { Caller, TestService } from '../../helpers/principals.ts';
+import { ok } from '../../helpers/outcome.ts';
 import { EUR_REPORT_HEADER, eurReportFields } from '../../helpers/sampleMapping.ts';
-
-/** The call failed with exactly this data.code and data.errorCode. */
-export function isError(t: Test, res: Outcome<unknown>, code: string, errorCode: string, label = `${code} ${errorCode}`): void {
-  if (res.ok) {
-    t.fail(`${label}: expected an error, got ${JSON.stringify(res.data).slice(0, 300)}`);
-    return;
-  }
-  t.same({ code: res.error.data.code, errorCode: res.error.data.errorCode }, { code, errorCode }, label);
-}
-
-/** The data of a call that must succeed. */
-export function ok<T>(t: Test, res: Outcome<T>, label = 'call succeeds'): T {
-  if (!res.ok) {
-    t.fail(`${label}: ${res.error.data.errorCode}: ${res.error.message}`);
-    throw new Error(`${label}: ${res.error.data.errorCode}: ${res.error.message}`);
-  }
-  return res.data;
-}
-
-/** The details an error carries (data.details). */
-export function details(res: Outcome<unknown>): any {
-  return res.ok ? undefined : (res.error.data as { details?: unknown }).details;
-}
 
 export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
@@ -68,7 +44,7 @@ export interface StatementSeed {
 }
 
 /** A statement row of the organization, as the pipeline leaves one (no file behind it). */
-export async function insertStatement(srv: TestServer, organizationId: string, seed: StatementSeed = {}): Promise<string> {
+export async function insertStatement(srv: TestService, organizationId: string, seed: StatementSeed = {}): Promise<string> {
   const db = srv.deps.pool;
   const { rows: rh } = await db.query<{ id: string }>(
     `INSERT INTO rightsholders (organization_id, name) VALUES ($1, 'Seed ' || gen_random_uuid()) RETURNING id`,
@@ -99,7 +75,7 @@ export async function insertStatement(srv: TestServer, organizationId: string, s
 }
 
 /** The activity events of a mapping, newest first: [action, changes]. */
-export async function mappingEvents(srv: TestServer, organizationId: string, mappingId: string): Promise<[string, unknown][]> {
+export async function mappingEvents(srv: TestService, organizationId: string, mappingId: string): Promise<[string, unknown][]> {
   const { rows } = await srv.deps.pool.query<{ action: string; changes: unknown }>(
     `SELECT action, changes FROM activity_events WHERE organization_id = $1 AND subject_type = 'mapping' AND subject_id = $2 ORDER BY created_at DESC, id DESC`,
     [organizationId, mappingId],

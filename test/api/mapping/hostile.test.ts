@@ -4,7 +4,8 @@ import t from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { createMapping, deepJson, FIELDS, hostileStrings, isError, ok, UNKNOWN_ID } from './helpers.ts';
+import { createMapping, deepJson, FIELDS, hostileStrings, UNKNOWN_ID } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv);

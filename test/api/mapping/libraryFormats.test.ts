@@ -8,7 +8,8 @@ import { createRightsholder, putFile, waitForStatement } from '../../helpers/ing
 import { newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { repoRoot } from '../../setup/paths.ts';
-import { libraryMapping, ok } from './helpers.ts';
+import { libraryMapping } from './helpers.ts';
+import { ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t, { role: 'serve' });
 const owner = await newOrganization(srv);

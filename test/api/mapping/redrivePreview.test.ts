@@ -2,10 +2,11 @@
 import t from 'tap';
 import { standardFields } from '../../../src/ingest/mappingFields.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createMapping, FIELDS, insertStatement, isError, libraryMapping, ok, UNKNOWN_ID } from './helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createMapping, FIELDS, insertStatement, libraryMapping, UNKNOWN_ID } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 /** The fields a mapping gives, in the order of the standard fields (as the preview lists them). */
@@ -41,10 +42,10 @@ t.test('needs_mapping, older revision and another mapping; current, deleted and 
       mappingRevision: 1,
       reason: 'other_mapping',
       // every field differs from Revelator's, whose columns this layout does not even have
-      changedFields: res.statements[2].changedFields,
+      changedFields: res.statements[2]!.changedFields,
     },
   ]);
-  t.ok(res.statements[2].changedFields.includes('royaltyEarnings'));
+  t.ok(res.statements[2]!.changedFields.includes('royaltyEarnings'));
 
   // after a redrive of the older one nothing changes for the processed current ones
   const after = ok(t, await owner.client.mutate('mapping.updateById', { organizationId: org, id: m.id, redriveFileIds: [older] }));
@@ -83,12 +84,8 @@ t.test('unknown, foreign and malformed ids; roles', async (t) => {
   const theirs = await createMapping(t, other);
   isError(t, await preview(theirs.id), 'NOT_FOUND', 'MAPPING_NOT_FOUND');
   isError(t, await preview(UNKNOWN_ID), 'NOT_FOUND', 'MAPPING_NOT_FOUND');
-  isError(t, await owner.client.query('mapping.redrivePreview', { organizationId: org }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await owner.client.queryUnchecked('mapping.redrivePreview', { organizationId: org }), 'BAD_REQUEST', 'VALIDATION_FAILED');
   isError(t, await preview('1; DROP TABLE statements'), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  for (const role of ['member', 'reader', 'writer'] as const) {
-    const m = await addMember(srv, org, role);
-    isError(t, await m.client.query('mapping.redrivePreview', { organizationId: org, mappingId: theirs.id }), 'FORBIDDEN', 'INSUFFICIENT_ROLE', role);
-  }
 });
 
 t.test('data access: a restricted admin sees and redrives only statements of their rightsholders', async (t) => {

@@ -1,11 +1,12 @@
 // mapping.revision.listByMapping: every revision of a mapping, with what changed.
 import t from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
-import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createMapping, FIELDS, HEADERS, isError, libraryMapping, ok, UNKNOWN_ID } from './helpers.ts';
+import { newOrganization } from '../../helpers/principals.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createMapping, FIELDS, HEADERS, libraryMapping, UNKNOWN_ID } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 const revisions = (mappingId: string, extra: Record<string, unknown> = {}) =>
@@ -31,8 +32,8 @@ t.test('every revision, oldest first, each complete and with its changes', async
       [5, 'Four', computeHeaderHash(headers2), ['name'], owner.userId],
     ],
   );
-  t.same(res.data[3].fields, { ...FIELDS, accountName: { column: 'Label' } });
-  t.same(res.data[2].headers, headers2);
+  t.same(res.data[3]!.fields, { ...FIELDS, accountName: { column: 'Label' } });
+  t.same(res.data[2]!.headers, headers2);
   t.ok(res.data.every((r: any) => r.mappingId === m.id && typeof r.createdAt === 'string'));
 });
 
@@ -42,7 +43,7 @@ t.test('pagination: newest first on request, pages and edges', async (t) => {
   t.same(desc.pagination, { page: 1, limit: 2, total: 5, totalPages: 3, hasNext: true, hasPrev: false });
   const last = ok(t, await revisions(m.id, { pagination: { page: 3, limit: 2, sortOrder: 'desc' } }));
   t.same(last.data.map((r: any) => r.revision), [1]);
-  t.equal(last.data[0].changedFields, null);
+  t.equal(last.data[0]!.changedFields, null);
   const beyond = ok(t, await revisions(m.id, { pagination: { page: 4, limit: 2 } }));
   t.same(beyond, { data: [], pagination: { page: 4, limit: 2, total: 5, totalPages: 3, hasNext: false, hasPrev: true } });
   isError(t, await revisions(m.id, { pagination: { limit: 2001 } }), 'BAD_REQUEST', 'PAGINATION_LIMIT_EXCEEDED');
@@ -62,8 +63,4 @@ t.test('unknown, foreign and malformed ids; roles', async (t) => {
   isError(t, await revisions(theirs.id), 'NOT_FOUND', 'MAPPING_NOT_FOUND');
   isError(t, await revisions(UNKNOWN_ID), 'NOT_FOUND', 'MAPPING_NOT_FOUND');
   isError(t, await revisions('x'), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  for (const role of ['member', 'reader', 'writer'] as const) {
-    const member = await addMember(srv, org, role);
-    isError(t, await member.client.query('mapping.revision.listByMapping', { organizationId: org, mappingId: m.id }), 'FORBIDDEN', 'INSUFFICIENT_ROLE', role);
-  }
 });

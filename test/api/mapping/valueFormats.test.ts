@@ -7,7 +7,8 @@ import t, { type Test } from 'tap';
 import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { FIELDS, HASH, HEADERS, hostileStrings, isError, libraryMapping, ok } from './helpers.ts';
+import { FIELDS, HASH, HEADERS, hostileStrings, libraryMapping } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t, { role: 'serve' });
 const owner = await newOrganization(srv);

@@ -8,7 +8,9 @@ import t from 'tap';
 import { adminCli } from '../../helpers/cli.ts';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { data, expectError } from '../../lookups/helpers.ts';
+import { data } from '../../lookups/helpers.ts';
+import type { QueryPath } from '../../helpers/procedures.ts';
+import { isError } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv, 'Market Org');
@@ -24,12 +26,12 @@ t.test('quotes from the shipped snapshot: last close, previous close, exact chan
     { symbol: 'UMG', name: 'Universal Music Group N.V.', currency: 'USD', exchange: 'Euronext Amsterdam', price: '25.61352', date: '2024-10-04', previousClose: '25.87638', change: '-0.26286', changePercent: '-1.0158' },
   ]);
   const unknown = await reader.client.query('market.getQuotes', { organizationId: org, symbols: ['SPOT', 'NOPE', 'ZZZ'] });
-  expectError(t, unknown, 'NOT_FOUND', 'MARKET_SYMBOL_NOT_FOUND');
+  isError(t, unknown, 'NOT_FOUND', 'MARKET_SYMBOL_NOT_FOUND');
   t.same(!unknown.ok && (unknown.error.data as any).details, { symbols: ['NOPE', 'ZZZ'] });
-  expectError(t, await reader.client.query('market.getQuotes', { organizationId: org, symbols: [] }), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  expectError(t, await reader.client.query('market.getQuotes', { organizationId: org, symbols: ['bad symbol!'] }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await reader.client.query('market.getQuotes', { organizationId: org, symbols: [] }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await reader.client.query('market.getQuotes', { organizationId: org, symbols: ['bad symbol!'] }), 'BAD_REQUEST', 'VALIDATION_FAILED');
   const stranger = await outsider(srv, org);
-  expectError(t, await stranger.client.query('market.getQuotes', { organizationId: org, symbols: ['SPOT'] }), 'FORBIDDEN', 'NOT_ORGANIZATION_MEMBER');
+  isError(t, await stranger.client.query('market.getQuotes', { organizationId: org, symbols: ['SPOT'] }), 'FORBIDDEN', 'NOT_ORGANIZATION_MEMBER');
 });
 
 t.test('history: oldest first, within from and to', async (t) => {
@@ -48,10 +50,10 @@ t.test('history: oldest first, within from and to', async (t) => {
     ],
   });
   t.equal(data(await reader.client.query('market.getHistory', { organizationId: org, ticker: 'SPOT' })).points.length, 38);
-  expectError(t, await reader.client.query('market.getHistory', { organizationId: org, ticker: 'WMG' }), 'NOT_FOUND', 'MARKET_SYMBOL_NOT_FOUND');
+  isError(t, await reader.client.query('market.getHistory', { organizationId: org, ticker: 'WMG' }), 'NOT_FOUND', 'MARKET_SYMBOL_NOT_FOUND');
   // a range that ends before it starts is a mistake to point out, not an empty history
   const inverted = await reader.client.query('market.getHistory', { organizationId: org, ticker: 'SPOT', from: '2024-08-31', to: '2024-08-01' });
-  expectError(t, inverted, 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, inverted, 'BAD_REQUEST', 'VALIDATION_FAILED');
   t.same(inverted.error?.data.fields, [{ path: 'from', message: 'from must not be after to' }]);
   t.equal(data(await reader.client.query('market.getHistory', { organizationId: org, ticker: 'SPOT', from: '2024-08-30', to: '2024-08-30' })).points.length, 1, 'from = to: that day');
 });
@@ -70,11 +72,11 @@ t.test('Treasury par yields: latest, on a date, over a range', async (t) => {
   t.equal(weekend.curves[0].yields['10Y'], '3.75');
   const range = data(await reader.client.query('market.getTreasuryYields', { organizationId: org, from: '2024-09-30', to: '2024-10-03' }));
   t.same(range.curves.map((c: any) => [c.date, c.yields['2Y']]), [['2024-09-30', '3.66'], ['2024-10-01', '3.61'], ['2024-10-02', '3.63'], ['2024-10-03', '3.70']]);
-  expectError(t, await reader.client.query('market.getTreasuryYields', { organizationId: org, date: '2020-01-01' }), 'NOT_FOUND', 'TREASURY_YIELDS_NOT_FOUND');
-  expectError(t, await reader.client.query('market.getTreasuryYields', { organizationId: org, date: '2024-09-30', from: '2024-09-01' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await reader.client.query('market.getTreasuryYields', { organizationId: org, date: '2020-01-01' }), 'NOT_FOUND', 'TREASURY_YIELDS_NOT_FOUND');
+  isError(t, await reader.client.query('market.getTreasuryYields', { organizationId: org, date: '2024-09-30', from: '2024-09-01' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
   // from after to: VALIDATION_FAILED, not TREASURY_YIELDS_NOT_FOUND as if no curve were published
   const inverted = await reader.client.query('market.getTreasuryYields', { organizationId: org, from: '2024-10-03', to: '2024-09-30' });
-  expectError(t, inverted, 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, inverted, 'BAD_REQUEST', 'VALIDATION_FAILED');
   t.same(inverted.error?.data.fields, [{ path: 'from', message: 'from must not be after to' }]);
   t.same(data(await reader.client.query('market.getTreasuryYields', { organizationId: org, from: '2024-10-01', to: '2024-10-01' })).curves.map((c: any) => c.date), ['2024-10-01']);
 });
@@ -165,13 +167,13 @@ t.test('the live provider, against a local server speaking the chart API and the
   t.teardown(() => fake.close());
   const live = await startTestServer(t, { env: { MARKET_PROVIDER: 'yahoo', MARKET_BASE_URL: base, TREASURY_BASE_URL: base } });
   const liveOwner = await newOrganization(live, 'Live');
-  const call = (p: string, input: object) => liveOwner.client.query(p, { organizationId: liveOwner.organizationId, ...input });
+  const call = (p: QueryPath, input: object) => liveOwner.client.query(p, { organizationId: liveOwner.organizationId, ...input });
 
   t.same(data(await call('market.getQuotes', { symbols: ['SPOT'] })).quotes, [
     { symbol: 'SPOT', name: 'Spotify Technology S.A.', currency: 'USD', exchange: 'NYSE', price: '599.94', date: '2025-03-21', previousClose: '574.79', change: '25.15', changePercent: '4.3755' },
   ]);
   const unknown = await call('market.getQuotes', { symbols: ['SPOT', 'GONE'] });
-  expectError(t, unknown, 'NOT_FOUND', 'MARKET_SYMBOL_NOT_FOUND');
+  isError(t, unknown, 'NOT_FOUND', 'MARKET_SYMBOL_NOT_FOUND');
   t.same(!unknown.ok && (unknown.error.data as any).details, { symbols: ['GONE'] });
 
   const hist = data(await call('market.getHistory', { ticker: 'SPOT', from: '2025-03-19', to: '2025-03-21' }));
@@ -180,12 +182,12 @@ t.test('the live provider, against a local server speaking the chart API and the
     { date: '2025-03-21', open: '580', high: '601.25', low: '578.3', close: '599.94', volume: '3050000' },
   ]);
   t.ok(seen.some((u) => u.includes('period1=1742342400') && u.includes('period2=1742601600') && u.includes('interval=1d')));
-  expectError(t, await call('market.getHistory', { ticker: 'GONE' }), 'NOT_FOUND', 'MARKET_SYMBOL_NOT_FOUND');
+  isError(t, await call('market.getHistory', { ticker: 'GONE' }), 'NOT_FOUND', 'MARKET_SYMBOL_NOT_FOUND');
 
   const curves = data(await call('market.getTreasuryYields', { date: '2025-01-02' })).curves;
   t.same(curves, [{ date: '2024-12-31', yields: { '1M': '4.40', '2M': '4.39', '3M': '4.37', '4M': '4.32', '6M': '4.24', '1Y': '4.16', '2Y': '4.25', '3Y': '4.27', '5Y': '4.38', '7Y': '4.48', '10Y': '4.58', '20Y': '4.86', '30Y': '4.78' } }], 'early January falls back to the previous year');
   t.ok(seen.some((u) => u.includes('/2024/all?type=daily_treasury_yield_curve&field_tdr_date_value=2024')));
 
   await fake.close();
-  expectError(t, await call('market.getQuotes', { symbols: ['SPOT'] }), 'INTERNAL_SERVER_ERROR', 'MARKET_PROVIDER_FAILED');
+  isError(t, await call('market.getQuotes', { symbols: ['SPOT'] }), 'INTERNAL_SERVER_ERROR', 'MARKET_PROVIDER_FAILED');
 });

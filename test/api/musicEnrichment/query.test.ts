@@ -4,9 +4,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Enrichment Org');
 const org = owner.organizationId;
 
@@ -57,7 +57,7 @@ t.test('a failing provider is ENRICHMENT_PROVIDER_FAILED, not a 500', async (t) 
   await new Promise<void>((r) => mb.listen(0, '127.0.0.1', r));
   t.teardown(() => new Promise<void>((r) => mb.close(() => r())));
   const port = (mb.address() as AddressInfo).port;
-  const mbSrv = await startTestServer(t, {
+  const mbSrv = await startTestHandler(t, {
     env: { ENRICHMENT_PROVIDER: 'musicbrainz', MUSICBRAINZ_URL: `http://127.0.0.1:${port}`, MUSICBRAINZ_CONTACT: 'test@example.test', MUSICBRAINZ_MIN_INTERVAL_MS: '0', ENRICHMENT_TIMEOUT_MS: '2000' },
   });
   const o = await newOrganization(mbSrv, 'MB Org');

@@ -4,7 +4,8 @@ import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { queuedBehindOrganization } from '../../helpers/locks.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { acceptInvitation as accept, activities, expectOk, expireInvitation, SQL_INJECTION, tokenOf } from './helpers.ts';
+import { acceptInvitation as accept, activities, expireInvitation, SQL_INJECTION, tokenOf } from './helpers.ts';
+import { ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv, 'Acme');
@@ -21,7 +22,7 @@ t.test('the invitee joins with the invited role; e-mail compared case-insensitiv
 
   const { rows } = await srv.deps.pool.query('SELECT role, status FROM memberships WHERE organization_id = $1 AND user_id = $2', [org, invitee.userId]);
   t.same(rows, [{ role: 'writer', status: 'active' }]);
-  const listed = expectOk(t, await owner.client.query('organization.listInvitations', { organizationId: org, status: ['accepted'] }));
+  const listed = ok(t, await owner.client.query('organization.listInvitations', { organizationId: org, status: ['accepted'] }));
   t.match(listed.data, [{ id: inv.id, status: 'accepted', acceptedByUserId: invitee.userId }]);
   const events = await activities(srv, org, 'invitation.accept');
   t.equal(events.length, 1);
@@ -55,7 +56,7 @@ t.test('someone else holding the link: FORBIDDEN, the invitation stays pending',
   const inv = await invite(invitee.email);
   const res = await accept(srv, intruder.apiKey, { token: tokenOf(inv.link) });
   t.same([res.status, res.body.error.code, res.body.error.errorCode], [403, 'FORBIDDEN', 'INVITATION_EMAIL_MISMATCH']);
-  const pending = expectOk(t, await owner.client.query('organization.listInvitations', { organizationId: org }));
+  const pending = ok(t, await owner.client.query('organization.listInvitations', { organizationId: org }));
   t.ok(pending.data.some((i: { id: string }) => i.id === inv.id));
   t.equal((await accept(srv, invitee.apiKey, { token: tokenOf(inv.link) })).status, 200);
 });
@@ -85,7 +86,7 @@ t.test('a deleted organization: NOT_FOUND', async (t) => {
   const doomed = await newOrganization(srv, 'Doomed');
   const invitee = await newOrganization(srv, 'Hopeful');
   const inv = await invite(invitee.email, 'member', doomed.client, doomed.organizationId);
-  expectOk(t, await doomed.client.mutate('organization.delete', { organizationId: doomed.organizationId }));
+  ok(t, await doomed.client.mutate('organization.delete', { organizationId: doomed.organizationId }));
   const res = await accept(srv, invitee.apiKey, { token: tokenOf(inv.link) });
   t.same([res.status, res.body.error.errorCode], [404, 'ORGANIZATION_NOT_FOUND']);
 });
@@ -136,14 +137,14 @@ t.test("the API key's procedure patterns: accepting needs * or invitation.* (inv
   }
   const { rows } = await srv.deps.pool.query('SELECT 1 FROM memberships WHERE organization_id = $1 AND user_id = $2', [org, invitee.userId]);
   t.equal(rows.length, 0, 'not a member');
-  const pending = expectOk(t, await owner.client.query('organization.listInvitations', { organizationId: org }));
+  const pending = ok(t, await owner.client.query('organization.listInvitations', { organizationId: org }));
   t.ok(pending.data.some((i: { id: string }) => i.id === inv.id), 'still pending');
   for (const patterns of [['invitation.accept'], ['cube.*', 'invitation.*']]) {
     const other = await invite((await newOrganization(srv, 'Scoped')).email);
     t.equal((await accept(srv, await keyWith(patterns), { token: tokenOf(other.link) })).body.error?.errorCode, 'INVITATION_EMAIL_MISMATCH', 'scope passes, then the address is checked');
   }
-  const ok = await accept(srv, await keyWith(['invitation.accept']), { token: tokenOf(inv.link) });
-  t.same([ok.status, ok.body.role], [200, 'admin']);
+  const accepted = await accept(srv, await keyWith(['invitation.accept']), { token: tokenOf(inv.link) });
+  t.same([accepted.status, accepted.body.role], [200, 'admin']);
 });
 
 t.test('a link re-issued while its acceptance waited for the organization: INVITATION_NOT_FOUND, never a 500', async (t) => {
@@ -153,7 +154,7 @@ t.test('a link re-issued while its acceptance waited for the organization: INVIT
     () => owner.client.mutate('organization.getInvitationLink', { organizationId: org, invitationId: inv.id }),
     () => accept(srv, invitee.apiKey, { token: tokenOf(inv.link) }),
   ]);
-  expectOk(t, relinked, 'the new link is issued first');
+  ok(t, relinked, 'the new link is issued first');
   t.equal(accepted.status, 404);
   t.match(accepted.body, { error: { code: 'NOT_FOUND', errorCode: 'INVITATION_NOT_FOUND' } });
   const { rows } = await srv.deps.pool.query('SELECT 1 FROM memberships WHERE organization_id = $1 AND user_id = $2', [org, invitee.userId]);

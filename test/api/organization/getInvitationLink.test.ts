@@ -3,7 +3,8 @@
 import t from 'tap';
 import { invitationLink } from '../../../src/invitations/invitations.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { acceptInvitation, activities, expectError, expectOk, expireInvitation, MISSING_ID, startServerWithPublicUrl, tokenOf } from './helpers.ts';
+import { acceptInvitation, activities, expireInvitation, MISSING_ID, startServerWithPublicUrl, tokenOf } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startServerWithPublicUrl(t);
 const owner = await newOrganization(srv, 'Acme');
@@ -17,11 +18,11 @@ const getLink = (invitationId: unknown, client = admin.client) => client.mutate(
 t.test('each call issues a new link; the earlier ones stop working; the link itself can be POSTed', async (t) => {
   const invitee = await newOrganization(srv, 'Invitee home');
   const inv = await invite(invitee.email, 'reader');
-  const first = expectOk(t, await getLink(inv.id));
+  const first = ok(t, await getLink(inv.id));
   t.same(Object.keys(first).sort(), ['email', 'expiresAt', 'invitationId', 'link']);
   t.match(first, { invitationId: inv.id, email: invitee.email, expiresAt: inv.expiresAt });
   t.equal(first.link, `${srv.url}/invitations/accept?token=${tokenOf(first.link)}`);
-  const second = expectOk(t, await getLink(inv.id));
+  const second = ok(t, await getLink(inv.id));
   t.not(tokenOf(second.link), tokenOf(first.link));
 
   for (const stale of [inv.link, first.link]) {
@@ -37,31 +38,31 @@ t.test('each call issues a new link; the earlier ones stop working; the link its
 t.test('only while pending', async (t) => {
   const revoked = await invite('revoked@example.test');
   await admin.client.mutate('organization.revokeInvitation', { organizationId: org, invitationId: revoked.id });
-  expectError(t, await getLink(revoked.id), 'CONFLICT', 'INVITATION_NOT_PENDING', 'revoked');
+  isError(t, await getLink(revoked.id), 'CONFLICT', 'INVITATION_NOT_PENDING', 'revoked');
   const expired = await invite('expired@example.test');
   await expireInvitation(srv, expired.id);
-  expectError(t, await getLink(expired.id), 'CONFLICT', 'INVITATION_NOT_PENDING', 'expired');
+  isError(t, await getLink(expired.id), 'CONFLICT', 'INVITATION_NOT_PENDING', 'expired');
 });
 
 t.test('a link for a role above the caller’s own: FORBIDDEN', async (t) => {
   const inv = await invite('co-owner@example.test', 'owner', owner.client);
-  expectError(t, await getLink(inv.id), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
-  expectOk(t, await getLink(inv.id, owner.client));
+  isError(t, await getLink(inv.id), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
+  ok(t, await getLink(inv.id, owner.client));
 });
 
 t.test("another organization's invitation, or none: NOT_FOUND, no link", async (t) => {
   const theirs = await invite('theirs@example.test', 'member', other.client, other.organizationId);
-  const error = expectError(t, await getLink(theirs.id), 'NOT_FOUND', 'INVITATION_NOT_FOUND');
+  const error = isError(t, await getLink(theirs.id), 'NOT_FOUND', 'INVITATION_NOT_FOUND');
   t.notMatch(JSON.stringify(error), /inv_|theirs@/);
-  expectError(t, await getLink(MISSING_ID), 'NOT_FOUND', 'INVITATION_NOT_FOUND');
+  isError(t, await getLink(MISSING_ID), 'NOT_FOUND', 'INVITATION_NOT_FOUND');
 });
 
 t.test('below admin: FORBIDDEN; validation', async (t) => {
   const inv = await invite('w@example.test');
   const writer = await addMember(srv, org, 'writer');
-  expectError(t, await getLink(inv.id, writer.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
-  expectError(t, await getLink(42), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  expectError(t, await admin.client.query('organization.getInvitationLink', { organizationId: org, invitationId: inv.id }), 'BAD_REQUEST', 'METHOD_NOT_SUPPORTED');
+  isError(t, await getLink(inv.id, writer.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  isError(t, await getLink(42), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await admin.client.call('GET', 'organization.getInvitationLink', { organizationId: org, invitationId: inv.id }), 'BAD_REQUEST', 'METHOD_NOT_SUPPORTED');
 });
 
 t.test('the link base: PUBLIC_URL (trailing slash dropped), else HOST:PORT', async (t) => {

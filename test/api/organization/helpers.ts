@@ -1,26 +1,10 @@
 // Helpers shared by the organization and user procedure tests.
-import type { Test } from 'tap';
-import type { Outcome } from '../../helpers/trpc.ts';
+import type { TestService } from '../../helpers/principals.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { freePort } from '../../../src/db/embedded.ts';
 
-/** Asserts a failed call with exactly this tRPC code and errorCode; returns the error body. */
-export function expectError(t: Test, res: Outcome<unknown>, code: string, errorCode: string, label = `${code} ${errorCode}`) {
-  t.equal(res.ok, false, `${label}: fails`);
-  if (res.ok) return undefined;
-  t.same({ code: res.error.data.code, errorCode: res.error.data.errorCode }, { code, errorCode }, label);
-  return res.error;
-}
-
-/** Asserts a successful call and returns its data. */
-export function expectOk<T = any>(t: Test, res: Outcome<T>, label = 'succeeds'): T {
-  if (!res.ok) t.fail(`${label}: ${res.error.data.code} ${res.error.data.errorCode} ${res.error.message}`);
-  else t.pass(label);
-  return (res.ok ? res.data : undefined) as T;
-}
-
 /** A rightsholder row, made directly in the table the rightsholder namespace owns. */
-export async function insertRightsholder(srv: TestServer, organizationId: string, name: string, opts: { deleted?: boolean } = {}): Promise<string> {
+export async function insertRightsholder(srv: TestService, organizationId: string, name: string, opts: { deleted?: boolean } = {}): Promise<string> {
   const { rows } = await srv.deps.pool.query<{ id: string }>(
     `INSERT INTO rightsholders (organization_id, name, deleted_at) VALUES ($1, $2, $3) RETURNING id`,
     [organizationId, name, opts.deleted ? new Date() : null],
@@ -38,7 +22,7 @@ export interface ActivityRow {
   changes: Record<string, { before: unknown; after: unknown }> | null;
 }
 
-export async function activities(srv: TestServer, organizationId: string, action: string): Promise<ActivityRow[]> {
+export async function activities(srv: TestService, organizationId: string, action: string): Promise<ActivityRow[]> {
   const { rows } = await srv.deps.pool.query<ActivityRow>(
     `SELECT action, subject_type AS "subjectType", subject_id AS "subjectId", subject_label AS "subjectLabel",
             actor_user_id AS "actorUserId", api_key_id AS "apiKeyId", changes
@@ -71,7 +55,7 @@ export async function acceptInvitation(srv: TestServer, apiKey: string | undefin
 }
 
 /** Moves an invitation's expiry into the past. */
-export async function expireInvitation(srv: TestServer, invitationId: string): Promise<void> {
+export async function expireInvitation(srv: TestService, invitationId: string): Promise<void> {
   await srv.deps.pool.query(`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE id = $1`, [invitationId]);
 }
 

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { expectError, expectOk } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv, 'Acme');
@@ -17,7 +17,7 @@ await addMember(srv, other.organizationId, 'admin');
 const list = (input: object = {}, client = admin.client) => client.query('organization.listUsers', { organizationId: org, ...input });
 
 t.test('every member, by name (no display names: by e-mail), with exact fields', async (t) => {
-  const res = expectOk(t, await list());
+  const res = ok(t, await list());
   t.same(
     res.data.map((m: { userId: string; email: string; role: string; status: string; displayName: string | null }) => ({
       userId: m.userId,
@@ -39,38 +39,38 @@ t.test('every member, by name (no display names: by e-mail), with exact fields',
 });
 
 t.test('pagination edges', async (t) => {
-  const p1 = expectOk(t, await list({ pagination: { page: 1, limit: 2 } }));
+  const p1 = ok(t, await list({ pagination: { page: 1, limit: 2 } }));
   t.same(p1.data.map((m: { userId: string }) => m.userId), [admin.userId, member.userId]);
   t.same(p1.pagination, { page: 1, limit: 2, total: 5, totalPages: 3, hasNext: true, hasPrev: false });
-  const last = expectOk(t, await list({ pagination: { page: 3, limit: 2 } }));
+  const last = ok(t, await list({ pagination: { page: 3, limit: 2 } }));
   t.same(last.data.map((m: { userId: string }) => m.userId), [writer.userId]);
   t.same(last.pagination, { page: 3, limit: 2, total: 5, totalPages: 3, hasNext: false, hasPrev: true });
-  const empty = expectOk(t, await list({ pagination: { page: 9, limit: 2 } }));
+  const empty = ok(t, await list({ pagination: { page: 9, limit: 2 } }));
   t.same(empty.data, []);
   t.same(empty.pagination, { page: 9, limit: 2, total: 5, totalPages: 3, hasNext: false, hasPrev: true });
-  t.equal(expectOk(t, await list({ pagination: { limit: 2000 } })).data.length, 5);
-  t.equal(expectOk(t, await list({ pagination: { page: 1 } })).pagination.limit, 200);
-  expectError(t, await list({ pagination: { limit: 2001 } }), 'BAD_REQUEST', 'PAGINATION_LIMIT_EXCEEDED');
+  t.equal(ok(t, await list({ pagination: { limit: 2000 } })).data.length, 5);
+  t.equal(ok(t, await list({ pagination: { page: 1 } })).pagination.limit, 200);
+  isError(t, await list({ pagination: { limit: 2001 } }), 'BAD_REQUEST', 'PAGINATION_LIMIT_EXCEEDED');
 });
 
 t.test('sorting', async (t) => {
-  const byRole = expectOk(t, await list({ pagination: { sortBy: 'role', sortOrder: 'desc' } }));
+  const byRole = ok(t, await list({ pagination: { sortBy: 'role', sortOrder: 'desc' } }));
   t.same(byRole.data[0].role, 'owner');
   t.same(byRole.data[1].role, 'admin');
   t.same(byRole.data[2].role, 'writer');
-  const byStatus = expectOk(t, await list({ pagination: { sortBy: 'status', sortOrder: 'desc' } }));
+  const byStatus = ok(t, await list({ pagination: { sortBy: 'status', sortOrder: 'desc' } }));
   t.equal(byStatus.data[0].userId, reader.userId);
-  const byJoined = expectOk(t, await list({ pagination: { sortBy: 'joinedAt' } }));
+  const byJoined = ok(t, await list({ pagination: { sortBy: 'joinedAt' } }));
   t.same(byJoined.data.map((m: { userId: string }) => m.userId), [owner.userId, admin.userId, member.userId, reader.userId, writer.userId]);
-  expectError(t, await list({ pagination: { sortBy: 'password' } }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await list({ pagination: { sortBy: 'password' } }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });
 
 t.test('below admin: FORBIDDEN; other organizations: FORBIDDEN', async (t) => {
-  expectError(t, await list({}, writer.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
-  expectError(t, await list({}, member.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
-  expectError(t, await admin.client.query('organization.listUsers', { organizationId: other.organizationId }), 'BAD_REQUEST', 'ORGANIZATION_MISMATCH');
+  isError(t, await list({}, writer.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  isError(t, await list({}, member.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  isError(t, await admin.client.query('organization.listUsers', { organizationId: other.organizationId }), 'BAD_REQUEST', 'ORGANIZATION_MISMATCH');
   const viaHeader = admin.client.with({ 'x-organization-id': other.organizationId });
-  expectError(t, await viaHeader.query('organization.listUsers', { organizationId: other.organizationId }), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
+  isError(t, await viaHeader.query('organization.listUsers', { organizationId: other.organizationId }), 'FORBIDDEN', 'API_KEY_SCOPE_DENIED');
 });
 
 t.test("by default by name (the specification's default sortBy), the display name where there is one, else the e-mail address", async (t) => {
@@ -78,8 +78,8 @@ t.test("by default by name (the specification's default sortBy), the display nam
   t.teardown(() => srv.deps.pool.query('UPDATE users SET display_name = NULL WHERE id = $1', [admin.userId]));
   const ids = (res: { data: { userId: string }[] }) => res.data.map((m) => m.userId);
   const byName = [member.userId, owner.userId, reader.userId, writer.userId, admin.userId];
-  t.same(ids(expectOk(t, await list())), byName, 'no pagination');
-  t.same(ids(expectOk(t, await list({ pagination: { page: 1 } }))), byName, 'pagination without sortBy');
-  t.same(ids(expectOk(t, await list({ pagination: { sortOrder: 'desc' } }))), [...byName].reverse(), 'sortOrder alone');
-  t.same(ids(expectOk(t, await list({ pagination: { sortBy: 'email' } }))), [admin.userId, member.userId, owner.userId, reader.userId, writer.userId]);
+  t.same(ids(ok(t, await list())), byName, 'no pagination');
+  t.same(ids(ok(t, await list({ pagination: { page: 1 } }))), byName, 'pagination without sortBy');
+  t.same(ids(ok(t, await list({ pagination: { sortOrder: 'desc' } }))), [...byName].reverse(), 'sortOrder alone');
+  t.same(ids(ok(t, await list({ pagination: { sortBy: 'email' } }))), [admin.userId, member.userId, owner.userId, reader.userId, writer.userId]);
 });

@@ -2,7 +2,8 @@
 import t from 'tap';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
-import { acceptInvitation, activities, expectError, expectOk, expireInvitation, MISSING_ID, tokenOf } from './helpers.ts';
+import { acceptInvitation, activities, expireInvitation, MISSING_ID, tokenOf } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv, 'Acme');
@@ -16,7 +17,7 @@ const revoke = (invitationId: unknown, client = admin.client) => client.mutate('
 t.test('a pending invitation is revoked; its link no longer works', async (t) => {
   const invitee = await newOrganization(srv, 'Invitee home');
   const inv = await invite(invitee.email);
-  const revoked = expectOk(t, await revoke(inv.id));
+  const revoked = ok(t, await revoke(inv.id));
   t.match(revoked, { id: inv.id, status: 'revoked', email: invitee.email, acceptedAt: null });
   t.ok(revoked.revokedAt);
   t.notOk('link' in revoked);
@@ -24,7 +25,7 @@ t.test('a pending invitation is revoked; its link no longer works', async (t) =>
   t.equal(res.status, 409);
   t.same(res.body.error.errorCode, 'INVITATION_NOT_PENDING');
   t.same(res.body.error.details, { status: 'revoked' });
-  const listed = expectOk(t, await owner.client.query('organization.listInvitations', { organizationId: org, status: ['revoked'] }));
+  const listed = ok(t, await owner.client.query('organization.listInvitations', { organizationId: org, status: ['revoked'] }));
   t.same(listed.data.map((i: { id: string }) => i.id), [inv.id]);
   const events = await activities(srv, org, 'organization.revokeInvitation');
   t.equal(events.length, 1);
@@ -37,42 +38,42 @@ t.test('a pending invitation is revoked; its link no longer works', async (t) =>
 
 t.test('only a pending invitation: revoked, expired and accepted ones are CONFLICT', async (t) => {
   const inv = await invite('again@example.test');
-  expectOk(t, await revoke(inv.id));
-  expectError(t, await revoke(inv.id), 'CONFLICT', 'INVITATION_NOT_PENDING', 'revoked');
+  ok(t, await revoke(inv.id));
+  isError(t, await revoke(inv.id), 'CONFLICT', 'INVITATION_NOT_PENDING', 'revoked');
   const old = await invite('old@example.test');
   await expireInvitation(srv, old.id);
-  const error = expectError(t, await revoke(old.id), 'CONFLICT', 'INVITATION_NOT_PENDING', 'expired');
+  const error = isError(t, await revoke(old.id), 'CONFLICT', 'INVITATION_NOT_PENDING', 'expired');
   t.same((error as any).data.details, { status: 'expired' });
   const invitee = await newOrganization(srv, 'Joiner');
   const acc = await invite(invitee.email);
   t.equal((await acceptInvitation(srv, invitee.apiKey, { token: tokenOf(acc.link) })).status, 200);
-  expectError(t, await revoke(acc.id), 'CONFLICT', 'INVITATION_NOT_PENDING', 'accepted');
+  isError(t, await revoke(acc.id), 'CONFLICT', 'INVITATION_NOT_PENDING', 'accepted');
 });
 
 t.test("another organization's invitation, or none: NOT_FOUND, untouched", async (t) => {
   const theirs = await invite('theirs@example.test', other.client, other.organizationId);
-  const error = expectError(t, await revoke(theirs.id), 'NOT_FOUND', 'INVITATION_NOT_FOUND');
+  const error = isError(t, await revoke(theirs.id), 'NOT_FOUND', 'INVITATION_NOT_FOUND');
   t.notMatch(JSON.stringify(error), /theirs@/);
-  expectError(t, await revoke(MISSING_ID), 'NOT_FOUND', 'INVITATION_NOT_FOUND');
-  const listed = expectOk(t, await other.client.query('organization.listInvitations', { organizationId: other.organizationId }));
+  isError(t, await revoke(MISSING_ID), 'NOT_FOUND', 'INVITATION_NOT_FOUND');
+  const listed = ok(t, await other.client.query('organization.listInvitations', { organizationId: other.organizationId }));
   t.same(listed.data.map((i: { id: string; status: string }) => [i.id, i.status]), [[theirs.id, 'pending']]);
 });
 
 t.test('below admin: FORBIDDEN; validation', async (t) => {
   const inv = await invite('w@example.test');
   const writer = await addMember(srv, org, 'writer');
-  expectError(t, await revoke(inv.id, writer.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
-  expectError(t, await revoke("1' OR '1'='1"), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  expectError(t, await revoke(undefined), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await revoke(inv.id, writer.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  isError(t, await revoke("1' OR '1'='1"), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await revoke(undefined), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });
 
 t.test('an invitation to a role above the caller’s own (or a c2_* role) is not revoked by them: ROLE_NOT_GRANTABLE, still pending', async (t) => {
   const coOwner = await invite('co-owner-revoke@example.test', owner.client, org, 'owner');
-  expectError(t, await revoke(coOwner.id), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
+  isError(t, await revoke(coOwner.id), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
   const operator = await outsider(srv, org, 'c2_superadmin');
   const support = await invite('support-revoke@example.test', operator.client, org, 'c2_customer_support');
-  expectError(t, await revoke(support.id, owner.client), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
-  const pending = expectOk(t, await owner.client.query('organization.listInvitations', { organizationId: org, status: ['pending'] }));
+  isError(t, await revoke(support.id, owner.client), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
+  const pending = ok(t, await owner.client.query('organization.listInvitations', { organizationId: org, status: ['pending'] }));
   t.same(
     pending.data.filter((i: { id: string }) => [coOwner.id, support.id].includes(i.id)).map((i: { id: string; status: string }) => [i.id, i.status]),
     [[coOwner.id, 'pending'], [support.id, 'pending']],
@@ -80,7 +81,7 @@ t.test('an invitation to a role above the caller’s own (or a c2_* role) is not
   t.equal((await activities(srv, org, 'organization.revokeInvitation')).filter((e) => [coOwner.id, support.id].includes((e.changes as any).invitation.before.id)).length, 0);
   // those who could have made them revoke them: an admin's equal role, the owner, the operator
   const peer = await invite('peer-admin@example.test', owner.client, org, 'admin');
-  t.match(expectOk(t, await revoke(peer.id)), { id: peer.id, status: 'revoked', role: 'admin' });
-  t.match(expectOk(t, await revoke(coOwner.id, owner.client)), { id: coOwner.id, status: 'revoked', role: 'owner' });
-  t.match(expectOk(t, await revoke(support.id, operator.client)), { id: support.id, status: 'revoked', role: 'c2_customer_support' });
+  t.match(ok(t, await revoke(peer.id)), { id: peer.id, status: 'revoked', role: 'admin' });
+  t.match(ok(t, await revoke(coOwner.id, owner.client)), { id: coOwner.id, status: 'revoked', role: 'owner' });
+  t.match(ok(t, await revoke(support.id, operator.client)), { id: support.id, status: 'revoked', role: 'c2_customer_support' });
 });

@@ -7,11 +7,12 @@
 import t from 'tap';
 import { lockWaiters, waitForLockWaiters } from '../../helpers/locks.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import type { Outcome } from '../../helpers/trpc.ts';
-import { expectOk, insertRightsholder } from './helpers.ts';
+import { insertRightsholder } from './helpers.ts';
+import { ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const pool = srv.deps.pool;
 const owner = await newOrganization(srv, 'Race Label');
 const org = owner.organizationId;
@@ -47,15 +48,15 @@ t.test('setDataAccessRole naming a rightsholder being deleted stores no id of a 
   const doomed = await insertRightsholder(srv, org, 'Doomed');
   const member = await addMember(srv, org, 'member');
   const role = (ids: string[]) => owner.client.mutate('user.setDataAccessRole', { organizationId: org, userId: member.userId, role: { mode: 'restricted', rightsholderIds: ids } });
-  expectOk(t, await role([kept]));
+  ok(t, await role([kept]));
   const { set, removed } = await raceDelete(
     'SELECT 1 FROM data_access_roles WHERE organization_id = $1 AND user_id = $2 FOR UPDATE',
     [org, member.userId],
     () => role([kept, doomed]),
     doomed,
   );
-  expectOk(t, set, 'the setting was checked before the delete');
-  t.equal(expectOk(t, removed, 'the delete waited for it').removed.dataAccessRoleEntries, 1, 'and took the id out of the role');
+  ok(t, set, 'the setting was checked before the delete');
+  t.equal(ok(t, removed, 'the delete waited for it').removed.dataAccessRoleEntries, 1, 'and took the id out of the role');
   const { rows } = await pool.query('SELECT rightsholder_ids AS ids FROM data_access_roles WHERE organization_id = $1 AND user_id = $2', [org, member.userId]);
   t.same(rows, [{ ids: [kept] }], 'no dangling id');
 });
@@ -64,16 +65,16 @@ t.test('setRightsholderMdPriorities naming a rightsholder being deleted stores n
   const first = await insertRightsholder(srv, org, 'First');
   const doomed = await insertRightsholder(srv, org, 'Doomed Too');
   const order = (ids: string[]) => owner.client.mutate('organization.setRightsholderMdPriorities', { organizationId: org, rightsholderIds: ids });
-  expectOk(t, await order([first]));
+  ok(t, await order([first]));
   const { set, removed } = await raceDelete(
     'SELECT 1 FROM rightsholder_md_priorities WHERE organization_id = $1 FOR UPDATE',
     [org],
     () => order([doomed, first]),
     doomed,
   );
-  expectOk(t, set);
-  t.equal(expectOk(t, removed).removed.mdPriorities, 1, 'the delete waited and removed its priority');
+  ok(t, set);
+  t.equal(ok(t, removed).removed.mdPriorities, 1, 'the delete waited and removed its priority');
   const { rows } = await pool.query('SELECT rightsholder_id AS id, position FROM rightsholder_md_priorities WHERE organization_id = $1 ORDER BY position', [org]);
   t.same(rows, [{ id: first, position: 2 }], 'no dangling id');
-  t.same(expectOk(t, await owner.client.query('organization.listRightsholderMdPriorities', { organizationId: org })), [{ position: 1, rightsholderId: first, name: 'First' }]);
+  t.same(ok(t, await owner.client.query('organization.listRightsholderMdPriorities', { organizationId: org })), [{ position: 1, rightsholderId: first, name: 'First' }]);
 });

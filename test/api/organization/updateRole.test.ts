@@ -2,23 +2,24 @@
 // platform operators; the last active owner stays.
 import t from 'tap';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { activities, expectError, expectOk, MISSING_ID, SQL_INJECTION } from './helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { activities, MISSING_ID, SQL_INJECTION } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Acme');
 const org = owner.organizationId;
 const admin = await addMember(srv, org, 'admin');
 const other = await newOrganization(srv, 'Other');
 const setRole = (client: typeof owner.client, userId: string, role: unknown) =>
-  client.mutate('organization.updateRole', { organizationId: org, userId, role });
+  client.mutateUnchecked('organization.updateRole', { organizationId: org, userId, role });
 
 t.test('an admin promotes a member; the change is recorded and takes effect', async (t) => {
   const member = await addMember(srv, org, 'member');
-  expectError(t, await member.client.query('organization.listUsers', { organizationId: org }), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
-  const updated = expectOk(t, await setRole(admin.client, member.userId, 'admin'));
+  isError(t, await member.client.query('organization.listUsers', { organizationId: org }), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  const updated = ok(t, await setRole(admin.client, member.userId, 'admin'));
   t.match(updated, { userId: member.userId, email: member.email, role: 'admin', status: 'active' });
-  expectOk(t, await member.client.query('organization.listUsers', { organizationId: org }), 'the new role applies at once');
+  ok(t, await member.client.query('organization.listUsers', { organizationId: org }), 'the new role applies at once');
   const events = await activities(srv, org, 'organization.updateRole');
   t.match(events.at(-1), {
     subjectType: 'user',
@@ -27,44 +28,44 @@ t.test('an admin promotes a member; the change is recorded and takes effect', as
     actorUserId: admin.userId,
     changes: { role: { before: 'member', after: 'admin' } },
   });
-  expectOk(t, await setRole(admin.client, member.userId, 'reader'), 'an admin may demote another admin');
-  expectOk(t, await setRole(admin.client, member.userId, 'reader'));
+  ok(t, await setRole(admin.client, member.userId, 'reader'), 'an admin may demote another admin');
+  ok(t, await setRole(admin.client, member.userId, 'reader'));
   t.equal((await activities(srv, org, 'organization.updateRole')).length, events.length + 1, 'no change, no event');
 });
 
 t.test('nobody grants a role above their own or changes someone above them', async (t) => {
   const writer = await addMember(srv, org, 'writer');
-  expectError(t, await setRole(admin.client, writer.userId, 'owner'), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
-  expectError(t, await setRole(admin.client, owner.userId, 'member'), 'FORBIDDEN', 'MEMBER_OUTRANKS_CALLER');
-  expectError(t, await setRole(admin.client, admin.userId, 'owner'), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE', 'not even to oneself');
-  expectError(t, await setRole(writer.client, writer.userId, 'admin'), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
-  expectOk(t, await setRole(owner.client, writer.userId, 'owner'), 'an owner makes another owner');
-  expectOk(t, await setRole(owner.client, writer.userId, 'writer'));
+  isError(t, await setRole(admin.client, writer.userId, 'owner'), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
+  isError(t, await setRole(admin.client, owner.userId, 'member'), 'FORBIDDEN', 'MEMBER_OUTRANKS_CALLER');
+  isError(t, await setRole(admin.client, admin.userId, 'owner'), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE', 'not even to oneself');
+  isError(t, await setRole(writer.client, writer.userId, 'admin'), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  ok(t, await setRole(owner.client, writer.userId, 'owner'), 'an owner makes another owner');
+  ok(t, await setRole(owner.client, writer.userId, 'writer'));
   const { rows } = await srv.deps.pool.query('SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2', [org, writer.userId]);
   t.equal(rows[0].role, 'writer');
 });
 
 t.test('platform roles are granted only by platform operators', async (t) => {
   const member = await addMember(srv, org, 'member');
-  expectError(t, await setRole(owner.client, member.userId, 'c2_customer_support'), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
-  expectError(t, await setRole(owner.client, member.userId, 'c2_superadmin'), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
+  isError(t, await setRole(owner.client, member.userId, 'c2_customer_support'), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
+  isError(t, await setRole(owner.client, member.userId, 'c2_superadmin'), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE');
   const support = await outsider(srv, org, 'c2_customer_support');
-  expectOk(t, await setRole(support.client, member.userId, 'c2_customer_support'));
-  expectError(t, await setRole(support.client, member.userId, 'c2_superadmin'), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE', 'support is below superadmin');
+  ok(t, await setRole(support.client, member.userId, 'c2_customer_support'));
+  isError(t, await setRole(support.client, member.userId, 'c2_superadmin'), 'FORBIDDEN', 'ROLE_NOT_GRANTABLE', 'support is below superadmin');
   const operator = await outsider(srv, org, 'c2_superadmin');
-  t.equal(expectOk(t, await setRole(operator.client, member.userId, 'c2_superadmin')).role, 'c2_superadmin');
+  t.equal(ok(t, await setRole(operator.client, member.userId, 'c2_superadmin')).role, 'c2_superadmin');
 });
 
 t.test('the last active owner cannot be demoted', async (t) => {
   const solo = await newOrganization(srv, 'Solo');
-  const call = (userId: string, role: string) => solo.client.mutate('organization.updateRole', { organizationId: solo.organizationId, userId, role });
-  expectError(t, await call(solo.userId, 'admin'), 'CONFLICT', 'LAST_OWNER');
+  const call = (userId: string, role: string) => solo.client.mutateUnchecked('organization.updateRole', { organizationId: solo.organizationId, userId, role });
+  isError(t, await call(solo.userId, 'admin'), 'CONFLICT', 'LAST_OWNER');
   const disabledOwner = await addMember(srv, solo.organizationId, 'owner', { status: 'disabled' });
-  expectError(t, await call(solo.userId, 'admin'), 'CONFLICT', 'LAST_OWNER', 'a disabled owner does not count');
-  expectOk(t, await call(disabledOwner.userId, 'admin'), 'a disabled owner may be demoted');
+  isError(t, await call(solo.userId, 'admin'), 'CONFLICT', 'LAST_OWNER', 'a disabled owner does not count');
+  ok(t, await call(disabledOwner.userId, 'admin'), 'a disabled owner may be demoted');
   const second = await addMember(srv, solo.organizationId, 'owner');
-  expectOk(t, await call(solo.userId, 'admin'), 'with another active owner, demotion is fine');
-  expectError(t, await second.client.mutate('organization.updateRole', { organizationId: solo.organizationId, userId: second.userId, role: 'admin' }), 'CONFLICT', 'LAST_OWNER');
+  ok(t, await call(solo.userId, 'admin'), 'with another active owner, demotion is fine');
+  isError(t, await second.client.mutate('organization.updateRole', { organizationId: solo.organizationId, userId: second.userId, role: 'admin' }), 'CONFLICT', 'LAST_OWNER');
 });
 
 t.test('concurrent demotions of the last two owners: exactly one wins', async (t) => {
@@ -86,16 +87,16 @@ t.test('concurrent demotions of the last two owners: exactly one wins', async (t
 
 t.test('a user of another organization, or no user: NOT_FOUND, nothing leaked', async (t) => {
   const res = await setRole(owner.client, other.userId, 'member');
-  const error = expectError(t, res, 'NOT_FOUND', 'USER_NOT_FOUND');
+  const error = isError(t, res, 'NOT_FOUND', 'USER_NOT_FOUND');
   t.notMatch(JSON.stringify(error), new RegExp(other.email));
-  expectError(t, await setRole(owner.client, MISSING_ID, 'member'), 'NOT_FOUND', 'USER_NOT_FOUND');
+  isError(t, await setRole(owner.client, MISSING_ID, 'member'), 'NOT_FOUND', 'USER_NOT_FOUND');
   const { rows } = await srv.deps.pool.query('SELECT role FROM memberships WHERE user_id = $1', [other.userId]);
   t.same(rows, [{ role: 'owner' }]);
 });
 
 t.test('validation', async (t) => {
   for (const role of ['god', SQL_INJECTION, '', null, ['owner']]) {
-    expectError(t, await setRole(owner.client, admin.userId, role), 'BAD_REQUEST', 'VALIDATION_FAILED', JSON.stringify(role));
+    isError(t, await setRole(owner.client, admin.userId, role), 'BAD_REQUEST', 'VALIDATION_FAILED', JSON.stringify(role));
   }
-  expectError(t, await setRole(owner.client, SQL_INJECTION, 'member'), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await setRole(owner.client, SQL_INJECTION, 'member'), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });

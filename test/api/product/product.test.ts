@@ -10,8 +10,10 @@ import { createRightsholder } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { ingestBlock } from '../../catalog/helpers.ts';
-import { isError, ok, UNKNOWN_ID } from '../mapping/helpers.ts';
+import { UNKNOWN_ID } from '../mapping/helpers.ts';
 import { detailIds, waitForEnrichment } from '../clustering/helpers.ts';
+import type { MutationName, QueryName } from '../../helpers/procedures.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
 t.setTimeout(300_000);
 
@@ -39,8 +41,8 @@ const M = {
   streets: md['ta:streets of silver\u001forla finn']!,
   copper: md['isrc:QZZ1A2400003']!,
 };
-const q = (proc: string, input: Record<string, unknown>, caller = owner) => caller.client.query(`product.${proc}`, { organizationId: org, ...input });
-const m = (proc: string, input: Record<string, unknown>, caller = owner) => caller.client.mutate(`product.${proc}`, { organizationId: org, ...input });
+const q = (proc: QueryName<'product'>, input: Record<string, unknown>, caller = owner) => caller.client.query(`product.${proc}`, { organizationId: org, ...input });
+const m = (proc: MutationName<'product'>, input: Record<string, unknown>, caller = owner) => caller.client.mutate(`product.${proc}`, { organizationId: org, ...input });
 async function products(): Promise<Record<string, any>> {
   const res = ok(t, await q('getByBlock', { blockId: block, pagination: { page: 1, limit: 100 } }));
   return Object.fromEntries(res.data.map((p: any) => [p.stableKey, p]));

@@ -3,10 +3,11 @@
 // it the way every other event about it does; the answer names it that way too.
 import t from 'tap';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createRightsholder, ok } from './helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createRightsholder } from './helpers.ts';
+import { ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 

@@ -6,10 +6,11 @@
 import t from 'tap';
 import { waitForLockWaiters } from '../../helpers/locks.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createRightsholder, ok } from './helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createRightsholder } from './helpers.ts';
+import { ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Race Label');
 const org = owner.organizationId;
 const db = srv.deps.pool;

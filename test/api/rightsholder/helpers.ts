@@ -1,26 +1,7 @@
-// Shared by the rightsholder, lens, activity and chat tests: error assertions and set-up through
-// the API itself.
+// Shared by the rightsholder, lens, activity and chat tests: set-up through the API itself.
 import type { Test } from 'tap';
 import type { Caller } from '../../helpers/principals.ts';
-import type { Outcome } from '../../helpers/trpc.ts';
-
-/** The call failed with exactly this data.code and data.errorCode. */
-export function isError(t: Test, res: Outcome<unknown>, code: string, errorCode: string, label = `${code} ${errorCode}`): void {
-  if (res.ok) {
-    t.fail(`${label}: expected an error, got ${JSON.stringify(res.data).slice(0, 200)}`);
-    return;
-  }
-  t.same({ code: res.error.data.code, errorCode: res.error.data.errorCode }, { code, errorCode }, label);
-}
-
-/** The data of a call that must succeed. */
-export function ok<T>(t: Test, res: Outcome<T>, label = 'call succeeds'): T {
-  if (!res.ok) {
-    t.fail(`${label}: ${res.error.data.errorCode}: ${res.error.message}`);
-    throw new Error(`${label}: ${res.error.data.errorCode}`);
-  }
-  return res.data;
-}
+import { ok } from '../../helpers/outcome.ts';
 
 export async function createRightsholder(t: Test, caller: Caller, name: string, extra: Record<string, unknown> = {}): Promise<any> {
   return ok(t, await caller.client.mutate('rightsholder.create', { organizationId: caller.organizationId, name, ...extra }), `create ${name}`);

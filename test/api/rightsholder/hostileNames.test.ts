@@ -4,17 +4,18 @@
 // over-large batches are refused before anything is written.
 import t from 'tap';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createRightsholder, isError, ok } from './helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createRightsholder } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Hostile Names');
 const org = owner.organizationId;
 const db = srv.deps.pool;
 
-const create = (input: Record<string, unknown>) => owner.client.mutate('rightsholder.create', { organizationId: org, ...input });
-const update = (input: Record<string, unknown>) => owner.client.mutate('rightsholder.updateById', { organizationId: org, ...input });
-const batch = (updates: unknown) => owner.client.mutate('rightsholder.batchUpdate', { organizationId: org, updates });
+const create = (input: Record<string, unknown>) => owner.client.mutateUnchecked('rightsholder.create', { organizationId: org, ...input });
+const update = (input: Record<string, unknown>) => owner.client.mutateUnchecked('rightsholder.updateById', { organizationId: org, ...input });
+const batch = (updates: unknown) => owner.client.mutateUnchecked('rightsholder.batchUpdate', { organizationId: org, updates });
 const count = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM rightsholders WHERE organization_id = $1', [org])).rows[0]!.n;
 
 const NFC = 'Beyonc\u00e9';

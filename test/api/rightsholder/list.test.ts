@@ -2,10 +2,11 @@
 // preference, explicit sortBy, data-access roles.
 import t from 'tap';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { createRightsholder, hostileStrings, isError, ok } from './helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { createRightsholder, hostileStrings } from './helpers.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 const names = (res: any) => res.data.map((r: any) => r.name);
@@ -96,7 +97,7 @@ t.test('soft-deleted rightsholders are hidden unless includeDeleted', async (t) 
   const all = ok(t, await list(owner, { includeDeleted: true }));
   t.same(names(all), ['Alpha', 'bravo', 'charlie', 'Gone']);
   t.equal(all.pagination.total, 4);
-  t.equal(all.data[3].isDeleted, true);
+  t.equal(all.data[3]!.isDeleted, true);
 });
 
 t.test('a restricted member lists only their rightsholders; other organizations never appear', async (t) => {

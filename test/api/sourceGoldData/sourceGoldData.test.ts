@@ -5,17 +5,18 @@ import t from 'tap';
 import { AppError } from '../../../src/errors.ts';
 import { upsertGoldData } from '../../../src/lookups/goldData.ts';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { data, expectError } from '../../lookups/helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { data } from '../../lookups/helpers.ts';
+import { isError } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Gold Org');
 const op = (await outsider(srv, owner.organizationId, 'c2_superadmin')).client;
 
 t.test('platform operators only', async (t) => {
-  expectError(t, await owner.client.query('sourceGoldData.list', {}), 'FORBIDDEN', 'PLATFORM_ROLE_REQUIRED');
-  expectError(t, await owner.client.mutate('sourceGoldData.upsert', { rawValue: 'x' }), 'FORBIDDEN', 'PLATFORM_ROLE_REQUIRED');
-  expectError(t, await owner.client.mutate('sourceGoldData.delete', { id: randomUUID() }), 'FORBIDDEN', 'PLATFORM_ROLE_REQUIRED');
+  isError(t, await owner.client.query('sourceGoldData.list', {}), 'FORBIDDEN', 'PLATFORM_ROLE_REQUIRED');
+  isError(t, await owner.client.mutate('sourceGoldData.upsert', { rawValue: 'x' }), 'FORBIDDEN', 'PLATFORM_ROLE_REQUIRED');
+  isError(t, await owner.client.mutate('sourceGoldData.delete', { id: randomUUID() }), 'FORBIDDEN', 'PLATFORM_ROLE_REQUIRED');
 });
 
 t.test('list: the shipped rows, searchable, in the shared envelope', async (t) => {
@@ -53,12 +54,12 @@ t.test('upsert without id creates or replaces by normalized raw value; with id c
 
   const byId = data(await op.mutate('sourceGoldData.upsert', { id: created.id, rawValue: 'Kiosk Box', earningsSource: 'Kiosk Music', earningsCategory: 'streaming' }));
   t.match(byId, { id: created.id, rawValueNormalized: 'kiosk box', created: false });
-  expectError(t, await op.mutate('sourceGoldData.upsert', { id: created.id, rawValue: 'Spotify AB' }), 'CONFLICT', 'GOLD_DATA_RAW_VALUE_TAKEN');
-  expectError(t, await op.mutate('sourceGoldData.upsert', { id: randomUUID(), rawValue: 'Nobody Here' }), 'NOT_FOUND', 'GOLD_DATA_NOT_FOUND');
-  expectError(t, await op.mutate('sourceGoldData.upsert', { rawValue: '***' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await op.mutate('sourceGoldData.upsert', { id: created.id, rawValue: 'Spotify AB' }), 'CONFLICT', 'GOLD_DATA_RAW_VALUE_TAKEN');
+  isError(t, await op.mutate('sourceGoldData.upsert', { id: randomUUID(), rawValue: 'Nobody Here' }), 'NOT_FOUND', 'GOLD_DATA_NOT_FOUND');
+  isError(t, await op.mutate('sourceGoldData.upsert', { rawValue: '***' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 
   t.same(data(await op.mutate('sourceGoldData.delete', { id: created.id })), { id: created.id, deleted: true });
-  expectError(t, await op.mutate('sourceGoldData.delete', { id: created.id }), 'NOT_FOUND', 'GOLD_DATA_NOT_FOUND');
+  isError(t, await op.mutate('sourceGoldData.delete', { id: created.id }), 'NOT_FOUND', 'GOLD_DATA_NOT_FOUND');
   t.equal(data(await op.query('sourceGoldData.list')).pagination.total, 180);
 });
 

@@ -1,12 +1,13 @@
 // upload.callback: releasing statements that wait for a mapping, or setting them aside, by file,
 // by upload or by the mapping's header hash; an upload the caller cannot see is not found, and a
 // statement set aside that still had rows from an earlier run takes its catalog along.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { createRightsholder, insertMapping, putFile } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { EUR_REPORT_HEADER, eurReportFields } from '../../helpers/sampleMapping.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { ingestStatement } from '../../../src/ingest/pipeline.ts';
+import { isError } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t, { role: 'api' });
 const db = srv.deps.pool;
@@ -15,10 +16,6 @@ const org = owner.organizationId;
 const other = await newOrganization(srv, 'Other Label');
 const artist = await createRightsholder(owner.client, org, 'Callback Artist');
 
-function fails(t: Test, res: any, code: string, errorCode: string) {
-  t.equal(res.ok, false, `fails with ${errorCode}`);
-  if (!res.ok) t.same([res.error.data.code, res.error.data.errorCode], [code, errorCode]);
-}
 const refreshes = async () =>
   (
     await db.query(
@@ -49,9 +46,9 @@ t.test('a statement with rows that waits for a mapping, marked bad: out of analy
 
 t.test('an upload of another organization, or none, is not found', async (t) => {
   const mapping = await insertMapping(db, org, 'Third layout', ['A', 'B'], eurReportFields);
-  fails(t, await owner.client.mutate('upload.callback', { organizationId: org, type: 'x', mapping_id: mapping, upload_id: other.userId }), 'NOT_FOUND', 'UPLOAD_NOT_FOUND');
+  isError(t, await owner.client.mutate('upload.callback', { organizationId: org, type: 'x', mapping_id: mapping, upload_id: other.userId }), 'NOT_FOUND', 'UPLOAD_NOT_FOUND');
   const foreign = await other.client.mutate('upload.uploadFile', { organizationId: other.organizationId, rightsholderId: await createRightsholder(other.client, other.organizationId, 'F'), fileName: 'f.csv' });
-  fails(t, await owner.client.mutate('upload.callback', { organizationId: org, type: 'x', mapping_id: mapping, upload_id: foreign.data.uploadId }), 'NOT_FOUND', 'UPLOAD_NOT_FOUND');
+  isError(t, await owner.client.mutate('upload.callback', { organizationId: org, type: 'x', mapping_id: mapping, upload_id: foreign.data.uploadId }), 'NOT_FOUND', 'UPLOAD_NOT_FOUND');
   // one of ours with nothing waiting: nothing released
   const mine = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'm.csv' });
   const res = await owner.client.mutate('upload.callback', { organizationId: org, type: 'x', mapping_id: mapping, upload_id: mine.data.uploadId });
@@ -65,7 +62,7 @@ t.test('file_id with the upload_id of another upload: not found there, not "not 
   const again = await insertMapping(db, org, 'Fourth layout', header, eurReportFields);
   const elsewhere = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'elsewhere.csv' });
   const wrong = await owner.client.mutate('upload.callback', { organizationId: org, type: 'x', mapping_id: again, file_id: waiting.statementId, upload_id: elsewhere.data.uploadId });
-  fails(t, wrong, 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
+  isError(t, wrong, 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
   t.equal(wrong.error?.message, 'No statement with that file_id in that upload');
   // in its own upload it is released
   const right = await owner.client.mutate('upload.callback', { organizationId: org, type: 'x', mapping_id: again, file_id: waiting.statementId, upload_id: waiting.uploadId });

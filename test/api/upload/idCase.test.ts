@@ -1,10 +1,11 @@
 // Ids sent in capitals name the same rows as the stored (lower-case) ids: the upload and file
 // procedures that compare or echo ids answer as for the stored form.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { EUR_REPORT_HEADER, eurReportFields } from '../../helpers/sampleMapping.ts';
 import { startTestServer } from '../../helpers/server.ts';
+import { isError } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t, { role: 'serve' });
 const owner = await newOrganization(srv, 'Capitals Label');
@@ -17,10 +18,6 @@ const up = await putFile(owner.client, org, artist, 'capitals.csv', csv([['2024-
 const processed = await waitForStatement(owner.client, org, up.statementId);
 const UP = (id: string) => id.toUpperCase();
 
-function fails(t: Test, res: any, code: string, errorCode: string) {
-  t.equal(res.ok, false, `fails with ${errorCode}`);
-  if (!res.ok) t.same([res.error.data.code, res.error.data.errorCode], [code, errorCode]);
-}
 
 t.test('heartbeat: an upload named in capitals is extended, and answered by its id', async (t) => {
   const start = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'later.csv' });
@@ -48,7 +45,7 @@ t.test('flags: the statement named by its upload in capitals', async (t) => {
   t.same(all.data.flags.map((f: any) => f.resolved), processed.flags.map(() => true));
   // another upload's id is still not this statement's
   const other = await putFile(owner.client, org, artist, 'other.csv', csv([['2024-04', 'Spotify', 'Song', 'USRC12400001', 'US', '1', '2.00']]));
-  fails(t, await owner.client.mutate('upload.resolveAllFlags', { organizationId: org, uploadId: UP(other.uploadId), statementId: up.statementId }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
+  isError(t, await owner.client.mutate('upload.resolveAllFlags', { organizationId: org, uploadId: UP(other.uploadId), statementId: up.statementId }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
 });
 
 t.test('uploadAction by upload: the answer names the stored ids', async (t) => {

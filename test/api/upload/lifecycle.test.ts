@@ -1,7 +1,7 @@
 // The statement lifecycle over real HTTP: presigned upload, complete, processing by the job
 // runner, needs_mapping and its release, actions, expiry, flags, files and their variants,
 // with tenancy and data access enforced throughout.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { computeHeaderHash } from '../../../workers/headerHash.ts';
 import { expireUploads, sweepAbandonedObjects } from '../../../src/jobs/tasks/statement_upload_expire.ts';
 import { attachmentDisposition } from '../../../src/storage/objectStore.ts';
@@ -9,6 +9,7 @@ import { createRightsholder, insertMapping, putFile, waitForStatement } from '..
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { EUR_REPORT_HEADER, eurReportFields } from '../../helpers/sampleMapping.ts';
 import { startTestServer } from '../../helpers/server.ts';
+import { isError } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t, { role: 'serve' });
 const owner = await newOrganization(srv, 'Lifecycle Label');
@@ -31,10 +32,6 @@ const rows = [
   ['2024-03', 'Deezer', 'Winter Song', 'FRXYZ2400002', 'FR', '50', '(0.25)'],
 ];
 
-function fails(t: Test, res: any, code: string, errorCode: string) {
-  t.equal(res.ok, false, `fails with ${errorCode}`);
-  if (!res.ok) t.same([res.error.data.code, res.error.data.errorCode], [code, errorCode]);
-}
 
 t.test('uploadFile: a server-chosen key in the organization prefix, a short-lived presigned PUT', async (t) => {
   const res = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: '../../etc/passwd.csv', contentType: 'text/csv' });
@@ -49,7 +46,7 @@ t.test('uploadFile: a server-chosen key in the organization prefix, a short-live
   const expires = new Date(res.data.expiresAt).getTime() - Date.now();
   t.ok(expires > 14 * 60_000 && expires <= 15 * 60_000);
   // completing before the bytes are there
-  fails(t, await owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'complete', statementId: res.data.statementId } }), 'BAD_REQUEST', 'UPLOAD_OBJECT_MISSING');
+  isError(t, await owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'complete', statementId: res.data.statementId } }), 'BAD_REQUEST', 'UPLOAD_OBJECT_MISSING');
   // heartbeat extends it; then it is aborted and can no longer be completed
   const beat = await owner.client.mutate('upload.heartbeat', { organizationId: org, statementIds: [res.data.statementId, other.userId] });
   t.same(beat.ok && beat.data.notExtended, [other.userId]);
@@ -57,7 +54,7 @@ t.test('uploadFile: a server-chosen key in the organization prefix, a short-live
   const aborted = await owner.client.mutate('upload.aborted', { organizationId: org, statementId: res.data.statementId, reason: 'user cancelled' });
   t.equal(aborted.ok && aborted.data.status, 'aborted');
   t.same(aborted.ok && aborted.data.failureReason, { errorCode: 'UPLOAD_ABORTED', message: 'user cancelled' });
-  fails(t, await owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'complete', statementId: res.data.statementId } }), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
+  isError(t, await owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'complete', statementId: res.data.statementId } }), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
   // the content type follows the extension; a name whose extension is no known one (even one an
   // object literal would find, `constructor`) is octet-stream
   const types: [string, string][] = [
@@ -74,14 +71,14 @@ t.test('uploadFile: a server-chosen key in the organization prefix, a short-live
 
 t.test('input checks: unknown or foreign rightsholder, upload and distributor ids', async (t) => {
   const otherArtist = await createRightsholder(other.client, other.organizationId, 'Foreign Artist');
-  fails(t, await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: otherArtist, fileName: 'a.csv' }), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND');
-  fails(t, await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'a.csv', uploadId: other.userId }), 'NOT_FOUND', 'UPLOAD_NOT_FOUND');
-  fails(t, await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'a.csv', distributorId: other.userId }), 'NOT_FOUND', 'DISTRIBUTOR_NOT_FOUND');
-  fails(t, await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: '' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  fails(t, await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'x'.repeat(300) }), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  fails(t, await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'a.csv', contentType: 'text/csv\r\nx-evil: 1' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: otherArtist, fileName: 'a.csv' }), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND');
+  isError(t, await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'a.csv', uploadId: other.userId }), 'NOT_FOUND', 'UPLOAD_NOT_FOUND');
+  isError(t, await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'a.csv', distributorId: other.userId }), 'NOT_FOUND', 'DISTRIBUTOR_NOT_FOUND');
+  isError(t, await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: '' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'x'.repeat(300) }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'a.csv', contentType: 'text/csv\r\nx-evil: 1' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
   const reader = await addMember(srv, org, 'reader');
-  fails(t, await reader.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'a.csv' }), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  isError(t, await reader.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'a.csv' }), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
 });
 
 let processedId = '';
@@ -129,8 +126,8 @@ t.test('complete → processed by the job runner, exactly', async (t) => {
   t.equal(hidden.ok && hidden.data.flags.find((f: any) => f.id === flag.id).shown, false);
   const resolved = await owner.client.mutate('upload.resolveFlag', { organizationId: org, uploadId: up.uploadId, statementId: dup.statementId, flagId: flag.id });
   t.equal(resolved.ok && resolved.data.flags.find((f: any) => f.id === flag.id).resolved, true);
-  fails(t, await owner.client.mutate('upload.resolveFlag', { organizationId: org, uploadId: up.uploadId, statementId: dup.statementId, flagId: other.userId }), 'NOT_FOUND', 'FLAG_NOT_FOUND');
-  fails(t, await owner.client.mutate('upload.resolveFlag', { organizationId: org, uploadId: other.userId, statementId: dup.statementId, flagId: flag.id }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
+  isError(t, await owner.client.mutate('upload.resolveFlag', { organizationId: org, uploadId: up.uploadId, statementId: dup.statementId, flagId: other.userId }), 'NOT_FOUND', 'FLAG_NOT_FOUND');
+  isError(t, await owner.client.mutate('upload.resolveFlag', { organizationId: org, uploadId: other.userId, statementId: dup.statementId, flagId: flag.id }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
   const all = await owner.client.mutate('upload.resolveAllFlags', { organizationId: org, uploadId: up.uploadId, statementId: dup.statementId });
   t.ok(all.ok && all.data.flags.every((f: any) => f.resolved));
   // a resolved flag stays resolved when the statement is processed again
@@ -173,11 +170,11 @@ t.test('unknown headers wait in needs_mapping with a suggestion; a mapping and t
       JSON.stringify({ stmtYear: { column: 'Month' }, stmtPeriod: { column: 'Month' }, stmtCadence: { constant: 'M' }, currency: { constant: 'USD' }, royaltyEarnings: { column: 'Amount USD' }, source: { column: 'Platform' } }),
     ],
   );
-  fails(t, await owner.client.mutate('upload.callback', { organizationId: org, type: 'mapping_created', mapping_id: m.rows[0]!.id, file_id: processedId }), 'CONFLICT', 'STATEMENT_NOT_WAITING');
+  isError(t, await owner.client.mutate('upload.callback', { organizationId: org, type: 'mapping_created', mapping_id: m.rows[0]!.id, file_id: processedId }), 'CONFLICT', 'STATEMENT_NOT_WAITING');
   // a statement that does not exist, or is another organization's, is not found (not "not waiting")
-  fails(t, await owner.client.mutate('upload.callback', { organizationId: org, type: 'mapping_created', mapping_id: m.rows[0]!.id, file_id: '0b9c3f1e-5d2a-4c1b-9a8e-7f6d5c4b3a21' }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
+  isError(t, await owner.client.mutate('upload.callback', { organizationId: org, type: 'mapping_created', mapping_id: m.rows[0]!.id, file_id: '0b9c3f1e-5d2a-4c1b-9a8e-7f6d5c4b3a21' }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
   const library = await srv.deps.pool.query<{ id: string }>('SELECT id FROM mappings WHERE organization_id IS NULL ORDER BY id LIMIT 1');
-  fails(
+  isError(
     t,
     await other.client.mutate('upload.callback', { organizationId: other.organizationId, type: 'mapping_created', mapping_id: library.rows[0]!.id, file_id: up.statementId }),
     'NOT_FOUND',
@@ -189,7 +186,7 @@ t.test('unknown headers wait in needs_mapping with a suggestion; a mapping and t
   const done = await waitForStatement(owner.client, org, up.statementId);
   t.equal(done.status, 'processed');
   t.equal(done.netEarnings, '3.750000000000', 'decimal commas read as decimals');
-  fails(t, await owner.client.mutate('upload.callback', { organizationId: org, type: 'x', mapping_id: other.userId }), 'NOT_FOUND', 'MAPPING_NOT_FOUND');
+  isError(t, await owner.client.mutate('upload.callback', { organizationId: org, type: 'x', mapping_id: other.userId }), 'NOT_FOUND', 'MAPPING_NOT_FOUND');
 });
 
 t.test('bad files fail their statement with a reason, never a retry storm', async (t) => {
@@ -208,7 +205,7 @@ t.test('bad files fail their statement with a reason, never a retry storm', asyn
   const start = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'sized.csv', size: 10 });
   const put = await fetch(start.data.url, { method: 'PUT', headers: start.data.headers, body: 'twelve bytes' });
   t.equal(put.status, 200);
-  fails(t, await owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'complete', statementId: start.data.statementId } }), 'BAD_REQUEST', 'UPLOAD_SIZE_MISMATCH');
+  isError(t, await owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'complete', statementId: start.data.statementId } }), 'BAD_REQUEST', 'UPLOAD_SIZE_MISMATCH');
 });
 
 t.test('unfinished uploads expire', async (t) => {
@@ -259,7 +256,7 @@ t.test('actions: skip, bad, delete and restore; statements filters', async (t) =
   const shown = await owner.client.mutate('upload.statements', { organizationId: org, filter: { statementIds: [processedId], includeDeleted: true } });
   t.equal(shown.data.items[0].status, 'deleted');
   t.equal((await act('restore')).data.status, 'bad');
-  fails(t, await act('restore'), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
+  isError(t, await act('restore'), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
   t.equal((await act('reprocess')).data.status, 'uploaded');
   t.equal((await waitForStatement(owner.client, org, processedId)).status, 'processed');
 
@@ -292,10 +289,10 @@ t.test('actions: skip, bad, delete and restore; statements filters', async (t) =
   });
   // dates that are not dates are refused as input, never a database error
   for (const filter of [{ date_start: '2024-13-45' }, { date_end: '2024-02-30' }, { date_start: '2024-01-01T99:99:99' }, { date_end: "2024-01-01'; DROP TABLE statements; --" }]) {
-    fails(t, await owner.client.query('upload.list', { organizationId: org, filter }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+    isError(t, await owner.client.query('upload.list', { organizationId: org, filter }), 'BAD_REQUEST', 'VALIDATION_FAILED');
   }
   for (const filters of [{ dateStart: '2024-13-45' }, { dateEnd: "2024-01-01'; DROP TABLE statements; --" }, { dateStart: `2024-01-01${'x'.repeat(500)}` }]) {
-    fails(t, await owner.client.query('file.list', { organizationId: org, filters }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+    isError(t, await owner.client.query('file.list', { organizationId: org, filters }), 'BAD_REQUEST', 'VALIDATION_FAILED');
   }
   const today = new Date().toISOString().slice(0, 10);
   t.equal((await owner.client.query('upload.list', { organizationId: org, filter: { date_start: today, date_end: today } })).data.pagination.total, oldest.length);
@@ -309,9 +306,9 @@ t.test('other organizations and restricted members see nothing', async (t) => {
     ['upload.aborted', { statementId: processedId }],
     ['fileStorage.downloadStatementFile', { type: 'original', file: processedId }],
   ] as const) {
-    fails(t, await other.client.mutate(path, { organizationId: other.organizationId, ...input }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
+    isError(t, await other.client.mutate(path, { organizationId: other.organizationId, ...input }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
   }
-  fails(t, await other.client.query('fileStorage.getSample', { organizationId: other.organizationId, type: 'normalized', file: processedId }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
+  isError(t, await other.client.query('fileStorage.getSample', { organizationId: other.organizationId, type: 'normalized', file: processedId }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
   const foreign = await other.client.mutate('upload.statements', { organizationId: other.organizationId, filter: { statementIds: [processedId] } });
   t.same(foreign.data.items, []);
   const restricted = await addMember(srv, org, 'writer');
@@ -319,8 +316,8 @@ t.test('other organizations and restricted members see nothing', async (t) => {
   const mine = await restricted.client.mutate('upload.statements', { organizationId: org });
   t.ok(mine.data.items.every((i: any) => i.rightsholderId === second));
   t.ok(mine.data.items.length >= 1);
-  fails(t, await restricted.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'skip', statementId: processedId } }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
-  fails(t, await restricted.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'x.csv' }), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND');
+  isError(t, await restricted.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'skip', statementId: processedId } }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
+  isError(t, await restricted.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'x.csv' }), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND');
 });
 
 t.test('file variants: samples and presigned downloads', async (t) => {
@@ -337,8 +334,8 @@ t.test('file variants: samples and presigned downloads', async (t) => {
   t.equal(original.data.rows.length, 4);
   const trimmed = await owner.client.query('fileStorage.getSample', { organizationId: org, type: 'trimmed', file: processedId });
   t.same(trimmed.data.columns, header);
-  fails(t, await owner.client.query('fileStorage.getSample', { organizationId: org, type: 'single', file: processedId }), 'NOT_FOUND', 'FILE_VARIANT_NOT_FOUND');
-  fails(t, await owner.client.query('fileStorage.getSample', { organizationId: org, type: 'normalized', file: processedId, startRow: 0, endRow: 6000 }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await owner.client.query('fileStorage.getSample', { organizationId: org, type: 'single', file: processedId }), 'NOT_FOUND', 'FILE_VARIANT_NOT_FOUND');
+  isError(t, await owner.client.query('fileStorage.getSample', { organizationId: org, type: 'normalized', file: processedId, startRow: 0, endRow: 6000 }), 'BAD_REQUEST', 'VALIDATION_FAILED');
   const link = await owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, type: 'original', file: processedId });
   const res = await fetch(link.data.url);
   t.equal(await res.text(), csv(rows).toString());
@@ -375,7 +372,7 @@ t.test('files: list, what a delete removes, and the delete itself', async (t) =>
     { rightsholderId: artist, rightsholderName: 'Lifecycle Artist', blockId: block!.id, musicalDetails: block!.details, products: { tracks: block!.tracks, albums: block!.albums } },
   ]);
   t.ok(info.data.totals.objects >= 4, 'original, normalized, removed and the trimmed file made on request');
-  fails(t, await owner.client.query('file.getFilesDeleteInfo', { organizationId: org, uploadId: processedUpload, fileIds: [other.userId] }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
+  isError(t, await owner.client.query('file.getFilesDeleteInfo', { organizationId: org, uploadId: processedUpload, fileIds: [other.userId] }), 'NOT_FOUND', 'STATEMENT_NOT_FOUND');
   const { rows: before } = await srv.deps.pool.query<{ variants: Record<string, string>; object_key: string }>('SELECT variants, object_key FROM statements WHERE id = $1', [processedId]);
   const keys = [before[0]!.object_key, ...Object.values(before[0]!.variants)];
   const del = await owner.client.mutate('file.deleteFilesByIds', { organizationId: org, uploadId: processedUpload, fileIds: [processedId] });

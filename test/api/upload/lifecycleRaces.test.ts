@@ -3,7 +3,7 @@
 // choice): an abort of a statement already read, heartbeats and completes after the TTL, a file
 // added by a restricted member to an upload they cannot see, bytes replaced after complete, and
 // the duplicate and overlap flags of statements processed at the same time.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { createRightsholder, insertMapping, putFile } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { EUR_REPORT_HEADER, eurReportFields } from '../../helpers/sampleMapping.ts';
@@ -12,6 +12,7 @@ import { ingestStatement } from '../../../src/ingest/pipeline.ts';
 import type { LocateInput } from '../../../src/ingest/fileTypes.ts';
 import type { TaskOptions } from '../../../src/workers/threadPool.ts';
 import { expireUploads } from '../../../src/jobs/tasks/statement_upload_expire.ts';
+import { isError } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t, { role: 'api' });
 const db = srv.deps.pool;
@@ -24,10 +25,6 @@ await insertMapping(db, org, 'Races layout', EUR_REPORT_HEADER, eurReportFields)
 const csv = (rows: string[][]) => Buffer.from([EUR_REPORT_HEADER, ...rows].map((r) => r.join(',')).join('\n') + '\n');
 const row = (period: string, net: string, track = 'Song') => [period, 'Spotify', track, 'USRC12400001', 'US', '1', net];
 
-function fails(t: Test, res: any, code: string, errorCode: string) {
-  t.equal(res.ok, false, `fails with ${errorCode}`);
-  if (!res.ok) t.same([res.error.data.code, res.error.data.errorCode], [code, errorCode]);
-}
 const act = (type: string, statementId: string) => owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type, statementId } });
 const record = async (id: string) => {
   const res = await owner.client.mutate('upload.statements', { organizationId: org, filter: { statementIds: [id], includeDeleted: true } });
@@ -39,7 +36,7 @@ t.test('an abort takes only an upload not read yet: a statement queued again kee
   t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'processed');
   t.equal((await act('reprocess', up.statementId)).data.status, 'uploaded');
   const { rows: [before] } = await db.query('SELECT object_key, normalized_key FROM statements WHERE id = $1', [up.statementId]);
-  fails(t, await owner.client.mutate('upload.aborted', { organizationId: org, statementId: up.statementId }), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
+  isError(t, await owner.client.mutate('upload.aborted', { organizationId: org, statementId: up.statementId }), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
   t.ok(await srv.deps.store.head(before.object_key), 'the original is still there');
   t.ok(await srv.deps.store.head(before.normalized_key), 'and its rows');
   t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'processed', 'the reprocess still runs');
@@ -49,7 +46,7 @@ t.test('an abort takes only an upload not read yet: a statement queued again kee
   const failed = await putFile(owner.client, org, artist, 'html.csv', Buffer.from('<!DOCTYPE html><html><body>x</body></html>'));
   t.equal((await ingestStatement(srv.deps, org, failed.statementId)).status, 'failed');
   t.equal((await act('reprocess', failed.statementId)).data.status, 'uploaded');
-  fails(t, await owner.client.mutate('upload.aborted', { organizationId: org, statementId: failed.statementId }), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
+  isError(t, await owner.client.mutate('upload.aborted', { organizationId: org, statementId: failed.statementId }), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
   // a completed upload not read yet is still the client's to abort
   const fresh = await putFile(owner.client, org, artist, 'fresh.csv', csv([row('2024-03', '2.00')]));
   const aborted = await owner.client.mutate('upload.aborted', { organizationId: org, statementId: fresh.statementId, reason: 'wrong file' });
@@ -66,17 +63,17 @@ t.test('past its TTL an upload is expired: a late heartbeat or complete does not
   const beat = await owner.client.mutate('upload.heartbeat', { organizationId: org, statementIds: [id] });
   t.same(beat.data, { extended: [], notExtended: [id] });
   t.equal((await record(id)).status, 'expired');
-  fails(t, await act('complete', id), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
+  isError(t, await act('complete', id), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
   t.equal(await expireUploads(srv.deps), 0, 'nothing left for the job');
 
   // a complete after the TTL, with no heartbeat before it
   const other = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'later.csv' });
   t.equal((await fetch(other.data.url, { method: 'PUT', headers: other.data.headers, body: csv([row('2024-03', '1.00')]) })).status, 200);
   await db.query(`UPDATE statements SET upload_expires_at = clock_timestamp() - interval '1 second' WHERE id = $1`, [other.data.statementId]);
-  fails(t, await act('complete', other.data.statementId), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
+  isError(t, await act('complete', other.data.statementId), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
   t.match(await record(other.data.statementId), { status: 'expired', uploadExpiresAt: String });
   // by upload too
-  fails(t, await owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'complete', uploadId: other.data.uploadId } }), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
+  isError(t, await owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'complete', uploadId: other.data.uploadId } }), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
 
   // a heartbeat in time extends it, for the TTL from now
   const live = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'live.csv' });
@@ -93,7 +90,7 @@ t.test('a member restricted to some rightsholders adds no file to an upload they
   await db.query(`INSERT INTO data_access_roles (organization_id, user_id, mode, rightsholder_ids) VALUES ($1, $2, 'restricted', $3)`, [org, restricted.userId, [second]]);
   const add = (uploadId: string) =>
     restricted.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: second, fileName: 'mine.csv', uploadId });
-  fails(t, await add(theirs.data.uploadId), 'NOT_FOUND', 'UPLOAD_NOT_FOUND');
+  isError(t, await add(theirs.data.uploadId), 'NOT_FOUND', 'UPLOAD_NOT_FOUND');
   const files = await db.query('SELECT count(*)::int AS n FROM statements WHERE upload_id = $1', [theirs.data.uploadId]);
   t.equal(files.rows[0].n, 1, 'nothing added');
   // their own upload, and one with a file they may see, take more files
@@ -187,16 +184,16 @@ t.test('bytes PUT again after complete are never read: the statement fails with 
   const { rows: [s] } = await db.query('SELECT object_key, content_type FROM statements WHERE id = $1', [up.statementId]);
   await srv.deps.store.put(s.object_key, other, s.content_type);
   const trimmed = await owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, type: 'trimmed', file: up.statementId });
-  fails(t, trimmed, 'BAD_REQUEST', 'UPLOAD_OBJECT_CHANGED');
+  isError(t, trimmed, 'BAD_REQUEST', 'UPLOAD_OBJECT_CHANGED');
   // nor is it served or sampled as the original
-  fails(t, await owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, type: 'original', file: up.statementId }), 'BAD_REQUEST', 'UPLOAD_OBJECT_CHANGED');
-  fails(t, await owner.client.query('fileStorage.getSample', { organizationId: org, type: 'original', file: up.statementId }), 'BAD_REQUEST', 'UPLOAD_OBJECT_CHANGED');
+  isError(t, await owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, type: 'original', file: up.statementId }), 'BAD_REQUEST', 'UPLOAD_OBJECT_CHANGED');
+  isError(t, await owner.client.query('fileStorage.getSample', { organizationId: org, type: 'original', file: up.statementId }), 'BAD_REQUEST', 'UPLOAD_OBJECT_CHANGED');
   // the normalized rows read from the checked bytes still are
   const sample = await owner.client.query('fileStorage.getSample', { organizationId: org, type: 'normalized', file: up.statementId });
   t.equal(sample.ok && sample.data.rows.length, 1);
   t.equal((await act('reprocess', up.statementId)).data.status, 'uploaded');
   // a statement read before is no upload in progress: complete does not take its object again
-  fails(t, await act('complete', up.statementId), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
+  isError(t, await act('complete', up.statementId), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
   t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'failed');
   t.match(await record(up.statementId), { status: 'failed', failureReason: { errorCode: 'UPLOAD_OBJECT_CHANGED' }, keptRows: 1, netEarnings: '1.000000000000' });
 });
@@ -313,10 +310,10 @@ t.test('deleted while queued, then restored: queued again at once (not left for 
 
 t.test('an announced size one PUT cannot carry (over 5 GiB) is refused before a URL is given', async (t) => {
   const start = (size: number) => owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName: 'huge.csv', size });
-  fails(t, await start(5 * 1024 ** 3 + 1), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  fails(t, await start(10 * 1024 ** 3), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  fails(t, await start(0), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  fails(t, await start(1.5), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await start(5 * 1024 ** 3 + 1), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await start(10 * 1024 ** 3), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await start(0), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await start(1.5), 'BAD_REQUEST', 'VALIDATION_FAILED');
   const largest = await start(5 * 1024 ** 3);
   t.equal(largest.ok && largest.data.method, 'PUT');
 });

@@ -1,10 +1,11 @@
 // upload.statements and file.list over real HTTP: every filter, pagination and sorting, deleted
 // statements, other organizations' ids, restricted members and hostile strings, with exact answers.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { EUR_REPORT_HEADER, eurReportFields } from '../../helpers/sampleMapping.ts';
 import { startTestServer } from '../../helpers/server.ts';
+import { isError } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t, { role: 'serve' });
 const owner = await newOrganization(srv, 'Filters Label');
@@ -28,10 +29,6 @@ const all = [s1, s2, s3].map((s) => s.statementId);
 const statements = (input: Record<string, unknown> = {}, client = owner.client, organizationId = org) => client.mutate('upload.statements', { organizationId, ...input });
 const files = (input: Record<string, unknown> = {}, client = owner.client) => client.query('file.list', { organizationId: org, ...input });
 const ids = (res: any) => (res.data.items ?? res.data.data).map((i: any) => i.id);
-function fails(t: Test, res: any, code: string, errorCode: string) {
-  t.equal(res.ok, false, `fails with ${errorCode}`);
-  if (!res.ok) t.same([res.error.data.code, res.error.data.errorCode], [code, errorCode]);
-}
 
 t.test('upload.statements: every filter', async (t) => {
   const res = await statements();
@@ -49,9 +46,9 @@ t.test('upload.statements: every filter', async (t) => {
   // naming the status deleted shows them (before: nothing, unless includeDeleted too)
   t.same(ids(await statements({ filter: { statementStatus: ['deleted'] } })), [s4.statementId]);
   t.same(ids(await statements({ filter: { statementStatus: ['deleted', 'processed'], fileName: 'b_' } })), [s3.statementId, s4.statementId]);
-  fails(t, await statements({ filter: { statementStatus: ['gone'] } }), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  fails(t, await statements({ filter: { fileName: 'x'.repeat(256) } }), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  fails(t, await statements({ filter: { statementIds: ['1 OR 1=1'] } }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await statements({ filter: { statementStatus: ['gone'] } }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await statements({ filter: { fileName: 'x'.repeat(256) } }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await statements({ filter: { statementIds: ['1 OR 1=1'] } }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });
 
 t.test('upload.statements: pagination and sorting', async (t) => {
@@ -60,8 +57,8 @@ t.test('upload.statements: pagination and sorting', async (t) => {
   t.same(ids(await statements({ pagination: { page: 5, limit: 2 } })), []);
   t.same(ids(await statements({ pagination: { sortBy: 'fileName' } })), [s2.statementId, s1.statementId, s3.statementId]);
   t.same(ids(await statements({ pagination: { sortBy: 'createdAt', sortOrder: 'desc' } })), [...all].reverse());
-  fails(t, await statements({ pagination: { limit: 2001 } }), 'BAD_REQUEST', 'PAGINATION_LIMIT_EXCEEDED');
-  fails(t, await statements({ pagination: { sortBy: 'organization_id' } }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await statements({ pagination: { limit: 2001 } }), 'BAD_REQUEST', 'PAGINATION_LIMIT_EXCEEDED');
+  isError(t, await statements({ pagination: { sortBy: 'organization_id' } }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });
 
 t.test('file.list: every filter and pagination; deleted files are not listed', async (t) => {
@@ -81,7 +78,7 @@ t.test('other organizations and restricted members', async (t) => {
   t.same(ids(await statements({ filter: { statementIds: all } }, other.client, other.organizationId)), []);
   t.same(ids(await statements({ rightsholderId: alpha }, other.client, other.organizationId)), []);
   // their key names their organization: ours in the input is refused
-  fails(t, await statements({}, other.client), 'BAD_REQUEST', 'ORGANIZATION_MISMATCH');
+  isError(t, await statements({}, other.client), 'BAD_REQUEST', 'ORGANIZATION_MISMATCH');
   const restricted = await addMember(srv, org, 'member');
   await srv.deps.pool.query(`INSERT INTO data_access_roles (organization_id, user_id, mode, rightsholder_ids) VALUES ($1, $2, 'restricted', $3)`, [org, restricted.userId, [beta]]);
   t.same(ids(await statements({ filter: { includeDeleted: true } }, restricted.client)), [s3.statementId, s4.statementId]);
@@ -111,6 +108,6 @@ t.test('customName: trimmed as it is stored, a case-insensitive substring like t
   t.same(await both('%Q%'), []);
   t.same(await both(`${'y'.repeat(199)}z`), [long.statementId], 'the longest name stored');
   t.same(await both('   '), [...all, odd.statementId, long.statementId], 'blank is no filter, as an empty name filter');
-  fails(t, await statements({ customName: 'y'.repeat(201) }), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  fails(t, await files({ filters: { customName: 'y'.repeat(201) } }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await statements({ customName: 'y'.repeat(201) }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await files({ filters: { customName: 'y'.repeat(201) } }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });

@@ -1,9 +1,10 @@
 // upload.uploadAction "acts on an upload or statement": with action.uploadId the action applies to
 // every file of the upload whose status allows it, in one transaction.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { createRightsholder } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
+import { isError } from '../../helpers/outcome.ts';
 
 const srv = await startTestServer(t);
 const owner = await newOrganization(srv, 'Action Label');
@@ -12,10 +13,6 @@ const other = await newOrganization(srv, 'Other Label');
 const artist = await createRightsholder(owner.client, org, 'Action Artist');
 const second = await createRightsholder(owner.client, org, 'Second Artist');
 
-function fails(t: Test, res: any, code: string, errorCode: string) {
-  t.equal(res.ok, false, `fails with ${errorCode}`);
-  if (!res.ok) t.same([res.error.data.code, res.error.data.errorCode], [code, errorCode]);
-}
 
 /** A file of the upload (a new one without uploadId), its bytes PUT unless `put` is false. */
 async function addFile(fileName: string, opts: { uploadId?: string; rightsholderId?: string; put?: boolean } = {}) {
@@ -73,13 +70,13 @@ t.test('an action on an upload applies to each of its files that can take it', a
     ['a.csv', 'uploaded'],
     ['b.csv', 'uploaded'],
   ]);
-  fails(t, await act(owner, { type: 'restore', uploadId: a.uploadId }), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
+  isError(t, await act(owner, { type: 'restore', uploadId: a.uploadId }), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
 });
 
 t.test('completing an upload needs every file that can take it to be there; else nothing changes', async (t) => {
   const a = await addFile('here.csv');
   await addFile('missing.csv', { uploadId: a.uploadId, put: false });
-  fails(t, await act(owner, { type: 'complete', uploadId: a.uploadId }), 'BAD_REQUEST', 'UPLOAD_OBJECT_MISSING');
+  isError(t, await act(owner, { type: 'complete', uploadId: a.uploadId }), 'BAD_REQUEST', 'UPLOAD_OBJECT_MISSING');
   t.same(await statuses(a.uploadId), [
     ['here.csv', 'uploading'],
     ['missing.csv', 'uploading'],
@@ -88,15 +85,15 @@ t.test('completing an upload needs every file that can take it to be there; else
 
 t.test('unknown, foreign and invisible uploads; input', async (t) => {
   const a = await addFile('mine.csv');
-  fails(t, await act(owner, { type: 'skip', uploadId: other.userId }), 'NOT_FOUND', 'UPLOAD_NOT_FOUND');
-  fails(t, await act(other, { type: 'skip', uploadId: a.uploadId }), 'NOT_FOUND', 'UPLOAD_NOT_FOUND');
+  isError(t, await act(owner, { type: 'skip', uploadId: other.userId }), 'NOT_FOUND', 'UPLOAD_NOT_FOUND');
+  isError(t, await act(other, { type: 'skip', uploadId: a.uploadId }), 'NOT_FOUND', 'UPLOAD_NOT_FOUND');
   const restricted = await addMember(srv, org, 'writer');
   await srv.deps.pool.query(`INSERT INTO data_access_roles (organization_id, user_id, mode, rightsholder_ids) VALUES ($1, $2, 'restricted', $3)`, [
     org,
     restricted.userId,
     [second],
   ]);
-  fails(t, await act(restricted, { type: 'delete', uploadId: a.uploadId }), 'NOT_FOUND', 'UPLOAD_NOT_FOUND');
+  isError(t, await act(restricted, { type: 'delete', uploadId: a.uploadId }), 'NOT_FOUND', 'UPLOAD_NOT_FOUND');
   // a restricted writer acts only on the files they may see
   const theirs = await addFile('theirs.csv', { uploadId: a.uploadId, rightsholderId: second });
   t.same((await act(restricted, { type: 'delete', uploadId: a.uploadId })).data?.statementIds, [theirs.statementId]);
@@ -104,6 +101,6 @@ t.test('unknown, foreign and invisible uploads; input', async (t) => {
     ['mine.csv', 'uploading'],
     ['theirs.csv', 'deleted'],
   ]);
-  fails(t, await act(owner, { type: 'skip', uploadId: a.uploadId, statementId: a.statementId }), 'BAD_REQUEST', 'VALIDATION_FAILED');
-  fails(t, await act(owner, { type: 'skip' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await act(owner, { type: 'skip', uploadId: a.uploadId, statementId: a.statementId }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await act(owner, { type: 'skip' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });

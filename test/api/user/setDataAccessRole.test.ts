@@ -3,10 +3,12 @@ import t from 'tap';
 import { rightsholderScope } from '../../../src/access/dataAccess.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { queuedBehindOrganization } from '../../helpers/locks.ts';
-import { startTestServer } from '../../helpers/server.ts';
-import { activities, expectError, expectOk, insertRightsholder, MISSING_ID } from '../organization/helpers.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import { activities, insertRightsholder, MISSING_ID } from '../organization/helpers.ts';
+import type { MutationPath } from '../../helpers/procedures.ts';
+import { isError, ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Acme');
 const org = owner.organizationId;
 const admin = await addMember(srv, org, 'admin');
@@ -17,22 +19,22 @@ const r2 = await insertRightsholder(srv, org, 'Two');
 const archived = await insertRightsholder(srv, org, 'Archived', { deleted: true });
 const foreign = await insertRightsholder(srv, other.organizationId, 'Foreign');
 const setRole = (role: unknown, userId = member.userId, client = admin.client) =>
-  client.mutate('user.setDataAccessRole', { organizationId: org, userId, role });
+  client.mutateUnchecked('user.setDataAccessRole', { organizationId: org, userId, role });
 
 t.test('restricted, then all, in each accepted form', async (t) => {
-  t.same(expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [r2, r1, r2] })), {
+  t.same(ok(t, await setRole({ mode: 'restricted', rightsholderIds: [r2, r1, r2] })), {
     userId: member.userId,
     dataAccessRole: { mode: 'restricted', rightsholderIds: [r2, r1] },
   });
   t.same(await rightsholderScope(srv.deps.pool, org, member.userId), [r2, r1], 'enforced by the shared data-access check');
-  t.same(expectOk(t, await member.client.query('user.preferences', { organizationId: org })).dataAccessRole, { mode: 'restricted', rightsholderIds: [r2, r1] });
+  t.same(ok(t, await member.client.query('user.preferences', { organizationId: org })).dataAccessRole, { mode: 'restricted', rightsholderIds: [r2, r1] });
 
-  t.same(expectOk(t, await setRole('all')).dataAccessRole, { mode: 'all' });
+  t.same(ok(t, await setRole('all')).dataAccessRole, { mode: 'all' });
   t.equal(await rightsholderScope(srv.deps.pool, org, member.userId), null);
-  t.same(expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [] })).dataAccessRole, { mode: 'restricted', rightsholderIds: [] });
+  t.same(ok(t, await setRole({ mode: 'restricted', rightsholderIds: [] })).dataAccessRole, { mode: 'restricted', rightsholderIds: [] });
   t.same(await rightsholderScope(srv.deps.pool, org, member.userId), [], 'restricted to nothing sees nothing');
-  t.same(expectOk(t, await setRole({ mode: 'all' })).dataAccessRole, { mode: 'all' });
-  t.same(expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [archived] })).dataAccessRole.rightsholderIds, [archived], 'a soft-deleted one may be named');
+  t.same(ok(t, await setRole({ mode: 'all' })).dataAccessRole, { mode: 'all' });
+  t.same(ok(t, await setRole({ mode: 'restricted', rightsholderIds: [archived] })).dataAccessRole.rightsholderIds, [archived], 'a soft-deleted one may be named');
 
   const events = await activities(srv, org, 'user.setDataAccessRole');
   t.equal(events.length, 5);
@@ -43,29 +45,29 @@ t.test('restricted, then all, in each accepted form', async (t) => {
     actorUserId: admin.userId,
     changes: { dataAccessRole: { before: { mode: 'all' }, after: { mode: 'restricted', rightsholderIds: [r2, r1] } } },
   });
-  expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [archived] }));
+  ok(t, await setRole({ mode: 'restricted', rightsholderIds: [archived] }));
   t.equal((await activities(srv, org, 'user.setDataAccessRole')).length, 5, 'no change, no event');
 });
 
 t.test("rightsholders of another organization, or none: NOT_FOUND, nothing changed", async (t) => {
-  expectOk(t, await setRole('all'));
-  const error = expectError(t, await setRole({ mode: 'restricted', rightsholderIds: [r1, foreign] }), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND');
+  ok(t, await setRole('all'));
+  const error = isError(t, await setRole({ mode: 'restricted', rightsholderIds: [r1, foreign] }), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND');
   t.notMatch(JSON.stringify(error), /Foreign/);
-  expectError(t, await setRole({ mode: 'restricted', rightsholderIds: [MISSING_ID] }), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND');
+  isError(t, await setRole({ mode: 'restricted', rightsholderIds: [MISSING_ID] }), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND');
   t.equal(await rightsholderScope(srv.deps.pool, org, member.userId), null);
 });
 
 t.test('a user of another organization, or none: NOT_FOUND', async (t) => {
-  expectError(t, await setRole('all', other.userId), 'NOT_FOUND', 'USER_NOT_FOUND');
-  expectError(t, await setRole('all', MISSING_ID), 'NOT_FOUND', 'USER_NOT_FOUND');
+  isError(t, await setRole('all', other.userId), 'NOT_FOUND', 'USER_NOT_FOUND');
+  isError(t, await setRole('all', MISSING_ID), 'NOT_FOUND', 'USER_NOT_FOUND');
   t.equal(await rightsholderScope(srv.deps.pool, other.organizationId, other.userId), null);
 });
 
 t.test('guard rails: only admins, never on someone above them', async (t) => {
-  expectError(t, await setRole('all', owner.userId), 'FORBIDDEN', 'MEMBER_OUTRANKS_CALLER');
+  isError(t, await setRole('all', owner.userId), 'FORBIDDEN', 'MEMBER_OUTRANKS_CALLER');
   const writer = await addMember(srv, org, 'writer');
-  expectError(t, await setRole('all', member.userId, writer.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
-  expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [r1] }, admin.userId, owner.client), 'an owner restricts an admin');
+  isError(t, await setRole('all', member.userId, writer.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  ok(t, await setRole({ mode: 'restricted', rightsholderIds: [r1] }, admin.userId, owner.client), 'an owner restricts an admin');
 });
 
 t.test('validation and hostile input', async (t) => {
@@ -80,16 +82,16 @@ t.test('validation and hostile input', async (t) => {
     { mode: 'restricted', rightsholderIds: Array.from({ length: 10_001 }, () => r1) },
   ];
   for (const role of bad) {
-    expectError(t, await setRole(role), 'BAD_REQUEST', 'VALIDATION_FAILED', JSON.stringify(role).slice(0, 50));
+    isError(t, await setRole(role), 'BAD_REQUEST', 'VALIDATION_FAILED', JSON.stringify(role).slice(0, 50));
   }
-  expectError(t, await admin.client.mutate('user.setDataAccessRole', { organizationId: org, userId: member.userId }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(t, await admin.client.mutateUnchecked('user.setDataAccessRole', { organizationId: org, userId: member.userId }), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });
 
 t.test('a restricted admin grants no more than they see: not to themselves, not to others', async (t) => {
   const boss = await addMember(srv, org, 'admin');
   const peer = await addMember(srv, org, 'member');
-  expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [r1] }, boss.userId, owner.client));
-  expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [] }, peer.userId, owner.client));
+  ok(t, await setRole({ mode: 'restricted', rightsholderIds: [r1] }, boss.userId, owner.client));
+  ok(t, await setRole({ mode: 'restricted', rightsholderIds: [] }, peer.userId, owner.client));
   for (const [role, userId] of [
     ['all', boss.userId],
     [{ mode: 'all' }, boss.userId],
@@ -107,8 +109,8 @@ t.test('a restricted admin grants no more than they see: not to themselves, not 
   t.same(await rightsholderScope(srv.deps.pool, org, boss.userId), [r1], 'still restricted');
   t.same(await rightsholderScope(srv.deps.pool, org, peer.userId), []);
   // within their own set they manage data access as any admin
-  t.same(expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [r1] }, peer.userId, boss.client)).dataAccessRole, { mode: 'restricted', rightsholderIds: [r1] });
-  t.same(expectOk(t, await setRole({ mode: 'restricted', rightsholderIds: [] }, boss.userId, boss.client)).dataAccessRole, { mode: 'restricted', rightsholderIds: [] });
+  t.same(ok(t, await setRole({ mode: 'restricted', rightsholderIds: [r1] }, peer.userId, boss.client)).dataAccessRole, { mode: 'restricted', rightsholderIds: [r1] });
+  t.same(ok(t, await setRole({ mode: 'restricted', rightsholderIds: [] }, boss.userId, boss.client)).dataAccessRole, { mode: 'restricted', rightsholderIds: [] });
 });
 
 t.test('the last unrestricted owner stays unrestricted: nobody else could grant them all again', async (t) => {
@@ -117,31 +119,31 @@ t.test('the last unrestricted owner stays unrestricted: nobody else could grant 
   const restrict = (client: typeof solo.client, userId: string, ids = [own]) =>
     client.mutate('user.setDataAccessRole', { organizationId: solo.organizationId, userId, role: { mode: 'restricted', rightsholderIds: ids } });
   // a sole owner restricting themselves would lock everyone out of 'all' for good
-  expectError(t, await restrict(solo.client, solo.userId), 'CONFLICT', 'LAST_OWNER');
-  expectError(t, await restrict(solo.client, solo.userId, []), 'CONFLICT', 'LAST_OWNER');
+  isError(t, await restrict(solo.client, solo.userId), 'CONFLICT', 'LAST_OWNER');
+  isError(t, await restrict(solo.client, solo.userId, []), 'CONFLICT', 'LAST_OWNER');
   t.equal(await rightsholderScope(srv.deps.pool, solo.organizationId, solo.userId), null, 'still sees everything');
   t.equal((await activities(srv, solo.organizationId, 'user.setDataAccessRole')).length, 0, 'no event');
-  expectOk(t, await solo.client.mutate('user.setDataAccessRole', { organizationId: solo.organizationId, userId: solo.userId, role: 'all' }), "'all' is no restriction");
+  ok(t, await solo.client.mutate('user.setDataAccessRole', { organizationId: solo.organizationId, userId: solo.userId, role: 'all' }), "'all' is no restriction");
 
   // with a second unrestricted owner one of them may be restricted, never both
   const second = await addMember(srv, solo.organizationId, 'owner');
-  expectOk(t, await restrict(solo.client, second.userId), 'an owner restricts the other owner');
-  expectError(t, await restrict(solo.client, solo.userId), 'CONFLICT', 'LAST_OWNER');
+  ok(t, await restrict(solo.client, second.userId), 'an owner restricts the other owner');
+  isError(t, await restrict(solo.client, solo.userId), 'CONFLICT', 'LAST_OWNER');
   // nor is the last unrestricted owner removed, demoted or disabled by a restricted one
-  const call = (path: string, input: Record<string, unknown>) => second.client.mutate(path, { organizationId: solo.organizationId, userId: solo.userId, ...input });
-  expectError(t, await call('organization.updateRole', { role: 'admin' }), 'CONFLICT', 'LAST_OWNER');
-  expectError(t, await call('user.updateOrganizationUserStatus', { status: 'disabled' }), 'CONFLICT', 'LAST_OWNER');
-  expectError(t, await call('organization.removeUser', {}), 'CONFLICT', 'LAST_OWNER');
-  expectError(t, await solo.client.mutate('organization.removeUser', { organizationId: solo.organizationId, userId: solo.userId }), 'CONFLICT', 'LAST_OWNER', 'nor leaves on their own');
+  const call = (path: MutationPath, input: Record<string, unknown>) => second.client.mutate(path, { organizationId: solo.organizationId, userId: solo.userId, ...input });
+  isError(t, await call('organization.updateRole', { role: 'admin' }), 'CONFLICT', 'LAST_OWNER');
+  isError(t, await call('user.updateOrganizationUserStatus', { status: 'disabled' }), 'CONFLICT', 'LAST_OWNER');
+  isError(t, await call('organization.removeUser', {}), 'CONFLICT', 'LAST_OWNER');
+  isError(t, await solo.client.mutate('organization.removeUser', { organizationId: solo.organizationId, userId: solo.userId }), 'CONFLICT', 'LAST_OWNER', 'nor leaves on their own');
   t.same(
     (await srv.deps.pool.query('SELECT role, status FROM memberships WHERE organization_id = $1 AND user_id = $2', [solo.organizationId, solo.userId])).rows,
     [{ role: 'owner', status: 'active' }],
   );
   // a disabled owner does not count: restricting the active one is still refused
-  expectOk(t, await solo.client.mutate('user.setDataAccessRole', { organizationId: solo.organizationId, userId: second.userId, role: 'all' }));
-  expectOk(t, await solo.client.mutate('user.updateOrganizationUserStatus', { organizationId: solo.organizationId, userId: second.userId, status: 'disabled' }));
-  expectError(t, await restrict(solo.client, solo.userId), 'CONFLICT', 'LAST_OWNER');
-  expectOk(t, await solo.client.mutate('user.updateOrganizationUserStatus', { organizationId: solo.organizationId, userId: second.userId, status: 'active' }));
+  ok(t, await solo.client.mutate('user.setDataAccessRole', { organizationId: solo.organizationId, userId: second.userId, role: 'all' }));
+  ok(t, await solo.client.mutate('user.updateOrganizationUserStatus', { organizationId: solo.organizationId, userId: second.userId, status: 'disabled' }));
+  isError(t, await restrict(solo.client, solo.userId), 'CONFLICT', 'LAST_OWNER');
+  ok(t, await solo.client.mutate('user.updateOrganizationUserStatus', { organizationId: solo.organizationId, userId: second.userId, status: 'active' }));
 
   // two owners restricting each other at once: one wins, the other is refused
   for (let round = 0; round < 5; round++) {
@@ -155,7 +157,7 @@ t.test('the last unrestricted owner stays unrestricted: nobody else could grant 
     const scopes = await Promise.all([solo.userId, second.userId].map((u) => rightsholderScope(srv.deps.pool, solo.organizationId, u)));
     t.equal(scopes.filter((s) => s === null).length, 1, `round ${round}: one owner still sees everything`);
     const free = scopes[0] === null ? solo : second;
-    for (const o of [solo, second]) expectOk(t, await free.client.mutate('user.setDataAccessRole', { organizationId: solo.organizationId, userId: o.userId, role: 'all' }));
+    for (const o of [solo, second]) ok(t, await free.client.mutate('user.setDataAccessRole', { organizationId: solo.organizationId, userId: o.userId, role: 'all' }));
   }
 });
 
@@ -167,7 +169,7 @@ t.test('two owners restricting each other, the second queued behind the first: L
   const restrict = (client: typeof pair.client, userId: string) =>
     client.mutate('user.setDataAccessRole', { organizationId: oid, userId, role: { mode: 'restricted', rightsholderIds: [own] } });
   const [first, second] = await queuedBehindOrganization(srv.deps.pool, oid, [() => restrict(pair.client, other.userId), () => restrict(other.client, pair.userId)]);
-  expectOk(t, first!, 'the first restriction wins');
-  expectError(t, second!, 'CONFLICT', 'LAST_OWNER', 'the now restricted owner cannot restrict the last unrestricted one');
+  ok(t, first!, 'the first restriction wins');
+  isError(t, second!, 'CONFLICT', 'LAST_OWNER', 'the now restricted owner cannot restrict the last unrestricted one');
   t.same(await Promise.all([pair.userId, other.userId].map((u) => rightsholderScope(srv.deps.pool, oid, u))), [null, [own]]);
 });

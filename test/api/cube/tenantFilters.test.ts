@@ -1,14 +1,15 @@
 // The two filters the server decides about itself (spec, analytics rules 1 and 3): a client filter
 // on organization_id is stripped wherever it stands (the organization is the caller's, never the
 // query's), on the sync and async paths alike, and the mandatory rightsholder filter must really
-// name rightsholders, on every path through the filters.
+// name rightsholders, on every path through the filters. Called at the handler (in process).
 import t from 'tap';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { m } from '../../analytics/helpers.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import type { Outcome } from '../../helpers/trpc.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Tenant Filters Org');
 const org = owner.organizationId;
 const other = (await newOrganization(srv, 'Tenant Filters Other')).organizationId;
@@ -17,7 +18,8 @@ await seedDataset(srv, other, 'Other ');
 const both = { member: m('rightsholder_id'), operator: 'equals', values: [ds.rh1, ds.rh2] };
 const ALL = ['Alpha', 'Beta 100%', 'Delta\\Path', 'Echo', 'Foxtrot', 'Golf', 'gamma_x'];
 
-async function cube(query: Record<string, unknown>) {
+/** cube.query's outcome, loosely typed: the tests read the plain envelope (no compareDateRange) */
+async function cube(query: Record<string, unknown>): Promise<Outcome<any>> {
   return owner.client.mutate('cube.query', { organizationId: org, query });
 }
 
@@ -74,11 +76,11 @@ t.test('inside or/and groups at any depth it is stripped, and a group it empties
 
 t.test('queryAsync and queryPoll strip it as cube.query does', async (t) => {
   const query = { measures: [m('units')], dimensions: [m('currency')], filters: [both, { or: [orgIs('equals', other), title('Echo')] }, orgIs('notEquals', org)], order: { [m('currency')]: 'asc' } };
-  const submitted = await owner.client.mutate('cube.queryAsync', { organizationId: org, query });
+  const submitted: Outcome<any> = await owner.client.mutate('cube.queryAsync', { organizationId: org, query });
   t.match(submitted, { ok: true });
-  let answer = submitted.ok && submitted.data.status === 'completed' ? submitted.data.data : undefined;
+  let answer: any = submitted.ok && submitted.data.status === 'completed' ? submitted.data.data : undefined;
   for (let i = 0; answer === undefined && i < 400; i++) {
-    const res = await owner.client.mutate('cube.queryPoll', { organizationId: org, query });
+    const res: Outcome<any> = await owner.client.mutate('cube.queryPoll', { organizationId: org, query });
     if (!res.ok) throw new Error(JSON.stringify(res.error));
     if (res.data.status === 'completed') answer = res.data.data;
     else await new Promise((r) => setTimeout(r, 25));

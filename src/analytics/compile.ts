@@ -392,59 +392,11 @@ export function tmFilter(monthsBack: string, operator: 'equals' | 'notEquals', v
 type Leaf = { member: string; operator: Operator; values?: (string | null)[] };
 
 const ORGANIZATION = full('organization_id');
-/** A UUID as the service writes it (ids are compared in lower case, as query.ts canonicalizes them) */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * Whether a client filter on organization_id holds for the caller's organization: every row the
- * caller may see is of that organization, so the filter is that truth value on every row, and it is
- * compiled as TRUE or FALSE, never as a condition on the column (spec, analytics rule 3: the server
- * strips such filters; the caller's organization is applied from the restrictions, outside). In an
- * `or` or `and` the group keeps its meaning: `own OR x` is every row, `other OR x` is x. The rules
- * are compileLeaf's for a text that is never NULL: a UUID value in any case names the id,
- * contains/notContains match without case, gt/gte/lt/lte compare the text byte by byte, as DuckDB.
- */
-export function organizationFilterHolds(f: Leaf, organizationId: string): boolean {
-  const own = organizationId.toLowerCase();
-  const nonNull = (f.values ?? []).filter((v): v is string => v !== null);
-  const same = (v: string) => (UUID.test(v) ? v.toLowerCase() : v) === own;
-  const within = (v: string) => own.includes(v.toLowerCase());
-  const compared = nonNull[0] === undefined ? 0 : Buffer.compare(Buffer.from(own), Buffer.from(UUID.test(nonNull[0]) ? nonNull[0].toLowerCase() : nonNull[0]));
-  switch (f.operator) {
-    case 'equals':
-      return nonNull.some(same);
-    case 'notEquals':
-      return !nonNull.some(same);
-    case 'contains':
-      return nonNull.some(within);
-    case 'notContains':
-      return !nonNull.some(within);
-    case 'startsWith':
-      return nonNull.some((v) => own.startsWith(v.toLowerCase()));
-    case 'notStartsWith':
-      return !nonNull.some((v) => own.startsWith(v.toLowerCase()));
-    case 'endsWith':
-      return nonNull.some((v) => own.endsWith(v.toLowerCase()));
-    case 'notEndsWith':
-      return !nonNull.some((v) => own.endsWith(v.toLowerCase()));
-    case 'gt':
-      return compared > 0;
-    case 'gte':
-      return compared >= 0;
-    case 'lt':
-      return compared < 0;
-    case 'lte':
-      return compared <= 0;
-    case 'set':
-      return true;
-    // notSet, and the date operators the schema refuses on a string member
-    default:
-      return false;
-  }
-}
 
 function compileLeaf(f: Leaf, r: Restrictions, rollup: MeasureSource, p: ParamAllocator): string {
-  if (f.member === ORGANIZATION) return organizationFilterHolds(f, r.organizationId) ? 'TRUE' : 'FALSE';
+  // the one organization filter left is the server's own (normalizeQuery strips the client's);
+  // the organization is applied from the restrictions, before every filter
+  if (f.member === ORGANIZATION) return 'TRUE';
   if (memberOf(f.member) === 'tm' && (f.operator === 'equals' || f.operator === 'notEquals')) return tmFilter(MONTHS_BACK, f.operator, f.values ?? []);
   const { sql: expr, type, measure } = memberSql(f.member, rollup);
   const values = f.values ?? [];
@@ -546,8 +498,8 @@ function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit:
     where.push(`(${dateComparison(expr, '>=', td.dateRange[0], p)} AND ${dateComparison(expr, '<=', td.dateRange[1], p)})`);
   }
   for (const f of q.filters) {
-    // an organization filter is its truth value (the injected one, last, is TRUE): the
-    // organization is applied from the restrictions, above
+    // the injected organization filter, last, is TRUE: the organization is applied from the
+    // restrictions, above
     // ungrouped, a measure filter compares each row's value, before any grouping (Cube: WHERE)
     const sql = compileFilter(f, r, q.ungrouped ? 'row' : pl.rollup, p);
     if (sql !== 'TRUE') (isMeasureFilter(f) && !q.ungrouped ? having : where).push(sql);

@@ -3,7 +3,7 @@
 // lastRefreshTime, annotation, dataSource, dbType, external, slowQuery, total, data), and the
 // query echoed in the order of its normalized query (measures, dimensions, timeDimensions, limit,
 // offset, total, timezone, filters, rowLimit, order), with the filters as they were sent.
-import type { FilterInput, NormalizedFilterNode, NormalizedQuery, NormalizedTimeDimension, QueryInput } from './query.ts';
+import { isOrganizationFilter, type FilterInput, type NormalizedFilterNode, type NormalizedQuery, type NormalizedTimeDimension, type QueryInput } from './query.ts';
 
 export type Row = Record<string, string | null>;
 
@@ -14,6 +14,8 @@ export interface QueryEcho {
   measures: string[];
   dimensions: string[];
   timeDimensions: NormalizedTimeDimension[];
+  /** only when sent; always empty (a segment named is refused) */
+  segments?: string[];
   limit: number;
   offset?: number;
   total?: boolean;
@@ -44,18 +46,28 @@ export interface CubePayload {
   data: Row[];
 }
 
-function echoFilter(f: FilterInput): EchoedFilter {
-  if (f.and) return { and: f.and.map(echoFilter) };
-  if (f.or) return { or: f.or.map(echoFilter) };
+/** A filter as sent, or undefined when it is stripped (on organization_id, or a group left empty by that). */
+function echoFilter(f: FilterInput): EchoedFilter | undefined {
+  if (isOrganizationFilter(f)) return undefined;
+  const children = f.and ?? f.or;
+  if (children) {
+    const kept = echoFilters(children);
+    if (kept.length === 0 && children.length > 0) return undefined;
+    return f.and ? { and: kept } : { or: kept };
+  }
   const values = f.values?.map((v) => (v === null ? null : String(v)));
   return { member: f.member!, operator: f.operator!, ...(values !== undefined ? { values } : {}) };
 }
 
+const echoFilters = (filters: FilterInput[]): EchoedFilter[] => filters.map(echoFilter).filter((f): f is EchoedFilter => f !== undefined);
+
 /**
  * The query as the answer echoes it: members and time dimensions normalized (a relative dateRange
  * resolved, as Cube echoes it), the filters as they were sent (values as text, phrases and dates
- * not resolved) followed by the caller's organization filter the server adds (Cube's
- * queryRewrite), `offset` and `total` only when sent.
+ * not resolved) without the organization_id filters the server strips, followed by the caller's
+ * organization filter the server adds: what Cube echoes when a queryRewrite removes the client's
+ * tenant filters and adds its own (the echo is the rewritten query), `offset` and `total` only
+ * when sent.
  */
 export function echoQuery(input: QueryInput, q: NormalizedQuery): QueryEcho {
   const injected = q.filters.at(-1)!;
@@ -63,11 +75,12 @@ export function echoQuery(input: QueryInput, q: NormalizedQuery): QueryEcho {
     measures: q.measures,
     dimensions: q.dimensions,
     timeDimensions: q.timeDimensions,
+    ...(input.segments !== undefined ? { segments: input.segments } : {}),
     limit: q.limit,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     ...(input.total !== undefined ? { total: input.total } : {}),
     timezone: q.timezone,
-    filters: [...(input.filters ?? []).map(echoFilter), injected],
+    filters: [...echoFilters(input.filters ?? []), injected],
     rowLimit: q.rowLimit,
     ...(q.order ? { order: q.order } : {}),
     ...(input.ungrouped !== undefined ? { ungrouped: input.ungrouped } : {}),

@@ -217,7 +217,7 @@ export const model: SemanticModel = {
     {
       name: 'organization_id',
       title: 'Organization ID',
-      description: "The organization (tenant) the row belongs to. Always the caller's organization: the server injects it, and a filter on it is its truth value for the caller's organization (true or false for every row), never a condition on the data.",
+      description: "The organization (tenant) the row belongs to. Always the caller's organization: the server injects it and strips any filter on it from the query (spec, analytics rule 3).",
       type: 'string',
       sql: 'CAST(f.organization_id AS VARCHAR)',
       joins: [],

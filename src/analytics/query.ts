@@ -135,6 +135,8 @@ const queryShape = z.strictObject({
   timeDimensions: z.array(timeDimensionInput).max(20).optional(),
   filters: z.array(filterNode).max(MAX_FILTERS).optional(),
   order: orderInput.optional(),
+  // the model defines no segments: each one named is Cube's unknown-segment error (checkAgainstModel)
+  segments: z.array(memberName).max(100).optional(),
   // 0 is a valid limit, as in Cube: no rows, `total` still counted when asked for
   limit: z.number().int().min(0).max(MAX_LIMIT).optional(),
   offset: z.number().int().min(0).max(MAX_OFFSET).optional(),
@@ -223,12 +225,22 @@ function resolveDateValues(op: Operator, dates: string[], { now, tz }: Clock): s
   return [op === 'beforeDate' || op === 'afterOrOnDate' ? start : end];
 }
 
+/**
+ * Cube's answer for a segment the model does not define, in its words (CubeEvaluator.byPath): the
+ * view has no segments, so every name is one of these.
+ */
+export function unknownSegment(path: string): string {
+  const [cube, name] = path.split('.');
+  return cube === VIEW && name !== undefined ? `'${name}' not found for path '${path}'` : `Cube '${cube}' not found for path '${path}'`;
+}
+
 /** Checks the query against the model; adds an issue with its path for each problem. */
 function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
   // Cube's own words (api-gateway query.js); the zone's name in any letter case
   if (q.timezone !== undefined && canonicalZone(q.timezone) === undefined) issue(ctx, ['timezone'], `"timezone" must be a valid IANA time zone, got "${q.timezone}"`);
   if (q.ungrouped) checkUngrouped(q, ctx);
   checkCompareDateRange(q, ctx);
+  q.segments?.forEach((segment, i) => issue(ctx, ['segments', i], unknownSegment(segment)));
   q.measures?.forEach((m, i) => {
     const kind = kindOf(m);
     if (kind === undefined) issue(ctx, ['measures', i], unknownMember(m));
@@ -421,10 +433,7 @@ export interface NormalizedQuery {
 
 const ORGANIZATION = full('organization_id');
 /**
- * The members holding ids the service generates: UUIDs, stored in lower case. A filter on
- * organization_id stays where it was sent: the compiler replaces it by its truth value for the
- * caller's organization (spec, analytics rule 3; compile.ts, organizationFilterHolds).
- */
+ * The members holding ids the service generates: UUIDs, stored in lower case. */
 const ID_MEMBERS = new Set(['organization_id', 'rightsholder_id', 'statement_id', 'distributor_id']);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 for (const name of ID_MEMBERS) if (dimensionDefs.get(name)?.type !== 'string') throw new Error(`model: ${name} is no longer a string dimension; revisit ID_MEMBERS`);
@@ -446,7 +455,16 @@ function resolvedAt<T>(path: (string | number)[], resolve: () => T): T {
   }
 }
 
+/**
+ * Whether a filter is one on organization_id, which the server strips wherever it stands (spec,
+ * analytics rule 3: the organization comes from the caller's identity, never from the query). A
+ * group left empty by it goes too, so `or: [other organization, x]` is `x` and a lone
+ * `other organization` filter changes nothing.
+ */
+export const isOrganizationFilter = (f: { member?: string | undefined }): boolean => f.member === ORGANIZATION;
+
 function normalizeFilter(f: FilterInput, clock: Clock, path: (string | number)[]): NormalizedFilterNode | undefined {
+  if (isOrganizationFilter(f)) return undefined;
   const children = f.and ?? f.or;
   if (children) {
     const key = f.and ? 'and' : 'or';
@@ -471,7 +489,10 @@ function normalizeFilter(f: FilterInput, clock: Clock, path: (string | number)[]
 
 const dedupe = (items: string[]) => [...new Set(items)];
 
-/** The validated query in its canonical form, with the caller's organization filter added. */
+/**
+ * The validated query in its canonical form: client filters on organization_id stripped, the
+ * caller's organization filter added last.
+ */
 export function normalizeQuery(q: QueryInput, organizationId: string, now: number): NormalizedQuery {
   const tz = q.timezone === undefined ? 'UTC' : canonicalZone(q.timezone)!;
   const clock: Clock = { now, tz };

@@ -16,7 +16,7 @@ export interface Dataset {
   s3: string;
 }
 
-export async function seedDataset(srv: TestServer, organizationId: string, prefix = ''): Promise<Dataset> {
+export async function seedDataset(srv: Pick<TestServer, 'deps'>, organizationId: string, prefix = ''): Promise<Dataset> {
   const rh1 = await seedRightsholder(srv, organizationId, `${prefix}Artist One`);
   const rh2 = await seedRightsholder(srv, organizationId, `${prefix}Artist Two`);
   const d1 = await seedDistributor(srv, organizationId, `${prefix}Own Distribution`);

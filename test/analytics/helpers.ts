@@ -72,7 +72,7 @@ export interface SeedStatement {
 }
 
 /** A processed statement with these rows; returns its id. Rows inherit the statement's ids and period. */
-export async function seedStatement(srv: TestServer, s: SeedStatement): Promise<string> {
+export async function seedStatement(srv: Pick<TestServer, 'deps'>, s: SeedStatement): Promise<string> {
   const db = srv.deps.pool;
   const id = randomUUID();
   const upload = await db.query<{ id: string }>('INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id', [s.organizationId]);
@@ -117,7 +117,7 @@ export async function seedStatement(srv: TestServer, s: SeedStatement): Promise<
   return id;
 }
 
-export async function seedRightsholder(srv: TestServer, organizationId: string, name: string): Promise<string> {
+export async function seedRightsholder(srv: Pick<TestServer, 'deps'>, organizationId: string, name: string): Promise<string> {
   const { rows } = await srv.deps.pool.query<{ id: string }>('INSERT INTO rightsholders (organization_id, name) VALUES ($1, $2) RETURNING id', [
     organizationId,
     name,
@@ -125,7 +125,7 @@ export async function seedRightsholder(srv: TestServer, organizationId: string, 
   return rows[0]!.id;
 }
 
-export async function seedDistributor(srv: TestServer, organizationId: string | null, name: string): Promise<string> {
+export async function seedDistributor(srv: Pick<TestServer, 'deps'>, organizationId: string | null, name: string): Promise<string> {
   const { rows } = await srv.deps.pool.query<{ id: string }>('INSERT INTO distributors (organization_id, name) VALUES ($1, $2) RETURNING id', [
     organizationId,
     name,

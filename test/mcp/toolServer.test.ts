@@ -125,6 +125,17 @@ t.test('another organization is out of reach, as the API answers', async (t) => 
   const namedApi = await owner.client.query('rightsholder.list', { organizationId: other.organizationId });
   t.equal(named.json.error.errorCode, 'ORGANIZATION_MISMATCH');
   t.equal(named.json.error.errorCode, !namedApi.ok && namedApi.error.data.errorCode, 'as the API answers');
+  const mine = { member: 'analytics_full_view.rightsholder_id', operator: 'equals', values: [created.data.id] };
+  const smuggled = await call(client, 'svc_query_analytics', {
+    query: { measures: ['analytics_full_view.statement_row_count'], filters: [mine, { member: 'analytics_full_view.organization_id', operator: 'equals', values: [other.organizationId] }] },
+  });
+  t.equal(smuggled.isError, false, smuggled.text);
+  t.same(smuggled.json.data, [{ 'analytics_full_view.statement_row_count': '0' }], smuggled.text);
+  t.same(
+    smuggled.json.query.filters,
+    [mine, { member: 'analytics_full_view.organization_id', operator: 'equals', values: [owner.organizationId] }],
+    "an organization_id filter is stripped; the caller's organization is the injected one",
+  );
 });
 
 t.test('role limits apply as over HTTP', async (t) => {

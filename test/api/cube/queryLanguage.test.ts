@@ -135,11 +135,32 @@ t.test('startsWith, endsWith and their negations: case, several values, NULLs, l
   t.same(await titles({ member: m('stmt_year'), operator: 'notStartsWith', values: ['2023', '19'] }), ['Alpha', 'Beta 100%', 'Delta\\Path', 'Golf', 'gamma_x']);
 });
 
-t.test('the LIKE family on organization_id is its truth value for the caller, outside the scope', async (t) => {
+t.test('the LIKE family on organization_id is stripped, as every filter on it', async (t) => {
   const orgFilter = (operator: string, value: string) => ({ member: m('organization_id'), operator, values: [value] });
-  t.equal((await titles(orgFilter('startsWith', org.slice(0, 8).toUpperCase()))).length, 7);
-  t.same(await titles(orgFilter('endsWith', 'zz')), []);
-  t.equal((await titles({ or: [orgFilter('notEndsWith', org.slice(-4)), { member: title, operator: 'equals', values: ['Golf'] }] })).length, 1, 'FALSE OR x is x');
+  const all = await titles();
+  t.equal(all.length, 7);
+  t.same(await titles(orgFilter('startsWith', org.slice(0, 8).toUpperCase())), all);
+  t.same(await titles(orgFilter('endsWith', 'zz')), all);
+  t.same(await titles({ or: [orgFilter('notEndsWith', org.slice(-4)), { member: title, operator: 'equals', values: ['Golf'] }] }), ['Golf'], 'stripped OR x is x');
+});
+
+t.test("segments: the model defines none, so a named one is Cube's unknown-segment error", async (t) => {
+  const named = await refused({ ...byUnits, segments: [m('big_earners')] });
+  t.match(named, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED', httpStatus: 400 });
+  t.same(named.fields, [{ path: 'query.segments.0', message: "'big_earners' not found for path 'analytics_full_view.big_earners'" }]);
+  const several = await refused({ ...byUnits, segments: ['orders.completed', "x'; DROP TABLE t; --", m('')] });
+  t.same(several.fields, [
+    { path: 'query.segments.0', message: "Cube 'orders' not found for path 'orders.completed'" },
+    { path: 'query.segments.1', message: "Cube 'x'; DROP TABLE t; --' not found for path 'x'; DROP TABLE t; --'" },
+    { path: 'query.segments.2', message: "'' not found for path 'analytics_full_view.'" },
+  ]);
+  const wrongType = await refused({ ...byUnits, segments: 'analytics_full_view.x' });
+  t.match(wrongType, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED' });
+  t.match(wrongType.fields, [{ path: 'query.segments' }]);
+  const none = await ok({ ...byUnits, segments: [], limit: 1 });
+  t.same(none.query.segments, [], 'an empty list is no segment: accepted and echoed');
+  t.same(rowsOf(none), rowsOf(await ok({ ...byUnits, limit: 1 })));
+  t.notOk('segments' in (await ok({ ...byUnits, limit: 1 })).query, 'echoed only when sent');
 });
 
 t.test('a refused operator is told the accepted ones', async (t) => {

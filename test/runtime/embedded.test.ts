@@ -29,7 +29,8 @@ interface Running {
   child: ChildProcess;
   output: () => string;
   stdout: () => string;
-  exited: Promise<number | null>;
+  /** the exit code, or the signal that ended the process (`SIGABRT`, ...) */
+  exited: Promise<number | string | null>;
 }
 
 function launch(args: string[]): Running {
@@ -39,7 +40,14 @@ function launch(args: string[]): Running {
   let stdout = '';
   child.stdout!.on('data', (c: Buffer) => ((out += c.toString()), (stdout += c.toString())));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => (children.delete(child), resolve(code))));
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.on('exit', (code, signal) => {
+      children.delete(child);
+      // a process ended by a signal says which, with what it printed last: the next reader's lead
+      if (code === null && signal !== 'SIGKILL') console.error(`# ${args.join(' ')} ended by ${signal}; its last output:\n${out.slice(-3000)}`);
+      resolve(code ?? signal);
+    }),
+  );
   return { child, output: () => out, stdout: () => stdout, exited };
 }
 

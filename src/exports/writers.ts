@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, sqlLiteral } from '../db/sql.ts';
 import type { ExportColumn, ExportFormat } from './definitions.ts';
-import type { ExportRow } from './store.ts';
+import type { ExportFileInsert, ExportRow } from './store.ts';
 import { writeXlsx } from './xlsx.ts';
 
 /** One part to write: a SELECT whose columns are the type's columns, by name, and its row count. */
@@ -22,15 +22,8 @@ export const contentTypes: Record<ExportFormat, string> = {
   parquet: 'application/vnd.apache.parquet',
 };
 
-export interface WrittenFile {
-  part: number;
-  fileName: string;
-  objectKey: string;
-  contentType: string;
-  rowCount: number;
-  sizeBytes: number;
-  sha256: string;
-}
+/** A part written and uploaded: exactly what its export_files row records. */
+export type WrittenFile = ExportFileInsert;
 
 
 /**

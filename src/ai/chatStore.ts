@@ -1,6 +1,6 @@
 // Chats in PostgreSQL: a member's own conversations in an organization (chat.list).
 import type { Queryable } from '../db/pool.ts';
-import { likeContains } from '../db/sql.ts';
+import { likeContains, sortDirection } from '../db/sql.ts';
 
 export interface Chat {
   id: string;
@@ -27,7 +27,7 @@ function orderBy(sortBy: string | undefined, sortOrder: 'asc' | 'desc'): string 
   const sort = (chatSorts as readonly string[]).includes(sortBy ?? '') ? (sortBy as ChatSort) : undefined;
   // without a sortBy: the conversations touched last first, as an assistant's history reads
   if (!sort) return 'updated_at DESC, id DESC';
-  const dir = sortOrder === 'desc' ? 'DESC' : 'ASC';
+  const dir = sortDirection(sortOrder);
   return `${columns[sort]} ${dir} NULLS LAST, id ${dir}`;
 }
 

@@ -2,7 +2,7 @@
 // operators' list, and the per-block actions (re-fetch, reprocess skipped, stop).
 import { inRightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
-import { likeEscape } from '../db/sql.ts';
+import { likeEscape, sortDirection } from '../db/sql.ts';
 import type { Caller } from './musicalDetails.ts';
 
 export interface Coverage {
@@ -88,7 +88,7 @@ export const queueSorts = Object.keys(queueSortColumns) as [QueueSort, ...QueueS
 /** Busiest first (pending and fetching details) unless a sortBy is given. */
 function queueOrder(sortBy: QueueSort | undefined, sortOrder: 'asc' | 'desc' = 'asc'): string {
   if (!sortBy) return `(coalesce((s.states->>'pending')::int, 0) + coalesce((s.states->>'fetching')::int, 0)) DESC, o.name, r.name, b.id`;
-  const dir = sortOrder === 'desc' ? 'DESC' : 'ASC';
+  const dir = sortDirection(sortOrder);
   return `${queueSortColumns[sortBy]} ${dir} NULLS LAST, b.id ${dir}`;
 }
 

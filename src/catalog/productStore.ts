@@ -3,7 +3,7 @@
 // their links to musical details.
 import { inRightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
-import { likeContains } from '../db/sql.ts';
+import { likeContains, sortDirection } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import type { Caller } from './musicalDetails.ts';
 import { productOverrideFields } from './products.ts';
@@ -132,7 +132,7 @@ export async function productPageOfBlock(
   blockId: string,
   opts: { search?: string | undefined; sortBy: ProductSort; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
 ): Promise<ProductRecord[]> {
-  const order = `${productSortColumns[opts.sortBy]} ${opts.sortOrder === 'desc' ? 'DESC' : 'ASC'} NULLS LAST, p.id`;
+  const order = `${productSortColumns[opts.sortBy]} ${sortDirection(opts.sortOrder)} NULLS LAST, p.id`;
   const { rows } = await db.query<Row>(
     `SELECT ${PRODUCT_COLUMNS} FROM products p JOIN catalog_blocks b ON b.id = p.block_id WHERE ${BLOCK_PRODUCTS_WHERE} ORDER BY ${order} LIMIT $3 OFFSET $4`,
     [blockId, containsPattern(opts.search), opts.limit, opts.offset],
@@ -185,7 +185,7 @@ export async function linkedDetailPage(
   productId: string,
   opts: { sortBy: LinkedDetailSort; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
 ): Promise<{ id: string; source: 'auto' | 'user'; total: number }[]> {
-  const order = `${linkedDetailSortColumns[opts.sortBy]} ${opts.sortOrder === 'desc' ? 'DESC' : 'ASC'} NULLS LAST, md.id`;
+  const order = `${linkedDetailSortColumns[opts.sortBy]} ${sortDirection(opts.sortOrder)} NULLS LAST, md.id`;
   const { rows } = await db.query<{ id: string; source: 'auto' | 'user'; total: number }>(
     `SELECT md.id, pmd.source, count(*) OVER ()::int AS total FROM product_musical_details pmd JOIN musical_details md ON md.id = pmd.musical_detail_id
      WHERE pmd.product_id = $1 ORDER BY ${order} LIMIT $2 OFFSET $3`,

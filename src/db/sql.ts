@@ -33,3 +33,8 @@ export function likeContains(text: string): string {
 export function likePrefix(text: string): string {
   return `${likeEscape(text)}%`;
 }
+
+/** A sort order as SQL: `DESC` for `desc`, `ASC` otherwise (the specification's default is `asc`). */
+export function sortDirection(sortOrder: 'asc' | 'desc' | undefined): 'ASC' | 'DESC' {
+  return sortOrder === 'desc' ? 'DESC' : 'ASC';
+}

@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../db/errors.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { mappingsOfDistributors, type Source } from './mappings.ts';
+import { sortDirection } from '../db/sql.ts';
 
 type Actor = Pick<Principal, 'userId' | 'apiKey'>;
 
@@ -98,7 +99,7 @@ export async function listDistributors(
     params.push(opts.search);
     where.push(`position(lower($${params.length}) in lower(d.name)) > 0`);
   }
-  const direction = opts.sortOrder === 'desc' ? 'DESC' : 'ASC';
+  const direction = sortDirection(opts.sortOrder);
   const countParams = [...params];
   params.push(opts.limit, opts.offset);
   const { rows } = await db.query<DistributorRow & { total: number }>(

@@ -3,7 +3,7 @@
 // the caller's organization with its rightsholder scope (`ctx.org`).
 import { inRightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
-import { likeContains } from '../db/sql.ts';
+import { likeContains, sortDirection } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { STATEMENT_SELECT, type StatementRecord } from './statements.ts';
 import { dateRangeCondition, type Page, type VisibleTo } from './uploadStore.ts';
@@ -129,7 +129,7 @@ function filesWhere(org: VisibleTo, f: FileFilter) {
 /** A page of the files (statements not deleted). */
 export async function listFiles(db: Queryable, org: VisibleTo, filter: FileFilter, page: Page & { sortBy: FileSort }): Promise<StatementRecord[]> {
   const { where, params } = filesWhere(org, filter);
-  const order = `${fileSortColumns[page.sortBy]} ${page.sortOrder === 'desc' ? 'DESC' : 'ASC'}, s.id`;
+  const order = `${fileSortColumns[page.sortBy]} ${sortDirection(page.sortOrder)}, s.id`;
   const { rows } = await db.query<StatementRecord>(`SELECT ${STATEMENT_SELECT} FROM statements s WHERE ${where} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`, params);
   return rows;
 }

@@ -13,6 +13,7 @@ import { isUniqueViolation } from '../db/errors.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { headerKey, missingRequiredFields, standardFields, type MappingFields, type StandardField } from './mappingFields.ts';
+import { sortDirection } from '../db/sql.ts';
 
 type Actor = Pick<Principal, 'userId' | 'apiKey'>;
 
@@ -243,7 +244,7 @@ export async function listMappings(db: Queryable, organizationId: string, opts: 
   if (opts.distributorId !== undefined) where.push(`m.distributor_id = ${param(opts.distributorId)}`);
   // position() rather than LIKE: the search text needs no escaping of % and _
   if (opts.search) where.push(`position(lower(${param(opts.search)}) in lower(m.name)) > 0`);
-  const direction = opts.sortOrder === 'desc' ? 'DESC' : 'ASC';
+  const direction = sortDirection(opts.sortOrder);
   const { rows } = await db.query<MappingRow & { total: number }>(
     `SELECT ${MAPPING_COLUMNS}, count(*) OVER () AS total FROM ${MAPPING_FROM}
      WHERE ${where.join(' AND ')}
@@ -465,7 +466,7 @@ export async function listRevisions(
   mappingId: string,
   opts: { sortOrder: 'asc' | 'desc'; limit: number; offset: number },
 ): Promise<{ rows: MappingRevision[]; total: number }> {
-  const direction = opts.sortOrder === 'desc' ? 'DESC' : 'ASC';
+  const direction = sortDirection(opts.sortOrder);
   const { rows } = await db.query<{
     revision: number;
     name: string;

@@ -5,7 +5,7 @@
 // are the state machine's (src/ingest/statementStatus.ts).
 import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
-import { likeContains } from '../db/sql.ts';
+import { likeContains, sortDirection } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { STATEMENT_SELECT, type StatementRecord } from './statements.ts';
 import { WAS_READ } from './statementStatus.ts';
@@ -294,7 +294,7 @@ function statementsWhere(org: VisibleTo, f: StatementFilter) {
 /** A page of the statements (upload.statements). */
 export async function listStatements(db: Queryable, org: VisibleTo, filter: StatementFilter, page: Page & { sortBy: StatementSort }): Promise<StatementRecord[]> {
   const { where, params } = statementsWhere(org, filter);
-  const order = `${statementSortColumns[page.sortBy]} ${page.sortOrder === 'desc' ? 'DESC' : 'ASC'}, s.id`;
+  const order = `${statementSortColumns[page.sortBy]} ${sortDirection(page.sortOrder)}, s.id`;
   const { rows } = await db.query<StatementRecord>(`SELECT ${STATEMENT_SELECT} FROM statements s WHERE ${where} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`, params);
   return rows;
 }

@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { OrgRole } from '../access/roles.ts';
+import { sortDirection } from '../db/sql.ts';
 
 export const invitationStatuses = ['pending', 'accepted', 'revoked', 'expired'] as const;
 export type InvitationStatus = (typeof invitationStatuses)[number];
@@ -107,7 +108,7 @@ export async function listInvitations(
   args: { statuses: readonly InvitationStatus[]; limit: number; offset: number; sortOrder: 'asc' | 'desc' },
 ): Promise<{ rows: InvitationRecord[]; total: number }> {
   const where = `i.organization_id = $1 AND ${STATUS_SQL} = ANY ($2::text[])`;
-  const direction = args.sortOrder === 'desc' ? 'DESC' : 'ASC';
+  const direction = sortDirection(args.sortOrder);
   const [{ rows }, count] = await Promise.all([
     db.query<InvitationRecord>(
       `SELECT ${COLUMNS} FROM invitations i WHERE ${where}

@@ -4,7 +4,7 @@ import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { normalizeLookupKey } from './normalize.ts';
 import { pagedRows } from './paging.ts';
-import { likeContains } from '../db/sql.ts';
+import { likeContains, sortDirection } from '../db/sql.ts';
 
 export interface GoldDataRow {
   id: string;
@@ -146,7 +146,7 @@ export async function listGoldData(
     from: 'source_gold_data',
     where,
     params,
-    orderBy: `${SORT_SQL[opts.sortBy]} ${opts.sortOrder === 'desc' ? 'DESC' : 'ASC'} NULLS LAST, raw_value_normalized, id`,
+    orderBy: `${SORT_SQL[opts.sortBy]} ${sortDirection(opts.sortOrder)} NULLS LAST, raw_value_normalized, id`,
     limit: opts.limit,
     offset: opts.offset,
   });

@@ -5,7 +5,7 @@ import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { normalizeLookupKey } from './normalize.ts';
 import { pagedRows } from './paging.ts';
-import { likeContains } from '../db/sql.ts';
+import { likeContains, sortDirection } from '../db/sql.ts';
 
 export type LookupEntry<F> = F & { id: string; original: string; originalNormalized: string; createdAt: string; updatedAt: string };
 
@@ -138,7 +138,7 @@ export function lookupTable<F extends object>(spec: LookupTableSpec<F>) {
         from: spec.table,
         where,
         params,
-        orderBy: `${sort} ${opts.sortOrder === 'desc' ? 'DESC' : 'ASC'} NULLS LAST, original_normalized, id`,
+        orderBy: `${sort} ${sortDirection(opts.sortOrder)} NULLS LAST, original_normalized, id`,
         limit: opts.limit,
         offset: opts.offset,
       });

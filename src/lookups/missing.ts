@@ -5,6 +5,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { withRows } from '../ingest/statements.ts';
 import { normalizeLookupKey } from './normalize.ts';
+import { sortDirection } from '../db/sql.ts';
 
 export type RawKind = 'sales_type' | 'source';
 
@@ -62,7 +63,7 @@ export async function missingRawValues(
   const lookupTable = kind === 'source' ? 'lookup_sources' : 'lookup_sales_types';
   const usd = 'sum(v.usd_amount)';
   const rowsSql = 'sum(v.row_count)';
-  const dir = opts.sortOrder === 'desc' ? 'DESC' : 'ASC';
+  const dir = sortDirection(opts.sortOrder);
   const order =
     opts.sortBy === 'rowCount'
       ? `${rowsSql} ${dir}, ${usd} DESC NULLS LAST`

@@ -8,6 +8,7 @@ import { AppError } from '../errors.ts';
 import { organizationAccess, type OrgAccess } from '../access/organization.ts';
 import { roleRank, roleSatisfies, type OrgRole } from '../access/roles.ts';
 import { lockOrganization, type OrganizationRecord } from './organizations.ts';
+import { sortDirection } from '../db/sql.ts';
 
 export type MemberStatus = 'active' | 'disabled';
 
@@ -61,7 +62,7 @@ export async function listMembers(
   organizationId: string,
   args: { sortBy: MemberSort; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
 ): Promise<{ rows: MemberRecord[]; total: number }> {
-  const direction = args.sortOrder === 'desc' ? 'DESC' : 'ASC';
+  const direction = sortDirection(args.sortOrder);
   const [{ rows }, count] = await Promise.all([
     db.query<MemberRecord>(
       `SELECT ${COLUMNS} FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = $1

@@ -2,7 +2,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { retireExportsOfOrganization } from '../exports/expire.ts';
-import { likeEscape } from '../db/sql.ts';
+import { likeEscape, sortDirection } from '../db/sql.ts';
 
 export type OrganizationRecord = {
   id: string;
@@ -98,7 +98,7 @@ export async function listOrganizations(
 ): Promise<{ rows: OrganizationListItem[]; total: number }> {
   const where = `($1::boolean OR o.deleted_at IS NULL) AND ($2::text IS NULL OR o.name ILIKE '%' || $2 || '%' ESCAPE '\\')`;
   const params = [args.includeDeleted, args.search === undefined ? null : likeEscape(args.search)];
-  const direction = args.sortOrder === 'desc' ? 'DESC' : 'ASC';
+  const direction = sortDirection(args.sortOrder);
   const [{ rows }, count] = await Promise.all([
     db.query<OrganizationListItem>(
       `SELECT ${COLUMNS}, (SELECT count(*) FROM memberships m WHERE m.organization_id = o.id) AS "memberCount"

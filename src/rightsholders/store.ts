@@ -5,7 +5,7 @@
 import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import { likeContains } from '../db/sql.ts';
+import { likeContains, sortDirection } from '../db/sql.ts';
 
 export interface Rightsholder {
   id: string;
@@ -235,7 +235,7 @@ function orderBy(order: RightsholderOrder): string {
         return 'lower(r.name) ASC, r.id ASC';
     }
   }
-  const dir = order.sortOrder === 'desc' ? 'DESC' : 'ASC';
+  const dir = sortDirection(order.sortOrder);
   const column = { name: 'lower(r.name)', createdAt: 'r.created_at', updatedAt: 'r.updated_at' }[order.sortBy];
   return `${column} ${dir}, r.id ${dir}`;
 }

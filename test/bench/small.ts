@@ -193,7 +193,8 @@ function runChild(args: string[]): Promise<{ status: number | null; stdout: stri
 function stageTimings(log: string, runs: number): Record<string, number> {
   const laps = log
     .split('\n')
-    .map((line) => /\(complete\): processed (\{[^}]*\}) ms/.exec(line)?.[1])
+    // (the log line is JSON: the timings are in its message, quoted)
+    .map((line) => /\(complete\): processed (\{[^}]*\}) ms/.exec(line.replace(/\\"/g, '"'))?.[1])
     .filter((json): json is string => json !== undefined)
     .slice(0, runs)
     .map((json) => JSON.parse(json) as Record<string, number>);

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The Markdown files checked: README.md and docs/, without the site's build and cache folders. */
-export function markdownFiles(): string[] {
+function markdownFiles(): string[] {
   const docs = readdirSync(path.join(root, 'docs'), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.md') && !f.split(path.sep).some((part) => part.startsWith('.') || part === 'node_modules'))
     .map((f) => path.join('docs', f));

@@ -206,9 +206,10 @@ export interface MappingMatch {
   /**
    * 'header_hash': the mapping's headers hash like the file's (DESIGN.md); 'columns': no mapping
    * has the file's header hash, and this one's columns are all in the file, in another order or
-   * under another name its library entry lists (see matchColumns)
+   * under another name its library entry lists (see matchColumns); 'automatic': no mapping knew
+   * the layout, and this run created this one from it and proved it (src/ingest/autoMap/)
    */
-  by: 'header_hash' | 'columns';
+  by: 'header_hash' | 'columns' | 'automatic';
   source: 'organization' | 'library';
   mappingId: string;
   libraryKey: string | null;
@@ -218,6 +219,8 @@ export interface MappingMatch {
   /** by columns: the mapping's headers the file lacks, and the file's header cells it does not know */
   missing?: string[];
   extra?: string[];
+  /** automatic: why each field, the statement's facts and the proof (src/ingest/autoMap/index.ts AutoMapRecord) */
+  automatic?: import('./autoMap/index.ts').AutoMapRecord;
 }
 
 export interface FoundMapping {

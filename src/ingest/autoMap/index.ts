@@ -14,7 +14,7 @@ import { findMappingForHeader, type FoundMapping, type MappingMatch } from '../l
 import { createMapping } from '../mappings.ts';
 import type { MappingFields, StandardField } from '../mappingFields.ts';
 import { suggestMapping, type MappingSuggestion } from '../suggest.ts';
-import { draftAutoMapping } from './draft.ts';
+import { draftAutoMapping, type Draft } from './draft.ts';
 import { statementFacts, withFactVariables, type StatementFacts } from './facts.ts';
 import { proveMapping, type Proof } from './proof.ts';
 import type { AutoMapReason } from './reasons.ts';
@@ -47,7 +47,8 @@ export type AutoMapOutcome = { found: FoundMapping } | { suggestion: AwaitingSug
 /** The normalizer's errors a draft can cause, as reasons (a wrong column, a date order, an amount format). */
 const DRAFT_ERRORS = new Set(['MAPPING_COLUMN_MISSING', 'DATE_ORDER_AMBIGUOUS', 'AMOUNT_FORMAT_CONFLICT', 'STATEMENT_UNREADABLE']);
 
-async function normalizeDraft(ctx: AutoMapContext, fields: MappingFields, facts: StatementFacts): Promise<Proof | AutoMapReason> {
+async function normalizeDraft(ctx: AutoMapContext, draft: Draft, facts: StatementFacts): Promise<Proof | AutoMapReason> {
+  const { fields } = draft;
   const dir = path.join(ctx.workDir, 'automatic');
   await mkdir(dir, { recursive: true });
   try {
@@ -65,7 +66,7 @@ async function normalizeDraft(ctx: AutoMapContext, fields: MappingFields, facts:
       memoryLimitMb: 1024,
       timeBudgetMs: Math.max(1, (ctx.deadline ?? Date.now() + 30 * 60_000) - Date.now()),
     });
-    return proveMapping(out, ctx.located, fields);
+    return proveMapping(out, ctx.located, fields, draft.basis);
   } catch (error) {
     if (error instanceof AppError && DRAFT_ERRORS.has(error.errorCode)) return { code: 'not_readable', message: error.message, details: { errorCode: error.errorCode } };
     throw error;
@@ -104,7 +105,7 @@ export async function autoMapStatement(ctx: AutoMapContext): Promise<AutoMapOutc
   const waiting = (reasons: AutoMapReason[]): AutoMapOutcome => ({ suggestion: { ...suggestion, automatic: { applied: false, reasons, facts } } });
   const draft = draftAutoMapping(suggestion, ctx.located, facts);
   if (draft.reasons.length > 0) return waiting(draft.reasons);
-  const proof = await normalizeDraft(ctx, draft.fields, facts);
+  const proof = await normalizeDraft(ctx, draft, facts);
   if ('code' in proof) return waiting([proof]);
   if (proof.reasons.length > 0) return waiting(proof.reasons);
   const record: AutoMapRecord = { basis: draft.basis, leftOut: draft.leftOut, facts, proof: { rows: proof.rows, net: proof.net, units: proof.units, totals: proof.totals } };

@@ -3,11 +3,14 @@
 // states equal to the rows' sums to the last printed decimal (totals.ts).
 import { readAmount } from '../amounts.ts';
 import type { LocatedTable } from '../fileTypes.ts';
-import type { MappingFields } from '../mappingFields.ts';
+import type { MappingFields, StandardField } from '../mappingFields.ts';
 import type { NormalizeOutput } from '../normalizeTypes.ts';
 import { headerIn, usesDecimalComma } from '../standardFields.ts';
 import type { AutoMapReason } from './reasons.ts';
 import { checkTotals, type TotalCheck } from './totals.ts';
+
+/** An identifier field taken with this confidence is that identifier, whatever its check digits say. */
+const NAMED_IDENTIFIER = 0.8;
 
 export interface Proof {
   rows: number;
@@ -36,7 +39,7 @@ function columnOf(fields: MappingFields, f: keyof MappingFields): string | undef
 }
 
 /** What the normalized rows say against the mapping. */
-function valueReasons(out: NormalizeOutput, located: LocatedTable, fields: MappingFields): AutoMapReason[] {
+function valueReasons(out: NormalizeOutput, located: LocatedTable, fields: MappingFields, named: (f: StandardField) => boolean): AutoMapReason[] {
   const reasons: AutoMapReason[] = [];
   const { issues } = out;
   const add = (r: AutoMapReason) => reasons.push(r);
@@ -58,8 +61,10 @@ function valueReasons(out: NormalizeOutput, located: LocatedTable, fields: Mappi
   if (issues.missingStmtPeriod > 0) {
     add({ code: 'values_unreadable', field: 'stmtYear', column: columnOf(fields, 'stmtYear'), rows: issues.missingStmtPeriod, message: `${issues.missingStmtPeriod} rows have no statement period that reads.` });
   }
-  if (issues.invalidIsrc > 0) add({ code: 'values_unreadable', field: 'isrc', column: columnOf(fields, 'isrc'), rows: issues.invalidIsrc, message: `${issues.invalidIsrc} rows have no valid ISRC.` });
-  if (issues.invalidUpc > 0) add({ code: 'values_unreadable', field: 'upc', column: columnOf(fields, 'upc'), rows: issues.invalidUpc, message: `${issues.invalidUpc} rows have no valid UPC/EAN.` });
+  // an identifier column named as one is one: values failing their check digit are the payor's data
+  // (processed with the invalid_isrc/invalid_upc warnings); under a weaker name they disprove it
+  if (issues.invalidIsrc > 0 && !named('isrc')) add({ code: 'values_unreadable', field: 'isrc', column: columnOf(fields, 'isrc'), rows: issues.invalidIsrc, message: `${issues.invalidIsrc} rows have no valid ISRC.` });
+  if (issues.invalidUpc > 0 && !named('upc')) add({ code: 'values_unreadable', field: 'upc', column: columnOf(fields, 'upc'), rows: issues.invalidUpc, message: `${issues.invalidUpc} rows have no valid UPC/EAN.` });
   if (issues.unknownCountries.length > 0) {
     add({ code: 'values_unreadable', field: 'country', column: columnOf(fields, 'country'), message: `Territories not recognised: ${issues.unknownCountries.slice(0, 10).join(', ')}.`, details: { values: issues.unknownCountries.slice(0, 50) } });
   }
@@ -74,8 +79,15 @@ function valueReasons(out: NormalizeOutput, located: LocatedTable, fields: Mappi
 }
 
 /** The proof of a mapping from its normalized output: its reasons are empty when it holds. */
-export function proveMapping(out: NormalizeOutput, located: LocatedTable, fields: MappingFields): Proof {
-  const reasons = valueReasons(out, located, fields);
+export function proveMapping(
+  out: NormalizeOutput,
+  located: LocatedTable,
+  fields: MappingFields,
+  /** per field, the confidence it was taken with (Draft.basis) */
+  basis: Partial<Record<StandardField, { confidence: number }>> = {},
+): Proof {
+  const named = (f: StandardField) => (basis[f]?.confidence ?? 0) >= NAMED_IDENTIFIER;
+  const reasons = valueReasons(out, located, fields, named);
   const totals = checkTotals(located, fields, { amount: out.net, units: out.units, rows: String(out.keptRows) }, out.decimalComma ?? located.decimalComma);
   for (const total of totals.filter((x) => !x.agrees)) {
     reasons.push({

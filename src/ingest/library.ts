@@ -10,6 +10,7 @@ import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
 import { looseHeaderKey, matchColumns, mappingFieldsSchema, missingRequiredFields, type ColumnMatch, type MappingFields } from './mappingFields.ts';
 import { canonicalJson, findMappingByHeaderHash, mappingProblems, mappingsToMatch, type MappingRecord } from './mappings.ts';
 import { projectPath } from '../paths.ts';
+import type { AutoMapRecord } from './autoMap/record.ts';
 
 export const libraryDir = projectPath('fixtures', 'mappings');
 
@@ -220,7 +221,7 @@ export interface MappingMatch {
   missing?: string[];
   extra?: string[];
   /** automatic: why each field, the statement's facts and the proof (src/ingest/autoMap/index.ts AutoMapRecord) */
-  automatic?: import('./autoMap/index.ts').AutoMapRecord;
+  automatic?: AutoMapRecord;
 }
 
 export interface FoundMapping {

@@ -12,22 +12,16 @@ import { AppError } from '../../errors.ts';
 import { tableOf, type LocatedTable } from '../fileTypes.ts';
 import { findMappingForHeader, type FoundMapping, type MappingMatch } from '../library.ts';
 import { createMapping } from '../mappings.ts';
-import type { MappingFields, StandardField } from '../mappingFields.ts';
+import type { MappingFields } from '../mappingFields.ts';
 import { suggestMapping, type MappingSuggestion } from '../suggest.ts';
 import { draftAutoMapping, type Draft } from './draft.ts';
 import { statementFacts, withFactVariables, type StatementFacts } from './facts.ts';
 import { proveMapping, type Proof } from './proof.ts';
 import type { AutoMapReason } from './reasons.ts';
+import type { AutoMapRecord } from './record.ts';
 
 export { statementFacts, withFactVariables, type StatementFacts } from './facts.ts';
-
-/** What the statement's record keeps of an automatic mapping (MappingMatch.automatic, the flag's details). */
-export interface AutoMapRecord {
-  basis: Partial<Record<StandardField, { confidence: number; why: string }>>;
-  leftOut: StandardField[];
-  facts: StatementFacts;
-  proof: Pick<Proof, 'rows' | 'net' | 'units' | 'totals'>;
-}
+export type { AutoMapRecord } from './record.ts';
 
 export interface AutoMapContext {
   deps: Deps;

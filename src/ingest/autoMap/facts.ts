@@ -38,9 +38,13 @@ export function periodText(p: Pick<Period, 'year' | 'period' | 'cadence'>): stri
   return p.cadence === 'M' ? `${p.year}M${pad(p.period)}` : p.cadence === 'Y' ? String(p.year) : `${p.year}${p.cadence}${p.period}`;
 }
 
+/** A preamble line whose key matches, its value clipped (a cell may hold up to 1 MiB: a fact is short). */
 function entry(preamble: Readonly<Record<string, string>>, key: RegExp): [string, string] | undefined {
-  return Object.entries(preamble).find(([k, v]) => key.test(k.trim()) && v.trim() !== '');
+  const found = Object.entries(preamble).find(([k, v]) => key.test(k.trim()) && v.trim() !== '');
+  return found && [found[0], found[1].trim().slice(0, MAX_FACT)];
 }
+
+const MAX_FACT = 300;
 
 function periodFact(p: Period, source: FactSource): NonNullable<StatementFacts['period']> {
   return { value: periodText(p), year: p.year, period: p.period, cadence: p.cadence, start: p.start, end: p.end, ...source };

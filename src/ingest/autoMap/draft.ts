@@ -2,7 +2,8 @@
 // sampled values, src/ingest/suggest.ts) and the statement's facts (facts.ts), each required field
 // kept only when it is found with high confidence, every uncertainty a reason. Optional fields
 // below MIN_OPTIONAL are left out rather than guessed.
-import { fieldKinds, requiredFields, type FieldSpec, type MappingFields, type StandardField } from '../mappingFields.ts';
+import type { FieldSpec, MappingFields } from '../mappingFields.ts';
+import { fieldKinds, requiredFields, type StandardField } from '../standardFields.ts';
 import type { LocatedTable } from '../fileTypes.ts';
 import type { MappingSuggestion } from '../suggest.ts';
 import { headerIn, headerKey } from '../standardFields.ts';

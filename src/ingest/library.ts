@@ -10,6 +10,7 @@ import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
 import { looseHeaderKey, matchColumns, mappingFieldsSchema, missingRequiredFields, type ColumnMatch, type MappingFields } from './mappingFields.ts';
 import { canonicalJson, findMappingByHeaderHash, mappingProblems, mappingsToMatch, type MappingRecord } from './mappings.ts';
 import { projectPath } from '../paths.ts';
+import type { AutoMapRecord } from './autoMap/record.ts';
 
 export const libraryDir = projectPath('fixtures', 'mappings');
 
@@ -206,9 +207,10 @@ export interface MappingMatch {
   /**
    * 'header_hash': the mapping's headers hash like the file's (DESIGN.md); 'columns': no mapping
    * has the file's header hash, and this one's columns are all in the file, in another order or
-   * under another name its library entry lists (see matchColumns)
+   * under another name its library entry lists (see matchColumns); 'automatic': no mapping knew
+   * the layout, and this run created this one from it and proved it (src/ingest/autoMap/)
    */
-  by: 'header_hash' | 'columns';
+  by: 'header_hash' | 'columns' | 'automatic';
   source: 'organization' | 'library';
   mappingId: string;
   libraryKey: string | null;
@@ -218,6 +220,8 @@ export interface MappingMatch {
   /** by columns: the mapping's headers the file lacks, and the file's header cells it does not know */
   missing?: string[];
   extra?: string[];
+  /** automatic: why each field, the statement's facts and the proof (src/ingest/autoMap/index.ts AutoMapRecord) */
+  automatic?: AutoMapRecord;
 }
 
 export interface FoundMapping {

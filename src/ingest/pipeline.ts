@@ -23,6 +23,7 @@ import { awaitMapping, failRun, finishRun, startRun, type RunStatement } from '.
 import { periodOf, type Cadence } from './values.ts';
 import type { NormalizeOutput } from './normalizeTypes.ts';
 import { suggestMapping } from './suggest.ts';
+import { autoMappedFlags, autoMapStatement, statementFacts, withFactVariables } from './autoMap/index.ts';
 import { fxFlags, rateStatement, rawValueUsdSql } from '../fx/rerate.ts';
 import { recordActivity } from '../activity/record.ts';
 import { unknownLookupMessage } from '../lookups/flags.ts';
@@ -522,7 +523,17 @@ const findMapping: Stage = {
     run.signal?.throwIfAborted();
     const located = need(run.located, 'the table');
     const found = await findMappingForHeader(run.deps.pool, run.organizationId, located.header);
-    if (!found || !found.mapping || missingRequiredFields(found.mapping.fields).length > 0) {
+    if (!found) {
+      // a layout nobody mapped: a mapping made from it and proven, else the suggestion and why not
+      const auto = await autoMapStatement({ ...run, located });
+      if ('suggestion' in auto) {
+        await awaitMapping(run.deps.pool, run.statementId, auto.suggestion);
+        return { status: 'needs_mapping', statementId: run.statementId };
+      }
+      run.found = auto.found;
+      return;
+    }
+    if (!found.mapping || missingRequiredFields(found.mapping.fields).length > 0) {
       await awaitMapping(run.deps.pool, run.statementId, suggestMapping(located.header, located.sampleRows, run.statement.file_name));
       return { status: 'needs_mapping', statementId: run.statementId };
     }
@@ -543,7 +554,8 @@ const normalize: Stage = {
         ...tableOf(located),
         fields: mapping.fields,
         fileName: statement.file_name,
-        variables: statement.variables,
+        // the statement's facts (preamble, file name) as variables, for mappings that read them
+        variables: withFactVariables(statement.variables, statementFacts(located.preambleValues, statement.file_name)),
         statementId,
         organizationId: run.organizationId,
         rightsholderId: statement.rightsholder_id,
@@ -691,6 +703,7 @@ async function commitVersion(db: Queryable, run: Run): Promise<boolean> {
   const { mapping } = need(run.found, 'the mapping');
   const flags = statementFlags(need(run.located, 'the table'), normalized, mapping.fields);
   const stmtPeriod = normalized.stmt ? periodOf(normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence as Cadence) : null;
+  flags.push(...autoMappedFlags(need(run.found, 'the mapping').match, mapping.name));
   flags.push(...(await duplicateFlags(db, run)), ...(await overlapFlags(db, run, stmtPeriod)));
   // FX: the rate for the statement period's last day, else the nearest earlier published day; never 1
   const rateDate = stmtPeriod?.end ?? normalized.salesPeriodEnd;

@@ -24,6 +24,8 @@ export interface MappingSuggestion {
   reasons: Partial<Record<StandardField, string>>;
   /** the statement family recognised from fingerprint columns, if any */
   distributor: string | null;
+  /** per field, the next best column and its confidence, when another column also fits (earnings) */
+  runnerUp?: Partial<Record<StandardField, { column: string; confidence: number }>>;
 }
 
 type ValueKind = 'amount' | 'quantity' | 'period' | 'currency' | 'country' | 'isrc' | 'upc' | 'iswc' | 'percent' | 'text';
@@ -173,6 +175,8 @@ const headerSynonyms = z.strictObject({
       cadence: z.enum(['M', 'Q', 'H', 'Y']).optional(),
       source: z.string().min(1).optional(),
       payor: z.string().min(1).optional(),
+      /** the day/month order the family writes dates in (its published convention) */
+      dateOrder: z.enum(['MDY', 'DMY']).optional(),
     }),
   ),
   earningsFallbacks: z.record(z.string().min(1), z.array(z.string().min(1)).min(1)),
@@ -191,6 +195,11 @@ const SALES_END_RULE: FieldRule = synonyms.salesEnd;
 const FINGERPRINTS = synonyms.fingerprints;
 /** Earnings columns (by headerKey) whose payor puts a row's amount in another column when they are empty. */
 const EARNINGS_FALLBACKS = new Map(Object.entries(synonyms.earningsFallbacks).map(([column, fallbacks]) => [headerKey(column), fallbacks.map(headerKey)]));
+
+/** The day/month order a statement family is known to write its dates in, if any. */
+export function familyDateOrder(distributor: string | null): 'MDY' | 'DMY' | null {
+  return FINGERPRINTS.find((f) => f.distributor === distributor && f.dateOrder)?.dateOrder ?? null;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The suggestion
@@ -284,6 +293,7 @@ interface Draft {
   fields: MappingFields;
   confidence: Partial<Record<StandardField, number>>;
   reasons: Partial<Record<StandardField, string>>;
+  runnerUp: Partial<Record<StandardField, { column: string; confidence: number }>>;
   set(field: StandardField, spec: FieldSpec, score: number, why: string): void;
   take(c: Column): void;
 }
@@ -317,6 +327,7 @@ function draftOf(columns: Column[]): Draft {
     fields: {},
     confidence: {},
     reasons: {},
+    runnerUp: {},
     set(field, spec, score, why) {
       d.fields[field] = spec;
       d.confidence[field] = round(score);
@@ -354,6 +365,8 @@ function suggestEarnings(d: Draft): Candidate | null {
       set('royaltyEarnings', { column: earnings.column.name }, earnings.score, earnings.why);
     }
     take(earnings.column);
+    const next = money.find((c) => c.column !== earnings.column && !used.has(c.column.index));
+    if (next) d.runnerUp.royaltyEarnings = { column: next.column.name, confidence: round(next.score) };
   }
   const gross = candidates(columns, rules.grossRoyaltyEarnings!, used)[0];
   if (gross) {
@@ -524,5 +537,5 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
   const { fingerprint, fields, set } = d;
   if (fingerprint?.source && !fields.source) set('source', { constant: fingerprint.source }, 0.8, `${fingerprint.distributor} statements are its own store's sales`);
   if (fingerprint?.payor && !fields.payor) set('payor', { constant: fingerprint.payor }, 0.8, `${fingerprint.payor} pays the whole statement`);
-  return { fields: d.fields, confidence: d.confidence, reasons: d.reasons, distributor: fingerprint?.distributor ?? null };
+  return { fields: d.fields, confidence: d.confidence, reasons: d.reasons, distributor: fingerprint?.distributor ?? null, runnerUp: d.runnerUp };
 }

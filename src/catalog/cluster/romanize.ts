@@ -10,6 +10,7 @@ import anyAscii from 'any-ascii';
 import { toRomaji } from 'wanakana';
 
 const HAN = /\p{Script=Han}/u;
+const HANGUL = /\p{Script=Hangul}/u;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const NON_LATIN_LETTER = /[^\P{L}\p{Script=Latin}]/u;
 
@@ -25,7 +26,11 @@ export const hasHan = (text: string): boolean => HAN.test(text);
  */
 export function romanKey(text: string): string {
   // Greek ου is written ou (any-ascii spells it oy)
-  return anyAscii(text.replace(/ου/giu, 'ou'))
+  let ascii = anyAscii(text.replace(/ου/giu, 'ou'));
+  // any-ascii spells Hangul syllable by syllable, each capitalized (사랑 SaLang): an initial ㄹ
+  // after a vowel is r in the Revised Romanization people write (Sarang)
+  if (HANGUL.test(text)) ascii = ascii.replace(/([aeiouy])L(?=[aeiouwy])/g, '$1r');
+  return ascii
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '')
     .replace(/ou/g, 'o')

@@ -59,17 +59,21 @@ export function japaneseReader(): Promise<JapaneseReader> {
   reader ??= (async () => {
     const require = createRequire(import.meta.url);
     const kuromoji = require('kuromoji') as {
-      builder(o: { dicPath: string }): { build(cb: (err: Error | null, t: { tokenize(s: string): KuromojiToken[] }) => void): void };
+      builder(o: { dicPath: string }): {
+        build(cb: (err: Error | null, t: { tokenize(s: string): KuromojiToken[] }) => void): void;
+      };
     };
     const dicPath = path.join(path.dirname(require.resolve('kuromoji/package.json')), 'dict');
-    const tokenizer = await new Promise<{ tokenize(s: string): KuromojiToken[] }>((resolve, reject) =>
-      kuromoji.builder({ dicPath }).build((err, t) => (err ? reject(err) : resolve(t))),
+    const tokenizer = await new Promise<{ tokenize(s: string): KuromojiToken[] }>(
+      (resolve, reject) =>
+        kuromoji.builder({ dicPath }).build((err, t) => (err ? reject(err) : resolve(t))),
     );
     return (text: string) =>
       tokenizer
         .tokenize(text)
         .map((t) => {
-          if (t.pos === '助詞' && PARTICLES.has(t.surface_form)) return PARTICLES.get(t.surface_form)!;
+          if (t.pos === '助詞' && PARTICLES.has(t.surface_form))
+            return PARTICLES.get(t.surface_form)!;
           const reading = t.reading && t.reading !== '*' ? t.reading : t.surface_form;
           return KANA.test(reading) ? toRomaji(reading) : reading;
         })

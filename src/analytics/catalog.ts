@@ -1,11 +1,15 @@
 // The catalog as analytics reads it: for each musical detail of the organization (by rightsholder
-// and identity key) its effective track values, its track product and that product's album.
+// and identity key) its effective track values, its track product and that product's album, and
+// the song (docs/songs.md): the track's title cluster by its artist, named by the cluster's
+// display title (a title correction of the track wins), dated by the earliest release of its
+// tracks, with the version kind of the musical detail's title.
 // store.ts copies these into the organization's database (table `catalog`), keyed by the raw
 // identity of the rows, and the freshness fingerprint covers the tables they come from, so a
 // correction shows in the next query.
 import type { Queryable } from '../db/pool.ts';
 import { effectiveValues, type FetchedResult, type OverrideRow } from '../catalog/musicalDetails.ts';
 import { releaseDateOf } from '../catalog/products.ts';
+import { versionKind, type VersionKind } from '../catalog/cluster/normalize.ts';
 
 export interface CatalogEntry {
   mdId: string;
@@ -20,7 +24,9 @@ export interface CatalogEntry {
   productId: string | null;
   productTitle: string | null;
   productArtist: string | null;
+  /** the song's: the earliest release date of its tracks */
   productReleaseDate: string | null;
+  productVersion: VersionKind;
 }
 
 const TERMINAL = new Set(['found', 'not_found', 'skipped', 'failed']);
@@ -39,6 +45,9 @@ interface Row {
   product_title: string | null;
   product_artist: string | null;
   product_release_date: string | null;
+  product_retitled: boolean | null;
+  song_title: string | null;
+  song_release_date: string | null;
   album_title: string | null;
   album_artist: string | null;
   album_release_date: string | null;
@@ -50,11 +59,16 @@ export async function catalogEntries(db: Queryable, organizationId: string): Pro
     db.query<Row>(
       `SELECT b.rightsholder_id, md.id, md.identity_key, md.title, md.artist, md.release_title, md.release_artist, md.result, md.state,
          tp.id AS product_id, tp.title AS product_title, tp.artist AS product_artist, tp.release_date::text AS product_release_date,
+         EXISTS (SELECT 1 FROM product_overrides o WHERE o.product_id = tp.id AND o.kind = 'update_by_id' AND o."values" ? 'title') AS product_retitled,
+         tc.display_title AS song_title,
+         (SELECT min(s.release_date)::text FROM products s WHERE s.block_id = tp.block_id AND s.kind = 'track' AND s.cluster_id = tp.cluster_id
+            AND split_part(s.stable_key, E'\x1f', 2) = split_part(tp.stable_key, E'\x1f', 2)) AS song_release_date,
          al.title AS album_title, al.artist AS album_artist, al.release_date::text AS album_release_date
        FROM musical_details md JOIN catalog_blocks b ON b.id = md.block_id
-       LEFT JOIN LATERAL (SELECT p.id, p.title, p.artist, p.release_date, p.parent_id FROM product_musical_details pmd
+       LEFT JOIN LATERAL (SELECT p.id, p.block_id, p.cluster_id, p.stable_key, p.title, p.artist, p.release_date, p.parent_id FROM product_musical_details pmd
                           JOIN products p ON p.id = pmd.product_id
                           WHERE pmd.musical_detail_id = md.id AND p.kind = 'track' ORDER BY p.id LIMIT 1) tp ON TRUE
+       LEFT JOIN title_clusters tc ON tc.id = coalesce(tp.cluster_id, md.cluster_id)
        LEFT JOIN products al ON al.id = tp.parent_id
        WHERE md.organization_id = $1`,
       [organizationId],
@@ -76,7 +90,8 @@ export async function catalogEntries(db: Queryable, organizationId: string): Pro
     const eff = effectiveValues(r, byMd.get(r.id) ?? []);
     const albums = Array.isArray(eff.albums) ? eff.albums.filter((a): a is string => typeof a === 'string' && a !== '') : [];
     const releaseDate = releaseDateOf(eff.releaseDate);
-    const productReleaseDate = r.product_id ? r.product_release_date : releaseDate;
+    const trackReleaseDate = r.product_id ? r.product_release_date : releaseDate;
+    const songReleaseDate = r.product_id ? (r.song_release_date ?? r.product_release_date) : releaseDate;
     out.set(`${r.rightsholder_id}\u001f${r.identity_key}`, {
       mdId: r.id,
       resolved: TERMINAL.has(r.state),
@@ -85,11 +100,12 @@ export async function catalogEntries(db: Queryable, organizationId: string): Pro
       releaseTitle: r.album_title ?? albums[0] ?? r.result?.releaseTitle ?? r.release_title,
       releaseArtist: r.album_title ? r.album_artist : (r.result?.releaseArtist ?? r.release_artist),
       releaseDate,
-      releaseReleaseDate: r.album_title ? (r.album_release_date ?? productReleaseDate) : productReleaseDate,
+      releaseReleaseDate: r.album_title ? (r.album_release_date ?? trackReleaseDate) : trackReleaseDate,
       productId: r.product_id,
-      productTitle: r.product_title ?? (eff.title || r.title || null),
+      productTitle: (r.product_retitled ? r.product_title : null) ?? r.song_title ?? r.product_title ?? (eff.title || r.title || null),
       productArtist: r.product_id ? r.product_artist : eff.artist,
-      productReleaseDate,
+      productReleaseDate: songReleaseDate,
+      productVersion: versionKind(eff.title || r.title || ''),
     });
   }
   return out;

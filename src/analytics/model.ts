@@ -398,7 +398,7 @@ export const model: SemanticModel = {
     {
       name: 'product_title',
       title: 'Product Title',
-      description: `Enriched and clustered product title (preferred over track_title): the title of the track product the row's musical detail is linked to (its correction, else that of its highest-earning musical detail), else track_title. ${FROM_CATALOG}`,
+      description: `Enriched and clustered product title (preferred over track_title): the song's name, every version joined — the display title of the title cluster of the track product the row's musical detail is linked to (the track's title correction wins), else track_title. ${FROM_CATALOG}`,
       type: 'string',
       sql: 'coalesce(cat.product_title, f.raw_title)',
       joins: ['catalog'],
@@ -409,6 +409,14 @@ export const model: SemanticModel = {
       description: `Enriched and clustered product artist (preferred over track_artist): the artist of the track product the row's musical detail is linked to, else track_artist. ${FROM_CATALOG}`,
       type: 'string',
       sql: 'CASE WHEN cat.md_id IS NULL THEN f.raw_artist ELSE cat.product_artist END',
+      joins: ['catalog'],
+    },
+    {
+      name: 'product_version',
+      title: 'Product Version',
+      description: `Version kind of the recording within its song, from the musical detail's title: original, remaster, mono, edit, extended, remix, live, acoustic, instrumental, a cappella, karaoke, sped up, slowed, demo, re-recording, language, version, clean or explicit (the first that applies, in that order of precedence for a title naming several; original when it names none). Splits a song (product_title) by version. ${FROM_CATALOG}`,
+      type: 'string',
+      sql: 'CASE WHEN cat.md_id IS NULL THEN NULL ELSE cat.product_version END',
       joins: ['catalog'],
     },
     {
@@ -513,7 +521,7 @@ export const model: SemanticModel = {
     {
       name: 'product_release_date',
       title: 'Product Release Date',
-      description: `Release date of the clustered track product: the earliest release date among its musical details, or the product's correction. ${RELEASE_DATES}`,
+      description: `Release date of the song: the earliest release date among the track products of its title cluster and artist (each the earliest among its musical details, or the product's correction). ${RELEASE_DATES}`,
       type: 'time',
       sql: 'cat.product_release_date',
       joins: ['catalog'],

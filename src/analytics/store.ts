@@ -62,6 +62,8 @@ const FINGERPRINT_SQL = `SELECT pg_current_snapshot()::text AS snapshot,
       'musical_detail_overrides t WHERE t.organization_id = $1',
       'products t WHERE t.organization_id = $1',
       'product_musical_details t WHERE t.organization_id = $1',
+      'title_clusters t WHERE t.organization_id = $1',
+      'product_overrides t WHERE t.organization_id = $1',
     ]
       .map(version)
       .join(` || '/' || `),
@@ -95,7 +97,7 @@ export async function readFingerprint(db: Pick<Pool, 'query'>, organizationId: s
 
 /** Layout of the database file: a change rebuilds it. */
 const LAYOUT = createHash('sha256')
-  .update(JSON.stringify([semantic.model.facts, semantic.model.rollups, 'dims-v2']))
+  .update(JSON.stringify([semantic.model.facts, semantic.model.rollups, 'dims-v2', 'catalog-songs']))
   .digest('hex')
   .slice(0, 16);
 
@@ -122,7 +124,8 @@ const DDL = [
   // the catalog as each row sees it (README "Catalog", "Analytics"): raw identity → musical detail → product
   `CREATE TABLE IF NOT EXISTS catalog (rightsholder_id VARCHAR, isrc VARCHAR, raw_title VARCHAR, raw_artist VARCHAR, md_id VARCHAR,
      resolved BOOLEAN, track_title VARCHAR, track_artist VARCHAR, release_title VARCHAR, release_artist VARCHAR, release_date DATE,
-     release_release_date DATE, product_id VARCHAR, product_title VARCHAR, product_artist VARCHAR, product_release_date DATE)`,
+     release_release_date DATE, product_id VARCHAR, product_title VARCHAR, product_artist VARCHAR, product_release_date DATE,
+     product_version VARCHAR)`,
   `CREATE TABLE IF NOT EXISTS lk_sales_type (raw VARCHAR, primary_sales_type VARCHAR, secondary_sales_type VARCHAR, status VARCHAR)`,
   `CREATE TABLE IF NOT EXISTS lk_source (raw VARCHAR, collection_source VARCHAR, earnings_source VARCHAR, earnings_category VARCHAR,
      earnings_parent_company VARCHAR, publisher_source VARCHAR, status VARCHAR)`,
@@ -489,6 +492,7 @@ export class OrgFacts {
       catalogRows.push([
         text(rh), text(isrc), text(title), text(artist), e.mdId, e.resolved ? 'true' : 'false', e.trackTitle, e.trackArtist, e.releaseTitle,
         e.releaseArtist, e.releaseDate, e.releaseReleaseDate, e.productId, e.productTitle, e.productArtist, e.productReleaseDate,
+        e.productVersion,
       ]);
     }
     const salesTypeByKey = new Map(salesTypes.rows.map((r) => [r.k, r]));
@@ -509,10 +513,10 @@ export class OrgFacts {
       { name: 'distributor', width: 2, rows: reference.distributors.map((r) => [r.id, r.name]) },
       {
         name: 'catalog',
-        width: 16,
+        width: 17,
         rows: catalogRows,
         insert: `SELECT s0, s1, s2, s3, s4, CAST(s5 AS BOOLEAN), s6, s7, s8, s9, TRY_CAST(s10 AS DATE), TRY_CAST(s11 AS DATE), s12, s13, s14,
-          TRY_CAST(s15 AS DATE)`,
+          TRY_CAST(s15 AS DATE), s16`,
       },
       {
         name: 'lk_sales_type',

@@ -238,17 +238,20 @@ async function followRekeyedClusters(db: Queryable, blockId: string, previousKey
      WHERE o.block_id = $1 AND o.cluster_key = m.from_key`,
     [blockId, [...renamed.keys()], [...renamed.values()]],
   );
-  // a track's stable key is `track:cluster:<cluster key>␟<artist>` (src/catalog/products.ts)
-  const prefix = (key: string) => `track:cluster:${key}\u001f`;
+  // a track's stable key is `track:cluster:<cluster key>[|<version>]␟<artist>` (src/catalog/products.ts);
+  // a version's former cluster (`song|live`) passing to its song keeps its tracks' keys: they name the recording
+  const prefixes = [...renamed]
+    .filter(([from, to]) => !from.startsWith(`${to}|`))
+    .flatMap(([from, to]) => ['\u001f', '|'].map((sep) => [`track:cluster:${from}${sep}`, `track:cluster:${to}${sep}`] as const));
   const rekey = (stableKey: string): string | null => {
-    for (const [from, to] of renamed) if (stableKey.startsWith(prefix(from))) return prefix(to) + stableKey.slice(prefix(from).length);
+    for (const [from, to] of prefixes) if (stableKey.startsWith(from)) return to + stableKey.slice(from.length);
     return null;
   };
   await db.query(
     `UPDATE product_overrides o SET product_key = m.to_prefix || substr(o.product_key, length(m.from_prefix) + 1)
      FROM unnest($2::text[], $3::text[]) AS m(from_prefix, to_prefix)
      WHERE o.block_id = $1 AND left(o.product_key, length(m.from_prefix)) = m.from_prefix`,
-    [blockId, [...renamed.keys()].map(prefix), [...renamed.values()].map(prefix)],
+    [blockId, prefixes.map(([from]) => from), prefixes.map(([, to]) => to)],
   );
   const { rows: tracks } = await db.query<{ id: string; stable_key: string }>(`SELECT id, stable_key FROM products WHERE block_id = $1 AND kind = 'track'`, [blockId]);
   const moving = tracks.flatMap((p) => {

@@ -1,5 +1,6 @@
 // Products of a block (README "Catalog", "Products"): derived, never edited in place. One track
-// product per title cluster and artist, merged when enrichment says two of them are one recording
+// product per recording: a song (title cluster), its artist and its version (the title's
+// distinguishing tags: live, remix...), merged when enrichment says two of them are one recording
 // (same provider id or ISRC); album products group the tracks by release title and release artist.
 // The users' corrections are rows of product_overrides, laid over on every refresh: field values
 // (`update_by_id`) and links of musical details (`link`: add or remove). A refresh depends only on
@@ -10,6 +11,7 @@ import type { Deps } from '../deps.ts';
 import { compareDecimals } from '../decimal.ts';
 import { lockBlock } from './blockStore.ts';
 import { loadBlockDetails, type BlockDetail } from './clusters.ts';
+import { parseTitle } from './cluster/normalize.ts';
 import { boundKey, normalizeText } from './identity.ts';
 
 /** Fields a product override may set. */
@@ -186,6 +188,15 @@ function releaseOf(m: BlockDetail): { title: string; artist: string | null } | n
   return { title, artist: m.result?.releaseArtist ?? m.releaseArtist ?? m.effective.artist };
 }
 
+/**
+ * The part of a track key naming its recording: the song's cluster key, and for a version its
+ * distinguishing tags after `|` (`hallelujah|live:olympia`: the key its own cluster had while
+ * clusters were recordings, so its products and their corrections keep their keys).
+ */
+export function recordingKey(songKey: string, signature: string): string {
+  return signature ? boundKey(`${songKey}|${signature}`) : songKey;
+}
+
 export async function refreshProducts(deps: Deps, blockId: string): Promise<void> {
   await withTransaction(deps.pool, async (db) => {
     if (!(await lockBlock(db, blockId))) return;
@@ -204,10 +215,12 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
     [blockId],
   );
 
-  // 1. groups: a cluster and artist each (clusters group titles only; one title by two artists is two
-  // tracks; a musical detail without a cluster stands alone), joined by shared recordings
+  // 1. groups: a song (cluster), version and artist each (clusters group titles only; one title by
+  // two artists is two tracks; a musical detail without a cluster stands alone), joined by shared recordings
   const artistOf = (m: BlockDetail) => artistKey(m.effective.artist);
-  const groupOf = (m: BlockDetail) => (m.clusterId && clusterKey.has(m.clusterId) ? `c:${m.clusterId}\u001f${artistOf(m)}` : `m:${m.id}`);
+  const versionOf = new Map(details.map((m) => [m.id, parseTitle(m.effective.title || m.title).signature]));
+  const songKeyOf = (m: BlockDetail) => recordingKey(clusterKey.get(m.clusterId!)!, versionOf.get(m.id)!);
+  const groupOf = (m: BlockDetail) => (m.clusterId && clusterKey.has(m.clusterId) ? `c:${m.clusterId}|${versionOf.get(m.id)}\u001f${artistOf(m)}` : `m:${m.id}`);
   const uf = new UnionFind<string>();
   const byRecording = new Map<string, string>();
   for (const m of details) {
@@ -238,7 +251,7 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
   const autoClusterOf = new Map<string, string | null>();
   for (const members of groups.values()) {
     const keys = members
-      .map((m) => (m.clusterId && clusterKey.has(m.clusterId) ? `cluster:${clusterKey.get(m.clusterId)}\u001f${artistOf(m)}` : `md:${m.identityKey}`))
+      .map((m) => (m.clusterId && clusterKey.has(m.clusterId) ? `cluster:${songKeyOf(m)}\u001f${artistOf(m)}` : `md:${m.identityKey}`))
       .sort();
     const key = `track:${keys[0]!}`;
     const clusterIds = members.map((m) => m.clusterId).filter((c): c is string => c !== null && clusterKey.has(c));

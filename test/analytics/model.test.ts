@@ -41,7 +41,7 @@ t.test('every member of the specification exists with its type, a title and a de
   }
   t.equal(model.measures.length, 12);
   // the spec's members plus organization_id, statement_id, distributor_id and source_row
-  t.equal(model.dimensions.length, specNumberDimensions.length + specStringDimensions.length + specTimeDimensions.length + 4);
+  t.equal(model.dimensions.length, specNumberDimensions.length + specStringDimensions.length + specTimeDimensions.length + 5);
 });
 
 t.test('DESIGN.md definitions are stated in the descriptions', async (t) => {

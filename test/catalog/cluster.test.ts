@@ -3,6 +3,8 @@
 // edge and hostile input, and the same clustering through the real piscina worker.
 import t from 'tap';
 import { clusterTitles, normalizeTitle, titleSimilarity, DEFAULT_THRESHOLD, type TitleItem } from '../../src/catalog/cluster/index.ts';
+import { versionKind } from '../../src/catalog/cluster/normalize.ts';
+import { japaneseReader } from '../../src/catalog/cluster/romanize.ts';
 import { osaDistance } from '../../src/catalog/cluster/similarity.ts';
 import { createThreadPool } from '../../src/workers/threadPool.ts';
 import { AppError } from '../../src/errors.ts';
@@ -18,9 +20,10 @@ t.test('normalizeTitle', async (t) => {
   // words that name Object.prototype's members are words like any other
   t.same(normalizeTitle('The Constructor'), { key: 'theconstructor', base: 'the constructor', versionTags: [], featured: [] });
   t.same(normalizeTitle('Part Constructor'), { key: 'partconstructor', base: 'part constructor', versionTags: [], featured: [] });
-  t.same(normalizeTitle('Hallelujah - Live at the Olympia'), { key: 'hallelujah|live:olympia', base: 'hallelujah', versionTags: ['live:olympia'], featured: [] });
+  // the key is the song's: a version keeps its tags beside it
+  t.same(normalizeTitle('Hallelujah - Live at the Olympia'), { key: 'hallelujah', base: 'hallelujah', versionTags: ['live:olympia'], featured: [] });
   t.same(normalizeTitle('Titanium (Alesso Remix) [Radio Edit]'), {
-    key: 'titanium|edit+remix:alesso',
+    key: 'titanium',
     base: 'titanium',
     versionTags: ['edit', 'remix:alesso'],
     featured: [],
@@ -33,7 +36,7 @@ t.test('normalizeTitle', async (t) => {
   t.same(normalizeTitle('Wonderwall (Acoustic Version)').versionTags, ['acoustic']);
   t.same(normalizeTitle('Animals - Extended Mix').versionTags, ['extended']);
   t.same(normalizeTitle('Creep (Explicit)'), { key: 'creep', base: 'creep', versionTags: ['explicit'], featured: [] });
-  t.same(normalizeTitle('Love Story (Taylor’s Version)').key, 'lovestory|version:taylors');
+  t.same(normalizeTitle('Love Story (Taylor’s Version)'), { key: 'lovestory', base: 'love story', versionTags: ['version:taylors'], featured: [] });
   t.same(normalizeTitle('Another Brick in the Wall, Pt. II').base, 'another brick in the wall part 2');
   t.same(normalizeTitle("Rock 'n' Roll").base, 'rock and roll');
   t.same(normalizeTitle('Straße Łódź Smörgåsbord').base, 'strasse lodz smorgasbord');
@@ -51,8 +54,7 @@ t.test('titleSimilarity', async (t) => {
   t.ok(titleSimilarity('Love Me', 'Love Me Do') < DEFAULT_THRESHOLD, 'another word is another title');
   t.ok(titleSimilarity('Part 1', 'Part 2') < DEFAULT_THRESHOLD);
   t.equal(titleSimilarity('Intro', 'Outro'), 0);
-  t.ok(titleSimilarity('Hey Jude', 'Hey Jude - Live') < DEFAULT_THRESHOLD, 'distinguishing tags differ');
-  t.equal(titleSimilarity('Hey Jude', 'Hey Jude - Live'), 0.5);
+  t.equal(titleSimilarity('Hey Jude', 'Hey Jude - Live'), 1, 'a live version is the song');
   t.equal(titleSimilarity('Bohemian Rhapsody', 'Bohemian Rhapsody - Remastered 2011'), 1);
   t.equal(osaDistance('nights', 'nigths', 2), 1);
   t.equal(osaDistance('abc', 'xyz', 1), 2, 'stops above max');
@@ -71,10 +73,9 @@ t.test('clusterTitles: exact clusters, display titles, earnings', async (t) => {
     item('md-9', 'Summer Nights (Tiësto Remix)', '3'),
     item('md-10', 'Summer Nights - Tiesto Remix', '3'),
   ];
+  // a cluster is the song: its live version and remixes join it
   t.same(clusterTitles(items), [
-    { displayTitle: 'Summer Nights - Live at Wembley', memberIds: ['md-5'], similarity: 1, earnings: '100' },
-    { displayTitle: 'Summer Nights', memberIds: ['md-1', 'md-2', 'md-3', 'md-4'], similarity: 0.9583, earnings: '15.610000000001' },
-    { displayTitle: 'Summer Nights (Tiësto Remix)', memberIds: ['md-10', 'md-9'], similarity: 1, earnings: '6' },
+    { displayTitle: 'Summer Nights', memberIds: ['md-1', 'md-10', 'md-2', 'md-3', 'md-4', 'md-5', 'md-9'], similarity: 0.9583, earnings: '121.610000000001' },
     { displayTitle: 'Love Me', memberIds: ['md-6'], similarity: 1, earnings: '1' },
     { displayTitle: 'Love Me Do', memberIds: ['md-7', 'md-8'], similarity: 1, earnings: '0.75' },
   ]);
@@ -111,8 +112,80 @@ t.test('deterministic: the same result for any input order', async (t) => {
   }
   t.same(
     first.map((c) => [...c.memberIds].sort()),
-    [['m10', 'm11'], ['m7', 'm9'], ['m4', 'm6'], ['m8'], ['m5'], ['m3'], ['m2'], ['m0', 'm1']],
+    [['m10', 'm11'], ['m7', 'm9'], ['m4', 'm5', 'm6'], ['m8'], ['m3'], ['m2'], ['m0', 'm1']],
   );
+});
+
+t.test('one song however a statement prints it: credits, conjunctions, spellings, parts, scripts', async (t) => {
+  const same: [string, string][] = [
+    ["'Til the End", 'Until the End'],
+    ['Till the End', 'Til The End'],
+    ['Toi et moi', 'Toi & moi'],
+    ['Tú y yo', 'Tu & Yo'],
+    ["Rock 'n' Roll", 'Rock and Roll'],
+    ['Saturday Nite', 'Saturday Night'],
+    ['Summer w/ Lana Grey', 'Summer'],
+    ['Summer (x Lana Grey)', 'Summer (avec Lana Grey)'],
+    ['Suite Pt. 1', 'Suite, Part One'],
+    ['Suite Pt. I', 'Suite Part 1'],
+    ['Suite Pt1', 'Suite (Part 1)'],
+    ['Ｓｕｍｍｅｒ Ｒａｉｎ', 'Summer Rain'],
+    ['Cafe\u0301 de Flore', 'Café de Flore'],
+    ['CAFE DE FLORE', 'café de flore'],
+    ['Звезда', 'Zvezda'],
+    ['Αγάπη μου', 'Agapi mou'],
+    ['봄날', 'Bomnal'],
+    ['さくら', 'Sakura'],
+    ['Animals - Extended Mix', 'Animals (Radio Edit)'],
+    ['Animals (VIP)', 'Animals - Club Mix'],
+    ['Animals (Dub Mix)', 'Animals (Alesso Remix)'],
+    ['Creep (Live at the Olympia)', 'Creep - Acoustic'],
+    ['Creep (Instrumental)', 'Creep (A Cappella)'],
+    ['Creep (Sped Up)', 'Creep (Slowed + Reverb)'],
+    ['Creep - Demo', 'Creep (Re-Recorded)'],
+    ['Creep (Spanish Version)', 'Creep (Clean)'],
+  ];
+  for (const [a, b] of same) t.equal(titleSimilarity(a, b), 1, `${a} / ${b}`);
+  const apart: [string, string][] = [
+    ['Stay', 'Stray'],
+    ['Love', 'Lover'],
+    ['Hello', 'Hello Again'],
+    ['Intro', 'Outro'],
+    ['22', '2002'],
+    ['Vol. 1', 'Vol. 2'],
+    ['Suite Part 1', 'Suite Pt. 2'],
+    ['Until the End', 'Until the Night'],
+  ];
+  for (const [a, b] of apart) t.ok(titleSimilarity(a, b) < DEFAULT_THRESHOLD, `${a} / ${b} apart`);
+  t.same(
+    ['Animals (VIP)', 'Animals - Live', 'Animals (Spanish Version)', 'Love Story (Taylor’s Version)', 'Animals - 2011 Remaster', 'Animals (Mono)', 'Animals (feat. X)', 'Animals (Sped Up)'].map(versionKind),
+    ['remix', 'live', 'language', 're-recording', 'remaster', 'mono', 'original', 'sped up'],
+  );
+});
+
+t.test('a kanji title and its romanization, with the Japanese reader', async (t) => {
+  const readJapanese = await japaneseReader();
+  t.equal(readJapanese('夏の終わり'), 'natsu no owari');
+  const c = clusterTitles([item('a', '夏の終わり', '1'), item('b', 'Natsu no Owari', '2'), item('c', '夜に駆ける', '1')], { readJapanese });
+  t.same(
+    c.map((x) => [x.displayTitle, x.memberIds]),
+    [
+      ['Natsu no Owari', ['a', 'b']],
+      ['夜に駆ける', ['c']],
+    ],
+  );
+  t.same(clusterTitles([item('a', '夏の終わり', '1'), item('b', 'Natsu no Owari', '2')]).length, 2, 'without the reader, kanji read as any-ascii spells them');
+});
+
+t.test('the song display title: common spelling, no version or credit, the casing people use', async (t) => {
+  const c = clusterTitles([
+    item('a', 'Lighthous Keeper', '900'),
+    item('b', 'Lighthouse Keeper (Remastered 2011)', '1'),
+    item('c', 'LIGHTHOUSE KEEPER', '50'),
+    item('d', 'Lighthouse Keeper - Live', '1'),
+    item('e', 'Lighthouse Keeper (feat. Bea Moreno)', '1'),
+  ]);
+  t.same(c, [{ displayTitle: 'Lighthouse Keeper', memberIds: ['a', 'b', 'c', 'd', 'e'], similarity: 0.97, earnings: '953' }]);
 });
 
 t.test('empty input, one item, bad input', async (t) => {
@@ -154,7 +227,7 @@ t.test('through the real piscina worker', async (t) => {
   const expected = clusterTitles(items);
   const { clusters } = await pool.clusterTitles({ items });
   t.same(clusters, expected);
-  t.same(expected[0], { displayTitle: 'Summer Nights', memberIds: ['a', 'b'], similarity: 1, earnings: '3.75' });
+  t.same(expected[0], { displayTitle: 'Summer Nights', memberIds: ['a', 'b', 'c'], similarity: 1, earnings: '4.75' });
   const task = await pool.clusterTitles({ items, threshold: 0.9 });
   t.same(task.clusters, expected);
   const error = await pool.clusterTitles({ items: [item('a', 'x', 'ten')] }).catch((e: unknown) => e);

@@ -145,7 +145,8 @@ t.test('a correction shows in the next query', async (t) => {
   });
   t.ok(fix.ok, 'musicalDetails.updateResults');
   t.same(
-    await cube({ dimensions: [m('track_title_raw'), m('track_title'), m('product_title'), m('release_date'), m('product_age_bucket')], measures: [m('royalty_earnings_usd')], filters: [{ member: m('isrc'), operator: 'equals', values: ['USTCA2365135'] }] }),
-    [{ track_title_raw: 'Summer 12" Mix', track_title: 'Summer (12" Mix)', product_title: 'Summer (12" Mix)', release_date: '2020-07-01T00:00:00.000', product_age_bucket: '3', royalty_earnings_usd: '27.41472378013' }],
+    await cube({ dimensions: [m('track_title_raw'), m('track_title'), m('product_title'), m('product_version'), m('release_date'), m('product_age_bucket')], measures: [m('royalty_earnings_usd')], filters: [{ member: m('isrc'), operator: 'equals', values: ['USTCA2365135'] }] }),
+    // the corrected title names a mix: the song is Summer, the recording a remix of it
+    [{ track_title_raw: 'Summer 12" Mix', track_title: 'Summer (12" Mix)', product_title: 'Summer', product_version: 'remix', release_date: '2020-07-01T00:00:00.000', product_age_bucket: '3', royalty_earnings_usd: '27.41472378013' }],
   );
 });

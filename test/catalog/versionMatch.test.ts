@@ -3,14 +3,19 @@
 // apart, and a result naming the studio recording would merge them into one track product
 // (products are merged on the provider id and ISRC of a found result) and give the live line the
 // studio recording's ISRC and release. Real ingestion, real block refresh, the offline dataset.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import t from 'tap';
+import { refreshClusters } from '../../src/catalog/clusters.ts';
+import { refreshProducts } from '../../src/catalog/products.ts';
+import { repoRoot } from '../setup/paths.ts';
 import { OfflineProvider } from '../../src/catalog/enrich/offline.ts';
 import { titleKey, titleScore } from '../../src/catalog/enrich/match.ts';
 import { createRightsholder } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { detailIds, waitForEnrichment } from '../api/clustering/helpers.ts';
-import { ingestBlock } from './helpers.ts';
+import { ingestBlock, waitForBlock } from './helpers.ts';
 
 t.setTimeout(300_000);
 
@@ -75,4 +80,108 @@ t.test('a live line and its studio recording stay two tracks end to end', async 
     ],
   );
   t.equal(Object.keys(md).length, 3);
+});
+
+t.test('song level: one cluster for every version, the song in the view, corrections carried by the migration', async (t) => {
+  const srv = await startTestServer(t, { role: 'serve' });
+  const owner = await newOrganization(srv, 'Song Org');
+  const org = owner.organizationId;
+  const db = srv.deps.pool;
+  const rh = await createRightsholder(owner.client, org, 'Marco Deluca');
+  const { status, block } = await ingestBlock(srv, owner, rh, 'dk.tsv', [
+    ['Marco Deluca', 'BLUE CANYON', '', '10.10'],
+    ['Marco Deluca', 'Blue Canyon (Live)', '', '2.02'],
+    ['Marco Deluca', 'Blue Canyon - Acoustic', '', '0.33'],
+    ['Marco Deluca', 'Desert Road', '', '1.01'],
+  ]);
+  t.equal(status, 'processed');
+  await waitForEnrichment(db, block);
+  const md = await detailIds(db, block);
+  const songOf = async () =>
+    Object.fromEntries(
+      (
+        await db.query<{ identity_key: string; stable_key: string; display_title: string }>(
+          `SELECT md.identity_key, c.stable_key, c.display_title FROM musical_details md JOIN title_clusters c ON c.id = md.cluster_id WHERE md.block_id = $1`,
+          [block],
+        )
+      ).rows.map((r) => [r.identity_key, `${r.stable_key} ${r.display_title}`]),
+    );
+  // the live and acoustic versions are the song; its name is the fetched mixed-case spelling
+  t.same(await songOf(), {
+    'ta:blue canyon\u001fmarco deluca': 'bluecanyon Blue Canyon',
+    'ta:blue canyon live\u001fmarco deluca': 'bluecanyon Blue Canyon',
+    'ta:blue canyon acoustic\u001fmarco deluca': 'bluecanyon Blue Canyon',
+    'ta:desert road\u001fmarco deluca': 'desertroad Desert Road',
+  });
+  const tracks = async () =>
+    (await db.query<{ stable_key: string; title: string }>(`SELECT stable_key, title FROM products WHERE block_id = $1 AND kind = 'track' ORDER BY stable_key`, [block])).rows.map((r) => [
+      r.stable_key,
+      r.title,
+    ]);
+  t.same(await tracks(), [
+    ['track:cluster:bluecanyon\u001fmarco deluca', 'Blue Canyon'],
+    ['track:cluster:bluecanyon|acoustic\u001fmarco deluca', 'Blue Canyon - Acoustic'],
+    ['track:cluster:bluecanyon|live\u001fmarco deluca', 'Blue Canyon (Live)'],
+    ['track:cluster:desertroad\u001fmarco deluca', 'Desert Road'],
+  ]);
+  const cube = async () => {
+    const m = (name: string) => `analytics_full_view.${name}`;
+    const res: any = await owner.client.mutate('cube.query', {
+      organizationId: org,
+      query: { dimensions: [m('track_title_raw'), m('product_title'), m('product_version'), m('product_release_date')], measures: [m('royalty_earnings_usd')], filters: [{ member: m('rightsholder_id'), operator: 'equals', values: [rh] }], order: { [m('track_title_raw')]: 'asc' } },
+    });
+    t.ok(res.ok, JSON.stringify(res.error ?? 'cube.query'));
+    return res.data.data.map((r: any) => Object.values(r));
+  };
+  // the studio recording's release (1997-06-21 in the offline dataset) dates every version of the song
+  t.same(await cube(), [
+    ['BLUE CANYON', 'Blue Canyon', 'original', '1997-06-21T00:00:00.000', '10.1'],
+    ['Blue Canyon (Live)', 'Blue Canyon', 'live', '1997-06-21T00:00:00.000', '2.02'],
+    ['Blue Canyon - Acoustic', 'Blue Canyon', 'acoustic', '1997-06-21T00:00:00.000', '0.33'],
+    ['Desert Road', 'Desert Road', 'original', null, '1.01'],
+  ]);
+
+  // the corrections as the recording-level clustering stored them: "Desert Road" moved into the
+  // live version's own cluster, that cluster holding the live line, the live track retitled
+  const { rows: live } = await db.query<{ id: string }>(
+    `INSERT INTO title_clusters (organization_id, block_id, stable_key, display_title, similarity, source)
+     SELECT organization_id, id, 'bluecanyon|live', 'Blue Canyon (Live)', 1, 'auto' FROM catalog_blocks WHERE id = $1 RETURNING id`,
+    [block],
+  );
+  await db.query('UPDATE musical_details SET cluster_id = $1 WHERE id = ANY ($2::uuid[])', [live[0]!.id, [md['ta:blue canyon live\u001fmarco deluca'], md['ta:desert road\u001fmarco deluca']]]);
+  await db.query(
+    `INSERT INTO cluster_assignment_overrides (organization_id, block_id, identity_key, musical_detail_id, cluster_key, cluster_display_title)
+     SELECT organization_id, id, 'ta:desert road\u001fmarco deluca', $2, 'bluecanyon|live', 'Blue Canyon (Live)' FROM catalog_blocks WHERE id = $1`,
+    [block, md['ta:desert road\u001fmarco deluca']],
+  );
+  await db.query(
+    `INSERT INTO product_overrides (organization_id, block_id, product_key, kind, "values")
+     SELECT organization_id, id, 'track:cluster:bluecanyon|live\u001fmarco deluca', 'update_by_id', '{"title": "Blue Canyon (Live at Home)"}' FROM catalog_blocks WHERE id = $1`,
+    [block],
+  );
+  await db.query(`INSERT INTO ignored_titles (organization_id, title, normalized_title) VALUES ($1, 'Blue Canyon (Karaoke)', 'blue canyon karaoke')`, [org]);
+
+  await db.query(await readFile(path.join(repoRoot, 'sql', 'migrations', '000038_song_level_clusters.sql'), 'utf8'));
+  const { rows: moves } = await db.query('SELECT cluster_key FROM cluster_assignment_overrides WHERE block_id = $1', [block]);
+  t.same(moves, [{ cluster_key: 'bluecanyon' }], "the move names the live version's song");
+  await waitForBlock(db, rh, 1);
+  await refreshClusters(srv.deps, block);
+  await refreshProducts(srv.deps, block);
+  const songs = await songOf();
+  t.equal(songs['ta:desert road\u001fmarco deluca'], 'bluecanyon Blue Canyon', 'the moved line is in the song');
+  t.equal(new Set(Object.values(songs)).size, 1);
+  // the live track kept its key and its correction; the moved line is the song's original recording
+  t.same(await tracks(), [
+    ['track:cluster:bluecanyon\u001fmarco deluca', 'Blue Canyon'],
+    ['track:cluster:bluecanyon|acoustic\u001fmarco deluca', 'Blue Canyon - Acoustic'],
+    ['track:cluster:bluecanyon|live\u001fmarco deluca', 'Blue Canyon (Live at Home)'],
+  ]);
+  const { rows: ignored } = await db.query('SELECT title, normalized_title FROM ignored_titles WHERE organization_id = $1', [org]);
+  t.same(ignored, [{ title: 'Blue Canyon (Karaoke)', normalized_title: 'blue canyon karaoke' }]);
+  t.same(await cube(), [
+    ['BLUE CANYON', 'Blue Canyon', 'original', '1997-06-21T00:00:00.000', '10.1'],
+    ['Blue Canyon (Live)', 'Blue Canyon (Live at Home)', 'live', '1997-06-21T00:00:00.000', '2.02'],
+    ['Blue Canyon - Acoustic', 'Blue Canyon', 'acoustic', '1997-06-21T00:00:00.000', '0.33'],
+    ['Desert Road', 'Blue Canyon', 'original', '1997-06-21T00:00:00.000', '1.01'],
+  ]);
 });

@@ -1,14 +1,16 @@
 // Grouping titles into clusters without comparing every pair.
 //
-// 1. Items with the same normalized key (base without spaces + distinguishing tags) merge at once.
-// 2. Distinct keys are compared only within their distinguishing-tag kinds, and only when a
-//    blocking key says they may match: (a) symmetric-deletion keys, 32-bit hashes of the compact
+// Clusters are songs (docs/songs.md): every version of a title is the title.
+// 1. Items with the same normalized key (base without spaces) merge at once.
+// 2. Distinct keys are compared only when a blocking key says they may match: (a) symmetric-deletion keys, 32-bit hashes of the compact
 //    base and of the base with one character deleted (any two bases one typo apart share one),
 //    (b) token-drop keys, the base with one whole token removed ("Welcome to Jungle"), and (c) a
 //    sorted neighbourhood over the compact bases and over their reversals (two typos far apart).
 //    The hashes are sorted in a Float64Array; runs of equal hashes are the candidate blocks.
+//    (d) a title in another script and its romanization share their romanized key (romanize.ts).
 // 3. A candidate pair at or above the threshold is joined in a union-find over the keys.
 import { cleanTitle, parseTitle, type ParsedTitle } from './normalize.ts';
+import { romanKey, type JapaneseReader } from './romanize.ts';
 import { DEFAULT_THRESHOLD, parsedSimilarity } from './similarity.ts';
 import { atCommonScale, isDecimalText, shortText } from '../../decimal.ts';
 
@@ -32,6 +34,8 @@ export interface TitleCluster {
 
 export interface ClusterOptions {
   threshold?: number;
+  /** reads Japanese kanji (romanize.ts japaneseReader); without it kanji are spelled as any-ascii has them */
+  readJapanese?: JapaneseReader;
 }
 
 const BASE = 131;
@@ -153,7 +157,47 @@ function validate(items: readonly TitleItem[]): void {
   });
 }
 
-const hasLowerCase = (s: string) => s !== s.toUpperCase() || s === s.toLowerCase();
+/** 2: mixed case as people write a name; 1: one case throughout (or none); 0: ALL CAPS. */
+const casing = (s: string): number => (s === s.toUpperCase() ? (s === s.toLowerCase() ? 1 : 0) : s === s.toLowerCase() ? 1 : 2);
+const byUnits = (a: bigint, b: bigint): number => (b > a ? 1 : b < a ? -1 : 0);
+
+/**
+ * The song's name: its most common normalized spelling (by musical details, then earnings), so a
+ * one-letter typo never outvotes the common spelling; written as people write it (mixed case
+ * before one case, ALL CAPS last), then its most common, highest-earning form.
+ */
+function songDisplayTitle(members: readonly { title: string; base: string; units: bigint }[]): string {
+  const spellings = new Map<string, { count: number; units: bigint; forms: Map<string, { count: number; units: bigint }> }>();
+  for (const m of members) {
+    const base = m.base;
+    const s = spellings.get(base) ?? { count: 0, units: 0n, forms: new Map() };
+    s.count++;
+    s.units += m.units;
+    const f = s.forms.get(m.title) ?? { count: 0, units: 0n };
+    f.count++;
+    f.units += m.units;
+    s.forms.set(m.title, f);
+    spellings.set(base, s);
+  }
+  const [, common] = [...spellings].sort(([a, x], [b, y]) => y.count - x.count || byUnits(x.units, y.units) || sortedCodeUnits(a, b))[0]!;
+  return [...common.forms].sort(([a, x], [b, y]) => casing(b) - casing(a) || y.count - x.count || byUnits(x.units, y.units) || sortedCodeUnits(a, b))[0]![0];
+}
+
+/** (d): titles in another script joined with their romanization (or with each other) on the romanized key. */
+function linkRomanized(parsed: readonly ParsedTitle[], uf: UnionFind): void {
+  const byRoman = new Map<string, number>();
+  parsed.forEach((p, r) => {
+    if (!p.roman) return;
+    const other = byRoman.get(p.roman);
+    if (other === undefined) byRoman.set(p.roman, r);
+    else uf.union(other, r);
+  });
+  if (byRoman.size === 0) return;
+  parsed.forEach((p, r) => {
+    const other = p.roman ? undefined : byRoman.get(romanKey(p.key));
+    if (other !== undefined) uf.union(other, r);
+  });
+}
 
 /**
  * Groups titles into clusters: deterministic (the same clusters, display titles and order for any
@@ -174,7 +218,7 @@ export function clusterTitles(items: TitleItem[], options: ClusterOptions = {}):
   items.forEach((item, i) => {
     let p = byRaw.get(item.title);
     if (!p) {
-      p = parseTitle(item.title);
+      p = parseTitle(item.title, options.readJapanese);
       byRaw.set(item.title, p);
     }
     let k = keyIndex.get(p.key);
@@ -193,13 +237,13 @@ export function clusterTitles(items: TitleItem[], options: ClusterOptions = {}):
   parsed.forEach((p, k) => (byRank[rank[k]!] = p));
 
   const uf = new UnionFind(byRank.length);
-  const groups = new Map<string, number[]>();
-  byRank.forEach((p, r) => {
-    const g = groups.get(p.signatureKinds);
-    if (g) g.push(r);
-    else groups.set(p.signatureKinds, [r]);
-  });
-  for (const group of groups.values()) linkGroup(group, byRank, uf, threshold);
+  linkGroup(
+    byRank.map((_p, r) => r),
+    byRank,
+    uf,
+    threshold,
+  );
+  linkRomanized(byRank, uf);
 
   const { scale, units } = atCommonScale(items.map((i) => i.earnings));
   const clusters = new Map<number, number[]>();
@@ -211,29 +255,24 @@ export function clusterTitles(items: TitleItem[], options: ClusterOptions = {}):
   });
 
   const out: (TitleCluster & { units: bigint })[] = [];
-  const cleaned = new Map<string, string>();
+  const cleaned = new Map<string, { title: string; base: string }>();
+  const songTitleOf = (raw: string): { title: string; base: string } => {
+    let clean = cleaned.get(raw);
+    if (clean === undefined) {
+      const title = cleanTitle(raw, 'song');
+      clean = { title, base: parseTitle(title).base };
+      cleaned.set(raw, clean);
+    }
+    return clean;
+  };
   for (const members of clusters.values()) {
     let sum = 0n;
-    const variants = new Map<string, { count: number; units: bigint }>();
     const keys = new Set<number>();
     for (const i of members) {
       sum += units[i]!;
       keys.add(rank[itemKey[i]!]!);
-      let clean = cleaned.get(items[i]!.title);
-      if (clean === undefined) {
-        clean = cleanTitle(items[i]!.title);
-        cleaned.set(items[i]!.title, clean);
-      }
-      const v = variants.get(clean);
-      if (v) {
-        v.count++;
-        v.units += units[i]!;
-      } else variants.set(clean, { count: 1, units: units[i]! });
     }
-    const [displayTitle] = [...variants.entries()].sort(
-      ([a, x], [b, y]) =>
-        Number(hasLowerCase(b)) - Number(hasLowerCase(a)) || y.count - x.count || (y.units > x.units ? 1 : y.units < x.units ? -1 : 0) || sortedCodeUnits(a, b),
-    )[0]!;
+    const displayTitle = songDisplayTitle(members.map((i) => ({ ...songTitleOf(items[i]!.title), units: units[i]! })));
     let similarity = 1;
     if (keys.size > 1) {
       const display = parseTitle(displayTitle);

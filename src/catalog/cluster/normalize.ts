@@ -1,10 +1,12 @@
 // Title normalization: the comparison form of a raw statement title. Featured-artist credits are
-// stripped, version tags are recognised in bracketed segments and " - " suffixes, and each tag is
-// either DISTINGUISHING (a different recording: live, remix, instrumental...) or not (a remaster
-// is the same recording). The README "Title clustering" section holds the table.
+// stripped, version tags are recognised in bracketed segments and " - " suffixes and set apart:
+// every version of a song has the song's key (docs/songs.md). Each tag is either DISTINGUISHING
+// (a different recording: live, remix, instrumental...) or not (a remaster is the same
+// recording): the recording's signature, which products and enrichment keep apart.
+import { romanizedKey, type JapaneseReader } from './romanize.ts';
 
 export interface NormalizedTitle {
-  /** comparison key: the base without spaces, then `|` and the distinguishing tags when there are any */
+  /** the song's comparison key: the base without spaces (every version of the song has it) */
   key: string;
   /** the base title: lower case, diacritics folded, punctuation dropped, tokens joined by one space */
   base: string;
@@ -108,16 +110,23 @@ const ROMAN = new Map(Object.entries({ i: '1', ii: '2', iii: '3', iv: '4', v: '5
 const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
 const SYNONYMS = new Map(
   Object.entries({
-    n: 'and', u: 'you', ur: 'your', o: 'of', nite: 'night', tonite: 'tonight', thru: 'through', luv: 'love', pt: 'part', pts: 'parts', vol: 'volume', ch: 'chapter', nr: 'no', num: 'no', mr: 'mister', dr: 'doctor',
+    n: 'and', et: 'and', y: 'and', und: 'and', til: 'until', till: 'until', cause: 'because', cuz: 'because', cos: 'because', u: 'you', ur: 'your', o: 'of', nite: 'night', tonite: 'tonight', thru: 'through', luv: 'love', pt: 'part', pts: 'parts', vol: 'volume', ch: 'chapter', nr: 'no', num: 'no', mr: 'mister', dr: 'doctor',
     ...Object.fromEntries(NUMBER_WORDS.map((w, i) => [w, String(i)])),
   }),
 );
 const COUNTED = new Set(['part', 'parts', 'volume', 'chapter', 'act', 'no', 'movement', 'book', 'episode']);
 
+/** A counted word glued to its number ("Pt1", "Vol.2" once the dot is gone): two tokens. */
+const GLUED_NUMBER = /^(part|pt|vol|volume|ch|chapter|no|nr)(\d+)$/;
+
 function baseTokens(text: string): string[] {
   const tokens = words(text)
     .split(' ')
     .filter(Boolean)
+    .flatMap((w) => {
+      const glued = GLUED_NUMBER.exec(w);
+      return glued ? [glued[1]!, glued[2]!] : [w];
+    })
     .map((w) => SYNONYMS.get(w) ?? w);
   // roman numerals count after "part", "volume"... and at the end of a title ("Interlude II")
   for (let i = 1; i < tokens.length; i++) {
@@ -129,8 +138,8 @@ function baseTokens(text: string): string[] {
 const LATIN = /\p{Script=Latin}/u;
 const NON_LATIN_LETTER = /[^\P{L}\p{Script=Latin}]/u;
 
-const CREDIT = /^(?:feat|ft|featuring|with|w|starring|avec|con|mit)\b\s*(.*)$/;
-const INLINE_CREDIT = /\s(?:feat\.?|ft\.?|featuring)\s+(.+)$/i;
+const CREDIT = /^(?:feat|ft|featuring|with|w|x|starring|avec|con|mit)\b\s*(.*)$/;
+const INLINE_CREDIT = /\s(?:(?:feat\.?|ft\.?|featuring)\s+|w\/\s*)(\S.*)$/i;
 
 function splitArtists(text: string): string[] {
   return text
@@ -175,14 +184,16 @@ function truncate(raw: string): string {
 
 export interface ParsedTitle extends NormalizedTitle {
   tokens: string[];
-  /** the distinguishing tags joined, '' when none */
+  /** the recording: the distinguishing tags joined, '' when none */
   signature: string;
-  /** the kinds of the distinguishing tags (no details) joined: titles are only compared within one */
+  /** the kinds of the distinguishing tags (no details) joined */
   signatureKinds: string;
+  /** the romanized comparison key of a title in another script (romanize.ts), '' for a Latin-script one */
+  roman: string;
 }
 
-/** Normalization plus what the similarity needs (tokens, signature). */
-export function parseTitle(raw: string): ParsedTitle {
+/** Normalization plus what the similarity needs (tokens, signature, romanization). */
+export function parseTitle(raw: string, readJapanese?: JapaneseReader): ParsedTitle {
   let text = truncate(raw).normalize('NFKC').replace(/\s+/g, ' ').trim();
   const tags: string[] = [];
   const featured: string[] = [];
@@ -223,13 +234,14 @@ export function parseTitle(raw: string): ParsedTitle {
   const base = tokens.join(' ');
   const compact = tokens.join('');
   return {
-    key: signature ? `${compact}|${signature}` : compact,
+    key: compact,
     base,
     versionTags,
     featured: [...new Set(featured)],
     tokens,
     signature,
     signatureKinds: [...new Set(versionTags.filter(isDistinguishingTag).map((t) => t.split(':')[0]!))].join('+'),
+    roman: romanizedKey(base, readJapanese),
   };
 }
 
@@ -244,13 +256,14 @@ export const MAX_DISPLAY_CHARS = 500;
 /**
  * The clean form of a raw title for display: featured credits and segments holding only
  * non-distinguishing tags (remaster, explicit, album version...) removed, distinguishing ones
- * kept as written, white space collapsed.
+ * kept as written (a recording's title) or removed too (`song`: the song's name), white space
+ * collapsed.
  */
-export function cleanTitle(raw: string): string {
+export function cleanTitle(raw: string, level: 'recording' | 'song' = 'recording'): string {
   const keep = (segment: string): boolean => {
     const c = classify(segment);
     if (c.kind === 'credit') return false;
-    if (c.kind === 'tags') return c.tags.some(isDistinguishingTag);
+    if (c.kind === 'tags') return level === 'recording' && c.tags.some(isDistinguishingTag);
     return true;
   };
   let text = truncate(raw).normalize('NFKC').replace(/\s+/g, ' ').trim();
@@ -263,4 +276,32 @@ export function cleanTitle(raw: string): string {
   out = out.replace(/\s+/g, ' ').replace(/\s*[-–—]\s*$/, '').trim() || text;
   const chars = Array.from(out);
   return chars.length > MAX_DISPLAY_CHARS ? `${chars.slice(0, MAX_DISPLAY_CHARS - 1).join('')}…` : out;
+}
+
+/** The version kinds of product_version, the first that applies naming a recording. */
+export const VERSION_KINDS = [
+  'remix', 'live', 'acoustic', 'instrumental', 'a cappella', 'karaoke', 'sped up', 'slowed', 'extended', 'edit', 'demo',
+  're-recording', 'language', 'version', 'clean', 'remaster', 'mono', 'explicit', 'original',
+] as const;
+export type VersionKind = (typeof VERSION_KINDS)[number];
+
+const LANGUAGES = new Set([
+  'english', 'spanish', 'espanol', 'french', 'francais', 'german', 'deutsch', 'italian', 'italiano', 'portuguese', 'portugues', 'japanese',
+  'korean', 'chinese', 'mandarin', 'cantonese', 'russian', 'dutch', 'swedish', 'polish', 'turkish', 'arabic', 'hindi', 'tagalog',
+]);
+const KIND_OF_TAG = new Map<string, VersionKind>([
+  ['re-recorded', 're-recording'],
+  ['mono-stereo', 'mono'],
+]);
+
+/** The version kind of a raw title (product_version): `original` when it names none. */
+export function versionKind(raw: string): VersionKind {
+  const kinds = new Set(
+    normalizeTitle(raw).versionTags.map((tag) => {
+      const [kind, detail = ''] = tag.split(':') as [string, string?];
+      if (kind === 'version') return detail.split(' ').some((w) => LANGUAGES.has(w)) ? 'language' : /s$/.test(detail) ? 're-recording' : 'version';
+      return KIND_OF_TAG.get(kind) ?? kind;
+    }),
+  );
+  return VERSION_KINDS.find((k) => kinds.has(k)) ?? 'original';
 }

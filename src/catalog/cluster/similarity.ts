@@ -3,8 +3,9 @@
 // distance) that depends on its length, and never when a number differs. Unmatched tokens count
 // fully against the score, so "Love Me" / "Love Me Do" and "Part 1" / "Part 2" stay apart.
 import { parseTitle, type ParsedTitle } from './normalize.ts';
+import { romanKey } from './romanize.ts';
 
-/** Two titles with the same distinguishing tags are the same recording at or above this score. */
+/** Two titles are the same song at or above this score. */
 export const DEFAULT_THRESHOLD = 0.88;
 /** Tokens compared per title (the rest of a pathological title still counts in the weights). */
 const MAX_TOKENS = 48;
@@ -82,7 +83,8 @@ function isInflection(a: string, b: string): boolean {
  * allowance: none up to 3 characters, in numbers and in CJK/Hangul/Thai; one edit up to 7
  * characters, two from 8. A substituted letter in a word of 4 letters, or of up to 7 letters
  * when the title is that one word (`single`), is another word (Home / Hone, Butter / Better);
- * with more words around it, it is a typo (Bad Romance / Bad Romence). `last`: the tokens end
+ * with more words around it, it is a typo (Bad Romance / Bad Romence). A title of one word of up
+ * to 5 letters is another word after any edit (Stay / Stray). `last`: the tokens end
  * their titles, where an inflection is another word (Bad Guy / Bad Guys, Lover / Lovers);
  * elsewhere it is a typo (Seven Nations Army).
  */
@@ -96,6 +98,8 @@ export function tokenSimilarity(a: string, b: string, last = false, single = fal
   if (d > allowed) return 0;
   const short = Math.min(a.length, b.length);
   if ((single || short <= 4) && short <= 7 && isSubstitution(a, b)) return 0;
+  // a title of one short word is another word after any edit (Stay / Stray, Hope / Hoped)
+  if (single && short <= 5) return 0;
   return 1 - d / (2 * Math.max(a.length, b.length));
 }
 
@@ -147,38 +151,21 @@ export function tokenListSimilarity(a: readonly string[], b: readonly string[]):
   return score;
 }
 
-/**
- * How well two distinguishing-tag lists agree: 0 when their kinds differ; otherwise the lowest
- * token score of their details ("Alesso Remix" / "Aleso Remix"), 1 when they are equal.
- */
-function signatureAgreement(a: ParsedTitle, b: ParsedTitle): number {
-  if (a.signature === b.signature) return 1;
-  if (a.signatureKinds !== b.signatureKinds) return 0;
-  const ta = a.signature.split('+');
-  const tb = b.signature.split('+');
-  if (ta.length !== tb.length) return 0;
-  const detail = (tag: string) => (tag.includes(':') ? tag.slice(tag.indexOf(':') + 1) : '');
-  let agreement = 1;
-  for (let i = 0; i < ta.length; i++) {
-    const da = detail(ta[i]!);
-    const db = detail(tb[i]!);
-    if (da === db) continue;
-    agreement = Math.min(agreement, da && db ? tokenListSimilarity(da.split(' '), db.split(' ')) : 0);
-  }
-  return agreement;
-}
+/** The romanized key of a title for comparison with one in another script. */
+const romanOf = (p: ParsedTitle): string => p.roman || romanKey(p.key);
 
 /**
- * The similarity of two parsed titles: their token score times the agreement of their
- * distinguishing tags; when the tags disagree entirely, half the token score (never a match).
+ * The similarity of two parsed titles as songs: 1 for one key, or for a title in another script
+ * and its romanization (`Звезда` / `Zvezda`); else their token score. Version tags do not count:
+ * every version of a song is the song.
  */
 export function parsedSimilarity(a: ParsedTitle, b: ParsedTitle): number {
-  const s = a.key === b.key ? 1 : tokenListSimilarity(a.tokens, b.tokens);
-  const agreement = signatureAgreement(a, b);
-  return agreement === 0 ? s / 2 : s * agreement;
+  if (a.key === b.key) return 1;
+  if ((a.roman || b.roman) && romanOf(a) !== '' && romanOf(a) === romanOf(b)) return 1;
+  return tokenListSimilarity(a.tokens, b.tokens);
 }
 
-/** 0..1 on raw titles; two titles are the same recording when this is ≥ the threshold. */
+/** 0..1 on raw titles; two titles are the same song when this is ≥ the threshold. */
 export function titleSimilarity(a: string, b: string): number {
   return parsedSimilarity(parseTitle(a), parseTitle(b));
 }

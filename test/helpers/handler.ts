@@ -23,7 +23,7 @@ import { createPool } from '../../src/db/pool.ts';
 import type { Deps } from '../../src/deps.ts';
 import { AppError } from '../../src/errors.ts';
 import { syncMappingLibrary } from '../../src/ingest/library.ts';
-import { createJobQueue, startJobRunner } from '../../src/jobs/runner.ts';
+import { startJobRunner } from '../../src/jobs/runner.ts';
 import { ObjectStore } from '../../src/storage/objectStore.ts';
 import { createContextInner, type Context } from '../../src/trpc/context.ts';
 import { createCallerFactory } from '../../src/trpc/init.ts';
@@ -70,15 +70,13 @@ export async function startTestHandler(
   await store.ensureBucket();
   const threads = createThreadPool(config.threads);
   const log = pino({ level: config.logLevel });
-  const jobs = await createJobQueue(pool, log);
-  const deps: Deps = { config, pool, store, threads, jobs, log };
+  const deps: Deps = { config, pool, store, threads, log };
   const runner = opts.jobs || opts.taskList ? await startRunner(deps, opts.taskList) : undefined;
   if (runner) deps.jobRunner = runner;
   t.teardown(async () => {
     await runner?.stop();
     closeAnalytics(deps);
     await threads.close();
-    await jobs.release();
     store.destroy();
     await pool.end();
     await s3.stop();

@@ -1,8 +1,8 @@
 // The long-lived parts of a running service that domain modules use: configuration, the
-// database pool, the object store, the thread pool, the job queue and the logger. Built once in
+// database pool, the object store, the thread pool and the logger (jobs are added with
+// src/jobs/enqueue.ts, on the pool or in a transaction). Built once in
 // src/runtime.ts; the tRPC context, job tasks and the admin CLI all carry the same object.
 import type { FastifyBaseLogger } from 'fastify';
-import type { WorkerUtils } from 'graphile-worker';
 import type { Config } from './config.ts';
 import type { Pool } from './db/pool.ts';
 import type { ObjectStore } from './storage/objectStore.ts';
@@ -14,8 +14,6 @@ export interface Deps {
   pool: Pool;
   store: ObjectStore;
   threads: ThreadPool;
-  /** enqueues graphile-worker jobs */
-  jobs: WorkerUtils;
   log: FastifyBaseLogger;
   /** this process's job runner, in the roles that run one (serve, worker): whether jobs can run */
   jobRunner?: { running(): boolean };

@@ -16,7 +16,7 @@ import { migrate } from './db/migrate.ts';
 import { syncMappingLibrary } from './ingest/library.ts';
 import { createPool, withTransaction, type Pool } from './db/pool.ts';
 import { STATEMENT_INGEST_TASK } from './ingest/queue.ts';
-import { createJobQueue, startJobRunner, type JobRunner } from './jobs/runner.ts';
+import { startJobRunner, type JobRunner } from './jobs/runner.ts';
 import { crontab, taskList as defaultTaskList } from './jobs/tasks.ts';
 import { bootstrapIn, isEmptyInstallation, type BootstrapResult } from './organizations/bootstrap.ts';
 import { startDefaultObjectStore, type DefaultObjectStore } from './storage/embedded.ts';
@@ -179,9 +179,7 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
 
     threads = createThreadPool(config.threads);
     stack.push(() => threads!.close());
-    const jobs = await createJobQueue(pool, log);
-    stack.push(async () => jobs.release());
-    const deps: Deps = { config, pool, store, threads, jobs, log };
+    const deps: Deps = { config, pool, store, threads, log };
 
     const runtime: Runtime = {
       deps,

@@ -1,6 +1,7 @@
 // The SQL of a block's title clusters as the clustering procedures read and correct them: the
 // clusters, their members, and the assignments users made (cluster_assignment_overrides).
 import type { Queryable } from '../db/pool.ts';
+import { sortable } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 
 export interface ClusterRecord {
@@ -47,9 +48,9 @@ export async function countClustersOfBlock(db: Queryable, blockId: string): Prom
   return rows[0]!.n;
 }
 
-const clusterSortColumns = { entries: 'c.entries', titleDisplay: 'c.display_title COLLATE "C"', similarity: 'c.similarity', earnings: 'c.earnings' } as const;
-export type ClusterSort = keyof typeof clusterSortColumns;
-export const clusterSorts = Object.keys(clusterSortColumns) as [ClusterSort, ...ClusterSort[]];
+const clusterSort = sortable({ entries: 'c.entries', titleDisplay: 'c.display_title COLLATE "C"', similarity: 'c.similarity', earnings: 'c.earnings' }, 'c.id');
+export const clusterSorts = clusterSort.keys;
+export type ClusterSort = (typeof clusterSorts)[number];
 
 /** One page of the block's clusters in the order asked, ties by id. */
 export async function clusterPageOfBlock(
@@ -57,9 +58,8 @@ export async function clusterPageOfBlock(
   blockId: string,
   opts: { sortBy: ClusterSort; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
 ): Promise<ClusterRecord[]> {
-  const dir = opts.sortOrder === 'asc' ? 'ASC' : 'DESC';
   const { rows } = await db.query<Row>(
-    `SELECT ${CLUSTER_COLUMNS} FROM title_clusters c WHERE c.block_id = $1 ORDER BY ${clusterSortColumns[opts.sortBy]} ${dir}, c.id LIMIT $2 OFFSET $3`,
+    `SELECT ${CLUSTER_COLUMNS} FROM title_clusters c WHERE c.block_id = $1 ORDER BY ${clusterSort.orderBy(opts.sortBy, opts.sortOrder)} LIMIT $2 OFFSET $3`,
     [blockId, opts.limit, opts.offset],
   );
   return rows.map(clusterRecord);

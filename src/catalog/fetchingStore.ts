@@ -2,7 +2,7 @@
 // operators' list, and the per-block actions (re-fetch, reprocess skipped, stop).
 import { inRightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
-import { likeEscape, sortDirection } from '../db/sql.ts';
+import { likeEscape, sortable } from '../db/sql.ts';
 import type { Caller } from './musicalDetails.ts';
 
 export interface Coverage {
@@ -74,22 +74,25 @@ export interface QueueBlock {
   lastError: string | null;
 }
 
-const queueSortColumns = {
+const queueSort = sortable(
+  {
   organizationName: 'o.name',
   rightsholderName: 'r.name',
   blockState: 'b.state',
   refreshedAt: 'b.refreshed_at',
   musicalDetails: 's.total',
   nextAttemptAt: 's.next_at',
-} as const;
-export type QueueSort = keyof typeof queueSortColumns;
-export const queueSorts = Object.keys(queueSortColumns) as [QueueSort, ...QueueSort[]];
+  },
+  'b.id',
+  { nullsLast: true, tiebreakFollows: true },
+);
+export const queueSorts = queueSort.keys;
+export type QueueSort = (typeof queueSorts)[number];
 
 /** Busiest first (pending and fetching details) unless a sortBy is given. */
 function queueOrder(sortBy: QueueSort | undefined, sortOrder: 'asc' | 'desc' = 'asc'): string {
   if (!sortBy) return `(coalesce((s.states->>'pending')::int, 0) + coalesce((s.states->>'fetching')::int, 0)) DESC, o.name, r.name, b.id`;
-  const dir = sortDirection(sortOrder);
-  return `${queueSortColumns[sortBy]} ${dir} NULLS LAST, b.id ${dir}`;
+  return queueSort.orderBy(sortBy, sortOrder);
 }
 
 const QUEUE_FROM = 'FROM catalog_blocks b JOIN organizations o ON o.id = b.organization_id JOIN rightsholders r ON r.id = b.rightsholder_id';

@@ -3,7 +3,7 @@
 // their links to musical details.
 import { inRightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
-import { likeContains, sortDirection } from '../db/sql.ts';
+import { likeContains, sortable } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import type { Caller } from './musicalDetails.ts';
 import { productOverrideFields } from './products.ts';
@@ -101,7 +101,8 @@ export async function existingProductIds(db: Queryable, ids: readonly string[]):
   return new Set(rows.map((r) => r.id));
 }
 
-const productSortColumns = {
+const productSort = sortable(
+  {
   title: 'lower(p.title)',
   artist: 'lower(p.artist)',
   earnings: 'p.earnings',
@@ -109,9 +110,12 @@ const productSortColumns = {
   musicalDetailCount: 'p.musical_detail_count',
   kind: 'p.kind',
   createdAt: 'p.created_at',
-} as const;
-export type ProductSort = keyof typeof productSortColumns;
-export const productSorts = Object.keys(productSortColumns) as [ProductSort, ...ProductSort[]];
+  },
+  'p.id',
+  { nullsLast: true },
+);
+export const productSorts = productSort.keys;
+export type ProductSort = (typeof productSorts)[number];
 
 /** The block's products whose title or artist contains `search` (case-insensitive; null: all). */
 const BLOCK_PRODUCTS_WHERE = 'p.block_id = $1 AND ($2::text IS NULL OR p.title ILIKE $2 OR p.artist ILIKE $2)';
@@ -132,7 +136,7 @@ export async function productPageOfBlock(
   blockId: string,
   opts: { search?: string | undefined; sortBy: ProductSort; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
 ): Promise<ProductRecord[]> {
-  const order = `${productSortColumns[opts.sortBy]} ${sortDirection(opts.sortOrder)} NULLS LAST, p.id`;
+  const order = productSort.orderBy(opts.sortBy, opts.sortOrder);
   const { rows } = await db.query<Row>(
     `SELECT ${PRODUCT_COLUMNS} FROM products p JOIN catalog_blocks b ON b.id = p.block_id WHERE ${BLOCK_PRODUCTS_WHERE} ORDER BY ${order} LIMIT $3 OFFSET $4`,
     [blockId, containsPattern(opts.search), opts.limit, opts.offset],
@@ -164,16 +168,20 @@ export async function linksOfDetails(db: Queryable, musicalDetailIds: readonly s
   return rows;
 }
 
-const linkedDetailSortColumns = {
+const linkedDetailSort = sortable(
+  {
   title: 'lower(md.title)',
   artist: 'lower(md.artist)',
   earnings: 'md.earnings_usd',
   rowCount: 'md.row_count',
   state: 'md.state',
   createdAt: 'md.created_at',
-} as const;
-export type LinkedDetailSort = keyof typeof linkedDetailSortColumns;
-export const linkedDetailSorts = Object.keys(linkedDetailSortColumns) as [LinkedDetailSort, ...LinkedDetailSort[]];
+  },
+  'md.id',
+  { nullsLast: true },
+);
+export const linkedDetailSorts = linkedDetailSort.keys;
+export type LinkedDetailSort = (typeof linkedDetailSorts)[number];
 
 /**
  * One page of the musical details linked to the product, in the order asked (nulls last, ties by
@@ -185,7 +193,7 @@ export async function linkedDetailPage(
   productId: string,
   opts: { sortBy: LinkedDetailSort; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
 ): Promise<{ id: string; source: 'auto' | 'user'; total: number }[]> {
-  const order = `${linkedDetailSortColumns[opts.sortBy]} ${sortDirection(opts.sortOrder)} NULLS LAST, md.id`;
+  const order = linkedDetailSort.orderBy(opts.sortBy, opts.sortOrder);
   const { rows } = await db.query<{ id: string; source: 'auto' | 'user'; total: number }>(
     `SELECT md.id, pmd.source, count(*) OVER ()::int AS total FROM product_musical_details pmd JOIN musical_details md ON md.id = pmd.musical_detail_id
      WHERE pmd.product_id = $1 ORDER BY ${order} LIMIT $2 OFFSET $3`,

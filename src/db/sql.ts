@@ -38,3 +38,36 @@ export function likePrefix(text: string): string {
 export function sortDirection(sortOrder: 'asc' | 'desc' | undefined): 'ASC' | 'DESC' {
   return sortOrder === 'desc' ? 'DESC' : 'ASC';
 }
+
+/** A sort a client picks by name: the names, and the ORDER BY each gives. */
+export interface Sortable<K extends string> {
+  /** the names a client may sort by, as z.enum and paginationSchema take them */
+  readonly keys: readonly [K, ...K[]];
+  /** ORDER BY's list (without the keyword): the named expression in the direction asked, then the tiebreak */
+  orderBy(key: K, sortOrder: 'asc' | 'desc' | undefined): string;
+}
+
+/**
+ * The sort of a list: `columns` maps each name a client may send to its SQL expression, and
+ * `tiebreak` (a unique column) orders rows of equal value, so pages neither repeat nor skip a row.
+ * `nullsLast`: rows without a value come after the others in either direction (PostgreSQL puts
+ * them first in a descending sort); `tiebreakFollows`: the tiebreak in the direction asked
+ * (ascending otherwise).
+ */
+export function sortable<const C extends Record<string, string>>(
+  columns: C,
+  tiebreak: string,
+  opts: { nullsLast?: boolean; tiebreakFollows?: boolean } = {},
+): Sortable<keyof C & string> {
+  const keys = Object.keys(columns) as [keyof C & string, ...(keyof C & string)[]];
+  if (keys.length === 0) throw new Error('a sort needs at least one column');
+  return {
+    keys,
+    orderBy(key, sortOrder) {
+      // the names are checked by the procedure's zod enum; a name from elsewhere is a bug, never SQL text
+      if (!Object.hasOwn(columns, key)) throw new Error(`no sort named ${key}`);
+      const dir = sortDirection(sortOrder);
+      return `${columns[key]} ${dir}${opts.nullsLast ? ' NULLS LAST' : ''}, ${tiebreak}${opts.tiebreakFollows ? ` ${dir}` : ''}`;
+    },
+  };
+}

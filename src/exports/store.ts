@@ -3,6 +3,7 @@
 // that decides which rows analytics shows them); anything else answers NOT_FOUND.
 import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
+import { sortable } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { monthIndexSql } from '../periods.ts';
 import type { ExportFilters, ExportFormat, ExportStatus, ExportType } from './definitions.ts';
@@ -112,16 +113,20 @@ export async function visibleExport(db: Queryable, organizationId: string, scope
   return rows[0];
 }
 
-const exportSortColumns = {
+const exportSort = sortable(
+  {
   createdAt: 'created_at',
   startedAt: 'started_at',
   finishedAt: 'finished_at',
   type: 'type',
   status: EFFECTIVE_STATUS,
   rowCount: 'row_count',
-} as const;
-export type ExportSort = keyof typeof exportSortColumns;
-export const exportSorts = Object.keys(exportSortColumns) as [ExportSort, ...ExportSort[]];
+  },
+  'id',
+  { nullsLast: true, tiebreakFollows: true },
+);
+export const exportSorts = exportSort.keys;
+export type ExportSort = (typeof exportSorts)[number];
 
 export async function listExports(
   db: Queryable,
@@ -131,9 +136,8 @@ export async function listExports(
 ): Promise<{ rows: ExportRow[]; total: number }> {
   const where = `${VISIBLE} AND ($2::text[] IS NULL OR ${EFFECTIVE_STATUS} = ANY ($2)) AND ($4::text[] IS NULL OR type = ANY ($4))`;
   const params = [organizationId, opts.status ?? null, scope, opts.type ?? null];
-  const dir = opts.sortOrder === 'asc' ? 'ASC' : 'DESC';
   const [rows, count] = await Promise.all([
-    db.query<ExportRow>(`SELECT * FROM exports WHERE ${where} ORDER BY ${exportSortColumns[opts.sortBy]} ${dir} NULLS LAST, id ${dir} LIMIT $5 OFFSET $6`, [...params, opts.limit, opts.offset]),
+    db.query<ExportRow>(`SELECT * FROM exports WHERE ${where} ORDER BY ${exportSort.orderBy(opts.sortBy, opts.sortOrder)} LIMIT $5 OFFSET $6`, [...params, opts.limit, opts.offset]),
     db.query<{ n: string }>(`SELECT count(*) AS n FROM exports WHERE ${where}`, params),
   ]);
   return { rows: rows.rows, total: Number(count.rows[0]!.n) };

@@ -5,7 +5,7 @@
 // are the state machine's (src/ingest/statementStatus.ts).
 import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
-import { likeContains, sortDirection } from '../db/sql.ts';
+import { likeContains, sortable } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { STATEMENT_SELECT, type StatementRecord } from './statements.ts';
 import { WAS_READ } from './statementStatus.ts';
@@ -215,9 +215,9 @@ export interface Page {
   sortOrder: 'asc' | 'desc';
 }
 
-const uploadSortColumns = { createdAt: 'u.created_at', updatedAt: 'u.updated_at', fileCount: '"fileCount"' } as const;
-export type UploadSort = keyof typeof uploadSortColumns;
-export const uploadSorts = Object.keys(uploadSortColumns) as [UploadSort, ...UploadSort[]];
+const uploadSort = sortable({ createdAt: 'u.created_at', updatedAt: 'u.updated_at', fileCount: '"fileCount"' }, 'u.id', { tiebreakFollows: true });
+export const uploadSorts = uploadSort.keys;
+export type UploadSort = (typeof uploadSorts)[number];
 
 export interface UploadFilter {
   search?: string | undefined;
@@ -239,13 +239,12 @@ function uploadsWhere(org: VisibleTo, filter: UploadFilter | undefined) {
 /** A page of the uploads, with their files counted by status. */
 export async function listUploads(db: Queryable, org: VisibleTo, filter: UploadFilter | undefined, page: Page & { sortBy: UploadSort }) {
   const { where, params } = uploadsWhere(org, filter);
-  const dir = page.sortOrder === 'asc' ? 'ASC' : 'DESC';
   const { rows } = await db.query(
     `SELECT u.id, u.created_at AS "createdAt", u.updated_at AS "updatedAt", u.created_by AS "createdBy",
        (SELECT count(*) FROM statements s WHERE s.upload_id = u.id AND s.deleted_at IS NULL AND ${inRightsholderScope('s.rightsholder_id', '$2')})::int AS "fileCount",
        coalesce((SELECT json_object_agg(status, n) FROM (SELECT s.status, count(*) AS n FROM statements s
           WHERE s.upload_id = u.id AND ${inRightsholderScope('s.rightsholder_id', '$2')} GROUP BY s.status) c), '{}'::json) AS "statusCounts"
-     FROM uploads u WHERE ${where} ORDER BY ${uploadSortColumns[page.sortBy]} ${dir}, u.id ${dir} LIMIT ${page.limit} OFFSET ${page.offset}`,
+     FROM uploads u WHERE ${where} ORDER BY ${uploadSort.orderBy(page.sortBy, page.sortOrder)} LIMIT ${page.limit} OFFSET ${page.offset}`,
     params,
   );
   return rows;
@@ -257,8 +256,8 @@ export async function countUploads(db: Queryable, org: VisibleTo, filter: Upload
   return rows[0]!.n;
 }
 
-const statementSortColumns = { createdAt: 's.created_at', fileName: 'lower(s.file_name)', status: 's.status', updatedAt: 's.updated_at' } as const;
-export type StatementSort = keyof typeof statementSortColumns;
+const statementSort = sortable({ createdAt: 's.created_at', fileName: 'lower(s.file_name)', status: 's.status', updatedAt: 's.updated_at' }, 's.id');
+export type StatementSort = (typeof statementSort.keys)[number];
 
 export interface StatementFilter {
   rightsholderId?: string | undefined;
@@ -294,7 +293,7 @@ function statementsWhere(org: VisibleTo, f: StatementFilter) {
 /** A page of the statements (upload.statements). */
 export async function listStatements(db: Queryable, org: VisibleTo, filter: StatementFilter, page: Page & { sortBy: StatementSort }): Promise<StatementRecord[]> {
   const { where, params } = statementsWhere(org, filter);
-  const order = `${statementSortColumns[page.sortBy]} ${sortDirection(page.sortOrder)}, s.id`;
+  const order = statementSort.orderBy(page.sortBy, page.sortOrder);
   const { rows } = await db.query<StatementRecord>(`SELECT ${STATEMENT_SELECT} FROM statements s WHERE ${where} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`, params);
   return rows;
 }

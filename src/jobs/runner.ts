@@ -1,7 +1,7 @@
 // graphile-worker inside the serve and worker roles. Several worker processes against one
 // database share the jobs: that is how the service scales past one machine.
 import { EventEmitter } from 'node:events';
-import { Logger, makeWorkerUtils, run, type Runner, type Task, type TaskList, type WorkerEvents, type WorkerUtils } from 'graphile-worker';
+import { Logger, run, type Runner, type Task, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from '../db/pool.ts';
 import { createLiveness, recoverDeadRunnerJobs, type Liveness } from './liveness.ts';
@@ -232,8 +232,3 @@ async function stopGeneration(generation: Generation, log: FastifyBaseLogger): P
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
-
-/** Enqueues jobs; used by procedures. */
-export async function createJobQueue(pool: Pool, log: FastifyBaseLogger): Promise<WorkerUtils> {
-  return makeWorkerUtils({ pgPool: pool, logger: workerLogger(log) });
-}

@@ -100,14 +100,6 @@ function readOnlyStore(store: Deps['store'], procedure: string): Deps['store'] {
   });
 }
 
-function refusingJobs(procedure: string): Deps['jobs'] {
-  return new Proxy({} as Deps['jobs'], {
-    get() {
-      throw refuseDryRun(procedure, 'queues work with the job runner');
-    },
-  });
-}
-
 type Counts = Record<string, { inserted: number; updated: number; deleted: number }>;
 
 /**
@@ -158,7 +150,7 @@ export async function dryRun(deps: Deps, procedure: string, run: (deps: Deps) =>
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     const { rows } = await client.query<{ now: Date }>('SELECT clock_timestamp() AS now');
     const before = await tableCounts(client);
-    const dryDeps: Deps = { ...deps, pool: transactionPool(client), store: readOnlyStore(deps.store, procedure), jobs: refusingJobs(procedure) };
+    const dryDeps: Deps = { ...deps, pool: transactionPool(client), store: readOnlyStore(deps.store, procedure) };
     const result = await run(dryDeps);
     return {
       dryRun: true,

@@ -6,6 +6,7 @@ import Table from 'cli-table3';
 import { stringify } from 'csv-stringify/sync';
 import { CommanderError } from 'commander';
 import { errorCodeOf, RoyaltyClientError, specificCodeOf, TRPCClientError } from '../client/index.ts';
+import { atCommonScale, fixedText } from '../decimal.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -117,20 +118,6 @@ export function describeFailure(error: unknown): { code: number; message: string
 
 /** Exact sums of decimal texts ("283.2390246069"), as the server answers money: no floating point. */
 export function sumDecimals(values: string[]): string {
-  const parsed = values.map((v) => {
-    const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(v.trim());
-    if (!m) throw new Error(`not a decimal: ${v}`);
-    return { negative: m[1] === '-', digits: m[2]! + (m[3] ?? ''), scale: (m[3] ?? '').length };
-  });
-  const scale = Math.max(0, ...parsed.map((p) => p.scale));
-  let total = 0n;
-  for (const p of parsed) {
-    const n = BigInt(p.digits) * 10n ** BigInt(scale - p.scale);
-    total += p.negative ? -n : n;
-  }
-  const negative = total < 0n;
-  const digits = (negative ? -total : total).toString().padStart(scale + 1, '0');
-  const whole = digits.slice(0, digits.length - scale);
-  const fraction = digits.slice(digits.length - scale);
-  return `${negative ? '-' : ''}${whole}${scale > 0 ? `.${fraction}` : ''}`;
+  const { scale, units } = atCommonScale(values);
+  return fixedText(units.reduce((sum, u) => sum + u, 0n), scale);
 }

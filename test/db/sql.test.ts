@@ -3,7 +3,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import t from 'tap';
-import { likeContains, likeEscape, likePrefix, quoteIdent, sqlLiteral } from '../../src/db/sql.ts';
+import { likeContains, likeEscape, likePrefix, quoteIdent, sortable, sqlLiteral } from '../../src/db/sql.ts';
 import { serverUrl } from '../helpers/db.ts';
 
 const HOSTILE = ["it's", '"quoted"', "'; DROP TABLE users; --", 'back\\slash\\', '100% _done_', 'Ünïcødé データ 🎵', 'line\nbreak\ttab', "''", '""', ''];
@@ -15,6 +15,20 @@ t.test('quoting and escaping, exactly', async (t) => {
   t.equal(likeEscape('100%_\\'), '100\\%\\_\\\\');
   t.equal(likeContains('a%'), '%a\\%%');
   t.equal(likePrefix('a_'), 'a\\_%');
+});
+
+t.test('a sort: its names for the enum, its ORDER BY in each direction, nothing else taken', async (t) => {
+  const plain = sortable({ name: 'lower(x.name)', size: 'x.size' }, 'x.id');
+  t.same(plain.keys, ['name', 'size']);
+  t.equal(plain.orderBy('name', 'asc'), 'lower(x.name) ASC, x.id');
+  t.equal(plain.orderBy('size', 'desc'), 'x.size DESC, x.id');
+  t.equal(plain.orderBy('size', undefined), 'x.size ASC, x.id', 'ascending by default');
+  const nulls = sortable({ at: 'x.at' }, 'x.id', { nullsLast: true, tiebreakFollows: true });
+  t.equal(nulls.orderBy('at', 'desc'), 'x.at DESC NULLS LAST, x.id DESC');
+  t.equal(nulls.orderBy('at', 'asc'), 'x.at ASC NULLS LAST, x.id ASC');
+  for (const hostile of ['constructor', 'toString', 'x.id; DROP TABLE x', '__proto__']) {
+    t.throws(() => plain.orderBy(hostile as 'name', 'asc'), /no sort named/, hostile);
+  }
 });
 
 t.test('PostgreSQL reads back every literal and identifier; LIKE patterns match only the text itself', async (t) => {

@@ -17,6 +17,7 @@ import { taskList } from '../../src/jobs/tasks.ts';
 import { ReferenceFileError } from '../../src/lookups/csv.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { newOrganization } from '../helpers/principals.ts';
+import { addJobUnchecked } from '../helpers/jobs.ts';
 
 const dir = await mkdtemp(path.join(tmpdir(), 'fx-'));
 
@@ -200,9 +201,9 @@ t.test('the fx_rates_import job: registered, payload checked, bad files not retr
   await writeFile(plain, 'date,currency,rate\n2024-10-02,KES,129.1\n');
   const srv = await startTestServer(t, { role: 'serve', taskList: (deps) => ({ fx_rates_import: fxRatesImportTask(deps) }) });
   const db = srv.deps.pool;
-  await srv.deps.jobs.addJob('fx_rates_import', { file: plain });
-  await srv.deps.jobs.addJob('fx_rates_import', { file: path.join(dir, 'eurofxref.csv'), format: 'plain' });
-  await srv.deps.jobs.addJob('fx_rates_import', { nonsense: true });
+  await addJobUnchecked(srv.deps.pool, 'fx_rates_import', { file: plain });
+  await addJobUnchecked(srv.deps.pool, 'fx_rates_import', { file: path.join(dir, 'eurofxref.csv'), format: 'plain' });
+  await addJobUnchecked(srv.deps.pool, 'fx_rates_import', { nonsense: true });
   const deadline = Date.now() + 20_000;
   let log: any[] = [];
   while (Date.now() < deadline) {

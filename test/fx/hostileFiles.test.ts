@@ -18,6 +18,7 @@ import { ReferenceFileError } from '../../src/lookups/csv.ts';
 import { importMarketData, type MarketImportKind } from '../../src/market/import.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { newOrganization } from '../helpers/principals.ts';
+import { addJobUnchecked } from '../helpers/jobs.ts';
 
 const dir = await mkdtemp(path.join(tmpdir(), 'fx-hostile-'));
 const srv = await startTestServer(t, { role: 'serve', taskList: (deps) => ({ fx_rates_import: fxRatesImportTask(deps) }) });
@@ -65,7 +66,7 @@ t.test('the command line and the job treat them as bad files: exit code 2, not r
   t.match(res.stderr, /column JPY twice/);
   t.notMatch(res.stderr, /ON CONFLICT/);
 
-  await srv.deps.jobs.addJob('fx_rates_import', { file: dup });
+  await addJobUnchecked(srv.deps.pool, 'fx_rates_import', { file: dup });
   const deadline = Date.now() + 20_000;
   let jobs = -1;
   while (Date.now() < deadline) {

@@ -1,6 +1,6 @@
 // Procedures called in process, at the handler: the app router's createCaller with the context
 // createContextInner builds from the same credential headers an HTTP request carries, against the
-// real parts (a database of its own cloned from the template, an S3 server of its own, DuckDB,
+// real parts (a database of its own cloned from the template, an S3 bucket of its own, DuckDB,
 // the thread pool) but no HTTP listener. Behaviour tests use this; the transport, the sweeps and
 // the end-to-end files keep the real HTTP service (test/helpers/server.ts).
 //
@@ -23,13 +23,13 @@ import { createPool } from '../../src/db/pool.ts';
 import type { Deps } from '../../src/deps.ts';
 import { AppError } from '../../src/errors.ts';
 import { syncMappingLibrary } from '../../src/ingest/library.ts';
-import { createJobQueue, startJobRunner } from '../../src/jobs/runner.ts';
-import { startEmbeddedS3 } from '../../src/storage/embedded.ts';
+import { startJobRunner } from '../../src/jobs/runner.ts';
 import { ObjectStore } from '../../src/storage/objectStore.ts';
 import { createContextInner, type Context } from '../../src/trpc/context.ts';
 import { createCallerFactory } from '../../src/trpc/init.ts';
 import { createThreadPool } from '../../src/workers/threadPool.ts';
 import { createTestDatabase } from './db.ts';
+import { testObjectStore } from './objectStore.ts';
 import type { InputArg, MutationPath, OutputOf, QueryPath } from './procedures.ts';
 import { testConfig } from './testConfig.ts';
 import type { Outcome, TestClient, TrpcErrorBody } from './trpc.ts';
@@ -51,7 +51,7 @@ const createCaller = createCallerFactory(appRouter);
 
 /**
  * The parts of the service for a test file, without HTTP: its own database, data directory and
- * S3 server. `jobs: true` also runs a job runner in this process (as the `serve` and `worker` roles
+ * S3 bucket (test/helpers/objectStore.ts). `jobs: true` also runs a job runner in this process (as the `serve` and `worker` roles
  * do), with the service's task list or `taskList`.
  */
 export async function startTestHandler(
@@ -60,7 +60,7 @@ export async function startTestHandler(
 ): Promise<TestHandler> {
   const dir = await mkdtemp(path.join(tmpdir(), 'royalty-test-'));
   const db = await createTestDatabase();
-  const s3 = await startEmbeddedS3(path.join(dir, 's3'), 'test-bucket');
+  const s3 = await testObjectStore(dir);
   const config = testConfig({ databaseUrl: db.url, dataDir: dir, s3, port: 0, env: opts.env });
   // the parts src/runtime.ts composes for a process, without its HTTP server (and the imports it needs)
   const pool = createPool(config.databaseUrl!, config.databasePoolSize);
@@ -70,15 +70,13 @@ export async function startTestHandler(
   await store.ensureBucket();
   const threads = createThreadPool(config.threads);
   const log = pino({ level: config.logLevel });
-  const jobs = await createJobQueue(pool, log);
-  const deps: Deps = { config, pool, store, threads, jobs, log };
+  const deps: Deps = { config, pool, store, threads, log };
   const runner = opts.jobs || opts.taskList ? await startRunner(deps, opts.taskList) : undefined;
   if (runner) deps.jobRunner = runner;
   t.teardown(async () => {
     await runner?.stop();
     closeAnalytics(deps);
     await threads.close();
-    await jobs.release();
     store.destroy();
     await pool.end();
     await s3.stop();

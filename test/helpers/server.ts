@@ -1,5 +1,5 @@
 // A real service for one test file: its own database (cloned from the template), its own S3
-// server (s3rver on a free loopback port) and bucket, real HTTP on a free port.
+// bucket (test/helpers/objectStore.ts), real HTTP on a free port.
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,9 +8,9 @@ import type { TaskList } from 'graphile-worker';
 import type { Config } from '../../src/config.ts';
 import { startRuntime, type Role, type Runtime } from '../../src/runtime.ts';
 import { freePort } from '../../src/db/embedded.ts';
-import { startEmbeddedS3 } from '../../src/storage/embedded.ts';
 import type { Deps } from '../../src/deps.ts';
 import { createTestDatabase } from './db.ts';
+import { testObjectStore } from './objectStore.ts';
 import { testConfig } from './testConfig.ts';
 import { TrpcClient } from './trpc.ts';
 
@@ -30,7 +30,7 @@ export interface TestServer {
 
 /**
  * A service of its own for a test file: its own database and data directory. `store: 'configured'`
- * (the default) gives it an S3 server of its own, configured as an operator's S3 is;
+ * (the default) gives it an S3 bucket of its own, configured as an operator's S3 is;
  * `store: 'default'` leaves S3 unset, as a new install runs: the embedded store behind the
  * /objects proxy, with PUBLIC_URL the address it listens on (a port chosen first).
  */
@@ -40,7 +40,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'royalty-test-'));
   const db = await createTestDatabase();
-  const s3 = opts.store === 'default' ? undefined : await startEmbeddedS3(path.join(dir, 's3'), 'test-bucket');
+  const s3 = opts.store === 'default' ? undefined : await testObjectStore(dir);
   const port = opts.store === 'default' ? await freePort() : 0;
   const config = testConfig({ databaseUrl: db.url, dataDir: dir, s3, port, env: opts.env });
   const runtime = await startRuntime(config, opts.role ?? 'api', opts.taskList ? { taskList: opts.taskList } : {});

@@ -6,6 +6,7 @@ import t from 'tap';
 import { restartSettings } from '../../src/jobs/runner.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { until } from '../runtime/processes.ts';
+import { addJobUnchecked } from '../helpers/jobs.ts';
 
 // long enough to see the runner down
 restartSettings.firstDelayMs = 3_000;
@@ -38,9 +39,9 @@ t.test('a runner that could not mark a job failed starts again; health is degrad
       RETURN NEW;
     END $$;
     CREATE TRIGGER test_refuse_failure BEFORE UPDATE ON graphile_worker._private_jobs FOR EACH ROW EXECUTE FUNCTION test_refuse_failure();`);
-  const job = await srv.deps.jobs.addJob('test_flaky', {});
+  const jobId = await addJobUnchecked(srv.deps.pool, 'test_flaky', {});
   const row = async () =>
-    (await pool.query<{ locked_by: string | null; attempts: number }>('SELECT locked_by, attempts FROM graphile_worker._private_jobs WHERE id = $1', [job.id])).rows[0];
+    (await pool.query<{ locked_by: string | null; attempts: number }>('SELECT locked_by, attempts FROM graphile_worker._private_jobs WHERE id = $1', [jobId])).rows[0];
 
   await until('the job ran once', () => runs === 1, 30_000);
   await until('health tells jobs cannot run', async () => (await health()).checks.jobs === 'unavailable', 2_500);

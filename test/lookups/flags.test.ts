@@ -7,6 +7,7 @@ import { createRightsholder, insertMapping, putFile, waitForStatement } from '..
 import { CURRENCY_REPORT_HEADER, currencyReportFields } from '../helpers/sampleMapping.ts';
 import { newOrganization, outsider } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
+import { addJobUnchecked } from '../helpers/jobs.ts';
 
 const srv = await startTestServer(t, { role: 'serve' });
 const pool = srv.deps.pool;
@@ -80,7 +81,7 @@ t.test('sales types alike, through the job the runner schedules every minute', a
   const statement = await ingest('types.csv', ['2024-08,Spotify,Vvqq Usage,Song F,1,10,USD']);
   t.match(await lookupFlags(statement), [{ kind: 'unknown_sales_types', values: ['Vvqq Usage'] }]);
   t.equal((await op.mutate('lookupSalesType.create', { original: 'Vvqq Usage', cleansed: 'Vvqq', status: 'verified' })).ok, true);
-  await srv.deps.jobs.addJob('statement_lookup_flags', {});
+  await addJobUnchecked(srv.deps.pool, 'statement_lookup_flags', {});
   const deadline = Date.now() + 30_000;
   while ((await lookupFlags(statement)).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
   t.same(await lookupFlags(statement), []);

@@ -10,6 +10,7 @@ import { appRouter } from '../../src/api/index.ts';
 import { describeProcedures } from '../../src/docs/schemas.ts';
 import { dryRun, NOT_DRY_RUNNABLE } from '../../src/mcp/dryRun.ts';
 import { setPassword } from '../../src/oauth/passwords.ts';
+import { enqueue } from '../../src/jobs/enqueue.ts';
 import { addMember, newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { authorizationUrl, Browser, discover, exchange, signInAndAllow } from '../oauth/browser.ts';
@@ -134,16 +135,22 @@ t.test('refused: effects that cannot be rolled back, queries, and read-only conn
 
 t.test('an undeclared effect is refused as it happens, and what was written before it is rolled back', async (t) => {
   const before = await everyTable();
-  for (const effect of ['jobs', 'store'] as const) {
-    const attempt = dryRun(srv.deps, 'rightsholder.create', async (deps) => {
-      await deps.pool.query(`UPDATE organizations SET name = 'Half Done' WHERE id = $1`, [owner.organizationId]);
-      if (effect === 'jobs') await deps.jobs.addJob('export_build', {});
-      else await deps.store.put('dry-run-object', 'x');
-    });
-    t.equal(await attempt.then(() => 'ran', (e: unknown) => (e as { errorCode?: string }).errorCode), 'DRY_RUN_UNSUPPORTED', effect);
-  }
+  const attempt = dryRun(srv.deps, 'rightsholder.create', async (deps) => {
+    await deps.pool.query(`UPDATE organizations SET name = 'Half Done' WHERE id = $1`, [owner.organizationId]);
+    await deps.store.put('dry-run-object', 'x');
+  });
+  t.equal(await attempt.then(() => 'ran', (e: unknown) => (e as { errorCode?: string }).errorCode), 'DRY_RUN_UNSUPPORTED');
   t.same(await everyTable(), before);
   t.equal((await srv.deps.store.head('dry-run-object')), undefined, 'no object written');
+});
+
+t.test('a job queued in a dry run is rolled back with the rest: jobs are rows of the transaction', async (t) => {
+  const jobs = async () => (await srv.deps.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM graphile_worker.jobs')).rows[0]!.n;
+  const queued = await jobs();
+  await dryRun(srv.deps, 'rightsholder.create', async (deps) => {
+    await enqueue(deps.pool, 'export_build', { organizationId: owner.organizationId, exportId: owner.organizationId });
+  });
+  t.equal(await jobs(), queued);
 });
 
 t.test('every procedure declared not dry-runnable is a mutation of the API', async (t) => {

@@ -1,7 +1,10 @@
-// tap `after`: stops the embedded PostgreSQL of before.ts, if it started one.
+// tap `after`: stops the S3 server of before.ts, and its embedded PostgreSQL if it started one.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { stopObjectStoreServer } from './objectStoreControl.ts';
 import { databaseUrlFile, testDataDir } from './paths.ts';
+
+await stopObjectStoreServer();
 
 const pidFile = path.join(testDataDir, 'pg', 'postmaster.pid');
 if (!process.env.DATABASE_URL && existsSync(databaseUrlFile) && existsSync(pidFile)) {

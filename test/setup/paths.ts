@@ -10,3 +10,5 @@ export const databaseUrlFile = path.join(repoRoot, '.tap', 'database-url');
  * `npm install`, and again by the test run's `before` when a source file changed since).
  */
 export const serviceEntry = path.join(repoRoot, 'dist', 'src', 'main.js');
+/** the address of the test run's S3 server (test/setup/objectStoreServer.ts) while it runs */
+export const objectStoreFile = path.join(repoRoot, '.tap', 'object-store.json');

@@ -7,6 +7,7 @@ import { seedDataset } from '../../analytics/dataset.ts';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { downloadAll, readTable, records, runExport, sha256, waitForExport } from './helpers.ts';
+import { addJobUnchecked } from '../../helpers/jobs.ts';
 
 const srv = await startTestServer(t, { role: 'serve', env: { EXPORT_PART_ROWS: '3' } });
 const owner = await newOrganization(srv, 'Export Org');
@@ -138,7 +139,7 @@ t.test('roles and data access: members export what they may see, and see only su
   t.match(await trigger({ type: 'royalty_lines', format: 'csv', rightsholderIds: both }, disabled), { ok: false, error: { data: { errorCode: 'MEMBER_DISABLED' } } });
   await srv.deps.pool.query(`UPDATE exports SET status = 'queued' WHERE id = $1`, [first.id]);
   await srv.deps.pool.query('DELETE FROM export_files WHERE export_id = $1', [first.id]);
-  await srv.deps.jobs.addJob('export_build', { organizationId: org, exportId: first.id });
+  await addJobUnchecked(srv.deps.pool, 'export_build', { organizationId: org, exportId: first.id });
   t.match(await waitForExport(owner.client, org, first.id), { status: 'failed', errorCode: 'EXPORT_ACCESS_REVOKED' });
 });
 
@@ -225,7 +226,7 @@ t.test('a failed export records its errorCode and reason, and leaves no file', a
   await srv.deps.pool.query('DELETE FROM export_files WHERE export_id = $1', [first.id]);
   await srv.deps.pool.query('DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2', [org, leaving.userId]);
   await srv.deps.store.put(`orgs/${org}/exports/${first.id}/royalty_lines-partial.csv`, 'half,a,file');
-  await srv.deps.jobs.addJob('export_build', { organizationId: org, exportId: first.id });
+  await addJobUnchecked(srv.deps.pool, 'export_build', { organizationId: org, exportId: first.id });
   const res = { data: { exportId: first.id } };
   const failed = await waitForExport(owner.client, org, res.data.exportId);
   t.match(failed, { status: 'failed', errorCode: 'EXPORT_ACCESS_REVOKED', reason: /no longer has access/ });
@@ -238,14 +239,14 @@ t.test('a retried job neither duplicates nor leaves partial files', async (t) =>
   const done = await runExport(owner.client, org, { type: 'earnings_summary', format: 'parquet', rightsholderIds: both });
   const before = (await owner.client.query('export.listFiles', { organizationId: org, exportId: done.id })).data.files;
   // a duplicate delivery of the finished job does nothing
-  await srv.deps.jobs.addJob('export_build', { organizationId: org, exportId: done.id });
+  await addJobUnchecked(srv.deps.pool, 'export_build', { organizationId: org, exportId: done.id });
   // a crashed attempt: the export left running, with an extra object of a part the retry will not make
   const second = await runExport(owner.client, org, { type: 'earnings_summary', format: 'csv', rightsholderIds: both });
   const prefix = `orgs/${org}/exports/${second.id}/`;
   await srv.deps.pool.query(`UPDATE exports SET status = 'running' WHERE id = $1`, [second.id]);
   await srv.deps.pool.query('DELETE FROM export_files WHERE export_id = $1', [second.id]);
   await srv.deps.store.put(`${prefix}attempt-1/earnings_summary-${second.id.slice(0, 8)}-part-0099.csv`, 'partial');
-  await srv.deps.jobs.addJob('export_build', { organizationId: org, exportId: second.id });
+  await addJobUnchecked(srv.deps.pool, 'export_build', { organizationId: org, exportId: second.id });
   const again = await waitForExport(owner.client, org, second.id);
   t.equal(again.status, 'completed');
   t.equal(again.rowCount, second.rowCount);

@@ -596,7 +596,7 @@ export const model: SemanticModel = {
     {
       name: 'royalty_earnings_usd',
       title: 'Royalty Earnings USD',
-      description: 'Sum of net earnings converted to US dollars, row by row: earnings × the statement exchange rate (fx_rate), exact decimal. Rows without a known rate count as NULL, never at 1. The default monetary measure.',
+      description: 'Sum of net earnings converted to US dollars, row by row: earnings × the statement exchange rate (fx_rate), summed exactly, then rounded once to 10 decimals, half to even. Rows without a known rate count as NULL, never at 1. The default monetary measure.',
       type: 'number',
       aggType: 'sum',
       format: 'currency',
@@ -608,7 +608,7 @@ export const model: SemanticModel = {
     {
       name: 'gross_royalty_earnings_usd',
       title: 'Gross Royalty Earnings USD',
-      description: 'Sum of gross earnings converted to US dollars: gross earnings × the statement exchange rate (fx_rate), exact decimal; NULL without a rate.',
+      description: 'Sum of gross earnings converted to US dollars: gross earnings × the statement exchange rate (fx_rate), summed exactly, then rounded once to 10 decimals, half to even; NULL without a rate.',
       type: 'number',
       aggType: 'sum',
       format: 'currency',

@@ -192,7 +192,7 @@ t.test('decimals are exact: DECIMAL columns in Parquet, numeric cells in XLSX, d
   const parquet = await exported({ type: 'royalty_lines', format: 'parquet' });
   const types = (parquet.tables[0] as any).types;
   t.equal(types.royalty_earnings, 'DECIMAL(38,12)');
-  t.equal(types.royalty_earnings_usd, 'DECIMAL(38,26)');
+  t.equal(types.royalty_earnings_usd, 'DECIMAL(38,10)');
   t.equal(types.fx_rate, 'DECIMAL(20,14)');
   t.equal(types.source_row, 'BIGINT');
   t.equal(types.sales_period_start, 'DATE');

@@ -91,6 +91,25 @@ export function decimalPercent(part: string, whole: string, digits = 4): string 
   return shortText(q, digits);
 }
 
+/** The scale of every converted (US dollar) amount an answer gives: docs/money.md. */
+export const USD_SCALE = 10;
+
+/**
+ * The decimal rounded to `scale` decimals, half to even (a tie goes to the even last digit:
+ * 0.125 → 0.12, 0.135 → 0.14, -0.125 → -0.12), without trailing zeros; a decimal with no more
+ * decimals than that is only written shortest.
+ */
+export function roundHalfEven(text: string, scale: number): string {
+  const { units, scale: from } = parseDecimal(text);
+  if (from <= scale) return shortText(units, from);
+  const unit = 10n ** BigInt(from - scale);
+  const magnitude = units < 0n ? -units : units;
+  let q = magnitude / unit;
+  const twice = (magnitude % unit) * 2n;
+  if (twice > unit || (twice === unit && q % 2n === 1n)) q += 1n;
+  return shortText(units < 0n ? -q : q, scale);
+}
+
 /** `+0012.3400` as `12.34`, `-0` as `0`: a plain decimal in its shortest form; null for any other text. */
 export function shortestDecimal(text: string): string | null {
   const m = /^([+-]?)(\d{1,400})(?:\.(\d{1,400}))?$/.exec(text);

@@ -10,6 +10,7 @@ import {
   isDecimalText,
   parseDecimal,
   plainNumber,
+  roundHalfEven,
   shortestDecimal,
   shortText,
   subtractDecimals,
@@ -84,5 +85,34 @@ t.test('sums, differences and order agree with integer arithmetic at a common sc
       );
     }),
     { numRuns: 500 },
+  );
+});
+
+t.test('roundHalfEven: to the nearest, a tie to the even last digit, never -0', async (t) => {
+  t.equal(roundHalfEven('0.125', 2), '0.12');
+  t.equal(roundHalfEven('0.135', 2), '0.14');
+  t.equal(roundHalfEven('-0.125', 2), '-0.12');
+  t.equal(roundHalfEven('-0.135', 2), '-0.14');
+  t.equal(roundHalfEven('0.1250000001', 2), '0.13', 'beyond the tie: up');
+  t.equal(roundHalfEven('-0.005', 2), '0', 'a tie to zero is 0, not -0');
+  t.equal(roundHalfEven('238.95984887993509241931611655', 10), '238.9598488799');
+  t.equal(roundHalfEven('1.50', 10), '1.5', 'fewer decimals: only written shortest');
+  t.equal(roundHalfEven('999999999999.99999999995', 10), '1000000000000');
+});
+
+t.test('roundHalfEven is within half a unit, and a tie lands on an even digit', async () => {
+  fc.assert(
+    fc.property(decimal, fc.integer({ min: 0, max: 18 }), (a, scale) => {
+      const out = roundHalfEven(a.text, scale);
+      const common = Math.max(a.scale, scale);
+      const r = unitsAt(out, common);
+      const x = a.units * 10n ** BigInt(common - a.scale);
+      const half = 10n ** BigInt(common - scale);
+      const twiceOff = 2n * (r - x);
+      const within = twiceOff <= half && twiceOff >= -half;
+      const tie = twiceOff === half || twiceOff === -half;
+      return within && (!tie || unitsAt(out, scale) % 2n === 0n) && out !== '-0';
+    }),
+    { numRuns: 1000 },
   );
 });

@@ -7,6 +7,7 @@
 // answered from one), the others are the joins below. `{name}` inserts the SQL of another
 // dimension or of an expression, so a definition is written once.
 
+import { USD_SCALE } from '../decimal.ts';
 import { monthIdSql, periodIdSql } from '../periods.ts';
 
 export type DimensionType = 'string' | 'number' | 'time';
@@ -109,15 +110,31 @@ const dec = 'DECIMAL(38,12)';
  * USD a row and a sum: adding the second part checks DuckDB's 38 digits, which a bare sum, held
  * in 128 bits, passed up to 1.7e12), amount × rate_lo an exact DECIMAL(38,16), at most half the amount;
  * the latter is taken to 12 decimals, then × 10^-14 to the 26 of the first. A sum rounds it once,
- * after summing (`usdSum`): the same value however the rows were grouped first (eager
+ * after summing (`exactUsdSum`): the same value however the rows were grouped first (eager
  * aggregation, the rollup), equal to round(sum(amount × round(rate, 18)), 26) in PostgreSQL
- * (catalog/blocks.ts); a row's value (`usdOf`: sqlQuery, the weighted measures) rounds per row.
- * The error is the rate's rounding at 18 decimals, at most 5e-19 USD a unit of the currency, plus
- * 5e-27 USD.
+ * (catalog/blocks.ts); a row's value (`usdOf`) rounds per row. The error is the rate's rounding
+ * at 18 decimals, at most 5e-19 USD a unit of the currency, plus 5e-27 USD. Answers give these
+ * exact amounts rounded once more, to 10 decimals (`usdAnswer`).
  */
 const LO_UNIT = 'CAST(0.00000000000001 AS DECIMAL(15,14))';
 const usdOf = (amount: string) => `(${amount} * fx.rate + CAST(${amount} * fx.rate_lo AS DECIMAL(38,12)) * ${LO_UNIT})`;
-export const usdSum = (amount: string) => `(sum(${amount} * fx.rate) + CAST(sum(${amount} * fx.rate_lo) AS DECIMAL(38,12)) * ${LO_UNIT})`;
+const exactUsdSum = (amount: string) => `(sum(${amount} * fx.rate) + CAST(sum(${amount} * fx.rate_lo) AS DECIMAL(38,12)) * ${LO_UNIT})`;
+
+/**
+ * An exact US-dollar amount (DECIMAL(38,26)) as answers give it: rounded once to USD_SCALE (10)
+ * decimals, half to even, a DECIMAL(38,10) (docs/money.md). DuckDB's round is half away from
+ * zero and its round_even answers a DOUBLE for a DECIMAL, so a tie (exactly 5 × 10^-11 beyond
+ * the truncation) whose truncation ends in an even digit keeps the truncation, and any other
+ * value is round's. decimal.ts's roundHalfEven is the same rule on text (test/analytics/model.test.ts).
+ */
+export const usdAnswer = (x: string) => {
+  const cut = `trunc(${x}, ${USD_SCALE})`;
+  const tie = `abs(${x} - ${cut}) = CAST(0.00000000005 AS DECIMAL(38,26)) AND CAST(${cut} * ${10 ** USD_SCALE} AS HUGEINT) % 2 = 0`;
+  return `CAST(CASE WHEN ${tie} THEN ${cut} ELSE round(${x}, ${USD_SCALE}) END AS DECIMAL(38,${USD_SCALE}))`;
+};
+
+/** The sum of the amount in US dollars, exact, then rounded once (usdAnswer). */
+export const usdSum = (amount: string) => usdAnswer(exactUsdSum(amount));
 
 export const model: SemanticModel = {
   view: {
@@ -201,13 +218,15 @@ export const model: SemanticModel = {
   expressions: {
     usd_earnings: { sql: usdOf('f.royalty_earnings'), joins: ['fx'] },
     usd_gross_earnings: { sql: usdOf('f.gross_royalty_earnings'), joins: ['fx'] },
-    // The USD amount (exact: DECIMAL(38,26), scales add) at 10 decimals, for the measures that
-    // multiply it again or sum it beside a factor: at scale 26 a sum overflows DuckDB's 38 digits
+    // The USD amount (exact: DECIMAL(38,26), scales add) at 10 decimals as answers give it: the
+    // row value of the USD sums (ungrouped cube.query, the sqlQuery table, royalty_lines exports),
+    // and the amount of the measures that multiply it again or sum it beside a factor: at scale 26 a sum overflows DuckDB's 38 digits
     // from 1.7e12 USD, 100 × a sum from 1.7e10, and × an age (scale 30) from about 1e8 USD-years.
     // At scale 10, × an age (DECIMAL(18,4)) is DECIMAL(38,14): 24 integer digits, and its sum the
     // same type, so 1e15 USD at 200 years fits many times over; ratios of such sums (DOUBLE,
     // rounded to 4 decimals) do not move for a 10th-decimal rounding of each row.
-    usd_earnings_d10: { sql: 'CAST({usd_earnings} AS DECIMAL(38,10))', joins: [] },
+    usd_earnings_d10: { sql: usdAnswer('{usd_earnings}'), joins: [] },
+    usd_gross_earnings_d10: { sql: usdAnswer('{usd_gross_earnings}'), joins: [] },
     product_key: { sql: "coalesce(cat.product_id, f.isrc, lower(f.raw_title) || '|' || lower(coalesce(f.raw_artist, '')))", joins: ['catalog'] },
     months_back: { sql: 'lp.month_index - f.month_index', joins: ['latestPeriod'] },
     right_text: { sql: 'lower(f.type_of_right)', joins: [] },
@@ -585,26 +604,26 @@ export const model: SemanticModel = {
     {
       name: 'royalty_earnings_usd',
       title: 'Royalty Earnings USD',
-      description: 'Sum of net earnings converted to US dollars, row by row: earnings × the statement exchange rate (fx_rate), exact decimal. Rows without a known rate count as NULL, never at 1. The default monetary measure.',
+      description: 'Sum of net earnings converted to US dollars, row by row: earnings × the statement exchange rate (fx_rate), summed exactly, then rounded once to 10 decimals, half to even. Rows without a known rate count as NULL, never at 1. The default monetary measure.',
       type: 'number',
       aggType: 'sum',
       format: 'currency',
       sql: usdSum('f.royalty_earnings'),
       joins: ['fx'],
       rollup: 'same',
-      rowSql: '{usd_earnings}',
+      rowSql: '{usd_earnings_d10}',
     },
     {
       name: 'gross_royalty_earnings_usd',
       title: 'Gross Royalty Earnings USD',
-      description: 'Sum of gross earnings converted to US dollars: gross earnings × the statement exchange rate (fx_rate), exact decimal; NULL without a rate.',
+      description: 'Sum of gross earnings converted to US dollars: gross earnings × the statement exchange rate (fx_rate), summed exactly, then rounded once to 10 decimals, half to even; NULL without a rate.',
       type: 'number',
       aggType: 'sum',
       format: 'currency',
       sql: usdSum('f.gross_royalty_earnings'),
       joins: ['fx'],
       rollup: 'same',
-      rowSql: '{usd_gross_earnings}',
+      rowSql: '{usd_gross_earnings_d10}',
     },
     {
       name: 'product_dollar_age',

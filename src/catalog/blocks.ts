@@ -214,7 +214,7 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
                 coalesce(trim_scale(sum(usd)), 0) AS earnings_usd,
                 sum(no_rate) AS no_rate,
                 jsonb_agg(jsonb_build_object('isrc', isrc_raw, 'title', title, 'artist', artist, 'releaseTitle', release_title,
-                  'releaseArtist', release_artist, 'rowCount', row_count, 'earningsUsd', trim_scale(usd)::text) ORDER BY rank) AS variants
+                  'releaseArtist', release_artist, 'rowCount', row_count, 'earningsUsd', usd_answer(usd)::text) ORDER BY rank) AS variants
          FROM ranked GROUP BY identity_key
        )
        INSERT INTO musical_details AS md (organization_id, block_id, identity_key, isrc, title, normalized_title, artist, release_title, release_artist,

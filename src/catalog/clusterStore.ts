@@ -18,7 +18,7 @@ export interface ClusterRecord {
 }
 
 const CLUSTER_COLUMNS = `c.id, c.block_id AS "blockId", c.stable_key AS "stableKey", c.display_title AS "displayTitle",
-  c.similarity::float8 AS similarity, c.entries, c.earnings::text AS earnings, c.source, c.created_at AS "createdAt", c.updated_at AS "updatedAt"`;
+  c.similarity::float8 AS similarity, c.entries, usd_answer(c.earnings)::text AS earnings, c.source, c.created_at AS "createdAt", c.updated_at AS "updatedAt"`;
 
 type Row = Omit<ClusterRecord, 'createdAt' | 'updatedAt'> & { createdAt: Date; updatedAt: Date };
 const clusterRecord = (r: Row): ClusterRecord => ({ ...r, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() });
@@ -110,7 +110,7 @@ export async function topClustersOfBlock(
            FROM title_clusters c, t WHERE c.block_id = $1),
      -- a block that earns nothing or less has no shares: its top clusters are those earning the most
      top AS (SELECT id FROM s WHERE share >= $3 OR share IS NULL ORDER BY earnings DESC, id LIMIT $4)
-     SELECT ${CLUSTER_COLUMNS}, trim_scale(round(c.share, 6))::text AS share, trim_scale(c.total)::text AS total, c.wanted
+     SELECT ${CLUSTER_COLUMNS}, trim_scale(round(c.share, 6))::text AS share, usd_answer(c.total)::text AS total, c.wanted
      FROM s c WHERE c.id IN (SELECT id FROM top) OR c.wanted
      ORDER BY c.earnings DESC, c.id`,
     [blockId, opts.wantedIds, opts.threshold, opts.limit],
@@ -123,7 +123,7 @@ export async function topClustersOfBlock(
 
 /** The exact USD earnings of the block's clusters (a decimal string). */
 export async function clusterEarningsOfBlock(db: Queryable, blockId: string): Promise<string> {
-  const { rows } = await db.query<{ t: string }>('SELECT coalesce(trim_scale(sum(earnings)), 0)::text AS t FROM title_clusters WHERE block_id = $1', [blockId]);
+  const { rows } = await db.query<{ t: string }>('SELECT coalesce(usd_answer(sum(earnings)), 0)::text AS t FROM title_clusters WHERE block_id = $1', [blockId]);
   return rows[0]!.t;
 }
 

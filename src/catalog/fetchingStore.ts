@@ -29,8 +29,8 @@ export async function coverageByRightsholders(db: Queryable, caller: Caller, rig
     `SELECT r.id AS "rightsholderId", r.name AS "rightsholderName", b.id AS "blockId",
             coalesce(s.total, 0)::int AS "musicalDetails", coalesce(s.resolved, 0)::int AS resolved, s.states,
             CASE WHEN coalesce(s.total, 0) = 0 THEN '0' ELSE trim_scale(round(100.0 * s.resolved / s.total, 4))::text END AS "resolvedPercentage",
-            coalesce(trim_scale(s.earnings), 0)::text AS "earningsUsd",
-            coalesce(trim_scale(s.resolved_earnings), 0)::text AS "resolvedEarningsUsd",
+            coalesce(usd_answer(s.earnings), 0)::text AS "earningsUsd",
+            coalesce(usd_answer(s.resolved_earnings), 0)::text AS "resolvedEarningsUsd",
             CASE WHEN coalesce(s.earnings, 0) = 0 THEN '0' ELSE trim_scale(round(100 * s.resolved_earnings / s.earnings, 4))::text END AS "resolvedEarningsPercentage"
      FROM rightsholders r
      LEFT JOIN catalog_blocks b ON b.rightsholder_id = r.id

@@ -33,7 +33,7 @@ export function detailScope(params: Params, caller: Caller, opts: RuleFilters = 
 
 const RECORD_COLUMNS = `md.id, md.block_id AS "blockId", b.rightsholder_id AS "rightsholderId", md.identity_key AS "identityKey", md.isrc,
   md.title, md.artist, md.release_title AS "releaseTitle", md.release_artist AS "releaseArtist", md.variants, md.row_count AS "rowCount",
-  md.earnings_usd::text AS "earningsUsd", md.rows_without_rate AS "rowsWithoutRate", md.state, md.attempts,
+  usd_answer(md.earnings_usd)::text AS "earningsUsd", md.rows_without_rate AS "rowsWithoutRate", md.state, md.attempts,
   CASE WHEN md.state = 'pending' THEN md.next_attempt_at END AS "nextAttemptAt", md.last_error AS "lastError",
   md.provider, md.provider_id AS "providerId", md.result, md.fetched_at AS "fetchedAt",
   (md.result IS NOT NULL AND md.state <> 'found') AS stale, md.ignored, md.cluster_id AS "clusterId",
@@ -111,7 +111,7 @@ export async function queryMusicalDetails(
 export async function catalogQueryTotals(db: Queryable, caller: Caller, query: CatalogQuery, opts: RuleFilters): Promise<{ total: number; earnings: string }> {
   const params = new Params();
   const { rows } = await db.query<{ total: number; earnings: string }>(
-    `SELECT count(*)::int AS total, coalesce(trim_scale(sum(md.earnings_usd)), 0)::text AS earnings ${DETAILS_FROM} WHERE ${catalogQueryWhere(params, caller, query, opts)}`,
+    `SELECT count(*)::int AS total, coalesce(usd_answer(sum(md.earnings_usd)), 0)::text AS earnings ${DETAILS_FROM} WHERE ${catalogQueryWhere(params, caller, query, opts)}`,
     params.values,
   );
   return rows[0]!;
@@ -209,6 +209,6 @@ export async function topDetailsOfBlock(
 
 /** The exact USD earnings of the block's musical details (a decimal string). */
 export async function detailEarningsOfBlock(db: Queryable, blockId: string): Promise<string> {
-  const { rows } = await db.query<{ t: string }>('SELECT coalesce(trim_scale(sum(earnings_usd)), 0)::text AS t FROM musical_details WHERE block_id = $1', [blockId]);
+  const { rows } = await db.query<{ t: string }>('SELECT coalesce(usd_answer(sum(earnings_usd)), 0)::text AS t FROM musical_details WHERE block_id = $1', [blockId]);
   return rows[0]!.t;
 }

@@ -43,7 +43,7 @@ export interface ProductOverride {
 
 const PRODUCT_COLUMNS = `p.id, p.block_id AS "blockId", b.rightsholder_id AS "rightsholderId", p.kind, p.stable_key AS "stableKey",
   p.parent_id AS "parentId", p.cluster_id AS "clusterId", p.title, p.artist, p.isrc, p.upc, p.release_date::text AS "releaseDate",
-  p.genres, p.song_writers AS "songWriters", p.composers, p.image_url AS "imageUrl", p.earnings::text AS earnings,
+  p.genres, p.song_writers AS "songWriters", p.composers, p.image_url AS "imageUrl", usd_answer(p.earnings)::text AS earnings,
   p.musical_detail_count AS "musicalDetailCount", p.created_at AS "createdAt", p.updated_at AS "updatedAt"`;
 
 type Row = Omit<ProductRecord, 'overriddenFields' | 'trail' | 'createdAt' | 'updatedAt'> & { createdAt: Date; updatedAt: Date };

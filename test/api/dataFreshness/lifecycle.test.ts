@@ -27,7 +27,7 @@ async function sqlRows() {
   if (!res.ok) throw new Error(JSON.stringify(res.error));
   return res.data.rows;
 }
-const ALL = [['30', '671.485988032740', '671.48598803274000000000000000', '8222039.000000000000']];
+const ALL = [['30', '671.485988032740', '671.4859880326', '8222039.000000000000']];
 const NONE = [['0', null, null, null]];
 
 async function action(type: string) {
@@ -43,7 +43,7 @@ async function expectPresent(t: Test, when: string) {
   t.same(stats.rows, { read: 30, kept: 30, removed: 0 }, when);
   t.same(
     stats.earnings,
-    [{ currency: 'USD', rows: 30, royaltyEarnings: '671.48598803274', grossRoyaltyEarnings: null, units: '8222039', royaltyEarningsUsd: '671.48598803274', rowsWithoutRate: 0 }],
+    [{ currency: 'USD', rows: 30, royaltyEarnings: '671.48598803274', grossRoyaltyEarnings: null, units: '8222039', royaltyEarningsUsd: '671.4859880327', rowsWithoutRate: 0 }],
     when,
   );
   t.match((await get('dataFreshness.checkEarnings')).rightsholders, [{ latestPeriod: '2024M03', latestPeriodEnd: '2024-03-31', latestStatementId: up.statementId, statementCount: 1 }], when);

@@ -21,7 +21,6 @@ import type { AutoMapReason } from './reasons.ts';
 import type { AutoMapRecord } from './record.ts';
 
 export { statementFacts, withFactVariables, type StatementFacts } from './facts.ts';
-export type { AutoMapRecord } from './record.ts';
 
 export interface AutoMapContext {
   deps: Deps;

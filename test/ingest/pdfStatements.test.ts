@@ -6,6 +6,7 @@
 // The fixtures are built by fixtures/pdf/build-pdf.ts.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { parse } from 'csv-parse/sync';
 import PDFDocument from 'pdfkit';
 import t from 'tap';
 import { startTestHandler } from '../helpers/handler.ts';
@@ -22,6 +23,11 @@ const artist = await createRightsholder(owner.client, org, 'PDF Artist');
 const upload = async (name: string, bytes?: Buffer) => {
   const up = await putFile(owner.client, org, artist, name, bytes ?? (await readFile(path.join(PDFS, name))));
   return waitForStatement(owner.client, org, up.statementId, 120_000);
+};
+const removedRows = async (statementId: string) => {
+  const res = await owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, type: 'removed', file: statementId });
+  if (!res.ok) throw new Error(JSON.stringify(res.error));
+  return parse(await (await fetch(res.data.url)).text(), { relaxColumnCount: true }).slice(1) as string[][];
 };
 const flagKinds = (s: { flags: { kind: string }[] }) => s.flags.map((f) => f.kind).sort();
 const sample = async (statementId: string, mappingId: string) => {
@@ -116,6 +122,13 @@ t.test("a society's works closed by subtotals, a member box on every page, decim
   t.notOk(flagKinds(s).includes('footer_total_mismatch'));
   const rows = await sample(s.id, mappingId);
   t.match(rows[2], { raw_title: 'Zugvögel', units: '1011', royalty_earnings: '467.570000000000' });
+  // every line that is not a usage is in the removed variant, with its reason
+  t.notOk(s.variants.includes('original-excel'), 'no workbook variant for a PDF');
+  const reasons = new Map<string, string[]>();
+  for (const [, reason, ...cells] of await removedRows(s.id)) reasons.set(reason!, [...(reasons.get(reason!) ?? []), cells.filter(Boolean).join('|')]);
+  t.same(reasons.get('page_margin'), ['Seite 1', 'Member: Orla Lind|IPI: 00523456781|Distribution 2024/1', 'Seite 2']);
+  t.equal(reasons.get('subtotal')?.length, 18);
+  t.equal(reasons.get('subtotal')![0], 'Subtotal|1.844|2.187,00', 'the first work\'s subtotal, as printed');
 });
 
 t.test('refused with their errorCode, nothing stored: a scan, a password, a damaged file, a subtotal that is not its rows’ sum', async (t) => {

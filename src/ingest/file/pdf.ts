@@ -36,7 +36,7 @@ export interface PdfText {
 export const MAX_PDF_PAGES = 5_000;
 /** Text items read from one PDF, all pages together (a dense page holds about 2,000). */
 export const MAX_PDF_TEXT_ITEMS = 2_000_000;
-/** Items closer than this share a segment (a cell), in font sizes: a word space is about 0.28. */
+/** Items closer than this share a segment (a cell), in font sizes: a word space is about 0.28 (0.6 in a fixed-width font: see linesOf). */
 const SEGMENT_GAP = 0.45;
 /** Items whose baselines differ by less than this share a line, in font sizes. */
 const LINE_TOLERANCE = 0.35;
@@ -90,8 +90,7 @@ export async function readPdfText(file: string, deadline: Deadline, maxPages = M
             if (++items > maxItems) {
               throw new FileError('FILE_TOO_LARGE_DECOMPRESSED', `The PDF holds more than ${maxItems.toLocaleString('en-US')} pieces of text; download the statement as CSV or Excel.`);
             }
-            const item = itemOf(raw, page.view[1]!, pageHeight);
-            if (item) {
+            for (const item of itemsOf(raw, page.view[1]!, pageHeight)) {
               chars += item.str.length;
               found.push(item);
             }
@@ -126,17 +125,28 @@ function pdfError(error: unknown): FileError {
   return new FileError('FILE_DAMAGED', `The PDF is damaged or incomplete (${message}); download it again.`);
 }
 
-/** A text item upright on the page, with its baseline measured from the top; null for white space and turned text. */
-function itemOf(raw: TextItem, bottom: number, pageHeight: number): Item | null {
-  if (typeof raw.str !== 'string') return null;
-  const str = raw.str.replace(/\s+/g, ' ').trim();
-  if (str === '') return null;
+/**
+ * A text item upright on the page, its baseline measured from the top; none for white space and
+ * turned text. An item holding runs of two spaces or more (a line of a fixed-width report written
+ * as one string) is split there, each piece placed by its share of the item's characters: exact
+ * in a fixed-width font, close in others.
+ */
+function itemsOf(raw: TextItem, bottom: number, pageHeight: number): Item[] {
+  if (typeof raw.str !== 'string' || raw.str.trim() === '') return [];
   const [a, b, c, d, e, f] = raw.transform as number[];
   // turned or mirrored text (a stamp, a watermark, a vertical label) is no table cell
-  if (!(a! > 0) || Math.abs(b!) > 1e-3 * a! || Math.abs(c!) > 1e-3 * Math.abs(d!)) return null;
+  if (!(a! > 0) || Math.abs(b!) > 1e-3 * a! || Math.abs(c!) > 1e-3 * Math.abs(d!)) return [];
   const size = Math.abs(d!) || raw.height || a!;
-  if (![e, f, size, raw.width].every((n) => Number.isFinite(n))) return null;
-  return { x: e!, y: pageHeight - (f! - bottom), w: Math.max(0, raw.width), size, str };
+  if (![e, f, size, raw.width].every((n) => Number.isFinite(n))) return [];
+  const y = pageHeight - (f! - bottom);
+  const width = Math.max(0, raw.width);
+  const perChar = raw.str.length > 0 ? width / raw.str.length : 0;
+  const items: Item[] = [];
+  for (const piece of raw.str.matchAll(/\S+(?: \S+)*/g)) {
+    const str = piece[0].replace(/\s+/g, ' ');
+    items.push({ x: e! + perChar * piece.index, y, w: perChar * piece[0].length, size, str });
+  }
+  return items;
 }
 
 /** Items grouped into lines by baseline, and each line's items into segments by the gaps between them. */
@@ -152,11 +162,17 @@ function linesOf(items: Item[], page: number, pageHeight: number): PdfLine[] {
     group.sort((p, q) => p.x - q.x);
     const segments: Segment[] = [];
     let size = 0;
+    let lastChar = 0;
     for (const item of group) {
       size = Math.max(size, item.size);
       const last = segments[segments.length - 1];
       const gap = last ? item.x - last.x1 : Infinity;
-      if (last && gap <= SEGMENT_GAP * item.size) {
+      // one space of a fixed-width font (0.6 of the size) is wider than the usual limit: a gap of
+      // about a character's width or less still joins two words of one cell
+      const char = item.str.length > 0 ? item.w / item.str.length : 0;
+      const joins = gap <= Math.max(SEGMENT_GAP * item.size, 1.1 * Math.min(char, lastChar));
+      lastChar = char;
+      if (last && joins) {
         last.text += gap > 0.1 * item.size ? ` ${item.str}` : item.str;
         last.x1 = Math.max(last.x1, item.x + item.w);
       } else segments.push({ x0: item.x, x1: item.x + item.w, text: item.str });

@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', '.tap/', 'coverage/', '.tmp/', '.prof/'] },
+  { ignores: ['node_modules/', 'dist/', 'data/', '.tap/', 'coverage/', '.tmp/', '.prof/', 'docs/.vitepress/dist/', 'docs/.vitepress/cache/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

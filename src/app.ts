@@ -7,6 +7,7 @@ import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
 import { appRouter } from './api/index.ts';
 import { describeProcedures, schemasJson } from './docs/schemas.ts';
 import { llmsTxtRoute } from './docs/llms.ts';
+import { docsSiteRoutes } from './docs/site.ts';
 import { closeAnalytics } from './analytics/engine.ts';
 import { cubeMeta } from './analytics/meta.ts';
 import { CUBE_SESSION_PREFIX, cubeSessionAllows, principalForCubeSession } from './analytics/sessions.ts';
@@ -381,6 +382,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // the analytics view, the same object cube.meta answers
   app.get('/docs/cube-schema.json', async (_req, reply) => reply.header('cache-control', 'public, max-age=60').send(cubeMeta));
   app.get('/docs/llms.txt', llmsTxtRoute(appRouter, () => oauth.urls()));
+  // GET / (where the printed base URL leads), /docs and its pages
+  docsSiteRoutes(app, () => oauth.urls().issuer);
   // the analytics databases and sandbox processes of this app end with it
   app.addHook('onClose', async () => closeAnalytics(deps));
 

@@ -1,5 +1,5 @@
-// One registry of every errorCode the service raises. The README's error table is checked
-// against it by test/errors.test.ts, so the two cannot drift.
+// One registry of every errorCode the service raises. The error-code reference
+// (docs/reference/errors.md) is generated from it by `npm run docs:gen`.
 import { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 

@@ -23,7 +23,7 @@ const USAGE = `usage: royalty-engine [command]   (npm start, npm run api|worker|
   migrate   applies the migrations and exits
   admin     operator commands (admin --help lists them)
 
-Configuration is read from the environment (README, Configuration).
+Configuration is read from the environment (docs/configuration.md).
 `;
 
 async function main(argv: string[]): Promise<number> {

@@ -2,10 +2,6 @@
 // size limit, so hostile input is BAD_REQUEST, never a crash.
 import { z } from 'zod';
 
-export const MAX_TEXT = 10_000;
-export const MAX_ARRAY = 10_000;
-
-export const uuid = () => z.uuid();
 export const text = (max = 1_000) => z.string().max(max);
 export const name = (max = 200) => z.string().trim().min(1).max(max);
 export const list = <T extends z.ZodType>(item: T, max = 1_000) => z.array(item).max(max);

@@ -18,10 +18,6 @@ export function scopeOfRole(mode: 'all' | 'restricted' | null, ids: string[] | n
   return mode === null || mode === 'all' ? null : (ids ?? []);
 }
 
-export function scopeAllowsRightsholder(scope: RightsholderScope, rightsholderId: string): boolean {
-  return scope === null || scope.includes(rightsholderId);
-}
-
 /**
  * The one SQL condition for "rows of a rightsholder the caller may see": `param` is a placeholder
  * (e.g. `$3`) bound to the caller's RightsholderScope (null: every rightsholder of the

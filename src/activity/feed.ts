@@ -114,16 +114,6 @@ export async function hasVisibleActivity(db: Queryable, viewer: ActivityViewer, 
   return (rowCount ?? 0) > 0;
 }
 
-/** Removes the history of a subject that is itself being removed, with everything under it. */
-export async function deleteActivity(db: Queryable, organizationId: string, subjectType: SubjectType, subjectId: string): Promise<number> {
-  const { rowCount } = await db.query('DELETE FROM activity_events WHERE organization_id = $1 AND subject_type = $2 AND subject_id = $3', [
-    organizationId,
-    subjectType,
-    subjectId,
-  ]);
-  return rowCount ?? 0;
-}
-
 /**
  * An API key event (`changes.apiKey`) names of the key's organizations only the reader's: a key
  * may span several, and the others are none of this organization's business. Events recorded

@@ -19,7 +19,6 @@
 // years 0-99 as they are (Date.UTC reads them as 1900-1999).
 
 export type Unit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month' | 'quarter' | 'year';
-export type Granularity = 'day' | 'week' | 'month' | 'quarter' | 'year';
 export type DateRange = [string, string];
 
 export class DateParseError extends Error {
@@ -334,11 +333,6 @@ export function resolveDateRange(value: string | readonly string[], now: number,
   }
   const [from, to = from] = value as [string, string?];
   return [absoluteBound(from, 'start', tz), absoluteBound(to, 'end', tz)];
-}
-
-/** The first millisecond of the day of a bound (for comparisons with DATE columns). */
-export function dayOf(bound: string): string {
-  return bound.slice(0, 10);
 }
 
 /** The day after a date (YYYY-MM-DD); a DateParseError after the last supported day. */

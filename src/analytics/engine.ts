@@ -30,7 +30,7 @@ export interface Caller {
   snapshot?: string;
 }
 
-export type { CubePayload, Row };
+export type { CubePayload };
 
 export interface SqlPayload {
   schema: { name: string; column_type: string }[];

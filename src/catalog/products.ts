@@ -14,8 +14,6 @@ import { boundKey, normalizeText } from './identity.ts';
 
 /** Fields a product override may set. */
 export const productOverrideFields = ['title', 'artist', 'releaseDate', 'genres', 'songWriters', 'imageUrl'] as const;
-export type ProductOverrideField = (typeof productOverrideFields)[number];
-export type ProductOverrideValues = Partial<Record<ProductOverrideField, unknown>>;
 
 /** A link override: the musical detail (by identity key) added to or removed from the product. */
 export interface LinkOverrideValues {

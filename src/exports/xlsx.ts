@@ -3,7 +3,7 @@
 // a numeric cell), never through a JavaScript float, which is why the sheet XML is made here rather
 // than by a spreadsheet library (they take numbers as floats); text is an inline string (no
 // shared-string table to hold in memory). Every row and cell names its reference (`r="B7"`): the
-// schema makes it optional, but readers such as exceljs (the one ingestion uses) fail without it.
+// schema makes it optional, but readers such as exceljs fail without it.
 // The zip package around it is yazl's, streamed.
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';

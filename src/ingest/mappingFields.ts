@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { headerKey, requiredFields, standardFields, type StandardField } from './standardFields.ts';
 
-export { fieldKinds, headerKey, requiredFields, standardFields, type StandardField } from './standardFields.ts';
+export { headerKey, standardFields, type StandardField } from './standardFields.ts';
 
 /**
  * Where one field comes from: exactly one of column, columns, constant, fromFileName, variable,
@@ -38,7 +38,6 @@ export const variableNameSchema = z.string().max(100).regex(/^[A-Za-z][A-Za-z0-9
 export const variablesSchema = z
   .record(variableNameSchema, z.string().trim().max(300).refine((v) => !v.includes('\u0000'), 'must not contain NUL characters'))
   .refine((v) => Object.keys(v).length <= 50, 'at most 50 variables');
-export type Variables = z.infer<typeof variablesSchema>;
 
 /** A text encoding named for a statement file (checked against iconv-lite's by the upload procedures: ENCODING_UNKNOWN). */
 export const encodingSchema = z.string().trim().min(1).max(100);

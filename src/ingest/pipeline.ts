@@ -15,6 +15,7 @@ import { type FooterMeasure, type LocatedTable, tableOf } from './fileTypes.ts';
 import { findMappingForHeader, type FoundMapping } from './library.ts';
 import { missingRequiredFields, type FieldSpec, type MappingFields } from './mappingFields.ts';
 import { headerIn, usesDecimalComma } from './standardFields.ts';
+import { csvField } from './file/csvField.ts';
 import { readAmount } from './amounts.ts';
 import { addDecimals } from '../decimal.ts';
 import { cadenceMonthsSql, monthIndex } from '../periods.ts';
@@ -154,10 +155,6 @@ function sameAmount(a: string, b: string): boolean {
   return /^-?[0.]*$/.test(addDecimals(a, b.startsWith('-') ? b.slice(1) : `-${b}`));
 }
 
-function csvCell(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-}
-
 /**
  * The removed variant lists every row that is not data: the normalizer writes the rows it dropped
  * below the header (footer, repeated header, blank; `record` is their record number after the
@@ -168,7 +165,7 @@ async function addPreambleRows(removedPath: string, located: LocatedTable): Prom
   const above = located.removed.filter((r) => r.reason === 'preamble' || r.line < located.headerLine);
   if (above.length === 0) return;
   const width = located.header.length;
-  const lines = above.map((r) => ['', r.reason, ...Array.from({ length: width }, (_, i) => r.cells[i] ?? '')].map(csvCell).join(','));
+  const lines = above.map((r) => ['', r.reason, ...Array.from({ length: width }, (_, i) => r.cells[i] ?? '')].map(csvField).join(','));
   const written = await readFile(removedPath, 'utf8');
   const newline = written.indexOf('\n');
   await writeFile(removedPath, `${written.slice(0, newline + 1)}${lines.join('\n')}\n${written.slice(newline + 1)}`);

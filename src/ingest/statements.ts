@@ -173,10 +173,6 @@ export async function getStatement(db: Queryable, organizationId: string, statem
   return rows[0];
 }
 
-export function isUuid(value: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
-}
-
 /** Every stored object of the given statements: the upload and every variant of every version. */
 export async function statementObjectKeys(db: Queryable, statementIds: readonly string[]): Promise<string[]> {
   const { rows } = await db.query<{ key: string }>(

@@ -54,10 +54,6 @@ export async function resolveSource(db: Queryable, raw: string): Promise<Resolve
   return (await resolveSourceLookups(db, [raw])).get(raw) ?? null;
 }
 
-export async function resolveSalesType(db: Queryable, raw: string): Promise<ResolvedSalesType | null> {
-  return (await resolveSalesTypeLookups(db, [raw])).get(raw) ?? null;
-}
-
 /** Every source lookup, keyed by originalNormalized: a join table for the analytics engine. */
 export async function sourceLookupTable(db: Queryable): Promise<ResolvedSource[]> {
   return (await db.query<ResolvedSource>(`${SOURCE_SQL} ORDER BY original_normalized`)).rows;

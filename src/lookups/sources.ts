@@ -11,8 +11,6 @@ export interface SourceResolution {
   publisherSource: string | null;
 }
 
-export const sourceResolutionFields = ['collectionSource', 'earningsSource', 'earningsCategory', 'earningsParentCompany', 'publisherSource'] as const;
-
 export interface SourceFields extends SourceResolution {
   status: string;
   reason: unknown;

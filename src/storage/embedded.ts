@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import S3rver from 's3rver';
+import type S3rver from 's3rver';
 import type { S3Settings } from '../config.ts';
 import { ObjectStore } from './objectStore.ts';
 import type { SigningSecret } from './signature.ts';
@@ -36,8 +36,21 @@ function keepIdleConnections(server: S3rver): void {
   (server as unknown as { httpServer: Server }).httpServer.keepAliveTimeout = 0;
 }
 
-function s3rver(dir: string, bucket: string, listen: { address?: string; port?: number } = {}): S3rver {
-  return new S3rver({
+/**
+ * s3rver is an optional dependency (docs/decisions/embedded-servers-optional.md): `npm install`
+ * brings it, an install for a configured S3 may leave it out (--omit=optional).
+ */
+async function s3rver(dir: string, bucket: string, listen: { address?: string; port?: number } = {}): Promise<S3rver> {
+  let S3rverServer: typeof S3rver;
+  try {
+    S3rverServer = (await import('s3rver')).default;
+  } catch (error) {
+    throw new Error(
+      'The embedded object store needs the optional package s3rver, which is not installed: run npm install (without --omit=optional), or set S3_ENDPOINT and the other S3_* settings',
+      { cause: error },
+    );
+  }
+  return new S3rverServer({
     ...listen,
     directory: path.resolve(dir),
     silent: true,
@@ -52,7 +65,7 @@ function s3rver(dir: string, bucket: string, listen: { address?: string; port?: 
  */
 export async function startEmbeddedS3(dir: string, bucket: string, port = 0): Promise<EmbeddedObjectStore> {
   await mkdir(dir, { recursive: true });
-  const server = s3rver(dir, bucket, { address: '127.0.0.1', port });
+  const server = await s3rver(dir, bucket, { address: '127.0.0.1', port });
   const address = (await server.run()) as { port: number };
   keepIdleConnections(server);
   return {
@@ -123,6 +136,7 @@ export interface DefaultObjectStore {
 export async function startDefaultObjectStore(dataDir: string, bucket: string): Promise<DefaultObjectStore> {
   const dir = path.join(dataDir, 's3');
   await mkdir(dir, { recursive: true });
+  const server = await s3rver(dir, bucket);
   const signing = await signingSecret(dataDir);
   // this process's own: another process of the install has its own, and removes it at its stop
   const incoming = path.join(dataDir, 's3-incoming');
@@ -132,7 +146,6 @@ export async function startDefaultObjectStore(dataDir: string, bucket: string): 
   const spoolDir = await mkdtemp(path.join(incoming, `${process.pid}-`));
   const socketDir = await mkdtemp(path.join(tmpdir(), `royalty-s3-${process.pid}-`));
   const socketPath = path.join(socketDir, 's3.sock');
-  const server = s3rver(dir, bucket);
   // what s3rver's run() does, on a socket instead of a port (its listen passes the arguments on)
   const internals = server as unknown as { listen(p: string): Promise<Server>; httpServer: Server };
   const removeDirs = async () => {

@@ -81,6 +81,5 @@ const t = initTRPC
   });
 
 export const router = t.router;
-export const middleware = t.middleware;
 export const createCallerFactory = t.createCallerFactory;
 export const baseProcedure = t.procedure;

@@ -13,9 +13,6 @@ import { baseProcedure, type ProcedureMeta } from './init.ts';
 import { takeRateLimit } from './rateLimit.ts';
 import { roleSatisfies, type MinRole } from '../access/roles.ts';
 
-// the caller's standing lives in the access layer; procedures keep reading it from here too
-export { organizationAccess, type OrgAccess } from '../access/organization.ts';
-
 // PostgreSQL cannot store NUL in text, nor a lone surrogate (half of a UTF-16 pair) in JSON or
 // text: refused here for every procedure and every string of its input, keys included, with the
 // field's path, rather than as a 500 later. Walked without recursion: any depth of nesting is safe.

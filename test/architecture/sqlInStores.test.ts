@@ -6,13 +6,22 @@ import path from 'node:path';
 import t from 'tap';
 import { repoRoot } from '../setup/paths.ts';
 
-/** A query run on a database handle, or a template literal that starts as SQL does. */
-const SQL_LINE = [/\b(pool|db|client|tx|connection)\.query\s*[<(]/, /`\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH)\s/];
+/**
+ * A query run on a database handle, or a template literal that starts as SQL does. Read over the
+ * whole text, not line by line: a formatter may put `.query(` or the SQL under its handle.
+ */
+const SQL_TEXT = [
+  /\b(pool|db|client|tx|connection)\s*\??\.query\s*[<(]/g,
+  /`\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH)\s/g,
+];
 
 export function sqlLines(source: string): number[] {
-  return source
-    .split('\n')
-    .flatMap((line, i) => (SQL_LINE.some((re) => re.test(line)) && !line.trim().startsWith('//') ? [i + 1] : []));
+  const lines = source.split('\n');
+  const lineOf = (offset: number) => source.slice(0, offset).split('\n').length;
+  const found = SQL_TEXT.flatMap((re) => [...source.matchAll(re)].map((m) => lineOf(m.index)));
+  return [...new Set(found)]
+    .filter((n) => !lines[n - 1]!.trim().startsWith('//'))
+    .sort((a, b) => a - b);
 }
 
 function tsFiles(dir: string): string[] {
@@ -35,4 +44,7 @@ t.test('the check catches a query and SQL text, not words in a description', asy
   t.same(sqlLines('const q = `SELECT id FROM statements`;\nconst w = `UPDATE t SET a = 1`;'), [1, 2]);
   t.same(sqlLines("summary: 'Runs one SELECT over the table analytics_full_view',"), []);
   t.same(sqlLines('// db.query(...) is in the store'), []);
+  // as a formatter may lay them out
+  t.same(sqlLines('const r = await ctx.deps.pool\n  .query(\n    sql,\n  );'), [1]);
+  t.same(sqlLines('const q = `\n  SELECT id\n  FROM statements`;'), [1]);
 });

@@ -329,8 +329,8 @@ t.test('configuration: createProvider, the User-Agent from name, version and con
   t.throws(() => loadConfig({ ENRICHMENT_PROVIDER: 'lastfm' }), /ENRICHMENT_PROVIDER/);
   t.throws(() => loadConfig({ MUSICBRAINZ_URL: 'ftp://x' }), /MUSICBRAINZ_URL/);
   t.throws(() => loadConfig({ MUSICBRAINZ_MIN_INTERVAL_MS: '-1' }), /MUSICBRAINZ_MIN_INTERVAL_MS/);
-  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const reference = readFileSync(path.join(repoRoot, 'docs', 'reference', 'configuration.md'), 'utf8');
   for (const v of ['ENRICHMENT_PROVIDER', 'MUSICBRAINZ_URL', 'MUSICBRAINZ_USER_AGENT', 'MUSICBRAINZ_CONTACT', 'MUSICBRAINZ_MIN_INTERVAL_MS', 'ENRICHMENT_TIMEOUT_MS']) {
-    t.match(readme, new RegExp(`^\\| \`${v}\` \\|`, 'm'), `${v} in the README's configuration table`);
+    t.match(reference, new RegExp(`^\\| \`${v}\` \\|`, 'm'), `${v} in the configuration reference`);
   }
 });

@@ -30,7 +30,7 @@ import { createContextInner, type Context } from '../../src/trpc/context.ts';
 import { createCallerFactory } from '../../src/trpc/init.ts';
 import { createThreadPool } from '../../src/workers/threadPool.ts';
 import { createTestDatabase } from './db.ts';
-import type { InputArg, MutationPath, OutputOf, ProcedurePath, QueryPath } from './procedures.ts';
+import type { InputArg, MutationPath, OutputOf, QueryPath } from './procedures.ts';
 import { testConfig } from './testConfig.ts';
 import type { Outcome, TestClient, TrpcErrorBody } from './trpc.ts';
 
@@ -167,4 +167,3 @@ class HandlerClient implements TestClient {
   }
 }
 
-export type { ProcedurePath };

@@ -6,7 +6,7 @@ import { statementFlags } from '../../src/ingest/pipeline.ts';
 import { normalizeFile } from './normalize.ts';
 import { fields } from './sampleMapping.ts';
 
-export { HEADER, fields } from './sampleMapping.ts';
+export { HEADER } from './sampleMapping.ts';
 
 const duck = DuckDBInstance.create(':memory:').then((db) => db.connect());
 

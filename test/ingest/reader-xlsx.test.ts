@@ -234,6 +234,37 @@ t.test('a number cell keeps the digits the file wrote: an 18-digit ID is no doub
   ]);
 });
 
+t.test('a number is a date when the number format of its style is one: custom, built-in or neither', async (t) => {
+  // styles of cellXfs by position: General, built-in 14 (mm-dd-yy), custom 164, built-in 3
+  // (#,##0), 27 (read by the locale: no format the file states), 4 redefined by the workbook as a
+  // date; the xf of cellStyleXfs is no cell style
+  const SML = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+  const styles =
+    `<?xml version="1.0" encoding="UTF-8"?><x:styleSheet xmlns:x="${SML}">` +
+    '<x:numFmts count="2"><x:numFmt numFmtId="164" formatCode="yyyy\\-mm\\-dd"/><x:numFmt numFmtId="4" formatCode="d/m/yyyy"/></x:numFmts>' +
+    '<x:cellStyleXfs count="1"><x:xf numFmtId="14"/></x:cellStyleXfs>' +
+    '<x:cellXfs count="6"><x:xf numFmtId="0"/><x:xf numFmtId="14" applyNumberFormat="1"/><x:xf numFmtId="164"/><x:xf numFmtId="3"/><x:xf numFmtId="27"/><x:xf numFmtId="4"/></x:cellXfs>' +
+    '</x:styleSheet>';
+  const header = row(1, ['Sold', 'Title', 'Currency', 'Units', 'Net']);
+  const styled = [0, 1, 2, 3, 4, 5, 99].map(
+    (style, i) => `<row r="${i + 2}"><c r="A${i + 2}" s="${style}"><v>45366</v></c>${inline(`B${i + 2}`, `s${style}`)}${inline(`C${i + 2}`, 'USD')}${num(`D${i + 2}`, 1)}${num(`E${i + 2}`, 1)}</row>`,
+  );
+  const { csv } = await read(t, workbook([{ name: 'S', xml: sheet(header + styled.join('')) }], { styles }));
+  t.same(csv.slice(1), [
+    '45366,s0,USD,1,1',
+    '2024-03-15,s1,USD,1,1',
+    '2024-03-15,s2,USD,1,1',
+    '45366,s3,USD,1,1',
+    '45366,s4,USD,1,1',
+    '2024-03-15,s5,USD,1,1',
+    '45366,s99,USD,1,1',
+  ]);
+
+  const { errorCode, message } = await refused(workbook([{ name: 'S', xml: sheet(header + styled[1]) }], { styles: `<styleSheet xmlns="${SML}"><cellXfs>` }));
+  t.equal(errorCode, 'FILE_DAMAGED');
+  t.match(message, /its part "xl\/styles.xml" is not well-formed XML/);
+});
+
 t.test('a header cell merged across columns names each of them; a merged title row above the header is preamble', async (t) => {
   const wb = new ExcelJS.Workbook();
   const s = wb.addWorksheet('Sales');

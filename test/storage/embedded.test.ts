@@ -1,10 +1,13 @@
 // The default install's embedded store on its own: one signing secret for every process and
-// restart of a DATA_DIR, and what a killed process left behind removed at the next start.
+// restart of a DATA_DIR, what a killed process left behind removed at the next start, and an
+// install without the optional s3rver package.
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { startDefaultObjectStore } from '../../src/storage/embedded.ts';
+import { repoRoot } from '../setup/paths.ts';
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'royalty-test-'));
 t.teardown(() => rm(dataDir, { recursive: true, force: true }));
@@ -37,4 +40,30 @@ t.test("a killed process's socket directory and half uploads go at the next star
   await t.rejects(stat(dead), { code: 'ENOENT' });
   await t.rejects(stat(deadSocket), { code: 'ENOENT' });
   t.ok((await stat(live)).isDirectory());
+});
+
+t.test('without the optional s3rver (npm install --omit=optional) the start says what to do', async (t) => {
+  // a module resolve hook takes s3rver out of the install, in a process of its own
+  const hook = `export async function resolve(s, c, next) {
+    if (s === 's3rver') throw Object.assign(new Error("Cannot find package 's3rver'"), { code: 'ERR_MODULE_NOT_FOUND' });
+    return next(s, c);
+  }`;
+  const register = `import { register } from 'node:module'; register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));`;
+  const dir = path.join(dataDir, 'without-s3rver');
+  const script = `const { startDefaultObjectStore } = await import('./src/storage/embedded.ts');
+    await startDefaultObjectStore(${JSON.stringify(dir)}, 'royalty').then(() => console.log('started'), (e) => console.log(e.message));`;
+  const child = spawn(
+    process.execPath,
+    ['--import', `data:text/javascript,${encodeURIComponent(register)}`, '--import', 'tsx', '--input-type=module', '-e', script],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  t.equal(code, 0);
+  t.equal(
+    out.trim(),
+    'The embedded object store needs the optional package s3rver, which is not installed: run npm install (without --omit=optional), or set S3_ENDPOINT and the other S3_* settings',
+  );
+  t.same(await readdir(dir), ['s3'], 'nothing started: no socket, no spool, no signing secret');
 });

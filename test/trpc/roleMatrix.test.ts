@@ -1,4 +1,4 @@
-// The role matrix, derived from fixtures/procedures.tsv: every procedure that exists declares
+// The role matrix, derived from docs/spec/procedures.tsv: every procedure that exists declares
 // exactly the method, scope and minimum role listed there, and calling it as each role is
 // allowed exactly where the table allows it. A procedure without a declared role is denied.
 import { readFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ interface Row {
   minRole: MinRole;
 }
 
-const table: Row[] = readFileSync(`${repoRoot}/fixtures/procedures.tsv`, 'utf8')
+const table: Row[] = readFileSync(`${repoRoot}/docs/spec/procedures.tsv`, 'utf8')
   .trim()
   .split('\n')
   .slice(1)

@@ -12,7 +12,7 @@ export const executeQuery = orgProcedure(
     minRole: 'admin',
     scope: 'admin',
     summary:
-      'Runs a catalog query (README "Catalog") and answers its totals: { total, earningsUsd, byState, musicalDetailIds (highest earnings first, at most 10000), truncated }; the preview of a bulk override.',
+      'Runs a catalog query (docs/catalog.md) and answers its totals: { total, earningsUsd, byState, musicalDetailIds (highest earnings first, at most 10000), truncated }; the preview of a bulk override.',
   },
   orgInput({
     query: jsonValue(50_000, 20),

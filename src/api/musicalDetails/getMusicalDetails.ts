@@ -12,7 +12,7 @@ export const getMusicalDetails = orgProcedure(
     minRole: 'admin',
     scope: 'admin',
     summary:
-      'Musical details matching a catalog query (README "Catalog": the query language), highest USD earnings first, each with its raw variants, state, fetched result, effective values and overridden fields; includeTrail adds every override with who and when; hasBlockRule / hasRightsholderRule keep those a rule of that scope applies to. pagination { page (1), pageSize (100, at most 2000) }.',
+      'Musical details matching a catalog query (docs/catalog.md: the query language), highest USD earnings first, each with its raw variants, state, fetched result, effective values and overridden fields; includeTrail adds every override with who and when; hasBlockRule / hasRightsholderRule keep those a rule of that scope applies to. pagination { page (1), pageSize (100, at most 2000) }.',
   },
   orgInput({
     query: jsonValue(50_000, 20),

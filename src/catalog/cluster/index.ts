@@ -1,4 +1,4 @@
 // The title-clustering engine of the catalog: pure functions, run in workers/cluster.ts.
-export { normalizeTitle, type NormalizedTitle } from './normalize.ts';
+export { normalizeTitle } from './normalize.ts';
 export { titleSimilarity, DEFAULT_THRESHOLD } from './similarity.ts';
-export { clusterTitles, type TitleItem, type TitleCluster, type ClusterOptions } from './cluster.ts';
+export { clusterTitles, type TitleItem, type TitleCluster } from './cluster.ts';

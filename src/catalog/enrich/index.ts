@@ -5,7 +5,7 @@ import { MusicBrainzProvider } from './musicbrainz.ts';
 import { OfflineProvider } from './offline.ts';
 import type { EnrichmentProvider } from './provider.ts';
 
-export { ProviderError, type EnrichedRecording, type EnrichmentProvider, type TrackQuery } from './provider.ts';
+export type { EnrichmentProvider } from './provider.ts';
 
 export function createProvider(config: Config): EnrichmentProvider {
   const e = config.enrichment;

@@ -177,7 +177,7 @@ export async function openZip(file: string, limits: Limits, budget: InflateBudge
 }
 
 /**
- * A streaming zip reader (unzipper, inside exceljs) walks local headers in file order, where
+ * A streaming zip reader (such as unzipper) walks local headers in file order, where
  * yauzl reads the central directory: refuse archives whose entries do not sit back to back from
  * the first byte to the central directory, so nothing can hide from the checks above.
  */

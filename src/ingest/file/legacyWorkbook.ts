@@ -8,7 +8,8 @@ import path from 'node:path';
 import * as XLSX from '@e965/xlsx';
 import { excelSerialToIso } from '../values.ts';
 import { type Deadline, FileError, type Limits, formatBytes } from './limits.ts';
-import { csvField, type SheetCsv } from './workbook.ts';
+import { csvField } from './csvField.ts';
+import type { SheetCsv } from './workbook.ts';
 import { plainNumber } from '../../decimal.ts';
 
 /** BIFF files are not compressed: this is their size on disk. */

@@ -17,8 +17,8 @@ import { prepareText } from './text.ts';
 import { notAStatement } from './vocabulary.ts';
 import type { SheetCsv } from './workbook.ts';
 
-// the workbook readers (exceljs, SheetJS) take about half a second to load: a thread loads them
-// when a file is a workbook or an archive, not for every delimited text file
+// the workbook readers (SheetJS for .xls above all) take time to load: a thread loads them when a
+// file is a workbook or an archive, not for every delimited text file
 const workbookReader = () => import('./workbook.ts');
 const legacyWorkbookReader = () => import('./legacyWorkbook.ts');
 // pdfjs-dist likewise: loaded for a PDF only

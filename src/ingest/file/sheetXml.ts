@@ -1,5 +1,5 @@
-// The shared strings and worksheets of an .xlsx read with a streaming XML parser (saxes, the one
-// exceljs itself uses) rather than exceljs's streaming WorksheetReader, which loses cell text:
+// The shared strings, worksheets and styles of an .xlsx read with a streaming XML parser (saxes)
+// rather than exceljs's streaming WorksheetReader (ingestion's first reader), which loses cell text:
 // an inline string of several runs keeps its last run, the phonetic reading Excel stores with
 // Japanese text (`<rPh>`) replaces the text, a formula's cached TRUE reads 1 and its `#N/A` reads
 // empty, a `t="d"` cell (ISO 8601 date) reads as its year, text is decoded twice (`&amp;lt;3` reads
@@ -113,6 +113,49 @@ export async function readSharedStrings(stream: Readable, maxFieldBytes: number)
   };
   for await (const _ of parseXml(stream, 'xl/sharedStrings.xml', handlers));
   return out;
+}
+
+/**
+ * Excel's built-in number formats (ECMA-376 Part 1, 18.8.30), the ones that hold in every locale:
+ * a style naming one of these ids has no `<numFmt>` of its own. The ids Excel reads by the
+ * locale (27-36, 50-58) are not here: their format is unknown to the file.
+ */
+const BUILT_IN_FORMATS: Record<number, string> = {
+  1: '0', 2: '0.00', 3: '#,##0', 4: '#,##0.00', 9: '0%', 10: '0.00%', 11: '0.00E+00',
+  12: '# ?/?', 13: '# ??/??', 14: 'mm-dd-yy', 15: 'd-mmm-yy', 16: 'd-mmm', 17: 'mmm-yy',
+  18: 'h:mm AM/PM', 19: 'h:mm:ss AM/PM', 20: 'h:mm', 21: 'h:mm:ss', 22: 'm/d/yy h:mm',
+  37: '#,##0 ;(#,##0)', 38: '#,##0 ;[Red](#,##0)', 39: '#,##0.00 ;(#,##0.00)',
+  40: '#,##0.00 ;[Red](#,##0.00)', 45: 'mm:ss', 46: '[h]:mm:ss', 47: 'mmss.0', 48: '##0.0E+0',
+  49: '@',
+};
+
+/**
+ * The number format of each cell style (`s` of a cell: its position in `<cellXfs>`), from
+ * xl/styles.xml: the workbook's own `<numFmt>` of that id, else Excel's built-in one; undefined
+ * for General and for an id the file does not define.
+ */
+export async function readNumberFormats(stream: Readable): Promise<(style: number) => string | undefined> {
+  const custom = new Map<number, string>();
+  const styleFormats: number[] = [];
+  let inCellXfs = false;
+  const handlers: Handlers = {
+    open(name, attributes) {
+      if (name === 'numFmt' && attributes.numFmtId !== undefined && attributes.formatCode !== undefined) {
+        custom.set(Number.parseInt(attributes.numFmtId, 10), attributes.formatCode);
+      } else if (name === 'cellXfs') inCellXfs = true;
+      else if (name === 'xf' && inCellXfs) styleFormats.push(Number.parseInt(attributes.numFmtId ?? '0', 10));
+    },
+    close(name) {
+      if (name === 'cellXfs') inCellXfs = false;
+    },
+    text() {},
+  };
+  for await (const _ of parseXml(stream, 'xl/styles.xml', handlers));
+  return (style) => {
+    const id = styleFormats[style];
+    if (id === undefined || !id) return undefined;
+    return custom.get(id) ?? BUILT_IN_FORMATS[id];
+  };
 }
 
 /** A cell as the worksheet stores it, before its value is read. */

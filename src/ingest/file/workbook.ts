@@ -1,18 +1,17 @@
 // XLSX to one CSV per sheet, streaming (rows are never all in memory): shared strings and
-// worksheets through our streaming XML reader (sheetXml.ts), styles through exceljs's. Before
+// worksheets and the styles' number formats through our streaming XML reader (sheetXml.ts). Before
 // any part is parsed, every part is inflated once under the limits, DTDs are refused (Excel never
 // writes one; they carry XXE and entity-expansion payloads) and the archive's layout is checked. Cell values become
 // text the way the statement means them: cached results of formulas, dates as ISO
 // yyyy-mm-dd in the workbook's date system, numbers as plain decimals. A date stored as a number
 // formatted General stays a number: each sheet carries the date system it is to be read in.
 import { createWriteStream } from 'node:fs';
-import type { Readable } from 'node:stream';
 import path from 'node:path';
-import ExcelJS from 'exceljs';
 import { type Deadline, FileError, type InflateBudget, type Limits, formatBytes } from './limits.ts';
 import { assertContiguous, openZip, type OpenZip } from './containers.ts';
-import { MAX_ROWS, type RawCell, readSharedStrings, readWorksheet, type SheetExtras } from './sheetXml.ts';
+import { MAX_ROWS, type RawCell, readNumberFormats, readSharedStrings, readWorksheet, type SheetExtras } from './sheetXml.ts';
 import { SUPPORTED } from './sniff.ts';
+import { csvField } from './csvField.ts';
 import { plainNumber, shortestDecimal } from '../../decimal.ts';
 
 export interface SheetCsv {
@@ -151,16 +150,6 @@ function cellText(cell: RawCell, sharedStrings: readonly string[], numFmtOf: (st
   }
 }
 
-export function csvField(s: string): string {
-  return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** The parts of exceljs's streaming WorkbookReader this module drives (exceljs 4.4.0, pinned): its styles reader. */
-interface StyleParts {
-  styles?: { getStyleModel(id: number): { numFmt?: string } | null };
-  _parseStyles(stream: Readable): Promise<void>;
-}
-
 /** The worksheet part of each sheet, from the workbook's relationships (`worksheets/sheet1.xml` is `xl/worksheets/sheet1.xml`). */
 async function worksheetParts(zip: OpenZip): Promise<Map<string, string>> {
   const rels = zip.entries.find((e) => e.name === 'xl/_rels/workbook.xml.rels');
@@ -196,19 +185,11 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
   try {
     const part = (name: string) => zip.entries.find((e) => e.name === name);
     // the parts read from our own reading of the archive (yauzl, through the central directory,
-    // already inflated once under the limits by inspectWorkbook), in the order they are needed:
-    // exceljs's own walk in stored order loses the parts stored after the worksheets (exceljs
-    // issues #683, #3064); its styles reader gives each style's number format
+    // already inflated once under the limits by inspectWorkbook), in the order they are needed
     const strings = part('xl/sharedStrings.xml');
     const sharedStrings = strings ? await readSharedStrings(await zip.reread(strings), limits.maxFieldBytes) : [];
-    const styleReader = new ExcelJS.stream.xlsx.WorkbookReader(file, { styles: 'cache' }) as unknown as StyleParts;
     const styles = part('xl/styles.xml');
-    if (styles) await styleReader._parseStyles(await zip.reread(styles));
-    const formats = new Map<number, string | undefined>();
-    const numFmtOf = (style: number) => {
-      if (!formats.has(style)) formats.set(style, styles ? styleReader.styles?.getStyleModel(style)?.numFmt : undefined);
-      return formats.get(style);
-    };
+    const numFmtOf = styles ? await readNumberFormats(await zip.reread(styles)) : () => undefined;
     const parts = await worksheetParts(zip);
     for (const [position, sheet] of facts.sheets.entries()) {
       const entry = part(parts.get(sheet.rId) ?? '');

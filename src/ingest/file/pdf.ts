@@ -27,15 +27,15 @@ export interface PdfLine {
   segments: Segment[];
 }
 
-export interface PdfText {
+interface PdfText {
   pages: number;
   lines: PdfLine[];
 }
 
 /** Pages read from one PDF: a statement of thousands of pages is sent as CSV. */
-export const MAX_PDF_PAGES = 5_000;
+const MAX_PDF_PAGES = 5_000;
 /** Text items read from one PDF, all pages together (a dense page holds about 2,000). */
-export const MAX_PDF_TEXT_ITEMS = 2_000_000;
+const MAX_PDF_TEXT_ITEMS = 2_000_000;
 /** Items closer than this share a segment (a cell), in font sizes: a word space is about 0.28 (0.6 in a fixed-width font: see linesOf). */
 const SEGMENT_GAP = 0.45;
 /** Items whose baselines differ by less than this share a line, in font sizes. */
@@ -52,10 +52,23 @@ interface Item {
 const pdfjs = () => import('pdfjs-dist/legacy/build/pdf.mjs');
 
 /** Every page's text lines, top to bottom, left to right. */
-export async function readPdfText(file: string, deadline: Deadline, maxPages = MAX_PDF_PAGES, maxItems = MAX_PDF_TEXT_ITEMS): Promise<PdfText> {
+export async function readPdfText(
+  file: string,
+  deadline: Deadline,
+  maxPages = MAX_PDF_PAGES,
+  maxItems = MAX_PDF_TEXT_ITEMS,
+): Promise<PdfText> {
   const { getDocument } = await pdfjs();
   const data = new Uint8Array(await readFile(file));
-  const task = getDocument({ data, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: true, enableXfa: false, verbosity: 0 });
+  const task = getDocument({
+    data,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    stopAtErrors: true,
+    enableXfa: false,
+    verbosity: 0,
+  });
   let doc;
   try {
     doc = await task.promise;
@@ -88,7 +101,10 @@ export async function readPdfText(file: string, deadline: Deadline, maxPages = M
           deadline.check();
           for (const raw of value.items as TextItem[]) {
             if (++items > maxItems) {
-              throw new FileError('FILE_TOO_LARGE_DECOMPRESSED', `The PDF holds more than ${maxItems.toLocaleString('en-US')} pieces of text; download the statement as CSV or Excel.`);
+              throw new FileError(
+                'FILE_TOO_LARGE_DECOMPRESSED',
+                `The PDF holds more than ${maxItems.toLocaleString('en-US')} pieces of text; download the statement as CSV or Excel.`,
+              );
             }
             for (const item of itemsOf(raw, page.view[1]!, pageHeight)) {
               chars += item.str.length;
@@ -120,9 +136,20 @@ function pdfError(error: unknown): FileError {
   if (error instanceof FileError) return error;
   const name = (error as Error)?.name ?? '';
   const message = String((error as Error)?.message ?? error).slice(0, 120);
-  if (name === 'PasswordException') return new FileError('FILE_ENCRYPTED', 'The PDF is password-protected; save it again without a password and upload it again.');
-  if (error instanceof RangeError) return new FileError('FILE_TOO_LARGE_DECOMPRESSED', `The PDF is too large to read (${message}); download the statement as CSV or Excel.`);
-  return new FileError('FILE_DAMAGED', `The PDF is damaged or incomplete (${message}); download it again.`);
+  if (name === 'PasswordException')
+    return new FileError(
+      'FILE_ENCRYPTED',
+      'The PDF is password-protected; save it again without a password and upload it again.',
+    );
+  if (error instanceof RangeError)
+    return new FileError(
+      'FILE_TOO_LARGE_DECOMPRESSED',
+      `The PDF is too large to read (${message}); download the statement as CSV or Excel.`,
+    );
+  return new FileError(
+    'FILE_DAMAGED',
+    `The PDF is damaged or incomplete (${message}); download it again.`,
+  );
 }
 
 /**
@@ -155,7 +182,11 @@ function linesOf(items: Item[], page: number, pageHeight: number): PdfLine[] {
   const groups: Item[][] = [];
   for (const item of items) {
     const last = groups[groups.length - 1];
-    if (last && Math.abs(item.y - last[0]!.y) <= LINE_TOLERANCE * Math.max(item.size, last[0]!.size)) last.push(item);
+    if (
+      last &&
+      Math.abs(item.y - last[0]!.y) <= LINE_TOLERANCE * Math.max(item.size, last[0]!.size)
+    )
+      last.push(item);
     else groups.push([item]);
   }
   return groups.map((group) => {

@@ -9,7 +9,7 @@ import { pdfRows } from './pdfTable.ts';
 /** A cell quoted when it holds a quote, a comma or a line break (the text layer's cells hold no leading or trailing space). */
 const field = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
-export interface PdfCsv {
+interface PdfCsv {
   csvPath: string;
   pages: number;
   /** lines kept out of the CSV (page headers and footers, subtotals), line -1 */

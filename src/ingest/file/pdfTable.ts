@@ -11,9 +11,18 @@ import type { RemovedReason, RemovedRow } from '../fileTypes.ts';
 import { cellKind, decideDecimalComma, numberBody } from './cells.ts';
 import { FileError } from './limits.ts';
 import type { PdfLine, Segment } from './pdf.ts';
-import { buildHeader, filled, findHeader, isBalanceLabel, kindOf, profileOf, type Rec, trailerStart } from './table.ts';
+import {
+  buildHeader,
+  filled,
+  findHeader,
+  isBalanceLabel,
+  kindOf,
+  profileOf,
+  type Rec,
+  trailerStart,
+} from './table.ts';
 
-export interface PdfRows {
+interface PdfRows {
   /** the table's rows as cells, in reading order; [] marks a wide vertical gap (a blank line) */
   rows: string[][];
   /** lines kept out of `rows`: page headers and footers, subtotals between detail rows (line -1: not in the CSV) */
@@ -27,9 +36,12 @@ const GAP_NOISE = 0.02;
 /** The top and bottom of a page, as shares of its height, where page headers and footers sit. */
 const MARGIN_BAND = 0.2;
 
-const PAGE_NUMBER = /^(?:page|seite|pagina|página|pag\.?|p\.)\s*\d+(?:\s*(?:of|von|de|di|sur|\/)\s*\d+)?$|^\d+\s*(?:of|\/)\s*\d+$|^-\s*\d+\s*-$/i;
-const PAGE_NUMBER_IN = /\b(?:page|seite|pagina|página)\s*\d+(?:\s*(?:of|von|de|di|sur|\/)\s*\d+)?\b/i;
-const SUBTOTAL = /^(?:sub[- ]?totals?|work totals?|totals? (?:for|of) (?:the )?(?:work|title|song|page)|page totals?|totals? page|intermediate totals?|zwischensumme|sous[- ]total|subtotale)\b/i;
+const PAGE_NUMBER =
+  /^(?:page|seite|pagina|página|pag\.?|p\.)\s*\d+(?:\s*(?:of|von|de|di|sur|\/)\s*\d+)?$|^\d+\s*(?:of|\/)\s*\d+$|^-\s*\d+\s*-$/i;
+const PAGE_NUMBER_IN =
+  /\b(?:page|seite|pagina|página)\s*\d+(?:\s*(?:of|von|de|di|sur|\/)\s*\d+)?\b/i;
+const SUBTOTAL =
+  /^(?:sub[- ]?totals?|work totals?|totals? (?:for|of) (?:the )?(?:work|title|song|page)|page totals?|totals? page|intermediate totals?|zwischensumme|sous[- ]total|subtotale)\b/i;
 
 export function pdfRows(lines: readonly PdfLine[]): PdfRows {
   const tableWidth = tableSegments(lines);
@@ -45,7 +57,8 @@ export function pdfRows(lines: readonly PdfLine[]): PdfRows {
       removed.push({ line: -1, reason: 'page_margin', cells });
       continue;
     }
-    if (previous && previous.page === line.page && line.top - previous.top > BLANK_GAP * spacing) rows.push([]);
+    if (previous && previous.page === line.page && line.top - previous.top > BLANK_GAP * spacing)
+      rows.push([]);
     rows.push(cells);
     previous = line;
   }
@@ -55,7 +68,9 @@ export function pdfRows(lines: readonly PdfLine[]): PdfRows {
 /** The segments a table line has at least: 60% of the most common count among lines of two or more. */
 function tableSegments(lines: readonly PdfLine[]): number {
   const counts = new Map<number, number>();
-  for (const l of lines) if (l.segments.length >= 2) counts.set(l.segments.length, (counts.get(l.segments.length) ?? 0) + 1);
+  for (const l of lines)
+    if (l.segments.length >= 2)
+      counts.set(l.segments.length, (counts.get(l.segments.length) ?? 0) + 1);
   let modal = 2;
   let seen = 0;
   for (const [n, c] of counts) {
@@ -75,8 +90,10 @@ interface Column {
 /** Runs of the page's width that the table's lines write into, left to right. */
 function columnsOf(tableLines: readonly PdfLine[]): Column[] {
   let right = 0;
-  for (const l of tableLines) for (const s of l.segments) right = Math.max(right, Math.ceil(s.x1) + 1);
-  if (tableLines.length === 0 || right <= 0 || right > 100_000) return [{ x0: -Infinity, x1: Infinity }];
+  for (const l of tableLines)
+    for (const s of l.segments) right = Math.max(right, Math.ceil(s.x1) + 1);
+  if (tableLines.length === 0 || right <= 0 || right > 100_000)
+    return [{ x0: -Infinity, x1: Infinity }];
   const delta = new Int32Array(right + 2);
   for (const l of tableLines) {
     for (const s of l.segments) {
@@ -124,7 +141,8 @@ function cellsOf(segments: readonly Segment[], columns: readonly Column[]): stri
 /** The usual distance between consecutive lines of a page (their median). */
 function lineSpacing(lines: readonly PdfLine[]): number {
   const gaps: number[] = [];
-  for (let i = 1; i < lines.length; i++) if (lines[i]!.page === lines[i - 1]!.page) gaps.push(lines[i]!.top - lines[i - 1]!.top);
+  for (let i = 1; i < lines.length; i++)
+    if (lines[i]!.page === lines[i - 1]!.page) gaps.push(lines[i]!.top - lines[i - 1]!.top);
   gaps.sort((a, b) => a - b);
   return gaps.length > 0 ? Math.max(gaps[Math.floor(gaps.length / 2)]!, 1) : 12;
 }
@@ -142,13 +160,19 @@ function marginLines(lines: readonly PdfLine[], tableWidth: number): Set<PdfLine
     if (line.segments.length >= tableWidth) continue;
     const top = line.top < MARGIN_BAND * line.pageHeight;
     const inBand = top || line.top > (1 - MARGIN_BAND) * line.pageHeight;
-    const numbered = inBand && line.segments.some((s) => PAGE_NUMBER.test(s.text.trim()) || PAGE_NUMBER_IN.test(s.text));
+    const numbered =
+      inBand &&
+      line.segments.some((s) => PAGE_NUMBER.test(s.text.trim()) || PAGE_NUMBER_IN.test(s.text));
     if (numbered) {
       out.add(line);
       continue;
     }
     if (!inBand) continue;
-    const key = line.segments.map((s) => s.text).join(' ').toLowerCase().replace(/\d+/g, '#');
+    const key = line.segments
+      .map((s) => s.text)
+      .join(' ')
+      .toLowerCase()
+      .replace(/\d+/g, '#');
     const same = candidates.get(key) ?? [];
     same.push(line);
     candidates.set(key, same);
@@ -156,7 +180,8 @@ function marginLines(lines: readonly PdfLine[], tableWidth: number): Set<PdfLine
   for (const same of candidates.values()) {
     for (const line of same) {
       const preamble = line.page === 1 && line.top < MARGIN_BAND * line.pageHeight;
-      if (!preamble && same.some((o) => o.page !== line.page && Math.abs(o.top - line.top) <= 2)) out.add(line);
+      if (!preamble && same.some((o) => o.page !== line.page && Math.abs(o.top - line.top) <= 2))
+        out.add(line);
     }
   }
   return out;
@@ -184,7 +209,11 @@ function dropSubtotals(rows: string[][], removed: RemovedRow[]): PdfRows {
   const trailer = trailerStart(kinds);
   // decimal commas decided over the whole table, as the delimited reader decides them
   const comma = decideDecimalComma(
-    header.raw.map((_, j) => body.filter((_, i) => kinds[i] === 'data' || kinds[i] === 'total').map((r) => r.cells[j] ?? '')),
+    header.raw.map((_, j) =>
+      body
+        .filter((_, i) => kinds[i] === 'data' || kinds[i] === 'total')
+        .map((r) => r.cells[j] ?? ''),
+    ),
     ',',
   ).map((v) => v === true);
   const figures = { kinds, comma, names: header.names };
@@ -198,8 +227,16 @@ function dropSubtotals(rows: string[][], removed: RemovedRow[]): PdfRows {
       if (i >= trailer) continue;
     } else if (i < trailer || named) {
       const why = subtotalMismatch(body, figures, drop, blockStart, i);
-      if (why) throw new FileError('FILE_INTERLEAVED_TOTALS', `The line "${label.slice(0, 40)}" ${why}: the table was not read as printed; download the statement as CSV or Excel.`);
-    } else if (drop.size === 0 || blockStart === 0 || subtotalMismatch(body, figures, drop, blockStart, i, true) !== null) {
+      if (why)
+        throw new FileError(
+          'FILE_INTERLEAVED_TOTALS',
+          `The line "${label.slice(0, 40)}" ${why}: the table was not read as printed; download the statement as CSV or Excel.`,
+        );
+    } else if (
+      drop.size === 0 ||
+      blockStart === 0 ||
+      subtotalMismatch(body, figures, drop, blockStart, i, true) !== null
+    ) {
       continue;
     }
     drop.add(i);
@@ -208,7 +245,8 @@ function dropSubtotals(rows: string[][], removed: RemovedRow[]): PdfRows {
   if (drop.size === 0) return { rows, removed };
   const kept: string[][] = rows.slice(0, choice.index + 1);
   body.forEach((r, i) => {
-    if (drop.has(i)) removed.push({ line: -1, reason: 'subtotal' satisfies RemovedReason, cells: r.cells });
+    if (drop.has(i))
+      removed.push({ line: -1, reason: 'subtotal' satisfies RemovedReason, cells: r.cells });
     else kept.push(r.cells);
   });
   return { rows: kept, removed };
@@ -221,7 +259,11 @@ function dropSubtotals(rows: string[][], removed: RemovedRow[]): PdfRows {
  */
 function subtotalMismatch(
   body: readonly Rec[],
-  { kinds, comma, names }: { kinds: readonly string[]; comma: readonly boolean[]; names: readonly string[] },
+  {
+    kinds,
+    comma,
+    names,
+  }: { kinds: readonly string[]; comma: readonly boolean[]; names: readonly string[] },
   drop: ReadonlySet<number>,
   from: number,
   at: number,
@@ -242,16 +284,25 @@ function subtotalMismatch(
     const stated = total[j]!.trim();
     if (stated === '' || cellKind(stated) !== 'number') continue;
     figures++;
-    const sum = (rows: string[][]) => rows.reduce((acc, r) => addDecimals(acc, plainDecimal(r[j] ?? '', comma[j] === true) ?? '0'), '0');
+    const sum = (rows: string[][]) =>
+      rows.reduce(
+        (acc, r) => addDecimals(acc, plainDecimal(r[j] ?? '', comma[j] === true) ?? '0'),
+        '0',
+      );
     const value = plainDecimal(stated, comma[j] === true);
-    if (value !== null && (compareDecimals(sum(block), value) === 0 || (!blockOnly && compareDecimals(sum(all), value) === 0))) continue;
+    if (
+      value !== null &&
+      (compareDecimals(sum(block), value) === 0 ||
+        (!blockOnly && compareDecimals(sum(all), value) === 0))
+    )
+      continue;
     return `states ${stated.slice(0, 30)} under "${(names[j] ?? `column ${j + 1}`).slice(0, 40)}", which is neither the sum of the ${block.length} rows it closes (${sum(block)}) nor of all the rows above it`;
   }
   return figures > 0 ? null : 'states no figure under a column';
 }
 
 /** A figure as plain decimal text (`-1234.56`): its sign, parentheses and grouping undone; null when it is no number. */
-export function plainDecimal(text: string, decimalComma: boolean): string | null {
+function plainDecimal(text: string, decimalComma: boolean): string | null {
   const trimmed = text.trim();
   if (trimmed === '') return null;
   const body = numberBody(trimmed);

@@ -9,9 +9,13 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The Markdown files checked: README.md and docs/, without the site's build and cache folders. */
-export function markdownFiles(): string[] {
+function markdownFiles(): string[] {
   const docs = readdirSync(path.join(root, 'docs'), { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.md') && !f.split(path.sep).some((part) => part.startsWith('.') || part === 'node_modules'))
+    .filter(
+      (f) =>
+        f.endsWith('.md') &&
+        !f.split(path.sep).some((part) => part.startsWith('.') || part === 'node_modules'),
+    )
     .map((f) => path.join('docs', f));
   return ['README.md', ...docs.sort()];
 }
@@ -73,12 +77,18 @@ export function brokenLinks(file: string): BrokenLink[] {
       const target = m[1]!;
       if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
       const [pathPart = '', anchor] = target.split('#', 2);
-      const resolved = pathPart === '' ? file : path.resolve(path.dirname(file), decodeURIComponent(pathPart));
+      const resolved =
+        pathPart === '' ? file : path.resolve(path.dirname(file), decodeURIComponent(pathPart));
       if (!resolved.startsWith(root + path.sep) && resolved !== root) {
         problems.push({ line: i + 1, target, why: 'leads outside the repository' });
       } else if (!existsSync(resolved)) {
         problems.push({ line: i + 1, target, why: 'no such file' });
-      } else if (anchor !== undefined && statSync(resolved).isFile() && resolved.endsWith('.md') && !anchors(resolved).has(anchor)) {
+      } else if (
+        anchor !== undefined &&
+        statSync(resolved).isFile() &&
+        resolved.endsWith('.md') &&
+        !anchors(resolved).has(anchor)
+      ) {
         problems.push({ line: i + 1, target, why: `no heading #${anchor}` });
       }
     }

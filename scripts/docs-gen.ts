@@ -26,6 +26,8 @@ for (const [file, text] of Object.entries(referencePages(appRouter))) {
   }
 }
 if (stale.length > 0) {
-  console.error(`generated pages differ from the committed ones (run npm run docs:gen): ${stale.join(', ')}`);
+  console.error(
+    `generated pages differ from the committed ones (run npm run docs:gen): ${stale.join(', ')}`,
+  );
   process.exit(1);
 }

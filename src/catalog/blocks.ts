@@ -17,6 +17,8 @@ export const BLOCK_REFRESH_TASK = TASK.catalog_block_refresh;
 
 /** Statements that change within this window are folded into one refresh. */
 const REFRESH_DELAY_SECONDS = 1;
+/** graphile-worker's largest priority (a smallint; lower runs first): after any statement waiting */
+const REFRESH_PRIORITY = 32_767;
 const MAX_TEXT = 1_000;
 
 /**
@@ -34,17 +36,28 @@ export function caseRank(title: string | null): number {
  * Queues a refresh of the blocks of these rightsholders, inside the caller's transaction when
  * `db` is one (the refresh is queued if and only if the change commits). The job key per
  * rightsholder coalesces a burst into one job; the queue per rightsholder keeps two refreshes
- * of one block from running at once.
+ * of one block from running at once. Its priority puts it after every statement waiting to be
+ * processed (theirs is the number waiting before them, below it), and the job itself waits while
+ * statements of the rightsholder are queued or processed (src/jobs/tasks/catalog_block_refresh.ts): one
+ * refresh per burst, which does not take a job slot or a core from the burst's statements.
+ * `later`: a refresh waiting since `waitingSince`, queued again `inSeconds` from now.
  */
-export async function enqueueBlockRefresh(db: Queryable, organizationId: string, rightsholderIds: readonly string[], reason: string): Promise<void> {
+export async function enqueueBlockRefresh(
+  db: Queryable,
+  organizationId: string,
+  rightsholderIds: readonly string[],
+  reason: string,
+  later?: { inSeconds: number; waitingSince: number },
+): Promise<void> {
   for (const rightsholderId of new Set(rightsholderIds)) {
     const key = `${BLOCK_REFRESH_TASK}:${rightsholderId}`;
-    await enqueue(db, TASK.catalog_block_refresh, { organizationId, rightsholderId, reason }, {
+    await enqueue(db, TASK.catalog_block_refresh, { organizationId, rightsholderId, reason, ...(later ? { waitingSince: later.waitingSince } : {}) }, {
       queueName: key,
-      runInSeconds: REFRESH_DELAY_SECONDS,
+      runInSeconds: later?.inSeconds ?? REFRESH_DELAY_SECONDS,
       maxAttempts: 5,
       jobKey: key,
       jobKeyMode: 'replace',
+      priority: REFRESH_PRIORITY,
     });
   }
 }

@@ -59,6 +59,7 @@ export async function followReprocess(
   // each time the counts change, rather than a carriage return every half second
   const terminal = opts.terminal ?? process.stderr.isTTY === true;
   let last = '';
+  const pace = paceOf(Date.now());
   /** since when the database has not answered */
   let failing: number | undefined;
   for (;;) {
@@ -86,8 +87,9 @@ export async function followReprocess(
         .map(([s, n]) => `${s} ${n}`)
         .join(', ');
       const line = `${bar(ids.length - pending, ids.length)}  ${states}`;
-      if (terminal) process.stderr.write(`\r${line}   `);
-      else if (line !== last) process.stderr.write(`${line}\n`);
+      const rate = pending > 0 ? pace(ids.length - pending, pending, Date.now()) : '';
+      if (terminal) process.stderr.write(`\r${line}${rate}   `);
+      else if (line !== last) process.stderr.write(`${line}${rate}\n`);
       last = line;
     }
     if (pending === 0 || opts.signal?.aborted) {
@@ -96,6 +98,24 @@ export async function followReprocess(
     }
     await pause(opts.intervalMs ?? 500, opts.signal);
   }
+}
+
+/**
+ * The rate the statements are settling at since the follow began, and the time left at that rate
+ * ('' until one has settled): `  12.5/s, 1 min 20 s left`.
+ */
+export function paceOf(startedAt: number): (done: number, pending: number, now: number) => string {
+  let first: number | undefined;
+  return (done, pending, now) => {
+    // the statements settled before the follow began are not its rate
+    first ??= done;
+    const seconds = (now - startedAt) / 1000;
+    const rate = seconds > 0 ? (done - first) / seconds : 0;
+    if (rate <= 0) return '';
+    const left = Math.ceil(pending / rate);
+    const time = left >= 60 ? `${Math.floor(left / 60)} min ${left % 60} s` : `${left} s`;
+    return `  ${rate >= 10 ? rate.toFixed(0) : rate.toFixed(1)}/s, ${time} left`;
+  };
 }
 
 /** how long followReprocess keeps asking a database that does not answer */

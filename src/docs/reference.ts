@@ -17,7 +17,11 @@ function cell(text: string): string {
 }
 
 function table(header: string[], rows: string[][]): string[] {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)];
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`),
+  ];
 }
 
 function page(title: string, intro: string[], body: string[]): string {
@@ -25,7 +29,11 @@ function page(title: string, intro: string[], body: string[]): string {
 }
 
 function configurationPage(): string {
-  const rows = settingsReference().map((s) => [`\`${s.name}\``, s.default === undefined ? '—' : `\`${s.default}\``, s.description]);
+  const rows = settingsReference().map((s) => [
+    `\`${s.name}\``,
+    s.default === undefined ? '—' : `\`${s.default}\``,
+    s.description,
+  ]);
   return page(
     'Configuration reference',
     [
@@ -38,8 +46,14 @@ function configurationPage(): string {
 }
 
 function errorsPage(): string {
-  const rows = Object.entries(errorRegistry).map(([errorCode, spec]) => [`\`${errorCode}\``, spec.code, spec.description]);
-  const wire = Object.entries(specCodes).map(([code, status]) => `${code} ${status}`).join(', ');
+  const rows = Object.entries(errorRegistry).map(([errorCode, spec]) => [
+    `\`${errorCode}\``,
+    spec.code,
+    spec.description,
+  ]);
+  const wire = Object.entries(specCodes)
+    .map(([code, status]) => `${code} ${status}`)
+    .join(', ');
   return page(
     'Error codes',
     [
@@ -89,15 +103,33 @@ function proceduresPage(router: AnyTRPCRouter): string {
 
 function analyticsMembersPage(): string {
   const view = model.view.name;
-  const measures = model.measures.map((m) => [`\`${view}.${m.name}\``, m.type, m.title, m.description]);
-  const dimensions = model.dimensions.map((d) => [`\`${view}.${d.name}\``, d.type, d.title, d.description]);
+  const measures = model.measures.map((m) => [
+    `\`${view}.${m.name}\``,
+    m.type,
+    m.title,
+    m.description,
+  ]);
+  const dimensions = model.dimensions.map((d) => [
+    `\`${view}.${d.name}\``,
+    d.type,
+    d.title,
+    d.description,
+  ]);
   return page(
     'Analytics members',
     [
       `The members of the view \`${view}\` (\`src/analytics/model.ts\`; the same as \`cube.meta\`). How`,
       'to query them is in [Analytics](../analytics.md).',
     ],
-    ['## Measures', '', ...table(['member', 'type', 'title', 'description'], measures), '', '## Dimensions', '', ...table(['member', 'type', 'title', 'description'], dimensions)],
+    [
+      '## Measures',
+      '',
+      ...table(['member', 'type', 'title', 'description'], measures),
+      '',
+      '## Dimensions',
+      '',
+      ...table(['member', 'type', 'title', 'description'], dimensions),
+    ],
   );
 }
 

@@ -40,14 +40,25 @@ function escapeHtml(text: string): string {
 
 function section(name: string): string {
   const folder = name.includes('/') ? name.slice(0, name.indexOf('/')) : '';
-  return folder === '' ? 'Guides' : folder === 'reference' ? 'Reference (generated)' : folder === 'decisions' ? 'Decisions' : folder === 'spec' ? 'Specification' : folder;
+  return folder === ''
+    ? 'Guides'
+    : folder === 'reference'
+      ? 'Reference (generated)'
+      : folder === 'decisions'
+        ? 'Decisions'
+        : folder === 'spec'
+          ? 'Specification'
+          : folder;
 }
 
 function indexHtml(pages: DocsPage[]): string {
   const groups = new Map<string, DocsPage[]>();
   for (const p of pages) groups.set(section(p.file), [...(groups.get(section(p.file)) ?? []), p]);
   const lists = [...groups]
-    .map(([name, list]) => `<h2>${escapeHtml(name)}</h2>\n<ul>\n${list.map((p) => `<li><a href="/docs/${escapeHtml(p.file)}">${escapeHtml(p.title)}</a></li>`).join('\n')}\n</ul>`)
+    .map(
+      ([name, list]) =>
+        `<h2>${escapeHtml(name)}</h2>\n<ul>\n${list.map((p) => `<li><a href="/docs/${escapeHtml(p.file)}">${escapeHtml(p.title)}</a></li>`).join('\n')}\n</ul>`,
+    )
     .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Royalty engine documentation</title></head>
@@ -80,7 +91,8 @@ export function docsSiteRoutes(app: FastifyInstance, baseUrl: () => string): voi
   app.get('/docs/', async (_req, reply) => reply.type('text/html; charset=utf-8').send(index));
   app.get('/docs/*', async (req, reply) => {
     const page = byFile.get((req.params as { '*': string })['*']);
-    if (!page) return reply.code(404).type('text/plain; charset=utf-8').send('no such page: see /docs\n');
+    if (!page)
+      return reply.code(404).type('text/plain; charset=utf-8').send('no such page: see /docs\n');
     return reply.type('text/markdown; charset=utf-8').send(page.text);
   });
 }

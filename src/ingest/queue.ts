@@ -61,3 +61,18 @@ export async function enqueueStatementIngest(
     });
   }
 }
+
+/**
+ * Whether statements of the rightsholder have their ingestion job waiting or running (a job that
+ * has used up its attempts is neither): a block refresh waits for them (catalog_block_refresh).
+ */
+export async function ingestionsInFlight(db: Queryable, organizationId: string, rightsholderId: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM statements s JOIN graphile_worker.jobs j ON j.key = $3 || ':' || s.id
+     WHERE s.organization_id = $1 AND s.rightsholder_id = $2 AND s.status IN ('uploaded', 'processing') AND s.deleted_at IS NULL
+       AND j.attempts < j.max_attempts
+     LIMIT 1`,
+    [organizationId, rightsholderId, STATEMENT_INGEST_TASK],
+  );
+  return (rowCount ?? 0) > 0;
+}

@@ -33,7 +33,13 @@ export const taskPayloads = {
   /** every hour: the same sweep as export_expire */
   export_expire_sweep: scheduled,
   /** a rightsholder's catalog block rebuilt (src/catalog/blocks.ts) */
-  catalog_block_refresh: z.object({ organizationId: uuid, rightsholderId: uuid, reason: reason.optional() }),
+  catalog_block_refresh: z.object({
+    organizationId: uuid,
+    rightsholderId: uuid,
+    reason: reason.optional(),
+    /** since when (ms since the epoch) the refresh has waited for the rightsholder's statements in flight */
+    waitingSince: z.number().int().nonnegative().optional(),
+  }),
   /** a drain of the enrichment queue (src/catalog/enrichQueue.ts) */
   catalog_enrich: z.object({}),
   /** every minute: stale enrichment claims back, a drain queued when work is due */

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
+import { paceOf } from '../../src/cli/reprocess.ts';
 import { createRightsholder, uploadFixture, waitForStatement } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
@@ -156,4 +157,12 @@ t.test('without --json, the progress on a pipe or log file is a line per change,
   const lines = stderr.split('\n').filter((l) => l !== '');
   t.equal(lines.at(-1), '[##############################] 1/1  processed 1');
   t.same(lines.filter((l, i) => l === lines[i - 1]), [], 'no line repeated');
+});
+
+t.test('the progress line tells the rate since the follow began and the time left at it', async (t) => {
+  const pace = paceOf(0);
+  t.equal(pace(10, 90, 0), '', 'nothing settled yet: no rate');
+  t.equal(pace(10, 90, 1000), '', 'the statements settled before the follow are not its rate');
+  t.equal(pace(30, 70, 2000), '  10/s, 7 s left');
+  t.equal(pace(40, 1960, 8000), '  3.8/s, 8 min 43 s left');
 });

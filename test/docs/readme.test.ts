@@ -33,7 +33,11 @@ async function paste(): Promise<string[]> {
     LOG_LEVEL: 'warn',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
-  const { stdout, stderr } = await run('bash', ['-c', `set -o pipefail\n${block}`], { cwd: repoRoot, env, timeout: 400_000 });
+  const { stdout, stderr } = await run('bash', ['-c', `set -o pipefail\n${block}`], {
+    cwd: repoRoot,
+    env,
+    timeout: 400_000,
+  });
   t.equal(stderr, '', 'nothing on stderr');
   return stdout.trimEnd().split('\n');
 }
@@ -44,15 +48,34 @@ const CSV_HEADER =
 function checkSession(t: Test, lines: string[]): void {
   t.equal(lines.length, 6, lines.join('\n'));
   t.equal(lines[0], '{"status":"uploaded"}', 'the upload is complete');
-  t.equal(lines[1], '{"status":"processed","rowCount":30,"netEarnings":"730.217419961500","flags":[]}', 'processed, clean: no flag');
+  t.equal(
+    lines[1],
+    '{"status":"processed","rowCount":30,"netEarnings":"730.217419961500","flags":[]}',
+    'processed, clean: no flag',
+  );
   t.same(JSON.parse(lines[2]!), [
-    { 'analytics_full_view.territory': 'MA', 'analytics_full_view.royalty_earnings': '220.9183802895' },
-    { 'analytics_full_view.territory': 'CA', 'analytics_full_view.royalty_earnings': '164.0936124476' },
-    { 'analytics_full_view.territory': 'FR', 'analytics_full_view.royalty_earnings': '148.8340664881' },
+    {
+      'analytics_full_view.territory': 'MA',
+      'analytics_full_view.royalty_earnings': '220.9183802895',
+    },
+    {
+      'analytics_full_view.territory': 'CA',
+      'analytics_full_view.royalty_earnings': '164.0936124476',
+    },
+    {
+      'analytics_full_view.territory': 'FR',
+      'analytics_full_view.royalty_earnings': '148.8340664881',
+    },
   ]);
   t.equal(lines[3], CSV_HEADER, 'the export downloaded');
-  t.match(lines[4], /^[0-9a-f-]{36},Demo Artist,2024M01,[0-9a-f-]{36},Believe,Apple Music,CA,USD,1,13300\.000000000000,9\.953532500100,42\.602194000000,9\.95353250010000000000000000,42\.60219400000000000000000000$/);
-  t.match(lines[5], /,Demo Artist,2024M01,.*,Believe,Apple Music,DE,USD,2,25140\.000000000000,49\.041581835400,/);
+  t.match(
+    lines[4],
+    /^[0-9a-f-]{36},Demo Artist,2024M01,[0-9a-f-]{36},Believe,Apple Music,CA,USD,1,13300\.000000000000,9\.953532500100,42\.602194000000,9\.95353250010000000000000000,42\.60219400000000000000000000$/,
+  );
+  t.match(
+    lines[5],
+    /,Demo Artist,2024M01,.*,Believe,Apple Music,DE,USD,2,25140\.000000000000,49\.041581835400,/,
+  );
 }
 
 t.test('the first session, pasted as written, answers each step', async (t) => {
@@ -60,7 +83,10 @@ t.test('the first session, pasted as written, answers each step', async (t) => {
   checkSession(t, lines);
   t.equal(printed[0], lines[0], 'the README shows what it prints');
   t.equal(printed[1], lines[1]);
-  t.ok(lines[2]!.startsWith(printed[2]!.slice(0, printed[2]!.indexOf('…')).trimEnd()), 'the query answer as shown');
+  t.ok(
+    lines[2]!.startsWith(printed[2]!.slice(0, printed[2]!.indexOf('…')).trimEnd()),
+    'the query answer as shown',
+  );
   t.equal(printed[3]!.replace(/…$/, ''), CSV_HEADER.slice(0, printed[3]!.length - 1));
 });
 
@@ -89,15 +115,34 @@ t.test('GET /docs lists the pages; each is served as Markdown; nothing else is',
   t.equal(index.status, 200);
   t.equal(index.headers.get('content-type'), 'text/html; charset=utf-8');
   const html = await index.text();
-  for (const page of ['api.md', 'architecture.md', 'reference/configuration.md', 'reference/errors.md', 'spec/royalty-api-spec.md', 'decisions/cors.md']) {
+  for (const page of [
+    'api.md',
+    'architecture.md',
+    'reference/configuration.md',
+    'reference/errors.md',
+    'spec/royalty-api-spec.md',
+    'decisions/cors.md',
+  ]) {
     t.match(html, `<a href="/docs/${page}">`, page);
   }
-  t.match(html, '<a href="/docs/reference/configuration.md">Configuration reference</a>', 'titled by its heading');
+  t.match(
+    html,
+    '<a href="/docs/reference/configuration.md">Configuration reference</a>',
+    'titled by its heading',
+  );
   const page = await fetch(`${srv.url}/docs/reference/errors.md`);
   t.equal(page.status, 200);
   t.equal(page.headers.get('content-type'), 'text/markdown; charset=utf-8');
   t.equal(await page.text(), readFileSync(`${repoRoot}/docs/reference/errors.md`, 'utf8'));
-  for (const hostile of ['../package.json', '..%2fpackage.json', 'reference/../../README.md', '%2e%2e/%2e%2e/etc/passwd', '.vitepress/config.mts', 'api', 'nope.md']) {
+  for (const hostile of [
+    '../package.json',
+    '..%2fpackage.json',
+    'reference/../../README.md',
+    '%2e%2e/%2e%2e/etc/passwd',
+    '.vitepress/config.mts',
+    'api',
+    'nope.md',
+  ]) {
     const res = await fetch(`${srv.url}/docs/${hostile}`);
     t.equal(res.status, 404, hostile);
     t.notMatch(await res.text(), /"name": "royalty-engine"|root:/, hostile);

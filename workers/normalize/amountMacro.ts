@@ -2,6 +2,11 @@
 // database of each run, seen by both of its connections). test/ingest/values.test.ts and
 // footerTotals.test.ts read this text to check the JavaScript reader against it.
 
+/** The macro of `name` (parse_amount, parse_percent, fits_amount) for a rule: `name_dc` or `name_dp`. */
+export function byRule(name: 'parse_amount' | 'parse_percent' | 'fits_amount', decimalComma: boolean | 'true' | 'false'): string {
+  return `${name}_${decimalComma === true || decimalComma === 'true' ? 'dc' : 'dp'}`;
+}
+
 /** Reads an amount: currency codes and symbols, thousands separators, (1.23), 1.23-, −1.23, 1.2E-05. */
 export const AMOUNT_MACRO = `
 -- a mapped cell without its surrounding spaces, NULL when empty; most cells have none to trim, and
@@ -25,21 +30,33 @@ CREATE MACRO cast_amount(s) AS coalesce(TRY_CAST(TRY_CAST(s AS DECIMAL(18,12)) A
 -- list_contains, not IN: DuckDB turns an IN list of this length into a join with the list (a MARK
 -- join), which is no faster and leaves the query's progress unreported (watchProgress)
 CREATE MACRO no_amount(s) AS s IS NULL OR (length(s) <= 4 AND list_contains(['N/A', 'NA', '-', '--', '—', '–', 'NULL', 'NONE'], upper(s)));
-CREATE MACRO amount_magnitude(s, decimal_comma) AS cast_amount(
-  CASE WHEN decimal_comma THEN replace(replace(amount_digits(s), '.', ''), ',', '.') ELSE replace(amount_digits(s), ',', '') END);
+-- Each macro taking a rule (decimal_comma) is written once per rule, _dp (a decimal point) and _dc
+-- (a decimal comma), and the normalizer's SQL calls the one of its rule: DuckDB expands a macro's
+-- body at every use of an argument, and binding both rules' branches, nested, made planning a small
+-- statement's queries take most of its time (hundreds of milliseconds, seconds on a loaded machine).
+-- The forms with the rule as an argument give the same values (the tests read amounts through them).
+CREATE MACRO amount_magnitude_dp(s) AS cast_amount(replace(amount_digits(s), ',', ''));
+CREATE MACRO amount_magnitude_dc(s) AS cast_amount(replace(replace(amount_digits(s), '.', ''), ',', '.'));
+CREATE MACRO amount_magnitude(s, decimal_comma) AS CASE WHEN decimal_comma THEN amount_magnitude_dc(s) ELSE amount_magnitude_dp(s) END;
 -- a percentage (85%) is the fraction (0.85), rounded to the 12 decimals half away from zero; one
 -- beyond 10^20 % is no percentage (unreadable)
 CREATE MACRO percent_of(m) AS CASE WHEN m < 100000000000000000000 THEN CAST(m * 0.01 AS DECIMAL(38,12)) END;
-CREATE MACRO parse_amount_slow(s, decimal_comma) AS CASE WHEN no_amount(s) THEN NULL
-  WHEN strpos(s, '%') > 0 THEN amount_sign(s) * percent_of(amount_magnitude(s, decimal_comma))
-  ELSE amount_sign(s) * amount_magnitude(s, decimal_comma) END;
+CREATE MACRO parse_amount_slow_dp(s) AS CASE WHEN no_amount(s) THEN NULL
+  WHEN strpos(s, '%') > 0 THEN amount_sign(s) * percent_of(amount_magnitude_dp(s))
+  ELSE amount_sign(s) * amount_magnitude_dp(s) END;
+CREATE MACRO parse_amount_slow_dc(s) AS CASE WHEN no_amount(s) THEN NULL
+  WHEN strpos(s, '%') > 0 THEN amount_sign(s) * percent_of(amount_magnitude_dc(s))
+  ELSE amount_sign(s) * amount_magnitude_dc(s) END;
+CREATE MACRO parse_amount_slow(s, decimal_comma) AS CASE WHEN decimal_comma THEN parse_amount_slow_dc(s) ELSE parse_amount_slow_dp(s) END;
 -- most cells are plain numbers: a direct cast, and the regular expressions only for the rest
-CREATE MACRO parse_amount(s, decimal_comma) AS CASE
-  WHEN s IS NULL THEN NULL
-  WHEN NOT decimal_comma THEN coalesce(cast_amount(s), parse_amount_slow(s, false))
-  ELSE coalesce(CASE WHEN strpos(s, '.') = 0 THEN cast_amount(replace(s, ',', '.')) END, parse_amount_slow(s, true)) END;
+CREATE MACRO parse_amount_dp(s) AS CASE WHEN s IS NULL THEN NULL ELSE coalesce(cast_amount(s), parse_amount_slow_dp(s)) END;
+CREATE MACRO parse_amount_dc(s) AS CASE WHEN s IS NULL THEN NULL
+  ELSE coalesce(CASE WHEN strpos(s, '.') = 0 THEN cast_amount(replace(s, ',', '.')) END, parse_amount_slow_dc(s)) END;
+CREATE MACRO parse_amount(s, decimal_comma) AS CASE WHEN NOT decimal_comma THEN parse_amount_dp(s) ELSE parse_amount_dc(s) END;
 -- a number of a column of percentages (a field read in percent): 30 and 30% are both 0.3
-CREATE MACRO parse_percent(s, decimal_comma) AS CASE WHEN strpos(s, '%') > 0 THEN parse_amount(s, decimal_comma) ELSE percent_of(parse_amount(s, decimal_comma)) END;
+CREATE MACRO parse_percent_dp(s) AS CASE WHEN strpos(s, '%') > 0 THEN parse_amount_dp(s) ELSE percent_of(parse_amount_dp(s)) END;
+CREATE MACRO parse_percent_dc(s) AS CASE WHEN strpos(s, '%') > 0 THEN parse_amount_dc(s) ELSE percent_of(parse_amount_dc(s)) END;
+CREATE MACRO parse_percent(s, decimal_comma) AS CASE WHEN decimal_comma THEN parse_percent_dc(s) ELSE parse_percent_dp(s) END;
 -- whether a cell's separators fit the rule its column is read by, so that no cell is silently
 -- read 100 or 1000 times too large or small ("12.00" read with a decimal comma is 1200): its
 -- digits with their separators, without currency codes and symbols, signs, parentheses and percent
@@ -54,12 +71,17 @@ CREATE MACRO amount_shape(s) AS regexp_replace(
 -- (a CASE, whose later branches DuckDB evaluates only for the rows the earlier ones leave: most
 -- cells hold one separator at most and no grouping space, and fit without a regular expression)
 CREATE MACRO separators(s, c) AS length(s) - length(replace(s, c, ''));
-CREATE MACRO fits_amount(s, decimal_comma) AS CASE
+CREATE MACRO fits_amount_dp(s) AS CASE
   WHEN s IS NULL THEN true
-  WHEN strpos(s, ' ') = 0 AND strpos(s, '''') = 0 AND separators(s, CASE WHEN decimal_comma THEN '.' ELSE ',' END) = 0
-    AND separators(s, CASE WHEN decimal_comma THEN ',' ELSE '.' END) <= 1 THEN true
+  WHEN strpos(s, ' ') = 0 AND strpos(s, '''') = 0 AND separators(s, ',') = 0 AND separators(s, '.') <= 1 THEN true
   WHEN NOT regexp_matches(s, '[0-9]') THEN true
-  WHEN parse_amount(s, decimal_comma) IS NULL THEN parse_amount(s, NOT decimal_comma) IS NULL
-  WHEN decimal_comma THEN regexp_full_match(amount_shape(s), '([0-9]+|[0-9]{1,3}([.\\x{00a0}\\x{2009}\\x{202f}\\x{2019}'' ][0-9]{3})+)?(,[0-9]*)?([eE][+\\-]?[0-9]+)?')
+  WHEN parse_amount_dp(s) IS NULL THEN parse_amount_dc(s) IS NULL
   ELSE regexp_full_match(amount_shape(s), '([0-9]+|[0-9]{1,3}([,\\x{00a0}\\x{2009}\\x{202f}\\x{2019}'' ][0-9]{3})+)?([.][0-9]*)?([eE][+\\-]?[0-9]+)?') END;
+CREATE MACRO fits_amount_dc(s) AS CASE
+  WHEN s IS NULL THEN true
+  WHEN strpos(s, ' ') = 0 AND strpos(s, '''') = 0 AND separators(s, '.') = 0 AND separators(s, ',') <= 1 THEN true
+  WHEN NOT regexp_matches(s, '[0-9]') THEN true
+  WHEN parse_amount_dc(s) IS NULL THEN parse_amount_dp(s) IS NULL
+  ELSE regexp_full_match(amount_shape(s), '([0-9]+|[0-9]{1,3}([.\\x{00a0}\\x{2009}\\x{202f}\\x{2019}'' ][0-9]{3})+)?(,[0-9]*)?([eE][+\\-]?[0-9]+)?') END;
+CREATE MACRO fits_amount(s, decimal_comma) AS CASE WHEN decimal_comma THEN fits_amount_dc(s) ELSE fits_amount_dp(s) END;
 `;

@@ -2,6 +2,7 @@
 // every number of a field must fit its rule, or the run switches rules or refuses the statement.
 import { fieldKinds, standardFields, type StandardField } from '../../src/ingest/standardFields.ts';
 import type { FieldSpec, MappingFields } from '../../src/ingest/mappingFields.ts';
+import { byRule } from './amountMacro.ts';
 import { AmountFormatError, FormatSwitch } from './errors.ts';
 
 /** A numeric field read from the file's cells, and how to test them against a rule (see fits_amount). */
@@ -32,8 +33,8 @@ export function formatChecks(fields: MappingFields, cellOf: (column: string) => 
       columns,
       decimalComma: decimalCommaOf(spec),
       stated: spec.format === 'decimal_comma' || spec.format === 'decimal_point',
-      fits: (dc) => `(${cells.map((c) => `fits_amount(${c}, ${dc})`).join(' AND ')})`,
-      offending: (dc) => `(CASE ${cells.map((c) => `WHEN NOT fits_amount(${c}, ${dc}) THEN ${c}`).join(' ')} END)`,
+      fits: (dc) => `(${cells.map((c) => `${byRule('fits_amount', dc)}(${c})`).join(' AND ')})`,
+      offending: (dc) => `(CASE ${cells.map((c) => `WHEN NOT ${byRule('fits_amount', dc)}(${c}) THEN ${c}`).join(' ')} END)`,
     });
   }
   return checks;

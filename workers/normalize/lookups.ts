@@ -20,6 +20,7 @@ import {
   type Cadence,
   type DateOrder,
 } from '../../src/ingest/values.ts';
+import { byRule } from './amountMacro.ts';
 import { DateOrderError } from './errors.ts';
 import { judgeFormat } from './formats.ts';
 import { cellOf, dateOrderOf, dateSystemOf, decimalCommaOf, distinctAggregates, jsonOf, PER_VALUE_FIELDS, rowsOf, sumsColumns, t, textOf, type Plan } from './plan.ts';
@@ -228,14 +229,13 @@ function directSelects(plan: Plan, deciding: Tallies): Record<string, string> {
     const kind = fieldKinds[f];
     if (kind === 'amount' || kind === 'quantity' || kind === 'percent') {
       const spec = fields[f];
-      const dc = decimalCommaOf(input, spec) ? 'true' : 'false';
-      const parse = kind === 'percent' && readsPercent(f) ? 'parse_percent' : 'parse_amount';
+      const parse = byRule(kind === 'percent' && readsPercent(f) ? 'parse_percent' : 'parse_amount', decimalCommaOf(input, spec));
       if (sumsColumns(spec)) {
         // amounts from several columns are summed, not concatenated (pick 'first' reads one of them)
-        const parts = spec.columns.map((c) => `coalesce(${parse}(${cellOf(plan, c)}, ${dc}), 0)`);
+        const parts = spec.columns.map((c) => `coalesce(${parse}(${cellOf(plan, c)}), 0)`);
         select[snake(f)] = `(${parts.join(' + ')})`;
       } else {
-        select[snake(f)] = `${parse}(kept.${t(f)}, ${dc})`;
+        select[snake(f)] = `${parse}(kept.${t(f)})`;
       }
     } else if (kind === 'text') {
       select[snake(f)] = `kept.${t(f)}`;

@@ -7,6 +7,7 @@ import { fieldKinds, headerIn, headerKey, standardFields, usesDecimalComma, type
 import type { FieldSpec, MappingFields } from '../../src/ingest/mappingFields.ts';
 import { fromFileName, type DateOrder, type DateSystem } from '../../src/ingest/values.ts';
 import type { NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
+import { byRule } from './amountMacro.ts';
 import { MappingError } from './errors.ts';
 import { formatChecks, type FormatCheck } from './formats.ts';
 import { ident, lit, NO_QUOTE } from './sql.ts';
@@ -236,7 +237,7 @@ export function reader(plan: Plan, skip: number, file = plan.input.csvPath): str
 export function distinctAggregates(plan: Plan, where: string): string {
   return `${plan.textFields.map((f) => `list(DISTINCT ${t(f)}) FILTER (WHERE ${where} ${t(f)} IS NOT NULL)`).join(', ')},
       count(*) FILTER (WHERE ${where} no_amount(${t('royaltyEarnings')}))${plan.percentSources
-        .map((p, i) => `, count(*) FILTER (WHERE ${where} (strpos(${pct(i)}, '%') > 0 OR abs(parse_amount(${pct(i)}, ${p.dc})) > 1))`)
+        .map((p, i) => `, count(*) FILTER (WHERE ${where} (strpos(${pct(i)}, '%') > 0 OR abs(${byRule('parse_amount', p.dc)}(${pct(i)})) > 1))`)
         .join('')}${plan.formats.map((_, i) => `, count(*) FILTER (WHERE ${where} NOT ${fit(i)})`).join('')}`;
 }
 

@@ -27,7 +27,12 @@ export interface LocateInput {
   encoding?: string;
 }
 
-export type RemovedReason = 'preamble' | 'footer' | 'blank' | 'repeated_header' | 'summary';
+/**
+ * Why a row is not data. A PDF's (line -1, not in csvPath) may also be `page_margin`, a page's
+ * header or footer (`Page 2 of 5`, the box every page repeats), or `subtotal`, a total between the
+ * detail rows checked against the rows it closes (src/ingest/file/pdfTable.ts).
+ */
+export type RemovedReason = 'preamble' | 'footer' | 'blank' | 'repeated_header' | 'summary' | 'page_margin' | 'subtotal';
 
 export interface RemovedRow {
   /**
@@ -70,8 +75,8 @@ export interface SheetCandidate {
 
 export interface LocatedTable {
   container: 'none' | 'gzip' | 'zip' | 'tar';
-  /** 'xls' is never produced: legacy BIFF workbooks are refused (see README "Decisions") */
-  format: 'delimited' | 'xlsx' | 'xls';
+  /** 'xls' is never produced: legacy BIFF workbooks are refused (see README "Decisions"); 'pdf': a PDF's text layer (docs/pdf-statements.md) */
+  format: 'delimited' | 'xlsx' | 'xls' | 'pdf';
   /**
    * 'utf-8', 'utf-8-bom', 'utf-16le', 'utf-16be', 'windows-1252', or 'utf-8+windows-1252' for mixed
    * lines; for archive members read as one table, their encodings in archive order joined by '+'

@@ -607,7 +607,7 @@ const storeObjects: Stage = {
       variants.single = `${prefix}single/v${version}.csv`;
       await upload(deps, variants.single, located.csvPath, 'text/csv');
     }
-    if (located.format !== 'delimited') {
+    if (located.format === 'xlsx' || located.format === 'xls') {
       // the workbook: the upload itself, or the one unpacked from it (a zip or gzip holding it),
       // stored under its own name (the download's name, src/api/fileStorage/downloadStatementFile.ts)
       const workbook = located.workbook;

@@ -107,7 +107,7 @@ export interface StatementRecord {
 }
 
 export interface StatementLayout {
-  format: 'delimited' | 'xlsx' | 'xls';
+  format: 'delimited' | 'xlsx' | 'xls' | 'pdf';
   container: 'none' | 'gzip' | 'zip' | 'tar';
   encoding: string;
   delimiter: string;

@@ -309,7 +309,8 @@ const HOSTILE_CASES: [string, string][] = [
   ['whitespace-only.csv', 'FILE_NO_DATA'],
   ['only-delimiters.csv', 'FILE_NO_DATA'],
   ['login-page.csv', 'FILE_IS_HTML'],
-  ['statement-pdf.csv', 'FILE_IS_PDF'],
+  // a PDF (named .csv) cut after its first object: read as a PDF, refused as damaged
+  ['statement-pdf.csv', 'FILE_DAMAGED'],
   ['password-protected.xlsx', 'FILE_ENCRYPTED'],
   ['legacy-biff.xls', 'FILE_DAMAGED'],
   ['opendocument.ods', 'FILE_UNSUPPORTED_FORMAT'],
@@ -568,7 +569,7 @@ t.test('through the real piscina pool', async (t) => {
   t.match(xlsx, { format: 'xlsx', sheet: { name: 'Royalty Detail' }, dataRecords: 30 });
   await t.rejects(
     pool.locateTable({ sourcePath: path.join(HOSTILE, 'statement-pdf.csv'), fileName: 'statement.csv', workDir: await workDir() }),
-    { name: 'AppError', errorCode: 'FILE_IS_PDF', code: 'BAD_REQUEST' },
+    { name: 'AppError', errorCode: 'FILE_DAMAGED', code: 'BAD_REQUEST' },
   );
   await t.rejects(
     pool.locateTable({ sourcePath: path.join(HOSTILE, 'zip-bomb.zip'), fileName: 'statement.zip', workDir: await workDir() }),

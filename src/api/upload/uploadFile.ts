@@ -34,6 +34,7 @@ const CONTENT_TYPES = new Map(
     xls: 'application/vnd.ms-excel',
     gz: 'application/gzip',
     zip: 'application/zip',
+    pdf: 'application/pdf',
   }),
 );
 

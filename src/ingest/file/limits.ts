@@ -6,7 +6,7 @@ export type FileErrorCode =
   | 'FILE_EMPTY'
   | 'FILE_NO_DATA'
   | 'FILE_IS_HTML'
-  | 'FILE_IS_PDF'
+  | 'FILE_PDF_NO_TEXT'
   | 'FILE_ENCRYPTED'
   | 'FILE_DAMAGED'
   | 'FILE_TOO_LARGE_DECOMPRESSED'

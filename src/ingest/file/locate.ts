@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { computeHeaderHash } from '../headerHash.ts';
-import type { LocateInput, LocatedTable, SheetCandidate } from '../fileTypes.ts';
+import { type LocateInput, type LocatedTable, REMOVED_CAP, type SheetCandidate } from '../fileTypes.ts';
 import { extractTar, gunzipTo, openZip } from './containers.ts';
 import { combineTables, type Dialect, SHEET_DIALECT } from './combine.ts';
 import { type DelimitedTable, locateDelimited } from './delimited.ts';
@@ -21,6 +21,8 @@ import type { SheetCsv } from './workbook.ts';
 // file is a workbook or an archive, not for every delimited text file
 const workbookReader = () => import('./workbook.ts');
 const legacyWorkbookReader = () => import('./legacyWorkbook.ts');
+// pdfjs-dist likewise: loaded for a PDF only
+const pdfReader = () => import('./pdfCsv.ts');
 
 /** A located table and how good a table it is (to choose among sheets and archive members). */
 type Located = Omit<LocatedTable, 'headerHash'> & { score: number };
@@ -46,7 +48,7 @@ const MAX_MEMBERS = 50;
 const SUMMARY_NAME = /summary|overview|recap|totals?\b|cover|readme|read me|info\b|notes?\b/i;
 /** errors that disqualify one sheet or archive member without failing the whole upload */
 const CANDIDATE_ERRORS: ReadonlySet<FileErrorCode> = new Set([
-  'FILE_EMPTY', 'FILE_NO_DATA', 'HEADER_NOT_FOUND', 'FILE_UNSUPPORTED_FORMAT', 'FILE_IS_HTML', 'FILE_IS_PDF', 'FILE_INTERLEAVED_TOTALS',
+  'FILE_EMPTY', 'FILE_NO_DATA', 'HEADER_NOT_FOUND', 'FILE_UNSUPPORTED_FORMAT', 'FILE_IS_HTML', 'FILE_PDF_NO_TEXT', 'FILE_INTERLEAVED_TOTALS',
 ]);
 
 export async function locate(input: LocateInput, internal: Partial<Limits> = {}): Promise<LocatedTable> {
@@ -96,6 +98,7 @@ async function locatePath(file: string, name: string, ctx: Context, depth: numbe
     return { ...(await locatePath(out, inner, ctx, depth + 1)), container: 'gzip' };
   }
   if (kind === 'tar') return { ...(await locateTar(file, ctx, depth, n)), container: 'tar' };
+  if (kind === 'pdf') return locatePdf(file, ctx, n);
   if (kind === 'zip') {
     const { workbookToCsv, zipKind } = await workbookReader();
     const zip = await openZip(file, ctx.limits, ctx.budget, ctx.deadline);
@@ -138,6 +141,28 @@ async function locatePath(file: string, name: string, ctx: Context, depth: numbe
     csvPath: clean.path,
     ...fromDelimited(table),
     ...(Object.keys(notes).length > 0 ? { readerNotes: notes } : {}),
+  };
+}
+
+/**
+ * A PDF's text layer as one table (pdfCsv.ts), located as delimited text is: its preamble, header,
+ * repeated headers and footer totals found the same way. The page headers and footers and the
+ * subtotals between detail rows, kept out of the CSV, are listed first among the removed rows.
+ */
+async function locatePdf(file: string, ctx: Context, n: number): Promise<Located> {
+  const { pdfToCsv } = await pdfReader();
+  const pdf = await pdfToCsv(file, path.join(ctx.workDir, `pdf-${n}.csv`), ctx.deadline);
+  const table = await locateDelimited({ path: pdf.csvPath, encoding: 'utf-8', sepDelimiter: null, newline: '\n' }, ctx.limits, ctx.deadline, ',');
+  return {
+    container: 'none',
+    format: 'pdf',
+    encoding: 'utf-8',
+    sheet: null,
+    archiveEntry: null,
+    csvPath: pdf.csvPath,
+    ...fromDelimited(table),
+    removed: [...pdf.removed, ...table.removed].slice(0, REMOVED_CAP),
+    removedTotal: pdf.removed.length + table.removedTotal,
   };
 }
 

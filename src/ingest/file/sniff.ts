@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { FileError } from './limits.ts';
 
-export type Sniffed = 'gzip' | 'zip' | 'tar' | 'ole2' | 'text';
+export type Sniffed = 'gzip' | 'zip' | 'tar' | 'ole2' | 'pdf' | 'text';
 
 const startsWith = (head: Buffer, bytes: readonly number[], at = 0) => bytes.every((b, i) => head[at + i] === b);
 
@@ -19,7 +19,7 @@ const BINARY_SIGNATURES: { bytes: number[]; what: string }[] = [
   { bytes: [0x7b, 0x5c, 0x72, 0x74, 0x66], what: 'an RTF document' },
 ];
 
-export const SUPPORTED = 'Supported formats: CSV, TSV or TXT (any delimiter), XLSX, XLS, and those inside .zip, .gz, .tar or .tar.gz.';
+export const SUPPORTED = 'Supported formats: CSV, TSV or TXT (any delimiter), XLSX, XLS, PDF with a text layer, and those inside .zip, .gz, .tar or .tar.gz.';
 
 export async function readHead(path: string, bytes: number): Promise<Buffer> {
   const fh = await open(path, 'r');
@@ -40,7 +40,7 @@ export function sniffBytes(head: Buffer): Sniffed {
   if (head.length >= 263 && head.subarray(257, 262).toString('latin1') === 'ustar') return 'tar';
   // %PDF- may follow a few bytes of junk (a BOM, white space) in files saved by portals
   const lead = head.subarray(0, 1024).toString('latin1');
-  if (lead.includes('%PDF-')) throw new FileError('FILE_IS_PDF', 'This is a PDF, not a statement table; PDF statements are not supported: download the CSV or Excel version of the statement.');
+  if (lead.includes('%PDF-')) return 'pdf';
   for (const sig of BINARY_SIGNATURES) {
     if (startsWith(head, sig.bytes)) throw new FileError('FILE_UNSUPPORTED_FORMAT', `This file is ${sig.what}, not a statement table. ${SUPPORTED}`);
   }

@@ -18,9 +18,16 @@ const manifestFile = path.join(outdir, 'build-inputs.json');
 
 async function entryPoints() {
   // every workers/*.ts is a thread or process entry, or a module they share
-  const workers = (await readdir(path.join(root, 'workers'))).filter((f) => f.endsWith('.ts')).sort();
+  const workers = (await readdir(path.join(root, 'workers')))
+    .filter((f) => f.endsWith('.ts'))
+    .sort();
   // the command-line client (bin/royalty.mjs) and the client library (the package's ./client)
-  return ['src/main.ts', 'src/royalty/main.ts', 'src/client/index.ts', ...workers.map((f) => `workers/${f}`)];
+  return [
+    'src/main.ts',
+    'src/royalty/main.ts',
+    'src/client/index.ts',
+    ...workers.map((f) => `workers/${f}`),
+  ];
 }
 
 async function isStale(entries) {
@@ -33,7 +40,10 @@ async function isStale(entries) {
   if (JSON.stringify(manifest.entries) !== JSON.stringify(entries)) return true;
   const built = (await stat(manifestFile)).mtimeMs;
   for (const input of [...manifest.inputs, 'scripts/build.mjs', 'package.json']) {
-    const changed = await stat(path.join(root, input)).then((s) => s.mtimeMs > built, () => true);
+    const changed = await stat(path.join(root, input)).then(
+      (s) => s.mtimeMs > built,
+      () => true,
+    );
     if (changed) return true;
   }
   return false;
@@ -75,7 +85,8 @@ async function bundle(entries) {
   const chunks = path.join(outdir, 'chunks');
   for (const name of await readdir(chunks)) {
     const file = path.join(chunks, name);
-    if (!current.has(file) && (await stat(file)).mtimeMs < Date.now() - 86_400_000) await rm(file, { force: true });
+    if (!current.has(file) && (await stat(file)).mtimeMs < Date.now() - 86_400_000)
+      await rm(file, { force: true });
   }
 }
 

@@ -2,7 +2,13 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
 import { appRouter } from './api/index.ts';
 import { describeProcedures, schemasJson } from './docs/schemas.ts';
@@ -10,7 +16,11 @@ import { llmsTxtRoute } from './docs/llms.ts';
 import { docsSiteRoutes } from './docs/site.ts';
 import { closeAnalytics } from './analytics/engine.ts';
 import { cubeMeta } from './analytics/meta.ts';
-import { CUBE_SESSION_PREFIX, cubeSessionAllows, principalForCubeSession } from './analytics/sessions.ts';
+import {
+  CUBE_SESSION_PREFIX,
+  cubeSessionAllows,
+  principalForCubeSession,
+} from './analytics/sessions.ts';
 import type { HttpTimeouts } from './config.ts';
 import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
@@ -23,7 +33,12 @@ import { contextFactory } from './trpc/context.ts';
 import type { Deps } from './deps.ts';
 import { corsPolicy } from './trpc/cors.ts';
 import { checkJsonText } from './trpc/json.ts';
-import { batchProblem, bodyProblem, queryParameterProblem, type RequestTarget } from './trpc/requestChecks.ts';
+import {
+  batchProblem,
+  bodyProblem,
+  queryParameterProblem,
+  type RequestTarget,
+} from './trpc/requestChecks.ts';
 
 const TRPC_PREFIX = '/trpc';
 /** an x-request-id taken as the request's id: a plain token, nothing a log line could be forged with */
@@ -39,7 +54,6 @@ function utf8Text(body: Buffer | string): string {
     throw new AppError('INVALID_JSON', 'The body is not valid UTF-8 (JSON is UTF-8)');
   }
 }
-
 
 /** The procedure path(s) and mode of a /trpc/* URL; never throws (malformed escapes stay as sent). */
 function trpcTarget(url: string): RequestTarget | undefined {
@@ -65,7 +79,10 @@ function trpcTarget(url: string): RequestTarget | undefined {
  * parser): an array, as the specification has every error, with one error per procedure in batch
  * mode and the one error otherwise.
  */
-function errorEnvelope(target: RequestTarget, error: AppError): { httpStatus: number; body: string } {
+function errorEnvelope(
+  target: RequestTarget,
+  error: AppError,
+): { httpStatus: number; body: string } {
   const wire = wireCode(error.code);
   const paths = target.batch ? target.path.split(',') : [target.path];
   const envelopes = paths.map((path) => ({
@@ -94,26 +111,46 @@ function fastifyErrorCode(error: FastifyError): ErrorCode {
       return 'INVALID_JSON';
     default:
       if (error instanceof SyntaxError) return 'INVALID_JSON';
-      return error.statusCode !== undefined && error.statusCode < 500 ? 'BAD_REQUEST' : 'INTERNAL_ERROR';
+      return error.statusCode !== undefined && error.statusCode < 500
+        ? 'BAD_REQUEST'
+        : 'INTERNAL_ERROR';
   }
 }
 
 /** Errors of fastify itself (body parser, router: a malformed URL escape, an endless path) in the envelope. */
-function sendFastifyError(error: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+function sendFastifyError(
+  error: FastifyError | AppError,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   const target = trpcTarget(req.url);
   const errorCode = error instanceof AppError ? error.errorCode : fastifyErrorCode(error);
   if (errorCode === 'INTERNAL_ERROR') req.log.error({ err: error }, 'request failed');
   const appError =
-    error instanceof AppError ? error : new AppError(errorCode, errorCode === 'INTERNAL_ERROR' ? 'Internal server error' : error.message);
+    error instanceof AppError
+      ? error
+      : new AppError(
+          errorCode,
+          errorCode === 'INTERNAL_ERROR' ? 'Internal server error' : error.message,
+        );
   if (target) return sendTrpcError(reply, target, appError);
-  return reply.status(wireCode(appError.code).httpStatus).send({ error: { message: appError.message, errorCode } });
+  return reply
+    .status(wireCode(appError.code).httpStatus)
+    .send({ error: { message: appError.message, errorCode } });
 }
 
 /** Why the HTTP server gave up on a request it had not finished reading. */
-function clientError(error: Error & { code?: string }, maxHeaderBytes: number, timeouts: HttpTimeouts): AppError {
+function clientError(
+  error: Error & { code?: string },
+  maxHeaderBytes: number,
+  timeouts: HttpTimeouts,
+): AppError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new AppError('REQUEST_TOO_LARGE', `The request line and headers are larger than ${maxHeaderBytes} bytes (HTTP_MAX_HEADER_BYTES)`);
+      return new AppError(
+        'REQUEST_TOO_LARGE',
+        `The request line and headers are larger than ${maxHeaderBytes} bytes (HTTP_MAX_HEADER_BYTES)`,
+      );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new AppError(
         'REQUEST_TIMEOUT',
@@ -159,7 +196,8 @@ function requestDeadline(timeouts: HttpTimeouts, maxHeaderBytes: number) {
   return async (req: FastifyRequest): Promise<void> => {
     if (req.raw.complete || req.url.startsWith(`${OBJECTS_PREFIX}/`)) return;
     const timer = setTimeout(() => {
-      if (!req.raw.complete && !req.raw.socket.destroyed) answerAndClose(req.raw.socket, clientError(timeout, maxHeaderBytes, timeouts));
+      if (!req.raw.complete && !req.raw.socket.destroyed)
+        answerAndClose(req.raw.socket, clientError(timeout, maxHeaderBytes, timeouts));
     }, timeouts.requestTimeoutMs);
     timer.unref();
     req.raw.once('end', () => clearTimeout(timer));
@@ -172,7 +210,12 @@ interface ErrorBody {
 }
 
 function isErrorBody(value: unknown): value is ErrorBody {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { error?: unknown }).error === 'object';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as { error?: unknown }).error === 'object'
+  );
 }
 
 /**
@@ -277,21 +320,36 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       return sendTrpcError(
         reply,
         target,
-        new AppError('METHOD_NOT_SUPPORTED', `Cross-origin calls from ${String(req.headers.origin).slice(0, 200)} are not allowed (CORS_ORIGINS)`),
+        new AppError(
+          'METHOD_NOT_SUPPORTED',
+          `Cross-origin calls from ${String(req.headers.origin).slice(0, 200)} are not allowed (CORS_ORIGINS)`,
+        ),
       );
     }
     if (req.method !== 'GET' && req.method !== 'POST') {
       void reply.header('allow', 'GET, POST');
-      return sendTrpcError(reply, target, new AppError('METHOD_NOT_SUPPORTED', `Unsupported ${req.method}-request: queries take GET, mutations POST`));
+      return sendTrpcError(
+        reply,
+        target,
+        new AppError(
+          'METHOD_NOT_SUPPORTED',
+          `Unsupported ${req.method}-request: queries take GET, mutations POST`,
+        ),
+      );
     }
     // The answer is the JSON of the transport rules, always: tRPC would stream a batch as JSONL
     // when asked (trpc-accept or Accept: application/jsonl), sent 200 whatever its errors, with
     // Content-Type application/json for what is not JSON
     delete req.headers['trpc-accept'];
-    if (/application\/jsonl/i.test(String(req.headers.accept ?? ''))) req.headers.accept = 'application/json';
+    if (/application\/jsonl/i.test(String(req.headers.accept ?? '')))
+      req.headers.accept = 'application/json';
     // A POST without a content type (curl -X POST) is JSON: the method check then answers properly.
-    if (req.method === 'POST' && req.headers['content-type'] === undefined) req.headers['content-type'] = 'application/json';
-    const problem = bodyProblem(req) ?? queryParameterProblem(req, target) ?? batchProblem(target, deps.config.maxBatchSize, procedureTypes);
+    if (req.method === 'POST' && req.headers['content-type'] === undefined)
+      req.headers['content-type'] = 'application/json';
+    const problem =
+      bodyProblem(req) ??
+      queryParameterProblem(req, target) ??
+      batchProblem(target, deps.config.maxBatchSize, procedureTypes);
     if (problem) return sendTrpcError(reply, target, problem);
   });
 
@@ -311,8 +369,17 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // a /trpc URL no route matches (`/trpc/user/currentUser`): the envelope's PROCEDURE_NOT_FOUND
   app.setNotFoundHandler(async (req, reply) => {
     const target = trpcTarget(req.url);
-    if (!target) return reply.status(404).send({ message: `Route ${req.method}:${req.url} not found`, error: 'Not Found', statusCode: 404 });
-    return sendTrpcError(reply, target, new AppError('PROCEDURE_NOT_FOUND', `No procedure found on path "${target.path}"`));
+    if (!target)
+      return reply.status(404).send({
+        message: `Route ${req.method}:${req.url} not found`,
+        error: 'Not Found',
+        statusCode: 404,
+      });
+    return sendTrpcError(
+      reply,
+      target,
+      new AppError('PROCEDURE_NOT_FOUND', `No procedure found on path "${target.path}"`),
+    );
   });
 
   // rate limits (src/net/rateLimit.ts): counted per procedure call by the procedure chain
@@ -320,7 +387,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // OAuth 2.0 sign-in (src/oauth): the authorization server and its pages; the API takes its bearer tokens
   const oauth = await oauthRoutes(app, deps, limits);
   // embed sessions (src/analytics/sessions.ts): their rules, applied by the procedure chain
-  const sessions = { prefix: CUBE_SESSION_PREFIX, principal: principalForCubeSession, allows: cubeSessionAllows };
+  const sessions = {
+    prefix: CUBE_SESSION_PREFIX,
+    principal: principalForCubeSession,
+    allows: cubeSessionAllows,
+  };
   const createContext = contextFactory(deps, { limits, bearer: oauth.apiPrincipal, sessions });
   // the tool server for AI assistants (src/mcp): POST /mcp, its own token audience
   await mcpRoutes(app, deps, { oauth, limits });
@@ -358,14 +429,19 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
           // call refused by a rate limit adds Retry-After, the longest wait of the batch's refusals
           responseMeta({ data, errors, eagerGeneration }) {
             if (eagerGeneration || errors.length === 0) return {};
-            const statuses = new Set(data.map((r) => ('error' in r ? r.error.data.httpStatus : 200)));
+            const statuses = new Set(
+              data.map((r) => ('error' in r ? r.error.data.httpStatus : 200)),
+            );
             const status = statuses.size === 1 ? [...statuses][0]! : 207;
             const waits = errors.map(retryAfterSeconds).filter((s) => s !== undefined);
-            return waits.length === 0 ? { status } : { status, headers: new Headers({ 'retry-after': String(Math.max(...waits)) }) };
+            return waits.length === 0
+              ? { status }
+              : { status, headers: new Headers({ 'retry-after': String(Math.max(...waits)) }) };
           },
           onError({ error, path }) {
             // req.log: the line carries the request's id, the x-request-id the caller was sent
-            if (error.code === 'INTERNAL_SERVER_ERROR') req.log.error({ err: error.cause ?? error, path }, 'procedure failed');
+            if (error.code === 'INTERNAL_SERVER_ERROR')
+              req.log.error({ err: error.cause ?? error, path }, 'procedure failed');
           },
         });
       });
@@ -378,10 +454,17 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await objectProxy(app, deps);
 
   const schemas = schemasJson(appRouter, TRPC_PREFIX);
-  app.get('/docs/schemas.json', async (_req, reply) => reply.header('cache-control', 'public, max-age=60').send(schemas));
+  app.get('/docs/schemas.json', async (_req, reply) =>
+    reply.header('cache-control', 'public, max-age=60').send(schemas),
+  );
   // the analytics view, the same object cube.meta answers
-  app.get('/docs/cube-schema.json', async (_req, reply) => reply.header('cache-control', 'public, max-age=60').send(cubeMeta));
-  app.get('/docs/llms.txt', llmsTxtRoute(appRouter, () => oauth.urls()));
+  app.get('/docs/cube-schema.json', async (_req, reply) =>
+    reply.header('cache-control', 'public, max-age=60').send(cubeMeta),
+  );
+  app.get(
+    '/docs/llms.txt',
+    llmsTxtRoute(appRouter, () => oauth.urls()),
+  );
   // GET / (where the printed base URL leads), /docs and its pages
   docsSiteRoutes(app, () => oauth.urls().issuer);
   // the analytics databases and sandbox processes of this app end with it

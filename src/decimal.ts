@@ -15,7 +15,12 @@ export interface Scaled {
 /** Whether parseDecimal reads the text, within a size that BigInt parses at once (80 characters, 38 decimals). */
 export function isDecimalText(text: string): boolean {
   const m = DECIMAL.exec(text);
-  return m !== null && (m[2]! + (m[3] ?? '')).length > 0 && (m[3] ?? '').length <= MAX_SCALE && text.length <= 80;
+  return (
+    m !== null &&
+    (m[2]! + (m[3] ?? '')).length > 0 &&
+    (m[3] ?? '').length <= MAX_SCALE &&
+    text.length <= 80
+  );
 }
 
 /** A plain decimal (a sign, digits, a point; spaces around it) as units; throws on any other text. */
@@ -28,7 +33,8 @@ export function parseDecimal(text: string): Scaled {
 }
 
 function rescale(value: Scaled, scale: number): bigint {
-  if (scale < value.scale) throw new Error(`a decimal with ${value.scale} decimals does not fit ${scale}`);
+  if (scale < value.scale)
+    throw new Error(`a decimal with ${value.scale} decimals does not fit ${scale}`);
   return value.units * 10n ** BigInt(scale - value.scale);
 }
 

@@ -73,7 +73,8 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`cannot start ${role}: ${startProblem(error)}\n`);
       return 1;
     }
-    if (!(error instanceof StartInterrupted)) log.debug({ err: error }, 'start failed after a shutdown was asked for');
+    if (!(error instanceof StartInterrupted))
+      log.debug({ err: error }, 'start failed after a shutdown was asked for');
     // what had started is stopped
     log.info('stopped');
     return 0;
@@ -127,7 +128,10 @@ async function main(argv: string[]): Promise<number> {
 function startProblem(error: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = error; e instanceof Error && parts.length < 4; e = e.cause) {
-    const inner = e instanceof AggregateError ? e.errors.map((x: unknown) => (x instanceof Error ? x.message : String(x))).join('; ') : '';
+    const inner =
+      e instanceof AggregateError
+        ? e.errors.map((x: unknown) => (x instanceof Error ? x.message : String(x))).join('; ')
+        : '';
     const text = e.message || inner || e.name;
     // a cause a message already ends with (`…: connect ECONNREFUSED`) is not told twice
     if (!parts.some((p) => p === text || p.endsWith(`: ${text}`))) parts.push(text);
@@ -146,8 +150,12 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     // a configuration error is a message for the operator (src/config.ts), anything else a fault
-    if (error instanceof Error && error.name === 'ConfigError') process.stderr.write(`${error.message}\n`);
-    else process.stderr.write(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    if (error instanceof Error && error.name === 'ConfigError')
+      process.stderr.write(`${error.message}\n`);
+    else
+      process.stderr.write(
+        `fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
     process.exitCode = 1;
   },
 );

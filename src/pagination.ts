@@ -16,9 +16,14 @@ export const DEFAULT_INNER_LIMIT = 200;
  * states exactly those applied: `limit` (300) when `pagination` is omitted, `innerLimit` (200)
  * when it is sent without a limit.
  */
-export function paginationSchema<S extends string>(sorts: readonly [S, ...S[]], sizes: { limit?: number; innerLimit?: number } = {}) {
+export function paginationSchema<S extends string>(
+  sorts: readonly [S, ...S[]],
+  sizes: { limit?: number; innerLimit?: number } = {},
+) {
   const accepted = sorts.join(', ');
-  const sortBy = z.enum(sorts as unknown as [S, ...S[]], { error: () => `sortBy must be one of: ${accepted}` }).describe(`one of: ${accepted}`);
+  const sortBy = z
+    .enum(sorts as unknown as [S, ...S[]], { error: () => `sortBy must be one of: ${accepted}` })
+    .describe(`one of: ${accepted}`);
   const whole = { page: 1, limit: sizes.limit ?? DEFAULT_LIMIT, sortOrder: 'asc' as const };
   return z
     .object({
@@ -30,7 +35,10 @@ export function paginationSchema<S extends string>(sorts: readonly [S, ...S[]], 
         .int()
         .min(1)
         .default(sizes.innerLimit ?? DEFAULT_INNER_LIMIT)
-        .meta({ maximum: MAX_LIMIT, description: `1 to ${MAX_LIMIT}; above ${MAX_LIMIT} is PAGINATION_LIMIT_EXCEEDED` }),
+        .meta({
+          maximum: MAX_LIMIT,
+          description: `1 to ${MAX_LIMIT}; above ${MAX_LIMIT} is PAGINATION_LIMIT_EXCEEDED`,
+        }),
       sortBy: (sortBy as unknown as z.ZodType<S>).optional(),
       sortOrder: z.enum(['asc', 'desc']).default('asc'),
     })
@@ -50,19 +58,35 @@ export interface Page<S extends string = string> {
  * was omitted) is the shared default page.
  */
 export function resolvePage<S extends string>(
-  input: { page: number; limit: number; sortBy?: S | undefined; sortOrder: 'asc' | 'desc' } | undefined,
+  input:
+    { page: number; limit: number; sortBy?: S | undefined; sortOrder: 'asc' | 'desc' } | undefined,
   defaults: { sortBy?: S } = {},
 ): Page<S> {
-  const { page, limit, sortBy, sortOrder } = input ?? { page: 1, limit: DEFAULT_LIMIT, sortBy: undefined, sortOrder: 'asc' as const };
+  const { page, limit, sortBy, sortOrder } = input ?? {
+    page: 1,
+    limit: DEFAULT_LIMIT,
+    sortBy: undefined,
+    sortOrder: 'asc' as const,
+  };
   if (limit > MAX_LIMIT) {
-    throw new AppError('PAGINATION_LIMIT_EXCEEDED', `pagination.limit must be at most ${MAX_LIMIT}`);
+    throw new AppError(
+      'PAGINATION_LIMIT_EXCEEDED',
+      `pagination.limit must be at most ${MAX_LIMIT}`,
+    );
   }
   return { page, limit, offset: (page - 1) * limit, sortBy: sortBy ?? defaults.sortBy, sortOrder };
 }
 
 export interface Paginated<T> {
   data: T[];
-  pagination: { page: number; limit: number; total: number; totalPages: number; hasNext: boolean; hasPrev: boolean };
+  pagination: {
+    page: number;
+    limit: number;
+    total: number;
+    totalPages: number;
+    hasNext: boolean;
+    hasPrev: boolean;
+  };
 }
 
 export function paginated<T>(data: T[], page: Page, total: number): Paginated<T> {

@@ -28,7 +28,9 @@ export function projectPath(...parts: string[]): string {
  * its compiled bundle (dist/workers/<name>.js) otherwise.
  */
 export function workerModule(name: string): string {
-  return fromSource ? projectPath('workers', `${name}.ts`) : projectPath('dist', 'workers', `${name}.js`);
+  return fromSource
+    ? projectPath('workers', `${name}.ts`)
+    : projectPath('dist', 'workers', `${name}.js`);
 }
 
 export function workerModuleUrl(name: string): string {

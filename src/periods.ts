@@ -81,7 +81,8 @@ export function cadenceMonthsSql(cadence: string): string {
  */
 export function monthIndexSql(c: PeriodColumns): string {
   const lastMonth = CADENCES.map(
-    (k) => `WHEN '${k}' THEN CASE WHEN ${c.period} BETWEEN 1 AND ${12 / CADENCE_MONTHS[k]} THEN ${c.period} * ${CADENCE_MONTHS[k]} END`,
+    (k) =>
+      `WHEN '${k}' THEN CASE WHEN ${c.period} BETWEEN 1 AND ${12 / CADENCE_MONTHS[k]} THEN ${c.period} * ${CADENCE_MONTHS[k]} END`,
   ).join('\n  ');
   return `CASE WHEN ${c.year} IS NULL OR ${c.period} IS NULL THEN NULL ELSE ${c.year} * 12 + CASE ${c.cadence}\n  ${lastMonth} END - 1 END`;
 }

@@ -18,7 +18,11 @@ import { createPool, withTransaction, type Pool } from './db/pool.ts';
 import { STATEMENT_INGEST_TASK } from './ingest/queue.ts';
 import { startJobRunner, type JobRunner } from './jobs/runner.ts';
 import { crontab, taskList as defaultTaskList } from './jobs/tasks.ts';
-import { bootstrapIn, isEmptyInstallation, type BootstrapResult } from './organizations/bootstrap.ts';
+import {
+  bootstrapIn,
+  isEmptyInstallation,
+  type BootstrapResult,
+} from './organizations/bootstrap.ts';
 import { startDefaultObjectStore, type DefaultObjectStore } from './storage/embedded.ts';
 import { ObjectStore } from './storage/objectStore.ts';
 import type { Deps } from './deps.ts';
@@ -97,7 +101,10 @@ export function createLogger(config: Config): Deps['log'] {
 export function logDestination(fd: number): ReturnType<typeof destination> {
   const stream = destination({ dest: fd, sync: false });
   stream.on('error', () => {
-    const quiet = stream as unknown as Record<'write' | 'flush' | 'flushSync' | 'end' | 'destroy', (...args: unknown[]) => unknown>;
+    const quiet = stream as unknown as Record<
+      'write' | 'flush' | 'flushSync' | 'end' | 'destroy',
+      (...args: unknown[]) => unknown
+    >;
     quiet.write = () => true;
     quiet.flush = (cb?: unknown) => void (typeof cb === 'function' && cb());
     quiet.flushSync = () => {};
@@ -107,7 +114,11 @@ export function logDestination(fd: number): ReturnType<typeof destination> {
   return stream;
 }
 
-export async function startRuntime(config: Config, role: Role, options: RuntimeOptions = {}): Promise<Runtime> {
+export async function startRuntime(
+  config: Config,
+  role: Role,
+  options: RuntimeOptions = {},
+): Promise<Runtime> {
   const log = options.log ?? createLogger(config);
   const stack: (() => Promise<void>)[] = [];
   const stop = async () => {
@@ -125,26 +136,45 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
   const releaseHeld = async () => {
     // first the threads' DuckDB work is interrupted and waited for: the process exits next, and
     // ending a thread inside a DuckDB query aborts the process (workers/duckdb.ts)
-    await threads?.close().catch((error: unknown) => log.error({ err: error }, 'could not close the worker threads'));
+    await threads
+      ?.close()
+      .catch((error: unknown) => log.error({ err: error }, 'could not close the worker threads'));
     const running = [...held.values()];
     // the statements' work directories first: once the jobs are released another worker may make its own
-    const statements = running.filter((j) => j.task === STATEMENT_INGEST_TASK).map((j) => (j.payload as { statementId?: unknown }).statementId);
-    await removeIngestDirs(statements.filter((id): id is string => typeof id === 'string')).catch((error: unknown) =>
-      log.error({ err: error }, 'could not remove the work directories of interrupted statements'),
+    const statements = running
+      .filter((j) => j.task === STATEMENT_INGEST_TASK)
+      .map((j) => (j.payload as { statementId?: unknown }).statementId);
+    await removeIngestDirs(statements.filter((id): id is string => typeof id === 'string')).catch(
+      (error: unknown) =>
+        log.error(
+          { err: error },
+          'could not remove the work directories of interrupted statements',
+        ),
     );
     if (database && running.length > 0) {
       try {
         await releaseJobs(database.pool, running);
-        log.warn({ jobs: running.map((j) => `${j.task}#${j.id}`) }, 'released the running jobs for other workers');
+        log.warn(
+          { jobs: running.map((j) => `${j.task}#${j.id}`) },
+          'released the running jobs for other workers',
+        );
       } catch (error) {
-        log.error({ err: error }, 'could not release the running jobs (they stay locked until graphile-worker finds them stale)');
+        log.error(
+          { err: error },
+          'could not release the running jobs (they stay locked until graphile-worker finds them stale)',
+        );
       }
     }
-    await database?.abandon().catch((error: unknown) => log.error({ err: error }, 'could not stop the embedded PostgreSQL'));
+    await database
+      ?.abandon()
+      .catch((error: unknown) =>
+        log.error({ err: error }, 'could not stop the embedded PostgreSQL'),
+      );
   };
   options.interruption?.onForce(abandon);
   const checkpoint = () => {
-    if (options.interruption?.signal.aborted) throw new StartInterrupted('interrupted while starting');
+    if (options.interruption?.signal.aborted)
+      throw new StartInterrupted('interrupted while starting');
   };
   try {
     // a port in use (a second `npm start`) is told at once, before the embedded servers start and
@@ -173,7 +203,10 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
     await store.ensureBucket().catch((error: unknown) => {
       // a bare `connect ECONNREFUSED` or `Access Denied` would not say which of the configured servers it is
       if (!config.s3) throw error;
-      throw new Error(`the object store of S3_ENDPOINT ${config.s3.endpoint} (S3_BUCKET ${config.s3.bucket}) cannot be used`, { cause: error });
+      throw new Error(
+        `the object store of S3_ENDPOINT ${config.s3.endpoint} (S3_BUCKET ${config.s3.bucket}) cannot be used`,
+        { cause: error },
+      );
     });
     checkpoint();
 
@@ -221,7 +254,8 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
         log.warn({ err: error }, 'could not look for work directories left by a killed process');
         return 0;
       });
-      if (stale > 0) log.info({ directories: stale }, 'removed work directories left by a killed process');
+      if (stale > 0)
+        log.info({ directories: stale }, 'removed work directories left by a killed process');
       checkpoint();
     }
 
@@ -236,7 +270,8 @@ export async function startRuntime(config: Config, role: Role, options: RuntimeO
       runtime.app = app;
       runtime.url = config.publicUrl ?? address;
       checkpoint();
-      const demoWanted = config.demoBootstrap === 'true' || (config.demoBootstrap === 'auto' && database.embedded);
+      const demoWanted =
+        config.demoBootstrap === 'true' || (config.demoBootstrap === 'auto' && database.embedded);
       if (demoWanted) runtime.demo = await createDemoOnce(deps);
     }
     return runtime;
@@ -255,19 +290,38 @@ const RELEASE_TIMEOUT_MS = 15_000;
  * a forced exit releases them (abandon()), and the rest of the stop is left to the process's
  * exit. Whether everything stopped within the grace period.
  */
-export async function stopWithin(runtime: Runtime, graceMs: number, log: Deps['log']): Promise<boolean> {
+export async function stopWithin(
+  runtime: Runtime,
+  graceMs: number,
+  log: Deps['log'],
+): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const over = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
   const stopped = await Promise.race([runtime.stop().then(() => true as const), over]);
   clearTimeout(timer);
   if (stopped) return true;
-  log.warn({ graceMs }, 'the shutdown grace period is over: releasing the running jobs for a retry, not waiting for them');
-  await Promise.race([runtime.abandon(), new Promise((resolve) => setTimeout(resolve, RELEASE_TIMEOUT_MS).unref())]);
+  log.warn(
+    { graceMs },
+    'the shutdown grace period is over: releasing the running jobs for a retry, not waiting for them',
+  );
+  await Promise.race([
+    runtime.abandon(),
+    new Promise((resolve) => setTimeout(resolve, RELEASE_TIMEOUT_MS).unref()),
+  ]);
   return false;
 }
 
 /** errors of a database that was never reached (a server down, a wrong host or port, a missing socket) */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'ENOENT']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'ENOENT',
+]);
 
 /**
  * A configured database that cannot be reached, told as DATABASE_URL's (its host and port, never
@@ -280,7 +334,10 @@ function namedUnreachable(error: unknown, databaseUrl: string): unknown {
   // a socket directory (?host=/path) is where pg connects, whatever the URL's host says
   const where = url.searchParams.get('host') || url.host || 'localhost';
   // the original's message in this one's too: `admin` prints a message, not its causes
-  return new Error(`the database of DATABASE_URL (${where}) cannot be reached: ${(error as Error).message}`, { cause: error });
+  return new Error(
+    `the database of DATABASE_URL (${where}) cannot be reached: ${(error as Error).message}`,
+    { cause: error },
+  );
 }
 
 /** Makes `dir` if needed; fails with a message naming its variable when it cannot be written. */
@@ -290,7 +347,14 @@ async function usableDirectory(variable: string, dir: string): Promise<void> {
     await access(dir, fs.W_OK | fs.X_OK);
   } catch (error) {
     const { code } = error as NodeJS.ErrnoException;
-    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'it (or a directory above it) is a file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EROFS' ? 'a read-only file system' : (error as Error).message;
+    const why =
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? 'it (or a directory above it) is a file'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code === 'EROFS'
+            ? 'a read-only file system'
+            : (error as Error).message;
     throw new Error(`${variable} ${dir} cannot be used: ${why}`);
   }
 }
@@ -300,10 +364,34 @@ async function portAvailable(host: string, port: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const probe = createServer();
     probe.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') reject(new Error(`port ${port} of ${host} is in use (by another program, or another royalty engine): set PORT to a free port`));
-      else if (error.code === 'EACCES') reject(new Error(`port ${port} of ${host} needs privileges this process does not have: set PORT to 1024 or above`));
-      else if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN' || error.code === 'EAI_NONAME') reject(new Error(`HOST ${host} is not a name this machine resolves: set HOST to an address of this machine (127.0.0.1, 0.0.0.0)`));
-      else if (error.code === 'EADDRNOTAVAIL') reject(new Error(`HOST ${host} is not an address of this machine: set HOST to one of its addresses (127.0.0.1, 0.0.0.0)`));
+      if (error.code === 'EADDRINUSE')
+        reject(
+          new Error(
+            `port ${port} of ${host} is in use (by another program, or another royalty engine): set PORT to a free port`,
+          ),
+        );
+      else if (error.code === 'EACCES')
+        reject(
+          new Error(
+            `port ${port} of ${host} needs privileges this process does not have: set PORT to 1024 or above`,
+          ),
+        );
+      else if (
+        error.code === 'ENOTFOUND' ||
+        error.code === 'EAI_AGAIN' ||
+        error.code === 'EAI_NONAME'
+      )
+        reject(
+          new Error(
+            `HOST ${host} is not a name this machine resolves: set HOST to an address of this machine (127.0.0.1, 0.0.0.0)`,
+          ),
+        );
+      else if (error.code === 'EADDRNOTAVAIL')
+        reject(
+          new Error(
+            `HOST ${host} is not an address of this machine: set HOST to one of its addresses (127.0.0.1, 0.0.0.0)`,
+          ),
+        );
       else reject(error);
     });
     probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
@@ -323,7 +411,9 @@ function tracked(taskList: TaskList, held: Map<string, HeldJob>): TaskList {
         held.delete(id);
       }
     };
-  return Object.fromEntries(Object.entries(taskList).map(([name, task]) => [name, wrap(task as Task, name)]));
+  return Object.fromEntries(
+    Object.entries(taskList).map(([name, task]) => [name, wrap(task as Task, name)]),
+  );
 }
 
 /**
@@ -335,10 +425,10 @@ async function releaseJobs(pool: Pool, running: HeldJob[]): Promise<void> {
   const pools = [...new Set(running.map((j) => j.lockedBy).filter((w): w is string => w !== null))];
   await pool.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [pools]);
   for (const job of running) {
-    await pool.query('SELECT FROM graphile_worker.reschedule_jobs(ARRAY[$1]::bigint[], run_at := now(), attempts := $2::int)', [
-      job.id,
-      Math.max(0, job.attempts - 1),
-    ]);
+    await pool.query(
+      'SELECT FROM graphile_worker.reschedule_jobs(ARRAY[$1]::bigint[], run_at := now(), attempts := $2::int)',
+      [job.id, Math.max(0, job.attempts - 1)],
+    );
   }
 }
 
@@ -360,7 +450,8 @@ async function ingestDirs(): Promise<Map<string, string[]>> {
 async function removeIngestDirs(statementIds: string[]): Promise<void> {
   if (statementIds.length === 0) return;
   const dirs = await ingestDirs();
-  for (const id of statementIds) for (const dir of dirs.get(id) ?? []) await rm(dir, { recursive: true, force: true });
+  for (const id of statementIds)
+    for (const dir of dirs.get(id) ?? []) await rm(dir, { recursive: true, force: true });
 }
 
 /**
@@ -409,7 +500,8 @@ export async function openDatabase(config: Config, log: Deps['log']): Promise<Da
     await usableDirectory('DATA_DIR', config.dataDir);
     // sharing the running server of another process (the service, while an admin command runs) is routine
     embeddedDb = await startEmbeddedPostgres(config.dataDir, (m, level = 'warn') => log[level](m));
-    if (embeddedDb.owned) log.info({ dataDir: path.join(config.dataDir, 'pg') }, 'embedded PostgreSQL started');
+    if (embeddedDb.owned)
+      log.info({ dataDir: path.join(config.dataDir, 'pg') }, 'embedded PostgreSQL started');
   }
   const pool = createPool(config.databaseUrl ?? embeddedDb!.url, config.databasePoolSize);
   const close = async () => {

@@ -10,7 +10,9 @@ export const organizationId = z.uuid().describe('organization (tenant) id');
 
 /** A date filter: a real calendar date (2024-02-30 is refused) or an ISO date-time, with or without an offset. */
 export const dateFilter = () =>
-  z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })], { error: 'must be an ISO date (YYYY-MM-DD) or date-time' });
+  z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })], {
+    error: 'must be an ISO date (YYYY-MM-DD) or date-time',
+  });
 
 /** The input of a procedure that takes none: nothing, null or an empty object. */
 export const noInput = z.object({}).nullish();
@@ -23,11 +25,16 @@ export function jsonValue(maxBytes = 100_000, maxDepth = 20) {
     try {
       serialized = JSON.stringify(value) ?? '';
     } catch {
-      ctx.addIssue({ code: 'custom', message: `must be a JSON value at most ${maxDepth} levels deep` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a JSON value at most ${maxDepth} levels deep`,
+      });
       return;
     }
-    if (serialized.length > maxBytes) ctx.addIssue({ code: 'custom', message: `must be at most ${maxBytes} bytes of JSON` });
-    else if (depth(value) > maxDepth) ctx.addIssue({ code: 'custom', message: `must be at most ${maxDepth} levels deep` });
+    if (serialized.length > maxBytes)
+      ctx.addIssue({ code: 'custom', message: `must be at most ${maxBytes} bytes of JSON` });
+    else if (depth(value) > maxDepth)
+      ctx.addIssue({ code: 'custom', message: `must be at most ${maxDepth} levels deep` });
   });
 }
 

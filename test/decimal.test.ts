@@ -22,7 +22,8 @@ t.test('parsing: sign, digits, point; anything else refused', async (t) => {
   t.same(parseDecimal(' +0.001 '), { units: 1n, scale: 3 });
   t.same(parseDecimal('.5'), { units: 5n, scale: 1 });
   t.same(parseDecimal('7'), { units: 7n, scale: 0 });
-  for (const bad of ['', '-', '.', '1e5', '1,5', '0x10', '١٢', '1.2.3', 'NaN', '--1']) t.throws(() => parseDecimal(bad), /not a decimal/, JSON.stringify(bad));
+  for (const bad of ['', '-', '.', '1e5', '1,5', '0x10', '١٢', '1.2.3', 'NaN', '--1'])
+    t.throws(() => parseDecimal(bad), /not a decimal/, JSON.stringify(bad));
   t.equal(isDecimalText('123.45'), true);
   t.equal(isDecimalText(`1.${'0'.repeat(38)}`), true);
   t.equal(isDecimalText(`1.${'0'.repeat(39)}`), false, 'more decimals than any DECIMAL holds');

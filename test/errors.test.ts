@@ -11,13 +11,21 @@ const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| ([A-Z_]+) \| (.+) \|$/gm)]
   description: m[3]!,
 }));
 
-t.test('every registered errorCode is in the reference with its tRPC code and description', async (t) => {
-  for (const [errorCode, spec] of Object.entries(errorRegistry)) {
-    const row = rows.find((r) => r.errorCode === errorCode);
-    t.ok(row, `${errorCode} is documented`);
-    if (row) t.same({ code: row.code, description: row.description }, { code: spec.code, description: spec.description }, errorCode);
-  }
-});
+t.test(
+  'every registered errorCode is in the reference with its tRPC code and description',
+  async (t) => {
+    for (const [errorCode, spec] of Object.entries(errorRegistry)) {
+      const row = rows.find((r) => r.errorCode === errorCode);
+      t.ok(row, `${errorCode} is documented`);
+      if (row)
+        t.same(
+          { code: row.code, description: row.description },
+          { code: spec.code, description: spec.description },
+          errorCode,
+        );
+    }
+  },
+);
 
 t.test('the reference documents no code the registry lacks', async (t) => {
   t.same(

@@ -6,7 +6,12 @@
 // Only a single SELECT runs; it is interrupted at its time limit. The parent watches this
 // process's memory and kills it when DuckDB allocates outside its own limit (long strings do),
 // which is only safe because this is a process of its own (see README, sqlQuery threat model).
-import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import {
+  DuckDBInstance,
+  StatementType,
+  type DuckDBConnection,
+  type DuckDBPreparedStatement,
+} from '@duckdb/node-api';
 import type { SandboxJob, SandboxResult } from '../src/workers/sandboxTypes.ts';
 
 export type { SandboxJob, SandboxResult } from '../src/workers/sandboxTypes.ts';
@@ -40,7 +45,10 @@ export function resultBytes(value: unknown): number {
   return bytes;
 }
 
-const firstLine = (error: unknown) => String((error as Error).message ?? error).split('\n')[0]!.slice(0, 500);
+const firstLine = (error: unknown) =>
+  String((error as Error).message ?? error)
+    .split('\n')[0]!
+    .slice(0, 500);
 
 async function lockDown(c: DuckDBConnection): Promise<void> {
   await c.run('SET enable_external_access = false');
@@ -50,11 +58,21 @@ async function lockDown(c: DuckDBConnection): Promise<void> {
 }
 
 /** Exactly one statement, and a SELECT both by the parser's tree and by the prepared type. */
-async function prepareSingleSelect(c: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement | string> {
+async function prepareSingleSelect(
+  c: DuckDBConnection,
+  sql: string,
+): Promise<DuckDBPreparedStatement | string> {
   const extracted = await c.extractStatements(sql);
-  if (extracted.count !== 1) return `exactly one SELECT statement is allowed; this text has ${extracted.count}`;
-  const tree = (await c.runAndReadAll('SELECT json_serialize_sql(CAST($1 AS VARCHAR))', [sql])).getRows()[0]?.[0];
-  const parsed = JSON.parse(String(tree)) as { error?: boolean; error_message?: string; statements?: unknown[] };
+  if (extracted.count !== 1)
+    return `exactly one SELECT statement is allowed; this text has ${extracted.count}`;
+  const tree = (
+    await c.runAndReadAll('SELECT json_serialize_sql(CAST($1 AS VARCHAR))', [sql])
+  ).getRows()[0]?.[0];
+  const parsed = JSON.parse(String(tree)) as {
+    error?: boolean;
+    error_message?: string;
+    statements?: unknown[];
+  };
   if (parsed.error || parsed.statements?.length !== 1) return 'only a SELECT statement is allowed';
   const prepared = await extracted.prepare(0);
   if (prepared.statementType !== StatementType.SELECT) return 'only a SELECT statement is allowed';
@@ -75,7 +93,11 @@ export async function runSandboxJob(job: SandboxJob): Promise<SandboxResult> {
       await c.run('CREATE TABLE analytics_full_view AS SELECT * FROM read_parquet($1)', [job.file]);
     } catch (error) {
       if (/out of memory/i.test(firstLine(error))) {
-        return { ok: false, errorCode: 'SQL_QUERY_RESOURCE_LIMIT', message: "The organization's rows do not fit the sqlQuery memory limit; use cube.query" };
+        return {
+          ok: false,
+          errorCode: 'SQL_QUERY_RESOURCE_LIMIT',
+          message: "The organization's rows do not fit the sqlQuery memory limit; use cube.query",
+        };
       }
       throw error;
     }
@@ -86,24 +108,43 @@ export async function runSandboxJob(job: SandboxJob): Promise<SandboxResult> {
     } catch (error) {
       return { ok: false, errorCode: 'SQL_QUERY_INVALID', message: firstLine(error) };
     }
-    if (typeof prepared === 'string') return { ok: false, errorCode: 'SQL_QUERY_NOT_SELECT', message: prepared };
+    if (typeof prepared === 'string')
+      return { ok: false, errorCode: 'SQL_QUERY_NOT_SELECT', message: prepared };
     const timer = setTimeout(() => c.interrupt(), job.timeoutMs);
     try {
       const reader = await prepared.streamAndReadUntil(job.maxRows + 1);
       if (reader.currentRowCount > job.maxRows) {
-        return { ok: false, errorCode: 'SQL_QUERY_TOO_MANY_ROWS', message: `The result has more than ${job.maxRows} rows; add a LIMIT or aggregate` };
+        return {
+          ok: false,
+          errorCode: 'SQL_QUERY_TOO_MANY_ROWS',
+          message: `The result has more than ${job.maxRows} rows; add a LIMIT or aggregate`,
+        };
       }
       const names = reader.columnNames();
       const types = reader.columnTypes();
       const rows = reader.getRowsJson() as unknown[][];
       if (resultBytes(rows) > job.maxResultMb * 1_048_576) {
-        return { ok: false, errorCode: 'SQL_QUERY_TOO_MANY_ROWS', message: `The result is larger than ${job.maxResultMb} MB; select fewer rows or columns, or aggregate` };
+        return {
+          ok: false,
+          errorCode: 'SQL_QUERY_TOO_MANY_ROWS',
+          message: `The result is larger than ${job.maxResultMb} MB; select fewer rows or columns, or aggregate`,
+        };
       }
-      return { ok: true, schema: names.map((name, i) => ({ name, column_type: types[i]!.toString() })), rows };
+      return {
+        ok: true,
+        schema: names.map((name, i) => ({ name, column_type: types[i]!.toString() })),
+        rows,
+      };
     } catch (error) {
       const message = firstLine(error);
-      if (/interrupt/i.test(message)) return { ok: false, errorCode: 'SQL_QUERY_TIMEOUT', message: `The statement ran longer than ${job.timeoutMs} ms` };
-      if (/out of memory/i.test(message)) return { ok: false, errorCode: 'SQL_QUERY_RESOURCE_LIMIT', message };
+      if (/interrupt/i.test(message))
+        return {
+          ok: false,
+          errorCode: 'SQL_QUERY_TIMEOUT',
+          message: `The statement ran longer than ${job.timeoutMs} ms`,
+        };
+      if (/out of memory/i.test(message))
+        return { ok: false, errorCode: 'SQL_QUERY_RESOURCE_LIMIT', message };
       return { ok: false, errorCode: 'SQL_QUERY_INVALID', message };
     } finally {
       clearTimeout(timer);
@@ -118,7 +159,11 @@ export async function runSandboxJob(job: SandboxJob): Promise<SandboxResult> {
 if (process.send) {
   process.once('message', (job: SandboxJob) => {
     runSandboxJob(job)
-      .catch((error: unknown): SandboxResult => ({ ok: false, errorCode: 'SQL_QUERY_INVALID', message: firstLine(error) }))
+      .catch((error: unknown): SandboxResult => ({
+        ok: false,
+        errorCode: 'SQL_QUERY_INVALID',
+        message: firstLine(error),
+      }))
       .then((result) => process.send!(result, () => process.exit(0)));
   });
   process.send({ ready: true });

@@ -9,14 +9,23 @@ import { fail, type WorkerResult } from './results.ts';
 
 export type { ClusterInput } from '../src/workers/tasks.ts';
 
-export async function clusterTitlesTask(input: TaskInput<'clusterTitles'>): Promise<WorkerResult<TaskOutput<'clusterTitles'>>> {
+export async function clusterTitlesTask(
+  input: TaskInput<'clusterTitles'>,
+): Promise<WorkerResult<TaskOutput<'clusterTitles'>>> {
   try {
-    if (typeof input !== 'object' || input === null) return fail('VALIDATION_FAILED', 'input must be { items, threshold? }');
-    const titles = Array.isArray(input.items) ? input.items.map((i) => (typeof i?.title === 'string' ? i.title : '')) : [];
+    if (typeof input !== 'object' || input === null)
+      return fail('VALIDATION_FAILED', 'input must be { items, threshold? }');
+    const titles = Array.isArray(input.items)
+      ? input.items.map((i) => (typeof i?.title === 'string' ? i.title : ''))
+      : [];
     const readJapanese = needsJapaneseReader(titles) ? await japaneseReader() : undefined;
-    return { ok: true, clusters: clusterTitles(input.items, { threshold: input.threshold, readJapanese }) };
+    return {
+      ok: true,
+      clusters: clusterTitles(input.items, { threshold: input.threshold, readJapanese }),
+    };
   } catch (error) {
-    if (error instanceof TypeError || error instanceof RangeError) return fail('VALIDATION_FAILED', error.message);
+    if (error instanceof TypeError || error instanceof RangeError)
+      return fail('VALIDATION_FAILED', error.message);
     throw error;
   }
 }

@@ -12,7 +12,9 @@ const open = new Set<DuckDBConnection>();
 let stopped = false;
 
 // the pool's channel (one per pool: two services in one process close their pools apart)
-const channelName = isMainThread ? undefined : (workerData as { interruptChannel?: string } | null)?.interruptChannel;
+const channelName = isMainThread
+  ? undefined
+  : (workerData as { interruptChannel?: string } | null)?.interruptChannel;
 if (channelName) {
   const channel = new BroadcastChannel(channelName);
   // an idle thread is not kept alive by it

@@ -20,14 +20,25 @@ import type { NormalizeInput, NormalizeOutput } from '../src/ingest/normalizeTyp
 import type { TaskInput, TaskOutput } from '../src/workers/tasks.ts';
 import { fail, type WorkerResult } from './results.ts';
 import { AMOUNT_MACRO } from './normalize/amountMacro.ts';
-import { AmountFormatError, BudgetSpent, DateOrderError, FormatSwitch, MappingError } from './normalize/errors.ts';
+import {
+  AmountFormatError,
+  BudgetSpent,
+  DateOrderError,
+  FormatSwitch,
+  MappingError,
+} from './normalize/errors.ts';
 import { figures, previewRows } from './normalize/figures.ts';
 import { gatherValues, judgeFormats, lookups } from './normalize/lookups.ts';
 import { planRun, type Reading } from './normalize/plan.ts';
 import { split, survey } from './normalize/survey.ts';
 import { projection, writeRemoved, writeRows, writeVariants } from './normalize/write.ts';
 
-export { normalizedColumns, type CurrencyTotals, type NormalizeInput, type NormalizeOutput } from '../src/ingest/normalizeTypes.ts';
+export {
+  normalizedColumns,
+  type CurrencyTotals,
+  type NormalizeInput,
+  type NormalizeOutput,
+} from '../src/ingest/normalizeTypes.ts';
 
 function emptyOutput(): NormalizeOutput {
   return {
@@ -44,7 +55,16 @@ function emptyOutput(): NormalizeOutput {
     salesPeriodEnd: null,
     rawValues: [],
     payors: [],
-    issues: { invalidAmounts: 0, missingAmounts: 0, invalidIsrc: 0, invalidUpc: 0, unknownCountries: [], unknownCurrencies: [], missingStmtPeriod: 0, extraCells: 0 },
+    issues: {
+      invalidAmounts: 0,
+      missingAmounts: 0,
+      invalidIsrc: 0,
+      invalidUpc: 0,
+      unknownCountries: [],
+      unknownCurrencies: [],
+      missingStmtPeriod: 0,
+      extraCells: 0,
+    },
   };
 }
 
@@ -54,7 +74,11 @@ function emptyOutput(): NormalizeOutput {
  * next query would run on); work that still ends after that is refused all the same, so a run
  * past its budget fails whatever it was doing then.
  */
-async function withTimeBudget<T>(connections: DuckDBConnection[], ms: number | undefined, work: () => Promise<T>): Promise<T> {
+async function withTimeBudget<T>(
+  connections: DuckDBConnection[],
+  ms: number | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   if (!ms) return work();
   let spent = false;
   let repeat: NodeJS.Timeout | undefined;
@@ -77,7 +101,9 @@ async function withTimeBudget<T>(connections: DuckDBConnection[], ms: number | u
 
 const memoryLimitMb = (input: NormalizeInput) => input.memoryLimitMb ?? 1024;
 
-export async function normalizeStatement(original: TaskInput<'normalize'>): Promise<WorkerResult<TaskOutput<'normalize'>>> {
+export async function normalizeStatement(
+  original: TaskInput<'normalize'>,
+): Promise<WorkerResult<TaskOutput<'normalize'>>> {
   const deadline = original.timeBudgetMs ? Date.now() + original.timeBudgetMs : null;
   const reading: Reading = { strict: true, serial: false };
   // the rule each column's numbers are read by: the file reader's, unless every number of a column fits only the other
@@ -89,7 +115,9 @@ export async function normalizeStatement(original: TaskInput<'normalize'>): Prom
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
       // spill to the job's own directory rather than failing when a large file exceeds memory_limit
-      ...(input.outPath ? { temp_directory: path.join(path.dirname(input.outPath), 'duckdb-tmp') } : {}),
+      ...(input.outPath
+        ? { temp_directory: path.join(path.dirname(input.outPath), 'duckdb-tmp') }
+        : {}),
     });
     // two connections: the two parts of a large statement are written at the same time
     const connections = [await connect(instance), await connect(instance)] as const;
@@ -98,17 +126,23 @@ export async function normalizeStatement(original: TaskInput<'normalize'>): Prom
       return await withTimeBudget([...connections], budget, () => run(connections, input, reading));
     } catch (error) {
       // interrupted because the service stops: the work is retried, the statement is not at fault
-      if (stopping()) return fail('SERVICE_UNAVAILABLE', 'normalizing was interrupted: the service is stopping');
+      if (stopping())
+        return fail('SERVICE_UNAVAILABLE', 'normalizing was interrupted: the service is stopping');
       if (error instanceof MappingError) return fail('MAPPING_COLUMN_MISSING', error.message);
       if (error instanceof DateOrderError) return fail('DATE_ORDER_AMBIGUOUS', error.message);
-      if (error instanceof AmountFormatError) return fail('AMOUNT_FORMAT_CONFLICT', error.message, error.details);
+      if (error instanceof AmountFormatError)
+        return fail('AMOUNT_FORMAT_CONFLICT', error.message, error.details);
       if (error instanceof FormatSwitch) {
         const header = headerIn(input.header, error.header) ?? error.header;
         input = { ...input, decimalComma: { ...input.decimalComma, [header]: error.decimalComma } };
         continue;
       }
       const message = (error as Error).message ?? String(error);
-      if (/interrupt/i.test(message)) return fail('INGEST_TIME_BUDGET_EXCEEDED', 'normalizing the statement took longer than its time budget');
+      if (/interrupt/i.test(message))
+        return fail(
+          'INGEST_TIME_BUDGET_EXCEEDED',
+          'normalizing the statement took longer than its time budget',
+        );
       // a reading the file refuses: again, from the start, with the next one
       if (/CSV Error/i.test(message)) {
         if (!reading.serial && /quoted new ?lines/i.test(message)) {
@@ -120,7 +154,10 @@ export async function normalizeStatement(original: TaskInput<'normalize'>): Prom
           continue;
         }
       }
-      return fail('STATEMENT_UNREADABLE', `the statement could not be read as a table: ${message.split('\n')[0]!.slice(0, 300)}`);
+      return fail(
+        'STATEMENT_UNREADABLE',
+        `the statement could not be read as a table: ${message.split('\n')[0]!.slice(0, 300)}`,
+      );
     } finally {
       for (const c of connections) disconnect(c);
       instance.closeSync();
@@ -129,7 +166,11 @@ export async function normalizeStatement(original: TaskInput<'normalize'>): Prom
 }
 
 /** One run over the file, stage by stage; each stage's time is a lap of NormalizeOutput.timings. */
-async function run(connections: readonly [DuckDBConnection, DuckDBConnection], input: NormalizeInput, reading: Reading): Promise<WorkerResult<NormalizeOutput>> {
+async function run(
+  connections: readonly [DuckDBConnection, DuckDBConnection],
+  input: NormalizeInput,
+  reading: Reading,
+): Promise<WorkerResult<NormalizeOutput>> {
   const { lap, timings } = stopwatch();
   const plan = planRun(connections, input, reading);
   // the macros, value types and lookup lists live in the database, seen by both connections
@@ -153,5 +194,10 @@ async function run(connections: readonly [DuckDBConnection, DuckDBConnection], i
   lap('removed');
   const output = await figures(plan, surveyed, found, target);
   lap('figures');
-  return { ok: true, timings, ...output, ...(input.outPath ? {} : { preview: await previewRows(plan) }) };
+  return {
+    ok: true,
+    timings,
+    ...output,
+    ...(input.outPath ? {} : { preview: await previewRows(plan) }),
+  };
 }

@@ -31,7 +31,13 @@ interface Field {
   type: number;
   value: Value;
 }
-type Value = bigint | boolean | Buffer | Field[] | { elementType: number; items: Value[] } | { keyType: number; valueType: number; entries: [Value, Value][] };
+type Value =
+  | bigint
+  | boolean
+  | Buffer
+  | Field[]
+  | { elementType: number; items: Value[] }
+  | { keyType: number; valueType: number; entries: [Value, Value][] };
 
 class Reader {
   pos = 0;
@@ -82,14 +88,20 @@ class Reader {
         const elementType = head & 0x0f;
         const items: Value[] = [];
         // booleans in a list are one byte each: 1 true, 2 false
-        for (let i = 0; i < size; i++) items.push(elementType === TRUE || elementType === FALSE ? this.byte() === TRUE : this.value(elementType));
+        for (let i = 0; i < size; i++)
+          items.push(
+            elementType === TRUE || elementType === FALSE
+              ? this.byte() === TRUE
+              : this.value(elementType),
+          );
         return { elementType, items };
       }
       case MAP: {
         const size = Number(this.varint());
         const types = size > 0 ? this.byte() : 0;
         const entries: [Value, Value][] = [];
-        for (let i = 0; i < size; i++) entries.push([this.value(types >> 4), this.value(types & 0x0f)]);
+        for (let i = 0; i < size; i++)
+          entries.push([this.value(types >> 4), this.value(types & 0x0f)]);
         return { keyType: types >> 4, valueType: types & 0x0f, entries };
       }
       case STRUCT:
@@ -180,7 +192,11 @@ class Writer {
         return;
       }
       case MAP: {
-        const { keyType, valueType, entries } = value as { keyType: number; valueType: number; entries: [Value, Value][] };
+        const { keyType, valueType, entries } = value as {
+          keyType: number;
+          valueType: number;
+          entries: [Value, Value][];
+        };
         this.varint(BigInt(entries.length));
         if (entries.length > 0) this.byte((keyType << 4) | valueType);
         for (const [k, v] of entries) {
@@ -237,7 +253,8 @@ const COLUMN_META_OFFSETS = [9, 10, 11, 14];
 
 /** Moves a struct's offsets by `shift` (an offset of 0 means "not written" and stays 0). */
 function shiftOffsets(fields: Field[], ids: number[], shift: bigint): void {
-  for (const f of fields) if (ids.includes(f.id) && typeof f.value === 'bigint' && f.value > 0n) f.value += shift;
+  for (const f of fields)
+    if (ids.includes(f.id) && typeof f.value === 'bigint' && f.value > 0n) f.value += shift;
 }
 
 function rowGroupsOf(meta: Field[]): Field[][] {
@@ -253,7 +270,8 @@ async function footerOf(file: string): Promise<{ meta: Field[]; dataEnd: number 
     await handle.read(tail, 0, 8, size - 8);
     const head = Buffer.alloc(4);
     await handle.read(head, 0, 4, 0);
-    if (size < 12 || !tail.subarray(4).equals(MAGIC) || !head.equals(MAGIC)) throw new Error(`${file} is not a plain Parquet file`);
+    if (size < 12 || !tail.subarray(4).equals(MAGIC) || !head.equals(MAGIC))
+      throw new Error(`${file} is not a plain Parquet file`);
     const length = tail.readUInt32LE(0);
     const footer = Buffer.alloc(length);
     await handle.read(footer, 0, length, size - 8 - length);
@@ -273,12 +291,16 @@ export async function concatParquet(parts: string[], out: string): Promise<void>
   let rows = 0n;
   let position = 4n;
   for (const [i, { meta, dataEnd }] of footers.entries()) {
-    if (!schema(meta).equals(schema(first))) throw new Error(`Parquet part ${i + 1} has another schema than the first`);
+    if (!schema(meta).equals(schema(first)))
+      throw new Error(`Parquet part ${i + 1} has another schema than the first`);
     const shift = position - 4n;
     for (const group of rowGroupsOf(meta)) {
       shiftOffsets(group, ROW_GROUP_OFFSETS, shift);
       for (const chunk of (field(group, 1)!.value as { items: Value[] }).items as Field[][]) {
-        if (field(chunk, 4) || field(chunk, 6)) throw new Error('Parquet page indexes hold absolute offsets: joining such parts is not supported');
+        if (field(chunk, 4) || field(chunk, 6))
+          throw new Error(
+            'Parquet page indexes hold absolute offsets: joining such parts is not supported',
+          );
         shiftOffsets(chunk, COLUMN_CHUNK_OFFSETS, shift);
         const columnMeta = field(chunk, 3);
         if (columnMeta) shiftOffsets(columnMeta.value as Field[], COLUMN_META_OFFSETS, shift);
@@ -291,19 +313,31 @@ export async function concatParquet(parts: string[], out: string): Promise<void>
     position += BigInt(dataEnd - 4);
   }
   const merged = first.map((f) =>
-    f.id === 3 ? { ...f, value: rows } : f.id === 4 ? { ...f, value: { elementType: STRUCT, items: groups } } : f,
+    f.id === 3
+      ? { ...f, value: rows }
+      : f.id === 4
+        ? { ...f, value: { elementType: STRUCT, items: groups } }
+        : f,
   );
   const footer = encodeStruct(merged);
   const length = Buffer.alloc(4);
   length.writeUInt32LE(footer.length, 0);
 
   const sink = createWriteStream(out);
-  const write = (chunk: Buffer) => new Promise<void>((resolve, reject) => sink.write(chunk, (error) => (error ? reject(error) : resolve())));
+  const write = (chunk: Buffer) =>
+    new Promise<void>((resolve, reject) =>
+      sink.write(chunk, (error) => (error ? reject(error) : resolve())),
+    );
   try {
     await write(MAGIC);
     for (const [i, part] of parts.entries()) {
       if (footers[i]!.dataEnd <= 4) continue;
-      for await (const chunk of createReadStream(part, { start: 4, end: footers[i]!.dataEnd - 1, highWaterMark: 1 << 20 })) await write(chunk as Buffer);
+      for await (const chunk of createReadStream(part, {
+        start: 4,
+        end: footers[i]!.dataEnd - 1,
+        highWaterMark: 1 << 20,
+      }))
+        await write(chunk as Buffer);
     }
     await write(footer);
     await write(length);

@@ -11,8 +11,15 @@ export type { SampleInput } from '../src/workers/tasks.ts';
 
 const lit = (v: string) => sqlLiteral(v.replace(/\0/g, ''));
 
-export async function sampleFile(input: TaskInput<'sample'>): Promise<WorkerResult<TaskOutput<'sample'>>> {
-  const instance = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: '256MB', autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
+export async function sampleFile(
+  input: TaskInput<'sample'>,
+): Promise<WorkerResult<TaskOutput<'sample'>>> {
+  const instance = await DuckDBInstance.create(':memory:', {
+    threads: '1',
+    memory_limit: '256MB',
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+  });
   const connection = await connect(instance);
   try {
     const limit = Math.max(0, input.endRow - input.startRow);
@@ -23,11 +30,19 @@ export async function sampleFile(input: TaskInput<'sample'>): Promise<WorkerResu
         : input.kind === 'csv_with_header'
           ? `read_csv(${lit(input.path)}, header=true, all_varchar=true, null_padding=true, strict_mode=false)`
           : `read_csv(${lit(input.path)}, header=false, all_varchar=true, null_padding=true, strict_mode=false, auto_detect=true, delim=${lit(input.delimiter ?? ',')}, ${input.quote === '' ? "quote=''" : `quote='"'`})`;
-    const reader = await connection.runAndReadAll(`SELECT * FROM ${source} LIMIT ${limit} OFFSET ${offset}`);
+    const reader = await connection.runAndReadAll(
+      `SELECT * FROM ${source} LIMIT ${limit} OFFSET ${offset}`,
+    );
     return { ok: true, columns: reader.columnNames(), rows: reader.getRowsJson() as unknown[][] };
   } catch (error) {
-    if (stopping()) return fail('SERVICE_UNAVAILABLE', 'sampling was interrupted: the service is stopping');
-    return fail('STATEMENT_UNREADABLE', `the file could not be sampled: ${String((error as Error).message).split('\n')[0]!.slice(0, 300)}`);
+    if (stopping())
+      return fail('SERVICE_UNAVAILABLE', 'sampling was interrupted: the service is stopping');
+    return fail(
+      'STATEMENT_UNREADABLE',
+      `the file could not be sampled: ${String((error as Error).message)
+        .split('\n')[0]!
+        .slice(0, 300)}`,
+    );
   } finally {
     disconnect(connection);
     instance.closeSync();

@@ -6,7 +6,9 @@ import { FileError } from '../src/ingest/file/limits.ts';
 import type { TaskInput, TaskOutput } from '../src/workers/tasks.ts';
 import { fail, type WorkerResult } from './results.ts';
 
-export async function locateTable(input: TaskInput<'locateTable'>): Promise<WorkerResult<TaskOutput<'locateTable'>>> {
+export async function locateTable(
+  input: TaskInput<'locateTable'>,
+): Promise<WorkerResult<TaskOutput<'locateTable'>>> {
   if (
     typeof input !== 'object' ||
     input === null ||
@@ -16,10 +18,17 @@ export async function locateTable(input: TaskInput<'locateTable'>): Promise<Work
     (input.limits !== undefined && (typeof input.limits !== 'object' || input.limits === null)) ||
     (input.encoding !== undefined && typeof input.encoding !== 'string')
   ) {
-    return fail('VALIDATION_FAILED', 'locateTable needs { sourcePath, fileName, workDir, limits?, encoding? }');
+    return fail(
+      'VALIDATION_FAILED',
+      'locateTable needs { sourcePath, fileName, workDir, limits?, encoding? }',
+    );
   }
   const encoding = input.encoding === undefined ? undefined : namedEncoding(input.encoding);
-  if (encoding === null) return fail('ENCODING_UNKNOWN', `The encoding "${input.encoding!.slice(0, 40)}" is not one the reader decodes.`);
+  if (encoding === null)
+    return fail(
+      'ENCODING_UNKNOWN',
+      `The encoding "${input.encoding!.slice(0, 40)}" is not one the reader decodes.`,
+    );
   try {
     return { ok: true, ...(await locate(encoding === undefined ? input : { ...input, encoding })) };
   } catch (error) {

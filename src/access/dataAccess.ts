@@ -5,7 +5,11 @@ import type { Queryable } from '../db/pool.ts';
 /** null: every rightsholder of the organization; otherwise exactly these ids. */
 export type RightsholderScope = string[] | null;
 
-export async function rightsholderScope(db: Queryable, organizationId: string, userId: string): Promise<RightsholderScope> {
+export async function rightsholderScope(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+): Promise<RightsholderScope> {
   const { rows } = await db.query<{ mode: 'all' | 'restricted'; ids: string[] }>(
     'SELECT mode, rightsholder_ids AS ids FROM data_access_roles WHERE organization_id = $1 AND user_id = $2',
     [organizationId, userId],
@@ -14,7 +18,10 @@ export async function rightsholderScope(db: Queryable, organizationId: string, u
 }
 
 /** A data-access role as a scope: no role, or mode `all`, sees every rightsholder. */
-export function scopeOfRole(mode: 'all' | 'restricted' | null, ids: string[] | null): RightsholderScope {
+export function scopeOfRole(
+  mode: 'all' | 'restricted' | null,
+  ids: string[] | null,
+): RightsholderScope {
   return mode === null || mode === 'all' ? null : (ids ?? []);
 }
 

@@ -1,5 +1,13 @@
 // Roles and the order in which they grant access (DESIGN.md, "Roles").
-export const orgRoles = ['member', 'reader', 'writer', 'admin', 'c2_customer_support', 'owner', 'c2_superadmin'] as const;
+export const orgRoles = [
+  'member',
+  'reader',
+  'writer',
+  'admin',
+  'c2_customer_support',
+  'owner',
+  'c2_superadmin',
+] as const;
 export type OrgRole = (typeof orgRoles)[number];
 export const platformRoles = ['c2_superadmin', 'c2_customer_support'] as const;
 export type PlatformRole = (typeof platformRoles)[number];
@@ -9,7 +17,16 @@ export type PlatformRole = (typeof platformRoles)[number];
  * authenticated caller, no organization needed. `c2_superadmin`: platform operators only.
  * The rest: that role or higher in the organization named by the input's organizationId.
  */
-export const minRoles = ['none', 'any', 'member', 'reader', 'writer', 'admin', 'owner', 'c2_superadmin'] as const;
+export const minRoles = [
+  'none',
+  'any',
+  'member',
+  'reader',
+  'writer',
+  'admin',
+  'owner',
+  'c2_superadmin',
+] as const;
 export type MinRole = (typeof minRoles)[number];
 
 /** reader and member both read; c2_customer_support acts as admin. */

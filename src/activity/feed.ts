@@ -49,12 +49,17 @@ function visibility(viewer: ActivityViewer, params: unknown[]): string {
   params.push(viewer.organizationId, viewer.userId);
   const org = `$${params.length - 1}`;
   const me = `$${params.length}`;
-  const clauses = [`e.organization_id = ${org}`, `(e.visible_to_user_id IS NULL OR e.visible_to_user_id = ${me})`];
+  const clauses = [
+    `e.organization_id = ${org}`,
+    `(e.visible_to_user_id IS NULL OR e.visible_to_user_id = ${me})`,
+  ];
   if (viewer.rightsholderScope !== null) {
     params.push(viewer.rightsholderScope);
     // an event about rightsholders only when the viewer may see every one of them; one whose
     // rightsholders are no longer known ({}) only by unrestricted members
-    clauses.push(`(e.rightsholder_ids IS NULL OR (cardinality(e.rightsholder_ids) > 0 AND e.rightsholder_ids <@ $${params.length}::uuid[]))`);
+    clauses.push(
+      `(e.rightsholder_ids IS NULL OR (cardinality(e.rightsholder_ids) > 0 AND e.rightsholder_ids <@ $${params.length}::uuid[]))`,
+    );
   }
   return clauses.join(' AND ');
 }
@@ -67,7 +72,8 @@ function filters(filter: ActivityFilter, params: unknown[]): string[] {
   };
   if (filter.subjectType !== undefined) add((p) => `e.subject_type = ${p}`, filter.subjectType);
   if (filter.subjectId !== undefined) add((p) => `e.subject_id = ${p}`, filter.subjectId);
-  if (filter.actorUserId !== undefined) add((p) => `e.actor_user_id = ${p}::uuid`, filter.actorUserId);
+  if (filter.actorUserId !== undefined)
+    add((p) => `e.actor_user_id = ${p}::uuid`, filter.actorUserId);
   if (filter.action !== undefined) add((p) => `e.action = ${p}`, filter.action);
   return clauses;
 }
@@ -107,10 +113,18 @@ export async function listActivity(
 }
 
 /** Whether the viewer may see at least one event about the subject (its history outlives it). */
-export async function hasVisibleActivity(db: Queryable, viewer: ActivityViewer, subjectType: SubjectType, subjectId: string): Promise<boolean> {
+export async function hasVisibleActivity(
+  db: Queryable,
+  viewer: ActivityViewer,
+  subjectType: SubjectType,
+  subjectId: string,
+): Promise<boolean> {
   const params: unknown[] = [];
   const where = [visibility(viewer, params), ...filters({ subjectType, subjectId }, params)];
-  const { rowCount } = await db.query(`SELECT 1 FROM activity_events e WHERE ${where.join(' AND ')} LIMIT 1`, params);
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM activity_events e WHERE ${where.join(' AND ')} LIMIT 1`,
+    params,
+  );
   return (rowCount ?? 0) > 0;
 }
 
@@ -119,13 +133,26 @@ export async function hasVisibleActivity(db: Queryable, viewer: ActivityViewer, 
  * may span several, and the others are none of this organization's business. Events recorded
  * before the log was written so still hold every id, so they are filtered here, on reading.
  */
-function ownOrganizationOnly(changes: FieldChanges | null, organizationId: string): FieldChanges | null {
+function ownOrganizationOnly(
+  changes: FieldChanges | null,
+  organizationId: string,
+): FieldChanges | null {
   const apiKey = changes?.apiKey;
   if (!changes || !apiKey) return changes;
   const narrowed = (side: unknown) => {
-    if (side === null || typeof side !== 'object' || !Array.isArray((side as { organizationIds?: unknown }).organizationIds)) return side;
+    if (
+      side === null ||
+      typeof side !== 'object' ||
+      !Array.isArray((side as { organizationIds?: unknown }).organizationIds)
+    )
+      return side;
     const ids = (side as { organizationIds: unknown[] }).organizationIds;
-    return { ...side, organizationIds: ids.filter((id) => typeof id === 'string' && id.toLowerCase() === organizationId.toLowerCase()) };
+    return {
+      ...side,
+      organizationIds: ids.filter(
+        (id) => typeof id === 'string' && id.toLowerCase() === organizationId.toLowerCase(),
+      ),
+    };
   };
   return { ...changes, apiKey: { before: narrowed(apiKey.before), after: narrowed(apiKey.after) } };
 }
@@ -138,7 +165,10 @@ function toEvent(row: EventRow, organizationId: string): ActivityEvent {
     subjectId: row.subject_id,
     subjectLabel: row.subject_label,
     changes: ownOrganizationOnly(row.changes, organizationId),
-    actor: row.actor_user_id && row.actor_email ? { userId: row.actor_user_id, email: row.actor_email } : null,
+    actor:
+      row.actor_user_id && row.actor_email
+        ? { userId: row.actor_user_id, email: row.actor_email }
+        : null,
     createdAt: row.created_at.toISOString(),
   };
 }

@@ -10,7 +10,8 @@ export const DEFAULT_CURSOR_LIMIT = 50;
 export const cursorLimit = z.number().int().min(1).default(DEFAULT_CURSOR_LIMIT);
 
 export function checkCursorLimit(limit: number): number {
-  if (limit > MAX_LIMIT) throw new AppError('PAGINATION_LIMIT_EXCEEDED', `limit must be at most ${MAX_LIMIT}`);
+  if (limit > MAX_LIMIT)
+    throw new AppError('PAGINATION_LIMIT_EXCEEDED', `limit must be at most ${MAX_LIMIT}`);
   return limit;
 }
 
@@ -26,10 +27,12 @@ const TIMESTAMP_KEY_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 /** A timestamp taken back from a cursor; anything timestampKey could not have produced is INVALID_CURSOR. */
 export function cursorTimestamp(value: unknown): string {
-  if (typeof value !== 'string' || !TIMESTAMP_KEY_RE.test(value)) throw new AppError('INVALID_CURSOR');
+  if (typeof value !== 'string' || !TIMESTAMP_KEY_RE.test(value))
+    throw new AppError('INVALID_CURSOR');
   const parsed = new Date(value);
   // Date accepts days that do not exist (Feb 30) by rolling over; PostgreSQL would not.
-  if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 19) !== value.slice(0, 19)) throw new AppError('INVALID_CURSOR');
+  if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 19) !== value.slice(0, 19))
+    throw new AppError('INVALID_CURSOR');
   return value;
 }
 

@@ -3,7 +3,18 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
 
-export const subjectTypes = ['rightsholder', 'file', 'upload', 'export', 'product', 'mapping', 'lens', 'chat', 'organization', 'user'] as const;
+export const subjectTypes = [
+  'rightsholder',
+  'file',
+  'upload',
+  'export',
+  'product',
+  'mapping',
+  'lens',
+  'chat',
+  'organization',
+  'user',
+] as const;
 export type SubjectType = (typeof subjectTypes)[number];
 
 export type FieldChanges = Record<string, { before: unknown; after: unknown }>;
@@ -40,11 +51,18 @@ async function rightsholdersOf(db: Queryable, event: ActivityInput): Promise<str
   if (event.rightsholderIds) return [...new Set(event.rightsholderIds)];
   const sql = RIGHTSHOLDERS_OF[event.subjectType];
   if (!sql) return null;
-  const { rows } = await db.query<{ ids: string[] | null }>(sql, [event.subjectId, event.organizationId]);
+  const { rows } = await db.query<{ ids: string[] | null }>(sql, [
+    event.subjectId,
+    event.organizationId,
+  ]);
   return rows[0]?.ids ?? [];
 }
 
-export async function recordActivity(db: Queryable, actor: Pick<Principal, 'userId' | 'apiKey' | 'oauth'> | null, event: ActivityInput): Promise<void> {
+export async function recordActivity(
+  db: Queryable,
+  actor: Pick<Principal, 'userId' | 'apiKey' | 'oauth'> | null,
+  event: ActivityInput,
+): Promise<void> {
   const rightsholderIds = await rightsholdersOf(db, event);
   await db.query(
     `INSERT INTO activity_events (organization_id, actor_user_id, api_key_id, oauth_client_id, action, subject_type, subject_id, subject_label, changes, visible_to_user_id, rightsholder_ids)
@@ -66,7 +84,11 @@ export async function recordActivity(db: Queryable, actor: Pick<Principal, 'user
 }
 
 /** Field-level before/after of the given fields that differ (compared as JSON). */
-export function diffFields<T extends Record<string, unknown>>(before: T, after: T, fields: readonly (keyof T & string)[]): FieldChanges | null {
+export function diffFields<T extends Record<string, unknown>>(
+  before: T,
+  after: T,
+  fields: readonly (keyof T & string)[],
+): FieldChanges | null {
   const changes: FieldChanges = {};
   for (const field of fields) {
     if (JSON.stringify(before[field] ?? null) !== JSON.stringify(after[field] ?? null)) {

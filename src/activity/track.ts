@@ -42,7 +42,11 @@ export async function subjectLabel(
   switch (subjectType) {
     case 'rightsholder': {
       if (!isUuid(subjectId)) throw new AppError('RIGHTSHOLDER_NOT_FOUND');
-      const access = { organizationId: viewer.organizationId, userId: viewer.userId, scope: viewer.rightsholderScope };
+      const access = {
+        organizationId: viewer.organizationId,
+        userId: viewer.userId,
+        scope: viewer.rightsholderScope,
+      };
       return (await getRightsholder(db, access, subjectId)).name;
     }
     case 'lens':
@@ -78,7 +82,8 @@ export async function subjectLabel(
       return (await getMapping(db, viewer.organizationId, subjectId)).name;
     case 'organization': {
       // the caller's own organization only: another one's id is as unknown as none
-      if (!isUuid(subjectId) || subjectId.toLowerCase() !== viewer.organizationId.toLowerCase()) throw new AppError('ORGANIZATION_NOT_FOUND');
+      if (!isUuid(subjectId) || subjectId.toLowerCase() !== viewer.organizationId.toLowerCase())
+        throw new AppError('ORGANIZATION_NOT_FOUND');
       return (await getOrganization(db, viewer.organizationId)).name;
     }
     case 'user':
@@ -101,5 +106,9 @@ export function canonicalSubjectId(subjectId: string): string {
 export async function trackVisit(db: Queryable, input: TrackVisitInput): Promise<Visit> {
   const subjectId = canonicalSubjectId(input.subjectId);
   const label = await subjectLabel(db, input, input.subjectType, subjectId);
-  return recordVisit(db, { ...input, subjectId, subjectLabel: label ?? input.subjectLabel ?? null });
+  return recordVisit(db, {
+    ...input,
+    subjectId,
+    subjectLabel: label ?? input.subjectLabel ?? null,
+  });
 }

@@ -37,7 +37,13 @@ export async function recordVisit(db: Queryable, visit: VisitInput): Promise<Vis
            last_visited_at = clock_timestamp(),
            subject_label = COALESCE(EXCLUDED.subject_label, subject_visits.subject_label)
      RETURNING subject_type, subject_id, subject_label, visit_count, first_visited_at, last_visited_at`,
-    [visit.organizationId, visit.userId, visit.subjectType, visit.subjectId, visit.subjectLabel ?? null],
+    [
+      visit.organizationId,
+      visit.userId,
+      visit.subjectType,
+      visit.subjectId,
+      visit.subjectLabel ?? null,
+    ],
   );
   const row = rows[0]!;
   return {
@@ -51,11 +57,15 @@ export async function recordVisit(db: Queryable, visit: VisitInput): Promise<Vis
 }
 
 /** Removes every member's visits of one subject (the subject itself is being removed). */
-export async function deleteVisits(db: Queryable, organizationId: string, subjectType: SubjectType, subjectId: string): Promise<number> {
-  const { rowCount } = await db.query('DELETE FROM subject_visits WHERE organization_id = $1 AND subject_type = $2 AND subject_id = $3', [
-    organizationId,
-    subjectType,
-    subjectId,
-  ]);
+export async function deleteVisits(
+  db: Queryable,
+  organizationId: string,
+  subjectType: SubjectType,
+  subjectId: string,
+): Promise<number> {
+  const { rowCount } = await db.query(
+    'DELETE FROM subject_visits WHERE organization_id = $1 AND subject_type = $2 AND subject_id = $3',
+    [organizationId, subjectType, subjectId],
+  );
   return rowCount ?? 0;
 }

@@ -21,10 +21,16 @@ interface ChatRow {
 export const chatSorts = ['updatedAt', 'createdAt', 'title'] as const;
 export type ChatSort = (typeof chatSorts)[number];
 
-const columns: Record<ChatSort, string> = { updatedAt: 'updated_at', createdAt: 'created_at', title: 'lower(title)' };
+const columns: Record<ChatSort, string> = {
+  updatedAt: 'updated_at',
+  createdAt: 'created_at',
+  title: 'lower(title)',
+};
 
 function orderBy(sortBy: string | undefined, sortOrder: 'asc' | 'desc'): string {
-  const sort = (chatSorts as readonly string[]).includes(sortBy ?? '') ? (sortBy as ChatSort) : undefined;
+  const sort = (chatSorts as readonly string[]).includes(sortBy ?? '')
+    ? (sortBy as ChatSort)
+    : undefined;
   // without a sortBy: the conversations touched last first, as an assistant's history reads
   if (!sort) return 'updated_at DESC, id DESC';
   const dir = sortDirection(sortOrder);
@@ -36,7 +42,13 @@ export async function listChatsOfUser(
   db: Queryable,
   organizationId: string,
   userId: string,
-  opts: { search: string | undefined; sortBy: string | undefined; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
+  opts: {
+    search: string | undefined;
+    sortBy: string | undefined;
+    sortOrder: 'asc' | 'desc';
+    limit: number;
+    offset: number;
+  },
 ): Promise<{ rows: Chat[]; total: number }> {
   const params: unknown[] = [organizationId, userId];
   let where = 'organization_id = $1 AND user_id = $2';
@@ -44,7 +56,10 @@ export async function listChatsOfUser(
     params.push(likeContains(opts.search));
     where += ` AND title ILIKE $${params.length}`;
   }
-  const count = await db.query<{ total: number }>(`SELECT count(*) AS total FROM chats WHERE ${where}`, params);
+  const count = await db.query<{ total: number }>(
+    `SELECT count(*) AS total FROM chats WHERE ${where}`,
+    params,
+  );
   const { rows } = await db.query<ChatRow>(
     `SELECT id, organization_id, title, created_at, updated_at FROM chats WHERE ${where}
      ORDER BY ${orderBy(opts.sortBy, opts.sortOrder)} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,

@@ -75,8 +75,15 @@ const FLOAT4_MAX = 3.4028234663852886e38;
 
 /** An embedding as float4 storage keeps it: a non-empty list of finite numbers a float4 can hold. */
 function float4Embedding(value: unknown): number[] {
-  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= FLOAT4_MAX)) {
-    throw new AppError('AI_PROVIDER_FAILED', 'The embedding endpoint answered an embedding that is not a list of numbers a float4 can hold');
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    !value.every((v) => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= FLOAT4_MAX)
+  ) {
+    throw new AppError(
+      'AI_PROVIDER_FAILED',
+      'The embedding endpoint answered an embedding that is not a list of numbers a float4 can hold',
+    );
   }
   return value.map((v: number) => Math.fround(v));
 }
@@ -86,44 +93,80 @@ function float4Embedding(value: unknown): number[] {
  * `index` (a permutation of 0..n-1) or, when no item has one, in the order given; all of one size.
  */
 export function embeddingsOf(body: unknown, count: number): number[][] {
-  const data = typeof body === 'object' && body !== null ? (body as { data?: unknown }).data : undefined;
-  if (!Array.isArray(data) || data.length !== count || !data.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item))) {
-    throw new AppError('AI_PROVIDER_FAILED', 'The embedding endpoint answered without one embedding per input');
+  const data =
+    typeof body === 'object' && body !== null ? (body as { data?: unknown }).data : undefined;
+  if (
+    !Array.isArray(data) ||
+    data.length !== count ||
+    !data.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item))
+  ) {
+    throw new AppError(
+      'AI_PROVIDER_FAILED',
+      'The embedding endpoint answered without one embedding per input',
+    );
   }
   const items = data as { index?: unknown; embedding?: unknown }[];
   const indexed = items.some((item) => item.index !== undefined);
-  const ordered: (number[] | undefined)[] = indexed ? new Array(count) : items.map((item) => float4Embedding(item.embedding));
+  const ordered: (number[] | undefined)[] = indexed
+    ? new Array(count)
+    : items.map((item) => float4Embedding(item.embedding));
   if (indexed) {
     for (const item of items) {
       const index = item.index;
-      if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count || ordered[index] !== undefined) {
-        throw new AppError('AI_PROVIDER_FAILED', 'The embedding endpoint answered indexes that are not one per input');
+      if (
+        typeof index !== 'number' ||
+        !Number.isInteger(index) ||
+        index < 0 ||
+        index >= count ||
+        ordered[index] !== undefined
+      ) {
+        throw new AppError(
+          'AI_PROVIDER_FAILED',
+          'The embedding endpoint answered indexes that are not one per input',
+        );
       }
       ordered[index] = float4Embedding(item.embedding);
     }
   }
   const embeddings = ordered as number[][];
   if (embeddings.some((e) => e.length !== embeddings[0]!.length)) {
-    throw new AppError('AI_PROVIDER_FAILED', 'The embedding endpoint answered embeddings of different sizes');
+    throw new AppError(
+      'AI_PROVIDER_FAILED',
+      'The embedding endpoint answered embeddings of different sizes',
+    );
   }
   return embeddings;
 }
 
 /** POST {base}/embeddings of an OpenAI-compatible API; `signal` (a call's time budget) cuts its requests short. */
-export function openAiEmbedder(settings: AiSettings & { baseUrl: string; embeddingModel: string }, signal?: AbortSignal): Embedder {
+export function openAiEmbedder(
+  settings: AiSettings & { baseUrl: string; embeddingModel: string },
+  signal?: AbortSignal,
+): Embedder {
   return {
     model: `openai:${settings.embeddingModel}`,
     async embed(texts) {
       if (texts.length === 0) return [];
-      const body = await postJson(settings, '/embeddings', { model: settings.embeddingModel, input: texts.map((t) => normalizeLookupKey(t)) }, signal);
+      const body = await postJson(
+        settings,
+        '/embeddings',
+        { model: settings.embeddingModel, input: texts.map((t) => normalizeLookupKey(t)) },
+        signal,
+      );
       return embeddingsOf(body, texts.length);
     },
   };
 }
 
-export function createEmbedder(settings: AiSettings, opts: { signal?: AbortSignal } = {}): Embedder {
+export function createEmbedder(
+  settings: AiSettings,
+  opts: { signal?: AbortSignal } = {},
+): Embedder {
   if (settings.provider === 'openai' && settings.baseUrl && settings.embeddingModel) {
-    return openAiEmbedder({ ...settings, baseUrl: settings.baseUrl, embeddingModel: settings.embeddingModel }, opts.signal);
+    return openAiEmbedder(
+      { ...settings, baseUrl: settings.baseUrl, embeddingModel: settings.embeddingModel },
+      opts.signal,
+    );
   }
   return builtinEmbedder;
 }
@@ -137,7 +180,15 @@ export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /** The body as text, refused (with the stream cancelled) once it passes `max` bytes. */
 async function cappedText(res: Response, max: number, path: string): Promise<string> {
-  const body = await readCappedBody(res, max, () => new AppError('AI_PROVIDER_FAILED', `The AI provider answered more than the ${max} bytes an answer may hold (${path})`));
+  const body = await readCappedBody(
+    res,
+    max,
+    () =>
+      new AppError(
+        'AI_PROVIDER_FAILED',
+        `The AI provider answered more than the ${max} bytes an answer may hold (${path})`,
+      ),
+  );
   // decoded as Response.text() decodes (a leading byte-order mark dropped)
   return new TextDecoder().decode(body);
 }
@@ -165,7 +216,9 @@ export async function postJson(
       signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
     });
   } catch (error) {
-    throw new AppError('AI_PROVIDER_FAILED', `The AI provider could not be reached (${path})`, { cause: error });
+    throw new AppError('AI_PROVIDER_FAILED', `The AI provider could not be reached (${path})`, {
+      cause: error,
+    });
   }
   let text: string;
   try {
@@ -173,12 +226,25 @@ export async function postJson(
     text = await cappedText(res, MAX_ANSWER_BYTES, path);
   } catch (error) {
     if (error instanceof AppError) throw error;
-    throw new AppError('AI_PROVIDER_FAILED', `The AI provider's answer could not be read (${path})`, { cause: error });
+    throw new AppError(
+      'AI_PROVIDER_FAILED',
+      `The AI provider's answer could not be read (${path})`,
+      { cause: error },
+    );
   }
-  if (!res.ok) throw new AppError('AI_PROVIDER_FAILED', `The AI provider answered HTTP ${res.status} (${path})`, { cause: new Error(text.slice(0, 2000)) });
+  if (!res.ok)
+    throw new AppError(
+      'AI_PROVIDER_FAILED',
+      `The AI provider answered HTTP ${res.status} (${path})`,
+      { cause: new Error(text.slice(0, 2000)) },
+    );
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new AppError('AI_PROVIDER_FAILED', `The AI provider answered something that is not JSON (${path})`, { cause: error });
+    throw new AppError(
+      'AI_PROVIDER_FAILED',
+      `The AI provider answered something that is not JSON (${path})`,
+      { cause: error },
+    );
   }
 }

@@ -42,7 +42,12 @@ export const builtinProvider: AiProvider = {
   },
 };
 
-const nullableName = z.string().trim().max(200).nullish().transform((v) => (v ? v : null));
+const nullableName = z
+  .string()
+  .trim()
+  .max(200)
+  .nullish()
+  .transform((v) => (v ? v : null));
 const confidence = z.number().min(0).max(1);
 
 const sourceAnswer = z.object({
@@ -72,34 +77,51 @@ Answer one JSON object with the keys cleansed (the raw string tidied for display
 
 /** choices[0].message.content of a chat completion; undefined when any step is missing or not an object (JSON null included). */
 function messageContent(body: unknown): unknown {
-  const field = (value: unknown, key: string): unknown => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined);
+  const field = (value: unknown, key: string): unknown =>
+    typeof value === 'object' && value !== null
+      ? (value as Record<string, unknown>)[key]
+      : undefined;
   const choices = field(body, 'choices');
   return field(field(Array.isArray(choices) ? choices[0] : undefined, 'message'), 'content');
 }
 
 /** `signal` (a call's time budget) cuts its requests short. */
-export function openAiProvider(settings: AiSettings & { baseUrl: string }, signal?: AbortSignal): AiProvider {
+export function openAiProvider(
+  settings: AiSettings & { baseUrl: string },
+  signal?: AbortSignal,
+): AiProvider {
   async function ask<T>(system: string, user: unknown, schema: z.ZodType<T>): Promise<T> {
-    const body = await postJson(settings, '/chat/completions', {
-      model: settings.model,
-      temperature: 0,
-      response_format: { type: 'json_object' },
-      messages: [
-        { role: 'system', content: system },
-        { role: 'user', content: JSON.stringify(user) },
-      ],
-    }, signal);
+    const body = await postJson(
+      settings,
+      '/chat/completions',
+      {
+        model: settings.model,
+        temperature: 0,
+        response_format: { type: 'json_object' },
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: JSON.stringify(user) },
+        ],
+      },
+      signal,
+    );
     const content = messageContent(body);
-    if (typeof content !== 'string') throw new AppError('AI_PROVIDER_FAILED', 'The chat completion has no message content');
+    if (typeof content !== 'string')
+      throw new AppError('AI_PROVIDER_FAILED', 'The chat completion has no message content');
     let parsed: unknown;
     try {
       parsed = JSON.parse(content);
     } catch (error) {
-      throw new AppError('AI_PROVIDER_FAILED', 'The chat completion content is not a JSON object', { cause: error });
+      throw new AppError('AI_PROVIDER_FAILED', 'The chat completion content is not a JSON object', {
+        cause: error,
+      });
     }
     const checked = schema.safeParse(parsed);
     if (!checked.success) {
-      throw new AppError('AI_PROVIDER_FAILED', `The chat completion does not have the asked shape: ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      throw new AppError(
+        'AI_PROVIDER_FAILED',
+        `The chat completion does not have the asked shape: ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     }
     return checked.data;
   }
@@ -109,7 +131,11 @@ export function openAiProvider(settings: AiSettings & { baseUrl: string }, signa
     async resolveSource(q) {
       // an entry a person or an earlier resolution made is the answer; the model is not asked
       if (q.offline.method === 'lookup') return q.offline;
-      const a = await ask(SOURCE_SYSTEM, { source: q.raw, normalized: q.normalized, candidates: q.candidates.slice(0, 8) }, sourceAnswer);
+      const a = await ask(
+        SOURCE_SYSTEM,
+        { source: q.raw, normalized: q.normalized, candidates: q.candidates.slice(0, 8) },
+        sourceAnswer,
+      );
       const proposal: SourceResolution = {
         collectionSource: a.collectionSource,
         earningsSource: a.earningsSource,
@@ -118,23 +144,46 @@ export function openAiProvider(settings: AiSettings & { baseUrl: string }, signa
         publisherSource: a.publisherSource,
       };
       const empty = Object.values(proposal).every((v) => v === null);
-      return { proposal: empty ? null : proposal, confidence: empty ? 0 : a.confidence, method: empty ? 'none' : 'model', reason: a.reason || `Answered by ${settings.model}` };
+      return {
+        proposal: empty ? null : proposal,
+        confidence: empty ? 0 : a.confidence,
+        method: empty ? 'none' : 'model',
+        reason: a.reason || `Answered by ${settings.model}`,
+      };
     },
     async resolveSalesType(q) {
       if (q.offline.method === 'lookup') return q.offline;
-      const taxonomy = q.taxonomy.map((t) => ({ primary: t.primarySalesType, secondary: t.secondarySalesType, description: t.description }));
+      const taxonomy = q.taxonomy.map((t) => ({
+        primary: t.primarySalesType,
+        secondary: t.secondarySalesType,
+        description: t.description,
+      }));
       const a = await ask(SALES_TYPE_SYSTEM, { salesType: q.raw, taxonomy }, salesTypeAnswer);
       if (a.primarySalesType === null) {
-        return { proposal: null, confidence: 0, method: 'none', reason: a.reason || `${settings.model} found no sales type` };
+        return {
+          proposal: null,
+          confidence: 0,
+          method: 'none',
+          reason: a.reason || `${settings.model} found no sales type`,
+        };
       }
       const fits = q.taxonomy.some(
-        (t) => t.primarySalesType === a.primarySalesType && (a.secondarySalesType === null || t.secondarySalesType === a.secondarySalesType),
+        (t) =>
+          t.primarySalesType === a.primarySalesType &&
+          (a.secondarySalesType === null || t.secondarySalesType === a.secondarySalesType),
       );
       if (!fits) {
-        throw new AppError('AI_PROVIDER_FAILED', `The model answered ${a.primarySalesType} / ${a.secondarySalesType ?? '-'}, which is not in the taxonomy`);
+        throw new AppError(
+          'AI_PROVIDER_FAILED',
+          `The model answered ${a.primarySalesType} / ${a.secondarySalesType ?? '-'}, which is not in the taxonomy`,
+        );
       }
       return {
-        proposal: { cleansed: a.cleansed ?? q.offline.proposal?.cleansed ?? q.raw.trim(), primarySalesType: a.primarySalesType, secondarySalesType: a.secondarySalesType },
+        proposal: {
+          cleansed: a.cleansed ?? q.offline.proposal?.cleansed ?? q.raw.trim(),
+          primarySalesType: a.primarySalesType,
+          secondarySalesType: a.secondarySalesType,
+        },
         confidence: a.confidence,
         method: 'model',
         reason: a.reason || `Answered by ${settings.model}`,
@@ -143,7 +192,11 @@ export function openAiProvider(settings: AiSettings & { baseUrl: string }, signa
   };
 }
 
-export function createAiProvider(settings: AiSettings, opts: { signal?: AbortSignal } = {}): AiProvider {
-  if (settings.provider === 'openai' && settings.baseUrl) return openAiProvider({ ...settings, baseUrl: settings.baseUrl }, opts.signal);
+export function createAiProvider(
+  settings: AiSettings,
+  opts: { signal?: AbortSignal } = {},
+): AiProvider {
+  if (settings.provider === 'openai' && settings.baseUrl)
+    return openAiProvider({ ...settings, baseUrl: settings.baseUrl }, opts.signal);
   return builtinProvider;
 }

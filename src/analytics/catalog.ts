@@ -7,7 +7,11 @@
 // identity of the rows, and the freshness fingerprint covers the tables they come from, so a
 // correction shows in the next query.
 import type { Queryable } from '../db/pool.ts';
-import { effectiveValues, type FetchedResult, type OverrideRow } from '../catalog/musicalDetails.ts';
+import {
+  effectiveValues,
+  type FetchedResult,
+  type OverrideRow,
+} from '../catalog/musicalDetails.ts';
 import { releaseDateOf } from '../catalog/products.ts';
 import { versionKind, type VersionKind } from '../catalog/cluster/normalize.ts';
 
@@ -54,7 +58,10 @@ interface Row {
 }
 
 /** Keyed by `<rightsholder id>\u001f<identity key>`. */
-export async function catalogEntries(db: Queryable, organizationId: string): Promise<Map<string, CatalogEntry>> {
+export async function catalogEntries(
+  db: Queryable,
+  organizationId: string,
+): Promise<Map<string, CatalogEntry>> {
   const [{ rows }, { rows: overrides }] = await Promise.all([
     db.query<Row>(
       `SELECT b.rightsholder_id, md.id, md.identity_key, md.title, md.artist, md.release_title, md.release_artist, md.result, md.state,
@@ -88,10 +95,14 @@ export async function catalogEntries(db: Queryable, organizationId: string): Pro
   const out = new Map<string, CatalogEntry>();
   for (const r of rows) {
     const eff = effectiveValues(r, byMd.get(r.id) ?? []);
-    const albums = Array.isArray(eff.albums) ? eff.albums.filter((a): a is string => typeof a === 'string' && a !== '') : [];
+    const albums = Array.isArray(eff.albums)
+      ? eff.albums.filter((a): a is string => typeof a === 'string' && a !== '')
+      : [];
     const releaseDate = releaseDateOf(eff.releaseDate);
     const trackReleaseDate = r.product_id ? r.product_release_date : releaseDate;
-    const songReleaseDate = r.product_id ? (r.song_release_date ?? r.product_release_date) : releaseDate;
+    const songReleaseDate = r.product_id
+      ? (r.song_release_date ?? r.product_release_date)
+      : releaseDate;
     out.set(`${r.rightsholder_id}\u001f${r.identity_key}`, {
       mdId: r.id,
       resolved: TERMINAL.has(r.state),
@@ -100,9 +111,15 @@ export async function catalogEntries(db: Queryable, organizationId: string): Pro
       releaseTitle: r.album_title ?? albums[0] ?? r.result?.releaseTitle ?? r.release_title,
       releaseArtist: r.album_title ? r.album_artist : (r.result?.releaseArtist ?? r.release_artist),
       releaseDate,
-      releaseReleaseDate: r.album_title ? (r.album_release_date ?? trackReleaseDate) : trackReleaseDate,
+      releaseReleaseDate: r.album_title
+        ? (r.album_release_date ?? trackReleaseDate)
+        : trackReleaseDate,
       productId: r.product_id,
-      productTitle: (r.product_retitled ? r.product_title : null) ?? r.song_title ?? r.product_title ?? (eff.title || r.title || null),
+      productTitle:
+        (r.product_retitled ? r.product_title : null) ??
+        r.song_title ??
+        r.product_title ??
+        (eff.title || r.title || null),
       productArtist: r.product_id ? r.product_artist : eff.artist,
       productReleaseDate: songReleaseDate,
       productVersion: versionKind(eff.title || r.title || ''),

@@ -44,7 +44,11 @@ export function compareEnvelope(answers: CubePayload[]): ComparePayload {
   return {
     queryType: 'compareDateRangeQuery',
     results,
-    pivotQuery: { ...first, dimensions: ['compareDateRange', ...first.dimensions], queryType: 'compareDateRangeQuery' },
+    pivotQuery: {
+      ...first,
+      dimensions: ['compareDateRange', ...first.dimensions],
+      queryType: 'compareDateRangeQuery',
+    },
     slowQuery: false,
   };
 }

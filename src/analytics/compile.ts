@@ -9,7 +9,15 @@ import type { JoinName, RollupDef } from './model.ts';
 import type { ResolvedMeasure, ResolvedMember } from './modelSchema.ts';
 import { LAST_DATE, isMidnight, nextDay, absoluteBound } from './dates.ts';
 import type { NormalizedFilterNode, NormalizedQuery, Operator } from './query.ts';
-import { GRANULARITIES, dimensionDefs, full, memberOf, semantic, ungroupedMeasure, type QueryGranularity } from './semantic.ts';
+import {
+  GRANULARITIES,
+  dimensionDefs,
+  full,
+  memberOf,
+  semantic,
+  ungroupedMeasure,
+  type QueryGranularity,
+} from './semantic.ts';
 import { likeEscape, sqlLiteral } from '../db/sql.ts';
 
 /** What the server adds to every query: the caller's organization and rightsholder scope. */
@@ -18,7 +26,6 @@ export interface Restrictions {
   /** null: every rightsholder of the organization */
   rightsholderIds: string[] | null;
 }
-
 
 /**
  * Where values enter the SQL: `$n` placeholders with their values in `params`, or, inline, string
@@ -67,7 +74,10 @@ function factColumnsIn(sql: string): string[] {
 }
 
 const joinFactColumns = new Map<JoinName, string[]>(
-  (Object.entries(semantic.model.joins) as [JoinName, { sql: string }][]).map(([name, j]) => [name, factColumnsIn(j.sql)]),
+  (Object.entries(semantic.model.joins) as [JoinName, { sql: string }][]).map(([name, j]) => [
+    name,
+    factColumnsIn(j.sql),
+  ]),
 );
 
 /** The caller's restrictions on a relation that has organization_id and rightsholder_id. */
@@ -83,7 +93,9 @@ function relationsOf(joins: JoinName[], r: Restrictions, p: ParamAllocator): str
   return joins.flatMap((name) => {
     const join = semantic.model.joins[name];
     if (!join.cte) return [];
-    return [`${join.alias} AS (${join.cte.replace(/\{scope:([a-z][a-z0-9_]*)\}/g, (_m, alias: string) => scopePredicate(alias, r, p))})`];
+    return [
+      `${join.alias} AS (${join.cte.replace(/\{scope:([a-z][a-z0-9_]*)\}/g, (_m, alias: string) => scopePredicate(alias, r, p))})`,
+    ];
   });
 }
 
@@ -116,7 +128,9 @@ function measureSql(name: string, source: MeasureSource): string {
 /** The joins an ungrouped query's measures need for their row values. */
 function rowJoinsOf(q: NormalizedQuery): JoinName[] {
   if (!q.ungrouped) return [];
-  const measures = [...q.measures, ...q.filters.flatMap(filterLeaves).map((l) => l.member)].map((n) => memberOf(n)!).filter((n) => semantic.measures.has(n));
+  const measures = [...q.measures, ...q.filters.flatMap(filterLeaves).map((l) => l.member)]
+    .map((n) => memberOf(n)!)
+    .filter((n) => semantic.measures.has(n));
   return measures.flatMap((n) => ungroupedMeasure(n)!.joins);
 }
 
@@ -133,7 +147,14 @@ function isMeasureFilter(node: NormalizedFilterNode): boolean {
 
 /** The members a query reads (selected, time dimensions, filtered), each once. */
 function membersOf(q: NormalizedQuery): (ResolvedMember | ResolvedMeasure)[] {
-  const names = new Set([...q.dimensions, ...q.measures, ...q.timeDimensions.map((td) => td.dimension), ...q.filters.flatMap(filterLeaves).map((l) => l.member)].map((n) => memberOf(n)!));
+  const names = new Set(
+    [
+      ...q.dimensions,
+      ...q.measures,
+      ...q.timeDimensions.map((td) => td.dimension),
+      ...q.filters.flatMap(filterLeaves).map((l) => l.member),
+    ].map((n) => memberOf(n)!),
+  );
   return [...names].map((name) => (semantic.measures.get(name) ?? semantic.dimensions.get(name))!);
 }
 
@@ -159,7 +180,10 @@ export function chooseRollup(q: NormalizedQuery): RollupDef | null {
     const ok =
       members.every((m) => {
         const columns = rollupColumnsOf(m);
-        return columns !== null && columns.every((c) => (m.kind === 'dimension' ? grouped : readable).has(c));
+        return (
+          columns !== null &&
+          columns.every((c) => (m.kind === 'dimension' ? grouped : readable).has(c))
+        );
       }) && [...joins].every((j) => (joinFactColumns.get(j) ?? []).every((c) => grouped.has(c)));
     if (ok) return rollup;
   }
@@ -195,16 +219,27 @@ function eagerRollup(q: NormalizedQuery, stored: RollupDef): RollupDef {
   // the rollup's own order of columns: the same query always writes the same SQL
   const groupBy = stored.groupBy.filter((c) => grouped.has(c));
   const sums = stored.sums.filter((c) => summed.has(c));
-  const aggregates = [...sums.map((c) => `sum(${c}) AS ${c}`), ...(counted ? [`count(*) AS ${stored.countColumn}`] : [])];
+  const aggregates = [
+    ...sums.map((c) => `sum(${c}) AS ${c}`),
+    ...(counted ? [`count(*) AS ${stored.countColumn}`] : []),
+  ];
   const table = `(SELECT ${[...groupBy, ...aggregates].join(', ')} FROM ${semantic.model.facts.table} GROUP BY ${groupBy.join(', ')})`;
-  return { name: `eager:${stored.name}`, table, description: 'the facts grouped by the columns the query reads', groupBy, sums, countColumn: stored.countColumn };
+  return {
+    name: `eager:${stored.name}`,
+    table,
+    description: 'the facts grouped by the columns the query reads',
+    groupBy,
+    sums,
+    countColumn: stored.countColumn,
+  };
 }
 
 function plan(q: NormalizedQuery, usePreagg: boolean, eager: boolean): Plan {
   // an ungrouped query reads the rows themselves: no rollup holds them
   const answerable = q.ungrouped ? null : chooseRollup(q);
   // the stored rollup with usePreagg; else, where it could answer, the facts grouped eagerly
-  const rollup = answerable && usePreagg ? answerable : answerable && eager ? eagerRollup(q, answerable) : null;
+  const rollup =
+    answerable && usePreagg ? answerable : answerable && eager ? eagerRollup(q, answerable) : null;
   const columns: Plan['columns'] = [];
   const alias = () => `c${columns.length}`;
 
@@ -213,7 +248,15 @@ function plan(q: NormalizedQuery, usePreagg: boolean, eager: boolean): Plan {
     const type = dimensionDefs.get(r.name)!.type;
     const group = type === 'time' ? `CAST(${r.sql} AS TIMESTAMP)` : undefined;
     const sql = group ? `strftime(${group}, ${TIME_FORMAT})` : r.sql;
-    columns.push({ alias: alias(), keys: [d], member: d, role: 'dimension', type, sql, ...(group ? { group } : {}) });
+    columns.push({
+      alias: alias(),
+      keys: [d],
+      member: d,
+      role: 'dimension',
+      type,
+      sql,
+      ...(group ? { group } : {}),
+    });
   }
   // one column per distinct (time dimension, granularity); the plain key goes to the finest one
   const seen = new Set<string>();
@@ -235,7 +278,9 @@ function plan(q: NormalizedQuery, usePreagg: boolean, eager: boolean): Plan {
       group,
     });
   }
-  for (const member of new Set(columns.filter((c) => c.role === 'timeDimension').map((c) => c.member))) {
+  for (const member of new Set(
+    columns.filter((c) => c.role === 'timeDimension').map((c) => c.member),
+  )) {
     if (q.dimensions.includes(member)) continue;
     const finest = columns
       .filter((c) => c.role === 'timeDimension' && c.member === member)
@@ -244,23 +289,43 @@ function plan(q: NormalizedQuery, usePreagg: boolean, eager: boolean): Plan {
   }
   for (const m of q.measures) {
     const name = memberOf(m)!;
-    columns.push({ alias: alias(), keys: [m], member: m, role: 'measure', type: 'number', sql: measureSql(name, q.ungrouped ? 'row' : rollup) });
+    columns.push({
+      alias: alias(),
+      keys: [m],
+      member: m,
+      role: 'measure',
+      type: 'number',
+      sql: measureSql(name, q.ungrouped ? 'row' : rollup),
+    });
   }
   const joins = new Set([...joinsOf(membersOf(q)), ...rowJoinsOf(q)]);
   return { columns, joins, rollup, stored: rollup !== null && rollup === answerable };
 }
 
-function memberSql(fullName: string, rollup: MeasureSource): { sql: string; type: 'string' | 'number' | 'time'; measure: boolean } {
+function memberSql(
+  fullName: string,
+  rollup: MeasureSource,
+): { sql: string; type: 'string' | 'number' | 'time'; measure: boolean } {
   const name = memberOf(fullName)!;
-  if (semantic.measures.has(name)) return { sql: measureSql(name, rollup), type: 'number', measure: true };
-  return { sql: semantic.dimensions.get(name)!.sql, type: dimensionDefs.get(name)!.type, measure: false };
+  if (semantic.measures.has(name))
+    return { sql: measureSql(name, rollup), type: 'number', measure: true };
+  return {
+    sql: semantic.dimensions.get(name)!.sql,
+    type: dimensionDefs.get(name)!.type,
+    measure: false,
+  };
 }
 
 /**
  * A comparison of a DATE expression with a millisecond bound (YYYY-MM-DDTHH:mm:ss.SSS, the form
  * normalizeQuery gives every bound), written as a date comparison.
  */
-function dateComparison(expr: string, op: '>=' | '<=' | '>' | '<', bound: string, p: ParamAllocator): string {
+function dateComparison(
+  expr: string,
+  op: '>=' | '<=' | '>' | '<',
+  bound: string,
+  p: ParamAllocator,
+): string {
   const canonical = absoluteBound(bound, 'start');
   const day = canonical.slice(0, 10);
   // a date is its midnight: >= and < need the next day unless the bound is itself a midnight; the
@@ -276,8 +341,8 @@ function dateComparison(expr: string, op: '>=' | '<=' | '>' | '<', bound: string
  * A number's text as the answer gives it (engine.ts, decimalText): DuckDB's text of the value with
  * the trailing zeros of its fraction dropped, and the point with them when nothing is left.
  */
-export const answeredNumberText = (expr: string) => `regexp_replace(CAST(${expr} AS VARCHAR), '(\\.[0-9]*[1-9])0+$|\\.0+$', '\\1')`;
-
+export const answeredNumberText = (expr: string) =>
+  `regexp_replace(CAST(${expr} AS VARCHAR), '(\\.[0-9]*[1-9])0+$|\\.0+$', '\\1')`;
 
 /** The LIKE family (Cube's BaseFilter.likeOr): where the value must stand in the text. */
 type LikeKind = 'contains' | 'starts' | 'ends';
@@ -302,7 +367,12 @@ function likePattern(kind: LikeKind, value: string): string {
  * hundred copies of an expression like tm's (1,000 values: 2.4 s on 7 rows; ten such filters ran
  * past the 25 s window), whatever the data.
  */
-function matchingPatterns(text: string, kind: LikeKind, values: string[], p: ParamAllocator): string {
+function matchingPatterns(
+  text: string,
+  kind: LikeKind,
+  values: string[],
+  p: ParamAllocator,
+): string {
   return `list_filter([${values.map((v) => p.add(likeEscape(v))).join(', ')}], lambda contains_value: ${text} ILIKE ${likePattern(kind, 'contains_value')} ESCAPE '\\')`;
 }
 
@@ -312,18 +382,31 @@ function matchingPatterns(text: string, kind: LikeKind, values: string[], p: Par
  * is kept by a negative filter and dropped by a positive one, unless null is among the values,
  * which flips that. `%`, `_` and `\` match literally (ESCAPE, as Cube's Tesseract planner).
  */
-function likeFilter(op: { kind: LikeKind; not: boolean }, text: string, expr: string, values: (string | null)[], p: ParamAllocator): string {
+function likeFilter(
+  op: { kind: LikeKind; not: boolean },
+  text: string,
+  expr: string,
+  values: (string | null)[],
+  p: ParamAllocator,
+): string {
   const nonNull = values.filter((v): v is string => v !== null);
   const hasNull = values.includes(null);
   if (op.not && nonNull.length === 0) return `(${expr} IS NOT NULL)`;
-  const one = (v: string) => `${text}${op.not ? ' NOT' : ''} ILIKE ${likePattern(op.kind, p.add(likeEscape(v)))} ESCAPE '\\'`;
+  const one = (v: string) =>
+    `${text}${op.not ? ' NOT' : ''} ILIKE ${likePattern(op.kind, p.add(likeEscape(v)))} ESCAPE '\\'`;
   if (!op.not) {
-    const parts = nonNull.length > 1 ? [`len(${matchingPatterns(text, op.kind, nonNull, p)}) > 0`] : nonNull.map(one);
+    const parts =
+      nonNull.length > 1
+        ? [`len(${matchingPatterns(text, op.kind, nonNull, p)}) > 0`]
+        : nonNull.map(one);
     if (hasNull) parts.push(`${expr} IS NULL`);
     return `(${parts.join(' OR ')})`;
   }
   // the list form is false, not NULL, for a NULL text: NULL rows are left to the rule below
-  const test = nonNull.length > 1 ? `${text} IS NOT NULL AND len(${matchingPatterns(text, op.kind, nonNull, p)}) = 0` : one(nonNull[0]!);
+  const test =
+    nonNull.length > 1
+      ? `${text} IS NOT NULL AND len(${matchingPatterns(text, op.kind, nonNull, p)}) = 0`
+      : one(nonNull[0]!);
   return hasNull ? `(${test})` : `((${test}) OR ${expr} IS NULL)`;
 }
 
@@ -333,7 +416,12 @@ function likeFilter(op: { kind: LikeKind; not: boolean }, text: string, expr: st
  * afterOrOnDateFilter: `>= AND <=`, `< OR >`, `<`, `<=`, `>`, `>=`). A NULL date matches none of
  * them (notInDateRange too: Cube adds no IS NULL), or undefined for another operator.
  */
-function dateFilter(operator: Operator, expr: string, bounds: string[], p: ParamAllocator): string | undefined {
+function dateFilter(
+  operator: Operator,
+  expr: string,
+  bounds: string[],
+  p: ParamAllocator,
+): string | undefined {
   const [first, second] = bounds as [string, string?];
   switch (operator) {
     case 'inDateRange':
@@ -355,7 +443,8 @@ function dateFilter(operator: Operator, expr: string, bounds: string[], p: Param
 
 /** months_back as the tm dimension reads it (model.ts) */
 const MONTHS_BACK = `(${semantic.model.expressions.months_back!.sql})`;
-if (!semantic.dimensions.get('tm')?.sql.includes(MONTHS_BACK)) throw new Error('model: tm is no longer a labelling of months_back; revisit tmLabelRange');
+if (!semantic.dimensions.get('tm')?.sql.includes(MONTHS_BACK))
+  throw new Error('model: tm is no longer a labelling of months_back; revisit tmLabelRange');
 
 /**
  * The months_back range a tm label stands for (model.ts, tm: 00.TM for 0, 01.LTM for 1-12,
@@ -374,12 +463,18 @@ export function tmLabelRange(label: string): { from: number | null; to: number }
  * equals / notEquals on tm as ranges of months_back: the same rows as comparing the label, without
  * building a label for every row (the `tm = '01.LTM'` of every valuation question).
  */
-export function tmFilter(monthsBack: string, operator: 'equals' | 'notEquals', values: (string | null)[]): string {
+export function tmFilter(
+  monthsBack: string,
+  operator: 'equals' | 'notEquals',
+  values: (string | null)[],
+): string {
   const ranges = values
     .filter((v): v is string => v !== null)
     .map(tmLabelRange)
     .filter((r) => r !== null)
-    .map((r) => (r.from === null ? `${monthsBack} <= ${r.to}` : `${monthsBack} BETWEEN ${r.from} AND ${r.to}`));
+    .map((r) =>
+      r.from === null ? `${monthsBack} <= ${r.to}` : `${monthsBack} BETWEEN ${r.from} AND ${r.to}`,
+    );
   const any = ranges.length > 0 ? ranges.join(' OR ') : 'FALSE';
   const hasNull = values.includes(null);
   if (operator === 'equals') return `(${hasNull ? `${any} OR ${monthsBack} IS NULL` : any})`;
@@ -397,7 +492,8 @@ function compileLeaf(f: Leaf, r: Restrictions, rollup: MeasureSource, p: ParamAl
   // the one organization filter left is the server's own (normalizeQuery strips the client's);
   // the organization is applied from the restrictions, before every filter
   if (f.member === ORGANIZATION) return 'TRUE';
-  if (memberOf(f.member) === 'tm' && (f.operator === 'equals' || f.operator === 'notEquals')) return tmFilter(MONTHS_BACK, f.operator, f.values ?? []);
+  if (memberOf(f.member) === 'tm' && (f.operator === 'equals' || f.operator === 'notEquals'))
+    return tmFilter(MONTHS_BACK, f.operator, f.values ?? []);
   const { sql: expr, type, measure } = memberSql(f.member, rollup);
   const values = f.values ?? [];
   const dated = dateFilter(f.operator, expr, values as string[], p);
@@ -405,17 +501,32 @@ function compileLeaf(f: Leaf, r: Restrictions, rollup: MeasureSource, p: ParamAl
   const nonNull = values.filter((v): v is string => v !== null);
   const hasNull = values.includes(null);
   // a time value in the one form DuckDB reads (normalizeQuery gives it; a bare date is its midnight)
-  const value = (v: string) => (type === 'number' ? `CAST(${p.add(v)} AS DOUBLE)` : type === 'time' ? `CAST(${p.add(absoluteBound(v, 'start'))} AS TIMESTAMP)` : p.add(v));
+  const value = (v: string) =>
+    type === 'number'
+      ? `CAST(${p.add(v)} AS DOUBLE)`
+      : type === 'time'
+        ? `CAST(${p.add(absoluteBound(v, 'start'))} AS TIMESTAMP)`
+        : p.add(v);
   // A measure meets its DOUBLE value through its exact text: DuckDB casts a DECIMAL to DOUBLE by
   // dividing by 10^scale in floating point, an ulp off at the USD sums' scale 26 (10^26 is not a
   // double), so `royalty_earnings_usd gte <the very value answered>` could drop its group; the text
   // converts correctly rounded, as the value does. Per group, so cheap; the number dimensions'
   // scales (at most 14) convert exactly and stay row by row.
-  const subject = type === 'time' ? `CAST(${expr} AS TIMESTAMP)` : measure ? `CAST(CAST(${expr} AS VARCHAR) AS DOUBLE)` : expr;
+  const subject =
+    type === 'time'
+      ? `CAST(${expr} AS TIMESTAMP)`
+      : measure
+        ? `CAST(CAST(${expr} AS VARCHAR) AS DOUBLE)`
+        : expr;
   // contains/notContains match the text the member is answered as (Cube matches the database's
   // text, which for a DECIMAL keeps its scale's trailing zeros: `contains '500'` found a rate
   // answered as "0.5"): a number without trailing zeros (decimalText), a time in its answer form
-  const text = type === 'string' ? expr : type === 'number' ? answeredNumberText(expr) : `strftime(CAST(${expr} AS TIMESTAMP), ${TIME_FORMAT})`;
+  const text =
+    type === 'string'
+      ? expr
+      : type === 'number'
+        ? answeredNumberText(expr)
+        : `strftime(CAST(${expr} AS TIMESTAMP), ${TIME_FORMAT})`;
   switch (f.operator) {
     case 'equals': {
       const parts: string[] = [];
@@ -426,7 +537,10 @@ function compileLeaf(f: Leaf, r: Restrictions, rollup: MeasureSource, p: ParamAl
     }
     case 'notEquals': {
       if (nonNull.length === 0) return `(${expr} IS NOT NULL)`;
-      const test = nonNull.length === 1 ? `${subject} <> ${value(nonNull[0]!)}` : `${subject} NOT IN (${nonNull.map(value).join(', ')})`;
+      const test =
+        nonNull.length === 1
+          ? `${subject} <> ${value(nonNull[0]!)}`
+          : `${subject} NOT IN (${nonNull.map(value).join(', ')})`;
       // NULL rows are kept unless null is among the values (Cube's rule)
       return hasNull ? `(${test})` : `(${test} OR ${expr} IS NULL)`;
     }
@@ -435,7 +549,8 @@ function compileLeaf(f: Leaf, r: Restrictions, rollup: MeasureSource, p: ParamAl
     case 'lt':
     case 'lte': {
       const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[f.operator] as '>' | '>=' | '<' | '<=';
-      if (type === 'time') return `(${dateComparison(expr, op, absoluteBound(nonNull[0]!, 'start'), p)})`;
+      if (type === 'time')
+        return `(${dateComparison(expr, op, absoluteBound(nonNull[0]!, 'start'), p)})`;
       return `(${subject} ${op} ${value(nonNull[0]!)})`;
     }
     case 'set':
@@ -447,8 +562,14 @@ function compileLeaf(f: Leaf, r: Restrictions, rollup: MeasureSource, p: ParamAl
   }
 }
 
-function compileFilter(node: NormalizedFilterNode, r: Restrictions, rollup: MeasureSource, p: ParamAllocator): string {
-  if ('and' in node) return `(${node.and.map((c) => compileFilter(c, r, rollup, p)).join(' AND ')})`;
+function compileFilter(
+  node: NormalizedFilterNode,
+  r: Restrictions,
+  rollup: MeasureSource,
+  p: ParamAllocator,
+): string {
+  if ('and' in node)
+    return `(${node.and.map((c) => compileFilter(c, r, rollup, p)).join(' AND ')})`;
   if ('or' in node) return `(${node.or.map((c) => compileFilter(c, r, rollup, p)).join(' OR ')})`;
   return compileLeaf(node, r, rollup, p);
 }
@@ -460,7 +581,9 @@ function orderClause(q: NormalizedQuery, columns: Plan['columns']): string[] {
   if (q.order) {
     for (const o of q.order) {
       // a member that is not selected is dropped silently, as Cube does
-      const column = columns.find((c) => c.keys.includes(o.id)) ?? columns.find((c) => c.role === 'timeDimension' && c.member === o.id);
+      const column =
+        columns.find((c) => c.keys.includes(o.id)) ??
+        columns.find((c) => c.role === 'timeDimension' && c.member === o.id);
       if (column && !items.some((i) => i.column === column)) items.push({ column, desc: o.desc });
     }
   } else {
@@ -473,7 +596,8 @@ function orderClause(q: NormalizedQuery, columns: Plan['columns']): string[] {
   // ties are broken by the grouping columns so that equal queries give equal pages
   // (ungrouped, by every column: rows equal in all of them are indistinguishable)
   const breakers = q.ungrouped ? columns : grouping;
-  for (const column of breakers) if (!items.some((i) => i.column === column)) items.push({ column, desc: false });
+  for (const column of breakers)
+    if (!items.some((i) => i.column === column)) items.push({ column, desc: false });
   return items.map((i) => `${position(i.column)} ${i.desc ? 'DESC' : 'ASC'}`);
 }
 
@@ -483,7 +607,13 @@ function pageClause(q: NormalizedQuery, p: ParamAllocator): string {
   return q.offset ? `${limit} OFFSET CAST(${p.add(String(q.offset))} AS BIGINT)` : limit;
 }
 
-function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit: boolean, inline: boolean): { sql: string; params: string[] } {
+function build(
+  q: NormalizedQuery,
+  r: Restrictions,
+  pl: Plan,
+  withOrderAndLimit: boolean,
+  inline: boolean,
+): { sql: string; params: string[] } {
   const p = new ParamAllocator(inline);
   // member joins are closed over their requirements already (modelSchema.ts)
   const joins = semantic.joinOrder.filter((j) => pl.joins.has(j));
@@ -495,7 +625,9 @@ function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit:
   for (const td of q.timeDimensions) {
     if (!td.dateRange) continue;
     const expr = dimensionOf(td.dimension).sql;
-    where.push(`(${dateComparison(expr, '>=', td.dateRange[0], p)} AND ${dateComparison(expr, '<=', td.dateRange[1], p)})`);
+    where.push(
+      `(${dateComparison(expr, '>=', td.dateRange[0], p)} AND ${dateComparison(expr, '<=', td.dateRange[1], p)})`,
+    );
   }
   for (const f of q.filters) {
     // the injected organization filter, last, is TRUE: the organization is applied from the
@@ -505,7 +637,9 @@ function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit:
     if (sql !== 'TRUE') (isMeasureFilter(f) && !q.ungrouped ? having : where).push(sql);
   }
   // grouping columns come first in the select list; a time column groups by its timestamp
-  const grouping = pl.columns.filter((c) => c.role !== 'measure').map((c, i) => c.group ?? String(i + 1));
+  const grouping = pl.columns
+    .filter((c) => c.role !== 'measure')
+    .map((c, i) => c.group ?? String(i + 1));
   const lines = [
     ...(ctes.length ? [`WITH ${ctes.join(', ')}`] : []),
     `SELECT ${select.join(', ')}`,
@@ -524,7 +658,11 @@ function build(q: NormalizedQuery, r: Restrictions, pl: Plan, withOrderAndLimit:
 }
 
 /** `eager: false` (tests only) reads the facts row by row where eager aggregation would apply. */
-export function compileQuery(q: NormalizedQuery, r: Restrictions, opts: { usePreagg: boolean; inline?: boolean; eager?: boolean }): CompiledQuery {
+export function compileQuery(
+  q: NormalizedQuery,
+  r: Restrictions,
+  opts: { usePreagg: boolean; inline?: boolean; eager?: boolean },
+): CompiledQuery {
   const pl = plan(q, opts.usePreagg, opts.eager ?? true);
   const main = build(q, r, pl, true, opts.inline ?? false);
   const total = q.total ? build(q, r, pl, false, opts.inline ?? false) : null;
@@ -542,11 +680,16 @@ export function compileQuery(q: NormalizedQuery, r: Restrictions, opts: { usePre
 /** The columns of the table cube.sqlQuery sees: every dimension, and the row value of each sum. */
 export const sqlTableColumns: { name: string; sql: string; joins: JoinName[] }[] = [
   ...[...semantic.dimensions.values()].map((d) => ({ name: d.name, sql: d.sql, joins: d.joins })),
-  ...[...semantic.measures.values()].flatMap((m) => (m.rowSql ? [{ name: m.name, sql: m.rowSql, joins: m.rowJoins }] : [])),
+  ...[...semantic.measures.values()].flatMap((m) =>
+    m.rowSql ? [{ name: m.name, sql: m.rowSql, joins: m.rowJoins }] : [],
+  ),
 ];
 
 /** The rows of the view the caller may see, with the named columns (all when none are named). */
-export function rowViewSql(r: Restrictions, names: readonly string[]): { sql: string; params: string[] } {
+export function rowViewSql(
+  r: Restrictions,
+  names: readonly string[],
+): { sql: string; params: string[] } {
   const p = new ParamAllocator();
   const wanted = new Set(names);
   const columns = sqlTableColumns.filter((c) => wanted.size === 0 || wanted.has(c.name));

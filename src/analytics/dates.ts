@@ -51,7 +51,17 @@ function zoneFormat(zone: string): Intl.DateTimeFormat {
   let f = zoneFormats.get(zone);
   if (!f) {
     const numeric = 'numeric' as const;
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', era: 'short', year: numeric, month: numeric, day: numeric, hour: numeric, minute: numeric, second: numeric });
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      era: 'short',
+      year: numeric,
+      month: numeric,
+      day: numeric,
+      hour: numeric,
+      minute: numeric,
+      second: numeric,
+    });
     zoneFormats.set(zone, f);
   }
   return f;
@@ -60,14 +70,34 @@ function zoneFormat(zone: string): Intl.DateTimeFormat {
 /** The wall-clock time of a zone at an instant (both milliseconds since the epoch; UTC is the instant itself). */
 export function wallClock(t: number, zone: string): number {
   if (zone === 'UTC' || !Number.isFinite(t)) return t;
-  const parts = Object.fromEntries(zoneFormat(zone).formatToParts(new Date(t)).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    zoneFormat(zone)
+      .formatToParts(new Date(t))
+      .map((p) => [p.type, p.value]),
+  );
   const year = parts.era === 'BC' ? 1 - Number(parts.year) : Number(parts.year);
   const ms = ((t % 1000) + 1000) % 1000;
-  return utc(year, Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second), ms);
+  return utc(
+    year,
+    Number(parts.month) - 1,
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+    ms,
+  );
 }
 
 /** Milliseconds since the epoch of a UTC calendar time; fields overflow as in Date.UTC, years 0-99 stay themselves. NaN beyond Date's range. */
-export function utc(year: number, month: number, day = 1, hours = 0, minutes = 0, seconds = 0, ms = 0): number {
+export function utc(
+  year: number,
+  month: number,
+  day = 1,
+  hours = 0,
+  minutes = 0,
+  seconds = 0,
+  ms = 0,
+): number {
   const d = new Date(0);
   d.setUTCFullYear(year, month, day);
   d.setUTCHours(hours, minutes, seconds, ms);
@@ -110,7 +140,15 @@ export function addUnits(t: number, n: number, unit: Unit): number {
       const targetMonth = ((m % 12) + 12) % 12;
       const lastDay = new Date(utc(targetYear, targetMonth + 1, 0)).getUTCDate();
       const day = Math.min(d.getUTCDate(), lastDay);
-      return utc(targetYear, targetMonth, day, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
+      return utc(
+        targetYear,
+        targetMonth,
+        day,
+        d.getUTCHours(),
+        d.getUTCMinutes(),
+        d.getUTCSeconds(),
+        d.getUTCMilliseconds(),
+      );
     }
   }
 }
@@ -158,7 +196,8 @@ export function formatTimestamp(t: number): string {
 
 /** A resolved phrase: both bounds within the supported calendar, else a DateParseError naming the phrase. */
 function range(phrase: string, from: number, to: number): DateRange {
-  if (!inSupportedRange(from) || !inSupportedRange(to)) throw new DateParseError(`'${phrase}' falls outside ${SUPPORTED}`);
+  if (!inSupportedRange(from) || !inSupportedRange(to))
+    throw new DateParseError(`'${phrase}' falls outside ${SUPPORTED}`);
   return [formatTimestamp(from), formatTimestamp(to)];
 }
 
@@ -179,7 +218,20 @@ const NUMBER_WORDS: Record<string, number> = {
   twelve: 12,
 };
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 function monthNumber(word: string): number | undefined {
   const i = MONTHS.findIndex((m) => m === word || (word.length >= 3 && m.startsWith(word)));
@@ -188,7 +240,8 @@ function monthNumber(word: string): number | undefined {
 
 // YYYY-MM-DD, optionally T (or a space) HH:mm[:ss[.S-SSS]], in any case; then optionally Z, or,
 // after a time, a UTC offset ±HH[:mm] / ±HHmm.
-const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?(z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const ABSOLUTE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?(z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /**
  * An absolute date or timestamp, or undefined when the text is not one (or names no such day or
@@ -196,7 +249,10 @@ const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:\.
  * `tz`: `2024-03-01T01:30+02:00` is 2024-02-29T23:30 in UTC, 2024-03-01T08:30 in Asia/Tokyo. `t`
  * may fall outside the supported calendar; absoluteBound() checks.
  */
-export function parseAbsolute(text: string, tz = 'UTC'): { t: number; hasTime: boolean } | undefined {
+export function parseAbsolute(
+  text: string,
+  tz = 'UTC',
+): { t: number; hasTime: boolean } | undefined {
   const m = ABSOLUTE.exec(text.trim());
   if (!m) return undefined;
   const [y, mo, d, h, mi, s] = m.slice(1, 7).map((v) => (v === undefined ? undefined : Number(v)));
@@ -205,7 +261,8 @@ export function parseAbsolute(text: string, tz = 'UTC'): { t: number; hasTime: b
   if ((h ?? 0) > 23 || (mi ?? 0) > 59 || (s ?? 0) > 59) return undefined;
   const local = utc(y!, mo! - 1, d!, h ?? 0, mi ?? 0, s ?? 0, ms);
   const check = new Date(local);
-  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo! - 1 || check.getUTCDate() !== d) return undefined;
+  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo! - 1 || check.getUTCDate() !== d)
+    return undefined;
   let offsetMinutes = 0;
   if (zone !== undefined && zone !== 'z') {
     // an offset belongs to a time of day: a bare date with one is not a value we read
@@ -232,7 +289,9 @@ export function momentOf(phrase: string, now: number, tz = 'UTC'): number | unde
   const absolute = parseAbsolute(text, tz);
   if (absolute) return absolute.t;
   const amount = (word: string) => (/^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word]);
-  let m = new RegExp(`^(\\d+|${Object.keys(NUMBER_WORDS).join('|')}) (${UNITS})s? (ago|from now|later)$`).exec(text);
+  let m = new RegExp(
+    `^(\\d+|${Object.keys(NUMBER_WORDS).join('|')}) (${UNITS})s? (ago|from now|later)$`,
+  ).exec(text);
   if (m) {
     const n = amount(m[1]!)!;
     return addUnits(now, m[3] === 'ago' ? -n : n, m[2] as Unit);
@@ -241,7 +300,9 @@ export function momentOf(phrase: string, now: number, tz = 'UTC'): number | unde
   if (m) return addUnits(now, amount(m[1]!)!, m[2] as Unit);
   // chrono's casual relative units: `past 12 months`, `last twelve months` (Cube's own rule 2 reads
   // digits after last/next only, so these reach chrono and are one moment, not a range)
-  m = new RegExp(`^(last|past|next) (\\d+|${Object.keys(NUMBER_WORDS).join('|')}) (${UNITS})s?$`).exec(text);
+  m = new RegExp(
+    `^(last|past|next) (\\d+|${Object.keys(NUMBER_WORDS).join('|')}) (${UNITS})s?$`,
+  ).exec(text);
   if (m) return addUnits(now, (m[1] === 'next' ? 1 : -1) * amount(m[2]!)!, m[3] as Unit);
   m = new RegExp(`^(last|next) (${WEEKDAYS.join('|')})$`).exec(text);
   if (m) {
@@ -255,7 +316,11 @@ export function momentOf(phrase: string, now: number, tz = 'UTC'): number | unde
   if (m && monthNumber(m[1]!) !== undefined) return utc(Number(m[2]), monthNumber(m[1]!)!, 1);
   m = /^([a-z]+) (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})$/.exec(text) ?? null;
   const dayMonthYear = /^(\d{1,2})(?:st|nd|rd|th)? ([a-z]+),? (\d{4})$/.exec(text);
-  const parts = m ? { month: m[1]!, day: m[2]!, year: m[3]! } : dayMonthYear ? { month: dayMonthYear[2]!, day: dayMonthYear[1]!, year: dayMonthYear[3]! } : undefined;
+  const parts = m
+    ? { month: m[1]!, day: m[2]!, year: m[3]! }
+    : dayMonthYear
+      ? { month: dayMonthYear[2]!, day: dayMonthYear[1]!, year: dayMonthYear[3]! }
+      : undefined;
   if (parts && monthNumber(parts.month) !== undefined) {
     const t = utc(Number(parts.year), monthNumber(parts.month)!, Number(parts.day));
     if (new Date(t).getUTCDate() === Number(parts.day)) return t;
@@ -277,8 +342,17 @@ export function resolveRelative(phrase: string, instant: number, tz = 'UTC'): Da
   if (m) {
     const n = Number(m[2]);
     const unit = m[3] as Unit;
-    if (m[1] === 'last') return range(phrase, startOf(addUnits(now, -n, unit), unit), endOf(addUnits(now, -1, unit), unit));
-    return range(phrase, startOf(addUnits(now, 1, unit), unit), endOf(addUnits(now, n, unit), unit));
+    if (m[1] === 'last')
+      return range(
+        phrase,
+        startOf(addUnits(now, -n, unit), unit),
+        endOf(addUnits(now, -1, unit), unit),
+      );
+    return range(
+      phrase,
+      startOf(addUnits(now, 1, unit), unit),
+      endOf(addUnits(now, n, unit), unit),
+    );
   }
   if (/today/.test(text)) return range(phrase, startOf(now, 'day'), endOf(now, 'day'));
   if (/yesterday/.test(text)) {
@@ -295,7 +369,8 @@ export function resolveRelative(phrase: string, instant: number, tz = 'UTC'): Da
   if (m) {
     const from = momentOf(m[1]!, now, tz);
     const to = momentOf(m[2]!, now, tz);
-    if (from === undefined || to === undefined) throw new DateParseError(`Can't parse date: '${phrase}'`);
+    if (from === undefined || to === undefined)
+      throw new DateParseError(`Can't parse date: '${phrase}'`);
     return range(phrase, startOf(from, unit), endOf(to, unit));
   }
   const t = momentOf(text, now, tz);
@@ -311,7 +386,10 @@ export function resolveRelative(phrase: string, instant: number, tz = 'UTC'): Da
  */
 export function absoluteBound(value: string, side: 'start' | 'end', tz = 'UTC'): string {
   const parsed = parseAbsolute(value, tz);
-  if (!parsed) throw new DateParseError(`'${value}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:mm[:ss[.SSS]], optionally with Z or, after a time, an offset)`);
+  if (!parsed)
+    throw new DateParseError(
+      `'${value}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:mm[:ss[.SSS]], optionally with Z or, after a time, an offset)`,
+    );
   const t = parsed.hasTime || side === 'start' ? parsed.t : endOf(parsed.t, 'day');
   if (!inSupportedRange(t)) throw new DateParseError(`'${value}' falls outside ${SUPPORTED}`);
   return formatTimestamp(t);
@@ -325,11 +403,19 @@ export function isAbsolute(value: string): boolean {
  * A dateRange as the query gives it: a string (a phrase, or a date or timestamp alone: rule 5, its
  * whole day), or an array of one or two absolute values (a timestamp is kept as it is).
  */
-export function resolveDateRange(value: string | readonly string[], now: number, tz = 'UTC'): DateRange {
+export function resolveDateRange(
+  value: string | readonly string[],
+  now: number,
+  tz = 'UTC',
+): DateRange {
   if (typeof value === 'string') return resolveRelative(value, now, tz);
-  if (value.length === 0 || value.length > 2) throw new DateParseError('a dateRange array has one or two dates');
+  if (value.length === 0 || value.length > 2)
+    throw new DateParseError('a dateRange array has one or two dates');
   for (const v of value) {
-    if (!isAbsolute(v)) throw new DateParseError(`'${v}' is not a date: a relative phrase is given alone, not inside an array`);
+    if (!isAbsolute(v))
+      throw new DateParseError(
+        `'${v}' is not a date: a relative phrase is given alone, not inside an array`,
+      );
   }
   const [from, to = from] = value as [string, string?];
   return [absoluteBound(from, 'start', tz), absoluteBound(to, 'end', tz)];

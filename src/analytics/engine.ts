@@ -10,11 +10,29 @@ import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import { rightsholderScope } from '../access/dataAccess.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import type { Deps } from '../deps.ts';
-import { compileQuery, rowViewSql, sqlTableColumns, type OutputColumn, type Restrictions } from './compile.ts';
+import {
+  compileQuery,
+  rowViewSql,
+  sqlTableColumns,
+  type OutputColumn,
+  type Restrictions,
+} from './compile.ts';
 import { compareEnvelope, compareQueries, type ComparePayload } from './compare.ts';
-import { cubeEnvelope, echoQuery, type Annotation, type CubePayload, type QueryEcho, type Row } from './envelope.ts';
+import {
+  cubeEnvelope,
+  echoQuery,
+  type Annotation,
+  type CubePayload,
+  type QueryEcho,
+  type Row,
+} from './envelope.ts';
 import { dimensionAnnotation, measureAnnotation } from './meta.ts';
-import { hasRightsholderFilter, normalizeQuery, type NormalizedQuery, type QueryInput } from './query.ts';
+import {
+  hasRightsholderFilter,
+  normalizeQuery,
+  type NormalizedQuery,
+  type QueryInput,
+} from './query.ts';
 import { SandboxPool } from './sandbox.ts';
 import { MODEL_VERSION, VIEW, memberOf } from './semantic.ts';
 import { OrgFacts, readFingerprint, type Fingerprint, type FingerprintReading } from './store.ts';
@@ -122,14 +140,21 @@ function outOfRange(error: unknown): unknown {
   );
 }
 
-async function readAll(c: DuckDBConnection, sql: string, params: string[], timeoutMs: number, code: ErrorCode): Promise<DuckDBResultReader> {
+async function readAll(
+  c: DuckDBConnection,
+  sql: string,
+  params: string[],
+  timeoutMs: number,
+  code: ErrorCode,
+): Promise<DuckDBResultReader> {
   // interrupt, never abort: aborting a thread inside DuckDB kills the process (pitfalls.md)
   const timer = setTimeout(() => c.interrupt(), timeoutMs);
   try {
     // without values, one call into DuckDB: with them, node-api extracts, prepares, binds and runs
     return await (params.length > 0 ? c.runAndReadAll(sql, params) : c.runAndReadAll(sql));
   } catch (error) {
-    if (/interrupt/i.test((error as Error).message)) throw new AppError(code, `The query ran longer than ${timeoutMs} ms and was stopped`);
+    if (/interrupt/i.test((error as Error).message))
+      throw new AppError(code, `The query ran longer than ${timeoutMs} ms and was stopped`);
     throw outOfRange(error);
   } finally {
     clearTimeout(timer);
@@ -157,7 +182,18 @@ function answerBytes(value: unknown): number {
 /** Table functions whose columns are their own: they read neither the table nor the catalog. */
 const PLAIN_TABLE_FUNCTIONS = new Set(['range', 'generate_series', 'unnest']);
 /** The `type` of the parser's table references (expressions carry a `class` besides). */
-const TABLE_REF_TYPES = new Set(['BASE_TABLE', 'JOIN', 'SUBQUERY', 'TABLE_FUNCTION', 'EXPRESSION_LIST', 'EMPTY', 'PIVOT', 'SHOW_REF', 'COLUMN_DATA', 'DELIM_GET']);
+const TABLE_REF_TYPES = new Set([
+  'BASE_TABLE',
+  'JOIN',
+  'SUBQUERY',
+  'TABLE_FUNCTION',
+  'EXPRESSION_LIST',
+  'EMPTY',
+  'PIVOT',
+  'SHOW_REF',
+  'COLUMN_DATA',
+  'DELIM_GET',
+]);
 
 /**
  * The view columns a parsed statement (json_serialize_sql's tree) needs. Pruning is safe only
@@ -185,7 +221,10 @@ export function viewColumnsRead(statements: unknown): string[] {
         const catalog = text(n.catalog_name);
         const cte = schema === '' && catalog === '' && ctes.has(name);
         const renamed = Array.isArray(n.column_name_alias) && n.column_name_alias.length > 0;
-        const view = name === VIEW && (schema === '' || schema === 'main') && (catalog === '' || catalog === 'memory');
+        const view =
+          name === VIEW &&
+          (schema === '' || schema === 'main') &&
+          (catalog === '' || catalog === 'memory');
         if (!cte && (!view || renamed)) everything = true;
         tables.add(name);
         if (text(n.alias)) tables.add(text(n.alias));
@@ -197,7 +236,8 @@ export function viewColumnsRead(statements: unknown): string[] {
         return;
       case 'TABLE_FUNCTION': {
         const fn = n.function as Record<string, unknown> | null | undefined;
-        if (!PLAIN_TABLE_FUNCTIONS.has(text(fn?.function_name)) || text(fn?.schema) !== '') everything = true;
+        if (!PLAIN_TABLE_FUNCTIONS.has(text(fn?.function_name)) || text(fn?.schema) !== '')
+          everything = true;
         return;
       }
       case 'SUBQUERY':
@@ -228,7 +268,8 @@ export function viewColumnsRead(statements: unknown): string[] {
       }
       scope = inner;
     }
-    const tableRef = isTable || (!('class' in n) && typeof n.type === 'string' && TABLE_REF_TYPES.has(n.type));
+    const tableRef =
+      isTable || (!('class' in n) && typeof n.type === 'string' && TABLE_REF_TYPES.has(n.type));
     if (tableRef) table(n, scope);
     if (n.class === 'STAR' || n.class === 'POSITIONAL_REFERENCE') everything = true;
     if (n.class === 'COLUMN_REF' && Array.isArray(n.column_names)) {
@@ -238,7 +279,10 @@ export function viewColumnsRead(statements: unknown): string[] {
     }
     for (const [key, child] of Object.entries(n)) {
       if (key === 'cte_map') continue;
-      const childIsTable = key === 'from_table' || (tableRef && n.type === 'JOIN' && (key === 'left' || key === 'right')) || (tableRef && n.type === 'PIVOT' && key === 'source');
+      const childIsTable =
+        key === 'from_table' ||
+        (tableRef && n.type === 'JOIN' && (key === 'left' || key === 'right')) ||
+        (tableRef && n.type === 'PIVOT' && key === 'source');
       walk(child, scope, childIsTable);
     }
   };
@@ -276,15 +320,29 @@ export class AnalyticsEngine {
   facts(organizationId: string): OrgFacts {
     let facts = this.orgs.get(organizationId);
     if (!facts) {
-      facts = new OrgFacts(organizationId, { dir: this.settings.dir, threads: this.settings.threads, memoryMb: this.settings.memoryMb }, this.deps.log);
+      facts = new OrgFacts(
+        organizationId,
+        {
+          dir: this.settings.dir,
+          threads: this.settings.threads,
+          memoryMb: this.settings.memoryMb,
+        },
+        this.deps.log,
+      );
       this.orgs.set(organizationId, facts);
     }
     return facts;
   }
 
   async restrictions(caller: Caller): Promise<Restrictions> {
-    const scope = caller.rightsholderScope !== undefined ? caller.rightsholderScope : await rightsholderScope(this.deps.pool, caller.organizationId, caller.userId);
-    return { organizationId: caller.organizationId, rightsholderIds: scope === null ? null : [...scope].sort() };
+    const scope =
+      caller.rightsholderScope !== undefined
+        ? caller.rightsholderScope
+        : await rightsholderScope(this.deps.pool, caller.organizationId, caller.userId);
+    return {
+      organizationId: caller.organizationId,
+      rightsholderIds: scope === null ? null : [...scope].sort(),
+    };
   }
 
   /**
@@ -293,7 +351,12 @@ export class AnalyticsEngine {
    * after the request arrived) that equals the last reading's means the same without asking.
    */
   async fingerprint(organizationId: string, snapshot?: string): Promise<Fingerprint> {
-    const reading = await readFingerprint(this.deps.pool, organizationId, this.readings.get(organizationId), snapshot);
+    const reading = await readFingerprint(
+      this.deps.pool,
+      organizationId,
+      this.readings.get(organizationId),
+      snapshot,
+    );
     this.readings.set(organizationId, reading);
     return reading.fingerprint;
   }
@@ -301,7 +364,11 @@ export class AnalyticsEngine {
   /** Loads whatever the organization's database lacks; returns it for further reads. */
   async freshFacts(organizationId: string, fp?: Fingerprint): Promise<OrgFacts> {
     const facts = this.facts(organizationId);
-    await facts.ensureFresh(this.deps.pool, this.deps.store, fp ?? (await this.fingerprint(organizationId)));
+    await facts.ensureFresh(
+      this.deps.pool,
+      this.deps.store,
+      fp ?? (await this.fingerprint(organizationId)),
+    );
     return facts;
   }
 
@@ -317,58 +384,127 @@ export class AnalyticsEngine {
     const query = normalizeQuery(input, caller.organizationId, Date.now());
     const echo = echoQuery(input, query);
     if (!hasRightsholderFilter(query.filters)) {
-      throw new AppError('RIGHTSHOLDER_FILTER_REQUIRED', `Every analytics query filters on ${VIEW}.rightsholder_id (rightsholder_id equals their ids, on every path through the filters)`);
+      throw new AppError(
+        'RIGHTSHOLDER_FILTER_REQUIRED',
+        `Every analytics query filters on ${VIEW}.rightsholder_id (rightsholder_id equals their ids, on every path through the filters)`,
+      );
     }
     // the two PostgreSQL reads overlap: the fingerprint does not depend on who asks
     const fingerprint = this.fingerprint(caller.organizationId, caller.snapshot);
     fingerprint.catch(() => {}); // awaited below; a failure of the scope read must not leave it unhandled
     const restrictions = await this.restrictions(caller);
     // the echo too: two bodies of one normalized query (a phrase and its dates) echo differently
-    const keyFor = (version: string) => keyOf(canonical({ kind: 'cube', model: MODEL_VERSION, restrictions, query, echo, data: version, usePreagg }));
+    const keyFor = (version: string) =>
+      keyOf(
+        canonical({
+          kind: 'cube',
+          model: MODEL_VERSION,
+          restrictions,
+          query,
+          echo,
+          data: version,
+          usePreagg,
+        }),
+      );
     const facts = this.facts(caller.organizationId);
     const loaded = facts.loadedVersion;
     let speculative: Promise<CubePayload> | undefined;
-    if (loaded !== undefined && !this.cache.has(keyFor(loaded)) && !this.inflight.has(keyFor(loaded))) {
+    if (
+      loaded !== undefined &&
+      !this.cache.has(keyFor(loaded)) &&
+      !this.inflight.has(keyFor(loaded))
+    ) {
       speculative = this.executeCube(facts, query, echo, restrictions, usePreagg);
       // an answer of stale data is dropped, and with it any error it ran into
       speculative.catch(() => {});
     }
     const fp = await fingerprint;
     const key = keyFor(fp.version);
-    const run = speculative && fp.version === loaded ? () => speculative : () => this.runCube(query, echo, restrictions, fp, usePreagg);
+    const run =
+      speculative && fp.version === loaded
+        ? () => speculative
+        : () => this.runCube(query, echo, restrictions, fp, usePreagg);
     return { key, run };
   }
 
-  private async runCube(query: NormalizedQuery, echo: QueryEcho, restrictions: Restrictions, fp: Fingerprint, usePreagg: boolean): Promise<CubePayload> {
-    return this.executeCube(await this.freshFacts(restrictions.organizationId, fp), query, echo, restrictions, usePreagg);
+  private async runCube(
+    query: NormalizedQuery,
+    echo: QueryEcho,
+    restrictions: Restrictions,
+    fp: Fingerprint,
+    usePreagg: boolean,
+  ): Promise<CubePayload> {
+    return this.executeCube(
+      await this.freshFacts(restrictions.organizationId, fp),
+      query,
+      echo,
+      restrictions,
+      usePreagg,
+    );
   }
 
-  private async executeCube(facts: OrgFacts, query: NormalizedQuery, echo: QueryEcho, restrictions: Restrictions, usePreagg: boolean): Promise<CubePayload> {
+  private async executeCube(
+    facts: OrgFacts,
+    query: NormalizedQuery,
+    echo: QueryEcho,
+    restrictions: Restrictions,
+    usePreagg: boolean,
+  ): Promise<CubePayload> {
     const compiled = compileQuery(query, restrictions, { usePreagg, inline: true });
     const timeout = this.settings.queryTimeoutMs;
     const [reader, total] = await Promise.all([
-      facts.withConnection((c) => readAll(c, compiled.sql, compiled.params, timeout, 'ANALYTICS_QUERY_TIMEOUT')),
+      facts.withConnection((c) =>
+        readAll(c, compiled.sql, compiled.params, timeout, 'ANALYTICS_QUERY_TIMEOUT'),
+      ),
       compiled.totalSql
-        ? facts.withConnection(async (c) => Number((await readAll(c, compiled.totalSql!, compiled.totalParams, timeout, 'ANALYTICS_QUERY_TIMEOUT')).getRows()[0]![0]))
+        ? facts.withConnection(async (c) =>
+            Number(
+              (
+                await readAll(
+                  c,
+                  compiled.totalSql!,
+                  compiled.totalParams,
+                  timeout,
+                  'ANALYTICS_QUERY_TIMEOUT',
+                )
+              ).getRows()[0]![0],
+            ),
+          )
         : Promise.resolve(undefined),
     ]);
     return cubeEnvelope(echo, annotate(compiled.columns), toRows(reader, compiled.columns), total);
   }
 
-  async cubeQuery(caller: Caller, input: QueryInput, usePreagg: boolean): Promise<CubePayload | ComparePayload> {
+  async cubeQuery(
+    caller: Caller,
+    input: QueryInput,
+    usePreagg: boolean,
+  ): Promise<CubePayload | ComparePayload> {
     const compared = compareQueries(input);
-    if (compared) return compareEnvelope((await Promise.all(compared.map((q) => this.cubeQuery(caller, q, usePreagg)))) as CubePayload[]);
+    if (compared)
+      return compareEnvelope(
+        (await Promise.all(
+          compared.map((q) => this.cubeQuery(caller, q, usePreagg)),
+        )) as CubePayload[],
+      );
     const { key, run } = await this.prepareCube(caller, input, usePreagg);
     return (await this.sync(key, run, 'ANALYTICS_QUERY_TIMEOUT')) as CubePayload;
   }
 
-  async cubeQueryAsync(caller: Caller, input: QueryInput, opts: { usePreagg: boolean; noCache: boolean }): Promise<AsyncAnswer<CubePayload | ComparePayload>> {
+  async cubeQueryAsync(
+    caller: Caller,
+    input: QueryInput,
+    opts: { usePreagg: boolean; noCache: boolean },
+  ): Promise<AsyncAnswer<CubePayload | ComparePayload>> {
     const compared = compareQueries(input);
     if (compared) {
       const answers = await Promise.all(compared.map((q) => this.cubeQueryAsync(caller, q, opts)));
       // completed when every range is: a poll re-sends the body, and the ranges answered wait in the cache
       if (!answers.every((a) => a.status === 'completed')) return { status: 'processing' };
-      return { status: 'completed', data: compareEnvelope(answers.map((a) => a.data as CubePayload)) };
+      return {
+        status: 'completed',
+        data: compareEnvelope(answers.map((a) => a.data as CubePayload)),
+      };
     }
     const { key, run } = await this.prepareCube(caller, input, opts.usePreagg);
     return (await this.submit(key, run, opts.noCache)) as AsyncAnswer<CubePayload>;
@@ -377,7 +513,10 @@ export class AnalyticsEngine {
   // --- SQL over the view ---------------------------------------------------------------
 
   private async prepareSql(caller: Caller, sql: string) {
-    const [restrictions, fp] = await Promise.all([this.restrictions(caller), this.fingerprint(caller.organizationId, caller.snapshot)]);
+    const [restrictions, fp] = await Promise.all([
+      this.restrictions(caller),
+      this.fingerprint(caller.organizationId, caller.snapshot),
+    ]);
     const key = keyOf({ kind: 'sql', model: MODEL_VERSION, restrictions, sql, data: fp.version });
     return { key, run: () => this.runSql(sql, restrictions, fp) };
   }
@@ -387,7 +526,11 @@ export class AnalyticsEngine {
     return (await this.sync(key, run, 'SQL_QUERY_TIMEOUT')) as SqlPayload;
   }
 
-  async sqlQueryAsync(caller: Caller, sql: string, noCache: boolean): Promise<AsyncAnswer<SqlPayload>> {
+  async sqlQueryAsync(
+    caller: Caller,
+    sql: string,
+    noCache: boolean,
+  ): Promise<AsyncAnswer<SqlPayload>> {
     const { key, run } = await this.prepareSql(caller, sql);
     return (await this.submit(key, run, noCache)) as AsyncAnswer<SqlPayload>;
   }
@@ -398,18 +541,40 @@ export class AnalyticsEngine {
    * (all of them whenever that cannot be told from its names: viewColumnsRead).
    */
   private async inspectSql(facts: OrgFacts, sql: string): Promise<string[]> {
-    const json = await facts.withConnection(async (c) => String((await c.runAndReadAll('SELECT json_serialize_sql(CAST($1 AS VARCHAR))', [sql])).getRows()[0]![0]));
-    const tree = JSON.parse(json) as { error?: boolean; error_type?: string; error_message?: string; statements?: unknown[] };
+    const json = await facts.withConnection(async (c) =>
+      String(
+        (
+          await c.runAndReadAll('SELECT json_serialize_sql(CAST($1 AS VARCHAR))', [sql])
+        ).getRows()[0]![0],
+      ),
+    );
+    const tree = JSON.parse(json) as {
+      error?: boolean;
+      error_type?: string;
+      error_message?: string;
+      statements?: unknown[];
+    };
     if (tree.error) {
       if (/only select/i.test(tree.error_message ?? '')) {
         // a PIVOT that does not name its values runs a statement of its own first to find them
-        const hint = /\bpivot\b/i.test(sql) ? "; a PIVOT must name the values it turns into columns (PIVOT ... ON tm IN ('00.TM', '01.LTM') USING ...)" : '';
-        throw new AppError('SQL_QUERY_NOT_SELECT', `Only a single SELECT statement over analytics_full_view is allowed${hint}`);
+        const hint = /\bpivot\b/i.test(sql)
+          ? "; a PIVOT must name the values it turns into columns (PIVOT ... ON tm IN ('00.TM', '01.LTM') USING ...)"
+          : '';
+        throw new AppError(
+          'SQL_QUERY_NOT_SELECT',
+          `Only a single SELECT statement over analytics_full_view is allowed${hint}`,
+        );
       }
-      throw new AppError('SQL_QUERY_INVALID', (tree.error_message ?? 'The statement could not be parsed').split('\n')[0]!.slice(0, 500));
+      throw new AppError(
+        'SQL_QUERY_INVALID',
+        (tree.error_message ?? 'The statement could not be parsed').split('\n')[0]!.slice(0, 500),
+      );
     }
     if (tree.statements?.length !== 1) {
-      throw new AppError('SQL_QUERY_NOT_SELECT', `Exactly one SELECT statement is allowed; this text has ${tree.statements?.length ?? 0}`);
+      throw new AppError(
+        'SQL_QUERY_NOT_SELECT',
+        `Exactly one SELECT statement is allowed; this text has ${tree.statements?.length ?? 0}`,
+      );
     }
     return viewColumnsRead(tree.statements);
   }
@@ -436,7 +601,11 @@ export class AnalyticsEngine {
     return this.holding(restrictions.organizationId, () => this.runSqlHeld(sql, restrictions, fp));
   }
 
-  private async runSqlHeld(sql: string, restrictions: Restrictions, fp: Fingerprint): Promise<SqlPayload> {
+  private async runSqlHeld(
+    sql: string,
+    restrictions: Restrictions,
+    fp: Fingerprint,
+  ): Promise<SqlPayload> {
     const facts = await this.freshFacts(restrictions.organizationId, fp);
     const columns = await this.inspectSql(facts, sql);
     // the rows are written when the statement's turn comes (SandboxPool.withSlot)
@@ -447,7 +616,9 @@ export class AnalyticsEngine {
       try {
         const view = rowViewSql(restrictions, columns);
         await facts
-          .withConnection((c) => c.run(`COPY (${view.sql}) TO ${sqlLiteral(file)} (FORMAT parquet)`, view.params))
+          .withConnection((c) =>
+            c.run(`COPY (${view.sql}) TO ${sqlLiteral(file)} (FORMAT parquet)`, view.params),
+          )
           .catch((error: unknown) => {
             throw outOfRange(error);
           });
@@ -462,7 +633,11 @@ export class AnalyticsEngine {
 
   // --- runs, cache, waiting ----------------------------------------------------------------
 
-  private start(key: string, run: () => Promise<CubePayload | SqlPayload>, fresh: boolean): Promise<CubePayload | SqlPayload> {
+  private start(
+    key: string,
+    run: () => Promise<CubePayload | SqlPayload>,
+    fresh: boolean,
+  ): Promise<CubePayload | SqlPayload> {
     const running = this.inflight.get(key);
     if (running) return running;
     if (!fresh) {
@@ -512,18 +687,29 @@ export class AnalyticsEngine {
 
   /** What the answer cache holds: entries, their counted bytes (answerBytes), the budget. */
   cacheStats(): { entries: number; bytes: number; limitBytes: number } {
-    return { entries: this.cache.size, bytes: this.cacheBytes, limitBytes: this.settings.resultCacheMb * 1_048_576 };
+    return {
+      entries: this.cache.size,
+      bytes: this.cacheBytes,
+      limitBytes: this.settings.resultCacheMb * 1_048_576,
+    };
   }
 
   /** The synchronous window: the answer, or TIMEOUT while the run goes on for a later poll. */
-  private async sync(key: string, run: () => Promise<CubePayload | SqlPayload>, timeoutCode: ErrorCode): Promise<CubePayload | SqlPayload> {
+  private async sync(
+    key: string,
+    run: () => Promise<CubePayload | SqlPayload>,
+    timeoutCode: ErrorCode,
+  ): Promise<CubePayload | SqlPayload> {
     const promise = this.start(key, run, false);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () =>
           reject(
-            new AppError(timeoutCode, `The query did not finish within ${this.settings.syncTimeoutMs} ms; it goes on running: poll for it with the same body`),
+            new AppError(
+              timeoutCode,
+              `The query did not finish within ${this.settings.syncTimeoutMs} ms; it goes on running: poll for it with the same body`,
+            ),
           ),
         this.settings.syncTimeoutMs,
       );
@@ -536,7 +722,11 @@ export class AnalyticsEngine {
   }
 
   /** Submit or poll: the answer when it is ready within the short wait, else processing. */
-  private async submit(key: string, run: () => Promise<CubePayload | SqlPayload>, noCache: boolean): Promise<AsyncAnswer<CubePayload | SqlPayload>> {
+  private async submit(
+    key: string,
+    run: () => Promise<CubePayload | SqlPayload>,
+    noCache: boolean,
+  ): Promise<AsyncAnswer<CubePayload | SqlPayload>> {
     const failure = this.failures.get(key);
     if (failure && !noCache && !this.inflight.has(key)) {
       this.failures.delete(key);
@@ -544,7 +734,9 @@ export class AnalyticsEngine {
     }
     const promise = this.start(key, run, noCache);
     let timer: NodeJS.Timeout | undefined;
-    const wait = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), this.settings.asyncWaitMs)));
+    const wait = new Promise<undefined>(
+      (resolve) => (timer = setTimeout(() => resolve(undefined), this.settings.asyncWaitMs)),
+    );
     try {
       const value = await Promise.race([promise, wait]);
       return value === undefined ? { status: 'processing' } : { status: 'completed', data: value };
@@ -563,7 +755,8 @@ export class AnalyticsEngine {
         this.readings.delete(id);
       }
     }
-    for (const [key, f] of this.failures) if (now - f.at > FAILURE_TTL_MS) this.failures.delete(key);
+    for (const [key, f] of this.failures)
+      if (now - f.at > FAILURE_TTL_MS) this.failures.delete(key);
   }
 
   /** What the sqlQuery sandboxes run and wait now (SandboxPool.stats). */

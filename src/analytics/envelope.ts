@@ -3,12 +3,22 @@
 // lastRefreshTime, annotation, dataSource, dbType, external, slowQuery, total, data), and the
 // query echoed in the order of its normalized query (measures, dimensions, timeDimensions, limit,
 // offset, total, timezone, filters, rowLimit, order), with the filters as they were sent.
-import { isOrganizationFilter, type FilterInput, type NormalizedFilterNode, type NormalizedQuery, type NormalizedTimeDimension, type QueryInput } from './query.ts';
+import {
+  isOrganizationFilter,
+  type FilterInput,
+  type NormalizedFilterNode,
+  type NormalizedQuery,
+  type NormalizedTimeDimension,
+  type QueryInput,
+} from './query.ts';
 
 export type Row = Record<string, string | null>;
 
 /** A filter as sent, its values as text (Cube's normalizeQueryFilters: every non-null value `.toString()`). */
-export type EchoedFilter = { member: string; operator: string; values?: (string | null)[] } | { and: EchoedFilter[] } | { or: EchoedFilter[] };
+export type EchoedFilter =
+  | { member: string; operator: string; values?: (string | null)[] }
+  | { and: EchoedFilter[] }
+  | { or: EchoedFilter[] };
 
 export interface QueryEcho {
   measures: string[];
@@ -59,7 +69,8 @@ function echoFilter(f: FilterInput): EchoedFilter | undefined {
   return { member: f.member!, operator: f.operator!, ...(values !== undefined ? { values } : {}) };
 }
 
-const echoFilters = (filters: FilterInput[]): EchoedFilter[] => filters.map(echoFilter).filter((f): f is EchoedFilter => f !== undefined);
+const echoFilters = (filters: FilterInput[]): EchoedFilter[] =>
+  filters.map(echoFilter).filter((f): f is EchoedFilter => f !== undefined);
 
 /**
  * The query as the answer echoes it: members and time dimensions normalized (a relative dateRange
@@ -88,7 +99,12 @@ export function echoQuery(input: QueryInput, q: NormalizedQuery): QueryEcho {
 }
 
 /** The envelope around an answer, in Cube's field order. */
-export function cubeEnvelope(query: QueryEcho, annotation: Annotation, data: Row[], total: number | undefined): CubePayload {
+export function cubeEnvelope(
+  query: QueryEcho,
+  annotation: Annotation,
+  data: Row[],
+  total: number | undefined,
+): CubePayload {
   return {
     query,
     lastRefreshTime: new Date().toISOString(),

@@ -19,9 +19,16 @@ interface Visible {
 }
 
 /** The requested rightsholders the caller may see, in the order asked. */
-export async function visibleRightsholders(db: Queryable, caller: Caller, ids: readonly string[]): Promise<Visible[]> {
+export async function visibleRightsholders(
+  db: Queryable,
+  caller: Caller,
+  ids: readonly string[],
+): Promise<Visible[]> {
   // procedures pass the scope the middleware loaded with the role (src/api/cube/shared.ts callerOf)
-  const scope = caller.rightsholderScope !== undefined ? caller.rightsholderScope : await rightsholderScope(db, caller.organizationId, caller.userId);
+  const scope =
+    caller.rightsholderScope !== undefined
+      ? caller.rightsholderScope
+      : await rightsholderScope(db, caller.organizationId, caller.userId);
   const { rows } = await db.query<Visible>(
     `SELECT id, name FROM rightsholders WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND ${inRightsholderScope('id', '$3')}`,
     [caller.organizationId, [...new Set(ids.map((i) => i.toLowerCase()))], scope],
@@ -58,13 +65,25 @@ function latestOf(rows: PeriodRow[]): Latest {
   let best: { end: string; row: PeriodRow } | undefined;
   let lastIngested: Date | null = null;
   for (const r of rows) {
-    if (r.processed_at && (!lastIngested || r.processed_at > lastIngested)) lastIngested = r.processed_at;
-    const p = r.stmt_year !== null && r.stmt_period !== null && r.stmt_cadence ? periodOf(r.stmt_year, r.stmt_period, r.stmt_cadence) : null;
+    if (r.processed_at && (!lastIngested || r.processed_at > lastIngested))
+      lastIngested = r.processed_at;
+    const p =
+      r.stmt_year !== null && r.stmt_period !== null && r.stmt_cadence
+        ? periodOf(r.stmt_year, r.stmt_period, r.stmt_cadence)
+        : null;
     if (!p) continue;
-    if (!best || p.end > best.end || (p.end === best.end && (r.processed_at?.getTime() ?? 0) > (best.row.processed_at?.getTime() ?? 0))) best = { end: p.end, row: r };
+    if (
+      !best ||
+      p.end > best.end ||
+      (p.end === best.end &&
+        (r.processed_at?.getTime() ?? 0) > (best.row.processed_at?.getTime() ?? 0))
+    )
+      best = { end: p.end, row: r };
   }
   return {
-    latestPeriod: best ? periodId(best.row.stmt_year!, best.row.stmt_period!, best.row.stmt_cadence!) : null,
+    latestPeriod: best
+      ? periodId(best.row.stmt_year!, best.row.stmt_period!, best.row.stmt_cadence!)
+      : null,
     latestPeriodEnd: best?.end ?? null,
     latestStatementId: best?.row.statement_id ?? null,
     lastIngestedAt: lastIngested?.toISOString() ?? null,
@@ -72,7 +91,11 @@ function latestOf(rows: PeriodRow[]): Latest {
   };
 }
 
-async function processedPeriods(db: Queryable, organizationId: string, ids: string[]): Promise<PeriodRow[]> {
+async function processedPeriods(
+  db: Queryable,
+  organizationId: string,
+  ids: string[],
+): Promise<PeriodRow[]> {
   const { rows } = await db.query<PeriodRow>(
     `SELECT s.id AS statement_id, s.rightsholder_id, s.distributor_id, d.name AS distributor_name, s.stmt_year, s.stmt_period, s.stmt_cadence, s.processed_at
      FROM statements s LEFT JOIN distributors d ON d.id = s.distributor_id
@@ -94,14 +117,23 @@ export async function checkEarnings(db: Queryable, caller: Caller, ids: readonly
     rightsholders: visible.map((rh) => {
       const mine = rows.filter((r) => r.rightsholder_id === rh.id);
       const byDistributor = new Map<string | null, PeriodRow[]>();
-      for (const r of mine) byDistributor.set(r.distributor_id, [...(byDistributor.get(r.distributor_id) ?? []), r]);
+      for (const r of mine)
+        byDistributor.set(r.distributor_id, [...(byDistributor.get(r.distributor_id) ?? []), r]);
       return {
         rightsholderId: rh.id,
         rightsholderName: rh.name,
         ...latestOf(mine),
         distributors: [...byDistributor.entries()]
-          .map(([distributorId, list]) => ({ distributorId, distributorName: list[0]!.distributor_name, ...latestOf(list) }))
-          .sort((a, b) => (a.distributorName ?? '').localeCompare(b.distributorName ?? '') || (a.distributorId ?? '').localeCompare(b.distributorId ?? '')),
+          .map(([distributorId, list]) => ({
+            distributorId,
+            distributorName: list[0]!.distributor_name,
+            ...latestOf(list),
+          }))
+          .sort(
+            (a, b) =>
+              (a.distributorName ?? '').localeCompare(b.distributorName ?? '') ||
+              (a.distributorId ?? '').localeCompare(b.distributorId ?? ''),
+          ),
       };
     }),
   };
@@ -118,7 +150,12 @@ function restrictionsFor(caller: Caller, visible: Visible[]): Restrictions {
  * (enrichedPercentage: of its musical details, 2 decimals); before that products are the tracks
  * and none is enriched. catalogAvailable: some requested block has been built.
  */
-export async function checkProducts(engine: AnalyticsEngine, db: Queryable, caller: Caller, ids: readonly string[]) {
+export async function checkProducts(
+  engine: AnalyticsEngine,
+  db: Queryable,
+  caller: Caller,
+  ids: readonly string[],
+) {
   const visible = await visibleRightsholders(db, caller, ids);
   const facts = await engine.freshFacts(caller.organizationId);
   const p = new ParamAllocator();
@@ -134,7 +171,13 @@ export async function checkProducts(engine: AnalyticsEngine, db: Queryable, call
     ).getRows(),
   );
   const byId = new Map(counts.map((r) => [String(r[0]), r]));
-  const { rows: blocks } = await db.query<{ rightsholder_id: string; products: number; mds: number; found: number; pct: string }>(
+  const { rows: blocks } = await db.query<{
+    rightsholder_id: string;
+    products: number;
+    mds: number;
+    found: number;
+    pct: string;
+  }>(
     `SELECT b.rightsholder_id,
        (SELECT count(*)::int FROM products p WHERE p.block_id = b.id AND p.kind = 'track') AS products,
        count(md.id)::int AS mds, count(md.id) FILTER (WHERE md.state = 'found')::int AS found,
@@ -164,7 +207,12 @@ export async function checkProducts(engine: AnalyticsEngine, db: Queryable, call
 }
 
 /** Statements by status, rows, earnings and flags of the rightsholders, together. */
-export async function ingestionStats(engine: AnalyticsEngine, db: Queryable, caller: Caller, ids: readonly string[]) {
+export async function ingestionStats(
+  engine: AnalyticsEngine,
+  db: Queryable,
+  caller: Caller,
+  ids: readonly string[],
+) {
   const visible = await visibleRightsholders(db, caller, ids);
   const rhIds = visible.map((v) => v.id);
   const [statuses, rowStats, flags] = await Promise.all([
@@ -173,7 +221,12 @@ export async function ingestionStats(engine: AnalyticsEngine, db: Queryable, cal
       `SELECT status, count(*) AS n FROM statements WHERE organization_id = $1 AND rightsholder_id = ANY($2::uuid[]) AND deleted_at IS NULL GROUP BY status ORDER BY status`,
       [caller.organizationId, rhIds],
     ),
-    db.query<{ read: string | null; kept: string | null; removed: string | null; last: Date | null }>(
+    db.query<{
+      read: string | null;
+      kept: string | null;
+      removed: string | null;
+      last: Date | null;
+    }>(
       `SELECT sum(row_count)::text AS read, sum(kept_rows)::text AS kept, sum(removed_rows)::text AS removed, max(processed_at) AS last
        FROM statements WHERE organization_id = $1 AND rightsholder_id = ANY($2::uuid[]) AND ${withRows()}`,
       [caller.organizationId, rhIds],
@@ -206,7 +259,11 @@ export async function ingestionStats(engine: AnalyticsEngine, db: Queryable, cal
   return {
     rightsholderIds: rhIds,
     statements: { total: statuses.rows.reduce((n, s) => n + s.n, 0), byStatus },
-    rows: { read: Number(r?.read ?? 0), kept: Number(r?.kept ?? 0), removed: Number(r?.removed ?? 0) },
+    rows: {
+      read: Number(r?.read ?? 0),
+      kept: Number(r?.kept ?? 0),
+      removed: Number(r?.removed ?? 0),
+    },
     lastProcessedAt: r?.last?.toISOString() ?? null,
     earnings: earnings.map((e) => ({
       currency: e[0] === null ? null : String(e[0]),
@@ -220,13 +277,23 @@ export async function ingestionStats(engine: AnalyticsEngine, db: Queryable, cal
     flags: {
       total: flags.rows.reduce((n, f) => n + f.total, 0),
       unresolved: flags.rows.reduce((n, f) => n + f.unresolved, 0),
-      byKind: flags.rows.map((f) => ({ kind: f.kind, severity: f.severity, total: f.total, unresolved: f.unresolved })),
+      byKind: flags.rows.map((f) => ({
+        kind: f.kind,
+        severity: f.severity,
+        total: f.total,
+        unresolved: f.unresolved,
+      })),
     },
   };
 }
 
 /** Ready: nothing of the rightsholders is still processing and analytics holds every processed statement. */
-export async function isReady(engine: AnalyticsEngine, db: Queryable, caller: Caller, ids: readonly string[]) {
+export async function isReady(
+  engine: AnalyticsEngine,
+  db: Queryable,
+  caller: Caller,
+  ids: readonly string[],
+) {
   const visible = await visibleRightsholders(db, caller, ids);
   const rhIds = visible.map((v) => v.id);
   const facts = await engine.freshFacts(caller.organizationId);
@@ -238,7 +305,9 @@ export async function isReady(engine: AnalyticsEngine, db: Queryable, caller: Ca
   const loaded = await facts.loadedVersions();
   const processing = rows.filter((s) => s.status !== 'processed').map((s) => s.id);
   const processed = rows.filter((s) => s.status === 'processed');
-  const notLoaded = processed.filter((s) => loaded.get(s.id) !== s.normalized_version).map((s) => s.id);
+  const notLoaded = processed
+    .filter((s) => loaded.get(s.id) !== s.normalized_version)
+    .map((s) => s.id);
   return {
     ready: processing.length === 0 && notLoaded.length === 0,
     rightsholderIds: rhIds,
@@ -250,7 +319,11 @@ export async function isReady(engine: AnalyticsEngine, db: Queryable, caller: Ca
 }
 
 /** The last day of the rightsholders' latest statement period, or null when they have none. */
-export async function defaultFxDate(db: Queryable, caller: Caller, ids: readonly string[]): Promise<{ date: string | null; rightsholderIds: string[] }> {
+export async function defaultFxDate(
+  db: Queryable,
+  caller: Caller,
+  ids: readonly string[],
+): Promise<{ date: string | null; rightsholderIds: string[] }> {
   const visible = await visibleRightsholders(db, caller, ids);
   const rhIds = visible.map((v) => v.id);
   const latest = latestOf(await processedPeriods(db, caller.organizationId, rhIds));
@@ -258,13 +331,23 @@ export async function defaultFxDate(db: Queryable, caller: Caller, ids: readonly
 }
 
 /** The USD rates at the default date for every currency in the rightsholders' rows. */
-export async function defaultFxRates(engine: AnalyticsEngine, db: Queryable, caller: Caller, ids: readonly string[]) {
+export async function defaultFxRates(
+  engine: AnalyticsEngine,
+  db: Queryable,
+  caller: Caller,
+  ids: readonly string[],
+) {
   const { date, rightsholderIds } = await defaultFxDate(db, caller, ids);
   const facts = await engine.freshFacts(caller.organizationId);
   const p = new ParamAllocator();
   const where = scopePredicate('f', { organizationId: caller.organizationId, rightsholderIds }, p);
   const currencies = await facts.withConnection(async (c) =>
-    (await c.runAndReadAll(`SELECT DISTINCT f.currency FROM facts f WHERE ${where} AND f.currency IS NOT NULL ORDER BY 1`, p.params))
+    (
+      await c.runAndReadAll(
+        `SELECT DISTINCT f.currency FROM facts f WHERE ${where} AND f.currency IS NOT NULL ORDER BY 1`,
+        p.params,
+      )
+    )
       .getRows()
       .map((r) => String(r[0])),
   );
@@ -277,5 +360,11 @@ export async function defaultFxRates(engine: AnalyticsEngine, db: Queryable, cal
       else missing.push(currency);
     }
   }
-  return { date, base: 'USD' as const, rates, missing: date ? missing : currencies, rightsholderIds };
+  return {
+    date,
+    base: 'USD' as const,
+    rates,
+    missing: date ? missing : currencies,
+    rightsholderIds,
+  };
 }

@@ -32,7 +32,9 @@ export function dimensionAnnotation(name: string, granularity?: QueryGranularity
     shortTitle: d.title,
     description: d.description,
     type: d.type,
-    ...(granularity ? { granularity: { name: granularity, title: granularity, interval: `1 ${granularity}` } } : {}),
+    ...(granularity
+      ? { granularity: { name: granularity, title: granularity, interval: `1 ${granularity}` } }
+      : {}),
   };
 }
 

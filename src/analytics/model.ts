@@ -11,7 +11,15 @@ import { USD_SCALE } from '../decimal.ts';
 import { monthIdSql, periodIdSql } from '../periods.ts';
 
 export type DimensionType = 'string' | 'number' | 'time';
-export type JoinName = 'statement' | 'fx' | 'rightsholder' | 'distributor' | 'salesType' | 'source' | 'latestPeriod' | 'catalog';
+export type JoinName =
+  | 'statement'
+  | 'fx'
+  | 'rightsholder'
+  | 'distributor'
+  | 'salesType'
+  | 'source'
+  | 'latestPeriod'
+  | 'catalog';
 
 export interface ViewDef {
   name: string;
@@ -117,8 +125,10 @@ const dec = 'DECIMAL(38,12)';
  * exact amounts rounded once more, to 10 decimals (`usdAnswer`).
  */
 const LO_UNIT = 'CAST(0.00000000000001 AS DECIMAL(15,14))';
-const usdOf = (amount: string) => `(${amount} * fx.rate + CAST(${amount} * fx.rate_lo AS DECIMAL(38,12)) * ${LO_UNIT})`;
-const exactUsdSum = (amount: string) => `(sum(${amount} * fx.rate) + CAST(sum(${amount} * fx.rate_lo) AS DECIMAL(38,12)) * ${LO_UNIT})`;
+const usdOf = (amount: string) =>
+  `(${amount} * fx.rate + CAST(${amount} * fx.rate_lo AS DECIMAL(38,12)) * ${LO_UNIT})`;
+const exactUsdSum = (amount: string) =>
+  `(sum(${amount} * fx.rate) + CAST(sum(${amount} * fx.rate_lo) AS DECIMAL(38,12)) * ${LO_UNIT})`;
 
 /**
  * An exact US-dollar amount (DECIMAL(38,26)) as answers give it: rounded once to USD_SCALE (10)
@@ -152,14 +162,26 @@ export const model: SemanticModel = {
       { name: 'organization_id', sqlType: 'UUID', description: 'organization (tenant) of the row' },
       { name: 'statement_id', sqlType: 'VARCHAR', description: 'statement the row came from' },
       { name: 'rightsholder_id', sqlType: 'VARCHAR', description: 'rightsholder of the statement' },
-      { name: 'source_row', sqlType: 'BIGINT', description: 'position among the statement data records, 1..n' },
+      {
+        name: 'source_row',
+        sqlType: 'BIGINT',
+        description: 'position among the statement data records, 1..n',
+      },
       { name: 'stmt_year', sqlType: 'INTEGER', description: 'statement year' },
       { name: 'stmt_period', sqlType: 'INTEGER', description: 'statement period within the year' },
       { name: 'stmt_cadence', sqlType: 'VARCHAR', description: 'M, Q, H or Y' },
-      { name: 'month_index', sqlType: 'INTEGER', description: 'year * 12 + (last calendar month of the statement period - 1)' },
+      {
+        name: 'month_index',
+        sqlType: 'INTEGER',
+        description: 'year * 12 + (last calendar month of the statement period - 1)',
+      },
       { name: 'currency', sqlType: 'VARCHAR', description: 'ISO 4217 code' },
       { name: 'royalty_earnings', sqlType: dec, description: 'net earnings, statement currency' },
-      { name: 'gross_royalty_earnings', sqlType: dec, description: 'gross earnings, statement currency' },
+      {
+        name: 'gross_royalty_earnings',
+        sqlType: dec,
+        description: 'gross earnings, statement currency',
+      },
       { name: 'units', sqlType: dec, description: 'units' },
       { name: 'sales_period_start', sqlType: 'DATE', description: 'first day of sale' },
       { name: 'sales_period_end', sqlType: 'DATE', description: 'last day of sale' },
@@ -176,7 +198,11 @@ export const model: SemanticModel = {
       { name: 'territory_deduction', sqlType: dec, description: 'territory deduction, percent' },
       { name: 'tax_deduction', sqlType: dec, description: 'tax deduction, percent' },
       { name: 'royalty_rate', sqlType: dec, description: 'royalty rate' },
-      { name: 'other_adjustments', sqlType: 'VARCHAR', description: 'other adjustments, as written' },
+      {
+        name: 'other_adjustments',
+        sqlType: 'VARCHAR',
+        description: 'other adjustments, as written',
+      },
       { name: 'raw_title', sqlType: 'VARCHAR', description: 'track title as written' },
       { name: 'raw_artist', sqlType: 'VARCHAR', description: 'track artist as written' },
       { name: 'raw_release_title', sqlType: 'VARCHAR', description: 'release title as written' },
@@ -192,11 +218,31 @@ export const model: SemanticModel = {
     ],
   },
   joins: {
-    statement: { alias: 's', sql: 'LEFT JOIN stmt s ON s.statement_id = f.statement_id', requires: [] },
-    fx: { alias: 'fx', sql: 'LEFT JOIN fx ON fx.statement_id = f.statement_id AND fx.currency = f.currency', requires: [] },
-    rightsholder: { alias: 'r', sql: 'LEFT JOIN rightsholder r ON r.id = f.rightsholder_id', requires: [] },
-    distributor: { alias: 'd', sql: 'LEFT JOIN distributor d ON d.id = s.distributor_id', requires: ['statement'] },
-    salesType: { alias: 'st', sql: 'LEFT JOIN lk_sales_type st ON st.raw = f.sales_type', requires: [] },
+    statement: {
+      alias: 's',
+      sql: 'LEFT JOIN stmt s ON s.statement_id = f.statement_id',
+      requires: [],
+    },
+    fx: {
+      alias: 'fx',
+      sql: 'LEFT JOIN fx ON fx.statement_id = f.statement_id AND fx.currency = f.currency',
+      requires: [],
+    },
+    rightsholder: {
+      alias: 'r',
+      sql: 'LEFT JOIN rightsholder r ON r.id = f.rightsholder_id',
+      requires: [],
+    },
+    distributor: {
+      alias: 'd',
+      sql: 'LEFT JOIN distributor d ON d.id = s.distributor_id',
+      requires: ['statement'],
+    },
+    salesType: {
+      alias: 'st',
+      sql: 'LEFT JOIN lk_sales_type st ON st.raw = f.sales_type',
+      requires: [],
+    },
     source: { alias: 'so', sql: 'LEFT JOIN lk_source so ON so.raw = f.source', requires: [] },
     catalog: {
       alias: 'cat',
@@ -227,7 +273,10 @@ export const model: SemanticModel = {
     // rounded to 4 decimals) do not move for a 10th-decimal rounding of each row.
     usd_earnings_d10: { sql: usdAnswer('{usd_earnings}'), joins: [] },
     usd_gross_earnings_d10: { sql: usdAnswer('{usd_gross_earnings}'), joins: [] },
-    product_key: { sql: "coalesce(cat.product_id, f.isrc, lower(f.raw_title) || '|' || lower(coalesce(f.raw_artist, '')))", joins: ['catalog'] },
+    product_key: {
+      sql: "coalesce(cat.product_id, f.isrc, lower(f.raw_title) || '|' || lower(coalesce(f.raw_artist, '')))",
+      joins: ['catalog'],
+    },
     months_back: { sql: 'lp.month_index - f.month_index', joins: ['latestPeriod'] },
     right_text: { sql: 'lower(f.type_of_right)', joins: [] },
     ltm_positive: { sql: "{tm} = '01.LTM' AND {usd_earnings} > 0", joins: [] },
@@ -236,35 +285,67 @@ export const model: SemanticModel = {
     {
       name: 'organization_id',
       title: 'Organization ID',
-      description: "The organization (tenant) the row belongs to. Always the caller's organization: the server injects it and strips any filter on it from the query (spec, analytics rule 3).",
+      description:
+        "The organization (tenant) the row belongs to. Always the caller's organization: the server injects it and strips any filter on it from the query (spec, analytics rule 3).",
       type: 'string',
       sql: 'CAST(f.organization_id AS VARCHAR)',
       joins: [],
     },
-    { name: 'statement_id', title: 'Statement ID', description: 'The statement (uploaded file) the row came from.', type: 'string', sql: 'f.statement_id', joins: [] },
-    { name: 'distributor_id', title: 'Distributor ID', description: "The statement's distributor (format owner); NULL when unknown.", type: 'string', sql: 's.distributor_id', joins: ['statement'] },
+    {
+      name: 'statement_id',
+      title: 'Statement ID',
+      description: 'The statement (uploaded file) the row came from.',
+      type: 'string',
+      sql: 'f.statement_id',
+      joins: [],
+    },
+    {
+      name: 'distributor_id',
+      title: 'Distributor ID',
+      description: "The statement's distributor (format owner); NULL when unknown.",
+      type: 'string',
+      sql: 's.distributor_id',
+      joins: ['statement'],
+    },
     {
       name: 'source_row',
       title: 'Source Row',
-      description: "The row's position among its statement's data records (1..n, dropped rows not counted).",
+      description:
+        "The row's position among its statement's data records (1..n, dropped rows not counted).",
       type: 'number',
       sql: 'f.source_row',
       joins: [],
     },
-    { name: 'stmt_year', title: 'Statement Year', description: 'Calendar year of the statement period.', type: 'number', sql: 'f.stmt_year', joins: [] },
+    {
+      name: 'stmt_year',
+      title: 'Statement Year',
+      description: 'Calendar year of the statement period.',
+      type: 'number',
+      sql: 'f.stmt_year',
+      joins: [],
+    },
     {
       name: 'stmt_period',
       title: 'Statement Period',
-      description: 'Period within the year: 1-12 monthly, 1-4 quarterly, 1-2 half-yearly, 1 yearly.',
+      description:
+        'Period within the year: 1-12 monthly, 1-4 quarterly, 1-2 half-yearly, 1 yearly.',
       type: 'number',
       sql: 'f.stmt_period',
       joins: [],
     },
-    { name: 'stmt_cadence', title: 'Statement Cadence', description: 'M (monthly), Q (quarterly), H (half-yearly) or Y (yearly).', type: 'string', sql: 'f.stmt_cadence', joins: [] },
+    {
+      name: 'stmt_cadence',
+      title: 'Statement Cadence',
+      description: 'M (monthly), Q (quarterly), H (half-yearly) or Y (yearly).',
+      type: 'string',
+      sql: 'f.stmt_cadence',
+      joins: [],
+    },
     {
       name: 'stmt_period_full',
       title: 'Statement Period Full',
-      description: 'Year, cadence and two-digit period in one sortable id: 2024M03, 2024Q02, 2024H01, 2024Y01. NULL when any part is unknown.',
+      description:
+        'Year, cadence and two-digit period in one sortable id: 2024M03, 2024Q02, 2024H01, 2024Y01. NULL when any part is unknown.',
       type: 'string',
       sql: periodIdSql({ year: 'f.stmt_year', period: 'f.stmt_period', cadence: 'f.stmt_cadence' }),
       joins: [],
@@ -272,14 +353,37 @@ export const model: SemanticModel = {
     {
       name: 'stmt_period_month',
       title: 'Statement Period Month',
-      description: 'The statement period as its last calendar month, shaped like a monthly period id: M2 → 2024M02, Q3 → 2024M09, H1 → 2024M06, Y1 → 2024M12.',
+      description:
+        'The statement period as its last calendar month, shaped like a monthly period id: M2 → 2024M02, Q3 → 2024M09, H1 → 2024M06, Y1 → 2024M12.',
       type: 'string',
       sql: monthIdSql('f.month_index'),
       joins: [],
     },
-    { name: 'currency', title: 'Currency', description: 'ISO 4217 code of the statement currency of the row.', type: 'string', sql: 'f.currency', joins: [] },
-    { name: 'territory_raw', title: 'Territory Raw', description: 'Territory exactly as the statement wrote it.', type: 'string', sql: 'f.country_raw', joins: [] },
-    { name: 'territory', title: 'Territory', description: 'Normalized territory: ISO 3166-1 alpha-2 code; NULL when the raw territory was not recognized.', type: 'string', sql: 'f.country', joins: [] },
+    {
+      name: 'currency',
+      title: 'Currency',
+      description: 'ISO 4217 code of the statement currency of the row.',
+      type: 'string',
+      sql: 'f.currency',
+      joins: [],
+    },
+    {
+      name: 'territory_raw',
+      title: 'Territory Raw',
+      description: 'Territory exactly as the statement wrote it.',
+      type: 'string',
+      sql: 'f.country_raw',
+      joins: [],
+    },
+    {
+      name: 'territory',
+      title: 'Territory',
+      description:
+        'Normalized territory: ISO 3166-1 alpha-2 code; NULL when the raw territory was not recognized.',
+      type: 'string',
+      sql: 'f.country',
+      joins: [],
+    },
     {
       name: 'primary_rights_type',
       title: 'Primary Rights Type',
@@ -321,20 +425,84 @@ export const model: SemanticModel = {
     {
       name: 'rightsholder_id',
       title: 'Rightsholder ID',
-      description: 'The rightsholder the statement was uploaded for. Every query must filter on it.',
+      description:
+        'The rightsholder the statement was uploaded for. Every query must filter on it.',
       type: 'string',
       sql: 'f.rightsholder_id',
       joins: [],
     },
-    { name: 'rightsholder_name', title: 'Rightsholder Name', description: "The rightsholder's current name.", type: 'string', sql: 'r.name', joins: ['rightsholder'] },
-    { name: 'custom_name', title: 'Custom Name', description: 'The label given to the file at ingestion; NULL when none.', type: 'string', sql: 's.custom_name', joins: ['statement'] },
-    { name: 'file_name', title: 'File Name', description: 'Name of the uploaded statement file.', type: 'string', sql: 's.file_name', joins: ['statement'] },
-    { name: 'account_number', title: 'Account Number', description: 'Account number on the statement row.', type: 'string', sql: 'f.account_number', joins: [] },
-    { name: 'account_name', title: 'Account Name', description: 'Account name on the statement row.', type: 'string', sql: 'f.account_name', joins: [] },
-    { name: 'legal_vendor', title: 'Legal Vendor', description: 'The entity that issued the statement, as the row states it.', type: 'string', sql: 'f.legal_vendor', joins: [] },
-    { name: 'payor', title: 'Payor', description: 'The paying entity of the row, as written.', type: 'string', sql: 'f.payor', joins: [] },
-    { name: 'track_title_raw', title: 'Track Title Raw', description: 'Track title exactly as the statement wrote it.', type: 'string', sql: 'f.raw_title', joins: [] },
-    { name: 'track_artist_raw', title: 'Track Artist Raw', description: 'Track artist exactly as the statement wrote it.', type: 'string', sql: 'f.raw_artist', joins: [] },
+    {
+      name: 'rightsholder_name',
+      title: 'Rightsholder Name',
+      description: "The rightsholder's current name.",
+      type: 'string',
+      sql: 'r.name',
+      joins: ['rightsholder'],
+    },
+    {
+      name: 'custom_name',
+      title: 'Custom Name',
+      description: 'The label given to the file at ingestion; NULL when none.',
+      type: 'string',
+      sql: 's.custom_name',
+      joins: ['statement'],
+    },
+    {
+      name: 'file_name',
+      title: 'File Name',
+      description: 'Name of the uploaded statement file.',
+      type: 'string',
+      sql: 's.file_name',
+      joins: ['statement'],
+    },
+    {
+      name: 'account_number',
+      title: 'Account Number',
+      description: 'Account number on the statement row.',
+      type: 'string',
+      sql: 'f.account_number',
+      joins: [],
+    },
+    {
+      name: 'account_name',
+      title: 'Account Name',
+      description: 'Account name on the statement row.',
+      type: 'string',
+      sql: 'f.account_name',
+      joins: [],
+    },
+    {
+      name: 'legal_vendor',
+      title: 'Legal Vendor',
+      description: 'The entity that issued the statement, as the row states it.',
+      type: 'string',
+      sql: 'f.legal_vendor',
+      joins: [],
+    },
+    {
+      name: 'payor',
+      title: 'Payor',
+      description: 'The paying entity of the row, as written.',
+      type: 'string',
+      sql: 'f.payor',
+      joins: [],
+    },
+    {
+      name: 'track_title_raw',
+      title: 'Track Title Raw',
+      description: 'Track title exactly as the statement wrote it.',
+      type: 'string',
+      sql: 'f.raw_title',
+      joins: [],
+    },
+    {
+      name: 'track_artist_raw',
+      title: 'Track Artist Raw',
+      description: 'Track artist exactly as the statement wrote it.',
+      type: 'string',
+      sql: 'f.raw_artist',
+      joins: [],
+    },
     {
       name: 'track_title',
       title: 'Track Title',
@@ -351,8 +519,22 @@ export const model: SemanticModel = {
       sql: 'CASE WHEN cat.md_id IS NULL THEN f.raw_artist ELSE cat.track_artist END',
       joins: ['catalog'],
     },
-    { name: 'release_title_raw', title: 'Release Title Raw', description: 'Release (album) title exactly as the statement wrote it.', type: 'string', sql: 'f.raw_release_title', joins: [] },
-    { name: 'release_artist_raw', title: 'Release Artist Raw', description: 'Release (album) artist exactly as the statement wrote it.', type: 'string', sql: 'f.raw_release_artist', joins: [] },
+    {
+      name: 'release_title_raw',
+      title: 'Release Title Raw',
+      description: 'Release (album) title exactly as the statement wrote it.',
+      type: 'string',
+      sql: 'f.raw_release_title',
+      joins: [],
+    },
+    {
+      name: 'release_artist_raw',
+      title: 'Release Artist Raw',
+      description: 'Release (album) artist exactly as the statement wrote it.',
+      type: 'string',
+      sql: 'f.raw_release_artist',
+      joins: [],
+    },
     {
       name: 'release_title',
       title: 'Release Title',
@@ -369,23 +551,118 @@ export const model: SemanticModel = {
       sql: 'CASE WHEN cat.md_id IS NULL THEN f.raw_release_artist ELSE cat.release_artist END',
       joins: ['catalog'],
     },
-    { name: 'isrc', title: 'ISRC', description: 'The ISRC of the row when it is a valid ISRC (normalized, no hyphens); else NULL.', type: 'string', sql: 'f.isrc', joins: [] },
-    { name: 'iswc', title: 'ISWC', description: 'The ISWC of the row when valid (normalized); else NULL.', type: 'string', sql: 'f.iswc', joins: [] },
-    { name: 'upc', title: 'UPC', description: 'The UPC/EAN of the row when valid (normalized); else NULL.', type: 'string', sql: 'f.upc', joins: [] },
-    { name: 'other_identifier', title: 'Other Identifier', description: 'Any other identifier the statement gives for the row.', type: 'string', sql: 'f.other_identifier', joins: [] },
-    { name: 'composers_raw', title: 'Composers Raw', description: 'Composer list exactly as the statement wrote it.', type: 'string', sql: 'f.composers', joins: [] },
-    { name: 'other_adjustments', title: 'Other Adjustments', description: 'Other adjustments stated on the row, as written.', type: 'string', sql: 'f.other_adjustments', joins: [] },
-    { name: 'royalty_rate', title: 'Royalty Rate', description: 'The royalty rate stated on the row.', type: 'number', sql: 'f.royalty_rate', joins: [] },
-    { name: 'tax_deduction', title: 'Tax Deduction', description: 'Tax deduction stated on the row, in percent.', type: 'number', sql: 'f.tax_deduction', joins: [] },
-    { name: 'territory_deduction', title: 'Territory Deduction', description: 'Territory deduction stated on the row, in percent.', type: 'number', sql: 'f.territory_deduction', joins: [] },
-    { name: 'sales_type_raw', title: 'Sales Type Raw', description: 'Sales type exactly as the statement wrote it. Use primary/secondary_sales_type unless raw values are asked for.', type: 'string', sql: 'f.sales_type', joins: [] },
-    { name: 'sales_subtype_raw', title: 'Sales Subtype Raw', description: 'Sales subtype exactly as the statement wrote it.', type: 'string', sql: 'f.sub_sales_type', joins: [] },
-    { name: 'source_raw', title: 'Source Raw', description: 'Source exactly as the statement wrote it. Use source/earnings_source unless raw values are asked for.', type: 'string', sql: 'f.source', joins: [] },
-    { name: 'subsource_raw', title: 'Subsource Raw', description: 'Subsource exactly as the statement wrote it.', type: 'string', sql: 'f.sub_source', joins: [] },
+    {
+      name: 'isrc',
+      title: 'ISRC',
+      description:
+        'The ISRC of the row when it is a valid ISRC (normalized, no hyphens); else NULL.',
+      type: 'string',
+      sql: 'f.isrc',
+      joins: [],
+    },
+    {
+      name: 'iswc',
+      title: 'ISWC',
+      description: 'The ISWC of the row when valid (normalized); else NULL.',
+      type: 'string',
+      sql: 'f.iswc',
+      joins: [],
+    },
+    {
+      name: 'upc',
+      title: 'UPC',
+      description: 'The UPC/EAN of the row when valid (normalized); else NULL.',
+      type: 'string',
+      sql: 'f.upc',
+      joins: [],
+    },
+    {
+      name: 'other_identifier',
+      title: 'Other Identifier',
+      description: 'Any other identifier the statement gives for the row.',
+      type: 'string',
+      sql: 'f.other_identifier',
+      joins: [],
+    },
+    {
+      name: 'composers_raw',
+      title: 'Composers Raw',
+      description: 'Composer list exactly as the statement wrote it.',
+      type: 'string',
+      sql: 'f.composers',
+      joins: [],
+    },
+    {
+      name: 'other_adjustments',
+      title: 'Other Adjustments',
+      description: 'Other adjustments stated on the row, as written.',
+      type: 'string',
+      sql: 'f.other_adjustments',
+      joins: [],
+    },
+    {
+      name: 'royalty_rate',
+      title: 'Royalty Rate',
+      description: 'The royalty rate stated on the row.',
+      type: 'number',
+      sql: 'f.royalty_rate',
+      joins: [],
+    },
+    {
+      name: 'tax_deduction',
+      title: 'Tax Deduction',
+      description: 'Tax deduction stated on the row, in percent.',
+      type: 'number',
+      sql: 'f.tax_deduction',
+      joins: [],
+    },
+    {
+      name: 'territory_deduction',
+      title: 'Territory Deduction',
+      description: 'Territory deduction stated on the row, in percent.',
+      type: 'number',
+      sql: 'f.territory_deduction',
+      joins: [],
+    },
+    {
+      name: 'sales_type_raw',
+      title: 'Sales Type Raw',
+      description:
+        'Sales type exactly as the statement wrote it. Use primary/secondary_sales_type unless raw values are asked for.',
+      type: 'string',
+      sql: 'f.sales_type',
+      joins: [],
+    },
+    {
+      name: 'sales_subtype_raw',
+      title: 'Sales Subtype Raw',
+      description: 'Sales subtype exactly as the statement wrote it.',
+      type: 'string',
+      sql: 'f.sub_sales_type',
+      joins: [],
+    },
+    {
+      name: 'source_raw',
+      title: 'Source Raw',
+      description:
+        'Source exactly as the statement wrote it. Use source/earnings_source unless raw values are asked for.',
+      type: 'string',
+      sql: 'f.source',
+      joins: [],
+    },
+    {
+      name: 'subsource_raw',
+      title: 'Subsource Raw',
+      description: 'Subsource exactly as the statement wrote it.',
+      type: 'string',
+      sql: 'f.sub_source',
+      joins: [],
+    },
     {
       name: 'full_sales_type_raw',
       title: 'Full Sales Type Raw',
-      description: "Raw sales type and subtype joined with ' | ' (either alone when the other is missing); NULL when both are.",
+      description:
+        "Raw sales type and subtype joined with ' | ' (either alone when the other is missing); NULL when both are.",
       type: 'string',
       sql: "NULLIF(concat_ws(' | ', f.sales_type, f.sub_sales_type), '')",
       joins: [],
@@ -393,7 +670,8 @@ export const model: SemanticModel = {
     {
       name: 'full_source_raw',
       title: 'Full Source Raw',
-      description: "Raw source and subsource joined with ' | ' (either alone when the other is missing); NULL when both are.",
+      description:
+        "Raw source and subsource joined with ' | ' (either alone when the other is missing); NULL when both are.",
       type: 'string',
       sql: "NULLIF(concat_ws(' | ', f.source, f.sub_source), '')",
       joins: [],
@@ -441,7 +719,8 @@ export const model: SemanticModel = {
     {
       name: 'primary_sales_type',
       title: 'Primary Sales Type',
-      description: "Primary sales type (e.g. Streaming) of the sales-type lookup entry for the row's raw sales type, matched on its normalized form; NULL without an entry.",
+      description:
+        "Primary sales type (e.g. Streaming) of the sales-type lookup entry for the row's raw sales type, matched on its normalized form; NULL without an entry.",
       type: 'string',
       sql: 'st.primary_sales_type',
       joins: ['salesType'],
@@ -449,7 +728,8 @@ export const model: SemanticModel = {
     {
       name: 'secondary_sales_type',
       title: 'Secondary Sales Type',
-      description: "Secondary sales type (e.g. Interactive Streaming) of the sales-type lookup entry for the row's raw sales type; NULL without an entry.",
+      description:
+        "Secondary sales type (e.g. Interactive Streaming) of the sales-type lookup entry for the row's raw sales type; NULL without an entry.",
       type: 'string',
       sql: 'st.secondary_sales_type',
       joins: ['salesType'],
@@ -457,17 +737,34 @@ export const model: SemanticModel = {
     {
       name: 'source',
       title: 'Source',
-      description: "Normalized source from the source lookup entry of the row's raw source: its collection source, else its publisher source, else its earnings source; NULL without an entry.",
+      description:
+        "Normalized source from the source lookup entry of the row's raw source: its collection source, else its publisher source, else its earnings source; NULL without an entry.",
       type: 'string',
       sql: 'coalesce(so.collection_source, so.publisher_source, so.earnings_source)',
       joins: ['source'],
     },
-    { name: 'earnings_collection_source', title: 'Earnings Collection Source', description: "Collection source of the source lookup entry of the row's raw source.", type: 'string', sql: 'so.collection_source', joins: ['source'] },
-    { name: 'earnings_source', title: 'Earnings Source', description: "Platform or earnings source of the source lookup entry of the row's raw source.", type: 'string', sql: 'so.earnings_source', joins: ['source'] },
+    {
+      name: 'earnings_collection_source',
+      title: 'Earnings Collection Source',
+      description: "Collection source of the source lookup entry of the row's raw source.",
+      type: 'string',
+      sql: 'so.collection_source',
+      joins: ['source'],
+    },
+    {
+      name: 'earnings_source',
+      title: 'Earnings Source',
+      description:
+        "Platform or earnings source of the source lookup entry of the row's raw source.",
+      type: 'string',
+      sql: 'so.earnings_source',
+      joins: ['source'],
+    },
     {
       name: 'earnings_category',
       title: 'Earnings Category',
-      description: "Category (streaming, download, broadcast, ...) of the source lookup entry of the row's raw source; NULL when the source is unknown.",
+      description:
+        "Category (streaming, download, broadcast, ...) of the source lookup entry of the row's raw source; NULL when the source is unknown.",
       type: 'string',
       sql: 'so.earnings_category',
       joins: ['source'],
@@ -483,12 +780,20 @@ export const model: SemanticModel = {
     {
       name: 'publisher_source',
       title: 'Publisher Source',
-      description: 'Publisher or administrator name of the source lookup entry, when the source is not a collection source.',
+      description:
+        'Publisher or administrator name of the source lookup entry, when the source is not a collection source.',
       type: 'string',
       sql: 'so.publisher_source',
       joins: ['source'],
     },
-    { name: 'distributor_name', title: 'Distributor Name', description: "Current name of the statement's distributor (format owner).", type: 'string', sql: 'd.name', joins: ['distributor'] },
+    {
+      name: 'distributor_name',
+      title: 'Distributor Name',
+      description: "Current name of the statement's distributor (format owner).",
+      type: 'string',
+      sql: 'd.name',
+      joins: ['distributor'],
+    },
     {
       name: 'tm',
       title: 'Trailing Window',
@@ -507,7 +812,8 @@ export const model: SemanticModel = {
     {
       name: 'fx_rate',
       title: 'FX Rate',
-      description: "US dollars per unit of the row's currency applied to its statement (the rate of the statement period's last day or the nearest earlier published day), shown to 14 decimals; the USD amounts use it to 18. NULL when no rate is known; USD rows have 1.",
+      description:
+        "US dollars per unit of the row's currency applied to its statement (the rate of the statement period's last day or the nearest earlier published day), shown to 14 decimals; the USD amounts use it to 18. NULL when no rate is known; USD rows have 1.",
       type: 'number',
       sql: 'fx.rate',
       joins: ['fx'],
@@ -520,7 +826,14 @@ export const model: SemanticModel = {
       sql: 'f.sales_period_start',
       joins: [],
     },
-    { name: 'sales_period_end', title: 'Sales Period End', description: 'Last day of the sales period of the row.', type: 'time', sql: 'f.sales_period_end', joins: [] },
+    {
+      name: 'sales_period_end',
+      title: 'Sales Period End',
+      description: 'Last day of the sales period of the row.',
+      type: 'time',
+      sql: 'f.sales_period_end',
+      joins: [],
+    },
     {
       name: 'release_date',
       title: 'Release Date',
@@ -571,7 +884,8 @@ export const model: SemanticModel = {
     {
       name: 'royalty_earnings',
       title: 'Royalty Earnings',
-      description: 'Sum of net earnings in the statement currency (exact decimal). Use only when the original currency is asked for; mixing currencies adds unlike amounts.',
+      description:
+        'Sum of net earnings in the statement currency (exact decimal). Use only when the original currency is asked for; mixing currencies adds unlike amounts.',
       type: 'number',
       aggType: 'sum',
       sql: 'sum(f.royalty_earnings)',
@@ -604,7 +918,8 @@ export const model: SemanticModel = {
     {
       name: 'royalty_earnings_usd',
       title: 'Royalty Earnings USD',
-      description: 'Sum of net earnings converted to US dollars, row by row: earnings × the statement exchange rate (fx_rate), summed exactly, then rounded once to 10 decimals, half to even. Rows without a known rate count as NULL, never at 1. The default monetary measure.',
+      description:
+        'Sum of net earnings converted to US dollars, row by row: earnings × the statement exchange rate (fx_rate), summed exactly, then rounded once to 10 decimals, half to even. Rows without a known rate count as NULL, never at 1. The default monetary measure.',
       type: 'number',
       aggType: 'sum',
       format: 'currency',
@@ -616,7 +931,8 @@ export const model: SemanticModel = {
     {
       name: 'gross_royalty_earnings_usd',
       title: 'Gross Royalty Earnings USD',
-      description: 'Sum of gross earnings converted to US dollars: gross earnings × the statement exchange rate (fx_rate), summed exactly, then rounded once to 10 decimals, half to even; NULL without a rate.',
+      description:
+        'Sum of gross earnings converted to US dollars: gross earnings × the statement exchange rate (fx_rate), summed exactly, then rounded once to 10 decimals, half to even; NULL without a rate.',
       type: 'number',
       aggType: 'sum',
       format: 'currency',
@@ -639,7 +955,7 @@ export const model: SemanticModel = {
       name: 'fetching_percentage',
       title: 'Fetching Percentage',
       description:
-        "Percentage (4 decimals) of USD earnings on tracks whose metadata resolution is complete, successful or not: 100 × sum(royalty_earnings_usd) of the rows whose musical detail is found, not found, skipped or failed / sum(royalty_earnings_usd) of all rows; rows whose track is not in the catalog yet count as unresolved; when the USD earnings sum to 0 or are unknown this is 0.",
+        'Percentage (4 decimals) of USD earnings on tracks whose metadata resolution is complete, successful or not: 100 × sum(royalty_earnings_usd) of the rows whose musical detail is found, not found, skipped or failed / sum(royalty_earnings_usd) of all rows; rows whose track is not in the catalog yet count as unresolved; when the USD earnings sum to 0 or are unknown this is 0.',
       type: 'number',
       aggType: 'number',
       format: 'percent',

@@ -5,7 +5,16 @@ import { z } from 'zod';
 import type { JoinName, SemanticModel } from './model.ts';
 
 const identifier = z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be snake_case');
-const joinName = z.enum(['statement', 'fx', 'rightsholder', 'distributor', 'salesType', 'source', 'latestPeriod', 'catalog']);
+const joinName = z.enum([
+  'statement',
+  'fx',
+  'rightsholder',
+  'distributor',
+  'salesType',
+  'source',
+  'latestPeriod',
+  'catalog',
+]);
 const text = z.string().trim().min(1);
 
 const modelShape = z.strictObject({
@@ -15,7 +24,15 @@ const modelShape = z.strictObject({
     sortKey: z.array(identifier).min(1),
     columns: z.array(z.strictObject({ name: identifier, sqlType: text, description: text })).min(1),
   }),
-  joins: z.record(joinName, z.strictObject({ alias: identifier, sql: text, requires: z.array(joinName), cte: text.optional() })),
+  joins: z.record(
+    joinName,
+    z.strictObject({
+      alias: identifier,
+      sql: text,
+      requires: z.array(joinName),
+      cte: text.optional(),
+    }),
+  ),
   expressions: z.record(identifier, z.strictObject({ sql: text, joins: z.array(joinName) })),
   dimensions: z.array(
     z.strictObject({
@@ -97,7 +114,10 @@ interface Expansion {
 export function validateModel(input: unknown): ModelIssue[] {
   const parsed = modelShape.safeParse(input);
   if (!parsed.success) {
-    return parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(model)', message: i.message }));
+    return parsed.error.issues.map((i) => ({
+      path: i.path.map(String).join('.') || '(model)',
+      message: i.message,
+    }));
   }
   const issues: ModelIssue[] = [];
   resolveInto(input as SemanticModel, issues);
@@ -116,7 +136,9 @@ export function resolveModel(model: SemanticModel): ResolvedModel {
 
 export class ModelError extends Error {
   constructor(readonly issues: ModelIssue[]) {
-    super(`The semantic model is invalid:\n  ${issues.map((i) => `${i.path}: ${i.message}`).join('\n  ')}`);
+    super(
+      `The semantic model is invalid:\n  ${issues.map((i) => `${i.path}: ${i.message}`).join('\n  ')}`,
+    );
     this.name = 'ModelError';
   }
 }
@@ -127,7 +149,8 @@ function resolveInto(model: SemanticModel, issues: ModelIssue[]): ResolvedModel 
   const aliasToJoin = new Map<string, JoinName>();
   for (const name of joinNames) {
     const join = model.joins[name];
-    if (aliasToJoin.has(join.alias) || join.alias === 'f') issues.push({ path: `joins.${name}.alias`, message: `alias ${join.alias} is used twice` });
+    if (aliasToJoin.has(join.alias) || join.alias === 'f')
+      issues.push({ path: `joins.${name}.alias`, message: `alias ${join.alias} is used twice` });
     aliasToJoin.set(join.alias, name);
   }
 
@@ -203,7 +226,13 @@ function resolveInto(model: SemanticModel, issues: ModelIssue[]): ResolvedModel 
     }
     stack.push(ref);
     const source = dimension ?? expression!;
-    const result = expand(source.sql, source.joins, dimension ? `dimensions.${model.dimensions.indexOf(dimension)}.sql` : `expressions.${ref}.sql`);
+    const result = expand(
+      source.sql,
+      source.joins,
+      dimension
+        ? `dimensions.${model.dimensions.indexOf(dimension)}.sql`
+        : `expressions.${ref}.sql`,
+    );
     stack.pop();
     expanded.set(ref, result);
     return result;
@@ -220,7 +249,10 @@ function resolveInto(model: SemanticModel, issues: ModelIssue[]): ResolvedModel 
         }
         columns.add(column);
       } else if (aliasToJoin.has(alias) && !allowed.has(alias)) {
-        issues.push({ path, message: `uses ${alias}.${column} without the ${aliasToJoin.get(alias)} join` });
+        issues.push({
+          path,
+          message: `uses ${alias}.${column} without the ${aliasToJoin.get(alias)} join`,
+        });
       }
     }
     return [...columns].sort();
@@ -231,7 +263,13 @@ function resolveInto(model: SemanticModel, issues: ModelIssue[]): ResolvedModel 
     const e = expandReference(d.name, `dimensions.${i}.sql`);
     if (!e) return;
     const joins = closeJoins(e.joins);
-    dimensions.set(d.name, { name: d.name, kind: 'dimension', sql: e.sql, joins, columns: columnsOf(e.sql, joins, `dimensions.${i}.sql`) });
+    dimensions.set(d.name, {
+      name: d.name,
+      kind: 'dimension',
+      sql: e.sql,
+      joins,
+      columns: columnsOf(e.sql, joins, `dimensions.${i}.sql`),
+    });
   });
 
   const rollupColumns = new Set(model.rollups.flatMap((r) => [...r.groupBy, ...r.sums]));
@@ -245,10 +283,15 @@ function resolveInto(model: SemanticModel, issues: ModelIssue[]): ResolvedModel 
     if (m.rollup === 'same') {
       rollupSql = e.sql;
       const outside = columns.filter((c) => !rollupColumns.has(c));
-      if (outside.length > 0) issues.push({ path: `${path}.rollup`, message: `reads ${outside.join(', ')}, which no rollup has` });
+      if (outside.length > 0)
+        issues.push({
+          path: `${path}.rollup`,
+          message: `reads ${outside.join(', ')}, which no rollup has`,
+        });
     } else if (m.rollup) {
       const r = expand(m.rollup.sql, m.joins, `${path}.rollup.sql`);
-      if (closeJoins(r.joins).join() !== joins.join()) issues.push({ path: `${path}.rollup.sql`, message: 'must need the same joins as sql' });
+      if (closeJoins(r.joins).join() !== joins.join())
+        issues.push({ path: `${path}.rollup.sql`, message: 'must need the same joins as sql' });
       rollupSql = r.sql;
     }
     let rowSql: string | null = null;
@@ -258,29 +301,56 @@ function resolveInto(model: SemanticModel, issues: ModelIssue[]): ResolvedModel 
       rowJoins = closeJoins(r.joins);
       columnsOf(r.sql, rowJoins, `${path}.rowSql`);
       rowSql = r.sql;
-      if (m.aggType !== 'sum') issues.push({ path: `${path}.rowSql`, message: 'only sums have a row value' });
+      if (m.aggType !== 'sum')
+        issues.push({ path: `${path}.rowSql`, message: 'only sums have a row value' });
     }
-    measures.set(m.name, { name: m.name, kind: 'measure', sql: e.sql, joins, columns, rollupSql, rowSql, rowJoins });
+    measures.set(m.name, {
+      name: m.name,
+      kind: 'measure',
+      sql: e.sql,
+      joins,
+      columns,
+      rollupSql,
+      rowSql,
+      rowJoins,
+    });
   });
 
   for (const [name, join] of Object.entries(model.joins)) {
     if (join.cte && !/\{scope:[a-z][a-z0-9_]*\}/.test(join.cte)) {
-      issues.push({ path: `joins.${name}.cte`, message: "a per-query relation must apply the caller's restrictions ({scope:<alias>})" });
+      issues.push({
+        path: `joins.${name}.cte`,
+        message: "a per-query relation must apply the caller's restrictions ({scope:<alias>})",
+      });
     }
   }
-  for (const k of model.facts.sortKey) if (!factColumns.has(k)) issues.push({ path: 'facts.sortKey', message: `${k} is not a facts column` });
+  for (const k of model.facts.sortKey)
+    if (!factColumns.has(k))
+      issues.push({ path: 'facts.sortKey', message: `${k} is not a facts column` });
   for (const required of ['organization_id', 'rightsholder_id', 'statement_id']) {
-    if (!factColumns.has(required)) issues.push({ path: 'facts.columns', message: `the facts need ${required}: the injected restrictions read it` });
+    if (!factColumns.has(required))
+      issues.push({
+        path: 'facts.columns',
+        message: `the facts need ${required}: the injected restrictions read it`,
+      });
   }
   model.rollups.forEach((r, i) => {
-    for (const c of [...r.groupBy, ...r.sums]) if (!factColumns.has(c)) issues.push({ path: `rollups.${i}`, message: `${c} is not a facts column` });
+    for (const c of [...r.groupBy, ...r.sums])
+      if (!factColumns.has(c))
+        issues.push({ path: `rollups.${i}`, message: `${c} is not a facts column` });
     for (const required of ['organization_id', 'rightsholder_id']) {
-      if (!r.groupBy.includes(required)) issues.push({ path: `rollups.${i}.groupBy`, message: `must group by ${required}: the injected restrictions read it` });
+      if (!r.groupBy.includes(required))
+        issues.push({
+          path: `rollups.${i}.groupBy`,
+          message: `must group by ${required}: the injected restrictions read it`,
+        });
     }
-    if (factColumns.has(r.countColumn)) issues.push({ path: `rollups.${i}.countColumn`, message: 'must not be a facts column' });
+    if (factColumns.has(r.countColumn))
+      issues.push({ path: `rollups.${i}.countColumn`, message: 'must not be a facts column' });
   });
   const timeSql = model.dimensions.filter((d) => d.type === 'time');
-  if (timeSql.length === 0) issues.push({ path: 'dimensions', message: 'the view needs at least one time dimension' });
+  if (timeSql.length === 0)
+    issues.push({ path: 'dimensions', message: 'the view needs at least one time dimension' });
 
   return { model, dimensions, measures, joinOrder };
 }

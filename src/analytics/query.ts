@@ -3,8 +3,26 @@
 // Semantics follow Cube's api-gateway (see shared/reference/cube-query-semantics.md).
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { DateParseError, absoluteBound, canonicalZone, isAbsolute, resolveDateRange, resolveRelative, type DateRange } from './dates.ts';
-import { GRANULARITIES, VIEW, dimensionDefs, full, granularMemberOf, measureDefs, memberOf, ungroupedMeasure, type QueryGranularity } from './semantic.ts';
+import {
+  DateParseError,
+  absoluteBound,
+  canonicalZone,
+  isAbsolute,
+  resolveDateRange,
+  resolveRelative,
+  type DateRange,
+} from './dates.ts';
+import {
+  GRANULARITIES,
+  VIEW,
+  dimensionDefs,
+  full,
+  granularMemberOf,
+  measureDefs,
+  memberOf,
+  ungroupedMeasure,
+  type QueryGranularity,
+} from './semantic.ts';
 
 export const OPERATORS = [
   'equals',
@@ -30,9 +48,18 @@ export const OPERATORS = [
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
-const DATE_OPERATORS: readonly Operator[] = ['inDateRange', 'notInDateRange', 'beforeDate', 'beforeOrOnDate', 'afterDate', 'afterOrOnDate'];
+const DATE_OPERATORS: readonly Operator[] = [
+  'inDateRange',
+  'notInDateRange',
+  'beforeDate',
+  'beforeOrOnDate',
+  'afterDate',
+  'afterOrOnDate',
+];
 /** A refused operator is told the accepted ones (Cube names only the filter that does not match). */
-const operatorEnum = z.enum(OPERATORS, { error: () => `unknown operator: the operators are ${OPERATORS.join(', ')}` });
+const operatorEnum = z.enum(OPERATORS, {
+  error: () => `unknown operator: the operators are ${OPERATORS.join(', ')}`,
+});
 const COMPARISONS: readonly Operator[] = ['gt', 'gte', 'lt', 'lte'];
 const MAX_DEPTH = 8;
 /**
@@ -66,7 +93,10 @@ export interface FilterInput {
  * the first level too deep instead of exhausting the stack while it is parsed.
  */
 function filterNodeAt(depth: number): z.ZodType<FilterInput> {
-  if (depth > MAX_DEPTH) return z.custom<FilterInput>(() => false, { message: `filter groups nest at most ${MAX_DEPTH} levels deep` });
+  if (depth > MAX_DEPTH)
+    return z.custom<FilterInput>(() => false, {
+      message: `filter groups nest at most ${MAX_DEPTH} levels deep`,
+    });
   const child = filterNodeAt(depth + 1);
   return z
     .strictObject({
@@ -79,20 +109,29 @@ function filterNodeAt(depth: number): z.ZodType<FilterInput> {
     .superRefine((f, ctx) => {
       const isGroup = f.and !== undefined || f.or !== undefined;
       if (isGroup) {
-        if (f.and !== undefined && f.or !== undefined) ctx.addIssue({ code: 'custom', message: 'a group has either and or or, not both' });
+        if (f.and !== undefined && f.or !== undefined)
+          ctx.addIssue({ code: 'custom', message: 'a group has either and or or, not both' });
         if (f.member !== undefined || f.operator !== undefined || f.values !== undefined) {
-          ctx.addIssue({ code: 'custom', message: 'a group (and/or) has no member, operator or values' });
+          ctx.addIssue({
+            code: 'custom',
+            message: 'a group (and/or) has no member, operator or values',
+          });
         }
         return;
       }
-      if (f.member === undefined) ctx.addIssue({ code: 'custom', path: ['member'], message: 'required' });
-      if (f.operator === undefined) ctx.addIssue({ code: 'custom', path: ['operator'], message: 'required' });
+      if (f.member === undefined)
+        ctx.addIssue({ code: 'custom', path: ['member'], message: 'required' });
+      if (f.operator === undefined)
+        ctx.addIssue({ code: 'custom', path: ['operator'], message: 'required' });
     });
 }
 
 const filterNode = filterNodeAt(1);
 
-const dateRangeInput = z.union([z.string().min(1).max(200), z.array(z.string().max(40)).min(1).max(2)]);
+const dateRangeInput = z.union([
+  z.string().min(1).max(200),
+  z.array(z.string().max(40)).min(1).max(2),
+]);
 /** Ranges compared in one request: each is a query of its own (compare.ts). */
 export const MAX_COMPARED_RANGES = 12;
 
@@ -117,15 +156,19 @@ const orderInput = z.preprocess(
   (v, ctx) => {
     const checked = (Array.isArray(v) ? orderPairs : orderObject).safeParse(v);
     if (checked.success) return v;
-    for (const i of checked.error.issues) ctx.addIssue({ ...i, path: i.path } as Parameters<typeof ctx.addIssue>[0]);
+    for (const i of checked.error.issues)
+      ctx.addIssue({ ...i, path: i.path } as Parameters<typeof ctx.addIssue>[0]);
     return {};
   },
   z.union([orderObject, orderPairs]),
 );
 
 /** The entries of `order` as [member, direction], in sort order, with the path of each member. */
-function orderEntries(order: z.output<typeof orderInput>): { id: string; dir: 'asc' | 'desc'; path: (string | number)[] }[] {
-  if (Array.isArray(order)) return order.map(([id, dir], i) => ({ id, dir, path: ['order', i, 0] }));
+function orderEntries(
+  order: z.output<typeof orderInput>,
+): { id: string; dir: 'asc' | 'desc'; path: (string | number)[] }[] {
+  if (Array.isArray(order))
+    return order.map(([id, dir], i) => ({ id, dir, path: ['order', i, 0] }));
   return Object.entries(order).map(([id, dir]) => ({ id, dir, path: ['order', id] }));
 }
 
@@ -178,7 +221,9 @@ function kindOf(fullName: string): MemberKind | undefined {
 }
 
 function unknownMember(fullName: string): string {
-  return fullName.startsWith(`${VIEW}.`) ? `unknown member ${fullName}` : `unknown member ${fullName}: members are named ${VIEW}.<member>`;
+  return fullName.startsWith(`${VIEW}.`)
+    ? `unknown member ${fullName}`
+    : `unknown member ${fullName}: members are named ${VIEW}.<member>`;
 }
 
 /**
@@ -187,7 +232,8 @@ function unknownMember(fullName: string): string {
  * Unicode spaces (no-break space, U+2028, BOM …), which DuckDB refuses: such a value passed and the
  * query failed in DuckDB, INTERNAL_ERROR.
  */
-const isNumeric = (v: string) => /^[ \t\n\v\f\r]*[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?[ \t\n\v\f\r]*$/i.test(v);
+const isNumeric = (v: string) =>
+  /^[ \t\n\v\f\r]*[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?[ \t\n\v\f\r]*$/i.test(v);
 
 /** The message of the DateParseError `resolve` throws, or undefined when it resolves. */
 function dateProblem(resolve: () => unknown): string | undefined {
@@ -216,7 +262,8 @@ interface Clock {
 /** The dates of a date operator's values (inDateRange, beforeDate, …), resolved as normalizeFilter resolves them. */
 function resolveDateValues(op: Operator, dates: string[], { now, tz }: Clock): string[] {
   // one value is read as a dateRange string: a phrase, or a date or timestamp meaning its whole day
-  if (op === 'inDateRange' || op === 'notInDateRange') return resolveDateRange(dates.length === 2 ? dates : dates[0]!, now, tz);
+  if (op === 'inDateRange' || op === 'notInDateRange')
+    return resolveDateRange(dates.length === 2 ? dates : dates[0]!, now, tz);
   // the others compare with the start of a bare date's day (BaseFilter.formatFromDate, for
   // beforeOrOnDate too), and with the start (beforeDate, afterOrOnDate) or end (afterDate,
   // beforeOrOnDate) of a phrase's range (Cube's normalizeDateFilterValues)
@@ -231,13 +278,16 @@ function resolveDateValues(op: Operator, dates: string[], { now, tz }: Clock): s
  */
 export function unknownSegment(path: string): string {
   const [cube, name] = path.split('.');
-  return cube === VIEW && name !== undefined ? `'${name}' not found for path '${path}'` : `Cube '${cube}' not found for path '${path}'`;
+  return cube === VIEW && name !== undefined
+    ? `'${name}' not found for path '${path}'`
+    : `Cube '${cube}' not found for path '${path}'`;
 }
 
 /** Checks the query against the model; adds an issue with its path for each problem. */
 function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
   // Cube's own words (api-gateway query.js); the zone's name in any letter case
-  if (q.timezone !== undefined && canonicalZone(q.timezone) === undefined) issue(ctx, ['timezone'], `"timezone" must be a valid IANA time zone, got "${q.timezone}"`);
+  if (q.timezone !== undefined && canonicalZone(q.timezone) === undefined)
+    issue(ctx, ['timezone'], `"timezone" must be a valid IANA time zone, got "${q.timezone}"`);
   if (q.ungrouped) checkUngrouped(q, ctx);
   checkCompareDateRange(q, ctx);
   q.segments?.forEach((segment, i) => issue(ctx, ['segments', i], unknownSegment(segment)));
@@ -249,12 +299,15 @@ function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
   q.dimensions?.forEach((d, i) => {
     const kind = kindOf(d);
     if (kind === undefined && !granularMemberOf(d)) issue(ctx, ['dimensions', i], unknownMember(d));
-    else if (kind === 'measure') issue(ctx, ['dimensions', i], `${d} is a measure, not a dimension`);
+    else if (kind === 'measure')
+      issue(ctx, ['dimensions', i], `${d} is a measure, not a dimension`);
   });
   q.timeDimensions?.forEach((td, i) => {
     const kind = kindOf(td.dimension);
-    if (kind === undefined) issue(ctx, ['timeDimensions', i, 'dimension'], unknownMember(td.dimension));
-    else if (kind !== 'time') issue(ctx, ['timeDimensions', i, 'dimension'], `${td.dimension} is not a time dimension`);
+    if (kind === undefined)
+      issue(ctx, ['timeDimensions', i, 'dimension'], unknownMember(td.dimension));
+    else if (kind !== 'time')
+      issue(ctx, ['timeDimensions', i, 'dimension'], `${td.dimension} is not a time dimension`);
     if (td.dateRange !== undefined) {
       const dateRange = td.dateRange;
       const problem = dateProblem(() => resolveDateRange(dateRange, Date.now()));
@@ -262,28 +315,50 @@ function checkAgainstModel(q: QueryInput, ctx: Ctx): void {
     }
   });
   // the bounds first: they are reported even when the filters have more issues than are told
-  const counted = (q.filters ?? []).map(leafCount).reduce((a, b) => ({ filters: a.filters + b.filters, values: a.values + b.values }), { filters: 0, values: 0 });
+  const counted = (q.filters ?? [])
+    .map(leafCount)
+    .reduce((a, b) => ({ filters: a.filters + b.filters, values: a.values + b.values }), {
+      filters: 0,
+      values: 0,
+    });
   if (counted.filters > MAX_FILTERS) {
-    issue(ctx, ['filters'], `a query has at most ${MAX_FILTERS} filters in all, counting those inside and/or groups (this one has ${counted.filters})`);
+    issue(
+      ctx,
+      ['filters'],
+      `a query has at most ${MAX_FILTERS} filters in all, counting those inside and/or groups (this one has ${counted.filters})`,
+    );
   }
-  if (counted.values > MAX_VALUES) issue(ctx, ['filters'], `the filters of a query have at most ${MAX_VALUES} values in all (these have ${counted.values})`);
+  if (counted.values > MAX_VALUES)
+    issue(
+      ctx,
+      ['filters'],
+      `the filters of a query have at most ${MAX_VALUES} values in all (these have ${counted.values})`,
+    );
   q.filters?.forEach((f, i) => checkFilter(f, ['filters', i], 1, ctx));
   for (const { id, path } of q.order ? orderEntries(q.order) : []) {
     if (kindOf(id) === undefined && !granularMemberOf(id)) issue(ctx, path, unknownMember(id));
   }
   const hasGranularity = (q.timeDimensions ?? []).some((td) => td.granularity !== undefined);
   if (!q.measures?.length && !q.dimensions?.length && !hasGranularity) {
-    issue(ctx, [], 'Query should contain either measures, dimensions or timeDimensions with granularities in order to be valid');
+    issue(
+      ctx,
+      [],
+      'Query should contain either measures, dimensions or timeDimensions with granularities in order to be valid',
+    );
   }
 }
 
 /** compareDateRange (Cube's compareDateRangeTransformer): on one time dimension, without its dateRange, each range resolvable. */
 function checkCompareDateRange(q: QueryInput, ctx: Ctx): void {
-  const compared = (q.timeDimensions ?? []).map((td, i) => ({ td, i })).filter(({ td }) => td.compareDateRange !== undefined);
+  const compared = (q.timeDimensions ?? [])
+    .map((td, i) => ({ td, i }))
+    .filter(({ td }) => td.compareDateRange !== undefined);
   for (const { td, i } of compared) {
     const path = ['timeDimensions', i, 'compareDateRange'];
-    if (td !== compared[0]!.td) issue(ctx, path, 'compareDateRange can only exist for one timeDimension');
-    if (td.dateRange !== undefined) issue(ctx, path, 'a time dimension has either dateRange or compareDateRange, not both');
+    if (td !== compared[0]!.td)
+      issue(ctx, path, 'compareDateRange can only exist for one timeDimension');
+    if (td.dateRange !== undefined)
+      issue(ctx, path, 'a time dimension has either dateRange or compareDateRange, not both');
     td.compareDateRange!.forEach((range, j) => {
       const problem = dateProblem(() => resolveDateRange(range, Date.now()));
       if (problem !== undefined) issue(ctx, [...path, j], problem);
@@ -296,7 +371,11 @@ function checkUngrouped(q: QueryInput, ctx: Ctx): void {
   const check = (member: string | undefined, path: (string | number)[]) => {
     const name = member === undefined ? undefined : memberOf(member);
     if (name === undefined || !measureDefs.has(name) || ungroupedMeasure(name) !== null) return;
-    issue(ctx, path, `${member} has no value of one row (a distinct count or a ratio): it cannot be asked for in an ungrouped query`);
+    issue(
+      ctx,
+      path,
+      `${member} has no value of one row (a distinct count or a ratio): it cannot be asked for in an ungrouped query`,
+    );
   };
   q.measures?.forEach((m, i) => check(m, ['measures', i]));
   const walk = (f: FilterInput, path: (string | number)[]): void => {
@@ -312,11 +391,21 @@ function checkUngrouped(q: QueryInput, ctx: Ctx): void {
 function leafCount(f: FilterInput): { filters: number; values: number } {
   const children = f.and ?? f.or;
   if (!children) return { filters: 1, values: f.values?.length ?? 0 };
-  return children.map(leafCount).reduce((a, b) => ({ filters: a.filters + b.filters, values: a.values + b.values }), { filters: 0, values: 0 });
+  return children
+    .map(leafCount)
+    .reduce((a, b) => ({ filters: a.filters + b.filters, values: a.values + b.values }), {
+      filters: 0,
+      values: 0,
+    });
 }
 
 /** 'measure' or 'dimension' for the leaves under a node (undefined when they mix or are invalid). */
-function checkFilter(f: FilterInput, path: (string | number)[], depth: number, ctx: Ctx): Set<'measure' | 'dimension'> {
+function checkFilter(
+  f: FilterInput,
+  path: (string | number)[],
+  depth: number,
+  ctx: Ctx,
+): Set<'measure' | 'dimension'> {
   const sides = new Set<'measure' | 'dimension'>();
   if (depth > MAX_DEPTH) {
     issue(ctx, path, `filter groups nest at most ${MAX_DEPTH} levels deep`);
@@ -325,9 +414,15 @@ function checkFilter(f: FilterInput, path: (string | number)[], depth: number, c
   const children = f.and ?? f.or;
   if (children) {
     children.forEach((c, i) => {
-      for (const s of checkFilter(c, [...path, f.and ? 'and' : 'or', i], depth + 1, ctx)) sides.add(s);
+      for (const s of checkFilter(c, [...path, f.and ? 'and' : 'or', i], depth + 1, ctx))
+        sides.add(s);
     });
-    if (sides.size > 1) issue(ctx, path, 'You cannot use dimension and measure in same condition: a group is applied either before (dimensions) or after (measures) aggregation');
+    if (sides.size > 1)
+      issue(
+        ctx,
+        path,
+        'You cannot use dimension and measure in same condition: a group is applied either before (dimensions) or after (measures) aggregation',
+      );
     return sides;
   }
   if (f.member === undefined || f.operator === undefined) return sides;
@@ -370,10 +465,15 @@ function checkFilter(f: FilterInput, path: (string | number)[], depth: number, c
   if (COMPARISONS.includes(op)) {
     const first = strings[0];
     if (first === undefined || first === null) {
-      issue(ctx, valuesPath, `${op} compares with its first value, which must be given and not null`);
+      issue(
+        ctx,
+        valuesPath,
+        `${op} compares with its first value, which must be given and not null`,
+      );
       return sides;
     }
-    if (type === 'number' && !isNumeric(first)) issue(ctx, [...valuesPath, 0], `${f.member} is a number: '${first}' is not one`);
+    if (type === 'number' && !isNumeric(first))
+      issue(ctx, [...valuesPath, 0], `${f.member} is a number: '${first}' is not one`);
     const problem = type === 'time' ? timeValueProblem(f.member, first) : undefined;
     if (problem !== undefined) issue(ctx, [...valuesPath, 0], problem);
     return sides;
@@ -389,7 +489,8 @@ function checkFilter(f: FilterInput, path: (string | number)[], depth: number, c
     // occurrence, and cost O(n²): 150 filters of 1,000 values held the event loop for seconds)
     strings.forEach((v, i) => {
       if (v === null) return;
-      if (type === 'number' && !isNumeric(v)) issue(ctx, [...valuesPath, i], `${f.member} is a number: '${v}' is not one`);
+      if (type === 'number' && !isNumeric(v))
+        issue(ctx, [...valuesPath, i], `${f.member} is a number: '${v}' is not one`);
       const problem = type === 'time' ? timeValueProblem(member, v) : undefined;
       if (problem !== undefined) issue(ctx, [...valuesPath, i], problem);
     });
@@ -407,7 +508,8 @@ export interface NormalizedFilter {
   operator: Operator;
   values?: (string | null)[];
 }
-export type NormalizedFilterNode = NormalizedFilter | { and: NormalizedFilterNode[] } | { or: NormalizedFilterNode[] };
+export type NormalizedFilterNode =
+  NormalizedFilter | { and: NormalizedFilterNode[] } | { or: NormalizedFilterNode[] };
 
 export interface NormalizedTimeDimension {
   dimension: string;
@@ -434,9 +536,16 @@ export interface NormalizedQuery {
 const ORGANIZATION = full('organization_id');
 /**
  * The members holding ids the service generates: UUIDs, stored in lower case. */
-const ID_MEMBERS = new Set(['organization_id', 'rightsholder_id', 'statement_id', 'distributor_id']);
+const ID_MEMBERS = new Set([
+  'organization_id',
+  'rightsholder_id',
+  'statement_id',
+  'distributor_id',
+]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-for (const name of ID_MEMBERS) if (dimensionDefs.get(name)?.type !== 'string') throw new Error(`model: ${name} is no longer a string dimension; revisit ID_MEMBERS`);
+for (const name of ID_MEMBERS)
+  if (dimensionDefs.get(name)?.type !== 'string')
+    throw new Error(`model: ${name} is no longer a string dimension; revisit ID_MEMBERS`);
 
 /**
  * `resolve()`, with a DateParseError reported as the schema reports it (BAD_REQUEST,
@@ -450,7 +559,9 @@ function resolvedAt<T>(path: (string | number)[], resolve: () => T): T {
   } catch (error) {
     if (!(error instanceof DateParseError)) throw error;
     // a cause with the issues of a failed schema, as tRPC's input validation gives them
-    const cause = Object.assign(new Error(error.message), { issues: [{ code: 'custom', path: ['query', ...path], message: error.message }] });
+    const cause = Object.assign(new Error(error.message), {
+      issues: [{ code: 'custom', path: ['query', ...path], message: error.message }],
+    });
     throw new TRPCError({ code: 'BAD_REQUEST', message: error.message, cause });
   }
 }
@@ -461,29 +572,52 @@ function resolvedAt<T>(path: (string | number)[], resolve: () => T): T {
  * group left empty by it goes too, so `or: [other organization, x]` is `x` and a lone
  * `other organization` filter changes nothing.
  */
-export const isOrganizationFilter = (f: { member?: string | undefined }): boolean => f.member === ORGANIZATION;
+export const isOrganizationFilter = (f: { member?: string | undefined }): boolean =>
+  f.member === ORGANIZATION;
 
-function normalizeFilter(f: FilterInput, clock: Clock, path: (string | number)[]): NormalizedFilterNode | undefined {
+function normalizeFilter(
+  f: FilterInput,
+  clock: Clock,
+  path: (string | number)[],
+): NormalizedFilterNode | undefined {
   if (isOrganizationFilter(f)) return undefined;
   const children = f.and ?? f.or;
   if (children) {
     const key = f.and ? 'and' : 'or';
-    const kept = children.map((c, i) => normalizeFilter(c, clock, [...path, key, i])).filter((c): c is NormalizedFilterNode => c !== undefined);
+    const kept = children
+      .map((c, i) => normalizeFilter(c, clock, [...path, key, i]))
+      .filter((c): c is NormalizedFilterNode => c !== undefined);
     if (kept.length === 0) return undefined;
     return f.and ? { and: kept } : { or: kept };
   }
   const op = f.operator!;
   const values = (f.values ?? []).map((v) => (v === null ? null : String(v)));
   if (op === 'set' || op === 'notSet') return { member: f.member!, operator: op };
-  if (DATE_OPERATORS.includes(op)) return { member: f.member!, operator: op, values: resolvedAt([...path, 'values'], () => resolveDateValues(op, values as string[], clock)) };
+  if (DATE_OPERATORS.includes(op))
+    return {
+      member: f.member!,
+      operator: op,
+      values: resolvedAt([...path, 'values'], () =>
+        resolveDateValues(op, values as string[], clock),
+      ),
+    };
   // a time member compares with its values in the one form of a bound (case, Z, offset and the
   // separator of the value as given mean nothing to the SQL); an id member with an id in the form
   // it is stored in, lower case (an id sent in capitals names the same row, as everywhere else)
   const time = kindOf(f.member!) === 'time';
   const id = ID_MEMBERS.has(memberOf(f.member!)!);
-  const canonical = (v: string | null) => (v === null ? v : time ? absoluteBound(v, 'start', clock.tz) : id && UUID.test(v) ? v.toLowerCase() : v);
-  if (COMPARISONS.includes(op)) return { member: f.member!, operator: op, values: [canonical(values[0]!)] };
-  if ((time || id) && (op === 'equals' || op === 'notEquals')) return { member: f.member!, operator: op, values: values.map(canonical) };
+  const canonical = (v: string | null) =>
+    v === null
+      ? v
+      : time
+        ? absoluteBound(v, 'start', clock.tz)
+        : id && UUID.test(v)
+          ? v.toLowerCase()
+          : v;
+  if (COMPARISONS.includes(op))
+    return { member: f.member!, operator: op, values: [canonical(values[0]!)] };
+  if ((time || id) && (op === 'equals' || op === 'notEquals'))
+    return { member: f.member!, operator: op, values: values.map(canonical) };
   return { member: f.member!, operator: op, values };
 }
 
@@ -493,7 +627,11 @@ const dedupe = (items: string[]) => [...new Set(items)];
  * The validated query in its canonical form: client filters on organization_id stripped, the
  * caller's organization filter added last.
  */
-export function normalizeQuery(q: QueryInput, organizationId: string, now: number): NormalizedQuery {
+export function normalizeQuery(
+  q: QueryInput,
+  organizationId: string,
+  now: number,
+): NormalizedQuery {
   const tz = q.timezone === undefined ? 'UTC' : canonicalZone(q.timezone)!;
   const clock: Clock = { now, tz };
   const dimensions: string[] = [];
@@ -501,7 +639,11 @@ export function normalizeQuery(q: QueryInput, organizationId: string, now: numbe
   for (const d of q.dimensions ?? []) {
     const granular = granularMemberOf(d);
     // `view.td.month` in dimensions means a time dimension with that granularity (as in Cube)
-    if (granular) granularDimensions.push({ dimension: full(granular.member), granularity: granular.granularity });
+    if (granular)
+      granularDimensions.push({
+        dimension: full(granular.member),
+        granularity: granular.granularity,
+      });
     else dimensions.push(d);
   }
   const timeDimensions: NormalizedTimeDimension[] = (q.timeDimensions ?? []).map((td, i) => {
@@ -509,13 +651,21 @@ export function normalizeQuery(q: QueryInput, organizationId: string, now: numbe
     return {
       dimension: td.dimension,
       ...(td.granularity ? { granularity: td.granularity } : {}),
-      ...(dateRange !== undefined ? { dateRange: resolvedAt(['timeDimensions', i, 'dateRange'], () => resolveDateRange(dateRange, now, tz)) } : {}),
+      ...(dateRange !== undefined
+        ? {
+            dateRange: resolvedAt(['timeDimensions', i, 'dateRange'], () =>
+              resolveDateRange(dateRange, now, tz),
+            ),
+          }
+        : {}),
     };
   });
   // after the query's own timeDimensions, where Cube's normalizeQuery appends them: the first
   // time dimension with a granularity decides the default order, and the echo lists them so
   timeDimensions.push(...granularDimensions);
-  const filters = (q.filters ?? []).map((f, i) => normalizeFilter(f, clock, ['filters', i])).filter((f): f is NormalizedFilterNode => f !== undefined);
+  const filters = (q.filters ?? [])
+    .map((f, i) => normalizeFilter(f, clock, ['filters', i]))
+    .filter((f): f is NormalizedFilterNode => f !== undefined);
   filters.push({ member: ORGANIZATION, operator: 'equals', values: [organizationId] });
   const limit = q.limit ?? DEFAULT_LIMIT;
   const out: NormalizedQuery = {
@@ -530,7 +680,8 @@ export function normalizeQuery(q: QueryInput, organizationId: string, now: numbe
     filters,
     rowLimit: limit,
   };
-  if (q.order) out.order = orderEntries(q.order).map(({ id, dir }) => ({ id, desc: dir === 'desc' }));
+  if (q.order)
+    out.order = orderEntries(q.order).map(({ id, dir }) => ({ id, desc: dir === 'desc' }));
   if (q.ungrouped) out.ungrouped = true;
   return out;
 }
@@ -548,6 +699,8 @@ export function hasRightsholderFilter(filters: readonly NormalizedFilterNode[]):
       ? f.and.some(names)
       : 'or' in f
         ? f.or.every(names)
-        : f.member === member && f.operator === 'equals' && (f.values ?? []).some((v) => v !== null && UUID.test(v));
+        : f.member === member &&
+          f.operator === 'equals' &&
+          (f.values ?? []).some((v) => v !== null && UUID.test(v));
   return filters.some(names);
 }

@@ -65,7 +65,8 @@ interface Waiter {
   refuse: (error: Error) => void;
 }
 
-const shutDown = () => new AppError('SERVICE_UNAVAILABLE', 'The SQL sandbox is shut down; send the statement again');
+const shutDown = () =>
+  new AppError('SERVICE_UNAVAILABLE', 'The SQL sandbox is shut down; send the statement again');
 
 function residentMb(pid: number): number | undefined {
   try {
@@ -101,9 +102,21 @@ export class SandboxPool {
    * rows holds one too), statements waiting, sandbox processes (the spare included) and the ids
    * of those a statement was sent to.
    */
-  stats(): { slots: number; running: number; waiting: number; processes: number; statementPids: number[] } {
+  stats(): {
+    slots: number;
+    running: number;
+    waiting: number;
+    processes: number;
+    statementPids: number[];
+  } {
     const statementPids = [...this.busy].map((c) => c.pid!);
-    return { slots: this.slots, running: this.running, waiting: this.waiting.length, processes: this.children.size, statementPids };
+    return {
+      slots: this.slots,
+      running: this.running,
+      waiting: this.waiting.length,
+      processes: this.children.size,
+      statementPids,
+    };
   }
 
   /**
@@ -123,12 +136,18 @@ export class SandboxPool {
       );
     }
     if (this.running >= this.slots && this.waiting.length >= MAX_WAITING) {
-      throw new AppError('SQL_QUERY_BUSY', `${MAX_WAITING} SQL statements are already waiting to run; send this one again shortly`);
+      throw new AppError(
+        'SQL_QUERY_BUSY',
+        `${MAX_WAITING} SQL statements are already waiting to run; send this one again shortly`,
+      );
     }
     org.held += 1;
     this.perOrganization.set(organizationId, org);
     try {
-      if (this.running >= this.slots) await new Promise<void>((start, refuse) => this.waiting.push({ organizationId, start, refuse }));
+      if (this.running >= this.slots)
+        await new Promise<void>((start, refuse) =>
+          this.waiting.push({ organizationId, start, refuse }),
+        );
       else this.running += 1;
       org.running += 1;
       try {
@@ -175,8 +194,16 @@ export class SandboxPool {
     return new Promise((resolve, reject) => {
       const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
         if (this.closed) return reject(shutDown());
-        const cause = new Error(`the sandbox process ended before it was ready (${signal ?? `exit code ${code}`})`);
-        reject(new AppError('INTERNAL_ERROR', 'The SQL sandbox process did not start; send the statement again', { cause }));
+        const cause = new Error(
+          `the sandbox process ended before it was ready (${signal ?? `exit code ${code}`})`,
+        );
+        reject(
+          new AppError(
+            'INTERNAL_ERROR',
+            'The SQL sandbox process did not start; send the statement again',
+            { cause },
+          ),
+        );
       };
       child.once('exit', onExit);
       child.once('message', () => {
@@ -203,7 +230,9 @@ export class SandboxPool {
     const child = await spare?.catch(() => undefined);
     if (this.closed) throw shutDown();
     // a spare that ended while it waited (killed, crashed) is of no use: a fresh process instead
-    return child && child.exitCode === null && child.signalCode === null && child.connected ? child : this.spawn();
+    return child && child.exitCode === null && child.signalCode === null && child.connected
+      ? child
+      : this.spawn();
   }
 
   async run(file: string, sql: string): Promise<SandboxResult> {
@@ -225,13 +254,21 @@ export class SandboxPool {
           const rss = child.pid === undefined ? undefined : residentMb(child.pid);
           if (rss !== undefined && rss > limitMb) {
             child.kill('SIGKILL');
-            answer({ ok: false, errorCode: 'SQL_QUERY_RESOURCE_LIMIT', message: `The statement needed more than ${memoryMb} MB of memory` });
+            answer({
+              ok: false,
+              errorCode: 'SQL_QUERY_RESOURCE_LIMIT',
+              message: `The statement needed more than ${memoryMb} MB of memory`,
+            });
           }
         }, WATCH_INTERVAL_MS);
         // the process interrupts itself at timeoutMs; this is for a process that cannot
         deadline = setTimeout(() => {
           child.kill('SIGKILL');
-          answer({ ok: false, errorCode: 'SQL_QUERY_TIMEOUT', message: `The statement ran longer than ${timeoutMs} ms` });
+          answer({
+            ok: false,
+            errorCode: 'SQL_QUERY_TIMEOUT',
+            message: `The statement ran longer than ${timeoutMs} ms`,
+          });
         }, timeoutMs + 5_000);
         child.once('message', answer);
         // the process ended before it answered and before it was killed for its memory or time:
@@ -240,9 +277,20 @@ export class SandboxPool {
           if (settled) return;
           settled = true;
           if (this.closed) return reject(shutDown());
-          const cause = new Error(`the sandbox process ${child.pid} ended without an answer (${signal ?? `exit code ${code}`})`);
-          this.log.error({ err: cause, pid: child.pid, code, signal }, 'cube.sqlQuery: the sandbox process crashed');
-          reject(new AppError('INTERNAL_ERROR', 'The SQL sandbox process ended unexpectedly; send the statement again', { cause }));
+          const cause = new Error(
+            `the sandbox process ${child.pid} ended without an answer (${signal ?? `exit code ${code}`})`,
+          );
+          this.log.error(
+            { err: cause, pid: child.pid, code, signal },
+            'cube.sqlQuery: the sandbox process crashed',
+          );
+          reject(
+            new AppError(
+              'INTERNAL_ERROR',
+              'The SQL sandbox process ended unexpectedly; send the statement again',
+              { cause },
+            ),
+          );
         };
         child.once('exit', ended);
         this.busy.add(child);

@@ -9,9 +9,14 @@ export const semantic = resolveModel(model);
 export const VIEW = model.view.name;
 
 /** Changes whenever the model does: part of every cache key and of the facts database layout. */
-export const MODEL_VERSION = createHash('sha256').update(JSON.stringify(model)).digest('hex').slice(0, 16);
+export const MODEL_VERSION = createHash('sha256')
+  .update(JSON.stringify(model))
+  .digest('hex')
+  .slice(0, 16);
 
-export const dimensionDefs = new Map<string, DimensionDef>(model.dimensions.map((d) => [d.name, d]));
+export const dimensionDefs = new Map<string, DimensionDef>(
+  model.dimensions.map((d) => [d.name, d]),
+);
 export const measureDefs = new Map<string, MeasureDef>(model.measures.map((m) => [m.name, m]));
 
 export const GRANULARITIES = ['day', 'week', 'month', 'quarter', 'year'] as const;
@@ -26,13 +31,17 @@ export function memberOf(fullName: string): string | undefined {
 }
 
 /** `analytics_full_view.x.month` → { member: x, granularity: month } for a time dimension x. */
-export function granularMemberOf(fullName: string): { member: string; granularity: QueryGranularity } | undefined {
+export function granularMemberOf(
+  fullName: string,
+): { member: string; granularity: QueryGranularity } | undefined {
   const prefix = `${VIEW}.`;
   if (!fullName.startsWith(prefix)) return undefined;
   const [member, granularity, ...rest] = fullName.slice(prefix.length).split('.');
   if (rest.length > 0 || !member || !granularity) return undefined;
   if (dimensionDefs.get(member)?.type !== 'time') return undefined;
-  return (GRANULARITIES as readonly string[]).includes(granularity) ? { member, granularity: granularity as QueryGranularity } : undefined;
+  return (GRANULARITIES as readonly string[]).includes(granularity)
+    ? { member, granularity: granularity as QueryGranularity }
+    : undefined;
 }
 
 export const full = (member: string): string => `${VIEW}.${member}`;

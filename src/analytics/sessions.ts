@@ -42,7 +42,13 @@ const toSession = (r: SessionRow): CubeSession => ({
  */
 export async function getOrCreateCubeSession(
   db: Queryable,
-  owner: { organizationId: string; userId: string; apiKeyId: string | null; oauthGrantId: string | null; patterns: string[] | null },
+  owner: {
+    organizationId: string;
+    userId: string;
+    apiKeyId: string | null;
+    oauthGrantId: string | null;
+    patterns: string[] | null;
+  },
   ttlSeconds: number,
 ): Promise<CubeSession> {
   const { rows } = await db.query<SessionRow>(
@@ -51,7 +57,14 @@ export async function getOrCreateCubeSession(
        AND api_key_id IS NOT DISTINCT FROM $5::uuid AND oauth_grant_id IS NOT DISTINCT FROM $6::text
        AND expires_at > now() + make_interval(secs => $4::double precision / 2)
      ORDER BY expires_at DESC LIMIT 1`,
-    [owner.organizationId, owner.userId, owner.patterns, ttlSeconds, owner.apiKeyId, owner.oauthGrantId],
+    [
+      owner.organizationId,
+      owner.userId,
+      owner.patterns,
+      ttlSeconds,
+      owner.apiKeyId,
+      owner.oauthGrantId,
+    ],
   );
   if (rows[0]) return toSession(rows[0]);
   // expired sessions are of no use to anybody
@@ -61,7 +74,15 @@ export async function getOrCreateCubeSession(
     `INSERT INTO cube_sessions (organization_id, user_id, token, procedure_patterns, api_key_id, oauth_grant_id, expires_at)
      VALUES ($1, $2, $3, $4, $6, $7, now() + make_interval(secs => $5::double precision))
      RETURNING id, token, organization_id, expires_at`,
-    [owner.organizationId, owner.userId, token, owner.patterns, ttlSeconds, owner.apiKeyId, owner.oauthGrantId],
+    [
+      owner.organizationId,
+      owner.userId,
+      token,
+      owner.patterns,
+      ttlSeconds,
+      owner.apiKeyId,
+      owner.oauthGrantId,
+    ],
   );
   return toSession(created.rows[0]!);
 }
@@ -72,7 +93,10 @@ export async function endCubeSessionsOfGrant(db: Queryable, grantId: string): Pr
 }
 
 /** The principal of a live session token, or null. */
-export async function principalForCubeSession(db: Queryable, token: string): Promise<Principal | null> {
+export async function principalForCubeSession(
+  db: Queryable,
+  token: string,
+): Promise<Principal | null> {
   if (!token.startsWith(CUBE_SESSION_PREFIX) || token.length > 200) return null;
   const { rows } = await db.query<{
     id: string;
@@ -102,7 +126,10 @@ export async function principalForCubeSession(db: Queryable, token: string): Pro
 }
 
 /** Whether a session principal may call the procedure: cube reads only, never getSession. */
-export function cubeSessionAllows(session: NonNullable<Principal['cubeSession']>, procedure: string): boolean {
+export function cubeSessionAllows(
+  session: NonNullable<Principal['cubeSession']>,
+  procedure: string,
+): boolean {
   if (!procedure.startsWith('cube.') || procedure === 'cube.getSession') return false;
   return session.patterns === null || scopeAllows(session.patterns, procedure);
 }

@@ -10,7 +10,14 @@ import { createWriteStream, rmSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { DuckDBInstance, INTEGER, LIST, VARCHAR, listValue, type DuckDBConnection } from '@duckdb/node-api';
+import {
+  DuckDBInstance,
+  INTEGER,
+  LIST,
+  VARCHAR,
+  listValue,
+  type DuckDBConnection,
+} from '@duckdb/node-api';
 import type { Pool } from '../db/pool.ts';
 import { identityKey } from '../catalog/identity.ts';
 import { normalizeLookupKey } from '../lookups/normalize.ts';
@@ -45,8 +52,10 @@ export interface Fingerprint {
 // The scans are skipped when no transaction has committed since the last reading: the statement's
 // snapshot (xmin:xmax:in-progress ids) is then the same text, and no fingerprint can have
 // changed. A subquery in a CASE branch that is not taken is never executed.
-const version = (from: string) => `(SELECT count(*)::text || ':' || coalesce(sum(t.xmin::text::bigint), 0)::text FROM ${from})`;
-const unlessUnchanged = (sql: string) => `CASE WHEN pg_current_snapshot()::text = $2 THEN NULL ELSE ${sql} END`;
+const version = (from: string) =>
+  `(SELECT count(*)::text || ':' || coalesce(sum(t.xmin::text::bigint), 0)::text FROM ${from})`;
+const unlessUnchanged = (sql: string) =>
+  `CASE WHEN pg_current_snapshot()::text = $2 THEN NULL ELSE ${sql} END`;
 const FINGERPRINT_SQL = `SELECT pg_current_snapshot()::text AS snapshot,
   ${unlessUnchanged(`(SELECT count(*)::text || ':' || coalesce(sum(s.xmin::text::bigint), 0)::text || ':' || count(x.statement_id)::text || ':'
        || coalesce(sum(x.xmin::text::bigint), 0)::text
@@ -80,24 +89,48 @@ export interface FingerprintReading {
  * when `snapshot` (read by the caller after its request arrived) is the previous reading's own:
  * then nothing has committed since, anywhere in the cluster.
  */
-export async function readFingerprint(db: Pick<Pool, 'query'>, organizationId: string, previous?: FingerprintReading, snapshot?: string): Promise<FingerprintReading> {
+export async function readFingerprint(
+  db: Pick<Pool, 'query'>,
+  organizationId: string,
+  previous?: FingerprintReading,
+  snapshot?: string,
+): Promise<FingerprintReading> {
   if (previous && snapshot !== undefined && snapshot === previous.snapshot) return previous;
-  const { rows } = await db.query<Record<'snapshot' | 'statements' | 'rightsholders' | 'distributors' | 'sales_types' | 'sources' | 'catalog', string | null>>({
+  const { rows } = await db.query<
+    Record<
+      | 'snapshot'
+      | 'statements'
+      | 'rightsholders'
+      | 'distributors'
+      | 'sales_types'
+      | 'sources'
+      | 'catalog',
+      string | null
+    >
+  >({
     // prepared once per connection: planning the five subqueries costs more than skipping them
     name: 'analytics_fingerprint',
     text: FINGERPRINT_SQL,
     values: [organizationId, previous?.snapshot ?? ''],
   });
   const r = rows[0]!;
-  if (previous && r.statements === null) return { snapshot: r.snapshot!, fingerprint: previous.fingerprint };
-  const reference = [r.rightsholders, r.distributors, r.sales_types, r.sources, r.catalog].join('|');
-  const version = createHash('sha256').update(`${MODEL_VERSION}|${r.statements}|${reference}`).digest('hex').slice(0, 24);
+  if (previous && r.statements === null)
+    return { snapshot: r.snapshot!, fingerprint: previous.fingerprint };
+  const reference = [r.rightsholders, r.distributors, r.sales_types, r.sources, r.catalog].join(
+    '|',
+  );
+  const version = createHash('sha256')
+    .update(`${MODEL_VERSION}|${r.statements}|${reference}`)
+    .digest('hex')
+    .slice(0, 24);
   return { snapshot: r.snapshot!, fingerprint: { statements: r.statements!, reference, version } };
 }
 
 /** Layout of the database file: a change rebuilds it. */
 const LAYOUT = createHash('sha256')
-  .update(JSON.stringify([semantic.model.facts, semantic.model.rollups, 'dims-v2', 'catalog-songs']))
+  .update(
+    JSON.stringify([semantic.model.facts, semantic.model.rollups, 'dims-v2', 'catalog-songs']),
+  )
   .digest('hex')
   .slice(0, 16);
 
@@ -105,10 +138,18 @@ const factColumns = semantic.model.facts.columns;
 const sortKey = semantic.model.facts.sortKey.join(', ');
 
 // month_index: the last calendar month of the statement period, counted from year 0
-const MONTH_INDEX = monthIndexSql({ year: 'p.stmt_year', period: 'p.stmt_period', cadence: 'p.stmt_cadence' });
+const MONTH_INDEX = monthIndexSql({
+  year: 'p.stmt_year',
+  period: 'p.stmt_period',
+  cadence: 'p.stmt_cadence',
+});
 
 const FACTS_PROJECTION = factColumns
-  .map((c) => (c.name === 'month_index' ? `CAST(${MONTH_INDEX} AS INTEGER) AS month_index` : `CAST(p.${c.name} AS ${c.sqlType}) AS ${c.name}`))
+  .map((c) =>
+    c.name === 'month_index'
+      ? `CAST(${MONTH_INDEX} AS INTEGER) AS month_index`
+      : `CAST(p.${c.name} AS ${c.sqlType}) AS ${c.name}`,
+  )
   .join(',\n  ');
 
 const DDL = [
@@ -131,7 +172,11 @@ const DDL = [
      earnings_parent_company VARCHAR, publisher_source VARCHAR, status VARCHAR)`,
   ...semantic.model.rollups.map((r) => {
     const types = new Map(factColumns.map((c) => [c.name, c.sqlType]));
-    const cols = [...r.groupBy.map((c) => `${c} ${types.get(c)}`), ...r.sums.map((c) => `${c} DECIMAL(38,12)`), `${r.countColumn} BIGINT`];
+    const cols = [
+      ...r.groupBy.map((c) => `${c} ${types.get(c)}`),
+      ...r.sums.map((c) => `${c} DECIMAL(38,12)`),
+      `${r.countColumn} BIGINT`,
+    ];
     return `CREATE TABLE IF NOT EXISTS ${r.table} (${cols.join(', ')})`;
   }),
 ];
@@ -214,7 +259,10 @@ export class OrgFacts {
   constructor(
     readonly organizationId: string,
     private readonly settings: StoreSettings,
-    private readonly log: { warn(obj: object, msg: string): void; debug(obj: object, msg: string): void },
+    private readonly log: {
+      warn(obj: object, msg: string): void;
+      debug(obj: object, msg: string): void;
+    },
   ) {}
 
   private get dir(): string {
@@ -258,7 +306,9 @@ export class OrgFacts {
     const c = await instance.connect();
     try {
       await c.run('CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)');
-      const layout = (await c.runAndReadAll(`SELECT value FROM meta WHERE key = 'layout'`)).getRows()[0]?.[0];
+      const layout = (
+        await c.runAndReadAll(`SELECT value FROM meta WHERE key = 'layout'`)
+      ).getRows()[0]?.[0];
       if (layout !== undefined && layout !== LAYOUT) {
         // a database of an older layout is rebuilt from scratch: it is derived data
         c.closeSync();
@@ -309,10 +359,24 @@ export class OrgFacts {
    * Everything a sync changes (facts, rollups, reference tables) is committed in one DuckDB
    * transaction, so a query running meanwhile sees the old state or the new one, never a mix.
    */
-  async ensureFresh(db: Pool, objects: ObjectStore, fp: Fingerprint): Promise<SyncReport | undefined> {
-    if (this.loadedStatements === fp.statements && this.loadedReference === fp.reference && this.instance) return undefined;
+  async ensureFresh(
+    db: Pool,
+    objects: ObjectStore,
+    fp: Fingerprint,
+  ): Promise<SyncReport | undefined> {
+    if (
+      this.loadedStatements === fp.statements &&
+      this.loadedReference === fp.reference &&
+      this.instance
+    )
+      return undefined;
     return this.lock.run(async () => {
-      if (this.loadedStatements === fp.statements && this.loadedReference === fp.reference && this.instance) return undefined;
+      if (
+        this.loadedStatements === fp.statements &&
+        this.loadedReference === fp.reference &&
+        this.instance
+      )
+        return undefined;
       const statements = await this.processedStatements(db);
       const report = await this.withConnection(async (c) => {
         const plan = await this.planFacts(c, objects, statements);
@@ -332,9 +396,17 @@ export class OrgFacts {
         // while another connection's write transaction is open (it then checkpoints later by
         // itself), and that must not fail the query that brought the data up to date
         if (plan.files.length > 0 || plan.remove.length > 0) {
-          await c.run('CHECKPOINT').catch((error: unknown) => this.log.debug({ err: error }, 'analytics checkpoint deferred'));
+          await c
+            .run('CHECKPOINT')
+            .catch((error: unknown) =>
+              this.log.debug({ err: error }, 'analytics checkpoint deferred'),
+            );
         }
-        return { added: plan.files.length, removed: plan.remove.filter((id) => !statements.some((s) => s.id === id)).length, missing: plan.missing };
+        return {
+          added: plan.files.length,
+          removed: plan.remove.filter((id) => !statements.some((s) => s.id === id)).length,
+          missing: plan.missing,
+        };
       });
       this.missing = report.missing;
       // a statement that could not be read is retried on the next query
@@ -355,12 +427,20 @@ export class OrgFacts {
   }
 
   /** Which statements leave and which arrive; the arriving ones are downloaded. */
-  private async planFacts(c: DuckDBConnection, objects: ObjectStore, statements: StatementRow[]): Promise<FactsPlan> {
+  private async planFacts(
+    c: DuckDBConnection,
+    objects: ObjectStore,
+    statements: StatementRow[],
+  ): Promise<FactsPlan> {
     const loaded = new Map(
-      (await c.runAndReadAll('SELECT statement_id, normalized_version FROM loaded')).getRows().map((r) => [String(r[0]), Number(r[1])]),
+      (await c.runAndReadAll('SELECT statement_id, normalized_version FROM loaded'))
+        .getRows()
+        .map((r) => [String(r[0]), Number(r[1])]),
     );
     const wanted = new Map(statements.map((s) => [s.id, s]));
-    const remove = [...loaded.keys()].filter((id) => wanted.get(id)?.normalized_version !== loaded.get(id));
+    const remove = [...loaded.keys()].filter(
+      (id) => wanted.get(id)?.normalized_version !== loaded.get(id),
+    );
     const add = statements.filter((s) => loaded.get(s.id) !== s.normalized_version);
     const files: FactsPlan['files'] = [];
     const missing: string[] = [];
@@ -377,7 +457,10 @@ export class OrgFacts {
         } catch (error) {
           await rm(file, { force: true });
           missing.push(s.id);
-          this.log.warn({ err: error, statementId: s.id, key: s.normalized_key }, 'normalized rows of a processed statement could not be read');
+          this.log.warn(
+            { err: error, statementId: s.id, key: s.normalized_key },
+            'normalized rows of a processed statement could not be read',
+          );
         }
       }
     };
@@ -392,9 +475,20 @@ export class OrgFacts {
     // lists are typed explicitly: an empty one has no item type to infer
     const strings = LIST(VARCHAR);
     const ids = listValue([...remove, ...files.map((f) => f.statement.id)]);
-    const before = Number((await c.runAndReadAll(`SELECT count(*) FROM ${facts}`)).getRows()[0]![0]);
-    for (const table of [facts, 'loaded', 'statement_months', ...semantic.model.rollups.map((r) => r.table)]) {
-      await c.run(`DELETE FROM ${table} WHERE statement_id IN (SELECT unnest($1::VARCHAR[]))`, [ids], [strings]);
+    const before = Number(
+      (await c.runAndReadAll(`SELECT count(*) FROM ${facts}`)).getRows()[0]![0],
+    );
+    for (const table of [
+      facts,
+      'loaded',
+      'statement_months',
+      ...semantic.model.rollups.map((r) => r.table),
+    ]) {
+      await c.run(
+        `DELETE FROM ${table} WHERE statement_id IN (SELECT unnest($1::VARCHAR[]))`,
+        [ids],
+        [strings],
+      );
     }
     if (files.length > 0) {
       // rows of another organization can never enter, whatever a file holds
@@ -411,11 +505,20 @@ export class OrgFacts {
         [added],
         [strings],
       );
-      for (const r of semantic.model.rollups) await c.run(rollupInsert(r, 'WHERE statement_id IN (SELECT unnest($1::VARCHAR[]))'), [added], [strings]);
+      for (const r of semantic.model.rollups)
+        await c.run(
+          rollupInsert(r, 'WHERE statement_id IN (SELECT unnest($1::VARCHAR[]))'),
+          [added],
+          [strings],
+        );
       await c.run(
         `INSERT INTO loaded SELECT s.id, s.v, s.k, (SELECT count(*) FROM ${facts} WHERE statement_id = s.id)
          FROM (SELECT unnest($1::VARCHAR[]) AS id, unnest($2::INTEGER[]) AS v, unnest($3::VARCHAR[]) AS k) s`,
-        [added, listValue(files.map((f) => f.statement.normalized_version)), listValue(files.map((f) => f.statement.normalized_key))],
+        [
+          added,
+          listValue(files.map((f) => f.statement.normalized_version)),
+          listValue(files.map((f) => f.statement.normalized_key)),
+        ],
         [strings, LIST(INTEGER), strings],
       );
     }
@@ -430,11 +533,19 @@ export class OrgFacts {
   private async compactIfNeeded(c: DuckDBConnection, rowsBefore: number): Promise<void> {
     const facts = semantic.model.facts.table;
     const total = Number((await c.runAndReadAll(`SELECT count(*) FROM ${facts}`)).getRows()[0]![0]);
-    const unsortedBefore = Number((await c.runAndReadAll(`SELECT coalesce(max(value), '0') FROM meta WHERE key = 'unsorted_rows'`)).getRows()[0]![0]);
+    const unsortedBefore = Number(
+      (
+        await c.runAndReadAll(
+          `SELECT coalesce(max(value), '0') FROM meta WHERE key = 'unsorted_rows'`,
+        )
+      ).getRows()[0]![0],
+    );
     // a first load is written sorted; later loads append
     const unsorted = rowsBefore === 0 ? 0 : unsortedBefore + Math.max(0, total - rowsBefore);
     if (unsorted > total / 4) {
-      await c.run(`CREATE OR REPLACE TEMP TABLE resort AS SELECT * FROM ${facts} ORDER BY ${sortKey}`);
+      await c.run(
+        `CREATE OR REPLACE TEMP TABLE resort AS SELECT * FROM ${facts} ORDER BY ${sortKey}`,
+      );
       await c.run(`DELETE FROM ${facts}`);
       await c.run(`INSERT INTO ${facts} SELECT * FROM resort`);
       await c.run('DROP TABLE resort');
@@ -452,20 +563,44 @@ export class OrgFacts {
          WHERE s.organization_id = $1 AND ${withRows('s')}`,
         [org],
       ),
-      db.query<{ id: string; name: string }>('SELECT id, name FROM rightsholders WHERE organization_id = $1', [org]),
-      db.query<{ id: string; name: string }>('SELECT id, name FROM distributors WHERE organization_id = $1 OR organization_id IS NULL', [org]),
+      db.query<{ id: string; name: string }>(
+        'SELECT id, name FROM rightsholders WHERE organization_id = $1',
+        [org],
+      ),
+      db.query<{ id: string; name: string }>(
+        'SELECT id, name FROM distributors WHERE organization_id = $1 OR organization_id IS NULL',
+        [org],
+      ),
       catalogEntries(db, org),
     ]);
-    return { fx: fx.rows, rightsholders: rightsholders.rows, distributors: distributors.rows, catalog };
+    return {
+      fx: fx.rows,
+      rightsholders: rightsholders.rows,
+      distributors: distributors.rows,
+      catalog,
+    };
   }
 
   /** Replaces the reference tables with the current rows (inside the caller's transaction). */
-  private async swapReference(c: DuckDBConnection, db: Pool, statements: StatementRow[], reference: Reference): Promise<void> {
+  private async swapReference(
+    c: DuckDBConnection,
+    db: Pool,
+    statements: StatementRow[],
+    reference: Reference,
+  ): Promise<void> {
     // the raw values of the rows as they now are, resolved through today's lookups
-    const rawSalesTypes = (await c.runAndReadAll(`SELECT DISTINCT sales_type FROM ${semantic.model.facts.table} WHERE sales_type IS NOT NULL`))
+    const rawSalesTypes = (
+      await c.runAndReadAll(
+        `SELECT DISTINCT sales_type FROM ${semantic.model.facts.table} WHERE sales_type IS NOT NULL`,
+      )
+    )
       .getRows()
       .map((r) => String(r[0]));
-    const rawSources = (await c.runAndReadAll(`SELECT DISTINCT source FROM ${semantic.model.facts.table} WHERE source IS NOT NULL`))
+    const rawSources = (
+      await c.runAndReadAll(
+        `SELECT DISTINCT source FROM ${semantic.model.facts.table} WHERE source IS NOT NULL`,
+      )
+    )
       .getRows()
       .map((r) => String(r[0]));
     const salesTypeKeys = rawSalesTypes.map(normalizeLookupKey);
@@ -475,14 +610,26 @@ export class OrgFacts {
         `SELECT original_normalized AS k, primary_sales_type AS p, secondary_sales_type AS s, status FROM lookup_sales_types WHERE original_normalized = ANY($1)`,
         [[...new Set(salesTypeKeys)]],
       ),
-      db.query<{ k: string; c: string | null; e: string | null; cat: string | null; parent: string | null; pub: string | null; status: string }>(
+      db.query<{
+        k: string;
+        c: string | null;
+        e: string | null;
+        cat: string | null;
+        parent: string | null;
+        pub: string | null;
+        status: string;
+      }>(
         `SELECT original_normalized AS k, collection_source AS c, earnings_source AS e, earnings_category AS cat,
            earnings_parent_company AS parent, publisher_source AS pub, status FROM lookup_sources WHERE original_normalized = ANY($1)`,
         [[...new Set(sourceKeys)]],
       ),
     ]);
     // each distinct raw identity of the rows, keyed exactly as the block refresh keys musical details
-    const identities = (await c.runAndReadAll(`SELECT DISTINCT rightsholder_id, isrc, raw_title, raw_artist FROM ${semantic.model.facts.table}`)).getRows();
+    const identities = (
+      await c.runAndReadAll(
+        `SELECT DISTINCT rightsholder_id, isrc, raw_title, raw_artist FROM ${semantic.model.facts.table}`,
+      )
+    ).getRows();
     const catalogRows: (string | null)[][] = [];
     for (const [rh, isrc, title, artist] of identities) {
       const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
@@ -490,8 +637,22 @@ export class OrgFacts {
       const e = key ? reference.catalog.get(`${String(rh)}\u001f${key}`) : undefined;
       if (!e) continue;
       catalogRows.push([
-        text(rh), text(isrc), text(title), text(artist), e.mdId, e.resolved ? 'true' : 'false', e.trackTitle, e.trackArtist, e.releaseTitle,
-        e.releaseArtist, e.releaseDate, e.releaseReleaseDate, e.productId, e.productTitle, e.productArtist, e.productReleaseDate,
+        text(rh),
+        text(isrc),
+        text(title),
+        text(artist),
+        e.mdId,
+        e.resolved ? 'true' : 'false',
+        e.trackTitle,
+        e.trackArtist,
+        e.releaseTitle,
+        e.releaseArtist,
+        e.releaseDate,
+        e.releaseReleaseDate,
+        e.productId,
+        e.productTitle,
+        e.productArtist,
+        e.productReleaseDate,
         e.productVersion,
       ]);
     }
@@ -499,7 +660,17 @@ export class OrgFacts {
     const sourceByKey = new Map(sources.rows.map((r) => [r.k, r]));
 
     const tables: { name: string; width: number; rows: (string | null)[][]; insert?: string }[] = [
-      { name: 'stmt', width: 5, rows: statements.map((s) => [s.id, s.rightsholder_id, s.distributor_id, s.file_name, s.custom_name]) },
+      {
+        name: 'stmt',
+        width: 5,
+        rows: statements.map((s) => [
+          s.id,
+          s.rightsholder_id,
+          s.distributor_id,
+          s.file_name,
+          s.custom_name,
+        ]),
+      },
       // rates arrive as exact text and are cast once, in DuckDB, to the view's two rate parts: the
       // rate rounded to 14 decimals, and what rounding it to 18 instead adds, × 10^14 (exact)
       {
@@ -536,7 +707,9 @@ export class OrgFacts {
       },
     ];
     for (const t of tables) {
-      await c.run(`CREATE OR REPLACE TEMP TABLE stage_${t.name} (${Array.from({ length: t.width }, (_, i) => `s${i} VARCHAR`).join(', ')})`);
+      await c.run(
+        `CREATE OR REPLACE TEMP TABLE stage_${t.name} (${Array.from({ length: t.width }, (_, i) => `s${i} VARCHAR`).join(', ')})`,
+      );
       const appender = await c.createAppender(`stage_${t.name}`, 'main', 'temp');
       for (const row of t.rows) {
         for (const v of row) {
@@ -555,7 +728,9 @@ export class OrgFacts {
   /** The statements (id → normalized_version) the database holds. */
   async loadedVersions(): Promise<Map<string, number>> {
     return this.withConnection(async (c) => {
-      const rows = (await c.runAndReadAll('SELECT statement_id, normalized_version FROM loaded')).getRows();
+      const rows = (
+        await c.runAndReadAll('SELECT statement_id, normalized_version FROM loaded')
+      ).getRows();
       return new Map(rows.map((r) => [String(r[0]), Number(r[1])]));
     });
   }

@@ -13,7 +13,9 @@ export const healthSettings = { checkTimeoutMs: 3_000 };
 async function check(fn: (signal: AbortSignal) => Promise<unknown>): Promise<'ok' | 'unavailable'> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), healthSettings.checkTimeoutMs);
-  const timedOut = new Promise<never>((_, reject) => abort.signal.addEventListener('abort', () => reject(new Error('timed out')), { once: true }));
+  const timedOut = new Promise<never>((_, reject) =>
+    abort.signal.addEventListener('abort', () => reject(new Error('timed out')), { once: true }),
+  );
   try {
     await Promise.race([fn(abort.signal), timedOut]);
     return 'ok';
@@ -26,7 +28,11 @@ async function check(fn: (signal: AbortSignal) => Promise<unknown>): Promise<'ok
 }
 
 export const health = publicProcedure(
-  { minRole: 'none', scope: '', summary: 'Liveness and dependency check; needs no authentication.' },
+  {
+    minRole: 'none',
+    scope: '',
+    summary: 'Liveness and dependency check; needs no authentication.',
+  },
   noInput,
 ).query(async ({ ctx }) => {
   const [database, objectStore] = await Promise.all([
@@ -40,7 +46,10 @@ export const health = publicProcedure(
   const runner = ctx.deps.jobRunner;
   const jobs = runner ? (runner.running() ? ('ok' as const) : ('unavailable' as const)) : undefined;
   return {
-    status: database === 'ok' && objectStore === 'ok' && jobs !== 'unavailable' ? ('ok' as const) : ('degraded' as const),
+    status:
+      database === 'ok' && objectStore === 'ok' && jobs !== 'unavailable'
+        ? ('ok' as const)
+        : ('degraded' as const),
     checks: { database, objectStore, ...(jobs && { jobs }) },
     time: new Date().toISOString(),
   };

@@ -16,7 +16,13 @@ export function lookupListProcedure<Sort extends string, E>(
   return globalProcedure(
     { minRole: 'c2_superadmin', scope: 'admin', summary },
     // lookupSource.list's status is any JSON value in the specification: null, like absent, filters nothing
-    z.object({ pagination: paginationSchema(sorts), search: z.string().trim().max(200).optional(), status: statusFilter.nullable() }).nullish(),
+    z
+      .object({
+        pagination: paginationSchema(sorts),
+        search: z.string().trim().max(200).optional(),
+        status: statusFilter.nullable(),
+      })
+      .nullish(),
   ).query(async ({ ctx, input }) => {
     const page = resolvePage(input?.pagination, { sortBy: original });
     const { rows, total } = await list(ctx.deps.pool, {

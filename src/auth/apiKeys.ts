@@ -70,7 +70,10 @@ export async function createApiKey(
   return { key, record: rows[0]! };
 }
 
-export async function listApiKeys(db: Queryable, filter: { userId?: string; organizationId?: string }): Promise<ApiKeyRecord[]> {
+export async function listApiKeys(
+  db: Queryable,
+  filter: { userId?: string; organizationId?: string },
+): Promise<ApiKeyRecord[]> {
   const { rows } = await db.query<ApiKeyRecord>(
     `SELECT ${RECORD_COLUMNS} FROM api_keys
      WHERE ($1::uuid IS NULL OR user_id = $1) AND ($2::uuid IS NULL OR $2 = ANY (organization_ids))
@@ -97,7 +100,12 @@ export async function getApiKeyInOrganization(
 export async function updateApiKey(
   db: Queryable,
   id: string,
-  changes: { name?: string | undefined; patterns?: string[] | undefined; organizationIds?: string[] | undefined; rotate: boolean },
+  changes: {
+    name?: string | undefined;
+    patterns?: string[] | undefined;
+    organizationIds?: string[] | undefined;
+    rotate: boolean;
+  },
 ): Promise<{ key: string | null; record: ApiKeyRecord }> {
   const fresh = changes.rotate ? generateApiKey() : null;
   const { rows } = await db.query<ApiKeyRecord>(
@@ -109,7 +117,14 @@ export async function updateApiKey(
        key_prefix = COALESCE($6, key_prefix),
        rotated_at = CASE WHEN $5::bytea IS NULL THEN rotated_at ELSE now() END
      WHERE id = $1 RETURNING ${RECORD_COLUMNS}`,
-    [id, changes.name ?? null, changes.patterns ?? null, changes.organizationIds ?? null, fresh?.hash ?? null, fresh?.prefix ?? null],
+    [
+      id,
+      changes.name ?? null,
+      changes.patterns ?? null,
+      changes.organizationIds ?? null,
+      fresh?.hash ?? null,
+      fresh?.prefix ?? null,
+    ],
   );
   // the embed sessions minted with the key end with its secret, patterns or organizations (a
   // deleted key's go by the foreign key): what a leaked key made is revoked with it
@@ -130,9 +145,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * The key's principal; with `organizationId` (the x-organization-id header) also the user's
  * standing in that organization, in the same round trip (Principal.prefetchedOrg).
  */
-export async function principalForApiKey(db: Queryable, key: string, organizationId?: string): Promise<Principal | null> {
+export async function principalForApiKey(
+  db: Queryable,
+  key: string,
+  organizationId?: string,
+): Promise<Principal | null> {
   if (key.length > 200) return null;
-  const org = organizationId !== undefined && UUID.test(organizationId) ? organizationId.toLowerCase() : null;
+  const org =
+    organizationId !== undefined && UUID.test(organizationId) ? organizationId.toLowerCase() : null;
   const { rows } = await db.query<{
     id: string;
     organizationIds: string[];
@@ -163,7 +183,9 @@ export async function principalForApiKey(db: Queryable, key: string, organizatio
     email: row.email,
     platformRole: row.platformRole,
     apiKey: { id: row.id, organizationIds: row.organizationIds, patterns: row.patterns },
-    ...(org !== null ? { prefetchedOrg: { organizationId: org, row: row.standing, used: false } } : {}),
+    ...(org !== null
+      ? { prefetchedOrg: { organizationId: org, row: row.standing, used: false } }
+      : {}),
     snapshot: { text: row.snapshot, used: false },
   };
 }

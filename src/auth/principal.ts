@@ -97,14 +97,22 @@ export const AMBIGUOUS_REQUEST: ErrorCode = 'AMBIGUOUS_REQUEST';
  * the lines; a comma inside one x-api-key or x-organization-id counts too (no API key or uuid
  * holds one), not inside Authorization (a scheme's parameters are comma-separated: Digest).
  */
-function valueCount(name: string, headers: Headers, rawHeaders: readonly string[] | undefined): number {
+function valueCount(
+  name: string,
+  headers: Headers,
+  rawHeaders: readonly string[] | undefined,
+): number {
   let lines = 0;
   if (rawHeaders) {
-    for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === name) lines++;
+    for (let i = 0; i < rawHeaders.length; i += 2)
+      if (rawHeaders[i]!.toLowerCase() === name) lines++;
   }
   const value = headers[name];
   const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
-  const joined = values.reduce((n, v) => n + (name === 'authorization' ? 1 : v.split(',').length), 0);
+  const joined = values.reduce(
+    (n, v) => n + (name === 'authorization' ? 1 : v.split(',').length),
+    0,
+  );
   return Math.max(lines, joined);
 }
 
@@ -114,11 +122,18 @@ function valueCount(name: string, headers: Headers, rawHeaders: readonly string[
  * an API key together with a bearer token (which would be the caller?). `rawHeaders` (the
  * request's raw header lines) also catches a repeated Authorization, which Node drops.
  */
-export function credentialsFromHeaders(headers: Headers, rawHeaders?: readonly string[]): Credentials {
-  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || undefined;
+export function credentialsFromHeaders(
+  headers: Headers,
+  rawHeaders?: readonly string[],
+): Credentials {
+  const one = (v: string | string[] | undefined) =>
+    (Array.isArray(v) ? v[0] : v)?.trim() || undefined;
   for (const name of ['x-api-key', 'authorization'] as const) {
     if (valueCount(name, headers, rawHeaders) > 1) {
-      throw new AppError(AMBIGUOUS_REQUEST, `The ${name === 'authorization' ? 'Authorization' : name} header was sent more than once (or holds a list): send exactly one credential`);
+      throw new AppError(
+        AMBIGUOUS_REQUEST,
+        `The ${name === 'authorization' ? 'Authorization' : name} header was sent more than once (or holds a list): send exactly one credential`,
+      );
     }
   }
   if (valueCount('x-organization-id', headers, rawHeaders) > 1) {
@@ -133,13 +148,27 @@ export function credentialsFromHeaders(headers: Headers, rawHeaders?: readonly s
   const isBearer = scheme !== undefined && scheme.toLowerCase() === 'bearer';
   const bearer = isBearer ? authorization!.slice(scheme.length).trim() : undefined;
   if (apiKey !== undefined && isBearer) {
-    throw new AppError(AMBIGUOUS_REQUEST, 'Send one credential, not both: x-api-key (with x-organization-id) or Authorization: Bearer <token>');
+    throw new AppError(
+      AMBIGUOUS_REQUEST,
+      'Send one credential, not both: x-api-key (with x-organization-id) or Authorization: Bearer <token>',
+    );
   }
   if (apiKey === undefined && authorization !== undefined) {
     if (!isBearer) {
-      throw new AppError('AUTH_REQUIRED', `The Authorization scheme ${scheme} is not accepted: send x-api-key or Authorization: Bearer <token>`);
+      throw new AppError(
+        'AUTH_REQUIRED',
+        `The Authorization scheme ${scheme} is not accepted: send x-api-key or Authorization: Bearer <token>`,
+      );
     }
-    if (bearer === '') throw new AppError('INVALID_ACCESS_TOKEN', 'The Authorization header names the Bearer scheme but holds no token');
+    if (bearer === '')
+      throw new AppError(
+        'INVALID_ACCESS_TOKEN',
+        'The Authorization header names the Bearer scheme but holds no token',
+      );
   }
-  return { apiKey, bearerToken: bearer || undefined, organizationId: one(headers['x-organization-id']) };
+  return {
+    apiKey,
+    bearerToken: bearer || undefined,
+    organizationId: one(headers['x-organization-id']),
+  };
 }

@@ -12,7 +12,11 @@ export interface VisibleBlock {
 }
 
 /** The block, if the caller may see it: in the organization and within their data access; BLOCK_NOT_FOUND otherwise. */
-export async function visibleBlock(db: Queryable, caller: Caller, blockId: string): Promise<VisibleBlock> {
+export async function visibleBlock(
+  db: Queryable,
+  caller: Caller,
+  blockId: string,
+): Promise<VisibleBlock> {
   const { rows } = await db.query<VisibleBlock>(
     `SELECT b.id, b.rightsholder_id AS "rightsholderId", r.name AS "rightsholderName"
      FROM catalog_blocks b JOIN rightsholders r ON r.id = b.rightsholder_id
@@ -28,7 +32,9 @@ export async function visibleBlock(db: Queryable, caller: Caller, blockId: strin
  * clusters, products or queue at a time. False when the block is gone.
  */
 export async function lockBlock(db: Queryable, blockId: string): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM catalog_blocks WHERE id = $1 FOR UPDATE', [blockId]);
+  const { rowCount } = await db.query('SELECT 1 FROM catalog_blocks WHERE id = $1 FOR UPDATE', [
+    blockId,
+  ]);
   return (rowCount ?? 0) > 0;
 }
 
@@ -36,7 +42,11 @@ export async function lockBlock(db: Queryable, blockId: string): Promise<boolean
  * Holds the rightsholders of these blocks of the organization (KEY SHARE) until the transaction
  * ends, so that deleting a rightsholder waits for the change; answers the blocks still there.
  */
-export async function holdRightsholdersOfBlocks(db: Queryable, organizationId: string, blockIds: readonly string[]): Promise<string[]> {
+export async function holdRightsholdersOfBlocks(
+  db: Queryable,
+  organizationId: string,
+  blockIds: readonly string[],
+): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT b.id FROM catalog_blocks b JOIN rightsholders r ON r.id = b.rightsholder_id
      WHERE b.organization_id = $1 AND b.id = ANY ($2::uuid[]) ORDER BY r.id FOR KEY SHARE OF r`,
@@ -46,8 +56,14 @@ export async function holdRightsholdersOfBlocks(db: Queryable, organizationId: s
 }
 
 /** The rightsholder of each of these blocks, by block id. */
-export async function rightsholderIdsOfBlocks(db: Queryable, blockIds: readonly string[]): Promise<Map<string, string>> {
-  const { rows } = await db.query<{ id: string; rightsholder_id: string }>('SELECT id, rightsholder_id FROM catalog_blocks WHERE id = ANY ($1::uuid[])', [blockIds]);
+export async function rightsholderIdsOfBlocks(
+  db: Queryable,
+  blockIds: readonly string[],
+): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ id: string; rightsholder_id: string }>(
+    'SELECT id, rightsholder_id FROM catalog_blocks WHERE id = ANY ($1::uuid[])',
+    [blockIds],
+  );
   return new Map(rows.map((b) => [b.id, b.rightsholder_id]));
 }
 
@@ -66,7 +82,14 @@ export async function blocksWithRightsholders(
 }
 
 /** The ids of the organization's blocks of one rightsholder. */
-export async function blockIdsOfRightsholder(db: Queryable, organizationId: string, rightsholderId: string): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>('SELECT id FROM catalog_blocks WHERE organization_id = $1 AND rightsholder_id = $2', [organizationId, rightsholderId]);
+export async function blockIdsOfRightsholder(
+  db: Queryable,
+  organizationId: string,
+  rightsholderId: string,
+): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT id FROM catalog_blocks WHERE organization_id = $1 AND rightsholder_id = $2',
+    [organizationId, rightsholderId],
+  );
   return rows.map((r) => r.id);
 }

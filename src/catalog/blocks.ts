@@ -51,29 +51,53 @@ export async function enqueueBlockRefresh(
 ): Promise<void> {
   for (const rightsholderId of new Set(rightsholderIds)) {
     const key = `${BLOCK_REFRESH_TASK}:${rightsholderId}`;
-    await enqueue(db, TASK.catalog_block_refresh, { organizationId, rightsholderId, reason, ...(later ? { waitingSince: later.waitingSince } : {}) }, {
-      queueName: key,
-      runInSeconds: later?.inSeconds ?? REFRESH_DELAY_SECONDS,
-      maxAttempts: 5,
-      jobKey: key,
-      jobKeyMode: 'replace',
-      priority: REFRESH_PRIORITY,
-    });
+    await enqueue(
+      db,
+      TASK.catalog_block_refresh,
+      {
+        organizationId,
+        rightsholderId,
+        reason,
+        ...(later ? { waitingSince: later.waitingSince } : {}),
+      },
+      {
+        queueName: key,
+        runInSeconds: later?.inSeconds ?? REFRESH_DELAY_SECONDS,
+        maxAttempts: 5,
+        jobKey: key,
+        jobKeyMode: 'replace',
+        priority: REFRESH_PRIORITY,
+      },
+    );
   }
 }
 
 /** Queues the refresh of the blocks the given statements belong to. */
-export async function enqueueBlockRefreshForStatements(db: Queryable, organizationId: string, statementIds: readonly string[], reason: string): Promise<void> {
+export async function enqueueBlockRefreshForStatements(
+  db: Queryable,
+  organizationId: string,
+  statementIds: readonly string[],
+  reason: string,
+): Promise<void> {
   if (statementIds.length === 0) return;
   const { rows } = await db.query<{ rightsholder_id: string }>(
     'SELECT DISTINCT rightsholder_id FROM statements WHERE organization_id = $1 AND id = ANY ($2::uuid[])',
     [organizationId, statementIds],
   );
-  await enqueueBlockRefresh(db, organizationId, rows.map((r) => r.rightsholder_id), reason);
+  await enqueueBlockRefresh(
+    db,
+    organizationId,
+    rows.map((r) => r.rightsholder_id),
+    reason,
+  );
 }
 
 /** The block of a rightsholder, created on first use. */
-export async function ensureBlock(db: Queryable, organizationId: string, rightsholderId: string): Promise<string> {
+export async function ensureBlock(
+  db: Queryable,
+  organizationId: string,
+  rightsholderId: string,
+): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO catalog_blocks (organization_id, rightsholder_id) VALUES ($1, $2)
      ON CONFLICT (rightsholder_id) DO UPDATE SET updated_at = catalog_blocks.updated_at
@@ -91,26 +115,45 @@ export interface BlockRefreshResult {
   removed: number;
 }
 
-export async function refreshBlock(deps: Deps, organizationId: string, rightsholderId: string): Promise<BlockRefreshResult | null> {
-  const exists = await deps.pool.query('SELECT 1 FROM rightsholders WHERE id = $1 AND organization_id = $2', [rightsholderId, organizationId]);
+export async function refreshBlock(
+  deps: Deps,
+  organizationId: string,
+  rightsholderId: string,
+): Promise<BlockRefreshResult | null> {
+  const exists = await deps.pool.query(
+    'SELECT 1 FROM rightsholders WHERE id = $1 AND organization_id = $2',
+    [rightsholderId, organizationId],
+  );
   if (!exists.rowCount) return null;
   const blockId = await ensureBlock(deps.pool, organizationId, rightsholderId);
-  await deps.pool.query(`UPDATE catalog_blocks SET state = 'refreshing', updated_at = clock_timestamp() WHERE id = $1`, [blockId]);
+  await deps.pool.query(
+    `UPDATE catalog_blocks SET state = 'refreshing', updated_at = clock_timestamp() WHERE id = $1`,
+    [blockId],
+  );
   try {
     const result = await rebuild(deps, organizationId, rightsholderId, blockId);
     await afterBlockRefresh(deps, blockId);
     return result;
   } catch (error) {
-    await deps.pool.query(`UPDATE catalog_blocks SET state = 'failed', last_error = $2, updated_at = clock_timestamp() WHERE id = $1`, [
-      blockId,
-      String((error as Error).message).slice(0, 1000),
-    ]);
+    await deps.pool.query(
+      `UPDATE catalog_blocks SET state = 'failed', last_error = $2, updated_at = clock_timestamp() WHERE id = $1`,
+      [blockId, String((error as Error).message).slice(0, 1000)],
+    );
     throw error;
   }
 }
 
-async function rebuild(deps: Deps, organizationId: string, rightsholderId: string, blockId: string): Promise<BlockRefreshResult> {
-  const { rows: statements } = await deps.pool.query<{ id: string; normalized_key: string; normalized_version: number }>(
+async function rebuild(
+  deps: Deps,
+  organizationId: string,
+  rightsholderId: string,
+  blockId: string,
+): Promise<BlockRefreshResult> {
+  const { rows: statements } = await deps.pool.query<{
+    id: string;
+    normalized_key: string;
+    normalized_version: number;
+  }>(
     `SELECT id, normalized_key, normalized_version FROM statements
      WHERE organization_id = $1 AND rightsholder_id = $2 AND ${withRows()}
      ORDER BY id`,
@@ -146,7 +189,8 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
     const key = identityKey(s);
     if (!key) continue; // a row naming no track (no ISRC, no title) is not a musical detail
     const legacy = legacyIdentityKey(s);
-    if (legacy !== null && legacy !== key) legacyTargets.set(legacy, (legacyTargets.get(legacy) ?? new Set()).add(key));
+    if (legacy !== null && legacy !== key)
+      legacyTargets.set(legacy, (legacyTargets.get(legacy) ?? new Set()).add(key));
     cols.key.push(key);
     cols.normTitle.push(normalizedTitleKey(s.title));
     cols.statement.push(s.statementId);
@@ -185,8 +229,19 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
         `INSERT INTO md_in SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
            $9::text[], $10::text[], $11::bigint[], $12::numeric[], $13::bigint[], $14::smallint[])`,
         [
-          part(cols.key), part(cols.normTitle), part(cols.statement), part(cols.currency), part(cols.isrc), part(cols.isrcRaw), part(cols.title),
-          part(cols.artist), part(cols.releaseTitle), part(cols.releaseArtist), part(cols.rows), part(cols.earnings), part(cols.amountRows),
+          part(cols.key),
+          part(cols.normTitle),
+          part(cols.statement),
+          part(cols.currency),
+          part(cols.isrc),
+          part(cols.isrcRaw),
+          part(cols.title),
+          part(cols.artist),
+          part(cols.releaseTitle),
+          part(cols.releaseArtist),
+          part(cols.rows),
+          part(cols.earnings),
+          part(cols.amountRows),
           part(cols.caseRank),
         ],
       );
@@ -255,7 +310,11 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
       `UPDATE catalog_blocks SET state = 'idle', last_error = NULL, refreshed_at = clock_timestamp(), updated_at = clock_timestamp(),
          progress_done = $2, progress_total = $2, source_versions = $3
        WHERE id = $1`,
-      [blockId, statements.length, JSON.stringify(Object.fromEntries(statements.map((s) => [s.id, s.normalized_version])))],
+      [
+        blockId,
+        statements.length,
+        JSON.stringify(Object.fromEntries(statements.map((s) => [s.id, s.normalized_version]))),
+      ],
     );
     return {
       blockId,
@@ -267,7 +326,6 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
   });
 }
 
-
 /**
  * Moves what a block stored under identity keys of the earlier normalization to the current keys
  * (README "Catalog"): the musical detail itself (its id, fetch state and result, cluster and links
@@ -275,7 +333,12 @@ async function rebuild(deps: Deps, organizationId: string, rightsholderId: strin
  * users' product links naming it, and the organization's ignored titles. Rule overrides are
  * dropped and written again by the rules. Inside the refresh's transaction, the block locked.
  */
-async function rekeyLegacyIdentities(db: Queryable, organizationId: string, blockId: string, rekeys: readonly (readonly [from: string, to: string])[]): Promise<void> {
+async function rekeyLegacyIdentities(
+  db: Queryable,
+  organizationId: string,
+  blockId: string,
+  rekeys: readonly (readonly [from: string, to: string])[],
+): Promise<void> {
   const { rows: ignored } = await db.query<{ id: string; title: string; normalized_title: string }>(
     'SELECT id, title, normalized_title FROM ignored_titles WHERE organization_id = $1 ORDER BY created_at, id',
     [organizationId],
@@ -286,9 +349,16 @@ async function rekeyLegacyIdentities(db: Queryable, organizationId: string, bloc
   });
   for (const [id, normalized] of renormalized) {
     // a title the organization also ignores in the current form already: the earlier one goes
-    const taken = await db.query('SELECT 1 FROM ignored_titles WHERE organization_id = $1 AND normalized_title = $2', [organizationId, normalized]);
+    const taken = await db.query(
+      'SELECT 1 FROM ignored_titles WHERE organization_id = $1 AND normalized_title = $2',
+      [organizationId, normalized],
+    );
     if (taken.rowCount) await db.query('DELETE FROM ignored_titles WHERE id = $1', [id]);
-    else await db.query('UPDATE ignored_titles SET normalized_title = $2 WHERE id = $1', [id, normalized]);
+    else
+      await db.query('UPDATE ignored_titles SET normalized_title = $2 WHERE id = $1', [
+        id,
+        normalized,
+      ]);
   }
   if (rekeys.length === 0) return;
   const from = rekeys.map(([f]) => f);
@@ -302,7 +372,10 @@ async function rekeyLegacyIdentities(db: Queryable, organizationId: string, bloc
        AND NOT EXISTS (SELECT 1 FROM musical_details o WHERE o.block_id = $1 AND o.identity_key = m.to_key)`,
     [blockId, from, to],
   );
-  await db.query('DELETE FROM musical_detail_overrides WHERE block_id = $1 AND rule_id IS NOT NULL AND identity_key = ANY ($2::text[])', [blockId, from]);
+  await db.query(
+    'DELETE FROM musical_detail_overrides WHERE block_id = $1 AND rule_id IS NOT NULL AND identity_key = ANY ($2::text[])',
+    [blockId, from],
+  );
   for (const table of ['musical_detail_overrides', 'cluster_assignment_overrides']) {
     await db.query(
       `UPDATE ${table} o SET identity_key = m.to_key FROM unnest($2::text[], $3::text[]) AS m(from_key, to_key)

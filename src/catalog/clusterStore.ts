@@ -21,15 +21,32 @@ const CLUSTER_COLUMNS = `c.id, c.block_id AS "blockId", c.stable_key AS "stableK
   c.similarity::float8 AS similarity, c.entries, usd_answer(c.earnings)::text AS earnings, c.source, c.created_at AS "createdAt", c.updated_at AS "updatedAt"`;
 
 type Row = Omit<ClusterRecord, 'createdAt' | 'updatedAt'> & { createdAt: Date; updatedAt: Date };
-const clusterRecord = (r: Row): ClusterRecord => ({ ...r, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() });
+const clusterRecord = (r: Row): ClusterRecord => ({
+  ...r,
+  createdAt: r.createdAt.toISOString(),
+  updatedAt: r.updatedAt.toISOString(),
+});
 
 /** These clusters of the block, in the order asked; CLUSTER_NOT_FOUND when any is not in it. */
-export async function clustersOfBlock(db: Queryable, blockId: string, ids: readonly string[]): Promise<ClusterRecord[]> {
+export async function clustersOfBlock(
+  db: Queryable,
+  blockId: string,
+  ids: readonly string[],
+): Promise<ClusterRecord[]> {
   const unique = [...new Set(ids.map((i) => i.toLowerCase()))];
-  const { rows } = await db.query<Row>(`SELECT ${CLUSTER_COLUMNS} FROM title_clusters c WHERE c.block_id = $1 AND c.id = ANY ($2::uuid[])`, [blockId, unique]);
+  const { rows } = await db.query<Row>(
+    `SELECT ${CLUSTER_COLUMNS} FROM title_clusters c WHERE c.block_id = $1 AND c.id = ANY ($2::uuid[])`,
+    [blockId, unique],
+  );
   if (rows.length !== unique.length) {
     const found = new Set(rows.map((r) => r.id));
-    throw new AppError('CLUSTER_NOT_FOUND', `Clusters not found: ${unique.filter((id) => !found.has(id)).slice(0, 10).join(', ')}`);
+    throw new AppError(
+      'CLUSTER_NOT_FOUND',
+      `Clusters not found: ${unique
+        .filter((id) => !found.has(id))
+        .slice(0, 10)
+        .join(', ')}`,
+    );
   }
   const byId = new Map(rows.map((r) => [r.id, r]));
   return unique.map((id) => clusterRecord(byId.get(id)!));
@@ -37,18 +54,30 @@ export async function clustersOfBlock(db: Queryable, blockId: string, ids: reado
 
 /** Every cluster of the block, highest USD earnings first (ties by display title, then id). */
 export async function allClustersOfBlock(db: Queryable, blockId: string): Promise<ClusterRecord[]> {
-  const { rows } = await db.query<Row>(`SELECT ${CLUSTER_COLUMNS} FROM title_clusters c WHERE c.block_id = $1 ORDER BY c.earnings DESC, c.display_title COLLATE "C", c.id`, [
-    blockId,
-  ]);
+  const { rows } = await db.query<Row>(
+    `SELECT ${CLUSTER_COLUMNS} FROM title_clusters c WHERE c.block_id = $1 ORDER BY c.earnings DESC, c.display_title COLLATE "C", c.id`,
+    [blockId],
+  );
   return rows.map(clusterRecord);
 }
 
 export async function countClustersOfBlock(db: Queryable, blockId: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM title_clusters WHERE block_id = $1', [blockId]);
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM title_clusters WHERE block_id = $1',
+    [blockId],
+  );
   return rows[0]!.n;
 }
 
-const clusterSort = sortable({ entries: 'c.entries', titleDisplay: 'c.display_title COLLATE "C"', similarity: 'c.similarity', earnings: 'c.earnings' }, 'c.id');
+const clusterSort = sortable(
+  {
+    entries: 'c.entries',
+    titleDisplay: 'c.display_title COLLATE "C"',
+    similarity: 'c.similarity',
+    earnings: 'c.earnings',
+  },
+  'c.id',
+);
 export const clusterSorts = clusterSort.keys;
 export type ClusterSort = (typeof clusterSorts)[number];
 
@@ -87,7 +116,10 @@ export async function clusterMemberPages(
 
 /** The ids of the cluster's musical details, highest USD earnings first (ties by id). */
 export async function detailIdsOfCluster(db: Queryable, clusterId: string): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>('SELECT id FROM musical_details WHERE cluster_id = $1 ORDER BY earnings_usd DESC, id', [clusterId]);
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT id FROM musical_details WHERE cluster_id = $1 ORDER BY earnings_usd DESC, id',
+    [clusterId],
+  );
   return rows.map((r) => r.id);
 }
 
@@ -117,24 +149,41 @@ export async function topClustersOfBlock(
   );
   return {
     totalEarnings: rows[0]?.total ?? null,
-    clusters: rows.map(({ share, total: _t, wanted, ...r }) => ({ ...clusterRecord(r), earningsShare: share, wanted })),
+    clusters: rows.map(({ share, total: _t, wanted, ...r }) => ({
+      ...clusterRecord(r),
+      earningsShare: share,
+      wanted,
+    })),
   };
 }
 
 /** The exact USD earnings of the block's clusters (a decimal string). */
 export async function clusterEarningsOfBlock(db: Queryable, blockId: string): Promise<string> {
-  const { rows } = await db.query<{ t: string }>('SELECT coalesce(usd_answer(sum(earnings)), 0)::text AS t FROM title_clusters WHERE block_id = $1', [blockId]);
+  const { rows } = await db.query<{ t: string }>(
+    'SELECT coalesce(usd_answer(sum(earnings)), 0)::text AS t FROM title_clusters WHERE block_id = $1',
+    [blockId],
+  );
   return rows[0]!.t;
 }
 
 /** The display title of each of the block's clusters, by id. */
-export async function clusterTitlesOfBlock(db: Queryable, blockId: string): Promise<Map<string, string>> {
-  const { rows } = await db.query<{ id: string; display_title: string }>('SELECT id, display_title FROM title_clusters WHERE block_id = $1', [blockId]);
+export async function clusterTitlesOfBlock(
+  db: Queryable,
+  blockId: string,
+): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ id: string; display_title: string }>(
+    'SELECT id, display_title FROM title_clusters WHERE block_id = $1',
+    [blockId],
+  );
   return new Map(rows.map((c) => [c.id, c.display_title]));
 }
 
 /** Of these musical details of the block, those whose latest cluster assignment a user made. */
-export async function movedDetailIds(db: Queryable, blockId: string, ids: readonly string[]): Promise<Set<string>> {
+export async function movedDetailIds(
+  db: Queryable,
+  blockId: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
   const { rows } = await db.query<{ md: string }>(
     `SELECT DISTINCT ON (o.identity_key) o.musical_detail_id AS md FROM cluster_assignment_overrides o
      WHERE o.block_id = $1 AND o.musical_detail_id = ANY ($2::uuid[]) ORDER BY o.identity_key, o.created_at DESC`,
@@ -158,12 +207,26 @@ export async function insertClusterAssignment(db: Queryable, a: ClusterAssignmen
   await db.query(
     `INSERT INTO cluster_assignment_overrides (organization_id, block_id, identity_key, musical_detail_id, cluster_key, cluster_display_title, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [a.organizationId, a.blockId, a.identityKey, a.musicalDetailId, a.clusterKey, a.clusterDisplayTitle, a.createdBy],
+    [
+      a.organizationId,
+      a.blockId,
+      a.identityKey,
+      a.musicalDetailId,
+      a.clusterKey,
+      a.clusterDisplayTitle,
+      a.createdBy,
+    ],
   );
 }
 
 /** The cluster each of these musical details is in now (null: none), by id; ids no longer present are left out. */
-export async function clusterIdsOfDetails(db: Queryable, ids: readonly string[]): Promise<Map<string, string | null>> {
-  const { rows } = await db.query<{ id: string; cluster_id: string | null }>('SELECT id, cluster_id FROM musical_details WHERE id = ANY ($1::uuid[])', [ids]);
+export async function clusterIdsOfDetails(
+  db: Queryable,
+  ids: readonly string[],
+): Promise<Map<string, string | null>> {
+  const { rows } = await db.query<{ id: string; cluster_id: string | null }>(
+    'SELECT id, cluster_id FROM musical_details WHERE id = ANY ($1::uuid[])',
+    [ids],
+  );
   return new Map(rows.map((r) => [r.id, r.cluster_id]));
 }

@@ -9,7 +9,12 @@ import type { Deps } from '../deps.ts';
 import { lockBlock } from './blockStore.ts';
 import { normalizeTitle, titleSimilarity, type TitleItem } from './cluster/index.ts';
 import { boundKey } from './identity.ts';
-import { effectiveValues, type EffectiveValues, type FetchedResult, type OverrideRow } from './musicalDetails.ts';
+import {
+  effectiveValues,
+  type EffectiveValues,
+  type FetchedResult,
+  type OverrideRow,
+} from './musicalDetails.ts';
 
 export interface BlockDetail {
   id: string;
@@ -65,13 +70,18 @@ interface PlannedCluster {
 }
 
 /** The latest move of each musical detail of the block (cluster_assignment_overrides). */
-async function latestMoves(db: Queryable, blockId: string): Promise<Map<string, { key: string; displayTitle: string | null }>> {
+async function latestMoves(
+  db: Queryable,
+  blockId: string,
+): Promise<Map<string, { key: string; displayTitle: string | null }>> {
   const { rows } = await db.query<{ md: string; key: string; title: string | null }>(
     `SELECT DISTINCT ON (identity_key) musical_detail_id AS md, cluster_key AS key, cluster_display_title AS title
      FROM cluster_assignment_overrides WHERE block_id = $1 ORDER BY identity_key, created_at DESC, id DESC`,
     [blockId],
   );
-  return new Map(rows.filter((r) => r.md !== null).map((r) => [r.md, { key: r.key, displayTitle: r.title }]));
+  return new Map(
+    rows.filter((r) => r.md !== null).map((r) => [r.md, { key: r.key, displayTitle: r.title }]),
+  );
 }
 
 export async function refreshClusters(deps: Deps, blockId: string): Promise<void> {
@@ -80,11 +90,13 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
     // read under the block's lock: a refresh that read before a concurrent one wrote would write
     // back titles, clusters and moves older than that one's (corrections and moves lost until the next)
     const details = await loadBlockDetails(db, blockId);
-    const items: TitleItem[] = details.map((d) => ({ id: d.id, title: d.effective.title || d.title, artist: d.effective.artist, earnings: d.earningsUsd }));
-    const auto =
-      items.length === 0
-        ? []
-        : (await deps.threads.clusterTitles({ items })).clusters;
+    const items: TitleItem[] = details.map((d) => ({
+      id: d.id,
+      title: d.effective.title || d.title,
+      artist: d.effective.artist,
+      earnings: d.earningsUsd,
+    }));
+    const auto = items.length === 0 ? [] : (await deps.threads.clusterTitles({ items })).clusters;
     const titleOf = new Map(items.map((i) => [i.id, i.title]));
     const planned: PlannedCluster[] = [];
     const byKey = new Map<string, PlannedCluster>();
@@ -92,12 +104,21 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
     for (const c of auto) {
       let key = clusterKeyOf(c.displayTitle);
       for (let n = 2; byKey.has(key); n++) key = `${clusterKeyOf(c.displayTitle)}#${n}`;
-      const p: PlannedCluster = { key, displayTitle: c.displayTitle, memberIds: [...c.memberIds], similarity: c.similarity, source: 'auto' };
+      const p: PlannedCluster = {
+        key,
+        displayTitle: c.displayTitle,
+        memberIds: [...c.memberIds],
+        similarity: c.similarity,
+        source: 'auto',
+      };
       planned.push(p);
       byKey.set(key, p);
       for (const id of p.memberIds) clusterOf.set(id, p);
     }
-    const { rows: previous } = await db.query<{ id: string; stable_key: string }>('SELECT id, stable_key FROM title_clusters WHERE block_id = $1', [blockId]);
+    const { rows: previous } = await db.query<{ id: string; stable_key: string }>(
+      'SELECT id, stable_key FROM title_clusters WHERE block_id = $1',
+      [blockId],
+    );
     const previousByKey = new Map(previous.map((r) => [r.stable_key, r.id]));
     // the users' moves: out of the computed cluster, into the target (created when it is gone)
     const moves = await latestMoves(db, blockId);
@@ -113,9 +134,12 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
       const counts = new Map<PlannedCluster, number>();
       for (const d of previousId ? details : []) {
         const computed = computedOf.get(d.id);
-        if (computed && d.clusterId === previousId && moves.get(d.id)?.key !== key) counts.set(computed, (counts.get(computed) ?? 0) + 1);
+        if (computed && d.clusterId === previousId && moves.get(d.id)?.key !== key)
+          counts.set(computed, (counts.get(computed) ?? 0) + 1);
       }
-      const successor = [...counts].sort(([a, x], [b, y]) => y - x || (a.key < b.key ? -1 : 1))[0]?.[0];
+      const successor = [...counts].sort(
+        ([a, x], [b, y]) => y - x || (a.key < b.key ? -1 : 1),
+      )[0]?.[0];
       successors.set(key, successor);
       return successor;
     };
@@ -126,7 +150,13 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
       let to = byKey.get(move.key) ?? successorOf(move.key);
       if (to === from) continue;
       if (!to) {
-        to = { key: move.key, displayTitle: move.displayTitle ?? titleOf.get(mdId) ?? '', memberIds: [], similarity: 1, source: 'user' };
+        to = {
+          key: move.key,
+          displayTitle: move.displayTitle ?? titleOf.get(mdId) ?? '',
+          memberIds: [],
+          similarity: 1,
+          source: 'user',
+        };
         planned.push(to);
         byKey.set(move.key, to);
       }
@@ -139,7 +169,13 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
     for (const p of changed) {
       if (p.memberIds.length === 0) continue;
       p.memberIds.sort();
-      p.similarity = Math.round(Math.min(1, ...p.memberIds.map((id) => titleSimilarity(p.displayTitle, titleOf.get(id) ?? ''))) * 10_000) / 10_000;
+      p.similarity =
+        Math.round(
+          Math.min(
+            1,
+            ...p.memberIds.map((id) => titleSimilarity(p.displayTitle, titleOf.get(id) ?? '')),
+          ) * 10_000,
+        ) / 10_000;
     }
 
     // stable ids: the previous cluster with the largest overlap, then one with the same key
@@ -156,8 +192,15 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
     // on a tie, the previous cluster with the same key: a cluster a musical detail was moved into
     // keeps its id rather than taking that of the cluster the detail left
     const previousKeyOf = new Map(previous.map((r) => [r.id, r.stable_key]));
-    const sameKey = (x: { cluster: PlannedCluster; id: string }) => Number(previousKeyOf.get(x.id) === x.cluster.key);
-    pairs.sort((a, b) => b.overlap - a.overlap || sameKey(b) - sameKey(a) || a.cluster.key.localeCompare(b.cluster.key) || a.id.localeCompare(b.id));
+    const sameKey = (x: { cluster: PlannedCluster; id: string }) =>
+      Number(previousKeyOf.get(x.id) === x.cluster.key);
+    pairs.sort(
+      (a, b) =>
+        b.overlap - a.overlap ||
+        sameKey(b) - sameKey(a) ||
+        a.cluster.key.localeCompare(b.cluster.key) ||
+        a.id.localeCompare(b.id),
+    );
     const used = new Set<string>();
     for (const { cluster, id } of pairs) {
       if (cluster.id || used.has(id)) continue;
@@ -175,10 +218,18 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
 
     // write only what changed (an unchanged block keeps its row versions, and the analytics
     // fingerprint with them); keys that move are released first, so a key may pass between ids
-    await db.query('DELETE FROM title_clusters WHERE block_id = $1 AND NOT (id = ANY ($2::uuid[]))', [blockId, final.map((p) => p.id!)]);
+    await db.query(
+      'DELETE FROM title_clusters WHERE block_id = $1 AND NOT (id = ANY ($2::uuid[]))',
+      [blockId, final.map((p) => p.id!)],
+    );
     const previousKey = new Map(previous.map((r) => [r.id, r.stable_key]));
-    const rekeyed = final.filter((p) => previousKey.has(p.id!) && previousKey.get(p.id!) !== p.key).map((p) => p.id!);
-    await db.query(`UPDATE title_clusters SET stable_key = 'moving:' || id::text WHERE block_id = $1 AND id = ANY ($2::uuid[])`, [blockId, rekeyed]);
+    const rekeyed = final
+      .filter((p) => previousKey.has(p.id!) && previousKey.get(p.id!) !== p.key)
+      .map((p) => p.id!);
+    await db.query(
+      `UPDATE title_clusters SET stable_key = 'moving:' || id::text WHERE block_id = $1 AND id = ANY ($2::uuid[])`,
+      [blockId, rekeyed],
+    );
     await followRekeyedClusters(
       db,
       blockId,
@@ -194,7 +245,14 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
          similarity = EXCLUDED.similarity, source = EXCLUDED.source,
          updated_at = clock_timestamp()
        WHERE (c.stable_key, c.display_title, c.similarity, c.source) IS DISTINCT FROM (EXCLUDED.stable_key, EXCLUDED.display_title, EXCLUDED.similarity, EXCLUDED.source)`,
-      [blockId, final.map((p) => p.id!), final.map((p) => p.key), final.map((p) => p.displayTitle), final.map((p) => p.similarity), final.map((p) => p.source)],
+      [
+        blockId,
+        final.map((p) => p.id!),
+        final.map((p) => p.key),
+        final.map((p) => p.displayTitle),
+        final.map((p) => p.similarity),
+        final.map((p) => p.source),
+      ],
     );
     const mdIds = final.flatMap((p) => p.memberIds);
     const clusterIds = final.flatMap((p) => p.memberIds.map(() => p.id!));
@@ -220,10 +278,15 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
  * it, its track products (their ids) and the product overrides keyed by them. A key another previous
  * cluster had is taken only when that cluster is renamed too; else what names that key stays its own.
  */
-async function followRekeyedClusters(db: Queryable, blockId: string, previousKeys: readonly string[], rekeys: readonly [from: string, to: string][]): Promise<void> {
+async function followRekeyedClusters(
+  db: Queryable,
+  blockId: string,
+  previousKeys: readonly string[],
+  rekeys: readonly [from: string, to: string][],
+): Promise<void> {
   const renamed = new Map(rekeys);
   const taken = new Set(previousKeys);
-  for (let dropped = true; dropped; ) {
+  for (let dropped = true; dropped;) {
     dropped = false;
     for (const [from, to] of renamed) {
       if (taken.has(to) && !renamed.has(to)) {
@@ -242,9 +305,14 @@ async function followRekeyedClusters(db: Queryable, blockId: string, previousKey
   // a version's former cluster (`song|live`) passing to its song keeps its tracks' keys: they name the recording
   const prefixes = [...renamed]
     .filter(([from, to]) => !from.startsWith(`${to}|`))
-    .flatMap(([from, to]) => ['\u001f', '|'].map((sep) => [`track:cluster:${from}${sep}`, `track:cluster:${to}${sep}`] as const));
+    .flatMap(([from, to]) =>
+      ['\u001f', '|'].map(
+        (sep) => [`track:cluster:${from}${sep}`, `track:cluster:${to}${sep}`] as const,
+      ),
+    );
   const rekey = (stableKey: string): string | null => {
-    for (const [from, to] of prefixes) if (stableKey.startsWith(from)) return to + stableKey.slice(from.length);
+    for (const [from, to] of prefixes)
+      if (stableKey.startsWith(from)) return to + stableKey.slice(from.length);
     return null;
   };
   await db.query(
@@ -253,14 +321,20 @@ async function followRekeyedClusters(db: Queryable, blockId: string, previousKey
      WHERE o.block_id = $1 AND left(o.product_key, length(m.from_prefix)) = m.from_prefix`,
     [blockId, prefixes.map(([from]) => from), prefixes.map(([, to]) => to)],
   );
-  const { rows: tracks } = await db.query<{ id: string; stable_key: string }>(`SELECT id, stable_key FROM products WHERE block_id = $1 AND kind = 'track'`, [blockId]);
+  const { rows: tracks } = await db.query<{ id: string; stable_key: string }>(
+    `SELECT id, stable_key FROM products WHERE block_id = $1 AND kind = 'track'`,
+    [blockId],
+  );
   const moving = tracks.flatMap((p) => {
     const key = rekey(p.stable_key);
     return key === null ? [] : [{ id: p.id, key }];
   });
   if (moving.length === 0) return;
   // released first, so that two tracks may swap keys
-  await db.query(`UPDATE products SET stable_key = 'moving:' || id::text WHERE block_id = $1 AND id = ANY ($2::uuid[])`, [blockId, moving.map((p) => p.id)]);
+  await db.query(
+    `UPDATE products SET stable_key = 'moving:' || id::text WHERE block_id = $1 AND id = ANY ($2::uuid[])`,
+    [blockId, moving.map((p) => p.id)],
+  );
   await db.query(
     `UPDATE products p SET stable_key = t.key FROM unnest($2::uuid[], $3::text[]) AS t(id, key)
      WHERE p.block_id = $1 AND p.id = t.id AND NOT EXISTS (SELECT 1 FROM products o WHERE o.block_id = $1 AND o.stable_key = t.key)`,

@@ -13,7 +13,11 @@ import type { Queryable } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
 import { enqueue } from '../jobs/enqueue.ts';
 import { TASK } from '../jobs/payloads.ts';
-import { ProviderError, type EnrichedRecording, type EnrichmentProvider } from './enrich/provider.ts';
+import {
+  ProviderError,
+  type EnrichedRecording,
+  type EnrichmentProvider,
+} from './enrich/provider.ts';
 
 export interface EnrichSettings {
   /** details per organization per round, multiplied by the organization's mdFetchMultiplier */
@@ -49,13 +53,18 @@ export const defaultEnrichSettings: EnrichSettings = {
  * work arrived is woken by the tick within a minute.
  */
 export async function enqueueEnrichment(db: Queryable, runAt?: Date): Promise<void> {
-  await enqueue(db, TASK.catalog_enrich, {}, {
-    queueName: TASK.catalog_enrich,
-    ...(runAt ? { runAt } : {}),
-    maxAttempts: 3,
-    jobKey: TASK.catalog_enrich,
-    jobKeyMode: 'replace',
-  });
+  await enqueue(
+    db,
+    TASK.catalog_enrich,
+    {},
+    {
+      queueName: TASK.catalog_enrich,
+      ...(runAt ? { runAt } : {}),
+      maxAttempts: 3,
+      jobKey: TASK.catalog_enrich,
+      jobKeyMode: 'replace',
+    },
+  );
 }
 
 interface Claimed {
@@ -72,7 +81,11 @@ interface Claimed {
  * Puts back fetching rows whose claim is older than the timeout; one whose claim was its last
  * attempt is failed (a lookup that kills its worker every time must not go round forever).
  */
-export async function reclaimStale(db: Queryable, lockTimeoutMs: number, maxAttempts = defaultEnrichSettings.maxAttempts): Promise<number> {
+export async function reclaimStale(
+  db: Queryable,
+  lockTimeoutMs: number,
+  maxAttempts = defaultEnrichSettings.maxAttempts,
+): Promise<number> {
   const res = await db.query(
     `UPDATE musical_details SET
        state = CASE WHEN attempts >= $2 THEN 'failed' ELSE 'pending' END,
@@ -86,7 +99,11 @@ export async function reclaimStale(db: Queryable, lockTimeoutMs: number, maxAtte
 }
 
 /** One fair round of claims across organizations. */
-export async function claimRound(db: Queryable, settings: EnrichSettings, worker: string): Promise<Claimed[]> {
+export async function claimRound(
+  db: Queryable,
+  settings: EnrichSettings,
+  worker: string,
+): Promise<Claimed[]> {
   const { rows: orgs } = await db.query<{ id: string; multiplier: number; focus: boolean }>(
     `SELECT o.id, o.md_fetch_multiplier AS multiplier, o.md_fetch_focus AS focus
      FROM organizations o LEFT JOIN catalog_fetch_turns t ON t.organization_id = o.id
@@ -137,39 +154,64 @@ export function storable(text: string): string {
 }
 
 function resultJson(r: EnrichedRecording): string {
-  return JSON.stringify({
-    title: r.title,
-    artist: r.artist,
-    isrc: r.isrc,
-    releaseTitle: r.releaseTitle,
-    releaseArtist: r.releaseArtist,
-    releaseDate: r.releaseDate,
-    genres: r.genres,
-    songWriters: r.songWriters,
-    composers: r.composers,
-    imageUrl: r.imageUrl,
-    confidence: r.confidence,
-  }, (_key, value: unknown) => (typeof value === 'string' ? storable(value) : value));
+  return JSON.stringify(
+    {
+      title: r.title,
+      artist: r.artist,
+      isrc: r.isrc,
+      releaseTitle: r.releaseTitle,
+      releaseArtist: r.releaseArtist,
+      releaseDate: r.releaseDate,
+      genres: r.genres,
+      songWriters: r.songWriters,
+      composers: r.composers,
+      imageUrl: r.imageUrl,
+      confidence: r.confidence,
+    },
+    (_key, value: unknown) => (typeof value === 'string' ? storable(value) : value),
+  );
 }
 
-export function backoffMs(settings: EnrichSettings, attempts: number, retryAfterMs?: number): number {
-  const exponential = Math.min(settings.maxBackoffMs, settings.baseBackoffMs * 2 ** Math.max(0, attempts - 1));
+export function backoffMs(
+  settings: EnrichSettings,
+  attempts: number,
+  retryAfterMs?: number,
+): number {
+  const exponential = Math.min(
+    settings.maxBackoffMs,
+    settings.baseBackoffMs * 2 ** Math.max(0, attempts - 1),
+  );
   return Math.max(exponential, Math.min(settings.maxBackoffMs, retryAfterMs ?? 0));
 }
 
 type Outcome = 'found' | 'not_found' | 'retry' | 'failed' | 'lost';
 
 /** Looks one claimed detail up and records the outcome (only if the claim is still ours). */
-async function settle(db: Queryable, provider: EnrichmentProvider, item: Claimed, settings: EnrichSettings, worker: string): Promise<Outcome> {
+async function settle(
+  db: Queryable,
+  provider: EnrichmentProvider,
+  item: Claimed,
+  settings: EnrichSettings,
+  worker: string,
+): Promise<Outcome> {
   const owned = `id = $1 AND state = 'fetching' AND locked_by = $2`;
   try {
     const signal = AbortSignal.timeout(settings.callTimeoutMs);
-    const found = await provider.lookup({ isrc: item.isrc, title: item.title || null, artist: item.artist }, { signal });
+    const found = await provider.lookup(
+      { isrc: item.isrc, title: item.title || null, artist: item.artist },
+      { signal },
+    );
     const res = found
       ? await db.query(
           `UPDATE musical_details SET state = 'found', provider = $3, provider_id = $4, result = $5, fetched_at = clock_timestamp(),
              last_error = NULL, locked_at = NULL, locked_by = NULL, updated_at = clock_timestamp() WHERE ${owned}`,
-          [item.id, worker, storable(found.provider || provider.name), storable(found.providerId), resultJson(found)],
+          [
+            item.id,
+            worker,
+            storable(found.provider || provider.name),
+            storable(found.providerId),
+            resultJson(found),
+          ],
         )
       : await db.query(
           `UPDATE musical_details SET state = 'not_found', provider = $3, provider_id = NULL, result = NULL, fetched_at = clock_timestamp(),
@@ -179,11 +221,17 @@ async function settle(db: Queryable, provider: EnrichmentProvider, item: Claimed
     if (!res.rowCount) return 'lost';
     return found ? 'found' : 'not_found';
   } catch (error) {
-    const message = storable(`${(error as Error).name}: ${(error as Error).message}`.slice(0, 1000));
+    const message = storable(
+      `${(error as Error).name}: ${(error as Error).message}`.slice(0, 1000),
+    );
     // a timeout of our own or a network failure is worth another try; a provider says for itself
     const retryable = error instanceof ProviderError ? error.retryable : true;
     if (retryable && item.attempts < settings.maxAttempts) {
-      const delay = backoffMs(settings, item.attempts, error instanceof ProviderError ? error.retryAfterMs : undefined);
+      const delay = backoffMs(
+        settings,
+        item.attempts,
+        error instanceof ProviderError ? error.retryAfterMs : undefined,
+      );
       const res = await db.query(
         `UPDATE musical_details SET state = 'pending', last_error = $3, next_attempt_at = clock_timestamp() + make_interval(secs => $4::double precision / 1000),
            locked_at = NULL, locked_by = NULL, updated_at = clock_timestamp() WHERE ${owned}`,
@@ -218,12 +266,21 @@ export interface DrainResult {
 export async function drainQueue(
   deps: Pick<Deps, 'pool'>,
   provider: EnrichmentProvider,
-  opts: { settings?: Partial<EnrichSettings>; budgetMs?: number; onBlocksAdvanced?: (blockIds: string[]) => Promise<void> } = {},
+  opts: {
+    settings?: Partial<EnrichSettings>;
+    budgetMs?: number;
+    onBlocksAdvanced?: (blockIds: string[]) => Promise<void>;
+  } = {},
 ): Promise<DrainResult> {
   const settings = { ...defaultEnrichSettings, ...opts.settings };
   const worker = `${process.pid}:${randomUUID()}`;
   const deadline = Date.now() + (opts.budgetMs ?? 30_000);
-  const result: DrainResult = { rounds: 0, settled: { found: 0, not_found: 0, retry: 0, failed: 0, lost: 0 }, blocks: [], nextDueAt: null };
+  const result: DrainResult = {
+    rounds: 0,
+    settled: { found: 0, not_found: 0, retry: 0, failed: 0, lost: 0 },
+    blocks: [],
+    nextDueAt: null,
+  };
   const blocks = new Set<string>();
   await reclaimStale(deps.pool, settings.lockTimeoutMs, settings.maxAttempts);
   // at least one round, whatever the budget

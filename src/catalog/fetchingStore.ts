@@ -24,7 +24,11 @@ const STATES = ['pending', 'fetching', 'found', 'not_found', 'skipped', 'failed'
  * Per rightsholder: musical details resolved (terminal states) over all, and the USD earnings on
  * them over all, as exact percentages with 4 decimals ("0" when there is nothing).
  */
-export async function coverageByRightsholders(db: Queryable, caller: Caller, rightsholderIds: readonly string[]): Promise<Coverage[]> {
+export async function coverageByRightsholders(
+  db: Queryable,
+  caller: Caller,
+  rightsholderIds: readonly string[],
+): Promise<Coverage[]> {
   const { rows } = await db.query<Coverage & { states: Record<string, number> | null }>(
     `SELECT r.id AS "rightsholderId", r.name AS "rightsholderName", b.id AS "blockId",
             coalesce(s.total, 0)::int AS "musicalDetails", coalesce(s.resolved, 0)::int AS resolved, s.states,
@@ -46,10 +50,16 @@ export async function coverageByRightsholders(db: Queryable, caller: Caller, rig
      ORDER BY array_position($2::uuid[], r.id)`,
     [caller.organizationId, rightsholderIds, caller.rightsholderScope],
   );
-  return rows.map(({ states, ...r }) => ({ ...r, byState: Object.fromEntries(STATES.map((st) => [st, states?.[st] ?? 0])) }));
+  return rows.map(({ states, ...r }) => ({
+    ...r,
+    byState: Object.fromEntries(STATES.map((st) => [st, states?.[st] ?? 0])),
+  }));
 }
 
-export async function inQueueCount(db: Queryable, caller: Caller): Promise<{ count: number; pending: number; fetching: number }> {
+export async function inQueueCount(
+  db: Queryable,
+  caller: Caller,
+): Promise<{ count: number; pending: number; fetching: number }> {
   const { rows } = await db.query<{ pending: number; fetching: number }>(
     `SELECT count(*) FILTER (WHERE md.state = 'pending')::int AS pending, count(*) FILTER (WHERE md.state = 'fetching')::int AS fetching
      FROM musical_details md JOIN catalog_blocks b ON b.id = md.block_id
@@ -76,12 +86,12 @@ export interface QueueBlock {
 
 const queueSort = sortable(
   {
-  organizationName: 'o.name',
-  rightsholderName: 'r.name',
-  blockState: 'b.state',
-  refreshedAt: 'b.refreshed_at',
-  musicalDetails: 's.total',
-  nextAttemptAt: 's.next_at',
+    organizationName: 'o.name',
+    rightsholderName: 'r.name',
+    blockState: 'b.state',
+    refreshedAt: 'b.refreshed_at',
+    musicalDetails: 's.total',
+    nextAttemptAt: 's.next_at',
   },
   'b.id',
   { nullsLast: true, tiebreakFollows: true },
@@ -91,11 +101,13 @@ export type QueueSort = (typeof queueSorts)[number];
 
 /** Busiest first (pending and fetching details) unless a sortBy is given. */
 function queueOrder(sortBy: QueueSort | undefined, sortOrder: 'asc' | 'desc' = 'asc'): string {
-  if (!sortBy) return `(coalesce((s.states->>'pending')::int, 0) + coalesce((s.states->>'fetching')::int, 0)) DESC, o.name, r.name, b.id`;
+  if (!sortBy)
+    return `(coalesce((s.states->>'pending')::int, 0) + coalesce((s.states->>'fetching')::int, 0)) DESC, o.name, r.name, b.id`;
   return queueSort.orderBy(sortBy, sortOrder);
 }
 
-const QUEUE_FROM = 'FROM catalog_blocks b JOIN organizations o ON o.id = b.organization_id JOIN rightsholders r ON r.id = b.rightsholder_id';
+const QUEUE_FROM =
+  'FROM catalog_blocks b JOIN organizations o ON o.id = b.organization_id JOIN rightsholders r ON r.id = b.rightsholder_id';
 /** Blocks of live organizations (every one, or `$1`'s) whose organization or rightsholder name contains `$2` (null: all). */
 const QUEUE_WHERE = `($1::uuid IS NULL OR b.organization_id = $1) AND o.deleted_at IS NULL
     AND ($2::text IS NULL OR o.name ILIKE '%' || $2 || '%' OR r.name ILIKE '%' || $2 || '%')`;
@@ -112,14 +124,22 @@ function queueParams(filter: QueueFilter): [string | null, string | null] {
 
 /** How many blocks the operators' queue list holds: across organizations or in one; search by organization or rightsholder name. */
 export async function countQueueBlocks(db: Queryable, filter: QueueFilter): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n ${QUEUE_FROM} WHERE ${QUEUE_WHERE}`, queueParams(filter));
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n ${QUEUE_FROM} WHERE ${QUEUE_WHERE}`,
+    queueParams(filter),
+  );
   return rows[0]!.n;
 }
 
 /** One page of the blocks with their queue state, across organizations or in one; search by organization or rightsholder name. */
 export async function queueBlockPage(
   db: Queryable,
-  opts: QueueFilter & { sortBy?: QueueSort | undefined; sortOrder?: 'asc' | 'desc'; limit: number; offset: number },
+  opts: QueueFilter & {
+    sortBy?: QueueSort | undefined;
+    sortOrder?: 'asc' | 'desc';
+    limit: number;
+    offset: number;
+  },
 ): Promise<QueueBlock[]> {
   const { rows } = await db.query<QueueBlock & { states: Record<string, number> | null }>(
     `SELECT b.id AS "blockId", b.organization_id AS "organizationId", o.name AS "organizationName", b.rightsholder_id AS "rightsholderId",

@@ -30,7 +30,10 @@ async function rederive(deps: Deps, blockIds: readonly string[], when: string): 
       await refreshClusters(deps, blockId);
       await refreshProducts(deps, blockId);
     } catch (error) {
-      deps.log.warn({ err: error, blockId }, `clusters and products of a block could not be refreshed ${when}`);
+      deps.log.warn(
+        { err: error, blockId },
+        `clusters and products of a block could not be refreshed ${when}`,
+      );
     }
   }
 }

@@ -5,7 +5,11 @@ import { normalizeIsrc } from '../ingest/values.ts';
 
 /** NFKC and lower case, without diacritics (the combining marks of the NFKD form). */
 export function foldCase(raw: string): string {
-  return raw.normalize('NFKD').replace(/\p{M}+/gu, '').normalize('NFKC').toLowerCase();
+  return raw
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .normalize('NFKC')
+    .toLowerCase();
 }
 
 /**
@@ -53,7 +57,10 @@ export function normalizedTitleKey(raw: string | null | undefined): string {
 }
 
 /** The identity key of a row, or null when it names no track (no ISRC and no title). */
-export function identityKey(row: { isrc: string | null; title: string | null; artist: string | null }, normalize = normalizeText): string | null {
+export function identityKey(
+  row: { isrc: string | null; title: string | null; artist: string | null },
+  normalize = normalizeText,
+): string | null {
   const isrc = row.isrc ? normalizeIsrc(row.isrc) : null;
   if (isrc) return `isrc:${isrc}`;
   const title = normalize(row.title);
@@ -62,6 +69,10 @@ export function identityKey(row: { isrc: string | null; title: string | null; ar
 }
 
 /** The identity key a row had before apostrophes and format characters were dropped. */
-export function legacyIdentityKey(row: { isrc: string | null; title: string | null; artist: string | null }): string | null {
+export function legacyIdentityKey(row: {
+  isrc: string | null;
+  title: string | null;
+  artist: string | null;
+}): string | null {
   return identityKey(row, legacyNormalizeText);
 }

@@ -3,7 +3,13 @@
 import { inRightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import { effectiveValues, overrideFields, type Caller, type MusicalDetailRecord, type OverrideRow } from './musicalDetails.ts';
+import {
+  effectiveValues,
+  overrideFields,
+  type Caller,
+  type MusicalDetailRecord,
+  type OverrideRow,
+} from './musicalDetails.ts';
 import { compileCatalogQuery, Params, type CatalogQuery } from './query.ts';
 
 /** Musical details with their blocks, as every read below sees them (`md`, `b`). */
@@ -17,7 +23,10 @@ export interface RuleFilters {
 
 /** The base conditions of every musical-detail read: organization, data access, rule filters. */
 export function detailScope(params: Params, caller: Caller, opts: RuleFilters = {}): string {
-  const parts = [`md.organization_id = ${params.add(caller.organizationId)}::uuid`, inRightsholderScope('b.rightsholder_id', params.add(caller.rightsholderScope))];
+  const parts = [
+    `md.organization_id = ${params.add(caller.organizationId)}::uuid`,
+    inRightsholderScope('b.rightsholder_id', params.add(caller.rightsholderScope)),
+  ];
   for (const [flag, ruleScope] of [
     [opts.hasBlockRule, 'block'],
     [opts.hasRightsholderRule, 'rightsholder'],
@@ -42,7 +51,10 @@ const RECORD_COLUMNS = `md.id, md.block_id AS "blockId", b.rightsholder_id AS "r
 type Row = Omit<MusicalDetailRecord, 'effective' | 'overriddenFields' | 'trail'>;
 
 /** The overrides of these musical details, oldest first, by musical detail. */
-export async function overridesOfDetails(db: Queryable, ids: readonly string[]): Promise<Map<string, OverrideRow[]>> {
+export async function overridesOfDetails(
+  db: Queryable,
+  ids: readonly string[],
+): Promise<Map<string, OverrideRow[]>> {
   const byMd = new Map<string, OverrideRow[]>();
   if (ids.length === 0) return byMd;
   const { rows } = await db.query<OverrideRow & { mdId: string }>(
@@ -58,8 +70,15 @@ export async function overridesOfDetails(db: Queryable, ids: readonly string[]):
   return byMd;
 }
 
-async function withOverrides(db: Queryable, rows: Row[], includeTrail: boolean): Promise<MusicalDetailRecord[]> {
-  const byMd = await overridesOfDetails(db, rows.map((r) => r.id));
+async function withOverrides(
+  db: Queryable,
+  rows: Row[],
+  includeTrail: boolean,
+): Promise<MusicalDetailRecord[]> {
+  const byMd = await overridesOfDetails(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => {
     const trail = byMd.get(r.id) ?? [];
     const overridden = overrideFields.filter((f) => trail.some((o) => o.values[f] !== undefined));
@@ -78,14 +97,27 @@ async function withOverrides(db: Queryable, rows: Row[], includeTrail: boolean):
 }
 
 /** The conditions of a catalog query within the caller's reach. */
-function catalogQueryWhere(params: Params, caller: Caller, query: CatalogQuery, opts: RuleFilters): string {
+function catalogQueryWhere(
+  params: Params,
+  caller: Caller,
+  query: CatalogQuery,
+  opts: RuleFilters,
+): string {
   return `${detailScope(params, caller, opts)} AND ${compileCatalogQuery(query, params)}`;
 }
 
 /** How many musical details a catalog query matches. */
-export async function countCatalogQuery(db: Queryable, caller: Caller, query: CatalogQuery, opts: RuleFilters): Promise<number> {
+export async function countCatalogQuery(
+  db: Queryable,
+  caller: Caller,
+  query: CatalogQuery,
+  opts: RuleFilters,
+): Promise<number> {
   const params = new Params();
-  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n ${DETAILS_FROM} WHERE ${catalogQueryWhere(params, caller, query, opts)}`, params.values);
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n ${DETAILS_FROM} WHERE ${catalogQueryWhere(params, caller, query, opts)}`,
+    params.values,
+  );
   return rows[0]!.n;
 }
 
@@ -108,7 +140,12 @@ export async function queryMusicalDetails(
 }
 
 /** The count and exact USD earnings (a decimal string) of the musical details a catalog query matches. */
-export async function catalogQueryTotals(db: Queryable, caller: Caller, query: CatalogQuery, opts: RuleFilters): Promise<{ total: number; earnings: string }> {
+export async function catalogQueryTotals(
+  db: Queryable,
+  caller: Caller,
+  query: CatalogQuery,
+  opts: RuleFilters,
+): Promise<{ total: number; earnings: string }> {
   const params = new Params();
   const { rows } = await db.query<{ total: number; earnings: string }>(
     `SELECT count(*)::int AS total, coalesce(usd_answer(sum(md.earnings_usd)), 0)::text AS earnings ${DETAILS_FROM} WHERE ${catalogQueryWhere(params, caller, query, opts)}`,
@@ -118,7 +155,12 @@ export async function catalogQueryTotals(db: Queryable, caller: Caller, query: C
 }
 
 /** The musical details a catalog query matches, counted by fetch state (states in order). */
-export async function catalogQueryStates(db: Queryable, caller: Caller, query: CatalogQuery, opts: RuleFilters): Promise<{ state: string; n: number }[]> {
+export async function catalogQueryStates(
+  db: Queryable,
+  caller: Caller,
+  query: CatalogQuery,
+  opts: RuleFilters,
+): Promise<{ state: string; n: number }[]> {
   const params = new Params();
   const { rows } = await db.query<{ state: string; n: number }>(
     `SELECT md.state, count(*)::int AS n ${DETAILS_FROM} WHERE ${catalogQueryWhere(params, caller, query, opts)} GROUP BY md.state ORDER BY md.state`,
@@ -128,15 +170,29 @@ export async function catalogQueryStates(db: Queryable, caller: Caller, query: C
 }
 
 /** The ids of at most `limit` musical details a catalog query matches, highest USD earnings first. */
-export async function catalogQueryTopIds(db: Queryable, caller: Caller, query: CatalogQuery, opts: RuleFilters, limit: number): Promise<string[]> {
+export async function catalogQueryTopIds(
+  db: Queryable,
+  caller: Caller,
+  query: CatalogQuery,
+  opts: RuleFilters,
+  limit: number,
+): Promise<string[]> {
   const params = new Params();
   const where = catalogQueryWhere(params, caller, query, opts);
-  const { rows } = await db.query<{ id: string }>(`SELECT md.id ${DETAILS_FROM} WHERE ${where} ORDER BY md.earnings_usd DESC, md.id LIMIT ${params.add(limit)}`, params.values);
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT md.id ${DETAILS_FROM} WHERE ${where} ORDER BY md.earnings_usd DESC, md.id LIMIT ${params.add(limit)}`,
+    params.values,
+  );
   return rows.map((r) => r.id);
 }
 
 /** These musical details as records, highest USD earnings first; MUSICAL_DETAIL_NOT_FOUND when any is not visible to the caller (or not in the block). */
-export async function visibleDetails(db: Queryable, caller: Caller, ids: readonly string[], blockId?: string): Promise<MusicalDetailRecord[]> {
+export async function visibleDetails(
+  db: Queryable,
+  caller: Caller,
+  ids: readonly string[],
+  blockId?: string,
+): Promise<MusicalDetailRecord[]> {
   // ids are uuids, in either case: one id written twice is one detail
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
   const params = new Params();
@@ -152,7 +208,10 @@ export async function visibleDetails(db: Queryable, caller: Caller, ids: readonl
   if (rows.length !== unique.length) {
     const found = new Set(rows.map((r) => r.id));
     const missing = unique.filter((id) => !found.has(id));
-    throw new AppError('MUSICAL_DETAIL_NOT_FOUND', `Musical details not found: ${missing.slice(0, 10).join(', ')}`);
+    throw new AppError(
+      'MUSICAL_DETAIL_NOT_FOUND',
+      `Musical details not found: ${missing.slice(0, 10).join(', ')}`,
+    );
   }
   return withOverrides(db, rows, false);
 }
@@ -166,7 +225,11 @@ export interface ProviderCounts {
 }
 
 /** Per provider the musical details were looked up with (the caller's, or one block's): their counts by outcome. */
-export async function detailCountsByProvider(db: Queryable, caller: Caller, blockId: string | null): Promise<ProviderCounts[]> {
+export async function detailCountsByProvider(
+  db: Queryable,
+  caller: Caller,
+  blockId: string | null,
+): Promise<ProviderCounts[]> {
   const { rows } = await db.query<ProviderCounts>(
     `SELECT md.provider, count(*)::int AS "musicalDetails", count(*) FILTER (WHERE md.state = 'found')::int AS found,
             count(*) FILTER (WHERE md.state = 'not_found')::int AS "notFound", count(*) FILTER (WHERE md.state = 'failed')::int AS failed
@@ -181,7 +244,10 @@ export async function detailCountsByProvider(db: Queryable, caller: Caller, bloc
 
 /** The blocks these musical details are in (each once). */
 export async function blockIdsOfDetails(db: Queryable, ids: readonly string[]): Promise<string[]> {
-  const { rows } = await db.query<{ block_id: string }>('SELECT DISTINCT block_id FROM musical_details WHERE id = ANY ($1::uuid[])', [ids]);
+  const { rows } = await db.query<{ block_id: string }>(
+    'SELECT DISTINCT block_id FROM musical_details WHERE id = ANY ($1::uuid[])',
+    [ids],
+  );
   return rows.map((r) => r.block_id);
 }
 
@@ -196,7 +262,11 @@ export async function topDetailsOfBlock(
   limit: number,
   minEarningsPercentage: number | null,
 ): Promise<{ id: string; clusterId: string | null; earningsPercentage: string | null }[]> {
-  const { rows } = await db.query<{ id: string; clusterId: string | null; earningsPercentage: string | null }>(
+  const { rows } = await db.query<{
+    id: string;
+    clusterId: string | null;
+    earningsPercentage: string | null;
+  }>(
     `WITH t AS (SELECT coalesce(sum(earnings_usd), 0) AS total FROM musical_details WHERE block_id = $1)
      SELECT md.id, md.cluster_id AS "clusterId", trim_scale(round(CASE WHEN t.total > 0 THEN 100 * md.earnings_usd / t.total END, 4))::text AS "earningsPercentage"
      FROM musical_details md, t WHERE md.block_id = $1
@@ -209,6 +279,9 @@ export async function topDetailsOfBlock(
 
 /** The exact USD earnings of the block's musical details (a decimal string). */
 export async function detailEarningsOfBlock(db: Queryable, blockId: string): Promise<string> {
-  const { rows } = await db.query<{ t: string }>('SELECT coalesce(usd_answer(sum(earnings_usd)), 0)::text AS t FROM musical_details WHERE block_id = $1', [blockId]);
+  const { rows } = await db.query<{ t: string }>(
+    'SELECT coalesce(usd_answer(sum(earnings_usd)), 0)::text AS t FROM musical_details WHERE block_id = $1',
+    [blockId],
+  );
   return rows[0]!.t;
 }

@@ -16,7 +16,16 @@ export function callerOf(org: { id: string; rightsholderScope: RightsholderScope
   return { organizationId: org.id, rightsholderScope: org.rightsholderScope };
 }
 
-export const overrideFields = ['title', 'artist', 'releaseDate', 'imageUrl', 'genres', 'albums', 'songWriters', 'fetchedComposers'] as const;
+export const overrideFields = [
+  'title',
+  'artist',
+  'releaseDate',
+  'imageUrl',
+  'genres',
+  'albums',
+  'songWriters',
+  'fetchedComposers',
+] as const;
 export type OverrideField = (typeof overrideFields)[number];
 export type OverrideValues = Partial<Record<OverrideField, unknown>>;
 
@@ -58,7 +67,10 @@ export interface OverrideRow {
  * The values a musical detail stands for: its raw title and artist, else the fetched result, with
  * each field of the latest override naming it on top (overrides in creation order).
  */
-export function effectiveValues(md: { title: string; artist: string | null; result: FetchedResult | null }, overrides: readonly OverrideRow[]): EffectiveValues {
+export function effectiveValues(
+  md: { title: string; artist: string | null; result: FetchedResult | null },
+  overrides: readonly OverrideRow[],
+): EffectiveValues {
   const r = md.result;
   const base: EffectiveValues = {
     title: r?.title ?? md.title,
@@ -70,7 +82,9 @@ export function effectiveValues(md: { title: string; artist: string | null; resu
     songWriters: r?.songWriters ?? [],
     fetchedComposers: (r?.composers ?? []).map((name) => ({ name })),
   };
-  const sorted = [...overrides].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
+  const sorted = [...overrides].sort((a, b) =>
+    a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1,
+  );
   const out = base as unknown as Record<string, unknown>;
   const title = base.title;
   for (const o of sorted) {
@@ -116,4 +130,3 @@ export interface MusicalDetailRecord {
   createdAt: string;
   updatedAt: string;
 }
-

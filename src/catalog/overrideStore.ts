@@ -23,7 +23,15 @@ export async function insertDetailOverrides(
   await db.query(
     `INSERT INTO musical_detail_overrides (organization_id, block_id, identity_key, musical_detail_id, kind, "values", created_by)
      SELECT $1, t.block_id, t.identity_key, t.id, $2, $3, $4 FROM unnest($5::uuid[], $6::uuid[], $7::text[]) AS t(id, block_id, identity_key)`,
-    [o.organizationId, o.kind, JSON.stringify(o.values), o.createdBy, mds.map((m) => m.id), mds.map((m) => m.blockId), mds.map((m) => m.identityKey)],
+    [
+      o.organizationId,
+      o.kind,
+      JSON.stringify(o.values),
+      o.createdBy,
+      mds.map((m) => m.id),
+      mds.map((m) => m.blockId),
+      mds.map((m) => m.identityKey),
+    ],
   );
 }
 
@@ -44,7 +52,15 @@ export async function insertCatalogRule(db: Queryable, r: CatalogRule): Promise<
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO catalog_rules (organization_id, scope, block_id, rightsholder_id, query, override_values, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-    [r.organizationId, r.scope, r.blockId, r.rightsholderId, JSON.stringify(r.query), JSON.stringify(r.values), r.createdBy],
+    [
+      r.organizationId,
+      r.scope,
+      r.blockId,
+      r.rightsholderId,
+      JSON.stringify(r.query),
+      JSON.stringify(r.values),
+      r.createdBy,
+    ],
   );
   return rows[0]!.id;
 }
@@ -59,7 +75,10 @@ export async function detailIdsOfRule(db: Queryable, ruleId: string): Promise<st
 }
 
 /** Adds a title the organization ignores (by its normalized form); false when it was there already. */
-export async function insertIgnoredTitle(db: Queryable, t: { organizationId: string; title: string; normalizedTitle: string; createdBy: string }): Promise<boolean> {
+export async function insertIgnoredTitle(
+  db: Queryable,
+  t: { organizationId: string; title: string; normalizedTitle: string; createdBy: string },
+): Promise<boolean> {
   const res = await db.query(
     `INSERT INTO ignored_titles (organization_id, title, normalized_title, created_by) VALUES ($1, $2, $3, $4)
      ON CONFLICT (organization_id, normalized_title) DO NOTHING`,
@@ -80,7 +99,12 @@ export async function markTitlesIgnored(
   const params = new Params();
   const where = detailScope(params, caller);
   const titlesParam = params.add(normalizedTitles);
-  const { rows } = await db.query<{ id: string; blockId: string; identityKey: string; title: string }>(
+  const { rows } = await db.query<{
+    id: string;
+    blockId: string;
+    identityKey: string;
+    title: string;
+  }>(
     `UPDATE musical_details md SET ignored = TRUE,
        state = CASE WHEN md.state IN ('pending', 'fetching') THEN 'skipped' ELSE md.state END,
        locked_at = NULL, locked_by = NULL, updated_at = clock_timestamp()

@@ -7,22 +7,41 @@ import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { normalizedTitleKey } from './identity.ts';
-import { blockIdsOfRightsholder, blocksWithRightsholders, holdRightsholdersOfBlocks, rightsholderIdsOfBlocks, visibleBlock } from './blockStore.ts';
+import {
+  blockIdsOfRightsholder,
+  blocksWithRightsholders,
+  holdRightsholdersOfBlocks,
+  rightsholderIdsOfBlocks,
+  visibleBlock,
+} from './blockStore.ts';
 import { visibleDetails } from './musicalDetailStore.ts';
 import type { Caller, MusicalDetailRecord, OverrideValues } from './musicalDetails.ts';
-import { detailIdsOfRule, insertCatalogRule, insertDetailOverrides, insertIgnoredTitle, markTitlesIgnored, type DetailOverrideKind } from './overrideStore.ts';
+import {
+  detailIdsOfRule,
+  insertCatalogRule,
+  insertDetailOverrides,
+  insertIgnoredTitle,
+  markTitlesIgnored,
+  type DetailOverrideKind,
+} from './overrideStore.ts';
 import { parseCatalogQuery } from './query.ts';
 import { applyRules } from './rules.ts';
 
 const noNul = (s: string) => !s.includes('\u0000');
-const value = (max = 500) => z.string().trim().max(max).refine(noNul, 'must not contain NUL characters');
+const value = (max = 500) =>
+  z.string().trim().max(max).refine(noNul, 'must not contain NUL characters');
 /** A release date as precise as it is known: YYYY, YYYY-MM or a real calendar day YYYY-MM-DD; '' clears it. */
 export const releaseDate = z
-  .union([z.string().regex(/^\d{4}(-(0[1-9]|1[0-2]))?$/), z.iso.date()], { error: 'must be YYYY, YYYY-MM or a real day YYYY-MM-DD' })
+  .union([z.string().regex(/^\d{4}(-(0[1-9]|1[0-2]))?$/), z.iso.date()], {
+    error: 'must be YYYY, YYYY-MM or a real day YYYY-MM-DD',
+  })
   .refine((s) => !s.startsWith('0000'), 'the year must be 0001 or later')
   .or(z.literal(''));
 /** An image link a browser may open: http(s) only (no javascript:, data: or file: links). */
-export const imageUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2_000).or(z.literal(''));
+export const imageUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .max(2_000)
+  .or(z.literal(''));
 const names = z.array(value(300)).max(100);
 
 /** Every field optional: bulkOverride sets some; updateResults requires title, artist and releaseDate. */
@@ -34,12 +53,21 @@ export const overrideValuesShape = {
   genres: names,
   albums: names,
   songWriters: names,
-  fetchedComposers: z.array(z.record(z.string().max(100), z.union([z.string().max(500), z.number(), z.boolean(), z.null()]))).max(100),
+  fetchedComposers: z
+    .array(
+      z.record(
+        z.string().max(100),
+        z.union([z.string().max(500), z.number(), z.boolean(), z.null()]),
+      ),
+    )
+    .max(100),
 };
 export const partialOverrideValues = z
-  .strictObject(Object.fromEntries(Object.entries(overrideValuesShape).map(([k, s]) => [k, s.optional()])) as {
-    [K in keyof typeof overrideValuesShape]: z.ZodOptional<(typeof overrideValuesShape)[K]>;
-  })
+  .strictObject(
+    Object.fromEntries(Object.entries(overrideValuesShape).map(([k, s]) => [k, s.optional()])) as {
+      [K in keyof typeof overrideValuesShape]: z.ZodOptional<(typeof overrideValuesShape)[K]>;
+    },
+  )
   .refine((v) => Object.values(v).some((x) => x !== undefined), 'at least one value');
 
 /** An empty string clears a text field to null (the correction "there is none"). */
@@ -58,14 +86,23 @@ function storedValues(values: OverrideValues): OverrideValues {
  * for the overrides about to be written instead of removing the block between the check and the
  * insert (a foreign-key violation, an internal error). `errorCode` when a block is already gone.
  */
-async function holdBlocks(db: Queryable, organizationId: string, blockIds: readonly string[], errorCode: 'MUSICAL_DETAIL_NOT_FOUND' | 'BLOCK_NOT_FOUND'): Promise<void> {
+async function holdBlocks(
+  db: Queryable,
+  organizationId: string,
+  blockIds: readonly string[],
+  errorCode: 'MUSICAL_DETAIL_NOT_FOUND' | 'BLOCK_NOT_FOUND',
+): Promise<void> {
   const unique = [...new Set(blockIds)];
   const held = await holdRightsholdersOfBlocks(db, organizationId, unique);
-  if (held.length !== unique.length) throw new AppError(errorCode, 'Removed with its rightsholder while this change waited');
+  if (held.length !== unique.length)
+    throw new AppError(errorCode, 'Removed with its rightsholder while this change waited');
 }
 
 /** Overrides of one request, per block: recorded as one event each (recordTally). */
-type OverrideTally = Map<string, { musicalDetails: number; items: { musicalDetails: number; values: OverrideValues }[] }>;
+type OverrideTally = Map<
+  string,
+  { musicalDetails: number; items: { musicalDetails: number; values: OverrideValues }[] }
+>;
 
 /**
  * Inserts an override of each musical detail. With `tally` the activity is counted there, per
@@ -84,8 +121,20 @@ async function insertOverrides(
   if (mds.length === 0) return;
   // ignoreTitles's own UPDATE of the details already holds them against the delete (which removes
   // the details before their block); taking the rightsholders after it could deadlock with it
-  if (kind !== 'ignore') await holdBlocks(db, organizationId, mds.map((m) => m.blockId), 'MUSICAL_DETAIL_NOT_FOUND');
-  await insertDetailOverrides(db, { organizationId, kind, values, createdBy: principal.userId, musicalDetails: mds });
+  if (kind !== 'ignore')
+    await holdBlocks(
+      db,
+      organizationId,
+      mds.map((m) => m.blockId),
+      'MUSICAL_DETAIL_NOT_FOUND',
+    );
+  await insertDetailOverrides(db, {
+    organizationId,
+    kind,
+    values,
+    createdBy: principal.userId,
+    musicalDetails: mds,
+  });
   if (tally) {
     const perBlock = new Map<string, number>();
     for (const md of mds) perBlock.set(md.blockId, (perBlock.get(md.blockId) ?? 0) + 1);
@@ -109,7 +158,9 @@ async function insertOverrides(
       subjectId: md.id,
       subjectLabel: md.title,
       rightsholderIds: rightsholder ? [rightsholder] : [],
-      changes: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { before: null, after: v }])),
+      changes: Object.fromEntries(
+        Object.entries(values).map(([k, v]) => [k, { before: null, after: v }]),
+      ),
     });
   }
 }
@@ -120,7 +171,13 @@ async function insertOverrides(
  * 100 × 5,000 details; an event for each would flood the log (the overrides themselves keep who
  * and when per detail).
  */
-async function recordTally(db: Queryable, principal: Principal, organizationId: string, action: string, tally: OverrideTally): Promise<void> {
+async function recordTally(
+  db: Queryable,
+  principal: Principal,
+  organizationId: string,
+  action: string,
+  tally: OverrideTally,
+): Promise<void> {
   if (tally.size === 0) return;
   for (const block of await blocksWithRightsholders(db, organizationId, [...tally.keys()])) {
     const { musicalDetails, items } = tally.get(block.id)!;
@@ -144,7 +201,15 @@ export async function updateResults(
   values: OverrideValues,
 ): Promise<string[]> {
   const mds = await visibleDetails(db, caller, ids);
-  await insertOverrides(db, principal, caller.organizationId, mds, 'update_results', storedValues(values), 'musicalDetails.updateResults');
+  await insertOverrides(
+    db,
+    principal,
+    caller.organizationId,
+    mds,
+    'update_results',
+    storedValues(values),
+    'musicalDetails.updateResults',
+  );
   return mds.map((m) => m.id);
 }
 
@@ -176,12 +241,24 @@ export async function bulkOverride(
     const values = storedValues(item.values);
     if (item.musicalDetailIds && item.musicalDetailIds.length > 0) {
       const mds = await visibleDetails(db, caller, item.musicalDetailIds, block?.id);
-      await insertOverrides(db, principal, organizationId, mds, 'bulk_override', values, 'musicalDetails.bulkOverride', tally);
+      await insertOverrides(
+        db,
+        principal,
+        organizationId,
+        mds,
+        'bulk_override',
+        values,
+        'musicalDetails.bulkOverride',
+        tally,
+      );
       overrides += mds.length;
       for (const m of mds) touched.add(m.id);
       continue;
     }
-    if (!block) throw new AppError('VALIDATION_FAILED', `overrides.${i}: a query override needs blockId`, { details: { fields: [{ path: 'blockId', message: 'required with a query' }] } });
+    if (!block)
+      throw new AppError('VALIDATION_FAILED', `overrides.${i}: a query override needs blockId`, {
+        details: { fields: [{ path: 'blockId', message: 'required with a query' }] },
+      });
     const query = parseCatalogQuery(item.query);
     await holdBlocks(db, organizationId, [block.id], 'BLOCK_NOT_FOUND');
     const scope = item.scope ?? 'block';
@@ -195,7 +272,10 @@ export async function bulkOverride(
       createdBy: principal.userId,
     });
     rules.push(ruleId);
-    const blocks = scope === 'block' ? [block.id] : await blockIdsOfRightsholder(db, organizationId, block.rightsholderId);
+    const blocks =
+      scope === 'block'
+        ? [block.id]
+        : await blockIdsOfRightsholder(db, organizationId, block.rightsholderId);
     for (const b of blocks) overrides += await applyRules(db, organizationId, b, ruleId);
     const applied = await detailIdsOfRule(db, ruleId);
     for (const id of applied) touched.add(id);
@@ -205,7 +285,12 @@ export async function bulkOverride(
       subjectType: 'rightsholder',
       subjectId: block.rightsholderId,
       subjectLabel: block.rightsholderName,
-      changes: { rule: { before: null, after: { id: ruleId, scope, query, values, musicalDetails: applied.length } } },
+      changes: {
+        rule: {
+          before: null,
+          after: { id: ruleId, scope, query, values, musicalDetails: applied.length },
+        },
+      },
     });
   }
   await recordTally(db, principal, organizationId, 'musicalDetails.bulkOverride', tally);
@@ -221,22 +306,47 @@ export async function ignoreTitles(
   principal: Principal,
   caller: Caller,
   titles: readonly string[],
-): Promise<{ titles: { title: string; normalizedTitle: string; created: boolean }[]; musicalDetails: number; blockIds: string[] }> {
+): Promise<{
+  titles: { title: string; normalizedTitle: string; created: boolean }[];
+  musicalDetails: number;
+  blockIds: string[];
+}> {
   const { organizationId } = caller;
   const out: { title: string; normalizedTitle: string; created: boolean }[] = [];
   const seen = new Set<string>();
   for (const title of titles) {
     const normalized = normalizedTitleKey(title);
-    if (!normalized) throw new AppError('VALIDATION_FAILED', `The title "${title}" has no letters or digits`, { details: { fields: [{ path: 'titles', message: 'a title needs letters or digits' }] } });
+    if (!normalized)
+      throw new AppError('VALIDATION_FAILED', `The title "${title}" has no letters or digits`, {
+        details: { fields: [{ path: 'titles', message: 'a title needs letters or digits' }] },
+      });
     if (seen.has(normalized)) continue;
     seen.add(normalized);
-    const created = await insertIgnoredTitle(db, { organizationId, title: title.trim(), normalizedTitle: normalized, createdBy: principal.userId });
+    const created = await insertIgnoredTitle(db, {
+      organizationId,
+      title: title.trim(),
+      normalizedTitle: normalized,
+      createdBy: principal.userId,
+    });
     out.push({ title: title.trim(), normalizedTitle: normalized, created });
   }
   const rows = await markTitlesIgnored(db, caller, [...seen]);
   // organization-wide: one event per block, as bulkOverride, not one per detail
   const tally: OverrideTally = new Map();
-  await insertOverrides(db, principal, organizationId, rows, 'ignore', { ignored: true } as OverrideValues, 'musicalDetails.ignoreTitles', tally);
+  await insertOverrides(
+    db,
+    principal,
+    organizationId,
+    rows,
+    'ignore',
+    { ignored: true } as OverrideValues,
+    'musicalDetails.ignoreTitles',
+    tally,
+  );
   await recordTally(db, principal, organizationId, 'musicalDetails.ignoreTitles', tally);
-  return { titles: out, musicalDetails: rows.length, blockIds: [...new Set(rows.map((r) => r.blockId))] };
+  return {
+    titles: out,
+    musicalDetails: rows.length,
+    blockIds: [...new Set(rows.map((r) => r.blockId))],
+  };
 }

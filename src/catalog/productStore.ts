@@ -46,10 +46,16 @@ const PRODUCT_COLUMNS = `p.id, p.block_id AS "blockId", b.rightsholder_id AS "ri
   p.genres, p.song_writers AS "songWriters", p.composers, p.image_url AS "imageUrl", usd_answer(p.earnings)::text AS earnings,
   p.musical_detail_count AS "musicalDetailCount", p.created_at AS "createdAt", p.updated_at AS "updatedAt"`;
 
-type Row = Omit<ProductRecord, 'overriddenFields' | 'trail' | 'createdAt' | 'updatedAt'> & { createdAt: Date; updatedAt: Date };
+type Row = Omit<ProductRecord, 'overriddenFields' | 'trail' | 'createdAt' | 'updatedAt'> & {
+  createdAt: Date;
+  updatedAt: Date;
+};
 
 /** The corrections of these products, oldest first, by product. */
-export async function overridesOfProducts(db: Queryable, ids: readonly string[]): Promise<Map<string, ProductOverride[]>> {
+export async function overridesOfProducts(
+  db: Queryable,
+  ids: readonly string[],
+): Promise<Map<string, ProductOverride[]>> {
   const { rows } = await db.query<ProductOverride & { productId: string }>(
     `SELECT id, product_id AS "productId", kind, "values", created_by AS "createdBy", created_at AS "createdAt"
      FROM product_overrides WHERE product_id = ANY ($1::uuid[]) ORDER BY created_at, id`,
@@ -57,19 +63,31 @@ export async function overridesOfProducts(db: Queryable, ids: readonly string[])
   );
   const byProduct = new Map<string, ProductOverride[]>();
   for (const { productId, ...o } of rows) {
-    byProduct.set(productId, [...(byProduct.get(productId) ?? []), { ...o, createdAt: new Date(o.createdAt).toISOString() }]);
+    byProduct.set(productId, [
+      ...(byProduct.get(productId) ?? []),
+      { ...o, createdAt: new Date(o.createdAt).toISOString() },
+    ]);
   }
   return byProduct;
 }
 
 /** Records of these product rows, with the fields users corrected (and the trail when asked). */
-async function productRecords(db: Queryable, rows: Row[], includeTrail: boolean): Promise<ProductRecord[]> {
-  const byProduct = await overridesOfProducts(db, rows.map((r) => r.id));
+async function productRecords(
+  db: Queryable,
+  rows: Row[],
+  includeTrail: boolean,
+): Promise<ProductRecord[]> {
+  const byProduct = await overridesOfProducts(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => {
     const trail = byProduct.get(r.id) ?? [];
     const record: ProductRecord = {
       ...r,
-      overriddenFields: productOverrideFields.filter((f) => trail.some((o) => o.kind === 'update_by_id' && o.values[f] !== undefined)),
+      overriddenFields: productOverrideFields.filter((f) =>
+        trail.some((o) => o.kind === 'update_by_id' && o.values[f] !== undefined),
+      ),
       createdAt: r.createdAt.toISOString(),
       updatedAt: r.updatedAt.toISOString(),
     };
@@ -79,7 +97,12 @@ async function productRecords(db: Queryable, rows: Row[], includeTrail: boolean)
 }
 
 /** These products, in the order asked; PRODUCT_NOT_FOUND when any is not visible (or not in the block). */
-export async function visibleProducts(db: Queryable, caller: Caller, ids: readonly string[], opts: { blockId?: string; includeTrail?: boolean } = {}): Promise<ProductRecord[]> {
+export async function visibleProducts(
+  db: Queryable,
+  caller: Caller,
+  ids: readonly string[],
+  opts: { blockId?: string; includeTrail?: boolean } = {},
+): Promise<ProductRecord[]> {
   const unique = [...new Set(ids.map((i) => i.toLowerCase()))];
   const { rows } = await db.query<Row>(
     `SELECT ${PRODUCT_COLUMNS} FROM products p JOIN catalog_blocks b ON b.id = p.block_id
@@ -89,27 +112,43 @@ export async function visibleProducts(db: Queryable, caller: Caller, ids: readon
   );
   if (rows.length !== unique.length) {
     const found = new Set(rows.map((r) => r.id));
-    throw new AppError('PRODUCT_NOT_FOUND', `Products not found: ${unique.filter((id) => !found.has(id)).slice(0, 10).join(', ')}`);
+    throw new AppError(
+      'PRODUCT_NOT_FOUND',
+      `Products not found: ${unique
+        .filter((id) => !found.has(id))
+        .slice(0, 10)
+        .join(', ')}`,
+    );
   }
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return productRecords(db, unique.map((id) => byId.get(id)!), opts.includeTrail ?? false);
+  return productRecords(
+    db,
+    unique.map((id) => byId.get(id)!),
+    opts.includeTrail ?? false,
+  );
 }
 
 /** Of these product ids, those that still exist. */
-export async function existingProductIds(db: Queryable, ids: readonly string[]): Promise<Set<string>> {
-  const { rows } = await db.query<{ id: string }>('SELECT id FROM products WHERE id = ANY ($1::uuid[])', [ids]);
+export async function existingProductIds(
+  db: Queryable,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT id FROM products WHERE id = ANY ($1::uuid[])',
+    [ids],
+  );
   return new Set(rows.map((r) => r.id));
 }
 
 const productSort = sortable(
   {
-  title: 'lower(p.title)',
-  artist: 'lower(p.artist)',
-  earnings: 'p.earnings',
-  releaseDate: 'p.release_date',
-  musicalDetailCount: 'p.musical_detail_count',
-  kind: 'p.kind',
-  createdAt: 'p.created_at',
+    title: 'lower(p.title)',
+    artist: 'lower(p.artist)',
+    earnings: 'p.earnings',
+    releaseDate: 'p.release_date',
+    musicalDetailCount: 'p.musical_detail_count',
+    kind: 'p.kind',
+    createdAt: 'p.created_at',
   },
   'p.id',
   { nullsLast: true },
@@ -118,15 +157,23 @@ export const productSorts = productSort.keys;
 export type ProductSort = (typeof productSorts)[number];
 
 /** The block's products whose title or artist contains `search` (case-insensitive; null: all). */
-const BLOCK_PRODUCTS_WHERE = 'p.block_id = $1 AND ($2::text IS NULL OR p.title ILIKE $2 OR p.artist ILIKE $2)';
+const BLOCK_PRODUCTS_WHERE =
+  'p.block_id = $1 AND ($2::text IS NULL OR p.title ILIKE $2 OR p.artist ILIKE $2)';
 
 /** `search` as an ILIKE pattern matching it anywhere, its wildcards taken literally; null for no search. */
 function containsPattern(search: string | undefined): string | null {
   return search?.trim() ? likeContains(search.trim()) : null;
 }
 
-export async function countProductsOfBlock(db: Queryable, blockId: string, search: string | undefined): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM products p WHERE ${BLOCK_PRODUCTS_WHERE}`, [blockId, containsPattern(search)]);
+export async function countProductsOfBlock(
+  db: Queryable,
+  blockId: string,
+  search: string | undefined,
+): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM products p WHERE ${BLOCK_PRODUCTS_WHERE}`,
+    [blockId, containsPattern(search)],
+  );
   return rows[0]!.n;
 }
 
@@ -134,7 +181,13 @@ export async function countProductsOfBlock(db: Queryable, blockId: string, searc
 export async function productPageOfBlock(
   db: Queryable,
   blockId: string,
-  opts: { search?: string | undefined; sortBy: ProductSort; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
+  opts: {
+    search?: string | undefined;
+    sortBy: ProductSort;
+    sortOrder: 'asc' | 'desc';
+    limit: number;
+    offset: number;
+  },
 ): Promise<ProductRecord[]> {
   const order = productSort.orderBy(opts.sortBy, opts.sortOrder);
   const { rows } = await db.query<Row>(
@@ -151,7 +204,10 @@ export interface ProductLink {
 }
 
 /** The links of these products to their musical details. */
-export async function linksOfProducts(db: Queryable, productIds: readonly string[]): Promise<ProductLink[]> {
+export async function linksOfProducts(
+  db: Queryable,
+  productIds: readonly string[],
+): Promise<ProductLink[]> {
   const { rows } = await db.query<ProductLink>(
     'SELECT product_id AS "productId", musical_detail_id AS "musicalDetailId", source FROM product_musical_details WHERE product_id = ANY ($1::uuid[])',
     [productIds],
@@ -160,7 +216,10 @@ export async function linksOfProducts(db: Queryable, productIds: readonly string
 }
 
 /** The links of these musical details to products. */
-export async function linksOfDetails(db: Queryable, musicalDetailIds: readonly string[]): Promise<ProductLink[]> {
+export async function linksOfDetails(
+  db: Queryable,
+  musicalDetailIds: readonly string[],
+): Promise<ProductLink[]> {
   const { rows } = await db.query<ProductLink>(
     'SELECT product_id AS "productId", musical_detail_id AS "musicalDetailId", source FROM product_musical_details WHERE musical_detail_id = ANY ($1::uuid[])',
     [musicalDetailIds],
@@ -170,12 +229,12 @@ export async function linksOfDetails(db: Queryable, musicalDetailIds: readonly s
 
 const linkedDetailSort = sortable(
   {
-  title: 'lower(md.title)',
-  artist: 'lower(md.artist)',
-  earnings: 'md.earnings_usd',
-  rowCount: 'md.row_count',
-  state: 'md.state',
-  createdAt: 'md.created_at',
+    title: 'lower(md.title)',
+    artist: 'lower(md.artist)',
+    earnings: 'md.earnings_usd',
+    rowCount: 'md.row_count',
+    state: 'md.state',
+    createdAt: 'md.created_at',
   },
   'md.id',
   { nullsLast: true },
@@ -203,7 +262,10 @@ export async function linkedDetailPage(
 }
 
 export async function countLinkedDetails(db: Queryable, productId: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM product_musical_details WHERE product_id = $1', [productId]);
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM product_musical_details WHERE product_id = $1',
+    [productId],
+  );
   return rows[0]!.n;
 }
 
@@ -223,7 +285,15 @@ export async function insertProductOverride(db: Queryable, c: ProductCorrection)
   await db.query(
     `INSERT INTO product_overrides (organization_id, block_id, product_key, product_id, kind, "values", created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [c.organizationId, c.blockId, c.productKey, c.productId, c.kind, JSON.stringify(c.values), c.createdBy],
+    [
+      c.organizationId,
+      c.blockId,
+      c.productKey,
+      c.productId,
+      c.kind,
+      JSON.stringify(c.values),
+      c.createdBy,
+    ],
   );
 }
 
@@ -234,7 +304,11 @@ export interface KindCounts {
 }
 
 /** Per kind of product (the caller's, or one block's): products and the musical details linked to them. */
-export async function productCountsByKind(db: Queryable, caller: Caller, blockId: string | null): Promise<KindCounts[]> {
+export async function productCountsByKind(
+  db: Queryable,
+  caller: Caller,
+  blockId: string | null,
+): Promise<KindCounts[]> {
   const { rows } = await db.query<KindCounts>(
     `SELECT p.kind AS type, count(DISTINCT p.id)::int AS products, count(DISTINCT pmd.musical_detail_id)::int AS "musicalDetails"
      FROM products p JOIN catalog_blocks b ON b.id = p.block_id

@@ -15,7 +15,14 @@ import { parseTitle } from './cluster/normalize.ts';
 import { boundKey, normalizeText } from './identity.ts';
 
 /** Fields a product override may set. */
-export const productOverrideFields = ['title', 'artist', 'releaseDate', 'genres', 'songWriters', 'imageUrl'] as const;
+export const productOverrideFields = [
+  'title',
+  'artist',
+  'releaseDate',
+  'genres',
+  'songWriters',
+  'imageUrl',
+] as const;
 
 /** A link override: the musical detail (by identity key) added to or removed from the product. */
 export interface LinkOverrideValues {
@@ -46,12 +53,17 @@ export function releaseDateOf(value: unknown): string | null {
 }
 
 /** A product's title or artist: its first 500 characters (code points; an index entry of the title has a bounded size). */
-const clipText = (s: string | null): string | null => (s === null ? null : Array.from(s).slice(0, 500).join(''));
+const clipText = (s: string | null): string | null =>
+  s === null ? null : Array.from(s).slice(0, 500).join('');
 
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : []);
+const strings = (v: unknown): string[] =>
+  Array.isArray(v)
+    ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim())
+    : [];
 function union(lists: string[][]): string[] {
   const seen = new Map<string, string>();
-  for (const list of lists) for (const s of list) if (!seen.has(s.toLowerCase())) seen.set(s.toLowerCase(), s);
+  for (const list of lists)
+    for (const s of list) if (!seen.has(s.toLowerCase())) seen.set(s.toLowerCase(), s);
   return [...seen.values()];
 }
 function earliest(dates: (string | null)[]): string | null {
@@ -152,17 +164,25 @@ function applyOverrides(p: PlannedProduct, overrides: readonly ProductOverrideRo
     if (o.kind !== 'update_by_id') continue;
     const v = o.values;
     if (typeof v.title === 'string' && v.title.trim() !== '') p.title = v.title;
-    if (v.artist !== undefined) p.artist = typeof v.artist === 'string' && v.artist !== '' ? v.artist : null;
+    if (v.artist !== undefined)
+      p.artist = typeof v.artist === 'string' && v.artist !== '' ? v.artist : null;
     if (v.releaseDate !== undefined) p.releaseDate = releaseDateOf(v.releaseDate);
     if (v.genres !== undefined) p.genres = strings(v.genres);
     if (v.songWriters !== undefined) p.songWriters = strings(v.songWriters);
-    if (v.imageUrl !== undefined) p.imageUrl = typeof v.imageUrl === 'string' && v.imageUrl !== '' ? v.imageUrl : null;
+    if (v.imageUrl !== undefined)
+      p.imageUrl = typeof v.imageUrl === 'string' && v.imageUrl !== '' ? v.imageUrl : null;
   }
 }
 
 /** Track values from its musical details, highest USD earnings first (ties by id). */
-function trackValues(key: string, clusterId: string | null, members: BlockDetail[]): PlannedProduct {
-  const sorted = [...members].sort((a, b) => compareDecimals(b.earningsUsd, a.earningsUsd) || (a.id < b.id ? -1 : 1));
+function trackValues(
+  key: string,
+  clusterId: string | null,
+  members: BlockDetail[],
+): PlannedProduct {
+  const sorted = [...members].sort(
+    (a, b) => compareDecimals(b.earningsUsd, a.earningsUsd) || (a.id < b.id ? -1 : 1),
+  );
   const top = sorted[0]!;
   return {
     key,
@@ -175,8 +195,16 @@ function trackValues(key: string, clusterId: string | null, members: BlockDetail
     releaseDate: earliest(sorted.map((m) => releaseDateOf(m.effective.releaseDate))),
     genres: union(sorted.map((m) => strings(m.effective.genres))),
     songWriters: union(sorted.map((m) => strings(m.effective.songWriters))),
-    composers: union(sorted.map((m) => (m.effective.fetchedComposers as { name?: unknown }[]).flatMap((c) => (typeof c?.name === 'string' ? [c.name] : [])))),
-    imageUrl: sorted.map((m) => m.effective.imageUrl).find((x) => typeof x === 'string' && x !== '') ?? null,
+    composers: union(
+      sorted.map((m) =>
+        (m.effective.fetchedComposers as { name?: unknown }[]).flatMap((c) =>
+          typeof c?.name === 'string' ? [c.name] : [],
+        ),
+      ),
+    ),
+    imageUrl:
+      sorted.map((m) => m.effective.imageUrl).find((x) => typeof x === 'string' && x !== '') ??
+      null,
     links: new Map(),
   };
 }
@@ -207,7 +235,10 @@ export async function refreshProducts(deps: Deps, blockId: string): Promise<void
 async function derive(db: Queryable, blockId: string): Promise<void> {
   await rekeyProducts(db, blockId);
   const details = await loadBlockDetails(db, blockId);
-  const { rows: clusters } = await db.query<{ id: string; stable_key: string }>('SELECT id, stable_key FROM title_clusters WHERE block_id = $1', [blockId]);
+  const { rows: clusters } = await db.query<{ id: string; stable_key: string }>(
+    'SELECT id, stable_key FROM title_clusters WHERE block_id = $1',
+    [blockId],
+  );
   const clusterKey = new Map(clusters.map((c) => [c.id, c.stable_key]));
   const { rows: overrideRows } = await db.query<ProductOverrideRow>(
     `SELECT id, product_key AS "productKey", kind, "values", created_by AS "createdBy" FROM product_overrides
@@ -218,9 +249,15 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
   // 1. groups: a song (cluster), version and artist each (clusters group titles only; one title by
   // two artists is two tracks; a musical detail without a cluster stands alone), joined by shared recordings
   const artistOf = (m: BlockDetail) => artistKey(m.effective.artist);
-  const versionOf = new Map(details.map((m) => [m.id, parseTitle(m.effective.title || m.title).signature]));
-  const songKeyOf = (m: BlockDetail) => recordingKey(clusterKey.get(m.clusterId!)!, versionOf.get(m.id)!);
-  const groupOf = (m: BlockDetail) => (m.clusterId && clusterKey.has(m.clusterId) ? `c:${m.clusterId}|${versionOf.get(m.id)}\u001f${artistOf(m)}` : `m:${m.id}`);
+  const versionOf = new Map(
+    details.map((m) => [m.id, parseTitle(m.effective.title || m.title).signature]),
+  );
+  const songKeyOf = (m: BlockDetail) =>
+    recordingKey(clusterKey.get(m.clusterId!)!, versionOf.get(m.id)!);
+  const groupOf = (m: BlockDetail) =>
+    m.clusterId && clusterKey.has(m.clusterId)
+      ? `c:${m.clusterId}|${versionOf.get(m.id)}\u001f${artistOf(m)}`
+      : `m:${m.id}`;
   const uf = new UnionFind<string>();
   const byRecording = new Map<string, string>();
   for (const m of details) {
@@ -251,11 +288,18 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
   const autoClusterOf = new Map<string, string | null>();
   for (const members of groups.values()) {
     const keys = members
-      .map((m) => (m.clusterId && clusterKey.has(m.clusterId) ? `cluster:${songKeyOf(m)}\u001f${artistOf(m)}` : `md:${m.identityKey}`))
+      .map((m) =>
+        m.clusterId && clusterKey.has(m.clusterId)
+          ? `cluster:${songKeyOf(m)}\u001f${artistOf(m)}`
+          : `md:${m.identityKey}`,
+      )
       .sort();
     const key = `track:${keys[0]!}`;
-    const clusterIds = members.map((m) => m.clusterId).filter((c): c is string => c !== null && clusterKey.has(c));
-    const cluster = clusterIds.sort((a, b) => (clusterKey.get(a)! < clusterKey.get(b)! ? -1 : 1))[0] ?? null;
+    const clusterIds = members
+      .map((m) => m.clusterId)
+      .filter((c): c is string => c !== null && clusterKey.has(c));
+    const cluster =
+      clusterIds.sort((a, b) => (clusterKey.get(a)! < clusterKey.get(b)! ? -1 : 1))[0] ?? null;
     for (const m of members) {
       autoKeyOf.set(m.id, key);
       autoClusterOf.set(m.id, cluster);
@@ -283,7 +327,10 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
     }
   }
   const autoKeys = new Set(autoKeyOf.values());
-  const members = new Map<string, { m: BlockDetail; source: 'auto' | 'user'; createdBy: string | null }[]>();
+  const members = new Map<
+    string,
+    { m: BlockDetail; source: 'auto' | 'user'; createdBy: string | null }[]
+  >();
   for (const m of details) {
     const user = userLink.get(m.id);
     let key: string | undefined;
@@ -302,17 +349,34 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
 
   // 3. tracks, then albums over them
   const overridesByKey = new Map<string, ProductOverrideRow[]>();
-  for (const o of overrideRows) overridesByKey.set(o.productKey, [...(overridesByKey.get(o.productKey) ?? []), o]);
+  for (const o of overrideRows)
+    overridesByKey.set(o.productKey, [...(overridesByKey.get(o.productKey) ?? []), o]);
   const planned: PlannedProduct[] = [];
-  const albums = new Map<string, { tracks: PlannedProduct[]; mds: BlockDetail[]; release: { title: string; artist: string | null } }>();
+  const albums = new Map<
+    string,
+    {
+      tracks: PlannedProduct[];
+      mds: BlockDetail[];
+      release: { title: string; artist: string | null };
+    }
+  >();
   for (const [key, list] of [...members.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const autoMembers = list.filter((x) => x.source === 'auto');
-    const cluster = autoMembers.length > 0 ? autoClusterOf.get(autoMembers[0]!.m.id)! : (autoClusterOf.get(list[0]!.m.id) ?? null);
-    const track = trackValues(key, cluster, list.map((x) => x.m));
+    const cluster =
+      autoMembers.length > 0
+        ? autoClusterOf.get(autoMembers[0]!.m.id)!
+        : (autoClusterOf.get(list[0]!.m.id) ?? null);
+    const track = trackValues(
+      key,
+      cluster,
+      list.map((x) => x.m),
+    );
     for (const x of list) track.links.set(x.m.id, { source: x.source, createdBy: x.createdBy });
     applyOverrides(track, overridesByKey.get(key) ?? []);
     planned.push(track);
-    const sorted = [...list.map((x) => x.m)].sort((a, b) => compareDecimals(b.earningsUsd, a.earningsUsd) || (a.id < b.id ? -1 : 1));
+    const sorted = [...list.map((x) => x.m)].sort(
+      (a, b) => compareDecimals(b.earningsUsd, a.earningsUsd) || (a.id < b.id ? -1 : 1),
+    );
     const release = sorted.map(releaseOf).find((r) => r !== null);
     if (!release) continue;
     const albumKey = `album:${boundKey(normalizeText(release.title))}\u001f${artistKey(release.artist)}`;
@@ -374,14 +438,24 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
     ],
   );
   void ids;
-  await db.query('DELETE FROM products WHERE block_id = $1 AND NOT (stable_key = ANY ($2::text[]))', [blockId, planned.map((p) => p.key)]);
-  const { rows: current } = await db.query<{ id: string; stable_key: string }>('SELECT id, stable_key FROM products WHERE block_id = $1', [blockId]);
+  await db.query(
+    'DELETE FROM products WHERE block_id = $1 AND NOT (stable_key = ANY ($2::text[]))',
+    [blockId, planned.map((p) => p.key)],
+  );
+  const { rows: current } = await db.query<{ id: string; stable_key: string }>(
+    'SELECT id, stable_key FROM products WHERE block_id = $1',
+    [blockId],
+  );
   const idOf = new Map(current.map((r) => [r.stable_key, r.id]));
   // parents
   await db.query(
     `UPDATE products p SET parent_id = t.parent_id FROM unnest($2::uuid[], $3::uuid[]) AS t(id, parent_id)
      WHERE p.block_id = $1 AND p.id = t.id AND p.parent_id IS DISTINCT FROM t.parent_id`,
-    [blockId, planned.map((p) => idOf.get(p.key)!), planned.map((p) => (p.parentKey ? idOf.get(p.parentKey)! : null))],
+    [
+      blockId,
+      planned.map((p) => idOf.get(p.key)!),
+      planned.map((p) => (p.parentKey ? idOf.get(p.parentKey)! : null)),
+    ],
   );
   // corrections follow their product by key
   await db.query(
@@ -389,7 +463,12 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
      WHERE o.block_id = $1 AND p.block_id = o.block_id AND p.stable_key = o.product_key AND o.product_id IS DISTINCT FROM p.id`,
     [blockId],
   );
-  const link = { product: [] as string[], md: [] as string[], source: [] as string[], createdBy: [] as (string | null)[] };
+  const link = {
+    product: [] as string[],
+    md: [] as string[],
+    source: [] as string[],
+    createdBy: [] as (string | null)[],
+  };
   for (const p of planned) {
     for (const [md, l] of p.links) {
       link.product.push(idOf.get(p.key)!);

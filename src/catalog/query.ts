@@ -5,14 +5,28 @@ import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { likeContains } from '../db/sql.ts';
 
-export const fetchStates = ['pending', 'fetching', 'found', 'not_found', 'skipped', 'failed'] as const;
+export const fetchStates = [
+  'pending',
+  'fetching',
+  'found',
+  'not_found',
+  'skipped',
+  'failed',
+] as const;
 
 const MAX_LEAVES = 100;
 const MAX_DEPTH = 6;
 const str = z.string().min(1).max(500);
-const decimal = z.union([z.number().finite(), z.string().regex(/^-?\d{1,20}(\.\d{1,20})?$/, 'must be a decimal number')]).transform(String);
+const decimal = z
+  .union([
+    z.number().finite(),
+    z.string().regex(/^-?\d{1,20}(\.\d{1,20})?$/, 'must be a decimal number'),
+  ])
+  .transform(String);
 
-const textOps = z.strictObject({ contains: str.optional(), equals: z.string().max(500).optional() }).refine(oneOp, 'exactly one operator');
+const textOps = z
+  .strictObject({ contains: str.optional(), equals: z.string().max(500).optional() })
+  .refine(oneOp, 'exactly one operator');
 const leafShape = {
   title: textOps,
   artist: textOps,
@@ -21,7 +35,9 @@ const leafShape = {
   isrc: z.strictObject({ equals: z.string().max(50) }),
   state: z.strictObject({ in: z.array(z.enum(fetchStates)).min(1).max(6) }),
   provider: z.strictObject({ in: z.array(z.string().max(100)).min(1).max(50) }),
-  earnings: z.strictObject({ gte: decimal.optional(), lte: decimal.optional() }).refine((o) => o.gte !== undefined || o.lte !== undefined, 'gte or lte'),
+  earnings: z
+    .strictObject({ gte: decimal.optional(), lte: decimal.optional() })
+    .refine((o) => o.gte !== undefined || o.lte !== undefined, 'gte or lte'),
   blockId: z.strictObject({ in: z.array(z.uuid()).min(1).max(1_000) }),
   rightsholderId: z.strictObject({ in: z.array(z.uuid()).min(1).max(1_000) }),
   id: z.strictObject({ in: z.array(z.uuid()).min(1).max(10_000) }),
@@ -34,11 +50,14 @@ function oneOp(o: Record<string, unknown>): boolean {
 }
 
 export type Leaf = { [K in LeafField]?: z.output<(typeof leafShape)[K]> };
-export type CatalogQuery = { and: CatalogQuery[] } | { or: CatalogQuery[] } | { not: CatalogQuery } | Leaf;
+export type CatalogQuery =
+  { and: CatalogQuery[] } | { or: CatalogQuery[] } | { not: CatalogQuery } | Leaf;
 
-const leafSchema = z.strictObject(Object.fromEntries(Object.entries(leafShape).map(([k, s]) => [k, s.optional()])) as {
-  [K in LeafField]: z.ZodOptional<(typeof leafShape)[K]>;
-});
+const leafSchema = z.strictObject(
+  Object.fromEntries(Object.entries(leafShape).map(([k, s]) => [k, s.optional()])) as {
+    [K in LeafField]: z.ZodOptional<(typeof leafShape)[K]>;
+  },
+);
 
 export const catalogQuerySchema: z.ZodType<CatalogQuery> = z.lazy(() =>
   z.union([
@@ -54,19 +73,34 @@ export function parseCatalogQuery(value: unknown): CatalogQuery {
   const q = value === undefined || value === null ? {} : value;
   const parsed = catalogQuerySchema.safeParse(q);
   if (!parsed.success) {
-    const fields = parsed.error.issues.map((i) => ({ path: ['query', ...i.path].join('.'), message: i.message }));
-    throw new AppError('CATALOG_QUERY_INVALID', `Invalid catalog query: ${fields.map((f) => `${f.path}: ${f.message}`).join('; ')}`, { details: { fields } });
+    const fields = parsed.error.issues.map((i) => ({
+      path: ['query', ...i.path].join('.'),
+      message: i.message,
+    }));
+    throw new AppError(
+      'CATALOG_QUERY_INVALID',
+      `Invalid catalog query: ${fields.map((f) => `${f.path}: ${f.message}`).join('; ')}`,
+      { details: { fields } },
+    );
   }
   let leaves = 0;
   const walk = (node: CatalogQuery, depth: number) => {
-    if (depth > MAX_DEPTH) throw new AppError('CATALOG_QUERY_INVALID', `A catalog query nests at most ${MAX_DEPTH} levels`);
+    if (depth > MAX_DEPTH)
+      throw new AppError(
+        'CATALOG_QUERY_INVALID',
+        `A catalog query nests at most ${MAX_DEPTH} levels`,
+      );
     if ('and' in node && Array.isArray(node.and)) node.and.forEach((n) => walk(n, depth + 1));
     else if ('or' in node && Array.isArray(node.or)) node.or.forEach((n) => walk(n, depth + 1));
     else if ('not' in node && node.not) walk(node.not as CatalogQuery, depth + 1);
     else leaves += Object.keys(node).length;
   };
   walk(parsed.data, 1);
-  if (leaves > MAX_LEAVES) throw new AppError('CATALOG_QUERY_INVALID', `A catalog query has at most ${MAX_LEAVES} conditions`);
+  if (leaves > MAX_LEAVES)
+    throw new AppError(
+      'CATALOG_QUERY_INVALID',
+      `A catalog query has at most ${MAX_LEAVES} conditions`,
+    );
   return parsed.data;
 }
 
@@ -82,7 +116,10 @@ export class Params {
   }
 }
 
-const TEXT_COLUMNS: Record<'title' | 'artist' | 'releaseTitle' | 'releaseArtist', { raw: string; fetched: string }> = {
+const TEXT_COLUMNS: Record<
+  'title' | 'artist' | 'releaseTitle' | 'releaseArtist',
+  { raw: string; fetched: string }
+> = {
   title: { raw: 'md.title', fetched: "md.result->>'title'" },
   artist: { raw: 'md.artist', fetched: "md.result->>'artist'" },
   releaseTitle: { raw: 'md.release_title', fetched: "md.result->>'releaseTitle'" },
@@ -91,9 +128,16 @@ const TEXT_COLUMNS: Record<'title' | 'artist' | 'releaseTitle' | 'releaseArtist'
 
 /** A boolean SQL expression over `md` (musical_details) and `b` (catalog_blocks). */
 export function compileCatalogQuery(q: CatalogQuery, params: Params): string {
-  if ('and' in q && Array.isArray(q.and)) return q.and.length === 0 ? 'TRUE' : `(${q.and.map((n) => compileCatalogQuery(n, params)).join(' AND ')})`;
-  if ('or' in q && Array.isArray(q.or)) return q.or.length === 0 ? 'FALSE' : `(${q.or.map((n) => compileCatalogQuery(n, params)).join(' OR ')})`;
-  if ('not' in q && q.not) return `(NOT coalesce(${compileCatalogQuery(q.not as CatalogQuery, params)}, FALSE))`;
+  if ('and' in q && Array.isArray(q.and))
+    return q.and.length === 0
+      ? 'TRUE'
+      : `(${q.and.map((n) => compileCatalogQuery(n, params)).join(' AND ')})`;
+  if ('or' in q && Array.isArray(q.or))
+    return q.or.length === 0
+      ? 'FALSE'
+      : `(${q.or.map((n) => compileCatalogQuery(n, params)).join(' OR ')})`;
+  if ('not' in q && q.not)
+    return `(NOT coalesce(${compileCatalogQuery(q.not as CatalogQuery, params)}, FALSE))`;
   const leaf = q as Leaf;
   const parts: string[] = [];
   for (const field of Object.keys(leaf).sort() as LeafField[]) {

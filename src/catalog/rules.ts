@@ -5,7 +5,12 @@
 import type { Queryable } from '../db/pool.ts';
 import { compileCatalogQuery, Params, parseCatalogQuery } from './query.ts';
 
-export async function applyRules(db: Queryable, organizationId: string, blockId: string, ruleId?: string): Promise<number> {
+export async function applyRules(
+  db: Queryable,
+  organizationId: string,
+  blockId: string,
+  ruleId?: string,
+): Promise<number> {
   const { rows: rules } = await db.query<{ id: string; query: unknown }>(
     `SELECT r.id, r.query FROM catalog_rules r JOIN catalog_blocks b ON b.id = $2
      WHERE r.organization_id = $1 AND ((r.scope = 'block' AND r.block_id = b.id) OR (r.scope = 'rightsholder' AND r.rightsholder_id = b.rightsholder_id))

@@ -30,7 +30,12 @@ export interface SpellingRow {
   amountRows: number;
 }
 
-export async function readSpellings(deps: Deps, organizationId: string, rightsholderId: string, statements: readonly SourceStatement[]): Promise<SpellingRow[]> {
+export async function readSpellings(
+  deps: Deps,
+  organizationId: string,
+  rightsholderId: string,
+  statements: readonly SourceStatement[],
+): Promise<SpellingRow[]> {
   if (statements.length === 0) return [];
   const facts = await analyticsFor(deps).freshFacts(organizationId);
   const ids = listValue(statements.map((s) => s.id));
@@ -38,10 +43,18 @@ export async function readSpellings(deps: Deps, organizationId: string, rightsho
     // a statement whose rows the analytics database could not load (an unreadable object, or one
     // replaced since the list was read) fails the refresh, which graphile-worker retries
     const loaded = Number(
-      (await c.runAndReadAll(`SELECT count(*) FROM loaded WHERE statement_id IN (SELECT unnest($1::VARCHAR[]))`, [ids], [LIST(VARCHAR)])).getRows()[0]![0],
+      (
+        await c.runAndReadAll(
+          `SELECT count(*) FROM loaded WHERE statement_id IN (SELECT unnest($1::VARCHAR[]))`,
+          [ids],
+          [LIST(VARCHAR)],
+        )
+      ).getRows()[0]![0],
     );
     if (loaded < statements.length) {
-      throw new Error(`the normalized rows of ${statements.length - loaded} of the rightsholder's statements could not be read; the refresh is retried`);
+      throw new Error(
+        `the normalized rows of ${statements.length - loaded} of the rightsholder's statements could not be read; the refresh is retried`,
+      );
     }
     const reader = await c.runAndReadAll(
       `SELECT statement_id, currency, isrc, isrc_raw, raw_title, raw_artist, raw_release_title, raw_release_artist,

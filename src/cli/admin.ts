@@ -8,7 +8,13 @@ import { z } from 'zod';
 import { createApiKey, deleteApiKey, listApiKeys, PATTERN_RE } from '../auth/apiKeys.ts';
 import type { Config } from '../config.ts';
 import { bootstrap } from '../organizations/bootstrap.ts';
-import { logDestination, openDatabase, startRuntime, StartInterrupted, stopWithin } from '../runtime.ts';
+import {
+  logDestination,
+  openDatabase,
+  startRuntime,
+  StartInterrupted,
+  stopWithin,
+} from '../runtime.ts';
 import { DatabaseLost, followReprocess, queueReprocess, REPROCESSABLE } from './reprocess.ts';
 import { liveRunnerPools } from '../jobs/liveness.ts';
 import { handleSignals, type Shutdown } from './signals.ts';
@@ -27,12 +33,20 @@ async function reprocessCommand(
   log: Deps['log'],
   shutdown: Shutdown,
 ): Promise<number> {
-  const optionalUuid = (flag: string) => (typeof values[flag] === 'string' ? parse(uuid, values[flag], flag) : undefined);
-  const statuses = typeof values.status === 'string' ? [...new Set(values.status.split(',').map((s) => s.trim()))] : REPROCESSABLE;
+  const optionalUuid = (flag: string) =>
+    typeof values[flag] === 'string' ? parse(uuid, values[flag], flag) : undefined;
+  const statuses =
+    typeof values.status === 'string'
+      ? [...new Set(values.status.split(',').map((s) => s.trim()))]
+      : REPROCESSABLE;
   for (const s of statuses) {
-    if (!REPROCESSABLE.includes(s)) throw new UsageError(`--status: ${s === '' ? 'an empty status' : `'${s}'`} is not one of ${REPROCESSABLE.join(', ')}`);
+    if (!REPROCESSABLE.includes(s))
+      throw new UsageError(
+        `--status: ${s === '' ? 'an empty status' : `'${s}'`} is not one of ${REPROCESSABLE.join(', ')}`,
+      );
   }
-  const since = typeof values.since === 'string' ? parse(sinceSchema, values.since, 'since') : undefined;
+  const since =
+    typeof values.since === 'string' ? parse(sinceSchema, values.since, 'since') : undefined;
   const filter = {
     organizationId: parse(uuid, required(values, 'org'), 'org'),
     rightsholderId: optionalUuid('rightsholder'),
@@ -43,28 +57,53 @@ async function reprocessCommand(
   };
   // without --no-local-worker this process works on the queue too, next to any running workers
   const role = values['no-local-worker'] || values['no-wait'] ? 'migrate' : 'worker';
-  const runtime = await startRuntime(config, role, { log, interruption: shutdown }).catch((error: unknown) => {
-    if (error instanceof StartInterrupted) throw error;
-    throw new CommandError(`cannot start: ${(error as Error).message}`);
-  });
+  const runtime = await startRuntime(config, role, { log, interruption: shutdown }).catch(
+    (error: unknown) => {
+      if (error instanceof StartInterrupted) throw error;
+      throw new CommandError(`cannot start: ${(error as Error).message}`);
+    },
+  );
   try {
     if (shutdown.received) return shutdown.exitCode();
     // a mistyped id would otherwise report 0 statements, as if there were nothing to do
-    const { rowCount } = await runtime.deps.pool.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL', [filter.organizationId]);
+    const { rowCount } = await runtime.deps.pool.query(
+      'SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL',
+      [filter.organizationId],
+    );
     if (!rowCount) throw new UsageError('no organization with that id');
     // nor does a filter naming nothing (or another organization's) mean there is nothing to do
     const named: [string, string | undefined, string][] = [
-      ['rightsholder', filter.rightsholderId, 'SELECT 1 FROM rightsholders WHERE id = $1 AND organization_id = $2'],
-      ['distributor', filter.distributorId, 'SELECT 1 FROM distributors WHERE id = $1 AND (organization_id IS NULL OR organization_id = $2)'],
-      ['mapping', filter.mappingId, 'SELECT 1 FROM mappings WHERE id = $1 AND (organization_id IS NULL OR organization_id = $2)'],
+      [
+        'rightsholder',
+        filter.rightsholderId,
+        'SELECT 1 FROM rightsholders WHERE id = $1 AND organization_id = $2',
+      ],
+      [
+        'distributor',
+        filter.distributorId,
+        'SELECT 1 FROM distributors WHERE id = $1 AND (organization_id IS NULL OR organization_id = $2)',
+      ],
+      [
+        'mapping',
+        filter.mappingId,
+        'SELECT 1 FROM mappings WHERE id = $1 AND (organization_id IS NULL OR organization_id = $2)',
+      ],
     ];
     for (const [flag, id, sql] of named) {
-      if (id !== undefined && !(await runtime.deps.pool.query(sql, [id, filter.organizationId])).rowCount) {
+      if (
+        id !== undefined &&
+        !(await runtime.deps.pool.query(sql, [id, filter.organizationId])).rowCount
+      ) {
         throw new UsageError(`--${flag}: no ${flag} with that id in the organization`);
       }
     }
     const ids = await queueReprocess(runtime.deps, filter);
-    if (role === 'migrate' && !values['no-wait'] && ids.length > 0 && (await liveRunnerPools(runtime.deps.pool)) === 0) {
+    if (
+      role === 'migrate' &&
+      !values['no-wait'] &&
+      ids.length > 0 &&
+      (await liveRunnerPools(runtime.deps.pool)) === 0
+    ) {
       // --no-local-worker with no worker running: say why the bar will not move, rather than wait in silence
       process.stderr.write(
         'admin: no job runner is running against this database: the statements wait for a `worker` or `serve` process (start one, or leave out --no-local-worker)\n',
@@ -72,11 +111,17 @@ async function reprocessCommand(
     }
     const counts = values['no-wait']
       ? { queued: ids.length }
-      : await followReprocess(runtime.deps.pool, ids, { draw: !values.json, signal: shutdown.signal }).catch((error: unknown) => {
+      : await followReprocess(runtime.deps.pool, ids, {
+          draw: !values.json,
+          signal: shutdown.signal,
+        }).catch((error: unknown) => {
           throw error instanceof DatabaseLost ? new CommandError(error.message) : error;
         });
     // not yet done: queued or processing, or not known (interrupted while the database did not answer)
-    const settled = Object.entries(counts).reduce((n, [state, count]) => (state === 'uploaded' || state === 'processing' ? n : n + count), 0);
+    const settled = Object.entries(counts).reduce(
+      (n, [state, count]) => (state === 'uploaded' || state === 'processing' ? n : n + count),
+      0,
+    );
     const pending = values['no-wait'] ? 0 : ids.length - settled;
     if (shutdown.received && pending > 0) {
       // interrupted: what is not done stays queued for the service's workers
@@ -86,10 +131,14 @@ async function reprocessCommand(
       return shutdown.exitCode();
     }
     const out = { organizationId: filter.organizationId, statements: ids.length, counts };
-    process.stdout.write(values.json ? `${JSON.stringify(out)}\n` : `${printHuman({ statements: ids.length, ...counts })}\n`);
+    process.stdout.write(
+      values.json
+        ? `${JSON.stringify(out)}\n`
+        : `${printHuman({ statements: ids.length, ...counts })}\n`,
+    );
     // a script must be able to tell: any statement that ended failed is exit 3 (1 and 2 are the
     // command's own failures), with the failed ones named on stderr; --no-wait waited for nothing
-    const failedCount = values['no-wait'] ? 0 : (counts as Record<string, number>).failed ?? 0;
+    const failedCount = values['no-wait'] ? 0 : ((counts as Record<string, number>).failed ?? 0);
     if (failedCount > 0) {
       const { rows } = await runtime.deps.pool.query<{ id: string; code: string | null }>(
         `SELECT id, failure_code AS code FROM statements WHERE id = ANY ($1) AND status = 'failed' ORDER BY id LIMIT ${FAILED_NAMED}`,
@@ -97,7 +146,9 @@ async function reprocessCommand(
       );
       const named = rows.map((r) => `${r.id} (${r.code ?? 'no errorCode'})`).join(', ');
       const more = failedCount > rows.length ? `, and ${failedCount - rows.length} more` : '';
-      process.stderr.write(`admin: ${failedCount} of ${ids.length} statements failed: ${named}${more}\n`);
+      process.stderr.write(
+        `admin: ${failedCount} of ${ids.length} statements failed: ${named}${more}\n`,
+      );
       return REPROCESS_FAILED_EXIT;
     }
     return 0;
@@ -118,18 +169,24 @@ const uuid = z
 /** as the API's keys (apiKey.update): a trimmed name of 1 to 100 characters */
 const keyName = z.string().trim().min(1).max(100);
 /** a calendar date is its whole day from 00:00 UTC, as the API's date filters; a date-time is that instant */
-const SINCE = 'must be a date (YYYY-MM-DD) or an ISO date-time with its offset (2024-01-31T12:00:00Z)';
-const sinceSchema = z.union([z.iso.date({ error: SINCE }).transform((d) => `${d}T00:00:00Z`), z.iso.datetime({ offset: true, error: SINCE })]);
+const SINCE =
+  'must be a date (YYYY-MM-DD) or an ISO date-time with its offset (2024-01-31T12:00:00Z)';
+const sinceSchema = z.union([
+  z.iso.date({ error: SINCE }).transform((d) => `${d}T00:00:00Z`),
+  z.iso.datetime({ offset: true, error: SINCE }),
+]);
 
 function required(values: Record<string, unknown>, key: string): string {
   const value = values[key];
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${key} is required`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new UsageError(`--${key} is required`);
   return value.trim();
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, flag: string): T {
   const result = schema.safeParse(value);
-  if (!result.success) throw new UsageError(`--${flag}: ${result.error.issues[0]?.message ?? 'invalid'}`);
+  if (!result.success)
+    throw new UsageError(`--${flag}: ${result.error.issues[0]?.message ?? 'invalid'}`);
   return result.data;
 }
 
@@ -145,35 +202,62 @@ const COMMANDS: Record<string, readonly string[]> = {
   'oauth rotate-keys': [],
   'fx import': ['file', 'url', 'format'],
   'market import': ['kind', 'file', 'url', 'symbol'],
-  reprocess: ['org', 'rightsholder', 'distributor', 'mapping', 'status', 'since', 'no-wait', 'no-local-worker'],
+  reprocess: [
+    'org',
+    'rightsholder',
+    'distributor',
+    'mapping',
+    'status',
+    'since',
+    'no-wait',
+    'no-local-worker',
+  ],
 };
 
 /** The command the positionals name; an unquoted value's second word (`--org-name My Label`) is refused here. */
 function commandOf(positionals: string[], values: Record<string, unknown>): string {
-  const command = [positionals.slice(0, 2).join(' '), positionals[0] ?? ''].find((c) => Object.hasOwn(COMMANDS, c));
+  const command = [positionals.slice(0, 2).join(' '), positionals[0] ?? ''].find((c) =>
+    Object.hasOwn(COMMANDS, c),
+  );
   if (command === undefined) throw new UsageError(`unknown command: ${positionals.join(' ')}`);
   const extra = positionals.slice(command.split(' ').length);
-  if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra.join(' ')} (quote a value that has spaces)`);
+  if (extra.length > 0)
+    throw new UsageError(`unexpected argument: ${extra.join(' ')} (quote a value that has spaces)`);
   const allowed = [...COMMANDS[command]!, 'json'];
   for (const [option, value] of Object.entries(values)) {
-    if (value !== undefined && !allowed.includes(option)) throw new UsageError(`--${option} does not apply to ${command}`);
+    if (value !== undefined && !allowed.includes(option))
+      throw new UsageError(`--${option} does not apply to ${command}`);
   }
   return command;
 }
 
-async function runCommand(pool: Pool, command: string, values: Record<string, string | boolean | undefined>): Promise<Output> {
+async function runCommand(
+  pool: Pool,
+  command: string,
+  values: Record<string, string | boolean | undefined>,
+): Promise<Output> {
   if (command === 'bootstrap') {
     const platformRole = values['platform-role'];
     return bootstrap(pool, {
       email: parse(email, required(values, 'email'), 'email'),
-      organizationName: parse(z.string().trim().min(1).max(200), required(values, 'org-name'), 'org-name'),
-      platformRole: platformRole === undefined ? undefined : parse(z.enum(platformRoles), platformRole, 'platform-role'),
+      organizationName: parse(
+        z.string().trim().min(1).max(200),
+        required(values, 'org-name'),
+        'org-name',
+      ),
+      platformRole:
+        platformRole === undefined
+          ? undefined
+          : parse(z.enum(platformRoles), platformRole, 'platform-role'),
     }) as unknown as Promise<Output>;
   }
   if (command === 'api-key create') {
     const organizationId = parse(uuid, required(values, 'org'), 'org');
-    const patterns = (typeof values.patterns === 'string' ? values.patterns : '*').split(',').map((p) => p.trim());
-    for (const p of patterns) if (!PATTERN_RE.test(p)) throw new UsageError(`--patterns: ${p} is not a procedure pattern`);
+    const patterns = (typeof values.patterns === 'string' ? values.patterns : '*')
+      .split(',')
+      .map((p) => p.trim());
+    for (const p of patterns)
+      if (!PATTERN_RE.test(p)) throw new UsageError(`--patterns: ${p} is not a procedure pattern`);
     const name = typeof values.name === 'string' ? parse(keyName, values.name, 'name') : 'cli';
     // a member is an existing user: a stranger's email must not leave a user behind
     const { rows } = await pool.query<{ id: string }>(
@@ -182,16 +266,25 @@ async function runCommand(pool: Pool, command: string, values: Record<string, st
       [parse(email, required(values, 'email'), 'email'), organizationId],
     );
     if (!rows[0]) throw new UsageError('the user is not a member of that organization');
-    const { key, record } = await createApiKey(pool, { userId: rows[0].id, name, organizationIds: [organizationId], patterns });
+    const { key, record } = await createApiKey(pool, {
+      userId: rows[0].id,
+      name,
+      organizationIds: [organizationId],
+      patterns,
+    });
     return { ...record, apiKey: key };
   }
   if (command === 'api-key list') {
-    const organizationId = typeof values.org === 'string' ? parse(uuid, values.org, 'org') : undefined;
+    const organizationId =
+      typeof values.org === 'string' ? parse(uuid, values.org, 'org') : undefined;
     let userId: string | undefined;
     if (typeof values.email === 'string') {
       // a mistyped address is told, not answered with an empty list as if its owner had no key
       const address = parse(email, values.email.trim(), 'email');
-      const { rows } = await pool.query<{ id: string }>('SELECT id FROM users WHERE lower(email) = lower($1)', [address]);
+      const { rows } = await pool.query<{ id: string }>(
+        'SELECT id FROM users WHERE lower(email) = lower($1)',
+        [address],
+      );
       if (!rows[0]) return [];
       userId = rows[0].id;
     }
@@ -209,8 +302,10 @@ async function runCommand(pool: Pool, command: string, values: Record<string, st
     const { passwordProblem, setPassword } = await import('../oauth/passwords.ts');
     const password = await readPassword();
     const problem = passwordProblem(password);
-    if (problem) throw new UsageError(`the password read from standard input is refused: ${problem}`);
-    if (!(await setPassword(pool, address, password))) throw new UsageError('no user with that e-mail');
+    if (problem)
+      throw new UsageError(`the password read from standard input is refused: ${problem}`);
+    if (!(await setPassword(pool, address, password)))
+      throw new UsageError('no user with that e-mail');
     return { email: address, passwordSet: true };
   }
   if (command === 'oauth rotate-keys') return (await rotateKeys(pool)) as unknown as Output;
@@ -223,15 +318,24 @@ async function readPassword(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('New password (then Enter and Ctrl-D): ');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 function printHuman(out: Output): string {
   const rows = Array.isArray(out) ? out : [out];
   // a list is `api-key list`'s: an empty one says so rather than printing a blank line
   if (rows.length === 0) return 'no API keys';
-  const text = (v: unknown) => (Array.isArray(v) ? v.join(', ') : v instanceof Date ? v.toISOString() : String(v));
-  return rows.map((r) => Object.entries(r).map(([k, v]) => `${k}: ${text(v)}`).join('\n')).join('\n\n');
+  const text = (v: unknown) =>
+    Array.isArray(v) ? v.join(', ') : v instanceof Date ? v.toISOString() : String(v);
+  return rows
+    .map((r) =>
+      Object.entries(r)
+        .map(([k, v]) => `${k}: ${text(v)}`)
+        .join('\n'),
+    )
+    .join('\n\n');
 }
 
 /** Runs an admin command; returns the process exit code. */
@@ -294,7 +398,10 @@ export async function admin(config: Config, argv: string[]): Promise<number> {
   } catch (error) {
     return failed(error);
   }
-  const log: Deps['log'] = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, logDestination(2));
+  const log: Deps['log'] = pino(
+    { level: config.logLevel === 'info' ? 'warn' : config.logLevel },
+    logDestination(2),
+  );
   const shutdown = handleSignals({ log, level: 'warn' });
   if (commandName === 'reprocess') {
     try {

@@ -16,11 +16,23 @@ function origin(values: Values): ImportOrigin {
 }
 
 /** what reading the --file fails with (a database connection's errors have codes of their own) */
-const FILE_ERRORS = new Set(['ENOENT', 'EISDIR', 'ENOTDIR', 'EACCES', 'EPERM', 'ELOOP', 'ENAMETOOLONG']);
+const FILE_ERRORS = new Set([
+  'ENOENT',
+  'EISDIR',
+  'ENOTDIR',
+  'EACCES',
+  'EPERM',
+  'ELOOP',
+  'ENAMETOOLONG',
+]);
 
 /** How readOrigin (src/fx/import.ts) fails to download: fetch's network error or timeout, or its HTTP status error. */
 function downloadFailed(error: Error): boolean {
-  return (error instanceof TypeError && error.message === 'fetch failed') || error.name === 'TimeoutError' || /^GET \S+ answered HTTP \d+$/.test(error.message);
+  return (
+    (error instanceof TypeError && error.message === 'fetch failed') ||
+    error.name === 'TimeoutError' ||
+    /^GET \S+ answered HTTP \d+$/.test(error.message)
+  );
 }
 
 /** The import's failures an operator can act on, as messages: a file that cannot be read or used, a download that failed. */
@@ -31,7 +43,11 @@ async function asUsage<T>(from: ImportOrigin, run: () => Promise<T>): Promise<T>
     if (error instanceof ReferenceFileError) throw new UsageError(error.message);
     const e = error as NodeJS.ErrnoException;
     if ('file' in from && FILE_ERRORS.has(e.code ?? '')) {
-      throw new UsageError(e.code === 'ENOENT' ? `no such file: ${from.file}` : `cannot read ${from.file}: ${e.message}`);
+      throw new UsageError(
+        e.code === 'ENOENT'
+          ? `no such file: ${from.file}`
+          : `cannot read ${from.file}: ${e.message}`,
+      );
     }
     if ('url' in from && downloadFailed(e)) {
       const cause = e.cause instanceof Error ? `: ${e.cause.message}` : '';
@@ -44,7 +60,8 @@ async function asUsage<T>(from: ImportOrigin, run: () => Promise<T>): Promise<T>
 /** fx import --file F | --url U [--format ecb|plain] */
 export async function fxImport(pool: Pool, values: Values): Promise<Record<string, unknown>> {
   const format = values.format;
-  if (format !== undefined && format !== 'ecb' && format !== 'plain') throw new UsageError('--format must be ecb or plain');
+  if (format !== undefined && format !== 'ecb' && format !== 'plain')
+    throw new UsageError('--format must be ecb or plain');
   const from = origin(values);
   return asUsage(from, async () => ({ ...(await importFxRates(pool, from, format)) }));
 }
@@ -57,7 +74,10 @@ export async function marketImport(pool: Pool, values: Values): Promise<Record<s
   }
   const symbol = typeof values.symbol === 'string' ? values.symbol : undefined;
   // only a price history reads it: with the other kinds it would be ignored
-  if (symbol !== undefined && kind !== 'history') throw new UsageError('--symbol applies to --kind history only');
+  if (symbol !== undefined && kind !== 'history')
+    throw new UsageError('--symbol applies to --kind history only');
   const from = origin(values);
-  return asUsage(from, async () => ({ ...(await importMarketData(pool, kind as MarketImportKind, from, { symbol })) }));
+  return asUsage(from, async () => ({
+    ...(await importMarketData(pool, kind as MarketImportKind, from, { symbol })),
+  }));
 }

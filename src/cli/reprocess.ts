@@ -19,13 +19,22 @@ export interface ReprocessFilter {
 export const REPROCESSABLE = ['processed', 'failed', 'needs_mapping', 'skipped', 'bad'];
 
 /** Marks the matching statements for processing and queues them; returns their ids. */
-export async function queueReprocess(deps: Pick<Deps, 'pool' | 'config'>, filter: ReprocessFilter): Promise<string[]> {
+export async function queueReprocess(
+  deps: Pick<Deps, 'pool' | 'config'>,
+  filter: ReprocessFilter,
+): Promise<string[]> {
   const rows = await withTransaction(deps.pool, async (db) => {
     const rows = await reprocessMatching(db, filter);
     // as upload.uploadAction reprocess: a skipped or bad statement's processed version counts again
     // at once, whatever its run ends in (failed, needs_mapping): its rightsholder's catalog follows
     const setBack = rows.filter((r) => r.before === 'skipped' || r.before === 'bad');
-    if (setBack.length > 0) await enqueueBlockRefresh(db, filter.organizationId, setBack.map((r) => r.rightsholder_id), 'statement.reprocess');
+    if (setBack.length > 0)
+      await enqueueBlockRefresh(
+        db,
+        filter.organizationId,
+        setBack.map((r) => r.rightsholder_id),
+        'statement.reprocess',
+      );
     return rows;
   });
   const ids = rows.map((r) => r.id).sort();
@@ -74,9 +83,13 @@ export async function followReprocess(
       const now = Date.now();
       if (failing === undefined) {
         failing = now;
-        process.stderr.write(`${terminal ? '\n' : ''}admin: the database does not answer (${(error as Error).message}): trying again for ${FOLLOW_OUTAGE_MS / 1000} s\n`);
+        process.stderr.write(
+          `${terminal ? '\n' : ''}admin: the database does not answer (${(error as Error).message}): trying again for ${FOLLOW_OUTAGE_MS / 1000} s\n`,
+        );
       } else if (now - failing > FOLLOW_OUTAGE_MS) {
-        throw new DatabaseLost(`the database has not answered for ${FOLLOW_OUTAGE_MS / 1000} s: ${(error as Error).message}`);
+        throw new DatabaseLost(
+          `the database has not answered for ${FOLLOW_OUTAGE_MS / 1000} s: ${(error as Error).message}`,
+        );
       }
       await pause(opts.intervalMs ?? 500, opts.signal);
       continue;

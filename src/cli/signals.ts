@@ -87,7 +87,13 @@ function quietOutput(): void {
 }
 
 export function handleSignals(options: ShutdownOptions): Shutdown {
-  const { log, level = 'info', coalesceMs = COALESCE_MS, forceWindowMs = FORCE_WINDOW_MS, forceTimeoutMs = FORCE_TIMEOUT_MS } = options;
+  const {
+    log,
+    level = 'info',
+    coalesceMs = COALESCE_MS,
+    forceWindowMs = FORCE_WINDOW_MS,
+    forceTimeoutMs = FORCE_TIMEOUT_MS,
+  } = options;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const source = options.source ?? process;
   const controller = new AbortController();

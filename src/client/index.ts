@@ -65,7 +65,8 @@ interface PageEnvelope {
 }
 
 /** Every list's answer: `{ data, pagination }`, or upload.statements' `{ items, pagination }`. */
-export type Page<T> = { data: T[]; pagination: PageEnvelope } | { items: T[]; pagination: PageEnvelope };
+export type Page<T> =
+  { data: T[]; pagination: PageEnvelope } | { items: T[]; pagination: PageEnvelope };
 
 interface PagedInput {
   pagination?: { page?: number; limit?: number } | undefined;
@@ -78,7 +79,16 @@ export type ExportInput = Omit<RouterInputs['export']['trigger'], 'organizationI
 export type ExportView = RouterOutputs['export']['status'];
 
 /** Statement statuses a statement does not leave by itself. */
-export const SETTLED_STATUSES: ReadonlySet<string> = new Set(['processed', 'needs_mapping', 'failed', 'skipped', 'bad', 'aborted', 'expired', 'deleted']);
+export const SETTLED_STATUSES: ReadonlySet<string> = new Set([
+  'processed',
+  'needs_mapping',
+  'failed',
+  'skipped',
+  'bad',
+  'aborted',
+  'expired',
+  'deleted',
+]);
 const SETTLED_EXPORTS: ReadonlySet<string> = new Set(['completed', 'failed', 'expired']);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -118,8 +128,10 @@ export class RoyaltyClient {
   private readonly pollIntervalMs: number;
 
   constructor(options: RoyaltyClientOptions) {
-    if (options.apiKey && options.tokenProvider) throw new Error('Give an API key or a token provider, not both');
-    if (options.apiKey && !options.organizationId) throw new Error('An API key is sent with its organization: organizationId is required');
+    if (options.apiKey && options.tokenProvider)
+      throw new Error('Give an API key or a token provider, not both');
+    if (options.apiKey && !options.organizationId)
+      throw new Error('An API key is sent with its organization: organizationId is required');
     this.url = options.url.replace(/\/+$/, '');
     this.organizationId = options.organizationId;
     this.pollIntervalMs = options.pollIntervalMs ?? 2000;
@@ -139,7 +151,8 @@ export class RoyaltyClient {
           ...(options.fetch ? { fetch: options.fetch } : {}),
           async headers() {
             if (apiKey) return { 'x-api-key': apiKey, 'x-organization-id': organizationId! };
-            if (tokenProvider) return { authorization: `Bearer ${await tokenProvider.accessToken()}` };
+            if (tokenProvider)
+              return { authorization: `Bearer ${await tokenProvider.accessToken()}` };
             return {};
           },
         }),
@@ -149,7 +162,8 @@ export class RoyaltyClient {
 
   /** The organization the helpers act in; an error when none was given. */
   org(): string {
-    if (!this.organizationId) throw new RoyaltyClientError('No organization: pass organizationId', 'ORGANIZATION_REQUIRED');
+    if (!this.organizationId)
+      throw new RoyaltyClientError('No organization: pass organizationId', 'ORGANIZATION_REQUIRED');
     return this.organizationId;
   }
 
@@ -160,7 +174,11 @@ export class RoyaltyClient {
   }
 
   /** Every item of a paginated list, page after page (`limit` per page, 2000 at most). */
-  async *paginate<I extends PagedInput, T>(list: (input: I) => Promise<Page<T>>, input: I, limit = 500): AsyncGenerator<T> {
+  async *paginate<I extends PagedInput, T>(
+    list: (input: I) => Promise<Page<T>>,
+    input: I,
+    limit = 500,
+  ): AsyncGenerator<T> {
     for (let page = 1; ; page++) {
       const answer = await list({ ...input, pagination: { ...input.pagination, page, limit } });
       yield* 'items' in answer ? answer.items : answer.data;
@@ -182,15 +200,27 @@ export class RoyaltyClient {
       ...(options.distributorId ? { distributorId: options.distributorId } : {}),
       ...(options.customName ? { customName: options.customName } : {}),
     });
-    await putFile(started.url, started.headers, options.file, facts.size, (sent) => options.onBytes?.(sent, facts.size));
-    await this.api.upload.uploadAction.mutate({ organizationId, action: { type: 'complete', statementId: started.statementId } });
-    const uploaded: Uploaded = { uploadId: started.uploadId, statementId: started.statementId, ...facts };
+    await putFile(started.url, started.headers, options.file, facts.size, (sent) =>
+      options.onBytes?.(sent, facts.size),
+    );
+    await this.api.upload.uploadAction.mutate({
+      organizationId,
+      action: { type: 'complete', statementId: started.statementId },
+    });
+    const uploaded: Uploaded = {
+      uploadId: started.uploadId,
+      statementId: started.statementId,
+      ...facts,
+    };
     if (options.wait) [uploaded.statement] = await this.waitForStatements([started.statementId]);
     return uploaded;
   }
 
   /** The statements, polled until each has settled (processed, needs_mapping, failed, ...). */
-  async waitForStatements(statementIds: string[], opts: { timeoutMs?: number; onUpdate?: (statements: Statement[]) => void } = {}): Promise<Statement[]> {
+  async waitForStatements(
+    statementIds: string[],
+    opts: { timeoutMs?: number; onUpdate?: (statements: Statement[]) => void } = {},
+  ): Promise<Statement[]> {
     const organizationId = this.org();
     const deadline = Date.now() + (opts.timeoutMs ?? 30 * 60_000);
     for (;;) {
@@ -200,20 +230,37 @@ export class RoyaltyClient {
         pagination: { page: 1, limit: Math.max(1, statementIds.length) },
       });
       const byId = new Map(answer.items.map((s) => [s.id, s]));
-      const statements = statementIds.map((id) => byId.get(id)).filter((s): s is Statement => s !== undefined);
+      const statements = statementIds
+        .map((id) => byId.get(id))
+        .filter((s): s is Statement => s !== undefined);
       opts.onUpdate?.(statements);
-      if (statements.length === statementIds.length && statements.every((s) => SETTLED_STATUSES.has(s.status))) return statements;
-      if (Date.now() > deadline) throw new RoyaltyClientError(`Statements still processing after ${opts.timeoutMs} ms`, 'WAIT_TIMEOUT');
+      if (
+        statements.length === statementIds.length &&
+        statements.every((s) => SETTLED_STATUSES.has(s.status))
+      )
+        return statements;
+      if (Date.now() > deadline)
+        throw new RoyaltyClientError(
+          `Statements still processing after ${opts.timeoutMs} ms`,
+          'WAIT_TIMEOUT',
+        );
       await sleep(Math.min(this.pollIntervalMs, 1000));
     }
   }
 
   /** An analytics query through the async pair: cube.queryAsync, then cube.queryPoll until it completes. */
-  async queryAnalytics(query: AnalyticsQuery, opts: { usePreagg?: boolean; maxPolls?: number } = {}): Promise<AnalyticsAnswer> {
+  async queryAnalytics(
+    query: AnalyticsQuery,
+    opts: { usePreagg?: boolean; maxPolls?: number } = {},
+  ): Promise<AnalyticsAnswer> {
     const input = { organizationId: this.org(), query, usePreagg: opts.usePreagg ?? false };
     let answer = await this.api.cube.queryAsync.mutate(input);
     for (let polls = 0; answer.status !== 'completed'; polls++) {
-      if (polls >= (opts.maxPolls ?? 150)) throw new RoyaltyClientError(`The analytics query did not complete after ${polls} polls`, 'WAIT_TIMEOUT');
+      if (polls >= (opts.maxPolls ?? 150))
+        throw new RoyaltyClientError(
+          `The analytics query did not complete after ${polls} polls`,
+          'WAIT_TIMEOUT',
+        );
       await sleep(this.pollIntervalMs);
       answer = await this.api.cube.queryPoll.mutate(input);
     }
@@ -221,7 +268,10 @@ export class RoyaltyClient {
   }
 
   /** Triggers an export and waits for it to complete; `onProgress` hears its status as it runs. */
-  async runExport(input: ExportInput, opts: { onProgress?: (view: ExportView) => void; timeoutMs?: number } = {}): Promise<ExportView> {
+  async runExport(
+    input: ExportInput,
+    opts: { onProgress?: (view: ExportView) => void; timeoutMs?: number } = {},
+  ): Promise<ExportView> {
     const organizationId = this.org();
     const { exportId } = await this.api.export.trigger.mutate({ ...input, organizationId });
     const deadline = Date.now() + (opts.timeoutMs ?? 60 * 60_000);
@@ -231,24 +281,44 @@ export class RoyaltyClient {
       if (view.status === 'completed') return view;
       if (SETTLED_EXPORTS.has(view.status)) {
         const failed = view as { errorCode?: string | null; reason?: string | null };
-        throw new RoyaltyClientError(`The export ${exportId} is ${view.status}: ${failed.reason ?? ''}`, failed.errorCode ?? 'EXPORT_FAILED');
+        throw new RoyaltyClientError(
+          `The export ${exportId} is ${view.status}: ${failed.reason ?? ''}`,
+          failed.errorCode ?? 'EXPORT_FAILED',
+        );
       }
-      if (Date.now() > deadline) throw new RoyaltyClientError(`The export ${exportId} is still ${view.status}`, 'WAIT_TIMEOUT');
+      if (Date.now() > deadline)
+        throw new RoyaltyClientError(
+          `The export ${exportId} is still ${view.status}`,
+          'WAIT_TIMEOUT',
+        );
       await sleep(Math.min(this.pollIntervalMs, 1000));
     }
   }
 
   /** Downloads every file (part) of a completed export into `dir`, checking each one's SHA-256. */
-  async downloadExport(exportId: string, dir: string, onFile?: (fileName: string, received: number, total: number) => void): Promise<string[]> {
+  async downloadExport(
+    exportId: string,
+    dir: string,
+    onFile?: (fileName: string, received: number, total: number) => void,
+  ): Promise<string[]> {
     const organizationId = this.org();
     const { files } = await this.api.export.listFiles.query({ organizationId, exportId });
     const written: string[] = [];
     for (const file of files) {
-      const { url } = await this.api.export.downloadFile.mutate({ organizationId, exportId, fileId: file.id });
+      const { url } = await this.api.export.downloadFile.mutate({
+        organizationId,
+        exportId,
+        fileId: file.id,
+      });
       const target = path.join(dir, path.basename(file.fileName));
-      const facts = await downloadTo(url, target, (received) => onFile?.(file.fileName, received, Number(file.sizeBytes)));
+      const facts = await downloadTo(url, target, (received) =>
+        onFile?.(file.fileName, received, Number(file.sizeBytes)),
+      );
       if (file.sha256 && facts.sha256 !== file.sha256) {
-        throw new RoyaltyClientError(`${file.fileName}: the download's SHA-256 ${facts.sha256} is not the export's ${file.sha256}`, 'DOWNLOAD_CORRUPT');
+        throw new RoyaltyClientError(
+          `${file.fileName}: the download's SHA-256 ${facts.sha256} is not the export's ${file.sha256}`,
+          'DOWNLOAD_CORRUPT',
+        );
       }
       written.push(target);
     }

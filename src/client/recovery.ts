@@ -3,7 +3,13 @@
 // INTERNAL_SERVER_ERROR is retried once after a backoff (a rate limit's Retry-After when it gives
 // one), TIMEOUT of cube.query switches to the async pair (cube.queryAsync, then cube.queryPoll).
 // FORBIDDEN, NOT_FOUND, BAD_REQUEST and CONFLICT are never retried.
-import { TRPCClientError, type Operation, type OperationLink, type OperationResultEnvelope, type TRPCLink } from '@trpc/client';
+import {
+  TRPCClientError,
+  type Operation,
+  type OperationLink,
+  type OperationResultEnvelope,
+  type TRPCLink,
+} from '@trpc/client';
 import { observable } from '@trpc/server/observable';
 import type { AnyRouter } from '@trpc/server';
 
@@ -35,7 +41,8 @@ export function specificCodeOf(error: unknown): string | undefined {
 }
 
 function retryAfterMs(error: unknown): number | undefined {
-  const seconds = (error as { data?: { details?: { retryAfterSeconds?: unknown } } }).data?.details?.retryAfterSeconds;
+  const seconds = (error as { data?: { details?: { retryAfterSeconds?: unknown } } }).data?.details
+    ?.retryAfterSeconds;
   return typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : undefined;
 }
 
@@ -63,20 +70,31 @@ function send(next: Next, op: Operation): Promise<Envelope> {
 }
 
 /** cube.query answered TIMEOUT: the same body through cube.queryAsync, polled with cube.queryPoll. */
-async function asyncAnalytics(next: Next, op: Operation, options: RecoveryOptions): Promise<Envelope> {
+async function asyncAnalytics(
+  next: Next,
+  op: Operation,
+  options: RecoveryOptions,
+): Promise<Envelope> {
   let answer = await send(next, { ...op, path: 'cube.queryAsync' });
   for (let attempt = 0; ; attempt++) {
     const value = (answer.result as { data?: { status?: string; data?: unknown } }).data;
-    if (value?.status === 'completed') return { ...answer, result: { type: 'data', data: value.data } } as Envelope;
+    if (value?.status === 'completed')
+      return { ...answer, result: { type: 'data', data: value.data } } as Envelope;
     if (attempt >= options.pollAttempts) {
-      throw new TRPCClientError(`cube.query: no answer after ${options.pollAttempts} polls of cube.queryPoll`);
+      throw new TRPCClientError(
+        `cube.query: no answer after ${options.pollAttempts} polls of cube.queryPoll`,
+      );
     }
     await sleep(options.pollIntervalMs);
     answer = await send(next, { ...op, path: 'cube.queryPoll' });
   }
 }
 
-async function withRecovery(next: Next, op: Operation, options: RecoveryOptions): Promise<Envelope> {
+async function withRecovery(
+  next: Next,
+  op: Operation,
+  options: RecoveryOptions,
+): Promise<Envelope> {
   let refreshed = false;
   let retried = false;
   for (;;) {
@@ -100,7 +118,9 @@ async function withRecovery(next: Next, op: Operation, options: RecoveryOptions)
   }
 }
 
-export function recoveryLink<TRouter extends AnyRouter>(options: RecoveryOptions): TRPCLink<TRouter> {
+export function recoveryLink<TRouter extends AnyRouter>(
+  options: RecoveryOptions,
+): TRPCLink<TRouter> {
   return () =>
     ({ op, next }) =>
       observable((observer) => {
@@ -109,7 +129,10 @@ export function recoveryLink<TRouter extends AnyRouter>(options: RecoveryOptions
             observer.next(envelope as never);
             observer.complete();
           },
-          (error: unknown) => observer.error(error instanceof TRPCClientError ? error : TRPCClientError.from(error as Error)),
+          (error: unknown) =>
+            observer.error(
+              error instanceof TRPCClientError ? error : TRPCClientError.from(error as Error),
+            ),
         );
       });
 }

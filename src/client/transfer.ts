@@ -49,29 +49,50 @@ function requester(url: URL): typeof http.request {
 }
 
 /** PUTs a file to a presigned URL with exactly the given headers; `onBytes` hears the bytes sent. */
-export async function putFile(url: string, headers: Record<string, string>, file: string, size: number, onBytes: (sent: number) => void = () => {}): Promise<void> {
+export async function putFile(
+  url: string,
+  headers: Record<string, string>,
+  file: string,
+  size: number,
+  onBytes: (sent: number) => void = () => {},
+): Promise<void> {
   const target = new URL(url);
   await new Promise<void>((resolve, reject) => {
-    const req = requester(target)(target, { method: 'PUT', headers: { ...headers, 'content-length': String(size) } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk.slice(0, 2000 - body.length)));
-      res.on('end', () => {
-        const status = res.statusCode ?? 0;
-        if (status >= 200 && status < 300) resolve();
-        else reject(new TransferError(`The upload of ${file} was refused: HTTP ${status} ${body.slice(0, 500)}`, status));
-      });
-      res.on('error', reject);
-    });
+    const req = requester(target)(
+      target,
+      { method: 'PUT', headers: { ...headers, 'content-length': String(size) } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk.slice(0, 2000 - body.length)));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          if (status >= 200 && status < 300) resolve();
+          else
+            reject(
+              new TransferError(
+                `The upload of ${file} was refused: HTTP ${status} ${body.slice(0, 500)}`,
+                status,
+              ),
+            );
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     pipeline(createReadStream(file), counter(onBytes), req).catch(reject);
   });
 }
 
 /** GETs a URL into a file (written beside it, then renamed), returning its size and SHA-256. */
-export async function downloadTo(url: string, file: string, onBytes: (received: number) => void = () => {}): Promise<FileFacts> {
+export async function downloadTo(
+  url: string,
+  file: string,
+  onBytes: (received: number) => void = () => {},
+): Promise<FileFacts> {
   const res = await fetch(url);
-  if (!res.ok || !res.body) throw new TransferError(`The download of ${file} failed: HTTP ${res.status}`, res.status);
+  if (!res.ok || !res.body)
+    throw new TransferError(`The download of ${file} failed: HTTP ${res.status}`, res.status);
   const partial = `${file}.partial`;
   const hash = createHash('sha256');
   let size = 0;
@@ -84,7 +105,11 @@ export async function downloadTo(url: string, file: string, onBytes: (received: 
     },
   });
   try {
-    await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), tee, createWriteStream(partial, { mode: 0o644 }));
+    await pipeline(
+      Readable.fromWeb(res.body as WebReadableStream<Uint8Array>),
+      tee,
+      createWriteStream(partial, { mode: 0o644 }),
+    );
     await rename(partial, file);
   } catch (error) {
     await rm(partial, { force: true });

@@ -10,9 +10,29 @@
 // Several processes may use one server (the service and an admin command, or two services on one
 // DATA_DIR): see "who uses the server" below for how the last one stops it.
 import { execFile, spawn } from 'node:child_process';
-import { chownSync, existsSync, fstatSync, openSync, closeSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  closeSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { chmod, link, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  link,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -60,7 +80,11 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
     server.on('error', reject);
     server.listen(0, host, () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -211,7 +235,9 @@ const lockFile = (dataDir: string) => path.join(dataDir, 'pg.lock');
 async function readRegistry(dataDir: string): Promise<Registry | undefined> {
   try {
     const registry = JSON.parse(await readFile(registryFile(dataDir), 'utf8')) as Registry;
-    return Number.isInteger(registry.postmaster?.pid) && Array.isArray(registry.users) ? registry : undefined;
+    return Number.isInteger(registry.postmaster?.pid) && Array.isArray(registry.users)
+      ? registry
+      : undefined;
   } catch {
     return undefined;
   }
@@ -224,7 +250,8 @@ async function writeRegistry(dataDir: string, registry: Registry | undefined): P
   await rename(temporary, registryFile(dataDir));
 }
 
-const samePostmaster = (a: ProcessId, b: ProcessId) => a.pid === b.pid && (a.start === undefined || b.start === undefined || a.start === b.start);
+const samePostmaster = (a: ProcessId, b: ProcessId) =>
+  a.pid === b.pid && (a.start === undefined || b.start === undefined || a.start === b.start);
 
 /** one step at a time per lock within this process, so that a lock file naming this process is a previous one's */
 const steps = new Map<string, Promise<unknown>>();
@@ -279,12 +306,19 @@ async function locked<T>(file: string, fn: () => Promise<T>, log: EmbeddedLog): 
       } catch {
         continue;
       }
-      if ((await readFile(aside, 'utf8').catch(() => '')) !== text) await link(aside, file).catch(() => {});
-      else log(`removed a stale lock of the embedded PostgreSQL left by process ${holder?.pid ?? '(unknown)'}`);
+      if ((await readFile(aside, 'utf8').catch(() => '')) !== text)
+        await link(aside, file).catch(() => {});
+      else
+        log(
+          `removed a stale lock of the embedded PostgreSQL left by process ${holder?.pid ?? '(unknown)'}`,
+        );
       await rm(aside, { force: true });
       continue;
     }
-    if (Date.now() > deadline) throw new Error(`the embedded PostgreSQL stays locked by process ${holder?.pid ?? '(unknown)'} (${file})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `the embedded PostgreSQL stays locked by process ${holder?.pid ?? '(unknown)'} (${file})`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
   try {
@@ -295,7 +329,8 @@ async function locked<T>(file: string, fn: () => Promise<T>, log: EmbeddedLog): 
 }
 
 async function waitForExit(pid: number, ms: number): Promise<boolean> {
-  for (let waited = 0; waited < ms && isAlive(pid); waited += 50) await new Promise((r) => setTimeout(r, 50));
+  for (let waited = 0; waited < ms && isAlive(pid); waited += 50)
+    await new Promise((r) => setTimeout(r, 50));
   return !isAlive(pid);
 }
 
@@ -317,15 +352,25 @@ const INIT_DIR = /^pg\.init-\d+-[0-9a-f]+$/;
  * a start killed in the middle (SIGKILL, a lost machine) leaves no half-made `pg/` that every
  * later start would fail on, only a `pg.init-…` directory the next start removes.
  */
-async function initialise(dataDir: string, dir: string, initdb: string, ids: { uid: number; gid: number } | undefined): Promise<void> {
+async function initialise(
+  dataDir: string,
+  dir: string,
+  initdb: string,
+  ids: { uid: number; gid: number } | undefined,
+): Promise<void> {
   // under the lock: no other process initialises now, so what an earlier one left is garbage
   for (const name of await readdir(dataDir)) {
-    if (INIT_DIR.test(name)) await rm(path.join(dataDir, name), { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+    if (INIT_DIR.test(name))
+      await rm(path.join(dataDir, name), { recursive: true, force: true, maxRetries: 3 }).catch(
+        () => {},
+      );
   }
   const leftover = await readdir(dir).catch(() => [] as string[]);
   if (leftover.length > 0) {
     // never removed: it may be someone's data
-    throw new Error(`${dir} is not empty but holds no PostgreSQL data (no PG_VERSION): move it away, or set DATA_DIR to another directory`);
+    throw new Error(
+      `${dir} is not empty but holds no PostgreSQL data (no PG_VERSION): move it away, or set DATA_DIR to another directory`,
+    );
   }
   const work = path.join(dataDir, `pg.init-${process.pid}-${randomBytes(4).toString('hex')}`);
   await mkdir(work, { mode: 0o700 });
@@ -355,7 +400,15 @@ async function initialise(dataDir: string, dir: string, initdb: string, ids: { u
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
       child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`initdb failed (${code}): ${stderr.trim()}${accessHint(stderr, ids, dataDir)}`))));
+      child.on('close', (code) =>
+        code === 0
+          ? resolve()
+          : reject(
+              new Error(
+                `initdb failed (${code}): ${stderr.trim()}${accessHint(stderr, ids, dataDir)}`,
+              ),
+            ),
+      );
     });
     // an empty `pg/` (an initialisation interrupted by an earlier version) is replaced
     await rmdir(dir).catch(() => {});
@@ -369,13 +422,23 @@ async function initialise(dataDir: string, dir: string, initdb: string, ids: { u
 }
 
 /** Run as root, PostgreSQL runs as the postgres user, which must be able to reach DATA_DIR. */
-function accessHint(text: string, ids: { uid: number; gid: number } | undefined, dataDir: string): string {
+function accessHint(
+  text: string,
+  ids: { uid: number; gid: number } | undefined,
+  dataDir: string,
+): string {
   if (!ids || !/permission denied/i.test(text)) return '';
   return `\n(PostgreSQL refuses to run as root, so the embedded server runs as the system user "${USER}": every directory above ${dataDir} must be searchable by that user (chmod o+x), or set DATA_DIR to a directory it can reach)`;
 }
 
 /** Waits until the server answers; else fails with what it logged since `logFrom` (its log's size before this start). */
-async function waitUntilReady(url: string, pid: number, logFile: string, logFrom: number, hint: (log: string) => string): Promise<void> {
+async function waitUntilReady(
+  url: string,
+  pid: number,
+  logFile: string,
+  logFrom: number,
+  hint: (log: string) => string,
+): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     const client = new pg.Client({ connectionString: url });
@@ -388,7 +451,9 @@ async function waitUntilReady(url: string, pid: number, logFile: string, logFrom
       await client.end().catch(() => {});
     }
     if (!isAlive(pid) || Date.now() > deadline) {
-      const log = existsSync(logFile) ? (await readFile(logFile)).subarray(logFrom).toString('utf8').trim().slice(-2000) : '';
+      const log = existsSync(logFile)
+        ? (await readFile(logFile)).subarray(logFrom).toString('utf8').trim().slice(-2000)
+        : '';
       throw new Error(`embedded PostgreSQL did not start (${logFile}):\n${log}${hint(log)}`);
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -409,9 +474,25 @@ async function spawnPostmaster(
   await chmod(logFile, 0o600);
   const child = spawn(
     postgres,
-    ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    [
+      '-D',
+      dir,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+    ],
     // its own process group: a Ctrl-C in the terminal reaches the service, which stops it last
-    { ...ids, detached: true, stdio: ['ignore', logFd, logFd], env: { ...process.env, LC_ALL: 'C' } },
+    {
+      ...ids,
+      detached: true,
+      stdio: ['ignore', logFd, logFd],
+      env: { ...process.env, LC_ALL: 'C' },
+    },
   );
   closeSync(logFd);
   child.unref();
@@ -420,7 +501,9 @@ async function spawnPostmaster(
   const pid = child.pid ?? -1;
   const postmaster: RunningPostmaster = { pid, start: pid > 0 ? startTime(pid) : undefined, port };
   try {
-    await waitUntilReady(urlFor(port), pid, logFile, logFrom, (text) => accessHint(text, ids, dataDir));
+    await waitUntilReady(urlFor(port), pid, logFile, logFrom, (text) =>
+      accessHint(text, ids, dataDir),
+    );
   } catch (error) {
     if (pid > 0) await stopPostmaster(pid);
     throw error;
@@ -448,15 +531,34 @@ export async function startEmbeddedPostgres(
         const running = await runningPostmaster(dir);
         if (running) {
           const registry = await readRegistry(dataDir);
-          const users = registry && samePostmaster(registry.postmaster, running) ? registry.users.filter(isRunning) : [];
+          const users =
+            registry && samePostmaster(registry.postmaster, running)
+              ? registry.users.filter(isRunning)
+              : [];
           if (users.length > 0) {
             // another live process (the service, while an admin command runs) uses it: share it
-            await writeRegistry(dataDir, { postmaster: registry!.postmaster, users: [...users, me] });
+            await writeRegistry(dataDir, {
+              postmaster: registry!.postmaster,
+              users: [...users, me],
+            });
             const pids = [...new Set(users.map((u) => u.pid))].join(', ');
-            log(`sharing the embedded PostgreSQL (pid ${running.pid}, port ${running.port}) with process ${pids}`, 'info');
-            return handle({ dataDir, owned: false, postmaster: registry!.postmaster, me, log, postgres, ids });
+            log(
+              `sharing the embedded PostgreSQL (pid ${running.pid}, port ${running.port}) with process ${pids}`,
+              'info',
+            );
+            return handle({
+              dataDir,
+              owned: false,
+              postmaster: registry!.postmaster,
+              me,
+              log,
+              postgres,
+              ids,
+            });
           }
-          log(`stopping an orphaned embedded PostgreSQL (pid ${running.pid}): no live process uses it`);
+          log(
+            `stopping an orphaned embedded PostgreSQL (pid ${running.pid}): no live process uses it`,
+          );
           await stopPostmaster(running.pid);
         }
         await rm(path.join(dir, 'postmaster.pid'), { force: true });
@@ -511,13 +613,22 @@ function handle(options: HandleOptions): EmbeddedDatabase {
   const adopt = async (): Promise<RunningPostmaster | undefined> => {
     const running = await runningPostmaster(dir);
     if (!running) return undefined;
-    if (running.port !== port) throw new Error(`the embedded PostgreSQL was started again on port ${running.port} by another process, not on ${port}, the port this process uses`);
+    if (running.port !== port)
+      throw new Error(
+        `the embedded PostgreSQL was started again on port ${running.port} by another process, not on ${port}, the port this process uses`,
+      );
     if (!samePostmaster(running, postmaster)) {
       postmaster = running;
       const registry = await readRegistry(dataDir);
-      const users = registry && samePostmaster(registry.postmaster, running) ? registry.users.filter(isRunning) : [];
-      if (!users.some((u) => u.id === me.id)) await writeRegistry(dataDir, { postmaster: running, users: [...users, me] });
-      log(`the embedded PostgreSQL was restarted by another process (pid ${running.pid}, port ${port})`);
+      const users =
+        registry && samePostmaster(registry.postmaster, running)
+          ? registry.users.filter(isRunning)
+          : [];
+      if (!users.some((u) => u.id === me.id))
+        await writeRegistry(dataDir, { postmaster: running, users: [...users, me] });
+      log(
+        `the embedded PostgreSQL was restarted by another process (pid ${running.pid}, port ${port})`,
+      );
     }
     return running;
   };
@@ -532,26 +643,38 @@ function handle(options: HandleOptions): EmbeddedDatabase {
         const now = Date.now();
         while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
         if (restarts.length >= MAX_RESTARTS) {
-          throw new Error(`it stopped ${MAX_RESTARTS + 1} times within ${RESTART_WINDOW_MS / 60_000} minutes (see ${path.join(dataDir, 'pg.log')})`);
+          throw new Error(
+            `it stopped ${MAX_RESTARTS + 1} times within ${RESTART_WINDOW_MS / 60_000} minutes (see ${path.join(dataDir, 'pg.log')})`,
+          );
         }
         restarts.push(now);
-        log(`the embedded PostgreSQL (pid ${dead}) stopped unexpectedly: restarting it on port ${port}`);
+        log(
+          `the embedded PostgreSQL (pid ${dead}) stopped unexpectedly: restarting it on port ${port}`,
+        );
         const registry = await readRegistry(dataDir);
         const others = (registry?.users ?? []).filter((u) => u.id !== me.id && isRunning(u));
         // the dead server's last processes may hold its shared memory a moment longer
         const deadline = Date.now() + RESTART_TRY_MS;
         for (;;) {
           try {
-            if (!existsSync(path.join(dir, 'PG_VERSION'))) throw new Error(`${dir} holds no PostgreSQL data any more (was it removed?)`);
+            if (!existsSync(path.join(dir, 'PG_VERSION')))
+              throw new Error(`${dir} holds no PostgreSQL data any more (was it removed?)`);
             postmaster = await spawnPostmaster(dataDir, dir, postgres, ids, port);
             break;
           } catch (error) {
-            if (stopping || Date.now() > deadline || !/shared memory block|lock file .* already exists/i.test((error as Error).message)) throw error;
+            if (
+              stopping ||
+              Date.now() > deadline ||
+              !/shared memory block|lock file .* already exists/i.test((error as Error).message)
+            )
+              throw error;
             await new Promise((r) => setTimeout(r, 500));
           }
         }
         await writeRegistry(dataDir, { postmaster, users: [...others, me] });
-        log(`restarted the embedded PostgreSQL (pid ${postmaster.pid}, port ${port}): restart ${restarts.length} of at most ${MAX_RESTARTS} within ${RESTART_WINDOW_MS / 60_000} minutes`);
+        log(
+          `restarted the embedded PostgreSQL (pid ${postmaster.pid}, port ${port}): restart ${restarts.length} of at most ${MAX_RESTARTS} within ${RESTART_WINDOW_MS / 60_000} minutes`,
+        );
       },
       log,
     );
@@ -563,7 +686,11 @@ function handle(options: HandleOptions): EmbeddedDatabase {
         if (stopping) return;
         gone = true;
         clearInterval(watch);
-        resolveLost(new Error(`the embedded PostgreSQL stopped and was not restarted: ${(error as Error).message}`));
+        resolveLost(
+          new Error(
+            `the embedded PostgreSQL stopped and was not restarted: ${(error as Error).message}`,
+          ),
+        );
       })
       .finally(() => (recovering = undefined));
   }, WATCH_INTERVAL_MS);
@@ -576,11 +703,15 @@ function handle(options: HandleOptions): EmbeddedDatabase {
         // the server may have been restarted by another process since this one last looked
         if (!isRunning(postmaster)) await adopt().catch(() => undefined);
         const registry = await readRegistry(dataDir);
-        const current = registry && samePostmaster(registry.postmaster, postmaster) ? registry : undefined;
+        const current =
+          registry && samePostmaster(registry.postmaster, postmaster) ? registry : undefined;
         const others = (current?.users ?? []).filter((u) => u.id !== me.id && isRunning(u));
         if (others.length > 0) {
           await writeRegistry(dataDir, { postmaster, users: others });
-          log(`leaving the embedded PostgreSQL running for process ${[...new Set(others.map((u) => u.pid))].join(', ')}`, 'info');
+          log(
+            `leaving the embedded PostgreSQL running for process ${[...new Set(others.map((u) => u.pid))].join(', ')}`,
+            'info',
+          );
           return;
         }
         // the last user stops it (unless it is not the server this process used any more)

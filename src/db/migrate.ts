@@ -31,19 +31,27 @@ export async function loadMigrations(dir = migrationsDir): Promise<Migration[]> 
 /** A fingerprint of every migration, used to name migrated template databases in tests. */
 export async function migrationsFingerprint(): Promise<string> {
   const hash = createHash('sha256');
-  for (const m of await loadMigrations()) hash.update(m.name).update('\0').update(m.sql).update('\0');
+  for (const m of await loadMigrations())
+    hash.update(m.name).update('\0').update(m.sql).update('\0');
   return hash.digest('hex').slice(0, 12);
 }
 
 /** Applies the pending migrations; `onPending` hears of them before the first is applied. */
-export async function migrate(pool: pg.Pool, onPending?: (names: string[]) => void): Promise<string[]> {
+export async function migrate(
+  pool: pg.Pool,
+  onPending?: (names: string[]) => void,
+): Promise<string[]> {
   const applied: string[] = [];
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const ledger = (await client.query<{ id: number; name: string }>('SELECT id, name FROM schema_migrations ORDER BY id')).rows;
+    const ledger = (
+      await client.query<{ id: number; name: string }>(
+        'SELECT id, name FROM schema_migrations ORDER BY id',
+      )
+    ).rows;
     const done = new Set(ledger.map((r) => r.id));
     const migrations = await loadMigrations();
     // a database migrated by a newer version (an older checkout on the same DATA_DIR): this
@@ -60,13 +68,18 @@ export async function migrate(pool: pg.Pool, onPending?: (names: string[]) => vo
     for (const m of pending) {
       await client.query('BEGIN');
       try {
-        await client.query('INSERT INTO schema_migrations (id, name) VALUES ($1, $2)', [m.id, m.name]);
+        await client.query('INSERT INTO schema_migrations (id, name) VALUES ($1, $2)', [
+          m.id,
+          m.name,
+        ]);
         await client.query(m.sql);
         await client.query('COMMIT');
         applied.push(m.name);
       } catch (error) {
         await client.query('ROLLBACK');
-        throw new Error(`migration ${m.name} failed: ${(error as Error).message}`, { cause: error });
+        throw new Error(`migration ${m.name} failed: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     }
   } finally {

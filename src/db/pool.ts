@@ -11,7 +11,12 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 export function createPool(connectionString: string, max: number): pg.Pool {
   // every session in UTC, whatever the server's default: a calendar date in a filter (`$1::date + 1`
   // against a timestamptz) is its UTC day, as the README says, on any server
-  const pool = new pg.Pool({ connectionString, max, application_name: 'royalty-engine', options: '-c TimeZone=UTC' });
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    application_name: 'royalty-engine',
+    options: '-c TimeZone=UTC',
+  });
   // A client that loses its server (restart, network) must not crash the process.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
@@ -19,7 +24,10 @@ export function createPool(connectionString: string, max: number): pg.Pool {
 }
 
 /** Runs fn in one transaction; rolls back on any error. */
-export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function withTransaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');

@@ -17,13 +17,18 @@ export interface LlmsUrls {
 
 /** The specification's recovery table ("Errors"), per data.code. */
 const RECOVERY: Record<SpecCode, string> = {
-  UNAUTHORIZED: 'missing or invalid token or API key: refresh or re-issue the credential, retry once',
+  UNAUTHORIZED:
+    'missing or invalid token or API key: refresh or re-issue the credential, retry once',
   FORBIDDEN: 'authenticated but lacks the role or scope: do not retry',
-  NOT_FOUND: 'the resource does not exist or is not visible to the organization: re-resolve the id from the list procedure',
-  BAD_REQUEST: 'the input failed validation (data.fields names each field): fix the field, retry once',
+  NOT_FOUND:
+    'the resource does not exist or is not visible to the organization: re-resolve the id from the list procedure',
+  BAD_REQUEST:
+    'the input failed validation (data.fields names each field): fix the field, retry once',
   CONFLICT: 'a unique constraint (a duplicate name): surface to the user, no automatic rename',
-  TIMEOUT: 'the synchronous analytics window passed: use cube.queryAsync and poll cube.queryPoll; narrow the range or add filters',
-  INTERNAL_SERVER_ERROR: 'unexpected (or a rate limit, HTTP 429 with Retry-After): safe to retry once with backoff',
+  TIMEOUT:
+    'the synchronous analytics window passed: use cube.queryAsync and poll cube.queryPoll; narrow the range or add filters',
+  INTERNAL_SERVER_ERROR:
+    'unexpected (or a rate limit, HTTP 429 with Retry-After): safe to retry once with backoff',
 };
 
 function oneLine(text: string): string {
@@ -45,7 +50,12 @@ function procedureSections(procedures: ProcedureDescription[]): string[] {
     const namespace = p.name.split('.')[0]!;
     namespaces.set(namespace, [...(namespaces.get(namespace) ?? []), p]);
   }
-  return [...namespaces].flatMap(([namespace, list]) => ['', `## Procedures: ${namespace}`, '', ...list.map(procedureLine)]);
+  return [...namespaces].flatMap(([namespace, list]) => [
+    '',
+    `## Procedures: ${namespace}`,
+    '',
+    ...list.map(procedureLine),
+  ]);
 }
 
 function analyticsSection(base: string): string[] {
@@ -56,8 +66,13 @@ function analyticsSection(base: string): string[] {
     '',
     `- [cube-schema.json](${base}/docs/cube-schema.json): ${oneLine(model.view.description)} The same object as cube.meta.`,
     `- Queries (cube.query, cube.queryAsync + cube.queryPoll) name members as \`${view}.<name>\` and need a filter on \`${view}.rightsholder_id\`.`,
-    ...model.measures.map((m) => `- measure \`${m.name}\` (${m.type}): ${oneLine(m.title)}. ${oneLine(m.description)}`),
-    ...model.dimensions.map((d) => `- dimension \`${d.name}\` (${d.type}): ${oneLine(d.title)}. ${oneLine(d.description)}`),
+    ...model.measures.map(
+      (m) => `- measure \`${m.name}\` (${m.type}): ${oneLine(m.title)}. ${oneLine(m.description)}`,
+    ),
+    ...model.dimensions.map(
+      (d) =>
+        `- dimension \`${d.name}\` (${d.type}): ${oneLine(d.title)}. ${oneLine(d.description)}`,
+    ),
   ];
 }
 
@@ -69,7 +84,10 @@ function errorSection(): string[] {
     '',
     '- Every error is `[{ "error": { "message", "code", "data": { "code", "errorCode", "httpStatus", "path" } } }]`; branch on `data.code` and `data.errorCode`, never on the message.',
     ...codes.map((code) => `- \`${code}\` (HTTP ${specCodes[code]}): ${RECOVERY[code]}`),
-    ...Object.entries(errorRegistry).map(([errorCode, spec]) => `- errorCode \`${errorCode}\` (${spec.code}): ${oneLine(spec.description)}`),
+    ...Object.entries(errorRegistry).map(
+      ([errorCode, spec]) =>
+        `- errorCode \`${errorCode}\` (${spec.code}): ${oneLine(spec.description)}`,
+    ),
   ];
 }
 
@@ -123,6 +141,9 @@ export function llmsTxtRoute(router: AnyTRPCRouter, urls: () => LlmsUrls) {
   let text: string | undefined;
   return async (_req: FastifyRequest, reply: FastifyReply) => {
     text ??= llmsTxt(router, urls());
-    return reply.header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'public, max-age=60').send(text);
+    return reply
+      .header('content-type', 'text/plain; charset=utf-8')
+      .header('cache-control', 'public, max-age=60')
+      .send(text);
   };
 }

@@ -16,7 +16,11 @@ export function describeProcedures(router: AnyTRPCRouter): ProcedureDescription[
   const procedures = router._def.procedures as Record<string, AnyTRPCProcedure>;
   return Object.entries(procedures)
     .map(([name, proc]) => {
-      const def = proc._def as unknown as { type: 'query' | 'mutation' | 'subscription'; meta?: ProcedureMeta; inputs: unknown[] };
+      const def = proc._def as unknown as {
+        type: 'query' | 'mutation' | 'subscription';
+        meta?: ProcedureMeta;
+        inputs: unknown[];
+      };
       return {
         name,
         method: def.type === 'query' ? ('GET' as const) : ('POST' as const),

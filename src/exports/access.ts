@@ -6,7 +6,12 @@ import type { Restrictions } from '../analytics/compile.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { liveRightsholderIds, organizationIsLive, requesterStanding, type ExportRow } from './store.ts';
+import {
+  liveRightsholderIds,
+  organizationIsLive,
+  requesterStanding,
+  type ExportRow,
+} from './store.ts';
 
 /**
  * The export's organization must not be deleted: nothing is built or kept for a deleted one. With
@@ -14,7 +19,11 @@ import { liveRightsholderIds, organizationIsLive, requesterStanding, type Export
  * which locks it for update, either committed before (the export fails) or waits for the commit.
  */
 export async function organizationLive(db: Queryable, e: ExportRow, lock = false): Promise<void> {
-  if (!(await organizationIsLive(db, e.organization_id, lock))) throw new AppError('ORGANIZATION_NOT_FOUND', 'The organization was deleted before the export was built');
+  if (!(await organizationIsLive(db, e.organization_id, lock)))
+    throw new AppError(
+      'ORGANIZATION_NOT_FOUND',
+      'The organization was deleted before the export was built',
+    );
 }
 
 /**
@@ -26,7 +35,11 @@ export async function rightsholdersLive(db: Queryable, e: ExportRow, lock = fals
   const live = await liveRightsholderIds(db, e.organization_id, e.rightsholder_ids, lock);
   const gone = e.rightsholder_ids.filter((id) => !live.has(id));
   if (gone.length > 0) {
-    throw new AppError('RIGHTSHOLDER_NOT_FOUND', `The export names rightsholders deleted before it was built: ${gone.join(', ')}`, { details: { ids: gone } });
+    throw new AppError(
+      'RIGHTSHOLDER_NOT_FOUND',
+      `The export names rightsholders deleted before it was built: ${gone.join(', ')}`,
+      { details: { ids: gone } },
+    );
   }
 }
 
@@ -38,7 +51,11 @@ export async function rightsholdersLive(db: Queryable, e: ExportRow, lock = fals
 export async function restrictionsOf(deps: Deps, e: ExportRow): Promise<Restrictions> {
   await organizationLive(deps.pool, e);
   await rightsholdersLive(deps.pool, e);
-  const gone = () => new AppError('EXPORT_ACCESS_REVOKED', 'The member who requested the export no longer has access to all of its rightsholders');
+  const gone = () =>
+    new AppError(
+      'EXPORT_ACCESS_REVOKED',
+      'The member who requested the export no longer has access to all of its rightsholders',
+    );
   if (!e.requested_by) throw gone();
   const requester = await requesterStanding(deps.pool, e.organization_id, e.requested_by);
   if (requester?.status !== 'active' && !requester?.platform_role) throw gone();

@@ -34,7 +34,8 @@ export async function claim(deps: Deps, exportId: string): Promise<ExportRow | u
   return claimExport(deps.pool, exportId);
 }
 
-const actorOf = (e: ExportRow) => (e.requested_by ? { userId: e.requested_by, apiKey: null } : null);
+const actorOf = (e: ExportRow) =>
+  e.requested_by ? { userId: e.requested_by, apiKey: null } : null;
 const labelOf = (e: ExportRow) => `${e.type} (${e.format})`;
 
 /** An attempt that found the export finished by another one (or failed): it removes its objects and ends. */
@@ -47,11 +48,22 @@ export class AttemptEnded extends Error {}
  * completing meanwhile either committed first (and the export stays completed, its files intact)
  * or finds the export failed.
  */
-export async function failExport(deps: Deps, exportId: string, errorCode: string, reason: string, attempt?: number): Promise<void> {
+export async function failExport(
+  deps: Deps,
+  exportId: string,
+  errorCode: string,
+  reason: string,
+  attempt?: number,
+): Promise<void> {
   // the export as found (own), and whether this call failed it
   const { own, failed } = await withTransaction(deps.pool, async (client) => {
     const e = await lockExport(client, exportId);
-    if (!e || !(e.status === 'queued' || e.status === 'running') || (attempt !== undefined && e.attempts !== attempt)) return { own: e, failed: undefined };
+    if (
+      !e ||
+      !(e.status === 'queued' || e.status === 'running') ||
+      (attempt !== undefined && e.attempts !== attempt)
+    )
+      return { own: e, failed: undefined };
     await deleteExportFiles(client, exportId);
     await markExportFailed(client, exportId, errorCode, reason);
     await recordActivity(client, actorOf(e), {
@@ -60,7 +72,10 @@ export async function failExport(deps: Deps, exportId: string, errorCode: string
       subjectType: 'export',
       subjectId: e.id,
       subjectLabel: labelOf(e),
-      changes: { status: { before: e.status, after: 'failed' }, errorCode: { before: null, after: errorCode } },
+      changes: {
+        status: { before: e.status, after: 'failed' },
+        errorCode: { before: null, after: errorCode },
+      },
     });
     return { own: e, failed: e };
   });
@@ -70,7 +85,12 @@ export async function failExport(deps: Deps, exportId: string, errorCode: string
     const id = failed.id;
     await removeObjects(deps, exportPrefix(failed.organization_id, id))
       .then(() => markExportPurged(deps.pool, id))
-      .catch((error: unknown) => deps.log.warn({ err: error, exportId: id }, 'export failed; removing its objects failed (the expiry sweep removes them)'));
+      .catch((error: unknown) =>
+        deps.log.warn(
+          { err: error, exportId: id },
+          'export failed; removing its objects failed (the expiry sweep removes them)',
+        ),
+      );
   } else if (own && attempt !== undefined) await removeObjects(deps, attemptPrefix(own, attempt));
 }
 
@@ -87,7 +107,12 @@ export async function requeueExport(deps: Deps, exportId: string, attempt: numbe
  * Completes the export with this attempt's files, if no other attempt completed or failed it first
  * (answers false then). The other attempts' objects (and any stray one) go once it is committed.
  */
-export async function complete(deps: Deps, e: ExportRow, attempt: number, files: WrittenFile[]): Promise<boolean> {
+export async function complete(
+  deps: Deps,
+  e: ExportRow,
+  attempt: number,
+  files: WrittenFile[],
+): Promise<boolean> {
   const rowCount = files.reduce((n, f) => n + f.rowCount, 0);
   const bytes = files.reduce((n, f) => n + f.sizeBytes, 0);
   const won = await withTransaction(deps.pool, async (client) => {
@@ -99,7 +124,12 @@ export async function complete(deps: Deps, e: ExportRow, attempt: number, files:
     await rightsholdersLive(client, e, true);
     await deleteExportFiles(client, e.id);
     for (const f of files) await insertExportFile(client, e, f);
-    const expiresAt = await markExportCompleted(client, e.id, { rowCount, fileCount: files.length, bytes }, retentionSeconds(deps.config));
+    const expiresAt = await markExportCompleted(
+      client,
+      e.id,
+      { rowCount, fileCount: files.length, bytes },
+      retentionSeconds(deps.config),
+    );
     // the files go when they expire (with the export's own commit, so no completed export lacks it)
     await scheduleExpiry(client, e.id, expiresAt);
     await recordActivity(client, actorOf(e), {
@@ -108,7 +138,11 @@ export async function complete(deps: Deps, e: ExportRow, attempt: number, files:
       subjectType: 'export',
       subjectId: e.id,
       subjectLabel: labelOf(e),
-      changes: { status: { before: locked.status, after: 'completed' }, rowCount: { before: null, after: rowCount }, fileCount: { before: null, after: files.length } },
+      changes: {
+        status: { before: locked.status, after: 'completed' },
+        rowCount: { before: null, after: rowCount },
+        fileCount: { before: null, after: files.length },
+      },
     });
     return true;
   });
@@ -117,8 +151,15 @@ export async function complete(deps: Deps, e: ExportRow, attempt: number, files:
   // the export completed at its next part and removes its own. The export is completed whatever
   // happens here: a failure must not reach the attempt's failure path, which would remove this
   // attempt's (the export's) files; what stays goes with the whole prefix when the export expires.
-  await removeObjects(deps, exportPrefix(e.organization_id, e.id), new Set(files.map((f) => f.objectKey))).catch((error: unknown) =>
-    deps.log.warn({ err: error, exportId: e.id }, 'export completed; removing the objects of its other attempts failed (they go when it expires)'),
+  await removeObjects(
+    deps,
+    exportPrefix(e.organization_id, e.id),
+    new Set(files.map((f) => f.objectKey)),
+  ).catch((error: unknown) =>
+    deps.log.warn(
+      { err: error, exportId: e.id },
+      'export completed; removing the objects of its other attempts failed (they go when it expires)',
+    ),
   );
   return true;
 }
@@ -127,7 +168,14 @@ export async function complete(deps: Deps, e: ExportRow, attempt: number, files:
  * Reports progress (the latest attempt only) and ends this attempt (AttemptEnded) when the export
  * is no longer open: another attempt completed it, or it failed.
  */
-export async function progress(deps: Deps, exportId: string, attempt: number, done: number, total: number): Promise<void> {
+export async function progress(
+  deps: Deps,
+  exportId: string,
+  attempt: number,
+  done: number,
+  total: number,
+): Promise<void> {
   const status = await reportExportProgress(deps.pool, exportId, attempt, done, total);
-  if (status !== 'queued' && status !== 'running') throw new AttemptEnded(`export ${exportId}: ${status ?? 'gone'}, attempt ${attempt} ends`);
+  if (status !== 'queued' && status !== 'running')
+    throw new AttemptEnded(`export ${exportId}: ${status ?? 'gone'}, attempt ${attempt} ends`);
 }

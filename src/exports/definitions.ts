@@ -3,7 +3,12 @@
 // the semantic model's member SQL (src/analytics/model.ts), so a column means exactly what the
 // member of the same name means in cube.query, and the sums match to the last decimal.
 import { z } from 'zod';
-import { ParamAllocator, scopePredicate, sqlTableColumns, type Restrictions } from '../analytics/compile.ts';
+import {
+  ParamAllocator,
+  scopePredicate,
+  sqlTableColumns,
+  type Restrictions,
+} from '../analytics/compile.ts';
 import type { JoinName } from '../analytics/model.ts';
 import { dimensionDefs, semantic } from '../analytics/semantic.ts';
 import { monthIndex } from '../periods.ts';
@@ -39,7 +44,9 @@ export const exportFiltersSchema = z
       .strict()
       .refine((p) => !p.from || !p.to || p.from <= p.to, { message: 'from must not be after to' })
       .optional()
-      .describe("statements whose period ends in a month from..to, inclusive (YYYY-MM; the period's last calendar month, like stmt_period_month)"),
+      .describe(
+        "statements whose period ends in a month from..to, inclusive (YYYY-MM; the period's last calendar month, like stmt_period_month)",
+      ),
     distributorIds: ids(1_000, "only these distributors' statements").optional(),
     statementIds: ids(10_000, 'only these statements').optional(),
     sources: z
@@ -55,7 +62,9 @@ export const exportFiltersSchema = z
       .min(1)
       .max(1_000)
       .optional()
-      .describe('only rows of these normalized sources (the source member: collection, else publisher, else earnings source); not for the statements type'),
+      .describe(
+        'only rows of these normalized sources (the source member: collection, else publisher, else earnings source); not for the statements type',
+      ),
     territories: z
       .array(
         z
@@ -66,7 +75,9 @@ export const exportFiltersSchema = z
       .min(1)
       .max(300)
       .optional()
-      .describe('only rows of these territories (ISO 3166-1 alpha-2, the territory member); not for the statements type'),
+      .describe(
+        'only rows of these territories (ISO 3166-1 alpha-2, the territory member); not for the statements type',
+      ),
   })
   .strict();
 export type ExportFilters = z.infer<typeof exportFiltersSchema>;
@@ -88,11 +99,21 @@ function member(name: string): ExportColumn {
   const c = tableColumns.get(name);
   if (!c) throw new Error(`not a member of the model: ${name}`);
   const type = dimensionDefs.get(name)?.type ?? 'number';
-  return { name, kind: type === 'string' ? 'text' : type === 'time' ? 'date' : 'number', sql: c.sql, joins: c.joins };
+  return {
+    name,
+    kind: type === 'string' ? 'text' : type === 'time' ? 'date' : 'number',
+    sql: c.sql,
+    joins: c.joins,
+  };
 }
 
 /** A raw facts column the model does not expose as a member. */
-const fact = (name: string, column: string): ExportColumn => ({ name, kind: 'text', sql: `f.${column}`, joins: [] });
+const fact = (name: string, column: string): ExportColumn => ({
+  name,
+  kind: 'text',
+  sql: `f.${column}`,
+  joins: [],
+});
 
 const measureSql = (name: string) => semantic.measures.get(name)!.sql;
 const measureJoins = (name: string) => semantic.measures.get(name)!.joins;
@@ -163,13 +184,32 @@ export const summaryGroupColumns: ExportColumn[] = [
   member('currency'),
 ];
 export const summaryMeasureColumns: ExportColumn[] = [
-  { name: 'row_count', kind: 'number', sql: measureSql('statement_row_count'), joins: measureJoins('statement_row_count') },
-  ...['units', 'royalty_earnings', 'gross_royalty_earnings', 'royalty_earnings_usd', 'gross_royalty_earnings_usd'].map(
-    (name): ExportColumn => ({ name, kind: 'number', sql: measureSql(name), joins: measureJoins(name) }),
-  ),
+  {
+    name: 'row_count',
+    kind: 'number',
+    sql: measureSql('statement_row_count'),
+    joins: measureJoins('statement_row_count'),
+  },
+  ...[
+    'units',
+    'royalty_earnings',
+    'gross_royalty_earnings',
+    'royalty_earnings_usd',
+    'gross_royalty_earnings_usd',
+  ].map((name): ExportColumn => ({
+    name,
+    kind: 'number',
+    sql: measureSql(name),
+    joins: measureJoins(name),
+  })),
 ];
 
-const col = (name: string, kind: ColumnKind): ExportColumn => ({ name, kind, sql: name, joins: [] });
+const col = (name: string, kind: ColumnKind): ExportColumn => ({
+  name,
+  kind,
+  sql: name,
+  joins: [],
+});
 
 /** statements: the inventory, with the statement's own totals and the analytics figures beside them. */
 export const statementColumns: ExportColumn[] = [
@@ -264,7 +304,12 @@ export const catalogColumns: ExportColumn[] = [
 export function columnsOf(type: ExportType): ExportColumn[] {
   if (type === 'royalty_lines') return royaltyLineColumns;
   if (type === 'catalog') return catalogColumns;
-  if (type === 'earnings_summary') return [...summaryGroupColumns, ...summaryMeasureColumns].map((c) => ({ ...c, sql: c.name, joins: [] }));
+  if (type === 'earnings_summary')
+    return [...summaryGroupColumns, ...summaryMeasureColumns].map((c) => ({
+      ...c,
+      sql: c.name,
+      joins: [],
+    }));
   return statementColumns;
 }
 
@@ -272,12 +317,22 @@ export function columnsOf(type: ExportType): ExportColumn[] {
 export { monthIndex };
 
 /** The rows of the facts an export reads: the caller's restrictions, then the export's filters. */
-export function factsPredicate(r: Restrictions, f: ExportFilters, p: ParamAllocator): { where: string; joins: JoinName[] } {
+export function factsPredicate(
+  r: Restrictions,
+  f: ExportFilters,
+  p: ParamAllocator,
+): { where: string; joins: JoinName[] } {
   const parts = [scopePredicate('f', r, p)];
   const joins: JoinName[] = [];
   const list = (values: readonly string[]) => values.map((v) => p.add(v)).join(', ');
-  if (f.statementPeriod?.from) parts.push(`f.month_index >= CAST(${p.add(String(monthIndex(f.statementPeriod.from)))} AS INTEGER)`);
-  if (f.statementPeriod?.to) parts.push(`f.month_index <= CAST(${p.add(String(monthIndex(f.statementPeriod.to)))} AS INTEGER)`);
+  if (f.statementPeriod?.from)
+    parts.push(
+      `f.month_index >= CAST(${p.add(String(monthIndex(f.statementPeriod.from)))} AS INTEGER)`,
+    );
+  if (f.statementPeriod?.to)
+    parts.push(
+      `f.month_index <= CAST(${p.add(String(monthIndex(f.statementPeriod.to)))} AS INTEGER)`,
+    );
   if (f.statementIds) parts.push(`f.statement_id IN (${list(f.statementIds)})`);
   if (f.distributorIds) {
     const d = member('distributor_id');

@@ -35,7 +35,10 @@ const ORGANIZATION_GONE = `EXISTS (SELECT 1 FROM organizations o WHERE o.id = ex
 
 /** Whether every rightsholder the export names is still there (its files may be handed out). */
 export async function rightsholdersKept(db: Queryable, exportId: string): Promise<boolean> {
-  const { rows } = await db.query<{ gone: boolean }>(`SELECT ${NAMES_GONE} AS gone FROM exports WHERE id = $1`, [exportId]);
+  const { rows } = await db.query<{ gone: boolean }>(
+    `SELECT ${NAMES_GONE} AS gone FROM exports WHERE id = $1`,
+    [exportId],
+  );
   return rows[0]?.gone === false;
 }
 
@@ -44,7 +47,11 @@ export async function rightsholdersKept(db: Queryable, exportId: string): Promis
  * data, expire now and their files are deleted by an export_expire job run at once. Call it in the
  * deleting transaction (the job is added with it).
  */
-export async function retireExportsOf(db: Queryable, organizationId: string, rightsholderId: string): Promise<number> {
+export async function retireExportsOf(
+  db: Queryable,
+  organizationId: string,
+  rightsholderId: string,
+): Promise<number> {
   const { rows } = await db.query<{ id: string }>(
     `UPDATE exports SET expires_at = clock_timestamp(), updated_at = clock_timestamp()
      WHERE organization_id = $1 AND $2::uuid = ANY (rightsholder_ids) AND status = 'completed' RETURNING id`,
@@ -58,7 +65,10 @@ export async function retireExportsOf(db: Queryable, organizationId: string, rig
  * An organization is soft-deleted: its completed exports expire now and their files are deleted
  * by an export_expire job run at once. Call it in the deleting transaction.
  */
-export async function retireExportsOfOrganization(db: Queryable, organizationId: string): Promise<number> {
+export async function retireExportsOfOrganization(
+  db: Queryable,
+  organizationId: string,
+): Promise<number> {
   const { rows } = await db.query<{ id: string }>(
     `UPDATE exports SET expires_at = clock_timestamp(), updated_at = clock_timestamp()
      WHERE organization_id = $1 AND status = 'completed' RETURNING id`,
@@ -70,14 +80,21 @@ export async function retireExportsOfOrganization(db: Queryable, organizationId:
 
 /** Adds the export_expire job for the export's expiry, in the caller's transaction. */
 export async function scheduleExpiry(db: Queryable, exportId: string, at: Date): Promise<void> {
-  await enqueue(db, TASK.export_expire, { exportId }, { runAt: at, maxAttempts: 10, jobKey: `${TASK.export_expire}:${exportId}` });
+  await enqueue(
+    db,
+    TASK.export_expire,
+    { exportId },
+    { runAt: at, maxAttempts: 10, jobKey: `${TASK.export_expire}:${exportId}` },
+  );
 }
 
 /**
  * Expires every completed export past its expiry and deletes the objects of every expired (or
  * failed) one whose objects are not yet gone; answers how many exports it expired and purged.
  */
-export async function expireExports(deps: Pick<Deps, 'pool' | 'store'>): Promise<{ expired: number; purged: number }> {
+export async function expireExports(
+  deps: Pick<Deps, 'pool' | 'store'>,
+): Promise<{ expired: number; purged: number }> {
   let expired = 0;
   let purged = 0;
   for (;;) {
@@ -88,7 +105,10 @@ export async function expireExports(deps: Pick<Deps, 'pool' | 'store'>): Promise
          ORDER BY expires_at NULLS LAST LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
       );
       for (const e of rows.filter((x) => x.status === 'completed')) {
-        await client.query(`UPDATE exports SET status = 'expired', expires_at = least(expires_at, clock_timestamp()), updated_at = clock_timestamp() WHERE id = $1`, [e.id]);
+        await client.query(
+          `UPDATE exports SET status = 'expired', expires_at = least(expires_at, clock_timestamp()), updated_at = clock_timestamp() WHERE id = $1`,
+          [e.id],
+        );
         await client.query('DELETE FROM export_files WHERE export_id = $1', [e.id]);
         await recordActivity(client, null, {
           organizationId: e.organization_id,
@@ -105,7 +125,9 @@ export async function expireExports(deps: Pick<Deps, 'pool' | 'store'>): Promise
     // the objects go once no caller can get a download link any more
     for (const e of batch) {
       await removeObjects(deps, exportPrefix(e.organization_id, e.id));
-      await deps.pool.query('UPDATE exports SET purged_at = clock_timestamp() WHERE id = $1', [e.id]);
+      await deps.pool.query('UPDATE exports SET purged_at = clock_timestamp() WHERE id = $1', [
+        e.id,
+      ]);
       purged++;
     }
     if (batch.length < SWEEP_BATCH) return { expired, purged };

@@ -11,10 +11,20 @@ import { TASK } from '../jobs/payloads.ts';
 export const EXPORT_MAX_ATTEMPTS = 3;
 
 /** `db`: the pool, or a transaction the job is added with. */
-export async function enqueueExportBuild(deps: Pick<Deps, 'pool'>, organizationId: string, exportId: string, db: Queryable = deps.pool): Promise<void> {
-  await enqueue(db, TASK.export_build, { organizationId, exportId }, {
-    jobKey: `${TASK.export_build}:${exportId}`,
-    queueName: `${TASK.export_build}:${organizationId}`,
-    maxAttempts: EXPORT_MAX_ATTEMPTS,
-  });
+export async function enqueueExportBuild(
+  deps: Pick<Deps, 'pool'>,
+  organizationId: string,
+  exportId: string,
+  db: Queryable = deps.pool,
+): Promise<void> {
+  await enqueue(
+    db,
+    TASK.export_build,
+    { organizationId, exportId },
+    {
+      jobKey: `${TASK.export_build}:${exportId}`,
+      queueName: `${TASK.export_build}:${organizationId}`,
+      maxAttempts: EXPORT_MAX_ATTEMPTS,
+    },
+  );
 }

@@ -8,7 +8,12 @@ import { quoteIdent } from '../db/sql.ts';
 import type { Restrictions } from '../analytics/compile.ts';
 import { semantic } from '../analytics/semantic.ts';
 import type { Deps } from '../deps.ts';
-import { effectiveValues, overrideFields, type FetchedResult, type OverrideRow } from '../catalog/musicalDetails.ts';
+import {
+  effectiveValues,
+  overrideFields,
+  type FetchedResult,
+  type OverrideRow,
+} from '../catalog/musicalDetails.ts';
 import {
   ParamAllocator,
   catalogColumns,
@@ -21,7 +26,12 @@ import {
   summaryMeasureColumns,
   type ExportColumn,
 } from './definitions.ts';
-import { catalogDetailsPage, INVENTORY_COLUMNS, statementInventory, type ExportRow } from './store.ts';
+import {
+  catalogDetailsPage,
+  INVENTORY_COLUMNS,
+  statementInventory,
+  type ExportRow,
+} from './store.ts';
 import type { PartSource } from './writers.ts';
 import { periodIdSql } from '../periods.ts';
 
@@ -42,7 +52,11 @@ export async function dataVersion(c: DuckDBConnection): Promise<string> {
 const SORT_KEY = ['f.rightsholder_id', 'f.statement_id', 'f.source_row'];
 
 /** royalty_lines: parts are ranges of the facts' sort key, planned from per-statement counts. */
-async function royaltyLineParts(c: DuckDBConnection, e: ExportRow, r: Restrictions): Promise<PartSource[]> {
+async function royaltyLineParts(
+  c: DuckDBConnection,
+  e: ExportRow,
+  r: Restrictions,
+): Promise<PartSource[]> {
   const chunk = e.part_rows;
   const p = new ParamAllocator();
   const pred = factsPredicate(r, e.filters, p);
@@ -86,7 +100,12 @@ async function royaltyLineParts(c: DuckDBConnection, e: ExportRow, r: Restrictio
 }
 
 /** Parts of a table materialized with a row number (export_rn): ranges of it. */
-async function materializedParts(c: DuckDBConnection, table: string, columns: ExportColumn[], partRows: number): Promise<PartSource[]> {
+async function materializedParts(
+  c: DuckDBConnection,
+  table: string,
+  columns: ExportColumn[],
+  partRows: number,
+): Promise<PartSource[]> {
   const total = Number((await c.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows()[0]![0]);
   const parts: PartSource[] = [];
   for (let from = 0; from < total || parts.length === 0; from += partRows) {
@@ -100,12 +119,26 @@ async function materializedParts(c: DuckDBConnection, table: string, columns: Ex
 }
 
 /** earnings_summary: the model's measures grouped by rightsholder, period, distributor, source, territory and currency. */
-async function summaryParts(c: DuckDBConnection, e: ExportRow, r: Restrictions, table: string): Promise<PartSource[]> {
+async function summaryParts(
+  c: DuckDBConnection,
+  e: ExportRow,
+  r: Restrictions,
+  table: string,
+): Promise<PartSource[]> {
   const p = new ParamAllocator();
   const pred = factsPredicate(r, e.filters, p);
   const all = [...summaryGroupColumns, ...summaryMeasureColumns];
   const joins = joinClauses(pred.joins, ...all.map((col) => col.joins));
-  const order = ['rightsholder_name', 'rightsholder_id', 'stmt_period_full', 'distributor_name', 'distributor_id', 'source', 'territory', 'currency'];
+  const order = [
+    'rightsholder_name',
+    'rightsholder_id',
+    'stmt_period_full',
+    'distributor_name',
+    'distributor_id',
+    'source',
+    'territory',
+    'currency',
+  ];
   await c.run(
     `CREATE OR REPLACE TEMP TABLE ${table} AS
      SELECT row_number() OVER (ORDER BY ${order.map((o) => `${quoteIdent(o)} ASC NULLS LAST`).join(', ')}) AS export_rn, g.*
@@ -118,7 +151,13 @@ async function summaryParts(c: DuckDBConnection, e: ExportRow, r: Restrictions, 
 }
 
 /** statements: the inventory from PostgreSQL, joined in DuckDB with the analytics figures of each statement. */
-async function statementParts(deps: Deps, c: DuckDBConnection, e: ExportRow, r: Restrictions, table: string): Promise<PartSource[]> {
+async function statementParts(
+  deps: Deps,
+  c: DuckDBConnection,
+  e: ExportRow,
+  r: Restrictions,
+  table: string,
+): Promise<PartSource[]> {
   const f = e.filters;
   const rows = await statementInventory(deps.pool, e.organization_id, r.rightsholderIds, {
     fromMonth: f.statementPeriod?.from ? monthIndex(f.statementPeriod.from) : null,
@@ -127,7 +166,9 @@ async function statementParts(deps: Deps, c: DuckDBConnection, e: ExportRow, r: 
     statementIds: f.statementIds ?? null,
   });
   const stage = `${table}_stage`;
-  await c.run(`CREATE OR REPLACE TEMP TABLE ${stage} (${INVENTORY_COLUMNS.map((s) => `${s} VARCHAR`).join(', ')})`);
+  await c.run(
+    `CREATE OR REPLACE TEMP TABLE ${stage} (${INVENTORY_COLUMNS.map((s) => `${s} VARCHAR`).join(', ')})`,
+  );
   const appender = await c.createAppender(stage, 'main', 'temp');
   for (const row of rows) {
     for (const name of INVENTORY_COLUMNS) {
@@ -180,7 +221,10 @@ const listText = (values: unknown): string | null => {
 function catalogStageValues(row: Record<string, unknown>): Record<string, string | null> {
   const result = (row.result ?? null) as FetchedResult | null;
   const overrides = row.overrides as OverrideRow[];
-  const eff = effectiveValues({ title: String(row.title), artist: (row.artist as string | null) ?? null, result }, overrides);
+  const eff = effectiveValues(
+    { title: String(row.title), artist: (row.artist as string | null) ?? null, result },
+    overrides,
+  );
   // the catalog's own overriddenFields: the corrected fields, in their order (an ignore is no field)
   const fields = overrideFields.filter((f) => overrides.some((o) => o.values?.[f] !== undefined));
   const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
@@ -210,7 +254,10 @@ function catalogStageValues(row: Record<string, unknown>): Record<string, string
     fetched_release_title: text(result?.releaseTitle),
     fetched_release_date: text(result?.releaseDate),
     fetched_genres: listText(result?.genres),
-    fetched_confidence: typeof result?.confidence === 'number' && Number.isFinite(result.confidence) ? String(result.confidence) : null,
+    fetched_confidence:
+      typeof result?.confidence === 'number' && Number.isFinite(result.confidence)
+        ? String(result.confidence)
+        : null,
     fetched_at: text(row.fetched_at),
     title: text(eff.title),
     artist: text(eff.artist),
@@ -242,13 +289,27 @@ function catalogStageValues(row: Record<string, unknown>): Record<string, string
  * with their effective values (src/catalog/musicalDetails.ts, the same rule the catalog applies),
  * their track product and its album; staged in DuckDB and cut into parts like the other tables.
  */
-async function catalogParts(deps: Deps, c: DuckDBConnection, e: ExportRow, r: Restrictions, table: string): Promise<PartSource[]> {
+async function catalogParts(
+  deps: Deps,
+  c: DuckDBConnection,
+  e: ExportRow,
+  r: Restrictions,
+  table: string,
+): Promise<PartSource[]> {
   const stage = `${table}_stage`;
-  await c.run(`CREATE OR REPLACE TEMP TABLE ${stage} (${CATALOG_STAGE.map((n) => `${n} VARCHAR`).join(', ')})`);
+  await c.run(
+    `CREATE OR REPLACE TEMP TABLE ${stage} (${CATALOG_STAGE.map((n) => `${n} VARCHAR`).join(', ')})`,
+  );
   const appender = await c.createAppender(stage, 'main', 'temp');
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
-    const rows = await catalogDetailsPage(deps.pool, e.organization_id, r.rightsholderIds, after, CATALOG_PAGE);
+    const rows = await catalogDetailsPage(
+      deps.pool,
+      e.organization_id,
+      r.rightsholderIds,
+      after,
+      CATALOG_PAGE,
+    );
 
     for (const row of rows) {
       const values = catalogStageValues(row);
@@ -279,7 +340,13 @@ async function catalogParts(deps: Deps, c: DuckDBConnection, e: ExportRow, r: Re
 }
 
 /** The parts of the export's type; `table`: the name of the attempt's table, for the types materialized. */
-export async function partsOf(deps: Deps, c: DuckDBConnection, e: ExportRow, r: Restrictions, table: string): Promise<PartSource[]> {
+export async function partsOf(
+  deps: Deps,
+  c: DuckDBConnection,
+  e: ExportRow,
+  r: Restrictions,
+  table: string,
+): Promise<PartSource[]> {
   switch (e.type) {
     case 'royalty_lines':
       return royaltyLineParts(c, e, r);

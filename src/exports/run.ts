@@ -32,7 +32,11 @@ export { neutralizedSql } from './writers.ts';
  * goes back to queued (on the final attempt: fails with EXPORT_FAILED), unless a later attempt
  * runs it, and the error is thrown.
  */
-export async function buildExport(deps: Deps, exportId: string, opts: { finalAttempt?: boolean } = {}): Promise<'completed' | 'failed' | 'skipped'> {
+export async function buildExport(
+  deps: Deps,
+  exportId: string,
+  opts: { finalAttempt?: boolean } = {},
+): Promise<'completed' | 'failed' | 'skipped'> {
   const e = await claim(deps, exportId);
   if (!e) return 'skipped';
   const attempt = e.attempts;
@@ -45,7 +49,14 @@ export async function buildExport(deps: Deps, exportId: string, opts: { finalAtt
       await failExport(deps, exportId, error.errorCode, error.message);
       return 'failed';
     }
-    if (opts.finalAttempt) await failExport(deps, exportId, 'EXPORT_FAILED', 'Building the export failed on every attempt; the cause is in the server log.', attempt);
+    if (opts.finalAttempt)
+      await failExport(
+        deps,
+        exportId,
+        'EXPORT_FAILED',
+        'Building the export failed on every attempt; the cause is in the server log.',
+        attempt,
+      );
     else await requeueExport(deps, exportId, attempt);
     throw error;
   }
@@ -62,7 +73,11 @@ async function writeAttempt(deps: Deps, e: ExportRow, attempt: number): Promise<
   const restrictions = await restrictionsOf(deps, e);
   const engine = analyticsFor(deps);
   const facts = await engine.freshFacts(e.organization_id);
-  const dir = path.join(deps.config.analytics.dir, 'exports', `${e.id}-${randomBytes(6).toString('hex')}`);
+  const dir = path.join(
+    deps.config.analytics.dir,
+    'exports',
+    `${e.id}-${randomBytes(6).toString('hex')}`,
+  );
   await mkdir(dir, { recursive: true });
   const table = `export_${randomBytes(6).toString('hex')}`;
   try {
@@ -78,16 +93,28 @@ async function writeAttempt(deps: Deps, e: ExportRow, attempt: number): Promise<
         const fileName = partFileName(e, i + 1);
         const file = path.join(dir, fileName);
         const rows = await writePart(c, e.format, e.type, columns, part, file);
-        if (rows !== part.rows) throw new Error(`export ${e.id} part ${i + 1}: ${rows} rows written, ${part.rows} planned (the data changed)`);
+        if (rows !== part.rows)
+          throw new Error(
+            `export ${e.id} part ${i + 1}: ${rows} rows written, ${part.rows} planned (the data changed)`,
+          );
         const objectKey = `${attemptPrefix(e, attempt)}${fileName}`;
         const [{ size }, sha256] = await Promise.all([stat(file), sha256Of(file)]);
         await deps.store.put(objectKey, createReadStream(file), contentTypes[e.format]);
         await rm(file, { force: true });
-        written.push({ part: i + 1, fileName, objectKey, contentType: contentTypes[e.format], rowCount: rows, sizeBytes: size, sha256 });
+        written.push({
+          part: i + 1,
+          fileName,
+          objectKey,
+          contentType: contentTypes[e.format],
+          rowCount: rows,
+          sizeBytes: size,
+          sha256,
+        });
         done += rows;
         await progress(deps, e.id, attempt, done, total);
       }
-      if ((await dataVersion(c)) !== before) throw new Error(`export ${e.id}: the organization's data changed while it was written`);
+      if ((await dataVersion(c)) !== before)
+        throw new Error(`export ${e.id}: the organization's data changed while it was written`);
       await c.run(`DROP TABLE IF EXISTS ${table}`);
       await c.run(`DROP TABLE IF EXISTS ${table}_stage`);
       return written;

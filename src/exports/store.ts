@@ -48,8 +48,13 @@ export interface ExportFileRow {
  * The export's status as callers see it: a completed export past its expiry is expired at once,
  * even before the export_expire job removed its files.
  */
-export function effectiveStatus(e: Pick<ExportRow, 'status' | 'expires_at'>, now = Date.now()): ExportStatus {
-  return e.status === 'completed' && e.expires_at !== null && e.expires_at.getTime() <= now ? 'expired' : e.status;
+export function effectiveStatus(
+  e: Pick<ExportRow, 'status' | 'expires_at'>,
+  now = Date.now(),
+): ExportStatus {
+  return e.status === 'completed' && e.expires_at !== null && e.expires_at.getTime() <= now
+    ? 'expired'
+    : e.status;
 }
 
 /** The same in SQL, over the exports table. */
@@ -97,30 +102,55 @@ const VISIBLE = `organization_id = $1 AND ($3::uuid[] IS NULL OR rightsholder_id
 
 export async function insertExport(
   db: Queryable,
-  e: { organizationId: string; requestedBy: string; type: ExportType; format: ExportFormat; rightsholderIds: string[]; filters: ExportFilters; partRows: number },
+  e: {
+    organizationId: string;
+    requestedBy: string;
+    type: ExportType;
+    format: ExportFormat;
+    rightsholderIds: string[];
+    filters: ExportFilters;
+    partRows: number;
+  },
 ): Promise<ExportRow> {
   const { rows } = await db.query<ExportRow>(
     `INSERT INTO exports (organization_id, requested_by, type, format, rightsholder_ids, filters, part_rows)
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-    [e.organizationId, e.requestedBy, e.type, e.format, e.rightsholderIds, JSON.stringify(e.filters), e.partRows],
+    [
+      e.organizationId,
+      e.requestedBy,
+      e.type,
+      e.format,
+      e.rightsholderIds,
+      JSON.stringify(e.filters),
+      e.partRows,
+    ],
   );
   return rows[0]!;
 }
 
-export async function visibleExport(db: Queryable, organizationId: string, scope: RightsholderScope, exportId: string): Promise<ExportRow> {
-  const { rows } = await db.query<ExportRow>(`SELECT * FROM exports WHERE ${VISIBLE} AND id = $2`, [organizationId, exportId, scope]);
+export async function visibleExport(
+  db: Queryable,
+  organizationId: string,
+  scope: RightsholderScope,
+  exportId: string,
+): Promise<ExportRow> {
+  const { rows } = await db.query<ExportRow>(`SELECT * FROM exports WHERE ${VISIBLE} AND id = $2`, [
+    organizationId,
+    exportId,
+    scope,
+  ]);
   if (!rows[0]) throw new AppError('EXPORT_NOT_FOUND');
   return rows[0];
 }
 
 const exportSort = sortable(
   {
-  createdAt: 'created_at',
-  startedAt: 'started_at',
-  finishedAt: 'finished_at',
-  type: 'type',
-  status: EFFECTIVE_STATUS,
-  rowCount: 'row_count',
+    createdAt: 'created_at',
+    startedAt: 'started_at',
+    finishedAt: 'finished_at',
+    type: 'type',
+    status: EFFECTIVE_STATUS,
+    rowCount: 'row_count',
   },
   'id',
   { nullsLast: true, tiebreakFollows: true },
@@ -132,24 +162,44 @@ export async function listExports(
   db: Queryable,
   organizationId: string,
   scope: RightsholderScope,
-  opts: { status?: ExportStatus[] | undefined; type?: ExportType[] | undefined; sortBy: ExportSort; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
+  opts: {
+    status?: ExportStatus[] | undefined;
+    type?: ExportType[] | undefined;
+    sortBy: ExportSort;
+    sortOrder: 'asc' | 'desc';
+    limit: number;
+    offset: number;
+  },
 ): Promise<{ rows: ExportRow[]; total: number }> {
   const where = `${VISIBLE} AND ($2::text[] IS NULL OR ${EFFECTIVE_STATUS} = ANY ($2)) AND ($4::text[] IS NULL OR type = ANY ($4))`;
   const params = [organizationId, opts.status ?? null, scope, opts.type ?? null];
   const [rows, count] = await Promise.all([
-    db.query<ExportRow>(`SELECT * FROM exports WHERE ${where} ORDER BY ${exportSort.orderBy(opts.sortBy, opts.sortOrder)} LIMIT $5 OFFSET $6`, [...params, opts.limit, opts.offset]),
+    db.query<ExportRow>(
+      `SELECT * FROM exports WHERE ${where} ORDER BY ${exportSort.orderBy(opts.sortBy, opts.sortOrder)} LIMIT $5 OFFSET $6`,
+      [...params, opts.limit, opts.offset],
+    ),
     db.query<{ n: string }>(`SELECT count(*) AS n FROM exports WHERE ${where}`, params),
   ]);
   return { rows: rows.rows, total: Number(count.rows[0]!.n) };
 }
 
 export async function exportFiles(db: Queryable, exportId: string): Promise<ExportFileRow[]> {
-  const { rows } = await db.query<ExportFileRow>('SELECT * FROM export_files WHERE export_id = $1 ORDER BY part', [exportId]);
+  const { rows } = await db.query<ExportFileRow>(
+    'SELECT * FROM export_files WHERE export_id = $1 ORDER BY part',
+    [exportId],
+  );
   return rows;
 }
 
-export async function exportFile(db: Queryable, exportId: string, fileId: string): Promise<ExportFileRow> {
-  const { rows } = await db.query<ExportFileRow>('SELECT * FROM export_files WHERE export_id = $1 AND id = $2', [exportId, fileId]);
+export async function exportFile(
+  db: Queryable,
+  exportId: string,
+  fileId: string,
+): Promise<ExportFileRow> {
+  const { rows } = await db.query<ExportFileRow>(
+    'SELECT * FROM export_files WHERE export_id = $1 AND id = $2',
+    [exportId, fileId],
+  );
   if (!rows[0]) throw new AppError('EXPORT_FILE_NOT_FOUND');
   return rows[0];
 }
@@ -176,13 +226,21 @@ export async function claimExport(db: Queryable, exportId: string): Promise<Expo
 
 /** The export, locked for update (in a transaction). */
 export async function lockExport(db: Queryable, exportId: string): Promise<ExportRow | undefined> {
-  const { rows } = await db.query<ExportRow>(`SELECT * FROM exports WHERE id = $1 FOR UPDATE`, [exportId]);
+  const { rows } = await db.query<ExportRow>(`SELECT * FROM exports WHERE id = $1 FOR UPDATE`, [
+    exportId,
+  ]);
   return rows[0];
 }
 
 /** The status of the export if it is open, locked for update (in a transaction). */
-export async function lockOpenExport(db: Queryable, exportId: string): Promise<{ status: string } | undefined> {
-  const { rows } = await db.query<{ status: string }>(`SELECT status FROM exports WHERE id = $1 AND ${OPEN} FOR UPDATE`, [exportId]);
+export async function lockOpenExport(
+  db: Queryable,
+  exportId: string,
+): Promise<{ status: string } | undefined> {
+  const { rows } = await db.query<{ status: string }>(
+    `SELECT status FROM exports WHERE id = $1 AND ${OPEN} FOR UPDATE`,
+    [exportId],
+  );
   return rows[0];
 }
 
@@ -190,7 +248,12 @@ export async function deleteExportFiles(db: Queryable, exportId: string): Promis
   await db.query('DELETE FROM export_files WHERE export_id = $1', [exportId]);
 }
 
-export async function markExportFailed(db: Queryable, exportId: string, errorCode: string, reason: string): Promise<void> {
+export async function markExportFailed(
+  db: Queryable,
+  exportId: string,
+  errorCode: string,
+  reason: string,
+): Promise<void> {
   await db.query(
     `UPDATE exports SET status = 'failed', error_code = $2, error_reason = $3, row_count = NULL, file_count = NULL, total_bytes = NULL,
        finished_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1`,
@@ -203,7 +266,11 @@ export async function markExportPurged(db: Queryable, exportId: string): Promise
 }
 
 /** Back to queued when `attempt` is the latest one of a running export; answers the export either way. */
-export async function requeueExportAttempt(db: Queryable, exportId: string, attempt: number): Promise<ExportRow | undefined> {
+export async function requeueExportAttempt(
+  db: Queryable,
+  exportId: string,
+  attempt: number,
+): Promise<ExportRow | undefined> {
   const { rows } = await db.query<ExportRow>(
     `UPDATE exports SET status = CASE WHEN status = 'running' AND attempts = $2 THEN 'queued' ELSE status END,
        progress_done = CASE WHEN status = 'running' AND attempts = $2 THEN 0 ELSE progress_done END, updated_at = clock_timestamp()
@@ -223,11 +290,25 @@ export interface ExportFileInsert {
   sha256: string;
 }
 
-export async function insertExportFile(db: Queryable, e: Pick<ExportRow, 'id' | 'organization_id'>, f: ExportFileInsert): Promise<void> {
+export async function insertExportFile(
+  db: Queryable,
+  e: Pick<ExportRow, 'id' | 'organization_id'>,
+  f: ExportFileInsert,
+): Promise<void> {
   await db.query(
     `INSERT INTO export_files (export_id, organization_id, part, file_name, object_key, content_type, row_count, size_bytes, sha256)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [e.id, e.organization_id, f.part, f.fileName, f.objectKey, f.contentType, f.rowCount, f.sizeBytes, f.sha256],
+    [
+      e.id,
+      e.organization_id,
+      f.part,
+      f.fileName,
+      f.objectKey,
+      f.contentType,
+      f.rowCount,
+      f.sizeBytes,
+      f.sha256,
+    ],
   );
 }
 
@@ -248,7 +329,13 @@ export async function markExportCompleted(
 }
 
 /** Records the progress when `attempt` is the latest of a running export; answers the export's status (undefined: gone). */
-export async function reportExportProgress(db: Queryable, exportId: string, attempt: number, done: number, total: number): Promise<string | undefined> {
+export async function reportExportProgress(
+  db: Queryable,
+  exportId: string,
+  attempt: number,
+  done: number,
+  total: number,
+): Promise<string | undefined> {
   const { rows } = await db.query<{ status: string }>(
     `WITH reported AS (
        UPDATE exports SET progress_done = $2, progress_total = $3, updated_at = clock_timestamp() WHERE id = $1 AND status = 'running' AND attempts = $4
@@ -260,13 +347,25 @@ export async function reportExportProgress(db: Queryable, exportId: string, atte
 }
 
 /** Whether the organization is not deleted; with `lock`, its row share-locked (in a transaction). */
-export async function organizationIsLive(db: Queryable, organizationId: string, lock: boolean): Promise<boolean> {
-  const { rowCount } = await db.query(`SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL${lock ? ' FOR SHARE' : ''}`, [organizationId]);
+export async function organizationIsLive(
+  db: Queryable,
+  organizationId: string,
+  lock: boolean,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL${lock ? ' FOR SHARE' : ''}`,
+    [organizationId],
+  );
   return !!rowCount;
 }
 
 /** Which of these rightsholders are not deleted; with `lock`, their rows share-locked (in a transaction). */
-export async function liveRightsholderIds(db: Queryable, organizationId: string, ids: string[], lock: boolean): Promise<Set<string>> {
+export async function liveRightsholderIds(
+  db: Queryable,
+  organizationId: string,
+  ids: string[],
+  lock: boolean,
+): Promise<Set<string>> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT id::text FROM rightsholders WHERE organization_id = $1 AND id = ANY ($2::uuid[]) AND deleted_at IS NULL${lock ? ' FOR SHARE' : ''}`,
     [organizationId, ids],
@@ -275,7 +374,11 @@ export async function liveRightsholderIds(db: Queryable, organizationId: string,
 }
 
 /** A user's membership status in the organization (null: none) and platform role. */
-export async function requesterStanding(db: Queryable, organizationId: string, userId: string): Promise<{ status: string | null; platform_role: string | null } | undefined> {
+export async function requesterStanding(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+): Promise<{ status: string | null; platform_role: string | null } | undefined> {
   const { rows } = await db.query<{ status: string | null; platform_role: string | null }>(
     `SELECT m.status, u.platform_role FROM users u LEFT JOIN memberships m ON m.user_id = u.id AND m.organization_id = $1 WHERE u.id = $2`,
     [organizationId, userId],
@@ -284,13 +387,41 @@ export async function requesterStanding(db: Queryable, organizationId: string, u
 }
 
 // the statement period as its last month's index (the facts' month_index)
-const PG_MONTH_INDEX = monthIndexSql({ year: 's.stmt_year', period: 's.stmt_period', cadence: 's.stmt_cadence' });
+const PG_MONTH_INDEX = monthIndexSql({
+  year: 's.stmt_year',
+  period: 's.stmt_period',
+  cadence: 's.stmt_cadence',
+});
 
 /** The columns of statementInventory, in the statements export's stage order. */
 export const INVENTORY_COLUMNS = [
-  'statement_id', 'file_name', 'custom_name', 'rightsholder_id', 'rightsholder_name', 'distributor_id', 'distributor_name', 'status',
-  'failure_code', 'failure_reason', 'stmt_year', 'stmt_period', 'stmt_cadence', 'currency', 'sales_period_start', 'sales_period_end',
-  'file_rows', 'kept_rows', 'removed_rows', 'net', 'gross', 'units', 'open_flags', 'open_flag_count', 'resolved_flag_count', 'uploaded_at', 'processed_at',
+  'statement_id',
+  'file_name',
+  'custom_name',
+  'rightsholder_id',
+  'rightsholder_name',
+  'distributor_id',
+  'distributor_name',
+  'status',
+  'failure_code',
+  'failure_reason',
+  'stmt_year',
+  'stmt_period',
+  'stmt_cadence',
+  'currency',
+  'sales_period_start',
+  'sales_period_end',
+  'file_rows',
+  'kept_rows',
+  'removed_rows',
+  'net',
+  'gross',
+  'units',
+  'open_flags',
+  'open_flag_count',
+  'resolved_flag_count',
+  'uploaded_at',
+  'processed_at',
 ] as const;
 
 /** The statements of the rightsholders for the statements export, every column as text; the filters NULL where not given. */
@@ -298,7 +429,12 @@ export async function statementInventory(
   db: Queryable,
   organizationId: string,
   rightsholderIds: string[] | null,
-  filters: { fromMonth: number | null; toMonth: number | null; distributorIds: string[] | null; statementIds: string[] | null },
+  filters: {
+    fromMonth: number | null;
+    toMonth: number | null;
+    distributorIds: string[] | null;
+    statementIds: string[] | null;
+  },
 ): Promise<Record<(typeof INVENTORY_COLUMNS)[number], string | null>[]> {
   const { rows } = await db.query<Record<(typeof INVENTORY_COLUMNS)[number], string | null>>(
     `SELECT s.id::text AS statement_id, s.file_name, s.custom_name, s.rightsholder_id::text AS rightsholder_id, r.name AS rightsholder_name,
@@ -318,13 +454,26 @@ export async function statementInventory(
    WHERE s.organization_id = $1 AND s.deleted_at IS NULL AND s.rightsholder_id = ANY ($2::uuid[])
      AND ($3::int IS NULL OR ${PG_MONTH_INDEX} >= $3) AND ($4::int IS NULL OR ${PG_MONTH_INDEX} <= $4)
      AND ($5::uuid[] IS NULL OR s.distributor_id = ANY ($5)) AND ($6::uuid[] IS NULL OR s.id = ANY ($6))`,
-    [organizationId, rightsholderIds, filters.fromMonth, filters.toMonth, filters.distributorIds, filters.statementIds],
+    [
+      organizationId,
+      rightsholderIds,
+      filters.fromMonth,
+      filters.toMonth,
+      filters.distributorIds,
+      filters.statementIds,
+    ],
   );
   return rows;
 }
 
 /** A page of the rightsholders' musical details (ids after `after`), with overrides, cluster, track and album, for the catalog export. */
-export async function catalogDetailsPage(db: Queryable, organizationId: string, rightsholderIds: string[] | null, after: string, limit: number): Promise<Record<string, unknown>[]> {
+export async function catalogDetailsPage(
+  db: Queryable,
+  organizationId: string,
+  rightsholderIds: string[] | null,
+  after: string,
+  limit: number,
+): Promise<Record<string, unknown>[]> {
   const { rows } = await db.query<Record<string, unknown>>(
     `SELECT md.id::text AS musical_detail_id, md.block_id::text AS block_id, b.rightsholder_id::text AS rightsholder_id, r.name AS rightsholder_name,
        md.identity_key, md.isrc, md.title, md.artist, md.release_title, md.release_artist, jsonb_array_length(md.variants) AS variant_count,
@@ -354,7 +503,12 @@ export async function catalogDetailsPage(db: Queryable, organizationId: string, 
 }
 
 /** Which of these statement ids are statements of the organization within the scope, not deleted (an export's filters.statementIds). */
-export async function visibleStatementIds(db: Queryable, organizationId: string, scope: RightsholderScope, ids: readonly string[]): Promise<string[]> {
+export async function visibleStatementIds(
+  db: Queryable,
+  organizationId: string,
+  scope: RightsholderScope,
+  ids: readonly string[],
+): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT id::text FROM statements WHERE organization_id = $1 AND id = ANY ($2::uuid[]) AND deleted_at IS NULL AND ${inRightsholderScope('rightsholder_id', '$3')}`,
     [organizationId, ids, scope],

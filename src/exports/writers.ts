@@ -25,7 +25,6 @@ export const contentTypes: Record<ExportFormat, string> = {
 /** A part written and uploaded: exactly what its export_files row records. */
 export type WrittenFile = ExportFileInsert;
 
-
 /**
  * Text that a spreadsheet would read as a formula (=, +, -, @, tab, carriage return first, also
  * behind control characters and U+FFFE/U+FFFF, which the XLSX writer drops as XML cannot hold
@@ -38,7 +37,11 @@ export function neutralizedSql(expr: string): string {
   return `CASE WHEN ${lead} OR ${behindControls} THEN '''' || ${expr} ELSE ${expr} END`;
 }
 
-async function* chunksOf(c: DuckDBConnection, sql: string, params: string[]): AsyncIterable<(string | null)[][]> {
+async function* chunksOf(
+  c: DuckDBConnection,
+  sql: string,
+  params: string[],
+): AsyncIterable<(string | null)[][]> {
   const result = await c.stream(sql, params);
   for (;;) {
     const chunk = await result.fetchChunk();
@@ -48,21 +51,43 @@ async function* chunksOf(c: DuckDBConnection, sql: string, params: string[]): As
 }
 
 /** Writes one part to `file`; answers the number of rows written. */
-export async function writePart(c: DuckDBConnection, format: ExportFormat, sheet: string, columns: ExportColumn[], part: PartSource, file: string): Promise<number> {
+export async function writePart(
+  c: DuckDBConnection,
+  format: ExportFormat,
+  sheet: string,
+  columns: ExportColumn[],
+  part: PartSource,
+  file: string,
+): Promise<number> {
   const ref = (col: ExportColumn) => `q.${quoteIdent(col.name)}`;
   if (format === 'parquet') {
-    const res = await c.runAndReadAll(`COPY (${part.sql}) TO ${sqlLiteral(file)} (FORMAT parquet, COMPRESSION zstd)`, part.params);
+    const res = await c.runAndReadAll(
+      `COPY (${part.sql}) TO ${sqlLiteral(file)} (FORMAT parquet, COMPRESSION zstd)`,
+      part.params,
+    );
     return Number(res.getRows()[0]?.[0] ?? 0);
   }
   if (format === 'csv') {
-    const projection = columns.map((col) => `${col.kind === 'text' ? neutralizedSql(ref(col)) : ref(col)} AS ${quoteIdent(col.name)}`);
-    const res = await c.runAndReadAll(`COPY (SELECT ${projection.join(', ')} FROM (${part.sql}) q) TO ${sqlLiteral(file)} (FORMAT csv, HEADER true)`, part.params);
+    const projection = columns.map(
+      (col) =>
+        `${col.kind === 'text' ? neutralizedSql(ref(col)) : ref(col)} AS ${quoteIdent(col.name)}`,
+    );
+    const res = await c.runAndReadAll(
+      `COPY (SELECT ${projection.join(', ')} FROM (${part.sql}) q) TO ${sqlLiteral(file)} (FORMAT csv, HEADER true)`,
+      part.params,
+    );
     return Number(res.getRows()[0]?.[0] ?? 0);
   }
-  const projection = columns.map((col) => (col.kind === 'text' ? neutralizedSql(ref(col)) : `CAST(${ref(col)} AS VARCHAR)`));
+  const projection = columns.map((col) =>
+    col.kind === 'text' ? neutralizedSql(ref(col)) : `CAST(${ref(col)} AS VARCHAR)`,
+  );
   let written = 0;
   async function* counted(): AsyncIterable<(string | null)[][]> {
-    for await (const rows of chunksOf(c, `SELECT ${projection.join(', ')} FROM (${part.sql}) q`, part.params)) {
+    for await (const rows of chunksOf(
+      c,
+      `SELECT ${projection.join(', ')} FROM (${part.sql}) q`,
+      part.params,
+    )) {
       written += rows.length;
       yield rows;
     }
@@ -73,7 +98,8 @@ export async function writePart(c: DuckDBConnection, format: ExportFormat, sheet
 
 export async function sha256Of(file: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file, { highWaterMark: 4 * 1024 * 1024 })) hash.update(chunk as Buffer);
+  for await (const chunk of createReadStream(file, { highWaterMark: 4 * 1024 * 1024 }))
+    hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 

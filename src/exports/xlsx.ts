@@ -19,7 +19,13 @@ const MTIME = new Date(Date.UTC(2000, 0, 1));
 // eslint-disable-next-line no-control-regex
 const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\r': '&#13;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  '\r': '&#13;',
+};
 
 /**
  * Text as XML character data. A carriage return is written as a reference: a literal one would be
@@ -32,7 +38,8 @@ export function xmlText(value: string): string {
 /** The column letters of a 0-based column index: A, ..., Z, AA, AB, ... */
 function columnLetters(index: number): string {
   let letters = '';
-  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26))
+    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
   return letters;
 }
 
@@ -44,7 +51,10 @@ function cell(ref: string, value: string | null, kind: ColumnKind): string {
   if (kind === 'number') return `<c r="${ref}"><v>${value}</v></c>`;
   // cutting it would make the workbook disagree with the same export as CSV or Parquet
   if (value.length > XLSX_CELL_MAX) {
-    throw new AppError('EXPORT_XLSX_CELL_TOO_LONG', `Cell ${ref} holds ${value.length} characters, more than the ${XLSX_CELL_MAX} an Excel cell holds; export as CSV or Parquet`);
+    throw new AppError(
+      'EXPORT_XLSX_CELL_TOO_LONG',
+      `Cell ${ref} holds ${value.length} characters, more than the ${XLSX_CELL_MAX} an Excel cell holds; export as CSV or Parquet`,
+    );
   }
   return `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${xmlText(value)}</t></is></c>`;
 }
@@ -86,10 +96,16 @@ export interface SheetColumn {
  * Writes an XLSX file of one sheet: the header row, then every row of `rows` (cells as text or
  * null, one per column). Batches of rows are joined into one string before they are written.
  */
-export async function writeXlsx(file: string, sheetName: string, columns: SheetColumn[], rows: AsyncIterable<(string | null)[][]>): Promise<void> {
+export async function writeXlsx(
+  file: string,
+  sheetName: string,
+  columns: SheetColumn[],
+  rows: AsyncIterable<(string | null)[][]>,
+): Promise<void> {
   const zip = new yazl.ZipFile();
   const written = pipeline(zip.outputStream, createWriteStream(file));
-  for (const [name, xml] of STATIC_PARTS) zip.addBuffer(Buffer.from(xml, 'utf8'), name, { mtime: MTIME });
+  for (const [name, xml] of STATIC_PARTS)
+    zip.addBuffer(Buffer.from(xml, 'utf8'), name, { mtime: MTIME });
   zip.addBuffer(
     Buffer.from(
       '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" ' +
@@ -110,7 +126,8 @@ export async function writeXlsx(file: string, sheetName: string, columns: SheetC
       for (const row of batch) {
         n += 1;
         xml += `<row r="${n}">`;
-        for (let i = 0; i < columns.length; i++) xml += cell(`${letters[i]}${n}`, row[i] ?? null, columns[i]!.kind);
+        for (let i = 0; i < columns.length; i++)
+          xml += cell(`${letters[i]}${n}`, row[i] ?? null, columns[i]!.kind);
         xml += '</row>';
       }
       yield xml;

@@ -27,7 +27,20 @@ export interface ParsedRates {
 const DECIMAL = /^\d{1,12}(\.\d{1,30})?$/;
 const SCALE = 30;
 const ONE = 10n ** BigInt(SCALE);
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 /**
  * The smallest number of units of a currency for one US dollar that is accepted (exclusive): a
@@ -43,7 +56,8 @@ export function isCurrencyCode(code: string): boolean {
 
 function validDate(y: number, m: number, d: number): string | null {
   const date = new Date(Date.UTC(y, m - 1, d));
-  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) return null;
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d)
+    return null;
   return date.toISOString().slice(0, 10);
 }
 
@@ -63,7 +77,14 @@ export function detectFxFormat(text: string): FxFormat | null {
   // the header line alone: a cut after a fixed number of characters could end inside a quoted cell
   const header = csvHeader(text).map((h) => h.trim());
   if (header.map((h) => h.toLowerCase()).join(',') === 'date,currency,rate') return 'plain';
-  if (header[0] === 'Date' && header.slice(1).filter((h) => h !== '').every((h) => /^[A-Z]{3}$/.test(h))) return 'ecb';
+  if (
+    header[0] === 'Date' &&
+    header
+      .slice(1)
+      .filter((h) => h !== '')
+      .every((h) => /^[A-Z]{3}$/.test(h))
+  )
+    return 'ecb';
   return null;
 }
 
@@ -83,9 +104,15 @@ export function parseFxCsv(text: string, format?: FxFormat): ParsedRates {
 function parseEcb(text: string): ParsedRates {
   const [header, ...rows] = csvRows(text);
   const columns = header!.map((h) => h.trim());
-  if (!columns.includes('USD')) throw new ReferenceFileError('The ECB file has no USD column, so no rate can be converted to a US-dollar base');
+  if (!columns.includes('USD'))
+    throw new ReferenceFileError(
+      'The ECB file has no USD column, so no rate can be converted to a US-dollar base',
+    );
   // euro-based figures: a EUR column (the base itself) or a currency twice would say two rates of one currency and day
-  if (columns.includes('EUR')) throw new ReferenceFileError('The ECB file has a EUR column: its rates are units per euro, so the euro has none');
+  if (columns.includes('EUR'))
+    throw new ReferenceFileError(
+      'The ECB file has a EUR column: its rates are units per euro, so the euro has none',
+    );
   const seen = new Set<string>();
   for (const c of columns.slice(1)) {
     if (c === '') continue;
@@ -110,7 +137,10 @@ function parseEcb(text: string): ParsedRates {
         skipped.add(currency);
         continue;
       }
-      if (!DECIMAL.test(value) || /^0*(\.0*)?$/.test(value)) throw new ReferenceFileError(`Line ${n + 2}: ${currency} "${value}" is not a positive decimal rate of at most 12 digits before the point and 30 after`);
+      if (!DECIMAL.test(value) || /^0*(\.0*)?$/.test(value))
+        throw new ReferenceFileError(
+          `Line ${n + 2}: ${currency} "${value}" is not a positive decimal rate of at most 12 digits before the point and 30 after`,
+        );
       day.push({ date, currency, value });
     }
     rates.push(...day);
@@ -119,11 +149,16 @@ function parseEcb(text: string): ParsedRates {
     if (usd) {
       const usdUnits = unitsAt(usd.value, SCALE);
       // 1 ÷ USD ≤ MIN_PER_USD
-      if (usdUnits * MIN_PER_USD_UNITS >= ONE * ONE) throw new ReferenceFileError(`Line ${n + 2}: USD "${usd.value}" makes one euro worth a million US dollars or more`);
+      if (usdUnits * MIN_PER_USD_UNITS >= ONE * ONE)
+        throw new ReferenceFileError(
+          `Line ${n + 2}: USD "${usd.value}" makes one euro worth a million US dollars or more`,
+        );
       for (const r of day) {
         // value ÷ USD ≤ MIN_PER_USD
         if (r.currency !== 'USD' && unitsAt(r.value, SCALE) * ONE <= usdUnits * MIN_PER_USD_UNITS) {
-          throw new ReferenceFileError(`Line ${n + 2}: ${r.currency} "${r.value}" makes one unit worth a million US dollars or more`);
+          throw new ReferenceFileError(
+            `Line ${n + 2}: ${r.currency} "${r.value}" makes one unit worth a million US dollars or more`,
+          );
         }
       }
     }
@@ -140,7 +175,8 @@ function parsePlain(text: string): ParsedRates {
   for (const [n, row] of rows.entries()) {
     const [dateText = '', code = '', value = ''] = row.map((c) => c.trim());
     const date = parseEcbDate(dateText);
-    if (!date) throw new ReferenceFileError(`Line ${n + 2}: "${dateText}" is not a date (YYYY-MM-DD)`);
+    if (!date)
+      throw new ReferenceFileError(`Line ${n + 2}: "${dateText}" is not a date (YYYY-MM-DD)`);
     if (date > lastDay) throw new ReferenceFileError(`Line ${n + 2}: ${date} is in the future`);
     const currency = code.toUpperCase();
     if (currency === 'USD') continue;
@@ -148,9 +184,14 @@ function parsePlain(text: string): ParsedRates {
       skipped.add(currency);
       continue;
     }
-    if (!DECIMAL.test(value) || /^0*(\.0*)?$/.test(value)) throw new ReferenceFileError(`Line ${n + 2}: "${value}" is not a positive decimal rate of at most 12 digits before the point and 30 after`);
+    if (!DECIMAL.test(value) || /^0*(\.0*)?$/.test(value))
+      throw new ReferenceFileError(
+        `Line ${n + 2}: "${value}" is not a positive decimal rate of at most 12 digits before the point and 30 after`,
+      );
     if (unitsAt(value, SCALE) <= MIN_PER_USD_UNITS) {
-      throw new ReferenceFileError(`Line ${n + 2}: ${currency} "${value}" per US dollar makes one unit worth a million US dollars or more`);
+      throw new ReferenceFileError(
+        `Line ${n + 2}: ${currency} "${value}" per US dollar makes one unit worth a million US dollars or more`,
+      );
     }
     once(`${date} ${currency}`, n + 2);
     rates.push({ date, currency, value });

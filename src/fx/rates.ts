@@ -28,7 +28,11 @@ ON CONFLICT (currency, rate_date) DO UPDATE SET per_usd = EXCLUDED.per_usd, usd_
  * (YYYY-MM-DD), or on the nearest earlier day with a published rate; `date` is the day used.
  * USD itself is '1'. Null when no rate was published on or before that day: never 1.
  */
-export async function usdRate(db: Queryable, currency: string, date: string): Promise<{ rate: string; date: string } | null> {
+export async function usdRate(
+  db: Queryable,
+  currency: string,
+  date: string,
+): Promise<{ rate: string; date: string } | null> {
   const code = currency.trim().toUpperCase();
   if (code === 'USD') return { rate: '1', date };
   const { rows } = await db.query<{ rate: string; date: string }>(
@@ -56,7 +60,13 @@ export async function ratesOn(db: Queryable, date: string | undefined): Promise<
     [date ?? null],
   );
   const used = latest[0]?.date;
-  if (!used) throw new AppError('FX_RATES_NOT_FOUND', date ? `No exchange rates were published on or before ${date}` : 'No exchange rates have been imported');
+  if (!used)
+    throw new AppError(
+      'FX_RATES_NOT_FOUND',
+      date
+        ? `No exchange rates were published on or before ${date}`
+        : 'No exchange rates have been imported',
+    );
   const { rows } = await db.query<{ currency: string; per_usd: string; date: string }>(
     `SELECT DISTINCT ON (currency) currency, per_usd::text AS per_usd, to_char(rate_date, 'YYYY-MM-DD') AS date
      FROM fx_rates WHERE rate_date <= $1::date ORDER BY currency, rate_date DESC`,

@@ -39,7 +39,12 @@ export function missingRateMessage(currencies: readonly string[], date: string |
 export function fxFlags(rated: RatedStatement, date: string | null): FxFlag[] {
   const flags: FxFlag[] = [];
   if (rated.missing.length > 0) {
-    flags.push({ kind: MISSING_FX_RATE, severity: 'error', message: missingRateMessage(rated.missing, date), details: { currencies: rated.missing, date } });
+    flags.push({
+      kind: MISSING_FX_RATE,
+      severity: 'error',
+      message: missingRateMessage(rated.missing, date),
+      details: { currencies: rated.missing, date },
+    });
   }
   if (rated.stale.length > 0) {
     const list = rated.stale.map((r) => `${r.currency} of ${r.date}`).join(', ');
@@ -54,7 +59,10 @@ export function fxFlags(rated: RatedStatement, date: string | null): FxFlag[] {
 }
 
 function isStale(rateDate: string, wanted: string): boolean {
-  return Date.parse(`${wanted}T00:00:00Z`) - Date.parse(`${rateDate}T00:00:00Z`) > STALE_RATE_DAYS * 86_400_000;
+  return (
+    Date.parse(`${wanted}T00:00:00Z`) - Date.parse(`${rateDate}T00:00:00Z`) >
+    STALE_RATE_DAYS * 86_400_000
+  );
 }
 
 /**
@@ -68,23 +76,39 @@ export function rawValueUsdSql(amounts: string, statement: string): string {
 }
 
 /** Writes one statement's rates (statement_fx) and currencies; answers which currencies have no rate or an old one. */
-export async function rateStatement(db: Queryable, statementId: string, currencies: readonly string[], wantedDate: string | null): Promise<RatedStatement> {
+export async function rateStatement(
+  db: Queryable,
+  statementId: string,
+  currencies: readonly string[],
+  wantedDate: string | null,
+): Promise<RatedStatement> {
   await db.query('DELETE FROM statement_fx WHERE statement_id = $1', [statementId]);
   await db.query('DELETE FROM statement_currencies WHERE statement_id = $1', [statementId]);
   const rated: RatedStatement = { missing: [], stale: [] };
   for (const currency of currencies) {
     if (wantedDate) {
-      await db.query('INSERT INTO statement_currencies (statement_id, currency, wanted_date) VALUES ($1, $2, $3)', [statementId, currency, wantedDate]);
+      await db.query(
+        'INSERT INTO statement_currencies (statement_id, currency, wanted_date) VALUES ($1, $2, $3)',
+        [statementId, currency, wantedDate],
+      );
     }
     // a dollar is a dollar on any day: a statement without a period still has its USD rows' rate
     const usd = currency.trim().toUpperCase() === 'USD';
-    const rate = wantedDate ? await usdRate(db, currency, wantedDate) : usd ? { rate: '1', date: new Date().toISOString().slice(0, 10) } : null;
+    const rate = wantedDate
+      ? await usdRate(db, currency, wantedDate)
+      : usd
+        ? { rate: '1', date: new Date().toISOString().slice(0, 10) }
+        : null;
     if (!rate) {
       rated.missing.push(currency);
       continue;
     }
-    if (wantedDate && isStale(rate.date, wantedDate)) rated.stale.push({ currency, date: rate.date });
-    await db.query('INSERT INTO statement_fx (statement_id, currency, rate, rate_date) VALUES ($1, $2, $3, $4)', [statementId, currency, rate.rate, rate.date]);
+    if (wantedDate && isStale(rate.date, wantedDate))
+      rated.stale.push({ currency, date: rate.date });
+    await db.query(
+      'INSERT INTO statement_fx (statement_id, currency, rate, rate_date) VALUES ($1, $2, $3, $4)',
+      [statementId, currency, rate.rate, rate.date],
+    );
   }
   return rated;
 }
@@ -141,26 +165,35 @@ export async function rerateStatements(pool: Pool): Promise<number> {
       for (const kind of [MISSING_FX_RATE, STALE_FX_RATE]) {
         const flag = flags.find((f) => f.kind === kind);
         if (!flag) {
-          await db.query('DELETE FROM statement_flags WHERE statement_id = $1 AND kind = $2 AND NOT resolved', [statementId, kind]);
+          await db.query(
+            'DELETE FROM statement_flags WHERE statement_id = $1 AND kind = $2 AND NOT resolved',
+            [statementId, kind],
+          );
           continue;
         }
-        const updated = await db.query('UPDATE statement_flags SET message = $3, details = $4 WHERE statement_id = $1 AND kind = $2 AND NOT resolved', [
-          statementId,
-          kind,
-          flag.message,
-          JSON.stringify(flag.details),
-        ]);
+        const updated = await db.query(
+          'UPDATE statement_flags SET message = $3, details = $4 WHERE statement_id = $1 AND kind = $2 AND NOT resolved',
+          [statementId, kind, flag.message, JSON.stringify(flag.details)],
+        );
         if (!updated.rowCount) {
           await db.query(
             `INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details)
              SELECT $1, $2, $3, $4, $5, $6 WHERE NOT EXISTS (SELECT 1 FROM statement_flags WHERE statement_id = $2 AND kind = $3)`,
-            [organizationId, statementId, kind, flag.severity, flag.message, JSON.stringify(flag.details)],
+            [
+              organizationId,
+              statementId,
+              kind,
+              flag.severity,
+              flag.message,
+              JSON.stringify(flag.details),
+            ],
           );
         }
       }
-      await db.query(`UPDATE statement_raw_values SET usd_amount = ${rawValueUsdSql('amounts', 'statement_id')} WHERE statement_id = $1 AND amounts IS NOT NULL`, [
-        statementId,
-      ]);
+      await db.query(
+        `UPDATE statement_raw_values SET usd_amount = ${rawValueUsdSql('amounts', 'statement_id')} WHERE statement_id = $1 AND amounts IS NOT NULL`,
+        [statementId],
+      );
       await enqueueBlockRefreshForStatements(db, organizationId, [statementId], 'fx_rates');
       return true;
     });

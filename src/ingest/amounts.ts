@@ -12,9 +12,11 @@ const MAX_SHIFT = 200;
 
 const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9';
 /** White space DuckDB's VARCHAR → DECIMAL cast ignores around a number. */
-const castSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\v' || c === '\f';
+const castSpace = (c: string | undefined) =>
+  c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\v' || c === '\f';
 /** RE2's `\s` (DuckDB's regular expressions): no vertical tab, no Unicode spaces. */
-const re2Space = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f';
+const re2Space = (c: string | undefined) =>
+  c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f';
 
 /**
  * Digits with single underscores between them (`1_000`), as DuckDB's cast reads them; returns the
@@ -134,17 +136,23 @@ function trailingMinus(s: string): boolean {
 /** amount_digits: letter runs (currency codes) dropped, then all but digits, separators and an exponent's sign. */
 function amountDigits(s: string): string {
   let out = '';
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     const letters = letterRun(s, i);
     if (letters >= 2) {
       i += letters;
       continue;
     }
     const c = s[i]!;
-    if (isDigit(c) || c === '.' || c === ',' || c === 'e' || c === 'E' || c === '+' || c === '-') out += c;
+    if (isDigit(c) || c === '.' || c === ',' || c === 'e' || c === 'E' || c === '+' || c === '-')
+      out += c;
     i++;
   }
-  return out.replaceAll('e-', 'E~').replaceAll('E-', 'E~').replaceAll('+', '').replaceAll('-', '').replaceAll('E~', 'E-');
+  return out
+    .replaceAll('e-', 'E~')
+    .replaceAll('E-', 'E~')
+    .replaceAll('+', '')
+    .replaceAll('-', '')
+    .replaceAll('E~', 'E-');
 }
 
 function letterRun(s: string, from: number): number {
@@ -158,7 +166,9 @@ const PERCENT_LIMIT = 10n ** BigInt(20 + SCALE);
 
 function parseAmountSlow(s: string, decimalComma: boolean): bigint | null {
   const digits = amountDigits(s);
-  let value = castAmount(decimalComma ? digits.replaceAll('.', '').replaceAll(',', '.') : digits.replaceAll(',', ''));
+  let value = castAmount(
+    decimalComma ? digits.replaceAll('.', '').replaceAll(',', '.') : digits.replaceAll(',', ''),
+  );
   // a percentage (85%) is the fraction (0.85), rounded half away from zero
   if (value !== null && s.includes('%')) value = value < PERCENT_LIMIT ? shift(value, -2) : null;
   return value === null ? null : value * BigInt(amountSign(s));
@@ -184,7 +194,9 @@ export function readAmount(text: string | null | undefined, decimalComma: boolea
   if (s === '') return null;
   let value: bigint | null;
   if (!decimalComma) value = castAmount(s) ?? parseAmountSlow(s, false);
-  else value = (s.includes('.') ? null : castAmount(s.replaceAll(',', '.'))) ?? parseAmountSlow(s, true);
+  else
+    value =
+      (s.includes('.') ? null : castAmount(s.replaceAll(',', '.'))) ?? parseAmountSlow(s, true);
   return value === null ? null : format(value);
 }
 

@@ -12,7 +12,6 @@ import { sortDirection } from '../db/sql.ts';
 
 type Actor = Pick<Principal, 'userId' | 'apiKey'>;
 
-
 export interface MappingSummary {
   id: string;
   name: string;
@@ -45,15 +44,37 @@ interface DistributorRow {
 export const distributorSorts = ['name', 'createdAt', 'updatedAt'] as const;
 export type DistributorSort = (typeof distributorSorts)[number];
 export const distributorSortOf = (sortBy: string | undefined): DistributorSort =>
-  (distributorSorts as readonly string[]).includes(sortBy ?? '') ? (sortBy as DistributorSort) : 'name';
-const DISTRIBUTOR_ORDER: Record<DistributorSort, string> = { name: 'lower(d.name)', createdAt: 'd.created_at', updatedAt: 'd.updated_at' };
+  (distributorSorts as readonly string[]).includes(sortBy ?? '')
+    ? (sortBy as DistributorSort)
+    : 'name';
+const DISTRIBUTOR_ORDER: Record<DistributorSort, string> = {
+  name: 'lower(d.name)',
+  createdAt: 'd.created_at',
+  updatedAt: 'd.updated_at',
+};
 
-async function withMappings(db: Queryable, organizationId: string, rows: DistributorRow[]): Promise<DistributorRecord[]> {
-  const mappings = await mappingsOfDistributors(db, organizationId, rows.map((r) => r.id));
+async function withMappings(
+  db: Queryable,
+  organizationId: string,
+  rows: DistributorRow[],
+): Promise<DistributorRecord[]> {
+  const mappings = await mappingsOfDistributors(
+    db,
+    organizationId,
+    rows.map((r) => r.id),
+  );
   const byDistributor = new Map<string, MappingSummary[]>();
   for (const m of mappings) {
     const list = byDistributor.get(m.distributorId!) ?? [];
-    list.push({ id: m.id, name: m.name, source: m.source, libraryKey: m.libraryKey, headerHash: m.headerHash, revision: m.revision, active: m.active });
+    list.push({
+      id: m.id,
+      name: m.name,
+      source: m.source,
+      libraryKey: m.libraryKey,
+      headerHash: m.headerHash,
+      revision: m.revision,
+      active: m.active,
+    });
     byDistributor.set(m.distributorId!, list);
   }
   return rows.map((r) => ({
@@ -67,7 +88,12 @@ async function withMappings(db: Queryable, organizationId: string, rows: Distrib
   }));
 }
 
-export async function getDistributor(db: Queryable, organizationId: string, id: string, opts: { lock?: boolean } = {}): Promise<DistributorRecord> {
+export async function getDistributor(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+  opts: { lock?: boolean } = {},
+): Promise<DistributorRecord> {
   const { rows } = await db.query<DistributorRow>(
     `SELECT d.id, d.organization_id, d.name, d.created_at, d.updated_at FROM distributors d
      WHERE d.id = $2 AND (d.organization_id = $1 OR d.organization_id IS NULL)${opts.lock ? ' FOR UPDATE' : ''}`,
@@ -78,7 +104,11 @@ export async function getDistributor(db: Queryable, organizationId: string, id: 
 }
 
 /** Which of these ids are distributors the organization sees (its own or the library's). */
-export async function visibleDistributorIds(db: Queryable, organizationId: string, ids: readonly string[]): Promise<string[]> {
+export async function visibleDistributorIds(
+  db: Queryable,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     'SELECT id::text FROM distributors WHERE (organization_id = $1 OR organization_id IS NULL) AND id = ANY ($2::uuid[])',
     [organizationId, ids],
@@ -89,7 +119,14 @@ export async function visibleDistributorIds(db: Queryable, organizationId: strin
 export async function listDistributors(
   db: Queryable,
   organizationId: string,
-  opts: { source?: Source | undefined; search?: string | undefined; sortBy: DistributorSort; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
+  opts: {
+    source?: Source | undefined;
+    search?: string | undefined;
+    sortBy: DistributorSort;
+    sortOrder: 'asc' | 'desc';
+    limit: number;
+    offset: number;
+  },
 ): Promise<{ rows: DistributorRecord[]; total: number }> {
   const params: unknown[] = [organizationId];
   const where = ['(d.organization_id = $1 OR d.organization_id IS NULL)'];
@@ -111,7 +148,12 @@ export async function listDistributors(
   );
   let total = rows[0]?.total ?? 0;
   if (rows.length === 0 && opts.offset > 0) {
-    total = (await db.query<{ n: number }>(`SELECT count(*) AS n FROM distributors d WHERE ${where.join(' AND ')}`, countParams)).rows[0]!.n;
+    total = (
+      await db.query<{ n: number }>(
+        `SELECT count(*) AS n FROM distributors d WHERE ${where.join(' AND ')}`,
+        countParams,
+      )
+    ).rows[0]!.n;
   }
   return { rows: await withMappings(db, organizationId, rows), total };
 }
@@ -121,13 +163,22 @@ function assertDistributorChangeable(distributor: DistributorRecord): void {
 }
 
 // Distributors are not an activity subject type: their changes are recorded on the organization.
-export async function createDistributor(db: Queryable, actor: Actor, organizationId: string, name: string): Promise<DistributorRecord> {
+export async function createDistributor(
+  db: Queryable,
+  actor: Actor,
+  organizationId: string,
+  name: string,
+): Promise<DistributorRecord> {
   let id: string;
   try {
-    const { rows } = await db.query<{ id: string }>(`INSERT INTO distributors (organization_id, name) VALUES ($1, $2) RETURNING id`, [organizationId, name]);
+    const { rows } = await db.query<{ id: string }>(
+      `INSERT INTO distributors (organization_id, name) VALUES ($1, $2) RETURNING id`,
+      [organizationId, name],
+    );
     id = rows[0]!.id;
   } catch (error) {
-    if (isUniqueViolation(error, 'distributors_org_name_key')) throw new AppError('DISTRIBUTOR_NAME_TAKEN');
+    if (isUniqueViolation(error, 'distributors_org_name_key'))
+      throw new AppError('DISTRIBUTOR_NAME_TAKEN');
     throw error;
   }
   await recordActivity(db, actor, {
@@ -141,14 +192,24 @@ export async function createDistributor(db: Queryable, actor: Actor, organizatio
   return getDistributor(db, organizationId, id);
 }
 
-export async function updateDistributor(db: Queryable, actor: Actor, organizationId: string, id: string, patch: { name?: string | undefined }): Promise<DistributorRecord> {
+export async function updateDistributor(
+  db: Queryable,
+  actor: Actor,
+  organizationId: string,
+  id: string,
+  patch: { name?: string | undefined },
+): Promise<DistributorRecord> {
   const current = await getDistributor(db, organizationId, id, { lock: true });
   assertDistributorChangeable(current);
   if (patch.name === undefined || patch.name === current.name) return current;
   try {
-    await db.query(`UPDATE distributors SET name = $2, updated_at = clock_timestamp() WHERE id = $1`, [id, patch.name]);
+    await db.query(
+      `UPDATE distributors SET name = $2, updated_at = clock_timestamp() WHERE id = $1`,
+      [id, patch.name],
+    );
   } catch (error) {
-    if (isUniqueViolation(error, 'distributors_org_name_key')) throw new AppError('DISTRIBUTOR_NAME_TAKEN');
+    if (isUniqueViolation(error, 'distributors_org_name_key'))
+      throw new AppError('DISTRIBUTOR_NAME_TAKEN');
     throw error;
   }
   await recordActivity(db, actor, {
@@ -163,7 +224,12 @@ export async function updateDistributor(db: Queryable, actor: Actor, organizatio
 }
 
 /** Refuses while mappings or statements of the organization still name the distributor. */
-export async function deleteDistributor(db: Queryable, actor: Actor, organizationId: string, id: string): Promise<{ id: string; deleted: true }> {
+export async function deleteDistributor(
+  db: Queryable,
+  actor: Actor,
+  organizationId: string,
+  id: string,
+): Promise<{ id: string; deleted: true }> {
   const current = await getDistributor(db, organizationId, id, { lock: true });
   assertDistributorChangeable(current);
   const { rows } = await db.query<{ mappings: number; statements: number }>(
@@ -173,11 +239,18 @@ export async function deleteDistributor(db: Queryable, actor: Actor, organizatio
   );
   const usage = rows[0]!;
   if (usage.mappings > 0 || usage.statements > 0) {
-    throw new AppError('DISTRIBUTOR_IN_USE', `${usage.mappings} mapping(s) and ${usage.statements} statement(s) use the distributor`, {
-      details: { mappings: usage.mappings, statements: usage.statements },
-    });
+    throw new AppError(
+      'DISTRIBUTOR_IN_USE',
+      `${usage.mappings} mapping(s) and ${usage.statements} statement(s) use the distributor`,
+      {
+        details: { mappings: usage.mappings, statements: usage.statements },
+      },
+    );
   }
-  await db.query('DELETE FROM distributors WHERE id = $1 AND organization_id = $2', [id, organizationId]);
+  await db.query('DELETE FROM distributors WHERE id = $1 AND organization_id = $2', [
+    id,
+    organizationId,
+  ]);
   await recordActivity(db, actor, {
     organizationId,
     action: 'distributor.deleteById',

@@ -20,8 +20,16 @@ export interface FileToDelete {
 }
 
 /** The statements of one upload the caller may see, by id (locked when asked); any other id answers NOT_FOUND. */
-export async function filesOfUpload(db: Queryable, org: VisibleTo, uploadId: string, fileIds: string[], lock = false): Promise<FileToDelete[]> {
-  const { rows } = await db.query<FileToDelete & { variants: Record<string, string>; objectKey: string }>(
+export async function filesOfUpload(
+  db: Queryable,
+  org: VisibleTo,
+  uploadId: string,
+  fileIds: string[],
+  lock = false,
+): Promise<FileToDelete[]> {
+  const { rows } = await db.query<
+    FileToDelete & { variants: Record<string, string>; objectKey: string }
+  >(
     `SELECT id, file_name AS "fileName", status, rightsholder_id AS "rightsholderId", kept_rows AS "keptRows",
        net_earnings::text AS "netEarnings", currency, variants, object_key AS "objectKey"
      FROM statements WHERE organization_id = $1 AND upload_id = $2 AND id = ANY ($3) AND ${inRightsholderScope('rightsholder_id', '$4')}
@@ -30,30 +38,50 @@ export async function filesOfUpload(db: Queryable, org: VisibleTo, uploadId: str
   );
   const found = new Set(rows.map((r) => r.id));
   const missing = fileIds.filter((id) => !found.has(id));
-  if (missing.length > 0) throw new AppError('STATEMENT_NOT_FOUND', `No file with id ${missing[0]} in that upload`);
-  return rows.map(({ variants, objectKey, ...r }) => ({ ...r, objectKeys: [...new Set([objectKey, ...Object.values(variants)])] }));
+  if (missing.length > 0)
+    throw new AppError('STATEMENT_NOT_FOUND', `No file with id ${missing[0]} in that upload`);
+  return rows.map(({ variants, objectKey, ...r }) => ({
+    ...r,
+    objectKeys: [...new Set([objectKey, ...Object.values(variants)])],
+  }));
 }
 
 /**
  * Locks the upload, as upload.uploadFile does to add a file: a file added meanwhile is either in
  * before a delete looks (and keeps the upload), or finds the upload gone (UPLOAD_NOT_FOUND).
  */
-export async function lockUpload(db: Queryable, organizationId: string, uploadId: string): Promise<void> {
-  await db.query('SELECT 1 FROM uploads WHERE id = $1 AND organization_id = $2 FOR UPDATE', [uploadId, organizationId]);
+export async function lockUpload(
+  db: Queryable,
+  organizationId: string,
+  uploadId: string,
+): Promise<void> {
+  await db.query('SELECT 1 FROM uploads WHERE id = $1 AND organization_id = $2 FOR UPDATE', [
+    uploadId,
+    organizationId,
+  ]);
 }
 
 /** Deletes statements for good (their rows, flags and raw values go with them). */
-export async function deleteStatementRows(db: Queryable, statementIds: readonly string[]): Promise<void> {
+export async function deleteStatementRows(
+  db: Queryable,
+  statementIds: readonly string[],
+): Promise<void> {
   await db.query('DELETE FROM statements WHERE id = ANY ($1)', [statementIds]);
 }
 
 /** Deletes the upload if no file is left in it. */
 export async function deleteUploadIfEmpty(db: Queryable, uploadId: string): Promise<void> {
-  await db.query('DELETE FROM uploads u WHERE u.id = $1 AND NOT EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = u.id)', [uploadId]);
+  await db.query(
+    'DELETE FROM uploads u WHERE u.id = $1 AND NOT EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = u.id)',
+    [uploadId],
+  );
 }
 
 /** The flags of the statements, counted, and the periods they cover, per rightsholder. */
-export async function flagsAndPeriodsOf(db: Queryable, statementIds: readonly string[]): Promise<{ flags: number; periods: unknown }> {
+export async function flagsAndPeriodsOf(
+  db: Queryable,
+  statementIds: readonly string[],
+): Promise<{ flags: number; periods: unknown }> {
   const { rows } = await db.query<{ flags: number; periods: unknown }>(
     `SELECT (SELECT count(*) FROM statement_flags WHERE statement_id = ANY ($1))::int AS flags,
        coalesce((SELECT json_agg(DISTINCT jsonb_build_object('rightsholderId', rightsholder_id, 'stmtYear', stmt_year, 'stmtPeriod', stmt_period, 'stmtCadence', stmt_cadence))
@@ -76,7 +104,12 @@ export interface BlockOfFiles {
 }
 
 /** The catalog blocks of these rightsholders built from any of the statements, with their counts. */
-export async function blocksBuiltFrom(db: Queryable, organizationId: string, statementIds: readonly string[], rightsholderIds: readonly string[]): Promise<BlockOfFiles[]> {
+export async function blocksBuiltFrom(
+  db: Queryable,
+  organizationId: string,
+  statementIds: readonly string[],
+  rightsholderIds: readonly string[],
+): Promise<BlockOfFiles[]> {
   const { rows } = await db.query<BlockOfFiles>(
     `SELECT b.id, b.rightsholder_id AS "rightsholderId", r.name AS "rightsholderName", b.state,
        (SELECT count(*) FROM jsonb_object_keys(b.source_versions))::int AS statements,
@@ -92,7 +125,11 @@ export async function blocksBuiltFrom(db: Queryable, organizationId: string, sta
   return rows;
 }
 
-const fileSortColumns = { createdAt: 's.created_at', name: 'lower(s.file_name)', updatedAt: 's.updated_at' } as const;
+const fileSortColumns = {
+  createdAt: 's.created_at',
+  name: 'lower(s.file_name)',
+  updatedAt: 's.updated_at',
+} as const;
 export type FileSort = keyof typeof fileSortColumns;
 
 export interface FileFilter {
@@ -127,15 +164,30 @@ function filesWhere(org: VisibleTo, f: FileFilter) {
 }
 
 /** A page of the files (statements not deleted). */
-export async function listFiles(db: Queryable, org: VisibleTo, filter: FileFilter, page: Page & { sortBy: FileSort }): Promise<StatementRecord[]> {
+export async function listFiles(
+  db: Queryable,
+  org: VisibleTo,
+  filter: FileFilter,
+  page: Page & { sortBy: FileSort },
+): Promise<StatementRecord[]> {
   const { where, params } = filesWhere(org, filter);
   const order = `${fileSortColumns[page.sortBy]} ${sortDirection(page.sortOrder)}, s.id`;
-  const { rows } = await db.query<StatementRecord>(`SELECT ${STATEMENT_SELECT} FROM statements s WHERE ${where} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`, params);
+  const { rows } = await db.query<StatementRecord>(
+    `SELECT ${STATEMENT_SELECT} FROM statements s WHERE ${where} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`,
+    params,
+  );
   return rows;
 }
 
-export async function countFiles(db: Queryable, org: VisibleTo, filter: FileFilter): Promise<number> {
+export async function countFiles(
+  db: Queryable,
+  org: VisibleTo,
+  filter: FileFilter,
+): Promise<number> {
   const { where, params } = filesWhere(org, filter);
-  const { rows } = await db.query<{ n: number }>(`SELECT count(*) AS n FROM statements s WHERE ${where}`, params);
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*) AS n FROM statements s WHERE ${where}`,
+    params,
+  );
   return rows[0]!.n;
 }

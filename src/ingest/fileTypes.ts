@@ -32,7 +32,8 @@ export interface LocateInput {
  * header or footer (`Page 2 of 5`, the box every page repeats), or `subtotal`, a total between the
  * detail rows checked against the rows it closes (src/ingest/file/pdfTable.ts).
  */
-export type RemovedReason = 'preamble' | 'footer' | 'blank' | 'repeated_header' | 'summary' | 'page_margin' | 'subtotal';
+export type RemovedReason =
+  'preamble' | 'footer' | 'blank' | 'repeated_header' | 'summary' | 'page_margin' | 'subtotal';
 
 export interface RemovedRow {
   /**
@@ -143,16 +144,31 @@ export interface LocatedTable {
    * summed; `uncertainEncoding`, a text file not in UTF-8 whose legacy encoding was a guess among
    * others nearly as likely (`candidates`, the one read first). Absent when there is nothing.
    */
-  readerNotes?: { rowLimitSheets?: string[]; hiddenRows?: number; uncertainEncoding?: { candidates: string[] } };
+  readerNotes?: {
+    rowLimitSheets?: string[];
+    hiddenRows?: number;
+    uncertainEncoding?: { candidates: string[] };
+  };
 }
 
 export const REMOVED_CAP = 10_000;
 export const SAMPLE_ROWS = 50;
 
 /** What the normalizer reads from the file reader's located table (every caller passes the same). */
-export function tableOf(located: LocatedTable): Pick<
+export function tableOf(
+  located: LocatedTable,
+): Pick<
   NormalizeInput,
-  'csvPath' | 'delimiter' | 'quote' | 'headerLine' | 'header' | 'footerRecords' | 'splitOffset' | 'decimalComma' | 'dateOrder' | 'dateSystem'
+  | 'csvPath'
+  | 'delimiter'
+  | 'quote'
+  | 'headerLine'
+  | 'header'
+  | 'footerRecords'
+  | 'splitOffset'
+  | 'decimalComma'
+  | 'dateOrder'
+  | 'dateSystem'
 > {
   return {
     csvPath: located.csvPath,

@@ -11,5 +11,7 @@ export function normalizeHeaderCell(cell: string): string {
 }
 
 export function computeHeaderHash(cells: readonly string[]): string {
-  return createHash('sha256').update(cells.map(normalizeHeaderCell).join('\u001f'), 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(cells.map(normalizeHeaderCell).join('\u001f'), 'utf8')
+    .digest('hex');
 }

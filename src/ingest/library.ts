@@ -7,8 +7,21 @@ import path from 'node:path';
 import { z } from 'zod';
 import { computeHeaderHash } from './headerHash.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
-import { looseHeaderKey, matchColumns, mappingFieldsSchema, missingRequiredFields, type ColumnMatch, type MappingFields } from './mappingFields.ts';
-import { canonicalJson, findMappingByHeaderHash, mappingProblems, mappingsToMatch, type MappingRecord } from './mappings.ts';
+import {
+  looseHeaderKey,
+  matchColumns,
+  mappingFieldsSchema,
+  missingRequiredFields,
+  type ColumnMatch,
+  type MappingFields,
+} from './mappingFields.ts';
+import {
+  canonicalJson,
+  findMappingByHeaderHash,
+  mappingProblems,
+  mappingsToMatch,
+  type MappingRecord,
+} from './mappings.ts';
 import { projectPath } from '../paths.ts';
 import type { AutoMapRecord } from './autoMap/record.ts';
 
@@ -18,7 +31,9 @@ export const libraryDir = projectPath('fixtures', 'mappings');
 const LIBRARY_LOCK = 72_100_800;
 
 export const libraryEntrySchema = z.strictObject({
-  key: z.string().regex(/^[a-z0-9][a-z0-9-]{0,99}$/, 'must be lower-case letters, digits and dashes'),
+  key: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,99}$/, 'must be lower-case letters, digits and dashes'),
   distributor: z.string().trim().min(1).max(200),
   name: z.string().trim().min(1).max(200),
   headers: z.array(z.string().max(1_000)).min(1).max(1_000),
@@ -26,7 +41,9 @@ export const libraryEntrySchema = z.strictObject({
    * Other names real files give a header (`"Country / Region": ["Country/Region", "Country"]`):
    * a file that names its columns so, in any order, still matches (findMappingForHeader).
    */
-  aliases: z.record(z.string().max(1_000), z.array(z.string().trim().min(1).max(300)).min(1).max(20)).optional(),
+  aliases: z
+    .record(z.string().max(1_000), z.array(z.string().trim().min(1).max(300)).min(1).max(20))
+    .optional(),
   fields: mappingFieldsSchema,
 });
 
@@ -41,13 +58,17 @@ export interface LibraryEntry {
 }
 
 /** Problems of an entry's aliases: each names one of its headers, and no two of its names compare alike. */
-function aliasProblems(entry: { headers: string[]; aliases?: Record<string, string[]> | undefined }): string[] {
+function aliasProblems(entry: {
+  headers: string[];
+  aliases?: Record<string, string[]> | undefined;
+}): string[] {
   const problems: string[] = [];
   const owner = new Map<string, string>();
   const claim = (name: string, of: string) => {
     const key = looseHeaderKey(name);
     const other = owner.get(key);
-    if (other !== undefined && other !== of) problems.push(`aliases: "${name}" of "${of}" compares like "${other}"`);
+    if (other !== undefined && other !== of)
+      problems.push(`aliases: "${name}" of "${of}" compares like "${other}"`);
     owner.set(key, of);
   };
   for (const h of entry.headers) if (looseHeaderKey(h) !== '') claim(h, h);
@@ -81,12 +102,15 @@ export async function loadMappingLibrary(dir = libraryDir): Promise<LibraryEntry
     }
     const parsed = libraryEntrySchema.safeParse(raw);
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) problems.push(`${file}: ${issue.path.join('.') || '(file)'}: ${issue.message}`);
+      for (const issue of parsed.error.issues)
+        problems.push(`${file}: ${issue.path.join('.') || '(file)'}: ${issue.message}`);
       continue;
     }
     const entry = parsed.data;
-    if (`${entry.key}.json` !== file) problems.push(`${file}: key "${entry.key}" must equal the file name`);
-    for (const p of mappingProblems(entry.headers, entry.fields, { requireComplete: true })) problems.push(`${file}: ${p.path}: ${p.message}`);
+    if (`${entry.key}.json` !== file)
+      problems.push(`${file}: key "${entry.key}" must equal the file name`);
+    for (const p of mappingProblems(entry.headers, entry.fields, { requireComplete: true }))
+      problems.push(`${file}: ${p.path}: ${p.message}`);
     for (const p of aliasProblems(entry)) problems.push(`${file}: ${p}`);
     const headerHash = computeHeaderHash(entry.headers);
     const other = byHash.get(headerHash);
@@ -94,7 +118,8 @@ export async function loadMappingLibrary(dir = libraryDir): Promise<LibraryEntry
     byHash.set(headerHash, file);
     entries.push({ ...entry, aliases: entry.aliases ?? {}, headerHash });
   }
-  if (problems.length > 0) throw new Error(`the mapping library in ${dir} is invalid:\n${problems.join('\n')}`);
+  if (problems.length > 0)
+    throw new Error(`the mapping library in ${dir} is invalid:\n${problems.join('\n')}`);
   return entries;
 }
 
@@ -112,10 +137,16 @@ async function libraryDistributorId(db: Queryable, name: string): Promise<string
     [name],
   );
   if (found.rows[0]) {
-    await db.query(`UPDATE distributors SET name = $2, updated_at = clock_timestamp() WHERE id = $1 AND name <> $2`, [found.rows[0].id, name]);
+    await db.query(
+      `UPDATE distributors SET name = $2, updated_at = clock_timestamp() WHERE id = $1 AND name <> $2`,
+      [found.rows[0].id, name],
+    );
     return found.rows[0].id;
   }
-  const created = await db.query<{ id: string }>(`INSERT INTO distributors (organization_id, name) VALUES (NULL, $1) RETURNING id`, [name]);
+  const created = await db.query<{ id: string }>(
+    `INSERT INTO distributors (organization_id, name) VALUES (NULL, $1) RETURNING id`,
+    [name],
+  );
   return created.rows[0]!.id;
 }
 
@@ -136,7 +167,8 @@ export async function syncMappingLibrary(pool: Pool, dir = libraryDir): Promise<
     const distributorIds = new Map<string, string>();
     for (const entry of entries) {
       const key = entry.distributor.toLowerCase();
-      if (!distributorIds.has(key)) distributorIds.set(key, await libraryDistributorId(db, entry.distributor));
+      if (!distributorIds.has(key))
+        distributorIds.set(key, await libraryDistributorId(db, entry.distributor));
     }
     const { rows: existing } = await db.query<{
       id: string;
@@ -147,7 +179,9 @@ export async function syncMappingLibrary(pool: Pool, dir = libraryDir): Promise<
       fields: unknown;
       aliases: unknown;
       distributor_id: string | null;
-    }>(`SELECT id, library_key, name, headers, header_hash, fields, aliases, distributor_id FROM mappings WHERE organization_id IS NULL FOR UPDATE`);
+    }>(
+      `SELECT id, library_key, name, headers, header_hash, fields, aliases, distributor_id FROM mappings WHERE organization_id IS NULL FOR UPDATE`,
+    );
     const byKey = new Map(existing.map((r) => [r.library_key, r]));
     for (const entry of entries) {
       const distributorId = distributorIds.get(entry.distributor.toLowerCase())!;
@@ -157,7 +191,15 @@ export async function syncMappingLibrary(pool: Pool, dir = libraryDir): Promise<
         const { rows } = await db.query<{ id: string }>(
           `INSERT INTO mappings (organization_id, distributor_id, name, headers, header_hash, fields, library_key, aliases)
            VALUES (NULL, $1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-          [distributorId, entry.name, entry.headers, entry.headerHash, JSON.stringify(entry.fields), entry.key, JSON.stringify(entry.aliases)],
+          [
+            distributorId,
+            entry.name,
+            entry.headers,
+            entry.headerHash,
+            JSON.stringify(entry.fields),
+            entry.key,
+            JSON.stringify(entry.aliases),
+          ],
         );
         await writeRevision(db, rows[0]!.id);
         result.inserted.push(entry.key);
@@ -177,7 +219,10 @@ export async function syncMappingLibrary(pool: Pool, dir = libraryDir): Promise<
       if (same) {
         // other names for its columns change which files the mapping matches, not what it reads
         // from them: no revision
-        await db.query(`UPDATE mappings SET aliases = $2, updated_at = clock_timestamp() WHERE id = $1`, [current.id, JSON.stringify(entry.aliases)]);
+        await db.query(
+          `UPDATE mappings SET aliases = $2, updated_at = clock_timestamp() WHERE id = $1`,
+          [current.id, JSON.stringify(entry.aliases)],
+        );
         result.updated.push(entry.key);
         continue;
       }
@@ -185,7 +230,15 @@ export async function syncMappingLibrary(pool: Pool, dir = libraryDir): Promise<
         `UPDATE mappings SET distributor_id = $2, name = $3, headers = $4, header_hash = $5, fields = $6, aliases = $7,
            revision = revision + 1, updated_at = clock_timestamp()
          WHERE id = $1`,
-        [current.id, distributorId, entry.name, entry.headers, entry.headerHash, JSON.stringify(entry.fields), JSON.stringify(entry.aliases)],
+        [
+          current.id,
+          distributorId,
+          entry.name,
+          entry.headers,
+          entry.headerHash,
+          JSON.stringify(entry.fields),
+          JSON.stringify(entry.aliases),
+        ],
       );
       await writeRevision(db, current.id);
       result.updated.push(entry.key);
@@ -238,20 +291,36 @@ export interface FoundMapping {
  * as well. A mapping missing a required field, or reading a column the file lacks or has twice,
  * never matches by columns.
  */
-export async function findMappingForHeader(db: Queryable, organizationId: string, header: readonly string[]): Promise<FoundMapping | null> {
+export async function findMappingForHeader(
+  db: Queryable,
+  organizationId: string,
+  header: readonly string[],
+): Promise<FoundMapping | null> {
   const exact = await findMappingByHeaderHash(db, organizationId, computeHeaderHash(header));
   if (exact) {
     return {
       mapping: exact,
-      match: { by: 'header_hash', source: exact.source, mappingId: exact.id, libraryKey: exact.libraryKey, revision: exact.revision },
+      match: {
+        by: 'header_hash',
+        source: exact.source,
+        mappingId: exact.id,
+        libraryKey: exact.libraryKey,
+        revision: exact.revision,
+      },
     };
   }
-  const candidates = (await mappingsToMatch(db, organizationId)).filter((m) => missingRequiredFields(m.fields).length === 0);
+  const candidates = (await mappingsToMatch(db, organizationId)).filter(
+    (m) => missingRequiredFields(m.fields).length === 0,
+  );
   for (const source of ['organization', 'library'] as const) {
     const matched: { mapping: MappingRecord; match: ColumnMatch }[] = [];
     for (const mapping of candidates) {
       if (mapping.source !== source) continue;
-      const result = matchColumns(header, { headers: mapping.headers, fields: mapping.fields, aliases: mapping.aliases });
+      const result = matchColumns(header, {
+        headers: mapping.headers,
+        fields: mapping.fields,
+        aliases: mapping.aliases,
+      });
       if ('match' in result) matched.push({ mapping, match: result.match });
     }
     if (matched.length === 0) continue;

@@ -28,7 +28,10 @@ export { headerKey, standardFields, type StandardField } from './standardFields.
  *   default: decided per column (`85%` is always 0.85).
  */
 /** The name of a variable: a letter, then letters, digits or _. */
-export const variableNameSchema = z.string().max(100).regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'must be a variable name: a letter, then letters, digits or _');
+export const variableNameSchema = z
+  .string()
+  .max(100)
+  .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'must be a variable name: a letter, then letters, digits or _');
 
 /**
  * Values of a statement's variables (`{ "currency": "EUR" }`), given with the upload
@@ -36,7 +39,14 @@ export const variableNameSchema = z.string().max(100).regex(/^[A-Za-z][A-Za-z0-9
  * characters, at most 50 of them.
  */
 export const variablesSchema = z
-  .record(variableNameSchema, z.string().trim().max(300).refine((v) => !v.includes('\u0000'), 'must not contain NUL characters'))
+  .record(
+    variableNameSchema,
+    z
+      .string()
+      .trim()
+      .max(300)
+      .refine((v) => !v.includes('\u0000'), 'must not contain NUL characters'),
+  )
   .refine((v) => Object.keys(v).length <= 50, 'at most 50 variables');
 
 /** A text encoding named for a statement file (checked against iconv-lite's by the upload procedures: ENCODING_UNKNOWN). */
@@ -51,13 +61,44 @@ export const fieldSpecSchema = z
     constant: z.string().max(300).optional(),
     fromFileName: z.enum(['period', 'date', 'currency']).optional(),
     variable: variableNameSchema.optional(),
-    format: z.enum(['decimal_point', 'decimal_comma', 'YMD', 'YDM', 'MDY', 'DMY', 'month', 'quarter', 'half', 'year', 'percent', 'fraction']).optional(),
+    format: z
+      .enum([
+        'decimal_point',
+        'decimal_comma',
+        'YMD',
+        'YDM',
+        'MDY',
+        'DMY',
+        'month',
+        'quarter',
+        'half',
+        'year',
+        'percent',
+        'fraction',
+      ])
+      .optional(),
   })
-  .refine((s) => s.pick === undefined || s.columns !== undefined, { message: 'pick chooses among columns: give it with columns', path: ['pick'] })
-  .refine((s) => s.pick !== 'first' || s.join === undefined, { message: "pick 'first' takes one column's value: nothing is joined", path: ['join'] })
+  .refine((s) => s.pick === undefined || s.columns !== undefined, {
+    message: 'pick chooses among columns: give it with columns',
+    path: ['pick'],
+  })
+  .refine((s) => s.pick !== 'first' || s.join === undefined, {
+    message: "pick 'first' takes one column's value: nothing is joined",
+    path: ['join'],
+  })
   .refine(
-    (s) => [s.fromFileName === undefined ? s.column : undefined, s.columns, s.constant, s.fromFileName, s.variable].filter((v) => v !== undefined).length === 1,
-    { message: 'give exactly one of column, columns, constant, fromFileName, variable (fromFileName may also name a column to fall back on)' },
+    (s) =>
+      [
+        s.fromFileName === undefined ? s.column : undefined,
+        s.columns,
+        s.constant,
+        s.fromFileName,
+        s.variable,
+      ].filter((v) => v !== undefined).length === 1,
+    {
+      message:
+        'give exactly one of column, columns, constant, fromFileName, variable (fromFileName may also name a column to fall back on)',
+    },
   );
 export type FieldSpec = z.infer<typeof fieldSpecSchema>;
 
@@ -134,7 +175,10 @@ export const COLUMN_MATCH_MIN_COVERAGE = 0.6;
  * enough columns (COLUMN_MATCH_MIN_COVERAGE) to be one layout; the fields it returns read the
  * file's own header cells.
  */
-export function matchColumns(header: readonly string[], candidate: ColumnMatchCandidate): { match: ColumnMatch } | { mismatch: ColumnMismatch } {
+export function matchColumns(
+  header: readonly string[],
+  candidate: ColumnMatchCandidate,
+): { match: ColumnMatch } | { mismatch: ColumnMismatch } {
   const cellsByKey = new Map<string, string[]>();
   for (const cell of header) {
     const key = looseHeaderKey(cell);
@@ -144,7 +188,8 @@ export function matchColumns(header: readonly string[], candidate: ColumnMatchCa
     else cellsByKey.set(key, [cell]);
   }
   const aliasesOf = new Map<string, readonly string[]>();
-  for (const [name, list] of Object.entries(candidate.aliases ?? {})) aliasesOf.set(looseHeaderKey(name), list);
+  for (const [name, list] of Object.entries(candidate.aliases ?? {}))
+    aliasesOf.set(looseHeaderKey(name), list);
   /** the mapping's column (by looseHeaderKey) → the file's cells it could be */
   const found = new Map<string, string[]>();
   const claimed = new Set<string>();
@@ -170,7 +215,10 @@ export function matchColumns(header: readonly string[], candidate: ColumnMatchCa
   const named = [...cellsByKey.values()].reduce((n, cells) => n + cells.length, 0);
   const mappingHeaders = found.size;
   const hits = [...found.values()].filter((cells) => cells.length === 1).length;
-  const coverage = { mapping: mappingHeaders === 0 ? 0 : hits / mappingHeaders, file: named === 0 ? 0 : hits / named };
+  const coverage = {
+    mapping: mappingHeaders === 0 ? 0 : hits / mappingHeaders,
+    file: named === 0 ? 0 : hits / named,
+  };
   const enough = Math.max(coverage.mapping, coverage.file) >= COLUMN_MATCH_MIN_COVERAGE;
   if (absent.length > 0 || ambiguous.length > 0 || !enough) {
     return { mismatch: { absent, ambiguous, ...(enough ? {} : { coverage }) } };
@@ -182,13 +230,20 @@ export function matchColumns(header: readonly string[], candidate: ColumnMatchCa
     if (headerKey(cell) !== headerKey(column)) renamed[column] = cell;
     return cell;
   };
-  for (const [field, spec] of Object.entries(candidate.fields) as [keyof MappingFields, NonNullable<MappingFields[keyof MappingFields]>][]) {
+  for (const [field, spec] of Object.entries(candidate.fields) as [
+    keyof MappingFields,
+    NonNullable<MappingFields[keyof MappingFields]>,
+  ][]) {
     const out = { ...spec };
     if (out.column !== undefined) out.column = rename(out.column);
     if (out.columns !== undefined) out.columns = out.columns.map(rename);
     fields[field] = out;
   }
-  const missing = candidate.headers.filter((h) => looseHeaderKey(h) !== '' && (found.get(looseHeaderKey(h))?.length ?? 0) === 0);
+  const missing = candidate.headers.filter(
+    (h) => looseHeaderKey(h) !== '' && (found.get(looseHeaderKey(h))?.length ?? 0) === 0,
+  );
   const extra = header.filter((cell) => looseHeaderKey(cell) !== '' && !claimed.has(cell));
-  return { match: { fields, renamed, missing, extra, score: hits / (mappingHeaders + named - hits) } };
+  return {
+    match: { fields, renamed, missing, extra, score: hits / (mappingHeaders + named - hits) },
+  };
 }

@@ -12,7 +12,13 @@ import type { Principal } from '../auth/principal.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import { headerKey, missingRequiredFields, standardFields, type MappingFields, type StandardField } from './mappingFields.ts';
+import {
+  headerKey,
+  missingRequiredFields,
+  standardFields,
+  type MappingFields,
+  type StandardField,
+} from './mappingFields.ts';
 import { sortDirection } from '../db/sql.ts';
 
 type Actor = Pick<Principal, 'userId' | 'apiKey'>;
@@ -100,10 +106,15 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** Field-level before/after of the given keys whose values differ (compared canonically). */
-function changesOf<T extends Record<string, unknown>>(before: T, after: T, keys: readonly (keyof T & string)[]): FieldChanges | null {
+function changesOf<T extends Record<string, unknown>>(
+  before: T,
+  after: T,
+  keys: readonly (keyof T & string)[],
+): FieldChanges | null {
   const changes: FieldChanges = {};
   for (const key of keys) {
-    if (canonicalJson(before[key]) !== canonicalJson(after[key])) changes[key] = { before: before[key] ?? null, after: after[key] ?? null };
+    if (canonicalJson(before[key]) !== canonicalJson(after[key]))
+      changes[key] = { before: before[key] ?? null, after: after[key] ?? null };
   }
   return Object.keys(changes).length > 0 ? changes : null;
 }
@@ -122,24 +133,42 @@ export interface MappingProblem {
  * headers lack (compared as header cells are: trimmed, case- and white-space-insensitively) and,
  * with requireComplete, the required fields it does not give.
  */
-export function mappingProblems(headers: readonly string[], fields: MappingFields, opts: { requireComplete: boolean }): MappingProblem[] {
+export function mappingProblems(
+  headers: readonly string[],
+  fields: MappingFields,
+  opts: { requireComplete: boolean },
+): MappingProblem[] {
   const problems: MappingProblem[] = [];
-  if (!headers.some((h) => h.trim() !== '')) problems.push({ path: 'headers', message: 'must have at least one non-empty header cell', kind: 'no_headers' });
+  if (!headers.some((h) => h.trim() !== ''))
+    problems.push({
+      path: 'headers',
+      message: 'must have at least one non-empty header cell',
+      kind: 'no_headers',
+    });
   const known = new Set(headers.map(headerKey));
   for (const field of standardFields) {
     const spec = fields[field];
     if (!spec) continue;
     if (spec.column !== undefined && !known.has(headerKey(spec.column))) {
-      problems.push({ path: `fields.${field}.column`, message: `column "${spec.column}" is not among the headers`, kind: 'unknown_column' });
+      problems.push({
+        path: `fields.${field}.column`,
+        message: `column "${spec.column}" is not among the headers`,
+        kind: 'unknown_column',
+      });
     }
     (spec.columns ?? []).forEach((column, i) => {
       if (!known.has(headerKey(column))) {
-        problems.push({ path: `fields.${field}.columns.${i}`, message: `column "${column}" is not among the headers`, kind: 'unknown_column' });
+        problems.push({
+          path: `fields.${field}.columns.${i}`,
+          message: `column "${column}" is not among the headers`,
+          kind: 'unknown_column',
+        });
       }
     });
   }
   if (opts.requireComplete) {
-    for (const field of missingRequiredFields(fields)) problems.push({ path: `fields.${field}`, message: 'is required', kind: 'missing_required' });
+    for (const field of missingRequiredFields(fields))
+      problems.push({ path: `fields.${field}`, message: 'is required', kind: 'missing_required' });
   }
   return problems;
 }
@@ -150,22 +179,35 @@ export function assertValidMapping(headers: readonly string[], fields: MappingFi
   const describe = (ps: MappingProblem[]) => ps.map((p) => ({ path: p.path, message: p.message }));
   const columnProblems = problems.filter((p) => p.kind !== 'missing_required');
   if (columnProblems.length > 0) {
-    throw new AppError('MAPPING_COLUMN_UNKNOWN', columnProblems.map((p) => `${p.path}: ${p.message}`).join('; '), {
-      details: { fields: describe(columnProblems) },
-    });
+    throw new AppError(
+      'MAPPING_COLUMN_UNKNOWN',
+      columnProblems.map((p) => `${p.path}: ${p.message}`).join('; '),
+      {
+        details: { fields: describe(columnProblems) },
+      },
+    );
   }
   const missing = problems.filter((p) => p.kind === 'missing_required');
   if (missing.length > 0) {
-    throw new AppError('MAPPING_REQUIRED_FIELDS_MISSING', `The mapping must give ${missing.map((p) => p.path).join(', ')}`, {
-      details: { fields: describe(missing) },
-    });
+    throw new AppError(
+      'MAPPING_REQUIRED_FIELDS_MISSING',
+      `The mapping must give ${missing.map((p) => p.path).join(', ')}`,
+      {
+        details: { fields: describe(missing) },
+      },
+    );
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Reading mappings
 
-export async function getMapping(db: Queryable, organizationId: string, id: string, opts: { lock?: boolean } = {}): Promise<MappingRecord> {
+export async function getMapping(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+  opts: { lock?: boolean } = {},
+): Promise<MappingRecord> {
   const { rows } = await db.query<MappingRow>(
     `SELECT ${MAPPING_COLUMNS} FROM ${MAPPING_FROM} WHERE ${VISIBLE} AND m.id = $2${opts.lock ? ' FOR UPDATE OF m' : ''}`,
     [organizationId, id],
@@ -175,7 +217,11 @@ export async function getMapping(db: Queryable, organizationId: string, id: stri
 }
 
 /** The mapping statements with this header hash use: the organization's own, else the library's. */
-export async function findMappingByHeaderHash(db: Queryable, organizationId: string, headerHash: string): Promise<MappingRecord | null> {
+export async function findMappingByHeaderHash(
+  db: Queryable,
+  organizationId: string,
+  headerHash: string,
+): Promise<MappingRecord | null> {
   const { rows } = await db.query<MappingRow>(
     `SELECT ${MAPPING_COLUMNS} FROM ${MAPPING_FROM} WHERE ${VISIBLE} AND m.header_hash = $2
      ORDER BY m.organization_id NULLS LAST, m.updated_at DESC LIMIT 1`,
@@ -188,7 +234,10 @@ export async function findMappingByHeaderHash(db: Queryable, organizationId: str
  * Every mapping that may match a statement of the organization by its columns (library.ts,
  * findMappingForHeader): the organization's own, then the library's; each tier by name.
  */
-export async function mappingsToMatch(db: Queryable, organizationId: string): Promise<(MappingRecord & { aliases: Record<string, string[]> })[]> {
+export async function mappingsToMatch(
+  db: Queryable,
+  organizationId: string,
+): Promise<(MappingRecord & { aliases: Record<string, string[]> })[]> {
   const { rows } = await db.query<MappingRow & { aliases: Record<string, string[]> }>(
     `SELECT ${MAPPING_COLUMNS}, m.aliases FROM ${MAPPING_FROM} WHERE ${VISIBLE}
      ORDER BY m.organization_id NULLS LAST, m.name, m.id`,
@@ -199,7 +248,11 @@ export async function mappingsToMatch(db: Queryable, organizationId: string): Pr
 }
 
 /** The mappings the organization sees of these distributors: its own first, then the library's, each by name. */
-export async function mappingsOfDistributors(db: Queryable, organizationId: string, distributorIds: readonly string[]): Promise<MappingRecord[]> {
+export async function mappingsOfDistributors(
+  db: Queryable,
+  organizationId: string,
+  distributorIds: readonly string[],
+): Promise<MappingRecord[]> {
   const { rows } = await db.query<MappingRow>(
     `SELECT ${MAPPING_COLUMNS} FROM ${MAPPING_FROM} WHERE ${VISIBLE} AND m.distributor_id = ANY($2::uuid[])
      ORDER BY m.organization_id NULLS LAST, lower(m.name), m.id`,
@@ -231,7 +284,11 @@ export interface MappingListOptions {
   offset: number;
 }
 
-export async function listMappings(db: Queryable, organizationId: string, opts: MappingListOptions): Promise<{ rows: MappingRecord[]; total: number }> {
+export async function listMappings(
+  db: Queryable,
+  organizationId: string,
+  opts: MappingListOptions,
+): Promise<{ rows: MappingRecord[]; total: number }> {
   const params: unknown[] = [organizationId];
   const where = [VISIBLE];
   const param = (value: unknown) => {
@@ -241,7 +298,8 @@ export async function listMappings(db: Queryable, organizationId: string, opts: 
   if (opts.ids !== undefined) where.push(`m.id = ANY(${param(opts.ids)}::uuid[])`);
   if (opts.source === 'organization') where.push('m.organization_id IS NOT NULL');
   if (opts.source === 'library') where.push('m.organization_id IS NULL');
-  if (opts.distributorId !== undefined) where.push(`m.distributor_id = ${param(opts.distributorId)}`);
+  if (opts.distributorId !== undefined)
+    where.push(`m.distributor_id = ${param(opts.distributorId)}`);
   // position() rather than LIKE: the search text needs no escaping of % and _
   if (opts.search) where.push(`position(lower(${param(opts.search)}) in lower(m.name)) > 0`);
   const direction = sortDirection(opts.sortOrder);
@@ -254,7 +312,10 @@ export async function listMappings(db: Queryable, organizationId: string, opts: 
   );
   let total = rows[0]?.total ?? 0;
   if (rows.length === 0 && opts.offset > 0) {
-    const counted = await db.query<{ n: number }>(`SELECT count(*) AS n FROM ${MAPPING_FROM} WHERE ${where.join(' AND ')}`, params.slice(0, -2));
+    const counted = await db.query<{ n: number }>(
+      `SELECT count(*) AS n FROM ${MAPPING_FROM} WHERE ${where.join(' AND ')}`,
+      params.slice(0, -2),
+    );
     total = counted.rows[0]!.n;
   }
   return { rows: rows.map(toMapping), total };
@@ -271,19 +332,34 @@ export interface MappingInput {
   fileCategories: unknown;
 }
 
-const changeable = ['name', 'headers', 'headerHash', 'fields', 'distributorId', 'fileCategories'] as const;
+const changeable = [
+  'name',
+  'headers',
+  'headerHash',
+  'fields',
+  'distributorId',
+  'fileCategories',
+] as const;
 
 /** A distributor the organization may attach a mapping to: its own or the library's. */
-async function assertDistributorVisible(db: Queryable, organizationId: string, distributorId: string | null): Promise<void> {
+async function assertDistributorVisible(
+  db: Queryable,
+  organizationId: string,
+  distributorId: string | null,
+): Promise<void> {
   if (distributorId === null) return;
-  const { rowCount } = await db.query(`SELECT 1 FROM distributors WHERE id = $2 AND (organization_id = $1 OR organization_id IS NULL)`, [
-    organizationId,
-    distributorId,
-  ]);
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM distributors WHERE id = $2 AND (organization_id = $1 OR organization_id IS NULL)`,
+    [organizationId, distributorId],
+  );
   if (!rowCount) throw new AppError('DISTRIBUTOR_NOT_FOUND');
 }
 
-async function writeRevision(db: Queryable, mappingId: string, userId: string | null): Promise<void> {
+async function writeRevision(
+  db: Queryable,
+  mappingId: string,
+  userId: string | null,
+): Promise<void> {
   await db.query(
     `INSERT INTO mapping_revisions (mapping_id, revision, name, headers, header_hash, fields, file_categories, distributor_id, changed_by)
      SELECT id, revision, name, headers, header_hash, fields, file_categories, distributor_id, $2 FROM mappings WHERE id = $1`,
@@ -292,16 +368,28 @@ async function writeRevision(db: Queryable, mappingId: string, userId: string | 
 }
 
 /** Refuses a header hash another mapping of the organization has (the unique index catches a race). */
-async function assertHeaderHashFree(db: Queryable, organizationId: string, headerHash: string, exceptId: string | null): Promise<void> {
-  const { rows } = await db.query<{ id: string }>(`SELECT id FROM mappings WHERE organization_id = $1 AND header_hash = $2 AND id IS DISTINCT FROM $3`, [
-    organizationId,
-    headerHash,
-    exceptId,
-  ]);
-  if (rows[0]) throw new AppError('MAPPING_HEADER_HASH_TAKEN', undefined, { details: { mappingId: rows[0].id } });
+async function assertHeaderHashFree(
+  db: Queryable,
+  organizationId: string,
+  headerHash: string,
+  exceptId: string | null,
+): Promise<void> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM mappings WHERE organization_id = $1 AND header_hash = $2 AND id IS DISTINCT FROM $3`,
+    [organizationId, headerHash, exceptId],
+  );
+  if (rows[0])
+    throw new AppError('MAPPING_HEADER_HASH_TAKEN', undefined, {
+      details: { mappingId: rows[0].id },
+    });
 }
 
-export async function createMapping(db: Queryable, actor: Actor, organizationId: string, input: MappingInput): Promise<MappingRecord> {
+export async function createMapping(
+  db: Queryable,
+  actor: Actor,
+  organizationId: string,
+  input: MappingInput,
+): Promise<MappingRecord> {
   assertValidMapping(input.headers, input.fields);
   await assertDistributorVisible(db, organizationId, input.distributorId);
   const headerHash = computeHeaderHash(input.headers);
@@ -318,13 +406,16 @@ export async function createMapping(db: Queryable, actor: Actor, organizationId:
         input.headers,
         headerHash,
         JSON.stringify(input.fields),
-        input.fileCategories === undefined || input.fileCategories === null ? null : JSON.stringify(input.fileCategories),
+        input.fileCategories === undefined || input.fileCategories === null
+          ? null
+          : JSON.stringify(input.fileCategories),
         actor.userId,
       ],
     );
     id = rows[0]!.id;
   } catch (error) {
-    if (isUniqueViolation(error, 'mappings_org_hash_key')) throw new AppError('MAPPING_HEADER_HASH_TAKEN', undefined, { cause: error });
+    if (isUniqueViolation(error, 'mappings_org_hash_key'))
+      throw new AppError('MAPPING_HEADER_HASH_TAKEN', undefined, { cause: error });
     throw error;
   }
   await writeRevision(db, id, actor.userId);
@@ -357,13 +448,16 @@ export function patchedMapping(current: MappingRecord, patch: MappingPatch): Map
     headerHash: patch.headers ? computeHeaderHash(headers) : current.headerHash,
     fields: patch.fields ?? current.fields,
     distributorId: patch.distributorId === undefined ? current.distributorId : patch.distributorId,
-    fileCategories: patch.fileCategories === undefined ? current.fileCategories : patch.fileCategories,
+    fileCategories:
+      patch.fileCategories === undefined ? current.fileCategories : patch.fileCategories,
   };
 }
 
 export function assertChangeable(mapping: MappingRecord): void {
   if (mapping.source === 'library') {
-    throw new AppError('LIBRARY_MAPPING_READ_ONLY', undefined, { details: { libraryKey: mapping.libraryKey, headerHash: mapping.headerHash } });
+    throw new AppError('LIBRARY_MAPPING_READ_ONLY', undefined, {
+      details: { libraryKey: mapping.libraryKey, headerHash: mapping.headerHash },
+    });
   }
 }
 
@@ -382,10 +476,16 @@ export async function updateMapping(
   assertChangeable(current);
   const after = patchedMapping(current, patch);
   assertValidMapping(after.headers, after.fields);
-  const changes = changesOf(current as unknown as Record<string, unknown>, after as unknown as Record<string, unknown>, changeable);
+  const changes = changesOf(
+    current as unknown as Record<string, unknown>,
+    after as unknown as Record<string, unknown>,
+    changeable,
+  );
   if (!changes) return { mapping: current, changed: false };
-  if (changes.distributorId) await assertDistributorVisible(db, organizationId, after.distributorId);
-  if (changes.headerHash) await assertHeaderHashFree(db, organizationId, after.headerHash, current.id);
+  if (changes.distributorId)
+    await assertDistributorVisible(db, organizationId, after.distributorId);
+  if (changes.headerHash)
+    await assertHeaderHashFree(db, organizationId, after.headerHash, current.id);
   try {
     await db.query(
       `UPDATE mappings SET name = $2, headers = $3, header_hash = $4, fields = $5, distributor_id = $6, file_categories = $7,
@@ -398,11 +498,14 @@ export async function updateMapping(
         after.headerHash,
         JSON.stringify(after.fields),
         after.distributorId,
-        after.fileCategories === undefined || after.fileCategories === null ? null : JSON.stringify(after.fileCategories),
+        after.fileCategories === undefined || after.fileCategories === null
+          ? null
+          : JSON.stringify(after.fileCategories),
       ],
     );
   } catch (error) {
-    if (isUniqueViolation(error, 'mappings_org_hash_key')) throw new AppError('MAPPING_HEADER_HASH_TAKEN', undefined, { cause: error });
+    if (isUniqueViolation(error, 'mappings_org_hash_key'))
+      throw new AppError('MAPPING_HEADER_HASH_TAKEN', undefined, { cause: error });
     throw error;
   }
   await writeRevision(db, current.id, actor.userId);
@@ -425,14 +528,22 @@ export interface MappingDeleteOutcome {
   statementsProcessed: number;
 }
 
-export async function deleteMapping(db: Queryable, actor: Actor, organizationId: string, id: string): Promise<MappingDeleteOutcome> {
+export async function deleteMapping(
+  db: Queryable,
+  actor: Actor,
+  organizationId: string,
+  id: string,
+): Promise<MappingDeleteOutcome> {
   const current = await getMapping(db, organizationId, id, { lock: true });
   assertChangeable(current);
-  const { rows } = await db.query<{ n: number }>(`SELECT count(*) AS n FROM statements WHERE organization_id = $1 AND mapping_id = $2`, [
-    organizationId,
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*) AS n FROM statements WHERE organization_id = $1 AND mapping_id = $2`,
+    [organizationId, id],
+  );
+  await db.query('DELETE FROM mappings WHERE id = $1 AND organization_id = $2', [
     id,
+    organizationId,
   ]);
-  await db.query('DELETE FROM mappings WHERE id = $1 AND organization_id = $2', [id, organizationId]);
   await recordActivity(db, actor, {
     organizationId,
     action: 'mapping.deleteById',
@@ -477,7 +588,14 @@ export async function listRevisions(
     distributor_id: string | null;
     changed_by: string | null;
     created_at: Date;
-    previous: { name: string; headers: string[]; header_hash: string; fields: MappingFields; file_categories: unknown; distributor_id: string | null } | null;
+    previous: {
+      name: string;
+      headers: string[];
+      header_hash: string;
+      fields: MappingFields;
+      file_categories: unknown;
+      distributor_id: string | null;
+    } | null;
     total: number;
   }>(
     `SELECT r.revision, r.name, r.headers, r.header_hash, r.fields, r.file_categories, r.distributor_id, r.changed_by, r.created_at,
@@ -491,12 +609,24 @@ export async function listRevisions(
   );
   let total = rows[0]?.total ?? 0;
   if (rows.length === 0 && opts.offset > 0) {
-    total = (await db.query<{ n: number }>(`SELECT count(*) AS n FROM mapping_revisions WHERE mapping_id = $1`, [mappingId])).rows[0]!.n;
+    total = (
+      await db.query<{ n: number }>(
+        `SELECT count(*) AS n FROM mapping_revisions WHERE mapping_id = $1`,
+        [mappingId],
+      )
+    ).rows[0]!.n;
   }
   return {
     total,
     rows: rows.map((r) => {
-      const now = { name: r.name, headers: r.headers, headerHash: r.header_hash, fields: r.fields, fileCategories: r.file_categories, distributorId: r.distributor_id };
+      const now = {
+        name: r.name,
+        headers: r.headers,
+        headerHash: r.header_hash,
+        fields: r.fields,
+        fileCategories: r.file_categories,
+        distributorId: r.distributor_id,
+      };
       const before = r.previous && {
         name: r.previous.name,
         headers: r.previous.headers,
@@ -526,7 +656,13 @@ export function differingFields(a: MappingFields | null, b: MappingFields): Stan
 // Redrive: which statements a mapping would change
 
 /** Statuses a statement can be reprocessed from (the pipeline's own list). */
-export const REDRIVABLE_STATUSES = ['uploaded', 'processing', 'processed', 'needs_mapping', 'failed'] as const;
+export const REDRIVABLE_STATUSES = [
+  'uploaded',
+  'processing',
+  'processed',
+  'needs_mapping',
+  'failed',
+] as const;
 
 export interface RedriveCandidate {
   id: string;
@@ -554,8 +690,18 @@ export interface RedrivePreview {
 const REDRIVE_PREVIEW_LIMIT = 2000;
 
 /** `scope`: the caller's data access; statements of other rightsholders are neither listed nor counted. */
-export async function redrivePreview(db: Queryable, organizationId: string, mapping: MappingRecord, scope: RightsholderScope): Promise<RedrivePreview> {
-  const base = { mappingId: mapping.id, revision: mapping.revision, headerHash: mapping.headerHash, source: mapping.source };
+export async function redrivePreview(
+  db: Queryable,
+  organizationId: string,
+  mapping: MappingRecord,
+  scope: RightsholderScope,
+): Promise<RedrivePreview> {
+  const base = {
+    mappingId: mapping.id,
+    revision: mapping.revision,
+    headerHash: mapping.headerHash,
+    source: mapping.source,
+  };
   if (!mapping.active) {
     const shadow = await findMappingByHeaderHash(db, organizationId, mapping.headerHash);
     return { ...base, shadowedBy: shadow?.id ?? null, total: 0, statements: [] };
@@ -590,8 +736,16 @@ export async function redrivePreview(db: Queryable, organizationId: string, mapp
       status: r.status,
       mappingId: r.mapping_id,
       mappingRevision: r.mapping_revision,
-      reason: r.status === 'needs_mapping' ? 'needs_mapping' : r.mapping_id === mapping.id ? 'older_revision' : 'other_mapping',
-      changedFields: differingFields(r.status === 'needs_mapping' ? null : r.old_fields, mapping.fields),
+      reason:
+        r.status === 'needs_mapping'
+          ? 'needs_mapping'
+          : r.mapping_id === mapping.id
+            ? 'older_revision'
+            : 'other_mapping',
+      changedFields: differingFields(
+        r.status === 'needs_mapping' ? null : r.old_fields,
+        mapping.fields,
+      ),
     })),
   };
 }
@@ -609,7 +763,12 @@ export interface RedriveStatement {
  * The statements named for a redrive: all of the organization, within the caller's data access
  * (`scope`), not deleted, and processable.
  */
-export async function redriveStatements(db: Queryable, organizationId: string, ids: readonly string[], scope: RightsholderScope): Promise<RedriveStatement[]> {
+export async function redriveStatements(
+  db: Queryable,
+  organizationId: string,
+  ids: readonly string[],
+  scope: RightsholderScope,
+): Promise<RedriveStatement[]> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (unique.length === 0) return [];
   const { rows } = await db.query<RedriveStatement>(
@@ -620,13 +779,21 @@ export async function redriveStatements(db: Queryable, organizationId: string, i
   const found = new Set(rows.map((r) => r.id));
   const missing = unique.filter((id) => !found.has(id));
   if (missing.length > 0) {
-    throw new AppError('STATEMENT_NOT_FOUND', `No statement ${missing.slice(0, 5).join(', ')} in the organization`, { details: { statementIds: missing.slice(0, 50) } });
+    throw new AppError(
+      'STATEMENT_NOT_FOUND',
+      `No statement ${missing.slice(0, 5).join(', ')} in the organization`,
+      { details: { statementIds: missing.slice(0, 50) } },
+    );
   }
   const stuck = rows.filter((r) => !(REDRIVABLE_STATUSES as readonly string[]).includes(r.status));
   if (stuck.length > 0) {
-    throw new AppError('STATEMENT_STATE_CONFLICT', `A statement that is ${stuck[0]!.status} cannot be reprocessed`, {
-      details: { statements: stuck.slice(0, 50).map((s) => ({ id: s.id, status: s.status })) },
-    });
+    throw new AppError(
+      'STATEMENT_STATE_CONFLICT',
+      `A statement that is ${stuck[0]!.status} cannot be reprocessed`,
+      {
+        details: { statements: stuck.slice(0, 50).map((s) => ({ id: s.id, status: s.status })) },
+      },
+    );
   }
   return rows;
 }
@@ -649,7 +816,12 @@ export interface Verification {
  * organization with its header hash and those named for a redrive. Also reports statements
  * processed with it that a change of headers would detach (they would no longer find it).
  */
-export async function verifyMapping(db: Queryable, organizationId: string, mapping: MappingRecord, redrive: readonly RedriveStatement[]): Promise<Verification> {
+export async function verifyMapping(
+  db: Queryable,
+  organizationId: string,
+  mapping: MappingRecord,
+  redrive: readonly RedriveStatement[],
+): Promise<Verification> {
   const { rows } = await db.query<RedriveStatement>(
     `SELECT id, file_name AS "fileName", status, header_hash AS "headerHash", headers, mapping_id AS "mappingId"
      FROM statements
@@ -672,7 +844,13 @@ export async function verifyMapping(db: Queryable, organizationId: string, mappi
     if (s.headers === null) continue;
     const known = new Set(s.headers.map(headerKey));
     const missing = columns.filter((c) => !known.has(headerKey(c)));
-    if (missing.length > 0) problems.push({ statementId: s.id, fileName: s.fileName, problem: 'missing_columns', columns: missing });
+    if (missing.length > 0)
+      problems.push({
+        statementId: s.id,
+        fileName: s.fileName,
+        problem: 'missing_columns',
+        columns: missing,
+      });
   }
   return { statements: applies, problems };
 }

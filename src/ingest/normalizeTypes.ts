@@ -69,7 +69,13 @@ export interface NormalizeOutput {
   salesPeriodStart: string | null;
   salesPeriodEnd: string | null;
   /** `amounts`: the net earnings of the value's rows per currency (a statement may have several; null: rows without one) */
-  rawValues: { kind: 'sales_type' | 'source'; raw: string; rows: number; amount: string | null; amounts: { currency: string | null; amount: string | null }[] }[];
+  rawValues: {
+    kind: 'sales_type' | 'source';
+    raw: string;
+    rows: number;
+    amount: string | null;
+    amounts: { currency: string | null; amount: string | null }[];
+  }[];
   payors: string[];
   issues: {
     invalidAmounts: number;
@@ -94,13 +100,43 @@ export interface NormalizeOutput {
 
 /** The columns of a normalized row, in Parquet order (snake_case of the standard fields). */
 export const normalizedColumns = [
-  'organization_id', 'statement_id', 'rightsholder_id', 'source_row',
-  'stmt_year', 'stmt_period', 'stmt_cadence', 'currency',
-  'royalty_earnings', 'gross_royalty_earnings', 'units',
-  'sales_period_start', 'sales_period_end',
-  'sales_type', 'sub_sales_type', 'source', 'sub_source',
-  'country_raw', 'country', 'type_of_right', 'account_number', 'account_name', 'legal_vendor',
-  'territory_deduction', 'tax_deduction', 'royalty_rate', 'other_adjustments',
-  'raw_title', 'raw_artist', 'raw_release_title', 'raw_release_artist', 'composers',
-  'isrc_raw', 'isrc', 'upc_raw', 'upc', 'iswc', 'other_identifier', 'payor',
+  'organization_id',
+  'statement_id',
+  'rightsholder_id',
+  'source_row',
+  'stmt_year',
+  'stmt_period',
+  'stmt_cadence',
+  'currency',
+  'royalty_earnings',
+  'gross_royalty_earnings',
+  'units',
+  'sales_period_start',
+  'sales_period_end',
+  'sales_type',
+  'sub_sales_type',
+  'source',
+  'sub_source',
+  'country_raw',
+  'country',
+  'type_of_right',
+  'account_number',
+  'account_name',
+  'legal_vendor',
+  'territory_deduction',
+  'tax_deduction',
+  'royalty_rate',
+  'other_adjustments',
+  'raw_title',
+  'raw_artist',
+  'raw_release_title',
+  'raw_release_artist',
+  'composers',
+  'isrc_raw',
+  'isrc',
+  'upc_raw',
+  'upc',
+  'iswc',
+  'other_identifier',
+  'payor',
 ] as const;

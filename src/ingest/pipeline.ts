@@ -19,11 +19,22 @@ import { csvField } from './file/csvField.ts';
 import { readAmount } from './amounts.ts';
 import { addDecimals } from '../decimal.ts';
 import { cadenceMonthsSql, monthIndex } from '../periods.ts';
-import { awaitMapping, failRun, finishRun, startRun, type RunStatement } from './statementStatus.ts';
+import {
+  awaitMapping,
+  failRun,
+  finishRun,
+  startRun,
+  type RunStatement,
+} from './statementStatus.ts';
 import { periodOf, type Cadence } from './values.ts';
 import type { NormalizeOutput } from './normalizeTypes.ts';
 import { suggestMapping } from './suggest.ts';
-import { autoMappedFlags, autoMapStatement, statementFacts, withFactVariables } from './autoMap/index.ts';
+import {
+  autoMappedFlags,
+  autoMapStatement,
+  statementFacts,
+  withFactVariables,
+} from './autoMap/index.ts';
 import { fxFlags, rateStatement, rawValueUsdSql } from '../fx/rerate.ts';
 import { recordActivity } from '../activity/record.ts';
 import { unknownLookupMessage } from '../lookups/flags.ts';
@@ -104,13 +115,22 @@ function progressReporter(deps: Deps, statementId: string, normalizedVersion: nu
 }
 
 /** Downloads an object; with `expectEtag` (the upload's as completed), bytes PUT again since are UPLOAD_OBJECT_CHANGED. */
-async function download(deps: Deps, key: string, file: string, expectEtag?: string | null, signal?: AbortSignal): Promise<number> {
+async function download(
+  deps: Deps,
+  key: string,
+  file: string,
+  expectEtag?: string | null,
+  signal?: AbortSignal,
+): Promise<number> {
   let body;
   try {
     body = await deps.store.getStream(key, { expectEtag });
   } catch (error) {
     if (error instanceof ObjectChangedError) {
-      throw new AppError('UPLOAD_OBJECT_CHANGED', 'The uploaded file was replaced after the upload was completed (a PUT to its URL afterwards): it is not read. Upload the file again.');
+      throw new AppError(
+        'UPLOAD_OBJECT_CHANGED',
+        'The uploaded file was replaced after the upload was completed (a PUT to its URL afterwards): it is not read. Upload the file again.',
+      );
     }
     throw error;
   }
@@ -121,7 +141,8 @@ async function download(deps: Deps, key: string, file: string, expectEtag?: stri
 /** The file's SHA-256, read in 1 MiB pieces (each a short step of this thread's event loop). */
 async function sha256Of(file: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }))
+    hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 
@@ -138,10 +159,17 @@ const WORKBOOK_TYPES = {
 export function workbookKeyName(name: string, format: 'xlsx' | 'xls'): string {
   const base = name.split(/[\\/]/).pop() ?? '';
   const encoded = encodeURIComponent(base);
-  return base.trim() === '' || base === '.' || base === '..' || encoded.length > 200 ? `workbook.${format}` : encoded;
+  return base.trim() === '' || base === '.' || base === '..' || encoded.length > 200
+    ? `workbook.${format}`
+    : encoded;
 }
 
-export async function upload(deps: Deps, key: string, file: string, contentType: string): Promise<void> {
+export async function upload(
+  deps: Deps,
+  key: string,
+  file: string,
+  contentType: string,
+): Promise<void> {
   await deps.store.put(key, createReadStream(file), contentType);
 }
 
@@ -163,13 +191,22 @@ function sameAmount(a: string, b: string): boolean {
  */
 async function addPreambleRows(removedPath: string, located: LocatedTable): Promise<void> {
   // line -1: the top rows of a sheet joined to the table, with its header (not in the table's file)
-  const above = located.removed.filter((r) => r.reason === 'preamble' || r.line < located.headerLine);
+  const above = located.removed.filter(
+    (r) => r.reason === 'preamble' || r.line < located.headerLine,
+  );
   if (above.length === 0) return;
   const width = located.header.length;
-  const lines = above.map((r) => ['', r.reason, ...Array.from({ length: width }, (_, i) => r.cells[i] ?? '')].map(csvField).join(','));
+  const lines = above.map((r) =>
+    ['', r.reason, ...Array.from({ length: width }, (_, i) => r.cells[i] ?? '')]
+      .map(csvField)
+      .join(','),
+  );
   const written = await readFile(removedPath, 'utf8');
   const newline = written.indexOf('\n');
-  await writeFile(removedPath, `${written.slice(0, newline + 1)}${lines.join('\n')}\n${written.slice(newline + 1)}`);
+  await writeFile(
+    removedPath,
+    `${written.slice(0, newline + 1)}${lines.join('\n')}\n${written.slice(newline + 1)}`,
+  );
 }
 
 /** Flags that need only what the file and its normalization say. */
@@ -179,33 +216,85 @@ export function statementFlags(
   /** the mapping's money and units fields (their columns and formats), for the footer totals */
   fields: Pick<MappingFields, 'royaltyEarnings' | 'units'>,
 ): Flag[] {
-  return [...rowFlags(out), ...layoutFlags(located), ...missingAmountFlags(out), ...footerTotalFlags(located, out, fields)];
+  return [
+    ...rowFlags(out),
+    ...layoutFlags(located),
+    ...missingAmountFlags(out),
+    ...footerTotalFlags(located, out, fields),
+  ];
 }
 
 /** What the rows say: values that could not be read, periods, currencies, totals, extra cells. */
 function rowFlags(out: NormalizeOutput): Flag[] {
   const flags: Flag[] = [];
-  if (out.keptRows === 0) flags.push({ kind: 'no_data_rows', severity: 'warning', message: 'The statement has a header but no data rows.' });
+  if (out.keptRows === 0)
+    flags.push({
+      kind: 'no_data_rows',
+      severity: 'warning',
+      message: 'The statement has a header but no data rows.',
+    });
   if (out.issues.invalidAmounts > 0) {
-    flags.push({ kind: 'invalid_amounts', severity: 'error', message: `${out.issues.invalidAmounts} rows have an amount that could not be read.`, details: { rows: out.issues.invalidAmounts } });
+    flags.push({
+      kind: 'invalid_amounts',
+      severity: 'error',
+      message: `${out.issues.invalidAmounts} rows have an amount that could not be read.`,
+      details: { rows: out.issues.invalidAmounts },
+    });
   }
-  if (out.issues.invalidIsrc > 0) flags.push({ kind: 'invalid_isrc', severity: 'warning', message: `${out.issues.invalidIsrc} rows have an invalid ISRC.`, details: { rows: out.issues.invalidIsrc } });
-  if (out.issues.invalidUpc > 0) flags.push({ kind: 'invalid_upc', severity: 'warning', message: `${out.issues.invalidUpc} rows have an invalid UPC/EAN.`, details: { rows: out.issues.invalidUpc } });
+  if (out.issues.invalidIsrc > 0)
+    flags.push({
+      kind: 'invalid_isrc',
+      severity: 'warning',
+      message: `${out.issues.invalidIsrc} rows have an invalid ISRC.`,
+      details: { rows: out.issues.invalidIsrc },
+    });
+  if (out.issues.invalidUpc > 0)
+    flags.push({
+      kind: 'invalid_upc',
+      severity: 'warning',
+      message: `${out.issues.invalidUpc} rows have an invalid UPC/EAN.`,
+      details: { rows: out.issues.invalidUpc },
+    });
   if (out.issues.unknownCountries.length > 0) {
-    flags.push({ kind: 'unknown_territories', severity: 'info', message: `Territories not recognised: ${out.issues.unknownCountries.slice(0, 10).join(', ')}.`, details: { values: out.issues.unknownCountries } });
+    flags.push({
+      kind: 'unknown_territories',
+      severity: 'info',
+      message: `Territories not recognised: ${out.issues.unknownCountries.slice(0, 10).join(', ')}.`,
+      details: { values: out.issues.unknownCountries },
+    });
   }
   if (out.issues.unknownCurrencies.length > 0) {
-    flags.push({ kind: 'unknown_currencies', severity: 'error', message: `Currencies not recognised: ${out.issues.unknownCurrencies.slice(0, 10).join(', ')}.`, details: { values: out.issues.unknownCurrencies } });
+    flags.push({
+      kind: 'unknown_currencies',
+      severity: 'error',
+      message: `Currencies not recognised: ${out.issues.unknownCurrencies.slice(0, 10).join(', ')}.`,
+      details: { values: out.issues.unknownCurrencies },
+    });
   }
   // rows with no currency at all (an empty cell, a variable not given): nothing to convert them from
   const noCurrency = out.perCurrency.find((c) => c.currency === null)?.rows ?? 0;
   if (noCurrency > 0 && out.issues.unknownCurrencies.length === 0) {
-    flags.push({ kind: 'missing_currency', severity: 'error', message: `${noCurrency} rows have no currency: their USD amounts stay empty.`, details: { rows: noCurrency } });
+    flags.push({
+      kind: 'missing_currency',
+      severity: 'error',
+      message: `${noCurrency} rows have no currency: their USD amounts stay empty.`,
+      details: { rows: noCurrency },
+    });
   }
   if (out.issues.missingStmtPeriod > 0) {
-    flags.push({ kind: 'missing_statement_period', severity: 'error', message: `${out.issues.missingStmtPeriod} rows have no statement period.`, details: { rows: out.issues.missingStmtPeriod } });
+    flags.push({
+      kind: 'missing_statement_period',
+      severity: 'error',
+      message: `${out.issues.missingStmtPeriod} rows have no statement period.`,
+      details: { rows: out.issues.missingStmtPeriod },
+    });
   }
-  if (out.stmtPeriods > 1) flags.push({ kind: 'several_statement_periods', severity: 'info', message: `The rows span ${out.stmtPeriods} statement periods.` });
+  if (out.stmtPeriods > 1)
+    flags.push({
+      kind: 'several_statement_periods',
+      severity: 'info',
+      message: `The rows span ${out.stmtPeriods} statement periods.`,
+    });
   const currencies = out.perCurrency.filter((c) => c.rows > 0);
   if (currencies.length > 1) {
     const names = currencies.map((c) => c.currency ?? '(none)');
@@ -216,7 +305,12 @@ function rowFlags(out: NormalizeOutput): Flag[] {
       details: { currencies: names },
     });
   }
-  if (out.net !== null && out.net.startsWith('-')) flags.push({ kind: 'negative_total', severity: 'warning', message: `The statement's net total is negative (${out.net}).` });
+  if (out.net !== null && out.net.startsWith('-'))
+    flags.push({
+      kind: 'negative_total',
+      severity: 'warning',
+      message: `The statement's net total is negative (${out.net}).`,
+    });
   const negative = currencies.length > 1 ? currencies.filter((c) => c.net?.startsWith('-')) : [];
   if (negative.length > 0) {
     flags.push({
@@ -264,7 +358,10 @@ function layoutFlags(located: LocatedTable): Flag[] {
     // (files of an archive read as one: each one cut off is named)
     const names = cutAt.map((n) => `"${n}"`).join(', ');
     const several = cutAt.length > 1;
-    const what = located.format === 'delimited' ? `The file${several ? 's' : ''} ${names} ${several ? 'have' : 'has'}` : `The sheet${several ? 's' : ''} ${names} ${several ? 'fill' : 'fills'}`;
+    const what =
+      located.format === 'delimited'
+        ? `The file${several ? 's' : ''} ${names} ${several ? 'have' : 'has'}`
+        : `The sheet${several ? 's' : ''} ${names} ${several ? 'fill' : 'fills'}`;
     flags.push({
       kind: 'possibly_truncated',
       severity: 'warning',
@@ -300,7 +397,9 @@ function layoutFlags(located: LocatedTable): Flag[] {
     ['sheet', located.sheet],
     ['file', located.archiveEntry],
   ] as const) {
-    const others = (place?.candidates ?? []).filter((c) => c.skipped === 'another table scored higher').map((c) => c.name);
+    const others = (place?.candidates ?? [])
+      .filter((c) => c.skipped === 'another table scored higher')
+      .map((c) => c.name);
     if (place && others.length > 0) {
       const read = place.combined ?? [place.name];
       const quoted = (names: string[]) => names.map((n) => `"${n}"`).join(', ');
@@ -309,7 +408,9 @@ function layoutFlags(located: LocatedTable): Flag[] {
         severity: 'warning',
         message:
           `Only the ${what}${read.length > 1 ? 's' : ''} ${quoted(read)} ${read.length > 1 ? 'were' : 'was'} read; ${quoted(others)} ` +
-          (others.length > 1 ? 'also hold tables: upload each as its own statement.' : 'also holds a table: upload it as its own statement.'),
+          (others.length > 1
+            ? 'also hold tables: upload each as its own statement.'
+            : 'also holds a table: upload it as its own statement.'),
         details: { read: read.length > 1 ? read : place.name, notRead: others },
       });
     }
@@ -327,33 +428,73 @@ function missingAmountFlags(out: NormalizeOutput): Flag[] {
     flags.push({
       kind: 'missing_amounts',
       severity: 'error',
-      message: 'No row has an amount: the money column is empty (a workbook saved without the values of its formulas, or the wrong column).',
+      message:
+        'No row has an amount: the money column is empty (a workbook saved without the values of its formulas, or the wrong column).',
       details: { rows: missing },
     });
   } else if (missing > 0) {
-    flags.push({ kind: 'missing_amounts', severity: 'info', message: `${missing} rows have no amount.`, details: { rows: missing } });
+    flags.push({
+      kind: 'missing_amounts',
+      severity: 'info',
+      message: `${missing} rows have no amount.`,
+      details: { rows: missing },
+    });
   }
   return flags;
 }
 
 /** The file's own totals against the sums of its rows. */
-function footerTotalFlags(located: LocatedTable, out: NormalizeOutput, fields: Pick<MappingFields, 'royaltyEarnings' | 'units'>): Flag[] {
+function footerTotalFlags(
+  located: LocatedTable,
+  out: NormalizeOutput,
+  fields: Pick<MappingFields, 'royaltyEarnings' | 'units'>,
+): Flag[] {
   const flags: Flag[] = [];
   // the file's own totals must equal the sums of its rows: a labelled total (Total_Amount, Total_Units,
   // Total_Rows) by what its label names, any other by its numbers under the money and units columns,
   // found as the mapping finds its columns (headerKey) and read as the rows' amounts are read. Balance
   // lines (brought forward, payable, payment) are statement-level figures, never compared.
   const money = fields.royaltyEarnings;
-  const sums: Record<FooterMeasure, { spec: FieldSpec | undefined; computed: string | null; message: (stated: string, computed: string) => string }> = {
-    amount: { spec: money, computed: out.net, message: (stated, computed) => `The file's total (${stated}) differs from the sum of its rows (${computed}).` },
-    units: { spec: fields.units, computed: out.units, message: (stated, computed) => `The file's units total (${stated}) differs from the sum of its rows' units (${computed}).` },
-    rows: { spec: money, computed: String(out.keptRows), message: (stated, computed) => `The file's row count (${stated}) differs from the number of rows read (${computed}).` },
+  const sums: Record<
+    FooterMeasure,
+    {
+      spec: FieldSpec | undefined;
+      computed: string | null;
+      message: (stated: string, computed: string) => string;
+    }
+  > = {
+    amount: {
+      spec: money,
+      computed: out.net,
+      message: (stated, computed) =>
+        `The file's total (${stated}) differs from the sum of its rows (${computed}).`,
+    },
+    units: {
+      spec: fields.units,
+      computed: out.units,
+      message: (stated, computed) =>
+        `The file's units total (${stated}) differs from the sum of its rows' units (${computed}).`,
+    },
+    rows: {
+      spec: money,
+      computed: String(out.keptRows),
+      message: (stated, computed) =>
+        `The file's row count (${stated}) differs from the number of rows read (${computed}).`,
+    },
   };
   const checkFooter = (label: string, measure: FooterMeasure, stated: string) => {
     const { spec, computed, message } = sums[measure];
-    const value = readAmount(stated, usesDecimalComma(spec, located.header, out.decimalComma ?? located.decimalComma));
+    const value = readAmount(
+      stated,
+      usesDecimalComma(spec, located.header, out.decimalComma ?? located.decimalComma),
+    );
     if (computed === null || value === null || sameAmount(value, computed)) return;
-    flags.push({ kind: 'footer_total_mismatch', severity: 'error', message: message(stated, computed), details: { label, measure, stated, computed } });
+    flags.push({
+      kind: 'footer_total_mismatch',
+      severity: 'error',
+      message: message(stated, computed),
+      details: { label, measure, stated, computed },
+    });
   };
   for (const total of located.footerTotals) {
     if (total.kind === 'balance') continue;
@@ -363,12 +504,12 @@ function footerTotalFlags(located: LocatedTable, out: NormalizeOutput, fields: P
     }
     for (const measure of ['amount', 'units'] as const) {
       const header = headerIn(located.header, sums[measure].spec?.column);
-      if (header !== undefined && Object.hasOwn(total.values, header)) checkFooter(total.label, measure, total.values[header]!);
+      if (header !== undefined && Object.hasOwn(total.values, header))
+        checkFooter(total.label, measure, total.values[header]!);
     }
   }
   return flags;
 }
-
 
 /**
  * Downloads a statement's object into workDir and locates its table in a worker thread; with
@@ -382,20 +523,42 @@ export async function locateStatementFile(
   objectKey: string,
   fileName: string,
   workDir: string,
-  options: { lap?: (stage: string) => void; hash?: boolean; expectSha256?: string | null; expectEtag?: string | null; encoding?: string | null; signal?: AbortSignal } = {},
-): Promise<{ located: LocatedTable; object: { size: number; sha256: string }; sourcePath: string }> {
+  options: {
+    lap?: (stage: string) => void;
+    hash?: boolean;
+    expectSha256?: string | null;
+    expectEtag?: string | null;
+    encoding?: string | null;
+    signal?: AbortSignal;
+  } = {},
+): Promise<{
+  located: LocatedTable;
+  object: { size: number; sha256: string };
+  sourcePath: string;
+}> {
   const sourcePath = path.join(workDir, 'original');
   const size = await download(deps, objectKey, sourcePath, options.expectEtag, options.signal);
   options.lap?.('download');
   // the file reader is pure JavaScript: its thread is terminated when the signal aborts
   const [located, sha256] = await Promise.allSettled([
-    deps.threads.locateTable({ sourcePath, fileName, workDir, ...(options.encoding ? { encoding: options.encoding } : {}) }, { signal: options.signal }),
+    deps.threads.locateTable(
+      {
+        sourcePath,
+        fileName,
+        workDir,
+        ...(options.encoding ? { encoding: options.encoding } : {}),
+      },
+      { signal: options.signal },
+    ),
     options.hash ? sha256Of(sourcePath) : Promise.resolve(''),
   ]);
   // both settled: nothing reads the work directory when a failure removes it
   if (sha256.status === 'rejected') throw sha256.reason;
   if (options.expectSha256 && sha256.value !== options.expectSha256) {
-    throw new AppError('UPLOAD_CHECKSUM_MISMATCH', `The uploaded file's SHA-256 is ${sha256.value}; ${options.expectSha256} was announced`);
+    throw new AppError(
+      'UPLOAD_CHECKSUM_MISMATCH',
+      `The uploaded file's SHA-256 is ${sha256.value}; ${options.expectSha256} was announced`,
+    );
   }
   if (located.status === 'rejected') throw located.reason;
   return { located: located.value, object: { size, sha256: sha256.value }, sourcePath };
@@ -444,8 +607,18 @@ function need<T>(value: T | undefined, what: string): T {
  * A permanent, explained failure of the run (bad input: never retried); with `details`, what the
  * errorCode points at (the normalizer's AMOUNT_FORMAT_CONFLICT rows).
  */
-async function failed(run: Run, error: AppError, opts: { details?: boolean } = {}): Promise<IngestResult> {
-  await failRun(run.deps.pool, run.statementId, error.errorCode, error.message, opts.details ? error.details : undefined);
+async function failed(
+  run: Run,
+  error: AppError,
+  opts: { details?: boolean } = {},
+): Promise<IngestResult> {
+  await failRun(
+    run.deps.pool,
+    run.statementId,
+    error.errorCode,
+    error.message,
+    opts.details ? error.details : undefined,
+  );
   return { status: 'failed', statementId: run.statementId };
 }
 
@@ -457,17 +630,27 @@ const locate: Stage = {
   async run(run) {
     const { statement } = run;
     try {
-      const found = await locateStatementFile(run.deps, statement.object_key, statement.file_name, run.workDir, {
-        lap: run.lap,
-        hash: true,
-        expectSha256: statement.declared_sha256,
-        expectEtag: statement.object_etag,
-        encoding: statement.encoding,
-        signal: run.signal,
-      });
+      const found = await locateStatementFile(
+        run.deps,
+        statement.object_key,
+        statement.file_name,
+        run.workDir,
+        {
+          lap: run.lap,
+          hash: true,
+          expectSha256: statement.declared_sha256,
+          expectEtag: statement.object_etag,
+          encoding: statement.encoding,
+          signal: run.signal,
+        },
+      );
       Object.assign(run, found);
     } catch (error) {
-      if ((error as { name?: string }).name === 'NoSuchKey') return failed(run, new AppError('UPLOAD_OBJECT_MISSING', 'The uploaded file is not in the object store.'));
+      if ((error as { name?: string }).name === 'NoSuchKey')
+        return failed(
+          run,
+          new AppError('UPLOAD_OBJECT_MISSING', 'The uploaded file is not in the object store.'),
+        );
       if (error instanceof AppError && error.code === 'BAD_REQUEST') return failed(run, error);
       throw error;
     }
@@ -489,7 +672,16 @@ const recordLayout: Stage = {
       `UPDATE statements SET size_bytes = $2, sha256 = $3, header_hash = $4, headers = $5, row_count = $6, progress_total = $6, progress_stage = 'surveying', progress_stage_at = clock_timestamp(),
          located = $7, updated_at = clock_timestamp()
        WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $8`,
-      [run.statementId, object.size, object.sha256, located.headerHash, located.header, located.dataRecords, JSON.stringify(layoutRecord(located)), run.statement.normalized_version],
+      [
+        run.statementId,
+        object.size,
+        object.sha256,
+        located.headerHash,
+        located.header,
+        located.dataRecords,
+        JSON.stringify(layoutRecord(located)),
+        run.statement.normalized_version,
+      ],
     );
     if (still.rowCount === 0) return skipped(run);
   },
@@ -534,7 +726,11 @@ const findMapping: Stage = {
       return;
     }
     if (!found.mapping || missingRequiredFields(found.mapping.fields).length > 0) {
-      await awaitMapping(run.deps.pool, run.statementId, suggestMapping(located.header, located.sampleRows, run.statement.file_name));
+      await awaitMapping(
+        run.deps.pool,
+        run.statementId,
+        suggestMapping(located.header, located.sampleRows, run.statement.file_name),
+      );
       return { status: 'needs_mapping', statementId: run.statementId };
     }
     run.found = found;
@@ -555,7 +751,10 @@ const normalize: Stage = {
         fields: mapping.fields,
         fileName: statement.file_name,
         // the statement's facts (preamble, file name) as variables, for mappings that read them
-        variables: withFactVariables(statement.variables, statementFacts(located.preambleValues, statement.file_name)),
+        variables: withFactVariables(
+          statement.variables,
+          statementFacts(located.preambleValues, statement.file_name),
+        ),
         statementId,
         organizationId: run.organizationId,
         rightsholderId: statement.rightsholder_id,
@@ -570,7 +769,8 @@ const normalize: Stage = {
       });
     } catch (error) {
       await progress.stop();
-      if (error instanceof AppError && error.code === 'BAD_REQUEST') return failed(run, error, { details: true });
+      if (error instanceof AppError && error.code === 'BAD_REQUEST')
+        return failed(run, error, { details: true });
       throw error;
     }
     await progress.stop();
@@ -581,7 +781,8 @@ const normalize: Stage = {
       [statementId, statement.normalized_version],
     );
     run.lap('normalize');
-    for (const [step, ms] of Object.entries(run.normalized.timings ?? {})) run.timings[`normalize.${step}`] = ms;
+    for (const [step, ms] of Object.entries(run.normalized.timings ?? {}))
+      run.timings[`normalize.${step}`] = ms;
   },
 };
 
@@ -596,7 +797,12 @@ const storeObjects: Stage = {
     const prefix = `orgs/${run.organizationId}/statements/${run.statementId}/`;
     const variants: Record<string, string> = { original: statement.object_key };
     variants.normalized = `${prefix}normalized/v${version}.parquet`;
-    await upload(deps, variants.normalized, path.join(run.workDir, 'normalized.parquet'), 'application/vnd.apache.parquet');
+    await upload(
+      deps,
+      variants.normalized,
+      path.join(run.workDir, 'normalized.parquet'),
+      'application/vnd.apache.parquet',
+    );
     // trimmed and standardized are written on first request (src/ingest/variants.ts)
     variants.removed = `${prefix}removed/v${version}.csv`;
     const removedPath = path.join(run.workDir, 'removed.csv');
@@ -612,8 +818,14 @@ const storeObjects: Stage = {
       // stored under its own name (the download's name, src/api/fileStorage/downloadStatementFile.ts)
       const workbook = located.workbook;
       if (workbook && workbook.path !== sourcePath) {
-        variants['original-excel'] = `${prefix}original-excel/v${version}/${workbookKeyName(workbook.name, located.format)}`;
-        await upload(deps, variants['original-excel'], workbook.path, WORKBOOK_TYPES[located.format]);
+        variants['original-excel'] =
+          `${prefix}original-excel/v${version}/${workbookKeyName(workbook.name, located.format)}`;
+        await upload(
+          deps,
+          variants['original-excel'],
+          workbook.path,
+          WORKBOOK_TYPES[located.format],
+        );
       } else variants['original-excel'] = statement.object_key;
     }
     run.version = version;
@@ -634,15 +846,21 @@ const commit: Stage = {
     const current = await withTransaction(run.deps.pool, (db) => commitVersion(db, run));
     if (current) return;
     // this run's objects, unless the statement's record names them (a later version cannot)
-    const { rows } = await run.deps.pool.query<{ normalized_key: string | null; variants: Record<string, string> }>(
-      'SELECT normalized_key, variants FROM statements WHERE id = $1',
-      [run.statementId],
-    );
+    const { rows } = await run.deps.pool.query<{
+      normalized_key: string | null;
+      variants: Record<string, string>;
+    }>('SELECT normalized_key, variants FROM statements WHERE id = $1', [run.statementId]);
     const kept = new Set([rows[0]?.normalized_key, ...Object.values(rows[0]?.variants ?? {})]);
     const mine = need(run.variants, 'the objects');
     // (original-excel may be the upload itself)
     const orphans = [mine.normalized, mine.removed, mine.single, mine['original-excel']];
-    await deleteObjects(run.deps.store, orphans.filter((key): key is string => !!key && key !== run.statement.object_key && !kept.has(key)), run.deps.log);
+    await deleteObjects(
+      run.deps.store,
+      orphans.filter(
+        (key): key is string => !!key && key !== run.statement.object_key && !kept.has(key),
+      ),
+      run.deps.log,
+    );
     return skipped(run);
   },
 };
@@ -654,14 +872,35 @@ const dropPreviousVersion: Stage = {
     const { statement } = run;
     const now = Object.values(need(run.variants, 'the objects'));
     const old = statement.variants;
-    const previous = [statement.normalized_key, old.removed, old.single, old.trimmed, old.standardized, old['original-excel']];
-    await deleteObjects(run.deps.store, previous.filter((key): key is string => !!key && key !== statement.object_key && !now.includes(key)), run.deps.log);
+    const previous = [
+      statement.normalized_key,
+      old.removed,
+      old.single,
+      old.trimmed,
+      old.standardized,
+      old['original-excel'],
+    ];
+    await deleteObjects(
+      run.deps.store,
+      previous.filter(
+        (key): key is string => !!key && key !== statement.object_key && !now.includes(key),
+      ),
+      run.deps.log,
+    );
     run.lap('commit');
   },
 };
 
 /** The stages of a run, in order: each may end it (failed, needs_mapping, skipped). */
-const INGEST_STAGES: readonly Stage[] = [locate, recordLayout, findMapping, normalize, storeObjects, commit, dropPreviousVersion];
+const INGEST_STAGES: readonly Stage[] = [
+  locate,
+  recordLayout,
+  findMapping,
+  normalize,
+  storeObjects,
+  commit,
+  dropPreviousVersion,
+];
 
 /**
  * `signal`: the job's time budget (src/jobs/tasks/statement_ingest.ts). Aborted, the download and
@@ -677,9 +916,23 @@ export async function ingestStatement(
   const statement = await startRun(deps.pool, organizationId, statementId);
   if (!statement) return { status: 'skipped', statementId };
   const { lap, timings } = stopwatch();
-  const workDir = path.join(tmpdir(), 'royalty-ingest', `${statementId}-${randomBytes(4).toString('hex')}`);
+  const workDir = path.join(
+    tmpdir(),
+    'royalty-ingest',
+    `${statementId}-${randomBytes(4).toString('hex')}`,
+  );
   await mkdir(workDir, { recursive: true });
-  const run: Run = { deps, organizationId, statementId, statement, workDir, signal: budget.signal, deadline: budget.deadline, lap, timings };
+  const run: Run = {
+    deps,
+    organizationId,
+    statementId,
+    statement,
+    workDir,
+    signal: budget.signal,
+    deadline: budget.deadline,
+    lap,
+    timings,
+  };
   try {
     for (const stage of INGEST_STAGES) {
       const ended = await stage.run(run);
@@ -702,7 +955,9 @@ async function commitVersion(db: Queryable, run: Run): Promise<boolean> {
   const normalized = need(run.normalized, 'the rows');
   const { mapping } = need(run.found, 'the mapping');
   const flags = statementFlags(need(run.located, 'the table'), normalized, mapping.fields);
-  const stmtPeriod = normalized.stmt ? periodOf(normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence as Cadence) : null;
+  const stmtPeriod = normalized.stmt
+    ? periodOf(normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence as Cadence)
+    : null;
   flags.push(...autoMappedFlags(need(run.found, 'the mapping').match, mapping.name));
   flags.push(...(await duplicateFlags(db, run)), ...(await overlapFlags(db, run, stmtPeriod)));
   // FX: the rate for the statement period's last day, else the nearest earlier published day; never 1
@@ -730,9 +985,17 @@ async function lockForCommit(db: Queryable, run: Run): Promise<boolean> {
      WHERE s.id = $1 AND s.deleted_at IS NULL FOR UPDATE OF s FOR SHARE OF o`,
     [run.statementId],
   );
-  if (locked[0]?.status !== 'processing' || locked[0].normalized_version !== run.statement.normalized_version) return false;
-  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`statement-period:${run.organizationId}:${run.statement.rightsholder_id}`]);
-  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`statement-bytes:${run.organizationId}:${need(run.object, 'the object').sha256}`]);
+  if (
+    locked[0]?.status !== 'processing' ||
+    locked[0].normalized_version !== run.statement.normalized_version
+  )
+    return false;
+  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+    `statement-period:${run.organizationId}:${run.statement.rightsholder_id}`,
+  ]);
+  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+    `statement-bytes:${run.organizationId}:${need(run.object, 'the object').sha256}`,
+  ]);
   return true;
 }
 
@@ -753,12 +1016,24 @@ async function duplicateFlags(db: Queryable, run: Run): Promise<Flag[]> {
   );
   const first = duplicate.rows[0];
   if (!first) return [];
-  return [{ kind: 'duplicate_upload', severity: 'warning', message: `The same file was uploaded before (${first.file_name}).`, details: { statementId: first.id } }];
+  return [
+    {
+      kind: 'duplicate_upload',
+      severity: 'warning',
+      message: `The same file was uploaded before (${first.file_name}).`,
+      details: { statementId: first.id },
+    },
+  ];
 }
 
 /** Another processed statement of this distributor and rightsholder covering a month of this one's period. */
-async function overlapFlags(db: Queryable, run: Run, stmtPeriod: { start: string; end: string } | null): Promise<Flag[]> {
-  const distributorId = run.statement.distributor_id ?? need(run.found, 'the mapping').mapping.distributorId;
+async function overlapFlags(
+  db: Queryable,
+  run: Run,
+  stmtPeriod: { start: string; end: string } | null,
+): Promise<Flag[]> {
+  const distributorId =
+    run.statement.distributor_id ?? need(run.found, 'the mapping').mapping.distributorId;
   if (!stmtPeriod || !distributorId) return [];
   // periods overlap when they share a month: a quarter overlaps each of its months
   const overlap = await db.query<{ id: string }>(
@@ -767,7 +1042,14 @@ async function overlapFlags(db: Queryable, run: Run, stmtPeriod: { start: string
        AND stmt_year * 12 + (stmt_period - 1) * ${SPAN_SQL} <= $6
        AND stmt_year * 12 + stmt_period * ${SPAN_SQL} - 1 >= $5
      ORDER BY created_at, id LIMIT 5`,
-    [run.organizationId, run.statement.rightsholder_id, distributorId, run.statementId, monthIndex(stmtPeriod.start), monthIndex(stmtPeriod.end)],
+    [
+      run.organizationId,
+      run.statement.rightsholder_id,
+      distributorId,
+      run.statementId,
+      monthIndex(stmtPeriod.start),
+      monthIndex(stmtPeriod.end),
+    ],
   );
   if (overlap.rows.length === 0) return [];
   return [
@@ -782,9 +1064,14 @@ async function overlapFlags(db: Queryable, run: Run, stmtPeriod: { start: string
 
 /** The flags computed by this run replace the previous run's; a flag the user resolved stays resolved. Answers the resolved kinds. */
 async function replaceFlags(db: Queryable, run: Run, flags: readonly Flag[]): Promise<Set<string>> {
-  const resolved = await db.query<{ kind: string }>('SELECT kind FROM statement_flags WHERE statement_id = $1 AND resolved', [run.statementId]);
+  const resolved = await db.query<{ kind: string }>(
+    'SELECT kind FROM statement_flags WHERE statement_id = $1 AND resolved',
+    [run.statementId],
+  );
   const resolvedKinds = new Set(resolved.rows.map((r) => r.kind));
-  await db.query('DELETE FROM statement_flags WHERE statement_id = $1 AND NOT resolved', [run.statementId]);
+  await db.query('DELETE FROM statement_flags WHERE statement_id = $1 AND NOT resolved', [
+    run.statementId,
+  ]);
   for (const f of flags) {
     if (resolvedKinds.has(f.kind)) continue;
     await insertFlag(db, run, f);
@@ -793,14 +1080,17 @@ async function replaceFlags(db: Queryable, run: Run, flags: readonly Flag[]): Pr
 }
 
 async function insertFlag(db: Queryable, run: Run, f: Flag): Promise<void> {
-  await db.query('INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details) VALUES ($1, $2, $3, $4, $5, $6)', [
-    run.organizationId,
-    run.statementId,
-    f.kind,
-    f.severity,
-    f.message,
-    f.details === undefined ? null : JSON.stringify(f.details),
-  ]);
+  await db.query(
+    'INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details) VALUES ($1, $2, $3, $4, $5, $6)',
+    [
+      run.organizationId,
+      run.statementId,
+      f.kind,
+      f.severity,
+      f.message,
+      f.details === undefined ? null : JSON.stringify(f.details),
+    ],
+  );
 }
 
 /** The raw values of the run, with US dollars as analytics sums them: each currency's amount at its rate; amounts without a rate add nothing. */
@@ -811,7 +1101,14 @@ async function replaceRawValues(db: Queryable, run: Run): Promise<void> {
       `INSERT INTO statement_raw_values (organization_id, statement_id, kind, raw_value, row_count, amounts, usd_amount)
        VALUES ($1, $2, $3, $4, $5, $6::jsonb, ${rawValueUsdSql('$6', '$2')})
        ON CONFLICT (statement_id, kind, raw_value) DO UPDATE SET row_count = EXCLUDED.row_count, amounts = EXCLUDED.amounts, usd_amount = EXCLUDED.usd_amount`,
-      [run.organizationId, run.statementId, v.kind, v.raw.slice(0, 1000), v.rows, JSON.stringify(v.amounts)],
+      [
+        run.organizationId,
+        run.statementId,
+        v.kind,
+        v.raw.slice(0, 1000),
+        v.rows,
+        JSON.stringify(v.amounts),
+      ],
     );
   }
 }
@@ -834,14 +1131,30 @@ async function replacePayors(db: Queryable, run: Run): Promise<void> {
 }
 
 /** Raw sales types and sources that no lookup resolves: analytics shows them unclassified. */
-async function flagUnknownLookups(db: Queryable, run: Run, resolvedKinds: ReadonlySet<string>): Promise<void> {
+async function flagUnknownLookups(
+  db: Queryable,
+  run: Run,
+  resolvedKinds: ReadonlySet<string>,
+): Promise<void> {
   const { rawValues } = need(run.normalized, 'the rows');
-  const raws = (kind: 'sales_type' | 'source') => rawValues.filter((v) => v.kind === kind).map((v) => v.raw);
-  for (const [kind, flagKind, label] of [['sales_type', 'unknown_sales_types', 'Sales types'], ['source', 'unknown_sources', 'Sources']] as const) {
-    const resolved = kind === 'source' ? await resolveSourceLookups(db, raws(kind)) : await resolveSalesTypeLookups(db, raws(kind));
+  const raws = (kind: 'sales_type' | 'source') =>
+    rawValues.filter((v) => v.kind === kind).map((v) => v.raw);
+  for (const [kind, flagKind, label] of [
+    ['sales_type', 'unknown_sales_types', 'Sales types'],
+    ['source', 'unknown_sources', 'Sources'],
+  ] as const) {
+    const resolved =
+      kind === 'source'
+        ? await resolveSourceLookups(db, raws(kind))
+        : await resolveSalesTypeLookups(db, raws(kind));
     const unknown = [...resolved].filter(([, r]) => r === null).map(([raw]) => raw);
     if (unknown.length > 0 && !resolvedKinds.has(flagKind)) {
-      await insertFlag(db, run, { kind: flagKind, severity: 'warning', message: unknownLookupMessage(label, unknown), details: { values: unknown.slice(0, 500) } });
+      await insertFlag(db, run, {
+        kind: flagKind,
+        severity: 'warning',
+        message: unknownLookupMessage(label, unknown),
+        details: { values: unknown.slice(0, 500) },
+      });
     }
   }
 }
@@ -886,13 +1199,22 @@ async function recordVersion(db: Queryable, run: Run): Promise<void> {
       JSON.stringify(match),
     ],
   );
-  await enqueueBlockRefresh(db, run.organizationId, [statement.rightsholder_id], 'statement.processed');
-  await recordActivity(db, statement.created_by ? { userId: statement.created_by, apiKey: null } : null, {
-    organizationId: run.organizationId,
-    action: 'statement.processed',
-    subjectType: 'file',
-    subjectId: run.statementId,
-    subjectLabel: statement.file_name,
-    changes: null,
-  });
+  await enqueueBlockRefresh(
+    db,
+    run.organizationId,
+    [statement.rightsholder_id],
+    'statement.processed',
+  );
+  await recordActivity(
+    db,
+    statement.created_by ? { userId: statement.created_by, apiKey: null } : null,
+    {
+      organizationId: run.organizationId,
+      action: 'statement.processed',
+      subjectType: 'file',
+      subjectId: run.statementId,
+      subjectLabel: statement.file_name,
+      changes: null,
+    },
+  );
 }

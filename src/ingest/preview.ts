@@ -36,20 +36,43 @@ export interface PreviewResult {
 }
 
 export async function previewSample(deps: Deps, input: PreviewInput): Promise<PreviewResult> {
-  const { rows } = await deps.pool.query<{ object_key: string; file_name: string; status: string; variables: Record<string, string>; encoding: string | null }>(
+  const { rows } = await deps.pool.query<{
+    object_key: string;
+    file_name: string;
+    status: string;
+    variables: Record<string, string>;
+    encoding: string | null;
+  }>(
     `SELECT object_key, file_name, status, variables, encoding FROM statements
      WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))`,
     [input.organizationId, input.statementId, input.scope],
   );
   const statement = rows[0];
   if (!statement) throw new AppError('STATEMENT_NOT_FOUND');
-  if (statement.status === 'uploading' || statement.status === 'aborted' || statement.status === 'expired') {
-    throw new AppError('STATEMENT_STATE_CONFLICT', `A statement that is ${statement.status} has no file to sample`);
+  if (
+    statement.status === 'uploading' ||
+    statement.status === 'aborted' ||
+    statement.status === 'expired'
+  ) {
+    throw new AppError(
+      'STATEMENT_STATE_CONFLICT',
+      `A statement that is ${statement.status} has no file to sample`,
+    );
   }
-  const workDir = path.join(tmpdir(), 'royalty-preview', `${input.statementId}-${randomBytes(4).toString('hex')}`);
+  const workDir = path.join(
+    tmpdir(),
+    'royalty-preview',
+    `${input.statementId}-${randomBytes(4).toString('hex')}`,
+  );
   await mkdir(workDir, { recursive: true });
   try {
-    const { located } = await locateStatementFile(deps, statement.object_key, statement.file_name, workDir, { encoding: statement.encoding });
+    const { located } = await locateStatementFile(
+      deps,
+      statement.object_key,
+      statement.file_name,
+      workDir,
+      { encoding: statement.encoding },
+    );
     const out = await deps.threads.normalize({
       ...tableOf(located),
       fields: input.fields,
@@ -65,7 +88,12 @@ export async function previewSample(deps: Deps, input: PreviewInput): Promise<Pr
       memoryLimitMb: 512,
       timeBudgetMs: 60_000,
     });
-    return { header: located.header, headerHash: located.headerHash, rows: out.preview ?? [], issues: out.issues };
+    return {
+      header: located.header,
+      headerHash: located.headerHash,
+      rows: out.preview ?? [],
+      issues: out.issues,
+    };
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

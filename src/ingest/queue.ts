@@ -23,7 +23,12 @@ export const STATEMENT_INGEST_TASK = TASK.statement_ingest;
  * Where a statement's job goes: the queue of its job already there, else the least busy of its
  * organization's `slots` queues; and its priority, the organization's statements waiting.
  */
-async function placement(db: Queryable, organizationId: string, statementId: string, slots: number): Promise<{ queueName: string; priority: number }> {
+async function placement(
+  db: Queryable,
+  organizationId: string,
+  statementId: string,
+  slots: number,
+): Promise<{ queueName: string; priority: number }> {
   const prefix = `${STATEMENT_INGEST_TASK}:${organizationId}:`;
   const { rows } = await db.query<{ own: string | null; slot: number; waiting: number }>(
     `WITH org_jobs AS (
@@ -51,14 +56,24 @@ export async function enqueueStatementIngest(
   db: Queryable = deps.pool,
 ): Promise<void> {
   for (const statementId of statementIds) {
-    const { queueName, priority } = await placement(db, organizationId, statementId, deps.config.ingest.orgConcurrency);
-    await enqueue(db, TASK.statement_ingest, { organizationId, statementId, reason }, {
-      jobKey: `${STATEMENT_INGEST_TASK}:${statementId}`,
-      queueName,
-      maxAttempts: 5,
-      // graphile-worker's priority is 0 when none is given
-      priority,
-    });
+    const { queueName, priority } = await placement(
+      db,
+      organizationId,
+      statementId,
+      deps.config.ingest.orgConcurrency,
+    );
+    await enqueue(
+      db,
+      TASK.statement_ingest,
+      { organizationId, statementId, reason },
+      {
+        jobKey: `${STATEMENT_INGEST_TASK}:${statementId}`,
+        queueName,
+        maxAttempts: 5,
+        // graphile-worker's priority is 0 when none is given
+        priority,
+      },
+    );
   }
 }
 
@@ -66,7 +81,11 @@ export async function enqueueStatementIngest(
  * Whether statements of the rightsholder have their ingestion job waiting or running (a job that
  * has used up its attempts is neither): a block refresh waits for them (catalog_block_refresh).
  */
-export async function ingestionsInFlight(db: Queryable, organizationId: string, rightsholderId: string): Promise<boolean> {
+export async function ingestionsInFlight(
+  db: Queryable,
+  organizationId: string,
+  rightsholderId: string,
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `SELECT 1 FROM statements s JOIN graphile_worker.jobs j ON j.key = $3 || ':' || s.id
      WHERE s.organization_id = $1 AND s.rightsholder_id = $2 AND s.status IN ('uploaded', 'processing') AND s.deleted_at IS NULL

@@ -40,10 +40,30 @@ export const standardFields = [
 export type StandardField = (typeof standardFields)[number];
 
 /** The five fields every mapping must give (the required fields of mapping.processSample). */
-export const requiredFields = ['stmtYear', 'stmtPeriod', 'stmtCadence', 'currency', 'royaltyEarnings'] as const satisfies readonly StandardField[];
+export const requiredFields = [
+  'stmtYear',
+  'stmtPeriod',
+  'stmtCadence',
+  'currency',
+  'royaltyEarnings',
+] as const satisfies readonly StandardField[];
 
 /** How a field's values are read. */
-export const fieldKinds: Record<StandardField, 'period' | 'cadence' | 'currency' | 'amount' | 'quantity' | 'percent' | 'date' | 'country' | 'isrc' | 'upc' | 'iswc' | 'text'> = {
+export const fieldKinds: Record<
+  StandardField,
+  | 'period'
+  | 'cadence'
+  | 'currency'
+  | 'amount'
+  | 'quantity'
+  | 'percent'
+  | 'date'
+  | 'country'
+  | 'isrc'
+  | 'upc'
+  | 'iswc'
+  | 'text'
+> = {
   stmtYear: 'period',
   stmtPeriod: 'period',
   stmtCadence: 'cadence',
@@ -84,7 +104,10 @@ export function headerKey(name: string): string {
 }
 
 /** The file's own header cell for a column a mapping names (in any case or spacing), if it has one. */
-export function headerIn(header: readonly string[], column: string | undefined): string | undefined {
+export function headerIn(
+  header: readonly string[],
+  column: string | undefined,
+): string | undefined {
   if (column === undefined) return undefined;
   const key = headerKey(column);
   return header.find((h) => headerKey(h) === key);
@@ -95,12 +118,14 @@ export function headerIn(header: readonly string[], column: string | undefined):
  * reader found for its (first) column.
  */
 export function usesDecimalComma(
-  spec: { format?: string | undefined; column?: string | undefined; columns?: string[] | undefined } | undefined,
+  spec:
+    | { format?: string | undefined; column?: string | undefined; columns?: string[] | undefined }
+    | undefined,
   header: readonly string[],
   decimalComma: Readonly<Record<string, boolean>>,
 ): boolean {
-  if (spec?.format === 'decimal_comma' || spec?.format === 'decimal_point') return spec.format === 'decimal_comma';
+  if (spec?.format === 'decimal_comma' || spec?.format === 'decimal_point')
+    return spec.format === 'decimal_comma';
   const cell = headerIn(header, spec?.column ?? spec?.columns?.[0]);
   return cell !== undefined && Object.hasOwn(decimalComma, cell) && decimalComma[cell] === true;
 }
-

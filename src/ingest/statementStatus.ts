@@ -12,7 +12,18 @@ import { AppError } from '../errors.ts';
 import type { StatementStatus } from './statements.ts';
 
 /** Every status but `deleted`: a delete takes any of them, a restore gives one back. */
-const UNDELETED = ['uploading', 'uploaded', 'processing', 'processed', 'needs_mapping', 'failed', 'skipped', 'bad', 'aborted', 'expired'] as const;
+const UNDELETED = [
+  'uploading',
+  'uploaded',
+  'processing',
+  'processed',
+  'needs_mapping',
+  'failed',
+  'skipped',
+  'bad',
+  'aborted',
+  'expired',
+] as const;
 
 /**
  * The transitions. `to: 'before_delete'` is restore's: the status the statement had when it was
@@ -29,9 +40,15 @@ export const statementTransitions = {
    * upload.uploadAction reprocess and `admin reprocess`: the same file again, with the current
    * mapping. A statement being processed is sent back too: its run commits nothing.
    */
-  reprocess: { from: ['processed', 'failed', 'needs_mapping', 'skipped', 'bad', 'uploaded', 'processing'], to: 'uploaded' },
+  reprocess: {
+    from: ['processed', 'failed', 'needs_mapping', 'skipped', 'bad', 'uploaded', 'processing'],
+    to: 'uploaded',
+  },
   /** mapping.updateById redriveFileIds: processed again with the saved mapping */
-  redrive: { from: ['uploaded', 'processing', 'processed', 'needs_mapping', 'failed'], to: 'uploaded' },
+  redrive: {
+    from: ['uploaded', 'processing', 'processed', 'needs_mapping', 'failed'],
+    to: 'uploaded',
+  },
   /** upload.callback: a statement waiting for a mapping is released to be processed */
   release: { from: ['needs_mapping'], to: 'uploaded' },
   /** upload.callback action skip: a statement waiting for a mapping is set aside */
@@ -41,13 +58,19 @@ export const statementTransitions = {
   /** upload.uploadAction skip: kept, out of analytics (a statement being processed too: its run commits nothing) */
   skip: { from: ['processed', 'failed', 'needs_mapping', 'uploaded', 'processing'], to: 'skipped' },
   /** upload.uploadAction bad */
-  markBad: { from: ['processed', 'failed', 'needs_mapping', 'uploaded', 'processing', 'skipped'], to: 'bad' },
+  markBad: {
+    from: ['processed', 'failed', 'needs_mapping', 'uploaded', 'processing', 'skipped'],
+    to: 'bad',
+  },
   /** upload.uploadAction delete (soft) */
   delete: { from: UNDELETED, to: 'deleted' },
   /** upload.uploadAction restore */
   restore: { from: ['deleted'], to: 'before_delete' },
   /** a pipeline run takes the statement (a second delivery of its job takes it again) */
-  startRun: { from: ['uploaded', 'processing', 'processed', 'needs_mapping', 'failed'], to: 'processing' },
+  startRun: {
+    from: ['uploaded', 'processing', 'processed', 'needs_mapping', 'failed'],
+    to: 'processing',
+  },
   /** the run found no mapping for the file */
   awaitMapping: { from: ['processing'], to: 'needs_mapping' },
   /** the run commits its version */
@@ -58,7 +81,10 @@ export const statementTransitions = {
   retryRun: { from: ['processing'], to: 'uploaded' },
   /** work with no job left to run it (src/jobs/stranded.ts), or of a deleted organization, fails */
   failWaiting: { from: ['uploaded', 'processing'], to: 'failed' },
-} as const satisfies Record<string, { from: readonly StatementStatus[]; to: StatementStatus | 'before_delete' }>;
+} as const satisfies Record<
+  string,
+  { from: readonly StatementStatus[]; to: StatementStatus | 'before_delete' }
+>;
 
 export type StatementTransition = keyof typeof statementTransitions;
 
@@ -88,7 +114,11 @@ interface Move {
  * The one UPDATE of statements.status: the edge's target (restore: the status before the delete)
  * and the edge's `from` in the WHERE clause. Answers the rows moved.
  */
-async function transition<R extends object = { id: string }>(db: Queryable, edge: StatementTransition, move: Move): Promise<R[]> {
+async function transition<R extends object = { id: string }>(
+  db: Queryable,
+  edge: StatementTransition,
+  move: Move,
+): Promise<R[]> {
   const { from, to } = statementTransitions[edge];
   const target = to === 'before_delete' ? `coalesce(status_before_delete, 'uploaded')` : `'${to}'`;
   const { rows } = await db.query<R & object>(
@@ -101,7 +131,10 @@ async function transition<R extends object = { id: string }>(db: Queryable, edge
 }
 
 /** The rows an edge moved, or STATEMENT_STATE_CONFLICT when it moved none. */
-export function moved<R>(rows: R[], message = 'The statement is not in a status that allows this'): R[] {
+export function moved<R>(
+  rows: R[],
+  message = 'The statement is not in a status that allows this',
+): R[] {
   if (rows.length === 0) throw new AppError('STATEMENT_STATE_CONFLICT', message);
   return rows;
 }
@@ -109,7 +142,11 @@ export function moved<R>(rows: R[], message = 'The statement is not in a status 
 // ---- uploads -----------------------------------------------------------------------------------
 
 /** complete: the object as checked (its size and ETag: every later read compares it). */
-export function completeUpload(db: Queryable, statementId: string, object: { size: number; etag: string | null }) {
+export function completeUpload(
+  db: Queryable,
+  statementId: string,
+  object: { size: number; etag: string | null },
+) {
   return transition(db, 'complete', {
     set: 'size_bytes = $2, object_etag = $3, upload_expires_at = NULL',
     where: `id = $1 AND NOT ${WAS_READ}`,
@@ -122,7 +159,13 @@ export function completeUpload(db: Queryable, statementId: string, object: { siz
  * or among the given statements (by id, or every one of an upload) before anything acts on them,
  * so a heartbeat or a complete arriving after the TTL is refused the same way at any moment.
  */
-export function expireDueUploads(db: Queryable, which: { organizationId: string; statementIds: readonly string[] } | { organizationId: string; uploadId: string } | 'all') {
+export function expireDueUploads(
+  db: Queryable,
+  which:
+    | { organizationId: string; statementIds: readonly string[] }
+    | { organizationId: string; uploadId: string }
+    | 'all',
+) {
   const due = 'upload_expires_at <= clock_timestamp()';
   if (which === 'all') return transition(db, 'expireUpload', { where: due, params: [] });
   const byUpload = 'uploadId' in which;
@@ -152,7 +195,14 @@ export function reprocessStatement(db: Queryable, statementId: string) {
  */
 export function reprocessMatching(
   db: Queryable,
-  filter: { organizationId: string; statuses: readonly string[]; rightsholderId?: string | undefined; distributorId?: string | undefined; mappingId?: string | undefined; since?: string | undefined },
+  filter: {
+    organizationId: string;
+    statuses: readonly string[];
+    rightsholderId?: string | undefined;
+    distributorId?: string | undefined;
+    mappingId?: string | undefined;
+    since?: string | undefined;
+  },
 ) {
   return transition<{ id: string; before: string; rightsholder_id: string }>(db, 'reprocess', {
     where: `id IN (SELECT m.id FROM statements m
@@ -160,14 +210,28 @@ export function reprocessMatching(
          AND ($3::uuid IS NULL OR m.rightsholder_id = $3) AND ($4::uuid IS NULL OR m.distributor_id = $4)
          AND ($5::uuid IS NULL OR m.mapping_id = $5) AND ($6::timestamptz IS NULL OR m.created_at >= $6)
        FOR UPDATE)`,
-    params: [filter.organizationId, filter.statuses, filter.rightsholderId ?? null, filter.distributorId ?? null, filter.mappingId ?? null, filter.since ?? null],
+    params: [
+      filter.organizationId,
+      filter.statuses,
+      filter.rightsholderId ?? null,
+      filter.distributorId ?? null,
+      filter.mappingId ?? null,
+      filter.since ?? null,
+    ],
     // the status before: this row as it was before the UPDATE (RETURNING sees the new one)
     returning: `id, (SELECT o.status FROM statements o WHERE o.id = statements.id) AS before, rightsholder_id`,
   });
 }
 
-export function markRedriven(db: Queryable, organizationId: string, statementIds: readonly string[]) {
-  return transition(db, 'redrive', { where: 'organization_id = $1 AND id = ANY ($2::uuid[])', params: [organizationId, statementIds] });
+export function markRedriven(
+  db: Queryable,
+  organizationId: string,
+  statementIds: readonly string[],
+) {
+  return transition(db, 'redrive', {
+    where: 'organization_id = $1 AND id = ANY ($2::uuid[])',
+    params: [organizationId, statementIds],
+  });
 }
 
 /**
@@ -178,15 +242,33 @@ export function markRedriven(db: Queryable, organizationId: string, statementIds
 export function settleWaiting(
   db: Queryable,
   outcome: 'release' | 'skipWaiting' | 'markWaitingBad',
-  which: { organizationId: string; headerHash: string; statementId: string | null; uploadId: string | null; scope: string[] | null; distributorId: string | null },
+  which: {
+    organizationId: string;
+    headerHash: string;
+    statementId: string | null;
+    uploadId: string | null;
+    scope: string[] | null;
+    distributorId: string | null;
+  },
 ) {
-  return transition<{ id: string; file_name: string; rightsholder_id: string; had_rows: boolean }>(db, outcome, {
-    set: 'distributor_id = coalesce($6, distributor_id)',
-    where: `organization_id = $1 AND header_hash = $2 AND deleted_at IS NULL
+  return transition<{ id: string; file_name: string; rightsholder_id: string; had_rows: boolean }>(
+    db,
+    outcome,
+    {
+      set: 'distributor_id = coalesce($6, distributor_id)',
+      where: `organization_id = $1 AND header_hash = $2 AND deleted_at IS NULL
       AND ($3::uuid IS NULL OR id = $3) AND ($4::uuid IS NULL OR upload_id = $4) AND ($5::uuid[] IS NULL OR rightsholder_id = ANY ($5))`,
-    params: [which.organizationId, which.headerHash, which.statementId, which.uploadId, which.scope, which.distributorId],
-    returning: 'id, file_name, rightsholder_id, normalized_key IS NOT NULL AS had_rows',
-  });
+      params: [
+        which.organizationId,
+        which.headerHash,
+        which.statementId,
+        which.uploadId,
+        which.scope,
+        which.distributorId,
+      ],
+      returning: 'id, file_name, rightsholder_id, normalized_key IS NOT NULL AS had_rows',
+    },
+  );
 }
 
 export function skipStatement(db: Queryable, statementId: string) {
@@ -243,7 +325,11 @@ export interface RunStatement {
 }
 
 /** A run takes the statement: its failure and progress of an earlier run are cleared. */
-export async function startRun(db: Queryable, organizationId: string, statementId: string): Promise<RunStatement | undefined> {
+export async function startRun(
+  db: Queryable,
+  organizationId: string,
+  statementId: string,
+): Promise<RunStatement | undefined> {
   const rows = await transition<RunStatement>(db, 'startRun', {
     set: `failure_code = NULL, failure_reason = NULL, failure_details = NULL, progress_done = 0, progress_stage = 'reading', progress_stage_at = clock_timestamp()`,
     where: `id = $1 AND organization_id = $2 AND ${RUN_OWNS}`,
@@ -256,7 +342,11 @@ export async function startRun(db: Queryable, organizationId: string, statementI
 
 /** The run found no mapping: the statement waits with a suggestion. */
 export function awaitMapping(db: Queryable, statementId: string, suggestion: unknown) {
-  return transition(db, 'awaitMapping', { set: 'suggested_mapping = $2', where: `id = $1 AND ${RUN_OWNS}`, params: [statementId, JSON.stringify(suggestion)] });
+  return transition(db, 'awaitMapping', {
+    set: 'suggested_mapping = $2',
+    where: `id = $1 AND ${RUN_OWNS}`,
+    params: [statementId, JSON.stringify(suggestion)],
+  });
 }
 
 /**
@@ -264,18 +354,33 @@ export function awaitMapping(db: Queryable, statementId: string, suggestion: unk
  * statement's row lock after checking the run still has it.
  */
 export function finishRun(db: Queryable, statementId: string, set: string, params: unknown[]) {
-  return transition(db, 'finishRun', { set, where: `id = $1 AND ${RUN_OWNS}`, params: [statementId, ...params] });
+  return transition(db, 'finishRun', {
+    set,
+    where: `id = $1 AND ${RUN_OWNS}`,
+    params: [statementId, ...params],
+  });
 }
 
 /**
  * The run failed for good (no retry). Only a statement still processing and not deleted: one
  * deleted, or sent back to be processed again, while the run worked is no longer the run's to end.
  */
-export function failRun(db: Queryable, statementId: string, errorCode: string, message: string, details?: Record<string, unknown>) {
+export function failRun(
+  db: Queryable,
+  statementId: string,
+  errorCode: string,
+  message: string,
+  details?: Record<string, unknown>,
+) {
   return transition(db, 'failRun', {
     set: 'failure_code = $2, failure_reason = $3, failure_details = $4',
     where: `id = $1 AND ${RUN_OWNS}`,
-    params: [statementId, errorCode, message.slice(0, 1000), details === undefined ? null : JSON.stringify(details)],
+    params: [
+      statementId,
+      errorCode,
+      message.slice(0, 1000),
+      details === undefined ? null : JSON.stringify(details),
+    ],
   });
 }
 
@@ -288,10 +393,18 @@ export function retryRun(db: Queryable, statementId: string) {
  * A statement waiting to be processed (or processing) that no run will end fails: its job spent
  * its attempts, or its organization is deleted.
  */
-export function failWaiting(db: Queryable, statementId: string, errorCode: string, message: string, opts: { organizationId?: string } = {}) {
+export function failWaiting(
+  db: Queryable,
+  statementId: string,
+  errorCode: string,
+  message: string,
+  opts: { organizationId?: string } = {},
+) {
   return transition(db, 'failWaiting', {
     set: 'failure_code = $2, failure_reason = $3, failure_details = NULL',
     where: `id = $1 AND deleted_at IS NULL${opts.organizationId ? ' AND organization_id = $4' : ''}`,
-    params: opts.organizationId ? [statementId, errorCode, message, opts.organizationId] : [statementId, errorCode, message],
+    params: opts.organizationId
+      ? [statementId, errorCode, message, opts.organizationId]
+      : [statementId, errorCode, message],
   });
 }

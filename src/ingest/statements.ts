@@ -83,7 +83,13 @@ export interface StatementRecord {
    * (ProgressStage), `since` when it entered that stage and `seconds` how long ago that is (by the
    * database's clock), else all three are null
    */
-  progress: { done: number; total: number; stage: ProgressStage | null; since: string | null; seconds: number | null };
+  progress: {
+    done: number;
+    total: number;
+    stage: ProgressStage | null;
+    since: string | null;
+    seconds: number | null;
+  };
   stmtYear: number | null;
   stmtPeriod: number | null;
   stmtCadence: string | null;
@@ -94,7 +100,15 @@ export interface StatementRecord {
   grossEarnings: string | null;
   units: string | null;
   /** per currency: every statement has them once processed; net and gross above only for one currency */
-  currencyTotals: { currency: string | null; rows: number; net: string | null; gross: string | null; units: string | null }[] | null;
+  currencyTotals:
+    | {
+        currency: string | null;
+        rows: number;
+        net: string | null;
+        gross: string | null;
+        units: string | null;
+      }[]
+    | null;
   /** how the file was read, once it has been (README "Statement ingestion": the statement record) */
   layout: StatementLayout | null;
   variants: string[];
@@ -164,7 +178,11 @@ export const STATEMENT_SELECT = `
       'details', f.details, 'resolved', f.resolved, 'resolvedAt', f.resolved_at, 'shown', f.shown, 'createdAt', f.created_at)
       ORDER BY f.created_at, f.id) FROM statement_flags f WHERE f.statement_id = s.id), '[]'::json) AS flags`;
 
-export async function getStatement(db: Queryable, organizationId: string, statementId: string): Promise<StatementRecord> {
+export async function getStatement(
+  db: Queryable,
+  organizationId: string,
+  statementId: string,
+): Promise<StatementRecord> {
   const { rows } = await db.query<StatementRecord>(
     `SELECT ${STATEMENT_SELECT} FROM statements s WHERE s.organization_id = $1 AND s.id = $2`,
     [organizationId, statementId],
@@ -174,7 +192,10 @@ export async function getStatement(db: Queryable, organizationId: string, statem
 }
 
 /** Every stored object of the given statements: the upload and every variant of every version. */
-export async function statementObjectKeys(db: Queryable, statementIds: readonly string[]): Promise<string[]> {
+export async function statementObjectKeys(
+  db: Queryable,
+  statementIds: readonly string[],
+): Promise<string[]> {
   const { rows } = await db.query<{ key: string }>(
     `SELECT DISTINCT k AS key FROM statements s, LATERAL (SELECT s.object_key UNION ALL SELECT value FROM jsonb_each_text(s.variants)) v(k)
      WHERE s.id = ANY ($1) ORDER BY 1`,

@@ -12,9 +12,25 @@
 //   is a constant when no currency column exists.
 // The synonyms, penalties and fingerprints are data: headerSynonyms.json, checked when this loads.
 import { z } from 'zod';
-import { headerKey, standardFields, type FieldSpec, type MappingFields, type StandardField } from './mappingFields.ts';
+import {
+  headerKey,
+  standardFields,
+  type FieldSpec,
+  type MappingFields,
+  type StandardField,
+} from './mappingFields.ts';
 import synonymData from './headerSynonyms.json' with { type: 'json' };
-import { fromFileName, normalizeIsrc, normalizeIswc, normalizeUpc, parseCountry, parseCurrency, parseDate, parsePeriod, type Cadence } from './values.ts';
+import {
+  fromFileName,
+  normalizeIsrc,
+  normalizeIswc,
+  normalizeUpc,
+  parseCountry,
+  parseCurrency,
+  parseDate,
+  parsePeriod,
+  type Cadence,
+} from './values.ts';
 
 export interface MappingSuggestion {
   fields: MappingFields;
@@ -28,7 +44,17 @@ export interface MappingSuggestion {
   runnerUp?: Partial<Record<StandardField, { column: string; confidence: number }>>;
 }
 
-type ValueKind = 'amount' | 'quantity' | 'period' | 'currency' | 'country' | 'isrc' | 'upc' | 'iswc' | 'percent' | 'text';
+type ValueKind =
+  | 'amount'
+  | 'quantity'
+  | 'period'
+  | 'currency'
+  | 'country'
+  | 'isrc'
+  | 'upc'
+  | 'iswc'
+  | 'percent'
+  | 'text';
 
 interface FieldRule {
   /** synonyms, each with how strongly it names the field */
@@ -103,10 +129,16 @@ function nameScore(hw: string[], rule: FieldRule): NameMatch | null {
     let quality = 0;
     if (hw.length === pw.length && containsRun(hw, pw)) quality = 1;
     else if (containsRun(hw, pw)) quality = 0.85;
-    else if (phrase.length >= 4 && joined.replace(/ /g, '').includes(phrase.replace(/ /g, ''))) quality = 0.35;
+    else if (phrase.length >= 4 && joined.replace(/ /g, '').includes(phrase.replace(/ /g, '')))
+      quality = 0.35;
     if (quality * weight > best) {
       best = quality * weight;
-      why = quality === 1 ? `is "${phrase}"` : quality === 0.85 ? `contains the words "${phrase}"` : `contains "${phrase}"`;
+      why =
+        quality === 1
+          ? `is "${phrase}"`
+          : quality === 0.85
+            ? `contains the words "${phrase}"`
+            : `contains "${phrase}"`;
     }
   }
   if (best === 0) return null;
@@ -123,7 +155,8 @@ function nameScore(hw: string[], rule: FieldRule): NameMatch | null {
 // ---------------------------------------------------------------------------------------------
 // Sampled values
 
-const AMOUNT_RE = /^[-−+]?\(?\s*[-−]?\s*(?:[A-Z]{3}\s*)?[$€£¥]?\s*[-−]?\d[\d,.' ]*(?:[eE][-+]?\d+)?\s*(?:[A-Z]{3})?\)?-?$/;
+const AMOUNT_RE =
+  /^[-−+]?\(?\s*[-−]?\s*(?:[A-Z]{3}\s*)?[$€£¥]?\s*[-−]?\d[\d,.' ]*(?:[eE][-+]?\d+)?\s*(?:[A-Z]{3})?\)?-?$/;
 
 function isAmount(v: string): boolean {
   return AMOUNT_RE.test(v) && /\d/.test(v);
@@ -137,7 +170,8 @@ function valueFit(kind: ValueKind, values: string[]): number | null {
     quantity: (v: string) => isAmount(v),
     percent: (v: string) => isAmount(v.replace(/%$/, '')),
     period: (v: string) => parsePeriod(v) !== null || parseDate(v) !== null,
-    currency: (v: string) => /^[A-Za-z]{3}$/.test(v.trim()) && parseCurrency(v) === v.trim().toUpperCase(),
+    currency: (v: string) =>
+      /^[A-Za-z]{3}$/.test(v.trim()) && parseCurrency(v) === v.trim().toUpperCase(),
     country: (v: string) => parseCountry(v) !== null || /^(OU|WW|XX|ZZ|EU)$/i.test(v.trim()),
     isrc: (v: string) => normalizeIsrc(v) !== null,
     upc: (v: string) => normalizeUpc(v) !== null || /^"?\d{8,14}"?$/.test(v.trim()),
@@ -155,7 +189,18 @@ function numericShare(values: string[]): number {
 
 const weighted = z.array(z.tuple([z.string().min(1), z.number().min(0).max(1)]));
 const fieldRule = z.strictObject({
-  kind: z.enum(['amount', 'quantity', 'period', 'currency', 'country', 'isrc', 'upc', 'iswc', 'percent', 'text']),
+  kind: z.enum([
+    'amount',
+    'quantity',
+    'period',
+    'currency',
+    'country',
+    'isrc',
+    'upc',
+    'iswc',
+    'percent',
+    'text',
+  ]),
   threshold: z.number().min(0).max(1),
   phrases: weighted.min(1),
   penalties: weighted.optional(),
@@ -194,7 +239,12 @@ const SALES_END_RULE: FieldRule = synonyms.salesEnd;
  */
 const FINGERPRINTS = synonyms.fingerprints;
 /** Earnings columns (by headerKey) whose payor puts a row's amount in another column when they are empty. */
-const EARNINGS_FALLBACKS = new Map(Object.entries(synonyms.earningsFallbacks).map(([column, fallbacks]) => [headerKey(column), fallbacks.map(headerKey)]));
+const EARNINGS_FALLBACKS = new Map(
+  Object.entries(synonyms.earningsFallbacks).map(([column, fallbacks]) => [
+    headerKey(column),
+    fallbacks.map(headerKey),
+  ]),
+);
 
 /** The day/month order a statement family is known to write its dates in, if any. */
 export function familyDateOrder(distributor: string | null): 'MDY' | 'DMY' | null {
@@ -238,7 +288,11 @@ function sampleNote(kind: ValueKind, values: string[], fit: number | null): stri
 }
 
 /** Scores every column for a rule, sampled values confirming or vetoing what the name says. */
-function candidates(columns: Column[], rule: FieldRule, used: Set<number> = new Set()): Candidate[] {
+function candidates(
+  columns: Column[],
+  rule: FieldRule,
+  used: Set<number> = new Set(),
+): Candidate[] {
   const out: Candidate[] = [];
   for (const column of columns) {
     if (used.has(column.index)) continue;
@@ -249,11 +303,19 @@ function candidates(columns: Column[], rule: FieldRule, used: Set<number> = new 
     if (fit !== null) {
       if (fit >= 0.8) score *= 1.1;
       else if (fit < 0.5) score *= fit > 0 ? 0.6 : 0.2;
-    } else if (rule.kind === 'text' && column.values.length >= 3 && numericShare(column.values) === 1) {
+    } else if (
+      rule.kind === 'text' &&
+      column.values.length >= 3 &&
+      numericShare(column.values) === 1
+    ) {
       score *= 0.6;
     }
     if (score >= rule.threshold) {
-      out.push({ column, score, why: `header "${column.name}" ${match.why}${sampleNote(rule.kind, column.values, fit)}` });
+      out.push({
+        column,
+        score,
+        why: `header "${column.name}" ${match.why}${sampleNote(rule.kind, column.values, fit)}`,
+      });
     }
   }
   return out.sort((a, b) => b.score - a.score || a.column.index - b.column.index);
@@ -265,7 +327,11 @@ function valueOnly(columns: Column[], kind: ValueKind, used: Set<number>): Candi
     if (used.has(column.index) || column.values.length < 2) continue;
     const fit = valueFit(kind, column.values);
     if (fit !== null && fit >= 0.9) {
-      return { column, score: 0.5, why: `${sampleNote(kind, column.values, fit).slice(2)} (header "${column.name}" says nothing)` };
+      return {
+        column,
+        score: 0.5,
+        why: `${sampleNote(kind, column.values, fit).slice(2)} (header "${column.name}" says nothing)`,
+      };
     }
   }
   return null;
@@ -346,10 +412,19 @@ function suggestEarnings(d: Draft): Candidate | null {
     // "Net Sales" next to "Net Sales Currency" is in its own (sale) currency when another currency column exists
     const own = byKey.get(`${headerKey(c.column.name)} currency`);
     if (own && currencyColumns.some((k) => k.column.index !== own.index)) {
-      return { ...c, score: c.score - 0.35, why: `${c.why}; its own "${own.name}" column puts it in another currency than the payout` };
+      return {
+        ...c,
+        score: c.score - 0.35,
+        why: `${c.why}; its own "${own.name}" column puts it in another currency than the payout`,
+      };
     }
     // an amount "in the client's currency" beats its twin in the sale currency (Sonosuite's net_total)
-    if (inClientCurrency(c.column)) return { ...c, score: c.score + 0.15, why: `${c.why}; it is in the account holder's currency` };
+    if (inClientCurrency(c.column))
+      return {
+        ...c,
+        score: c.score + 0.15,
+        why: `${c.why}; it is in the account holder's currency`,
+      };
     return c;
   });
   money.sort((a, b) => b.score - a.score || a.column.index - b.column.index);
@@ -357,16 +432,24 @@ function suggestEarnings(d: Draft): Candidate | null {
   if (earnings) {
     // a payor that fills one of two amount columns per row (BMI: ROYALTY AMOUNT, else CURRENT
     // ACTIVITY AMT): the first that is not empty, never both added
-    const fallback = (EARNINGS_FALLBACKS.get(headerKey(earnings.column.name)) ?? []).map((k) => byKey.get(k)).find((c) => c !== undefined && !used.has(c.index));
+    const fallback = (EARNINGS_FALLBACKS.get(headerKey(earnings.column.name)) ?? [])
+      .map((k) => byKey.get(k))
+      .find((c) => c !== undefined && !used.has(c.index));
     if (fallback) {
-      set('royaltyEarnings', { columns: [earnings.column.name, fallback.name], pick: 'first' }, earnings.score, `${earnings.why}; else "${fallback.name}" where it is empty (the payor fills one of the two)`);
+      set(
+        'royaltyEarnings',
+        { columns: [earnings.column.name, fallback.name], pick: 'first' },
+        earnings.score,
+        `${earnings.why}; else "${fallback.name}" where it is empty (the payor fills one of the two)`,
+      );
       take(fallback);
     } else {
       set('royaltyEarnings', { column: earnings.column.name }, earnings.score, earnings.why);
     }
     take(earnings.column);
     const next = money.find((c) => c.column !== earnings.column && !used.has(c.column.index));
-    if (next) d.runnerUp.royaltyEarnings = { column: next.column.name, confidence: round(next.score) };
+    if (next)
+      d.runnerUp.royaltyEarnings = { column: next.column.name, confidence: round(next.score) };
   }
   const gross = candidates(columns, rules.grossRoyaltyEarnings!, used)[0];
   if (gross) {
@@ -383,55 +466,119 @@ function suggestCurrency(d: Draft, earnings: Candidate | null, fileName: string)
   const currencyColumns = candidates(columns, rules.currency!);
   const pairedPrefix = (c: Candidate) => {
     const prefix = c.column.words.filter((w) => w !== 'currency').join(' ');
-    return prefix !== '' && earnings !== null && ` ${earnings.column.words.join(' ')} `.includes(` ${prefix} `);
+    return (
+      prefix !== '' &&
+      earnings !== null &&
+      ` ${earnings.column.words.join(' ')} `.includes(` ${prefix} `)
+    );
   };
   const currencyPick = currencyColumns
     .filter((c) => !used.has(c.column.index))
-    .map((c) => (pairedPrefix(c) ? { ...c, score: c.score + 0.3, why: `${c.why}; it names the currency of "${earnings!.column.name}"` } : c))
+    .map((c) =>
+      pairedPrefix(c)
+        ? {
+            ...c,
+            score: c.score + 0.3,
+            why: `${c.why}; it names the currency of "${earnings!.column.name}"`,
+          }
+        : c,
+    )
     .sort((a, b) => b.score - a.score || a.column.index - b.column.index)[0];
   const headerCurrency = earnings ? currencyInHeader(earnings.column.name) : null;
   const valueCurrency = currencyPick ? null : valueOnly(columns, 'currency', used);
   // "<earnings header> Currency" names exactly the currency of the amounts taken
-  const ownCurrency = earnings ? byKey.get(`${headerKey(earnings.column.name)} currency`) : undefined;
+  const ownCurrency = earnings
+    ? byKey.get(`${headerKey(earnings.column.name)} currency`)
+    : undefined;
   if (ownCurrency && !used.has(ownCurrency.index)) {
-    set('currency', { column: ownCurrency.name }, 0.9, `header "${ownCurrency.name}" names the currency of "${earnings!.column.name}"`);
+    set(
+      'currency',
+      { column: ownCurrency.name },
+      0.9,
+      `header "${ownCurrency.name}" names the currency of "${earnings!.column.name}"`,
+    );
     take(ownCurrency);
-  } else if (earnings && inClientCurrency(earnings.column) && !(currencyPick && inClientCurrency(currencyPick.column))) {
+  } else if (
+    earnings &&
+    inClientCurrency(earnings.column) &&
+    !(currencyPick && inClientCurrency(currencyPick.column))
+  ) {
     // Sonosuite: `currency` is the sale currency; the client's, which the amounts are in, is named nowhere
-    set('currency', { variable: 'currency' }, 0.5, `"${earnings.column.name}" is in the account holder's currency, which no column names: give it with the upload (variable "currency")`);
+    set(
+      'currency',
+      { variable: 'currency' },
+      0.5,
+      `"${earnings.column.name}" is in the account holder's currency, which no column names: give it with the upload (variable "currency")`,
+    );
   } else if (currencyPick) {
     set('currency', { column: currencyPick.column.name }, currencyPick.score, currencyPick.why);
     take(currencyPick.column);
   } else if (headerCurrency) {
-    set('currency', { constant: headerCurrency }, 0.9, `the earnings header "${earnings!.column.name}" names ${headerCurrency}`);
+    set(
+      'currency',
+      { constant: headerCurrency },
+      0.9,
+      `the earnings header "${earnings!.column.name}" names ${headerCurrency}`,
+    );
   } else if (valueCurrency) {
     set('currency', { column: valueCurrency.column.name }, valueCurrency.score, valueCurrency.why);
     take(valueCurrency.column);
   } else if (fingerprint?.currency) {
-    set('currency', { constant: fingerprint.currency }, 0.8, `${fingerprint.distributor} statements are paid in ${fingerprint.currency} and carry no currency column`);
+    set(
+      'currency',
+      { constant: fingerprint.currency },
+      0.8,
+      `${fingerprint.distributor} statements are paid in ${fingerprint.currency} and carry no currency column`,
+    );
   } else {
-    const symbol = earnings?.column.values.map((v) => /[$€£]/.exec(v)?.[0]).find((s) => s !== undefined);
+    const symbol = earnings?.column.values
+      .map((v) => /[$€£]/.exec(v)?.[0])
+      .find((s) => s !== undefined);
     const fromName = fromFileName(fileName, 'currency');
-    if (symbol) set('currency', { constant: parseCurrency(symbol)! }, 0.6, `the sampled earnings carry the symbol ${symbol}`);
-    else if (fromName) set('currency', { fromFileName: 'currency' }, 0.5, `the file name names ${fromName}`);
-    else set('currency', { variable: 'currency' }, 0.1, 'nothing in the file names the currency: give it with the upload (variable "currency")');
+    if (symbol)
+      set(
+        'currency',
+        { constant: parseCurrency(symbol)! },
+        0.6,
+        `the sampled earnings carry the symbol ${symbol}`,
+      );
+    else if (fromName)
+      set('currency', { fromFileName: 'currency' }, 0.5, `the file name names ${fromName}`);
+    else
+      set(
+        'currency',
+        { variable: 'currency' },
+        0.1,
+        'nothing in the file names the currency: give it with the upload (variable "currency")',
+      );
   }
 }
 
 /** 3. the statement period: a year column with a quarter/month column, else one period column, else the file name (answers whether a year column and a period column were paired). */
 function suggestStatementPeriod(d: Draft, fileName: string): boolean {
   const { columns, used, take, set, fingerprint } = d;
-  const yearColumn = columns.find((c) => !used.has(c.index) && c.words.at(-1) === 'year' && c.words.length <= 3);
+  const yearColumn = columns.find(
+    (c) => !used.has(c.index) && c.words.at(-1) === 'year' && c.words.length <= 3,
+  );
   let pair: { year: Column; period: Column; cadence: Cadence; score: number } | null = null;
   if (yearColumn) {
     const prefix = yearColumn.words.slice(0, -1);
     for (const c of columns) {
       if (c === yearColumn || used.has(c.index)) continue;
       const last = c.words.at(-1);
-      const cadence: Cadence | null = last === 'quarter' ? 'Q' : last === 'month' ? 'M' : last === 'half' ? 'H' : null;
+      const cadence: Cadence | null =
+        last === 'quarter' ? 'Q' : last === 'month' ? 'M' : last === 'half' ? 'H' : null;
       if (!cadence || c.words.slice(0, -1).join(' ') !== prefix.join(' ')) continue;
-      const penalty = nameScore(prefix.length > 0 ? [...prefix, 'period'] : ['period'], STMT_PERIOD_RULE);
-      pair = { year: yearColumn, period: c, cadence, score: Math.min(1, (penalty?.score ?? 0.9) + 0.05) };
+      const penalty = nameScore(
+        prefix.length > 0 ? [...prefix, 'period'] : ['period'],
+        STMT_PERIOD_RULE,
+      );
+      pair = {
+        year: yearColumn,
+        period: c,
+        cadence,
+        score: Math.min(1, (penalty?.score ?? 0.9) + 0.05),
+      };
       break;
     }
   }
@@ -446,13 +593,20 @@ function suggestStatementPeriod(d: Draft, fileName: string): boolean {
   } else if (periodPick) {
     const col = periodPick.column;
     const sampled = dominantCadence(col.values);
-    const named: Cadence | null = col.words.includes('quarter') ? 'Q' : col.words.includes('month') ? 'M' : null;
+    const named: Cadence | null = col.words.includes('quarter')
+      ? 'Q'
+      : col.words.includes('month')
+        ? 'M'
+        : null;
     const family = fingerprint?.cadence ?? null;
     // a family that states quarterly reads its dates as the quarter they fall in
     const cadence = sampled === 'M' && family ? family : (sampled ?? named ?? family ?? 'M');
-    const datesWidened = cadence !== 'M' && (sampled === 'M' || (sampled === null && col.words.includes('date')));
+    const datesWidened =
+      cadence !== 'M' && (sampled === 'M' || (sampled === null && col.words.includes('date')));
     const widen = { Q: 'quarter', H: 'half', Y: 'year', M: 'month' } as const;
-    const spec: FieldSpec = datesWidened ? { column: col.name, format: widen[cadence] } : { column: col.name };
+    const spec: FieldSpec = datesWidened
+      ? { column: col.name, format: widen[cadence] }
+      : { column: col.name };
     set('stmtYear', spec, periodPick.score, periodPick.why);
     set('stmtPeriod', { ...spec }, periodPick.score, periodPick.why);
     const cadenceWhy =
@@ -463,12 +617,19 @@ function suggestStatementPeriod(d: Draft, fileName: string): boolean {
           : named
             ? `"${col.name}" names the cadence`
             : 'assumed monthly: nothing says otherwise';
-    set('stmtCadence', { constant: cadence }, sampled || family ? 0.9 : named ? 0.7 : 0.4, cadenceWhy);
+    set(
+      'stmtCadence',
+      { constant: cadence },
+      sampled || family ? 0.9 : named ? 0.7 : 0.4,
+      cadenceWhy,
+    );
     take(col);
   } else {
     const fromName = fromFileName(fileName, 'period');
     const score = fromName ? 0.6 : 0.2;
-    const why = fromName ? `no period column; the file name holds the period ${fromName}` : 'no period column: the period must be in the file name';
+    const why = fromName
+      ? `no period column; the file name holds the period ${fromName}`
+      : 'no period column: the period must be in the file name';
     set('stmtYear', { fromFileName: 'period' }, score, why);
     set('stmtPeriod', { fromFileName: 'period' }, score, why);
     set('stmtCadence', { fromFileName: 'period' }, score, why);
@@ -495,7 +656,21 @@ function suggestSalesPeriod(d: Draft, paired: boolean): void {
       set('salesPeriodStart', { column: sales.column.name }, sales.score, sales.why);
       set('salesPeriodEnd', { column: sales.column.name }, sales.score, sales.why);
       take(sales.column);
-    } else if (stmtCol && !paired && !stmtCol.words.some((w) => ['distribution', 'statement', 'report', 'reporting', 'posted', 'accounting', 'period'].includes(w))) {
+    } else if (
+      stmtCol &&
+      !paired &&
+      !stmtCol.words.some((w) =>
+        [
+          'distribution',
+          'statement',
+          'report',
+          'reporting',
+          'posted',
+          'accounting',
+          'period',
+        ].includes(w),
+      )
+    ) {
       const why = `no separate sales period: the statement's "${stmtColumn}" dates the sales`;
       set('salesPeriodStart', { column: stmtColumn }, 0.4, why);
       set('salesPeriodEnd', { column: stmtColumn }, 0.4, why);
@@ -508,7 +683,8 @@ function suggestOtherFields(d: Draft): void {
   const { columns, used, take, set, fields } = d;
   const rest: { field: StandardField; candidate: Candidate }[] = [];
   for (const [field, rule] of Object.entries(rules) as [StandardField, FieldRule][]) {
-    if (fields[field] || ['royaltyEarnings', 'grossRoyaltyEarnings', 'currency'].includes(field)) continue;
+    if (fields[field] || ['royaltyEarnings', 'grossRoyaltyEarnings', 'currency'].includes(field))
+      continue;
     for (const candidate of candidates(columns, rule, used)) rest.push({ field, candidate });
   }
   for (const kind of ['isrc', 'country'] as const) {
@@ -518,7 +694,10 @@ function suggestOtherFields(d: Draft): void {
       if (byValue) rest.push({ field, candidate: byValue });
     }
   }
-  rest.sort((a, b) => b.candidate.score - a.candidate.score || a.candidate.column.index - b.candidate.column.index);
+  rest.sort(
+    (a, b) =>
+      b.candidate.score - a.candidate.score || a.candidate.column.index - b.candidate.column.index,
+  );
   for (const { field, candidate } of rest) {
     if (fields[field] || used.has(candidate.column.index)) continue;
     set(field, { column: candidate.column.name }, candidate.score, candidate.why);
@@ -526,7 +705,11 @@ function suggestOtherFields(d: Draft): void {
   }
 }
 
-export function suggestMapping(header: string[], sampleRows: string[][], fileName: string): MappingSuggestion {
+export function suggestMapping(
+  header: string[],
+  sampleRows: string[][],
+  fileName: string,
+): MappingSuggestion {
   const d = draftOf(sampledColumns(header, sampleRows));
   const earnings = suggestEarnings(d);
   suggestCurrency(d, earnings, fileName);
@@ -535,7 +718,25 @@ export function suggestMapping(header: string[], sampleRows: string[][], fileNam
   suggestOtherFields(d);
   // 6. what the family itself says: the store it is, the payor it is
   const { fingerprint, fields, set } = d;
-  if (fingerprint?.source && !fields.source) set('source', { constant: fingerprint.source }, 0.8, `${fingerprint.distributor} statements are its own store's sales`);
-  if (fingerprint?.payor && !fields.payor) set('payor', { constant: fingerprint.payor }, 0.8, `${fingerprint.payor} pays the whole statement`);
-  return { fields: d.fields, confidence: d.confidence, reasons: d.reasons, distributor: fingerprint?.distributor ?? null, runnerUp: d.runnerUp };
+  if (fingerprint?.source && !fields.source)
+    set(
+      'source',
+      { constant: fingerprint.source },
+      0.8,
+      `${fingerprint.distributor} statements are its own store's sales`,
+    );
+  if (fingerprint?.payor && !fields.payor)
+    set(
+      'payor',
+      { constant: fingerprint.payor },
+      0.8,
+      `${fingerprint.payor} pays the whole statement`,
+    );
+  return {
+    fields: d.fields,
+    confidence: d.confidence,
+    reasons: d.reasons,
+    distributor: fingerprint?.distributor ?? null,
+    runnerUp: d.runnerUp,
+  };
 }

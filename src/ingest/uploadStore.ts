@@ -52,7 +52,12 @@ const VISIBLE_STATEMENT_SELECT = `SELECT id, status, upload_id AS "uploadId", ri
      FROM statements`;
 
 /** A statement of the organization within the caller's data access, locked when asked. */
-export async function visibleStatement(db: Queryable, org: VisibleTo, statementId: string, opts: { lock?: boolean } = {}): Promise<VisibleStatement> {
+export async function visibleStatement(
+  db: Queryable,
+  org: VisibleTo,
+  statementId: string,
+  opts: { lock?: boolean } = {},
+): Promise<VisibleStatement> {
   const { rows } = await db.query<VisibleStatement>(
     `${VISIBLE_STATEMENT_SELECT} WHERE organization_id = $1 AND id = $2 AND ${inRightsholderScope('rightsholder_id', '$3')}
      ${opts.lock ? 'FOR UPDATE' : ''}`,
@@ -66,7 +71,11 @@ export async function visibleStatement(db: Queryable, org: VisibleTo, statementI
  * The statements of an upload within the caller's data access, oldest first, locked; an upload
  * of which the caller may see no statement is not found.
  */
-export async function visibleStatementsOfUpload(db: Queryable, org: VisibleTo, uploadId: string): Promise<VisibleStatement[]> {
+export async function visibleStatementsOfUpload(
+  db: Queryable,
+  org: VisibleTo,
+  uploadId: string,
+): Promise<VisibleStatement[]> {
   const { rows } = await db.query<VisibleStatement>(
     `${VISIBLE_STATEMENT_SELECT} WHERE organization_id = $1 AND upload_id = $2 AND ${inRightsholderScope('rightsholder_id', '$3')}
      ORDER BY created_at, id FOR UPDATE`,
@@ -77,7 +86,11 @@ export async function visibleStatementsOfUpload(db: Queryable, org: VisibleTo, u
 }
 
 /** The records of an upload's statements the caller may see, oldest first. */
-export async function statementRecordsOfUpload(db: Queryable, org: VisibleTo, uploadId: string): Promise<StatementRecord[]> {
+export async function statementRecordsOfUpload(
+  db: Queryable,
+  org: VisibleTo,
+  uploadId: string,
+): Promise<StatementRecord[]> {
   const { rows } = await db.query<StatementRecord>(
     `SELECT ${STATEMENT_SELECT} FROM statements s WHERE s.organization_id = $1 AND s.upload_id = $2 AND ${inRightsholderScope('s.rightsholder_id', '$3')}
      ORDER BY s.created_at, s.id`,
@@ -87,7 +100,12 @@ export async function statementRecordsOfUpload(db: Queryable, org: VisibleTo, up
 }
 
 /** Whether the caller may see a statement of that id (not deleted; of that upload, when given). */
-export async function statementVisible(db: Queryable, org: VisibleTo, statementId: string, uploadId: string | null): Promise<boolean> {
+export async function statementVisible(
+  db: Queryable,
+  org: VisibleTo,
+  statementId: string,
+  uploadId: string | null,
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `SELECT 1 FROM statements WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL AND ${inRightsholderScope('rightsholder_id', '$3')}
        AND ($4::uuid IS NULL OR upload_id = $4)`,
@@ -97,29 +115,47 @@ export async function statementVisible(db: Queryable, org: VisibleTo, statementI
 }
 
 /** Whether the caller may see a statement of the upload. */
-export async function uploadVisible(db: Queryable, org: VisibleTo, uploadId: string): Promise<boolean> {
-  const { rowCount } = await db.query(`SELECT 1 FROM statements WHERE upload_id = $1 AND organization_id = $2 AND ${inRightsholderScope('rightsholder_id', '$3')} LIMIT 1`, [
-    uploadId,
-    org.id,
-    org.rightsholderScope,
-  ]);
+export async function uploadVisible(
+  db: Queryable,
+  org: VisibleTo,
+  uploadId: string,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM statements WHERE upload_id = $1 AND organization_id = $2 AND ${inRightsholderScope('rightsholder_id', '$3')} LIMIT 1`,
+    [uploadId, org.id, org.rightsholderScope],
+  );
   return (rowCount ?? 0) > 0;
 }
 
 /** The values of the mapping's variables, for this reading of the file and the ones after it. */
-export async function setStatementVariables(db: Queryable, statementId: string, variables: Record<string, string>): Promise<void> {
-  await db.query('UPDATE statements SET variables = $2 WHERE id = $1', [statementId, JSON.stringify(variables)]);
+export async function setStatementVariables(
+  db: Queryable,
+  statementId: string,
+  variables: Record<string, string>,
+): Promise<void> {
+  await db.query('UPDATE statements SET variables = $2 WHERE id = $1', [
+    statementId,
+    JSON.stringify(variables),
+  ]);
 }
 
 /** The file's text encoding (null: detected again). */
-export async function setStatementEncoding(db: Queryable, statementId: string, encoding: string | null): Promise<void> {
+export async function setStatementEncoding(
+  db: Queryable,
+  statementId: string,
+  encoding: string | null,
+): Promise<void> {
   await db.query('UPDATE statements SET encoding = $2 WHERE id = $1', [statementId, encoding]);
 }
 
 // ---- starting an upload -------------------------------------------------------------------------
 
 /** Whether the caller may see the rightsholder (not deleted). */
-export async function rightsholderVisible(db: Queryable, org: VisibleTo, rightsholderId: string): Promise<boolean> {
+export async function rightsholderVisible(
+  db: Queryable,
+  org: VisibleTo,
+  rightsholderId: string,
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `SELECT 1 FROM rightsholders WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL AND ${inRightsholderScope('id', '$3')}`,
     [org.id, rightsholderId, org.rightsholderScope],
@@ -128,8 +164,15 @@ export async function rightsholderVisible(db: Queryable, org: VisibleTo, rightsh
 }
 
 /** Whether the distributor is the organization's or a shared one. */
-export async function distributorUsable(db: Queryable, organizationId: string, distributorId: string): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM distributors WHERE id = $1 AND (organization_id = $2 OR organization_id IS NULL)', [distributorId, organizationId]);
+export async function distributorUsable(
+  db: Queryable,
+  organizationId: string,
+  distributorId: string,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'SELECT 1 FROM distributors WHERE id = $1 AND (organization_id = $2 OR organization_id IS NULL)',
+    [distributorId, organizationId],
+  );
   return (rowCount ?? 0) > 0;
 }
 
@@ -137,7 +180,12 @@ export async function distributorUsable(db: Queryable, organizationId: string, d
  * Locks an upload the caller may add a file to: one they started, or one with a file of theirs (a
  * member restricted to some rightsholders does not add files to another's upload); whether it is.
  */
-export async function lockUploadForAdding(db: Queryable, org: VisibleTo, uploadId: string, userId: string): Promise<boolean> {
+export async function lockUploadForAdding(
+  db: Queryable,
+  org: VisibleTo,
+  uploadId: string,
+  userId: string,
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `SELECT 1 FROM uploads u WHERE u.id = $1 AND u.organization_id = $2
        AND ($3::uuid[] IS NULL OR u.created_by = $4 OR EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = u.id AND s.rightsholder_id = ANY ($3)))
@@ -151,8 +199,15 @@ export async function touchUpload(db: Queryable, uploadId: string): Promise<void
   await db.query('UPDATE uploads SET updated_at = clock_timestamp() WHERE id = $1', [uploadId]);
 }
 
-export async function createUpload(db: Queryable, organizationId: string, userId: string): Promise<string> {
-  const { rows } = await db.query<{ id: string }>('INSERT INTO uploads (organization_id, created_by) VALUES ($1, $2) RETURNING id', [organizationId, userId]);
+export async function createUpload(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    'INSERT INTO uploads (organization_id, created_by) VALUES ($1, $2) RETURNING id',
+    [organizationId, userId],
+  );
   return rows[0]!.id;
 }
 
@@ -179,15 +234,34 @@ export interface UploadingStatement {
 }
 
 /** A direct upload's statement, `uploading` for `ttlSeconds` (as its PUT URL); answers when it expires. */
-export async function insertUploadingStatement(db: Queryable, s: UploadingStatement, ttlSeconds: number): Promise<Date> {
+export async function insertUploadingStatement(
+  db: Queryable,
+  s: UploadingStatement,
+  ttlSeconds: number,
+): Promise<Date> {
   const { rows } = await db.query<{ expiresAt: Date }>(
     `INSERT INTO statements (id, organization_id, upload_id, rightsholder_id, distributor_id, custom_name, file_name, content_type,
        declared_size, declared_sha256, object_key, status, upload_expires_at, put_url_expires_at, created_by, variables, encoding)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'uploading', clock_timestamp() + make_interval(secs => $12),
        clock_timestamp() + make_interval(secs => $12), $13, $14, $15)
      RETURNING upload_expires_at AS "expiresAt"`,
-    [s.id, s.organizationId, s.uploadId, s.rightsholderId, s.distributorId, s.customName, s.fileName, s.contentType,
-      s.declaredSize, s.declaredSha256, s.objectKey, ttlSeconds, s.createdBy, JSON.stringify(s.variables), s.encoding],
+    [
+      s.id,
+      s.organizationId,
+      s.uploadId,
+      s.rightsholderId,
+      s.distributorId,
+      s.customName,
+      s.fileName,
+      s.contentType,
+      s.declaredSize,
+      s.declaredSha256,
+      s.objectKey,
+      ttlSeconds,
+      s.createdBy,
+      JSON.stringify(s.variables),
+      s.encoding,
+    ],
   );
   return rows[0]!.expiresAt;
 }
@@ -196,8 +270,19 @@ export async function insertUploadingStatement(db: Queryable, s: UploadingStatem
  * Extends the time-to-live (and the PUT URL's) of the given direct uploads still in progress and
  * not past it; answers those extended.
  */
-export async function extendUploads(db: Queryable, org: VisibleTo, statementIds: readonly string[], ttlSeconds: number) {
-  const { rows } = await db.query<{ id: string; expiresAt: Date; objectKey: string; contentType: string; size: string | null }>(
+export async function extendUploads(
+  db: Queryable,
+  org: VisibleTo,
+  statementIds: readonly string[],
+  ttlSeconds: number,
+) {
+  const { rows } = await db.query<{
+    id: string;
+    expiresAt: Date;
+    objectKey: string;
+    contentType: string;
+    size: string | null;
+  }>(
     `UPDATE statements SET upload_expires_at = clock_timestamp() + make_interval(secs => $4),
        put_url_expires_at = clock_timestamp() + make_interval(secs => $4), updated_at = clock_timestamp()
      WHERE organization_id = $1 AND id = ANY ($2) AND status = 'uploading' AND upload_expires_at > clock_timestamp() AND ${inRightsholderScope('rightsholder_id', '$3')}
@@ -215,7 +300,11 @@ export interface Page {
   sortOrder: 'asc' | 'desc';
 }
 
-const uploadSort = sortable({ createdAt: 'u.created_at', updatedAt: 'u.updated_at', fileCount: '"fileCount"' }, 'u.id', { tiebreakFollows: true });
+const uploadSort = sortable(
+  { createdAt: 'u.created_at', updatedAt: 'u.updated_at', fileCount: '"fileCount"' },
+  'u.id',
+  { tiebreakFollows: true },
+);
 export const uploadSorts = uploadSort.keys;
 export type UploadSort = (typeof uploadSorts)[number];
 
@@ -232,12 +321,23 @@ function uploadsWhere(org: VisibleTo, filter: UploadFilter | undefined) {
     AND EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = u.id AND ${inRightsholderScope('s.rightsholder_id', '$2')}
       AND ($3::text IS NULL OR s.file_name ILIKE $3))
     AND ${dateRangeCondition('u.created_at', '$4', '$5')}`,
-    params: [org.id, org.rightsholderScope, containing(filter?.search), filter?.date_start ?? null, filter?.date_end ?? null],
+    params: [
+      org.id,
+      org.rightsholderScope,
+      containing(filter?.search),
+      filter?.date_start ?? null,
+      filter?.date_end ?? null,
+    ],
   };
 }
 
 /** A page of the uploads, with their files counted by status. */
-export async function listUploads(db: Queryable, org: VisibleTo, filter: UploadFilter | undefined, page: Page & { sortBy: UploadSort }) {
+export async function listUploads(
+  db: Queryable,
+  org: VisibleTo,
+  filter: UploadFilter | undefined,
+  page: Page & { sortBy: UploadSort },
+) {
   const { where, params } = uploadsWhere(org, filter);
   const { rows } = await db.query(
     `SELECT u.id, u.created_at AS "createdAt", u.updated_at AS "updatedAt", u.created_by AS "createdBy",
@@ -250,13 +350,28 @@ export async function listUploads(db: Queryable, org: VisibleTo, filter: UploadF
   return rows;
 }
 
-export async function countUploads(db: Queryable, org: VisibleTo, filter: UploadFilter | undefined): Promise<number> {
+export async function countUploads(
+  db: Queryable,
+  org: VisibleTo,
+  filter: UploadFilter | undefined,
+): Promise<number> {
   const { where, params } = uploadsWhere(org, filter);
-  const { rows } = await db.query<{ n: number }>(`SELECT count(*) AS n FROM uploads u WHERE ${where}`, params);
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*) AS n FROM uploads u WHERE ${where}`,
+    params,
+  );
   return rows[0]!.n;
 }
 
-const statementSort = sortable({ createdAt: 's.created_at', fileName: 'lower(s.file_name)', status: 's.status', updatedAt: 's.updated_at' }, 's.id');
+const statementSort = sortable(
+  {
+    createdAt: 's.created_at',
+    fileName: 'lower(s.file_name)',
+    status: 's.status',
+    updatedAt: 's.updated_at',
+  },
+  's.id',
+);
 export type StatementSort = (typeof statementSort.keys)[number];
 
 export interface StatementFilter {
@@ -291,23 +406,43 @@ function statementsWhere(org: VisibleTo, f: StatementFilter) {
 }
 
 /** A page of the statements (upload.statements). */
-export async function listStatements(db: Queryable, org: VisibleTo, filter: StatementFilter, page: Page & { sortBy: StatementSort }): Promise<StatementRecord[]> {
+export async function listStatements(
+  db: Queryable,
+  org: VisibleTo,
+  filter: StatementFilter,
+  page: Page & { sortBy: StatementSort },
+): Promise<StatementRecord[]> {
   const { where, params } = statementsWhere(org, filter);
   const order = statementSort.orderBy(page.sortBy, page.sortOrder);
-  const { rows } = await db.query<StatementRecord>(`SELECT ${STATEMENT_SELECT} FROM statements s WHERE ${where} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`, params);
+  const { rows } = await db.query<StatementRecord>(
+    `SELECT ${STATEMENT_SELECT} FROM statements s WHERE ${where} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`,
+    params,
+  );
   return rows;
 }
 
-export async function countStatements(db: Queryable, org: VisibleTo, filter: StatementFilter): Promise<number> {
+export async function countStatements(
+  db: Queryable,
+  org: VisibleTo,
+  filter: StatementFilter,
+): Promise<number> {
   const { where, params } = statementsWhere(org, filter);
-  const { rows } = await db.query<{ n: number }>(`SELECT count(*) AS n FROM statements s WHERE ${where}`, params);
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*) AS n FROM statements s WHERE ${where}`,
+    params,
+  );
   return rows[0]!.n;
 }
 
 // ---- flags --------------------------------------------------------------------------------------
 
 /** Marks one flag of the statement resolved (the first time's time and user kept); its kind, or null when there is none. */
-export async function resolveFlag(db: Queryable, statementId: string, flagId: string, userId: string): Promise<string | null> {
+export async function resolveFlag(
+  db: Queryable,
+  statementId: string,
+  flagId: string,
+  userId: string,
+): Promise<string | null> {
   const { rows } = await db.query<{ kind: string }>(
     `UPDATE statement_flags SET resolved = true, resolved_at = coalesce(resolved_at, clock_timestamp()), resolved_by = coalesce(resolved_by, $3)
      WHERE id = $1 AND statement_id = $2 RETURNING kind`,
@@ -317,16 +452,25 @@ export async function resolveFlag(db: Queryable, statementId: string, flagId: st
 }
 
 /** Marks every unresolved flag of the statement resolved; how many. */
-export async function resolveAllFlags(db: Queryable, statementId: string, userId: string): Promise<number> {
-  const { rowCount } = await db.query(`UPDATE statement_flags SET resolved = true, resolved_at = clock_timestamp(), resolved_by = $2 WHERE statement_id = $1 AND NOT resolved`, [
-    statementId,
-    userId,
-  ]);
+export async function resolveAllFlags(
+  db: Queryable,
+  statementId: string,
+  userId: string,
+): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE statement_flags SET resolved = true, resolved_at = clock_timestamp(), resolved_by = $2 WHERE statement_id = $1 AND NOT resolved`,
+    [statementId, userId],
+  );
   return rowCount ?? 0;
 }
 
 /** Shows or hides one flag of the statement; whether it was shown before, or null when there is no such flag. */
-export async function setFlagShown(db: Queryable, statementId: string, flagId: string, shown: boolean): Promise<boolean | null> {
+export async function setFlagShown(
+  db: Queryable,
+  statementId: string,
+  flagId: string,
+  shown: boolean,
+): Promise<boolean | null> {
   const { rows } = await db.query<{ before: boolean }>(
     `UPDATE statement_flags f SET shown = $3 FROM (SELECT id, shown AS before FROM statement_flags WHERE id = $1 AND statement_id = $2) old
      WHERE f.id = old.id RETURNING old.before`,
@@ -338,10 +482,14 @@ export async function setFlagShown(db: Queryable, statementId: string, flagId: s
 // ---- mappings seen from an upload ---------------------------------------------------------------
 
 /** The header hash of a mapping of the organization or the shared library, or null. */
-export async function mappingHeaderHash(db: Queryable, organizationId: string, mappingId: string): Promise<string | null> {
-  const { rows } = await db.query<{ header_hash: string }>('SELECT header_hash FROM mappings WHERE id = $1 AND (organization_id = $2 OR organization_id IS NULL)', [
-    mappingId,
-    organizationId,
-  ]);
+export async function mappingHeaderHash(
+  db: Queryable,
+  organizationId: string,
+  mappingId: string,
+): Promise<string | null> {
+  const { rows } = await db.query<{ header_hash: string }>(
+    'SELECT header_hash FROM mappings WHERE id = $1 AND (organization_id = $2 OR organization_id IS NULL)',
+    [mappingId, organizationId],
+  );
   return rows[0]?.header_hash ?? null;
 }

@@ -3,7 +3,14 @@
 // per-row work), so they can afford to be thorough. All are total functions: unknown → null.
 import { createRequire } from 'node:module';
 import countries from 'i18n-iso-countries';
-import { CADENCE_MONTHS, CADENCES, periodFromDate, periodOf, type Cadence, type Period } from '../periods.ts';
+import {
+  CADENCE_MONTHS,
+  CADENCES,
+  periodFromDate,
+  periodOf,
+  type Cadence,
+  type Period,
+} from '../periods.ts';
 
 // period arithmetic lives in src/periods.ts; the readers' importers still find it here
 export { periodFromDate, periodOf, type Cadence, type Period };
@@ -15,24 +22,109 @@ countries.registerLocale(require('i18n-iso-countries/langs/en.json'));
  * Locales whose country names are read (English first: a name two locales give different
  * countries keeps the earlier locale's). Registered on the first territory that is not a code.
  */
-export const COUNTRY_NAME_LOCALES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'sv', 'da', 'nb', 'fi', 'pl', 'cs', 'hu', 'ro', 'tr', 'el', 'ru', 'uk', 'ja', 'ko', 'zh'] as const;
+export const COUNTRY_NAME_LOCALES = [
+  'en',
+  'de',
+  'fr',
+  'es',
+  'it',
+  'pt',
+  'nl',
+  'sv',
+  'da',
+  'nb',
+  'fi',
+  'pl',
+  'cs',
+  'hu',
+  'ro',
+  'tr',
+  'el',
+  'ru',
+  'uk',
+  'ja',
+  'ko',
+  'zh',
+] as const;
 
 // Maps, not object literals: a cell saying `constructor` must find nothing (an object's lookup finds
 // Object.prototype's members)
-const MONTHS = new Map<string, number>(Object.entries({
-  jan: 1, january: 1, janvier: 1, janv: 1, januar: 1, enero: 1, ene: 1,
-  feb: 2, february: 2, fevrier: 2, février: 2, févr: 2, fevr: 2, fév: 2, februar: 2, febrero: 2,
-  mar: 3, march: 3, mars: 3, märz: 3, marz: 3, marzo: 3,
-  apr: 4, april: 4, avril: 4, avr: 4, abril: 4, abr: 4,
-  may: 5, mai: 5, mayo: 5,
-  jun: 6, june: 6, juin: 6, juni: 6, junio: 6,
-  jul: 7, july: 7, juillet: 7, juil: 7, juli: 7, julio: 7,
-  aug: 8, august: 8, aout: 8, août: 8, agosto: 8, ago: 8,
-  sep: 9, sept: 9, september: 9, septembre: 9, septiembre: 9,
-  oct: 10, october: 10, octobre: 10, oktober: 10, okt: 10, octubre: 10,
-  nov: 11, november: 11, novembre: 11, noviembre: 11,
-  dec: 12, december: 12, decembre: 12, décembre: 12, déc: 12, dezember: 12, dez: 12, diciembre: 12, dic: 12,
-}));
+const MONTHS = new Map<string, number>(
+  Object.entries({
+    jan: 1,
+    january: 1,
+    janvier: 1,
+    janv: 1,
+    januar: 1,
+    enero: 1,
+    ene: 1,
+    feb: 2,
+    february: 2,
+    fevrier: 2,
+    février: 2,
+    févr: 2,
+    fevr: 2,
+    fév: 2,
+    februar: 2,
+    febrero: 2,
+    mar: 3,
+    march: 3,
+    mars: 3,
+    märz: 3,
+    marz: 3,
+    marzo: 3,
+    apr: 4,
+    april: 4,
+    avril: 4,
+    avr: 4,
+    abril: 4,
+    abr: 4,
+    may: 5,
+    mai: 5,
+    mayo: 5,
+    jun: 6,
+    june: 6,
+    juin: 6,
+    juni: 6,
+    junio: 6,
+    jul: 7,
+    july: 7,
+    juillet: 7,
+    juil: 7,
+    juli: 7,
+    julio: 7,
+    aug: 8,
+    august: 8,
+    aout: 8,
+    août: 8,
+    agosto: 8,
+    ago: 8,
+    sep: 9,
+    sept: 9,
+    september: 9,
+    septembre: 9,
+    septiembre: 9,
+    oct: 10,
+    october: 10,
+    octobre: 10,
+    oktober: 10,
+    okt: 10,
+    octubre: 10,
+    nov: 11,
+    november: 11,
+    novembre: 11,
+    noviembre: 11,
+    dec: 12,
+    december: 12,
+    decembre: 12,
+    décembre: 12,
+    déc: 12,
+    dezember: 12,
+    dez: 12,
+    diciembre: 12,
+    dic: 12,
+  }),
+);
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
@@ -59,7 +151,8 @@ const DAYS_1900_TO_1904 = 1462;
 /** An Excel date serial as an ISO date in the given date system (default 1900); null outside 1900-01-01..9999-12-31. */
 export function excelSerialToIso(serial: number, dateSystem: DateSystem = 1900): string | null {
   const days = dateSystem === 1904 ? Math.floor(serial) + DAYS_1900_TO_1904 : Math.floor(serial);
-  if (!Number.isFinite(serial) || serial < (dateSystem === 1904 ? 0 : 1) || days > 2_958_465) return null;
+  if (!Number.isFinite(serial) || serial < (dateSystem === 1904 ? 0 : 1) || days > 2_958_465)
+    return null;
   const ms = Date.UTC(1899, 11, 30) + days * 86_400_000;
   return new Date(ms).toISOString().slice(0, 10);
 }
@@ -134,7 +227,7 @@ export function ambiguousYearFirst(values: Iterable<string>): string | null {
     if (!m) continue;
     const a = +m[2]!;
     const b = +m[3]!;
-    if ((a > 12) !== (b > 12)) return null;
+    if (a > 12 !== b > 12) return null;
     if (example === null && a <= 12 && b <= 12 && a !== b && /^\d{4}[/.]/.test(s)) example = s;
   }
   return example;
@@ -152,7 +245,11 @@ function twoDigitYear(y: string): number {
  * 1900-2200 and a quarter (BMI's `20241`); that and a range of dates (`01/07/2023 - 31/12/2023`)
  * are no date: null (parsePeriod reads them).
  */
-export function parseDate(raw: string, order: DateOrder = 'YMD', options: DateReadOptions = {}): string | null {
+export function parseDate(
+  raw: string,
+  order: DateOrder = 'YMD',
+  options: DateReadOptions = {},
+): string | null {
   const s = raw.trim().replace(/^"|"$/g, '');
   if (s.length === 0 || s.length > 40) return null;
   const system = options.dateSystem ?? 1900;
@@ -184,10 +281,14 @@ function dateOnly(s: string, order: DateOrder, dateSystem: DateSystem): string |
   if (/^\d{5}$/.test(s) && yearQuarter(s)) return null;
   if (/^\d{5}(\.\d+)?$/.test(s)) return excelSerialToIso(Number(s), dateSystem);
   // "15 March 2024", "15-Mar-2024", and Excel's d-mmm-yy as a CSV holds it ("15-Mar-24"), "March 15, 2024"
-  m = /^(\d{1,2})\s+([A-Za-zéûä]+)\.?\s+(\d{4})$/.exec(s) ?? /^(\d{1,2})-([A-Za-zéûä]+)-(\d{4}|\d{2})$/.exec(s);
-  if (m && MONTHS.has(m[2]!.toLowerCase())) return validDate(twoDigitYear(m[3]!), MONTHS.get(m[2]!.toLowerCase())!, +m[1]!);
+  m =
+    /^(\d{1,2})\s+([A-Za-zéûä]+)\.?\s+(\d{4})$/.exec(s) ??
+    /^(\d{1,2})-([A-Za-zéûä]+)-(\d{4}|\d{2})$/.exec(s);
+  if (m && MONTHS.has(m[2]!.toLowerCase()))
+    return validDate(twoDigitYear(m[3]!), MONTHS.get(m[2]!.toLowerCase())!, +m[1]!);
   m = /^([A-Za-zéûä]+)\.?\s+(\d{1,2}),?\s+(\d{4})$/.exec(s);
-  if (m && MONTHS.has(m[1]!.toLowerCase())) return validDate(+m[3]!, MONTHS.get(m[1]!.toLowerCase())!, +m[2]!);
+  if (m && MONTHS.has(m[1]!.toLowerCase()))
+    return validDate(+m[3]!, MONTHS.get(m[1]!.toLowerCase())!, +m[2]!);
   return null;
 }
 
@@ -200,7 +301,11 @@ function dateOnly(s: string, order: DateOrder, dateSystem: DateSystem): string |
  * `20240301-20240331`, `01/07/2023 - 31/12/2023`; a quarter or half naming a run, followed by words
  * only (Cargo's `2023Q4 Digital`), is that quarter or half.
  */
-export function parsePeriod(raw: string, order: DateOrder = 'YMD', options: DateReadOptions = {}): Period | null {
+export function parsePeriod(
+  raw: string,
+  order: DateOrder = 'YMD',
+  options: DateReadOptions = {},
+): Period | null {
   const s = raw.trim().replace(/^"|"$/g, '');
   if (s.length === 0 || s.length > 40) return null;
   const system = options.dateSystem ?? 1900;
@@ -214,7 +319,18 @@ export function parsePeriod(raw: string, order: DateOrder = 'YMD', options: Date
 }
 
 // words that join two periods into a range: a period before one of them is no run's name
-const RANGE_WORDS = new Set(['to', 'thru', 'through', 'till', 'until', 'bis', 'au', 'al', 'a', 'tot']);
+const RANGE_WORDS = new Set([
+  'to',
+  'thru',
+  'through',
+  'till',
+  'until',
+  'bis',
+  'au',
+  'al',
+  'a',
+  'tot',
+]);
 
 /**
  * A quarter or half that names a run: the period at the start of a cell, a space, then words only
@@ -224,7 +340,8 @@ const RANGE_WORDS = new Set(['to', 'thru', 'through', 'till', 'until', 'bis', 'a
  * with a range's joining word.
  */
 function namedRun(s: string): Period | null {
-  const m = /^(\d{4}[\s\-/]*[QH][1-4]|[QH][1-4][\s\-/]*\d{4})\s+(\p{L}[\p{L}\p{M}\s'’&.,()-]*)$/iu.exec(s);
+  const m =
+    /^(\d{4}[\s\-/]*[QH][1-4]|[QH][1-4][\s\-/]*\d{4})\s+(\p{L}[\p{L}\p{M}\s'’&.,()-]*)$/iu.exec(s);
   if (!m || RANGE_WORDS.has(m[2]!.split(/[\s.,()]/)[0]!.toLowerCase())) return null;
   return periodOnly(m[1]!) ?? null;
 }
@@ -248,8 +365,10 @@ function periodOnly(s: string): Period | null | undefined {
   if ((m = /^Q([1-4])[\s\-/]*(\d{4})$/i.exec(s))) return periodOf(+m[2]!, +m[1]!, 'Q');
   if ((m = /^(\d{4})[\s\-/]*Q([1-4])$/i.exec(s))) return periodOf(+m[1]!, +m[2]!, 'Q');
   if ((m = /^([1-4])Q[\s\-/]*(\d{4})$/i.exec(s))) return periodOf(+m[2]!, +m[1]!, 'Q');
-  if ((m = /^(\d{4})\s+([1-4])(?:st|nd|rd|th)\s+quarter$/i.exec(s))) return periodOf(+m[1]!, +m[2]!, 'Q');
-  if ((m = /^([1-4])(?:st|nd|rd|th)\s+quarter\s+(\d{4})$/i.exec(s))) return periodOf(+m[2]!, +m[1]!, 'Q');
+  if ((m = /^(\d{4})\s+([1-4])(?:st|nd|rd|th)\s+quarter$/i.exec(s)))
+    return periodOf(+m[1]!, +m[2]!, 'Q');
+  if ((m = /^([1-4])(?:st|nd|rd|th)\s+quarter\s+(\d{4})$/i.exec(s)))
+    return periodOf(+m[2]!, +m[1]!, 'Q');
   if ((m = /^H([12])[\s\-/]*(\d{4})$/i.exec(s))) return periodOf(+m[2]!, +m[1]!, 'H');
   if ((m = /^(\d{4})[\s\-/]*H([12])$/i.exec(s))) return periodOf(+m[1]!, +m[2]!, 'H');
   if ((m = /^(\d{4})$/.exec(s))) return periodOf(+m[1]!, 1, 'Y');
@@ -270,7 +389,8 @@ function periodOnly(s: string): Period | null | undefined {
 }
 
 // between the two ends of a range: a dash (`-`, `–`, `—`) or `~`, or a word (`to`, `bis`, `au`, ...)
-const RANGE_SEPARATOR = /\s*[-\u2013\u2014~]\s*|\s+(?:to|thru|through|till|until|bis|au|al|a|tot)\s+/gi;
+const RANGE_SEPARATOR =
+  /\s*[-\u2013\u2014~]\s*|\s+(?:to|thru|through|till|until|bis|au|al|a|tot)\s+/gi;
 
 /**
  * The first and last day of a range: `202307202312` (BMG: from and to month), `2024030120240331`,
@@ -281,7 +401,11 @@ const RANGE_SEPARATOR = /\s*[-\u2013\u2014~]\s*|\s+(?:to|thru|through|till|until
  * whose start comes after its end is returned as written (no date, no period). Serials on either
  * side are read in `dateSystem`.
  */
-function readRange(s: string, order: DateOrder, dateSystem: DateSystem): { start: string; end: string } | null {
+function readRange(
+  s: string,
+  order: DateOrder,
+  dateSystem: DateSystem,
+): { start: string; end: string } | null {
   let m = /^(\d{4})(\d{2})(\d{4})(\d{2})$/.exec(s);
   if (m) return ends(periodOf(+m[1]!, +m[2]!, 'M')?.start, periodOf(+m[3]!, +m[4]!, 'M')?.end);
   m = /^(\d{8})(\d{8})$/.exec(s);
@@ -302,7 +426,10 @@ function readRange(s: string, order: DateOrder, dateSystem: DateSystem): { start
   return null;
 }
 
-function ends(start: string | null | undefined, end: string | null | undefined): { start: string; end: string } | null {
+function ends(
+  start: string | null | undefined,
+  end: string | null | undefined,
+): { start: string; end: string } | null {
   return start && end ? { start, end } : null;
 }
 
@@ -328,7 +455,8 @@ export function periodOfRange(start: string, end: string): Period | null {
     const months = m2 - m1 + 1;
     for (const cadence of CADENCES) {
       const span = CADENCE_MONTHS[cadence];
-      if (months === span && (m1 - 1) % span === 0) return periodOf(y1, (m1 - 1) / span + 1, cadence);
+      if (months === span && (m1 - 1) % span === 0)
+        return periodOf(y1, (m1 - 1) / span + 1, cadence);
     }
   }
   const days = (Date.parse(end) - Date.parse(start)) / 86_400_000 + 1;
@@ -363,28 +491,30 @@ export function parseCadence(raw: string): Cadence | null {
 }
 
 const currencies = new Set(Intl.supportedValuesOf('currency'));
-const CURRENCY_SYMBOLS = new Map<string, string>(Object.entries({
-  $: 'USD',
-  'US$': 'USD',
-  '€': 'EUR',
-  '£': 'GBP',
-  '¥': 'JPY',
-  '₩': 'KRW',
-  '₹': 'INR',
-  'R$': 'BRL',
-  'A$': 'AUD',
-  'C$': 'CAD',
-  // Believe's Russian reports write roubles with their sign
-  '₽': 'RUB',
-  '₺': 'TRY',
-  '₴': 'UAH',
-  '₪': 'ILS',
-  '₦': 'NGN',
-  '₱': 'PHP',
-  '฿': 'THB',
-  '₫': 'VND',
-  'zł': 'PLN',
-}));
+const CURRENCY_SYMBOLS = new Map<string, string>(
+  Object.entries({
+    $: 'USD',
+    US$: 'USD',
+    '€': 'EUR',
+    '£': 'GBP',
+    '¥': 'JPY',
+    '₩': 'KRW',
+    '₹': 'INR',
+    R$: 'BRL',
+    A$: 'AUD',
+    C$: 'CAD',
+    // Believe's Russian reports write roubles with their sign
+    '₽': 'RUB',
+    '₺': 'TRY',
+    '₴': 'UAH',
+    '₪': 'ILS',
+    '₦': 'NGN',
+    '₱': 'PHP',
+    '฿': 'THB',
+    '₫': 'VND',
+    zł: 'PLN',
+  }),
+);
 
 /** An ISO 4217 code from a code or a symbol; also finds one in header text like `Earnings (USD)`. */
 export function parseCurrency(raw: string): string | null {
@@ -414,16 +544,57 @@ const TERRITORY_ALIASES: Record<string, string> = {
  */
 export const MULTI_TERRITORY_MARKERS: readonly string[] = [
   // codes: DistroKid's OU ("outside the United States"), WW, XX, ZZ, EU, ROW
-  'ou', 'ww', 'xx', 'zz', 'eu', 'row',
-  'world', 'worldwide', 'world wide', 'rest of world', 'rest of the world', 'global', 'international',
-  'other', 'others', 'other countries', 'other territories', 'all', 'all countries', 'all territories',
-  'multiple', 'multiple territories', 'various', 'unknown', 'unspecified',
-  'europe', 'european union',
+  'ou',
+  'ww',
+  'xx',
+  'zz',
+  'eu',
+  'row',
+  'world',
+  'worldwide',
+  'world wide',
+  'rest of world',
+  'rest of the world',
+  'global',
+  'international',
+  'other',
+  'others',
+  'other countries',
+  'other territories',
+  'all',
+  'all countries',
+  'all territories',
+  'multiple',
+  'multiple territories',
+  'various',
+  'unknown',
+  'unspecified',
+  'europe',
+  'european union',
   // localised
-  'welt', 'weltweit', 'rest der welt', 'sonstige', 'andere', 'unbekannt',
-  'monde', 'mondial', 'reste du monde', 'autre', 'autres', 'inconnu',
-  'mundo', 'mundial', 'resto del mundo', 'resto do mundo', 'otros', 'outros', 'desconocido',
-  'mondo', 'resto del mondo', 'altri', 'sconosciuto',
+  'welt',
+  'weltweit',
+  'rest der welt',
+  'sonstige',
+  'andere',
+  'unbekannt',
+  'monde',
+  'mondial',
+  'reste du monde',
+  'autre',
+  'autres',
+  'inconnu',
+  'mundo',
+  'mundial',
+  'resto del mundo',
+  'resto do mundo',
+  'otros',
+  'outros',
+  'desconocido',
+  'mondo',
+  'resto del mondo',
+  'altri',
+  'sconosciuto',
 ];
 const MARKERS = new Set(MULTI_TERRITORY_MARKERS);
 
@@ -493,7 +664,9 @@ const STATEMENT_COUNTRY_NAMES: Record<string, string> = {
  * `Trinidad & Tobago` and `Trinidad and Tobago`, `St Lucia` and `Saint Lucia`.
  */
 function looseKey(s: string): string {
-  return ` ${nameKey(s).replace(/&/g, ' and ').replace(/[(),.[\]]/g, ' ')} `
+  return ` ${nameKey(s)
+    .replace(/&/g, ' and ')
+    .replace(/[(),.[\]]/g, ' ')} `
     .replace(/\s+/g, '  ')
     .replace(/ the /g, ' ')
     .replace(/ st /g, ' saint ')
@@ -516,9 +689,13 @@ function countryNameIndex(): { exact: Map<string, string>; loose: Map<string, st
     if (!loose.has(looseKey(name))) loose.set(looseKey(name), code);
   };
   for (const locale of COUNTRY_NAME_LOCALES) {
-    if (!countries.langs().includes(locale)) countries.registerLocale(require(`i18n-iso-countries/langs/${locale}.json`));
-    for (const [code, names] of Object.entries(countries.getNames(locale, { select: 'all' }))) for (const name of names) add(name, code);
-    if (locale === 'en') for (const [name, code] of Object.entries({ ...ISO_SHORT_NAMES, ...STATEMENT_COUNTRY_NAMES })) add(name, code);
+    if (!countries.langs().includes(locale))
+      countries.registerLocale(require(`i18n-iso-countries/langs/${locale}.json`));
+    for (const [code, names] of Object.entries(countries.getNames(locale, { select: 'all' })))
+      for (const name of names) add(name, code);
+    if (locale === 'en')
+      for (const [name, code] of Object.entries({ ...ISO_SHORT_NAMES, ...STATEMENT_COUNTRY_NAMES }))
+        add(name, code);
   }
   return (countryNames = { exact, loose });
 }
@@ -540,7 +717,15 @@ export function parseCountry(raw: string): string | null {
   const upper = s.toUpperCase();
   if (Object.hasOwn(TERRITORY_ALIASES, upper)) return TERRITORY_ALIASES[upper]!;
   const key = nameKey(s);
-  if (MARKERS.has(key.replace(/[-_./]+/g, ' ').replace(/\s+/g, ' ').trim())) return MULTI_TERRITORY;
+  if (
+    MARKERS.has(
+      key
+        .replace(/[-_./]+/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )
+  )
+    return MULTI_TERRITORY;
   if (/^[A-Z]{2}$/.test(upper)) return countries.isValid(upper) ? upper : null;
   if (/^[A-Z]{3}$/.test(upper)) return countries.alpha3ToAlpha2(upper) ?? countryByName(s) ?? null;
   if (/^\d{1,3}$/.test(upper)) return countries.numericToAlpha2(upper.padStart(3, '0')) ?? null;
@@ -549,7 +734,11 @@ export function parseCountry(raw: string): string | null {
 
 /** Upper-case, separators removed, validated `^[A-Z]{2}[A-Z0-9]{3}\d{7}$`; null when invalid. */
 export function normalizeIsrc(raw: string): string | null {
-  const s = raw.trim().replace(/^"|"$/g, '').replace(/[\s\-_.]/g, '').toUpperCase();
+  const s = raw
+    .trim()
+    .replace(/^"|"$/g, '')
+    .replace(/[\s\-_.]/g, '')
+    .toUpperCase();
   return /^[A-Z]{2}[A-Z0-9]{3}\d{7}$/.test(s) ? s : null;
 }
 
@@ -577,7 +766,7 @@ export function normalizeUpc(raw: string): string | null {
   // a hundred thousand times would take the loop below minutes, one prefix per pass)
   if (raw.length > 100) return null;
   let s = raw.trim();
-  for (let before = ''; before !== s; ) {
+  for (let before = ''; before !== s;) {
     before = s;
     s = s
       .replace(/^empty\s*:\s*/i, '')
@@ -596,7 +785,10 @@ export function normalizeUpc(raw: string): string | null {
 
 /** ISWC as `T` + 10 digits, check digit validated. */
 export function normalizeIswc(raw: string): string | null {
-  const s = raw.trim().toUpperCase().replace(/[\s\-.]/g, '');
+  const s = raw
+    .trim()
+    .toUpperCase()
+    .replace(/[\s\-.]/g, '');
   const m = /^T(\d{9})(\d)$/.exec(s);
   if (!m) return null;
   let sum = 1;
@@ -609,10 +801,15 @@ export function normalizeIswc(raw: string): string | null {
  * Only eight-digit and ISO dates and period tokens are read, never a bare serial: a file name is no
  * cell of the workbook, so no workbook date system applies to it.
  */
-export function fromFileName(fileName: string, what: 'period' | 'date' | 'currency'): string | null {
+export function fromFileName(
+  fileName: string,
+  what: 'period' | 'date' | 'currency',
+): string | null {
   const base = fileName.slice(0, 255);
   if (what === 'currency') {
-    for (const token of base.split(/[^A-Za-z]+/)) if (token.length === 3 && parseCurrency(token) === token.toUpperCase()) return token.toUpperCase();
+    for (const token of base.split(/[^A-Za-z]+/))
+      if (token.length === 3 && parseCurrency(token) === token.toUpperCase())
+        return token.toUpperCase();
     return null;
   }
   if (what === 'period') {
@@ -625,12 +822,18 @@ export function fromFileName(fileName: string, what: 'period' | 'date' | 'curren
   const tokens = base.split(/[_\s.()[\]]+/).filter(Boolean);
   for (const token of tokens) {
     if (what === 'date') {
-      const d = /^\d{8}$/.test(token) || /^\d{4}-\d{2}-\d{2}$/.test(token) ? parseDate(token) : null;
+      const d =
+        /^\d{8}$/.test(token) || /^\d{4}-\d{2}-\d{2}$/.test(token) ? parseDate(token) : null;
       if (d) return d;
     } else {
-      const p = /^(\d{4}[-]?\d{2}|\d{4}Q[1-4]|Q[1-4]\d{4}|\d{8}|\d{4}-\d{2}-\d{2})$/i.test(token) ? parsePeriod(/^\d{8}$/.test(token) ? token.slice(0, 6) : token) : null;
+      const p = /^(\d{4}[-]?\d{2}|\d{4}Q[1-4]|Q[1-4]\d{4}|\d{8}|\d{4}-\d{2}-\d{2})$/i.test(token)
+        ? parsePeriod(/^\d{8}$/.test(token) ? token.slice(0, 6) : token)
+        : null;
       // written as the period readers read it back (`2024M03`, `2024Q1`): `2024Q01` is no period
-      if (p) return p.cadence === 'M' ? `${p.year}M${pad(p.period)}` : `${p.year}${p.cadence}${p.period}`;
+      if (p)
+        return p.cadence === 'M'
+          ? `${p.year}M${pad(p.period)}`
+          : `${p.year}${p.cadence}${p.period}`;
     }
   }
   return null;

@@ -25,12 +25,22 @@ export interface StoredVariants {
 }
 
 /** The variants a statement has now and how its original was located. */
-export async function storedVariantsOf(db: Queryable, statementId: string): Promise<StoredVariants> {
-  const { rows } = await db.query<StoredVariants>('SELECT variants, located FROM statements WHERE id = $1', [statementId]);
+export async function storedVariantsOf(
+  db: Queryable,
+  statementId: string,
+): Promise<StoredVariants> {
+  const { rows } = await db.query<StoredVariants>(
+    'SELECT variants, located FROM statements WHERE id = $1',
+    [statementId],
+  );
   return rows[0]!;
 }
 
-export async function materializeVariant(deps: Deps, statementId: string, variant: LazyVariant): Promise<string> {
+export async function materializeVariant(
+  deps: Deps,
+  statementId: string,
+  variant: LazyVariant,
+): Promise<string> {
   const { rows } = await deps.pool.query<{
     organization_id: string;
     object_key: string;
@@ -48,11 +58,22 @@ export async function materializeVariant(deps: Deps, statementId: string, varian
   );
   const s = rows[0];
   const fields = mappingFieldsSchema.safeParse(s?.fields);
-  if (!s || s.status !== 'processed' || !fields.success) throw new AppError('FILE_VARIANT_NOT_FOUND', `The statement has no ${variant} file (it is not processed)`);
-  const workDir = path.join(tmpdir(), 'royalty-variant', `${statementId}-${randomBytes(4).toString('hex')}`);
+  if (!s || s.status !== 'processed' || !fields.success)
+    throw new AppError(
+      'FILE_VARIANT_NOT_FOUND',
+      `The statement has no ${variant} file (it is not processed)`,
+    );
+  const workDir = path.join(
+    tmpdir(),
+    'royalty-variant',
+    `${statementId}-${randomBytes(4).toString('hex')}`,
+  );
   await mkdir(workDir, { recursive: true });
   try {
-    const { located } = await locateStatementFile(deps, s.object_key, s.file_name, workDir, { expectEtag: s.object_etag, encoding: s.encoding });
+    const { located } = await locateStatementFile(deps, s.object_key, s.file_name, workDir, {
+      expectEtag: s.object_etag,
+      encoding: s.encoding,
+    });
     const file = path.join(workDir, `${variant}.csv`);
     await deps.threads.normalize({
       ...tableOf(located),
@@ -79,7 +100,10 @@ export async function materializeVariant(deps: Deps, statementId: string, varian
     );
     if (!updated.rowCount) {
       await deleteObjects(deps.store, [key], deps.log);
-      throw new AppError('STATEMENT_STATE_CONFLICT', 'The statement was reprocessed while its file was being prepared; ask again');
+      throw new AppError(
+        'STATEMENT_STATE_CONFLICT',
+        'The statement was reprocessed while its file was being prepared; ask again',
+      );
     }
     return key;
   } finally {

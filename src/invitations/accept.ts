@@ -6,8 +6,19 @@ import { withTransaction, type Pool } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { lockOrganization } from '../organizations/organizations.ts';
 import type { Queryable } from '../db/pool.ts';
-import { higherRole, platformRoleInOrg, roleRank, type OrgRole, type PlatformRole } from '../access/roles.ts';
-import { assertStatus, findInvitationByToken, markAccepted, type InvitationRecord } from './invitations.ts';
+import {
+  higherRole,
+  platformRoleInOrg,
+  roleRank,
+  type OrgRole,
+  type PlatformRole,
+} from '../access/roles.ts';
+import {
+  assertStatus,
+  findInvitationByToken,
+  markAccepted,
+  type InvitationRecord,
+} from './invitations.ts';
 
 export interface AcceptResult {
   invitationId: string;
@@ -17,9 +28,17 @@ export interface AcceptResult {
   role: OrgRole;
 }
 
-export async function acceptInvitation(pool: Pool, principal: Principal, token: string): Promise<AcceptResult> {
+export async function acceptInvitation(
+  pool: Pool,
+  principal: Principal,
+  token: string,
+): Promise<AcceptResult> {
   return withTransaction(pool, async (db) => {
-    const notFound = () => new AppError('INVITATION_NOT_FOUND', 'No invitation has that token (a newer link may have replaced it)');
+    const notFound = () =>
+      new AppError(
+        'INVITATION_NOT_FOUND',
+        'No invitation has that token (a newer link may have replaced it)',
+      );
     const found = await findInvitationByToken(db, token);
     if (!found) throw notFound();
     // the organization first, then the invitation: the same lock order as every other invitation change
@@ -27,7 +46,8 @@ export async function acceptInvitation(pool: Pool, principal: Principal, token: 
     // read again under the lock: a new link issued while this waited for it spent this token
     const invitation = await findInvitationByToken(db, token, { lock: true });
     if (!invitation) throw notFound();
-    if (invitation.email.toLowerCase() !== principal.email.toLowerCase()) throw new AppError('INVITATION_EMAIL_MISMATCH');
+    if (invitation.email.toLowerCase() !== principal.email.toLowerCase())
+      throw new AppError('INVITATION_EMAIL_MISMATCH');
     assertStatus(invitation, ['pending']);
     await assertInviterMayGrant(db, invitation);
     const { rowCount } = await db.query(
@@ -42,7 +62,10 @@ export async function acceptInvitation(pool: Pool, principal: Principal, token: 
       subjectType: 'user',
       subjectId: principal.userId,
       subjectLabel: principal.email,
-      changes: { role: { before: null, after: invitation.role }, invitationId: { before: null, after: invitation.id } },
+      changes: {
+        role: { before: null, after: invitation.role },
+        invitationId: { before: null, after: invitation.id },
+      },
     });
     return {
       invitationId: invitation.id,
@@ -65,7 +88,12 @@ export async function acceptInvitation(pool: Pool, principal: Principal, token: 
  * grant the role can resend it.
  */
 async function assertInviterMayGrant(db: Queryable, invitation: InvitationRecord): Promise<void> {
-  const { rows } = await db.query<{ role: OrgRole | null; status: string | null; platform_role: PlatformRole | null; restricted: boolean }>(
+  const { rows } = await db.query<{
+    role: OrgRole | null;
+    status: string | null;
+    platform_role: PlatformRole | null;
+    restricted: boolean;
+  }>(
     `SELECT m.role, m.status, u.platform_role, COALESCE(d.mode = 'restricted', false) AS restricted
      FROM users u
      LEFT JOIN memberships m ON m.organization_id = $2 AND m.user_id = u.id
@@ -75,7 +103,9 @@ async function assertInviterMayGrant(db: Queryable, invitation: InvitationRecord
   );
   const inviter = rows[0];
   const platformRole = platformRoleInOrg(inviter?.platform_role ?? null);
-  const role = inviter ? higherRole(inviter.status === 'active' ? inviter.role : null, platformRole) : null;
+  const role = inviter
+    ? higherRole(inviter.status === 'active' ? inviter.role : null, platformRole)
+    : null;
   const mayGrant =
     role !== null &&
     roleRank(invitation.role) <= roleRank(role) &&

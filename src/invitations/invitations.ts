@@ -49,7 +49,10 @@ export function hashInvitationToken(token: string): Buffer {
  * The accept link: PUBLIC_URL when configured, else the configured listening address (a
  * wildcard interface becomes localhost, which only local users can follow: set PUBLIC_URL).
  */
-export function invitationLink(config: Pick<Config, 'publicUrl' | 'host' | 'port'>, token: string): string {
+export function invitationLink(
+  config: Pick<Config, 'publicUrl' | 'host' | 'port'>,
+  token: string,
+): string {
   let base = config.publicUrl?.replace(/\/+$/, '');
   if (base === undefined) {
     const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -60,7 +63,14 @@ export function invitationLink(config: Pick<Config, 'publicUrl' | 'host' | 'port
 
 export async function createInvitation(
   db: Queryable,
-  args: { organizationId: string; email: string; role: OrgRole; invitedByUserId: string; ttlHours: number; replacesInvitationId?: string },
+  args: {
+    organizationId: string;
+    email: string;
+    role: OrgRole;
+    invitedByUserId: string;
+    ttlHours: number;
+    replacesInvitationId?: string;
+  },
 ): Promise<{ invitation: InvitationRecord; token: string }> {
   const { token, hash } = generateInvitationToken();
   const { rows } = await db.query<InvitationRecord>(
@@ -70,13 +80,26 @@ export async function createInvitation(
        SELECT $1, $2, $3, $4, $5, $6, t.at, t.at + make_interval(hours => $7) FROM t
        RETURNING *)
      SELECT ${COLUMNS} FROM i`,
-    [args.organizationId, args.email, args.role, hash, args.invitedByUserId, args.replacesInvitationId ?? null, args.ttlHours],
+    [
+      args.organizationId,
+      args.email,
+      args.role,
+      hash,
+      args.invitedByUserId,
+      args.replacesInvitationId ?? null,
+      args.ttlHours,
+    ],
   );
   return { invitation: rows[0]!, token };
 }
 
 /** The invitation of the organization, or INVITATION_NOT_FOUND; `lock` holds it to the transaction's end. */
-export async function getInvitation(db: Queryable, organizationId: string, id: string, opts: { lock?: boolean } = {}): Promise<InvitationRecord> {
+export async function getInvitation(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+  opts: { lock?: boolean } = {},
+): Promise<InvitationRecord> {
   const { rows } = await db.query<InvitationRecord>(
     `SELECT ${COLUMNS} FROM invitations i WHERE i.organization_id = $1 AND i.id = $2${opts.lock ? ' FOR UPDATE' : ''}`,
     [organizationId, id],
@@ -86,14 +109,23 @@ export async function getInvitation(db: Queryable, organizationId: string, id: s
 }
 
 /** INVITATION_NOT_PENDING unless the invitation's reported status is one of `allowed`. */
-export function assertStatus(invitation: InvitationRecord, allowed: readonly InvitationStatus[]): void {
+export function assertStatus(
+  invitation: InvitationRecord,
+  allowed: readonly InvitationStatus[],
+): void {
   if (!allowed.includes(invitation.status)) {
-    throw new AppError('INVITATION_NOT_PENDING', `The invitation is ${invitation.status}`, { details: { status: invitation.status } });
+    throw new AppError('INVITATION_NOT_PENDING', `The invitation is ${invitation.status}`, {
+      details: { status: invitation.status },
+    });
   }
 }
 
 /** A pending, unexpired invitation for the address, if any. */
-export async function findPendingInvitation(db: Queryable, organizationId: string, email: string): Promise<InvitationRecord | undefined> {
+export async function findPendingInvitation(
+  db: Queryable,
+  organizationId: string,
+  email: string,
+): Promise<InvitationRecord | undefined> {
   const { rows } = await db.query<InvitationRecord>(
     `SELECT ${COLUMNS} FROM invitations i
      WHERE i.organization_id = $1 AND lower(i.email) = lower($2) AND i.status = 'pending' AND i.expires_at > now()`,
@@ -105,7 +137,12 @@ export async function findPendingInvitation(db: Queryable, organizationId: strin
 export async function listInvitations(
   db: Queryable,
   organizationId: string,
-  args: { statuses: readonly InvitationStatus[]; limit: number; offset: number; sortOrder: 'asc' | 'desc' },
+  args: {
+    statuses: readonly InvitationStatus[];
+    limit: number;
+    offset: number;
+    sortOrder: 'asc' | 'desc';
+  },
 ): Promise<{ rows: InvitationRecord[]; total: number }> {
   const where = `i.organization_id = $1 AND ${STATUS_SQL} = ANY ($2::text[])`;
   const direction = sortDirection(args.sortOrder);
@@ -115,7 +152,10 @@ export async function listInvitations(
        ORDER BY i.created_at ${direction}, i.id ${direction} LIMIT $3 OFFSET $4`,
       [organizationId, args.statuses, args.limit, args.offset],
     ),
-    db.query<{ total: number }>(`SELECT count(*) AS total FROM invitations i WHERE ${where}`, [organizationId, args.statuses]),
+    db.query<{ total: number }>(`SELECT count(*) AS total FROM invitations i WHERE ${where}`, [
+      organizationId,
+      args.statuses,
+    ]),
   ]);
   return { rows, total: count.rows[0]!.total };
 }
@@ -133,14 +173,26 @@ export async function revokeInvitation(db: Queryable, id: string): Promise<Invit
  * the new link (`issuedByUserId`, checked to be able to grant its role) becomes its sender, whom
  * accepting checks again.
  */
-export async function rotateInvitationToken(db: Queryable, id: string, issuedByUserId: string): Promise<string> {
+export async function rotateInvitationToken(
+  db: Queryable,
+  id: string,
+  issuedByUserId: string,
+): Promise<string> {
   const { token, hash } = generateInvitationToken();
-  await db.query('UPDATE invitations SET token_hash = $2, invited_by_user_id = $3 WHERE id = $1', [id, hash, issuedByUserId]);
+  await db.query('UPDATE invitations SET token_hash = $2, invited_by_user_id = $3 WHERE id = $1', [
+    id,
+    hash,
+    issuedByUserId,
+  ]);
   return token;
 }
 
 /** The invitation a link token belongs to (any organization, any state), or undefined. */
-export async function findInvitationByToken(db: Queryable, token: string, opts: { lock?: boolean } = {}): Promise<InvitationRecord | undefined> {
+export async function findInvitationByToken(
+  db: Queryable,
+  token: string,
+  opts: { lock?: boolean } = {},
+): Promise<InvitationRecord | undefined> {
   const { rows } = await db.query<InvitationRecord>(
     `SELECT ${COLUMNS} FROM invitations i WHERE i.token_hash = $1${opts.lock ? ' FOR UPDATE' : ''}`,
     [hashInvitationToken(token)],
@@ -148,7 +200,11 @@ export async function findInvitationByToken(db: Queryable, token: string, opts: 
   return rows[0];
 }
 
-export async function markAccepted(db: Queryable, id: string, userId: string): Promise<InvitationRecord> {
+export async function markAccepted(
+  db: Queryable,
+  id: string,
+  userId: string,
+): Promise<InvitationRecord> {
   const { rows } = await db.query<InvitationRecord>(
     `WITH i AS (
        UPDATE invitations SET status = 'accepted', accepted_at = clock_timestamp(), accepted_by_user_id = $2 WHERE id = $1 RETURNING *)

@@ -23,16 +23,18 @@ export function defineTask<T extends TaskId>(
   opts: { onInvalid?: (problems: string, ctx: TaskContext) => Promise<void> } = {},
 ): TaskDefinition<T> {
   const schema = taskPayloads[id];
-  const make = (deps: Deps): Task => async (payload, helpers) => {
-    const ctx = { deps, helpers };
-    const parsed = schema.safeParse(payload);
-    if (!parsed.success) {
-      const problems = payloadProblems(parsed.error);
-      await opts.onInvalid?.(problems, ctx);
-      helpers.logger.error(`${id}: invalid payload, dropped: ${problems}`);
-      return;
-    }
-    await run(parsed.data as ParsedPayload<T>, ctx);
-  };
+  const make =
+    (deps: Deps): Task =>
+    async (payload, helpers) => {
+      const ctx = { deps, helpers };
+      const parsed = schema.safeParse(payload);
+      if (!parsed.success) {
+        const problems = payloadProblems(parsed.error);
+        await opts.onInvalid?.(problems, ctx);
+        helpers.logger.error(`${id}: invalid payload, dropped: ${problems}`);
+        return;
+      }
+      await run(parsed.data as ParsedPayload<T>, ctx);
+    };
   return Object.assign(make, { id });
 }

@@ -18,12 +18,27 @@ export interface JobSpec {
   priority?: number;
 }
 
-export async function enqueue<T extends TaskId>(db: Queryable, task: T, payload: TaskPayload<T>, spec: JobSpec = {}): Promise<void> {
+export async function enqueue<T extends TaskId>(
+  db: Queryable,
+  task: T,
+  payload: TaskPayload<T>,
+  spec: JobSpec = {},
+): Promise<void> {
   await db.query(
     `SELECT graphile_worker.add_job(
        identifier => $1::text, payload => $2::json, queue_name => $3::text,
        run_at => coalesce($4::timestamptz, now() + make_interval(secs => $5::double precision)),
        max_attempts => $6::int, job_key => $7::text, priority => $8::int, job_key_mode => $9::text)`,
-    [task, JSON.stringify(payload), spec.queueName ?? null, spec.runAt ?? null, spec.runInSeconds ?? null, spec.maxAttempts ?? null, spec.jobKey ?? null, spec.priority ?? null, spec.jobKeyMode ?? null],
+    [
+      task,
+      JSON.stringify(payload),
+      spec.queueName ?? null,
+      spec.runAt ?? null,
+      spec.runInSeconds ?? null,
+      spec.maxAttempts ?? null,
+      spec.jobKey ?? null,
+      spec.priority ?? null,
+      spec.jobKeyMode ?? null,
+    ],
   );
 }

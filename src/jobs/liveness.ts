@@ -41,10 +41,14 @@ export function createLiveness(pool: Pool, onError: (error: unknown) => void): L
     chain = next.catch(onError);
     return next;
   };
-  const lock = (c: pg.Client, id: string) => c.query('SELECT pg_advisory_lock($1::int, hashtext($2))', [NAMESPACE, id]);
+  const lock = (c: pg.Client, id: string) =>
+    c.query('SELECT pg_advisory_lock($1::int, hashtext($2))', [NAMESPACE, id]);
   const connect = async (): Promise<pg.Client> => {
     if (client) return client;
-    const c = new pg.Client({ ...pool.options, application_name: 'royalty-engine job runner liveness' });
+    const c = new pg.Client({
+      ...pool.options,
+      application_name: 'royalty-engine job runner liveness',
+    });
     // a lost connection loses the locks: take them again on a new one (meanwhile another runner
     // may take this process's jobs for a dead runner's, and run them twice; jobs are idempotent)
     c.on('error', (error) => {
@@ -80,7 +84,9 @@ export function createLiveness(pool: Pool, onError: (error: unknown) => void): L
       for (const id of poolIds) pools.delete(id);
       // on a lost connection the locks are gone already, and a new one takes only those still claimed
       return serial(async () => {
-        if (client) for (const id of poolIds) await client.query('SELECT pg_advisory_unlock($1::int, hashtext($2))', [NAMESPACE, id]);
+        if (client)
+          for (const id of poolIds)
+            await client.query('SELECT pg_advisory_unlock($1::int, hashtext($2))', [NAMESPACE, id]);
       });
     },
     release() {
@@ -99,7 +105,10 @@ export function createLiveness(pool: Pool, onError: (error: unknown) => void): L
  * Unlocks the jobs (and job queues) of every worker pool whose lock nobody holds and that locked
  * nothing in the last `graceSeconds`; returns those pools and how many jobs they held.
  */
-export async function recoverDeadRunnerJobs(pool: Pool, graceSeconds = RECOVERY_GRACE_SECONDS): Promise<{ pools: string[]; jobs: number }> {
+export async function recoverDeadRunnerJobs(
+  pool: Pool,
+  graceSeconds = RECOVERY_GRACE_SECONDS,
+): Promise<{ pools: string[]; jobs: number }> {
   const { rows } = await pool.query<{ locked_by: string; jobs: number }>(
     `WITH held AS (
        SELECT locked_by, locked_at, 1 AS job FROM graphile_worker._private_jobs WHERE locked_by IS NOT NULL

@@ -55,7 +55,9 @@ export type TaskPayload<T extends TaskId> = z.input<(typeof taskPayloads)[T]>;
 export type ParsedPayload<T extends TaskId> = z.output<(typeof taskPayloads)[T]>;
 
 /** The task identifiers by name: `TASK.statement_ingest`. */
-export const TASK = Object.fromEntries(Object.keys(taskPayloads).map((id) => [id, id])) as { readonly [K in TaskId]: K };
+export const TASK = Object.fromEntries(Object.keys(taskPayloads).map((id) => [id, id])) as {
+  readonly [K in TaskId]: K;
+};
 
 /** The payload's problems, one line: `path: message; ...`. */
 export function payloadProblems(error: z.ZodError): string {

@@ -1,7 +1,14 @@
 // graphile-worker inside the serve and worker roles. Several worker processes against one
 // database share the jobs: that is how the service scales past one machine.
 import { EventEmitter } from 'node:events';
-import { Logger, run, type Runner, type Task, type TaskList, type WorkerEvents } from 'graphile-worker';
+import {
+  Logger,
+  run,
+  type Runner,
+  type Task,
+  type TaskList,
+  type WorkerEvents,
+} from 'graphile-worker';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from '../db/pool.ts';
 import { createLiveness, recoverDeadRunnerJobs, type Liveness } from './liveness.ts';
@@ -10,13 +17,21 @@ import { createLiveness, recoverDeadRunnerJobs, type Liveness } from './liveness
  * graphile-worker's log as ours. `routine`: tasks whose successful runs are logged at debug, not
  * info (the crontab's every-minute tasks would otherwise print a line each, every minute).
  */
-export function workerLogger(log: FastifyBaseLogger, routine: ReadonlySet<string> = new Set()): Logger {
+export function workerLogger(
+  log: FastifyBaseLogger,
+  routine: ReadonlySet<string> = new Set(),
+): Logger {
   return new Logger((scope) => (level, message, meta) => {
     const fields = { ...scope, ...meta };
-    const job = (meta as { job?: { task_identifier?: string }; success?: boolean } | undefined) ?? {};
+    const job =
+      (meta as { job?: { task_identifier?: string }; success?: boolean } | undefined) ?? {};
     if (level === 'error') log.error(fields, message);
     else if (level === 'warning') log.warn(fields, message);
-    else if (level === 'info' && !(job.success === true && routine.has(job.job?.task_identifier ?? ''))) log.info(fields, message);
+    else if (
+      level === 'info' &&
+      !(job.success === true && routine.has(job.job?.task_identifier ?? ''))
+    )
+      log.info(fields, message);
     else log.debug(fields, message);
   });
 }
@@ -78,10 +93,16 @@ interface Generation {
  */
 export async function startJobRunner(opts: RunnerOptions): Promise<JobRunner> {
   // this process's worker pools are announced alive (src/jobs/liveness.ts) as graphile-worker makes them
-  const liveness = createLiveness(opts.pool, (error) => opts.log.warn({ err: error }, 'job runner liveness connection failed'));
+  const liveness = createLiveness(opts.pool, (error) =>
+    opts.log.warn({ err: error }, 'job runner liveness connection failed'),
+  );
   const claims = new Map<string, Promise<void>>();
   const taskList = afterClaim(opts.taskList, claims);
-  const claim = (poolId: string) => void claims.set(poolId, liveness.claim(poolId).catch(() => {}));
+  const claim = (poolId: string) =>
+    void claims.set(
+      poolId,
+      liveness.claim(poolId).catch(() => {}),
+    );
   let stopping = false;
   let current: Generation | undefined;
   let launching: Promise<void> | undefined;
@@ -94,11 +115,16 @@ export async function startJobRunner(opts: RunnerOptions): Promise<JobRunner> {
     if (stopping || generation.failed) return;
     generation.failed = true;
     if (current === generation) current = undefined;
-    opts.log.error({ reason }, 'the job runner stopped on its own: no jobs run until a new one starts');
+    opts.log.error(
+      { reason },
+      'the job runner stopped on its own: no jobs run until a new one starts',
+    );
     // one that keeps failing soon after its start (a job that makes it fail) is started again ever less often
     const steady = Date.now() - generation.startedAt >= STEADY_MS;
     delay = steady ? restartSettings.firstDelayMs : Math.min(delay * 2, restartSettings.maxDelayMs);
-    const retired = retire(generation, opts.pool, liveness, () => stopping).finally(() => retiring.delete(retired));
+    const retired = retire(generation, opts.pool, liveness, () => stopping).finally(() =>
+      retiring.delete(retired),
+    );
     retiring.add(retired);
     restartLater();
   }
@@ -115,7 +141,10 @@ export async function startJobRunner(opts: RunnerOptions): Promise<JobRunner> {
         (error: unknown) => {
           launching = undefined;
           delay = Math.min(delay * 2, restartSettings.maxDelayMs);
-          opts.log.warn({ err: error }, `the job runner could not start again: trying again in ${delay} ms`);
+          opts.log.warn(
+            { err: error },
+            `the job runner could not start again: trying again in ${delay} ms`,
+          );
           restartLater();
         },
       );
@@ -187,7 +216,13 @@ async function launchGeneration(
     preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
     crontab: opts.crontab,
   });
-  const generation: Generation = { runner, pools, poolReleased, failed: false, startedAt: Date.now() };
+  const generation: Generation = {
+    runner,
+    pools,
+    poolReleased,
+    failed: false,
+    startedAt: Date.now(),
+  };
   // a shutdown this runner did not ask for is graphile-worker giving up (a job it could not mark
   // done or failed, a worker that died); the runner's promise settles once it has stopped
   events.on('pool:gracefulShutdown', ({ message }) => failed(generation, message));
@@ -203,12 +238,23 @@ async function launchGeneration(
  * still holds locked (those it could not mark) unlocked for any runner; tried until the database
  * answers. If the process stops first, job_runner_recover of any runner unlocks them.
  */
-async function retire(generation: Generation, pool: Pool, liveness: Liveness, stopping: () => boolean): Promise<void> {
+async function retire(
+  generation: Generation,
+  pool: Pool,
+  liveness: Liveness,
+  stopping: () => boolean,
+): Promise<void> {
   await generation.poolReleased;
   await liveness.unclaim(generation.pools).catch(() => {});
-  for (let wait = restartSettings.firstDelayMs; !stopping(); wait = Math.min(wait * 2, restartSettings.maxDelayMs)) {
+  for (
+    let wait = restartSettings.firstDelayMs;
+    !stopping();
+    wait = Math.min(wait * 2, restartSettings.maxDelayMs)
+  ) {
     try {
-      await pool.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [generation.pools]);
+      await pool.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [
+        generation.pools,
+      ]);
       return;
     } catch {
       await sleep(wait);

@@ -29,28 +29,48 @@ export interface StrandedResult {
 
 export async function recoverStrandedWork(deps: Deps): Promise<StrandedResult> {
   const out: StrandedResult = { requeued: 0, failed: 0 };
-  const statements = await deps.pool.query<{ id: string; organization_id: string; live: boolean; spent: boolean }>(
+  const statements = await deps.pool.query<{
+    id: string;
+    organization_id: string;
+    live: boolean;
+    spent: boolean;
+  }>(
     `SELECT * FROM (SELECT s.id, s.organization_id, ${jobState(TASK.statement_ingest, 's.id')} FROM statements s
        WHERE s.status IN ('uploaded', 'processing') AND s.deleted_at IS NULL AND s.updated_at < clock_timestamp() - ${QUIET}) x
      WHERE NOT live LIMIT 500`,
   );
   for (const s of statements.rows) {
     if (s.spent) {
-      await failWaiting(deps.pool, s.id, 'INGEST_FAILED', 'Processing failed repeatedly; see the server log.');
+      await failWaiting(
+        deps.pool,
+        s.id,
+        'INGEST_FAILED',
+        'Processing failed repeatedly; see the server log.',
+      );
       out.failed++;
     } else {
       await enqueueStatementIngest(deps, s.organization_id, [s.id], 'recover');
       out.requeued++;
     }
   }
-  const exports = await deps.pool.query<{ id: string; organization_id: string; live: boolean; spent: boolean }>(
+  const exports = await deps.pool.query<{
+    id: string;
+    organization_id: string;
+    live: boolean;
+    spent: boolean;
+  }>(
     `SELECT * FROM (SELECT e.id, e.organization_id, ${jobState(TASK.export_build, 'e.id')} FROM exports e
        WHERE e.status IN ('queued', 'running') AND e.updated_at < clock_timestamp() - ${QUIET}) x
      WHERE NOT live LIMIT 500`,
   );
   for (const e of exports.rows) {
     if (e.spent) {
-      await failExport(deps, e.id, 'EXPORT_FAILED', 'Building the export failed on every attempt; the cause is in the server log.');
+      await failExport(
+        deps,
+        e.id,
+        'EXPORT_FAILED',
+        'Building the export failed on every attempt; the cause is in the server log.',
+      );
       out.failed++;
     } else {
       await enqueueExportBuild(deps, e.organization_id, e.id);

@@ -39,13 +39,20 @@ export function taskList(deps: Deps): TaskList {
 
 /** Periodic tasks, in graphile-worker's crontab format. */
 export function crontab(config: Config): string {
-  const everyMinute = [TASK.statement_upload_expire, TASK.catalog_enrich_tick, TASK.job_runner_recover, TASK.statement_lookup_flags];
+  const everyMinute = [
+    TASK.statement_upload_expire,
+    TASK.catalog_enrich_tick,
+    TASK.job_runner_recover,
+    TASK.statement_lookup_flags,
+  ];
   const lines = everyMinute.map((task) => `* * * * * ${task} ?max=1`);
   // exports past their expiry, whether or not their own export_expire job ever runs
   lines.push(`0 * * * * ${TASK.export_expire_sweep} ?max=1`);
   // the ECB publishes its reference rates around 16:00 CET on working days
   if (config.fxImport.url && config.fxImport.cron) {
-    lines.push(`${config.fxImport.cron} ${TASK.fx_rates_import} ?max=5&id=fx_rates_daily ${JSON.stringify({ url: config.fxImport.url, format: 'ecb' })}`);
+    lines.push(
+      `${config.fxImport.cron} ${TASK.fx_rates_import} ?max=5&id=fx_rates_daily ${JSON.stringify({ url: config.fxImport.url, format: 'ecb' })}`,
+    );
   }
   return lines.join('\n');
 }

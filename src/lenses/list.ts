@@ -6,7 +6,16 @@ import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { likeContains } from '../db/sql.ts';
 import { decodeCursor, encodeCursor, type CursorPage } from '../pagination.ts';
-import { LENS_COLUMNS, LENS_FROM, toLens, type Lens, type LensKind, type LensRow, type LensScope, type LensViewer } from './store.ts';
+import {
+  LENS_COLUMNS,
+  LENS_FROM,
+  toLens,
+  type Lens,
+  type LensKind,
+  type LensRow,
+  type LensScope,
+  type LensViewer,
+} from './store.ts';
 
 export const lensSorts = ['updated_desc', 'created_desc', 'name_asc', 'last_opened_desc'] as const;
 export type LensSort = (typeof lensSorts)[number];
@@ -43,14 +52,31 @@ const text = (value: unknown) => {
 };
 
 function timestampOrder(column: string, nullable: boolean): Order {
-  return { key: column, keyText: timestampKey(column), cast: '::timestamptz', direction: 'DESC', nullable, parseKey: cursorTimestamp };
+  return {
+    key: column,
+    keyText: timestampKey(column),
+    cast: '::timestamptz',
+    direction: 'DESC',
+    nullable,
+    parseKey: cursorTimestamp,
+  };
 }
 
 const orders: Record<LensSort, Order> = {
   updated_desc: timestampOrder('l.updated_at', false),
   created_desc: timestampOrder('l.created_at', false),
-  name_asc: { key: 'lower(l.name)', keyText: 'lower(l.name)', cast: '::text', direction: 'ASC', nullable: false, parseKey: text },
-  last_opened_desc: { ...timestampOrder('v.last_visited_at', true), parseKey: (value) => (value === null ? null : cursorTimestamp(value)) },
+  name_asc: {
+    key: 'lower(l.name)',
+    keyText: 'lower(l.name)',
+    cast: '::text',
+    direction: 'ASC',
+    nullable: false,
+    parseKey: text,
+  },
+  last_opened_desc: {
+    ...timestampOrder('v.last_visited_at', true),
+    parseKey: (value) => (value === null ? null : cursorTimestamp(value)),
+  },
 };
 
 function filterClauses(filter: LensFilter, params: unknown[]): string[] {
@@ -60,18 +86,27 @@ function filterClauses(filter: LensFilter, params: unknown[]): string[] {
     clauses.push(sql(`$${params.length}`));
   };
   if (filter.kind !== undefined) add((p) => `l.kind = ${p}`, filter.kind);
-  if (filter.viewName !== undefined) add((p) => `l.view_name = to_jsonb(${p}::text)`, filter.viewName);
+  if (filter.viewName !== undefined)
+    add((p) => `l.view_name = to_jsonb(${p}::text)`, filter.viewName);
   if (filter.scope !== undefined) add((p) => `l.scope = ${p}`, filter.scope);
-  if (filter.tag !== undefined) add((p) => `EXISTS (SELECT 1 FROM unnest(l.tags) AS t(tag) WHERE lower(t.tag) = lower(${p}::text))`, filter.tag);
-  if (filter.ownerUserId !== undefined) add((p) => `l.owner_user_id = ${p}::uuid`, filter.ownerUserId);
+  if (filter.tag !== undefined)
+    add(
+      (p) =>
+        `EXISTS (SELECT 1 FROM unnest(l.tags) AS t(tag) WHERE lower(t.tag) = lower(${p}::text))`,
+      filter.tag,
+    );
+  if (filter.ownerUserId !== undefined)
+    add((p) => `l.owner_user_id = ${p}::uuid`, filter.ownerUserId);
   if (filter.search) {
     add(
-      (p) => `(l.name ILIKE ${p} OR (jsonb_typeof(l.description) = 'string' AND l.description #>> '{}' ILIKE ${p}))`,
+      (p) =>
+        `(l.name ILIKE ${p} OR (jsonb_typeof(l.description) = 'string' AND l.description #>> '{}' ILIKE ${p}))`,
       likeContains(filter.search),
     );
   }
   if (filter.pinnedOnly) clauses.push('p.user_id IS NOT NULL');
-  if (filter.recentOnly) clauses.push(`v.last_visited_at > clock_timestamp() - interval '${RECENT_DAYS} days'`);
+  if (filter.recentOnly)
+    clauses.push(`v.last_visited_at > clock_timestamp() - interval '${RECENT_DAYS} days'`);
   return clauses;
 }
 
@@ -98,7 +133,8 @@ export async function listLenses(
   const where = filterClauses(filter, params);
   if (page.cursor) {
     const [sort, key, id] = decodeCursor(page.cursor, 3);
-    if (sort !== page.sort) throw new AppError('INVALID_CURSOR', 'The cursor was made for another sort order');
+    if (sort !== page.sort)
+      throw new AppError('INVALID_CURSOR', 'The cursor was made for another sort order');
     where.push(afterCursor(order, order.parseKey(key), cursorUuid(id), params));
   }
   params.push(page.limit + 1);

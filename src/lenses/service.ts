@@ -6,13 +6,38 @@ import { deleteVisits, recordVisit } from '../activity/visits.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import { deleteLens, getLens, insertLens, setPin, uniqueTags, updateLens, type Lens, type LensFields, type LensScope, type LensViewer } from './store.ts';
+import {
+  deleteLens,
+  getLens,
+  insertLens,
+  setPin,
+  uniqueTags,
+  updateLens,
+  type Lens,
+  type LensFields,
+  type LensScope,
+  type LensViewer,
+} from './store.ts';
 
 type Actor = Pick<Principal, 'userId' | 'apiKey'>;
 
-const changeableFields = ['name', 'description', 'scope', 'tags', 'viewName', 'payload'] as const satisfies readonly (keyof LensFields)[];
+const changeableFields = [
+  'name',
+  'description',
+  'scope',
+  'tags',
+  'viewName',
+  'payload',
+] as const satisfies readonly (keyof LensFields)[];
 
-async function record(db: Queryable, actor: Actor, lens: Lens, action: string, changes: FieldChanges | null = null, privateTo?: string) {
+async function record(
+  db: Queryable,
+  actor: Actor,
+  lens: Lens,
+  action: string,
+  changes: FieldChanges | null = null,
+  privateTo?: string,
+) {
   await recordActivity(db, actor, {
     organizationId: lens.organizationId,
     action,
@@ -28,7 +53,11 @@ async function record(db: Queryable, actor: Actor, lens: Lens, action: string, c
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null, (_key, v: unknown) =>
     v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) =>
+            a < b ? -1 : a > b ? 1 : 0,
+          ),
+        )
       : v,
   );
 }
@@ -45,23 +74,40 @@ function fieldsOf(lens: Lens): LensFields {
   };
 }
 
-export async function create(db: Queryable, actor: Actor, viewer: LensViewer, fields: LensFields): Promise<Lens> {
+export async function create(
+  db: Queryable,
+  actor: Actor,
+  viewer: LensViewer,
+  fields: LensFields,
+): Promise<Lens> {
   const lens = await insertLens(db, viewer, fields);
   await record(db, actor, lens, 'lens.create');
   return lens;
 }
 
 /** Applies the given fields (undefined: unchanged; null clears description and viewName). */
-export async function update(db: Queryable, actor: Actor, viewer: LensViewer, id: string, patch: Partial<LensFields>): Promise<Lens> {
+export async function update(
+  db: Queryable,
+  actor: Actor,
+  viewer: LensViewer,
+  id: string,
+  patch: Partial<LensFields>,
+): Promise<Lens> {
   const current = await getLens(db, viewer, id, { lock: true });
   const before = fieldsOf(current);
   const after: LensFields = { ...before };
   for (const field of changeableFields) {
     // jsonb keeps keys in its own order: the same value sent back in the client's order is no change
-    if (patch[field] !== undefined && canonicalJson(patch[field]) !== canonicalJson(before[field])) (after as Record<string, unknown>)[field] = patch[field];
+    if (patch[field] !== undefined && canonicalJson(patch[field]) !== canonicalJson(before[field]))
+      (after as Record<string, unknown>)[field] = patch[field];
   }
   // Making an organization lens personal takes it away from everybody else: only its owner may.
-  if (after.scope === 'personal' && current.scope !== 'personal' && current.ownerUserId !== viewer.userId) throw new AppError('LENS_NOT_OWNER');
+  if (
+    after.scope === 'personal' &&
+    current.scope !== 'personal' &&
+    current.ownerUserId !== viewer.userId
+  )
+    throw new AppError('LENS_NOT_OWNER');
   const changes = diffFields(before, after, changeableFields);
   if (!changes) return current;
   const updated = await updateLens(db, viewer, id, after);
@@ -69,7 +115,12 @@ export async function update(db: Queryable, actor: Actor, viewer: LensViewer, id
   return updated;
 }
 
-export async function remove(db: Queryable, actor: Actor, viewer: LensViewer, id: string): Promise<{ id: string; deleted: true }> {
+export async function remove(
+  db: Queryable,
+  actor: Actor,
+  viewer: LensViewer,
+  id: string,
+): Promise<{ id: string; deleted: true }> {
   const lens = await getLens(db, viewer, id, { lock: true });
   // the stored id, not the one given: a uuid may arrive in capitals, visits are keyed by text
   await deleteVisits(db, viewer.organizationId, 'lens', lens.id);
@@ -108,17 +159,35 @@ export async function duplicate(
   return copy;
 }
 
-export async function setPinned(db: Queryable, actor: Actor, viewer: LensViewer, id: string, pinned: boolean): Promise<Lens> {
+export async function setPinned(
+  db: Queryable,
+  actor: Actor,
+  viewer: LensViewer,
+  id: string,
+  pinned: boolean,
+): Promise<Lens> {
   const current = await getLens(db, viewer, id, { lock: true });
   if (current.pinned === pinned) return current;
   await setPin(db, viewer.userId, id, pinned);
-  await record(db, actor, current, 'lens.setPinned', { pinned: { before: current.pinned, after: pinned } }, viewer.userId);
+  await record(
+    db,
+    actor,
+    current,
+    'lens.setPinned',
+    { pinned: { before: current.pinned, after: pinned } },
+    viewer.userId,
+  );
   return { ...current, pinned };
 }
 
 /** A visit, not an activity event: see activity/visits.ts. */
 export async function recordOpened(db: Queryable, viewer: LensViewer, id: string): Promise<Lens> {
   const lens = await getLens(db, viewer, id);
-  const visit = await recordVisit(db, { ...viewer, subjectType: 'lens', subjectId: lens.id, subjectLabel: lens.name });
+  const visit = await recordVisit(db, {
+    ...viewer,
+    subjectType: 'lens',
+    subjectId: lens.id,
+    subjectLabel: lens.name,
+  });
   return { ...lens, lastOpenedAt: visit.lastVisitedAt };
 }

@@ -6,7 +6,15 @@ import { AppError } from '../errors.ts';
 
 export const lensScopes = ['personal', 'organization'] as const;
 export type LensScope = (typeof lensScopes)[number];
-export const lensKinds = ['query', 'pivot', 'funnel', 'flow', 'retention', 'drill_down', 'valuation'] as const;
+export const lensKinds = [
+  'query',
+  'pivot',
+  'funnel',
+  'flow',
+  'retention',
+  'drill_down',
+  'valuation',
+] as const;
 export type LensKind = (typeof lensKinds)[number];
 
 export interface Lens {
@@ -95,17 +103,25 @@ function json(value: unknown): string | null {
 }
 
 /** The lens, if the viewer may see it; `lock` holds it for the rest of the transaction. */
-export async function getLens(db: Queryable, viewer: LensViewer, id: string, opts: { lock?: boolean } = {}): Promise<Lens> {
-  const { rows } = await db.query<LensRow>(`SELECT ${LENS_COLUMNS} ${LENS_FROM} AND l.id = $3 ${opts.lock ? 'FOR UPDATE OF l' : ''}`, [
-    viewer.organizationId,
-    viewer.userId,
-    id,
-  ]);
+export async function getLens(
+  db: Queryable,
+  viewer: LensViewer,
+  id: string,
+  opts: { lock?: boolean } = {},
+): Promise<Lens> {
+  const { rows } = await db.query<LensRow>(
+    `SELECT ${LENS_COLUMNS} ${LENS_FROM} AND l.id = $3 ${opts.lock ? 'FOR UPDATE OF l' : ''}`,
+    [viewer.organizationId, viewer.userId, id],
+  );
   if (!rows[0]) throw new AppError('LENS_NOT_FOUND');
   return toLens(rows[0]);
 }
 
-export async function insertLens(db: Queryable, viewer: LensViewer, fields: LensFields): Promise<Lens> {
+export async function insertLens(
+  db: Queryable,
+  viewer: LensViewer,
+  fields: LensFields,
+): Promise<Lens> {
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO lenses (organization_id, owner_user_id, name, description, scope, tags, kind, view_name, payload)
      VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8::jsonb, $9::jsonb)
@@ -125,12 +141,27 @@ export async function insertLens(db: Queryable, viewer: LensViewer, fields: Lens
   return getLens(db, viewer, rows[0]!.id);
 }
 
-export async function updateLens(db: Queryable, viewer: LensViewer, id: string, fields: LensFields): Promise<Lens> {
+export async function updateLens(
+  db: Queryable,
+  viewer: LensViewer,
+  id: string,
+  fields: LensFields,
+): Promise<Lens> {
   await db.query(
     `UPDATE lenses SET name = $3, description = $4::jsonb, scope = $5, tags = $6, kind = $7, view_name = $8::jsonb,
        payload = $9::jsonb, updated_at = clock_timestamp()
      WHERE organization_id = $1 AND id = $2`,
-    [viewer.organizationId, id, fields.name, json(fields.description), fields.scope, fields.tags, fields.kind, json(fields.viewName), json(fields.payload)],
+    [
+      viewer.organizationId,
+      id,
+      fields.name,
+      json(fields.description),
+      fields.scope,
+      fields.tags,
+      fields.kind,
+      json(fields.viewName),
+      json(fields.payload),
+    ],
   );
   return getLens(db, viewer, id);
 }
@@ -139,9 +170,17 @@ export async function deleteLens(db: Queryable, organizationId: string, id: stri
   await db.query('DELETE FROM lenses WHERE organization_id = $1 AND id = $2', [organizationId, id]);
 }
 
-export async function setPin(db: Queryable, userId: string, lensId: string, pinned: boolean): Promise<void> {
+export async function setPin(
+  db: Queryable,
+  userId: string,
+  lensId: string,
+  pinned: boolean,
+): Promise<void> {
   if (pinned) {
-    await db.query('INSERT INTO lens_pins (lens_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [lensId, userId]);
+    await db.query(
+      'INSERT INTO lens_pins (lens_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+      [lensId, userId],
+    );
   } else {
     await db.query('DELETE FROM lens_pins WHERE lens_id = $1 AND user_id = $2', [lensId, userId]);
   }
@@ -158,7 +197,10 @@ export function uniqueTags(tags: readonly string[]): string[] {
 }
 
 /** Tags without case: each under the spelling of the oldest lens carrying it, counting lenses. */
-export async function listTags(db: Queryable, viewer: LensViewer): Promise<{ tag: string; count: number }[]> {
+export async function listTags(
+  db: Queryable,
+  viewer: LensViewer,
+): Promise<{ tag: string; count: number }[]> {
   const { rows } = await db.query<{ tag: string; count: number }>(
     `SELECT (array_agg(t.tag ORDER BY l.created_at, l.id, t.n))[1] AS tag, count(DISTINCT l.id)::int AS count
      FROM lenses l CROSS JOIN LATERAL unnest(l.tags) WITH ORDINALITY AS t(tag, n)

@@ -21,8 +21,18 @@ import {
   type SalesTypeProposal,
   type SourceKnowledge,
 } from './offlineResolver.ts';
-import { getSalesTypeLookup, listTaxonomy, upsertSalesTypeLookup, type SalesTypeLookup } from './salesTypes.ts';
-import { getSourceLookup, upsertSourceLookup, type SourceLookup, type SourceResolution } from './sources.ts';
+import {
+  getSalesTypeLookup,
+  listTaxonomy,
+  upsertSalesTypeLookup,
+  type SalesTypeLookup,
+} from './salesTypes.ts';
+import {
+  getSourceLookup,
+  upsertSourceLookup,
+  type SourceLookup,
+  type SourceResolution,
+} from './sources.ts';
 import { embeddedEntries } from './vectors.ts';
 import { MAX_RESOLVE_BATCH } from './inputs.ts';
 
@@ -45,15 +55,28 @@ export interface ResolveResult<P, E> {
 
 export function assertBatchSize(values: readonly string[]): void {
   if (values.length > MAX_RESOLVE_BATCH) {
-    throw new AppError('RESOLVE_BATCH_TOO_LARGE', `At most ${MAX_RESOLVE_BATCH} strings per call; ${values.length} were given`);
+    throw new AppError(
+      'RESOLVE_BATCH_TOO_LARGE',
+      `At most ${MAX_RESOLVE_BATCH} strings per call; ${values.length} were given`,
+    );
   }
 }
 
 function savedReason(provider: string, r: Resolution<unknown>) {
-  return { resolvedBy: provider, method: r.method, confidence: r.confidence, explanation: r.reason };
+  return {
+    resolvedBy: provider,
+    method: r.method,
+    confidence: r.confidence,
+    explanation: r.reason,
+  };
 }
 
-async function existingEntries<E extends { originalNormalized: string }>(db: Queryable, table: string, keys: string[], load: (db: Queryable, by: { original: string }) => Promise<E | null>) {
+async function existingEntries<E extends { originalNormalized: string }>(
+  db: Queryable,
+  table: string,
+  keys: string[],
+  load: (db: Queryable, by: { original: string }) => Promise<E | null>,
+) {
   const { rows } = await db.query<{ original: string; original_normalized: string }>(
     `SELECT original, original_normalized FROM ${table} WHERE original_normalized = ANY($1)`,
     [keys],
@@ -85,7 +108,11 @@ export const RESOLVE_BUDGET_TIMEOUTS = 2;
  * are saved) and `details.unresolved`. A failure of the provider stops the other strings and is
  * the call's answer.
  */
-async function resolveWithinBudget<R>(config: Config, raws: string[], prepare: (signal: AbortSignal) => Promise<(raw: string) => Promise<R>>): Promise<R[]> {
+async function resolveWithinBudget<R>(
+  config: Config,
+  raws: string[],
+  prepare: (signal: AbortSignal) => Promise<(raw: string) => Promise<R>>,
+): Promise<R[]> {
   const budgetMs = config.ai.timeoutMs * RESOLVE_BUDGET_TIMEOUTS;
   const stop = new AbortController();
   let expired = false;
@@ -131,22 +158,45 @@ async function resolveWithinBudget<R>(config: Config, raws: string[], prepare: (
   );
 }
 
-export async function resolveSources(db: Queryable, config: Config, raws: string[], saveToDb: boolean): Promise<ResolveResult<SourceResolution, SourceLookup>[]> {
+export async function resolveSources(
+  db: Queryable,
+  config: Config,
+  raws: string[],
+  saveToDb: boolean,
+): Promise<ResolveResult<SourceResolution, SourceLookup>[]> {
   return resolveWithinBudget(config, raws, async (signal) => {
     const embedder = createEmbedder(config.ai, { signal });
     const provider = createAiProvider(config.ai, { signal });
-    const knowledge: SourceKnowledge = { gold: await allGoldData(db), rules: sourceRules(), vectors: await embeddedEntries(db, embedder), embedder };
-    const existing = await existingEntries(db, 'lookup_sources', raws.map(normalizeLookupKey), getSourceLookup);
+    const knowledge: SourceKnowledge = {
+      gold: await allGoldData(db),
+      rules: sourceRules(),
+      vectors: await embeddedEntries(db, embedder),
+      embedder,
+    };
+    const existing = await existingEntries(
+      db,
+      'lookup_sources',
+      raws.map(normalizeLookupKey),
+      getSourceLookup,
+    );
     return async (raw) => {
       const normalized = normalizeLookupKey(raw);
       const found = existing.get(normalized) ?? null;
       const offline = await resolveSourceOffline(raw, knowledge, found);
-      const candidates = sourceCandidates(raw, knowledge).map((c) => ({ label: c.row.rawValue, resolution: goldResolution(c.row) }));
+      const candidates = sourceCandidates(raw, knowledge).map((c) => ({
+        label: c.row.rawValue,
+        resolution: goldResolution(c.row),
+      }));
       const answer = await provider.resolveSource({ raw, normalized, offline, candidates });
       let entry = found;
       let saved = false;
       if (saveToDb && answer.proposal && answer.method !== 'lookup') {
-        const written = await upsertSourceLookup(db, raw, { ...answer.proposal, status: AI_SUGGESTED, reason: savedReason(provider.name, answer) }, { keepVerified: true });
+        const written = await upsertSourceLookup(
+          db,
+          raw,
+          { ...answer.proposal, status: AI_SUGGESTED, reason: savedReason(provider.name, answer) },
+          { keepVerified: true },
+        );
         entry = written.entry;
         saved = written.entry.status === AI_SUGGESTED;
         existing.set(normalized, written.entry);
@@ -156,10 +206,21 @@ export async function resolveSources(db: Queryable, config: Config, raws: string
   });
 }
 
-export async function resolveSalesTypes(db: Queryable, config: Config, raws: string[], saveToDb: boolean): Promise<ResolveResult<SalesTypeProposal, SalesTypeLookup>[]> {
+export async function resolveSalesTypes(
+  db: Queryable,
+  config: Config,
+  raws: string[],
+  saveToDb: boolean,
+): Promise<ResolveResult<SalesTypeProposal, SalesTypeLookup>[]> {
   return resolveWithinBudget(config, raws, async (signal) => {
     const provider = createAiProvider(config.ai, { signal });
-    const { rows } = await db.query<{ original: string; original_normalized: string; cleansed: string; primary_sales_type: string; secondary_sales_type: string | null }>(
+    const { rows } = await db.query<{
+      original: string;
+      original_normalized: string;
+      cleansed: string;
+      primary_sales_type: string;
+      secondary_sales_type: string | null;
+    }>(
       `SELECT original, original_normalized, cleansed, primary_sales_type, secondary_sales_type FROM lookup_sales_types
        WHERE primary_sales_type IS NOT NULL ORDER BY (status = 'verified') DESC, updated_at DESC LIMIT 5000`,
     );
@@ -174,7 +235,12 @@ export async function resolveSalesTypes(db: Queryable, config: Config, raws: str
       })),
     };
     const taxonomy = await listTaxonomy(db);
-    const existing = await existingEntries(db, 'lookup_sales_types', raws.map(normalizeLookupKey), getSalesTypeLookup);
+    const existing = await existingEntries(
+      db,
+      'lookup_sales_types',
+      raws.map(normalizeLookupKey),
+      getSalesTypeLookup,
+    );
     return async (raw) => {
       const normalized = normalizeLookupKey(raw);
       const found = existing.get(normalized) ?? null;

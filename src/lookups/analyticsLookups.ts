@@ -35,17 +35,29 @@ const SALES_TYPE_SQL = `SELECT original_normalized AS "originalNormalized", clea
   FROM lookup_sales_types`;
 
 /** Each raw string → its source lookup, or null when there is none. */
-export async function resolveSourceLookups(db: Queryable, raws: readonly string[]): Promise<Map<string, ResolvedSource | null>> {
+export async function resolveSourceLookups(
+  db: Queryable,
+  raws: readonly string[],
+): Promise<Map<string, ResolvedSource | null>> {
   const keys = raws.map(normalizeLookupKey);
-  const { rows } = await db.query<ResolvedSource>(`${SOURCE_SQL} WHERE original_normalized = ANY($1)`, [[...new Set(keys)]]);
+  const { rows } = await db.query<ResolvedSource>(
+    `${SOURCE_SQL} WHERE original_normalized = ANY($1)`,
+    [[...new Set(keys)]],
+  );
   const byKey = new Map(rows.map((r) => [r.originalNormalized, r]));
   return new Map(raws.map((raw, i) => [raw, byKey.get(keys[i]!) ?? null]));
 }
 
 /** Each raw string → its sales-type lookup, or null when there is none. */
-export async function resolveSalesTypeLookups(db: Queryable, raws: readonly string[]): Promise<Map<string, ResolvedSalesType | null>> {
+export async function resolveSalesTypeLookups(
+  db: Queryable,
+  raws: readonly string[],
+): Promise<Map<string, ResolvedSalesType | null>> {
   const keys = raws.map(normalizeLookupKey);
-  const { rows } = await db.query<ResolvedSalesType>(`${SALES_TYPE_SQL} WHERE original_normalized = ANY($1)`, [[...new Set(keys)]]);
+  const { rows } = await db.query<ResolvedSalesType>(
+    `${SALES_TYPE_SQL} WHERE original_normalized = ANY($1)`,
+    [[...new Set(keys)]],
+  );
   const byKey = new Map(rows.map((r) => [r.originalNormalized, r]));
   return new Map(raws.map((raw, i) => [raw, byKey.get(keys[i]!) ?? null]));
 }

@@ -5,10 +5,17 @@ import { CsvError, parse } from 'csv-parse/sync';
 /** The rows of a delimited text; one that is no readable CSV (a quote never closed) is a ReferenceFileError. */
 export function csvRows(text: string): string[][] {
   try {
-    return parse(text, { bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: true }) as string[][];
+    return parse(text, {
+      bom: true,
+      relax_column_count: true,
+      relax_quotes: true,
+      skip_empty_lines: true,
+      trim: true,
+    }) as string[][];
   } catch (error) {
     // a file that is no CSV stays one on every attempt: permanent, like any other unusable file
-    if (error instanceof CsvError) throw new ReferenceFileError(`not a readable CSV file: ${error.message}`);
+    if (error instanceof CsvError)
+      throw new ReferenceFileError(`not a readable CSV file: ${error.message}`);
     throw error;
   }
 }
@@ -16,10 +23,18 @@ export function csvRows(text: string): string[][] {
 /** The first row of a delimited text alone (a text cut anywhere after it still has one). */
 export function csvHeader(text: string): string[] {
   try {
-    const [header = []] = parse(text, { bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: true, to_line: 1 }) as string[][];
+    const [header = []] = parse(text, {
+      bom: true,
+      relax_column_count: true,
+      relax_quotes: true,
+      skip_empty_lines: true,
+      trim: true,
+      to_line: 1,
+    }) as string[][];
     return header;
   } catch (error) {
-    if (error instanceof CsvError) throw new ReferenceFileError(`not a readable CSV file: ${error.message}`);
+    if (error instanceof CsvError)
+      throw new ReferenceFileError(`not a readable CSV file: ${error.message}`);
     throw error;
   }
 }
@@ -49,7 +64,8 @@ export function onceEach(what: string): (key: string, line: number) => void {
   const first = new Map<string, number>();
   return (key, line) => {
     const earlier = first.get(key);
-    if (earlier !== undefined) throw new ReferenceFileError(`Line ${line}: the same ${what} as line ${earlier}`);
+    if (earlier !== undefined)
+      throw new ReferenceFileError(`Line ${line}: the same ${what} as line ${earlier}`);
     first.set(key, line);
   };
 }

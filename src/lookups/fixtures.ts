@@ -108,15 +108,25 @@ export function seedGoldData(): GoldRow[] {
 
 export function sourceRules(): SourceRule[] {
   return cached('sourceRules', () =>
-    csvRecords(readReferenceFile('source-rules.csv')).map((r) => ({ tokens: r.tokens!.split(/\s+/), goldRawValue: r.gold_raw_value! })),
+    csvRecords(readReferenceFile('source-rules.csv')).map((r) => ({
+      tokens: r.tokens!.split(/\s+/),
+      goldRawValue: r.gold_raw_value!,
+    })),
   );
 }
 
 export function seedPayors(): SeedPayor[] {
-  return cached('payors', () => csvRecords(readReferenceFile('payors.csv')).map((r) => ({ name: r.name!, category: emptyToNull(r.category) })));
+  return cached('payors', () =>
+    csvRecords(readReferenceFile('payors.csv')).map((r) => ({
+      name: r.name!,
+      category: emptyToNull(r.category),
+    })),
+  );
 }
 
 /** The canonical name a gold row resolves to, in the analytics `source` priority order. */
-export function canonicalSourceName(row: Pick<GoldRow, 'collectionSource' | 'publisherSource' | 'earningsSource'>): string | null {
+export function canonicalSourceName(
+  row: Pick<GoldRow, 'collectionSource' | 'publisherSource' | 'earningsSource'>,
+): string | null {
   return row.collectionSource ?? row.publisherSource ?? row.earningsSource;
 }

@@ -16,7 +16,12 @@ interface FlagKind {
 }
 
 export const LOOKUP_FLAG_KINDS: readonly FlagKind[] = [
-  { kind: 'sales_type', flag: 'unknown_sales_types', label: 'Sales types', table: 'lookup_sales_types' },
+  {
+    kind: 'sales_type',
+    flag: 'unknown_sales_types',
+    label: 'Sales types',
+    table: 'lookup_sales_types',
+  },
   { kind: 'source', flag: 'unknown_sources', label: 'Sources', table: 'lookup_sources' },
 ];
 
@@ -26,7 +31,10 @@ export function unknownLookupMessage(label: string, values: readonly string[]): 
 }
 
 /** A statement's raw values of the kind that no lookup entry resolves, in byte order. */
-const unknownSql = (k: FlagKind, statement: string) => `SELECT v.statement_id, array_agg(v.raw_value ORDER BY v.raw_value COLLATE "C") AS vals
+const unknownSql = (
+  k: FlagKind,
+  statement: string,
+) => `SELECT v.statement_id, array_agg(v.raw_value ORDER BY v.raw_value COLLATE "C") AS vals
   FROM statement_raw_values v JOIN lookup_raw_keys r ON r.kind = v.kind AND r.raw_value = v.raw_value
   WHERE v.kind = '${k.kind}' AND ${statement}
     AND NOT EXISTS (SELECT 1 FROM ${k.table} l WHERE l.original_normalized = r.raw_normalized AND r.raw_normalized <> '')
@@ -58,21 +66,29 @@ async function syncStatement(pool: Pool, statementId: string, k: FlagKind): Prom
     );
     const organizationId = statement.rows[0]?.organization_id;
     if (!organizationId) return false;
-    const flags = await db.query<{ id: string; resolved: boolean }>('SELECT id, resolved FROM statement_flags WHERE statement_id = $1 AND kind = $2 ORDER BY created_at, id', [
-      statementId,
-      k.flag,
-    ]);
+    const flags = await db.query<{ id: string; resolved: boolean }>(
+      'SELECT id, resolved FROM statement_flags WHERE statement_id = $1 AND kind = $2 ORDER BY created_at, id',
+      [statementId, k.flag],
+    );
     if (flags.rows.some((f) => f.resolved)) return false;
-    const unknown = await db.query<{ vals: string[] }>(unknownSql(k, 'v.statement_id = $1'), [statementId]);
+    const unknown = await db.query<{ vals: string[] }>(unknownSql(k, 'v.statement_id = $1'), [
+      statementId,
+    ]);
     const values = unknown.rows[0]?.vals ?? [];
     const [kept, ...others] = flags.rows;
     // the flag keeps its id and whether it is shown while there is something to say
-    await db.query('DELETE FROM statement_flags WHERE id = ANY ($1::uuid[])', [values.length > 0 ? others.map((f) => f.id) : flags.rows.map((f) => f.id)]);
+    await db.query('DELETE FROM statement_flags WHERE id = ANY ($1::uuid[])', [
+      values.length > 0 ? others.map((f) => f.id) : flags.rows.map((f) => f.id),
+    ]);
     if (values.length === 0) return true;
     const message = unknownLookupMessage(k.label, values);
     const details = JSON.stringify({ values: values.slice(0, 500) });
     if (kept) {
-      await db.query('UPDATE statement_flags SET message = $2, details = $3 WHERE id = $1', [kept.id, message, details]);
+      await db.query('UPDATE statement_flags SET message = $2, details = $3 WHERE id = $1', [
+        kept.id,
+        message,
+        details,
+      ]);
     } else {
       await db.query(
         `INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details) VALUES ($1, $2, $3, 'warning', $4, $5)`,
@@ -88,10 +104,15 @@ async function syncStatement(pool: Pool, statementId: string, k: FlagKind): Prom
  * answers how many flags changed (null: the tables did not change since the last run, nothing
  * was read). `force` looks even so.
  */
-export async function syncLookupFlags(pool: Pool, opts: { force?: boolean } = {}): Promise<number | null> {
+export async function syncLookupFlags(
+  pool: Pool,
+  opts: { force?: boolean } = {},
+): Promise<number | null> {
   const { rows } = await pool.query<{ fingerprint: string }>(FINGERPRINT_SQL);
   const fingerprint = rows[0]!.fingerprint;
-  const last = await pool.query<{ fingerprint: string }>('SELECT fingerprint FROM lookup_flag_state');
+  const last = await pool.query<{ fingerprint: string }>(
+    'SELECT fingerprint FROM lookup_flag_state',
+  );
   if (!opts.force && last.rows[0]?.fingerprint === fingerprint) return null;
   let changed = 0;
   for (const k of LOOKUP_FLAG_KINDS) {

@@ -64,12 +64,18 @@ function toGold(row: Row): GoldDataRow {
 }
 
 export async function allGoldData(db: Queryable): Promise<GoldDataRow[]> {
-  const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM source_gold_data ORDER BY raw_value_normalized`);
+  const { rows } = await db.query<Row>(
+    `SELECT ${COLUMNS} FROM source_gold_data ORDER BY raw_value_normalized`,
+  );
   return rows.map(toGold);
 }
 
 /** With an id: that row, changed (its raw value may change too). Without: by normalized raw value. */
-export async function upsertGoldData(db: Queryable, fields: GoldDataFields, id?: string): Promise<{ row: GoldDataRow; created: boolean }> {
+export async function upsertGoldData(
+  db: Queryable,
+  fields: GoldDataFields,
+  id?: string,
+): Promise<{ row: GoldDataRow; created: boolean }> {
   const key = normalizeLookupKey(fields.rawValue);
   const values = [
     fields.rawValue,
@@ -82,7 +88,10 @@ export async function upsertGoldData(db: Queryable, fields: GoldDataFields, id?:
     fields.notes === undefined || fields.notes === null ? null : JSON.stringify(fields.notes),
   ];
   if (id !== undefined) {
-    const taken = await db.query('SELECT 1 FROM source_gold_data WHERE raw_value_normalized = $1 AND id <> $2', [key, id]);
+    const taken = await db.query(
+      'SELECT 1 FROM source_gold_data WHERE raw_value_normalized = $1 AND id <> $2',
+      [key, id],
+    );
     if (taken.rowCount) throw new AppError('GOLD_DATA_RAW_VALUE_TAKEN');
     // the check above and a concurrent write of the same key can cross: the unique index decides
     const { rows } = await db
@@ -93,7 +102,8 @@ export async function upsertGoldData(db: Queryable, fields: GoldDataFields, id?:
         [id, ...values],
       )
       .catch((error: unknown) => {
-        if ((error as { code?: string }).code === '23505') throw new AppError('GOLD_DATA_RAW_VALUE_TAKEN');
+        if ((error as { code?: string }).code === '23505')
+          throw new AppError('GOLD_DATA_RAW_VALUE_TAKEN');
         throw error;
       });
     if (!rows[0]) throw new AppError('GOLD_DATA_NOT_FOUND');
@@ -117,7 +127,13 @@ export async function deleteGoldData(db: Queryable, id: string): Promise<void> {
   if (!rowCount) throw new AppError('GOLD_DATA_NOT_FOUND');
 }
 
-export const goldDataSorts = ['rawValue', 'earningsSource', 'collectionSource', 'earningsCategory', 'updatedAt'] as const;
+export const goldDataSorts = [
+  'rawValue',
+  'earningsSource',
+  'collectionSource',
+  'earningsCategory',
+  'updatedAt',
+] as const;
 export type GoldDataSort = (typeof goldDataSorts)[number];
 const SORT_SQL: Record<GoldDataSort, string> = {
   rawValue: 'raw_value_normalized',
@@ -129,7 +145,13 @@ const SORT_SQL: Record<GoldDataSort, string> = {
 
 export async function listGoldData(
   db: Queryable,
-  opts: { search?: string | undefined; sortBy: GoldDataSort; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
+  opts: {
+    search?: string | undefined;
+    sortBy: GoldDataSort;
+    sortOrder: 'asc' | 'desc';
+    limit: number;
+    offset: number;
+  },
 ): Promise<{ rows: GoldDataRow[]; total: number }> {
   const where: string[] = [];
   const params: unknown[] = [];

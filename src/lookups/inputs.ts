@@ -39,4 +39,7 @@ export const MAX_RESOLVE_BATCH = 10;
  */
 export const rawBatch = list(rawString, 100)
   .min(1)
-  .meta({ maxItems: MAX_RESOLVE_BATCH, description: `1 to ${MAX_RESOLVE_BATCH} strings; more is RESOLVE_BATCH_TOO_LARGE` });
+  .meta({
+    maxItems: MAX_RESOLVE_BATCH,
+    description: `1 to ${MAX_RESOLVE_BATCH} strings; more is RESOLVE_BATCH_TOO_LARGE`,
+  });

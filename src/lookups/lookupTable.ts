@@ -7,7 +7,13 @@ import { normalizeLookupKey } from './normalize.ts';
 import { pagedRows } from './paging.ts';
 import { likeContains, sortDirection } from '../db/sql.ts';
 
-export type LookupEntry<F> = F & { id: string; original: string; originalNormalized: string; createdAt: string; updatedAt: string };
+export type LookupEntry<F> = F & {
+  id: string;
+  original: string;
+  originalNormalized: string;
+  createdAt: string;
+  updatedAt: string;
+};
 
 export interface LookupTableSpec<F> {
   table: string;
@@ -30,7 +36,13 @@ export interface LookupListOptions<S extends string> {
   offset: number;
 }
 
-type Row = Record<string, unknown> & { id: string; original: string; original_normalized: string; created_at: Date; updated_at: Date };
+type Row = Record<string, unknown> & {
+  id: string;
+  original: string;
+  original_normalized: string;
+  created_at: Date;
+  updated_at: Date;
+};
 
 // (longer than a function should be, by its reason: it is the table's store, a closure over the spec
 // whose operations are each short methods of the object it answers)
@@ -38,23 +50,42 @@ export function lookupTable<F extends object>(spec: LookupTableSpec<F>) {
   const names = Object.keys(spec.fields) as (keyof F & string)[];
   const cols = names.map((n) => spec.fields[n]);
   const isJson = (n: keyof F & string) => spec.jsonFields?.includes(n) ?? false;
-  const columns = ['id', 'original', 'original_normalized', ...cols, 'created_at', 'updated_at'].join(', ');
-  const value = (n: keyof F & string, v: unknown) => (isJson(n) ? (v === undefined || v === null ? null : JSON.stringify(v)) : v);
-  const cast = (n: keyof F & string, placeholder: string) => (isJson(n) ? `${placeholder}::jsonb` : placeholder);
+  const columns = [
+    'id',
+    'original',
+    'original_normalized',
+    ...cols,
+    'created_at',
+    'updated_at',
+  ].join(', ');
+  const value = (n: keyof F & string, v: unknown) =>
+    isJson(n) ? (v === undefined || v === null ? null : JSON.stringify(v)) : v;
+  const cast = (n: keyof F & string, placeholder: string) =>
+    isJson(n) ? `${placeholder}::jsonb` : placeholder;
 
   function toEntry(row: Row): LookupEntry<F> {
-    const entry: Record<string, unknown> = { id: row.id, original: row.original, originalNormalized: row.original_normalized };
+    const entry: Record<string, unknown> = {
+      id: row.id,
+      original: row.original,
+      originalNormalized: row.original_normalized,
+    };
     for (const n of names) entry[n] = row[spec.fields[n]] ?? null;
     entry.createdAt = row.created_at.toISOString();
     entry.updatedAt = row.updated_at.toISOString();
     return entry as LookupEntry<F>;
   }
 
-  async function get(db: Queryable, by: { id?: string | undefined; original?: string | undefined }): Promise<LookupEntry<F> | null> {
+  async function get(
+    db: Queryable,
+    by: { id?: string | undefined; original?: string | undefined },
+  ): Promise<LookupEntry<F> | null> {
     const { rows } =
       by.id !== undefined
         ? await db.query<Row>(`SELECT ${columns} FROM ${spec.table} WHERE id = $1`, [by.id])
-        : await db.query<Row>(`SELECT ${columns} FROM ${spec.table} WHERE original_normalized = $1`, [normalizeLookupKey(by.original ?? '')]);
+        : await db.query<Row>(
+            `SELECT ${columns} FROM ${spec.table} WHERE original_normalized = $1`,
+            [normalizeLookupKey(by.original ?? '')],
+          );
     return rows[0] ? toEntry(rows[0]) : null;
   }
 
@@ -77,8 +108,17 @@ export function lookupTable<F extends object>(spec: LookupTableSpec<F>) {
      * `keepVerified`: an existing entry with status `verified` is left as it is (resolution results
      * never overwrite what a person checked); the existing entry is returned.
      */
-    async upsert(db: Queryable, original: string, fields: F, opts: { keepVerified?: boolean } = {}): Promise<{ entry: LookupEntry<F>; created: boolean }> {
-      const params = [original, normalizeLookupKey(original), ...names.map((n) => value(n, fields[n]))];
+    async upsert(
+      db: Queryable,
+      original: string,
+      fields: F,
+      opts: { keepVerified?: boolean } = {},
+    ): Promise<{ entry: LookupEntry<F>; created: boolean }> {
+      const params = [
+        original,
+        normalizeLookupKey(original),
+        ...names.map((n) => value(n, fields[n])),
+      ];
       const placeholders = names.map((n, i) => cast(n, `$${i + 3}`));
       const { rows } = await db.query<Row & { created: boolean }>(
         `INSERT INTO ${spec.table} (original, original_normalized, ${cols.join(', ')})
@@ -98,9 +138,16 @@ export function lookupTable<F extends object>(spec: LookupTableSpec<F>) {
      * field, so two updates of different fields at the same moment both hold (the second reads
      * what the first wrote). Inside one transaction, which `change` may query (e.g. to check).
      */
-    async update(pool: Pool, id: string, change: (current: LookupEntry<F>, db: Queryable) => F | Promise<F>): Promise<LookupEntry<F>> {
+    async update(
+      pool: Pool,
+      id: string,
+      change: (current: LookupEntry<F>, db: Queryable) => F | Promise<F>,
+    ): Promise<LookupEntry<F>> {
       return withTransaction(pool, async (db) => {
-        const { rows } = await db.query<Row>(`SELECT ${columns} FROM ${spec.table} WHERE id = $1 FOR UPDATE`, [id]);
+        const { rows } = await db.query<Row>(
+          `SELECT ${columns} FROM ${spec.table} WHERE id = $1 FOR UPDATE`,
+          [id],
+        );
         if (!rows[0]) throw new AppError(spec.notFound);
         return replace(db, id, await change(toEntry(rows[0]), db));
       });
@@ -113,13 +160,18 @@ export function lookupTable<F extends object>(spec: LookupTableSpec<F>) {
       if (!rowCount) throw new AppError(spec.notFound);
     },
 
-    async list<S extends string>(db: Queryable, opts: LookupListOptions<S>): Promise<{ rows: LookupEntry<F>[]; total: number }> {
+    async list<S extends string>(
+      db: Queryable,
+      opts: LookupListOptions<S>,
+    ): Promise<{ rows: LookupEntry<F>[]; total: number }> {
       const where: string[] = [];
       const params: unknown[] = [];
       if (opts.search) {
         const key = normalizeLookupKey(opts.search);
         params.push(likeContains(opts.search));
-        const matches = ['original', ...spec.searchColumns].map((c) => `${c} ILIKE $${params.length}`);
+        const matches = ['original', ...spec.searchColumns].map(
+          (c) => `${c} ILIKE $${params.length}`,
+        );
         // a search with no letter or digit has an empty key, which is in every key: it matches literally only
         if (key !== '') {
           params.push(likeContains(key));

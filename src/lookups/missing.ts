@@ -57,7 +57,12 @@ export async function keyRawValues(db: Queryable, kind: RawKind): Promise<number
 export async function missingRawValues(
   db: Queryable,
   kind: RawKind,
-  opts: { sortBy: MissingSort | undefined; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
+  opts: {
+    sortBy: MissingSort | undefined;
+    sortOrder: 'asc' | 'desc';
+    limit: number;
+    offset: number;
+  },
 ): Promise<{ rows: MissingRawValue[]; total: number }> {
   await keyRawValues(db, kind);
   const lookupTable = kind === 'source' ? 'lookup_sources' : 'lookup_sales_types';

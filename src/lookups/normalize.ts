@@ -51,7 +51,9 @@ const TRAILING_NOISE: readonly string[] = [
   'kk',
 ];
 
-const NOISE_PHRASES = [...TRAILING_NOISE].map((p) => p.split(' ')).sort((a, b) => b.length - a.length);
+const NOISE_PHRASES = [...TRAILING_NOISE]
+  .map((p) => p.split(' '))
+  .sort((a, b) => b.length - a.length);
 
 /**
  * Case, accents, punctuation and white space folded; runs of single letters joined ("B.M.I." →
@@ -108,5 +110,7 @@ export function baseTokens(raw: string): string[] {
 export function tidyLabel(raw: string): string {
   const collapsed = raw.replace(/\s+/g, ' ').trim();
   if (collapsed !== collapsed.toUpperCase() || !/\p{Lu}/u.test(collapsed)) return collapsed;
-  return collapsed.toLowerCase().replace(/(^|[\s\-/(])(\p{L})/gu, (_m, sep: string, ch: string) => sep + ch.toUpperCase());
+  return collapsed
+    .toLowerCase()
+    .replace(/(^|[\s\-/(])(\p{L})/gu, (_m, sep: string, ch: string) => sep + ch.toUpperCase());
 }

@@ -11,7 +11,8 @@ import type { SalesTypeLookup } from './salesTypes.ts';
 import type { SourceLookup, SourceResolution } from './sources.ts';
 import type { EmbeddedEntry } from './vectors.ts';
 
-export type ResolutionMethod = 'lookup' | 'gold' | 'rule' | 'phrase' | 'vector' | 'similar' | 'model' | 'none';
+export type ResolutionMethod =
+  'lookup' | 'gold' | 'rule' | 'phrase' | 'vector' | 'similar' | 'model' | 'none';
 
 export interface Resolution<P> {
   proposal: P | null;
@@ -40,7 +41,12 @@ export interface SourceKnowledge {
   embedder: Embedder;
 }
 
-export function goldResolution(row: Pick<GoldDataRow, 'collectionSource' | 'earningsSource' | 'earningsCategory' | 'parentCompany' | 'publisherSource'>): SourceResolution {
+export function goldResolution(
+  row: Pick<
+    GoldDataRow,
+    'collectionSource' | 'earningsSource' | 'earningsCategory' | 'parentCompany' | 'publisherSource'
+  >,
+): SourceResolution {
   return {
     collectionSource: row.collectionSource,
     earningsSource: row.earningsSource,
@@ -86,37 +92,67 @@ function containsPhrase(tokens: readonly string[], phrase: readonly string[]): b
 }
 
 /** Best source candidates by phrase and rule, most specific first (for the model's prompt too). */
-export function sourceCandidates(raw: string, k: SourceKnowledge): { row: GoldDataRow; score: number; via: string }[] {
+export function sourceCandidates(
+  raw: string,
+  k: SourceKnowledge,
+): { row: GoldDataRow; score: number; via: string }[] {
   const tokens = baseTokens(raw);
   const byRaw = new Map(k.gold.map((g) => [g.rawValueNormalized, g]));
   const found: { row: GoldDataRow; score: number; via: string }[] = [];
   for (const row of k.gold) {
     const phrase = row.rawValueNormalized.split(' ');
     const score = phrase.join('').length;
-    if (score >= 3 && containsPhrase(tokens, phrase)) found.push({ row, score, via: `contains the gold-data phrase "${row.rawValue}"` });
+    if (score >= 3 && containsPhrase(tokens, phrase))
+      found.push({ row, score, via: `contains the gold-data phrase "${row.rawValue}"` });
   }
   for (const rule of k.rules) {
     const target = byRaw.get(normalizeLookupKey(rule.goldRawValue));
     if (target && ruleMatches(rule.tokens, tokens)) {
-      found.push({ row: target, score: rule.tokens.join('').length, via: `matches the rule "${rule.tokens.join(' ')}" → ${rule.goldRawValue}` });
+      found.push({
+        row: target,
+        score: rule.tokens.join('').length,
+        via: `matches the rule "${rule.tokens.join(' ')}" → ${rule.goldRawValue}`,
+      });
     }
   }
   return found.sort((a, b) => b.score - a.score);
 }
 
-export async function resolveSourceOffline(raw: string, k: SourceKnowledge, existing: SourceLookup | null): Promise<Resolution<SourceResolution>> {
+export async function resolveSourceOffline(
+  raw: string,
+  k: SourceKnowledge,
+  existing: SourceLookup | null,
+): Promise<Resolution<SourceResolution>> {
   const key = normalizeLookupKey(raw);
   if (existing) {
-    return { proposal: lookupResolution(existing), confidence: 1, method: 'lookup', reason: `The lookup entry "${existing.original}" has the same normalized form "${key}"` };
+    return {
+      proposal: lookupResolution(existing),
+      confidence: 1,
+      method: 'lookup',
+      reason: `The lookup entry "${existing.original}" has the same normalized form "${key}"`,
+    };
   }
   const exact = k.gold.find((g) => g.rawValueNormalized === key);
   if (exact) {
-    return { proposal: goldResolution(exact), confidence: 0.97, method: 'gold', reason: `Gold data "${exact.rawValue}" has the same normalized form "${key}"` };
+    return {
+      proposal: goldResolution(exact),
+      confidence: 0.97,
+      method: 'gold',
+      reason: `Gold data "${exact.rawValue}" has the same normalized form "${key}"`,
+    };
   }
   const compact = key.replace(/ /g, '');
-  const together = compact.length >= 3 ? k.gold.find((g) => g.rawValueNormalized.replace(/ /g, '') === compact) : undefined;
+  const together =
+    compact.length >= 3
+      ? k.gold.find((g) => g.rawValueNormalized.replace(/ /g, '') === compact)
+      : undefined;
   if (together) {
-    return { proposal: goldResolution(together), confidence: 0.95, method: 'gold', reason: `Gold data "${together.rawValue}" is the same name spelled together` };
+    return {
+      proposal: goldResolution(together),
+      confidence: 0.95,
+      method: 'gold',
+      reason: `Gold data "${together.rawValue}" is the same name spelled together`,
+    };
   }
   const [best] = sourceCandidates(raw, k);
   if (best) {
@@ -138,10 +174,18 @@ export async function resolveSourceOffline(raw: string, k: SourceKnowledge, exis
     const name = top.entry.name;
     const nameKey = normalizeLookupKey(name);
     // an entry named like a gold row takes that row; otherwise any row of that canonical name
-    const row = k.gold.find((g) => g.rawValueNormalized === nameKey) ?? k.gold.find((g) => canonicalSourceName(g) === name);
+    const row =
+      k.gold.find((g) => g.rawValueNormalized === nameKey) ??
+      k.gold.find((g) => canonicalSourceName(g) === name);
     const proposal: SourceResolution = row
       ? goldResolution(row)
-      : { collectionSource: null, earningsSource: name, earningsCategory: top.entry.category, earningsParentCompany: null, publisherSource: null };
+      : {
+          collectionSource: null,
+          earningsSource: name,
+          earningsCategory: top.entry.category,
+          earningsParentCompany: null,
+          publisherSource: null,
+        };
     return {
       proposal,
       confidence: round(top.similarity * 0.9),
@@ -149,27 +193,51 @@ export async function resolveSourceOffline(raw: string, k: SourceKnowledge, exis
       reason: `Similar (cosine ${top.similarity.toFixed(2)}) to the vector entry "${name}" (${top.entry.category})`,
     };
   }
-  return { proposal: null, confidence: 0, method: 'none', reason: 'No lookup entry, gold data, rule or similar vector entry matches' };
+  return {
+    proposal: null,
+    confidence: 0,
+    method: 'none',
+    reason: 'No lookup entry, gold data, rule or similar vector entry matches',
+  };
 }
 
 export interface SalesTypeKnowledge {
   rules: SalesTypeRule[];
   /** existing entries with a sales type, for similarity */
-  entries: Pick<SalesTypeLookup, 'original' | 'originalNormalized' | 'cleansed' | 'primarySalesType' | 'secondarySalesType'>[];
+  entries: Pick<
+    SalesTypeLookup,
+    'original' | 'originalNormalized' | 'cleansed' | 'primarySalesType' | 'secondarySalesType'
+  >[];
 }
 
-export function salesTypeRuleMatches(raw: string, rules: readonly SalesTypeRule[]): SalesTypeRule[] {
+export function salesTypeRuleMatches(
+  raw: string,
+  rules: readonly SalesTypeRule[],
+): SalesTypeRule[] {
   const tokens = baseTokens(raw);
   return rules
     .filter((r) => ruleMatches(r.tokens, tokens))
-    .sort((a, b) => b.priority - a.priority || b.tokens.length - a.tokens.length || b.tokens.join('').length - a.tokens.join('').length);
+    .sort(
+      (a, b) =>
+        b.priority - a.priority ||
+        b.tokens.length - a.tokens.length ||
+        b.tokens.join('').length - a.tokens.join('').length,
+    );
 }
 
-export function resolveSalesTypeOffline(raw: string, k: SalesTypeKnowledge, existing: SalesTypeLookup | null): Resolution<SalesTypeProposal> {
+export function resolveSalesTypeOffline(
+  raw: string,
+  k: SalesTypeKnowledge,
+  existing: SalesTypeLookup | null,
+): Resolution<SalesTypeProposal> {
   const key = normalizeLookupKey(raw);
   if (existing) {
     return {
-      proposal: { cleansed: existing.cleansed, primarySalesType: existing.primarySalesType, secondarySalesType: existing.secondarySalesType },
+      proposal: {
+        cleansed: existing.cleansed,
+        primarySalesType: existing.primarySalesType,
+        secondarySalesType: existing.secondarySalesType,
+      },
       confidence: 1,
       method: 'lookup',
       reason: `The lookup entry "${existing.original}" has the same normalized form "${key}"`,
@@ -181,12 +249,21 @@ export function resolveSalesTypeOffline(raw: string, k: SalesTypeKnowledge, exis
   if (best) {
     const agree = matches.every((m) => m.primarySalesType === best.primarySalesType);
     return {
-      proposal: { cleansed, primarySalesType: best.primarySalesType, secondarySalesType: best.secondarySalesType },
+      proposal: {
+        cleansed,
+        primarySalesType: best.primarySalesType,
+        secondarySalesType: best.secondarySalesType,
+      },
       confidence: agree ? 0.9 : 0.75,
       method: 'rule',
       reason:
         `The rule "${best.tokens.join(' ')}" (priority ${best.priority}) gives ${best.primarySalesType} / ${best.secondarySalesType}` +
-        (agree ? '' : `; other rules also matched: ${matches.slice(1).map((m) => `"${m.tokens.join(' ')}"`).join(', ')}`),
+        (agree
+          ? ''
+          : `; other rules also matched: ${matches
+              .slice(1)
+              .map((m) => `"${m.tokens.join(' ')}"`)
+              .join(', ')}`),
     };
   }
   const query = hashedNgramEmbedding(raw);
@@ -198,11 +275,20 @@ export function resolveSalesTypeOffline(raw: string, k: SalesTypeKnowledge, exis
   }
   if (top && top.similarity >= SIMILAR_SALES_TYPE_THRESHOLD) {
     return {
-      proposal: { cleansed, primarySalesType: top.entry.primarySalesType, secondarySalesType: top.entry.secondarySalesType },
+      proposal: {
+        cleansed,
+        primarySalesType: top.entry.primarySalesType,
+        secondarySalesType: top.entry.secondarySalesType,
+      },
       confidence: round(top.similarity * 0.85),
       method: 'similar',
       reason: `Similar (cosine ${top.similarity.toFixed(2)}) to the lookup entry "${top.entry.original}"`,
     };
   }
-  return { proposal: null, confidence: 0, method: 'none', reason: 'No lookup entry, rule or similar entry matches' };
+  return {
+    proposal: null,
+    confidence: 0,
+    method: 'none',
+    reason: 'No lookup entry, rule or similar entry matches',
+  };
 }

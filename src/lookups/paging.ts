@@ -14,12 +14,18 @@ export interface PagedQuery {
   offset: number;
 }
 
-export async function pagedRows<R extends object>(db: Queryable, q: PagedQuery): Promise<{ rows: R[]; total: number }> {
+export async function pagedRows<R extends object>(
+  db: Queryable,
+  q: PagedQuery,
+): Promise<{ rows: R[]; total: number }> {
   const where = q.where.length > 0 ? `WHERE ${q.where.join(' AND ')}` : '';
   const pageParams = [...q.params, ...(q.orderParams ?? [])];
   const n = pageParams.length;
   const [page, count] = await Promise.all([
-    db.query<R>(`SELECT ${q.columns} FROM ${q.from} ${where} ORDER BY ${q.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`, [...pageParams, q.limit, q.offset]),
+    db.query<R>(
+      `SELECT ${q.columns} FROM ${q.from} ${where} ORDER BY ${q.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...pageParams, q.limit, q.offset],
+    ),
     db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${q.from} ${where}`, q.params),
   ]);
   return { rows: page.rows, total: count.rows[0]!.n };

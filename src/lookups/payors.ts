@@ -52,7 +52,15 @@ export async function listKnownPayors(
   const key = opts.search ? normalizeLookupKey(opts.search) : '';
   const byName = opts.sortOrder === 'desc' ? 'lower(name) DESC, name DESC' : 'lower(name), name';
   if (!opts.search || opts.search.trim() === '') {
-    return pagedRows<KnownPayor>(db, { columns: 'name, category', from: KNOWN, where: [], params: [organizationId], orderBy: byName, limit: opts.limit, offset: opts.offset });
+    return pagedRows<KnownPayor>(db, {
+      columns: 'name, category',
+      from: KNOWN,
+      where: [],
+      params: [organizationId],
+      orderBy: byName,
+      limit: opts.limit,
+      offset: opts.offset,
+    });
   }
   const search = opts.search.trim();
   return pagedRows<KnownPayor>(db, {

@@ -15,12 +15,25 @@ export interface SalesTypeFields {
 
 export type SalesTypeLookup = LookupEntry<SalesTypeFields>;
 
-export const salesTypeSorts = ['original', 'cleansed', 'primarySalesType', 'status', 'createdAt', 'updatedAt'] as const;
+export const salesTypeSorts = [
+  'original',
+  'cleansed',
+  'primarySalesType',
+  'status',
+  'createdAt',
+  'updatedAt',
+] as const;
 export type SalesTypeSort = (typeof salesTypeSorts)[number];
 
 const table = lookupTable<SalesTypeFields>({
   table: 'lookup_sales_types',
-  fields: { cleansed: 'cleansed', primarySalesType: 'primary_sales_type', secondarySalesType: 'secondary_sales_type', status: 'status', reason: 'reason' },
+  fields: {
+    cleansed: 'cleansed',
+    primarySalesType: 'primary_sales_type',
+    secondarySalesType: 'secondary_sales_type',
+    status: 'status',
+    reason: 'reason',
+  },
   jsonFields: ['reason'],
   notFound: 'SALES_TYPE_LOOKUP_NOT_FOUND',
   searchColumns: ['cleansed', 'primary_sales_type', 'secondary_sales_type'],
@@ -41,23 +54,46 @@ export interface TaxonomyRow {
 }
 
 export async function listTaxonomy(db: Queryable): Promise<TaxonomyRow[]> {
-  const { rows } = await db.query<{ primary_sales_type: string; secondary_sales_type: string; description: string }>(
+  const { rows } = await db.query<{
+    primary_sales_type: string;
+    secondary_sales_type: string;
+    description: string;
+  }>(
     'SELECT primary_sales_type, secondary_sales_type, description FROM sales_type_taxonomy ORDER BY sort_order',
   );
-  return rows.map((r) => ({ primarySalesType: r.primary_sales_type, secondarySalesType: r.secondary_sales_type, description: r.description }));
+  return rows.map((r) => ({
+    primarySalesType: r.primary_sales_type,
+    secondarySalesType: r.secondary_sales_type,
+    description: r.description,
+  }));
 }
 
 /** A primary alone must exist; a secondary must belong to the primary. */
-export async function assertInTaxonomy(db: Queryable, primary: string | null, secondary: string | null): Promise<void> {
+export async function assertInTaxonomy(
+  db: Queryable,
+  primary: string | null,
+  secondary: string | null,
+): Promise<void> {
   if (primary === null && secondary === null) return;
-  if (primary === null) throw new AppError('SALES_TYPE_NOT_IN_TAXONOMY', 'A secondary sales type needs its primary sales type');
+  if (primary === null)
+    throw new AppError(
+      'SALES_TYPE_NOT_IN_TAXONOMY',
+      'A secondary sales type needs its primary sales type',
+    );
   const { rows } = await db.query<{ secondary_sales_type: string }>(
     'SELECT secondary_sales_type FROM sales_type_taxonomy WHERE primary_sales_type = $1',
     [primary],
   );
-  if (rows.length === 0) throw new AppError('SALES_TYPE_NOT_IN_TAXONOMY', `${primary} is not a primary sales type of the taxonomy`);
+  if (rows.length === 0)
+    throw new AppError(
+      'SALES_TYPE_NOT_IN_TAXONOMY',
+      `${primary} is not a primary sales type of the taxonomy`,
+    );
   if (secondary !== null && !rows.some((r) => r.secondary_sales_type === secondary)) {
-    throw new AppError('SALES_TYPE_NOT_IN_TAXONOMY', `${secondary} is not a secondary sales type of ${primary}`);
+    throw new AppError(
+      'SALES_TYPE_NOT_IN_TAXONOMY',
+      `${secondary} is not a secondary sales type of ${primary}`,
+    );
   }
 }
 
@@ -74,17 +110,29 @@ export async function upsertSalesTypeLookup(
 
 export const getSalesTypeLookup = table.get;
 
-export async function updateSalesTypeLookup(pool: Pool, id: string, patch: Partial<SalesTypeFields>): Promise<SalesTypeLookup> {
+export async function updateSalesTypeLookup(
+  pool: Pool,
+  id: string,
+  patch: Partial<SalesTypeFields>,
+): Promise<SalesTypeLookup> {
   return table.update(pool, id, async (current, db) => {
     const next: SalesTypeFields = {
       cleansed: patch.cleansed ?? current.cleansed,
-      primarySalesType: patch.primarySalesType !== undefined ? patch.primarySalesType : current.primarySalesType,
-      secondarySalesType: patch.secondarySalesType !== undefined ? patch.secondarySalesType : current.secondarySalesType,
+      primarySalesType:
+        patch.primarySalesType !== undefined ? patch.primarySalesType : current.primarySalesType,
+      secondarySalesType:
+        patch.secondarySalesType !== undefined
+          ? patch.secondarySalesType
+          : current.secondarySalesType,
       status: patch.status ?? current.status,
       reason: patch.reason !== undefined ? patch.reason : current.reason,
     };
     // a new primary without a secondary drops the old secondary, which belonged to the old primary
-    if (patch.primarySalesType !== undefined && patch.secondarySalesType === undefined && patch.primarySalesType !== current.primarySalesType) {
+    if (
+      patch.primarySalesType !== undefined &&
+      patch.secondarySalesType === undefined &&
+      patch.primarySalesType !== current.primarySalesType
+    ) {
       next.secondarySalesType = null;
     }
     await assertInTaxonomy(db, next.primarySalesType, next.secondarySalesType);
@@ -94,6 +142,9 @@ export async function updateSalesTypeLookup(pool: Pool, id: string, patch: Parti
 
 export const deleteSalesTypeLookup = table.remove;
 
-export function listSalesTypeLookups(db: Queryable, opts: LookupListOptions<SalesTypeSort>): Promise<{ rows: SalesTypeLookup[]; total: number }> {
+export function listSalesTypeLookups(
+  db: Queryable,
+  opts: LookupListOptions<SalesTypeSort>,
+): Promise<{ rows: SalesTypeLookup[]; total: number }> {
   return table.list(db, opts);
 }

@@ -6,7 +6,13 @@ import { parseFxCsv } from '../fx/parse.ts';
 import { ECB_UPSERT_SQL } from '../fx/rates.ts';
 import { parseHistoryCsv, parseSymbolsCsv, parseTreasuryCsv } from '../market/parse.ts';
 import { PRICES_UPSERT_SQL, SYMBOLS_UPSERT_SQL, TREASURY_UPSERT_SQL } from '../market/store.ts';
-import { readReferenceFile, seedGoldData, seedPayors, seedSalesTypeLookups, taxonomy } from './fixtures.ts';
+import {
+  readReferenceFile,
+  seedGoldData,
+  seedPayors,
+  seedSalesTypeLookups,
+  taxonomy,
+} from './fixtures.ts';
 import { normalizeLookupKey } from './normalize.ts';
 
 const TAG = '$ref$';
@@ -37,15 +43,29 @@ export function seedVectorEntries(): { name: string; category: string }[] {
   const entries = new Map<string, { name: string; category: string }>();
   for (const row of seedGoldData()) {
     const category = row.earningsCategory ?? (row.publisherSource ? 'publishing' : 'other');
-    entries.set(`${normalizeLookupKey(row.rawValue)}\u0000${category}`, { name: row.rawValue, category });
+    entries.set(`${normalizeLookupKey(row.rawValue)}\u0000${category}`, {
+      name: row.rawValue,
+      category,
+    });
   }
   return [...entries.values()];
 }
 
 export function renderReferenceSeed(): string {
-  const tax = taxonomy().map((t, i) => ({ p: t.primarySalesType, s: t.secondarySalesType, d: t.description, o: i + 1 }));
+  const tax = taxonomy().map((t, i) => ({
+    p: t.primarySalesType,
+    s: t.secondarySalesType,
+    d: t.description,
+    o: i + 1,
+  }));
   const salesTypes = unique(
-    seedSalesTypeLookups().map((l) => ({ o: l.original, k: normalizeLookupKey(l.original), c: l.cleansed, p: l.primarySalesType, s: l.secondarySalesType })),
+    seedSalesTypeLookups().map((l) => ({
+      o: l.original,
+      k: normalizeLookupKey(l.original),
+      c: l.cleansed,
+      p: l.primarySalesType,
+      s: l.secondarySalesType,
+    })),
     (r) => r.k,
     'sales-type-lookups.csv',
   );
@@ -63,13 +83,21 @@ export function renderReferenceSeed(): string {
     (r) => r.k,
     'source-gold-data.csv',
   );
-  const vectors = seedVectorEntries().map((v) => ({ n: v.name, k: normalizeLookupKey(v.name), c: v.category }));
+  const vectors = seedVectorEntries().map((v) => ({
+    n: v.name,
+    k: normalizeLookupKey(v.name),
+    c: v.category,
+  }));
   const payors = unique(
     seedPayors().map((p) => ({ k: normalizeLookupKey(p.name), n: p.name, c: p.category })),
     (r) => r.k,
     'payors.csv',
   );
-  const ecb = parseFxCsv(readReferenceFile('ecb-snapshot.csv'), 'ecb').rates.map((r) => ({ d: r.date, c: r.currency, v: r.value }));
+  const ecb = parseFxCsv(readReferenceFile('ecb-snapshot.csv'), 'ecb').rates.map((r) => ({
+    d: r.date,
+    c: r.currency,
+    v: r.value,
+  }));
   const symbols = parseSymbolsCsv(readReferenceFile('market-symbols.csv'));
   const prices = parseHistoryCsv(readReferenceFile('market-history.csv'));
   const yields = parseTreasuryCsv(readReferenceFile('treasury-par-yield-snapshot.csv'));
@@ -108,7 +136,10 @@ SELECT n, k, c FROM jsonb_to_recordset($1::jsonb) AS r(n text, k text, c text)`,
       vectors,
     ),
     '',
-    withRows(`INSERT INTO payors (name_normalized, name, category) SELECT k, n, c FROM jsonb_to_recordset($1::jsonb) AS r(k text, n text, c text)`, payors),
+    withRows(
+      `INSERT INTO payors (name_normalized, name, category) SELECT k, n, c FROM jsonb_to_recordset($1::jsonb) AS r(k text, n text, c text)`,
+      payors,
+    ),
     '',
     withRows(ECB_UPSERT_SQL, ecb),
     '',

@@ -18,7 +18,15 @@ export interface SourceFields extends SourceResolution {
 
 export type SourceLookup = LookupEntry<SourceFields>;
 
-export const sourceSorts = ['original', 'earningsSource', 'collectionSource', 'earningsCategory', 'status', 'createdAt', 'updatedAt'] as const;
+export const sourceSorts = [
+  'original',
+  'earningsSource',
+  'collectionSource',
+  'earningsCategory',
+  'status',
+  'createdAt',
+  'updatedAt',
+] as const;
 export type SourceSort = (typeof sourceSorts)[number];
 
 const table = lookupTable<SourceFields>({
@@ -34,7 +42,13 @@ const table = lookupTable<SourceFields>({
   },
   jsonFields: ['reason'],
   notFound: 'SOURCE_LOOKUP_NOT_FOUND',
-  searchColumns: ['collection_source', 'earnings_source', 'earnings_category', 'earnings_parent_company', 'publisher_source'],
+  searchColumns: [
+    'collection_source',
+    'earnings_source',
+    'earnings_category',
+    'earnings_parent_company',
+    'publisher_source',
+  ],
   sorts: {
     original: 'original_normalized',
     earningsSource: 'lower(earnings_source)',
@@ -51,9 +65,14 @@ export const upsertSourceLookup = table.upsert;
 
 export const getSourceLookup = table.get;
 
-export async function updateSourceLookup(pool: Pool, id: string, patch: Partial<SourceFields>): Promise<SourceLookup> {
+export async function updateSourceLookup(
+  pool: Pool,
+  id: string,
+  patch: Partial<SourceFields>,
+): Promise<SourceLookup> {
   return table.update(pool, id, (current) => {
-    const pick = <K extends keyof SourceFields>(k: K): SourceFields[K] => (patch[k] !== undefined ? (patch[k] as SourceFields[K]) : current[k]);
+    const pick = <K extends keyof SourceFields>(k: K): SourceFields[K] =>
+      patch[k] !== undefined ? (patch[k] as SourceFields[K]) : current[k];
     return {
       collectionSource: pick('collectionSource'),
       earningsSource: pick('earningsSource'),
@@ -68,6 +87,9 @@ export async function updateSourceLookup(pool: Pool, id: string, patch: Partial<
 
 export const deleteSourceLookup = table.remove;
 
-export function listSourceLookups(db: Queryable, opts: LookupListOptions<SourceSort>): Promise<{ rows: SourceLookup[]; total: number }> {
+export function listSourceLookups(
+  db: Queryable,
+  opts: LookupListOptions<SourceSort>,
+): Promise<{ rows: SourceLookup[]; total: number }> {
   return table.list(db, opts);
 }

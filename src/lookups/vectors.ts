@@ -48,7 +48,12 @@ function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string } | null)?.code === '23505';
 }
 
-export async function createVectorEntry(db: Queryable, embedder: Embedder, name: string, category: string): Promise<VectorEntry> {
+export async function createVectorEntry(
+  db: Queryable,
+  embedder: Embedder,
+  name: string,
+  category: string,
+): Promise<VectorEntry> {
   const [embedding] = await embedder.embed([name]);
   try {
     const { rows } = await db.query<Row>(
@@ -58,12 +63,19 @@ export async function createVectorEntry(db: Queryable, embedder: Embedder, name:
     );
     return toEntry(rows[0]!, true);
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('RAG_ENTRY_EXISTS', undefined, { cause: error });
+    if (isUniqueViolation(error))
+      throw new AppError('RAG_ENTRY_EXISTS', undefined, { cause: error });
     throw error;
   }
 }
 
-export async function updateVectorEntry(db: Queryable, embedder: Embedder, id: string, name: string, category: string): Promise<VectorEntry> {
+export async function updateVectorEntry(
+  db: Queryable,
+  embedder: Embedder,
+  id: string,
+  name: string,
+  category: string,
+): Promise<VectorEntry> {
   const [embedding] = await embedder.embed([name]);
   try {
     const { rows } = await db.query<Row>(
@@ -74,7 +86,8 @@ export async function updateVectorEntry(db: Queryable, embedder: Embedder, id: s
     if (!rows[0]) throw new AppError('RAG_ENTRY_NOT_FOUND');
     return toEntry(rows[0], true);
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('RAG_ENTRY_EXISTS', undefined, { cause: error });
+    if (isUniqueViolation(error))
+      throw new AppError('RAG_ENTRY_EXISTS', undefined, { cause: error });
     throw error;
   }
 }
@@ -86,7 +99,14 @@ export async function deleteVectorEntry(db: Queryable, id: string): Promise<void
 
 export async function listVectorEntries(
   db: Queryable,
-  opts: { search?: string | undefined; category?: string | undefined; includeEmbedding: boolean; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
+  opts: {
+    search?: string | undefined;
+    category?: string | undefined;
+    includeEmbedding: boolean;
+    sortOrder: 'asc' | 'desc';
+    limit: number;
+    offset: number;
+  },
 ): Promise<{ rows: VectorEntry[]; total: number }> {
   const where: string[] = [];
   const params: unknown[] = [];
@@ -103,7 +123,10 @@ export async function listVectorEntries(
     from: 'source_vectors',
     where,
     params,
-    orderBy: opts.sortOrder === 'desc' ? 'name_normalized DESC, category DESC, id DESC' : 'name_normalized, category, id',
+    orderBy:
+      opts.sortOrder === 'desc'
+        ? 'name_normalized DESC, category DESC, id DESC'
+        : 'name_normalized, category, id',
     limit: opts.limit,
     offset: opts.offset,
   });
@@ -141,7 +164,12 @@ export interface EmbeddedEntry {
 
 export async function embeddedEntries(db: Queryable, embedder: Embedder): Promise<EmbeddedEntry[]> {
   await ensureEmbeddings(db, embedder);
-  const { rows } = await db.query<{ id: string; name: string; category: string; embedding: number[] }>(
+  const { rows } = await db.query<{
+    id: string;
+    name: string;
+    category: string;
+    embedding: number[];
+  }>(
     'SELECT id, name, category, embedding FROM source_vectors WHERE embedding_model = $1 AND embedding IS NOT NULL',
     [embedder.model],
   );

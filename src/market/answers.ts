@@ -58,11 +58,19 @@ export const MAX_CURVES = 5000;
 
 export function quoteFrom(q: Omit<Quote, 'change' | 'changePercent'>): Quote {
   const change = q.previousClose === null ? null : subtractDecimals(q.price, q.previousClose);
-  return { ...q, change, changePercent: change === null ? null : decimalPercent(change, q.previousClose!) };
+  return {
+    ...q,
+    change,
+    changePercent: change === null ? null : decimalPercent(change, q.previousClose!),
+  };
 }
 
 export function unknownSymbols(symbols: string[]): AppError {
-  return new AppError('MARKET_SYMBOL_NOT_FOUND', `Unknown symbol${symbols.length > 1 ? 's' : ''}: ${symbols.join(', ')}`, { details: { symbols } });
+  return new AppError(
+    'MARKET_SYMBOL_NOT_FOUND',
+    `Unknown symbol${symbols.length > 1 ? 's' : ''}: ${symbols.join(', ')}`,
+    { details: { symbols } },
+  );
 }
 
 export function curvesFrom(rows: { date: string; tenor: string; value: string }[]): YieldCurve[] {

@@ -3,8 +3,20 @@
 // Treasury's published CSV. Unknown symbols are MARKET_SYMBOL_NOT_FOUND with the symbols listed.
 import type { MarketSettings } from '../config.ts';
 import type { Queryable } from '../db/pool.ts';
-import { curvesFrom, MAX_CURVES, quoteFrom, unknownSymbols, type MarketProvider } from './answers.ts';
-import { latestCloses, latestPricePoints, latestTreasuryCurve, marketSymbol, treasuryCurvesIn } from './store.ts';
+import {
+  curvesFrom,
+  MAX_CURVES,
+  quoteFrom,
+  unknownSymbols,
+  type MarketProvider,
+} from './answers.ts';
+import {
+  latestCloses,
+  latestPricePoints,
+  latestTreasuryCurve,
+  marketSymbol,
+  treasuryCurvesIn,
+} from './store.ts';
 import { yahooProvider } from './yahoo.ts';
 
 export function builtinMarketProvider(db: Queryable): MarketProvider {
@@ -17,13 +29,24 @@ export function builtinMarketProvider(db: Queryable): MarketProvider {
       if (missing.length > 0) throw unknownSymbols(missing);
       return symbols.map((s) => {
         const r = bySymbol.get(s)!;
-        return quoteFrom({ symbol: r.symbol, name: r.name, currency: r.currency, exchange: r.exchange, price: r.price, date: r.date, previousClose: r.previousClose });
+        return quoteFrom({
+          symbol: r.symbol,
+          name: r.name,
+          currency: r.currency,
+          exchange: r.exchange,
+          price: r.price,
+          date: r.date,
+          previousClose: r.previousClose,
+        });
       });
     },
     async history(symbol, range) {
       const meta = await marketSymbol(db, symbol);
       if (!meta) throw unknownSymbols([symbol]);
-      return { ...meta, points: await latestPricePoints(db, symbol, range.from ?? null, range.to ?? null) };
+      return {
+        ...meta,
+        points: await latestPricePoints(db, symbol, range.from ?? null, range.to ?? null),
+      };
     },
     async treasuryYields(range) {
       const rows = range.latestOnly

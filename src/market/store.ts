@@ -28,13 +28,17 @@ ON CONFLICT (curve_date, tenor) DO UPDATE SET tenor_months = EXCLUDED.tenor_mont
 
 async function inChunks<T>(db: Queryable, sql: string, rows: T[], size = 2000): Promise<number> {
   let written = 0;
-  for (let i = 0; i < rows.length; i += size) written += (await db.query(sql, [JSON.stringify(rows.slice(i, i + size))])).rowCount ?? 0;
+  for (let i = 0; i < rows.length; i += size)
+    written += (await db.query(sql, [JSON.stringify(rows.slice(i, i + size))])).rowCount ?? 0;
   return written;
 }
 
-export const upsertSymbols = (db: Queryable, rows: SymbolRow[]) => inChunks(db, SYMBOLS_UPSERT_SQL, rows);
-export const upsertPrices = (db: Queryable, rows: PriceRow[]) => inChunks(db, PRICES_UPSERT_SQL, rows);
-export const upsertTreasuryYields = (db: Queryable, rows: YieldRow[]) => inChunks(db, TREASURY_UPSERT_SQL, rows);
+export const upsertSymbols = (db: Queryable, rows: SymbolRow[]) =>
+  inChunks(db, SYMBOLS_UPSERT_SQL, rows);
+export const upsertPrices = (db: Queryable, rows: PriceRow[]) =>
+  inChunks(db, PRICES_UPSERT_SQL, rows);
+export const upsertTreasuryYields = (db: Queryable, rows: YieldRow[]) =>
+  inChunks(db, TREASURY_UPSERT_SQL, rows);
 
 // ---------------------------------------------------------------------------------------------
 // Reading (the built-in market provider, src/market/provider.ts)
@@ -52,7 +56,10 @@ export interface LatestClose {
 }
 
 /** Each known symbol's latest close and the one before it; unknown symbols and symbols without prices are left out. */
-export async function latestCloses(db: Queryable, symbols: readonly string[]): Promise<LatestClose[]> {
+export async function latestCloses(
+  db: Queryable,
+  symbols: readonly string[],
+): Promise<LatestClose[]> {
   const { rows } = await db.query<LatestClose>(
     `SELECT s.symbol, s.name, s.currency, s.exchange, p.close::text AS price, to_char(p.price_date, 'YYYY-MM-DD') AS date,
             (SELECT q.close::text FROM market_prices q WHERE q.symbol = s.symbol AND q.price_date < p.price_date
@@ -72,13 +79,24 @@ export interface MarketSymbol {
   exchange: string | null;
 }
 
-export async function marketSymbol(db: Queryable, symbol: string): Promise<MarketSymbol | undefined> {
-  const { rows } = await db.query<MarketSymbol>('SELECT symbol, name, currency, exchange FROM market_symbols WHERE symbol = $1', [symbol]);
+export async function marketSymbol(
+  db: Queryable,
+  symbol: string,
+): Promise<MarketSymbol | undefined> {
+  const { rows } = await db.query<MarketSymbol>(
+    'SELECT symbol, name, currency, exchange FROM market_symbols WHERE symbol = $1',
+    [symbol],
+  );
   return rows[0];
 }
 
 /** A symbol's daily prices between the dates (null: unbounded), oldest first: the latest 5000 of them. */
-export async function latestPricePoints(db: Queryable, symbol: string, from: string | null, to: string | null): Promise<PricePoint[]> {
+export async function latestPricePoints(
+  db: Queryable,
+  symbol: string,
+  from: string | null,
+  to: string | null,
+): Promise<PricePoint[]> {
   const { rows } = await db.query<PricePoint>(
     `SELECT * FROM (
        SELECT to_char(price_date, 'YYYY-MM-DD') AS date, open::text AS open, high::text AS high, low::text AS low,
@@ -99,7 +117,10 @@ export interface TreasuryYieldRow {
 }
 
 /** The latest curve on or before `upTo` (null: the latest of all), shortest tenor first. */
-export async function latestTreasuryCurve(db: Queryable, upTo: string | null): Promise<TreasuryYieldRow[]> {
+export async function latestTreasuryCurve(
+  db: Queryable,
+  upTo: string | null,
+): Promise<TreasuryYieldRow[]> {
   const { rows } = await db.query<TreasuryYieldRow>(
     `SELECT to_char(curve_date, 'YYYY-MM-DD') AS date, tenor, yield_percent::text AS value FROM treasury_yields
      WHERE curve_date = (SELECT max(curve_date) FROM treasury_yields WHERE $1::date IS NULL OR curve_date <= $1::date)
@@ -114,7 +135,12 @@ export async function latestTreasuryCurve(db: Queryable, upTo: string | null): P
  * range (a row limit cut the range's newest curves off, and left the last one it kept with some
  * tenors missing); by day, then shortest tenor first.
  */
-export async function treasuryCurvesIn(db: Queryable, from: string | null, to: string | null, maxCurves: number): Promise<TreasuryYieldRow[]> {
+export async function treasuryCurvesIn(
+  db: Queryable,
+  from: string | null,
+  to: string | null,
+  maxCurves: number,
+): Promise<TreasuryYieldRow[]> {
   const { rows } = await db.query<TreasuryYieldRow>(
     `WITH days AS (
        SELECT DISTINCT curve_date FROM treasury_yields

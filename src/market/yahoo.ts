@@ -5,7 +5,13 @@ import type { MarketSettings } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { plainNumber } from '../decimal.ts';
 import { parseTreasuryCsv } from './parse.ts';
-import { curvesFrom, quoteFrom, unknownSymbols, type MarketProvider, type PricePoint } from './answers.ts';
+import {
+  curvesFrom,
+  quoteFrom,
+  unknownSymbols,
+  type MarketProvider,
+  type PricePoint,
+} from './answers.ts';
 
 interface ChartResult {
   meta: {
@@ -22,34 +28,65 @@ interface ChartResult {
     gmtoffset?: number;
   };
   timestamp?: number[];
-  indicators?: { quote?: { open?: (number | null)[]; high?: (number | null)[]; low?: (number | null)[]; close?: (number | null)[]; volume?: (number | null)[] }[] };
+  indicators?: {
+    quote?: {
+      open?: (number | null)[];
+      high?: (number | null)[];
+      low?: (number | null)[];
+      close?: (number | null)[];
+      volume?: (number | null)[];
+    }[];
+  };
 }
 
-async function get(settings: MarketSettings, url: string): Promise<{ status: number; text: string }> {
+async function get(
+  settings: MarketSettings,
+  url: string,
+): Promise<{ status: number; text: string }> {
   try {
-    const res = await fetch(url, { headers: { accept: 'application/json, text/csv' }, signal: AbortSignal.timeout(settings.timeoutMs) });
+    const res = await fetch(url, {
+      headers: { accept: 'application/json, text/csv' },
+      signal: AbortSignal.timeout(settings.timeoutMs),
+    });
     return { status: res.status, text: await res.text() };
   } catch (error) {
-    throw new AppError('MARKET_PROVIDER_FAILED', 'The market data provider could not be reached', { cause: error });
+    throw new AppError('MARKET_PROVIDER_FAILED', 'The market data provider could not be reached', {
+      cause: error,
+    });
   }
 }
 
-async function chart(settings: MarketSettings, symbol: string, query: string): Promise<ChartResult | null> {
-  const { status, text } = await get(settings, `${settings.baseUrl}/v8/finance/chart/${encodeURIComponent(symbol)}?${query}`);
+async function chart(
+  settings: MarketSettings,
+  symbol: string,
+  query: string,
+): Promise<ChartResult | null> {
+  const { status, text } = await get(
+    settings,
+    `${settings.baseUrl}/v8/finance/chart/${encodeURIComponent(symbol)}?${query}`,
+  );
   let body: { chart?: { result?: ChartResult[] | null; error?: { code?: string } | null } };
   try {
     body = JSON.parse(text);
   } catch (error) {
-    throw new AppError('MARKET_PROVIDER_FAILED', `The chart API answered HTTP ${status} with something that is not JSON`, { cause: error });
+    throw new AppError(
+      'MARKET_PROVIDER_FAILED',
+      `The chart API answered HTTP ${status} with something that is not JSON`,
+      { cause: error },
+    );
   }
   const result = body.chart?.result?.[0];
-  if (status === 404 || body.chart?.error?.code === 'Not Found' || (status === 200 && !result)) return null;
-  if (status !== 200 || !result) throw new AppError('MARKET_PROVIDER_FAILED', `The chart API answered HTTP ${status}`);
+  if (status === 404 || body.chart?.error?.code === 'Not Found' || (status === 200 && !result))
+    return null;
+  if (status !== 200 || !result)
+    throw new AppError('MARKET_PROVIDER_FAILED', `The chart API answered HTTP ${status}`);
   return result;
 }
 
-const day = (seconds: number, offset = 0) => new Date((seconds + offset) * 1000).toISOString().slice(0, 10);
-const text = (v: number | null | undefined) => (typeof v === 'number' && Number.isFinite(v) ? plainNumber(v) : null);
+const day = (seconds: number, offset = 0) =>
+  new Date((seconds + offset) * 1000).toISOString().slice(0, 10);
+const text = (v: number | null | undefined) =>
+  typeof v === 'number' && Number.isFinite(v) ? plainNumber(v) : null;
 
 function unixSeconds(date: string, endOfDay = false): number {
   return Math.floor(Date.parse(`${date}T00:00:00Z`) / 1000) + (endOfDay ? 86_400 : 0);
@@ -59,8 +96,12 @@ export function yahooProvider(settings: MarketSettings): MarketProvider {
   return {
     name: 'yahoo',
     async quotes(symbols) {
-      const results = await Promise.all(symbols.map((s) => chart(settings, s, 'range=1d&interval=1d')));
-      const missing = symbols.filter((_, i) => !results[i] || typeof results[i]!.meta.regularMarketPrice !== 'number');
+      const results = await Promise.all(
+        symbols.map((s) => chart(settings, s, 'range=1d&interval=1d')),
+      );
+      const missing = symbols.filter(
+        (_, i) => !results[i] || typeof results[i]!.meta.regularMarketPrice !== 'number',
+      );
       if (missing.length > 0) throw unknownSymbols(missing);
       return results.map((r, i) => {
         const m = r!.meta;
@@ -77,8 +118,14 @@ export function yahooProvider(settings: MarketSettings): MarketProvider {
     },
     async history(symbol, range) {
       const to = range.to ?? new Date().toISOString().slice(0, 10);
-      const from = range.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 365 * 86_400_000).toISOString().slice(0, 10);
-      const r = await chart(settings, symbol, `period1=${unixSeconds(from)}&period2=${unixSeconds(to, true)}&interval=1d`);
+      const from =
+        range.from ??
+        new Date(Date.parse(`${to}T00:00:00Z`) - 365 * 86_400_000).toISOString().slice(0, 10);
+      const r = await chart(
+        settings,
+        symbol,
+        `period1=${unixSeconds(from)}&period2=${unixSeconds(to, true)}&interval=1d`,
+      );
       if (!r) throw unknownSymbols([symbol]);
       const q = r.indicators?.quote?.[0] ?? {};
       const points: PricePoint[] = [];
@@ -96,26 +143,45 @@ export function yahooProvider(settings: MarketSettings): MarketProvider {
         });
       }
       const m = r.meta;
-      return { symbol, name: m.longName ?? m.shortName ?? null, currency: m.currency ?? null, exchange: m.fullExchangeName ?? m.exchangeName ?? null, points };
+      return {
+        symbol,
+        name: m.longName ?? m.shortName ?? null,
+        currency: m.currency ?? null,
+        exchange: m.fullExchangeName ?? m.exchangeName ?? null,
+        points,
+      };
     },
     async treasuryYields(range) {
       const to = range.to ?? new Date().toISOString().slice(0, 10);
       const lastYear = Number(to.slice(0, 4));
-      const firstYear = range.latestOnly ? lastYear - 1 : Math.max(Number((range.from ?? to).slice(0, 4)), lastYear - 9);
+      const firstYear = range.latestOnly
+        ? lastYear - 1
+        : Math.max(Number((range.from ?? to).slice(0, 4)), lastYear - 9);
       const rows = [];
       for (let year = lastYear; year >= firstYear; year--) {
         const { status, text: csv } = await get(
           settings,
           `${settings.treasuryBaseUrl}/resource-center/data-chart-center/interest-rates/daily-treasury-rates.csv/${year}/all?type=daily_treasury_yield_curve&field_tdr_date_value=${year}&page&_format=csv`,
         );
-        if (status !== 200) throw new AppError('MARKET_PROVIDER_FAILED', `The Treasury answered HTTP ${status} for ${year}`);
+        if (status !== 200)
+          throw new AppError(
+            'MARKET_PROVIDER_FAILED',
+            `The Treasury answered HTTP ${status} for ${year}`,
+          );
         let parsed;
         try {
           parsed = parseTreasuryCsv(csv);
         } catch (error) {
-          throw new AppError('MARKET_PROVIDER_FAILED', `The Treasury's ${year} file is not a par yield curve CSV`, { cause: error });
+          throw new AppError(
+            'MARKET_PROVIDER_FAILED',
+            `The Treasury's ${year} file is not a par yield curve CSV`,
+            { cause: error },
+          );
         }
-        const inRange = parsed.filter((r) => r.date <= to && (range.latestOnly || range.from === undefined || r.date >= range.from));
+        const inRange = parsed.filter(
+          (r) =>
+            r.date <= to && (range.latestOnly || range.from === undefined || r.date >= range.from),
+        );
         rows.push(...inRange);
         // the latest curve is in the newest year that has any, unless it is early January
         if (range.latestOnly && inRange.length > 0) break;

@@ -39,12 +39,23 @@ export function endpointCatalog(router: AnyTRPCRouter): Map<string, Endpoint> {
 
 /** One line of a listing: what an assistant needs to pick a procedure. */
 export function endpointLine(e: Endpoint): Record<string, unknown> {
-  return { name: e.name, type: e.type, minRole: e.minRole, summary: e.summary, ...(e.deprecated ? { deprecated: e.deprecated } : {}) };
+  return {
+    name: e.name,
+    type: e.type,
+    minRole: e.minRole,
+    summary: e.summary,
+    ...(e.deprecated ? { deprecated: e.deprecated } : {}),
+  };
 }
 
 /** The full description of one procedure, with the JSON Schema of its input. */
 export function endpointDetail(e: Endpoint): Record<string, unknown> {
-  return { ...endpointLine(e), method: e.method, scope: e.scope, input: inputJsonSchema(e.described.input) };
+  return {
+    ...endpointLine(e),
+    method: e.method,
+    scope: e.scope,
+    input: inputJsonSchema(e.described.input),
+  };
 }
 
 /** Procedures whose name, namespace or summary contain every word of the keyword text. */

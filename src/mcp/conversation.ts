@@ -39,19 +39,31 @@ async function chatTitle(db: Queryable, principal: Principal): Promise<string> {
     who = CLI_CLIENT_NAME;
   } else if (principal.oauth) {
     // a registered client (dynamic registration, or a fetched metadata document)
-    const { rows } = await db.query<{ name: string | null }>(`SELECT payload->>'client_name' AS name FROM oauth_models WHERE model = 'Client' AND id = $1`, [principal.oauth.clientId]);
+    const { rows } = await db.query<{ name: string | null }>(
+      `SELECT payload->>'client_name' AS name FROM oauth_models WHERE model = 'Client' AND id = $1`,
+      [principal.oauth.clientId],
+    );
     who = rows[0]?.name ?? principal.oauth.clientId;
   } else {
-    const { rows } = await db.query<{ name: string }>('SELECT name FROM api_keys WHERE id = $1', [principal.apiKey!.id]);
+    const { rows } = await db.query<{ name: string }>('SELECT name FROM api_keys WHERE id = $1', [
+      principal.apiKey!.id,
+    ]);
     who = `API key ${rows[0]?.name ?? principal.apiKey!.id}`;
   }
   return `${who.slice(0, 200)}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /** The credential's live chat in the organization (touched now), or a new one. */
-async function currentChat(db: Queryable, principal: Principal, organizationId: string, credential: string): Promise<Chat> {
+async function currentChat(
+  db: Queryable,
+  principal: Principal,
+  organizationId: string,
+  credential: string,
+): Promise<Chat> {
   // one conversation at a time per credential: parallel calls must not each start one
-  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`chat:${organizationId}:${principal.userId}:${credential}`]);
+  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+    `chat:${organizationId}:${principal.userId}:${credential}`,
+  ]);
   const { rows } = await db.query<Chat>(
     `UPDATE chats SET updated_at = clock_timestamp()
      WHERE id = (SELECT id FROM chats WHERE organization_id = $1 AND user_id = $2 AND credential = $3
@@ -69,12 +81,22 @@ async function currentChat(db: Queryable, principal: Principal, organizationId: 
 
 /** The call as the event's changes: what was called, and how it ended. */
 function callChanges(call: ToolCallRecord): FieldChanges {
-  const after = { tool: call.tool, ...(call.procedure ? { procedure: call.procedure } : {}), ...(call.dryRun ? { dryRun: true } : {}), outcome: call.outcome };
+  const after = {
+    tool: call.tool,
+    ...(call.procedure ? { procedure: call.procedure } : {}),
+    ...(call.dryRun ? { dryRun: true } : {}),
+    outcome: call.outcome,
+  };
   return { call: { before: null, after } };
 }
 
 /** Records one tool call in its chat of the organization (one the caller may act in: checked by the caller). */
-export async function recordToolCall(pool: Pool, principal: Principal, organizationId: string, call: ToolCallRecord): Promise<void> {
+export async function recordToolCall(
+  pool: Pool,
+  principal: Principal,
+  organizationId: string,
+  call: ToolCallRecord,
+): Promise<void> {
   const credential = credentialOf(principal);
   if (!credential) return;
   await withTransaction(pool, async (db) => {

@@ -12,20 +12,25 @@ import { AppError } from '../errors.ts';
 
 /** Mutations that act outside PostgreSQL, and what they do there. */
 export const NOT_DRY_RUNNABLE: Readonly<Record<string, string>> = {
-  'cube.query': 'runs an analytics query (a read: call it without dryRun, or use svc_query_analytics)',
-  'cube.queryAsync': 'runs an analytics query (a read: call it without dryRun, or use svc_query_analytics)',
-  'cube.queryPoll': 'runs an analytics query (a read: call it without dryRun, or use svc_query_analytics)',
+  'cube.query':
+    'runs an analytics query (a read: call it without dryRun, or use svc_query_analytics)',
+  'cube.queryAsync':
+    'runs an analytics query (a read: call it without dryRun, or use svc_query_analytics)',
+  'cube.queryPoll':
+    'runs an analytics query (a read: call it without dryRun, or use svc_query_analytics)',
   'cube.sqlQuery': 'runs an analytics query (a read: call it without dryRun)',
   'cube.sqlQueryAsync': 'runs an analytics query (a read: call it without dryRun)',
   'cube.sqlQueryPoll': 'runs an analytics query (a read: call it without dryRun)',
   'export.downloadFile': 'hands out a presigned object-store URL, which cannot be taken back',
-  'fileStorage.downloadStatementFile': 'hands out a presigned object-store URL, which cannot be taken back',
+  'fileStorage.downloadStatementFile':
+    'hands out a presigned object-store URL, which cannot be taken back',
   'upload.uploadFile': 'hands out presigned object-store upload URLs, which cannot be taken back',
   'upload.heartbeat': 'hands out presigned object-store upload URLs, which cannot be taken back',
   'export.trigger': 'queues the export build with the job runner',
   'mapping.updateById': "queues the re-ingestion of the mapping's statements with the job runner",
   'upload.callback': 'queues statement ingestion with the job runner',
-  'upload.uploadAction': 'queues statement ingestion with the job runner and moves objects in the object store',
+  'upload.uploadAction':
+    'queues statement ingestion with the job runner and moves objects in the object store',
   'upload.aborted': 'deletes uploaded objects from the object store',
   'file.deleteFilesByIds': 'deletes statement files from the object store',
   'rightsholder.deleteById': "deletes the rightsholder's files from the object store",
@@ -38,7 +43,10 @@ export const NOT_DRY_RUNNABLE: Readonly<Record<string, string>> = {
 };
 
 export function refuseDryRun(procedure: string, why: string): AppError {
-  return new AppError('DRY_RUN_UNSUPPORTED', `${procedure} cannot be dry-run: it ${why}. Call it without dryRun to run it for real.`);
+  return new AppError(
+    'DRY_RUN_UNSUPPORTED',
+    `${procedure} cannot be dry-run: it ${why}. Call it without dryRun to run it for real.`,
+  );
 }
 
 export interface DryRunReport {
@@ -49,7 +57,13 @@ export interface DryRunReport {
   /** rows the procedure wrote, per table */
   rows: Record<string, { inserted: number; updated: number; deleted: number }>;
   /** the activity events it recorded: what changed, field by field */
-  activity: { action: string; subjectType: string; subjectId: string; subjectLabel: string | null; changes: unknown }[];
+  activity: {
+    action: string;
+    subjectType: string;
+    subjectId: string;
+    subjectLabel: string | null;
+    changes: unknown;
+  }[];
   note: string;
 }
 
@@ -77,7 +91,9 @@ function transactionPool(client: PoolClient): Pool {
         if (prop === 'query') return query;
         if (prop === 'release') return () => {};
         const value = Reflect.get(target, prop) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        return typeof value === 'function'
+          ? (value as (...a: unknown[]) => unknown).bind(target)
+          : value;
       },
     });
   };
@@ -93,9 +109,12 @@ function readOnlyStore(store: Deps['store'], procedure: string): Deps['store'] {
   const reads = new Set(['getBuffer', 'getStream', 'head', 'checkBucket', 'bucket', 'embedded']);
   return new Proxy(store, {
     get(target, prop) {
-      if (typeof prop === 'string' && !reads.has(prop)) throw refuseDryRun(procedure, 'writes to the object store or hands out a URL of it');
+      if (typeof prop === 'string' && !reads.has(prop))
+        throw refuseDryRun(procedure, 'writes to the object store or hands out a URL of it');
       const value = Reflect.get(target, prop) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      return typeof value === 'function'
+        ? (value as (...a: unknown[]) => unknown).bind(target)
+        : value;
     },
   });
 }
@@ -108,11 +127,18 @@ type Counts = Record<string, { inserted: number; updated: number; deleted: numbe
  * procedure wrote is the difference of two readings.
  */
 async function tableCounts(client: PoolClient): Promise<Counts> {
-  const { rows } = await client.query<{ relname: string; inserted: number; updated: number; deleted: number }>(
+  const { rows } = await client.query<{
+    relname: string;
+    inserted: number;
+    updated: number;
+    deleted: number;
+  }>(
     `SELECT relname, n_tup_ins::int AS inserted, n_tup_upd::int AS updated, n_tup_del::int AS deleted
      FROM pg_stat_xact_user_tables WHERE n_tup_ins + n_tup_upd + n_tup_del > 0`,
   );
-  return Object.fromEntries(rows.map((r) => [r.relname, { inserted: r.inserted, updated: r.updated, deleted: r.deleted }]));
+  return Object.fromEntries(
+    rows.map((r) => [r.relname, { inserted: r.inserted, updated: r.updated, deleted: r.deleted }]),
+  );
 }
 
 function countsWritten(before: Counts, after: Counts): Counts {
@@ -120,7 +146,11 @@ function countsWritten(before: Counts, after: Counts): Counts {
   for (const table of Object.keys(after).sort()) {
     const a = after[table]!;
     const b = before[table] ?? { inserted: 0, updated: 0, deleted: 0 };
-    const d = { inserted: a.inserted - b.inserted, updated: a.updated - b.updated, deleted: a.deleted - b.deleted };
+    const d = {
+      inserted: a.inserted - b.inserted,
+      updated: a.updated - b.updated,
+      deleted: a.deleted - b.deleted,
+    };
     if (d.inserted + d.updated + d.deleted > 0) out[table] = d;
   }
   return out;
@@ -142,7 +172,11 @@ async function activitySince(client: PoolClient, since: Date): Promise<DryRunRep
  * Runs the procedure through run(deps) with deps whose pool is one transaction, then rolls it
  * back; the procedure's own errors (validation, role, not found) are thrown as they are.
  */
-export async function dryRun(deps: Deps, procedure: string, run: (deps: Deps) => Promise<unknown>): Promise<DryRunReport> {
+export async function dryRun(
+  deps: Deps,
+  procedure: string,
+  run: (deps: Deps) => Promise<unknown>,
+): Promise<DryRunReport> {
   const why = NOT_DRY_RUNNABLE[procedure];
   if (why) throw refuseDryRun(procedure, why);
   const client = await deps.pool.connect();
@@ -150,7 +184,11 @@ export async function dryRun(deps: Deps, procedure: string, run: (deps: Deps) =>
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     const { rows } = await client.query<{ now: Date }>('SELECT clock_timestamp() AS now');
     const before = await tableCounts(client);
-    const dryDeps: Deps = { ...deps, pool: transactionPool(client), store: readOnlyStore(deps.store, procedure) };
+    const dryDeps: Deps = {
+      ...deps,
+      pool: transactionPool(client),
+      store: readOnlyStore(deps.store, procedure),
+    };
     const result = await run(dryDeps);
     return {
       dryRun: true,

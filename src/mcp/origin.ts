@@ -6,16 +6,31 @@ import { AppError } from '../errors.ts';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-export function originProblem(req: FastifyRequest, issuer: string, corsOrigins: readonly string[]): AppError | undefined {
+export function originProblem(
+  req: FastifyRequest,
+  issuer: string,
+  corsOrigins: readonly string[],
+): AppError | undefined {
   const pub = new URL(issuer);
   const origin = req.headers.origin;
-  if (origin !== undefined && origin !== pub.origin && !corsOrigins.includes('*') && !corsOrigins.includes(origin)) {
-    return new AppError('TOOL_ORIGIN_REFUSED', `Requests from the origin ${origin.slice(0, 200)} are not allowed (CORS_ORIGINS)`);
+  if (
+    origin !== undefined &&
+    origin !== pub.origin &&
+    !corsOrigins.includes('*') &&
+    !corsOrigins.includes(origin)
+  ) {
+    return new AppError(
+      'TOOL_ORIGIN_REFUSED',
+      `Requests from the origin ${origin.slice(0, 200)} are not allowed (CORS_ORIGINS)`,
+    );
   }
   const host = (req.headers.host ?? '').toLowerCase();
   const hostname = host.replace(/:\d+$/, '');
   if (host !== pub.host && !LOOPBACK.has(hostname)) {
-    return new AppError('TOOL_ORIGIN_REFUSED', `The Host ${host.slice(0, 200)} is not this service's address (PUBLIC_URL)`);
+    return new AppError(
+      'TOOL_ORIGIN_REFUSED',
+      `The Host ${host.slice(0, 200)} is not this service's address (PUBLIC_URL)`,
+    );
   }
   return undefined;
 }

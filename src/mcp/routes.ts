@@ -31,23 +31,42 @@ function refuse(reply: FastifyReply, error: AppError, challenge?: string): Fasti
   return reply
     .status(wire.httpStatus)
     .header('cache-control', 'no-store')
-    .send({ jsonrpc: '2.0', error: { code: -32001, message: error.message, data: { code: wire.code, errorCode: error.errorCode } }, id: null });
+    .send({
+      jsonrpc: '2.0',
+      error: {
+        code: -32001,
+        message: error.message,
+        data: { code: wire.code, errorCode: error.errorCode },
+      },
+      id: null,
+    });
 }
 
 type Caller = Record<string, unknown>;
 
 /** Calls a procedure by its dotted name on a tRPC caller. */
 function callByName(caller: Caller, name: string, input: unknown): Promise<unknown> {
-  const fn = name.split('.').reduce<unknown>((node, part) => (node as Caller)[part], caller) as (input: unknown) => Promise<unknown>;
+  const fn = name.split('.').reduce<unknown>((node, part) => (node as Caller)[part], caller) as (
+    input: unknown,
+  ) => Promise<unknown>;
   return fn(input);
 }
 
-export async function mcpRoutes(app: FastifyInstance, deps: Deps, opts: { oauth: OAuthServer; limits: RateLimits }): Promise<void> {
+export async function mcpRoutes(
+  app: FastifyInstance,
+  deps: Deps,
+  opts: { oauth: OAuthServer; limits: RateLimits },
+): Promise<void> {
   const { oauth, limits } = opts;
   const catalog = endpointCatalog(appRouter);
 
   /** The caller, or a 401 already sent (with the challenge that points at the resource metadata). */
-  const authenticate = async (req: FastifyRequest, reply: FastifyReply): Promise<{ principal: Principal; credentials: Credentials; writeAccess: boolean } | undefined> => {
+  const authenticate = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<
+    { principal: Principal; credentials: Credentials; writeAccess: boolean } | undefined
+  > => {
     let credentials: Credentials;
     try {
       credentials = credentialsFromHeaders(req.headers, req.raw.rawHeaders);
@@ -56,22 +75,38 @@ export async function mcpRoutes(app: FastifyInstance, deps: Deps, opts: { oauth:
       refuse(reply, error, oauth.challenge('mcp', 'invalid_token'));
       return undefined;
     }
-    if (credentials.organizationId !== undefined) credentials.organizationId = credentials.organizationId.toLowerCase();
+    if (credentials.organizationId !== undefined)
+      credentials.organizationId = credentials.organizationId.toLowerCase();
     if (credentials.apiKey === undefined && credentials.bearerToken === undefined) {
-      refuse(reply, new AppError('AUTH_REQUIRED', 'Missing or invalid Authorization header: sign in (OAuth) or send x-api-key with x-organization-id'), oauth.challenge('mcp'));
+      refuse(
+        reply,
+        new AppError(
+          'AUTH_REQUIRED',
+          'Missing or invalid Authorization header: sign in (OAuth) or send x-api-key with x-organization-id',
+        ),
+        oauth.challenge('mcp'),
+      );
       return undefined;
     }
     try {
       if (credentials.bearerToken !== undefined) {
         const info = await oauth.verify(credentials.bearerToken, oauth.urls().mcpResource);
-        return { principal: principalForToken(info), credentials, writeAccess: info.scopes.includes(MCP_WRITE_SCOPE) };
+        return {
+          principal: principalForToken(info),
+          credentials,
+          writeAccess: info.scopes.includes(MCP_WRITE_SCOPE),
+        };
       }
       const ctx = createContextInner(deps, credentials, undefined, { address: req.ip });
       // API keys are read-only here: write access is granted by a person, at sign-in
       return { principal: await ctx.authenticate(), credentials, writeAccess: false };
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      refuse(reply, error, oauth.challenge('mcp', credentials.bearerToken !== undefined ? 'invalid_token' : undefined));
+      refuse(
+        reply,
+        error,
+        oauth.challenge('mcp', credentials.bearerToken !== undefined ? 'invalid_token' : undefined),
+      );
       return undefined;
     }
   };
@@ -84,7 +119,13 @@ export async function mcpRoutes(app: FastifyInstance, deps: Deps, opts: { oauth:
     const { principal, credentials, writeAccess } = who;
     // the procedures run as over HTTP: the same context, with the principal already verified
     const callerOf = (callDeps: Deps) =>
-      createCaller(createContextInner(callDeps, credentials, undefined, { address: req.ip, limits, bearer: async () => principal })) as unknown as Caller;
+      createCaller(
+        createContextInner(callDeps, credentials, undefined, {
+          address: req.ip,
+          limits,
+          bearer: async () => principal,
+        }),
+      ) as unknown as Caller;
     const caller = callerOf(deps);
     const toolContext: ToolContext = {
       db: deps.pool,
@@ -94,20 +135,27 @@ export async function mcpRoutes(app: FastifyInstance, deps: Deps, opts: { oauth:
       writeAccess,
       mcpResource: oauth.urls().mcpResource,
       call: (name, input) => callByName(caller, name, input),
-      dryRun: (name, input) => dryRun(deps, name, (dryDeps) => callByName(callerOf(dryDeps), name, input)),
+      dryRun: (name, input) =>
+        dryRun(deps, name, (dryDeps) => callByName(callerOf(dryDeps), name, input)),
       timeoutMs: deps.config.mcp.timeoutMs,
       maxRows: deps.config.mcp.maxRows,
       // cube.queryPoll itself waits CUBE_ASYNC_WAIT_MS for the answer; this is only a breather
       pollIntervalMs: 100,
       // a call whose record fails is still answered: the failure is logged
       record: (call, organizationId) =>
-        recordToolCall(deps.pool, principal, organizationId, call).catch((error: unknown) => req.log.error({ err: error, tool: call.tool }, 'recording a tool call failed')),
+        recordToolCall(deps.pool, principal, organizationId, call).catch((error: unknown) =>
+          req.log.error({ err: error, tool: call.tool }, 'recording a tool call failed'),
+        ),
     };
     const server = new McpServer({ name: 'royalty-engine', version: '1.0.0' });
     registerTools(server, toolContext);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     // the SDK writes the answer itself: the headers hooks gave the reply (x-request-id, CORS) go along
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string | string[]);
+    for (const [name, value] of Object.entries(reply.getHeaders()))
+      if (value !== undefined) reply.raw.setHeader(name, value as string | string[]);
     reply.raw.setHeader('cache-control', 'no-store');
     reply.hijack();
     reply.raw.on('close', () => {
@@ -127,7 +175,14 @@ export async function mcpRoutes(app: FastifyInstance, deps: Deps, opts: { oauth:
         reply
           .status(405)
           .header('allow', 'POST')
-          .send({ jsonrpc: '2.0', error: { code: -32000, message: `${method} is not supported: the tool server answers POST only (stateless)` }, id: null }),
+          .send({
+            jsonrpc: '2.0',
+            error: {
+              code: -32000,
+              message: `${method} is not supported: the tool server answers POST only (stateless)`,
+            },
+            id: null,
+          }),
     });
   }
 }

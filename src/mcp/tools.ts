@@ -52,35 +52,68 @@ interface CurrentUser {
   organizations: Membership[];
 }
 
-const organizationField = z.uuid().optional().describe('The organization; default: x-organization-id, else the only one the caller belongs to');
+const organizationField = z
+  .uuid()
+  .optional()
+  .describe(
+    'The organization; default: x-organization-id, else the only one the caller belongs to',
+  );
 
 /** The tool's answer as text: JSON, arrays capped at maxRows with a note of what was left out. */
 function answer(value: unknown, maxRows: number): CallToolResult {
   const { value: kept, omitted } = bounded(value, maxRows);
-  const note = omitted > 0 ? `\n\n(${omitted} rows left out: results keep at most ${maxRows} rows per list; narrow the query or page with limit/offset)` : '';
+  const note =
+    omitted > 0
+      ? `\n\n(${omitted} rows left out: results keep at most ${maxRows} rows per list; narrow the query or page with limit/offset)`
+      : '';
   return { content: [{ type: 'text', text: JSON.stringify(kept, null, 1) + note }] };
 }
 
 /** An error as the API would report it: data.code, data.errorCode and the message. */
 function failure(error: unknown): { result: CallToolResult; errorCode: string } {
-  const trpc = error instanceof TRPCError ? error : new AppError('INTERNAL_ERROR', 'Internal server error', { cause: error });
+  const trpc =
+    error instanceof TRPCError
+      ? error
+      : new AppError('INTERNAL_ERROR', 'Internal server error', { cause: error });
   const { errorCode, message, fields } = describeError(trpc);
-  const body = { error: { code: wireCode(trpc.code).code, errorCode, message, ...(fields ? { fields } : {}) } };
-  return { result: { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] }, errorCode };
+  const body = {
+    error: { code: wireCode(trpc.code).code, errorCode, message, ...(fields ? { fields } : {}) },
+  };
+  return {
+    result: { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] },
+    errorCode,
+  };
 }
 
-type ToolArgs = { organizationId?: unknown; input?: Record<string, unknown>; procedure?: unknown; dryRun?: unknown };
+type ToolArgs = {
+  organizationId?: unknown;
+  input?: Record<string, unknown>;
+  procedure?: unknown;
+  dryRun?: unknown;
+};
 
 /**
  * Runs a tool body within the request's time limit; any error becomes a tool error. Data answers
  * (`rows`) are bounded; the service's own descriptions (procedures, permissions, the view) are not.
  * The call is then recorded in the activity log, whatever its outcome.
  */
-async function run(ctx: ToolContext, tool: string, args: ToolArgs, body: () => Promise<unknown>, rows: boolean): Promise<CallToolResult> {
+async function run(
+  ctx: ToolContext,
+  tool: string,
+  args: ToolArgs,
+  body: () => Promise<unknown>,
+  rows: boolean,
+): Promise<CallToolResult> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new AppError('TOOL_TIMEOUT', `The tool call did not finish within ${ctx.timeoutMs / 1000} s (MCP_TIMEOUT_MS); for a long analytics query use cube.queryAsync and cube.queryPoll`)),
+      () =>
+        reject(
+          new AppError(
+            'TOOL_TIMEOUT',
+            `The tool call did not finish within ${ctx.timeoutMs / 1000} s (MCP_TIMEOUT_MS); for a long analytics query use cube.queryAsync and cube.queryPoll`,
+          ),
+        ),
       ctx.timeoutMs,
     );
   });
@@ -96,7 +129,15 @@ async function run(ctx: ToolContext, tool: string, args: ToolArgs, body: () => P
   const organizationId = await recordedOrganization(ctx, args);
   if (organizationId !== undefined) {
     const procedure = typeof args.procedure === 'string' ? args.procedure : undefined;
-    await ctx.record({ tool, ...(procedure ? { procedure } : {}), ...(args.dryRun === true ? { dryRun: true } : {}), outcome }, organizationId);
+    await ctx.record(
+      {
+        tool,
+        ...(procedure ? { procedure } : {}),
+        ...(args.dryRun === true ? { dryRun: true } : {}),
+        outcome,
+      },
+      organizationId,
+    );
   }
   return result;
 }
@@ -108,7 +149,9 @@ async function run(ctx: ToolContext, tool: string, args: ToolArgs, body: () => P
  * written into an organization the caller does not belong to.
  */
 async function recordedOrganization(ctx: ToolContext, args: ToolArgs): Promise<string | undefined> {
-  const named = [args.organizationId, args.input?.organizationId].find((v): v is string => typeof v === 'string');
+  const named = [args.organizationId, args.input?.organizationId].find(
+    (v): v is string => typeof v === 'string',
+  );
   try {
     const chosen = await chooseOrganization(ctx, named);
     const p = ctx.principal;
@@ -129,7 +172,8 @@ async function chooseOrganization(ctx: ToolContext, given: string | undefined): 
   if (named !== undefined) return named;
   const { organizations } = await currentUser(ctx);
   if (organizations.length === 1) return organizations[0]!.id;
-  if (organizations.length === 0) throw new AppError('ORGANIZATION_REQUIRED', 'No organization was found for the user');
+  if (organizations.length === 0)
+    throw new AppError('ORGANIZATION_REQUIRED', 'No organization was found for the user');
   throw new AppError(
     'ORGANIZATION_REQUIRED',
     `Multiple organizations were found for the user (${organizations.map((o) => `${o.name}: ${o.id}`).join(', ')}): select one with the x-organization-id header or organizationId`,
@@ -145,16 +189,27 @@ function roleReaches(minRole: string | null, role: OrgRole, principal: Principal
 
 function refuseMutation(ctx: ToolContext, e: Endpoint): never {
   // the analytics queries are declared as mutations (POST, as Cube's): they have their own tool
-  const instead = e.name.startsWith('cube.query') ? ' For analytics queries use svc_query_analytics.' : '';
+  const instead = e.name.startsWith('cube.query')
+    ? ' For analytics queries use svc_query_analytics.'
+    : '';
   throw new AppError(
     'TOOL_READ_ONLY',
     `${e.name} is a mutation and this connection is read-only. To grant write access, sign in again asking for the scope "${MCP_WRITE_SCOPE}" (scope=${API_SCOPE} ${MCP_WRITE_SCOPE}, resource=${ctx.mcpResource}) and allow it; API keys are read-only here. Or call it through the API (POST /trpc/${e.name}).${instead}`,
   );
 }
 
-async function apiCall(ctx: ToolContext, procedure: string, input: Record<string, unknown> | undefined, dryRun: boolean): Promise<unknown> {
+async function apiCall(
+  ctx: ToolContext,
+  procedure: string,
+  input: Record<string, unknown> | undefined,
+  dryRun: boolean,
+): Promise<unknown> {
   const e = ctx.catalog.get(procedure);
-  if (!e) throw new AppError('PROCEDURE_NOT_FOUND', `No procedure named ${procedure}: svc_search_endpoints finds one`);
+  if (!e)
+    throw new AppError(
+      'PROCEDURE_NOT_FOUND',
+      `No procedure named ${procedure}: svc_search_endpoints finds one`,
+    );
   if (e.type === 'mutation' && !ctx.writeAccess) refuseMutation(ctx, e);
   if (dryRun && e.type === 'query') throw refuseDryRun(procedure, 'is a query and changes nothing');
   let body: unknown = input;
@@ -165,7 +220,8 @@ async function apiCall(ctx: ToolContext, procedure: string, input: Record<string
   return dryRun ? ctx.dryRun(procedure, body) : ctx.call(procedure, body);
 }
 
-const completed = (r: unknown): r is { status: 'completed'; data: unknown } => (r as { status?: unknown } | null)?.status === 'completed';
+const completed = (r: unknown): r is { status: 'completed'; data: unknown } =>
+  (r as { status?: unknown } | null)?.status === 'completed';
 
 /** cube.query in its synchronous window; past it, cube.queryPoll with the same body until it is done. */
 async function analytics(ctx: ToolContext, body: Record<string, unknown>): Promise<unknown> {
@@ -189,20 +245,36 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     shape: S,
     body: (args: z.infer<z.ZodObject<S>>) => Promise<unknown>,
     rows = false,
-  ) => server.registerTool(name, { description, inputSchema: shape }, ((args: z.infer<z.ZodObject<S>>) => run(ctx, name, args as ToolArgs, () => body(args), rows)) as never);
+  ) =>
+    server.registerTool(name, { description, inputSchema: shape }, ((
+      args: z.infer<z.ZodObject<S>>,
+    ) => run(ctx, name, args as ToolArgs, () => body(args), rows)) as never);
 
-  tool('svc_health', 'Whether the service and its dependencies (database, object store, job runner) are up.', {}, () => ctx.call('health', undefined));
+  tool(
+    'svc_health',
+    'Whether the service and its dependencies (database, object store, job runner) are up.',
+    {},
+    () => ctx.call('health', undefined),
+  );
 
-  tool('svc_whoami', 'The caller: user id, email, the organizations they belong to with their role, and the credential in use.', {}, async () => {
-    const user = await currentUser(ctx);
-    const p = ctx.principal;
-    return {
-      ...user,
-      platformRole: p.platformRole,
-      credential: p.kind === 'api_key' ? { kind: 'api_key', patterns: p.apiKey?.patterns } : { kind: 'bearer', clientId: p.oauth?.clientId },
-      selectedOrganizationId: ctx.organizationId ?? null,
-    };
-  });
+  tool(
+    'svc_whoami',
+    'The caller: user id, email, the organizations they belong to with their role, and the credential in use.',
+    {},
+    async () => {
+      const user = await currentUser(ctx);
+      const p = ctx.principal;
+      return {
+        ...user,
+        platformRole: p.platformRole,
+        credential:
+          p.kind === 'api_key'
+            ? { kind: 'api_key', patterns: p.apiKey?.patterns }
+            : { kind: 'bearer', clientId: p.oauth?.clientId },
+        selectedOrganizationId: ctx.organizationId ?? null,
+      };
+    },
+  );
 
   tool(
     'svc_get_permissions',
@@ -212,9 +284,17 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       const p = ctx.principal;
       const chosen = await chooseOrganization(ctx, organizationId);
       // as every procedure does: an API key answers for the organizations of its scope only
-      if (p.apiKey && !p.apiKey.organizationIds.includes(chosen.toLowerCase())) throw new AppError('API_KEY_SCOPE_DENIED', "The organization is outside the API key's scope");
+      if (p.apiKey && !p.apiKey.organizationIds.includes(chosen.toLowerCase()))
+        throw new AppError(
+          'API_KEY_SCOPE_DENIED',
+          "The organization is outside the API key's scope",
+        );
       const access = await organizationAccess(ctx.db, p, chosen);
-      const allowed = [...ctx.catalog.values()].filter((e) => roleReaches(e.minRole, access.role, p) && (!p.apiKey || scopeAllows(p.apiKey.patterns, e.name)));
+      const allowed = [...ctx.catalog.values()].filter(
+        (e) =>
+          roleReaches(e.minRole, access.role, p) &&
+          (!p.apiKey || scopeAllows(p.apiKey.patterns, e.name)),
+      );
       return {
         organizationId: access.id,
         role: access.role,
@@ -229,9 +309,22 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   tool(
     'svc_list_endpoints',
     'Lists the API procedures (name, query or mutation, minimum role, summary), optionally those of one namespace (e.g. "rightsholder" or "cube").',
-    { namespace: z.string().max(100).optional().describe('A namespace: the part of a procedure name before its last dot') },
+    {
+      namespace: z
+        .string()
+        .max(100)
+        .optional()
+        .describe('A namespace: the part of a procedure name before its last dot'),
+    },
     async ({ namespace }) =>
-      [...ctx.catalog.values()].filter((e) => namespace === undefined || e.namespace === namespace || e.namespace.startsWith(`${namespace}.`)).map(endpointLine),
+      [...ctx.catalog.values()]
+        .filter(
+          (e) =>
+            namespace === undefined ||
+            e.namespace === namespace ||
+            e.namespace.startsWith(`${namespace}.`),
+        )
+        .map(endpointLine),
   );
 
   tool(
@@ -243,7 +336,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
 
   tool(
     'svc_describe_endpoint',
-    "One procedure: the JSON Schema of its input, its method (GET query, POST mutation), scope, minimum role and summary.",
+    'One procedure: the JSON Schema of its input, its method (GET query, POST mutation), scope, minimum role and summary.',
     { name: z.enum(procedureNames).describe('The procedure, e.g. rightsholder.list') },
     async ({ name }) => endpointDetail(ctx.catalog.get(name)!),
   );
@@ -254,7 +347,12 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     {
       procedure: z.enum(procedureNames),
       input: z.record(z.string(), z.unknown()).optional().describe("The procedure's input object"),
-      dryRun: z.boolean().optional().describe('Mutations only: validate input, role and existence and describe what would change, changing nothing'),
+      dryRun: z
+        .boolean()
+        .optional()
+        .describe(
+          'Mutations only: validate input, role and existence and describe what would change, changing nothing',
+        ),
     },
     async ({ procedure, input, dryRun }) => apiCall(ctx, procedure, input, dryRun === true),
     true,
@@ -265,11 +363,17 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'Runs an analytics query (Cube query format, see svc_cube_meta) and returns its rows: cube.query within its synchronous window, then cube.queryPoll until the answer is ready. The filters must name rightsholders (rightsholder_id equals their ids).',
     {
       organizationId: organizationField,
-      query: z.record(z.string(), z.unknown()).describe('measures, dimensions, timeDimensions, filters, order, limit, offset'),
+      query: z
+        .record(z.string(), z.unknown())
+        .describe('measures, dimensions, timeDimensions, filters, order, limit, offset'),
       usePreagg: z.boolean().optional(),
     },
     async ({ organizationId, query, usePreagg }) =>
-      analytics(ctx, { organizationId: await chooseOrganization(ctx, organizationId), query, ...(usePreagg !== undefined ? { usePreagg } : {}) }),
+      analytics(ctx, {
+        organizationId: await chooseOrganization(ctx, organizationId),
+        query,
+        ...(usePreagg !== undefined ? { usePreagg } : {}),
+      }),
     true,
   );
 
@@ -277,6 +381,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     'svc_cube_meta',
     'The analytics view: its measures, dimensions and time dimensions with types, titles and definitions.',
     { organizationId: organizationField },
-    async ({ organizationId }) => ctx.call('cube.meta', { organizationId: await chooseOrganization(ctx, organizationId) }),
+    async ({ organizationId }) =>
+      ctx.call('cube.meta', { organizationId: await chooseOrganization(ctx, organizationId) }),
   );
 }

@@ -6,7 +6,11 @@
  * The body's bytes, at most `max`; past it `tooLarge(declared)` is thrown, `declared` being the
  * announced content-length when that was the reason, else null.
  */
-export async function readCappedBody(res: Response, max: number, tooLarge: (declared: number | null) => Error): Promise<Buffer> {
+export async function readCappedBody(
+  res: Response,
+  max: number,
+  tooLarge: (declared: number | null) => Error,
+): Promise<Buffer> {
   const declared = Number(res.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > max) {
     await res.body?.cancel().catch(() => {});

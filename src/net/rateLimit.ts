@@ -11,7 +11,12 @@
 // process's memory, or in PostgreSQL (the table rate_limits) for processes that share one database.
 import { isIPv4, isIPv6 } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { OAuthSettings, RateLimitGroup, RateLimitSettings } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
@@ -78,20 +83,40 @@ interface BudgetSpec {
 function apiBudgets(settings: RateLimitSettings): [LimitGroup, BudgetSpec][] {
   return (Object.entries(settings.perPrincipal) as [RateLimitGroup, number][])
     .filter(([, points]) => points > 0)
-    .map(([group, points]) => [group, { principal: points, address: points * settings.addressFactor, windowSeconds: settings.windowSeconds }]);
+    .map(([group, points]) => [
+      group,
+      {
+        principal: points,
+        address: points * settings.addressFactor,
+        windowSeconds: settings.windowSeconds,
+      },
+    ]);
 }
 
 function signInBudgets(oauth: OAuthSettings): [LimitGroup, BudgetSpec][] {
   const window = oauth.loginWindowSeconds;
   return [
-    ['auth', { principal: oauth.loginFailuresPerAccount, address: oauth.loginFailuresPerAddress, windowSeconds: window }],
+    [
+      'auth',
+      {
+        principal: oauth.loginFailuresPerAccount,
+        address: oauth.loginFailuresPerAddress,
+        windowSeconds: window,
+      },
+    ],
     ['register', { address: oauth.registrationsPerAddress, windowSeconds: HOUR }],
     ['userCode', { address: USER_CODE_TRIES, windowSeconds: window }],
     ['token', { address: oauth.tokenRequestsPerAddress, windowSeconds: 60 }],
   ];
 }
 
-function limiter(settings: RateLimitSettings, pool: Pool | undefined, keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
+function limiter(
+  settings: RateLimitSettings,
+  pool: Pool | undefined,
+  keyPrefix: string,
+  points: number,
+  duration: number,
+): RateLimiterAbstract {
   const options = { keyPrefix, points, duration };
   if (settings.store === 'memory') return new RateLimiterMemory(options);
   if (!pool) throw new Error('RATE_LIMIT_STORE=postgres counts in the database: a pool is needed');
@@ -125,36 +150,65 @@ export function addressKey(address: string): string {
     const rest = tail === '' ? [] : tail.split(':');
     groups.push(...Array<string>(8 - groups.length - rest.length).fill('0'), ...rest);
   }
-  return `${groups.slice(0, 4).map((g) => Number.parseInt(g, 16).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }
 
-async function consume(budget: RateLimiterAbstract, key: string, message: (seconds: number) => string): Promise<void> {
+async function consume(
+  budget: RateLimiterAbstract,
+  key: string,
+  message: (seconds: number) => string,
+): Promise<void> {
   try {
     await budget.consume(key);
   } catch (error) {
     if (!(error instanceof RateLimiterRes)) throw error;
     const retryAfterSeconds = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
-    throw new AppError('TOO_MANY_REQUESTS', message(retryAfterSeconds), { details: { retryAfterSeconds } });
+    throw new AppError('TOO_MANY_REQUESTS', message(retryAfterSeconds), {
+      details: { retryAfterSeconds },
+    });
   }
 }
 
 /** Throws TOO_MANY_REQUESTS when the key's budget is spent; counts nothing. */
-async function spent(budget: RateLimiterAbstract, key: string, message: (seconds: number) => string): Promise<void> {
+async function spent(
+  budget: RateLimiterAbstract,
+  key: string,
+  message: (seconds: number) => string,
+): Promise<void> {
   const state = await budget.get(key);
   if (!state || state.consumedPoints < budget.points) return;
   const retryAfterSeconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-  throw new AppError('TOO_MANY_REQUESTS', message(retryAfterSeconds), { details: { retryAfterSeconds } });
+  throw new AppError('TOO_MANY_REQUESTS', message(retryAfterSeconds), {
+    details: { retryAfterSeconds },
+  });
 }
 
 /**
  * The limits of settings (the API's groups) and of oauth (the sign-in surface's; without it those
  * groups are not limited); pool is where the postgres store counts.
  */
-export function createRateLimits(settings: RateLimitSettings, pool?: Pool, oauth?: OAuthSettings): RateLimits {
+export function createRateLimits(
+  settings: RateLimitSettings,
+  pool?: Pool,
+  oauth?: OAuthSettings,
+): RateLimits {
   const budgets = new Map<LimitGroup, Budget>();
   for (const [group, spec] of [...apiBudgets(settings), ...(oauth ? signInBudgets(oauth) : [])]) {
     budgets.set(group, {
-      ...(spec.principal !== undefined ? { principal: limiter(settings, pool, `${group}:principal`, spec.principal, spec.windowSeconds) } : {}),
+      ...(spec.principal !== undefined
+        ? {
+            principal: limiter(
+              settings,
+              pool,
+              `${group}:principal`,
+              spec.principal,
+              spec.windowSeconds,
+            ),
+          }
+        : {}),
       address: limiter(settings, pool, `${group}:address`, spec.address, spec.windowSeconds),
       windowSeconds: spec.windowSeconds,
     });
@@ -163,8 +217,10 @@ export function createRateLimits(settings: RateLimitSettings, pool?: Pool, oauth
     const { calls, principal = 'a caller' } = GROUP_NAMES[group];
     const window = `${budget.windowSeconds} s`;
     return {
-      principal: (s: number) => `Too many ${calls}: at most ${budget.principal?.points} ${principal} in ${window}; retry after ${s} s`,
-      address: (s: number) => `Too many ${calls} from this address: at most ${budget.address.points} in ${window}; retry after ${s} s`,
+      principal: (s: number) =>
+        `Too many ${calls}: at most ${budget.principal?.points} ${principal} in ${window}; retry after ${s} s`,
+      address: (s: number) =>
+        `Too many ${calls} from this address: at most ${budget.address.points} in ${window}; retry after ${s} s`,
     };
   };
   return {
@@ -172,7 +228,8 @@ export function createRateLimits(settings: RateLimitSettings, pool?: Pool, oauth
       const budget = budgets.get(group);
       if (!budget) return;
       const say = messages(group, budget);
-      const principal = budget.principal && caller.principal !== undefined ? caller.principal : undefined;
+      const principal =
+        budget.principal && caller.principal !== undefined ? caller.principal : undefined;
       if (principal !== undefined) await consume(budget.principal!, principal, say.principal);
       try {
         await consume(budget.address, addressKey(caller.address), say.address);
@@ -186,17 +243,24 @@ export function createRateLimits(settings: RateLimitSettings, pool?: Pool, oauth
       const budget = budgets.get(group);
       if (!budget) return;
       const say = messages(group, budget);
-      if (budget.principal && caller.principal !== undefined) await spent(budget.principal, caller.principal, say.principal);
+      if (budget.principal && caller.principal !== undefined)
+        await spent(budget.principal, caller.principal, say.principal);
       await spent(budget.address, addressKey(caller.address), say.address);
     },
     async count(group, caller) {
       const budget = budgets.get(group);
       if (!budget) return;
-      const spend = (b: RateLimiterAbstract, key: string) => b.consume(key).then(() => {}, (error: unknown) => {
-        if (!(error instanceof RateLimiterRes)) throw error;
-      });
+      const spend = (b: RateLimiterAbstract, key: string) =>
+        b.consume(key).then(
+          () => {},
+          (error: unknown) => {
+            if (!(error instanceof RateLimiterRes)) throw error;
+          },
+        );
       await Promise.all([
-        ...(budget.principal && caller.principal !== undefined ? [spend(budget.principal, caller.principal)] : []),
+        ...(budget.principal && caller.principal !== undefined
+          ? [spend(budget.principal, caller.principal)]
+          : []),
         spend(budget.address, addressKey(caller.address)),
       ]);
     },

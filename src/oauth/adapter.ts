@@ -18,7 +18,10 @@ export interface AdapterOptions {
 
 type Row = { payload: AdapterPayload; consumed: boolean };
 
-export function postgresAdapter(db: Queryable, options: AdapterOptions): new (model: string) => Adapter {
+export function postgresAdapter(
+  db: Queryable,
+  options: AdapterOptions,
+): new (model: string) => Adapter {
   return class PostgresAdapter implements Adapter {
     readonly model: string;
 
@@ -35,13 +38,25 @@ export function postgresAdapter(db: Queryable, options: AdapterOptions): new (mo
          ON CONFLICT (model, id) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id,
            user_code = EXCLUDED.user_code, uid = EXCLUDED.uid,
            expires_at = CASE WHEN $1 = 'Client' THEN oauth_models.expires_at ELSE EXCLUDED.expires_at END`,
-        [this.model, id, JSON.stringify(payload), payload.grantId ?? null, payload.userCode ?? null, payload.uid ?? null, ttl],
+        [
+          this.model,
+          id,
+          JSON.stringify(payload),
+          payload.grantId ?? null,
+          payload.userCode ?? null,
+          payload.uid ?? null,
+          ttl,
+        ],
       );
       // a registered client that obtained a token is kept; one that never did expires
-      if (this.model === 'AccessToken' && typeof payload.clientId === 'string') await markClientUsed(db, payload.clientId);
+      if (this.model === 'AccessToken' && typeof payload.clientId === 'string')
+        await markClientUsed(db, payload.clientId);
     }
 
-    private async findWhere(column: 'id' | 'user_code' | 'uid', value: string): Promise<AdapterPayload | undefined> {
+    private async findWhere(
+      column: 'id' | 'user_code' | 'uid',
+      value: string,
+    ): Promise<AdapterPayload | undefined> {
       const { rows } = await db.query<Row>(
         `SELECT payload, consumed_at IS NOT NULL AS consumed FROM oauth_models
          WHERE model = $1 AND ${column} = $2 AND (expires_at IS NULL OR expires_at > now())`,
@@ -71,9 +86,14 @@ export function postgresAdapter(db: Queryable, options: AdapterOptions): new (mo
       );
       if (rowCount === 1 || !SINGLE_USE.has(this.model)) return;
       // another request consumed it between oidc-provider's read and this write: a replay
-      const { rows } = await db.query<{ grantId: string | null }>('SELECT grant_id AS "grantId" FROM oauth_models WHERE model = $1 AND id = $2', [this.model, id]);
+      const { rows } = await db.query<{ grantId: string | null }>(
+        'SELECT grant_id AS "grantId" FROM oauth_models WHERE model = $1 AND id = $2',
+        [this.model, id],
+      );
       if (rows[0]?.grantId) await revokeGrant(db, rows[0].grantId);
-      throw new errors.InvalidGrant(`${this.model === 'RefreshToken' ? 'refresh token' : 'code'} already used`);
+      throw new errors.InvalidGrant(
+        `${this.model === 'RefreshToken' ? 'refresh token' : 'code'} already used`,
+      );
     }
 
     async destroy(id: string): Promise<void> {
@@ -81,7 +101,10 @@ export function postgresAdapter(db: Queryable, options: AdapterOptions): new (mo
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await db.query('DELETE FROM oauth_models WHERE model = $1 AND grant_id = $2', [this.model, grantId]);
+      await db.query('DELETE FROM oauth_models WHERE model = $1 AND grant_id = $2', [
+        this.model,
+        grantId,
+      ]);
       // every revocation of a grant (the revocation endpoint, refresh-token reuse, signing out)
       // revokes its access tokens here: the embed sessions made with them end too
       if (this.model === 'AccessToken') await endCubeSessionsOfGrant(db, grantId);

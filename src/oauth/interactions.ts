@@ -41,126 +41,213 @@ function send(reply: FastifyReply, status: number, html: string): FastifyReply {
   return reply.status(status).headers(PAGE_HEADERS).send(html);
 }
 
-const EXPIRED = 'This sign-in has expired, or was started in another browser. Go back to the application and start again.';
+const EXPIRED =
+  'This sign-in has expired, or was started in another browser. Go back to the application and start again.';
 
-export async function interactionRoutes(app: FastifyInstance, deps: InteractionDeps): Promise<void> {
-  await app.register(async (scope) => {
-    // form posts are read here only: the API's parsers stay as they are
-    await scope.register(formbody, { bodyLimit: 16 * 1024 });
+export async function interactionRoutes(
+  app: FastifyInstance,
+  deps: InteractionDeps,
+): Promise<void> {
+  await app.register(
+    async (scope) => {
+      // form posts are read here only: the API's parsers stay as they are
+      await scope.register(formbody, { bodyLimit: 16 * 1024 });
 
-    /** The interaction the browser's cookie names, if it is the one in the URL. */
-    async function interactionOf(req: FastifyRequest, reply: FastifyReply): Promise<{ provider: Provider; interaction: Interaction } | undefined> {
-      const provider = await deps.provider();
-      try {
-        const interaction = await provider.interactionDetails(req.raw, reply.raw);
-        if (interaction.uid !== (req.params as { uid: string }).uid) return undefined;
-        return { provider, interaction };
-      } catch {
-        return undefined;
+      /** The interaction the browser's cookie names, if it is the one in the URL. */
+      async function interactionOf(
+        req: FastifyRequest,
+        reply: FastifyReply,
+      ): Promise<{ provider: Provider; interaction: Interaction } | undefined> {
+        const provider = await deps.provider();
+        try {
+          const interaction = await provider.interactionDetails(req.raw, reply.raw);
+          if (interaction.uid !== (req.params as { uid: string }).uid) return undefined;
+          return { provider, interaction };
+        } catch {
+          return undefined;
+        }
       }
-    }
 
-    invitationPageRoutes(scope, { pool: deps.pool, limits: deps.limits, action: () => `${deps.urls().basePath}${OAUTH_PREFIX}${INVITATION_PAGE}` });
+      invitationPageRoutes(scope, {
+        pool: deps.pool,
+        limits: deps.limits,
+        action: () => `${deps.urls().basePath}${OAUTH_PREFIX}${INVITATION_PAGE}`,
+      });
 
-    async function clientName(provider: Provider, interaction: Interaction): Promise<string> {
-      const client = await provider.Client.find(String(interaction.params.client_id));
-      return client?.clientName ?? String(interaction.params.client_id);
-    }
-
-    async function showPage(req: FastifyRequest, reply: FastifyReply, provider: Provider, interaction: Interaction, extra: { error?: string; email?: string; status?: number } = {}) {
-      const base = `${deps.urls().basePath}${OAUTH_PREFIX}/interaction/${interaction.uid}`;
-      const csrf = csrfToken((await deps.cookieSecrets())[0]!, interaction.uid);
-      const name = await clientName(provider, interaction);
-      if (interaction.prompt.name === 'login') {
-        return send(reply, extra.status ?? 200, loginPage({ action: `${base}/login`, abortAction: `${base}/abort`, csrf, clientName: name, ...extra }));
+      async function clientName(provider: Provider, interaction: Interaction): Promise<string> {
+        const client = await provider.Client.find(String(interaction.params.client_id));
+        return client?.clientName ?? String(interaction.params.client_id);
       }
-      const details = interaction.prompt.details as { missingResourceScopes?: Record<string, string[]> };
-      const resources = Object.keys(details.missingResourceScopes ?? {});
-      const requested = interaction.params.resource;
-      if (resources.length === 0) resources.push(typeof requested === 'string' ? requested : deps.urls().apiResource);
-      const { rows } = await deps.pool.query<{ email: string }>('SELECT email FROM users WHERE id::text = $1', [interaction.session?.accountId ?? '']);
-      const scopes = String(interaction.params.scope ?? '').split(' ').filter(Boolean);
-      return send(
-        reply,
-        extra.status ?? 200,
-        consentPage({ action: `${base}/consent`, csrf, clientName: name, clientId: String(interaction.params.client_id), email: rows[0]?.email ?? '', resources, scopes }),
-      );
-    }
 
-    /** The interaction and a valid anti-forgery token, or the page saying why not. */
-    async function checkedPost(req: FastifyRequest, reply: FastifyReply) {
-      const found = await interactionOf(req, reply);
-      if (!found) {
-        send(reply, 400, messagePage('Sign-in expired', EXPIRED));
-        return undefined;
+      async function showPage(
+        req: FastifyRequest,
+        reply: FastifyReply,
+        provider: Provider,
+        interaction: Interaction,
+        extra: { error?: string; email?: string; status?: number } = {},
+      ) {
+        const base = `${deps.urls().basePath}${OAUTH_PREFIX}/interaction/${interaction.uid}`;
+        const csrf = csrfToken((await deps.cookieSecrets())[0]!, interaction.uid);
+        const name = await clientName(provider, interaction);
+        if (interaction.prompt.name === 'login') {
+          return send(
+            reply,
+            extra.status ?? 200,
+            loginPage({
+              action: `${base}/login`,
+              abortAction: `${base}/abort`,
+              csrf,
+              clientName: name,
+              ...extra,
+            }),
+          );
+        }
+        const details = interaction.prompt.details as {
+          missingResourceScopes?: Record<string, string[]>;
+        };
+        const resources = Object.keys(details.missingResourceScopes ?? {});
+        const requested = interaction.params.resource;
+        if (resources.length === 0)
+          resources.push(typeof requested === 'string' ? requested : deps.urls().apiResource);
+        const { rows } = await deps.pool.query<{ email: string }>(
+          'SELECT email FROM users WHERE id::text = $1',
+          [interaction.session?.accountId ?? ''],
+        );
+        const scopes = String(interaction.params.scope ?? '')
+          .split(' ')
+          .filter(Boolean);
+        return send(
+          reply,
+          extra.status ?? 200,
+          consentPage({
+            action: `${base}/consent`,
+            csrf,
+            clientName: name,
+            clientId: String(interaction.params.client_id),
+            email: rows[0]?.email ?? '',
+            resources,
+            scopes,
+          }),
+        );
       }
-      const form = (req.body ?? {}) as Form;
-      if (!csrfValid(await deps.cookieSecrets(), found.interaction.uid, form.csrf)) {
-        send(reply, 403, messagePage('Request refused', 'This form was not sent from this service\'s own page. Go back to the application and start again.'));
-        return undefined;
+
+      /** The interaction and a valid anti-forgery token, or the page saying why not. */
+      async function checkedPost(req: FastifyRequest, reply: FastifyReply) {
+        const found = await interactionOf(req, reply);
+        if (!found) {
+          send(reply, 400, messagePage('Sign-in expired', EXPIRED));
+          return undefined;
+        }
+        const form = (req.body ?? {}) as Form;
+        if (!csrfValid(await deps.cookieSecrets(), found.interaction.uid, form.csrf)) {
+          send(
+            reply,
+            403,
+            messagePage(
+              'Request refused',
+              "This form was not sent from this service's own page. Go back to the application and start again.",
+            ),
+          );
+          return undefined;
+        }
+        return { ...found, form };
       }
-      return { ...found, form };
-    }
 
-    async function finish(req: FastifyRequest, reply: FastifyReply, provider: Provider, result: Record<string, unknown>) {
-      const to = await provider.interactionResult(req.raw, reply.raw, result, { mergeWithLastSubmission: false });
-      return reply.status(303).header('cache-control', 'no-store').header('location', to).send();
-    }
-
-    scope.get('/interaction/:uid', async (req, reply) => {
-      const found = await interactionOf(req, reply);
-      if (!found) return send(reply, 400, messagePage('Sign-in expired', EXPIRED));
-      return showPage(req, reply, found.provider, found.interaction);
-    });
-
-    scope.post('/interaction/:uid/login', async (req, reply) => {
-      const checked = await checkedPost(req, reply);
-      if (!checked) return reply;
-      const { provider, interaction, form } = checked;
-      if (interaction.prompt.name !== 'login') return showPage(req, reply, provider, interaction);
-      const email = (form.email ?? '').slice(0, 320);
-      const password = (form.password ?? '').slice(0, 4096);
-      const wait = await signInWait(deps.limits, email, req.ip);
-      if (wait > 0) {
-        const minutes = Math.ceil(wait / 60);
-        void reply.header('retry-after', String(wait));
-        return showPage(req, reply, provider, interaction, { email, status: 429, error: `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` });
+      async function finish(
+        req: FastifyRequest,
+        reply: FastifyReply,
+        provider: Provider,
+        result: Record<string, unknown>,
+      ) {
+        const to = await provider.interactionResult(req.raw, reply.raw, result, {
+          mergeWithLastSubmission: false,
+        });
+        return reply.status(303).header('cache-control', 'no-store').header('location', to).send();
       }
-      const userId = email && password ? await checkPassword(deps.pool, email, password) : null;
-      if (!userId) {
-        await signInFailed(deps.limits, email, req.ip);
-        // the same words whether or not the e-mail has an account
-        return showPage(req, reply, provider, interaction, { email, error: 'The e-mail or the password is not right.' });
-      }
-      await signInSucceeded(deps.limits, email);
-      return finish(req, reply, provider, { login: { accountId: userId } });
-    });
 
-    scope.post('/interaction/:uid/consent', async (req, reply) => {
-      const checked = await checkedPost(req, reply);
-      if (!checked) return reply;
-      const { provider, interaction, form } = checked;
-      if (interaction.prompt.name !== 'consent') return showPage(req, reply, provider, interaction);
-      if (form.decision !== 'allow') {
-        return finish(req, reply, provider, { error: 'access_denied', error_description: 'The person did not allow access' });
-      }
-      return finish(req, reply, provider, { consent: { grantId: await saveGrant(provider, interaction) } });
-    });
+      scope.get('/interaction/:uid', async (req, reply) => {
+        const found = await interactionOf(req, reply);
+        if (!found) return send(reply, 400, messagePage('Sign-in expired', EXPIRED));
+        return showPage(req, reply, found.provider, found.interaction);
+      });
 
-    scope.post('/interaction/:uid/abort', async (req, reply) => {
-      const checked = await checkedPost(req, reply);
-      if (!checked) return reply;
-      return finish(req, reply, checked.provider, { error: 'access_denied', error_description: 'The person cancelled the sign-in' });
-    });
-  }, { prefix: OAUTH_PREFIX });
+      scope.post('/interaction/:uid/login', async (req, reply) => {
+        const checked = await checkedPost(req, reply);
+        if (!checked) return reply;
+        const { provider, interaction, form } = checked;
+        if (interaction.prompt.name !== 'login') return showPage(req, reply, provider, interaction);
+        const email = (form.email ?? '').slice(0, 320);
+        const password = (form.password ?? '').slice(0, 4096);
+        const wait = await signInWait(deps.limits, email, req.ip);
+        if (wait > 0) {
+          const minutes = Math.ceil(wait / 60);
+          void reply.header('retry-after', String(wait));
+          return showPage(req, reply, provider, interaction, {
+            email,
+            status: 429,
+            error: `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+          });
+        }
+        const userId = email && password ? await checkPassword(deps.pool, email, password) : null;
+        if (!userId) {
+          await signInFailed(deps.limits, email, req.ip);
+          // the same words whether or not the e-mail has an account
+          return showPage(req, reply, provider, interaction, {
+            email,
+            error: 'The e-mail or the password is not right.',
+          });
+        }
+        await signInSucceeded(deps.limits, email);
+        return finish(req, reply, provider, { login: { accountId: userId } });
+      });
+
+      scope.post('/interaction/:uid/consent', async (req, reply) => {
+        const checked = await checkedPost(req, reply);
+        if (!checked) return reply;
+        const { provider, interaction, form } = checked;
+        if (interaction.prompt.name !== 'consent')
+          return showPage(req, reply, provider, interaction);
+        if (form.decision !== 'allow') {
+          return finish(req, reply, provider, {
+            error: 'access_denied',
+            error_description: 'The person did not allow access',
+          });
+        }
+        return finish(req, reply, provider, {
+          consent: { grantId: await saveGrant(provider, interaction) },
+        });
+      });
+
+      scope.post('/interaction/:uid/abort', async (req, reply) => {
+        const checked = await checkedPost(req, reply);
+        if (!checked) return reply;
+        return finish(req, reply, checked.provider, {
+          error: 'access_denied',
+          error_description: 'The person cancelled the sign-in',
+        });
+      });
+    },
+    { prefix: OAUTH_PREFIX },
+  );
 }
 
 /** The grant the person allowed: what the client asked for, the API scope on the resource. */
 async function saveGrant(provider: Provider, interaction: Interaction): Promise<string> {
-  const details = interaction.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+  const details = interaction.prompt.details as {
+    missingOIDCScope?: string[];
+    missingOIDCClaims?: string[];
+    missingResourceScopes?: Record<string, string[]>;
+  };
   const grant = interaction.grantId
-    ? ((await provider.Grant.find(interaction.grantId)) ?? new provider.Grant({ accountId: interaction.session!.accountId, clientId: String(interaction.params.client_id) }))
-    : new provider.Grant({ accountId: interaction.session!.accountId, clientId: String(interaction.params.client_id) });
+    ? ((await provider.Grant.find(interaction.grantId)) ??
+      new provider.Grant({
+        accountId: interaction.session!.accountId,
+        clientId: String(interaction.params.client_id),
+      }))
+    : new provider.Grant({
+        accountId: interaction.session!.accountId,
+        clientId: String(interaction.params.client_id),
+      });
   if (details.missingOIDCScope) grant.addOIDCScope(details.missingOIDCScope.join(' '));
   if (details.missingOIDCClaims) grant.addOIDCClaims(details.missingOIDCClaims);
   for (const [indicator, scopes] of Object.entries(details.missingResourceScopes ?? {})) {

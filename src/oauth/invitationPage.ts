@@ -24,14 +24,24 @@ interface Invitee {
 
 async function invitee(pool: Pool, token: string): Promise<Invitee | undefined> {
   const invitation = await findInvitationByToken(pool, token);
-  if (!invitation || invitation.status !== 'pending' || invitation.expiresAt.getTime() <= Date.now()) return undefined;
+  if (
+    !invitation ||
+    invitation.status !== 'pending' ||
+    invitation.expiresAt.getTime() <= Date.now()
+  )
+    return undefined;
   const { rows } = await pool.query<{ name: string; hasPassword: boolean | null }>(
     `SELECT o.name, (SELECT u.password_hash IS NOT NULL FROM users u WHERE lower(u.email) = lower($2)) AS "hasPassword"
      FROM organizations o WHERE o.id = $1 AND o.deleted_at IS NULL`,
     [invitation.organizationId, invitation.email],
   );
   if (!rows[0]) return undefined;
-  return { email: invitation.email, organizationName: rows[0].name, role: invitation.role, hasPassword: rows[0].hasPassword === true };
+  return {
+    email: invitation.email,
+    organizationName: rows[0].name,
+    role: invitation.role,
+    hasPassword: rows[0].hasPassword === true,
+  };
 }
 
 function invitationForm(action: string, token: string, who: Invitee, error?: string): string {
@@ -55,10 +65,15 @@ ${fields}
   );
 }
 
-const GONE = 'This invitation link is not valid any more: it was used, replaced by a newer one, revoked, or has expired. Ask for a new one.';
+const GONE =
+  'This invitation link is not valid any more: it was used, replaced by a newer one, revoked, or has expired. Ask for a new one.';
 
-export function invitationPageRoutes(scope: FastifyInstance, deps: { pool: Pool; limits: RateLimits; action: () => string }): void {
-  const send = (reply: FastifyReply, status: number, html: string) => reply.status(status).headers(PAGE_HEADERS).send(html);
+export function invitationPageRoutes(
+  scope: FastifyInstance,
+  deps: { pool: Pool; limits: RateLimits; action: () => string },
+): void {
+  const send = (reply: FastifyReply, status: number, html: string) =>
+    reply.status(status).headers(PAGE_HEADERS).send(html);
 
   scope.get(INVITATION_PAGE, async (req, reply) => {
     const token = String((req.query as { token?: unknown }).token ?? '').slice(0, 200);
@@ -73,9 +88,11 @@ export function invitationPageRoutes(scope: FastifyInstance, deps: { pool: Pool;
     const password = (form.password ?? '').slice(0, 4096);
     const who = token ? await invitee(deps.pool, token) : undefined;
     if (!who) return send(reply, 404, messagePage('Invitation not found', GONE));
-    const again = (error: string, status = 200) => send(reply, status, invitationForm(deps.action(), token, who, error));
+    const again = (error: string, status = 200) =>
+      send(reply, status, invitationForm(deps.action(), token, who, error));
     const wait = await signInWait(deps.limits, who.email, req.ip);
-    if (wait > 0) return again(`Too many failed attempts. Try again in ${Math.ceil(wait / 60)} minutes.`, 429);
+    if (wait > 0)
+      return again(`Too many failed attempts. Try again in ${Math.ceil(wait / 60)} minutes.`, 429);
     if (who.hasPassword) {
       if (!(await checkPassword(deps.pool, who.email, password))) {
         await signInFailed(deps.limits, who.email, req.ip);
@@ -88,12 +105,24 @@ export function invitationPageRoutes(scope: FastifyInstance, deps: { pool: Pool;
     }
     const userId = await upsertUser(deps.pool, who.email);
     try {
-      await acceptInvitation(deps.pool, { kind: 'bearer', userId, email: who.email, platformRole: null, apiKey: null }, token);
+      await acceptInvitation(
+        deps.pool,
+        { kind: 'bearer', userId, email: who.email, platformRole: null, apiKey: null },
+        token,
+      );
     } catch (error) {
-      if (error instanceof AppError) return send(reply, 409, messagePage('Cannot join', error.message));
+      if (error instanceof AppError)
+        return send(reply, 409, messagePage('Cannot join', error.message));
       throw error;
     }
     if (!who.hasPassword) await setPassword(deps.pool, who.email, password);
-    return send(reply, 200, messagePage(`You joined ${who.organizationName}`, 'Sign in from your application with your e-mail and this password.'));
+    return send(
+      reply,
+      200,
+      messagePage(
+        `You joined ${who.organizationName}`,
+        'Sign in from your application with your e-mail and this password.',
+      ),
+    );
   });
 }

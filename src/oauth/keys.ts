@@ -20,15 +20,29 @@ export interface KeySet {
 function newSigningKey(): { id: string; secret: JWK } {
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const kid = randomBytes(12).toString('base64url');
-  return { id: kid, secret: { ...(privateKey.export({ format: 'jwk' }) as JWK), kid, alg: 'ES256', use: 'sig' } };
+  return {
+    id: kid,
+    secret: { ...(privateKey.export({ format: 'jwk' }) as JWK), kid, alg: 'ES256', use: 'sig' },
+  };
 }
 
 function newCookieSecret(): { id: string; secret: string } {
-  return { id: `cookie-${randomBytes(9).toString('base64url')}`, secret: randomBytes(32).toString('base64url') };
+  return {
+    id: `cookie-${randomBytes(9).toString('base64url')}`,
+    secret: randomBytes(32).toString('base64url'),
+  };
 }
 
-async function insertKey(db: Queryable, kind: 'signing' | 'cookie', key: { id: string; secret: unknown }): Promise<void> {
-  await db.query('INSERT INTO oauth_keys (id, kind, secret) VALUES ($1, $2, $3)', [key.id, kind, JSON.stringify(key.secret)]);
+async function insertKey(
+  db: Queryable,
+  kind: 'signing' | 'cookie',
+  key: { id: string; secret: unknown },
+): Promise<void> {
+  await db.query('INSERT INTO oauth_keys (id, kind, secret) VALUES ($1, $2, $3)', [
+    key.id,
+    kind,
+    JSON.stringify(key.secret),
+  ]);
 }
 
 /** The keys, newest first; the first start of an installation makes them (one process does, under a lock). */
@@ -38,20 +52,26 @@ export async function loadKeys(pool: Pool): Promise<KeySet> {
     rows = await withTransaction(pool, async (db) => {
       await db.query('SELECT pg_advisory_xact_lock($1)', [KEYS_LOCK]);
       const current = await readKeys(db);
-      if (!current.some((r) => r.kind === 'signing')) await insertKey(db, 'signing', newSigningKey());
-      if (!current.some((r) => r.kind === 'cookie')) await insertKey(db, 'cookie', newCookieSecret());
+      if (!current.some((r) => r.kind === 'signing'))
+        await insertKey(db, 'signing', newSigningKey());
+      if (!current.some((r) => r.kind === 'cookie'))
+        await insertKey(db, 'cookie', newCookieSecret());
       return readKeys(db);
     });
   }
   return {
     signing: rows.filter((r) => r.kind === 'signing').map((r) => r.secret as JWK),
     cookieSecrets: rows.filter((r) => r.kind === 'cookie').map((r) => r.secret as string),
-    fingerprint: createHash('sha256').update(rows.map((r) => r.id).join(',')).digest('base64url'),
+    fingerprint: createHash('sha256')
+      .update(rows.map((r) => r.id).join(','))
+      .digest('base64url'),
   };
 }
 
 async function readKeys(db: Queryable): Promise<{ id: string; kind: string; secret: unknown }[]> {
-  const { rows } = await db.query<{ id: string; kind: string; secret: unknown }>('SELECT id, kind, secret FROM oauth_keys ORDER BY created_at DESC, id');
+  const { rows } = await db.query<{ id: string; kind: string; secret: unknown }>(
+    'SELECT id, kind, secret FROM oauth_keys ORDER BY created_at DESC, id',
+  );
   return rows;
 }
 

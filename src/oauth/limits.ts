@@ -33,6 +33,10 @@ export function signInSucceeded(limits: RateLimits, email: string): Promise<void
 }
 
 /** Counts one request of the group from the address: 0, or the seconds to wait when refused. */
-export function takeFromAddress(limits: RateLimits, group: LimitGroup, address: string): Promise<number> {
+export function takeFromAddress(
+  limits: RateLimits,
+  group: LimitGroup,
+  address: string,
+): Promise<number> {
   return waitOf(() => limits.take(group, { address }));
 }

@@ -50,7 +50,14 @@ function errorLine(message: string | undefined): string {
   return message ? `<p class="error" role="alert">${escapeHtml(message)}</p>` : '';
 }
 
-export function loginPage(args: { action: string; abortAction: string; csrf: string; clientName: string; email?: string; error?: string }): string {
+export function loginPage(args: {
+  action: string;
+  abortAction: string;
+  csrf: string;
+  clientName: string;
+  email?: string;
+  error?: string;
+}): string {
   return page(
     'Sign in',
     `<p>${escapeHtml(args.clientName)} asks you to sign in to the royalty service.</p>
@@ -71,7 +78,15 @@ ${errorLine(args.error)}
   );
 }
 
-export function consentPage(args: { action: string; csrf: string; clientName: string; clientId: string; email: string; resources: string[]; scopes: string[] }): string {
+export function consentPage(args: {
+  action: string;
+  csrf: string;
+  clientName: string;
+  clientId: string;
+  email: string;
+  resources: string[];
+  scopes: string[];
+}): string {
   const reach = args.resources.map((r) => `<li>${escapeHtml(r)}</li>`).join('');
   return page(
     'Allow access?',
@@ -106,7 +121,12 @@ ${errorLine(args.error)}
   );
 }
 
-export function userCodeConfirmPage(args: { action: string; xsrf: string; userCode: string; clientName: string }): string {
+export function userCodeConfirmPage(args: {
+  action: string;
+  xsrf: string;
+  userCode: string;
+  clientName: string;
+}): string {
   const hidden = `<input type="hidden" name="xsrf" value="${escapeHtml(args.xsrf)}">
 <input type="hidden" name="user_code" value="${escapeHtml(args.userCode)}">`;
   return page(

@@ -13,8 +13,10 @@ export const PASSWORD_MAX_LENGTH = 1024;
 /** Why a new password is refused, or undefined. */
 export function passwordProblem(password: string): string | undefined {
   const length = [...password].length;
-  if (length < PASSWORD_MIN_LENGTH) return `a password has at least ${PASSWORD_MIN_LENGTH} characters`;
-  if (length > PASSWORD_MAX_LENGTH) return `a password has at most ${PASSWORD_MAX_LENGTH} characters`;
+  if (length < PASSWORD_MIN_LENGTH)
+    return `a password has at least ${PASSWORD_MIN_LENGTH} characters`;
+  if (length > PASSWORD_MAX_LENGTH)
+    return `a password has at most ${PASSWORD_MAX_LENGTH} characters`;
   return undefined;
 }
 
@@ -28,7 +30,11 @@ let dummy: Promise<string> | undefined;
  * Sets the user's password; false when no user has that e-mail. Whoever signed in with the old one
  * is signed out: the user's OAuth sessions, grants and tokens end with it (a reset after a leak).
  */
-export async function setPassword(db: Queryable, email: string, password: string): Promise<boolean> {
+export async function setPassword(
+  db: Queryable,
+  email: string,
+  password: string,
+): Promise<boolean> {
   const passwordHash = await hashPassword(password);
   const { rows } = await db.query<{ id: string }>(
     'UPDATE users SET password_hash = $2, password_set_at = now(), updated_at = now() WHERE lower(email) = lower($1) RETURNING id',
@@ -44,7 +50,11 @@ export async function setPassword(db: Queryable, email: string, password: string
 }
 
 /** The user id when the e-mail and password match, else null (the same work either way). */
-export async function checkPassword(db: Queryable, email: string, password: string): Promise<string | null> {
+export async function checkPassword(
+  db: Queryable,
+  email: string,
+  password: string,
+): Promise<string | null> {
   const { rows } = await db.query<{ id: string; passwordHash: string | null }>(
     'SELECT id, password_hash AS "passwordHash" FROM users WHERE lower(email) = lower($1)',
     [email.trim()],

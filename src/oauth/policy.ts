@@ -31,14 +31,19 @@ function redirectProblem(uri: string): string | undefined {
   } catch {
     return `redirect_uris: ${uri.slice(0, 100)} is not a URL`;
   }
-  if (url.protocol !== 'https:') return 'redirect_uris must be https URLs or http URLs on the loopback interface (127.0.0.1, [::1], localhost)';
+  if (url.protocol !== 'https:')
+    return 'redirect_uris must be https URLs or http URLs on the loopback interface (127.0.0.1, [::1], localhost)';
   return undefined;
 }
 
 /** Why the client is refused, or undefined. */
-export function clientPolicyProblem(metadata: Partial<ClientMetadata>, _policy: OAuthPolicy): string | undefined {
+export function clientPolicyProblem(
+  metadata: Partial<ClientMetadata>,
+  _policy: OAuthPolicy,
+): string | undefined {
   const name = metadata.client_name;
-  if (typeof name === 'string' && [...name].length > CLIENT_NAME_MAX) return `client_name has at most ${CLIENT_NAME_MAX} characters`;
+  if (typeof name === 'string' && [...name].length > CLIENT_NAME_MAX)
+    return `client_name has at most ${CLIENT_NAME_MAX} characters`;
   const uris = metadata.redirect_uris ?? [];
   if (uris.length > REDIRECT_URIS_MAX) return `at most ${REDIRECT_URIS_MAX} redirect_uris`;
   for (const uri of uris) {

@@ -2,14 +2,35 @@
 // "Authentication" section. Access tokens are opaque and stored (src/oauth/adapter.ts) rather than
 // JWTs: revocation (RFC 7009) and a revoked token family (RFC 9700) then end them at once, and the
 // API reads one row per call, as it does for an API key.
-import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ClientMetadata } from 'oidc-provider';
+import Provider, {
+  errors,
+  type Configuration,
+  type KoaContextWithOIDC,
+  type ClientMetadata,
+} from 'oidc-provider';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from '../db/pool.ts';
 import { postgresAdapter } from './adapter.ts';
 import type { KeySet } from './keys.ts';
-import { escapeHtml, logoutPage, messagePage, page, PAGE_HEADERS, userCodeConfirmPage, userCodePage } from './pages.ts';
+import {
+  escapeHtml,
+  logoutPage,
+  messagePage,
+  page,
+  PAGE_HEADERS,
+  userCodeConfirmPage,
+  userCodePage,
+} from './pages.ts';
 import { clientPolicyProblem, isLoopbackHttp, type OAuthPolicy } from './policy.ts';
-import { API_SCOPE, CLI_CLIENT_ID, CLI_CLIENT_NAME, MCP_WRITE_SCOPE, normalizeResource, OAUTH_PREFIX, type OAuthUrls } from './urls.ts';
+import {
+  API_SCOPE,
+  CLI_CLIENT_ID,
+  CLI_CLIENT_NAME,
+  MCP_WRITE_SCOPE,
+  normalizeResource,
+  OAUTH_PREFIX,
+  type OAuthUrls,
+} from './urls.ts';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -38,7 +59,13 @@ function formParts(form: string): { action: string; xsrf: string } {
   const action = /action="([^"]*)"/.exec(form)?.[1] ?? '';
   const xsrf = /name="xsrf" value="([^"]*)"/.exec(form)?.[1] ?? '';
   // oidc-provider escaped them for HTML already; unescaped here, escaped again by the page
-  const unescape = (s: string) => s.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#x27;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  const unescape = (s: string) =>
+    s
+      .replace(/&amp;/g, '&')
+      .replace(/&quot;/g, '"')
+      .replace(/&#x27;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>');
   return { action: unescape(action), xsrf: unescape(xsrf) };
 }
 
@@ -93,17 +120,24 @@ export function createProvider(options: ProviderOptions): Provider {
     pkce: { required: () => true },
     // browser-based public clients may call the token endpoint from the origin of their redirect URIs
     clientBasedCORS: (_ctx, origin, client) =>
-      origin !== 'null' && client.clientAuthMethod === 'none' && client.redirectUris!.some((uri) => URL.parse(uri)?.origin === origin),
+      origin !== 'null' &&
+      client.clientAuthMethod === 'none' &&
+      client.redirectUris!.some((uri) => URL.parse(uri)?.origin === origin),
     responseTypes: ['code'],
     scopes: ['openid', 'offline_access', API_SCOPE, MCP_WRITE_SCOPE],
     claims: { openid: ['sub'], email: ['email'] },
     async findAccount(_ctx, sub) {
-      const { rows } = await pool.query<{ id: string; email: string }>('SELECT id, email FROM users WHERE id::text = $1', [sub]);
+      const { rows } = await pool.query<{ id: string; email: string }>(
+        'SELECT id, email FROM users WHERE id::text = $1',
+        [sub],
+      );
       const user = rows[0];
       if (!user) return undefined;
       return { accountId: user.id, claims: () => ({ sub: user.id, email: user.email }) };
     },
-    interactions: { url: (_ctx, interaction) => `${urls.basePath}${OAUTH_PREFIX}/interaction/${interaction.uid}` },
+    interactions: {
+      url: (_ctx, interaction) => `${urls.basePath}${OAUTH_PREFIX}/interaction/${interaction.uid}`,
+    },
     routes: {
       authorization: '/authorize',
       token: '/token',
@@ -134,14 +168,23 @@ export function createProvider(options: ProviderOptions): Provider {
       devInteractions: { enabled: false },
       // a token is revoked by the client it was issued to, nobody else (a public client proves
       // nothing more than its id, so one client cannot end another's sign-ins)
-      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      revocation: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
       introspection: { enabled: false },
-      registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: true },
+      registration: {
+        enabled: true,
+        initialAccessToken: false,
+        issueRegistrationAccessToken: true,
+      },
       deviceFlow: {
         enabled: true,
         async userCodeInputSource(ctx, form, _out, err) {
           const { action, xsrf } = formParts(form);
-          const error = err ? 'That code is not valid (or has expired). Check it and try again.' : undefined;
+          const error = err
+            ? 'That code is not valid (or has expired). Check it and try again.'
+            : undefined;
           render(ctx, userCodePage({ action, xsrf, ...(error ? { error } : {}) }));
         },
         async userCodeConfirmSource(ctx, form, _client, _deviceInfo, userCode) {
@@ -149,7 +192,13 @@ export function createProvider(options: ProviderOptions): Provider {
           render(ctx, userCodeConfirmPage({ action, xsrf, userCode, clientName: clientName(ctx) }));
         },
         async successSource(ctx) {
-          render(ctx, messagePage('Device connected', `${clientName(ctx)} is signed in. You can close this page.`));
+          render(
+            ctx,
+            messagePage(
+              'Device connected',
+              `${clientName(ctx)} is signed in. You can close this page.`,
+            ),
+          );
         },
       },
       rpInitiatedLogout: {
@@ -158,7 +207,10 @@ export function createProvider(options: ProviderOptions): Provider {
           render(ctx, logoutPage(formParts(form)));
         },
         async postLogoutSuccessSource(ctx) {
-          render(ctx, messagePage('Signed out', 'You are signed out of the royalty service in this browser.'));
+          render(
+            ctx,
+            messagePage('Signed out', 'You are signed out of the royalty service in this browser.'),
+          );
         },
       },
       resourceIndicators: {
@@ -167,9 +219,15 @@ export function createProvider(options: ProviderOptions): Provider {
         useGrantedResource: () => true,
         async getResourceServerInfo(_ctx, resourceIndicator) {
           const resource = normalizeResource(resourceIndicator);
-          if (!resources.has(resource)) throw new errors.InvalidTarget(`unknown resource; this server issues tokens for ${[...resources.keys()].join(' and ')}`);
+          if (!resources.has(resource))
+            throw new errors.InvalidTarget(
+              `unknown resource; this server issues tokens for ${[...resources.keys()].join(' and ')}`,
+            );
           // write access is a scope of the tool server's tokens only, granted when the client asks for it
-          const scope = resource === normalizeResource(urls.mcpResource) ? `${API_SCOPE} ${MCP_WRITE_SCOPE}` : API_SCOPE;
+          const scope =
+            resource === normalizeResource(urls.mcpResource)
+              ? `${API_SCOPE} ${MCP_WRITE_SCOPE}`
+              : API_SCOPE;
           return { audience: resource, scope, accessTokenFormat: 'opaque', accessTokenTTL: HOUR };
         },
       },
@@ -177,7 +235,8 @@ export function createProvider(options: ProviderOptions): Provider {
         enabled: true,
         ack: 'draft-02',
         allowFetch: (ctx) => options.allowMetadataFetch(ctx),
-        allowClient: async (_ctx, client) => clientPolicyProblem(client.metadata(), policy) === undefined,
+        allowClient: async (_ctx, client) =>
+          clientPolicyProblem(client.metadata(), policy) === undefined,
         cacheDuration: { min: 60, max: DAY },
       },
     },
@@ -189,13 +248,15 @@ export function createProvider(options: ProviderOptions): Provider {
         const problem = clientPolicyProblem(metadata, policy);
         if (problem) throw new errors.InvalidClientMetadata(problem);
         // a client whose redirects are all loopback is a native app: any port (RFC 8252 7.3)
-        if (metadata.redirect_uris?.length && metadata.redirect_uris.every(isLoopbackHttp)) metadata.application_type = 'native';
+        if (metadata.redirect_uris?.length && metadata.redirect_uris.every(isLoopbackHttp))
+          metadata.application_type = 'native';
       },
     },
     fetchResponseBodyLimits: { 'client_id metadata document': policy.metadataDocumentMaxBytes },
     // oidc-provider fetches through a dispatcher that refuses special-use addresses (loopback,
     // private networks: SSRF); a host the operator names is fetched without it
-    fetch: (input, init) => globalThis.fetch(input, privateHost(input, policy) ? withoutAddressGuard(init) : init),
+    fetch: (input, init) =>
+      globalThis.fetch(input, privateHost(input, policy) ? withoutAddressGuard(init) : init),
     async renderError(ctx, out) {
       const details = Object.entries(out)
         .map(([k, v]) => `<p><strong>${escapeHtml(k)}</strong>: ${escapeHtml(v)}</p>`)
@@ -205,9 +266,10 @@ export function createProvider(options: ProviderOptions): Provider {
   };
   const provider = new Provider(urls.issuer, configuration);
   // oidc-provider answers its own faults as server_error and keeps the cause: logged here
-  provider.on('server_error', (_ctx: KoaContextWithOIDC, error: Error) => options.log.error({ err: error }, 'authorization server error'));
+  provider.on('server_error', (_ctx: KoaContextWithOIDC, error: Error) =>
+    options.log.error({ err: error }, 'authorization server error'),
+  );
   // the service's public address comes from PUBLIC_URL (a proxy's forwarded headers, set by oauthRoutes)
   provider.proxy = true;
   return provider;
 }
-

@@ -14,7 +14,13 @@ import type { RateLimits } from '../net/rateLimit.ts';
 import { deleteExpired } from './store.ts';
 import { KEY_RELOAD_MS, loadKeys, type KeySet } from './keys.ts';
 import { principalForToken, verifyAccessToken, type AccessTokenInfo } from './tokens.ts';
-import { OAUTH_PREFIX, oauthUrls, protectedResourceMetadata, resourceMetadataUrl, type OAuthUrls } from './urls.ts';
+import {
+  OAUTH_PREFIX,
+  oauthUrls,
+  protectedResourceMetadata,
+  resourceMetadataUrl,
+  type OAuthUrls,
+} from './urls.ts';
 
 export interface OAuthServer {
   /** the public addresses (known once the server listens) */
@@ -36,7 +42,11 @@ function clientAddress(raw: RawRequest): string {
 }
 
 /** `limits`: the service's rate limits, with the sign-in groups (src/oauth/limits.ts). */
-export async function oauthRoutes(app: FastifyInstance, deps: Deps, limits: RateLimits): Promise<OAuthServer> {
+export async function oauthRoutes(
+  app: FastifyInstance,
+  deps: Deps,
+  limits: RateLimits,
+): Promise<OAuthServer> {
   // loaded here, not with the module: the admin commands import the app's modules and need none of these
   const [{ default: middie }, { interactionRoutes }, { takeFromAddress }] = await Promise.all([
     import('@fastify/middie'),
@@ -45,12 +55,20 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps, limits: Rate
   ]);
   let urls: OAuthUrls | undefined;
   const getUrls = () => {
-    urls ??= oauthUrls(deps.config, (app.server.address() as AddressInfo | null)?.port ?? deps.config.port);
+    urls ??= oauthUrls(
+      deps.config,
+      (app.server.address() as AddressInfo | null)?.port ?? deps.config.port,
+    );
     return urls;
   };
 
   // the provider, rebuilt when the keys in PostgreSQL change (admin oauth rotate-keys)
-  type Loaded = { provider: Provider; handler: ReturnType<Provider['callback']>; keys: KeySet; checkedAt: number };
+  type Loaded = {
+    provider: Provider;
+    handler: ReturnType<Provider['callback']>;
+    keys: KeySet;
+    checkedAt: number;
+  };
   let current: Loaded | undefined;
   let loading: Promise<Loaded> | undefined;
   const load = async () => {
@@ -58,7 +76,9 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps, limits: Rate
     loading ??= (async () => {
       const keys = await loadKeys(deps.pool);
       // what has expired (tokens, codes, sessions, registrations never used) is removed as we go
-      void deleteExpired(deps.pool).catch((error: unknown) => deps.log.warn({ err: error }, 'removing expired OAuth rows failed'));
+      void deleteExpired(deps.pool).catch((error: unknown) =>
+        deps.log.warn({ err: error }, 'removing expired OAuth rows failed'),
+      );
       if (!current || current.keys.fingerprint !== keys.fingerprint) {
         const { createProvider } = await import('./provider.ts');
         const provider = createProvider({
@@ -71,7 +91,8 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps, limits: Rate
             metadataDocumentMaxBytes: 5 * 1024,
             metadataDocumentHosts: deps.config.oauth.metadataDocumentHosts,
           },
-          allowMetadataFetch: async (ctx) => (await takeFromAddress(limits, 'register', clientAddress(ctx.req))) === 0,
+          allowMetadataFetch: async (ctx) =>
+            (await takeFromAddress(limits, 'register', clientAddress(ctx.req))) === 0,
         });
         current = { provider, handler: provider.callback(), keys, checkedAt: Date.now() };
       } else {
@@ -113,12 +134,17 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps, limits: Rate
   });
 
   // RFC 8414 / OpenID discovery at the root, as clients look for it (the issuer has no path)
-  for (const wellKnown of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+  for (const wellKnown of [
+    '/.well-known/oauth-authorization-server',
+    '/.well-known/openid-configuration',
+  ]) {
     app.get(wellKnown, async (req, reply) => {
       reply.hijack();
       await handOver(req.raw, reply.raw, wellKnown).catch((error: unknown) => {
         req.log.error({ err: error }, 'authorization server metadata failed');
-        reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'server_error' }));
+        reply.raw
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: 'server_error' }));
       });
     });
   }
@@ -131,7 +157,10 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps, limits: Rate
   // an invitation link opened in a browser (a GET; the API's own accept is a POST with a key)
   app.get(ACCEPT_PATH, async (req, reply) => {
     const token = String((req.query as { token?: unknown }).token ?? '');
-    return reply.redirect(`${getUrls().basePath}${OAUTH_PREFIX}/invitation?token=${encodeURIComponent(token)}`, 303);
+    return reply.redirect(
+      `${getUrls().basePath}${OAUTH_PREFIX}/invitation?token=${encodeURIComponent(token)}`,
+      303,
+    );
   });
 
   await interactionRoutes(app, {
@@ -147,7 +176,10 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps, limits: Rate
     // tRPC hands fastify a web Response, whose status fastify applies after this hook
     const status = payload instanceof Response ? payload.status : reply.statusCode;
     if (status === 401 && !reply.hasHeader('www-authenticate')) {
-      void reply.header('www-authenticate', challenge('api', req.headers.authorization ? 'invalid_token' : undefined));
+      void reply.header(
+        'www-authenticate',
+        challenge('api', req.headers.authorization ? 'invalid_token' : undefined),
+      );
     }
     return payload;
   });
@@ -157,13 +189,17 @@ export async function oauthRoutes(app: FastifyInstance, deps: Deps, limits: Rate
   return {
     urls: getUrls,
     verify: (token, audience) => verifyAccessToken(deps.pool, token, audience),
-    apiPrincipal: async (token) => principalForToken(await verifyAccessToken(deps.pool, token, getUrls().apiResource)),
+    apiPrincipal: async (token) =>
+      principalForToken(await verifyAccessToken(deps.pool, token, getUrls().apiResource)),
     challenge,
   };
 }
 
 /** The rate limit group of an OAuth endpoint's request: registrations, user-code tries, token requests. */
-function limitedGroup(method: string | undefined, path: string): 'register' | 'userCode' | 'token' | undefined {
+function limitedGroup(
+  method: string | undefined,
+  path: string,
+): 'register' | 'userCode' | 'token' | undefined {
   if (method !== 'POST') return undefined;
   if (path.startsWith('/register')) return 'register';
   if (/^\/device(\?|$)/.test(path)) return 'userCode';
@@ -173,6 +209,15 @@ function limitedGroup(method: string | undefined, path: string): 'register' | 'u
 
 /** 429 in OAuth's error shape; `retryAfter`: seconds until the limit's window ends */
 function tooMany(res: ServerResponse, retryAfter: number): void {
-  res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter), 'cache-control': 'no-store' });
-  res.end(JSON.stringify({ error: 'too_many_requests', error_description: 'Too many requests from this address; try again later' }));
+  res.writeHead(429, {
+    'content-type': 'application/json',
+    'retry-after': String(retryAfter),
+    'cache-control': 'no-store',
+  });
+  res.end(
+    JSON.stringify({
+      error: 'too_many_requests',
+      error_description: 'Too many requests from this address; try again later',
+    }),
+  );
 }

@@ -20,7 +20,14 @@ export interface AccessTokenInfo {
 }
 
 interface TokenRow {
-  payload: { accountId?: string; clientId?: string; grantId?: string; scope?: string; aud?: string | string[]; exp?: number };
+  payload: {
+    accountId?: string;
+    clientId?: string;
+    grantId?: string;
+    scope?: string;
+    aud?: string | string[];
+    exp?: number;
+  };
   userId: string | null;
   email: string | null;
   platformRole: PlatformRole | null;
@@ -30,7 +37,11 @@ interface TokenRow {
  * The token's holder, or an AppError: INVALID_ACCESS_TOKEN (unknown, revoked, expired) or
  * ACCESS_TOKEN_AUDIENCE (issued for another resource). The clock is the process's (Date.now).
  */
-export async function verifyAccessToken(db: Queryable, token: string, audience: string): Promise<AccessTokenInfo> {
+export async function verifyAccessToken(
+  db: Queryable,
+  token: string,
+  audience: string,
+): Promise<AccessTokenInfo> {
   // oidc-provider's opaque tokens are 43 base64url characters; anything else is not one
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) throw new AppError('INVALID_ACCESS_TOKEN');
   const { rows } = await db.query<TokenRow>({
@@ -42,11 +53,18 @@ export async function verifyAccessToken(db: Queryable, token: string, audience: 
   });
   const row = rows[0];
   const p = row?.payload;
-  if (!row || !p || !row.userId || !p.clientId || !p.grantId) throw new AppError('INVALID_ACCESS_TOKEN');
-  if (typeof p.exp !== 'number' || p.exp <= Date.now() / 1000) throw new AppError('INVALID_ACCESS_TOKEN', 'The access token has expired: refresh it');
-  const audiences = (Array.isArray(p.aud) ? p.aud : [p.aud]).filter((a): a is string => typeof a === 'string').map(normalizeResource);
+  if (!row || !p || !row.userId || !p.clientId || !p.grantId)
+    throw new AppError('INVALID_ACCESS_TOKEN');
+  if (typeof p.exp !== 'number' || p.exp <= Date.now() / 1000)
+    throw new AppError('INVALID_ACCESS_TOKEN', 'The access token has expired: refresh it');
+  const audiences = (Array.isArray(p.aud) ? p.aud : [p.aud])
+    .filter((a): a is string => typeof a === 'string')
+    .map(normalizeResource);
   if (!audiences.includes(normalizeResource(audience))) {
-    throw new AppError('ACCESS_TOKEN_AUDIENCE', `The access token was issued for ${audiences.join(', ') || 'no resource'}, not for ${audience} (RFC 8707 resource)`);
+    throw new AppError(
+      'ACCESS_TOKEN_AUDIENCE',
+      `The access token was issued for ${audiences.join(', ') || 'no resource'}, not for ${audience} (RFC 8707 resource)`,
+    );
   }
   return {
     userId: row.userId,

@@ -39,7 +39,10 @@ export function normalizeResource(resource: string): string {
 }
 
 /** RFC 9728 protected-resource metadata of the API or the tool server. */
-export function protectedResourceMetadata(urls: OAuthUrls, which: 'api' | 'mcp'): Record<string, unknown> {
+export function protectedResourceMetadata(
+  urls: OAuthUrls,
+  which: 'api' | 'mcp',
+): Record<string, unknown> {
   return {
     resource: which === 'api' ? urls.apiResource : urls.mcpResource,
     authorization_servers: [urls.issuer],

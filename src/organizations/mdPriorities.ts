@@ -37,7 +37,10 @@ export async function listMdPriorities(
 }
 
 /** Every stored entry's rightsholder id, in order, soft-deleted rightsholders included (listMdPriorities leaves them out). */
-export async function storedMdPriorityIds(db: Queryable, organizationId: string): Promise<string[]> {
+export async function storedMdPriorityIds(
+  db: Queryable,
+  organizationId: string,
+): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     'SELECT rightsholder_id AS id FROM rightsholder_md_priorities WHERE organization_id = $1 ORDER BY position',
     [organizationId],
@@ -46,8 +49,14 @@ export async function storedMdPriorityIds(db: Queryable, organizationId: string)
 }
 
 /** Replaces the whole ordering with `rightsholderIds`, first = highest priority. */
-export async function replaceMdPriorities(db: Queryable, organizationId: string, rightsholderIds: readonly string[]): Promise<void> {
-  await db.query('DELETE FROM rightsholder_md_priorities WHERE organization_id = $1', [organizationId]);
+export async function replaceMdPriorities(
+  db: Queryable,
+  organizationId: string,
+  rightsholderIds: readonly string[],
+): Promise<void> {
+  await db.query('DELETE FROM rightsholder_md_priorities WHERE organization_id = $1', [
+    organizationId,
+  ]);
   await db.query(
     `INSERT INTO rightsholder_md_priorities (organization_id, rightsholder_id, position)
      SELECT $1, id, ord FROM unnest($2::uuid[]) WITH ORDINALITY AS given (id, ord)`,
@@ -60,7 +69,11 @@ export async function replaceMdPriorities(db: Queryable, organizationId: string,
  * set keep their places, the caller's own fill the places theirs held, in the new order (the
  * first ones; any more go to the end).
  */
-export function mergeMdPriorities(current: readonly string[], visible: readonly string[], scope: readonly string[]): string[] {
+export function mergeMdPriorities(
+  current: readonly string[],
+  visible: readonly string[],
+  scope: readonly string[],
+): string[] {
   const inScope = new Set(scope);
   const next = [...visible];
   const merged: string[] = [];

@@ -26,7 +26,11 @@ const COLUMNS = `u.id AS "userId", u.email, u.display_name AS "displayName", m.r
   m.created_at AS "joinedAt", m.updated_at AS "updatedAt"`;
 
 /** The member, or USER_NOT_FOUND: a user of another organization is as unknown as no user. */
-export async function getMember(db: Queryable, organizationId: string, userId: string): Promise<MemberRecord> {
+export async function getMember(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+): Promise<MemberRecord> {
   const { rows } = await db.query<MemberRecord>(
     `SELECT ${COLUMNS} FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = $1 AND m.user_id = $2`,
     [organizationId, userId],
@@ -35,7 +39,11 @@ export async function getMember(db: Queryable, organizationId: string, userId: s
   return rows[0];
 }
 
-export async function isMemberByEmail(db: Queryable, organizationId: string, email: string): Promise<boolean> {
+export async function isMemberByEmail(
+  db: Queryable,
+  organizationId: string,
+  email: string,
+): Promise<boolean> {
   const { rows } = await db.query(
     'SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = $1 AND lower(u.email) = lower($2)',
     [organizationId, email],
@@ -70,7 +78,10 @@ export async function listMembers(
        LIMIT $2 OFFSET $3`,
       [organizationId, args.limit, args.offset],
     ),
-    db.query<{ total: number }>('SELECT count(*) AS total FROM memberships WHERE organization_id = $1', [organizationId]),
+    db.query<{ total: number }>(
+      'SELECT count(*) AS total FROM memberships WHERE organization_id = $1',
+      [organizationId],
+    ),
   ]);
   return { rows, total: count.rows[0]!.total };
 }
@@ -90,10 +101,23 @@ export async function updateMember(
 }
 
 /** Removes the membership and what only made sense with it: preferences and data-access role. */
-export async function removeMember(db: Queryable, organizationId: string, userId: string): Promise<void> {
-  await db.query('DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2', [organizationId, userId]);
-  await db.query('DELETE FROM user_preferences WHERE organization_id = $1 AND user_id = $2', [organizationId, userId]);
-  await db.query('DELETE FROM data_access_roles WHERE organization_id = $1 AND user_id = $2', [organizationId, userId]);
+export async function removeMember(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+): Promise<void> {
+  await db.query('DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2', [
+    organizationId,
+    userId,
+  ]);
+  await db.query('DELETE FROM user_preferences WHERE organization_id = $1 AND user_id = $2', [
+    organizationId,
+    userId,
+  ]);
+  await db.query('DELETE FROM data_access_roles WHERE organization_id = $1 AND user_id = $2', [
+    organizationId,
+    userId,
+  ]);
 }
 
 /**
@@ -115,7 +139,8 @@ export async function lockAsCaller(
   // the standing prefetched with the API key was read before the lock: never reuse it here
   if (principal.prefetchedOrg) principal.prefetchedOrg.used = true;
   const access = await organizationAccess(db, principal, org.id);
-  if (!roleSatisfies(access.role, minRole)) throw new AppError('INSUFFICIENT_ROLE', `This procedure needs the ${minRole} role or higher`);
+  if (!roleSatisfies(access.role, minRole))
+    throw new AppError('INSUFFICIENT_ROLE', `This procedure needs the ${minRole} role or higher`);
   return { organization, access };
 }
 
@@ -124,7 +149,8 @@ export function assertMayGrant(principal: Principal, org: OrgAccess, role: OrgRo
   if (role.startsWith('c2_') && principal.platformRole === null) {
     throw new AppError('ROLE_NOT_GRANTABLE', `Only a platform operator may grant ${role}`);
   }
-  if (roleRank(role) > roleRank(org.role)) throw new AppError('ROLE_NOT_GRANTABLE', `The role ${role} is above your own (${org.role})`);
+  if (roleRank(role) > roleRank(org.role))
+    throw new AppError('ROLE_NOT_GRANTABLE', `The role ${role} is above your own (${org.role})`);
 }
 
 /**
@@ -134,14 +160,20 @@ export function assertMayGrant(principal: Principal, org: OrgAccess, role: OrgRo
  */
 export function assertMayInvite(org: OrgAccess): void {
   if (org.rightsholderScope !== null) {
-    throw new AppError('ROLE_NOT_GRANTABLE', 'Your data-access role is restricted, and a new member sees every rightsholder: an unrestricted admin must invite');
+    throw new AppError(
+      'ROLE_NOT_GRANTABLE',
+      'Your data-access role is restricted, and a new member sees every rightsholder: an unrestricted admin must invite',
+    );
   }
 }
 
 /** MEMBER_OUTRANKS_CALLER when the member's role is above the caller's. */
 export function assertMayManage(org: OrgAccess, member: MemberRecord): void {
   if (roleRank(member.role) > roleRank(org.role)) {
-    throw new AppError('MEMBER_OUTRANKS_CALLER', `The member's role (${member.role}) is above your own (${org.role})`);
+    throw new AppError(
+      'MEMBER_OUTRANKS_CALLER',
+      `The member's role (${member.role}) is above your own (${org.role})`,
+    );
   }
 }
 
@@ -173,7 +205,10 @@ export async function assertOwnerRemains(
     [organizationId, member.userId],
   );
   if (!staysActiveOwner && rows[0]!.others === 0) {
-    throw new AppError('LAST_OWNER', 'The last active owner of the organization cannot be removed, demoted or disabled');
+    throw new AppError(
+      'LAST_OWNER',
+      'The last active owner of the organization cannot be removed, demoted or disabled',
+    );
   }
   if (!wasRestricted && rows[0]!.unrestricted === 0) {
     throw new AppError(

@@ -34,19 +34,29 @@ export async function lockOrganization(db: Queryable, id: string): Promise<Organ
 }
 
 export async function getOrganization(db: Queryable, id: string): Promise<OrganizationRecord> {
-  const { rows } = await db.query<OrganizationRecord>(`SELECT ${COLUMNS} FROM organizations o WHERE o.id = $1 AND o.deleted_at IS NULL`, [id]);
+  const { rows } = await db.query<OrganizationRecord>(
+    `SELECT ${COLUMNS} FROM organizations o WHERE o.id = $1 AND o.deleted_at IS NULL`,
+    [id],
+  );
   if (!rows[0]) throw new AppError('ORGANIZATION_NOT_FOUND');
   return rows[0];
 }
 
 /** A new organization with `ownerUserId` as its owner. */
-export async function createOrganization(db: Queryable, name: string, ownerUserId: string): Promise<OrganizationRecord> {
+export async function createOrganization(
+  db: Queryable,
+  name: string,
+  ownerUserId: string,
+): Promise<OrganizationRecord> {
   const { rows } = await db.query<OrganizationRecord>(
     `WITH o AS (INSERT INTO organizations (name) VALUES ($1) RETURNING *) SELECT ${COLUMNS} FROM o`,
     [name],
   );
   const organization = rows[0]!;
-  await db.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'owner')`, [organization.id, ownerUserId]);
+  await db.query(
+    `INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'owner')`,
+    [organization.id, ownerUserId],
+  );
   return organization;
 }
 
@@ -56,7 +66,11 @@ export interface OrganizationChanges {
   mdFetchFocus?: boolean | undefined;
 }
 
-export async function updateOrganization(db: Queryable, id: string, changes: OrganizationChanges): Promise<OrganizationRecord> {
+export async function updateOrganization(
+  db: Queryable,
+  id: string,
+  changes: OrganizationChanges,
+): Promise<OrganizationRecord> {
   const { rows } = await db.query<OrganizationRecord>(
     `WITH o AS (
        UPDATE organizations SET
@@ -72,7 +86,10 @@ export async function updateOrganization(db: Queryable, id: string, changes: Org
 }
 
 /** Call it in a transaction: the organization's completed exports expire with it (their files go at once). */
-export async function softDeleteOrganization(db: Queryable, id: string): Promise<OrganizationRecord> {
+export async function softDeleteOrganization(
+  db: Queryable,
+  id: string,
+): Promise<OrganizationRecord> {
   const { rows } = await db.query<OrganizationRecord>(
     `WITH o AS (UPDATE organizations SET deleted_at = now(), updated_at = now() WHERE id = $1 RETURNING *) SELECT ${COLUMNS} FROM o`,
     [id],
@@ -94,7 +111,14 @@ export type OrganizationListItem = OrganizationRecord & { memberCount: number };
 
 export async function listOrganizations(
   db: Queryable,
-  args: { includeDeleted: boolean; search: string | undefined; sortBy: OrganizationSort; sortOrder: 'asc' | 'desc'; limit: number; offset: number },
+  args: {
+    includeDeleted: boolean;
+    search: string | undefined;
+    sortBy: OrganizationSort;
+    sortOrder: 'asc' | 'desc';
+    limit: number;
+    offset: number;
+  },
 ): Promise<{ rows: OrganizationListItem[]; total: number }> {
   const where = `($1::boolean OR o.deleted_at IS NULL) AND ($2::text IS NULL OR o.name ILIKE '%' || $2 || '%' ESCAPE '\\')`;
   const params = [args.includeDeleted, args.search === undefined ? null : likeEscape(args.search)];
@@ -107,7 +131,10 @@ export async function listOrganizations(
        LIMIT $3 OFFSET $4`,
       [...params, args.limit, args.offset],
     ),
-    db.query<{ total: number }>(`SELECT count(*) AS total FROM organizations o WHERE ${where}`, params),
+    db.query<{ total: number }>(
+      `SELECT count(*) AS total FROM organizations o WHERE ${where}`,
+      params,
+    ),
   ]);
   return { rows, total: count.rows[0]!.total };
 }

@@ -11,7 +11,11 @@ function isRightsholderSort(value: unknown): value is RightsholderSort {
 }
 
 /** The member's chosen rightsholder ordering in the organization; 'alphabetical' until one is set. */
-export async function getRightsholderSort(db: Queryable, organizationId: string, userId: string): Promise<RightsholderSort> {
+export async function getRightsholderSort(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+): Promise<RightsholderSort> {
   const { rows } = await db.query<{ sort: string | null }>(
     'SELECT rightsholder_sort AS sort FROM user_preferences WHERE organization_id = $1 AND user_id = $2',
     [organizationId, userId],
@@ -20,7 +24,12 @@ export async function getRightsholderSort(db: Queryable, organizationId: string,
   return isRightsholderSort(sort) ? sort : DEFAULT_RIGHTSHOLDER_SORT;
 }
 
-export async function setRightsholderSort(db: Queryable, organizationId: string, userId: string, sort: RightsholderSort): Promise<void> {
+export async function setRightsholderSort(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+  sort: RightsholderSort,
+): Promise<void> {
   await db.query(
     `INSERT INTO user_preferences (organization_id, user_id, rightsholder_sort) VALUES ($1, $2, $3)
      ON CONFLICT (organization_id, user_id) DO UPDATE SET rightsholder_sort = EXCLUDED.rightsholder_sort, updated_at = now()`,
@@ -32,16 +41,27 @@ export async function setRightsholderSort(db: Queryable, organizationId: string,
 export type DataAccessRole = { mode: 'all' } | { mode: 'restricted'; rightsholderIds: string[] };
 
 /** The member's data-access role; a member without one sees everything. */
-export async function getDataAccessRole(db: Queryable, organizationId: string, userId: string): Promise<DataAccessRole> {
+export async function getDataAccessRole(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+): Promise<DataAccessRole> {
   const { rows } = await db.query<{ mode: 'all' | 'restricted'; ids: string[] }>(
     'SELECT mode, rightsholder_ids AS ids FROM data_access_roles WHERE organization_id = $1 AND user_id = $2',
     [organizationId, userId],
   );
   const row = rows[0];
-  return !row || row.mode === 'all' ? { mode: 'all' } : { mode: 'restricted', rightsholderIds: row.ids };
+  return !row || row.mode === 'all'
+    ? { mode: 'all' }
+    : { mode: 'restricted', rightsholderIds: row.ids };
 }
 
-export async function setDataAccessRole(db: Queryable, organizationId: string, userId: string, role: DataAccessRole): Promise<void> {
+export async function setDataAccessRole(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+  role: DataAccessRole,
+): Promise<void> {
   await db.query(
     `INSERT INTO data_access_roles (organization_id, user_id, mode, rightsholder_ids) VALUES ($1, $2, $3, $4)
      ON CONFLICT (organization_id, user_id) DO UPDATE

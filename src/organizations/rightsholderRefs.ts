@@ -26,8 +26,12 @@ export async function assertRightsholdersExist(
   const found = new Set(rows.map((r) => r.id));
   const missing = [...new Set(ids.map((id) => id.toLowerCase()))].filter((id) => !found.has(id));
   if (missing.length > 0) {
-    throw new AppError('RIGHTSHOLDER_NOT_FOUND', `No rightsholder of the organization has the id ${missing.slice(0, 10).join(', ')}`, {
-      details: { rightsholderIds: missing.slice(0, 100) },
-    });
+    throw new AppError(
+      'RIGHTSHOLDER_NOT_FOUND',
+      `No rightsholder of the organization has the id ${missing.slice(0, 10).join(', ')}`,
+      {
+        details: { rightsholderIds: missing.slice(0, 100) },
+      },
+    );
   }
 }

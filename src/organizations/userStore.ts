@@ -13,7 +13,11 @@ export interface UserOrganization {
  * The organizations the user is an active member of, not deleted, by name; `within` (an API key's
  * organizations) narrows them, null does not.
  */
-export async function activeOrganizationsOfUser(db: Queryable, userId: string, within: readonly string[] | null): Promise<UserOrganization[]> {
+export async function activeOrganizationsOfUser(
+  db: Queryable,
+  userId: string,
+  within: readonly string[] | null,
+): Promise<UserOrganization[]> {
   const { rows } = await db.query<UserOrganization>(
     `SELECT o.id, o.name, m.role
      FROM memberships m JOIN organizations o ON o.id = m.organization_id
@@ -32,7 +36,11 @@ export interface UserRoles {
 }
 
 /** The user's role in the organization and platform role; undefined when the user does not exist. */
-export async function userRolesIn(db: Queryable, userId: string, organizationId: string): Promise<UserRoles | undefined> {
+export async function userRolesIn(
+  db: Queryable,
+  userId: string,
+  organizationId: string,
+): Promise<UserRoles | undefined> {
   const { rows } = await db.query<UserRoles>(
     `SELECT m.role, u.platform_role AS "platformRole" FROM users u LEFT JOIN memberships m ON m.user_id = u.id AND m.organization_id = $2 WHERE u.id = $1`,
     [userId, organizationId],
@@ -42,6 +50,8 @@ export async function userRolesIn(db: Queryable, userId: string, organizationId:
 
 /** The user's e-mail address; null when the user does not exist. */
 export async function userEmail(db: Queryable, userId: string): Promise<string | null> {
-  const { rows } = await db.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [userId]);
+  const { rows } = await db.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [
+    userId,
+  ]);
   return rows[0]?.email ?? null;
 }

@@ -20,11 +20,19 @@ import {
 type Actor = Pick<Principal, 'userId' | 'apiKey'>;
 
 /** The caller's reach: `org.rightsholderScope` is the scope the procedure middleware loaded with the role. */
-export function rightsholderAccess(org: { id: string; rightsholderScope: RightsholderScope }, userId: string): RightsholderAccess {
+export function rightsholderAccess(
+  org: { id: string; rightsholderScope: RightsholderScope },
+  userId: string,
+): RightsholderAccess {
   return { organizationId: org.id, userId, scope: org.rightsholderScope };
 }
 
-export async function create(db: Queryable, actor: Actor, organizationId: string, fields: Omit<RightsholderFields, 'isDeleted'>): Promise<Rightsholder> {
+export async function create(
+  db: Queryable,
+  actor: Actor,
+  organizationId: string,
+  fields: Omit<RightsholderFields, 'isDeleted'>,
+): Promise<Rightsholder> {
   const created = await createRightsholder(db, organizationId, actor.userId, fields);
   await recordActivity(db, actor, {
     organizationId,
@@ -75,11 +83,23 @@ export interface DeleteOutcome {
  * Removes the rightsholder and everything stored under it, its own history included; the
  * removal itself is then recorded, so the feed keeps who removed what. A dry run changes nothing.
  */
-export async function remove(db: Queryable, actor: Actor, access: RightsholderAccess, requested: string, dryRun: boolean): Promise<DeleteOutcome> {
+export async function remove(
+  db: Queryable,
+  actor: Actor,
+  access: RightsholderAccess,
+  requested: string,
+  dryRun: boolean,
+): Promise<DeleteOutcome> {
   const current = await getRightsholder(db, access, requested, { lock: true });
   // the id as stored (lower case), whatever case it was sent in: events and visits are keyed by its text
   const id = current.id;
-  if (dryRun) return { id, name: current.name, dryRun, removed: await countDependents(db, access.organizationId, id) };
+  if (dryRun)
+    return {
+      id,
+      name: current.name,
+      dryRun,
+      removed: await countDependents(db, access.organizationId, id),
+    };
   const removed = await removeDependents(db, access.organizationId, id);
   await deleteRightsholder(db, access.organizationId, id);
   await recordActivity(db, actor, {

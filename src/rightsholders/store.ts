@@ -28,7 +28,16 @@ export interface Rightsholder {
 /** The fields a caller sets; everything else is the server's. */
 export type RightsholderFields = Pick<
   Rightsholder,
-  'name' | 'legalName' | 'aliases' | 'ipiNameNumbers' | 'isnis' | 'streamingArtistIds' | 'storeArtistIds' | 'videoChannelIds' | 'isPublisherGroup' | 'isDeleted'
+  | 'name'
+  | 'legalName'
+  | 'aliases'
+  | 'ipiNameNumbers'
+  | 'isnis'
+  | 'streamingArtistIds'
+  | 'storeArtistIds'
+  | 'videoChannelIds'
+  | 'isPublisherGroup'
+  | 'isDeleted'
 >;
 
 export const changeableFields = [
@@ -100,14 +109,23 @@ async function writing<T>(name: string, fn: () => Promise<T>): Promise<T> {
   } catch (error) {
     const pgError = error as { code?: string; constraint?: string };
     if (pgError.code === '23505' && pgError.constraint === NAME_CONSTRAINT) {
-      throw new AppError('RIGHTSHOLDER_NAME_TAKEN', `A rightsholder named "${name}" already exists in the organization`, { cause: error });
+      throw new AppError(
+        'RIGHTSHOLDER_NAME_TAKEN',
+        `A rightsholder named "${name}" already exists in the organization`,
+        { cause: error },
+      );
     }
     throw error;
   }
 }
 
 /** The rightsholder, if the caller may see it; `lock` holds it for the rest of the transaction. */
-export async function getRightsholder(db: Queryable, access: RightsholderAccess, id: string, opts: { lock?: boolean } = {}): Promise<Rightsholder> {
+export async function getRightsholder(
+  db: Queryable,
+  access: RightsholderAccess,
+  id: string,
+  opts: { lock?: boolean } = {},
+): Promise<Rightsholder> {
   const { rows } = await db.query<Row>(
     `SELECT ${COLUMNS} FROM rightsholders r
      WHERE r.organization_id = $1 AND r.id = $2 AND ${inRightsholderScope('r.id', '$3')}
@@ -119,7 +137,11 @@ export async function getRightsholder(db: Queryable, access: RightsholderAccess,
 }
 
 /** Which of these ids are rightsholders of the organization within the caller's scope, not deleted. */
-export async function visibleLiveRightsholderIds(db: Queryable, access: Pick<RightsholderAccess, 'organizationId' | 'scope'>, ids: readonly string[]): Promise<string[]> {
+export async function visibleLiveRightsholderIds(
+  db: Queryable,
+  access: Pick<RightsholderAccess, 'organizationId' | 'scope'>,
+  ids: readonly string[],
+): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT r.id::text FROM rightsholders r
      WHERE r.organization_id = $1 AND r.id = ANY ($2::uuid[]) AND r.deleted_at IS NULL AND ${inRightsholderScope('r.id', '$3')}`,
@@ -129,7 +151,11 @@ export async function visibleLiveRightsholderIds(db: Queryable, access: Pick<Rig
 }
 
 /** Locks several at once, in id order so that concurrent batches cannot deadlock. */
-export async function lockRightsholders(db: Queryable, access: RightsholderAccess, ids: string[]): Promise<Map<string, Rightsholder>> {
+export async function lockRightsholders(
+  db: Queryable,
+  access: RightsholderAccess,
+  ids: string[],
+): Promise<Map<string, Rightsholder>> {
   const { rows } = await db.query<Row>(
     `SELECT ${COLUMNS} FROM rightsholders r
      WHERE r.organization_id = $1 AND r.id = ANY($2::uuid[]) AND ${inRightsholderScope('r.id', '$3')}
@@ -170,7 +196,12 @@ export async function createRightsholder(
 }
 
 /** Writes the given fields over the current record; the caller becomes lastUpdatedById. */
-export async function updateRightsholder(db: Queryable, current: Rightsholder, fields: RightsholderFields, userId: string): Promise<Rightsholder> {
+export async function updateRightsholder(
+  db: Queryable,
+  current: Rightsholder,
+  fields: RightsholderFields,
+  userId: string,
+): Promise<Rightsholder> {
   const { rows } = await writing(fields.name, () =>
     db.query<Row>(
       `UPDATE rightsholders AS r SET
@@ -236,14 +267,22 @@ function orderBy(order: RightsholderOrder): string {
     }
   }
   const dir = sortDirection(order.sortOrder);
-  const column = { name: 'lower(r.name)', createdAt: 'r.created_at', updatedAt: 'r.updated_at' }[order.sortBy];
+  const column = { name: 'lower(r.name)', createdAt: 'r.created_at', updatedAt: 'r.updated_at' }[
+    order.sortBy
+  ];
   return `${column} ${dir}, r.id ${dir}`;
 }
 
 export async function listRightsholders(
   db: Queryable,
   access: RightsholderAccess,
-  opts: { search?: string | undefined; includeDeleted: boolean; order: RightsholderOrder; limit: number; offset: number },
+  opts: {
+    search?: string | undefined;
+    includeDeleted: boolean;
+    order: RightsholderOrder;
+    limit: number;
+    offset: number;
+  },
 ): Promise<{ rows: Rightsholder[]; total: number }> {
   const params: unknown[] = [access.organizationId, access.scope, access.userId];
   const where = ['r.organization_id = $1', inRightsholderScope('r.id', '$2')];
@@ -251,7 +290,9 @@ export async function listRightsholders(
   if (opts.search) {
     params.push(likeContains(opts.search));
     const p = `$${params.length}`;
-    where.push(`(r.name ILIKE ${p} OR r.legal_name ILIKE ${p} OR EXISTS (SELECT 1 FROM unnest(r.aliases) a WHERE a ILIKE ${p}))`);
+    where.push(
+      `(r.name ILIKE ${p} OR r.legal_name ILIKE ${p} OR EXISTS (SELECT 1 FROM unnest(r.aliases) a WHERE a ILIKE ${p}))`,
+    );
   }
   const from = `FROM rightsholders r
     LEFT JOIN subject_visits v ON v.organization_id = r.organization_id AND v.user_id = $3
@@ -265,6 +306,13 @@ export async function listRightsholders(
   return { rows: rows.map(toRightsholder), total: count.rows[0]!.total };
 }
 
-export async function deleteRightsholder(db: Queryable, organizationId: string, id: string): Promise<void> {
-  await db.query('DELETE FROM rightsholders WHERE organization_id = $1 AND id = $2', [organizationId, id]);
+export async function deleteRightsholder(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+): Promise<void> {
+  await db.query('DELETE FROM rightsholders WHERE organization_id = $1 AND id = $2', [
+    organizationId,
+    id,
+  ]);
 }

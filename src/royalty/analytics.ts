@@ -7,7 +7,8 @@ export const VIEW = 'analytics_full_view';
 const TIME_DIMENSION = `${VIEW}.sales_period_start`;
 
 export function member(name: string): string {
-  if (!/^[A-Za-z_][\w.]*$/.test(name)) throw new UsageError(`${name} is not a member name (royalty call cube.meta lists them)`);
+  if (!/^[A-Za-z_][\w.]*$/.test(name))
+    throw new UsageError(`${name} is not a member name (royalty call cube.meta lists them)`);
   return name.includes('.') ? name : `${VIEW}.${name}`;
 }
 
@@ -34,9 +35,16 @@ export function parseFilter(text: string): Filter {
   let best: { at: number; sign: string; operator: string } | undefined;
   for (const [sign, operator] of FILTER_OPERATORS) {
     const at = text.indexOf(sign);
-    if (at > 0 && (best === undefined || at < best.at || (at === best.at && sign.length > best.sign.length))) best = { at, sign, operator };
+    if (
+      at > 0 &&
+      (best === undefined || at < best.at || (at === best.at && sign.length > best.sign.length))
+    )
+      best = { at, sign, operator };
   }
-  if (!best) throw new UsageError(`--filter ${text}: write member=value (also != ~ !~ > >= < <=; values split on commas)`);
+  if (!best)
+    throw new UsageError(
+      `--filter ${text}: write member=value (also != ~ !~ > >= < <=; values split on commas)`,
+    );
   const values = text.slice(best.at + best.sign.length).split(',');
   return { member: member(text.slice(0, best.at).trim()), operator: best.operator, values };
 }
@@ -44,11 +52,14 @@ export function parseFilter(text: string): Filter {
 /** `2024-01..2024-06` or `2024-03`: the first and last day of those months. */
 export function monthRange(text: string): [string, string] {
   const m = /^(\d{4})-(\d{2})(?:\.\.(\d{4})-(\d{2}))?$/.exec(text.trim());
-  if (!m) throw new UsageError(`--month-range ${text}: write YYYY-MM..YYYY-MM (or one month YYYY-MM)`);
+  if (!m)
+    throw new UsageError(`--month-range ${text}: write YYYY-MM..YYYY-MM (or one month YYYY-MM)`);
   const [fromYear, fromMonth] = [Number(m[1]), Number(m[2])];
   const [toYear, toMonth] = m[3] ? [Number(m[3]), Number(m[4])] : [fromYear, fromMonth];
-  if (fromMonth < 1 || fromMonth > 12 || toMonth < 1 || toMonth > 12) throw new UsageError(`--month-range ${text}: months are 01 to 12`);
-  if (toYear * 12 + toMonth < fromYear * 12 + fromMonth) throw new UsageError(`--month-range ${text}: the range ends before it starts`);
+  if (fromMonth < 1 || fromMonth > 12 || toMonth < 1 || toMonth > 12)
+    throw new UsageError(`--month-range ${text}: months are 01 to 12`);
+  if (toYear * 12 + toMonth < fromYear * 12 + fromMonth)
+    throw new UsageError(`--month-range ${text}: the range ends before it starts`);
   const lastDay = new Date(Date.UTC(toYear, toMonth, 0)).getUTCDate();
   const pad = (n: number) => String(n).padStart(2, '0');
   return [`${fromYear}-${pad(fromMonth)}-01`, `${toYear}-${pad(toMonth)}-${pad(lastDay)}`];
@@ -67,20 +78,32 @@ export interface QueryOptions {
 export function buildQuery(options: QueryOptions, rightsholderIds: string[]): AnalyticsQuery {
   const measures = (options.measure ?? []).map(member);
   const dimensions = (options.dimension ?? []).map(member);
-  if (measures.length === 0 && dimensions.length === 0) throw new UsageError('Name at least one --measure or --dimension');
-  const filters = [{ member: `${VIEW}.rightsholder_id`, operator: 'equals', values: rightsholderIds }, ...(options.filter ?? []).map(parseFilter)];
+  if (measures.length === 0 && dimensions.length === 0)
+    throw new UsageError('Name at least one --measure or --dimension');
+  const filters = [
+    { member: `${VIEW}.rightsholder_id`, operator: 'equals', values: rightsholderIds },
+    ...(options.filter ?? []).map(parseFilter),
+  ];
   const range = options.monthRange ? monthRange(options.monthRange) : undefined;
   const timeDimensions =
     range || options.granularity
-      ? [{ dimension: TIME_DIMENSION, ...(range ? { dateRange: range } : {}), ...(options.granularity ? { granularity: options.granularity } : {}) }]
+      ? [
+          {
+            dimension: TIME_DIMENSION,
+            ...(range ? { dateRange: range } : {}),
+            ...(options.granularity ? { granularity: options.granularity } : {}),
+          },
+        ]
       : [];
   const order = (options.order ?? []).map((o) => {
     const [name, direction = 'asc'] = o.split(':');
-    if (direction !== 'asc' && direction !== 'desc') throw new UsageError(`--order ${o}: write member or member:desc`);
+    if (direction !== 'asc' && direction !== 'desc')
+      throw new UsageError(`--order ${o}: write member or member:desc`);
     return [member(name!), direction];
   });
   const limit = options.limit === undefined ? undefined : Number(options.limit);
-  if (limit !== undefined && !Number.isInteger(limit)) throw new UsageError(`--limit ${options.limit} is not a whole number`);
+  if (limit !== undefined && !Number.isInteger(limit))
+    throw new UsageError(`--limit ${options.limit} is not a whole number`);
   return {
     measures,
     dimensions,
@@ -93,5 +116,12 @@ export function buildQuery(options: QueryOptions, rightsholderIds: string[]): An
 
 /** An answer's rows with the view's prefix taken off the column names, for the table. */
 export function shortRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
-  return rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k.startsWith(`${VIEW}.`) ? k.slice(VIEW.length + 1) : k, v])));
+  return rows.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([k, v]) => [
+        k.startsWith(`${VIEW}.`) ? k.slice(VIEW.length + 1) : k,
+        v,
+      ]),
+    ),
+  );
 }

@@ -34,9 +34,15 @@ async function login(options: Options & { web?: boolean }): Promise<void> {
             'Waiting for the approval...\n',
         );
       });
-  const me = await createRoyaltyClient({ url, tokenProvider: { accessToken: async () => tokens.accessToken, refresh: async () => {} } }).api.user.currentUser.query();
-  const organization = options.org ? me.organizations.find((o) => o.id === options.org) : me.organizations[0];
-  if (options.org && !organization) throw new UsageError(`${me.email} is no member of the organization ${options.org}`);
+  const me = await createRoyaltyClient({
+    url,
+    tokenProvider: { accessToken: async () => tokens.accessToken, refresh: async () => {} },
+  }).api.user.currentUser.query();
+  const organization = options.org
+    ? me.organizations.find((o) => o.id === options.org)
+    : me.organizations[0];
+  if (options.org && !organization)
+    throw new UsageError(`${me.email} is no member of the organization ${options.org}`);
   await store.update((profile) => ({
     ...profile,
     url,
@@ -44,8 +50,13 @@ async function login(options: Options & { web?: boolean }): Promise<void> {
     tokens,
     ...(organization ? { organizationId: organization.id } : {}),
   }));
-  const others = me.organizations.length > 1 ? ` (${me.organizations.length} organizations: pick another with --org)` : '';
-  process.stderr.write(`Logged in to ${url} as ${me.email}${organization ? `, organization ${organization.name}` : ''}${others}\n`);
+  const others =
+    me.organizations.length > 1
+      ? ` (${me.organizations.length} organizations: pick another with --org)`
+      : '';
+  process.stderr.write(
+    `Logged in to ${url} as ${me.email}${organization ? `, organization ${organization.name}` : ''}${others}\n`,
+  );
 }
 
 async function logout(options: Options): Promise<void> {
@@ -56,7 +67,9 @@ async function logout(options: Options): Promise<void> {
     return;
   }
   if (profile.tokens.refreshToken && profile.url) {
-    await revoke(profile.url, profile.tokens.refreshToken).catch((error: Error) => process.stderr.write(`The server did not revoke the login: ${error.message}\n`));
+    await revoke(profile.url, profile.tokens.refreshToken).catch((error: Error) =>
+      process.stderr.write(`The server did not revoke the login: ${error.message}\n`),
+    );
   }
   await store.update(({ tokens: _tokens, ...rest }) => rest);
   process.stderr.write(`Logged out of ${profile.url ?? 'the server'}\n`);
@@ -70,13 +83,16 @@ async function status(options: Options): Promise<void> {
   print(
     {
       server: session.url,
-      credentials: session.source === 'api-key' ? 'ROYALTY_API_KEY' : `login (profile ${session.store.name})`,
+      credentials:
+        session.source === 'api-key' ? 'ROYALTY_API_KEY' : `login (profile ${session.store.name})`,
       userId: me.id,
       email: me.email,
       organizationId: session.client.organizationId ?? null,
       organization: organization?.name ?? null,
       role: organization?.role ?? null,
-      ...(session.source === 'login' && profile.tokens ? { accessTokenExpiresAt: new Date(profile.tokens.expiresAt).toISOString() } : {}),
+      ...(session.source === 'login' && profile.tokens
+        ? { accessTokenExpiresAt: new Date(profile.tokens.expiresAt).toISOString() }
+        : {}),
     },
     formatOf(options),
   );
@@ -89,7 +105,10 @@ async function whoami(options: Options): Promise<void> {
   if (format === 'json') return print(me, format);
   process.stderr.write(`${me.email} (${me.id})\n`);
   print(
-    me.organizations.map((o) => ({ current: o.id === session.client.organizationId ? '*' : '', ...o })),
+    me.organizations.map((o) => ({
+      current: o.id === session.client.organizationId ? '*' : '',
+      ...o,
+    })),
     format,
     ['current', 'id', 'name', 'role'],
   );
@@ -98,7 +117,9 @@ async function whoami(options: Options): Promise<void> {
 export function authCommands(program: Command): void {
   program
     .command('login')
-    .description('sign in with the device flow (a code to approve in a browser anywhere); --web: this machine\'s browser')
+    .description(
+      "sign in with the device flow (a code to approve in a browser anywhere); --web: this machine's browser",
+    )
     .option('--web', 'sign in through a browser on this machine (PKCE with a loopback redirect)')
     .action((opts, cmd: Command) => login({ ...cmd.optsWithGlobals(), ...opts }));
   program

@@ -37,8 +37,12 @@ export async function fetchCatalog(url: string): Promise<ProcedureEntry[]> {
 export function findProcedure(catalog: ProcedureEntry[], name: string): ProcedureEntry {
   const found = catalog.find((p) => p.name === name);
   if (found) return found;
-  const near = catalog.filter((p) => p.name.toLowerCase().includes(name.toLowerCase().split('.').pop() ?? '')).slice(0, 5);
-  throw new UsageError(`No procedure ${name}${near.length > 0 ? `; did you mean ${near.map((p) => p.name).join(', ')}?` : ''} (royalty endpoints lists them)`);
+  const near = catalog
+    .filter((p) => p.name.toLowerCase().includes(name.toLowerCase().split('.').pop() ?? ''))
+    .slice(0, 5);
+  throw new UsageError(
+    `No procedure ${name}${near.length > 0 ? `; did you mean ${near.map((p) => p.name).join(', ')}?` : ''} (royalty endpoints lists them)`,
+  );
 }
 
 export function takesOrganization(entry: ProcedureEntry): boolean {
@@ -61,13 +65,19 @@ export function inputFromPairs(pairs: string[]): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
-    if (eq <= 0) throw new UsageError(`${pair}: input fields are given as key=value (or --input JSON)`);
+    if (eq <= 0)
+      throw new UsageError(`${pair}: input fields are given as key=value (or --input JSON)`);
     const keys = pair.slice(0, eq).split('.');
-    if (keys.some((k) => k === '' || UNSAFE_KEYS.has(k))) throw new UsageError(`${pair}: not a field name`);
+    if (keys.some((k) => k === '' || UNSAFE_KEYS.has(k)))
+      throw new UsageError(`${pair}: not a field name`);
     let target = input;
     for (const key of keys.slice(0, -1)) {
       const inner = target[key];
-      if (inner !== undefined && (typeof inner !== 'object' || inner === null || Array.isArray(inner))) throw new UsageError(`${pair}: ${key} is given twice`);
+      if (
+        inner !== undefined &&
+        (typeof inner !== 'object' || inner === null || Array.isArray(inner))
+      )
+        throw new UsageError(`${pair}: ${key} is given twice`);
       target = (target[key] ??= {}) as Record<string, unknown>;
     }
     target[keys.at(-1)!] = pairValue(pair.slice(eq + 1));
@@ -82,10 +92,17 @@ export interface InputOptions {
 
 /** The input of `royalty call`: --input JSON, --input-file F (- for standard input), or key=value pairs. */
 export async function readInput(options: InputOptions, pairs: string[]): Promise<unknown> {
-  const given = [options.input !== undefined, options.inputFile !== undefined, pairs.length > 0].filter(Boolean).length;
-  if (given > 1) throw new UsageError('Give the input one way: --input, --input-file or key=value pairs');
+  const given = [
+    options.input !== undefined,
+    options.inputFile !== undefined,
+    pairs.length > 0,
+  ].filter(Boolean).length;
+  if (given > 1)
+    throw new UsageError('Give the input one way: --input, --input-file or key=value pairs');
   let text: string | undefined = options.input;
-  if (options.inputFile !== undefined) text = options.inputFile === '-' ? await readStdin() : await readFile(options.inputFile, 'utf8');
+  if (options.inputFile !== undefined)
+    text =
+      options.inputFile === '-' ? await readStdin() : await readFile(options.inputFile, 'utf8');
   if (text === undefined) return pairs.length > 0 ? inputFromPairs(pairs) : undefined;
   try {
     return JSON.parse(text);

@@ -11,7 +11,9 @@ interface Node {
 }
 
 function flagsOf(options: readonly Option[]): string[] {
-  return options.flatMap((o) => [o.long, o.short].filter((f): f is string => typeof f === 'string'));
+  return options.flatMap((o) =>
+    [o.long, o.short].filter((f): f is string => typeof f === 'string'),
+  );
 }
 
 function walk(command: Command, path: string[], out: Node[]): void {
@@ -34,7 +36,10 @@ function bash(program: Command): string {
   const nodes = nodesOf(program);
   const globals = flagsOf(program.options);
   const cases = nodes
-    .map((n) => `    "${n.path.join(' ')}") words="${[...n.subcommands, ...n.options, ...(n.path.length > 0 ? globals : [])].join(' ')}" ;;`)
+    .map(
+      (n) =>
+        `    "${n.path.join(' ')}") words="${[...n.subcommands, ...n.options, ...(n.path.length > 0 ? globals : [])].join(' ')}" ;;`,
+    )
     .join('\n');
   return `# bash completion for royalty: eval "$(royalty completion bash)"
 _royalty() {
@@ -71,7 +76,10 @@ function fishEscape(text: string): string {
 }
 
 function fish(program: Command): string {
-  const lines = ['# fish completion for royalty: royalty completion fish | source', 'complete -c royalty -f'];
+  const lines = [
+    '# fish completion for royalty: royalty completion fish | source',
+    'complete -c royalty -f',
+  ];
   const nodes = nodesOf(program);
   const described = new Map(nodes.map((n) => [n.path.join(' '), n.description]));
   for (const node of nodes) {
@@ -83,7 +91,8 @@ function fish(program: Command): string {
       const description = described.get([...node.path, sub].join(' ')) ?? '';
       lines.push(`complete -c royalty -n '${condition}' -a ${sub} -d '${fishEscape(description)}'`);
     }
-    for (const flag of node.options.filter((f) => f.startsWith('--'))) lines.push(`complete -c royalty -n '${condition}' -l ${flag.slice(2)}`);
+    for (const flag of node.options.filter((f) => f.startsWith('--')))
+      lines.push(`complete -c royalty -n '${condition}' -l ${flag.slice(2)}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -1,7 +1,13 @@
 // royalty endpoints [namespace], royalty describe <procedure>, royalty call <procedure> [input]:
 // every procedure of the server, query or mutation as its declaration says.
 import type { Command } from 'commander';
-import { fetchCatalog, findProcedure, readInput, takesOrganization, type InputOptions } from './catalog.ts';
+import {
+  fetchCatalog,
+  findProcedure,
+  readInput,
+  takesOrganization,
+  type InputOptions,
+} from './catalog.ts';
 import { formatOf, print, UsageError, type OutputOptions } from './output.ts';
 import { openSession, profileStore, serverUrl, type GlobalOptions } from './session.ts';
 
@@ -13,8 +19,13 @@ async function catalogFor(options: Options) {
 
 async function endpoints(namespace: string | undefined, options: Options): Promise<void> {
   const catalog = await catalogFor(options);
-  const listed = namespace ? catalog.filter((p) => p.name.startsWith(`${namespace}.`) || p.name === namespace) : catalog;
-  if (listed.length === 0) throw new UsageError(`No namespace ${namespace}: the namespaces are ${[...new Set(catalog.map((p) => p.name.split('.')[0]))].join(', ')}`);
+  const listed = namespace
+    ? catalog.filter((p) => p.name.startsWith(`${namespace}.`) || p.name === namespace)
+    : catalog;
+  if (listed.length === 0)
+    throw new UsageError(
+      `No namespace ${namespace}: the namespaces are ${[...new Set(catalog.map((p) => p.name.split('.')[0]))].join(', ')}`,
+    );
   const format = formatOf(options);
   const rows = listed.map((p) => ({
     name: p.name,
@@ -57,11 +68,20 @@ async function call(name: string, pairs: string[], options: Options & InputOptio
   // the organization goes in the body (transport rule 7): the session's, unless given
   if (takesOrganization(entry) && session.client.organizationId) {
     if (input === undefined) input = {};
-    if (typeof input === 'object' && input !== null && !Array.isArray(input) && !('organizationId' in input)) {
+    if (
+      typeof input === 'object' &&
+      input !== null &&
+      !Array.isArray(input) &&
+      !('organizationId' in input)
+    ) {
       input = { ...input, organizationId: session.client.organizationId };
     }
   }
-  const answer = await session.client.call(entry.name, entry.method === 'GET' ? 'query' : 'mutation', input);
+  const answer = await session.client.call(
+    entry.name,
+    entry.method === 'GET' ? 'query' : 'mutation',
+    input,
+  );
   print(answer ?? null, formatOf(options));
 }
 
@@ -70,7 +90,9 @@ export function genericCommands(program: Command): void {
     .command('endpoints')
     .argument('[namespace]', 'only this namespace (rightsholder, upload, cube, ...)')
     .description('the procedures of the server, with type, scope, minimum role and summary')
-    .action((namespace: string | undefined, _opts, cmd: Command) => endpoints(namespace, cmd.optsWithGlobals()));
+    .action((namespace: string | undefined, _opts, cmd: Command) =>
+      endpoints(namespace, cmd.optsWithGlobals()),
+    );
   program
     .command('describe')
     .argument('<procedure>', 'a procedure name, such as rightsholder.list')
@@ -79,9 +101,16 @@ export function genericCommands(program: Command): void {
   program
     .command('call')
     .argument('<procedure>', 'a procedure name, such as rightsholder.list')
-    .argument('[fields...]', 'input fields as key=value (a.b=1 nests; values that read as JSON are JSON)')
-    .description('call any procedure: a query with GET, a mutation with POST, as declared; organizationId is added')
+    .argument(
+      '[fields...]',
+      'input fields as key=value (a.b=1 nests; values that read as JSON are JSON)',
+    )
+    .description(
+      'call any procedure: a query with GET, a mutation with POST, as declared; organizationId is added',
+    )
     .option('--input <json>', 'the input as JSON')
     .option('--input-file <file>', 'the input as a JSON file (- for standard input)')
-    .action((name: string, fields: string[], opts: InputOptions, cmd: Command) => call(name, fields, { ...cmd.optsWithGlobals(), ...opts }));
+    .action((name: string, fields: string[], opts: InputOptions, cmd: Command) =>
+      call(name, fields, { ...cmd.optsWithGlobals(), ...opts }),
+    );
 }

@@ -10,10 +10,18 @@ import { describeFailure, EXIT_OK } from './output.ts';
 
 export function buildProgram(): Command {
   const program = new Command('royalty')
-    .description('Command-line client of the royalty service: statements, analytics, exports and every procedure')
-    .option('--url <url>', 'the server (default: ROYALTY_URL, else the profile\'s)')
-    .option('--profile <name>', 'the stored login to use (default: ROYALTY_PROFILE, else "default")')
-    .option('--org <id>', 'the organization (default: ROYALTY_ORGANIZATION_ID, else the one chosen at login)')
+    .description(
+      'Command-line client of the royalty service: statements, analytics, exports and every procedure',
+    )
+    .option('--url <url>', "the server (default: ROYALTY_URL, else the profile's)")
+    .option(
+      '--profile <name>',
+      'the stored login to use (default: ROYALTY_PROFILE, else "default")',
+    )
+    .option(
+      '--org <id>',
+      'the organization (default: ROYALTY_ORGANIZATION_ID, else the one chosen at login)',
+    )
     .option('--json', 'print the exact JSON of the answer')
     .option('--csv', 'print lists as CSV')
     .showHelpAfterError()

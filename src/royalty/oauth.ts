@@ -17,7 +17,10 @@ function requestOptions(url: string) {
 
 export async function discover(baseUrl: string): Promise<oauth.AuthorizationServer> {
   const issuer = new URL(baseUrl);
-  const res = await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...requestOptions(baseUrl) });
+  const res = await oauth.discoveryRequest(issuer, {
+    algorithm: 'oauth2',
+    ...requestOptions(baseUrl),
+  });
   return oauth.processDiscoveryResponse(issuer, res);
 }
 
@@ -38,7 +41,10 @@ export interface DevicePrompt {
 }
 
 /** The device flow: `prompt` shows the code to the person, then the token endpoint is polled. */
-export async function deviceLogin(baseUrl: string, prompt: (p: DevicePrompt) => void): Promise<StoredTokens> {
+export async function deviceLogin(
+  baseUrl: string,
+  prompt: (p: DevicePrompt) => void,
+): Promise<StoredTokens> {
   const as = await discover(baseUrl);
   const options = requestOptions(baseUrl);
   const device = await oauth.processDeviceAuthorizationResponse(
@@ -46,17 +52,28 @@ export async function deviceLogin(baseUrl: string, prompt: (p: DevicePrompt) => 
     CLI_CLIENT,
     await oauth.deviceAuthorizationRequest(as, CLI_CLIENT, oauth.None(), { scope: SCOPE }, options),
   );
-  prompt({ userCode: device.user_code, verificationUri: device.verification_uri, verificationUriComplete: device.verification_uri_complete });
+  prompt({
+    userCode: device.user_code,
+    verificationUri: device.verification_uri,
+    verificationUriComplete: device.verification_uri_complete,
+  });
   // RFC 8628 3.2: 5 seconds when the server names no interval; slow_down adds 5
   let interval = (device.interval ?? 5) * 1000;
   const deadline = Date.now() + device.expires_in * 1000;
   while (Date.now() < deadline) {
     await sleep(interval);
     try {
-      const res = await oauth.deviceCodeGrantRequest(as, CLI_CLIENT, oauth.None(), device.device_code, options);
+      const res = await oauth.deviceCodeGrantRequest(
+        as,
+        CLI_CLIENT,
+        oauth.None(),
+        device.device_code,
+        options,
+      );
       return stored(await oauth.processDeviceCodeResponse(as, CLI_CLIENT, res));
     } catch (error) {
-      if (error instanceof oauth.ResponseBodyError && error.error === 'authorization_pending') continue;
+      if (error instanceof oauth.ResponseBodyError && error.error === 'authorization_pending')
+        continue;
       if (error instanceof oauth.ResponseBodyError && error.error === 'slow_down') {
         interval += 5000;
         continue;
@@ -67,32 +84,52 @@ export async function deviceLogin(baseUrl: string, prompt: (p: DevicePrompt) => 
   throw new Error('The code expired before it was approved; run royalty login again');
 }
 
-const DONE_PAGE = '<!doctype html><meta charset="utf-8"><title>Signed in</title><p>royalty is signed in. You can close this page.</p>';
+const DONE_PAGE =
+  '<!doctype html><meta charset="utf-8"><title>Signed in</title><p>royalty is signed in. You can close this page.</p>';
 
 /** Waits for the one redirect to http://127.0.0.1:<port>/callback; the URL it arrived at. */
-function loopbackCallback(): Promise<{ redirectUri: string; callback: Promise<URL>; close: () => void }> {
+function loopbackCallback(): Promise<{
+  redirectUri: string;
+  callback: Promise<URL>;
+  close: () => void;
+}> {
   return new Promise((resolve, reject) => {
     let deliver: (url: URL) => void;
     const callback = new Promise<URL>((r) => (deliver = r));
     const server = http.createServer((req, res) => {
-      const url = new URL(req.url ?? '/', `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      const url = new URL(
+        req.url ?? '/',
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      );
       if (url.pathname !== '/callback') {
         res.writeHead(404).end();
         return;
       }
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'" }).end(DONE_PAGE);
+      res
+        .writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': "default-src 'none'",
+        })
+        .end(DONE_PAGE);
       deliver(url);
     });
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;
-      resolve({ redirectUri: `http://127.0.0.1:${port}/callback`, callback, close: () => server.close() });
+      resolve({
+        redirectUri: `http://127.0.0.1:${port}/callback`,
+        callback,
+        close: () => server.close(),
+      });
     });
   });
 }
 
 /** The browser flow: PKCE, a loopback redirect on a free port; `open` shows the page to the person. */
-export async function webLogin(baseUrl: string, open: (url: string) => Promise<void>): Promise<StoredTokens> {
+export async function webLogin(
+  baseUrl: string,
+  open: (url: string) => Promise<void>,
+): Promise<StoredTokens> {
   const as = await discover(baseUrl);
   const loopback = await loopbackCallback();
   try {
@@ -110,7 +147,15 @@ export async function webLogin(baseUrl: string, open: (url: string) => Promise<v
     }).toString();
     await open(url.href);
     const params = oauth.validateAuthResponse(as, CLI_CLIENT, await loopback.callback, state);
-    const res = await oauth.authorizationCodeGrantRequest(as, CLI_CLIENT, oauth.None(), params, loopback.redirectUri, verifier, requestOptions(baseUrl));
+    const res = await oauth.authorizationCodeGrantRequest(
+      as,
+      CLI_CLIENT,
+      oauth.None(),
+      params,
+      loopback.redirectUri,
+      verifier,
+      requestOptions(baseUrl),
+    );
     return stored(await oauth.processAuthorizationCodeResponse(as, CLI_CLIENT, res));
   } finally {
     loopback.close();
@@ -119,7 +164,13 @@ export async function webLogin(baseUrl: string, open: (url: string) => Promise<v
 
 export async function refreshTokens(baseUrl: string, refreshToken: string): Promise<StoredTokens> {
   const as = await discover(baseUrl);
-  const res = await oauth.refreshTokenGrantRequest(as, CLI_CLIENT, oauth.None(), refreshToken, requestOptions(baseUrl));
+  const res = await oauth.refreshTokenGrantRequest(
+    as,
+    CLI_CLIENT,
+    oauth.None(),
+    refreshToken,
+    requestOptions(baseUrl),
+  );
   return stored(await oauth.processRefreshTokenResponse(as, CLI_CLIENT, res));
 }
 
@@ -127,6 +178,9 @@ export async function refreshTokens(baseUrl: string, refreshToken: string): Prom
 export async function revoke(baseUrl: string, token: string): Promise<void> {
   const as = await discover(baseUrl);
   if (!as.revocation_endpoint) return;
-  const res = await oauth.revocationRequest(as, CLI_CLIENT, oauth.None(), token, { ...requestOptions(baseUrl), additionalParameters: { token_type_hint: 'refresh_token' } });
+  const res = await oauth.revocationRequest(as, CLI_CLIENT, oauth.None(), token, {
+    ...requestOptions(baseUrl),
+    additionalParameters: { token_type_hint: 'refresh_token' },
+  });
   await oauth.processRevocationResponse(res);
 }

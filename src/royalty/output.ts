@@ -5,7 +5,12 @@
 import Table from 'cli-table3';
 import { stringify } from 'csv-stringify/sync';
 import { CommanderError } from 'commander';
-import { errorCodeOf, RoyaltyClientError, specificCodeOf, TRPCClientError } from '../client/index.ts';
+import {
+  errorCodeOf,
+  RoyaltyClientError,
+  specificCodeOf,
+  TRPCClientError,
+} from '../client/index.ts';
 import { atCommonScale, fixedText } from '../decimal.ts';
 
 export const EXIT_OK = 0;
@@ -33,7 +38,8 @@ type Row = Record<string, unknown>;
 
 /** The rows of a list answer: an array, `{ data: [...] }`, `{ items: [...] }`, `{ files: [...] }`. */
 export function rowsOf(value: unknown): Row[] | undefined {
-  if (Array.isArray(value)) return value.map((v) => (typeof v === 'object' && v !== null ? (v as Row) : { value: v }));
+  if (Array.isArray(value))
+    return value.map((v) => (typeof v === 'object' && v !== null ? (v as Row) : { value: v }));
   if (typeof value !== 'object' || value === null) return undefined;
   for (const key of ['data', 'items', 'files', 'organizations']) {
     const inner = (value as Row)[key];
@@ -81,7 +87,8 @@ export function print(value: unknown, format: Format, columns?: string[]): void 
   }
   if (rows) {
     process.stdout.write(rows.length === 0 ? '(none)\n' : `${table(rows, columns)}\n`);
-    const total = (value as { pagination?: { total?: number; page?: number; totalPages?: number } }).pagination;
+    const total = (value as { pagination?: { total?: number; page?: number; totalPages?: number } })
+      .pagination;
     if (total?.total !== undefined && total.totalPages !== undefined && total.totalPages > 1) {
       process.stderr.write(`page ${total.page} of ${total.totalPages} (${total.total} in all)\n`);
     }
@@ -99,18 +106,27 @@ export function print(value: unknown, format: Format, columns?: string[]): void 
 /** The exit code and the line to print for an error. */
 export function describeFailure(error: unknown): { code: number; message: string } {
   if (error instanceof UsageError) return { code: EXIT_USAGE, message: error.message };
-  if (error instanceof CommanderError) return { code: error.exitCode === 0 ? EXIT_OK : EXIT_USAGE, message: '' };
+  if (error instanceof CommanderError)
+    return { code: error.exitCode === 0 ? EXIT_OK : EXIT_USAGE, message: '' };
   // a login that could not be renewed, met while a call was under way
-  if (error instanceof TRPCClientError && error.cause instanceof UsageError) return describeFailure(error.cause);
+  if (error instanceof TRPCClientError && error.cause instanceof UsageError)
+    return describeFailure(error.cause);
   if (error instanceof TRPCClientError) {
     const code = errorCodeOf(error);
     const specific = specificCodeOf(error);
     const tags = [code, specific].filter((c): c is string => c !== undefined && c !== '');
     const label = tags.length > 0 ? ` [${[...new Set(tags)].join(' ')}]` : '';
-    const network = code === undefined ? ` (${(error.cause as Error | undefined)?.message ?? 'no answer from the server'})` : '';
-    return { code: code === 'BAD_REQUEST' ? EXIT_USAGE : EXIT_FAILURE, message: `${error.message}${network}${label}` };
+    const network =
+      code === undefined
+        ? ` (${(error.cause as Error | undefined)?.message ?? 'no answer from the server'})`
+        : '';
+    return {
+      code: code === 'BAD_REQUEST' ? EXIT_USAGE : EXIT_FAILURE,
+      message: `${error.message}${network}${label}`,
+    };
   }
-  if (error instanceof RoyaltyClientError) return { code: EXIT_FAILURE, message: `${error.message} [${error.errorCode}]` };
+  if (error instanceof RoyaltyClientError)
+    return { code: EXIT_FAILURE, message: `${error.message} [${error.errorCode}]` };
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const detail = cause?.message ? ` (${cause.message})` : '';
   return { code: EXIT_FAILURE, message: `${(error as Error).message ?? String(error)}${detail}` };
@@ -119,5 +135,8 @@ export function describeFailure(error: unknown): { code: number; message: string
 /** Exact sums of decimal texts ("283.2390246069"), as the server answers money: no floating point. */
 export function sumDecimals(values: string[]): string {
   const { scale, units } = atCommonScale(values);
-  return fixedText(units.reduce((sum, u) => sum + u, 0n), scale);
+  return fixedText(
+    units.reduce((sum, u) => sum + u, 0n),
+    scale,
+  );
 }

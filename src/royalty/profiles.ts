@@ -45,7 +45,9 @@ async function readConfig(file: string): Promise<ConfigFile> {
   }
   const parsed = JSON.parse(text) as Partial<ConfigFile>;
   // a profile name is a key of a plain object: no prototype keys
-  return { profiles: Object.assign(Object.create(null) as Record<string, Profile>, parsed.profiles ?? {}) };
+  return {
+    profiles: Object.assign(Object.create(null) as Record<string, Profile>, parsed.profiles ?? {}),
+  };
 }
 
 async function writeConfig(file: string, config: ConfigFile): Promise<void> {

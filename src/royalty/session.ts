@@ -16,13 +16,23 @@ export interface GlobalOptions {
 /** a token this close to its expiry is refreshed before use */
 const REFRESH_MARGIN_MS = 60_000;
 
-export function profileStore(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): ProfileStore {
+export function profileStore(
+  options: GlobalOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): ProfileStore {
   return new ProfileStore(configFile(env), options.profile ?? env.ROYALTY_PROFILE ?? 'default');
 }
 
-export async function serverUrl(options: GlobalOptions, store: ProfileStore, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function serverUrl(
+  options: GlobalOptions,
+  store: ProfileStore,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
   const url = options.url ?? env.ROYALTY_URL ?? (await store.read()).url;
-  if (!url) throw new UsageError('No server: pass --url, set ROYALTY_URL, or run royalty login --url <URL>');
+  if (!url)
+    throw new UsageError(
+      'No server: pass --url, set ROYALTY_URL, or run royalty login --url <URL>',
+    );
   try {
     return new URL(url).href.replace(/\/+$/, '');
   } catch {
@@ -71,7 +81,9 @@ export class StoredLogin implements TokenProvider {
       try {
         fresh = await refreshTokens(this.url, current.refreshToken);
       } catch (error) {
-        throw new UsageError(`The login could not be renewed (${(error as Error).message}): run royalty login`);
+        throw new UsageError(
+          `The login could not be renewed (${(error as Error).message}): run royalty login`,
+        );
       }
       await this.store.update((profile) => ({ ...profile, tokens: fresh }));
       this.tokens = fresh;
@@ -87,18 +99,36 @@ export interface Session {
   store: ProfileStore;
 }
 
-export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<Session> {
+export async function openSession(
+  options: GlobalOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Session> {
   const store = profileStore(options, env);
   const url = await serverUrl(options, store, env);
   const apiKey = env.ROYALTY_API_KEY;
   if (apiKey) {
     const organizationId = options.org ?? env.ROYALTY_ORGANIZATION_ID;
-    if (!organizationId) throw new UsageError('ROYALTY_API_KEY needs ROYALTY_ORGANIZATION_ID (or --org): a key is sent with its organization');
-    return { client: createRoyaltyClient({ url, apiKey, organizationId }), url, source: 'api-key', store };
+    if (!organizationId)
+      throw new UsageError(
+        'ROYALTY_API_KEY needs ROYALTY_ORGANIZATION_ID (or --org): a key is sent with its organization',
+      );
+    return {
+      client: createRoyaltyClient({ url, apiKey, organizationId }),
+      url,
+      source: 'api-key',
+      store,
+    };
   }
   const profile = await store.read();
-  if (!profile.tokens) throw new UsageError(`Not logged in${store.name === 'default' ? '' : ` (profile ${store.name})`}: run royalty login, or set ROYALTY_API_KEY and ROYALTY_ORGANIZATION_ID`);
+  if (!profile.tokens)
+    throw new UsageError(
+      `Not logged in${store.name === 'default' ? '' : ` (profile ${store.name})`}: run royalty login, or set ROYALTY_API_KEY and ROYALTY_ORGANIZATION_ID`,
+    );
   const organizationId = options.org ?? env.ROYALTY_ORGANIZATION_ID ?? profile.organizationId;
-  const client = createRoyaltyClient({ url, tokenProvider: new StoredLogin(store, url, profile.tokens), ...(organizationId ? { organizationId } : {}) });
+  const client = createRoyaltyClient({
+    url,
+    tokenProvider: new StoredLogin(store, url, profile.tokens),
+    ...(organizationId ? { organizationId } : {}),
+  });
   return { client, url, source: 'login', store };
 }

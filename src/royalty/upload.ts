@@ -4,9 +4,22 @@
 // the statements are waited for and their status, row count and net earnings printed, with the
 // exact totals per currency.
 import path from 'node:path';
-import { fileFacts, SETTLED_STATUSES, type FileFacts, type RoyaltyClient, type Statement } from '../client/index.ts';
+import {
+  fileFacts,
+  SETTLED_STATUSES,
+  type FileFacts,
+  type RoyaltyClient,
+  type Statement,
+} from '../client/index.ts';
 import { resolveRightsholders } from './rightsholders.ts';
-import { EXIT_FAILURE, formatOf, print, sumDecimals, UsageError, type OutputOptions } from './output.ts';
+import {
+  EXIT_FAILURE,
+  formatOf,
+  print,
+  sumDecimals,
+  UsageError,
+  type OutputOptions,
+} from './output.ts';
 import { Progress } from './progress.ts';
 import { openSession, type GlobalOptions } from './session.ts';
 
@@ -34,7 +47,11 @@ const FAILED = new Set(['failed', 'bad', 'aborted', 'expired']);
 /** The organization's statements by SHA-256 of their bytes. */
 async function knownBytes(client: RoyaltyClient): Promise<Map<string, Statement>> {
   const known = new Map<string, Statement>();
-  for await (const s of client.paginate(client.api.upload.statements.mutate, { organizationId: client.org() }, 2000)) {
+  for await (const s of client.paginate(
+    client.api.upload.statements.mutate,
+    { organizationId: client.org() },
+    2000,
+  )) {
     if (s.sha256 && !GONE.has(s.status) && !known.has(s.sha256)) known.set(s.sha256, s);
   }
   return known;
@@ -49,7 +66,9 @@ export async function uploadFiles(files: string[], options: UploadCommandOptions
     try {
       facts.set(file, await fileFacts(file));
     } catch (error) {
-      throw new UsageError(`${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+      throw new UsageError(
+        `${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      );
     }
   }
   const known = options.force ? new Map<string, Statement>() : await knownBytes(client);
@@ -67,7 +86,15 @@ export async function uploadFiles(files: string[], options: UploadCommandOptions
     if (earlier || twice) {
       const of = earlier ? `${earlier.fileName} (${earlier.id})` : twice!;
       progress.log(`${file}: duplicate of ${of}, not uploaded`);
-      results.push({ file, statementId: earlier?.id ?? null, status: 'duplicate', rowCount: null, netEarnings: null, currency: null, duplicateOf: of });
+      results.push({
+        file,
+        statementId: earlier?.id ?? null,
+        status: 'duplicate',
+        rowCount: null,
+        netEarnings: null,
+        currency: null,
+        duplicateOf: of,
+      });
       sentBefore += size;
       overall.update(sentBefore);
       continue;
@@ -88,21 +115,35 @@ export async function uploadFiles(files: string[], options: UploadCommandOptions
     uploadId = uploaded.uploadId;
     sentBefore += size;
     bar.update(size, size, 'uploaded');
-    results.push({ file, statementId: uploaded.statementId, status: 'uploaded', rowCount: null, netEarnings: null, currency: null });
+    results.push({
+      file,
+      statementId: uploaded.statementId,
+      status: 'uploaded',
+      rowCount: null,
+      netEarnings: null,
+      currency: null,
+    });
   }
   const ids = results.filter((r) => r.status === 'uploaded').map((r) => r.statementId!);
   if (options.wait && ids.length > 0) {
     const waiting = progress.bar('processing', ids.length);
     const settled = await client.waitForStatements(ids, {
-      onUpdate: (list) => waiting.update(list.filter((s) => SETTLED_STATUSES.has(s.status)).length, ids.length),
+      onUpdate: (list) =>
+        waiting.update(list.filter((s) => SETTLED_STATUSES.has(s.status)).length, ids.length),
     });
     const byId = new Map(settled.map((s) => [s.id, s]));
     for (const r of results) {
       const s = r.statementId && r.status === 'uploaded' ? byId.get(r.statementId) : undefined;
       if (!s) continue;
-      Object.assign(r, { status: s.status, rowCount: s.rowCount, netEarnings: s.netEarnings, currency: s.currency });
+      Object.assign(r, {
+        status: s.status,
+        rowCount: s.rowCount,
+        netEarnings: s.netEarnings,
+        currency: s.currency,
+      });
       const failure = s.failureReason as { errorCode?: string; message?: string } | null;
-      if (failure) progress.log(`${r.file}: ${s.status} [${failure.errorCode}] ${failure.message ?? ''}`);
+      if (failure)
+        progress.log(`${r.file}: ${s.status} [${failure.errorCode}] ${failure.message ?? ''}`);
     }
   }
   progress.stop();
@@ -115,9 +156,21 @@ function printResults(results: FileResult[], format: ReturnType<typeof formatOf>
   const currencies = [...new Set(processed.map((r) => r.currency ?? ''))].sort();
   const totals = currencies.map((currency) => ({
     currency,
-    netEarnings: sumDecimals(processed.filter((r) => (r.currency ?? '') === currency).map((r) => r.netEarnings!)),
+    netEarnings: sumDecimals(
+      processed.filter((r) => (r.currency ?? '') === currency).map((r) => r.netEarnings!),
+    ),
   }));
   if (format === 'json') return print({ files: results, totals }, format);
-  print(results, format, ['file', 'status', 'rowCount', 'netEarnings', 'currency', 'statementId', 'duplicateOf']);
-  if (format === 'table') for (const t of totals) process.stdout.write(`total net earnings ${t.currency}: ${t.netEarnings}\n`);
+  print(results, format, [
+    'file',
+    'status',
+    'rowCount',
+    'netEarnings',
+    'currency',
+    'statementId',
+    'duplicateOf',
+  ]);
+  if (format === 'table')
+    for (const t of totals)
+      process.stdout.write(`total net earnings ${t.currency}: ${t.netEarnings}\n`);
 }

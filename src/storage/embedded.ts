@@ -40,7 +40,11 @@ function keepIdleConnections(server: S3rver): void {
  * s3rver is an optional dependency (docs/decisions/embedded-servers-optional.md): `npm install`
  * brings it, an install for a configured S3 may leave it out (--omit=optional).
  */
-async function s3rver(dir: string, bucket: string, listen: { address?: string; port?: number } = {}): Promise<S3rver> {
+async function s3rver(
+  dir: string,
+  bucket: string,
+  listen: { address?: string; port?: number } = {},
+): Promise<S3rver> {
   let S3rverServer: typeof S3rver;
   try {
     S3rverServer = (await import('s3rver')).default;
@@ -63,7 +67,11 @@ async function s3rver(dir: string, bucket: string, listen: { address?: string; p
  * A plain s3rver on a loopback TCP port, without any access control: tests use it as the
  * stand-in for a configured S3 (S3_ENDPOINT). The default install does not (startDefaultObjectStore).
  */
-export async function startEmbeddedS3(dir: string, bucket: string, port = 0): Promise<EmbeddedObjectStore> {
+export async function startEmbeddedS3(
+  dir: string,
+  bucket: string,
+  port = 0,
+): Promise<EmbeddedObjectStore> {
   await mkdir(dir, { recursive: true });
   const server = await s3rver(dir, bucket, { address: '127.0.0.1', port });
   const address = (await server.run()) as { port: number };
@@ -98,7 +106,10 @@ async function signingSecret(dataDir: string): Promise<SigningSecret> {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
   const secretAccessKey = (await readFile(file, 'utf8')).trim();
-  if (!/^[0-9a-f]{64}$/.test(secretAccessKey)) throw new Error(`${file} is not a signing key (64 hex digits): remove it to have a new one made`);
+  if (!/^[0-9a-f]{64}$/.test(secretAccessKey))
+    throw new Error(
+      `${file} is not a signing key (64 hex digits): remove it to have a new one made`,
+    );
   return { accessKeyId: SIGNING_KEY_ID, secretAccessKey, region: REGION };
 }
 
@@ -119,7 +130,8 @@ function alive(pid: number): boolean {
 async function removeLeftovers(parent: string, prefix: string): Promise<void> {
   for (const name of await readdir(parent).catch(() => [] as string[])) {
     const pid = Number(new RegExp(`^${prefix}(\\d+)-`).exec(name)?.[1]);
-    if (pid > 0 && pid !== process.pid && !alive(pid)) await rm(path.join(parent, name), { recursive: true, force: true }).catch(() => {});
+    if (pid > 0 && pid !== process.pid && !alive(pid))
+      await rm(path.join(parent, name), { recursive: true, force: true }).catch(() => {});
   }
 }
 
@@ -133,7 +145,10 @@ export interface DefaultObjectStore {
  * The default install's store: s3rver over DATA_DIR/s3 on a unix socket in a fresh directory of
  * its own (mkdtemp: mode 0700, and short enough for a socket path whatever DATA_DIR is).
  */
-export async function startDefaultObjectStore(dataDir: string, bucket: string): Promise<DefaultObjectStore> {
+export async function startDefaultObjectStore(
+  dataDir: string,
+  bucket: string,
+): Promise<DefaultObjectStore> {
   const dir = path.join(dataDir, 's3');
   await mkdir(dir, { recursive: true });
   const server = await s3rver(dir, bucket);

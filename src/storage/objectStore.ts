@@ -41,7 +41,10 @@ export interface ObjectInfo {
  */
 export function attachmentDisposition(fileName: string): string {
   const ascii = fileName.replace(/[^\w.\- ]+/g, '_');
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(fileName).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
@@ -57,7 +60,11 @@ export class ObjectChangedError extends Error {
   }
 }
 
-function s3Client(endpoint: string, settings: Omit<S3Settings, 'endpoint' | 'bucket'>, httpAgent?: Agent): S3Client {
+function s3Client(
+  endpoint: string,
+  settings: Omit<S3Settings, 'endpoint' | 'bucket'>,
+  httpAgent?: Agent,
+): S3Client {
   return new S3Client({
     endpoint,
     region: settings.region,
@@ -85,7 +92,11 @@ export class ObjectStore {
     this.bucket = settings.bucket;
     this.embedded = embedded;
     // Node's agent passes socketPath on to each connection: the SDK then speaks HTTP over the socket
-    const agent = embedded ? new Agent({ keepAlive: true, socketPath: embedded.socketPath } as ConstructorParameters<typeof Agent>[0]) : undefined;
+    const agent = embedded
+      ? new Agent({ keepAlive: true, socketPath: embedded.socketPath } as ConstructorParameters<
+          typeof Agent
+        >[0])
+      : undefined;
     this.client = s3Client(settings.endpoint, settings, agent);
     this.presigner = embedded ? undefined : this.client;
   }
@@ -99,11 +110,17 @@ export class ObjectStore {
     const { signing } = this.embedded;
     this.presigner?.destroy();
     this.publicUrl = new URL(url);
-    this.presigner = s3Client(`${url.replace(/\/+$/, '')}${OBJECTS_PREFIX}`, { ...signing, forcePathStyle: true });
+    this.presigner = s3Client(`${url.replace(/\/+$/, '')}${OBJECTS_PREFIX}`, {
+      ...signing,
+      forcePathStyle: true,
+    });
   }
 
   private signingClient(): S3Client {
-    if (!this.presigner) throw new Error('the embedded object store has no public address yet: presigned URLs are made by the API once it listens');
+    if (!this.presigner)
+      throw new Error(
+        'the embedded object store has no public address yet: presigned URLs are made by the API once it listens',
+      );
     return this.presigner;
   }
 
@@ -113,7 +130,10 @@ export class ObjectStore {
 
   /** Whether the bucket answers (HeadBucket), within what `signal` allows; creates nothing. */
   async checkBucket(signal?: AbortSignal): Promise<void> {
-    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), signal ? { abortSignal: signal } : {});
+    await this.client.send(
+      new HeadBucketCommand({ Bucket: this.bucket }),
+      signal ? { abortSignal: signal } : {},
+    );
   }
 
   async ensureBucket(): Promise<void> {
@@ -124,8 +144,14 @@ export class ObjectStore {
     }
   }
 
-  async put(key: string, body: Buffer | string | Readable, contentType = 'application/octet-stream'): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }));
+  async put(
+    key: string,
+    body: Buffer | string | Readable,
+    contentType = 'application/octet-stream',
+  ): Promise<void> {
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }),
+    );
   }
 
   async getBuffer(key: string): Promise<Buffer> {
@@ -153,7 +179,8 @@ export class ObjectStore {
       const res = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
       return { size: res.ContentLength ?? 0, contentType: res.ContentType, etag: res.ETag };
     } catch (error) {
-      if (error instanceof NotFound || (error as { name?: string }).name === 'NotFound') return undefined;
+      if (error instanceof NotFound || (error as { name?: string }).name === 'NotFound')
+        return undefined;
       throw error;
     }
   }
@@ -167,7 +194,9 @@ export class ObjectStore {
   async deletePrefix(prefix: string, keep: ReadonlySet<string> = new Set()): Promise<void> {
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
       for (const o of page.Contents ?? []) if (o.Key && !keep.has(o.Key)) await this.delete(o.Key);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -177,12 +206,25 @@ export class ObjectStore {
    * A presigned PUT. The content type is signed, and the length when it is known: the client must
    * send exactly those (the SDK's presigner leaves Content-Type unsigned unless told to sign it).
    */
-  async presignPut(key: string, contentType: string, expiresInSeconds: number, size?: number | null): Promise<string> {
+  async presignPut(
+    key: string,
+    contentType: string,
+    expiresInSeconds: number,
+    size?: number | null,
+  ): Promise<string> {
     const sized = size !== undefined && size !== null;
     return getSignedUrl(
       this.signingClient(),
-      new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType, ...(sized ? { ContentLength: size } : {}) }),
-      { expiresIn: expiresInSeconds, signableHeaders: new Set(sized ? ['content-type', 'content-length'] : ['content-type']) },
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        ContentType: contentType,
+        ...(sized ? { ContentLength: size } : {}),
+      }),
+      {
+        expiresIn: expiresInSeconds,
+        signableHeaders: new Set(sized ? ['content-type', 'content-length'] : ['content-type']),
+      },
     );
   }
 
@@ -190,7 +232,11 @@ export class ObjectStore {
   async presignGet(key: string, fileName: string, expiresInSeconds: number): Promise<string> {
     return getSignedUrl(
       this.signingClient(),
-      new GetObjectCommand({ Bucket: this.bucket, Key: key, ResponseContentDisposition: attachmentDisposition(fileName) }),
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        ResponseContentDisposition: attachmentDisposition(fileName),
+      }),
       { expiresIn: expiresInSeconds },
     );
   }

@@ -54,12 +54,18 @@ export type Verdict =
     }
   | { ok: false; errorCode: Extract<ErrorCode, `OBJECT_${string}`>; message: string };
 
-const refuse = (errorCode: Extract<ErrorCode, `OBJECT_${string}`>, message: string): Verdict => ({ ok: false, errorCode, message });
+const refuse = (errorCode: Extract<ErrorCode, `OBJECT_${string}`>, message: string): Verdict => ({
+  ok: false,
+  errorCode,
+  message,
+});
 const invalid = (message: string) => refuse('OBJECT_SIGNATURE_INVALID', message);
 
 function bytes(data: SourceData): Buffer | string {
   if (typeof data === 'string') return data;
-  return ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data);
+  return ArrayBuffer.isView(data)
+    ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+    : Buffer.from(data);
 }
 
 /** node:crypto in the shape the SDK's signer takes (what @smithy/hash-node does). */
@@ -98,7 +104,8 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
 /** A signed-headers list: lower-case names, sorted, host among them. */
 function signedHeaderNames(list: string | undefined): string[] | undefined {
   const names = (list ?? '').split(';');
-  const wellFormed = names.every((n) => /^[a-z0-9-]+$/.test(n)) && names.join(';') === [...names].sort().join(';');
+  const wellFormed =
+    names.every((n) => /^[a-z0-9-]+$/.test(n)) && names.join(';') === [...names].sort().join(';');
   return wellFormed && names.includes('host') ? names : undefined;
 }
 
@@ -119,14 +126,22 @@ function parseTarget(url: string, publicUrl: URL): Parsed | string {
     if (params.has(name)) return `the query parameter ${name} is given twice`;
     params.set(name, value);
   }
-  return { canonicalPath: publicUrl.pathname.replace(/\/+$/, '') + path, storePath: path.slice(OBJECTS_PREFIX.length), params };
+  return {
+    canonicalPath: publicUrl.pathname.replace(/\/+$/, '') + path,
+    storePath: path.slice(OBJECTS_PREFIX.length),
+    params,
+  };
 }
 
 /**
  * The request's signed headers, host being PUBLIC_URL's (what the URL was signed for, whatever a
  * reverse proxy in front made of Host); the reason when one is missing.
  */
-function signedHeaders(names: string[], headers: IncomingHttpHeaders, publicUrl: URL): Record<string, string> | string {
+function signedHeaders(
+  names: string[],
+  headers: IncomingHttpHeaders,
+  publicUrl: URL,
+): Record<string, string> | string {
   const out: Record<string, string> = {};
   for (const name of names) {
     const value = name === 'host' ? publicUrl.host : headerValue(headers, name);
@@ -150,26 +165,42 @@ function signer(secret: SigningSecret): SignatureV4 {
 
 function accepted(parsed: Parsed, headers: Record<string, string>, presigned: boolean): Verdict {
   const query = [...parsed.params].filter(([name]) => !AUTH_PARAMS.has(name.toLowerCase()));
-  const kept = Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'host' && !AUTH_PARAMS.has(name)));
+  const kept = Object.fromEntries(
+    Object.entries(headers).filter(([name]) => name !== 'host' && !AUTH_PARAMS.has(name)),
+  );
   return { ok: true, path: parsed.storePath, query, headers: kept, presigned };
 }
 
-async function verifyPresigned(req: IncomingObjectRequest, parsed: Parsed, secret: SigningSecret, publicUrl: URL, now: Date): Promise<Verdict> {
+async function verifyPresigned(
+  req: IncomingObjectRequest,
+  parsed: Parsed,
+  secret: SigningSecret,
+  publicUrl: URL,
+  now: Date,
+): Promise<Verdict> {
   const p = parsed.params;
-  if (p.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256') return invalid('X-Amz-Algorithm must be AWS4-HMAC-SHA256');
+  if (p.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256')
+    return invalid('X-Amz-Algorithm must be AWS4-HMAC-SHA256');
   if (p.has('X-Amz-Security-Token')) return invalid('no session token is issued here');
   const credential = p.get('X-Amz-Credential');
   const given = p.get('X-Amz-Signature');
   const date = longDate(p.get('X-Amz-Date'));
   const expiresText = p.get('X-Amz-Expires') ?? '';
   const names = signedHeaderNames(p.get('X-Amz-SignedHeaders'));
-  if (!credential || !given || !date || !names || !/^\d{1,6}$/.test(expiresText)) return invalid('the presigned URL is incomplete or malformed');
+  if (!credential || !given || !date || !names || !/^\d{1,6}$/.test(expiresText))
+    return invalid('the presigned URL is incomplete or malformed');
   const expiresIn = Number(expiresText);
   if (expiresIn > MAX_EXPIRES_SECONDS) return invalid('X-Amz-Expires is longer than a week');
-  if (now.getTime() > date.getTime() + expiresIn * 1000) return refuse('OBJECT_SIGNATURE_EXPIRED', `the presigned URL expired at ${new Date(date.getTime() + expiresIn * 1000).toISOString()}`);
-  if (date.getTime() > now.getTime() + MAX_SKEW_MS) return refuse('OBJECT_SIGNATURE_EXPIRED', 'the presigned URL is dated in the future');
+  if (now.getTime() > date.getTime() + expiresIn * 1000)
+    return refuse(
+      'OBJECT_SIGNATURE_EXPIRED',
+      `the presigned URL expired at ${new Date(date.getTime() + expiresIn * 1000).toISOString()}`,
+    );
+  if (date.getTime() > now.getTime() + MAX_SKEW_MS)
+    return refuse('OBJECT_SIGNATURE_EXPIRED', 'the presigned URL is dated in the future');
   // presigned S3 requests sign no payload: the SDK's presigner says so in X-Amz-Content-Sha256
-  if (p.get('X-Amz-Content-Sha256') !== 'UNSIGNED-PAYLOAD') return invalid('X-Amz-Content-Sha256 must be UNSIGNED-PAYLOAD');
+  if (p.get('X-Amz-Content-Sha256') !== 'UNSIGNED-PAYLOAD')
+    return invalid('X-Amz-Content-Sha256 must be UNSIGNED-PAYLOAD');
   const headers = signedHeaders(names, req.headers, publicUrl);
   if (typeof headers === 'string') return invalid(headers);
 
@@ -180,11 +211,19 @@ async function verifyPresigned(req: IncomingObjectRequest, parsed: Parsed, secre
   for (const [name, value] of p) {
     const lower = name.toLowerCase();
     if (lower === 'x-amz-signature') continue;
-    const hoisted = lower.startsWith('x-amz-') && (lower === 'x-amz-content-sha256' || !AUTH_PARAMS.has(lower));
+    const hoisted =
+      lower.startsWith('x-amz-') && (lower === 'x-amz-content-sha256' || !AUTH_PARAMS.has(lower));
     if (hoisted) toSign[name] = value;
     else query[name] = value;
   }
-  const request: HttpRequest = { method: req.method, protocol: publicUrl.protocol, hostname: publicUrl.hostname, path: parsed.canonicalPath, query, headers: toSign };
+  const request: HttpRequest = {
+    method: req.method,
+    protocol: publicUrl.protocol,
+    hostname: publicUrl.hostname,
+    path: parsed.canonicalPath,
+    query,
+    headers: toSign,
+  };
   const signed = await signer(secret).presign(request, {
     signingDate: date,
     expiresIn,
@@ -192,31 +231,62 @@ async function verifyPresigned(req: IncomingObjectRequest, parsed: Parsed, secre
     unhoistableHeaders: new Set(names.filter((n) => n.startsWith('x-amz-'))),
   });
   const ours = signed.query as Record<string, string>;
-  if (ours['X-Amz-Credential'] !== credential) return invalid('the URL was not signed with this service’s credentials');
-  if (ours['X-Amz-SignedHeaders'] !== names.join(';') || ours['X-Amz-Date'] !== p.get('X-Amz-Date')) return invalid('the signed headers or date are malformed');
-  if (!sameText(ours['X-Amz-Signature'] ?? '', given)) return invalid('the signature does not match: the URL, the method or a signed header (Content-Type, Content-Length) differs from what was signed');
+  if (ours['X-Amz-Credential'] !== credential)
+    return invalid('the URL was not signed with this service’s credentials');
+  if (ours['X-Amz-SignedHeaders'] !== names.join(';') || ours['X-Amz-Date'] !== p.get('X-Amz-Date'))
+    return invalid('the signed headers or date are malformed');
+  if (!sameText(ours['X-Amz-Signature'] ?? '', given))
+    return invalid(
+      'the signature does not match: the URL, the method or a signed header (Content-Type, Content-Length) differs from what was signed',
+    );
   return accepted(parsed, headers, true);
 }
 
-const AUTHORIZATION = /^AWS4-HMAC-SHA256 Credential=([^,\s]+), ?SignedHeaders=([^,\s]+), ?Signature=([0-9a-f]{64})$/;
+const AUTHORIZATION =
+  /^AWS4-HMAC-SHA256 Credential=([^,\s]+), ?SignedHeaders=([^,\s]+), ?Signature=([0-9a-f]{64})$/;
 
-async function verifyHeaderSigned(req: IncomingObjectRequest, parsed: Parsed, secret: SigningSecret, publicUrl: URL, now: Date): Promise<Verdict> {
+async function verifyHeaderSigned(
+  req: IncomingObjectRequest,
+  parsed: Parsed,
+  secret: SigningSecret,
+  publicUrl: URL,
+  now: Date,
+): Promise<Verdict> {
   const m = AUTHORIZATION.exec(headerValue(req.headers, 'authorization') ?? '');
   const names = signedHeaderNames(m?.[2]);
   if (!m || !names) return invalid('the Authorization header is not a SigV4 one');
-  if (!names.includes('x-amz-date') || !names.includes('x-amz-content-sha256')) return invalid('x-amz-date and x-amz-content-sha256 must be signed');
+  if (!names.includes('x-amz-date') || !names.includes('x-amz-content-sha256'))
+    return invalid('x-amz-date and x-amz-content-sha256 must be signed');
   const date = longDate(headerValue(req.headers, 'x-amz-date'));
   if (!date) return invalid('x-amz-date is malformed');
-  if (Math.abs(now.getTime() - date.getTime()) > MAX_SKEW_MS) return refuse('OBJECT_SIGNATURE_EXPIRED', 'the request time is more than 15 minutes away from the server’s');
+  if (Math.abs(now.getTime() - date.getTime()) > MAX_SKEW_MS)
+    return refuse(
+      'OBJECT_SIGNATURE_EXPIRED',
+      'the request time is more than 15 minutes away from the server’s',
+    );
   const headers = signedHeaders(names, req.headers, publicUrl);
   if (typeof headers === 'string') return invalid(headers);
   const query = Object.fromEntries(parsed.params);
-  const request: HttpRequest = { method: req.method, protocol: publicUrl.protocol, hostname: publicUrl.hostname, path: parsed.canonicalPath, query, headers: { ...headers } };
-  const signed = await signer(secret).sign(request, { signingDate: date, signableHeaders: new Set(names) });
+  const request: HttpRequest = {
+    method: req.method,
+    protocol: publicUrl.protocol,
+    hostname: publicUrl.hostname,
+    path: parsed.canonicalPath,
+    query,
+    headers: { ...headers },
+  };
+  const signed = await signer(secret).sign(request, {
+    signingDate: date,
+    signableHeaders: new Set(names),
+  });
   const ours = AUTHORIZATION.exec(String((signed as HttpRequest).headers.authorization));
-  if (!ours || ours[1] !== m[1]) return invalid('the request was not signed with this service’s credentials');
+  if (!ours || ours[1] !== m[1])
+    return invalid('the request was not signed with this service’s credentials');
   if (ours[2] !== m[2]) return invalid('the signed headers are malformed');
-  if (!sameText(ours[3]!, m[3]!)) return invalid('the signature does not match: the URL, the method or a signed header differs from what was signed');
+  if (!sameText(ours[3]!, m[3]!))
+    return invalid(
+      'the signature does not match: the URL, the method or a signed header differs from what was signed',
+    );
   return accepted(parsed, headers, false);
 }
 
@@ -225,12 +295,24 @@ async function verifyHeaderSigned(req: IncomingObjectRequest, parsed: Parsed, se
  * presigned URL (X-Amz-* query parameters) or an Authorization header. Unsigned, expired and
  * altered requests are refused with the reason.
  */
-export async function verifySignature(req: IncomingObjectRequest, secret: SigningSecret, publicUrl: URL, now = new Date()): Promise<Verdict> {
+export async function verifySignature(
+  req: IncomingObjectRequest,
+  secret: SigningSecret,
+  publicUrl: URL,
+  now = new Date(),
+): Promise<Verdict> {
   const parsed = parseTarget(req.url, publicUrl);
   if (typeof parsed === 'string') return invalid(parsed);
   const presigned = parsed.params.has('X-Amz-Algorithm') || parsed.params.has('X-Amz-Signature');
   const headerSigned = req.headers.authorization !== undefined;
-  if (!presigned && !headerSigned) return refuse('OBJECT_SIGNATURE_MISSING', 'the request is not signed: use the presigned URL the API returned');
-  if (presigned && headerSigned) return invalid('a request is signed one way: a presigned URL or an Authorization header');
-  return presigned ? verifyPresigned(req, parsed, secret, publicUrl, now) : verifyHeaderSigned(req, parsed, secret, publicUrl, now);
+  if (!presigned && !headerSigned)
+    return refuse(
+      'OBJECT_SIGNATURE_MISSING',
+      'the request is not signed: use the presigned URL the API returned',
+    );
+  if (presigned && headerSigned)
+    return invalid('a request is signed one way: a presigned URL or an Authorization header');
+  return presigned
+    ? verifyPresigned(req, parsed, secret, publicUrl, now)
+    : verifyHeaderSigned(req, parsed, secret, publicUrl, now);
 }

@@ -63,7 +63,9 @@ export function createContextInner(
     limits: request.limits,
     sessions: request.sessions,
     authenticate() {
-      principal ??= refused ? Promise.reject(refused) : resolvePrincipal(deps, credentials, request);
+      principal ??= refused
+        ? Promise.reject(refused)
+        : resolvePrincipal(deps, credentials, request);
       return principal;
     },
   };
@@ -88,9 +90,17 @@ function recordKeyUse(deps: Deps, keyId: string): void {
     .catch(() => {});
 }
 
-async function resolvePrincipal(deps: Deps, credentials: Credentials, { bearer, sessions }: CallerRules): Promise<Principal> {
+async function resolvePrincipal(
+  deps: Deps,
+  credentials: Credentials,
+  { bearer, sessions }: CallerRules,
+): Promise<Principal> {
   if (credentials.apiKey !== undefined) {
-    const principal = await principalForApiKey(deps.pool, credentials.apiKey, credentials.organizationId);
+    const principal = await principalForApiKey(
+      deps.pool,
+      credentials.apiKey,
+      credentials.organizationId,
+    );
     if (!principal && /^bearer\s/i.test(credentials.apiKey)) {
       throw new AppError('INVALID_API_KEY', 'x-api-key holds the API key alone, without "Bearer "');
     }
@@ -106,7 +116,10 @@ async function resolvePrincipal(deps: Deps, credentials: Credentials, { bearer, 
   if (credentials.bearerToken !== undefined) {
     // an API key in the wrong header: said so, rather than "unknown or expired"
     if (credentials.bearerToken.startsWith(API_KEY_PREFIX)) {
-      throw new AppError('INVALID_ACCESS_TOKEN', 'API keys are sent as the x-api-key header (with x-organization-id), not as a bearer token');
+      throw new AppError(
+        'INVALID_ACCESS_TOKEN',
+        'API keys are sent as the x-api-key header (with x-organization-id), not as a bearer token',
+      );
     }
     if (!bearer) throw new AppError('INVALID_ACCESS_TOKEN');
     return bearer(credentials.bearerToken);
@@ -122,10 +135,16 @@ export function contextFactory(deps: Deps, rules: CallerRules) {
       credentials = credentialsFromHeaders(req.headers, req.raw.rawHeaders);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      return createContextInner(deps, { apiKey: undefined, bearerToken: undefined, organizationId: undefined }, error, request);
+      return createContextInner(
+        deps,
+        { apiKey: undefined, bearerToken: undefined, organizationId: undefined },
+        error,
+        request,
+      );
     }
     // organization ids are uuids, compared as the database writes them: lower case
-    if (credentials.organizationId !== undefined) credentials.organizationId = credentials.organizationId.toLowerCase();
+    if (credentials.organizationId !== undefined)
+      credentials.organizationId = credentials.organizationId.toLowerCase();
     return createContextInner(deps, credentials, undefined, request);
   };
 }

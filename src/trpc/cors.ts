@@ -40,10 +40,14 @@ export function corsPolicy(origins: readonly string[]): CorsPolicy {
   const any = origins.includes('*');
   const allowed = new Set(origins);
   // `null` (a sandboxed frame, a file: page) is never allowed, not even by `*`: anything can send it
-  const allows = (origin: string | undefined) => origin !== undefined && origin !== 'null' && (any || allowed.has(origin.toLowerCase()));
+  const allows = (origin: string | undefined) =>
+    origin !== undefined && origin !== 'null' && (any || allowed.has(origin.toLowerCase()));
   return {
     allows: (req) => allows(originOf(req)),
-    isPreflight: (req) => req.method === 'OPTIONS' && originOf(req) !== undefined && req.headers['access-control-request-method'] !== undefined,
+    isPreflight: (req) =>
+      req.method === 'OPTIONS' &&
+      originOf(req) !== undefined &&
+      req.headers['access-control-request-method'] !== undefined,
     decorate(req, reply) {
       if (origins.length === 0) return;
       const origin = originOf(req);
@@ -55,13 +59,21 @@ export function corsPolicy(origins: readonly string[]): CorsPolicy {
     },
     keepVary(reply, payload) {
       if (origins.length === 0 || any) return;
-      const withOrigin = (list: string) => (/(^|,)\s*(origin|\*)\s*(,|$)/i.test(list) ? list : list === '' ? 'Origin' : `${list}, Origin`);
+      const withOrigin = (list: string) =>
+        /(^|,)\s*(origin|\*)\s*(,|$)/i.test(list)
+          ? list
+          : list === ''
+            ? 'Origin'
+            : `${list}, Origin`;
       if (payload instanceof Response) {
         payload.headers.set('vary', withOrigin(payload.headers.get('vary') ?? ''));
         return;
       }
       const vary = reply.getHeader('vary');
-      void reply.header('vary', withOrigin(Array.isArray(vary) ? vary.join(', ') : vary === undefined ? '' : String(vary)));
+      void reply.header(
+        'vary',
+        withOrigin(Array.isArray(vary) ? vary.join(', ') : vary === undefined ? '' : String(vary)),
+      );
     },
     answerPreflight(reply) {
       return reply

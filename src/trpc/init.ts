@@ -1,7 +1,13 @@
 // initTRPC is called once, here. The error formatter is the one place the wire shape of errors
 // is extended: every error carries data.errorCode from the registry in src/errors.ts.
 import { initTRPC, TRPCError } from '@trpc/server';
-import { AppError, errorCodeForTrpcCode, wireCode, type ErrorCode, type SpecCode } from '../errors.ts';
+import {
+  AppError,
+  errorCodeForTrpcCode,
+  wireCode,
+  type ErrorCode,
+  type SpecCode,
+} from '../errors.ts';
 import type { Context } from './context.ts';
 import type { MinRole } from '../access/roles.ts';
 
@@ -26,7 +32,9 @@ function validationIssues(cause: unknown): Issue[] | undefined {
 }
 
 function issuePath(issue: Issue): string {
-  const parts = (issue.path ?? []).map((p) => String(typeof p === 'object' && p !== null ? p.key : p));
+  const parts = (issue.path ?? []).map((p) =>
+    String(typeof p === 'object' && p !== null ? p.key : p),
+  );
   return parts.length > 0 ? parts.join('.') : '(input)';
 }
 
@@ -39,7 +47,11 @@ export interface ErrorData {
   details?: Record<string, unknown>;
 }
 
-export function describeError(error: TRPCError): { errorCode: ErrorCode; message: string; fields?: { path: string; message: string }[] } {
+export function describeError(error: TRPCError): {
+  errorCode: ErrorCode;
+  message: string;
+  fields?: { path: string; message: string }[];
+} {
   if (error instanceof AppError) return { errorCode: error.errorCode, message: error.message };
   const issues = error.code === 'BAD_REQUEST' ? validationIssues(error.cause) : undefined;
   if (issues) {
@@ -53,7 +65,8 @@ export function describeError(error: TRPCError): { errorCode: ErrorCode; message
   const errorCode = errorCodeForTrpcCode(error.code);
   // Unexpected errors say nothing about their cause: it may hold SQL, paths or secrets.
   if (errorCode === 'INTERNAL_ERROR') return { errorCode, message: 'Internal server error' };
-  if (error.cause instanceof SyntaxError) return { errorCode: 'INVALID_JSON', message: 'The input is not valid JSON' };
+  if (error.cause instanceof SyntaxError)
+    return { errorCode: 'INVALID_JSON', message: 'The input is not valid JSON' };
   return { errorCode, message: error.message };
 }
 

@@ -26,7 +26,8 @@ export function poisoningKeyPath(input: unknown): string | null {
     const { value } = visit;
     if (typeof value !== 'object' || value === null) continue;
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: String(i), parent: visit });
+      for (let i = value.length - 1; i >= 0; i--)
+        stack.push({ value: value[i], key: String(i), parent: visit });
       continue;
     }
     const underConstructor = visit.key === 'constructor';
@@ -54,7 +55,10 @@ export function checkJsonText(text: string, what: 'body' | 'input', batchSize?: 
     value = JSON.parse(text);
   } catch (error) {
     // V8's message names the offending token and its position, and nothing else
-    throw new AppError('INVALID_JSON', `The ${what} is not valid JSON: ${(error as Error).message}`);
+    throw new AppError(
+      'INVALID_JSON',
+      `The ${what} is not valid JSON: ${(error as Error).message}`,
+    );
   }
   const path = poisoningKeyPath(value);
   if (path !== null) {
@@ -70,7 +74,10 @@ export function checkJsonText(text: string, what: 'body' | 'input', batchSize?: 
 function checkBatchKeys(value: unknown, what: 'body' | 'input', batchSize: number): void {
   const expected = batchSize === 1 ? 'the key "0"' : `the keys "0" to "${batchSize - 1}"`;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new AppError('VALIDATION_FAILED', `In batch mode (batch=1) the ${what} is an object keyed by call index: ${expected}, e.g. {"0": <input>}`);
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `In batch mode (batch=1) the ${what} is an object keyed by call index: ${expected}, e.g. {"0": <input>}`,
+    );
   }
   for (const key of Object.keys(value)) {
     if (!/^(0|[1-9][0-9]*)$/.test(key) || Number(key) >= batchSize) {

@@ -46,7 +46,8 @@ function unstorableText(input: unknown): { path: string[]; message: string } | n
       const message = check(value);
       if (message) return { path: pathOf(visit), message };
     } else if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: String(i), parent: visit });
+      for (let i = value.length - 1; i >= 0; i--)
+        stack.push({ value: value[i], key: String(i), parent: visit });
     } else if (typeof value === 'object' && value !== null) {
       const keys = Object.keys(value);
       for (let i = keys.length - 1; i >= 0; i--) {
@@ -64,7 +65,8 @@ function unstorableText(input: unknown): { path: string[]; message: string } | n
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const authenticated = baseProcedure.use(async ({ ctx, meta, path, getRawInput, next }) => {
-  if (!meta?.minRole) throw new AppError('ROLE_NOT_DECLARED', `Procedure ${path} declares no minimum role`);
+  if (!meta?.minRole)
+    throw new AppError('ROLE_NOT_DECLARED', `Procedure ${path} declares no minimum role`);
   const unstorable = unstorableText(await getRawInput());
   if (unstorable) throw new TRPCError({ code: 'BAD_REQUEST', cause: { issues: [unstorable] } });
   if (meta.minRole === 'none') return next({ ctx: { principal: null as Principal | null } });
@@ -85,17 +87,28 @@ function inputOrganizationId(input: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function checkApiKeyOrganization(principal: Principal, headerOrg: string | undefined, inputOrg: string | undefined): void {
+function checkApiKeyOrganization(
+  principal: Principal,
+  headerOrg: string | undefined,
+  inputOrg: string | undefined,
+): void {
   if (!principal.apiKey) return;
   if (headerOrg === undefined) {
-    throw new AppError('ORGANIZATION_HEADER_REQUIRED', 'API-key calls must send the x-organization-id header');
+    throw new AppError(
+      'ORGANIZATION_HEADER_REQUIRED',
+      'API-key calls must send the x-organization-id header',
+    );
   }
-  if (!UUID_RE.test(headerOrg)) throw new AppError('ORGANIZATION_HEADER_REQUIRED', 'x-organization-id must be a uuid');
+  if (!UUID_RE.test(headerOrg))
+    throw new AppError('ORGANIZATION_HEADER_REQUIRED', 'x-organization-id must be a uuid');
   if (!principal.apiKey.organizationIds.includes(headerOrg)) {
     throw new AppError('API_KEY_SCOPE_DENIED', "The organization is outside the API key's scope");
   }
   if (inputOrg !== undefined && inputOrg.toLowerCase() !== headerOrg.toLowerCase()) {
-    throw new AppError('ORGANIZATION_MISMATCH', 'organizationId in the input must equal the x-organization-id header');
+    throw new AppError(
+      'ORGANIZATION_MISMATCH',
+      'organizationId in the input must equal the x-organization-id header',
+    );
   }
 }
 
@@ -131,27 +144,46 @@ const authorized = authenticated.use(async ({ ctx, meta, getRawInput, next }) =>
   const raw = inputOrganizationId(await getRawInput());
   const inputOrg = raw !== undefined && UUID_RE.test(raw) ? raw : undefined;
   if (principal.cubeSession && inputOrg?.toLowerCase() !== principal.cubeSession.organizationId) {
-    throw new AppError('CUBE_SESSION_SCOPE_DENIED', 'The embed session is for another organization');
+    throw new AppError(
+      'CUBE_SESSION_SCOPE_DENIED',
+      'The embed session is for another organization',
+    );
   }
   const minRole = meta!.minRole as Exclude<MinRole, 'none'>;
   const needsOrg = minRole !== 'any' && minRole !== 'c2_superadmin';
-  const org = needsOrg && inputOrg === undefined ? null : await authorize(ctx.deps.pool, principal, minRole, ctx.credentials.organizationId, inputOrg);
+  const org =
+    needsOrg && inputOrg === undefined
+      ? null
+      : await authorize(
+          ctx.deps.pool,
+          principal,
+          minRole,
+          ctx.credentials.organizationId,
+          inputOrg,
+        );
   return next({ ctx: { principal, org } });
 });
 
 /** A procedure callable without authentication (only `health`). */
-export function publicProcedure<S extends z.ZodType>(meta: ProcedureMeta & { minRole: 'none' }, input: S) {
+export function publicProcedure<S extends z.ZodType>(
+  meta: ProcedureMeta & { minRole: 'none' },
+  input: S,
+) {
   return authenticated.meta(meta).input(input);
 }
 
 /** A procedure without an organization in its input: minRole `any` or `c2_superadmin`. */
-export function globalProcedure<S extends z.ZodType>(meta: ProcedureMeta & { minRole: 'any' | 'c2_superadmin' }, input: S) {
+export function globalProcedure<S extends z.ZodType>(
+  meta: ProcedureMeta & { minRole: 'any' | 'c2_superadmin' },
+  input: S,
+) {
   return authorized
     .meta(meta)
     .input(input)
     .use(async ({ ctx, input: parsed, next }) => {
       const inputOrg = inputOrganizationId(parsed);
-      if (inputOrg !== undefined && ctx.org?.id !== inputOrg && meta.minRole !== 'any') throw new AppError('ORGANIZATION_REQUIRED');
+      if (inputOrg !== undefined && ctx.org?.id !== inputOrg && meta.minRole !== 'any')
+        throw new AppError('ORGANIZATION_REQUIRED');
       return next({ ctx: { principal: ctx.principal, org: ctx.org } });
     });
 }
@@ -167,7 +199,8 @@ export function orgProcedure<S extends z.ZodType<{ organizationId: string }, unk
     .use(async ({ ctx, input: parsed, next }) => {
       const org = ctx.org;
       // the organization authorized before validation must be the one the handler sees
-      if (!org || org.id.toLowerCase() !== inputOrganizationId(parsed)?.toLowerCase()) throw new AppError('ORGANIZATION_REQUIRED');
+      if (!org || org.id.toLowerCase() !== inputOrganizationId(parsed)?.toLowerCase())
+        throw new AppError('ORGANIZATION_REQUIRED');
       return next({ ctx: { principal: ctx.principal, org } });
     });
 }

@@ -24,18 +24,31 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  */
 export function bodyProblem(req: FastifyRequest): AppError | undefined {
   if (req.method !== 'POST') return undefined;
-  const [mediaType, ...parameters] = (req.headers['content-type'] ?? '').split(';').map((p) => p.trim().toLowerCase());
-  if (mediaType !== 'application/json') return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Mutations take a JSON body (Content-Type: application/json)');
+  const [mediaType, ...parameters] = (req.headers['content-type'] ?? '')
+    .split(';')
+    .map((p) => p.trim().toLowerCase());
+  if (mediaType !== 'application/json')
+    return new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Mutations take a JSON body (Content-Type: application/json)',
+    );
   const charset = parameters
     .find((p) => p.startsWith('charset='))
     ?.slice('charset='.length)
     .replace(/^"(.*)"$/, '$1');
-  if (charset !== undefined && !UTF8_CHARSETS.has(charset)) return new AppError('UNSUPPORTED_MEDIA_TYPE', `Mutations take a JSON body in UTF-8, not ${charset}`);
+  if (charset !== undefined && !UTF8_CHARSETS.has(charset))
+    return new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Mutations take a JSON body in UTF-8, not ${charset}`,
+    );
   const encoding = String(req.headers['content-encoding'] ?? '')
     .trim()
     .toLowerCase();
   if (encoding !== '' && encoding !== 'identity') {
-    return new AppError('UNSUPPORTED_MEDIA_TYPE', `Mutation bodies are not read compressed (Content-Encoding: ${encoding.slice(0, 40)}): send the JSON as is`);
+    return new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Mutation bodies are not read compressed (Content-Encoding: ${encoding.slice(0, 40)}): send the JSON as is`,
+    );
   }
   return undefined;
 }
@@ -74,14 +87,28 @@ function searchParams(url: string): URLSearchParams {
  * takes no `input` parameter (tRPC ignores it on a POST, which would run without the input its
  * caller meant).
  */
-export function queryParameterProblem(req: FastifyRequest, target: RequestTarget): AppError | undefined {
-  if (req.method !== 'POST' && !inputIsUtf8(req.url)) return new AppError('INVALID_JSON', 'The input is not valid UTF-8 once percent-decoded (JSON is UTF-8)');
+export function queryParameterProblem(
+  req: FastifyRequest,
+  target: RequestTarget,
+): AppError | undefined {
+  if (req.method !== 'POST' && !inputIsUtf8(req.url))
+    return new AppError(
+      'INVALID_JSON',
+      'The input is not valid UTF-8 once percent-decoded (JSON is UTF-8)',
+    );
   const params = searchParams(req.url);
   for (const name of ['input', 'batch']) {
-    if (params.getAll(name).length > 1) return new AppError(AMBIGUOUS_REQUEST, `The query parameter ${name} was given more than once: give it once`);
+    if (params.getAll(name).length > 1)
+      return new AppError(
+        AMBIGUOUS_REQUEST,
+        `The query parameter ${name} was given more than once: give it once`,
+      );
   }
   if (req.method === 'POST' && params.has('input')) {
-    return new AppError(AMBIGUOUS_REQUEST, "A mutation's input is its JSON body (POST): the input query parameter is for queries (GET)");
+    return new AppError(
+      AMBIGUOUS_REQUEST,
+      "A mutation's input is its JSON body (POST): the input query parameter is for queries (GET)",
+    );
   }
   const input = req.method === 'POST' ? null : params.get('input');
   if (!input) return undefined;
@@ -98,11 +125,18 @@ export function queryParameterProblem(req: FastifyRequest, target: RequestTarget
  * mix as a whole with a bare BAD_REQUEST; it is a query sent with POST or a mutation with GET, so
  * METHOD_NOT_SUPPORTED, naming them.
  */
-export function batchProblem(target: RequestTarget, maxBatchSize: number, procedureTypes: ReadonlyMap<string, string>): AppError | undefined {
+export function batchProblem(
+  target: RequestTarget,
+  maxBatchSize: number,
+  procedureTypes: ReadonlyMap<string, string>,
+): AppError | undefined {
   if (!target.batch) return undefined;
   const paths = target.path.split(',');
-  if (paths.length > maxBatchSize) return new AppError('BATCH_TOO_LARGE', `A batch may name at most ${maxBatchSize} procedures`);
-  const kinds = new Map(paths.flatMap((p) => (procedureTypes.has(p) ? [[procedureTypes.get(p)!, p] as const] : [])));
+  if (paths.length > maxBatchSize)
+    return new AppError('BATCH_TOO_LARGE', `A batch may name at most ${maxBatchSize} procedures`);
+  const kinds = new Map(
+    paths.flatMap((p) => (procedureTypes.has(p) ? [[procedureTypes.get(p)!, p] as const] : [])),
+  );
   if (kinds.size > 1) {
     return new AppError(
       'METHOD_NOT_SUPPORTED',

@@ -13,4 +13,13 @@ export interface SandboxJob {
 
 export type SandboxResult =
   | { ok: true; schema: { name: string; column_type: string }[]; rows: unknown[][] }
-  | { ok: false; errorCode: 'SQL_QUERY_NOT_SELECT' | 'SQL_QUERY_INVALID' | 'SQL_QUERY_TIMEOUT' | 'SQL_QUERY_RESOURCE_LIMIT' | 'SQL_QUERY_TOO_MANY_ROWS'; message: string };
+  | {
+      ok: false;
+      errorCode:
+        | 'SQL_QUERY_NOT_SELECT'
+        | 'SQL_QUERY_INVALID'
+        | 'SQL_QUERY_TIMEOUT'
+        | 'SQL_QUERY_RESOURCE_LIMIT'
+        | 'SQL_QUERY_TOO_MANY_ROWS';
+      message: string;
+    };

@@ -56,7 +56,9 @@ export type TaskInput<K extends TaskName> = ThreadTasks[K]['input'];
 export type TaskOutput<K extends TaskName> = ThreadTasks[K]['output'];
 
 /** The function a worker module exports for task K. */
-export type TaskFunction<K extends TaskName> = (input: TaskInput<K>) => WorkerResult<TaskOutput<K>> | Promise<WorkerResult<TaskOutput<K>>>;
+export type TaskFunction<K extends TaskName> = (
+  input: TaskInput<K>,
+) => WorkerResult<TaskOutput<K>> | Promise<WorkerResult<TaskOutput<K>>>;
 
 /** Where each task's function is: workers/<module>.ts, its export `fn`. */
 export const taskFunctions = {

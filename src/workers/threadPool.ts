@@ -9,7 +9,13 @@ import { Piscina } from 'piscina';
 import { AppError, isErrorCode } from '../errors.ts';
 import type { Config } from '../config.ts';
 import { fromSource, projectPath, workerModuleUrl } from '../paths.ts';
-import { taskFunctions, type TaskInput, type TaskName, type TaskOutput, type WorkerFailure } from './tasks.ts';
+import {
+  taskFunctions,
+  type TaskInput,
+  type TaskName,
+  type TaskOutput,
+  type WorkerFailure,
+} from './tasks.ts';
 
 export interface TaskOptions {
   /**
@@ -21,7 +27,9 @@ export interface TaskOptions {
 }
 
 /** One method per task of tasks.ts: its input in, its answer (without `ok`) out, a refusal thrown as an AppError. */
-export type ThreadTaskMethods = { [K in TaskName]: (input: TaskInput<K>, options?: TaskOptions) => Promise<TaskOutput<K>> };
+export type ThreadTaskMethods = {
+  [K in TaskName]: (input: TaskInput<K>, options?: TaskOptions) => Promise<TaskOutput<K>>;
+};
 
 export interface ThreadPool extends ThreadTaskMethods {
   /**
@@ -87,14 +95,20 @@ export function createThreadPool(settings: Config['threads']): ThreadPool {
         ...(options.signal ? { signal: options.signal } : {}),
       });
     } catch (error) {
-      if (/queue is at limit/i.test((error as Error).message)) throw new AppError('WORKER_QUEUE_FULL', undefined, { cause: error });
+      if (/queue is at limit/i.test((error as Error).message))
+        throw new AppError('WORKER_QUEUE_FULL', undefined, { cause: error });
       // queued when the pool closed
-      if (closed) throw new AppError('SERVICE_UNAVAILABLE', 'The worker pool is shut down', { cause: error });
+      if (closed)
+        throw new AppError('SERVICE_UNAVAILABLE', 'The worker pool is shut down', { cause: error });
       throw new AppError('WORKER_FAILED', undefined, { cause: error });
     }
     if (!result.ok) {
       const code = isErrorCode(result.errorCode) ? result.errorCode : 'WORKER_FAILED';
-      throw new AppError(code, result.message ?? 'worker failed', result.details ? { details: result.details } : {});
+      throw new AppError(
+        code,
+        result.message ?? 'worker failed',
+        result.details ? { details: result.details } : {},
+      );
     }
     const { ok: _ok, ...answer } = result;
     return answer;
@@ -102,18 +116,26 @@ export function createThreadPool(settings: Config['threads']): ThreadPool {
   const method =
     <K extends TaskName>(name: K) =>
     (input: TaskInput<K>, options?: TaskOptions): Promise<TaskOutput<K>> =>
-      run({ module: workerModuleUrl(taskFunctions[name].module), fn: taskFunctions[name].fn, input }, options) as Promise<TaskOutput<K>>;
+      run(
+        { module: workerModuleUrl(taskFunctions[name].module), fn: taskFunctions[name].fn, input },
+        options,
+      ) as Promise<TaskOutput<K>>;
 
-  const methods = Object.fromEntries((Object.keys(taskFunctions) as TaskName[]).map((name) => [name, method(name)])) as ThreadTaskMethods;
+  const methods = Object.fromEntries(
+    (Object.keys(taskFunctions) as TaskName[]).map((name) => [name, method(name)]),
+  ) as ThreadTaskMethods;
   return {
     ...methods,
-    runInModule: (module, fn, input, options) => run({ module: workerModuleUrl(module), fn, input }, options),
+    runInModule: (module, fn, input, options) =>
+      run({ module: workerModuleUrl(module), fn, input }, options),
     warm(tasks: TaskName[]) {
       if (closed || pool || settings.warm === 0) return;
       start([...new Set(tasks.map((t) => workerModuleUrl(taskFunctions[t].module)))]);
     },
     get stats() {
-      return pool ? { threads: pool.threads.length, queueSize: pool.queueSize, completed: pool.completed } : { threads: 0, queueSize: 0, completed: 0 };
+      return pool
+        ? { threads: pool.threads.length, queueSize: pool.queueSize, completed: pool.completed }
+        : { threads: 0, queueSize: 0, completed: 0 };
     },
     close() {
       closed = true;

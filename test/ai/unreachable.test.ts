@@ -18,7 +18,12 @@ async function closedPort(): Promise<number> {
 }
 
 const srv = await startTestServer(t, {
-  env: { AI_PROVIDER: 'openai', AI_BASE_URL: `http://127.0.0.1:${await closedPort()}/v1`, AI_MODEL: 'test-model', AI_EMBEDDING_MODEL: 'test-embed' },
+  env: {
+    AI_PROVIDER: 'openai',
+    AI_BASE_URL: `http://127.0.0.1:${await closedPort()}/v1`,
+    AI_MODEL: 'test-model',
+    AI_EMBEDDING_MODEL: 'test-embed',
+  },
 });
 const owner = await newOrganization(srv, 'AI Unreachable');
 const op = (await outsider(srv, owner.organizationId, 'c2_superadmin')).client;
@@ -27,7 +32,10 @@ t.test('every AI call is AI_PROVIDER_FAILED (500) and writes nothing', async (t)
   const calls: [string, Record<string, unknown>][] = [
     ['lookupSource.ragCreate', { name: 'Nowhere Radio', category: 'radio' }],
     ['lookupSource.resolveWithAI', { original: 'Nowhere Radio', saveToDb: true }],
-    ['lookupSource.batchResolveWithAI', { sources: ['Nowhere Radio', 'Elsewhere FM'], saveToDb: true }],
+    [
+      'lookupSource.batchResolveWithAI',
+      { sources: ['Nowhere Radio', 'Elsewhere FM'], saveToDb: true },
+    ],
     ['lookupSalesType.resolveWithAI', { original: 'Nowhere Plays', saveToDb: true }],
     ['lookupSalesType.batchResolveWithAI', { salesTypes: ['Nowhere Plays'], saveToDb: true }],
   ];
@@ -49,6 +57,11 @@ t.test('without AI_PROVIDER the built-in resolver answers, with no network', asy
   const offline = await startTestServer(t);
   const o = await newOrganization(offline, 'AI Offline');
   const oop = (await outsider(offline, o.organizationId, 'c2_superadmin')).client;
-  t.match(data(await oop.mutate('lookupSource.resolveWithAI', { original: 'Spotify' })), { provider: 'builtin', method: 'lookup' });
-  t.match(data(await oop.mutate('lookupSalesType.resolveWithAI', { original: 'Nowhere Plays' })), { provider: 'builtin' });
+  t.match(data(await oop.mutate('lookupSource.resolveWithAI', { original: 'Spotify' })), {
+    provider: 'builtin',
+    method: 'lookup',
+  });
+  t.match(data(await oop.mutate('lookupSalesType.resolveWithAI', { original: 'Nowhere Plays' })), {
+    provider: 'builtin',
+  });
 });

@@ -1,7 +1,12 @@
 // Relative and absolute date ranges, resolved as Cube 1.7 resolves them: the table is the one
 // measured against Cube's own parser at now = 2026-11-22T03:03Z (cube-query-semantics.md, b).
 import t from 'tap';
-import { DateParseError, canonicalZone, resolveDateRange, resolveRelative } from '../../src/analytics/dates.ts';
+import {
+  DateParseError,
+  canonicalZone,
+  resolveDateRange,
+  resolveRelative,
+} from '../../src/analytics/dates.ts';
 
 const now = Date.UTC(2026, 10, 22, 3, 3, 7, 307);
 const day = (d: string): [string, string] => [`${d}T00:00:00.000`, `${d}T23:59:59.999`];
@@ -64,21 +69,48 @@ t.test('relative phrases resolve like Cube', async (t) => {
   for (const [phrase, expected] of table) t.same(resolveRelative(phrase, now), expected, phrase);
 });
 
-t.test('unparseable phrases fail with Cube\'s message', async (t) => {
+t.test("unparseable phrases fail with Cube's message", async (t) => {
   for (const phrase of ['2024', 'past 12 months please', 'last thirteen months', 'soon']) {
-    t.throws(() => resolveRelative(phrase, now), new DateParseError(`Can't parse date: '${phrase}'`), phrase);
+    t.throws(
+      () => resolveRelative(phrase, now),
+      new DateParseError(`Can't parse date: '${phrase}'`),
+      phrase,
+    );
   }
 });
 
 t.test('absolute ranges: padding, single dates, times kept', async (t) => {
   t.same(resolveDateRange(['2024-01-01', '2024-03-31'], now), span('2024-01-01', '2024-03-31'));
   t.same(resolveDateRange(['2024-02-29'], now), day('2024-02-29'));
-  t.same(resolveDateRange(['2024-01-01T10:00', '2024-01-02T12:30:15.5'], now), ['2024-01-01T10:00:00.000', '2024-01-02T12:30:15.500']);
-  t.same(resolveDateRange('2024-05-06', now), day('2024-05-06'), 'a single date string is that day (rule 5)');
-  t.same(resolveDateRange('2024-05-06T10:00', now), day('2024-05-06'), 'so is a single timestamp string');
-  t.same(resolveDateRange(['2024-05-06T10:00'], now), ['2024-05-06T10:00:00.000', '2024-05-06T10:00:00.000'], 'a timestamp in an array is kept');
-  t.throws(() => resolveDateRange(['2024-02-30', '2024-03-01'], now), DateParseError, 'no such day');
-  t.throws(() => resolveDateRange(['last week', '2024-03-01'], now), DateParseError, 'a phrase inside an array');
+  t.same(resolveDateRange(['2024-01-01T10:00', '2024-01-02T12:30:15.5'], now), [
+    '2024-01-01T10:00:00.000',
+    '2024-01-02T12:30:15.500',
+  ]);
+  t.same(
+    resolveDateRange('2024-05-06', now),
+    day('2024-05-06'),
+    'a single date string is that day (rule 5)',
+  );
+  t.same(
+    resolveDateRange('2024-05-06T10:00', now),
+    day('2024-05-06'),
+    'so is a single timestamp string',
+  );
+  t.same(
+    resolveDateRange(['2024-05-06T10:00'], now),
+    ['2024-05-06T10:00:00.000', '2024-05-06T10:00:00.000'],
+    'a timestamp in an array is kept',
+  );
+  t.throws(
+    () => resolveDateRange(['2024-02-30', '2024-03-01'], now),
+    DateParseError,
+    'no such day',
+  );
+  t.throws(
+    () => resolveDateRange(['last week', '2024-03-01'], now),
+    DateParseError,
+    'a phrase inside an array',
+  );
   t.throws(() => resolveDateRange([], now), DateParseError);
 });
 
@@ -111,18 +143,32 @@ const zoneTable: [string, string, number, [string, string]][] = [
 ];
 
 t.test('relative phrases resolve on the wall clock of the query time zone', async (t) => {
-  for (const [phrase, zone, at, expected] of zoneTable) t.same(resolveRelative(phrase, at, zone), expected, `${phrase} in ${zone}`);
+  for (const [phrase, zone, at, expected] of zoneTable)
+    t.same(resolveRelative(phrase, at, zone), expected, `${phrase} in ${zone}`);
 });
 
-t.test('an absolute value with Z or an offset is that instant on the zone wall clock; one without is the wall clock', async (t) => {
-  t.same(resolveDateRange(['2024-02-29T23:30:00Z'], now, 'Asia/Tokyo'), ['2024-03-01T08:30:00.000', '2024-03-01T08:30:00.000']);
-  t.same(resolveDateRange(['2024-03-01T01:30+02:00'], now, 'America/New_York'), ['2024-02-29T18:30:00.000', '2024-02-29T18:30:00.000']);
-  t.same(resolveDateRange(['2024-02-29', '2024-03-01T12:00'], now, 'Asia/Tokyo'), ['2024-02-29T00:00:00.000', '2024-03-01T12:00:00.000']);
-});
+t.test(
+  'an absolute value with Z or an offset is that instant on the zone wall clock; one without is the wall clock',
+  async (t) => {
+    t.same(resolveDateRange(['2024-02-29T23:30:00Z'], now, 'Asia/Tokyo'), [
+      '2024-03-01T08:30:00.000',
+      '2024-03-01T08:30:00.000',
+    ]);
+    t.same(resolveDateRange(['2024-03-01T01:30+02:00'], now, 'America/New_York'), [
+      '2024-02-29T18:30:00.000',
+      '2024-02-29T18:30:00.000',
+    ]);
+    t.same(resolveDateRange(['2024-02-29', '2024-03-01T12:00'], now, 'Asia/Tokyo'), [
+      '2024-02-29T00:00:00.000',
+      '2024-03-01T12:00:00.000',
+    ]);
+  },
+);
 
 t.test('time zone names: IANA, in any letter case, canonicalised', async (t) => {
   t.equal(canonicalZone('europe/london'), 'Europe/London');
   t.equal(canonicalZone('UTC'), 'UTC');
   t.equal(canonicalZone('America/Los_Angeles'), 'America/Los_Angeles');
-  for (const bad of ['Mars/Base', '+01:00', '', 'Europe/London ', '../etc']) t.equal(canonicalZone(bad), undefined, JSON.stringify(bad));
+  for (const bad of ['Mars/Base', '+01:00', '', 'Europe/London ', '../etc'])
+    t.equal(canonicalZone(bad), undefined, JSON.stringify(bad));
 });

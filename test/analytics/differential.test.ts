@@ -7,7 +7,14 @@
 // exact decimal text. A failing query is shrunk to a minimal one before it is reported.
 import t, { type Test } from 'tap';
 import { decimalText } from '../../src/analytics/engine.ts';
-import { m, normalizedParquet, seedDistributor, seedRightsholder, seedStatement, type FactRow } from './helpers.ts';
+import {
+  m,
+  normalizedParquet,
+  seedDistributor,
+  seedRightsholder,
+  seedStatement,
+  type FactRow,
+} from './helpers.ts';
 import { addMember, newOrganization, type Caller } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 
@@ -62,14 +69,86 @@ interface StatementSpec {
   rows: number;
 }
 const statementSpecs: StatementSpec[] = [
-  { rh: 0, distributor: d1, fileName: 'march-2024.csv', customName: 'March', stmt: { year: 2024, period: 3, cadence: 'M' }, currency: 'EUR', fx: { EUR: '1.1', USD: '1' }, rows: 9 },
-  { rh: 0, distributor: d2, fileName: 'q4-2023.csv', customName: null, stmt: { year: 2023, period: 4, cadence: 'Q' }, currency: 'USD', fx: { USD: '1' }, rows: 7 },
-  { rh: 1, distributor: d1, fileName: 'jan-2024.csv', customName: '', stmt: { year: 2024, period: 1, cadence: 'M' }, currency: 'GBP', fx: {}, rows: 5 },
-  { rh: 1, distributor: null, fileName: 'h2-2022.csv', customName: 'Half', stmt: { year: 2022, period: 2, cadence: 'H' }, currency: 'EUR', fx: { EUR: '1.087654321', JPY: '0.0067' }, rows: 8 },
-  { rh: 0, distributor: d1, fileName: 'undated.csv', customName: null, stmt: null, currency: 'USD', fx: { USD: '1', EUR: '1.2' }, rows: 6 },
-  { rh: 1, distributor: d2, fileName: 'year-2024.csv', customName: 'Year', stmt: { year: 2024, period: 1, cadence: 'Y' }, currency: 'JPY', fx: { JPY: '0.0067' }, rows: 6 },
-  { rh: 0, distributor: d1, fileName: 'july-2021.csv', customName: 'July', stmt: { year: 2021, period: 7, cadence: 'M' }, currency: 'EUR', fx: { EUR: '1.18' }, rows: 5 },
-  { rh: 2, distributor: d2, fileName: 'march-2024.csv', customName: null, stmt: { year: 2024, period: 3, cadence: 'M' }, currency: 'USD', fx: { USD: '1' }, rows: 4 },
+  {
+    rh: 0,
+    distributor: d1,
+    fileName: 'march-2024.csv',
+    customName: 'March',
+    stmt: { year: 2024, period: 3, cadence: 'M' },
+    currency: 'EUR',
+    fx: { EUR: '1.1', USD: '1' },
+    rows: 9,
+  },
+  {
+    rh: 0,
+    distributor: d2,
+    fileName: 'q4-2023.csv',
+    customName: null,
+    stmt: { year: 2023, period: 4, cadence: 'Q' },
+    currency: 'USD',
+    fx: { USD: '1' },
+    rows: 7,
+  },
+  {
+    rh: 1,
+    distributor: d1,
+    fileName: 'jan-2024.csv',
+    customName: '',
+    stmt: { year: 2024, period: 1, cadence: 'M' },
+    currency: 'GBP',
+    fx: {},
+    rows: 5,
+  },
+  {
+    rh: 1,
+    distributor: null,
+    fileName: 'h2-2022.csv',
+    customName: 'Half',
+    stmt: { year: 2022, period: 2, cadence: 'H' },
+    currency: 'EUR',
+    fx: { EUR: '1.087654321', JPY: '0.0067' },
+    rows: 8,
+  },
+  {
+    rh: 0,
+    distributor: d1,
+    fileName: 'undated.csv',
+    customName: null,
+    stmt: null,
+    currency: 'USD',
+    fx: { USD: '1', EUR: '1.2' },
+    rows: 6,
+  },
+  {
+    rh: 1,
+    distributor: d2,
+    fileName: 'year-2024.csv',
+    customName: 'Year',
+    stmt: { year: 2024, period: 1, cadence: 'Y' },
+    currency: 'JPY',
+    fx: { JPY: '0.0067' },
+    rows: 6,
+  },
+  {
+    rh: 0,
+    distributor: d1,
+    fileName: 'july-2021.csv',
+    customName: 'July',
+    stmt: { year: 2021, period: 7, cadence: 'M' },
+    currency: 'EUR',
+    fx: { EUR: '1.18' },
+    rows: 5,
+  },
+  {
+    rh: 2,
+    distributor: d2,
+    fileName: 'march-2024.csv',
+    customName: null,
+    stmt: { year: 2024, period: 3, cadence: 'M' },
+    currency: 'USD',
+    fx: { USD: '1' },
+    rows: 4,
+  },
 ];
 
 const POOLS = {
@@ -77,11 +156,34 @@ const POOLS = {
   payor: ['Spotify AB', 'spotify ab ltd', '', null, 'Apple'],
   country: ['US', 'DE', 'GB', 'FR', null],
   country_raw: ['United States', 'germany', 'Germany', null, ''],
-  royalty_earnings: ['10.5', '2.25', '-1.00', '0.000000000001', '100', '50', '7', null, '0', '99999.999999999999', '-0.5'],
+  royalty_earnings: [
+    '10.5',
+    '2.25',
+    '-1.00',
+    '0.000000000001',
+    '100',
+    '50',
+    '7',
+    null,
+    '0',
+    '99999.999999999999',
+    '-0.5',
+  ],
   gross_royalty_earnings: ['12', '3.333333333333', null, '0', '-2'],
   units: ['100', '10', '0', '1', null, '3.5', '7'],
   royalty_rate: ['0.5', '0.25', null, '1'],
-  sales_period: ['2024-03-01', '2024-03-15', '2024-02-29', '2023-10-01', '2023-12-31', '2024-01-01', '2022-07-04', null, '2024-12-30', '2021-01-03'],
+  sales_period: [
+    '2024-03-01',
+    '2024-03-15',
+    '2024-02-29',
+    '2023-10-01',
+    '2023-12-31',
+    '2024-01-01',
+    '2022-07-04',
+    null,
+    '2024-12-30',
+    '2021-01-03',
+  ],
   source: ['Spotify', 'ASCAP', null, 'spotify'],
   sales_type: ['Streaming', 'Download', null],
 } as const;
@@ -127,7 +229,9 @@ function randomFacts(s: StatementSpec): FactRow[] {
   });
 }
 function viewRows(s: StatementSpec, id: string, facts: FactRow[]): ViewRow[] {
-  const last = s.stmt ? { M: s.stmt.period, Q: s.stmt.period * 3, H: s.stmt.period * 6, Y: 12 }[s.stmt.cadence] : null;
+  const last = s.stmt
+    ? { M: s.stmt.period, Q: s.stmt.period * 3, H: s.stmt.period * 6, Y: 12 }[s.stmt.cadence]
+    : null;
   return facts.map((f) => ({
     statement_id: id,
     rightsholder_id: rhs[s.rh]!,
@@ -163,7 +267,12 @@ for (const s of statementSpecs) {
   statementFacts.set(id, facts);
 }
 /** the rows of the view as the seeded (and later changed) data gives them */
-const viewOfData = () => statementSpecs.flatMap((s, i) => (statementFacts.has(statementIds[i]!) ? viewRows(s, statementIds[i]!, statementFacts.get(statementIds[i]!)!) : []));
+const viewOfData = () =>
+  statementSpecs.flatMap((s, i) =>
+    statementFacts.has(statementIds[i]!)
+      ? viewRows(s, statementIds[i]!, statementFacts.get(statementIds[i]!)!)
+      : [],
+  );
 let rows = viewOfData();
 
 // --- exact decimals ----------------------------------------------------------------------------
@@ -220,13 +329,23 @@ interface View {
 function viewOf(caller: Caller, visible: ViewRow[]): View {
   const latestMonth = new Map<string | null, number>();
   for (const r of visible) {
-    if (r.month_index !== null && r.month_index > (latestMonth.get(r.distributor_id) ?? -Infinity)) latestMonth.set(r.distributor_id, r.month_index);
+    if (r.month_index !== null && r.month_index > (latestMonth.get(r.distributor_id) ?? -Infinity))
+      latestMonth.set(r.distributor_id, r.month_index);
   }
   return { caller, rows: visible, latestMonth };
 }
 const restricted = await addMember(srv, org, 'member');
-await srv.deps.pool.query(`INSERT INTO data_access_roles (organization_id, user_id, mode, rightsholder_ids) VALUES ($1, $2, 'restricted', $3)`, [org, restricted.userId, [rhs[1], rhs[2]]]);
-const viewsOf = () => [viewOf(owner, rows), viewOf(restricted, rows.filter((r) => r.rightsholder_id !== rhs[0]))];
+await srv.deps.pool.query(
+  `INSERT INTO data_access_roles (organization_id, user_id, mode, rightsholder_ids) VALUES ($1, $2, 'restricted', $3)`,
+  [org, restricted.userId, [rhs[1], rhs[2]]],
+);
+const viewsOf = () => [
+  viewOf(owner, rows),
+  viewOf(
+    restricted,
+    rows.filter((r) => r.rightsholder_id !== rhs[0]),
+  ),
+];
 let views = viewsOf();
 /** the view the oracle is answering for */
 let view = views[0]!;
@@ -244,43 +363,169 @@ const num = (v: unknown) => (v === null || v === undefined ? null : decText(dec(
 const strPool = (...xs: (string | null)[]) => xs;
 
 const DIMENSIONS: Record<string, OracleDimension> = {
-  currency: { kind: 'string', value: (r) => r.currency, pool: strPool('EUR', 'USD', 'GBP', 'JPY', 'eur', 'X', null), rollup: true },
-  territory: { kind: 'string', value: (r) => s(r.f.country), pool: strPool('US', 'DE', 'GB', 'FR', 'us', '', null), rollup: true },
-  territory_raw: { kind: 'string', value: (r) => s(r.f.country_raw), pool: strPool('United States', 'germany', 'Germany', '', 'u', null), rollup: false },
-  payor: { kind: 'string', value: (r) => s(r.f.payor), pool: strPool('Spotify AB', 'spotify ab ltd', '', 'Apple', 'spotify', null), rollup: false },
-  track_title_raw: { kind: 'string', value: (r) => s(r.f.raw_title), pool: strPool('Alpha', 'alpha', 'Beta 100%', 'gamma_x', 'Delta\\Path', "O'Neil", '', 'Zulu', null), rollup: false },
-  rightsholder_id: { kind: 'string', value: (r) => r.rightsholder_id, pool: [...rhs, null], rollup: true },
-  rightsholder_name: { kind: 'string', value: (r) => r.rightsholder_name, pool: [...rhNames, 'artist', null], rollup: true },
-  statement_id: { kind: 'string', value: (r) => r.statement_id, pool: [...statementIds, null], rollup: true },
-  distributor_id: { kind: 'string', value: (r) => r.distributor_id, pool: [d1, d2, null], rollup: true },
-  distributor_name: { kind: 'string', value: (r) => r.distributor_name, pool: [...distributorName.values(), 'Own', null], rollup: true },
-  file_name: { kind: 'string', value: (r) => r.file_name, pool: strPool('march-2024.csv', 'undated.csv', 'q4-2023.csv', 'x.csv', null), rollup: true },
-  custom_name: { kind: 'string', value: (r) => r.custom_name, pool: strPool('March', 'Half', 'Year', '', 'July', null), rollup: true },
-  stmt_cadence: { kind: 'string', value: (r) => r.stmt_cadence, pool: strPool('M', 'Q', 'H', 'Y', 'm', null), rollup: true },
+  currency: {
+    kind: 'string',
+    value: (r) => r.currency,
+    pool: strPool('EUR', 'USD', 'GBP', 'JPY', 'eur', 'X', null),
+    rollup: true,
+  },
+  territory: {
+    kind: 'string',
+    value: (r) => s(r.f.country),
+    pool: strPool('US', 'DE', 'GB', 'FR', 'us', '', null),
+    rollup: true,
+  },
+  territory_raw: {
+    kind: 'string',
+    value: (r) => s(r.f.country_raw),
+    pool: strPool('United States', 'germany', 'Germany', '', 'u', null),
+    rollup: false,
+  },
+  payor: {
+    kind: 'string',
+    value: (r) => s(r.f.payor),
+    pool: strPool('Spotify AB', 'spotify ab ltd', '', 'Apple', 'spotify', null),
+    rollup: false,
+  },
+  track_title_raw: {
+    kind: 'string',
+    value: (r) => s(r.f.raw_title),
+    pool: strPool(
+      'Alpha',
+      'alpha',
+      'Beta 100%',
+      'gamma_x',
+      'Delta\\Path',
+      "O'Neil",
+      '',
+      'Zulu',
+      null,
+    ),
+    rollup: false,
+  },
+  rightsholder_id: {
+    kind: 'string',
+    value: (r) => r.rightsholder_id,
+    pool: [...rhs, null],
+    rollup: true,
+  },
+  rightsholder_name: {
+    kind: 'string',
+    value: (r) => r.rightsholder_name,
+    pool: [...rhNames, 'artist', null],
+    rollup: true,
+  },
+  statement_id: {
+    kind: 'string',
+    value: (r) => r.statement_id,
+    pool: [...statementIds, null],
+    rollup: true,
+  },
+  distributor_id: {
+    kind: 'string',
+    value: (r) => r.distributor_id,
+    pool: [d1, d2, null],
+    rollup: true,
+  },
+  distributor_name: {
+    kind: 'string',
+    value: (r) => r.distributor_name,
+    pool: [...distributorName.values(), 'Own', null],
+    rollup: true,
+  },
+  file_name: {
+    kind: 'string',
+    value: (r) => r.file_name,
+    pool: strPool('march-2024.csv', 'undated.csv', 'q4-2023.csv', 'x.csv', null),
+    rollup: true,
+  },
+  custom_name: {
+    kind: 'string',
+    value: (r) => r.custom_name,
+    pool: strPool('March', 'Half', 'Year', '', 'July', null),
+    rollup: true,
+  },
+  stmt_cadence: {
+    kind: 'string',
+    value: (r) => r.stmt_cadence,
+    pool: strPool('M', 'Q', 'H', 'Y', 'm', null),
+    rollup: true,
+  },
   stmt_period_full: {
     kind: 'string',
-    value: (r) => (r.stmt_year === null || r.stmt_period === null || r.stmt_cadence === null ? null : `${r.stmt_year}${r.stmt_cadence}${String(r.stmt_period).padStart(2, '0')}`),
+    value: (r) =>
+      r.stmt_year === null || r.stmt_period === null || r.stmt_cadence === null
+        ? null
+        : `${r.stmt_year}${r.stmt_cadence}${String(r.stmt_period).padStart(2, '0')}`,
     pool: strPool('2024M03', '2023Q04', '2022H02', '2024Y01', '2021M07', '2024M', null),
     rollup: true,
   },
   stmt_period_month: {
     kind: 'string',
-    value: (r) => (r.month_index === null ? null : `${Math.floor(r.month_index / 12)}M${String((r.month_index % 12) + 1).padStart(2, '0')}`),
+    value: (r) =>
+      r.month_index === null
+        ? null
+        : `${Math.floor(r.month_index / 12)}M${String((r.month_index % 12) + 1).padStart(2, '0')}`,
     pool: strPool('2024M03', '2023M12', '2024M12', '2022M12', '2021M07', null),
     rollup: true,
   },
-  sales_type_raw: { kind: 'string', value: (r) => s(r.f.sales_type), pool: strPool('Streaming', 'Download', 'streaming', null), rollup: true },
-  source_raw: { kind: 'string', value: (r) => s(r.f.source), pool: strPool('Spotify', 'ASCAP', 'spotify', null), rollup: true },
-  tm: { kind: 'string', value: tm, pool: strPool('00.TM', '01.LTM', '02.PTM', '03.TM', '04.TM', '1.LTM', null), rollup: true },
-  stmt_year: { kind: 'number', value: (r) => num(r.stmt_year), pool: [2024, '2023', 2022, '2024.0', 2021, null], rollup: true },
-  stmt_period: { kind: 'number', value: (r) => num(r.stmt_period), pool: [1, 2, 3, '4', 12, null], rollup: true },
-  royalty_rate: { kind: 'number', value: (r) => num(r.f.royalty_rate), pool: ['0.5', 0.25, '1', '0', null], rollup: false },
-  fx_rate: { kind: 'number', value: (r) => num(r.rate), pool: ['1.1', 1, '1.087654321', '0.0067', '1.2', null], rollup: true },
-  sales_period_start: { kind: 'time', value: (r) => s(r.f.sales_period_start), pool: [], rollup: true },
+  sales_type_raw: {
+    kind: 'string',
+    value: (r) => s(r.f.sales_type),
+    pool: strPool('Streaming', 'Download', 'streaming', null),
+    rollup: true,
+  },
+  source_raw: {
+    kind: 'string',
+    value: (r) => s(r.f.source),
+    pool: strPool('Spotify', 'ASCAP', 'spotify', null),
+    rollup: true,
+  },
+  tm: {
+    kind: 'string',
+    value: tm,
+    pool: strPool('00.TM', '01.LTM', '02.PTM', '03.TM', '04.TM', '1.LTM', null),
+    rollup: true,
+  },
+  stmt_year: {
+    kind: 'number',
+    value: (r) => num(r.stmt_year),
+    pool: [2024, '2023', 2022, '2024.0', 2021, null],
+    rollup: true,
+  },
+  stmt_period: {
+    kind: 'number',
+    value: (r) => num(r.stmt_period),
+    pool: [1, 2, 3, '4', 12, null],
+    rollup: true,
+  },
+  royalty_rate: {
+    kind: 'number',
+    value: (r) => num(r.f.royalty_rate),
+    pool: ['0.5', 0.25, '1', '0', null],
+    rollup: false,
+  },
+  fx_rate: {
+    kind: 'number',
+    value: (r) => num(r.rate),
+    pool: ['1.1', 1, '1.087654321', '0.0067', '1.2', null],
+    rollup: true,
+  },
+  sales_period_start: {
+    kind: 'time',
+    value: (r) => s(r.f.sales_period_start),
+    pool: [],
+    rollup: true,
+  },
   sales_period_end: { kind: 'time', value: (r) => s(r.f.sales_period_end), pool: [], rollup: true },
 };
 // members only compared with and without usePreagg (they read the lookups, empty here)
-const OTHER_DIMENSIONS = ['source', 'primary_sales_type', 'primary_rights_type', 'earnings_category'];
+const OTHER_DIMENSIONS = [
+  'source',
+  'primary_sales_type',
+  'primary_rights_type',
+  'earnings_category',
+];
 
 const DATE_VALUES = [
   '2024-03-01',
@@ -314,7 +559,8 @@ function sumOf(group: ViewRow[], value: (r: ViewRow) => Dec | null): Dec | null 
   }
   return total;
 }
-const column = (c: Sum) => (r: ViewRow) => (r.f[c] === null || r.f[c] === undefined ? null : dec(String(r.f[c])));
+const column = (c: Sum) => (r: ViewRow) =>
+  r.f[c] === null || r.f[c] === undefined ? null : dec(String(r.f[c]));
 const usd = (c: Sum) => (r: ViewRow) => {
   const v = column(c)(r);
   return v === null || r.rate === null ? null : mul(v, dec(r.rate));
@@ -331,17 +577,30 @@ function usd10(a: Dec | null): Dec | null {
 const MEASURES: Record<string, OracleMeasure> = {
   units: { value: (g) => sumOf(g, column('units')), rollup: true },
   royalty_earnings: { value: (g) => sumOf(g, column('royalty_earnings')), rollup: true },
-  gross_royalty_earnings: { value: (g) => sumOf(g, column('gross_royalty_earnings')), rollup: true },
+  gross_royalty_earnings: {
+    value: (g) => sumOf(g, column('gross_royalty_earnings')),
+    rollup: true,
+  },
   royalty_earnings_usd: { value: (g) => usd10(sumOf(g, usd('royalty_earnings'))), rollup: true },
-  gross_royalty_earnings_usd: { value: (g) => usd10(sumOf(g, usd('gross_royalty_earnings'))), rollup: true },
+  gross_royalty_earnings_usd: {
+    value: (g) => usd10(sumOf(g, usd('gross_royalty_earnings'))),
+    rollup: true,
+  },
   statement_row_count: { value: (g) => ({ v: BigInt(g.length), scale: 0 }), rollup: true },
-  statement_count: { value: (g) => ({ v: BigInt(new Set(g.map((r) => r.statement_id)).size), scale: 0 }), rollup: true },
+  statement_count: {
+    value: (g) => ({ v: BigInt(new Set(g.map((r) => r.statement_id)).size), scale: 0 }),
+    rollup: true,
+  },
 };
 // values a measure filter compares with: a few constants, and the values of the measures over
 // groups of the dataset, so that equals and the boundaries of gt/gte/lt/lte meet real answers
 const MEASURE_VALUES: (string | number)[] = ['0', 1, '7', '10.5', '100', '-1', '1000.5', 2, '1e2'];
 const MEASURE_ANSWERS = new Map<string, string[]>(Object.keys(MEASURES).map((name) => [name, []]));
-for (const by of [(r: ViewRow) => r.statement_id, (r: ViewRow) => r.currency, (r: ViewRow) => `${r.statement_id}|${String(r.f.country)}`]) {
+for (const by of [
+  (r: ViewRow) => r.statement_id,
+  (r: ViewRow) => r.currency,
+  (r: ViewRow) => `${r.statement_id}|${String(r.f.country)}`,
+]) {
   const groups = new Map<string, ViewRow[]>();
   for (const r of rows) groups.set(by(r), [...(groups.get(by(r)) ?? []), r]);
   for (const g of groups.values()) {
@@ -381,7 +640,10 @@ function boundMs(v: string, side: 'start' | 'end'): number {
 
 // --- queries -------------------------------------------------------------------------------------
 
-type Filter = { member: string; operator: string; values?: (string | number | null)[] } | { and: Filter[] } | { or: Filter[] };
+type Filter =
+  | { member: string; operator: string; values?: (string | number | null)[] }
+  | { and: Filter[] }
+  | { or: Filter[] };
 interface TimeDimension {
   dimension: string;
   granularity?: Granularity;
@@ -407,26 +669,80 @@ function dimensionLeaf(): Filter {
   const d = DIMENSIONS[name]!;
   const member = m(name);
   if (d.kind === 'time') {
-    const op = pick(['equals', 'notEquals', 'gt', 'gte', 'lt', 'lte', 'set', 'notSet', 'inDateRange', 'notInDateRange', 'beforeDate', 'afterDate', 'inDateRange', 'beforeOrOnDate', 'afterOrOnDate']);
+    const op = pick([
+      'equals',
+      'notEquals',
+      'gt',
+      'gte',
+      'lt',
+      'lte',
+      'set',
+      'notSet',
+      'inDateRange',
+      'notInDateRange',
+      'beforeDate',
+      'afterDate',
+      'inDateRange',
+      'beforeOrOnDate',
+      'afterOrOnDate',
+    ]);
     if (op === 'set' || op === 'notSet') return { member, operator: op };
     if (op === 'inDateRange' || op === 'notInDateRange') {
-      const range = chance(0.3) ? [pick(DATE_VALUES.filter((v) => v.length === 10))] : [pick(DATE_VALUES), pick(DATE_VALUES)];
+      const range = chance(0.3)
+        ? [pick(DATE_VALUES.filter((v) => v.length === 10))]
+        : [pick(DATE_VALUES), pick(DATE_VALUES)];
       return { member, operator: op, values: range };
     }
-    if (['beforeDate', 'afterDate', 'beforeOrOnDate', 'afterOrOnDate'].includes(op)) return { member, operator: op, values: [pick(DATE_VALUES)] };
-    if (op === 'equals' || op === 'notEquals') return { member, operator: op, values: some([...DATE_VALUES, null], 1, 3) };
+    if (['beforeDate', 'afterDate', 'beforeOrOnDate', 'afterOrOnDate'].includes(op))
+      return { member, operator: op, values: [pick(DATE_VALUES)] };
+    if (op === 'equals' || op === 'notEquals')
+      return { member, operator: op, values: some([...DATE_VALUES, null], 1, 3) };
     return { member, operator: op, values: some(DATE_VALUES, 1, 2) };
   }
-  const like = ['contains', 'notContains', 'startsWith', 'notStartsWith', 'endsWith', 'notEndsWith'];
-  const ops = d.kind === 'string' ? ['equals', 'notEquals', ...like, 'gt', 'gte', 'lt', 'lte', 'set', 'notSet'] : ['equals', 'notEquals', 'gt', 'gte', 'lt', 'lte', 'set', 'notSet'];
+  const like = [
+    'contains',
+    'notContains',
+    'startsWith',
+    'notStartsWith',
+    'endsWith',
+    'notEndsWith',
+  ];
+  const ops =
+    d.kind === 'string'
+      ? ['equals', 'notEquals', ...like, 'gt', 'gte', 'lt', 'lte', 'set', 'notSet']
+      : ['equals', 'notEquals', 'gt', 'gte', 'lt', 'lte', 'set', 'notSet'];
   const op = pick(ops);
   if (op === 'set' || op === 'notSet') return { member, operator: op };
   if (like.includes(op)) {
-    const needles = ['a', 'AL', '%', '_', '\\', '100%', 'ab l', '', "'", 'x', 'spot', 'M0', '.TM', null];
+    const needles = [
+      'a',
+      'AL',
+      '%',
+      '_',
+      '\\',
+      '100%',
+      'ab l',
+      '',
+      "'",
+      'x',
+      'spot',
+      'M0',
+      '.TM',
+      null,
+    ];
     return { member, operator: op, values: some(needles, 1, 3) };
   }
-  if (op === 'equals' || op === 'notEquals') return { member, operator: op, values: some(d.pool, 1, 3) };
-  return { member, operator: op, values: some(d.pool.filter((v) => v !== null), 1, 2) };
+  if (op === 'equals' || op === 'notEquals')
+    return { member, operator: op, values: some(d.pool, 1, 3) };
+  return {
+    member,
+    operator: op,
+    values: some(
+      d.pool.filter((v) => v !== null),
+      1,
+      2,
+    ),
+  };
 }
 
 function measureLeaf(): Filter {
@@ -435,7 +751,8 @@ function measureLeaf(): Filter {
   const op = pick(['equals', 'notEquals', 'gt', 'gte', 'lt', 'lte', 'set', 'notSet', 'gt', 'lt']);
   if (op === 'set' || op === 'notSet') return { member, operator: op };
   const values = chance(0.5) ? MEASURE_ANSWERS.get(name)! : MEASURE_VALUES;
-  if (op === 'equals' || op === 'notEquals') return { member, operator: op, values: some([...values, null], 1, 2) };
+  if (op === 'equals' || op === 'notEquals')
+    return { member, operator: op, values: some([...values, null], 1, 2) };
   return { member, operator: op, values: some(values, 1, 2) };
 }
 
@@ -454,7 +771,12 @@ function rightsholderFilter(): Filter {
     { member, operator: 'equals', values: [rhs[0]!, rhs[1]!] },
     { member, operator: 'equals', values: [pick(rhs)] },
     // notEquals names no rightsholder: only beside a filter that does (RIGHTSHOLDER_FILTER_REQUIRED)
-    { and: [{ member, operator: 'equals', values: rhs }, { member, operator: 'notEquals', values: [pick(rhs)] }] },
+    {
+      and: [
+        { member, operator: 'equals', values: rhs },
+        { member, operator: 'notEquals', values: [pick(rhs)] },
+      ],
+    },
     { and: [{ member, operator: 'equals', values: rhs }] },
   ]);
 }
@@ -471,17 +793,32 @@ function randomQuery(): Query {
   for (let i = int(3); i > 0; i--) {
     const td: TimeDimension = { dimension: m(pick(timeMembers)) };
     if (chance(0.7)) td.granularity = pick(GRANULARITIES);
-    if (chance(0.4)) td.dateRange = chance(0.3) ? [pick(DATE_VALUES.filter((v) => v.length === 10))] : [pick(DATE_VALUES), pick(DATE_VALUES)];
+    if (chance(0.4))
+      td.dateRange = chance(0.3)
+        ? [pick(DATE_VALUES.filter((v) => v.length === 10))]
+        : [pick(DATE_VALUES), pick(DATE_VALUES)];
     timeDimensions.push(td);
   }
   if (measures.length) q.measures = measures;
   if (dimensions.length) q.dimensions = dimensions;
   if (timeDimensions.length) q.timeDimensions = timeDimensions;
-  if (!measures.length && !dimensions.length && !timeDimensions.some((td) => td.granularity)) q.measures = [m(pick(Object.keys(MEASURES)))];
+  if (!measures.length && !dimensions.length && !timeDimensions.some((td) => td.granularity))
+    q.measures = [m(pick(Object.keys(MEASURES)))];
   for (let i = int(4); i > 0; i--) q.filters.push(filterNode(1, chance(0.3)));
   if (chance(0.4)) {
-    const selected = [...(q.measures ?? []), ...(q.dimensions ?? []), ...timeDimensions.flatMap((td) => (td.granularity ? [`${td.dimension}.${td.granularity}`, td.dimension] : []))];
-    const candidates = [...selected, ...selected, m(pick(Object.keys(MEASURES))), m(pick(plainDimensions))];
+    const selected = [
+      ...(q.measures ?? []),
+      ...(q.dimensions ?? []),
+      ...timeDimensions.flatMap((td) =>
+        td.granularity ? [`${td.dimension}.${td.granularity}`, td.dimension] : [],
+      ),
+    ];
+    const candidates = [
+      ...selected,
+      ...selected,
+      m(pick(Object.keys(MEASURES))),
+      m(pick(plainDimensions)),
+    ];
     q.order = {};
     for (let i = int(4); i > 0; i--) q.order[pick(candidates)] = chance(0.5) ? 'asc' : 'desc';
   }
@@ -497,7 +834,10 @@ const nameOf = (member: string) => member.slice(m('').length);
 const isMeasure = (member: string) => nameOf(member) in MEASURES;
 
 /** a filter leaf on a dimension, for one row (Cube's NULL rules; NULL comparisons are false) */
-function dimensionTest(f: { member: string; operator: string; values?: (string | number | null)[] }, r: ViewRow): boolean {
+function dimensionTest(
+  f: { member: string; operator: string; values?: (string | number | null)[] },
+  r: ViewRow,
+): boolean {
   const d = DIMENSIONS[nameOf(f.member)]!;
   const v = d.value(r);
   const values = (f.values ?? []).map((x) => (x === null ? null : String(x)));
@@ -518,17 +858,25 @@ function dimensionTest(f: { member: string; operator: string; values?: (string |
       return v === null ? hasNull : nonNull.some((x) => v.toLowerCase().includes(x.toLowerCase()));
     case 'notContains':
       if (nonNull.length === 0) return v !== null;
-      return v === null ? !hasNull : nonNull.every((x) => !v.toLowerCase().includes(x.toLowerCase()));
+      return v === null
+        ? !hasNull
+        : nonNull.every((x) => !v.toLowerCase().includes(x.toLowerCase()));
     case 'startsWith':
-      return v === null ? hasNull : nonNull.some((x) => v.toLowerCase().startsWith(x.toLowerCase()));
+      return v === null
+        ? hasNull
+        : nonNull.some((x) => v.toLowerCase().startsWith(x.toLowerCase()));
     case 'notStartsWith':
       if (nonNull.length === 0) return v !== null;
-      return v === null ? !hasNull : nonNull.every((x) => !v.toLowerCase().startsWith(x.toLowerCase()));
+      return v === null
+        ? !hasNull
+        : nonNull.every((x) => !v.toLowerCase().startsWith(x.toLowerCase()));
     case 'endsWith':
       return v === null ? hasNull : nonNull.some((x) => v.toLowerCase().endsWith(x.toLowerCase()));
     case 'notEndsWith':
       if (nonNull.length === 0) return v !== null;
-      return v === null ? !hasNull : nonNull.every((x) => !v.toLowerCase().endsWith(x.toLowerCase()));
+      return v === null
+        ? !hasNull
+        : nonNull.every((x) => !v.toLowerCase().endsWith(x.toLowerCase()));
     case 'gt':
       return v !== null && cmp(nonNull[0]!) > 0;
     case 'gte':
@@ -544,7 +892,10 @@ function dimensionTest(f: { member: string; operator: string; values?: (string |
     case 'inDateRange':
     case 'notInDateRange': {
       if (v === null) return false;
-      const [from, to] = nonNull.length === 1 ? [nonNull[0]!.slice(0, 10), nonNull[0]!.slice(0, 10)] : [nonNull[0]!, nonNull[1]!];
+      const [from, to] =
+        nonNull.length === 1
+          ? [nonNull[0]!.slice(0, 10), nonNull[0]!.slice(0, 10)]
+          : [nonNull[0]!, nonNull[1]!];
       const inside = ms(v) >= boundMs(from, 'start') && ms(v) <= boundMs(to, 'end');
       const outside = ms(v) < boundMs(from, 'start') || ms(v) > boundMs(to, 'end');
       return f.operator === 'inDateRange' ? inside : outside;
@@ -561,7 +912,10 @@ function dimensionTest(f: { member: string; operator: string; values?: (string |
   throw new Error(`operator ${f.operator}`);
 }
 
-function measureTest(f: { member: string; operator: string; values?: (string | number | null)[] }, group: ViewRow[]): boolean {
+function measureTest(
+  f: { member: string; operator: string; values?: (string | number | null)[] },
+  group: ViewRow[],
+): boolean {
   const value = MEASURES[nameOf(f.member)]!.value(group);
   const v = value === null ? null : Number(decText(value));
   const values = (f.values ?? []).map((x) => (x === null ? null : String(x)));
@@ -589,19 +943,29 @@ function measureTest(f: { member: string; operator: string; values?: (string | n
   throw new Error(`operator ${f.operator}`);
 }
 
-function test<T>(f: Filter, subject: T, leaf: (f: { member: string; operator: string; values?: (string | number | null)[] }, s: T) => boolean): boolean {
+function test<T>(
+  f: Filter,
+  subject: T,
+  leaf: (
+    f: { member: string; operator: string; values?: (string | number | null)[] },
+    s: T,
+  ) => boolean,
+): boolean {
   if ('and' in f) return f.and.every((c) => test(c, subject, leaf));
   if ('or' in f) return f.or.some((c) => test(c, subject, leaf));
   return leaf(f, subject);
 }
-const leaves = (f: Filter): { member: string }[] => ('and' in f ? f.and.flatMap(leaves) : 'or' in f ? f.or.flatMap(leaves) : [f]);
+const leaves = (f: Filter): { member: string }[] =>
+  'and' in f ? f.and.flatMap(leaves) : 'or' in f ? f.or.flatMap(leaves) : [f];
 const isMeasureFilter = (f: Filter) => isMeasure(leaves(f)[0]!.member);
 
 /** whether the oracle knows every member the query reads */
 function oracleKnows(q: Query): boolean {
   const members = [
     ...(q.measures ?? []),
-    ...(q.dimensions ?? []).map((d) => (d.split('.').length === 3 ? d.slice(0, d.lastIndexOf('.')) : d)),
+    ...(q.dimensions ?? []).map((d) =>
+      d.split('.').length === 3 ? d.slice(0, d.lastIndexOf('.')) : d,
+    ),
     ...(q.timeDimensions ?? []).map((td) => td.dimension),
     ...q.filters.flatMap(leaves).map((l) => l.member),
   ];
@@ -624,13 +988,15 @@ const dedupe = <T>(xs: T[]) => [...new Set(xs)];
 /** The answer Cube's rules give: data rows, and the total when asked. */
 function oracle(q: Query): { data: Record<string, string | null>[]; total?: number } {
   const columns: Column[] = [];
-  const nullsLast = (a: string | null, b: string | null, c: (x: string, y: string) => number) => (a === null ? (b === null ? 0 : 1) : b === null ? -1 : c(a, b));
+  const nullsLast = (a: string | null, b: string | null, c: (x: string, y: string) => number) =>
+    a === null ? (b === null ? 0 : 1) : b === null ? -1 : c(a, b);
   const byText = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
   const granular: TimeDimension[] = [];
   const plain: string[] = [];
   for (const d of q.dimensions ?? []) {
     const parts = d.split('.');
-    if (parts.length === 3) granular.push({ dimension: `${parts[0]}.${parts[1]}`, granularity: parts[2] as Granularity });
+    if (parts.length === 3)
+      granular.push({ dimension: `${parts[0]}.${parts[1]}`, granularity: parts[2] as Granularity });
     else plain.push(d);
   }
   for (const d of dedupe(plain)) {
@@ -639,8 +1005,15 @@ function oracle(q: Query): { data: Record<string, string | null>[]; total?: numb
       const v = def.value(g[0]!);
       return v === null ? null : def.kind === 'time' ? `${v}T00:00:00.000` : v;
     };
-    const compare = def.kind === 'number' ? (x: string, y: string) => cmpDec(dec(x), dec(y)) : byText;
-    columns.push({ keys: [d], member: d, role: 'dimension', text, compare: (a, b) => nullsLast(text(a), text(b), compare) });
+    const compare =
+      def.kind === 'number' ? (x: string, y: string) => cmpDec(dec(x), dec(y)) : byText;
+    columns.push({
+      keys: [d],
+      member: d,
+      role: 'dimension',
+      text,
+      compare: (a, b) => nullsLast(text(a), text(b), compare),
+    });
   }
   const tds = [...(q.timeDimensions ?? []), ...granular];
   const seen = new Set<string>();
@@ -655,11 +1028,24 @@ function oracle(q: Query): { data: Record<string, string | null>[]; total?: numb
       const v = def.value(group[0]!);
       return v === null ? null : bucket(v, g);
     };
-    columns.push({ keys: [key], member: td.dimension, role: 'timeDimension', granularity: g, text, compare: (a, b) => nullsLast(text(a), text(b), byText) });
+    columns.push({
+      keys: [key],
+      member: td.dimension,
+      role: 'timeDimension',
+      granularity: g,
+      text,
+      compare: (a, b) => nullsLast(text(a), text(b), byText),
+    });
   }
-  for (const member of dedupe(columns.filter((c) => c.role === 'timeDimension').map((c) => c.member))) {
+  for (const member of dedupe(
+    columns.filter((c) => c.role === 'timeDimension').map((c) => c.member),
+  )) {
     if (plain.includes(member)) continue;
-    const finest = columns.filter((c) => c.role === 'timeDimension' && c.member === member).sort((a, b) => GRANULARITIES.indexOf(a.granularity!) - GRANULARITIES.indexOf(b.granularity!))[0]!;
+    const finest = columns
+      .filter((c) => c.role === 'timeDimension' && c.member === member)
+      .sort(
+        (a, b) => GRANULARITIES.indexOf(a.granularity!) - GRANULARITIES.indexOf(b.granularity!),
+      )[0]!;
     finest.keys.push(member);
   }
   for (const x of dedupe(q.measures ?? [])) {
@@ -668,7 +1054,13 @@ function oracle(q: Query): { data: Record<string, string | null>[]; total?: numb
       const v = def.value(g);
       return v === null ? null : decText(v);
     };
-    columns.push({ keys: [x], member: x, role: 'measure', text, compare: (a, b) => nullsLast(text(a), text(b), (x, y) => cmpDec(dec(x), dec(y))) });
+    columns.push({
+      keys: [x],
+      member: x,
+      role: 'measure',
+      text,
+      compare: (a, b) => nullsLast(text(a), text(b), (x, y) => cmpDec(dec(x), dec(y))),
+    });
   }
 
   const grouping = columns.filter((c) => c.role !== 'measure');
@@ -680,7 +1072,8 @@ function oracle(q: Query): { data: Record<string, string | null>[]; total?: numb
       tds.every((td) => {
         if (!td.dateRange) return true;
         const v = DIMENSIONS[nameOf(td.dimension)]!.value(r);
-        const [from, to] = td.dateRange.length === 1 ? [td.dateRange[0]!, td.dateRange[0]!] : td.dateRange;
+        const [from, to] =
+          td.dateRange.length === 1 ? [td.dateRange[0]!, td.dateRange[0]!] : td.dateRange;
         return v !== null && ms(v) >= boundMs(from!, 'start') && ms(v) <= boundMs(to!, 'end');
       }),
   );
@@ -709,7 +1102,8 @@ function oracle(q: Query): { data: Record<string, string | null>[]; total?: numb
     else if (measure && grouping.length > 0) items.push({ column: measure, desc: true });
     else if (grouping[0]) items.push({ column: grouping[0], desc: false });
   }
-  for (const c of grouping) if (!items.some((i) => i.column === c)) items.push({ column: c, desc: false });
+  for (const c of grouping)
+    if (!items.some((i) => i.column === c)) items.push({ column: c, desc: false });
   const sorted = [...groups].sort((a, b) => {
     for (const { column, desc } of items) {
       const [x, y] = [column.text(a), column.text(b)];
@@ -738,21 +1132,30 @@ function oracle(q: Query): { data: Record<string, string | null>[]; total?: numb
 
 // the rows' keys in their order: the answer's order of keys is Cube's (dimensions, granular time
 // dimensions, measures, then the plain time keys)
-const canonical = (answer: { data: Record<string, unknown>[]; total?: number }) => JSON.stringify({ data: answer.data, total: answer.total });
+const canonical = (answer: { data: Record<string, unknown>[]; total?: number }) =>
+  JSON.stringify({ data: answer.data, total: answer.total });
 
 async function run(query: Query, usePreagg: boolean): Promise<string> {
-  const res = await view.caller.client.mutate('cube.query', { organizationId: org, query, usePreagg });
-  if (!res.ok) return `ERROR ${JSON.stringify(res.error.data?.errorCode ?? null)}: ${res.error.message}`;
+  const res = await view.caller.client.mutate('cube.query', {
+    organizationId: org,
+    query,
+    usePreagg,
+  });
+  if (!res.ok)
+    return `ERROR ${JSON.stringify(res.error.data?.errorCode ?? null)}: ${res.error.message}`;
   return canonical(res.data);
 }
 
 /** what is wrong with a query's answer, or null */
 async function problem(q: Query): Promise<string | null> {
   const [rowsAnswer, preagg] = [await run(q, false), await run(q, true)];
-  if (rowsAnswer !== preagg) return `usePreagg differs:\n  false: ${rowsAnswer}\n  true:  ${preagg}`;
+  if (rowsAnswer !== preagg)
+    return `usePreagg differs:\n  false: ${rowsAnswer}\n  true:  ${preagg}`;
   if (!oracleKnows(q)) return null;
   const expected = canonical(oracle(q));
-  return rowsAnswer === expected ? null : `oracle differs:\n  got:      ${rowsAnswer}\n  expected: ${expected}`;
+  return rowsAnswer === expected
+    ? null
+    : `oracle differs:\n  got:      ${rowsAnswer}\n  expected: ${expected}`;
 }
 
 /** Smaller variants of a query: each one drops or simplifies one part. */
@@ -762,7 +1165,8 @@ function* smaller(q: Query): Generator<Query> {
     delete copy[key];
     return copy;
   };
-  for (const key of ['order', 'limit', 'total'] as const) if (q[key] !== undefined) yield without(key);
+  for (const key of ['order', 'limit', 'total'] as const)
+    if (q[key] !== undefined) yield without(key);
   for (const key of ['measures', 'dimensions', 'timeDimensions'] as const) {
     const list = q[key] as unknown[] | undefined;
     if (!list) continue;
@@ -777,31 +1181,58 @@ function* smaller(q: Query): Generator<Query> {
     if (granularity) simpler.push({ dimension, ...(dateRange ? { dateRange } : {}) });
     for (const td of simpler) yield { ...q, timeDimensions: tds.map((x, j) => (j === i ? td : x)) };
   }
-  for (let i = 1; i < q.filters.length; i++) yield { ...q, filters: q.filters.filter((_, j) => j !== i) };
+  for (let i = 1; i < q.filters.length; i++)
+    yield { ...q, filters: q.filters.filter((_, j) => j !== i) };
   for (let i = 0; i < q.filters.length; i++) {
     const f = q.filters[i]!;
     const children = 'and' in f ? f.and : 'or' in f ? f.or : null;
-    if (children) for (const c of children) yield { ...q, filters: q.filters.map((x, j) => (j === i ? c : x)) };
-    if (!children && (f as { values?: unknown[] }).values && (f as { values: unknown[] }).values.length > 1) {
+    if (children)
+      for (const c of children) yield { ...q, filters: q.filters.map((x, j) => (j === i ? c : x)) };
+    if (
+      !children &&
+      (f as { values?: unknown[] }).values &&
+      (f as { values: unknown[] }).values.length > 1
+    ) {
       const leaf = f as { member: string; operator: string; values: unknown[] };
       for (let k = 0; k < leaf.values.length; k++) {
-        yield { ...q, filters: q.filters.map((x, j) => (j === i ? { ...leaf, values: leaf.values.filter((_, l) => l !== k) } : x)) as Filter[] };
+        yield {
+          ...q,
+          filters: q.filters.map((x, j) =>
+            j === i ? { ...leaf, values: leaf.values.filter((_, l) => l !== k) } : x,
+          ) as Filter[],
+        };
       }
     }
   }
-  if (q.filters[0] && !('member' in q.filters[0] && (q.filters[0] as { operator: string }).operator === 'equals' && (q.filters[0] as { values: unknown[] }).values.length === rhs.length)) {
-    yield { ...q, filters: [{ member: m('rightsholder_id'), operator: 'equals', values: rhs }, ...q.filters.slice(1)] };
+  if (
+    q.filters[0] &&
+    !(
+      'member' in q.filters[0] &&
+      (q.filters[0] as { operator: string }).operator === 'equals' &&
+      (q.filters[0] as { values: unknown[] }).values.length === rhs.length
+    )
+  ) {
+    yield {
+      ...q,
+      filters: [
+        { member: m('rightsholder_id'), operator: 'equals', values: rhs },
+        ...q.filters.slice(1),
+      ],
+    };
   }
 }
 
-const valid = (q: Query) => (q.measures?.length ?? 0) > 0 || (q.dimensions?.length ?? 0) > 0 || (q.timeDimensions ?? []).some((td) => td.granularity);
+const valid = (q: Query) =>
+  (q.measures?.length ?? 0) > 0 ||
+  (q.dimensions?.length ?? 0) > 0 ||
+  (q.timeDimensions ?? []).some((td) => td.granularity);
 
 async function shrink(q: Query): Promise<{ query: Query; problem: string }> {
   let current = q;
   let found = (await problem(q))!;
   // a bound on the work: each candidate is two HTTP queries
   let budget = 400;
-  for (let improved = true; improved; ) {
+  for (let improved = true; improved;) {
     improved = false;
     for (const candidate of smaller(current)) {
       if (!valid(candidate)) continue;
@@ -830,45 +1261,58 @@ async function fuzz(t: Test, seed: number, count: number): Promise<void> {
     if (oracleKnows(q)) checked++;
     if (p === null) continue;
     const small = await shrink(q);
-    failures.push(`query ${i} (${view === views[0] ? 'owner' : 'restricted to RH2, RH3'}): ${JSON.stringify(small.query)}\n${small.problem}`);
+    failures.push(
+      `query ${i} (${view === views[0] ? 'owner' : 'restricted to RH2, RH3'}): ${JSON.stringify(small.query)}\n${small.problem}`,
+    );
     if (failures.length >= 5) break;
   }
   t.same(failures, [], failures.join('\n\n'));
   t.ok(checked > count / 2, `the oracle checked ${checked} queries`);
 }
 
-t.test(`${QUERIES} random queries (seed ${SEED}): usePreagg or not, and the oracle, agree`, (t) => fuzz(t, SEED, QUERIES));
+t.test(`${QUERIES} random queries (seed ${SEED}): usePreagg or not, and the oracle, agree`, (t) =>
+  fuzz(t, SEED, QUERIES),
+);
 
-t.test('after the data changed: a statement deleted, one reprocessed, a rate and names changed', async (t) => {
-  const db = srv.deps.pool;
-  await db.query('UPDATE statements SET deleted_at = now() WHERE id = $1', [statementIds[4]]);
-  statementFacts.delete(statementIds[4]!);
-  await db.query(`UPDATE statement_fx SET rate = '1.25' WHERE statement_id = $1 AND currency = 'EUR'`, [statementIds[0]]);
-  statementSpecs[0]!.fx.EUR = '1.25';
-  await db.query('UPDATE rightsholders SET name = $2 WHERE id = $1', [rhs[1], 'Renamed Two']);
-  rhNames[1] = 'Renamed Two';
-  await db.query('UPDATE distributors SET name = $2 WHERE id = $1', [d1, 'Own Renamed']);
-  distributorName.set(d1, 'Own Renamed');
-  // reprocessed: other rows at normalized version 2
-  const id = statementIds[1]!;
-  const spec = statementSpecs[1]!;
-  random = prng(SEED ^ 0xbeef);
-  const facts = randomFacts(spec);
-  const key = `orgs/${org}/statements/${id}/normalized-2.parquet`;
-  const parquetRows = facts.map((r, i) => ({
-    organization_id: org,
-    statement_id: id,
-    rightsholder_id: rhs[spec.rh]!,
-    source_row: i + 1,
-    stmt_year: spec.stmt?.year ?? null,
-    stmt_period: spec.stmt?.period ?? null,
-    stmt_cadence: spec.stmt?.cadence ?? null,
-    ...r,
-  }));
-  await srv.deps.store.put(key, await normalizedParquet(parquetRows));
-  await db.query('UPDATE statements SET normalized_key = $2, normalized_version = 2 WHERE id = $1', [id, key]);
-  statementFacts.set(id, facts);
-  rows = viewOfData();
-  views = viewsOf();
-  await fuzz(t, SEED + 1, QUERIES / 2);
-});
+t.test(
+  'after the data changed: a statement deleted, one reprocessed, a rate and names changed',
+  async (t) => {
+    const db = srv.deps.pool;
+    await db.query('UPDATE statements SET deleted_at = now() WHERE id = $1', [statementIds[4]]);
+    statementFacts.delete(statementIds[4]!);
+    await db.query(
+      `UPDATE statement_fx SET rate = '1.25' WHERE statement_id = $1 AND currency = 'EUR'`,
+      [statementIds[0]],
+    );
+    statementSpecs[0]!.fx.EUR = '1.25';
+    await db.query('UPDATE rightsholders SET name = $2 WHERE id = $1', [rhs[1], 'Renamed Two']);
+    rhNames[1] = 'Renamed Two';
+    await db.query('UPDATE distributors SET name = $2 WHERE id = $1', [d1, 'Own Renamed']);
+    distributorName.set(d1, 'Own Renamed');
+    // reprocessed: other rows at normalized version 2
+    const id = statementIds[1]!;
+    const spec = statementSpecs[1]!;
+    random = prng(SEED ^ 0xbeef);
+    const facts = randomFacts(spec);
+    const key = `orgs/${org}/statements/${id}/normalized-2.parquet`;
+    const parquetRows = facts.map((r, i) => ({
+      organization_id: org,
+      statement_id: id,
+      rightsholder_id: rhs[spec.rh]!,
+      source_row: i + 1,
+      stmt_year: spec.stmt?.year ?? null,
+      stmt_period: spec.stmt?.period ?? null,
+      stmt_cadence: spec.stmt?.cadence ?? null,
+      ...r,
+    }));
+    await srv.deps.store.put(key, await normalizedParquet(parquetRows));
+    await db.query(
+      'UPDATE statements SET normalized_key = $2, normalized_version = 2 WHERE id = $1',
+      [id, key],
+    );
+    statementFacts.set(id, facts);
+    rows = viewOfData();
+    views = viewsOf();
+    await fuzz(t, SEED + 1, QUERIES / 2);
+  },
+);

@@ -36,7 +36,12 @@ const rightsholderId = await createRightsholder(owner.client, org, 'Fixture Arti
 
 const statements = new Map<string, string>();
 for (const expected of expectations) {
-  const { statementId } = await uploadFixture(owner.client, org, rightsholderId, path.join(dir, expected.file));
+  const { statementId } = await uploadFixture(
+    owner.client,
+    org,
+    rightsholderId,
+    path.join(dir, expected.file),
+  );
   statements.set(expected.file, statementId);
 }
 const processed = new Set<string>();
@@ -54,12 +59,20 @@ for (const expected of expectations) {
       fields: s.suggestedMapping.fields,
     });
     if (created.ok) {
-      await owner.client.mutate('upload.callback', { organizationId: org, type: 'mapping_created', mapping_id: created.data.id, file_id: statementId });
+      await owner.client.mutate('upload.callback', {
+        organizationId: org,
+        type: 'mapping_created',
+        mapping_id: created.data.id,
+        file_id: statementId,
+      });
       s = await waitForStatement(owner.client, org, statementId, 300_000);
     }
   }
   if (s.status === 'processed') processed.add(expected.file);
-  outcome.set(expected.file, `${s.status}${s.failureReason ? `: ${JSON.stringify(s.failureReason)}` : ''}`);
+  outcome.set(
+    expected.file,
+    `${s.status}${s.failureReason ? `: ${JSON.stringify(s.failureReason)}` : ''}`,
+  );
 }
 
 async function byStatement(dimensions: string[]) {
@@ -94,10 +107,17 @@ for (const expected of expectations) {
     t.ok(row, 'in the analytics data');
     if (!row) return;
     t.equal(row[m('statement_row_count')], String(expected.dataRecords), 'rows');
-    t.equal(row[m('royalty_earnings')], canonicalDecimal(expected.netEarningsSum), 'net earnings to the last decimal');
-    if (expected.unitsSum !== null) t.equal(row[m('units')], canonicalDecimal(expected.unitsSum), 'units');
+    t.equal(
+      row[m('royalty_earnings')],
+      canonicalDecimal(expected.netEarningsSum),
+      'net earnings to the last decimal',
+    );
+    if (expected.unitsSum !== null)
+      t.equal(row[m('units')], canonicalDecimal(expected.unitsSum), 'units');
     for (const [currency, sum] of Object.entries(expected.netEarningsSumByCurrency ?? {})) {
-      const c = perCurrency.find((r) => r[m('statement_id')] === statementId && r[m('currency')] === currency);
+      const c = perCurrency.find(
+        (r) => r[m('statement_id')] === statementId && r[m('currency')] === currency,
+      );
       t.equal(c?.[m('royalty_earnings')], canonicalDecimal(sum), `net earnings in ${currency}`);
     }
   });

@@ -35,7 +35,9 @@ export async function normalizedParquet(rows: FactRow[]): Promise<Buffer> {
   const instance = await DuckDBInstance.create(':memory:');
   const c = await instance.connect();
   try {
-    await c.run(`CREATE TABLE stage (${normalizedColumns.map((col) => `"${col}" VARCHAR`).join(', ')})`);
+    await c.run(
+      `CREATE TABLE stage (${normalizedColumns.map((col) => `"${col}" VARCHAR`).join(', ')})`,
+    );
     const appender = await c.createAppender('stage');
     for (const row of rows) {
       for (const col of normalizedColumns) {
@@ -47,8 +49,12 @@ export async function normalizedParquet(rows: FactRow[]): Promise<Buffer> {
     }
     appender.closeSync();
     const file = path.join(dir, 'rows.parquet');
-    const projection = normalizedColumns.map((col) => `CAST("${col}" AS ${TYPES[col] ?? 'VARCHAR'}) AS "${col}"`).join(', ');
-    await c.run(`COPY (SELECT ${projection} FROM stage ORDER BY CAST(source_row AS BIGINT)) TO '${file}' (FORMAT parquet)`);
+    const projection = normalizedColumns
+      .map((col) => `CAST("${col}" AS ${TYPES[col] ?? 'VARCHAR'}) AS "${col}"`)
+      .join(', ');
+    await c.run(
+      `COPY (SELECT ${projection} FROM stage ORDER BY CAST(source_row AS BIGINT)) TO '${file}' (FORMAT parquet)`,
+    );
     return await readFile(file);
   } finally {
     c.closeSync();
@@ -72,10 +78,16 @@ export interface SeedStatement {
 }
 
 /** A processed statement with these rows; returns its id. Rows inherit the statement's ids and period. */
-export async function seedStatement(srv: Pick<TestServer, 'deps'>, s: SeedStatement): Promise<string> {
+export async function seedStatement(
+  srv: Pick<TestServer, 'deps'>,
+  s: SeedStatement,
+): Promise<string> {
   const db = srv.deps.pool;
   const id = randomUUID();
-  const upload = await db.query<{ id: string }>('INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id', [s.organizationId]);
+  const upload = await db.query<{ id: string }>(
+    'INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id',
+    [s.organizationId],
+  );
   const key = `orgs/${s.organizationId}/statements/${id}/normalized-1.parquet`;
   const rows: FactRow[] = s.rows.map((r, i) => ({
     organization_id: s.organizationId,
@@ -112,24 +124,35 @@ export async function seedStatement(srv: Pick<TestServer, 'deps'>, s: SeedStatem
     ],
   );
   for (const [currency, rate] of Object.entries(s.fx ?? { USD: '1' })) {
-    await db.query('INSERT INTO statement_fx (statement_id, currency, rate, rate_date) VALUES ($1, $2, $3, CURRENT_DATE)', [id, currency, rate]);
+    await db.query(
+      'INSERT INTO statement_fx (statement_id, currency, rate, rate_date) VALUES ($1, $2, $3, CURRENT_DATE)',
+      [id, currency, rate],
+    );
   }
   return id;
 }
 
-export async function seedRightsholder(srv: Pick<TestServer, 'deps'>, organizationId: string, name: string): Promise<string> {
-  const { rows } = await srv.deps.pool.query<{ id: string }>('INSERT INTO rightsholders (organization_id, name) VALUES ($1, $2) RETURNING id', [
-    organizationId,
-    name,
-  ]);
+export async function seedRightsholder(
+  srv: Pick<TestServer, 'deps'>,
+  organizationId: string,
+  name: string,
+): Promise<string> {
+  const { rows } = await srv.deps.pool.query<{ id: string }>(
+    'INSERT INTO rightsholders (organization_id, name) VALUES ($1, $2) RETURNING id',
+    [organizationId, name],
+  );
   return rows[0]!.id;
 }
 
-export async function seedDistributor(srv: Pick<TestServer, 'deps'>, organizationId: string | null, name: string): Promise<string> {
-  const { rows } = await srv.deps.pool.query<{ id: string }>('INSERT INTO distributors (organization_id, name) VALUES ($1, $2) RETURNING id', [
-    organizationId,
-    name,
-  ]);
+export async function seedDistributor(
+  srv: Pick<TestServer, 'deps'>,
+  organizationId: string | null,
+  name: string,
+): Promise<string> {
+  const { rows } = await srv.deps.pool.query<{ id: string }>(
+    'INSERT INTO distributors (organization_id, name) VALUES ($1, $2) RETURNING id',
+    [organizationId, name],
+  );
   return rows[0]!.id;
 }
 

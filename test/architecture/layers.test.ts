@@ -12,12 +12,17 @@ import { repoRoot } from '../setup/paths.ts';
 const LAYERS: { name: string; paths: string[] }[] = [
   {
     name: 'foundation',
-    paths: ['^src/(errors|config|paths|deps|schemas|pagination|periods|decimal)[.]ts$', '^src/(db|storage|net|workers)/'],
+    paths: [
+      '^src/(errors|config|paths|deps|schemas|pagination|periods|decimal)[.]ts$',
+      '^src/(db|storage|net|workers)/',
+    ],
   },
   { name: 'access', paths: ['^src/(auth|access)/'] },
   {
     name: 'domain',
-    paths: ['^src/(activity|ai|analytics|catalog|exports|fx|ingest|invitations|jobs|lenses|lookups|market|organizations|rightsholders)/'],
+    paths: [
+      '^src/(activity|ai|analytics|catalog|exports|fx|ingest|invitations|jobs|lenses|lookups|market|organizations|rightsholders)/',
+    ],
   },
   // src/client: the client library, typed from the router (a type-only import of src/api)
   { name: 'interfaces', paths: ['^src/(trpc|api|mcp|oauth|docs|client)/', '^src/app[.]ts$'] },
@@ -25,7 +30,8 @@ const LAYERS: { name: string; paths: string[] }[] = [
   { name: 'entry', paths: ['^src/(cli|royalty)/', '^src/(main|runtime)[.]ts$'] },
 ];
 
-const layerPaths = (names: string[]) => LAYERS.filter((l) => names.includes(l.name)).flatMap((l) => l.paths);
+const layerPaths = (names: string[]) =>
+  LAYERS.filter((l) => names.includes(l.name)).flatMap((l) => l.paths);
 
 /** src/workers/: the typed thread pool, in the foundation */
 const THREAD_POOL = '^src/workers/';
@@ -51,9 +57,21 @@ function rules(): IForbiddenRuleType[] {
       name: 'procedure-builder-imports-foundation-and-access-only',
       severity: 'error',
       from: { path: '^src/trpc/' },
-      to: { path: [...layerPaths(['domain', 'entry']), '^src/(api|mcp|oauth|docs|client)/', '^src/app[.]ts$', '^workers/'] },
+      to: {
+        path: [
+          ...layerPaths(['domain', 'entry']),
+          '^src/(api|mcp|oauth|docs|client)/',
+          '^src/app[.]ts$',
+          '^workers/',
+        ],
+      },
     },
-    { name: 'src-imports-no-thread-code', severity: 'error', from: { path: '^src/' }, to: { path: '^workers/' } },
+    {
+      name: 'src-imports-no-thread-code',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^workers/' },
+    },
     {
       name: 'thread-code-imports-no-interface-or-entry',
       severity: 'error',
@@ -70,7 +88,9 @@ interface Violation {
   to: string;
 }
 
-async function violations(baseDir: string): Promise<{ violations: Violation[]; modules: string[] }> {
+async function violations(
+  baseDir: string,
+): Promise<{ violations: Violation[]; modules: string[] }> {
   const { output } = await cruise(['src', 'workers'], {
     baseDir,
     ruleSet: { forbidden: rules() },
@@ -81,7 +101,11 @@ async function violations(baseDir: string): Promise<{ violations: Violation[]; m
   });
   const result = output as ICruiseResult;
   return {
-    violations: result.summary.violations.map((v) => ({ rule: v.rule.name, from: v.from, to: v.to })),
+    violations: result.summary.violations.map((v) => ({
+      rule: v.rule.name,
+      from: v.from,
+      to: v.to,
+    })),
     modules: result.modules.map((m) => m.source).filter((s) => /^(src|workers)\//.test(s)),
   };
 }
@@ -89,46 +113,63 @@ async function violations(baseDir: string): Promise<{ violations: Violation[]; m
 // the tree is read once, for both tests of it
 const tree = violations(repoRoot);
 
-t.test('every import of src/ and workers/ points down the layers, and none closes a circle', async (t) => {
-  const { violations: found, modules } = await tree;
-  t.ok(modules.length > 300, `the cruise read the tree (${modules.length} modules)`);
-  t.same(found, [], 'imports against the layers');
-});
+t.test(
+  'every import of src/ and workers/ points down the layers, and none closes a circle',
+  async (t) => {
+    const { violations: found, modules } = await tree;
+    t.ok(modules.length > 300, `the cruise read the tree (${modules.length} modules)`);
+    t.same(found, [], 'imports against the layers');
+  },
+);
 
 t.test('every module of src/ belongs to exactly one layer', async (t) => {
   const { modules } = await tree;
   const all = LAYERS.flatMap((l) => l.paths.map((p) => ({ layer: l.name, re: new RegExp(p) })));
   const misplaced = modules
     .filter((m) => m.startsWith('src/'))
-    .map((m) => ({ module: m, layers: [...new Set(all.filter((p) => p.re.test(m)).map((p) => p.layer))] }))
+    .map((m) => ({
+      module: m,
+      layers: [...new Set(all.filter((p) => p.re.test(m)).map((p) => p.layer))],
+    }))
     .filter((m) => m.layers.length !== 1);
-  t.same(misplaced, [], 'a new folder of src/ is placed in LAYERS above and in docs/architecture.md');
+  t.same(
+    misplaced,
+    [],
+    'a new folder of src/ is placed in LAYERS above and in docs/architecture.md',
+  );
 });
 
-t.test('the rules catch an import up the layers, into workers/, code run by the thread pool, and a circle', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'layers-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const files: Record<string, string> = {
-    'src/errors.ts': "export const ok = 1;\n",
-    'src/trpc/init.ts': "import { ok } from '../errors.ts';\nexport const base = ok;\n",
-    'src/trpc/procedure.ts': "import { stat } from '../analytics/store.ts';\nexport const p = stat;\n",
-    'src/analytics/store.ts': "import { base } from '../trpc/init.ts';\nimport { n } from '../../workers/normalize.ts';\nimport { q } from './query.ts';\nexport const stat = base + n + q;\nexport type Stat = number;\n",
-    // the thread pool may name a domain type, not run domain code
-    'src/workers/tasks.ts': "import type { Stat } from '../analytics/store.ts';\nimport { q } from '../analytics/query.ts';\nexport type T = Stat;\nexport const u = q;\n",
-    'src/analytics/query.ts': "import { stat } from './store.ts';\nexport const q = () => stat;\n",
-    'workers/normalize.ts': "export const n = 1;\n",
-  };
-  for (const [file, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    writeFileSync(path.join(dir, file), text);
-  }
-  const { violations: found } = await violations(dir);
-  const pairs = found.map((v) => `${v.rule}: ${v.from} -> ${v.to}`).sort();
-  t.same(pairs, [
-    'domain-imports-no-higher-layer: src/analytics/store.ts -> src/trpc/init.ts',
-    'no-circle: src/analytics/query.ts -> src/analytics/store.ts',
-    'procedure-builder-imports-foundation-and-access-only: src/trpc/procedure.ts -> src/analytics/store.ts',
-    'src-imports-no-thread-code: src/analytics/store.ts -> workers/normalize.ts',
-    'thread-pool-imports-only-types-from-above: src/workers/tasks.ts -> src/analytics/query.ts',
-  ]);
-});
+t.test(
+  'the rules catch an import up the layers, into workers/, code run by the thread pool, and a circle',
+  async (t) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'layers-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const files: Record<string, string> = {
+      'src/errors.ts': 'export const ok = 1;\n',
+      'src/trpc/init.ts': "import { ok } from '../errors.ts';\nexport const base = ok;\n",
+      'src/trpc/procedure.ts':
+        "import { stat } from '../analytics/store.ts';\nexport const p = stat;\n",
+      'src/analytics/store.ts':
+        "import { base } from '../trpc/init.ts';\nimport { n } from '../../workers/normalize.ts';\nimport { q } from './query.ts';\nexport const stat = base + n + q;\nexport type Stat = number;\n",
+      // the thread pool may name a domain type, not run domain code
+      'src/workers/tasks.ts':
+        "import type { Stat } from '../analytics/store.ts';\nimport { q } from '../analytics/query.ts';\nexport type T = Stat;\nexport const u = q;\n",
+      'src/analytics/query.ts':
+        "import { stat } from './store.ts';\nexport const q = () => stat;\n",
+      'workers/normalize.ts': 'export const n = 1;\n',
+    };
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      writeFileSync(path.join(dir, file), text);
+    }
+    const { violations: found } = await violations(dir);
+    const pairs = found.map((v) => `${v.rule}: ${v.from} -> ${v.to}`).sort();
+    t.same(pairs, [
+      'domain-imports-no-higher-layer: src/analytics/store.ts -> src/trpc/init.ts',
+      'no-circle: src/analytics/query.ts -> src/analytics/store.ts',
+      'procedure-builder-imports-foundation-and-access-only: src/trpc/procedure.ts -> src/analytics/store.ts',
+      'src-imports-no-thread-code: src/analytics/store.ts -> workers/normalize.ts',
+      'thread-pool-imports-only-types-from-above: src/workers/tasks.ts -> src/analytics/query.ts',
+    ]);
+  },
+);

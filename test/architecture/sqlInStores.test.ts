@@ -26,7 +26,11 @@ export function sqlLines(source: string): number[] {
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? tsFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+    e.isDirectory()
+      ? tsFiles(path.join(dir, e.name))
+      : e.name.endsWith('.ts')
+        ? [path.join(dir, e.name)]
+        : [],
   );
 }
 
@@ -34,14 +38,19 @@ t.test('no procedure file of src/api runs a query or holds SQL', async (t) => {
   const apiDir = path.join(repoRoot, 'src', 'api');
   const files = tsFiles(apiDir);
   t.ok(files.length > 140, `read the procedure files (${files.length})`);
-  const found = files.flatMap((file) => sqlLines(readFileSync(file, 'utf8')).map((line) => `${path.relative(repoRoot, file)}:${line}`));
+  const found = files.flatMap((file) =>
+    sqlLines(readFileSync(file, 'utf8')).map((line) => `${path.relative(repoRoot, file)}:${line}`),
+  );
   t.same(found, [], 'move these into a store of the domain they belong to');
 });
 
 t.test('the check catches a query and SQL text, not words in a description', async (t) => {
   t.same(sqlLines("const r = await ctx.deps.pool.query<{ n: number }>('SELECT 1');"), [1]);
   t.same(sqlLines('await db.query(sql, params);'), [1]);
-  t.same(sqlLines('const q = `SELECT id FROM statements`;\nconst w = `UPDATE t SET a = 1`;'), [1, 2]);
+  t.same(
+    sqlLines('const q = `SELECT id FROM statements`;\nconst w = `UPDATE t SET a = 1`;'),
+    [1, 2],
+  );
   t.same(sqlLines("summary: 'Runs one SELECT over the table analytics_full_view',"), []);
   t.same(sqlLines('// db.query(...) is in the store'), []);
   // as a formatter may lay them out

@@ -36,11 +36,81 @@ function prng(seed: number): () => number {
   };
 }
 
-const SYLLABLES = ['la', 'mo', 'ri', 'ta', 'ne', 'so', 'ka', 'vi', 'lo', 'de', 'ma', 'ru', 'shi', 'ven', 'tor', 'bel', 'car', 'din', 'fer', 'gal', 'hon', 'jas', 'kel', 'lum', 'mir', 'nor', 'pel', 'quin', 'ros', 'sal'];
-const COMMON = ['love', 'night', 'summer', 'heart', 'fire', 'dream', 'baby', 'time', 'light', 'dance', 'rain', 'home', 'blue', 'gold', 'wild', 'sky', 'moon', 'city', 'road', 'girl'];
+const SYLLABLES = [
+  'la',
+  'mo',
+  'ri',
+  'ta',
+  'ne',
+  'so',
+  'ka',
+  'vi',
+  'lo',
+  'de',
+  'ma',
+  'ru',
+  'shi',
+  'ven',
+  'tor',
+  'bel',
+  'car',
+  'din',
+  'fer',
+  'gal',
+  'hon',
+  'jas',
+  'kel',
+  'lum',
+  'mir',
+  'nor',
+  'pel',
+  'quin',
+  'ros',
+  'sal',
+];
+const COMMON = [
+  'love',
+  'night',
+  'summer',
+  'heart',
+  'fire',
+  'dream',
+  'baby',
+  'time',
+  'light',
+  'dance',
+  'rain',
+  'home',
+  'blue',
+  'gold',
+  'wild',
+  'sky',
+  'moon',
+  'city',
+  'road',
+  'girl',
+];
 const SMALL = ['the', 'of', 'me', 'you', 'in', 'my', 'on', 'to', 'a', 'your'];
-const ARTISTS = ['Lana Grey', 'Jo Rivers', 'MC Kato', 'Bea Moreno', 'DJ Sol', 'The Tides', 'Kira', 'Nova Lane'];
-const REMIXERS = ['Tiësto', 'Alesso', 'Kygo', 'Purple Disco Machine', 'Joris Voorn', 'Honey Dijon', 'Claptone', 'Fisher'];
+const ARTISTS = [
+  'Lana Grey',
+  'Jo Rivers',
+  'MC Kato',
+  'Bea Moreno',
+  'DJ Sol',
+  'The Tides',
+  'Kira',
+  'Nova Lane',
+];
+const REMIXERS = [
+  'Tiësto',
+  'Alesso',
+  'Kygo',
+  'Purple Disco Machine',
+  'Joris Voorn',
+  'Honey Dijon',
+  'Claptone',
+  'Fisher',
+];
 
 function vocabulary(rand: () => number): string[] {
   const words = new Set<string>(COMMON);
@@ -58,7 +128,9 @@ const cap = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
 function typo(title: string, rand: () => number): string {
   const i = 1 + Math.floor(rand() * (title.length - 2));
   if (title[i] === ' ' || title[i + 1] === ' ') return title;
-  return rand() < 0.5 ? title.slice(0, i) + title.slice(i + 1) : title.slice(0, i) + title[i + 1] + title[i] + title.slice(i + 2);
+  return rand() < 0.5
+    ? title.slice(0, i) + title.slice(i + 1)
+    : title.slice(0, i) + title[i + 1] + title[i] + title.slice(i + 2);
 }
 
 export function syntheticDetails(count: number, seed = 7): TitleItem[] {
@@ -69,7 +141,8 @@ export function syntheticDetails(count: number, seed = 7): TitleItem[] {
   while (items.length < count) {
     const n = 1 + Math.floor(rand() * 5);
     const parts: string[] = [];
-    for (let i = 0; i < n; i++) parts.push(i > 0 && rand() < 0.25 ? pick(SMALL) : rand() < 0.3 ? pick(COMMON) : pick(words));
+    for (let i = 0; i < n; i++)
+      parts.push(i > 0 && rand() < 0.25 ? pick(SMALL) : rand() < 0.3 ? pick(COMMON) : pick(words));
     const base = parts.map(cap).join(' ');
     const variants = 1 + Math.floor(rand() * 6);
     for (let v = 0; v < variants && items.length < count; v++) {
@@ -79,13 +152,19 @@ export function syntheticDetails(count: number, seed = 7): TitleItem[] {
       else if (r < 0.3) title = `${base} (feat. ${pick(ARTISTS)})`;
       else if (r < 0.42) title = `${base} - ${1990 + Math.floor(rand() * 35)} Remaster`;
       else if (r < 0.52) title = typo(base, rand);
-      else if (r < 0.6) title = `${base} - Live at ${pick(['Wembley', 'the Olympia', 'Red Rocks', 'Glastonbury'])}`;
+      else if (r < 0.6)
+        title = `${base} - Live at ${pick(['Wembley', 'the Olympia', 'Red Rocks', 'Glastonbury'])}`;
       else if (r < 0.7) title = `${base} (${pick(REMIXERS)} Remix)`;
       else if (r < 0.76) title = `${base} - Radio Edit`;
       else if (r < 0.8) title = `${base} (Instrumental)`;
       else if (r < 0.84) title = `${base} (${pick(['Sped Up', 'Slowed + Reverb'])})`;
       const earnings = `${Math.floor(rand() * 5000)}.${String(Math.floor(rand() * 1e6)).padStart(6, '0')}`;
-      items.push({ id: `md-${String(items.length).padStart(7, '0')}`, title, artist: pick(ARTISTS), earnings });
+      items.push({
+        id: `md-${String(items.length).padStart(7, '0')}`,
+        title,
+        artist: pick(ARTISTS),
+        earnings,
+      });
     }
   }
   return items;
@@ -105,7 +184,13 @@ async function quality(): Promise<void> {
 
 async function main(): Promise<void> {
   await quality();
-  const pool = createThreadPool({ maxThreads: 1, maxQueue: 8, idleTimeoutMs: 60_000, maxOldGenerationMb: 2048, warm: 0 });
+  const pool = createThreadPool({
+    maxThreads: 1,
+    maxQueue: 8,
+    idleTimeoutMs: 60_000,
+    maxOldGenerationMb: 2048,
+    warm: 0,
+  });
   try {
     // warm the worker (tsx registration, module load) so the figures are clustering alone
     await pool.clusterTitles({ items: syntheticDetails(100) });
@@ -118,7 +203,8 @@ async function main(): Promise<void> {
       times.set(size, ms);
       t0 = performance.now();
       const exact = new Map<string, number>();
-      for (const item of items) exact.set(item.title.toLowerCase(), (exact.get(item.title.toLowerCase()) ?? 0) + 1);
+      for (const item of items)
+        exact.set(item.title.toLowerCase(), (exact.get(item.title.toLowerCase()) ?? 0) + 1);
       const exactMs = performance.now() - t0;
       console.log(
         `${size} details: ${(ms / 1000).toFixed(2)} s through the worker, ${clusters.length} clusters` +
@@ -128,12 +214,17 @@ async function main(): Promise<void> {
     const sample = syntheticDetails(1500).map((i) => parseTitle(i.title));
     const t0 = performance.now();
     let compared = 0;
-    for (let i = 0; i < sample.length; i++) for (let j = i + 1; j < sample.length; j++, compared++) parsedSimilarity(sample[i]!, sample[j]!);
+    for (let i = 0; i < sample.length; i++)
+      for (let j = i + 1; j < sample.length; j++, compared++)
+        parsedSimilarity(sample[i]!, sample[j]!);
     const pairMs = (performance.now() - t0) / compared;
     for (const size of SIZES) {
-      console.log(`yardstick all-pairs at ${size}: ${((pairMs * size * (size - 1)) / 2 / 1000).toFixed(0)} s (extrapolated from ${compared} pairs at ${(pairMs * 1000).toFixed(1)} µs each)`);
+      console.log(
+        `yardstick all-pairs at ${size}: ${((pairMs * size * (size - 1)) / 2 / 1000).toFixed(0)} s (extrapolated from ${compared} pairs at ${(pairMs * 1000).toFixed(1)} µs each)`,
+      );
     }
-    if (times.has(10_000) && times.has(100_000)) console.log(`ratio 100k / 10k: ${(times.get(100_000)! / times.get(10_000)!).toFixed(1)}`);
+    if (times.has(10_000) && times.has(100_000))
+      console.log(`ratio 100k / 10k: ${(times.get(100_000)! / times.get(10_000)!).toFixed(1)}`);
   } finally {
     await pool.close();
   }

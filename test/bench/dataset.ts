@@ -37,7 +37,11 @@ export interface BenchDataset {
 }
 
 /** Builds the data set of about `rows` rows (a whole number of rows per statement) under `dir`. */
-export async function seedBenchDataset(deps: Pick<Deps, 'pool' | 'store'>, dir: string, rows: number): Promise<BenchDataset> {
+export async function seedBenchDataset(
+  deps: Pick<Deps, 'pool' | 'store'>,
+  dir: string,
+  rows: number,
+): Promise<BenchDataset> {
   const PER_STATEMENT = Math.ceil(rows / STATEMENTS);
   const { pool, store } = deps;
   const org = await bootstrap(pool, { email: 'bench@example.com', organizationName: 'Bench' });
@@ -49,17 +53,26 @@ export async function seedBenchDataset(deps: Pick<Deps, 'pool' | 'store'>, dir: 
     )
   ).rows.map((r) => r.id);
   const distributors = (
-    await pool.query<{ id: string }>(`INSERT INTO distributors (organization_id, name) SELECT $1, 'Distributor ' || i FROM generate_series(1, 5) i RETURNING id`, [
-      organizationId,
-    ])
+    await pool.query<{ id: string }>(
+      `INSERT INTO distributors (organization_id, name) SELECT $1, 'Distributor ' || i FROM generate_series(1, 5) i RETURNING id`,
+      [organizationId],
+    )
   ).rows.map((r) => r.id);
-  const upload = (await pool.query<{ id: string }>('INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id', [organizationId])).rows[0]!.id;
+  const upload = (
+    await pool.query<{ id: string }>(
+      'INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id',
+      [organizationId],
+    )
+  ).rows[0]!.id;
 
   // --- generate the normalized rows, one Parquet file per statement ---------------------------
   let t0 = performance.now();
   const gen = await DuckDBInstance.create(':memory:', { memory_limit: '4GB', threads: '2' });
   const g = await gen.connect();
-  await g.run(`CREATE TABLE rh AS SELECT id, CAST(row_number() OVER () - 1 AS INTEGER) AS i FROM (SELECT unnest($1::VARCHAR[]) AS id)`, [listValue(rhs)]);
+  await g.run(
+    `CREATE TABLE rh AS SELECT id, CAST(row_number() OVER () - 1 AS INTEGER) AS i FROM (SELECT unnest($1::VARCHAR[]) AS id)`,
+    [listValue(rhs)],
+  );
   await g.run(`CREATE TABLE st AS SELECT uuid() AS statement_id, rh.id AS rightsholder_id, rh.i AS rh_index, m AS month, CAST(rh.i // 2 AS INTEGER) AS batch,
       ${FIRST_YEAR} + m // 12 AS stmt_year, m % 12 + 1 AS stmt_period,
       CASE rh.i % 5 WHEN 0 THEN 'EUR' WHEN 1 THEN 'GBP' ELSE 'USD' END AS currency, (rh.i + m) % 5 AS distributor_index
@@ -95,11 +108,17 @@ export async function seedBenchDataset(deps: Pick<Deps, 'pool' | 'store'>, dir: 
       `COPY (${rowsOf(`st.batch = ${b}`)} ORDER BY statement_id, source_row) TO '${path.join(parquetDir, `batch-${b}`)}' (FORMAT parquet, PARTITION_BY (statement_id), WRITE_PARTITION_COLUMNS true, COMPRESSION zstd)`,
     );
   }
-  const statements = (await g.runAndReadAll('SELECT statement_id, rightsholder_id, stmt_year, stmt_period, currency, distributor_index, batch FROM st')).getRows();
+  const statements = (
+    await g.runAndReadAll(
+      'SELECT statement_id, rightsholder_id, stmt_year, stmt_period, currency, distributor_index, batch FROM st',
+    )
+  ).getRows();
   const rowCount = STATEMENTS * PER_STATEMENT;
   g.closeSync();
   gen.closeSync();
-  console.log(`generated ${rowCount} rows in ${STATEMENTS} statements: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `generated ${rowCount} rows in ${STATEMENTS} statements: ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
 
   // --- the statements, as ingestion leaves them ---------------------------------------------------
   t0 = performance.now();
@@ -112,7 +131,11 @@ export async function seedBenchDataset(deps: Pick<Deps, 'pool' | 'store'>, dir: 
         const folder = path.join(parquetDir, `batch-${String(s[6])}`, `statement_id=${id}`);
         const [file] = await readdir(folder);
         const key = `orgs/${organizationId}/statements/${id}/normalized-1.parquet`;
-        await store.put(key, await readFile(path.join(folder, file!)), 'application/vnd.apache.parquet');
+        await store.put(
+          key,
+          await readFile(path.join(folder, file!)),
+          'application/vnd.apache.parquet',
+        );
         keys.set(id, key);
       }
     }),

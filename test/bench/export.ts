@@ -44,36 +44,69 @@ async function child(input: ChildInput): Promise<void> {
   const runtime = await startRuntime(config, 'serve');
   try {
     const url = runtime.url!;
-    const headers = { 'content-type': 'application/json', 'x-api-key': input.apiKey, 'x-organization-id': input.organizationId };
+    const headers = {
+      'content-type': 'application/json',
+      'x-api-key': input.apiKey,
+      'x-organization-id': input.organizationId,
+    };
     const baseline = peakRssMb();
     const t0 = performance.now();
     const res = await fetch(`${url}/trpc/export.trigger`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ organizationId: input.organizationId, type: 'royalty_lines', format: 'csv', rightsholderIds: input.rightsholderIds }),
+      body: JSON.stringify({
+        organizationId: input.organizationId,
+        type: 'royalty_lines',
+        format: 'csv',
+        rightsholderIds: input.rightsholderIds,
+      }),
     });
     const body = (await res.json()) as { result?: { data: { exportId: string } }; error?: unknown };
     if (!body.result) throw new Error(JSON.stringify(body.error));
     const exportId = body.result.data.exportId;
-    let status: { status: string; rowCount: number | null; fileCount: number | null; totalBytes: number | null; errorCode: string | null; reason: string | null };
+    let status: {
+      status: string;
+      rowCount: number | null;
+      fileCount: number | null;
+      totalBytes: number | null;
+      errorCode: string | null;
+      reason: string | null;
+    };
     for (;;) {
-      const q = encodeURIComponent(JSON.stringify({ organizationId: input.organizationId, exportId }));
-      const s = (await (await fetch(`${url}/trpc/export.status?input=${q}`, { headers })).json()) as { result: { data: typeof status } };
+      const q = encodeURIComponent(
+        JSON.stringify({ organizationId: input.organizationId, exportId }),
+      );
+      const s = (await (
+        await fetch(`${url}/trpc/export.status?input=${q}`, { headers })
+      ).json()) as { result: { data: typeof status } };
       status = s.result.data;
       if (status.status === 'completed' || status.status === 'failed') break;
       await new Promise((r) => setTimeout(r, 250));
     }
     const seconds = (performance.now() - t0) / 1000;
     const peak = peakRssMb();
-    if (status.status !== 'completed') throw new Error(`export ${status.status}: ${status.errorCode} ${status.reason}`);
+    if (status.status !== 'completed')
+      throw new Error(`export ${status.status}: ${status.errorCode} ${status.reason}`);
     // yardstick: DuckDB's own COPY of the bare facts rows (no joins, no neutralisation, no upload)
     const facts = await analyticsFor(runtime.deps).freshFacts(input.organizationId);
     const file = path.join(config.analytics.dir, 'yardstick.csv');
     const y0 = performance.now();
-    await facts.withConnection((c) => c.run(`COPY (SELECT * FROM facts) TO '${file}' (FORMAT csv, HEADER true)`));
+    await facts.withConnection((c) =>
+      c.run(`COPY (SELECT * FROM facts) TO '${file}' (FORMAT csv, HEADER true)`),
+    );
     const yardstick = (performance.now() - y0) / 1000;
     await rm(file, { force: true });
-    console.log(JSON.stringify({ baseline, seconds, rows: status.rowCount, files: status.fileCount, bytes: status.totalBytes, peakRssMb: peak, yardstick }));
+    console.log(
+      JSON.stringify({
+        baseline,
+        seconds,
+        rows: status.rowCount,
+        files: status.fileCount,
+        bytes: status.totalBytes,
+        peakRssMb: peak,
+        yardstick,
+      }),
+    );
   } finally {
     await runtime.stop();
   }
@@ -109,19 +142,35 @@ async function main(): Promise<void> {
 
     const input: ChildInput = { env, organizationId, apiKey: org.apiKey, rightsholderIds: rhs };
     // asynchronously: s3rver runs in this process and must keep answering the child
-    const proc = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--child', JSON.stringify(input)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(
+      process.execPath,
+      ['--import', 'tsx', new URL(import.meta.url).pathname, '--child', JSON.stringify(input)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let stdout = '';
     proc.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
     const [code] = (await once(proc, 'exit')) as [number | null];
     if (code !== 0) throw new Error(`child failed (${code}): ${stdout}`);
     const run = { stdout };
-    const r = JSON.parse(run.stdout.trim().split('\n').pop()!) as { baseline: number; seconds: number; rows: number; files: number; bytes: number; peakRssMb: number; yardstick: number };
-    console.log(`\n| rows | files | CSV bytes | export end to end | rows/s | peak RSS (child process) | RSS of the started service before | DuckDB bare COPY to CSV |`);
+    const r = JSON.parse(run.stdout.trim().split('\n').pop()!) as {
+      baseline: number;
+      seconds: number;
+      rows: number;
+      files: number;
+      bytes: number;
+      peakRssMb: number;
+      yardstick: number;
+    };
+    console.log(
+      `\n| rows | files | CSV bytes | export end to end | rows/s | peak RSS (child process) | RSS of the started service before | DuckDB bare COPY to CSV |`,
+    );
     console.log(`|---|---|---|---|---|---|---|---|`);
     console.log(
       `| ${r.rows.toLocaleString('en-US')} | ${r.files} | ${(r.bytes / 1e9).toFixed(2)} GB | ${r.seconds.toFixed(1)} s | ${Math.round(r.rows / r.seconds).toLocaleString('en-US')} | ${Math.round(r.peakRssMb).toLocaleString('en-US')} MB | ${Math.round(r.baseline).toLocaleString('en-US')} MB | ${r.yardstick.toFixed(1)} s |`,
     );
-    console.log(`\ngoal: peak RSS under 1 GB (1,024 MB): ${r.peakRssMb < 1024 ? 'met' : 'NOT met'}`);
+    console.log(
+      `\ngoal: peak RSS under 1 GB (1,024 MB): ${r.peakRssMb < 1024 ? 'met' : 'NOT met'}`,
+    );
   } finally {
     if (!stopped) await runtime.stop();
     await s3.stop();

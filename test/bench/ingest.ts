@@ -24,13 +24,37 @@ const { values } = parseArgs({
   },
 });
 
-const HEADER = ['Reporting Date', 'Sale Month', 'Store', 'Artist', 'Title', 'ISRC', 'UPC', 'Quantity', 'Team Percentage', 'Song/Album', 'Country of Sale', 'Songwriter Royalties Withheld', 'Earnings (USD)'];
-const STORES = ['Spotify', 'Apple Music', 'Amazon Unlimited', 'YouTube (Red)', 'Deezer', 'Tidal', 'Instagram/Facebook', 'TikTok'];
+const HEADER = [
+  'Reporting Date',
+  'Sale Month',
+  'Store',
+  'Artist',
+  'Title',
+  'ISRC',
+  'UPC',
+  'Quantity',
+  'Team Percentage',
+  'Song/Album',
+  'Country of Sale',
+  'Songwriter Royalties Withheld',
+  'Earnings (USD)',
+];
+const STORES = [
+  'Spotify',
+  'Apple Music',
+  'Amazon Unlimited',
+  'YouTube (Red)',
+  'Deezer',
+  'Tidal',
+  'Instagram/Facebook',
+  'TikTok',
+];
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'BR', 'JP', 'CA', 'AU', 'SE', 'MX'];
 
 async function generate(file: string, rows: number): Promise<void> {
   const out = createWriteStream(file);
-  const write = (s: string) => (out.write(s) ? Promise.resolve() : new Promise<void>((r) => out.once('drain', () => r())));
+  const write = (s: string) =>
+    out.write(s) ? Promise.resolve() : new Promise<void>((r) => out.once('drain', () => r()));
   await write(`${HEADER.join('\t')}\n`);
   let chunk = '';
   for (let i = 0; i < rows; i++) {
@@ -51,7 +75,9 @@ async function yardstick(file: string, dir: string): Promise<number> {
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
   const start = performance.now();
-  await c.run(`COPY (SELECT * FROM read_csv('${file}', delim='\t', header=true)) TO '${path.join(dir, 'yardstick.parquet')}' (FORMAT parquet)`);
+  await c.run(
+    `COPY (SELECT * FROM read_csv('${file}', delim='\t', header=true)) TO '${path.join(dir, 'yardstick.parquet')}' (FORMAT parquet)`,
+  );
   const ms = performance.now() - start;
   c.closeSync();
   db.closeSync();
@@ -82,8 +108,14 @@ async function child(file: string): Promise<void> {
   try {
     const { pool, store } = runtime.deps;
     const org = await bootstrap(pool, { email: 'bench@example.com', organizationName: 'Bench' });
-    const rh = await pool.query<{ id: string }>(`INSERT INTO rightsholders (organization_id, name) VALUES ($1, 'Bench Artist') RETURNING id`, [org.organizationId]);
-    const up = await pool.query<{ id: string }>('INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id', [org.organizationId]);
+    const rh = await pool.query<{ id: string }>(
+      `INSERT INTO rightsholders (organization_id, name) VALUES ($1, 'Bench Artist') RETURNING id`,
+      [org.organizationId],
+    );
+    const up = await pool.query<{ id: string }>(
+      'INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id',
+      [org.organizationId],
+    );
     // one statement: stored, its row made, its ingestion enqueued; resolves when it is processed
     const ingest = async (source: string, name: string): Promise<{ ms: number; kept: number }> => {
       const key = `orgs/${org.organizationId}/statements/bench/original/${name}`;
@@ -98,10 +130,14 @@ async function child(file: string): Promise<void> {
       await enqueueStatementIngest(runtime.deps, org.organizationId, [id], 'bench');
       for (;;) {
         await new Promise((r) => setTimeout(r, 50));
-        const r = await pool.query<{ status: string; kept_rows: number; failure_reason: string }>('SELECT status, kept_rows, failure_reason FROM statements WHERE id = $1', [id]);
+        const r = await pool.query<{ status: string; kept_rows: number; failure_reason: string }>(
+          'SELECT status, kept_rows, failure_reason FROM statements WHERE id = $1',
+          [id],
+        );
         const { status, kept_rows: kept, failure_reason: reason } = r.rows[0]!;
         if (status === 'processed') return { ms: performance.now() - start, kept };
-        if (status === 'failed' || status === 'needs_mapping') throw new Error(`statement ${status}: ${reason}`);
+        if (status === 'failed' || status === 'needs_mapping')
+          throw new Error(`statement ${status}: ${reason}`);
       }
     };
     // a service that has processed a statement before (threads started, modules loaded and
@@ -111,12 +147,21 @@ async function child(file: string): Promise<void> {
     const cold = await ingest(warmUp, 'warm-up.tsv');
     // and the jobs it set off (catalog refresh, enrichment) are done, so none runs beside the measured one
     for (;;) {
-      const r = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE (run_at <= now() + interval '5 seconds' AND attempts < max_attempts) OR locked_at IS NOT NULL`);
+      const r = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE (run_at <= now() + interval '5 seconds' AND attempts < max_attempts) OR locked_at IS NOT NULL`,
+      );
       if (r.rows[0]!.n === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const { ms, kept } = await ingest(file, 'distrokid.tsv');
-    process.stdout.write(JSON.stringify({ ms, rows: kept, warmUpMs: cold.ms, peakRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        ms,
+        rows: kept,
+        warmUpMs: cold.ms,
+        peakRssMb: process.resourceUsage().maxRSS / 1024,
+      }) + '\n',
+    );
   } finally {
     await runtime.stop();
     await db.drop();
@@ -125,9 +170,15 @@ async function child(file: string): Promise<void> {
 }
 
 /** This script as a child process, its output collected (the parent's event loop keeps running). */
-function runChild(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function runChild(
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, ...args], { env: process.env });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', new URL(import.meta.url).pathname, ...args],
+      { env: process.env },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -160,10 +211,29 @@ async function main(): Promise<void> {
         await s3.stop();
       }
       // the child's result line (with BENCH_LOG_LEVEL its log lines are JSON too)
-      const line = run.stdout.trim().split('\n').filter((l) => l.includes('"peakRssMb"')).pop() ?? '';
-      if (process.env.BENCH_LOG_LEVEL) process.stderr.write(run.stderr + run.stdout.split('\n').filter((l) => l.includes('statement ')).join('\n') + '\n');
-      if (run.status !== 0 || !line.startsWith('{')) throw new Error(`pipeline run failed:\n${run.stderr}\n${run.stdout}`);
-      const e2e = JSON.parse(line) as { ms: number; rows: number; warmUpMs: number; peakRssMb: number };
+      const line =
+        run.stdout
+          .trim()
+          .split('\n')
+          .filter((l) => l.includes('"peakRssMb"'))
+          .pop() ?? '';
+      if (process.env.BENCH_LOG_LEVEL)
+        process.stderr.write(
+          run.stderr +
+            run.stdout
+              .split('\n')
+              .filter((l) => l.includes('statement '))
+              .join('\n') +
+            '\n',
+        );
+      if (run.status !== 0 || !line.startsWith('{'))
+        throw new Error(`pipeline run failed:\n${run.stderr}\n${run.stdout}`);
+      const e2e = JSON.parse(line) as {
+        ms: number;
+        rows: number;
+        warmUpMs: number;
+        peakRssMb: number;
+      };
       results.push({
         rows,
         fileMb: mb.toFixed(0),
@@ -184,7 +254,9 @@ async function main(): Promise<void> {
   console.table(results);
   if (results.length >= 2) {
     const ratio = Number(results[results.length - 1]!.peakRssMb) / Number(results[0]!.peakRssMb);
-    console.log(`peak RSS ${results[results.length - 1]!.rows} rows / ${results[0]!.rows} rows: ${ratio.toFixed(2)}x`);
+    console.log(
+      `peak RSS ${results[results.length - 1]!.rows} rows / ${results[0]!.rows} rows: ${ratio.toFixed(2)}x`,
+    );
   }
   console.log(`node ${process.version}, ${execFileSync('nproc').toString().trim()} cores`);
 }

@@ -19,10 +19,20 @@ import { startEmbeddedS3 } from '../../src/storage/embedded.ts';
 import { analyticsFor } from '../../src/analytics/engine.ts';
 import { compileQuery } from '../../src/analytics/compile.ts';
 import { cubeQuerySchema, normalizeQuery } from '../../src/analytics/query.ts';
-import { FIRST_YEAR, MONTHS, RIGHTSHOLDERS, STATEMENTS, benchPostgres, seedBenchDataset } from './dataset.ts';
+import {
+  FIRST_YEAR,
+  MONTHS,
+  RIGHTSHOLDERS,
+  STATEMENTS,
+  benchPostgres,
+  seedBenchDataset,
+} from './dataset.ts';
 
 const { values } = parseArgs({
-  options: { rows: { type: 'string', default: '10000000' }, runs: { type: 'string', default: '40' } },
+  options: {
+    rows: { type: 'string', default: '10000000' },
+    runs: { type: 'string', default: '40' },
+  },
 });
 const ROWS = Number(values.rows);
 const RUNS = Number(values.runs);
@@ -61,7 +71,11 @@ async function main(): Promise<void> {
 
     // --- the questions ----------------------------------------------------------------------------
     const url = runtime.url!;
-    const headers = { 'content-type': 'application/json', 'x-api-key': org.apiKey, 'x-organization-id': organizationId };
+    const headers = {
+      'content-type': 'application/json',
+      'x-api-key': org.apiKey,
+      'x-organization-id': organizationId,
+    };
     // node:http with a keep-alive agent rather than fetch: undici's fetch adds about 0.6 ms of its
     // own to every call on this machine type, which is the client's cost, not the service's
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -69,23 +83,31 @@ async function main(): Promise<void> {
       new Promise<string>((resolve, reject) => {
         const text = payload === undefined ? '' : JSON.stringify(payload);
         const method = payload === undefined ? 'GET' : 'POST';
-        const req = http.request(`${url}${pathname}`, { method, agent, headers: { ...headers, 'content-length': Buffer.byteLength(text) } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-          res.on('error', reject);
-        });
+        const req = http.request(
+          `${url}${pathname}`,
+          { method, agent, headers: { ...headers, 'content-length': Buffer.byteLength(text) } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+            res.on('error', reject);
+          },
+        );
         req.on('error', reject);
         req.end(text);
       });
     const cube = async (query: object, usePreagg = false) => {
-      const body = JSON.parse(await call('/trpc/cube.query', { organizationId, query, usePreagg })) as { result?: { data: { data: Record<string, string | null>[] } }; error?: unknown };
+      const body = JSON.parse(
+        await call('/trpc/cube.query', { organizationId, query, usePreagg }),
+      ) as { result?: { data: { data: Record<string, string | null>[] } }; error?: unknown };
       if (!body.result) throw new Error(JSON.stringify(body.error));
       return body.result.data.data;
     };
     const lastYear = FIRST_YEAR + MONTHS / 12 - 1;
     const rh = (i: number) => rhs[i % RIGHTSHOLDERS]!;
-    const filter = (i: number) => [{ member: V('rightsholder_id'), operator: 'equals', values: [rh(i)] }];
+    const filter = (i: number) => [
+      { member: V('rightsholder_id'), operator: 'equals', values: [rh(i)] },
+    ];
     // the USD the view answers: the rate to 18 decimals, in the analytics database's two parts (rate
     // to 14, rate_lo the next four × 10^14), the small part rounded once after summing
     const usd = 'f.royalty_earnings * fx.rate';
@@ -100,55 +122,100 @@ async function main(): Promise<void> {
       },
       {
         name: 'top 10 products',
-        cube: (i) => ({ measures: [V('royalty_earnings_usd')], dimensions: [V('product_title'), V('product_artist')], filters: filter(i), limit: 10 }),
-        sql: (i) => `SELECT f.raw_title, f.raw_artist, ${sumUsd} AS usd FROM facts f ${fxJoin} WHERE f.rightsholder_id = '${rh(i)}' GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 10`,
+        cube: (i) => ({
+          measures: [V('royalty_earnings_usd')],
+          dimensions: [V('product_title'), V('product_artist')],
+          filters: filter(i),
+          limit: 10,
+        }),
+        sql: (i) =>
+          `SELECT f.raw_title, f.raw_artist, ${sumUsd} AS usd FROM facts f ${fxJoin} WHERE f.rightsholder_id = '${rh(i)}' GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 10`,
       },
       {
         name: '24-month series by source',
         cube: (i) => ({
           measures: [V('royalty_earnings_usd')],
           dimensions: [V('source')],
-          timeDimensions: [{ dimension: V('sales_period_start'), granularity: 'month', dateRange: [`${lastYear - 1}-01-01`, `${lastYear}-12-31`] }],
+          timeDimensions: [
+            {
+              dimension: V('sales_period_start'),
+              granularity: 'month',
+              dateRange: [`${lastYear - 1}-01-01`, `${lastYear}-12-31`],
+            },
+          ],
           filters: filter(i),
         }),
-        sql: (i) => `SELECT date_trunc('month', f.sales_period_start) AS m, coalesce(so.collection_source, so.publisher_source, so.earnings_source) AS source, ${sumUsd}
+        sql: (
+          i,
+        ) => `SELECT date_trunc('month', f.sales_period_start) AS m, coalesce(so.collection_source, so.publisher_source, so.earnings_source) AS source, ${sumUsd}
           FROM facts f ${fxJoin} LEFT JOIN lk_source so ON so.raw = f.source
           WHERE f.rightsholder_id = '${rh(i)}' AND f.sales_period_start BETWEEN DATE '${lastYear - 1}-01-01' AND DATE '${lastYear}-12-31'
           GROUP BY 1, 2 ORDER BY 1, 2`,
       },
       {
         name: 'LTM by territory',
-        cube: (i) => ({ measures: [V('royalty_earnings_usd')], dimensions: [V('territory')], filters: [...filter(i), { member: V('tm'), operator: 'equals', values: ['01.LTM'] }] }),
-        sql: (i) => `WITH latest AS (SELECT s.distributor_id, max(sm.month_index) AS month_index FROM statement_months sm JOIN stmt s USING (statement_id)
+        cube: (i) => ({
+          measures: [V('royalty_earnings_usd')],
+          dimensions: [V('territory')],
+          filters: [...filter(i), { member: V('tm'), operator: 'equals', values: ['01.LTM'] }],
+        }),
+        sql: (
+          i,
+        ) => `WITH latest AS (SELECT s.distributor_id, max(sm.month_index) AS month_index FROM statement_months sm JOIN stmt s USING (statement_id)
             WHERE sm.rightsholder_id = '${rh(i)}' GROUP BY 1)
           SELECT f.country, ${sumUsd} AS usd FROM facts f ${fxJoin} JOIN stmt s ON s.statement_id = f.statement_id JOIN latest l ON l.distributor_id = s.distributor_id
           WHERE f.rightsholder_id = '${rh(i)}' AND l.month_index - f.month_index BETWEEN 1 AND 12 GROUP BY 1 ORDER BY 2 DESC`,
       },
       {
         name: 'distinct statements',
-        cube: (i) => ({ measures: [V('statement_count')], dimensions: [V('distributor_name')], filters: filter(i) }),
-        sql: (i) => `SELECT d.name, count(DISTINCT f.statement_id) FROM facts f JOIN stmt s ON s.statement_id = f.statement_id JOIN distributor d ON d.id = s.distributor_id
+        cube: (i) => ({
+          measures: [V('statement_count')],
+          dimensions: [V('distributor_name')],
+          filters: filter(i),
+        }),
+        sql: (
+          i,
+        ) => `SELECT d.name, count(DISTINCT f.statement_id) FROM facts f JOIN stmt s ON s.statement_id = f.statement_id JOIN distributor d ON d.id = s.distributor_id
           WHERE f.rightsholder_id = '${rh(i)}' GROUP BY 1 ORDER BY 2 DESC`,
       },
     ];
 
     t0 = performance.now();
     await cube(questions[0]!.cube(0));
-    console.log(`first query (builds the analytics database from ${STATEMENTS} Parquet objects): ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `first query (builds the analytics database from ${STATEMENTS} Parquet objects): ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
 
     const facts = analyticsFor(runtime.deps).facts(organizationId);
-    const hand = async (sql: string) => facts.withConnection(async (c) => (await c.runAndReadAll(sql)).getRows());
-    const results: { name: string; cube: number[]; preagg: number[]; sql: number[]; compiled: number[]; rows: number }[] = [];
+    const hand = async (sql: string) =>
+      facts.withConnection(async (c) => (await c.runAndReadAll(sql)).getRows());
+    const results: {
+      name: string;
+      cube: number[];
+      preagg: number[];
+      sql: number[];
+      compiled: number[];
+      rows: number;
+    }[] = [];
     // the SQL cube.query runs, as its compiler writes it, run in process like the hand-written SQL:
     // the difference to cube.query is the service around the query, to the hand-written SQL the compiler's
     const compiled = (query: object) =>
-      compileQuery(normalizeQuery(cubeQuerySchema.parse(query), organizationId, Date.now()), { organizationId, rightsholderIds: null }, { usePreagg: false, inline: true }).sql;
+      compileQuery(
+        normalizeQuery(cubeQuerySchema.parse(query), organizationId, Date.now()),
+        { organizationId, rightsholderIds: null },
+        { usePreagg: false, inline: true },
+      ).sql;
     // every rightsholder's data is read once by each question before anything is timed, so that
     // no variant pays for first reading blocks into DuckDB's buffer pool; and the variants take
     // turns at going first
     for (const q of questions) for (let i = 0; i < RIGHTSHOLDERS; i++) await hand(q.sql(i));
     for (const q of questions) {
-      const timings = { cube: [] as number[], preagg: [] as number[], sql: [] as number[], compiled: [] as number[] };
+      const timings = {
+        cube: [] as number[],
+        preagg: [] as number[],
+        sql: [] as number[],
+        compiled: [] as number[],
+      };
       let rows = 0;
       // a different rightsholder each run: every cube query misses the result cache
       for (let i = 0; i < RUNS + 3; i++) {
@@ -179,7 +246,10 @@ async function main(): Promise<void> {
           },
         ];
         for (let k = 0; k < variants.length; k++) await variants[(i + k) % variants.length]!();
-        if (data.length !== handRows.length) throw new Error(`${q.name}: cube.query gave ${data.length} rows, the SQL ${handRows.length}`);
+        if (data.length !== handRows.length)
+          throw new Error(
+            `${q.name}: cube.query gave ${data.length} rows, the SQL ${handRows.length}`,
+          );
         rows = data.length;
         if (i < 3) continue;
         timings.cube.push(ms.cube);
@@ -200,9 +270,15 @@ async function main(): Promise<void> {
     agent.destroy();
     floor.sort((x, y) => x - y);
 
-    console.log(`\n${rowCount.toLocaleString('en-US')} rows, ${RIGHTSHOLDERS} rightsholders, ${STATEMENTS} statements, ${RUNS} runs per query (ms)\n`);
-    console.log(`floor (cube.meta over HTTP: authentication, role check, no analytics): p50 ${percentile(floor, 50).toFixed(1)} ms, p95 ${percentile(floor, 95).toFixed(1)} ms\n`);
-    console.log('| query | rows | cube.query p50 | p95 | usePreagg p50 | p95 | hand-written SQL p50 | p95 | cube.query\'s SQL in process p50 | ratio p50 (cube / SQL) |');
+    console.log(
+      `\n${rowCount.toLocaleString('en-US')} rows, ${RIGHTSHOLDERS} rightsholders, ${STATEMENTS} statements, ${RUNS} runs per query (ms)\n`,
+    );
+    console.log(
+      `floor (cube.meta over HTTP: authentication, role check, no analytics): p50 ${percentile(floor, 50).toFixed(1)} ms, p95 ${percentile(floor, 95).toFixed(1)} ms\n`,
+    );
+    console.log(
+      "| query | rows | cube.query p50 | p95 | usePreagg p50 | p95 | hand-written SQL p50 | p95 | cube.query's SQL in process p50 | ratio p50 (cube / SQL) |",
+    );
     console.log('|---|---|---|---|---|---|---|---|---|---|');
     for (const r of results) {
       const s = (a: number[]) => [...a].sort((x, y) => x - y);

@@ -41,11 +41,20 @@ function copyOf(source: string, n: number): string {
 
 const p50 = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  return s.length === 0
+    ? NaN
+    : s.length % 2
+      ? s[(s.length - 1) / 2]!
+      : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
 /** DuckDB reads the CSV and writes Parquet in this process, and 5 PostgreSQL round trips: p50 of `runs`. */
-async function yardstick(file: string, dir: string, databaseUrl: string, runs: number): Promise<number> {
+async function yardstick(
+  file: string,
+  dir: string,
+  databaseUrl: string,
+  runs: number,
+): Promise<number> {
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -54,7 +63,9 @@ async function yardstick(file: string, dir: string, databaseUrl: string, runs: n
   try {
     for (let i = 0; i < runs; i++) {
       const start = performance.now();
-      await c.run(`COPY (SELECT * FROM read_csv('${file}', delim=';', header=true)) TO '${path.join(dir, `yardstick-${i}.parquet`)}' (FORMAT parquet)`);
+      await c.run(
+        `COPY (SELECT * FROM read_csv('${file}', delim=';', header=true)) TO '${path.join(dir, `yardstick-${i}.parquet`)}' (FORMAT parquet)`,
+      );
       for (let q = 0; q < 5; q++) await client.query('SELECT 1');
       times.push(performance.now() - start);
     }
@@ -98,8 +109,14 @@ async function child(): Promise<void> {
   try {
     const { pool, store } = runtime.deps;
     const org = await bootstrap(pool, { email: 'bench@example.com', organizationName: 'Bench' });
-    const rh = await pool.query<{ id: string }>(`INSERT INTO rightsholders (organization_id, name) VALUES ($1, 'Bench Artist') RETURNING id`, [org.organizationId]);
-    const up = await pool.query<{ id: string }>('INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id', [org.organizationId]);
+    const rh = await pool.query<{ id: string }>(
+      `INSERT INTO rightsholders (organization_id, name) VALUES ($1, 'Bench Artist') RETURNING id`,
+      [org.organizationId],
+    );
+    const up = await pool.query<{ id: string }>(
+      'INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id',
+      [org.organizationId],
+    );
     /** a statement stored and made, waiting (uploaded) for its job */
     const stored = async (): Promise<string> => {
       const n = copies++;
@@ -119,7 +136,9 @@ async function child(): Promise<void> {
           'SELECT status, count(*)::int AS n, min(failure_reason) AS reason FROM statements WHERE id = ANY ($1) GROUP BY status',
           [ids],
         );
-        const bad = r.rows.find((row) => !['processed', 'uploaded', 'processing'].includes(row.status));
+        const bad = r.rows.find(
+          (row) => !['processed', 'uploaded', 'processing'].includes(row.status),
+        );
         if (bad) throw new Error(`statement ${bad.status}: ${bad.reason}`);
         if (r.rows.every((row) => row.status === 'processed')) return;
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -128,7 +147,9 @@ async function child(): Promise<void> {
     /** until no job is waiting or running (the follow-ups of what was processed) */
     const quiet = async (): Promise<void> => {
       for (;;) {
-        const r = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE (run_at <= now() + interval '10 seconds' AND attempts < max_attempts) OR locked_at IS NOT NULL`);
+        const r = await pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE (run_at <= now() + interval '10 seconds' AND attempts < max_attempts) OR locked_at IS NOT NULL`,
+        );
         if (r.rows[0]!.n === 0) return;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -160,7 +181,10 @@ async function child(): Promise<void> {
     process.stdout.write('BENCH-BURST end\n');
     // reprocess every statement so far
     const reprocessStart = performance.now();
-    const queued = await queueReprocess(runtime.deps, { organizationId: org.organizationId, statuses: ['processed'] });
+    const queued = await queueReprocess(runtime.deps, {
+      organizationId: org.organizationId,
+      statuses: ['processed'],
+    });
     const chosen = queued.slice(0, Number(values.reprocess));
     await followReprocess(pool, chosen, { intervalMs: 20, draw: false });
     await settled(queued);
@@ -177,9 +201,15 @@ async function child(): Promise<void> {
   }
 }
 
-function runChild(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function runChild(
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, ...args], { env: process.env });
+    const proc = spawn(
+      process.execPath,
+      ['--import', 'tsx', new URL(import.meta.url).pathname, ...args],
+      { env: process.env },
+    );
     let stdout = '';
     let stderr = '';
     proc.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -205,7 +235,9 @@ function stageTimings(log: string, runs: number): Record<string, number> {
 /** The block refreshes logged between the burst's markers (`block ID (reason): N musical details ...`). */
 function burstRefreshes(log: string): number {
   const burst = log.split('BENCH-BURST start')[1]?.split('BENCH-BURST end')[0] ?? '';
-  return burst.split('\n').filter((line) => /block [0-9a-f-]+ \([^)]*\): \d+ musical details/.test(line)).length;
+  return burst
+    .split('\n')
+    .filter((line) => /block [0-9a-f-]+ \([^)]*\): \d+ musical details/.test(line)).length;
 }
 
 async function main(): Promise<void> {
@@ -227,20 +259,44 @@ async function main(): Promise<void> {
     const yardstickAfter = await yardstick(file, dir, databaseUrl, Number(values.single));
     if (process.env.BENCH_LOG_LEVEL) process.stderr.write(run.stderr + run.stdout);
     const line = run.stdout.split('\n').find((l) => l.startsWith('BENCH '));
-    if (run.status !== 0 || !line) throw new Error(`the bench's worker failed:\n${run.stderr}\n${run.stdout.slice(-5000)}`);
+    if (run.status !== 0 || !line)
+      throw new Error(`the bench's worker failed:\n${run.stderr}\n${run.stdout.slice(-5000)}`);
     const r = JSON.parse(line.slice('BENCH '.length)) as ChildResult;
     const single = p50(r.singleMs);
     const yard = (yardstickBefore + yardstickAfter) / 2;
     console.table({
-      'one statement, complete → processed (p50)': { value: `${single.toFixed(0)} ms`, note: `${Math.min(...r.singleMs).toFixed(0)}–${Math.max(...r.singleMs).toFixed(0)} ms over ${r.singleMs.length}` },
-      'yardstick: DuckDB CSV → Parquet + 5 round trips (p50)': { value: `${yard.toFixed(1)} ms`, note: `before ${yardstickBefore.toFixed(1)}, after ${yardstickAfter.toFixed(1)}` },
-      'one statement / yardstick': { value: `${(single / yard).toFixed(1)}x`, note: 'goal: within 5x' },
-      [`${r.burst.statements} statements completed at once`]: { value: `${(r.burst.statements / (r.burst.ms / 1000)).toFixed(1)} statements/s`, note: `${(r.burst.ms / 1000).toFixed(2)} s` },
-      'catalog block refreshes of the burst': { value: String(burstRefreshes(run.stdout)), note: 'one rightsholder: coalesced, 1' },
-      [`reprocess of ${r.reprocess.statements} statements`]: { value: `${(r.reprocess.statements / (r.reprocess.ms / 1000)).toFixed(1)} statements/s`, note: `${(r.reprocess.ms / 1000).toFixed(2)} s` },
+      'one statement, complete → processed (p50)': {
+        value: `${single.toFixed(0)} ms`,
+        note: `${Math.min(...r.singleMs).toFixed(0)}–${Math.max(...r.singleMs).toFixed(0)} ms over ${r.singleMs.length}`,
+      },
+      'yardstick: DuckDB CSV → Parquet + 5 round trips (p50)': {
+        value: `${yard.toFixed(1)} ms`,
+        note: `before ${yardstickBefore.toFixed(1)}, after ${yardstickAfter.toFixed(1)}`,
+      },
+      'one statement / yardstick': {
+        value: `${(single / yard).toFixed(1)}x`,
+        note: 'goal: within 5x',
+      },
+      [`${r.burst.statements} statements completed at once`]: {
+        value: `${(r.burst.statements / (r.burst.ms / 1000)).toFixed(1)} statements/s`,
+        note: `${(r.burst.ms / 1000).toFixed(2)} s`,
+      },
+      'catalog block refreshes of the burst': {
+        value: String(burstRefreshes(run.stdout)),
+        note: 'one rightsholder: coalesced, 1',
+      },
+      [`reprocess of ${r.reprocess.statements} statements`]: {
+        value: `${(r.reprocess.statements / (r.reprocess.ms / 1000)).toFixed(1)} statements/s`,
+        note: `${(r.reprocess.ms / 1000).toFixed(2)} s`,
+      },
     });
-    console.log('stages of one statement (p50, ms):', JSON.stringify(stageTimings(run.stdout, r.singleMs.length)));
-    console.log(`node ${process.version}, ${execFileSync('nproc').toString().trim()} cores, load average ${execFileSync('cat', ['/proc/loadavg']).toString().split(' ').slice(0, 3).join(' ')}`);
+    console.log(
+      'stages of one statement (p50, ms):',
+      JSON.stringify(stageTimings(run.stdout, r.singleMs.length)),
+    );
+    console.log(
+      `node ${process.version}, ${execFileSync('nproc').toString().trim()} cores, load average ${execFileSync('cat', ['/proc/loadavg']).toString().split(' ').slice(0, 3).join(' ')}`,
+    );
   } finally {
     await embedded.stop();
     await rm(dir, { recursive: true, force: true });

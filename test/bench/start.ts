@@ -23,20 +23,30 @@ import { repoRoot, serviceEntry } from '../setup/paths.ts';
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
 const RUNS = Number(values.runs);
 
-spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
+spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs'), '--if-stale'], {
+  stdio: 'inherit',
+});
 
 function timed(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): number {
   const started = performance.now();
   const r = spawnSync(command, args, { cwd: repoRoot, env, encoding: 'utf8' });
   const ms = performance.now() - started;
-  if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  if (r.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return ms;
 }
 
 /** `npm start` until it says it runs; the time it took, and a function that stops it (Ctrl-C). */
-async function started(env: NodeJS.ProcessEnv): Promise<{ ms: number; stop: () => Promise<unknown> }> {
+async function started(
+  env: NodeJS.ProcessEnv,
+): Promise<{ ms: number; stop: () => Promise<unknown> }> {
   const t0 = performance.now();
-  const child = spawn('npm', ['start'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('npm', ['start'], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   const exited = new Promise((resolve) => child.on('exit', resolve));
   const ms = await new Promise<number>((resolve, reject) => {
@@ -46,7 +56,9 @@ async function started(env: NodeJS.ProcessEnv): Promise<{ ms: number; stop: () =
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`npm start exited ${code} before it was ready:\n${out}`)));
+    child.on('exit', (code) =>
+      reject(new Error(`npm start exited ${code} before it was ready:\n${out}`)),
+    );
   });
   return { ms, stop: () => (process.kill(-child.pid!, 'SIGINT'), exited) };
 }
@@ -59,13 +71,21 @@ async function timedStart(env: NodeJS.ProcessEnv): Promise<number> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const row = (name: string, xs: number[], goal?: number) =>
-  console.log(`${name.padEnd(16)} median ${(median(xs) / 1000).toFixed(2)} s   (${xs.map((x) => (x / 1000).toFixed(2)).join(', ')})${goal ? `   goal < ${goal} s` : ''}`);
+  console.log(
+    `${name.padEnd(16)} median ${(median(xs) / 1000).toFixed(2)} s   (${xs.map((x) => (x / 1000).toFixed(2)).join(', ')})${goal ? `   goal < ${goal} s` : ''}`,
+  );
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-start-'));
 // the embedded PostgreSQL runs as the user postgres when started by root: it must reach DATA_DIR
 chmodSync(dataDir, 0o755);
 const port = String(20000 + Math.floor(Math.random() * 20000));
-const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: port, LOG_LEVEL: 'warn' };
+const env = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  DATA_DIR: dataDir,
+  PORT: port,
+  LOG_LEVEL: 'warn',
+};
 try {
   const yardstick: number[] = [];
   const help: number[] = [];
@@ -81,7 +101,8 @@ try {
   // beside the running service, as an operator runs them (sharing its embedded PostgreSQL)
   const service = await started(env);
   const adminCommand: number[] = [];
-  for (let i = 0; i < RUNS; i++) adminCommand.push(timed('npm', ['run', '-s', 'admin', '--', 'api-key', 'list', '--json'], env));
+  for (let i = 0; i < RUNS; i++)
+    adminCommand.push(timed('npm', ['run', '-s', 'admin', '--', 'api-key', 'list', '--json'], env));
   await service.stop();
   row('node -e 0', yardstick);
   row('--help', help, 0.5);

@@ -31,7 +31,13 @@ const statementsDir = path.join(repoRoot, 'fixtures', 'statements');
 const expectations = readdirSync(statementsDir)
   .filter((f) => f.endsWith('.expected.json'))
   .sort()
-  .map((f) => JSON.parse(readFileSync(path.join(statementsDir, f), 'utf8')) as { file: string; period?: string });
+  .map(
+    (f) =>
+      JSON.parse(readFileSync(path.join(statementsDir, f), 'utf8')) as {
+        file: string;
+        period?: string;
+      },
+  );
 
 /** First day of a statement period (`2024-03`, `2024Q1`). */
 function periodStart(p: string | undefined): string {
@@ -49,9 +55,15 @@ async function readFixtureTracks(): Promise<FixtureTrack[]> {
   for (const { file } of expectations) {
     const workDir = await mkdtemp(path.join(tmpdir(), 'royalty-enrich-'));
     try {
-      const located = await locateTable({ sourcePath: path.join(statementsDir, file), fileName: file, workDir });
+      const located = await locateTable({
+        sourcePath: path.join(statementsDir, file),
+        fileName: file,
+        workDir,
+      });
       if (!located.ok) throw new Error(`${file}: ${located.message}`);
-      const fields = library.find((e) => e.headerHash === located.headerHash)?.fields ?? suggestMapping(located.header, located.sampleRows, file).fields;
+      const fields =
+        library.find((e) => e.headerHash === located.headerHash)?.fields ??
+        suggestMapping(located.header, located.sampleRows, file).fields;
       const outPath = path.join(workDir, 'normalized.parquet');
       const normalized = await normalizeStatement({
         ...tableOf(located),
@@ -69,7 +81,12 @@ async function readFixtureTracks(): Promise<FixtureTrack[]> {
         `SELECT DISTINCT raw_title, raw_artist, isrc_raw FROM read_parquet('${outPath.replaceAll("'", "''")}') ORDER BY ALL`,
       );
       for (const [title, artist, isrc] of rows.getRows()) {
-        tracks.push({ file, title: (title as string | null) ?? null, artist: (artist as string | null) ?? null, isrc: (isrc as string | null) ?? null });
+        tracks.push({
+          file,
+          title: (title as string | null) ?? null,
+          artist: (artist as string | null) ?? null,
+          isrc: (isrc as string | null) ?? null,
+        });
       }
     } finally {
       await rm(workDir, { recursive: true, force: true });
@@ -85,7 +102,8 @@ const ABSENT = [
   { title: 'Café € Noir', artist: 'Chloé Martin' }, // orchard-legacy-cp1252.csv, three ISRCs
   { title: 'Love, Actually', artist: 'Orla Finn' }, // distrokid-legacy.tsv, no ISRC
 ];
-const isAbsent = (tr: FixtureTrack): boolean => ABSENT.some((a) => a.title === tr.title && a.artist === tr.artist);
+const isAbsent = (tr: FixtureTrack): boolean =>
+  ABSENT.some((a) => a.title === tr.title && a.artist === tr.artist);
 
 const EXPECTED_NEON_RAIN = {
   provider: 'offline',
@@ -129,7 +147,11 @@ t.test('the dataset loads once, checked: 866 recordings', async (t) => {
 });
 
 t.test('every fixture track the dataset holds is found; the absent ones are not', async (t) => {
-  t.equal(tracks.length, 500, 'distinct (file, title, artist, ISRC) rows in the fixture statements');
+  t.equal(
+    tracks.length,
+    500,
+    'distinct (file, title, artist, ISRC) rows in the fixture statements',
+  );
   let byIsrc = 0;
   let byTitle = 0;
   let absent = 0;
@@ -154,43 +176,77 @@ t.test('every fixture track the dataset holds is found; the absent ones are not'
     }
     if (tr.isrc) {
       byIsrc++;
-      if (hit.isrc !== normalizeIsrc(tr.isrc) || hit.confidence !== 1) t.fail(`${label}: ISRC match expected, got ${hit.isrc} ${hit.confidence}`);
+      if (hit.isrc !== normalizeIsrc(tr.isrc) || hit.confidence !== 1)
+        t.fail(`${label}: ISRC match expected, got ${hit.isrc} ${hit.confidence}`);
     } else {
       byTitle++;
       if (hit.confidence < 0.6) t.fail(`${label}: confidence ${hit.confidence}`);
     }
-    if (titleKey(hit.title).base !== titleKey(tr.title).base) t.fail(`${label}: title ${hit.title}`);
-    if (tr.artist && foldText(hit.artist) !== foldText(tr.artist)) t.fail(`${label}: artist ${hit.artist}`);
-    if (!hit.releaseDate || !/^\d{4}-\d{2}-\d{2}$/.test(hit.releaseDate)) t.fail(`${label}: release date ${hit.releaseDate}`);
-    if (tr.isrc && hit.releaseDate! >= periods.get(tr.file)!) t.fail(`${label}: released ${hit.releaseDate}, after the statement period`);
-    if (hit.genres.length === 0 || hit.songWriters.length === 0 || !hit.imageUrl || !hit.releaseTitle) t.fail(`${label}: incomplete ${JSON.stringify(hit)}`);
+    if (titleKey(hit.title).base !== titleKey(tr.title).base)
+      t.fail(`${label}: title ${hit.title}`);
+    if (tr.artist && foldText(hit.artist) !== foldText(tr.artist))
+      t.fail(`${label}: artist ${hit.artist}`);
+    if (!hit.releaseDate || !/^\d{4}-\d{2}-\d{2}$/.test(hit.releaseDate))
+      t.fail(`${label}: release date ${hit.releaseDate}`);
+    if (tr.isrc && hit.releaseDate! >= periods.get(tr.file)!)
+      t.fail(`${label}: released ${hit.releaseDate}, after the statement period`);
+    if (
+      hit.genres.length === 0 ||
+      hit.songWriters.length === 0 ||
+      !hit.imageUrl ||
+      !hit.releaseTitle
+    )
+      t.fail(`${label}: incomplete ${JSON.stringify(hit)}`);
   }
-  t.same({ byIsrc, byTitle, absent, titleOnly }, { byIsrc: 446, byTitle: 37, absent: 6, titleOnly: 11 });
+  t.same(
+    { byIsrc, byTitle, absent, titleOnly },
+    { byIsrc: 446, byTitle: 37, absent: 6, titleOnly: 11 },
+  );
 });
 
 t.test('exact answers', async (t) => {
   // tunecore.csv: Neon Rain by Orla Finn, GBQZ42466801
-  t.same(await provider.lookup({ isrc: 'GBQZ42466801', title: 'Neon Rain', artist: 'Orla Finn' }), EXPECTED_NEON_RAIN);
+  t.same(
+    await provider.lookup({ isrc: 'GBQZ42466801', title: 'Neon Rain', artist: 'Orla Finn' }),
+    EXPECTED_NEON_RAIN,
+  );
   // ascap-domestic.csv: "MIDNIGHT DRIVE" by Bright Harbour, no ISRC: the earliest of its recordings
-  t.same(await provider.lookup({ isrc: null, title: 'MIDNIGHT DRIVE', artist: 'Bright Harbour' }), EXPECTED_MIDNIGHT_DRIVE);
+  t.same(
+    await provider.lookup({ isrc: null, title: 'MIDNIGHT DRIVE', artist: 'Bright Harbour' }),
+    EXPECTED_MIDNIGHT_DRIVE,
+  );
 });
 
 t.test('ISRC written any way', async (t) => {
-  for (const isrc of ['GBQZ42466801', 'gbqz42466801', 'GB-QZ4-24-66801', 'GB QZ4 24 66801', ' gb-qz4-24-66801 ']) {
+  for (const isrc of [
+    'GBQZ42466801',
+    'gbqz42466801',
+    'GB-QZ4-24-66801',
+    'GB QZ4 24 66801',
+    ' gb-qz4-24-66801 ',
+  ]) {
     const hit = await provider.lookup({ isrc, title: null, artist: null });
     t.equal(hit?.providerId, EXPECTED_NEON_RAIN.providerId, isrc);
     t.equal(hit?.isrc, 'GBQZ42466801');
     t.equal(hit?.confidence, 1);
   }
   // an unknown ISRC falls back on title and artist, below ISRC certainty
-  const fallback = await provider.lookup({ isrc: 'ZZ-ZZZ-99-99999', title: 'Neon Rain', artist: 'Orla Finn' });
+  const fallback = await provider.lookup({
+    isrc: 'ZZ-ZZZ-99-99999',
+    title: 'Neon Rain',
+    artist: 'Orla Finn',
+  });
   t.equal(fallback?.title, 'Neon Rain');
   t.equal(fallback?.artist, 'Orla Finn');
   t.equal(fallback?.confidence, 0.95);
   // not an ISRC at all: ignored
   t.equal(await provider.lookup({ isrc: 'not-an-isrc', title: null, artist: null }), null);
   // an ISRC whose title disagrees entirely is still that recording, a little less certain
-  const odd = await provider.lookup({ isrc: 'GBQZ42466801', title: 'Completely Different Song', artist: null });
+  const odd = await provider.lookup({
+    isrc: 'GBQZ42466801',
+    title: 'Completely Different Song',
+    artist: null,
+  });
   t.equal(odd?.providerId, EXPECTED_NEON_RAIN.providerId);
   t.equal(odd?.confidence, 0.9);
 });
@@ -211,18 +267,35 @@ t.test('title variants find the original recording', async (t) => {
     t.equal(hit?.confidence, confidence, `${title} / ${artist} confidence`);
   }
   // a radio edit is its own recording (its own ISRC), as the clustering keeps it apart: not the original
-  t.equal(await provider.lookup({ isrc: null, title: 'Neon Rain [Radio Edit]', artist: 'Lúa Castro feat. Mara Velde' }), null);
+  t.equal(
+    await provider.lookup({
+      isrc: null,
+      title: 'Neon Rain [Radio Edit]',
+      artist: 'Lúa Castro feat. Mara Velde',
+    }),
+    null,
+  );
   t.same(
-    await provider.lookup({ isrc: null, title: 'Salt and Stone', artist: 'Sami and the Tides' }).then((h) => [h?.title, h?.artist]),
+    await provider
+      .lookup({ isrc: null, title: 'Salt and Stone', artist: 'Sami and the Tides' })
+      .then((h) => [h?.title, h?.artist]),
     ['Salt & Stone', 'Sami & The Tides'],
   );
   // a version asked for by name is that version
-  const live = await provider.search({ isrc: null, title: 'Midnight Drive (Live)', artist: 'Bright Harbour', limit: 3 });
+  const live = await provider.search({
+    isrc: null,
+    title: 'Midnight Drive (Live)',
+    artist: 'Bright Harbour',
+    limit: 3,
+  });
   t.ok(live.length > 0);
 });
 
 t.test('same title, other artist: never a lookup match, still a search candidate', async (t) => {
-  t.equal(await provider.lookup({ isrc: null, title: 'Café € Noir', artist: 'Chloé Martin' }), null);
+  t.equal(
+    await provider.lookup({ isrc: null, title: 'Café € Noir', artist: 'Chloé Martin' }),
+    null,
+  );
   const found = await provider.search({ isrc: null, title: 'Café € Noir', artist: 'Chloé Martin' });
   t.ok(found.length >= 4);
   t.ok(found.some((f) => f.artist === 'Zoë Brandt'));
@@ -231,19 +304,59 @@ t.test('same title, other artist: never a lookup match, still a search candidate
 });
 
 t.test('search ranks candidates, best first, within the limit', async (t) => {
-  const all = await provider.search({ isrc: null, title: 'Midnight Drive', artist: 'Bright Harbour', limit: 100 });
+  const all = await provider.search({
+    isrc: null,
+    title: 'Midnight Drive',
+    artist: 'Bright Harbour',
+    limit: 100,
+  });
   t.ok(all.length > 10);
   for (let i = 1; i < all.length; i++) {
     const [a, b] = [all[i - 1]!, all[i]!];
-    t.ok(a.confidence > b.confidence || (a.confidence === b.confidence && (a.releaseDate ?? '') <= (b.releaseDate ?? '')), `ranked at ${i}`);
+    t.ok(
+      a.confidence > b.confidence ||
+        (a.confidence === b.confidence && (a.releaseDate ?? '') <= (b.releaseDate ?? '')),
+      `ranked at ${i}`,
+    );
   }
   t.equal(all[0]!.providerId, EXPECTED_MIDNIGHT_DRIVE.providerId);
-  t.ok(all.filter((c) => c.confidence === 0.95).every((c) => c.artist === 'Bright Harbour' && c.title === 'Midnight Drive'));
-  t.ok(all.some((c) => c.artist !== 'Bright Harbour'), 'other artists compete');
-  t.equal((await provider.search({ isrc: null, title: 'Midnight Drive', artist: 'Bright Harbour', limit: 3 })).length, 3);
-  t.equal((await provider.search({ isrc: null, title: 'Midnight Drive', artist: null })).length, 10, 'default limit');
-  t.equal((await provider.search({ isrc: null, title: 'Midnight Drive', artist: null, limit: 100_000 })).length <= 100, true, 'at most 100');
-  const byIsrc = await provider.search({ isrc: 'USRC12250611', title: 'Midnight Drive', artist: 'Bright Harbour', limit: 5 });
+  t.ok(
+    all
+      .filter((c) => c.confidence === 0.95)
+      .every((c) => c.artist === 'Bright Harbour' && c.title === 'Midnight Drive'),
+  );
+  t.ok(
+    all.some((c) => c.artist !== 'Bright Harbour'),
+    'other artists compete',
+  );
+  t.equal(
+    (
+      await provider.search({
+        isrc: null,
+        title: 'Midnight Drive',
+        artist: 'Bright Harbour',
+        limit: 3,
+      })
+    ).length,
+    3,
+  );
+  t.equal(
+    (await provider.search({ isrc: null, title: 'Midnight Drive', artist: null })).length,
+    10,
+    'default limit',
+  );
+  t.equal(
+    (await provider.search({ isrc: null, title: 'Midnight Drive', artist: null, limit: 100_000 }))
+      .length <= 100,
+    true,
+    'at most 100',
+  );
+  const byIsrc = await provider.search({
+    isrc: 'USRC12250611',
+    title: 'Midnight Drive',
+    artist: 'Bright Harbour',
+    limit: 5,
+  });
   t.equal(byIsrc[0]!.isrc, 'USRC12250611');
   t.equal(byIsrc[0]!.confidence, 1);
 });
@@ -251,11 +364,23 @@ t.test('search ranks candidates, best first, within the limit', async (t) => {
 t.test('hostile and empty queries: an answer, never an error', async (t) => {
   t.equal(await provider.lookup({ isrc: null, title: null, artist: null }), null);
   t.same(await provider.search({ isrc: null, title: '', artist: '' }), []);
-  t.equal(await provider.lookup({ isrc: "'; DROP TABLE recordings; --", title: "x' OR '1'='1", artist: 'OR 1=1' }), null);
-  t.equal(await provider.lookup({ isrc: null, title: 'x'.repeat(100_000), artist: 'y'.repeat(100_000) }), null);
+  t.equal(
+    await provider.lookup({
+      isrc: "'; DROP TABLE recordings; --",
+      title: "x' OR '1'='1",
+      artist: 'OR 1=1',
+    }),
+    null,
+  );
+  t.equal(
+    await provider.lookup({ isrc: null, title: 'x'.repeat(100_000), artist: 'y'.repeat(100_000) }),
+    null,
+  );
   t.equal(await provider.lookup({ isrc: null, title: '!!!', artist: '???' }), null);
   const ac = new AbortController();
   ac.abort(new Error('stop'));
-  await t.rejects(provider.lookup({ isrc: 'GBQZ42466801', title: null, artist: null }, { signal: ac.signal }), /stop/);
+  await t.rejects(
+    provider.lookup({ isrc: 'GBQZ42466801', title: null, artist: null }, { signal: ac.signal }),
+    /stop/,
+  );
 });
-

@@ -11,15 +11,42 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 export type DistrokidRow = [artist: string, title: string, isrc: string, earnings: string];
 
 const HEADER = [
-  'Reporting Date', 'Sale Month', 'Store', 'Artist', 'Title', 'ISRC', 'UPC', 'Quantity', 'Team Percentage', 'Song/Album',
-  'Country of Sale', 'Songwriter Royalties Withheld', 'Earnings (USD)',
+  'Reporting Date',
+  'Sale Month',
+  'Store',
+  'Artist',
+  'Title',
+  'ISRC',
+  'UPC',
+  'Quantity',
+  'Team Percentage',
+  'Song/Album',
+  'Country of Sale',
+  'Songwriter Royalties Withheld',
+  'Earnings (USD)',
 ];
 
 /** A DistroKid statement: rows of [artist, title, isrc, earnings]. */
 export function distrokid(rows: DistrokidRow[], month = '2024-02'): Buffer {
   const lines = [HEADER.join('\t')];
   for (const [artist, title, isrc, earnings] of rows) {
-    lines.push(['2024-03-11', month, 'Spotify', artist, title, isrc, '', '10', '100', 'Song', 'US', '0', earnings].join('\t'));
+    lines.push(
+      [
+        '2024-03-11',
+        month,
+        'Spotify',
+        artist,
+        title,
+        isrc,
+        '',
+        '10',
+        '100',
+        'Song',
+        'US',
+        '0',
+        earnings,
+      ].join('\t'),
+    );
   }
   return Buffer.from(`${lines.join('\n')}\n`);
 }
@@ -28,7 +55,12 @@ export function distrokid(rows: DistrokidRow[], month = '2024-02'): Buffer {
  * Waits until the rightsholder's block was refreshed from exactly `statements` processed
  * statements and no refresh is queued; returns the block id.
  */
-export async function waitForBlock(db: Queryable, rightsholderId: string, statements: number, ms = 240_000): Promise<string> {
+export async function waitForBlock(
+  db: Queryable,
+  rightsholderId: string,
+  statements: number,
+  ms = 240_000,
+): Promise<string> {
   const deadline = Date.now() + ms;
   for (;;) {
     const { rows } = await db.query<{ id: string; state: string; n: number; queued: boolean }>(
@@ -39,7 +71,8 @@ export async function waitForBlock(db: Queryable, rightsholderId: string, statem
     );
     const b = rows[0];
     if (b && b.state === 'idle' && b.n === statements && !b.queued) return b.id;
-    if (Date.now() > deadline) throw new Error(`block of ${rightsholderId} not refreshed: ${JSON.stringify(b)}`);
+    if (Date.now() > deadline)
+      throw new Error(`block of ${rightsholderId} not refreshed: ${JSON.stringify(b)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -57,16 +90,35 @@ export async function ingestBlock(
   rows: DistrokidRow[],
   statements = 1,
 ): Promise<{ statementId: string; status: string; block: string }> {
-  const { statementId } = await putFile(caller.client, caller.organizationId, rightsholderId, fileName, distrokid(rows));
-  const { status } = await waitForStatement(caller.client, caller.organizationId, statementId, 240_000);
-  return { statementId, status, block: await waitForBlock(srv.deps.pool, rightsholderId, statements) };
+  const { statementId } = await putFile(
+    caller.client,
+    caller.organizationId,
+    rightsholderId,
+    fileName,
+    distrokid(rows),
+  );
+  const { status } = await waitForStatement(
+    caller.client,
+    caller.organizationId,
+    statementId,
+    240_000,
+  );
+  return {
+    statementId,
+    status,
+    block: await waitForBlock(srv.deps.pool, rightsholderId, statements),
+  };
 }
 
 /** A serving test server whose catalog enrichment the test drives itself (drainQueue): only ingestion and block refreshes run as jobs. */
-export function enrichmentDrivenServer(t: Parameters<typeof startTestServer>[0]): Promise<TestServer> {
+export function enrichmentDrivenServer(
+  t: Parameters<typeof startTestServer>[0],
+): Promise<TestServer> {
   return startTestServer(t, {
     role: 'serve',
-    taskList: (deps) => ({ statement_ingest: statementIngestTask(deps), [BLOCK_REFRESH_TASK]: catalogBlockRefreshTask(deps) }),
+    taskList: (deps) => ({
+      statement_ingest: statementIngestTask(deps),
+      [BLOCK_REFRESH_TASK]: catalogBlockRefreshTask(deps),
+    }),
   });
 }
-

@@ -15,7 +15,14 @@ function harness(opts: { forceWindowMs?: number; forceTimeoutMs?: number } = {})
     error: (_: object, msg: string) => logged.push({ level: 'error', msg }),
   };
   const exits: number[] = [];
-  const shutdown = handleSignals({ log, source, coalesceMs: 50, forceWindowMs: opts.forceWindowMs ?? 500, forceTimeoutMs: opts.forceTimeoutMs ?? 2000, exit: (c) => exits.push(c) });
+  const shutdown = handleSignals({
+    log,
+    source,
+    coalesceMs: 50,
+    forceWindowMs: opts.forceWindowMs ?? 500,
+    forceTimeoutMs: opts.forceTimeoutMs ?? 2000,
+    exit: (c) => exits.push(c),
+  });
   return { source, logged, exits, shutdown };
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -63,23 +70,26 @@ t.test('two repeats within the window force an exit after the best effort', asyn
   t.same(exits, [130]);
 });
 
-t.test('a forced exit does not wait longer than its limit, nor after one more signal', async (t) => {
-  const slow = harness({ forceTimeoutMs: 200 });
-  slow.shutdown.onForce(() => new Promise(() => {}));
-  for (const wait of [100, 100, 0]) {
-    slow.source.emit('SIGINT');
-    await sleep(wait);
-  }
-  t.same(slow.exits, []);
-  await sleep(300);
-  t.same(slow.exits, [130], 'exits at the limit');
+t.test(
+  'a forced exit does not wait longer than its limit, nor after one more signal',
+  async (t) => {
+    const slow = harness({ forceTimeoutMs: 200 });
+    slow.shutdown.onForce(() => new Promise(() => {}));
+    for (const wait of [100, 100, 0]) {
+      slow.source.emit('SIGINT');
+      await sleep(wait);
+    }
+    t.same(slow.exits, []);
+    await sleep(300);
+    t.same(slow.exits, [130], 'exits at the limit');
 
-  const impatient = harness({ forceTimeoutMs: 10_000 });
-  impatient.shutdown.onForce(() => new Promise(() => {}));
-  for (const wait of [100, 100, 100]) {
+    const impatient = harness({ forceTimeoutMs: 10_000 });
+    impatient.shutdown.onForce(() => new Promise(() => {}));
+    for (const wait of [100, 100, 100]) {
+      impatient.source.emit('SIGTERM');
+      await sleep(wait);
+    }
     impatient.source.emit('SIGTERM');
-    await sleep(wait);
-  }
-  impatient.source.emit('SIGTERM');
-  t.same(impatient.exits, [143], 'one more signal: at once');
-});
+    t.same(impatient.exits, [143], 'one more signal: at once');
+  },
+);

@@ -17,7 +17,10 @@ import { repoRoot } from '../setup/paths.ts';
 const run = promisify(execFile);
 const srv = await startTestServer(t, { role: 'serve' });
 const owner = await newOrganization(srv, 'Consumer Org');
-const artist = await owner.client.mutate('rightsholder.create', { organizationId: owner.organizationId, name: 'Packaged Artist' });
+const artist = await owner.client.mutate('rightsholder.create', {
+  organizationId: owner.organizationId,
+  name: 'Packaged Artist',
+});
 const statementFile = path.join(repoRoot, 'fixtures', 'statements', 'tunecore.csv');
 
 // inside the repository (.tmp/ is ignored), so that the package's dependencies resolve upwards
@@ -50,57 +53,100 @@ export function neverCalled(): void {
 }
 `;
 
-t.test('pack, unpack into a new project, type-check, compile and run against the service', async (t) => {
-  await run('npm', ['pack', '--pack-destination', project, '--silent'], { cwd: repoRoot, env: { ...process.env, npm_config_loglevel: 'error' } });
-  const tarballs = (await readdir(project)).filter((f) => f.endsWith('.tgz'));
-  t.same(tarballs, ['royalty-engine-0.1.0.tgz']);
-  const installed = path.join(project, 'node_modules', 'royalty-engine');
-  await mkdir(installed, { recursive: true });
-  await run('tar', ['-xzf', path.join(project, tarballs[0]!), '-C', installed, '--strip-components=1']);
-  const { stdout: listing } = await run('tar', ['-tzf', path.join(project, tarballs[0]!)]);
-  t.match(listing, /package\/dist\/types\/src\/client\/index\.d\.ts/);
-  t.match(listing, /package\/dist\/src\/client\/index\.js/);
-  t.match(listing, /package\/bin\/royalty\.mjs/);
-  t.notMatch(listing, /package\/node_modules\//);
+t.test(
+  'pack, unpack into a new project, type-check, compile and run against the service',
+  async (t) => {
+    await run('npm', ['pack', '--pack-destination', project, '--silent'], {
+      cwd: repoRoot,
+      env: { ...process.env, npm_config_loglevel: 'error' },
+    });
+    const tarballs = (await readdir(project)).filter((f) => f.endsWith('.tgz'));
+    t.same(tarballs, ['royalty-engine-0.1.0.tgz']);
+    const installed = path.join(project, 'node_modules', 'royalty-engine');
+    await mkdir(installed, { recursive: true });
+    await run('tar', [
+      '-xzf',
+      path.join(project, tarballs[0]!),
+      '-C',
+      installed,
+      '--strip-components=1',
+    ]);
+    const { stdout: listing } = await run('tar', ['-tzf', path.join(project, tarballs[0]!)]);
+    t.match(listing, /package\/dist\/types\/src\/client\/index\.d\.ts/);
+    t.match(listing, /package\/dist\/src\/client\/index\.js/);
+    t.match(listing, /package\/bin\/royalty\.mjs/);
+    t.notMatch(listing, /package\/node_modules\//);
 
-  await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  await writeFile(
-    path.join(project, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, outDir: 'out', types: ['node'] },
-      include: ['program.ts'],
-    }),
-  );
-  await writeFile(path.join(project, 'program.ts'), PROGRAM);
-  const checked = await run(tsc, ['-p', project]).then(
-    () => 'ok',
-    (e: { stdout: string }) => e.stdout,
-  );
-  t.equal(checked, 'ok', 'the program type-checks, and each @ts-expect-error is an error');
+    await writeFile(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+    );
+    await writeFile(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          skipLibCheck: true,
+          outDir: 'out',
+          types: ['node'],
+        },
+        include: ['program.ts'],
+      }),
+    );
+    await writeFile(path.join(project, 'program.ts'), PROGRAM);
+    const checked = await run(tsc, ['-p', project]).then(
+      () => 'ok',
+      (e: { stdout: string }) => e.stdout,
+    );
+    t.equal(checked, 'ok', 'the program type-checks, and each @ts-expect-error is an error');
 
-  const { stdout } = await run(process.execPath, [path.join(project, 'out', 'program.js')], {
-    cwd: project,
-    env: {
-      PATH: process.env.PATH,
-      ROYALTY_URL: srv.url,
-      ROYALTY_API_KEY: owner.apiKey,
-      ROYALTY_ORGANIZATION_ID: owner.organizationId,
-      RIGHTSHOLDER_ID: artist.ok ? artist.data.id : '',
-      STATEMENT_FILE: statementFile,
-    },
-  });
-  const answer = JSON.parse(stdout);
-  t.same({ ...answer, statement: undefined }, { total: 1, names: ['Packaged Artist'], missing: 'NOT_FOUND', statement: undefined });
-  t.same(answer.statement.slice(0, 2), ['processed', 28], 'uploadStatement with wait: the statement processed');
-  t.equal(canonicalDecimal(answer.statement[2]), '436.0742266413');
+    const { stdout } = await run(process.execPath, [path.join(project, 'out', 'program.js')], {
+      cwd: project,
+      env: {
+        PATH: process.env.PATH,
+        ROYALTY_URL: srv.url,
+        ROYALTY_API_KEY: owner.apiKey,
+        ROYALTY_ORGANIZATION_ID: owner.organizationId,
+        RIGHTSHOLDER_ID: artist.ok ? artist.data.id : '',
+        STATEMENT_FILE: statementFile,
+      },
+    });
+    const answer = JSON.parse(stdout);
+    t.same(
+      { ...answer, statement: undefined },
+      { total: 1, names: ['Packaged Artist'], missing: 'NOT_FOUND', statement: undefined },
+    );
+    t.same(
+      answer.statement.slice(0, 2),
+      ['processed', 28],
+      'uploadStatement with wait: the statement processed',
+    );
+    t.equal(canonicalDecimal(answer.statement[2]), '436.0742266413');
 
-  // the command installed with the package
-  const cli = await run(process.execPath, [path.join(installed, 'bin', 'royalty.mjs'), 'rightsholders', '--csv'], {
-    cwd: project,
-    env: { PATH: process.env.PATH, ROYALTY_URL: srv.url, ROYALTY_API_KEY: owner.apiKey, ROYALTY_ORGANIZATION_ID: owner.organizationId, ROYALTY_CONFIG_DIR: project },
-  });
-  t.match(cli.stdout, /^id,name,legalName,isPublisherGroup,updatedAt\n[0-9a-f-]{36},Packaged Artist,,false,/);
-});
+    // the command installed with the package
+    const cli = await run(
+      process.execPath,
+      [path.join(installed, 'bin', 'royalty.mjs'), 'rightsholders', '--csv'],
+      {
+        cwd: project,
+        env: {
+          PATH: process.env.PATH,
+          ROYALTY_URL: srv.url,
+          ROYALTY_API_KEY: owner.apiKey,
+          ROYALTY_ORGANIZATION_ID: owner.organizationId,
+          ROYALTY_CONFIG_DIR: project,
+        },
+      },
+    );
+    t.match(
+      cli.stdout,
+      /^id,name,legalName,isPublisherGroup,updatedAt\n[0-9a-f-]{36},Packaged Artist,,false,/,
+    );
+  },
+);
 
 t.test('a program naming a procedure that does not exist fails tsc', async (t) => {
   await writeFile(

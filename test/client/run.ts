@@ -20,7 +20,10 @@ export interface Running {
 }
 
 export function start(env: Record<string, string>, args: string[]): Running {
-  const child = spawn(process.execPath, [royaltyBin, ...args], { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', ...env } });
+  const child = spawn(process.execPath, [royaltyBin, ...args], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
   let stdout = '';
   let stderr = '';
   const waiters: { pattern: RegExp; resolve: (m: RegExpExecArray) => void }[] = [];
@@ -47,7 +50,9 @@ export function start(env: Record<string, string>, args: string[]): Running {
         const m = pattern.exec(stderr);
         if (m) return resolve(m);
         waiters.push({ pattern, resolve });
-        void done.then((run) => reject(new Error(`royalty ended (${run.code}) before ${pattern}: ${run.stderr}`)));
+        void done.then((run) =>
+          reject(new Error(`royalty ended (${run.code}) before ${pattern}: ${run.stderr}`)),
+        );
       }),
   };
 }

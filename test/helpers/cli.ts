@@ -12,7 +12,9 @@ export interface CliResult {
 }
 
 /** An `admin` command runner bound to one database; the exit code is returned, never thrown. */
-export function adminCli(databaseUrl: string | undefined): (...args: string[]) => Promise<CliResult> {
+export function adminCli(
+  databaseUrl: string | undefined,
+): (...args: string[]) => Promise<CliResult> {
   return async (...args) => {
     try {
       const { stdout, stderr } = await run(process.execPath, [serviceEntry, 'admin', ...args], {

@@ -25,11 +25,16 @@ async function ensureTemplate(admin: pg.Client, url: string): Promise<string> {
   const template = `royalty_tpl_${await migrationsFingerprint()}`;
   await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK]);
   try {
-    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [
+      template,
+    ]);
     if (!rowCount) {
       // templates of older migrations are of no further use
-      const old = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'royalty_tpl_%'`);
-      for (const { datname } of old.rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+      const old = await admin.query<{ datname: string }>(
+        `SELECT datname FROM pg_database WHERE datname LIKE 'royalty_tpl_%'`,
+      );
+      for (const { datname } of old.rows)
+        await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
       const building = `${template}_building`;
       await admin.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
       await admin.query(`CREATE DATABASE "${building}"`);

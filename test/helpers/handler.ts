@@ -95,7 +95,14 @@ async function startRunner(deps: Deps, taskList: ((deps: Deps) => TaskList) | un
   // the service's task list only when asked: it loads every task's modules
   const tasks = taskList ?? (await import('../../src/jobs/tasks.ts')).taskList;
   const { config, pool, log } = deps;
-  return startJobRunner({ pool, taskList: tasks(deps), crontab: '', concurrency: config.worker.concurrency, pollIntervalMs: config.worker.pollIntervalMs, log });
+  return startJobRunner({
+    pool,
+    taskList: tasks(deps),
+    crontab: '',
+    concurrency: config.worker.concurrency,
+    pollIntervalMs: config.worker.pollIntervalMs,
+    log,
+  });
 }
 
 /** Calls procedures in process with the credentials of these headers, as an HTTP request would carry them. */
@@ -129,21 +136,44 @@ class HandlerClient implements TestClient {
     return this.invoke(method === 'GET' ? 'query' : 'mutation', path, input);
   }
 
-  private async invoke<T>(type: 'query' | 'mutation', path: string, input: unknown): Promise<Outcome<T>> {
+  private async invoke<T>(
+    type: 'query' | 'mutation',
+    path: string,
+    input: unknown,
+  ): Promise<Outcome<T>> {
     // what the wire would carry: JSON (undefined fields dropped, dates as strings)
     const sent = input === undefined ? undefined : JSON.parse(JSON.stringify(input));
     const ctx = this.context();
     try {
-      const procedure = (appRouter._def.procedures as unknown as Record<string, { _def: { type: string } } | undefined>)[path];
+      const procedure = (
+        appRouter._def.procedures as unknown as Record<
+          string,
+          { _def: { type: string } } | undefined
+        >
+      )[path];
       if (procedure && procedure._def.type !== type) {
-        throw new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Unsupported ${type === 'query' ? 'GET' : 'POST'}-request to ${procedure._def.type} procedure at path "${path}"` });
+        throw new TRPCError({
+          code: 'METHOD_NOT_SUPPORTED',
+          message: `Unsupported ${type === 'query' ? 'GET' : 'POST'}-request to ${procedure._def.type} procedure at path "${path}"`,
+        });
       }
       const call = path.split('.').reduce<any>((node, key) => node[key], createCaller(ctx));
       const data = (await call(sent)) as unknown;
-      return { ok: true, data: (data === undefined ? undefined : JSON.parse(JSON.stringify(data))) as T, status: 200 };
+      return {
+        ok: true,
+        data: (data === undefined ? undefined : JSON.parse(JSON.stringify(data))) as T,
+        status: 200,
+      };
     } catch (cause) {
       const error = getTRPCErrorFromUnknown(cause);
-      const shape = getTRPCErrorShape({ config: appRouter._def._config, error, type, path, input: sent, ctx }) as TrpcErrorBody;
+      const shape = getTRPCErrorShape({
+        config: appRouter._def._config,
+        error,
+        type,
+        path,
+        input: sent,
+        ctx,
+      }) as TrpcErrorBody;
       // as JSON, like the answer
       const body = JSON.parse(JSON.stringify(shape)) as TrpcErrorBody;
       return { ok: false, error: body, status: body.data.httpStatus };
@@ -152,16 +182,22 @@ class HandlerClient implements TestClient {
 
   /** the context the HTTP adapter builds (src/trpc/context.ts contextFactory), without rate limits */
   private context(): Context {
-    const lower = Object.fromEntries(Object.entries(this.headers).map(([k, v]) => [k.toLowerCase(), v]));
+    const lower = Object.fromEntries(
+      Object.entries(this.headers).map(([k, v]) => [k.toLowerCase(), v]),
+    );
     const raw = Object.entries(lower).flat();
     try {
       const credentials = credentialsFromHeaders(lower, raw);
-      if (credentials.organizationId !== undefined) credentials.organizationId = credentials.organizationId.toLowerCase();
+      if (credentials.organizationId !== undefined)
+        credentials.organizationId = credentials.organizationId.toLowerCase();
       return createContextInner(this.deps, credentials);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      return createContextInner(this.deps, { apiKey: undefined, bearerToken: undefined, organizationId: undefined }, error);
+      return createContextInner(
+        this.deps,
+        { apiKey: undefined, bearerToken: undefined, organizationId: undefined },
+        error,
+      );
     }
   }
 }
-

@@ -6,7 +6,11 @@ import { computeHeaderHash } from '../../workers/headerHash.ts';
 import type { Queryable } from '../../src/db/pool.ts';
 import type { LooseClient } from './trpc.ts';
 
-export async function createRightsholder(client: LooseClient, organizationId: string, name: string): Promise<string> {
+export async function createRightsholder(
+  client: LooseClient,
+  organizationId: string,
+  name: string,
+): Promise<string> {
   const res = await client.mutate('rightsholder.create', { organizationId, name });
   if (!res.ok) throw new Error(`rightsholder.create: ${JSON.stringify(res.error)}`);
   return res.data.id as string;
@@ -25,36 +29,78 @@ export async function putFile(
   bytes: Buffer,
   extra: Record<string, unknown> = {},
 ): Promise<Uploaded> {
-  const start = await client.mutate('upload.uploadFile', { organizationId, rightsholderId, fileName, size: bytes.length, ...extra });
+  const start = await client.mutate('upload.uploadFile', {
+    organizationId,
+    rightsholderId,
+    fileName,
+    size: bytes.length,
+    ...extra,
+  });
   if (!start.ok) throw new Error(`upload.uploadFile: ${JSON.stringify(start.error)}`);
-  const put = await fetch(start.data.url, { method: 'PUT', headers: start.data.headers, body: bytes });
+  const put = await fetch(start.data.url, {
+    method: 'PUT',
+    headers: start.data.headers,
+    body: bytes,
+  });
   if (put.status !== 200) throw new Error(`PUT ${put.status}: ${await put.text()}`);
-  const done = await client.mutate('upload.uploadAction', { organizationId, action: { type: 'complete', statementId: start.data.statementId } });
+  const done = await client.mutate('upload.uploadAction', {
+    organizationId,
+    action: { type: 'complete', statementId: start.data.statementId },
+  });
   if (!done.ok) throw new Error(`complete: ${JSON.stringify(done.error)}`);
   return { uploadId: start.data.uploadId, statementId: start.data.statementId };
 }
 
-export async function uploadFixture(client: LooseClient, organizationId: string, rightsholderId: string, file: string): Promise<Uploaded> {
+export async function uploadFixture(
+  client: LooseClient,
+  organizationId: string,
+  rightsholderId: string,
+  file: string,
+): Promise<Uploaded> {
   return putFile(client, organizationId, rightsholderId, path.basename(file), await readFile(file));
 }
 
-const SETTLED = new Set(['processed', 'needs_mapping', 'failed', 'skipped', 'bad', 'aborted', 'expired', 'deleted']);
+const SETTLED = new Set([
+  'processed',
+  'needs_mapping',
+  'failed',
+  'skipped',
+  'bad',
+  'aborted',
+  'expired',
+  'deleted',
+]);
 
 /** Polls until the statement leaves uploaded/processing; returns its record. */
-export async function waitForStatement(client: LooseClient, organizationId: string, statementId: string, ms = 60_000): Promise<any> {
+export async function waitForStatement(
+  client: LooseClient,
+  organizationId: string,
+  statementId: string,
+  ms = 60_000,
+): Promise<any> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const res = await client.mutate('upload.statements', { organizationId, filter: { statementIds: [statementId], includeDeleted: true } });
+    const res = await client.mutate('upload.statements', {
+      organizationId,
+      filter: { statementIds: [statementId], includeDeleted: true },
+    });
     if (!res.ok) throw new Error(`upload.statements: ${JSON.stringify(res.error)}`);
     const item = res.data.items[0];
     if (item && SETTLED.has(item.status)) return item;
-    if (Date.now() > deadline) throw new Error(`statement ${statementId} still ${item?.status} after ${ms} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`statement ${statementId} still ${item?.status} after ${ms} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 /** An organization's own mapping for a header, stored as mapping.create stores one; its id. */
-export async function insertMapping(db: Queryable, organizationId: string, name: string, header: string[], fields: Record<string, unknown>): Promise<string> {
+export async function insertMapping(
+  db: Queryable,
+  organizationId: string,
+  name: string,
+  header: string[],
+  fields: Record<string, unknown>,
+): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO mappings (organization_id, name, headers, header_hash, fields) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
     [organizationId, name, header, computeHeaderHash(header), JSON.stringify(fields)],

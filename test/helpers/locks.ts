@@ -23,7 +23,11 @@ export async function waitForLockWaiters(pool: Pool, n: number): Promise<void> {
  * Holds the organization's row lock while `calls` start one after the other (each waits for the
  * lock before the next starts, so they queue in that order), then lets them run.
  */
-export async function queuedBehindOrganization<T>(pool: Pool, organizationId: string, calls: (() => Promise<T>)[]): Promise<T[]> {
+export async function queuedBehindOrganization<T>(
+  pool: Pool,
+  organizationId: string,
+  calls: (() => Promise<T>)[],
+): Promise<T[]> {
   const holder = await pool.connect();
   try {
     await holder.query('BEGIN');

@@ -20,7 +20,13 @@ export interface MbRelease {
   date: string;
   country: string;
   'artist-credit': MbCredit[];
-  'cover-art-archive': { artwork: boolean; front: boolean; back: boolean; count: number; darkened: boolean };
+  'cover-art-archive': {
+    artwork: boolean;
+    front: boolean;
+    back: boolean;
+    count: number;
+    darkened: boolean;
+  };
 }
 
 export interface MbWriter {
@@ -52,14 +58,42 @@ function credit(...parts: [string, string, string][]): MbCredit[] {
   return parts.map(([name, id, joinphrase]) => ({ name, joinphrase, artist: artist(name, id) }));
 }
 
-function release(id: string, title: string, date: string, status: MbRelease['status'], c: MbCredit[], front: boolean): MbRelease {
-  return { id, title, status, date, country: 'XW', 'artist-credit': c, 'cover-art-archive': { artwork: front, front, back: false, count: front ? 1 : 0, darkened: false } };
+function release(
+  id: string,
+  title: string,
+  date: string,
+  status: MbRelease['status'],
+  c: MbCredit[],
+  front: boolean,
+): MbRelease {
+  return {
+    id,
+    title,
+    status,
+    date,
+    country: 'XW',
+    'artist-credit': c,
+    'cover-art-archive': {
+      artwork: front,
+      front,
+      back: false,
+      count: front ? 1 : 0,
+      darkened: false,
+    },
+  };
 }
 
 const BRIGHT = credit(['Bright Harbour', '0f5c7e3a-1b2d-4c8e-9f60-2a4b6c8d0e12', '']);
 const KESTREL = credit(['Kestrel Road', '5d2e9a41-7c3b-4f6d-8e1a-9b0c2d4e6f81', '']);
-const ORLA_FEAT_MARA = credit(['Orla Finn', 'a3c1e5f7-9b2d-4e6f-8a0c-1e3f5a7b9c2d', ' feat. '], ['Mara Velde', 'b4d2f6a8-0c3e-4f7a-9b1d-2f4a6b8c0d3e', '']);
-const HOSTILE_ARTIST = credit(['AC/DC-ish & Co. (Tribute)', 'c5e3a7b9-1d4f-4a8b-8c2e-3a5b7c9d1e4f', '']);
+const ORLA_FEAT_MARA = credit(
+  ['Orla Finn', 'a3c1e5f7-9b2d-4e6f-8a0c-1e3f5a7b9c2d', ' feat. '],
+  ['Mara Velde', 'b4d2f6a8-0c3e-4f7a-9b1d-2f4a6b8c0d3e', ''],
+);
+const HOSTILE_ARTIST = credit([
+  'AC/DC-ish & Co. (Tribute)',
+  'c5e3a7b9-1d4f-4a8b-8c2e-3a5b7c9d1e4f',
+  '',
+]);
 
 /** The server's catalog: the fixture of the provider tests. */
 export const musicBrainzRecordings: MbRecordingFixture[] = [
@@ -71,9 +105,30 @@ export const musicBrainzRecordings: MbRecordingFixture[] = [
     firstReleaseDate: '2019-05',
     isrcs: ['USRC12250611'],
     releases: [
-      release('7a2c4e6f-8b1d-4f3a-9c5e-0d2f4a6b8c1e', 'Harbour Lights', '2020-02-14', 'Official', BRIGHT, true),
-      release('9c4e6a8b-0d3f-4b5c-8e7a-1f3b5d7e9a2c', 'Midnight Drive', '2019-05', 'Official', BRIGHT, true),
-      release('1e6a8c0d-2f5b-4d7e-9a9c-3b5d7f9a1c4e', 'Midnight Drive (promo)', '2019-04-20', 'Promotion', BRIGHT, false),
+      release(
+        '7a2c4e6f-8b1d-4f3a-9c5e-0d2f4a6b8c1e',
+        'Harbour Lights',
+        '2020-02-14',
+        'Official',
+        BRIGHT,
+        true,
+      ),
+      release(
+        '9c4e6a8b-0d3f-4b5c-8e7a-1f3b5d7e9a2c',
+        'Midnight Drive',
+        '2019-05',
+        'Official',
+        BRIGHT,
+        true,
+      ),
+      release(
+        '1e6a8c0d-2f5b-4d7e-9a9c-3b5d7f9a1c4e',
+        'Midnight Drive (promo)',
+        '2019-04-20',
+        'Promotion',
+        BRIGHT,
+        false,
+      ),
     ],
     genres: [
       { name: 'pop', count: 1 },
@@ -101,7 +156,16 @@ export const musicBrainzRecordings: MbRecordingFixture[] = [
     credit: BRIGHT,
     firstReleaseDate: '2022-09-30',
     isrcs: ['USRC12299001'],
-    releases: [release('2f7b9d1e-3a6c-4e8f-8b0d-4c6e8a0b2d5f', 'Live at the Roundhouse', '2022-09-30', 'Official', BRIGHT, false)],
+    releases: [
+      release(
+        '2f7b9d1e-3a6c-4e8f-8b0d-4c6e8a0b2d5f',
+        'Live at the Roundhouse',
+        '2022-09-30',
+        'Official',
+        BRIGHT,
+        false,
+      ),
+    ],
     genres: [{ name: 'indie pop', count: 1 }],
     tags: [],
     work: null,
@@ -114,7 +178,16 @@ export const musicBrainzRecordings: MbRecordingFixture[] = [
     credit: KESTREL,
     firstReleaseDate: '2011-03-01',
     isrcs: ['CAA1B1100007'],
-    releases: [release('3a8c0e2f-4b7d-4f9a-8c1e-5d7f9b1c3e6a', 'Backroads', '2011-03-01', 'Official', KESTREL, true)],
+    releases: [
+      release(
+        '3a8c0e2f-4b7d-4f9a-8c1e-5d7f9b1c3e6a',
+        'Backroads',
+        '2011-03-01',
+        'Official',
+        KESTREL,
+        true,
+      ),
+    ],
     genres: [{ name: 'country', count: 2 }],
     tags: [{ name: 'country', count: 2 }],
     work: null,
@@ -127,13 +200,26 @@ export const musicBrainzRecordings: MbRecordingFixture[] = [
     credit: ORLA_FEAT_MARA,
     firstReleaseDate: '2021',
     isrcs: ['GBQZ42466801', 'GBQZ42166801'],
-    releases: [release('4b9d1f3a-5c8e-4a0b-9d2f-6e8a0c2d4f7b', 'Ember', '2021', 'Official', credit(['Orla Finn', 'a3c1e5f7-9b2d-4e6f-8a0c-1e3f5a7b9c2d', '']), true)],
+    releases: [
+      release(
+        '4b9d1f3a-5c8e-4a0b-9d2f-6e8a0c2d4f7b',
+        'Ember',
+        '2021',
+        'Official',
+        credit(['Orla Finn', 'a3c1e5f7-9b2d-4e6f-8a0c-1e3f5a7b9c2d', '']),
+        true,
+      ),
+    ],
     genres: [
       { name: 'folk', count: 3 },
       { name: 'singer-songwriter', count: 3 },
     ],
     tags: [{ name: 'folk', count: 3 }],
-    work: { id: '5c0e2a4b-6d9f-4b1c-8e3a-7f9b1d3e5a8c', title: 'Ember', writers: [{ type: 'writer', name: 'Orla Finn' }] },
+    work: {
+      id: '5c0e2a4b-6d9f-4b1c-8e3a-7f9b1d3e5a8c',
+      title: 'Ember',
+      writers: [{ type: 'writer', name: 'Orla Finn' }],
+    },
     artistRels: [],
   },
   {
@@ -143,7 +229,16 @@ export const musicBrainzRecordings: MbRecordingFixture[] = [
     credit: HOSTILE_ARTIST,
     firstReleaseDate: '2015-07-04',
     isrcs: ['USAB11500042'],
-    releases: [release('6d1f3b5c-7e0a-4c2d-9f4b-8a0c2e4f6b9d', 'Escapes [Vol. 1]', '2015-07-04', 'Official', HOSTILE_ARTIST, false)],
+    releases: [
+      release(
+        '6d1f3b5c-7e0a-4c2d-9f4b-8a0c2e4f6b9d',
+        'Escapes [Vol. 1]',
+        '2015-07-04',
+        'Official',
+        HOSTILE_ARTIST,
+        false,
+      ),
+    ],
     genres: [],
     tags: [],
     work: null,
@@ -162,7 +257,10 @@ export interface RecordedRequest {
   clauses?: { field: string; value: string }[];
 }
 
-type Fault = { kind: 'status'; status: number; retryAfter?: string; body?: string } | { kind: 'hang' } | { kind: 'malformed' };
+type Fault =
+  | { kind: 'status'; status: number; retryAfter?: string; body?: string }
+  | { kind: 'hang' }
+  | { kind: 'malformed' };
 
 export interface MusicBrainzServer {
   /** http://127.0.0.1:<port> */
@@ -179,7 +277,10 @@ export interface MusicBrainzServer {
 
 // --- Lucene, as much as the recording search needs ----------------------------------------------
 
-type Node = { op: 'and' | 'or'; l: Node; r: Node } | { op: 'not'; x: Node } | { op: 'clause'; field: string; value: string; phrase: boolean };
+type Node =
+  | { op: 'and' | 'or'; l: Node; r: Node }
+  | { op: 'not'; x: Node }
+  | { op: 'clause'; field: string; value: string; phrase: boolean };
 
 class QueryError extends Error {}
 
@@ -192,7 +293,9 @@ export function parseLucene(text: string): Node {
   };
   const atKeyword = (k: string): boolean => {
     ws();
-    return text.startsWith(k, i) && (i + k.length === text.length || /[\s(]/.test(text[i + k.length]!));
+    return (
+      text.startsWith(k, i) && (i + k.length === text.length || /[\s(]/.test(text[i + k.length]!))
+    );
   };
   const keyword = (k: string): boolean => {
     if (!atKeyword(k)) return false;
@@ -321,7 +424,8 @@ function evaluate(n: Node, rec: MbRecordingFixture): { match: boolean; partial: 
         const exact = rec.credit.some((c) => fold(c.name) === v);
         return exact ? { match: true, partial: 0 } : against(creditName(rec.credit));
       }
-      if (n.field === 'isrc') return { match: rec.isrcs.includes(n.value.toUpperCase()), partial: 0 };
+      if (n.field === 'isrc')
+        return { match: rec.isrcs.includes(n.value.toUpperCase()), partial: 0 };
       return { match: false, partial: 0 };
     }
   }
@@ -337,7 +441,16 @@ function releaseJson(r: MbRelease, withCredit: boolean): Record<string, unknown>
     'status-id': '4e304316-386d-3409-af2e-78857eec5cfe',
     date: r.date,
     country: r.country,
-    'release-events': [{ date: r.date, area: { id: '525d4e18-3d00-31b9-a58b-a146a916de8f', name: '[Worldwide]', 'iso-3166-1-codes': ['XW'] } }],
+    'release-events': [
+      {
+        date: r.date,
+        area: {
+          id: '525d4e18-3d00-31b9-a58b-a146a916de8f',
+          name: '[Worldwide]',
+          'iso-3166-1-codes': ['XW'],
+        },
+      },
+    ],
     'text-representation': { language: 'eng', script: 'Latn' },
     quality: 'normal',
     barcode: null,
@@ -359,19 +472,34 @@ function lookupJson(rec: MbRecordingFixture, inc: Set<string>): Record<string, u
     'first-release-date': rec.firstReleaseDate,
   };
   if (inc.has('artist-credits') || inc.has('artists')) out['artist-credit'] = rec.credit;
-  if (inc.has('releases')) out.releases = rec.releases.map((r) => releaseJson(r, inc.has('artist-credits')));
+  if (inc.has('releases'))
+    out.releases = rec.releases.map((r) => releaseJson(r, inc.has('artist-credits')));
   if (inc.has('isrcs')) out.isrcs = rec.isrcs;
-  if (inc.has('genres')) out.genres = rec.genres.map((g) => ({ ...g, id: `genre-${g.name}`, disambiguation: '' }));
+  if (inc.has('genres'))
+    out.genres = rec.genres.map((g) => ({ ...g, id: `genre-${g.name}`, disambiguation: '' }));
   if (inc.has('tags')) out.tags = rec.tags;
   if (inc.has('work-rels') || inc.has('artist-rels')) {
     const relations: Record<string, unknown>[] = [];
     if (inc.has('artist-rels')) {
       for (const a of rec.artistRels) {
-        relations.push({ type: a.type, 'target-type': 'artist', direction: 'backward', attributes: [], artist: artist(a.name, `artist-${fold(a.name)}`) });
+        relations.push({
+          type: a.type,
+          'target-type': 'artist',
+          direction: 'backward',
+          attributes: [],
+          artist: artist(a.name, `artist-${fold(a.name)}`),
+        });
       }
     }
     if (inc.has('work-rels') && rec.work) {
-      const work: Record<string, unknown> = { id: rec.work.id, title: rec.work.title, type: 'Song', language: 'eng', iswcs: [], disambiguation: '' };
+      const work: Record<string, unknown> = {
+        id: rec.work.id,
+        title: rec.work.title,
+        type: 'Song',
+        language: 'eng',
+        iswcs: [],
+        disambiguation: '',
+      };
       if (inc.has('work-level-rels')) {
         work.relations = rec.work.writers.map((w) => ({
           type: w.type,
@@ -381,7 +509,13 @@ function lookupJson(rec: MbRecordingFixture, inc: Set<string>): Record<string, u
           artist: artist(w.name, `artist-${fold(w.name)}`),
         }));
       }
-      relations.push({ type: 'performance', 'target-type': 'work', direction: 'forward', attributes: [], work });
+      relations.push({
+        type: 'performance',
+        'target-type': 'work',
+        direction: 'forward',
+        attributes: [],
+        work,
+      });
     }
     out.relations = relations;
   }
@@ -400,9 +534,22 @@ function searchJson(rec: MbRecordingFixture, score: number): Record<string, unkn
     releases: rec.releases.map((r) => ({
       ...releaseJson(r, true),
       count: 1,
-      'release-group': { id: `rg-${r.id}`, 'type-id': 'd6038452-8ee0-3f68-affc-2de9a1ede0b9', title: r.title, 'primary-type': 'Single' },
+      'release-group': {
+        id: `rg-${r.id}`,
+        'type-id': 'd6038452-8ee0-3f68-affc-2de9a1ede0b9',
+        title: r.title,
+        'primary-type': 'Single',
+      },
       'track-count': 1,
-      media: [{ position: 1, format: 'Digital Media', track: [{ id: `t-${r.id}`, number: '1', title: rec.title, length: rec.length }], 'track-count': 1, 'track-offset': 0 }],
+      media: [
+        {
+          position: 1,
+          format: 'Digital Media',
+          track: [{ id: `t-${r.id}`, number: '1', title: rec.title, length: rec.length }],
+          'track-count': 1,
+          'track-offset': 0,
+        },
+      ],
     })),
     isrcs: rec.isrcs,
     tags: rec.tags,
@@ -411,15 +558,26 @@ function searchJson(rec: MbRecordingFixture, score: number): Record<string, unkn
 
 // --- the server --------------------------------------------------------------------------------------
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8', ...headers });
+  res.writeHead(status, {
+    'content-type':
+      typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8',
+    ...headers,
+  });
   res.end(text);
 }
 
 const HELP = 'For usage, please see: https://musicbrainz.org/development/mmd';
 
-export async function startMusicBrainzServer(recordings: MbRecordingFixture[] = musicBrainzRecordings): Promise<MusicBrainzServer> {
+export async function startMusicBrainzServer(
+  recordings: MbRecordingFixture[] = musicBrainzRecordings,
+): Promise<MusicBrainzServer> {
   const requests: RecordedRequest[] = [];
   const faults: Fault[] = [];
 
@@ -435,24 +593,42 @@ export async function startMusicBrainzServer(recordings: MbRecordingFixture[] = 
     requests.push(entry);
     const fault = faults.shift();
     if (fault?.kind === 'hang') return; // no answer, ever
-    if (fault?.kind === 'malformed') return send(res, 200, '{"recordings": [{"id": "3e1f6d2a', { 'content-type': 'application/json' });
+    if (fault?.kind === 'malformed')
+      return send(res, 200, '{"recordings": [{"id": "3e1f6d2a', {
+        'content-type': 'application/json',
+      });
     if (fault?.kind === 'status') {
-      const body = fault.body ?? { error: fault.status === 503 ? 'Your requests are exceeding the allowable rate limit. Please see http://wiki.musicbrainz.org/XMLWebService for more information.' : `HTTP ${fault.status}`, help: HELP };
-      return send(res, fault.status, body, fault.retryAfter ? { 'retry-after': fault.retryAfter } : {});
+      const body = fault.body ?? {
+        error:
+          fault.status === 503
+            ? 'Your requests are exceeding the allowable rate limit. Please see http://wiki.musicbrainz.org/XMLWebService for more information.'
+            : `HTTP ${fault.status}`,
+        help: HELP,
+      };
+      return send(
+        res,
+        fault.status,
+        body,
+        fault.retryAfter ? { 'retry-after': fault.retryAfter } : {},
+      );
     }
     const ua = entry.userAgent ?? '';
-    if (!/\S+\/\S+/.test(ua) || ua === 'node') return send(res, 403, { error: 'Please provide a meaningful User-Agent', help: HELP });
+    if (!/\S+\/\S+/.test(ua) || ua === 'node')
+      return send(res, 403, { error: 'Please provide a meaningful User-Agent', help: HELP });
     if (req.method !== 'GET') return send(res, 405, { error: 'Method not allowed', help: HELP });
     if (url.searchParams.get('fmt') !== 'json') {
       // the service's default is XML
       res.writeHead(200, { 'content-type': 'application/xml; charset=utf-8' });
-      return void res.end('<?xml version="1.0" encoding="UTF-8"?><metadata xmlns="http://musicbrainz.org/ns/mmd-2.0#"/>');
+      return void res.end(
+        '<?xml version="1.0" encoding="UTF-8"?><metadata xmlns="http://musicbrainz.org/ns/mmd-2.0#"/>',
+      );
     }
     const inc = new Set((url.searchParams.get('inc') ?? '').split(/[+ ]/).filter(Boolean));
     let m: RegExpExecArray | null;
     if ((m = /^\/ws\/2\/isrc\/([^/]+)$/.exec(url.pathname))) {
       const isrc = decodeURIComponent(m[1]!);
-      if (!/^[A-Z]{2}[A-Z0-9]{3}\d{7}$/.test(isrc)) return send(res, 400, { error: `Invalid isrc.`, help: HELP });
+      if (!/^[A-Z]{2}[A-Z0-9]{3}\d{7}$/.test(isrc))
+        return send(res, 400, { error: `Invalid isrc.`, help: HELP });
       const found = recordings.filter((r) => r.isrcs.includes(isrc));
       if (found.length === 0) return send(res, 404, { error: 'Not Found', help: HELP });
       return send(res, 200, { isrc, recordings: found.map((r) => lookupJson(r, inc)) });
@@ -469,7 +645,8 @@ export async function startMusicBrainzServer(recordings: MbRecordingFixture[] = 
       try {
         node = parseLucene(query);
       } catch (error) {
-        if (error instanceof QueryError) return send(res, 400, { error: `Invalid query: ${error.message}`, help: HELP });
+        if (error instanceof QueryError)
+          return send(res, 400, { error: `Invalid query: ${error.message}`, help: HELP });
         throw error;
       }
       entry.clauses = clausesOf(node);

@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { tableOf, type LocatedTable } from '../../src/ingest/fileTypes.ts';
-import { normalizeStatement, type NormalizeInput, type NormalizeOutput } from '../../workers/normalize.ts';
+import {
+  normalizeStatement,
+  type NormalizeInput,
+  type NormalizeOutput,
+} from '../../workers/normalize.ts';
 import { locateTable } from '../../workers/statementFile.ts';
 
 interface Teardown {
@@ -13,7 +17,12 @@ interface Teardown {
 }
 
 /** The normalizer's input for a located table, writing normalized.parquet and removed.csv into `dir`. */
-export function normalizeInput(located: LocatedTable, mapping: Record<string, unknown>, dir: string, extra: Partial<NormalizeInput> = {}): NormalizeInput {
+export function normalizeInput(
+  located: LocatedTable,
+  mapping: Record<string, unknown>,
+  dir: string,
+  extra: Partial<NormalizeInput> = {},
+): NormalizeInput {
   return {
     ...tableOf(located),
     fields: mapping as NormalizeInput['fields'],
@@ -48,7 +57,9 @@ export async function normalizeFile(
   await writeFile(file, content);
   const located = await locateTable({ sourcePath: file, fileName, workDir: dir });
   if (!located.ok) throw new Error(`${located.errorCode}: ${located.message}`);
-  const out = await normalizeStatement(normalizeInput(located, mapping, dir, { fileName, ...options.extra }));
+  const out = await normalizeStatement(
+    normalizeInput(located, mapping, dir, { fileName, ...options.extra }),
+  );
   if (!out.ok) throw new Error(out.message);
   return { located, out, outPath: path.join(dir, 'normalized.parquet') };
 }
@@ -57,7 +68,11 @@ export async function normalizeFile(
 export async function parquetRows(outPath: string, columns: string): Promise<unknown[][]> {
   const duck = await (await DuckDBInstance.create(':memory:')).connect();
   try {
-    return (await duck.runAndReadAll(`SELECT ${columns} FROM read_parquet('${outPath}') ORDER BY source_row`)).getRowsJson() as unknown[][];
+    return (
+      await duck.runAndReadAll(
+        `SELECT ${columns} FROM read_parquet('${outPath}') ORDER BY source_row`,
+      )
+    ).getRowsJson() as unknown[][];
   } finally {
     duck.closeSync();
   }

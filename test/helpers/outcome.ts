@@ -8,12 +8,22 @@ import type { Outcome, TrpcErrorBody } from './trpc.ts';
  * The call failed with exactly this data.code and data.errorCode; returns the error body (for
  * its message, fields or details), undefined when the call succeeded (the test has failed then).
  */
-export function isError(t: Test, res: Outcome<unknown>, code: SpecCode, errorCode: ErrorCode, label = `${code} ${errorCode}`): TrpcErrorBody | undefined {
+export function isError(
+  t: Test,
+  res: Outcome<unknown>,
+  code: SpecCode,
+  errorCode: ErrorCode,
+  label = `${code} ${errorCode}`,
+): TrpcErrorBody | undefined {
   if (res.ok) {
     t.fail(`${label}: expected an error, got ${JSON.stringify(res.data)?.slice(0, 300)}`);
     return undefined;
   }
-  t.same({ code: res.error.data.code, errorCode: res.error.data.errorCode }, { code, errorCode }, label);
+  t.same(
+    { code: res.error.data.code, errorCode: res.error.data.errorCode },
+    { code, errorCode },
+    label,
+  );
   return res.error;
 }
 

@@ -25,7 +25,10 @@ export interface Caller<C extends LooseClient = LooseClient> {
 }
 
 /** A new organization with its owner, calling through an API key of full scope. */
-export async function newOrganization<C extends LooseClient>(srv: TestService<C>, name = 'Test Org'): Promise<Caller<C>> {
+export async function newOrganization<C extends LooseClient>(
+  srv: TestService<C>,
+  name = 'Test Org',
+): Promise<Caller<C>> {
   const email = unique('owner');
   const r = await bootstrap(srv.deps.pool, { email, organizationName: name });
   return {
@@ -46,20 +49,44 @@ export async function addMember<C extends LooseClient>(
   const db: Queryable = srv.deps.pool;
   const email = unique(role);
   const userId = await upsertUser(db, email, opts.platformRole);
-  await db.query('INSERT INTO memberships (organization_id, user_id, role, status) VALUES ($1, $2, $3, $4)', [
-    organizationId,
+  await db.query(
+    'INSERT INTO memberships (organization_id, user_id, role, status) VALUES ($1, $2, $3, $4)',
+    [organizationId, userId, role, opts.status ?? 'active'],
+  );
+  const { key } = await createApiKey(db, {
     userId,
-    role,
-    opts.status ?? 'active',
-  ]);
-  const { key } = await createApiKey(db, { userId, name: 'test', organizationIds: [organizationId], patterns: opts.patterns ?? ['*'] });
-  return { userId, email, apiKey: key, organizationId, client: srv.client({ 'x-api-key': key, 'x-organization-id': organizationId }) };
+    name: 'test',
+    organizationIds: [organizationId],
+    patterns: opts.patterns ?? ['*'],
+  });
+  return {
+    userId,
+    email,
+    apiKey: key,
+    organizationId,
+    client: srv.client({ 'x-api-key': key, 'x-organization-id': organizationId }),
+  };
 }
 
 /** A user with no membership of the organization, holding a key scoped to it. */
-export async function outsider<C extends LooseClient>(srv: TestService<C>, organizationId: string, platformRole?: PlatformRole): Promise<Caller<C>> {
+export async function outsider<C extends LooseClient>(
+  srv: TestService<C>,
+  organizationId: string,
+  platformRole?: PlatformRole,
+): Promise<Caller<C>> {
   const email = unique('outsider');
   const userId = await upsertUser(srv.deps.pool, email, platformRole);
-  const { key } = await createApiKey(srv.deps.pool, { userId, name: 'test', organizationIds: [organizationId], patterns: ['*'] });
-  return { userId, email, apiKey: key, organizationId, client: srv.client({ 'x-api-key': key, 'x-organization-id': organizationId }) };
+  const { key } = await createApiKey(srv.deps.pool, {
+    userId,
+    name: 'test',
+    organizationIds: [organizationId],
+    patterns: ['*'],
+  });
+  return {
+    userId,
+    email,
+    apiKey: key,
+    organizationId,
+    client: srv.client({ 'x-api-key': key, 'x-organization-id': organizationId }),
+  };
 }

@@ -18,20 +18,23 @@ export function rawRequest(
 ): Promise<RawResponse> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, method, path: pathAndQuery, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // not JSON: the text
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, body: parsed });
-      });
-    });
+    const req = http.request(
+      { host: url.hostname, port: url.port, method, path: pathAndQuery, headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // not JSON: the text
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, body: parsed });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

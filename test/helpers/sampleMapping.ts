@@ -11,7 +11,15 @@ export const fields = {
 };
 
 /** A store report in euros (`Period, Store, Track, ISRC, Country, Qty, Net (EUR)`), its period's cadence read from the period. */
-export const EUR_REPORT_HEADER = ['Period', 'Store', 'Track', 'ISRC', 'Country', 'Qty', 'Net (EUR)'];
+export const EUR_REPORT_HEADER = [
+  'Period',
+  'Store',
+  'Track',
+  'ISRC',
+  'Country',
+  'Qty',
+  'Net (EUR)',
+];
 export const eurReportFields = {
   stmtYear: { column: 'Period' },
   stmtPeriod: { column: 'Period' },
@@ -26,7 +34,15 @@ export const eurReportFields = {
 };
 
 /** A monthly report with a currency per row and raw sales types and sources (`Period, Store, Usage, Track, Qty, Net, Currency`). */
-export const CURRENCY_REPORT_HEADER = ['Period', 'Store', 'Usage', 'Track', 'Qty', 'Net', 'Currency'];
+export const CURRENCY_REPORT_HEADER = [
+  'Period',
+  'Store',
+  'Usage',
+  'Track',
+  'Qty',
+  'Net',
+  'Currency',
+];
 export const currencyReportFields = {
   stmtYear: { column: 'Period' },
   stmtPeriod: { column: 'Period' },

@@ -10,7 +10,8 @@ export function sandboxPids(): number[] {
     try {
       if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('analyticsSandbox')) continue;
       // stat: pid (comm) state ppid ...; comm has no spaces here (node)
-      if (readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[3] === String(process.pid)) pids.push(Number(pid));
+      if (readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[3] === String(process.pid))
+        pids.push(Number(pid));
     } catch {
       // the process ended meanwhile
     }

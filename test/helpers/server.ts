@@ -36,14 +36,23 @@ export interface TestServer {
  */
 export async function startTestServer(
   t: Teardown,
-  opts: { role?: Role; env?: Record<string, string>; taskList?: (deps: Deps) => TaskList; store?: 'configured' | 'default' } = {},
+  opts: {
+    role?: Role;
+    env?: Record<string, string>;
+    taskList?: (deps: Deps) => TaskList;
+    store?: 'configured' | 'default';
+  } = {},
 ): Promise<TestServer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'royalty-test-'));
   const db = await createTestDatabase();
   const s3 = opts.store === 'default' ? undefined : await testObjectStore(dir);
   const port = opts.store === 'default' ? await freePort() : 0;
   const config = testConfig({ databaseUrl: db.url, dataDir: dir, s3, port, env: opts.env });
-  const runtime = await startRuntime(config, opts.role ?? 'api', opts.taskList ? { taskList: opts.taskList } : {});
+  const runtime = await startRuntime(
+    config,
+    opts.role ?? 'api',
+    opts.taskList ? { taskList: opts.taskList } : {},
+  );
   t.teardown(async () => {
     await runtime.stop();
     await s3?.stop();

@@ -37,7 +37,12 @@ export function testConfig(opts: {
     // every test file's callers share one address (127.0.0.1), and sweeps call the limited
     // procedures by the hundred: budgets that count every call but refuse none, unless a test
     // about rate limits sets its own (test/trpc/rateLimit.test.ts)
-    ...Object.fromEntries(['URLS', 'SQL', 'CUBE', 'EXPORTS', 'INVITATIONS', 'PROVIDERS'].map((g) => [`RATE_LIMIT_${g}`, '1000000'])),
+    ...Object.fromEntries(
+      ['URLS', 'SQL', 'CUBE', 'EXPORTS', 'INVITATIONS', 'PROVIDERS'].map((g) => [
+        `RATE_LIMIT_${g}`,
+        '1000000',
+      ]),
+    ),
     ...opts.env,
   });
 }

@@ -24,7 +24,9 @@ export interface TrpcErrorBody {
 }
 
 // data is loosely typed on failure so that tests can read a result they have just asserted
-export type Outcome<T> = { ok: true; data: T; error?: undefined; status: number } | { ok: false; error: TrpcErrorBody; data?: any; status: number };
+export type Outcome<T> =
+  | { ok: true; data: T; error?: undefined; status: number }
+  | { ok: false; error: TrpcErrorBody; data?: any; status: number };
 
 /** What a test calls procedures through, over HTTP (TrpcClient) or in process (test/helpers/handler.ts). */
 export interface TestClient {
@@ -86,20 +88,36 @@ export class TrpcClient implements LooseClient {
   }
 
   private async get<T>(path: string, input: unknown): Promise<Outcome<T>> {
-    const qs = input === undefined ? 'batch=1' : `batch=1&input=${encodeURIComponent(JSON.stringify({ 0: input }))}`;
+    const qs =
+      input === undefined
+        ? 'batch=1'
+        : `batch=1&input=${encodeURIComponent(JSON.stringify({ 0: input }))}`;
     const res = await this.raw('GET', `/trpc/${path}?${qs}`);
     return unwrap<T>(res);
   }
 
   private async post<T>(path: string, input: unknown): Promise<Outcome<T>> {
-    const res = await this.raw('POST', `/trpc/${path}?batch=1`, input === undefined ? undefined : JSON.stringify({ 0: input }));
+    const res = await this.raw(
+      'POST',
+      `/trpc/${path}?batch=1`,
+      input === undefined ? undefined : JSON.stringify({ 0: input }),
+    );
     return unwrap<T>(res);
   }
 
-  async raw(method: string, pathAndQuery: string, body?: string, headers: Record<string, string> = {}): Promise<WireResponse<any>> {
+  async raw(
+    method: string,
+    pathAndQuery: string,
+    body?: string,
+    headers: Record<string, string> = {},
+  ): Promise<WireResponse<any>> {
     const res = await fetch(this.baseUrl + pathAndQuery, {
       method,
-      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...this.headers, ...headers },
+      headers: {
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...this.headers,
+        ...headers,
+      },
       ...(body !== undefined ? { body } : {}),
     });
     const text = await res.text();
@@ -115,7 +133,9 @@ export class TrpcClient implements LooseClient {
 
 function unwrap<T>(res: WireResponse<any>): Outcome<T> {
   const item = Array.isArray(res.body) ? res.body[0] : res.body;
-  if (item && typeof item === 'object' && 'error' in item) return { ok: false, error: item.error as TrpcErrorBody, status: res.status };
-  if (item && typeof item === 'object' && 'result' in item) return { ok: true, data: item.result.data as T, status: res.status };
+  if (item && typeof item === 'object' && 'error' in item)
+    return { ok: false, error: item.error as TrpcErrorBody, status: res.status };
+  if (item && typeof item === 'object' && 'result' in item)
+    return { ok: true, data: item.result.data as T, status: res.status };
   throw new Error(`not a tRPC response (${res.status}): ${JSON.stringify(res.body).slice(0, 500)}`);
 }

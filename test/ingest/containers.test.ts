@@ -17,7 +17,9 @@ import { locateTable } from '../../workers/statementFile.ts';
 import { repoRoot } from '../setup/paths.ts';
 
 const HOSTILE = path.join(repoRoot, 'fixtures', 'hostile');
-const CSV = Buffer.from('ISRC,Title,Amount,Currency\nUSAT20000001,Paper Boats,1.50,USD\nUSAT20000002,Night Song,2.25,EUR\n');
+const CSV = Buffer.from(
+  'ISRC,Title,Amount,Currency\nUSAT20000001,Paper Boats,1.50,USD\nUSAT20000002,Night Song,2.25,EUR\n',
+);
 const HEADER = ['ISRC', 'Title', 'Amount', 'Currency'];
 const ROWS = [
   ['USAT20000001', 'Paper Boats', '1.50', 'USD'],
@@ -40,7 +42,10 @@ async function locateBytes(name: string, bytes: Buffer) {
     timer = setTimeout(() => reject(new Error(`${name}: no answer in 20 s (a hang)`)), 20_000);
   });
   try {
-    return await Promise.race([locateTable({ sourcePath: file, fileName: name, workDir: dir }), hang]);
+    return await Promise.race([
+      locateTable({ sourcePath: file, fileName: name, workDir: dir }),
+      hang,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -60,7 +65,11 @@ interface Member {
 async function zip(members: readonly Member[]): Promise<Buffer> {
   const z = new yazl.ZipFile();
   for (const m of members) {
-    const options = { compress: !m.store, forceZip64Format: m.zip64 ?? false, mtime: new Date('2024-04-01T00:00:00Z') };
+    const options = {
+      compress: !m.store,
+      forceZip64Format: m.zip64 ?? false,
+      mtime: new Date('2024-04-01T00:00:00Z'),
+    };
     if (m.descriptor) z.addReadStream(Readable.from([m.data]), m.name, options);
     else z.addBuffer(m.data, m.name, options);
   }
@@ -72,7 +81,10 @@ async function zip(members: readonly Member[]): Promise<Buffer> {
 
 /** The offsets of a one-entry zip's local header and central directory header. */
 function headers(bytes: Buffer): { local: number; central: number } {
-  return { local: bytes.indexOf(Buffer.from([0x50, 0x4b, 0x03, 0x04])), central: bytes.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])) };
+  return {
+    local: bytes.indexOf(Buffer.from([0x50, 0x4b, 0x03, 0x04])),
+    central: bytes.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])),
+  };
 }
 
 /** The zip with its one entry's compression method (and flags) changed in both headers. */
@@ -122,7 +134,13 @@ async function reads(t: Test, name: string, bytes: Buffer, container: string): P
   t.equal(r.dataRecords, 2, `${name}: data records`);
 }
 
-async function refuses(t: Test, name: string, bytes: Buffer, errorCode: string, message?: RegExp): Promise<void> {
+async function refuses(
+  t: Test,
+  name: string,
+  bytes: Buffer,
+  errorCode: string,
+  message?: RegExp,
+): Promise<void> {
   const r = await locateBytes(name, bytes);
   t.match(r, { ok: false, errorCode, ...(message ? { message } : {}) }, name);
 }
@@ -134,45 +152,111 @@ t.test('zip entries stored, deflated, with data descriptors and in ZIP64 are rea
   await reads(t, 'stored-descriptor.zip', await csv({ store: true, descriptor: true }), 'zip');
   await reads(t, 'deflated-descriptor.zip', await csv({ descriptor: true }), 'zip');
   await reads(t, 'zip64-stored.zip', await csv({ store: true, zip64: true }), 'zip');
-  await reads(t, 'zip64-deflated-descriptor.zip', await csv({ zip64: true, descriptor: true }), 'zip');
+  await reads(
+    t,
+    'zip64-deflated-descriptor.zip',
+    await csv({ zip64: true, descriptor: true }),
+    'zip',
+  );
   const stored = await csv({ store: true });
-  t.equal(stored.readUInt16LE(headers(stored).local + 8), 0, 'the stored entry is method 0, as zip -0 writes it');
+  t.equal(
+    stored.readUInt16LE(headers(stored).local + 8),
+    0,
+    'the stored entry is method 0, as zip -0 writes it',
+  );
   const descriptor = await csv({ store: true, descriptor: true });
-  t.equal(descriptor.readUInt16LE(headers(descriptor).local + 6) & 0x08, 0x08, 'the streamed entry has a data descriptor');
+  t.equal(
+    descriptor.readUInt16LE(headers(descriptor).local + 6) & 0x08,
+    0x08,
+    'the streamed entry has a data descriptor',
+  );
 });
 
 t.test('a zip inside a zip is read; a third level is refused', async (t) => {
   const inner = await zip([{ name: 'statement.csv', data: CSV, store: true }]);
   const nested = await zip([{ name: 'inner.zip', data: inner, store: true }]);
   const r = await locateBytes('nested.zip', nested);
-  t.match(r, { ok: true, container: 'zip', header: HEADER, sampleRows: ROWS, archiveEntry: { name: 'inner.zip' } });
-  await reads(t, 'nested-deflated.zip', await zip([{ name: 'inner.zip', data: await zip([{ name: 'statement.csv', data: CSV }]) }]), 'zip');
+  t.match(r, {
+    ok: true,
+    container: 'zip',
+    header: HEADER,
+    sampleRows: ROWS,
+    archiveEntry: { name: 'inner.zip' },
+  });
+  await reads(
+    t,
+    'nested-deflated.zip',
+    await zip([{ name: 'inner.zip', data: await zip([{ name: 'statement.csv', data: CSV }]) }]),
+    'zip',
+  );
   const csvGzInZip = await zip([{ name: 'statement.csv.gz', data: gzipSync(CSV), store: true }]);
   await reads(t, 'gz-in-zip.zip', csvGzInZip, 'zip');
-  await refuses(t, 'deep.zip', await zip([{ name: 'nested.zip', data: nested, store: true }]), 'FILE_ARCHIVE_TOO_DEEP', /archives inside archives inside archives/);
+  await refuses(
+    t,
+    'deep.zip',
+    await zip([{ name: 'nested.zip', data: nested, store: true }]),
+    'FILE_ARCHIVE_TOO_DEEP',
+    /archives inside archives inside archives/,
+  );
   await refuses(t, 'deep.zip.gz', gzipSync(nested), 'FILE_ARCHIVE_TOO_DEEP');
 });
 
-t.test('encrypted entries and compression methods not read are refused before anything is inflated', async (t) => {
-  // made with Info-ZIP: zip -P secret encrypted.zip statement.csv (ZipCrypto, deflated)
-  await refuses(t, 'encrypted.zip', await import('node:fs/promises').then((fs) => fs.readFile(path.join(HOSTILE, 'encrypted.zip'))), 'FILE_ENCRYPTED');
-  const deflated = await zip([{ name: 'statement.csv', data: CSV }]);
-  // WinZip AES: method 99 with the encrypted flag
-  await refuses(t, 'aes.zip', withMethod(deflated, 99, 0x01), 'FILE_ENCRYPTED');
-  await refuses(t, 'deflate64.zip', withMethod(deflated, 9), 'FILE_UNSUPPORTED_COMPRESSION', /"statement\.csv" is compressed with Deflate64/);
-  await refuses(t, 'bzip2.zip', withMethod(deflated, 12), 'FILE_UNSUPPORTED_COMPRESSION', /bzip2/);
-  await refuses(t, 'lzma.zip', withMethod(deflated, 14), 'FILE_UNSUPPORTED_COMPRESSION', /LZMA/);
-  await refuses(t, 'zstd.zip', withMethod(deflated, 93), 'FILE_UNSUPPORTED_COMPRESSION', /Zstandard/);
-  await refuses(t, 'method-77.zip', withMethod(deflated, 77), 'FILE_UNSUPPORTED_COMPRESSION', /method 77/);
-  // an xlsx saved with a method not read is refused the same way
-  const wb = new ExcelJS.Workbook();
-  wb.addWorksheet('Sales').addRows([HEADER, ...ROWS]);
-  const xlsx = Buffer.from(await wb.xlsx.writeBuffer());
-  const patched = Buffer.from(xlsx);
-  for (let i = patched.indexOf('PK\x03\x04'); i >= 0; i = patched.indexOf('PK\x03\x04', i + 4)) if (patched.readUInt16LE(i + 8) === 8) patched.writeUInt16LE(9, i + 8);
-  for (let i = patched.indexOf('PK\x01\x02'); i >= 0; i = patched.indexOf('PK\x01\x02', i + 4)) if (patched.readUInt16LE(i + 10) === 8) patched.writeUInt16LE(9, i + 10);
-  await refuses(t, 'deflate64.xlsx', patched, 'FILE_UNSUPPORTED_COMPRESSION');
-});
+t.test(
+  'encrypted entries and compression methods not read are refused before anything is inflated',
+  async (t) => {
+    // made with Info-ZIP: zip -P secret encrypted.zip statement.csv (ZipCrypto, deflated)
+    await refuses(
+      t,
+      'encrypted.zip',
+      await import('node:fs/promises').then((fs) =>
+        fs.readFile(path.join(HOSTILE, 'encrypted.zip')),
+      ),
+      'FILE_ENCRYPTED',
+    );
+    const deflated = await zip([{ name: 'statement.csv', data: CSV }]);
+    // WinZip AES: method 99 with the encrypted flag
+    await refuses(t, 'aes.zip', withMethod(deflated, 99, 0x01), 'FILE_ENCRYPTED');
+    await refuses(
+      t,
+      'deflate64.zip',
+      withMethod(deflated, 9),
+      'FILE_UNSUPPORTED_COMPRESSION',
+      /"statement\.csv" is compressed with Deflate64/,
+    );
+    await refuses(
+      t,
+      'bzip2.zip',
+      withMethod(deflated, 12),
+      'FILE_UNSUPPORTED_COMPRESSION',
+      /bzip2/,
+    );
+    await refuses(t, 'lzma.zip', withMethod(deflated, 14), 'FILE_UNSUPPORTED_COMPRESSION', /LZMA/);
+    await refuses(
+      t,
+      'zstd.zip',
+      withMethod(deflated, 93),
+      'FILE_UNSUPPORTED_COMPRESSION',
+      /Zstandard/,
+    );
+    await refuses(
+      t,
+      'method-77.zip',
+      withMethod(deflated, 77),
+      'FILE_UNSUPPORTED_COMPRESSION',
+      /method 77/,
+    );
+    // an xlsx saved with a method not read is refused the same way
+    const wb = new ExcelJS.Workbook();
+    wb.addWorksheet('Sales').addRows([HEADER, ...ROWS]);
+    const xlsx = Buffer.from(await wb.xlsx.writeBuffer());
+    const patched = Buffer.from(xlsx);
+    for (let i = patched.indexOf('PK\x03\x04'); i >= 0; i = patched.indexOf('PK\x03\x04', i + 4))
+      if (patched.readUInt16LE(i + 8) === 8) patched.writeUInt16LE(9, i + 8);
+    for (let i = patched.indexOf('PK\x01\x02'); i >= 0; i = patched.indexOf('PK\x01\x02', i + 4))
+      if (patched.readUInt16LE(i + 10) === 8) patched.writeUInt16LE(9, i + 10);
+    await refuses(t, 'deflate64.xlsx', patched, 'FILE_UNSUPPORTED_COMPRESSION');
+  },
+);
 
 t.test('a zip cut short, damaged or split is refused', async (t) => {
   const stored = await zip([{ name: 'statement.csv', data: CSV, store: true }]);
@@ -198,7 +282,12 @@ t.test('a zip cut short, damaged or split is refused', async (t) => {
   split.writeUInt16LE(1, split.length - 22 + 4);
   split.writeUInt16LE(1, split.length - 22 + 6);
   await refuses(t, 'split.zip', split, 'FILE_UNSUPPORTED_FORMAT', /split into several parts/);
-  await refuses(t, 'empty.zip', Buffer.concat([Buffer.from([0x50, 0x4b, 0x05, 0x06]), Buffer.alloc(18)]), 'FILE_NO_DATA');
+  await refuses(
+    t,
+    'empty.zip',
+    Buffer.concat([Buffer.from([0x50, 0x4b, 0x05, 0x06]), Buffer.alloc(18)]),
+    'FILE_NO_DATA',
+  );
 });
 
 t.test('a workbook stored uncompressed, with data descriptors, is read', async (t) => {
@@ -206,14 +295,17 @@ t.test('a workbook stored uncompressed, with data descriptors, is read', async (
   wb.addWorksheet('Sales').addRows([HEADER, ...ROWS]);
   const parts: { name: string; data: Buffer }[] = [];
   const original = Buffer.from(await wb.xlsx.writeBuffer());
-  const z = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.fromBuffer(original, { lazyEntries: true }, (e, f) => (e || !f ? reject(e) : resolve(f))));
+  const z = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.fromBuffer(original, { lazyEntries: true }, (e, f) => (e || !f ? reject(e) : resolve(f))),
+  );
   await new Promise<void>((resolve, reject) => {
     z.on('entry', (entry: yauzl.Entry) =>
       z.openReadStream(entry, async (e, s) => {
         if (e || !s) return reject(e);
         const chunks: Buffer[] = [];
         for await (const c of s) chunks.push(c as Buffer);
-        if (!entry.fileName.endsWith('/')) parts.push({ name: entry.fileName, data: Buffer.concat(chunks) });
+        if (!entry.fileName.endsWith('/'))
+          parts.push({ name: entry.fileName, data: Buffer.concat(chunks) });
         z.readEntry();
       }),
     );
@@ -221,18 +313,41 @@ t.test('a workbook stored uncompressed, with data descriptors, is read', async (
     z.readEntry();
   });
   for (const descriptor of [false, true]) {
-    const r = await locateBytes('stored.xlsx', await zip(parts.map((p) => ({ ...p, store: true, descriptor }))));
-    t.match(r, { ok: true, format: 'xlsx', header: HEADER, sampleRows: ROWS }, `stored xlsx${descriptor ? ' with data descriptors' : ''}`);
+    const r = await locateBytes(
+      'stored.xlsx',
+      await zip(parts.map((p) => ({ ...p, store: true, descriptor }))),
+    );
+    t.match(
+      r,
+      { ok: true, format: 'xlsx', header: HEADER, sampleRows: ROWS },
+      `stored xlsx${descriptor ? ' with data descriptors' : ''}`,
+    );
   }
 });
 
 t.test('gzip: whole, several members, cut short, trailing bytes', async (t) => {
   await reads(t, 'statement.csv.gz', gzipSync(CSV), 'gzip');
   const [head, ...rest] = CSV.toString().split('\n');
-  await reads(t, 'members.csv.gz', Buffer.concat([gzipSync(`${head}\n${rest[0]}\n`), gzipSync(rest.slice(1).join('\n'))]), 'gzip');
+  await reads(
+    t,
+    'members.csv.gz',
+    Buffer.concat([gzipSync(`${head}\n${rest[0]}\n`), gzipSync(rest.slice(1).join('\n'))]),
+    'gzip',
+  );
   const gz = gzipSync(CSV);
-  await refuses(t, 'cut.csv.gz', gz.subarray(0, gz.length - 12), 'FILE_DAMAGED', /gzip file is damaged or incomplete/);
-  await refuses(t, 'trailing.csv.gz', Buffer.concat([gz, Buffer.from('garbage after the member\n')]), 'FILE_DAMAGED');
+  await refuses(
+    t,
+    'cut.csv.gz',
+    gz.subarray(0, gz.length - 12),
+    'FILE_DAMAGED',
+    /gzip file is damaged or incomplete/,
+  );
+  await refuses(
+    t,
+    'trailing.csv.gz',
+    Buffer.concat([gz, Buffer.from('garbage after the member\n')]),
+    'FILE_DAMAGED',
+  );
   const badCrc = Buffer.from(gz);
   badCrc.writeUInt32LE(badCrc.readUInt32LE(badCrc.length - 8) ^ 1, badCrc.length - 8);
   await refuses(t, 'bad-crc.csv.gz', badCrc, 'FILE_DAMAGED');
@@ -244,18 +359,31 @@ t.test('tar: bare and gzipped are read; cut short is refused', async (t) => {
   await reads(t, 'statements.tar', archive, 'tar');
   await reads(t, 'statements.tar.gz', gzipSync(archive), 'gzip');
   await refuses(t, 'cut.tar', archive.subarray(0, 600), 'FILE_DAMAGED', /cut short/);
-  await reads(t, 'tar-in-zip.zip', await zip([{ name: 'statements.tar', data: archive, store: true }]), 'zip');
+  await reads(
+    t,
+    'tar-in-zip.zip',
+    await zip([{ name: 'statements.tar', data: archive, store: true }]),
+    'zip',
+  );
 });
 
-t.test('a legacy .xls (an OLE2 compound file) is read whole and refused cut short or garbled', async (t) => {
-  const { default: XLSX } = await import('@e965/xlsx');
-  const wb = XLSX.utils.book_new();
-  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([HEADER, ...ROWS]), 'Sales');
-  const xls = XLSX.write(wb, { type: 'buffer', bookType: 'biff8' }) as Buffer;
-  t.match(await locateBytes('statement.xls', xls), { ok: true, format: 'xls', header: HEADER, sampleRows: ROWS });
-  await refuses(t, 'cut.xls', xls.subarray(0, Math.floor(xls.length / 2)), 'FILE_DAMAGED');
-  await refuses(t, 'cut-in-header.xls', xls.subarray(0, 600), 'FILE_DAMAGED');
-  const garbled = Buffer.from(xls);
-  garbled.fill(0x41, 512, 2048);
-  await refuses(t, 'garbled.xls', garbled, 'FILE_DAMAGED');
-});
+t.test(
+  'a legacy .xls (an OLE2 compound file) is read whole and refused cut short or garbled',
+  async (t) => {
+    const { default: XLSX } = await import('@e965/xlsx');
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([HEADER, ...ROWS]), 'Sales');
+    const xls = XLSX.write(wb, { type: 'buffer', bookType: 'biff8' }) as Buffer;
+    t.match(await locateBytes('statement.xls', xls), {
+      ok: true,
+      format: 'xls',
+      header: HEADER,
+      sampleRows: ROWS,
+    });
+    await refuses(t, 'cut.xls', xls.subarray(0, Math.floor(xls.length / 2)), 'FILE_DAMAGED');
+    await refuses(t, 'cut-in-header.xls', xls.subarray(0, 600), 'FILE_DAMAGED');
+    const garbled = Buffer.from(xls);
+    garbled.fill(0x41, 512, 2048);
+    await refuses(t, 'garbled.xls', garbled, 'FILE_DAMAGED');
+  },
+);

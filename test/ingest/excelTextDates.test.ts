@@ -39,7 +39,8 @@ t.test('a statement saved from Excel: its months and days read, none missing', a
     salesPeriodEnd: { column: 'Sale Date' },
     rawTitle: { column: 'Title' },
   };
-  const csv = 'Sale Month,Sale Date,Title,Net\nMar-24,15-Mar-24,Ember,1.25\nMar-24,2-Mar-24,Hollow,0.50\nApr-24,1-Apr-24,Stone,2.00\n';
+  const csv =
+    'Sale Month,Sale Date,Title,Net\nMar-24,15-Mar-24,Ember,1.25\nMar-24,2-Mar-24,Hollow,0.50\nApr-24,1-Apr-24,Stone,2.00\n';
   const { out, outPath } = await normalizeFile(t, csv, fields, { fileName: 'export.csv' });
   t.equal(out.keptRows, 3);
   t.equal(out.issues.missingStmtPeriod, 0);
@@ -48,7 +49,11 @@ t.test('a statement saved from Excel: its months and days read, none missing', a
   t.equal(out.salesPeriodEnd, '2024-04-01');
   t.equal(out.net, '3.750000000000');
   const duck = await (await DuckDBInstance.create(':memory:')).connect();
-  const rows = (await duck.runAndReadAll(`SELECT stmt_year, stmt_period, sales_period_start::VARCHAR FROM read_parquet('${outPath}') ORDER BY source_row`)).getRowsJson();
+  const rows = (
+    await duck.runAndReadAll(
+      `SELECT stmt_year, stmt_period, sales_period_start::VARCHAR FROM read_parquet('${outPath}') ORDER BY source_row`,
+    )
+  ).getRowsJson();
   duck.closeSync();
   t.same(rows, [
     [2024, 3, '2024-03-15'],

@@ -36,7 +36,9 @@ interface NumberFormat {
 /** The decimal as DuckDB prints a DECIMAL(38,12). */
 function asDuckDb(d: Decimal): string {
   const negative = d.unscaled < 0n;
-  const digits = ((negative ? -d.unscaled : d.unscaled) * 10n ** BigInt(12 - d.scale)).toString().padStart(13, '0');
+  const digits = ((negative ? -d.unscaled : d.unscaled) * 10n ** BigInt(12 - d.scale))
+    .toString()
+    .padStart(13, '0');
   return `${negative ? '-' : ''}${digits.slice(0, -12)}.${digits.slice(-12)}`;
 }
 
@@ -47,7 +49,8 @@ function magnitude(d: Decimal, f: NumberFormat): string {
     // 1234.5 is 1,2345E3 (or 1.2345E+3); 0.012 is 12E-3
     const significant = digits.replace(/^0+(?=\d)/, '');
     const exp = significant.length - 1 - d.scale;
-    const mantissa = significant.length > 1 ? `${significant[0]}${f.decimal}${significant.slice(1)}` : significant;
+    const mantissa =
+      significant.length > 1 ? `${significant[0]}${f.decimal}${significant.slice(1)}` : significant;
     return `${mantissa}E${exp >= 0 ? (exp % 2 ? '+' : '') : '-'}${Math.abs(exp)}`;
   }
   const whole = digits.slice(0, digits.length - d.scale);
@@ -67,14 +70,21 @@ function formatAmount(d: Decimal, f: NumberFormat): string {
   if (d.unscaled < 0n) {
     if (f.negative === 'parentheses') s = withCurrency(`(${s})`);
     // SAP's 12.50-: a currency after it (12.50- EUR) or before the minus (12.50 EUR-)
-    else if (f.negative === 'trailing-minus') s = f.currencyAt === 'after' && f.currencySpace ? `${withCurrency(s)}-` : withCurrency(`${s}-`);
+    else if (f.negative === 'trailing-minus')
+      s =
+        f.currencyAt === 'after' && f.currencySpace ? `${withCurrency(s)}-` : withCurrency(`${s}-`);
     else s = `${f.negative === 'minus' ? '-' : '\u2212'}${withCurrency(s)}`;
   } else s = withCurrency(s);
   return f.padded ? ` ${s} ` : s;
 }
 
 const decimalArb = fc
-  .record({ whole: fc.bigInt({ min: 0n, max: 10n ** 15n }), scale: fc.integer({ min: 0, max: 10 }), fraction: fc.bigInt({ min: 0n, max: 10n ** 10n - 1n }), negative: fc.boolean() })
+  .record({
+    whole: fc.bigInt({ min: 0n, max: 10n ** 15n }),
+    scale: fc.integer({ min: 0, max: 10 }),
+    fraction: fc.bigInt({ min: 0n, max: 10n ** 10n - 1n }),
+    negative: fc.boolean(),
+  })
   .map(({ whole, scale, fraction, negative }): Decimal => {
     const unscaled = whole * 10n ** BigInt(scale) + (fraction % 10n ** BigInt(scale));
     return { unscaled: negative ? -unscaled : unscaled, scale };
@@ -83,9 +93,31 @@ const decimalArb = fc
 const formatArb = fc
   .record({
     decimal: fc.constantFrom<Sep>('.', ','),
-    group: fc.constantFrom<NumberFormat['group'] | 'other'>('', 'other', ' ', '\u00a0', '\u202f', "'"),
-    negative: fc.constantFrom<NumberFormat['negative']>('minus', 'unicode-minus', 'parentheses', 'trailing-minus'),
-    currency: fc.constantFrom<NumberFormat['currency']>('', '€', '$', '£', 'US$', 'EUR', 'USD', 'CHF', 'GBP'),
+    group: fc.constantFrom<NumberFormat['group'] | 'other'>(
+      '',
+      'other',
+      ' ',
+      '\u00a0',
+      '\u202f',
+      "'",
+    ),
+    negative: fc.constantFrom<NumberFormat['negative']>(
+      'minus',
+      'unicode-minus',
+      'parentheses',
+      'trailing-minus',
+    ),
+    currency: fc.constantFrom<NumberFormat['currency']>(
+      '',
+      '€',
+      '$',
+      '£',
+      'US$',
+      'EUR',
+      'USD',
+      'CHF',
+      'GBP',
+    ),
     currencyAt: fc.constantFrom<NumberFormat['currencyAt']>('before', 'after'),
     currencySpace: fc.boolean(),
     exponent: fc.boolean(),
@@ -96,17 +128,21 @@ const formatArb = fc
     group: f.group === 'other' ? (f.decimal === ',' ? '.' : ',') : f.group,
   }));
 
-t.test('readAmount: every exact decimal, formatted any way a statement writes it, reads back exactly', async (t) => {
-  fc.assert(
-    fc.property(decimalArb, formatArb, (d, f) => {
-      const cell = formatAmount(d, f);
-      const read = readAmount(cell, f.decimal === ',');
-      if (read !== asDuckDb(d)) throw new Error(`${JSON.stringify(cell)} read as ${read}, not ${asDuckDb(d)}`);
-    }),
-    { numRuns: 3000 },
-  );
-  t.pass('3000 formatted decimals read back exactly');
-});
+t.test(
+  'readAmount: every exact decimal, formatted any way a statement writes it, reads back exactly',
+  async (t) => {
+    fc.assert(
+      fc.property(decimalArb, formatArb, (d, f) => {
+        const cell = formatAmount(d, f);
+        const read = readAmount(cell, f.decimal === ',');
+        if (read !== asDuckDb(d))
+          throw new Error(`${JSON.stringify(cell)} read as ${read}, not ${asDuckDb(d)}`);
+      }),
+      { numRuns: 3000 },
+    );
+    t.pass('3000 formatted decimals read back exactly');
+  },
+);
 
 const MAPPING = {
   stmtYear: { constant: '2024' },
@@ -122,108 +158,224 @@ function statement(cells: string[], delimiter: ';' | '\t'): string {
   return `Title${delimiter}Amount\n${cells.map((c, i) => `Track ${i + 1}${delimiter}${c}`).join('\n')}\n`;
 }
 
-t.test('a column of one format (a row with decimals among them) reads every amount exactly, through DuckDB to Parquet', async (t) => {
-  let runs = 0;
-  await fc.assert(
-    fc.asyncProperty(fc.array(decimalArb, { minLength: 1, maxLength: 25 }), formatArb, fc.constantFrom<';' | '\t'>(';', '\t'), async (decimals, f, delimiter) => {
-      // a row with two decimals tells the column's rule (a column of 1.234 alone reads both ways: see below)
-      const values = [...decimals, { unscaled: 125n, scale: 2 }];
-      const cells = values.map((d) => formatAmount(d, f));
-      const { out, outPath } = await normalizeFile(t, statement(cells, delimiter), MAPPING, { fileName: 'statement.csv' });
-      const read = (await parquetRows(outPath, 'royalty_earnings::VARCHAR')).map((r) => r[0]);
-      const expected = values.map(asDuckDb);
-      if (JSON.stringify(read) !== JSON.stringify(expected)) throw new Error(`${JSON.stringify(cells)} read as ${JSON.stringify(read)}, not ${JSON.stringify(expected)}`);
-      const sum = values.reduce((a, d) => a + d.unscaled * 10n ** BigInt(12 - d.scale), 0n);
-      if (out.net !== asDuckDb({ unscaled: sum, scale: 12 })) throw new Error(`net ${out.net} for ${JSON.stringify(cells)}`);
-      runs++;
-    }),
-    { numRuns: 40 },
-  );
-  t.equal(runs, 40, 'every generated column read exactly');
-});
+t.test(
+  'a column of one format (a row with decimals among them) reads every amount exactly, through DuckDB to Parquet',
+  async (t) => {
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(decimalArb, { minLength: 1, maxLength: 25 }),
+        formatArb,
+        fc.constantFrom<';' | '\t'>(';', '\t'),
+        async (decimals, f, delimiter) => {
+          // a row with two decimals tells the column's rule (a column of 1.234 alone reads both ways: see below)
+          const values = [...decimals, { unscaled: 125n, scale: 2 }];
+          const cells = values.map((d) => formatAmount(d, f));
+          const { out, outPath } = await normalizeFile(t, statement(cells, delimiter), MAPPING, {
+            fileName: 'statement.csv',
+          });
+          const read = (await parquetRows(outPath, 'royalty_earnings::VARCHAR')).map((r) => r[0]);
+          const expected = values.map(asDuckDb);
+          if (JSON.stringify(read) !== JSON.stringify(expected))
+            throw new Error(
+              `${JSON.stringify(cells)} read as ${JSON.stringify(read)}, not ${JSON.stringify(expected)}`,
+            );
+          const sum = values.reduce((a, d) => a + d.unscaled * 10n ** BigInt(12 - d.scale), 0n);
+          if (out.net !== asDuckDb({ unscaled: sum, scale: 12 }))
+            throw new Error(`net ${out.net} for ${JSON.stringify(cells)}`);
+          runs++;
+        },
+      ),
+      { numRuns: 40 },
+    );
+    t.equal(runs, 40, 'every generated column read exactly');
+  },
+);
 
 /** A decimal whose written form no other rule reads: a fraction of 1, 2 or 4 to 6 digits. */
 const unambiguousArb = fc
-  .record({ whole: fc.bigInt({ min: 0n, max: 10n ** 9n }), scale: fc.constantFrom(1, 2, 4, 5, 6), fraction: fc.bigInt({ min: 1n, max: 999_999n }), negative: fc.boolean() })
+  .record({
+    whole: fc.bigInt({ min: 0n, max: 10n ** 9n }),
+    scale: fc.constantFrom(1, 2, 4, 5, 6),
+    fraction: fc.bigInt({ min: 1n, max: 999_999n }),
+    negative: fc.boolean(),
+  })
   .map(({ whole, scale, fraction, negative }): Decimal => {
     const unscaled = whole * 10n ** BigInt(scale) + (fraction % 10n ** BigInt(scale) || 1n);
     return { unscaled: negative ? -unscaled : unscaled, scale };
   });
 
-t.test('a column written both ways (decimal comma and decimal point) is refused with its offending rows, never re-scaled', async (t) => {
-  let runs = 0;
-  await fc.assert(
-    fc.asyncProperty(
-      fc.array(fc.tuple(unambiguousArb, fc.constantFrom<Sep>('.', ',')), { minLength: 2, maxLength: 30 }).filter((cells) => new Set(cells.map(([, sep]) => sep)).size === 2),
-      formatArb.map((f) => ({ ...f, exponent: false })),
-      async (column, base) => {
-        const cells = column.map(([d, decimal]) => {
-          const group = base.group === '.' || base.group === ',' ? (decimal === ',' ? '.' : ',') : base.group;
-          return formatAmount(d, { ...base, decimal, group });
-        });
-        const dir = await workDir(t);
-        const file = path.join(dir, 'original');
-        await writeFile(file, statement(cells, ';'));
-        const located = await locateTable({ sourcePath: file, fileName: 'statement.csv', workDir: dir });
-        if (!located.ok) throw new Error(located.message);
-        const out = await normalizeStatement(normalizeInput(located, MAPPING, dir, { fileName: 'statement.csv' }));
-        if (out.ok) throw new Error(`${JSON.stringify(cells)} was read (net ${out.net})`);
-        if (out.errorCode !== 'AMOUNT_FORMAT_CONFLICT') throw new Error(`${out.errorCode}: ${out.message}`);
-        const details = out.details as { format: string; count: number; rows: { row: number; value: string }[]; columns: string[]; field: string };
-        const rule: Sep = details.format === 'decimal_comma' ? ',' : '.';
-        const offending = column.flatMap(([, decimal], i) => (decimal === rule ? [] : [{ row: i + 1, value: cells[i]!.trim() }]));
-        const want = { field: 'royaltyEarnings', columns: ['Amount'], count: offending.length, rows: offending.slice(0, 20) };
-        const got = { field: details.field, columns: details.columns, count: details.count, rows: details.rows };
-        if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(`${JSON.stringify(cells)}: ${JSON.stringify(got)}, not ${JSON.stringify(want)}`);
-        runs++;
+t.test(
+  'a column written both ways (decimal comma and decimal point) is refused with its offending rows, never re-scaled',
+  async (t) => {
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .array(fc.tuple(unambiguousArb, fc.constantFrom<Sep>('.', ',')), {
+            minLength: 2,
+            maxLength: 30,
+          })
+          .filter((cells) => new Set(cells.map(([, sep]) => sep)).size === 2),
+        formatArb.map((f) => ({ ...f, exponent: false })),
+        async (column, base) => {
+          const cells = column.map(([d, decimal]) => {
+            const group =
+              base.group === '.' || base.group === ',' ? (decimal === ',' ? '.' : ',') : base.group;
+            return formatAmount(d, { ...base, decimal, group });
+          });
+          const dir = await workDir(t);
+          const file = path.join(dir, 'original');
+          await writeFile(file, statement(cells, ';'));
+          const located = await locateTable({
+            sourcePath: file,
+            fileName: 'statement.csv',
+            workDir: dir,
+          });
+          if (!located.ok) throw new Error(located.message);
+          const out = await normalizeStatement(
+            normalizeInput(located, MAPPING, dir, { fileName: 'statement.csv' }),
+          );
+          if (out.ok) throw new Error(`${JSON.stringify(cells)} was read (net ${out.net})`);
+          if (out.errorCode !== 'AMOUNT_FORMAT_CONFLICT')
+            throw new Error(`${out.errorCode}: ${out.message}`);
+          const details = out.details as {
+            format: string;
+            count: number;
+            rows: { row: number; value: string }[];
+            columns: string[];
+            field: string;
+          };
+          const rule: Sep = details.format === 'decimal_comma' ? ',' : '.';
+          const offending = column.flatMap(([, decimal], i) =>
+            decimal === rule ? [] : [{ row: i + 1, value: cells[i]!.trim() }],
+          );
+          const want = {
+            field: 'royaltyEarnings',
+            columns: ['Amount'],
+            count: offending.length,
+            rows: offending.slice(0, 20),
+          };
+          const got = {
+            field: details.field,
+            columns: details.columns,
+            count: details.count,
+            rows: details.rows,
+          };
+          if (JSON.stringify(got) !== JSON.stringify(want))
+            throw new Error(
+              `${JSON.stringify(cells)}: ${JSON.stringify(got)}, not ${JSON.stringify(want)}`,
+            );
+          runs++;
+        },
+      ),
+      { numRuns: 25 },
+    );
+    t.equal(runs, 25, 'every mixed column refused with exactly its offending rows');
+  },
+);
+
+t.test(
+  'the reported case: decimal commas and one (12.00) in a semicolon statement fail AMOUNT_FORMAT_CONFLICT naming that row',
+  async (t) => {
+    const dir = await workDir(t);
+    const file = path.join(dir, 'original');
+    await writeFile(file, 'Title;Amount\nA;1,50\nB;(12.00)\nC;2,25\n');
+    const located = await locateTable({
+      sourcePath: file,
+      fileName: 'statement.csv',
+      workDir: dir,
+    });
+    if (!located.ok) throw new Error(located.message);
+    t.same(
+      located.decimalComma,
+      { Amount: true },
+      'the file reader reads the column with a decimal comma',
+    );
+    const out = await normalizeStatement(normalizeInput(located, MAPPING, dir));
+    t.same(out, {
+      ok: false,
+      errorCode: 'AMOUNT_FORMAT_CONFLICT',
+      message:
+        'The numbers of "Amount" (royaltyEarnings) are read with a decimal comma (1.234,56), but 1 row contradicts it (row 2 "(12.00)") and no one rule reads them all: ' +
+        "correct those cells, or set the field's format to 'decimal_comma' or 'decimal_point' in the mapping if the other rule is right.",
+      details: {
+        field: 'royaltyEarnings',
+        columns: ['Amount'],
+        format: 'decimal_comma',
+        count: 1,
+        rows: [{ row: 2, value: '(12.00)' }],
       },
-    ),
-    { numRuns: 25 },
-  );
-  t.equal(runs, 25, 'every mixed column refused with exactly its offending rows');
-});
+    });
+    // a format the mapping states is checked the same way: a cell that contradicts it is refused too
+    const stated = await normalizeStatement(
+      normalizeInput(
+        located,
+        { ...MAPPING, royaltyEarnings: { column: 'Amount', format: 'decimal_point' } },
+        dir,
+      ),
+    );
+    t.same(!stated.ok && [stated.errorCode, stated.details], [
+      'AMOUNT_FORMAT_CONFLICT',
+      {
+        field: 'royaltyEarnings',
+        columns: ['Amount'],
+        format: 'decimal_point',
+        count: 2,
+        rows: [
+          { row: 1, value: '1,50' },
+          { row: 3, value: '2,25' },
+        ],
+      },
+    ]);
+  },
+);
 
-t.test('the reported case: decimal commas and one (12.00) in a semicolon statement fail AMOUNT_FORMAT_CONFLICT naming that row', async (t) => {
-  const dir = await workDir(t);
-  const file = path.join(dir, 'original');
-  await writeFile(file, 'Title;Amount\nA;1,50\nB;(12.00)\nC;2,25\n');
-  const located = await locateTable({ sourcePath: file, fileName: 'statement.csv', workDir: dir });
-  if (!located.ok) throw new Error(located.message);
-  t.same(located.decimalComma, { Amount: true }, 'the file reader reads the column with a decimal comma');
-  const out = await normalizeStatement(normalizeInput(located, MAPPING, dir));
-  t.same(out, {
-    ok: false,
-    errorCode: 'AMOUNT_FORMAT_CONFLICT',
-    message:
-      'The numbers of "Amount" (royaltyEarnings) are read with a decimal comma (1.234,56), but 1 row contradicts it (row 2 "(12.00)") and no one rule reads them all: ' +
-      "correct those cells, or set the field's format to 'decimal_comma' or 'decimal_point' in the mapping if the other rule is right.",
-    details: { field: 'royaltyEarnings', columns: ['Amount'], format: 'decimal_comma', count: 1, rows: [{ row: 2, value: '(12.00)' }] },
-  });
-  // a format the mapping states is checked the same way: a cell that contradicts it is refused too
-  const stated = await normalizeStatement(normalizeInput(located, { ...MAPPING, royaltyEarnings: { column: 'Amount', format: 'decimal_point' } }, dir));
-  t.same(!stated.ok && [stated.errorCode, stated.details], ['AMOUNT_FORMAT_CONFLICT', { field: 'royaltyEarnings', columns: ['Amount'], format: 'decimal_point', count: 2, rows: [{ row: 1, value: '1,50' }, { row: 3, value: '2,25' }] }]);
-});
+t.test(
+  'a column the sample read one way whose later rows only the other rule reads is read by that rule, every amount exact',
+  async (t) => {
+    // 1,500 alone reads both ways, and a semicolon file leans to the decimal comma: the file reader's
+    // sample (its first 1,000 rows) decides comma; row 1,201 shows the column writes a decimal point
+    const cells = [...Array.from({ length: 1200 }, () => '1,500'), '1,234.50'];
+    const { located, out, outPath } = await normalizeFile(t, statement(cells, ';'), MAPPING, {
+      fileName: 'statement.csv',
+    });
+    t.same(located.decimalComma, { Amount: true }, 'the sample alone says decimal comma');
+    t.same(out.decimalComma, { Amount: false }, 'every row fits the decimal point');
+    t.equal(out.net, '1801234.500000000000', '1,200 x 1500 + 1234.50');
+    const read = await parquetRows(outPath, 'royalty_earnings::VARCHAR');
+    t.same([read[0], read[1200]], [['1500.000000000000'], ['1234.500000000000']]);
+  },
+);
 
-t.test('a column the sample read one way whose later rows only the other rule reads is read by that rule, every amount exact', async (t) => {
-  // 1,500 alone reads both ways, and a semicolon file leans to the decimal comma: the file reader's
-  // sample (its first 1,000 rows) decides comma; row 1,201 shows the column writes a decimal point
-  const cells = [...Array.from({ length: 1200 }, () => '1,500'), '1,234.50'];
-  const { located, out, outPath } = await normalizeFile(t, statement(cells, ';'), MAPPING, { fileName: 'statement.csv' });
-  t.same(located.decimalComma, { Amount: true }, 'the sample alone says decimal comma');
-  t.same(out.decimalComma, { Amount: false }, 'every row fits the decimal point');
-  t.equal(out.net, '1801234.500000000000', '1,200 x 1500 + 1234.50');
-  const read = await parquetRows(outPath, 'royalty_earnings::VARCHAR');
-  t.same([read[0], read[1200]], [['1500.000000000000'], ['1234.500000000000']]);
-});
+t.test(
+  "a column every cell of which reads both ways keeps the file reader's rule (a semicolon file: the decimal comma)",
+  async (t) => {
+    const { out, outPath } = await normalizeFile(
+      t,
+      statement(['1,234', '12,500', '(0,125)'], ';'),
+      MAPPING,
+      { fileName: 'statement.csv' },
+    );
+    t.same(out.decimalComma, { Amount: true });
+    t.same(await parquetRows(outPath, 'royalty_earnings::VARCHAR'), [
+      ['1.234000000000'],
+      ['12.500000000000'],
+      ['-0.125000000000'],
+    ]);
+  },
+);
 
-t.test('a column every cell of which reads both ways keeps the file reader\'s rule (a semicolon file: the decimal comma)', async (t) => {
-  const { out, outPath } = await normalizeFile(t, statement(['1,234', '12,500', '(0,125)'], ';'), MAPPING, { fileName: 'statement.csv' });
-  t.same(out.decimalComma, { Amount: true });
-  t.same(await parquetRows(outPath, 'royalty_earnings::VARCHAR'), [['1.234000000000'], ['12.500000000000'], ['-0.125000000000']]);
-});
-
-t.test('cells that are no number (N/A, #VALUE!, text) are unreadable or empty, never a format conflict', async (t) => {
-  const { out } = await normalizeFile(t, statement(['1,50', 'N/A', '#VALUE!', 'n.a.', '-', '2,00'], ';'), MAPPING, { fileName: 'statement.csv' });
-  t.equal(out.net, '3.500000000000');
-  t.same([out.issues.invalidAmounts, out.issues.missingAmounts], [2, 2]);
-});
+t.test(
+  'cells that are no number (N/A, #VALUE!, text) are unreadable or empty, never a format conflict',
+  async (t) => {
+    const { out } = await normalizeFile(
+      t,
+      statement(['1,50', 'N/A', '#VALUE!', 'n.a.', '-', '2,00'], ';'),
+      MAPPING,
+      { fileName: 'statement.csv' },
+    );
+    t.equal(out.net, '3.500000000000');
+    t.same([out.issues.invalidAmounts, out.issues.missingAmounts], [2, 2]);
+  },
+);

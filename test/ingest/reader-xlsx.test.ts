@@ -23,8 +23,10 @@ t.before(async () => {
 });
 t.teardown(() => rm(root, { recursive: true, force: true }));
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-const NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
+const esc = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const NS =
+  'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
 
 interface SheetPart {
   name: string;
@@ -35,7 +37,10 @@ interface SheetPart {
 }
 
 /** A workbook from its XML parts, stored in the given order (worksheets first, as Excel often does). */
-function workbook(sheets: SheetPart[], extra: { sharedStrings?: string; styles?: string } = {}): Buffer {
+function workbook(
+  sheets: SheetPart[],
+  extra: { sharedStrings?: string; styles?: string } = {},
+): Buffer {
   const targets = sheets.map((s, i) => s.target ?? `worksheets/sheet${i + 1}.xml`);
   const files: { name: string; data: Buffer }[] = [];
   const add = (name: string, xml: string) => files.push({ name, data: Buffer.from(xml) });
@@ -43,41 +48,72 @@ function workbook(sheets: SheetPart[], extra: { sharedStrings?: string; styles?:
     '[Content_Types].xml',
     `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/></Types>`,
   );
-  add('_rels/.rels', `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>`);
-  sheets.forEach((s, i) => add(targets[i]!.startsWith('/') ? targets[i]!.slice(1) : `xl/${targets[i]}`, s.xml));
+  add(
+    '_rels/.rels',
+    `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+  );
+  sheets.forEach((s, i) =>
+    add(targets[i]!.startsWith('/') ? targets[i]!.slice(1) : `xl/${targets[i]}`, s.xml),
+  );
   add(
     'xl/workbook.xml',
     `<?xml version="1.0" encoding="UTF-8"?><workbook ${NS}><sheets>${sheets.map((s, i) => `<sheet name="${esc(s.name)}" sheetId="${i + 1}"${s.state ? ` state="${s.state}"` : ''} r:id="rId${i + 1}"/>`).join('')}</sheets></workbook>`,
   );
-  const rels = sheets.map((_, i) => `<Relationship Id="rId${i + 1}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="${targets[i]}"/>`);
-  if (extra.sharedStrings) rels.push(`<Relationship Id="rIdS" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/>`);
-  if (extra.styles) rels.push(`<Relationship Id="rIdT" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>`);
-  add('xl/_rels/workbook.xml.rels', `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels.join('')}</Relationships>`);
-  if (extra.sharedStrings) add('xl/sharedStrings.xml', `<?xml version="1.0" encoding="UTF-8"?><sst ${NS}>${extra.sharedStrings}</sst>`);
+  const rels = sheets.map(
+    (_, i) =>
+      `<Relationship Id="rId${i + 1}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="${targets[i]}"/>`,
+  );
+  if (extra.sharedStrings)
+    rels.push(
+      `<Relationship Id="rIdS" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/>`,
+    );
+  if (extra.styles)
+    rels.push(
+      `<Relationship Id="rIdT" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>`,
+    );
+  add(
+    'xl/_rels/workbook.xml.rels',
+    `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels.join('')}</Relationships>`,
+  );
+  if (extra.sharedStrings)
+    add(
+      'xl/sharedStrings.xml',
+      `<?xml version="1.0" encoding="UTF-8"?><sst ${NS}>${extra.sharedStrings}</sst>`,
+    );
   if (extra.styles) add('xl/styles.xml', extra.styles);
   return zipFiles(files);
 }
 
 const colName = (i: number) => {
   let s = '';
-  for (let n = i + 1; n > 0; n = Math.floor((n - 1) / 26)) s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
+  for (let n = i + 1; n > 0; n = Math.floor((n - 1) / 26))
+    s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
   return s;
 };
-const inline = (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${esc(text)}</t></is></c>`;
+const inline = (ref: string, text: string) =>
+  `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${esc(text)}</t></is></c>`;
 const num = (ref: string, n: number | string) => `<c r="${ref}"><v>${n}</v></c>`;
 /** A row of inline strings and numbers. */
 const row = (r: number, cells: (string | number)[], attrs = '') =>
   `<row r="${r}"${attrs}>${cells.map((v, i) => (typeof v === 'number' ? num(`${colName(i)}${r}`, v) : inline(`${colName(i)}${r}`, v))).join('')}</row>`;
-const sheet = (rows: string, before = '', after = '') => `<?xml version="1.0" encoding="UTF-8"?><worksheet ${NS}>${before}<sheetData>${rows}</sheetData>${after}</worksheet>`;
+const sheet = (rows: string, before = '', after = '') =>
+  `<?xml version="1.0" encoding="UTF-8"?><worksheet ${NS}>${before}<sheetData>${rows}</sheetData>${after}</worksheet>`;
 const headerRow = row(1, HEADER);
 
-async function read(t: { teardown(fn: () => unknown): void }, bytes: Buffer, name = 'statement.xlsx'): Promise<{ located: LocatedTable; csv: string[] }> {
+async function read(
+  t: { teardown(fn: () => unknown): void },
+  bytes: Buffer,
+  name = 'statement.xlsx',
+): Promise<{ located: LocatedTable; csv: string[] }> {
   const dir = await mkdtemp(path.join(root, 'w-'));
   const file = path.join(dir, 'original');
   await writeFile(file, bytes);
   const located = await locateTable({ sourcePath: file, fileName: name, workDir: dir });
   if (!located.ok) throw new Error(`${located.errorCode}: ${located.message}`);
-  return { located, csv: (await readFile(located.csvPath, 'utf8')).split('\n').filter((l) => l !== '') };
+  return {
+    located,
+    csv: (await readFile(located.csvPath, 'utf8')).split('\n').filter((l) => l !== ''),
+  };
 }
 
 async function refused(bytes: Buffer): Promise<{ errorCode: string; message: string }> {
@@ -132,38 +168,61 @@ t.test('cell values as the statement means them, whatever the cell type', async 
   ]);
 });
 
-t.test('cells and rows without references, elements with a namespace prefix, a worksheet part of any name', async (t) => {
-  const unreferenced = sheet(
-    `<row>${HEADER.map((h) => `<c t="inlineStr"><is><t>${h}</t></is></c>`).join('')}</row>` +
-      `<row><c t="inlineStr"><is><t>2024-03</t></is></c><c t="inlineStr"><is><t>A</t></is></c><c t="inlineStr"><is><t>EUR</t></is></c><c><v>1</v></c><c><v>2.5</v></c></row>` +
-      // a cell with a reference sets the column the next ones follow
-      `<row><c t="inlineStr"><is><t>2024-03</t></is></c><c r="C3" t="inlineStr"><is><t>EUR</t></is></c><c><v>2</v></c><c><v>1.5</v></c></row>`,
-  );
-  const a = await read(t, workbook([{ name: 'S', xml: unreferenced }]));
-  t.same(a.csv, ['Period,Title,Currency,Units,Net', '2024-03,A,EUR,1,2.5', '2024-03,,EUR,2,1.5']);
+t.test(
+  'cells and rows without references, elements with a namespace prefix, a worksheet part of any name',
+  async (t) => {
+    const unreferenced = sheet(
+      `<row>${HEADER.map((h) => `<c t="inlineStr"><is><t>${h}</t></is></c>`).join('')}</row>` +
+        `<row><c t="inlineStr"><is><t>2024-03</t></is></c><c t="inlineStr"><is><t>A</t></is></c><c t="inlineStr"><is><t>EUR</t></is></c><c><v>1</v></c><c><v>2.5</v></c></row>` +
+        // a cell with a reference sets the column the next ones follow
+        `<row><c t="inlineStr"><is><t>2024-03</t></is></c><c r="C3" t="inlineStr"><is><t>EUR</t></is></c><c><v>2</v></c><c><v>1.5</v></c></row>`,
+    );
+    const a = await read(t, workbook([{ name: 'S', xml: unreferenced }]));
+    t.same(a.csv, ['Period,Title,Currency,Units,Net', '2024-03,A,EUR,1,2.5', '2024-03,,EUR,2,1.5']);
 
-  // the Open XML SDK writes every element with a prefix
-  const prefixed = `<?xml version="1.0" encoding="UTF-8"?><x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData>${[
-    headerRow,
-    row(2, ['2024-03', 'A', 'EUR', 1, 2.5]),
-  ]
-    .join('')
-    .replace(/<(\/?)(row|c|is|t|v)\b/g, '<$1x:$2')}</x:sheetData></x:worksheet>`;
-  const b = await read(t, workbook([{ name: 'S', xml: prefixed }], { sharedStrings: '<x:si><x:t>unused</x:t></x:si>' }));
-  t.same(b.csv, ['Period,Title,Currency,Units,Net', '2024-03,A,EUR,1,2.5']);
+    // the Open XML SDK writes every element with a prefix
+    const prefixed = `<?xml version="1.0" encoding="UTF-8"?><x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData>${[
+      headerRow,
+      row(2, ['2024-03', 'A', 'EUR', 1, 2.5]),
+    ]
+      .join('')
+      .replace(/<(\/?)(row|c|is|t|v)\b/g, '<$1x:$2')}</x:sheetData></x:worksheet>`;
+    const b = await read(
+      t,
+      workbook([{ name: 'S', xml: prefixed }], { sharedStrings: '<x:si><x:t>unused</x:t></x:si>' }),
+    );
+    t.same(b.csv, ['Period,Title,Currency,Units,Net', '2024-03,A,EUR,1,2.5']);
 
-  // the workbook's relationships name the part; sheets are read in workbook order
-  const c = await read(
-    t,
-    workbook([
-      { name: 'Detail', xml: sheet([headerRow, row(2, ['2024-03', 'A', 'EUR', 1, 2.5]), row(3, ['2024-03', 'B', 'EUR', 1, 1])].join('')), target: 'worksheets/detail.xml' },
-      { name: 'Lookup', xml: sheet(row(1, ['Code', 'Name']) + row(2, ['A', 'Alpha'])), target: '/xl/worksheets/lookup.xml' },
-    ]),
-  );
-  t.equal(c.located.sheet?.name, 'Detail');
-  t.same(c.located.sheet?.candidates.map((s) => s.name), ['Detail', 'Lookup']);
-  t.equal(c.located.dataRecords, 2);
-});
+    // the workbook's relationships name the part; sheets are read in workbook order
+    const c = await read(
+      t,
+      workbook([
+        {
+          name: 'Detail',
+          xml: sheet(
+            [
+              headerRow,
+              row(2, ['2024-03', 'A', 'EUR', 1, 2.5]),
+              row(3, ['2024-03', 'B', 'EUR', 1, 1]),
+            ].join(''),
+          ),
+          target: 'worksheets/detail.xml',
+        },
+        {
+          name: 'Lookup',
+          xml: sheet(row(1, ['Code', 'Name']) + row(2, ['A', 'Alpha'])),
+          target: '/xl/worksheets/lookup.xml',
+        },
+      ]),
+    );
+    t.equal(c.located.sheet?.name, 'Detail');
+    t.same(
+      c.located.sheet?.candidates.map((s) => s.name),
+      ['Detail', 'Lookup'],
+    );
+    t.equal(c.located.dataRecords, 2);
+  },
+);
 
 t.test('a UTF-8 character split between two inflated chunks stays whole', async (t) => {
   // 40,000 shared strings of three-byte characters: the part inflates in chunks of 16 KiB, and some
@@ -172,8 +231,14 @@ t.test('a UTF-8 character split between two inflated chunks stays whole', async 
   const titles = Array.from({ length: n }, (_, i) => `夜に駆ける ${String(i).padStart(5, '0')}`);
   const sst = titles.map((s) => `<si><t>${s}</t></si>`).join('');
   const rows = [headerRow];
-  for (let i = 0; i < n; i++) rows.push(`<row r="${i + 2}">${inline(`A${i + 2}`, '2024-03')}<c r="B${i + 2}" t="s"><v>${i}</v></c>${inline(`C${i + 2}`, 'JPY')}${num(`D${i + 2}`, 1)}${num(`E${i + 2}`, 10)}</row>`);
-  const { located, csv } = await read(t, workbook([{ name: 'S', xml: sheet(rows.join('')) }], { sharedStrings: sst }));
+  for (let i = 0; i < n; i++)
+    rows.push(
+      `<row r="${i + 2}">${inline(`A${i + 2}`, '2024-03')}<c r="B${i + 2}" t="s"><v>${i}</v></c>${inline(`C${i + 2}`, 'JPY')}${num(`D${i + 2}`, 1)}${num(`E${i + 2}`, 10)}</row>`,
+    );
+  const { located, csv } = await read(
+    t,
+    workbook([{ name: 'S', xml: sheet(rows.join('')) }], { sharedStrings: sst }),
+  );
   t.equal(located.dataRecords, n);
   t.equal(csv.filter((l) => l.includes('\uFFFD')).length, 0, 'no replacement character');
   t.same(
@@ -183,41 +248,96 @@ t.test('a UTF-8 character split between two inflated chunks stays whole', async 
   );
 });
 
-t.test('hidden rows, columns and sheets are read; a lying dimension and formatting down to row 1,048,576 change nothing', async (t) => {
-  const data = [headerRow, row(2, ['2024-03', 'A', 'EUR', 1, 1.25], ' hidden="1"'), row(3, ['2024-03', 'B', 'EUR', 2, 2.5])].join('');
-  // a hidden column, a dimension that says one cell, a hidden lookup sheet before the detail
-  const hidden = workbook([
-    { name: 'Lookup', state: 'hidden', xml: sheet(row(1, ['Code', 'Store']) + row(2, ['SP', 'Spotify'])) },
-    { name: 'Detail', xml: sheet(data, '<dimension ref="A1"/><cols><col min="2" max="2" width="0" hidden="1"/></cols>') },
-  ]);
-  const a = await read(t, hidden);
-  t.equal(a.located.sheet?.name, 'Detail');
-  t.same(a.csv, ['Period,Title,Currency,Units,Net', '2024-03,A,EUR,1,1.25', '2024-03,B,EUR,2,2.5'], 'the hidden row and column read');
-  t.equal(a.located.sheet?.candidates.find((c) => c.name === 'Lookup')?.skipped, 'hidden sheet');
+t.test(
+  'hidden rows, columns and sheets are read; a lying dimension and formatting down to row 1,048,576 change nothing',
+  async (t) => {
+    const data = [
+      headerRow,
+      row(2, ['2024-03', 'A', 'EUR', 1, 1.25], ' hidden="1"'),
+      row(3, ['2024-03', 'B', 'EUR', 2, 2.5]),
+    ].join('');
+    // a hidden column, a dimension that says one cell, a hidden lookup sheet before the detail
+    const hidden = workbook([
+      {
+        name: 'Lookup',
+        state: 'hidden',
+        xml: sheet(row(1, ['Code', 'Store']) + row(2, ['SP', 'Spotify'])),
+      },
+      {
+        name: 'Detail',
+        xml: sheet(
+          data,
+          '<dimension ref="A1"/><cols><col min="2" max="2" width="0" hidden="1"/></cols>',
+        ),
+      },
+    ]);
+    const a = await read(t, hidden);
+    t.equal(a.located.sheet?.name, 'Detail');
+    t.same(
+      a.csv,
+      ['Period,Title,Currency,Units,Net', '2024-03,A,EUR,1,1.25', '2024-03,B,EUR,2,2.5'],
+      'the hidden row and column read',
+    );
+    t.equal(a.located.sheet?.candidates.find((c) => c.name === 'Lookup')?.skipped, 'hidden sheet');
 
-  // styled empty rows and cells down to Excel's last row: read in seconds, no blank rows kept
-  const formatting: string[] = [];
-  for (let r = 4; r <= 1_048_576; r++) formatting.push(`<row r="${r}" s="1" customFormat="1"><c r="A${r}" s="1"/><c r="E${r}" s="1"/></row>`);
-  const started = Date.now();
-  const b = await read(t, workbook([{ name: 'Detail', xml: sheet(data + formatting.join(''), '<dimension ref="A1:E1048576"/>') }]));
-  t.ok(Date.now() - started < 60_000, `read in ${Date.now() - started} ms`);
-  t.equal(b.located.dataRecords, 2);
-  t.same(b.csv, a.csv);
-  t.equal((await readFile(b.located.csvPath)).length, a.csv.join('\n').length + 1, 'nothing written past the last row with content');
-});
+    // styled empty rows and cells down to Excel's last row: read in seconds, no blank rows kept
+    const formatting: string[] = [];
+    for (let r = 4; r <= 1_048_576; r++)
+      formatting.push(
+        `<row r="${r}" s="1" customFormat="1"><c r="A${r}" s="1"/><c r="E${r}" s="1"/></row>`,
+      );
+    const started = Date.now();
+    const b = await read(
+      t,
+      workbook([
+        {
+          name: 'Detail',
+          xml: sheet(data + formatting.join(''), '<dimension ref="A1:E1048576"/>'),
+        },
+      ]),
+    );
+    t.ok(Date.now() - started < 60_000, `read in ${Date.now() - started} ms`);
+    t.equal(b.located.dataRecords, 2);
+    t.same(b.csv, a.csv);
+    t.equal(
+      (await readFile(b.located.csvPath)).length,
+      a.csv.join('\n').length + 1,
+      'nothing written past the last row with content',
+    );
+  },
+);
 
-t.test('references beyond Excel grid and malformed XML are a damaged workbook, not a hang or a crash', async (t) => {
-  for (const [name, rows, want] of [
-    ['column past XFD', headerRow + `<row r="2"><c r="XFE2"><v>1</v></c></row>`, /beyond Excel's last column/],
-    ['row past 1,048,576', headerRow + `<row r="1048577">${inline('A1048577', 'x')}</row>`, /a row numbered/],
-    ['a reference that is none', headerRow + `<row r="2"><c r="2A"><v>1</v></c></row>`, /a cell reference "2A"/],
-    ['unclosed element', headerRow + `<row r="2"><c r="A2"><v>1</v></row>`, /not well-formed XML/],
-  ] as const) {
-    const { errorCode, message } = await refused(workbook([{ name: 'S', xml: sheet(rows) }]));
-    t.equal(errorCode, 'FILE_DAMAGED', name);
-    t.match(message, want, name);
-  }
-});
+t.test(
+  'references beyond Excel grid and malformed XML are a damaged workbook, not a hang or a crash',
+  async (t) => {
+    for (const [name, rows, want] of [
+      [
+        'column past XFD',
+        headerRow + `<row r="2"><c r="XFE2"><v>1</v></c></row>`,
+        /beyond Excel's last column/,
+      ],
+      [
+        'row past 1,048,576',
+        headerRow + `<row r="1048577">${inline('A1048577', 'x')}</row>`,
+        /a row numbered/,
+      ],
+      [
+        'a reference that is none',
+        headerRow + `<row r="2"><c r="2A"><v>1</v></c></row>`,
+        /a cell reference "2A"/,
+      ],
+      [
+        'unclosed element',
+        headerRow + `<row r="2"><c r="A2"><v>1</v></row>`,
+        /not well-formed XML/,
+      ],
+    ] as const) {
+      const { errorCode, message } = await refused(workbook([{ name: 'S', xml: sheet(rows) }]));
+      t.equal(errorCode, 'FILE_DAMAGED', name);
+      t.match(message, want, name);
+    }
+  },
+);
 
 t.test('a number cell keeps the digits the file wrote: an 18-digit ID is no double', async (t) => {
   const header = row(1, ['Period', 'Asset ID', 'Currency', 'Units', 'Net']);
@@ -234,99 +354,134 @@ t.test('a number cell keeps the digits the file wrote: an 18-digit ID is no doub
   ]);
 });
 
-t.test('a number is a date when the number format of its style is one: custom, built-in or neither', async (t) => {
-  // styles of cellXfs by position: General, built-in 14 (mm-dd-yy), custom 164, built-in 3
-  // (#,##0), 27 (read by the locale: no format the file states), 4 redefined by the workbook as a
-  // date; the xf of cellStyleXfs is no cell style
-  const SML = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
-  const styles =
-    `<?xml version="1.0" encoding="UTF-8"?><x:styleSheet xmlns:x="${SML}">` +
-    '<x:numFmts count="2"><x:numFmt numFmtId="164" formatCode="yyyy\\-mm\\-dd"/><x:numFmt numFmtId="4" formatCode="d/m/yyyy"/></x:numFmts>' +
-    '<x:cellStyleXfs count="1"><x:xf numFmtId="14"/></x:cellStyleXfs>' +
-    '<x:cellXfs count="6"><x:xf numFmtId="0"/><x:xf numFmtId="14" applyNumberFormat="1"/><x:xf numFmtId="164"/><x:xf numFmtId="3"/><x:xf numFmtId="27"/><x:xf numFmtId="4"/></x:cellXfs>' +
-    '</x:styleSheet>';
-  const header = row(1, ['Sold', 'Title', 'Currency', 'Units', 'Net']);
-  const styled = [0, 1, 2, 3, 4, 5, 99].map(
-    (style, i) => `<row r="${i + 2}"><c r="A${i + 2}" s="${style}"><v>45366</v></c>${inline(`B${i + 2}`, `s${style}`)}${inline(`C${i + 2}`, 'USD')}${num(`D${i + 2}`, 1)}${num(`E${i + 2}`, 1)}</row>`,
-  );
-  const { csv } = await read(t, workbook([{ name: 'S', xml: sheet(header + styled.join('')) }], { styles }));
-  t.same(csv.slice(1), [
-    '45366,s0,USD,1,1',
-    '2024-03-15,s1,USD,1,1',
-    '2024-03-15,s2,USD,1,1',
-    '45366,s3,USD,1,1',
-    '45366,s4,USD,1,1',
-    '2024-03-15,s5,USD,1,1',
-    '45366,s99,USD,1,1',
-  ]);
+t.test(
+  'a number is a date when the number format of its style is one: custom, built-in or neither',
+  async (t) => {
+    // styles of cellXfs by position: General, built-in 14 (mm-dd-yy), custom 164, built-in 3
+    // (#,##0), 27 (read by the locale: no format the file states), 4 redefined by the workbook as a
+    // date; the xf of cellStyleXfs is no cell style
+    const SML = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+    const styles =
+      `<?xml version="1.0" encoding="UTF-8"?><x:styleSheet xmlns:x="${SML}">` +
+      '<x:numFmts count="2"><x:numFmt numFmtId="164" formatCode="yyyy\\-mm\\-dd"/><x:numFmt numFmtId="4" formatCode="d/m/yyyy"/></x:numFmts>' +
+      '<x:cellStyleXfs count="1"><x:xf numFmtId="14"/></x:cellStyleXfs>' +
+      '<x:cellXfs count="6"><x:xf numFmtId="0"/><x:xf numFmtId="14" applyNumberFormat="1"/><x:xf numFmtId="164"/><x:xf numFmtId="3"/><x:xf numFmtId="27"/><x:xf numFmtId="4"/></x:cellXfs>' +
+      '</x:styleSheet>';
+    const header = row(1, ['Sold', 'Title', 'Currency', 'Units', 'Net']);
+    const styled = [0, 1, 2, 3, 4, 5, 99].map(
+      (style, i) =>
+        `<row r="${i + 2}"><c r="A${i + 2}" s="${style}"><v>45366</v></c>${inline(`B${i + 2}`, `s${style}`)}${inline(`C${i + 2}`, 'USD')}${num(`D${i + 2}`, 1)}${num(`E${i + 2}`, 1)}</row>`,
+    );
+    const { csv } = await read(
+      t,
+      workbook([{ name: 'S', xml: sheet(header + styled.join('')) }], { styles }),
+    );
+    t.same(csv.slice(1), [
+      '45366,s0,USD,1,1',
+      '2024-03-15,s1,USD,1,1',
+      '2024-03-15,s2,USD,1,1',
+      '45366,s3,USD,1,1',
+      '45366,s4,USD,1,1',
+      '2024-03-15,s5,USD,1,1',
+      '45366,s99,USD,1,1',
+    ]);
 
-  const { errorCode, message } = await refused(workbook([{ name: 'S', xml: sheet(header + styled[1]) }], { styles: `<styleSheet xmlns="${SML}"><cellXfs>` }));
-  t.equal(errorCode, 'FILE_DAMAGED');
-  t.match(message, /its part "xl\/styles.xml" is not well-formed XML/);
-});
+    const { errorCode, message } = await refused(
+      workbook([{ name: 'S', xml: sheet(header + styled[1]) }], {
+        styles: `<styleSheet xmlns="${SML}"><cellXfs>`,
+      }),
+    );
+    t.equal(errorCode, 'FILE_DAMAGED');
+    t.match(message, /its part "xl\/styles.xml" is not well-formed XML/);
+  },
+);
 
-t.test('a header cell merged across columns names each of them; a merged title row above the header is preamble', async (t) => {
-  const wb = new ExcelJS.Workbook();
-  const s = wb.addWorksheet('Sales');
-  s.addRow(['Royalty statement, March 2024']);
-  s.mergeCells('A1:F1');
-  // `Net` over E:F, the amount under E and its currency under F
-  s.addRow(['Period', 'Title', 'Units', 'Net', '', '']);
-  s.mergeCells('D2:E2');
-  s.addRow([]);
-  for (let i = 0; i < 4; i++) s.addRow(['2024-03', `Song ${i}`, i + 1, (i + 1) * 1.25, 'EUR']);
-  s.spliceRows(3, 1);
-  const bytes = Buffer.from(await wb.xlsx.writeBuffer());
-  const { located } = await read(t, bytes);
-  t.equal(located.headerLine, 1);
-  t.same(located.header, ['Period', 'Title', 'Units', 'Net', 'Net (2)']);
-  t.equal(located.dataRecords, 4);
-  const { out } = await normalizeFile(t, bytes, { ...fields, currency: { column: 'Net (2)' }, royaltyEarnings: { column: 'Net' } }, { fileName: 'statement.xlsx' });
-  t.equal(out.keptRows, 4);
-  t.equal(out.issues.extraCells, 0, 'the currency column is named by the header, no extra cell');
-  t.same(out.perCurrency, [{ currency: 'EUR', rows: 4, net: '12.500000000000', gross: null, units: '10.000000000000' }]);
-});
+t.test(
+  'a header cell merged across columns names each of them; a merged title row above the header is preamble',
+  async (t) => {
+    const wb = new ExcelJS.Workbook();
+    const s = wb.addWorksheet('Sales');
+    s.addRow(['Royalty statement, March 2024']);
+    s.mergeCells('A1:F1');
+    // `Net` over E:F, the amount under E and its currency under F
+    s.addRow(['Period', 'Title', 'Units', 'Net', '', '']);
+    s.mergeCells('D2:E2');
+    s.addRow([]);
+    for (let i = 0; i < 4; i++) s.addRow(['2024-03', `Song ${i}`, i + 1, (i + 1) * 1.25, 'EUR']);
+    s.spliceRows(3, 1);
+    const bytes = Buffer.from(await wb.xlsx.writeBuffer());
+    const { located } = await read(t, bytes);
+    t.equal(located.headerLine, 1);
+    t.same(located.header, ['Period', 'Title', 'Units', 'Net', 'Net (2)']);
+    t.equal(located.dataRecords, 4);
+    const { out } = await normalizeFile(
+      t,
+      bytes,
+      { ...fields, currency: { column: 'Net (2)' }, royaltyEarnings: { column: 'Net' } },
+      { fileName: 'statement.xlsx' },
+    );
+    t.equal(out.keptRows, 4);
+    t.equal(out.issues.extraCells, 0, 'the currency column is named by the header, no extra cell');
+    t.same(out.perCurrency, [
+      { currency: 'EUR', rows: 4, net: '12.500000000000', gross: null, units: '10.000000000000' },
+    ]);
+  },
+);
 
-t.test('OOXML escapes (_xHHHH_) read as the characters Excel shows, in shared and inline strings and cached formula text', async (t) => {
-  const sst = [
-    // 0: a carriage return and line feed, as Excel writes a cell typed with Alt+Enter on Windows
-    '<si><t>Line_x000D__x000A_Two</t></si>',
-    // 1: a tab
-    '<si><t>Tab_x0009_Sep</t></si>',
-    // 2: `_x005F_` is an underscore: the text `_x000D_` as typed
-    '<si><t>_x005F_x000D_ typed</t></si>',
-    // 3: each run decoded on its own; lower-case hex digits; underscores that are no escape kept
-    '<si><r><t>Ri_x0063_h</t></r><r><rPr><b/></rPr><t xml:space="preserve">_x0020_run_x00_my_file_x005f_</t></r></si>',
-    // 4: NUL removed (PostgreSQL stores none), U+FEFF removed (Excel shows nothing)
-    '<si><t>_x0000_Song_xFEFF_</t></si>',
-    // 5: a character outside the BMP as its surrogate pair
-    '<si><t>Hit _xD83C__xDFB5_</t></si>',
-  ].join('');
-  const str = (ref: string, v: string) => `<c r="${ref}" t="s"><v>${v}</v></c>`;
-  const rows = [
-    headerRow,
-    `<row r="2">${inline('A2', '2024-03')}${str('B2', '0')}${inline('C2', 'EUR')}${num('D2', 1)}${num('E2', 1)}</row>`,
-    `<row r="3">${inline('A3', '2024-03')}${str('B3', '1')}${inline('C3', 'EUR')}${num('D3', 1)}${num('E3', 2)}</row>`,
-    `<row r="4">${inline('A4', '2024-03')}${str('B4', '2')}${inline('C4', 'EUR')}${num('D4', 1)}${num('E4', 3)}</row>`,
-    `<row r="5">${inline('A5', '2024-03')}${str('B5', '3')}${inline('C5', 'EUR')}${num('D5', 1)}${num('E5', 4)}</row>`,
-    `<row r="6">${inline('A6', '2024-03')}${str('B6', '4')}${inline('C6', 'EUR')}${num('D6', 1)}${num('E6', 5)}</row>`,
-    `<row r="7">${inline('A7', '2024-03')}${str('B7', '5')}${inline('C7', 'EUR')}${num('D7', 1)}${num('E7', 6)}</row>`,
-    // inline strings: a currency and an amount with escapes in them; a formula's cached text
-    `<row r="8">${inline('A8', '2024-03')}<c r="B8" t="str"><f>"A"&amp;CHAR(9)&amp;"B"</f><v>A_x0009_B_x005F_x0009_</v></c><c r="C8" t="inlineStr"><is><t>E_x0055_R</t></is></c>${num('D8', 1)}<c r="E8" t="inlineStr"><is><t>_xFEFF_1_x0032_.50</t></is></c></row>`,
-    // the same carriage return written as an XML character reference reads the same
-    `<row r="9">${inline('A9', '2024-03')}<c r="B9" t="inlineStr"><is><t>Line&#13;&#10;Two</t></is></c>${inline('C9', 'EUR')}${num('D9', 1)}${num('E9', 7)}</row>`,
-  ].join('');
-  const bytes = workbook([{ name: 'Sales', xml: sheet(rows) }], { sharedStrings: sst });
-  const { located } = await read(t, bytes);
-  t.equal(located.dataRecords, 8);
-  t.same(
-    located.sampleRows.map((r) => r[1]),
-    ['Line\r\nTwo', 'Tab\tSep', '_x000D_ typed', 'Rich run_x00_my_file_', 'Song', 'Hit \u{1F3B5}', 'A\tB_x0009_', 'Line\r\nTwo'],
-  );
-  t.same(located.sampleRows[6], ['2024-03', 'A\tB_x0009_', 'EUR', '1', '12.50']);
-  const { out } = await normalizeFile(t, bytes, fields, { fileName: 'statement.xlsx' });
-  t.equal(out.keptRows, 8);
-  t.equal(out.issues.invalidAmounts, 0);
-  t.same(out.issues.unknownCurrencies, []);
-  t.same(out.perCurrency, [{ currency: 'EUR', rows: 8, net: '40.500000000000', gross: null, units: '8.000000000000' }]);
-});
+t.test(
+  'OOXML escapes (_xHHHH_) read as the characters Excel shows, in shared and inline strings and cached formula text',
+  async (t) => {
+    const sst = [
+      // 0: a carriage return and line feed, as Excel writes a cell typed with Alt+Enter on Windows
+      '<si><t>Line_x000D__x000A_Two</t></si>',
+      // 1: a tab
+      '<si><t>Tab_x0009_Sep</t></si>',
+      // 2: `_x005F_` is an underscore: the text `_x000D_` as typed
+      '<si><t>_x005F_x000D_ typed</t></si>',
+      // 3: each run decoded on its own; lower-case hex digits; underscores that are no escape kept
+      '<si><r><t>Ri_x0063_h</t></r><r><rPr><b/></rPr><t xml:space="preserve">_x0020_run_x00_my_file_x005f_</t></r></si>',
+      // 4: NUL removed (PostgreSQL stores none), U+FEFF removed (Excel shows nothing)
+      '<si><t>_x0000_Song_xFEFF_</t></si>',
+      // 5: a character outside the BMP as its surrogate pair
+      '<si><t>Hit _xD83C__xDFB5_</t></si>',
+    ].join('');
+    const str = (ref: string, v: string) => `<c r="${ref}" t="s"><v>${v}</v></c>`;
+    const rows = [
+      headerRow,
+      `<row r="2">${inline('A2', '2024-03')}${str('B2', '0')}${inline('C2', 'EUR')}${num('D2', 1)}${num('E2', 1)}</row>`,
+      `<row r="3">${inline('A3', '2024-03')}${str('B3', '1')}${inline('C3', 'EUR')}${num('D3', 1)}${num('E3', 2)}</row>`,
+      `<row r="4">${inline('A4', '2024-03')}${str('B4', '2')}${inline('C4', 'EUR')}${num('D4', 1)}${num('E4', 3)}</row>`,
+      `<row r="5">${inline('A5', '2024-03')}${str('B5', '3')}${inline('C5', 'EUR')}${num('D5', 1)}${num('E5', 4)}</row>`,
+      `<row r="6">${inline('A6', '2024-03')}${str('B6', '4')}${inline('C6', 'EUR')}${num('D6', 1)}${num('E6', 5)}</row>`,
+      `<row r="7">${inline('A7', '2024-03')}${str('B7', '5')}${inline('C7', 'EUR')}${num('D7', 1)}${num('E7', 6)}</row>`,
+      // inline strings: a currency and an amount with escapes in them; a formula's cached text
+      `<row r="8">${inline('A8', '2024-03')}<c r="B8" t="str"><f>"A"&amp;CHAR(9)&amp;"B"</f><v>A_x0009_B_x005F_x0009_</v></c><c r="C8" t="inlineStr"><is><t>E_x0055_R</t></is></c>${num('D8', 1)}<c r="E8" t="inlineStr"><is><t>_xFEFF_1_x0032_.50</t></is></c></row>`,
+      // the same carriage return written as an XML character reference reads the same
+      `<row r="9">${inline('A9', '2024-03')}<c r="B9" t="inlineStr"><is><t>Line&#13;&#10;Two</t></is></c>${inline('C9', 'EUR')}${num('D9', 1)}${num('E9', 7)}</row>`,
+    ].join('');
+    const bytes = workbook([{ name: 'Sales', xml: sheet(rows) }], { sharedStrings: sst });
+    const { located } = await read(t, bytes);
+    t.equal(located.dataRecords, 8);
+    t.same(
+      located.sampleRows.map((r) => r[1]),
+      [
+        'Line\r\nTwo',
+        'Tab\tSep',
+        '_x000D_ typed',
+        'Rich run_x00_my_file_',
+        'Song',
+        'Hit \u{1F3B5}',
+        'A\tB_x0009_',
+        'Line\r\nTwo',
+      ],
+    );
+    t.same(located.sampleRows[6], ['2024-03', 'A\tB_x0009_', 'EUR', '1', '12.50']);
+    const { out } = await normalizeFile(t, bytes, fields, { fileName: 'statement.xlsx' });
+    t.equal(out.keptRows, 8);
+    t.equal(out.issues.invalidAmounts, 0);
+    t.same(out.issues.unknownCurrencies, []);
+    t.same(out.perCurrency, [
+      { currency: 'EUR', rows: 8, net: '40.500000000000', gross: null, units: '8.000000000000' },
+    ]);
+  },
+);

@@ -8,13 +8,26 @@ import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 
 const HEADER = [
-  'Reporting Date', 'Sale Month', 'Store', 'Artist', 'Title', 'ISRC', 'UPC', 'Quantity', 'Team Percentage', 'Song/Album', 'Country of Sale',
-  'Songwriter Royalties Withheld', 'Earnings (USD)',
+  'Reporting Date',
+  'Sale Month',
+  'Store',
+  'Artist',
+  'Title',
+  'ISRC',
+  'UPC',
+  'Quantity',
+  'Team Percentage',
+  'Song/Album',
+  'Country of Sale',
+  'Songwriter Royalties Withheld',
+  'Earnings (USD)',
 ];
 
 /** A DistroKid report with one row per reporting date. */
 const report = (dates: string[]) =>
-  Buffer.from(`${[HEADER, ...dates.map((d, i) => [d, d.slice(0, 7), 'Spotify', 'Orla Finn', `Song ${i}`, '', '', '10', '100', 'Song', 'US', '0', '1.25'])].map((r) => r.join('\t')).join('\n')}\n`);
+  Buffer.from(
+    `${[HEADER, ...dates.map((d, i) => [d, d.slice(0, 7), 'Spotify', 'Orla Finn', `Song ${i}`, '', '', '10', '100', 'Song', 'US', '0', '1.25'])].map((r) => r.join('\t')).join('\n')}\n`,
+  );
 
 const srv = await startTestServer(t, { role: 'serve' });
 const owner = await newOrganization(srv, 'Statement Period Org');
@@ -35,7 +48,12 @@ async function ingest(rightsholderId: string, name: string, dates: string[]) {
 
 t.test('a quarter by month is that quarter, and overlaps each of its months', async (t) => {
   const rh = await createRightsholder(owner.client, org, 'Quarter Artist');
-  const quarter = await ingest(rh, 'q1.tsv', ['2024-01-05', '2024-02-05', '2024-02-06', '2024-03-05']);
+  const quarter = await ingest(rh, 'q1.tsv', [
+    '2024-01-05',
+    '2024-02-05',
+    '2024-02-06',
+    '2024-03-05',
+  ]);
   t.same(quarter.period, [2024, 1, 'Q']);
   t.same(quarter.kinds, ['several_statement_periods']);
   t.equal(quarter.overlaps, null);

@@ -41,11 +41,19 @@ t.teardown(async () => {
   await database.drop();
 });
 
-const { rows: orgRows } = await pool.query<{ id: string }>(`INSERT INTO organizations (name) VALUES ('State machine') RETURNING id`);
+const { rows: orgRows } = await pool.query<{ id: string }>(
+  `INSERT INTO organizations (name) VALUES ('State machine') RETURNING id`,
+);
 const org = orgRows[0]!.id;
-const { rows: rhRows } = await pool.query<{ id: string }>(`INSERT INTO rightsholders (organization_id, name) VALUES ($1, 'RH') RETURNING id`, [org]);
+const { rows: rhRows } = await pool.query<{ id: string }>(
+  `INSERT INTO rightsholders (organization_id, name) VALUES ($1, 'RH') RETURNING id`,
+  [org],
+);
 const rightsholder = rhRows[0]!.id;
-const { rows: upRows } = await pool.query<{ id: string }>(`INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id`, [org]);
+const { rows: upRows } = await pool.query<{ id: string }>(
+  `INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id`,
+  [org],
+);
 const upload = upRows[0]!.id;
 
 /** A statement in `status`: a direct upload past its TTL, waiting on header hash `h`, never read; a deleted one was processed before. */
@@ -61,7 +69,9 @@ async function seed(status: StatementStatus, extra: { read?: boolean } = {}): Pr
   return rows[0]!.id;
 }
 
-const statusOf = async (id: string) => (await pool.query<{ status: string }>('SELECT status FROM statements WHERE id = $1', [id])).rows[0]!.status;
+const statusOf = async (id: string) =>
+  (await pool.query<{ status: string }>('SELECT status FROM statements WHERE id = $1', [id]))
+    .rows[0]!.status;
 
 /** Each edge as its callers take it, on one statement; the rows it moved. */
 const take: Record<StatementTransition, (id: string) => Promise<unknown[]>> = {
@@ -70,9 +80,33 @@ const take: Record<StatementTransition, (id: string) => Promise<unknown[]>> = {
   abortUpload: (id) => abortUpload(pool, id, 'given up'),
   reprocess: (id) => reprocessStatement(pool, id),
   redrive: (id) => markRedriven(pool, org, [id]),
-  release: (id) => settleWaiting(pool, 'release', { organizationId: org, headerHash: 'h', statementId: id, uploadId: null, scope: null, distributorId: null }),
-  skipWaiting: (id) => settleWaiting(pool, 'skipWaiting', { organizationId: org, headerHash: 'h', statementId: id, uploadId: null, scope: null, distributorId: null }),
-  markWaitingBad: (id) => settleWaiting(pool, 'markWaitingBad', { organizationId: org, headerHash: 'h', statementId: id, uploadId: null, scope: null, distributorId: null }),
+  release: (id) =>
+    settleWaiting(pool, 'release', {
+      organizationId: org,
+      headerHash: 'h',
+      statementId: id,
+      uploadId: null,
+      scope: null,
+      distributorId: null,
+    }),
+  skipWaiting: (id) =>
+    settleWaiting(pool, 'skipWaiting', {
+      organizationId: org,
+      headerHash: 'h',
+      statementId: id,
+      uploadId: null,
+      scope: null,
+      distributorId: null,
+    }),
+  markWaitingBad: (id) =>
+    settleWaiting(pool, 'markWaitingBad', {
+      organizationId: org,
+      headerHash: 'h',
+      statementId: id,
+      uploadId: null,
+      scope: null,
+      distributorId: null,
+    }),
   skip: (id) => skipStatement(pool, id),
   markBad: (id) => markStatementBad(pool, id),
   delete: (id) => deleteStatement(pool, id),
@@ -89,28 +123,58 @@ const take: Record<StatementTransition, (id: string) => Promise<unknown[]>> = {
 };
 
 t.test('the table: which statuses each edge leaves and the one it enters', async (t) => {
-  const all = ['uploading', 'uploaded', 'processing', 'processed', 'needs_mapping', 'failed', 'skipped', 'bad', 'aborted', 'expired'];
+  const all = [
+    'uploading',
+    'uploaded',
+    'processing',
+    'processed',
+    'needs_mapping',
+    'failed',
+    'skipped',
+    'bad',
+    'aborted',
+    'expired',
+  ];
   t.same(JSON.parse(JSON.stringify(statementTransitions)), {
     complete: { from: ['uploading', 'uploaded'], to: 'uploaded' },
     expireUpload: { from: ['uploading'], to: 'expired' },
     abortUpload: { from: ['uploading', 'uploaded'], to: 'aborted' },
-    reprocess: { from: ['processed', 'failed', 'needs_mapping', 'skipped', 'bad', 'uploaded', 'processing'], to: 'uploaded' },
-    redrive: { from: ['uploaded', 'processing', 'processed', 'needs_mapping', 'failed'], to: 'uploaded' },
+    reprocess: {
+      from: ['processed', 'failed', 'needs_mapping', 'skipped', 'bad', 'uploaded', 'processing'],
+      to: 'uploaded',
+    },
+    redrive: {
+      from: ['uploaded', 'processing', 'processed', 'needs_mapping', 'failed'],
+      to: 'uploaded',
+    },
     release: { from: ['needs_mapping'], to: 'uploaded' },
     skipWaiting: { from: ['needs_mapping'], to: 'skipped' },
     markWaitingBad: { from: ['needs_mapping'], to: 'bad' },
-    skip: { from: ['processed', 'failed', 'needs_mapping', 'uploaded', 'processing'], to: 'skipped' },
-    markBad: { from: ['processed', 'failed', 'needs_mapping', 'uploaded', 'processing', 'skipped'], to: 'bad' },
+    skip: {
+      from: ['processed', 'failed', 'needs_mapping', 'uploaded', 'processing'],
+      to: 'skipped',
+    },
+    markBad: {
+      from: ['processed', 'failed', 'needs_mapping', 'uploaded', 'processing', 'skipped'],
+      to: 'bad',
+    },
     delete: { from: all, to: 'deleted' },
     restore: { from: ['deleted'], to: 'before_delete' },
-    startRun: { from: ['uploaded', 'processing', 'processed', 'needs_mapping', 'failed'], to: 'processing' },
+    startRun: {
+      from: ['uploaded', 'processing', 'processed', 'needs_mapping', 'failed'],
+      to: 'processing',
+    },
     awaitMapping: { from: ['processing'], to: 'needs_mapping' },
     finishRun: { from: ['processing'], to: 'processed' },
     failRun: { from: ['processing'], to: 'failed' },
     retryRun: { from: ['processing'], to: 'uploaded' },
     failWaiting: { from: ['uploaded', 'processing'], to: 'failed' },
   });
-  t.same(Object.keys(take).sort(), Object.keys(statementTransitions).sort(), 'every edge is tried below');
+  t.same(
+    Object.keys(take).sort(),
+    Object.keys(statementTransitions).sort(),
+    'every edge is tried below',
+  );
   // nothing leaves a status the table does not know, nor enters one
   for (const { from, to } of Object.values(statementTransitions)) {
     for (const s of from) t.ok(statementStatuses.includes(s), s);
@@ -146,68 +210,144 @@ t.test('guards beside the status', async (t) => {
   // complete records the object as checked and ends the upload's time-to-live
   const up = await seed('uploading');
   t.equal((await completeUpload(pool, up, { size: 1234, etag: '"abc"' })).length, 1);
-  const done = await pool.query('SELECT status, size_bytes::int AS size, object_etag, upload_expires_at FROM statements WHERE id = $1', [up]);
-  t.same(done.rows[0], { status: 'uploaded', size: 1234, object_etag: '"abc"', upload_expires_at: null });
+  const done = await pool.query(
+    'SELECT status, size_bytes::int AS size, object_etag, upload_expires_at FROM statements WHERE id = $1',
+    [up],
+  );
+  t.same(done.rows[0], {
+    status: 'uploaded',
+    size: 1234,
+    object_etag: '"abc"',
+    upload_expires_at: null,
+  });
 
   // an upload whose TTL has not run out is not expired
   const live = await seed('uploading');
-  await pool.query(`UPDATE statements SET upload_expires_at = clock_timestamp() + interval '1 hour' WHERE id = $1`, [live]);
+  await pool.query(
+    `UPDATE statements SET upload_expires_at = clock_timestamp() + interval '1 hour' WHERE id = $1`,
+    [live],
+  );
   t.same(await expireDueUploads(pool, { organizationId: org, statementIds: [live] }), []);
   t.equal(await statusOf(live), 'uploading');
 
   // a delete while processing is remembered as uploaded (its run ends): restore queues it again
   const running = await seed('processing');
   t.equal((await deleteStatement(pool, running)).length, 1);
-  const deleted = await pool.query('SELECT status, status_before_delete, deleted_at IS NOT NULL AS gone FROM statements WHERE id = $1', [running]);
+  const deleted = await pool.query(
+    'SELECT status, status_before_delete, deleted_at IS NOT NULL AS gone FROM statements WHERE id = $1',
+    [running],
+  );
   t.same(deleted.rows[0], { status: 'deleted', status_before_delete: 'uploaded', gone: true });
   t.same(await restoreStatement(pool, running), [{ id: running, status: 'uploaded' }]);
-  const restored = await pool.query('SELECT status_before_delete, deleted_at FROM statements WHERE id = $1', [running]);
+  const restored = await pool.query(
+    'SELECT status_before_delete, deleted_at FROM statements WHERE id = $1',
+    [running],
+  );
   t.same(restored.rows[0], { status_before_delete: null, deleted_at: null });
 
   // a failure records its reason, cut at 1000 characters, and its details
   const failing = await seed('processing');
-  await failRun(pool, failing, 'AMOUNT_FORMAT_CONFLICT', 'x'.repeat(1500), { rows: [{ row: 3, value: '(12.00)' }] });
-  const failed = await pool.query('SELECT status, failure_code, length(failure_reason) AS len, failure_details FROM statements WHERE id = $1', [failing]);
-  t.same(failed.rows[0], { status: 'failed', failure_code: 'AMOUNT_FORMAT_CONFLICT', len: 1000, failure_details: { rows: [{ row: 3, value: '(12.00)' }] } });
+  await failRun(pool, failing, 'AMOUNT_FORMAT_CONFLICT', 'x'.repeat(1500), {
+    rows: [{ row: 3, value: '(12.00)' }],
+  });
+  const failed = await pool.query(
+    'SELECT status, failure_code, length(failure_reason) AS len, failure_details FROM statements WHERE id = $1',
+    [failing],
+  );
+  t.same(failed.rows[0], {
+    status: 'failed',
+    failure_code: 'AMOUNT_FORMAT_CONFLICT',
+    len: 1000,
+    failure_details: { rows: [{ row: 3, value: '(12.00)' }] },
+  });
 
   // startRun clears the previous run's failure and answers what the run reads
   const again = await startRun(pool, org, failing);
   t.equal(again?.id, failing);
-  t.same((await pool.query('SELECT status, failure_code, failure_details, progress_stage FROM statements WHERE id = $1', [failing])).rows[0], {
-    status: 'processing',
-    failure_code: null,
-    failure_details: null,
-    progress_stage: 'reading',
-  });
+  t.same(
+    (
+      await pool.query(
+        'SELECT status, failure_code, failure_details, progress_stage FROM statements WHERE id = $1',
+        [failing],
+      )
+    ).rows[0],
+    {
+      status: 'processing',
+      failure_code: null,
+      failure_details: null,
+      progress_stage: 'reading',
+    },
+  );
   // of another organization it is nobody's run
-  const { rows: other } = await pool.query<{ id: string }>(`INSERT INTO organizations (name) VALUES ('Other') RETURNING id`);
+  const { rows: other } = await pool.query<{ id: string }>(
+    `INSERT INTO organizations (name) VALUES ('Other') RETURNING id`,
+  );
   const waiting = await seed('uploaded');
   t.equal(await startRun(pool, other[0]!.id, waiting), undefined);
-  t.same(await failWaiting(pool, waiting, 'ORGANIZATION_NOT_FOUND', 'gone', { organizationId: other[0]!.id }), []);
+  t.same(
+    await failWaiting(pool, waiting, 'ORGANIZATION_NOT_FOUND', 'gone', {
+      organizationId: other[0]!.id,
+    }),
+    [],
+  );
   t.equal(await statusOf(waiting), 'uploaded');
 
   // the callback waits on the header hash, and assigns the distributor given
   const hashless = await seed('needs_mapping');
-  t.same(await settleWaiting(pool, 'release', { organizationId: org, headerHash: 'other', statementId: hashless, uploadId: null, scope: null, distributorId: null }), []);
-  const outOfScope = await settleWaiting(pool, 'release', { organizationId: org, headerHash: 'h', statementId: hashless, uploadId: null, scope: [], distributorId: null });
-  t.same(outOfScope, [], 'a rightsholder outside the caller\'s scope is not released');
+  t.same(
+    await settleWaiting(pool, 'release', {
+      organizationId: org,
+      headerHash: 'other',
+      statementId: hashless,
+      uploadId: null,
+      scope: null,
+      distributorId: null,
+    }),
+    [],
+  );
+  const outOfScope = await settleWaiting(pool, 'release', {
+    organizationId: org,
+    headerHash: 'h',
+    statementId: hashless,
+    uploadId: null,
+    scope: [],
+    distributorId: null,
+  });
+  t.same(outOfScope, [], "a rightsholder outside the caller's scope is not released");
   t.equal(await statusOf(hashless), 'needs_mapping');
 });
 
 t.test('moved(): no row moved is STATEMENT_STATE_CONFLICT', async (t) => {
   const id = await seed('aborted');
-  const error = await reprocessStatement(pool, id).then((rows) => moved(rows, 'not now')).catch((e: unknown) => e);
+  const error = await reprocessStatement(pool, id)
+    .then((rows) => moved(rows, 'not now'))
+    .catch((e: unknown) => e);
   t.ok(error instanceof AppError);
   t.match(error, { errorCode: 'STATEMENT_STATE_CONFLICT', message: 'not now' });
   t.same(moved([{ id }]), [{ id }]);
 });
 
 t.test('admin reprocess answers each statement with its status before', async (t) => {
-  const { rows: o } = await pool.query<{ id: string }>(`INSERT INTO organizations (name) VALUES ('Reprocess') RETURNING id`);
-  const { rows: rh } = await pool.query<{ id: string }>(`INSERT INTO rightsholders (organization_id, name) VALUES ($1, 'R') RETURNING id`, [o[0]!.id]);
-  const { rows: u } = await pool.query<{ id: string }>(`INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id`, [o[0]!.id]);
+  const { rows: o } = await pool.query<{ id: string }>(
+    `INSERT INTO organizations (name) VALUES ('Reprocess') RETURNING id`,
+  );
+  const { rows: rh } = await pool.query<{ id: string }>(
+    `INSERT INTO rightsholders (organization_id, name) VALUES ($1, 'R') RETURNING id`,
+    [o[0]!.id],
+  );
+  const { rows: u } = await pool.query<{ id: string }>(
+    `INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id`,
+    [o[0]!.id],
+  );
   const ids: Record<string, string> = {};
-  for (const status of ['processed', 'skipped', 'bad', 'failed', 'aborted', 'processing'] as const) {
+  for (const status of [
+    'processed',
+    'skipped',
+    'bad',
+    'failed',
+    'aborted',
+    'processing',
+  ] as const) {
     const { rows } = await pool.query<{ id: string }>(
       `INSERT INTO statements (organization_id, upload_id, rightsholder_id, file_name, content_type, object_key, status)
        VALUES ($1, $2, $3, 'r.csv', 'text/csv', 'seed/' || gen_random_uuid(), $4) RETURNING id`,
@@ -215,9 +355,14 @@ t.test('admin reprocess answers each statement with its status before', async (t
     );
     ids[status] = rows[0]!.id;
   }
-  const moved = await reprocessMatching(pool, { organizationId: o[0]!.id, statuses: ['processed', 'skipped', 'bad', 'aborted'] });
+  const moved = await reprocessMatching(pool, {
+    organizationId: o[0]!.id,
+    statuses: ['processed', 'skipped', 'bad', 'aborted'],
+  });
   t.same(
-    moved.map((r) => ({ id: r.id, before: r.before, rightsholder: r.rightsholder_id })).sort((a, b) => a.before.localeCompare(b.before)),
+    moved
+      .map((r) => ({ id: r.id, before: r.before, rightsholder: r.rightsholder_id }))
+      .sort((a, b) => a.before.localeCompare(b.before)),
     [
       { id: ids.bad, before: 'bad', rightsholder: rh[0]!.id },
       { id: ids.processed, before: 'processed', rightsholder: rh[0]!.id },
@@ -232,7 +377,9 @@ t.test('admin reprocess answers each statement with its status before', async (t
 
 t.test('no statement status is written outside the state machine', async (t) => {
   const root = path.resolve(import.meta.dirname, '../../src');
-  const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith('.ts')).map((f) => path.join(root, f));
+  const files = (await readdir(root, { recursive: true }))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => path.join(root, f));
   t.ok(files.length > 100);
   const writers: string[] = [];
   for (const file of files) {

@@ -12,7 +12,9 @@ import { locateTable } from '../../workers/statementFile.ts';
 import { repoRoot } from '../setup/paths.ts';
 
 async function entryNames(file: string): Promise<string[]> {
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.open(file, { lazyEntries: true }, (e, z) => (e || !z ? reject(e) : resolve(z))));
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true }, (e, z) => (e || !z ? reject(e) : resolve(z))),
+  );
   const names: string[] = [];
   await new Promise<void>((resolve) => {
     zip.on('entry', (entry: yauzl.Entry) => {
@@ -33,22 +35,38 @@ async function readTwenty(t: { teardown(fn: () => unknown): void }, file: string
     t.teardown(() => rm(dir, { recursive: true, force: true }));
     const r = await locateTable({ sourcePath: file, fileName: path.basename(file), workDir: dir });
     if (!r.ok) throw new Error(r.message);
-    results.add(JSON.stringify({ header: r.header, dataRecords: r.dataRecords, sheets: r.sheet?.combined, csv: await readFile(r.csvPath, 'utf8') }));
+    results.add(
+      JSON.stringify({
+        header: r.header,
+        dataRecords: r.dataRecords,
+        sheets: r.sheet?.combined,
+        csv: await readFile(r.csvPath, 'utf8'),
+      }),
+    );
   }
-  return [...results].map((x) => JSON.parse(x) as { header: string[]; dataRecords: number; sheets?: string[]; csv: string });
+  return [...results].map(
+    (x) =>
+      JSON.parse(x) as { header: string[]; dataRecords: number; sheets?: string[]; csv: string },
+  );
 }
 
-t.test('a workbook with its worksheets stored before the shared strings and styles reads the same twenty times', async (t) => {
-  const file = path.join(repoRoot, 'fixtures', 'statements', 'believe-quarter-by-month.xlsx');
-  const names = await entryNames(file);
-  t.ok(names.indexOf('xl/worksheets/sheet2.xml') < names.indexOf('xl/sharedStrings.xml'), 'stored in the order that trips exceljs');
-  const reads = await readTwenty(t, file);
-  t.equal(reads.length, 1, 'one reading');
-  t.equal(reads[0]!.dataRecords, 25);
-  t.same(reads[0]!.sheets, ['January 2024', 'February 2024', 'March 2024']);
-  t.notOk(reads[0]!.csv.includes('[object Object]'), 'no unresolved shared string');
-  t.ok(reads[0]!.csv.includes('Sami & The Tides'));
-});
+t.test(
+  'a workbook with its worksheets stored before the shared strings and styles reads the same twenty times',
+  async (t) => {
+    const file = path.join(repoRoot, 'fixtures', 'statements', 'believe-quarter-by-month.xlsx');
+    const names = await entryNames(file);
+    t.ok(
+      names.indexOf('xl/worksheets/sheet2.xml') < names.indexOf('xl/sharedStrings.xml'),
+      'stored in the order that trips exceljs',
+    );
+    const reads = await readTwenty(t, file);
+    t.equal(reads.length, 1, 'one reading');
+    t.equal(reads[0]!.dataRecords, 25);
+    t.same(reads[0]!.sheets, ['January 2024', 'February 2024', 'March 2024']);
+    t.notOk(reads[0]!.csv.includes('[object Object]'), 'no unresolved shared string');
+    t.ok(reads[0]!.csv.includes('Sami & The Tides'));
+  },
+);
 
 t.test('dates and shared strings of an exceljs-written workbook, every time', async (t) => {
   const wb = new ExcelJS.Workbook();

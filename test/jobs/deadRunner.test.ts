@@ -34,64 +34,79 @@ async function jobDatabase(t: { teardown(fn: () => unknown): void }) {
   return { db, pool, utils };
 }
 
-t.test('the job of a killed runner is unlocked and run by another; a live runner keeps its job', async (t) => {
-  const { db, pool, utils } = await jobDatabase(t);
-  const job = await utils.addJob('test_hang', {}, { maxAttempts: 3 });
+t.test(
+  'the job of a killed runner is unlocked and run by another; a live runner keeps its job',
+  async (t) => {
+    const { db, pool, utils } = await jobDatabase(t);
+    const job = await utils.addJob('test_hang', {}, { maxAttempts: 3 });
 
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('../helpers/hangingRunner.ts', import.meta.url).pathname], {
-    env: { ...process.env, DATABASE_URL: db.url },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  t.teardown(() => child.kill('SIGKILL'));
-  let out = '';
-  child.stdout.setEncoding('utf8');
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (s: string) => {
-      out += s;
-      if (out.includes('\n')) resolve();
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', new URL('../helpers/hangingRunner.ts', import.meta.url).pathname],
+      {
+        env: { ...process.env, DATABASE_URL: db.url },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    t.teardown(() => child.kill('SIGKILL'));
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (s: string) => {
+        out += s;
+        if (out.includes('\n')) resolve();
+      });
+      child.once('exit', (code) =>
+        reject(new Error(`the runner exited (${code}) before taking the job`)),
+      );
     });
-    child.once('exit', (code) => reject(new Error(`the runner exited (${code}) before taking the job`)));
-  });
-  const [, jobId, lockedBy] = out.trim().split(' ');
-  t.equal(jobId, String(job.id));
+    const [, jobId, lockedBy] = out.trim().split(' ');
+    t.equal(jobId, String(job.id));
 
-  const locked = async () =>
-    (await pool.query<{ locked_by: string | null; attempts: number }>('SELECT locked_by, attempts FROM graphile_worker._private_jobs WHERE id = $1', [job.id])).rows[0];
-  // alive: its lock is held, so even with no grace its job stays locked
-  t.same(await recoverDeadRunnerJobs(pool, 0), { pools: [], jobs: 0 });
-  t.same(await locked(), { locked_by: lockedBy, attempts: 1 });
+    const locked = async () =>
+      (
+        await pool.query<{ locked_by: string | null; attempts: number }>(
+          'SELECT locked_by, attempts FROM graphile_worker._private_jobs WHERE id = $1',
+          [job.id],
+        )
+      ).rows[0];
+    // alive: its lock is held, so even with no grace its job stays locked
+    t.same(await recoverDeadRunnerJobs(pool, 0), { pools: [], jobs: 0 });
+    t.same(await locked(), { locked_by: lockedBy, attempts: 1 });
 
-  child.kill('SIGKILL');
-  await once(child, 'exit');
-  // dead, but it locked the job within the grace period: left alone
-  t.same(await recoverDeadRunnerJobs(pool, 3600), { pools: [], jobs: 0 });
-  // PostgreSQL ends the killed process's sessions (and their locks) as it notices the closed sockets
-  let recovered = await recoverDeadRunnerJobs(pool, 0);
-  for (let i = 0; i < 100 && recovered.jobs === 0; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    recovered = await recoverDeadRunnerJobs(pool, 0);
-  }
-  t.same(recovered, { pools: [lockedBy], jobs: 1 });
-  // the attempt stays counted: a job that kills its runner every time ends after max_attempts
-  t.same(await locked(), { locked_by: null, attempts: 1 });
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    // dead, but it locked the job within the grace period: left alone
+    t.same(await recoverDeadRunnerJobs(pool, 3600), { pools: [], jobs: 0 });
+    // PostgreSQL ends the killed process's sessions (and their locks) as it notices the closed sockets
+    let recovered = await recoverDeadRunnerJobs(pool, 0);
+    for (let i = 0; i < 100 && recovered.jobs === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      recovered = await recoverDeadRunnerJobs(pool, 0);
+    }
+    t.same(recovered, { pools: [lockedBy], jobs: 1 });
+    // the attempt stays counted: a job that kills its runner every time ends after max_attempts
+    t.same(await locked(), { locked_by: null, attempts: 1 });
 
-  // another runner takes it and runs it to the end
-  let ran = 0;
-  const runner = await startJobRunner({
-    pool,
-    taskList: { test_hang: async () => void ran++ },
-    crontab: '',
-    concurrency: 1,
-    pollIntervalMs: 50,
-    log,
-  });
-  for (let i = 0; i < 100 && (await locked()) !== undefined; i++) await new Promise((r) => setTimeout(r, 100));
-  await runner.stop();
-  t.equal(ran, 1);
-  t.equal(await locked(), undefined, 'the job is done');
-  // the stopped runner gave its liveness lock back
-  t.equal(await liveLocks(pool), 0);
-});
+    // another runner takes it and runs it to the end
+    let ran = 0;
+    const runner = await startJobRunner({
+      pool,
+      taskList: { test_hang: async () => void ran++ },
+      crontab: '',
+      concurrency: 1,
+      pollIntervalMs: 50,
+      log,
+    });
+    for (let i = 0; i < 100 && (await locked()) !== undefined; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    await runner.stop();
+    t.equal(ran, 1);
+    t.equal(await locked(), undefined, 'the job is done');
+    // the stopped runner gave its liveness lock back
+    t.equal(await liveLocks(pool), 0);
+  },
+);
 
 t.test('a runner whose liveness connection is cut takes its lock again', async (t) => {
   const { pool, utils } = await jobDatabase(t);
@@ -132,7 +147,9 @@ t.test('a runner whose liveness connection is cut takes its lock again', async (
   t.same(await recoverDeadRunnerJobs(pool, 0), { pools: [], jobs: 0 });
   finish();
   await runner.stop();
-  const left = await pool.query('SELECT 1 FROM graphile_worker._private_jobs WHERE id = $1', [job.id]);
+  const left = await pool.query('SELECT 1 FROM graphile_worker._private_jobs WHERE id = $1', [
+    job.id,
+  ]);
   t.equal(left.rows.length, 0, 'the job completed');
   t.equal(await lockCount(), 0);
 });

@@ -19,13 +19,22 @@ const srv = await startTestServer(t);
 const db = srv.deps.pool;
 
 async function objectsUnder(prefix: string): Promise<string[]> {
-  const res = await srv.deps.store.client.send(new ListObjectsV2Command({ Bucket: srv.deps.store.bucket, Prefix: prefix }));
+  const res = await srv.deps.store.client.send(
+    new ListObjectsV2Command({ Bucket: srv.deps.store.bucket, Prefix: prefix }),
+  );
   return (res.Contents ?? []).map((o) => o.Key!).sort();
 }
 
 /** Runs a real job runner until no job of these keys is left (done or failed for good). */
 async function runJobs(keys: string[], ms = 60_000): Promise<void> {
-  const runner = await startJobRunner({ pool: db, taskList: taskList(srv.deps), crontab: '', concurrency: 1, pollIntervalMs: 100, log: pino({ level: 'silent' }) });
+  const runner = await startJobRunner({
+    pool: db,
+    taskList: taskList(srv.deps),
+    crontab: '',
+    concurrency: 1,
+    pollIntervalMs: 100,
+    log: pino({ level: 'silent' }),
+  });
   try {
     const deadline = Date.now() + ms;
     for (;;) {
@@ -34,7 +43,8 @@ async function runJobs(keys: string[], ms = 60_000): Promise<void> {
         [keys],
       );
       if (rows[0]!.n === 0) return;
-      if (Date.now() > deadline) throw new Error(`jobs ${keys.join(', ')} still pending after ${ms} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`jobs ${keys.join(', ')} still pending after ${ms} ms`);
       await new Promise((r) => setTimeout(r, 100));
     }
   } finally {
@@ -42,107 +52,272 @@ async function runJobs(keys: string[], ms = 60_000): Promise<void> {
   }
 }
 
-t.test("a queued export of an organization deleted before it ran fails with ORGANIZATION_NOT_FOUND and writes nothing", async (t) => {
-  const owner = await newOrganization(srv, 'Deleted Export Org');
-  const org = owner.organizationId;
-  const ds = await seedDataset(srv, org);
-  const res = await owner.client.mutate('export.trigger', { organizationId: org, type: 'royalty_lines', format: 'csv', rightsholderIds: [ds.rh1, ds.rh2] });
-  t.equal(res.ok, true);
-  const exportId = res.ok ? (res.data.exportId as string) : '';
-  const deleted = await owner.client.mutate('organization.delete', { organizationId: org });
-  t.match(deleted, { ok: true, data: { deleted: true } });
-  await runJobs([`export_build:${exportId}`]);
-  const { rows } = await db.query('SELECT status, error_code, row_count, file_count FROM exports WHERE id = $1', [exportId]);
-  t.same(rows, [{ status: 'failed', error_code: 'ORGANIZATION_NOT_FOUND', row_count: null, file_count: null }]);
-  t.same((await db.query('SELECT id FROM export_files WHERE export_id = $1', [exportId])).rows, [], 'no file listed');
-  t.same(await objectsUnder(`orgs/${org}/exports/`), [], 'no object written');
-});
+t.test(
+  'a queued export of an organization deleted before it ran fails with ORGANIZATION_NOT_FOUND and writes nothing',
+  async (t) => {
+    const owner = await newOrganization(srv, 'Deleted Export Org');
+    const org = owner.organizationId;
+    const ds = await seedDataset(srv, org);
+    const res = await owner.client.mutate('export.trigger', {
+      organizationId: org,
+      type: 'royalty_lines',
+      format: 'csv',
+      rightsholderIds: [ds.rh1, ds.rh2],
+    });
+    t.equal(res.ok, true);
+    const exportId = res.ok ? (res.data.exportId as string) : '';
+    const deleted = await owner.client.mutate('organization.delete', { organizationId: org });
+    t.match(deleted, { ok: true, data: { deleted: true } });
+    await runJobs([`export_build:${exportId}`]);
+    const { rows } = await db.query(
+      'SELECT status, error_code, row_count, file_count FROM exports WHERE id = $1',
+      [exportId],
+    );
+    t.same(rows, [
+      { status: 'failed', error_code: 'ORGANIZATION_NOT_FOUND', row_count: null, file_count: null },
+    ]);
+    t.same(
+      (await db.query('SELECT id FROM export_files WHERE export_id = $1', [exportId])).rows,
+      [],
+      'no file listed',
+    );
+    t.same(await objectsUnder(`orgs/${org}/exports/`), [], 'no object written');
+  },
+);
 
-t.test('an export whose organization is deleted while it runs fails at completion and keeps none of its objects', async (t) => {
-  const owner = await newOrganization(srv, 'Deleted Mid-Export Org');
-  const org = owner.organizationId;
-  const ds = await seedDataset(srv, org);
-  // the organization is deleted the moment the export reports its first written part
-  await db.query(`CREATE OR REPLACE FUNCTION test_delete_org_mid_export() RETURNS trigger LANGUAGE plpgsql AS $$
+t.test(
+  'an export whose organization is deleted while it runs fails at completion and keeps none of its objects',
+  async (t) => {
+    const owner = await newOrganization(srv, 'Deleted Mid-Export Org');
+    const org = owner.organizationId;
+    const ds = await seedDataset(srv, org);
+    // the organization is deleted the moment the export reports its first written part
+    await db.query(`CREATE OR REPLACE FUNCTION test_delete_org_mid_export() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN UPDATE organizations SET deleted_at = now() WHERE id = NEW.organization_id AND deleted_at IS NULL; RETURN NEW; END $$`);
-  await db.query(`CREATE TRIGGER test_delete_org_mid_export AFTER UPDATE OF progress_done ON exports FOR EACH ROW
+    await db.query(`CREATE TRIGGER test_delete_org_mid_export AFTER UPDATE OF progress_done ON exports FOR EACH ROW
     WHEN (NEW.status = 'running' AND NEW.progress_done > 0) EXECUTE FUNCTION test_delete_org_mid_export()`);
-  t.teardown(() => db.query('DROP TRIGGER test_delete_org_mid_export ON exports'));
-  const res = await owner.client.mutate('export.trigger', { organizationId: org, type: 'earnings_summary', format: 'parquet', rightsholderIds: [ds.rh1, ds.rh2] });
-  t.equal(res.ok, true);
-  const exportId = res.ok ? (res.data.exportId as string) : '';
-  await runJobs([`export_build:${exportId}`]);
-  t.ok((await db.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NOT NULL', [org])).rowCount, 'deleted mid-run');
-  const { rows } = await db.query('SELECT status, error_code, row_count, file_count FROM exports WHERE id = $1', [exportId]);
-  t.same(rows, [{ status: 'failed', error_code: 'ORGANIZATION_NOT_FOUND', row_count: null, file_count: null }]);
-  t.same((await db.query('SELECT id FROM export_files WHERE export_id = $1', [exportId])).rows, []);
-  t.same(await objectsUnder(`orgs/${org}/exports/`), [], 'the written part is removed');
-});
+    t.teardown(() => db.query('DROP TRIGGER test_delete_org_mid_export ON exports'));
+    const res = await owner.client.mutate('export.trigger', {
+      organizationId: org,
+      type: 'earnings_summary',
+      format: 'parquet',
+      rightsholderIds: [ds.rh1, ds.rh2],
+    });
+    t.equal(res.ok, true);
+    const exportId = res.ok ? (res.data.exportId as string) : '';
+    await runJobs([`export_build:${exportId}`]);
+    t.ok(
+      (
+        await db.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NOT NULL', [
+          org,
+        ])
+      ).rowCount,
+      'deleted mid-run',
+    );
+    const { rows } = await db.query(
+      'SELECT status, error_code, row_count, file_count FROM exports WHERE id = $1',
+      [exportId],
+    );
+    t.same(rows, [
+      { status: 'failed', error_code: 'ORGANIZATION_NOT_FOUND', row_count: null, file_count: null },
+    ]);
+    t.same(
+      (await db.query('SELECT id FROM export_files WHERE export_id = $1', [exportId])).rows,
+      [],
+    );
+    t.same(await objectsUnder(`orgs/${org}/exports/`), [], 'the written part is removed');
+  },
+);
 
-t.test('a queued statement of an organization deleted before it ran is not processed: it fails with ORGANIZATION_NOT_FOUND', async (t) => {
-  const owner = await newOrganization(srv, 'Deleted Ingest Org');
-  const org = owner.organizationId;
-  const rh = await createRightsholder(owner.client, org, 'Gone Artist');
-  const up = await putFile(owner.client, org, rh, 'dk.tsv', distrokid([['Gone Artist', 'Never Processed', 'USRC12400009', '1.25']]));
-  t.same((await db.query('SELECT status FROM statements WHERE id = $1', [up.statementId])).rows, [{ status: 'uploaded' }]);
-  t.match(await owner.client.mutate('organization.delete', { organizationId: org }), { ok: true });
-  await runJobs([`statement_ingest:${up.statementId}`]);
-  const { rows } = await db.query('SELECT status, failure_code, normalized_version, row_count FROM statements WHERE id = $1', [up.statementId]);
-  t.match(rows, [{ status: 'failed', failure_code: 'ORGANIZATION_NOT_FOUND', row_count: null }]);
-  const keys = await objectsUnder(`orgs/${org}/statements/${up.statementId}/`);
-  t.ok(keys.every((k) => k.includes('/original/')), `only the upload itself is stored: ${keys.join(', ')}`);
-  t.same((await db.query('SELECT 1 FROM catalog_blocks WHERE rightsholder_id = $1', [rh])).rows, [], 'no catalog block built');
-});
+t.test(
+  'a queued statement of an organization deleted before it ran is not processed: it fails with ORGANIZATION_NOT_FOUND',
+  async (t) => {
+    const owner = await newOrganization(srv, 'Deleted Ingest Org');
+    const org = owner.organizationId;
+    const rh = await createRightsholder(owner.client, org, 'Gone Artist');
+    const up = await putFile(
+      owner.client,
+      org,
+      rh,
+      'dk.tsv',
+      distrokid([['Gone Artist', 'Never Processed', 'USRC12400009', '1.25']]),
+    );
+    t.same((await db.query('SELECT status FROM statements WHERE id = $1', [up.statementId])).rows, [
+      { status: 'uploaded' },
+    ]);
+    t.match(await owner.client.mutate('organization.delete', { organizationId: org }), {
+      ok: true,
+    });
+    await runJobs([`statement_ingest:${up.statementId}`]);
+    const { rows } = await db.query(
+      'SELECT status, failure_code, normalized_version, row_count FROM statements WHERE id = $1',
+      [up.statementId],
+    );
+    t.match(rows, [{ status: 'failed', failure_code: 'ORGANIZATION_NOT_FOUND', row_count: null }]);
+    const keys = await objectsUnder(`orgs/${org}/statements/${up.statementId}/`);
+    t.ok(
+      keys.every((k) => k.includes('/original/')),
+      `only the upload itself is stored: ${keys.join(', ')}`,
+    );
+    t.same(
+      (await db.query('SELECT 1 FROM catalog_blocks WHERE rightsholder_id = $1', [rh])).rows,
+      [],
+      'no catalog block built',
+    );
+  },
+);
 
-t.test("a deleted organization's catalog: due enrichment is not drained again and again, a queued block refresh rebuilds nothing", async (t) => {
-  const owner = await newOrganization(srv, 'Deleted Catalog Org');
-  const org = owner.organizationId;
-  const rh = await createRightsholder(owner.client, org, 'Catalog Artist');
-  const up = await putFile(owner.client, org, rh, 'dk.tsv', distrokid([['Catalog Artist', 'Pending Song', 'USRC12400010', '2.50']]));
-  await runJobs([`statement_ingest:${up.statementId}`, `catalog_block_refresh:${rh}`, 'catalog_enrich']);
-  t.same((await db.query('SELECT status FROM statements WHERE id = $1', [up.statementId])).rows, [{ status: 'processed' }]);
-  // its musical details wait for enrichment when the organization is deleted
-  const pending = await db.query(`UPDATE musical_details SET state = 'pending', next_attempt_at = now() - interval '1 minute' WHERE organization_id = $1`, [org]);
-  t.equal(pending.rowCount, 1);
-  t.match(await owner.client.mutate('organization.delete', { organizationId: org }), { ok: true });
-  const seq = (await db.query<{ s: string }>(`SELECT pg_get_serial_sequence('graphile_worker._private_jobs', 'id') AS s`)).rows[0]!.s;
-  const lastJobId = async () => Number((await db.query<{ id: string }>(`SELECT last_value AS id FROM ${seq}`)).rows[0]!.id);
-  await db.query(`SELECT graphile_worker.add_job('catalog_enrich', '{}'::json, queue_name => 'catalog_enrich', job_key => 'catalog_enrich')`);
-  const before = await lastJobId();
-  const runner = await startJobRunner({ pool: db, taskList: taskList(srv.deps), crontab: '', concurrency: 1, pollIntervalMs: 100, log: pino({ level: 'silent' }) });
-  await new Promise((r) => setTimeout(r, 3_000));
-  await runner.stop();
-  t.ok((await lastJobId()) - before <= 1, `drains queued in 3 s: ${(await lastJobId()) - before}`);
-  t.same((await db.query(`SELECT state FROM musical_details WHERE organization_id = $1`, [org])).rows, [{ state: 'pending' }], 'nothing fetched for it');
-  // nor does the minute tick queue a drain for it
-  await db.query(`SELECT graphile_worker.remove_job('catalog_enrich')`);
-  await catalogEnrichTickTask(srv.deps)({}, {} as never);
-  t.same((await db.query(`SELECT id FROM graphile_worker.jobs WHERE task_identifier = 'catalog_enrich'`)).rows, [], 'the tick queues no drain');
-  // a block refresh queued for it (before the deletion) rebuilds nothing
-  const blockBefore = (await db.query('SELECT id, state, updated_at FROM catalog_blocks WHERE rightsholder_id = $1', [rh])).rows;
-  t.equal(blockBefore.length, 1);
-  await enqueueBlockRefresh(db, org, [rh], 'test');
-  await db.query(`UPDATE graphile_worker._private_jobs SET run_at = now() WHERE key = $1`, [`catalog_block_refresh:${rh}`]);
-  await runJobs([`catalog_block_refresh:${rh}`]);
-  t.same((await db.query('SELECT id, state, updated_at FROM catalog_blocks WHERE rightsholder_id = $1', [rh])).rows, blockBefore, 'the block is not refreshed');
-});
+t.test(
+  "a deleted organization's catalog: due enrichment is not drained again and again, a queued block refresh rebuilds nothing",
+  async (t) => {
+    const owner = await newOrganization(srv, 'Deleted Catalog Org');
+    const org = owner.organizationId;
+    const rh = await createRightsholder(owner.client, org, 'Catalog Artist');
+    const up = await putFile(
+      owner.client,
+      org,
+      rh,
+      'dk.tsv',
+      distrokid([['Catalog Artist', 'Pending Song', 'USRC12400010', '2.50']]),
+    );
+    await runJobs([
+      `statement_ingest:${up.statementId}`,
+      `catalog_block_refresh:${rh}`,
+      'catalog_enrich',
+    ]);
+    t.same((await db.query('SELECT status FROM statements WHERE id = $1', [up.statementId])).rows, [
+      { status: 'processed' },
+    ]);
+    // its musical details wait for enrichment when the organization is deleted
+    const pending = await db.query(
+      `UPDATE musical_details SET state = 'pending', next_attempt_at = now() - interval '1 minute' WHERE organization_id = $1`,
+      [org],
+    );
+    t.equal(pending.rowCount, 1);
+    t.match(await owner.client.mutate('organization.delete', { organizationId: org }), {
+      ok: true,
+    });
+    const seq = (
+      await db.query<{ s: string }>(
+        `SELECT pg_get_serial_sequence('graphile_worker._private_jobs', 'id') AS s`,
+      )
+    ).rows[0]!.s;
+    const lastJobId = async () =>
+      Number((await db.query<{ id: string }>(`SELECT last_value AS id FROM ${seq}`)).rows[0]!.id);
+    await db.query(
+      `SELECT graphile_worker.add_job('catalog_enrich', '{}'::json, queue_name => 'catalog_enrich', job_key => 'catalog_enrich')`,
+    );
+    const before = await lastJobId();
+    const runner = await startJobRunner({
+      pool: db,
+      taskList: taskList(srv.deps),
+      crontab: '',
+      concurrency: 1,
+      pollIntervalMs: 100,
+      log: pino({ level: 'silent' }),
+    });
+    await new Promise((r) => setTimeout(r, 3_000));
+    await runner.stop();
+    t.ok(
+      (await lastJobId()) - before <= 1,
+      `drains queued in 3 s: ${(await lastJobId()) - before}`,
+    );
+    t.same(
+      (await db.query(`SELECT state FROM musical_details WHERE organization_id = $1`, [org])).rows,
+      [{ state: 'pending' }],
+      'nothing fetched for it',
+    );
+    // nor does the minute tick queue a drain for it
+    await db.query(`SELECT graphile_worker.remove_job('catalog_enrich')`);
+    await catalogEnrichTickTask(srv.deps)({}, {} as never);
+    t.same(
+      (
+        await db.query(
+          `SELECT id FROM graphile_worker.jobs WHERE task_identifier = 'catalog_enrich'`,
+        )
+      ).rows,
+      [],
+      'the tick queues no drain',
+    );
+    // a block refresh queued for it (before the deletion) rebuilds nothing
+    const blockBefore = (
+      await db.query(
+        'SELECT id, state, updated_at FROM catalog_blocks WHERE rightsholder_id = $1',
+        [rh],
+      )
+    ).rows;
+    t.equal(blockBefore.length, 1);
+    await enqueueBlockRefresh(db, org, [rh], 'test');
+    await db.query(`UPDATE graphile_worker._private_jobs SET run_at = now() WHERE key = $1`, [
+      `catalog_block_refresh:${rh}`,
+    ]);
+    await runJobs([`catalog_block_refresh:${rh}`]);
+    t.same(
+      (
+        await db.query(
+          'SELECT id, state, updated_at FROM catalog_blocks WHERE rightsholder_id = $1',
+          [rh],
+        )
+      ).rows,
+      blockBefore,
+      'the block is not refreshed',
+    );
+  },
+);
 
-t.test('a statement whose organization is deleted while it is processed keeps nothing of the run: it fails with ORGANIZATION_NOT_FOUND', async (t) => {
-  const owner = await newOrganization(srv, 'Deleted Mid-Ingest Org');
-  const org = owner.organizationId;
-  const rh = await createRightsholder(owner.client, org, 'Mid Artist');
-  const up = await putFile(owner.client, org, rh, 'dk.tsv', distrokid([['Mid Artist', 'Half Processed', 'USRC12400011', '3.75']]));
-  // the organization is deleted the moment the run takes the statement (after the task's own check)
-  await db.query(`CREATE OR REPLACE FUNCTION test_delete_org_mid_ingest() RETURNS trigger LANGUAGE plpgsql AS $$
+t.test(
+  'a statement whose organization is deleted while it is processed keeps nothing of the run: it fails with ORGANIZATION_NOT_FOUND',
+  async (t) => {
+    const owner = await newOrganization(srv, 'Deleted Mid-Ingest Org');
+    const org = owner.organizationId;
+    const rh = await createRightsholder(owner.client, org, 'Mid Artist');
+    const up = await putFile(
+      owner.client,
+      org,
+      rh,
+      'dk.tsv',
+      distrokid([['Mid Artist', 'Half Processed', 'USRC12400011', '3.75']]),
+    );
+    // the organization is deleted the moment the run takes the statement (after the task's own check)
+    await db.query(`CREATE OR REPLACE FUNCTION test_delete_org_mid_ingest() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN UPDATE organizations SET deleted_at = now() WHERE id = NEW.organization_id AND deleted_at IS NULL; RETURN NEW; END $$`);
-  await db.query(`CREATE TRIGGER test_delete_org_mid_ingest AFTER UPDATE OF status ON statements FOR EACH ROW
+    await db.query(`CREATE TRIGGER test_delete_org_mid_ingest AFTER UPDATE OF status ON statements FOR EACH ROW
     WHEN (NEW.status = 'processing' AND NEW.organization_id = '${org}') EXECUTE FUNCTION test_delete_org_mid_ingest()`);
-  t.teardown(() => db.query('DROP TRIGGER test_delete_org_mid_ingest ON statements'));
-  await runJobs([`statement_ingest:${up.statementId}`]);
-  t.ok((await db.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NOT NULL', [org])).rowCount, 'deleted mid-run');
-  const { rows } = await db.query('SELECT status, failure_code, normalized_key, normalized_version FROM statements WHERE id = $1', [up.statementId]);
-  t.same(rows, [{ status: 'failed', failure_code: 'ORGANIZATION_NOT_FOUND', normalized_key: null, normalized_version: 0 }]);
-  t.same((await db.query('SELECT currency FROM statement_fx WHERE statement_id = $1', [up.statementId])).rows, [], 'no rates recorded');
-  const keys = await objectsUnder(`orgs/${org}/statements/${up.statementId}/`);
-  t.ok(keys.length > 0 && keys.every((k) => k.includes('/original/')), `only the upload itself is stored: ${keys.join(', ')}`);
-});
+    t.teardown(() => db.query('DROP TRIGGER test_delete_org_mid_ingest ON statements'));
+    await runJobs([`statement_ingest:${up.statementId}`]);
+    t.ok(
+      (
+        await db.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NOT NULL', [
+          org,
+        ])
+      ).rowCount,
+      'deleted mid-run',
+    );
+    const { rows } = await db.query(
+      'SELECT status, failure_code, normalized_key, normalized_version FROM statements WHERE id = $1',
+      [up.statementId],
+    );
+    t.same(rows, [
+      {
+        status: 'failed',
+        failure_code: 'ORGANIZATION_NOT_FOUND',
+        normalized_key: null,
+        normalized_version: 0,
+      },
+    ]);
+    t.same(
+      (
+        await db.query('SELECT currency FROM statement_fx WHERE statement_id = $1', [
+          up.statementId,
+        ])
+      ).rows,
+      [],
+      'no rates recorded',
+    );
+    const keys = await objectsUnder(`orgs/${org}/statements/${up.statementId}/`);
+    t.ok(
+      keys.length > 0 && keys.every((k) => k.includes('/original/')),
+      `only the upload itself is stored: ${keys.join(', ')}`,
+    );
+  },
+);

@@ -12,9 +12,18 @@ export interface HeldOutSalesType {
   expect: { primarySalesType: string; secondarySalesType: string };
 }
 
-const es = (raw: string, earningsSource: string): HeldOutSource => ({ raw, expect: { earningsSource } });
-const cs = (raw: string, collectionSource: string): HeldOutSource => ({ raw, expect: { collectionSource } });
-const ps = (raw: string, publisherSource: string): HeldOutSource => ({ raw, expect: { publisherSource } });
+const es = (raw: string, earningsSource: string): HeldOutSource => ({
+  raw,
+  expect: { earningsSource },
+});
+const cs = (raw: string, collectionSource: string): HeldOutSource => ({
+  raw,
+  expect: { collectionSource },
+});
+const ps = (raw: string, publisherSource: string): HeldOutSource => ({
+  raw,
+  expect: { publisherSource },
+});
 
 export const heldOutSources: HeldOutSource[] = [
   es('SPOTIFY PREMIUM', 'Spotify'),
@@ -125,7 +134,11 @@ export const heldOutSources: HeldOutSource[] = [
   ps('WARNER CHAPPELL MUSIC INC', 'Warner Chappell Music'),
 ];
 
-const st = (raw: string, primarySalesType: string, secondarySalesType: string): HeldOutSalesType => ({ raw, expect: { primarySalesType, secondarySalesType } });
+const st = (
+  raw: string,
+  primarySalesType: string,
+  secondarySalesType: string,
+): HeldOutSalesType => ({ raw, expect: { primarySalesType, secondarySalesType } });
 
 export const heldOutSalesTypes: HeldOutSalesType[] = [
   st('Subscription Streaming', 'Streaming', 'Interactive Streaming'),

@@ -14,7 +14,14 @@ export function data<T = any>(res: { ok: boolean; data?: T; error?: any }): T {
  */
 export async function reportRawValue(
   db: Queryable,
-  v: { organizationId: string; statementId: string; kind: 'sales_type' | 'source'; raw: string; rows: number; usd: string | null },
+  v: {
+    organizationId: string;
+    statementId: string;
+    kind: 'sales_type' | 'source';
+    raw: string;
+    rows: number;
+    usd: string | null;
+  },
 ): Promise<void> {
   await db.query(
     `WITH rh AS (INSERT INTO rightsholders (organization_id, name)

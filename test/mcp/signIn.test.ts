@@ -4,7 +4,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import t from 'tap';
 import { setPassword } from '../../src/oauth/passwords.ts';
 import { newOrganization } from '../helpers/principals.ts';
@@ -57,7 +61,11 @@ class AssistantProvider implements OAuthClientProvider {
 t.test('discovery from the 401, registration, PKCE sign-in, then the tools', async (t) => {
   const provider = new AssistantProvider();
   const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
-  await t.rejects(new Client({ name: 'assistant', version: '1' }).connect(first), { message: 'Unauthorized' }, 'sent to sign in');
+  await t.rejects(
+    new Client({ name: 'assistant', version: '1' }).connect(first),
+    { message: 'Unauthorized' },
+    'sent to sign in',
+  );
   t.type(provider.registration?.client_id, 'string', 'registered itself');
   const authorize = provider.authorizationUrl!;
   t.equal(authorize.origin + authorize.pathname, `${srv.url}/api/oauth/authorize`);
@@ -72,7 +80,9 @@ t.test('discovery from the 401, registration, PKCE sign-in, then the tools', asy
   await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
   t.teardown(() => client.close());
   t.equal((await client.listTools()).tools.length, 9);
-  const me = (await client.callTool({ name: 'svc_whoami', arguments: {} })) as { content: { text: string }[] };
+  const me = (await client.callTool({ name: 'svc_whoami', arguments: {} })) as {
+    content: { text: string }[];
+  };
   const who = JSON.parse(me.content[0]!.text) as { id: string; credential: { clientId: string } };
   t.equal(who.id, owner.userId);
   t.equal(who.credential.clientId, provider.registration!.client_id, 'the registered client acts');
@@ -81,14 +91,28 @@ t.test('discovery from the 401, registration, PKCE sign-in, then the tools', asy
 t.test('an expired token: 401 invalid_token, saying it expired', async (t) => {
   const provider = new AssistantProvider();
   const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
-  await t.rejects(new Client({ name: 'assistant', version: '1' }).connect(first), { message: 'Unauthorized' });
-  const callback = await signInAndAllow(new Browser(srv.url), provider.authorizationUrl!, owner.email, PASSWORD);
+  await t.rejects(new Client({ name: 'assistant', version: '1' }).connect(first), {
+    message: 'Unauthorized',
+  });
+  const callback = await signInAndAllow(
+    new Browser(srv.url),
+    provider.authorizationUrl!,
+    owner.email,
+    PASSWORD,
+  );
   await first.finishAuth(callback.searchParams.get('code')!);
   const token = provider.saved!.access_token;
-  await srv.deps.pool.query(`UPDATE oauth_models SET payload = jsonb_set(payload, '{exp}', '1') WHERE model = 'AccessToken' AND id = $1`, [token]);
+  await srv.deps.pool.query(
+    `UPDATE oauth_models SET payload = jsonb_set(payload, '{exp}', '1') WHERE model = 'AccessToken' AND id = $1`,
+    [token],
+  );
   const res = await fetch(mcpUrl, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
   t.equal(res.status, 401);

@@ -30,26 +30,39 @@ export class Browser {
     }
   }
 
-  async request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
+  async request(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     const headers: Record<string, string> = { ...init.headers };
-    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    if (this.cookies.size > 0)
+      headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     let body: string | undefined;
     if (init.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(init.form).toString();
     }
-    const res = await fetch(new URL(url, this.origin), { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+    const res = await fetch(new URL(url, this.origin), {
+      method: init.method ?? (body ? 'POST' : 'GET'),
+      headers,
+      body,
+      redirect: 'manual',
+    });
     this.keep(res.headers);
     return res;
   }
 
   /** Follows redirects inside the service; stops at a page, or at a redirect elsewhere (returned as url with status 0). */
-  async go(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<Page> {
+  async go(
+    url: string,
+    init: { method?: string; form?: Record<string, string> } = {},
+  ): Promise<Page> {
     let res = await this.request(url, init);
     let at = new URL(url, this.origin).href;
     for (let hops = 0; hops < 10 && res.status >= 300 && res.status < 400; hops++) {
       at = new URL(res.headers.get('location')!, at).href;
-      if (new URL(at).origin !== this.origin) return { status: 0, url: at, html: '', headers: res.headers };
+      if (new URL(at).origin !== this.origin)
+        return { status: 0, url: at, html: '', headers: res.headers };
       res = await this.request(at);
     }
     return { status: res.status, url: at, html: await res.text(), headers: res.headers };
@@ -57,12 +70,16 @@ export class Browser {
 }
 
 /** The first form posting to a path containing `action`: its action and its hidden fields. */
-export function formOf(html: string, action: string): { action: string; fields: Record<string, string> } {
+export function formOf(
+  html: string,
+  action: string,
+): { action: string; fields: Record<string, string> } {
   const forms = [...html.matchAll(/<form method="post" action="([^"]*)">([\s\S]*?)<\/form>/g)];
   const form = forms.find((f) => f[1]!.includes(action));
   if (!form) throw new Error(`no form posting to ${action} in:\n${html}`);
   const fields: Record<string, string> = {};
-  for (const input of form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[input[1]!] = unescape(input[2]!);
+  for (const input of form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+    fields[input[1]!] = unescape(input[2]!);
   return { action: unescape(form[1]!), fields };
 }
 
@@ -84,7 +101,13 @@ export interface Authorization {
 
 export async function authorizationUrl(
   as: oauth.AuthorizationServer,
-  opts: { clientId?: string; redirectUri?: string; resource?: string; scope?: string; extra?: Record<string, string> } = {},
+  opts: {
+    clientId?: string;
+    redirectUri?: string;
+    resource?: string;
+    scope?: string;
+    extra?: Record<string, string>;
+  } = {},
 ): Promise<Authorization> {
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
@@ -102,7 +125,12 @@ export async function authorizationUrl(
 }
 
 /** Signs in through the login form and allows on the consent form; the redirect to the client. */
-export async function signInAndAllow(browser: Browser, start: URL, email: string, password: string): Promise<URL> {
+export async function signInAndAllow(
+  browser: Browser,
+  start: URL,
+  email: string,
+  password: string,
+): Promise<URL> {
   const login = await browser.go(start.href);
   if (login.status !== 200) throw new Error(`login page: ${login.status} ${login.html}`);
   const form = formOf(login.html, '/login');
@@ -130,21 +158,41 @@ export async function exchange(
 ): Promise<Tokens> {
   const client: oauth.Client = { client_id: opts.clientId ?? CLI_CLIENT_ID };
   const params = oauth.validateAuthResponse(as, client, callback, auth.state);
-  const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, opts.redirectUri ?? CALLBACK, auth.verifier, {
-    ...insecure,
-    ...(opts.resource ? { additionalParameters: { resource: opts.resource } } : {}),
-  });
+  const res = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    oauth.None(),
+    params,
+    opts.redirectUri ?? CALLBACK,
+    auth.verifier,
+    {
+      ...insecure,
+      ...(opts.resource ? { additionalParameters: { resource: opts.resource } } : {}),
+    },
+  );
   return (await oauth.processAuthorizationCodeResponse(as, client, res)) as Tokens;
 }
 
 /** A token endpoint call made by hand (form POST), for answers a client library would refuse. */
-export async function tokenRequest(as: oauth.AuthorizationServer, form: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(as.token_endpoint!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+export async function tokenRequest(
+  as: oauth.AuthorizationServer,
+  form: Record<string, string>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(as.token_endpoint!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
 /** A person signed in through the pages with the command-line client: its tokens. */
-export async function tokensFor(srv: TestServer, email: string, password: string, opts: { resource?: string } = {}): Promise<Tokens> {
+export async function tokensFor(
+  srv: TestServer,
+  email: string,
+  password: string,
+  opts: { resource?: string } = {},
+): Promise<Tokens> {
   const as = await discover(srv);
   const auth = await authorizationUrl(as, opts);
   const callback = await signInAndAllow(new Browser(srv.url), auth.url, email, password);
@@ -152,6 +200,15 @@ export async function tokensFor(srv: TestServer, email: string, password: string
 }
 
 /** A refresh as the specification describes it: a form POST, answered as sent. */
-export function refresh(as: oauth.AuthorizationServer, refreshToken: string, extra: Record<string, string> = {}) {
-  return tokenRequest(as, { grant_type: 'refresh_token', client_id: CLI_CLIENT_ID, refresh_token: refreshToken, ...extra });
+export function refresh(
+  as: oauth.AuthorizationServer,
+  refreshToken: string,
+  extra: Record<string, string> = {},
+) {
+  return tokenRequest(as, {
+    grant_type: 'refresh_token',
+    client_id: CLI_CLIENT_ID,
+    refresh_token: refreshToken,
+    ...extra,
+  });
 }

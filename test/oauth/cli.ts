@@ -3,7 +3,11 @@ import { spawn } from 'node:child_process';
 import type { CliResult } from '../helpers/cli.ts';
 import { repoRoot, serviceEntry } from '../setup/paths.ts';
 
-export function adminWithInput(databaseUrl: string | undefined, input: string, ...args: string[]): Promise<CliResult> {
+export function adminWithInput(
+  databaseUrl: string | undefined,
+  input: string,
+  ...args: string[]
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [serviceEntry, 'admin', ...args], {
       cwd: repoRoot,

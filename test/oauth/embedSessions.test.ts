@@ -6,7 +6,17 @@ import t from 'tap';
 import { setPassword } from '../../src/oauth/passwords.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
-import { authorizationUrl, Browser, discover, exchange, formOf, insecure, refresh, signInAndAllow, type Tokens } from './browser.ts';
+import {
+  authorizationUrl,
+  Browser,
+  discover,
+  exchange,
+  formOf,
+  insecure,
+  refresh,
+  signInAndAllow,
+  type Tokens,
+} from './browser.ts';
 
 const srv = await startTestServer(t);
 const PASSWORD = 'a long enough password';
@@ -21,7 +31,11 @@ async function signedIn(): Promise<{ browser: Browser; tokens: Tokens; session: 
   const as = await discover(srv);
   const browser = new Browser(srv.url);
   const auth = await authorizationUrl(as);
-  const tokens = await exchange(as, auth, await signInAndAllow(browser, auth.url, owner.email, PASSWORD));
+  const tokens = await exchange(
+    as,
+    auth,
+    await signInAndAllow(browser, auth.url, owner.email, PASSWORD),
+  );
   const made = await bearer(tokens.access_token).query('cube.getSession', { organizationId: org });
   if (!made.ok) throw new Error(JSON.stringify(made.error));
   return { browser, tokens, session: made.data.token as string };
@@ -37,44 +51,70 @@ const keySession = await owner.client.query('cube.getSession', { organizationId:
 if (!keySession.ok) throw new Error(JSON.stringify(keySession.error));
 const byKey = keySession.data.token as string;
 
-t.test('one grant, one session: asked again under the same grant, the same session; another grant, another', async (t) => {
-  const a = await signedIn();
-  const again = await bearer(a.tokens.access_token).query('cube.getSession', { organizationId: org });
-  t.equal(again.ok && again.data.token, a.session);
-  const b = await signedIn();
-  t.not(b.session, a.session);
-  t.not(a.session, byKey, "not the API key's session either");
-  const { rows } = await srv.deps.pool.query('SELECT count(*)::int AS n FROM cube_sessions WHERE token = ANY($1) AND oauth_grant_id IS NOT NULL', [[a.session, b.session]]);
-  t.equal(rows[0].n, 2);
-});
+t.test(
+  'one grant, one session: asked again under the same grant, the same session; another grant, another',
+  async (t) => {
+    const a = await signedIn();
+    const again = await bearer(a.tokens.access_token).query('cube.getSession', {
+      organizationId: org,
+    });
+    t.equal(again.ok && again.data.token, a.session);
+    const b = await signedIn();
+    t.not(b.session, a.session);
+    t.not(a.session, byKey, "not the API key's session either");
+    const { rows } = await srv.deps.pool.query(
+      'SELECT count(*)::int AS n FROM cube_sessions WHERE token = ANY($1) AND oauth_grant_id IS NOT NULL',
+      [[a.session, b.session]],
+    );
+    t.equal(rows[0].n, 2);
+  },
+);
 
-t.test('revoking the access token (RFC 7009) ends its sessions; other grants and keys keep theirs', async (t) => {
-  const as = await discover(srv);
-  const a = await signedIn();
-  const b = await signedIn();
-  t.equal(await reads(a.session), 'ok');
-  await oauth.processRevocationResponse(await oauth.revocationRequest(as, cli, oauth.None(), a.tokens.access_token, insecure));
-  t.equal(await reads(a.session), '401 INVALID_CUBE_SESSION', 'the revoked grant\'s session has ended');
-  t.equal(await reads(b.session), 'ok', "another sign-in's session goes on");
-  t.equal(await reads(byKey), 'ok', "the API key's session goes on");
-});
+t.test(
+  'revoking the access token (RFC 7009) ends its sessions; other grants and keys keep theirs',
+  async (t) => {
+    const as = await discover(srv);
+    const a = await signedIn();
+    const b = await signedIn();
+    t.equal(await reads(a.session), 'ok');
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, cli, oauth.None(), a.tokens.access_token, insecure),
+    );
+    t.equal(
+      await reads(a.session),
+      '401 INVALID_CUBE_SESSION',
+      "the revoked grant's session has ended",
+    );
+    t.equal(await reads(b.session), 'ok', "another sign-in's session goes on");
+    t.equal(await reads(byKey), 'ok', "the API key's session goes on");
+  },
+);
 
 t.test('revoking the refresh token ends them too', async (t) => {
   const as = await discover(srv);
   const a = await signedIn();
-  await oauth.processRevocationResponse(await oauth.revocationRequest(as, cli, oauth.None(), a.tokens.refresh_token!, insecure));
+  await oauth.processRevocationResponse(
+    await oauth.revocationRequest(as, cli, oauth.None(), a.tokens.refresh_token!, insecure),
+  );
   t.equal(await reads(a.session), '401 INVALID_CUBE_SESSION');
 });
 
-t.test('a reused refresh token revokes the family, sessions included; a normal refresh keeps them', async (t) => {
-  const as = await discover(srv);
-  const a = await signedIn();
-  const rotated = await refresh(as, a.tokens.refresh_token!);
-  t.equal(rotated.status, 200);
-  t.equal(await reads(a.session), 'ok', 'a refresh is not a revocation');
-  t.equal((await refresh(as, a.tokens.refresh_token!)).body.error, 'invalid_grant', 'the used refresh token again');
-  t.equal(await reads(a.session), '401 INVALID_CUBE_SESSION');
-});
+t.test(
+  'a reused refresh token revokes the family, sessions included; a normal refresh keeps them',
+  async (t) => {
+    const as = await discover(srv);
+    const a = await signedIn();
+    const rotated = await refresh(as, a.tokens.refresh_token!);
+    t.equal(rotated.status, 200);
+    t.equal(await reads(a.session), 'ok', 'a refresh is not a revocation');
+    t.equal(
+      (await refresh(as, a.tokens.refresh_token!)).body.error,
+      'invalid_grant',
+      'the used refresh token again',
+    );
+    t.equal(await reads(a.session), '401 INVALID_CUBE_SESSION');
+  },
+);
 
 t.test('signing out revokes the sign-in and its sessions', async (t) => {
   const a = await signedIn();

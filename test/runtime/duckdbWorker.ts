@@ -16,7 +16,9 @@ export async function slowQuery(input: { startedFile: string }): Promise<WorkerR
     await query;
     return { ok: true };
   } catch (error) {
-    return stopping() ? fail('SERVICE_UNAVAILABLE', 'interrupted: the pool is closing') : fail('WORKER_FAILED', String(error));
+    return stopping()
+      ? fail('SERVICE_UNAVAILABLE', 'interrupted: the pool is closing')
+      : fail('WORKER_FAILED', String(error));
   } finally {
     disconnect(c);
     instance.closeSync();

@@ -23,7 +23,13 @@ t.teardown(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' };
+const env: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  DATA_DIR: dataDir,
+  PORT: '0',
+  LOG_LEVEL: 'info',
+};
 
 interface Running {
   child: ChildProcess;
@@ -34,7 +40,11 @@ interface Running {
 }
 
 function launch(args: string[]): Running {
-  const child = spawn(process.execPath, [serviceEntry, ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [serviceEntry, ...args], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   let out = '';
   let stdout = '';
@@ -44,7 +54,10 @@ function launch(args: string[]): Running {
     child.on('exit', (code, signal) => {
       children.delete(child);
       // a process ended by a signal says which, with what it printed last: the next reader's lead
-      if (code === null && signal !== 'SIGKILL') console.error(`# ${args.join(' ')} ended by ${signal}; its last output:\n${out.slice(-3000)}`);
+      if (code === null && signal !== 'SIGKILL')
+        console.error(
+          `# ${args.join(' ')} ended by ${signal}; its last output:\n${out.slice(-3000)}`,
+        );
       resolve(code ?? signal);
     }),
   );
@@ -56,66 +69,97 @@ async function waitFor(run: Running, pattern: RegExp, ms = 60_000): Promise<RegE
   for (;;) {
     const m = run.output().match(pattern);
     if (m) return m;
-    if (Date.now() > deadline || run.child.exitCode !== null) throw new Error(`did not see ${pattern}; output:\n${run.output()}`);
+    if (Date.now() > deadline || run.child.exitCode !== null)
+      throw new Error(`did not see ${pattern}; output:\n${run.output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
 async function currentUser(base: string, key: string, org: string) {
-  const res = await fetch(`${base}/trpc/user.currentUser?batch=1`, { headers: { 'x-api-key': key, 'x-organization-id': org } });
+  const res = await fetch(`${base}/trpc/user.currentUser?batch=1`, {
+    headers: { 'x-api-key': key, 'x-organization-id': org },
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
 const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
 let demo: { base: string; org: string; key: string };
 
-t.test('first start: embedded servers, migrations, the demo organization printed once', async (t) => {
-  const run = launch(['serve']);
-  const m = await waitFor(run, /base URL:\s+(\S+)\s+organization id:\s+(\S+)\s+API key:\s+(\S+)/);
-  demo = { base: m[1]!, org: m[2]!, key: m[3]! };
-  // a lost key is no dead end: the way to another is printed with it
-  t.match(run.stdout(), `npm run admin -- api-key create --email demo@example.com --org ${demo.org}`);
-  t.ok(existsSync(path.join(dataDir, 'pg', 'PG_VERSION')), 'PostgreSQL data under DATA_DIR/pg');
-  t.ok(existsSync(path.join(dataDir, 's3')), 'object store data under DATA_DIR/s3');
-  const me = await currentUser(demo.base, demo.key, demo.org);
-  t.equal(me.status, 200);
-  t.same(me.body[0].result.data.organizations, [{ id: demo.org, name: 'Demo Organization', role: 'owner' }]);
-  const health = await fetch(`${demo.base}/trpc/health`);
-  t.match(await health.json(), { result: { data: { status: 'ok', checks: { database: 'ok', objectStore: 'ok' } } } });
+t.test(
+  'first start: embedded servers, migrations, the demo organization printed once',
+  async (t) => {
+    const run = launch(['serve']);
+    const m = await waitFor(run, /base URL:\s+(\S+)\s+organization id:\s+(\S+)\s+API key:\s+(\S+)/);
+    demo = { base: m[1]!, org: m[2]!, key: m[3]! };
+    // a lost key is no dead end: the way to another is printed with it
+    t.match(
+      run.stdout(),
+      `npm run admin -- api-key create --email demo@example.com --org ${demo.org}`,
+    );
+    t.ok(existsSync(path.join(dataDir, 'pg', 'PG_VERSION')), 'PostgreSQL data under DATA_DIR/pg');
+    t.ok(existsSync(path.join(dataDir, 's3')), 'object store data under DATA_DIR/s3');
+    const me = await currentUser(demo.base, demo.key, demo.org);
+    t.equal(me.status, 200);
+    t.same(me.body[0].result.data.organizations, [
+      { id: demo.org, name: 'Demo Organization', role: 'owner' },
+    ]);
+    const health = await fetch(`${demo.base}/trpc/health`);
+    t.match(await health.json(), {
+      result: { data: { status: 'ok', checks: { database: 'ok', objectStore: 'ok' } } },
+    });
 
-  // a statement goes all the way through the real service: job runner, worker threads loading
-  // TypeScript on their own (the test runner's loader does not help them here), DuckDB, store
-  const client = new TrpcClient(demo.base, { 'x-api-key': demo.key, 'x-organization-id': demo.org });
-  const artist = await createRightsholder(client, demo.org, 'Embedded Artist');
-  // the embedded cluster maps the case of every Unicode letter, not ASCII alone (initdb's builtin
-  // C.UTF-8 provider): 'BEYONCÉ' is the name 'Beyoncé' already taken
-  await createRightsholder(client, demo.org, 'Beyoncé');
-  const again = await client.mutate('rightsholder.create', { organizationId: demo.org, name: 'BEYONCÉ' });
-  t.same(again.ok ? again.data : again.error.data.errorCode, 'RIGHTSHOLDER_NAME_TAKEN');
-  const fixture = path.join(repoRoot, 'fixtures', 'statements', 'distrokid-legacy.tsv');
-  const expected = JSON.parse(readFileSync(`${fixture}.expected.json`, 'utf8'));
-  const { statementId } = await uploadFixture(client, demo.org, artist, fixture);
-  const statement = await waitForStatement(client, demo.org, statementId);
-  t.equal(statement.status, 'processed');
-  t.equal(canonicalDecimal(statement.netEarnings), canonicalDecimal(expected.netEarningsSum));
+    // a statement goes all the way through the real service: job runner, worker threads loading
+    // TypeScript on their own (the test runner's loader does not help them here), DuckDB, store
+    const client = new TrpcClient(demo.base, {
+      'x-api-key': demo.key,
+      'x-organization-id': demo.org,
+    });
+    const artist = await createRightsholder(client, demo.org, 'Embedded Artist');
+    // the embedded cluster maps the case of every Unicode letter, not ASCII alone (initdb's builtin
+    // C.UTF-8 provider): 'BEYONCÉ' is the name 'Beyoncé' already taken
+    await createRightsholder(client, demo.org, 'Beyoncé');
+    const again = await client.mutate('rightsholder.create', {
+      organizationId: demo.org,
+      name: 'BEYONCÉ',
+    });
+    t.same(again.ok ? again.data : again.error.data.errorCode, 'RIGHTSHOLDER_NAME_TAKEN');
+    const fixture = path.join(repoRoot, 'fixtures', 'statements', 'distrokid-legacy.tsv');
+    const expected = JSON.parse(readFileSync(`${fixture}.expected.json`, 'utf8'));
+    const { statementId } = await uploadFixture(client, demo.org, artist, fixture);
+    const statement = await waitForStatement(client, demo.org, statementId);
+    t.equal(statement.status, 'processed');
+    t.equal(canonicalDecimal(statement.netEarnings), canonicalDecimal(expected.netEarningsSum));
 
-  // the operator's command shares the running service's database
-  const admin = launch(['admin', 'bootstrap', '--email', 'ops@example.com', '--org-name', 'Ops Org', '--platform-role', 'c2_superadmin', '--json']);
-  t.equal(await admin.exited, 0);
-  const lines = admin.stdout().trim().split('\n');
-  t.equal(lines.length, 1, 'stdout is exactly one JSON object');
-  // sharing the running server is routine: nothing on stderr at the default level
-  t.notMatch(admin.output(), /"level":(40|50)/, 'no warning for sharing the database');
-  const boot = JSON.parse(lines[0]!);
-  t.same(Object.keys(boot).sort(), ['apiKey', 'organizationId', 'userId']);
-  const ops = await currentUser(demo.base, boot.apiKey, boot.organizationId);
-  t.same(ops.body[0].result.data.organizations, [{ id: boot.organizationId, name: 'Ops Org', role: 'owner' }]);
+    // the operator's command shares the running service's database
+    const admin = launch([
+      'admin',
+      'bootstrap',
+      '--email',
+      'ops@example.com',
+      '--org-name',
+      'Ops Org',
+      '--platform-role',
+      'c2_superadmin',
+      '--json',
+    ]);
+    t.equal(await admin.exited, 0);
+    const lines = admin.stdout().trim().split('\n');
+    t.equal(lines.length, 1, 'stdout is exactly one JSON object');
+    // sharing the running server is routine: nothing on stderr at the default level
+    t.notMatch(admin.output(), /"level":(40|50)/, 'no warning for sharing the database');
+    const boot = JSON.parse(lines[0]!);
+    t.same(Object.keys(boot).sort(), ['apiKey', 'organizationId', 'userId']);
+    const ops = await currentUser(demo.base, boot.apiKey, boot.organizationId);
+    t.same(ops.body[0].result.data.organizations, [
+      { id: boot.organizationId, name: 'Ops Org', role: 'owner' },
+    ]);
 
-  run.child.kill('SIGINT');
-  t.equal(await run.exited, 0, 'Ctrl-C exits cleanly');
-  t.match(run.output(), /"msg":"stopped"/);
-  t.notOk(existsSync(pidFile), 'the embedded PostgreSQL stopped');
-});
+    run.child.kill('SIGINT');
+    t.equal(await run.exited, 0, 'Ctrl-C exits cleanly');
+    t.match(run.output(), /"msg":"stopped"/);
+    t.notOk(existsSync(pidFile), 'the embedded PostgreSQL stopped');
+  },
+);
 
 t.test('a restart keeps all data and creates no second demo', async (t) => {
   const run = launch(['serve']);

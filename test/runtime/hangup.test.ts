@@ -17,7 +17,13 @@ await chmod(root, 0o755);
 const launch = launcher(t);
 t.teardown(() => rm(root, { recursive: true, force: true }));
 
-const env = (dataDir: string): NodeJS.ProcessEnv => ({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', DEMO_BOOTSTRAP: 'false', FX_RATES_URL: '' });
+const env = (dataDir: string): NodeJS.ProcessEnv => ({
+  DATA_DIR: dataDir,
+  PORT: '0',
+  LOG_LEVEL: 'info',
+  DEMO_BOOTSTRAP: 'false',
+  FX_RATES_URL: '',
+});
 
 function alive(pid: number): boolean {
   try {
@@ -28,7 +34,11 @@ function alive(pid: number): boolean {
   }
 }
 
-const postmasterPid = (dataDir: string) => Number.parseInt(readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]!, 10);
+const postmasterPid = (dataDir: string) =>
+  Number.parseInt(
+    readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]!,
+    10,
+  );
 
 t.test('SIGHUP stops the service cleanly, its embedded PostgreSQL with it', async (t) => {
   const dataDir = path.join(root, 'pipe');
@@ -45,29 +55,38 @@ t.test('SIGHUP stops the service cleanly, its embedded PostgreSQL with it', asyn
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
-t.test('the terminal closed under it: a clean stop though every write to it fails', { skip: !hasScript && 'needs script(1) for a terminal' }, async (t) => {
-  const dataDir = path.join(root, 'tty');
-  const errors = path.join(root, 'tty-stderr');
-  const command = `${process.execPath} ${serviceEntry} serve 2>${errors}`;
-  // script(1) runs the service on a terminal of its own; killing script closes that terminal
-  const terminal = spawn('script', ['-qfc', command, '/dev/null'], {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env(dataDir) },
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-  });
-  t.teardown(() => void (terminal.exitCode === null && terminal.kill('SIGKILL')));
-  let out = '';
-  terminal.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  await until('the service runs', () => /running at/.test(out), 120_000);
-  const postmaster = postmasterPid(dataDir);
-  const registry = JSON.parse(readFileSync(path.join(dataDir, 'pg.users.json'), 'utf8')) as { users: { pid: number }[] };
-  const service = registry.users[0]!.pid;
+t.test(
+  'the terminal closed under it: a clean stop though every write to it fails',
+  { skip: !hasScript && 'needs script(1) for a terminal' },
+  async (t) => {
+    const dataDir = path.join(root, 'tty');
+    const errors = path.join(root, 'tty-stderr');
+    const command = `${process.execPath} ${serviceEntry} serve 2>${errors}`;
+    // script(1) runs the service on a terminal of its own; killing script closes that terminal
+    const terminal = spawn('script', ['-qfc', command, '/dev/null'], {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env(dataDir) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    t.teardown(() => void (terminal.exitCode === null && terminal.kill('SIGKILL')));
+    let out = '';
+    terminal.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    await until('the service runs', () => /running at/.test(out), 120_000);
+    const postmaster = postmasterPid(dataDir);
+    const registry = JSON.parse(readFileSync(path.join(dataDir, 'pg.users.json'), 'utf8')) as {
+      users: { pid: number }[];
+    };
+    const service = registry.users[0]!.pid;
 
-  terminal.kill('SIGKILL');
-  await until('the service has ended', () => !alive(service), 60_000);
-  t.notOk(alive(postmaster), 'the embedded PostgreSQL is stopped');
-  t.notOk(existsSync(path.join(dataDir, 'pg', 'postmaster.pid')));
-  t.notOk(existsSync(path.join(dataDir, 'pg.users.json')), 'no process is left registered as using it');
-  t.notMatch(readFileSync(errors, 'utf8'), /Assertion failed|fatal/, 'no abort, no failure');
-});
+    terminal.kill('SIGKILL');
+    await until('the service has ended', () => !alive(service), 60_000);
+    t.notOk(alive(postmaster), 'the embedded PostgreSQL is stopped');
+    t.notOk(existsSync(path.join(dataDir, 'pg', 'postmaster.pid')));
+    t.notOk(
+      existsSync(path.join(dataDir, 'pg.users.json')),
+      'no process is left registered as using it',
+    );
+    t.notMatch(readFileSync(errors, 'utf8'), /Assertion failed|fatal/, 'no abort, no failure');
+  },
+);

@@ -51,7 +51,9 @@ t.test('jobs run in the serve role and shutdown waits for the running one', asyn
   const pg = await import('pg');
   const client = new pg.default.Client({ connectionString: url });
   await client.connect();
-  const { rows } = await client.query("SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'test_record'");
+  const { rows } = await client.query(
+    "SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'test_record'",
+  );
   await client.end();
   t.equal(rows[0].n, 0, 'no job left locked or queued');
 });
@@ -63,33 +65,52 @@ t.test('the thread pool runs worker functions and rebuilds their errors', async 
   t.equal(res.hash, computeHeaderHash(cells));
   t.equal(res.hash, computeHeaderHash(['artist name', 'track title', 'isrc']));
   t.same(res.normalized, ['artist name', 'track title', 'isrc']);
-  await t.rejects(srv.deps.threads.headerHash({ cells: 5 }), { name: 'AppError', errorCode: 'VALIDATION_FAILED', code: 'BAD_REQUEST' });
+  await t.rejects(srv.deps.threads.headerHash({ cells: 5 }), {
+    name: 'AppError',
+    errorCode: 'VALIDATION_FAILED',
+    code: 'BAD_REQUEST',
+  });
   t.ok(srv.deps.threads.stats.completed >= 2);
   await srv.deps.threads.close();
-  await t.rejects(srv.deps.threads.headerHash({ cells }), { name: 'AppError', errorCode: 'SERVICE_UNAVAILABLE' });
+  await t.rejects(srv.deps.threads.headerHash({ cells }), {
+    name: 'AppError',
+    errorCode: 'SERVICE_UNAVAILABLE',
+  });
 });
 
-t.test('a job runner starts its warm thread before any statement; THREADS_MAX caps the threads of every task', async (t) => {
-  const warm = await startTestServer(t, { role: 'worker', env: { THREADS_WARM: '1', THREADS_MAX: '2', THREADS_IDLE_TIMEOUT_MS: '50' } });
-  // one thread, with the file reader and the normalizer loaded, started with the runtime
-  t.equal(warm.deps.threads.stats.threads, 1);
-  // tasks of several worker modules at once share the one pool: never more than THREADS_MAX threads
-  const cells = ['ISRC', 'Title'];
-  const hashes = Array.from({ length: 6 }, () => warm.deps.threads.headerHash({ cells }));
-  const clusterings = Array.from({ length: 6 }, () => warm.deps.threads.clusterTitles({ items: [] }));
-  let most = 0;
-  const watch = setInterval(() => (most = Math.max(most, warm.deps.threads.stats.threads)), 1);
-  const [hashed, clustered] = await Promise.all([Promise.all(hashes), Promise.all(clusterings)]);
-  clearInterval(watch);
-  most = Math.max(most, warm.deps.threads.stats.threads);
-  t.same(hashed.map((h) => h.hash), Array(6).fill(computeHeaderHash(cells)));
-  t.same(clustered, Array(6).fill({ clusters: [] }));
-  t.ok(most >= 1 && most <= 2, `at most THREADS_MAX threads (${most})`);
-  // past the idle timeout the warm one stays, another goes
-  for (let i = 0; i < 100 && warm.deps.threads.stats.threads > 1; i++) await new Promise((r) => setTimeout(r, 50));
-  t.equal(warm.deps.threads.stats.threads, 1);
-  const api = await startTestServer(t, { role: 'api', env: { THREADS_WARM: '1' } });
-  t.equal(api.deps.threads.stats.threads, 0, 'an API process starts no threads');
-  const cold = await startTestServer(t, { role: 'worker', env: { THREADS_WARM: '0' } });
-  t.equal(cold.deps.threads.stats.threads, 0);
-});
+t.test(
+  'a job runner starts its warm thread before any statement; THREADS_MAX caps the threads of every task',
+  async (t) => {
+    const warm = await startTestServer(t, {
+      role: 'worker',
+      env: { THREADS_WARM: '1', THREADS_MAX: '2', THREADS_IDLE_TIMEOUT_MS: '50' },
+    });
+    // one thread, with the file reader and the normalizer loaded, started with the runtime
+    t.equal(warm.deps.threads.stats.threads, 1);
+    // tasks of several worker modules at once share the one pool: never more than THREADS_MAX threads
+    const cells = ['ISRC', 'Title'];
+    const hashes = Array.from({ length: 6 }, () => warm.deps.threads.headerHash({ cells }));
+    const clusterings = Array.from({ length: 6 }, () =>
+      warm.deps.threads.clusterTitles({ items: [] }),
+    );
+    let most = 0;
+    const watch = setInterval(() => (most = Math.max(most, warm.deps.threads.stats.threads)), 1);
+    const [hashed, clustered] = await Promise.all([Promise.all(hashes), Promise.all(clusterings)]);
+    clearInterval(watch);
+    most = Math.max(most, warm.deps.threads.stats.threads);
+    t.same(
+      hashed.map((h) => h.hash),
+      Array(6).fill(computeHeaderHash(cells)),
+    );
+    t.same(clustered, Array(6).fill({ clusters: [] }));
+    t.ok(most >= 1 && most <= 2, `at most THREADS_MAX threads (${most})`);
+    // past the idle timeout the warm one stays, another goes
+    for (let i = 0; i < 100 && warm.deps.threads.stats.threads > 1; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    t.equal(warm.deps.threads.stats.threads, 1);
+    const api = await startTestServer(t, { role: 'api', env: { THREADS_WARM: '1' } });
+    t.equal(api.deps.threads.stats.threads, 0, 'an API process starts no threads');
+    const cold = await startTestServer(t, { role: 'worker', env: { THREADS_WARM: '0' } });
+    t.equal(cold.deps.threads.stats.threads, 0);
+  },
+);

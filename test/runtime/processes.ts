@@ -22,7 +22,14 @@ export interface Running {
 }
 
 /** Starts the service (dist/src/main.js) with exactly `env` (plus PATH, HOME, TMPDIR); SIGKILLed at teardown if still running. */
-export function launcher(t: Teardown): (args: string[], env: NodeJS.ProcessEnv, command?: string[], opts?: { detached?: boolean }) => Running {
+export function launcher(
+  t: Teardown,
+): (
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  command?: string[],
+  opts?: { detached?: boolean },
+) => Running {
   const children = new Set<ChildProcess>();
   t.teardown(() => {
     for (const c of children) c.kill('SIGKILL');
@@ -49,7 +56,11 @@ export function launcher(t: Teardown): (args: string[], env: NodeJS.ProcessEnv, 
   };
 }
 
-export async function waitFor(run: Running, pattern: RegExp, ms = 60_000): Promise<RegExpMatchArray> {
+export async function waitFor(
+  run: Running,
+  pattern: RegExp,
+  ms = 60_000,
+): Promise<RegExpMatchArray> {
   const deadline = Date.now() + ms;
   for (;;) {
     const m = run.output().match(pattern);
@@ -61,7 +72,11 @@ export async function waitFor(run: Running, pattern: RegExp, ms = 60_000): Promi
   }
 }
 
-export async function until(what: string, check: () => Promise<boolean> | boolean, ms = 60_000): Promise<void> {
+export async function until(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  ms = 60_000,
+): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
@@ -132,7 +147,12 @@ export async function ingestHold(url: string) {
           [`statement_ingest:${statementId}`],
         )
       ).rows[0],
-    status: async (statementId: string) => (await admin.query<{ status: string }>('SELECT status FROM statements WHERE id = $1', [statementId])).rows[0]?.status,
+    status: async (statementId: string) =>
+      (
+        await admin.query<{ status: string }>('SELECT status FROM statements WHERE id = $1', [
+          statementId,
+        ])
+      ).rows[0]?.status,
     close: () => admin.end(),
   };
 }
@@ -140,7 +160,9 @@ export async function ingestHold(url: string) {
 /** The statement's ingestion work directories (src/ingest/pipeline.ts). */
 export function ingestDirs(statementId: string): string[] {
   try {
-    return readdirSync(path.join(tmpdir(), 'royalty-ingest')).filter((name) => name.startsWith(`${statementId}-`));
+    return readdirSync(path.join(tmpdir(), 'royalty-ingest')).filter((name) =>
+      name.startsWith(`${statementId}-`),
+    );
   } catch {
     return [];
   }

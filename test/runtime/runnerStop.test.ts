@@ -15,9 +15,14 @@ t.test("stop does not wait for the cron's retry sleep", async (t) => {
     await db.drop();
   });
   // the cron's every query fails (as with its database gone); the worker pool's work goes on
-  await pool.query('ALTER TABLE graphile_worker._private_known_crontabs RENAME TO test_known_crontabs_away');
+  await pool.query(
+    'ALTER TABLE graphile_worker._private_known_crontabs RENAME TO test_known_crontabs_away',
+  );
   const lines: { msg: string }[] = [];
-  const log = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
+  const log = pino(
+    { level: 'debug' },
+    { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) },
+  );
   let ran = 0;
   const runner = await startJobRunner({
     pool,
@@ -28,7 +33,12 @@ t.test("stop does not wait for the cron's retry sleep", async (t) => {
     log,
   });
   // the cron's retries back off (200 ms × 1.5ⁿ): wait until it sleeps 4 s or more
-  const sleeping = () => lines.some((l) => /Cron hit an error; restarting in (\d+)/.exec(l.msg) && Number(/restarting in (\d+)/.exec(l.msg)![1]) >= 4000);
+  const sleeping = () =>
+    lines.some(
+      (l) =>
+        /Cron hit an error; restarting in (\d+)/.exec(l.msg) &&
+        Number(/restarting in (\d+)/.exec(l.msg)![1]) >= 4000,
+    );
   const deadline = Date.now() + 60_000;
   while (!sleeping() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   t.ok(sleeping(), 'the cron is in a retry sleep of 4 s or more');
@@ -40,6 +50,8 @@ t.test("stop does not wait for the cron's retry sleep", async (t) => {
   await runner.stop();
   const took = Date.now() - started;
   t.ok(took < 2_500, `stopped in ${took} ms (the cron's sleep is not waited for)`);
-  const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE locked_at IS NOT NULL');
+  const { rows } = await pool.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE locked_at IS NOT NULL',
+  );
   t.equal(rows[0]!.n, 0, 'no job left locked');
 });

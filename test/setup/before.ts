@@ -13,7 +13,9 @@ import { databaseUrlFile, objectStoreFile, repoRoot, testDataDir } from './paths
 
 // in this process: tap follows the node processes a `before` starts and would report the build's
 // own coverage (and fail the run for it)
-const { buildService } = await import(pathToFileURL(path.join(repoRoot, 'scripts', 'build.mjs')).href);
+const { buildService } = await import(
+  pathToFileURL(path.join(repoRoot, 'scripts', 'build.mjs')).href
+);
 await buildService({ ifStale: true });
 
 // With DATABASE_URL set this run touches nothing here, so it cannot disturb another run's server.
@@ -28,15 +30,24 @@ if (!process.env.DATABASE_URL) {
 await stopObjectStoreServer(); // one an earlier run left
 await rm(path.join(testDataDir, 's3'), { recursive: true, force: true });
 await mkdir(testDataDir, { recursive: true });
-const server = spawn(process.execPath, ['--import', pathToFileURL(path.join(repoRoot, 'test', 'setup', 'typescript.mjs')).href, path.join(repoRoot, 'test', 'setup', 'objectStoreServer.ts')], {
-  detached: true,
-  stdio: 'ignore',
-  // not followed by tap's process tracking, which would wait for it
-  env: { ...process.env, NODE_OPTIONS: '' },
-});
+const server = spawn(
+  process.execPath,
+  [
+    '--import',
+    pathToFileURL(path.join(repoRoot, 'test', 'setup', 'typescript.mjs')).href,
+    path.join(repoRoot, 'test', 'setup', 'objectStoreServer.ts'),
+  ],
+  {
+    detached: true,
+    stdio: 'ignore',
+    // not followed by tap's process tracking, which would wait for it
+    env: { ...process.env, NODE_OPTIONS: '' },
+  },
+);
 server.unref();
 for (let waited = 0; !existsSync(objectStoreFile); waited += 50) {
-  if (server.exitCode !== null || waited > 60_000) throw new Error(`the test run's S3 server did not start (exit code ${server.exitCode})`);
+  if (server.exitCode !== null || waited > 60_000)
+    throw new Error(`the test run's S3 server did not start (exit code ${server.exitCode})`);
   await new Promise((r) => setTimeout(r, 50));
 }
 console.log(`# S3 server for the tests: pid ${server.pid}`);

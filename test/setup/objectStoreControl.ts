@@ -19,7 +19,8 @@ export function runningObjectStoreServer(): ObjectStoreServer | undefined {
   const server = JSON.parse(readFileSync(objectStoreFile, 'utf8')) as ObjectStoreServer;
   const cmdline = `/proc/${server.pid}/cmdline`;
   try {
-    if (existsSync('/proc/self/cmdline')) return readFileSync(cmdline, 'utf8').includes('objectStoreServer') ? server : undefined;
+    if (existsSync('/proc/self/cmdline'))
+      return readFileSync(cmdline, 'utf8').includes('objectStoreServer') ? server : undefined;
     process.kill(server.pid, 0);
     return server;
   } catch {

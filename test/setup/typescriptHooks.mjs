@@ -8,14 +8,18 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const cacheDir = fileURLToPath(new URL('../../node_modules/.cache/test-typescript/', import.meta.url));
+const cacheDir = fileURLToPath(
+  new URL('../../node_modules/.cache/test-typescript/', import.meta.url),
+);
 mkdirSync(cacheDir, { recursive: true });
 /** esbuild, started on the first module not in the cache */
 let esbuild;
 
 async function compile(file, source) {
   esbuild ??= import('esbuild');
-  const { code } = await (await esbuild).transform(source, {
+  const { code } = await (
+    await esbuild
+  ).transform(source, {
     loader: 'ts',
     format: 'esm',
     target: 'node20',
@@ -32,7 +36,10 @@ export async function load(url, context, nextLoad) {
   if (!url.startsWith('file:') || !url.endsWith('.ts')) return nextLoad(url, context);
   const file = fileURLToPath(url);
   const source = await readFile(file, 'utf8');
-  const cached = path.join(cacheDir, createHash('sha1').update(file).update('\0').update(source).digest('hex') + '.js');
+  const cached = path.join(
+    cacheDir,
+    createHash('sha1').update(file).update('\0').update(source).digest('hex') + '.js',
+  );
   let code = await readFile(cached, 'utf8').catch(() => undefined);
   if (code === undefined) {
     code = await compile(file, source);

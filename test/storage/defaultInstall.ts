@@ -6,6 +6,9 @@ interface Teardown {
   teardown(fn: () => unknown): void;
 }
 
-export function startDefaultInstall(t: Teardown, env: Record<string, string> = {}): Promise<TestServer> {
+export function startDefaultInstall(
+  t: Teardown,
+  env: Record<string, string> = {},
+): Promise<TestServer> {
   return startTestServer(t, { role: 'serve', store: 'default', env });
 }

@@ -13,10 +13,17 @@ const dataDir = await mkdtemp(path.join(tmpdir(), 'royalty-test-'));
 t.teardown(() => rm(dataDir, { recursive: true, force: true }));
 
 t.test('one signing secret per DATA_DIR, made once, kept private', async (t) => {
-  const [a, b] = await Promise.all([startDefaultObjectStore(dataDir, 'royalty'), startDefaultObjectStore(dataDir, 'royalty')]);
+  const [a, b] = await Promise.all([
+    startDefaultObjectStore(dataDir, 'royalty'),
+    startDefaultObjectStore(dataDir, 'royalty'),
+  ]);
   const secret = a.store.embedded!.signing.secretAccessKey;
   t.match(secret, /^[0-9a-f]{64}$/);
-  t.equal(b.store.embedded!.signing.secretAccessKey, secret, 'two processes starting at once agree');
+  t.equal(
+    b.store.embedded!.signing.secretAccessKey,
+    secret,
+    'two processes starting at once agree',
+  );
   t.not(a.socketPath, b.socketPath, 'each has its own socket');
   await Promise.all([a.stop(), b.stop()]);
   const again = await startDefaultObjectStore(dataDir, 'royalty');
@@ -27,43 +34,59 @@ t.test('one signing secret per DATA_DIR, made once, kept private', async (t) => 
   t.same(await readdir(path.join(dataDir, 's3-incoming')), [], 'and the spool');
 });
 
-t.test("a killed process's socket directory and half uploads go at the next start; a live one's stay", async (t) => {
-  // no process has this id (above any pid_max); process 1 always runs
-  const dead = path.join(dataDir, 's3-incoming', '999999999-abc');
-  const live = path.join(dataDir, 's3-incoming', '1-abc');
-  const deadSocket = path.join(tmpdir(), 'royalty-s3-999999999-abc');
-  for (const dir of [dead, live, deadSocket]) await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dead, 'upload'), 'half an upload');
-  t.teardown(() => Promise.all([live, deadSocket].map((d) => rm(d, { recursive: true, force: true }))));
-  const started = await startDefaultObjectStore(dataDir, 'royalty');
-  await started.stop();
-  await t.rejects(stat(dead), { code: 'ENOENT' });
-  await t.rejects(stat(deadSocket), { code: 'ENOENT' });
-  t.ok((await stat(live)).isDirectory());
-});
+t.test(
+  "a killed process's socket directory and half uploads go at the next start; a live one's stay",
+  async (t) => {
+    // no process has this id (above any pid_max); process 1 always runs
+    const dead = path.join(dataDir, 's3-incoming', '999999999-abc');
+    const live = path.join(dataDir, 's3-incoming', '1-abc');
+    const deadSocket = path.join(tmpdir(), 'royalty-s3-999999999-abc');
+    for (const dir of [dead, live, deadSocket]) await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dead, 'upload'), 'half an upload');
+    t.teardown(() =>
+      Promise.all([live, deadSocket].map((d) => rm(d, { recursive: true, force: true }))),
+    );
+    const started = await startDefaultObjectStore(dataDir, 'royalty');
+    await started.stop();
+    await t.rejects(stat(dead), { code: 'ENOENT' });
+    await t.rejects(stat(deadSocket), { code: 'ENOENT' });
+    t.ok((await stat(live)).isDirectory());
+  },
+);
 
-t.test('without the optional s3rver (npm install --omit=optional) the start says what to do', async (t) => {
-  // a module resolve hook takes s3rver out of the install, in a process of its own
-  const hook = `export async function resolve(s, c, next) {
+t.test(
+  'without the optional s3rver (npm install --omit=optional) the start says what to do',
+  async (t) => {
+    // a module resolve hook takes s3rver out of the install, in a process of its own
+    const hook = `export async function resolve(s, c, next) {
     if (s === 's3rver') throw Object.assign(new Error("Cannot find package 's3rver'"), { code: 'ERR_MODULE_NOT_FOUND' });
     return next(s, c);
   }`;
-  const register = `import { register } from 'node:module'; register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));`;
-  const dir = path.join(dataDir, 'without-s3rver');
-  const script = `const { startDefaultObjectStore } = await import('./src/storage/embedded.ts');
+    const register = `import { register } from 'node:module'; register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));`;
+    const dir = path.join(dataDir, 'without-s3rver');
+    const script = `const { startDefaultObjectStore } = await import('./src/storage/embedded.ts');
     await startDefaultObjectStore(${JSON.stringify(dir)}, 'royalty').then(() => console.log('started'), (e) => console.log(e.message));`;
-  const child = spawn(
-    process.execPath,
-    ['--import', `data:text/javascript,${encodeURIComponent(register)}`, '--import', 'tsx', '--input-type=module', '-e', script],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  t.equal(code, 0);
-  t.equal(
-    out.trim(),
-    'The embedded object store needs the optional package s3rver, which is not installed: run npm install (without --omit=optional), or set S3_ENDPOINT and the other S3_* settings',
-  );
-  t.same(await readdir(dir), ['s3'], 'nothing started: no socket, no spool, no signing secret');
-});
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        `data:text/javascript,${encodeURIComponent(register)}`,
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        script,
+      ],
+      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    t.equal(code, 0);
+    t.equal(
+      out.trim(),
+      'The embedded object store needs the optional package s3rver, which is not installed: run npm install (without --omit=optional), or set S3_ENDPOINT and the other S3_* settings',
+    );
+    t.same(await readdir(dir), ['s3'], 'nothing started: no socket, no spool, no signing secret');
+  },
+);

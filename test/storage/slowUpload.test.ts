@@ -23,10 +23,17 @@ const srv = await startDefaultInstall(t, {
 const owner = await newOrganization(srv, 'Slow Link Records');
 const org = owner.organizationId;
 const artist = await createRightsholder(owner.client, org, 'Slow Link Artist');
-const fixture = await readFile(path.join(repoRoot, 'fixtures', 'statements', 'distrokid-legacy.tsv'));
+const fixture = await readFile(
+  path.join(repoRoot, 'fixtures', 'statements', 'distrokid-legacy.tsv'),
+);
 
 /** Sends `head`, then `body` in `pieces` parts `everyMs` apart; the status line and when the server closed. */
-function trickle(head: string, body: Buffer, pieces: number, everyMs: number): Promise<{ status: string; ms: number }> {
+function trickle(
+  head: string,
+  body: Buffer,
+  pieces: number,
+  everyMs: number,
+): Promise<{ status: string; ms: number }> {
   const { port } = new URL(srv.url);
   return new Promise((resolve) => {
     const socket = net.connect(Number(port), '127.0.0.1');
@@ -46,29 +53,47 @@ function trickle(head: string, body: Buffer, pieces: number, everyMs: number): P
       if (sent >= body.length && answer.includes('\r\n\r\n')) socket.end();
     });
     socket.on('error', () => {});
-    socket.on('close', () => resolve({ status: answer.split('\r\n')[0] ?? '', ms: Date.now() - started }));
+    socket.on('close', () =>
+      resolve({ status: answer.split('\r\n')[0] ?? '', ms: Date.now() - started }),
+    );
     socket.on('connect', () => (socket.write(head), setTimeout(next, everyMs)));
   });
 }
 
 async function uploadHead(fileName: string): Promise<{ statementId: string; head: string }> {
-  const res = await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: artist, fileName, size: fixture.length });
+  const res = await owner.client.mutate('upload.uploadFile', {
+    organizationId: org,
+    rightsholderId: artist,
+    fileName,
+    size: fixture.length,
+  });
   if (!res.ok) throw new Error(JSON.stringify(res.error));
   const url = new URL(res.data.url);
-  const headers = Object.entries(res.data.headers as Record<string, string>).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-  return { statementId: res.data.statementId, head: `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n${headers}Content-Length: ${fixture.length}\r\n\r\n` };
+  const headers = Object.entries(res.data.headers as Record<string, string>)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  return {
+    statementId: res.data.statementId,
+    head: `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n${headers}Content-Length: ${fixture.length}\r\n\r\n`,
+  };
 }
 
-t.test('an upload slower than HTTP_REQUEST_TIMEOUT_MS arrives whole and is processed', async (t) => {
-  const { statementId, head } = await uploadHead('slow.tsv');
-  // ten pieces 300 ms apart: about 3 s, twice the API's request timeout
-  const put = await trickle(head, fixture, 10, 300);
-  t.equal(put.status, 'HTTP/1.1 200 OK');
-  t.ok(put.ms > REQUEST_MS, `took ${put.ms} ms`);
-  const done = await owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'complete', statementId } });
-  t.ok(done.ok, JSON.stringify(done.error));
-  t.equal((await waitForStatement(owner.client, org, statementId)).status, 'processed');
-});
+t.test(
+  'an upload slower than HTTP_REQUEST_TIMEOUT_MS arrives whole and is processed',
+  async (t) => {
+    const { statementId, head } = await uploadHead('slow.tsv');
+    // ten pieces 300 ms apart: about 3 s, twice the API's request timeout
+    const put = await trickle(head, fixture, 10, 300);
+    t.equal(put.status, 'HTTP/1.1 200 OK');
+    t.ok(put.ms > REQUEST_MS, `took ${put.ms} ms`);
+    const done = await owner.client.mutate('upload.uploadAction', {
+      organizationId: org,
+      action: { type: 'complete', statementId },
+    });
+    t.ok(done.ok, JSON.stringify(done.error));
+    t.equal((await waitForStatement(owner.client, org, statementId)).status, 'processed');
+  },
+);
 
 t.test('an upload past HTTP_UPLOAD_TIMEOUT_MS is answered 408 and closed', async (t) => {
   const { head } = await uploadHead('slower.tsv');

@@ -56,7 +56,11 @@ function trickle(head: string, rest: Buffer, piece: number, everyMs: number): Pr
     socket.on('error', () => {});
     socket.on('close', () => {
       clearTimeout(timer);
-      resolve({ text: Buffer.concat(chunks).toString('utf8'), closedAfterMs: Date.now() - start, sent: Math.min(sent, rest.length) });
+      resolve({
+        text: Buffer.concat(chunks).toString('utf8'),
+        closedAfterMs: Date.now() - start,
+        sent: Math.min(sent, rest.length),
+      });
     });
     socket.on('connect', () => {
       socket.write(head);
@@ -73,7 +77,7 @@ function statusAndBody(text: string): { status: number; body: any } {
   let body = text.slice(split + 4);
   if (/^transfer-encoding: chunked$/im.test(head)) {
     let decoded = '';
-    for (let at = 0; ; ) {
+    for (let at = 0; ;) {
       const eol = body.indexOf('\r\n', at);
       const size = Number.parseInt(body.slice(at, eol), 16);
       if (!size) break;
@@ -97,56 +101,112 @@ const timeoutEnvelope = (message: RegExp) => [
 
 const authHeaders = `x-api-key: ${owner.apiKey}\r\nx-organization-id: ${owner.organizationId}\r\n`;
 
-t.test('a body sent a byte at a time is answered 408 once HTTP_REQUEST_TIMEOUT_MS has passed', async (t) => {
-  const body = Buffer.from(JSON.stringify({ 0: { organizationId: owner.organizationId, name: 'Trickled' } }));
-  const head = `POST /trpc/rightsholder.create?batch=1 HTTP/1.1\r\nHost: x\r\n${authHeaders}content-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`;
-  const r = await trickle(head, body, 1, 250);
-  t.ok(r.closedAfterMs >= REQUEST_MS - 50 && r.closedAfterMs < REQUEST_MS + SLACK_MS, `closed after ${r.closedAfterMs} ms`);
-  t.ok(r.sent < body.length, `the body was not complete (${r.sent} of ${body.length} bytes)`);
-  const { status, body: answer } = statusAndBody(r.text);
-  t.equal(status, 408);
-  t.match(answer, timeoutEnvelope(/^The request did not arrive in time: its headers within 1000 ms \(HTTP_HEADERS_TIMEOUT_MS\), all of it within 2000 ms \(HTTP_REQUEST_TIMEOUT_MS\)$/));
-  const list = await owner.client.query('rightsholder.list', { organizationId: owner.organizationId });
-  t.same(list.data.data.map((r: { name: string }) => r.name), [], 'nothing was created');
-});
+t.test(
+  'a body sent a byte at a time is answered 408 once HTTP_REQUEST_TIMEOUT_MS has passed',
+  async (t) => {
+    const body = Buffer.from(
+      JSON.stringify({ 0: { organizationId: owner.organizationId, name: 'Trickled' } }),
+    );
+    const head = `POST /trpc/rightsholder.create?batch=1 HTTP/1.1\r\nHost: x\r\n${authHeaders}content-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`;
+    const r = await trickle(head, body, 1, 250);
+    t.ok(
+      r.closedAfterMs >= REQUEST_MS - 50 && r.closedAfterMs < REQUEST_MS + SLACK_MS,
+      `closed after ${r.closedAfterMs} ms`,
+    );
+    t.ok(r.sent < body.length, `the body was not complete (${r.sent} of ${body.length} bytes)`);
+    const { status, body: answer } = statusAndBody(r.text);
+    t.equal(status, 408);
+    t.match(
+      answer,
+      timeoutEnvelope(
+        /^The request did not arrive in time: its headers within 1000 ms \(HTTP_HEADERS_TIMEOUT_MS\), all of it within 2000 ms \(HTTP_REQUEST_TIMEOUT_MS\)$/,
+      ),
+    );
+    const list = await owner.client.query('rightsholder.list', {
+      organizationId: owner.organizationId,
+    });
+    t.same(
+      list.data.data.map((r: { name: string }) => r.name),
+      [],
+      'nothing was created',
+    );
+  },
+);
 
-t.test('headers sent a byte at a time are answered 408 once HTTP_HEADERS_TIMEOUT_MS has passed', async (t) => {
-  const r = await trickle('GET /trpc/health HTTP/1.1\r\nHost: x\r\n', Buffer.from('x-slow: ' + 'a'.repeat(200)), 1, 100);
-  t.ok(r.closedAfterMs >= HEADERS_MS - 50 && r.closedAfterMs < HEADERS_MS + SLACK_MS, `closed after ${r.closedAfterMs} ms`);
-  const { status, body } = statusAndBody(r.text);
-  t.equal(status, 408);
-  t.match(body, timeoutEnvelope(/^The request did not arrive in time/));
-});
+t.test(
+  'headers sent a byte at a time are answered 408 once HTTP_HEADERS_TIMEOUT_MS has passed',
+  async (t) => {
+    const r = await trickle(
+      'GET /trpc/health HTTP/1.1\r\nHost: x\r\n',
+      Buffer.from('x-slow: ' + 'a'.repeat(200)),
+      1,
+      100,
+    );
+    t.ok(
+      r.closedAfterMs >= HEADERS_MS - 50 && r.closedAfterMs < HEADERS_MS + SLACK_MS,
+      `closed after ${r.closedAfterMs} ms`,
+    );
+    const { status, body } = statusAndBody(r.text);
+    t.equal(status, 408);
+    t.match(body, timeoutEnvelope(/^The request did not arrive in time/));
+  },
+);
 
-t.test('a connection that sends nothing at all is answered 408 once HTTP_HEADERS_TIMEOUT_MS has passed', async (t) => {
-  const r = await trickle('', Buffer.alloc(0), 1, 100);
-  t.ok(r.closedAfterMs >= HEADERS_MS - 50 && r.closedAfterMs < HEADERS_MS + SLACK_MS, `closed after ${r.closedAfterMs} ms`);
-  const { status, body } = statusAndBody(r.text);
-  t.equal(status, 408);
-  t.match(body, timeoutEnvelope(/^The request did not arrive in time/));
-});
+t.test(
+  'a connection that sends nothing at all is answered 408 once HTTP_HEADERS_TIMEOUT_MS has passed',
+  async (t) => {
+    const r = await trickle('', Buffer.alloc(0), 1, 100);
+    t.ok(
+      r.closedAfterMs >= HEADERS_MS - 50 && r.closedAfterMs < HEADERS_MS + SLACK_MS,
+      `closed after ${r.closedAfterMs} ms`,
+    );
+    const { status, body } = statusAndBody(r.text);
+    t.equal(status, 408);
+    t.match(body, timeoutEnvelope(/^The request did not arrive in time/));
+  },
+);
 
-t.test('a kept-alive connection with no next request is closed after HTTP_KEEP_ALIVE_TIMEOUT_MS', async (t) => {
-  const r = await trickle('GET /trpc/health HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n', Buffer.alloc(0), 1, 100);
-  t.match(r.text, /^HTTP\/1\.1 200 OK\r\n/);
-  t.ok(r.closedAfterMs >= KEEP_ALIVE_MS - 50 && r.closedAfterMs < KEEP_ALIVE_MS + SLACK_MS, `closed after ${r.closedAfterMs} ms`);
-});
+t.test(
+  'a kept-alive connection with no next request is closed after HTTP_KEEP_ALIVE_TIMEOUT_MS',
+  async (t) => {
+    const r = await trickle(
+      'GET /trpc/health HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n',
+      Buffer.alloc(0),
+      1,
+      100,
+    );
+    t.match(r.text, /^HTTP\/1\.1 200 OK\r\n/);
+    t.ok(
+      r.closedAfterMs >= KEEP_ALIVE_MS - 50 && r.closedAfterMs < KEEP_ALIVE_MS + SLACK_MS,
+      `closed after ${r.closedAfterMs} ms`,
+    );
+  },
+);
 
-t.test('a large body sent at an ordinary pace within the timeout is answered as usual', async (t) => {
-  // 900 KB (BODY_LIMIT_BYTES is 1 MiB) in 10 pieces over about 1.2 s: each slower than a timeout
-  // check, together well within HTTP_REQUEST_TIMEOUT_MS
-  const json = JSON.stringify({ 0: { organizationId: owner.organizationId, name: 'Paced' } });
-  const body = Buffer.from(json + ' '.repeat(900_000 - json.length));
-  const head = `POST /trpc/rightsholder.create?batch=1 HTTP/1.1\r\nHost: x\r\n${authHeaders}content-type: application/json\r\ncontent-length: ${body.length}\r\nConnection: close\r\n\r\n`;
-  const r = await trickle(head, body, 90_000, 120);
-  const { status, body: answer } = statusAndBody(r.text);
-  t.equal(status, 200, JSON.stringify(answer).slice(0, 300));
-  t.equal(answer[0].result.data.name, 'Paced');
-});
+t.test(
+  'a large body sent at an ordinary pace within the timeout is answered as usual',
+  async (t) => {
+    // 900 KB (BODY_LIMIT_BYTES is 1 MiB) in 10 pieces over about 1.2 s: each slower than a timeout
+    // check, together well within HTTP_REQUEST_TIMEOUT_MS
+    const json = JSON.stringify({ 0: { organizationId: owner.organizationId, name: 'Paced' } });
+    const body = Buffer.from(json + ' '.repeat(900_000 - json.length));
+    const head = `POST /trpc/rightsholder.create?batch=1 HTTP/1.1\r\nHost: x\r\n${authHeaders}content-type: application/json\r\ncontent-length: ${body.length}\r\nConnection: close\r\n\r\n`;
+    const r = await trickle(head, body, 90_000, 120);
+    const { status, body: answer } = statusAndBody(r.text);
+    t.equal(status, 200, JSON.stringify(answer).slice(0, 300));
+    t.equal(answer[0].result.data.name, 'Paced');
+  },
+);
 
 t.test('a statement file is uploaded through its presigned URL as usual', async (t) => {
   const rightsholderId = await createRightsholder(owner.client, owner.organizationId, 'Uploader');
   const bytes = Buffer.from('title,earnings\n' + 'A Song,1.00\n'.repeat(700_000));
-  const uploaded = await putFile(owner.client, owner.organizationId, rightsholderId, 'large.csv', bytes);
+  const uploaded = await putFile(
+    owner.client,
+    owner.organizationId,
+    rightsholderId,
+    'large.csv',
+    bytes,
+  );
   t.match(uploaded, { uploadId: String, statementId: String });
 });

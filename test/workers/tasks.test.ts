@@ -23,8 +23,15 @@ const implemented: { [K in TaskName]: TaskFunction<K> } = {
 t.test('each task is the function its module exports under the name tasks.ts gives', async (t) => {
   t.same(Object.keys(taskFunctions).sort(), Object.keys(implemented).sort());
   for (const [task, { module, fn }] of Object.entries(taskFunctions)) {
-    const exported = (await import(path.join(repoRoot, 'workers', `${module}.ts`))) as Record<string, unknown>;
-    t.equal(exported[fn], implemented[task as TaskName], `${task}: workers/${module}.ts exports ${fn}`);
+    const exported = (await import(path.join(repoRoot, 'workers', `${module}.ts`))) as Record<
+      string,
+      unknown
+    >;
+    t.equal(
+      exported[fn],
+      implemented[task as TaskName],
+      `${task}: workers/${module}.ts exports ${fn}`,
+    );
   }
 });
 
@@ -35,7 +42,16 @@ t.test('nothing in src/ imports workers/', async (t) => {
       return statSync(file).isDirectory() ? files(file) : file.endsWith('.ts') ? [file] : [];
     });
   const offending = files(path.join(repoRoot, 'src')).filter((file) =>
-    [...readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].some((m) => m[1]!.startsWith('.') && path.resolve(path.dirname(file), m[1]!).startsWith(path.join(repoRoot, 'workers') + path.sep)),
+    [...readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].some(
+      (m) =>
+        m[1]!.startsWith('.') &&
+        path
+          .resolve(path.dirname(file), m[1]!)
+          .startsWith(path.join(repoRoot, 'workers') + path.sep),
+    ),
   );
-  t.same(offending.map((f) => path.relative(repoRoot, f)), []);
+  t.same(
+    offending.map((f) => path.relative(repoRoot, f)),
+    [],
+  );
 });

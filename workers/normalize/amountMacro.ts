@@ -3,7 +3,10 @@
 // footerTotals.test.ts read this text to check the JavaScript reader against it.
 
 /** The macro of `name` (parse_amount, parse_percent, fits_amount) for a rule: `name_dc` or `name_dp`. */
-export function byRule(name: 'parse_amount' | 'parse_percent' | 'fits_amount', decimalComma: boolean | 'true' | 'false'): string {
+export function byRule(
+  name: 'parse_amount' | 'parse_percent' | 'fits_amount',
+  decimalComma: boolean | 'true' | 'false',
+): string {
   return `${name}_${decimalComma === true || decimalComma === 'true' ? 'dc' : 'dp'}`;
 }
 

@@ -16,7 +16,10 @@ export class AmountFormatError extends Error {
 }
 /** A column whose every number fits the other rule than the file reader's: the run starts again reading it so. */
 export class FormatSwitch extends Error {
-  constructor(readonly header: string, readonly decimalComma: boolean) {
+  constructor(
+    readonly header: string,
+    readonly decimalComma: boolean,
+  ) {
     super(`column ${header} reads with a decimal ${decimalComma ? 'comma' : 'point'}`);
   }
 }

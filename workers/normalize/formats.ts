@@ -19,12 +19,21 @@ export interface FormatCheck {
   offending: (decimalComma: boolean) => string;
 }
 
-export function formatChecks(fields: MappingFields, cellOf: (column: string) => string, decimalCommaOf: (spec: FieldSpec | undefined) => boolean): FormatCheck[] {
+export function formatChecks(
+  fields: MappingFields,
+  cellOf: (column: string) => string,
+  decimalCommaOf: (spec: FieldSpec | undefined) => boolean,
+): FormatCheck[] {
   const checks: FormatCheck[] = [];
   for (const field of standardFields) {
     const kind = fieldKinds[field];
     const spec = fields[field];
-    if ((kind !== 'amount' && kind !== 'quantity' && kind !== 'percent') || !spec || spec.fromFileName !== undefined) continue;
+    if (
+      (kind !== 'amount' && kind !== 'quantity' && kind !== 'percent') ||
+      !spec ||
+      spec.fromFileName !== undefined
+    )
+      continue;
     const columns = spec.columns ?? (spec.column !== undefined ? [spec.column] : []);
     if (columns.length === 0) continue;
     const cells = columns.map(cellOf);
@@ -34,7 +43,8 @@ export function formatChecks(fields: MappingFields, cellOf: (column: string) => 
       decimalComma: decimalCommaOf(spec),
       stated: spec.format === 'decimal_comma' || spec.format === 'decimal_point',
       fits: (dc) => `(${cells.map((c) => `${byRule('fits_amount', dc)}(${c})`).join(' AND ')})`,
-      offending: (dc) => `(CASE ${cells.map((c) => `WHEN NOT ${byRule('fits_amount', dc)}(${c}) THEN ${c}`).join(' ')} END)`,
+      offending: (dc) =>
+        `(CASE ${cells.map((c) => `WHEN NOT ${byRule('fits_amount', dc)}(${c}) THEN ${c}`).join(' ')} END)`,
     });
   }
   return checks;
@@ -50,25 +60,42 @@ const OFFENDING_CHARS = 100;
  * the statement is refused, naming the rows that do not fit (AmountFormatError). Never is a
  * number read by a rule its separators contradict.
  */
-export async function judgeFormat(check: FormatCheck, one: (sql: string) => Promise<unknown[][]>, kept: (cells: string) => string): Promise<void> {
+export async function judgeFormat(
+  check: FormatCheck,
+  one: (sql: string) => Promise<unknown[][]>,
+  kept: (cells: string) => string,
+): Promise<void> {
   const cells = '*';
   const rule = (dc: boolean) => (dc ? 'a decimal comma (1.234,56)' : 'a decimal point (1,234.56)');
   if (!check.stated) {
-    const other = await one(`SELECT count(*) FILTER (WHERE NOT ${check.fits(!check.decimalComma)}) FROM ${kept(cells)}`);
+    const other = await one(
+      `SELECT count(*) FILTER (WHERE NOT ${check.fits(!check.decimalComma)}) FROM ${kept(cells)}`,
+    );
     if (Number(other[0]![0]) === 0) throw new FormatSwitch(check.columns[0]!, !check.decimalComma);
   }
-  const rows = await one(`SELECT count(*) OVER (), source_row, ${check.offending(check.decimalComma)} FROM ${kept(cells)}
+  const rows =
+    await one(`SELECT count(*) OVER (), source_row, ${check.offending(check.decimalComma)} FROM ${kept(cells)}
     WHERE NOT ${check.fits(check.decimalComma)} ORDER BY source_row LIMIT ${OFFENDING_ROWS}`);
   const count = Number(rows[0]![0]);
   // a cell as written, up to a length a person reads (a hostile one may hold 90 KB)
-  const shown = (v: unknown) => (String(v).length > OFFENDING_CHARS ? `${String(v).slice(0, OFFENDING_CHARS)}…` : String(v));
+  const shown = (v: unknown) =>
+    String(v).length > OFFENDING_CHARS ? `${String(v).slice(0, OFFENDING_CHARS)}…` : String(v);
   const offending = rows.map((r) => ({ row: Number(r[1]), value: shown(r[2]) }));
   const columns = check.columns.map((c) => `"${c}"`).join(', ');
-  const examples = offending.slice(0, 3).map((o) => `row ${o.row} "${o.value}"`).join(', ');
+  const examples = offending
+    .slice(0, 3)
+    .map((o) => `row ${o.row} "${o.value}"`)
+    .join(', ');
   throw new AmountFormatError(
     `The numbers of ${columns} (${check.field}) are read with ${rule(check.decimalComma)}${check.stated ? ', as the mapping states' : ''}, ` +
       `but ${count} ${count === 1 ? 'row contradicts' : 'rows contradict'} it (${examples}) and no one rule reads them all: ` +
       `correct those cells, or set the field's format to 'decimal_comma' or 'decimal_point' in the mapping if the other rule is right.`,
-    { field: check.field, columns: check.columns, format: check.decimalComma ? 'decimal_comma' : 'decimal_point', count, rows: offending },
+    {
+      field: check.field,
+      columns: check.columns,
+      format: check.decimalComma ? 'decimal_comma' : 'decimal_point',
+      count,
+      rows: offending,
+    },
   );
 }

@@ -23,7 +23,20 @@ import {
 import { byRule } from './amountMacro.ts';
 import { DateOrderError } from './errors.ts';
 import { judgeFormat } from './formats.ts';
-import { cellOf, dateOrderOf, dateSystemOf, decimalCommaOf, distinctAggregates, jsonOf, PER_VALUE_FIELDS, rowsOf, sumsColumns, t, textOf, type Plan } from './plan.ts';
+import {
+  cellOf,
+  dateOrderOf,
+  dateSystemOf,
+  decimalCommaOf,
+  distinctAggregates,
+  jsonOf,
+  PER_VALUE_FIELDS,
+  rowsOf,
+  sumsColumns,
+  t,
+  textOf,
+  type Plan,
+} from './plan.ts';
 import { allOf, fillLookup, lit, snake } from './sql.ts';
 import { keptOf, type Split, type Survey } from './survey.ts';
 
@@ -70,30 +83,65 @@ function talliesOf(plan: Plan, row: unknown[]): Tallies {
  * are data to the survey: with a footer, the values are read again from the data rows alone
  * (each part on its own connection).
  */
-export async function gatherValues(plan: Plan, split: Split, surveyed: Survey): Promise<{ written: Tallies; deciding: Tallies }> {
+export async function gatherValues(
+  plan: Plan,
+  split: Split,
+  surveyed: Survey,
+): Promise<{ written: Tallies; deciding: Tallies }> {
   const range = plan.input.range;
   const n = plan.textFields.length;
   const reread = async (window: typeof range) => {
-    const rows = await allOf(split.parts.map((part, i) => jsonOf(plan, `SELECT ${distinctAggregates(plan, '')} FROM ${keptOf(plan, split.drops, part, plan.textColumns, window)}`, plan.connections[i])));
-    const row: unknown[] = plan.textFields.map((_, j) => [...new Set(rows.flatMap((r) => (r[0]![j] as unknown[] | null) ?? []))]);
+    const rows = await allOf(
+      split.parts.map((part, i) =>
+        jsonOf(
+          plan,
+          `SELECT ${distinctAggregates(plan, '')} FROM ${keptOf(plan, split.drops, part, plan.textColumns, window)}`,
+          plan.connections[i],
+        ),
+      ),
+    );
+    const row: unknown[] = plan.textFields.map((_, j) => [
+      ...new Set(rows.flatMap((r) => (r[0]![j] as unknown[] | null) ?? [])),
+    ]);
     row.push(rows.reduce((sum, r) => sum + Number(r[0]![n]), 0));
-    plan.percentSources.forEach((_, i) => row.push(rows.reduce((sum, r) => sum + Number(r[0]![n + 1 + i]), 0)));
-    plan.formats.forEach((_, i) => row.push(rows.reduce((sum, r) => sum + Number(r[0]![n + 1 + plan.percentSources.length + i]), 0)));
+    plan.percentSources.forEach((_, i) =>
+      row.push(rows.reduce((sum, r) => sum + Number(r[0]![n + 1 + i]), 0)),
+    );
+    plan.formats.forEach((_, i) =>
+      row.push(
+        rows.reduce((sum, r) => sum + Number(r[0]![n + 1 + plan.percentSources.length + i]), 0),
+      ),
+    );
     return row;
   };
   const writtenRow = surveyed.footer > 0 || range ? await reread(range) : surveyed.aggregates;
-  const decidingRow = !range ? writtenRow : surveyed.footer > 0 ? await reread(undefined) : surveyed.aggregates;
+  const decidingRow = !range
+    ? writtenRow
+    : surveyed.footer > 0
+      ? await reread(undefined)
+      : surveyed.aggregates;
   return { written: talliesOf(plan, writtenRow), deciding: talliesOf(plan, decidingRow) };
 }
 
 /** Every data row's numbers must fit the rule their field is read by (formats.ts). */
 export async function judgeFormats(plan: Plan, split: Split, deciding: Tallies): Promise<void> {
   for (const [i, check] of plan.formats.entries()) {
-    if (deciding.unfitRows[i]! > 0) await judgeFormat(check, (sql) => rowsOf(plan, sql), (cells) => keptOf(plan, split.drops, split.whole, cells, undefined));
+    if (deciding.unfitRows[i]! > 0)
+      await judgeFormat(
+        check,
+        (sql) => rowsOf(plan, sql),
+        (cells) => keptOf(plan, split.drops, split.whole, cells, undefined),
+      );
   }
 }
 
-const DATE_FIELDS = ['stmtYear', 'stmtPeriod', 'stmtCadence', 'salesPeriodStart', 'salesPeriodEnd'] as const;
+const DATE_FIELDS = [
+  'stmtYear',
+  'stmtPeriod',
+  'stmtCadence',
+  'salesPeriodStart',
+  'salesPeriodEnd',
+] as const;
 type DateField = (typeof DATE_FIELDS)[number];
 
 /**
@@ -109,14 +157,16 @@ function dateOrders(plan: Plan, deciding: Tallies): (f: DateField) => DateOrder 
     const spec = fields[f];
     // (an order the mapping states for a field tells it for the statement's other date fields)
     if (spec?.format === 'YMD' || spec?.format === 'YDM') yearFirst.set(f, spec.format);
-    else if (spec?.column !== undefined || spec?.columns !== undefined) yearFirst.set(f, yearFirstOrder(valuesOf(f)));
+    else if (spec?.column !== undefined || spec?.columns !== undefined)
+      yearFirst.set(f, yearFirstOrder(valuesOf(f)));
   }
   const told = new Set([...yearFirst.values()].filter((o) => o !== null));
   const statementYearFirst = told.size === 1 ? [...told][0]! : null;
   return (f) => {
     const spec = fields[f];
     const order = dateOrderOf(input, spec);
-    if (spec?.format === 'YMD' || spec?.format === 'YDM' || order !== 'YMD' || !yearFirst.has(f)) return order;
+    if (spec?.format === 'YMD' || spec?.format === 'YDM' || order !== 'YMD' || !yearFirst.has(f))
+      return order;
     let told = yearFirst.get(f) ?? statementYearFirst;
     if (told === null) {
       // slashed year-first dates (2014/01/06) that no date of the statement decides are not
@@ -136,38 +186,58 @@ function dateOrders(plan: Plan, deciding: Tallies): (f: DateField) => DateOrder 
 }
 
 /** The readers of the per-value fields: each raw value to its output, and the output's SQL type. */
-function valueReaders(plan: Plan, deciding: Tallies): [StandardField, (v: string) => string | number | null, string][] {
+function valueReaders(
+  plan: Plan,
+  deciding: Tallies,
+): [StandardField, (v: string) => string | number | null, string][] {
   const { fields, input } = plan;
   const orderOf = dateOrders(plan, deciding);
-  const periods = (['stmtYear', 'stmtPeriod', 'stmtCadence'] as const).map((f): [StandardField, (v: string) => string | number | null, string] => {
-    const spec = fields[f];
-    const cadenceWanted: Cadence | null =
-      spec?.format === 'month' ? 'M' : spec?.format === 'quarter' ? 'Q' : spec?.format === 'half' ? 'H' : spec?.format === 'year' ? 'Y' : null;
-    const order = orderOf(f);
-    const dates = { dateSystem: dateSystemOf(input, spec) };
-    const read = (v: string): string | number | null => {
-      const plain = /^\d{1,4}$/.test(v.trim()) ? Number(v.trim()) : null;
-      if (f === 'stmtCadence') return parseCadence(v) ?? parsePeriod(v, order, dates)?.cadence ?? null;
-      if (plain !== null && (f === 'stmtPeriod' ? plain >= 1 && plain <= 12 : plain >= 1900 && plain <= 2200)) return plain;
-      let p = parsePeriod(v, order, dates);
-      if (p && cadenceWanted && p.cadence === 'M') p = periodFromDate(p.start, cadenceWanted);
-      if (!p) return null;
-      return f === 'stmtYear' ? p.year : p.period;
-    };
-    return [f, read, f === 'stmtCadence' ? 'VARCHAR' : 'INTEGER'];
-  });
-  const salesDates = (['salesPeriodStart', 'salesPeriodEnd'] as const).map((f): [StandardField, (v: string) => string | number | null, string] => {
-    const order = orderOf(f);
-    const dates = { dateSystem: dateSystemOf(input, fields[f]) };
-    const read = (v: string) => {
-      const d = parseDate(v, order, dates);
-      if (d) return d;
-      // a month or quarter written as a period: its first (start) or last (end) day
-      const p = parsePeriod(v, order, dates);
-      return p ? (f === 'salesPeriodStart' ? p.start : p.end) : null;
-    };
-    return [f, read, 'DATE'];
-  });
+  const periods = (['stmtYear', 'stmtPeriod', 'stmtCadence'] as const).map(
+    (f): [StandardField, (v: string) => string | number | null, string] => {
+      const spec = fields[f];
+      const cadenceWanted: Cadence | null =
+        spec?.format === 'month'
+          ? 'M'
+          : spec?.format === 'quarter'
+            ? 'Q'
+            : spec?.format === 'half'
+              ? 'H'
+              : spec?.format === 'year'
+                ? 'Y'
+                : null;
+      const order = orderOf(f);
+      const dates = { dateSystem: dateSystemOf(input, spec) };
+      const read = (v: string): string | number | null => {
+        const plain = /^\d{1,4}$/.test(v.trim()) ? Number(v.trim()) : null;
+        if (f === 'stmtCadence')
+          return parseCadence(v) ?? parsePeriod(v, order, dates)?.cadence ?? null;
+        if (
+          plain !== null &&
+          (f === 'stmtPeriod' ? plain >= 1 && plain <= 12 : plain >= 1900 && plain <= 2200)
+        )
+          return plain;
+        let p = parsePeriod(v, order, dates);
+        if (p && cadenceWanted && p.cadence === 'M') p = periodFromDate(p.start, cadenceWanted);
+        if (!p) return null;
+        return f === 'stmtYear' ? p.year : p.period;
+      };
+      return [f, read, f === 'stmtCadence' ? 'VARCHAR' : 'INTEGER'];
+    },
+  );
+  const salesDates = (['salesPeriodStart', 'salesPeriodEnd'] as const).map(
+    (f): [StandardField, (v: string) => string | number | null, string] => {
+      const order = orderOf(f);
+      const dates = { dateSystem: dateSystemOf(input, fields[f]) };
+      const read = (v: string) => {
+        const d = parseDate(v, order, dates);
+        if (d) return d;
+        // a month or quarter written as a period: its first (start) or last (end) day
+        const p = parsePeriod(v, order, dates);
+        return p ? (f === 'salesPeriodStart' ? p.start : p.end) : null;
+      };
+      return [f, read, 'DATE'];
+    },
+  );
   const codes: [StandardField, (v: string) => string | null, string][] = [
     ['currency', parseCurrency, 'VARCHAR'],
     ['country', parseCountry, 'VARCHAR'],
@@ -199,7 +269,8 @@ async function lookUp(
   const outputs = values.map(read);
   if (values.length === 0 || (constant && values.length === 1)) {
     const o = outputs[0] ?? null;
-    into.select[column] = o === null ? `CAST(NULL AS ${type})` : `CAST(${lit(String(o))} AS ${type})`;
+    into.select[column] =
+      o === null ? `CAST(NULL AS ${type})` : `CAST(${lit(String(o))} AS ${type})`;
     return;
   }
   const text = textOf(plan, f);
@@ -215,21 +286,29 @@ async function lookUp(
     await connection.run(`CREATE TYPE ${enumType} AS ENUM (SELECT v FROM ${table})`);
     into.enums.add(text);
   }
-  into.lists.push(`(SELECT list(CAST(o AS ${type}) ORDER BY enum_code(CAST(v AS ${enumType}))) FROM ${table}) AS m_${column}`);
+  into.lists.push(
+    `(SELECT list(CAST(o AS ${type}) ORDER BY enum_code(CAST(v AS ${enumType}))) FROM ${table}) AS m_${column}`,
+  );
   into.select[column] = `lk.m_${column}[enum_code(CAST(kept.${t(text)} AS ${enumType})) + 1]`;
 }
 
 /** The SQL of the numeric and text fields: amounts by their rule, a percentage by its scale. */
 function directSelects(plan: Plan, deciding: Tallies): Record<string, string> {
   const { fields, input } = plan;
-  const inPercent = new Set(plan.percentSources.filter((_, i) => deciding.percentRows[i]! > 0).map((p) => p.f));
-  const readsPercent = (f: StandardField) => fields[f]?.format === 'percent' || (fields[f]?.format !== 'fraction' && inPercent.has(f));
+  const inPercent = new Set(
+    plan.percentSources.filter((_, i) => deciding.percentRows[i]! > 0).map((p) => p.f),
+  );
+  const readsPercent = (f: StandardField) =>
+    fields[f]?.format === 'percent' || (fields[f]?.format !== 'fraction' && inPercent.has(f));
   const select: Record<string, string> = {};
   for (const f of standardFields) {
     const kind = fieldKinds[f];
     if (kind === 'amount' || kind === 'quantity' || kind === 'percent') {
       const spec = fields[f];
-      const parse = byRule(kind === 'percent' && readsPercent(f) ? 'parse_percent' : 'parse_amount', decimalCommaOf(input, spec));
+      const parse = byRule(
+        kind === 'percent' && readsPercent(f) ? 'parse_percent' : 'parse_amount',
+        decimalCommaOf(input, spec),
+      );
       if (sumsColumns(spec)) {
         // amounts from several columns are summed, not concatenated (pick 'first' reads one of them)
         const parts = spec.columns.map((c) => `coalesce(${parse}(${cellOf(plan, c)}), 0)`);
@@ -246,10 +325,23 @@ function directSelects(plan: Plan, deciding: Tallies): Record<string, string> {
 
 /** The lookups of the rows written, and the table lk of their lists (created when there is one). */
 export async function lookups(plan: Plan, written: Tallies, deciding: Tallies): Promise<Lookups> {
-  const distinct = new Map(PER_VALUE_FIELDS.map((f) => [f, written.distinct.get(textOf(plan, f))!]));
-  const into = { select: {} as Record<string, string>, lists: [] as string[], enums: new Set<StandardField>() };
-  for (const reader of valueReaders(plan, deciding)) await lookUp(plan, into, distinct.get(reader[0]) ?? [], reader);
+  const distinct = new Map(
+    PER_VALUE_FIELDS.map((f) => [f, written.distinct.get(textOf(plan, f))!]),
+  );
+  const into = {
+    select: {} as Record<string, string>,
+    lists: [] as string[],
+    enums: new Set<StandardField>(),
+  };
+  for (const reader of valueReaders(plan, deciding))
+    await lookUp(plan, into, distinct.get(reader[0]) ?? [], reader);
   Object.assign(into.select, directSelects(plan, deciding));
-  if (into.lists.length > 0) await plan.connections[0].run(`CREATE TABLE lk AS SELECT ${into.lists.join(', ')}`);
-  return { select: into.select, lists: into.lists, distinct, missingAmounts: written.missingAmounts };
+  if (into.lists.length > 0)
+    await plan.connections[0].run(`CREATE TABLE lk AS SELECT ${into.lists.join(', ')}`);
+  return {
+    select: into.select,
+    lists: into.lists,
+    distinct,
+    missingAmounts: written.missingAmounts,
+  };
 }

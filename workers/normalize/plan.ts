@@ -3,7 +3,14 @@
 // data, of each field's text, and of the pass that gathers the distinct values; the stages
 // (survey.ts, lookups.ts, write.ts, figures.ts) read it and add what they find.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { fieldKinds, headerIn, headerKey, standardFields, usesDecimalComma, type StandardField } from '../../src/ingest/standardFields.ts';
+import {
+  fieldKinds,
+  headerIn,
+  headerKey,
+  standardFields,
+  usesDecimalComma,
+  type StandardField,
+} from '../../src/ingest/standardFields.ts';
 import type { FieldSpec, MappingFields } from '../../src/ingest/mappingFields.ts';
 import { fromFileName, type DateOrder, type DateSystem } from '../../src/ingest/values.ts';
 import type { NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
@@ -23,7 +30,18 @@ export interface Reading {
 }
 
 /** The fields read once per distinct value (their raw text looked up, see lookups.ts). */
-export const PER_VALUE_FIELDS: StandardField[] = ['stmtYear', 'stmtPeriod', 'stmtCadence', 'salesPeriodStart', 'salesPeriodEnd', 'currency', 'country', 'isrc', 'upc', 'iswc'];
+export const PER_VALUE_FIELDS: StandardField[] = [
+  'stmtYear',
+  'stmtPeriod',
+  'stmtCadence',
+  'salesPeriodStart',
+  'salesPeriodEnd',
+  'currency',
+  'country',
+  'isrc',
+  'upc',
+  'iswc',
+];
 
 /** A percentage field's value read without a stated scale (counted by the survey to decide it). */
 export interface PercentSource {
@@ -76,8 +94,10 @@ export interface Plan {
 }
 
 /** A query's rows, on the first connection unless told. */
-export const rowsOf = async (plan: Plan, sql: string, c: DuckDBConnection = plan.connections[0]) => (await c.runAndReadAll(sql)).getRows();
-export const jsonOf = async (plan: Plan, sql: string, c: DuckDBConnection = plan.connections[0]) => (await c.runAndReadAll(sql)).getRowsJson() as unknown[][];
+export const rowsOf = async (plan: Plan, sql: string, c: DuckDBConnection = plan.connections[0]) =>
+  (await c.runAndReadAll(sql)).getRows();
+export const jsonOf = async (plan: Plan, sql: string, c: DuckDBConnection = plan.connections[0]) =>
+  (await c.runAndReadAll(sql)).getRowsJson() as unknown[][];
 
 /** The column of a field's text (t_<field>). */
 export const t = (f: StandardField) => ident(`t_${f}`);
@@ -85,25 +105,38 @@ export const t = (f: StandardField) => ident(`t_${f}`);
 export const pct = (i: number) => ident(`p_${i}`);
 export const fit = (i: number) => ident(`fit_${i}`);
 
-const numeric = (f: StandardField) => fieldKinds[f] === 'amount' || fieldKinds[f] === 'quantity' || fieldKinds[f] === 'percent';
+const numeric = (f: StandardField) =>
+  fieldKinds[f] === 'amount' || fieldKinds[f] === 'quantity' || fieldKinds[f] === 'percent';
 
 /** Amounts from several columns are summed (pick 'first' reads one of them). */
-export const sumsColumns = (spec: FieldSpec | undefined): spec is FieldSpec & { columns: string[] } =>
+export const sumsColumns = (
+  spec: FieldSpec | undefined,
+): spec is FieldSpec & { columns: string[] } =>
   spec?.columns !== undefined && spec.columns.length > 1 && spec.pick !== 'first';
 
 /** A raw cell by the header name the mapping gives it. */
 export function cellOf(plan: Pick<Plan, 'columnIndex'>, column: string): string {
   const i = plan.columnIndex.get(headerKey(column));
-  if (i === undefined) throw new MappingError(`the mapping reads column "${column}", which this statement does not have`);
+  if (i === undefined)
+    throw new MappingError(
+      `the mapping reads column "${column}", which this statement does not have`,
+    );
   return `cell(c${i})`;
 }
 
 // what the file reader found out about a column, by its header as the file has it (the mapping may
 // name it in another case or spacing)
-export const decimalCommaOf = (input: NormalizeInput, spec: FieldSpec | undefined): boolean => usesDecimalComma(spec, input.header, input.decimalComma);
+export const decimalCommaOf = (input: NormalizeInput, spec: FieldSpec | undefined): boolean =>
+  usesDecimalComma(spec, input.header, input.decimalComma);
 
 export function dateOrderOf(input: NormalizeInput, spec: FieldSpec | undefined): DateOrder {
-  if (spec?.format === 'MDY' || spec?.format === 'DMY' || spec?.format === 'YMD' || spec?.format === 'YDM') return spec.format;
+  if (
+    spec?.format === 'MDY' ||
+    spec?.format === 'DMY' ||
+    spec?.format === 'YMD' ||
+    spec?.format === 'YDM'
+  )
+    return spec.format;
   const header = headerIn(input.header, spec?.column);
   return (header !== undefined && input.dateOrder[header]) || 'YMD';
 }
@@ -122,7 +155,11 @@ export function textOf(plan: Pick<Plan, 'input' | 'columnIndex'>, f: StandardFie
   return f;
 }
 
-export function planRun(connections: readonly [DuckDBConnection, DuckDBConnection], input: NormalizeInput, reading: Reading): Plan {
+export function planRun(
+  connections: readonly [DuckDBConnection, DuckDBConnection],
+  input: NormalizeInput,
+  reading: Reading,
+): Plan {
   const width = input.header.length;
   const columnIndex = new Map<string, number>();
   input.header.forEach((h, i) => {
@@ -131,7 +168,8 @@ export function planRun(connections: readonly [DuckDBConnection, DuckDBConnectio
   const fields = input.fields;
   const cells = Array.from({ length: width }, (_, i) => `c${i}`).join(', ');
   const located = { input, columnIndex };
-  const textOfField = (f: StandardField) => `CAST(${textExpr(fields[f], columnIndex, input, numeric(f))} AS VARCHAR)`;
+  const textOfField = (f: StandardField) =>
+    `CAST(${textExpr(fields[f], columnIndex, input, numeric(f))} AS VARCHAR)`;
   // (first: a mapping naming several missing columns is told of the first in field order)
   const fieldTexts = standardFields.map((f) => `${textOfField(f)} AS ${t(f)}`);
   // the fields read once per distinct value; fields read from the same cells (a date giving both
@@ -139,7 +177,11 @@ export function planRun(connections: readonly [DuckDBConnection, DuckDBConnectio
   // values are read once and become one ENUM
   const textFields = [...new Set(PER_VALUE_FIELDS.map((f) => textOf(located, f)))];
   const percentSources = percentSourcesOf(input, columnIndex);
-  const formats = formatChecks(fields, (column) => cellOf(located, column), (spec) => decimalCommaOf(input, spec));
+  const formats = formatChecks(
+    fields,
+    (column) => cellOf(located, column),
+    (spec) => decimalCommaOf(input, spec),
+  );
   const textColumns = [
     ...[...textFields, 'royaltyEarnings' as const].map((f) => `${textOfField(f)} AS ${t(f)}`),
     ...percentSources.map((p, i) => `CAST(${p.expr} AS VARCHAR) AS ${pct(i)}`),
@@ -165,7 +207,13 @@ export function planRun(connections: readonly [DuckDBConnection, DuckDBConnectio
     textColumns,
     // a large statement is read by two readers at once (survey.ts): only when the strict reader
     // reads the file, so that it splits records as the file reader did
-    splitting: splitOffset !== undefined && splitOffset > 0 && reading.strict && !!input.outPath && !input.variantsOnly && !input.range,
+    splitting:
+      splitOffset !== undefined &&
+      splitOffset > 0 &&
+      reading.strict &&
+      !!input.outPath &&
+      !input.variantsOnly &&
+      !input.range,
     secondFile: `${input.outPath}.second.csv`,
   };
 }
@@ -195,16 +243,33 @@ function rowTests(input: NormalizeInput, columnIndex: Map<string, number>): RowT
 // a percentage field's scale is one per field, from all its values (unless its format says it):
 // a value with `%`, or a bare number above 1 (in magnitude), makes every number of it a percentage
 // (30 and 30% are 0.3); numbers of 0..1 only are fractions. Counted by the survey, per column read.
-function percentSourcesOf(input: NormalizeInput, columnIndex: Map<string, number>): PercentSource[] {
+function percentSourcesOf(
+  input: NormalizeInput,
+  columnIndex: Map<string, number>,
+): PercentSource[] {
   const fields = input.fields;
   /** the values a percentage field reads: each column of a sum, else its one value */
   const percentParts = (f: StandardField): string[] => {
     const spec = fields[f];
-    return sumsColumns(spec) ? spec.columns.map((c) => cellOf({ columnIndex }, c)) : [textExpr(spec, columnIndex, input, true)];
+    return sumsColumns(spec)
+      ? spec.columns.map((c) => cellOf({ columnIndex }, c))
+      : [textExpr(spec, columnIndex, input, true)];
   };
   return standardFields
-    .filter((f) => fieldKinds[f] === 'percent' && fields[f] !== undefined && fields[f]!.format !== 'percent' && fields[f]!.format !== 'fraction')
-    .flatMap((f) => percentParts(f).map((expr) => ({ f, expr, dc: decimalCommaOf(input, fields[f]) ? ('true' as const) : ('false' as const) })));
+    .filter(
+      (f) =>
+        fieldKinds[f] === 'percent' &&
+        fields[f] !== undefined &&
+        fields[f]!.format !== 'percent' &&
+        fields[f]!.format !== 'fraction',
+    )
+    .flatMap((f) =>
+      percentParts(f).map((expr) => ({
+        f,
+        expr,
+        dc: decimalCommaOf(input, fields[f]) ? ('true' as const) : ('false' as const),
+      })),
+    );
 }
 
 /** DuckDB's reader of the file's records from record `skip` (of the statement's file, or the second part's copy). */
@@ -212,12 +277,19 @@ export function reader(plan: Plan, skip: number, file = plan.input.csvPath): str
   const { input } = plan;
   const { strict, serial } = plan.reading;
   // one column more than the header: a cell there is one the mapping cannot name (counted, flagged)
-  const columnsDef = [...Array.from({ length: plan.width }, (_, i) => `'c${i}': 'VARCHAR'`), `'cx': 'VARCHAR'`].join(', ');
+  const columnsDef = [
+    ...Array.from({ length: plan.width }, (_, i) => `'c${i}': 'VARCHAR'`),
+    `'cx': 'VARCHAR'`,
+  ].join(', ');
   return `read_csv(${lit(file)}, ${[
     `delim=${lit(input.delimiter)}`,
     // without quoting: DuckDB's lenient reader drops a lone quote character even with quote='' (12" became 12),
     // so it gets a control character no statement holds as its quote instead
-    input.quote === '' ? (strict ? `quote=''` : `quote=${lit(NO_QUOTE)}, escape=${lit(NO_QUOTE)}`) : `quote='"', escape='"'`,
+    input.quote === ''
+      ? strict
+        ? `quote=''`
+        : `quote=${lit(NO_QUOTE)}, escape=${lit(NO_QUOTE)}`
+      : `quote='"', escape='"'`,
     'header=false',
     `skip=${skip}`,
     'all_varchar=true',
@@ -237,19 +309,32 @@ export function reader(plan: Plan, skip: number, file = plan.input.csvPath): str
 export function distinctAggregates(plan: Plan, where: string): string {
   return `${plan.textFields.map((f) => `list(DISTINCT ${t(f)}) FILTER (WHERE ${where} ${t(f)} IS NOT NULL)`).join(', ')},
       count(*) FILTER (WHERE ${where} no_amount(${t('royaltyEarnings')}))${plan.percentSources
-        .map((p, i) => `, count(*) FILTER (WHERE ${where} (strpos(${pct(i)}, '%') > 0 OR abs(${byRule('parse_amount', p.dc)}(${pct(i)})) > 1))`)
-        .join('')}${plan.formats.map((_, i) => `, count(*) FILTER (WHERE ${where} NOT ${fit(i)})`).join('')}`;
+        .map(
+          (p, i) =>
+            `, count(*) FILTER (WHERE ${where} (strpos(${pct(i)}, '%') > 0 OR abs(${byRule('parse_amount', p.dc)}(${pct(i)})) > 1))`,
+        )
+        .join(
+          '',
+        )}${plan.formats.map((_, i) => `, count(*) FILTER (WHERE ${where} NOT ${fit(i)})`).join('')}`;
 }
 
 /**
  * The text expression of one field over the raw columns c0..cN, or NULL. `amount`: the field is
  * read as a number, and `pick: 'first'` skips a cell saying there is none (N/A, -) as empty.
  */
-export function textExpr(spec: FieldSpec | undefined, columnIndex: Map<string, number>, input: NormalizeInput, amount = false): string {
+export function textExpr(
+  spec: FieldSpec | undefined,
+  columnIndex: Map<string, number>,
+  input: NormalizeInput,
+  amount = false,
+): string {
   if (!spec) return 'NULL';
   const col = (name: string) => {
     const i = columnIndex.get(headerKey(name));
-    if (i === undefined) throw new MappingError(`the mapping reads column "${name}", which this statement does not have`);
+    if (i === undefined)
+      throw new MappingError(
+        `the mapping reads column "${name}", which this statement does not have`,
+      );
     return `cell(c${i})`;
   };
   if (spec.fromFileName !== undefined) {
@@ -261,13 +346,19 @@ export function textExpr(spec: FieldSpec | undefined, columnIndex: Map<string, n
   if (spec.columns !== undefined && spec.pick === 'first') {
     // the first of the columns with a value: one value in either of two columns (BMI's ROYALTY AMOUNT or CURRENT ACTIVITY AMT)
     const cells = spec.columns.map(col);
-    return amount ? `(CASE ${cells.map((c) => `WHEN NOT no_amount(${c}) THEN ${c}`).join(' ')} END)` : `coalesce(${cells.join(', ')})`;
+    return amount
+      ? `(CASE ${cells.map((c) => `WHEN NOT no_amount(${c}) THEN ${c}`).join(' ')} END)`
+      : `coalesce(${cells.join(', ')})`;
   }
-  if (spec.columns !== undefined) return `NULLIF(concat_ws(${lit(spec.join ?? ' ')}, ${spec.columns.map(col).join(', ')}), '')`;
-  if (spec.constant !== undefined) return spec.constant.trim() === '' ? 'NULL' : lit(spec.constant.trim());
+  if (spec.columns !== undefined)
+    return `NULLIF(concat_ws(${lit(spec.join ?? ' ')}, ${spec.columns.map(col).join(', ')}), '')`;
+  if (spec.constant !== undefined)
+    return spec.constant.trim() === '' ? 'NULL' : lit(spec.constant.trim());
   if (spec.variable !== undefined) {
     // own values only: a variable named `constructor` that was not given is not Object's
-    const v = Object.hasOwn(input.variables, spec.variable) ? input.variables[spec.variable] : undefined;
+    const v = Object.hasOwn(input.variables, spec.variable)
+      ? input.variables[spec.variable]
+      : undefined;
     return v === undefined || v.trim() === '' ? 'NULL' : lit(v.trim());
   }
   return 'NULL';

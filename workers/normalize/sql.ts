@@ -23,7 +23,12 @@ export async function allOf<T>(work: Promise<T>[]): Promise<T[]> {
 }
 
 /** A table of distinct raw values (v) and what the reader made of each (o). */
-export async function fillLookup(connection: DuckDBConnection, table: string, values: string[], outputs: (string | number | null)[]): Promise<void> {
+export async function fillLookup(
+  connection: DuckDBConnection,
+  table: string,
+  values: string[],
+  outputs: (string | number | null)[],
+): Promise<void> {
   await connection.run(`CREATE TEMP TABLE ${table} (v VARCHAR, o VARCHAR)`);
   const appender = await connection.createAppender(table);
   for (const [i, v] of values.entries()) {

@@ -70,8 +70,22 @@ export async function survey(plan: Plan): Promise<Survey> {
   const [surveyed, secondRows] = (await allOf<unknown>([
     pass(),
     plan.splitting
-      ? pipeline(createReadStream(plan.input.csvPath, { start: plan.input.splitOffset, highWaterMark: 1 << 20 }), createWriteStream(plan.secondFile)).then(async () =>
-          Number((await rowsOf(plan, `SELECT count(*) FROM ${reader(plan, 0, plan.secondFile)}`, plan.connections[1]))[0]![0]),
+      ? pipeline(
+          createReadStream(plan.input.csvPath, {
+            start: plan.input.splitOffset,
+            highWaterMark: 1 << 20,
+          }),
+          createWriteStream(plan.secondFile),
+        ).then(async () =>
+          Number(
+            (
+              await rowsOf(
+                plan,
+                `SELECT count(*) FROM ${reader(plan, 0, plan.secondFile)}`,
+                plan.connections[1],
+              )
+            )[0]![0],
+          ),
         )
       : Promise.resolve(0),
   ])) as [unknown[], number];
@@ -94,16 +108,51 @@ export async function survey(plan: Plan): Promise<Survey> {
 /** The parts of the statement: two when the survey copied a second part that holds the whole footer, else the whole. */
 export async function split(plan: Plan, surveyed: Survey): Promise<Split> {
   const { total, drops, footer } = surveyed;
-  const whole: Part = { file: plan.input.csvPath, skip: plan.firstRecord, rows: total, drops, rowsBefore: 0, keptBefore: 0, take: total - drops - footer };
+  const whole: Part = {
+    file: plan.input.csvPath,
+    skip: plan.firstRecord,
+    rows: total,
+    drops,
+    rowsBefore: 0,
+    keptBefore: 0,
+    take: total - drops - footer,
+  };
   if (!plan.splitting) return { whole, parts: [whole], drops };
   const rows2 = surveyed.secondRows;
-  const drops2 = drops > 0 ? Number((await rowsOf(plan, `SELECT count(*) FILTER (WHERE ${plan.rows.notData}) FROM ${reader(plan, 0, plan.secondFile)}`))[0]![0]) : 0;
+  const drops2 =
+    drops > 0
+      ? Number(
+          (
+            await rowsOf(
+              plan,
+              `SELECT count(*) FILTER (WHERE ${plan.rows.notData}) FROM ${reader(plan, 0, plan.secondFile)}`,
+            )
+          )[0]![0],
+        )
+      : 0;
   const rows1 = total - rows2;
   const drops1 = drops - drops2;
-  if (!(rows2 > 0 && rows1 > 0 && drops1 >= 0 && rows2 - drops2 >= footer)) return { whole, parts: [whole], drops };
+  if (!(rows2 > 0 && rows1 > 0 && drops1 >= 0 && rows2 - drops2 >= footer))
+    return { whole, parts: [whole], drops };
   const parts = [
-    { file: plan.input.csvPath, skip: plan.firstRecord, rows: rows1, drops: drops1, rowsBefore: 0, keptBefore: 0, take: rows1 - drops1 },
-    { file: plan.secondFile, skip: 0, rows: rows2, drops: drops2, rowsBefore: rows1, keptBefore: rows1 - drops1, take: rows2 - drops2 - footer },
+    {
+      file: plan.input.csvPath,
+      skip: plan.firstRecord,
+      rows: rows1,
+      drops: drops1,
+      rowsBefore: 0,
+      keptBefore: 0,
+      take: rows1 - drops1,
+    },
+    {
+      file: plan.secondFile,
+      skip: 0,
+      rows: rows2,
+      drops: drops2,
+      rowsBefore: rows1,
+      keptBefore: rows1 - drops1,
+      take: rows2 - drops2 - footer,
+    },
   ];
   return { whole, parts, drops };
 }
@@ -114,8 +163,16 @@ export async function split(plan: Plan, surveyed: Survey): Promise<Split> {
  * part's reader at the second part and the last one's before the footer. `window` (a preview's
  * range of data rows; the input's when not given) keeps only those.
  */
-export function keptOf(plan: Plan, drops: number, part: Part, columns: string, window = plan.input.range): string {
-  const take = window ? Math.max(0, Math.min(part.take, Math.floor(window.end) - 1 - part.keptBefore)) : part.take;
+export function keptOf(
+  plan: Plan,
+  drops: number,
+  part: Part,
+  columns: string,
+  window = plan.input.range,
+): string {
+  const take = window
+    ? Math.max(0, Math.min(part.take, Math.floor(window.end) - 1 - part.keptBefore))
+    : part.take;
   const where = window ? `WHERE source_row >= ${Math.floor(window.start)}` : '';
   return `(SELECT * FROM (SELECT k + ${part.keptBefore} AS source_row, ${columns} FROM (
       SELECT row_number() OVER () AS k, * FROM ${reader(plan, part.skip, part.file)} ${drops > 0 ? `WHERE NOT ${plan.rows.notData}` : ''} LIMIT ${take})) ${where})`;

@@ -17,11 +17,16 @@ export async function writeVariants(plan: Plan, split: Split): Promise<void> {
   const { input, connections } = plan;
   if (input.trimmedPath) {
     const named = input.header.map((h, i) => `c${i} AS ${ident(h)}`).join(', ');
-    await connections[0].run(`COPY (SELECT ${named} FROM ${keptOf(plan, split.drops, split.whole, plan.cells)}) TO ${lit(input.trimmedPath)} (FORMAT csv, HEADER true)`);
+    await connections[0].run(
+      `COPY (SELECT ${named} FROM ${keptOf(plan, split.drops, split.whole, plan.cells)}) TO ${lit(input.trimmedPath)} (FORMAT csv, HEADER true)`,
+    );
   }
   if (input.standardizedPath) {
-    const cols = standardFields.filter((f) => plan.fields[f] !== undefined).map((f) => `${t(f)} AS ${ident(f)}`);
-    await connections[0].run(`COPY (SELECT source_row AS "sourceRow"${cols.length ? ', ' : ''}${cols.join(', ')} FROM ${keptOf(plan, split.drops, split.whole, plan.texts)})
+    const cols = standardFields
+      .filter((f) => plan.fields[f] !== undefined)
+      .map((f) => `${t(f)} AS ${ident(f)}`);
+    await connections[0]
+      .run(`COPY (SELECT source_row AS "sourceRow"${cols.length ? ', ' : ''}${cols.join(', ')} FROM ${keptOf(plan, split.drops, split.whole, plan.texts)})
       TO ${lit(input.standardizedPath)} (FORMAT csv, HEADER true)`);
   }
 }
@@ -53,7 +58,8 @@ export function projection(plan: Plan, split: Split, found: Lookups): (part: Par
         return `${found.select[c] ?? 'NULL'} AS ${c}`;
     }
   });
-  const from = (part: Part) => `${keptOf(plan, split.drops, part, plan.texts)} kept${found.lists.length > 0 ? ' CROSS JOIN lk' : ''}`;
+  const from = (part: Part) =>
+    `${keptOf(plan, split.drops, part, plan.texts)} kept${found.lists.length > 0 ? ' CROSS JOIN lk' : ''}`;
   return (part) => `SELECT ${columns.join(', ')} FROM ${from(part)}`;
 }
 
@@ -61,7 +67,11 @@ export function projection(plan: Plan, split: Split, found: Lookups): (part: Par
  * Writes the normalized rows: to input.outPath as Parquet, else (a preview) to the table
  * `normalized`. Answers where the figures read them from.
  */
-export async function writeRows(plan: Plan, split: Split, query: (part: Part) => string): Promise<string> {
+export async function writeRows(
+  plan: Plan,
+  split: Split,
+  query: (part: Part) => string,
+): Promise<string> {
   const { input, connections } = plan;
   const [connection] = connections;
   const { parts, whole } = split;
@@ -81,7 +91,13 @@ export async function writeRows(plan: Plan, split: Split, query: (part: Part) =>
       // each query runs on the thread that calls it (libuv's, one per connection) plus DuckDB's own
       // workers: with none of those, the two parts take exactly the two cores
       await connection.run(`SET threads = 1`);
-      await allOf(parts.map((part, i) => connections[i]!.run(`COPY (${query(part)}) TO ${lit(partPaths[i]!)} ${options}`).then(() => progress.partDone(i))));
+      await allOf(
+        parts.map((part, i) =>
+          connections[i]!.run(`COPY (${query(part)}) TO ${lit(partPaths[i]!)} ${options}`).then(
+            () => progress.partDone(i),
+          ),
+        ),
+      );
       await connection.run(`SET threads = ${input.threads ?? 2}`);
       await concatParquet(partPaths, input.outPath);
       await Promise.all(partPaths.map((p) => rm(p, { force: true })));
@@ -99,7 +115,9 @@ export async function writeRemoved(plan: Plan, split: Split, surveyed: Survey): 
   if (!input.removedPath) return;
   const { parts } = split;
   const { drops, footer } = surveyed;
-  await connection.run(`CREATE TABLE removed_rows (record BIGINT, reason VARCHAR, ${Array.from({ length: plan.width }, (_, i) => `c${i} VARCHAR`).join(', ')})`);
+  await connection.run(
+    `CREATE TABLE removed_rows (record BIGINT, reason VARCHAR, ${Array.from({ length: plan.width }, (_, i) => `c${i} VARCHAR`).join(', ')})`,
+  );
   if (drops + footer > 0) {
     // the last part's last rows hold the footer and perhaps rows that are not data: read with
     // their record numbers by a parallel LIMIT .. OFFSET
@@ -113,17 +131,22 @@ export async function writeRemoved(plan: Plan, split: Split, surveyed: Survey): 
       SELECT record FROM removed_rows WHERE reason IS NULL ORDER BY record DESC LIMIT ${footer})`);
     await connection.run(`DELETE FROM removed_rows WHERE reason IS NULL`);
     // rows that are not data further up are found by reading every part with record numbers
-    const inTail = Number((await rowsOf(plan, `SELECT count(*) FROM removed_rows WHERE reason <> 'footer'`))[0]![0]);
+    const inTail = Number(
+      (await rowsOf(plan, `SELECT count(*) FROM removed_rows WHERE reason <> 'footer'`))[0]![0],
+    );
     if (inTail < drops) {
       await allOf(
         parts.map((part, i) =>
-          connections[i]!.run(`INSERT INTO removed_rows SELECT rn + ${part.rowsBefore}, ${reason}, ${cells} FROM (
+          connections[i]!
+            .run(`INSERT INTO removed_rows SELECT rn + ${part.rowsBefore}, ${reason}, ${cells} FROM (
             SELECT row_number() OVER () AS rn, * FROM ${reader(plan, part.skip, part.file)} LIMIT ${part === last ? part.rows - tail : part.rows}) WHERE ${rows.notData}`),
         ),
       );
     }
   }
-  await connection.run(`COPY (SELECT record, reason, ${cells} FROM removed_rows ORDER BY record) TO ${lit(input.removedPath)} (FORMAT csv, HEADER true)`);
+  await connection.run(
+    `COPY (SELECT record, reason, ${cells} FROM removed_rows ORDER BY record) TO ${lit(input.removedPath)} (FORMAT csv, HEADER true)`,
+  );
 }
 
 /**
@@ -133,15 +156,32 @@ export async function writeRemoved(plan: Plan, split: Split, surveyed: Survey): 
  * read, less the records above the data, within its rows; a finished part counts whole.
  * Polling reads a counter of each connection: nothing is added to the queries themselves.
  */
-async function watchProgress(connections: readonly DuckDBConnection[], parts: Part[], input: NormalizeInput) {
-  const shared = input.progress instanceof SharedArrayBuffer && input.progress.byteLength >= 8 ? new Int32Array(input.progress, 0, 2) : null;
+async function watchProgress(
+  connections: readonly DuckDBConnection[],
+  parts: Part[],
+  input: NormalizeInput,
+) {
+  const shared =
+    input.progress instanceof SharedArrayBuffer && input.progress.byteLength >= 8
+      ? new Int32Array(input.progress, 0, 2)
+      : null;
   if (!shared) return { partDone: () => {}, stop: async () => {} };
   const done = parts.map(() => 0);
   const publish = () => {
-    const rows = Math.min(2 ** 31 - 1, done.reduce((n, d) => n + d, 0));
+    const rows = Math.min(
+      2 ** 31 - 1,
+      done.reduce((n, d) => n + d, 0),
+    );
     if (rows > Atomics.load(shared, 0)) Atomics.store(shared, 0, rows);
   };
-  Atomics.store(shared, 1, Math.min(2 ** 31 - 1, parts.reduce((n, p) => n + p.rows, 0)));
+  Atomics.store(
+    shared,
+    1,
+    Math.min(
+      2 ** 31 - 1,
+      parts.reduce((n, p) => n + p.rows, 0),
+    ),
+  );
   // session settings: each connection reports the progress of its own query
   for (const c of connections.slice(0, parts.length)) {
     await c.run('SET enable_progress_bar = true');
@@ -172,7 +212,8 @@ async function watchProgress(connections: readonly DuckDBConnection[], parts: Pa
     async stop() {
       clearInterval(timer);
       // (after a failed query too: a failure here must not hide the query's own)
-      for (const c of connections.slice(0, parts.length)) await c.run('SET enable_progress_bar = false').catch(() => {});
+      for (const c of connections.slice(0, parts.length))
+        await c.run('SET enable_progress_bar = false').catch(() => {});
     },
   };
 }

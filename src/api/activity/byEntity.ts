@@ -11,10 +11,18 @@ import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { activityViewer } from './viewer.ts';
 
-const notFoundCode: Partial<Record<SubjectType, ErrorCode>> = { rightsholder: 'RIGHTSHOLDER_NOT_FOUND', lens: 'LENS_NOT_FOUND' };
+const notFoundCode: Partial<Record<SubjectType, ErrorCode>> = {
+  rightsholder: 'RIGHTSHOLDER_NOT_FOUND',
+  lens: 'LENS_NOT_FOUND',
+};
 
 /** Whether the subject exists and the viewer may see it; false for types this service does not keep. */
-async function subjectIsVisible(db: Queryable, viewer: ActivityViewer, subjectType: SubjectType, subjectId: string): Promise<boolean> {
+async function subjectIsVisible(
+  db: Queryable,
+  viewer: ActivityViewer,
+  subjectType: SubjectType,
+  subjectId: string,
+): Promise<boolean> {
   try {
     return (await subjectLabel(db, viewer, subjectType, subjectId)) !== undefined;
   } catch (error) {
@@ -27,7 +35,8 @@ export const byEntity = orgProcedure(
   {
     minRole: 'member',
     scope: '',
-    summary: "One subject's activity events, newest first, by cursor; a removed subject keeps the history the caller may see.",
+    summary:
+      "One subject's activity events, newest first, by cursor; a removed subject keeps the history the caller may see.",
   },
   orgInput({
     subjectType: z.enum(subjectTypes),
@@ -42,8 +51,16 @@ export const byEntity = orgProcedure(
   const subjectId = canonicalSubjectId(input.subjectId);
   // A subject that is visible, or gone with history the caller may see; anything else (another
   // organization's id, another member's personal lens) is NOT_FOUND.
-  if (!(await subjectIsVisible(db, viewer, input.subjectType, subjectId)) && !(await hasVisibleActivity(db, viewer, input.subjectType, subjectId))) {
+  if (
+    !(await subjectIsVisible(db, viewer, input.subjectType, subjectId)) &&
+    !(await hasVisibleActivity(db, viewer, input.subjectType, subjectId))
+  ) {
     throw new AppError(notFoundCode[input.subjectType] ?? 'ACTIVITY_SUBJECT_NOT_FOUND');
   }
-  return listActivity(db, viewer, { subjectType: input.subjectType, subjectId }, { cursor: input.cursor, limit });
+  return listActivity(
+    db,
+    viewer,
+    { subjectType: input.subjectType, subjectId },
+    { cursor: input.cursor, limit },
+  );
 });

@@ -12,7 +12,8 @@ export const feed = orgProcedure(
   {
     minRole: 'member',
     scope: '',
-    summary: 'Activity events of the organization, newest first, by cursor; optional filters subjectType, actorUserId and action.',
+    summary:
+      'Activity events of the organization, newest first, by cursor; optional filters subjectType, actorUserId and action.',
   },
   orgInput({
     cursor: cursorSchema.nullable(),

@@ -17,4 +17,11 @@ export const trackVisit = orgProcedure(
     subjectId: plainText(200).min(1),
     subjectLabel: plainText(500).optional(),
   }),
-).mutation(({ ctx, input }) => track(ctx.deps.pool, { ...input, organizationId: ctx.org.id, userId: ctx.principal.userId, rightsholderScope: ctx.org.rightsholderScope }));
+).mutation(({ ctx, input }) =>
+  track(ctx.deps.pool, {
+    ...input,
+    organizationId: ctx.org.id,
+    userId: ctx.principal.userId,
+    rightsholderScope: ctx.org.rightsholderScope,
+  }),
+);

@@ -25,14 +25,23 @@ export async function manageableApiKey(
   if (!key) throw new AppError('API_KEY_NOT_FOUND');
   if (key.userId === principal.userId || principal.platformRole === 'c2_superadmin') return key;
   if (key.organizationIds.length !== 1) {
-    throw new AppError('API_KEY_NOT_MANAGEABLE', "The key spans other organizations: only its owner may change it");
+    throw new AppError(
+      'API_KEY_NOT_MANAGEABLE',
+      'The key spans other organizations: only its owner may change it',
+    );
   }
   if (change.rotate) {
-    throw new AppError('API_KEY_NOT_MANAGEABLE', "Only the key's owner may rotate it (the new secret would act as them); rename, re-scope or delete it instead");
+    throw new AppError(
+      'API_KEY_NOT_MANAGEABLE',
+      "Only the key's owner may rotate it (the new secret would act as them); rename, re-scope or delete it instead",
+    );
   }
   const owner = await userRolesIn(db, key.userId, org.id);
   if (owner?.platformRole || (owner?.role && roleRank(owner.role) > roleRank(org.role))) {
-    throw new AppError('API_KEY_NOT_MANAGEABLE', `The key's owner outranks you (${owner.platformRole ?? owner.role} above ${org.role})`);
+    throw new AppError(
+      'API_KEY_NOT_MANAGEABLE',
+      `The key's owner outranks you (${owner.platformRole ?? owner.role} above ${org.role})`,
+    );
   }
   return key;
 }
@@ -44,7 +53,14 @@ export async function manageableApiKey(
  */
 function described(key: ApiKeyRecord, organizationId: string) {
   const organizationIds = key.organizationIds.filter((id) => id === organizationId);
-  return { id: key.id, name: key.name, prefix: key.prefix, patterns: key.patterns, organizationIds, rotatedAt: key.rotatedAt };
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    patterns: key.patterns,
+    organizationIds,
+    rotatedAt: key.rotatedAt,
+  };
 }
 
 /**
@@ -59,13 +75,19 @@ export async function recordKeyChange(
   before: ApiKeyRecord,
   after: ApiKeyRecord | null,
 ): Promise<void> {
-  if (after && JSON.stringify(described(before, org.id)) === JSON.stringify(described(after, org.id))) return;
+  if (
+    after &&
+    JSON.stringify(described(before, org.id)) === JSON.stringify(described(after, org.id))
+  )
+    return;
   await recordActivity(db, principal, {
     organizationId: org.id,
     action,
     subjectType: 'user',
     subjectId: before.userId,
     subjectLabel: await userEmail(db, before.userId),
-    changes: { apiKey: { before: described(before, org.id), after: after && described(after, org.id) } },
+    changes: {
+      apiKey: { before: described(before, org.id), after: after && described(after, org.id) },
+    },
   });
 }

@@ -22,7 +22,12 @@ export interface ClusterEntry {
 }
 
 /** Entries of musical details (by id, in the order given) with their effective title and artist. */
-export async function entriesOf(db: Queryable, caller: Caller, blockId: string, ids: readonly string[]): Promise<Map<string, ClusterEntry>> {
+export async function entriesOf(
+  db: Queryable,
+  caller: Caller,
+  blockId: string,
+  ids: readonly string[],
+): Promise<Map<string, ClusterEntry>> {
   if (ids.length === 0) return new Map();
   const records = await visibleDetails(db, caller, ids, blockId);
   const moved = await movedDetailIds(db, blockId, ids);

@@ -9,7 +9,8 @@ export const getClustersList = orgProcedure(
   {
     minRole: 'member',
     scope: 'cli',
-    summary: 'Every title cluster of a block (without entries), highest USD earnings first (ties by display title, then id): { blockId, data }.',
+    summary:
+      'Every title cluster of a block (without entries), highest USD earnings first (ties by display title, then id): { blockId, data }.',
   },
   orgInput({ blockId: z.uuid() }),
 ).query(async ({ ctx, input }) => {

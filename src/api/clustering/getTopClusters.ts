@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { visibleBlock } from '../../catalog/blockStore.ts';
-import { clusterEarningsOfBlock, clustersOfBlock, topClustersOfBlock } from '../../catalog/clusterStore.ts';
+import {
+  clusterEarningsOfBlock,
+  clustersOfBlock,
+  topClustersOfBlock,
+} from '../../catalog/clusterStore.ts';
 import { visibleDetails } from '../../catalog/musicalDetailStore.ts';
 import { callerOf } from '../../catalog/musicalDetails.ts';
 import { AppError } from '../../errors.ts';
@@ -29,11 +33,22 @@ export const getTopClusters = orgProcedure(
   const block = await visibleBlock(db, caller, input.blockId);
   const wantedMds = input.wantedMusicalDetails ?? [];
   const bad = wantedMds.find((id) => !UUID.test(id));
-  if (bad !== undefined) throw new AppError('MUSICAL_DETAIL_NOT_FOUND', `Musical details not found: ${bad.slice(0, 100)}`);
+  if (bad !== undefined)
+    throw new AppError(
+      'MUSICAL_DETAIL_NOT_FOUND',
+      `Musical details not found: ${bad.slice(0, 100)}`,
+    );
   const mds = await visibleDetails(db, caller, wantedMds, block.id);
   const wantedClusters = await clustersOfBlock(db, block.id, input.wantedClusterIds ?? []);
-  const wanted = new Set([...wantedClusters.map((c) => c.id), ...mds.flatMap((m) => (m.clusterId ? [m.clusterId] : []))]);
-  const top = await topClustersOfBlock(db, block.id, { wantedIds: [...wanted], threshold: input.threshold, limit: input.limit });
+  const wanted = new Set([
+    ...wantedClusters.map((c) => c.id),
+    ...mds.flatMap((m) => (m.clusterId ? [m.clusterId] : [])),
+  ]);
+  const top = await topClustersOfBlock(db, block.id, {
+    wantedIds: [...wanted],
+    threshold: input.threshold,
+    limit: input.limit,
+  });
   return {
     blockId: block.id,
     totalEarnings: top.totalEarnings ?? (await clusterEarningsOfBlock(db, block.id)),

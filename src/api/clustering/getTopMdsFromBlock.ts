@@ -22,12 +22,26 @@ export const getTopMdsFromBlock = orgProcedure(
   const caller = callerOf(ctx.org);
   const db = ctx.deps.pool;
   const block = await visibleBlock(db, caller, input.blockId);
-  const top = await topDetailsOfBlock(db, block.id, input.limit, input.minEarningsPercentage ?? null);
+  const top = await topDetailsOfBlock(
+    db,
+    block.id,
+    input.limit,
+    input.minEarningsPercentage ?? null,
+  );
   const totalEarnings = await detailEarningsOfBlock(db, block.id);
-  const entries = await entriesOf(db, caller, block.id, top.map((r) => r.id));
+  const entries = await entriesOf(
+    db,
+    caller,
+    block.id,
+    top.map((r) => r.id),
+  );
   return {
     blockId: block.id,
     totalEarnings,
-    data: top.map((r) => ({ ...entries.get(r.id)!, clusterId: r.clusterId, earningsPercentage: r.earningsPercentage })),
+    data: top.map((r) => ({
+      ...entries.get(r.id)!,
+      clusterId: r.clusterId,
+      earningsPercentage: r.earningsPercentage,
+    })),
   };
 });

@@ -6,4 +6,11 @@ import { getTopClusters } from './getTopClusters.ts';
 import { getTopMdsFromBlock } from './getTopMdsFromBlock.ts';
 import { updateClustering } from './updateClustering.ts';
 
-export const clusteringRouter = router({ getCluster, getClustersList, getTitleClustering, getTopClusters, getTopMdsFromBlock, updateClustering });
+export const clusteringRouter = router({
+  getCluster,
+  getClustersList,
+  getTitleClustering,
+  getTopClusters,
+  getTopMdsFromBlock,
+  updateClustering,
+});

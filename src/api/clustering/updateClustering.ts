@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { refreshClusters } from '../../catalog/clusters.ts';
 import { lockBlock, visibleBlock } from '../../catalog/blockStore.ts';
-import { clusterIdsOfDetails, clustersOfBlock, clusterTitlesOfBlock, insertClusterAssignment } from '../../catalog/clusterStore.ts';
+import {
+  clusterIdsOfDetails,
+  clustersOfBlock,
+  clusterTitlesOfBlock,
+  insertClusterAssignment,
+} from '../../catalog/clusterStore.ts';
 import { visibleDetails } from '../../catalog/musicalDetailStore.ts';
 import { callerOf } from '../../catalog/musicalDetails.ts';
 import { refreshProducts } from '../../catalog/products.ts';
@@ -29,9 +34,24 @@ export const updateClustering = orgProcedure(
   const blockId = await withTransaction(ctx.deps.pool, async (db) => {
     const block = await visibleBlock(db, caller, input.blockId);
     await lockBlock(db, block.id);
-    const details = new Map((await visibleDetails(db, caller, input.changes.map((c) => c.musicalDetailId), block.id)).map((m) => [m.id, m]));
+    const details = new Map(
+      (
+        await visibleDetails(
+          db,
+          caller,
+          input.changes.map((c) => c.musicalDetailId),
+          block.id,
+        )
+      ).map((m) => [m.id, m]),
+    );
     const targets = new Map(
-      (await clustersOfBlock(db, block.id, input.changes.flatMap((c) => ('toClusterId' in c ? [c.toClusterId] : [])))).map((c) => [c.id, c]),
+      (
+        await clustersOfBlock(
+          db,
+          block.id,
+          input.changes.flatMap((c) => ('toClusterId' in c ? [c.toClusterId] : [])),
+        )
+      ).map((c) => [c.id, c]),
     );
     const titleOf = await clusterTitlesOfBlock(db, block.id);
     for (const c of input.changes) {
@@ -56,8 +76,12 @@ export const updateClustering = orgProcedure(
         subjectLabel: md.effective.title || md.title,
         changes: {
           cluster: {
-            before: md.clusterId ? { id: md.clusterId, displayTitle: titleOf.get(md.clusterId) ?? null } : null,
-            after: target ? { id: target.id, displayTitle: target.displayTitle } : { id: null, displayTitle: title, newCluster: true },
+            before: md.clusterId
+              ? { id: md.clusterId, displayTitle: titleOf.get(md.clusterId) ?? null }
+              : null,
+            after: target
+              ? { id: target.id, displayTitle: target.displayTitle }
+              : { id: null, displayTitle: title, newCluster: true },
           },
         },
       });
@@ -68,5 +92,9 @@ export const updateClustering = orgProcedure(
   await refreshProducts(ctx.deps, blockId);
   const ids = [...new Set(input.changes.map((c) => c.musicalDetailId.toLowerCase()))];
   const clusterOf = await clusterIdsOfDetails(ctx.deps.pool, ids);
-  return { blockId, moved: input.changes.length, data: ids.map((id) => ({ musicalDetailId: id, clusterId: clusterOf.get(id) ?? null })) };
+  return {
+    blockId,
+    moved: input.changes.length,
+    data: ids.map((id) => ({ musicalDetailId: id, clusterId: clusterOf.get(id) ?? null })),
+  };
 });

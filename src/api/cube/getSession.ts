@@ -13,7 +13,13 @@ export const getSession = orgProcedure(
 ).query(async ({ ctx }) =>
   getOrCreateCubeSession(
     ctx.deps.pool,
-    { organizationId: ctx.org.id, userId: ctx.principal!.userId, apiKeyId: ctx.principal!.apiKey?.id ?? null, oauthGrantId: ctx.principal!.oauth?.grantId ?? null, patterns: ctx.principal!.apiKey?.patterns ?? null },
+    {
+      organizationId: ctx.org.id,
+      userId: ctx.principal!.userId,
+      apiKeyId: ctx.principal!.apiKey?.id ?? null,
+      oauthGrantId: ctx.principal!.oauth?.grantId ?? null,
+      patterns: ctx.principal!.apiKey?.patterns ?? null,
+    },
     ctx.deps.config.analytics.sessionTtlSeconds,
   ),
 );

@@ -12,5 +12,8 @@ export const queryAsync = orgProcedure(
   },
   orgInput({ query: queryField, usePreagg: usePreaggField, noCache: noCacheField }),
 ).mutation(async ({ ctx, input }) =>
-  analyticsFor(ctx.deps).cubeQueryAsync(callerOf(ctx), input.query, { usePreagg: input.usePreagg, noCache: input.noCache }),
+  analyticsFor(ctx.deps).cubeQueryAsync(callerOf(ctx), input.query, {
+    usePreagg: input.usePreagg,
+    noCache: input.noCache,
+  }),
 );

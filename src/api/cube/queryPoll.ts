@@ -11,4 +11,9 @@ export const queryPoll = orgProcedure(
       'Polls an analytics query submitted with cube.queryAsync (send the same body): { status: "processing" } or { status: "completed", data }. A query nobody submitted is started.',
   },
   orgInput({ query: queryField, usePreagg: usePreaggField }),
-).mutation(async ({ ctx, input }) => analyticsFor(ctx.deps).cubeQueryAsync(callerOf(ctx), input.query, { usePreagg: input.usePreagg, noCache: false }));
+).mutation(async ({ ctx, input }) =>
+  analyticsFor(ctx.deps).cubeQueryAsync(callerOf(ctx), input.query, {
+    usePreagg: input.usePreagg,
+    noCache: false,
+  }),
+);

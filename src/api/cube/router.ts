@@ -8,4 +8,13 @@ import { sqlQuery } from './sqlQuery.ts';
 import { sqlQueryAsync } from './sqlQueryAsync.ts';
 import { sqlQueryPoll } from './sqlQueryPoll.ts';
 
-export const cubeRouter = router({ getSession, meta, query, queryAsync, queryPoll, sqlQuery, sqlQueryAsync, sqlQueryPoll });
+export const cubeRouter = router({
+  getSession,
+  meta,
+  query,
+  queryAsync,
+  queryPoll,
+  sqlQuery,
+  sqlQueryAsync,
+  sqlQueryPoll,
+});

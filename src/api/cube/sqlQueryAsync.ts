@@ -11,4 +11,6 @@ export const sqlQueryAsync = orgProcedure(
       'Submits a SELECT over analytics_full_view: { status: "completed", data: { schema, rows } } when ready, else { status: "processing" }; poll with cube.sqlQueryPoll and the same body.',
   },
   orgInput({ sql: sqlField, noCache: noCacheField }),
-).mutation(async ({ ctx, input }) => analyticsFor(ctx.deps).sqlQueryAsync(callerOf(ctx), input.sql, input.noCache));
+).mutation(async ({ ctx, input }) =>
+  analyticsFor(ctx.deps).sqlQueryAsync(callerOf(ctx), input.sql, input.noCache),
+);

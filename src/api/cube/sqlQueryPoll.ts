@@ -7,7 +7,10 @@ export const sqlQueryPoll = orgProcedure(
   {
     minRole: 'member',
     scope: '',
-    summary: 'Polls a SELECT submitted with cube.sqlQueryAsync (send the same body): { status: "processing" } or { status: "completed", data: { schema, rows } }.',
+    summary:
+      'Polls a SELECT submitted with cube.sqlQueryAsync (send the same body): { status: "processing" } or { status: "completed", data: { schema, rows } }.',
   },
   orgInput({ sql: sqlField }),
-).mutation(async ({ ctx, input }) => analyticsFor(ctx.deps).sqlQueryAsync(callerOf(ctx), input.sql, false));
+).mutation(async ({ ctx, input }) =>
+  analyticsFor(ctx.deps).sqlQueryAsync(callerOf(ctx), input.sql, false),
+);

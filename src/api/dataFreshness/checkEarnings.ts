@@ -8,7 +8,8 @@ export const checkEarnings = orgProcedure(
   {
     minRole: 'member',
     scope: '',
-    summary: 'Earnings data freshness: per rightsholder and per distributor, the latest statement period (id and last day), its statement and when statements were last ingested.',
+    summary:
+      'Earnings data freshness: per rightsholder and per distributor, the latest statement period (id and last day), its statement and when statements were last ingested.',
   },
   orgInput({ rightsholderIds: rightsholderIdsField }),
 ).query(async ({ ctx, input }) => check(ctx.deps.pool, callerOf(ctx), input.rightsholderIds));

@@ -13,4 +13,6 @@ export const checkProducts = orgProcedure(
       'Products data freshness per rightsholder: tracks found in the statement rows (by ISRC, else title and artist) and how many are enriched. Until the catalog exists none is (catalogAvailable false).',
   },
   orgInput({ rightsholderIds: rightsholderIdsField }),
-).query(async ({ ctx, input }) => check(analyticsFor(ctx.deps), ctx.deps.pool, callerOf(ctx), input.rightsholderIds));
+).query(async ({ ctx, input }) =>
+  check(analyticsFor(ctx.deps), ctx.deps.pool, callerOf(ctx), input.rightsholderIds),
+);

@@ -9,7 +9,10 @@ export const ingestionStats = orgProcedure(
   {
     minRole: 'member',
     scope: '',
-    summary: 'Ingestion statistics of the rightsholders together: statements by status, rows read/kept/removed, earnings per currency (and in USD), flags by kind.',
+    summary:
+      'Ingestion statistics of the rightsholders together: statements by status, rows read/kept/removed, earnings per currency (and in USD), flags by kind.',
   },
   orgInput({ rightsholderIds: rightsholderIdsField }),
-).query(async ({ ctx, input }) => stats(analyticsFor(ctx.deps), ctx.deps.pool, callerOf(ctx), input.rightsholderIds));
+).query(async ({ ctx, input }) =>
+  stats(analyticsFor(ctx.deps), ctx.deps.pool, callerOf(ctx), input.rightsholderIds),
+);

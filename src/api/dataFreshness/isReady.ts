@@ -9,7 +9,10 @@ export const isReady = orgProcedure(
   {
     minRole: 'member',
     scope: '',
-    summary: "Readiness: true when no statement of the rightsholders is still uploaded or processing and the analytics data holds every processed one (at its latest version).",
+    summary:
+      'Readiness: true when no statement of the rightsholders is still uploaded or processing and the analytics data holds every processed one (at its latest version).',
   },
   orgInput({ rightsholderIds: rightsholderIdsField }),
-).query(async ({ ctx, input }) => ready(analyticsFor(ctx.deps), ctx.deps.pool, callerOf(ctx), input.rightsholderIds));
+).query(async ({ ctx, input }) =>
+  ready(analyticsFor(ctx.deps), ctx.deps.pool, callerOf(ctx), input.rightsholderIds),
+);

@@ -4,4 +4,9 @@ import { checkProducts } from './checkProducts.ts';
 import { ingestionStats } from './ingestionStats.ts';
 import { isReady } from './isReady.ts';
 
-export const dataFreshnessRouter = router({ checkEarnings, checkProducts, ingestionStats, isReady });
+export const dataFreshnessRouter = router({
+  checkEarnings,
+  checkProducts,
+  ingestionStats,
+  isReady,
+});

@@ -12,4 +12,8 @@ export const deleteById = orgProcedure(
       "Delete one of the organization's distributors; refused (DISTRIBUTOR_IN_USE) while any of its mappings or statements still name it, and for library distributors.",
   },
   orgInput({ id: z.uuid() }),
-).mutation(({ ctx, input }) => withTransaction(ctx.deps.pool, (db) => deleteDistributor(db, ctx.principal, ctx.org.id, input.id)));
+).mutation(({ ctx, input }) =>
+  withTransaction(ctx.deps.pool, (db) =>
+    deleteDistributor(db, ctx.principal, ctx.org.id, input.id),
+  ),
+);

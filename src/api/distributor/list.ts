@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { plainText } from '../../activity/inputs.ts';
-import { distributorSorts, distributorSortOf, listDistributors } from '../../ingest/distributors.ts';
+import {
+  distributorSorts,
+  distributorSortOf,
+  listDistributors,
+} from '../../ingest/distributors.ts';
 import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';

@@ -12,7 +12,12 @@ export const listFiles = orgProcedure(
   },
   orgInput({ exportId: exportIdField }),
 ).query(async ({ ctx, input }) => {
-  const e = await visibleExport(ctx.deps.pool, ctx.org.id, ctx.org.rightsholderScope, input.exportId);
+  const e = await visibleExport(
+    ctx.deps.pool,
+    ctx.org.id,
+    ctx.org.rightsholderScope,
+    input.exportId,
+  );
   const status = effectiveStatus(e);
   const files = status === 'completed' ? await exportFiles(ctx.deps.pool, e.id) : [];
   return { exportId: e.id, status, files: files.map(fileView) };

@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { AppError } from '../../errors.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { exportFiltersSchema, exportFormats, exportTypes, partRowsFor } from '../../exports/definitions.ts';
+import {
+  exportFiltersSchema,
+  exportFormats,
+  exportTypes,
+  partRowsFor,
+} from '../../exports/definitions.ts';
 import { enqueueExportBuild } from '../../exports/queue.ts';
 import { exportView, insertExport, visibleStatementIds } from '../../exports/store.ts';
 import { visibleDistributorIds } from '../../ingest/distributors.ts';
@@ -11,10 +16,18 @@ import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
 /** Refuses the export when it names an id the caller cannot see, listing every such id. */
-function assertAllVisible(code: 'RIGHTSHOLDER_NOT_FOUND' | 'DISTRIBUTOR_NOT_FOUND' | 'STATEMENT_NOT_FOUND', noun: string, requested: readonly string[], visible: readonly string[]): void {
+function assertAllVisible(
+  code: 'RIGHTSHOLDER_NOT_FOUND' | 'DISTRIBUTOR_NOT_FOUND' | 'STATEMENT_NOT_FOUND',
+  noun: string,
+  requested: readonly string[],
+  visible: readonly string[],
+): void {
   const seen = new Set(visible);
   const missing = requested.filter((id) => !seen.has(id));
-  if (missing.length > 0) throw new AppError(code, `No ${noun} ${missing.join(', ')} is visible in the organization`, { details: { ids: missing } });
+  if (missing.length > 0)
+    throw new AppError(code, `No ${noun} ${missing.join(', ')} is visible in the organization`, {
+      details: { ids: missing },
+    });
 }
 
 export const trigger = orgProcedure(
@@ -25,8 +38,14 @@ export const trigger = orgProcedure(
       "Queues an export of the organization's data for the given rightsholders (within the caller's data access): type royalty_lines, earnings_summary, statements or catalog; format csv, xlsx or parquet; optional filters. Answers { exportId, status: 'queued', export }; follow it with export.status and export.listFiles.",
   },
   orgInput({
-    type: z.enum(exportTypes).describe('royalty_lines: normalized rows with provenance; earnings_summary: sums by rightsholder, period, distributor, source, territory, currency; statements: the statement inventory with reconciliation figures; catalog: musical details with enrichment, corrections and products (no filters)'),
-    format: z.enum(exportFormats).describe('csv (UTF-8, exact decimal text), xlsx (numeric cells), parquet (DECIMAL columns)'),
+    type: z
+      .enum(exportTypes)
+      .describe(
+        'royalty_lines: normalized rows with provenance; earnings_summary: sums by rightsholder, period, distributor, source, territory, currency; statements: the statement inventory with reconciliation figures; catalog: musical details with enrichment, corrections and products (no filters)',
+      ),
+    format: z
+      .enum(exportFormats)
+      .describe('csv (UTF-8, exact decimal text), xlsx (numeric cells), parquet (DECIMAL columns)'),
     rightsholderIds: z
       .array(z.uuid().transform((v) => v.toLowerCase()))
       .min(1)
@@ -40,18 +59,39 @@ export const trigger = orgProcedure(
   const scope = ctx.org.rightsholderScope;
   const filters = input.filters;
   if (input.type === 'statements' && (filters.sources || filters.territories)) {
-    throw new AppError('EXPORT_FILTER_NOT_APPLICABLE', 'The statements export lists whole statements: filters.sources and filters.territories do not apply');
+    throw new AppError(
+      'EXPORT_FILTER_NOT_APPLICABLE',
+      'The statements export lists whole statements: filters.sources and filters.territories do not apply',
+    );
   }
   if (input.type === 'catalog' && Object.keys(filters).length > 0) {
-    throw new AppError('EXPORT_FILTER_NOT_APPLICABLE', 'The catalog export lists the musical details of whole rightsholders: it takes no filters');
+    throw new AppError(
+      'EXPORT_FILTER_NOT_APPLICABLE',
+      'The catalog export lists the musical details of whole rightsholders: it takes no filters',
+    );
   }
   const rightsholderIds = [...new Set(input.rightsholderIds)];
-  assertAllVisible('RIGHTSHOLDER_NOT_FOUND', 'rightsholder', rightsholderIds, await visibleLiveRightsholderIds(db, { organizationId: org, scope }, rightsholderIds));
+  assertAllVisible(
+    'RIGHTSHOLDER_NOT_FOUND',
+    'rightsholder',
+    rightsholderIds,
+    await visibleLiveRightsholderIds(db, { organizationId: org, scope }, rightsholderIds),
+  );
   if (filters.distributorIds) {
-    assertAllVisible('DISTRIBUTOR_NOT_FOUND', 'distributor', filters.distributorIds, await visibleDistributorIds(db, org, filters.distributorIds));
+    assertAllVisible(
+      'DISTRIBUTOR_NOT_FOUND',
+      'distributor',
+      filters.distributorIds,
+      await visibleDistributorIds(db, org, filters.distributorIds),
+    );
   }
   if (filters.statementIds) {
-    assertAllVisible('STATEMENT_NOT_FOUND', 'statement', filters.statementIds, await visibleStatementIds(db, org, scope, filters.statementIds));
+    assertAllVisible(
+      'STATEMENT_NOT_FOUND',
+      'statement',
+      filters.statementIds,
+      await visibleStatementIds(db, org, scope, filters.statementIds),
+    );
   }
   const created = await withTransaction(db, async (client) => {
     const row = await insertExport(client, {

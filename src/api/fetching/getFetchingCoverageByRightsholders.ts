@@ -13,5 +13,11 @@ export const getFetchingCoverageByRightsholders = orgProcedure(
   },
   orgInput({ rightsholderIds: z.array(z.uuid()).max(1_000) }),
 ).query(async ({ ctx, input }) => {
-  return { rightsholders: await coverageByRightsholders(ctx.deps.pool, callerOf(ctx.org), input.rightsholderIds) };
+  return {
+    rightsholders: await coverageByRightsholders(
+      ctx.deps.pool,
+      callerOf(ctx.org),
+      input.rightsholderIds,
+    ),
+  };
 });

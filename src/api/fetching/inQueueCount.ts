@@ -7,7 +7,8 @@ export const inQueueCount = orgProcedure(
   {
     minRole: 'member',
     scope: 'cli',
-    summary: "Musical details of the organization in the enrichment queue (within the caller's data access): { count, pending, fetching }.",
+    summary:
+      "Musical details of the organization in the enrichment queue (within the caller's data access): { count, pending, fetching }.",
   },
   orgInput({}),
 ).query(async ({ ctx }) => {

@@ -9,7 +9,18 @@ export const refetchByBlock = orgProcedure(
   {
     minRole: 'writer',
     scope: '',
-    summary: 'Queue the found, not-found and failed musical details of a block for fetching again (ignored titles stay skipped); answers { blockId, musicalDetails } with the count queued.',
+    summary:
+      'Queue the found, not-found and failed musical details of a block for fetching again (ignored titles stay skipped); answers { blockId, musicalDetails } with the count queued.',
   },
   orgInput({ blockId: z.uuid() }),
-).mutation(({ ctx, input }) => blockAction(ctx.deps, ctx.principal, callerOf(ctx.org), input.blockId, 'fetching.refetchByBlock', refetchBlock, true));
+).mutation(({ ctx, input }) =>
+  blockAction(
+    ctx.deps,
+    ctx.principal,
+    callerOf(ctx.org),
+    input.blockId,
+    'fetching.refetchByBlock',
+    refetchBlock,
+    true,
+  ),
+);

@@ -9,7 +9,18 @@ export const reprocessSkippedByBlock = orgProcedure(
   {
     minRole: 'writer',
     scope: '',
-    summary: 'Queue the skipped musical details of a block for fetching (those with an ignored title stay skipped); answers { blockId, musicalDetails } with the count queued.',
+    summary:
+      'Queue the skipped musical details of a block for fetching (those with an ignored title stay skipped); answers { blockId, musicalDetails } with the count queued.',
   },
   orgInput({ blockId: z.uuid() }),
-).mutation(({ ctx, input }) => blockAction(ctx.deps, ctx.principal, callerOf(ctx.org), input.blockId, 'fetching.reprocessSkippedByBlock', reprocessSkipped, true));
+).mutation(({ ctx, input }) =>
+  blockAction(
+    ctx.deps,
+    ctx.principal,
+    callerOf(ctx.org),
+    input.blockId,
+    'fetching.reprocessSkippedByBlock',
+    reprocessSkipped,
+    true,
+  ),
+);

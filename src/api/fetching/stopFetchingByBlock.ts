@@ -9,7 +9,18 @@ export const stopFetchingByBlock = orgProcedure(
   {
     minRole: 'writer',
     scope: '',
-    summary: 'Stop fetching a block: its pending (and in-flight) musical details become skipped; answers { blockId, musicalDetails } with the count skipped.',
+    summary:
+      'Stop fetching a block: its pending (and in-flight) musical details become skipped; answers { blockId, musicalDetails } with the count skipped.',
   },
   orgInput({ blockId: z.uuid() }),
-).mutation(({ ctx, input }) => blockAction(ctx.deps, ctx.principal, callerOf(ctx.org), input.blockId, 'fetching.stopFetchingByBlock', stopBlock, false));
+).mutation(({ ctx, input }) =>
+  blockAction(
+    ctx.deps,
+    ctx.principal,
+    callerOf(ctx.org),
+    input.blockId,
+    'fetching.stopFetchingByBlock',
+    stopBlock,
+    false,
+  ),
+);

@@ -5,14 +5,20 @@ import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { deleteObjects } from '../../storage/objectStore.ts';
 import { enqueueBlockRefreshForStatements } from '../../catalog/blocks.ts';
-import { deleteStatementRows, deleteUploadIfEmpty, filesOfUpload, lockUpload } from '../../ingest/fileStore.ts';
+import {
+  deleteStatementRows,
+  deleteUploadIfEmpty,
+  filesOfUpload,
+  lockUpload,
+} from '../../ingest/fileStore.ts';
 import { storedId } from '../upload/inputs.ts';
 
 export const deleteFilesByIds = orgProcedure(
   {
     minRole: 'writer',
     scope: 'cli',
-    summary: 'Delete files of an upload for good: their statements, rows, flags and every stored object (all variants). See file.getFilesDeleteInfo first.',
+    summary:
+      'Delete files of an upload for good: their statements, rows, flags and every stored object (all variants). See file.getFilesDeleteInfo first.',
   },
   orgInput({ fileIds: z.array(storedId()).min(1).max(1000), uploadId: storedId() }),
 ).mutation(async ({ ctx, input }) => {
@@ -41,6 +47,14 @@ export const deleteFilesByIds = orgProcedure(
     return files;
   });
   // the rows are gone with the commit; the objects follow (a failure is logged and counted)
-  const failed = await deleteObjects(ctx.deps.store, files.flatMap((f) => f.objectKeys), ctx.deps.log);
-  return { deleted: files.map((f) => f.id), objectsRemoved: files.reduce((n, f) => n + f.objectKeys.length, 0) - failed.length, objectsFailed: failed.length };
+  const failed = await deleteObjects(
+    ctx.deps.store,
+    files.flatMap((f) => f.objectKeys),
+    ctx.deps.log,
+  );
+  return {
+    deleted: files.map((f) => f.id),
+    objectsRemoved: files.reduce((n, f) => n + f.objectKeys.length, 0) - failed.length,
+    objectsFailed: failed.length,
+  };
 });

@@ -18,7 +18,9 @@ export const getFilesDeleteInfo = orgProcedure(
   const { flags, periods } = await flagsAndPeriodsOf(ctx.deps.pool, ids);
   // the catalog blocks built from these files: each is refreshed after the delete, and its
   // rightsholder's catalog (musical details and products) derived again without their rows
-  const blocks = await blocksBuiltFrom(ctx.deps.pool, ctx.org.id, ids, [...new Set(files.map((f) => f.rightsholderId))]);
+  const blocks = await blocksBuiltFrom(ctx.deps.pool, ctx.org.id, ids, [
+    ...new Set(files.map((f) => f.rightsholderId)),
+  ]);
   return {
     files: files.map(({ objectKeys, ...f }) => ({ ...f, objects: objectKeys.length })),
     totals: {
@@ -29,7 +31,10 @@ export const getFilesDeleteInfo = orgProcedure(
     },
     rightsholderIds: [...new Set(files.map((f) => f.rightsholderId))],
     periods,
-    blocks: blocks.map(({ tracks: _t, albums: _a, rightsholderName: _n, ...b }) => ({ ...b, refreshAfterDelete: true })),
+    blocks: blocks.map(({ tracks: _t, albums: _a, rightsholderName: _n, ...b }) => ({
+      ...b,
+      refreshAfterDelete: true,
+    })),
     catalogs: blocks.map((b) => ({
       rightsholderId: b.rightsholderId,
       rightsholderName: b.rightsholderName,

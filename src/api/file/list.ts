@@ -11,7 +11,8 @@ export const list = orgProcedure(
   {
     minRole: 'member',
     scope: 'cli',
-    summary: 'Files (statements) of the organization, not deleted, with filters fileId, dateStart, dateEnd (created), rightsholderId, distributorId, customName and name (substrings, case-insensitive).',
+    summary:
+      'Files (statements) of the organization, not deleted, with filters fileId, dateStart, dateEnd (created), rightsholderId, distributorId, customName and name (substrings, case-insensitive).',
   },
   orgInput({
     pagination: paginationSchema(['createdAt', 'name', 'updatedAt']),

@@ -7,7 +7,12 @@ import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
 import { ObjectChangedError } from '../../storage/objectStore.ts';
-import { lazyVariants, materializeVariant, storedVariantsOf, type LazyVariant } from '../../ingest/variants.ts';
+import {
+  lazyVariants,
+  materializeVariant,
+  storedVariantsOf,
+  type LazyVariant,
+} from '../../ingest/variants.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { visibleStatement } from '../../ingest/uploadStore.ts';
@@ -34,11 +39,19 @@ export const getSample = orgProcedure(
       .min(0)
       .max(100_000_000)
       .optional()
-      .meta({ default: DEFAULT_END_ROW, description: `default ${DEFAULT_END_ROW}; when startRow is ${DEFAULT_END_ROW} or more, startRow + ${DEFAULT_END_ROW}` }),
+      .meta({
+        default: DEFAULT_END_ROW,
+        description: `default ${DEFAULT_END_ROW}; when startRow is ${DEFAULT_END_ROW} or more, startRow + ${DEFAULT_END_ROW}`,
+      }),
   })
     // the specification's default endRow is 200: a page from a later startRow without endRow is
     // the next 200 rows, rather than an empty or backwards range
-    .transform((i) => ({ ...i, endRow: i.endRow ?? (i.startRow >= DEFAULT_END_ROW ? i.startRow + DEFAULT_END_ROW : DEFAULT_END_ROW) }))
+    .transform((i) => ({
+      ...i,
+      endRow:
+        i.endRow ??
+        (i.startRow >= DEFAULT_END_ROW ? i.startRow + DEFAULT_END_ROW : DEFAULT_END_ROW),
+    }))
     .refine((i) => i.endRow >= i.startRow && i.endRow - i.startRow <= MAX_SAMPLE_ROWS, {
       message: `endRow must be at least startRow and at most ${MAX_SAMPLE_ROWS} rows after it`,
       path: ['endRow'],
@@ -50,22 +63,37 @@ export const getSample = orgProcedure(
   // a workbook's, a decoded or an unpacked original is sampled through its table as UTF-8 CSV
   if (type === 'original' && variants.single) type = 'single';
   let key = type === 'original' ? s.objectKey : variants[type];
-  if (!key && (lazyVariants as readonly string[]).includes(type)) key = await materializeVariant(ctx.deps, s.id, type as LazyVariant);
-  if (!key || (type === 'original' && !located)) throw new AppError('FILE_VARIANT_NOT_FOUND', `The statement has no ${input.type} file (yet)`);
+  if (!key && (lazyVariants as readonly string[]).includes(type))
+    key = await materializeVariant(ctx.deps, s.id, type as LazyVariant);
+  if (!key || (type === 'original' && !located))
+    throw new AppError('FILE_VARIANT_NOT_FOUND', `The statement has no ${input.type} file (yet)`);
   const dir = path.join(tmpdir(), 'royalty-sample', randomBytes(6).toString('hex'));
   await mkdir(dir, { recursive: true });
   try {
     const file = path.join(dir, 'variant');
     try {
       // the upload as completed, never bytes PUT to its URL afterwards
-      await pipeline(await ctx.deps.store.getStream(key, { expectEtag: key === s.objectKey ? s.objectEtag : null }), createWriteStream(file));
+      await pipeline(
+        await ctx.deps.store.getStream(key, {
+          expectEtag: key === s.objectKey ? s.objectEtag : null,
+        }),
+        createWriteStream(file),
+      );
     } catch (error) {
       if (error instanceof ObjectChangedError) {
-        throw new AppError('UPLOAD_OBJECT_CHANGED', 'The uploaded file was replaced after the upload was completed (a PUT to its URL afterwards): it is not read. Upload the file again.');
+        throw new AppError(
+          'UPLOAD_OBJECT_CHANGED',
+          'The uploaded file was replaced after the upload was completed (a PUT to its URL afterwards): it is not read. Upload the file again.',
+        );
       }
       throw new AppError('FILE_VARIANT_NOT_FOUND', `The statement has no ${input.type} file (yet)`);
     }
-    const kind = type === 'normalized' ? 'parquet' : type === 'original' || type === 'single' ? 'raw_delimited' : 'csv_with_header';
+    const kind =
+      type === 'normalized'
+        ? 'parquet'
+        : type === 'original' || type === 'single'
+          ? 'raw_delimited'
+          : 'csv_with_header';
     const result = await ctx.deps.threads.sample({
       path: file,
       kind,
@@ -73,7 +101,13 @@ export const getSample = orgProcedure(
       startRow: input.startRow,
       endRow: input.endRow,
     });
-    return { type: input.type, startRow: input.startRow, endRow: input.startRow + result.rows.length, columns: result.columns, rows: result.rows };
+    return {
+      type: input.type,
+      startRow: input.startRow,
+      endRow: input.startRow + result.rows.length,
+      columns: result.columns,
+      rows: result.rows,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

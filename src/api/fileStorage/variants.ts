@@ -1,1 +1,9 @@
-export const fileVariants = ['normalized', 'trimmed', 'original', 'single', 'removed', 'standardized', 'original-excel'] as const;
+export const fileVariants = [
+  'normalized',
+  'trimmed',
+  'original',
+  'single',
+  'removed',
+  'standardized',
+  'original-excel',
+] as const;

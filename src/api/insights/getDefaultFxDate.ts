@@ -8,7 +8,10 @@ export const getDefaultFxDate = orgProcedure(
   {
     minRole: 'member',
     scope: '',
-    summary: "The default exchange-rate date of the rightsholders: the last day of their latest statement period (null when they have none).",
+    summary:
+      'The default exchange-rate date of the rightsholders: the last day of their latest statement period (null when they have none).',
   },
   orgInput({ rightsholderIds: rightsholderIdsField }),
-).query(async ({ ctx, input }) => defaultFxDate(ctx.deps.pool, callerOf(ctx), input.rightsholderIds));
+).query(async ({ ctx, input }) =>
+  defaultFxDate(ctx.deps.pool, callerOf(ctx), input.rightsholderIds),
+);

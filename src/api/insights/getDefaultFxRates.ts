@@ -10,7 +10,9 @@ export const getDefaultFxRates = orgProcedure(
     minRole: 'member',
     scope: '',
     summary:
-      'The USD exchange rates at the default date (getDefaultFxDate) for every currency in the rightsholders\' rows: US dollars per unit, with the day each rate is from; currencies without a rate are listed in missing.',
+      "The USD exchange rates at the default date (getDefaultFxDate) for every currency in the rightsholders' rows: US dollars per unit, with the day each rate is from; currencies without a rate are listed in missing.",
   },
   orgInput({ rightsholderIds: rightsholderIdsField }),
-).query(async ({ ctx, input }) => defaultFxRates(analyticsFor(ctx.deps), ctx.deps.pool, callerOf(ctx), input.rightsholderIds));
+).query(async ({ ctx, input }) =>
+  defaultFxRates(analyticsFor(ctx.deps), ctx.deps.pool, callerOf(ctx), input.rightsholderIds),
+);

@@ -9,7 +9,8 @@ export const create = orgProcedure(
   {
     minRole: 'writer',
     scope: '',
-    summary: 'Save an analytics lens; scope personal keeps it to the caller, organization (the default) shares it with every member.',
+    summary:
+      'Save an analytics lens; scope personal keeps it to the caller, organization (the default) shares it with every member.',
   },
   orgInput({
     name: lensFields.name,

@@ -10,9 +10,15 @@ export const duplicate = orgProcedure(
   {
     minRole: 'writer',
     scope: '',
-    summary: 'Copy a visible lens into a new one owned by the caller; name defaults to "<name> (copy)", scope to the original\'s.',
+    summary:
+      'Copy a visible lens into a new one owned by the caller; name defaults to "<name> (copy)", scope to the original\'s.',
   },
   orgInput({ id: z.uuid(), name: lensFields.name.optional(), scope: lensFields.scope.optional() }),
 ).mutation(({ ctx, input }) =>
-  withTransaction(ctx.deps.pool, (db) => duplicateLens(db, ctx.principal, lensViewer(ctx), input.id, { name: input.name, scope: input.scope })),
+  withTransaction(ctx.deps.pool, (db) =>
+    duplicateLens(db, ctx.principal, lensViewer(ctx), input.id, {
+      name: input.name,
+      scope: input.scope,
+    }),
+  ),
 );

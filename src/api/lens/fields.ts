@@ -21,5 +21,10 @@ export const lensFields = {
 };
 
 /** Every lens has a payload: required on create (z.unknown() alone would let it be absent), never null. */
-export const requiredPayload = lensFields.payload.refine((value) => value !== undefined && value !== null, 'Required: any JSON value but null');
-export const optionalPayload = lensFields.payload.refine((value) => value !== null, 'must be a JSON value other than null').optional();
+export const requiredPayload = lensFields.payload.refine(
+  (value) => value !== undefined && value !== null,
+  'Required: any JSON value but null',
+);
+export const optionalPayload = lensFields.payload
+  .refine((value) => value !== null, 'must be a JSON value other than null')
+  .optional();

@@ -31,5 +31,9 @@ export const list = orgProcedure(
   }),
 ).query(({ ctx, input }) => {
   const { sort, cursor, limit, organizationId: _org, ...filter } = input;
-  return listLenses(ctx.deps.pool, lensViewer(ctx), filter, { sort, cursor, limit: checkCursorLimit(limit) });
+  return listLenses(ctx.deps.pool, lensViewer(ctx), filter, {
+    sort,
+    cursor,
+    limit: checkCursorLimit(limit),
+  });
 });

@@ -4,6 +4,11 @@ import { orgInput } from '../../trpc/schemas.ts';
 import { lensViewer } from './viewer.ts';
 
 export const listTags = orgProcedure(
-  { minRole: 'member', scope: '', summary: 'Every tag on the lenses the caller may see, alphabetically, with how many lenses carry it.' },
+  {
+    minRole: 'member',
+    scope: '',
+    summary:
+      'Every tag on the lenses the caller may see, alphabetically, with how many lenses carry it.',
+  },
   orgInput({}),
 ).query(async ({ ctx }) => ({ data: await tagsOf(ctx.deps.pool, lensViewer(ctx)) }));

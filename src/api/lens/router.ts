@@ -9,4 +9,14 @@ import { recordOpened } from './recordOpened.ts';
 import { setPinned } from './setPinned.ts';
 import { update } from './update.ts';
 
-export const lensRouter = router({ create, delete: deleteLens, duplicate, get, list, listTags, recordOpened, setPinned, update });
+export const lensRouter = router({
+  create,
+  delete: deleteLens,
+  duplicate,
+  get,
+  list,
+  listTags,
+  recordOpened,
+  setPinned,
+  update,
+});

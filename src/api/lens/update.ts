@@ -10,7 +10,8 @@ export const update = orgProcedure(
   {
     minRole: 'writer',
     scope: '',
-    summary: 'Change a lens: omitted fields stay, null clears description or viewName; only the owner may make a lens personal.',
+    summary:
+      'Change a lens: omitted fields stay, null clears description or viewName; only the owner may make a lens personal.',
   },
   orgInput({
     id: z.uuid(),

@@ -7,10 +7,18 @@ export const batchResolveWithAI = globalProcedure(
   {
     minRole: 'c2_superadmin',
     scope: 'admin',
-    summary: 'resolveWithAI for at most 10 raw sales types at once (more is RESOLVE_BATCH_TOO_LARGE); results in input order. The strings are resolved at once, the whole call within 2 × AI_TIMEOUT_MS: past it, AI_PROVIDER_FAILED with details.results (resolved) and details.unresolved.',
+    summary:
+      'resolveWithAI for at most 10 raw sales types at once (more is RESOLVE_BATCH_TOO_LARGE); results in input order. The strings are resolved at once, the whole call within 2 × AI_TIMEOUT_MS: past it, AI_PROVIDER_FAILED with details.results (resolved) and details.unresolved.',
   },
   z.object({ salesTypes: rawBatch, saveToDb: z.boolean().default(false) }),
 ).mutation(async ({ ctx, input }) => {
   assertBatchSize(input.salesTypes);
-  return { results: await resolveSalesTypes(ctx.deps.pool, ctx.deps.config, input.salesTypes, input.saveToDb) };
+  return {
+    results: await resolveSalesTypes(
+      ctx.deps.pool,
+      ctx.deps.config,
+      input.salesTypes,
+      input.saveToDb,
+    ),
+  };
 });

@@ -12,6 +12,11 @@ export const resolveWithAI = globalProcedure(
   },
   z.object({ original: rawString, saveToDb: z.boolean().default(false) }),
 ).mutation(async ({ ctx, input }) => {
-  const [result] = await resolveSalesTypes(ctx.deps.pool, ctx.deps.config, [input.original], input.saveToDb);
+  const [result] = await resolveSalesTypes(
+    ctx.deps.pool,
+    ctx.deps.config,
+    [input.original],
+    input.saveToDb,
+  );
   return result!;
 });

@@ -8,7 +8,8 @@ export const update = globalProcedure(
   {
     minRole: 'c2_superadmin',
     scope: 'admin',
-    summary: 'Change a sales-type lookup entry; fields left out keep their value, null clears a sales type. Analytics shows the change at once.',
+    summary:
+      'Change a sales-type lookup entry; fields left out keep their value, null clears a sales type. Analytics shows the change at once.',
   },
   z.object({
     id: z.uuid(),

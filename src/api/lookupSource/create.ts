@@ -8,7 +8,8 @@ export const create = globalProcedure(
   {
     minRole: 'c2_superadmin',
     scope: 'admin',
-    summary: 'Create a source lookup entry, or replace the one whose original normalizes the same (normalizeLookupKey). Analytics resolves the raw string through it at once.',
+    summary:
+      'Create a source lookup entry, or replace the one whose original normalizes the same (normalizeLookupKey). Analytics resolves the raw string through it at once.',
   },
   z.object({
     original: rawString,

@@ -7,7 +7,8 @@ export const ragList = globalProcedure(
   {
     minRole: 'c2_superadmin',
     scope: 'admin',
-    summary: 'Vector entries by name (pagination.sortOrder asc, the default, or desc), with their embedding model and size; includeEmbedding adds the vectors themselves. search matches name and category.',
+    summary:
+      'Vector entries by name (pagination.sortOrder asc, the default, or desc), with their embedding model and size; includeEmbedding adds the vectors themselves. search matches name and category.',
   },
   z
     .object({

@@ -5,7 +5,12 @@ import { jsonValue } from '../../trpc/schemas.ts';
 import { nullableLabel, status } from '../../lookups/inputs.ts';
 
 export const update = globalProcedure(
-  { minRole: 'c2_superadmin', scope: 'admin', summary: 'Change a source lookup entry; fields left out keep their value, null clears one. Analytics shows the change at once.' },
+  {
+    minRole: 'c2_superadmin',
+    scope: 'admin',
+    summary:
+      'Change a source lookup entry; fields left out keep their value, null clears one. Analytics shows the change at once.',
+  },
   z.object({
     id: z.uuid(),
     collectionSource: nullableLabel,

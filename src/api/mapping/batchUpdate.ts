@@ -21,10 +21,24 @@ export const batchUpdate = orgProcedure(
       try {
         // read again under lock each time: a later update of the same mapping builds on the earlier one
         const current = await getMapping(db, ctx.org.id, patch.id, { lock: true });
-        updated.push((await updateMapping(db, ctx.principal, ctx.org.id, current, patch, 'mapping.batchUpdate')).mapping);
+        updated.push(
+          (
+            await updateMapping(
+              db,
+              ctx.principal,
+              ctx.org.id,
+              current,
+              patch,
+              'mapping.batchUpdate',
+            )
+          ).mapping,
+        );
       } catch (error) {
         if (error instanceof AppError) {
-          throw new AppError(error.errorCode, `updates.${index}: ${error.message}`, { cause: error, details: { index, ...error.details } });
+          throw new AppError(error.errorCode, `updates.${index}: ${error.message}`, {
+            cause: error,
+            details: { index, ...error.details },
+          });
         }
         throw error;
       }

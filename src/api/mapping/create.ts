@@ -4,7 +4,14 @@ import { AppError } from '../../errors.ts';
 import { createMapping } from '../../ingest/mappings.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { distributorIdInput, fieldsInput, fileCategoriesInput, headerHashInput, headersInput, mappingName } from './inputs.ts';
+import {
+  distributorIdInput,
+  fieldsInput,
+  fileCategoriesInput,
+  headerHashInput,
+  headersInput,
+  mappingName,
+} from './inputs.ts';
 
 export const create = orgProcedure(
   {
@@ -24,7 +31,9 @@ export const create = orgProcedure(
 ).mutation(({ ctx, input }) => {
   const expected = computeHeaderHash(input.headers);
   if (input.headerHash !== expected) {
-    throw new AppError('MAPPING_HEADER_HASH_MISMATCH', undefined, { details: { given: input.headerHash, expected } });
+    throw new AppError('MAPPING_HEADER_HASH_MISMATCH', undefined, {
+      details: { given: input.headerHash, expected },
+    });
   }
   return withTransaction(ctx.deps.pool, (db) =>
     createMapping(db, ctx.principal, ctx.org.id, {

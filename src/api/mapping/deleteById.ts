@@ -12,4 +12,6 @@ export const deleteById = orgProcedure(
       "Delete one of the organization's own mappings with its revisions (library mappings are read-only); statements processed with it keep their rows, and statements with its headers fall back to the library's mapping.",
   },
   orgInput({ id: z.uuid() }),
-).mutation(({ ctx, input }) => withTransaction(ctx.deps.pool, (db) => deleteMapping(db, ctx.principal, ctx.org.id, input.id)));
+).mutation(({ ctx, input }) =>
+  withTransaction(ctx.deps.pool, (db) => deleteMapping(db, ctx.principal, ctx.org.id, input.id)),
+);

@@ -7,7 +7,8 @@ export const getById = orgProcedure(
   {
     minRole: 'admin',
     scope: 'admin',
-    summary: "One mapping by id (the organization's own or the shared library's); the same as mapping.getMapping with id.",
+    summary:
+      "One mapping by id (the organization's own or the shared library's); the same as mapping.getMapping with id.",
     deprecated: 'Use mapping.getMapping.',
   },
   orgInput({ id: z.uuid() }),

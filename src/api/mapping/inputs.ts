@@ -7,7 +7,10 @@ import { mappingFieldsSchema } from '../../ingest/mappingFields.ts';
 const noNul = 'must not contain NUL characters';
 
 /** The header cells of a statement, as they appear (blank cells included: they keep positions). */
-export const headersInput = z.array(z.string().max(1_000).refine(withoutNul, noNul)).min(1).max(1_000);
+export const headersInput = z
+  .array(z.string().max(1_000).refine(withoutNul, noNul))
+  .min(1)
+  .max(1_000);
 
 /** A header hash: 64 hex digits (compared lower-case). */
 export const headerHashInput = z
@@ -16,7 +19,10 @@ export const headerHashInput = z
   .transform((v) => v.toLowerCase());
 
 /** A mapping's fields: the documented field language of src/ingest/mappingFields.ts, without NUL characters. */
-export const fieldsInput = mappingFieldsSchema.refine((fields) => !JSON.stringify(fields).includes('\\u0000'), noNul);
+export const fieldsInput = mappingFieldsSchema.refine(
+  (fields) => !JSON.stringify(fields).includes('\\u0000'),
+  noNul,
+);
 
 export const mappingName = plainText(200).trim();
 

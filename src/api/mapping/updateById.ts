@@ -55,21 +55,40 @@ export const updateById = orgProcedure(
       (s) =>
         s.headerHash !== null &&
         s.headerHash !== after.headerHash &&
-        !(s.headers !== null && 'match' in matchColumns(s.headers, { headers: after.headers, fields: after.fields })),
+        !(
+          s.headers !== null &&
+          'match' in matchColumns(s.headers, { headers: after.headers, fields: after.fields })
+        ),
     );
     if (mismatched.length > 0) {
-      throw new AppError('MAPPING_REDRIVE_HEADER_MISMATCH', undefined, { details: { statementIds: mismatched.slice(0, 50).map((s) => s.id) } });
+      throw new AppError('MAPPING_REDRIVE_HEADER_MISMATCH', undefined, {
+        details: { statementIds: mismatched.slice(0, 50).map((s) => s.id) },
+      });
     }
     let verification: Verification | null = null;
     if (input.verify) {
       verification = await verifyMapping(db, organizationId, after, redrive);
       if (verification.problems.length > 0) {
-        throw new AppError('MAPPING_VERIFY_FAILED', `${verification.problems.length} statement(s) do not fit the mapping`, {
-          details: { statements: verification.statements, problems: verification.problems.slice(0, 50) },
-        });
+        throw new AppError(
+          'MAPPING_VERIFY_FAILED',
+          `${verification.problems.length} statement(s) do not fit the mapping`,
+          {
+            details: {
+              statements: verification.statements,
+              problems: verification.problems.slice(0, 50),
+            },
+          },
+        );
       }
     }
-    const { mapping, changed } = await updateMapping(db, ctx.principal, organizationId, current, input, 'mapping.updateById');
+    const { mapping, changed } = await updateMapping(
+      db,
+      ctx.principal,
+      organizationId,
+      current,
+      input,
+      'mapping.updateById',
+    );
     const redriven = redrive.map((s) => s.id);
     if (redriven.length > 0) {
       // queued, as upload.uploadAction reprocess and upload.callback leave them: a statement that

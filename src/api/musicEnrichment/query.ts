@@ -18,18 +18,30 @@ export const query = orgProcedure(
     title: plainText(500).trim().min(1).optional(),
     artist: plainText(500).trim().min(1).optional(),
     limit: z.number().int().min(1).max(50).default(10),
-  }).refine((i) => i.isrc !== undefined || i.title !== undefined, { message: 'isrc or title is required', path: ['title'] }),
+  }).refine((i) => i.isrc !== undefined || i.title !== undefined, {
+    message: 'isrc or title is required',
+    path: ['title'],
+  }),
 ).query(async ({ ctx, input }) => {
   const provider = createProvider(ctx.deps.config);
   try {
     const candidates = await provider.search(
-      { isrc: input.isrc ?? null, title: input.title ?? null, artist: input.artist ?? null, limit: input.limit },
+      {
+        isrc: input.isrc ?? null,
+        title: input.title ?? null,
+        artist: input.artist ?? null,
+        limit: input.limit,
+      },
       { signal: AbortSignal.timeout(ctx.deps.config.enrichment.timeoutMs) },
     );
     return { provider: provider.name, candidates: candidates.slice(0, input.limit) };
   } catch (error) {
     if (error instanceof ProviderError || (error as Error).name === 'TimeoutError') {
-      throw new AppError('ENRICHMENT_PROVIDER_FAILED', `The ${provider.name} provider failed: ${(error as Error).message}`, { cause: error });
+      throw new AppError(
+        'ENRICHMENT_PROVIDER_FAILED',
+        `The ${provider.name} provider failed: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     throw error;
   }

@@ -14,7 +14,10 @@ const item = z
     scope: z.enum(['block', 'rightsholder']).optional(),
     values: partialOverrideValues,
   })
-  .refine((i) => (i.musicalDetailIds === undefined) !== (i.query === undefined), 'exactly one of musicalDetailIds and query');
+  .refine(
+    (i) => (i.musicalDetailIds === undefined) !== (i.query === undefined),
+    'exactly one of musicalDetailIds and query',
+  );
 
 export const bulkOverride = orgProcedure(
   {
@@ -26,7 +29,9 @@ export const bulkOverride = orgProcedure(
   orgInput({ blockId: z.uuid().optional(), overrides: z.array(item).min(1).max(100) }),
 ).mutation(async ({ ctx, input }) => {
   const caller = callerOf(ctx.org);
-  const result = await withTransaction(ctx.deps.pool, (db) => apply(db, ctx.principal, caller, input.blockId, input.overrides));
+  const result = await withTransaction(ctx.deps.pool, (db) =>
+    apply(db, ctx.principal, caller, input.blockId, input.overrides),
+  );
   await afterCorrection(ctx.deps, await blockIdsOfDetails(ctx.deps.pool, result.musicalDetailIds));
   return result;
 });

@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { catalogQueryStates, catalogQueryTopIds, catalogQueryTotals } from '../../catalog/musicalDetailStore.ts';
+import {
+  catalogQueryStates,
+  catalogQueryTopIds,
+  catalogQueryTotals,
+} from '../../catalog/musicalDetailStore.ts';
 import { callerOf } from '../../catalog/musicalDetails.ts';
 import { parseCatalogQuery } from '../../catalog/query.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -22,7 +26,10 @@ export const executeQuery = orgProcedure(
 ).query(async ({ ctx, input }) => {
   const query = parseCatalogQuery(input.query);
   const caller = callerOf(ctx.org);
-  const filters = { hasBlockRule: input.hasBlockRule, hasRightsholderRule: input.hasRightsholderRule };
+  const filters = {
+    hasBlockRule: input.hasBlockRule,
+    hasRightsholderRule: input.hasRightsholderRule,
+  };
   const db = ctx.deps.pool;
   const [{ total, earnings }, states, ids] = await Promise.all([
     catalogQueryTotals(db, caller, query, filters),

@@ -16,5 +16,8 @@ export const getDistinctTargetProviders = orgProcedure(
 ).query(async ({ ctx, input }) => {
   const caller = callerOf(ctx.org);
   if (input.blockId) await visibleBlock(ctx.deps.pool, caller, input.blockId);
-  return { configured: ctx.deps.config.enrichment.provider, providers: await detailCountsByProvider(ctx.deps.pool, caller, input.blockId ?? null) };
+  return {
+    configured: ctx.deps.config.enrichment.provider,
+    providers: await detailCountsByProvider(ctx.deps.pool, caller, input.blockId ?? null),
+  };
 });

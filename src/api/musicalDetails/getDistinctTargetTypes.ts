@@ -19,5 +19,9 @@ export const getDistinctTargetTypes = orgProcedure(
   const caller = callerOf(ctx.org);
   if (input.blockId) await visibleBlock(ctx.deps.pool, caller, input.blockId);
   const rows = await productCountsByKind(ctx.deps.pool, caller, input.blockId ?? null);
-  return { types: TYPES.map((type) => rows.find((r) => r.type === type) ?? { type, products: 0, musicalDetails: 0 }) };
+  return {
+    types: TYPES.map(
+      (type) => rows.find((r) => r.type === type) ?? { type, products: 0, musicalDetails: 0 },
+    ),
+  };
 });

@@ -20,17 +20,36 @@ export const getMusicalDetails = orgProcedure(
     hasRightsholderRule: z.boolean().default(false),
     includeTrail: z.boolean().default(false),
     pagination: z
-      .object({ page: z.number().int().min(1).max(1_000_000).default(1), pageSize: z.number().int().min(1).default(100) })
+      .object({
+        page: z.number().int().min(1).max(1_000_000).default(1),
+        pageSize: z.number().int().min(1).default(100),
+      })
       .default({ page: 1, pageSize: 100 }),
   }),
 ).query(async ({ ctx, input }) => {
   const { page, pageSize } = input.pagination;
   // checked after parsing, as every list's limit, so that it answers with its own errorCode
-  if (pageSize > MAX_LIMIT) throw new AppError('PAGINATION_LIMIT_EXCEEDED', `pagination.pageSize must be at most ${MAX_LIMIT}`);
+  if (pageSize > MAX_LIMIT)
+    throw new AppError(
+      'PAGINATION_LIMIT_EXCEEDED',
+      `pagination.pageSize must be at most ${MAX_LIMIT}`,
+    );
   const query = parseCatalogQuery(input.query);
   const caller = callerOf(ctx.org);
-  const filters = { hasBlockRule: input.hasBlockRule, hasRightsholderRule: input.hasRightsholderRule };
+  const filters = {
+    hasBlockRule: input.hasBlockRule,
+    hasRightsholderRule: input.hasRightsholderRule,
+  };
   const total = await countCatalogQuery(ctx.deps.pool, caller, query, filters);
-  const rows = await queryMusicalDetails(ctx.deps.pool, caller, query, { ...filters, includeTrail: input.includeTrail, limit: pageSize, offset: (page - 1) * pageSize });
-  return paginated(rows, { page, limit: pageSize, offset: (page - 1) * pageSize, sortBy: undefined, sortOrder: 'asc' }, total);
+  const rows = await queryMusicalDetails(ctx.deps.pool, caller, query, {
+    ...filters,
+    includeTrail: input.includeTrail,
+    limit: pageSize,
+    offset: (page - 1) * pageSize,
+  });
+  return paginated(
+    rows,
+    { page, limit: pageSize, offset: (page - 1) * pageSize, sortBy: undefined, sortOrder: 'asc' },
+    total,
+  );
 });

@@ -18,8 +18,14 @@ export const ignoreTitles = orgProcedure(
   orgInput({ titles: z.array(plainText(500).trim().min(1)).min(1).max(1_000) }),
 ).mutation(async ({ ctx, input }) => {
   // the titles apply to every rightsholder's details, present and future: not for a member who sees only some
-  if (ctx.org.rightsholderScope !== null) throw new AppError('DATA_ACCESS_RESTRICTED', 'Ignoring titles applies to the whole organization; your data access is restricted to some rightsholders');
-  const { blockIds, ...result } = await withTransaction(ctx.deps.pool, (db) => ignore(db, ctx.principal, callerOf(ctx.org), input.titles));
+  if (ctx.org.rightsholderScope !== null)
+    throw new AppError(
+      'DATA_ACCESS_RESTRICTED',
+      'Ignoring titles applies to the whole organization; your data access is restricted to some rightsholders',
+    );
+  const { blockIds, ...result } = await withTransaction(ctx.deps.pool, (db) =>
+    ignore(db, ctx.principal, callerOf(ctx.org), input.titles),
+  );
   await afterCorrection(ctx.deps, blockIds);
   return result;
 });

@@ -31,7 +31,9 @@ export const updateResults = orgProcedure(
   }),
 ).mutation(async ({ ctx, input }) => {
   const caller = callerOf(ctx.org);
-  const ids = await withTransaction(ctx.deps.pool, (db) => update(db, ctx.principal, caller, input.resultIds, input.overrideValues));
+  const ids = await withTransaction(ctx.deps.pool, (db) =>
+    update(db, ctx.principal, caller, input.resultIds, input.overrideValues),
+  );
   const records = await visibleDetails(ctx.deps.pool, caller, ids);
   await afterCorrection(ctx.deps, [...new Set(records.map((r) => r.blockId))]);
   return { data: records };

@@ -2,8 +2,17 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { createInvitation, findPendingInvitation, invitationLink } from '../../invitations/invitations.ts';
-import { assertMayGrant, assertMayInvite, isMemberByEmail, lockAsCaller } from '../../organizations/members.ts';
+import {
+  createInvitation,
+  findPendingInvitation,
+  invitationLink,
+} from '../../invitations/invitations.ts';
+import {
+  assertMayGrant,
+  assertMayInvite,
+  isMemberByEmail,
+  lockAsCaller,
+} from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgRoles } from '../../access/roles.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -12,7 +21,8 @@ export const addUser = orgProcedure(
   {
     minRole: 'admin',
     scope: '',
-    summary: 'Invite a person by e-mail address with a role (default member); returns the invitation and its single-use accept link.',
+    summary:
+      'Invite a person by e-mail address with a role (default member); returns the invitation and its single-use accept link.',
   },
   orgInput({ email: z.email().max(320), role: z.enum(orgRoles).default('member') }),
 ).mutation(async ({ ctx, input }) =>
@@ -20,10 +30,13 @@ export const addUser = orgProcedure(
     const { organization, access } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
     assertMayGrant(ctx.principal, access, input.role);
     assertMayInvite(access);
-    if (await isMemberByEmail(db, ctx.org.id, input.email)) throw new AppError('USER_ALREADY_MEMBER');
+    if (await isMemberByEmail(db, ctx.org.id, input.email))
+      throw new AppError('USER_ALREADY_MEMBER');
     const pending = await findPendingInvitation(db, ctx.org.id, input.email);
     if (pending) {
-      throw new AppError('INVITATION_ALREADY_PENDING', undefined, { details: { invitationId: pending.id } });
+      throw new AppError('INVITATION_ALREADY_PENDING', undefined, {
+        details: { invitationId: pending.id },
+      });
     }
     const { invitation, token } = await createInvitation(db, {
       organizationId: ctx.org.id,
@@ -38,7 +51,12 @@ export const addUser = orgProcedure(
       subjectType: 'organization',
       subjectId: ctx.org.id,
       subjectLabel: organization.name,
-      changes: { invitation: { before: null, after: { id: invitation.id, email: invitation.email, role: invitation.role } } },
+      changes: {
+        invitation: {
+          before: null,
+          after: { id: invitation.id, email: invitation.email, role: invitation.role },
+        },
+      },
     });
     return { ...invitation, link: invitationLink(ctx.deps.config, token) };
   }),

@@ -9,7 +9,8 @@ export const create = globalProcedure(
   {
     minRole: 'any',
     scope: '',
-    summary: "Create an organization; the caller becomes its owner (an API key's scope is not widened to it).",
+    summary:
+      "Create an organization; the caller becomes its owner (an API key's scope is not widened to it).",
   },
   z.object({ name: name(200) }),
 ).mutation(async ({ ctx, input }) =>

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { assertStatus, getInvitation, invitationLink, rotateInvitationToken } from '../../invitations/invitations.ts';
+import {
+  assertStatus,
+  getInvitation,
+  invitationLink,
+  rotateInvitationToken,
+} from '../../invitations/invitations.ts';
 import { assertMayGrant, assertMayInvite, lockAsCaller } from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -10,7 +15,8 @@ export const getInvitationLink = orgProcedure(
   {
     minRole: 'admin',
     scope: '',
-    summary: "A pending invitation's accept link. Only the token's hash is stored, so each call issues a new token and earlier links stop working.",
+    summary:
+      "A pending invitation's accept link. Only the token's hash is stored, so each call issues a new token and earlier links stop working.",
   },
   orgInput({ invitationId: z.uuid() }),
 ).mutation(async ({ ctx, input }) =>
@@ -29,6 +35,11 @@ export const getInvitationLink = orgProcedure(
       subjectId: ctx.org.id,
       subjectLabel: organization.name,
     });
-    return { invitationId: invitation.id, email: invitation.email, expiresAt: invitation.expiresAt, link: invitationLink(ctx.deps.config, token) };
+    return {
+      invitationId: invitation.id,
+      email: invitation.email,
+      expiresAt: invitation.expiresAt,
+      link: invitationLink(ctx.deps.config, token),
+    };
   }),
 );

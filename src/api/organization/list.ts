@@ -8,7 +8,8 @@ export const list = globalProcedure(
   {
     minRole: 'c2_superadmin',
     scope: 'admin',
-    summary: 'All organizations (platform operators only), soft-deleted ones only with includeDeleted; optional name search.',
+    summary:
+      'All organizations (platform operators only), soft-deleted ones only with includeDeleted; optional name search.',
   },
   z
     .object({

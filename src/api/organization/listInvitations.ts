@@ -8,10 +8,15 @@ export const listInvitations = orgProcedure(
   {
     minRole: 'member',
     scope: '',
-    summary: 'Invitations of the organization in the given statuses (default [pending]), ordered by createdAt (pagination.sortOrder).',
+    summary:
+      'Invitations of the organization in the given statuses (default [pending]), ordered by createdAt (pagination.sortOrder).',
   },
   orgInput({
-    status: z.array(z.enum(invitationStatuses)).min(1).max(invitationStatuses.length).default(['pending']),
+    status: z
+      .array(z.enum(invitationStatuses))
+      .min(1)
+      .max(invitationStatuses.length)
+      .default(['pending']),
     pagination: paginationSchema(['createdAt']),
   }),
 ).query(async ({ ctx, input }) => {

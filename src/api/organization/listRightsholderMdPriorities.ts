@@ -10,4 +10,6 @@ export const listRightsholderMdPriorities = orgProcedure(
       "The ordered rightsholders for musical-detail fetch priority (position 1 first); search filters by name; a restricted admin sees only their data-access role's rightsholders, at their real positions.",
   },
   orgInput({ search: text(200).optional() }),
-).query(async ({ ctx, input }) => listMdPriorities(ctx.deps.pool, ctx.org.id, input.search, ctx.org.rightsholderScope));
+).query(async ({ ctx, input }) =>
+  listMdPriorities(ctx.deps.pool, ctx.org.id, input.search, ctx.org.rightsholderScope),
+);

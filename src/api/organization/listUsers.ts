@@ -7,7 +7,8 @@ export const listUsers = orgProcedure(
   {
     minRole: 'admin',
     scope: 'admin',
-    summary: 'Members of the organization with their role and status (sortBy name, the default: display name else e-mail; email, role, status or joinedAt).',
+    summary:
+      'Members of the organization with their role and status (sortBy name, the default: display name else e-mail; email, role, status or joinedAt).',
   },
   orgInput({ pagination: paginationSchema(memberSorts) }),
 ).query(async ({ ctx, input }) => {

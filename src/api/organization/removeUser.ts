@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { assertMayManage, assertOwnerRemains, getMember, lockAsCaller, removeMember } from '../../organizations/members.ts';
+import {
+  assertMayManage,
+  assertOwnerRemains,
+  getMember,
+  lockAsCaller,
+  removeMember,
+} from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -9,7 +15,8 @@ export const removeUser = orgProcedure(
   {
     minRole: 'admin',
     scope: '',
-    summary: 'Remove a member (with their preferences and data-access role in the organization); the last owner stays.',
+    summary:
+      'Remove a member (with their preferences and data-access role in the organization); the last owner stays.',
   },
   orgInput({ userId: z.uuid() }),
 ).mutation(async ({ ctx, input }) =>
@@ -25,7 +32,10 @@ export const removeUser = orgProcedure(
       subjectType: 'user',
       subjectId: member.userId,
       subjectLabel: member.email,
-      changes: { role: { before: member.role, after: null }, status: { before: member.status, after: null } },
+      changes: {
+        role: { before: member.role, after: null },
+        status: { before: member.status, after: null },
+      },
     });
     return { userId: member.userId, removed: true };
   }),

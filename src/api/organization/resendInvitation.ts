@@ -2,8 +2,20 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { assertStatus, createInvitation, findPendingInvitation, getInvitation, invitationLink, revokeInvitation } from '../../invitations/invitations.ts';
-import { assertMayGrant, assertMayInvite, isMemberByEmail, lockAsCaller } from '../../organizations/members.ts';
+import {
+  assertStatus,
+  createInvitation,
+  findPendingInvitation,
+  getInvitation,
+  invitationLink,
+  revokeInvitation,
+} from '../../invitations/invitations.ts';
+import {
+  assertMayGrant,
+  assertMayInvite,
+  isMemberByEmail,
+  lockAsCaller,
+} from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -11,7 +23,8 @@ export const resendInvitation = orgProcedure(
   {
     minRole: 'admin',
     scope: '',
-    summary: 'Resend a pending (or expired) invitation: the old one is revoked and a new one, with a fresh link and expiry, is returned.',
+    summary:
+      'Resend a pending (or expired) invitation: the old one is revoked and a new one, with a fresh link and expiry, is returned.',
   },
   orgInput({ invitationId: z.uuid() }),
 ).mutation(async ({ ctx, input }) =>
@@ -26,7 +39,9 @@ export const resendInvitation = orgProcedure(
     // one live invitation per address: an expired one is not renewed beside a newer pending one
     const pending = await findPendingInvitation(db, ctx.org.id, old.email);
     if (pending && pending.id !== old.id) {
-      throw new AppError('INVITATION_ALREADY_PENDING', undefined, { details: { invitationId: pending.id } });
+      throw new AppError('INVITATION_ALREADY_PENDING', undefined, {
+        details: { invitationId: pending.id },
+      });
     }
     const revoked = await revokeInvitation(db, old.id);
     const { invitation, token } = await createInvitation(db, {
@@ -46,10 +61,20 @@ export const resendInvitation = orgProcedure(
       changes: {
         invitation: {
           before: { id: old.id, email: old.email, role: old.role, status: old.status },
-          after: { id: invitation.id, email: invitation.email, role: invitation.role, status: invitation.status, replaced: revoked.id },
+          after: {
+            id: invitation.id,
+            email: invitation.email,
+            role: invitation.role,
+            status: invitation.status,
+            replaced: revoked.id,
+          },
         },
       },
     });
-    return { ...invitation, link: invitationLink(ctx.deps.config, token), revokedInvitationId: revoked.id };
+    return {
+      ...invitation,
+      link: invitationLink(ctx.deps.config, token),
+      revokedInvitationId: revoked.id,
+    };
   }),
 );

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { assertStatus, getInvitation, revokeInvitation as revoke } from '../../invitations/invitations.ts';
+import {
+  assertStatus,
+  getInvitation,
+  revokeInvitation as revoke,
+} from '../../invitations/invitations.ts';
 import { assertMayGrant, lockAsCaller } from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';

@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { listMdPriorities, mergeMdPriorities, replaceMdPriorities, storedMdPriorityIds } from '../../organizations/mdPriorities.ts';
+import {
+  listMdPriorities,
+  mergeMdPriorities,
+  replaceMdPriorities,
+  storedMdPriorityIds,
+} from '../../organizations/mdPriorities.ts';
 import { lockAsCaller } from '../../organizations/members.ts';
 import { assertRightsholdersExist } from '../../organizations/rightsholderRefs.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -14,12 +19,16 @@ export const setRightsholderMdPriorities = orgProcedure(
   {
     minRole: 'admin',
     scope: '',
-    summary: 'Replace the whole musical-detail fetch priority ordering with the given rightsholder ids (first = fetched first).',
+    summary:
+      'Replace the whole musical-detail fetch priority ordering with the given rightsholder ids (first = fetched first).',
   },
   orgInput({
     rightsholderIds: list(z.uuid(), MAX_MD_PRIORITIES)
       .default([])
-      .refine((ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length, 'must not repeat an id'),
+      .refine(
+        (ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length,
+        'must not repeat an id',
+      ),
   }),
 ).mutation(async ({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
@@ -33,9 +42,13 @@ export const setRightsholderMdPriorities = orgProcedure(
       // (an id outside their set is as unknown as another organization's) and keep their places
       const outside = ordering.filter((id) => !scope.includes(id));
       if (outside.length > 0) {
-        throw new AppError('RIGHTSHOLDER_NOT_FOUND', `No rightsholder of the organization has the id ${outside.slice(0, 10).join(', ')}`, {
-          details: { rightsholderIds: outside.slice(0, 100) },
-        });
+        throw new AppError(
+          'RIGHTSHOLDER_NOT_FOUND',
+          `No rightsholder of the organization has the id ${outside.slice(0, 10).join(', ')}`,
+          {
+            details: { rightsholderIds: outside.slice(0, 100) },
+          },
+        );
       }
       // over the stored ordering: a soft-deleted rightsholder outside their set keeps its place too
       // (restored, it is where it was)

@@ -12,7 +12,8 @@ export const updateMdFetchSettings = orgProcedure(
   {
     minRole: 'admin',
     scope: '',
-    summary: 'Set the musical-detail fetch settings: mdFetchMultiplier (1-100) and mdFetchFocus; a field left out keeps its value.',
+    summary:
+      'Set the musical-detail fetch settings: mdFetchMultiplier (1-100) and mdFetchFocus; a field left out keeps its value.',
   },
   orgInput({
     mdFetchMultiplier: z.number().int().min(1).max(MAX_MD_FETCH_MULTIPLIER).optional(),
@@ -21,7 +22,10 @@ export const updateMdFetchSettings = orgProcedure(
 ).mutation(async ({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {
     const { organization: before } = await lockAsCaller(db, ctx.principal, ctx.org, 'admin');
-    const after = await updateOrganization(db, ctx.org.id, { mdFetchMultiplier: input.mdFetchMultiplier, mdFetchFocus: input.mdFetchFocus });
+    const after = await updateOrganization(db, ctx.org.id, {
+      mdFetchMultiplier: input.mdFetchMultiplier,
+      mdFetchFocus: input.mdFetchFocus,
+    });
     const changes = diffFields(before, after, ['mdFetchMultiplier', 'mdFetchFocus']);
     if (changes) {
       await recordActivity(db, ctx.principal, {

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { diffFields, recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { assertMayGrant, assertMayManage, assertOwnerRemains, getMember, lockAsCaller, updateMember } from '../../organizations/members.ts';
+import {
+  assertMayGrant,
+  assertMayManage,
+  assertOwnerRemains,
+  getMember,
+  lockAsCaller,
+  updateMember,
+} from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgRoles } from '../../access/roles.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -10,7 +17,8 @@ export const updateRole = orgProcedure(
   {
     minRole: 'admin',
     scope: '',
-    summary: "Change a member's role: never above the caller's own, c2_* roles only by platform operators, and the last owner stays.",
+    summary:
+      "Change a member's role: never above the caller's own, c2_* roles only by platform operators, and the last owner stays.",
   },
   orgInput({ userId: z.uuid(), role: z.enum(orgRoles) }),
 ).mutation(async ({ ctx, input }) =>

@@ -17,7 +17,9 @@ export const getAllMusicalDetailsForProduct = orgProcedure(
 ).query(async ({ ctx, input }) => {
   const caller = callerOf(ctx.org);
   const block = await visibleBlock(ctx.deps.pool, caller, input.blockId);
-  const [product] = await visibleProducts(ctx.deps.pool, caller, [input.productId], { blockId: block.id });
+  const [product] = await visibleProducts(ctx.deps.pool, caller, [input.productId], {
+    blockId: block.id,
+  });
   const linked = await linkedDetails(ctx.deps.pool, caller, [product!.id], block.id);
   return { productId: product!.id, data: linked.get(product!.id) ?? [] };
 });

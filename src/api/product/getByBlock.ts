@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { visibleBlock } from '../../catalog/blockStore.ts';
 import { callerOf } from '../../catalog/musicalDetails.ts';
-import { countProductsOfBlock, productPageOfBlock, productSorts } from '../../catalog/productStore.ts';
+import {
+  countProductsOfBlock,
+  productPageOfBlock,
+  productSorts,
+} from '../../catalog/productStore.ts';
 import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -13,7 +17,11 @@ export const getByBlock = orgProcedure(
     summary:
       'The products (tracks and albums) of a catalog block, in the pagination envelope: 300 when pagination is omitted, 20 when only page is given; sortBy title (default), artist, earnings, releaseDate, musicalDetailCount, kind, createdAt; searchQuery matches title or artist (case-insensitive substring).',
   },
-  orgInput({ blockId: z.uuid(), pagination: paginationSchema(productSorts, { innerLimit: 20 }), searchQuery: z.string().max(500).optional() }),
+  orgInput({
+    blockId: z.uuid(),
+    pagination: paginationSchema(productSorts, { innerLimit: 20 }),
+    searchQuery: z.string().max(500).optional(),
+  }),
 ).query(async ({ ctx, input }) => {
   const block = await visibleBlock(ctx.deps.pool, callerOf(ctx.org), input.blockId);
   const page = resolvePage(input.pagination, { sortBy: 'title' });

@@ -17,7 +17,16 @@ export const getMusicalDetailsBatch = orgProcedure(
 ).query(async ({ ctx, input }) => {
   const caller = callerOf(ctx.org);
   const block = await visibleBlock(ctx.deps.pool, caller, input.blockId);
-  const products = await visibleProducts(ctx.deps.pool, caller, input.productIds, { blockId: block.id });
-  const linked = await linkedDetails(ctx.deps.pool, caller, products.map((p) => p.id), block.id);
-  return { data: products.map((p) => ({ productId: p.id, musicalDetails: linked.get(p.id) ?? [] })) };
+  const products = await visibleProducts(ctx.deps.pool, caller, input.productIds, {
+    blockId: block.id,
+  });
+  const linked = await linkedDetails(
+    ctx.deps.pool,
+    caller,
+    products.map((p) => p.id),
+    block.id,
+  );
+  return {
+    data: products.map((p) => ({ productId: p.id, musicalDetails: linked.get(p.id) ?? [] })),
+  };
 });

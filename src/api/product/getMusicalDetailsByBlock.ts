@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { visibleBlock } from '../../catalog/blockStore.ts';
 import { visibleDetails } from '../../catalog/musicalDetailStore.ts';
 import { callerOf } from '../../catalog/musicalDetails.ts';
-import { countLinkedDetails, linkedDetailPage, linkedDetailSorts, visibleProducts, type LinkedDetailSort } from '../../catalog/productStore.ts';
+import {
+  countLinkedDetails,
+  linkedDetailPage,
+  linkedDetailSorts,
+  visibleProducts,
+  type LinkedDetailSort,
+} from '../../catalog/productStore.ts';
 import { paginated } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
@@ -29,11 +35,30 @@ export const getMusicalDetailsByBlock = orgProcedure(
 ).query(async ({ ctx, input }) => {
   const caller = callerOf(ctx.org);
   const block = await visibleBlock(ctx.deps.pool, caller, input.blockId);
-  const [product] = await visibleProducts(ctx.deps.pool, caller, [input.productId], { blockId: block.id });
-  const { page, limit, sortBy, sortOrder } = input.pagination ?? { page: 1, limit: 5_000, sortBy: 'title' as LinkedDetailSort, sortOrder: 'asc' as const };
-  const rows = await linkedDetailPage(ctx.deps.pool, product!.id, { sortBy, sortOrder, limit, offset: (page - 1) * limit });
+  const [product] = await visibleProducts(ctx.deps.pool, caller, [input.productId], {
+    blockId: block.id,
+  });
+  const { page, limit, sortBy, sortOrder } = input.pagination ?? {
+    page: 1,
+    limit: 5_000,
+    sortBy: 'title' as LinkedDetailSort,
+    sortOrder: 'asc' as const,
+  };
+  const rows = await linkedDetailPage(ctx.deps.pool, product!.id, {
+    sortBy,
+    sortOrder,
+    limit,
+    offset: (page - 1) * limit,
+  });
   const total = rows[0]?.total ?? (await countLinkedDetails(ctx.deps.pool, product!.id));
-  const records = rows.length ? await visibleDetails(ctx.deps.pool, caller, rows.map((r) => r.id), block.id) : [];
+  const records = rows.length
+    ? await visibleDetails(
+        ctx.deps.pool,
+        caller,
+        rows.map((r) => r.id),
+        block.id,
+      )
+    : [];
   const byId = new Map(records.map((r) => [r.id, r]));
   const data = rows.map((r) => ({ ...byId.get(r.id)!, linkSource: r.source }));
   return paginated(data, { page, limit, offset: (page - 1) * limit, sortBy, sortOrder }, total);

@@ -8,7 +8,8 @@ export const getProductsByIds = orgProcedure(
   {
     minRole: 'member',
     scope: 'cli',
-    summary: 'Products by id, in the order asked (repeats once); PRODUCT_NOT_FOUND when any is not visible to the caller. Answers { data }.',
+    summary:
+      'Products by id, in the order asked (repeats once); PRODUCT_NOT_FOUND when any is not visible to the caller. Answers { data }.',
   },
   orgInput({ productIds: z.array(z.uuid()).min(1).max(1_000) }),
 ).query(async ({ ctx, input }) => ({

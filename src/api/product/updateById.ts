@@ -9,7 +9,8 @@ import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
 const noNul = (s: string) => !s.includes('\u0000');
-const value = (max = 500) => z.string().trim().max(max).refine(noNul, 'must not contain NUL characters');
+const value = (max = 500) =>
+  z.string().trim().max(max).refine(noNul, 'must not contain NUL characters');
 const names = z.array(value(300).pipe(z.string().min(1))).max(100);
 
 export const updateById = orgProcedure(
@@ -28,8 +29,14 @@ export const updateById = orgProcedure(
     songWriters: names.optional(),
     imageUrl: imageUrl.optional(),
   }).refine(
-    (v) => [v.title, v.artist, v.releaseDate, v.genres, v.songWriters, v.imageUrl].some((x) => x !== undefined),
-    { message: 'at least one of title, artist, releaseDate, genres, songWriters, imageUrl', path: ['title'] },
+    (v) =>
+      [v.title, v.artist, v.releaseDate, v.genres, v.songWriters, v.imageUrl].some(
+        (x) => x !== undefined,
+      ),
+    {
+      message: 'at least one of title, artist, releaseDate, genres, songWriters, imageUrl',
+      path: ['title'],
+    },
   ),
 ).mutation(async ({ ctx, input }) => {
   const caller = callerOf(ctx.org);
@@ -53,11 +60,15 @@ export const updateById = orgProcedure(
       subjectType: 'product',
       subjectId: before!.id,
       subjectLabel: before!.title,
-      changes: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { before: current[k] ?? null, after: v }])),
+      changes: Object.fromEntries(
+        Object.entries(values).map(([k, v]) => [k, { before: current[k] ?? null, after: v }]),
+      ),
     });
     return before!;
   });
   await refreshProducts(ctx.deps, product.blockId);
-  const [after] = await visibleProducts(ctx.deps.pool, caller, [product.id], { includeTrail: true });
+  const [after] = await visibleProducts(ctx.deps.pool, caller, [product.id], {
+    includeTrail: true,
+  });
   return after!;
 });

@@ -12,7 +12,8 @@ export const batchUpdate = orgProcedure(
   {
     minRole: 'member',
     scope: 'cli',
-    summary: 'Update many rightsholders in one transaction: all updates apply or none (the failing one is named in data.details.index).',
+    summary:
+      'Update many rightsholders in one transaction: all updates apply or none (the failing one is named in data.details.index).',
   },
   orgInput({ updates: list(z.object({ id: z.uuid(), ...optionalFields }), 500).min(1) }),
 ).mutation(({ ctx, input }) => {
@@ -26,20 +27,30 @@ export const batchUpdate = orgProcedure(
     const updated: Rightsholder[] = [];
     for (const [index, patch] of updates.entries()) {
       const before = current.get(patch.id);
-      if (!before) throw new AppError('RIGHTSHOLDER_NOT_FOUND', `updates.${index}: no rightsholder with that id`, { details: { index } });
+      if (!before)
+        throw new AppError(
+          'RIGHTSHOLDER_NOT_FOUND',
+          `updates.${index}: no rightsholder with that id`,
+          { details: { index } },
+        );
       try {
         const after = await update(db, ctx.principal, before, patch, 'rightsholder.batchUpdate');
         current.set(patch.id, after);
         updated.push(after);
       } catch (error) {
-        if (error instanceof AppError) throw new AppError(error.errorCode, `updates.${index}: ${error.message}`, { cause: error, details: { index } });
+        if (error instanceof AppError)
+          throw new AppError(error.errorCode, `updates.${index}: ${error.message}`, {
+            cause: error,
+            details: { index },
+          });
         throw error;
       }
     }
     // as updateById: completed exports naming a rightsholder flagged deleted expire now (their
     // files are deleted by the export_expire job), in the same transaction as the flag
     const flagged = new Set(updates.filter((u) => u.isDeleted === true).map((u) => u.id));
-    for (const id of flagged) if (current.get(id)!.isDeleted) await retireExportsOf(db, ctx.org.id, id);
+    for (const id of flagged)
+      if (current.get(id)!.isDeleted) await retireExportsOf(db, ctx.org.id, id);
     return { data: updated };
   });
 });

@@ -8,7 +8,8 @@ export const create = orgProcedure(
   {
     minRole: 'writer',
     scope: 'cli',
-    summary: 'Create a rightsholder (artist, label or publisher); its name is unique in the organization, ignoring case and surrounding space.',
+    summary:
+      'Create a rightsholder (artist, label or publisher); its name is unique in the organization, ignoring case and surrounding space.',
   },
   orgInput({
     name: rightsholderFields.name,

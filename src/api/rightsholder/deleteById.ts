@@ -13,7 +13,8 @@ export const deleteById = orgProcedure(
   {
     minRole: 'admin',
     scope: 'cli',
-    summary: 'Remove a rightsholder and everything stored under it (no soft delete), its statement files included; dryRun: true only counts what would be removed.',
+    summary:
+      'Remove a rightsholder and everything stored under it (no soft delete), its statement files included; dryRun: true only counts what would be removed.',
   },
   orgInput({ id: z.uuid(), dryRun: z.boolean().default(false) }),
 ).mutation(async ({ ctx, input }) => {
@@ -25,7 +26,10 @@ export const deleteById = orgProcedure(
       // (its foreign key needs the row) and is then seen here, and their rows are held while their
       // files are listed, so no file (a variant recorded meanwhile) is left out
       const { id } = await getRightsholder(db, access, input.id, { lock: true });
-      keys = await statementObjectKeys(db, await lockStatementIdsOfRightsholder(db, ctx.org.id, id));
+      keys = await statementObjectKeys(
+        db,
+        await lockStatementIdsOfRightsholder(db, ctx.org.id, id),
+      );
     }
     const outcome = await remove(db, ctx.principal, access, input.id, input.dryRun);
     // completed exports naming it expire now: their files are deleted by the export_expire job

@@ -10,7 +10,8 @@ function distinct(values: string[] | null): string[] {
   return [...new Set(values ?? [])];
 }
 
-const identifierList = (item: z.ZodType<string, string>) => list(item, 100).nullable().transform(distinct);
+const identifierList = (item: z.ZodType<string, string>) =>
+  list(item, 100).nullable().transform(distinct);
 
 const noControl = 'must not contain control characters (a line break, a tab, NUL)';
 const withoutControl = (value: string) => !/\p{Cc}/u.test(value);
@@ -20,7 +21,10 @@ const nfc = (value: string) => value.normalize('NFC');
 
 /** Text in NFC, trimmed, without control characters, `min` to `max` characters (after NFC). */
 const text = (min: number, max: number) =>
-  z.string().transform(nfc).pipe(z.string().trim().min(min).max(max).refine(withoutControl, noControl));
+  z
+    .string()
+    .transform(nfc)
+    .pipe(z.string().trim().min(min).max(max).refine(withoutControl, noControl));
 
 const identifier = text(1, 100);
 
@@ -43,7 +47,9 @@ export const rightsholderFields = {
   name: z
     .string()
     .transform(nfc)
-    .pipe(name(200).refine(withoutControl, noControl).refine(visible, 'must have a visible character')),
+    .pipe(
+      name(200).refine(withoutControl, noControl).refine(visible, 'must have a visible character'),
+    ),
   legalName: text(0, 500)
     .nullable()
     .transform((v) => (v === '' ? null : v)),

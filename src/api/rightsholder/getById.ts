@@ -5,7 +5,11 @@ import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
 export const getById = orgProcedure(
-  { minRole: 'member', scope: 'cli', summary: 'One rightsholder by id, soft-deleted ones included (isDeleted tells).' },
+  {
+    minRole: 'member',
+    scope: 'cli',
+    summary: 'One rightsholder by id, soft-deleted ones included (isDeleted tells).',
+  },
   orgInput({ id: z.uuid() }),
 ).query(async ({ ctx, input }) => {
   const db = ctx.deps.pool;

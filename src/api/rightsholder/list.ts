@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { getRightsholderSort } from '../../organizations/preferences.ts';
 import { rightsholderAccess } from '../../rightsholders/service.ts';
-import { listRightsholders, rightsholderSorts, type RightsholderOrder, type RightsholderSortBy } from '../../rightsholders/store.ts';
+import {
+  listRightsholders,
+  rightsholderSorts,
+  type RightsholderOrder,
+  type RightsholderSortBy,
+} from '../../rightsholders/store.ts';
 import { paginated, paginationSchema, resolvePage } from '../../trpc/pagination.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { plainText } from '../../activity/inputs.ts';
@@ -33,12 +38,16 @@ export const list = orgProcedure(
   const order: RightsholderOrder = isSortBy(page.sortBy)
     ? { kind: 'explicit', sortBy: page.sortBy, sortOrder: page.sortOrder }
     : { kind: 'preference', sort: await getRightsholderSort(db, ctx.org.id, ctx.principal.userId) };
-  const { rows, total } = await listRightsholders(db, rightsholderAccess(ctx.org, ctx.principal.userId), {
-    search: input.search || undefined,
-    includeDeleted: input.includeDeleted,
-    order,
-    limit: page.limit,
-    offset: page.offset,
-  });
+  const { rows, total } = await listRightsholders(
+    db,
+    rightsholderAccess(ctx.org, ctx.principal.userId),
+    {
+      search: input.search || undefined,
+      includeDeleted: input.includeDeleted,
+      order,
+      limit: page.limit,
+      offset: page.offset,
+    },
+  );
   return paginated(rows, page, total);
 });

@@ -7,4 +7,12 @@ import { list } from './list.ts';
 import { trackOpen } from './trackOpen.ts';
 import { updateById } from './updateById.ts';
 
-export const rightsholderRouter = router({ batchUpdate, create, deleteById, getById, list, trackOpen, updateById });
+export const rightsholderRouter = router({
+  batchUpdate,
+  create,
+  deleteById,
+  getById,
+  list,
+  trackOpen,
+  updateById,
+});

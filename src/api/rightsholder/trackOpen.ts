@@ -7,7 +7,8 @@ export const trackOpen = orgProcedure(
   {
     minRole: 'member',
     scope: 'cli',
-    summary: 'Record that the caller opened a rightsholder; the same as activity.trackVisit with subjectType rightsholder.',
+    summary:
+      'Record that the caller opened a rightsholder; the same as activity.trackVisit with subjectType rightsholder.',
     deprecated: 'Use activity.trackVisit with subjectType "rightsholder".',
   },
   orgInput({ id: z.uuid() }),

@@ -11,7 +11,8 @@ export const updateById = orgProcedure(
   {
     minRole: 'writer',
     scope: 'cli',
-    summary: 'Update a rightsholder: name, legal name, aliases, identifiers, publisher-group flag; isDeleted soft-deletes or restores it.',
+    summary:
+      'Update a rightsholder: name, legal name, aliases, identifiers, publisher-group flag; isDeleted soft-deletes or restores it.',
   },
   orgInput({ id: z.uuid(), ...optionalFields, name: rightsholderFields.name }),
 ).mutation(({ ctx, input }) =>

@@ -3,7 +3,12 @@ import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { getStatement } from '../../ingest/statements.ts';
-import { abortUpload, expireDueUploads, moved, transitionAllows } from '../../ingest/statementStatus.ts';
+import {
+  abortUpload,
+  expireDueUploads,
+  moved,
+  transitionAllows,
+} from '../../ingest/statementStatus.ts';
 import { visibleStatement } from '../../ingest/uploadStore.ts';
 import { deleteObjects } from '../../storage/objectStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -18,19 +23,35 @@ export const aborted = orgProcedure(
   },
   orgInput({ statementId: z.uuid(), reason: z.string().max(1000).optional() }),
 ).mutation(async ({ ctx, input }) => {
-  await expireDueUploads(ctx.deps.pool, { organizationId: ctx.org.id, statementIds: [input.statementId] });
+  await expireDueUploads(ctx.deps.pool, {
+    organizationId: ctx.org.id,
+    statementIds: [input.statementId],
+  });
   const key = await withTransaction(ctx.deps.pool, async (db) => {
     const s = await visibleStatement(db, ctx.org, input.statementId, { lock: true });
     if (!transitionAllows('abortUpload', s.status)) {
-      throw new AppError('STATEMENT_STATE_CONFLICT', `A statement that is ${s.status} cannot be aborted`);
+      throw new AppError(
+        'STATEMENT_STATE_CONFLICT',
+        `A statement that is ${s.status} cannot be aborted`,
+      );
     }
     // only a direct upload the pipeline has not read yet: an uploaded statement that was read before
     // (sent back by a reprocess or a mapping's release, or after a failure) has its file, and maybe rows in analytics,
     // which an abort would take from under it
     if (s.wasRead) {
-      throw new AppError('STATEMENT_STATE_CONFLICT', 'The statement was already read (it is queued to be processed again): it cannot be aborted; delete it with uploadAction delete');
+      throw new AppError(
+        'STATEMENT_STATE_CONFLICT',
+        'The statement was already read (it is queued to be processed again): it cannot be aborted; delete it with uploadAction delete',
+      );
     }
-    moved(await abortUpload(db, input.statementId, input.reason ?? 'The upload was aborted by the client.'), `A statement that is ${s.status} cannot be aborted`);
+    moved(
+      await abortUpload(
+        db,
+        input.statementId,
+        input.reason ?? 'The upload was aborted by the client.',
+      ),
+      `A statement that is ${s.status} cannot be aborted`,
+    );
     await recordActivity(db, ctx.principal, {
       organizationId: ctx.org.id,
       action: 'upload.aborted',

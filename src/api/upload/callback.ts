@@ -5,7 +5,12 @@ import { AppError } from '../../errors.ts';
 import { enqueueBlockRefresh } from '../../catalog/blocks.ts';
 import { enqueueStatementIngest } from '../../ingest/queue.ts';
 import { settleWaiting } from '../../ingest/statementStatus.ts';
-import { distributorUsable, mappingHeaderHash, statementVisible, uploadVisible } from '../../ingest/uploadStore.ts';
+import {
+  distributorUsable,
+  mappingHeaderHash,
+  statementVisible,
+  uploadVisible,
+} from '../../ingest/uploadStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -27,7 +32,8 @@ export const callback = orgProcedure(
   {
     minRole: 'writer',
     scope: '',
-    summary: 'Release statements waiting in needs_mapping after a mapping was created (or skip / mark them bad): by file_id, upload_id or the mapping\'s header hash.',
+    summary:
+      "Release statements waiting in needs_mapping after a mapping was created (or skip / mark them bad): by file_id, upload_id or the mapping's header hash.",
   },
   orgInput({
     type: z.string().trim().min(1).max(100),
@@ -42,7 +48,11 @@ export const callback = orgProcedure(
   const released = await withTransaction(ctx.deps.pool, async (db) => {
     const headerHash = await mappingHeaderHash(db, organizationId, input.mapping_id);
     if (headerHash === null) throw new AppError('MAPPING_NOT_FOUND');
-    if (input.distributor_id && !(await distributorUsable(db, organizationId, input.distributor_id))) throw new AppError('DISTRIBUTOR_NOT_FOUND');
+    if (
+      input.distributor_id &&
+      !(await distributorUsable(db, organizationId, input.distributor_id))
+    )
+      throw new AppError('DISTRIBUTOR_NOT_FOUND');
     const { edge, status } = OUTCOME[input.action ?? 'release'];
     const rows = await settleWaiting(db, edge, {
       organizationId,
@@ -55,16 +65,30 @@ export const callback = orgProcedure(
     if (input.file_id && rows.length === 0) {
       // with upload_id too, a file of another upload is not found there (as file.* answer), not "not waiting"
       if (!(await statementVisible(db, ctx.org, input.file_id, input.upload_id ?? null))) {
-        throw new AppError('STATEMENT_NOT_FOUND', input.upload_id ? 'No statement with that file_id in that upload' : undefined);
+        throw new AppError(
+          'STATEMENT_NOT_FOUND',
+          input.upload_id ? 'No statement with that file_id in that upload' : undefined,
+        );
       }
       throw new AppError('STATEMENT_NOT_WAITING', 'That statement is not waiting for this mapping');
     }
     // an upload the caller cannot see is not found (as in upload.uploadAction), not "nothing waiting"
-    if (input.upload_id && rows.length === 0 && !(await uploadVisible(db, ctx.org, input.upload_id))) throw new AppError('UPLOAD_NOT_FOUND');
+    if (
+      input.upload_id &&
+      rows.length === 0 &&
+      !(await uploadVisible(db, ctx.org, input.upload_id))
+    )
+      throw new AppError('UPLOAD_NOT_FOUND');
     // set aside, a statement that had rows from an earlier run (a reprocess that now waits for a
     // mapping) leaves analytics, and its rightsholder's catalog follows, as with uploadAction skip / bad
     const setAside = input.action ? rows.filter((r) => r.had_rows) : [];
-    if (setAside.length > 0) await enqueueBlockRefresh(db, organizationId, setAside.map((r) => r.rightsholder_id), `upload.callback.${input.action}`);
+    if (setAside.length > 0)
+      await enqueueBlockRefresh(
+        db,
+        organizationId,
+        setAside.map((r) => r.rightsholder_id),
+        `upload.callback.${input.action}`,
+      );
     for (const r of rows) {
       await recordActivity(db, ctx.principal, {
         organizationId,
@@ -78,5 +102,8 @@ export const callback = orgProcedure(
     return rows.map((r) => r.id);
   });
   if (!input.action) await enqueueStatementIngest(ctx.deps, organizationId, released, 'callback');
-  return { statementIds: released, status: input.action === 'skip' ? 'skipped' : input.action === 'bad' ? 'bad' : 'queued' };
+  return {
+    statementIds: released,
+    status: input.action === 'skip' ? 'skipped' : input.action === 'bad' ? 'bad' : 'queued',
+  };
 });

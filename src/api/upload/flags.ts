@@ -3,13 +3,24 @@ import { recordActivity } from '../../activity/record.ts';
 import { withTransaction, type Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { getStatement } from '../../ingest/statements.ts';
-import { resolveAllFlags as resolveAllFlagsOf, resolveFlag as resolveFlagOf, setFlagShown as setFlagShownOf, visibleStatement, type VisibleTo } from '../../ingest/uploadStore.ts';
+import {
+  resolveAllFlags as resolveAllFlagsOf,
+  resolveFlag as resolveFlagOf,
+  setFlagShown as setFlagShownOf,
+  visibleStatement,
+  type VisibleTo,
+} from '../../ingest/uploadStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { storedId } from './inputs.ts';
 
 /** The statement, locked, if the caller may see it and it is of that upload. */
-async function statementOfUpload(db: Queryable, org: VisibleTo, uploadId: string, statementId: string) {
+async function statementOfUpload(
+  db: Queryable,
+  org: VisibleTo,
+  uploadId: string,
+  statementId: string,
+) {
   const s = await visibleStatement(db, org, statementId, { lock: true });
   if (s.uploadId !== uploadId) throw new AppError('STATEMENT_NOT_FOUND');
   return s;
@@ -57,7 +68,11 @@ export const resolveAllFlags = orgProcedure(
 });
 
 export const setFlagShown = orgProcedure(
-  { minRole: 'writer', scope: '', summary: 'Show or hide one flag of a statement (shown = the given boolean).' },
+  {
+    minRole: 'writer',
+    scope: '',
+    summary: 'Show or hide one flag of a statement (shown = the given boolean).',
+  },
   orgInput({ ...ids, flagId: z.uuid(), shown: z.boolean() }),
 ).mutation(async ({ ctx, input }) => {
   await withTransaction(ctx.deps.pool, async (db) => {

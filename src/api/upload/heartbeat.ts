@@ -16,13 +16,30 @@ export const heartbeat = orgProcedure(
   orgInput({ statementIds: z.array(storedId()).min(1).max(1000) }),
 ).mutation(async ({ ctx, input }) => {
   // a heartbeat after the TTL does not bring an upload back: it is expired (its PUT URL is dead too)
-  await expireDueUploads(ctx.deps.pool, { organizationId: ctx.org.id, statementIds: input.statementIds });
+  await expireDueUploads(ctx.deps.pool, {
+    organizationId: ctx.org.id,
+    statementIds: input.statementIds,
+  });
   const rows = await extendUploads(ctx.deps.pool, ctx.org, input.statementIds, UPLOAD_TTL_SECONDS);
   const extended = new Map(
     await Promise.all(
       rows.map(async (r) => {
-        const url = await ctx.deps.store.presignPut(r.objectKey, r.contentType, UPLOAD_TTL_SECONDS, r.size === null ? null : Number(r.size));
-        return [r.id, { statementId: r.id, expiresAt: r.expiresAt, url, method: 'PUT' as const, headers: { 'content-type': r.contentType } }] as const;
+        const url = await ctx.deps.store.presignPut(
+          r.objectKey,
+          r.contentType,
+          UPLOAD_TTL_SECONDS,
+          r.size === null ? null : Number(r.size),
+        );
+        return [
+          r.id,
+          {
+            statementId: r.id,
+            expiresAt: r.expiresAt,
+            url,
+            method: 'PUT' as const,
+            headers: { 'content-type': r.contentType },
+          },
+        ] as const;
       }),
     ),
   );

@@ -36,7 +36,8 @@ export const statements = orgProcedure(
     statementStatus: f?.statementStatus,
     statementIds: f?.statementIds,
     // naming the status deleted asks for deleted statements: without includeDeleted it could match nothing
-    includeDeleted: (f?.includeDeleted ?? false) || (f?.statementStatus?.includes('deleted') ?? false),
+    includeDeleted:
+      (f?.includeDeleted ?? false) || (f?.statementStatus?.includes('deleted') ?? false),
     fileName: f?.fileName,
     uploadId: f?.uploadId,
   };

@@ -42,7 +42,14 @@ import { knownEncoding } from './uploadFile.ts';
  * - skip / bad: keeps the file but takes its rows out of analytics (`skipped`, `bad`).
  * - delete: soft delete (`deleted`); restore: undo a delete, back to the previous status.
  */
-export const uploadActionTypes = ['complete', 'reprocess', 'skip', 'bad', 'delete', 'restore'] as const;
+export const uploadActionTypes = [
+  'complete',
+  'reprocess',
+  'skip',
+  'bad',
+  'delete',
+  'restore',
+] as const;
 type UploadActionType = (typeof uploadActionTypes)[number];
 
 /**
@@ -80,12 +87,23 @@ function refusal(type: UploadActionType, s: VisibleStatement): string {
 }
 
 /** The uploaded object as `complete` takes it: there, not empty, of the announced size. */
-async function checkedObject(store: ObjectStore, s: VisibleStatement): Promise<{ size: number; etag: string | null }> {
+async function checkedObject(
+  store: ObjectStore,
+  s: VisibleStatement,
+): Promise<{ size: number; etag: string | null }> {
   const object = await store.head(s.objectKey);
-  if (!object) throw new AppError('UPLOAD_OBJECT_MISSING', `Nothing was uploaded to the URL of ${s.fileName} yet: PUT the file first`);
-  if (object.size === 0) throw new AppError('UPLOAD_EMPTY', `The uploaded file ${s.fileName} is empty`);
+  if (!object)
+    throw new AppError(
+      'UPLOAD_OBJECT_MISSING',
+      `Nothing was uploaded to the URL of ${s.fileName} yet: PUT the file first`,
+    );
+  if (object.size === 0)
+    throw new AppError('UPLOAD_EMPTY', `The uploaded file ${s.fileName} is empty`);
   if (s.declaredSize !== null && object.size !== s.declaredSize) {
-    throw new AppError('UPLOAD_SIZE_MISMATCH', `The uploaded file ${s.fileName} has ${object.size} bytes; ${s.declaredSize} were announced`);
+    throw new AppError(
+      'UPLOAD_SIZE_MISMATCH',
+      `The uploaded file ${s.fileName} has ${object.size} bytes; ${s.declaredSize} were announced`,
+    );
   }
   return { size: object.size, etag: object.etag ?? null };
 }
@@ -94,7 +112,12 @@ async function checkedObject(store: ObjectStore, s: VisibleStatement): Promise<{
  * Moves one locked statement along its action's edge (its status was checked: an edge that moves
  * nothing here is a conflict); whether it came back `uploaded` (a restore: to be queued again).
  */
-async function act(db: Queryable, store: ObjectStore, type: UploadActionType, s: VisibleStatement): Promise<boolean> {
+async function act(
+  db: Queryable,
+  store: ObjectStore,
+  type: UploadActionType,
+  s: VisibleStatement,
+): Promise<boolean> {
   const conflict = refusal(type, s);
   switch (type) {
     case 'complete':
@@ -123,7 +146,7 @@ export const uploadAction = orgProcedure(
     minRole: 'writer',
     scope: 'cli',
     summary:
-      'Act on a statement or an upload: action { type: complete | reprocess | skip | bad | delete | restore, statementId | uploadId, variables?, encoding? }. complete checks the uploaded object and queues processing; complete and reprocess take variables, the values of the mapping\'s variable fields, and encoding, the file\'s text encoding (null: detect it); on an upload the action applies to each of its files whose status allows it.',
+      "Act on a statement or an upload: action { type: complete | reprocess | skip | bad | delete | restore, statementId | uploadId, variables?, encoding? }. complete checks the uploaded object and queues processing; complete and reprocess take variables, the values of the mapping's variable fields, and encoding, the file's text encoding (null: detect it); on an upload the action applies to each of its files whose status allows it.",
   },
   orgInput({
     action: z
@@ -134,7 +157,10 @@ export const uploadAction = orgProcedure(
         variables: variablesSchema.optional(),
         encoding: encodingSchema.nullable().optional(),
       })
-      .refine((a) => (a.statementId === undefined) !== (a.uploadId === undefined), { message: 'give statementId or uploadId, not both', path: ['statementId'] })
+      .refine((a) => (a.statementId === undefined) !== (a.uploadId === undefined), {
+        message: 'give statementId or uploadId, not both',
+        path: ['statementId'],
+      })
       .refine((a) => a.variables === undefined || a.type === 'complete' || a.type === 'reprocess', {
         message: 'variables go with complete or reprocess, the actions that read the file',
         path: ['variables'],
@@ -146,10 +172,18 @@ export const uploadAction = orgProcedure(
   }),
 ).mutation(async ({ ctx, input }) => {
   const { type, statementId, uploadId, variables } = input.action;
-  const encoding = input.action.encoding === undefined || input.action.encoding === null ? input.action.encoding : knownEncoding(input.action.encoding);
+  const encoding =
+    input.action.encoding === undefined || input.action.encoding === null
+      ? input.action.encoding
+      : knownEncoding(input.action.encoding);
   const org = ctx.org.id;
   // an upload past its TTL is expired before anything acts on it: a late complete is refused
-  await expireDueUploads(ctx.deps.pool, statementId !== undefined ? { organizationId: org, statementIds: [statementId] } : { organizationId: org, uploadId: uploadId! });
+  await expireDueUploads(
+    ctx.deps.pool,
+    statementId !== undefined
+      ? { organizationId: org, statementIds: [statementId] }
+      : { organizationId: org, uploadId: uploadId! },
+  );
   // restored to uploaded: queued again (the job of its complete or reprocess found it deleted and ended)
   const requeue: string[] = [];
   const acted = await withTransaction(ctx.deps.pool, async (db) => {
@@ -160,8 +194,14 @@ export const uploadAction = orgProcedure(
       if (!allows(type, s)) throw new AppError('STATEMENT_STATE_CONFLICT', refusal(type, s));
       targets = [s];
     } else {
-      targets = (await visibleStatementsOfUpload(db, ctx.org, uploadId!)).filter((s) => allows(type, s));
-      if (targets.length === 0) throw new AppError('STATEMENT_STATE_CONFLICT', `No file of the upload can take the action ${type}`);
+      targets = (await visibleStatementsOfUpload(db, ctx.org, uploadId!)).filter((s) =>
+        allows(type, s),
+      );
+      if (targets.length === 0)
+        throw new AppError(
+          'STATEMENT_STATE_CONFLICT',
+          `No file of the upload can take the action ${type}`,
+        );
     }
     for (const s of targets) {
       // the values of the mapping's variables and the file's text encoding, for this reading and the ones after it
@@ -180,17 +220,34 @@ export const uploadAction = orgProcedure(
     // skip, bad, delete and restore change which statements analytics reads, and so does a
     // reprocess of a skipped or bad one (its processed version counts again at once, whatever the
     // run ends in): the catalog follows
-    const changing = type === 'complete' ? [] : type === 'reprocess' ? targets.filter((s) => s.status === 'skipped' || s.status === 'bad') : targets;
-    if (changing.length > 0) await enqueueBlockRefresh(db, org, changing.map((s) => s.rightsholderId), `statement.${type}`);
+    const changing =
+      type === 'complete'
+        ? []
+        : type === 'reprocess'
+          ? targets.filter((s) => s.status === 'skipped' || s.status === 'bad')
+          : targets;
+    if (changing.length > 0)
+      await enqueueBlockRefresh(
+        db,
+        org,
+        changing.map((s) => s.rightsholderId),
+        `statement.${type}`,
+      );
     return targets.map((s) => s.id);
   });
   // the answer is the statements as the action left them, read before their jobs are queued (a job
   // taken at once would otherwise show them processing, or processed, at random)
-  const answer: StatementRecord | { uploadId: string; statementIds: string[]; items: StatementRecord[] } =
+  const answer:
+    StatementRecord | { uploadId: string; statementIds: string[]; items: StatementRecord[] } =
     statementId !== undefined
       ? await getStatement(ctx.deps.pool, org, statementId)
-      : { uploadId: uploadId!, statementIds: acted, items: await statementRecordsOfUpload(ctx.deps.pool, ctx.org, uploadId!) };
-  if (type === 'complete' || type === 'reprocess') await enqueueStatementIngest(ctx.deps, org, acted, type);
+      : {
+          uploadId: uploadId!,
+          statementIds: acted,
+          items: await statementRecordsOfUpload(ctx.deps.pool, ctx.org, uploadId!),
+        };
+  if (type === 'complete' || type === 'reprocess')
+    await enqueueStatementIngest(ctx.deps, org, acted, type);
   if (requeue.length > 0) await enqueueStatementIngest(ctx.deps, org, requeue, 'restore');
   return answer;
 });

@@ -41,20 +41,39 @@ const CONTENT_TYPES = new Map(
 /** An encoding named with an upload, as recorded; ENCODING_UNKNOWN when iconv-lite does not decode it. */
 export function knownEncoding(name: string): string {
   const known = namedEncoding(name);
-  if (known === null) throw new AppError('ENCODING_UNKNOWN', `The encoding "${name}" is not one the reader decodes (such as shift_jis, euc-jp, euc-kr, gb18030, big5, windows-1251, windows-1250, windows-1252, utf-8)`);
+  if (known === null)
+    throw new AppError(
+      'ENCODING_UNKNOWN',
+      `The encoding "${name}" is not one the reader decodes (such as shift_jis, euc-jp, euc-kr, gb18030, big5, windows-1251, windows-1250, windows-1252, utf-8)`,
+    );
   return known;
 }
 
 /** The object key: chosen by the server inside the organization's prefix, never by the client. */
-export function statementObjectKey(organizationId: string, statementId: string, fileName: string): string {
-  const safe = fileName.normalize('NFKC').replace(/[^\w.\- ]+/g, '_').replace(/^[.\s]+/, '').slice(-120) || 'statement';
+export function statementObjectKey(
+  organizationId: string,
+  statementId: string,
+  fileName: string,
+): string {
+  const safe =
+    fileName
+      .normalize('NFKC')
+      .replace(/[^\w.\- ]+/g, '_')
+      .replace(/^[.\s]+/, '')
+      .slice(-120) || 'statement';
   return `orgs/${organizationId}/statements/${statementId}/original/${safe}`;
 }
 
 /** The upload the file goes into: the one named, if the caller may add to it (locked), else a new one. */
-async function uploadToAddTo(db: Queryable, org: VisibleTo, userId: string, uploadId: string | undefined): Promise<string> {
+async function uploadToAddTo(
+  db: Queryable,
+  org: VisibleTo,
+  userId: string,
+  uploadId: string | undefined,
+): Promise<string> {
   if (uploadId === undefined) return createUpload(db, org.id, userId);
-  if (!(await lockUploadForAdding(db, org, uploadId, userId))) throw new AppError('UPLOAD_NOT_FOUND');
+  if (!(await lockUploadForAdding(db, org, uploadId, userId)))
+    throw new AppError('UPLOAD_NOT_FOUND');
   await touchUpload(db, uploadId);
   return uploadId;
 }
@@ -69,10 +88,19 @@ export const uploadFile = orgProcedure(
   orgInput({
     rightsholderId: z.uuid(),
     fileName: z.string().trim().min(1).max(255),
-    contentType: z.string().trim().min(1).max(200).regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type').optional(),
+    contentType: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type')
+      .optional(),
     // one presigned PUT carries at most 5 GiB (S3's limit for a single PUT; larger needs a multipart upload)
     size: z.number().int().min(1).max(MAX_PUT_BYTES).optional(),
-    sha256: z.string().regex(/^[0-9a-fA-F]{64}$/).optional(),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/)
+      .optional(),
     distributorId: z.uuid().optional(),
     customName: z.string().trim().min(1).max(200).optional(),
     uploadId: storedId().optional(),
@@ -88,8 +116,10 @@ export const uploadFile = orgProcedure(
   const ext = input.fileName.toLowerCase().split('.').pop() ?? '';
   const contentType = input.contentType ?? CONTENT_TYPES.get(ext) ?? 'application/octet-stream';
   const created = await withTransaction(pool, async (db) => {
-    if (!(await rightsholderVisible(db, ctx.org, input.rightsholderId))) throw new AppError('RIGHTSHOLDER_NOT_FOUND');
-    if (input.distributorId && !(await distributorUsable(db, organizationId, input.distributorId))) throw new AppError('DISTRIBUTOR_NOT_FOUND');
+    if (!(await rightsholderVisible(db, ctx.org, input.rightsholderId)))
+      throw new AppError('RIGHTSHOLDER_NOT_FOUND');
+    if (input.distributorId && !(await distributorUsable(db, organizationId, input.distributorId)))
+      throw new AppError('DISTRIBUTOR_NOT_FOUND');
     const uploadId = await uploadToAddTo(db, ctx.org, ctx.principal.userId, input.uploadId);
     const id = await newStatementId(db);
     const key = statementObjectKey(organizationId, id, input.fileName);

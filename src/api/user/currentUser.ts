@@ -3,7 +3,11 @@ import { globalProcedure } from '../../trpc/procedure.ts';
 import { activeOrganizationsOfUser } from '../../organizations/userStore.ts';
 
 export const currentUser = globalProcedure(
-  { minRole: 'any', scope: 'cli', summary: 'The calling user: id, email and the organizations they belong to, with their role.' },
+  {
+    minRole: 'any',
+    scope: 'cli',
+    summary: 'The calling user: id, email and the organizations they belong to, with their role.',
+  },
   noInput,
 ).query(async ({ ctx }) => {
   const { principal } = ctx;

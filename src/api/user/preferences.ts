@@ -6,7 +6,8 @@ export const preferences = orgProcedure(
   {
     minRole: 'member',
     scope: '',
-    summary: "The caller's preferences in the organization: rightsholderSort and their data-access role.",
+    summary:
+      "The caller's preferences in the organization: rightsholderSort and their data-access role.",
   },
   orgInput({}),
 ).query(async ({ ctx }) => {
@@ -14,5 +15,10 @@ export const preferences = orgProcedure(
     getRightsholderSort(ctx.deps.pool, ctx.org.id, ctx.principal.userId),
     getDataAccessRole(ctx.deps.pool, ctx.org.id, ctx.principal.userId),
   ]);
-  return { organizationId: ctx.org.id, userId: ctx.principal.userId, rightsholderSort, dataAccessRole };
+  return {
+    organizationId: ctx.org.id,
+    userId: ctx.principal.userId,
+    rightsholderSort,
+    dataAccessRole,
+  };
 });

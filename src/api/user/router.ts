@@ -5,4 +5,10 @@ import { setDataAccessRole } from './setDataAccessRole.ts';
 import { setRightsholderSort } from './setRightsholderSort.ts';
 import { updateOrganizationUserStatus } from './updateOrganizationUserStatus.ts';
 
-export const userRouter = router({ currentUser, preferences, setDataAccessRole, setRightsholderSort, updateOrganizationUserStatus });
+export const userRouter = router({
+  currentUser,
+  preferences,
+  setDataAccessRole,
+  setRightsholderSort,
+  updateOrganizationUserStatus,
+});

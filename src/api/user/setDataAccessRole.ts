@@ -2,8 +2,17 @@ import { z } from 'zod';
 import { diffFields, recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { assertMayManage, assertOwnerRemains, getMember, lockAsCaller } from '../../organizations/members.ts';
-import { getDataAccessRole, setDataAccessRole as store, type DataAccessRole } from '../../organizations/preferences.ts';
+import {
+  assertMayManage,
+  assertOwnerRemains,
+  getMember,
+  lockAsCaller,
+} from '../../organizations/members.ts';
+import {
+  getDataAccessRole,
+  setDataAccessRole as store,
+  type DataAccessRole,
+} from '../../organizations/preferences.ts';
 import { assertRightsholdersExist } from '../../organizations/rightsholderRefs.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { list, orgInput } from '../../trpc/schemas.ts';
@@ -17,7 +26,9 @@ const dataAccessRole = z.union([
   z
     .object({
       mode: z.literal('restricted'),
-      rightsholderIds: list(z.uuid(), MAX_RESTRICTED_RIGHTSHOLDERS).transform((ids) => [...new Set(ids.map((id) => id.toLowerCase()))]),
+      rightsholderIds: list(z.uuid(), MAX_RESTRICTED_RIGHTSHOLDERS).transform((ids) => [
+        ...new Set(ids.map((id) => id.toLowerCase())),
+      ]),
     })
     .strict(),
 ]);
@@ -26,7 +37,8 @@ export const setDataAccessRole = orgProcedure(
   {
     minRole: 'admin',
     scope: '',
-    summary: "Set which rightsholders a member sees: 'all', { mode: 'all' } or { mode: 'restricted', rightsholderIds }.",
+    summary:
+      "Set which rightsholders a member sees: 'all', { mode: 'all' } or { mode: 'restricted', rightsholderIds }.",
   },
   orgInput({ userId: z.uuid(), role: dataAccessRole }),
 ).mutation(async ({ ctx, input }) =>
@@ -35,21 +47,34 @@ export const setDataAccessRole = orgProcedure(
     const member = await getMember(db, ctx.org.id, input.userId);
     assertMayManage(access, member);
     const role: DataAccessRole = input.role;
-    if (role.mode === 'restricted') await assertRightsholdersExist(db, ctx.org.id, role.rightsholderIds, { live: false });
+    if (role.mode === 'restricted')
+      await assertRightsholdersExist(db, ctx.org.id, role.rightsholderIds, { live: false });
     // nobody grants more than they see: a restricted caller (an admin an owner restricted) grants
     // neither 'all' nor a rightsholder outside their own set, to themselves or anyone else
     const own = access.rightsholderScope;
     if (own !== null) {
-      if (role.mode === 'all') throw new AppError('ROLE_NOT_GRANTABLE', "Your own data-access role is restricted: you cannot grant 'all'");
+      if (role.mode === 'all')
+        throw new AppError(
+          'ROLE_NOT_GRANTABLE',
+          "Your own data-access role is restricted: you cannot grant 'all'",
+        );
       const outside = role.rightsholderIds.filter((id) => !own.includes(id));
       if (outside.length > 0) {
-        throw new AppError('RIGHTSHOLDER_NOT_FOUND', `No rightsholder of the organization has the id ${outside.slice(0, 10).join(', ')}`, {
-          details: { rightsholderIds: outside.slice(0, 100) },
-        });
+        throw new AppError(
+          'RIGHTSHOLDER_NOT_FOUND',
+          `No rightsholder of the organization has the id ${outside.slice(0, 10).join(', ')}`,
+          {
+            details: { rightsholderIds: outside.slice(0, 100) },
+          },
+        );
       }
     }
     // the last unrestricted owner stays so: once every owner is restricted nobody grants 'all' again
-    await assertOwnerRemains(db, ctx.org.id, member, { role: member.role, status: member.status, restricted: role.mode === 'restricted' });
+    await assertOwnerRemains(db, ctx.org.id, member, {
+      role: member.role,
+      status: member.status,
+      restricted: role.mode === 'restricted',
+    });
     const before = { dataAccessRole: await getDataAccessRole(db, ctx.org.id, member.userId) };
     await store(db, ctx.org.id, member.userId, role);
     const after = { dataAccessRole: await getDataAccessRole(db, ctx.org.id, member.userId) };
@@ -63,7 +88,9 @@ export const setDataAccessRole = orgProcedure(
         subjectLabel: member.email,
         changes,
         // the rightsholders it names, before and after
-        rightsholderIds: [before, after].flatMap(({ dataAccessRole: r }) => (r.mode === 'restricted' ? r.rightsholderIds : [])),
+        rightsholderIds: [before, after].flatMap(({ dataAccessRole: r }) =>
+          r.mode === 'restricted' ? r.rightsholderIds : [],
+        ),
       });
     }
     return { userId: member.userId, dataAccessRole: after.dataAccessRole };

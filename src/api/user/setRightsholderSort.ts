@@ -1,12 +1,20 @@
 import { z } from 'zod';
 import { recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { getRightsholderSort, RIGHTSHOLDER_SORTS, setRightsholderSort as store } from '../../organizations/preferences.ts';
+import {
+  getRightsholderSort,
+  RIGHTSHOLDER_SORTS,
+  setRightsholderSort as store,
+} from '../../organizations/preferences.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
 export const setRightsholderSort = orgProcedure(
-  { minRole: 'member', scope: '', summary: "Set the caller's rightsholder ordering in the organization (the home page's list)." },
+  {
+    minRole: 'member',
+    scope: '',
+    summary: "Set the caller's rightsholder ordering in the organization (the home page's list).",
+  },
   orgInput({ sort: z.enum(RIGHTSHOLDER_SORTS) }),
 ).mutation(async ({ ctx, input }) =>
   withTransaction(ctx.deps.pool, async (db) => {

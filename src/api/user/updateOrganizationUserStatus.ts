@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { diffFields, recordActivity } from '../../activity/record.ts';
 import { withTransaction } from '../../db/pool.ts';
-import { assertMayManage, assertOwnerRemains, getMember, lockAsCaller, updateMember } from '../../organizations/members.ts';
+import {
+  assertMayManage,
+  assertOwnerRemains,
+  getMember,
+  lockAsCaller,
+  updateMember,
+} from '../../organizations/members.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -9,7 +15,8 @@ export const updateOrganizationUserStatus = orgProcedure(
   {
     minRole: 'admin',
     scope: '',
-    summary: "Enable or disable a member's account in the organization; a disabled member (and their API keys) is refused at once.",
+    summary:
+      "Enable or disable a member's account in the organization; a disabled member (and their API keys) is refused at once.",
   },
   orgInput({ userId: z.uuid(), status: z.enum(['active', 'disabled']) }),
 ).mutation(async ({ ctx, input }) =>

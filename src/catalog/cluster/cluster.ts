@@ -81,8 +81,10 @@ function blockingHashes(p: ParsedTitle, out: number[]): void {
     prefix[i + 1] = (Math.imul(prefix[i]!, BASE) + s.charCodeAt(i)) | 0;
     pow[i + 1] = Math.imul(pow[i]!, BASE);
   }
-  for (let i = n - 1; i >= 0; i--) suffix[i] = (Math.imul(s.charCodeAt(i), pow[n - 1 - i]!) + suffix[i + 1]!) | 0;
-  const without = (from: number, to: number) => (Math.imul(prefix[from]!, pow[n - to]!) + suffix[to]!) >>> 0;
+  for (let i = n - 1; i >= 0; i--)
+    suffix[i] = (Math.imul(s.charCodeAt(i), pow[n - 1 - i]!) + suffix[i + 1]!) | 0;
+  const without = (from: number, to: number) =>
+    (Math.imul(prefix[from]!, pow[n - to]!) + suffix[to]!) >>> 0;
   out.push(prefix[n]! >>> 0);
   if (n >= 4 && n <= MAX_DELETION_LENGTH) for (let i = 0; i < n; i++) out.push(without(i, i + 1));
   if (p.tokens.length >= 3 && p.tokens.length <= 16) {
@@ -102,7 +104,11 @@ function sortedCodeUnits(a: string, b: string): number {
 function linkGroup(group: number[], parsed: ParsedTitle[], uf: UnionFind, threshold: number): void {
   // the score cannot exceed 2 × min(weights) / (sum of weights): a cheap bound before the score
   const weights = new Map<number, number>();
-  for (const k of group) weights.set(k, parsed[k]!.tokens.reduce((w, t) => w + t.length + 1, 0));
+  for (const k of group)
+    weights.set(
+      k,
+      parsed[k]!.tokens.reduce((w, t) => w + t.length + 1, 0),
+    );
   const tryPair = (a: number, b: number) => {
     if (a === b || uf.find(a) === uf.find(b)) return;
     const wa = weights.get(a)!;
@@ -119,23 +125,30 @@ function linkGroup(group: number[], parsed: ParsedTitle[], uf: UnionFind, thresh
     for (const h of new Set(hashes)) entries.push(h * IDX_BITS + local);
   });
   const sorted = Float64Array.from(entries).sort();
-  for (let start = 0; start < sorted.length; ) {
+  for (let start = 0; start < sorted.length;) {
     const h = Math.floor(sorted[start]! / IDX_BITS);
     let end = start + 1;
     while (end < sorted.length && Math.floor(sorted[end]! / IDX_BITS) === h) end++;
     const size = end - start;
     for (let i = start; i < end; i++) {
       const last = size <= FULL_BLOCK ? end : Math.min(end, i + 1 + BLOCK_WINDOW);
-      for (let j = i + 1; j < last; j++) tryPair(group[sorted[i]! % IDX_BITS]!, group[sorted[j]! % IDX_BITS]!);
+      for (let j = i + 1; j < last; j++)
+        tryPair(group[sorted[i]! % IDX_BITS]!, group[sorted[j]! % IDX_BITS]!);
     }
     start = end;
   }
   // (c): sorted neighbourhood over the compact bases and their reversals
   if (group.length > 1) {
-    for (const text of [(k: number) => parsed[k]!.tokens.join(''), (k: number) => [...parsed[k]!.tokens.join('')].reverse().join('')]) {
-      const order = group.map((k) => ({ k, t: text(k) })).sort((x, y) => sortedCodeUnits(x.t, y.t) || x.k - y.k);
+    for (const text of [
+      (k: number) => parsed[k]!.tokens.join(''),
+      (k: number) => [...parsed[k]!.tokens.join('')].reverse().join(''),
+    ]) {
+      const order = group
+        .map((k) => ({ k, t: text(k) }))
+        .sort((x, y) => sortedCodeUnits(x.t, y.t) || x.k - y.k);
       for (let i = 0; i < order.length; i++) {
-        for (let j = i + 1; j <= i + WINDOW && j < order.length; j++) tryPair(order[i]!.k, order[j]!.k);
+        for (let j = i + 1; j <= i + WINDOW && j < order.length; j++)
+          tryPair(order[i]!.k, order[j]!.k);
       }
     }
   }
@@ -147,18 +160,24 @@ function validate(items: readonly TitleItem[]): void {
   if (items.length > MAX_ITEMS) throw new RangeError(`at most ${MAX_ITEMS} items per clustering`);
   const ids = new Set<string>();
   items.forEach((item, i) => {
-    if (typeof item !== 'object' || item === null) throw new TypeError(`items[${i}] must be an object`);
-    if (typeof item.id !== 'string' || item.id.length === 0) throw new TypeError(`items[${i}].id must be a non-empty string`);
-    if (ids.has(item.id)) throw new TypeError(`items[${i}].id ${JSON.stringify(item.id.slice(0, 100))} is not unique`);
+    if (typeof item !== 'object' || item === null)
+      throw new TypeError(`items[${i}] must be an object`);
+    if (typeof item.id !== 'string' || item.id.length === 0)
+      throw new TypeError(`items[${i}].id must be a non-empty string`);
+    if (ids.has(item.id))
+      throw new TypeError(`items[${i}].id ${JSON.stringify(item.id.slice(0, 100))} is not unique`);
     ids.add(item.id);
     if (typeof item.title !== 'string') throw new TypeError(`items[${i}].title must be a string`);
-    if (item.artist !== null && item.artist !== undefined && typeof item.artist !== 'string') throw new TypeError(`items[${i}].artist must be a string or null`);
-    if (typeof item.earnings !== 'string' || !isDecimalText(item.earnings)) throw new TypeError(`items[${i}].earnings must be a decimal string`);
+    if (item.artist !== null && item.artist !== undefined && typeof item.artist !== 'string')
+      throw new TypeError(`items[${i}].artist must be a string or null`);
+    if (typeof item.earnings !== 'string' || !isDecimalText(item.earnings))
+      throw new TypeError(`items[${i}].earnings must be a decimal string`);
   });
 }
 
 /** 2: mixed case as people write a name; 1: one case throughout (or none); 0: ALL CAPS. */
-const casing = (s: string): number => (s === s.toUpperCase() ? (s === s.toLowerCase() ? 1 : 0) : s === s.toLowerCase() ? 1 : 2);
+const casing = (s: string): number =>
+  s === s.toUpperCase() ? (s === s.toLowerCase() ? 1 : 0) : s === s.toLowerCase() ? 1 : 2;
 const byUnits = (a: bigint, b: bigint): number => (b > a ? 1 : b < a ? -1 : 0);
 
 /**
@@ -166,8 +185,13 @@ const byUnits = (a: bigint, b: bigint): number => (b > a ? 1 : b < a ? -1 : 0);
  * one-letter typo never outvotes the common spelling; written as people write it (mixed case
  * before one case, ALL CAPS last), then its most common, highest-earning form.
  */
-function songDisplayTitle(members: readonly { title: string; base: string; units: bigint }[]): string {
-  const spellings = new Map<string, { count: number; units: bigint; forms: Map<string, { count: number; units: bigint }> }>();
+function songDisplayTitle(
+  members: readonly { title: string; base: string; units: bigint }[],
+): string {
+  const spellings = new Map<
+    string,
+    { count: number; units: bigint; forms: Map<string, { count: number; units: bigint }> }
+  >();
   for (const m of members) {
     const base = m.base;
     const s = spellings.get(base) ?? { count: 0, units: 0n, forms: new Map() };
@@ -179,8 +203,16 @@ function songDisplayTitle(members: readonly { title: string; base: string; units
     s.forms.set(m.title, f);
     spellings.set(base, s);
   }
-  const [, common] = [...spellings].sort(([a, x], [b, y]) => y.count - x.count || byUnits(x.units, y.units) || sortedCodeUnits(a, b))[0]!;
-  return [...common.forms].sort(([a, x], [b, y]) => casing(b) - casing(a) || y.count - x.count || byUnits(x.units, y.units) || sortedCodeUnits(a, b))[0]![0];
+  const [, common] = [...spellings].sort(
+    ([a, x], [b, y]) => y.count - x.count || byUnits(x.units, y.units) || sortedCodeUnits(a, b),
+  )[0]!;
+  return [...common.forms].sort(
+    ([a, x], [b, y]) =>
+      casing(b) - casing(a) ||
+      y.count - x.count ||
+      byUnits(x.units, y.units) ||
+      sortedCodeUnits(a, b),
+  )[0]![0];
 }
 
 /** (d): titles in another script joined with their romanization (or with each other) on the romanized key. */
@@ -272,11 +304,14 @@ export function clusterTitles(items: TitleItem[], options: ClusterOptions = {}):
       sum += units[i]!;
       keys.add(rank[itemKey[i]!]!);
     }
-    const displayTitle = songDisplayTitle(members.map((i) => ({ ...songTitleOf(items[i]!.title), units: units[i]! })));
+    const displayTitle = songDisplayTitle(
+      members.map((i) => ({ ...songTitleOf(items[i]!.title), units: units[i]! })),
+    );
     let similarity = 1;
     if (keys.size > 1) {
       const display = parseTitle(displayTitle);
-      for (const k of keys) similarity = Math.min(similarity, parsedSimilarity(display, byRank[k]!));
+      for (const k of keys)
+        similarity = Math.min(similarity, parsedSimilarity(display, byRank[k]!));
     }
     out.push({
       displayTitle,
@@ -293,5 +328,10 @@ export function clusterTitles(items: TitleItem[], options: ClusterOptions = {}):
       sortedCodeUnits(a.displayTitle, b.displayTitle) ||
       sortedCodeUnits(a.memberIds[0]!, b.memberIds[0]!),
   );
-  return out.map(({ displayTitle, memberIds, similarity, earnings }) => ({ displayTitle, memberIds, similarity, earnings }));
+  return out.map(({ displayTitle, memberIds, similarity, earnings }) => ({
+    displayTitle,
+    memberIds,
+    similarity,
+    earnings,
+  }));
 }

@@ -27,7 +27,21 @@ interface TagRule {
   detail?: (m: RegExpExecArray) => string;
 }
 
-const FILLER = new Set(['version', 'versions', 'mix', 'edit', 'recording', 'recorded', 'the', 'a', 'an', 'track', 'take', 'session', 'sessions']);
+const FILLER = new Set([
+  'version',
+  'versions',
+  'mix',
+  'edit',
+  'recording',
+  'recorded',
+  'the',
+  'a',
+  'an',
+  'track',
+  'take',
+  'session',
+  'sessions',
+]);
 const cleanDetail = (s: string | undefined): string =>
   (s ?? '')
     .split(' ')
@@ -37,43 +51,100 @@ const cleanDetail = (s: string | undefined): string =>
 // Order matters: a rule removes what it matched before the next one looks (so "Stereo Mix" is
 // not a remix and "Radio Edit" not a remixer's edit).
 export const TAG_RULES: readonly TagRule[] = [
-  { kind: 'remaster', distinguishing: false, pattern: /(?:\b\d{2,4} ?bit )?(?:\b\d{4} )?(?:digital(?:ly)? )?\bremaster\w*(?: version| edition| (?:in|en) \d{4}| \d{4})*/ },
+  {
+    kind: 'remaster',
+    distinguishing: false,
+    pattern:
+      /(?:\b\d{2,4} ?bit )?(?:\b\d{4} )?(?:digital(?:ly)? )?\bremaster\w*(?: version| edition| (?:in|en) \d{4}| \d{4})*/,
+  },
   { kind: 'mono-stereo', distinguishing: false, pattern: /\b(?:mono|stereo)\b(?: mix| version)?/ },
   { kind: 're-recorded', distinguishing: true, pattern: /\bre ?record(?:ed|ing)?\b(?: version)?/ },
-  { kind: 'edit', distinguishing: true, pattern: /\b(?:radio|single|short)\b (?:edit|version|mix)\b|^edit(?:ed)?$/ },
-  { kind: 'extended', distinguishing: true, pattern: /\bextended\b(?: (?:version|edit|mix|play))?/ },
-  { kind: 'sped up', distinguishing: true, pattern: /\b(?:sped|speed) up\b(?: version)?|\bnightcore\b/ },
+  {
+    kind: 'edit',
+    distinguishing: true,
+    pattern: /\b(?:radio|single|short)\b (?:edit|version|mix)\b|^edit(?:ed)?$/,
+  },
+  {
+    kind: 'extended',
+    distinguishing: true,
+    pattern: /\bextended\b(?: (?:version|edit|mix|play))?/,
+  },
+  {
+    kind: 'sped up',
+    distinguishing: true,
+    pattern: /\b(?:sped|speed) up\b(?: version)?|\bnightcore\b/,
+  },
   { kind: 'slowed', distinguishing: true, pattern: /\bslowed(?: down)?\b(?: (?:and )?reverb)?/ },
   { kind: 'instrumental', distinguishing: true, pattern: /\binstrumental\b(?: version)?/ },
   { kind: 'karaoke', distinguishing: true, pattern: /\bkaraoke\b.*$|\bin the style of\b.*$/ },
   { kind: 'a cappella', distinguishing: true, pattern: /\ba ?capp?ella\b(?: version)?/ },
-  { kind: 'acoustic', distinguishing: true, pattern: /\b(?:acoustic|unplugged|acustico|acustica)\b(?: version)?/ },
+  {
+    kind: 'acoustic',
+    distinguishing: true,
+    pattern: /\b(?:acoustic|unplugged|acustico|acustica)\b(?: version)?/,
+  },
   { kind: 'demo', distinguishing: true, pattern: /\bdemo\b(?: version)?/ },
   { kind: 'clean', distinguishing: true, pattern: /\bclean\b(?: version)?/ },
   { kind: 'explicit', distinguishing: false, pattern: /\bexplicit\b(?: version)?/ },
   {
     kind: 'live',
     distinguishing: true,
-    pattern: /\b(?:live|en vivo|ao vivo|en directo|en concierto|in concert)\b(?: version| recording)?(?: (?:at|from|in|on|@|de|en))?(.*)$/,
+    pattern:
+      /\b(?:live|en vivo|ao vivo|en directo|en concierto|in concert)\b(?: version| recording)?(?: (?:at|from|in|on|@|de|en))?(.*)$/,
     detail: (m) => cleanDetail(m[1]),
   },
-  { kind: 'album version', distinguishing: false, pattern: /\b(?:album|lp|original|main) (?:version|mix)\b/ },
+  {
+    kind: 'album version',
+    distinguishing: false,
+    pattern: /\b(?:album|lp|original|main) (?:version|mix)\b/,
+  },
   { kind: 'bonus', distinguishing: false, pattern: /\bbonus(?: track)?\b/ },
-  { kind: 'soundtrack', distinguishing: false, pattern: /^(?:taken )?from\b.*|\b(?:original )?(?:motion picture )?soundtrack\b|\bost\b/ },
-  { kind: 'deluxe', distinguishing: false, pattern: /\bdeluxe\b(?: edition| version)?|(?:\b\d+(?:st|nd|rd|th)? )?\banniversary\b(?: edition| version)?|\bexpanded edition\b/ },
+  {
+    kind: 'soundtrack',
+    distinguishing: false,
+    pattern: /^(?:taken )?from\b.*|\b(?:original )?(?:motion picture )?soundtrack\b|\bost\b/,
+  },
+  {
+    kind: 'deluxe',
+    distinguishing: false,
+    pattern:
+      /\bdeluxe\b(?: edition| version)?|(?:\b\d+(?:st|nd|rd|th)? )?\banniversary\b(?: edition| version)?|\bexpanded edition\b/,
+  },
   {
     kind: 'remix',
     distinguishing: true,
     pattern: /^(.*?)\b(remix(?:ed)?|mix|rework|refix|edit|dub|vip|bootleg|flip)\b(?: by)?(.*)$/,
-    detail: (m) => cleanDetail(`${m[1]} ${['dub', 'vip', 'bootleg', 'flip'].includes(m[2]!) ? m[2] : ''} ${m[3]}`.replace(/\s+/g, ' ').trim()),
+    detail: (m) =>
+      cleanDetail(
+        `${m[1]} ${['dub', 'vip', 'bootleg', 'flip'].includes(m[2]!) ? m[2] : ''} ${m[3]}`
+          .replace(/\s+/g, ' ')
+          .trim(),
+      ),
   },
-  { kind: 'version', distinguishing: true, pattern: /^(.*)\bversion\b(.*)$/, detail: (m) => cleanDetail(`${m[1]} ${m[2]}`.trim()) },
+  {
+    kind: 'version',
+    distinguishing: true,
+    pattern: /^(.*)\bversion\b(.*)$/,
+    detail: (m) => cleanDetail(`${m[1]} ${m[2]}`.trim()),
+  },
 ];
 
 const DISTINGUISHING = new Map(TAG_RULES.map((r) => [r.kind, r.distinguishing]));
-export const isDistinguishingTag = (tag: string): boolean => DISTINGUISHING.get(tag.split(':')[0]!) ?? true;
+export const isDistinguishingTag = (tag: string): boolean =>
+  DISTINGUISHING.get(tag.split(':')[0]!) ?? true;
 
-const LETTER_FOLD: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ħ: 'h' };
+const LETTER_FOLD: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+  ħ: 'h',
+};
 const FOLDABLE = /[ßæœøłđðþıħ]/g;
 // Combining marks are dropped after Latin and Greek letters only: in Devanagari, Kana and other
 // scripts a mark is part of the letter (が is not か).
@@ -106,15 +177,83 @@ function words(text: string): string {
 
 // Maps, not object literals: a title word such as `constructor` must find nothing (an object's
 // lookup finds Object.prototype's members)
-const ROMAN = new Map(Object.entries({ i: '1', ii: '2', iii: '3', iv: '4', v: '5', vi: '6', vii: '7', viii: '8', ix: '9', x: '10' }));
-const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
+const ROMAN = new Map(
+  Object.entries({
+    i: '1',
+    ii: '2',
+    iii: '3',
+    iv: '4',
+    v: '5',
+    vi: '6',
+    vii: '7',
+    viii: '8',
+    ix: '9',
+    x: '10',
+  }),
+);
+const NUMBER_WORDS = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+  'twenty',
+];
 const SYNONYMS = new Map(
   Object.entries({
-    n: 'and', et: 'and', y: 'and', und: 'and', til: 'until', till: 'until', cause: 'because', cuz: 'because', cos: 'because', u: 'you', ur: 'your', o: 'of', nite: 'night', tonite: 'tonight', thru: 'through', luv: 'love', pt: 'part', pts: 'parts', vol: 'volume', ch: 'chapter', nr: 'no', num: 'no', mr: 'mister', dr: 'doctor',
+    n: 'and',
+    et: 'and',
+    y: 'and',
+    und: 'and',
+    til: 'until',
+    till: 'until',
+    cause: 'because',
+    cuz: 'because',
+    cos: 'because',
+    u: 'you',
+    ur: 'your',
+    o: 'of',
+    nite: 'night',
+    tonite: 'tonight',
+    thru: 'through',
+    luv: 'love',
+    pt: 'part',
+    pts: 'parts',
+    vol: 'volume',
+    ch: 'chapter',
+    nr: 'no',
+    num: 'no',
+    mr: 'mister',
+    dr: 'doctor',
     ...Object.fromEntries(NUMBER_WORDS.map((w, i) => [w, String(i)])),
   }),
 );
-const COUNTED = new Set(['part', 'parts', 'volume', 'chapter', 'act', 'no', 'movement', 'book', 'episode']);
+const COUNTED = new Set([
+  'part',
+  'parts',
+  'volume',
+  'chapter',
+  'act',
+  'no',
+  'movement',
+  'book',
+  'episode',
+]);
 
 /** A counted word glued to its number ("Pt1", "Vol.2" once the dot is gone): two tokens. */
 const GLUED_NUMBER = /^(part|pt|vol|volume|ch|chapter|no|nr)(\d+)$/;
@@ -130,7 +269,8 @@ function baseTokens(text: string): string[] {
     .map((w) => SYNONYMS.get(w) ?? w);
   // roman numerals count after "part", "volume"... and at the end of a title ("Interlude II")
   for (let i = 1; i < tokens.length; i++) {
-    if (COUNTED.has(tokens[i - 1]!) || i === tokens.length - 1) tokens[i] = ROMAN.get(tokens[i]!) ?? tokens[i]!;
+    if (COUNTED.has(tokens[i - 1]!) || i === tokens.length - 1)
+      tokens[i] = ROMAN.get(tokens[i]!) ?? tokens[i]!;
   }
   return tokens;
 }
@@ -164,7 +304,8 @@ function segmentTags(segment: string): string[] | null {
   return tags.length > 0 ? tags : null;
 }
 
-type Segment = { kind: 'credit'; artists: string[] } | { kind: 'tags'; tags: string[] } | { kind: 'text' };
+type Segment =
+  { kind: 'credit'; artists: string[] } | { kind: 'tags'; tags: string[] } | { kind: 'text' };
 
 function classify(segment: string): Segment {
   const w = words(segment);
@@ -179,7 +320,9 @@ function classify(segment: string): Segment {
 
 function truncate(raw: string): string {
   if (raw.length <= MAX_TITLE_CHARS) return raw;
-  return Array.from(raw.slice(0, MAX_TITLE_CHARS * 2)).slice(0, MAX_TITLE_CHARS).join('');
+  return Array.from(raw.slice(0, MAX_TITLE_CHARS * 2))
+    .slice(0, MAX_TITLE_CHARS)
+    .join('');
 }
 
 export interface ParsedTitle extends NormalizedTitle {
@@ -207,10 +350,16 @@ export function parseTitle(raw: string, readJapanese?: JapaneseReader): ParsedTi
   const BRACKET = /[([{]([^()[\]{}]*)[)\]}]/g;
   // a Latin-script subtitle of a title written in another script is its translation or romanization
   const outside = text.replace(/[([{][^()[\]{}]*[)\]}]/g, ' ');
-  const translated = (inner: string) => NON_LATIN_LETTER.test(outside) && !LATIN.test(outside) && LATIN.test(inner) && !NON_LATIN_LETTER.test(inner);
+  const translated = (inner: string) =>
+    NON_LATIN_LETTER.test(outside) &&
+    !LATIN.test(outside) &&
+    LATIN.test(inner) &&
+    !NON_LATIN_LETTER.test(inner);
   for (let guard = 0; guard < 50 && BRACKET.test(text); guard++) {
     BRACKET.lastIndex = 0;
-    text = text.replace(BRACKET, (_all, inner: string) => (take(inner) || translated(inner) ? ' ' : ` ${inner} `));
+    text = text.replace(BRACKET, (_all, inner: string) =>
+      take(inner) || translated(inner) ? ' ' : ` ${inner} `,
+    );
   }
   text = text.replace(/[()[\]{}]/g, ' ');
   // " - " suffixes, last first; a suffix that is neither credit nor tags stays in the title
@@ -240,7 +389,9 @@ export function parseTitle(raw: string, readJapanese?: JapaneseReader): ParsedTi
     featured: [...new Set(featured)],
     tokens,
     signature,
-    signatureKinds: [...new Set(versionTags.filter(isDistinguishingTag).map((t) => t.split(':')[0]!))].join('+'),
+    signatureKinds: [
+      ...new Set(versionTags.filter(isDistinguishingTag).map((t) => t.split(':')[0]!)),
+    ].join('+'),
     roman: romanizedKey(base, readJapanese),
   };
 }
@@ -267,27 +418,74 @@ export function cleanTitle(raw: string, level: 'recording' | 'song' = 'recording
     return true;
   };
   let text = truncate(raw).normalize('NFKC').replace(/\s+/g, ' ').trim();
-  text = text.replace(/\s*[([{]([^()[\]{}]*)[)\]}]/g, (all, inner: string) => (keep(inner) ? all : ''));
+  text = text.replace(/\s*[([{]([^()[\]{}]*)[)\]}]/g, (all, inner: string) =>
+    keep(inner) ? all : '',
+  );
   const parts = text.split(/(\s+[-–—]\s+)/);
   let out = parts[0]!;
   for (let i = 2; i < parts.length; i += 2) if (keep(parts[i]!)) out += parts[i - 1]! + parts[i]!;
   const inline = INLINE_CREDIT.exec(out);
   if (inline && inline.index > 0) out = out.slice(0, inline.index);
-  out = out.replace(/\s+/g, ' ').replace(/\s*[-–—]\s*$/, '').trim() || text;
+  out =
+    out
+      .replace(/\s+/g, ' ')
+      .replace(/\s*[-–—]\s*$/, '')
+      .trim() || text;
   const chars = Array.from(out);
-  return chars.length > MAX_DISPLAY_CHARS ? `${chars.slice(0, MAX_DISPLAY_CHARS - 1).join('')}…` : out;
+  return chars.length > MAX_DISPLAY_CHARS
+    ? `${chars.slice(0, MAX_DISPLAY_CHARS - 1).join('')}…`
+    : out;
 }
 
 /** The version kinds of product_version, the first that applies naming a recording. */
 export const VERSION_KINDS = [
-  'remix', 'live', 'acoustic', 'instrumental', 'a cappella', 'karaoke', 'sped up', 'slowed', 'extended', 'edit', 'demo',
-  're-recording', 'language', 'version', 'clean', 'remaster', 'mono', 'explicit', 'original',
+  'remix',
+  'live',
+  'acoustic',
+  'instrumental',
+  'a cappella',
+  'karaoke',
+  'sped up',
+  'slowed',
+  'extended',
+  'edit',
+  'demo',
+  're-recording',
+  'language',
+  'version',
+  'clean',
+  'remaster',
+  'mono',
+  'explicit',
+  'original',
 ] as const;
 export type VersionKind = (typeof VERSION_KINDS)[number];
 
 const LANGUAGES = new Set([
-  'english', 'spanish', 'espanol', 'french', 'francais', 'german', 'deutsch', 'italian', 'italiano', 'portuguese', 'portugues', 'japanese',
-  'korean', 'chinese', 'mandarin', 'cantonese', 'russian', 'dutch', 'swedish', 'polish', 'turkish', 'arabic', 'hindi', 'tagalog',
+  'english',
+  'spanish',
+  'espanol',
+  'french',
+  'francais',
+  'german',
+  'deutsch',
+  'italian',
+  'italiano',
+  'portuguese',
+  'portugues',
+  'japanese',
+  'korean',
+  'chinese',
+  'mandarin',
+  'cantonese',
+  'russian',
+  'dutch',
+  'swedish',
+  'polish',
+  'turkish',
+  'arabic',
+  'hindi',
+  'tagalog',
 ]);
 const KIND_OF_TAG = new Map<string, VersionKind>([
   ['re-recorded', 're-recording'],
@@ -299,7 +497,12 @@ export function versionKind(raw: string): VersionKind {
   const kinds = new Set(
     normalizeTitle(raw).versionTags.map((tag) => {
       const [kind, detail = ''] = tag.split(':') as [string, string?];
-      if (kind === 'version') return detail.split(' ').some((w) => LANGUAGES.has(w)) ? 'language' : /s$/.test(detail) ? 're-recording' : 'version';
+      if (kind === 'version')
+        return detail.split(' ').some((w) => LANGUAGES.has(w))
+          ? 'language'
+          : /s$/.test(detail)
+            ? 're-recording'
+            : 'version';
       return KIND_OF_TAG.get(kind) ?? kind;
     }),
   );

@@ -14,11 +14,16 @@ const MAX_FUZZY_LENGTH = 64;
 /** Matched tokens that appear in another order cost this factor ("Nights Summer" is suspicious). */
 const ORDER_PENALTY = 0.8;
 
-const NON_ALPHABETIC = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
+const NON_ALPHABETIC =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
 const DIGIT = /\p{N}/u;
 
 // three rows of the distance table, reused: the distance runs on tokens of at most MAX_FUZZY_LENGTH
-const ROWS = [new Int32Array(MAX_FUZZY_LENGTH + 2), new Int32Array(MAX_FUZZY_LENGTH + 2), new Int32Array(MAX_FUZZY_LENGTH + 2)] as const;
+const ROWS = [
+  new Int32Array(MAX_FUZZY_LENGTH + 2),
+  new Int32Array(MAX_FUZZY_LENGTH + 2),
+  new Int32Array(MAX_FUZZY_LENGTH + 2),
+] as const;
 
 /** Optimal string alignment distance (Levenshtein plus adjacent transposition), stopping above `max`; tokens of at most 64 code units. */
 export function osaDistance(a: string, b: string, max: number): number {
@@ -26,7 +31,8 @@ export function osaDistance(a: string, b: string, max: number): number {
   const n = a.length;
   const m = b.length;
   if (Math.abs(n - m) > max) return max + 1;
-  if (n > MAX_FUZZY_LENGTH || m > MAX_FUZZY_LENGTH) throw new RangeError('osaDistance: strings longer than 64');
+  if (n > MAX_FUZZY_LENGTH || m > MAX_FUZZY_LENGTH)
+    throw new RangeError('osaDistance: strings longer than 64');
   let [prev2, prev, cur] = ROWS;
   for (let j = 0; j <= m; j++) prev[j] = j;
   for (let i = 1; i <= n; i++) {
@@ -36,7 +42,8 @@ export function osaDistance(a: string, b: string, max: number): number {
     for (let j = 1; j <= m; j++) {
       const bj = b.charCodeAt(j - 1);
       let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (ai === bj ? 0 : 1));
-      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj) v = Math.min(v, prev2[j - 2]! + 1);
+      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj)
+        v = Math.min(v, prev2[j - 2]! + 1);
       cur[j] = v;
       if (v < rowMin) rowMin = v;
     }
@@ -117,12 +124,19 @@ export function tokenListSimilarity(a: readonly string[], b: readonly string[]):
   const pairs: { i: number; j: number; s: number }[] = [];
   for (let i = 0; i < A.length; i++) {
     for (let j = 0; j < B.length; j++) {
-      const s = tokenSimilarity(A[i]!, B[j]!, i === A.length - 1 && j === B.length - 1, A.length === 1 && B.length === 1);
+      const s = tokenSimilarity(
+        A[i]!,
+        B[j]!,
+        i === A.length - 1 && j === B.length - 1,
+        A.length === 1 && B.length === 1,
+      );
       if (s > 0) pairs.push({ i, j, s });
     }
   }
   // greedy: best pairs first, then nearest positions (a repeated word aligns in order)
-  pairs.sort((x, y) => y.s - x.s || Math.abs(x.i - x.j) - Math.abs(y.i - y.j) || x.i - y.i || x.j - y.j);
+  pairs.sort(
+    (x, y) => y.s - x.s || Math.abs(x.i - x.j) - Math.abs(y.i - y.j) || x.i - y.i || x.j - y.j,
+  );
   const usedA = new Set<number>();
   const usedB = new Set<number>();
   const matched: { i: number; j: number }[] = [];
@@ -135,7 +149,10 @@ export function tokenListSimilarity(a: readonly string[], b: readonly string[]):
     sum += p.s * (weight(A[p.i]!) + weight(B[p.j]!));
   }
   let score = sum / total;
-  for (const [tokens, used] of [[A, usedA], [B, usedB]] as const) {
+  for (const [tokens, used] of [
+    [A, usedA],
+    [B, usedB],
+  ] as const) {
     tokens.forEach((t, i) => {
       if (used.has(i) || STOPWORDS.has(t)) return;
       score *= DIGIT.test(t) ? UNMATCHED_NUMBER_PENALTY : UNMATCHED_PENALTY;

@@ -32,23 +32,37 @@ export interface TitleKey {
   versions: string;
 }
 
-const FEAT = /[([]\s*(feat\.?|ft\.?|featuring|with)\s[^)\]]*[)\]]|\s(feat\.?|ft\.?|featuring)\s.*$/gi;
+const FEAT =
+  /[([]\s*(feat\.?|ft\.?|featuring|with)\s[^)\]]*[)\]]|\s(feat\.?|ft\.?|featuring)\s.*$/gi;
 
 export function titleKey(raw: string | null | undefined): TitleKey {
   const noFeat = (raw ?? '').replace(FEAT, ' ');
   const full = foldText(noFeat);
   let base = noFeat;
   // bracketed parts and " - …" suffixes that name a version
-  base = base.replace(/[([]([^)\]]*)[)\]]/g, (m, inner: string) => (VERSION_WORDS.test(foldText(inner)) ? ' ' : m));
-  base = base.replace(/\s[-–—]\s(.*)$/u, (m, tail: string) => (VERSION_WORDS.test(foldText(tail)) ? ' ' : m));
+  base = base.replace(/[([]([^)\]]*)[)\]]/g, (m, inner: string) =>
+    VERSION_WORDS.test(foldText(inner)) ? ' ' : m,
+  );
+  base = base.replace(/\s[-–—]\s(.*)$/u, (m, tail: string) =>
+    VERSION_WORDS.test(foldText(tail)) ? ' ' : m,
+  );
   const folded = foldText(base);
-  return { full, base: folded || full, versioned: folded !== '' && folded !== full, versions: parseTitle(raw ?? '').signatureKinds };
+  return {
+    full,
+    base: folded || full,
+    versioned: folded !== '' && folded !== full,
+    versions: parseTitle(raw ?? '').signatureKinds,
+  };
 }
 
 const ARTIST_STOP = new Set(['the', 'and', 'feat', 'ft', 'featuring', 'with', 'x', 'vs']);
 
 function artistTokens(raw: string): Set<string> {
-  return new Set(foldText(raw).split(' ').filter((w) => w !== '' && !ARTIST_STOP.has(w)));
+  return new Set(
+    foldText(raw)
+      .split(' ')
+      .filter((w) => w !== '' && !ARTIST_STOP.has(w)),
+  );
 }
 
 /** 1 for the same artist; 0.9 when one credit contains the other ("A feat. B" and "A"); else 0. */

@@ -6,9 +6,22 @@
 // interval per process (https://musicbrainz.org/doc/MusicBrainz_API/Rate_Limiting).
 import { z } from 'zod';
 import { normalizeIsrc } from '../../ingest/values.ts';
-import { artistScore, foldText, fullDate, matchConfidence, round, titleKey, titleScore } from './match.ts';
+import {
+  artistScore,
+  foldText,
+  fullDate,
+  matchConfidence,
+  round,
+  titleKey,
+  titleScore,
+} from './match.ts';
 import { MIN_LOOKUP_CONFIDENCE } from './offline.ts';
-import { ProviderError, type EnrichedRecording, type EnrichmentProvider, type TrackQuery } from './provider.ts';
+import {
+  ProviderError,
+  type EnrichedRecording,
+  type EnrichmentProvider,
+  type TrackQuery,
+} from './provider.ts';
 import { readCappedBody } from '../../net/cappedBody.ts';
 
 export interface MusicBrainzSettings {
@@ -31,19 +44,28 @@ export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 async function cappedText(res: Response, max: number): Promise<string> {
   const body = await readCappedBody(res, max, (declared) =>
     declared !== null
-      ? new ProviderError(`MusicBrainz answered with ${declared} bytes, more than the ${max} a response may hold`, false)
-      : new ProviderError(`MusicBrainz answered with more than the ${max} bytes a response may hold`, false),
+      ? new ProviderError(
+          `MusicBrainz answered with ${declared} bytes, more than the ${max} a response may hold`,
+          false,
+        )
+      : new ProviderError(
+          `MusicBrainz answered with more than the ${max} bytes a response may hold`,
+          false,
+        ),
   );
   return body.toString('utf8');
 }
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 100;
-const LOOKUP_INC = 'artist-credits+releases+isrcs+genres+tags+work-rels+work-level-rels+artist-rels';
+const LOOKUP_INC =
+  'artist-credits+releases+isrcs+genres+tags+work-rels+work-level-rels+artist-rels';
 
 // --- the response format (only what is read; everything else passes) -----------------------------
 
-const artistCredit = z.array(z.looseObject({ name: z.string(), joinphrase: z.string().optional() }));
+const artistCredit = z.array(
+  z.looseObject({ name: z.string(), joinphrase: z.string().optional() }),
+);
 const named = z.looseObject({ name: z.string(), count: z.number().optional() });
 const release = z.looseObject({
   id: z.string(),
@@ -53,7 +75,11 @@ const release = z.looseObject({
   'artist-credit': artistCredit.optional(),
   'cover-art-archive': z.looseObject({ front: z.boolean().optional() }).optional(),
 });
-const artistRel = z.looseObject({ type: z.string(), 'target-type': z.string().optional(), artist: z.looseObject({ name: z.string() }).optional() });
+const artistRel = z.looseObject({
+  type: z.string(),
+  'target-type': z.string().optional(),
+  artist: z.looseObject({ name: z.string() }).optional(),
+});
 const recording = z.looseObject({
   id: z.string(),
   score: z.number().optional(),
@@ -70,14 +96,19 @@ const recording = z.looseObject({
         type: z.string(),
         'target-type': z.string().optional(),
         artist: z.looseObject({ name: z.string() }).optional(),
-        work: z.looseObject({ title: z.string().optional(), relations: z.array(artistRel).optional() }).optional(),
+        work: z
+          .looseObject({ title: z.string().optional(), relations: z.array(artistRel).optional() })
+          .optional(),
       }),
     )
     .optional(),
 });
 type MbRecording = z.infer<typeof recording>;
 const isrcAnswer = z.looseObject({ isrc: z.string().optional(), recordings: z.array(recording) });
-const searchAnswer = z.looseObject({ count: z.number().optional(), recordings: z.array(recording) });
+const searchAnswer = z.looseObject({
+  count: z.number().optional(),
+  recordings: z.array(recording),
+});
 
 // --- the per-process request spacing ---------------------------------------------------------------
 
@@ -104,7 +135,11 @@ class RequestSpacer {
       await abortable(previous, signal);
       const wait = this.readyAt - performance.now();
       if (wait > Math.max(maxWaitMs, this.intervalMs)) {
-        throw new ProviderError(`MusicBrainz asked for a pause (${Math.ceil(wait / 1000)} s left)`, true, Math.ceil(wait));
+        throw new ProviderError(
+          `MusicBrainz asked for a pause (${Math.ceil(wait / 1000)} s left)`,
+          true,
+          Math.ceil(wait),
+        );
       }
       if (wait > 0) await sleep(wait, signal);
     } catch (error) {
@@ -185,7 +220,11 @@ function phrase(field: string, value: string): string {
   return `${field}:"${escapeLucene(clean)}"`;
 }
 
-export function recordingQuery(q: { isrc: string | null; title: string | null; artist: string | null }): string | null {
+export function recordingQuery(q: {
+  isrc: string | null;
+  title: string | null;
+  artist: string | null;
+}): string | null {
   const text: string[] = [];
   if (q.title && q.title.trim() !== '') {
     text.push(phrase('recording', q.title));
@@ -201,7 +240,10 @@ export function recordingQuery(q: { isrc: string | null; title: string | null; a
 // --- the answer as an enriched recording -----------------------------------------------------------
 
 export function creditText(credit: { name: string; joinphrase?: string }[] | undefined): string {
-  return (credit ?? []).map((c) => `${c.name}${c.joinphrase ?? ''}`).join('').trim();
+  return (credit ?? [])
+    .map((c) => `${c.name}${c.joinphrase ?? ''}`)
+    .join('')
+    .trim();
 }
 
 /** The release the catalog shows: the earliest official one, else the earliest. */
@@ -228,11 +270,14 @@ function writers(rec: MbRecording): { songWriters: string[]; composers: string[]
   const take = (type: string, name: string | undefined): void => {
     if (!name) return;
     if (type === 'composer') composers.add(name);
-    else if (type === 'writer' || type === 'lyricist' || type === 'librettist') songWriters.add(name);
+    else if (type === 'writer' || type === 'lyricist' || type === 'librettist')
+      songWriters.add(name);
   };
   for (const rel of rec.relations ?? []) {
     if (rel['target-type'] === 'artist') take(rel.type, rel.artist?.name);
-    if (rel['target-type'] === 'work') for (const w of rel.work?.relations ?? []) if (w['target-type'] === 'artist') take(w.type, w.artist?.name);
+    if (rel['target-type'] === 'work')
+      for (const w of rel.work?.relations ?? [])
+        if (w['target-type'] === 'artist') take(w.type, w.artist?.name);
   }
   return { songWriters: [...songWriters], composers: [...composers] };
 }
@@ -252,7 +297,10 @@ function toEnriched(rec: MbRecording, confidence: number, isrc: string | null): 
     releaseDate: fullDate(rec['first-release-date']) ?? fullDate(rel?.date),
     genres,
     ...writers(rec),
-    imageUrl: rel && rel['cover-art-archive']?.front ? `https://coverartarchive.org/release/${rel.id}/front-250` : null,
+    imageUrl:
+      rel && rel['cover-art-archive']?.front
+        ? `https://coverartarchive.org/release/${rel.id}/front-250`
+        : null,
     confidence,
   };
 }
@@ -262,7 +310,10 @@ function scoreCandidate(query: TrackQuery, isrc: string | null, rec: MbRecording
   if (isrc && rec.isrcs?.includes(isrc)) return 1;
   if (!query.title) return 0;
   const t = titleScore(titleKey(query.title), titleKey(rec.title));
-  const a = query.artist && foldText(query.artist) !== '' ? artistScore(query.artist, creditText(rec['artist-credit'])) : null;
+  const a =
+    query.artist && foldText(query.artist) !== ''
+      ? artistScore(query.artist, creditText(rec['artist-credit']))
+      : null;
   const mine = Math.min(matchConfidence(t, a), 0.95);
   return round(Math.min(mine, (rec.score ?? 100) / 100));
 }
@@ -270,7 +321,9 @@ function scoreCandidate(query: TrackQuery, isrc: string | null, rec: MbRecording
 function rankBy(scores: Map<MbRecording, number>) {
   return (a: MbRecording, b: MbRecording): number =>
     scores.get(b)! - scores.get(a)! ||
-    (fullDate(a['first-release-date']) ?? '9999').localeCompare(fullDate(b['first-release-date']) ?? '9999') ||
+    (fullDate(a['first-release-date']) ?? '9999').localeCompare(
+      fullDate(b['first-release-date']) ?? '9999',
+    ) ||
     a.id.localeCompare(b.id);
 }
 
@@ -286,44 +339,86 @@ export class MusicBrainzProvider implements EnrichmentProvider {
     this.spacer = spacerFor(this.base, settings.minIntervalMs);
   }
 
-  async lookup(query: TrackQuery, options?: { signal?: AbortSignal }): Promise<EnrichedRecording | null> {
+  async lookup(
+    query: TrackQuery,
+    options?: { signal?: AbortSignal },
+  ): Promise<EnrichedRecording | null> {
     const signal = options?.signal;
     const isrc = query.isrc ? normalizeIsrc(query.isrc) : null;
     let chosen: { id: string; confidence: number; isrc: string | null } | null = null;
     if (isrc) {
-      const answer = await this.get(`/ws/2/isrc/${isrc}`, { inc: 'artist-credits+releases' }, isrcAnswer, signal);
+      const answer = await this.get(
+        `/ws/2/isrc/${isrc}`,
+        { inc: 'artist-credits+releases' },
+        isrcAnswer,
+        signal,
+      );
       if (answer && answer.recordings.length > 0) {
         const key = query.title ? titleKey(query.title) : null;
-        const scores = new Map(answer.recordings.map((r) => [r, key && key.full !== '' ? titleScore(key, titleKey(r.title)) : 1] as const));
+        const scores = new Map(
+          answer.recordings.map(
+            (r) => [r, key && key.full !== '' ? titleScore(key, titleKey(r.title)) : 1] as const,
+          ),
+        );
         const best = [...answer.recordings].sort(rankBy(scores))[0]!;
         chosen = { id: best.id, confidence: scores.get(best) === 0 ? 0.9 : 1, isrc };
       }
     }
     if (!chosen && query.title && query.title.trim() !== '') {
-      const ranked = await this.candidates({ isrc: null, title: query.title, artist: query.artist }, 5, signal);
+      const ranked = await this.candidates(
+        { isrc: null, title: query.title, artist: query.artist },
+        5,
+        signal,
+      );
       const best = ranked[0];
       if (best && best.confidence >= MIN_LOOKUP_CONFIDENCE) {
         const titleOnly = !query.artist || foldText(query.artist) === '';
-        const tied = ranked.filter((c) => c.confidence === best.confidence).map((c) => foldText(creditText(c.rec['artist-credit'])));
-        if (!titleOnly || new Set(tied).size === 1) chosen = { id: best.rec.id, confidence: best.confidence, isrc: null };
+        const tied = ranked
+          .filter((c) => c.confidence === best.confidence)
+          .map((c) => foldText(creditText(c.rec['artist-credit'])));
+        if (!titleOnly || new Set(tied).size === 1)
+          chosen = { id: best.rec.id, confidence: best.confidence, isrc: null };
       }
     }
     if (!chosen) return null;
-    const detail = await this.get(`/ws/2/recording/${encodeURIComponent(chosen.id)}`, { inc: LOOKUP_INC }, recording, signal);
+    const detail = await this.get(
+      `/ws/2/recording/${encodeURIComponent(chosen.id)}`,
+      { inc: LOOKUP_INC },
+      recording,
+      signal,
+    );
     return detail ? toEnriched(detail, chosen.confidence, chosen.isrc) : null;
   }
 
-  async search(query: TrackQuery & { limit?: number }, options?: { signal?: AbortSignal }): Promise<EnrichedRecording[]> {
+  async search(
+    query: TrackQuery & { limit?: number },
+    options?: { signal?: AbortSignal },
+  ): Promise<EnrichedRecording[]> {
     const limit = Math.min(Math.max(Math.trunc(query.limit ?? DEFAULT_LIMIT), 1), MAX_LIMIT);
     const isrc = query.isrc ? normalizeIsrc(query.isrc) : null;
-    const ranked = await this.candidates({ isrc, title: query.title, artist: query.artist }, limit, options?.signal);
-    return ranked.map((c) => toEnriched(c.rec, c.confidence, isrc && c.rec.isrcs?.includes(isrc) ? isrc : null));
+    const ranked = await this.candidates(
+      { isrc, title: query.title, artist: query.artist },
+      limit,
+      options?.signal,
+    );
+    return ranked.map((c) =>
+      toEnriched(c.rec, c.confidence, isrc && c.rec.isrcs?.includes(isrc) ? isrc : null),
+    );
   }
 
-  private async candidates(query: TrackQuery, limit: number, signal: AbortSignal | undefined): Promise<{ rec: MbRecording; confidence: number }[]> {
+  private async candidates(
+    query: TrackQuery,
+    limit: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ rec: MbRecording; confidence: number }[]> {
     const q = recordingQuery(query);
     if (q === null) return [];
-    const answer = await this.get('/ws/2/recording', { query: q, limit: String(limit) }, searchAnswer, signal);
+    const answer = await this.get(
+      '/ws/2/recording',
+      { query: q, limit: String(limit) },
+      searchAnswer,
+      signal,
+    );
     const recs = answer?.recordings ?? [];
     const scores = new Map(recs.map((r) => [r, scoreCandidate(query, query.isrc, r)] as const));
     return recs
@@ -334,7 +429,12 @@ export class MusicBrainzProvider implements EnrichmentProvider {
   }
 
   /** One request in this process's turn; null for 404 (the entity does not exist). */
-  private async get<T extends z.ZodType>(path: string, params: Record<string, string>, schema: T, signal: AbortSignal | undefined): Promise<z.infer<T> | null> {
+  private async get<T extends z.ZodType>(
+    path: string,
+    params: Record<string, string>,
+    schema: T,
+    signal: AbortSignal | undefined,
+  ): Promise<z.infer<T> | null> {
     const answered = await this.spacer.turn(signal, this.settings.timeoutMs);
     const url = new URL(this.base + path);
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
@@ -347,7 +447,10 @@ export class MusicBrainzProvider implements EnrichmentProvider {
     try {
       let res: Response;
       try {
-        res = await fetch(url, { headers: { 'User-Agent': this.settings.userAgent, Accept: 'application/json' }, signal: combined });
+        res = await fetch(url, {
+          headers: { 'User-Agent': this.settings.userAgent, Accept: 'application/json' },
+          signal: combined,
+        });
         status = res.status;
         retryAfter = res.headers.get('retry-after');
         // the pause the server asks for applies to the very next request
@@ -360,15 +463,39 @@ export class MusicBrainzProvider implements EnrichmentProvider {
     } catch (error) {
       if (error instanceof ProviderError) throw error;
       if (signal?.aborted) throw signal.reason;
-      if (timeout.aborted) throw new ProviderError(`MusicBrainz did not answer within ${this.settings.timeoutMs} ms`, true, undefined, { cause: error });
-      throw new ProviderError(`MusicBrainz is unreachable: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`, true, undefined, { cause: error });
+      if (timeout.aborted)
+        throw new ProviderError(
+          `MusicBrainz did not answer within ${this.settings.timeoutMs} ms`,
+          true,
+          undefined,
+          { cause: error },
+        );
+      throw new ProviderError(
+        `MusicBrainz is unreachable: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`,
+        true,
+        undefined,
+        { cause: error },
+      );
     }
     if (status === 404) return null;
     if (status === 503 || status === 429) {
-      throw new ProviderError(`MusicBrainz is busy (HTTP ${status})`, true, retryAfterMs(retryAfter));
+      throw new ProviderError(
+        `MusicBrainz is busy (HTTP ${status})`,
+        true,
+        retryAfterMs(retryAfter),
+      );
     }
-    if (status >= 500) throw new ProviderError(`MusicBrainz failed (HTTP ${status})`, true, retryAfterMs(retryAfter));
-    if (status !== 200) throw new ProviderError(`MusicBrainz refused the request (HTTP ${status}): ${errorText(body)}`, false);
+    if (status >= 500)
+      throw new ProviderError(
+        `MusicBrainz failed (HTTP ${status})`,
+        true,
+        retryAfterMs(retryAfter),
+      );
+    if (status !== 200)
+      throw new ProviderError(
+        `MusicBrainz refused the request (HTTP ${status}): ${errorText(body)}`,
+        false,
+      );
     let json: unknown;
     try {
       json = JSON.parse(body);
@@ -378,7 +505,10 @@ export class MusicBrainzProvider implements EnrichmentProvider {
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new ProviderError(`MusicBrainz answered ${path} in an unexpected shape (${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''})`, false);
+      throw new ProviderError(
+        `MusicBrainz answered ${path} in an unexpected shape (${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''})`,
+        false,
+      );
     }
     return parsed.data;
   }

@@ -3,8 +3,20 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { normalizeIsrc } from '../../ingest/values.ts';
-import { artistScore, foldText, matchConfidence, titleKey, titleScore, type TitleKey } from './match.ts';
-import { ProviderError, type EnrichedRecording, type EnrichmentProvider, type TrackQuery } from './provider.ts';
+import {
+  artistScore,
+  foldText,
+  matchConfidence,
+  titleKey,
+  titleScore,
+  type TitleKey,
+} from './match.ts';
+import {
+  ProviderError,
+  type EnrichedRecording,
+  type EnrichmentProvider,
+  type TrackQuery,
+} from './provider.ts';
 import { projectPath } from '../../paths.ts';
 
 export const defaultDatasetPath = projectPath('fixtures', 'catalog', 'recordings.json');
@@ -21,13 +33,24 @@ const recordingSchema = z.strictObject({
   artistCredit: z.array(z.strictObject({ name: z.string().min(1), joinphrase: z.string() })).min(1),
   isrcs: z.array(z.string().regex(/^[A-Z]{2}[A-Z0-9]{3}\d{7}$/)),
   firstReleaseDate: date.nullable(),
-  release: z.strictObject({ id: z.uuid(), title: z.string().min(1), artist: z.string().min(1), date: date.nullable() }).nullable(),
+  release: z
+    .strictObject({
+      id: z.uuid(),
+      title: z.string().min(1),
+      artist: z.string().min(1),
+      date: date.nullable(),
+    })
+    .nullable(),
   genres: z.array(z.string().min(1)),
   songWriters: z.array(z.string().min(1)),
   composers: z.array(z.string().min(1)),
   imageUrl: z.url().nullable(),
 });
-const datasetSchema = z.strictObject({ description: z.string(), version: z.literal(1), recordings: z.array(recordingSchema) });
+const datasetSchema = z.strictObject({
+  description: z.string(),
+  version: z.literal(1),
+  recordings: z.array(recordingSchema),
+});
 
 export type DatasetRecording = z.infer<typeof recordingSchema>;
 
@@ -51,7 +74,10 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
 }
 
 export function creditName(credit: { name: string; joinphrase?: string }[]): string {
-  return credit.map((c) => `${c.name}${c.joinphrase ?? ''}`).join('').trim();
+  return credit
+    .map((c) => `${c.name}${c.joinphrase ?? ''}`)
+    .join('')
+    .trim();
 }
 
 function buildIndex(recordings: DatasetRecording[]): Index {
@@ -61,7 +87,8 @@ function buildIndex(recordings: DatasetRecording[]): Index {
     index.entries.push(entry);
     for (const isrc of rec.isrcs) push(index.byIsrc, isrc, entry);
     push(index.byBase, entry.key.base, entry);
-    for (const w of new Set(entry.key.base.split(' '))) if (w.length > 1) push(index.byWord, w, entry);
+    for (const w of new Set(entry.key.base.split(' ')))
+      if (w.length > 1) push(index.byWord, w, entry);
   }
   return index;
 }
@@ -75,7 +102,9 @@ function loadIndex(file: string): Promise<Index> {
     p = (async () => {
       const parsed = datasetSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
       if (!parsed.success) {
-        const where = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`);
+        const where = parsed.error.issues
+          .slice(0, 5)
+          .map((i) => `${i.path.join('.')}: ${i.message}`);
         throw new ProviderError(`offline catalog ${file} is invalid: ${where.join('; ')}`, false);
       }
       return buildIndex(parsed.data.recordings);
@@ -95,7 +124,9 @@ interface Scored {
 function byRank(a: Scored, b: Scored): number {
   return (
     b.confidence - a.confidence ||
-    (a.entry.rec.firstReleaseDate ?? '9999').localeCompare(b.entry.rec.firstReleaseDate ?? '9999') ||
+    (a.entry.rec.firstReleaseDate ?? '9999').localeCompare(
+      b.entry.rec.firstReleaseDate ?? '9999',
+    ) ||
     a.entry.rec.id.localeCompare(b.entry.rec.id)
   );
 }
@@ -133,14 +164,17 @@ function candidates(index: Index, query: TrackQuery, withFuzzy: boolean): Scored
   }
   if (qKey && qKey.base !== '') {
     const pool = new Set<Entry>(index.byBase.get(qKey.base) ?? []);
-    if (withFuzzy) for (const w of new Set(qKey.base.split(' '))) for (const e of index.byWord.get(w) ?? []) pool.add(e);
+    if (withFuzzy)
+      for (const w of new Set(qKey.base.split(' ')))
+        for (const e of index.byWord.get(w) ?? []) pool.add(e);
     for (const entry of pool) {
       if (out.has(entry.rec.id)) continue;
       const t = titleScore(qKey, entry.key);
       const a = qArtist === null ? null : artistScore(qArtist, entry.artist);
       const confidence = matchConfidence(t, a);
       // without an ISRC match, never as sure as an ISRC
-      if (confidence > 0) out.set(entry.rec.id, { entry, confidence: Math.min(confidence, 0.95), isrc: null });
+      if (confidence > 0)
+        out.set(entry.rec.id, { entry, confidence: Math.min(confidence, 0.95), isrc: null });
     }
   }
   return [...out.values()].sort(byRank);
@@ -156,7 +190,10 @@ export class OfflineProvider implements EnrichmentProvider {
     return { recordings: (await loadIndex(this.datasetPath)).entries.length };
   }
 
-  async lookup(query: TrackQuery, options?: { signal?: AbortSignal }): Promise<EnrichedRecording | null> {
+  async lookup(
+    query: TrackQuery,
+    options?: { signal?: AbortSignal },
+  ): Promise<EnrichedRecording | null> {
     options?.signal?.throwIfAborted();
     const index = await loadIndex(this.datasetPath);
     const ranked = candidates(index, query, true);
@@ -164,13 +201,18 @@ export class OfflineProvider implements EnrichmentProvider {
     if (!best || best.confidence < MIN_LOOKUP_CONFIDENCE) return null;
     if (best.isrc === null && (!query.artist || foldText(query.artist) === '')) {
       // a title alone names a recording only when a single artist holds it
-      const artists = new Set(ranked.filter((s) => s.confidence === best.confidence).map((s) => foldText(s.entry.artist)));
+      const artists = new Set(
+        ranked.filter((s) => s.confidence === best.confidence).map((s) => foldText(s.entry.artist)),
+      );
       if (artists.size > 1) return null;
     }
     return toEnriched(best);
   }
 
-  async search(query: TrackQuery & { limit?: number }, options?: { signal?: AbortSignal }): Promise<EnrichedRecording[]> {
+  async search(
+    query: TrackQuery & { limit?: number },
+    options?: { signal?: AbortSignal },
+  ): Promise<EnrichedRecording[]> {
     options?.signal?.throwIfAborted();
     const index = await loadIndex(this.datasetPath);
     const limit = Math.min(Math.max(Math.trunc(query.limit ?? DEFAULT_LIMIT), 1), MAX_LIMIT);

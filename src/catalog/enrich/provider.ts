@@ -31,7 +31,10 @@ export interface EnrichmentProvider {
   /** The best match, or null when the provider does not know the track. */
   lookup(query: TrackQuery, options?: { signal?: AbortSignal }): Promise<EnrichedRecording | null>;
   /** Candidates, best first. */
-  search(query: TrackQuery & { limit?: number }, options?: { signal?: AbortSignal }): Promise<EnrichedRecording[]>;
+  search(
+    query: TrackQuery & { limit?: number },
+    options?: { signal?: AbortSignal },
+  ): Promise<EnrichedRecording[]>;
 }
 
 /**

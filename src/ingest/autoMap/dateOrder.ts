@@ -45,7 +45,9 @@ function dayMonthDates(values: readonly string[]): Parsed[] {
 }
 
 /** What a column's own dates say: an order with the date that shows it, both (a contradiction), or nothing. */
-function evidence(parsed: readonly Parsed[]): { order: Order; example: string } | { both: [string, string] } | null {
+function evidence(
+  parsed: readonly Parsed[],
+): { order: Order; example: string } | { both: [string, string] } | null {
   const dayFirst = parsed.find((p) => p.a > 12);
   const monthFirst = parsed.find((p) => p.b > 12);
   if (dayFirst && monthFirst) return { both: [dayFirst.raw, monthFirst.raw] };
@@ -55,7 +57,9 @@ function evidence(parsed: readonly Parsed[]): { order: Order; example: string } 
 }
 
 /** The order the file's date columns agree on by their own dates (`columns`: name → sampled cells), if they do. */
-export function fileDayMonth(columns: ReadonlyMap<string, readonly string[]>): { order: Order; column: string; example: string } | null {
+export function fileDayMonth(
+  columns: ReadonlyMap<string, readonly string[]>,
+): { order: Order; column: string; example: string } | null {
   let found: { order: Order; column: string; example: string } | null = null;
   for (const [column, values] of columns) {
     const e = evidence(dayMonthDates(values));
@@ -69,7 +73,12 @@ export function fileDayMonth(columns: ReadonlyMap<string, readonly string[]>): {
 /** The order of a column's day/month dates (`values`: its sampled cells). */
 export function decideDayMonth(
   values: readonly string[],
-  context: { facts: StatementFacts; distributor: string | null; column: string; file: ReturnType<typeof fileDayMonth> },
+  context: {
+    facts: StatementFacts;
+    distributor: string | null;
+    column: string;
+    file: ReturnType<typeof fileDayMonth>;
+  },
 ): DayMonthDecision {
   const parsed = dayMonthDates(values);
   if (parsed.length === 0) return { order: null, why: '' };
@@ -78,12 +87,23 @@ export function decideDayMonth(
     return {
       order: null,
       why: '',
-      reason: { code: 'values_unreadable', message: `The dates of "${context.column}" are written in both orders (${own.both[0]} is day first, ${own.both[1]} month first).` },
+      reason: {
+        code: 'values_unreadable',
+        message: `The dates of "${context.column}" are written in both orders (${own.both[0]} is day first, ${own.both[1]} month first).`,
+      },
     };
   }
-  if (own) return { order: own.order, why: `its dates are ${own.order === 'DMY' ? 'day' : 'month'} first (${own.example})` };
+  if (own)
+    return {
+      order: own.order,
+      why: `its dates are ${own.order === 'DMY' ? 'day' : 'month'} first (${own.example})`,
+    };
   const { file } = context;
-  if (file) return { order: file.order, why: `the file writes dates ${file.order === 'DMY' ? 'day' : 'month'} first ("${file.column}": ${file.example})` };
+  if (file)
+    return {
+      order: file.order,
+      why: `the file writes dates ${file.order === 'DMY' ? 'day' : 'month'} first ("${file.column}": ${file.example})`,
+    };
   const period = context.facts.period;
   if (period) {
     const fits = (['DMY', 'MDY'] as const).filter((order) =>
@@ -92,10 +112,18 @@ export function decideDayMonth(
         return d !== null && d >= period.start && d <= period.end;
       }),
     );
-    if (fits.length === 1) return { order: fits[0]!, why: `only read ${fits[0] === 'DMY' ? 'day' : 'month'} first do its dates fall in the statement period ${period.value}` };
+    if (fits.length === 1)
+      return {
+        order: fits[0]!,
+        why: `only read ${fits[0] === 'DMY' ? 'day' : 'month'} first do its dates fall in the statement period ${period.value}`,
+      };
   }
   const convention = familyDateOrder(context.distributor);
-  if (convention) return { order: convention, why: `${context.distributor} writes dates ${convention === 'DMY' ? 'day' : 'month'} first` };
+  if (convention)
+    return {
+      order: convention,
+      why: `${context.distributor} writes dates ${convention === 'DMY' ? 'day' : 'month'} first`,
+    };
   return {
     order: null,
     why: '',

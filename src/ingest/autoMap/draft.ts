@@ -37,14 +37,23 @@ function earnings(s: MappingSuggestion, d: Draft): void {
   const confidence = s.confidence.royaltyEarnings ?? 0;
   const column = spec?.column ?? spec?.columns?.join(', ');
   if (!spec) {
-    d.reasons.push({ code: 'field_missing', field: 'royaltyEarnings', message: 'No column reads as the net earnings.' });
+    d.reasons.push({
+      code: 'field_missing',
+      field: 'royaltyEarnings',
+      message: 'No column reads as the net earnings.',
+    });
     return;
   }
   const next = s.runnerUp?.royaltyEarnings;
   // a weaker name is enough for the one column of the file that names money at all
   const sole = !next && confidence >= SOLE_MONEY_CONFIDENCE;
   if (confidence < HIGH_CONFIDENCE && !sole) {
-    d.reasons.push({ code: 'field_uncertain', field: 'royaltyEarnings', column, message: `"${column}" is only probably the net earnings (confidence ${confidence}): ${s.reasons.royaltyEarnings}.` });
+    d.reasons.push({
+      code: 'field_uncertain',
+      field: 'royaltyEarnings',
+      column,
+      message: `"${column}" is only probably the net earnings (confidence ${confidence}): ${s.reasons.royaltyEarnings}.`,
+    });
     return;
   }
   if (next && next.confidence >= confidence - CONTESTED_MARGIN) {
@@ -58,14 +67,20 @@ function earnings(s: MappingSuggestion, d: Draft): void {
     return;
   }
   d.fields.royaltyEarnings = spec;
-  d.basis.royaltyEarnings = { confidence, why: `${s.reasons.royaltyEarnings ?? ''}${sole && confidence < HIGH_CONFIDENCE ? '; no other column names money' : ''}` };
+  d.basis.royaltyEarnings = {
+    confidence,
+    why: `${s.reasons.royaltyEarnings ?? ''}${sole && confidence < HIGH_CONFIDENCE ? '; no other column names money' : ''}`,
+  };
 }
 
 function currency(s: MappingSuggestion, facts: StatementFacts, d: Draft): void {
   const spec = s.fields.currency;
   const confidence = s.confidence.currency ?? 0;
   const fact = facts.currency;
-  const strong = spec && confidence >= HIGH_CONFIDENCE && (spec.column !== undefined || spec.constant !== undefined);
+  const strong =
+    spec &&
+    confidence >= HIGH_CONFIDENCE &&
+    (spec.column !== undefined || spec.constant !== undefined);
   if (strong && spec.constant !== undefined && fact && fact.value !== spec.constant) {
     d.reasons.push({
       code: 'conflicting_facts',
@@ -79,29 +94,53 @@ function currency(s: MappingSuggestion, facts: StatementFacts, d: Draft): void {
     d.basis.currency = { confidence, why: s.reasons.currency ?? '' };
   } else if (fact) {
     d.fields.currency = { variable: FACT_VARIABLES.currency };
-    d.basis.currency = { confidence: fact.from === 'preamble' ? 0.95 : 0.85, why: `the ${fact.from === 'preamble' ? `preamble's "${fact.where}"` : 'file name'} says ${fact.value}` };
+    d.basis.currency = {
+      confidence: fact.from === 'preamble' ? 0.95 : 0.85,
+      why: `the ${fact.from === 'preamble' ? `preamble's "${fact.where}"` : 'file name'} says ${fact.value}`,
+    };
   } else {
-    d.reasons.push({ code: 'field_missing', field: 'currency', message: `Nothing names the currency with confidence: ${s.reasons.currency ?? 'no column, header or preamble line names it'}.` });
+    d.reasons.push({
+      code: 'field_missing',
+      field: 'currency',
+      message: `Nothing names the currency with confidence: ${s.reasons.currency ?? 'no column, header or preamble line names it'}.`,
+    });
   }
 }
 
-function period(s: MappingSuggestion, located: LocatedTable, facts: StatementFacts, d: Draft): void {
+function period(
+  s: MappingSuggestion,
+  located: LocatedTable,
+  facts: StatementFacts,
+  d: Draft,
+): void {
   const spec = s.fields.stmtYear;
   const confidence = Math.min(s.confidence.stmtYear ?? 0, s.confidence.stmtCadence ?? 0);
   const fact = facts.period;
   // the preamble states the statement's period: it beats a column (which then dates the sales)
-  if (fact && (fact.from === 'preamble' || spec?.column === undefined || confidence < HIGH_CONFIDENCE)) {
+  if (
+    fact &&
+    (fact.from === 'preamble' || spec?.column === undefined || confidence < HIGH_CONFIDENCE)
+  ) {
     for (const f of PERIOD_FIELDS) {
       d.fields[f] = { variable: FACT_VARIABLES.period };
-      d.basis[f] = { confidence: fact.from === 'preamble' ? 0.95 : 0.85, why: `the ${fact.from === 'preamble' ? `preamble's "${fact.where}"` : 'file name'} gives the period ${fact.value}` };
+      d.basis[f] = {
+        confidence: fact.from === 'preamble' ? 0.95 : 0.85,
+        why: `the ${fact.from === 'preamble' ? `preamble's "${fact.where}"` : 'file name'} gives the period ${fact.value}`,
+      };
     }
     return;
   }
   if (spec?.column !== undefined && confidence >= HIGH_CONFIDENCE) {
     const range = rangeCadence(s, located, spec.column);
     for (const f of PERIOD_FIELDS) {
-      d.fields[f] = range ? (f === 'stmtCadence' ? { constant: range.cadence } : { column: spec.column, format: WIDEN[range.cadence] }) : s.fields[f]!;
-      d.basis[f] = range ? { confidence, why: range.why } : { confidence: s.confidence[f] ?? confidence, why: s.reasons[f] ?? '' };
+      d.fields[f] = range
+        ? f === 'stmtCadence'
+          ? { constant: range.cadence }
+          : { column: spec.column, format: WIDEN[range.cadence] }
+        : s.fields[f]!;
+      d.basis[f] = range
+        ? { confidence, why: range.why }
+        : { confidence: s.confidence[f] ?? confidence, why: s.reasons[f] ?? '' };
     }
     return;
   }
@@ -128,10 +167,20 @@ const WIDEN = { M: 'month', Q: 'quarter', H: 'half', Y: 'year' } as const;
  * halves or years in every sampled row (Songtrust's Period Start/Period End): that cadence, not
  * the end date's month.
  */
-function rangeCadence(s: MappingSuggestion, located: LocatedTable, stmtColumn: string): { cadence: Cadence; why: string } | null {
+function rangeCadence(
+  s: MappingSuggestion,
+  located: LocatedTable,
+  stmtColumn: string,
+): { cadence: Cadence; why: string } | null {
   const start = s.fields.salesPeriodStart?.column;
   const end = s.fields.salesPeriodEnd?.column;
-  if (start === undefined || end === undefined || headerKey(end) !== headerKey(stmtColumn) || headerKey(start) === headerKey(end)) return null;
+  if (
+    start === undefined ||
+    end === undefined ||
+    headerKey(end) !== headerKey(stmtColumn) ||
+    headerKey(start) === headerKey(end)
+  )
+    return null;
   const [i, j] = [start, end].map((c) => located.header.indexOf(headerIn(located.header, c) ?? ''));
   if (i! < 0 || j! < 0) return null;
   const cadences = new Set<string>();
@@ -145,17 +194,28 @@ function rangeCadence(s: MappingSuggestion, located: LocatedTable, stmtColumn: s
   }
   const [cadence] = [...cadences] as Cadence[];
   if (cadences.size !== 1 || !cadence || cadence === 'M') return null;
-  return { cadence, why: `every "${start}"-"${end}" range is a whole ${WIDEN[cadence]}: the statement is of that ${WIDEN[cadence]}` };
+  return {
+    cadence,
+    why: `every "${start}"-"${end}" range is a whole ${WIDEN[cadence]}: the statement is of that ${WIDEN[cadence]}`,
+  };
 }
 
 /**
  * Without a statement period, a sales-period column of whole periods (`Sale Month` 2024-03) dates
  * the statement: its periods, of one cadence in every sampled row.
  */
-function salesMonths(s: MappingSuggestion, located: LocatedTable): { column: string; cadence: Cadence; confidence: number; why: string } | null {
+function salesMonths(
+  s: MappingSuggestion,
+  located: LocatedTable,
+): { column: string; cadence: Cadence; confidence: number; why: string } | null {
   const start = s.fields.salesPeriodStart?.column;
   const confidence = s.confidence.salesPeriodStart ?? 0;
-  if (start === undefined || s.fields.salesPeriodEnd?.column !== start || confidence < HIGH_CONFIDENCE) return null;
+  if (
+    start === undefined ||
+    s.fields.salesPeriodEnd?.column !== start ||
+    confidence < HIGH_CONFIDENCE
+  )
+    return null;
   const header = headerIn(located.header, start);
   if (header === undefined) return null;
   const index = located.header.indexOf(header);
@@ -165,7 +225,12 @@ function salesMonths(s: MappingSuggestion, located: LocatedTable): { column: str
   const cadences = new Set(values.map((v) => parsePeriod(v)?.cadence ?? null));
   const [cadence] = [...cadences];
   if (cadences.size !== 1 || !cadence) return null;
-  return { column: header, cadence, confidence, why: `no statement period: "${header}" holds whole periods of cadence ${cadence} (${values[0]})` };
+  return {
+    column: header,
+    cadence,
+    confidence,
+    why: `no statement period: "${header}" holds whole periods of cadence ${cadence} (${values[0]})`,
+  };
 }
 
 function optional(s: MappingSuggestion, facts: StatementFacts, d: Draft): void {
@@ -173,7 +238,10 @@ function optional(s: MappingSuggestion, facts: StatementFacts, d: Draft): void {
     if ((requiredFields as readonly string[]).includes(f) || d.fields[f]) continue;
     const confidence = s.confidence[f] ?? 0;
     // a column the period now comes from elsewhere may still date the sales
-    if (confidence < MIN_OPTIONAL && !(f.startsWith('salesPeriod') && spec.column !== undefined && confidence >= 0.4)) {
+    if (
+      confidence < MIN_OPTIONAL &&
+      !(f.startsWith('salesPeriod') && spec.column !== undefined && confidence >= 0.4)
+    ) {
       d.leftOut.push(f);
       continue;
     }
@@ -182,22 +250,38 @@ function optional(s: MappingSuggestion, facts: StatementFacts, d: Draft): void {
   }
   if (facts.payee && !d.fields.accountName) {
     d.fields.accountName = { variable: FACT_VARIABLES.payee };
-    d.basis.accountName = { confidence: 0.9, why: `the preamble's "${facts.payee.where}" names the payee` };
+    d.basis.accountName = {
+      confidence: 0.9,
+      why: `the preamble's "${facts.payee.where}" names the payee`,
+    };
   }
   if (facts.account && !d.fields.accountNumber) {
     d.fields.accountNumber = { variable: FACT_VARIABLES.account };
-    d.basis.accountNumber = { confidence: 0.9, why: `the preamble's "${facts.account.where}" gives the account` };
+    d.basis.accountNumber = {
+      confidence: 0.9,
+      why: `the preamble's "${facts.account.where}" gives the account`,
+    };
   }
 }
 
 /** Day/month order of every date column the draft reads: proven, or a reason naming the column. */
-function dateOrders(located: LocatedTable, facts: StatementFacts, distributor: string | null, d: Draft): void {
+function dateOrders(
+  located: LocatedTable,
+  facts: StatementFacts,
+  distributor: string | null,
+  d: Draft,
+): void {
   const done = new Set<string>();
   const sampled = (index: number) => located.sampleRows.map((r) => r[index] ?? '');
   const file = fileDayMonth(new Map(located.header.map((h, i) => [h, sampled(i)])));
   for (const [f, spec] of Object.entries(d.fields) as [StandardField, FieldSpec][]) {
     const kind = fieldKinds[f];
-    if ((kind !== 'period' && kind !== 'date') || spec.column === undefined || spec.format !== undefined) continue;
+    if (
+      (kind !== 'period' && kind !== 'date') ||
+      spec.column === undefined ||
+      spec.format !== undefined
+    )
+      continue;
     const header = headerIn(located.header, spec.column);
     if (header === undefined || done.has(headerKey(header))) continue;
     done.add(headerKey(header));
@@ -209,16 +293,30 @@ function dateOrders(located: LocatedTable, facts: StatementFacts, distributor: s
     }
     // the order is proven: every field reading the column reads it so
     for (const [g, other] of Object.entries(d.fields) as [StandardField, FieldSpec][]) {
-      if (other.column !== undefined && headerKey(other.column) === headerKey(header) && other.format === undefined && (fieldKinds[g] === 'date' || fieldKinds[g] === 'period')) {
+      if (
+        other.column !== undefined &&
+        headerKey(other.column) === headerKey(header) &&
+        other.format === undefined &&
+        (fieldKinds[g] === 'date' || fieldKinds[g] === 'period')
+      ) {
         d.fields[g] = { ...other, format: decided.order };
       }
     }
-    for (const g of Object.keys(d.fields) as StandardField[]) if (d.fields[g]?.column !== undefined && headerKey(d.fields[g]!.column!) === headerKey(header)) d.basis[g] = { ...d.basis[g]!, why: `${d.basis[g]?.why ?? ''}; ${decided.why}` };
+    for (const g of Object.keys(d.fields) as StandardField[])
+      if (
+        d.fields[g]?.column !== undefined &&
+        headerKey(d.fields[g]!.column!) === headerKey(header)
+      )
+        d.basis[g] = { ...d.basis[g]!, why: `${d.basis[g]?.why ?? ''}; ${decided.why}` };
   }
 }
 
 /** The strict mapping of an unknown layout, or the reasons it cannot be one. */
-export function draftAutoMapping(suggestion: MappingSuggestion, located: LocatedTable, facts: StatementFacts): Draft {
+export function draftAutoMapping(
+  suggestion: MappingSuggestion,
+  located: LocatedTable,
+  facts: StatementFacts,
+): Draft {
   const d: Draft = { fields: {}, basis: {}, leftOut: [], reasons: [] };
   earnings(suggestion, d);
   currency(suggestion, facts, d);

@@ -21,14 +21,21 @@ export interface Proof {
 }
 
 /** Sampled data records (1-based) whose amount cell does not read. */
-function unreadableAmountRows(located: LocatedTable, fields: MappingFields, decimalComma: Readonly<Record<string, boolean>>): number[] {
+function unreadableAmountRows(
+  located: LocatedTable,
+  fields: MappingFields,
+  decimalComma: Readonly<Record<string, boolean>>,
+): number[] {
   const spec = fields.royaltyEarnings;
   const columns = spec?.columns ?? (spec?.column !== undefined ? [spec.column] : []);
   const comma = usesDecimalComma(spec, located.header, decimalComma);
-  const indexes = columns.map((c) => located.header.indexOf(headerIn(located.header, c) ?? '')).filter((i) => i >= 0);
+  const indexes = columns
+    .map((c) => located.header.indexOf(headerIn(located.header, c) ?? ''))
+    .filter((i) => i >= 0);
   const rows: number[] = [];
   located.sampleRows.forEach((r, i) => {
-    if (indexes.some((j) => (r[j] ?? '').trim() !== '' && readAmount(r[j], comma) === null)) rows.push(i + 1);
+    if (indexes.some((j) => (r[j] ?? '').trim() !== '' && readAmount(r[j], comma) === null))
+      rows.push(i + 1);
   });
   return rows.slice(0, 10);
 }
@@ -39,40 +46,118 @@ function columnOf(fields: MappingFields, f: keyof MappingFields): string | undef
 }
 
 /** What the normalized rows say against the mapping. */
-function valueReasons(out: NormalizeOutput, located: LocatedTable, fields: MappingFields, named: (f: StandardField) => boolean): AutoMapReason[] {
+function valueReasons(
+  out: NormalizeOutput,
+  located: LocatedTable,
+  fields: MappingFields,
+  named: (f: StandardField) => boolean,
+): AutoMapReason[] {
   const reasons: AutoMapReason[] = [];
   const { issues } = out;
   const add = (r: AutoMapReason) => reasons.push(r);
-  if (out.keptRows === 0) add({ code: 'no_data_rows', message: 'The statement has no data rows to prove a mapping with.' });
+  if (out.keptRows === 0)
+    add({
+      code: 'no_data_rows',
+      message: 'The statement has no data rows to prove a mapping with.',
+    });
   if (issues.invalidAmounts > 0) {
     const column = columnOf(fields, 'royaltyEarnings');
-    const examples = unreadableAmountRows(located, fields, out.decimalComma ?? located.decimalComma);
-    add({ code: 'values_unreadable', field: 'royaltyEarnings', column, rows: issues.invalidAmounts, ...(examples.length ? { examples } : {}), message: `${issues.invalidAmounts} rows of "${column}" are no amount.` });
+    const examples = unreadableAmountRows(
+      located,
+      fields,
+      out.decimalComma ?? located.decimalComma,
+    );
+    add({
+      code: 'values_unreadable',
+      field: 'royaltyEarnings',
+      column,
+      rows: issues.invalidAmounts,
+      ...(examples.length ? { examples } : {}),
+      message: `${issues.invalidAmounts} rows of "${column}" are no amount.`,
+    });
   }
   if (issues.missingAmounts > 0) {
     const column = columnOf(fields, 'royaltyEarnings');
-    add({ code: 'values_missing', field: 'royaltyEarnings', column, rows: issues.missingAmounts, message: `${issues.missingAmounts} rows have no amount in "${column}".` });
+    add({
+      code: 'values_missing',
+      field: 'royaltyEarnings',
+      column,
+      rows: issues.missingAmounts,
+      message: `${issues.missingAmounts} rows have no amount in "${column}".`,
+    });
   }
   if (issues.unknownCurrencies.length > 0) {
-    add({ code: 'values_unreadable', field: 'currency', column: columnOf(fields, 'currency'), message: `Currencies not recognised: ${issues.unknownCurrencies.slice(0, 10).join(', ')}.`, details: { values: issues.unknownCurrencies.slice(0, 50) } });
+    add({
+      code: 'values_unreadable',
+      field: 'currency',
+      column: columnOf(fields, 'currency'),
+      message: `Currencies not recognised: ${issues.unknownCurrencies.slice(0, 10).join(', ')}.`,
+      details: { values: issues.unknownCurrencies.slice(0, 50) },
+    });
   }
   const noCurrency = out.perCurrency.find((c) => c.currency === null)?.rows ?? 0;
-  if (noCurrency > 0) add({ code: 'values_missing', field: 'currency', column: columnOf(fields, 'currency'), rows: noCurrency, message: `${noCurrency} rows have no currency.` });
+  if (noCurrency > 0)
+    add({
+      code: 'values_missing',
+      field: 'currency',
+      column: columnOf(fields, 'currency'),
+      rows: noCurrency,
+      message: `${noCurrency} rows have no currency.`,
+    });
   if (issues.missingStmtPeriod > 0) {
-    add({ code: 'values_unreadable', field: 'stmtYear', column: columnOf(fields, 'stmtYear'), rows: issues.missingStmtPeriod, message: `${issues.missingStmtPeriod} rows have no statement period that reads.` });
+    add({
+      code: 'values_unreadable',
+      field: 'stmtYear',
+      column: columnOf(fields, 'stmtYear'),
+      rows: issues.missingStmtPeriod,
+      message: `${issues.missingStmtPeriod} rows have no statement period that reads.`,
+    });
   }
   // an identifier column named as one is one: values failing their check digit are the payor's data
   // (processed with the invalid_isrc/invalid_upc warnings); under a weaker name they disprove it
-  if (issues.invalidIsrc > 0 && !named('isrc')) add({ code: 'values_unreadable', field: 'isrc', column: columnOf(fields, 'isrc'), rows: issues.invalidIsrc, message: `${issues.invalidIsrc} rows have no valid ISRC.` });
-  if (issues.invalidUpc > 0 && !named('upc')) add({ code: 'values_unreadable', field: 'upc', column: columnOf(fields, 'upc'), rows: issues.invalidUpc, message: `${issues.invalidUpc} rows have no valid UPC/EAN.` });
+  if (issues.invalidIsrc > 0 && !named('isrc'))
+    add({
+      code: 'values_unreadable',
+      field: 'isrc',
+      column: columnOf(fields, 'isrc'),
+      rows: issues.invalidIsrc,
+      message: `${issues.invalidIsrc} rows have no valid ISRC.`,
+    });
+  if (issues.invalidUpc > 0 && !named('upc'))
+    add({
+      code: 'values_unreadable',
+      field: 'upc',
+      column: columnOf(fields, 'upc'),
+      rows: issues.invalidUpc,
+      message: `${issues.invalidUpc} rows have no valid UPC/EAN.`,
+    });
   if (issues.unknownCountries.length > 0) {
-    add({ code: 'values_unreadable', field: 'country', column: columnOf(fields, 'country'), message: `Territories not recognised: ${issues.unknownCountries.slice(0, 10).join(', ')}.`, details: { values: issues.unknownCountries.slice(0, 50) } });
+    add({
+      code: 'values_unreadable',
+      field: 'country',
+      column: columnOf(fields, 'country'),
+      message: `Territories not recognised: ${issues.unknownCountries.slice(0, 10).join(', ')}.`,
+      details: { values: issues.unknownCountries.slice(0, 50) },
+    });
   }
-  if (issues.extraCells > 0) add({ code: 'values_unreadable', rows: issues.extraCells, message: `${issues.extraCells} rows have a cell beyond the header's last column.` });
+  if (issues.extraCells > 0)
+    add({
+      code: 'values_unreadable',
+      rows: issues.extraCells,
+      message: `${issues.extraCells} rows have a cell beyond the header's last column.`,
+    });
   for (const f of ['salesPeriodStart', 'salesPeriodEnd'] as const) {
     const column = fields[f]?.column;
-    if (column !== undefined && (f === 'salesPeriodStart' ? out.salesPeriodStart : out.salesPeriodEnd) === null) {
-      add({ code: 'values_unreadable', field: f, column, message: `No date of "${column}" reads.` });
+    if (
+      column !== undefined &&
+      (f === 'salesPeriodStart' ? out.salesPeriodStart : out.salesPeriodEnd) === null
+    ) {
+      add({
+        code: 'values_unreadable',
+        field: f,
+        column,
+        message: `No date of "${column}" reads.`,
+      });
     }
   }
   return reasons;
@@ -88,7 +173,12 @@ export function proveMapping(
 ): Proof {
   const named = (f: StandardField) => (basis[f]?.confidence ?? 0) >= NAMED_IDENTIFIER;
   const reasons = valueReasons(out, located, fields, named);
-  const totals = checkTotals(located, fields, { amount: out.net, units: out.units, rows: String(out.keptRows) }, out.decimalComma ?? located.decimalComma);
+  const totals = checkTotals(
+    located,
+    fields,
+    { amount: out.net, units: out.units, rows: String(out.keptRows) },
+    out.decimalComma ?? located.decimalComma,
+  );
   for (const total of totals.filter((x) => !x.agrees)) {
     reasons.push({
       code: 'total_mismatch',
@@ -97,7 +187,13 @@ export function proveMapping(
         total.computed === null
           ? `The ${total.where}'s "${total.label}" states ${total.stated}, and the rows have no sum to compare it with.`
           : `The ${total.where}'s "${total.label}" states ${total.stated}; the rows sum to ${total.computed}${total.compared !== null ? ` (${total.compared} as printed)` : ''}.`,
-      details: { where: total.where, label: total.label, measure: total.measure, stated: total.stated, computed: total.computed },
+      details: {
+        where: total.where,
+        label: total.label,
+        measure: total.measure,
+        stated: total.stated,
+        computed: total.computed,
+      },
     });
   }
   return { rows: out.keptRows, net: out.net, units: out.units, totals, reasons };

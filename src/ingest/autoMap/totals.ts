@@ -16,27 +16,46 @@ export interface StatedTotal {
 }
 
 // a preamble line that states the statement's total (not a balance, a payment or a rate)
-const PREAMBLE_TOTAL = /^(total|grand total|statement total|total (net )?(royalties|earnings|amount|revenue|income)|net total|total due|gesamtbetrag|gesamtsumme|summe|montant total|total général)(\s*\(?[A-Z]{3}\)?)?$/i;
+const PREAMBLE_TOTAL =
+  /^(total|grand total|statement total|total (net )?(royalties|earnings|amount|revenue|income)|net total|total due|gesamtbetrag|gesamtsumme|summe|montant total|total général)(\s*\(?[A-Z]{3}\)?)?$/i;
 const PREAMBLE_UNITS = /^total (units|quantity|streams|plays)$/i;
 const PREAMBLE_ROWS = /^(total rows|row count|number of (rows|lines|records))$/i;
 
 /** Every total the file states for the mapping's money and units columns. */
-export function statedTotals(located: LocatedTable, fields: { royaltyEarnings?: FieldSpec | undefined; units?: FieldSpec | undefined }): StatedTotal[] {
+export function statedTotals(
+  located: LocatedTable,
+  fields: { royaltyEarnings?: FieldSpec | undefined; units?: FieldSpec | undefined },
+): StatedTotal[] {
   const out: StatedTotal[] = [];
   for (const total of located.footerTotals) {
     if (total.kind === 'balance') continue;
     if (total.measure && total.value !== undefined) {
-      out.push({ where: 'footer', label: total.label, measure: total.measure, stated: total.value });
+      out.push({
+        where: 'footer',
+        label: total.label,
+        measure: total.measure,
+        stated: total.value,
+      });
       continue;
     }
-    for (const [measure, spec] of [['amount', fields.royaltyEarnings], ['units', fields.units]] as const) {
+    for (const [measure, spec] of [
+      ['amount', fields.royaltyEarnings],
+      ['units', fields.units],
+    ] as const) {
       const header = headerIn(located.header, spec?.column);
-      if (header !== undefined && Object.hasOwn(total.values, header)) out.push({ where: 'footer', label: total.label, measure, stated: total.values[header]! });
+      if (header !== undefined && Object.hasOwn(total.values, header))
+        out.push({ where: 'footer', label: total.label, measure, stated: total.values[header]! });
     }
   }
   for (const [key, value] of Object.entries(located.preambleValues)) {
     const k = key.trim();
-    const measure: FooterMeasure | null = PREAMBLE_TOTAL.test(k) ? 'amount' : PREAMBLE_UNITS.test(k) ? 'units' : PREAMBLE_ROWS.test(k) ? 'rows' : null;
+    const measure: FooterMeasure | null = PREAMBLE_TOTAL.test(k)
+      ? 'amount'
+      : PREAMBLE_UNITS.test(k)
+        ? 'units'
+        : PREAMBLE_ROWS.test(k)
+          ? 'rows'
+          : null;
     if (measure) out.push({ where: 'preamble', label: k, measure, stated: value });
   }
   return out;
@@ -78,7 +97,8 @@ export function checkTotals(
     const comma = total.measure !== 'rows' && usesDecimalComma(spec, located.header, decimalComma);
     const stated = readAmount(total.stated, comma);
     const computed = sums[total.measure];
-    if (stated === null || computed === null) return { ...total, computed, compared: null, agrees: false };
+    if (stated === null || computed === null)
+      return { ...total, computed, compared: null, agrees: false };
     const digits = printedDecimals(total.stated, comma);
     const compared = roundDecimal(computed, digits);
     return { ...total, computed, compared, agrees: compareDecimals(stated, compared) === 0 };

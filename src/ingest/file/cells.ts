@@ -37,7 +37,8 @@ export function numberBody(text: string): string | null {
       if (i === s.length - 1) return null;
       continue;
     }
-    if (GROUPING.has(c) && digits > 0 && i + 1 < s.length && s[i + 1]! >= '0' && s[i + 1]! <= '9') continue;
+    if (GROUPING.has(c) && digits > 0 && i + 1 < s.length && s[i + 1]! >= '0' && s[i + 1]! <= '9')
+      continue;
     return null;
   }
   if (digits === 0) return null;
@@ -98,7 +99,10 @@ function numberStyle(body: string): NumberStyle {
  * a column whose only evidence is ambiguous (1,234 or 1.234) follows the rest of the file, and
  * a semicolon-delimited file leans to the decimal comma.
  */
-export function decideDecimalComma(columns: readonly string[][], delimiter: string): (boolean | null)[] {
+export function decideDecimalComma(
+  columns: readonly string[][],
+  delimiter: string,
+): (boolean | null)[] {
   const styles = columns.map((values) => {
     const seen = { comma: 0, dot: 0, 'comma?': 0, 'dot?': 0, integer: 0 };
     for (const v of values) {
@@ -108,7 +112,9 @@ export function decideDecimalComma(columns: readonly string[][], delimiter: stri
     }
     return seen;
   });
-  const fileComma = styles.some((s) => s.comma > 0 && s.dot === 0) && !styles.some((s) => s.dot > 0 && s.comma === 0);
+  const fileComma =
+    styles.some((s) => s.comma > 0 && s.dot === 0) &&
+    !styles.some((s) => s.dot > 0 && s.comma === 0);
   const leanComma = fileComma || delimiter === ';';
   return styles.map((s) => {
     if (s.comma + s.dot + s['comma?'] + s['dot?'] + s.integer === 0) return null;
@@ -123,7 +129,11 @@ export function decideDecimalComma(columns: readonly string[][], delimiter: stri
 type Order = 'MDY' | 'DMY' | 'YMD';
 
 /** Per column: the day/month order of date-like columns (null for other columns). */
-export function decideDateOrders(columns: readonly string[][], names: readonly string[], europeanLean: boolean): (Order | null)[] {
+export function decideDateOrders(
+  columns: readonly string[][],
+  names: readonly string[],
+  europeanLean: boolean,
+): (Order | null)[] {
   const evidence = columns.map((values, i) => {
     const e = { ymd: 0, dmy: 0, mdy: 0, ambiguous: 0, dates: 0, nonEmpty: 0 };
     const name = (names[i] ?? '').toLowerCase();
@@ -168,6 +178,13 @@ export function decideDateOrders(columns: readonly string[][], names: readonly s
   });
   // a column that cannot tell (every value 12 or less) follows the file's other date columns
   const known = decided.filter((d): d is Order => d === 'DMY' || d === 'MDY');
-  const fallback: Order = known.includes('DMY') && !known.includes('MDY') ? 'DMY' : known.includes('MDY') ? 'MDY' : europeanLean ? 'DMY' : 'MDY';
+  const fallback: Order =
+    known.includes('DMY') && !known.includes('MDY')
+      ? 'DMY'
+      : known.includes('MDY')
+        ? 'MDY'
+        : europeanLean
+          ? 'DMY'
+          : 'MDY';
   return decided.map((d) => (d === 'ambiguous' ? fallback : d));
 }

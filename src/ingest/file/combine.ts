@@ -15,7 +15,10 @@ import { RecordScanner } from './scan.ts';
 import type { Delimiter } from './text.ts';
 
 /** What joining needs of a part's located table. */
-type PartTable = Pick<DelimitedTable, 'header' | 'headerLine' | 'dataRecords' | 'removed' | 'removedTotal' | 'footerTotals'>;
+type PartTable = Pick<
+  DelimitedTable,
+  'header' | 'headerLine' | 'dataRecords' | 'removed' | 'removedTotal' | 'footerTotals'
+>;
 
 export interface TablePart {
   /** the sheet's or archive member's name */
@@ -43,11 +46,18 @@ interface Cuts {
   size: number;
 }
 
-async function cutsOf(part: TablePart, dialect: Dialect, limits: Limits, deadline: Deadline): Promise<Cuts | null> {
+async function cutsOf(
+  part: TablePart,
+  dialect: Dialect,
+  limits: Limits,
+  deadline: Deadline,
+): Promise<Cuts | null> {
   const { table } = part;
   // the trailer's first row is in the removed list unless the list was capped before it
   if (table.removed.length < table.removedTotal) return null;
-  const trailerRows = table.removed.filter((r) => r.line > table.headerLine && (r.reason === 'footer' || r.reason === 'summary')).map((r) => r.line);
+  const trailerRows = table.removed
+    .filter((r) => r.line > table.headerLine && (r.reason === 'footer' || r.reason === 'summary'))
+    .map((r) => r.line);
   const trailerLine = trailerRows.length > 0 ? Math.min(...trailerRows) : -1;
   const size = (await stat(part.csvPath)).size;
   let afterHeader = -1;
@@ -84,11 +94,22 @@ function withoutCR(buf: Buffer): Buffer {
   return Buffer.concat(pieces);
 }
 
-async function copyRange(out: NodeJS.WritableStream, part: TablePart, start: number, end: number, newline: Dialect['newline'], deadline: Deadline): Promise<void> {
+async function copyRange(
+  out: NodeJS.WritableStream,
+  part: TablePart,
+  start: number,
+  end: number,
+  newline: Dialect['newline'],
+  deadline: Deadline,
+): Promise<void> {
   if (end <= start) return;
   const dropCR = part.newline === '\r\n' && newline === '\n';
   let last = 0x0a;
-  for await (const chunk of createReadStream(part.csvPath, { start, end: end - 1, highWaterMark: 4 * 1024 * 1024 })) {
+  for await (const chunk of createReadStream(part.csvPath, {
+    start,
+    end: end - 1,
+    highWaterMark: 4 * 1024 * 1024,
+  })) {
     deadline.check();
     const buf = dropCR ? withoutCR(chunk as Buffer) : (chunk as Buffer);
     if (buf.length === 0) continue;
@@ -104,7 +125,10 @@ async function copyRange(out: NodeJS.WritableStream, part: TablePart, start: num
  * total of the whole is their sum, column by column; otherwise no total is checked rather than a
  * part's total against every part's rows. Balance lines are kept as they are.
  */
-function mergeTotals(parts: readonly TablePart[], decimalComma: Record<string, boolean>): FooterTotal[] {
+function mergeTotals(
+  parts: readonly TablePart[],
+  decimalComma: Record<string, boolean>,
+): FooterTotal[] {
   const balances = parts.flatMap((p) => p.table.footerTotals.filter((t) => t.kind === 'balance'));
   const totals = parts.map((p) => p.table.footerTotals.filter((t) => t.kind === 'total'));
   if (!totals.every((t) => t.length === 1 && t[0]!.measure === undefined)) return balances;
@@ -143,21 +167,37 @@ export async function combineTables(
   try {
     const { newline } = dialect;
     await copyRange(stream, parts[0]!, 0, cuts[0]!.trailer, newline, deadline);
-    for (let i = 1; i < parts.length; i++) await copyRange(stream, parts[i]!, cuts[i]!.afterHeader, cuts[i]!.trailer, newline, deadline);
-    for (let i = 0; i < parts.length; i++) await copyRange(stream, parts[i]!, cuts[i]!.trailer, cuts[i]!.size, newline, deadline);
+    for (let i = 1; i < parts.length; i++)
+      await copyRange(stream, parts[i]!, cuts[i]!.afterHeader, cuts[i]!.trailer, newline, deadline);
+    for (let i = 0; i < parts.length; i++)
+      await copyRange(stream, parts[i]!, cuts[i]!.trailer, cuts[i]!.size, newline, deadline);
   } finally {
     stream.end();
     await done;
   }
-  const table = await locateDelimited({ path: out, encoding: 'utf-8', sepDelimiter: null, newline: dialect.newline }, limits, deadline, dialect.delimiter);
+  const table = await locateDelimited(
+    { path: out, encoding: 'utf-8', sepDelimiter: null, newline: dialect.newline },
+    limits,
+    deadline,
+    dialect.delimiter,
+  );
   const rows = parts.reduce((n, s) => n + s.table.dataRecords, 0);
-  if (table.dataRecords !== rows || table.quote !== dialect.quote || table.header.join('\u0000') !== parts[0]!.table.header.join('\u0000')) return null;
+  if (
+    table.dataRecords !== rows ||
+    table.quote !== dialect.quote ||
+    table.header.join('\u0000') !== parts[0]!.table.header.join('\u0000')
+  )
+    return null;
   // the later parts' rows above their data (title, month, blank rows, their header) are not in
   // the joined file: listed as removed rows of no line, so nothing read goes unaccounted
-  const above: RemovedRow[] = parts.slice(1).flatMap((s) => [
-    ...s.table.removed.filter((r) => r.line < s.table.headerLine).map((r) => ({ ...r, line: -1 })),
-    { line: -1, reason: 'repeated_header' as const, cells: s.table.header },
-  ]);
+  const above: RemovedRow[] = parts
+    .slice(1)
+    .flatMap((s) => [
+      ...s.table.removed
+        .filter((r) => r.line < s.table.headerLine)
+        .map((r) => ({ ...r, line: -1 })),
+      { line: -1, reason: 'repeated_header' as const, cells: s.table.header },
+    ]);
   return {
     path: out,
     table: {

@@ -12,10 +12,19 @@ import { type Deadline, FileError, InflateBudget, type Limits, formatBytes } fro
 import { SUPPORTED } from './sniff.ts';
 
 const damaged = (what: string, cause: unknown) =>
-  new FileError('FILE_DAMAGED', `The ${what} is damaged or incomplete (${String((cause as Error)?.message ?? cause).slice(0, 120)}); download it again.`);
+  new FileError(
+    'FILE_DAMAGED',
+    `The ${what} is damaged or incomplete (${String((cause as Error)?.message ?? cause).slice(0, 120)}); download it again.`,
+  );
 
 /** Writes a counted stream to a file; a FileError from the counter wins over the stream's own. */
-async function drain(source: Readable, out: string, onChunk: (n: number) => void, deadline: Deadline, what: string): Promise<void> {
+async function drain(
+  source: Readable,
+  out: string,
+  onChunk: (n: number) => void,
+  deadline: Deadline,
+  what: string,
+): Promise<void> {
   let limitError: FileError | null = null;
   const sink = createWriteStream(out);
   try {
@@ -42,10 +51,21 @@ async function drain(source: Readable, out: string, onChunk: (n: number) => void
   }
 }
 
-export async function gunzipTo(file: string, out: string, budget: InflateBudget, deadline: Deadline): Promise<void> {
+export async function gunzipTo(
+  file: string,
+  out: string,
+  budget: InflateBudget,
+  deadline: Deadline,
+): Promise<void> {
   const compressed = (await stat(file)).size;
   let inflated = 0;
-  await drain(createReadStream(file).pipe(createGunzip()), out, (n) => budget.add(n, (inflated += n), compressed), deadline, 'gzip file');
+  await drain(
+    createReadStream(file).pipe(createGunzip()),
+    out,
+    (n) => budget.add(n, (inflated += n), compressed),
+    deadline,
+    'gzip file',
+  );
 }
 
 export interface ZipEntryInfo {
@@ -71,11 +91,26 @@ export interface OpenZip {
 }
 
 /** Zip compression methods by number (APPNOTE 4.4.5): only stored (0) and deflated (8) are read. */
-const METHODS: Record<number, string> = { 1: 'Shrink', 6: 'Implode', 9: 'Deflate64', 12: 'bzip2', 14: 'LZMA', 93: 'Zstandard', 95: 'XZ', 96: 'JPEG', 97: 'WavPack', 98: 'PPMd' };
+const METHODS: Record<number, string> = {
+  1: 'Shrink',
+  6: 'Implode',
+  9: 'Deflate64',
+  12: 'bzip2',
+  14: 'LZMA',
+  93: 'Zstandard',
+  95: 'XZ',
+  96: 'JPEG',
+  97: 'WavPack',
+  98: 'PPMd',
+};
 
 /** Why an entry cannot be read at all (encrypted, an unknown method), before anything is inflated. */
 function refuseEntry(e: ZipEntryInfo): FileError | null {
-  if (e.entry.isEncrypted()) return new FileError('FILE_ENCRYPTED', 'The archive is password-protected; extract it and upload the statement itself.');
+  if (e.entry.isEncrypted())
+    return new FileError(
+      'FILE_ENCRYPTED',
+      'The archive is password-protected; extract it and upload the statement itself.',
+    );
   const method = e.entry.compressionMethod;
   if (method === 0 || method === 8) return null;
   return new FileError(
@@ -88,25 +123,49 @@ function refuseEntry(e: ZipEntryInfo): FileError | null {
 function zipError(cause: unknown): FileError {
   if (cause instanceof FileError) return cause;
   if (/multi-disk/i.test(String((cause as Error)?.message))) {
-    return new FileError('FILE_UNSUPPORTED_FORMAT', `The archive is split into several parts (a multi-volume zip): join it into one archive, or upload the statement file itself. ${SUPPORTED}`);
+    return new FileError(
+      'FILE_UNSUPPORTED_FORMAT',
+      `The archive is split into several parts (a multi-volume zip): join it into one archive, or upload the statement file itself. ${SUPPORTED}`,
+    );
   }
   return damaged('zip archive', cause);
 }
 
-export async function openZip(file: string, limits: Limits, budget: InflateBudget, deadline: Deadline): Promise<OpenZip> {
+export async function openZip(
+  file: string,
+  limits: Limits,
+  budget: InflateBudget,
+  deadline: Deadline,
+): Promise<OpenZip> {
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
-    yauzl.open(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false, decodeStrings: true }, (err, z) =>
-      err || !z ? reject(zipError(err)) : resolve(z),
+    yauzl.open(
+      file,
+      {
+        lazyEntries: true,
+        autoClose: false,
+        validateEntrySizes: true,
+        strictFileNames: false,
+        decodeStrings: true,
+      },
+      (err, z) => (err || !z ? reject(zipError(err)) : resolve(z)),
     );
   });
   if (zip.entryCount > limits.maxEntries) {
     zip.close();
-    throw new FileError('FILE_TOO_LARGE_DECOMPRESSED', `The archive holds ${zip.entryCount} entries, more than the ${limits.maxEntries} accepted.`);
+    throw new FileError(
+      'FILE_TOO_LARGE_DECOMPRESSED',
+      `The archive holds ${zip.entryCount} entries, more than the ${limits.maxEntries} accepted.`,
+    );
   }
   const entries = await new Promise<ZipEntryInfo[]>((resolve, reject) => {
     const list: ZipEntryInfo[] = [];
     zip.on('entry', (entry: yauzl.Entry) => {
-      list.push({ name: entry.fileName, uncompressedSize: entry.uncompressedSize, compressedSize: entry.compressedSize, entry });
+      list.push({
+        name: entry.fileName,
+        uncompressedSize: entry.uncompressedSize,
+        compressedSize: entry.compressedSize,
+        entry,
+      });
       zip.readEntry();
     });
     zip.on('end', () => resolve(list));
@@ -125,17 +184,28 @@ export async function openZip(file: string, limits: Limits, budget: InflateBudge
       zip.close();
       throw refused;
     }
-    if (e.uncompressedSize > 1024 * 1024 && e.uncompressedSize > limits.maxRatio * Math.max(1, e.compressedSize)) {
+    if (
+      e.uncompressedSize > 1024 * 1024 &&
+      e.uncompressedSize > limits.maxRatio * Math.max(1, e.compressedSize)
+    ) {
       zip.close();
-      throw new FileError('FILE_TOO_LARGE_DECOMPRESSED', `The file is too large when decompressed: "${e.name}" expands more than ${limits.maxRatio} times, as a compression bomb does.`);
+      throw new FileError(
+        'FILE_TOO_LARGE_DECOMPRESSED',
+        `The file is too large when decompressed: "${e.name}" expands more than ${limits.maxRatio} times, as a compression bomb does.`,
+      );
     }
   }
   if (declared > limits.maxDecompressedBytes) {
     zip.close();
-    throw new FileError('FILE_TOO_LARGE_DECOMPRESSED', `The file is too large when decompressed (${formatBytes(declared)}, more than ${formatBytes(limits.maxDecompressedBytes)}).`);
+    throw new FileError(
+      'FILE_TOO_LARGE_DECOMPRESSED',
+      `The file is too large when decompressed (${formatBytes(declared)}, more than ${formatBytes(limits.maxDecompressedBytes)}).`,
+    );
   }
   const stream = (info: ZipEntryInfo) =>
-    new Promise<Readable>((resolve, reject) => zip.openReadStream(info.entry, (err, s) => (err || !s ? reject(zipError(err)) : resolve(s))));
+    new Promise<Readable>((resolve, reject) =>
+      zip.openReadStream(info.entry, (err, s) => (err || !s ? reject(zipError(err)) : resolve(s))),
+    );
   /**
    * An entry's bytes, counted against the budget and the clock as they come, and checked against
    * the directory's CRC-32 at the end: yauzl checks the size only, and a stored entry has no
@@ -157,7 +227,11 @@ export async function openZip(file: string, limits: Limits, budget: InflateBudge
     } finally {
       s.destroy();
     }
-    if (crc !== info.entry.crc32) throw new FileError('FILE_DAMAGED', `The zip archive is damaged: "${info.name}" does not match its checksum; download it again.`);
+    if (crc !== info.entry.crc32)
+      throw new FileError(
+        'FILE_DAMAGED',
+        `The zip archive is damaged: "${info.name}" does not match its checksum; download it again.`,
+      );
   }
   return {
     entries,
@@ -181,7 +255,10 @@ export async function openZip(file: string, limits: Limits, budget: InflateBudge
  * yauzl reads the central directory: refuse archives whose entries do not sit back to back from
  * the first byte to the central directory, so nothing can hide from the checks above.
  */
-export async function assertContiguous(file: string, entries: readonly ZipEntryInfo[]): Promise<void> {
+export async function assertContiguous(
+  file: string,
+  entries: readonly ZipEntryInfo[],
+): Promise<void> {
   const fh = await open(file, 'r');
   try {
     const size = (await fh.stat()).size;
@@ -196,7 +273,9 @@ export async function assertContiguous(file: string, entries: readonly ZipEntryI
       }
     }
     const cdOffset = eocd >= 0 ? tail.readUInt32LE(eocd + 16) : 0xffffffff;
-    const sorted = [...entries].sort((a, b) => a.entry.relativeOffsetOfLocalHeader - b.entry.relativeOffsetOfLocalHeader);
+    const sorted = [...entries].sort(
+      (a, b) => a.entry.relativeOffsetOfLocalHeader - b.entry.relativeOffsetOfLocalHeader,
+    );
     const header = Buffer.alloc(30);
     const fits = (offset: number, end: number, descriptor: boolean) =>
       offset === end || (descriptor && [12, 16, 20, 24].includes(offset - end));
@@ -204,14 +283,25 @@ export async function assertContiguous(file: string, entries: readonly ZipEntryI
     let prevDescriptor = false;
     for (const [i, e] of sorted.entries()) {
       const offset = e.entry.relativeOffsetOfLocalHeader;
-      if (i === 0 ? offset !== 0 : !fits(offset, prevEnd, prevDescriptor)) throw new FileError('FILE_DAMAGED', 'The archive has data between its entries; it is damaged or crafted.');
+      if (i === 0 ? offset !== 0 : !fits(offset, prevEnd, prevDescriptor))
+        throw new FileError(
+          'FILE_DAMAGED',
+          'The archive has data between its entries; it is damaged or crafted.',
+        );
       await fh.read(header, 0, 30, offset);
-      if (header.readUInt32LE(0) !== 0x04034b50) throw new FileError('FILE_DAMAGED', 'The archive is damaged (an entry has no local header).');
+      if (header.readUInt32LE(0) !== 0x04034b50)
+        throw new FileError(
+          'FILE_DAMAGED',
+          'The archive is damaged (an entry has no local header).',
+        );
       prevEnd = offset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28) + e.compressedSize;
       prevDescriptor = (e.entry.generalPurposeBitFlag & 0x08) !== 0;
     }
     if (cdOffset !== 0xffffffff && sorted.length > 0 && !fits(cdOffset, prevEnd, prevDescriptor)) {
-      throw new FileError('FILE_DAMAGED', 'The archive has data between its entries and its directory; it is damaged or crafted.');
+      throw new FileError(
+        'FILE_DAMAGED',
+        'The archive has data between its entries and its directory; it is damaged or crafted.',
+      );
     }
   } finally {
     await fh.close();
@@ -225,7 +315,12 @@ export interface TarMember {
 }
 
 /** The regular files of a (ustar or GNU) tar, copied into workDir. */
-export async function extractTar(file: string, outPrefix: string, limits: Limits, deadline: Deadline): Promise<TarMember[]> {
+export async function extractTar(
+  file: string,
+  outPrefix: string,
+  limits: Limits,
+  deadline: Deadline,
+): Promise<TarMember[]> {
   const fh = await open(file, 'r');
   const members: TarMember[] = [];
   try {
@@ -243,12 +338,14 @@ export async function extractTar(file: string, outPrefix: string, limits: Limits
         return raw.subarray(0, nul < 0 ? len : nul).toString('utf8');
       };
       const memberSize = parseInt(field(124, 12).trim() || '0', 8);
-      if (!Number.isFinite(memberSize) || memberSize < 0) throw new FileError('FILE_DAMAGED', 'The tar archive is damaged (a bad member size).');
+      if (!Number.isFinite(memberSize) || memberSize < 0)
+        throw new FileError('FILE_DAMAGED', 'The tar archive is damaged (a bad member size).');
       const type = field(156, 1);
       const prefix = field(345, 155);
       const name = longName ?? (prefix ? `${prefix}/${field(0, 100)}` : field(0, 100));
       const dataStart = offset + 512;
-      if (dataStart + memberSize > size) throw new FileError('FILE_DAMAGED', 'The tar archive is cut short; download it again.');
+      if (dataStart + memberSize > size)
+        throw new FileError('FILE_DAMAGED', 'The tar archive is cut short; download it again.');
       if (type === 'L') {
         const buf = Buffer.alloc(Math.min(memberSize, 4096));
         await fh.read(buf, 0, buf.length, dataStart);
@@ -256,9 +353,17 @@ export async function extractTar(file: string, outPrefix: string, limits: Limits
       } else {
         longName = null;
         if (type === '0' || type === '' || type === '7') {
-          if (members.length >= limits.maxEntries) throw new FileError('FILE_TOO_LARGE_DECOMPRESSED', `The archive holds more than the ${limits.maxEntries} entries accepted.`);
+          if (members.length >= limits.maxEntries)
+            throw new FileError(
+              'FILE_TOO_LARGE_DECOMPRESSED',
+              `The archive holds more than the ${limits.maxEntries} entries accepted.`,
+            );
           const out = `${outPrefix}-${members.length}`;
-          if (memberSize > 0) await pipeline(createReadStream(file, { start: dataStart, end: dataStart + memberSize - 1 }), createWriteStream(out));
+          if (memberSize > 0)
+            await pipeline(
+              createReadStream(file, { start: dataStart, end: dataStart + memberSize - 1 }),
+              createWriteStream(out),
+            );
           else await (await open(out, 'w')).close();
           members.push({ name, path: out, size: memberSize });
         }
@@ -270,4 +375,3 @@ export async function extractTar(file: string, outPrefix: string, limits: Limits
   }
   return members;
 }
-

@@ -4,7 +4,13 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
-import { REMOVED_CAP, SAMPLE_ROWS, type FooterTotal, type LocatedTable, type RemovedRow } from '../fileTypes.ts';
+import {
+  REMOVED_CAP,
+  SAMPLE_ROWS,
+  type FooterTotal,
+  type LocatedTable,
+  type RemovedRow,
+} from '../fileTypes.ts';
 import { decideDateOrders, decideDecimalComma } from './cells.ts';
 import { type Deadline, FileError, type Limits, formatBytes } from './limits.ts';
 import { RecordScanner, type ScannedRecord } from './scan.ts';
@@ -25,7 +31,10 @@ import {
 } from './table.ts';
 import type { CleanText, Delimiter } from './text.ts';
 
-export type DelimitedTable = Omit<LocatedTable, 'container' | 'format' | 'encoding' | 'sheet' | 'archiveEntry' | 'csvPath' | 'headerHash'> & {
+export type DelimitedTable = Omit<
+  LocatedTable,
+  'container' | 'format' | 'encoding' | 'sheet' | 'archiveEntry' | 'csvPath' | 'headerHash'
+> & {
   /** how good a table this is, to choose among sheets and archive members */
   score: number;
   /** records in the file */
@@ -94,7 +103,13 @@ export function quoteFor(text: string, delimiter: Delimiter): '"' | '' {
     for (const field of line.split('\t')) {
       if (!field.includes('"')) continue;
       if (field.length < 2 || !field.startsWith('"') || !field.endsWith('"')) return '';
-      if (field.slice(1, -1).split('""').some((part) => part.includes('"'))) return '';
+      if (
+        field
+          .slice(1, -1)
+          .split('""')
+          .some((part) => part.includes('"'))
+      )
+        return '';
     }
   }
   return '"';
@@ -116,7 +131,14 @@ async function readRange(file: string, start: number, end: number): Promise<Buff
   }
 }
 
-function parseSegment(buf: Buffer, baseLine: number, delimiter: Delimiter, quote: '"' | '', newline: '\n' | '\r\n', maxFieldBytes: number): Rec[] {
+function parseSegment(
+  buf: Buffer,
+  baseLine: number,
+  delimiter: Delimiter,
+  quote: '"' | '',
+  newline: '\n' | '\r\n',
+  maxFieldBytes: number,
+): Rec[] {
   const options = {
     delimiter,
     quote: quote === '"' ? '"' : false,
@@ -131,9 +153,20 @@ function parseSegment(buf: Buffer, baseLine: number, delimiter: Delimiter, quote
   const failed = (error: unknown): FileError => {
     const e = error as { code?: string; lines?: number; message: string };
     const at = e.lines !== undefined ? ` near line ${baseLine + e.lines}` : '';
-    if (e.code === 'CSV_MAX_RECORD_SIZE') return new FileError('FIELD_TOO_LARGE', `A field${at} is longer than ${formatBytes(maxFieldBytes)}; it is not a statement table.`);
-    if (e.code === 'CSV_QUOTE_NOT_CLOSED') return new FileError('FILE_DAMAGED', `A quoted field${at} is never closed: the file is damaged or cut short.`);
-    return new FileError('FILE_DAMAGED', `The file cannot be read as delimited text${at}: ${e.message.slice(0, 200)}`);
+    if (e.code === 'CSV_MAX_RECORD_SIZE')
+      return new FileError(
+        'FIELD_TOO_LARGE',
+        `A field${at} is longer than ${formatBytes(maxFieldBytes)}; it is not a statement table.`,
+      );
+    if (e.code === 'CSV_QUOTE_NOT_CLOSED')
+      return new FileError(
+        'FILE_DAMAGED',
+        `A quoted field${at} is never closed: the file is damaged or cut short.`,
+      );
+    return new FileError(
+      'FILE_DAMAGED',
+      `The file cannot be read as delimited text${at}: ${e.message.slice(0, 200)}`,
+    );
   };
   let records: string[][];
   try {
@@ -145,16 +178,26 @@ function parseSegment(buf: Buffer, baseLine: number, delimiter: Delimiter, quote
   // (csv-parse's own `info` doubles its time); where the two disagree, csv-parse says
   const lines: number[] = [];
   try {
-    const scanner = new RecordScanner({ delimiter: delimiter.charCodeAt(0), quote: quote === '"', maxRecordBytes: maxFieldBytes, baseLine, onRecord: (r) => lines.push(r.line) });
+    const scanner = new RecordScanner({
+      delimiter: delimiter.charCodeAt(0),
+      quote: quote === '"',
+      maxRecordBytes: maxFieldBytes,
+      baseLine,
+      onRecord: (r) => lines.push(r.line),
+    });
     scanner.push(buf);
     scanner.finish();
   } catch {
     lines.length = 0;
   }
-  if (lines.length === records.length) return records.map((cells, i) => ({ cells, line: lines[i]! }));
+  if (lines.length === records.length)
+    return records.map((cells, i) => ({ cells, line: lines[i]! }));
   let rows: { record: string[]; info: { bytes: number } }[];
   try {
-    rows = parse(buf, { ...options, info: true }) as unknown as { record: string[]; info: { bytes: number } }[];
+    rows = parse(buf, { ...options, info: true }) as unknown as {
+      record: string[];
+      info: { bytes: number };
+    }[];
   } catch (error) {
     throw failed(error);
   }
@@ -164,7 +207,8 @@ function parseSegment(buf: Buffer, baseLine: number, delimiter: Delimiter, quote
   for (const row of rows) {
     out.push({ cells: row.record, line });
     const end = row.info.bytes;
-    for (let i = buf.indexOf(0x0a, prevEnd); i >= 0 && i < end; i = buf.indexOf(0x0a, i + 1)) line++;
+    for (let i = buf.indexOf(0x0a, prevEnd); i >= 0 && i < end; i = buf.indexOf(0x0a, i + 1))
+      line++;
     prevEnd = end;
   }
   return out;
@@ -183,16 +227,27 @@ function remove(c: Counts, row: RemovedRow): void {
   if (c.removed.length < REMOVED_CAP) c.removed.push(row);
 }
 
-export async function locateDelimited(clean: CleanText, limits: Limits, deadline: Deadline, forced?: Delimiter): Promise<DelimitedTable> {
+export async function locateDelimited(
+  clean: CleanText,
+  limits: Limits,
+  deadline: Deadline,
+  forced?: Delimiter,
+): Promise<DelimitedTable> {
   const size = (await stat(clean.path)).size;
   const whole = size <= limits.headBytes;
   // a larger file is read from a head sample that holds at least one record of the longest allowed
   // size: splitting a sample into cells is the costly part of locating a table
-  const sampleBytes = whole ? size : Math.min(limits.headBytes, Math.max(HEAD_SAMPLE_BYTES, limits.maxFieldBytes + 65536));
+  const sampleBytes = whole
+    ? size
+    : Math.min(limits.headBytes, Math.max(HEAD_SAMPLE_BYTES, limits.maxFieldBytes + 65536));
   let head = await readRange(clean.path, 0, sampleBytes);
   if (!whole) {
     const lastLf = head.lastIndexOf(0x0a);
-    if (lastLf < 0) throw new FileError('FIELD_TOO_LARGE', `The first line of the file is longer than ${formatBytes(sampleBytes)}; it is not a statement table.`);
+    if (lastLf < 0)
+      throw new FileError(
+        'FIELD_TOO_LARGE',
+        `The first line of the file is longer than ${formatBytes(sampleBytes)}; it is not a statement table.`,
+      );
     head = head.subarray(0, lastLf + 1);
   }
   const headText = head.toString('utf8');
@@ -204,20 +259,40 @@ export async function locateDelimited(clean: CleanText, limits: Limits, deadline
   let headEnd = head.length;
   let headLines = 0;
   {
-    const scanner = new RecordScanner({ delimiter: delimiterByte, quote: quote === '"', maxRecordBytes: limits.maxFieldBytes, onRecord: () => {} });
+    const scanner = new RecordScanner({
+      delimiter: delimiterByte,
+      quote: quote === '"',
+      maxRecordBytes: limits.maxFieldBytes,
+      onRecord: () => {},
+    });
     scanner.push(head);
     if (whole) scanner.finish();
     else {
       headEnd = scanner.boundary;
       headLines = scanner.boundaryLine;
-      if (headEnd === 0) throw new FileError('FIELD_TOO_LARGE', `The first record of the file is longer than ${formatBytes(sampleBytes)}; it is not a statement table.`);
+      if (headEnd === 0)
+        throw new FileError(
+          'FIELD_TOO_LARGE',
+          `The first record of the file is longer than ${formatBytes(sampleBytes)}; it is not a statement table.`,
+        );
     }
   }
   deadline.check();
-  const headRecs = parseSegment(head.subarray(0, headEnd), 0, delimiter, quote, clean.newline, limits.maxFieldBytes);
+  const headRecs = parseSegment(
+    head.subarray(0, headEnd),
+    0,
+    delimiter,
+    quote,
+    clean.newline,
+    limits.maxFieldBytes,
+  );
   const choice = findHeader(headRecs);
   if (!choice) {
-    if (headRecs.every((r) => filled(r.cells).length === 0)) throw new FileError('FILE_NO_DATA', 'The file holds no data: only blank lines or empty cells.');
+    if (headRecs.every((r) => filled(r.cells).length === 0))
+      throw new FileError(
+        'FILE_NO_DATA',
+        'The file holds no data: only blank lines or empty cells.',
+      );
     throw new FileError(
       'HEADER_NOT_FOUND',
       'No header row was found: no row near the top names the columns (a file without a header, or records of several kinds, needs a format-specific reader).',
@@ -233,7 +308,11 @@ export async function locateDelimited(clean: CleanText, limits: Limits, deadline
 
   const counts: Counts = { data: 0, footer: 0, removed: [], removedTotal: 0, footerTotals: [] };
   for (const r of headRecs.slice(0, choice.index)) {
-    remove(counts, { line: r.line, reason: filled(r.cells).length === 0 ? 'blank' : 'preamble', cells: r.cells });
+    remove(counts, {
+      line: r.line,
+      reason: filled(r.cells).length === 0 ? 'blank' : 'preamble',
+      cells: r.cells,
+    });
   }
   const dataSample: Rec[] = [];
   const take = (r: Rec) => {
@@ -252,7 +331,8 @@ export async function locateDelimited(clean: CleanText, limits: Limits, deadline
       }
       remove(counts, { line: recs[i]!.line, reason, cells: recs[i]!.cells });
       if (inTrailer && reason !== 'blank' && reason !== 'repeated_header') counts.footer++;
-      if (kinds[i] === 'total' || kinds[i] === 'number_only') counts.footerTotals.push(footerTotal(recs[i]!.cells, kinds[i]!, header.names));
+      if (kinds[i] === 'total' || kinds[i] === 'number_only')
+        counts.footerTotals.push(footerTotal(recs[i]!.cells, kinds[i]!, header.names));
     }
   };
 
@@ -266,7 +346,8 @@ export async function locateDelimited(clean: CleanText, limits: Limits, deadline
   } else {
     // a summary table already in the head sample ends the data there; otherwise the head is all data
     const summaryAt = headKinds.indexOf('summary_header');
-    const headTrailer = summaryAt >= 0 ? trailerStart(headKinds.slice(0, summaryAt + 1)) : headKinds.length;
+    const headTrailer =
+      summaryAt >= 0 ? trailerStart(headKinds.slice(0, summaryAt + 1)) : headKinds.length;
     interleavedTotal(afterHeader, headKinds, headTrailer);
     account(afterHeader, headKinds, headTrailer);
 
@@ -298,21 +379,43 @@ export async function locateDelimited(clean: CleanText, limits: Limits, deadline
         if (r.blank || r.headerEqual) middle.push(r);
       },
     });
-    for await (const chunk of createReadStream(clean.path, { start: headEnd, highWaterMark: 4 * 1024 * 1024 })) {
+    for await (const chunk of createReadStream(clean.path, {
+      start: headEnd,
+      highWaterMark: 4 * 1024 * 1024,
+    })) {
       deadline.check();
       scanner.push(chunk as Buffer);
     }
     scanner.finish();
     records += scanner.records;
     lines = scanner.lines;
-    const tailRecs = tailStart >= 0 ? parseSegment(await readRange(clean.path, tailStart, size), tailLine, delimiter, quote, clean.newline, limits.maxFieldBytes) : [];
+    const tailRecs =
+      tailStart >= 0
+        ? parseSegment(
+            await readRange(clean.path, tailStart, size),
+            tailLine,
+            delimiter,
+            quote,
+            clean.newline,
+            limits.maxFieldBytes,
+          )
+        : [];
     if (summaryAt >= 0) {
       // everything after a summary table's header is the summary
       // the summary rows of the middle are counted, not listed: their cells were never parsed
-      for (const r of middle) remove(counts, { line: r.line, reason: r.blank ? 'blank' : 'repeated_header', cells: r.blank ? [] : header.raw });
+      for (const r of middle)
+        remove(counts, {
+          line: r.line,
+          reason: r.blank ? 'blank' : 'repeated_header',
+          cells: r.blank ? [] : header.raw,
+        });
       counts.footer += middleCount - middle.length;
       counts.removedTotal += middleCount - middle.length;
-      account(tailRecs, tailRecs.map(() => 'data' as Kind), 0);
+      account(
+        tailRecs,
+        tailRecs.map(() => 'data' as Kind),
+        0,
+      );
     } else {
       for (const r of middle) {
         const cells = r.blank ? [] : header.raw;

@@ -21,7 +21,19 @@ function implausible(text: string): number {
  * Greek, Turkish, Western. Not Baltic (Windows-1257): it read short French and German text as well
  * as Windows-1252 (Noël as Noėl), and a Baltic file can name its encoding.
  */
-const CANDIDATES = ['cp932', 'euc_jis_2004', 'cp949', 'gb18030', 'big5hkscs', 'cp1250', 'cp1251', 'cp1252', 'cp1253', 'cp1254', 'koi8-r'];
+const CANDIDATES = [
+  'cp932',
+  'euc_jis_2004',
+  'cp949',
+  'gb18030',
+  'big5hkscs',
+  'cp1250',
+  'cp1251',
+  'cp1252',
+  'cp1253',
+  'cp1254',
+  'koi8-r',
+];
 
 /** Encodings of two bytes and more: a file in one is decoded whole in it (a pair of its bytes can be valid UTF-8 by chance). */
 const MULTIBYTE = new Set(['shift_jis', 'euc-jp', 'euc-kr', 'gb18030', 'big5']);
@@ -44,8 +56,18 @@ const FALLBACK = 'windows-1252';
 function recordedName(detected: string): string | null {
   const key = detected.toLowerCase().replace(/[^a-z0-9]/g, '');
   const known: Record<string, string> = {
-    cp932: 'shift_jis', shiftjis: 'shift_jis', eucjp: 'euc-jp', eucjis2004: 'euc-jp', cp949: 'euc-kr', euckr: 'euc-kr',
-    gb18030: 'gb18030', gbk: 'gb18030', gb2312: 'gb18030', big5: 'big5', big5hkscs: 'big5', koi8r: 'koi8-r',
+    cp932: 'shift_jis',
+    shiftjis: 'shift_jis',
+    eucjp: 'euc-jp',
+    eucjis2004: 'euc-jp',
+    cp949: 'euc-kr',
+    euckr: 'euc-kr',
+    gb18030: 'gb18030',
+    gbk: 'gb18030',
+    gb2312: 'gb18030',
+    big5: 'big5',
+    big5hkscs: 'big5',
+    koi8r: 'koi8-r',
   };
   if (Object.hasOwn(known, key)) return known[key]!;
   const windows = /^(?:windows|cp)(125\d)$/.exec(key);
@@ -76,8 +98,14 @@ export async function detectLegacyEncoding(sample: Buffer): Promise<Detected> {
   // half a second to load the detector's model: only for files that are not UTF-8
   const { detectAll } = await import('jschardet');
   const results = detectAll(sample, { detectEncodings: CANDIDATES, minimumThreshold: 0 })
-    .map((r) => ({ encoding: r.encoding === null ? null : recordedName(r.encoding), confidence: r.confidence }))
-    .filter((r): r is { encoding: string; confidence: number } => r.encoding !== null && iconv.encodingExists(r.encoding));
+    .map((r) => ({
+      encoding: r.encoding === null ? null : recordedName(r.encoding),
+      confidence: r.confidence,
+    }))
+    .filter(
+      (r): r is { encoding: string; confidence: number } =>
+        r.encoding !== null && iconv.encodingExists(r.encoding),
+    );
   // the detector's statistics favour Cyrillic for short Latin text (Crème read as Crиme): a reading
   // with words of two scripts, or bytes it cannot decode, is no candidate while another has fewer
   const texts = new Map(results.map((r) => [r.encoding, iconv.decode(sample, r.encoding)]));
@@ -85,18 +113,29 @@ export async function detectLegacyEncoding(sample: Buffer): Promise<Detected> {
   const least = Math.min(...badness.values());
   const plausible = results.filter((r) => badness.get(r.encoding) === least);
   let best = plausible[0];
-  if (!best || best.confidence <= 0) return { encoding: FALLBACK, multibyte: false, uncertain: { candidates: [FALLBACK] } };
+  if (!best || best.confidence <= 0)
+    return { encoding: FALLBACK, multibyte: false, uncertain: { candidates: [FALLBACK] } };
   // rivals: likely encodings that read the sample as other text than the best guess does
   const text = texts.get(best.encoding)!;
   // Windows-1252 by its name when it reads the same text (Café is Café in Windows-1250 too)
-  if (best.encoding !== FALLBACK && texts.get(FALLBACK) === text) best = plausible.find((r) => r.encoding === FALLBACK)!;
+  if (best.encoding !== FALLBACK && texts.get(FALLBACK) === text)
+    best = plausible.find((r) => r.encoding === FALLBACK)!;
   const few = sample.reduce((n, b) => n + (b >= 0x80 ? 1 : 0), 0) < FEW_BYTES;
   const likely = [best.encoding];
   for (const r of plausible) {
-    if (r.confidence < (few ? FEW_BYTES_RIVAL_SHARE : RIVAL_SHARE) * best.confidence || likely.includes(r.encoding)) continue;
+    if (
+      r.confidence < (few ? FEW_BYTES_RIVAL_SHARE : RIVAL_SHARE) * best.confidence ||
+      likely.includes(r.encoding)
+    )
+      continue;
     if (texts.get(r.encoding) !== text) likely.push(r.encoding);
   }
-  if (likely.length === 1) return { encoding: best.encoding, multibyte: MULTIBYTE.has(best.encoding) };
+  if (likely.length === 1)
+    return { encoding: best.encoding, multibyte: MULTIBYTE.has(best.encoding) };
   const chosen = likely.includes(FALLBACK) ? FALLBACK : best.encoding;
-  return { encoding: chosen, multibyte: MULTIBYTE.has(chosen), uncertain: { candidates: [chosen, ...likely.filter((e) => e !== chosen)] } };
+  return {
+    encoding: chosen,
+    multibyte: MULTIBYTE.has(chosen),
+    uncertain: { candidates: [chosen, ...likely.filter((e) => e !== chosen)] },
+  };
 }

@@ -19,7 +19,8 @@ function cellText(cell: XLSX.CellObject | undefined, date1904: boolean): string 
   if (!cell || cell.v === undefined || cell.v === null) return '';
   if (cell.t === 'n' && typeof cell.v === 'number') {
     // a number formatted as a date is a date serial in the workbook's date system
-    if (cell.z !== undefined && XLSX.SSF.is_date(cell.z)) return excelSerialToIso(cell.v + (date1904 ? 1462 : 0)) ?? plainNumber(cell.v);
+    if (cell.z !== undefined && XLSX.SSF.is_date(cell.z))
+      return excelSerialToIso(cell.v + (date1904 ? 1462 : 0)) ?? plainNumber(cell.v);
     return plainNumber(cell.v);
   }
   if (cell.t === 'b') return cell.v ? 'TRUE' : 'FALSE';
@@ -29,36 +30,68 @@ function cellText(cell: XLSX.CellObject | undefined, date1904: boolean): string 
   return String(cell.v).replaceAll('\0', '').replaceAll('\uFEFF', '');
 }
 
-export async function legacyWorkbookToCsv(file: string, workDir: string, limits: Limits, deadline: Deadline): Promise<SheetCsv[]> {
+export async function legacyWorkbookToCsv(
+  file: string,
+  workDir: string,
+  limits: Limits,
+  deadline: Deadline,
+): Promise<SheetCsv[]> {
   const size = (await stat(file)).size;
   if (size > Math.min(MAX_LEGACY_WORKBOOK_BYTES, limits.maxDecompressedBytes)) {
-    throw new FileError('FILE_TOO_LARGE_DECOMPRESSED', `The .xls workbook is ${formatBytes(size)}; at most ${formatBytes(MAX_LEGACY_WORKBOOK_BYTES)} are read. Save it as .xlsx or .csv.`);
+    throw new FileError(
+      'FILE_TOO_LARGE_DECOMPRESSED',
+      `The .xls workbook is ${formatBytes(size)}; at most ${formatBytes(MAX_LEGACY_WORKBOOK_BYTES)} are read. Save it as .xlsx or .csv.`,
+    );
   }
   let workbook: XLSX.WorkBook;
   try {
     // formulas as their cached values, number formats kept to recognise dates, no HTML or rich text
-    workbook = XLSX.read(await readFile(file), { type: 'buffer', dense: true, cellFormula: false, cellHTML: false, cellNF: true, cellDates: false, cellStyles: false, bookVBA: false });
+    workbook = XLSX.read(await readFile(file), {
+      type: 'buffer',
+      dense: true,
+      cellFormula: false,
+      cellHTML: false,
+      cellNF: true,
+      cellDates: false,
+      cellStyles: false,
+      bookVBA: false,
+    });
   } catch (error) {
-    throw new FileError('FILE_DAMAGED', `The workbook is damaged or not a valid .xls file (${String((error as Error)?.message ?? error).slice(0, 120)}).`);
+    throw new FileError(
+      'FILE_DAMAGED',
+      `The workbook is damaged or not a valid .xls file (${String((error as Error)?.message ?? error).slice(0, 120)}).`,
+    );
   }
   deadline.check();
   const date1904 = Boolean(workbook.Workbook?.WBProps?.date1904);
   const sheets: SheetCsv[] = [];
   for (const [index, name] of workbook.SheetNames.entries()) {
     const sheet = workbook.Sheets[name];
-    const dense = (sheet as unknown as { '!data'?: (XLSX.CellObject | undefined)[][] })?.['!data'] ?? [];
+    const dense =
+      (sheet as unknown as { '!data'?: (XLSX.CellObject | undefined)[][] })?.['!data'] ?? [];
     const lines: string[] = [];
     let written = 0;
     for (let r = 0; r < dense.length; r++) {
       const row = dense[r];
       const cells = Array.from(row ?? [], (c) => cellText(c, date1904));
       for (const text of cells) {
-        if (Buffer.byteLength(text) > limits.maxFieldBytes) throw new FileError('FIELD_TOO_LARGE', `A cell of sheet "${name}" is longer than ${formatBytes(limits.maxFieldBytes)}.`);
+        if (Buffer.byteLength(text) > limits.maxFieldBytes)
+          throw new FileError(
+            'FIELD_TOO_LARGE',
+            `A cell of sheet "${name}" is longer than ${formatBytes(limits.maxFieldBytes)}.`,
+          );
       }
       let last = cells.length - 1;
       while (last >= 0 && (cells[last] ?? '').trim() === '') last--;
       // rows keep their numbers, as with .xlsx: empty rows become blank lines
-      lines.push(last < 0 ? '' : cells.slice(0, last + 1).map((c) => csvField(c ?? '')).join(','));
+      lines.push(
+        last < 0
+          ? ''
+          : cells
+              .slice(0, last + 1)
+              .map((c) => csvField(c ?? ''))
+              .join(','),
+      );
       if (last >= 0) written++;
     }
     while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
@@ -66,7 +99,14 @@ export async function legacyWorkbookToCsv(file: string, workDir: string, limits:
     await writeFile(csvPath, lines.length > 0 ? `${lines.join('\n')}\n` : '');
     const hidden = (workbook.Workbook?.Sheets?.[index]?.Hidden ?? 0) !== 0;
     // (in a sheet's name NUL becomes U+FFFD: removed, it could name another sheet)
-    sheets.push({ name: name.replaceAll('\0', '\uFFFD'), index, hidden, csvPath, rows: written, dateSystem: date1904 ? 1904 : 1900 });
+    sheets.push({
+      name: name.replaceAll('\0', '\uFFFD'),
+      index,
+      hidden,
+      csvPath,
+      rows: written,
+      dateSystem: date1904 ? 1904 : 1900,
+    });
     deadline.check();
   }
   return sheets;

@@ -59,8 +59,12 @@ export const DEFAULT_LIMITS: Limits = {
 /** Inflated bytes below which the ratio is not checked: tiny entries compress absurdly well. */
 export const RATIO_GRACE_BYTES = 1024 * 1024;
 
-export function resolveLimits(given: LocateLimits | undefined, internal: Partial<Limits> = {}): Limits {
-  const pick = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : d);
+export function resolveLimits(
+  given: LocateLimits | undefined,
+  internal: Partial<Limits> = {},
+): Limits {
+  const pick = (v: unknown, d: number) =>
+    typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : d;
   return {
     maxDecompressedBytes: pick(given?.maxDecompressedBytes, DEFAULT_LIMITS.maxDecompressedBytes),
     maxEntries: pick(given?.maxEntries, DEFAULT_LIMITS.maxEntries),
@@ -80,7 +84,10 @@ export class Deadline {
   }
   check(): void {
     if (Date.now() > this.end) {
-      throw new FileError('FILE_TIME_BUDGET_EXCEEDED', 'Reading the file took longer than its time budget; it is too large or too complex to read.');
+      throw new FileError(
+        'FILE_TIME_BUDGET_EXCEEDED',
+        'Reading the file took longer than its time budget; it is too large or too complex to read.',
+      );
     }
   }
 }
@@ -97,7 +104,10 @@ export class InflateBudget {
         `The file is too large when decompressed (more than ${formatBytes(this.limits.maxDecompressedBytes)}).`,
       );
     }
-    if (entryInflated > RATIO_GRACE_BYTES && entryInflated > this.limits.maxRatio * Math.max(1, entryCompressed)) {
+    if (
+      entryInflated > RATIO_GRACE_BYTES &&
+      entryInflated > this.limits.maxRatio * Math.max(1, entryCompressed)
+    ) {
       throw new FileError(
         'FILE_TOO_LARGE_DECOMPRESSED',
         `The file is too large when decompressed: it expands more than ${this.limits.maxRatio} times, as a compression bomb does.`,

@@ -70,7 +70,10 @@ export class RecordScanner {
 
   push(buf: Buffer): void {
     // most chunks hold no quote at all: then records end at line breaks, found natively
-    if ((this.state === FIELD_START || this.state === UNQUOTED) && (!this.opts.quote || buf.indexOf(QUOTE) === -1)) {
+    if (
+      (this.state === FIELD_START || this.state === UNQUOTED) &&
+      (!this.opts.quote || buf.indexOf(QUOTE) === -1)
+    ) {
       this.pushUnquoted(buf);
       return;
     }
@@ -192,7 +195,11 @@ export class RecordScanner {
   }
 
   /** The byte at an absolute offset, from the current chunk or the one before it. */
-  private byteAt(pos: number, cur: { buf: Buffer; start: number } | null, current: boolean): number | undefined {
+  private byteAt(
+    pos: number,
+    cur: { buf: Buffer; start: number } | null,
+    current: boolean,
+  ): number | undefined {
     if (cur && pos >= cur.start) return cur.buf[pos - cur.start];
     const p = current ? this.prev : null;
     if (p && pos >= p.start) return p.buf[pos - p.start];
@@ -201,7 +208,12 @@ export class RecordScanner {
 
   // no closure is made per record: under tsx every function expression is wrapped in a naming
   // helper (Object.defineProperty), which cost more than the scan itself at a million records
-  private emitRange(cur: { buf: Buffer; start: number } | null, end: number, content: boolean, current = false): void {
+  private emitRange(
+    cur: { buf: Buffer; start: number } | null,
+    end: number,
+    content: boolean,
+    current = false,
+  ): void {
     const header = this.opts.header;
     let headerEqual = false;
     if (header && content) {
@@ -219,7 +231,13 @@ export class RecordScanner {
         }
       }
     }
-    this.opts.onRecord({ start: this.recordStart, end, line: this.recordLine, blank: !content, headerEqual });
+    this.opts.onRecord({
+      start: this.recordStart,
+      end,
+      line: this.recordLine,
+      blank: !content,
+      headerEqual,
+    });
     this.records++;
     this.line++;
     this.recordStart = end;

@@ -21,7 +21,9 @@ const ESCAPE = /_x([0-9A-Fa-f]{4})_/g;
  * U+FEFF, which Excel shows as nothing.
  */
 export function xstring(text: string): string {
-  let s = text.includes('_x') ? text.replace(ESCAPE, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))) : text;
+  let s = text.includes('_x')
+    ? text.replace(ESCAPE, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    : text;
   if (s.includes('\0')) s = s.replaceAll('\0', '');
   if (s.includes('\uFEFF')) s = s.replaceAll('\uFEFF', '');
   return s;
@@ -58,7 +60,11 @@ async function* parseXml(stream: Readable, part: string, h: Handlers): AsyncGene
     failure ??= error;
   });
   const decoder = new TextDecoder('utf-8');
-  const fail = () => new FileError('FILE_DAMAGED', `The workbook is damaged: its part "${part}" is not well-formed XML (${String(failure?.message ?? '').slice(0, 120)}).`);
+  const fail = () =>
+    new FileError(
+      'FILE_DAMAGED',
+      `The workbook is damaged: its part "${part}" is not well-formed XML (${String(failure?.message ?? '').slice(0, 120)}).`,
+    );
   for await (const chunk of stream) {
     parser.write(decoder.decode(chunk as Buffer, { stream: true }));
     if (failure) throw fail();
@@ -70,12 +76,14 @@ async function* parseXml(stream: Readable, part: string, h: Handlers): AsyncGene
   yield;
 }
 
-
 /**
  * The shared strings: each `<si>` as the text of its `<t>` elements (a plain string or rich-text
  * runs), never its phonetic readings (`<rPh>`) nor the whitespace between elements.
  */
-export async function readSharedStrings(stream: Readable, maxFieldBytes: number): Promise<string[]> {
+export async function readSharedStrings(
+  stream: Readable,
+  maxFieldBytes: number,
+): Promise<string[]> {
   const out: string[] = [];
   let inSi = false;
   let inT = false;
@@ -108,7 +116,11 @@ export async function readSharedStrings(stream: Readable, maxFieldBytes: number)
     text(t) {
       if (!inT) return;
       run += t;
-      if (text.length + run.length > maxFieldBytes) throw new FileError('FIELD_TOO_LARGE', `Shared string ${out.length + 1} of the workbook is longer than the accepted maximum.`);
+      if (text.length + run.length > maxFieldBytes)
+        throw new FileError(
+          'FIELD_TOO_LARGE',
+          `Shared string ${out.length + 1} of the workbook is longer than the accepted maximum.`,
+        );
     },
   };
   for await (const _ of parseXml(stream, 'xl/sharedStrings.xml', handlers));
@@ -121,11 +133,32 @@ export async function readSharedStrings(stream: Readable, maxFieldBytes: number)
  * locale (27-36, 50-58) are not here: their format is unknown to the file.
  */
 const BUILT_IN_FORMATS: Record<number, string> = {
-  1: '0', 2: '0.00', 3: '#,##0', 4: '#,##0.00', 9: '0%', 10: '0.00%', 11: '0.00E+00',
-  12: '# ?/?', 13: '# ??/??', 14: 'mm-dd-yy', 15: 'd-mmm-yy', 16: 'd-mmm', 17: 'mmm-yy',
-  18: 'h:mm AM/PM', 19: 'h:mm:ss AM/PM', 20: 'h:mm', 21: 'h:mm:ss', 22: 'm/d/yy h:mm',
-  37: '#,##0 ;(#,##0)', 38: '#,##0 ;[Red](#,##0)', 39: '#,##0.00 ;(#,##0.00)',
-  40: '#,##0.00 ;[Red](#,##0.00)', 45: 'mm:ss', 46: '[h]:mm:ss', 47: 'mmss.0', 48: '##0.0E+0',
+  1: '0',
+  2: '0.00',
+  3: '#,##0',
+  4: '#,##0.00',
+  9: '0%',
+  10: '0.00%',
+  11: '0.00E+00',
+  12: '# ?/?',
+  13: '# ??/??',
+  14: 'mm-dd-yy',
+  15: 'd-mmm-yy',
+  16: 'd-mmm',
+  17: 'mmm-yy',
+  18: 'h:mm AM/PM',
+  19: 'h:mm:ss AM/PM',
+  20: 'h:mm',
+  21: 'h:mm:ss',
+  22: 'm/d/yy h:mm',
+  37: '#,##0 ;(#,##0)',
+  38: '#,##0 ;[Red](#,##0)',
+  39: '#,##0.00 ;(#,##0.00)',
+  40: '#,##0.00 ;[Red](#,##0.00)',
+  45: 'mm:ss',
+  46: '[h]:mm:ss',
+  47: 'mmss.0',
+  48: '##0.0E+0',
   49: '@',
 };
 
@@ -134,16 +167,23 @@ const BUILT_IN_FORMATS: Record<number, string> = {
  * xl/styles.xml: the workbook's own `<numFmt>` of that id, else Excel's built-in one; undefined
  * for General and for an id the file does not define.
  */
-export async function readNumberFormats(stream: Readable): Promise<(style: number) => string | undefined> {
+export async function readNumberFormats(
+  stream: Readable,
+): Promise<(style: number) => string | undefined> {
   const custom = new Map<number, string>();
   const styleFormats: number[] = [];
   let inCellXfs = false;
   const handlers: Handlers = {
     open(name, attributes) {
-      if (name === 'numFmt' && attributes.numFmtId !== undefined && attributes.formatCode !== undefined) {
+      if (
+        name === 'numFmt' &&
+        attributes.numFmtId !== undefined &&
+        attributes.formatCode !== undefined
+      ) {
         custom.set(Number.parseInt(attributes.numFmtId, 10), attributes.formatCode);
       } else if (name === 'cellXfs') inCellXfs = true;
-      else if (name === 'xf' && inCellXfs) styleFormats.push(Number.parseInt(attributes.numFmtId ?? '0', 10));
+      else if (name === 'xf' && inCellXfs)
+        styleFormats.push(Number.parseInt(attributes.numFmtId ?? '0', 10));
     },
     close(name) {
       if (name === 'cellXfs') inCellXfs = false;
@@ -198,7 +238,11 @@ export function decodeRef(ref: string): [number, number] | null {
  * them, rows without one the row before them. A reference beyond Excel's last row or column is a
  * damaged sheet (a sparse cell at column 10 million would otherwise make a row of that width).
  */
-export async function* readWorksheet(stream: Readable, part: string, extras: SheetExtras): AsyncGenerator<RawRow[]> {
+export async function* readWorksheet(
+  stream: Readable,
+  part: string,
+  extras: SheetExtras,
+): AsyncGenerator<RawRow[]> {
   let row: RawRow | null = null;
   let lastRow = 0;
   let cell: RawCell | null = null;
@@ -209,7 +253,8 @@ export async function* readWorksheet(stream: Readable, part: string, extras: She
   let phonetic = 0;
   let inSheetData = false;
   let rows: RawRow[] = [];
-  const damaged = (what: string) => new FileError('FILE_DAMAGED', `The workbook is damaged: sheet part "${part}" has ${what}.`);
+  const damaged = (what: string) =>
+    new FileError('FILE_DAMAGED', `The workbook is damaged: sheet part "${part}" has ${what}.`);
   const handlers: Handlers = {
     text(text) {
       if (!cell || capture === null) return;
@@ -224,7 +269,8 @@ export async function* readWorksheet(stream: Readable, part: string, extras: She
         case 'row': {
           if (!inSheetData) break;
           const number = a.r !== undefined ? Number(a.r) : lastRow + 1;
-          if (!Number.isInteger(number) || number < 1 || number > MAX_ROWS) throw damaged(`a row numbered "${String(a.r).slice(0, 20)}"`);
+          if (!Number.isInteger(number) || number < 1 || number > MAX_ROWS)
+            throw damaged(`a row numbered "${String(a.r).slice(0, 20)}"`);
           row = { number, hidden: a.hidden === '1' || a.hidden === 'true', cells: [] };
           nextColumn = 0;
           break;
@@ -237,8 +283,16 @@ export async function* readWorksheet(stream: Readable, part: string, extras: She
             if (!ref) throw damaged(`a cell reference "${a.r.slice(0, 20)}"`);
             column = ref[1];
           }
-          if (column >= MAX_COLUMNS) throw damaged(`a cell beyond Excel's last column (${String(a.r).slice(0, 20)})`);
-          cell = { column, type: a.t ?? 'n', style: a.s !== undefined ? Number.parseInt(a.s, 10) || 0 : 0, value: null, inline: null, formula: false };
+          if (column >= MAX_COLUMNS)
+            throw damaged(`a cell beyond Excel's last column (${String(a.r).slice(0, 20)})`);
+          cell = {
+            column,
+            type: a.t ?? 'n',
+            style: a.s !== undefined ? Number.parseInt(a.s, 10) || 0 : 0,
+            value: null,
+            inline: null,
+            formula: false,
+          };
           break;
         }
         case 'v':
@@ -271,7 +325,8 @@ export async function* readWorksheet(stream: Readable, part: string, extras: She
       switch (name) {
         case 'v':
           // a formula's cached text is an ST_Xstring too
-          if (cell && capture === 'v' && cell.type === 'str' && cell.value !== null) cell.value = xstring(cell.value);
+          if (cell && capture === 'v' && cell.type === 'str' && cell.value !== null)
+            cell.value = xstring(cell.value);
           capture = null;
           break;
         case 't':

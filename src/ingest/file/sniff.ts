@@ -5,7 +5,8 @@ import { FileError } from './limits.ts';
 
 export type Sniffed = 'gzip' | 'zip' | 'tar' | 'ole2' | 'pdf' | 'text';
 
-const startsWith = (head: Buffer, bytes: readonly number[], at = 0) => bytes.every((b, i) => head[at + i] === b);
+const startsWith = (head: Buffer, bytes: readonly number[], at = 0) =>
+  bytes.every((b, i) => head[at + i] === b);
 
 const BINARY_SIGNATURES: { bytes: number[]; what: string }[] = [
   { bytes: [0x89, 0x50, 0x4e, 0x47], what: 'a PNG image' },
@@ -19,7 +20,8 @@ const BINARY_SIGNATURES: { bytes: number[]; what: string }[] = [
   { bytes: [0x7b, 0x5c, 0x72, 0x74, 0x66], what: 'an RTF document' },
 ];
 
-export const SUPPORTED = 'Supported formats: CSV, TSV or TXT (any delimiter), XLSX, XLS, PDF with a text layer, and those inside .zip, .gz, .tar or .tar.gz.';
+export const SUPPORTED =
+  'Supported formats: CSV, TSV or TXT (any delimiter), XLSX, XLS, PDF with a text layer, and those inside .zip, .gz, .tar or .tar.gz.';
 
 export async function readHead(path: string, bytes: number): Promise<Buffer> {
   const fh = await open(path, 'r');
@@ -34,7 +36,8 @@ export async function readHead(path: string, bytes: number): Promise<Buffer> {
 
 export function sniffBytes(head: Buffer): Sniffed {
   if (startsWith(head, [0x1f, 0x8b])) return 'gzip';
-  if (startsWith(head, [0x50, 0x4b, 0x03, 0x04]) || startsWith(head, [0x50, 0x4b, 0x05, 0x06])) return 'zip';
+  if (startsWith(head, [0x50, 0x4b, 0x03, 0x04]) || startsWith(head, [0x50, 0x4b, 0x05, 0x06]))
+    return 'zip';
   if (startsWith(head, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) return 'ole2';
   // a tar's first header names its first member: read as text, that name became the first column's
   if (head.length >= 263 && head.subarray(257, 262).toString('latin1') === 'ustar') return 'tar';
@@ -42,7 +45,11 @@ export function sniffBytes(head: Buffer): Sniffed {
   const lead = head.subarray(0, 1024).toString('latin1');
   if (lead.includes('%PDF-')) return 'pdf';
   for (const sig of BINARY_SIGNATURES) {
-    if (startsWith(head, sig.bytes)) throw new FileError('FILE_UNSUPPORTED_FORMAT', `This file is ${sig.what}, not a statement table. ${SUPPORTED}`);
+    if (startsWith(head, sig.bytes))
+      throw new FileError(
+        'FILE_UNSUPPORTED_FORMAT',
+        `This file is ${sig.what}, not a statement table. ${SUPPORTED}`,
+      );
   }
   return 'text';
 }
@@ -62,5 +69,9 @@ export async function refuseEncryptedOle2(path: string): Promise<void> {
     }
     carry = buf.subarray(Math.max(0, buf.length - needle.length));
   }
-  if (encrypted) throw new FileError('FILE_ENCRYPTED', 'The file is password-protected; remove the password in Excel (or export it again) and upload it again.');
+  if (encrypted)
+    throw new FileError(
+      'FILE_ENCRYPTED',
+      'The file is password-protected; remove the password in Excel (or export it again) and upload it again.',
+    );
 }

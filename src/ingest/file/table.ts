@@ -49,7 +49,8 @@ const PROFILE_SAMPLE = 200;
  */
 export function findHeader(records: readonly Rec[]): HeaderChoice | null {
   const nonBlank: number[] = [];
-  for (let i = 0; i < records.length; i++) if (filled(records[i]!.cells).length > 0) nonBlank.push(i);
+  for (let i = 0; i < records.length; i++)
+    if (filled(records[i]!.cells).length > 0) nonBlank.push(i);
   const scored: (HeaderChoice & { width: number })[] = [];
   let best: (HeaderChoice & { width: number }) | null = null;
   for (let k = 0; k < Math.min(nonBlank.length, HEADER_CANDIDATES); k++) {
@@ -60,7 +61,9 @@ export function findHeader(records: readonly Rec[]): HeaderChoice | null {
     // one- to three-letter capitals (currency, country, record-type codes) are values, unless a known name
     const kinds = cells.map((c) => {
       const kind = cellKind(c.text);
-      return kind === 'text' && /^[A-Z]{1,3}$/.test(c.text) && !isKnownHeader(c.text) ? 'code' : kind;
+      return kind === 'text' && /^[A-Z]{1,3}$/.test(c.text) && !isKnownHeader(c.text)
+        ? 'code'
+        : kind;
     });
     const text = kinds.filter((x) => x === 'text').length / n;
     if (text < 0.6) continue;
@@ -77,10 +80,11 @@ export function findHeader(records: readonly Rec[]): HeaderChoice | null {
     let consistent = 0.5;
     let contrast = 0;
     if (following.length > 0) {
-      consistent = following.filter((f) => {
-        const r = filled(f).length;
-        return r >= 0.5 * n && r <= 1.5 * n + 1;
-      }).length / following.length;
+      consistent =
+        following.filter((f) => {
+          const r = filled(f).length;
+          return r >= 0.5 * n && r <= 1.5 * n + 1;
+        }).length / following.length;
       const textColumns = cells.filter((_, j) => kinds[j] === 'text');
       let typed = 0;
       for (const col of textColumns) {
@@ -93,7 +97,14 @@ export function findHeader(records: readonly Rec[]): HeaderChoice | null {
       }
       contrast = textColumns.length > 0 ? typed / textColumns.length : 0;
     }
-    const score = 2 * text + 3 * vocab + keyword + 1.5 * consistent + 2 * contrast + 0.5 * distinct + (0.5 * Math.min(n, 12)) / 12;
+    const score =
+      2 * text +
+      3 * vocab +
+      keyword +
+      1.5 * consistent +
+      2 * contrast +
+      0.5 * distinct +
+      (0.5 * Math.min(n, 12)) / 12;
     const choice = { index: nonBlank[k]!, score, vocabShare: vocab, width: n };
     scored.push(choice);
     if (!best || score > best.score + 1e-9) best = choice;
@@ -209,8 +220,14 @@ export function preambleValues(rows: readonly Rec[]): Record<string, string> {
       // SoundCloud: "Account ID" on one row, the id on the next, in the same column
       const next = r + 1 < rows.length ? filled(rows[r + 1]!.cells) : [];
       const value = next.length === 1 ? next[0]!.text : '';
-      const valueLike = value !== '' && !value.includes(':') && (cellKind(value) !== 'text' || !/\s/.test(value));
-      if (valueLike && next[0]!.index === cells[0]!.index && cellKind(only) === 'text' && only.length <= 60) {
+      const valueLike =
+        value !== '' && !value.includes(':') && (cellKind(value) !== 'text' || !/\s/.test(value));
+      if (
+        valueLike &&
+        next[0]!.index === cells[0]!.index &&
+        cellKind(only) === 'text' &&
+        only.length <= 60
+      ) {
         put(only, next[0]!.text);
         r++;
       }
@@ -219,8 +236,15 @@ export function preambleValues(rows: readonly Rec[]): Record<string, string> {
     // a key row over a value row in the same columns (`Payee,Account,Period` / `Orla,12345,2024-03`);
     // two cells over two whose first is a word are rather two `key,value` lines
     const below = r + 1 < rows.length ? filled(rows[r + 1]!.cells) : [];
-    const keyRow = below.length === cells.length && below.every((c, i) => c.index === cells[i]!.index) && cells.every((c) => cellKind(c.text) === 'text');
-    if (keyRow && below.some((c) => cellKind(c.text) !== 'text') && (cells.length >= 3 || cellKind(below[0]!.text) !== 'text')) {
+    const keyRow =
+      below.length === cells.length &&
+      below.every((c, i) => c.index === cells[i]!.index) &&
+      cells.every((c) => cellKind(c.text) === 'text');
+    if (
+      keyRow &&
+      below.some((c) => cellKind(c.text) !== 'text') &&
+      (cells.length >= 3 || cellKind(below[0]!.text) !== 'text')
+    ) {
       cells.forEach((c, i) => put(c.text, below[i]!.text));
       r++;
       continue;
@@ -239,7 +263,8 @@ export function preambleValues(rows: readonly Rec[]): Record<string, string> {
   return out;
 }
 
-export type Kind = 'blank' | 'repeated_header' | 'total' | 'number_only' | 'summary_header' | 'note' | 'data';
+export type Kind =
+  'blank' | 'repeated_header' | 'total' | 'number_only' | 'summary_header' | 'note' | 'data';
 
 export interface Profile {
   header: Header;
@@ -251,16 +276,47 @@ export interface Profile {
 }
 
 const TOTAL_LABELS = [
-  'total', 'totals', 'grand total', 'sub total', 'sub-total', 'subtotal', 'sum', 'balance', 'amount payable', 'amount due', 'net payable',
-  'closing balance', 'opening balance', 'brought forward', 'carried forward', 'payable', 'payment due',
-  'payment', 'payments', 'amount paid', 'previous balance',
+  'total',
+  'totals',
+  'grand total',
+  'sub total',
+  'sub-total',
+  'subtotal',
+  'sum',
+  'balance',
+  'amount payable',
+  'amount due',
+  'net payable',
+  'closing balance',
+  'opening balance',
+  'brought forward',
+  'carried forward',
+  'payable',
+  'payment due',
+  'payment',
+  'payments',
+  'amount paid',
+  'previous balance',
   // labelled counts and totals that do not start with "total" (Row Count 18, Units Total 96)
-  'row count', 'record count', 'line count', 'number of rows', 'number of records', 'number of lines', 'amount total', 'units total', 'quantity total',
+  'row count',
+  'record count',
+  'line count',
+  'number of rows',
+  'number of records',
+  'number of lines',
+  'amount total',
+  'units total',
+  'quantity total',
 ];
 
 /** A label compared: lower case, `_` as a space, white space collapsed, a closing `:` or `=` dropped. */
 function labelKey(text: string): string {
-  return text.toLowerCase().replace(/_/g, ' ').replace(/\s+/g, ' ').trim().replace(/\s?[:=]$/, '');
+  return text
+    .toLowerCase()
+    .replace(/_/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/\s?[:=]$/, '');
 }
 
 function isTotalLabel(text: string): boolean {
@@ -276,8 +332,11 @@ function isTotalLabel(text: string): boolean {
  */
 export function isBalanceLabel(text: string): boolean {
   const s = labelKey(text);
-  if (/(?:^| )(?:balance|balances|brought forward|carried forward|b\/f|c\/f)(?: |$)/.test(s)) return true;
-  return /^(?:amount (?:payable|due|paid)|net payable|payable|payment|payments|paid)(?: |$)/.test(s);
+  if (/(?:^| )(?:balance|balances|brought forward|carried forward|b\/f|c\/f)(?: |$)/.test(s))
+    return true;
+  return /^(?:amount (?:payable|due|paid)|net payable|payable|payment|payments|paid)(?: |$)/.test(
+    s,
+  );
 }
 
 /** What a labelled total counts, from its label: `Total_Amount`, `Total Units`, `Total_Rows`, `Row Count`. */
@@ -285,7 +344,12 @@ export function measureOfLabel(text: string): FooterMeasure | null {
   const s = labelKey(text);
   if (/^(?:total (?:net )?amount|(?:net )?amount total)$/.test(s)) return 'amount';
   if (/^(?:total (?:units|quantity|qty)|(?:units|quantity|qty) total)$/.test(s)) return 'units';
-  if (/^(?:total (?:rows|records|lines)|(?:row|record|line) count|number of (?:rows|records|lines))$/.test(s)) return 'rows';
+  if (
+    /^(?:total (?:rows|records|lines)|(?:row|record|line) count|number of (?:rows|records|lines))$/.test(
+      s,
+    )
+  )
+    return 'rows';
   return null;
 }
 
@@ -328,21 +392,41 @@ export function kindOf(cells: readonly string[], p: Profile): Kind {
   const sparse = f.length <= Math.max(3, Math.floor(p.width / 2));
   // a total row may repeat the rows' currency code (`Total,,8,4.00,EUR`): in a narrow table that
   // makes it as full as a data row, but nothing in it besides the label is more than a figure
-  if (isTotalLabel(f[0]!.text) && (sparse || f.slice(1).every((c) => footerNumber(c.text) || isCode(c.text)))) return 'total';
+  if (
+    isTotalLabel(f[0]!.text) &&
+    (sparse || f.slice(1).every((c) => footerNumber(c.text) || isCode(c.text)))
+  )
+    return 'total';
   const numbers = f.filter((c) => cellKind(c.text) === 'number').length;
-  if (numbers > 0 && numbers <= Math.max(2, Math.floor(p.width / 4)) && f.every((c) => cellKind(c.text) === 'number' || isCode(c.text))) return 'number_only';
+  if (
+    numbers > 0 &&
+    numbers <= Math.max(2, Math.floor(p.width / 4)) &&
+    f.every((c) => cellKind(c.text) === 'number' || isCode(c.text))
+  )
+    return 'number_only';
   if (f.length >= 2 && p.numericColumns.size > 0 && f.length < 0.8 * p.medianFilled) {
     const kinds = f.map((c) => cellKind(c.text));
     const text = kinds.filter((k) => k === 'text').length;
     const atNumeric = f.filter((c) => p.numericColumns.has(c.index));
     const textAtNumeric = atNumeric.filter((c) => cellKind(c.text) === 'text').length;
     const named = f.filter((c) => isKnownHeader(c.text) || hasHeaderKeyword(c.text)).length;
-    if (text >= 0.75 * f.length && atNumeric.length > 0 && textAtNumeric * 2 >= atNumeric.length && named >= 2) return 'summary_header';
+    if (
+      text >= 0.75 * f.length &&
+      atNumeric.length > 0 &&
+      textAtNumeric * 2 >= atNumeric.length &&
+      named >= 2
+    )
+      return 'summary_header';
   }
   // a narrower table set from the first column (`Country,Units,Net` under the detail's
   // `Period,Title,Currency,Units,Net`): words only, at least two of them the detail's own column
   // names each in another column than its own (no data row repeats two column names, moved)
-  if (f.length >= 2 && p.numericColumns.size > 0 && f.length < p.medianFilled && f.every((c) => cellKind(c.text) === 'text')) {
+  if (
+    f.length >= 2 &&
+    p.numericColumns.size > 0 &&
+    f.length < p.medianFilled &&
+    f.every((c) => cellKind(c.text) === 'text')
+  ) {
     let moved = 0;
     let named = 0;
     for (const c of f) {
@@ -356,19 +440,30 @@ export function kindOf(cells: readonly string[], p: Profile): Kind {
   // `Period,Title,Currency,Units,Net`): words only, column names where the detail has its figures
   // (every one of its number columns), other names than the detail's in at least two columns (the
   // header written again with a name changed is still this table's), all but one of them names
-  if (f.length >= 2 && p.numericColumns.size > 0 && f.length >= p.medianFilled && f.every((c) => cellKind(c.text) === 'text')) {
+  if (
+    f.length >= 2 &&
+    p.numericColumns.size > 0 &&
+    f.length >= p.medianFilled &&
+    f.every((c) => cellKind(c.text) === 'text')
+  ) {
     const at = new Map(f.map((c) => [c.index, c.text]));
     const namesFigures = [...p.numericColumns].every((j) => {
       const text = at.get(j);
       return text !== undefined && (isKnownHeader(text) || hasHeaderKeyword(text));
     });
-    const other = f.filter((c) => normalizeHeaderCell(c.text) !== normalizeHeaderCell(p.header.raw[c.index] ?? '')).length;
+    const other = f.filter(
+      (c) => normalizeHeaderCell(c.text) !== normalizeHeaderCell(p.header.raw[c.index] ?? ''),
+    ).length;
     const named = f.filter((c) => isKnownHeader(c.text) || hasHeaderKeyword(c.text)).length;
     if (namesFigures && other >= 2 && named >= f.length - 1) return 'summary_header';
   }
   // a line of words without a figure (`Generated on 2024-04-01`, `Currency,EUR`, `* amounts in EUR`):
   // below the totals it is the trailer's, anywhere else a data row (see trailerStart)
-  if (f.length <= Math.max(2, Math.floor(p.width / 4)) && f.every((c) => cellKind(c.text) !== 'number')) return 'note';
+  if (
+    f.length <= Math.max(2, Math.floor(p.width / 4)) &&
+    f.every((c) => cellKind(c.text) !== 'number')
+  )
+    return 'note';
   return 'data';
 }
 
@@ -378,7 +473,12 @@ export function kindOf(cells: readonly string[], p: Profile): Kind {
  * run of totals, number-only rows and blank lines closing the segment, with the notes below them.
  */
 export function trailerStart(kinds: readonly Kind[]): number {
-  const closing = (k: Kind) => k === 'blank' || k === 'total' || k === 'number_only' || k === 'repeated_header' || k === 'note';
+  const closing = (k: Kind) =>
+    k === 'blank' ||
+    k === 'total' ||
+    k === 'number_only' ||
+    k === 'repeated_header' ||
+    k === 'note';
   let start = kinds.indexOf('summary_header');
   if (start < 0) start = kinds.length;
   while (start > 0 && closing(kinds[start - 1]!)) start--;
@@ -386,12 +486,23 @@ export function trailerStart(kinds: readonly Kind[]): number {
   while (start < kinds.length && (kinds[start] === 'note' || kinds[start] === 'blank')) start++;
   // a trailer of nothing but blank lines and repeated headers is no trailer
   let content = false;
-  for (let i = start; i < kinds.length; i++) if (kinds[i] === 'total' || kinds[i] === 'number_only' || kinds[i] === 'summary_header' || kinds[i] === 'data') content = true;
+  for (let i = start; i < kinds.length; i++)
+    if (
+      kinds[i] === 'total' ||
+      kinds[i] === 'number_only' ||
+      kinds[i] === 'summary_header' ||
+      kinds[i] === 'data'
+    )
+      content = true;
   if (!content) return kinds.length;
   return start;
 }
 
-export function interleavedTotal(records: readonly Rec[], kinds: readonly Kind[], end: number): void {
+export function interleavedTotal(
+  records: readonly Rec[],
+  kinds: readonly Kind[],
+  end: number,
+): void {
   for (let i = 0; i < end; i++) {
     if (kinds[i] === 'total') {
       throw new FileError(
@@ -418,7 +529,8 @@ function footerNumber(text: string): boolean {
   if (text.length < 5 || text.length > 80) return false;
   let rest: string | null = null;
   if (isCode(text.slice(0, 3)) && !/[A-Za-z]/.test(text[3]!)) rest = text.slice(3).trim();
-  else if (isCode(text.slice(-3)) && !/[A-Za-z]/.test(text[text.length - 4]!)) rest = text.slice(0, -3).trim();
+  else if (isCode(text.slice(-3)) && !/[A-Za-z]/.test(text[text.length - 4]!))
+    rest = text.slice(0, -3).trim();
   return rest !== null && rest !== '' && cellKind(rest) === 'number';
 }
 
@@ -428,7 +540,11 @@ function footerNumber(text: string): boolean {
  * (`Total_Amount<tab>206.89`, `Total_Rows:18`) what the label says it counts and the one value it
  * gives, wherever that value sits.
  */
-export function footerTotal(cells: readonly string[], kind: Kind, names: readonly string[]): FooterTotal {
+export function footerTotal(
+  cells: readonly string[],
+  kind: Kind,
+  names: readonly string[],
+): FooterTotal {
   const f = filled(cells);
   const values: Record<string, string> = Object.create(null);
   let label = kind === 'total' ? f[0]!.text : '';
@@ -448,7 +564,11 @@ export function footerTotal(cells: readonly string[], kind: Kind, names: readonl
       numbers.push(inline);
     }
   }
-  const total: FooterTotal = { label, values, kind: label !== '' && isBalanceLabel(label) ? 'balance' : 'total' };
+  const total: FooterTotal = {
+    label,
+    values,
+    kind: label !== '' && isBalanceLabel(label) ? 'balance' : 'total',
+  };
   if (label !== '' && numbers.length === 1) {
     total.value = numbers[0]!;
     const measure = total.kind === 'total' ? measureOfLabel(label) : null;
@@ -462,7 +582,15 @@ export function footerTotal(cells: readonly string[], kind: Kind, names: readonl
  * detail tables are long and wide and name their columns as statements do; summaries are short
  * and narrow even when every one of their few names is known.
  */
-export function headerScoreForChoice(choice: HeaderChoice, dataRecords: number, width: number): number {
-  const value = 4 * Math.log10(dataRecords + 1) + Math.min(width, 40) / 5 + 3 * choice.vocabShare + choice.score / 2;
+export function headerScoreForChoice(
+  choice: HeaderChoice,
+  dataRecords: number,
+  width: number,
+): number {
+  const value =
+    4 * Math.log10(dataRecords + 1) +
+    Math.min(width, 40) / 5 +
+    3 * choice.vocabShare +
+    choice.score / 2;
   return Math.round(value * 1000) / 1000;
 }

@@ -54,30 +54,65 @@ export function detectFamily(head: Buffer): Family {
 /** Refuses web pages, XML and binary files that arrive under a .csv name. */
 export function refuseNonTable(text: string): void {
   let i = 0;
-  while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\r' || text[i] === '\n' || text[i] === '\uFEFF')) i++;
+  while (
+    i < text.length &&
+    (text[i] === ' ' ||
+      text[i] === '\t' ||
+      text[i] === '\r' ||
+      text[i] === '\n' ||
+      text[i] === '\uFEFF')
+  )
+    i++;
   const lead = text.slice(i, i + 4096).toLowerCase();
   if (lead.startsWith('<?xml')) {
     if (lead.includes('urn:schemas-microsoft-com:office:spreadsheet')) {
-      throw new FileError('FILE_UNSUPPORTED_FORMAT', `This is an Excel "XML Spreadsheet 2003" file, which is not read: open it in Excel and save it as .xlsx or .csv. ${SUPPORTED}`);
+      throw new FileError(
+        'FILE_UNSUPPORTED_FORMAT',
+        `This is an Excel "XML Spreadsheet 2003" file, which is not read: open it in Excel and save it as .xlsx or .csv. ${SUPPORTED}`,
+      );
     }
     if (lead.includes('<html')) throw htmlError();
-    throw new FileError('FILE_UNSUPPORTED_FORMAT', `This is an XML document, not a statement table. ${SUPPORTED}`);
+    throw new FileError(
+      'FILE_UNSUPPORTED_FORMAT',
+      `This is an XML document, not a statement table. ${SUPPORTED}`,
+    );
   }
-  const htmlStarts = ['<!doctype html', '<html', '<head', '<body', '<table', '<meta', '<script', '<div', '<title'];
-  if (htmlStarts.some((s) => lead.startsWith(s)) || (lead.startsWith('<!--') && lead.includes('<html'))) throw htmlError();
+  const htmlStarts = [
+    '<!doctype html',
+    '<html',
+    '<head',
+    '<body',
+    '<table',
+    '<meta',
+    '<script',
+    '<div',
+    '<title',
+  ];
+  if (
+    htmlStarts.some((s) => lead.startsWith(s)) ||
+    (lead.startsWith('<!--') && lead.includes('<html'))
+  )
+    throw htmlError();
   let control = 0;
   const sample = text.slice(0, 65536);
   for (let j = 0; j < sample.length; j++) {
     const c = sample.charCodeAt(j);
-    if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0x0c && c !== 0x1a && c !== 0) control++;
+    if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0x0c && c !== 0x1a && c !== 0)
+      control++;
   }
   if (control > 8 && control > sample.length / 100) {
-    throw new FileError('FILE_UNSUPPORTED_FORMAT', `This is a binary file, not a statement table. ${SUPPORTED}`);
+    throw new FileError(
+      'FILE_UNSUPPORTED_FORMAT',
+      `This is a binary file, not a statement table. ${SUPPORTED}`,
+    );
   }
 }
 
 function htmlError(): FileError {
-  return new FileError('FILE_IS_HTML', 'This is a web page (HTML), not a statement: download the statement itself (CSV or Excel) from the portal, not the page.');
+  return new FileError(
+    'FILE_IS_HTML',
+    'This is a web page (HTML), not a statement: download the statement itself (CSV or Excel) from the portal, not the page.',
+  );
 }
 
 const SEP_LINE_MAX = 16;
@@ -159,7 +194,17 @@ const BOM_BYTES = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** One pass over an 8-bit file: is it valid UTF-8, and does it need any cleaning? */
 async function scanBytes(file: string, deadline: Deadline): Promise<ByteFacts> {
-  const facts: ByteFacts = { validUtf8: true, bom: false, nul: false, sub: false, loneCR: false, crlf: 0, lf: 0, sepLine: false, content: false };
+  const facts: ByteFacts = {
+    validUtf8: true,
+    bom: false,
+    nul: false,
+    sub: false,
+    loneCR: false,
+    crlf: 0,
+    lf: 0,
+    sepLine: false,
+    content: false,
+  };
   let carry: Buffer = Buffer.alloc(0);
   let prevCR = false;
   let first = true;
@@ -170,7 +215,9 @@ async function scanBytes(file: string, deadline: Deadline): Promise<ByteFacts> {
     if (first) {
       first = false;
       const start = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
-      facts.sepLine = /^sep=.\s*(\r?\n|\r|$)/i.test(chunk.subarray(start, start + 8).toString('latin1'));
+      facts.sepLine = /^sep=.\s*(\r?\n|\r|$)/i.test(
+        chunk.subarray(start, start + 8).toString('latin1'),
+      );
     }
     if (facts.validUtf8) {
       // cut before an incomplete trailing sequence so each piece is validated whole
@@ -202,7 +249,21 @@ async function scanBytes(file: string, deadline: Deadline): Promise<ByteFacts> {
     if (!facts.content) {
       for (let i = 0; i < chunk.length; i++) {
         const b = chunk[i] as number;
-        if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0 && b !== 0x1a && b !== 0xef && b !== 0xbb && b !== 0xbf && b !== 0x2c && b !== 0x3b && b !== 0x7c && b !== 0x22) {
+        if (
+          b !== 0x20 &&
+          b !== 0x09 &&
+          b !== 0x0a &&
+          b !== 0x0d &&
+          b !== 0 &&
+          b !== 0x1a &&
+          b !== 0xef &&
+          b !== 0xbb &&
+          b !== 0xbf &&
+          b !== 0x2c &&
+          b !== 0x3b &&
+          b !== 0x7c &&
+          b !== 0x22
+        ) {
           facts.content = true;
           break;
         }
@@ -233,7 +294,10 @@ async function scanBytes(file: string, deadline: Deadline): Promise<ByteFacts> {
   return facts;
 }
 
-async function writeAll(out: string, produce: (write: (s: string) => Promise<void>) => Promise<void>): Promise<void> {
+async function writeAll(
+  out: string,
+  produce: (write: (s: string) => Promise<void>) => Promise<void>,
+): Promise<void> {
   const fh = await open(out, 'w');
   try {
     let pending = '';
@@ -286,19 +350,32 @@ export interface TextOptions {
   encoding?: string | undefined;
 }
 
-export async function prepareText(file: string, workDir: string, outName: string, deadline: Deadline, maxLineBytes: number, options: TextOptions = {}): Promise<CleanText> {
+export async function prepareText(
+  file: string,
+  workDir: string,
+  outName: string,
+  deadline: Deadline,
+  maxLineBytes: number,
+  options: TextOptions = {},
+): Promise<CleanText> {
   const size = (await stat(file)).size;
   if (size === 0) throw new FileError('FILE_EMPTY', 'The file is empty (0 bytes).');
   const head = await readHead(file, 65536);
   const named = options.encoding;
   const family = named === undefined ? detectFamily(head) : null;
   const out = path.join(workDir, outName);
-  const noData = () => new FileError('FILE_NO_DATA', 'The file holds no data: only white space, blank lines or a byte-order mark.');
+  const noData = () =>
+    new FileError(
+      'FILE_NO_DATA',
+      'The file holds no data: only white space, blank lines or a byte-order mark.',
+    );
 
   // decoded whole in one encoding: UTF-16, or the one the uploader named
   const whole = family === 'utf-16le' || family === 'utf-16be' ? family : named;
   if (whole !== undefined) {
-    refuseNonTable(iconv.decode(whole.startsWith('utf-16') ? head.subarray(0, head.length & ~1) : head, whole));
+    refuseNonTable(
+      iconv.decode(whole.startsWith('utf-16') ? head.subarray(0, head.length & ~1) : head, whole),
+    );
     const norm = new Normalizer();
     await writeAll(out, async (write) => {
       const decoder = iconv.getDecoder(whole);
@@ -317,8 +394,22 @@ export async function prepareText(file: string, workDir: string, outName: string
   const facts = await scanBytes(file, deadline);
   if (!facts.content) throw noData();
   const mixedBreaks = facts.crlf > 0 && facts.lf > 0;
-  if (facts.validUtf8 && family === 'utf-8' && !facts.bom && !facts.nul && !facts.sub && !facts.loneCR && !mixedBreaks && !facts.sepLine) {
-    return { path: file, encoding: 'utf-8', sepDelimiter: null, newline: facts.crlf > 0 ? '\r\n' : '\n' };
+  if (
+    facts.validUtf8 &&
+    family === 'utf-8' &&
+    !facts.bom &&
+    !facts.nul &&
+    !facts.sub &&
+    !facts.loneCR &&
+    !mixedBreaks &&
+    !facts.sepLine
+  ) {
+    return {
+      path: file,
+      encoding: 'utf-8',
+      sepDelimiter: null,
+      newline: facts.crlf > 0 ? '\r\n' : '\n',
+    };
   }
 
   const norm = new Normalizer();
@@ -376,7 +467,10 @@ export async function prepareText(file: string, workDir: string, outName: string
         }
         carry = Buffer.from(buf.subarray(start));
         if (carry.length > maxLineBytes) {
-          throw new FileError('FIELD_TOO_LARGE', `Line ${breaks + 1} of the file is longer than ${formatBytes(maxLineBytes)}; it is not a statement table.`);
+          throw new FileError(
+            'FIELD_TOO_LARGE',
+            `Line ${breaks + 1} of the file is longer than ${formatBytes(maxLineBytes)}; it is not a statement table.`,
+          );
         }
         await write(norm.push(parts.join('')));
       }
@@ -386,5 +480,11 @@ export async function prepareText(file: string, workDir: string, outName: string
     encoding = utf8Lines > 0 ? `utf-8+${legacy.encoding}` : legacy.encoding;
   }
   if (!norm.hasContent) throw noData();
-  return { path: out, encoding, sepDelimiter: norm.sepDelimiter, newline: '\n', ...(uncertainEncoding ? { uncertainEncoding } : {}) };
+  return {
+    path: out,
+    encoding,
+    sepDelimiter: norm.sepDelimiter,
+    newline: '\n',
+    ...(uncertainEncoding ? { uncertainEncoding } : {}),
+  };
 }

@@ -7,9 +7,22 @@
 // formatted General stays a number: each sheet carries the date system it is to be read in.
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
-import { type Deadline, FileError, type InflateBudget, type Limits, formatBytes } from './limits.ts';
+import {
+  type Deadline,
+  FileError,
+  type InflateBudget,
+  type Limits,
+  formatBytes,
+} from './limits.ts';
 import { assertContiguous, openZip, type OpenZip } from './containers.ts';
-import { MAX_ROWS, type RawCell, readNumberFormats, readSharedStrings, readWorksheet, type SheetExtras } from './sheetXml.ts';
+import {
+  MAX_ROWS,
+  type RawCell,
+  readNumberFormats,
+  readSharedStrings,
+  readWorksheet,
+  type SheetExtras,
+} from './sheetXml.ts';
 import { SUPPORTED } from './sniff.ts';
 import { csvField } from './csvField.ts';
 import { plainNumber, shortestDecimal } from '../../decimal.ts';
@@ -44,15 +57,28 @@ export type ZipKind = 'xlsx' | 'archive';
 export function zipKind(zip: OpenZip): ZipKind {
   const names = new Set(zip.entries.map((e) => e.name));
   if (names.has('xl/workbook.xml')) return 'xlsx';
-  if (names.has('xl/workbook.bin')) throw new FileError('FILE_UNSUPPORTED_FORMAT', `This is a binary Excel workbook (.xlsb), which is not read: save it as .xlsx or .csv. ${SUPPORTED}`);
+  if (names.has('xl/workbook.bin'))
+    throw new FileError(
+      'FILE_UNSUPPORTED_FORMAT',
+      `This is a binary Excel workbook (.xlsb), which is not read: save it as .xlsx or .csv. ${SUPPORTED}`,
+    );
   if (names.has('mimetype') && names.has('content.xml')) {
-    throw new FileError('FILE_UNSUPPORTED_FORMAT', `This is an OpenDocument file (.ods), which is not read: save it as .xlsx or .csv. ${SUPPORTED}`);
+    throw new FileError(
+      'FILE_UNSUPPORTED_FORMAT',
+      `This is an OpenDocument file (.ods), which is not read: save it as .xlsx or .csv. ${SUPPORTED}`,
+    );
   }
   if ([...names].some((n) => n.startsWith('Index/') && n.endsWith('.iwa'))) {
-    throw new FileError('FILE_UNSUPPORTED_FORMAT', `This is an Apple Numbers file, which is not read: export it as .xlsx or .csv. ${SUPPORTED}`);
+    throw new FileError(
+      'FILE_UNSUPPORTED_FORMAT',
+      `This is an Apple Numbers file, which is not read: export it as .xlsx or .csv. ${SUPPORTED}`,
+    );
   }
   if (names.has('word/document.xml') || names.has('ppt/presentation.xml')) {
-    throw new FileError('FILE_UNSUPPORTED_FORMAT', `This is a Word or PowerPoint document, not a statement table. ${SUPPORTED}`);
+    throw new FileError(
+      'FILE_UNSUPPORTED_FORMAT',
+      `This is a Word or PowerPoint document, not a statement table. ${SUPPORTED}`,
+    );
   }
   return 'archive';
 }
@@ -76,7 +102,10 @@ async function inspectWorkbook(file: string, zip: OpenZip): Promise<WorkbookFact
       if (keep && workbookXml.length < 1024 * 1024) workbookXml += chunk.toString('utf8');
     });
     if (declared) {
-      throw new FileError('FILE_DAMAGED', `The workbook part "${e.name}" declares a document type, which Excel never writes; the file is refused as unsafe.`);
+      throw new FileError(
+        'FILE_DAMAGED',
+        `The workbook part "${e.name}" declares a document type, which Excel never writes; the file is refused as unsafe.`,
+      );
     }
   }
   const pr = /<(?:\w+:)?workbookPr\b[^>]{0,2000}>/.exec(workbookXml)?.[0] ?? '';
@@ -86,13 +115,21 @@ async function inspectWorkbook(file: string, zip: OpenZip): Promise<WorkbookFact
     const attr = (name: string) => new RegExp(`\\s${name}="([^"]{0,200})"`).exec(tag)?.[1];
     const name = attr('name');
     if (name === undefined) continue;
-    sheets.push({ name: decodeXml(name), id: Number.parseInt(attr('sheetId') ?? '0', 10), state: attr('state') ?? 'visible', rId: attr('r:id') ?? '' });
+    sheets.push({
+      name: decodeXml(name),
+      id: Number.parseInt(attr('sheetId') ?? '0', 10),
+      state: attr('state') ?? 'visible',
+      rId: attr('r:id') ?? '',
+    });
   }
   return { date1904: flag === '1' || flag === 'true', sheets };
 }
 
 function decodeXml(s: string): string {
-  return s.replace(/&(lt|gt|amp|quot|apos);/g, (_, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" })[e] ?? '');
+  return s.replace(
+    /&(lt|gt|amp|quot|apos);/g,
+    (_, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" })[e] ?? '',
+  );
 }
 
 const DAY_MS = 86_400_000;
@@ -115,7 +152,12 @@ function isDateFormat(fmt: string | undefined): boolean {
 }
 
 /** A cell's value as the text the statement means (see the module comment). */
-function cellText(cell: RawCell, sharedStrings: readonly string[], numFmtOf: (style: number) => string | undefined, date1904: boolean): string {
+function cellText(
+  cell: RawCell,
+  sharedStrings: readonly string[],
+  numFmtOf: (style: number) => string | undefined,
+  date1904: boolean,
+): string {
   const v = cell.value;
   switch (cell.type) {
     case 's': {
@@ -164,18 +206,27 @@ async function worksheetParts(zip: OpenZip): Promise<Map<string, string>> {
     const target = /\sTarget="([^"]{0,500})"/.exec(tag)?.[1];
     if (id === undefined || target === undefined) continue;
     const decoded = decodeXml(target);
-    const resolved = decoded.startsWith('/') ? decoded.slice(1) : path.posix.normalize(`xl/${decoded}`);
+    const resolved = decoded.startsWith('/')
+      ? decoded.slice(1)
+      : path.posix.normalize(`xl/${decoded}`);
     out.set(id, resolved);
   }
   return out;
 }
 
 /** Every sheet of the workbook written as CSV into workDir, in workbook order. */
-export async function workbookToCsv(file: string, workDir: string, limits: Limits, budget: InflateBudget, deadline: Deadline): Promise<SheetCsv[]> {
+export async function workbookToCsv(
+  file: string,
+  workDir: string,
+  limits: Limits,
+  budget: InflateBudget,
+  deadline: Deadline,
+): Promise<SheetCsv[]> {
   const zip = await openZip(file, limits, budget, deadline);
   let facts: WorkbookFacts;
   try {
-    if (zipKind(zip) !== 'xlsx') throw new FileError('FILE_DAMAGED', 'The workbook is damaged: it has no workbook part.');
+    if (zipKind(zip) !== 'xlsx')
+      throw new FileError('FILE_DAMAGED', 'The workbook is damaged: it has no workbook part.');
     facts = await inspectWorkbook(file, zip);
   } catch (error) {
     zip.close();
@@ -187,7 +238,9 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
     // the parts read from our own reading of the archive (yauzl, through the central directory,
     // already inflated once under the limits by inspectWorkbook), in the order they are needed
     const strings = part('xl/sharedStrings.xml');
-    const sharedStrings = strings ? await readSharedStrings(await zip.reread(strings), limits.maxFieldBytes) : [];
+    const sharedStrings = strings
+      ? await readSharedStrings(await zip.reread(strings), limits.maxFieldBytes)
+      : [];
     const styles = part('xl/styles.xml');
     const numFmtOf = styles ? await readNumberFormats(await zip.reread(styles)) : () => undefined;
     const parts = await worksheetParts(zip);
@@ -216,7 +269,10 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
             for (const cell of row.cells) {
               const text = cellText(cell, sharedStrings, numFmtOf, facts.date1904);
               if (Buffer.byteLength(text) > limits.maxFieldBytes) {
-                throw new FileError('FIELD_TOO_LARGE', `A cell of sheet "${sheet.name}" (row ${row.number}) is longer than ${formatBytes(limits.maxFieldBytes)}.`);
+                throw new FileError(
+                  'FIELD_TOO_LARGE',
+                  `A cell of sheet "${sheet.name}" (row ${row.number}) is longer than ${formatBytes(limits.maxFieldBytes)}.`,
+                );
               }
               cells[cell.column] = text;
             }
@@ -224,7 +280,8 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
             while (last >= 0 && (cells[last] ?? '').trim() === '') last--;
             if (last < 0) continue;
             // rows keep their numbers: sheet row n is CSV line n - 1 (empty rows become blank lines)
-            if (row.number > nextRow) buffered.push('\n'.repeat(Math.min(row.number - nextRow, MAX_ROWS)));
+            if (row.number > nextRow)
+              buffered.push('\n'.repeat(Math.min(row.number - nextRow, MAX_ROWS)));
             const line: string[] = [];
             for (let i = 0; i <= last; i++) line.push(csvField(cells[i] ?? ''));
             buffered.push(`${line.join(',')}\n`);
@@ -240,7 +297,9 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
         }
         await flush();
       } finally {
-        await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+        await new Promise<void>((resolve, reject) =>
+          out.end((err?: Error | null) => (err ? reject(err) : resolve())),
+        );
       }
       sheets.push({
         name: sheet.name,
@@ -256,7 +315,10 @@ export async function workbookToCsv(file: string, workDir: string, limits: Limit
     }
   } catch (error) {
     if (error instanceof FileError) throw error;
-    throw new FileError('FILE_DAMAGED', `The workbook is damaged or not a valid .xlsx file (${String((error as Error)?.message ?? error).slice(0, 120)}).`);
+    throw new FileError(
+      'FILE_DAMAGED',
+      `The workbook is damaged or not a valid .xlsx file (${String((error as Error)?.message ?? error).slice(0, 120)}).`,
+    );
   } finally {
     zip.close();
   }

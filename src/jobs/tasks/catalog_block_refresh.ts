@@ -14,18 +14,30 @@ import { TASK } from '../payloads.ts';
 /** how long a refresh waits before looking again at the rightsholder's statements in flight */
 export const refreshWaitSettings = { deferSeconds: 2, maxWaitMs: 5 * 60_000 };
 
-export const catalogBlockRefreshTask = defineTask(TASK.catalog_block_refresh, async ({ organizationId, rightsholderId, reason, waitingSince }, { deps, helpers }) => {
-  const live = await deps.pool.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL', [organizationId]);
-  if (!live.rowCount) return;
-  const since = waitingSince ?? Date.now();
-  if (Date.now() - since < refreshWaitSettings.maxWaitMs && (await ingestionsInFlight(deps.pool, organizationId, rightsholderId))) {
-    await enqueueBlockRefresh(deps.pool, organizationId, [rightsholderId], reason ?? 'refresh', { inSeconds: refreshWaitSettings.deferSeconds, waitingSince: since });
-    return;
-  }
-  const result = await refreshBlock(deps, organizationId, rightsholderId);
-  if (!result) return; // the rightsholder is gone, and its block with it
-  helpers.logger.info(
-    `block ${result.blockId} (${reason ?? 'refresh'}): ${result.musicalDetails} musical details from ${result.statements} statements, +${result.added} -${result.removed}`,
-  );
-  await enqueueEnrichment(deps.pool);
-});
+export const catalogBlockRefreshTask = defineTask(
+  TASK.catalog_block_refresh,
+  async ({ organizationId, rightsholderId, reason, waitingSince }, { deps, helpers }) => {
+    const live = await deps.pool.query(
+      'SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL',
+      [organizationId],
+    );
+    if (!live.rowCount) return;
+    const since = waitingSince ?? Date.now();
+    if (
+      Date.now() - since < refreshWaitSettings.maxWaitMs &&
+      (await ingestionsInFlight(deps.pool, organizationId, rightsholderId))
+    ) {
+      await enqueueBlockRefresh(deps.pool, organizationId, [rightsholderId], reason ?? 'refresh', {
+        inSeconds: refreshWaitSettings.deferSeconds,
+        waitingSince: since,
+      });
+      return;
+    }
+    const result = await refreshBlock(deps, organizationId, rightsholderId);
+    if (!result) return; // the rightsholder is gone, and its block with it
+    helpers.logger.info(
+      `block ${result.blockId} (${reason ?? 'refresh'}): ${result.musicalDetails} musical details from ${result.statements} statements, +${result.added} -${result.removed}`,
+    );
+    await enqueueEnrichment(deps.pool);
+  },
+);

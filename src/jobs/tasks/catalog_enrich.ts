@@ -13,18 +13,28 @@ const ENRICH_BUDGET_MS = 20_000;
 
 let cachedProvider: { config: Deps['config']; provider: EnrichmentProvider } | undefined;
 function providerFor(deps: Deps): EnrichmentProvider {
-  if (cachedProvider?.config !== deps.config) cachedProvider = { config: deps.config, provider: createProvider(deps.config) };
+  if (cachedProvider?.config !== deps.config)
+    cachedProvider = { config: deps.config, provider: createProvider(deps.config) };
   return cachedProvider.provider;
 }
 
-export const catalogEnrichTask = defineTask(TASK.catalog_enrich, async (_payload, { deps, helpers }) => {
-  const result = await drainQueue(deps, providerFor(deps), {
-    budgetMs: ENRICH_BUDGET_MS,
-    onBlocksAdvanced: (blockIds) => afterEnrichment(deps, blockIds),
-  });
-  const s = result.settled;
-  if (result.rounds > 0) {
-    helpers.logger.info(`enrichment: ${s.found} found, ${s.not_found} not found, ${s.retry} to retry, ${s.failed} failed in ${result.rounds} rounds`);
-  }
-  if (result.nextDueAt) await enqueueEnrichment(deps.pool, result.nextDueAt > new Date() ? result.nextDueAt : undefined);
-});
+export const catalogEnrichTask = defineTask(
+  TASK.catalog_enrich,
+  async (_payload, { deps, helpers }) => {
+    const result = await drainQueue(deps, providerFor(deps), {
+      budgetMs: ENRICH_BUDGET_MS,
+      onBlocksAdvanced: (blockIds) => afterEnrichment(deps, blockIds),
+    });
+    const s = result.settled;
+    if (result.rounds > 0) {
+      helpers.logger.info(
+        `enrichment: ${s.found} found, ${s.not_found} not found, ${s.retry} to retry, ${s.failed} failed in ${result.rounds} rounds`,
+      );
+    }
+    if (result.nextDueAt)
+      await enqueueEnrichment(
+        deps.pool,
+        result.nextDueAt > new Date() ? result.nextDueAt : undefined,
+      );
+  },
+);

@@ -1,15 +1,22 @@
 // catalog_enrich_tick (every minute): reclaims stale enrichment claims and queues a drain when
 // work is due, so the queue moves even when nothing new arrives (a worker died, a backoff ran out).
-import { defaultEnrichSettings, enqueueEnrichment, reclaimStale } from '../../catalog/enrichQueue.ts';
+import {
+  defaultEnrichSettings,
+  enqueueEnrichment,
+  reclaimStale,
+} from '../../catalog/enrichQueue.ts';
 import { defineTask } from '../defineTask.ts';
 import { TASK } from '../payloads.ts';
 
-export const catalogEnrichTickTask = defineTask(TASK.catalog_enrich_tick, async (_payload, { deps }) => {
-  await reclaimStale(deps.pool, defaultEnrichSettings.lockTimeoutMs);
-  // a deleted organization's details are never claimed: they call for no drain
-  const due = await deps.pool.query(
-    `SELECT 1 FROM musical_details md JOIN organizations o ON o.id = md.organization_id AND o.deleted_at IS NULL
+export const catalogEnrichTickTask = defineTask(
+  TASK.catalog_enrich_tick,
+  async (_payload, { deps }) => {
+    await reclaimStale(deps.pool, defaultEnrichSettings.lockTimeoutMs);
+    // a deleted organization's details are never claimed: they call for no drain
+    const due = await deps.pool.query(
+      `SELECT 1 FROM musical_details md JOIN organizations o ON o.id = md.organization_id AND o.deleted_at IS NULL
      WHERE md.state = 'pending' AND md.next_attempt_at <= clock_timestamp() LIMIT 1`,
-  );
-  if (due.rowCount) await enqueueEnrichment(deps.pool);
-});
+    );
+    if (due.rowCount) await enqueueEnrichment(deps.pool);
+  },
+);

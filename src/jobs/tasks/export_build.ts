@@ -8,7 +8,12 @@ import { buildExport } from '../../exports/run.ts';
 import { defineTask } from '../defineTask.ts';
 import { TASK } from '../payloads.ts';
 
-export const exportBuildTask = defineTask(TASK.export_build, async ({ exportId }, { deps, helpers }) => {
-  const result = await buildExport(deps, exportId, { finalAttempt: helpers.job.attempts >= helpers.job.max_attempts });
-  helpers.logger.info(`export ${exportId}: ${result}`);
-});
+export const exportBuildTask = defineTask(
+  TASK.export_build,
+  async ({ exportId }, { deps, helpers }) => {
+    const result = await buildExport(deps, exportId, {
+      finalAttempt: helpers.job.attempts >= helpers.job.max_attempts,
+    });
+    helpers.logger.info(`export ${exportId}: ${result}`);
+  },
+);

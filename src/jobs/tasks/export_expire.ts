@@ -8,7 +8,10 @@ import { TASK } from '../payloads.ts';
 
 export async function sweepExpiredExports({ deps, helpers }: TaskContext): Promise<void> {
   const { expired, purged } = await expireExports(deps);
-  if (expired + purged > 0) helpers.logger.info(`exports: ${expired} expired, ${purged} purged of their files`);
+  if (expired + purged > 0)
+    helpers.logger.info(`exports: ${expired} expired, ${purged} purged of their files`);
 }
 
-export const exportExpireTask = defineTask(TASK.export_expire, (_payload, ctx) => sweepExpiredExports(ctx));
+export const exportExpireTask = defineTask(TASK.export_expire, (_payload, ctx) =>
+  sweepExpiredExports(ctx),
+);

@@ -4,4 +4,6 @@ import { defineTask } from '../defineTask.ts';
 import { TASK } from '../payloads.ts';
 import { sweepExpiredExports } from './export_expire.ts';
 
-export const exportExpireSweepTask = defineTask(TASK.export_expire_sweep, (_payload, ctx) => sweepExpiredExports(ctx));
+export const exportExpireSweepTask = defineTask(TASK.export_expire_sweep, (_payload, ctx) =>
+  sweepExpiredExports(ctx),
+);

@@ -12,10 +12,17 @@ export const fxRatesImportTask = defineTask(
     const origin: ImportOrigin = 'url' in payload ? { url: payload.url } : { file: payload.file };
     try {
       const summary = await importFxRates(deps.pool, origin, payload.format);
-      helpers.logger.info(`${TASK.fx_rates_import}: ${summary.rows} rates for ${summary.days} days from ${describeOrigin(origin)}`);
+      helpers.logger.info(
+        `${TASK.fx_rates_import}: ${summary.rows} rates for ${summary.days} days from ${describeOrigin(origin)}`,
+      );
     } catch (error) {
-      if (error instanceof ReferenceFileError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
-        helpers.logger.error(`${TASK.fx_rates_import}: ${describeOrigin(origin)} cannot be imported: ${(error as Error).message}`);
+      if (
+        error instanceof ReferenceFileError ||
+        (error as NodeJS.ErrnoException).code === 'ENOENT'
+      ) {
+        helpers.logger.error(
+          `${TASK.fx_rates_import}: ${describeOrigin(origin)} cannot be imported: ${(error as Error).message}`,
+        );
         return;
       }
       throw error;
@@ -24,7 +31,9 @@ export const fxRatesImportTask = defineTask(
   {
     // a refused payload is recorded as a failed import, as a refused file is
     onInvalid: async (problems, { deps, helpers }) => {
-      await recordImport(deps.pool, 'fx', `job:${helpers.job.id}`, { error: `invalid payload: ${problems}` });
+      await recordImport(deps.pool, 'fx', `job:${helpers.job.id}`, {
+        error: `invalid payload: ${problems}`,
+      });
     },
   },
 );

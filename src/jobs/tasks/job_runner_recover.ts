@@ -6,9 +6,18 @@ import { defineTask } from '../defineTask.ts';
 import { TASK } from '../payloads.ts';
 import { recoverStrandedWork } from '../stranded.ts';
 
-export const jobRunnerRecoverTask = defineTask(TASK.job_runner_recover, async (_payload, { deps, helpers }) => {
-  const recovered = await recoverDeadRunnerJobs(deps.pool);
-  if (recovered.jobs > 0) helpers.logger.warn(`unlocked ${recovered.jobs} jobs of job runners that died (${recovered.pools.join(', ')})`);
-  const { requeued, failed } = await recoverStrandedWork(deps);
-  if (requeued + failed > 0) helpers.logger.warn(`work left without a job: ${requeued} queued again, ${failed} failed (their last attempt's runner died)`);
-});
+export const jobRunnerRecoverTask = defineTask(
+  TASK.job_runner_recover,
+  async (_payload, { deps, helpers }) => {
+    const recovered = await recoverDeadRunnerJobs(deps.pool);
+    if (recovered.jobs > 0)
+      helpers.logger.warn(
+        `unlocked ${recovered.jobs} jobs of job runners that died (${recovered.pools.join(', ')})`,
+      );
+    const { requeued, failed } = await recoverStrandedWork(deps);
+    if (requeued + failed > 0)
+      helpers.logger.warn(
+        `work left without a job: ${requeued} queued again, ${failed} failed (their last attempt's runner died)`,
+      );
+  },
+);

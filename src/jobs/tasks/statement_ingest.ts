@@ -10,47 +10,77 @@ import type { Deps } from '../../deps.ts';
 import { defineTask } from '../defineTask.ts';
 import { TASK } from '../payloads.ts';
 
-export const statementIngestTask = defineTask(TASK.statement_ingest, async ({ organizationId, statementId, reason }, { deps, helpers }) => {
-  // nothing is processed for a deleted organization: its waiting statement fails (and so is not
-  // queued again by the stranded-work recovery); any other is left as it is
-  if (await failIfOrganizationDeleted(deps, organizationId, statementId)) {
-    helpers.logger.info(`statement ${statementId} (${reason}): its organization is deleted, not processed`);
-    return;
-  }
-  const budgetMs = deps.config.ingest.jobTimeoutMs;
-  const deadline = Date.now() + budgetMs;
-  const signal = AbortSignal.timeout(budgetMs);
-  try {
-    const result = await untilAborted(ingestStatement(deps, organizationId, statementId, { signal, deadline }), signal);
-    // a run whose organization was deleted while it worked commits nothing (skipped)
-    if (result.status === 'skipped' && (await failIfOrganizationDeleted(deps, organizationId, statementId))) {
-      helpers.logger.info(`statement ${statementId} (${reason}): its organization was deleted while it was processed, nothing kept`);
+export const statementIngestTask = defineTask(
+  TASK.statement_ingest,
+  async ({ organizationId, statementId, reason }, { deps, helpers }) => {
+    // nothing is processed for a deleted organization: its waiting statement fails (and so is not
+    // queued again by the stranded-work recovery); any other is left as it is
+    if (await failIfOrganizationDeleted(deps, organizationId, statementId)) {
+      helpers.logger.info(
+        `statement ${statementId} (${reason}): its organization is deleted, not processed`,
+      );
       return;
     }
-    helpers.logger.info(`statement ${statementId} (${reason}): ${result.status}${result.timings ? ` ${JSON.stringify(result.timings)} ms` : ''}`);
-  } catch (error) {
-    if (signal.aborted) {
-      // not retried: the same file takes as long again (a run that committed meanwhile keeps its result: failRun ends only a statement still processing)
-      await failRun(deps.pool, statementId, 'INGEST_TIME_BUDGET_EXCEEDED', `Processing the statement took longer than its time budget (${formatMs(budgetMs)}); it was stopped.`);
-      helpers.logger.warn(`statement ${statementId} (${reason}): stopped after its time budget of ${budgetMs} ms`);
-      return;
+    const budgetMs = deps.config.ingest.jobTimeoutMs;
+    const deadline = Date.now() + budgetMs;
+    const signal = AbortSignal.timeout(budgetMs);
+    try {
+      const result = await untilAborted(
+        ingestStatement(deps, organizationId, statementId, { signal, deadline }),
+        signal,
+      );
+      // a run whose organization was deleted while it worked commits nothing (skipped)
+      if (
+        result.status === 'skipped' &&
+        (await failIfOrganizationDeleted(deps, organizationId, statementId))
+      ) {
+        helpers.logger.info(
+          `statement ${statementId} (${reason}): its organization was deleted while it was processed, nothing kept`,
+        );
+        return;
+      }
+      helpers.logger.info(
+        `statement ${statementId} (${reason}): ${result.status}${result.timings ? ` ${JSON.stringify(result.timings)} ms` : ''}`,
+      );
+    } catch (error) {
+      if (signal.aborted) {
+        // not retried: the same file takes as long again (a run that committed meanwhile keeps its result: failRun ends only a statement still processing)
+        await failRun(
+          deps.pool,
+          statementId,
+          'INGEST_TIME_BUDGET_EXCEEDED',
+          `Processing the statement took longer than its time budget (${formatMs(budgetMs)}); it was stopped.`,
+        );
+        helpers.logger.warn(
+          `statement ${statementId} (${reason}): stopped after its time budget of ${budgetMs} ms`,
+        );
+        return;
+      }
+      if (helpers.job.attempts >= helpers.job.max_attempts) {
+        // a statement that had rows keeps them (withRows): analytics and its catalog block stay as they were
+        await failRun(
+          deps.pool,
+          statementId,
+          'INGEST_FAILED',
+          'Processing failed repeatedly; see the server log.',
+        );
+      } else {
+        // back to a state a retry can pick up; the previous version's rows stay in place meanwhile
+        await retryRun(deps.pool, statementId);
+      }
+      throw error;
     }
-    if (helpers.job.attempts >= helpers.job.max_attempts) {
-      // a statement that had rows keeps them (withRows): analytics and its catalog block stay as they were
-      await failRun(deps.pool, statementId, 'INGEST_FAILED', 'Processing failed repeatedly; see the server log.');
-    } else {
-      // back to a state a retry can pick up; the previous version's rows stay in place meanwhile
-      await retryRun(deps.pool, statementId);
-    }
-    throw error;
-  }
-});
+  },
+);
 
 /**
  * The run's outcome, or the signal's reason once it aborts, whether or not the run ever settles
  * (a stream that never ends, an event that never comes): the job is not held by it.
  */
-export function untilAborted(run: Promise<IngestResult>, signal: AbortSignal): Promise<IngestResult> {
+export function untilAborted(
+  run: Promise<IngestResult>,
+  signal: AbortSignal,
+): Promise<IngestResult> {
   // the run's own failure after the abort is its stage's reaction to it: nobody waits for it
   run.catch(() => {});
   return new Promise<IngestResult>((resolve, reject) => {
@@ -66,9 +96,22 @@ function formatMs(ms: number): string {
 }
 
 /** Fails the statement if its organization is deleted (when it is still waiting); whether the organization is deleted. */
-async function failIfOrganizationDeleted(deps: Pick<Deps, 'pool'>, organizationId: string, statementId: string): Promise<boolean> {
-  const org = await deps.pool.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL', [organizationId]);
+async function failIfOrganizationDeleted(
+  deps: Pick<Deps, 'pool'>,
+  organizationId: string,
+  statementId: string,
+): Promise<boolean> {
+  const org = await deps.pool.query(
+    'SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL',
+    [organizationId],
+  );
   if (org.rowCount) return false;
-  await failWaiting(deps.pool, statementId, 'ORGANIZATION_NOT_FOUND', 'The organization was deleted before the statement was processed', { organizationId });
+  await failWaiting(
+    deps.pool,
+    statementId,
+    'ORGANIZATION_NOT_FOUND',
+    'The organization was deleted before the statement was processed',
+    { organizationId },
+  );
   return true;
 }

@@ -4,7 +4,13 @@ import { syncLookupFlags } from '../../lookups/flags.ts';
 import { defineTask } from '../defineTask.ts';
 import { TASK } from '../payloads.ts';
 
-export const statementLookupFlagsTask = defineTask(TASK.statement_lookup_flags, async (_payload, { deps, helpers }) => {
-  const changed = await syncLookupFlags(deps.pool);
-  if (changed) helpers.logger.info(`${TASK.statement_lookup_flags}: ${changed} statement flag(s) brought up to date with the lookup tables`);
-});
+export const statementLookupFlagsTask = defineTask(
+  TASK.statement_lookup_flags,
+  async (_payload, { deps, helpers }) => {
+    const changed = await syncLookupFlags(deps.pool);
+    if (changed)
+      helpers.logger.info(
+        `${TASK.statement_lookup_flags}: ${changed} statement flag(s) brought up to date with the lookup tables`,
+      );
+  },
+);

@@ -30,18 +30,28 @@ export async function sweepAbandonedObjects(deps: Pick<Deps, 'pool' | 'store'>):
      ORDER BY put_url_expires_at LIMIT ${SWEEP_BATCH}`,
   );
   for (const r of rows) await deps.store.delete(r.object_key);
-  await deps.pool.query(`UPDATE statements SET put_url_expires_at = NULL WHERE id = ANY ($1) AND ${ABANDONED}`, [rows.map((r) => r.id)]);
+  await deps.pool.query(
+    `UPDATE statements SET put_url_expires_at = NULL WHERE id = ANY ($1) AND ${ABANDONED}`,
+    [rows.map((r) => r.id)],
+  );
   const due = await deps.pool.query<{ object_key: string }>(
     `SELECT object_key FROM object_sweeps WHERE delete_after < clock_timestamp() ORDER BY delete_after LIMIT ${SWEEP_BATCH}`,
   );
   for (const r of due.rows) await deps.store.delete(r.object_key);
-  await deps.pool.query('DELETE FROM object_sweeps WHERE object_key = ANY ($1) AND delete_after < clock_timestamp()', [due.rows.map((r) => r.object_key)]);
+  await deps.pool.query(
+    'DELETE FROM object_sweeps WHERE object_key = ANY ($1) AND delete_after < clock_timestamp()',
+    [due.rows.map((r) => r.object_key)],
+  );
   return rows.length + due.rows.length;
 }
 
-export const statementUploadExpireTask = defineTask(TASK.statement_upload_expire, async (_payload, { deps, helpers }) => {
-  const n = await expireUploads(deps);
-  if (n > 0) helpers.logger.info(`expired ${n} unfinished uploads`);
-  const swept = await sweepAbandonedObjects(deps);
-  if (swept > 0) helpers.logger.info(`removed the objects of ${swept} aborted or expired uploads`);
-});
+export const statementUploadExpireTask = defineTask(
+  TASK.statement_upload_expire,
+  async (_payload, { deps, helpers }) => {
+    const n = await expireUploads(deps);
+    if (n > 0) helpers.logger.info(`expired ${n} unfinished uploads`);
+    const swept = await sweepAbandonedObjects(deps);
+    if (swept > 0)
+      helpers.logger.info(`removed the objects of ${swept} aborted or expired uploads`);
+  },
+);

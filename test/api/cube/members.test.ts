@@ -11,7 +11,11 @@ const org = owner.organizationId;
 async function rows(query: Record<string, unknown>): Promise<Record<string, string | null>[]> {
   const res = await owner.client.mutate('cube.query', { organizationId: org, query });
   if (!res.ok) throw new Error(JSON.stringify(res.error));
-  return (res.data.data as Record<string, string | null>[]).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.replace('analytics_full_view.', ''), v])));
+  return (res.data.data as Record<string, string | null>[]).map((r) =>
+    Object.fromEntries(
+      Object.entries(r).map(([k, v]) => [k.replace('analytics_full_view.', ''), v]),
+    ),
+  );
 }
 
 t.test('rights types: a type of right naming two kinds is the more specific one', async (t) => {
@@ -24,7 +28,11 @@ t.test('rights types: a type of right naming two kinds is the more specific one'
     stmt: { year: 2024, period: 1, cadence: 'Q' },
     rows: [
       { raw_title: 'T1', type_of_right: 'Master Sync', royalty_earnings: '1000' },
-      { raw_title: 'T2', type_of_right: 'Neighbouring Rights Performance', royalty_earnings: '20.5' },
+      {
+        raw_title: 'T2',
+        type_of_right: 'Neighbouring Rights Performance',
+        royalty_earnings: '20.5',
+      },
       { raw_title: 'T3', type_of_right: 'Sound Recording Performance', royalty_earnings: '3' },
       { raw_title: 'T4', type_of_right: 'Performance', royalty_earnings: '4' },
       { raw_title: 'T5', type_of_right: 'Mechanical', royalty_earnings: '5' },
@@ -40,7 +48,12 @@ t.test('rights types: a type of right naming two kinds is the more specific one'
     order: { [m('track_title_raw')]: 'asc' },
   });
   t.same(
-    got.map((r) => [r.track_title_raw, r.primary_rights_type, r.secondary_rights_type, r.royalty_earnings_usd]),
+    got.map((r) => [
+      r.track_title_raw,
+      r.primary_rights_type,
+      r.secondary_rights_type,
+      r.royalty_earnings_usd,
+    ]),
     [
       ['T1', 'Master', 'Synchronization', '1000'],
       ['T2', 'Neighboring', 'Neighboring', '20.5'],
@@ -61,7 +74,11 @@ t.test('rights types: a type of right naming two kinds is the more specific one'
     }),
     [
       { primary_rights_type: 'Master', royalty_earnings_usd: '1009', statement_row_count: '3' },
-      { primary_rights_type: 'Neighboring', royalty_earnings_usd: '27.5', statement_row_count: '2' },
+      {
+        primary_rights_type: 'Neighboring',
+        royalty_earnings_usd: '27.5',
+        statement_row_count: '2',
+      },
       { primary_rights_type: 'Publishing', royalty_earnings_usd: '17', statement_row_count: '3' },
     ],
     'a master sync fee is master income, not publishing',

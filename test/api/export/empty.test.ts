@@ -17,12 +17,26 @@ for (const type of exportTypes) {
   t.test(`${type}: one header-only file in every format`, async (t) => {
     for (const format of exportFormats) {
       const done = await runExport(owner.client, org, { type, format, rightsholderIds: [rh] });
-      t.match(done, { status: 'completed', rowCount: 0, fileCount: 1, progress: { done: 0, total: 0 }, errorCode: null }, format);
+      t.match(
+        done,
+        {
+          status: 'completed',
+          rowCount: 0,
+          fileCount: 1,
+          progress: { done: 0, total: 0 },
+          errorCode: null,
+        },
+        format,
+      );
       const files = await downloadAll(owner.client, org, done.id);
       t.equal(files.length, 1);
       t.match(files[0]!.file, { part: 1, rowCount: 0 });
       const table = await readTable(format, files[0]!.bytes);
-      t.same(table.columns, columnsOf(type).map((c) => c.name), `${format}: the header`);
+      t.same(
+        table.columns,
+        columnsOf(type).map((c) => c.name),
+        `${format}: the header`,
+      );
       t.same(table.rows, [], `${format}: no row`);
     }
   });

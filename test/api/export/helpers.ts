@@ -10,20 +10,34 @@ import yauzl from 'yauzl';
 import { canonicalDecimal } from '../../helpers/decimal.ts';
 import type { LooseClient } from '../../helpers/trpc.ts';
 
-export type Table = { columns: string[]; rows: (string | null)[][]; kinds?: ('n' | 's' | null)[][] };
+export type Table = {
+  columns: string[];
+  rows: (string | null)[][];
+  kinds?: ('n' | 's' | null)[][];
+};
 
-export async function waitForExport(client: LooseClient, organizationId: string, exportId: string, ms = 60_000): Promise<any> {
+export async function waitForExport(
+  client: LooseClient,
+  organizationId: string,
+  exportId: string,
+  ms = 60_000,
+): Promise<any> {
   const deadline = Date.now() + ms;
   for (;;) {
     const res = await client.query('export.status', { organizationId, exportId });
     if (!res.ok) throw new Error(`export.status: ${JSON.stringify(res.error)}`);
     if (res.data.status === 'completed' || res.data.status === 'failed') return res.data;
-    if (Date.now() > deadline) throw new Error(`export ${exportId} still ${res.data.status} after ${ms} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`export ${exportId} still ${res.data.status} after ${ms} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
-export async function runExport(client: LooseClient, organizationId: string, input: Record<string, unknown>): Promise<any> {
+export async function runExport(
+  client: LooseClient,
+  organizationId: string,
+  input: Record<string, unknown>,
+): Promise<any> {
   const res = await client.mutate('export.trigger', { organizationId, ...input });
   if (!res.ok) throw new Error(`export.trigger: ${JSON.stringify(res.error)}`);
   return waitForExport(client, organizationId, res.data.exportId);
@@ -37,16 +51,29 @@ export interface Downloaded {
 }
 
 /** Every file of a completed export, fetched through export.downloadFile's presigned URL. */
-export async function downloadAll(client: LooseClient, organizationId: string, exportId: string): Promise<Downloaded[]> {
+export async function downloadAll(
+  client: LooseClient,
+  organizationId: string,
+  exportId: string,
+): Promise<Downloaded[]> {
   const files = await client.query('export.listFiles', { organizationId, exportId });
   if (!files.ok) throw new Error(`export.listFiles: ${JSON.stringify(files.error)}`);
   const out: Downloaded[] = [];
   for (const file of files.data.files) {
-    const link = await client.mutate('export.downloadFile', { organizationId, exportId, fileId: file.id });
+    const link = await client.mutate('export.downloadFile', {
+      organizationId,
+      exportId,
+      fileId: file.id,
+    });
     if (!link.ok) throw new Error(`export.downloadFile: ${JSON.stringify(link.error)}`);
     const res = await fetch(link.data.url);
     if (res.status !== 200) throw new Error(`GET ${res.status}`);
-    out.push({ file, bytes: Buffer.from(await res.arrayBuffer()), disposition: res.headers.get('content-disposition'), contentType: res.headers.get('content-type') });
+    out.push({
+      file,
+      bytes: Buffer.from(await res.arrayBuffer()),
+      disposition: res.headers.get('content-disposition'),
+      contentType: res.headers.get('content-type'),
+    });
   }
   return out;
 }
@@ -80,7 +107,13 @@ function unzipEntry(bytes: Buffer, name: string): Promise<string> {
   });
 }
 
-const unescapeXml = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#13;/g, '\r').replace(/&amp;/g, '&');
+const unescapeXml = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#13;/g, '\r')
+    .replace(/&amp;/g, '&');
 
 /** The sheet's cells as written: exact text, and whether each is a number or a string cell. */
 export async function readXlsx(bytes: Buffer): Promise<Table> {
@@ -90,7 +123,9 @@ export async function readXlsx(bytes: Buffer): Promise<Table> {
   for (const row of xml.matchAll(/<row r="\d+">(.*?)<\/row>/gs)) {
     const cells: (string | null)[] = [];
     const k: ('n' | 's' | null)[] = [];
-    for (const c of row[1]!.matchAll(/<c r="[A-Z]+\d+"\/>|<c r="[A-Z]+\d+"><v>(.*?)<\/v><\/c>|<c r="[A-Z]+\d+" t="inlineStr"><is><t xml:space="preserve">(.*?)<\/t><\/is><\/c>/gs)) {
+    for (const c of row[1]!.matchAll(
+      /<c r="[A-Z]+\d+"\/>|<c r="[A-Z]+\d+"><v>(.*?)<\/v><\/c>|<c r="[A-Z]+\d+" t="inlineStr"><is><t xml:space="preserve">(.*?)<\/t><\/is><\/c>/gs,
+    )) {
       if (c[1] !== undefined) {
         cells.push(c[1]);
         k.push('n');
@@ -110,18 +145,28 @@ export async function readXlsx(bytes: Buffer): Promise<Table> {
 }
 
 /** Parquet through DuckDB: values as text, and the column types. */
-export async function readParquet(bytes: Buffer): Promise<Table & { types: Record<string, string> }> {
+export async function readParquet(
+  bytes: Buffer,
+): Promise<Table & { types: Record<string, string> }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'export-test-'));
   const file = path.join(dir, 'part.parquet');
   await writeFile(file, bytes);
   const instance = await DuckDBInstance.create(':memory:');
   const c = await instance.connect();
   try {
-    const described = (await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${file}')`)).getRows();
+    const described = (
+      await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${file}')`)
+    ).getRows();
     const columns = described.map((r) => String(r[0]));
     const types = Object.fromEntries(described.map((r) => [String(r[0]), String(r[1])]));
-    const reader = await c.runAndReadAll(`SELECT ${columns.map((n) => `CAST("${n}" AS VARCHAR)`).join(', ')} FROM read_parquet('${file}')`);
-    return { columns, types, rows: reader.getRows().map((r) => r.map((v) => (v === null ? null : String(v)))) };
+    const reader = await c.runAndReadAll(
+      `SELECT ${columns.map((n) => `CAST("${n}" AS VARCHAR)`).join(', ')} FROM read_parquet('${file}')`,
+    );
+    return {
+      columns,
+      types,
+      rows: reader.getRows().map((r) => r.map((v) => (v === null ? null : String(v)))),
+    };
   } finally {
     c.closeSync();
     instance.closeSync();
@@ -137,7 +182,9 @@ export async function readTable(format: string, bytes: Buffer): Promise<Table> {
 
 /** The rows of all parts as objects keyed by column. */
 export function records(tables: Table[]): Record<string, string | null>[] {
-  return tables.flatMap((t) => t.rows.map((r) => Object.fromEntries(t.columns.map((c, i) => [c, r[i] ?? null]))));
+  return tables.flatMap((t) =>
+    t.rows.map((r) => Object.fromEntries(t.columns.map((c, i) => [c, r[i] ?? null]))),
+  );
 }
 
 /** Exact sum of decimal texts (nulls skipped), canonical: no trailing zeros. null when all are null. */

@@ -3,7 +3,12 @@
 // CSV keeps the whole text.
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import t from 'tap';
-import { createRightsholder, insertMapping, putFile, waitForStatement } from '../../helpers/ingest.ts';
+import {
+  createRightsholder,
+  insertMapping,
+  putFile,
+  waitForStatement,
+} from '../../helpers/ingest.ts';
 import { HEADER, fields } from '../../helpers/sampleMapping.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { startTestServer } from '../../helpers/server.ts';
@@ -20,12 +25,25 @@ const up = await putFile(owner.client, org, rightsholderId, 'long.csv', Buffer.f
 
 t.test('XLSX: EXPORT_XLSX_CELL_TOO_LONG, no file; CSV: the whole text', async (t) => {
   t.equal((await waitForStatement(owner.client, org, up.statementId)).status, 'processed');
-  const xlsx = await runExport(owner.client, org, { type: 'royalty_lines', format: 'xlsx', rightsholderIds: [rightsholderId] });
+  const xlsx = await runExport(owner.client, org, {
+    type: 'royalty_lines',
+    format: 'xlsx',
+    rightsholderIds: [rightsholderId],
+  });
   t.match(xlsx, { status: 'failed', errorCode: 'EXPORT_XLSX_CELL_TOO_LONG' });
   t.match(xlsx.reason, /40005 characters, more than the 32767/);
-  const objects = await srv.deps.store.client.send(new ListObjectsV2Command({ Bucket: srv.deps.store.bucket, Prefix: `orgs/${org}/exports/${xlsx.id}/` }));
+  const objects = await srv.deps.store.client.send(
+    new ListObjectsV2Command({
+      Bucket: srv.deps.store.bucket,
+      Prefix: `orgs/${org}/exports/${xlsx.id}/`,
+    }),
+  );
   t.same(objects.Contents ?? [], [], 'nothing stored');
-  const csvDone = await runExport(owner.client, org, { type: 'royalty_lines', format: 'csv', rightsholderIds: [rightsholderId] });
+  const csvDone = await runExport(owner.client, org, {
+    type: 'royalty_lines',
+    format: 'csv',
+    rightsholderIds: [rightsholderId],
+  });
   t.equal(csvDone.status, 'completed');
   const files = await downloadAll(owner.client, org, csvDone.id);
   const rows = records(await Promise.all(files.map((f) => readTable('csv', f.bytes))));

@@ -6,7 +6,13 @@ import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import yazl from 'yazl';
-import { createRightsholder, insertMapping, putFile, uploadFixture, waitForStatement } from '../../helpers/ingest.ts';
+import {
+  createRightsholder,
+  insertMapping,
+  putFile,
+  uploadFixture,
+  waitForStatement,
+} from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { HEADER, fields } from '../../helpers/sampleMapping.ts';
 import { startTestServer } from '../../helpers/server.ts';
@@ -21,35 +27,71 @@ const artist = await createRightsholder(owner.client, org, 'Sample Artist');
 await insertMapping(srv.deps.pool, org, 'Sample layout', HEADER, fields);
 
 // 1,000 data rows: the title of row i (0-based) is `Track i`
-const lines = [HEADER.join(','), ...Array.from({ length: 1000 }, (_, i) => `2024-03,Track ${i},EUR,1,0.01`)];
-const big = await putFile(owner.client, org, artist, 'thousand.csv', Buffer.from(lines.join('\n') + '\n'));
+const lines = [
+  HEADER.join(','),
+  ...Array.from({ length: 1000 }, (_, i) => `2024-03,Track ${i},EUR,1,0.01`),
+];
+const big = await putFile(
+  owner.client,
+  org,
+  artist,
+  'thousand.csv',
+  Buffer.from(lines.join('\n') + '\n'),
+);
 const bigStatus = (await waitForStatement(owner.client, org, big.statementId)).status;
-const workbook = await uploadFixture(owner.client, org, artist, path.join(repoRoot, 'fixtures', 'statements', 'bmi-royalty-statement.xlsx'));
+const workbook = await uploadFixture(
+  owner.client,
+  org,
+  artist,
+  path.join(repoRoot, 'fixtures', 'statements', 'bmi-royalty-statement.xlsx'),
+);
 await waitForStatement(owner.client, org, workbook.statementId);
 
 /** refused by the schema, for exactly this field */
 function invalid(t: Test, res: Outcome<unknown>, field: string) {
   const error = isError(t, res, 'BAD_REQUEST', 'VALIDATION_FAILED');
-  t.same(error?.data.fields?.map((f) => f.path), [field]);
+  t.same(
+    error?.data.fields?.map((f) => f.path),
+    [field],
+  );
 }
 
-
-const sample = (input: Record<string, unknown>) => owner.client.query('fileStorage.getSample', { organizationId: org, file: big.statementId, ...input });
-const titles = (res: any) => res.data.rows.map((r: unknown[]) => r[res.data.columns.indexOf('Title')]);
+const sample = (input: Record<string, unknown>) =>
+  owner.client.query('fileStorage.getSample', {
+    organizationId: org,
+    file: big.statementId,
+    ...input,
+  });
+const titles = (res: any) =>
+  res.data.rows.map((r: unknown[]) => r[res.data.columns.indexOf('Title')]);
 
 t.test('getSample: endRow defaults to 200, or to startRow + 200 from row 200 on', async (t) => {
   t.equal(bigStatus, 'processed');
   const first = await sample({ type: 'trimmed' });
-  t.same([first.data.startRow, first.data.endRow, first.data.rows.length], [0, 200, 200], 'the specification default');
+  t.same(
+    [first.data.startRow, first.data.endRow, first.data.rows.length],
+    [0, 200, 200],
+    'the specification default',
+  );
   t.same([titles(first)[0], titles(first)[199]], ['Track 0', 'Track 199']);
   const middle = await sample({ type: 'trimmed', startRow: 150 });
-  t.same([middle.data.startRow, middle.data.endRow, titles(middle)[0], titles(middle).at(-1)], [150, 200, 'Track 150', 'Track 199'], 'up to 200 below it');
+  t.same(
+    [middle.data.startRow, middle.data.endRow, titles(middle)[0], titles(middle).at(-1)],
+    [150, 200, 'Track 150', 'Track 199'],
+    'up to 200 below it',
+  );
   // the next page after the default one; before, 200..200 was empty and 300..200 refused
   const next = await sample({ type: 'trimmed', startRow: 200 });
-  t.same([next.data.startRow, next.data.endRow, titles(next)[0], titles(next).at(-1)], [200, 400, 'Track 200', 'Track 399']);
+  t.same(
+    [next.data.startRow, next.data.endRow, titles(next)[0], titles(next).at(-1)],
+    [200, 400, 'Track 200', 'Track 399'],
+  );
   const later = await sample({ type: 'trimmed', startRow: 300 });
   t.equal(later.ok, true, 'startRow 300 without endRow is a page, not VALIDATION_FAILED');
-  t.same([later.data.startRow, later.data.endRow, titles(later)[0], titles(later).at(-1)], [300, 500, 'Track 300', 'Track 499']);
+  t.same(
+    [later.data.startRow, later.data.endRow, titles(later)[0], titles(later).at(-1)],
+    [300, 500, 'Track 300', 'Track 499'],
+  );
   // near the end: what there is
   const tail = await sample({ type: 'trimmed', startRow: 900 });
   t.same([tail.data.endRow, tail.data.rows.length, titles(tail).at(-1)], [1000, 100, 'Track 999']);
@@ -62,64 +104,156 @@ t.test('getSample: endRow defaults to 200, or to startRow + 200 from row 200 on'
   t.equal((await sample({ type: 'trimmed', startRow: 300, endRow: 5300 })).data.endRow, 1000);
   // and the documented default in schemas.json
   const schemas = (await (await fetch(`${srv.url}/docs/schemas.json`)).json()) as any;
-  t.match(schemas['fileStorage.getSample'].input.properties.endRow, { type: 'integer', default: 200 });
+  t.match(schemas['fileStorage.getSample'].input.properties.endRow, {
+    type: 'integer',
+    default: 200,
+  });
 });
 
-t.test('downloadStatementFile: originalExcelFile names the workbook download, and only that one', async (t) => {
-  const download = (input: Record<string, unknown>) => owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, ...input });
-  const plain = await download({ type: 'original-excel', file: workbook.statementId });
-  t.equal(plain.data.fileName, 'bmi-royalty-statement.xlsx');
-  const named = await download({ type: 'original-excel', file: workbook.statementId, originalExcelFile: ' BMI Q1 2024.xlsx ' });
-  t.equal(named.data.fileName, 'BMI Q1 2024.xlsx');
-  const res = await fetch(named.data.url);
-  t.equal(res.status, 200);
-  t.match(res.headers.get('content-disposition'), /^attachment; filename="BMI Q1 2024\.xlsx"/);
-  t.same(Buffer.from(await res.arrayBuffer()), await readFile(path.join(repoRoot, 'fixtures', 'statements', 'bmi-royalty-statement.xlsx')), 'the workbook as uploaded');
-  // the same name twice is one name; empty is as absent
-  t.equal((await download({ type: 'original-excel', file: workbook.statementId, fileName: 'a.xlsx', originalExcelFile: 'a.xlsx' })).data.fileName, 'a.xlsx');
-  t.equal((await download({ type: 'original', file: big.statementId, originalExcelFile: '' })).data.fileName, 'thousand.csv');
-  // before, these were accepted and the name silently ignored
-  invalid(t, await download({ type: 'original', file: big.statementId, originalExcelFile: 'x.xlsx' }), 'originalExcelFile');
-  invalid(t, await download({ type: 'original-excel', file: workbook.statementId, fileName: 'a.xlsx', originalExcelFile: 'b.xlsx' }), 'originalExcelFile');
-  invalid(t, await download({ type: 'original-excel', file: workbook.statementId, originalExcelFile: 'x'.repeat(256) }), 'originalExcelFile');
-  // a CSV upload has no workbook
-  isError(t, await download({ type: 'original-excel', file: big.statementId, originalExcelFile: 'x.xlsx' }), 'NOT_FOUND', 'FILE_VARIANT_NOT_FOUND');
-});
+t.test(
+  'downloadStatementFile: originalExcelFile names the workbook download, and only that one',
+  async (t) => {
+    const download = (input: Record<string, unknown>) =>
+      owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, ...input });
+    const plain = await download({ type: 'original-excel', file: workbook.statementId });
+    t.equal(plain.data.fileName, 'bmi-royalty-statement.xlsx');
+    const named = await download({
+      type: 'original-excel',
+      file: workbook.statementId,
+      originalExcelFile: ' BMI Q1 2024.xlsx ',
+    });
+    t.equal(named.data.fileName, 'BMI Q1 2024.xlsx');
+    const res = await fetch(named.data.url);
+    t.equal(res.status, 200);
+    t.match(res.headers.get('content-disposition'), /^attachment; filename="BMI Q1 2024\.xlsx"/);
+    t.same(
+      Buffer.from(await res.arrayBuffer()),
+      await readFile(path.join(repoRoot, 'fixtures', 'statements', 'bmi-royalty-statement.xlsx')),
+      'the workbook as uploaded',
+    );
+    // the same name twice is one name; empty is as absent
+    t.equal(
+      (
+        await download({
+          type: 'original-excel',
+          file: workbook.statementId,
+          fileName: 'a.xlsx',
+          originalExcelFile: 'a.xlsx',
+        })
+      ).data.fileName,
+      'a.xlsx',
+    );
+    t.equal(
+      (await download({ type: 'original', file: big.statementId, originalExcelFile: '' })).data
+        .fileName,
+      'thousand.csv',
+    );
+    // before, these were accepted and the name silently ignored
+    invalid(
+      t,
+      await download({ type: 'original', file: big.statementId, originalExcelFile: 'x.xlsx' }),
+      'originalExcelFile',
+    );
+    invalid(
+      t,
+      await download({
+        type: 'original-excel',
+        file: workbook.statementId,
+        fileName: 'a.xlsx',
+        originalExcelFile: 'b.xlsx',
+      }),
+      'originalExcelFile',
+    );
+    invalid(
+      t,
+      await download({
+        type: 'original-excel',
+        file: workbook.statementId,
+        originalExcelFile: 'x'.repeat(256),
+      }),
+      'originalExcelFile',
+    );
+    // a CSV upload has no workbook
+    isError(
+      t,
+      await download({
+        type: 'original-excel',
+        file: big.statementId,
+        originalExcelFile: 'x.xlsx',
+      }),
+      'NOT_FOUND',
+      'FILE_VARIANT_NOT_FOUND',
+    );
+  },
+);
 
-t.test('original-excel of a workbook in a zip or gzip is the workbook, under its own name', async (t) => {
-  const bytes = await readFile(path.join(repoRoot, 'fixtures', 'statements', 'bmi-royalty-statement.xlsx'));
-  const zipped = await zipOf([{ name: 'Q1 2024/BMI Statement Q1 ü.xlsx', data: bytes }, { name: 'readme.txt', data: Buffer.from('statements of Q1\n') }]);
-  const inZip = await putFile(owner.client, org, artist, 'bmi-statements.zip', zipped);
-  const inGzip = await putFile(owner.client, org, artist, 'bmi-q1.xlsx.gz', gzipSync(bytes));
-  for (const [up, name] of [
-    [inZip, 'BMI Statement Q1 ü.xlsx'],
-    [inGzip, 'bmi-q1.xlsx'],
-  ] as const) {
-    const s = await waitForStatement(owner.client, org, up.statementId);
-    t.equal(s.status, 'processed');
-    t.ok(s.variants.includes('original-excel'));
-    const res = await owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, type: 'original-excel', file: up.statementId });
-    t.equal(res.data.fileName, name, 'the workbook\'s own name, without the archive\'s folders');
-    const got = await fetch(res.data.url);
-    t.same(Buffer.from(await got.arrayBuffer()), bytes, 'the workbook, not the archive');
-    // the original stays the upload
-    const original = await owner.client.mutate('fileStorage.downloadStatementFile', { organizationId: org, type: 'original', file: up.statementId });
-    t.same(Buffer.from(await (await fetch(original.data.url)).arrayBuffer()), up === inZip ? zipped : gzipSync(bytes));
-  }
-  // reprocessed: a new version of the unpacked workbook, the old one gone
-  const keyOf = async () => (await srv.deps.pool.query(`SELECT variants->>'original-excel' AS k FROM statements WHERE id = $1`, [inZip.statementId])).rows[0].k as string;
-  const before = await keyOf();
-  const again = await owner.client.mutate('upload.uploadAction', { organizationId: org, action: { type: 'reprocess', statementId: inZip.statementId } });
-  t.equal(again.ok, true);
-  t.equal((await waitForStatement(owner.client, org, inZip.statementId)).status, 'processed');
-  const after = await keyOf();
-  t.not(after, before);
-  // removed once the new version is committed (the record says processed a moment before)
-  let gone = false;
-  for (const deadline = Date.now() + 20_000; !gone && Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) gone = (await srv.deps.store.head(before)) === undefined;
-  t.ok(gone, "the earlier version's workbook is removed");
-  t.ok(await srv.deps.store.head(after));
-});
+t.test(
+  'original-excel of a workbook in a zip or gzip is the workbook, under its own name',
+  async (t) => {
+    const bytes = await readFile(
+      path.join(repoRoot, 'fixtures', 'statements', 'bmi-royalty-statement.xlsx'),
+    );
+    const zipped = await zipOf([
+      { name: 'Q1 2024/BMI Statement Q1 ü.xlsx', data: bytes },
+      { name: 'readme.txt', data: Buffer.from('statements of Q1\n') },
+    ]);
+    const inZip = await putFile(owner.client, org, artist, 'bmi-statements.zip', zipped);
+    const inGzip = await putFile(owner.client, org, artist, 'bmi-q1.xlsx.gz', gzipSync(bytes));
+    for (const [up, name] of [
+      [inZip, 'BMI Statement Q1 ü.xlsx'],
+      [inGzip, 'bmi-q1.xlsx'],
+    ] as const) {
+      const s = await waitForStatement(owner.client, org, up.statementId);
+      t.equal(s.status, 'processed');
+      t.ok(s.variants.includes('original-excel'));
+      const res = await owner.client.mutate('fileStorage.downloadStatementFile', {
+        organizationId: org,
+        type: 'original-excel',
+        file: up.statementId,
+      });
+      t.equal(res.data.fileName, name, "the workbook's own name, without the archive's folders");
+      const got = await fetch(res.data.url);
+      t.same(Buffer.from(await got.arrayBuffer()), bytes, 'the workbook, not the archive');
+      // the original stays the upload
+      const original = await owner.client.mutate('fileStorage.downloadStatementFile', {
+        organizationId: org,
+        type: 'original',
+        file: up.statementId,
+      });
+      t.same(
+        Buffer.from(await (await fetch(original.data.url)).arrayBuffer()),
+        up === inZip ? zipped : gzipSync(bytes),
+      );
+    }
+    // reprocessed: a new version of the unpacked workbook, the old one gone
+    const keyOf = async () =>
+      (
+        await srv.deps.pool.query(
+          `SELECT variants->>'original-excel' AS k FROM statements WHERE id = $1`,
+          [inZip.statementId],
+        )
+      ).rows[0].k as string;
+    const before = await keyOf();
+    const again = await owner.client.mutate('upload.uploadAction', {
+      organizationId: org,
+      action: { type: 'reprocess', statementId: inZip.statementId },
+    });
+    t.equal(again.ok, true);
+    t.equal((await waitForStatement(owner.client, org, inZip.statementId)).status, 'processed');
+    const after = await keyOf();
+    t.not(after, before);
+    // removed once the new version is committed (the record says processed a moment before)
+    let gone = false;
+    for (
+      const deadline = Date.now() + 20_000;
+      !gone && Date.now() < deadline;
+      await new Promise((r) => setTimeout(r, 50))
+    )
+      gone = (await srv.deps.store.head(before)) === undefined;
+    t.ok(gone, "the earlier version's workbook is removed");
+    t.ok(await srv.deps.store.head(after));
+  },
+);
 
 /** A zip of these files (yazl), as a buffer. */
 async function zipOf(files: { name: string; data: Buffer }[]): Promise<Buffer> {

@@ -13,7 +13,10 @@ const org = owner.organizationId;
 const ds = await seedDataset(srv, org);
 
 async function get(procedure: QueryName<'insights'>, rightsholderIds: string[]) {
-  const res = await owner.client.query(`insights.${procedure}`, { organizationId: org, rightsholderIds });
+  const res = await owner.client.query(`insights.${procedure}`, {
+    organizationId: org,
+    rightsholderIds,
+  });
   if (!res.ok) throw new Error(JSON.stringify(res.error));
   return res.data;
 }
@@ -28,8 +31,14 @@ async function rateOn(currency: string, date: string) {
 }
 
 t.test('getDefaultFxDate: the last day of the latest statement period', async (t) => {
-  t.same(await get('getDefaultFxDate', [ds.rh1, ds.rh2]), { date: '2024-03-31', rightsholderIds: [ds.rh1, ds.rh2] });
-  t.same(await get('getDefaultFxDate', [ds.rh2]), { date: '2024-01-31', rightsholderIds: [ds.rh2] });
+  t.same(await get('getDefaultFxDate', [ds.rh1, ds.rh2]), {
+    date: '2024-03-31',
+    rightsholderIds: [ds.rh1, ds.rh2],
+  });
+  t.same(await get('getDefaultFxDate', [ds.rh2]), {
+    date: '2024-01-31',
+    rightsholderIds: [ds.rh2],
+  });
   const empty = await seedRightsholder(srv, org, 'No Statements');
   t.same(await get('getDefaultFxDate', [empty]), { date: null, rightsholderIds: [empty] });
 });
@@ -65,14 +74,32 @@ t.test('getDefaultFxRates: the rates on that day for the currencies of the rows'
     rightsholderIds: [ds.rh1, ds.rh2],
   });
   const empty = await seedRightsholder(srv, org, 'Nothing Yet');
-  t.same(await get('getDefaultFxRates', [empty]), { date: null, base: 'USD', rates: [], missing: [], rightsholderIds: [empty] });
+  t.same(await get('getDefaultFxRates', [empty]), {
+    date: null,
+    base: 'USD',
+    rates: [],
+    missing: [],
+    rightsholderIds: [empty],
+  });
 });
 
 t.test('an empty rightsholderIds reports on none; a missing one is refused', async (t) => {
   t.same(await get('getDefaultFxDate', []), { date: null, rightsholderIds: [] });
-  t.same(await get('getDefaultFxRates', []), { date: null, base: 'USD', rates: [], missing: [], rightsholderIds: [] });
+  t.same(await get('getDefaultFxRates', []), {
+    date: null,
+    base: 'USD',
+    rates: [],
+    missing: [],
+    rightsholderIds: [],
+  });
   t.match(await owner.client.query('insights.getDefaultFxDate', { organizationId: org }), {
     ok: false,
-    error: { data: { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED', fields: [{ path: 'rightsholderIds' }] } },
+    error: {
+      data: {
+        code: 'BAD_REQUEST',
+        errorCode: 'VALIDATION_FAILED',
+        fields: [{ path: 'rightsholderIds' }],
+      },
+    },
   });
 });

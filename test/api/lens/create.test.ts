@@ -19,7 +19,11 @@ t.test('creates a lens with every field', async (t) => {
     tags: ['finance', ' q1 ', 'finance'],
     kind: 'pivot',
     viewName: 'analytics_full_view',
-    payload: { measures: ['net_earnings'], dimensions: ['country'], filters: [{ member: 'year', operator: 'equals', values: ['2024'] }] },
+    payload: {
+      measures: ['net_earnings'],
+      dimensions: ['country'],
+      filters: [{ member: 'year', operator: 'equals', values: ['2024'] }],
+    },
   };
   const lens = ok(t, await writer.client.mutate('lens.create', input));
   t.same(
@@ -45,8 +49,22 @@ t.test('creates a lens with every field', async (t) => {
 });
 
 t.test('defaults: scope organization, no tags, no description or viewName', async (t) => {
-  const lens = ok(t, await owner.client.mutate('lens.create', { organizationId: org, name: 'Plain', kind: 'query', payload: [1, 'two', null] }));
-  t.match(lens, { scope: 'organization', tags: [], description: null, viewName: null, payload: [1, 'two', null] });
+  const lens = ok(
+    t,
+    await owner.client.mutate('lens.create', {
+      organizationId: org,
+      name: 'Plain',
+      kind: 'query',
+      payload: [1, 'two', null],
+    }),
+  );
+  t.match(lens, {
+    scope: 'organization',
+    tags: [],
+    description: null,
+    viewName: null,
+    payload: [1, 'two', null],
+  });
 });
 
 t.test('every kind is accepted; anything else is not', async (t) => {
@@ -54,15 +72,45 @@ t.test('every kind is accepted; anything else is not', async (t) => {
     t.equal((await createLens(t, owner, { kind, name: kind })).kind, kind);
   }
   for (const kind of ['chart', '', 'QUERY', null]) {
-    isError(t, await owner.client.mutate('lens.create', { organizationId: org, name: 'x', kind, payload: {} }), 'BAD_REQUEST', 'VALIDATION_FAILED', String(kind));
+    isError(
+      t,
+      await owner.client.mutate('lens.create', {
+        organizationId: org,
+        name: 'x',
+        kind,
+        payload: {},
+      }),
+      'BAD_REQUEST',
+      'VALIDATION_FAILED',
+      String(kind),
+    );
   }
-  isError(t, await owner.client.mutate('lens.create', { organizationId: org, name: 'x', kind: 'query', payload: {}, scope: 'team' }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(
+    t,
+    await owner.client.mutate('lens.create', {
+      organizationId: org,
+      name: 'x',
+      kind: 'query',
+      payload: {},
+      scope: 'team',
+    }),
+    'BAD_REQUEST',
+    'VALIDATION_FAILED',
+  );
 });
 
 t.test('any JSON value for description, viewName and payload', async (t) => {
   for (const value of ['text', 42, true, ['a', { b: 1 }], { nested: { deeper: [1] } }]) {
-    const lens = await createLens(t, owner, { description: value, viewName: value, payload: value });
-    t.same([lens.description, lens.viewName, lens.payload], [value, value, value], JSON.stringify(value));
+    const lens = await createLens(t, owner, {
+      description: value,
+      viewName: value,
+      payload: value,
+    });
+    t.same(
+      [lens.description, lens.viewName, lens.payload],
+      [value, value, value],
+      JSON.stringify(value),
+    );
   }
 });
 
@@ -70,7 +118,14 @@ t.test('records the creation; a personal lens only for its owner', async (t) => 
   const shared = await createLens(t, owner, { name: 'Shared One' });
   const mine = await createLens(t, owner, { name: 'Secret One', scope: 'personal' });
   const other = await addMember(srv, org, 'admin');
-  const ownerFeed = ok(t, await owner.client.query('activity.feed', { organizationId: org, subjectType: 'lens', limit: 2 }));
+  const ownerFeed = ok(
+    t,
+    await owner.client.query('activity.feed', {
+      organizationId: org,
+      subjectType: 'lens',
+      limit: 2,
+    }),
+  );
   t.same(
     ownerFeed.data.map((e: any) => [e.action, e.subjectId, e.subjectLabel]),
     [
@@ -78,8 +133,18 @@ t.test('records the creation; a personal lens only for its owner', async (t) => 
       ['lens.create', shared.id, 'Shared One'],
     ],
   );
-  const otherFeed = ok(t, await other.client.query('activity.feed', { organizationId: org, subjectType: 'lens', limit: 2000 }));
-  t.notOk(otherFeed.data.some((e: any) => e.subjectId === mine.id), "another member does not see the personal lens's events");
+  const otherFeed = ok(
+    t,
+    await other.client.query('activity.feed', {
+      organizationId: org,
+      subjectType: 'lens',
+      limit: 2000,
+    }),
+  );
+  t.notOk(
+    otherFeed.data.some((e: any) => e.subjectId === mine.id),
+    "another member does not see the personal lens's events",
+  );
   t.ok(otherFeed.data.some((e: any) => e.subjectId === shared.id));
 });
 
@@ -103,7 +168,13 @@ t.test('invalid and hostile input is BAD_REQUEST, never a 500', async (t) => {
     ['tag not a string', { tags: [1] }],
   ];
   for (const [label, input] of cases) {
-    isError(t, await owner.client.mutate('lens.create', { ...base, ...input }), 'BAD_REQUEST', 'VALIDATION_FAILED', label);
+    isError(
+      t,
+      await owner.client.mutate('lens.create', { ...base, ...input }),
+      'BAD_REQUEST',
+      'VALIDATION_FAILED',
+      label,
+    );
   }
   // nested deeper than JSON.stringify's stack allows (V8 parses it; the body is well under 1 MB):
   // a field error like any other, not a stack overflow reported as a bare BAD_REQUEST
@@ -112,9 +183,17 @@ t.test('invalid and hostile input is BAD_REQUEST, never a 500', async (t) => {
     const body = `{"0":{"organizationId":"${org}","name":"deep","kind":"query","payload":{},"${field}":${deep}}}`;
     const res = await owner.client.raw('POST', '/trpc/lens.create?batch=1', body);
     t.equal(res.status, 400, field);
-    t.match(res.body[0].error.data, { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED', fields: [{ path: field }] }, field);
+    t.match(
+      res.body[0].error.data,
+      { code: 'BAD_REQUEST', errorCode: 'VALIDATION_FAILED', fields: [{ path: field }] },
+      field,
+    );
   }
-  const sql = await createLens(t, owner, { name: "x'); DROP TABLE lenses; --", tags: ["' OR 1=1 --"], payload: { sql: 'SELECT * FROM users' } });
+  const sql = await createLens(t, owner, {
+    name: "x'); DROP TABLE lenses; --",
+    tags: ["' OR 1=1 --"],
+    payload: { sql: 'SELECT * FROM users' },
+  });
   t.equal(sql.name, "x'); DROP TABLE lenses; --");
   t.same(sql.tags, ["' OR 1=1 --"]);
 });

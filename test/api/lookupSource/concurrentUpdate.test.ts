@@ -11,7 +11,11 @@ const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Lookup editors');
 const op = (await outsider(srv, owner.organizationId, 'c2_superadmin')).client;
 
-async function whileLocked(table: string, id: string, run: () => Promise<unknown[]>): Promise<unknown[]> {
+async function whileLocked(
+  table: string,
+  id: string,
+  run: () => Promise<unknown[]>,
+): Promise<unknown[]> {
   const holder = await srv.deps.pool.connect();
   try {
     await holder.query('BEGIN');
@@ -34,7 +38,13 @@ async function whileLocked(table: string, id: string, run: () => Promise<unknown
 }
 
 t.test('lookupSource.update: two updates of different fields both hold', async (t) => {
-  const entry = data(await op.mutate('lookupSource.create', { original: 'Blenzo Audio', earningsSource: 'Blenzo', status: 'verified' }));
+  const entry = data(
+    await op.mutate('lookupSource.create', {
+      original: 'Blenzo Audio',
+      earningsSource: 'Blenzo',
+      status: 'verified',
+    }),
+  );
   const [a, b] = await whileLocked('lookup_sources', entry.id, () =>
     Promise.all([
       op.mutate('lookupSource.update', { id: entry.id, earningsCategory: 'streaming' }),
@@ -44,39 +54,82 @@ t.test('lookupSource.update: two updates of different fields both hold', async (
   t.ok((a as any).ok && (b as any).ok);
   const after = data(await op.query('lookupSource.getSourceLookup', { id: entry.id }));
   t.same(
-    { earningsSource: after.earningsSource, earningsCategory: after.earningsCategory, earningsParentCompany: after.earningsParentCompany },
-    { earningsSource: 'Blenzo', earningsCategory: 'streaming', earningsParentCompany: 'Blenzo Group' },
+    {
+      earningsSource: after.earningsSource,
+      earningsCategory: after.earningsCategory,
+      earningsParentCompany: after.earningsParentCompany,
+    },
+    {
+      earningsSource: 'Blenzo',
+      earningsCategory: 'streaming',
+      earningsParentCompany: 'Blenzo Group',
+    },
   );
 });
 
 t.test('lookupSalesType.update: two updates of different fields both hold', async (t) => {
-  const entry = data(await op.mutate('lookupSalesType.create', { original: 'Blenzo Spin', cleansed: 'Blenzo Spin' }));
+  const entry = data(
+    await op.mutate('lookupSalesType.create', { original: 'Blenzo Spin', cleansed: 'Blenzo Spin' }),
+  );
   const [a, b] = await whileLocked('lookup_sales_types', entry.id, () =>
     Promise.all([
-      op.mutate('lookupSalesType.update', { id: entry.id, primarySalesType: 'Streaming', secondarySalesType: 'Interactive Streaming' }),
-      op.mutate('lookupSalesType.update', { id: entry.id, status: 'reviewed', reason: { by: 'second editor' } }),
+      op.mutate('lookupSalesType.update', {
+        id: entry.id,
+        primarySalesType: 'Streaming',
+        secondarySalesType: 'Interactive Streaming',
+      }),
+      op.mutate('lookupSalesType.update', {
+        id: entry.id,
+        status: 'reviewed',
+        reason: { by: 'second editor' },
+      }),
     ]),
   );
   t.ok((a as any).ok && (b as any).ok);
   const after = data(await op.query('lookupSalesType.getSalesTypeLookup', { id: entry.id }));
   t.same(
-    { primarySalesType: after.primarySalesType, secondarySalesType: after.secondarySalesType, status: after.status, reason: after.reason },
-    { primarySalesType: 'Streaming', secondarySalesType: 'Interactive Streaming', status: 'reviewed', reason: { by: 'second editor' } },
+    {
+      primarySalesType: after.primarySalesType,
+      secondarySalesType: after.secondarySalesType,
+      status: after.status,
+      reason: after.reason,
+    },
+    {
+      primarySalesType: 'Streaming',
+      secondarySalesType: 'Interactive Streaming',
+      status: 'reviewed',
+      reason: { by: 'second editor' },
+    },
   );
 });
 
-t.test('an entry deleted while an update waits: SOURCE_LOOKUP_NOT_FOUND, never a half write', async (t) => {
-  const entry = data(await op.mutate('lookupSource.create', { original: 'Blenzo Gone', earningsSource: 'Blenzo', status: 'verified' }));
-  const holder = await srv.deps.pool.connect();
-  try {
-    await holder.query('BEGIN');
-    await holder.query('DELETE FROM lookup_sources WHERE id = $1', [entry.id]);
-    const pending = op.mutate('lookupSource.update', { id: entry.id, earningsCategory: 'streaming' });
-    await new Promise((r) => setTimeout(r, 300));
-    await holder.query('COMMIT');
-    const res: any = await pending;
-    t.same({ ok: res.ok, code: res.error?.data.code, errorCode: res.error?.data.errorCode }, { ok: false, code: 'NOT_FOUND', errorCode: 'SOURCE_LOOKUP_NOT_FOUND' });
-  } finally {
-    holder.release();
-  }
-});
+t.test(
+  'an entry deleted while an update waits: SOURCE_LOOKUP_NOT_FOUND, never a half write',
+  async (t) => {
+    const entry = data(
+      await op.mutate('lookupSource.create', {
+        original: 'Blenzo Gone',
+        earningsSource: 'Blenzo',
+        status: 'verified',
+      }),
+    );
+    const holder = await srv.deps.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('DELETE FROM lookup_sources WHERE id = $1', [entry.id]);
+      const pending = op.mutate('lookupSource.update', {
+        id: entry.id,
+        earningsCategory: 'streaming',
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      await holder.query('COMMIT');
+      const res: any = await pending;
+      t.same(
+        { ok: res.ok, code: res.error?.data.code, errorCode: res.error?.data.errorCode },
+        { ok: false, code: 'NOT_FOUND', errorCode: 'SOURCE_LOOKUP_NOT_FOUND' },
+      );
+    } finally {
+      holder.release();
+    }
+  },
+);

@@ -16,25 +16,46 @@ function layout(prefix: string) {
     name: prefix,
     headers,
     headerHash: computeHeaderHash(headers),
-    fields: { stmtYear: { column: headers[0] }, stmtPeriod: { column: headers[0] }, stmtCadence: { constant: 'M' }, currency: { constant: 'USD' }, royaltyEarnings: { column: headers[1] } },
+    fields: {
+      stmtYear: { column: headers[0] },
+      stmtPeriod: { column: headers[0] },
+      stmtCadence: { constant: 'M' },
+      currency: { constant: 'USD' },
+      royaltyEarnings: { column: headers[1] },
+    },
   };
 }
-const get = async (id: string) => (await owner.client.query('mapping.getMapping', { organizationId: org, id })) as any;
-const batch = (updates: unknown) => owner.client.mutateUnchecked('mapping.batchUpdate', { organizationId: org, updates });
+const get = async (id: string) =>
+  (await owner.client.query('mapping.getMapping', { organizationId: org, id })) as any;
+const batch = (updates: unknown) =>
+  owner.client.mutateUnchecked('mapping.batchUpdate', { organizationId: org, updates });
 
 t.test('applies every update, each a revision, and records each', async (t) => {
   const a = await createMapping(t, owner, layout('A'));
   const b = await createMapping(t, owner, layout('B'));
-  const res = ok(t, await batch([
-    { id: a.id, name: 'A2' },
-    { id: b.id, fields: { ...b.fields, source: { column: 'B Store' } } },
-    { id: a.id, fields: { ...a.fields, currency: { constant: 'JPY' } } },
-  ]));
-  t.same(res.data.map((m: any) => [m.id, m.revision]), [[a.id, 2], [b.id, 2], [a.id, 3]]);
+  const res = ok(
+    t,
+    await batch([
+      { id: a.id, name: 'A2' },
+      { id: b.id, fields: { ...b.fields, source: { column: 'B Store' } } },
+      { id: a.id, fields: { ...a.fields, currency: { constant: 'JPY' } } },
+    ]),
+  );
+  t.same(
+    res.data.map((m: any) => [m.id, m.revision]),
+    [
+      [a.id, 2],
+      [b.id, 2],
+      [a.id, 3],
+    ],
+  );
   const finalA = (await get(a.id)).data;
   t.match(finalA, { name: 'A2', revision: 3, fields: { currency: { constant: 'JPY' } } });
   t.same(res.data[2], finalA, 'the last update of an id returns its final state');
-  t.same((await mappingEvents(srv, org, a.id)).map((e) => e[0]), ['mapping.batchUpdate', 'mapping.batchUpdate', 'mapping.create']);
+  t.same(
+    (await mappingEvents(srv, org, a.id)).map((e) => e[0]),
+    ['mapping.batchUpdate', 'mapping.batchUpdate', 'mapping.create'],
+  );
 });
 
 t.test('one failing update rolls back all of them, and names its index', async (t) => {
@@ -45,16 +66,27 @@ t.test('one failing update rolls back all of them, and names its index', async (
     { id: b.id, fields: { ...b.fields, units: { column: 'Quantity' } } },
   ]);
   isError(t, missingColumn, 'BAD_REQUEST', 'MAPPING_COLUMN_UNKNOWN');
-  t.same(details(missingColumn), { index: 1, fields: [{ path: 'fields.units.column', message: 'column "Quantity" is not among the headers' }] });
+  t.same(details(missingColumn), {
+    index: 1,
+    fields: [
+      { path: 'fields.units.column', message: 'column "Quantity" is not among the headers' },
+    ],
+  });
   t.match(missingColumn.ok ? null : missingColumn.error.message, /^updates\.1: /);
   t.match((await get(a.id)).data, { name: 'C', revision: 1 }, 'the first update was rolled back');
 
   const library = await libraryMapping(t, owner, 'cdbaby');
-  const readOnly = await batch([{ id: a.id, name: 'C3' }, { id: library.id, name: 'Mine' }]);
+  const readOnly = await batch([
+    { id: a.id, name: 'C3' },
+    { id: library.id, name: 'Mine' },
+  ]);
   isError(t, readOnly, 'FORBIDDEN', 'LIBRARY_MAPPING_READ_ONLY');
   t.equal(details(readOnly).index, 1);
 
-  const unknown = await batch([{ id: a.id, name: 'C4' }, { id: UNKNOWN_ID, name: 'Nobody' }]);
+  const unknown = await batch([
+    { id: a.id, name: 'C4' },
+    { id: UNKNOWN_ID, name: 'Nobody' },
+  ]);
   isError(t, unknown, 'NOT_FOUND', 'MAPPING_NOT_FOUND');
   t.same(details(unknown), { index: 1 });
 
@@ -62,14 +94,27 @@ t.test('one failing update rolls back all of them, and names its index', async (
   isError(t, clash, 'CONFLICT', 'MAPPING_HEADER_HASH_TAKEN');
   t.same(details(clash), { index: 0, mappingId: b.id });
   t.match((await get(a.id)).data, { name: 'C', revision: 1 });
-  t.same((await mappingEvents(srv, org, a.id)).map((e) => e[0]), ['mapping.create'], 'no events either');
+  t.same(
+    (await mappingEvents(srv, org, a.id)).map((e) => e[0]),
+    ['mapping.create'],
+    'no events either',
+  );
 });
 
 t.test('ids of another organization are NOT_FOUND and untouched', async (t) => {
   const other = await newOrganization(srv, 'Other');
   const theirs = await createMapping(t, other, layout('Theirs'));
   isError(t, await batch([{ id: theirs.id, name: 'Mine' }]), 'NOT_FOUND', 'MAPPING_NOT_FOUND');
-  t.equal(ok(t, await other.client.query('mapping.getMapping', { organizationId: other.organizationId, id: theirs.id })).name, 'Theirs');
+  t.equal(
+    ok(
+      t,
+      await other.client.query('mapping.getMapping', {
+        organizationId: other.organizationId,
+        id: theirs.id,
+      }),
+    ).name,
+    'Theirs',
+  );
 });
 
 t.test('invalid batches are BAD_REQUEST', async (t) => {
@@ -83,5 +128,6 @@ t.test('invalid batches are BAD_REQUEST', async (t) => {
     ['item not an object', ['x']],
     ['bad field spec', [{ id: a.id, fields: { currency: { constant: 1 } } }]],
   ];
-  for (const [label, updates] of cases) isError(t, await batch(updates), 'BAD_REQUEST', 'VALIDATION_FAILED', label);
+  for (const [label, updates] of cases)
+    isError(t, await batch(updates), 'BAD_REQUEST', 'VALIDATION_FAILED', label);
 });

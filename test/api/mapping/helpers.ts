@@ -15,19 +15,48 @@ export const HASH = computeHeaderHash(HEADERS);
 // the euro store report's mapping, monthly by constant
 export const FIELDS = { ...eurReportFields, stmtCadence: { constant: 'M' } };
 
-export async function createMapping(t: Test, caller: Caller, extra: Record<string, unknown> = {}): Promise<any> {
+export async function createMapping(
+  t: Test,
+  caller: Caller,
+  extra: Record<string, unknown> = {},
+): Promise<any> {
   const headers = (extra.headers as string[] | undefined) ?? HEADERS;
-  const input = { organizationId: caller.organizationId, name: 'Our layout', headers, headerHash: computeHeaderHash(headers), fields: FIELDS, ...extra };
-  return ok(t, await caller.client.mutate('mapping.create', input), `create mapping ${String(input.name)}`);
+  const input = {
+    organizationId: caller.organizationId,
+    name: 'Our layout',
+    headers,
+    headerHash: computeHeaderHash(headers),
+    fields: FIELDS,
+    ...extra,
+  };
+  return ok(
+    t,
+    await caller.client.mutate('mapping.create', input),
+    `create mapping ${String(input.name)}`,
+  );
 }
 
 export async function createDistributor(t: Test, caller: Caller, name: string): Promise<any> {
-  return ok(t, await caller.client.mutate('distributor.create', { organizationId: caller.organizationId, name }), `create distributor ${name}`);
+  return ok(
+    t,
+    await caller.client.mutate('distributor.create', {
+      organizationId: caller.organizationId,
+      name,
+    }),
+    `create distributor ${name}`,
+  );
 }
 
 /** The library mapping with that key, as the organization sees it. */
 export async function libraryMapping(t: Test, caller: Caller, key: string): Promise<any> {
-  const res = ok(t, await caller.client.query('mapping.list', { organizationId: caller.organizationId, source: 'library', pagination: { limit: 2000 } }));
+  const res = ok(
+    t,
+    await caller.client.query('mapping.list', {
+      organizationId: caller.organizationId,
+      source: 'library',
+      pagination: { limit: 2000 },
+    }),
+  );
   const found = res.data.find((m: any) => m.libraryKey === key);
   if (!found) throw new Error(`no library mapping ${key}`);
   return found;
@@ -44,13 +73,20 @@ export interface StatementSeed {
 }
 
 /** A statement row of the organization, as the pipeline leaves one (no file behind it). */
-export async function insertStatement(srv: TestService, organizationId: string, seed: StatementSeed = {}): Promise<string> {
+export async function insertStatement(
+  srv: TestService,
+  organizationId: string,
+  seed: StatementSeed = {},
+): Promise<string> {
   const db = srv.deps.pool;
   const { rows: rh } = await db.query<{ id: string }>(
     `INSERT INTO rightsholders (organization_id, name) VALUES ($1, 'Seed ' || gen_random_uuid()) RETURNING id`,
     [organizationId],
   );
-  const { rows: up } = await db.query<{ id: string }>(`INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id`, [organizationId]);
+  const { rows: up } = await db.query<{ id: string }>(
+    `INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id`,
+    [organizationId],
+  );
   const headers = seed.headers === undefined ? HEADERS : seed.headers;
   const status = seed.deleted ? 'deleted' : (seed.status ?? 'processed');
   const { rows } = await db.query<{ id: string }>(
@@ -75,7 +111,11 @@ export async function insertStatement(srv: TestService, organizationId: string, 
 }
 
 /** The activity events of a mapping, newest first: [action, changes]. */
-export async function mappingEvents(srv: TestService, organizationId: string, mappingId: string): Promise<[string, unknown][]> {
+export async function mappingEvents(
+  srv: TestService,
+  organizationId: string,
+  mappingId: string,
+): Promise<[string, unknown][]> {
   const { rows } = await srv.deps.pool.query<{ action: string; changes: unknown }>(
     `SELECT action, changes FROM activity_events WHERE organization_id = $1 AND subject_type = 'mapping' AND subject_id = $2 ORDER BY created_at DESC, id DESC`,
     [organizationId, mappingId],
@@ -91,4 +131,14 @@ export function deepJson(depth: number): unknown {
 }
 
 /** Hostile strings that must be refused or stored harmlessly, never a 500. */
-export const hostileStrings = ["'; DROP TABLE mappings; --", "x' OR '1'='1", '%', '_', '\\', 'é🎵 ﷽', '<script>alert(1)</script>', '__proto__', 'constructor'];
+export const hostileStrings = [
+  "'; DROP TABLE mappings; --",
+  "x' OR '1'='1",
+  '%',
+  '_',
+  '\\',
+  'é🎵 ﷽',
+  '<script>alert(1)</script>',
+  '__proto__',
+  'constructor',
+];

@@ -22,13 +22,34 @@ t.test('header cells and names that look like code are stored and read back as t
     rawTitle: { column: "x' OR '1'='1" },
     rawArtist: { columns: ['constructor', '<script>alert(1)</script>'], join: "'" },
   };
-  const made = ok(t, await owner.client.mutate('mapping.create', { organizationId: org, name: hostileStrings[0], headers, headerHash: computeHeaderHash(headers), fields }));
-  const read = ok(t, await owner.client.query('mapping.getMapping', { organizationId: org, id: made.id }));
+  const made = ok(
+    t,
+    await owner.client.mutate('mapping.create', {
+      organizationId: org,
+      name: hostileStrings[0],
+      headers,
+      headerHash: computeHeaderHash(headers),
+      fields,
+    }),
+  );
+  const read = ok(
+    t,
+    await owner.client.query('mapping.getMapping', { organizationId: org, id: made.id }),
+  );
   t.same(read.headers, headers);
   t.same(read.fields, fields);
   t.equal(read.name, hostileStrings[0]);
   t.equal(Object.getPrototypeOf(read.fields), Object.prototype);
-  t.same(ok(t, await owner.client.query('mapping.list', { organizationId: org, search: "'; DROP TABLE mappings; --" })).data.map((m: any) => m.id), [made.id]);
+  t.same(
+    ok(
+      t,
+      await owner.client.query('mapping.list', {
+        organizationId: org,
+        search: "'; DROP TABLE mappings; --",
+      }),
+    ).data.map((m: any) => m.id),
+    [made.id],
+  );
   for (const name of hostileStrings) {
     const d = ok(t, await owner.client.mutate('distributor.create', { organizationId: org, name }));
     t.equal(d.name, name.trim());
@@ -49,16 +70,87 @@ t.test('__proto__ and constructor keys in bodies are refused before anything run
 
 t.test('deep and huge values', async (t) => {
   const m = await createMapping(t, owner);
-  isError(t, await owner.client.mutate('mapping.updateById', { organizationId: org, id: m.id, fileCategories: deepJson(50) }), 'BAD_REQUEST', 'VALIDATION_FAILED', 'deep fileCategories');
-  isError(t, await owner.client.mutate('mapping.updateById', { organizationId: org, id: m.id, fileCategories: 'x'.repeat(20_000) }), 'BAD_REQUEST', 'VALIDATION_FAILED', 'huge fileCategories');
-  isError(t, await owner.client.mutate('mapping.updateById', { organizationId: org, id: m.id, fields: deepJson(50) }), 'BAD_REQUEST', 'VALIDATION_FAILED', 'deep fields');
-  isError(t, await owner.client.mutate('mapping.create', { organizationId: org, headers: deepJson(50), headerHash: m.headerHash, fields: FIELDS }), 'BAD_REQUEST', 'VALIDATION_FAILED', 'deep headers');
+  isError(
+    t,
+    await owner.client.mutate('mapping.updateById', {
+      organizationId: org,
+      id: m.id,
+      fileCategories: deepJson(50),
+    }),
+    'BAD_REQUEST',
+    'VALIDATION_FAILED',
+    'deep fileCategories',
+  );
+  isError(
+    t,
+    await owner.client.mutate('mapping.updateById', {
+      organizationId: org,
+      id: m.id,
+      fileCategories: 'x'.repeat(20_000),
+    }),
+    'BAD_REQUEST',
+    'VALIDATION_FAILED',
+    'huge fileCategories',
+  );
+  isError(
+    t,
+    await owner.client.mutate('mapping.updateById', {
+      organizationId: org,
+      id: m.id,
+      fields: deepJson(50),
+    }),
+    'BAD_REQUEST',
+    'VALIDATION_FAILED',
+    'deep fields',
+  );
+  isError(
+    t,
+    await owner.client.mutate('mapping.create', {
+      organizationId: org,
+      headers: deepJson(50),
+      headerHash: m.headerHash,
+      fields: FIELDS,
+    }),
+    'BAD_REQUEST',
+    'VALIDATION_FAILED',
+    'deep headers',
+  );
   const many = Array.from({ length: 5_000 }, (_, i) => `h${i}`);
-  isError(t, await owner.client.mutate('mapping.create', { organizationId: org, headers: many, headerHash: computeHeaderHash(many), fields: FIELDS }), 'BAD_REQUEST', 'VALIDATION_FAILED', 'huge headers');
-  const big = await owner.client.raw('POST', '/trpc/mapping.create?batch=1', JSON.stringify({ 0: { organizationId: org, headers: ['x'.repeat(50_000_000)] } }));
-  t.ok(big.status >= 400 && big.status < 500, `a body over the limit is a client error (${big.status})`);
-  isError(t, await owner.client.query('mapping.getMapping', { organizationId: org, id: deepJson(30) }), 'BAD_REQUEST', 'VALIDATION_FAILED', 'deep GET input');
-  isError(t, await owner.client.query('mapping.list', { organizationId: org, ids: deepJson(30) }), 'BAD_REQUEST', 'VALIDATION_FAILED', 'deep ids');
+  isError(
+    t,
+    await owner.client.mutate('mapping.create', {
+      organizationId: org,
+      headers: many,
+      headerHash: computeHeaderHash(many),
+      fields: FIELDS,
+    }),
+    'BAD_REQUEST',
+    'VALIDATION_FAILED',
+    'huge headers',
+  );
+  const big = await owner.client.raw(
+    'POST',
+    '/trpc/mapping.create?batch=1',
+    JSON.stringify({ 0: { organizationId: org, headers: ['x'.repeat(50_000_000)] } }),
+  );
+  t.ok(
+    big.status >= 400 && big.status < 500,
+    `a body over the limit is a client error (${big.status})`,
+  );
+  isError(
+    t,
+    await owner.client.query('mapping.getMapping', { organizationId: org, id: deepJson(30) }),
+    'BAD_REQUEST',
+    'VALIDATION_FAILED',
+    'deep GET input',
+  );
+  isError(
+    t,
+    await owner.client.query('mapping.list', { organizationId: org, ids: deepJson(30) }),
+    'BAD_REQUEST',
+    'VALIDATION_FAILED',
+    'deep ids',
+  );
 });
 
 t.test('every procedure with wrong types or nothing: a client error, never a 500', async (t) => {
@@ -82,15 +174,42 @@ t.test('every procedure with wrong types or nothing: a client error, never a 500
   ];
   const garbage: Record<string, unknown>[] = [
     {},
-    { id: 1, name: [], headers: 'x', fields: 1, mappingId: {}, distributorId: true, statementId: null, updates: {}, pagination: 'all', ids: 'x' },
-    { id: "1' OR '1'='1", mappingId: '../../', distributorId: '%', statementId: '\\', headerHash: "'; --" },
-    { id: UNKNOWN_ID, mappingId: UNKNOWN_ID, distributorId: UNKNOWN_ID, statementId: UNKNOWN_ID, name: 'x\u0000y' },
+    {
+      id: 1,
+      name: [],
+      headers: 'x',
+      fields: 1,
+      mappingId: {},
+      distributorId: true,
+      statementId: null,
+      updates: {},
+      pagination: 'all',
+      ids: 'x',
+    },
+    {
+      id: "1' OR '1'='1",
+      mappingId: '../../',
+      distributorId: '%',
+      statementId: '\\',
+      headerHash: "'; --",
+    },
+    {
+      id: UNKNOWN_ID,
+      mappingId: UNKNOWN_ID,
+      distributorId: UNKNOWN_ID,
+      statementId: UNKNOWN_ID,
+      name: 'x\u0000y',
+    },
   ];
   for (const [method, path] of calls) {
     for (const input of garbage) {
       const res = await owner.client.call(method, path, { organizationId: org, ...input });
       if (!res.ok) {
-        t.not(res.error.data.code, 'INTERNAL_SERVER_ERROR', `${path} ${JSON.stringify(input).slice(0, 60)}: ${res.error.data.errorCode}`);
+        t.not(
+          res.error.data.code,
+          'INTERNAL_SERVER_ERROR',
+          `${path} ${JSON.stringify(input).slice(0, 60)}: ${res.error.data.errorCode}`,
+        );
         t.ok(res.status >= 400 && res.status < 500, `${path}: status ${res.status}`);
       } else {
         // lists succeed on an empty filter; that is fine

@@ -14,10 +14,25 @@ const member = await addMember(srv, org, 'member');
 const operator = await outsider(srv, org, 'c2_superadmin');
 
 t.test('below owner: FORBIDDEN, nothing deleted', async (t) => {
-  isError(t, await admin.client.mutate('organization.delete', { organizationId: org }), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
-  isError(t, await member.client.mutate('organization.delete', { organizationId: org }), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  isError(
+    t,
+    await admin.client.mutate('organization.delete', { organizationId: org }),
+    'FORBIDDEN',
+    'INSUFFICIENT_ROLE',
+  );
+  isError(
+    t,
+    await member.client.mutate('organization.delete', { organizationId: org }),
+    'FORBIDDEN',
+    'INSUFFICIENT_ROLE',
+  );
   const stranger = await outsider(srv, org);
-  isError(t, await stranger.client.mutate('organization.delete', { organizationId: org }), 'FORBIDDEN', 'NOT_ORGANIZATION_MEMBER');
+  isError(
+    t,
+    await stranger.client.mutate('organization.delete', { organizationId: org }),
+    'FORBIDDEN',
+    'NOT_ORGANIZATION_MEMBER',
+  );
   ok(t, await member.client.query('organization.getById', { organizationId: org }));
 });
 
@@ -25,11 +40,19 @@ t.test('the owner deletes: a soft delete, recorded', async (t) => {
   const res = ok(t, await owner.client.mutate('organization.delete', { organizationId: org }));
   t.match(res, { id: org, deleted: true });
   t.ok(res.deletedAt);
-  const { rows } = await srv.deps.pool.query('SELECT name, deleted_at IS NOT NULL AS deleted FROM organizations WHERE id = $1', [org]);
+  const { rows } = await srv.deps.pool.query(
+    'SELECT name, deleted_at IS NOT NULL AS deleted FROM organizations WHERE id = $1',
+    [org],
+  );
   t.same(rows, [{ name: 'Doomed', deleted: true }], 'the row stays');
   const events = await activities(srv, org, 'organization.delete');
   t.equal(events.length, 1);
-  t.match(events[0], { subjectType: 'organization', subjectId: org, subjectLabel: 'Doomed', actorUserId: owner.userId });
+  t.match(events[0], {
+    subjectType: 'organization',
+    subjectId: org,
+    subjectLabel: 'Doomed',
+    actorUserId: owner.userId,
+  });
 });
 
 t.test('afterwards every procedure for it answers NOT_FOUND, to every caller', async (t) => {
@@ -44,16 +67,31 @@ t.test('afterwards every procedure for it answers NOT_FOUND, to every caller', a
     [operator.client, 'GET', 'organization.getById', {}],
   ];
   for (const [client, method, path, input] of calls) {
-    isError(t, await client.call(method, path, { organizationId: org, ...input }), 'NOT_FOUND', 'ORGANIZATION_NOT_FOUND', path);
+    isError(
+      t,
+      await client.call(method, path, { organizationId: org, ...input }),
+      'NOT_FOUND',
+      'ORGANIZATION_NOT_FOUND',
+      path,
+    );
   }
   const me = ok(t, await member.client.query('user.currentUser'));
   t.same(me.organizations, [], 'no longer among the caller’s organizations');
 });
 
 t.test('organization.list leaves it out unless includeDeleted', async (t) => {
-  const live = ok(t, await operator.client.query('organization.list', { pagination: { limit: 2000 } }));
+  const live = ok(
+    t,
+    await operator.client.query('organization.list', { pagination: { limit: 2000 } }),
+  );
   t.notOk(live.data.some((o: { id: string }) => o.id === org));
-  const all = ok(t, await operator.client.query('organization.list', { includeDeleted: true, pagination: { limit: 2000 } }));
+  const all = ok(
+    t,
+    await operator.client.query('organization.list', {
+      includeDeleted: true,
+      pagination: { limit: 2000 },
+    }),
+  );
   const found = all.data.find((o: { id: string }) => o.id === org);
   t.match(found, { id: org, name: 'Doomed' });
   t.ok(found!.deletedAt);

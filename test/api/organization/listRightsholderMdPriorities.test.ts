@@ -15,16 +15,28 @@ const b = await insertRightsholder(srv, org, '100% Beats');
 const c = await insertRightsholder(srv, org, 'Charlie_Band');
 const d = await insertRightsholder(srv, org, 'Delta');
 const foreign = await insertRightsholder(srv, other.organizationId, 'Foreign Band');
-await other.client.mutate('organization.setRightsholderMdPriorities', { organizationId: other.organizationId, rightsholderIds: [foreign] });
+await other.client.mutate('organization.setRightsholderMdPriorities', {
+  organizationId: other.organizationId,
+  rightsholderIds: [foreign],
+});
 const list = (search?: unknown, client = admin.client) =>
-  client.queryUnchecked('organization.listRightsholderMdPriorities', { organizationId: org, ...(search === undefined ? {} : { search }) });
+  client.queryUnchecked('organization.listRightsholderMdPriorities', {
+    organizationId: org,
+    ...(search === undefined ? {} : { search }),
+  });
 
 t.test('empty until set', async (t) => {
   t.same(ok(t, await list()), []);
 });
 
 t.test('the whole ordering, only this organization’s', async (t) => {
-  ok(t, await admin.client.mutate('organization.setRightsholderMdPriorities', { organizationId: org, rightsholderIds: [c, a, b, d] }));
+  ok(
+    t,
+    await admin.client.mutate('organization.setRightsholderMdPriorities', {
+      organizationId: org,
+      rightsholderIds: [c, a, b, d],
+    }),
+  );
   t.same(ok(t, await list()), [
     { position: 1, rightsholderId: c, name: 'Charlie_Band' },
     { position: 2, rightsholderId: a, name: 'Alpha Band' },

@@ -18,11 +18,32 @@ const remove = (client: typeof owner.client, userId: string, organizationId = or
 t.test('an admin removes a writer: access ends at once, their settings go with them', async (t) => {
   const writer = await addMember(srv, org, 'writer');
   const rh = await insertRightsholder(srv, org, 'Artist');
-  ok(t, await writer.client.mutate('user.setRightsholderSort', { organizationId: org, sort: 'last_updated' }));
-  ok(t, await admin.client.mutate('user.setDataAccessRole', { organizationId: org, userId: writer.userId, role: { mode: 'restricted', rightsholderIds: [rh] } }));
+  ok(
+    t,
+    await writer.client.mutate('user.setRightsholderSort', {
+      organizationId: org,
+      sort: 'last_updated',
+    }),
+  );
+  ok(
+    t,
+    await admin.client.mutate('user.setDataAccessRole', {
+      organizationId: org,
+      userId: writer.userId,
+      role: { mode: 'restricted', rightsholderIds: [rh] },
+    }),
+  );
 
-  t.same(ok(t, await remove(admin.client, writer.userId)), { userId: writer.userId, removed: true });
-  isError(t, await writer.client.query('organization.getById', { organizationId: org }), 'FORBIDDEN', 'NOT_ORGANIZATION_MEMBER');
+  t.same(ok(t, await remove(admin.client, writer.userId)), {
+    userId: writer.userId,
+    removed: true,
+  });
+  isError(
+    t,
+    await writer.client.query('organization.getById', { organizationId: org }),
+    'FORBIDDEN',
+    'NOT_ORGANIZATION_MEMBER',
+  );
   t.equal(await getRightsholderSort(srv.deps.pool, org, writer.userId), 'alphabetical');
   t.equal(await rightsholderScope(srv.deps.pool, org, writer.userId), null);
   const events = await activities(srv, org, 'organization.removeUser');
@@ -34,7 +55,13 @@ t.test('an admin removes a writer: access ends at once, their settings go with t
     actorUserId: admin.userId,
     changes: { role: { before: 'writer', after: null }, status: { before: 'active', after: null } },
   });
-  isError(t, await remove(admin.client, writer.userId), 'NOT_FOUND', 'USER_NOT_FOUND', 'removing twice');
+  isError(
+    t,
+    await remove(admin.client, writer.userId),
+    'NOT_FOUND',
+    'USER_NOT_FOUND',
+    'removing twice',
+  );
 });
 
 t.test('nobody removes someone above them', async (t) => {
@@ -53,6 +80,10 @@ t.test('the last active owner cannot be removed; with a second owner they may le
 t.test('a user of another organization, or no user: NOT_FOUND, nothing changed', async (t) => {
   isError(t, await remove(admin.client, other.userId), 'NOT_FOUND', 'USER_NOT_FOUND');
   isError(t, await remove(admin.client, MISSING_ID), 'NOT_FOUND', 'USER_NOT_FOUND');
-  ok(t, await other.client.query('organization.getById', { organizationId: other.organizationId }), 'still a member there');
+  ok(
+    t,
+    await other.client.query('organization.getById', { organizationId: other.organizationId }),
+    'still a member there',
+  );
   isError(t, await remove(admin.client, 'not-a-uuid'), 'BAD_REQUEST', 'VALIDATION_FAILED');
 });

@@ -22,7 +22,12 @@ const org = owner.organizationId;
  * write, after its check), deletes `rightsholderId` meanwhile, and lets the setting go once the
  * delete has finished or waits for the setting.
  */
-async function raceDelete(lockSql: string, lockParams: unknown[], setting: () => Promise<Outcome<any>>, rightsholderId: string) {
+async function raceDelete(
+  lockSql: string,
+  lockParams: unknown[],
+  setting: () => Promise<Outcome<any>>,
+  rightsholderId: string,
+) {
   const holder = await pool.connect();
   try {
     await holder.query('BEGIN');
@@ -30,7 +35,9 @@ async function raceDelete(lockSql: string, lockParams: unknown[], setting: () =>
     const set = setting();
     await waitForLockWaiters(pool, 1);
     let deleteSettled = false;
-    const removed = owner.client.mutate('rightsholder.deleteById', { organizationId: org, id: rightsholderId }).finally(() => (deleteSettled = true));
+    const removed = owner.client
+      .mutate('rightsholder.deleteById', { organizationId: org, id: rightsholderId })
+      .finally(() => (deleteSettled = true));
     // the delete either completes (it does not wait for the setting) or queues behind it
     for (let i = 0; i < 500 && !deleteSettled; i++) {
       if ((await lockWaiters(pool)) >= 2) break;
@@ -43,38 +50,71 @@ async function raceDelete(lockSql: string, lockParams: unknown[], setting: () =>
   }
 }
 
-t.test('setDataAccessRole naming a rightsholder being deleted stores no id of a rightsholder that is gone', async (t) => {
-  const kept = await insertRightsholder(srv, org, 'Kept');
-  const doomed = await insertRightsholder(srv, org, 'Doomed');
-  const member = await addMember(srv, org, 'member');
-  const role = (ids: string[]) => owner.client.mutate('user.setDataAccessRole', { organizationId: org, userId: member.userId, role: { mode: 'restricted', rightsholderIds: ids } });
-  ok(t, await role([kept]));
-  const { set, removed } = await raceDelete(
-    'SELECT 1 FROM data_access_roles WHERE organization_id = $1 AND user_id = $2 FOR UPDATE',
-    [org, member.userId],
-    () => role([kept, doomed]),
-    doomed,
-  );
-  ok(t, set, 'the setting was checked before the delete');
-  t.equal(ok(t, removed, 'the delete waited for it').removed.dataAccessRoleEntries, 1, 'and took the id out of the role');
-  const { rows } = await pool.query('SELECT rightsholder_ids AS ids FROM data_access_roles WHERE organization_id = $1 AND user_id = $2', [org, member.userId]);
-  t.same(rows, [{ ids: [kept] }], 'no dangling id');
-});
+t.test(
+  'setDataAccessRole naming a rightsholder being deleted stores no id of a rightsholder that is gone',
+  async (t) => {
+    const kept = await insertRightsholder(srv, org, 'Kept');
+    const doomed = await insertRightsholder(srv, org, 'Doomed');
+    const member = await addMember(srv, org, 'member');
+    const role = (ids: string[]) =>
+      owner.client.mutate('user.setDataAccessRole', {
+        organizationId: org,
+        userId: member.userId,
+        role: { mode: 'restricted', rightsholderIds: ids },
+      });
+    ok(t, await role([kept]));
+    const { set, removed } = await raceDelete(
+      'SELECT 1 FROM data_access_roles WHERE organization_id = $1 AND user_id = $2 FOR UPDATE',
+      [org, member.userId],
+      () => role([kept, doomed]),
+      doomed,
+    );
+    ok(t, set, 'the setting was checked before the delete');
+    t.equal(
+      ok(t, removed, 'the delete waited for it').removed.dataAccessRoleEntries,
+      1,
+      'and took the id out of the role',
+    );
+    const { rows } = await pool.query(
+      'SELECT rightsholder_ids AS ids FROM data_access_roles WHERE organization_id = $1 AND user_id = $2',
+      [org, member.userId],
+    );
+    t.same(rows, [{ ids: [kept] }], 'no dangling id');
+  },
+);
 
-t.test('setRightsholderMdPriorities naming a rightsholder being deleted stores no id of a rightsholder that is gone', async (t) => {
-  const first = await insertRightsholder(srv, org, 'First');
-  const doomed = await insertRightsholder(srv, org, 'Doomed Too');
-  const order = (ids: string[]) => owner.client.mutate('organization.setRightsholderMdPriorities', { organizationId: org, rightsholderIds: ids });
-  ok(t, await order([first]));
-  const { set, removed } = await raceDelete(
-    'SELECT 1 FROM rightsholder_md_priorities WHERE organization_id = $1 FOR UPDATE',
-    [org],
-    () => order([doomed, first]),
-    doomed,
-  );
-  ok(t, set);
-  t.equal(ok(t, removed).removed.mdPriorities, 1, 'the delete waited and removed its priority');
-  const { rows } = await pool.query('SELECT rightsholder_id AS id, position FROM rightsholder_md_priorities WHERE organization_id = $1 ORDER BY position', [org]);
-  t.same(rows, [{ id: first, position: 2 }], 'no dangling id');
-  t.same(ok(t, await owner.client.query('organization.listRightsholderMdPriorities', { organizationId: org })), [{ position: 1, rightsholderId: first, name: 'First' }]);
-});
+t.test(
+  'setRightsholderMdPriorities naming a rightsholder being deleted stores no id of a rightsholder that is gone',
+  async (t) => {
+    const first = await insertRightsholder(srv, org, 'First');
+    const doomed = await insertRightsholder(srv, org, 'Doomed Too');
+    const order = (ids: string[]) =>
+      owner.client.mutate('organization.setRightsholderMdPriorities', {
+        organizationId: org,
+        rightsholderIds: ids,
+      });
+    ok(t, await order([first]));
+    const { set, removed } = await raceDelete(
+      'SELECT 1 FROM rightsholder_md_priorities WHERE organization_id = $1 FOR UPDATE',
+      [org],
+      () => order([doomed, first]),
+      doomed,
+    );
+    ok(t, set);
+    t.equal(ok(t, removed).removed.mdPriorities, 1, 'the delete waited and removed its priority');
+    const { rows } = await pool.query(
+      'SELECT rightsholder_id AS id, position FROM rightsholder_md_priorities WHERE organization_id = $1 ORDER BY position',
+      [org],
+    );
+    t.same(rows, [{ id: first, position: 2 }], 'no dangling id');
+    t.same(
+      ok(
+        t,
+        await owner.client.query('organization.listRightsholderMdPriorities', {
+          organizationId: org,
+        }),
+      ),
+      [{ position: 1, rightsholderId: first, name: 'First' }],
+    );
+  },
+);

@@ -16,9 +16,17 @@ const b = await insertRightsholder(srv, org, 'Bravo');
 const c = await insertRightsholder(srv, org, 'Charlie');
 const foreign = await insertRightsholder(srv, other.organizationId, 'Foreign');
 const set = (rightsholderIds: unknown, client = admin.client) =>
-  client.mutateUnchecked('organization.setRightsholderMdPriorities', { organizationId: org, ...(rightsholderIds === undefined ? {} : { rightsholderIds }) });
+  client.mutateUnchecked('organization.setRightsholderMdPriorities', {
+    organizationId: org,
+    ...(rightsholderIds === undefined ? {} : { rightsholderIds }),
+  });
 const stored = async () =>
-  (await srv.deps.pool.query('SELECT rightsholder_id AS id, position FROM rightsholder_md_priorities WHERE organization_id = $1 ORDER BY position', [org])).rows;
+  (
+    await srv.deps.pool.query(
+      'SELECT rightsholder_id AS id, position FROM rightsholder_md_priorities WHERE organization_id = $1 ORDER BY position',
+      [org],
+    )
+  ).rows;
 
 t.test('replaces the whole ordering and returns it', async (t) => {
   t.same(ok(t, await set([b, a, c])), [
@@ -49,26 +57,38 @@ t.test('replaces the whole ordering and returns it', async (t) => {
   t.equal(events[0]!.subjectType, 'organization');
 });
 
-t.test('ids that are not live rightsholders of the organization: NOT_FOUND, nothing changed', async (t) => {
-  ok(t, await set([a]));
-  const deleted = await insertRightsholder(srv, org, 'Archived', { deleted: true });
-  for (const [label, ids] of [
-    ['another organization’s', [b, foreign]],
-    ['unknown', [MISSING_ID]],
-    ['soft-deleted', [deleted]],
-  ] as const) {
-    const error = isError(t, await set(ids), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND', label);
-    t.notMatch(JSON.stringify(error), /Foreign/, 'no name leaked');
-    t.same(await stored(), [{ id: a, position: 1 }], `${label}: unchanged`);
-  }
-});
+t.test(
+  'ids that are not live rightsholders of the organization: NOT_FOUND, nothing changed',
+  async (t) => {
+    ok(t, await set([a]));
+    const deleted = await insertRightsholder(srv, org, 'Archived', { deleted: true });
+    for (const [label, ids] of [
+      ['another organization’s', [b, foreign]],
+      ['unknown', [MISSING_ID]],
+      ['soft-deleted', [deleted]],
+    ] as const) {
+      const error = isError(t, await set(ids), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND', label);
+      t.notMatch(JSON.stringify(error), /Foreign/, 'no name leaked');
+      t.same(await stored(), [{ id: a, position: 1 }], `${label}: unchanged`);
+    }
+  },
+);
 
 t.test('validation and hostile input', async (t) => {
   isError(t, await set([a, a]), 'BAD_REQUEST', 'VALIDATION_FAILED', 'repeated id');
-  isError(t, await set([a, a.toUpperCase()]), 'BAD_REQUEST', 'VALIDATION_FAILED', 'repeated id in another case');
+  isError(
+    t,
+    await set([a, a.toUpperCase()]),
+    'BAD_REQUEST',
+    'VALIDATION_FAILED',
+    'repeated id in another case',
+  );
   isError(t, await set(["'; DELETE FROM rightsholders; --"]), 'BAD_REQUEST', 'VALIDATION_FAILED');
   isError(t, await set(a), 'BAD_REQUEST', 'VALIDATION_FAILED', 'not an array');
-  const huge = Array.from({ length: 10_001 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+  const huge = Array.from(
+    { length: 10_001 },
+    (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+  );
   isError(t, await set(huge), 'BAD_REQUEST', 'VALIDATION_FAILED', '10 001 ids');
   t.same(await stored(), [{ id: a, position: 1 }]);
 });
@@ -78,56 +98,153 @@ t.test('below admin: FORBIDDEN', async (t) => {
   isError(t, await set([b], writer.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
 });
 
-t.test("a restricted admin sees and orders only their data-access role's rightsholders; the others keep their places", async (t) => {
-  const d = await insertRightsholder(srv, org, 'Delta');
-  ok(t, await set([a, b, c, d]));
-  const limited = await addMember(srv, org, 'admin');
-  ok(t, await owner.client.mutate('user.setDataAccessRole', { organizationId: org, userId: limited.userId, role: { mode: 'restricted', rightsholderIds: [b, d] } }));
-  const listed = ok(t, await limited.client.query('organization.listRightsholderMdPriorities', { organizationId: org }));
-  t.same(listed, [
-    { position: 2, rightsholderId: b, name: 'Bravo' },
-    { position: 4, rightsholderId: d, name: 'Delta' },
-  ], 'Alpha and Charlie are not shown');
-  t.same(ok(t, await limited.client.query('organization.listRightsholderMdPriorities', { organizationId: org, search: 'a' })), [
-    { position: 2, rightsholderId: b, name: 'Bravo' },
-    { position: 4, rightsholderId: d, name: 'Delta' },
-  ]);
+t.test(
+  "a restricted admin sees and orders only their data-access role's rightsholders; the others keep their places",
+  async (t) => {
+    const d = await insertRightsholder(srv, org, 'Delta');
+    ok(t, await set([a, b, c, d]));
+    const limited = await addMember(srv, org, 'admin');
+    ok(
+      t,
+      await owner.client.mutate('user.setDataAccessRole', {
+        organizationId: org,
+        userId: limited.userId,
+        role: { mode: 'restricted', rightsholderIds: [b, d] },
+      }),
+    );
+    const listed = ok(
+      t,
+      await limited.client.query('organization.listRightsholderMdPriorities', {
+        organizationId: org,
+      }),
+    );
+    t.same(
+      listed,
+      [
+        { position: 2, rightsholderId: b, name: 'Bravo' },
+        { position: 4, rightsholderId: d, name: 'Delta' },
+      ],
+      'Alpha and Charlie are not shown',
+    );
+    t.same(
+      ok(
+        t,
+        await limited.client.query('organization.listRightsholderMdPriorities', {
+          organizationId: org,
+          search: 'a',
+        }),
+      ),
+      [
+        { position: 2, rightsholderId: b, name: 'Bravo' },
+        { position: 4, rightsholderId: d, name: 'Delta' },
+      ],
+    );
 
-  const error = isError(t, await set([d, a], limited.client), 'NOT_FOUND', 'RIGHTSHOLDER_NOT_FOUND', 'an id outside their set');
-  t.notMatch(JSON.stringify(error), /Alpha/);
-  t.same((await stored()).map((r: { id: string }) => r.id), [a, b, c, d], 'unchanged');
+    const error = isError(
+      t,
+      await set([d, a], limited.client),
+      'NOT_FOUND',
+      'RIGHTSHOLDER_NOT_FOUND',
+      'an id outside their set',
+    );
+    t.notMatch(JSON.stringify(error), /Alpha/);
+    t.same(
+      (await stored()).map((r: { id: string }) => r.id),
+      [a, b, c, d],
+      'unchanged',
+    );
 
-  t.same(ok(t, await set([d, b], limited.client)), [
-    { position: 2, rightsholderId: d, name: 'Delta' },
-    { position: 4, rightsholderId: b, name: 'Bravo' },
-  ]);
-  t.same((await stored()).map((r: { id: string }) => r.id), [a, d, c, b], 'Alpha and Charlie where they were');
-  ok(t, await set([d], limited.client));
-  t.same((await stored()).map((r: { id: string }) => r.id), [a, d, c]);
-  ok(t, await set([b, d], limited.client));
-  t.same((await stored()).map((r: { id: string }) => r.id), [a, b, c, d], 'one more goes to the end');
-  ok(t, await set([], limited.client));
-  t.same((await stored()).map((r: { id: string }) => r.id), [a, c]);
-  t.same(ok(t, await owner.client.query('organization.listRightsholderMdPriorities', { organizationId: org })).map((r: { name: string }) => r.name), ['Alpha', 'Charlie']);
-});
+    t.same(ok(t, await set([d, b], limited.client)), [
+      { position: 2, rightsholderId: d, name: 'Delta' },
+      { position: 4, rightsholderId: b, name: 'Bravo' },
+    ]);
+    t.same(
+      (await stored()).map((r: { id: string }) => r.id),
+      [a, d, c, b],
+      'Alpha and Charlie where they were',
+    );
+    ok(t, await set([d], limited.client));
+    t.same(
+      (await stored()).map((r: { id: string }) => r.id),
+      [a, d, c],
+    );
+    ok(t, await set([b, d], limited.client));
+    t.same(
+      (await stored()).map((r: { id: string }) => r.id),
+      [a, b, c, d],
+      'one more goes to the end',
+    );
+    ok(t, await set([], limited.client));
+    t.same(
+      (await stored()).map((r: { id: string }) => r.id),
+      [a, c],
+    );
+    t.same(
+      ok(
+        t,
+        await owner.client.query('organization.listRightsholderMdPriorities', {
+          organizationId: org,
+        }),
+      ).map((r: { name: string }) => r.name),
+      ['Alpha', 'Charlie'],
+    );
+  },
+);
 
-t.test("a restricted admin's ordering keeps the places of soft-deleted rightsholders outside their set: restored, they are where they were", async (t) => {
-  const o = await newOrganization(srv, 'Soft Places');
-  const oid = o.organizationId;
-  const [x, y, z] = [await insertRightsholder(srv, oid, 'X-ray'), await insertRightsholder(srv, oid, 'Yankee'), await insertRightsholder(srv, oid, 'Zulu')];
-  const setIn = (ids: string[], client = o.client) => client.mutate('organization.setRightsholderMdPriorities', { organizationId: oid, rightsholderIds: ids });
-  ok(t, await setIn([x, y, z]));
-  const limited = await addMember(srv, oid, 'admin');
-  ok(t, await o.client.mutate('user.setDataAccessRole', { organizationId: oid, userId: limited.userId, role: { mode: 'restricted', rightsholderIds: [x, z] } }));
-  ok(t, await o.client.mutate('rightsholder.updateById', { organizationId: oid, id: y, name: 'Yankee', isDeleted: true }));
-  ok(t, await setIn([z, x], limited.client));
-  ok(t, await o.client.mutate('rightsholder.updateById', { organizationId: oid, id: y, name: 'Yankee', isDeleted: false }));
-  t.same(
-    ok(t, await o.client.query('organization.listRightsholderMdPriorities', { organizationId: oid })).map((r: { position: number; name: string }) => [r.position, r.name]),
-    [
-      [1, 'Zulu'],
-      [2, 'Yankee'],
-      [3, 'X-ray'],
-    ],
-  );
-});
+t.test(
+  "a restricted admin's ordering keeps the places of soft-deleted rightsholders outside their set: restored, they are where they were",
+  async (t) => {
+    const o = await newOrganization(srv, 'Soft Places');
+    const oid = o.organizationId;
+    const [x, y, z] = [
+      await insertRightsholder(srv, oid, 'X-ray'),
+      await insertRightsholder(srv, oid, 'Yankee'),
+      await insertRightsholder(srv, oid, 'Zulu'),
+    ];
+    const setIn = (ids: string[], client = o.client) =>
+      client.mutate('organization.setRightsholderMdPriorities', {
+        organizationId: oid,
+        rightsholderIds: ids,
+      });
+    ok(t, await setIn([x, y, z]));
+    const limited = await addMember(srv, oid, 'admin');
+    ok(
+      t,
+      await o.client.mutate('user.setDataAccessRole', {
+        organizationId: oid,
+        userId: limited.userId,
+        role: { mode: 'restricted', rightsholderIds: [x, z] },
+      }),
+    );
+    ok(
+      t,
+      await o.client.mutate('rightsholder.updateById', {
+        organizationId: oid,
+        id: y,
+        name: 'Yankee',
+        isDeleted: true,
+      }),
+    );
+    ok(t, await setIn([z, x], limited.client));
+    ok(
+      t,
+      await o.client.mutate('rightsholder.updateById', {
+        organizationId: oid,
+        id: y,
+        name: 'Yankee',
+        isDeleted: false,
+      }),
+    );
+    t.same(
+      ok(
+        t,
+        await o.client.query('organization.listRightsholderMdPriorities', { organizationId: oid }),
+      ).map((r: { position: number; name: string }) => [r.position, r.name]),
+      [
+        [1, 'Zulu'],
+        [2, 'Yankee'],
+        [3, 'X-ray'],
+      ],
+    );
+  },
+);

@@ -12,7 +12,13 @@ const org = owner.organizationId;
 t.test('creates a rightsholder with the fields of the specification', async (t) => {
   const writer = await addMember(srv, org, 'writer');
   const before = Date.now();
-  const r = ok(t, await writer.client.mutate('rightsholder.create', { organizationId: org, name: '  The Band  ' }));
+  const r = ok(
+    t,
+    await writer.client.mutate('rightsholder.create', {
+      organizationId: org,
+      name: '  The Band  ',
+    }),
+  );
   t.match(r.id, /^[0-9a-f-]{36}$/);
   t.same(
     { ...r, id: undefined, createdAt: undefined, updatedAt: undefined },
@@ -35,7 +41,10 @@ t.test('creates a rightsholder with the fields of the specification', async (t) 
     },
   );
   t.ok(Date.parse(r.createdAt) >= before - 1000 && r.createdAt === r.updatedAt);
-  t.same(ok(t, await owner.client.query('rightsholder.getById', { organizationId: org, id: r.id })), r);
+  t.same(
+    ok(t, await owner.client.query('rightsholder.getById', { organizationId: org, id: r.id })),
+    r,
+  );
 });
 
 t.test('optional fields are stored, normalized and de-duplicated', async (t) => {
@@ -102,14 +111,23 @@ t.test('invalid input is BAD_REQUEST', async (t) => {
     ['name not a string', { name: 42 }],
     ['NUL in name', { name: 'a\u0000b' }],
     ['too many aliases', { name: 'X', aliases: Array.from({ length: 101 }, (_, i) => `a${i}`) }],
-    ['huge array', { name: 'X', streamingArtistIds: Array.from({ length: 5000 }, (_, i) => `id${i}`) }],
+    [
+      'huge array',
+      { name: 'X', streamingArtistIds: Array.from({ length: 5000 }, (_, i) => `id${i}`) },
+    ],
     ['bad IPI', { name: 'X', ipiNameNumbers: ['12345678901234'] }],
     ['bad ISNI', { name: 'X', isnis: ['0000'] }],
     ['deep JSON for a list', { name: 'X', aliases: deepJson(200) }],
     ['flag not boolean', { name: 'X', isPublisherGroup: 'yes' }],
   ];
   for (const [label, input] of cases) {
-    isError(t, await owner.client.mutateUnchecked('rightsholder.create', { organizationId: org, ...input }), 'BAD_REQUEST', 'VALIDATION_FAILED', label);
+    isError(
+      t,
+      await owner.client.mutateUnchecked('rightsholder.create', { organizationId: org, ...input }),
+      'BAD_REQUEST',
+      'VALIDATION_FAILED',
+      label,
+    );
   }
 });
 
@@ -119,6 +137,8 @@ t.test('hostile strings are stored as plain text', async (t) => {
     t.equal(r.name, `${s} ${i}`);
     t.equal(r.legalName, s);
   }
-  const { rows } = await srv.deps.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM rightsholders');
+  const { rows } = await srv.deps.pool.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM rightsholders',
+  );
   t.ok(rows[0]!.n > hostileStrings.length, 'the table is still there');
 });

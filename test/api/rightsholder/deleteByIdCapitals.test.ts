@@ -13,18 +13,47 @@ const org = owner.organizationId;
 
 t.test('the removal is recorded under the stored id', async (t) => {
   const r = await createRightsholder(t, owner, 'Capital Gone');
-  const done = ok(t, await owner.client.mutate('rightsholder.deleteById', { organizationId: org, id: r.id.toUpperCase() }));
-  t.same({ id: done.id, name: done.name, dryRun: done.dryRun }, { id: r.id, name: 'Capital Gone', dryRun: false });
-  const history = ok(t, await owner.client.query('activity.byEntity', { organizationId: org, subjectType: 'rightsholder', subjectId: r.id }));
+  const done = ok(
+    t,
+    await owner.client.mutate('rightsholder.deleteById', {
+      organizationId: org,
+      id: r.id.toUpperCase(),
+    }),
+  );
+  t.same(
+    { id: done.id, name: done.name, dryRun: done.dryRun },
+    { id: r.id, name: 'Capital Gone', dryRun: false },
+  );
+  const history = ok(
+    t,
+    await owner.client.query('activity.byEntity', {
+      organizationId: org,
+      subjectType: 'rightsholder',
+      subjectId: r.id,
+    }),
+  );
   t.same(
     history.data.map((e: any) => [e.action, e.subjectId, e.subjectLabel]),
     [['rightsholder.deleteById', r.id, 'Capital Gone']],
   );
-  const feed = ok(t, await owner.client.query('activity.feed', { organizationId: org, action: 'rightsholder.deleteById' }));
+  const feed = ok(
+    t,
+    await owner.client.query('activity.feed', {
+      organizationId: org,
+      action: 'rightsholder.deleteById',
+    }),
+  );
   t.same(
     feed.data.map((e: any) => e.subjectId),
     [r.id],
   );
-  const dry = ok(t, await owner.client.mutate('rightsholder.deleteById', { organizationId: org, id: (await createRightsholder(t, owner, 'Dry')).id.toUpperCase(), dryRun: true }));
+  const dry = ok(
+    t,
+    await owner.client.mutate('rightsholder.deleteById', {
+      organizationId: org,
+      id: (await createRightsholder(t, owner, 'Dry')).id.toUpperCase(),
+      dryRun: true,
+    }),
+  );
   t.equal(dry.id, dry.id.toLowerCase(), 'a dry run answers the stored id too');
 });

@@ -17,8 +17,19 @@ const db = srv.deps.pool;
 
 t.test('a statement added while its rightsholder is deleted leaves no object behind', async (t) => {
   const r = await createRightsholder(t, owner, 'Doomed Artist');
-  const first = ok(t, await owner.client.mutate('upload.uploadFile', { organizationId: org, rightsholderId: r.id, fileName: 'first.csv' }));
-  const firstKey = (await db.query<{ key: string }>('SELECT object_key AS key FROM statements WHERE id = $1', [first.statementId])).rows[0]!.key;
+  const first = ok(
+    t,
+    await owner.client.mutate('upload.uploadFile', {
+      organizationId: org,
+      rightsholderId: r.id,
+      fileName: 'first.csv',
+    }),
+  );
+  const firstKey = (
+    await db.query<{ key: string }>('SELECT object_key AS key FROM statements WHERE id = $1', [
+      first.statementId,
+    ])
+  ).rows[0]!.key;
   await srv.deps.store.put(firstKey, 'a,b\n1,2\n');
   const secondKey = `orgs/${org}/statements/race/original/second.csv`;
   const adding = await db.connect();
@@ -31,7 +42,10 @@ t.test('a statement added while its rightsholder is deleted leaves no object beh
       [org, first.uploadId, r.id, secondKey, owner.userId],
     );
     await srv.deps.store.put(secondKey, 'c,d\n3,4\n');
-    const deleting = owner.client.mutate('rightsholder.deleteById', { organizationId: org, id: r.id });
+    const deleting = owner.client.mutate('rightsholder.deleteById', {
+      organizationId: org,
+      id: r.id,
+    });
     // the delete is under way, waiting for the adding transaction's hold on the rightsholder
     await waitForLockWaiters(db, 1);
     await adding.query('COMMIT');
@@ -40,7 +54,10 @@ t.test('a statement added while its rightsholder is deleted leaves no object beh
     adding.release();
   }
   t.equal(removed.removed.statements, 2, 'both statements went with the rightsholder');
-  t.equal((await db.query('SELECT 1 FROM statements WHERE rightsholder_id = $1', [r.id])).rowCount, 0);
+  t.equal(
+    (await db.query('SELECT 1 FROM statements WHERE rightsholder_id = $1', [r.id])).rowCount,
+    0,
+  );
   t.equal(await srv.deps.store.head(firstKey), undefined, 'the first file is gone');
   t.equal(await srv.deps.store.head(secondKey), undefined, 'and the one added meanwhile');
 });

@@ -23,7 +23,9 @@ const bytes = Buffer.from(
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
 t.test('the announced hash of the bytes, in any letter case: processed', async (t) => {
-  const up = await putFile(owner.client, org, artist, 'september.tsv', bytes, { sha256: sha256(bytes).toUpperCase() });
+  const up = await putFile(owner.client, org, artist, 'september.tsv', bytes, {
+    sha256: sha256(bytes).toUpperCase(),
+  });
   const s = await waitForStatement(owner.client, org, up.statementId);
   t.equal(s.status, 'processed');
   t.equal(s.sha256, sha256(bytes));
@@ -31,11 +33,21 @@ t.test('the announced hash of the bytes, in any letter case: processed', async (
 
 t.test('another hash: failed with UPLOAD_CHECKSUM_MISMATCH, nothing read', async (t) => {
   const announced = sha256('other bytes');
-  for (const [name, body] of [['september-b.tsv', bytes], ['garbage.tsv', Buffer.from([0, 1, 2, 3])]] as const) {
+  for (const [name, body] of [
+    ['september-b.tsv', bytes],
+    ['garbage.tsv', Buffer.from([0, 1, 2, 3])],
+  ] as const) {
     const up = await putFile(owner.client, org, artist, name, body, { sha256: announced });
     const s = await waitForStatement(owner.client, org, up.statementId);
     t.equal(s.status, 'failed', name);
-    t.same(s.failureReason, { errorCode: 'UPLOAD_CHECKSUM_MISMATCH', message: `The uploaded file's SHA-256 is ${sha256(body)}; ${announced} was announced` }, name);
+    t.same(
+      s.failureReason,
+      {
+        errorCode: 'UPLOAD_CHECKSUM_MISMATCH',
+        message: `The uploaded file's SHA-256 is ${sha256(body)}; ${announced} was announced`,
+      },
+      name,
+    );
     t.equal(s.rowCount, null, `${name}: nothing read`);
   }
 });

@@ -10,16 +10,25 @@ const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Acme');
 const org = owner.organizationId;
 const member = await addMember(srv, org, 'member');
-const setSort = (sort: unknown, client = member.client) => client.mutateUnchecked('user.setRightsholderSort', { organizationId: org, sort });
+const setSort = (sort: unknown, client = member.client) =>
+  client.mutateUnchecked('user.setRightsholderSort', { organizationId: org, sort });
 
 t.test('each ordering is stored per member and organization', async (t) => {
   for (const sort of ['last_updated', 'recently_created', 'alphabetical'] as const) {
     t.same(ok(t, await setSort(sort)), { rightsholderSort: sort });
     t.equal(await getRightsholderSort(srv.deps.pool, org, member.userId), sort);
-    t.equal(ok(t, await member.client.query('user.preferences', { organizationId: org })).rightsholderSort, sort);
+    t.equal(
+      ok(t, await member.client.query('user.preferences', { organizationId: org }))
+        .rightsholderSort,
+      sort,
+    );
   }
   ok(t, await setSort('last_updated'));
-  t.equal(await getRightsholderSort(srv.deps.pool, org, owner.userId), 'alphabetical', 'other members are unaffected');
+  t.equal(
+    await getRightsholderSort(srv.deps.pool, org, owner.userId),
+    'alphabetical',
+    'other members are unaffected',
+  );
 });
 
 t.test('changes are recorded, field by field; repeating a value records nothing', async (t) => {
@@ -41,7 +50,12 @@ t.test('validation', async (t) => {
   for (const sort of ['newest', '', SQL_INJECTION, null, 1, ['alphabetical']]) {
     isError(t, await setSort(sort), 'BAD_REQUEST', 'VALIDATION_FAILED', JSON.stringify(sort));
   }
-  isError(t, await member.client.mutateUnchecked('user.setRightsholderSort', { organizationId: org }), 'BAD_REQUEST', 'VALIDATION_FAILED');
+  isError(
+    t,
+    await member.client.mutateUnchecked('user.setRightsholderSort', { organizationId: org }),
+    'BAD_REQUEST',
+    'VALIDATION_FAILED',
+  );
 });
 
 t.test('a disabled member cannot', async (t) => {

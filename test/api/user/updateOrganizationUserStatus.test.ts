@@ -12,22 +12,57 @@ const org = owner.organizationId;
 const admin = await addMember(srv, org, 'admin');
 const other = await newOrganization(srv, 'Other');
 const setStatus = (userId: string, status: unknown, client = admin.client) =>
-  client.mutateUnchecked('user.updateOrganizationUserStatus', { organizationId: org, userId, status });
+  client.mutateUnchecked('user.updateOrganizationUserStatus', {
+    organizationId: org,
+    userId,
+    status,
+  });
 
 t.test('disable: refused at once; enable: back at once', async (t) => {
   const writer = await addMember(srv, org, 'writer');
   // the same person also belongs to another organization, where nothing changes
-  await srv.deps.pool.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'member')`, [other.organizationId, writer.userId]);
-  await srv.deps.pool.query('UPDATE api_keys SET organization_ids = organization_ids || $2::uuid WHERE user_id = $1', [writer.userId, other.organizationId]);
+  await srv.deps.pool.query(
+    `INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'member')`,
+    [other.organizationId, writer.userId],
+  );
+  await srv.deps.pool.query(
+    'UPDATE api_keys SET organization_ids = organization_ids || $2::uuid WHERE user_id = $1',
+    [writer.userId, other.organizationId],
+  );
 
   const disabled = ok(t, await setStatus(writer.userId, 'disabled'));
-  t.match(disabled, { userId: writer.userId, email: writer.email, role: 'writer', status: 'disabled' });
-  isError(t, await writer.client.query('organization.getById', { organizationId: org }), 'FORBIDDEN', 'MEMBER_DISABLED');
-  isError(t, await writer.client.mutate('user.setRightsholderSort', { organizationId: org, sort: 'alphabetical' }), 'FORBIDDEN', 'MEMBER_DISABLED');
+  t.match(disabled, {
+    userId: writer.userId,
+    email: writer.email,
+    role: 'writer',
+    status: 'disabled',
+  });
+  isError(
+    t,
+    await writer.client.query('organization.getById', { organizationId: org }),
+    'FORBIDDEN',
+    'MEMBER_DISABLED',
+  );
+  isError(
+    t,
+    await writer.client.mutate('user.setRightsholderSort', {
+      organizationId: org,
+      sort: 'alphabetical',
+    }),
+    'FORBIDDEN',
+    'MEMBER_DISABLED',
+  );
   const elsewhere = writer.client.with({ 'x-organization-id': other.organizationId });
-  ok(t, await elsewhere.query('organization.getById', { organizationId: other.organizationId }), 'other organizations are unaffected');
+  ok(
+    t,
+    await elsewhere.query('organization.getById', { organizationId: other.organizationId }),
+    'other organizations are unaffected',
+  );
   const listed = ok(t, await admin.client.query('organization.listUsers', { organizationId: org }));
-  t.equal(listed.data.find((m: { userId: string }) => m.userId === writer.userId)!.status, 'disabled');
+  t.equal(
+    listed.data.find((m: { userId: string }) => m.userId === writer.userId)!.status,
+    'disabled',
+  );
 
   t.equal(ok(t, await setStatus(writer.userId, 'active')).status, 'active');
   ok(t, await writer.client.query('organization.getById', { organizationId: org }));
@@ -41,14 +76,24 @@ t.test('disable: refused at once; enable: back at once', async (t) => {
     ],
   );
   ok(t, await setStatus(writer.userId, 'active'));
-  t.equal((await activities(srv, org, 'user.updateOrganizationUserStatus')).length, 2, 'no change, no event');
+  t.equal(
+    (await activities(srv, org, 'user.updateOrganizationUserStatus')).length,
+    2,
+    'no change, no event',
+  );
 });
 
 t.test('the last active owner cannot be disabled', async (t) => {
   isError(t, await setStatus(owner.userId, 'disabled', owner.client), 'CONFLICT', 'LAST_OWNER');
   const second = await addMember(srv, org, 'owner');
   ok(t, await setStatus(second.userId, 'disabled', owner.client));
-  isError(t, await setStatus(owner.userId, 'disabled', owner.client), 'CONFLICT', 'LAST_OWNER', 'a disabled owner does not count');
+  isError(
+    t,
+    await setStatus(owner.userId, 'disabled', owner.client),
+    'CONFLICT',
+    'LAST_OWNER',
+    'a disabled owner does not count',
+  );
   ok(t, await setStatus(second.userId, 'active', owner.client));
   ok(t, await setStatus(owner.userId, 'disabled', second.client));
   ok(t, await setStatus(owner.userId, 'active', second.client));
@@ -57,7 +102,12 @@ t.test('the last active owner cannot be disabled', async (t) => {
 t.test('nobody disables someone above them', async (t) => {
   isError(t, await setStatus(owner.userId, 'disabled'), 'FORBIDDEN', 'MEMBER_OUTRANKS_CALLER');
   const writer = await addMember(srv, org, 'writer');
-  isError(t, await setStatus(admin.userId, 'disabled', writer.client), 'FORBIDDEN', 'INSUFFICIENT_ROLE');
+  isError(
+    t,
+    await setStatus(admin.userId, 'disabled', writer.client),
+    'FORBIDDEN',
+    'INSUFFICIENT_ROLE',
+  );
 });
 
 t.test('a user of another organization, or none: NOT_FOUND, untouched', async (t) => {
@@ -68,6 +118,12 @@ t.test('a user of another organization, or none: NOT_FOUND, untouched', async (t
 
 t.test('validation', async (t) => {
   for (const status of ['blocked', '', null, true, "active' --"]) {
-    isError(t, await setStatus(admin.userId, status), 'BAD_REQUEST', 'VALIDATION_FAILED', JSON.stringify(status));
+    isError(
+      t,
+      await setStatus(admin.userId, status),
+      'BAD_REQUEST',
+      'VALIDATION_FAILED',
+      JSON.stringify(status),
+    );
   }
 });

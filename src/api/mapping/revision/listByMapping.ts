@@ -16,6 +16,10 @@ export const listByMapping = orgProcedure(
   const db = ctx.deps.pool;
   const page = resolvePage(input.pagination, { sortBy: 'revision' });
   await getMapping(db, ctx.org.id, input.mappingId);
-  const { rows, total } = await listRevisions(db, input.mappingId, { sortOrder: page.sortOrder, limit: page.limit, offset: page.offset });
+  const { rows, total } = await listRevisions(db, input.mappingId, {
+    sortOrder: page.sortOrder,
+    limit: page.limit,
+    offset: page.offset,
+  });
   return paginated(rows, page, total);
 });

@@ -258,7 +258,7 @@ t.test('missingSources aggregates raw sources without a lookup across organizati
       normalized: 'obscure radio fm',
       variants: ['OBSCURE RADIO F.M.', 'Obscure Radio FM'],
       rowCount: 10,
-      usdAmount: '0.0010',
+      usdAmount: '0.001',
       statementCount: 2,
       organizationCount: 2,
     },

@@ -1,5 +1,5 @@
-// The whole mapping flow against the real pipeline: a statement no mapping matches waits in
-// needs_mapping with a suggestion; the suggestion becomes the organization's mapping; the
+// The whole mapping flow against the real pipeline: a statement no mapping matches and none can
+// be proven for waits in needs_mapping with a suggestion; the suggestion becomes the organization's mapping; the
 // redrive preview names the statement; updateById redrives it and it is processed with it.
 import t from 'tap';
 import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
@@ -29,10 +29,17 @@ t.test(
       ['2024-05', 'Spotify', 'Flow Song', 'USRC12400001', 'DE', '1000', '3.50'],
       ['2024-05', 'Deezer', 'Flow Song', 'USRC12400001', 'FR', '100', '0.25'],
     ];
-    const bytes = Buffer.from([headers, ...rows].map((r) => r.join(',')).join('\n') + '\n');
+    // the file's own total (3.70) is not its rows' sum (3.75): no mapping can be proven from it,
+    // so the service does not draft one on its own and asks
+    const total = ['Total', '', '', '', '', '', '3.70'];
+    const bytes = Buffer.from([headers, ...rows, total].map((r) => r.join(',')).join('\n') + '\n');
     const { statementId } = await putFile(owner.client, org, artist, 'flow.csv', bytes);
     const waiting = await waitForStatement(owner.client, org, statementId);
     t.equal(waiting.status, 'needs_mapping');
+    t.same(
+      waiting.suggestedMapping.automatic.reasons.map((r: any) => r.code),
+      ['total_mismatch'],
+    );
     const suggestion = waiting.suggestedMapping;
     t.same(suggestion.fields.royaltyEarnings, { column: 'Payout (EUR)' });
     t.same(suggestion.fields.currency, { constant: 'EUR' });

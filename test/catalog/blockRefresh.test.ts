@@ -288,12 +288,12 @@ t.test('a EUR statement: USD earnings exactly as analytics computes them', async
   });
   t.ok(cube.ok, JSON.stringify(cube.error));
   const analyticsScale = (
-    await db.query(`SELECT trim_scale(round($1::numeric, 26))::text AS usd`, [sums.rows[0].usd])
+    await db.query(`SELECT usd_answer($1::numeric)::text AS usd`, [sums.rows[0].usd])
   ).rows[0].usd;
   t.equal(
     canonicalDecimal(cube.data.data[0][m('royalty_earnings_usd')]),
     canonicalDecimal(analyticsScale),
-    'the same USD total as analytics_full_view (its 26 decimals)',
+    'the same USD total as analytics_full_view (rounded once to 10 decimals, half to even)',
   );
   const perTrack = await db.query(
     `SELECT identity_key, earnings_usd::text FROM musical_details WHERE block_id = $1 ORDER BY earnings_usd DESC, identity_key LIMIT 1`,

@@ -9,6 +9,10 @@ import t from 'tap';
 import { adminCli } from '../helpers/cli.ts';
 import { startTestServer } from '../helpers/server.ts';
 
+// every case starts the command as a process of its own (seconds each on 2 cores): past tap's
+// 300 s default when the machine is busy
+t.setTimeout(600_000);
+
 const srv = await startTestServer(t);
 
 const admin = adminCli(srv.config.databaseUrl);

@@ -11,6 +11,10 @@ import { startTestServer } from '../helpers/server.ts';
 import { repoRoot, serviceEntry } from '../setup/paths.ts';
 
 const run = promisify(execFile);
+// every case starts the command as a process of its own (seconds each on 2 cores): past tap's
+// 300 s default when the machine is busy
+t.setTimeout(600_000);
+
 const srv = await startTestServer(t, { role: 'serve' });
 const owner = await newOrganization(srv, 'Reprocess Label');
 const org = owner.organizationId;

@@ -70,7 +70,7 @@ function checkSession(t: Test, lines: string[]): void {
   t.equal(lines[3], CSV_HEADER, 'the export downloaded');
   t.match(
     lines[4],
-    /^[0-9a-f-]{36},Demo Artist,2024M01,[0-9a-f-]{36},Believe,Apple Music,CA,USD,1,13300\.000000000000,9\.953532500100,42\.602194000000,9\.95353250010000000000000000,42\.60219400000000000000000000$/,
+    /^[0-9a-f-]{36},Demo Artist,2024M01,[0-9a-f-]{36},Believe,Apple Music,CA,USD,1,13300\.000000000000,9\.953532500100,42\.602194000000,9\.9535325001,42\.6021940000$/,
   );
   t.match(
     lines[5],

@@ -9,6 +9,9 @@ import { statementFlags } from '../../src/ingest/pipeline.ts';
 import { zipFiles } from '../../fixtures/statements/kit.ts';
 import { normalizeFile } from '../helpers/normalize.ts';
 
+// two cases write and read sheets of Excel's full 1,048,576 rows: minutes on a busy 2-core machine
+t.setTimeout(600_000);
+
 const fields = {
   stmtYear: { column: 'Period' },
   stmtPeriod: { column: 'Period' },

@@ -73,7 +73,7 @@ const region = optionalText.refine(
   'must be a region name (us-east-1)',
 );
 
-/** what pg accepts and the README documents: postgres:// and postgresql:// URLs (a socket directory as `?host=/path`) */
+/** what pg accepts and docs/reference/configuration.md documents: postgres:// and postgresql:// URLs (a socket directory as `?host=/path`) */
 const postgresUrl = z.url({
   protocol: /^postgres(ql)?$/,
   error: 'must be a postgres:// or postgresql:// URL',

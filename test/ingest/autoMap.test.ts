@@ -13,6 +13,11 @@ import { startTestHandler } from '../helpers/handler.ts';
 import { canonicalDecimal } from '../helpers/decimal.ts';
 import { repoRoot } from '../setup/paths.ts';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
+import { taskList } from '../../src/jobs/tasks.ts';
+import { statementIngestTask } from '../../src/jobs/tasks/statement_ingest.ts';
+import { STATEMENT_INGEST_TASK } from '../../src/ingest/queue.ts';
+import type { NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
+import type { TaskOptions } from '../../src/workers/threadPool.ts';
 
 interface Expected {
   file: string;
@@ -38,7 +43,23 @@ const expectations = readdirSync(dir)
   .sort()
   .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as Expected);
 
-const srv = await startTestHandler(t, { jobs: true });
+// each normalizer run counted per statement: the first file of a layout is normalized once (the
+// proof's rows are the run's), never once to prove and again to store
+const normalized = new Map<string, number>();
+const srv = await startTestHandler(t, {
+  taskList: (deps) => ({
+    ...taskList(deps),
+    [STATEMENT_INGEST_TASK]: statementIngestTask({
+      ...deps,
+      threads: Object.assign(Object.create(deps.threads), {
+        normalize: (input: NormalizeInput, options?: TaskOptions) => {
+          normalized.set(input.statementId, (normalized.get(input.statementId) ?? 0) + 1);
+          return deps.threads.normalize(input, options);
+        },
+      }),
+    }),
+  }),
+});
 const owner = await newOrganization(srv, 'Unseen Layouts Label');
 const org = owner.organizationId;
 const artist = await createRightsholder(owner.client, org, 'Unseen Artist');
@@ -132,6 +153,7 @@ expectations.forEach((expected, i) => {
       t.equal(s.mappingId, null, 'no mapping applied');
       return;
     }
+    t.equal(normalized.get(s.id), 1, 'normalized once: the proof is the run');
     const flag = s.flags.find((f: any) => f.kind === 'auto_mapped');
     t.ok(flag, 'flagged auto_mapped');
     t.equal(flag?.severity, 'info');
@@ -223,6 +245,47 @@ t.test('the created mappings are the organization own, editable and revisioned',
   );
   t.notOk(apple.data.fields.royaltyRate, 'the price is not also read as a rate');
 });
+
+t.test(
+  'a reprocess keeps the flag while its automatic mapping is unedited, not after an edit',
+  async (t) => {
+    const statementOf = (file: string) => settled[expectations.findIndex((e) => e.file === file)]!;
+    const hfa = statementOf('harry-fox-mechanicals.csv');
+    const gema = statementOf('gema-abrechnung.csv'); // its mapping was edited above (revision 2)
+    const [hfaAgain, gemaAgain] = await Promise.all(
+      [hfa, gema].map(async (s) => {
+        const res = await owner.client.mutate('upload.uploadAction', {
+          organizationId: org,
+          action: { type: 'reprocess', statementId: s.id },
+        });
+        t.equal(res.ok, true, JSON.stringify(res.error));
+        return waitForStatement(owner.client, org, s.id, WAIT_MS);
+      }),
+    );
+    t.equal(hfaAgain.status, 'processed');
+    t.equal(hfaAgain.mappingId, hfa.mappingId);
+    t.equal(hfaAgain.mappingMatch.by, 'automatic', 'still read automatically');
+    t.match(
+      hfaAgain.flags.find((f: any) => f.kind === 'auto_mapped'),
+      { severity: 'info', details: { mappingId: hfa.mappingId, revision: 1 } },
+      'the flag still names the mapping',
+    );
+    t.same(
+      hfaAgain.mappingMatch.automatic,
+      hfa.mappingMatch.automatic,
+      'with the basis and proof of the run that made it',
+    );
+    t.equal(canonicalDecimal(hfaAgain.netEarnings), canonicalDecimal(hfa.netEarnings));
+    t.equal(normalized.get(hfa.id), 2, 'one normalizer run per processing');
+    t.equal(gemaAgain.status, 'processed');
+    t.equal(gemaAgain.mappingMatch.by, 'header_hash', 'an edited mapping is the organization’s');
+    t.equal(gemaAgain.mappingRevision, 2);
+    t.notOk(
+      gemaAgain.flags.some((f: any) => f.kind === 'auto_mapped'),
+      'no auto_mapped flag after an edit',
+    );
+  },
+);
 
 t.test('a formula that is no product of two columns of an amount is refused', async (t) => {
   const headers = ['Units', 'Royalty Price', 'ISRC', 'Currency', 'Month'];

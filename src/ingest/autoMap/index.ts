@@ -47,8 +47,7 @@ export type AwaitingSuggestion = MappingSuggestion & {
 
 /** The mapping found, and when this run created it, the rows its proof normalized (the run's rows). */
 export type AutoMapOutcome =
-  | { found: FoundMapping; normalized?: NormalizeOutput }
-  | { suggestion: AwaitingSuggestion };
+  { found: FoundMapping; normalized?: NormalizeOutput } | { suggestion: AwaitingSuggestion };
 
 /** The normalizer's errors a draft can cause, as reasons (a wrong column, a date order, an amount format). */
 const DRAFT_ERRORS = new Set([

@@ -120,6 +120,14 @@ t.test('an unseen Apple sales report: the draft computes the amount, the proof',
   t.ok(draft.leftOut.includes('royaltyRate'), 'the price is not also a rate');
   t.same(proof.reasons, [], 'proven');
   t.equal(canonicalDecimal(proof.net!), '61.39');
+  // a total the file states is compared with the computed sum, to the printed decimal
+  const stated = await prove(`Total Royalties\t61.39\n\n${text}`);
+  t.same(stated.proof.reasons, []);
+  t.match(stated.proof.totals, [{ where: 'preamble', stated: '61.39', agrees: true }]);
+  const wrong = await prove(`Total Royalties\t61.40\n\n${text}`);
+  t.match(wrong.proof.reasons, [
+    { code: 'total_mismatch', field: 'royaltyEarnings', details: { computed: '61.390000000000' } },
+  ]);
   // a blank price disproves it: that row has no amount, and nothing says it is 0
   const blank = await prove(text.replace('\t7\t0.64\t', '\t7\t\t'));
   t.match(blank.proof.reasons, [

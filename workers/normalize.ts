@@ -25,6 +25,7 @@ import {
   BudgetSpent,
   DateOrderError,
   FormatSwitch,
+  FormulaError,
   MappingError,
 } from './normalize/errors.ts';
 import { figures, previewRows } from './normalize/figures.ts';
@@ -129,6 +130,7 @@ export async function normalizeStatement(
       if (stopping())
         return fail('SERVICE_UNAVAILABLE', 'normalizing was interrupted: the service is stopping');
       if (error instanceof MappingError) return fail('MAPPING_COLUMN_MISSING', error.message);
+      if (error instanceof FormulaError) return fail('MAPPING_FORMULA_INVALID', error.message);
       if (error instanceof DateOrderError) return fail('DATE_ORDER_AMBIGUOUS', error.message);
       if (error instanceof AmountFormatError)
         return fail('AMOUNT_FORMAT_CONFLICT', error.message, error.details);

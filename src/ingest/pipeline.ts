@@ -32,6 +32,7 @@ import { suggestMapping } from './suggest.ts';
 import {
   autoMappedFlags,
   autoMapStatement,
+  stillAutomatic,
   statementFacts,
   withFactVariables,
 } from './autoMap/index.ts';
@@ -717,12 +718,17 @@ const findMapping: Stage = {
     const found = await findMappingForHeader(run.deps.pool, run.organizationId, located.header);
     if (!found) {
       // a layout nobody mapped: a mapping made from it and proven, else the suggestion and why not
-      const auto = await autoMapStatement({ ...run, located });
+      const auto = await autoMapStatement({
+        ...run,
+        located,
+        normalize: (fields) => normalizeRows(run, located, fields),
+      });
       if ('suggestion' in auto) {
         await awaitMapping(run.deps.pool, run.statementId, auto.suggestion);
         return { status: 'needs_mapping', statementId: run.statementId };
       }
       run.found = auto.found;
+      run.normalized = auto.normalized;
       return;
     }
     if (!found.mapping || missingRequiredFields(found.mapping.fields).length > 0) {
@@ -733,47 +739,63 @@ const findMapping: Stage = {
       );
       return { status: 'needs_mapping', statementId: run.statementId };
     }
-    run.found = found;
+    run.found = stillAutomatic(found, run.statement.mapping_match);
   },
 };
 
-/** Normalizes the rows in the normalizer's thread, its progress written to the record meanwhile. */
+/**
+ * Normalizes the statement's table with these fields in the normalizer's thread, the rows written
+ * to the run's directory, its progress to the record meanwhile: the run's rows (an automatic
+ * mapping's proof reads them, src/ingest/autoMap/).
+ */
+async function normalizeRows(
+  run: Run,
+  located: LocatedTable,
+  fields: MappingFields,
+): Promise<NormalizeOutput> {
+  const { deps, statement, statementId } = run;
+  const progress = progressReporter(deps, statementId, statement.normalized_version);
+  try {
+    return await deps.threads.normalize({
+      ...tableOf(located),
+      fields,
+      fileName: statement.file_name,
+      // the statement's facts (preamble, file name) as variables, for mappings that read them
+      variables: withFactVariables(
+        statement.variables,
+        statementFacts(located.preambleValues, statement.file_name),
+      ),
+      statementId,
+      organizationId: run.organizationId,
+      rightsholderId: statement.rightsholder_id,
+      outPath: path.join(run.workDir, 'normalized.parquet'),
+      removedPath: path.join(run.workDir, 'removed.csv'),
+      threads: 2,
+      memoryLimitMb: 1024,
+      // what is left of the job's budget: the thread interrupts DuckDB when it runs out
+      timeBudgetMs: Math.max(1, (run.deadline ?? Date.now() + 30 * 60_000) - Date.now()),
+      progress: progress.buffer,
+      progressEveryMs: progress.pollEveryMs,
+    });
+  } finally {
+    await progress.stop();
+  }
+}
+
+/** The rows as read: normalized now, unless an automatic mapping's proof read them already. */
 const normalize: Stage = {
   name: 'normalize',
   async run(run) {
     const { deps, statement, statementId } = run;
     const located = need(run.located, 'the table');
     const { mapping } = need(run.found, 'the mapping');
-    const progress = progressReporter(deps, statementId, statement.normalized_version);
     try {
-      run.normalized = await deps.threads.normalize({
-        ...tableOf(located),
-        fields: mapping.fields,
-        fileName: statement.file_name,
-        // the statement's facts (preamble, file name) as variables, for mappings that read them
-        variables: withFactVariables(
-          statement.variables,
-          statementFacts(located.preambleValues, statement.file_name),
-        ),
-        statementId,
-        organizationId: run.organizationId,
-        rightsholderId: statement.rightsholder_id,
-        outPath: path.join(run.workDir, 'normalized.parquet'),
-        removedPath: path.join(run.workDir, 'removed.csv'),
-        threads: 2,
-        memoryLimitMb: 1024,
-        // what is left of the job's budget: the thread interrupts DuckDB when it runs out
-        timeBudgetMs: Math.max(1, (run.deadline ?? Date.now() + 30 * 60_000) - Date.now()),
-        progress: progress.buffer,
-        progressEveryMs: progress.pollEveryMs,
-      });
+      run.normalized ??= await normalizeRows(run, located, mapping.fields);
     } catch (error) {
-      await progress.stop();
       if (error instanceof AppError && error.code === 'BAD_REQUEST')
         return failed(run, error, { details: true });
       throw error;
     }
-    await progress.stop();
     run.signal?.throwIfAborted();
     await deps.pool.query(
       `UPDATE statements SET progress_stage = 'saving', progress_stage_at = clock_timestamp(), updated_at = clock_timestamp()

@@ -34,7 +34,8 @@ export function formatChecks(
       spec.fromFileName !== undefined
     )
       continue;
-    const columns = spec.columns ?? (spec.column !== undefined ? [spec.column] : []);
+    const columns =
+      spec.columns ?? spec.multiply ?? (spec.column !== undefined ? [spec.column] : []);
     if (columns.length === 0) continue;
     const cells = columns.map(cellOf);
     checks.push({

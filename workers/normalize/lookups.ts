@@ -309,7 +309,16 @@ function directSelects(plan: Plan, deciding: Tallies): Record<string, string> {
         kind === 'percent' && readsPercent(f) ? 'parse_percent' : 'parse_amount',
         decimalCommaOf(input, spec),
       );
-      if (sumsColumns(spec)) {
+      if (spec?.multiply !== undefined) {
+        // a computed amount: the product of its factors, exact (DECIMAL(38,12) each; the product,
+        // of 24 decimals, rounded half away from zero to 12); NULL when either is no amount, and
+        // unreadable (NULL, counted) from 10^13 on, where DECIMAL(38,24) would overflow
+        const [a, b] = spec.multiply.map(
+          (c) => `CAST(${parse}(${cellOf(plan, c)}) AS DECIMAL(38,12))`,
+        );
+        select[snake(f)] =
+          `(CASE WHEN abs(CAST(${a} AS DOUBLE) * CAST(${b} AS DOUBLE)) < 1e13 THEN CAST(${a} * ${b} AS DECIMAL(38,12)) END)`;
+      } else if (sumsColumns(spec)) {
         // amounts from several columns are summed, not concatenated (pick 'first' reads one of them)
         const parts = spec.columns.map((c) => `coalesce(${parse}(${cellOf(plan, c)}), 0)`);
         select[snake(f)] = `(${parts.join(' + ')})`;

@@ -11,11 +11,16 @@ import {
   usesDecimalComma,
   type StandardField,
 } from '../../src/ingest/standardFields.ts';
-import type { FieldSpec, MappingFields } from '../../src/ingest/mappingFields.ts';
+import {
+  formulaProblem,
+  formulaText,
+  type FieldSpec,
+  type MappingFields,
+} from '../../src/ingest/mappingFields.ts';
 import { fromFileName, type DateOrder, type DateSystem } from '../../src/ingest/values.ts';
 import type { NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
 import { byRule } from './amountMacro.ts';
-import { MappingError } from './errors.ts';
+import { FormulaError, MappingError } from './errors.ts';
 import { formatChecks, type FormatCheck } from './formats.ts';
 import { ident, lit, NO_QUOTE } from './sql.ts';
 
@@ -166,6 +171,10 @@ export function planRun(
     if (!columnIndex.has(headerKey(h))) columnIndex.set(headerKey(h), i);
   });
   const fields = input.fields;
+  for (const f of standardFields) {
+    const problem = fields[f] ? formulaProblem(f, fields[f]) : null;
+    if (problem !== null) throw new FormulaError(`${f}: ${problem}`);
+  }
   const cells = Array.from({ length: width }, (_, i) => `c${i}`).join(', ');
   const located = { input, columnIndex };
   const textOfField = (f: StandardField) =>
@@ -349,6 +358,12 @@ export function textExpr(
     return amount
       ? `(CASE ${cells.map((c) => `WHEN NOT no_amount(${c}) THEN ${c}`).join(' ')} END)`
       : `coalesce(${cells.join(', ')})`;
+  }
+  if (spec.multiply !== undefined) {
+    // a computed amount's text shows where it came from, on every row (the standardized variant):
+    // `3 × 0.70 (Units × Royalty Price)`; NULL when either factor is empty (no amount, never 0)
+    const cells = spec.multiply.map(col);
+    return `(CASE WHEN ${cells.map((c) => `no_amount(${c})`).join(' OR ')} THEN NULL ELSE concat(${cells.join(", ' × ', ")}, ${lit(` (${formulaText(spec.multiply)})`)}) END)`;
   }
   if (spec.columns !== undefined)
     return `NULLIF(concat_ws(${lit(spec.join ?? ' ')}, ${spec.columns.map(col).join(', ')}), '')`;

@@ -12,6 +12,7 @@ import { compareDecimals } from '../decimal.ts';
 import { lockBlock } from './blockStore.ts';
 import { loadBlockDetails, type BlockDetail } from './clusters.ts';
 import { parseTitle } from './cluster/normalize.ts';
+import { sameSignature } from './cluster/similarity.ts';
 import { boundKey, normalizeText } from './identity.ts';
 
 /** Fields a product override may set. */
@@ -225,6 +226,46 @@ export function recordingKey(songKey: string, signature: string): string {
   return signature ? boundKey(`${songKey}|${signature}`) : songKey;
 }
 
+/**
+ * The recording signature each musical detail is grouped under: within one song and artist, a
+ * signature one typo from a more common one (`remix:tisto` beside `remix:tiesto`) is that one, so a
+ * misspelt remixer credit does not split the track; another remixer stays another recording.
+ */
+function sameRecordings(
+  details: readonly BlockDetail[],
+  versionOf: ReadonlyMap<string, string>,
+  artistOf: (m: BlockDetail) => string,
+): Map<string, string> {
+  const counts = new Map<string, Map<string, number>>();
+  const songOf = (m: BlockDetail) => `${m.clusterId}\u001f${artistOf(m)}`;
+  for (const m of details) {
+    if (!m.clusterId) continue;
+    const song = counts.get(songOf(m)) ?? new Map<string, number>();
+    const signature = versionOf.get(m.id)!;
+    song.set(signature, (song.get(signature) ?? 0) + 1);
+    counts.set(songOf(m), song);
+  }
+  const canonical = new Map<string, Map<string, string>>();
+  for (const [song, signatures] of counts) {
+    // most common first, then in code-unit order: the result does not depend on the details' order
+    const ordered = [...signatures].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
+    const chosen: string[] = [];
+    const of = new Map<string, string>();
+    for (const [signature] of ordered) {
+      const same = chosen.find((c) => sameSignature(c, signature));
+      if (same === undefined) chosen.push(signature);
+      of.set(signature, same ?? signature);
+    }
+    canonical.set(song, of);
+  }
+  return new Map(
+    details.map((m) => {
+      const signature = versionOf.get(m.id)!;
+      return [m.id, canonical.get(songOf(m))?.get(signature) ?? signature];
+    }),
+  );
+}
+
 export async function refreshProducts(deps: Deps, blockId: string): Promise<void> {
   await withTransaction(deps.pool, async (db) => {
     if (!(await lockBlock(db, blockId))) return;
@@ -252,11 +293,12 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
   const versionOf = new Map(
     details.map((m) => [m.id, parseTitle(m.effective.title || m.title).signature]),
   );
+  const recordingOf = sameRecordings(details, versionOf, artistOf);
   const songKeyOf = (m: BlockDetail) =>
     recordingKey(clusterKey.get(m.clusterId!)!, versionOf.get(m.id)!);
   const groupOf = (m: BlockDetail) =>
     m.clusterId && clusterKey.has(m.clusterId)
-      ? `c:${m.clusterId}|${versionOf.get(m.id)}\u001f${artistOf(m)}`
+      ? `c:${m.clusterId}|${recordingOf.get(m.id)}\u001f${artistOf(m)}`
       : `m:${m.id}`;
   const uf = new UnionFind<string>();
   const byRecording = new Map<string, string>();

@@ -88,71 +88,108 @@ t.test(
   },
 );
 
-t.test('a live line and its studio recording stay two tracks end to end', async (t) => {
-  const srv = await startTestServer(t, { role: 'serve' });
-  const owner = await newOrganization(srv, 'Version Org');
-  const org = owner.organizationId;
-  const db = srv.deps.pool;
-  const rh = await createRightsholder(owner.client, org, 'Marco Deluca');
-  const { status, block } = await ingestBlock(srv, owner, rh, 'dk.tsv', [
-    ['Marco Deluca', 'Blue Canyon', '', '10.10'],
-    ['Marco Deluca', 'Blue Canyon (Live)', '', '2.02'],
-    ['Marco Deluca', 'Blue Canyon - Acoustic', '', '0.33'],
-  ]);
-  t.equal(status, 'processed');
-  await waitForEnrichment(db, block);
-  const md = await detailIds(db, block);
-  const { rows } = await db.query<{
-    identity_key: string;
-    state: string;
-    provider_id: string | null;
-  }>(
-    'SELECT identity_key, state, provider_id FROM musical_details WHERE block_id = $1 ORDER BY identity_key',
-    [block],
-  );
-  t.same(rows, [
-    {
-      identity_key: 'ta:blue canyon\u001fmarco deluca',
-      state: 'found',
-      provider_id: 'c393b90e-64d7-562e-a53e-e363ea498434',
-    },
-    {
-      identity_key: 'ta:blue canyon acoustic\u001fmarco deluca',
-      state: 'not_found',
-      provider_id: null,
-    },
-    {
-      identity_key: 'ta:blue canyon live\u001fmarco deluca',
-      state: 'not_found',
-      provider_id: null,
-    },
-  ]);
-  const res: any = await owner.client.query('product.getByBlock', {
-    organizationId: org,
-    blockId: block,
-    pagination: { page: 1, limit: 10, sortBy: 'earnings', sortOrder: 'desc' },
-  });
-  t.ok(res.ok, 'getByBlock');
-  // by earnings; the track and the album of the same 10.1 tie, and a tie follows the products'
-  // ids (random): sorted here by kind within a tie
-  const products = res.data.data.map((p: any) => [
-    p.kind,
-    p.title,
-    p.isrc,
-    p.earnings,
-    p.musicalDetailCount,
-  ]);
-  products.sort(
-    (a: any[], b: any[]) => Number(b[3]) - Number(a[3]) || String(b[0]).localeCompare(String(a[0])),
-  );
-  t.same(products, [
-    ['track', 'Blue Canyon', 'CAP2T9700440', '10.1', 1],
-    ['album', 'Distant Skies', null, '10.1', 1],
-    ['track', 'Blue Canyon (Live)', null, '2.02', 1],
-    ['track', 'Blue Canyon - Acoustic', null, '0.33', 1],
-  ]);
-  t.equal(Object.keys(md).length, 3);
-});
+t.test(
+  'a live line and its studio recording stay two tracks end to end; a misspelt remixer does not split a remix',
+  async (t) => {
+    const srv = await startTestServer(t, { role: 'serve' });
+    const owner = await newOrganization(srv, 'Version Org');
+    const org = owner.organizationId;
+    const db = srv.deps.pool;
+    const rh = await createRightsholder(owner.client, org, 'Marco Deluca');
+    const { status, block } = await ingestBlock(srv, owner, rh, 'dk.tsv', [
+      ['Marco Deluca', 'Blue Canyon', '', '10.10'],
+      ['Marco Deluca', 'Blue Canyon (Live)', '', '2.02'],
+      ['Marco Deluca', 'Blue Canyon - Acoustic', '', '0.33'],
+      // one remix, its remixer once misspelt (one letter); another remixer's is another recording
+      ['Marco Deluca', 'Blue Canyon (Tiësto Remix)', '', '1.50'],
+      ['Marco Deluca', 'Blue Canyon (Tiseto Remix)', '', '0.25'],
+      ['Marco Deluca', 'Blue Canyon (Alesso Remix)', '', '0.75'],
+    ]);
+    t.equal(status, 'processed');
+    await waitForEnrichment(db, block);
+    const md = await detailIds(db, block);
+    const { rows } = await db.query<{
+      identity_key: string;
+      state: string;
+      provider_id: string | null;
+    }>(
+      'SELECT identity_key, state, provider_id FROM musical_details WHERE block_id = $1 ORDER BY identity_key',
+      [block],
+    );
+    t.same(rows, [
+      {
+        identity_key: 'ta:blue canyon\u001fmarco deluca',
+        state: 'found',
+        provider_id: 'c393b90e-64d7-562e-a53e-e363ea498434',
+      },
+      {
+        identity_key: 'ta:blue canyon acoustic\u001fmarco deluca',
+        state: 'not_found',
+        provider_id: null,
+      },
+      {
+        identity_key: 'ta:blue canyon alesso remix\u001fmarco deluca',
+        state: 'not_found',
+        provider_id: null,
+      },
+      {
+        identity_key: 'ta:blue canyon live\u001fmarco deluca',
+        state: 'not_found',
+        provider_id: null,
+      },
+      {
+        identity_key: 'ta:blue canyon tiesto remix\u001fmarco deluca',
+        state: 'not_found',
+        provider_id: null,
+      },
+      {
+        identity_key: 'ta:blue canyon tiseto remix\u001fmarco deluca',
+        state: 'not_found',
+        provider_id: null,
+      },
+    ]);
+    const res: any = await owner.client.query('product.getByBlock', {
+      organizationId: org,
+      blockId: block,
+      pagination: { page: 1, limit: 10, sortBy: 'earnings', sortOrder: 'desc' },
+    });
+    t.ok(res.ok, 'getByBlock');
+    // by earnings; the track and the album of the same 10.1 tie, and a tie follows the products'
+    // ids (random): sorted here by kind within a tie
+    const products = res.data.data.map((p: any) => [
+      p.kind,
+      p.title,
+      p.isrc,
+      p.earnings,
+      p.musicalDetailCount,
+    ]);
+    products.sort(
+      (a: any[], b: any[]) =>
+        Number(b[3]) - Number(a[3]) || String(b[0]).localeCompare(String(a[0])),
+    );
+    t.same(products, [
+      ['track', 'Blue Canyon', 'CAP2T9700440', '10.1', 1],
+      ['album', 'Distant Skies', null, '10.1', 1],
+      ['track', 'Blue Canyon (Live)', null, '2.02', 1],
+      ['track', 'Blue Canyon (Tiësto Remix)', null, '1.75', 2],
+      ['track', 'Blue Canyon (Alesso Remix)', null, '0.75', 1],
+      ['track', 'Blue Canyon - Acoustic', null, '0.33', 1],
+    ]);
+    t.equal(Object.keys(md).length, 6);
+    const { rows: remixes } = await db.query<{ stable_key: string }>(
+      `SELECT stable_key FROM products WHERE block_id = $1 AND stable_key LIKE '%remix%' ORDER BY stable_key`,
+      [block],
+    );
+    t.same(
+      remixes.map((r) => r.stable_key),
+      [
+        'track:cluster:bluecanyon|remix:alesso\u001fmarco deluca',
+        'track:cluster:bluecanyon|remix:tiesto\u001fmarco deluca',
+      ],
+      "the misspelt credit joins the remix it misspells, under the remix's key",
+    );
+  },
+);
 
 t.test(
   'song level: one cluster for every version, the song in the view, corrections carried by the migration',

@@ -168,6 +168,40 @@ export function tokenListSimilarity(a: readonly string[], b: readonly string[]):
   return score;
 }
 
+/** A version detail (remixer, venue) this long or longer may hold one typo and stay the same credit. */
+const MIN_TYPO_DETAIL = 5;
+
+/** Two details of one version tag that name the same thing: equal, or one edit apart (Tiësto / Tiseto), never when a digit differs. */
+function sameDetail(a: string, b: string): boolean {
+  const x = a.replace(/ /g, '');
+  const y = b.replace(/ /g, '');
+  if (x === y) return true;
+  if (
+    Math.min(x.length, y.length) < MIN_TYPO_DETAIL ||
+    Math.max(x.length, y.length) > MAX_FUZZY_LENGTH
+  )
+    return false;
+  if (DIGIT.test(x) || DIGIT.test(y)) return false;
+  return osaDistance(x, y, 1) <= 1;
+}
+
+/**
+ * Two recording signatures (normalize.ts `signature`: distinguishing tags joined by `+`) that name
+ * one recording: the same tag kinds, each detail equal or one typo apart (`remix:tiesto` /
+ * `remix:tisto`), while another remixer (`remix:alesso`) stays another recording.
+ */
+export function sameSignature(a: string, b: string): boolean {
+  if (a === b) return true;
+  const x = a.split('+');
+  const y = b.split('+');
+  if (x.length !== y.length) return false;
+  return x.every((tag, i) => {
+    const [kindA, detailA = ''] = tag.split(/:(.*)/s) as [string, string?];
+    const [kindB, detailB = ''] = y[i]!.split(/:(.*)/s) as [string, string?];
+    return kindA === kindB && sameDetail(detailA, detailB);
+  });
+}
+
 /** The romanized key of a title for comparison with one in another script. */
 const romanOf = (p: ParsedTitle): string => p.roman || romanKey(p.key);
 

@@ -10,7 +10,6 @@ import {
   type TitleItem,
 } from '../../src/catalog/cluster/index.ts';
 import { versionKind } from '../../src/catalog/cluster/normalize.ts';
-import { japaneseReader } from '../../src/catalog/cluster/romanize.ts';
 import { osaDistance, sameSignature } from '../../src/catalog/cluster/similarity.ts';
 import { createThreadPool } from '../../src/workers/threadPool.ts';
 import { AppError } from '../../src/errors.ts';
@@ -290,27 +289,6 @@ t.test(
     );
   },
 );
-
-t.test('a kanji title and its romanization, with the Japanese reader', async (t) => {
-  const readJapanese = await japaneseReader();
-  t.equal(readJapanese('夏の終わり'), 'natsu no owari');
-  const c = clusterTitles(
-    [item('a', '夏の終わり', '1'), item('b', 'Natsu no Owari', '2'), item('c', '夜に駆ける', '1')],
-    { readJapanese },
-  );
-  t.same(
-    c.map((x) => [x.displayTitle, x.memberIds]),
-    [
-      ['Natsu no Owari', ['a', 'b']],
-      ['夜に駆ける', ['c']],
-    ],
-  );
-  t.same(
-    clusterTitles([item('a', '夏の終わり', '1'), item('b', 'Natsu no Owari', '2')]).length,
-    2,
-    'without the reader, kanji read as any-ascii spells them',
-  );
-});
 
 t.test(
   'the song display title: common spelling, no version or credit, the casing people use',

@@ -8,7 +8,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
-import { compareDecimals } from '../decimal.ts';
+import { atCommonScale, compareDecimals } from '../decimal.ts';
 import { lockBlock } from './blockStore.ts';
 import { loadBlockDetails, type BlockDetail } from './clusters.ts';
 import { parseTitle } from './cluster/normalize.ts';
@@ -227,28 +227,37 @@ export function recordingKey(songKey: string, signature: string): string {
 }
 
 /**
- * The recording signature each musical detail is grouped under: within one song and artist, a
- * signature one typo from a more common one (`remix:tisto` beside `remix:tiesto`) is that one, so a
- * misspelt remixer credit does not split the track; another remixer stays another recording.
+ * The recording signature each musical detail is grouped and keyed under: within one song and
+ * artist, a signature one typo from a more common one (`remix:tieso` beside `remix:tiesto`) is that
+ * one, so a misspelt remixer credit neither splits the track nor renames it; another remixer stays
+ * another recording. More common: more musical details, then higher earnings, then code-unit order.
  */
 function sameRecordings(
   details: readonly BlockDetail[],
   versionOf: ReadonlyMap<string, string>,
   artistOf: (m: BlockDetail) => string,
 ): Map<string, string> {
-  const counts = new Map<string, Map<string, number>>();
+  const { units } = atCommonScale(details.map((m) => m.earningsUsd));
+  const tally = new Map<string, Map<string, { count: number; units: bigint }>>();
   const songOf = (m: BlockDetail) => `${m.clusterId}\u001f${artistOf(m)}`;
-  for (const m of details) {
-    if (!m.clusterId) continue;
-    const song = counts.get(songOf(m)) ?? new Map<string, number>();
+  details.forEach((m, i) => {
+    if (!m.clusterId) return;
+    const song = tally.get(songOf(m)) ?? new Map<string, { count: number; units: bigint }>();
     const signature = versionOf.get(m.id)!;
-    song.set(signature, (song.get(signature) ?? 0) + 1);
-    counts.set(songOf(m), song);
-  }
+    const t = song.get(signature) ?? { count: 0, units: 0n };
+    t.count++;
+    t.units += units[i]!;
+    song.set(signature, t);
+    tally.set(songOf(m), song);
+  });
   const canonical = new Map<string, Map<string, string>>();
-  for (const [song, signatures] of counts) {
-    // most common first, then in code-unit order: the result does not depend on the details' order
-    const ordered = [...signatures].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
+  for (const [song, signatures] of tally) {
+    const ordered = [...signatures].sort(
+      ([a, x], [b, y]) =>
+        y.count - x.count ||
+        (y.units > x.units ? 1 : y.units < x.units ? -1 : 0) ||
+        (a < b ? -1 : a > b ? 1 : 0),
+    );
     const chosen: string[] = [];
     const of = new Map<string, string>();
     for (const [signature] of ordered) {
@@ -295,7 +304,7 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
   );
   const recordingOf = sameRecordings(details, versionOf, artistOf);
   const songKeyOf = (m: BlockDetail) =>
-    recordingKey(clusterKey.get(m.clusterId!)!, versionOf.get(m.id)!);
+    recordingKey(clusterKey.get(m.clusterId!)!, recordingOf.get(m.id)!);
   const groupOf = (m: BlockDetail) =>
     m.clusterId && clusterKey.has(m.clusterId)
       ? `c:${m.clusterId}|${recordingOf.get(m.id)}\u001f${artistOf(m)}`

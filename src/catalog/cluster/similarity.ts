@@ -116,6 +116,11 @@ const weight = (token: string): number => token.length + 1;
 export function tokenListSimilarity(a: readonly string[], b: readonly string[]): number {
   if (a.length === 0 && b.length === 0) return 1;
   if (a.join('') === b.join('')) return 1; // "Every Body" / "Everybody"
+  return alignedSimilarity(a, b);
+}
+
+/** tokenListSimilarity for two token lists whose concatenations differ (their keys, compared first). */
+function alignedSimilarity(a: readonly string[], b: readonly string[]): number {
   const A = a.slice(0, MAX_TOKENS);
   const B = b.slice(0, MAX_TOKENS);
   let total = 0;
@@ -213,7 +218,7 @@ const romanOf = (p: ParsedTitle): string => p.roman || romanKey(p.key);
 export function parsedSimilarity(a: ParsedTitle, b: ParsedTitle): number {
   if (a.key === b.key) return 1;
   if ((a.roman || b.roman) && romanOf(a) !== '' && romanOf(a) === romanOf(b)) return 1;
-  return tokenListSimilarity(a.tokens, b.tokens);
+  return alignedSimilarity(a.tokens, b.tokens);
 }
 
 /** 0..1 on raw titles; two titles are the same song when this is ≥ the threshold. */

@@ -112,14 +112,11 @@ export function tokenSimilarity(a: string, b: string, last = false, single = fal
 
 const weight = (token: string): number => token.length + 1;
 
-/** The score of two token lists (0..1): Σ matched (wa + wb) × sim / Σ all weights, weight = length + 1. */
-export function tokenListSimilarity(a: readonly string[], b: readonly string[]): number {
-  if (a.length === 0 && b.length === 0) return 1;
-  if (a.join('') === b.join('')) return 1; // "Every Body" / "Everybody"
-  return alignedSimilarity(a, b);
-}
-
-/** tokenListSimilarity for two token lists whose concatenations differ (their keys, compared first). */
+/**
+ * The score of two token lists whose concatenations differ (0..1; equal ones, "Every Body" /
+ * "Everybody", share a key and score 1 before this): Σ matched (wa + wb) × sim / Σ all weights,
+ * weight = length + 1.
+ */
 function alignedSimilarity(a: readonly string[], b: readonly string[]): number {
   const A = a.slice(0, MAX_TOKENS);
   const B = b.slice(0, MAX_TOKENS);

@@ -308,6 +308,16 @@ t.test('a similar title of another song is a search candidate, never a lookup ma
     found.map((f) => [f.title, f.confidence]),
     [['Blue Canyon', 0.5]],
   );
+  // the same words in another order may be the recording: "Silver Streets" by Orla Finn (9369af5b…)
+  const reordered = await provider.lookup({
+    isrc: null,
+    title: 'Streets of Silver',
+    artist: 'Orla Finn',
+  });
+  t.same(
+    [reordered?.providerId, reordered?.title],
+    ['9369af5b-e74f-57d0-ae45-6b2bd6a98e3c', 'Silver Streets'],
+  );
   // a one-letter typo of the title is still the recording
   const typo = await provider.lookup({ isrc: null, title: 'Blue Canyn', artist: 'Marco Deluca' });
   t.same([typo?.providerId, typo?.confidence], ['c393b90e-64d7-562e-a53e-e363ea498434', 0.609]);

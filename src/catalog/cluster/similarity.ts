@@ -170,6 +170,21 @@ function alignedSimilarity(a: readonly string[], b: readonly string[]): number {
   return score;
 }
 
+/**
+ * The same words in another order, small words aside (`Streets of Silver` / `Silver Streets`): not
+ * the same title for the clustering (another order costs), but no other word either, as a typo or
+ * an inflection would make (`Canyon Blues` / `Blue Canyon`).
+ */
+export function sameWordsReordered(a: ParsedTitle, b: ParsedTitle): boolean {
+  const words = (p: ParsedTitle) =>
+    p.tokens
+      .filter((t) => !STOPWORDS.has(t))
+      .sort()
+      .join(' ');
+  const x = words(a);
+  return x !== '' && x === words(b);
+}
+
 /** A version detail (remixer, venue) this long or longer may hold one typo and stay the same credit. */
 const MIN_TYPO_DETAIL = 5;
 

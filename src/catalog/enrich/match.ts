@@ -3,7 +3,7 @@
 // Deliberately small and local (the clustering module has the full title normalization); a
 // provider only needs: same title exactly, same title but another version, or merely similar.
 import { parseTitle, type ParsedTitle } from '../cluster/normalize.ts';
-import { DEFAULT_THRESHOLD, parsedSimilarity } from '../cluster/similarity.ts';
+import { DEFAULT_THRESHOLD, parsedSimilarity, sameWordsReordered } from '../cluster/similarity.ts';
 import { foldCase } from '../identity.ts';
 
 const VERSION_WORDS =
@@ -127,8 +127,11 @@ function sameOrSimilar(query: TitleKey, candidate: TitleKey): number {
   const d = dice(query.base, candidate.base);
   if (d < 0.5) return 0;
   // bigrams ignore word order and endings ("Canyon Blues" / "Blue Canyon", "Summer Nights" /
-  // "Summer Night"): a typo of the title is the clustering's call (docs/songs.md)
-  const sameSong = parsedSimilarity(query.song, candidate.song) >= DEFAULT_THRESHOLD;
+  // "Summer Night"): a typo of the title is the clustering's call (docs/songs.md); the same words
+  // in another order ("Streets of Silver" / "Silver Streets") may name the recording too
+  const sameSong =
+    parsedSimilarity(query.song, candidate.song) >= DEFAULT_THRESHOLD ||
+    sameWordsReordered(query.song, candidate.song);
   return sameSong ? 0.7 * d : Math.min(OTHER_SONG_SCORE, 0.7 * d);
 }
 

@@ -3,6 +3,7 @@
 import { BLOCK_REFRESH_TASK } from '../../src/catalog/blocks.ts';
 import { catalogBlockRefreshTask } from '../../src/jobs/tasks/catalog_block_refresh.ts';
 import type { Queryable } from '../../src/db/pool.ts';
+import type { Deps } from '../../src/deps.ts';
 import { statementIngestTask } from '../../src/jobs/tasks/statement_ingest.ts';
 import { putFile, waitForStatement } from '../helpers/ingest.ts';
 import type { Caller } from '../helpers/principals.ts';
@@ -83,7 +84,7 @@ export async function waitForBlock(
  * `statements` statements (this one included).
  */
 export async function ingestBlock(
-  srv: TestServer,
+  srv: { deps: Deps },
   caller: Caller,
   rightsholderId: string,
   fileName: string,

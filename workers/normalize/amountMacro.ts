@@ -2,9 +2,9 @@
 // database of each run, seen by both of its connections). test/ingest/values.test.ts and
 // footerTotals.test.ts read this text to check the JavaScript reader against it.
 
-/** The macro of `name` (parse_amount, parse_percent, fits_amount) for a rule: `name_dc` or `name_dp`. */
+/** The macro of `name` (parse_amount, parse_percent, fits_amount, surely_fits_amount) for a rule: `name_dc` or `name_dp`. */
 export function byRule(
-  name: 'parse_amount' | 'parse_percent' | 'fits_amount',
+  name: 'parse_amount' | 'parse_percent' | 'fits_amount' | 'surely_fits_amount',
   decimalComma: boolean | 'true' | 'false',
 ): string {
   return `${name}_${decimalComma === true || decimalComma === 'true' ? 'dc' : 'dp'}`;
@@ -74,15 +74,17 @@ CREATE MACRO amount_shape(s) AS regexp_replace(
 -- (a CASE, whose later branches DuckDB evaluates only for the rows the earlier ones leave: most
 -- cells hold one separator at most and no grouping space, and fit without a regular expression)
 CREATE MACRO separators(s, c) AS length(s) - length(replace(s, c, ''));
+-- surely_fits_amount: the cells that fit at a glance, by the first branches alone (the survey counts
+-- the others, and a statement whose cells all fit so binds none of the rest)
+CREATE MACRO surely_fits_amount_dp(s) AS s IS NULL OR (strpos(s, ' ') = 0 AND strpos(s, '''') = 0 AND separators(s, ',') = 0 AND separators(s, '.') <= 1);
+CREATE MACRO surely_fits_amount_dc(s) AS s IS NULL OR (strpos(s, ' ') = 0 AND strpos(s, '''') = 0 AND separators(s, '.') = 0 AND separators(s, ',') <= 1);
 CREATE MACRO fits_amount_dp(s) AS CASE
-  WHEN s IS NULL THEN true
-  WHEN strpos(s, ' ') = 0 AND strpos(s, '''') = 0 AND separators(s, ',') = 0 AND separators(s, '.') <= 1 THEN true
+  WHEN surely_fits_amount_dp(s) THEN true
   WHEN NOT regexp_matches(s, '[0-9]') THEN true
   WHEN parse_amount_dp(s) IS NULL THEN parse_amount_dc(s) IS NULL
   ELSE regexp_full_match(amount_shape(s), '([0-9]+|[0-9]{1,3}([,\\x{00a0}\\x{2009}\\x{202f}\\x{2019}'' ][0-9]{3})+)?([.][0-9]*)?([eE][+\\-]?[0-9]+)?') END;
 CREATE MACRO fits_amount_dc(s) AS CASE
-  WHEN s IS NULL THEN true
-  WHEN strpos(s, ' ') = 0 AND strpos(s, '''') = 0 AND separators(s, '.') = 0 AND separators(s, ',') <= 1 THEN true
+  WHEN surely_fits_amount_dc(s) THEN true
   WHEN NOT regexp_matches(s, '[0-9]') THEN true
   WHEN parse_amount_dc(s) IS NULL THEN parse_amount_dp(s) IS NULL
   ELSE regexp_full_match(amount_shape(s), '([0-9]+|[0-9]{1,3}([.\\x{00a0}\\x{2009}\\x{202f}\\x{2019}'' ][0-9]{3})+)?(,[0-9]*)?([eE][+\\-]?[0-9]+)?') END;

@@ -193,7 +193,7 @@ export function planRun(
   const textColumns = [
     ...[...textFields, 'royaltyEarnings' as const].map((f) => `${textOfField(f)} AS ${t(f)}`),
     ...percentSources.map((p, i) => `CAST(${p.expr} AS VARCHAR) AS ${pct(i)}`),
-    ...formats.map((c, i) => `${c.fits(c.decimalComma)} AS ${fit(i)}`),
+    ...formats.map((c, i) => `${c.surelyFits(c.decimalComma)} AS ${fit(i)}`),
   ].join(', ');
   // the raw cells stay reachable from kept (amounts summed over several columns read them)
   const texts = [...fieldTexts, cells, mappedCells(width)].join(',\n      ');

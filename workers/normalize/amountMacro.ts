@@ -38,8 +38,11 @@ CREATE MACRO no_amount(s) AS s IS NULL OR (length(s) <= 4 AND list_contains(['N/
 -- body at every use of an argument, and binding both rules' branches, nested, made planning a small
 -- statement's queries take most of its time (hundreds of milliseconds, seconds on a loaded machine).
 -- The forms with the rule as an argument give the same values (the tests read amounts through them).
-CREATE MACRO amount_magnitude_dp(s) AS cast_amount(replace(amount_digits(s), ',', ''));
-CREATE MACRO amount_magnitude_dc(s) AS cast_amount(replace(replace(amount_digits(s), '.', ''), ',', '.'));
+-- (cast_amount names its argument six times, and amount_digits is a dozen calls with regular
+-- expressions: passed through a lambda's parameter, the digits are bound once, not six times.
+-- Binding the readings of an amount took 2-6x as long without it; reading rows is no slower.)
+CREATE MACRO amount_magnitude_dp(s) AS list_transform([replace(amount_digits(s), ',', '')], d -> cast_amount(d))[1];
+CREATE MACRO amount_magnitude_dc(s) AS list_transform([replace(replace(amount_digits(s), '.', ''), ',', '.')], d -> cast_amount(d))[1];
 CREATE MACRO amount_magnitude(s, decimal_comma) AS CASE WHEN decimal_comma THEN amount_magnitude_dc(s) ELSE amount_magnitude_dp(s) END;
 -- a percentage (85%) is the fraction (0.85), rounded to the 12 decimals half away from zero; one
 -- beyond 10^20 % is no percentage (unreadable)

@@ -167,8 +167,9 @@ async function leftoversDropped(entry: ThreadInstance): Promise<boolean> {
       const left = (await catalogObjects(c)).filter((o) => !entry.baseline.has(o));
       // tables and views first: a column may be of a type the task made
       const first = left.filter((o) => /^(TABLE|VIEW) /.test(o));
-      for (const object of [...first, ...left.filter((o) => !first.includes(o))])
-        await c.run(`DROP ${object}`);
+      const drops = [...first, ...left.filter((o) => !first.includes(o))];
+      // (one call: a statement leaves a few, each a query of its own otherwise)
+      if (drops.length > 0) await c.run(drops.map((o) => `DROP ${o};`).join('\n'));
       return true;
     } finally {
       c.closeSync();

@@ -26,7 +26,8 @@ export interface Period {
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
-function lastDay(year: number, month: number): number {
+/** The last day (28-31) of a month (1-12) of a year. */
+export function lastDay(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 

@@ -134,7 +134,7 @@ function isAlive(pid: number): boolean {
 }
 
 /** When the process started (clock ticks since boot, Linux): a pid alone may name a later process. */
-function startTime(pid: number): string | undefined {
+export function startTime(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
@@ -144,12 +144,12 @@ function startTime(pid: number): string | undefined {
 }
 
 /** One process, by pid and start time (where the system tells it). */
-interface ProcessId {
+export interface ProcessId {
   pid: number;
   start?: string | undefined;
 }
 
-function isRunning(p: ProcessId): boolean {
+export function isRunning(p: ProcessId): boolean {
   if (!Number.isInteger(p.pid) || p.pid <= 0 || !isAlive(p.pid)) return false;
   const start = startTime(p.pid);
   return p.start === undefined || start === undefined || start === p.start;

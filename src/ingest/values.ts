@@ -6,6 +6,7 @@ import countries from 'i18n-iso-countries';
 import {
   CADENCE_MONTHS,
   CADENCES,
+  lastDay,
   periodFromDate,
   periodOf,
   type Cadence,
@@ -127,10 +128,6 @@ const MONTHS = new Map<string, number>(
 );
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-
-function lastDay(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
 
 /**
  * Excel's two date systems: 1900 (Windows Excel and every text file: serial 1 is 1900-01-01, with

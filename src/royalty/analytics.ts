@@ -1,6 +1,7 @@
 // `royalty query` options as an analytics query (Cube query format) on analytics_full_view:
 // members by their short names, filters as `member=value`, a month range on the sales period.
 import type { AnalyticsQuery } from '../client/index.ts';
+import { monthIndex, periodOf, type Period } from '../periods.ts';
 import { UsageError } from './output.ts';
 
 export const VIEW = 'analytics_full_view';
@@ -51,18 +52,20 @@ export function parseFilter(text: string): Filter {
 
 /** `2024-01..2024-06` or `2024-03`: the first and last day of those months. */
 export function monthRange(text: string): [string, string] {
-  const m = /^(\d{4})-(\d{2})(?:\.\.(\d{4})-(\d{2}))?$/.exec(text.trim());
+  const m = /^(\d{4}-\d{2})(?:\.\.(\d{4}-\d{2}))?$/.exec(text.trim());
   if (!m)
     throw new UsageError(`--month-range ${text}: write YYYY-MM..YYYY-MM (or one month YYYY-MM)`);
-  const [fromYear, fromMonth] = [Number(m[1]), Number(m[2])];
-  const [toYear, toMonth] = m[3] ? [Number(m[3]), Number(m[4])] : [fromYear, fromMonth];
-  if (fromMonth < 1 || fromMonth > 12 || toMonth < 1 || toMonth > 12)
-    throw new UsageError(`--month-range ${text}: months are 01 to 12`);
-  if (toYear * 12 + toMonth < fromYear * 12 + fromMonth)
+  const [from, to] = [monthOf(m[1]!), monthOf(m[2] ?? m[1]!)];
+  if (!from || !to)
+    throw new UsageError(`--month-range ${text}: months are 01 to 12, years 1900 to 2200`);
+  if (monthIndex(to.start) < monthIndex(from.start))
     throw new UsageError(`--month-range ${text}: the range ends before it starts`);
-  const lastDay = new Date(Date.UTC(toYear, toMonth, 0)).getUTCDate();
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return [`${fromYear}-${pad(fromMonth)}-01`, `${toYear}-${pad(toMonth)}-${pad(lastDay)}`];
+  return [from.start, to.end];
+}
+
+/** The calendar month of a `YYYY-MM`, or null for a month outside 01-12. */
+function monthOf(yearMonth: string): Period | null {
+  return periodOf(Number(yearMonth.slice(0, 4)), Number(yearMonth.slice(5, 7)), 'M');
 }
 
 export interface QueryOptions {

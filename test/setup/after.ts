@@ -3,7 +3,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { stopObjectStoreServer } from './objectStoreControl.ts';
 import { databaseUrlFile, testDataDir } from './paths.ts';
+import { ownsTestRun, releaseTestRun } from './runLock.ts';
 
+// a second run refused by before.ts leaves the first run's servers alone
+if (!ownsTestRun()) process.exit(0);
 await stopObjectStoreServer();
 
 const pidFile = path.join(testDataDir, 'pg', 'postmaster.pid');
@@ -19,3 +22,5 @@ if (!process.env.DATABASE_URL && existsSync(databaseUrlFile) && existsSync(pidFi
     // gone
   }
 }
+
+await releaseTestRun();

@@ -10,6 +10,10 @@ import { pathToFileURL } from 'node:url';
 import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { stopObjectStoreServer } from './objectStoreControl.ts';
 import { databaseUrlFile, objectStoreFile, repoRoot, testDataDir } from './paths.ts';
+import { claimTestRun } from './runLock.ts';
+
+await mkdir(path.dirname(databaseUrlFile), { recursive: true });
+await claimTestRun();
 
 // in this process: tap follows the node processes a `before` starts and would report the build's
 // own coverage (and fail the run for it)

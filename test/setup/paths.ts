@@ -12,3 +12,5 @@ export const databaseUrlFile = path.join(repoRoot, '.tap', 'database-url');
 export const serviceEntry = path.join(repoRoot, 'dist', 'src', 'main.js');
 /** the address of the test run's S3 server (test/setup/objectStoreServer.ts) while it runs */
 export const objectStoreFile = path.join(repoRoot, '.tap', 'object-store.json');
+/** which tap process runs the tests of this checkout (test/setup/runLock.ts) */
+export const runLockFile = path.join(repoRoot, '.tap', 'run.lock');

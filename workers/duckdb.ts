@@ -98,8 +98,9 @@ function close(entry: ThreadInstance): void {
 }
 
 /**
- * Runs `work` with the thread's DuckDB instance, made on first use (`prepare` runs once on it) and kept for the thread's next tasks: a small statement does not pay for an instance,
- * its settings and its macros each time. `work` opens its own connections (its temporary tables
+ * Runs `work` with the thread's DuckDB instance, made on first use (`prepare` runs once on it)
+ * and kept for the thread's next tasks: a small statement does not pay for an instance, its
+ * settings and its macros each time. `work` opens its own connections (its temporary tables
  * go with them). After it, what it left in the catalog is dropped; when it fails, the instance is
  * closed and the next task makes a new one, so that nothing of a failed task (a setting changed,
  * a table half made, an interrupted query) reaches the next. Unused for IDLE_CLOSE_MS, it is closed.
@@ -145,8 +146,9 @@ async function makeInstance(): Promise<ThreadInstance> {
   const instance = await DuckDBInstance.create(':memory:', {
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
-    // spill to a directory of this thread's own rather than failing when a large file exceeds memory_limit
-    temp_directory: path.join(tmpdir(), 'royalty-duckdb', `${process.pid}-${threadId}-${created}`),
+    // spill to a directory of this instance's own rather than failing when a large file exceeds
+    // memory_limit (DuckDB makes the directory, not its parents, and removes it when closed)
+    temp_directory: path.join(tmpdir(), `royalty-duckdb-${process.pid}-${threadId}-${created}`),
   });
   created++;
   const entry: ThreadInstance = {

@@ -80,6 +80,25 @@ t.test('a failed task closes the instance: its changes never reach the next', as
   ]);
 });
 
+t.test('a task beyond its memory limit spills to a directory of the instance', async (t) => {
+  const sorted = await withThreadInstance(
+    { threads: 1, memoryLimitMb: 32 },
+    noPrepare,
+    async (instance) => {
+      const c = await instance.connect();
+      try {
+        await c.run(
+          `CREATE TEMP TABLE big AS SELECT range AS n, md5(range::VARCHAR) AS h FROM range(1000000) ORDER BY h`,
+        );
+        return (await c.runAndReadAll('SELECT count(*), count(DISTINCT h) FROM big')).getRowsJson();
+      } finally {
+        c.closeSync();
+      }
+    },
+  );
+  t.same(sorted, [['1000000', '1000000']]);
+});
+
 t.test('a statement stopped by its time budget does not poison the next', async (t) => {
   const stopped = normalizeFile(t, text, believe.fields, {
     fileName: 'believe.csv',

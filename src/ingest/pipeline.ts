@@ -115,6 +115,12 @@ function progressReporter(deps: Deps, statementId: string, normalizedVersion: nu
   };
 }
 
+/** Waits for every promise; then throws the first failure, if any. */
+async function allSettledOrThrow(work: Promise<unknown>[]): Promise<void> {
+  const failed = (await Promise.allSettled(work)).find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+}
+
 /** Downloads an object; with `expectEtag` (the upload's as completed), bytes PUT again since are UPLOAD_OBJECT_CHANGED. */
 async function download(
   deps: Deps,
@@ -818,22 +824,29 @@ const storeObjects: Stage = {
     const version = statement.normalized_version + 1;
     const prefix = `orgs/${run.organizationId}/statements/${run.statementId}/`;
     const variants: Record<string, string> = { original: statement.object_key };
+    // the objects go up at once: a small statement's time here is the store's round trips
+    const uploads: Promise<void>[] = [];
     variants.normalized = `${prefix}normalized/v${version}.parquet`;
-    await upload(
-      deps,
-      variants.normalized,
-      path.join(run.workDir, 'normalized.parquet'),
-      'application/vnd.apache.parquet',
+    uploads.push(
+      upload(
+        deps,
+        variants.normalized,
+        path.join(run.workDir, 'normalized.parquet'),
+        'application/vnd.apache.parquet',
+      ),
     );
     // trimmed and standardized are written on first request (src/ingest/variants.ts)
     variants.removed = `${prefix}removed/v${version}.csv`;
     const removedPath = path.join(run.workDir, 'removed.csv');
-    await addPreambleRows(removedPath, located);
-    await upload(deps, variants.removed, removedPath, 'text/csv');
+    uploads.push(
+      addPreambleRows(removedPath, located).then(() =>
+        upload(deps, variants.removed!, removedPath, 'text/csv'),
+      ),
+    );
     // the table as UTF-8 delimited text, when it differs from the upload (a sheet, a decoded or unpacked file)
     if (located.csvPath !== sourcePath) {
       variants.single = `${prefix}single/v${version}.csv`;
-      await upload(deps, variants.single, located.csvPath, 'text/csv');
+      uploads.push(upload(deps, variants.single, located.csvPath, 'text/csv'));
     }
     if (located.format === 'xlsx' || located.format === 'xls') {
       // the workbook: the upload itself, or the one unpacked from it (a zip or gzip holding it),
@@ -842,14 +855,13 @@ const storeObjects: Stage = {
       if (workbook && workbook.path !== sourcePath) {
         variants['original-excel'] =
           `${prefix}original-excel/v${version}/${workbookKeyName(workbook.name, located.format)}`;
-        await upload(
-          deps,
-          variants['original-excel'],
-          workbook.path,
-          WORKBOOK_TYPES[located.format],
+        uploads.push(
+          upload(deps, variants['original-excel'], workbook.path, WORKBOOK_TYPES[located.format]),
         );
       } else variants['original-excel'] = statement.object_key;
     }
+    // (every upload settled before a failure is answered: none is still writing when the run ends)
+    await allSettledOrThrow(uploads);
     run.version = version;
     run.variants = variants;
     run.lap('upload');
@@ -1118,21 +1130,32 @@ async function insertFlag(db: Queryable, run: Run, f: Flag): Promise<void> {
 /** The raw values of the run, with US dollars as analytics sums them: each currency's amount at its rate; amounts without a rate add nothing. */
 async function replaceRawValues(db: Queryable, run: Run): Promise<void> {
   await db.query('DELETE FROM statement_raw_values WHERE statement_id = $1', [run.statementId]);
+  // one statement for all of them; of two values the same once cut to 1,000 characters, the last
+  const values = new Map<string, { kind: string; raw: string; rows: number; amounts: string }>();
   for (const v of need(run.normalized, 'the rows').rawValues) {
-    await db.query(
-      `INSERT INTO statement_raw_values (organization_id, statement_id, kind, raw_value, row_count, amounts, usd_amount)
-       VALUES ($1, $2, $3, $4, $5, $6::jsonb, ${rawValueUsdSql('$6', '$2')})
-       ON CONFLICT (statement_id, kind, raw_value) DO UPDATE SET row_count = EXCLUDED.row_count, amounts = EXCLUDED.amounts, usd_amount = EXCLUDED.usd_amount`,
-      [
-        run.organizationId,
-        run.statementId,
-        v.kind,
-        v.raw.slice(0, 1000),
-        v.rows,
-        JSON.stringify(v.amounts),
-      ],
-    );
+    const raw = v.raw.slice(0, 1000);
+    values.set(`${v.kind}\0${raw}`, {
+      kind: v.kind,
+      raw,
+      rows: v.rows,
+      amounts: JSON.stringify(v.amounts),
+    });
   }
+  if (values.size === 0) return;
+  const rows = [...values.values()];
+  await db.query(
+    `INSERT INTO statement_raw_values (organization_id, statement_id, kind, raw_value, row_count, amounts, usd_amount)
+     SELECT $1::uuid, $2::uuid, v.kind, v.raw, v.rows, v.amounts::jsonb, ${rawValueUsdSql('v.amounts', '$2::uuid')}
+     FROM unnest($3::text[], $4::text[], $5::bigint[], $6::text[]) AS v (kind, raw, rows, amounts)`,
+    [
+      run.organizationId,
+      run.statementId,
+      rows.map((r) => r.kind),
+      rows.map((r) => r.raw),
+      rows.map((r) => r.rows),
+      rows.map((r) => r.amounts),
+    ],
+  );
 }
 
 /** The payors its rows name, the statement's own (payor.listGlobal: src/lookups/payors.ts). */

@@ -48,7 +48,7 @@ export interface Tallies {
   missingAmounts: number;
   /** per percentage source (Plan.percentSources), the rows that make it a percentage */
   percentRows: number[];
-  /** per format check (Plan.formats), the rows that do not fit its rule */
+  /** per format check (Plan.formats), the rows that may not fit its rule (FormatCheck.surelyFits) */
   unfitRows: number[];
 }
 
@@ -123,7 +123,7 @@ export async function gatherValues(
   return { written: talliesOf(plan, writtenRow), deciding: talliesOf(plan, decidingRow) };
 }
 
-/** Every data row's numbers must fit the rule their field is read by (formats.ts). */
+/** Every data row's numbers must fit the rule their field is read by (formats.ts): tested where the survey was not sure. */
 export async function judgeFormats(plan: Plan, split: Split, deciding: Tallies): Promise<void> {
   for (const [i, check] of plan.formats.entries()) {
     if (deciding.unfitRows[i]! > 0)

@@ -126,8 +126,16 @@ export function cellOf(plan: Pick<Plan, 'columnIndex'>, column: string): string 
     throw new MappingError(
       `the mapping reads column "${column}", which this statement does not have`,
     );
-  return `cell(c${i})`;
+  return mappedCell(i);
 }
+
+/**
+ * The column of a raw cell as the mapping reads it (cell(cN): trimmed, NULL when empty), computed
+ * once per row by the reader (see reader). DuckDB expands a macro's body at every use of its
+ * argument: written as cell(cN) inside the amount macros, the cell's CASE was bound again at each
+ * of the dozens of uses, and binding those trees was most of a small statement's time.
+ */
+export const mappedCell = (i: number) => `m${i}`;
 
 // what the file reader found out about a column, by its header as the file has it (the mapping may
 // name it in another case or spacing)
@@ -194,10 +202,10 @@ export function planRun(
   const textColumns = [
     ...[...textFields, 'royaltyEarnings' as const].map((f) => `${textOfField(f)} AS ${t(f)}`),
     ...percentSources.map((p, i) => `CAST(${p.expr} AS VARCHAR) AS ${pct(i)}`),
-    ...formats.map((c, i) => `${c.fits(c.decimalComma)} AS ${fit(i)}`),
+    ...formats.map((c, i) => `${c.surelyFits(c.decimalComma)} AS ${fit(i)}`),
   ].join(', ');
   // the raw cells stay reachable from kept (amounts summed over several columns read them)
-  const texts = [...fieldTexts, cells].join(',\n      ');
+  const texts = [...fieldTexts, cells, mappedCells(width)].join(',\n      ');
   const splitOffset = input.splitOffset;
   return {
     input,
@@ -281,8 +289,20 @@ function percentSourcesOf(
     );
 }
 
-/** DuckDB's reader of the file's records from record `skip` (of the statement's file, or the second part's copy). */
+const mappedCells = (width: number) =>
+  Array.from({ length: width }, (_, i) => mappedCell(i)).join(', ');
+
+/**
+ * DuckDB's reader of the file's records from record `skip` (of the statement's file, or the second
+ * part's copy): the raw cells c0..cN and cx, and each cell as the mapping reads it (mappedCell;
+ * the ones a query does not use are not computed: DuckDB drops unused columns of a subquery).
+ */
 export function reader(plan: Plan, skip: number, file = plan.input.csvPath): string {
+  const mapped = Array.from({ length: plan.width }, (_, i) => `cell(c${i}) AS ${mappedCell(i)}`);
+  return `(SELECT *, ${mapped.join(', ')} FROM ${fileReader(plan, skip, file)})`;
+}
+
+function fileReader(plan: Plan, skip: number, file: string): string {
   const { input } = plan;
   const { strict, serial } = plan.reading;
   // one column more than the header: a cell there is one the mapping cannot name (counted, flagged)
@@ -344,7 +364,7 @@ export function textExpr(
       throw new MappingError(
         `the mapping reads column "${name}", which this statement does not have`,
       );
-    return `cell(c${i})`;
+    return mappedCell(i);
   };
   if (spec.fromFileName !== undefined) {
     const v = fromFileName(input.fileName, spec.fromFileName);

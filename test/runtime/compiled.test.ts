@@ -71,9 +71,11 @@ t.test(
       ['28', canonicalDecimal(expected.netEarningsSum)],
     ]);
 
-    // a sandbox that has just been replaced is reaped by the service a moment after it exits
+    // a sandbox that has just been replaced is reaped by the service a moment after it exits, and
+    // its successor, being spawned, has no command line for a moment (between fork and exec)
+    const settling = (c: { state: string; command: string }) => c.state === 'Z' || c.command === '';
     let left = children(pid);
-    for (let i = 0; i < 50 && left.some((c) => c.state === 'Z'); i++) {
+    for (let i = 0; i < 50 && left.some(settling); i++) {
       await new Promise((r) => setTimeout(r, 100));
       left = children(pid);
     }

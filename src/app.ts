@@ -259,8 +259,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     http: {
       // a query's input is in its URL: Node's default of 16 KB is too small for what schemas allow
       maxHeaderSize: deps.config.httpMaxHeaderBytes,
-      // slow clients (README, Decisions): a request's headers, and all of it, arrive in time or
-      // it is answered 408 REQUEST_TIMEOUT and its connection closed
+      // slow clients (docs/decisions/slow-clients.md): a request's headers, and all of it, arrive
+      // in time or it is answered 408 REQUEST_TIMEOUT and its connection closed
       headersTimeout: timeouts.headersTimeoutMs,
       requestTimeout: Math.max(timeouts.requestTimeoutMs, timeouts.uploadTimeoutMs),
       connectionsCheckingInterval: timeoutCheckInterval(timeouts),

@@ -73,7 +73,7 @@ const region = optionalText.refine(
   'must be a region name (us-east-1)',
 );
 
-/** what pg accepts and the README documents: postgres:// and postgresql:// URLs (a socket directory as `?host=/path`) */
+/** what pg accepts and docs/reference/configuration.md documents: postgres:// and postgresql:// URLs (a socket directory as `?host=/path`) */
 const postgresUrl = z.url({
   protocol: /^postgres(ql)?$/,
   error: 'must be a postgres:// or postgresql:// URL',
@@ -198,13 +198,13 @@ const envSchema = z.object({
   DATABASE_URL: optionalText
     .pipe(postgresUrl.optional())
     .describe(
-      'PostgreSQL connection string, a `postgres://` or `postgresql://` URL (a socket directory as `?host=/path`, e.g. `postgres://user@localhost/db?host=/var/run/postgresql`; a user with an empty host, `postgres://user@/db`, is not a URL and is refused); when set nothing is embedded (unset: unset: embedded PostgreSQL)',
+      'PostgreSQL connection string, a `postgres://` or `postgresql://` URL (a socket directory as `?host=/path`, e.g. `postgres://user@localhost/db?host=/var/run/postgresql`; a user with an empty host, `postgres://user@/db`, is not a URL and is refused); when set nothing is embedded (unset: embedded PostgreSQL)',
     ),
   DATABASE_POOL_SIZE: int(1, 200).default(10).describe('connections per process'),
   S3_ENDPOINT: optionalText
     .pipe(httpUrl.optional())
     .describe(
-      "S3 endpoint; with `S3_BUCKET`, `S3_ACCESS_KEY_ID`, `S3_SECRET_ACCESS_KEY` all set, nothing is embedded; setting some of these four but not all stops the start (`S3 is partly configured; also set …`), so the embedded s3rver's bucket is always `royalty`. The embedded s3rver has no TCP port: it listens on a unix socket in a fresh `0700` directory under the system's temporary directory, and clients reach it only through the service at `{PUBLIC_URL}/objects/`, which checks every request's signature first (Decisions, \"The default object store\"). A configured S3 (AWS, MinIO, R2, Ceph) is reached directly: its presigned URLs point at `S3_ENDPOINT`, and it checks them itself (unset: unset: embedded s3rver)",
+      "S3 endpoint; with `S3_BUCKET`, `S3_ACCESS_KEY_ID`, `S3_SECRET_ACCESS_KEY` all set, nothing is embedded; setting some of these four but not all stops the start (`S3 is partly configured; also set …`), so the embedded s3rver's bucket is always `royalty`. The embedded s3rver has no TCP port: it listens on a unix socket in a fresh `0700` directory under the system's temporary directory, and clients reach it only through the service at `{PUBLIC_URL}/objects/`, which checks every request's signature first (Decisions, \"The default object store\"). A configured S3 (AWS, MinIO, R2, Ceph) is reached directly: its presigned URLs point at `S3_ENDPOINT`, and it checks them itself (unset: embedded s3rver)",
     ),
   S3_BUCKET: bucket.describe('bucket (created when missing) (unset: `royalty`)'),
   S3_REGION: region.describe('region (unset: `us-east-1`)'),
@@ -414,7 +414,7 @@ const envSchema = z.object({
   AI_API_KEY: headerText.describe('sent as `Authorization: Bearer …`'),
   AI_MODEL: optionalText.describe('chat model (unset: `gpt-4o-mini`)'),
   AI_EMBEDDING_MODEL: optionalText.describe(
-    'with `openai`, vector entries are embedded by `{AI_BASE_URL}/embeddings` with this model (unset: unset: built-in hashed n-gram embedding)',
+    'with `openai`, vector entries are embedded by `{AI_BASE_URL}/embeddings` with this model (unset: built-in hashed n-gram embedding)',
   ),
   AI_TIMEOUT_MS: int(100, 600_000)
     .default(30_000)

@@ -53,7 +53,7 @@ const specCodeByTrpcCode: Record<TrpcCode, SpecCode> = {
 /**
  * The one HTTP status that is not its data.code's: a rate limit's refusal is 429 with Retry-After,
  * what HTTP clients, proxies and SDKs back off on, while data.code stays the specification's
- * INTERNAL_SERVER_ERROR, "safe to retry once with backoff" (README, Decisions: "Rate limits").
+ * INTERNAL_SERVER_ERROR, "safe to retry once with backoff" (docs/decisions/rate-limits.md).
  */
 const httpStatusByTrpcCode: Partial<Record<TrpcCode, number>> = { TOO_MANY_REQUESTS: 429 };
 

@@ -7,8 +7,9 @@ import { ADMIN_USAGE, asksForHelp } from './cli/adminUsage.ts';
 import { endHangup, handleSignals, shutdownRequested } from './cli/signals.ts';
 import type { Role } from './runtime.ts';
 
-// The AWS SDK's versions pinned here run on Node 20 (README, Decisions: Node 20); its notice that
-// later versions will need Node 22 is for whoever upgrades it, not for every start of the service.
+// The AWS SDK's versions pinned here run on Node 20 (docs/decisions/compiled-javascript-node-20.md):
+// its notice that later versions will need Node 22 is for whoever upgrades it, not for every start
+// of the service.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const roles: Role[] = ['serve', 'api', 'worker', 'migrate'];

@@ -5,7 +5,8 @@
 // no file system, no external access, no extensions, configuration locked, no spilling to disk.
 // Only a single SELECT runs; it is interrupted at its time limit. The parent watches this
 // process's memory and kills it when DuckDB allocates outside its own limit (long strings do),
-// which is only safe because this is a process of its own (see README, sqlQuery threat model).
+// which is only safe because this is a process of its own (see docs/analytics.md, "`cube.sqlQuery`:
+// threat model").
 import {
   DuckDBInstance,
   StatementType,

@@ -145,7 +145,7 @@ function restrictionsFor(caller: Caller, visible: Visible[]): Restrictions {
 
 /**
  * Catalog coverage per rightsholder. Tracks are counted from the statement rows (an ISRC, else the
- * lower-cased raw title and artist). Once a rightsholder's block has been built (README "Catalog"),
+ * lower-cased raw title and artist). Once a rightsholder's block has been built (docs/catalog.md),
  * products are its track products and enrichedTracks its musical details found by enrichment
  * (enrichedPercentage: of its musical details, 2 decimals); before that products are the tracks
  * and none is enriched. catalogAvailable: some requested block has been built.

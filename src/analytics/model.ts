@@ -99,7 +99,7 @@ export interface SemanticModel {
   rollups: RollupDef[];
 }
 
-// The catalog (README "Catalog"): a row's track is its musical detail, found by the row's raw identity
+// The catalog (docs/catalog.md "The catalog in analytics"): a row's track is its musical detail, found by the row's raw identity
 // (ISRC, else normalized title and artist) in its rightsholder's block; its product is the track
 // product that musical detail is linked to.
 const FROM_CATALOG =

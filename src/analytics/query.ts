@@ -1,6 +1,6 @@
 // The query object of cube.query: its strict input schema (every problem reported with its field
 // path), and its normalization into the form that is echoed, compiled and used in cache keys.
-// Semantics follow Cube's api-gateway (see shared/reference/cube-query-semantics.md).
+// Semantics follow Cube's api-gateway (see docs/spec/cube-query-semantics.md).
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import {

@@ -162,7 +162,7 @@ const DDL = [
   `CREATE TABLE IF NOT EXISTS fx (statement_id VARCHAR, currency VARCHAR, rate DECIMAL(20,14), rate_lo DECIMAL(18,4))`,
   `CREATE TABLE IF NOT EXISTS rightsholder (id VARCHAR, name VARCHAR)`,
   `CREATE TABLE IF NOT EXISTS distributor (id VARCHAR, name VARCHAR)`,
-  // the catalog as each row sees it (README "Catalog", "Analytics"): raw identity → musical detail → product
+  // the catalog as each row sees it (docs/catalog.md "The catalog in analytics"): raw identity → musical detail → product
   `CREATE TABLE IF NOT EXISTS catalog (rightsholder_id VARCHAR, isrc VARCHAR, raw_title VARCHAR, raw_artist VARCHAR, md_id VARCHAR,
      resolved BOOLEAN, track_title VARCHAR, track_artist VARCHAR, release_title VARCHAR, release_artist VARCHAR, release_date DATE,
      release_release_date DATE, product_id VARCHAR, product_title VARCHAR, product_artist VARCHAR, product_release_date DATE,

@@ -328,7 +328,7 @@ async function rebuild(
 
 /**
  * Moves what a block stored under identity keys of the earlier normalization to the current keys
- * (README "Catalog"): the musical detail itself (its id, fetch state and result, cluster and links
+ * (docs/catalog.md): the musical detail itself (its id, fetch state and result, cluster and links
  * kept; the first of several earlier keys of one identity), its corrections and cluster moves, the
  * users' product links naming it, and the organization's ignored titles. Rule overrides are
  * dropped and written again by the rules. Inside the refresh's transaction, the block locked.

@@ -1,7 +1,7 @@
-// Title clusters of a block (README "Catalog", "Clusters"): derived from the musical details'
-// effective titles by clusterTitles in a worker thread, then the users' moves laid over them.
-// Cluster ids are stable: a rebuilt cluster takes the id of the previous cluster it shares the
-// most musical details with, so links and bookmarks to a cluster survive re-clustering.
+// Title clusters of a block (docs/catalog.md "Clusters of a block"): derived from the musical
+// details' effective titles by clusterTitles in a worker thread, then the users' moves laid over
+// them. Cluster ids are stable: a rebuilt cluster takes the id of the previous cluster it shares
+// the most musical details with, so links and bookmarks to a cluster survive re-clustering.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
@@ -274,7 +274,7 @@ export async function refreshClusters(deps: Deps, blockId: string): Promise<void
 
 /**
  * A cluster that keeps its id under another key (its display title changed) takes along what names
- * it by key, so that the users' corrections survive re-clustering (README "Catalog"): the moves into
+ * it by key, so that the users' corrections survive re-clustering (docs/catalog.md): the moves into
  * it, its track products (their ids) and the product overrides keyed by them. A key another previous
  * cluster had is taken only when that cluster is renamed too; else what names that key stays its own.
  */

@@ -4,10 +4,10 @@
 // failed after the last attempt or a non-retryable one. A `fetching` row whose claim is older
 // than the lock timeout (a worker died) is put back to pending: nothing stays fetching.
 //
-// Fairness (README "Catalog"): each round serves the organizations with due work, least recently
-// served first, each up to BATCH_PER_ORG × mdFetchMultiplier details; within an organization,
-// with mdFetchFocus the rightsholders of its md priority list come first in list order, then the
-// details with the highest USD earnings.
+// Fairness (docs/catalog.md "Enrichment queue"): each round serves the organizations with due work,
+// least recently served first, each up to BATCH_PER_ORG × mdFetchMultiplier details; within an
+// organization, with mdFetchFocus the rightsholders of its md priority list come first in list
+// order, then the details with the highest USD earnings.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';

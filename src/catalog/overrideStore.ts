@@ -1,4 +1,4 @@
-// The SQL of users' corrections of musical details (README "Catalog"): override rows, catalog
+// The SQL of users' corrections of musical details (docs/catalog.md): override rows, catalog
 // rules, and the titles an organization ignores. Never an update of the data itself, except the
 // `ignored` mark and state an ignored title sets.
 import type { Queryable } from '../db/pool.ts';

@@ -1,5 +1,5 @@
 // User corrections of musical details: never written over the data, always a new override row
-// with who and when (README "Catalog"), plus an activity entry per musical detail for
+// with who and when (docs/catalog.md), plus an activity entry per musical detail for
 // updateResults, and per block and request for bulkOverride and ignoreTitles.
 import { z } from 'zod';
 import { recordActivity } from '../activity/record.ts';

@@ -1,4 +1,4 @@
-// Products of a block (README "Catalog", "Products"): derived, never edited in place. One track
+// Products of a block (docs/catalog.md "Products"): derived, never edited in place. One track
 // product per recording: a song (title cluster), its artist and its version (the title's
 // distinguishing tags: live, remix...), merged when enrichment says two of them are one recording
 // (same provider id or ISRC); album products group the tracks by release title and release artist.

@@ -1,6 +1,7 @@
 // The query language of musicalDetails.getMusicalDetails, executeQuery and bulk-override rules
-// (README "Catalog"): JSON, validated by zod, compiled to a parameterized WHERE clause over
-// `musical_details md` (joined with `catalog_blocks b`). Values never enter the SQL text.
+// (docs/catalog.md "Musical details: queries, corrections, rules"): JSON, validated by zod,
+// compiled to a parameterized WHERE clause over `musical_details md` (joined with
+// `catalog_blocks b`). Values never enter the SQL text.
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { likeContains } from '../db/sql.ts';

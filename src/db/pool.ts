@@ -10,7 +10,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 
 export function createPool(connectionString: string, max: number): pg.Pool {
   // every session in UTC, whatever the server's default: a calendar date in a filter (`$1::date + 1`
-  // against a timestamptz) is its UTC day, as the README says, on any server
+  // against a timestamptz) is its UTC day, as docs/ingestion.md says, on any server
   const pool = new pg.Pool({
     connectionString,
     max,

@@ -76,7 +76,7 @@ export interface SheetCandidate {
 
 export interface LocatedTable {
   container: 'none' | 'gzip' | 'zip' | 'tar';
-  /** 'xls' is never produced: legacy BIFF workbooks are refused (see README "Decisions"); 'pdf': a PDF's text layer (docs/pdf-statements.md) */
+  /** 'xls': a legacy BIFF workbook, read with SheetJS (docs/decisions/sheetjs-for-xls.md); 'pdf': a PDF's text layer (docs/pdf-statements.md) */
   format: 'delimited' | 'xlsx' | 'xls' | 'pdf';
   /**
    * 'utf-8', 'utf-8-bom', 'utf-16le', 'utf-16be', 'windows-1252', or 'utf-8+windows-1252' for mixed

@@ -5,8 +5,8 @@
 // refused). A caller that must move the statement says so with `moved()`, which turns "none" into
 // STATEMENT_STATE_CONFLICT.
 //
-// The lifecycle (README "Statement ingestion"): uploading → uploaded → processing → processed,
-// or needs_mapping, failed, skipped, bad, aborted, expired, deleted.
+// The lifecycle (docs/ingestion.md "Statement lifecycle"): uploading → uploaded → processing →
+// processed, or needs_mapping, failed, skipped, bad, aborted, expired, deleted.
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { StatementStatus } from './statements.ts';

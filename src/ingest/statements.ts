@@ -109,7 +109,7 @@ export interface StatementRecord {
         units: string | null;
       }[]
     | null;
-  /** how the file was read, once it has been (README "Statement ingestion": the statement record) */
+  /** how the file was read, once it has been (docs/ingestion.md: "How the file was read") */
   layout: StatementLayout | null;
   variants: string[];
   uploadExpiresAt: string | null;

@@ -1,4 +1,4 @@
-// Where the time of a job goes: milliseconds per named stage, for its log line (README, Benchmarks).
+// Where the time of a job goes: milliseconds per named stage, for its log line (docs/benchmarks.md).
 
 export interface Stopwatch {
   /** adds the time since the previous lap (or the start) to this stage */

@@ -1,4 +1,4 @@
-// Rate limits (README, Decisions: "Rate limits"). Each group of costly actions has a budget of
+// Rate limits (docs/decisions/rate-limits.md). Each group of costly actions has a budget of
 // calls per window for each principal and, RATE_LIMIT_ADDRESS_FACTOR times larger, for each client
 // address; a call over either budget is refused with TOO_MANY_REQUESTS (HTTP 429 and Retry-After)
 // before it does anything. The tRPC middleware (src/trpc/rateLimit.ts) counts every procedure

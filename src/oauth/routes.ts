@@ -2,7 +2,7 @@
 // @fastify/middie, its metadata also at the root /.well-known paths, the login and consent pages,
 // the protected-resource metadata, and the bearer-token check the API (and the tool server) use.
 // oidc-provider is loaded at the first OAuth request, not at start: it prints a notice on Node 20
-// (README, Decisions) and nothing else of the service needs it.
+// (docs/decisions/oauth-oidc-provider.md) and nothing else of the service needs it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';

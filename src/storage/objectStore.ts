@@ -71,7 +71,7 @@ function s3Client(
     forcePathStyle: settings.forcePathStyle,
     credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
     // The SDK's default flexible checksums corrupt streamed uploads on S3-compatible servers
-    // and put an empty-body checksum into presigned PUT URLs (see README, decisions).
+    // and put an empty-body checksum into presigned PUT URLs (docs/decisions/object-store.md).
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     ...(httpAgent ? { requestHandler: { httpAgent } } : {}),

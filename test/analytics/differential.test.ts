@@ -2,9 +2,9 @@
 // varied dataset, each answered over HTTP with and without usePreagg (must be identical) and
 // compared with an oracle written here in plain JavaScript over the rows seeded below, for the
 // members whose definition is simple (sums, counts, distinct statements, plain dimensions, date
-// buckets, tm) and every filter operator with Cube's NULL rules (shared/reference/
-// cube-query-semantics.md), the default order and the README's tie-breaking. Money is compared as
-// exact decimal text. A failing query is shrunk to a minimal one before it is reported.
+// buckets, tm) and every filter operator with Cube's NULL rules (docs/spec/
+// cube-query-semantics.md), the default order and docs/analytics.md's tie-breaking. Money is
+// compared as exact decimal text. A failing query is shrunk to a minimal one before it is reported.
 import t, { type Test } from 'tap';
 import { decimalText } from '../../src/analytics/engine.ts';
 import {

@@ -34,7 +34,7 @@ function periodStart(p: string | undefined): string {
   return `${m[1]}-${String(month).padStart(2, '0')}-01`;
 }
 
-/** Tracks of the fixture statements the dataset deliberately lacks (README, "Enrichment providers"). */
+/** Tracks of the fixture statements the dataset deliberately lacks (docs/catalog.md "Enrichment providers"). */
 const ABSENT = [
   { title: 'Summer 12" Mix', artist: 'Orla Finn' }, // distrokid-legacy.tsv, USTCA2365135
   { title: 'Tøilette & Café', artist: 'DJ Kōsuke' }, // distrokid-nonascii.tsv, FRAT22285230

@@ -1,7 +1,7 @@
-// A featured-artist credit is not another artist for products (README "Products"): enrichment
-// (the offline dataset) answers "Bright Harbour feat. Lúa Castro" for a line the statement credits
-// to "Bright Harbour", and the two stay one track. Products stored under a key with the credit
-// (before it was dropped) keep their ids and corrections.
+// A featured-artist credit is not another artist for products (docs/catalog.md "Products"):
+// enrichment (the offline dataset) answers "Bright Harbour feat. Lúa Castro" for a line the
+// statement credits to "Bright Harbour", and the two stay one track. Products stored under a key
+// with the credit (before it was dropped) keep their ids and corrections.
 import t from 'tap';
 import { artistKey, currentProductKey, refreshProducts } from '../../src/catalog/products.ts';
 import { createRightsholder } from '../helpers/ingest.ts';

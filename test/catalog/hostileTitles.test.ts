@@ -67,7 +67,8 @@ t.test('a block with hostile titles refreshes', async (t) => {
     t,
     await owner.client.query('clustering.getClustersList', { organizationId: org, blockId: block }),
   ).data;
-  // the clustering compares the first 1,000 characters of a title (README "Title clustering"): one cluster
+  // the clustering compares the first 1,000 characters of a title (docs/catalog.md "Title
+  // clustering"): one cluster
   t.same(
     clusters.map((c: any) => c.earnings),
     ['8', '4', '3'],

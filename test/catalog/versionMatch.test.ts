@@ -1,5 +1,5 @@
 // Enrichment never answers a live, acoustic, instrumental or remixed line with another version of
-// the recording (README "Enrichment providers", Matching): the clustering keeps such versions
+// the recording (docs/catalog.md "Enrichment providers"): the clustering keeps such versions
 // apart, and a result naming the studio recording would merge them into one track product
 // (products are merged on the provider id and ISRC of a found result) and give the live line the
 // studio recording's ISRC and release. Real ingestion, real block refresh, the offline dataset.

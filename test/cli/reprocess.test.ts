@@ -38,7 +38,8 @@ async function admin(...args: string[]) {
     S3_SECRET_ACCESS_KEY: srv.config.s3!.secretAccessKey,
     LOG_LEVEL: 'warn',
     DATA_DIR: srv.config.dataDir,
-    // the AWS SDK's Node 20 notice (README, Running it) is not the command's
+    // the AWS SDK's Node 20 notice (docs/decisions/compiled-javascript-node-20.md) is not the
+    // command's
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   try {

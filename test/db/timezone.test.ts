@@ -1,5 +1,5 @@
 // Every session of the service's pools is in UTC, whatever the server's own default time zone: the
-// date filters compare calendar dates with timestamps in UTC, as the README says.
+// date filters compare calendar dates with timestamps in UTC, as docs/ingestion.md says.
 import pg from 'pg';
 import t from 'tap';
 import { createPool } from '../../src/db/pool.ts';

@@ -237,7 +237,7 @@ async function catalogOf(rh: string): Promise<{ details: number; rows: number; u
   };
 }
 
-/** What analytics must hold: per statement, the rows the file gave (README: processed, not deleted/skipped/bad). */
+/** What analytics must hold: per statement, the rows the file gave (docs/ingestion.md: processed, not deleted/skipped/bad). */
 type Expect = Record<string, { rh: string; rows: Row[]; field: 'net' | 'gross' }>;
 async function checkInvariants(t: Test, expected: Expect, label: string) {
   await settle();
@@ -536,8 +536,9 @@ t.test(
     const s = await waitForStatement(client, org, a2.statementId);
     t.equal(s.status, 'needs_mapping');
     await settle();
-    // README: analytics, exports and the catalog read every statement with a processed version that
-    // is not deleted, skipped or marked bad, whatever its current status: a2 (needs_mapping) is back in
+    // docs/ingestion.md: analytics, exports and the catalog read every statement with a processed
+    // version that is not deleted, skipped or marked bad, whatever its current status: a2
+    // (needs_mapping) is back in
     const a = await analytics();
     t.equal(
       a.get(a2.statementId)?.net,

@@ -1,8 +1,8 @@
-// The statement state machine (src/ingest/statementStatus.ts) against the real database: the
-// table of transitions as the README's lifecycle states it, every edge tried from every status
-// (it moves a statement in one of its `from` statuses to its `to`, and leaves any other as it
-// was, answering no rows), the guards beside the status (a read file is no upload, a run ends only
-// its own statement), and no status written anywhere else in src/.
+// The statement state machine (src/ingest/statementStatus.ts) against the real database: the table
+// of transitions as docs/ingestion.md's lifecycle states it, every edge tried from every status (it
+// moves a statement in one of its `from` statuses to its `to`, and leaves any other as it was,
+// answering no rows), the guards beside the status (a read file is no upload, a run ends only its
+// own statement), and no status written anywhere else in src/.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';

@@ -4,7 +4,7 @@
 // runner is started on the server's task list.
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { pino } from 'pino';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { enqueueBlockRefresh } from '../../src/catalog/blocks.ts';
 import { catalogEnrichTickTask } from '../../src/jobs/tasks/catalog_enrich_tick.ts';
 import { startJobRunner } from '../../src/jobs/runner.ts';
@@ -25,9 +25,9 @@ async function objectsUnder(prefix: string): Promise<string[]> {
   return (res.Contents ?? []).map((o) => o.Key!).sort();
 }
 
-/** Runs a real job runner until no job of these keys is left (done or failed for good). */
-async function runJobs(keys: string[], ms = 60_000): Promise<void> {
-  const runner = await startJobRunner({
+/** A real job runner on the server's task list: one job at a time, no crontab, quiet. */
+function startRunner() {
+  return startJobRunner({
     pool: db,
     taskList: taskList(srv.deps),
     crontab: '',
@@ -35,6 +35,11 @@ async function runJobs(keys: string[], ms = 60_000): Promise<void> {
     pollIntervalMs: 100,
     log: pino({ level: 'silent' }),
   });
+}
+
+/** Runs a real job runner until no job of these keys is left (done or failed for good). */
+async function runJobs(keys: string[], ms = 60_000): Promise<void> {
+  const runner = await startRunner();
   try {
     const deadline = Date.now() + ms;
     for (;;) {
@@ -52,35 +57,86 @@ async function runJobs(keys: string[], ms = 60_000): Promise<void> {
   }
 }
 
+/** A new organization with one rightsholder and one DistroKid statement uploaded, its job queued. */
+async function orgWithQueuedStatement(
+  name: string,
+  artist: string,
+  title: string,
+  isrc: string,
+  net: string,
+) {
+  const owner = await newOrganization(srv, name);
+  const org = owner.organizationId;
+  const rh = await createRightsholder(owner.client, org, artist);
+  const up = await putFile(
+    owner.client,
+    org,
+    rh,
+    'dk.tsv',
+    distrokid([[artist, title, isrc, net]]),
+  );
+  return { owner, org, rh, up };
+}
+
+/** A new organization with the analytics dataset and one export of it triggered, its job queued. */
+async function orgWithQueuedExport(t: Test, name: string, type: string, format: string) {
+  const owner = await newOrganization(srv, name);
+  const org = owner.organizationId;
+  const ds = await seedDataset(srv, org);
+  const res = await owner.client.mutate('export.trigger', {
+    organizationId: org,
+    type,
+    format,
+    rightsholderIds: [ds.rh1, ds.rh2],
+  });
+  t.equal(res.ok, true);
+  return { owner, org, exportId: res.ok ? (res.data.exportId as string) : '' };
+}
+
+/** A trigger that soft-deletes the organization of a row of `table` when an update of `column` makes `when` hold. */
+async function deleteOrgWhen(t: Test, table: string, column: string, when: string) {
+  const name = `test_delete_org_on_${table}`;
+  await db.query(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN UPDATE organizations SET deleted_at = now() WHERE id = NEW.organization_id AND deleted_at IS NULL; RETURN NEW; END $$`);
+  await db.query(`CREATE TRIGGER ${name} AFTER UPDATE OF ${column} ON ${table} FOR EACH ROW
+    WHEN (${when}) EXECUTE FUNCTION ${name}()`);
+  t.teardown(() => db.query(`DROP TRIGGER ${name} ON ${table}`));
+}
+
+async function isDeleted(org: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NOT NULL',
+    [org],
+  );
+  return rowCount === 1;
+}
+
+async function exportOutcome(exportId: string) {
+  const { rows } = await db.query(
+    'SELECT status, error_code, row_count, file_count FROM exports WHERE id = $1',
+    [exportId],
+  );
+  const files = await db.query('SELECT id FROM export_files WHERE export_id = $1', [exportId]);
+  return { rows, files: files.rows };
+}
+
 t.test(
   'a queued export of an organization deleted before it ran fails with ORGANIZATION_NOT_FOUND and writes nothing',
   async (t) => {
-    const owner = await newOrganization(srv, 'Deleted Export Org');
-    const org = owner.organizationId;
-    const ds = await seedDataset(srv, org);
-    const res = await owner.client.mutate('export.trigger', {
-      organizationId: org,
-      type: 'royalty_lines',
-      format: 'csv',
-      rightsholderIds: [ds.rh1, ds.rh2],
-    });
-    t.equal(res.ok, true);
-    const exportId = res.ok ? (res.data.exportId as string) : '';
+    const { owner, org, exportId } = await orgWithQueuedExport(
+      t,
+      'Deleted Export Org',
+      'royalty_lines',
+      'csv',
+    );
     const deleted = await owner.client.mutate('organization.delete', { organizationId: org });
     t.match(deleted, { ok: true, data: { deleted: true } });
     await runJobs([`export_build:${exportId}`]);
-    const { rows } = await db.query(
-      'SELECT status, error_code, row_count, file_count FROM exports WHERE id = $1',
-      [exportId],
-    );
+    const { rows, files } = await exportOutcome(exportId);
     t.same(rows, [
       { status: 'failed', error_code: 'ORGANIZATION_NOT_FOUND', row_count: null, file_count: null },
     ]);
-    t.same(
-      (await db.query('SELECT id FROM export_files WHERE export_id = $1', [exportId])).rows,
-      [],
-      'no file listed',
-    );
+    t.same(files, [], 'no file listed');
     t.same(await objectsUnder(`orgs/${org}/exports/`), [], 'no object written');
   },
 );
@@ -88,43 +144,26 @@ t.test(
 t.test(
   'an export whose organization is deleted while it runs fails at completion and keeps none of its objects',
   async (t) => {
-    const owner = await newOrganization(srv, 'Deleted Mid-Export Org');
-    const org = owner.organizationId;
-    const ds = await seedDataset(srv, org);
     // the organization is deleted the moment the export reports its first written part
-    await db.query(`CREATE OR REPLACE FUNCTION test_delete_org_mid_export() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN UPDATE organizations SET deleted_at = now() WHERE id = NEW.organization_id AND deleted_at IS NULL; RETURN NEW; END $$`);
-    await db.query(`CREATE TRIGGER test_delete_org_mid_export AFTER UPDATE OF progress_done ON exports FOR EACH ROW
-    WHEN (NEW.status = 'running' AND NEW.progress_done > 0) EXECUTE FUNCTION test_delete_org_mid_export()`);
-    t.teardown(() => db.query('DROP TRIGGER test_delete_org_mid_export ON exports'));
-    const res = await owner.client.mutate('export.trigger', {
-      organizationId: org,
-      type: 'earnings_summary',
-      format: 'parquet',
-      rightsholderIds: [ds.rh1, ds.rh2],
-    });
-    t.equal(res.ok, true);
-    const exportId = res.ok ? (res.data.exportId as string) : '';
+    await deleteOrgWhen(
+      t,
+      'exports',
+      'progress_done',
+      "NEW.status = 'running' AND NEW.progress_done > 0",
+    );
+    const { org, exportId } = await orgWithQueuedExport(
+      t,
+      'Deleted Mid-Export Org',
+      'earnings_summary',
+      'parquet',
+    );
     await runJobs([`export_build:${exportId}`]);
-    t.ok(
-      (
-        await db.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NOT NULL', [
-          org,
-        ])
-      ).rowCount,
-      'deleted mid-run',
-    );
-    const { rows } = await db.query(
-      'SELECT status, error_code, row_count, file_count FROM exports WHERE id = $1',
-      [exportId],
-    );
+    t.ok(await isDeleted(org), 'deleted mid-run');
+    const { rows, files } = await exportOutcome(exportId);
     t.same(rows, [
       { status: 'failed', error_code: 'ORGANIZATION_NOT_FOUND', row_count: null, file_count: null },
     ]);
-    t.same(
-      (await db.query('SELECT id FROM export_files WHERE export_id = $1', [exportId])).rows,
-      [],
-    );
+    t.same(files, []);
     t.same(await objectsUnder(`orgs/${org}/exports/`), [], 'the written part is removed');
   },
 );
@@ -132,15 +171,12 @@ t.test(
 t.test(
   'a queued statement of an organization deleted before it ran is not processed: it fails with ORGANIZATION_NOT_FOUND',
   async (t) => {
-    const owner = await newOrganization(srv, 'Deleted Ingest Org');
-    const org = owner.organizationId;
-    const rh = await createRightsholder(owner.client, org, 'Gone Artist');
-    const up = await putFile(
-      owner.client,
-      org,
-      rh,
-      'dk.tsv',
-      distrokid([['Gone Artist', 'Never Processed', 'USRC12400009', '1.25']]),
+    const { owner, org, rh, up } = await orgWithQueuedStatement(
+      'Deleted Ingest Org',
+      'Gone Artist',
+      'Never Processed',
+      'USRC12400009',
+      '1.25',
     );
     t.same((await db.query('SELECT status FROM statements WHERE id = $1', [up.statementId])).rows, [
       { status: 'uploaded' },
@@ -170,15 +206,12 @@ t.test(
 t.test(
   "a deleted organization's catalog: due enrichment is not drained again and again, a queued block refresh rebuilds nothing",
   async (t) => {
-    const owner = await newOrganization(srv, 'Deleted Catalog Org');
-    const org = owner.organizationId;
-    const rh = await createRightsholder(owner.client, org, 'Catalog Artist');
-    const up = await putFile(
-      owner.client,
-      org,
-      rh,
-      'dk.tsv',
-      distrokid([['Catalog Artist', 'Pending Song', 'USRC12400010', '2.50']]),
+    const { owner, org, rh, up } = await orgWithQueuedStatement(
+      'Deleted Catalog Org',
+      'Catalog Artist',
+      'Pending Song',
+      'USRC12400010',
+      '2.50',
     );
     await runJobs([
       `statement_ingest:${up.statementId}`,
@@ -208,14 +241,7 @@ t.test(
       `SELECT graphile_worker.add_job('catalog_enrich', '{}'::json, queue_name => 'catalog_enrich', job_key => 'catalog_enrich')`,
     );
     const before = await lastJobId();
-    const runner = await startJobRunner({
-      pool: db,
-      taskList: taskList(srv.deps),
-      crontab: '',
-      concurrency: 1,
-      pollIntervalMs: 100,
-      log: pino({ level: 'silent' }),
-    });
+    const runner = await startRunner();
     await new Promise((r) => setTimeout(r, 3_000));
     await runner.stop();
     t.ok(
@@ -268,31 +294,22 @@ t.test(
 t.test(
   'a statement whose organization is deleted while it is processed keeps nothing of the run: it fails with ORGANIZATION_NOT_FOUND',
   async (t) => {
-    const owner = await newOrganization(srv, 'Deleted Mid-Ingest Org');
-    const org = owner.organizationId;
-    const rh = await createRightsholder(owner.client, org, 'Mid Artist');
-    const up = await putFile(
-      owner.client,
-      org,
-      rh,
-      'dk.tsv',
-      distrokid([['Mid Artist', 'Half Processed', 'USRC12400011', '3.75']]),
+    const { org, up } = await orgWithQueuedStatement(
+      'Deleted Mid-Ingest Org',
+      'Mid Artist',
+      'Half Processed',
+      'USRC12400011',
+      '3.75',
     );
     // the organization is deleted the moment the run takes the statement (after the task's own check)
-    await db.query(`CREATE OR REPLACE FUNCTION test_delete_org_mid_ingest() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN UPDATE organizations SET deleted_at = now() WHERE id = NEW.organization_id AND deleted_at IS NULL; RETURN NEW; END $$`);
-    await db.query(`CREATE TRIGGER test_delete_org_mid_ingest AFTER UPDATE OF status ON statements FOR EACH ROW
-    WHEN (NEW.status = 'processing' AND NEW.organization_id = '${org}') EXECUTE FUNCTION test_delete_org_mid_ingest()`);
-    t.teardown(() => db.query('DROP TRIGGER test_delete_org_mid_ingest ON statements'));
-    await runJobs([`statement_ingest:${up.statementId}`]);
-    t.ok(
-      (
-        await db.query('SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NOT NULL', [
-          org,
-        ])
-      ).rowCount,
-      'deleted mid-run',
+    await deleteOrgWhen(
+      t,
+      'statements',
+      'status',
+      `NEW.status = 'processing' AND NEW.organization_id = '${org}'`,
     );
+    await runJobs([`statement_ingest:${up.statementId}`]);
+    t.ok(await isDeleted(org), 'deleted mid-run');
     const { rows } = await db.query(
       'SELECT status, failure_code, normalized_key, normalized_version FROM statements WHERE id = $1',
       [up.statementId],

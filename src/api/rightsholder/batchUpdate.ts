@@ -18,7 +18,7 @@ export const batchUpdate = orgProcedure(
   orgInput({ updates: list(z.object({ id: z.uuid(), ...optionalFields }), 500).min(1) }),
 ).mutation(({ ctx, input }) => {
   // the specification states member as this procedure's minimum role (updateById needs writer):
-  // followed as written, see README "Rightsholders"
+  // followed as written, see docs/organizations.md "Rightsholders"
   return withTransaction(ctx.deps.pool, async (db) => {
     const access = rightsholderAccess(ctx.org, ctx.principal.userId);
     // ids as stored (a uuid may arrive in capitals): the rows are keyed by them

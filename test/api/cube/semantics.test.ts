@@ -1,5 +1,5 @@
 // cube.query over HTTP where Cube's exact query semantics are easy to miss
-// (shared/reference/cube-query-semantics.md): where the time dimensions named in `dimensions` go,
+// (docs/spec/cube-query-semantics.md): where the time dimensions named in `dimensions` go,
 // and a date or timestamp given alone, which Cube's date parser reads as its whole day.
 import t from 'tap';
 import { m, seedDistributor, seedRightsholder, seedStatement } from '../../analytics/helpers.ts';

@@ -1,6 +1,7 @@
-// cube.sqlQuery: the sandbox threat model (README), each point tried with a hostile statement.
-// The caller sees one table, analytics_full_view, holding only the rows they may see; everything
-// else a statement could reach for is refused, and nothing one call does reaches the next.
+// cube.sqlQuery: the sandbox threat model (docs/analytics.md), each point tried with a hostile
+// statement. The caller sees one table, analytics_full_view, holding only the rows they may see;
+// everything else a statement could reach for is refused, and nothing one call does reaches the
+// next.
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { seedDataset } from '../../analytics/dataset.ts';

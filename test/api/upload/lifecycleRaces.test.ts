@@ -46,18 +46,46 @@ const record = async (id: string) => {
   });
   return res.data.items[0];
 };
+/** A statement of one row uploaded and completed (its job queued), for `rh` (default: artist). */
+const upload = (fileName: string, period: string, net: string, rh = artist, extra = {}) =>
+  putFile(owner.client, org, rh, fileName, csv([row(period, net)]), extra);
+/** One run of the pipeline on the statement, as its job would: the status it ended in. */
+const ingest = async (statementId: string) =>
+  (await ingestStatement(srv.deps, org, statementId)).status;
+/** The statement's row in the database, these columns of it. */
+const statementRow = async (statementId: string, columns: string) =>
+  (await db.query(`SELECT ${columns} FROM statements WHERE id = $1`, [statementId])).rows[0];
+/** How many ingestion jobs are queued for the statement. */
+const queuedJobs = async (statementId: string) =>
+  (
+    await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = $1',
+      [`statement_ingest:${statementId}`],
+    )
+  ).rows[0]!.n;
+const removeJob = (statementId: string) =>
+  db.query('SELECT graphile_worker.remove_job($1)', [`statement_ingest:${statementId}`]);
+/** An upload started for `fileName` (of artist), its TTL running. */
+const startUpload = (fileName: string) =>
+  owner.client.mutate('upload.uploadFile', {
+    organizationId: org,
+    rightsholderId: artist,
+    fileName,
+  });
+/** The upload's TTL moved to `interval` from now (negative: ran out), as if that time had passed. */
+const expiresIn = (statementId: string, interval: string) =>
+  db.query(
+    `UPDATE statements SET upload_expires_at = clock_timestamp() + interval '${interval}' WHERE id = $1`,
+    [statementId],
+  );
 
 t.test(
   'an abort takes only an upload not read yet: a statement queued again keeps its file and rows',
   async (t) => {
-    const up = await putFile(owner.client, org, artist, 'kept.csv', csv([row('2024-03', '1.25')]));
-    t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'processed');
+    const up = await upload('kept.csv', '2024-03', '1.25');
+    t.equal(await ingest(up.statementId), 'processed');
     t.equal((await act('reprocess', up.statementId)).data.status, 'uploaded');
-    const {
-      rows: [before],
-    } = await db.query('SELECT object_key, normalized_key FROM statements WHERE id = $1', [
-      up.statementId,
-    ]);
+    const before = await statementRow(up.statementId, 'object_key, normalized_key');
     isError(
       t,
       await owner.client.mutate('upload.aborted', {
@@ -69,11 +97,7 @@ t.test(
     );
     t.ok(await srv.deps.store.head(before.object_key), 'the original is still there');
     t.ok(await srv.deps.store.head(before.normalized_key), 'and its rows');
-    t.equal(
-      (await ingestStatement(srv.deps, org, up.statementId)).status,
-      'processed',
-      'the reprocess still runs',
-    );
+    t.equal(await ingest(up.statementId), 'processed', 'the reprocess still runs');
     t.match(await record(up.statementId), {
       status: 'processed',
       netEarnings: '1.250000000000',
@@ -88,7 +112,7 @@ t.test(
       'html.csv',
       Buffer.from('<!DOCTYPE html><html><body>x</body></html>'),
     );
-    t.equal((await ingestStatement(srv.deps, org, failed.statementId)).status, 'failed');
+    t.equal(await ingest(failed.statementId), 'failed');
     t.equal((await act('reprocess', failed.statementId)).data.status, 'uploaded');
     isError(
       t,
@@ -100,13 +124,7 @@ t.test(
       'STATEMENT_STATE_CONFLICT',
     );
     // a completed upload not read yet is still the client's to abort
-    const fresh = await putFile(
-      owner.client,
-      org,
-      artist,
-      'fresh.csv',
-      csv([row('2024-03', '2.00')]),
-    );
+    const fresh = await upload('fresh.csv', '2024-03', '2.00');
     const aborted = await owner.client.mutate('upload.aborted', {
       organizationId: org,
       statementId: fresh.statementId,
@@ -116,22 +134,14 @@ t.test(
       status: 'aborted',
       failureReason: { errorCode: 'UPLOAD_ABORTED', message: 'wrong file' },
     });
-    t.equal(
-      (await ingestStatement(srv.deps, org, fresh.statementId)).status,
-      'skipped',
-      'its queued job does nothing',
-    );
+    t.equal(await ingest(fresh.statementId), 'skipped', 'its queued job does nothing');
   },
 );
 
 t.test(
   'past its TTL an upload is expired: a late heartbeat or complete does not bring it back',
   async (t) => {
-    const start = await owner.client.mutate('upload.uploadFile', {
-      organizationId: org,
-      rightsholderId: artist,
-      fileName: 'late.csv',
-    });
+    const start = await startUpload('late.csv');
     const id = start.data.statementId;
     t.equal(
       (
@@ -144,10 +154,7 @@ t.test(
       200,
     );
     // the TTL ran out a moment ago; the minute job has not run yet
-    await db.query(
-      `UPDATE statements SET upload_expires_at = clock_timestamp() - interval '1 second' WHERE id = $1`,
-      [id],
-    );
+    await expiresIn(id, '-1 second');
     const beat = await owner.client.mutate('upload.heartbeat', {
       organizationId: org,
       statementIds: [id],
@@ -158,11 +165,7 @@ t.test(
     t.equal(await expireUploads(srv.deps), 0, 'nothing left for the job');
 
     // a complete after the TTL, with no heartbeat before it
-    const other = await owner.client.mutate('upload.uploadFile', {
-      organizationId: org,
-      rightsholderId: artist,
-      fileName: 'later.csv',
-    });
+    const other = await startUpload('later.csv');
     t.equal(
       (
         await fetch(other.data.url, {
@@ -173,10 +176,7 @@ t.test(
       ).status,
       200,
     );
-    await db.query(
-      `UPDATE statements SET upload_expires_at = clock_timestamp() - interval '1 second' WHERE id = $1`,
-      [other.data.statementId],
-    );
+    await expiresIn(other.data.statementId, '-1 second');
     isError(
       t,
       await act('complete', other.data.statementId),
@@ -196,15 +196,8 @@ t.test(
     );
 
     // a heartbeat in time extends it, for the TTL from now
-    const live = await owner.client.mutate('upload.uploadFile', {
-      organizationId: org,
-      rightsholderId: artist,
-      fileName: 'live.csv',
-    });
-    await db.query(
-      `UPDATE statements SET upload_expires_at = clock_timestamp() + interval '2 seconds' WHERE id = $1`,
-      [live.data.statementId],
-    );
+    const live = await startUpload('live.csv');
+    await expiresIn(live.data.statementId, '2 seconds');
     const ok = await owner.client.mutate('upload.heartbeat', {
       organizationId: org,
       statementIds: [live.data.statementId, id],
@@ -221,11 +214,7 @@ t.test(
 t.test(
   'a member restricted to some rightsholders adds no file to an upload they cannot see',
   async (t) => {
-    const theirs = await owner.client.mutate('upload.uploadFile', {
-      organizationId: org,
-      rightsholderId: artist,
-      fileName: 'owner.csv',
-    });
+    const theirs = await startUpload('owner.csv');
     const restricted = await addMember(srv, org, 'writer');
     await db.query(
       `INSERT INTO data_access_roles (organization_id, user_id, mode, rightsholder_ids) VALUES ($1, $2, 'restricted', $3)`,
@@ -311,7 +300,7 @@ t.test(
       // processed again, each keeps what it was
       for (const s of [first, flagged, first]) {
         await act('reprocess', s.statementId);
-        t.equal((await ingestStatement(srv.deps, org, s.statementId)).status, 'processed');
+        t.equal(await ingest(s.statementId), 'processed');
         t.same(
           (await judged([a.statementId, b.statementId]))
             .filter((f) => f.kind === 'duplicate_upload')
@@ -326,8 +315,8 @@ t.test(
     const bytes = csv([row('2022-11', '7.00', 'Order')]);
     const early = await putFile(owner.client, org, rh, 'early.csv', bytes);
     const late = await putFile(owner.client, org, rh, 'late.csv', bytes);
-    t.equal((await ingestStatement(srv.deps, org, late.statementId)).status, 'processed');
-    t.equal((await ingestStatement(srv.deps, org, early.statementId)).status, 'processed');
+    t.equal(await ingest(late.statementId), 'processed');
+    t.equal(await ingest(early.statementId), 'processed');
     t.same(
       (await judged([early.statementId, late.statementId])).map((f) => [
         f.statement_id,
@@ -376,14 +365,10 @@ t.test(
       both.map((r) => r.ok && r.data.status),
       ['uploaded', 'uploaded'],
     );
-    const jobs = await db.query(
-      `SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = $1`,
-      [`statement_ingest:${start.data.statementId}`],
-    );
-    t.equal(jobs.rows[0].n, 1);
+    t.equal(await queuedJobs(start.data.statementId), 1);
     // the URL still works: other bytes (of another size than announced) replace the checked ones
     t.equal((await put(other)).status, 200);
-    t.equal((await ingestStatement(srv.deps, org, start.data.statementId)).status, 'failed');
+    t.equal(await ingest(start.data.statementId), 'failed');
     t.match(await record(start.data.statementId), {
       status: 'failed',
       failureReason: { errorCode: 'UPLOAD_OBJECT_CHANGED' },
@@ -394,12 +379,8 @@ t.test(
 
     // replaced after processing: a reprocess fails and the rows read before stay
     const up = await putFile(owner.client, org, artist, 'later-swap.csv', checked);
-    t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'processed');
-    const {
-      rows: [s],
-    } = await db.query('SELECT object_key, content_type FROM statements WHERE id = $1', [
-      up.statementId,
-    ]);
+    t.equal(await ingest(up.statementId), 'processed');
+    const s = await statementRow(up.statementId, 'object_key, content_type');
     await srv.deps.store.put(s.object_key, other, s.content_type);
     const trimmed = await owner.client.mutate('fileStorage.downloadStatementFile', {
       organizationId: org,
@@ -438,7 +419,7 @@ t.test(
     t.equal((await act('reprocess', up.statementId)).data.status, 'uploaded');
     // a statement read before is no upload in progress: complete does not take its object again
     isError(t, await act('complete', up.statementId), 'CONFLICT', 'STATEMENT_STATE_CONFLICT');
-    t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'failed');
+    t.equal(await ingest(up.statementId), 'failed');
     t.match(await record(up.statementId), {
       status: 'failed',
       failureReason: { errorCode: 'UPLOAD_OBJECT_CHANGED' },
@@ -450,7 +431,8 @@ t.test(
 
 /**
  * Deps whose file reader waits at a gate: after hold(), the next run to read a file stops there,
- * processing, until release(); atGate settles when it got there.
+ * processing, until release(); atGate settles when it got there. runHeld(id) starts a run of the
+ * statement and settles once it waits at the gate.
  */
 function gatedRuns() {
   let gate: { reached: () => void; opened: Promise<void> } | null = null;
@@ -473,6 +455,12 @@ function gatedRuns() {
       );
       return { atGate, release: () => release() };
     },
+    async runHeld(statementId: string) {
+      const { atGate, release } = this.hold();
+      const run = ingestStatement(this.deps, org, statementId);
+      await atGate;
+      return { run, release };
+    },
   };
 }
 
@@ -491,9 +479,7 @@ t.test(
       ['unknown.csv', Buffer.from('Alpha,Beta,Gamma\n1,2,3\n'), 'needs_mapping'],
     ] as const) {
       const up = await putFile(owner.client, org, artist, name, bytes);
-      const { atGate, release } = gated.hold();
-      const run = ingestStatement(gated.deps, org, up.statementId);
-      await atGate;
+      const { run, release } = await gated.runHeld(up.statementId);
       t.equal((await record(up.statementId)).status, 'processing');
       // sent back to be processed again while it runs, then deleted
       const redrive = await owner.client.mutate('mapping.updateById', {
@@ -523,40 +509,26 @@ t.test(
   'reprocess takes a statement being processed, as a redrive does: the run commits nothing, the next one reads it',
   async (t) => {
     const gated = gatedRuns();
-    const up = await putFile(
-      owner.client,
-      org,
-      artist,
-      'running.csv',
-      csv([row('2024-10', '2.50')]),
-    );
-    const { atGate, release } = gated.hold();
-    const run = ingestStatement(gated.deps, org, up.statementId);
-    await atGate;
+    const up = await upload('running.csv', '2024-10', '2.50');
+    const { run, release } = await gated.runHeld(up.statementId);
     t.equal((await record(up.statementId)).status, 'processing');
     // before, CONFLICT here while mapping.updateById redriveFileIds took the same statement
     const again = await act('reprocess', up.statementId);
     t.equal(again.ok, true, 'accepted');
     t.equal(again.data.status, 'uploaded', 'queued again');
-    const jobs = await db.query(
-      'SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = $1',
-      [`statement_ingest:${up.statementId}`],
-    );
-    t.equal(jobs.rows[0].n, 1, 'a job is queued');
+    t.equal(await queuedJobs(up.statementId), 1, 'a job is queued');
     release();
     await run;
-    const {
-      rows: [after],
-    } = await db.query(
-      'SELECT status, normalized_version AS v, normalized_key FROM statements WHERE id = $1',
-      [up.statementId],
+    const after = await statementRow(
+      up.statementId,
+      'status, normalized_version AS v, normalized_key',
     );
     t.same(
       after,
       { status: 'uploaded', v: 0, normalized_key: null },
       'the run sent back commits nothing',
     );
-    t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'processed');
+    t.equal(await ingest(up.statementId), 'processed');
     t.match(await record(up.statementId), {
       status: 'processed',
       keptRows: 1,
@@ -569,45 +541,31 @@ t.test(
   'a statement being processed can be deleted: the run commits nothing, a restore queues it again',
   async (t) => {
     const gated = gatedRuns();
-    const up = await putFile(
-      owner.client,
-      org,
-      artist,
-      'wrong-file.csv',
-      csv([row('2024-12', '7.00')]),
-    );
-    const { atGate, release } = gated.hold();
-    const run = ingestStatement(gated.deps, org, up.statementId);
-    await atGate;
+    const up = await upload('wrong-file.csv', '2024-12', '7.00');
+    const { run, release } = await gated.runHeld(up.statementId);
     t.equal((await record(up.statementId)).status, 'processing');
     // before, CONFLICT: the wrong file could only be removed for good (file.deleteFilesByIds)
     const deleted = await act('delete', up.statementId);
     t.same([deleted.ok, deleted.data?.status], [true, 'deleted']);
     release();
     await run;
-    const {
-      rows: [after],
-    } = await db.query(
-      'SELECT status, normalized_version AS v, normalized_key, status_before_delete AS before FROM statements WHERE id = $1',
-      [up.statementId],
+    const after = await statementRow(
+      up.statementId,
+      'status, normalized_version AS v, normalized_key, status_before_delete AS before',
     );
     t.same(
       after,
       { status: 'deleted', v: 0, normalized_key: null, before: 'uploaded' },
       'the run committed nothing',
     );
-    await db.query('SELECT graphile_worker.remove_job($1)', [`statement_ingest:${up.statementId}`]);
+    await removeJob(up.statementId);
     t.equal(
       (await act('restore', up.statementId)).data.status,
       'uploaded',
       'restored queued, not processing with no run',
     );
-    const jobs = await db.query(
-      'SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = $1',
-      [`statement_ingest:${up.statementId}`],
-    );
-    t.equal(jobs.rows[0].n, 1, 'a job is queued');
-    t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'processed');
+    t.equal(await queuedJobs(up.statementId), 1, 'a job is queued');
+    t.equal(await ingest(up.statementId), 'processed');
     t.match(await record(up.statementId), {
       status: 'processed',
       keptRows: 1,
@@ -619,36 +577,19 @@ t.test(
 t.test(
   'deleted while queued, then restored: queued again at once (not left for the stranded-work recovery)',
   async (t) => {
-    const up = await putFile(
-      owner.client,
-      org,
-      artist,
-      'restored.csv',
-      csv([row('2024-09', '3.00')]),
-    );
+    const up = await upload('restored.csv', '2024-09', '3.00');
     t.equal((await act('delete', up.statementId)).data.status, 'deleted');
     // its job runs meanwhile, finds it deleted, and ends
-    t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'skipped');
-    await db.query('SELECT graphile_worker.remove_job($1)', [`statement_ingest:${up.statementId}`]);
+    t.equal(await ingest(up.statementId), 'skipped');
+    await removeJob(up.statementId);
     t.equal((await act('restore', up.statementId)).data.status, 'uploaded');
-    const jobs = await db.query(
-      `SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = $1`,
-      [`statement_ingest:${up.statementId}`],
-    );
-    t.equal(jobs.rows[0].n, 1, 'a job is queued');
-    t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'processed');
+    t.equal(await queuedJobs(up.statementId), 1, 'a job is queued');
+    t.equal(await ingest(up.statementId), 'processed');
     // a restore to any other status queues nothing
     t.equal((await act('delete', up.statementId)).data.status, 'deleted');
-    await db.query('SELECT graphile_worker.remove_job($1)', [`statement_ingest:${up.statementId}`]);
+    await removeJob(up.statementId);
     t.equal((await act('restore', up.statementId)).data.status, 'processed');
-    t.equal(
-      (
-        await db.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = $1`, [
-          `statement_ingest:${up.statementId}`,
-        ])
-      ).rows[0].n,
-      0,
-    );
+    t.equal(await queuedJobs(up.statementId), 0);
   },
 );
 
@@ -676,34 +617,19 @@ t.test(
   async (t) => {
     const gated = gatedRuns();
     // one processed before (its rows stay, out of analytics), sent back and skipped while it runs
-    const up = await putFile(
-      owner.client,
-      org,
-      second,
-      'skip-running.csv',
-      csv([row('2023-01', '4.00')]),
-    );
-    t.equal((await ingestStatement(srv.deps, org, up.statementId)).status, 'processed');
-    const {
-      rows: [v1],
-    } = await db.query(
-      'SELECT normalized_key, variants, located, header_hash FROM statements WHERE id = $1',
-      [up.statementId],
-    );
+    const up = await upload('skip-running.csv', '2023-01', '4.00', second);
+    t.equal(await ingest(up.statementId), 'processed');
+    const v1 = await statementRow(up.statementId, 'normalized_key, variants, located, header_hash');
     t.equal((await act('reprocess', up.statementId)).data.status, 'uploaded');
-    let held = gated.hold();
-    let run = ingestStatement(gated.deps, org, up.statementId);
-    await held.atGate;
+    let held = await gated.runHeld(up.statementId);
     t.equal((await record(up.statementId)).status, 'processing');
     const skipped = await act('skip', up.statementId);
     t.same([skipped.ok, skipped.data?.status], [true, 'skipped'], 'accepted (CONFLICT before)');
     held.release();
-    t.equal((await run).status, 'skipped', 'the run ends without a commit');
-    const {
-      rows: [after],
-    } = await db.query(
-      'SELECT status, normalized_version AS v, normalized_key, variants, located, header_hash, progress_stage FROM statements WHERE id = $1',
-      [up.statementId],
+    t.equal((await held.run).status, 'skipped', 'the run ends without a commit');
+    const after = await statementRow(
+      up.statementId,
+      'status, normalized_version AS v, normalized_key, variants, located, header_hash, progress_stage',
     );
     t.same(after, {
       status: 'skipped',
@@ -728,20 +654,12 @@ t.test(
     });
 
     // one never read, marked bad while its first run reads it: nothing of the run is kept
-    const bad = await putFile(
-      owner.client,
-      org,
-      second,
-      'bad-running.csv',
-      csv([row('2023-02', '5.00')]),
-    );
-    held = gated.hold();
-    run = ingestStatement(gated.deps, org, bad.statementId);
-    await held.atGate;
+    const bad = await upload('bad-running.csv', '2023-02', '5.00', second);
+    held = await gated.runHeld(bad.statementId);
     const marked = await act('bad', bad.statementId);
     t.same([marked.ok, marked.data?.status], [true, 'bad'], 'accepted (CONFLICT before)');
     held.release();
-    t.equal((await run).status, 'skipped');
+    t.equal((await held.run).status, 'skipped');
     t.match(await record(bad.statementId), {
       status: 'bad',
       keptRows: null,
@@ -750,42 +668,25 @@ t.test(
       headerHash: null,
       failureReason: null,
     });
-    t.same(
-      (
-        await db.query('SELECT normalized_key, sha256 FROM statements WHERE id = $1', [
-          bad.statementId,
-        ])
-      ).rows[0],
-      { normalized_key: null, sha256: null },
-    );
+    t.same(await statementRow(bad.statementId, 'normalized_key, sha256'), {
+      normalized_key: null,
+      sha256: null,
+    });
 
     // on an upload, the files being processed are set aside with the others
-    const first = await putFile(
-      owner.client,
-      org,
-      second,
-      'upload-a.csv',
-      csv([row('2023-03', '1.00')]),
-    );
-    const other = await putFile(
-      owner.client,
-      org,
-      second,
-      'upload-b.csv',
-      csv([row('2023-04', '2.00')]),
-      { uploadId: first.uploadId },
-    );
-    t.equal((await ingestStatement(srv.deps, org, other.statementId)).status, 'processed');
-    held = gated.hold();
-    run = ingestStatement(gated.deps, org, first.statementId);
-    await held.atGate;
+    const first = await upload('upload-a.csv', '2023-03', '1.00', second);
+    const other = await upload('upload-b.csv', '2023-04', '2.00', second, {
+      uploadId: first.uploadId,
+    });
+    t.equal(await ingest(other.statementId), 'processed');
+    held = await gated.runHeld(first.statementId);
     const all = await owner.client.mutate('upload.uploadAction', {
       organizationId: org,
       action: { type: 'skip', uploadId: first.uploadId },
     });
     t.same(all.data.statementIds.toSorted(), [first.statementId, other.statementId].toSorted());
     held.release();
-    t.equal((await run).status, 'skipped');
+    t.equal((await held.run).status, 'skipped');
     t.same(
       all.data.items.map((s: any) => s.status),
       ['skipped', 'skipped'],

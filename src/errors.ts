@@ -471,6 +471,11 @@ export const errorRegistry = {
     description:
       "The mapping's fields name a column that is not among its headers (data.details.fields lists each path).",
   },
+  MAPPING_FORMULA_INVALID: {
+    code: 'BAD_REQUEST',
+    description:
+      "A computed amount's formula is wrong: multiply takes two different columns, for royaltyEarnings or grossRoyaltyEarnings only (data.details.fields lists each path).",
+  },
   MAPPING_REQUIRED_FIELDS_MISSING: {
     code: 'BAD_REQUEST',
     description:

@@ -5,8 +5,10 @@
 // whole process, jobs and requests of every organization with it: node-api's completion of the
 // query throws into the torn-down thread (`terminate called after throwing an instance of
 // 'Napi::Error'`, SIGABRT).
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { BroadcastChannel, isMainThread, workerData } from 'node:worker_threads';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { BroadcastChannel, isMainThread, threadId, workerData } from 'node:worker_threads';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 
 const open = new Set<DuckDBConnection>();
 let stopped = false;
@@ -22,6 +24,8 @@ if (channelName) {
   channel.onmessage = () => {
     stopped = true;
     for (const c of open) c.interrupt();
+    // an instance no task uses is closed now (one in use is, when its task ends)
+    if (current && !current.inUse) close(current);
   };
 }
 
@@ -41,4 +45,138 @@ export function disconnect(c: DuckDBConnection): void {
 /** Whether the pool is closing: an interrupted query is then the service stopping, not a limit of the work. */
 export function stopping(): boolean {
   return stopped;
+}
+
+/** The settings a task's DuckDB work runs with (global to the instance: set again for each task). */
+export interface InstanceSettings {
+  threads: number;
+  memoryLimitMb: number;
+}
+
+/** How long the thread's instance is kept unused before it is closed and its memory returned. */
+const IDLE_CLOSE_MS = 10_000;
+
+interface ThreadInstance {
+  instance: DuckDBInstance;
+  /** the objects of its catalog once prepared: what a task leaves beyond them is dropped */
+  baseline: Set<string>;
+  /** the preparations run on it (each once) */
+  prepared: Set<Prepare>;
+  idle?: NodeJS.Timeout;
+  inUse: boolean;
+}
+
+/**
+ * What a kind of task needs in the instance before its first task (the normalizer's macros): run
+ * once per instance, as the same function each time.
+ */
+export type Prepare = (c: DuckDBConnection) => Promise<void>;
+
+let current: ThreadInstance | undefined;
+let created = 0;
+
+/** How many instances this thread has made (the tests see one reused). */
+export function instancesCreated(): number {
+  return created;
+}
+
+// the objects a task can leave in the instance's catalog (temporary ones go with its connections)
+const CATALOG_OBJECTS = `SELECT 'TABLE', table_name FROM duckdb_tables() WHERE NOT temporary
+  UNION ALL SELECT 'VIEW', view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary
+  UNION ALL SELECT 'TYPE', type_name FROM duckdb_types() WHERE NOT internal AND database_name = 'memory'
+  UNION ALL SELECT 'SEQUENCE', sequence_name FROM duckdb_sequences() WHERE NOT temporary`;
+
+async function catalogObjects(c: DuckDBConnection): Promise<string[]> {
+  const rows = (await c.runAndReadAll(CATALOG_OBJECTS)).getRows();
+  return rows.map(([kind, name]) => `${String(kind)} "${String(name).replace(/"/g, '""')}"`);
+}
+
+function close(entry: ThreadInstance): void {
+  clearTimeout(entry.idle);
+  if (current === entry) current = undefined;
+  entry.instance.closeSync();
+}
+
+/**
+ * Runs `work` with the thread's DuckDB instance, made on first use (`prepare` runs once on it)
+ * and kept for the thread's next tasks: a small statement does not pay for an instance, its
+ * settings and its macros each time. `work` opens its own connections (its temporary tables
+ * go with them). After it, what it left in the catalog is dropped; when it fails, the instance is
+ * closed and the next task makes a new one, so that nothing of a failed task (a setting changed,
+ * a table half made, an interrupted query) reaches the next. Unused for IDLE_CLOSE_MS, it is closed.
+ */
+export async function withThreadInstance<T>(
+  settings: InstanceSettings,
+  prepare: Prepare,
+  work: (instance: DuckDBInstance) => Promise<T>,
+): Promise<T> {
+  // (a task run inside another's, which the pool never does, gets an instance of its own)
+  const entry = current && !current.inUse ? current : await makeInstance();
+  clearTimeout(entry.idle);
+  entry.inUse = true;
+  let failed = true;
+  try {
+    const c = await entry.instance.connect();
+    try {
+      if (!entry.prepared.has(prepare)) {
+        await prepare(c);
+        entry.prepared.add(prepare);
+        entry.baseline = new Set(await catalogObjects(c));
+      }
+      await c.run(
+        `SET threads = ${Math.floor(settings.threads)}; SET memory_limit = '${Math.floor(settings.memoryLimitMb)}MB'`,
+      );
+    } finally {
+      c.closeSync();
+    }
+    const result = await work(entry.instance);
+    failed = false;
+    return result;
+  } finally {
+    entry.inUse = false;
+    if (failed || stopped || !(await leftoversDropped(entry))) close(entry);
+    else if (current === entry) {
+      entry.idle = setTimeout(() => close(entry), IDLE_CLOSE_MS);
+      entry.idle.unref();
+    } else close(entry);
+  }
+}
+
+async function makeInstance(): Promise<ThreadInstance> {
+  const instance = await DuckDBInstance.create(':memory:', {
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+    // spill to a directory of this instance's own rather than failing when a large file exceeds
+    // memory_limit (DuckDB makes the directory, not its parents, and removes it when closed)
+    temp_directory: path.join(tmpdir(), `royalty-duckdb-${process.pid}-${threadId}-${created}`),
+  });
+  created++;
+  const entry: ThreadInstance = {
+    instance,
+    baseline: new Set(),
+    prepared: new Set(),
+    inUse: false,
+  };
+  if (!current) current = entry;
+  return entry;
+}
+
+/** Drops what a task left in the catalog; false when that fails (the instance is then closed). */
+async function leftoversDropped(entry: ThreadInstance): Promise<boolean> {
+  try {
+    const c = await entry.instance.connect();
+    try {
+      const left = (await catalogObjects(c)).filter((o) => !entry.baseline.has(o));
+      // tables and views first: a column may be of a type the task made
+      const first = left.filter((o) => /^(TABLE|VIEW) /.test(o));
+      const drops = [...first, ...left.filter((o) => !first.includes(o))];
+      // (one call: a statement leaves a few, each a query of its own otherwise)
+      if (drops.length > 0) await c.run(drops.map((o) => `DROP ${o};`).join('\n'));
+      return true;
+    } finally {
+      c.closeSync();
+    }
+  } catch {
+    return false;
+  }
 }

@@ -11,9 +11,8 @@
 // (normalize/write.ts) → figures (normalize/figures.ts). normalizeStatement runs it again when
 // the file needs another reading or a column another decimal rule, and answers its errors.
 import { rm } from 'node:fs/promises';
-import path from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { connect, disconnect, stopping } from './duckdb.ts';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { connect, disconnect, stopping, withThreadInstance } from './duckdb.ts';
 import { headerIn } from '../src/ingest/standardFields.ts';
 import { stopwatch } from '../src/ingest/stopwatch.ts';
 import type { NormalizeInput, NormalizeOutput } from '../src/ingest/normalizeTypes.ts';
@@ -25,6 +24,7 @@ import {
   BudgetSpent,
   DateOrderError,
   FormatSwitch,
+  FormulaError,
   MappingError,
 } from './normalize/errors.ts';
 import { figures, previewRows } from './normalize/figures.ts';
@@ -101,6 +101,12 @@ async function withTimeBudget<T>(
 
 const memoryLimitMb = (input: NormalizeInput) => input.memoryLimitMb ?? 1024;
 
+// the macros live in the thread's instance, made once (value types and lookup lists are a run's,
+// seen by both of its connections, and dropped after it)
+const createMacros = async (c: DuckDBConnection) => {
+  await c.run(AMOUNT_MACRO);
+};
+
 export async function normalizeStatement(
   original: TaskInput<'normalize'>,
 ): Promise<WorkerResult<TaskOutput<'normalize'>>> {
@@ -109,26 +115,17 @@ export async function normalizeStatement(
   // the rule each column's numbers are read by: the file reader's, unless every number of a column fits only the other
   let input = original;
   for (;;) {
-    const instance = await DuckDBInstance.create(':memory:', {
-      threads: String(input.threads ?? 2),
-      memory_limit: `${memoryLimitMb(input)}MB`,
-      autoinstall_known_extensions: 'false',
-      autoload_known_extensions: 'false',
-      // spill to the job's own directory rather than failing when a large file exceeds memory_limit
-      ...(input.outPath
-        ? { temp_directory: path.join(path.dirname(input.outPath), 'duckdb-tmp') }
-        : {}),
-    });
-    // two connections: the two parts of a large statement are written at the same time
-    const connections = [await connect(instance), await connect(instance)] as const;
+    const settings = { threads: input.threads ?? 2, memoryLimitMb: memoryLimitMb(input) };
     try {
-      const budget = deadline === null ? undefined : Math.max(1, deadline - Date.now());
-      return await withTimeBudget([...connections], budget, () => run(connections, input, reading));
+      return await withThreadInstance(settings, createMacros, (instance) =>
+        runOnce(instance, input, reading, deadline),
+      );
     } catch (error) {
       // interrupted because the service stops: the work is retried, the statement is not at fault
       if (stopping())
         return fail('SERVICE_UNAVAILABLE', 'normalizing was interrupted: the service is stopping');
       if (error instanceof MappingError) return fail('MAPPING_COLUMN_MISSING', error.message);
+      if (error instanceof FormulaError) return fail('MAPPING_FORMULA_INVALID', error.message);
       if (error instanceof DateOrderError) return fail('DATE_ORDER_AMBIGUOUS', error.message);
       if (error instanceof AmountFormatError)
         return fail('AMOUNT_FORMAT_CONFLICT', error.message, error.details);
@@ -158,10 +155,24 @@ export async function normalizeStatement(
         'STATEMENT_UNREADABLE',
         `the statement could not be read as a table: ${message.split('\n')[0]!.slice(0, 300)}`,
       );
-    } finally {
-      for (const c of connections) disconnect(c);
-      instance.closeSync();
     }
+  }
+}
+
+/** One run on two connections of the thread's instance, within what is left of the budget. */
+async function runOnce(
+  instance: DuckDBInstance,
+  input: NormalizeInput,
+  reading: Reading,
+  deadline: number | null,
+): Promise<WorkerResult<NormalizeOutput>> {
+  // two connections: the two parts of a large statement are written at the same time
+  const connections = [await connect(instance), await connect(instance)] as const;
+  try {
+    const budget = deadline === null ? undefined : Math.max(1, deadline - Date.now());
+    return await withTimeBudget([...connections], budget, () => run(connections, input, reading));
+  } finally {
+    for (const c of connections) disconnect(c);
   }
 }
 
@@ -173,8 +184,6 @@ async function run(
 ): Promise<WorkerResult<NormalizeOutput>> {
   const { lap, timings } = stopwatch();
   const plan = planRun(connections, input, reading);
-  // the macros, value types and lookup lists live in the database, seen by both connections
-  await connections[0].run(AMOUNT_MACRO);
   const surveyed = await survey(plan);
   lap('read');
   const parts = await split(plan, surveyed);

@@ -8,10 +8,11 @@
 import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
-import { compareDecimals } from '../decimal.ts';
+import { atCommonScale, compareDecimals } from '../decimal.ts';
 import { lockBlock } from './blockStore.ts';
 import { loadBlockDetails, type BlockDetail } from './clusters.ts';
 import { parseTitle } from './cluster/normalize.ts';
+import { sameSignature } from './cluster/similarity.ts';
 import { boundKey, normalizeText } from './identity.ts';
 
 /** Fields a product override may set. */
@@ -225,6 +226,55 @@ export function recordingKey(songKey: string, signature: string): string {
   return signature ? boundKey(`${songKey}|${signature}`) : songKey;
 }
 
+/**
+ * The recording signature each musical detail is grouped and keyed under: within one song and
+ * artist, a signature one typo from a more common one (`remix:tieso` beside `remix:tiesto`) is that
+ * one, so a misspelt remixer credit neither splits the track nor renames it; another remixer stays
+ * another recording. More common: more musical details, then higher earnings, then code-unit order.
+ */
+function sameRecordings(
+  details: readonly BlockDetail[],
+  versionOf: ReadonlyMap<string, string>,
+  artistOf: (m: BlockDetail) => string,
+): Map<string, string> {
+  const { units } = atCommonScale(details.map((m) => m.earningsUsd));
+  const tally = new Map<string, Map<string, { count: number; units: bigint }>>();
+  const songOf = (m: BlockDetail) => `${m.clusterId}\u001f${artistOf(m)}`;
+  details.forEach((m, i) => {
+    if (!m.clusterId) return;
+    const song = tally.get(songOf(m)) ?? new Map<string, { count: number; units: bigint }>();
+    const signature = versionOf.get(m.id)!;
+    const t = song.get(signature) ?? { count: 0, units: 0n };
+    t.count++;
+    t.units += units[i]!;
+    song.set(signature, t);
+    tally.set(songOf(m), song);
+  });
+  const canonical = new Map<string, Map<string, string>>();
+  for (const [song, signatures] of tally) {
+    const ordered = [...signatures].sort(
+      ([a, x], [b, y]) =>
+        y.count - x.count ||
+        (y.units > x.units ? 1 : y.units < x.units ? -1 : 0) ||
+        (a < b ? -1 : a > b ? 1 : 0),
+    );
+    const chosen: string[] = [];
+    const of = new Map<string, string>();
+    for (const [signature] of ordered) {
+      const same = chosen.find((c) => sameSignature(c, signature));
+      if (same === undefined) chosen.push(signature);
+      of.set(signature, same ?? signature);
+    }
+    canonical.set(song, of);
+  }
+  return new Map(
+    details.map((m) => {
+      const signature = versionOf.get(m.id)!;
+      return [m.id, canonical.get(songOf(m))?.get(signature) ?? signature];
+    }),
+  );
+}
+
 export async function refreshProducts(deps: Deps, blockId: string): Promise<void> {
   await withTransaction(deps.pool, async (db) => {
     if (!(await lockBlock(db, blockId))) return;
@@ -252,11 +302,12 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
   const versionOf = new Map(
     details.map((m) => [m.id, parseTitle(m.effective.title || m.title).signature]),
   );
+  const recordingOf = sameRecordings(details, versionOf, artistOf);
   const songKeyOf = (m: BlockDetail) =>
-    recordingKey(clusterKey.get(m.clusterId!)!, versionOf.get(m.id)!);
+    recordingKey(clusterKey.get(m.clusterId!)!, recordingOf.get(m.id)!);
   const groupOf = (m: BlockDetail) =>
     m.clusterId && clusterKey.has(m.clusterId)
-      ? `c:${m.clusterId}|${versionOf.get(m.id)}\u001f${artistOf(m)}`
+      ? `c:${m.clusterId}|${recordingOf.get(m.id)}\u001f${artistOf(m)}`
       : `m:${m.id}`;
   const uf = new UnionFind<string>();
   const byRecording = new Map<string, string>();

@@ -74,7 +74,7 @@ function mappingFieldsPage(): string {
     [
       "The standard fields a mapping's `fields` may give (`src/ingest/standardFields.ts`), how each",
       "field's values are read, and the five every mapping must give. Where a value comes from",
-      '(`column`, `columns`, `constant`, `fromFileName`, `variable`) is in',
+      '(`column`, `columns`, `constant`, `fromFileName`, `variable`, `multiply`) is in',
       '[Ingestion](../ingestion.md#mapping-fields).',
     ],
     table(['field', 'read as', 'required'], rows),

@@ -20,6 +20,11 @@ export { headerKey, standardFields, type StandardField } from './standardFields.
  *   adjustment report's rows are days of earlier months; a renamed file still has its days).
  * - variable: a value given with the upload (`variables` of upload.uploadFile and uploadAction;
  *   mapping.processSample's, else the statement's).
+ * - multiply: for an amount field only, two columns whose numbers multiplied give the amount
+ *   (`["Units", "Royalty Price"]`: older Apple reports state no earnings, only units and the
+ *   royalty per unit). Computed exactly in decimals (the product rounded half away from zero to 12
+ *   decimals); a row with either cell empty has no amount (never 0). MAPPING_FORMULA_INVALID
+ *   when it is not two different columns of an amount field.
  * format: for amounts 'decimal_point' | 'decimal_comma' (default: detected per column); for
  *   dates 'YMD' | 'YDM' | 'MDY' | 'DMY' (default: detected per column, a year-first one from the
  *   statement's values); for stmt* fields a period read from a date takes its month ('month'),
@@ -61,6 +66,7 @@ export const fieldSpecSchema = z
     constant: z.string().max(300).optional(),
     fromFileName: z.enum(['period', 'date', 'currency']).optional(),
     variable: variableNameSchema.optional(),
+    multiply: z.array(z.string().min(1).max(300)).min(1).max(20).optional(),
     format: z
       .enum([
         'decimal_point',
@@ -94,10 +100,11 @@ export const fieldSpecSchema = z
         s.constant,
         s.fromFileName,
         s.variable,
+        s.multiply,
       ].filter((v) => v !== undefined).length === 1,
     {
       message:
-        'give exactly one of column, columns, constant, fromFileName, variable (fromFileName may also name a column to fall back on)',
+        'give exactly one of column, columns, constant, fromFileName, variable, multiply (fromFileName may also name a column to fall back on)',
     },
   );
 export type FieldSpec = z.infer<typeof fieldSpecSchema>;
@@ -117,9 +124,38 @@ export function referencedColumns(fields: MappingFields): string[] {
     if (!spec) continue;
     if (spec.column) out.add(spec.column);
     for (const c of spec.columns ?? []) out.add(c);
+    for (const c of spec.multiply ?? []) out.add(c);
   }
   return [...out];
 }
+
+/** The fields a computed amount (multiply) may be given for: the amounts of a row. */
+export const COMPUTABLE_FIELDS: readonly StandardField[] = [
+  'royaltyEarnings',
+  'grossRoyaltyEarnings',
+];
+
+/** What is wrong with a field's formula (multiply), or null: two different columns of an amount field. */
+export function formulaProblem(field: StandardField, spec: FieldSpec): string | null {
+  const factors = spec.multiply;
+  if (factors === undefined) return null;
+  if (!COMPUTABLE_FIELDS.includes(field))
+    return `multiply computes an amount: only ${COMPUTABLE_FIELDS.join(' and ')} may be computed`;
+  if (factors.length !== 2)
+    return `multiply takes exactly two columns (units and the amount per unit), not ${factors.length}`;
+  if (headerKey(factors[0]!) === headerKey(factors[1]!))
+    return `multiply takes two different columns, not "${factors[0]}" twice`;
+  if (
+    spec.format !== undefined &&
+    spec.format !== 'decimal_point' &&
+    spec.format !== 'decimal_comma'
+  )
+    return `an amount is read with format decimal_point or decimal_comma, not ${spec.format}`;
+  return null;
+}
+
+/** How a computed amount is written for a person: `Units × Royalty Price`. */
+export const formulaText = (factors: readonly string[]): string => factors.join(' × ');
 
 /**
  * How names compare when a mapping is matched to a file by its columns rather than by the header
@@ -237,6 +273,7 @@ export function matchColumns(
     const out = { ...spec };
     if (out.column !== undefined) out.column = rename(out.column);
     if (out.columns !== undefined) out.columns = out.columns.map(rename);
+    if (out.multiply !== undefined) out.multiply = out.multiply.map(rename);
     fields[field] = out;
   }
   const missing = candidate.headers.filter(

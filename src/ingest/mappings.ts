@@ -14,6 +14,7 @@ import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import {
   headerKey,
+  formulaProblem,
   missingRequiredFields,
   standardFields,
   type MappingFields,
@@ -125,7 +126,7 @@ function changesOf<T extends Record<string, unknown>>(
 export interface MappingProblem {
   path: string;
   message: string;
-  kind: 'unknown_column' | 'missing_required' | 'no_headers';
+  kind: 'unknown_column' | 'missing_required' | 'no_headers' | 'bad_formula';
 }
 
 /**
@@ -156,15 +157,20 @@ export function mappingProblems(
         kind: 'unknown_column',
       });
     }
-    (spec.columns ?? []).forEach((column, i) => {
-      if (!known.has(headerKey(column))) {
-        problems.push({
-          path: `fields.${field}.columns.${i}`,
-          message: `column "${column}" is not among the headers`,
-          kind: 'unknown_column',
-        });
-      }
-    });
+    for (const key of ['columns', 'multiply'] as const) {
+      (spec[key] ?? []).forEach((column, i) => {
+        if (!known.has(headerKey(column))) {
+          problems.push({
+            path: `fields.${field}.${key}.${i}`,
+            message: `column "${column}" is not among the headers`,
+            kind: 'unknown_column',
+          });
+        }
+      });
+    }
+    const formula = formulaProblem(field, spec);
+    if (formula !== null)
+      problems.push({ path: `fields.${field}.multiply`, message: formula, kind: 'bad_formula' });
   }
   if (opts.requireComplete) {
     for (const field of missingRequiredFields(fields))
@@ -177,7 +183,17 @@ export function mappingProblems(
 export function assertValidMapping(headers: readonly string[], fields: MappingFields): void {
   const problems = mappingProblems(headers, fields, { requireComplete: true });
   const describe = (ps: MappingProblem[]) => ps.map((p) => ({ path: p.path, message: p.message }));
-  const columnProblems = problems.filter((p) => p.kind !== 'missing_required');
+  const formulas = problems.filter((p) => p.kind === 'bad_formula');
+  if (formulas.length > 0) {
+    throw new AppError(
+      'MAPPING_FORMULA_INVALID',
+      formulas.map((p) => `${p.path}: ${p.message}`).join('; '),
+      { details: { fields: describe(formulas) } },
+    );
+  }
+  const columnProblems = problems.filter(
+    (p) => p.kind === 'unknown_column' || p.kind === 'no_headers',
+  );
   if (columnProblems.length > 0) {
     throw new AppError(
       'MAPPING_COLUMN_UNKNOWN',

@@ -32,6 +32,7 @@ import { suggestMapping } from './suggest.ts';
 import {
   autoMappedFlags,
   autoMapStatement,
+  stillAutomatic,
   statementFacts,
   withFactVariables,
 } from './autoMap/index.ts';
@@ -112,6 +113,12 @@ function progressReporter(deps: Deps, statementId: string, normalizedVersion: nu
       await writing;
     },
   };
+}
+
+/** Waits for every promise; then throws the first failure, if any. */
+async function allSettledOrThrow(work: Promise<unknown>[]): Promise<void> {
+  const failed = (await Promise.allSettled(work)).find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
 }
 
 /** Downloads an object; with `expectEtag` (the upload's as completed), bytes PUT again since are UPLOAD_OBJECT_CHANGED. */
@@ -717,12 +724,17 @@ const findMapping: Stage = {
     const found = await findMappingForHeader(run.deps.pool, run.organizationId, located.header);
     if (!found) {
       // a layout nobody mapped: a mapping made from it and proven, else the suggestion and why not
-      const auto = await autoMapStatement({ ...run, located });
+      const auto = await autoMapStatement({
+        ...run,
+        located,
+        normalize: (fields) => normalizeRows(run, located, fields),
+      });
       if ('suggestion' in auto) {
         await awaitMapping(run.deps.pool, run.statementId, auto.suggestion);
         return { status: 'needs_mapping', statementId: run.statementId };
       }
       run.found = auto.found;
+      run.normalized = auto.normalized;
       return;
     }
     if (!found.mapping || missingRequiredFields(found.mapping.fields).length > 0) {
@@ -733,47 +745,63 @@ const findMapping: Stage = {
       );
       return { status: 'needs_mapping', statementId: run.statementId };
     }
-    run.found = found;
+    run.found = stillAutomatic(found, run.statement.mapping_match);
   },
 };
 
-/** Normalizes the rows in the normalizer's thread, its progress written to the record meanwhile. */
+/**
+ * Normalizes the statement's table with these fields in the normalizer's thread, the rows written
+ * to the run's directory, its progress to the record meanwhile: the run's rows (an automatic
+ * mapping's proof reads them, src/ingest/autoMap/).
+ */
+async function normalizeRows(
+  run: Run,
+  located: LocatedTable,
+  fields: MappingFields,
+): Promise<NormalizeOutput> {
+  const { deps, statement, statementId } = run;
+  const progress = progressReporter(deps, statementId, statement.normalized_version);
+  try {
+    return await deps.threads.normalize({
+      ...tableOf(located),
+      fields,
+      fileName: statement.file_name,
+      // the statement's facts (preamble, file name) as variables, for mappings that read them
+      variables: withFactVariables(
+        statement.variables,
+        statementFacts(located.preambleValues, statement.file_name),
+      ),
+      statementId,
+      organizationId: run.organizationId,
+      rightsholderId: statement.rightsholder_id,
+      outPath: path.join(run.workDir, 'normalized.parquet'),
+      removedPath: path.join(run.workDir, 'removed.csv'),
+      threads: 2,
+      memoryLimitMb: 1024,
+      // what is left of the job's budget: the thread interrupts DuckDB when it runs out
+      timeBudgetMs: Math.max(1, (run.deadline ?? Date.now() + 30 * 60_000) - Date.now()),
+      progress: progress.buffer,
+      progressEveryMs: progress.pollEveryMs,
+    });
+  } finally {
+    await progress.stop();
+  }
+}
+
+/** The rows as read: normalized now, unless an automatic mapping's proof read them already. */
 const normalize: Stage = {
   name: 'normalize',
   async run(run) {
     const { deps, statement, statementId } = run;
     const located = need(run.located, 'the table');
     const { mapping } = need(run.found, 'the mapping');
-    const progress = progressReporter(deps, statementId, statement.normalized_version);
     try {
-      run.normalized = await deps.threads.normalize({
-        ...tableOf(located),
-        fields: mapping.fields,
-        fileName: statement.file_name,
-        // the statement's facts (preamble, file name) as variables, for mappings that read them
-        variables: withFactVariables(
-          statement.variables,
-          statementFacts(located.preambleValues, statement.file_name),
-        ),
-        statementId,
-        organizationId: run.organizationId,
-        rightsholderId: statement.rightsholder_id,
-        outPath: path.join(run.workDir, 'normalized.parquet'),
-        removedPath: path.join(run.workDir, 'removed.csv'),
-        threads: 2,
-        memoryLimitMb: 1024,
-        // what is left of the job's budget: the thread interrupts DuckDB when it runs out
-        timeBudgetMs: Math.max(1, (run.deadline ?? Date.now() + 30 * 60_000) - Date.now()),
-        progress: progress.buffer,
-        progressEveryMs: progress.pollEveryMs,
-      });
+      run.normalized ??= await normalizeRows(run, located, mapping.fields);
     } catch (error) {
-      await progress.stop();
       if (error instanceof AppError && error.code === 'BAD_REQUEST')
         return failed(run, error, { details: true });
       throw error;
     }
-    await progress.stop();
     run.signal?.throwIfAborted();
     await deps.pool.query(
       `UPDATE statements SET progress_stage = 'saving', progress_stage_at = clock_timestamp(), updated_at = clock_timestamp()
@@ -796,22 +824,29 @@ const storeObjects: Stage = {
     const version = statement.normalized_version + 1;
     const prefix = `orgs/${run.organizationId}/statements/${run.statementId}/`;
     const variants: Record<string, string> = { original: statement.object_key };
+    // the objects go up at once: a small statement's time here is the store's round trips
+    const uploads: Promise<void>[] = [];
     variants.normalized = `${prefix}normalized/v${version}.parquet`;
-    await upload(
-      deps,
-      variants.normalized,
-      path.join(run.workDir, 'normalized.parquet'),
-      'application/vnd.apache.parquet',
+    uploads.push(
+      upload(
+        deps,
+        variants.normalized,
+        path.join(run.workDir, 'normalized.parquet'),
+        'application/vnd.apache.parquet',
+      ),
     );
     // trimmed and standardized are written on first request (src/ingest/variants.ts)
     variants.removed = `${prefix}removed/v${version}.csv`;
     const removedPath = path.join(run.workDir, 'removed.csv');
-    await addPreambleRows(removedPath, located);
-    await upload(deps, variants.removed, removedPath, 'text/csv');
+    uploads.push(
+      addPreambleRows(removedPath, located).then(() =>
+        upload(deps, variants.removed!, removedPath, 'text/csv'),
+      ),
+    );
     // the table as UTF-8 delimited text, when it differs from the upload (a sheet, a decoded or unpacked file)
     if (located.csvPath !== sourcePath) {
       variants.single = `${prefix}single/v${version}.csv`;
-      await upload(deps, variants.single, located.csvPath, 'text/csv');
+      uploads.push(upload(deps, variants.single, located.csvPath, 'text/csv'));
     }
     if (located.format === 'xlsx' || located.format === 'xls') {
       // the workbook: the upload itself, or the one unpacked from it (a zip or gzip holding it),
@@ -820,14 +855,13 @@ const storeObjects: Stage = {
       if (workbook && workbook.path !== sourcePath) {
         variants['original-excel'] =
           `${prefix}original-excel/v${version}/${workbookKeyName(workbook.name, located.format)}`;
-        await upload(
-          deps,
-          variants['original-excel'],
-          workbook.path,
-          WORKBOOK_TYPES[located.format],
+        uploads.push(
+          upload(deps, variants['original-excel'], workbook.path, WORKBOOK_TYPES[located.format]),
         );
       } else variants['original-excel'] = statement.object_key;
     }
+    // (every upload settled before a failure is answered: none is still writing when the run ends)
+    await allSettledOrThrow(uploads);
     run.version = version;
     run.variants = variants;
     run.lap('upload');
@@ -1096,21 +1130,32 @@ async function insertFlag(db: Queryable, run: Run, f: Flag): Promise<void> {
 /** The raw values of the run, with US dollars as analytics sums them: each currency's amount at its rate; amounts without a rate add nothing. */
 async function replaceRawValues(db: Queryable, run: Run): Promise<void> {
   await db.query('DELETE FROM statement_raw_values WHERE statement_id = $1', [run.statementId]);
+  // one statement for all of them; of two values the same once cut to 1,000 characters, the last
+  const values = new Map<string, { kind: string; raw: string; rows: number; amounts: string }>();
   for (const v of need(run.normalized, 'the rows').rawValues) {
-    await db.query(
-      `INSERT INTO statement_raw_values (organization_id, statement_id, kind, raw_value, row_count, amounts, usd_amount)
-       VALUES ($1, $2, $3, $4, $5, $6::jsonb, ${rawValueUsdSql('$6', '$2')})
-       ON CONFLICT (statement_id, kind, raw_value) DO UPDATE SET row_count = EXCLUDED.row_count, amounts = EXCLUDED.amounts, usd_amount = EXCLUDED.usd_amount`,
-      [
-        run.organizationId,
-        run.statementId,
-        v.kind,
-        v.raw.slice(0, 1000),
-        v.rows,
-        JSON.stringify(v.amounts),
-      ],
-    );
+    const raw = v.raw.slice(0, 1000);
+    values.set(`${v.kind}\0${raw}`, {
+      kind: v.kind,
+      raw,
+      rows: v.rows,
+      amounts: JSON.stringify(v.amounts),
+    });
   }
+  if (values.size === 0) return;
+  const rows = [...values.values()];
+  await db.query(
+    `INSERT INTO statement_raw_values (organization_id, statement_id, kind, raw_value, row_count, amounts, usd_amount)
+     SELECT $1::uuid, $2::uuid, v.kind, v.raw, v.rows, v.amounts::jsonb, ${rawValueUsdSql('v.amounts', '$2::uuid')}
+     FROM unnest($3::text[], $4::text[], $5::bigint[], $6::text[]) AS v (kind, raw, rows, amounts)`,
+    [
+      run.organizationId,
+      run.statementId,
+      rows.map((r) => r.kind),
+      rows.map((r) => r.raw),
+      rows.map((r) => r.rows),
+      rows.map((r) => r.amounts),
+    ],
+  );
 }
 
 /** The payors its rows name, the statement's own (payor.listGlobal: src/lookups/payors.ts). */

@@ -119,13 +119,23 @@ export function headerIn(
  */
 export function usesDecimalComma(
   spec:
-    | { format?: string | undefined; column?: string | undefined; columns?: string[] | undefined }
+    | {
+        format?: string | undefined;
+        column?: string | undefined;
+        columns?: string[] | undefined;
+        multiply?: string[] | undefined;
+      }
     | undefined,
   header: readonly string[],
   decimalComma: Readonly<Record<string, boolean>>,
 ): boolean {
   if (spec?.format === 'decimal_comma' || spec?.format === 'decimal_point')
     return spec.format === 'decimal_comma';
-  const cell = headerIn(header, spec?.column ?? spec?.columns?.[0]);
-  return cell !== undefined && Object.hasOwn(decimalComma, cell) && decimalComma[cell] === true;
+  const comma = (column: string | undefined) => {
+    const cell = headerIn(header, column);
+    return cell !== undefined && Object.hasOwn(decimalComma, cell) && decimalComma[cell] === true;
+  };
+  // a computed amount's factors are read by one rule: a decimal comma when either shows one
+  if (spec?.multiply !== undefined) return spec.multiply.some(comma);
+  return comma(spec?.column ?? spec?.columns?.[0]);
 }

@@ -10,6 +10,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { StatementStatus } from './statements.ts';
+import type { MappingMatch } from './library.ts';
 
 /** Every status but `deleted`: a delete takes any of them, a restore gives one back. */
 const UNDELETED = [
@@ -313,6 +314,8 @@ export interface RunStatement {
   normalized_version: number;
   variants: Record<string, string>;
   mapping_id: string | null;
+  /** how the mapping of its processed version was found (null before the first) */
+  mapping_match: MappingMatch | null;
   created_by: string | null;
   /** the SHA-256 announced in upload.uploadFile (lower-case hex), if any */
   declared_sha256: string | null;
@@ -335,7 +338,7 @@ export async function startRun(
     where: `id = $1 AND organization_id = $2 AND ${RUN_OWNS}`,
     params: [statementId, organizationId],
     returning: `id, organization_id, rightsholder_id, distributor_id, file_name, object_key, status, normalized_key,
-       normalized_version, variants, mapping_id, created_by, declared_sha256, object_etag, variables, encoding`,
+       normalized_version, variants, mapping_id, mapping_match, created_by, declared_sha256, object_etag, variables, encoding`,
   });
   return rows[0];
 }

@@ -3,7 +3,7 @@
 // CSV → Parquet conversion of the same file as the yardstick, in one run, with peak RSS.
 // Each size runs the pipeline in a fresh child process, so each peak RSS is that size's alone; the
 // object store (s3rver) and PostgreSQL run outside it, as the services they are.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { benchPostgres } from './dataset.ts';
 import type { S3Settings } from '../../src/config.ts';
-import { startEmbeddedS3 } from '../../src/storage/embedded.ts';
+import { runChildWithStore } from './child.ts';
 
 const { values } = parseArgs({
   options: {
@@ -169,25 +169,6 @@ async function child(file: string): Promise<void> {
   }
 }
 
-/** This script as a child process, its output collected (the parent's event loop keeps running). */
-function runChild(
-  args: string[],
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', new URL(import.meta.url).pathname, ...args],
-      { env: process.env },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
 async function main(): Promise<void> {
   if (values.child) return child(values.file!);
   const sizes = values.rows!.split(',').map(Number);
@@ -201,15 +182,11 @@ async function main(): Promise<void> {
       await generate(file, rows);
       const mb = (await stat(file)).size / 1e6;
       const duck = await yardstick(file, dir);
-      // the object store runs here, in the parent, while the child ingests: as in production, the
-      // store's own work is not done by the process measured (nor counted in its peak RSS)
-      const s3 = await startEmbeddedS3(path.join(dir, `s3-${rows}`), 'bench');
-      let run: { status: number | null; stdout: string; stderr: string };
-      try {
-        run = await runChild(['--child', '--file', file, '--s3', JSON.stringify(s3.settings)]);
-      } finally {
-        await s3.stop();
-      }
+      const run = await runChildWithStore(import.meta.url, path.join(dir, `s3-${rows}`), [
+        '--child',
+        '--file',
+        file,
+      ]);
       // the child's result line (with BENCH_LOG_LEVEL its log lines are JSON too)
       const line =
         run.stdout

@@ -10,7 +10,7 @@
 // The catalog block refreshes a burst sets off are counted: coalesced, one per rightsholder per
 // burst. Like bench:ingest, the worker runs in a child process and the object store in this one.
 // BENCH_LOG_LEVEL=info prints the child's log; the stage timings of the single runs are always shown.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,7 +19,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { benchPostgres } from './dataset.ts';
 import type { S3Settings } from '../../src/config.ts';
-import { startEmbeddedS3 } from '../../src/storage/embedded.ts';
+import { runChildWithStore } from './child.ts';
 
 const { values } = parseArgs({
   options: {
@@ -201,24 +201,6 @@ async function child(): Promise<void> {
   }
 }
 
-function runChild(
-  args: string[],
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(
-      process.execPath,
-      ['--import', 'tsx', new URL(import.meta.url).pathname, ...args],
-      { env: process.env },
-    );
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    proc.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    proc.on('error', reject);
-    proc.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
 /** The stage timings the job logged for the single runs (`statement ID (complete): processed {...} ms`), p50 per stage. */
 function stageTimings(log: string, runs: number): Record<string, number> {
   const laps = log
@@ -249,13 +231,11 @@ async function main(): Promise<void> {
     await writeFile(file, copyOf(await readFile(FIXTURE, 'utf8'), 0));
     const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
     const yardstickBefore = await yardstick(file, dir, databaseUrl, Number(values.single));
-    const s3 = await startEmbeddedS3(path.join(dir, 's3'), 'bench');
-    let run: { status: number | null; stdout: string; stderr: string };
-    try {
-      run = await runChild(['--child', '--dir', dir, '--s3', JSON.stringify(s3.settings)]);
-    } finally {
-      await s3.stop();
-    }
+    const run = await runChildWithStore(import.meta.url, path.join(dir, 's3'), [
+      '--child',
+      '--dir',
+      dir,
+    ]);
     const yardstickAfter = await yardstick(file, dir, databaseUrl, Number(values.single));
     if (process.env.BENCH_LOG_LEVEL) process.stderr.write(run.stderr + run.stdout);
     const line = run.stdout.split('\n').find((l) => l.startsWith('BENCH '));

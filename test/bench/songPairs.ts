@@ -9,6 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TitleCluster, TitleItem } from '../../src/catalog/cluster/index.ts';
+import { ARTISTS, prng, REMIXERS, SONG_WORDS } from './seeded.ts';
 
 export interface LabelledPair {
   a: string;
@@ -18,32 +19,10 @@ export interface LabelledPair {
   split: 'tune' | 'held-out';
 }
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS = [
   'summer',
   'night',
-  'heart',
-  'fire',
-  'dream',
-  'baby',
-  'time',
-  'light',
-  'dance',
-  'rain',
-  'home',
-  'blue',
-  'gold',
-  'wild',
+  ...SONG_WORDS,
   'river',
   'moon',
   'city',
@@ -88,50 +67,6 @@ const WORDS = [
   'wander',
 ];
 const SMALL = ['the', 'of', 'me', 'you', 'in', 'my', 'on', 'your', 'for', 'with'];
-const ARTISTS = [
-  'Lana Grey',
-  'Jo Rivers',
-  'MC Kato',
-  'Bea Moreno',
-  'DJ Sol',
-  'The Tides',
-  'Kira',
-  'Nova Lane',
-  'Orla Finn',
-  'Mara Velde',
-  'Kai Moss',
-  'Inès Dubois',
-  'Sofía Ruiz',
-  'Yuki Tanaka',
-  'Anya Petrova',
-  'Nikos Pappas',
-  'Min-ji Park',
-  'Marco Deluca',
-  'Tomás Silva',
-  'Ava Stone',
-  'Lukas Berg',
-  'Zara Khan',
-  'Leo Hart',
-  'Emeka Obi',
-  'Chloé Martin',
-  'Daniel Cruz',
-  'Hana Sato',
-  'Ivan Volkov',
-  'Eleni Kosta',
-  'Ji-ho Lee',
-];
-const REMIXERS = [
-  'Tiësto',
-  'Alesso',
-  'Kygo',
-  'Purple Disco Machine',
-  'Joris Voorn',
-  'Honey Dijon',
-  'Claptone',
-  'Fisher',
-  'Sonny Fodera',
-  'Mochakk',
-];
 const VENUES = [
   'Wembley',
   'the Olympia',

@@ -1,9 +1,10 @@
 // Song-level clustering quality on the labelled pairs of fixtures/catalog/song-pairs.tsv, written
 // by the seeded generator test/bench/songPairs.ts (the file is checked to be its output). This
 // test holds the TUNE half; npm run bench:cluster reports the held-out half. Precision at least
-// 0.98 and recall at least 0.95; the misses are listed as comments.
+// 0.98 and recall at least 0.95; the misses are listed as comments. The only test file that
+// loads kuromoji's dictionary (seconds, ~300 MB): the Japanese reader's own test is here too.
 import t from 'tap';
-import { clusterTitles } from '../../src/catalog/cluster/index.ts';
+import { clusterTitles, type TitleItem } from '../../src/catalog/cluster/index.ts';
 import { japaneseReader } from '../../src/catalog/cluster/romanize.ts';
 import { labelledPairs, pairsTsv, readLabelledPairs, scorePairs } from '../bench/songPairs.ts';
 import { repoRoot } from '../setup/paths.ts';
@@ -31,8 +32,11 @@ t.test(
   },
 );
 
+/** loaded once for the file */
+const reader = japaneseReader();
+
 t.test('precision and recall of "same song" on the tune half', async (t) => {
-  const readJapanese = await japaneseReader();
+  const readJapanese = await reader;
   const tune = (await readLabelledPairs(repoRoot)).filter((p) => p.split === 'tune');
   const s = scorePairs(tune, (items) => clusterTitles(items, { readJapanese }));
   t.equal(s.tp + s.fp + s.fn + s.tn, tune.length);
@@ -43,4 +47,32 @@ t.test('precision and recall of "same song" on the tune half', async (t) => {
   for (const m of s.misses) t.comment(m);
   t.ok(s.precision >= 0.98, `precision ${s.precision.toFixed(4)} >= 0.98`);
   t.ok(s.recall >= 0.95, `recall ${s.recall.toFixed(4)} >= 0.95`);
+});
+
+const item = (id: string, title: string, earnings: string): TitleItem => ({
+  id,
+  title,
+  artist: null,
+  earnings,
+});
+
+t.test('a kanji title and its romanization, with the Japanese reader', async (t) => {
+  const readJapanese = await reader;
+  t.equal(readJapanese('夏の終わり'), 'natsu no owari');
+  const c = clusterTitles(
+    [item('a', '夏の終わり', '1'), item('b', 'Natsu no Owari', '2'), item('c', '夜に駆ける', '1')],
+    { readJapanese },
+  );
+  t.same(
+    c.map((x) => [x.displayTitle, x.memberIds]),
+    [
+      ['Natsu no Owari', ['a', 'b']],
+      ['夜に駆ける', ['c']],
+    ],
+  );
+  t.same(
+    clusterTitles([item('a', '夏の終わり', '1'), item('b', 'Natsu no Owari', '2')]).length,
+    2,
+    'without the reader, kanji read as any-ascii spells them',
+  );
 });

@@ -230,6 +230,38 @@ t.test('title variants find the original recording', async (t) => {
   t.ok(live.length > 0);
 });
 
+t.test('a similar title of another song is a search candidate, never a lookup match', async (t) => {
+  // the dataset holds "Blue Canyon" by Marco Deluca: its words in another order share the bigrams
+  // (dice 0.88) but are another song for the clustering (similarity 0.765 < 0.88)
+  t.equal(
+    await provider.lookup({ isrc: null, title: 'Canyon Blues', artist: 'Marco Deluca' }),
+    null,
+  );
+  const found = await provider.search({
+    isrc: null,
+    title: 'Canyon Blues',
+    artist: 'Marco Deluca',
+    limit: 1,
+  });
+  t.same(
+    found.map((f) => [f.title, f.confidence]),
+    [['Blue Canyon', 0.5]],
+  );
+  // the same words in another order may be the recording: "Silver Streets" by Orla Finn (9369af5b…)
+  const reordered = await provider.lookup({
+    isrc: null,
+    title: 'Streets of Silver',
+    artist: 'Orla Finn',
+  });
+  t.same(
+    [reordered?.providerId, reordered?.title],
+    ['9369af5b-e74f-57d0-ae45-6b2bd6a98e3c', 'Silver Streets'],
+  );
+  // a one-letter typo of the title is still the recording
+  const typo = await provider.lookup({ isrc: null, title: 'Blue Canyn', artist: 'Marco Deluca' });
+  t.same([typo?.providerId, typo?.confidence], ['c393b90e-64d7-562e-a53e-e363ea498434', 0.609]);
+});
+
 t.test('same title, other artist: never a lookup match, still a search candidate', async (t) => {
   t.equal(
     await provider.lookup({ isrc: null, title: 'Café € Noir', artist: 'Chloé Martin' }),

@@ -3,6 +3,7 @@
 import { BLOCK_REFRESH_TASK } from '../../src/catalog/blocks.ts';
 import { catalogBlockRefreshTask } from '../../src/jobs/tasks/catalog_block_refresh.ts';
 import type { Queryable } from '../../src/db/pool.ts';
+import type { Deps } from '../../src/deps.ts';
 import { statementIngestTask } from '../../src/jobs/tasks/statement_ingest.ts';
 import { startTestHandler, type TestHandler } from '../helpers/handler.ts';
 import { putFile, waitForStatement } from '../helpers/ingest.ts';
@@ -84,7 +85,7 @@ export async function waitForBlock(
  * `statements` statements (this one included).
  */
 export async function ingestBlock(
-  srv: Pick<TestServer, 'deps'>,
+  srv: { deps: Deps },
   caller: Caller,
   rightsholderId: string,
   fileName: string,
@@ -112,7 +113,7 @@ export async function ingestBlock(
 }
 
 /** The catalog's jobs a test drives its enrichment beside (drainQueue): ingestion and block refreshes. */
-const ingestAndRefresh = (deps: TestServer['deps']) => ({
+const ingestAndRefresh = (deps: Deps) => ({
   statement_ingest: statementIngestTask(deps),
   [BLOCK_REFRESH_TASK]: catalogBlockRefreshTask(deps),
 });

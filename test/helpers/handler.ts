@@ -166,6 +166,9 @@ class HandlerClient implements TestClient {
       };
     } catch (cause) {
       const error = getTRPCErrorFromUnknown(cause);
+      // as the HTTP adapter's onError logs it (src/app.ts): TEST_LOG_LEVEL=error shows the cause
+      if (error.code === 'INTERNAL_SERVER_ERROR')
+        this.deps.log.error({ err: error.cause ?? error, path }, 'procedure failed');
       const shape = getTRPCErrorShape({
         config: appRouter._def._config,
         error,

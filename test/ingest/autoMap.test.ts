@@ -12,6 +12,12 @@ import { newOrganization } from '../helpers/principals.ts';
 import { startTestHandler } from '../helpers/handler.ts';
 import { canonicalDecimal } from '../helpers/decimal.ts';
 import { repoRoot } from '../setup/paths.ts';
+import { computeHeaderHash } from '../../workers/headerHash.ts';
+import { taskList } from '../../src/jobs/tasks.ts';
+import { statementIngestTask } from '../../src/jobs/tasks/statement_ingest.ts';
+import { STATEMENT_INGEST_TASK } from '../../src/ingest/queue.ts';
+import type { NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
+import type { TaskOptions } from '../../src/workers/threadPool.ts';
 
 interface Expected {
   file: string;
@@ -23,11 +29,13 @@ interface Expected {
   currency?: string;
   period?: string;
   statedTotals?: number;
+  /** the columns a computed amount multiplies */
+  computedFrom?: string[];
   reasons?: { code: string; field?: string; column?: string }[];
   errorCode?: string;
 }
 
-/** a statement is normalized twice the first time its layout is seen (the proof, then the run): generous on a loaded machine */
+/** every upload of a wave is in flight at once, each normalized for its proof and its run: generous on a loaded machine */
 const WAIT_MS = 180_000;
 const dir = path.join(repoRoot, 'fixtures', 'statements', 'unseen');
 const expectations = readdirSync(dir)
@@ -35,7 +43,23 @@ const expectations = readdirSync(dir)
   .sort()
   .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as Expected);
 
-const srv = await startTestHandler(t, { jobs: true });
+// each normalizer run counted per statement: the first file of a layout is normalized once (the
+// proof's rows are the run's), never once to prove and again to store
+const normalized = new Map<string, number>();
+const srv = await startTestHandler(t, {
+  taskList: (deps) => ({
+    ...taskList(deps),
+    [STATEMENT_INGEST_TASK]: statementIngestTask({
+      ...deps,
+      threads: Object.assign(Object.create(deps.threads), {
+        normalize: (input: NormalizeInput, options?: TaskOptions) => {
+          normalized.set(input.statementId, (normalized.get(input.statementId) ?? 0) + 1);
+          return deps.threads.normalize(input, options);
+        },
+      }),
+    }),
+  }),
+});
 const owner = await newOrganization(srv, 'Unseen Layouts Label');
 const org = owner.organizationId;
 const artist = await createRightsholder(owner.client, org, 'Unseen Artist');
@@ -52,20 +76,52 @@ const organizationMappings = async (client = owner.client, organizationId = org)
   if (!res.ok) throw new Error(JSON.stringify(res.error));
   return res.data.data as { id: string; name: string; revision: number }[];
 };
+const other = await newOrganization(srv, 'Other Label');
+const theirArtist = await createRightsholder(other.client, other.organizationId, 'Their Artist');
 const initially = await organizationMappings();
 t.ok(expectations.length >= 10, `at least ten unseen layouts (${expectations.length})`);
 t.same(initially, [], 'the organization starts with no mapping of its own');
 
+// every upload of the first wave at once (the fixtures, another organization's GEMA file, a
+// hostile preamble): their jobs run side by side, and each subtest asserts its settled record
+const hostileText = [
+  "Payee,Robert'); DROP TABLE mappings;--",
+  'Statement Period,2024-05',
+  'Currency,EUR',
+  '',
+  'Track Title,ISRC,Streams,Net Revenue',
+  "Don't Stop,GBCEL2400101,10,1.25",
+  'Quote "Me",GBCEL2400102,5,0.75',
+].join('\n');
+// (each wave runs in a subtest of its own: the subtests after it read what it settled)
+let settled: any[] = [];
+let theirs: any;
+let hostile: any;
+t.test('the first wave: every upload at once', async (t) => {
+  [settled, theirs, hostile] = await Promise.all([
+    Promise.all(
+      expectations.map(async (expected) => {
+        const up = await uploadFixture(owner.client, org, artist, path.join(dir, expected.file));
+        return waitForStatement(owner.client, org, up.statementId, WAIT_MS);
+      }),
+    ),
+    uploadFixture(
+      other.client,
+      other.organizationId,
+      theirArtist,
+      path.join(dir, 'gema-abrechnung.csv'),
+    ).then((up) => waitForStatement(other.client, other.organizationId, up.statementId, WAIT_MS)),
+    putFile(owner.client, org, artist, "x';--.csv", Buffer.from(`${hostileText}\n`)).then((up) =>
+      waitForStatement(owner.client, org, up.statementId, WAIT_MS),
+    ),
+  ]);
+  t.equal(settled.length, expectations.length, 'every fixture settled');
+});
+
 const created = new Map<string, string>();
-for (const expected of expectations) {
+expectations.forEach((expected, i) => {
   t.test(`${expected.file} (${expected.source}): ${expected.status}`, async (t) => {
-    const { statementId } = await uploadFixture(
-      owner.client,
-      org,
-      artist,
-      path.join(dir, expected.file),
-    );
-    const s = await waitForStatement(owner.client, org, statementId, WAIT_MS);
+    const s = settled[i]!;
     t.equal(
       s.status,
       expected.status,
@@ -97,6 +153,7 @@ for (const expected of expectations) {
       t.equal(s.mappingId, null, 'no mapping applied');
       return;
     }
+    t.equal(normalized.get(s.id), 1, 'normalized once: the proof is the run');
     const flag = s.flags.find((f: any) => f.kind === 'auto_mapped');
     t.ok(flag, 'flagged auto_mapped');
     t.equal(flag?.severity, 'info');
@@ -123,15 +180,45 @@ for (const expected of expectations) {
       flag?.details.proof.totals.every((x: any) => x.agrees),
       'each stated total agrees',
     );
+    if (expected.computedFrom) {
+      t.match(
+        flag?.details.basis.royaltyEarnings.why,
+        `computed as ${expected.computedFrom.join(' × ')}`,
+        'the basis names the formula',
+      );
+    }
     created.set(expected.file, s.mappingId);
   });
-}
+});
+
+// the second wave, on the mappings the first created: the next GEMA file, an Apple file with a blank price
+const gemaNext = readFileSync(path.join(dir, 'gema-abrechnung.csv'), 'utf8')
+  .replace('01.01.2024 - 30.06.2024', '01.07.2024 - 31.12.2024')
+  .replace('Gesamtbetrag;1.297,28', 'Gesamtbetrag;1.000,00');
+const APPLE = 'S_M_80012345_201006.txt';
+// row 5 (7 × 0.64) loses its price: that row has no amount, never 0 × 7
+const appleBlank = readFileSync(path.join(dir, APPLE), 'utf8').replace('\t7\t0.64\t', '\t7\t\t');
+let nextGema: any;
+let blankPrice: any;
+t.test('the second wave: files of the layouts now mapped', async (t) => {
+  [nextGema, blankPrice] = await Promise.all(
+    [
+      ['gema-2024-2.csv', gemaNext],
+      ['S_M_80012345_201007.txt', appleBlank.replaceAll('06/30/2010', '07/31/2010')],
+    ].map(([name, text]) =>
+      putFile(owner.client, org, artist, name!, Buffer.from(text!)).then((up) =>
+        waitForStatement(owner.client, org, up.statementId, WAIT_MS),
+      ),
+    ),
+  );
+  t.ok(nextGema && blankPrice, 'both settled');
+});
 
 t.test('the created mappings are the organization own, editable and revisioned', async (t) => {
   const mine = await organizationMappings();
   t.same(
     mine.map((m) => m.id).sort(),
-    [...created.values()].sort(),
+    [...created.values(), hostile.mappingId].sort(),
     'one per processed layout, none for the others',
   );
   const gema = created.get('gema-abrechnung.csv')!;
@@ -147,20 +234,98 @@ t.test('the created mappings are the organization own, editable and revisioned',
   });
   t.equal(edited.ok, true, JSON.stringify(edited.error));
   t.equal(edited.data.revision, 2, 'an edit is a new revision');
+  const apple = await owner.client.query('mapping.getById', {
+    organizationId: org,
+    id: created.get(APPLE)!,
+  });
+  t.same(
+    apple.data.fields.royaltyEarnings,
+    { multiply: ['Units', 'Royalty Price'] },
+    'the computed amount is in the mapping contract',
+  );
+  t.notOk(apple.data.fields.royaltyRate, 'the price is not also read as a rate');
+});
+
+t.test(
+  'a reprocess keeps the flag while its automatic mapping is unedited, not after an edit',
+  async (t) => {
+    const statementOf = (file: string) => settled[expectations.findIndex((e) => e.file === file)]!;
+    const hfa = statementOf('harry-fox-mechanicals.csv');
+    const gema = statementOf('gema-abrechnung.csv'); // its mapping was edited above (revision 2)
+    const [hfaAgain, gemaAgain] = await Promise.all(
+      [hfa, gema].map(async (s) => {
+        const res = await owner.client.mutate('upload.uploadAction', {
+          organizationId: org,
+          action: { type: 'reprocess', statementId: s.id },
+        });
+        t.equal(res.ok, true, JSON.stringify(res.error));
+        return waitForStatement(owner.client, org, s.id, WAIT_MS);
+      }),
+    );
+    t.equal(hfaAgain.status, 'processed');
+    t.equal(hfaAgain.mappingId, hfa.mappingId);
+    t.equal(hfaAgain.mappingMatch.by, 'automatic', 'still read automatically');
+    t.match(
+      hfaAgain.flags.find((f: any) => f.kind === 'auto_mapped'),
+      { severity: 'info', details: { mappingId: hfa.mappingId, revision: 1 } },
+      'the flag still names the mapping',
+    );
+    t.same(
+      hfaAgain.mappingMatch.automatic,
+      hfa.mappingMatch.automatic,
+      'with the basis and proof of the run that made it',
+    );
+    t.equal(canonicalDecimal(hfaAgain.netEarnings), canonicalDecimal(hfa.netEarnings));
+    t.equal(normalized.get(hfa.id), 2, 'one normalizer run per processing');
+    t.equal(gemaAgain.status, 'processed');
+    t.equal(gemaAgain.mappingMatch.by, 'header_hash', 'an edited mapping is the organization’s');
+    t.equal(gemaAgain.mappingRevision, 2);
+    t.notOk(
+      gemaAgain.flags.some((f: any) => f.kind === 'auto_mapped'),
+      'no auto_mapped flag after an edit',
+    );
+  },
+);
+
+t.test('a formula that is no product of two columns of an amount is refused', async (t) => {
+  const headers = ['Units', 'Royalty Price', 'ISRC', 'Currency', 'Month'];
+  const base = {
+    currency: { column: 'Currency' },
+    stmtYear: { column: 'Month' },
+    stmtPeriod: { column: 'Month' },
+    stmtCadence: { constant: 'M' },
+  };
+  const cases: [string, Record<string, unknown>, string][] = [
+    [
+      'the same column twice',
+      { ...base, royaltyEarnings: { multiply: ['Units', 'units'] } },
+      'fields.royaltyEarnings.multiply',
+    ],
+    [
+      'an identifier computed',
+      {
+        ...base,
+        royaltyEarnings: { column: 'Royalty Price' },
+        isrc: { multiply: ['Units', 'ISRC'] },
+      },
+      'fields.isrc.multiply',
+    ],
+  ];
+  for (const [label, fields, path] of cases) {
+    const res = await owner.client.mutate('mapping.create', {
+      organizationId: org,
+      name: `bad formula: ${label}`,
+      headers,
+      headerHash: computeHeaderHash(headers),
+      fields,
+    });
+    t.equal(res.error?.data?.errorCode, 'MAPPING_FORMULA_INVALID', label);
+    t.equal((res.error as any)?.data?.details?.fields?.[0]?.path, path, `${label}: its path`);
+  }
 });
 
 t.test('the next file of a layout uses its mapping, with its own preamble facts', async (t) => {
-  const text = readFileSync(path.join(dir, 'gema-abrechnung.csv'), 'utf8')
-    .replace('01.01.2024 - 30.06.2024', '01.07.2024 - 31.12.2024')
-    .replace('Gesamtbetrag;1.297,28', 'Gesamtbetrag;1.000,00');
-  const { statementId } = await putFile(
-    owner.client,
-    org,
-    artist,
-    'gema-2024-2.csv',
-    Buffer.from(text),
-  );
-  const s = await waitForStatement(owner.client, org, statementId, WAIT_MS);
+  const s = nextGema!;
   t.equal(s.status, 'processed');
   t.equal(s.mappingId, created.get('gema-abrechnung.csv'));
   t.equal(s.mappingMatch.by, 'header_hash');
@@ -172,43 +337,31 @@ t.test('the next file of a layout uses its mapping, with its own preamble facts'
   );
 });
 
-t.test('another organization gets a mapping of its own, never this one', async (t) => {
-  const other = await newOrganization(srv, 'Other Label');
-  const theirArtist = await createRightsholder(other.client, other.organizationId, 'Their Artist');
-  const { statementId } = await uploadFixture(
-    other.client,
-    other.organizationId,
-    theirArtist,
-    path.join(dir, 'gema-abrechnung.csv'),
-  );
-  const s = await waitForStatement(other.client, other.organizationId, statementId, WAIT_MS);
+t.test('a blank price leaves its row without an amount, never 0', async (t) => {
+  const s = blankPrice!;
   t.equal(s.status, 'processed');
-  t.not(s.mappingId, created.get('gema-abrechnung.csv'));
-  t.equal(s.mappingMatch.by, 'automatic');
+  t.equal(s.mappingId, created.get(APPLE), 'the stored computed mapping');
+  t.equal(s.keptRows, 8);
+  t.equal(canonicalDecimal(s.netEarnings), '56.91', '61.39 less the row of 7 × 0.64');
+  t.equal(canonicalDecimal(s.units), '58', 'its units still count');
+  t.match(
+    s.flags.find((f: any) => f.kind === 'missing_amounts'),
+    { severity: 'info', details: { rows: 1 } },
+  );
+});
+
+t.test('another organization gets a mapping of its own, never this one', async (t) => {
+  t.equal(theirs.status, 'processed');
+  t.not(theirs.mappingId, created.get('gema-abrechnung.csv'));
+  t.equal(theirs.mappingMatch.by, 'automatic');
   t.same(
     (await organizationMappings(other.client, other.organizationId)).map((m) => m.id),
-    [s.mappingId],
+    [theirs.mappingId],
   );
 });
 
 t.test('hostile preamble text is data, never SQL', async (t) => {
-  const text = [
-    "Payee,Robert'); DROP TABLE mappings;--",
-    'Statement Period,2024-05',
-    'Currency,EUR',
-    '',
-    'Track Title,ISRC,Streams,Net Revenue',
-    "Don't Stop,GBCEL2400101,10,1.25",
-    'Quote "Me",GBCEL2400102,5,0.75',
-  ].join('\n');
-  const { statementId } = await putFile(
-    owner.client,
-    org,
-    artist,
-    "x';--.csv",
-    Buffer.from(`${text}\n`),
-  );
-  const s = await waitForStatement(owner.client, org, statementId, WAIT_MS);
+  const s = hostile;
   t.equal(s.status, 'processed');
   t.equal(canonicalDecimal(s.netEarnings), '2');
   t.equal(periodOf(s), '2024-05');

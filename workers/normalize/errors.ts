@@ -3,6 +3,8 @@
 
 /** The mapping names a column the statement does not have (MAPPING_COLUMN_MISSING). */
 export class MappingError extends Error {}
+/** A computed amount's formula the normalizer cannot compute (MAPPING_FORMULA_INVALID). */
+export class FormulaError extends Error {}
 /** Year-first dates that read both ways with nothing in the statement to tell which (DATE_ORDER_AMBIGUOUS). */
 export class DateOrderError extends Error {}
 /** A field whose numbers no one rule reads (AMOUNT_FORMAT_CONFLICT): the offending rows in `details`. */

@@ -15,6 +15,11 @@ export interface FormatCheck {
   stated: boolean;
   /** an SQL condition over the raw cells c0..cN: every cell of the row fits the rule */
   fits: (decimalComma: boolean) => string;
+  /**
+   * an SQL condition implying fits, without its regular expressions and readings: what the survey
+   * counts (cheap to plan); the rows it leaves are tested by fits (judgeFormat)
+   */
+  surelyFits: (decimalComma: boolean) => string;
   /** an SQL expression: the first of the row's cells that does not fit the rule */
   offending: (decimalComma: boolean) => string;
 }
@@ -34,7 +39,8 @@ export function formatChecks(
       spec.fromFileName !== undefined
     )
       continue;
-    const columns = spec.columns ?? (spec.column !== undefined ? [spec.column] : []);
+    const columns =
+      spec.columns ?? spec.multiply ?? (spec.column !== undefined ? [spec.column] : []);
     if (columns.length === 0) continue;
     const cells = columns.map(cellOf);
     checks.push({
@@ -43,6 +49,8 @@ export function formatChecks(
       decimalComma: decimalCommaOf(spec),
       stated: spec.format === 'decimal_comma' || spec.format === 'decimal_point',
       fits: (dc) => `(${cells.map((c) => `${byRule('fits_amount', dc)}(${c})`).join(' AND ')})`,
+      surelyFits: (dc) =>
+        `(${cells.map((c) => `${byRule('surely_fits_amount', dc)}(${c})`).join(' AND ')})`,
       offending: (dc) =>
         `(CASE ${cells.map((c) => `WHEN NOT ${byRule('fits_amount', dc)}(${c}) THEN ${c}`).join(' ')} END)`,
     });
@@ -55,7 +63,8 @@ const OFFENDING_ROWS = 20;
 const OFFENDING_CHARS = 100;
 
 /**
- * A field with numbers that do not fit the rule it is read by: when every number of it fits the
+ * A field with numbers that may not fit the rule it is read by (surelyFits counted some): none when
+ * every number fits after all. Else, when every number of it fits the
  * other rule, and the mapping states none, the run starts again with that one (FormatSwitch); else
  * the statement is refused, naming the rows that do not fit (AmountFormatError). Never is a
  * number read by a rule its separators contradict.
@@ -67,6 +76,10 @@ export async function judgeFormat(
 ): Promise<void> {
   const cells = '*';
   const rule = (dc: boolean) => (dc ? 'a decimal comma (1.234,56)' : 'a decimal point (1,234.56)');
+  const unfit = await one(
+    `SELECT count(*) FILTER (WHERE NOT ${check.fits(check.decimalComma)}) FROM ${kept(cells)}`,
+  );
+  if (Number(unfit[0]![0]) === 0) return;
   if (!check.stated) {
     const other = await one(
       `SELECT count(*) FILTER (WHERE NOT ${check.fits(!check.decimalComma)}) FROM ${kept(cells)}`,

@@ -48,7 +48,7 @@ export interface Tallies {
   missingAmounts: number;
   /** per percentage source (Plan.percentSources), the rows that make it a percentage */
   percentRows: number[];
-  /** per format check (Plan.formats), the rows that do not fit its rule */
+  /** per format check (Plan.formats), the rows that may not fit its rule (FormatCheck.surelyFits) */
   unfitRows: number[];
 }
 
@@ -123,7 +123,7 @@ export async function gatherValues(
   return { written: talliesOf(plan, writtenRow), deciding: talliesOf(plan, decidingRow) };
 }
 
-/** Every data row's numbers must fit the rule their field is read by (formats.ts). */
+/** Every data row's numbers must fit the rule their field is read by (formats.ts): tested where the survey was not sure. */
 export async function judgeFormats(plan: Plan, split: Split, deciding: Tallies): Promise<void> {
   for (const [i, check] of plan.formats.entries()) {
     if (deciding.unfitRows[i]! > 0)
@@ -309,7 +309,16 @@ function directSelects(plan: Plan, deciding: Tallies): Record<string, string> {
         kind === 'percent' && readsPercent(f) ? 'parse_percent' : 'parse_amount',
         decimalCommaOf(input, spec),
       );
-      if (sumsColumns(spec)) {
+      if (spec?.multiply !== undefined) {
+        // a computed amount: the product of its factors, exact (DECIMAL(38,12) each; the product,
+        // of 24 decimals, rounded half away from zero to 12); NULL when either is no amount, and
+        // unreadable (NULL, counted) from 10^13 on, where DECIMAL(38,24) would overflow
+        const [a, b] = spec.multiply.map(
+          (c) => `CAST(${parse}(${cellOf(plan, c)}) AS DECIMAL(38,12))`,
+        );
+        select[snake(f)] =
+          `(CASE WHEN abs(CAST(${a} AS DOUBLE) * CAST(${b} AS DOUBLE)) < 1e13 THEN CAST(${a} * ${b} AS DECIMAL(38,12)) END)`;
+      } else if (sumsColumns(spec)) {
         // amounts from several columns are summed, not concatenated (pick 'first' reads one of them)
         const parts = spec.columns.map((c) => `coalesce(${parse}(${cellOf(plan, c)}), 0)`);
         select[snake(f)] = `(${parts.join(' + ')})`;

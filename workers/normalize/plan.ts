@@ -11,11 +11,16 @@ import {
   usesDecimalComma,
   type StandardField,
 } from '../../src/ingest/standardFields.ts';
-import type { FieldSpec, MappingFields } from '../../src/ingest/mappingFields.ts';
+import {
+  formulaProblem,
+  formulaText,
+  type FieldSpec,
+  type MappingFields,
+} from '../../src/ingest/mappingFields.ts';
 import { fromFileName, type DateOrder, type DateSystem } from '../../src/ingest/values.ts';
 import type { NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
 import { byRule } from './amountMacro.ts';
-import { MappingError } from './errors.ts';
+import { FormulaError, MappingError } from './errors.ts';
 import { formatChecks, type FormatCheck } from './formats.ts';
 import { ident, lit, NO_QUOTE } from './sql.ts';
 
@@ -121,8 +126,16 @@ export function cellOf(plan: Pick<Plan, 'columnIndex'>, column: string): string 
     throw new MappingError(
       `the mapping reads column "${column}", which this statement does not have`,
     );
-  return `cell(c${i})`;
+  return mappedCell(i);
 }
+
+/**
+ * The column of a raw cell as the mapping reads it (cell(cN): trimmed, NULL when empty), computed
+ * once per row by the reader (see reader). DuckDB expands a macro's body at every use of its
+ * argument: written as cell(cN) inside the amount macros, the cell's CASE was bound again at each
+ * of the dozens of uses, and binding those trees was most of a small statement's time.
+ */
+export const mappedCell = (i: number) => `m${i}`;
 
 // what the file reader found out about a column, by its header as the file has it (the mapping may
 // name it in another case or spacing)
@@ -166,6 +179,10 @@ export function planRun(
     if (!columnIndex.has(headerKey(h))) columnIndex.set(headerKey(h), i);
   });
   const fields = input.fields;
+  for (const f of standardFields) {
+    const problem = fields[f] ? formulaProblem(f, fields[f]) : null;
+    if (problem !== null) throw new FormulaError(`${f}: ${problem}`);
+  }
   const cells = Array.from({ length: width }, (_, i) => `c${i}`).join(', ');
   const located = { input, columnIndex };
   const textOfField = (f: StandardField) =>
@@ -185,10 +202,10 @@ export function planRun(
   const textColumns = [
     ...[...textFields, 'royaltyEarnings' as const].map((f) => `${textOfField(f)} AS ${t(f)}`),
     ...percentSources.map((p, i) => `CAST(${p.expr} AS VARCHAR) AS ${pct(i)}`),
-    ...formats.map((c, i) => `${c.fits(c.decimalComma)} AS ${fit(i)}`),
+    ...formats.map((c, i) => `${c.surelyFits(c.decimalComma)} AS ${fit(i)}`),
   ].join(', ');
   // the raw cells stay reachable from kept (amounts summed over several columns read them)
-  const texts = [...fieldTexts, cells].join(',\n      ');
+  const texts = [...fieldTexts, cells, mappedCells(width)].join(',\n      ');
   const splitOffset = input.splitOffset;
   return {
     input,
@@ -272,8 +289,20 @@ function percentSourcesOf(
     );
 }
 
-/** DuckDB's reader of the file's records from record `skip` (of the statement's file, or the second part's copy). */
+const mappedCells = (width: number) =>
+  Array.from({ length: width }, (_, i) => mappedCell(i)).join(', ');
+
+/**
+ * DuckDB's reader of the file's records from record `skip` (of the statement's file, or the second
+ * part's copy): the raw cells c0..cN and cx, and each cell as the mapping reads it (mappedCell;
+ * the ones a query does not use are not computed: DuckDB drops unused columns of a subquery).
+ */
 export function reader(plan: Plan, skip: number, file = plan.input.csvPath): string {
+  const mapped = Array.from({ length: plan.width }, (_, i) => `cell(c${i}) AS ${mappedCell(i)}`);
+  return `(SELECT *, ${mapped.join(', ')} FROM ${fileReader(plan, skip, file)})`;
+}
+
+function fileReader(plan: Plan, skip: number, file: string): string {
   const { input } = plan;
   const { strict, serial } = plan.reading;
   // one column more than the header: a cell there is one the mapping cannot name (counted, flagged)
@@ -335,7 +364,7 @@ export function textExpr(
       throw new MappingError(
         `the mapping reads column "${name}", which this statement does not have`,
       );
-    return `cell(c${i})`;
+    return mappedCell(i);
   };
   if (spec.fromFileName !== undefined) {
     const v = fromFileName(input.fileName, spec.fromFileName);
@@ -349,6 +378,12 @@ export function textExpr(
     return amount
       ? `(CASE ${cells.map((c) => `WHEN NOT no_amount(${c}) THEN ${c}`).join(' ')} END)`
       : `coalesce(${cells.join(', ')})`;
+  }
+  if (spec.multiply !== undefined) {
+    // a computed amount's text shows where it came from, on every row (the standardized variant):
+    // `3 × 0.70 (Units × Royalty Price)`; NULL when either factor is empty (no amount, never 0)
+    const cells = spec.multiply.map(col);
+    return `(CASE WHEN ${cells.map((c) => `no_amount(${c})`).join(' OR ')} THEN NULL ELSE concat(${cells.join(", ' × ', ")}, ${lit(` (${formulaText(spec.multiply)})`)}) END)`;
   }
   if (spec.columns !== undefined)
     return `NULLIF(concat_ws(${lit(spec.join ?? ' ')}, ${spec.columns.map(col).join(', ')}), '')`;

@@ -69,28 +69,37 @@ class UnionFind {
   }
 }
 
-/** Hashes of s, of s with each character deleted, and of s with each token removed (mod 2^32). */
-function blockingHashes(p: ParsedTitle, out: number[]): void {
-  const s = p.tokens.join('');
+/** Prefix hashes, suffix hashes and powers of the base, reused from title to title (grown on demand). */
+let prefix = new Int32Array(256);
+let suffix = new Int32Array(256);
+let pow = new Int32Array(256);
+
+/** Hashes of s, of s with each character deleted, and of s with each token removed (mod 2^32), as blocking entries of key k. */
+function pushBlockingEntries(p: ParsedTitle, k: number, out: number[]): void {
+  const s = p.key;
   const n = s.length;
-  const prefix = new Int32Array(n + 1);
-  const suffix = new Int32Array(n + 1);
-  const pow = new Int32Array(n + 1);
+  if (prefix.length <= n) {
+    prefix = new Int32Array(2 * n + 2);
+    suffix = new Int32Array(2 * n + 2);
+    pow = new Int32Array(2 * n + 2);
+  }
   pow[0] = 1;
+  prefix[0] = 0;
+  suffix[n] = 0;
   for (let i = 0; i < n; i++) {
     prefix[i + 1] = (Math.imul(prefix[i]!, BASE) + s.charCodeAt(i)) | 0;
     pow[i + 1] = Math.imul(pow[i]!, BASE);
   }
   for (let i = n - 1; i >= 0; i--)
     suffix[i] = (Math.imul(s.charCodeAt(i), pow[n - 1 - i]!) + suffix[i + 1]!) | 0;
-  const without = (from: number, to: number) =>
-    (Math.imul(prefix[from]!, pow[n - to]!) + suffix[to]!) >>> 0;
-  out.push(prefix[n]! >>> 0);
-  if (n >= 4 && n <= MAX_DELETION_LENGTH) for (let i = 0; i < n; i++) out.push(without(i, i + 1));
+  const push = (from: number, to: number) =>
+    out.push(((Math.imul(prefix[from]!, pow[n - to]!) + suffix[to]!) >>> 0) * IDX_BITS + k);
+  out.push((prefix[n]! >>> 0) * IDX_BITS + k);
+  if (n >= 4 && n <= MAX_DELETION_LENGTH) for (let i = 0; i < n; i++) push(i, i + 1);
   if (p.tokens.length >= 3 && p.tokens.length <= 16) {
     let at = 0;
     for (const t of p.tokens) {
-      out.push(without(at, at + t.length));
+      push(at, at + t.length);
       at += t.length;
     }
   }
@@ -100,31 +109,30 @@ function sortedCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Joins the keys of one signature group that are similar enough. */
-function linkGroup(group: number[], parsed: ParsedTitle[], uf: UnionFind, threshold: number): void {
+/** The entries of sorted without repeats (one key's equal hashes, as "aab" without either "a"). */
+function distinctSorted(entries: number[]): Float64Array {
+  const sorted = Float64Array.from(entries).sort();
+  let n = 0;
+  for (let i = 0; i < sorted.length; i++)
+    if (i === 0 || sorted[i] !== sorted[n - 1]) sorted[n++] = sorted[i]!;
+  return sorted.subarray(0, n);
+}
+
+/** Joins the keys (indices of `parsed`, in ascending key order) that are similar enough. */
+function linkKeys(parsed: readonly ParsedTitle[], uf: UnionFind, threshold: number): void {
   // the score cannot exceed 2 × min(weights) / (sum of weights): a cheap bound before the score
-  const weights = new Map<number, number>();
-  for (const k of group)
-    weights.set(
-      k,
-      parsed[k]!.tokens.reduce((w, t) => w + t.length + 1, 0),
-    );
+  const weights = Float64Array.from(parsed, (p) => p.tokens.reduce((w, t) => w + t.length + 1, 0));
   const tryPair = (a: number, b: number) => {
     if (a === b || uf.find(a) === uf.find(b)) return;
-    const wa = weights.get(a)!;
-    const wb = weights.get(b)!;
+    const wa = weights[a]!;
+    const wb = weights[b]!;
     if ((2 * Math.min(wa, wb)) / (wa + wb) < threshold * 0.9) return;
     if (parsedSimilarity(parsed[a]!, parsed[b]!) >= threshold) uf.union(a, b);
   };
   // (a) + (b): hashed blocking keys, sorted; equal hashes form a block
-  const hashes: number[] = [];
   const entries: number[] = [];
-  group.forEach((k, local) => {
-    hashes.length = 0;
-    blockingHashes(parsed[k]!, hashes);
-    for (const h of new Set(hashes)) entries.push(h * IDX_BITS + local);
-  });
-  const sorted = Float64Array.from(entries).sort();
+  parsed.forEach((p, k) => pushBlockingEntries(p, k, entries));
+  const sorted = distinctSorted(entries);
   for (let start = 0; start < sorted.length;) {
     const h = Math.floor(sorted[start]! / IDX_BITS);
     let end = start + 1;
@@ -132,24 +140,20 @@ function linkGroup(group: number[], parsed: ParsedTitle[], uf: UnionFind, thresh
     const size = end - start;
     for (let i = start; i < end; i++) {
       const last = size <= FULL_BLOCK ? end : Math.min(end, i + 1 + BLOCK_WINDOW);
-      for (let j = i + 1; j < last; j++)
-        tryPair(group[sorted[i]! % IDX_BITS]!, group[sorted[j]! % IDX_BITS]!);
+      for (let j = i + 1; j < last; j++) tryPair(sorted[i]! % IDX_BITS, sorted[j]! % IDX_BITS);
     }
     start = end;
   }
-  // (c): sorted neighbourhood over the compact bases and their reversals
-  if (group.length > 1) {
-    for (const text of [
-      (k: number) => parsed[k]!.tokens.join(''),
-      (k: number) => [...parsed[k]!.tokens.join('')].reverse().join(''),
-    ]) {
-      const order = group
-        .map((k) => ({ k, t: text(k) }))
-        .sort((x, y) => sortedCodeUnits(x.t, y.t) || x.k - y.k);
-      for (let i = 0; i < order.length; i++) {
-        for (let j = i + 1; j <= i + WINDOW && j < order.length; j++)
-          tryPair(order[i]!.k, order[j]!.k);
-      }
+  // (c): sorted neighbourhood over the compact bases (the keys are in that order) and their reversals
+  const n = parsed.length;
+  const reversed = parsed.map((p) => [...p.key].reverse().join(''));
+  const byReversed = Int32Array.from(parsed, (_p, k) => k).sort(
+    (x, y) => sortedCodeUnits(reversed[x]!, reversed[y]!) || x - y,
+  );
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j <= i + WINDOW && j < n; j++) {
+      tryPair(i, j);
+      tryPair(byReversed[i]!, byReversed[j]!);
     }
   }
 }
@@ -269,12 +273,7 @@ export function clusterTitles(items: TitleItem[], options: ClusterOptions = {}):
   parsed.forEach((p, k) => (byRank[rank[k]!] = p));
 
   const uf = new UnionFind(byRank.length);
-  linkGroup(
-    byRank.map((_p, r) => r),
-    byRank,
-    uf,
-    threshold,
-  );
+  linkKeys(byRank, uf, threshold);
   linkRomanized(byRank, uf);
 
   const { scale, units } = atCommonScale(items.map((i) => i.earnings));
@@ -287,29 +286,47 @@ export function clusterTitles(items: TitleItem[], options: ClusterOptions = {}):
   });
 
   const out: (TitleCluster & { units: bigint })[] = [];
-  const cleaned = new Map<string, { title: string; base: string }>();
-  const songTitleOf = (raw: string): { title: string; base: string } => {
-    let clean = cleaned.get(raw);
-    if (clean === undefined) {
-      const title = cleanTitle(raw, 'song');
-      clean = { title, base: parseTitle(title).base };
-      cleaned.set(raw, clean);
+  // the song's name of each distinct raw title, and the parse of each distinct song name, once
+  const cleaned = new Map<string, string>();
+  const songTitleOf = (raw: string): string => {
+    let title = cleaned.get(raw);
+    if (title === undefined) {
+      title = cleanTitle(raw, 'song');
+      cleaned.set(raw, title);
     }
-    return clean;
+    return title;
+  };
+  const parsedNames = new Map<string, ParsedTitle>();
+  const parseName = (title: string): ParsedTitle => {
+    let p = parsedNames.get(title);
+    if (p === undefined) {
+      p = parseTitle(title);
+      parsedNames.set(title, p);
+    }
+    return p;
   };
   for (const members of clusters.values()) {
     let sum = 0n;
     const keys = new Set<number>();
+    const names = new Set<string>();
     for (const i of members) {
       sum += units[i]!;
       keys.add(rank[itemKey[i]!]!);
+      names.add(songTitleOf(items[i]!.title));
     }
-    const displayTitle = songDisplayTitle(
-      members.map((i) => ({ ...songTitleOf(items[i]!.title), units: units[i]! })),
-    );
+    // one spelling throughout (most clusters): it is the name, nothing to vote on
+    const displayTitle =
+      names.size === 1
+        ? names.values().next().value!
+        : songDisplayTitle(
+            members.map((i) => {
+              const title = songTitleOf(items[i]!.title);
+              return { title, base: parseName(title).base, units: units[i]! };
+            }),
+          );
     let similarity = 1;
     if (keys.size > 1) {
-      const display = parseTitle(displayTitle);
+      const display = parseName(displayTitle);
       for (const k of keys)
         similarity = Math.min(similarity, parsedSimilarity(display, byRank[k]!));
     }

@@ -307,7 +307,21 @@ function segmentTags(segment: string): string[] | null {
 type Segment =
   { kind: 'credit'; artists: string[] } | { kind: 'tags'; tags: string[] } | { kind: 'text' };
 
+/** Segments repeat across a catalog ("feat. X", "2011 Remaster", "Radio Edit"): classified once. */
+const classified = new Map<string, Segment>();
+const MAX_CLASSIFIED = 50_000;
+
 function classify(segment: string): Segment {
+  let c = classified.get(segment);
+  if (c === undefined) {
+    if (classified.size >= MAX_CLASSIFIED) classified.clear();
+    c = classifyOnce(segment);
+    classified.set(segment, c);
+  }
+  return c;
+}
+
+function classifyOnce(segment: string): Segment {
   const w = words(segment);
   const credit = CREDIT.exec(w);
   if (credit && credit[1]) {

@@ -112,10 +112,12 @@ export function tokenSimilarity(a: string, b: string, last = false, single = fal
 
 const weight = (token: string): number => token.length + 1;
 
-/** The score of two token lists (0..1): Σ matched (wa + wb) × sim / Σ all weights, weight = length + 1. */
-export function tokenListSimilarity(a: readonly string[], b: readonly string[]): number {
-  if (a.length === 0 && b.length === 0) return 1;
-  if (a.join('') === b.join('')) return 1; // "Every Body" / "Everybody"
+/**
+ * The score of two token lists whose concatenations differ (0..1; equal ones, "Every Body" /
+ * "Everybody", share a key and score 1 before this): Σ matched (wa + wb) × sim / Σ all weights,
+ * weight = length + 1.
+ */
+function alignedSimilarity(a: readonly string[], b: readonly string[]): number {
   const A = a.slice(0, MAX_TOKENS);
   const B = b.slice(0, MAX_TOKENS);
   let total = 0;
@@ -168,6 +170,55 @@ export function tokenListSimilarity(a: readonly string[], b: readonly string[]):
   return score;
 }
 
+/**
+ * The same words in another order, small words aside (`Streets of Silver` / `Silver Streets`): not
+ * the same title for the clustering (another order costs), but no other word either, as a typo or
+ * an inflection would make (`Canyon Blues` / `Blue Canyon`).
+ */
+export function sameWordsReordered(a: ParsedTitle, b: ParsedTitle): boolean {
+  const words = (p: ParsedTitle) =>
+    p.tokens
+      .filter((t) => !STOPWORDS.has(t))
+      .sort()
+      .join(' ');
+  const x = words(a);
+  return x !== '' && x === words(b);
+}
+
+/** A version detail (remixer, venue) this long or longer may hold one typo and stay the same credit. */
+const MIN_TYPO_DETAIL = 5;
+
+/** Two details of one version tag that name the same thing: equal, or one edit apart (Tiësto / Tiseto), never when a digit differs. */
+function sameDetail(a: string, b: string): boolean {
+  const x = a.replace(/ /g, '');
+  const y = b.replace(/ /g, '');
+  if (x === y) return true;
+  if (
+    Math.min(x.length, y.length) < MIN_TYPO_DETAIL ||
+    Math.max(x.length, y.length) > MAX_FUZZY_LENGTH
+  )
+    return false;
+  if (DIGIT.test(x) || DIGIT.test(y)) return false;
+  return osaDistance(x, y, 1) <= 1;
+}
+
+/**
+ * Two recording signatures (normalize.ts `signature`: distinguishing tags joined by `+`) that name
+ * one recording: the same tag kinds, each detail equal or one typo apart (`remix:tiesto` /
+ * `remix:tisto`), while another remixer (`remix:alesso`) stays another recording.
+ */
+export function sameSignature(a: string, b: string): boolean {
+  if (a === b) return true;
+  const x = a.split('+');
+  const y = b.split('+');
+  if (x.length !== y.length) return false;
+  return x.every((tag, i) => {
+    const [kindA, detailA = ''] = tag.split(/:(.*)/s) as [string, string?];
+    const [kindB, detailB = ''] = y[i]!.split(/:(.*)/s) as [string, string?];
+    return kindA === kindB && sameDetail(detailA, detailB);
+  });
+}
+
 /** The romanized key of a title for comparison with one in another script. */
 const romanOf = (p: ParsedTitle): string => p.roman || romanKey(p.key);
 
@@ -179,7 +230,7 @@ const romanOf = (p: ParsedTitle): string => p.roman || romanKey(p.key);
 export function parsedSimilarity(a: ParsedTitle, b: ParsedTitle): number {
   if (a.key === b.key) return 1;
   if ((a.roman || b.roman) && romanOf(a) !== '' && romanOf(a) === romanOf(b)) return 1;
-  return tokenListSimilarity(a.tokens, b.tokens);
+  return alignedSimilarity(a.tokens, b.tokens);
 }
 
 /** 0..1 on raw titles; two titles are the same song when this is ≥ the threshold. */

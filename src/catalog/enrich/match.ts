@@ -2,7 +2,8 @@
 // "Summer Nights (feat. X) - 2019 Remaster" is compared with a catalog recording's title.
 // Deliberately small and local (the clustering module has the full title normalization); a
 // provider only needs: same title exactly, same title but another version, or merely similar.
-import { parseTitle } from '../cluster/normalize.ts';
+import { parseTitle, type ParsedTitle } from '../cluster/normalize.ts';
+import { DEFAULT_THRESHOLD, parsedSimilarity, sameWordsReordered } from '../cluster/similarity.ts';
 import { foldCase } from '../identity.ts';
 
 const VERSION_WORDS =
@@ -30,6 +31,8 @@ export interface TitleKey {
    * (`acoustic+live`, `remix`; '' for the original, a remaster, a feat. credit)
    */
   versions: string;
+  /** the title as the clustering parses it: whether two titles are one song is its rule */
+  song: ParsedTitle;
 }
 
 const FEAT =
@@ -47,11 +50,13 @@ export function titleKey(raw: string | null | undefined): TitleKey {
     VERSION_WORDS.test(foldText(tail)) ? ' ' : m,
   );
   const folded = foldText(base);
+  const song = parseTitle(raw ?? '');
   return {
     full,
     base: folded || full,
     versioned: folded !== '' && folded !== full,
-    versions: parseTitle(raw ?? '').signatureKinds,
+    versions: song.signatureKinds,
+    song,
   };
 }
 
@@ -114,10 +119,20 @@ export function titleScore(query: TitleKey, candidate: TitleKey): number {
   return sameOrSimilar(query, candidate);
 }
 
+/** A merely similar title that the clustering calls another song scores at most this: a search candidate, never a lookup's answer. */
+const OTHER_SONG_SCORE = 0.5;
+
 function sameOrSimilar(query: TitleKey, candidate: TitleKey): number {
   if (query.base !== '' && query.base === candidate.base) return candidate.versioned ? 0.8 : 0.85;
   const d = dice(query.base, candidate.base);
-  return d >= 0.5 ? 0.7 * d : 0;
+  if (d < 0.5) return 0;
+  // bigrams ignore word order and endings ("Canyon Blues" / "Blue Canyon", "Summer Nights" /
+  // "Summer Night"): a typo of the title is the clustering's call (docs/songs.md); the same words
+  // in another order ("Streets of Silver" / "Silver Streets") may name the recording too
+  const sameSong =
+    parsedSimilarity(query.song, candidate.song) >= DEFAULT_THRESHOLD ||
+    sameWordsReordered(query.song, candidate.song);
+  return sameSong ? 0.7 * d : Math.min(OTHER_SONG_SCORE, 0.7 * d);
 }
 
 /**

@@ -2,7 +2,8 @@
 // sampled values, src/ingest/suggest.ts) and the statement's facts (facts.ts), each required field
 // kept only when it is found with high confidence, every uncertainty a reason. Optional fields
 // below MIN_OPTIONAL are left out rather than guessed.
-import type { FieldSpec, MappingFields } from '../mappingFields.ts';
+import { formulaText, type FieldSpec, type MappingFields } from '../mappingFields.ts';
+import { readAmount } from '../amounts.ts';
 import { fieldKinds, requiredFields, type StandardField } from '../standardFields.ts';
 import type { LocatedTable } from '../fileTypes.ts';
 import type { MappingSuggestion } from '../suggest.ts';
@@ -32,11 +33,45 @@ export interface Draft {
 
 const PERIOD_FIELDS = ['stmtYear', 'stmtPeriod', 'stmtCadence'] as const;
 
-function earnings(s: MappingSuggestion, d: Draft): void {
+/** A header naming the royalty of one unit (older Apple reports: `Royalty Price`), not a total. */
+const PER_UNIT_ROYALTY =
+  /^(royalty price|royalty per unit|per unit royalty|unit royalty|royalty unit price|net unit price|unit net price)$/i;
+
+/**
+ * With no earnings column, the amount computed from the units and a column naming the royalty per
+ * unit (`Units` × `Royalty Price`): both found with high confidence, the price's sampled cells
+ * amounts. The proof then reads every row's product like any amount.
+ */
+function computedEarnings(s: MappingSuggestion, located: LocatedTable, d: Draft): boolean {
+  const units = s.fields.units?.column;
+  if (units === undefined || (s.confidence.units ?? 0) < HIGH_CONFIDENCE) return false;
+  const price = located.header.find((h) => PER_UNIT_ROYALTY.test(h.trim()));
+  if (price === undefined || headerKey(price) === headerKey(units)) return false;
+  const index = located.header.indexOf(price);
+  const values = located.sampleRows.map((r) => (r[index] ?? '').trim()).filter((v) => v !== '');
+  if (
+    values.length === 0 ||
+    values.some((v) => readAmount(v, false) === null && readAmount(v, true) === null)
+  )
+    return false;
+  d.fields.royaltyEarnings = { multiply: [units, price] };
+  d.basis.royaltyEarnings = {
+    confidence: Math.min(s.confidence.units ?? 0, 0.9),
+    why: `no column states the earnings: each row's amount is computed as ${formulaText([units, price])} ("${price}" names the royalty per unit; ${values.length}/${values.length} sampled values are amounts)`,
+  };
+  // the price is not also a rate or another amount of the row
+  for (const f of Object.keys(s.fields) as StandardField[])
+    if (s.fields[f]?.column !== undefined && headerKey(s.fields[f]!.column!) === headerKey(price))
+      d.leftOut.push(f);
+  return true;
+}
+
+function earnings(s: MappingSuggestion, located: LocatedTable, d: Draft): void {
   const spec = s.fields.royaltyEarnings;
   const confidence = s.confidence.royaltyEarnings ?? 0;
   const column = spec?.column ?? spec?.columns?.join(', ');
   if (!spec) {
+    if (computedEarnings(s, located, d)) return;
     d.reasons.push({
       code: 'field_missing',
       field: 'royaltyEarnings',
@@ -235,7 +270,8 @@ function salesMonths(
 
 function optional(s: MappingSuggestion, facts: StatementFacts, d: Draft): void {
   for (const [f, spec] of Object.entries(s.fields) as [StandardField, FieldSpec][]) {
-    if ((requiredFields as readonly string[]).includes(f) || d.fields[f]) continue;
+    if ((requiredFields as readonly string[]).includes(f) || d.fields[f] || d.leftOut.includes(f))
+      continue;
     const confidence = s.confidence[f] ?? 0;
     // a column the period now comes from elsewhere may still date the sales
     if (
@@ -318,7 +354,7 @@ export function draftAutoMapping(
   facts: StatementFacts,
 ): Draft {
   const d: Draft = { fields: {}, basis: {}, leftOut: [], reasons: [] };
-  earnings(suggestion, d);
+  earnings(suggestion, located, d);
   currency(suggestion, facts, d);
   period(suggestion, located, facts, d);
   optional(suggestion, facts, d);

@@ -1,21 +1,21 @@
 // Confident automatic mapping of a layout no mapping knows. The pipeline calls autoMapStatement
 // when findMappingForHeader finds nothing: the strict draft (draft.ts) is normalized in the
 // normalizer's thread and proven (proof.ts); only a proven draft becomes an organization mapping
-// (created like any other: editable, revisioned) that the statement is processed with, its record
-// saying so (MappingMatch `by: 'automatic'`, flag `auto_mapped`). Anything short of proof leaves
+// (created like any other: editable, revisioned) that the statement is processed with (the
+// proof's rows are the run's: the file is normalized once), its record saying so (MappingMatch
+// `by: 'automatic'`, flag `auto_mapped`). Anything short of proof leaves
 // the statement in needs_mapping with the suggestion and the reasons. Never a silent guess.
-import path from 'node:path';
-import { mkdir, rm } from 'node:fs/promises';
 import type { Deps } from '../../deps.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { tableOf, type LocatedTable } from '../fileTypes.ts';
+import type { LocatedTable } from '../fileTypes.ts';
 import { findMappingForHeader, type FoundMapping, type MappingMatch } from '../library.ts';
 import { createMapping } from '../mappings.ts';
 import type { MappingFields } from '../mappingFields.ts';
+import type { NormalizeOutput } from '../normalizeTypes.ts';
 import { suggestMapping, type MappingSuggestion } from '../suggest.ts';
 import { draftAutoMapping, type Draft } from './draft.ts';
-import { statementFacts, withFactVariables, type StatementFacts } from './facts.ts';
+import { statementFacts, type StatementFacts } from './facts.ts';
 import { proveMapping, type Proof } from './proof.ts';
 import type { AutoMapReason } from './reasons.ts';
 import type { AutoMapRecord } from './record.ts';
@@ -33,8 +33,11 @@ export interface AutoMapContext {
     created_by: string | null;
   };
   located: LocatedTable;
-  workDir: string;
-  deadline: number | undefined;
+  /**
+   * Normalizes the statement with these fields as the run does (src/ingest/pipeline.ts): the rows
+   * of a proven draft are the run's own, so that the first file of a layout is read once
+   */
+  normalize: (fields: MappingFields) => Promise<NormalizeOutput>;
 }
 
 /** The suggestion a statement waits in needs_mapping with, and why it was not applied. */
@@ -42,7 +45,9 @@ export type AwaitingSuggestion = MappingSuggestion & {
   automatic: { applied: false; reasons: AutoMapReason[]; facts: StatementFacts };
 };
 
-export type AutoMapOutcome = { found: FoundMapping } | { suggestion: AwaitingSuggestion };
+/** The mapping found, and when this run created it, the rows its proof normalized (the run's rows). */
+export type AutoMapOutcome =
+  { found: FoundMapping; normalized?: NormalizeOutput } | { suggestion: AwaitingSuggestion };
 
 /** The normalizer's errors a draft can cause, as reasons (a wrong column, a date order, an amount format). */
 const DRAFT_ERRORS = new Set([
@@ -55,27 +60,11 @@ const DRAFT_ERRORS = new Set([
 async function normalizeDraft(
   ctx: AutoMapContext,
   draft: Draft,
-  facts: StatementFacts,
-): Promise<Proof | AutoMapReason> {
+): Promise<{ proof: Proof; out: NormalizeOutput } | AutoMapReason> {
   const { fields } = draft;
-  const dir = path.join(ctx.workDir, 'automatic');
-  await mkdir(dir, { recursive: true });
   try {
-    const out = await ctx.deps.threads.normalize({
-      ...tableOf(ctx.located),
-      fields,
-      fileName: ctx.statement.file_name,
-      variables: withFactVariables(ctx.statement.variables, facts),
-      statementId: ctx.statementId,
-      organizationId: ctx.organizationId,
-      rightsholderId: ctx.statement.rightsholder_id,
-      outPath: path.join(dir, 'normalized.parquet'),
-      removedPath: path.join(dir, 'removed.csv'),
-      threads: 2,
-      memoryLimitMb: 1024,
-      timeBudgetMs: Math.max(1, (ctx.deadline ?? Date.now() + 30 * 60_000) - Date.now()),
-    });
-    return proveMapping(out, ctx.located, fields, draft.basis);
+    const out = await ctx.normalize(fields);
+    return { proof: proveMapping(out, ctx.located, fields, draft.basis), out };
   } catch (error) {
     if (error instanceof AppError && DRAFT_ERRORS.has(error.errorCode))
       return {
@@ -84,8 +73,6 @@ async function normalizeDraft(
         details: { errorCode: error.errorCode },
       };
     throw error;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -150,8 +137,9 @@ export async function autoMapStatement(ctx: AutoMapContext): Promise<AutoMapOutc
   });
   const draft = draftAutoMapping(suggestion, ctx.located, facts);
   if (draft.reasons.length > 0) return waiting(draft.reasons);
-  const proof = await normalizeDraft(ctx, draft, facts);
-  if ('code' in proof) return waiting([proof]);
+  const proven = await normalizeDraft(ctx, draft);
+  if ('code' in proven) return waiting([proven]);
+  const { proof } = proven;
   if (proof.reasons.length > 0) return waiting(proof.reasons);
   const record: AutoMapRecord = {
     basis: draft.basis,
@@ -160,6 +148,8 @@ export async function autoMapStatement(ctx: AutoMapContext): Promise<AutoMapOutc
     proof: { rows: proof.rows, net: proof.net, units: proof.units, totals: proof.totals },
   };
   const found = await createProven(ctx, suggestion, draft.fields, record);
+  // the proof's rows are the run's when the mapping is the draft (not another run's of the layout)
+  if (found?.match.by === 'automatic') return { found, normalized: proven.out };
   return found
     ? { found }
     : waiting([
@@ -168,6 +158,27 @@ export async function autoMapStatement(ctx: AutoMapContext): Promise<AutoMapOutc
           message: 'Another mapping of this layout was created meanwhile and does not fit it.',
         },
       ]);
+}
+
+/**
+ * A statement read again with the automatic mapping its own run created, unedited since (the
+ * revision its record names), is still read automatically: its record and `auto_mapped` flag keep
+ * naming the mapping, with the basis and proof of that run (the same file, the same mapping).
+ * Once the mapping is edited it is the organization's like any other: no flag. Another file of
+ * the layout never gets one (its statement created nothing).
+ */
+export function stillAutomatic(found: FoundMapping, previous: MappingMatch | null): FoundMapping {
+  if (
+    previous?.by !== 'automatic' ||
+    !previous.automatic ||
+    previous.mappingId !== found.mapping.id ||
+    previous.revision !== found.mapping.revision
+  )
+    return found;
+  return {
+    ...found,
+    match: { ...found.match, by: 'automatic', automatic: previous.automatic },
+  };
 }
 
 /** The `auto_mapped` flag of a statement processed with the mapping its own run created. */

@@ -3,7 +3,7 @@
 // states equal to the rows' sums to the last printed decimal (totals.ts).
 import { readAmount } from '../amounts.ts';
 import type { LocatedTable } from '../fileTypes.ts';
-import type { MappingFields, StandardField } from '../mappingFields.ts';
+import { formulaText, type MappingFields, type StandardField } from '../mappingFields.ts';
 import type { NormalizeOutput } from '../normalizeTypes.ts';
 import { headerIn, usesDecimalComma } from '../standardFields.ts';
 import type { AutoMapReason } from './reasons.ts';
@@ -27,7 +27,8 @@ function unreadableAmountRows(
   decimalComma: Readonly<Record<string, boolean>>,
 ): number[] {
   const spec = fields.royaltyEarnings;
-  const columns = spec?.columns ?? (spec?.column !== undefined ? [spec.column] : []);
+  const columns =
+    spec?.columns ?? spec?.multiply ?? (spec?.column !== undefined ? [spec.column] : []);
   const comma = usesDecimalComma(spec, located.header, decimalComma);
   const indexes = columns
     .map((c) => located.header.indexOf(headerIn(located.header, c) ?? ''))
@@ -42,6 +43,7 @@ function unreadableAmountRows(
 
 function columnOf(fields: MappingFields, f: keyof MappingFields): string | undefined {
   const spec = fields[f];
+  if (spec?.multiply !== undefined) return formulaText(spec.multiply);
   return spec?.column ?? spec?.columns?.join(', ');
 }
 

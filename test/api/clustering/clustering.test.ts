@@ -1,12 +1,12 @@
 // clustering.*: the title clusters of a block built from a statement ingested through the real
 // API (statement → block refresh → clusterTitles in a worker thread), their exact entries,
 // earnings, shares and order, user moves that survive re-clustering, roles, data access, other
-// organizations' ids and hostile input.
+// organizations' ids and hostile input. At the handler: nothing here is about HTTP.
 import t from 'tap';
 import { refreshBlock } from '../../../src/catalog/blocks.ts';
 import { createRightsholder } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { ingestBlock } from '../../catalog/helpers.ts';
 import { UNKNOWN_ID } from '../mapping/helpers.ts';
 import { detailIds, waitForEnrichment } from './helpers.ts';
@@ -15,7 +15,7 @@ import { isError, ok } from '../../helpers/outcome.ts';
 
 t.setTimeout(300_000);
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const owner = await newOrganization(srv, 'Cluster Org');
 const org = owner.organizationId;
 const db = srv.deps.pool;
@@ -51,9 +51,13 @@ const M = {
   salt: md['ta:saltwater ledger\u001fnova reed']!,
 };
 const q = (proc: QueryName<'clustering'>, input: Record<string, unknown>, caller = owner) =>
-  caller.client.query(`clustering.${proc}`, { organizationId: org, blockId: block, ...input });
+  caller.client.queryUnchecked(`clustering.${proc}`, {
+    organizationId: org,
+    blockId: block,
+    ...input,
+  });
 const update = (changes: unknown, caller = owner) =>
-  caller.client.mutate('clustering.updateClustering', {
+  caller.client.mutateUnchecked('clustering.updateClustering', {
     organizationId: org,
     blockId: block,
     changes,

@@ -1,0 +1,113 @@
+// The DuckDB instance a worker thread keeps for its tasks (workers/duckdb.ts, withThreadInstance):
+// reused by the next statement, nothing of one statement left for the next, and a failed task's
+// instance never reused.
+import { readFile } from 'node:fs/promises';
+import t from 'tap';
+import { instancesCreated, withThreadInstance } from '../../workers/duckdb.ts';
+import { loadMappingLibrary } from '../../src/ingest/library.ts';
+import { normalizeFile, parquetRows } from '../helpers/normalize.ts';
+
+const believe = (await loadMappingLibrary()).find((e) => e.key === 'believe')!;
+const text = await readFile(new URL('../../fixtures/statements/believe.csv', import.meta.url));
+const settings = { threads: 2, memoryLimitMb: 256 };
+const noPrepare = async () => {};
+
+/** What a task would find in the instance: its objects (temporary or not) and its settings. */
+async function catalogSeen() {
+  return withThreadInstance(settings, noPrepare, async (instance) => {
+    const c = await instance.connect();
+    try {
+      const read = async (sql: string) => (await c.runAndReadAll(sql)).getRowsJson();
+      return {
+        tables: await read('SELECT table_name FROM duckdb_tables() ORDER BY 1'),
+        types: await read(
+          `SELECT type_name FROM duckdb_types() WHERE NOT internal AND database_name = 'memory' ORDER BY 1`,
+        ),
+        settings: await read(
+          `SELECT name, value FROM duckdb_settings() WHERE name IN ('threads', 'memory_limit') ORDER BY 1`,
+        ),
+      };
+    } finally {
+      c.closeSync();
+    }
+  });
+}
+
+t.test('statements one after another reuse the instance and leave nothing behind', async (t) => {
+  const first = await normalizeFile(t, text, believe.fields, { fileName: 'believe.csv' });
+  const made = instancesCreated();
+  const second = await normalizeFile(t, text, believe.fields, { fileName: 'believe.csv' });
+  // (the second would fail on the first's value types, made again under the same names, if they were left)
+  t.equal(instancesCreated(), made, 'the second statement made no instance');
+  t.equal(second.out.keptRows, 30);
+  t.equal(second.out.net, first.out.net);
+  t.equal(second.out.net, '730.217419961500');
+  t.same(
+    await parquetRows(second.outPath, 'source_row, royalty_earnings, country'),
+    await parquetRows(first.outPath, 'source_row, royalty_earnings, country'),
+  );
+  const seen = await catalogSeen();
+  t.same(seen.tables, [], 'no table of the statements is left');
+  t.same(seen.types, [], 'no value type of the statements is left');
+  t.equal(instancesCreated(), made, 'still the same instance');
+});
+
+t.test('a failed task closes the instance: its changes never reach the next', async (t) => {
+  await catalogSeen();
+  const before = instancesCreated();
+  await t.rejects(
+    withThreadInstance(settings, noPrepare, async (instance) => {
+      const c = await instance.connect();
+      try {
+        await c.run('SET threads = 1');
+        await c.run(`SET memory_limit = '64MB'`);
+        await c.run('CREATE TABLE half_made AS SELECT range AS n FROM range(100000)');
+        await c.run("CREATE TYPE e_left AS ENUM ('a', 'b')");
+        throw new Error('the task failed halfway');
+      } finally {
+        c.closeSync();
+      }
+    }),
+    { message: 'the task failed halfway' },
+  );
+  const seen = await catalogSeen();
+  t.equal(instancesCreated(), before + 1, 'the next task has a new instance');
+  t.same(seen.tables, []);
+  t.same(seen.types, []);
+  t.same(seen.settings, [
+    ['memory_limit', '244.1 MiB'],
+    ['threads', '2'],
+  ]);
+});
+
+t.test('a task beyond its memory limit spills to a directory of the instance', async (t) => {
+  const sorted = await withThreadInstance(
+    { threads: 1, memoryLimitMb: 32 },
+    noPrepare,
+    async (instance) => {
+      const c = await instance.connect();
+      try {
+        await c.run(
+          `CREATE TEMP TABLE big AS SELECT range AS n, md5(range::VARCHAR) AS h FROM range(1000000) ORDER BY h`,
+        );
+        return (await c.runAndReadAll('SELECT count(*), count(DISTINCT h) FROM big')).getRowsJson();
+      } finally {
+        c.closeSync();
+      }
+    },
+  );
+  t.same(sorted, [['1000000', '1000000']]);
+});
+
+t.test('a statement stopped by its time budget does not poison the next', async (t) => {
+  const stopped = normalizeFile(t, text, believe.fields, {
+    fileName: 'believe.csv',
+    extra: { timeBudgetMs: 1 },
+  });
+  await t.rejects(stopped, {
+    message: 'normalizing the statement took longer than its time budget',
+  });
+  const next = await normalizeFile(t, text, believe.fields, { fileName: 'believe.csv' });
+  t.equal(next.out.keptRows, 30);
+  t.equal(next.out.net, '730.217419961500');
+});

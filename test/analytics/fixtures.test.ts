@@ -1,10 +1,19 @@
 // Every fixture statement, ingested through the real HTTP API (presigned PUT, job runner, worker
 // threads; a layout the library does not know through its accepted suggested mapping), then asked
 // of cube.query: earnings, units and rows grouped by statement (and by
-// currency) equal the expected sums to the last decimal.
+// currency) equal the expected sums to the last decimal. The tracks of their normalized rows are
+// the committed fixtures/catalog/fixture-tracks.json other tests read.
 import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import t from 'tap';
+import {
+  committedFixtureTracks,
+  normalizedTracks,
+  type FixtureTrack,
+} from '../helpers/fixtureTracks.ts';
 import { createRightsholder, uploadFixture, waitForStatement } from '../helpers/ingest.ts';
 import { canonicalDecimal } from '../helpers/decimal.ts';
 import { newOrganization } from '../helpers/principals.ts';
@@ -122,3 +131,29 @@ for (const expected of expectations) {
     }
   });
 }
+
+t.test('the tracks of the normalized rows are fixtures/catalog/fixture-tracks.json', async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'royalty-fixture-tracks-'));
+  const duck = await (await DuckDBInstance.create(':memory:')).connect();
+  t.teardown(async () => {
+    duck.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const written: FixtureTrack[] = [];
+  for (const { file } of expectations) {
+    if (!processed.has(file)) continue;
+    const { rows } = await srv.deps.pool.query<{ normalized_key: string }>(
+      'SELECT normalized_key FROM statements WHERE id = $1',
+      [statements.get(file)],
+    );
+    const parquet = path.join(dir, `${statements.get(file)}.parquet`);
+    await writeFile(parquet, await srv.deps.store.getBuffer(rows[0]!.normalized_key));
+    written.push(...(await normalizedTracks(duck, file, parquet)));
+  }
+  t.same(
+    written,
+    committedFixtureTracks().filter((tr) => processed.has(tr.file)),
+    'rerun fixtures/catalog/build-fixture-tracks.ts when a fixture statement changes',
+  );
+  t.equal(written.length, 500);
+});

@@ -1,31 +1,18 @@
 // The offline provider over fixtures/catalog/recordings.json, asked about every track of every
-// fixture statement as the ingestion reads them (the real file reader and normalizer, run in
-// this process): each one the dataset holds is found with its title, artist and a release date
-// before the statement's period; the deliberately absent ones are not found.
+// fixture statement as the ingestion reads them (fixtures/catalog/fixture-tracks.json, which
+// test/analytics/fixtures.test.ts checks against the rows the real ingestion writes): each one the
+// dataset holds is found with its title, artist and a release date before the statement's period;
+// the deliberately absent ones are not found.
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import t from 'tap';
-import { tableOf } from '../../src/ingest/fileTypes.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createProvider } from '../../src/catalog/enrich/index.ts';
 import { foldText, titleKey } from '../../src/catalog/enrich/match.ts';
 import { OfflineProvider } from '../../src/catalog/enrich/offline.ts';
-import { loadMappingLibrary } from '../../src/ingest/library.ts';
-import { suggestMapping } from '../../src/ingest/suggest.ts';
 import { normalizeIsrc } from '../../src/ingest/values.ts';
-import { locateTable } from '../../workers/statementFile.ts';
-import { normalizeStatement } from '../../workers/normalize.ts';
+import { committedFixtureTracks, type FixtureTrack } from '../helpers/fixtureTracks.ts';
 import { repoRoot } from '../setup/paths.ts';
-
-interface FixtureTrack {
-  file: string;
-  title: string | null;
-  artist: string | null;
-  isrc: string | null;
-}
 
 const statementsDir = path.join(repoRoot, 'fixtures', 'statements');
 const expectations = readdirSync(statementsDir)
@@ -45,54 +32,6 @@ function periodStart(p: string | undefined): string {
   if (!m) return '9999-12-31';
   const month = m[2] ? Number(m[2]) : (Number(m[3]) - 1) * 3 + 1;
   return `${m[1]}-${String(month).padStart(2, '0')}-01`;
-}
-
-/** Every distinct (file, title, artist, ISRC) of the fixture statements, as the normalizer writes them. */
-async function readFixtureTracks(): Promise<FixtureTrack[]> {
-  const library = await loadMappingLibrary();
-  const duck = await (await DuckDBInstance.create(':memory:')).connect();
-  const tracks: FixtureTrack[] = [];
-  for (const { file } of expectations) {
-    const workDir = await mkdtemp(path.join(tmpdir(), 'royalty-enrich-'));
-    try {
-      const located = await locateTable({
-        sourcePath: path.join(statementsDir, file),
-        fileName: file,
-        workDir,
-      });
-      if (!located.ok) throw new Error(`${file}: ${located.message}`);
-      const fields =
-        library.find((e) => e.headerHash === located.headerHash)?.fields ??
-        suggestMapping(located.header, located.sampleRows, file).fields;
-      const outPath = path.join(workDir, 'normalized.parquet');
-      const normalized = await normalizeStatement({
-        ...tableOf(located),
-        fields,
-        fileName: file,
-        variables: {},
-        statementId: '00000000-0000-4000-8000-000000000001',
-        organizationId: '00000000-0000-4000-8000-000000000002',
-        rightsholderId: '00000000-0000-4000-8000-000000000003',
-        outPath,
-        removedPath: path.join(workDir, 'removed.csv'),
-      });
-      if (!normalized.ok) throw new Error(`${file}: ${normalized.message}`);
-      const rows = await duck.runAndReadAll(
-        `SELECT DISTINCT raw_title, raw_artist, isrc_raw FROM read_parquet('${outPath.replaceAll("'", "''")}') ORDER BY ALL`,
-      );
-      for (const [title, artist, isrc] of rows.getRows()) {
-        tracks.push({
-          file,
-          title: (title as string | null) ?? null,
-          artist: (artist as string | null) ?? null,
-          isrc: (isrc as string | null) ?? null,
-        });
-      }
-    } finally {
-      await rm(workDir, { recursive: true, force: true });
-    }
-  }
-  return tracks;
 }
 
 /** Tracks of the fixture statements the dataset deliberately lacks (docs/catalog.md "Enrichment providers"). */
@@ -137,7 +76,7 @@ const EXPECTED_MIDNIGHT_DRIVE = {
 };
 
 const provider = new OfflineProvider();
-const tracks = await readFixtureTracks();
+const tracks = committedFixtureTracks();
 const periods = new Map(expectations.map((e) => [e.file, periodStart(e.period)]));
 
 t.test('the dataset loads once, checked: 866 recordings', async (t) => {

@@ -5,6 +5,7 @@ import { catalogBlockRefreshTask } from '../../src/jobs/tasks/catalog_block_refr
 import type { Queryable } from '../../src/db/pool.ts';
 import type { Deps } from '../../src/deps.ts';
 import { statementIngestTask } from '../../src/jobs/tasks/statement_ingest.ts';
+import { startTestHandler, type TestHandler } from '../helpers/handler.ts';
 import { putFile, waitForStatement } from '../helpers/ingest.ts';
 import type { Caller } from '../helpers/principals.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -111,15 +112,22 @@ export async function ingestBlock(
   };
 }
 
+/** The catalog's jobs a test drives its enrichment beside (drainQueue): ingestion and block refreshes. */
+const ingestAndRefresh = (deps: Deps) => ({
+  statement_ingest: statementIngestTask(deps),
+  [BLOCK_REFRESH_TASK]: catalogBlockRefreshTask(deps),
+});
+
+/** enrichmentDrivenServer at the handler: the same jobs run in this process, no HTTP. */
+export function enrichmentDrivenHandler(
+  t: Parameters<typeof startTestHandler>[0],
+): Promise<TestHandler> {
+  return startTestHandler(t, { taskList: ingestAndRefresh });
+}
+
 /** A serving test server whose catalog enrichment the test drives itself (drainQueue): only ingestion and block refreshes run as jobs. */
 export function enrichmentDrivenServer(
   t: Parameters<typeof startTestServer>[0],
 ): Promise<TestServer> {
-  return startTestServer(t, {
-    role: 'serve',
-    taskList: (deps) => ({
-      statement_ingest: statementIngestTask(deps),
-      [BLOCK_REFRESH_TASK]: catalogBlockRefreshTask(deps),
-    }),
-  });
+  return startTestServer(t, { role: 'serve', taskList: ingestAndRefresh });
 }

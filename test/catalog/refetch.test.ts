@@ -13,7 +13,7 @@ import { afterEnrichment } from '../../src/catalog/followUps.ts';
 import { createRightsholder } from '../helpers/ingest.ts';
 import { startMusicBrainzServer } from '../helpers/musicbrainzServer.ts';
 import { addMember, newOrganization } from '../helpers/principals.ts';
-import { enrichmentDrivenServer, ingestBlock } from './helpers.ts';
+import { enrichmentDrivenHandler, ingestBlock } from './helpers.ts';
 
 t.setTimeout(900_000);
 
@@ -26,7 +26,7 @@ const musicbrainz = new MusicBrainzProvider({
   timeoutMs: 2000,
 });
 
-const srv = await enrichmentDrivenServer(t);
+const srv = await enrichmentDrivenHandler(t);
 const owner = await newOrganization(srv, 'Refetch Org');
 const org = owner.organizationId;
 const writer = await addMember(srv, org, 'writer');

@@ -4,13 +4,13 @@
 import t from 'tap';
 import { createRightsholder } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
-import { enrichmentDrivenServer, ingestBlock } from './helpers.ts';
+import { enrichmentDrivenHandler, ingestBlock } from './helpers.ts';
 import type { MutationPath, QueryPath } from '../helpers/procedures.ts';
 import { isError, ok } from '../helpers/outcome.ts';
 
 t.setTimeout(600_000);
 
-const srv = await enrichmentDrivenServer(t);
+const srv = await enrichmentDrivenHandler(t);
 const db = srv.deps.pool;
 const owner = await newOrganization(srv, 'Rekey Org');
 const org = owner.organizationId;
@@ -22,9 +22,9 @@ const { block } = await ingestBlock(srv, owner, rh, 'a.tsv', [
   ['Probe Artist', 'Ocean Avenue', 'QZZ9Z9900003', '1'],
 ]);
 const q = (proc: QueryPath, input: Record<string, unknown>) =>
-  owner.client.query(proc, { organizationId: org, ...input });
+  owner.client.queryUnchecked(proc, { organizationId: org, ...input });
 const mut = (proc: MutationPath, input: Record<string, unknown>) =>
-  owner.client.mutate(proc, { organizationId: org, ...input });
+  owner.client.mutateUnchecked(proc, { organizationId: org, ...input });
 const clusters = async () =>
   ok(t, await q('clustering.getClustersList', { blockId: block })).data.map((c: any) => [
     c.id,

@@ -6,9 +6,9 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 
-const srv = await startTestServer(t, {
+const srv = await startTestHandler(t, {
   env: {
     CUBE_SQL_TIMEOUT_MS: '1500',
     CUBE_SQL_MEMORY_MB: '128',
@@ -247,7 +247,7 @@ t.test('time is bounded: a runaway statement is interrupted', async (t) => {
 t.test('memory is bounded, inside DuckDB and outside it', async (t) => {
   // a service of its own with time to spare, so that only the memory limit can stop these (on a
   // loaded machine the 1.5 s limit above could otherwise end them first)
-  const roomy = await startTestServer(t, {
+  const roomy = await startTestHandler(t, {
     env: { CUBE_SQL_TIMEOUT_MS: '120000', CUBE_SQL_MEMORY_MB: '128', CUBE_SQL_MAX_ROWS: '1000' },
   });
   const tenant = await newOrganization(roomy, 'Roomy Org');

@@ -10,15 +10,15 @@ import { xmlText } from '../../../src/exports/xlsx.ts';
 import { m } from '../../analytics/helpers.ts';
 import { canonicalDecimal } from '../../helpers/decimal.ts';
 import { createRightsholder, uploadFixture, waitForStatement } from '../../helpers/ingest.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
 import { downloadAll, readTable, records, runExport, sumDecimals } from './helpers.ts';
 
 const fixture = path.join(
   import.meta.dirname,
   '../../../fixtures/exports/tunecore-hostile-titles.csv',
 );
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const owner = await newOrganization(srv, 'Formula Injection Org');
 const org = owner.organizationId;
 const rightsholderId = await createRightsholder(owner.client, org, 'Hostile Titles');

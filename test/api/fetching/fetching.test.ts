@@ -1,17 +1,17 @@
 // fetching.*: coverage per rightsholder (exact shares of details and USD earnings), the queue
 // count, the operators' list, and the block actions (stop, re-fetch, reprocess skipped), through
-// the real HTTP API, with roles, data access, other tenants' ids and hostile input.
+// the procedures at the handler, with roles, data access, other tenants' ids and hostile input.
 import t from 'tap';
 import { OfflineProvider } from '../../../src/catalog/enrich/offline.ts';
 import { drainQueue } from '../../../src/catalog/enrichQueue.ts';
 import { createRightsholder } from '../../helpers/ingest.ts';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
-import { enrichmentDrivenServer, ingestBlock } from '../../catalog/helpers.ts';
+import { enrichmentDrivenHandler, ingestBlock } from '../../catalog/helpers.ts';
 
 t.setTimeout(900_000);
 
 // ingestion and block refreshes run in the job runner; enrichment is driven by the test
-const srv = await enrichmentDrivenServer(t);
+const srv = await enrichmentDrivenHandler(t);
 const db = srv.deps.pool;
 const owner = await newOrganization(srv, 'Fetching Org');
 const org = owner.organizationId;

@@ -6,11 +6,11 @@ import t from 'tap';
 import { createRightsholder } from '../../helpers/ingest.ts';
 import { waitForLockWaiters } from '../../helpers/locks.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { enrichmentDrivenServer, ingestBlock } from '../../catalog/helpers.ts';
+import { enrichmentDrivenHandler, ingestBlock } from '../../catalog/helpers.ts';
 
 t.setTimeout(600_000);
 
-const srv = await enrichmentDrivenServer(t);
+const srv = await enrichmentDrivenHandler(t);
 const db = srv.deps.pool;
 const owner = await newOrganization(srv, 'Bulk Org');
 const org = owner.organizationId;
@@ -51,7 +51,7 @@ t.test(
     const res = await owner.client.mutate('musicalDetails.bulkOverride', {
       organizationId: org,
       overrides: [
-        { musicalDetailIds: [...ones, twos[0], twos[1]], values: { genres: ['pop'] } },
+        { musicalDetailIds: [...ones, twos[0]!, twos[1]!], values: { genres: ['pop'] } },
         { musicalDetailIds: ones.slice(0, 3), values: { artist: 'Somebody Else' } },
       ],
     });
@@ -204,7 +204,7 @@ t.test(
       await holder.query('DELETE FROM catalog_blocks WHERE id = $1', [block]);
       const override = owner.client.mutate('musicalDetails.bulkOverride', {
         organizationId: org,
-        overrides: [{ musicalDetailIds: [detail], values: { genres: ['jazz'] } }],
+        overrides: [{ musicalDetailIds: [detail!], values: { genres: ['jazz'] } }],
       });
       await waitForLockWaiters(db, 1);
       await holder.query('DELETE FROM rightsholders WHERE id = $1', [third]);

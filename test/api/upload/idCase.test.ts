@@ -7,12 +7,12 @@ import {
   putFile,
   waitForStatement,
 } from '../../helpers/ingest.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { EUR_REPORT_HEADER, eurReportFields } from '../../helpers/sampleMapping.ts';
-import { startTestServer } from '../../helpers/server.ts';
 import { isError } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const owner = await newOrganization(srv, 'Capitals Label');
 const org = owner.organizationId;
 const artist = await createRightsholder(owner.client, org, 'Capitals Artist');

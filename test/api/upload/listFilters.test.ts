@@ -1,4 +1,4 @@
-// upload.statements and file.list over real HTTP: every filter, pagination and sorting, deleted
+// upload.statements and file.list at the handler: every filter, pagination and sorting, deleted
 // statements, other organizations' ids, restricted members and hostile strings, with exact answers.
 import t from 'tap';
 import {
@@ -7,12 +7,12 @@ import {
   putFile,
   waitForStatement,
 } from '../../helpers/ingest.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { EUR_REPORT_HEADER, eurReportFields } from '../../helpers/sampleMapping.ts';
-import { startTestServer } from '../../helpers/server.ts';
 import { isError } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const owner = await newOrganization(srv, 'Filters Label');
 const org = owner.organizationId;
 const other = await newOrganization(srv, 'Other Label');

@@ -54,3 +54,14 @@ export const currencyReportFields = {
   salesType: { column: 'Usage' },
   rawTitle: { column: 'Track' },
 };
+
+/** The least a statement needs: `Title, Amount` in euros, its period (2024-03) a constant. */
+export const TITLE_AMOUNT_HEADER = ['Title', 'Amount'];
+export const titleAmountFields = {
+  stmtYear: { constant: '2024' },
+  stmtPeriod: { constant: '3' },
+  stmtCadence: { constant: 'M' },
+  currency: { constant: 'EUR' },
+  royaltyEarnings: { column: 'Amount' },
+  rawTitle: { column: 'Title' },
+};

@@ -7,21 +7,21 @@ import t from 'tap';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
+import { TITLE_AMOUNT_HEADER, titleAmountFields } from '../helpers/sampleMapping.ts';
 
 const srv = await startTestServer(t, { role: 'serve' });
 const owner = await newOrganization(srv, 'Formats Label');
 const org = owner.organizationId;
 const artist = await createRightsholder(owner.client, org, 'Formats Artist');
 
-const header = ['Title', 'Amount'];
-const mappingId = await insertMapping(srv.deps.pool, org, 'Titles and amounts', header, {
-  stmtYear: { constant: '2024' },
-  stmtPeriod: { constant: '3' },
-  stmtCadence: { constant: 'M' },
-  currency: { constant: 'EUR' },
-  royaltyEarnings: { column: 'Amount' },
-  rawTitle: { column: 'Title' },
-});
+const header = TITLE_AMOUNT_HEADER;
+const mappingId = await insertMapping(
+  srv.deps.pool,
+  org,
+  'Titles and amounts',
+  header,
+  titleAmountFields,
+);
 
 const statement = async (id: string) => waitForStatement(owner.client, org, id);
 const titles = async (statementId: string) => {

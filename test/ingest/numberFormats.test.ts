@@ -12,6 +12,7 @@ import { locateTable } from '../../workers/statementFile.ts';
 import { normalizeFile, normalizeInput, parquetRows, workDir } from '../helpers/normalize.ts';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { titleAmountFields } from '../helpers/sampleMapping.ts';
 
 /** An exact decimal: unscaled / 10^scale. */
 interface Decimal {
@@ -144,14 +145,7 @@ t.test(
   },
 );
 
-const MAPPING = {
-  stmtYear: { constant: '2024' },
-  stmtPeriod: { constant: '3' },
-  stmtCadence: { constant: 'M' },
-  currency: { constant: 'EUR' },
-  royaltyEarnings: { column: 'Amount' },
-  rawTitle: { column: 'Title' },
-};
+const MAPPING = titleAmountFields;
 
 /** A statement of titles and amounts, delimited by `delimiter` (no cell holds it). */
 function statement(cells: string[], delimiter: ';' | '\t'): string {

@@ -14,6 +14,7 @@ import { startTestHandler } from '../helpers/handler.ts';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { repoRoot } from '../setup/paths.ts';
+import { TITLE_AMOUNT_HEADER, titleAmountFields } from '../helpers/sampleMapping.ts';
 
 const PDFS = path.join(repoRoot, 'fixtures', 'pdf');
 const srv = await startTestHandler(t, { jobs: true });
@@ -126,15 +127,8 @@ const societyMapping = await mapped('Society', societyHeader, {
   country: { column: 'Territory' },
   source: { column: 'Source' },
 });
-const twoColumns = ['Title', 'Amount'];
-const twoColumnsMapping = await mapped('Two columns', twoColumns, {
-  stmtYear: { constant: '2024' },
-  stmtPeriod: { constant: '3' },
-  stmtCadence: { constant: 'M' },
-  currency: { constant: 'EUR' },
-  royaltyEarnings: { column: 'Amount' },
-  rawTitle: { column: 'Title' },
-});
+const twoColumns = TITLE_AMOUNT_HEADER;
+const twoColumnsMapping = await mapped('Two columns', twoColumns, titleAmountFields);
 const hostileTitles = [
   "x'); DROP TABLE statements; --",
   '=HYPERLINK("http://evil")',

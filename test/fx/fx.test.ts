@@ -15,7 +15,7 @@ import { usdRate } from '../../src/fx/rates.ts';
 import { fxRatesImportTask } from '../../src/jobs/tasks/fx_rates_import.ts';
 import { taskList } from '../../src/jobs/tasks.ts';
 import { ReferenceFileError } from '../../src/lookups/csv.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { startTestHandler } from '../helpers/handler.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { addJobUnchecked } from '../helpers/jobs.ts';
 
@@ -79,7 +79,7 @@ t.test('parsing the ECB daily file, the historical file and the plain format', a
 t.test(
   'rates with many decimals import exactly, both ways (an inverse printed from a float has 15-17 significant digits)',
   async (t) => {
-    const srv = await startTestServer(t);
+    const srv = await startTestHandler(t);
     const db = srv.deps.pool;
     const plain = path.join(dir, 'many-decimals.csv');
     await writeFile(
@@ -130,7 +130,7 @@ t.test(
 t.test(
   'usdRate: the period end or the nearest earlier published day; null, never 1, without one',
   async (t) => {
-    const srv = await startTestServer(t);
+    const srv = await startTestHandler(t);
     const db = srv.deps.pool;
     // the shipped snapshot: 2024-08-30 (a Friday) is the last published day of August 2024
     t.same(await usdRate(db, 'EUR', '2024-08-30'), { rate: '1.1087', date: '2024-08-30' });
@@ -205,7 +205,7 @@ t.test(
 );
 
 t.test('npm run admin -- fx import: ECB zip archives and plain files', async (t) => {
-  const srv = await startTestServer(t);
+  const srv = await startTestHandler(t);
   const admin = adminCli(srv.config.databaseUrl);
   const hist = path.join(dir, 'eurofxref-hist.csv');
   await writeFile(
@@ -251,7 +251,7 @@ t.test('npm run admin -- fx import: ECB zip archives and plain files', async (t)
 t.test(
   'oversized files are refused before they fill the memory: a zip bomb, a huge file, an endless download',
   async (t) => {
-    const srv = await startTestServer(t);
+    const srv = await startTestHandler(t);
     const db = srv.deps.pool;
     // 600 KB of zip inflating to 600 MB (more than a string can hold: reading it whole crashed the process)
     const bomb = path.join(dir, 'bomb.zip');
@@ -275,7 +275,7 @@ z.close()`,
       message: `${big} is larger than ${MAX_REFERENCE_BYTES} bytes`,
     });
 
-    const server = Fastify();
+    const server = Fastify({ forceCloseConnections: true });
     server.get('/endless.csv', async (_req, reply) => {
       // chunked, without a content length: counted as it arrives
       const body = new Readable({ read() {} });
@@ -329,8 +329,7 @@ t.test('the fx_rates_import job: registered, payload checked, bad files not retr
   t.type(taskList({} as any).fx_rates_import, 'function');
   const plain = path.join(dir, 'job.csv');
   await writeFile(plain, 'date,currency,rate\n2024-10-02,KES,129.1\n');
-  const srv = await startTestServer(t, {
-    role: 'serve',
+  const srv = await startTestHandler(t, {
     taskList: (deps) => ({ fx_rates_import: fxRatesImportTask(deps) }),
   });
   const db = srv.deps.pool;

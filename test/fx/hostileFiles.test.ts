@@ -16,13 +16,12 @@ import { parseFxCsv } from '../../src/fx/parse.ts';
 import { fxRatesImportTask } from '../../src/jobs/tasks/fx_rates_import.ts';
 import { ReferenceFileError } from '../../src/lookups/csv.ts';
 import { importMarketData, type MarketImportKind } from '../../src/market/import.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { startTestHandler } from '../helpers/handler.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { addJobUnchecked } from '../helpers/jobs.ts';
 
 const dir = await mkdtemp(path.join(tmpdir(), 'fx-hostile-'));
-const srv = await startTestServer(t, {
-  role: 'serve',
+const srv = await startTestHandler(t, {
   taskList: (deps) => ({ fx_rates_import: fxRatesImportTask(deps) }),
 });
 const db = srv.deps.pool;

@@ -11,9 +11,9 @@ import { waitForBlock } from '../catalog/helpers.ts';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../helpers/ingest.ts';
 import { CURRENCY_REPORT_HEADER, currencyReportFields } from '../helpers/sampleMapping.ts';
 import { newOrganization } from '../helpers/principals.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { startTestHandler } from '../helpers/handler.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const pool = srv.deps.pool;
 const owner = await newOrganization(srv, 'Late Rates Label');
 const org = owner.organizationId;

@@ -4,7 +4,7 @@
 // by the new runner. Before, the runner stayed stopped for good and health said ok.
 import t from 'tap';
 import { restartSettings } from '../../src/jobs/runner.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { startTestHandler } from '../helpers/handler.ts';
 import { until } from '../runtime/processes.ts';
 import { addJobUnchecked } from '../helpers/jobs.ts';
 
@@ -12,8 +12,7 @@ import { addJobUnchecked } from '../helpers/jobs.ts';
 restartSettings.firstDelayMs = 3_000;
 
 let runs = 0;
-const srv = await startTestServer(t, {
-  role: 'serve',
+const srv = await startTestHandler(t, {
   taskList: () => ({
     test_flaky: async () => {
       runs++;

@@ -7,9 +7,9 @@ import t from 'tap';
 import { collectEmptyJobQueues, recoverStrandedWork } from '../../src/jobs/stranded.ts';
 import { createRightsholder } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { startTestHandler } from '../helpers/handler.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Stranded Org');
 const org = owner.organizationId;
 const artist = await createRightsholder(owner.client, org, 'Stranded Artist');
@@ -101,7 +101,7 @@ t.test(
       filter: { statementIds: [spentStatement] },
     });
     t.same(
-      failed.ok && [failed.data.items[0].status, failed.data.items[0].failureReason?.errorCode],
+      failed.ok && [failed.data.items[0]?.status, failed.data.items[0]?.failureReason?.errorCode],
       ['failed', 'INGEST_FAILED'],
     );
     t.same(

@@ -6,10 +6,10 @@ import { syncLookupFlags } from '../../src/lookups/flags.ts';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../helpers/ingest.ts';
 import { CURRENCY_REPORT_HEADER, currencyReportFields } from '../helpers/sampleMapping.ts';
 import { newOrganization, outsider } from '../helpers/principals.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { startTestHandler } from '../helpers/handler.ts';
 import { addJobUnchecked } from '../helpers/jobs.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const pool = srv.deps.pool;
 const owner = await newOrganization(srv, 'Unknown Lookups Label');
 const org = owner.organizationId;

@@ -7,10 +7,10 @@ import { startJobRunner } from '../../../src/jobs/runner.ts';
 import { taskList } from '../../../src/jobs/tasks.ts';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 
 // no job runner of its own: the exports are queued first, then one runner of four slots starts
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const db = srv.deps.pool;
 const a = await newOrganization(srv, 'Busy Export Org');
 const dsA = await seedDataset(srv, a.organizationId);
@@ -30,7 +30,7 @@ t.test(
       `CREATE TRIGGER test_export_log AFTER UPDATE OF status ON exports FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION test_export_log()`,
     );
     const ids: string[] = [];
-    for (const format of ['csv', 'xlsx', 'parquet', 'csv']) {
+    for (const format of ['csv', 'xlsx', 'parquet', 'csv'] as const) {
       const res = await a.client.mutate('export.trigger', {
         organizationId: a.organizationId,
         type: 'royalty_lines',

@@ -7,10 +7,10 @@ import t, { type Test } from 'tap';
 import { expireExports } from '../../../src/exports/expire.ts';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { runExport } from './helpers.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const db = srv.deps.pool;
 
 async function objectsUnder(prefix: string): Promise<string[]> {

@@ -8,9 +8,9 @@ import { expireExports, retireExportsOf } from '../../../src/exports/expire.ts';
 import { buildExport } from '../../../src/exports/run.ts';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const db = srv.deps.pool;
 const owner = await newOrganization(srv, 'Deleted Rightsholder Export Org');
 const org = owner.organizationId;

@@ -5,10 +5,10 @@ import t from 'tap';
 import { seedRightsholder } from '../../analytics/helpers.ts';
 import { columnsOf, exportFormats, exportTypes } from '../../../src/exports/definitions.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { downloadAll, readTable, runExport } from './helpers.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const owner = await newOrganization(srv, 'Empty Export Org');
 const org = owner.organizationId;
 const rh = await seedRightsholder(srv, org, 'Nothing Uploaded Yet');

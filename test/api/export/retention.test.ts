@@ -8,10 +8,10 @@ import { expireExports } from '../../../src/exports/expire.ts';
 import { failExport } from '../../../src/exports/run.ts';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { runExport } from './helpers.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const db = srv.deps.pool;
 const owner = await newOrganization(srv, 'Retention Org');
 const org = owner.organizationId;

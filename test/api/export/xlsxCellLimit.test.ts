@@ -11,10 +11,10 @@ import {
 } from '../../helpers/ingest.ts';
 import { HEADER, fields } from '../../helpers/sampleMapping.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { downloadAll, readTable, records, runExport } from './helpers.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const owner = await newOrganization(srv, 'Long Text Org');
 const org = owner.organizationId;
 const rightsholderId = await createRightsholder(owner.client, org, 'Long Titles');

@@ -8,10 +8,10 @@ import ExcelJS from 'exceljs';
 import XLSX from '@e965/xlsx';
 import { seedRightsholder, seedStatement } from '../../analytics/helpers.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { downloadAll, readTable, records, runExport } from './helpers.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const owner = await newOrganization(srv, 'XLSX Readers Org');
 const org = owner.organizationId;
 const rightsholderId = await seedRightsholder(srv, org, 'Readers');

@@ -6,11 +6,11 @@ import Fastify from 'fastify';
 import t from 'tap';
 import { resolveSource } from '../../../src/lookups/analyticsLookups.ts';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { data, reportRawValue } from '../../lookups/helpers.ts';
 import { isError } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Source Org');
 const op = (await outsider(srv, owner.organizationId, 'c2_superadmin')).client;
 const db = srv.deps.pool;
@@ -165,7 +165,7 @@ t.test('create, update, get, list and delete; analytics sees a change at once', 
   );
   isError(
     t,
-    await op.mutate('lookupSource.create', { original: 'x' }),
+    await op.mutateUnchecked('lookupSource.create', { original: 'x' }),
     'BAD_REQUEST',
     'VALIDATION_FAILED',
   );
@@ -427,7 +427,7 @@ t.test('resolveWithAI and batchResolveWithAI with the built-in resolver', async 
 t.test(
   'the OpenAI-compatible provider, against a local server speaking its wire format',
   async (t) => {
-    const fake = Fastify();
+    const fake = Fastify({ forceCloseConnections: true });
     const requests: { url: string; auth: string | undefined; body: any }[] = [];
     let mode: 'ok' | 'error' | 'garbage' = 'ok';
     fake.post('/v1/chat/completions', async (req, reply) => {
@@ -478,7 +478,7 @@ t.test(
     const base = await fake.listen({ port: 0, host: '127.0.0.1' });
     t.teardown(() => fake.close());
 
-    const ai = await startTestServer(t, {
+    const ai = await startTestHandler(t, {
       env: {
         AI_PROVIDER: 'openai',
         AI_BASE_URL: `${base}/v1`,

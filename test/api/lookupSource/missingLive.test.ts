@@ -11,10 +11,10 @@ import {
 } from '../../helpers/ingest.ts';
 import { CURRENCY_REPORT_HEADER, currencyReportFields } from '../../helpers/sampleMapping.ts';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { data } from '../../lookups/helpers.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const header = CURRENCY_REPORT_HEADER;
 const one = await newOrganization(srv, 'Live Label One');
 const two = await newOrganization(srv, 'Live Label Two');
@@ -63,7 +63,7 @@ const report = async () => {
 
 const act = async (org: typeof one, type: string, statementId: string) =>
   data(
-    await org.client.mutate('upload.uploadAction', {
+    await org.client.mutateUnchecked('upload.uploadAction', {
       organizationId: org.organizationId,
       action: { type, statementId },
     }),

@@ -10,10 +10,10 @@ import {
 } from '../../helpers/ingest.ts';
 import { CURRENCY_REPORT_HEADER, currencyReportFields } from '../../helpers/sampleMapping.ts';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { data } from '../../lookups/helpers.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const owner = await newOrganization(srv, 'Mixed Currency Label');
 const org = owner.organizationId;
 const op = (await outsider(srv, org, 'c2_superadmin')).client;

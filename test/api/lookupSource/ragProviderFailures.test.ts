@@ -12,7 +12,7 @@ type Mode = 'null' | 'nullItems' | 'huge' | 'stall' | 'dimensions' | 'dupIndex' 
 let mode: Mode = 'ok';
 let chatMode: 'null' | 'nullChoice' = 'null';
 
-const fake = Fastify();
+const fake = Fastify({ forceCloseConnections: true });
 fake.post('/v1/embeddings', async (req, reply) => {
   const body = req.body as { input: string[] };
   switch (mode) {

@@ -6,12 +6,12 @@ import path from 'node:path';
 import t from 'tap';
 import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { repoRoot } from '../../setup/paths.ts';
 import { libraryMapping } from './helpers.ts';
 import { ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 const artist = await createRightsholder(owner.client, org, 'Library Artist');

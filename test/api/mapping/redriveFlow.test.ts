@@ -4,11 +4,11 @@
 import t from 'tap';
 import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { libraryMapping } from './helpers.ts';
 import { ok } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const owner = await newOrganization(srv);
 const org = owner.organizationId;
 const artist = await createRightsholder(owner.client, org, 'Flow Artist');

@@ -7,12 +7,12 @@ import Fastify from 'fastify';
 import t from 'tap';
 import { adminCli } from '../../helpers/cli.ts';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { data } from '../../lookups/helpers.ts';
 import type { QueryPath } from '../../helpers/procedures.ts';
 import { isError } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Market Org');
 const reader = await addMember(srv, owner.organizationId, 'reader');
 const org = owner.organizationId;
@@ -376,7 +376,7 @@ t.test('market import from the command line: history, symbols, treasury', async 
 t.test(
   'the live provider, against a local server speaking the chart API and the Treasury CSV',
   async (t) => {
-    const fake = Fastify();
+    const fake = Fastify({ forceCloseConnections: true });
     const seen: string[] = [];
     fake.get('/v8/finance/chart/:symbol', async (req, reply) => {
       seen.push(req.url);
@@ -445,7 +445,7 @@ t.test(
     );
     const base = await fake.listen({ port: 0, host: '127.0.0.1' });
     t.teardown(() => fake.close());
-    const live = await startTestServer(t, {
+    const live = await startTestHandler(t, {
       env: { MARKET_PROVIDER: 'yahoo', MARKET_BASE_URL: base, TREASURY_BASE_URL: base },
     });
     const liveOwner = await newOrganization(live, 'Live');

@@ -7,9 +7,9 @@ import { expireExports } from '../../../src/exports/expire.ts';
 import { buildExport } from '../../../src/exports/run.ts';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const db = srv.deps.pool;
 const owner = await newOrganization(srv, 'Batch Retire Org');
 const org = owner.organizationId;

@@ -5,11 +5,11 @@ import t from 'tap';
 import { createRightsholder, insertMapping, putFile } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { EUR_REPORT_HEADER, eurReportFields } from '../../helpers/sampleMapping.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { ingestStatement } from '../../../src/ingest/pipeline.ts';
 import { isError } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t, { role: 'api' });
+const srv = await startTestHandler(t);
 const db = srv.deps.pool;
 const owner = await newOrganization(srv, 'Callback Label');
 const org = owner.organizationId;

@@ -5,9 +5,9 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { createRightsholder, putFile, waitForStatement } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const owner = await newOrganization(srv, 'Checksum Label');
 const org = owner.organizationId;
 const artist = await createRightsholder(owner.client, org, 'Checksum Artist');

@@ -9,9 +9,9 @@ import {
   waitForStatement,
 } from '../../helpers/ingest.ts';
 import { newOrganization, outsider } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const owner = await newOrganization(srv, 'Delete Label');
 const org = owner.organizationId;
 const op = (await outsider(srv, org, 'c2_superadmin')).client;

@@ -4,9 +4,9 @@
 import t from 'tap';
 import { createRightsholder, putFile } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Names Label');
 const org = owner.organizationId;
 const artist = await createRightsholder(owner.client, org, 'Names Artist');

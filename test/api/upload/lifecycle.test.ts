@@ -1,4 +1,4 @@
-// The statement lifecycle over real HTTP: presigned upload, complete, processing by the job
+// The statement lifecycle at the handler: presigned upload, complete, processing by the job
 // runner, needs_mapping and its release, actions, expiry, flags, files and their variants,
 // with tenancy and data access enforced throughout.
 import t from 'tap';
@@ -16,10 +16,10 @@ import {
 } from '../../helpers/ingest.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
 import { EUR_REPORT_HEADER, eurReportFields } from '../../helpers/sampleMapping.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 import { isError } from '../../helpers/outcome.ts';
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const owner = await newOrganization(srv, 'Lifecycle Label');
 const org = owner.organizationId;
 const other = await newOrganization(srv, 'Other Label');
@@ -78,7 +78,7 @@ t.test(
       statementIds: [res.data.statementId, other.userId],
     });
     t.same(beat.ok && beat.data.notExtended, [other.userId]);
-    t.equal(beat.ok && beat.data.extended[0].statementId, res.data.statementId);
+    t.equal(beat.ok && beat.data.extended[0]?.statementId, res.data.statementId);
     const aborted = await owner.client.mutate('upload.aborted', {
       organizationId: org,
       statementId: res.data.statementId,
@@ -266,14 +266,14 @@ t.test('complete → processed by the job runner, exactly', async (t) => {
     flagId: flag.id,
     shown: false,
   });
-  t.equal(hidden.ok && hidden.data.flags.find((f: any) => f.id === flag.id).shown, false);
+  t.equal(hidden.ok && hidden.data.flags.find((f: any) => f.id === flag.id)?.shown, false);
   const resolved = await owner.client.mutate('upload.resolveFlag', {
     organizationId: org,
     uploadId: up.uploadId,
     statementId: dup.statementId,
     flagId: flag.id,
   });
-  t.equal(resolved.ok && resolved.data.flags.find((f: any) => f.id === flag.id).resolved, true);
+  t.equal(resolved.ok && resolved.data.flags.find((f: any) => f.id === flag.id)?.resolved, true);
   isError(
     t,
     await owner.client.mutate('upload.resolveFlag', {
@@ -568,7 +568,7 @@ t.test(
 
 t.test('actions: skip, bad, delete and restore; statements filters', async (t) => {
   const act = (type: string) =>
-    owner.client.mutate('upload.uploadAction', {
+    owner.client.mutateUnchecked('upload.uploadAction', {
       organizationId: org,
       action: { type, statementId: processedId },
     });
@@ -1015,7 +1015,7 @@ t.test(
         },
       });
       if (!res.ok) throw new Error(JSON.stringify(res.error));
-      return res.data.data[0];
+      return (res.data as { data: unknown[] }).data[0];
     };
     t.same(await earnings(), {
       'analytics_full_view.royalty_earnings': '5',

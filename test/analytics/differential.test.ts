@@ -1,5 +1,5 @@
 // Differential fuzz of cube.query: random valid queries (a fixed seed, a fixed count) over a small
-// varied dataset, each answered over HTTP with and without usePreagg (must be identical) and
+// varied dataset, each answered with and without usePreagg (must be identical) and
 // compared with an oracle written here in plain JavaScript over the rows seeded below, for the
 // members whose definition is simple (sums, counts, distinct statements, plain dimensions, date
 // buckets, tm) and every filter operator with Cube's NULL rules (docs/spec/
@@ -16,7 +16,7 @@ import {
   type FactRow,
 } from './helpers.ts';
 import { addMember, newOrganization, type Caller } from '../helpers/principals.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { startTestHandler } from '../helpers/handler.ts';
 
 // FUZZ_SEED and FUZZ_QUERIES explore further; the suite runs the fixed ones
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_301);
@@ -44,7 +44,7 @@ const some = <T>(xs: readonly T[], min: number, max: number): T[] => {
 
 // --- the dataset -----------------------------------------------------------------------------
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Differential Org');
 const org = owner.organizationId;
 
@@ -1230,7 +1230,7 @@ const valid = (q: Query) =>
 async function shrink(q: Query): Promise<{ query: Query; problem: string }> {
   let current = q;
   let found = (await problem(q))!;
-  // a bound on the work: each candidate is two HTTP queries
+  // a bound on the work: each candidate is two cube.query calls
   let budget = 400;
   for (let improved = true; improved;) {
     improved = false;

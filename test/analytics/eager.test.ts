@@ -9,9 +9,10 @@ import { cubeQuerySchema, normalizeQuery } from '../../src/analytics/query.ts';
 import { seedDataset } from './dataset.ts';
 import { m, seedStatement } from './helpers.ts';
 import { newOrganization } from '../helpers/principals.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { startTestHandler } from '../helpers/handler.ts';
+import type { Outcome } from '../helpers/trpc.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Eager Org');
 const org = owner.organizationId;
 const ds = await seedDataset(srv, org);
@@ -189,8 +190,8 @@ t.test('a query reading row columns is not grouped first', async (t) => {
   t.match(grouped.sql, /coalesce\(sum\(f\.row_count\), 0\)/);
 });
 
-t.test('over HTTP: the grouped answers, money to the last decimal', async (t) => {
-  const res = await owner.client.mutate('cube.query', {
+t.test('through cube.query: the grouped answers, money to the last decimal', async (t) => {
+  const res: Outcome<any> = await owner.client.mutate('cube.query', {
     organizationId: org,
     query: {
       measures: [m('royalty_earnings_usd'), m('royalty_earnings'), m('statement_row_count')],

@@ -1,16 +1,17 @@
 // The freshness fingerprint: a reading is reused without asking PostgreSQL only when the caller's
-// snapshot is the reading's own (nothing committed since); any other snapshot reads again. Over
-// HTTP, the snapshot comes from the request's own authentication, so a change committed before a
-// request is in its answer.
+// snapshot is the reading's own (nothing committed since); any other snapshot reads again. For a
+// procedure call, the snapshot comes from the call's own authentication, so a change committed
+// before a call is in its answer.
 import t from 'tap';
 import { analyticsFor } from '../../src/analytics/engine.ts';
 import { readFingerprint } from '../../src/analytics/store.ts';
 import { seedDataset } from './dataset.ts';
 import { m, seedStatement } from './helpers.ts';
 import { newOrganization } from '../helpers/principals.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { startTestHandler } from '../helpers/handler.ts';
+import type { Outcome } from '../helpers/trpc.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Fingerprint Org');
 const org = owner.organizationId;
 const ds = await seedDataset(srv, org);
@@ -35,32 +36,32 @@ t.test('a reading is reused for its own snapshot only', async (t) => {
   }
 });
 
-t.test(
-  'over HTTP, a change committed before a request is in its answer, request after request',
-  async (t) => {
-    const query = {
-      measures: [m('units')],
-      dimensions: [m('rightsholder_name')],
-      filters: [{ member: m('rightsholder_id'), operator: 'equals', values: [ds.rh1] }],
-    };
-    for (const name of ['Name One', 'Name Two', 'Name Three']) {
-      await db.query('UPDATE rightsholders SET name = $2, updated_at = now() WHERE id = $1', [
-        ds.rh1,
-        name,
-      ]);
-      // twice: the second request finds nothing committed since the first one's reading
-      for (let i = 0; i < 2; i++) {
-        const res = await owner.client.mutate('cube.query', { organizationId: org, query });
-        if (!res.ok) throw new Error(JSON.stringify(res.error));
-        t.same(
-          res.data.data,
-          [{ [m('rightsholder_name')]: name, [m('units')]: '1611' }],
-          `${name}, request ${i + 1}`,
-        );
-      }
+t.test('a change committed before a call is in its answer, call after call', async (t) => {
+  const query = {
+    measures: [m('units')],
+    dimensions: [m('rightsholder_name')],
+    filters: [{ member: m('rightsholder_id'), operator: 'equals', values: [ds.rh1] }],
+  };
+  for (const name of ['Name One', 'Name Two', 'Name Three']) {
+    await db.query('UPDATE rightsholders SET name = $2, updated_at = now() WHERE id = $1', [
+      ds.rh1,
+      name,
+    ]);
+    // twice: the second request finds nothing committed since the first one's reading
+    for (let i = 0; i < 2; i++) {
+      const res: Outcome<any> = await owner.client.mutate('cube.query', {
+        organizationId: org,
+        query,
+      });
+      if (!res.ok) throw new Error(JSON.stringify(res.error));
+      t.same(
+        res.data.data,
+        [{ [m('rightsholder_name')]: name, [m('units')]: '1611' }],
+        `${name}, request ${i + 1}`,
+      );
     }
-  },
-);
+  }
+});
 
 t.test(
   'new data loads and answers while another connection holds a write transaction (the checkpoint after it waits)',
@@ -70,7 +71,10 @@ t.test(
       filters: [{ member: m('rightsholder_id'), operator: 'equals', values: [ds.rh2] }],
     };
     const units = async () => {
-      const res = await owner.client.mutate('cube.query', { organizationId: org, query });
+      const res: Outcome<any> = await owner.client.mutate('cube.query', {
+        organizationId: org,
+        query,
+      });
       if (!res.ok) throw new Error(JSON.stringify(res.error));
       return res.data.data[0][m('units')];
     };

@@ -1,6 +1,6 @@
-// Every fixture statement, ingested through the real HTTP API (presigned PUT, job runner, worker
-// threads; a layout the library does not know through its accepted suggested mapping), then asked
-// of cube.query: earnings, units and rows grouped by statement (and by
+// Every fixture statement, ingested through the procedures at the handler (presigned PUT, job
+// runner, worker threads; a layout the library does not know through its accepted suggested
+// mapping), then asked of cube.query: earnings, units and rows grouped by statement (and by
 // currency) equal the expected sums to the last decimal. The tracks of their normalized rows are
 // the committed fixtures/catalog/fixture-tracks.json other tests read.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -17,7 +17,8 @@ import {
 import { createRightsholder, uploadFixture, waitForStatement } from '../helpers/ingest.ts';
 import { canonicalDecimal } from '../helpers/decimal.ts';
 import { newOrganization } from '../helpers/principals.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { startTestHandler } from '../helpers/handler.ts';
+import type { Outcome } from '../helpers/trpc.ts';
 import { repoRoot } from '../setup/paths.ts';
 import { m } from './helpers.ts';
 
@@ -38,7 +39,7 @@ const expectations = readdirSync(dir)
   .sort()
   .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as Expected);
 
-const srv = await startTestServer(t, { role: 'serve' });
+const srv = await startTestHandler(t, { jobs: true });
 const owner = await newOrganization(srv, 'Fixture Analytics');
 const org = owner.organizationId;
 const rightsholderId = await createRightsholder(owner.client, org, 'Fixture Artist');
@@ -85,7 +86,7 @@ for (const expected of expectations) {
 }
 
 async function byStatement(dimensions: string[]) {
-  const res = await owner.client.mutate('cube.query', {
+  const res: Outcome<any> = await owner.client.mutate('cube.query', {
     organizationId: org,
     query: {
       measures: [m('royalty_earnings'), m('units'), m('statement_row_count')],

@@ -3,7 +3,7 @@
 // answered (years 0001-0099 as themselves, the last day with a time of day, any case, Z, a UTC
 // offset, a space for the T), in one canonical form (YYYY-MM-DDTHH:mm:ss.SSS, UTC) in the SQL (the
 // echo shows filter values as sent); everything outside them is BAD_REQUEST VALIDATION_FAILED with its field path. First the
-// resolution itself at a fixed now, then the procedures over HTTP.
+// resolution itself at a fixed now, then the procedures at the handler.
 import { TRPCError } from '@trpc/server';
 import t, { type Test } from 'tap';
 import { compileQuery } from '../../../src/analytics/compile.ts';
@@ -22,7 +22,8 @@ import { describeError } from '../../../src/trpc/init.ts';
 import { m, seedDistributor, seedRightsholder, seedStatement } from '../../analytics/helpers.ts';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import type { Outcome } from '../../helpers/trpc.ts';
 import type { MutationPath } from '../../helpers/procedures.ts';
 
 const OUTSIDE = 'falls outside the supported dates (0001-01-01 to 9999-12-31, UTC)';
@@ -257,9 +258,9 @@ t.test(
   },
 );
 
-// --- over HTTP ---------------------------------------------------------------------------
+// --- at the handler ----------------------------------------------------------------------
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Cube Date Bounds Org');
 const org = owner.organizationId;
 const ds = await seedDataset(srv, org);
@@ -287,7 +288,8 @@ await seedStatement(srv, {
 });
 const edge = { member: m('rightsholder_id'), operator: 'equals', values: [rh3] };
 
-const cube = (query: Record<string, unknown>) =>
+/** cube.query's outcome, loosely typed: the tests read the plain envelope (no compareDateRange) */
+const cube = (query: Record<string, unknown>): Promise<Outcome<any>> =>
   owner.client.mutate('cube.query', { organizationId: org, query });
 
 async function ok(query: Record<string, unknown>) {
@@ -848,7 +850,7 @@ t.test('cube.queryAsync and cube.queryPoll resolve and refuse the same way', asy
       procedure,
     );
   }
-  const preagg = await owner.client.mutate('cube.query', {
+  const preagg: Outcome<any> = await owner.client.mutate('cube.query', {
     organizationId: org,
     query: {
       measures: [m('units')],

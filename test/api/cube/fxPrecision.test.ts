@@ -6,9 +6,10 @@
 import t from 'tap';
 import { m, seedRightsholder, seedStatement } from '../../analytics/helpers.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import type { Outcome } from '../../helpers/trpc.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'FX Precision Org');
 const org = owner.organizationId;
 const rh = await seedRightsholder(srv, org, 'Rupiah Artist');
@@ -30,7 +31,11 @@ const statement = await seedStatement(srv, {
 const byRh = { member: m('rightsholder_id'), operator: 'equals', values: [rh] };
 
 async function cube(query: Record<string, unknown>, usePreagg = false) {
-  const res = await owner.client.mutate('cube.query', { organizationId: org, query, usePreagg });
+  const res: Outcome<any> = await owner.client.mutate('cube.query', {
+    organizationId: org,
+    query,
+    usePreagg,
+  });
   if (!res.ok) throw new Error(JSON.stringify(res.error));
   return res.data.data as Record<string, string>[];
 }

@@ -5,9 +5,10 @@ import t from 'tap';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { m, seedStatement } from '../../analytics/helpers.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import type { Outcome } from '../../helpers/trpc.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const a = await newOrganization(srv, 'Tenant A');
 const b = await newOrganization(srv, 'Tenant B');
 const dsA = await seedDataset(srv, a.organizationId);
@@ -15,7 +16,7 @@ const dsB = await seedDataset(srv, b.organizationId, 'B ');
 const everyone = [dsA.rh1, dsA.rh2, dsB.rh1, dsB.rh2];
 
 async function query(caller: typeof a, q: Record<string, unknown>) {
-  const res = await caller.client.mutate('cube.query', {
+  const res: Outcome<any> = await caller.client.mutate('cube.query', {
     organizationId: caller.organizationId,
     query: q,
   });
@@ -109,12 +110,12 @@ t.test('the same body from two tenants: two queries, two answers', async (t) => 
     operator: 'equals',
     values: [b.organizationId],
   });
-  const asyncB = await b.client.mutate('cube.queryAsync', {
+  const asyncB: Outcome<any> = await b.client.mutate('cube.queryAsync', {
     organizationId: b.organizationId,
     query: body,
   });
   t.same(asyncB.data.data.data, fromB.data, "the async path of B answers B's rows");
-  const foreign = await a.client.mutate('cube.query', {
+  const foreign: Outcome<any> = await a.client.mutate('cube.query', {
     organizationId: b.organizationId,
     query: body,
   });

@@ -12,10 +12,11 @@ import { analyticsFor, viewColumnsRead } from '../../../src/analytics/engine.ts'
 import { seedDataset } from '../../analytics/dataset.ts';
 import { m, seedDistributor, seedRightsholder, seedStatement } from '../../analytics/helpers.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import type { Outcome } from '../../helpers/trpc.ts';
 
 const CACHE_MB = 16;
-const srv = await startTestServer(t, {
+const srv = await startTestHandler(t, {
   env: { ANALYTICS_RESULT_CACHE_MB: String(CACHE_MB), CUBE_SQL_MAX_ROWS: '50000' },
 });
 const db = srv.deps.pool;
@@ -220,7 +221,10 @@ t.test('valuation measures of labels with millions to 1e15 USD', async (t) => {
   const owner = await newOrganization(srv, 'Magnitudes Valuation');
   const org = owner.organizationId;
   const cube = async (query: Record<string, unknown>) => {
-    const res = await owner.client.mutate('cube.query', { organizationId: org, query });
+    const res: Outcome<any> = await owner.client.mutate('cube.query', {
+      organizationId: org,
+      query,
+    });
     if (!res.ok) throw new Error(JSON.stringify(res.error));
     return res.data.data;
   };

@@ -2,14 +2,16 @@
 import t from 'tap';
 import { m, seedDistributor, seedRightsholder, seedStatement } from '../../analytics/helpers.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import type { Outcome } from '../../helpers/trpc.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Cube Members Org');
 const org = owner.organizationId;
 
 async function rows(query: Record<string, unknown>): Promise<Record<string, string | null>[]> {
-  const res = await owner.client.mutate('cube.query', { organizationId: org, query });
+  // loosely typed: the plain envelope (no compareDateRange)
+  const res: Outcome<any> = await owner.client.mutate('cube.query', { organizationId: org, query });
   if (!res.ok) throw new Error(JSON.stringify(res.error));
   return (res.data.data as Record<string, string | null>[]).map((r) =>
     Object.fromEntries(

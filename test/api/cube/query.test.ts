@@ -1,19 +1,21 @@
-// cube.query over HTTP on the synthetic dataset (test/analytics/dataset.ts): strict validation with
+// cube.query at the handler on the synthetic dataset (test/analytics/dataset.ts): strict validation with
 // field paths, the injected restrictions, every operator with its NULL rules, ordering, total,
 // granularities, value formatting and the annotation.
 import t from 'tap';
 import { m, seedDistributor, seedRightsholder, seedStatement } from '../../analytics/helpers.ts';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import type { Outcome } from '../../helpers/trpc.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Cube Query Org');
 const org = owner.organizationId;
 const ds = await seedDataset(srv, org);
 const both = { member: m('rightsholder_id'), operator: 'equals', values: [ds.rh1, ds.rh2] };
 
-async function cube(query: Record<string, unknown>, client = owner.client) {
+/** cube.query's outcome, loosely typed: the tests read the plain envelope (no compareDateRange) */
+async function cube(query: Record<string, unknown>, client = owner.client): Promise<Outcome<any>> {
   return client.mutate('cube.query', { organizationId: org, query });
 }
 

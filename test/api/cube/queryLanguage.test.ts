@@ -1,14 +1,15 @@
-// cube.query over HTTP: the parts of Cube's query language beyond the basics, each compared with
+// cube.query at the handler: the parts of Cube's query language beyond the basics, each compared with
 // the exact answer Cube gives on the synthetic dataset (test/analytics/dataset.ts): paging with
 // offset, limit 0, the date and string operators, timezone, and the response envelope.
 import t from 'tap';
 import { m } from '../../analytics/helpers.ts';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import type { Outcome } from '../../helpers/trpc.ts';
 import type { MutationPath } from '../../helpers/procedures.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Cube Query Language Org');
 const org = owner.organizationId;
 const ds = await seedDataset(srv, org);
@@ -16,13 +17,13 @@ const both = { member: m('rightsholder_id'), operator: 'equals', values: [ds.rh1
 const title = m('track_title_raw');
 
 async function ok(query: Record<string, unknown>) {
-  const res = await owner.client.mutate('cube.query', { organizationId: org, query });
+  const res: Outcome<any> = await owner.client.mutate('cube.query', { organizationId: org, query });
   if (!res.ok) throw new Error(JSON.stringify(res.error));
   return res.data;
 }
 
 async function refused(query: Record<string, unknown>) {
-  const res = await owner.client.mutate('cube.query', { organizationId: org, query });
+  const res: Outcome<any> = await owner.client.mutate('cube.query', { organizationId: org, query });
   if (res.ok) throw new Error(`accepted: ${JSON.stringify(query)}`);
   return res.error.data;
 }
@@ -565,7 +566,10 @@ t.test('queryAsync and queryPoll answer the same envelope', async (t) => {
   const sync = await ok(query);
   const submit = async (procedure: MutationPath) => {
     for (;;) {
-      const res = await owner.client.mutate(procedure, { organizationId: org, query });
+      const res: Outcome<any> = await owner.client.mutate(procedure, {
+        organizationId: org,
+        query,
+      });
       if (!res.ok) throw new Error(JSON.stringify(res.error));
       if (res.data.status === 'completed') return res.data.data;
       await new Promise((r) => setTimeout(r, 50));
@@ -625,7 +629,7 @@ t.test(
     const page = await ok({ ...q, limit: 2, offset: 2, total: true });
     t.same(rows(page), rows(all).slice(2, 4));
     t.equal(page.total, 7);
-    const preagg = await owner.client.mutate('cube.query', {
+    const preagg: Outcome<any> = await owner.client.mutate('cube.query', {
       organizationId: org,
       query: q,
       usePreagg: true,
@@ -659,7 +663,7 @@ t.test(
     });
     t.same(rows(one), [['GBP', '7', '7', null, '1']]);
     const other = await newOrganization(srv, 'Cube Ungrouped Other Org');
-    const foreign = await other.client.mutate('cube.query', {
+    const foreign: Outcome<any> = await other.client.mutate('cube.query', {
       organizationId: other.organizationId,
       query: q,
     });
@@ -779,7 +783,8 @@ t.test("compareDateRange: one result per range, in Cube's shape", async (t) => {
   // the same through queryAsync / queryPoll
   let polled: any;
   for (let i = 0; i < 400 && polled === undefined; i++) {
-    const res = await owner.client.mutate(i === 0 ? 'cube.queryAsync' : 'cube.queryPoll', {
+    // unchecked: the query object's granularity is typed as any string
+    const res = await owner.client.mutateUnchecked(i === 0 ? 'cube.queryAsync' : 'cube.queryPoll', {
       organizationId: org,
       query,
     });

@@ -1,13 +1,14 @@
-// cube.query over HTTP where Cube's exact query semantics are easy to miss
+// cube.query at the handler where Cube's exact query semantics are easy to miss
 // (docs/spec/cube-query-semantics.md): where the time dimensions named in `dimensions` go,
 // and a date or timestamp given alone, which Cube's date parser reads as its whole day.
 import t from 'tap';
 import { m, seedDistributor, seedRightsholder, seedStatement } from '../../analytics/helpers.ts';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import type { Outcome } from '../../helpers/trpc.ts';
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 const owner = await newOrganization(srv, 'Cube Semantics Org');
 const org = owner.organizationId;
 const ds = await seedDataset(srv, org);
@@ -16,7 +17,7 @@ const spd = m('sales_period_start');
 const spe = m('sales_period_end');
 
 async function ok(query: Record<string, unknown>) {
-  const res = await owner.client.mutate('cube.query', { organizationId: org, query });
+  const res: Outcome<any> = await owner.client.mutate('cube.query', { organizationId: org, query });
   if (!res.ok) throw new Error(JSON.stringify(res.error));
   return res.data;
 }

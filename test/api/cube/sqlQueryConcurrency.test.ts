@@ -7,9 +7,9 @@ import { MAX_PER_ORGANIZATION, sandboxSlots } from '../../../src/analytics/sandb
 import { seedDataset } from '../../analytics/dataset.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { sandboxPids } from '../../helpers/sandbox.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 
-const srv = await startTestServer(t, {
+const srv = await startTestHandler(t, {
   env: { CUBE_SQL_TIMEOUT_MS: '1000', CUBE_SQL_MEMORY_MB: '128' },
 });
 const slots = sandboxSlots({ memoryMb: 128 });

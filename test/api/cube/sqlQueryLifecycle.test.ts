@@ -12,9 +12,9 @@ import { loadConfig } from '../../../src/config.ts';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { newOrganization } from '../../helpers/principals.ts';
 import { openDescriptors, sandboxPids, until } from '../../helpers/sandbox.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 
-const srv = await startTestServer(t, {
+const srv = await startTestHandler(t, {
   env: { CUBE_SQL_TIMEOUT_MS: '3000', CUBE_SQL_MEMORY_MB: '128', CUBE_SQL_CONCURRENCY: '1' },
 });
 const a = await newOrganization(srv, 'Lifecycle Org');

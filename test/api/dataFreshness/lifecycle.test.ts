@@ -4,10 +4,11 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { createRightsholder, uploadFixture, waitForStatement } from '../../helpers/ingest.ts';
 import { newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
+import type { Outcome } from '../../helpers/trpc.ts';
 import type { QueryPath } from '../../helpers/procedures.ts';
 
-const srv = await startTestServer(t, { role: 'serve', env: { CUBE_ASYNC_WAIT_MS: '2000' } });
+const srv = await startTestHandler(t, { jobs: true, env: { CUBE_ASYNC_WAIT_MS: '2000' } });
 const owner = await newOrganization(srv, 'Lifecycle Org');
 const org = owner.organizationId;
 const rh = await createRightsholder(owner.client, org, 'Lifecycle Artist');
@@ -21,7 +22,11 @@ const up = await uploadFixture(
 t.equal((await waitForStatement(owner.client, org, up.statementId)).status, 'processed');
 
 async function get(procedure: QueryPath) {
-  const res = await owner.client.query(procedure, { organizationId: org, rightsholderIds: [rh] });
+  // loosely typed: the answer's shape depends on the procedure
+  const res: Outcome<any> = await owner.client.query(procedure, {
+    organizationId: org,
+    rightsholderIds: [rh],
+  });
   if (!res.ok) throw new Error(`${procedure}: ${JSON.stringify(res.error)}`);
   return res.data;
 }
@@ -29,14 +34,17 @@ async function get(procedure: QueryPath) {
 const SQL =
   'SELECT count(*), sum(royalty_earnings), sum(royalty_earnings_usd), sum(units) FROM analytics_full_view';
 async function sqlRows() {
-  const res = await owner.client.mutate('cube.sqlQuery', { organizationId: org, sql: SQL });
+  const res: Outcome<any> = await owner.client.mutate('cube.sqlQuery', {
+    organizationId: org,
+    sql: SQL,
+  });
   if (!res.ok) throw new Error(JSON.stringify(res.error));
   return res.data.rows;
 }
 const ALL = [['30', '671.485988032740', '671.4859880326', '8222039.000000000000']];
 const NONE = [['0', null, null, null]];
 
-async function action(type: string) {
+async function action(type: 'reprocess' | 'delete' | 'restore') {
   const res = await owner.client.mutate('upload.uploadAction', {
     organizationId: org,
     action: { type, statementId: up.statementId },

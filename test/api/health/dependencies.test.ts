@@ -1,16 +1,16 @@
-// `health` over the real HTTP API when a dependency is in trouble: a database whose connections
+// `health` at the handler when a dependency is in trouble: a database whose connections
 // are all taken (the pool would wait for one without end) answers within the check's timeout as
 // unavailable, and a bucket removed behind the service's back is reported, not created again.
 import { CreateBucketCommand, DeleteBucketCommand, HeadBucketCommand } from '@aws-sdk/client-s3';
 import type { PoolClient } from 'pg';
 import t from 'tap';
 import { healthSettings } from '../../../src/api/health.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 
 t.setTimeout(120_000);
 healthSettings.checkTimeoutMs = 500;
 
-const srv = await startTestServer(t);
+const srv = await startTestHandler(t);
 
 t.test('every dependency answering: ok', async (t) => {
   const res = await srv.anonymous.query('health');
@@ -22,7 +22,7 @@ t.test(
   'every database connection taken: unavailable within the timeout, ok again once one is free',
   async (t) => {
     const held: PoolClient[] = [];
-    // the test server's pool has 5 connections (DATABASE_POOL_SIZE)
+    // the handler's pool has 5 connections (DATABASE_POOL_SIZE)
     for (let i = 0; i < srv.config.databasePoolSize; i++) held.push(await srv.deps.pool.connect());
     try {
       const started = Date.now();

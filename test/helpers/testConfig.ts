@@ -31,6 +31,10 @@ export function testConfig(opts: {
     LOG_LEVEL: (process.env.TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent',
     DEMO_BOOTSTRAP: 'false',
     WORKER_POLL_INTERVAL_MS: '100',
+    // a synchronous cube answer waits up to 25 s by default: a test's first query (which builds
+    // the organization's analytics database) can take that long when six files share two busy
+    // cores, so tests give it 60 s (the files about the window set their own)
+    CUBE_SYNC_TIMEOUT_MS: '60000',
     // most test servers never ingest: no threads kept warm unless a test asks
     THREADS_WARM: '0',
     NODE_ENV: 'test',

@@ -251,6 +251,8 @@ function timeoutCheckInterval(timeouts: HttpTimeouts): number {
   return Math.max(100, Math.min(1000, Math.floor(timeouts.headersTimeoutMs / 4)));
 }
 
+// (longer than a function should be, by its reason: it wires the server's hooks, error handlers and
+// routes in the order they apply, a container of short handlers)
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const timeouts = deps.config.http;
   const app = Fastify({

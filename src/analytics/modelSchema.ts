@@ -144,178 +144,235 @@ export class ModelError extends Error {
 }
 
 function resolveInto(model: SemanticModel, issues: ModelIssue[]): ResolvedModel {
-  const factColumns = new Set(model.facts.columns.map((c) => c.name));
-  const joinNames = Object.keys(model.joins) as JoinName[];
-  const aliasToJoin = new Map<string, JoinName>();
-  for (const name of joinNames) {
-    const join = model.joins[name];
-    if (aliasToJoin.has(join.alias) || join.alias === 'f')
-      issues.push({ path: `joins.${name}.alias`, message: `alias ${join.alias} is used twice` });
-    aliasToJoin.set(join.alias, name);
+  const resolver = new ModelResolver(model, issues);
+  resolver.checkNames();
+  const dimensions = resolver.resolveDimensions();
+  const measures = resolver.resolveMeasures();
+  checkJoinScopes(model, issues);
+  checkFacts(model, issues);
+  const timeSql = model.dimensions.filter((d) => d.type === 'time');
+  if (timeSql.length === 0)
+    issues.push({ path: 'dimensions', message: 'the view needs at least one time dimension' });
+  return { model, dimensions, measures, joinOrder: resolver.joinOrder };
+}
+
+/** Resolves a model's members: references expanded, joins closed and ordered, issues collected. */
+class ModelResolver {
+  private readonly factColumns: Set<string>;
+  private readonly aliasToJoin = new Map<string, JoinName>();
+  /** joins ordered by their requirements (and cycles reported) */
+  readonly joinOrder: JoinName[] = [];
+  private readonly dimensionByName: Map<string, SemanticModel['dimensions'][number]>;
+  private readonly expanded = new Map<string, Expansion>();
+  private readonly stack: string[] = [];
+
+  constructor(
+    private readonly model: SemanticModel,
+    private readonly issues: ModelIssue[],
+  ) {
+    this.factColumns = new Set(model.facts.columns.map((c) => c.name));
+    const joinNames = Object.keys(model.joins) as JoinName[];
+    for (const name of joinNames) {
+      const join = model.joins[name];
+      if (this.aliasToJoin.has(join.alias) || join.alias === 'f')
+        issues.push({ path: `joins.${name}.alias`, message: `alias ${join.alias} is used twice` });
+      this.aliasToJoin.set(join.alias, name);
+    }
+    const visiting = new Set<JoinName>();
+    for (const name of joinNames) this.visitJoin(name, `joins.${name}`, visiting);
+    this.dimensionByName = new Map(model.dimensions.map((d) => [d.name, d]));
   }
 
-  // joins ordered by their requirements (and cycles reported)
-  const joinOrder: JoinName[] = [];
-  const visiting = new Set<JoinName>();
-  const visitJoin = (name: JoinName, path: string) => {
-    if (joinOrder.includes(name)) return;
+  private visitJoin(name: JoinName, path: string, visiting: Set<JoinName>): void {
+    if (this.joinOrder.includes(name)) return;
     if (visiting.has(name)) {
-      issues.push({ path, message: `join ${name} requires itself` });
+      this.issues.push({ path, message: `join ${name} requires itself` });
       return;
     }
-    const join = model.joins[name];
+    const join = this.model.joins[name];
     if (!join) {
-      issues.push({ path, message: `unknown join ${name}` });
+      this.issues.push({ path, message: `unknown join ${name}` });
       return;
     }
     visiting.add(name);
-    for (const r of join.requires) visitJoin(r, `joins.${name}.requires`);
+    for (const r of join.requires) this.visitJoin(r, `joins.${name}.requires`, visiting);
     visiting.delete(name);
-    joinOrder.push(name);
-  };
-  for (const name of joinNames) visitJoin(name, `joins.${name}`);
+    this.joinOrder.push(name);
+  }
 
-  const closeJoins = (joins: Iterable<JoinName>): JoinName[] => {
+  /** The joins with every join they require, in join order. */
+  private closeJoins(joins: Iterable<JoinName>): JoinName[] {
     const set = new Set<JoinName>();
     const add = (j: JoinName) => {
-      if (set.has(j) || !model.joins[j]) return;
+      if (set.has(j) || !this.model.joins[j]) return;
       set.add(j);
-      for (const r of model.joins[j].requires) add(r);
+      for (const r of this.model.joins[j].requires) add(r);
     };
     for (const j of joins) add(j);
-    return joinOrder.filter((j) => set.has(j));
-  };
+    return this.joinOrder.filter((j) => set.has(j));
+  }
 
-  const names = new Map<string, string>();
-  const seen = (name: string, path: string) => {
-    const other = names.get(name);
-    if (other) issues.push({ path, message: `${name} is also defined at ${other}` });
-    else names.set(name, path);
-  };
-  model.dimensions.forEach((d, i) => seen(d.name, `dimensions.${i}`));
-  model.measures.forEach((m, i) => seen(m.name, `measures.${i}`));
-  for (const e of Object.keys(model.expressions)) seen(e, `expressions.${e}`);
+  /** Each dimension, measure and expression name is defined once. */
+  checkNames(): void {
+    const names = new Map<string, string>();
+    const seen = (name: string, path: string) => {
+      const other = names.get(name);
+      if (other) this.issues.push({ path, message: `${name} is also defined at ${other}` });
+      else names.set(name, path);
+    };
+    this.model.dimensions.forEach((d, i) => seen(d.name, `dimensions.${i}`));
+    this.model.measures.forEach((m, i) => seen(m.name, `measures.${i}`));
+    for (const e of Object.keys(this.model.expressions)) seen(e, `expressions.${e}`);
+  }
 
-  const dimensionByName = new Map(model.dimensions.map((d) => [d.name, d]));
-  const expanded = new Map<string, Expansion>();
-  const stack: string[] = [];
-
-  const expand = (sql: string, joins: readonly JoinName[], path: string): Expansion => {
+  private expand(sql: string, joins: readonly JoinName[], path: string): Expansion {
     const out = new Set<JoinName>(joins);
     const text = sql.replace(REFERENCE, (_m, ref: string) => {
-      const target = expandReference(ref, path);
+      const target = this.expandReference(ref, path);
       if (!target) return 'NULL';
       for (const j of target.joins) out.add(j);
       return `(${target.sql})`;
     });
     return { sql: text, joins: out };
-  };
+  }
 
-  const expandReference = (ref: string, path: string): Expansion | undefined => {
-    const cached = expanded.get(ref);
+  private expandReference(ref: string, path: string): Expansion | undefined {
+    const cached = this.expanded.get(ref);
     if (cached) return cached;
-    if (stack.includes(ref)) {
-      issues.push({ path, message: `circular reference: ${[...stack, ref].join(' → ')}` });
+    if (this.stack.includes(ref)) {
+      this.issues.push({
+        path,
+        message: `circular reference: ${[...this.stack, ref].join(' → ')}`,
+      });
       return undefined;
     }
-    const dimension = dimensionByName.get(ref);
-    const expression = model.expressions[ref];
+    const dimension = this.dimensionByName.get(ref);
+    const expression = this.model.expressions[ref];
     if (!dimension && !expression) {
-      issues.push({ path, message: `{${ref}} names no dimension or expression` });
+      this.issues.push({ path, message: `{${ref}} names no dimension or expression` });
       return undefined;
     }
-    stack.push(ref);
+    this.stack.push(ref);
     const source = dimension ?? expression!;
-    const result = expand(
+    const result = this.expand(
       source.sql,
       source.joins,
       dimension
-        ? `dimensions.${model.dimensions.indexOf(dimension)}.sql`
+        ? `dimensions.${this.model.dimensions.indexOf(dimension)}.sql`
         : `expressions.${ref}.sql`,
     );
-    stack.pop();
-    expanded.set(ref, result);
+    this.stack.pop();
+    this.expanded.set(ref, result);
     return result;
-  };
+  }
 
-  const columnsOf = (sql: string, joins: JoinName[], path: string): string[] => {
+  /** The facts columns the SQL reads; an unknown column or a join's alias without the join is an issue. */
+  private columnsOf(sql: string, joins: JoinName[], path: string): string[] {
     const columns = new Set<string>();
-    const allowed = new Set(joins.map((j) => model.joins[j]?.alias));
+    const allowed = new Set(joins.map((j) => this.model.joins[j]?.alias));
     for (const m of sql.matchAll(QUALIFIED)) {
       const [, alias, column] = m as unknown as [string, string, string];
       if (alias === 'f') {
-        if (!factColumns.has(column) && !model.rollups.some((r) => r.countColumn === column)) {
-          issues.push({ path, message: `f.${column} is not a facts column` });
+        if (
+          !this.factColumns.has(column) &&
+          !this.model.rollups.some((r) => r.countColumn === column)
+        ) {
+          this.issues.push({ path, message: `f.${column} is not a facts column` });
         }
         columns.add(column);
-      } else if (aliasToJoin.has(alias) && !allowed.has(alias)) {
-        issues.push({
+      } else if (this.aliasToJoin.has(alias) && !allowed.has(alias)) {
+        this.issues.push({
           path,
-          message: `uses ${alias}.${column} without the ${aliasToJoin.get(alias)} join`,
+          message: `uses ${alias}.${column} without the ${this.aliasToJoin.get(alias)} join`,
         });
       }
     }
     return [...columns].sort();
-  };
+  }
 
-  const dimensions = new Map<string, ResolvedMember>();
-  model.dimensions.forEach((d, i) => {
-    const e = expandReference(d.name, `dimensions.${i}.sql`);
-    if (!e) return;
-    const joins = closeJoins(e.joins);
-    dimensions.set(d.name, {
-      name: d.name,
-      kind: 'dimension',
-      sql: e.sql,
-      joins,
-      columns: columnsOf(e.sql, joins, `dimensions.${i}.sql`),
+  resolveDimensions(): Map<string, ResolvedMember> {
+    const dimensions = new Map<string, ResolvedMember>();
+    this.model.dimensions.forEach((d, i) => {
+      const e = this.expandReference(d.name, `dimensions.${i}.sql`);
+      if (!e) return;
+      const joins = this.closeJoins(e.joins);
+      dimensions.set(d.name, {
+        name: d.name,
+        kind: 'dimension',
+        sql: e.sql,
+        joins,
+        columns: this.columnsOf(e.sql, joins, `dimensions.${i}.sql`),
+      });
     });
-  });
+    return dimensions;
+  }
 
-  const rollupColumns = new Set(model.rollups.flatMap((r) => [...r.groupBy, ...r.sums]));
-  const measures = new Map<string, ResolvedMeasure>();
-  model.measures.forEach((m, i) => {
-    const path = `measures.${i}`;
-    const e = expand(m.sql, m.joins, `${path}.sql`);
-    const joins = closeJoins(e.joins);
-    const columns = columnsOf(e.sql, joins, `${path}.sql`);
-    let rollupSql: string | null = null;
+  resolveMeasures(): Map<string, ResolvedMeasure> {
+    const rollupColumns = new Set(this.model.rollups.flatMap((r) => [...r.groupBy, ...r.sums]));
+    const measures = new Map<string, ResolvedMeasure>();
+    this.model.measures.forEach((m, i) => {
+      const path = `measures.${i}`;
+      const e = this.expand(m.sql, m.joins, `${path}.sql`);
+      const joins = this.closeJoins(e.joins);
+      const columns = this.columnsOf(e.sql, joins, `${path}.sql`);
+      const rollupSql = this.rollupSqlOf(m, path, e.sql, joins, columns, rollupColumns);
+      const { rowSql, rowJoins } = this.rowSqlOf(m, path);
+      measures.set(m.name, {
+        name: m.name,
+        kind: 'measure',
+        sql: e.sql,
+        joins,
+        columns,
+        rollupSql,
+        rowSql,
+        rowJoins,
+      });
+    });
+    return measures;
+  }
+
+  /** A measure's SQL over the rollups: its own (`same`: every column it reads in a rollup) or given. */
+  private rollupSqlOf(
+    m: SemanticModel['measures'][number],
+    path: string,
+    sql: string,
+    joins: JoinName[],
+    columns: string[],
+    rollupColumns: ReadonlySet<string>,
+  ): string | null {
     if (m.rollup === 'same') {
-      rollupSql = e.sql;
       const outside = columns.filter((c) => !rollupColumns.has(c));
       if (outside.length > 0)
-        issues.push({
+        this.issues.push({
           path: `${path}.rollup`,
           message: `reads ${outside.join(', ')}, which no rollup has`,
         });
-    } else if (m.rollup) {
-      const r = expand(m.rollup.sql, m.joins, `${path}.rollup.sql`);
-      if (closeJoins(r.joins).join() !== joins.join())
-        issues.push({ path: `${path}.rollup.sql`, message: 'must need the same joins as sql' });
-      rollupSql = r.sql;
+      return sql;
     }
-    let rowSql: string | null = null;
-    let rowJoins: JoinName[] = [];
-    if (m.rowSql) {
-      const r = expand(m.rowSql, m.joins, `${path}.rowSql`);
-      rowJoins = closeJoins(r.joins);
-      columnsOf(r.sql, rowJoins, `${path}.rowSql`);
-      rowSql = r.sql;
-      if (m.aggType !== 'sum')
-        issues.push({ path: `${path}.rowSql`, message: 'only sums have a row value' });
-    }
-    measures.set(m.name, {
-      name: m.name,
-      kind: 'measure',
-      sql: e.sql,
-      joins,
-      columns,
-      rollupSql,
-      rowSql,
-      rowJoins,
-    });
-  });
+    if (!m.rollup) return null;
+    const r = this.expand(m.rollup.sql, m.joins, `${path}.rollup.sql`);
+    if (this.closeJoins(r.joins).join() !== joins.join())
+      this.issues.push({ path: `${path}.rollup.sql`, message: 'must need the same joins as sql' });
+    return r.sql;
+  }
 
+  /** A sum's value on one row, where the measure has one. */
+  private rowSqlOf(
+    m: SemanticModel['measures'][number],
+    path: string,
+  ): { rowSql: string | null; rowJoins: JoinName[] } {
+    if (!m.rowSql) return { rowSql: null, rowJoins: [] };
+    const r = this.expand(m.rowSql, m.joins, `${path}.rowSql`);
+    const rowJoins = this.closeJoins(r.joins);
+    this.columnsOf(r.sql, rowJoins, `${path}.rowSql`);
+    if (m.aggType !== 'sum')
+      this.issues.push({ path: `${path}.rowSql`, message: 'only sums have a row value' });
+    return { rowSql: r.sql, rowJoins };
+  }
+}
+
+/** A per-query relation must apply the caller's restrictions. */
+function checkJoinScopes(model: SemanticModel, issues: ModelIssue[]): void {
   for (const [name, join] of Object.entries(model.joins)) {
     if (join.cte && !/\{scope:[a-z][a-z0-9_]*\}/.test(join.cte)) {
       issues.push({
@@ -324,6 +381,11 @@ function resolveInto(model: SemanticModel, issues: ModelIssue[]): ResolvedModel 
       });
     }
   }
+}
+
+/** The facts' sort key and the rollups name facts columns, and hold what the restrictions read. */
+function checkFacts(model: SemanticModel, issues: ModelIssue[]): void {
+  const factColumns = new Set(model.facts.columns.map((c) => c.name));
   for (const k of model.facts.sortKey)
     if (!factColumns.has(k))
       issues.push({ path: 'facts.sortKey', message: `${k} is not a facts column` });
@@ -348,9 +410,4 @@ function resolveInto(model: SemanticModel, issues: ModelIssue[]): ResolvedModel 
     if (factColumns.has(r.countColumn))
       issues.push({ path: `rollups.${i}.countColumn`, message: 'must not be a facts column' });
   });
-  const timeSql = model.dimensions.filter((d) => d.type === 'time');
-  if (timeSql.length === 0)
-    issues.push({ path: 'dimensions', message: 'the view needs at least one time dimension' });
-
-  return { model, dimensions, measures, joinOrder };
 }

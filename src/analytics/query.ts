@@ -432,70 +432,105 @@ function checkFilter(
     return sides;
   }
   sides.add(kind === 'measure' ? 'measure' : 'dimension');
+  checkLeafValues({ ...f, member: f.member, operator: f.operator }, kind, path, ctx);
+  return sides;
+}
+
+/** One member's filter, as its values are checked against the member's type. */
+interface LeafCheck {
+  member: string;
+  op: Operator;
+  type: 'number' | NonNullable<ReturnType<typeof dimensionDefs.get>>['type'];
+  /** the values as text (null stays null) */
+  strings: (string | null)[];
+  path: (string | number)[];
+  valuesPath: (string | number)[];
+}
+
+/** A leaf filter's operator and values fit its member's type. */
+function checkLeafValues(
+  f: FilterInput & { member: string; operator: Operator },
+  kind: MemberKind,
+  path: (string | number)[],
+  ctx: Ctx,
+): void {
   const name = memberOf(f.member)!;
-  const type = kind === 'measure' ? 'number' : dimensionDefs.get(name)!.type;
-  const op = f.operator;
-  const values = f.values ?? [];
-  const valuesPath = [...path, 'values'];
-  const strings = values.map((v) => (v === null ? null : String(v)));
-  if (DATE_OPERATORS.includes(op)) {
-    if (type !== 'time') {
-      issue(ctx, [...path, 'operator'], `${op} needs a time dimension; ${f.member} is not one`);
-      return sides;
-    }
-    if (strings.some((v) => v === null)) {
-      issue(ctx, valuesPath, `${op} takes dates, not null`);
-      return sides;
-    }
-    const dates = strings as string[];
-    if (op === 'inDateRange' || op === 'notInDateRange') {
-      if (dates.length < 1 || dates.length > 2) {
-        issue(ctx, valuesPath, `${op} takes one value (a date or a relative phrase) or two dates`);
-        return sides;
-      }
-    } else if (dates.length !== 1) {
-      issue(ctx, valuesPath, `${op} takes exactly one value (a date or a relative phrase)`);
-      return sides;
-    }
-    const problem = dateProblem(() => resolveDateValues(op, dates, { now: Date.now(), tz: 'UTC' }));
-    if (problem !== undefined) issue(ctx, valuesPath, problem);
-    return sides;
+  const leaf: LeafCheck = {
+    member: f.member,
+    op: f.operator,
+    type: kind === 'measure' ? 'number' : dimensionDefs.get(name)!.type,
+    strings: (f.values ?? []).map((v) => (v === null ? null : String(v))),
+    path,
+    valuesPath: [...path, 'values'],
+  };
+  const { op } = leaf;
+  if (DATE_OPERATORS.includes(op)) checkDateValues(leaf, ctx);
+  else if (op === 'set' || op === 'notSet') return;
+  else if (COMPARISONS.includes(op)) checkComparedValue(leaf, ctx);
+  else checkListedValues(leaf, ctx);
+}
+
+/** A date operator: a time dimension, and one value (a date or a relative phrase) or two dates. */
+function checkDateValues(leaf: LeafCheck, ctx: Ctx): void {
+  const { op, strings, valuesPath } = leaf;
+  if (leaf.type !== 'time') {
+    issue(
+      ctx,
+      [...leaf.path, 'operator'],
+      `${op} needs a time dimension; ${leaf.member} is not one`,
+    );
+    return;
   }
-  if (op === 'set' || op === 'notSet') return sides;
-  if (COMPARISONS.includes(op)) {
-    const first = strings[0];
-    if (first === undefined || first === null) {
-      issue(
-        ctx,
-        valuesPath,
-        `${op} compares with its first value, which must be given and not null`,
-      );
-      return sides;
-    }
-    if (type === 'number' && !isNumeric(first))
-      issue(ctx, [...valuesPath, 0], `${f.member} is a number: '${first}' is not one`);
-    const problem = type === 'time' ? timeValueProblem(f.member, first) : undefined;
-    if (problem !== undefined) issue(ctx, [...valuesPath, 0], problem);
-    return sides;
+  if (strings.some((v) => v === null)) {
+    issue(ctx, valuesPath, `${op} takes dates, not null`);
+    return;
   }
-  // equals, notEquals and the LIKE family (contains, startsWith, endsWith and their negations)
+  const dates = strings as string[];
+  if (op === 'inDateRange' || op === 'notInDateRange') {
+    if (dates.length < 1 || dates.length > 2) {
+      issue(ctx, valuesPath, `${op} takes one value (a date or a relative phrase) or two dates`);
+      return;
+    }
+  } else if (dates.length !== 1) {
+    issue(ctx, valuesPath, `${op} takes exactly one value (a date or a relative phrase)`);
+    return;
+  }
+  const problem = dateProblem(() => resolveDateValues(op, dates, { now: Date.now(), tz: 'UTC' }));
+  if (problem !== undefined) issue(ctx, valuesPath, problem);
+}
+
+/** A comparison: its first value given, not null, and of the member's type. */
+function checkComparedValue(leaf: LeafCheck, ctx: Ctx): void {
+  const { op, type, valuesPath } = leaf;
+  const first = leaf.strings[0];
+  if (first === undefined || first === null) {
+    issue(ctx, valuesPath, `${op} compares with its first value, which must be given and not null`);
+    return;
+  }
+  if (type === 'number' && !isNumeric(first))
+    issue(ctx, [...valuesPath, 0], `${leaf.member} is a number: '${first}' is not one`);
+  const problem = type === 'time' ? timeValueProblem(leaf.member, first) : undefined;
+  if (problem !== undefined) issue(ctx, [...valuesPath, 0], problem);
+}
+
+/** equals, notEquals and the LIKE family (contains, startsWith, endsWith and their negations). */
+function checkListedValues(leaf: LeafCheck, ctx: Ctx): void {
+  const { op, type, strings, valuesPath, member } = leaf;
   if (strings.length === 0) {
     issue(ctx, valuesPath, `${op} needs at least one value`);
-    return sides;
+    return;
   }
   if (op === 'equals' || op === 'notEquals') {
-    const member = f.member;
     // each value at its own index (indexOf gave a repeated value the path of its first
     // occurrence, and cost O(n²): 150 filters of 1,000 values held the event loop for seconds)
     strings.forEach((v, i) => {
       if (v === null) return;
       if (type === 'number' && !isNumeric(v))
-        issue(ctx, [...valuesPath, i], `${f.member} is a number: '${v}' is not one`);
+        issue(ctx, [...valuesPath, i], `${member} is a number: '${v}' is not one`);
       const problem = type === 'time' ? timeValueProblem(member, v) : undefined;
       if (problem !== undefined) issue(ctx, [...valuesPath, i], problem);
     });
   }
-  return sides;
 }
 
 /** The query object as cube.query takes it. */

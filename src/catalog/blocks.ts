@@ -1,6 +1,7 @@
 // Blocks and their musical details. A block is the catalog of one rightsholder; a refresh rebuilds
 // its musical details from the normalized rows of the rightsholder's processed statements. The
 // result depends only on those statements, so a retried or duplicated refresh changes nothing.
+import type { QueryResult } from 'pg';
 import type { Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
@@ -8,7 +9,7 @@ import { lockBlock } from './blockStore.ts';
 import { afterBlockRefresh } from './followUps.ts';
 import { identityKey, legacyIdentityKey, normalizedTitleKey } from './identity.ts';
 import { applyRules } from './rules.ts';
-import { readSpellings } from './statementRows.ts';
+import { readSpellings, type SpellingRow } from './statementRows.ts';
 import { withRows } from '../ingest/statements.ts';
 import { enqueue } from '../jobs/enqueue.ts';
 import { TASK } from '../jobs/payloads.ts';
@@ -143,17 +144,33 @@ export async function refreshBlock(
   }
 }
 
+/** The block's spellings as columns of md_in, one entry per spelling that names a track. */
+interface SpellingColumns {
+  key: string[];
+  normTitle: string[];
+  statement: string[];
+  currency: (string | null)[];
+  isrc: (string | null)[];
+  isrcRaw: (string | null)[];
+  title: (string | null)[];
+  artist: (string | null)[];
+  releaseTitle: (string | null)[];
+  releaseArtist: (string | null)[];
+  rows: number[];
+  earnings: (string | null)[];
+  amountRows: number[];
+  caseRank: number[];
+}
+
+type SourceStatementRow = { id: string; normalized_key: string; normalized_version: number };
+
 async function rebuild(
   deps: Deps,
   organizationId: string,
   rightsholderId: string,
   blockId: string,
 ): Promise<BlockRefreshResult> {
-  const { rows: statements } = await deps.pool.query<{
-    id: string;
-    normalized_key: string;
-    normalized_version: number;
-  }>(
+  const { rows: statements } = await deps.pool.query<SourceStatementRow>(
     `SELECT id, normalized_key, normalized_version FROM statements
      WHERE organization_id = $1 AND rightsholder_id = $2 AND ${withRows()}
      ORDER BY id`,
@@ -165,131 +182,14 @@ async function rebuild(
     rightsholderId,
     statements.map((s) => ({ id: s.id })),
   );
-  const cols = {
-    key: [] as string[],
-    normTitle: [] as string[],
-    statement: [] as string[],
-    currency: [] as (string | null)[],
-    isrc: [] as (string | null)[],
-    isrcRaw: [] as (string | null)[],
-    title: [] as (string | null)[],
-    artist: [] as (string | null)[],
-    releaseTitle: [] as (string | null)[],
-    releaseArtist: [] as (string | null)[],
-    rows: [] as number[],
-    earnings: [] as (string | null)[],
-    amountRows: [] as number[],
-    caseRank: [] as number[],
-  };
-  // identity keys stored under the earlier normalization (apostrophes and format characters were
-  // spaces): each one that now stands for exactly one other key is re-keyed before the upsert
-  const legacyTargets = new Map<string, Set<string>>();
-  const clip = (s: string | null) => (s === null ? null : s.trim().slice(0, MAX_TEXT) || null);
-  for (const s of spellings) {
-    const key = identityKey(s);
-    if (!key) continue; // a row naming no track (no ISRC, no title) is not a musical detail
-    const legacy = legacyIdentityKey(s);
-    if (legacy !== null && legacy !== key)
-      legacyTargets.set(legacy, (legacyTargets.get(legacy) ?? new Set()).add(key));
-    cols.key.push(key);
-    cols.normTitle.push(normalizedTitleKey(s.title));
-    cols.statement.push(s.statementId);
-    cols.currency.push(s.currency);
-    cols.isrc.push(s.isrc);
-    cols.isrcRaw.push(clip(s.isrcRaw));
-    cols.title.push(clip(s.title));
-    cols.artist.push(clip(s.artist));
-    cols.releaseTitle.push(clip(s.releaseTitle));
-    cols.releaseArtist.push(clip(s.releaseArtist));
-    cols.rows.push(s.rows);
-    cols.earnings.push(s.earnings);
-    cols.amountRows.push(s.amountRows);
-    // the title's case first, then the artist's
-    cols.caseRank.push(caseRank(clip(s.title)) * 3 + caseRank(clip(s.artist)));
-  }
-
-  const currentKeys = new Set(cols.key);
-  const rekeys = [...legacyTargets]
-    .filter(([legacy, targets]) => targets.size === 1 && !currentKeys.has(legacy))
-    .map(([legacy, targets]) => [legacy, [...targets][0]!] as const)
-    .sort(([a], [b]) => (a < b ? -1 : 1));
+  const { cols, rekeys } = spellingColumns(spellings);
 
   return withTransaction(deps.pool, async (db) => {
     // one refresh of a block at a time, whatever runs it
     await lockBlock(db, blockId);
     await rekeyLegacyIdentities(db, organizationId, blockId, rekeys);
-    await db.query(
-      `CREATE TEMP TABLE md_in (identity_key text, norm_title text, statement_id uuid, currency text, isrc text, isrc_raw text,
-         title text, artist text, release_title text, release_artist text, row_count bigint, earnings numeric, amount_rows bigint, case_rank smallint) ON COMMIT DROP`,
-    );
-    const CHUNK = 5_000;
-    for (let i = 0; i < cols.key.length; i += CHUNK) {
-      const part = (a: unknown[]) => a.slice(i, i + CHUNK);
-      await db.query(
-        `INSERT INTO md_in SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-           $9::text[], $10::text[], $11::bigint[], $12::numeric[], $13::bigint[], $14::smallint[])`,
-        [
-          part(cols.key),
-          part(cols.normTitle),
-          part(cols.statement),
-          part(cols.currency),
-          part(cols.isrc),
-          part(cols.isrcRaw),
-          part(cols.title),
-          part(cols.artist),
-          part(cols.releaseTitle),
-          part(cols.releaseArtist),
-          part(cols.rows),
-          part(cols.earnings),
-          part(cols.amountRows),
-          part(cols.caseRank),
-        ],
-      );
-    }
-    // USD as analytics_full_view: each statement's rate for the row's currency, at the 18 decimals
-    // of the analytics rate (analytics/model.ts, usdSum: its sums are these, rounded to 26
-    // decimals); rows in a currency without a rate are counted, never converted at 1
-    const upsert = await db.query<{ inserted: boolean }>(
-      `WITH converted AS (
-         SELECT m.*, m.earnings * round(x.rate, 18) AS usd, CASE WHEN x.rate IS NULL THEN m.amount_rows ELSE 0 END AS no_rate
-         FROM md_in m LEFT JOIN statement_fx x ON x.statement_id = m.statement_id AND x.currency = m.currency
-       ), spelling AS (
-         SELECT identity_key, norm_title, isrc, isrc_raw, title, artist, release_title, release_artist, case_rank,
-                sum(row_count) AS row_count, sum(usd) AS usd, sum(no_rate) AS no_rate
-         FROM converted GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-       ), ranked AS (
-         SELECT s.*, row_number() OVER (PARTITION BY identity_key ORDER BY row_count DESC, case_rank,
-                  title COLLATE "C" NULLS LAST, artist COLLATE "C" NULLS LAST, release_title COLLATE "C" NULLS LAST,
-                  release_artist COLLATE "C" NULLS LAST, isrc_raw COLLATE "C" NULLS LAST) AS rank
-         FROM spelling s
-       ), identity AS (
-         SELECT identity_key,
-                max(isrc) AS isrc,
-                sum(row_count) AS row_count,
-                coalesce(trim_scale(sum(usd)), 0) AS earnings_usd,
-                sum(no_rate) AS no_rate,
-                jsonb_agg(jsonb_build_object('isrc', isrc_raw, 'title', title, 'artist', artist, 'releaseTitle', release_title,
-                  'releaseArtist', release_artist, 'rowCount', row_count, 'earningsUsd', usd_answer(usd)::text) ORDER BY rank) AS variants
-         FROM ranked GROUP BY identity_key
-       )
-       INSERT INTO musical_details AS md (organization_id, block_id, identity_key, isrc, title, normalized_title, artist, release_title, release_artist,
-         variants, row_count, earnings_usd, rows_without_rate, state, ignored)
-       SELECT $1, $2, i.identity_key, i.isrc, coalesce(r.title, ''), r.norm_title, r.artist, r.release_title, r.release_artist,
-              i.variants, i.row_count, i.earnings_usd, i.no_rate,
-              CASE WHEN ig.id IS NULL THEN 'pending' ELSE 'skipped' END, ig.id IS NOT NULL
-       FROM identity i
-       JOIN ranked r ON r.identity_key = i.identity_key AND r.rank = 1
-       LEFT JOIN ignored_titles ig ON ig.organization_id = $1 AND ig.normalized_title = r.norm_title
-       ON CONFLICT (block_id, identity_key) DO UPDATE SET
-         isrc = EXCLUDED.isrc, title = EXCLUDED.title, normalized_title = EXCLUDED.normalized_title, artist = EXCLUDED.artist, release_title = EXCLUDED.release_title,
-         release_artist = EXCLUDED.release_artist, variants = EXCLUDED.variants, row_count = EXCLUDED.row_count,
-         earnings_usd = EXCLUDED.earnings_usd, rows_without_rate = EXCLUDED.rows_without_rate,
-         updated_at = CASE WHEN (md.variants, md.row_count, md.earnings_usd, md.rows_without_rate)
-                              IS DISTINCT FROM (EXCLUDED.variants, EXCLUDED.row_count, EXCLUDED.earnings_usd, EXCLUDED.rows_without_rate)
-                           THEN clock_timestamp() ELSE md.updated_at END
-       RETURNING (xmax = 0) AS inserted`,
-      [organizationId, blockId],
-    );
+    await loadSpellingsTable(db, cols);
+    const upsert = await upsertMusicalDetails(db, organizationId, blockId);
     const removed = await db.query(
       `DELETE FROM musical_details md WHERE md.block_id = $1 AND NOT EXISTS (SELECT 1 FROM md_in m WHERE m.identity_key = md.identity_key)`,
       [blockId],
@@ -324,6 +224,138 @@ async function rebuild(
       removed: removed.rowCount ?? 0,
     };
   });
+}
+
+/**
+ * The spellings as columns, and the legacy re-keys: identity keys stored under the earlier
+ * normalization (apostrophes and format characters were spaces), each one that now stands for
+ * exactly one other key, re-keyed before the upsert.
+ */
+function spellingColumns(spellings: readonly SpellingRow[]): {
+  cols: SpellingColumns;
+  rekeys: (readonly [string, string])[];
+} {
+  const cols: SpellingColumns = {
+    ...{ key: [], normTitle: [], statement: [], currency: [], isrc: [], isrcRaw: [], title: [] },
+    ...{ artist: [], releaseTitle: [], releaseArtist: [], rows: [], earnings: [] },
+    ...{ amountRows: [], caseRank: [] },
+  };
+  const legacyTargets = new Map<string, Set<string>>();
+  const clip = (s: string | null) => (s === null ? null : s.trim().slice(0, MAX_TEXT) || null);
+  for (const s of spellings) {
+    const key = identityKey(s);
+    if (!key) continue; // a row naming no track (no ISRC, no title) is not a musical detail
+    const legacy = legacyIdentityKey(s);
+    if (legacy !== null && legacy !== key)
+      legacyTargets.set(legacy, (legacyTargets.get(legacy) ?? new Set()).add(key));
+    cols.key.push(key);
+    cols.normTitle.push(normalizedTitleKey(s.title));
+    cols.statement.push(s.statementId);
+    cols.currency.push(s.currency);
+    cols.isrc.push(s.isrc);
+    cols.isrcRaw.push(clip(s.isrcRaw));
+    cols.title.push(clip(s.title));
+    cols.artist.push(clip(s.artist));
+    cols.releaseTitle.push(clip(s.releaseTitle));
+    cols.releaseArtist.push(clip(s.releaseArtist));
+    cols.rows.push(s.rows);
+    cols.earnings.push(s.earnings);
+    cols.amountRows.push(s.amountRows);
+    // the title's case first, then the artist's
+    cols.caseRank.push(caseRank(clip(s.title)) * 3 + caseRank(clip(s.artist)));
+  }
+  const currentKeys = new Set(cols.key);
+  const rekeys = [...legacyTargets]
+    .filter(([legacy, targets]) => targets.size === 1 && !currentKeys.has(legacy))
+    .map(([legacy, targets]) => [legacy, [...targets][0]!] as const)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return { cols, rekeys };
+}
+
+/** The spellings into the transaction's temporary table md_in, in chunks. */
+async function loadSpellingsTable(db: Queryable, cols: SpellingColumns): Promise<void> {
+  await db.query(
+    `CREATE TEMP TABLE md_in (identity_key text, norm_title text, statement_id uuid, currency text, isrc text, isrc_raw text,
+       title text, artist text, release_title text, release_artist text, row_count bigint, earnings numeric, amount_rows bigint, case_rank smallint) ON COMMIT DROP`,
+  );
+  const CHUNK = 5_000;
+  for (let i = 0; i < cols.key.length; i += CHUNK) {
+    const part = (a: unknown[]) => a.slice(i, i + CHUNK);
+    await db.query(
+      `INSERT INTO md_in SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+         $9::text[], $10::text[], $11::bigint[], $12::numeric[], $13::bigint[], $14::smallint[])`,
+      [
+        part(cols.key),
+        part(cols.normTitle),
+        part(cols.statement),
+        part(cols.currency),
+        part(cols.isrc),
+        part(cols.isrcRaw),
+        part(cols.title),
+        part(cols.artist),
+        part(cols.releaseTitle),
+        part(cols.releaseArtist),
+        part(cols.rows),
+        part(cols.earnings),
+        part(cols.amountRows),
+        part(cols.caseRank),
+      ],
+    );
+  }
+}
+
+/**
+ * md_in's identities upserted as musical details. USD as analytics_full_view: each statement's
+ * rate for the row's currency, at the 18 decimals of the analytics rate (analytics/model.ts,
+ * usdSum: its sums are these, rounded to 26 decimals); rows in a currency without a rate are
+ * counted, never converted at 1.
+ */
+function upsertMusicalDetails(
+  db: Queryable,
+  organizationId: string,
+  blockId: string,
+): Promise<QueryResult<{ inserted: boolean }>> {
+  return db.query<{ inserted: boolean }>(
+    `WITH converted AS (
+       SELECT m.*, m.earnings * round(x.rate, 18) AS usd, CASE WHEN x.rate IS NULL THEN m.amount_rows ELSE 0 END AS no_rate
+       FROM md_in m LEFT JOIN statement_fx x ON x.statement_id = m.statement_id AND x.currency = m.currency
+     ), spelling AS (
+       SELECT identity_key, norm_title, isrc, isrc_raw, title, artist, release_title, release_artist, case_rank,
+              sum(row_count) AS row_count, sum(usd) AS usd, sum(no_rate) AS no_rate
+       FROM converted GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+     ), ranked AS (
+       SELECT s.*, row_number() OVER (PARTITION BY identity_key ORDER BY row_count DESC, case_rank,
+                title COLLATE "C" NULLS LAST, artist COLLATE "C" NULLS LAST, release_title COLLATE "C" NULLS LAST,
+                release_artist COLLATE "C" NULLS LAST, isrc_raw COLLATE "C" NULLS LAST) AS rank
+       FROM spelling s
+     ), identity AS (
+       SELECT identity_key,
+              max(isrc) AS isrc,
+              sum(row_count) AS row_count,
+              coalesce(trim_scale(sum(usd)), 0) AS earnings_usd,
+              sum(no_rate) AS no_rate,
+              jsonb_agg(jsonb_build_object('isrc', isrc_raw, 'title', title, 'artist', artist, 'releaseTitle', release_title,
+                'releaseArtist', release_artist, 'rowCount', row_count, 'earningsUsd', usd_answer(usd)::text) ORDER BY rank) AS variants
+       FROM ranked GROUP BY identity_key
+     )
+     INSERT INTO musical_details AS md (organization_id, block_id, identity_key, isrc, title, normalized_title, artist, release_title, release_artist,
+       variants, row_count, earnings_usd, rows_without_rate, state, ignored)
+     SELECT $1, $2, i.identity_key, i.isrc, coalesce(r.title, ''), r.norm_title, r.artist, r.release_title, r.release_artist,
+            i.variants, i.row_count, i.earnings_usd, i.no_rate,
+            CASE WHEN ig.id IS NULL THEN 'pending' ELSE 'skipped' END, ig.id IS NOT NULL
+     FROM identity i
+     JOIN ranked r ON r.identity_key = i.identity_key AND r.rank = 1
+     LEFT JOIN ignored_titles ig ON ig.organization_id = $1 AND ig.normalized_title = r.norm_title
+     ON CONFLICT (block_id, identity_key) DO UPDATE SET
+       isrc = EXCLUDED.isrc, title = EXCLUDED.title, normalized_title = EXCLUDED.normalized_title, artist = EXCLUDED.artist, release_title = EXCLUDED.release_title,
+       release_artist = EXCLUDED.release_artist, variants = EXCLUDED.variants, row_count = EXCLUDED.row_count,
+       earnings_usd = EXCLUDED.earnings_usd, rows_without_rate = EXCLUDED.rows_without_rate,
+       updated_at = CASE WHEN (md.variants, md.row_count, md.earnings_usd, md.rows_without_rate)
+                            IS DISTINCT FROM (EXCLUDED.variants, EXCLUDED.row_count, EXCLUDED.earnings_usd, EXCLUDED.rows_without_rate)
+                         THEN clock_timestamp() ELSE md.updated_at END
+     RETURNING (xmax = 0) AS inserted`,
+    [organizationId, blockId],
+  );
 }
 
 /**

@@ -282,8 +282,31 @@ export async function refreshProducts(deps: Deps, blockId: string): Promise<void
   });
 }
 
+/** What a derivation reads: the block's musical details, its clusters' keys and the users' corrections. */
+interface DeriveInputs {
+  details: BlockDetail[];
+  clusterKey: Map<string, string>;
+  overrideRows: ProductOverrideRow[];
+}
+
+/** The automatic track of each musical detail (by id): its key and its cluster. */
+interface AutoTracks {
+  keyOf: Map<string, string>;
+  clusterOf: Map<string, string | null>;
+}
+
+type TrackMember = { m: BlockDetail; source: 'auto' | 'user'; createdBy: string | null };
+
 async function derive(db: Queryable, blockId: string): Promise<void> {
   await rekeyProducts(db, blockId);
+  const inputs = await loadDeriveInputs(db, blockId);
+  const auto = autoTracks(inputs.details, inputs.clusterKey);
+  const members = linkedMembers(inputs.details, inputs.overrideRows, auto.keyOf);
+  const planned = planProducts(members, auto.clusterOf, inputs.overrideRows);
+  await writeProducts(db, blockId, planned);
+}
+
+async function loadDeriveInputs(db: Queryable, blockId: string): Promise<DeriveInputs> {
   const details = await loadBlockDetails(db, blockId);
   const { rows: clusters } = await db.query<{ id: string; stable_key: string }>(
     'SELECT id, stable_key FROM title_clusters WHERE block_id = $1',
@@ -295,9 +318,18 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
      WHERE block_id = $1 ORDER BY created_at, id`,
     [blockId],
   );
+  return { details, clusterKey, overrideRows };
+}
 
-  // 1. groups: a song (cluster), version and artist each (clusters group titles only; one title by
-  // two artists is two tracks; a musical detail without a cluster stands alone), joined by shared recordings
+/**
+ * 1. groups: a song (cluster), version and artist each (clusters group titles only; one title by
+ * two artists is two tracks; a musical detail without a cluster stands alone), joined by shared
+ * recordings; a track's key is the smallest cluster key among its clusters (else the identity key).
+ */
+function autoTracks(
+  details: readonly BlockDetail[],
+  clusterKey: ReadonlyMap<string, string>,
+): AutoTracks {
   const artistOf = (m: BlockDetail) => artistKey(m.effective.artist);
   const versionOf = new Map(
     details.map((m) => [m.id, parseTitle(m.effective.title || m.title).signature]),
@@ -309,6 +341,35 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
     m.clusterId && clusterKey.has(m.clusterId)
       ? `c:${m.clusterId}|${recordingOf.get(m.id)}\u001f${artistOf(m)}`
       : `m:${m.id}`;
+  const keyOf = new Map<string, string>();
+  const clusterOf = new Map<string, string | null>();
+  for (const members of groupsBySharedRecording(details, groupOf).values()) {
+    const keys = members
+      .map((m) =>
+        m.clusterId && clusterKey.has(m.clusterId)
+          ? `cluster:${songKeyOf(m)}\u001f${artistOf(m)}`
+          : `md:${m.identityKey}`,
+      )
+      .sort();
+    const key = `track:${keys[0]!}`;
+    const clusterIds = members
+      .map((m) => m.clusterId)
+      .filter((c): c is string => c !== null && clusterKey.has(c));
+    const cluster =
+      clusterIds.sort((a, b) => (clusterKey.get(a)! < clusterKey.get(b)! ? -1 : 1))[0] ?? null;
+    for (const m of members) {
+      keyOf.set(m.id, key);
+      clusterOf.set(m.id, cluster);
+    }
+  }
+  return { keyOf, clusterOf };
+}
+
+/** The musical details by group root, groups sharing a recording (provider id or ISRC) joined. */
+function groupsBySharedRecording(
+  details: readonly BlockDetail[],
+  groupOf: (m: BlockDetail) => string,
+): Map<string, BlockDetail[]> {
   const uf = new UnionFind<string>();
   const byRecording = new Map<string, string>();
   for (const m of details) {
@@ -334,30 +395,44 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
     list.push(m);
     groups.set(root, list);
   }
-  // a track's key: the smallest cluster key among its clusters (else the identity key)
-  const autoKeyOf = new Map<string, string>();
-  const autoClusterOf = new Map<string, string | null>();
-  for (const members of groups.values()) {
-    const keys = members
-      .map((m) =>
-        m.clusterId && clusterKey.has(m.clusterId)
-          ? `cluster:${songKeyOf(m)}\u001f${artistOf(m)}`
-          : `md:${m.identityKey}`,
-      )
-      .sort();
-    const key = `track:${keys[0]!}`;
-    const clusterIds = members
-      .map((m) => m.clusterId)
-      .filter((c): c is string => c !== null && clusterKey.has(c));
-    const cluster =
-      clusterIds.sort((a, b) => (clusterKey.get(a)! < clusterKey.get(b)! ? -1 : 1))[0] ?? null;
-    for (const m of members) {
-      autoKeyOf.set(m.id, key);
-      autoClusterOf.set(m.id, cluster);
-    }
-  }
+  return groups;
+}
 
-  // 2. the users' links, in creation order: add moves a musical detail to a track; remove takes it out
+/** 2. the members of each track key: the automatic track, with the users' links laid over. */
+function linkedMembers(
+  details: readonly BlockDetail[],
+  overrideRows: readonly ProductOverrideRow[],
+  autoKeyOf: ReadonlyMap<string, string>,
+): Map<string, TrackMember[]> {
+  const { userLink, removed } = userLinks(details, overrideRows);
+  const autoKeys = new Set(autoKeyOf.values());
+  const members = new Map<string, TrackMember[]>();
+  for (const m of details) {
+    const user = userLink.get(m.id);
+    let key: string | undefined;
+    let source: 'auto' | 'user' = 'auto';
+    let createdBy: string | null = null;
+    if (user && autoKeys.has(user.key)) {
+      key = user.key;
+      source = 'user';
+      createdBy = user.createdBy;
+    } else if (!removed.get(m.id)?.has(autoKeyOf.get(m.id)!)) key = autoKeyOf.get(m.id);
+    if (!key) continue; // unlinked by the user
+    const list = members.get(key) ?? [];
+    list.push({ m, source, createdBy });
+    members.set(key, list);
+  }
+  return members;
+}
+
+/** The users' links, in creation order: add moves a musical detail to a track; remove takes it out. */
+function userLinks(
+  details: readonly BlockDetail[],
+  overrideRows: readonly ProductOverrideRow[],
+): {
+  userLink: Map<string, { key: string; createdBy: string | null }>;
+  removed: Map<string, Set<string>>;
+} {
   const byIdentity = new Map(details.map((m) => [m.identityKey, m]));
   const userLink = new Map<string, { key: string; createdBy: string | null }>();
   const removed = new Map<string, Set<string>>();
@@ -377,40 +452,27 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
       removed.set(m.id, set);
     }
   }
-  const autoKeys = new Set(autoKeyOf.values());
-  const members = new Map<
-    string,
-    { m: BlockDetail; source: 'auto' | 'user'; createdBy: string | null }[]
-  >();
-  for (const m of details) {
-    const user = userLink.get(m.id);
-    let key: string | undefined;
-    let source: 'auto' | 'user' = 'auto';
-    let createdBy: string | null = null;
-    if (user && autoKeys.has(user.key)) {
-      key = user.key;
-      source = 'user';
-      createdBy = user.createdBy;
-    } else if (!removed.get(m.id)?.has(autoKeyOf.get(m.id)!)) key = autoKeyOf.get(m.id);
-    if (!key) continue; // unlinked by the user
-    const list = members.get(key) ?? [];
-    list.push({ m, source, createdBy });
-    members.set(key, list);
-  }
+  return { userLink, removed };
+}
 
-  // 3. tracks, then albums over them
+/** The tracks of one album: its release and its tracks' musical details. */
+interface PlannedAlbum {
+  tracks: PlannedProduct[];
+  mds: BlockDetail[];
+  release: { title: string; artist: string | null };
+}
+
+/** 3. tracks, then albums over them, each with the users' corrections laid over. */
+function planProducts(
+  members: ReadonlyMap<string, TrackMember[]>,
+  autoClusterOf: ReadonlyMap<string, string | null>,
+  overrideRows: readonly ProductOverrideRow[],
+): PlannedProduct[] {
   const overridesByKey = new Map<string, ProductOverrideRow[]>();
   for (const o of overrideRows)
     overridesByKey.set(o.productKey, [...(overridesByKey.get(o.productKey) ?? []), o]);
   const planned: PlannedProduct[] = [];
-  const albums = new Map<
-    string,
-    {
-      tracks: PlannedProduct[];
-      mds: BlockDetail[];
-      release: { title: string; artist: string | null };
-    }
-  >();
+  const albums = new Map<string, PlannedAlbum>();
   for (const [key, list] of [...members.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const autoMembers = list.filter((x) => x.source === 'auto');
     const cluster =
@@ -425,40 +487,103 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
     for (const x of list) track.links.set(x.m.id, { source: x.source, createdBy: x.createdBy });
     applyOverrides(track, overridesByKey.get(key) ?? []);
     planned.push(track);
-    const sorted = [...list.map((x) => x.m)].sort(
-      (a, b) => compareDecimals(b.earningsUsd, a.earningsUsd) || (a.id < b.id ? -1 : 1),
-    );
-    const release = sorted.map(releaseOf).find((r) => r !== null);
-    if (!release) continue;
-    const albumKey = `album:${boundKey(normalizeText(release.title))}\u001f${artistKey(release.artist)}`;
-    track.parentKey = albumKey;
-    const album = albums.get(albumKey) ?? { tracks: [], mds: [], release };
-    album.tracks.push(track);
-    album.mds.push(...sorted);
-    albums.set(albumKey, album);
+    addToAlbum(albums, track, list);
   }
   for (const [key, album] of albums) {
-    const p: PlannedProduct = {
-      key,
-      kind: 'album',
-      clusterId: null,
-      parentKey: null,
-      title: clipText(album.release.title)!,
-      artist: clipText(album.release.artist),
-      isrc: null,
-      releaseDate: earliest(album.tracks.map((t) => t.releaseDate)),
-      genres: union(album.tracks.map((t) => t.genres)),
-      songWriters: union(album.tracks.map((t) => t.songWriters)),
-      composers: union(album.tracks.map((t) => t.composers)),
-      imageUrl: album.tracks.map((t) => t.imageUrl).find((x) => x !== null) ?? null,
-      links: new Map(album.mds.map((m) => [m.id, { source: 'auto' as const, createdBy: null }])),
-    };
+    const p = albumValues(key, album);
     applyOverrides(p, overridesByKey.get(key) ?? []);
     planned.push(p);
   }
+  return planned;
+}
 
-  // 4. write: upsert by stable key (ids survive), drop the rest, links by difference
-  const { rows: ids } = await db.query<{ id: string; stable_key: string }>(
+/** Puts a track under the album of its top-earning musical detail that names a release, if any. */
+function addToAlbum(
+  albums: Map<string, PlannedAlbum>,
+  track: PlannedProduct,
+  list: readonly TrackMember[],
+): void {
+  const sorted = [...list.map((x) => x.m)].sort(
+    (a, b) => compareDecimals(b.earningsUsd, a.earningsUsd) || (a.id < b.id ? -1 : 1),
+  );
+  const release = sorted.map(releaseOf).find((r) => r !== null);
+  if (!release) return;
+  const albumKey = `album:${boundKey(normalizeText(release.title))}\u001f${artistKey(release.artist)}`;
+  track.parentKey = albumKey;
+  const album = albums.get(albumKey) ?? { tracks: [], mds: [], release };
+  album.tracks.push(track);
+  album.mds.push(...sorted);
+  albums.set(albumKey, album);
+}
+
+function albumValues(key: string, album: PlannedAlbum): PlannedProduct {
+  return {
+    key,
+    kind: 'album',
+    clusterId: null,
+    parentKey: null,
+    title: clipText(album.release.title)!,
+    artist: clipText(album.release.artist),
+    isrc: null,
+    releaseDate: earliest(album.tracks.map((t) => t.releaseDate)),
+    genres: union(album.tracks.map((t) => t.genres)),
+    songWriters: union(album.tracks.map((t) => t.songWriters)),
+    composers: union(album.tracks.map((t) => t.composers)),
+    imageUrl: album.tracks.map((t) => t.imageUrl).find((x) => x !== null) ?? null,
+    links: new Map(album.mds.map((m) => [m.id, { source: 'auto' as const, createdBy: null }])),
+  };
+}
+
+/** 4. write: upsert by stable key (ids survive), drop the rest, links by difference. */
+async function writeProducts(
+  db: Queryable,
+  blockId: string,
+  planned: readonly PlannedProduct[],
+): Promise<void> {
+  await upsertProducts(db, blockId, planned);
+  await db.query(
+    'DELETE FROM products WHERE block_id = $1 AND NOT (stable_key = ANY ($2::text[]))',
+    [blockId, planned.map((p) => p.key)],
+  );
+  const { rows: current } = await db.query<{ id: string; stable_key: string }>(
+    'SELECT id, stable_key FROM products WHERE block_id = $1',
+    [blockId],
+  );
+  const idOf = new Map(current.map((r) => [r.stable_key, r.id]));
+  // parents
+  await db.query(
+    `UPDATE products p SET parent_id = t.parent_id FROM unnest($2::uuid[], $3::uuid[]) AS t(id, parent_id)
+     WHERE p.block_id = $1 AND p.id = t.id AND p.parent_id IS DISTINCT FROM t.parent_id`,
+    [
+      blockId,
+      planned.map((p) => idOf.get(p.key)!),
+      planned.map((p) => (p.parentKey ? idOf.get(p.parentKey)! : null)),
+    ],
+  );
+  // corrections follow their product by key
+  await db.query(
+    `UPDATE product_overrides o SET product_id = p.id FROM products p
+     WHERE o.block_id = $1 AND p.block_id = o.block_id AND p.stable_key = o.product_key AND o.product_id IS DISTINCT FROM p.id`,
+    [blockId],
+  );
+  await writeProductLinks(db, blockId, planned, idOf);
+  await db.query(
+    `UPDATE products p SET earnings = s.earnings, musical_detail_count = s.n
+     FROM (SELECT p2.id, coalesce(trim_scale(sum(md.earnings_usd)), 0) AS earnings, count(md.id)::int AS n
+           FROM products p2 LEFT JOIN product_musical_details pmd ON pmd.product_id = p2.id
+           LEFT JOIN musical_details md ON md.id = pmd.musical_detail_id
+           WHERE p2.block_id = $1 GROUP BY p2.id) s
+     WHERE p.id = s.id AND (p.earnings, p.musical_detail_count) IS DISTINCT FROM (s.earnings, s.n)`,
+    [blockId],
+  );
+}
+
+async function upsertProducts(
+  db: Queryable,
+  blockId: string,
+  planned: readonly PlannedProduct[],
+): Promise<void> {
+  await db.query(
     `INSERT INTO products AS p (organization_id, block_id, kind, stable_key, cluster_id, title, artist, isrc, release_date, genres, song_writers, composers, image_url)
      SELECT b.organization_id, b.id, t.kind, t.key, t.cluster_id, t.title, t.artist, t.isrc, t.release_date, t.genres::text[], t.song_writers::text[], t.composers::text[], t.image_url
      FROM unnest($2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::date[], $9::jsonb[], $10::jsonb[], $11::jsonb[], $12::text[])
@@ -488,32 +613,15 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
       planned.map((p) => p.imageUrl),
     ],
   );
-  void ids;
-  await db.query(
-    'DELETE FROM products WHERE block_id = $1 AND NOT (stable_key = ANY ($2::text[]))',
-    [blockId, planned.map((p) => p.key)],
-  );
-  const { rows: current } = await db.query<{ id: string; stable_key: string }>(
-    'SELECT id, stable_key FROM products WHERE block_id = $1',
-    [blockId],
-  );
-  const idOf = new Map(current.map((r) => [r.stable_key, r.id]));
-  // parents
-  await db.query(
-    `UPDATE products p SET parent_id = t.parent_id FROM unnest($2::uuid[], $3::uuid[]) AS t(id, parent_id)
-     WHERE p.block_id = $1 AND p.id = t.id AND p.parent_id IS DISTINCT FROM t.parent_id`,
-    [
-      blockId,
-      planned.map((p) => idOf.get(p.key)!),
-      planned.map((p) => (p.parentKey ? idOf.get(p.parentKey)! : null)),
-    ],
-  );
-  // corrections follow their product by key
-  await db.query(
-    `UPDATE product_overrides o SET product_id = p.id FROM products p
-     WHERE o.block_id = $1 AND p.block_id = o.block_id AND p.stable_key = o.product_key AND o.product_id IS DISTINCT FROM p.id`,
-    [blockId],
-  );
+}
+
+/** The product ↔ musical detail links: those no longer planned deleted, the new ones inserted. */
+async function writeProductLinks(
+  db: Queryable,
+  blockId: string,
+  planned: readonly PlannedProduct[],
+  idOf: ReadonlyMap<string, string>,
+): Promise<void> {
   const link = {
     product: [] as string[],
     md: [] as string[],
@@ -542,14 +650,5 @@ async function derive(db: Queryable, blockId: string): Promise<void> {
      WHERE b.id = $1
      ON CONFLICT (product_id, musical_detail_id) DO NOTHING`,
     [blockId, link.product, link.md, link.source, link.createdBy],
-  );
-  await db.query(
-    `UPDATE products p SET earnings = s.earnings, musical_detail_count = s.n
-     FROM (SELECT p2.id, coalesce(trim_scale(sum(md.earnings_usd)), 0) AS earnings, count(md.id)::int AS n
-           FROM products p2 LEFT JOIN product_musical_details pmd ON pmd.product_id = p2.id
-           LEFT JOIN musical_details md ON md.id = pmd.musical_detail_id
-           WHERE p2.block_id = $1 GROUP BY p2.id) s
-     WHERE p.id = s.id AND (p.earnings, p.musical_detail_count) IS DISTINCT FROM (s.earnings, s.n)`,
-    [blockId],
   );
 }

@@ -15,7 +15,13 @@ import {
   StartInterrupted,
   stopWithin,
 } from '../runtime.ts';
-import { DatabaseLost, followReprocess, queueReprocess, REPROCESSABLE } from './reprocess.ts';
+import {
+  DatabaseLost,
+  followReprocess,
+  queueReprocess,
+  REPROCESSABLE,
+  type ReprocessFilter,
+} from './reprocess.ts';
 import { liveRunnerPools } from '../jobs/liveness.ts';
 import { handleSignals, type Shutdown } from './signals.ts';
 import { fxImport, marketImport } from './reference.ts';
@@ -27,34 +33,15 @@ import type { Deps } from '../deps.ts';
 import { ADMIN_USAGE } from './adminUsage.ts';
 import { CommandError, UsageError } from './errors.ts';
 
+type CliValues = Record<string, string | boolean | undefined>;
+
 async function reprocessCommand(
   config: Config,
-  values: Record<string, string | boolean | undefined>,
+  values: CliValues,
   log: Deps['log'],
   shutdown: Shutdown,
 ): Promise<number> {
-  const optionalUuid = (flag: string) =>
-    typeof values[flag] === 'string' ? parse(uuid, values[flag], flag) : undefined;
-  const statuses =
-    typeof values.status === 'string'
-      ? [...new Set(values.status.split(',').map((s) => s.trim()))]
-      : REPROCESSABLE;
-  for (const s of statuses) {
-    if (!REPROCESSABLE.includes(s))
-      throw new UsageError(
-        `--status: ${s === '' ? 'an empty status' : `'${s}'`} is not one of ${REPROCESSABLE.join(', ')}`,
-      );
-  }
-  const since =
-    typeof values.since === 'string' ? parse(sinceSchema, values.since, 'since') : undefined;
-  const filter = {
-    organizationId: parse(uuid, required(values, 'org'), 'org'),
-    rightsholderId: optionalUuid('rightsholder'),
-    distributorId: optionalUuid('distributor'),
-    mappingId: optionalUuid('mapping'),
-    statuses,
-    since,
-  };
+  const filter = reprocessFilter(values);
   // without --no-local-worker this process works on the queue too, next to any running workers
   const role = values['no-local-worker'] || values['no-wait'] ? 'migrate' : 'worker';
   const runtime = await startRuntime(config, role, { log, interruption: shutdown }).catch(
@@ -65,38 +52,7 @@ async function reprocessCommand(
   );
   try {
     if (shutdown.received) return shutdown.exitCode();
-    // a mistyped id would otherwise report 0 statements, as if there were nothing to do
-    const { rowCount } = await runtime.deps.pool.query(
-      'SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL',
-      [filter.organizationId],
-    );
-    if (!rowCount) throw new UsageError('no organization with that id');
-    // nor does a filter naming nothing (or another organization's) mean there is nothing to do
-    const named: [string, string | undefined, string][] = [
-      [
-        'rightsholder',
-        filter.rightsholderId,
-        'SELECT 1 FROM rightsholders WHERE id = $1 AND organization_id = $2',
-      ],
-      [
-        'distributor',
-        filter.distributorId,
-        'SELECT 1 FROM distributors WHERE id = $1 AND (organization_id IS NULL OR organization_id = $2)',
-      ],
-      [
-        'mapping',
-        filter.mappingId,
-        'SELECT 1 FROM mappings WHERE id = $1 AND (organization_id IS NULL OR organization_id = $2)',
-      ],
-    ];
-    for (const [flag, id, sql] of named) {
-      if (
-        id !== undefined &&
-        !(await runtime.deps.pool.query(sql, [id, filter.organizationId])).rowCount
-      ) {
-        throw new UsageError(`--${flag}: no ${flag} with that id in the organization`);
-      }
-    }
+    await checkFilterNamesRows(runtime.deps.pool, filter);
     const ids = await queueReprocess(runtime.deps, filter);
     if (
       role === 'migrate' &&
@@ -117,46 +73,119 @@ async function reprocessCommand(
         }).catch((error: unknown) => {
           throw error instanceof DatabaseLost ? new CommandError(error.message) : error;
         });
-    // not yet done: queued or processing, or not known (interrupted while the database did not answer)
-    const settled = Object.entries(counts).reduce(
-      (n, [state, count]) => (state === 'uploaded' || state === 'processing' ? n : n + count),
-      0,
-    );
-    const pending = values['no-wait'] ? 0 : ids.length - settled;
-    if (shutdown.received && pending > 0) {
-      // interrupted: what is not done stays queued for the service's workers
-      process.stderr.write(
-        `\nadmin: interrupted with ${pending} of ${ids.length} statements not done: those running here are finished (or released) before the exit, the others stay queued for the workers\n`,
-      );
-      return shutdown.exitCode();
-    }
-    const out = { organizationId: filter.organizationId, statements: ids.length, counts };
-    process.stdout.write(
-      values.json
-        ? `${JSON.stringify(out)}\n`
-        : `${printHuman({ statements: ids.length, ...counts })}\n`,
-    );
-    // a script must be able to tell: any statement that ended failed is exit 3 (1 and 2 are the
-    // command's own failures), with the failed ones named on stderr; --no-wait waited for nothing
-    const failedCount = values['no-wait'] ? 0 : ((counts as Record<string, number>).failed ?? 0);
-    if (failedCount > 0) {
-      const { rows } = await runtime.deps.pool.query<{ id: string; code: string | null }>(
-        `SELECT id, failure_code AS code FROM statements WHERE id = ANY ($1) AND status = 'failed' ORDER BY id LIMIT ${FAILED_NAMED}`,
-        [ids],
-      );
-      const named = rows.map((r) => `${r.id} (${r.code ?? 'no errorCode'})`).join(', ');
-      const more = failedCount > rows.length ? `, and ${failedCount - rows.length} more` : '';
-      process.stderr.write(
-        `admin: ${failedCount} of ${ids.length} statements failed: ${named}${more}\n`,
-      );
-      return REPROCESS_FAILED_EXIT;
-    }
-    return 0;
+    return await reportReprocess(runtime.deps.pool, values, shutdown, filter, ids, counts);
   } finally {
     // the local worker's running jobs are finished first, for SHUTDOWN_GRACE_MS at most (then,
     // or on a forced exit, they are released instead)
     await stopWithin(runtime, config.shutdownGraceMs, log);
   }
+}
+
+/** The statements to reprocess, from the command's flags. */
+function reprocessFilter(values: CliValues): ReprocessFilter {
+  const optionalUuid = (flag: string) =>
+    typeof values[flag] === 'string' ? parse(uuid, values[flag], flag) : undefined;
+  const statuses =
+    typeof values.status === 'string'
+      ? [...new Set(values.status.split(',').map((s) => s.trim()))]
+      : REPROCESSABLE;
+  for (const s of statuses) {
+    if (!REPROCESSABLE.includes(s))
+      throw new UsageError(
+        `--status: ${s === '' ? 'an empty status' : `'${s}'`} is not one of ${REPROCESSABLE.join(', ')}`,
+      );
+  }
+  const since =
+    typeof values.since === 'string' ? parse(sinceSchema, values.since, 'since') : undefined;
+  return {
+    organizationId: parse(uuid, required(values, 'org'), 'org'),
+    rightsholderId: optionalUuid('rightsholder'),
+    distributorId: optionalUuid('distributor'),
+    mappingId: optionalUuid('mapping'),
+    statuses,
+    since,
+  };
+}
+
+/**
+ * Each id the filter names is a row of the organization: a mistyped id would otherwise report 0
+ * statements, as if there were nothing to do.
+ */
+async function checkFilterNamesRows(pool: Pool, filter: ReprocessFilter): Promise<void> {
+  const { rowCount } = await pool.query(
+    'SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL',
+    [filter.organizationId],
+  );
+  if (!rowCount) throw new UsageError('no organization with that id');
+  // nor does a filter naming nothing (or another organization's) mean there is nothing to do
+  const named: [string, string | undefined, string][] = [
+    [
+      'rightsholder',
+      filter.rightsholderId,
+      'SELECT 1 FROM rightsholders WHERE id = $1 AND organization_id = $2',
+    ],
+    [
+      'distributor',
+      filter.distributorId,
+      'SELECT 1 FROM distributors WHERE id = $1 AND (organization_id IS NULL OR organization_id = $2)',
+    ],
+    [
+      'mapping',
+      filter.mappingId,
+      'SELECT 1 FROM mappings WHERE id = $1 AND (organization_id IS NULL OR organization_id = $2)',
+    ],
+  ];
+  for (const [flag, id, sql] of named) {
+    if (id !== undefined && !(await pool.query(sql, [id, filter.organizationId])).rowCount) {
+      throw new UsageError(`--${flag}: no ${flag} with that id in the organization`);
+    }
+  }
+}
+
+/** The outcome on stdout (and failures on stderr), and the exit code it means. */
+async function reportReprocess(
+  pool: Pool,
+  values: CliValues,
+  shutdown: Shutdown,
+  filter: ReprocessFilter,
+  ids: string[],
+  counts: Record<string, number>,
+): Promise<number> {
+  // not yet done: queued or processing, or not known (interrupted while the database did not answer)
+  const settled = Object.entries(counts).reduce(
+    (n, [state, count]) => (state === 'uploaded' || state === 'processing' ? n : n + count),
+    0,
+  );
+  const pending = values['no-wait'] ? 0 : ids.length - settled;
+  if (shutdown.received && pending > 0) {
+    // interrupted: what is not done stays queued for the service's workers
+    process.stderr.write(
+      `\nadmin: interrupted with ${pending} of ${ids.length} statements not done: those running here are finished (or released) before the exit, the others stay queued for the workers\n`,
+    );
+    return shutdown.exitCode();
+  }
+  const out = { organizationId: filter.organizationId, statements: ids.length, counts };
+  process.stdout.write(
+    values.json
+      ? `${JSON.stringify(out)}\n`
+      : `${printHuman({ statements: ids.length, ...counts })}\n`,
+  );
+  // a script must be able to tell: any statement that ended failed is exit 3 (1 and 2 are the
+  // command's own failures), with the failed ones named on stderr; --no-wait waited for nothing
+  const failedCount = values['no-wait'] ? 0 : (counts.failed ?? 0);
+  if (failedCount > 0) {
+    const { rows } = await pool.query<{ id: string; code: string | null }>(
+      `SELECT id, failure_code AS code FROM statements WHERE id = ANY ($1) AND status = 'failed' ORDER BY id LIMIT ${FAILED_NAMED}`,
+      [ids],
+    );
+    const named = rows.map((r) => `${r.id} (${r.code ?? 'no errorCode'})`).join(', ');
+    const more = failedCount > rows.length ? `, and ${failedCount - rows.length} more` : '';
+    process.stderr.write(
+      `admin: ${failedCount} of ${ids.length} statements failed: ${named}${more}\n`,
+    );
+    return REPROCESS_FAILED_EXIT;
+  }
+  return 0;
 }
 
 const email = z.email();

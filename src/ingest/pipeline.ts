@@ -233,6 +233,11 @@ export function statementFlags(
 
 /** What the rows say: values that could not be read, periods, currencies, totals, extra cells. */
 function rowFlags(out: NormalizeOutput): Flag[] {
+  return [...unreadValueFlags(out), ...currencyAndPeriodFlags(out), ...totalAndCellFlags(out)];
+}
+
+/** Rows that are missing, and amounts, identifiers and territories that could not be read. */
+function unreadValueFlags(out: NormalizeOutput): Flag[] {
   const flags: Flag[] = [];
   if (out.keptRows === 0)
     flags.push({
@@ -270,6 +275,12 @@ function rowFlags(out: NormalizeOutput): Flag[] {
       details: { values: out.issues.unknownCountries },
     });
   }
+  return flags;
+}
+
+/** Currencies unknown or missing, statement periods missing, and several periods or currencies. */
+function currencyAndPeriodFlags(out: NormalizeOutput): Flag[] {
+  const flags: Flag[] = [];
   if (out.issues.unknownCurrencies.length > 0) {
     flags.push({
       kind: 'unknown_currencies',
@@ -312,6 +323,13 @@ function rowFlags(out: NormalizeOutput): Flag[] {
       details: { currencies: names },
     });
   }
+  return flags;
+}
+
+/** Negative net totals (overall, or per currency when there are several), and extra cells. */
+function totalAndCellFlags(out: NormalizeOutput): Flag[] {
+  const flags: Flag[] = [];
+  const currencies = out.perCurrency.filter((c) => c.rows > 0);
   if (out.net !== null && out.net.startsWith('-'))
     flags.push({
       kind: 'negative_total',

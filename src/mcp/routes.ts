@@ -52,6 +52,8 @@ function callByName(caller: Caller, name: string, input: unknown): Promise<unkno
   return fn(input);
 }
 
+// (longer than a function should be, by its reason: it registers the MCP routes, a container of
+// their handlers)
 export async function mcpRoutes(
   app: FastifyInstance,
   deps: Deps,

@@ -237,6 +237,8 @@ async function analytics(ctx: ToolContext, body: Record<string, unknown>): Promi
   }
 }
 
+// (longer than a function should be, by its reason: it registers the MCP tools, a container of one
+// short declaration per tool)
 export function registerTools(server: McpServer, ctx: ToolContext): void {
   const procedureNames = [...ctx.catalog.keys()] as [string, ...string[]];
   const tool = <S extends z.ZodRawShape>(

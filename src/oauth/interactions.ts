@@ -44,6 +44,8 @@ function send(reply: FastifyReply, status: number, html: string): FastifyReply {
 const EXPIRED =
   'This sign-in has expired, or was started in another browser. Go back to the application and start again.';
 
+// (longer than a function should be, by its reason: it registers the sign-in routes, a container
+// of their handlers, each short)
 export async function interactionRoutes(
   app: FastifyInstance,
   deps: InteractionDeps,

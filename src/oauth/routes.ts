@@ -41,6 +41,8 @@ function clientAddress(raw: RawRequest): string {
   return raw.ip ?? raw.socket.remoteAddress ?? '';
 }
 
+// (longer than a function should be, by its reason: it registers the OAuth routes, a container of
+// their handlers, each short)
 /** `limits`: the service's rate limits, with the sign-in groups (src/oauth/limits.ts). */
 export async function oauthRoutes(
   app: FastifyInstance,

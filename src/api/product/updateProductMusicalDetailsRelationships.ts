@@ -23,6 +23,17 @@ const move = z.strictObject({
   toProductId: z.uuid(),
 });
 
+type LinkInput = z.infer<typeof link>;
+type MoveInput = z.infer<typeof move>;
+
+/** One link a request adds or removes, and the part of the request that says so. */
+interface LinkChange {
+  product: ProductRecord;
+  md: string;
+  action: 'add' | 'remove';
+  verb: string;
+}
+
 export const updateProductMusicalDetailsRelationships = orgProcedure(
   {
     minRole: 'writer',
@@ -62,70 +73,8 @@ export const updateProductMusicalDetailsRelationships = orgProcedure(
     const links = await linksOfDetails(db, [...details.keys()]);
     const linked = (productId: string, md: string) =>
       links.some((l) => l.productId === productId && l.musicalDetailId === md);
-    const track = (id: string, path: string): ProductRecord => {
-      const p = products.get(id.toLowerCase())!;
-      if (p.kind !== 'track')
-        throw new AppError(
-          'PRODUCT_LINK_INVALID',
-          `${path}: ${id} is an album; musical details are linked to tracks`,
-          { details: { path } },
-        );
-      return p;
-    };
-    const changes: {
-      product: ProductRecord;
-      md: string;
-      action: 'add' | 'remove';
-      verb: string;
-    }[] = [];
-    create.forEach((c, i) =>
-      changes.push({
-        product: track(c.productId, `create.${i}.productId`),
-        md: c.musicalDetailId,
-        action: 'add',
-        verb: 'create',
-      }),
-    );
-    remove.forEach((c, i) => {
-      const p = track(c.productId, `delete.${i}.productId`);
-      if (!linked(p.id, c.musicalDetailId.toLowerCase()))
-        throw new AppError(
-          'PRODUCT_LINK_INVALID',
-          `delete.${i}: the musical detail is not linked to that product`,
-          { details: { path: `delete.${i}` } },
-        );
-      changes.push({ product: p, md: c.musicalDetailId, action: 'remove', verb: 'delete' });
-    });
-    update.forEach((u, i) => {
-      const from = track(u.fromProductId, `update.${i}.fromProductId`);
-      const to = track(u.toProductId, `update.${i}.toProductId`);
-      if (!linked(from.id, u.musicalDetailId.toLowerCase()))
-        throw new AppError(
-          'PRODUCT_LINK_INVALID',
-          `update.${i}: the musical detail is not linked to fromProductId`,
-          { details: { path: `update.${i}` } },
-        );
-      changes.push(
-        { product: from, md: u.musicalDetailId, action: 'remove', verb: 'update' },
-        { product: to, md: u.musicalDetailId, action: 'add', verb: 'update' },
-      );
-    });
-    // one request says one thing of a link: adding and removing the same one is refused, not left to the order of application
-    const said = new Map<string, string>();
-    for (const c of changes) {
-      const key = `${c.product.id}/${c.md.toLowerCase()}`;
-      const other = said.get(key);
-      if (other !== undefined && other !== c.action) {
-        throw new AppError(
-          'PRODUCT_LINK_INVALID',
-          `the link of musical detail ${c.md} to product ${c.product.id} is both added and removed`,
-          {
-            details: { path: c.verb, productId: c.product.id, musicalDetailId: c.md },
-          },
-        );
-      }
-      said.set(key, c.action);
-    }
+    const changes = linkChanges({ create, remove, update }, products, linked);
+    refuseContradictions(changes);
     for (const c of changes) {
       const md = details.get(c.md.toLowerCase())!;
       await insertProductOverride(db, {
@@ -165,3 +114,77 @@ export const updateProductMusicalDetailsRelationships = orgProcedure(
     ),
   };
 });
+
+/**
+ * The request's links as changes, in order: each names a track, and each it deletes or moves is
+ * linked now.
+ */
+function linkChanges(
+  request: { create: LinkInput[]; remove: LinkInput[]; update: MoveInput[] },
+  products: ReadonlyMap<string, ProductRecord>,
+  linked: (productId: string, md: string) => boolean,
+): LinkChange[] {
+  const track = (id: string, path: string): ProductRecord => {
+    const p = products.get(id.toLowerCase())!;
+    if (p.kind !== 'track')
+      throw new AppError(
+        'PRODUCT_LINK_INVALID',
+        `${path}: ${id} is an album; musical details are linked to tracks`,
+        { details: { path } },
+      );
+    return p;
+  };
+  const changes: LinkChange[] = [];
+  request.create.forEach((c, i) =>
+    changes.push({
+      product: track(c.productId, `create.${i}.productId`),
+      md: c.musicalDetailId,
+      action: 'add',
+      verb: 'create',
+    }),
+  );
+  request.remove.forEach((c, i) => {
+    const p = track(c.productId, `delete.${i}.productId`);
+    if (!linked(p.id, c.musicalDetailId.toLowerCase()))
+      throw new AppError(
+        'PRODUCT_LINK_INVALID',
+        `delete.${i}: the musical detail is not linked to that product`,
+        { details: { path: `delete.${i}` } },
+      );
+    changes.push({ product: p, md: c.musicalDetailId, action: 'remove', verb: 'delete' });
+  });
+  request.update.forEach((u, i) => {
+    const from = track(u.fromProductId, `update.${i}.fromProductId`);
+    const to = track(u.toProductId, `update.${i}.toProductId`);
+    if (!linked(from.id, u.musicalDetailId.toLowerCase()))
+      throw new AppError(
+        'PRODUCT_LINK_INVALID',
+        `update.${i}: the musical detail is not linked to fromProductId`,
+        { details: { path: `update.${i}` } },
+      );
+    changes.push(
+      { product: from, md: u.musicalDetailId, action: 'remove', verb: 'update' },
+      { product: to, md: u.musicalDetailId, action: 'add', verb: 'update' },
+    );
+  });
+  return changes;
+}
+
+/** One request says one thing of a link: adding and removing the same one is refused, not left to the order of application. */
+function refuseContradictions(changes: readonly LinkChange[]): void {
+  const said = new Map<string, string>();
+  for (const c of changes) {
+    const key = `${c.product.id}/${c.md.toLowerCase()}`;
+    const other = said.get(key);
+    if (other !== undefined && other !== c.action) {
+      throw new AppError(
+        'PRODUCT_LINK_INVALID',
+        `the link of musical detail ${c.md} to product ${c.product.id} is both added and removed`,
+        {
+          details: { path: c.verb, productId: c.product.id, musicalDetailId: c.md },
+        },
+      );
+    }
+    said.set(key, c.action);
+  }
+}

@@ -246,98 +246,24 @@ export function clusterTitles(items: TitleItem[], options: ClusterOptions = {}):
   if (!(threshold > 0 && threshold <= 1)) throw new RangeError('threshold must be in (0, 1]');
   if (items.length === 0) return [];
 
-  // normalize each distinct raw title once; one representative parse per key (the smallest base)
-  const byRaw = new Map<string, ParsedTitle>();
-  const keyIndex = new Map<string, number>();
-  const parsed: ParsedTitle[] = [];
-  const itemKey = new Int32Array(items.length);
-  items.forEach((item, i) => {
-    let p = byRaw.get(item.title);
-    if (!p) {
-      p = parseTitle(item.title, options.readJapanese);
-      byRaw.set(item.title, p);
-    }
-    let k = keyIndex.get(p.key);
-    if (k === undefined) {
-      k = parsed.length;
-      keyIndex.set(p.key, k);
-      parsed.push(p);
-    } else if (p.base < parsed[k]!.base) parsed[k] = p;
-    itemKey[i] = k;
-  });
-  // key indices in key order, so that union-find roots do not depend on the input order
-  const keyOrder = [...keyIndex.keys()].sort(sortedCodeUnits);
-  const rank = new Int32Array(parsed.length);
-  keyOrder.forEach((key, r) => (rank[keyIndex.get(key)!] = r));
-  const byRank: ParsedTitle[] = new Array<ParsedTitle>(parsed.length);
-  parsed.forEach((p, k) => (byRank[rank[k]!] = p));
-
-  const uf = new UnionFind(byRank.length);
-  linkKeys(byRank, uf, threshold);
-  linkRomanized(byRank, uf);
+  const keys = rankedKeys(items, options.readJapanese);
+  const uf = new UnionFind(keys.byRank.length);
+  linkKeys(keys.byRank, uf, threshold);
+  linkRomanized(keys.byRank, uf);
 
   const { scale, units } = atCommonScale(items.map((i) => i.earnings));
   const clusters = new Map<number, number[]>();
   items.forEach((_item, i) => {
-    const root = uf.find(rank[itemKey[i]!]!);
+    const root = uf.find(keys.itemRank[i]!);
     const c = clusters.get(root);
     if (c) c.push(i);
     else clusters.set(root, [i]);
   });
 
-  const out: (TitleCluster & { units: bigint })[] = [];
-  // the song's name of each distinct raw title, and the parse of each distinct song name, once
-  const cleaned = new Map<string, string>();
-  const songTitleOf = (raw: string): string => {
-    let title = cleaned.get(raw);
-    if (title === undefined) {
-      title = cleanTitle(raw, 'song');
-      cleaned.set(raw, title);
-    }
-    return title;
-  };
-  const parsedNames = new Map<string, ParsedTitle>();
-  const parseName = (title: string): ParsedTitle => {
-    let p = parsedNames.get(title);
-    if (p === undefined) {
-      p = parseTitle(title);
-      parsedNames.set(title, p);
-    }
-    return p;
-  };
-  for (const members of clusters.values()) {
-    let sum = 0n;
-    const keys = new Set<number>();
-    const names = new Set<string>();
-    for (const i of members) {
-      sum += units[i]!;
-      keys.add(rank[itemKey[i]!]!);
-      names.add(songTitleOf(items[i]!.title));
-    }
-    // one spelling throughout (most clusters): it is the name, nothing to vote on
-    const displayTitle =
-      names.size === 1
-        ? names.values().next().value!
-        : songDisplayTitle(
-            members.map((i) => {
-              const title = songTitleOf(items[i]!.title);
-              return { title, base: parseName(title).base, units: units[i]! };
-            }),
-          );
-    let similarity = 1;
-    if (keys.size > 1) {
-      const display = parseName(displayTitle);
-      for (const k of keys)
-        similarity = Math.min(similarity, parsedSimilarity(display, byRank[k]!));
-    }
-    out.push({
-      displayTitle,
-      memberIds: members.map((i) => items[i]!.id).sort(sortedCodeUnits),
-      similarity: Math.round(similarity * 10_000) / 10_000,
-      earnings: shortText(sum, scale),
-      units: sum,
-    });
-  }
+  const names = new SongNames();
+  const out = [...clusters.values()].map((members) =>
+    describeCluster(members, items, keys, { scale, units }, names),
+  );
   out.sort(
     (a, b) =>
       (b.units > a.units ? 1 : b.units < a.units ? -1 : 0) ||
@@ -351,4 +277,114 @@ export function clusterTitles(items: TitleItem[], options: ClusterOptions = {}):
     similarity,
     earnings,
   }));
+}
+
+/** The distinct title keys in key order, and each item's key by that rank. */
+interface RankedKeys {
+  /** one representative parse per key (the smallest base), by rank */
+  byRank: ParsedTitle[];
+  /** each item's key rank */
+  itemRank: Int32Array;
+}
+
+/**
+ * Normalizes each distinct raw title once, one representative parse per key (the smallest base);
+ * the keys ranked in key order, so that union-find roots do not depend on the input order.
+ */
+function rankedKeys(
+  items: readonly TitleItem[],
+  readJapanese: ClusterOptions['readJapanese'],
+): RankedKeys {
+  const byRaw = new Map<string, ParsedTitle>();
+  const keyIndex = new Map<string, number>();
+  const parsed: ParsedTitle[] = [];
+  const itemKey = new Int32Array(items.length);
+  items.forEach((item, i) => {
+    let p = byRaw.get(item.title);
+    if (!p) {
+      p = parseTitle(item.title, readJapanese);
+      byRaw.set(item.title, p);
+    }
+    let k = keyIndex.get(p.key);
+    if (k === undefined) {
+      k = parsed.length;
+      keyIndex.set(p.key, k);
+      parsed.push(p);
+    } else if (p.base < parsed[k]!.base) parsed[k] = p;
+    itemKey[i] = k;
+  });
+  const keyOrder = [...keyIndex.keys()].sort(sortedCodeUnits);
+  const rank = new Int32Array(parsed.length);
+  keyOrder.forEach((key, r) => (rank[keyIndex.get(key)!] = r));
+  const byRank: ParsedTitle[] = new Array<ParsedTitle>(parsed.length);
+  parsed.forEach((p, k) => (byRank[rank[k]!] = p));
+  const itemRank = new Int32Array(items.length);
+  itemKey.forEach((k, i) => (itemRank[i] = rank[k]!));
+  return { byRank, itemRank };
+}
+
+/** The song's name of each distinct raw title, and the parse of each distinct song name, once. */
+class SongNames {
+  private readonly cleaned = new Map<string, string>();
+  private readonly parsedNames = new Map<string, ParsedTitle>();
+
+  songTitleOf(raw: string): string {
+    let title = this.cleaned.get(raw);
+    if (title === undefined) {
+      title = cleanTitle(raw, 'song');
+      this.cleaned.set(raw, title);
+    }
+    return title;
+  }
+
+  parseName(title: string): ParsedTitle {
+    let p = this.parsedNames.get(title);
+    if (p === undefined) {
+      p = parseTitle(title);
+      this.parsedNames.set(title, p);
+    }
+    return p;
+  }
+}
+
+/** A cluster of items: its display title, members, similarity and earnings. */
+function describeCluster(
+  members: readonly number[],
+  items: readonly TitleItem[],
+  keys: RankedKeys,
+  earnings: { scale: number; units: bigint[] },
+  songNames: SongNames,
+): TitleCluster & { units: bigint } {
+  const { units } = earnings;
+  let sum = 0n;
+  const memberKeys = new Set<number>();
+  const names = new Set<string>();
+  for (const i of members) {
+    sum += units[i]!;
+    memberKeys.add(keys.itemRank[i]!);
+    names.add(songNames.songTitleOf(items[i]!.title));
+  }
+  // one spelling throughout (most clusters): it is the name, nothing to vote on
+  const displayTitle =
+    names.size === 1
+      ? names.values().next().value!
+      : songDisplayTitle(
+          members.map((i) => {
+            const title = songNames.songTitleOf(items[i]!.title);
+            return { title, base: songNames.parseName(title).base, units: units[i]! };
+          }),
+        );
+  let similarity = 1;
+  if (memberKeys.size > 1) {
+    const display = songNames.parseName(displayTitle);
+    for (const k of memberKeys)
+      similarity = Math.min(similarity, parsedSimilarity(display, keys.byRank[k]!));
+  }
+  return {
+    displayTitle,
+    memberIds: members.map((i) => items[i]!.id).sort(sortedCodeUnits),
+    similarity: Math.round(similarity * 10_000) / 10_000,
+    earnings: shortText(sum, earnings.scale),
+    units: sum,
+  };
 }

@@ -54,11 +54,24 @@ function valueReasons(
   fields: MappingFields,
   named: (f: StandardField) => boolean,
 ): AutoMapReason[] {
+  return [
+    ...amountReasons(out, located, fields),
+    ...currencyAndPeriodReasons(out, fields),
+    ...identifierReasons(out, fields, named),
+    ...layoutReasons(out, fields),
+  ];
+}
+
+/** No data rows, or amounts that do not read or are missing. */
+function amountReasons(
+  out: NormalizeOutput,
+  located: LocatedTable,
+  fields: MappingFields,
+): AutoMapReason[] {
   const reasons: AutoMapReason[] = [];
   const { issues } = out;
-  const add = (r: AutoMapReason) => reasons.push(r);
   if (out.keptRows === 0)
-    add({
+    reasons.push({
       code: 'no_data_rows',
       message: 'The statement has no data rows to prove a mapping with.',
     });
@@ -69,7 +82,7 @@ function valueReasons(
       fields,
       out.decimalComma ?? located.decimalComma,
     );
-    add({
+    reasons.push({
       code: 'values_unreadable',
       field: 'royaltyEarnings',
       column,
@@ -80,7 +93,7 @@ function valueReasons(
   }
   if (issues.missingAmounts > 0) {
     const column = columnOf(fields, 'royaltyEarnings');
-    add({
+    reasons.push({
       code: 'values_missing',
       field: 'royaltyEarnings',
       column,
@@ -88,8 +101,15 @@ function valueReasons(
       message: `${issues.missingAmounts} rows have no amount in "${column}".`,
     });
   }
+  return reasons;
+}
+
+/** Currencies that are unknown or missing, statement periods that do not read. */
+function currencyAndPeriodReasons(out: NormalizeOutput, fields: MappingFields): AutoMapReason[] {
+  const reasons: AutoMapReason[] = [];
+  const { issues } = out;
   if (issues.unknownCurrencies.length > 0) {
-    add({
+    reasons.push({
       code: 'values_unreadable',
       field: 'currency',
       column: columnOf(fields, 'currency'),
@@ -99,7 +119,7 @@ function valueReasons(
   }
   const noCurrency = out.perCurrency.find((c) => c.currency === null)?.rows ?? 0;
   if (noCurrency > 0)
-    add({
+    reasons.push({
       code: 'values_missing',
       field: 'currency',
       column: columnOf(fields, 'currency'),
@@ -107,7 +127,7 @@ function valueReasons(
       message: `${noCurrency} rows have no currency.`,
     });
   if (issues.missingStmtPeriod > 0) {
-    add({
+    reasons.push({
       code: 'values_unreadable',
       field: 'stmtYear',
       column: columnOf(fields, 'stmtYear'),
@@ -115,10 +135,23 @@ function valueReasons(
       message: `${issues.missingStmtPeriod} rows have no statement period that reads.`,
     });
   }
-  // an identifier column named as one is one: values failing their check digit are the payor's data
-  // (processed with the invalid_isrc/invalid_upc warnings); under a weaker name they disprove it
+  return reasons;
+}
+
+/**
+ * Identifiers and territories that do not read. An identifier column named as one is one: values
+ * failing their check digit are the payor's data (processed with the invalid_isrc/invalid_upc
+ * warnings); under a weaker name they disprove it.
+ */
+function identifierReasons(
+  out: NormalizeOutput,
+  fields: MappingFields,
+  named: (f: StandardField) => boolean,
+): AutoMapReason[] {
+  const reasons: AutoMapReason[] = [];
+  const { issues } = out;
   if (issues.invalidIsrc > 0 && !named('isrc'))
-    add({
+    reasons.push({
       code: 'values_unreadable',
       field: 'isrc',
       column: columnOf(fields, 'isrc'),
@@ -126,7 +159,7 @@ function valueReasons(
       message: `${issues.invalidIsrc} rows have no valid ISRC.`,
     });
   if (issues.invalidUpc > 0 && !named('upc'))
-    add({
+    reasons.push({
       code: 'values_unreadable',
       field: 'upc',
       column: columnOf(fields, 'upc'),
@@ -134,7 +167,7 @@ function valueReasons(
       message: `${issues.invalidUpc} rows have no valid UPC/EAN.`,
     });
   if (issues.unknownCountries.length > 0) {
-    add({
+    reasons.push({
       code: 'values_unreadable',
       field: 'country',
       column: columnOf(fields, 'country'),
@@ -142,11 +175,17 @@ function valueReasons(
       details: { values: issues.unknownCountries.slice(0, 50) },
     });
   }
-  if (issues.extraCells > 0)
-    add({
+  return reasons;
+}
+
+/** Cells beyond the header's last column, and sales period columns of which no date reads. */
+function layoutReasons(out: NormalizeOutput, fields: MappingFields): AutoMapReason[] {
+  const reasons: AutoMapReason[] = [];
+  if (out.issues.extraCells > 0)
+    reasons.push({
       code: 'values_unreadable',
-      rows: issues.extraCells,
-      message: `${issues.extraCells} rows have a cell beyond the header's last column.`,
+      rows: out.issues.extraCells,
+      message: `${out.issues.extraCells} rows have a cell beyond the header's last column.`,
     });
   for (const f of ['salesPeriodStart', 'salesPeriodEnd'] as const) {
     const column = fields[f]?.column;
@@ -154,7 +193,7 @@ function valueReasons(
       column !== undefined &&
       (f === 'salesPeriodStart' ? out.salesPeriodStart : out.salesPeriodEnd) === null
     ) {
-      add({
+      reasons.push({
         code: 'values_unreadable',
         field: f,
         column,

@@ -157,7 +157,37 @@ export async function openZip(
       `The archive holds ${zip.entryCount} entries, more than the ${limits.maxEntries} accepted.`,
     );
   }
-  const entries = await new Promise<ZipEntryInfo[]>((resolve, reject) => {
+  const entries = await listZipEntries(zip).catch((error) => {
+    zip.close();
+    throw error;
+  });
+  try {
+    refuseDeclaredSizes(entries, limits);
+  } catch (error) {
+    zip.close();
+    throw error;
+  }
+  const chunks = (info: ZipEntryInfo) => zipEntryChunks(zip, info, budget, deadline);
+  return {
+    entries,
+    async extract(info, out) {
+      try {
+        await pipeline(Readable.from(chunks(info)), createWriteStream(out));
+      } catch (error) {
+        throw zipError(error);
+      }
+    },
+    async read(info, sink) {
+      for await (const chunk of chunks(info)) sink(chunk);
+    },
+    reread: (info) => zipEntryStream(zip, info),
+    close: () => zip.close(),
+  };
+}
+
+/** The archive's entries, from its central directory. */
+function listZipEntries(zip: yauzl.ZipFile): Promise<ZipEntryInfo[]> {
+  return new Promise<ZipEntryInfo[]>((resolve, reject) => {
     const list: ZipEntryInfo[] = [];
     zip.on('entry', (entry: yauzl.Entry) => {
       list.push({
@@ -171,24 +201,20 @@ export async function openZip(
     zip.on('end', () => resolve(list));
     zip.on('error', (err) => reject(zipError(err)));
     zip.readEntry();
-  }).catch((error) => {
-    zip.close();
-    throw error;
   });
-  // the declared sizes already tell most bombs: refuse before inflating anything
+}
+
+/** The declared sizes already tell most bombs: refuse before inflating anything. */
+function refuseDeclaredSizes(entries: readonly ZipEntryInfo[], limits: Limits): void {
   let declared = 0;
   for (const e of entries) {
     declared += e.uncompressedSize;
     const refused = refuseEntry(e);
-    if (refused) {
-      zip.close();
-      throw refused;
-    }
+    if (refused) throw refused;
     if (
       e.uncompressedSize > 1024 * 1024 &&
       e.uncompressedSize > limits.maxRatio * Math.max(1, e.compressedSize)
     ) {
-      zip.close();
       throw new FileError(
         'FILE_TOO_LARGE_DECOMPRESSED',
         `The file is too large when decompressed: "${e.name}" expands more than ${limits.maxRatio} times, as a compression bomb does.`,
@@ -196,58 +222,50 @@ export async function openZip(
     }
   }
   if (declared > limits.maxDecompressedBytes) {
-    zip.close();
     throw new FileError(
       'FILE_TOO_LARGE_DECOMPRESSED',
       `The file is too large when decompressed (${formatBytes(declared)}, more than ${formatBytes(limits.maxDecompressedBytes)}).`,
     );
   }
-  const stream = (info: ZipEntryInfo) =>
-    new Promise<Readable>((resolve, reject) =>
-      zip.openReadStream(info.entry, (err, s) => (err || !s ? reject(zipError(err)) : resolve(s))),
-    );
-  /**
-   * An entry's bytes, counted against the budget and the clock as they come, and checked against
-   * the directory's CRC-32 at the end: yauzl checks the size only, and a stored entry has no
-   * deflate checksum of its own, so a damaged one would otherwise be read as if whole.
-   */
-  async function* chunks(info: ZipEntryInfo): AsyncGenerator<Buffer> {
-    const s = await stream(info);
-    let inflated = 0;
-    let crc = 0;
-    try {
-      for await (const chunk of s as AsyncIterable<Buffer>) {
-        budget.add(chunk.length, (inflated += chunk.length), info.compressedSize);
-        deadline.check();
-        crc = crc32(chunk, crc);
-        yield chunk;
-      }
-    } catch (error) {
-      throw zipError(error);
-    } finally {
-      s.destroy();
+}
+
+function zipEntryStream(zip: yauzl.ZipFile, info: ZipEntryInfo): Promise<Readable> {
+  return new Promise<Readable>((resolve, reject) =>
+    zip.openReadStream(info.entry, (err, s) => (err || !s ? reject(zipError(err)) : resolve(s))),
+  );
+}
+
+/**
+ * An entry's bytes, counted against the budget and the clock as they come, and checked against
+ * the directory's CRC-32 at the end: yauzl checks the size only, and a stored entry has no
+ * deflate checksum of its own, so a damaged one would otherwise be read as if whole.
+ */
+async function* zipEntryChunks(
+  zip: yauzl.ZipFile,
+  info: ZipEntryInfo,
+  budget: InflateBudget,
+  deadline: Deadline,
+): AsyncGenerator<Buffer> {
+  const s = await zipEntryStream(zip, info);
+  let inflated = 0;
+  let crc = 0;
+  try {
+    for await (const chunk of s as AsyncIterable<Buffer>) {
+      budget.add(chunk.length, (inflated += chunk.length), info.compressedSize);
+      deadline.check();
+      crc = crc32(chunk, crc);
+      yield chunk;
     }
-    if (crc !== info.entry.crc32)
-      throw new FileError(
-        'FILE_DAMAGED',
-        `The zip archive is damaged: "${info.name}" does not match its checksum; download it again.`,
-      );
+  } catch (error) {
+    throw zipError(error);
+  } finally {
+    s.destroy();
   }
-  return {
-    entries,
-    async extract(info, out) {
-      try {
-        await pipeline(Readable.from(chunks(info)), createWriteStream(out));
-      } catch (error) {
-        throw zipError(error);
-      }
-    },
-    async read(info, sink) {
-      for await (const chunk of chunks(info)) sink(chunk);
-    },
-    reread: (info) => stream(info),
-    close: () => zip.close(),
-  };
+  if (crc !== info.entry.crc32)
+    throw new FileError(
+      'FILE_DAMAGED',
+      `The zip archive is damaged: "${info.name}" does not match its checksum; download it again.`,
+    );
 }
 
 /**

@@ -19,11 +19,14 @@ import {
   filled,
   findHeader,
   footerTotal,
+  type Header,
+  type HeaderChoice,
   headerScoreForChoice,
   interleavedTotal,
   type Kind,
   kindOf,
   preambleValues,
+  type Profile,
   profileBelow,
   type Rec,
   removedReason,
@@ -227,6 +230,75 @@ function remove(c: Counts, row: RemovedRow): void {
   if (c.removed.length < REMOVED_CAP) c.removed.push(row);
 }
 
+/** The head sample: its bytes, where its last whole record ends, and how its records are split. */
+interface HeadSample {
+  head: Buffer;
+  whole: boolean;
+  sampleBytes: number;
+  delimiter: Delimiter;
+  quote: '"' | '';
+  headEnd: number;
+  headLines: number;
+}
+
+/** The records accounted so far: the counts, and the data rows sampled for the columns' shapes. */
+class Tally {
+  readonly counts: Counts = {
+    data: 0,
+    footer: 0,
+    removed: [],
+    removedTotal: 0,
+    footerTotals: [],
+  };
+  readonly dataSample: Rec[] = [];
+
+  constructor(private readonly names: readonly string[]) {}
+
+  take(r: Rec): void {
+    if (this.dataSample.length < PROFILE_ROWS) this.dataSample.push(r);
+  }
+
+  /** Counts each record as data, or removes it with its reason (`start`: where the trailer starts). */
+  account(recs: readonly Rec[], kinds: readonly Kind[], start: number): void {
+    const counts = this.counts;
+    for (let i = 0; i < recs.length; i++) {
+      const inTrailer = i >= start;
+      const reason = removedReason(kinds[i]!, inTrailer);
+      if (reason === null) {
+        counts.data++;
+        this.take(recs[i]!);
+        continue;
+      }
+      remove(counts, { line: recs[i]!.line, reason, cells: recs[i]!.cells });
+      if (inTrailer && reason !== 'blank' && reason !== 'repeated_header') counts.footer++;
+      if (kinds[i] === 'total' || kinds[i] === 'number_only')
+        counts.footerTotals.push(footerTotal(recs[i]!.cells, kinds[i]!, this.names));
+    }
+  }
+}
+
+/** What reading past the head sample found: the records, lines and where a second reader may start. */
+interface BeyondHead {
+  records: number;
+  lines: number;
+  splitOffset: number | undefined;
+}
+
+/** The head sample's table: everything the part of the file beyond it is read against. */
+interface HeadTable {
+  clean: CleanText;
+  limits: Limits;
+  size: number;
+  sample: HeadSample;
+  headRecs: Rec[];
+  choice: HeaderChoice;
+  header: Header;
+  profile: Profile;
+  afterHeader: Rec[];
+  headKinds: Kind[];
+  tally: Tally;
+}
+
 export async function locateDelimited(
   clean: CleanText,
   limits: Limits,
@@ -234,9 +306,77 @@ export async function locateDelimited(
   forced?: Delimiter,
 ): Promise<DelimitedTable> {
   const size = (await stat(clean.path)).size;
+  const sample = await readHeadSample(clean, limits, size, forced);
+  deadline.check();
+  const { delimiter, quote } = sample;
+  const headRecs = parseSegment(
+    sample.head.subarray(0, sample.headEnd),
+    0,
+    delimiter,
+    quote,
+    clean.newline,
+    limits.maxFieldBytes,
+  );
+  const choice = chooseHeader(headRecs);
+  const headerRec = headRecs[choice.index]!;
+  const header = buildHeader(headerRec.cells);
+  const afterHeader = headRecs.slice(choice.index + 1);
+  // the table's shape comes from the rows right under the header, up to the first blank line,
+  // so a summary block further down does not blur it (the same shape `findHeader` read the
+  // summary block against when it chose this header over the summary's own)
+  const profile = profileBelow(headRecs, choice.index);
+  const tally = new Tally(header.names);
+  for (const r of headRecs.slice(0, choice.index)) {
+    remove(tally.counts, {
+      line: r.line,
+      reason: filled(r.cells).length === 0 ? 'blank' : 'preamble',
+      cells: r.cells,
+    });
+  }
+  const headKinds = afterHeader.map((r) => kindOf(r.cells, profile));
+  const table: HeadTable = {
+    ...{ clean, limits, size, sample, headRecs, choice, header, profile },
+    ...{ afterHeader, headKinds, tally },
+  };
+  let beyond: BeyondHead | undefined;
+  if (sample.whole) {
+    const start = trailerStart(headKinds);
+    interleavedTotal(afterHeader, headKinds, start);
+    tally.account(afterHeader, headKinds, start);
+  } else beyond = await accountBeyondHead(table, deadline);
+  const { counts, dataSample } = tally;
+  return {
+    delimiter,
+    quote,
+    headerLine: headerRec.line,
+    header: header.names,
+    dataRecords: counts.data,
+    footerRecords: counts.footer,
+    removed: counts.removed,
+    removedTotal: counts.removedTotal,
+    preambleValues: preambleValues(headRecs.slice(0, choice.index)),
+    footerTotals: counts.footerTotals,
+    ...numberShapes(header.names, dataSample, delimiter),
+    sampleRows: dataSample.slice(0, SAMPLE_ROWS).map((r) => r.cells),
+    score: headerScoreForChoice(choice, counts.data, header.raw.length),
+    records: headRecs.length + (beyond?.records ?? 0),
+    ...(beyond?.lines !== undefined ? { lines: beyond.lines } : {}),
+    ...(beyond?.splitOffset !== undefined ? { splitOffset: beyond.splitOffset } : {}),
+  };
+}
+
+/**
+ * The head sample: the whole file when it is small; a larger file is read from a head sample that
+ * holds at least one record of the longest allowed size (splitting a sample into cells is the
+ * costly part of locating a table), cut at its last record boundary: never inside a quoted field.
+ */
+async function readHeadSample(
+  clean: CleanText,
+  limits: Limits,
+  size: number,
+  forced: Delimiter | undefined,
+): Promise<HeadSample> {
   const whole = size <= limits.headBytes;
-  // a larger file is read from a head sample that holds at least one record of the longest allowed
-  // size: splitting a sample into cells is the costly part of locating a table
   const sampleBytes = whole
     ? size
     : Math.min(limits.headBytes, Math.max(HEAD_SAMPLE_BYTES, limits.maxFieldBytes + 65536));
@@ -253,214 +393,169 @@ export async function locateDelimited(
   const headText = head.toString('utf8');
   const delimiter = clean.sepDelimiter ?? forced ?? sniffDelimiter(headText);
   const quote = quoteFor(headText, delimiter);
-  const delimiterByte = delimiter.charCodeAt(0);
-
-  // the head ends at a record boundary: never inside a quoted field
-  let headEnd = head.length;
-  let headLines = 0;
-  {
-    const scanner = new RecordScanner({
-      delimiter: delimiterByte,
-      quote: quote === '"',
-      maxRecordBytes: limits.maxFieldBytes,
-      onRecord: () => {},
-    });
-    scanner.push(head);
-    if (whole) scanner.finish();
-    else {
-      headEnd = scanner.boundary;
-      headLines = scanner.boundaryLine;
-      if (headEnd === 0)
-        throw new FileError(
-          'FIELD_TOO_LARGE',
-          `The first record of the file is longer than ${formatBytes(sampleBytes)}; it is not a statement table.`,
-        );
-    }
+  const sample = { head, whole, sampleBytes, delimiter, quote, headEnd: head.length, headLines: 0 };
+  const scanner = new RecordScanner({
+    delimiter: delimiter.charCodeAt(0),
+    quote: quote === '"',
+    maxRecordBytes: limits.maxFieldBytes,
+    onRecord: () => {},
+  });
+  scanner.push(head);
+  if (whole) scanner.finish();
+  else {
+    sample.headEnd = scanner.boundary;
+    sample.headLines = scanner.boundaryLine;
+    if (sample.headEnd === 0)
+      throw new FileError(
+        'FIELD_TOO_LARGE',
+        `The first record of the file is longer than ${formatBytes(sampleBytes)}; it is not a statement table.`,
+      );
   }
-  deadline.check();
-  const headRecs = parseSegment(
-    head.subarray(0, headEnd),
-    0,
-    delimiter,
-    quote,
+  return sample;
+}
+
+/** The header row the head sample's records name their columns with, else why there is none. */
+function chooseHeader(headRecs: readonly Rec[]): HeaderChoice {
+  const choice = findHeader(headRecs);
+  if (choice) return choice;
+  if (headRecs.every((r) => filled(r.cells).length === 0))
+    throw new FileError('FILE_NO_DATA', 'The file holds no data: only blank lines or empty cells.');
+  throw new FileError(
+    'HEADER_NOT_FOUND',
+    'No header row was found: no row near the top names the columns (a file without a header, or records of several kinds, needs a format-specific reader).',
+  );
+}
+
+/**
+ * A file larger than its head sample: a summary table already in the head sample ends the data
+ * there, otherwise the head is all data; the middle is counted by the scanner, and the tail sample
+ * is parsed for the trailer.
+ */
+async function accountBeyondHead(table: HeadTable, deadline: Deadline): Promise<BeyondHead> {
+  const { headKinds, afterHeader, tally, header } = table;
+  const summaryAt = headKinds.indexOf('summary_header');
+  const headTrailer =
+    summaryAt >= 0 ? trailerStart(headKinds.slice(0, summaryAt + 1)) : headKinds.length;
+  interleavedTotal(afterHeader, headKinds, headTrailer);
+  tally.account(afterHeader, headKinds, headTrailer);
+  const scan = await scanBeyondHead(table, deadline);
+  const tailRecs = await readTail(table, scan);
+  const counts = tally.counts;
+  if (summaryAt >= 0) {
+    // everything after a summary table's header is the summary
+    // the summary rows of the middle are counted, not listed: their cells were never parsed
+    for (const r of scan.middle)
+      remove(counts, {
+        line: r.line,
+        reason: r.blank ? 'blank' : 'repeated_header',
+        cells: r.blank ? [] : header.raw,
+      });
+    counts.footer += scan.middleCount - scan.middle.length;
+    counts.removedTotal += scan.middleCount - scan.middle.length;
+    tally.account(
+      tailRecs,
+      tailRecs.map(() => 'data' as Kind),
+      0,
+    );
+  } else {
+    for (const r of scan.middle) {
+      const cells = r.blank ? [] : header.raw;
+      remove(counts, { line: r.line, reason: r.blank ? 'blank' : 'repeated_header', cells });
+    }
+    counts.data += scan.middleCount - scan.middle.length;
+    const tailKinds = tailRecs.map((r) => kindOf(r.cells, table.profile));
+    const start = trailerStart(tailKinds);
+    interleavedTotal(tailRecs, tailKinds, start);
+    tally.account(tailRecs, tailKinds, start);
+  }
+  return { records: scan.records, lines: scan.lines, splitOffset: scan.splitOffset };
+}
+
+/** What the byte scanner found between the head sample and the tail sample. */
+interface MiddleScan extends BeyondHead {
+  /** the middle's blank and repeated-header records (the only ones it keeps) */
+  middle: ScannedRecord[];
+  middleCount: number;
+  tailStart: number;
+  tailLine: number;
+}
+
+/** Scans the file from the head sample's end: the middle counted, where the tail sample starts. */
+async function scanBeyondHead(table: HeadTable, deadline: Deadline): Promise<MiddleScan> {
+  const { clean, limits, size, sample, headRecs, choice } = table;
+  const headerLine = readLineBytes(sample.head, headRecs, choice.index, sample.headEnd);
+  const tailFrom = Math.max(sample.headEnd, size - limits.tailBytes);
+  const scan: MiddleScan = {
+    ...{ records: 0, lines: 0, splitOffset: undefined },
+    ...{ middle: [], middleCount: 0, tailStart: -1, tailLine: 0 },
+  };
+  // where a second reader may start: the first record in the file's second half
+  const half = size / 2;
+  const scanner = new RecordScanner({
+    delimiter: sample.delimiter.charCodeAt(0),
+    quote: sample.quote === '"',
+    maxRecordBytes: limits.maxFieldBytes,
+    header: headerLine,
+    baseOffset: sample.headEnd,
+    baseLine: sample.headLines,
+    onRecord: (r) => {
+      if (scan.splitOffset === undefined && r.start >= half) scan.splitOffset = r.start;
+      if (scan.tailStart >= 0) return;
+      if (r.start >= tailFrom) {
+        scan.tailStart = r.start;
+        scan.tailLine = r.line;
+        return;
+      }
+      scan.middleCount++;
+      if (r.blank || r.headerEqual) scan.middle.push(r);
+    },
+  });
+  for await (const chunk of createReadStream(clean.path, {
+    start: sample.headEnd,
+    highWaterMark: 4 * 1024 * 1024,
+  })) {
+    deadline.check();
+    scanner.push(chunk as Buffer);
+  }
+  scanner.finish();
+  scan.records = scanner.records;
+  scan.lines = scanner.lines;
+  return scan;
+}
+
+/** The tail sample's records, split into cells (none when the scan reached no tail). */
+async function readTail(table: HeadTable, scan: MiddleScan): Promise<Rec[]> {
+  if (scan.tailStart < 0) return [];
+  const { clean, limits, size, sample } = table;
+  return parseSegment(
+    await readRange(clean.path, scan.tailStart, size),
+    scan.tailLine,
+    sample.delimiter,
+    sample.quote,
     clean.newline,
     limits.maxFieldBytes,
   );
-  const choice = findHeader(headRecs);
-  if (!choice) {
-    if (headRecs.every((r) => filled(r.cells).length === 0))
-      throw new FileError(
-        'FILE_NO_DATA',
-        'The file holds no data: only blank lines or empty cells.',
-      );
-    throw new FileError(
-      'HEADER_NOT_FOUND',
-      'No header row was found: no row near the top names the columns (a file without a header, or records of several kinds, needs a format-specific reader).',
-    );
-  }
-  const headerRec = headRecs[choice.index]!;
-  const header = buildHeader(headerRec.cells);
-  const afterHeader = headRecs.slice(choice.index + 1);
-  // the table's shape comes from the rows right under the header, up to the first blank line,
-  // so a summary block further down does not blur it (the same shape `findHeader` read the
-  // summary block against when it chose this header over the summary's own)
-  const profile = profileBelow(headRecs, choice.index);
+}
 
-  const counts: Counts = { data: 0, footer: 0, removed: [], removedTotal: 0, footerTotals: [] };
-  for (const r of headRecs.slice(0, choice.index)) {
-    remove(counts, {
-      line: r.line,
-      reason: filled(r.cells).length === 0 ? 'blank' : 'preamble',
-      cells: r.cells,
-    });
-  }
-  const dataSample: Rec[] = [];
-  const take = (r: Rec) => {
-    if (dataSample.length < PROFILE_ROWS) dataSample.push(r);
-  };
-  const headKinds = afterHeader.map((r) => kindOf(r.cells, profile));
-
-  const account = (recs: readonly Rec[], kinds: readonly Kind[], start: number) => {
-    for (let i = 0; i < recs.length; i++) {
-      const inTrailer = i >= start;
-      const reason = removedReason(kinds[i]!, inTrailer);
-      if (reason === null) {
-        counts.data++;
-        take(recs[i]!);
-        continue;
-      }
-      remove(counts, { line: recs[i]!.line, reason, cells: recs[i]!.cells });
-      if (inTrailer && reason !== 'blank' && reason !== 'repeated_header') counts.footer++;
-      if (kinds[i] === 'total' || kinds[i] === 'number_only')
-        counts.footerTotals.push(footerTotal(recs[i]!.cells, kinds[i]!, header.names));
-    }
-  };
-
-  let records = headRecs.length;
-  let lines: number | undefined;
-  let splitOffset: number | undefined;
-  if (whole) {
-    const start = trailerStart(headKinds);
-    interleavedTotal(afterHeader, headKinds, start);
-    account(afterHeader, headKinds, start);
-  } else {
-    // a summary table already in the head sample ends the data there; otherwise the head is all data
-    const summaryAt = headKinds.indexOf('summary_header');
-    const headTrailer =
-      summaryAt >= 0 ? trailerStart(headKinds.slice(0, summaryAt + 1)) : headKinds.length;
-    interleavedTotal(afterHeader, headKinds, headTrailer);
-    account(afterHeader, headKinds, headTrailer);
-
-    // the middle is counted by the scanner; the tail sample is parsed for the trailer
-    const headerLine = readLineBytes(head, headRecs, choice.index, headEnd);
-    const tailFrom = Math.max(headEnd, size - limits.tailBytes);
-    const middle: ScannedRecord[] = [];
-    let middleCount = 0;
-    let tailStart = -1;
-    let tailLine = 0;
-    // where a second reader may start: the first record in the file's second half
-    const half = size / 2;
-    const scanner = new RecordScanner({
-      delimiter: delimiterByte,
-      quote: quote === '"',
-      maxRecordBytes: limits.maxFieldBytes,
-      header: headerLine,
-      baseOffset: headEnd,
-      baseLine: headLines,
-      onRecord: (r) => {
-        if (splitOffset === undefined && r.start >= half) splitOffset = r.start;
-        if (tailStart >= 0) return;
-        if (r.start >= tailFrom) {
-          tailStart = r.start;
-          tailLine = r.line;
-          return;
-        }
-        middleCount++;
-        if (r.blank || r.headerEqual) middle.push(r);
-      },
-    });
-    for await (const chunk of createReadStream(clean.path, {
-      start: headEnd,
-      highWaterMark: 4 * 1024 * 1024,
-    })) {
-      deadline.check();
-      scanner.push(chunk as Buffer);
-    }
-    scanner.finish();
-    records += scanner.records;
-    lines = scanner.lines;
-    const tailRecs =
-      tailStart >= 0
-        ? parseSegment(
-            await readRange(clean.path, tailStart, size),
-            tailLine,
-            delimiter,
-            quote,
-            clean.newline,
-            limits.maxFieldBytes,
-          )
-        : [];
-    if (summaryAt >= 0) {
-      // everything after a summary table's header is the summary
-      // the summary rows of the middle are counted, not listed: their cells were never parsed
-      for (const r of middle)
-        remove(counts, {
-          line: r.line,
-          reason: r.blank ? 'blank' : 'repeated_header',
-          cells: r.blank ? [] : header.raw,
-        });
-      counts.footer += middleCount - middle.length;
-      counts.removedTotal += middleCount - middle.length;
-      account(
-        tailRecs,
-        tailRecs.map(() => 'data' as Kind),
-        0,
-      );
-    } else {
-      for (const r of middle) {
-        const cells = r.blank ? [] : header.raw;
-        remove(counts, { line: r.line, reason: r.blank ? 'blank' : 'repeated_header', cells });
-      }
-      counts.data += middleCount - middle.length;
-      const tailKinds = tailRecs.map((r) => kindOf(r.cells, profile));
-      const start = trailerStart(tailKinds);
-      interleavedTotal(tailRecs, tailKinds, start);
-      account(tailRecs, tailKinds, start);
-    }
-  }
-
-  const columns = header.names.map((_, j) => dataSample.map((r) => r.cells[j] ?? ''));
+/** Each column's decimal comma and date order, decided from the sampled data rows. */
+function numberShapes(
+  names: readonly string[],
+  dataSample: readonly Rec[],
+  delimiter: Delimiter,
+): Pick<DelimitedTable, 'decimalComma' | 'dateOrder'> {
+  const columns = names.map((_, j) => dataSample.map((r) => r.cells[j] ?? ''));
   const decimal = decideDecimalComma(columns, delimiter);
   const decimalComma: Record<string, boolean> = Object.create(null);
   decimal.forEach((v, j) => {
-    if (v !== null && header.names[j]) decimalComma[header.names[j]!] = v;
+    if (v !== null && names[j]) decimalComma[names[j]!] = v;
   });
   const europeanLean = decimal.some((v) => v === true) || delimiter === ';';
-  const orders = decideDateOrders(columns, header.names, europeanLean);
+  const orders = decideDateOrders(columns, names, europeanLean);
   const dateOrder: Record<string, 'MDY' | 'DMY' | 'YMD'> = Object.create(null);
   orders.forEach((v, j) => {
-    if (v !== null && header.names[j]) dateOrder[header.names[j]!] = v;
+    if (v !== null && names[j]) dateOrder[names[j]!] = v;
   });
-
-  return {
-    delimiter,
-    quote,
-    headerLine: headerRec.line,
-    header: header.names,
-    dataRecords: counts.data,
-    footerRecords: counts.footer,
-    removed: counts.removed,
-    removedTotal: counts.removedTotal,
-    preambleValues: preambleValues(headRecs.slice(0, choice.index)),
-    footerTotals: counts.footerTotals,
-    decimalComma,
-    dateOrder,
-    sampleRows: dataSample.slice(0, SAMPLE_ROWS).map((r) => r.cells),
-    score: headerScoreForChoice(choice, counts.data, header.raw.length),
-    records,
-    ...(lines !== undefined ? { lines } : {}),
-    ...(splitOffset !== undefined ? { splitOffset } : {}),
-  };
+  return { decimalComma, dateOrder };
 }
 
 /** The header record's bytes without its line break, to find repeated header lines by byte equality. */

@@ -118,18 +118,7 @@ async function locatePath(
   const head = await readHead(file, 65536);
   const kind = sniffBytes(head);
   const n = ctx.seq++;
-  if (kind === 'ole2') {
-    await refuseEncryptedOle2(file);
-    const { legacyWorkbookToCsv } = await legacyWorkbookReader();
-    return {
-      ...(await locateWorkbook(
-        await legacyWorkbookToCsv(file, ctx.workDir, ctx.limits, ctx.deadline),
-        'xls',
-        ctx,
-      )),
-      workbook: { path: file, name },
-    };
-  }
+  if (kind === 'ole2') return locateLegacyWorkbook(file, name, ctx);
   if ((kind === 'gzip' || kind === 'zip' || kind === 'tar') && depth >= MAX_NESTING) {
     throw new FileError(
       'FILE_ARCHIVE_TOO_DEEP',
@@ -147,48 +136,76 @@ async function locatePath(
   }
   if (kind === 'tar') return { ...(await locateTar(file, ctx, depth, n)), container: 'tar' };
   if (kind === 'pdf') return locatePdf(file, ctx, n);
-  if (kind === 'zip') {
-    const { workbookToCsv, zipKind } = await workbookReader();
-    const zip = await openZip(file, ctx.limits, ctx.budget, ctx.deadline);
-    let members: { name: string; path: string }[];
-    try {
-      if (zipKind(zip) === 'xlsx') {
-        zip.close();
-        return {
-          ...(await locateWorkbook(
-            await workbookToCsv(file, ctx.workDir, ctx.limits, ctx.budget, ctx.deadline),
-            'xlsx',
-            ctx,
-          )),
-          workbook: { path: file, name },
-        };
-      }
-      members = [];
-      for (const e of zip.entries) {
-        const base = e.name.split('/').pop() ?? '';
-        if (
-          e.name.endsWith('/') ||
-          e.name.startsWith('__MACOSX/') ||
-          base.startsWith('.') ||
-          base === ''
-        )
-          continue;
-        // refused rather than cut short: the files past the cap (a month or store each) would go unread and unnamed
-        if (members.length >= MAX_MEMBERS) {
-          throw new FileError(
-            'FILE_TOO_LARGE_DECOMPRESSED',
-            `The archive holds more than ${MAX_MEMBERS} files; at most ${MAX_MEMBERS} are read from one archive: upload it in parts.`,
-          );
-        }
-        const out = path.join(ctx.workDir, `zip-${n}-${members.length}`);
-        await zip.extract(e, out);
-        members.push({ name: e.name, path: out });
-      }
-    } finally {
+  if (kind === 'zip') return locateZip(file, name, ctx, depth, n);
+  return locateText(file, name, ctx, n);
+}
+
+/** A legacy (.xls) workbook, unless it is encrypted. */
+async function locateLegacyWorkbook(file: string, name: string, ctx: Context): Promise<Located> {
+  await refuseEncryptedOle2(file);
+  const { legacyWorkbookToCsv } = await legacyWorkbookReader();
+  return {
+    ...(await locateWorkbook(
+      await legacyWorkbookToCsv(file, ctx.workDir, ctx.limits, ctx.deadline),
+      'xls',
+      ctx,
+    )),
+    workbook: { path: file, name },
+  };
+}
+
+/** A zip: an .xlsx workbook, or an archive whose members are extracted and chosen among. */
+async function locateZip(
+  file: string,
+  name: string,
+  ctx: Context,
+  depth: number,
+  n: number,
+): Promise<Located> {
+  const { workbookToCsv, zipKind } = await workbookReader();
+  const zip = await openZip(file, ctx.limits, ctx.budget, ctx.deadline);
+  let members: { name: string; path: string }[];
+  try {
+    if (zipKind(zip) === 'xlsx') {
       zip.close();
+      return {
+        ...(await locateWorkbook(
+          await workbookToCsv(file, ctx.workDir, ctx.limits, ctx.budget, ctx.deadline),
+          'xlsx',
+          ctx,
+        )),
+        workbook: { path: file, name },
+      };
     }
-    return { ...(await chooseMember(members, ctx, depth)), container: 'zip' };
+    members = [];
+    for (const e of zip.entries) {
+      const base = e.name.split('/').pop() ?? '';
+      if (
+        e.name.endsWith('/') ||
+        e.name.startsWith('__MACOSX/') ||
+        base.startsWith('.') ||
+        base === ''
+      )
+        continue;
+      // refused rather than cut short: the files past the cap (a month or store each) would go unread and unnamed
+      if (members.length >= MAX_MEMBERS) {
+        throw new FileError(
+          'FILE_TOO_LARGE_DECOMPRESSED',
+          `The archive holds more than ${MAX_MEMBERS} files; at most ${MAX_MEMBERS} are read from one archive: upload it in parts.`,
+        );
+      }
+      const out = path.join(ctx.workDir, `zip-${n}-${members.length}`);
+      await zip.extract(e, out);
+      members.push({ name: e.name, path: out });
+    }
+  } finally {
+    zip.close();
   }
+  return { ...(await chooseMember(members, ctx, depth)), container: 'zip' };
+}
+
+/** Delimited text, cleaned first (encoding, line breaks). */
+async function locateText(file: string, name: string, ctx: Context, n: number): Promise<Located> {
   const clean = await prepareText(
     file,
     ctx.workDir,

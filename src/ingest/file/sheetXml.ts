@@ -243,128 +243,151 @@ export async function* readWorksheet(
   part: string,
   extras: SheetExtras,
 ): AsyncGenerator<RawRow[]> {
-  let row: RawRow | null = null;
-  let lastRow = 0;
-  let cell: RawCell | null = null;
-  let nextColumn = 0;
-  let capture: 'v' | 't' | null = null;
-  let run = '';
-  let inInline = false;
-  let phonetic = 0;
-  let inSheetData = false;
-  let rows: RawRow[] = [];
-  const damaged = (what: string) =>
-    new FileError('FILE_DAMAGED', `The workbook is damaged: sheet part "${part}" has ${what}.`);
-  const handlers: Handlers = {
-    text(text) {
-      if (!cell || capture === null) return;
-      if (capture === 'v') cell.value = (cell.value ?? '') + text;
-      else run += text;
-    },
-    open(name, a) {
-      switch (name) {
-        case 'sheetData':
-          inSheetData = true;
-          break;
-        case 'row': {
-          if (!inSheetData) break;
-          const number = a.r !== undefined ? Number(a.r) : lastRow + 1;
-          if (!Number.isInteger(number) || number < 1 || number > MAX_ROWS)
-            throw damaged(`a row numbered "${String(a.r).slice(0, 20)}"`);
-          row = { number, hidden: a.hidden === '1' || a.hidden === 'true', cells: [] };
-          nextColumn = 0;
-          break;
-        }
-        case 'c': {
-          if (!row) break;
-          let column = nextColumn;
-          if (a.r !== undefined) {
-            const ref = decodeRef(a.r);
-            if (!ref) throw damaged(`a cell reference "${a.r.slice(0, 20)}"`);
-            column = ref[1];
-          }
-          if (column >= MAX_COLUMNS)
-            throw damaged(`a cell beyond Excel's last column (${String(a.r).slice(0, 20)})`);
-          cell = {
-            column,
-            type: a.t ?? 'n',
-            style: a.s !== undefined ? Number.parseInt(a.s, 10) || 0 : 0,
-            value: null,
-            inline: null,
-            formula: false,
-          };
-          break;
-        }
-        case 'v':
-          if (cell) capture = 'v';
-          break;
-        case 'f':
-          if (cell) cell.formula = true;
-          break;
-        case 'is':
-          if (cell) {
-            inInline = true;
-            cell.inline = '';
-          }
-          break;
-        case 'rPh':
-          phonetic++;
-          break;
-        case 't':
-          if (cell && inInline && phonetic === 0) {
-            capture = 't';
-            run = '';
-          }
-          break;
-        case 'mergeCell':
-          if (a.ref !== undefined && extras.merges.length < 10_000) extras.merges.push(a.ref);
-          break;
-      }
-    },
-    close(name) {
-      switch (name) {
-        case 'v':
-          // a formula's cached text is an ST_Xstring too
-          if (cell && capture === 'v' && cell.type === 'str' && cell.value !== null)
-            cell.value = xstring(cell.value);
-          capture = null;
-          break;
-        case 't':
-          if (cell && capture === 't') cell.inline = (cell.inline ?? '') + xstring(run);
-          run = '';
-          capture = null;
-          break;
-        case 'is':
-          inInline = false;
-          break;
-        case 'rPh':
-          phonetic = Math.max(0, phonetic - 1);
-          break;
-        case 'c':
-          if (row && cell) {
-            row.cells.push(cell);
-            nextColumn = cell.column + 1;
-          }
-          cell = null;
-          capture = null;
-          break;
-        case 'row':
-          if (row) {
-            rows.push(row);
-            lastRow = row.number;
-          }
-          row = null;
-          break;
-        case 'sheetData':
-          inSheetData = false;
-          break;
-      }
-    },
-  };
-  for await (const _ of parseXml(stream, part, handlers)) {
-    if (rows.length === 0) continue;
-    const done = rows;
-    rows = [];
+  const reader = new WorksheetReader(part, extras);
+  for await (const _ of parseXml(stream, part, reader)) {
+    if (reader.rows.length === 0) continue;
+    const done = reader.rows;
+    reader.rows = [];
     yield done;
+  }
+}
+
+/** The parser's handlers for one worksheet: where it is in the XML, and the rows read so far. */
+class WorksheetReader implements Handlers {
+  /** the rows read and not yet handed on */
+  rows: RawRow[] = [];
+  private row: RawRow | null = null;
+  private lastRow = 0;
+  private cell: RawCell | null = null;
+  private nextColumn = 0;
+  private capture: 'v' | 't' | null = null;
+  private run = '';
+  private inInline = false;
+  private phonetic = 0;
+  private inSheetData = false;
+
+  constructor(
+    private readonly part: string,
+    private readonly extras: SheetExtras,
+  ) {}
+
+  private damaged(what: string): FileError {
+    return new FileError(
+      'FILE_DAMAGED',
+      `The workbook is damaged: sheet part "${this.part}" has ${what}.`,
+    );
+  }
+
+  text(text: string): void {
+    if (!this.cell || this.capture === null) return;
+    if (this.capture === 'v') this.cell.value = (this.cell.value ?? '') + text;
+    else this.run += text;
+  }
+
+  open(name: string, a: Record<string, string>): void {
+    switch (name) {
+      case 'sheetData':
+        this.inSheetData = true;
+        break;
+      case 'row':
+        if (this.inSheetData) this.openRow(a);
+        break;
+      case 'c':
+        if (this.row) this.openCell(a);
+        break;
+      case 'v':
+        if (this.cell) this.capture = 'v';
+        break;
+      case 'f':
+        if (this.cell) this.cell.formula = true;
+        break;
+      case 'is':
+        if (this.cell) {
+          this.inInline = true;
+          this.cell.inline = '';
+        }
+        break;
+      case 'rPh':
+        this.phonetic++;
+        break;
+      case 't':
+        if (this.cell && this.inInline && this.phonetic === 0) {
+          this.capture = 't';
+          this.run = '';
+        }
+        break;
+      case 'mergeCell':
+        if (a.ref !== undefined && this.extras.merges.length < 10_000)
+          this.extras.merges.push(a.ref);
+        break;
+    }
+  }
+
+  private openRow(a: Record<string, string>): void {
+    const number = a.r !== undefined ? Number(a.r) : this.lastRow + 1;
+    if (!Number.isInteger(number) || number < 1 || number > MAX_ROWS)
+      throw this.damaged(`a row numbered "${String(a.r).slice(0, 20)}"`);
+    this.row = { number, hidden: a.hidden === '1' || a.hidden === 'true', cells: [] };
+    this.nextColumn = 0;
+  }
+
+  private openCell(a: Record<string, string>): void {
+    let column = this.nextColumn;
+    if (a.r !== undefined) {
+      const ref = decodeRef(a.r);
+      if (!ref) throw this.damaged(`a cell reference "${a.r.slice(0, 20)}"`);
+      column = ref[1];
+    }
+    if (column >= MAX_COLUMNS)
+      throw this.damaged(`a cell beyond Excel's last column (${String(a.r).slice(0, 20)})`);
+    this.cell = {
+      column,
+      type: a.t ?? 'n',
+      style: a.s !== undefined ? Number.parseInt(a.s, 10) || 0 : 0,
+      value: null,
+      inline: null,
+      formula: false,
+    };
+  }
+
+  close(name: string): void {
+    const cell = this.cell;
+    switch (name) {
+      case 'v':
+        // a formula's cached text is an ST_Xstring too
+        if (cell && this.capture === 'v' && cell.type === 'str' && cell.value !== null)
+          cell.value = xstring(cell.value);
+        this.capture = null;
+        break;
+      case 't':
+        if (cell && this.capture === 't') cell.inline = (cell.inline ?? '') + xstring(this.run);
+        this.run = '';
+        this.capture = null;
+        break;
+      case 'is':
+        this.inInline = false;
+        break;
+      case 'rPh':
+        this.phonetic = Math.max(0, this.phonetic - 1);
+        break;
+      case 'c':
+        if (this.row && cell) {
+          this.row.cells.push(cell);
+          this.nextColumn = cell.column + 1;
+        }
+        this.cell = null;
+        this.capture = null;
+        break;
+      case 'row':
+        if (this.row) {
+          this.rows.push(this.row);
+          this.lastRow = this.row.number;
+        }
+        this.row = null;
+        break;
+      case 'sheetData':
+        this.inSheetData = false;
+        break;
+    }
   }
 }

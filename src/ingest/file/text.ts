@@ -364,31 +364,10 @@ export async function prepareText(
   const named = options.encoding;
   const family = named === undefined ? detectFamily(head) : null;
   const out = path.join(workDir, outName);
-  const noData = () =>
-    new FileError(
-      'FILE_NO_DATA',
-      'The file holds no data: only white space, blank lines or a byte-order mark.',
-    );
 
   // decoded whole in one encoding: UTF-16, or the one the uploader named
   const whole = family === 'utf-16le' || family === 'utf-16be' ? family : named;
-  if (whole !== undefined) {
-    refuseNonTable(
-      iconv.decode(whole.startsWith('utf-16') ? head.subarray(0, head.length & ~1) : head, whole),
-    );
-    const norm = new Normalizer();
-    await writeAll(out, async (write) => {
-      const decoder = iconv.getDecoder(whole);
-      for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
-        deadline.check();
-        await write(norm.push(decoder.write(raw as Buffer)));
-      }
-      await write(norm.push(decoder.end() ?? ''));
-      await write(norm.end());
-    });
-    if (!norm.hasContent) throw noData();
-    return { path: out, encoding: whole, sepDelimiter: norm.sepDelimiter, newline: '\n' };
-  }
+  if (whole !== undefined) return decodeWhole(file, out, head, whole, deadline);
 
   refuseNonTable(head.toString('utf8'));
   const facts = await scanBytes(file, deadline);
@@ -415,70 +394,9 @@ export async function prepareText(
   const norm = new Normalizer();
   let encoding: string = family!;
   let uncertainEncoding: CleanText['uncertainEncoding'];
-  if (facts.validUtf8) {
-    await writeAll(out, async (write) => {
-      const decoder = new StringDecoder('utf8');
-      for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
-        deadline.check();
-        await write(norm.push(decoder.write(raw as Buffer)));
-      }
-      await write(norm.push(decoder.end()));
-      await write(norm.end());
-    });
-  } else {
-    // Not UTF-8 as a whole: in the legacy encoding its other lines are in (Windows-1252 when
-    // unsure: never Latin-1, whose 0x80-0x9F are control characters instead of € ’ œ). Each line
-    // is decoded as UTF-8 when it is valid UTF-8 (files concatenated from exports of different ages
-    // mix them), except in a multibyte encoding, whose pairs of bytes can be valid UTF-8 by chance.
-    const legacy = await detectLegacyEncoding(await nonUtf8Lines(file, deadline));
-    uncertainEncoding = legacy.uncertain;
-    let utf8Lines = 0;
-    await writeAll(out, async (write) => {
-      let carry: Buffer = Buffer.alloc(0);
-      const decodeLine = (line: Buffer): string => {
-        if (!legacy.multibyte && isUtf8(line)) {
-          for (const b of line) {
-            if (b >= 0x80) {
-              utf8Lines++;
-              break;
-            }
-          }
-          return line.toString('utf8');
-        }
-        return iconv.decode(line, legacy.encoding);
-      };
-      // line breaks passed (CR LF counted once), for the position of a line too long
-      let breaks = 0;
-      let afterCR = false;
-      for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
-        deadline.check();
-        const buf = carry.length ? Buffer.concat([carry, raw as Buffer]) : (raw as Buffer);
-        // lines end at LF or CR (old Mac files have no LF at all)
-        let start = 0;
-        const parts: string[] = [];
-        for (let k = 0; k < buf.length; k++) {
-          const b = buf[k];
-          if (b === 0x0a || b === 0x0d) {
-            if (b === 0x0d || !afterCR) breaks++;
-            afterCR = b === 0x0d;
-            parts.push(decodeLine(buf.subarray(start, k + 1)));
-            start = k + 1;
-          } else afterCR = false;
-        }
-        carry = Buffer.from(buf.subarray(start));
-        if (carry.length > maxLineBytes) {
-          throw new FileError(
-            'FIELD_TOO_LARGE',
-            `Line ${breaks + 1} of the file is longer than ${formatBytes(maxLineBytes)}; it is not a statement table.`,
-          );
-        }
-        await write(norm.push(parts.join('')));
-      }
-      if (carry.length) await write(norm.push(decodeLine(carry)));
-      await write(norm.end());
-    });
-    encoding = utf8Lines > 0 ? `utf-8+${legacy.encoding}` : legacy.encoding;
-  }
+  if (facts.validUtf8) await writeUtf8(file, out, norm, deadline);
+  else
+    ({ encoding, uncertainEncoding } = await writeLegacy(file, out, norm, deadline, maxLineBytes));
   if (!norm.hasContent) throw noData();
   return {
     path: out,
@@ -487,4 +405,118 @@ export async function prepareText(
     newline: '\n',
     ...(uncertainEncoding ? { uncertainEncoding } : {}),
   };
+}
+
+function noData(): FileError {
+  return new FileError(
+    'FILE_NO_DATA',
+    'The file holds no data: only white space, blank lines or a byte-order mark.',
+  );
+}
+
+/** A file decoded whole in one encoding (UTF-16, or the one the uploader named), normalized. */
+async function decodeWhole(
+  file: string,
+  out: string,
+  head: Buffer,
+  whole: string,
+  deadline: Deadline,
+): Promise<CleanText> {
+  refuseNonTable(
+    iconv.decode(whole.startsWith('utf-16') ? head.subarray(0, head.length & ~1) : head, whole),
+  );
+  const norm = new Normalizer();
+  await writeAll(out, async (write) => {
+    const decoder = iconv.getDecoder(whole);
+    for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
+      deadline.check();
+      await write(norm.push(decoder.write(raw as Buffer)));
+    }
+    await write(norm.push(decoder.end() ?? ''));
+    await write(norm.end());
+  });
+  if (!norm.hasContent) throw noData();
+  return { path: out, encoding: whole, sepDelimiter: norm.sepDelimiter, newline: '\n' };
+}
+
+/** A valid UTF-8 file that needs cleaning, normalized into `out`. */
+async function writeUtf8(
+  file: string,
+  out: string,
+  norm: Normalizer,
+  deadline: Deadline,
+): Promise<void> {
+  await writeAll(out, async (write) => {
+    const decoder = new StringDecoder('utf8');
+    for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
+      deadline.check();
+      await write(norm.push(decoder.write(raw as Buffer)));
+    }
+    await write(norm.push(decoder.end()));
+    await write(norm.end());
+  });
+}
+
+/**
+ * A file not UTF-8 as a whole, normalized into `out`: in the legacy encoding its other lines are
+ * in (Windows-1252 when unsure: never Latin-1, whose 0x80-0x9F are control characters instead of
+ * € ’ œ). Each line is decoded as UTF-8 when it is valid UTF-8 (files concatenated from exports of
+ * different ages mix them), except in a multibyte encoding, whose pairs of bytes can be valid
+ * UTF-8 by chance.
+ */
+async function writeLegacy(
+  file: string,
+  out: string,
+  norm: Normalizer,
+  deadline: Deadline,
+  maxLineBytes: number,
+): Promise<{ encoding: string; uncertainEncoding: CleanText['uncertainEncoding'] }> {
+  const legacy = await detectLegacyEncoding(await nonUtf8Lines(file, deadline));
+  let utf8Lines = 0;
+  const decodeLine = (line: Buffer): string => {
+    if (!legacy.multibyte && isUtf8(line)) {
+      for (const b of line) {
+        if (b >= 0x80) {
+          utf8Lines++;
+          break;
+        }
+      }
+      return line.toString('utf8');
+    }
+    return iconv.decode(line, legacy.encoding);
+  };
+  await writeAll(out, async (write) => {
+    let carry: Buffer = Buffer.alloc(0);
+    // line breaks passed (CR LF counted once), for the position of a line too long
+    let breaks = 0;
+    let afterCR = false;
+    for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
+      deadline.check();
+      const buf = carry.length ? Buffer.concat([carry, raw as Buffer]) : (raw as Buffer);
+      // lines end at LF or CR (old Mac files have no LF at all)
+      let start = 0;
+      const parts: string[] = [];
+      for (let k = 0; k < buf.length; k++) {
+        const b = buf[k];
+        if (b === 0x0a || b === 0x0d) {
+          if (b === 0x0d || !afterCR) breaks++;
+          afterCR = b === 0x0d;
+          parts.push(decodeLine(buf.subarray(start, k + 1)));
+          start = k + 1;
+        } else afterCR = false;
+      }
+      carry = Buffer.from(buf.subarray(start));
+      if (carry.length > maxLineBytes) {
+        throw new FileError(
+          'FIELD_TOO_LARGE',
+          `Line ${breaks + 1} of the file is longer than ${formatBytes(maxLineBytes)}; it is not a statement table.`,
+        );
+      }
+      await write(norm.push(parts.join('')));
+    }
+    if (carry.length) await write(norm.push(decodeLine(carry)));
+    await write(norm.end());
+  });
+  const encoding = utf8Lines > 0 ? `utf-8+${legacy.encoding}` : legacy.encoding;
+  return { encoding, uncertainEncoding: legacy.uncertain };
 }

@@ -18,6 +18,7 @@ import { assertContiguous, openZip, type OpenZip } from './containers.ts';
 import {
   MAX_ROWS,
   type RawCell,
+  type RawRow,
   readNumberFormats,
   readSharedStrings,
   readWorksheet,
@@ -214,6 +215,16 @@ async function worksheetParts(zip: OpenZip): Promise<Map<string, string>> {
   return out;
 }
 
+/** What every sheet of one workbook is written with. */
+interface SheetWriting {
+  zip: OpenZip;
+  sharedStrings: Parameters<typeof cellText>[1];
+  numFmtOf: Parameters<typeof cellText>[2];
+  date1904: boolean;
+  limits: Limits;
+  deadline: Deadline;
+}
+
 /** Every sheet of the workbook written as CSV into workDir, in workbook order. */
 export async function workbookToCsv(
   file: string,
@@ -244,72 +255,20 @@ export async function workbookToCsv(
     const styles = part('xl/styles.xml');
     const numFmtOf = styles ? await readNumberFormats(await zip.reread(styles)) : () => undefined;
     const parts = await worksheetParts(zip);
+    const { date1904 } = facts;
+    const writing: SheetWriting = { zip, sharedStrings, numFmtOf, date1904, limits, deadline };
     for (const [position, sheet] of facts.sheets.entries()) {
       const entry = part(parts.get(sheet.rId) ?? '');
       // a chart sheet or a dialog sheet, or a sheet whose part is missing: no table
       if (!entry || !/^xl\/worksheets\/[^/]+\.xml$/.test(entry.name)) continue;
       const csvPath = path.join(workDir, `sheet-${sheets.length}.csv`);
-      const extras: SheetExtras = { merges: [] };
-      const out = createWriteStream(csvPath);
-      let written = 0;
-      let hiddenRows = 0;
-      let lastRow = 0;
-      let nextRow = 1;
-      let buffered: string[] = [];
-      const flush = async () => {
-        if (buffered.length === 0) return;
-        const ok = out.write(buffered.join(''));
-        buffered = [];
-        if (!ok) await new Promise<void>((r) => out.once('drain', () => r()));
-      };
-      try {
-        for await (const rows of readWorksheet(await zip.reread(entry), entry.name, extras)) {
-          for (const row of rows) {
-            const cells: string[] = [];
-            for (const cell of row.cells) {
-              const text = cellText(cell, sharedStrings, numFmtOf, facts.date1904);
-              if (Buffer.byteLength(text) > limits.maxFieldBytes) {
-                throw new FileError(
-                  'FIELD_TOO_LARGE',
-                  `A cell of sheet "${sheet.name}" (row ${row.number}) is longer than ${formatBytes(limits.maxFieldBytes)}.`,
-                );
-              }
-              cells[cell.column] = text;
-            }
-            let last = cells.length - 1;
-            while (last >= 0 && (cells[last] ?? '').trim() === '') last--;
-            if (last < 0) continue;
-            // rows keep their numbers: sheet row n is CSV line n - 1 (empty rows become blank lines)
-            if (row.number > nextRow)
-              buffered.push('\n'.repeat(Math.min(row.number - nextRow, MAX_ROWS)));
-            const line: string[] = [];
-            for (let i = 0; i <= last; i++) line.push(csvField(cells[i] ?? ''));
-            buffered.push(`${line.join(',')}\n`);
-            nextRow = row.number + 1;
-            lastRow = Math.max(lastRow, row.number);
-            written++;
-            if (row.hidden) hiddenRows++;
-            if (buffered.length >= 500) {
-              deadline.check();
-              await flush();
-            }
-          }
-        }
-        await flush();
-      } finally {
-        await new Promise<void>((resolve, reject) =>
-          out.end((err?: Error | null) => (err ? reject(err) : resolve())),
-        );
-      }
+      const written = await writeSheetCsv(writing, entry, sheet.name, csvPath);
       sheets.push({
         name: sheet.name,
         index: position,
         hidden: sheet.state === 'hidden' || sheet.state === 'veryHidden',
         csvPath,
-        rows: written,
-        hiddenRows,
-        lastRow,
-        merges: extras.merges,
+        ...written,
         dateSystem: facts.date1904 ? 1904 : 1900,
       });
     }
@@ -323,4 +282,77 @@ export async function workbookToCsv(
     zip.close();
   }
   return sheets;
+}
+
+/**
+ * One worksheet written as CSV: rows keep their numbers (sheet row n is CSV line n - 1, empty rows
+ * become blank lines).
+ */
+async function writeSheetCsv(
+  writing: SheetWriting,
+  entry: OpenZip['entries'][number],
+  sheetName: string,
+  csvPath: string,
+): Promise<Pick<SheetCsv, 'rows' | 'hiddenRows' | 'lastRow' | 'merges'>> {
+  const extras: SheetExtras = { merges: [] };
+  const out = createWriteStream(csvPath);
+  let written = 0;
+  let hiddenRows = 0;
+  let lastRow = 0;
+  let nextRow = 1;
+  let buffered: string[] = [];
+  const flush = async () => {
+    if (buffered.length === 0) return;
+    const ok = out.write(buffered.join(''));
+    buffered = [];
+    if (!ok) await new Promise<void>((r) => out.once('drain', () => r()));
+  };
+  try {
+    const rows = readWorksheet(await writing.zip.reread(entry), entry.name, extras);
+    for await (const batch of rows) {
+      for (const row of batch) {
+        const line = csvLine(writing, row, sheetName);
+        if (line === null) continue;
+        if (row.number > nextRow)
+          buffered.push('\n'.repeat(Math.min(row.number - nextRow, MAX_ROWS)));
+        buffered.push(line);
+        nextRow = row.number + 1;
+        lastRow = Math.max(lastRow, row.number);
+        written++;
+        if (row.hidden) hiddenRows++;
+        if (buffered.length >= 500) {
+          writing.deadline.check();
+          await flush();
+        }
+      }
+    }
+    await flush();
+  } finally {
+    await new Promise<void>((resolve, reject) =>
+      out.end((err?: Error | null) => (err ? reject(err) : resolve())),
+    );
+  }
+  return { rows: written, hiddenRows, lastRow, merges: extras.merges };
+}
+
+/** A row's CSV line, its trailing empty cells left out; null for a row with no text. */
+function csvLine(writing: SheetWriting, row: RawRow, sheetName: string): string | null {
+  const { limits } = writing;
+  const cells: string[] = [];
+  for (const cell of row.cells) {
+    const text = cellText(cell, writing.sharedStrings, writing.numFmtOf, writing.date1904);
+    if (Buffer.byteLength(text) > limits.maxFieldBytes) {
+      throw new FileError(
+        'FIELD_TOO_LARGE',
+        `A cell of sheet "${sheetName}" (row ${row.number}) is longer than ${formatBytes(limits.maxFieldBytes)}.`,
+      );
+    }
+    cells[cell.column] = text;
+  }
+  let last = cells.length - 1;
+  while (last >= 0 && (cells[last] ?? '').trim() === '') last--;
+  if (last < 0) return null;
+  const line: string[] = [];
+  for (let i = 0; i <= last; i++) line.push(csvField(cells[i] ?? ''));
+  return `${line.join(',')}\n`;
 }

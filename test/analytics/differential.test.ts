@@ -17,22 +17,12 @@ import {
 } from './helpers.ts';
 import { addMember, newOrganization, type Caller } from '../helpers/principals.ts';
 import { startTestHandler } from '../helpers/handler.ts';
+import { prng } from '../bench/seeded.ts';
 
 // FUZZ_SEED and FUZZ_QUERIES explore further; the suite runs the fixed ones
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_301);
 const QUERIES = Number(process.env.FUZZ_QUERIES ?? 600);
 
-/** mulberry32: a small seeded PRNG, so every run draws the same queries */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 let random = prng(SEED);
 const int = (n: number) => Math.floor(random() * n);
 const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;

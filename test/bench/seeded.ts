@@ -1,5 +1,5 @@
 // Shared by the seeded bench generators (test/bench/cluster.ts, test/bench/songPairs.ts): the
-// generator and the names and words both print titles with. Changing a list changes both outputs
+// generator (also test/analytics/differential.test.ts's) and the names and words both print titles with. Changing a list changes both outputs
 // (fixtures/catalog/song-pairs.tsv is checked to be the generator's output).
 
 /** A seeded 32-bit generator (mulberry32): the same numbers for the same seed on every machine. */

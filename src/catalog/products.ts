@@ -287,6 +287,8 @@ interface DeriveInputs {
   details: BlockDetail[];
   clusterKey: Map<string, string>;
   overrideRows: ProductOverrideRow[];
+  /** the block's track keys as they stand, before this derivation */
+  trackKeys: Set<string>;
 }
 
 /** The automatic track of each musical detail (by id): its key and its cluster. */
@@ -300,7 +302,7 @@ type TrackMember = { m: BlockDetail; source: 'auto' | 'user'; createdBy: string 
 async function derive(db: Queryable, blockId: string): Promise<void> {
   await rekeyProducts(db, blockId);
   const inputs = await loadDeriveInputs(db, blockId);
-  const auto = autoTracks(inputs.details, inputs.clusterKey);
+  const auto = autoTracks(inputs.details, inputs.clusterKey, inputs.trackKeys);
   const members = linkedMembers(inputs.details, inputs.overrideRows, auto.keyOf);
   const planned = planProducts(members, auto.clusterOf, inputs.overrideRows);
   await writeProducts(db, blockId, planned);
@@ -318,17 +320,24 @@ async function loadDeriveInputs(db: Queryable, blockId: string): Promise<DeriveI
      WHERE block_id = $1 ORDER BY created_at, id`,
     [blockId],
   );
-  return { details, clusterKey, overrideRows };
+  const { rows: tracks } = await db.query<{ stable_key: string }>(
+    `SELECT stable_key FROM products WHERE block_id = $1 AND kind = 'track'`,
+    [blockId],
+  );
+  return { details, clusterKey, overrideRows, trackKeys: new Set(tracks.map((r) => r.stable_key)) };
 }
 
 /**
  * 1. groups: a song (cluster), version and artist each (clusters group titles only; one title by
  * two artists is two tracks; a musical detail without a cluster stands alone), joined by shared
- * recordings; a track's key is the smallest cluster key among its clusters (else the identity key).
+ * recordings; a track's key is the smallest of its members' keys that names a track already
+ * (a line joining a track keeps its id and corrections), else the smallest (cluster key, else
+ * the identity key); its cluster is that key's.
  */
 function autoTracks(
   details: readonly BlockDetail[],
   clusterKey: ReadonlyMap<string, string>,
+  trackKeys: ReadonlySet<string>,
 ): AutoTracks {
   const artistOf = (m: BlockDetail) => artistKey(m.effective.artist);
   const versionOf = new Map(
@@ -343,20 +352,21 @@ function autoTracks(
       : `m:${m.id}`;
   const keyOf = new Map<string, string>();
   const clusterOf = new Map<string, string | null>();
+  const hasCluster = (m: BlockDetail) => m.clusterId !== null && clusterKey.has(m.clusterId);
+  const memberKey = (m: BlockDetail) =>
+    hasCluster(m)
+      ? `track:cluster:${songKeyOf(m)}\u001f${artistOf(m)}`
+      : `track:md:${m.identityKey}`;
   for (const members of groupsBySharedRecording(details, groupOf).values()) {
-    const keys = members
-      .map((m) =>
-        m.clusterId && clusterKey.has(m.clusterId)
-          ? `cluster:${songKeyOf(m)}\u001f${artistOf(m)}`
-          : `md:${m.identityKey}`,
-      )
-      .sort();
-    const key = `track:${keys[0]!}`;
-    const clusterIds = members
-      .map((m) => m.clusterId)
-      .filter((c): c is string => c !== null && clusterKey.has(c));
+    const keyed = members
+      .map((m) => ({ m, key: memberKey(m) }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const chosen = keyed.find((k) => trackKeys.has(k.key)) ?? keyed[0]!;
+    const key = chosen.key;
     const cluster =
-      clusterIds.sort((a, b) => (clusterKey.get(a)! < clusterKey.get(b)! ? -1 : 1))[0] ?? null;
+      keyed.find((k) => k.key === key && hasCluster(k.m))?.m.clusterId ??
+      keyed.find((k) => hasCluster(k.m))?.m.clusterId ??
+      null;
     for (const m of members) {
       keyOf.set(m.id, key);
       clusterOf.set(m.id, cluster);

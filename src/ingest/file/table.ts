@@ -48,84 +48,133 @@ const PROFILE_SAMPLE = 200;
  * least as many data rows above it as it has rows of its own, loses to that earlier header.
  */
 export function findHeader(records: readonly Rec[]): HeaderChoice | null {
-  const nonBlank: number[] = [];
-  for (let i = 0; i < records.length; i++)
-    if (filled(records[i]!.cells).length > 0) nonBlank.push(i);
-  const scored: (HeaderChoice & { width: number })[] = [];
-  let best: (HeaderChoice & { width: number }) | null = null;
-  for (let k = 0; k < Math.min(nonBlank.length, HEADER_CANDIDATES); k++) {
-    const rec = records[nonBlank[k]!]!;
-    const cells = filled(rec.cells);
-    const n = cells.length;
-    if (n < 2) continue;
-    // one- to three-letter capitals (currency, country, record-type codes) are values, unless a known name
-    const kinds = cells.map((c) => {
-      const kind = cellKind(c.text);
-      return kind === 'text' && /^[A-Z]{1,3}$/.test(c.text) && !isKnownHeader(c.text)
-        ? 'code'
-        : kind;
-    });
-    const text = kinds.filter((x) => x === 'text').length / n;
-    if (text < 0.6) continue;
-    const vocab = cells.filter((c) => isKnownHeader(c.text)).length / n;
-    const keyword = cells.filter((c) => hasHeaderKeyword(c.text)).length / n;
-    const distinct = new Set(cells.map((c) => normalizeHeaderCell(c.text))).size / n;
-    // the rows below, up to the next blank line: a summary table further down is not this table
-    const following: string[][] = [];
-    for (let i = nonBlank[k]! + 1; i < records.length && following.length < FOLLOWING; i++) {
-      const cells = records[i]!.cells;
-      if (filled(cells).length > 0) following.push(cells);
-      else if (following.length > 0) break;
-    }
-    let consistent = 0.5;
-    let contrast = 0;
-    if (following.length > 0) {
-      consistent =
-        following.filter((f) => {
-          const r = filled(f).length;
-          return r >= 0.5 * n && r <= 1.5 * n + 1;
-        }).length / following.length;
-      const textColumns = cells.filter((_, j) => kinds[j] === 'text');
-      let typed = 0;
-      for (const col of textColumns) {
-        let nonText = 0;
-        for (const f of following) {
-          const kind = cellKind(f[col.index] ?? '');
-          if (kind === 'number' || kind === 'date' || kind === 'id') nonText++;
-        }
-        if (nonText * 2 >= following.length) typed++;
-      }
-      contrast = textColumns.length > 0 ? typed / textColumns.length : 0;
-    }
-    const score =
-      2 * text +
-      3 * vocab +
-      keyword +
-      1.5 * consistent +
-      2 * contrast +
-      0.5 * distinct +
-      (0.5 * Math.min(n, 12)) / 12;
-    const choice = { index: nonBlank[k]!, score, vocabShare: vocab, width: n };
+  const scored: Candidate[] = [];
+  let best: Candidate | null = null;
+  for (const index of firstNonBlankRows(records, HEADER_CANDIDATES)) {
+    const choice = scoreHeaderRow(records, index);
+    if (!choice) continue;
     scored.push(choice);
-    if (!best || score > best.score + 1e-9) best = choice;
+    if (!best || choice.score > best.score + 1e-9) best = choice;
   }
   if (!best || best.score < MIN_HEADER_SCORE) return null;
-  // a key row over its one value row (`Account ID,Period,Currency` / `12345,2024-03,EUR`) scores like
-  // a header: when a blank line closes it and a header at least as wide with more rows under it
-  // follows, that block is the preamble's and the later header the table's
-  const ownBlock = rowsBelow(records, best.index, 2);
-  if (ownBlock <= 1) {
-    let table: (HeaderChoice & { width: number }) | null = null;
-    for (const e of scored) {
-      if (e.index <= best.index || e.score < MIN_HEADER_SCORE || e.width < best.width) continue;
-      if (table && e.score <= table.score + 1e-9) continue;
-      if (rowsBelow(records, e.index, 2) > ownBlock) table = e;
-    }
-    if (table) best = table;
+  best = tableAfterKeyRow(records, scored, best) ?? best;
+  const chosen = summaryOwner(records, scored, best) ?? best;
+  return { index: chosen.index, score: chosen.score, vocabShare: chosen.vocabShare };
+}
+
+/** A scored header row, with its number of filled cells. */
+type Candidate = HeaderChoice & { width: number };
+
+/** The indexes of the first `cap` records that have a filled cell. */
+function firstNonBlankRows(records: readonly Rec[], cap: number): number[] {
+  const rows: number[] = [];
+  for (let i = 0; i < records.length && rows.length < cap; i++)
+    if (filled(records[i]!.cells).length > 0) rows.push(i);
+  return rows;
+}
+
+/**
+ * How much the record at `index` looks like a header; null when it has fewer than two cells or
+ * too few words to be one.
+ */
+function scoreHeaderRow(records: readonly Rec[], index: number): Candidate | null {
+  const cells = filled(records[index]!.cells);
+  const n = cells.length;
+  if (n < 2) return null;
+  // one- to three-letter capitals (currency, country, record-type codes) are values, unless a known name
+  const kinds = cells.map((c) => {
+    const kind = cellKind(c.text);
+    return kind === 'text' && /^[A-Z]{1,3}$/.test(c.text) && !isKnownHeader(c.text) ? 'code' : kind;
+  });
+  const text = kinds.filter((x) => x === 'text').length / n;
+  if (text < 0.6) return null;
+  const vocab = cells.filter((c) => isKnownHeader(c.text)).length / n;
+  const keyword = cells.filter((c) => hasHeaderKeyword(c.text)).length / n;
+  const distinct = new Set(cells.map((c) => normalizeHeaderCell(c.text))).size / n;
+  const { consistent, contrast } = fitOfRowsBelow(cells, kinds, rowsFollowing(records, index));
+  const score =
+    2 * text +
+    3 * vocab +
+    keyword +
+    1.5 * consistent +
+    2 * contrast +
+    0.5 * distinct +
+    (0.5 * Math.min(n, 12)) / 12;
+  return { index, score, vocabShare: vocab, width: n };
+}
+
+/** The rows below the record at `index`, up to the next blank line: a summary table further down is not its table. */
+function rowsFollowing(records: readonly Rec[], index: number): string[][] {
+  const following: string[][] = [];
+  for (let i = index + 1; i < records.length && following.length < FOLLOWING; i++) {
+    const cells = records[i]!.cells;
+    if (filled(cells).length > 0) following.push(cells);
+    else if (following.length > 0) break;
   }
-  // the best row may open the summary block of an earlier table: the best-scoring such table wins
-  // (a wider header with at least as many data rows down to it as the best row has under it)
-  let owner: HeaderChoice | null = null;
+  return following;
+}
+
+/**
+ * How well the rows below fit a header row: the share of them about its width (`consistent`), and
+ * the share of its word columns whose cells below are mostly numbers, dates or ids (`contrast`).
+ */
+function fitOfRowsBelow(
+  cells: readonly Filled[],
+  kinds: readonly string[],
+  following: readonly string[][],
+): { consistent: number; contrast: number } {
+  if (following.length === 0) return { consistent: 0.5, contrast: 0 };
+  const n = cells.length;
+  const consistent =
+    following.filter((f) => {
+      const r = filled(f).length;
+      return r >= 0.5 * n && r <= 1.5 * n + 1;
+    }).length / following.length;
+  const textColumns = cells.filter((_, j) => kinds[j] === 'text');
+  let typed = 0;
+  for (const col of textColumns) {
+    let nonText = 0;
+    for (const f of following) {
+      const kind = cellKind(f[col.index] ?? '');
+      if (kind === 'number' || kind === 'date' || kind === 'id') nonText++;
+    }
+    if (nonText * 2 >= following.length) typed++;
+  }
+  const contrast = textColumns.length > 0 ? typed / textColumns.length : 0;
+  return { consistent, contrast };
+}
+
+/**
+ * A key row over its one value row (`Account ID,Period,Currency` / `12345,2024-03,EUR`) scores like
+ * a header: when a blank line closes it and a header at least as wide with more rows under it
+ * follows, that block is the preamble's and the later header (the best-scoring such) the table's.
+ */
+function tableAfterKeyRow(
+  records: readonly Rec[],
+  scored: readonly Candidate[],
+  best: Candidate,
+): Candidate | null {
+  const ownBlock = rowsBelow(records, best.index, 2);
+  if (ownBlock > 1) return null;
+  let table: Candidate | null = null;
+  for (const e of scored) {
+    if (e.index <= best.index || e.score < MIN_HEADER_SCORE || e.width < best.width) continue;
+    if (table && e.score <= table.score + 1e-9) continue;
+    if (rowsBelow(records, e.index, 2) > ownBlock) table = e;
+  }
+  return table;
+}
+
+/**
+ * The best row may open the summary block of an earlier table: the best-scoring such table's
+ * header (a wider header with at least as many data rows down to it as the best row has under it).
+ */
+function summaryOwner(
+  records: readonly Rec[],
+  scored: readonly Candidate[],
+  best: Candidate,
+): Candidate | null {
+  let owner: Candidate | null = null;
   let ownRows = -1;
   for (const e of scored) {
     if (e.index >= best.index) break;
@@ -137,8 +186,7 @@ export function findHeader(records: readonly Rec[]): HeaderChoice | null {
     if (ownRows < 0) ownRows = rowsBelow(records, best.index, HEADER_CANDIDATES);
     if (dataAbove >= ownRows) owner = e;
   }
-  const chosen = owner ?? best;
-  return { index: chosen.index, score: chosen.score, vocabShare: chosen.vocabShare };
+  return owner;
 }
 
 /** The shape of the table under the header at `index`: its rows up to the first blank line. */

@@ -452,59 +452,7 @@ export function kindOf(cells: readonly string[], p: Profile): Kind {
     f.every((c) => cellKind(c.text) === 'number' || isCode(c.text))
   )
     return 'number_only';
-  if (f.length >= 2 && p.numericColumns.size > 0 && f.length < 0.8 * p.medianFilled) {
-    const kinds = f.map((c) => cellKind(c.text));
-    const text = kinds.filter((k) => k === 'text').length;
-    const atNumeric = f.filter((c) => p.numericColumns.has(c.index));
-    const textAtNumeric = atNumeric.filter((c) => cellKind(c.text) === 'text').length;
-    const named = f.filter((c) => isKnownHeader(c.text) || hasHeaderKeyword(c.text)).length;
-    if (
-      text >= 0.75 * f.length &&
-      atNumeric.length > 0 &&
-      textAtNumeric * 2 >= atNumeric.length &&
-      named >= 2
-    )
-      return 'summary_header';
-  }
-  // a narrower table set from the first column (`Country,Units,Net` under the detail's
-  // `Period,Title,Currency,Units,Net`): words only, at least two of them the detail's own column
-  // names each in another column than its own (no data row repeats two column names, moved)
-  if (
-    f.length >= 2 &&
-    p.numericColumns.size > 0 &&
-    f.length < p.medianFilled &&
-    f.every((c) => cellKind(c.text) === 'text')
-  ) {
-    let moved = 0;
-    let named = 0;
-    for (const c of f) {
-      const own = p.columnOf.get(normalizeHeaderCell(c.text));
-      if (own !== undefined && own !== c.index) moved++;
-      if (isKnownHeader(c.text) || hasHeaderKeyword(c.text)) named++;
-    }
-    if (moved >= 2 && named >= f.length - 1) return 'summary_header';
-  }
-  // a table as wide as the detail (`Store,Country,Currency,Units,Net` under
-  // `Period,Title,Currency,Units,Net`): words only, column names where the detail has its figures
-  // (every one of its number columns), other names than the detail's in at least two columns (the
-  // header written again with a name changed is still this table's), all but one of them names
-  if (
-    f.length >= 2 &&
-    p.numericColumns.size > 0 &&
-    f.length >= p.medianFilled &&
-    f.every((c) => cellKind(c.text) === 'text')
-  ) {
-    const at = new Map(f.map((c) => [c.index, c.text]));
-    const namesFigures = [...p.numericColumns].every((j) => {
-      const text = at.get(j);
-      return text !== undefined && (isKnownHeader(text) || hasHeaderKeyword(text));
-    });
-    const other = f.filter(
-      (c) => normalizeHeaderCell(c.text) !== normalizeHeaderCell(p.header.raw[c.index] ?? ''),
-    ).length;
-    const named = f.filter((c) => isKnownHeader(c.text) || hasHeaderKeyword(c.text)).length;
-    if (namesFigures && other >= 2 && named >= f.length - 1) return 'summary_header';
-  }
+  if (isSummaryHeader(f, p)) return 'summary_header';
   // a line of words without a figure (`Generated on 2024-04-01`, `Currency,EUR`, `* amounts in EUR`):
   // below the totals it is the trailer's, anywhere else a data row (see trailerStart)
   if (
@@ -513,6 +461,72 @@ export function kindOf(cells: readonly string[], p: Profile): Kind {
   )
     return 'note';
   return 'data';
+}
+
+/** A name a header may give a column: a known one, or one with a header keyword. */
+function isColumnName(text: string): boolean {
+  return isKnownHeader(text) || hasHeaderKeyword(text);
+}
+
+/** Whether the filled cells of a row read as the header of a summary table under the detail. */
+function isSummaryHeader(f: readonly Filled[], p: Profile): boolean {
+  if (f.length < 2 || p.numericColumns.size === 0) return false;
+  return isShorterSummaryHeader(f, p) || isNarrowerTableHeader(f, p) || isAsWideTableHeader(f, p);
+}
+
+/**
+ * A row well short of the detail's rows: mostly words, words in most of the detail's number
+ * columns it fills, and at least two of them column names.
+ */
+function isShorterSummaryHeader(f: readonly Filled[], p: Profile): boolean {
+  if (f.length >= 0.8 * p.medianFilled) return false;
+  const text = f.filter((c) => cellKind(c.text) === 'text').length;
+  const atNumeric = f.filter((c) => p.numericColumns.has(c.index));
+  const textAtNumeric = atNumeric.filter((c) => cellKind(c.text) === 'text').length;
+  const named = f.filter((c) => isColumnName(c.text)).length;
+  return (
+    text >= 0.75 * f.length &&
+    atNumeric.length > 0 &&
+    textAtNumeric * 2 >= atNumeric.length &&
+    named >= 2
+  );
+}
+
+/**
+ * A narrower table set from the first column (`Country,Units,Net` under the detail's
+ * `Period,Title,Currency,Units,Net`): words only, at least two of them the detail's own column
+ * names each in another column than its own (no data row repeats two column names, moved).
+ */
+function isNarrowerTableHeader(f: readonly Filled[], p: Profile): boolean {
+  if (f.length >= p.medianFilled || !f.every((c) => cellKind(c.text) === 'text')) return false;
+  let moved = 0;
+  let named = 0;
+  for (const c of f) {
+    const own = p.columnOf.get(normalizeHeaderCell(c.text));
+    if (own !== undefined && own !== c.index) moved++;
+    if (isColumnName(c.text)) named++;
+  }
+  return moved >= 2 && named >= f.length - 1;
+}
+
+/**
+ * A table as wide as the detail (`Store,Country,Currency,Units,Net` under
+ * `Period,Title,Currency,Units,Net`): words only, column names where the detail has its figures
+ * (every one of its number columns), other names than the detail's in at least two columns (the
+ * header written again with a name changed is still this table's), all but one of them names.
+ */
+function isAsWideTableHeader(f: readonly Filled[], p: Profile): boolean {
+  if (f.length < p.medianFilled || !f.every((c) => cellKind(c.text) === 'text')) return false;
+  const at = new Map(f.map((c) => [c.index, c.text]));
+  const namesFigures = [...p.numericColumns].every((j) => {
+    const text = at.get(j);
+    return text !== undefined && isColumnName(text);
+  });
+  const other = f.filter(
+    (c) => normalizeHeaderCell(c.text) !== normalizeHeaderCell(p.header.raw[c.index] ?? ''),
+  ).length;
+  const named = f.filter((c) => isColumnName(c.text)).length;
+  return namesFigures && other >= 2 && named >= f.length - 1;
 }
 
 /**

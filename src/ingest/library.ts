@@ -164,84 +164,19 @@ export async function syncMappingLibrary(pool: Pool, dir = libraryDir): Promise<
   return withTransaction(pool, async (db) => {
     await db.query('SELECT pg_advisory_xact_lock($1)', [LIBRARY_LOCK]);
     const result: LibrarySyncResult = { inserted: [], updated: [], unchanged: [], removed: [] };
-    const distributorIds = new Map<string, string>();
-    for (const entry of entries) {
-      const key = entry.distributor.toLowerCase();
-      if (!distributorIds.has(key))
-        distributorIds.set(key, await libraryDistributorId(db, entry.distributor));
-    }
-    const { rows: existing } = await db.query<{
-      id: string;
-      library_key: string;
-      name: string;
-      headers: string[];
-      header_hash: string;
-      fields: unknown;
-      aliases: unknown;
-      distributor_id: string | null;
-    }>(
-      `SELECT id, library_key, name, headers, header_hash, fields, aliases, distributor_id FROM mappings WHERE organization_id IS NULL FOR UPDATE`,
-    );
-    const byKey = new Map(existing.map((r) => [r.library_key, r]));
+    const distributorIds = await libraryDistributorIds(db, entries);
+    const byKey = new Map((await libraryMappingRows(db)).map((r) => [r.library_key, r]));
     for (const entry of entries) {
       const distributorId = distributorIds.get(entry.distributor.toLowerCase())!;
       const current = byKey.get(entry.key);
       byKey.delete(entry.key);
       if (!current) {
-        const { rows } = await db.query<{ id: string }>(
-          `INSERT INTO mappings (organization_id, distributor_id, name, headers, header_hash, fields, library_key, aliases)
-           VALUES (NULL, $1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-          [
-            distributorId,
-            entry.name,
-            entry.headers,
-            entry.headerHash,
-            JSON.stringify(entry.fields),
-            entry.key,
-            JSON.stringify(entry.aliases),
-          ],
-        );
-        await writeRevision(db, rows[0]!.id);
+        await insertLibraryMapping(db, entry, distributorId);
         result.inserted.push(entry.key);
-        continue;
+      } else {
+        const change = await updateLibraryMapping(db, current, entry, distributorId);
+        result[change].push(entry.key);
       }
-      const same =
-        current.name === entry.name &&
-        current.header_hash === entry.headerHash &&
-        canonicalJson(current.headers) === canonicalJson(entry.headers) &&
-        canonicalJson(current.fields) === canonicalJson(entry.fields) &&
-        current.distributor_id === distributorId;
-      const sameAliases = canonicalJson(current.aliases) === canonicalJson(entry.aliases);
-      if (same && sameAliases) {
-        result.unchanged.push(entry.key);
-        continue;
-      }
-      if (same) {
-        // other names for its columns change which files the mapping matches, not what it reads
-        // from them: no revision
-        await db.query(
-          `UPDATE mappings SET aliases = $2, updated_at = clock_timestamp() WHERE id = $1`,
-          [current.id, JSON.stringify(entry.aliases)],
-        );
-        result.updated.push(entry.key);
-        continue;
-      }
-      await db.query(
-        `UPDATE mappings SET distributor_id = $2, name = $3, headers = $4, header_hash = $5, fields = $6, aliases = $7,
-           revision = revision + 1, updated_at = clock_timestamp()
-         WHERE id = $1`,
-        [
-          current.id,
-          distributorId,
-          entry.name,
-          entry.headers,
-          entry.headerHash,
-          JSON.stringify(entry.fields),
-          JSON.stringify(entry.aliases),
-        ],
-      );
-      await writeRevision(db, current.id);
-      result.updated.push(entry.key);
     }
     // A format dropped from the library must stop matching statements.
     for (const stale of byKey.values()) {
@@ -250,6 +185,106 @@ export async function syncMappingLibrary(pool: Pool, dir = libraryDir): Promise<
     }
     return result;
   });
+}
+
+/** The id of each entry's distributor (by its lower-case name), found or created. */
+async function libraryDistributorIds(
+  db: Queryable,
+  entries: readonly LibraryEntry[],
+): Promise<Map<string, string>> {
+  const distributorIds = new Map<string, string>();
+  for (const entry of entries) {
+    const key = entry.distributor.toLowerCase();
+    if (!distributorIds.has(key))
+      distributorIds.set(key, await libraryDistributorId(db, entry.distributor));
+  }
+  return distributorIds;
+}
+
+/** A library mapping as stored. */
+interface LibraryMappingRow {
+  id: string;
+  library_key: string;
+  name: string;
+  headers: string[];
+  header_hash: string;
+  fields: unknown;
+  aliases: unknown;
+  distributor_id: string | null;
+}
+
+/** The library's mappings in the database, locked until the transaction ends. */
+async function libraryMappingRows(db: Queryable): Promise<LibraryMappingRow[]> {
+  const { rows } = await db.query<LibraryMappingRow>(
+    `SELECT id, library_key, name, headers, header_hash, fields, aliases, distributor_id FROM mappings WHERE organization_id IS NULL FOR UPDATE`,
+  );
+  return rows;
+}
+
+async function insertLibraryMapping(
+  db: Queryable,
+  entry: LibraryEntry,
+  distributorId: string,
+): Promise<void> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO mappings (organization_id, distributor_id, name, headers, header_hash, fields, library_key, aliases)
+     VALUES (NULL, $1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+    [
+      distributorId,
+      entry.name,
+      entry.headers,
+      entry.headerHash,
+      JSON.stringify(entry.fields),
+      entry.key,
+      JSON.stringify(entry.aliases),
+    ],
+  );
+  await writeRevision(db, rows[0]!.id);
+}
+
+/**
+ * Brings a stored library mapping up to its entry: nothing when they are alike, its aliases alone
+ * when only they differ, else everything with a new revision.
+ */
+async function updateLibraryMapping(
+  db: Queryable,
+  current: LibraryMappingRow,
+  entry: LibraryEntry,
+  distributorId: string,
+): Promise<'updated' | 'unchanged'> {
+  const same =
+    current.name === entry.name &&
+    current.header_hash === entry.headerHash &&
+    canonicalJson(current.headers) === canonicalJson(entry.headers) &&
+    canonicalJson(current.fields) === canonicalJson(entry.fields) &&
+    current.distributor_id === distributorId;
+  const sameAliases = canonicalJson(current.aliases) === canonicalJson(entry.aliases);
+  if (same && sameAliases) return 'unchanged';
+  if (same) {
+    // other names for its columns change which files the mapping matches, not what it reads
+    // from them: no revision
+    await db.query(
+      `UPDATE mappings SET aliases = $2, updated_at = clock_timestamp() WHERE id = $1`,
+      [current.id, JSON.stringify(entry.aliases)],
+    );
+    return 'updated';
+  }
+  await db.query(
+    `UPDATE mappings SET distributor_id = $2, name = $3, headers = $4, header_hash = $5, fields = $6, aliases = $7,
+       revision = revision + 1, updated_at = clock_timestamp()
+     WHERE id = $1`,
+    [
+      current.id,
+      distributorId,
+      entry.name,
+      entry.headers,
+      entry.headerHash,
+      JSON.stringify(entry.fields),
+      JSON.stringify(entry.aliases),
+    ],
+  );
+  await writeRevision(db, current.id);
+  return 'updated';
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -142,7 +142,29 @@ function parseSegment(
   newline: '\n' | '\r\n',
   maxFieldBytes: number,
 ): Rec[] {
-  const options = {
+  const options = csvOptions(delimiter, quote, newline, maxFieldBytes);
+  let records: string[][];
+  try {
+    records = parse(buf, options) as string[][];
+  } catch (error) {
+    throw segmentError(error, baseLine, maxFieldBytes);
+  }
+  // each record's line comes from the byte scanner, which splits records as csv-parse does
+  // (csv-parse's own `info` doubles its time); where the two disagree, csv-parse says
+  const lines = scannedRecordLines(buf, baseLine, delimiter, quote, maxFieldBytes);
+  if (lines.length === records.length)
+    return records.map((cells, i) => ({ cells, line: lines[i]! }));
+  return recordsWithParsedLines(buf, options, baseLine, maxFieldBytes);
+}
+
+/** How csv-parse splits a segment into records of cells, as they are. */
+function csvOptions(
+  delimiter: Delimiter,
+  quote: '"' | '',
+  newline: '\n' | '\r\n',
+  maxFieldBytes: number,
+) {
+  return {
     delimiter,
     quote: quote === '"' ? '"' : false,
     escape: '"',
@@ -153,32 +175,36 @@ function parseSegment(
     record_delimiter: newline,
     max_record_size: maxFieldBytes,
   } as const;
-  const failed = (error: unknown): FileError => {
-    const e = error as { code?: string; lines?: number; message: string };
-    const at = e.lines !== undefined ? ` near line ${baseLine + e.lines}` : '';
-    if (e.code === 'CSV_MAX_RECORD_SIZE')
-      return new FileError(
-        'FIELD_TOO_LARGE',
-        `A field${at} is longer than ${formatBytes(maxFieldBytes)}; it is not a statement table.`,
-      );
-    if (e.code === 'CSV_QUOTE_NOT_CLOSED')
-      return new FileError(
-        'FILE_DAMAGED',
-        `A quoted field${at} is never closed: the file is damaged or cut short.`,
-      );
+}
+
+/** csv-parse's error as the file's: a field too long, a quote never closed, or else damage. */
+function segmentError(error: unknown, baseLine: number, maxFieldBytes: number): FileError {
+  const e = error as { code?: string; lines?: number; message: string };
+  const at = e.lines !== undefined ? ` near line ${baseLine + e.lines}` : '';
+  if (e.code === 'CSV_MAX_RECORD_SIZE')
+    return new FileError(
+      'FIELD_TOO_LARGE',
+      `A field${at} is longer than ${formatBytes(maxFieldBytes)}; it is not a statement table.`,
+    );
+  if (e.code === 'CSV_QUOTE_NOT_CLOSED')
     return new FileError(
       'FILE_DAMAGED',
-      `The file cannot be read as delimited text${at}: ${e.message.slice(0, 200)}`,
+      `A quoted field${at} is never closed: the file is damaged or cut short.`,
     );
-  };
-  let records: string[][];
-  try {
-    records = parse(buf, options) as string[][];
-  } catch (error) {
-    throw failed(error);
-  }
-  // each record's line comes from the byte scanner, which splits records as csv-parse does
-  // (csv-parse's own `info` doubles its time); where the two disagree, csv-parse says
+  return new FileError(
+    'FILE_DAMAGED',
+    `The file cannot be read as delimited text${at}: ${e.message.slice(0, 200)}`,
+  );
+}
+
+/** The line each record of the segment starts on, by the byte scanner; none when it fails. */
+function scannedRecordLines(
+  buf: Buffer,
+  baseLine: number,
+  delimiter: Delimiter,
+  quote: '"' | '',
+  maxFieldBytes: number,
+): number[] {
   const lines: number[] = [];
   try {
     const scanner = new RecordScanner({
@@ -193,8 +219,16 @@ function parseSegment(
   } catch {
     lines.length = 0;
   }
-  if (lines.length === records.length)
-    return records.map((cells, i) => ({ cells, line: lines[i]! }));
+  return lines;
+}
+
+/** The segment's records parsed again with csv-parse's `info`, each line counted from its bytes. */
+function recordsWithParsedLines(
+  buf: Buffer,
+  options: ReturnType<typeof csvOptions>,
+  baseLine: number,
+  maxFieldBytes: number,
+): Rec[] {
   let rows: { record: string[]; info: { bytes: number } }[];
   try {
     rows = parse(buf, { ...options, info: true }) as unknown as {
@@ -202,7 +236,7 @@ function parseSegment(
       info: { bytes: number };
     }[];
   } catch (error) {
-    throw failed(error);
+    throw segmentError(error, baseLine, maxFieldBytes);
   }
   const out: Rec[] = [];
   let line = baseLine;

@@ -36,6 +36,19 @@ export async function legacyWorkbookToCsv(
   limits: Limits,
   deadline: Deadline,
 ): Promise<SheetCsv[]> {
+  await refuseOversized(file, limits);
+  const workbook = await readWorkbook(file);
+  deadline.check();
+  const sheets: SheetCsv[] = [];
+  for (const [index, name] of workbook.SheetNames.entries()) {
+    sheets.push(await writeSheetCsv(workbook, index, name, workDir, limits));
+    deadline.check();
+  }
+  return sheets;
+}
+
+/** A BIFF file is read whole into memory: one larger than the cap is refused before parsing. */
+async function refuseOversized(file: string, limits: Limits): Promise<void> {
   const size = (await stat(file)).size;
   if (size > Math.min(MAX_LEGACY_WORKBOOK_BYTES, limits.maxDecompressedBytes)) {
     throw new FileError(
@@ -43,10 +56,12 @@ export async function legacyWorkbookToCsv(
       `The .xls workbook is ${formatBytes(size)}; at most ${formatBytes(MAX_LEGACY_WORKBOOK_BYTES)} are read. Save it as .xlsx or .csv.`,
     );
   }
-  let workbook: XLSX.WorkBook;
+}
+
+async function readWorkbook(file: string): Promise<XLSX.WorkBook> {
   try {
     // formulas as their cached values, number formats kept to recognise dates, no HTML or rich text
-    workbook = XLSX.read(await readFile(file), {
+    return XLSX.read(await readFile(file), {
       type: 'buffer',
       dense: true,
       cellFormula: false,
@@ -62,52 +77,64 @@ export async function legacyWorkbookToCsv(
       `The workbook is damaged or not a valid .xls file (${String((error as Error)?.message ?? error).slice(0, 120)}).`,
     );
   }
-  deadline.check();
+}
+
+/** One sheet written as CSV into the work directory. */
+async function writeSheetCsv(
+  workbook: XLSX.WorkBook,
+  index: number,
+  name: string,
+  workDir: string,
+  limits: Limits,
+): Promise<SheetCsv> {
   const date1904 = Boolean(workbook.Workbook?.WBProps?.date1904);
-  const sheets: SheetCsv[] = [];
-  for (const [index, name] of workbook.SheetNames.entries()) {
-    const sheet = workbook.Sheets[name];
-    const dense =
-      (sheet as unknown as { '!data'?: (XLSX.CellObject | undefined)[][] })?.['!data'] ?? [];
-    const lines: string[] = [];
-    let written = 0;
-    for (let r = 0; r < dense.length; r++) {
-      const row = dense[r];
-      const cells = Array.from(row ?? [], (c) => cellText(c, date1904));
-      for (const text of cells) {
-        if (Buffer.byteLength(text) > limits.maxFieldBytes)
-          throw new FileError(
-            'FIELD_TOO_LARGE',
-            `A cell of sheet "${name}" is longer than ${formatBytes(limits.maxFieldBytes)}.`,
-          );
-      }
-      let last = cells.length - 1;
-      while (last >= 0 && (cells[last] ?? '').trim() === '') last--;
-      // rows keep their numbers, as with .xlsx: empty rows become blank lines
-      lines.push(
-        last < 0
-          ? ''
-          : cells
-              .slice(0, last + 1)
-              .map((c) => csvField(c ?? ''))
-              .join(','),
-      );
-      if (last >= 0) written++;
-    }
-    while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-    const csvPath = path.join(workDir, `xls-sheet-${index}.csv`);
-    await writeFile(csvPath, lines.length > 0 ? `${lines.join('\n')}\n` : '');
-    const hidden = (workbook.Workbook?.Sheets?.[index]?.Hidden ?? 0) !== 0;
-    // (in a sheet's name NUL becomes U+FFFD: removed, it could name another sheet)
-    sheets.push({
-      name: name.replaceAll('\0', '\uFFFD'),
-      index,
-      hidden,
-      csvPath,
-      rows: written,
-      dateSystem: date1904 ? 1904 : 1900,
-    });
-    deadline.check();
+  const sheet = workbook.Sheets[name];
+  const dense =
+    (sheet as unknown as { '!data'?: (XLSX.CellObject | undefined)[][] })?.['!data'] ?? [];
+  const lines: string[] = [];
+  let written = 0;
+  for (const row of dense) {
+    const cells = Array.from(row ?? [], (c) => cellText(c, date1904));
+    refuseLongCells(cells, name, limits.maxFieldBytes);
+    const line = csvLine(cells);
+    lines.push(line ?? '');
+    if (line !== null) written++;
   }
-  return sheets;
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  const csvPath = path.join(workDir, `xls-sheet-${index}.csv`);
+  await writeFile(csvPath, lines.length > 0 ? `${lines.join('\n')}\n` : '');
+  const hidden = (workbook.Workbook?.Sheets?.[index]?.Hidden ?? 0) !== 0;
+  // (in a sheet's name NUL becomes U+FFFD: removed, it could name another sheet)
+  return {
+    name: name.replaceAll('\0', '\uFFFD'),
+    index,
+    hidden,
+    csvPath,
+    rows: written,
+    dateSystem: date1904 ? 1904 : 1900,
+  };
+}
+
+function refuseLongCells(cells: readonly string[], sheet: string, maxFieldBytes: number): void {
+  for (const text of cells) {
+    if (Buffer.byteLength(text) > maxFieldBytes)
+      throw new FileError(
+        'FIELD_TOO_LARGE',
+        `A cell of sheet "${sheet}" is longer than ${formatBytes(maxFieldBytes)}.`,
+      );
+  }
+}
+
+/**
+ * A row's cells as one CSV line, its empty trailing cells dropped; null for a row with nothing in
+ * it (rows keep their numbers, as with .xlsx: an empty row becomes a blank line).
+ */
+function csvLine(cells: readonly string[]): string | null {
+  let last = cells.length - 1;
+  while (last >= 0 && (cells[last] ?? '').trim() === '') last--;
+  if (last < 0) return null;
+  return cells
+    .slice(0, last + 1)
+    .map((c) => csvField(c ?? ''))
+    .join(',');
 }

@@ -48,84 +48,133 @@ const PROFILE_SAMPLE = 200;
  * least as many data rows above it as it has rows of its own, loses to that earlier header.
  */
 export function findHeader(records: readonly Rec[]): HeaderChoice | null {
-  const nonBlank: number[] = [];
-  for (let i = 0; i < records.length; i++)
-    if (filled(records[i]!.cells).length > 0) nonBlank.push(i);
-  const scored: (HeaderChoice & { width: number })[] = [];
-  let best: (HeaderChoice & { width: number }) | null = null;
-  for (let k = 0; k < Math.min(nonBlank.length, HEADER_CANDIDATES); k++) {
-    const rec = records[nonBlank[k]!]!;
-    const cells = filled(rec.cells);
-    const n = cells.length;
-    if (n < 2) continue;
-    // one- to three-letter capitals (currency, country, record-type codes) are values, unless a known name
-    const kinds = cells.map((c) => {
-      const kind = cellKind(c.text);
-      return kind === 'text' && /^[A-Z]{1,3}$/.test(c.text) && !isKnownHeader(c.text)
-        ? 'code'
-        : kind;
-    });
-    const text = kinds.filter((x) => x === 'text').length / n;
-    if (text < 0.6) continue;
-    const vocab = cells.filter((c) => isKnownHeader(c.text)).length / n;
-    const keyword = cells.filter((c) => hasHeaderKeyword(c.text)).length / n;
-    const distinct = new Set(cells.map((c) => normalizeHeaderCell(c.text))).size / n;
-    // the rows below, up to the next blank line: a summary table further down is not this table
-    const following: string[][] = [];
-    for (let i = nonBlank[k]! + 1; i < records.length && following.length < FOLLOWING; i++) {
-      const cells = records[i]!.cells;
-      if (filled(cells).length > 0) following.push(cells);
-      else if (following.length > 0) break;
-    }
-    let consistent = 0.5;
-    let contrast = 0;
-    if (following.length > 0) {
-      consistent =
-        following.filter((f) => {
-          const r = filled(f).length;
-          return r >= 0.5 * n && r <= 1.5 * n + 1;
-        }).length / following.length;
-      const textColumns = cells.filter((_, j) => kinds[j] === 'text');
-      let typed = 0;
-      for (const col of textColumns) {
-        let nonText = 0;
-        for (const f of following) {
-          const kind = cellKind(f[col.index] ?? '');
-          if (kind === 'number' || kind === 'date' || kind === 'id') nonText++;
-        }
-        if (nonText * 2 >= following.length) typed++;
-      }
-      contrast = textColumns.length > 0 ? typed / textColumns.length : 0;
-    }
-    const score =
-      2 * text +
-      3 * vocab +
-      keyword +
-      1.5 * consistent +
-      2 * contrast +
-      0.5 * distinct +
-      (0.5 * Math.min(n, 12)) / 12;
-    const choice = { index: nonBlank[k]!, score, vocabShare: vocab, width: n };
+  const scored: Candidate[] = [];
+  let best: Candidate | null = null;
+  for (const index of firstNonBlankRows(records, HEADER_CANDIDATES)) {
+    const choice = scoreHeaderRow(records, index);
+    if (!choice) continue;
     scored.push(choice);
-    if (!best || score > best.score + 1e-9) best = choice;
+    if (!best || choice.score > best.score + 1e-9) best = choice;
   }
   if (!best || best.score < MIN_HEADER_SCORE) return null;
-  // a key row over its one value row (`Account ID,Period,Currency` / `12345,2024-03,EUR`) scores like
-  // a header: when a blank line closes it and a header at least as wide with more rows under it
-  // follows, that block is the preamble's and the later header the table's
-  const ownBlock = rowsBelow(records, best.index, 2);
-  if (ownBlock <= 1) {
-    let table: (HeaderChoice & { width: number }) | null = null;
-    for (const e of scored) {
-      if (e.index <= best.index || e.score < MIN_HEADER_SCORE || e.width < best.width) continue;
-      if (table && e.score <= table.score + 1e-9) continue;
-      if (rowsBelow(records, e.index, 2) > ownBlock) table = e;
-    }
-    if (table) best = table;
+  best = tableAfterKeyRow(records, scored, best) ?? best;
+  const chosen = summaryOwner(records, scored, best) ?? best;
+  return { index: chosen.index, score: chosen.score, vocabShare: chosen.vocabShare };
+}
+
+/** A scored header row, with its number of filled cells. */
+type Candidate = HeaderChoice & { width: number };
+
+/** The indexes of the first `cap` records that have a filled cell. */
+function firstNonBlankRows(records: readonly Rec[], cap: number): number[] {
+  const rows: number[] = [];
+  for (let i = 0; i < records.length && rows.length < cap; i++)
+    if (filled(records[i]!.cells).length > 0) rows.push(i);
+  return rows;
+}
+
+/**
+ * How much the record at `index` looks like a header; null when it has fewer than two cells or
+ * too few words to be one.
+ */
+function scoreHeaderRow(records: readonly Rec[], index: number): Candidate | null {
+  const cells = filled(records[index]!.cells);
+  const n = cells.length;
+  if (n < 2) return null;
+  // one- to three-letter capitals (currency, country, record-type codes) are values, unless a known name
+  const kinds = cells.map((c) => {
+    const kind = cellKind(c.text);
+    return kind === 'text' && /^[A-Z]{1,3}$/.test(c.text) && !isKnownHeader(c.text) ? 'code' : kind;
+  });
+  const text = kinds.filter((x) => x === 'text').length / n;
+  if (text < 0.6) return null;
+  const vocab = cells.filter((c) => isKnownHeader(c.text)).length / n;
+  const keyword = cells.filter((c) => hasHeaderKeyword(c.text)).length / n;
+  const distinct = new Set(cells.map((c) => normalizeHeaderCell(c.text))).size / n;
+  const { consistent, contrast } = fitOfRowsBelow(cells, kinds, rowsFollowing(records, index));
+  const score =
+    2 * text +
+    3 * vocab +
+    keyword +
+    1.5 * consistent +
+    2 * contrast +
+    0.5 * distinct +
+    (0.5 * Math.min(n, 12)) / 12;
+  return { index, score, vocabShare: vocab, width: n };
+}
+
+/** The rows below the record at `index`, up to the next blank line: a summary table further down is not its table. */
+function rowsFollowing(records: readonly Rec[], index: number): string[][] {
+  const following: string[][] = [];
+  for (let i = index + 1; i < records.length && following.length < FOLLOWING; i++) {
+    const cells = records[i]!.cells;
+    if (filled(cells).length > 0) following.push(cells);
+    else if (following.length > 0) break;
   }
-  // the best row may open the summary block of an earlier table: the best-scoring such table wins
-  // (a wider header with at least as many data rows down to it as the best row has under it)
-  let owner: HeaderChoice | null = null;
+  return following;
+}
+
+/**
+ * How well the rows below fit a header row: the share of them about its width (`consistent`), and
+ * the share of its word columns whose cells below are mostly numbers, dates or ids (`contrast`).
+ */
+function fitOfRowsBelow(
+  cells: readonly Filled[],
+  kinds: readonly string[],
+  following: readonly string[][],
+): { consistent: number; contrast: number } {
+  if (following.length === 0) return { consistent: 0.5, contrast: 0 };
+  const n = cells.length;
+  const consistent =
+    following.filter((f) => {
+      const r = filled(f).length;
+      return r >= 0.5 * n && r <= 1.5 * n + 1;
+    }).length / following.length;
+  const textColumns = cells.filter((_, j) => kinds[j] === 'text');
+  let typed = 0;
+  for (const col of textColumns) {
+    let nonText = 0;
+    for (const f of following) {
+      const kind = cellKind(f[col.index] ?? '');
+      if (kind === 'number' || kind === 'date' || kind === 'id') nonText++;
+    }
+    if (nonText * 2 >= following.length) typed++;
+  }
+  const contrast = textColumns.length > 0 ? typed / textColumns.length : 0;
+  return { consistent, contrast };
+}
+
+/**
+ * A key row over its one value row (`Account ID,Period,Currency` / `12345,2024-03,EUR`) scores like
+ * a header: when a blank line closes it and a header at least as wide with more rows under it
+ * follows, that block is the preamble's and the later header (the best-scoring such) the table's.
+ */
+function tableAfterKeyRow(
+  records: readonly Rec[],
+  scored: readonly Candidate[],
+  best: Candidate,
+): Candidate | null {
+  const ownBlock = rowsBelow(records, best.index, 2);
+  if (ownBlock > 1) return null;
+  let table: Candidate | null = null;
+  for (const e of scored) {
+    if (e.index <= best.index || e.score < MIN_HEADER_SCORE || e.width < best.width) continue;
+    if (table && e.score <= table.score + 1e-9) continue;
+    if (rowsBelow(records, e.index, 2) > ownBlock) table = e;
+  }
+  return table;
+}
+
+/**
+ * The best row may open the summary block of an earlier table: the best-scoring such table's
+ * header (a wider header with at least as many data rows down to it as the best row has under it).
+ */
+function summaryOwner(
+  records: readonly Rec[],
+  scored: readonly Candidate[],
+  best: Candidate,
+): Candidate | null {
+  let owner: Candidate | null = null;
   let ownRows = -1;
   for (const e of scored) {
     if (e.index >= best.index) break;
@@ -137,8 +186,7 @@ export function findHeader(records: readonly Rec[]): HeaderChoice | null {
     if (ownRows < 0) ownRows = rowsBelow(records, best.index, HEADER_CANDIDATES);
     if (dataAbove >= ownRows) owner = e;
   }
-  const chosen = owner ?? best;
-  return { index: chosen.index, score: chosen.score, vocabShare: chosen.vocabShare };
+  return owner;
 }
 
 /** The shape of the table under the header at `index`: its rows up to the first blank line. */
@@ -404,59 +452,7 @@ export function kindOf(cells: readonly string[], p: Profile): Kind {
     f.every((c) => cellKind(c.text) === 'number' || isCode(c.text))
   )
     return 'number_only';
-  if (f.length >= 2 && p.numericColumns.size > 0 && f.length < 0.8 * p.medianFilled) {
-    const kinds = f.map((c) => cellKind(c.text));
-    const text = kinds.filter((k) => k === 'text').length;
-    const atNumeric = f.filter((c) => p.numericColumns.has(c.index));
-    const textAtNumeric = atNumeric.filter((c) => cellKind(c.text) === 'text').length;
-    const named = f.filter((c) => isKnownHeader(c.text) || hasHeaderKeyword(c.text)).length;
-    if (
-      text >= 0.75 * f.length &&
-      atNumeric.length > 0 &&
-      textAtNumeric * 2 >= atNumeric.length &&
-      named >= 2
-    )
-      return 'summary_header';
-  }
-  // a narrower table set from the first column (`Country,Units,Net` under the detail's
-  // `Period,Title,Currency,Units,Net`): words only, at least two of them the detail's own column
-  // names each in another column than its own (no data row repeats two column names, moved)
-  if (
-    f.length >= 2 &&
-    p.numericColumns.size > 0 &&
-    f.length < p.medianFilled &&
-    f.every((c) => cellKind(c.text) === 'text')
-  ) {
-    let moved = 0;
-    let named = 0;
-    for (const c of f) {
-      const own = p.columnOf.get(normalizeHeaderCell(c.text));
-      if (own !== undefined && own !== c.index) moved++;
-      if (isKnownHeader(c.text) || hasHeaderKeyword(c.text)) named++;
-    }
-    if (moved >= 2 && named >= f.length - 1) return 'summary_header';
-  }
-  // a table as wide as the detail (`Store,Country,Currency,Units,Net` under
-  // `Period,Title,Currency,Units,Net`): words only, column names where the detail has its figures
-  // (every one of its number columns), other names than the detail's in at least two columns (the
-  // header written again with a name changed is still this table's), all but one of them names
-  if (
-    f.length >= 2 &&
-    p.numericColumns.size > 0 &&
-    f.length >= p.medianFilled &&
-    f.every((c) => cellKind(c.text) === 'text')
-  ) {
-    const at = new Map(f.map((c) => [c.index, c.text]));
-    const namesFigures = [...p.numericColumns].every((j) => {
-      const text = at.get(j);
-      return text !== undefined && (isKnownHeader(text) || hasHeaderKeyword(text));
-    });
-    const other = f.filter(
-      (c) => normalizeHeaderCell(c.text) !== normalizeHeaderCell(p.header.raw[c.index] ?? ''),
-    ).length;
-    const named = f.filter((c) => isKnownHeader(c.text) || hasHeaderKeyword(c.text)).length;
-    if (namesFigures && other >= 2 && named >= f.length - 1) return 'summary_header';
-  }
+  if (isSummaryHeader(f, p)) return 'summary_header';
   // a line of words without a figure (`Generated on 2024-04-01`, `Currency,EUR`, `* amounts in EUR`):
   // below the totals it is the trailer's, anywhere else a data row (see trailerStart)
   if (
@@ -465,6 +461,72 @@ export function kindOf(cells: readonly string[], p: Profile): Kind {
   )
     return 'note';
   return 'data';
+}
+
+/** A name a header may give a column: a known one, or one with a header keyword. */
+function isColumnName(text: string): boolean {
+  return isKnownHeader(text) || hasHeaderKeyword(text);
+}
+
+/** Whether the filled cells of a row read as the header of a summary table under the detail. */
+function isSummaryHeader(f: readonly Filled[], p: Profile): boolean {
+  if (f.length < 2 || p.numericColumns.size === 0) return false;
+  return isShorterSummaryHeader(f, p) || isNarrowerTableHeader(f, p) || isAsWideTableHeader(f, p);
+}
+
+/**
+ * A row well short of the detail's rows: mostly words, words in most of the detail's number
+ * columns it fills, and at least two of them column names.
+ */
+function isShorterSummaryHeader(f: readonly Filled[], p: Profile): boolean {
+  if (f.length >= 0.8 * p.medianFilled) return false;
+  const text = f.filter((c) => cellKind(c.text) === 'text').length;
+  const atNumeric = f.filter((c) => p.numericColumns.has(c.index));
+  const textAtNumeric = atNumeric.filter((c) => cellKind(c.text) === 'text').length;
+  const named = f.filter((c) => isColumnName(c.text)).length;
+  return (
+    text >= 0.75 * f.length &&
+    atNumeric.length > 0 &&
+    textAtNumeric * 2 >= atNumeric.length &&
+    named >= 2
+  );
+}
+
+/**
+ * A narrower table set from the first column (`Country,Units,Net` under the detail's
+ * `Period,Title,Currency,Units,Net`): words only, at least two of them the detail's own column
+ * names each in another column than its own (no data row repeats two column names, moved).
+ */
+function isNarrowerTableHeader(f: readonly Filled[], p: Profile): boolean {
+  if (f.length >= p.medianFilled || !f.every((c) => cellKind(c.text) === 'text')) return false;
+  let moved = 0;
+  let named = 0;
+  for (const c of f) {
+    const own = p.columnOf.get(normalizeHeaderCell(c.text));
+    if (own !== undefined && own !== c.index) moved++;
+    if (isColumnName(c.text)) named++;
+  }
+  return moved >= 2 && named >= f.length - 1;
+}
+
+/**
+ * A table as wide as the detail (`Store,Country,Currency,Units,Net` under
+ * `Period,Title,Currency,Units,Net`): words only, column names where the detail has its figures
+ * (every one of its number columns), other names than the detail's in at least two columns (the
+ * header written again with a name changed is still this table's), all but one of them names.
+ */
+function isAsWideTableHeader(f: readonly Filled[], p: Profile): boolean {
+  if (f.length < p.medianFilled || !f.every((c) => cellKind(c.text) === 'text')) return false;
+  const at = new Map(f.map((c) => [c.index, c.text]));
+  const namesFigures = [...p.numericColumns].every((j) => {
+    const text = at.get(j);
+    return text !== undefined && isColumnName(text);
+  });
+  const other = f.filter(
+    (c) => normalizeHeaderCell(c.text) !== normalizeHeaderCell(p.header.raw[c.index] ?? ''),
+  ).length;
+  const named = f.filter((c) => isColumnName(c.text)).length;
+  return namesFigures && other >= 2 && named >= f.length - 1;
 }
 
 /**

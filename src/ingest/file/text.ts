@@ -192,9 +192,60 @@ interface ByteFacts {
 /** U+FEFF in UTF-8: a byte-order mark, or a zero-width no-break space inside a cell. */
 const BOM_BYTES = Buffer.from([0xef, 0xbb, 0xbf]);
 
-/** One pass over an 8-bit file: is it valid UTF-8, and does it need any cleaning? */
-async function scanBytes(file: string, deadline: Deadline): Promise<ByteFacts> {
-  const facts: ByteFacts = {
+/** The bytes a scanned chunk may hold outside any cell content (white space, NUL, SUB, BOM, `,;|"`). */
+function isFillerByte(b: number): boolean {
+  return (
+    b === 0x20 ||
+    b === 0x09 ||
+    b === 0x0a ||
+    b === 0x0d ||
+    b === 0 ||
+    b === 0x1a ||
+    b === 0xef ||
+    b === 0xbb ||
+    b === 0xbf ||
+    b === 0x2c ||
+    b === 0x3b ||
+    b === 0x7c ||
+    b === 0x22
+  );
+}
+
+/** Whether the file's first chunk opens (after a byte-order mark) with an Excel `sep=` line. */
+function opensWithSepLine(chunk: Buffer): boolean {
+  const start = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
+  return /^sep=.\s*(\r?\n|\r|$)/i.test(chunk.subarray(start, start + 8).toString('latin1'));
+}
+
+/** Where a buffer's last whole UTF-8 sequence ends: before an incomplete trailing one. */
+function utf8WholeEnd(buf: Buffer): number {
+  let cut = buf.length;
+  for (let k = 1; k <= 3 && cut - k >= 0; k++) {
+    const b = buf[cut - k] as number;
+    if ((b & 0xc0) === 0x80) continue;
+    if (b >= 0xc0) cut -= k;
+    break;
+  }
+  return cut;
+}
+
+/** Whether the chunk holds a byte of cell content. */
+function hasContentByte(chunk: Buffer): boolean {
+  for (let i = 0; i < chunk.length; i++) if (!isFillerByte(chunk[i] as number)) return true;
+  return false;
+}
+
+/** Whether a CR in the chunk is followed by anything but LF (a CR ending the chunk is judged later). */
+function hasLoneCR(chunk: Buffer): boolean {
+  for (let r = chunk.indexOf(0x0d); r >= 0; r = chunk.indexOf(0x0d, r + 1)) {
+    if (r + 1 < chunk.length && chunk[r + 1] !== 0x0a) return true;
+  }
+  return false;
+}
+
+/** The facts of an 8-bit file gathered chunk by chunk, with what each check carries over a chunk's end. */
+class ByteScan {
+  readonly facts: ByteFacts = {
     validUtf8: true,
     bom: false,
     nul: false,
@@ -205,93 +256,76 @@ async function scanBytes(file: string, deadline: Deadline): Promise<ByteFacts> {
     sepLine: false,
     content: false,
   };
-  let carry: Buffer = Buffer.alloc(0);
-  let prevCR = false;
-  let first = true;
-  let tail: Buffer = Buffer.alloc(0);
-  for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
-    deadline.check();
-    const chunk = raw as Buffer;
-    if (first) {
-      first = false;
-      const start = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
-      facts.sepLine = /^sep=.\s*(\r?\n|\r|$)/i.test(
-        chunk.subarray(start, start + 8).toString('latin1'),
-      );
+  /** an incomplete UTF-8 sequence ending the chunk before */
+  private carry: Buffer = Buffer.alloc(0);
+  /** the chunk before's last bytes, for a byte-order mark split between two chunks */
+  private tail: Buffer = Buffer.alloc(0);
+  private prevCR = false;
+  private first = true;
+
+  push(chunk: Buffer): void {
+    const facts = this.facts;
+    if (this.first) {
+      this.first = false;
+      facts.sepLine = opensWithSepLine(chunk);
     }
-    if (facts.validUtf8) {
-      // cut before an incomplete trailing sequence so each piece is validated whole
-      const buf = carry.length ? Buffer.concat([carry, chunk]) : chunk;
-      let cut = buf.length;
-      for (let k = 1; k <= 3 && cut - k >= 0; k++) {
-        const b = buf[cut - k] as number;
-        if ((b & 0xc0) === 0x80) continue;
-        if (b >= 0xc0) cut -= k;
-        break;
-      }
-      if (!isUtf8(buf.subarray(0, cut))) facts.validUtf8 = false;
-      carry = Buffer.from(buf.subarray(cut));
-    }
-    if (!facts.bom) {
-      // (with the chunk before's last bytes: a mark split between two chunks)
-      const from = tail.length;
-      const joined = tail.length ? Buffer.concat([tail, chunk]) : chunk;
-      for (let b = joined.indexOf(BOM_BYTES); b >= 0; b = joined.indexOf(BOM_BYTES, b + 1)) {
-        if (b + BOM_BYTES.length > from) {
-          facts.bom = true;
-          break;
-        }
-      }
-      tail = Buffer.from(chunk.subarray(Math.max(0, chunk.length - (BOM_BYTES.length - 1))));
-    }
+    if (facts.validUtf8) this.checkUtf8(chunk);
+    if (!facts.bom) this.findBom(chunk);
     if (!facts.nul && chunk.includes(0)) facts.nul = true;
     if (!facts.sub && chunk.includes(0x1a)) facts.sub = true;
-    if (!facts.content) {
-      for (let i = 0; i < chunk.length; i++) {
-        const b = chunk[i] as number;
-        if (
-          b !== 0x20 &&
-          b !== 0x09 &&
-          b !== 0x0a &&
-          b !== 0x0d &&
-          b !== 0 &&
-          b !== 0x1a &&
-          b !== 0xef &&
-          b !== 0xbb &&
-          b !== 0xbf &&
-          b !== 0x2c &&
-          b !== 0x3b &&
-          b !== 0x7c &&
-          b !== 0x22
-        ) {
-          facts.content = true;
-          break;
-        }
-      }
-    }
-    let i = chunk.indexOf(0x0a);
-    while (i >= 0) {
-      const crBefore = i > 0 ? chunk[i - 1] === 0x0d : prevCR;
-      if (crBefore) facts.crlf++;
-      else facts.lf++;
-      i = chunk.indexOf(0x0a, i + 1);
-    }
-    if (!facts.loneCR) {
-      let r = chunk.indexOf(0x0d);
-      while (r >= 0) {
-        if (r + 1 < chunk.length && chunk[r + 1] !== 0x0a) {
-          facts.loneCR = true;
-          break;
-        }
-        r = chunk.indexOf(0x0d, r + 1);
-      }
-    }
-    prevCR = chunk[chunk.length - 1] === 0x0d;
+    if (!facts.content && hasContentByte(chunk)) facts.content = true;
+    this.countLineBreaks(chunk);
+    if (!facts.loneCR && hasLoneCR(chunk)) facts.loneCR = true;
+    this.prevCR = chunk[chunk.length - 1] === 0x0d;
   }
-  if (facts.validUtf8 && carry.length > 0 && !isUtf8(carry)) facts.validUtf8 = false;
-  // a CR ending the file is a lone one
-  if (prevCR) facts.loneCR = true;
-  return facts;
+
+  end(): ByteFacts {
+    const facts = this.facts;
+    if (facts.validUtf8 && this.carry.length > 0 && !isUtf8(this.carry)) facts.validUtf8 = false;
+    // a CR ending the file is a lone one
+    if (this.prevCR) facts.loneCR = true;
+    return facts;
+  }
+
+  /** Validates the chunk up to its last whole sequence, the rest carried to the next. */
+  private checkUtf8(chunk: Buffer): void {
+    const buf = this.carry.length ? Buffer.concat([this.carry, chunk]) : chunk;
+    const cut = utf8WholeEnd(buf);
+    if (!isUtf8(buf.subarray(0, cut))) this.facts.validUtf8 = false;
+    this.carry = Buffer.from(buf.subarray(cut));
+  }
+
+  /** A byte-order mark ending in this chunk (one the chunk before held whole was already seen). */
+  private findBom(chunk: Buffer): void {
+    const from = this.tail.length;
+    const joined = this.tail.length ? Buffer.concat([this.tail, chunk]) : chunk;
+    for (let b = joined.indexOf(BOM_BYTES); b >= 0; b = joined.indexOf(BOM_BYTES, b + 1)) {
+      if (b + BOM_BYTES.length > from) {
+        this.facts.bom = true;
+        break;
+      }
+    }
+    this.tail = Buffer.from(chunk.subarray(Math.max(0, chunk.length - (BOM_BYTES.length - 1))));
+  }
+
+  /** Counts the chunk's LFs as CR LF or bare LF (a CR ending the chunk before counts). */
+  private countLineBreaks(chunk: Buffer): void {
+    for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) {
+      const crBefore = i > 0 ? chunk[i - 1] === 0x0d : this.prevCR;
+      if (crBefore) this.facts.crlf++;
+      else this.facts.lf++;
+    }
+  }
+}
+
+/** One pass over an 8-bit file: is it valid UTF-8, and does it need any cleaning? */
+async function scanBytes(file: string, deadline: Deadline): Promise<ByteFacts> {
+  const scan = new ByteScan();
+  for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
+    deadline.check();
+    scan.push(raw as Buffer);
+  }
+  return scan.end();
 }
 
 async function writeAll(

@@ -460,10 +460,8 @@ function suggestEarnings(d: Draft): Candidate | null {
   return earnings;
 }
 
-/** 2. currency: a column, else the money header's text, else the family's, else the values' symbols or the file name. */
-function suggestCurrency(d: Draft, earnings: Candidate | null, fileName: string): void {
-  const { columns, byKey, used, take, set, fingerprint } = d;
-  const currencyColumns = candidates(columns, rules.currency!);
+/** The best currency column not yet taken; one whose words name the earnings column's currency is preferred. */
+function currencyColumnPick(d: Draft, earnings: Candidate | null): Candidate | undefined {
   const pairedPrefix = (c: Candidate) => {
     const prefix = c.column.words.filter((w) => w !== 'currency').join(' ');
     return (
@@ -472,8 +470,8 @@ function suggestCurrency(d: Draft, earnings: Candidate | null, fileName: string)
       ` ${earnings.column.words.join(' ')} `.includes(` ${prefix} `)
     );
   };
-  const currencyPick = currencyColumns
-    .filter((c) => !used.has(c.column.index))
+  return candidates(d.columns, rules.currency!)
+    .filter((c) => !d.used.has(c.column.index))
     .map((c) =>
       pairedPrefix(c)
         ? {
@@ -484,6 +482,40 @@ function suggestCurrency(d: Draft, earnings: Candidate | null, fileName: string)
         : c,
     )
     .sort((a, b) => b.score - a.score || a.column.index - b.column.index)[0];
+}
+
+/** The currency when nothing names it: a symbol in the sampled earnings, else the file name, else a variable. */
+function suggestCurrencyFromSymbolOrFileName(
+  d: Draft,
+  earnings: Candidate | null,
+  fileName: string,
+): void {
+  const symbol = earnings?.column.values
+    .map((v) => /[$€£]/.exec(v)?.[0])
+    .find((s) => s !== undefined);
+  const fromName = fromFileName(fileName, 'currency');
+  if (symbol)
+    d.set(
+      'currency',
+      { constant: parseCurrency(symbol)! },
+      0.6,
+      `the sampled earnings carry the symbol ${symbol}`,
+    );
+  else if (fromName)
+    d.set('currency', { fromFileName: 'currency' }, 0.5, `the file name names ${fromName}`);
+  else
+    d.set(
+      'currency',
+      { variable: 'currency' },
+      0.1,
+      'nothing in the file names the currency: give it with the upload (variable "currency")',
+    );
+}
+
+/** 2. currency: a column, else the money header's text, else the family's, else the values' symbols or the file name. */
+function suggestCurrency(d: Draft, earnings: Candidate | null, fileName: string): void {
+  const { columns, byKey, used, take, set, fingerprint } = d;
+  const currencyPick = currencyColumnPick(d, earnings);
   const headerCurrency = earnings ? currencyInHeader(earnings.column.name) : null;
   const valueCurrency = currencyPick ? null : valueOnly(columns, 'currency', used);
   // "<earnings header> Currency" names exactly the currency of the amounts taken
@@ -531,26 +563,7 @@ function suggestCurrency(d: Draft, earnings: Candidate | null, fileName: string)
       `${fingerprint.distributor} statements are paid in ${fingerprint.currency} and carry no currency column`,
     );
   } else {
-    const symbol = earnings?.column.values
-      .map((v) => /[$€£]/.exec(v)?.[0])
-      .find((s) => s !== undefined);
-    const fromName = fromFileName(fileName, 'currency');
-    if (symbol)
-      set(
-        'currency',
-        { constant: parseCurrency(symbol)! },
-        0.6,
-        `the sampled earnings carry the symbol ${symbol}`,
-      );
-    else if (fromName)
-      set('currency', { fromFileName: 'currency' }, 0.5, `the file name names ${fromName}`);
-    else
-      set(
-        'currency',
-        { variable: 'currency' },
-        0.1,
-        'nothing in the file names the currency: give it with the upload (variable "currency")',
-      );
+    suggestCurrencyFromSymbolOrFileName(d, earnings, fileName);
   }
 }
 

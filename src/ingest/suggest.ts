@@ -567,34 +567,83 @@ function suggestCurrency(d: Draft, earnings: Candidate | null, fileName: string)
   }
 }
 
-/** 3. the statement period: a year column with a quarter/month column, else one period column, else the file name (answers whether a year column and a period column were paired). */
-function suggestStatementPeriod(d: Draft, fileName: string): boolean {
-  const { columns, used, take, set, fingerprint } = d;
+interface YearAndPeriodPair {
+  year: Column;
+  period: Column;
+  cadence: Cadence;
+  score: number;
+}
+
+/** A free "... year" column and its twin "... quarter|month|half" column with the same prefix, if any. */
+function yearAndPeriodPair(d: Draft): YearAndPeriodPair | null {
+  const { columns, used } = d;
   const yearColumn = columns.find(
     (c) => !used.has(c.index) && c.words.at(-1) === 'year' && c.words.length <= 3,
   );
-  let pair: { year: Column; period: Column; cadence: Cadence; score: number } | null = null;
-  if (yearColumn) {
-    const prefix = yearColumn.words.slice(0, -1);
-    for (const c of columns) {
-      if (c === yearColumn || used.has(c.index)) continue;
-      const last = c.words.at(-1);
-      const cadence: Cadence | null =
-        last === 'quarter' ? 'Q' : last === 'month' ? 'M' : last === 'half' ? 'H' : null;
-      if (!cadence || c.words.slice(0, -1).join(' ') !== prefix.join(' ')) continue;
-      const penalty = nameScore(
-        prefix.length > 0 ? [...prefix, 'period'] : ['period'],
-        STMT_PERIOD_RULE,
-      );
-      pair = {
-        year: yearColumn,
-        period: c,
-        cadence,
-        score: Math.min(1, (penalty?.score ?? 0.9) + 0.05),
-      };
-      break;
-    }
+  if (!yearColumn) return null;
+  const prefix = yearColumn.words.slice(0, -1);
+  for (const c of columns) {
+    if (c === yearColumn || used.has(c.index)) continue;
+    const last = c.words.at(-1);
+    const cadence: Cadence | null =
+      last === 'quarter' ? 'Q' : last === 'month' ? 'M' : last === 'half' ? 'H' : null;
+    if (!cadence || c.words.slice(0, -1).join(' ') !== prefix.join(' ')) continue;
+    const penalty = nameScore(
+      prefix.length > 0 ? [...prefix, 'period'] : ['period'],
+      STMT_PERIOD_RULE,
+    );
+    return {
+      year: yearColumn,
+      period: c,
+      cadence,
+      score: Math.min(1, (penalty?.score ?? 0.9) + 0.05),
+    };
   }
+  return null;
+}
+
+/** The statement period from one column; its cadence from the sampled values, the header or the family. */
+function suggestPeriodFromOneColumn(d: Draft, periodPick: Candidate): void {
+  const { set, take, fingerprint } = d;
+  const col = periodPick.column;
+  const sampled = dominantCadence(col.values);
+  const named: Cadence | null = col.words.includes('quarter')
+    ? 'Q'
+    : col.words.includes('month')
+      ? 'M'
+      : null;
+  const family = fingerprint?.cadence ?? null;
+  // a family that states quarterly reads its dates as the quarter they fall in
+  const cadence = sampled === 'M' && family ? family : (sampled ?? named ?? family ?? 'M');
+  const datesWidened =
+    cadence !== 'M' && (sampled === 'M' || (sampled === null && col.words.includes('date')));
+  const widen = { Q: 'quarter', H: 'half', Y: 'year', M: 'month' } as const;
+  const spec: FieldSpec = datesWidened
+    ? { column: col.name, format: widen[cadence] }
+    : { column: col.name };
+  set('stmtYear', spec, periodPick.score, periodPick.why);
+  set('stmtPeriod', { ...spec }, periodPick.score, periodPick.why);
+  const cadenceWhy =
+    cadence === family && sampled !== cadence
+      ? `${fingerprint!.distributor} statements are ${cadence === 'Q' ? 'quarterly' : `of cadence ${cadence}`}`
+      : sampled
+        ? `the sampled values of "${col.name}" are ${cadence === 'M' ? 'months or dates' : `periods of cadence ${cadence}`}`
+        : named
+          ? `"${col.name}" names the cadence`
+          : 'assumed monthly: nothing says otherwise';
+  set(
+    'stmtCadence',
+    { constant: cadence },
+    sampled || family ? 0.9 : named ? 0.7 : 0.4,
+    cadenceWhy,
+  );
+  take(col);
+}
+
+/** 3. the statement period: a year column with a quarter/month column, else one period column, else the file name (answers whether a year column and a period column were paired). */
+function suggestStatementPeriod(d: Draft, fileName: string): boolean {
+  const { columns, used, take, set } = d;
+  const pair = yearAndPeriodPair(d);
   const periodPick = candidates(columns, STMT_PERIOD_RULE, used)[0];
   if (pair && (!periodPick || pair.score >= periodPick.score)) {
     const why = `"${pair.year.name}" holds the year and "${pair.period.name}" the ${pair.cadence === 'Q' ? 'quarter' : pair.cadence === 'M' ? 'month' : 'half'}`;
@@ -604,39 +653,7 @@ function suggestStatementPeriod(d: Draft, fileName: string): boolean {
     take(pair.year);
     take(pair.period);
   } else if (periodPick) {
-    const col = periodPick.column;
-    const sampled = dominantCadence(col.values);
-    const named: Cadence | null = col.words.includes('quarter')
-      ? 'Q'
-      : col.words.includes('month')
-        ? 'M'
-        : null;
-    const family = fingerprint?.cadence ?? null;
-    // a family that states quarterly reads its dates as the quarter they fall in
-    const cadence = sampled === 'M' && family ? family : (sampled ?? named ?? family ?? 'M');
-    const datesWidened =
-      cadence !== 'M' && (sampled === 'M' || (sampled === null && col.words.includes('date')));
-    const widen = { Q: 'quarter', H: 'half', Y: 'year', M: 'month' } as const;
-    const spec: FieldSpec = datesWidened
-      ? { column: col.name, format: widen[cadence] }
-      : { column: col.name };
-    set('stmtYear', spec, periodPick.score, periodPick.why);
-    set('stmtPeriod', { ...spec }, periodPick.score, periodPick.why);
-    const cadenceWhy =
-      cadence === family && sampled !== cadence
-        ? `${fingerprint!.distributor} statements are ${cadence === 'Q' ? 'quarterly' : `of cadence ${cadence}`}`
-        : sampled
-          ? `the sampled values of "${col.name}" are ${cadence === 'M' ? 'months or dates' : `periods of cadence ${cadence}`}`
-          : named
-            ? `"${col.name}" names the cadence`
-            : 'assumed monthly: nothing says otherwise';
-    set(
-      'stmtCadence',
-      { constant: cadence },
-      sampled || family ? 0.9 : named ? 0.7 : 0.4,
-      cadenceWhy,
-    );
-    take(col);
+    suggestPeriodFromOneColumn(d, periodPick);
   } else {
     const fromName = fromFileName(fileName, 'period');
     const score = fromName ? 0.6 : 0.2;

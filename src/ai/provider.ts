@@ -85,45 +85,116 @@ function messageContent(body: unknown): unknown {
   return field(field(Array.isArray(choices) ? choices[0] : undefined, 'message'), 'content');
 }
 
-/** `signal` (a call's time budget) cuts its requests short. */
-export function openAiProvider(
-  settings: AiSettings & { baseUrl: string },
-  signal?: AbortSignal,
-): AiProvider {
-  async function ask<T>(system: string, user: unknown, schema: z.ZodType<T>): Promise<T> {
-    const body = await postJson(
-      settings,
-      '/chat/completions',
-      {
-        model: settings.model,
-        temperature: 0,
-        response_format: { type: 'json_object' },
-        messages: [
-          { role: 'system', content: system },
-          { role: 'user', content: JSON.stringify(user) },
-        ],
-      },
-      signal,
+type OpenAiSettings = AiSettings & { baseUrl: string };
+
+/** Sends one system + user message pair to the chat-completions endpoint and returns the raw body. */
+function requestCompletion(
+  settings: OpenAiSettings,
+  system: string,
+  user: unknown,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
+  return postJson(
+    settings,
+    '/chat/completions',
+    {
+      model: settings.model,
+      temperature: 0,
+      response_format: { type: 'json_object' },
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: JSON.stringify(user) },
+      ],
+    },
+    signal,
+  );
+}
+
+/** The completion's message content, parsed as JSON and checked against the asked shape. */
+function checkedAnswer<T>(body: unknown, schema: z.ZodType<T>): T {
+  const content = messageContent(body);
+  if (typeof content !== 'string')
+    throw new AppError('AI_PROVIDER_FAILED', 'The chat completion has no message content');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content);
+  } catch (error) {
+    throw new AppError('AI_PROVIDER_FAILED', 'The chat completion content is not a JSON object', {
+      cause: error,
+    });
+  }
+  const checked = schema.safeParse(parsed);
+  if (!checked.success) {
+    throw new AppError(
+      'AI_PROVIDER_FAILED',
+      `The chat completion does not have the asked shape: ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
     );
-    const content = messageContent(body);
-    if (typeof content !== 'string')
-      throw new AppError('AI_PROVIDER_FAILED', 'The chat completion has no message content');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(content);
-    } catch (error) {
-      throw new AppError('AI_PROVIDER_FAILED', 'The chat completion content is not a JSON object', {
-        cause: error,
-      });
-    }
-    const checked = schema.safeParse(parsed);
-    if (!checked.success) {
-      throw new AppError(
-        'AI_PROVIDER_FAILED',
-        `The chat completion does not have the asked shape: ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-      );
-    }
-    return checked.data;
+  }
+  return checked.data;
+}
+
+/** A source answer as a resolution: all names null means the model found nothing. */
+function sourceResolution(
+  a: z.infer<typeof sourceAnswer>,
+  model: string,
+): Resolution<SourceResolution> {
+  const proposal: SourceResolution = {
+    collectionSource: a.collectionSource,
+    earningsSource: a.earningsSource,
+    earningsCategory: a.earningsCategory?.toLowerCase() ?? null,
+    earningsParentCompany: a.earningsParentCompany,
+    publisherSource: a.publisherSource,
+  };
+  const empty = Object.values(proposal).every((v) => v === null);
+  return {
+    proposal: empty ? null : proposal,
+    confidence: empty ? 0 : a.confidence,
+    method: empty ? 'none' : 'model',
+    reason: a.reason || `Answered by ${model}`,
+  };
+}
+
+/** A sales-type answer as a resolution; a pair outside the taxonomy is refused. */
+function salesTypeResolution(
+  q: SalesTypeQuestion,
+  a: z.infer<typeof salesTypeAnswer>,
+  model: string,
+): Resolution<SalesTypeProposal> {
+  if (a.primarySalesType === null) {
+    return {
+      proposal: null,
+      confidence: 0,
+      method: 'none',
+      reason: a.reason || `${model} found no sales type`,
+    };
+  }
+  const fits = q.taxonomy.some(
+    (t) =>
+      t.primarySalesType === a.primarySalesType &&
+      (a.secondarySalesType === null || t.secondarySalesType === a.secondarySalesType),
+  );
+  if (!fits) {
+    throw new AppError(
+      'AI_PROVIDER_FAILED',
+      `The model answered ${a.primarySalesType} / ${a.secondarySalesType ?? '-'}, which is not in the taxonomy`,
+    );
+  }
+  return {
+    proposal: {
+      cleansed: a.cleansed ?? q.offline.proposal?.cleansed ?? q.raw.trim(),
+      primarySalesType: a.primarySalesType,
+      secondarySalesType: a.secondarySalesType,
+    },
+    confidence: a.confidence,
+    method: 'model',
+    reason: a.reason || `Answered by ${model}`,
+  };
+}
+
+/** `signal` (a call's time budget) cuts its requests short. */
+export function openAiProvider(settings: OpenAiSettings, signal?: AbortSignal): AiProvider {
+  async function ask<T>(system: string, user: unknown, schema: z.ZodType<T>): Promise<T> {
+    return checkedAnswer(await requestCompletion(settings, system, user, signal), schema);
   }
 
   return {
@@ -136,20 +207,7 @@ export function openAiProvider(
         { source: q.raw, normalized: q.normalized, candidates: q.candidates.slice(0, 8) },
         sourceAnswer,
       );
-      const proposal: SourceResolution = {
-        collectionSource: a.collectionSource,
-        earningsSource: a.earningsSource,
-        earningsCategory: a.earningsCategory?.toLowerCase() ?? null,
-        earningsParentCompany: a.earningsParentCompany,
-        publisherSource: a.publisherSource,
-      };
-      const empty = Object.values(proposal).every((v) => v === null);
-      return {
-        proposal: empty ? null : proposal,
-        confidence: empty ? 0 : a.confidence,
-        method: empty ? 'none' : 'model',
-        reason: a.reason || `Answered by ${settings.model}`,
-      };
+      return sourceResolution(a, settings.model);
     },
     async resolveSalesType(q) {
       if (q.offline.method === 'lookup') return q.offline;
@@ -159,35 +217,7 @@ export function openAiProvider(
         description: t.description,
       }));
       const a = await ask(SALES_TYPE_SYSTEM, { salesType: q.raw, taxonomy }, salesTypeAnswer);
-      if (a.primarySalesType === null) {
-        return {
-          proposal: null,
-          confidence: 0,
-          method: 'none',
-          reason: a.reason || `${settings.model} found no sales type`,
-        };
-      }
-      const fits = q.taxonomy.some(
-        (t) =>
-          t.primarySalesType === a.primarySalesType &&
-          (a.secondarySalesType === null || t.secondarySalesType === a.secondarySalesType),
-      );
-      if (!fits) {
-        throw new AppError(
-          'AI_PROVIDER_FAILED',
-          `The model answered ${a.primarySalesType} / ${a.secondarySalesType ?? '-'}, which is not in the taxonomy`,
-        );
-      }
-      return {
-        proposal: {
-          cleansed: a.cleansed ?? q.offline.proposal?.cleansed ?? q.raw.trim(),
-          primarySalesType: a.primarySalesType,
-          secondarySalesType: a.secondarySalesType,
-        },
-        confidence: a.confidence,
-        method: 'model',
-        reason: a.reason || `Answered by ${settings.model}`,
-      };
+      return salesTypeResolution(q, a, settings.model);
     },
   };
 }

@@ -460,10 +460,8 @@ function suggestEarnings(d: Draft): Candidate | null {
   return earnings;
 }
 
-/** 2. currency: a column, else the money header's text, else the family's, else the values' symbols or the file name. */
-function suggestCurrency(d: Draft, earnings: Candidate | null, fileName: string): void {
-  const { columns, byKey, used, take, set, fingerprint } = d;
-  const currencyColumns = candidates(columns, rules.currency!);
+/** The best currency column not yet taken; one whose words name the earnings column's currency is preferred. */
+function currencyColumnPick(d: Draft, earnings: Candidate | null): Candidate | undefined {
   const pairedPrefix = (c: Candidate) => {
     const prefix = c.column.words.filter((w) => w !== 'currency').join(' ');
     return (
@@ -472,8 +470,8 @@ function suggestCurrency(d: Draft, earnings: Candidate | null, fileName: string)
       ` ${earnings.column.words.join(' ')} `.includes(` ${prefix} `)
     );
   };
-  const currencyPick = currencyColumns
-    .filter((c) => !used.has(c.column.index))
+  return candidates(d.columns, rules.currency!)
+    .filter((c) => !d.used.has(c.column.index))
     .map((c) =>
       pairedPrefix(c)
         ? {
@@ -484,6 +482,40 @@ function suggestCurrency(d: Draft, earnings: Candidate | null, fileName: string)
         : c,
     )
     .sort((a, b) => b.score - a.score || a.column.index - b.column.index)[0];
+}
+
+/** The currency when nothing names it: a symbol in the sampled earnings, else the file name, else a variable. */
+function suggestCurrencyFromSymbolOrFileName(
+  d: Draft,
+  earnings: Candidate | null,
+  fileName: string,
+): void {
+  const symbol = earnings?.column.values
+    .map((v) => /[$€£]/.exec(v)?.[0])
+    .find((s) => s !== undefined);
+  const fromName = fromFileName(fileName, 'currency');
+  if (symbol)
+    d.set(
+      'currency',
+      { constant: parseCurrency(symbol)! },
+      0.6,
+      `the sampled earnings carry the symbol ${symbol}`,
+    );
+  else if (fromName)
+    d.set('currency', { fromFileName: 'currency' }, 0.5, `the file name names ${fromName}`);
+  else
+    d.set(
+      'currency',
+      { variable: 'currency' },
+      0.1,
+      'nothing in the file names the currency: give it with the upload (variable "currency")',
+    );
+}
+
+/** 2. currency: a column, else the money header's text, else the family's, else the values' symbols or the file name. */
+function suggestCurrency(d: Draft, earnings: Candidate | null, fileName: string): void {
+  const { columns, byKey, used, take, set, fingerprint } = d;
+  const currencyPick = currencyColumnPick(d, earnings);
   const headerCurrency = earnings ? currencyInHeader(earnings.column.name) : null;
   const valueCurrency = currencyPick ? null : valueOnly(columns, 'currency', used);
   // "<earnings header> Currency" names exactly the currency of the amounts taken
@@ -531,57 +563,87 @@ function suggestCurrency(d: Draft, earnings: Candidate | null, fileName: string)
       `${fingerprint.distributor} statements are paid in ${fingerprint.currency} and carry no currency column`,
     );
   } else {
-    const symbol = earnings?.column.values
-      .map((v) => /[$€£]/.exec(v)?.[0])
-      .find((s) => s !== undefined);
-    const fromName = fromFileName(fileName, 'currency');
-    if (symbol)
-      set(
-        'currency',
-        { constant: parseCurrency(symbol)! },
-        0.6,
-        `the sampled earnings carry the symbol ${symbol}`,
-      );
-    else if (fromName)
-      set('currency', { fromFileName: 'currency' }, 0.5, `the file name names ${fromName}`);
-    else
-      set(
-        'currency',
-        { variable: 'currency' },
-        0.1,
-        'nothing in the file names the currency: give it with the upload (variable "currency")',
-      );
+    suggestCurrencyFromSymbolOrFileName(d, earnings, fileName);
   }
+}
+
+interface YearAndPeriodPair {
+  year: Column;
+  period: Column;
+  cadence: Cadence;
+  score: number;
+}
+
+/** A free "... year" column and its twin "... quarter|month|half" column with the same prefix, if any. */
+function yearAndPeriodPair(d: Draft): YearAndPeriodPair | null {
+  const { columns, used } = d;
+  const yearColumn = columns.find(
+    (c) => !used.has(c.index) && c.words.at(-1) === 'year' && c.words.length <= 3,
+  );
+  if (!yearColumn) return null;
+  const prefix = yearColumn.words.slice(0, -1);
+  for (const c of columns) {
+    if (c === yearColumn || used.has(c.index)) continue;
+    const last = c.words.at(-1);
+    const cadence: Cadence | null =
+      last === 'quarter' ? 'Q' : last === 'month' ? 'M' : last === 'half' ? 'H' : null;
+    if (!cadence || c.words.slice(0, -1).join(' ') !== prefix.join(' ')) continue;
+    const penalty = nameScore(
+      prefix.length > 0 ? [...prefix, 'period'] : ['period'],
+      STMT_PERIOD_RULE,
+    );
+    return {
+      year: yearColumn,
+      period: c,
+      cadence,
+      score: Math.min(1, (penalty?.score ?? 0.9) + 0.05),
+    };
+  }
+  return null;
+}
+
+/** The statement period from one column; its cadence from the sampled values, the header or the family. */
+function suggestPeriodFromOneColumn(d: Draft, periodPick: Candidate): void {
+  const { set, take, fingerprint } = d;
+  const col = periodPick.column;
+  const sampled = dominantCadence(col.values);
+  const named: Cadence | null = col.words.includes('quarter')
+    ? 'Q'
+    : col.words.includes('month')
+      ? 'M'
+      : null;
+  const family = fingerprint?.cadence ?? null;
+  // a family that states quarterly reads its dates as the quarter they fall in
+  const cadence = sampled === 'M' && family ? family : (sampled ?? named ?? family ?? 'M');
+  const datesWidened =
+    cadence !== 'M' && (sampled === 'M' || (sampled === null && col.words.includes('date')));
+  const widen = { Q: 'quarter', H: 'half', Y: 'year', M: 'month' } as const;
+  const spec: FieldSpec = datesWidened
+    ? { column: col.name, format: widen[cadence] }
+    : { column: col.name };
+  set('stmtYear', spec, periodPick.score, periodPick.why);
+  set('stmtPeriod', { ...spec }, periodPick.score, periodPick.why);
+  const cadenceWhy =
+    cadence === family && sampled !== cadence
+      ? `${fingerprint!.distributor} statements are ${cadence === 'Q' ? 'quarterly' : `of cadence ${cadence}`}`
+      : sampled
+        ? `the sampled values of "${col.name}" are ${cadence === 'M' ? 'months or dates' : `periods of cadence ${cadence}`}`
+        : named
+          ? `"${col.name}" names the cadence`
+          : 'assumed monthly: nothing says otherwise';
+  set(
+    'stmtCadence',
+    { constant: cadence },
+    sampled || family ? 0.9 : named ? 0.7 : 0.4,
+    cadenceWhy,
+  );
+  take(col);
 }
 
 /** 3. the statement period: a year column with a quarter/month column, else one period column, else the file name (answers whether a year column and a period column were paired). */
 function suggestStatementPeriod(d: Draft, fileName: string): boolean {
-  const { columns, used, take, set, fingerprint } = d;
-  const yearColumn = columns.find(
-    (c) => !used.has(c.index) && c.words.at(-1) === 'year' && c.words.length <= 3,
-  );
-  let pair: { year: Column; period: Column; cadence: Cadence; score: number } | null = null;
-  if (yearColumn) {
-    const prefix = yearColumn.words.slice(0, -1);
-    for (const c of columns) {
-      if (c === yearColumn || used.has(c.index)) continue;
-      const last = c.words.at(-1);
-      const cadence: Cadence | null =
-        last === 'quarter' ? 'Q' : last === 'month' ? 'M' : last === 'half' ? 'H' : null;
-      if (!cadence || c.words.slice(0, -1).join(' ') !== prefix.join(' ')) continue;
-      const penalty = nameScore(
-        prefix.length > 0 ? [...prefix, 'period'] : ['period'],
-        STMT_PERIOD_RULE,
-      );
-      pair = {
-        year: yearColumn,
-        period: c,
-        cadence,
-        score: Math.min(1, (penalty?.score ?? 0.9) + 0.05),
-      };
-      break;
-    }
-  }
+  const { columns, used, take, set } = d;
+  const pair = yearAndPeriodPair(d);
   const periodPick = candidates(columns, STMT_PERIOD_RULE, used)[0];
   if (pair && (!periodPick || pair.score >= periodPick.score)) {
     const why = `"${pair.year.name}" holds the year and "${pair.period.name}" the ${pair.cadence === 'Q' ? 'quarter' : pair.cadence === 'M' ? 'month' : 'half'}`;
@@ -591,39 +653,7 @@ function suggestStatementPeriod(d: Draft, fileName: string): boolean {
     take(pair.year);
     take(pair.period);
   } else if (periodPick) {
-    const col = periodPick.column;
-    const sampled = dominantCadence(col.values);
-    const named: Cadence | null = col.words.includes('quarter')
-      ? 'Q'
-      : col.words.includes('month')
-        ? 'M'
-        : null;
-    const family = fingerprint?.cadence ?? null;
-    // a family that states quarterly reads its dates as the quarter they fall in
-    const cadence = sampled === 'M' && family ? family : (sampled ?? named ?? family ?? 'M');
-    const datesWidened =
-      cadence !== 'M' && (sampled === 'M' || (sampled === null && col.words.includes('date')));
-    const widen = { Q: 'quarter', H: 'half', Y: 'year', M: 'month' } as const;
-    const spec: FieldSpec = datesWidened
-      ? { column: col.name, format: widen[cadence] }
-      : { column: col.name };
-    set('stmtYear', spec, periodPick.score, periodPick.why);
-    set('stmtPeriod', { ...spec }, periodPick.score, periodPick.why);
-    const cadenceWhy =
-      cadence === family && sampled !== cadence
-        ? `${fingerprint!.distributor} statements are ${cadence === 'Q' ? 'quarterly' : `of cadence ${cadence}`}`
-        : sampled
-          ? `the sampled values of "${col.name}" are ${cadence === 'M' ? 'months or dates' : `periods of cadence ${cadence}`}`
-          : named
-            ? `"${col.name}" names the cadence`
-            : 'assumed monthly: nothing says otherwise';
-    set(
-      'stmtCadence',
-      { constant: cadence },
-      sampled || family ? 0.9 : named ? 0.7 : 0.4,
-      cadenceWhy,
-    );
-    take(col);
+    suggestPeriodFromOneColumn(d, periodPick);
   } else {
     const fromName = fromFileName(fileName, 'period');
     const score = fromName ? 0.6 : 0.2;

@@ -118,20 +118,9 @@ export function sourceCandidates(
   return found.sort((a, b) => b.score - a.score);
 }
 
-export async function resolveSourceOffline(
-  raw: string,
-  k: SourceKnowledge,
-  existing: SourceLookup | null,
-): Promise<Resolution<SourceResolution>> {
+/** The gold data's answer: the same name, the same name spelled together, else a phrase or rule it contains. */
+function goldDataMatch(raw: string, k: SourceKnowledge): Resolution<SourceResolution> | null {
   const key = normalizeLookupKey(raw);
-  if (existing) {
-    return {
-      proposal: lookupResolution(existing),
-      confidence: 1,
-      method: 'lookup',
-      reason: `The lookup entry "${existing.original}" has the same normalized form "${key}"`,
-    };
-  }
   const exact = k.gold.find((g) => g.rawValueNormalized === key);
   if (exact) {
     return {
@@ -155,44 +144,66 @@ export async function resolveSourceOffline(
     };
   }
   const [best] = sourceCandidates(raw, k);
-  if (best) {
-    const coverage = Math.min(1, best.score / Math.max(1, compact.length));
-    return {
-      proposal: goldResolution(best.row),
-      confidence: round(0.7 + 0.25 * coverage),
-      method: best.via.startsWith('matches the rule') ? 'rule' : 'phrase',
-      reason: `"${raw}" ${best.via}`,
-    };
-  }
+  if (!best) return null;
+  const coverage = Math.min(1, best.score / Math.max(1, compact.length));
+  return {
+    proposal: goldResolution(best.row),
+    confidence: round(0.7 + 0.25 * coverage),
+    method: best.via.startsWith('matches the rule') ? 'rule' : 'phrase',
+    reason: `"${raw}" ${best.via}`,
+  };
+}
+
+/** The most similar vector entry, when similar enough; its gold row's answer, else its name as the earnings source. */
+async function vectorMatch(
+  raw: string,
+  k: SourceKnowledge,
+): Promise<Resolution<SourceResolution> | null> {
   const [query] = k.vectors.length > 0 ? await k.embedder.embed([raw]) : [[]];
   let top: { entry: EmbeddedEntry; similarity: number } | undefined;
   for (const entry of k.vectors) {
     const similarity = cosine(query!, entry.embedding);
     if (!top || similarity > top.similarity) top = { entry, similarity };
   }
-  if (top && top.similarity >= VECTOR_THRESHOLD) {
-    const name = top.entry.name;
-    const nameKey = normalizeLookupKey(name);
-    // an entry named like a gold row takes that row; otherwise any row of that canonical name
-    const row =
-      k.gold.find((g) => g.rawValueNormalized === nameKey) ??
-      k.gold.find((g) => canonicalSourceName(g) === name);
-    const proposal: SourceResolution = row
-      ? goldResolution(row)
-      : {
-          collectionSource: null,
-          earningsSource: name,
-          earningsCategory: top.entry.category,
-          earningsParentCompany: null,
-          publisherSource: null,
-        };
+  if (!top || top.similarity < VECTOR_THRESHOLD) return null;
+  const name = top.entry.name;
+  const nameKey = normalizeLookupKey(name);
+  // an entry named like a gold row takes that row; otherwise any row of that canonical name
+  const row =
+    k.gold.find((g) => g.rawValueNormalized === nameKey) ??
+    k.gold.find((g) => canonicalSourceName(g) === name);
+  const proposal: SourceResolution = row
+    ? goldResolution(row)
+    : {
+        collectionSource: null,
+        earningsSource: name,
+        earningsCategory: top.entry.category,
+        earningsParentCompany: null,
+        publisherSource: null,
+      };
+  return {
+    proposal,
+    confidence: round(top.similarity * 0.9),
+    method: 'vector',
+    reason: `Similar (cosine ${top.similarity.toFixed(2)}) to the vector entry "${name}" (${top.entry.category})`,
+  };
+}
+
+export async function resolveSourceOffline(
+  raw: string,
+  k: SourceKnowledge,
+  existing: SourceLookup | null,
+): Promise<Resolution<SourceResolution>> {
+  if (existing) {
     return {
-      proposal,
-      confidence: round(top.similarity * 0.9),
-      method: 'vector',
-      reason: `Similar (cosine ${top.similarity.toFixed(2)}) to the vector entry "${name}" (${top.entry.category})`,
+      proposal: lookupResolution(existing),
+      confidence: 1,
+      method: 'lookup',
+      reason: `The lookup entry "${existing.original}" has the same normalized form "${normalizeLookupKey(raw)}"`,
     };
   }
+  const found = goldDataMatch(raw, k) ?? (await vectorMatch(raw, k));
+  if (found) return found;
   return {
     proposal: null,
     confidence: 0,

@@ -51,8 +51,9 @@ export function seedVectorEntries(): { name: string; category: string }[] {
   return [...entries.values()];
 }
 
-export function renderReferenceSeed(): string {
-  const tax = taxonomy().map((t, i) => ({
+/** The lookup tables' rows from the fixtures, in the short column names the statements read. */
+function lookupSeedRows() {
+  const taxonomyRows = taxonomy().map((t, i) => ({
     p: t.primarySalesType,
     s: t.secondarySalesType,
     d: t.description,
@@ -93,61 +94,69 @@ export function renderReferenceSeed(): string {
     (r) => r.k,
     'payors.csv',
   );
+  return { taxonomyRows, salesTypes, gold, vectors, payors };
+}
+
+/** The lookup tables' inserts: taxonomy, sales types, gold data (also as source lookups), vectors, payors. */
+function lookupSeedStatements(): string[] {
+  const { taxonomyRows, salesTypes, gold, vectors, payors } = lookupSeedRows();
+  return [
+    withRows(
+      `INSERT INTO sales_type_taxonomy (primary_sales_type, secondary_sales_type, description, sort_order)
+SELECT p, s, d, o FROM jsonb_to_recordset($1::jsonb) AS r(p text, s text, d text, o integer)`,
+      taxonomyRows,
+    ),
+    withRows(
+      `INSERT INTO lookup_sales_types (original, original_normalized, cleansed, primary_sales_type, secondary_sales_type, status, reason)
+SELECT o, k, c, p, s, 'verified', '{"origin": "shipped"}'::jsonb FROM jsonb_to_recordset($1::jsonb) AS r(o text, k text, c text, p text, s text)`,
+      salesTypes,
+    ),
+    withRows(
+      `INSERT INTO source_gold_data (raw_value, raw_value_normalized, earnings_source, earnings_category, parent_company, collection_source, publisher_source, notes)
+SELECT r, k, es, ec, pc, cs, ps, to_jsonb(n) FROM jsonb_to_recordset($1::jsonb) AS x(r text, k text, es text, ec text, pc text, cs text, ps text, n text)`,
+      gold,
+    ),
+    `INSERT INTO lookup_sources (original, original_normalized, collection_source, earnings_source, earnings_category, earnings_parent_company, publisher_source, status, reason)
+SELECT raw_value, raw_value_normalized, collection_source, earnings_source, earnings_category, parent_company, publisher_source, 'verified',
+  '{"origin": "gold data"}'::jsonb
+FROM source_gold_data;`,
+    withRows(
+      `INSERT INTO source_vectors (name, name_normalized, category)
+SELECT n, k, c FROM jsonb_to_recordset($1::jsonb) AS r(n text, k text, c text)`,
+      vectors,
+    ),
+    withRows(
+      `INSERT INTO payors (name_normalized, name, category) SELECT k, n, c FROM jsonb_to_recordset($1::jsonb) AS r(k text, n text, c text)`,
+      payors,
+    ),
+  ];
+}
+
+/** The ECB rate and market data snapshots, through the importers' own upsert statements. */
+function fxAndMarketSeedStatements(): string[] {
   const ecb = parseFxCsv(readReferenceFile('ecb-snapshot.csv'), 'ecb').rates.map((r) => ({
     d: r.date,
     c: r.currency,
     v: r.value,
   }));
-  const symbols = parseSymbolsCsv(readReferenceFile('market-symbols.csv'));
-  const prices = parseHistoryCsv(readReferenceFile('market-history.csv'));
-  const yields = parseTreasuryCsv(readReferenceFile('treasury-par-yield-snapshot.csv'));
+  return [
+    withRows(ECB_UPSERT_SQL, ecb),
+    withRows(SYMBOLS_UPSERT_SQL, parseSymbolsCsv(readReferenceFile('market-symbols.csv'))),
+    withRows(PRICES_UPSERT_SQL, parseHistoryCsv(readReferenceFile('market-history.csv'))),
+    withRows(
+      TREASURY_UPSERT_SQL,
+      parseTreasuryCsv(readReferenceFile('treasury-par-yield-snapshot.csv')),
+    ),
+  ];
+}
+
+export function renderReferenceSeed(): string {
   return [
     '-- The shipped reference data, rendered by renderReferenceSeed() (src/lookups/seed.ts) from',
     '-- fixtures/reference/*.csv: the sales-type taxonomy and common sales types, source gold data',
     '-- (also as verified source lookups, and its raw values as vector entries embedded on first use), payors, an ECB',
     '-- reference-rate snapshot, and a market data snapshot. Keys are normalizeLookupKey values.',
     '',
-    withRows(
-      `INSERT INTO sales_type_taxonomy (primary_sales_type, secondary_sales_type, description, sort_order)
-SELECT p, s, d, o FROM jsonb_to_recordset($1::jsonb) AS r(p text, s text, d text, o integer)`,
-      tax,
-    ),
-    '',
-    withRows(
-      `INSERT INTO lookup_sales_types (original, original_normalized, cleansed, primary_sales_type, secondary_sales_type, status, reason)
-SELECT o, k, c, p, s, 'verified', '{"origin": "shipped"}'::jsonb FROM jsonb_to_recordset($1::jsonb) AS r(o text, k text, c text, p text, s text)`,
-      salesTypes,
-    ),
-    '',
-    withRows(
-      `INSERT INTO source_gold_data (raw_value, raw_value_normalized, earnings_source, earnings_category, parent_company, collection_source, publisher_source, notes)
-SELECT r, k, es, ec, pc, cs, ps, to_jsonb(n) FROM jsonb_to_recordset($1::jsonb) AS x(r text, k text, es text, ec text, pc text, cs text, ps text, n text)`,
-      gold,
-    ),
-    '',
-    `INSERT INTO lookup_sources (original, original_normalized, collection_source, earnings_source, earnings_category, earnings_parent_company, publisher_source, status, reason)
-SELECT raw_value, raw_value_normalized, collection_source, earnings_source, earnings_category, parent_company, publisher_source, 'verified',
-  '{"origin": "gold data"}'::jsonb
-FROM source_gold_data;`,
-    '',
-    withRows(
-      `INSERT INTO source_vectors (name, name_normalized, category)
-SELECT n, k, c FROM jsonb_to_recordset($1::jsonb) AS r(n text, k text, c text)`,
-      vectors,
-    ),
-    '',
-    withRows(
-      `INSERT INTO payors (name_normalized, name, category) SELECT k, n, c FROM jsonb_to_recordset($1::jsonb) AS r(k text, n text, c text)`,
-      payors,
-    ),
-    '',
-    withRows(ECB_UPSERT_SQL, ecb),
-    '',
-    withRows(SYMBOLS_UPSERT_SQL, symbols),
-    '',
-    withRows(PRICES_UPSERT_SQL, prices),
-    '',
-    withRows(TREASURY_UPSERT_SQL, yields),
-    '',
+    ...[...lookupSeedStatements(), ...fxAndMarketSeedStatements()].flatMap((sql) => [sql, '']),
   ].join('\n');
 }

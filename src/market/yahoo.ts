@@ -4,13 +4,15 @@
 import type { MarketSettings } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { plainNumber } from '../decimal.ts';
-import { parseTreasuryCsv } from './parse.ts';
+import { parseTreasuryCsv, type YieldRow } from './parse.ts';
 import {
   curvesFrom,
   quoteFrom,
   unknownSymbols,
+  type DateRange,
   type MarketProvider,
   type PricePoint,
+  type YieldCurve,
 } from './answers.ts';
 
 interface ChartResult {
@@ -92,6 +94,84 @@ function unixSeconds(date: string, endOfDay = false): number {
   return Math.floor(Date.parse(`${date}T00:00:00Z`) / 1000) + (endOfDay ? 86_400 : 0);
 }
 
+/** The instrument's names as the chart's meta gives them, longest name first. */
+function instrumentOf(m: ChartResult['meta']) {
+  return {
+    name: m.longName ?? m.shortName ?? null,
+    currency: m.currency ?? null,
+    exchange: m.fullExchangeName ?? m.exchangeName ?? null,
+  };
+}
+
+/** The daily points of a chart; a day without a close is left out. */
+function pricePoints(r: ChartResult): PricePoint[] {
+  const q = r.indicators?.quote?.[0] ?? {};
+  const points: PricePoint[] = [];
+  for (const [i, ts] of (r.timestamp ?? []).entries()) {
+    const close = text(q.close?.[i]);
+    if (close === null) continue;
+    const volume = q.volume?.[i];
+    points.push({
+      date: day(ts, r.meta.gmtoffset),
+      open: text(q.open?.[i]),
+      high: text(q.high?.[i]),
+      low: text(q.low?.[i]),
+      close,
+      volume: typeof volume === 'number' ? String(Math.round(volume)) : null,
+    });
+  }
+  return points;
+}
+
+/** One year's par yield curve rows from the Treasury's CSV. */
+async function treasuryYear(settings: MarketSettings, year: number): Promise<YieldRow[]> {
+  const { status, text: csv } = await get(
+    settings,
+    `${settings.treasuryBaseUrl}/resource-center/data-chart-center/interest-rates/daily-treasury-rates.csv/${year}/all?type=daily_treasury_yield_curve&field_tdr_date_value=${year}&page&_format=csv`,
+  );
+  if (status !== 200)
+    throw new AppError(
+      'MARKET_PROVIDER_FAILED',
+      `The Treasury answered HTTP ${status} for ${year}`,
+    );
+  try {
+    return parseTreasuryCsv(csv);
+  } catch (error) {
+    throw new AppError(
+      'MARKET_PROVIDER_FAILED',
+      `The Treasury's ${year} file is not a par yield curve CSV`,
+      { cause: error },
+    );
+  }
+}
+
+/** Reads the Treasury's yearly files newest first (at most ten years) and keeps the rows in range. */
+async function treasuryYields(
+  settings: MarketSettings,
+  range: DateRange & { latestOnly: boolean },
+): Promise<YieldCurve[]> {
+  const to = range.to ?? new Date().toISOString().slice(0, 10);
+  const lastYear = Number(to.slice(0, 4));
+  const firstYear = range.latestOnly
+    ? lastYear - 1
+    : Math.max(Number((range.from ?? to).slice(0, 4)), lastYear - 9);
+  const rows = [];
+  for (let year = lastYear; year >= firstYear; year--) {
+    const inRange = (await treasuryYear(settings, year)).filter(
+      (r) => r.date <= to && (range.latestOnly || range.from === undefined || r.date >= range.from),
+    );
+    rows.push(...inRange);
+    // the latest curve is in the newest year that has any, unless it is early January
+    if (range.latestOnly && inRange.length > 0) break;
+  }
+  rows.sort((a, b) => a.date.localeCompare(b.date) || Number(a.months) - Number(b.months));
+  if (range.latestOnly) {
+    const latest = rows.at(-1)?.date;
+    return curvesFrom(rows.filter((r) => r.date === latest));
+  }
+  return curvesFrom(rows);
+}
+
 export function yahooProvider(settings: MarketSettings): MarketProvider {
   return {
     name: 'yahoo',
@@ -107,9 +187,7 @@ export function yahooProvider(settings: MarketSettings): MarketProvider {
         const m = r!.meta;
         return quoteFrom({
           symbol: symbols[i]!,
-          name: m.longName ?? m.shortName ?? null,
-          currency: m.currency ?? null,
-          exchange: m.fullExchangeName ?? m.exchangeName ?? null,
+          ...instrumentOf(m),
           price: text(m.regularMarketPrice)!,
           date: day(m.regularMarketTime ?? 0, m.gmtoffset),
           previousClose: text(m.previousClose ?? m.chartPreviousClose),
@@ -127,71 +205,8 @@ export function yahooProvider(settings: MarketSettings): MarketProvider {
         `period1=${unixSeconds(from)}&period2=${unixSeconds(to, true)}&interval=1d`,
       );
       if (!r) throw unknownSymbols([symbol]);
-      const q = r.indicators?.quote?.[0] ?? {};
-      const points: PricePoint[] = [];
-      for (const [i, ts] of (r.timestamp ?? []).entries()) {
-        const close = text(q.close?.[i]);
-        if (close === null) continue;
-        const volume = q.volume?.[i];
-        points.push({
-          date: day(ts, r.meta.gmtoffset),
-          open: text(q.open?.[i]),
-          high: text(q.high?.[i]),
-          low: text(q.low?.[i]),
-          close,
-          volume: typeof volume === 'number' ? String(Math.round(volume)) : null,
-        });
-      }
-      const m = r.meta;
-      return {
-        symbol,
-        name: m.longName ?? m.shortName ?? null,
-        currency: m.currency ?? null,
-        exchange: m.fullExchangeName ?? m.exchangeName ?? null,
-        points,
-      };
+      return { symbol, ...instrumentOf(r.meta), points: pricePoints(r) };
     },
-    async treasuryYields(range) {
-      const to = range.to ?? new Date().toISOString().slice(0, 10);
-      const lastYear = Number(to.slice(0, 4));
-      const firstYear = range.latestOnly
-        ? lastYear - 1
-        : Math.max(Number((range.from ?? to).slice(0, 4)), lastYear - 9);
-      const rows = [];
-      for (let year = lastYear; year >= firstYear; year--) {
-        const { status, text: csv } = await get(
-          settings,
-          `${settings.treasuryBaseUrl}/resource-center/data-chart-center/interest-rates/daily-treasury-rates.csv/${year}/all?type=daily_treasury_yield_curve&field_tdr_date_value=${year}&page&_format=csv`,
-        );
-        if (status !== 200)
-          throw new AppError(
-            'MARKET_PROVIDER_FAILED',
-            `The Treasury answered HTTP ${status} for ${year}`,
-          );
-        let parsed;
-        try {
-          parsed = parseTreasuryCsv(csv);
-        } catch (error) {
-          throw new AppError(
-            'MARKET_PROVIDER_FAILED',
-            `The Treasury's ${year} file is not a par yield curve CSV`,
-            { cause: error },
-          );
-        }
-        const inRange = parsed.filter(
-          (r) =>
-            r.date <= to && (range.latestOnly || range.from === undefined || r.date >= range.from),
-        );
-        rows.push(...inRange);
-        // the latest curve is in the newest year that has any, unless it is early January
-        if (range.latestOnly && inRange.length > 0) break;
-      }
-      rows.sort((a, b) => a.date.localeCompare(b.date) || Number(a.months) - Number(b.months));
-      if (range.latestOnly) {
-        const latest = rows.at(-1)?.date;
-        return curvesFrom(rows.filter((r) => r.date === latest));
-      }
-      return curvesFrom(rows);
-    },
+    treasuryYields: (range) => treasuryYields(settings, range),
   };
 }

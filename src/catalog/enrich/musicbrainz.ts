@@ -435,31 +435,46 @@ export class MusicBrainzProvider implements EnrichmentProvider {
     schema: T,
     signal: AbortSignal | undefined,
   ): Promise<z.infer<T> | null> {
+    const { status, body, retryAfter } = await this.request(path, params, signal);
+    if (status === 404) return null;
+    refuseFailedStatus(status, body, retryAfter);
+    return parsedAnswer(path, body, schema);
+  }
+
+  /**
+   * Sends the request when this process's turn comes and reads the body (capped); a pause the
+   * server asks for delays the next turn. Not answering in time and being unreachable are
+   * retryable ProviderErrors; the caller's own abort is rethrown as it is.
+   */
+  private async request(
+    path: string,
+    params: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<{ status: number; body: string; retryAfter: string | null }> {
     const answered = await this.spacer.turn(signal, this.settings.timeoutMs);
     const url = new URL(this.base + path);
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     url.searchParams.set('fmt', 'json');
     const timeout = AbortSignal.timeout(this.settings.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    let status: number;
-    let body: string;
-    let retryAfter: string | null;
     try {
       let res: Response;
+      let retryAfter: string | null;
       try {
         res = await fetch(url, {
           headers: { 'User-Agent': this.settings.userAgent, Accept: 'application/json' },
           signal: combined,
         });
-        status = res.status;
         retryAfter = res.headers.get('retry-after');
         // the pause the server asks for applies to the very next request
-        const wait = status === 503 || status === 429 ? retryAfterMs(retryAfter) : undefined;
+        const wait =
+          res.status === 503 || res.status === 429 ? retryAfterMs(retryAfter) : undefined;
         if (wait !== undefined) this.spacer.pause(wait);
       } finally {
         answered();
       }
-      body = await cappedText(res, this.settings.maxBodyBytes ?? MAX_BODY_BYTES);
+      const body = await cappedText(res, this.settings.maxBodyBytes ?? MAX_BODY_BYTES);
+      return { status: res.status, body, retryAfter };
     } catch (error) {
       if (error instanceof ProviderError) throw error;
       if (signal?.aborted) throw signal.reason;
@@ -477,41 +492,40 @@ export class MusicBrainzProvider implements EnrichmentProvider {
         { cause: error },
       );
     }
-    if (status === 404) return null;
-    if (status === 503 || status === 429) {
-      throw new ProviderError(
-        `MusicBrainz is busy (HTTP ${status})`,
-        true,
-        retryAfterMs(retryAfter),
-      );
-    }
-    if (status >= 500)
-      throw new ProviderError(
-        `MusicBrainz failed (HTTP ${status})`,
-        true,
-        retryAfterMs(retryAfter),
-      );
-    if (status !== 200)
-      throw new ProviderError(
-        `MusicBrainz refused the request (HTTP ${status}): ${errorText(body)}`,
-        false,
-      );
-    let json: unknown;
-    try {
-      json = JSON.parse(body);
-    } catch {
-      throw new ProviderError(`MusicBrainz answered ${path} with malformed JSON`, false);
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new ProviderError(
-        `MusicBrainz answered ${path} in an unexpected shape (${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''})`,
-        false,
-      );
-    }
-    return parsed.data;
   }
+}
+
+/** Throws for an answer other than 200: busy and server failures are retryable, the rest not. */
+function refuseFailedStatus(status: number, body: string, retryAfter: string | null): void {
+  if (status === 503 || status === 429) {
+    throw new ProviderError(`MusicBrainz is busy (HTTP ${status})`, true, retryAfterMs(retryAfter));
+  }
+  if (status >= 500)
+    throw new ProviderError(`MusicBrainz failed (HTTP ${status})`, true, retryAfterMs(retryAfter));
+  if (status !== 200)
+    throw new ProviderError(
+      `MusicBrainz refused the request (HTTP ${status}): ${errorText(body)}`,
+      false,
+    );
+}
+
+/** The body as JSON checked against the expected shape; either failing is not retryable. */
+function parsedAnswer<T extends z.ZodType>(path: string, body: string, schema: T): z.infer<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new ProviderError(`MusicBrainz answered ${path} with malformed JSON`, false);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ProviderError(
+      `MusicBrainz answered ${path} in an unexpected shape (${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''})`,
+      false,
+    );
+  }
+  return parsed.data;
 }
 
 function errorText(body: string): string {

@@ -1,6 +1,7 @@
-// Header names of real statements (shared/reference/statement-formats.md), normalized: a row
-// made of these is a header. Matching is exact on the normalized name, never by substring, so
-// `TRACK ARTIST` does not make `TRACK` a match or the reverse.
+// Header names of real statements, grouped below by the distributor or society whose published
+// format uses them (the shared mapping library's formats, listed in docs/ingestion.md, among
+// them), normalized: a row made of these is a header. Matching is exact on the normalized name,
+// never by substring, so `TRACK ARTIST` does not make `TRACK` a match or the reverse.
 import { normalizeHeaderCell } from '../headerHash.ts';
 
 const HEADERS: readonly string[] = [

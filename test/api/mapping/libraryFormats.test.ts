@@ -1,6 +1,7 @@
-// The shared library's mappings on statements with the real published headers
-// (shared/reference/statement-formats.md), through the real upload, pipeline and API: each is
-// processed with its library mapping (no needs_mapping) and reads the right columns and period.
+// The shared library's mappings on statements with the real published headers (each mapping's
+// `headers` in fixtures/mappings/; the formats are listed in docs/ingestion.md, "The shared mapping
+// library"), through the real upload, pipeline and API: each is processed with its library
+// mapping (no needs_mapping) and reads the right columns and period.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';

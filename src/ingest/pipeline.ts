@@ -357,8 +357,12 @@ function totalAndCellFlags(out: NormalizeOutput): Flag[] {
 
 /** How the table was read: sheets or files combined, cut off, an encoding guessed, hidden rows, tables not read. */
 function layoutFlags(located: LocatedTable): Flag[] {
+  return [...combinedFlags(located), ...readerNoteFlags(located), ...otherTablesFlags(located)];
+}
+
+/** Sheets or archive files with one header (one per month or store) read as one table. */
+function combinedFlags(located: LocatedTable): Flag[] {
   const flags: Flag[] = [];
-  // sheets or archive files with one header (one per month or store) read as one table
   const sheets = located.sheet?.combined;
   if (sheets && sheets.length > 1) {
     flags.push({
@@ -377,26 +381,13 @@ function layoutFlags(located: LocatedTable): Flag[] {
       details: { files },
     });
   }
-  // what the file reader noticed about the file itself (src/ingest/file/locate.ts)
-  const cutAt = located.readerNotes?.rowLimitSheets ?? [];
-  if (cutAt.length > 0) {
-    // (files of an archive read as one: each one cut off is named)
-    const names = cutAt.map((n) => `"${n}"`).join(', ');
-    const several = cutAt.length > 1;
-    const what =
-      located.format === 'delimited'
-        ? `The file${several ? 's' : ''} ${names} ${several ? 'have' : 'has'}`
-        : `The sheet${several ? 's' : ''} ${names} ${several ? 'fill' : 'fills'}`;
-    flags.push({
-      kind: 'possibly_truncated',
-      severity: 'warning',
-      message:
-        located.format === 'delimited'
-          ? `${what} exactly 1,048,576 lines, Excel's last row: the export was probably cut off there.`
-          : `${what} Excel's last row (1,048,576): the export was probably cut off there.`,
-      details: { sheets: cutAt, rowLimit: 1_048_576 },
-    });
-  }
+  return flags;
+}
+
+/** What the file reader noticed about the file itself (src/ingest/file/locate.ts): cut off, an encoding guessed, hidden rows. */
+function readerNoteFlags(located: LocatedTable): Flag[] {
+  const truncated = truncatedFlag(located);
+  const flags: Flag[] = truncated ? [truncated] : [];
   const uncertain = located.readerNotes?.uncertainEncoding;
   if (uncertain) {
     flags.push({
@@ -410,6 +401,7 @@ function layoutFlags(located: LocatedTable): Flag[] {
   }
   const hiddenRows = located.readerNotes?.hiddenRows ?? 0;
   if (hiddenRows > 0) {
+    const files = located.archiveEntry?.combined;
     flags.push({
       kind: 'hidden_rows',
       severity: 'info',
@@ -417,7 +409,34 @@ function layoutFlags(located: LocatedTable): Flag[] {
       details: { rows: hiddenRows },
     });
   }
-  // a workbook or archive with more than one detail table: one is read, and the others must not go unnoticed
+  return flags;
+}
+
+/** Sheets or files that fill Excel's last row: the export was probably cut off there. */
+function truncatedFlag(located: LocatedTable): Flag | undefined {
+  const cutAt = located.readerNotes?.rowLimitSheets ?? [];
+  if (cutAt.length === 0) return undefined;
+  // (files of an archive read as one: each one cut off is named)
+  const names = cutAt.map((n) => `"${n}"`).join(', ');
+  const several = cutAt.length > 1;
+  const what =
+    located.format === 'delimited'
+      ? `The file${several ? 's' : ''} ${names} ${several ? 'have' : 'has'}`
+      : `The sheet${several ? 's' : ''} ${names} ${several ? 'fill' : 'fills'}`;
+  return {
+    kind: 'possibly_truncated',
+    severity: 'warning',
+    message:
+      located.format === 'delimited'
+        ? `${what} exactly 1,048,576 lines, Excel's last row: the export was probably cut off there.`
+        : `${what} Excel's last row (1,048,576): the export was probably cut off there.`,
+    details: { sheets: cutAt, rowLimit: 1_048_576 },
+  };
+}
+
+/** A workbook or archive with more than one detail table: one is read, and the others must not go unnoticed. */
+function otherTablesFlags(located: LocatedTable): Flag[] {
+  const flags: Flag[] = [];
   for (const [what, place] of [
     ['sheet', located.sheet],
     ['file', located.archiveEntry],

@@ -1035,10 +1035,16 @@ async function commitVersion(db: Queryable, run: Run): Promise<boolean> {
   const rateDate = stmtPeriod?.end ?? normalized.salesPeriodEnd;
   const currencies = normalized.perCurrency.flatMap((c) => (c.currency ? [c.currency] : []));
   flags.push(...fxFlags(await rateStatement(db, run.statementId, currencies, rateDate), rateDate));
-  const resolvedKinds = await replaceFlags(db, run, flags);
+  const resolvedKinds = await clearPreviousRun(db, run);
+  flags.push(...(await unknownLookupFlags(db, run)));
+  // the flags computed by this run replace the previous run's; a flag the user resolved stays resolved
+  await insertFlags(
+    db,
+    run,
+    flags.filter((f) => !resolvedKinds.has(f.kind)),
+  );
   await replaceRawValues(db, run);
   await replacePayors(db, run);
-  await flagUnknownLookups(db, run, resolvedKinds);
   await recordVersion(db, run);
   return true;
 }
@@ -1061,12 +1067,14 @@ async function lockForCommit(db: Queryable, run: Run): Promise<boolean> {
     locked[0].normalized_version !== run.statement.normalized_version
   )
     return false;
-  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-    `statement-period:${run.organizationId}:${run.statement.rightsholder_id}`,
-  ]);
-  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-    `statement-bytes:${run.organizationId}:${need(run.object, 'the object').sha256}`,
-  ]);
+  // (one round trip: a select list is evaluated left to right, so the order holds)
+  await db.query(
+    'SELECT pg_advisory_xact_lock(hashtextextended($1, 0)), pg_advisory_xact_lock(hashtextextended($2, 0))',
+    [
+      `statement-period:${run.organizationId}:${run.statement.rightsholder_id}`,
+      `statement-bytes:${run.organizationId}:${need(run.object, 'the object').sha256}`,
+    ],
+  );
   return true;
 }
 
@@ -1133,40 +1141,47 @@ async function overlapFlags(
   ];
 }
 
-/** The flags computed by this run replace the previous run's; a flag the user resolved stays resolved. Answers the resolved kinds. */
-async function replaceFlags(db: Queryable, run: Run, flags: readonly Flag[]): Promise<Set<string>> {
+/**
+ * The previous run's rows go, in one round trip: its flags (those the user resolved stay), raw
+ * values and payors. Answers the kinds of the resolved flags (this run does not raise them again).
+ */
+async function clearPreviousRun(db: Queryable, run: Run): Promise<Set<string>> {
   const resolved = await db.query<{ kind: string }>(
-    'SELECT kind FROM statement_flags WHERE statement_id = $1 AND resolved',
+    `WITH flags AS (DELETE FROM statement_flags WHERE statement_id = $1 AND NOT resolved),
+       raw_values AS (DELETE FROM statement_raw_values WHERE statement_id = $1),
+       payors AS (DELETE FROM statement_payors WHERE statement_id = $1)
+     SELECT kind FROM statement_flags WHERE statement_id = $1 AND resolved`,
     [run.statementId],
   );
-  const resolvedKinds = new Set(resolved.rows.map((r) => r.kind));
-  await db.query('DELETE FROM statement_flags WHERE statement_id = $1 AND NOT resolved', [
-    run.statementId,
-  ]);
-  for (const f of flags) {
-    if (resolvedKinds.has(f.kind)) continue;
-    await insertFlag(db, run, f);
-  }
-  return resolvedKinds;
+  return new Set(resolved.rows.map((r) => r.kind));
 }
 
-async function insertFlag(db: Queryable, run: Run, f: Flag): Promise<void> {
+/**
+ * The flags in one INSERT, in their order: each a microsecond after the one before (a statement's
+ * flags are listed by created_at, and one INSERT's rows may read the same clock).
+ */
+async function insertFlags(db: Queryable, run: Run, flags: readonly Flag[]): Promise<void> {
+  if (flags.length === 0) return;
   await db.query(
-    'INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details) VALUES ($1, $2, $3, $4, $5, $6)',
+    `INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details, created_at)
+     SELECT $1, $2, f.kind, f.severity, f.message, f.details::jsonb, t.now + f.n * interval '1 microsecond'
+     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS f (kind, severity, message, details, n),
+       (SELECT clock_timestamp() AS now) t
+     ORDER BY f.n`,
     [
       run.organizationId,
       run.statementId,
-      f.kind,
-      f.severity,
-      f.message,
-      f.details === undefined ? null : JSON.stringify(f.details),
+      flags.map((f) => f.kind),
+      flags.map((f) => f.severity),
+      flags.map((f) => f.message),
+      flags.map((f) => (f.details === undefined ? null : JSON.stringify(f.details))),
     ],
   );
 }
 
 /** The raw values of the run, with US dollars as analytics sums them: each currency's amount at its rate; amounts without a rate add nothing. */
 async function replaceRawValues(db: Queryable, run: Run): Promise<void> {
-  await db.query('DELETE FROM statement_raw_values WHERE statement_id = $1', [run.statementId]);
+  // (the previous run's went in clearPreviousRun)
   // one statement for all of them; of two values the same once cut to 1,000 characters, the last
   const values = new Map<string, { kind: string; raw: string; rows: number; amounts: string }>();
   for (const v of need(run.normalized, 'the rows').rawValues) {
@@ -1197,7 +1212,7 @@ async function replaceRawValues(db: Queryable, run: Run): Promise<void> {
 
 /** The payors its rows name, the statement's own (payor.listGlobal: src/lookups/payors.ts). */
 async function replacePayors(db: Queryable, run: Run): Promise<void> {
-  await db.query('DELETE FROM statement_payors WHERE statement_id = $1', [run.statementId]);
+  // (the previous run's went in clearPreviousRun)
   const payors = new Map<string, string>();
   for (const payor of need(run.normalized, 'the rows').payors) {
     const name = payor.trim().slice(0, 300);
@@ -1213,14 +1228,11 @@ async function replacePayors(db: Queryable, run: Run): Promise<void> {
 }
 
 /** Raw sales types and sources that no lookup resolves: analytics shows them unclassified. */
-async function flagUnknownLookups(
-  db: Queryable,
-  run: Run,
-  resolvedKinds: ReadonlySet<string>,
-): Promise<void> {
+async function unknownLookupFlags(db: Queryable, run: Run): Promise<Flag[]> {
   const { rawValues } = need(run.normalized, 'the rows');
   const raws = (kind: 'sales_type' | 'source') =>
     rawValues.filter((v) => v.kind === kind).map((v) => v.raw);
+  const flags: Flag[] = [];
   for (const [kind, flagKind, label] of [
     ['sales_type', 'unknown_sales_types', 'Sales types'],
     ['source', 'unknown_sources', 'Sources'],
@@ -1230,8 +1242,8 @@ async function flagUnknownLookups(
         ? await resolveSourceLookups(db, raws(kind))
         : await resolveSalesTypeLookups(db, raws(kind));
     const unknown = [...resolved].filter(([, r]) => r === null).map(([raw]) => raw);
-    if (unknown.length > 0 && !resolvedKinds.has(flagKind)) {
-      await insertFlag(db, run, {
+    if (unknown.length > 0) {
+      flags.push({
         kind: flagKind,
         severity: 'warning',
         message: unknownLookupMessage(label, unknown),
@@ -1239,6 +1251,7 @@ async function flagUnknownLookups(
       });
     }
   }
+  return flags;
 }
 
 /** The new version on the statement (processed), its rightsholder's catalog block queued with the commit, and the activity. */

@@ -237,11 +237,11 @@ const envSchema = z.object({
     .describe(
       "the time budget of one statement's run (30 min, at least 1000): a timer stops it wherever it is (download, file reader, normalizer, upload) and fails the statement with `INGEST_TIME_BUDGET_EXCEEDED` (not retried), freeing its job slot",
     ),
-  /** statements of one organization processed at once, across every worker process (unset: half of WORKER_CONCURRENCY, rounded up) */
+  /** statements of one organization processed at once, across every worker process (unset: all of WORKER_CONCURRENCY but one, at least 1) */
   INGEST_ORG_CONCURRENCY: int(1, 100)
     .optional()
     .describe(
-      "statements of one organization processed at once, across every worker process against the database (a cap held by PostgreSQL's job-queue locks); with several processes, set it from their slots together, and to the same value in every process (the API's too: it decides which of the organization's queues a statement joins) (unset: half of `WORKER_CONCURRENCY`, rounded up)",
+      "statements of one organization processed at once, across every worker process against the database (a cap held by PostgreSQL's job-queue locks); with several processes, set it from their slots together, and to the same value in every process (the API's too: it decides which of the organization's queues a statement joins) (unset: all of `WORKER_CONCURRENCY` but one, at least 1: another organization's statement or another job always finds a slot)",
     ),
   SHUTDOWN_GRACE_MS: int(0, 3_600_000)
     .default(30_000)
@@ -859,7 +859,7 @@ export function loadConfig(env: Env = process.env): Config {
     worker: { concurrency: e.WORKER_CONCURRENCY, pollIntervalMs: e.WORKER_POLL_INTERVAL_MS },
     ingest: {
       jobTimeoutMs: e.INGEST_JOB_TIMEOUT_MS,
-      orgConcurrency: e.INGEST_ORG_CONCURRENCY ?? Math.ceil(e.WORKER_CONCURRENCY / 2),
+      orgConcurrency: e.INGEST_ORG_CONCURRENCY ?? Math.max(1, e.WORKER_CONCURRENCY - 1),
     },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     threads: {

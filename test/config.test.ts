@@ -239,13 +239,9 @@ t.test(
 );
 
 t.test('statement ingestion: the time budget of a run and the cap per organization', async (t) => {
-  t.same(
-    loadConfig({}).ingest,
-    { jobTimeoutMs: 1_800_000, orgConcurrency: 2 },
-    'half of the 4 slots',
-  );
-  t.equal(loadConfig({ WORKER_CONCURRENCY: '5' }).ingest.orgConcurrency, 3, 'rounded up');
-  t.equal(loadConfig({ WORKER_CONCURRENCY: '1' }).ingest.orgConcurrency, 1);
+  t.same(loadConfig({}).ingest, { jobTimeoutMs: 1_800_000, orgConcurrency: 3 }, '3 of the 4 slots');
+  t.equal(loadConfig({ WORKER_CONCURRENCY: '5' }).ingest.orgConcurrency, 4, 'all slots but one');
+  t.equal(loadConfig({ WORKER_CONCURRENCY: '1' }).ingest.orgConcurrency, 1, 'at least one');
   t.same(loadConfig({ INGEST_ORG_CONCURRENCY: '1', INGEST_JOB_TIMEOUT_MS: '60000' }).ingest, {
     jobTimeoutMs: 60_000,
     orgConcurrency: 1,

@@ -357,8 +357,12 @@ function totalAndCellFlags(out: NormalizeOutput): Flag[] {
 
 /** How the table was read: sheets or files combined, cut off, an encoding guessed, hidden rows, tables not read. */
 function layoutFlags(located: LocatedTable): Flag[] {
+  return [...combinedFlags(located), ...readerNoteFlags(located), ...otherTablesFlags(located)];
+}
+
+/** Sheets or archive files with one header (one per month or store) read as one table. */
+function combinedFlags(located: LocatedTable): Flag[] {
   const flags: Flag[] = [];
-  // sheets or archive files with one header (one per month or store) read as one table
   const sheets = located.sheet?.combined;
   if (sheets && sheets.length > 1) {
     flags.push({
@@ -377,26 +381,13 @@ function layoutFlags(located: LocatedTable): Flag[] {
       details: { files },
     });
   }
-  // what the file reader noticed about the file itself (src/ingest/file/locate.ts)
-  const cutAt = located.readerNotes?.rowLimitSheets ?? [];
-  if (cutAt.length > 0) {
-    // (files of an archive read as one: each one cut off is named)
-    const names = cutAt.map((n) => `"${n}"`).join(', ');
-    const several = cutAt.length > 1;
-    const what =
-      located.format === 'delimited'
-        ? `The file${several ? 's' : ''} ${names} ${several ? 'have' : 'has'}`
-        : `The sheet${several ? 's' : ''} ${names} ${several ? 'fill' : 'fills'}`;
-    flags.push({
-      kind: 'possibly_truncated',
-      severity: 'warning',
-      message:
-        located.format === 'delimited'
-          ? `${what} exactly 1,048,576 lines, Excel's last row: the export was probably cut off there.`
-          : `${what} Excel's last row (1,048,576): the export was probably cut off there.`,
-      details: { sheets: cutAt, rowLimit: 1_048_576 },
-    });
-  }
+  return flags;
+}
+
+/** What the file reader noticed about the file itself (src/ingest/file/locate.ts): cut off, an encoding guessed, hidden rows. */
+function readerNoteFlags(located: LocatedTable): Flag[] {
+  const truncated = truncatedFlag(located);
+  const flags: Flag[] = truncated ? [truncated] : [];
   const uncertain = located.readerNotes?.uncertainEncoding;
   if (uncertain) {
     flags.push({
@@ -410,6 +401,7 @@ function layoutFlags(located: LocatedTable): Flag[] {
   }
   const hiddenRows = located.readerNotes?.hiddenRows ?? 0;
   if (hiddenRows > 0) {
+    const files = located.archiveEntry?.combined;
     flags.push({
       kind: 'hidden_rows',
       severity: 'info',
@@ -417,7 +409,34 @@ function layoutFlags(located: LocatedTable): Flag[] {
       details: { rows: hiddenRows },
     });
   }
-  // a workbook or archive with more than one detail table: one is read, and the others must not go unnoticed
+  return flags;
+}
+
+/** Sheets or files that fill Excel's last row: the export was probably cut off there. */
+function truncatedFlag(located: LocatedTable): Flag | undefined {
+  const cutAt = located.readerNotes?.rowLimitSheets ?? [];
+  if (cutAt.length === 0) return undefined;
+  // (files of an archive read as one: each one cut off is named)
+  const names = cutAt.map((n) => `"${n}"`).join(', ');
+  const several = cutAt.length > 1;
+  const what =
+    located.format === 'delimited'
+      ? `The file${several ? 's' : ''} ${names} ${several ? 'have' : 'has'}`
+      : `The sheet${several ? 's' : ''} ${names} ${several ? 'fill' : 'fills'}`;
+  return {
+    kind: 'possibly_truncated',
+    severity: 'warning',
+    message:
+      located.format === 'delimited'
+        ? `${what} exactly 1,048,576 lines, Excel's last row: the export was probably cut off there.`
+        : `${what} Excel's last row (1,048,576): the export was probably cut off there.`,
+    details: { sheets: cutAt, rowLimit: 1_048_576 },
+  };
+}
+
+/** A workbook or archive with more than one detail table: one is read, and the others must not go unnoticed. */
+function otherTablesFlags(located: LocatedTable): Flag[] {
+  const flags: Flag[] = [];
   for (const [what, place] of [
     ['sheet', located.sheet],
     ['file', located.archiveEntry],
@@ -607,10 +626,14 @@ interface Run {
   located?: LocatedTable;
   object?: { size: number; sha256: string };
   sourcePath?: string;
+  /** recordLayout: the organization's mapping for the header, looked up meanwhile (findMapping awaits it) */
+  mappingLookup?: Promise<FoundMapping | null>;
   /** findMapping: the mapping the file is read with, and why */
   found?: FoundMapping;
   /** normalize: the rows as read */
   normalized?: NormalizeOutput;
+  /** normalize: the record's progress stage set to saving (storeObjects awaits it) */
+  saving?: Promise<unknown>;
   /** storeObjects: the new version's objects, by variant */
   version?: number;
   variants?: Record<string, string>;
@@ -693,6 +716,9 @@ const recordLayout: Stage = {
   async run(run) {
     const located = need(run.located, 'the table');
     const object = need(run.object, 'the object');
+    // the mapping is looked up meanwhile (a read: one round trip less); a skipped run drops it
+    run.mappingLookup = findMappingForHeader(run.deps.pool, run.organizationId, located.header);
+    run.mappingLookup.catch(() => {});
     const still = await run.deps.pool.query(
       `UPDATE statements SET size_bytes = $2, sha256 = $3, header_hash = $4, headers = $5, row_count = $6, progress_total = $6, progress_stage = 'surveying', progress_stage_at = clock_timestamp(),
          located = $7, updated_at = clock_timestamp()
@@ -739,7 +765,8 @@ const findMapping: Stage = {
   async run(run) {
     run.signal?.throwIfAborted();
     const located = need(run.located, 'the table');
-    const found = await findMappingForHeader(run.deps.pool, run.organizationId, located.header);
+    const found = await (run.mappingLookup ??
+      findMappingForHeader(run.deps.pool, run.organizationId, located.header));
     if (!found) {
       // a layout nobody mapped: a mapping made from it and proven, else the suggestion and why not
       const auto = await autoMapStatement({
@@ -821,11 +848,13 @@ const normalize: Stage = {
       throw error;
     }
     run.signal?.throwIfAborted();
-    await deps.pool.query(
+    // written while the objects go up (storeObjects awaits it): one round trip less
+    run.saving = deps.pool.query(
       `UPDATE statements SET progress_stage = 'saving', progress_stage_at = clock_timestamp(), updated_at = clock_timestamp()
        WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $2`,
       [statementId, statement.normalized_version],
     );
+    run.saving.catch(() => {});
     run.lap('normalize');
     for (const [step, ms] of Object.entries(run.normalized.timings ?? {}))
       run.timings[`normalize.${step}`] = ms;
@@ -879,7 +908,7 @@ const storeObjects: Stage = {
       } else variants['original-excel'] = statement.object_key;
     }
     // (every upload settled before a failure is answered: none is still writing when the run ends)
-    await allSettledOrThrow(uploads);
+    await allSettledOrThrow(run.saving ? [run.saving, ...uploads] : uploads);
     run.version = version;
     run.variants = variants;
     run.lap('upload');
@@ -1016,10 +1045,16 @@ async function commitVersion(db: Queryable, run: Run): Promise<boolean> {
   const rateDate = stmtPeriod?.end ?? normalized.salesPeriodEnd;
   const currencies = normalized.perCurrency.flatMap((c) => (c.currency ? [c.currency] : []));
   flags.push(...fxFlags(await rateStatement(db, run.statementId, currencies, rateDate), rateDate));
-  const resolvedKinds = await replaceFlags(db, run, flags);
+  const resolvedKinds = await clearPreviousRun(db, run);
+  flags.push(...(await unknownLookupFlags(db, run)));
+  // the flags computed by this run replace the previous run's; a flag the user resolved stays resolved
+  await insertFlags(
+    db,
+    run,
+    flags.filter((f) => !resolvedKinds.has(f.kind)),
+  );
   await replaceRawValues(db, run);
   await replacePayors(db, run);
-  await flagUnknownLookups(db, run, resolvedKinds);
   await recordVersion(db, run);
   return true;
 }
@@ -1042,12 +1077,14 @@ async function lockForCommit(db: Queryable, run: Run): Promise<boolean> {
     locked[0].normalized_version !== run.statement.normalized_version
   )
     return false;
-  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-    `statement-period:${run.organizationId}:${run.statement.rightsholder_id}`,
-  ]);
-  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-    `statement-bytes:${run.organizationId}:${need(run.object, 'the object').sha256}`,
-  ]);
+  // (one round trip: a select list is evaluated left to right, so the order holds)
+  await db.query(
+    'SELECT pg_advisory_xact_lock(hashtextextended($1, 0)), pg_advisory_xact_lock(hashtextextended($2, 0))',
+    [
+      `statement-period:${run.organizationId}:${run.statement.rightsholder_id}`,
+      `statement-bytes:${run.organizationId}:${need(run.object, 'the object').sha256}`,
+    ],
+  );
   return true;
 }
 
@@ -1114,40 +1151,47 @@ async function overlapFlags(
   ];
 }
 
-/** The flags computed by this run replace the previous run's; a flag the user resolved stays resolved. Answers the resolved kinds. */
-async function replaceFlags(db: Queryable, run: Run, flags: readonly Flag[]): Promise<Set<string>> {
+/**
+ * The previous run's rows go, in one round trip: its flags (those the user resolved stay), raw
+ * values and payors. Answers the kinds of the resolved flags (this run does not raise them again).
+ */
+async function clearPreviousRun(db: Queryable, run: Run): Promise<Set<string>> {
   const resolved = await db.query<{ kind: string }>(
-    'SELECT kind FROM statement_flags WHERE statement_id = $1 AND resolved',
+    `WITH flags AS (DELETE FROM statement_flags WHERE statement_id = $1 AND NOT resolved),
+       raw_values AS (DELETE FROM statement_raw_values WHERE statement_id = $1),
+       payors AS (DELETE FROM statement_payors WHERE statement_id = $1)
+     SELECT kind FROM statement_flags WHERE statement_id = $1 AND resolved`,
     [run.statementId],
   );
-  const resolvedKinds = new Set(resolved.rows.map((r) => r.kind));
-  await db.query('DELETE FROM statement_flags WHERE statement_id = $1 AND NOT resolved', [
-    run.statementId,
-  ]);
-  for (const f of flags) {
-    if (resolvedKinds.has(f.kind)) continue;
-    await insertFlag(db, run, f);
-  }
-  return resolvedKinds;
+  return new Set(resolved.rows.map((r) => r.kind));
 }
 
-async function insertFlag(db: Queryable, run: Run, f: Flag): Promise<void> {
+/**
+ * The flags in one INSERT, in their order: each a microsecond after the one before (a statement's
+ * flags are listed by created_at, and one INSERT's rows may read the same clock).
+ */
+async function insertFlags(db: Queryable, run: Run, flags: readonly Flag[]): Promise<void> {
+  if (flags.length === 0) return;
   await db.query(
-    'INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details) VALUES ($1, $2, $3, $4, $5, $6)',
+    `INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details, created_at)
+     SELECT $1, $2, f.kind, f.severity, f.message, f.details::jsonb, t.now + f.n * interval '1 microsecond'
+     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS f (kind, severity, message, details, n),
+       (SELECT clock_timestamp() AS now) t
+     ORDER BY f.n`,
     [
       run.organizationId,
       run.statementId,
-      f.kind,
-      f.severity,
-      f.message,
-      f.details === undefined ? null : JSON.stringify(f.details),
+      flags.map((f) => f.kind),
+      flags.map((f) => f.severity),
+      flags.map((f) => f.message),
+      flags.map((f) => (f.details === undefined ? null : JSON.stringify(f.details))),
     ],
   );
 }
 
 /** The raw values of the run, with US dollars as analytics sums them: each currency's amount at its rate; amounts without a rate add nothing. */
 async function replaceRawValues(db: Queryable, run: Run): Promise<void> {
-  await db.query('DELETE FROM statement_raw_values WHERE statement_id = $1', [run.statementId]);
+  // (the previous run's went in clearPreviousRun)
   // one statement for all of them; of two values the same once cut to 1,000 characters, the last
   const values = new Map<string, { kind: string; raw: string; rows: number; amounts: string }>();
   for (const v of need(run.normalized, 'the rows').rawValues) {
@@ -1178,7 +1222,7 @@ async function replaceRawValues(db: Queryable, run: Run): Promise<void> {
 
 /** The payors its rows name, the statement's own (payor.listGlobal: src/lookups/payors.ts). */
 async function replacePayors(db: Queryable, run: Run): Promise<void> {
-  await db.query('DELETE FROM statement_payors WHERE statement_id = $1', [run.statementId]);
+  // (the previous run's went in clearPreviousRun)
   const payors = new Map<string, string>();
   for (const payor of need(run.normalized, 'the rows').payors) {
     const name = payor.trim().slice(0, 300);
@@ -1194,14 +1238,11 @@ async function replacePayors(db: Queryable, run: Run): Promise<void> {
 }
 
 /** Raw sales types and sources that no lookup resolves: analytics shows them unclassified. */
-async function flagUnknownLookups(
-  db: Queryable,
-  run: Run,
-  resolvedKinds: ReadonlySet<string>,
-): Promise<void> {
+async function unknownLookupFlags(db: Queryable, run: Run): Promise<Flag[]> {
   const { rawValues } = need(run.normalized, 'the rows');
   const raws = (kind: 'sales_type' | 'source') =>
     rawValues.filter((v) => v.kind === kind).map((v) => v.raw);
+  const flags: Flag[] = [];
   for (const [kind, flagKind, label] of [
     ['sales_type', 'unknown_sales_types', 'Sales types'],
     ['source', 'unknown_sources', 'Sources'],
@@ -1211,8 +1252,8 @@ async function flagUnknownLookups(
         ? await resolveSourceLookups(db, raws(kind))
         : await resolveSalesTypeLookups(db, raws(kind));
     const unknown = [...resolved].filter(([, r]) => r === null).map(([raw]) => raw);
-    if (unknown.length > 0 && !resolvedKinds.has(flagKind)) {
-      await insertFlag(db, run, {
+    if (unknown.length > 0) {
+      flags.push({
         kind: flagKind,
         severity: 'warning',
         message: unknownLookupMessage(label, unknown),
@@ -1220,6 +1261,7 @@ async function flagUnknownLookups(
       });
     }
   }
+  return flags;
 }
 
 /** The new version on the statement (processed), its rightsholder's catalog block queued with the commit, and the activity. */

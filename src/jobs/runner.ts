@@ -8,6 +8,7 @@ import {
   type Task,
   type TaskList,
   type WorkerEvents,
+  type WorkerPool,
 } from 'graphile-worker';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from '../db/pool.ts';
@@ -202,6 +203,10 @@ async function launchGeneration(
     pools.push(workerPool.id);
     claim(workerPool.id);
   });
+  events.on('job:complete', ({ job, worker }) => {
+    if (job.job_queue_id !== null)
+      void nudgeWhenQueueFree(opts.pool, worker.workerPool, job.id, opts.pollIntervalMs);
+  });
   const runner = await run({
     events,
     pgPool: opts.pool,
@@ -275,6 +280,42 @@ async function stopGeneration(generation: Generation, log: FastifyBaseLogger): P
     log.debug({ err: error }, 'job runner already stopped');
   });
   await Promise.race([stopped, generation.poolReleased.then(() => sleep(CRON_STOP_GRACE_MS))]);
+}
+
+/** how often the end of a queued job's completion is looked for (nudgeWhenQueueFree) */
+const QUEUE_FREE_CHECK_MS = 5;
+
+/**
+ * A job of a named queue (a statement's, src/ingest/queue.ts) keeps its queue locked until
+ * graphile-worker marks it done, which its worker does not wait for: the worker asks for its next
+ * job at once, finds the queue still locked, and sleeps its poll interval; and no notification
+ * follows a completion. So a burst of one organization's statements ran with a pause of up to the
+ * poll interval between two of a queue. Once the job is no longer locked (done, or failed and
+ * waiting for its retry), an idle worker of the pool is nudged; after the poll interval its own
+ * polling has taken over anyway.
+ */
+async function nudgeWhenQueueFree(
+  pool: Pool,
+  workerPool: WorkerPool,
+  jobId: string,
+  withinMs: number,
+): Promise<void> {
+  const until = Date.now() + withinMs;
+  try {
+    while (Date.now() < until && !workerPool.abortSignal.aborted) {
+      const { rowCount } = await pool.query(
+        'SELECT 1 FROM graphile_worker.jobs WHERE id = $1 AND locked_at IS NOT NULL',
+        [jobId],
+      );
+      if (!rowCount) {
+        if (!workerPool._shuttingDown) workerPool.nudge(1);
+        return;
+      }
+      await sleep(QUEUE_FREE_CHECK_MS);
+    }
+  } catch {
+    // a courtesy: the workers' own polling finds the job anyway
+  }
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -1,19 +1,26 @@
-// npm run bench:small [-- --single 10 --burst 40 --reprocess 200]
+// npm run bench:small [-- --single 10 --burst 40 --reprocess 1000 --workers 2]
 // The fixed cost of a small statement (fixtures/statements/believe.csv, 30 rows, a distinct copy
 // per statement), end to end in a worker process (object in the store → statement processed):
 //   single    — one statement at a time, `complete` → `processed`, p50 of --single runs, against the
 //               irreducible work measured in the same run (the yardstick: DuckDB reads the same CSV
 //               and writes Parquet in this process, plus 5 PostgreSQL round trips);
 //   burst     — --burst statements completed at once: statements/s until the last is processed;
-//   reprocess — the admin command's queueing of every statement so far (--reprocess at most),
-//               followed to the end: statements/s.
+//   reprocess — the admin command's queueing of every statement so far (with --reprocess N, more
+//               are made and processed first, unmeasured, when fewer than N were made),
+//               followed to the end: statements/s, and what its progress line said at a quarter,
+//               half and three quarters of the way (rate, time left) against what followed.
+// --workers N runs N worker processes against the database (the first also drives the bench);
+// the organization's cap (INGEST_ORG_CONCURRENCY) is then set from their slots together, as
+// docs/configuration.md says. WORKER_CONCURRENCY, INGEST_ORG_CONCURRENCY and THREADS_MAX in the
+// environment are passed to every worker process.
 // The catalog block refreshes a burst sets off are counted: coalesced, one per rightsholder per
 // burst. Like bench:ingest, the worker runs in a child process and the object store in this one.
 // BENCH_LOG_LEVEL=info prints the child's log; the stage timings of the single runs are always shown.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
@@ -25,8 +32,11 @@ const { values } = parseArgs({
   options: {
     single: { type: 'string', default: '10' },
     burst: { type: 'string', default: '40' },
-    reprocess: { type: 'string', default: '200' },
+    reprocess: { type: 'string', default: '0' },
+    workers: { type: 'string', default: '1' },
     child: { type: 'boolean', default: false },
+    'worker-only': { type: 'boolean', default: false },
+    'database-url': { type: 'string' },
     s3: { type: 'string' },
     dir: { type: 'string' },
   },
@@ -77,125 +87,254 @@ async function yardstick(
   return p50(times);
 }
 
+interface Pace {
+  /** how far the reprocess was (a quarter, half, three quarters) */
+  at: string;
+  /** what the progress line said then: `  21/s, 28 s left` */
+  said: string;
+  /** the seconds the reprocess actually took from then on */
+  actualLeftS: number;
+}
+
 interface ChildResult {
   singleMs: number[];
   burst: { statements: number; ms: number };
-  reprocess: { statements: number; ms: number };
+  reprocess: { statements: number; ms: number; paces: Pace[] };
+  workers: number;
 }
 
-async function child(): Promise<void> {
-  const { createTestDatabase } = await import('../helpers/db.ts');
-  const { loadConfig } = await import('../../src/config.ts');
-  const { startRuntime } = await import('../../src/runtime.ts');
-  const { bootstrap } = await import('../../src/organizations/bootstrap.ts');
-  const { enqueueStatementIngest } = await import('../../src/ingest/queue.ts');
-  const { queueReprocess, followReprocess } = await import('../../src/cli/reprocess.ts');
-  const dir = values.dir!;
-  const db = await createTestDatabase();
+/** The worker settings of every worker process: the defaults, unless the environment names them. */
+function workerEnv(workers: number): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ['WORKER_CONCURRENCY', 'INGEST_ORG_CONCURRENCY', 'THREADS_MAX'])
+    if (process.env[name]) env[name] = process.env[name]!;
+  // the organization's cap holds across processes: with several, it is their slots together
+  if (workers > 1 && !env.INGEST_ORG_CONCURRENCY) {
+    const { loadConfig } = configModule!;
+    const one = loadConfig({ ...env, DATABASE_URL: 'postgres://x@localhost/x' });
+    env.INGEST_ORG_CONCURRENCY = String(one.ingest.orgConcurrency * workers);
+  }
+  return env;
+}
+
+let configModule: typeof import('../../src/config.ts') | undefined;
+
+/** The config of a worker process of the bench, against `databaseUrl`. */
+async function benchConfig(databaseUrl: string) {
+  configModule ??= await import('../../src/config.ts');
   const s3 = JSON.parse(values.s3!) as S3Settings;
-  const config = loadConfig({
-    DATABASE_URL: db.url,
+  return configModule.loadConfig({
+    ...workerEnv(Number(values.workers)),
+    DATABASE_URL: databaseUrl,
     S3_ENDPOINT: s3.endpoint,
     S3_BUCKET: 'bench',
     S3_ACCESS_KEY_ID: s3.accessKeyId,
     S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
     // the job's stage timings are logged at info: the parent reads them
     LOG_LEVEL: 'info',
-    DATA_DIR: dir,
+    DATA_DIR: values.dir!,
   });
-  const runtime = await startRuntime(config, 'worker');
+}
+
+/** --worker-only: a worker process and nothing else, until SIGTERM. */
+async function workerOnly(): Promise<void> {
+  const { startRuntime } = await import('../../src/runtime.ts');
+  const runtime = await startRuntime(await benchConfig(values['database-url']!), 'worker');
+  process.stdout.write('BENCH-WORKER ready\n');
+  await new Promise<void>((resolve) => process.once('SIGTERM', () => resolve()));
+  await runtime.stop();
+  process.exit(0);
+}
+
+/** `count` more worker processes against the database, their log into this one's; stop() ends them. */
+async function moreWorkers(count: number, databaseUrl: string) {
+  const script = new URL(import.meta.url).pathname;
+  const children = Array.from({ length: count }, () =>
+    spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        script,
+        '--worker-only',
+        '--database-url',
+        databaseUrl,
+        '--dir',
+        values.dir!,
+        '--s3',
+        values.s3!,
+        '--workers',
+        values.workers!,
+      ],
+      { env: process.env, stdio: ['ignore', 'pipe', 'inherit'] },
+    ),
+  );
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve, reject) => {
+          c.on('exit', (code) => reject(new Error(`a worker process ended (${code})`)));
+          createInterface({ input: c.stdout }).on('line', (line) => {
+            if (line === 'BENCH-WORKER ready') resolve();
+            else process.stdout.write(`${line}\n`);
+          });
+        }),
+    ),
+  );
+  return {
+    async stop() {
+      await Promise.all(
+        children.map((c) => {
+          c.removeAllListeners('exit');
+          const ended = new Promise((resolve) => c.once('exit', resolve));
+          c.kill('SIGTERM');
+          return ended;
+        }),
+      );
+    },
+  };
+}
+
+type Runtime = Awaited<ReturnType<typeof import('../../src/runtime.ts').startRuntime>>;
+
+/** The bench's organization and rightsholder, and how a statement is made and followed. */
+async function benchSetup(runtime: Runtime) {
+  const { bootstrap } = await import('../../src/organizations/bootstrap.ts');
+  const { pool, store } = runtime.deps;
   const source = await readFile(FIXTURE, 'utf8');
   let copies = 0;
-  try {
-    const { pool, store } = runtime.deps;
-    const org = await bootstrap(pool, { email: 'bench@example.com', organizationName: 'Bench' });
-    const rh = await pool.query<{ id: string }>(
-      `INSERT INTO rightsholders (organization_id, name) VALUES ($1, 'Bench Artist') RETURNING id`,
-      [org.organizationId],
+  const org = await bootstrap(pool, { email: 'bench@example.com', organizationName: 'Bench' });
+  const rh = await pool.query<{ id: string }>(
+    `INSERT INTO rightsholders (organization_id, name) VALUES ($1, 'Bench Artist') RETURNING id`,
+    [org.organizationId],
+  );
+  const up = await pool.query<{ id: string }>(
+    'INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id',
+    [org.organizationId],
+  );
+  /** a statement stored and made, waiting (uploaded) for its job */
+  const stored = async (): Promise<string> => {
+    const n = copies++;
+    const key = `orgs/${org.organizationId}/statements/bench/original/believe-${n}.csv`;
+    await store.put(key, Buffer.from(copyOf(source, n)), 'text/csv');
+    const s = await pool.query<{ id: string }>(
+      `INSERT INTO statements (organization_id, upload_id, rightsholder_id, file_name, content_type, object_key, status)
+       VALUES ($1, $2, $3, $4, 'text/csv', $5, 'uploaded') RETURNING id`,
+      [org.organizationId, up.rows[0]!.id, rh.rows[0]!.id, `believe-${n}.csv`, key],
     );
-    const up = await pool.query<{ id: string }>(
-      'INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id',
-      [org.organizationId],
+    return s.rows[0]!.id;
+  };
+  return { organizationId: org.organizationId, stored, made: () => copies };
+}
+
+/** Resolves when none of the statements waits or runs; fails on one that did not end processed. */
+async function settled(pool: pg.Pool, ids: string[]): Promise<void> {
+  for (;;) {
+    const r = await pool.query<{ status: string; n: number; reason: string | null }>(
+      'SELECT status, count(*)::int AS n, min(failure_reason) AS reason FROM statements WHERE id = ANY ($1) GROUP BY status',
+      [ids],
     );
-    /** a statement stored and made, waiting (uploaded) for its job */
-    const stored = async (): Promise<string> => {
-      const n = copies++;
-      const key = `orgs/${org.organizationId}/statements/bench/original/believe-${n}.csv`;
-      await store.put(key, Buffer.from(copyOf(source, n)), 'text/csv');
-      const s = await pool.query<{ id: string }>(
-        `INSERT INTO statements (organization_id, upload_id, rightsholder_id, file_name, content_type, object_key, status)
-         VALUES ($1, $2, $3, $4, 'text/csv', $5, 'uploaded') RETURNING id`,
-        [org.organizationId, up.rows[0]!.id, rh.rows[0]!.id, `believe-${n}.csv`, key],
-      );
-      return s.rows[0]!.id;
-    };
-    /** resolves when none of the statements waits or runs; fails on one that did not end processed */
-    const settled = async (ids: string[]): Promise<void> => {
-      for (;;) {
-        const r = await pool.query<{ status: string; n: number; reason: string | null }>(
-          'SELECT status, count(*)::int AS n, min(failure_reason) AS reason FROM statements WHERE id = ANY ($1) GROUP BY status',
-          [ids],
-        );
-        const bad = r.rows.find(
-          (row) => !['processed', 'uploaded', 'processing'].includes(row.status),
-        );
-        if (bad) throw new Error(`statement ${bad.status}: ${bad.reason}`);
-        if (r.rows.every((row) => row.status === 'processed')) return;
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-    };
-    /** until no job is waiting or running (the follow-ups of what was processed) */
-    const quiet = async (): Promise<void> => {
-      for (;;) {
-        const r = await pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE (run_at <= now() + interval '10 seconds' AND attempts < max_attempts) OR locked_at IS NOT NULL`,
-        );
-        if (r.rows[0]!.n === 0) return;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    };
-    // warm: a statement processed before, and its follow-ups done
-    const warm = await stored();
-    await enqueueStatementIngest(runtime.deps, org.organizationId, [warm], 'bench');
-    await settled([warm]);
-    await quiet();
-    const singleMs: number[] = [];
-    for (let i = 0; i < Number(values.single); i++) {
-      const id = await stored();
-      const start = performance.now();
-      await enqueueStatementIngest(runtime.deps, org.organizationId, [id], 'complete');
-      await settled([id]);
-      singleMs.push(performance.now() - start);
+    const bad = r.rows.find((row) => !['processed', 'uploaded', 'processing'].includes(row.status));
+    if (bad) throw new Error(`statement ${bad.status}: ${bad.reason}`);
+    if (r.rows.every((row) => row.status === 'processed')) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Until no job is waiting or running (the follow-ups of what was processed). */
+async function quiet(pool: pg.Pool): Promise<void> {
+  for (;;) {
+    const r = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE (run_at <= now() + interval '10 seconds' AND attempts < max_attempts) OR locked_at IS NOT NULL`,
+    );
+    if (r.rows[0]!.n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+type Setup = Awaited<ReturnType<typeof benchSetup>>;
+
+/** Statements made and completed at once, until all are processed: ms. */
+async function burstOf(runtime: Runtime, setup: Setup, count: number, reason: string) {
+  const { enqueueStatementIngest } = await import('../../src/ingest/queue.ts');
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push(await setup.stored());
+  const start = performance.now();
+  await enqueueStatementIngest(runtime.deps, setup.organizationId, ids, reason);
+  await settled(runtime.deps.pool, ids);
+  return { statements: ids.length, ms: performance.now() - start };
+}
+
+/** One statement at a time, `runs` times: ms each. */
+async function singles(runtime: Runtime, setup: Setup, runs: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) times.push((await burstOf(runtime, setup, 1, 'complete')).ms);
+  return times;
+}
+
+/**
+ * Every processed statement reprocessed, as `npm run admin -- reprocess` does (queued, then
+ * followed with the progress line's pace): ms, and what the line said at a quarter, half and
+ * three quarters of the way against the time the rest took.
+ */
+async function reprocessAll(runtime: Runtime, setup: Setup) {
+  const { queueReprocess, countsByStatus, paceOf } = await import('../../src/cli/reprocess.ts');
+  const { pool } = runtime.deps;
+  const start = performance.now();
+  const ids = await queueReprocess(runtime.deps, {
+    organizationId: setup.organizationId,
+    statuses: ['processed'],
+  });
+  const pace = paceOf(Date.now());
+  const said: { at: string; said: string; when: number }[] = [];
+  for (const marks = [0.25, 0.5, 0.75]; ;) {
+    const counts = await countsByStatus(pool, ids);
+    const pending = (counts.uploaded ?? 0) + (counts.processing ?? 0);
+    const line = pending > 0 ? pace(ids.length - pending, pending, Date.now()) : '';
+    while (marks.length > 0 && ids.length - pending >= marks[0]! * ids.length) {
+      said.push({ at: `${marks.shift()! * 100}%`, said: line.trim(), when: performance.now() });
     }
-    await quiet();
-    // a burst: every statement stored first, then all completed at once
-    const ids: string[] = [];
-    for (let i = 0; i < Number(values.burst); i++) ids.push(await stored());
+    if (pending === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await settled(pool, ids);
+  const end = performance.now();
+  const paces = said.map((s) => ({ at: s.at, said: s.said, actualLeftS: (end - s.when) / 1000 }));
+  return { statements: ids.length, ms: end - start, paces };
+}
+
+/** The bench in a worker process of its own (and --workers - 1 more): its result on stdout. */
+async function child(): Promise<void> {
+  const { createTestDatabase } = await import('../helpers/db.ts');
+  const { startRuntime } = await import('../../src/runtime.ts');
+  const db = await createTestDatabase();
+  const runtime = await startRuntime(await benchConfig(db.url), 'worker');
+  const workers = Number(values.workers);
+  const others = workers > 1 ? await moreWorkers(workers - 1, db.url) : undefined;
+  try {
+    const setup = await benchSetup(runtime);
+    const { pool } = runtime.deps;
+    // warm: a statement processed before, and its follow-ups done
+    await burstOf(runtime, setup, 1, 'bench');
+    await quiet(pool);
+    const singleMs = await singles(runtime, setup, Number(values.single));
+    await quiet(pool);
     // the log between these lines is the burst's (its block refreshes are counted there)
     process.stdout.write('BENCH-BURST start\n');
-    const burstStart = performance.now();
-    await enqueueStatementIngest(runtime.deps, org.organizationId, ids, 'complete');
-    await settled(ids);
-    const burstMs = performance.now() - burstStart;
-    await quiet();
+    const burst = await burstOf(runtime, setup, Number(values.burst), 'complete');
+    await quiet(pool);
     process.stdout.write('BENCH-BURST end\n');
-    // reprocess every statement so far
-    const reprocessStart = performance.now();
-    const queued = await queueReprocess(runtime.deps, {
-      organizationId: org.organizationId,
-      statuses: ['processed'],
-    });
-    const chosen = queued.slice(0, Number(values.reprocess));
-    await followReprocess(pool, chosen, { intervalMs: 20, draw: false });
-    await settled(queued);
-    const reprocessMs = performance.now() - reprocessStart;
-    const result: ChildResult = {
-      singleMs,
-      burst: { statements: ids.length, ms: burstMs },
-      reprocess: { statements: queued.length, ms: reprocessMs },
-    };
+    // more statements to reprocess, processed first (not measured)
+    const more = Number(values.reprocess) - setup.made();
+    if (more > 0) {
+      await burstOf(runtime, setup, more, 'bench');
+      await quiet(pool);
+    }
+    const reprocess = await reprocessAll(runtime, setup);
+    const result: ChildResult = { singleMs, burst, reprocess, workers };
     process.stdout.write(`BENCH ${JSON.stringify(result)}\n`);
   } finally {
+    await others?.stop();
     await runtime.stop();
     await db.drop();
   }
@@ -223,6 +362,7 @@ function burstRefreshes(log: string): number {
 }
 
 async function main(): Promise<void> {
+  if (values['worker-only']) return workerOnly();
   if (values.child) return child();
   const dir = await mkdtemp(path.join(tmpdir(), 'royalty-bench-small-'));
   const embedded = await benchPostgres(dir);
@@ -235,6 +375,10 @@ async function main(): Promise<void> {
       '--child',
       '--dir',
       dir,
+      ...['single', 'burst', 'reprocess', 'workers'].flatMap((o) => [
+        `--${o}`,
+        String(values[o as 'single']),
+      ]),
     ]);
     const yardstickAfter = await yardstick(file, dir, databaseUrl, Number(values.single));
     if (process.env.BENCH_LOG_LEVEL) process.stderr.write(run.stderr + run.stdout);
@@ -270,12 +414,16 @@ async function main(): Promise<void> {
         note: `${(r.reprocess.ms / 1000).toFixed(2)} s`,
       },
     });
+    for (const p of r.reprocess.paces)
+      console.log(
+        `reprocess progress line at ${p.at}: "${p.said}"; the rest took ${p.actualLeftS.toFixed(1)} s`,
+      );
     console.log(
       'stages of one statement (p50, ms):',
       JSON.stringify(stageTimings(run.stdout, r.singleMs.length)),
     );
     console.log(
-      `node ${process.version}, ${execFileSync('nproc').toString().trim()} cores, load average ${execFileSync('cat', ['/proc/loadavg']).toString().split(' ').slice(0, 3).join(' ')}`,
+      `${r.workers} worker process(es); node ${process.version}, ${execFileSync('nproc').toString().trim()} cores, load average ${execFileSync('cat', ['/proc/loadavg']).toString().split(' ').slice(0, 3).join(' ')}`,
     );
   } finally {
     await embedded.stop();

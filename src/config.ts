@@ -784,7 +784,10 @@ function withoutEmpty(env: Env): Env {
   );
 }
 
-export function loadConfig(env: Env = process.env): Config {
+type ParsedEnv = z.infer<typeof envSchema>;
+
+/** The environment checked against its schema, every problem listed in one error. */
+function parseEnv(env: Env): ParsedEnv {
   const parsed = envSchema.safeParse(withoutEmpty(env));
   if (!parsed.success) {
     const lines = parsed.error.issues.map(
@@ -792,7 +795,11 @@ export function loadConfig(env: Env = process.env): Config {
     );
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
-  const e = parsed.data;
+  return parsed.data;
+}
+
+/** The rules between variables that each variable's schema cannot see. */
+function checkCombinations(e: ParsedEnv): void {
   if (
     e.ENRICHMENT_PROVIDER === 'musicbrainz' &&
     !e.MUSICBRAINZ_USER_AGENT &&
@@ -816,140 +823,154 @@ export function loadConfig(env: Env = process.env): Config {
   if (e.AI_PROVIDER === 'openai' && !e.AI_BASE_URL) {
     throw new ConfigError('Invalid configuration: AI_PROVIDER=openai needs AI_BASE_URL');
   }
+}
+
+/** S3 settings: all four of endpoint, bucket and keys, or none (the embedded server). */
+function s3Settings(e: ParsedEnv): S3Settings | undefined {
   const s3Given = [e.S3_ENDPOINT, e.S3_BUCKET, e.S3_ACCESS_KEY_ID, e.S3_SECRET_ACCESS_KEY].some(
     (v) => v !== undefined,
   );
-  let s3: S3Settings | undefined;
-  if (s3Given) {
-    const missing = (
-      [
-        ['S3_ENDPOINT', e.S3_ENDPOINT],
-        ['S3_BUCKET', e.S3_BUCKET],
-        ['S3_ACCESS_KEY_ID', e.S3_ACCESS_KEY_ID],
-        ['S3_SECRET_ACCESS_KEY', e.S3_SECRET_ACCESS_KEY],
-      ] as const
-    )
-      .filter(([, v]) => v === undefined)
-      .map(([k]) => k);
-    if (missing.length > 0) {
-      throw new ConfigError(
-        `Invalid configuration: S3 is partly configured; also set ${missing.join(', ')}`,
-      );
-    }
-    s3 = {
-      endpoint: e.S3_ENDPOINT!,
-      bucket: e.S3_BUCKET!,
-      region: e.S3_REGION ?? 'us-east-1',
-      accessKeyId: e.S3_ACCESS_KEY_ID!,
-      secretAccessKey: e.S3_SECRET_ACCESS_KEY!,
-      forcePathStyle: e.S3_FORCE_PATH_STYLE ?? true,
-    };
+  if (!s3Given) return undefined;
+  const missing = (
+    [
+      ['S3_ENDPOINT', e.S3_ENDPOINT],
+      ['S3_BUCKET', e.S3_BUCKET],
+      ['S3_ACCESS_KEY_ID', e.S3_ACCESS_KEY_ID],
+      ['S3_SECRET_ACCESS_KEY', e.S3_SECRET_ACCESS_KEY],
+    ] as const
+  )
+    .filter(([, v]) => v === undefined)
+    .map(([k]) => k);
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `Invalid configuration: S3 is partly configured; also set ${missing.join(', ')}`,
+    );
   }
   return {
-    port: e.PORT,
-    host: e.HOST,
-    dataDir: path.resolve(e.DATA_DIR),
-    publicUrl: e.PUBLIC_URL,
-    databaseUrl: e.DATABASE_URL,
-    databasePoolSize: e.DATABASE_POOL_SIZE,
-    s3,
-    embeddedBucket: e.S3_BUCKET ?? 'royalty',
-    logLevel: e.LOG_LEVEL,
-    demoBootstrap: e.DEMO_BOOTSTRAP,
-    worker: { concurrency: e.WORKER_CONCURRENCY, pollIntervalMs: e.WORKER_POLL_INTERVAL_MS },
-    ingest: {
-      jobTimeoutMs: e.INGEST_JOB_TIMEOUT_MS,
-      orgConcurrency: e.INGEST_ORG_CONCURRENCY ?? Math.max(1, e.WORKER_CONCURRENCY - 1),
-    },
-    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
-    threads: {
-      maxThreads: e.THREADS_MAX ?? 2,
-      maxQueue: e.THREADS_MAX_QUEUE,
-      idleTimeoutMs: e.THREADS_IDLE_TIMEOUT_MS,
-      maxOldGenerationMb: e.THREADS_MAX_OLD_GENERATION_MB,
-      warm: e.THREADS_WARM,
-    },
-    bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    httpMaxHeaderBytes: e.HTTP_MAX_HEADER_BYTES,
-    maxBatchSize: e.MAX_BATCH_SIZE,
-    http: {
-      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
-      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
-      uploadTimeoutMs: e.HTTP_UPLOAD_TIMEOUT_MS,
-      idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
-      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
-    },
-    trustProxy: e.TRUST_PROXY,
-    rateLimits: {
-      store: e.RATE_LIMIT_STORE,
-      windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
-      addressFactor: e.RATE_LIMIT_ADDRESS_FACTOR,
-      perPrincipal: {
-        urls: e.RATE_LIMIT_URLS,
-        sql: e.RATE_LIMIT_SQL,
-        cube: e.RATE_LIMIT_CUBE,
-        exports: e.RATE_LIMIT_EXPORTS,
-        invitations: e.RATE_LIMIT_INVITATIONS,
-        providers: e.RATE_LIMIT_PROVIDERS,
-      },
-    },
-    corsOrigins: e.CORS_ORIGINS,
-    invitationTtlHours: e.INVITATION_TTL_HOURS,
-    oauth: {
-      loginFailuresPerAccount: e.OAUTH_LOGIN_FAILURES_PER_ACCOUNT,
-      loginFailuresPerAddress: e.OAUTH_LOGIN_FAILURES_PER_ADDRESS,
-      loginWindowSeconds: e.OAUTH_LOGIN_WINDOW_SECONDS,
-      registrationsPerAddress: e.OAUTH_REGISTRATIONS_PER_ADDRESS,
-      tokenRequestsPerAddress: e.OAUTH_TOKEN_REQUESTS_PER_ADDRESS,
-      unusedClientTtlHours: e.OAUTH_UNUSED_CLIENT_TTL_HOURS,
-      metadataDocumentHosts: e.OAUTH_METADATA_DOCUMENT_HOSTS,
-    },
-    ai: {
-      provider: e.AI_PROVIDER,
-      baseUrl: e.AI_BASE_URL?.replace(/\/+$/, ''),
-      apiKey: e.AI_API_KEY,
-      model: e.AI_MODEL ?? 'gpt-4o-mini',
-      embeddingModel: e.AI_EMBEDDING_MODEL,
-      timeoutMs: e.AI_TIMEOUT_MS,
-    },
-    market: {
-      provider: e.MARKET_PROVIDER,
-      baseUrl: (e.MARKET_BASE_URL ?? 'https://query1.finance.yahoo.com').replace(/\/+$/, ''),
-      treasuryBaseUrl: (e.TREASURY_BASE_URL ?? 'https://home.treasury.gov').replace(/\/+$/, ''),
-      timeoutMs: e.MARKET_TIMEOUT_MS,
-    },
-    analytics: {
-      dir: path.resolve(e.ANALYTICS_DIR ?? path.join(e.DATA_DIR, 'analytics')),
-      threads: e.ANALYTICS_THREADS,
-      memoryMb: e.ANALYTICS_MEMORY_MB,
-      resultCacheMb: e.ANALYTICS_RESULT_CACHE_MB,
-      syncTimeoutMs: e.CUBE_SYNC_TIMEOUT_MS,
-      asyncWaitMs: e.CUBE_ASYNC_WAIT_MS,
-      queryTimeoutMs: e.CUBE_QUERY_TIMEOUT_MS,
-      sql: {
-        threads: e.CUBE_SQL_THREADS,
-        memoryMb: e.CUBE_SQL_MEMORY_MB,
-        timeoutMs: e.CUBE_SQL_TIMEOUT_MS,
-        maxRows: e.CUBE_SQL_MAX_ROWS,
-        maxResultMb: e.CUBE_SQL_MAX_RESULT_MB,
-        concurrency: e.CUBE_SQL_CONCURRENCY,
-      },
-      sessionTtlSeconds: e.CUBE_SESSION_TTL_SECONDS,
-    },
-    production: e.NODE_ENV === 'production',
-    fxImport: { url: e.FX_RATES_URL, cron: e.FX_RATES_CRON },
-    exports: { partRows: e.EXPORT_PART_ROWS, retentionHours: e.EXPORT_RETENTION_HOURS },
-    mcp: { timeoutMs: e.MCP_TIMEOUT_MS, maxRows: e.MCP_MAX_ROWS },
-    enrichment: {
-      provider: e.ENRICHMENT_PROVIDER,
-      timeoutMs: e.ENRICHMENT_TIMEOUT_MS,
-      musicbrainz: {
-        baseUrl: (e.MUSICBRAINZ_URL ?? 'https://musicbrainz.org').replace(/\/+$/, ''),
-        userAgent:
-          e.MUSICBRAINZ_USER_AGENT ??
-          `${packageInfo.name}/${packageInfo.version} ( ${e.MUSICBRAINZ_CONTACT ?? 'contact not configured'} )`,
-        minIntervalMs: e.MUSICBRAINZ_MIN_INTERVAL_MS,
-      },
-    },
+    endpoint: e.S3_ENDPOINT!,
+    bucket: e.S3_BUCKET!,
+    region: e.S3_REGION ?? 'us-east-1',
+    accessKeyId: e.S3_ACCESS_KEY_ID!,
+    secretAccessKey: e.S3_SECRET_ACCESS_KEY!,
+    forcePathStyle: e.S3_FORCE_PATH_STYLE ?? true,
   };
+}
+
+/** Each section of the configuration built from the checked environment, in one table. */
+const CONFIG_SECTIONS: { [K in keyof Config]: (e: ParsedEnv) => Config[K] } = {
+  port: (e) => e.PORT,
+  host: (e) => e.HOST,
+  dataDir: (e) => path.resolve(e.DATA_DIR),
+  publicUrl: (e) => e.PUBLIC_URL,
+  databaseUrl: (e) => e.DATABASE_URL,
+  databasePoolSize: (e) => e.DATABASE_POOL_SIZE,
+  s3: s3Settings,
+  embeddedBucket: (e) => e.S3_BUCKET ?? 'royalty',
+  logLevel: (e) => e.LOG_LEVEL,
+  demoBootstrap: (e) => e.DEMO_BOOTSTRAP,
+  worker: (e) => ({ concurrency: e.WORKER_CONCURRENCY, pollIntervalMs: e.WORKER_POLL_INTERVAL_MS }),
+  ingest: (e) => ({
+    jobTimeoutMs: e.INGEST_JOB_TIMEOUT_MS,
+    orgConcurrency: e.INGEST_ORG_CONCURRENCY ?? Math.max(1, e.WORKER_CONCURRENCY - 1),
+  }),
+  shutdownGraceMs: (e) => e.SHUTDOWN_GRACE_MS,
+  threads: (e) => ({
+    maxThreads: e.THREADS_MAX ?? 2,
+    maxQueue: e.THREADS_MAX_QUEUE,
+    idleTimeoutMs: e.THREADS_IDLE_TIMEOUT_MS,
+    maxOldGenerationMb: e.THREADS_MAX_OLD_GENERATION_MB,
+    warm: e.THREADS_WARM,
+  }),
+  bodyLimitBytes: (e) => e.BODY_LIMIT_BYTES,
+  httpMaxHeaderBytes: (e) => e.HTTP_MAX_HEADER_BYTES,
+  maxBatchSize: (e) => e.MAX_BATCH_SIZE,
+  http: (e) => ({
+    headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+    uploadTimeoutMs: e.HTTP_UPLOAD_TIMEOUT_MS,
+    idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  }),
+  trustProxy: (e) => e.TRUST_PROXY,
+  rateLimits: (e) => ({
+    store: e.RATE_LIMIT_STORE,
+    windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+    addressFactor: e.RATE_LIMIT_ADDRESS_FACTOR,
+    perPrincipal: {
+      urls: e.RATE_LIMIT_URLS,
+      sql: e.RATE_LIMIT_SQL,
+      cube: e.RATE_LIMIT_CUBE,
+      exports: e.RATE_LIMIT_EXPORTS,
+      invitations: e.RATE_LIMIT_INVITATIONS,
+      providers: e.RATE_LIMIT_PROVIDERS,
+    },
+  }),
+  corsOrigins: (e) => e.CORS_ORIGINS,
+  invitationTtlHours: (e) => e.INVITATION_TTL_HOURS,
+  oauth: (e) => ({
+    loginFailuresPerAccount: e.OAUTH_LOGIN_FAILURES_PER_ACCOUNT,
+    loginFailuresPerAddress: e.OAUTH_LOGIN_FAILURES_PER_ADDRESS,
+    loginWindowSeconds: e.OAUTH_LOGIN_WINDOW_SECONDS,
+    registrationsPerAddress: e.OAUTH_REGISTRATIONS_PER_ADDRESS,
+    tokenRequestsPerAddress: e.OAUTH_TOKEN_REQUESTS_PER_ADDRESS,
+    unusedClientTtlHours: e.OAUTH_UNUSED_CLIENT_TTL_HOURS,
+    metadataDocumentHosts: e.OAUTH_METADATA_DOCUMENT_HOSTS,
+  }),
+  ai: (e) => ({
+    provider: e.AI_PROVIDER,
+    baseUrl: e.AI_BASE_URL?.replace(/\/+$/, ''),
+    apiKey: e.AI_API_KEY,
+    model: e.AI_MODEL ?? 'gpt-4o-mini',
+    embeddingModel: e.AI_EMBEDDING_MODEL,
+    timeoutMs: e.AI_TIMEOUT_MS,
+  }),
+  market: (e) => ({
+    provider: e.MARKET_PROVIDER,
+    baseUrl: (e.MARKET_BASE_URL ?? 'https://query1.finance.yahoo.com').replace(/\/+$/, ''),
+    treasuryBaseUrl: (e.TREASURY_BASE_URL ?? 'https://home.treasury.gov').replace(/\/+$/, ''),
+    timeoutMs: e.MARKET_TIMEOUT_MS,
+  }),
+  analytics: (e) => ({
+    dir: path.resolve(e.ANALYTICS_DIR ?? path.join(e.DATA_DIR, 'analytics')),
+    threads: e.ANALYTICS_THREADS,
+    memoryMb: e.ANALYTICS_MEMORY_MB,
+    resultCacheMb: e.ANALYTICS_RESULT_CACHE_MB,
+    syncTimeoutMs: e.CUBE_SYNC_TIMEOUT_MS,
+    asyncWaitMs: e.CUBE_ASYNC_WAIT_MS,
+    queryTimeoutMs: e.CUBE_QUERY_TIMEOUT_MS,
+    sql: {
+      threads: e.CUBE_SQL_THREADS,
+      memoryMb: e.CUBE_SQL_MEMORY_MB,
+      timeoutMs: e.CUBE_SQL_TIMEOUT_MS,
+      maxRows: e.CUBE_SQL_MAX_ROWS,
+      maxResultMb: e.CUBE_SQL_MAX_RESULT_MB,
+      concurrency: e.CUBE_SQL_CONCURRENCY,
+    },
+    sessionTtlSeconds: e.CUBE_SESSION_TTL_SECONDS,
+  }),
+  production: (e) => e.NODE_ENV === 'production',
+  fxImport: (e) => ({ url: e.FX_RATES_URL, cron: e.FX_RATES_CRON }),
+  exports: (e) => ({ partRows: e.EXPORT_PART_ROWS, retentionHours: e.EXPORT_RETENTION_HOURS }),
+  mcp: (e) => ({ timeoutMs: e.MCP_TIMEOUT_MS, maxRows: e.MCP_MAX_ROWS }),
+  enrichment: (e) => ({
+    provider: e.ENRICHMENT_PROVIDER,
+    timeoutMs: e.ENRICHMENT_TIMEOUT_MS,
+    musicbrainz: {
+      baseUrl: (e.MUSICBRAINZ_URL ?? 'https://musicbrainz.org').replace(/\/+$/, ''),
+      userAgent:
+        e.MUSICBRAINZ_USER_AGENT ??
+        `${packageInfo.name}/${packageInfo.version} ( ${e.MUSICBRAINZ_CONTACT ?? 'contact not configured'} )`,
+      minIntervalMs: e.MUSICBRAINZ_MIN_INTERVAL_MS,
+    },
+  }),
+};
+
+export function loadConfig(env: Env = process.env): Config {
+  const e = parseEnv(env);
+  checkCombinations(e);
+  const config: Partial<Record<keyof Config, unknown>> = {};
+  for (const key of Object.keys(CONFIG_SECTIONS) as (keyof Config)[]) {
+    config[key] = CONFIG_SECTIONS[key](e);
+  }
+  return config as Config;
 }

@@ -5,7 +5,9 @@
 // commands) is loaded when the command asks for it, so `--help` answers at once.
 import { ADMIN_USAGE, asksForHelp } from './cli/adminUsage.ts';
 import { endHangup, handleSignals, shutdownRequested } from './cli/signals.ts';
-import type { Role } from './runtime.ts';
+import type { Config } from './config.ts';
+import type { Deps } from './deps.ts';
+import type { Role, Runtime } from './runtime.ts';
 
 // The AWS SDK's versions pinned here run on Node 20 (docs/decisions/compiled-javascript-node-20.md):
 // its notice that later versions will need Node 22 is for whoever upgrades it, not for every start
@@ -27,22 +29,15 @@ const USAGE = `usage: royalty-engine [command]   (npm start, npm run api|worker|
 Configuration is read from the environment (docs/configuration.md).
 `;
 
-async function main(argv: string[]): Promise<number> {
-  const [command = 'serve', ...rest] = argv;
-  if (command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  if (command === 'admin' && asksForHelp(rest)) {
-    process.stdout.write(ADMIN_USAGE);
-    return 0;
-  }
-  const { loadConfig } = await import('./config.ts');
-  const config = loadConfig();
-  if (command === 'admin') {
-    const { admin } = await import('./cli/admin.ts');
-    return admin(config, rest);
-  }
+/** The usage a help request asks for, answered before the configuration is read. */
+function usageAskedFor(command: string, rest: string[]): string | undefined {
+  if (command === '--help' || command === '-h' || command === 'help') return USAGE;
+  if (command === 'admin' && asksForHelp(rest)) return ADMIN_USAGE;
+  return undefined;
+}
+
+/** A service command checked: its role, or the exit code once its usage or mistake is told. */
+function roleOf(command: string, rest: string[]): Role | number {
   if (!roles.includes(command as Role)) {
     process.stderr.write(`unknown command ${command}\n\n${USAGE}`);
     return 2;
@@ -57,58 +52,47 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${command} takes no arguments: ${rest.join(' ')}\n\n${USAGE}`);
     return 2;
   }
-  const role = command as Role;
+  return command as Role;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command = 'serve', ...rest] = argv;
+  const usage = usageAskedFor(command, rest);
+  if (usage !== undefined) {
+    process.stdout.write(usage);
+    return 0;
+  }
+  const { loadConfig } = await import('./config.ts');
+  const config = loadConfig();
+  if (command === 'admin') {
+    const { admin } = await import('./cli/admin.ts');
+    return admin(config, rest);
+  }
+  const role = roleOf(command, rest);
+  if (typeof role === 'number') return role;
+  return runService(config, role);
+}
+
+/** Starts the role, runs it until a shutdown is asked for (or its database is lost), stops it. */
+async function runService(config: Config, role: Role): Promise<number> {
   const { createLogger, startRuntime, StartInterrupted, stopWithin } = await import('./runtime.ts');
   const log = createLogger(config);
   const shutdown = handleSignals({ log });
-  let runtime;
+  let runtime: Runtime;
   try {
     runtime = await startRuntime(config, role, { log, interruption: shutdown });
   } catch (error) {
-    // a Ctrl-C in the terminal also reaches what the start was running in the foreground (initdb):
-    // once a shutdown is asked for, the start's failure is that shutdown, not a fault to report
-    if (!(error instanceof StartInterrupted) && !shutdown.received) {
-      // an unreachable database, a port in use, a store that refuses: a message, not a stack trace
-      // (the log keeps the whole error)
-      log.debug({ err: error }, 'start failed');
-      process.stderr.write(`cannot start ${role}: ${startProblem(error)}\n`);
-      return 1;
-    }
-    if (!(error instanceof StartInterrupted))
-      log.debug({ err: error }, 'start failed after a shutdown was asked for');
-    // what had started is stopped
-    log.info('stopped');
-    return 0;
+    return startFailed(error, role, log, {
+      interrupted: error instanceof StartInterrupted,
+      shutdownAsked: shutdown.received !== undefined,
+    });
   }
   if (role === 'migrate') {
     await runtime.stop();
     log.info('migrations are up to date');
     return 0;
   }
-  if (runtime.url) {
-    log.info({ url: runtime.url, role }, 'royalty engine listening');
-    process.stdout.write(`\nRoyalty engine is running at ${runtime.url}  (role: ${role})\n`);
-  } else {
-    log.info({ role }, 'royalty engine worker running');
-  }
-  if (runtime.demo) {
-    process.stdout.write(
-      [
-        '',
-        'First start: a demo organization was created. This key is shown once:',
-        `  base URL:         ${runtime.url}`,
-        `  organization id:  ${runtime.demo.organizationId}`,
-        `  API key:          ${runtime.demo.apiKey}`,
-        '',
-        'Try:',
-        `  curl -H 'x-api-key: ${runtime.demo.apiKey}' -H 'x-organization-id: ${runtime.demo.organizationId}' '${runtime.url}/trpc/user.currentUser'`,
-        '',
-        'Another key, for the demo owner (demo@example.com), whenever you need one:',
-        `  npm run admin -- api-key create --email demo@example.com --org ${runtime.demo.organizationId}`,
-        '',
-      ].join('\n'),
-    );
-  }
+  announce(runtime, role, log);
   const lost = await Promise.race([shutdown.requested.then(() => undefined), runtime.lost]);
   if (lost) {
     // the embedded PostgreSQL is gone for good: stop (what runs is finished or fails without its
@@ -123,6 +107,57 @@ async function main(argv: string[]): Promise<number> {
   const stopped = await stopWithin(runtime, config.shutdownGraceMs, log);
   log.info(stopped ? 'stopped' : 'stopped, running jobs released');
   return lost ? 1 : 0;
+}
+
+/**
+ * The exit code of a start that failed: 1 with a message for a fault; 0 when a shutdown was asked
+ * for meanwhile (what had started is stopped).
+ */
+function startFailed(
+  error: unknown,
+  role: Role,
+  log: Deps['log'],
+  why: { interrupted: boolean; shutdownAsked: boolean },
+): number {
+  // a Ctrl-C in the terminal also reaches what the start was running in the foreground (initdb):
+  // once a shutdown is asked for, the start's failure is that shutdown, not a fault to report
+  if (!why.interrupted && !why.shutdownAsked) {
+    // an unreachable database, a port in use, a store that refuses: a message, not a stack trace
+    // (the log keeps the whole error)
+    log.debug({ err: error }, 'start failed');
+    process.stderr.write(`cannot start ${role}: ${startProblem(error)}\n`);
+    return 1;
+  }
+  if (!why.interrupted) log.debug({ err: error }, 'start failed after a shutdown was asked for');
+  log.info('stopped');
+  return 0;
+}
+
+/** Says where the service runs, and the demo organization's key when this start created it. */
+function announce(runtime: Runtime, role: Role, log: Deps['log']): void {
+  if (runtime.url) {
+    log.info({ url: runtime.url, role }, 'royalty engine listening');
+    process.stdout.write(`\nRoyalty engine is running at ${runtime.url}  (role: ${role})\n`);
+  } else {
+    log.info({ role }, 'royalty engine worker running');
+  }
+  if (!runtime.demo) return;
+  process.stdout.write(
+    [
+      '',
+      'First start: a demo organization was created. This key is shown once:',
+      `  base URL:         ${runtime.url}`,
+      `  organization id:  ${runtime.demo.organizationId}`,
+      `  API key:          ${runtime.demo.apiKey}`,
+      '',
+      'Try:',
+      `  curl -H 'x-api-key: ${runtime.demo.apiKey}' -H 'x-organization-id: ${runtime.demo.organizationId}' '${runtime.url}/trpc/user.currentUser'`,
+      '',
+      'Another key, for the demo owner (demo@example.com), whenever you need one:',
+      `  npm run admin -- api-key create --email demo@example.com --org ${runtime.demo.organizationId}`,
+      '',
+    ].join('\n'),
+  );
 }
 
 /** What stopped the start, in a line: the error's message with its causes (an AggregateError's too). */

@@ -114,166 +114,213 @@ export function logDestination(fd: number): ReturnType<typeof destination> {
   return stream;
 }
 
+/** What a start has made so far: its stop and a forced exit's best effort read it. */
+interface Started {
+  log: Deps['log'];
+  /** the stop of each part started, taken last first */
+  stack: (() => Promise<void>)[];
+  /** the jobs this process runs now */
+  held: Map<string, HeldJob>;
+  database?: Database;
+  threads?: ThreadPool;
+}
+
+/** Stops what was started, last first; a step that fails is logged and the next one taken. */
+async function unwind({ stack, log }: Started): Promise<void> {
+  while (stack.length > 0) {
+    const step = stack.pop()!;
+    await step().catch((error: unknown) => log.error({ err: error }, 'shutdown step failed'));
+  }
+}
+
+/**
+ * A forced exit's best effort: the threads interrupted, the running statements' work directories
+ * removed, their jobs released for other workers, the embedded PostgreSQL stopped.
+ */
+async function releaseHeld({ log, held, database, threads }: Started): Promise<void> {
+  // first the threads' DuckDB work is interrupted and waited for: the process exits next, and
+  // ending a thread inside a DuckDB query aborts the process (workers/duckdb.ts)
+  await threads
+    ?.close()
+    .catch((error: unknown) => log.error({ err: error }, 'could not close the worker threads'));
+  const running = [...held.values()];
+  // the statements' work directories first: once the jobs are released another worker may make its own
+  const statements = running
+    .filter((j) => j.task === STATEMENT_INGEST_TASK)
+    .map((j) => (j.payload as { statementId?: unknown }).statementId);
+  await removeIngestDirs(statements.filter((id): id is string => typeof id === 'string')).catch(
+    (error: unknown) =>
+      log.error({ err: error }, 'could not remove the work directories of interrupted statements'),
+  );
+  if (database && running.length > 0) {
+    try {
+      await releaseJobs(database.pool, running);
+      log.warn(
+        { jobs: running.map((j) => `${j.task}#${j.id}`) },
+        'released the running jobs for other workers',
+      );
+    } catch (error) {
+      log.error(
+        { err: error },
+        'could not release the running jobs (they stay locked until graphile-worker finds them stale)',
+      );
+    }
+  }
+  await database
+    ?.abandon()
+    .catch((error: unknown) => log.error({ err: error }, 'could not stop the embedded PostgreSQL'));
+}
+
+/**
+ * A port in use (a second `npm start`) is told at once, before the embedded servers start and a
+ * job runner takes jobs it would give up a moment later (PORT=0 too: a HOST that is no address of
+ * this machine is told the same way); so is an unusable analytics directory, naming its
+ * variable, not by the first query or export.
+ */
+async function checkPortAndAnalyticsDir(config: Config, role: Role): Promise<void> {
+  if (role === 'serve' || role === 'api') await portAvailable(config.host, config.port);
+  if (role !== 'migrate') {
+    await usableDirectory('ANALYTICS_DIR (by default DATA_DIR/analytics)', config.analytics.dir);
+  }
+}
+
+/** The configured object store, or the embedded one under DATA_DIR; its bucket made. */
+async function openObjectStore(
+  config: Config,
+  started: Started,
+): Promise<{ store: ObjectStore; embedded: boolean }> {
+  let embeddedS3: DefaultObjectStore | undefined;
+  if (!config.s3) {
+    await usableDirectory('DATA_DIR', config.dataDir);
+    embeddedS3 = await startDefaultObjectStore(config.dataDir, config.embeddedBucket);
+    started.stack.push(() => embeddedS3!.stop());
+    started.log.info({ socket: embeddedS3.socketPath }, 'embedded S3 server started');
+  }
+  const store = config.s3 ? new ObjectStore(config.s3) : embeddedS3!.store;
+  started.stack.push(async () => store.destroy());
+  await store.ensureBucket().catch((error: unknown) => {
+    // a bare `connect ECONNREFUSED` or `Access Denied` would not say which of the configured servers it is
+    if (!config.s3) throw error;
+    throw new Error(
+      `the object store of S3_ENDPOINT ${config.s3.endpoint} (S3_BUCKET ${config.s3.bucket}) cannot be used`,
+      { cause: error },
+    );
+  });
+  return { store, embedded: embeddedS3 !== undefined };
+}
+
+/**
+ * The job runner, with the threads every statement needs warmed and the work directories a
+ * killed process left removed. Returns the runner's graceful stop, once: it stops taking jobs,
+ * waits for the running ones, then releases the runner.
+ */
+async function startJobs(
+  deps: Deps,
+  options: RuntimeOptions,
+  started: Started,
+): Promise<() => Promise<void>> {
+  const { config, pool, threads, log } = deps;
+  // the threads every statement needs are started now, not by the first statement
+  threads.warm(['locateTable', 'normalize']);
+  const runner: JobRunner = await startJobRunner({
+    pool,
+    taskList: tracked((options.taskList ?? defaultTaskList)(deps), started.held),
+    crontab: options.taskList ? '' : crontab(config),
+    concurrency: config.worker.concurrency,
+    pollIntervalMs: config.worker.pollIntervalMs,
+    log,
+  });
+  deps.jobRunner = runner;
+  let stopping: Promise<void> | undefined;
+  // and then for this process's own running tasks: graphile-worker's stop resolves even when its
+  // graceful shutdown fails, and the threads and pool closed next would fail a task mid-way
+  const stopRunner = () =>
+    (stopping ??= runner.stop().then(async () => {
+      while (started.held.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }));
+  started.stack.push(stopRunner);
+  // after the runner's start, which installs graphile-worker's schema in a new database
+  const stale = await removeStaleIngestDirs(pool).catch((error: unknown) => {
+    log.warn({ err: error }, 'could not look for work directories left by a killed process');
+    return 0;
+  });
+  if (stale > 0)
+    log.info({ directories: stale }, 'removed work directories left by a killed process');
+  return stopRunner;
+}
+
+/** The HTTP server listening, on the runtime; the demo organization created when wanted. */
+async function startHttp(
+  runtime: Runtime,
+  stopRunner: (() => Promise<void>) | undefined,
+  started: Started,
+  checkpoint: () => void,
+): Promise<void> {
+  const { deps } = runtime;
+  const { config } = deps;
+  const app = await buildApp(deps);
+  // closing the server stops taking requests first; the job runner stops taking jobs at the
+  // same time, not once the last request has ended
+  started.stack.push(async () => {
+    await Promise.all([app.close(), stopRunner?.()]);
+  });
+  const address = await app.listen({ port: config.port, host: config.host });
+  runtime.app = app;
+  runtime.url = config.publicUrl ?? address;
+  checkpoint();
+  const demoWanted =
+    config.demoBootstrap === 'true' ||
+    (config.demoBootstrap === 'auto' && runtime.embedded.database);
+  if (demoWanted) runtime.demo = await createDemoOnce(deps);
+}
+
 export async function startRuntime(
   config: Config,
   role: Role,
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
   const log = options.log ?? createLogger(config);
-  const stack: (() => Promise<void>)[] = [];
-  const stop = async () => {
-    while (stack.length > 0) {
-      const step = stack.pop()!;
-      await step().catch((error: unknown) => log.error({ err: error }, 'shutdown step failed'));
-    }
-  };
-  const held = new Map<string, HeldJob>();
-  let database: Database | undefined;
+  const started: Started = { log, stack: [], held: new Map() };
+  const stop = () => unwind(started);
   // once: the grace period's end and a forced exit may both ask for it
   let abandoning: Promise<void> | undefined;
-  const abandon = () => (abandoning ??= releaseHeld());
-  let threads: ThreadPool | undefined;
-  const releaseHeld = async () => {
-    // first the threads' DuckDB work is interrupted and waited for: the process exits next, and
-    // ending a thread inside a DuckDB query aborts the process (workers/duckdb.ts)
-    await threads
-      ?.close()
-      .catch((error: unknown) => log.error({ err: error }, 'could not close the worker threads'));
-    const running = [...held.values()];
-    // the statements' work directories first: once the jobs are released another worker may make its own
-    const statements = running
-      .filter((j) => j.task === STATEMENT_INGEST_TASK)
-      .map((j) => (j.payload as { statementId?: unknown }).statementId);
-    await removeIngestDirs(statements.filter((id): id is string => typeof id === 'string')).catch(
-      (error: unknown) =>
-        log.error(
-          { err: error },
-          'could not remove the work directories of interrupted statements',
-        ),
-    );
-    if (database && running.length > 0) {
-      try {
-        await releaseJobs(database.pool, running);
-        log.warn(
-          { jobs: running.map((j) => `${j.task}#${j.id}`) },
-          'released the running jobs for other workers',
-        );
-      } catch (error) {
-        log.error(
-          { err: error },
-          'could not release the running jobs (they stay locked until graphile-worker finds them stale)',
-        );
-      }
-    }
-    await database
-      ?.abandon()
-      .catch((error: unknown) =>
-        log.error({ err: error }, 'could not stop the embedded PostgreSQL'),
-      );
-  };
+  const abandon = () => (abandoning ??= releaseHeld(started));
   options.interruption?.onForce(abandon);
   const checkpoint = () => {
     if (options.interruption?.signal.aborted)
       throw new StartInterrupted('interrupted while starting');
   };
   try {
-    // a port in use (a second `npm start`) is told at once, before the embedded servers start and
-    // a job runner takes jobs it would give up a moment later
-    // (PORT=0 too: a HOST that is no address of this machine is told the same way)
-    if (role === 'serve' || role === 'api') await portAvailable(config.host, config.port);
-    // the analytics databases and export work files: an unusable directory is told now, naming
-    // its variable, not by the first query or export
-    if (role !== 'migrate') {
-      await usableDirectory('ANALYTICS_DIR (by default DATA_DIR/analytics)', config.analytics.dir);
-    }
-    database = await openDatabase(config, log);
-    stack.push(() => database!.close());
-    const { pool } = database;
+    await checkPortAndAnalyticsDir(config, role);
+    const database = await openDatabase(config, log);
+    started.database = database;
+    started.stack.push(() => database.close());
     checkpoint();
-
-    let embeddedS3: DefaultObjectStore | undefined;
-    if (!config.s3) {
-      await usableDirectory('DATA_DIR', config.dataDir);
-      embeddedS3 = await startDefaultObjectStore(config.dataDir, config.embeddedBucket);
-      stack.push(() => embeddedS3!.stop());
-      log.info({ socket: embeddedS3.socketPath }, 'embedded S3 server started');
-    }
-    const store = config.s3 ? new ObjectStore(config.s3) : embeddedS3!.store;
-    stack.push(async () => store.destroy());
-    await store.ensureBucket().catch((error: unknown) => {
-      // a bare `connect ECONNREFUSED` or `Access Denied` would not say which of the configured servers it is
-      if (!config.s3) throw error;
-      throw new Error(
-        `the object store of S3_ENDPOINT ${config.s3.endpoint} (S3_BUCKET ${config.s3.bucket}) cannot be used`,
-        { cause: error },
-      );
-    });
+    const { store, embedded: embeddedStore } = await openObjectStore(config, started);
     checkpoint();
-
-    threads = createThreadPool(config.threads);
-    stack.push(() => threads!.close());
-    const deps: Deps = { config, pool, store, threads, log };
-
+    const threads = createThreadPool(config.threads);
+    started.threads = threads;
+    started.stack.push(() => threads.close());
+    const deps: Deps = { config, pool: database.pool, store, threads, log };
     const runtime: Runtime = {
       deps,
       app: undefined,
       url: undefined,
       demo: undefined,
-      embedded: { database: database.embedded, objectStore: embeddedS3 !== undefined },
+      embedded: { database: database.embedded, objectStore: embeddedStore },
       stop,
       lost: database.lost,
       abandon,
     };
     if (role === 'migrate') return runtime;
-
     /** the job runner's graceful stop, once (under serve it starts with the HTTP server's close) */
     let stopRunner: (() => Promise<void>) | undefined;
     if (role === 'serve' || role === 'worker') {
-      // the threads every statement needs are started now, not by the first statement
-      threads.warm(['locateTable', 'normalize']);
-      const runner: JobRunner = await startJobRunner({
-        pool,
-        taskList: tracked((options.taskList ?? defaultTaskList)(deps), held),
-        crontab: options.taskList ? '' : crontab(config),
-        concurrency: config.worker.concurrency,
-        pollIntervalMs: config.worker.pollIntervalMs,
-        log,
-      });
-      deps.jobRunner = runner;
-      // graceful: stops taking jobs, waits for the running ones, then releases the runner
-      let stopping: Promise<void> | undefined;
-      // and then for this process's own running tasks: graphile-worker's stop resolves even when its
-      // graceful shutdown fails, and the threads and pool closed next would fail a task mid-way
-      stopRunner = () =>
-        (stopping ??= runner.stop().then(async () => {
-          while (held.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-        }));
-      stack.push(stopRunner);
-      // after the runner's start, which installs graphile-worker's schema in a new database
-      const stale = await removeStaleIngestDirs(pool).catch((error: unknown) => {
-        log.warn({ err: error }, 'could not look for work directories left by a killed process');
-        return 0;
-      });
-      if (stale > 0)
-        log.info({ directories: stale }, 'removed work directories left by a killed process');
+      stopRunner = await startJobs(deps, options, started);
       checkpoint();
     }
-
-    if (role === 'serve' || role === 'api') {
-      const app = await buildApp(deps);
-      // closing the server stops taking requests first; the job runner stops taking jobs at the
-      // same time, not once the last request has ended
-      stack.push(async () => {
-        await Promise.all([app.close(), stopRunner?.()]);
-      });
-      const address = await app.listen({ port: config.port, host: config.host });
-      runtime.app = app;
-      runtime.url = config.publicUrl ?? address;
-      checkpoint();
-      const demoWanted =
-        config.demoBootstrap === 'true' || (config.demoBootstrap === 'auto' && database.embedded);
-      if (demoWanted) runtime.demo = await createDemoOnce(deps);
-    }
+    if (role === 'serve' || role === 'api')
+      await startHttp(runtime, stopRunner, started, checkpoint);
     return runtime;
   } catch (error) {
     await stop();

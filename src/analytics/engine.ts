@@ -207,92 +207,131 @@ const TABLE_REF_TYPES = new Set([
  */
 export function viewColumnsRead(statements: unknown): string[] {
   const columns = new Set(sqlTableColumns.map((c) => c.name));
-  const tables = new Set<string>();
-  const named = new Set<string>();
-  const lastParts = new Set<string>();
-  let everything = false;
-  const text = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : '');
-
-  const table = (n: Record<string, unknown>, ctes: ReadonlySet<string>): void => {
-    switch (n.type) {
-      case 'BASE_TABLE': {
-        const name = text(n.table_name);
-        const schema = text(n.schema_name);
-        const catalog = text(n.catalog_name);
-        const cte = schema === '' && catalog === '' && ctes.has(name);
-        const renamed = Array.isArray(n.column_name_alias) && n.column_name_alias.length > 0;
-        const view =
-          name === VIEW &&
-          (schema === '' || schema === 'main') &&
-          (catalog === '' || catalog === 'memory');
-        if (!cte && (!view || renamed)) everything = true;
-        tables.add(name);
-        if (text(n.alias)) tables.add(text(n.alias));
-        return;
-      }
-      case 'JOIN':
-        if (n.ref_type === 'NATURAL') everything = true;
-        if (Array.isArray(n.using_columns)) for (const c of n.using_columns) named.add(text(c));
-        return;
-      case 'TABLE_FUNCTION': {
-        const fn = n.function as Record<string, unknown> | null | undefined;
-        if (!PLAIN_TABLE_FUNCTIONS.has(text(fn?.function_name)) || text(fn?.schema) !== '')
-          everything = true;
-        return;
-      }
-      case 'SUBQUERY':
-      case 'EXPRESSION_LIST':
-      case 'EMPTY':
-        return;
-      default:
-        everything = true;
-    }
+  const reading: ColumnsReading = {
+    tables: new Set(),
+    named: new Set(),
+    lastParts: new Set(),
+    everything: false,
   };
-
-  const walk = (node: unknown, ctes: ReadonlySet<string>, isTable: boolean): void => {
-    if (everything) return;
-    if (Array.isArray(node)) {
-      for (const child of node) walk(child, ctes, isTable);
-      return;
-    }
-    if (!node || typeof node !== 'object') return;
-    const n = node as Record<string, unknown>;
-    // a CTE's body sees the CTEs before it and itself (recursive); the rest of the node all of them
-    let scope = ctes;
-    const map = (n.cte_map as { map?: unknown } | undefined)?.map;
-    if (Array.isArray(map) && map.length > 0) {
-      const inner = new Set(ctes);
-      for (const entry of map as { key?: unknown; value?: unknown }[]) {
-        inner.add(text(entry.key));
-        walk(entry.value, new Set(inner), false);
-      }
-      scope = inner;
-    }
-    const tableRef =
-      isTable || (!('class' in n) && typeof n.type === 'string' && TABLE_REF_TYPES.has(n.type));
-    if (tableRef) table(n, scope);
-    if (n.class === 'STAR' || n.class === 'POSITIONAL_REFERENCE') everything = true;
-    if (n.class === 'COLUMN_REF' && Array.isArray(n.column_names)) {
-      const parts = n.column_names.map(text);
-      for (const p of parts) named.add(p);
-      lastParts.add(parts[parts.length - 1]!);
-    }
-    for (const [key, child] of Object.entries(n)) {
-      if (key === 'cte_map') continue;
-      const childIsTable =
-        key === 'from_table' ||
-        (tableRef && n.type === 'JOIN' && (key === 'left' || key === 'right')) ||
-        (tableRef && n.type === 'PIVOT' && key === 'source');
-      walk(child, scope, childIsTable);
-    }
-  };
-  walk(statements, new Set(), false);
+  walkStatement(reading, statements, new Set(), false);
   // a table name or alias as a value is the whole row as a struct: it needs every column
-  for (const t of tables) if (lastParts.has(t)) everything = true;
-  if (everything) return [...columns];
-  const wanted = [...named].filter((n) => columns.has(n));
+  for (const t of reading.tables) if (reading.lastParts.has(t)) reading.everything = true;
+  if (reading.everything) return [...columns];
+  const wanted = [...reading.named].filter((n) => columns.has(n));
   // a table needs one column even when the statement names none (count(*), SELECT 1)
   return wanted.length > 0 ? wanted : ['organization_id'];
+}
+
+/** What a walk of a parsed statement has found so far. */
+interface ColumnsReading {
+  /** the tables read and their aliases */
+  tables: Set<string>;
+  /** every part of every column reference, and the columns of JOIN ... USING */
+  named: Set<string>;
+  /** the last part of every column reference (a table's name there is its whole row) */
+  lastParts: Set<string>;
+  /** something reads columns it does not name, or the table's shape */
+  everything: boolean;
+}
+
+/** A name of the parse tree, lower-cased ('' when absent). */
+function lowerName(v: unknown): string {
+  return typeof v === 'string' ? v.toLowerCase() : '';
+}
+
+/** Notes a table reference: the view (or a CTE) by name, anything else reads everything. */
+function noteTableRef(
+  reading: ColumnsReading,
+  n: Record<string, unknown>,
+  ctes: ReadonlySet<string>,
+): void {
+  switch (n.type) {
+    case 'BASE_TABLE': {
+      const name = lowerName(n.table_name);
+      const schema = lowerName(n.schema_name);
+      const catalog = lowerName(n.catalog_name);
+      const cte = schema === '' && catalog === '' && ctes.has(name);
+      const renamed = Array.isArray(n.column_name_alias) && n.column_name_alias.length > 0;
+      const view =
+        name === VIEW &&
+        (schema === '' || schema === 'main') &&
+        (catalog === '' || catalog === 'memory');
+      if (!cte && (!view || renamed)) reading.everything = true;
+      reading.tables.add(name);
+      if (lowerName(n.alias)) reading.tables.add(lowerName(n.alias));
+      return;
+    }
+    case 'JOIN':
+      if (n.ref_type === 'NATURAL') reading.everything = true;
+      if (Array.isArray(n.using_columns))
+        for (const c of n.using_columns) reading.named.add(lowerName(c));
+      return;
+    case 'TABLE_FUNCTION': {
+      const fn = n.function as Record<string, unknown> | null | undefined;
+      if (!PLAIN_TABLE_FUNCTIONS.has(lowerName(fn?.function_name)) || lowerName(fn?.schema) !== '')
+        reading.everything = true;
+      return;
+    }
+    case 'SUBQUERY':
+    case 'EXPRESSION_LIST':
+    case 'EMPTY':
+      return;
+    default:
+      reading.everything = true;
+  }
+}
+
+/**
+ * The CTEs a node's own parts see: a CTE's body (walked here) sees the CTEs before it and itself
+ * (recursive); the rest of the node all of them.
+ */
+function cteScope(
+  reading: ColumnsReading,
+  n: Record<string, unknown>,
+  ctes: ReadonlySet<string>,
+): ReadonlySet<string> {
+  const map = (n.cte_map as { map?: unknown } | undefined)?.map;
+  if (!Array.isArray(map) || map.length === 0) return ctes;
+  const inner = new Set(ctes);
+  for (const entry of map as { key?: unknown; value?: unknown }[]) {
+    inner.add(lowerName(entry.key));
+    walkStatement(reading, entry.value, new Set(inner), false);
+  }
+  return inner;
+}
+
+/** Walks a node of the parse tree, noting its table and column references, until everything is needed. */
+function walkStatement(
+  reading: ColumnsReading,
+  node: unknown,
+  ctes: ReadonlySet<string>,
+  isTable: boolean,
+): void {
+  if (reading.everything) return;
+  if (Array.isArray(node)) {
+    for (const child of node) walkStatement(reading, child, ctes, isTable);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const n = node as Record<string, unknown>;
+  const scope = cteScope(reading, n, ctes);
+  const tableRef =
+    isTable || (!('class' in n) && typeof n.type === 'string' && TABLE_REF_TYPES.has(n.type));
+  if (tableRef) noteTableRef(reading, n, scope);
+  if (n.class === 'STAR' || n.class === 'POSITIONAL_REFERENCE') reading.everything = true;
+  if (n.class === 'COLUMN_REF' && Array.isArray(n.column_names)) {
+    const parts = n.column_names.map(lowerName);
+    for (const p of parts) reading.named.add(p);
+    reading.lastParts.add(parts[parts.length - 1]!);
+  }
+  for (const [key, child] of Object.entries(n)) {
+    if (key === 'cte_map') continue;
+    const childIsTable =
+      key === 'from_table' ||
+      (tableRef && n.type === 'JOIN' && (key === 'left' || key === 'right')) ||
+      (tableRef && n.type === 'PIVOT' && key === 'source');
+    walkStatement(reading, child, scope, childIsTable);
+  }
 }
 
 export class AnalyticsEngine {

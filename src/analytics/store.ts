@@ -588,140 +588,10 @@ export class OrgFacts {
     statements: StatementRow[],
     reference: Reference,
   ): Promise<void> {
-    // the raw values of the rows as they now are, resolved through today's lookups
-    const rawSalesTypes = (
-      await c.runAndReadAll(
-        `SELECT DISTINCT sales_type FROM ${semantic.model.facts.table} WHERE sales_type IS NOT NULL`,
-      )
-    )
-      .getRows()
-      .map((r) => String(r[0]));
-    const rawSources = (
-      await c.runAndReadAll(
-        `SELECT DISTINCT source FROM ${semantic.model.facts.table} WHERE source IS NOT NULL`,
-      )
-    )
-      .getRows()
-      .map((r) => String(r[0]));
-    const salesTypeKeys = rawSalesTypes.map(normalizeLookupKey);
-    const sourceKeys = rawSources.map(normalizeLookupKey);
-    const [salesTypes, sources] = await Promise.all([
-      db.query<{ k: string; p: string | null; s: string | null; status: string }>(
-        `SELECT original_normalized AS k, primary_sales_type AS p, secondary_sales_type AS s, status FROM lookup_sales_types WHERE original_normalized = ANY($1)`,
-        [[...new Set(salesTypeKeys)]],
-      ),
-      db.query<{
-        k: string;
-        c: string | null;
-        e: string | null;
-        cat: string | null;
-        parent: string | null;
-        pub: string | null;
-        status: string;
-      }>(
-        `SELECT original_normalized AS k, collection_source AS c, earnings_source AS e, earnings_category AS cat,
-           earnings_parent_company AS parent, publisher_source AS pub, status FROM lookup_sources WHERE original_normalized = ANY($1)`,
-        [[...new Set(sourceKeys)]],
-      ),
-    ]);
-    // each distinct raw identity of the rows, keyed exactly as the block refresh keys musical details
-    const identities = (
-      await c.runAndReadAll(
-        `SELECT DISTINCT rightsholder_id, isrc, raw_title, raw_artist FROM ${semantic.model.facts.table}`,
-      )
-    ).getRows();
-    const catalogRows: (string | null)[][] = [];
-    for (const [rh, isrc, title, artist] of identities) {
-      const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
-      const key = identityKey({ isrc: text(isrc), title: text(title), artist: text(artist) });
-      const e = key ? reference.catalog.get(`${String(rh)}\u001f${key}`) : undefined;
-      if (!e) continue;
-      catalogRows.push([
-        text(rh),
-        text(isrc),
-        text(title),
-        text(artist),
-        e.mdId,
-        e.resolved ? 'true' : 'false',
-        e.trackTitle,
-        e.trackArtist,
-        e.releaseTitle,
-        e.releaseArtist,
-        e.releaseDate,
-        e.releaseReleaseDate,
-        e.productId,
-        e.productTitle,
-        e.productArtist,
-        e.productReleaseDate,
-        e.productVersion,
-      ]);
-    }
-    const salesTypeByKey = new Map(salesTypes.rows.map((r) => [r.k, r]));
-    const sourceByKey = new Map(sources.rows.map((r) => [r.k, r]));
-
-    const tables: { name: string; width: number; rows: (string | null)[][]; insert?: string }[] = [
-      {
-        name: 'stmt',
-        width: 5,
-        rows: statements.map((s) => [
-          s.id,
-          s.rightsholder_id,
-          s.distributor_id,
-          s.file_name,
-          s.custom_name,
-        ]),
-      },
-      // rates arrive as exact text and are cast once, in DuckDB, to the view's two rate parts: the
-      // rate rounded to 14 decimals, and what rounding it to 18 instead adds, × 10^14 (exact)
-      {
-        name: 'fx',
-        width: 3,
-        rows: reference.fx.map((r) => [r.statement_id, r.currency, r.rate]),
-        insert: `SELECT s0, s1, TRY_CAST(s2 AS DECIMAL(20,14)),
-          TRY_CAST((TRY_CAST(s2 AS DECIMAL(38,18)) - TRY_CAST(s2 AS DECIMAL(20,14))) * 100000000000000 AS DECIMAL(18,4))`,
-      },
-      { name: 'rightsholder', width: 2, rows: reference.rightsholders.map((r) => [r.id, r.name]) },
-      { name: 'distributor', width: 2, rows: reference.distributors.map((r) => [r.id, r.name]) },
-      {
-        name: 'catalog',
-        width: 17,
-        rows: catalogRows,
-        insert: `SELECT s0, s1, s2, s3, s4, CAST(s5 AS BOOLEAN), s6, s7, s8, s9, TRY_CAST(s10 AS DATE), TRY_CAST(s11 AS DATE), s12, s13, s14,
-          TRY_CAST(s15 AS DATE), s16`,
-      },
-      {
-        name: 'lk_sales_type',
-        width: 4,
-        rows: rawSalesTypes.flatMap((raw, i) => {
-          const e = salesTypeByKey.get(salesTypeKeys[i]!);
-          return e ? [[raw, e.p, e.s, e.status]] : [];
-        }),
-      },
-      {
-        name: 'lk_source',
-        width: 7,
-        rows: rawSources.flatMap((raw, i) => {
-          const e = sourceByKey.get(sourceKeys[i]!);
-          return e ? [[raw, e.c, e.e, e.cat, e.parent, e.pub, e.status]] : [];
-        }),
-      },
-    ];
-    for (const t of tables) {
-      await c.run(
-        `CREATE OR REPLACE TEMP TABLE stage_${t.name} (${Array.from({ length: t.width }, (_, i) => `s${i} VARCHAR`).join(', ')})`,
-      );
-      const appender = await c.createAppender(`stage_${t.name}`, 'main', 'temp');
-      for (const row of t.rows) {
-        for (const v of row) {
-          if (v === null) appender.appendNull();
-          else appender.appendVarchar(v);
-        }
-        appender.endRow();
-      }
-      appender.closeSync();
-      await c.run(`DELETE FROM main.${t.name}`);
-      await c.run(`INSERT INTO main.${t.name} ${t.insert ?? 'SELECT *'} FROM stage_${t.name}`);
-      await c.run(`DROP TABLE stage_${t.name}`);
+    const lookups = await resolvedLookupRows(c, db);
+    const catalogRows = await catalogRowsOfFacts(c, reference.catalog);
+    for (const table of referenceTables(statements, reference, catalogRows, lookups)) {
+      await replaceTable(c, table);
     }
   }
 
@@ -750,4 +620,165 @@ export class OrgFacts {
     this.loadedReference = undefined;
     this.loadedFingerprint = undefined;
   }
+}
+
+/** The distinct non-null values of one column of the facts, as text. */
+async function distinctFactValues(c: DuckDBConnection, column: string): Promise<string[]> {
+  const reader = await c.runAndReadAll(
+    `SELECT DISTINCT ${column} FROM ${semantic.model.facts.table} WHERE ${column} IS NOT NULL`,
+  );
+  return reader.getRows().map((r) => String(r[0]));
+}
+
+/** The rows of lk_sales_type and lk_source: the facts' raw values resolved through today's lookups. */
+async function resolvedLookupRows(
+  c: DuckDBConnection,
+  db: Pool,
+): Promise<{ salesTypes: (string | null)[][]; sources: (string | null)[][] }> {
+  const rawSalesTypes = await distinctFactValues(c, 'sales_type');
+  const rawSources = await distinctFactValues(c, 'source');
+  const salesTypeKeys = rawSalesTypes.map(normalizeLookupKey);
+  const sourceKeys = rawSources.map(normalizeLookupKey);
+  const [salesTypes, sources] = await Promise.all([
+    db.query<{ k: string; p: string | null; s: string | null; status: string }>(
+      `SELECT original_normalized AS k, primary_sales_type AS p, secondary_sales_type AS s, status FROM lookup_sales_types WHERE original_normalized = ANY($1)`,
+      [[...new Set(salesTypeKeys)]],
+    ),
+    db.query<{
+      k: string;
+      c: string | null;
+      e: string | null;
+      cat: string | null;
+      parent: string | null;
+      pub: string | null;
+      status: string;
+    }>(
+      `SELECT original_normalized AS k, collection_source AS c, earnings_source AS e, earnings_category AS cat,
+         earnings_parent_company AS parent, publisher_source AS pub, status FROM lookup_sources WHERE original_normalized = ANY($1)`,
+      [[...new Set(sourceKeys)]],
+    ),
+  ]);
+  const salesTypeByKey = new Map(salesTypes.rows.map((r) => [r.k, r]));
+  const sourceByKey = new Map(sources.rows.map((r) => [r.k, r]));
+  return {
+    salesTypes: rawSalesTypes.flatMap((raw, i) => {
+      const e = salesTypeByKey.get(salesTypeKeys[i]!);
+      return e ? [[raw, e.p, e.s, e.status]] : [];
+    }),
+    sources: rawSources.flatMap((raw, i) => {
+      const e = sourceByKey.get(sourceKeys[i]!);
+      return e ? [[raw, e.c, e.e, e.cat, e.parent, e.pub, e.status]] : [];
+    }),
+  };
+}
+
+/**
+ * The rows of the catalog table: each distinct raw identity of the facts, keyed exactly as the
+ * block refresh keys musical details, with its catalog entry (identities without one are left out).
+ */
+async function catalogRowsOfFacts(
+  c: DuckDBConnection,
+  catalog: Map<string, CatalogEntry>,
+): Promise<(string | null)[][]> {
+  const identities = (
+    await c.runAndReadAll(
+      `SELECT DISTINCT rightsholder_id, isrc, raw_title, raw_artist FROM ${semantic.model.facts.table}`,
+    )
+  ).getRows();
+  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  const rows: (string | null)[][] = [];
+  for (const [rh, isrc, title, artist] of identities) {
+    const key = identityKey({ isrc: text(isrc), title: text(title), artist: text(artist) });
+    const e = key ? catalog.get(`${String(rh)}\u001f${key}`) : undefined;
+    if (!e) continue;
+    rows.push([
+      text(rh),
+      text(isrc),
+      text(title),
+      text(artist),
+      e.mdId,
+      e.resolved ? 'true' : 'false',
+      e.trackTitle,
+      e.trackArtist,
+      e.releaseTitle,
+      e.releaseArtist,
+      e.releaseDate,
+      e.releaseReleaseDate,
+      e.productId,
+      e.productTitle,
+      e.productArtist,
+      e.productReleaseDate,
+      e.productVersion,
+    ]);
+  }
+  return rows;
+}
+
+/** A reference table's new rows, as text, and how they are cast on the way in (default: as they are). */
+interface ReferenceTable {
+  name: string;
+  width: number;
+  rows: (string | null)[][];
+  insert?: string;
+}
+
+/** Every reference table of the view with its current rows. */
+function referenceTables(
+  statements: StatementRow[],
+  reference: Reference,
+  catalogRows: (string | null)[][],
+  lookups: { salesTypes: (string | null)[][]; sources: (string | null)[][] },
+): ReferenceTable[] {
+  return [
+    {
+      name: 'stmt',
+      width: 5,
+      rows: statements.map((s) => [
+        s.id,
+        s.rightsholder_id,
+        s.distributor_id,
+        s.file_name,
+        s.custom_name,
+      ]),
+    },
+    // rates arrive as exact text and are cast once, in DuckDB, to the view's two rate parts: the
+    // rate rounded to 14 decimals, and what rounding it to 18 instead adds, × 10^14 (exact)
+    {
+      name: 'fx',
+      width: 3,
+      rows: reference.fx.map((r) => [r.statement_id, r.currency, r.rate]),
+      insert: `SELECT s0, s1, TRY_CAST(s2 AS DECIMAL(20,14)),
+        TRY_CAST((TRY_CAST(s2 AS DECIMAL(38,18)) - TRY_CAST(s2 AS DECIMAL(20,14))) * 100000000000000 AS DECIMAL(18,4))`,
+    },
+    { name: 'rightsholder', width: 2, rows: reference.rightsholders.map((r) => [r.id, r.name]) },
+    { name: 'distributor', width: 2, rows: reference.distributors.map((r) => [r.id, r.name]) },
+    {
+      name: 'catalog',
+      width: 17,
+      rows: catalogRows,
+      insert: `SELECT s0, s1, s2, s3, s4, CAST(s5 AS BOOLEAN), s6, s7, s8, s9, TRY_CAST(s10 AS DATE), TRY_CAST(s11 AS DATE), s12, s13, s14,
+        TRY_CAST(s15 AS DATE), s16`,
+    },
+    { name: 'lk_sales_type', width: 4, rows: lookups.salesTypes },
+    { name: 'lk_source', width: 7, rows: lookups.sources },
+  ];
+}
+
+/** Replaces a table's rows: appended as text to a staging table, then cast into it. */
+async function replaceTable(c: DuckDBConnection, t: ReferenceTable): Promise<void> {
+  await c.run(
+    `CREATE OR REPLACE TEMP TABLE stage_${t.name} (${Array.from({ length: t.width }, (_, i) => `s${i} VARCHAR`).join(', ')})`,
+  );
+  const appender = await c.createAppender(`stage_${t.name}`, 'main', 'temp');
+  for (const row of t.rows) {
+    for (const v of row) {
+      if (v === null) appender.appendNull();
+      else appender.appendVarchar(v);
+    }
+    appender.endRow();
+  }
+  appender.closeSync();
+  await c.run(`DELETE FROM main.${t.name}`);
+  await c.run(`INSERT INTO main.${t.name} ${t.insert ?? 'SELECT *'} FROM stage_${t.name}`);
+  await c.run(`DROP TABLE stage_${t.name}`);
 }

@@ -586,6 +586,162 @@ interface HandleOptions {
   ids: { uid: number; gid: number } | undefined;
 }
 
+/** This process's use of the server, shared by its watch, its restarts and its release. */
+interface ServerUse {
+  dataDir: string;
+  /** the cluster's directory */
+  dir: string;
+  /** the port every server this process uses listens on */
+  port: number;
+  me: User;
+  log: EmbeddedLog;
+  postgres: string;
+  ids: { uid: number; gid: number } | undefined;
+  /** the server this process uses: another after a restart */
+  postmaster: RunningPostmaster;
+  stopping: Promise<void> | undefined;
+  recovering: Promise<void> | undefined;
+  /** when the restarts within RESTART_WINDOW_MS were made */
+  restarts: number[];
+}
+
+/** Under the lock: a server another process restarted on this port is the one this process uses. */
+async function adoptRestarted(use: ServerUse): Promise<RunningPostmaster | undefined> {
+  const { dataDir, port, me, log } = use;
+  const running = await runningPostmaster(use.dir);
+  if (!running) return undefined;
+  if (running.port !== port)
+    throw new Error(
+      `the embedded PostgreSQL was started again on port ${running.port} by another process, not on ${port}, the port this process uses`,
+    );
+  if (!samePostmaster(running, use.postmaster)) {
+    use.postmaster = running;
+    const registry = await readRegistry(dataDir);
+    const users =
+      registry && samePostmaster(registry.postmaster, running)
+        ? registry.users.filter(isRunning)
+        : [];
+    if (!users.some((u) => u.id === me.id))
+      await writeRegistry(dataDir, { postmaster: running, users: [...users, me] });
+    log(
+      `the embedded PostgreSQL was restarted by another process (pid ${running.pid}, port ${port})`,
+    );
+  }
+  return running;
+}
+
+/** Counts a restart now; fails past MAX_RESTARTS within RESTART_WINDOW_MS. */
+function countRestart(use: ServerUse): void {
+  const { restarts } = use;
+  const now = Date.now();
+  while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
+  if (restarts.length >= MAX_RESTARTS) {
+    throw new Error(
+      `it stopped ${MAX_RESTARTS + 1} times within ${RESTART_WINDOW_MS / 60_000} minutes (see ${path.join(use.dataDir, 'pg.log')})`,
+    );
+  }
+  restarts.push(now);
+}
+
+/** A new server on the same port, tried again while the dead one's processes let go of it. */
+async function spawnOnSamePort(use: ServerUse): Promise<RunningPostmaster> {
+  const { dataDir, dir, postgres, ids, port } = use;
+  // the dead server's last processes may hold its shared memory a moment longer
+  const deadline = Date.now() + RESTART_TRY_MS;
+  for (;;) {
+    try {
+      if (!existsSync(path.join(dir, 'PG_VERSION')))
+        throw new Error(`${dir} holds no PostgreSQL data any more (was it removed?)`);
+      return await spawnPostmaster(dataDir, dir, postgres, ids, port);
+    } catch (error) {
+      if (
+        use.stopping ||
+        Date.now() > deadline ||
+        !/shared memory block|lock file .* already exists/i.test((error as Error).message)
+      )
+        throw error;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+/** Under the lock: the stopped server restarted on its port, unless another process did it first. */
+function restartServer(use: ServerUse): Promise<void> {
+  const { dataDir, me, log, port } = use;
+  return withLock(
+    dataDir,
+    async () => {
+      if (use.stopping || isRunning(use.postmaster)) return;
+      const dead = use.postmaster.pid;
+      if (await adoptRestarted(use)) return;
+      countRestart(use);
+      log(
+        `the embedded PostgreSQL (pid ${dead}) stopped unexpectedly: restarting it on port ${port}`,
+      );
+      const registry = await readRegistry(dataDir);
+      const others = (registry?.users ?? []).filter((u) => u.id !== me.id && isRunning(u));
+      use.postmaster = await spawnOnSamePort(use);
+      await writeRegistry(dataDir, { postmaster: use.postmaster, users: [...others, me] });
+      log(
+        `restarted the embedded PostgreSQL (pid ${use.postmaster.pid}, port ${port}): restart ${use.restarts.length} of at most ${MAX_RESTARTS} within ${RESTART_WINDOW_MS / 60_000} minutes`,
+      );
+    },
+    log,
+  );
+}
+
+/** Restarts the server whenever it is found stopped; a restart that fails ends the watch as lost. */
+function watchServer(use: ServerUse, lost: (error: Error) => void): NodeJS.Timeout {
+  let gone = false;
+  const watch = setInterval(() => {
+    if (use.stopping || use.recovering || gone || isRunning(use.postmaster)) return;
+    use.recovering = restartServer(use)
+      .catch((error: unknown) => {
+        if (use.stopping) return;
+        gone = true;
+        clearInterval(watch);
+        lost(
+          new Error(
+            `the embedded PostgreSQL stopped and was not restarted: ${(error as Error).message}`,
+          ),
+        );
+      })
+      .finally(() => (use.recovering = undefined));
+  }, WATCH_INTERVAL_MS);
+  watch.unref();
+  return watch;
+}
+
+/** Under the lock: this process leaves the server, stopping it when no other live process uses it. */
+function releaseServer(use: ServerUse): Promise<void> {
+  const { dataDir, me, log } = use;
+  return withLock(
+    dataDir,
+    async () => {
+      // the server may have been restarted by another process since this one last looked
+      if (!isRunning(use.postmaster)) await adoptRestarted(use).catch(() => undefined);
+      const { postmaster } = use;
+      const registry = await readRegistry(dataDir);
+      const current =
+        registry && samePostmaster(registry.postmaster, postmaster) ? registry : undefined;
+      const others = (current?.users ?? []).filter((u) => u.id !== me.id && isRunning(u));
+      if (others.length > 0) {
+        await writeRegistry(dataDir, { postmaster, users: others });
+        log(
+          `leaving the embedded PostgreSQL running for process ${[...new Set(others.map((u) => u.pid))].join(', ')}`,
+          'info',
+        );
+        return;
+      }
+      // the last user stops it (unless it is not the server this process used any more)
+      const running = await runningPostmaster(use.dir);
+      if (running && samePostmaster(running, postmaster)) await stopPostmaster(running.pid);
+      if (current || !registry) await writeRegistry(dataDir, undefined);
+    },
+    log,
+  );
+}
+
 /**
  * This process's use of the server: stop() removes it and stops the server if no other live
  * process uses it.
@@ -597,140 +753,33 @@ interface HandleOptions {
  * RESTART_WINDOW_MS, or when it cannot be started, `lost` settles and the process is to stop.
  */
 function handle(options: HandleOptions): EmbeddedDatabase {
-  const { dataDir, owned, me, log, postgres, ids } = options;
-  const dir = path.join(dataDir, 'pg');
-  const port = options.postmaster.port;
-  /** the server this process uses: another after a restart */
-  let postmaster = options.postmaster;
-  let stopping: Promise<void> | undefined;
-  let recovering: Promise<void> | undefined;
-  let gone = false;
-  const restarts: number[] = [];
+  const { dataDir, owned, me, log, postgres, ids, postmaster } = options;
+  const use: ServerUse = {
+    dataDir,
+    dir: path.join(dataDir, 'pg'),
+    port: postmaster.port,
+    me,
+    log,
+    postgres,
+    ids,
+    postmaster,
+    stopping: undefined,
+    recovering: undefined,
+    restarts: [],
+  };
   let resolveLost: (error: Error) => void = () => {};
   const lost = new Promise<Error>((resolve) => (resolveLost = resolve));
-
-  /** under the lock: a server another process restarted on this port is the one this process uses */
-  const adopt = async (): Promise<RunningPostmaster | undefined> => {
-    const running = await runningPostmaster(dir);
-    if (!running) return undefined;
-    if (running.port !== port)
-      throw new Error(
-        `the embedded PostgreSQL was started again on port ${running.port} by another process, not on ${port}, the port this process uses`,
-      );
-    if (!samePostmaster(running, postmaster)) {
-      postmaster = running;
-      const registry = await readRegistry(dataDir);
-      const users =
-        registry && samePostmaster(registry.postmaster, running)
-          ? registry.users.filter(isRunning)
-          : [];
-      if (!users.some((u) => u.id === me.id))
-        await writeRegistry(dataDir, { postmaster: running, users: [...users, me] });
-      log(
-        `the embedded PostgreSQL was restarted by another process (pid ${running.pid}, port ${port})`,
-      );
-    }
-    return running;
-  };
-
-  const restart = () =>
-    withLock(
-      dataDir,
-      async () => {
-        if (stopping || isRunning(postmaster)) return;
-        const dead = postmaster.pid;
-        if (await adopt()) return;
-        const now = Date.now();
-        while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
-        if (restarts.length >= MAX_RESTARTS) {
-          throw new Error(
-            `it stopped ${MAX_RESTARTS + 1} times within ${RESTART_WINDOW_MS / 60_000} minutes (see ${path.join(dataDir, 'pg.log')})`,
-          );
-        }
-        restarts.push(now);
-        log(
-          `the embedded PostgreSQL (pid ${dead}) stopped unexpectedly: restarting it on port ${port}`,
-        );
-        const registry = await readRegistry(dataDir);
-        const others = (registry?.users ?? []).filter((u) => u.id !== me.id && isRunning(u));
-        // the dead server's last processes may hold its shared memory a moment longer
-        const deadline = Date.now() + RESTART_TRY_MS;
-        for (;;) {
-          try {
-            if (!existsSync(path.join(dir, 'PG_VERSION')))
-              throw new Error(`${dir} holds no PostgreSQL data any more (was it removed?)`);
-            postmaster = await spawnPostmaster(dataDir, dir, postgres, ids, port);
-            break;
-          } catch (error) {
-            if (
-              stopping ||
-              Date.now() > deadline ||
-              !/shared memory block|lock file .* already exists/i.test((error as Error).message)
-            )
-              throw error;
-            await new Promise((r) => setTimeout(r, 500));
-          }
-        }
-        await writeRegistry(dataDir, { postmaster, users: [...others, me] });
-        log(
-          `restarted the embedded PostgreSQL (pid ${postmaster.pid}, port ${port}): restart ${restarts.length} of at most ${MAX_RESTARTS} within ${RESTART_WINDOW_MS / 60_000} minutes`,
-        );
-      },
-      log,
-    );
-
-  const watch = setInterval(() => {
-    if (stopping || recovering || gone || isRunning(postmaster)) return;
-    recovering = restart()
-      .catch((error: unknown) => {
-        if (stopping) return;
-        gone = true;
-        clearInterval(watch);
-        resolveLost(
-          new Error(
-            `the embedded PostgreSQL stopped and was not restarted: ${(error as Error).message}`,
-          ),
-        );
-      })
-      .finally(() => (recovering = undefined));
-  }, WATCH_INTERVAL_MS);
-  watch.unref();
-
-  const release = () =>
-    withLock(
-      dataDir,
-      async () => {
-        // the server may have been restarted by another process since this one last looked
-        if (!isRunning(postmaster)) await adopt().catch(() => undefined);
-        const registry = await readRegistry(dataDir);
-        const current =
-          registry && samePostmaster(registry.postmaster, postmaster) ? registry : undefined;
-        const others = (current?.users ?? []).filter((u) => u.id !== me.id && isRunning(u));
-        if (others.length > 0) {
-          await writeRegistry(dataDir, { postmaster, users: others });
-          log(
-            `leaving the embedded PostgreSQL running for process ${[...new Set(others.map((u) => u.pid))].join(', ')}`,
-            'info',
-          );
-          return;
-        }
-        // the last user stops it (unless it is not the server this process used any more)
-        const running = await runningPostmaster(dir);
-        if (running && samePostmaster(running, postmaster)) await stopPostmaster(running.pid);
-        if (current || !registry) await writeRegistry(dataDir, undefined);
-      },
-      log,
-    );
+  const watch = watchServer(use, resolveLost);
   return {
-    url: urlFor(port),
+    url: urlFor(use.port),
     owned,
     lost,
     stop: () =>
-      (stopping ??= (async () => {
+      (use.stopping ??= (async () => {
         clearInterval(watch);
         // a restart under way ends first (it gives up its retries once stopping)
-        await recovering;
-        await release();
+        await use.recovering;
+        await releaseServer(use);
       })()),
   };
 }

@@ -96,13 +96,148 @@ function withoutAddressGuard(init: RequestInit | undefined): RequestInit | undef
   return rest;
 }
 
-export function createProvider(options: ProviderOptions): Provider {
-  const { pool, urls, keys, policy } = options;
+/** The signed-in user a token's subject names: its id and email claims. */
+function accountFinder(pool: Pool): NonNullable<Configuration['findAccount']> {
+  return async (_ctx, sub) => {
+    const { rows } = await pool.query<{ id: string; email: string }>(
+      'SELECT id, email FROM users WHERE id::text = $1',
+      [sub],
+    );
+    const user = rows[0];
+    if (!user) return undefined;
+    return { accountId: user.id, claims: () => ({ sub: user.id, email: user.email }) };
+  };
+}
+
+/** The device flow's pages: enter the code, confirm it, connected. */
+function deviceFlowFeature(): NonNullable<Configuration['features']>['deviceFlow'] {
+  return {
+    enabled: true,
+    async userCodeInputSource(ctx, form, _out, err) {
+      const { action, xsrf } = formParts(form);
+      const error = err
+        ? 'That code is not valid (or has expired). Check it and try again.'
+        : undefined;
+      render(ctx, userCodePage({ action, xsrf, ...(error ? { error } : {}) }));
+    },
+    async userCodeConfirmSource(ctx, form, _client, _deviceInfo, userCode) {
+      const { action, xsrf } = formParts(form);
+      render(ctx, userCodeConfirmPage({ action, xsrf, userCode, clientName: clientName(ctx) }));
+    },
+    async successSource(ctx) {
+      render(
+        ctx,
+        messagePage(
+          'Device connected',
+          `${clientName(ctx)} is signed in. You can close this page.`,
+        ),
+      );
+    },
+  };
+}
+
+/** The sign-out pages: confirm, signed out. */
+function logoutFeature(): NonNullable<Configuration['features']>['rpInitiatedLogout'] {
+  return {
+    enabled: true,
+    async logoutSource(ctx, form) {
+      render(ctx, logoutPage(formParts(form)));
+    },
+    async postLogoutSuccessSource(ctx) {
+      render(
+        ctx,
+        messagePage('Signed out', 'You are signed out of the royalty service in this browser.'),
+      );
+    },
+  };
+}
+
+/** The two resources tokens are issued for (API by default) and the scope each carries. */
+function resourceIndicatorsFeature(
+  urls: OAuthUrls,
+): NonNullable<Configuration['features']>['resourceIndicators'] {
   const resources = new Map([
     [urls.apiResource, 'the royalty API'],
     [urls.mcpResource, 'the royalty tool server (for AI assistants)'],
   ]);
-  const configuration: Configuration = {
+  return {
+    enabled: true,
+    defaultResource: () => urls.apiResource,
+    useGrantedResource: () => true,
+    async getResourceServerInfo(_ctx, resourceIndicator) {
+      const resource = normalizeResource(resourceIndicator);
+      if (!resources.has(resource))
+        throw new errors.InvalidTarget(
+          `unknown resource; this server issues tokens for ${[...resources.keys()].join(' and ')}`,
+        );
+      // write access is a scope of the tool server's tokens only, granted when the client asks for it
+      const scope =
+        resource === normalizeResource(urls.mcpResource)
+          ? `${API_SCOPE} ${MCP_WRITE_SCOPE}`
+          : API_SCOPE;
+      return { audience: resource, scope, accessTokenFormat: 'opaque', accessTokenTTL: HOUR };
+    },
+  };
+}
+
+/** Client ID Metadata Documents: fetched when the rate limit allows, admitted by the client policy. */
+function metadataDocumentFeature(
+  options: ProviderOptions,
+): NonNullable<Configuration['features']>['clientIdMetadataDocument'] {
+  return {
+    enabled: true,
+    ack: 'draft-02',
+    allowFetch: (ctx) => options.allowMetadataFetch(ctx),
+    allowClient: async (_ctx, client) =>
+      clientPolicyProblem(client.metadata(), options.policy) === undefined,
+    cacheDuration: { min: 60, max: DAY },
+  };
+}
+
+/** The client policy for every client (registered, fetched or built in), in one place. */
+function clientPolicyCheck(policy: OAuthPolicy): Configuration['extraClientMetadata'] {
+  return {
+    properties: ['client_name'],
+    validator(_ctx, key, _value, metadata) {
+      if (key !== 'client_name') return;
+      const problem = clientPolicyProblem(metadata, policy);
+      if (problem) throw new errors.InvalidClientMetadata(problem);
+      // a client whose redirects are all loopback is a native app: any port (RFC 8252 7.3)
+      if (metadata.redirect_uris?.length && metadata.redirect_uris.every(isLoopbackHttp))
+        metadata.application_type = 'native';
+    },
+  };
+}
+
+/** The endpoints' paths under the authorization server's prefix. */
+const ROUTES: Configuration['routes'] = {
+  authorization: '/authorize',
+  token: '/token',
+  device_authorization: '/device/auth',
+  code_verification: '/device',
+  registration: '/register',
+  revocation: '/revoke',
+  jwks: '/jwks',
+  end_session: '/logout',
+  userinfo: '/userinfo',
+  introspection: '/introspect',
+};
+
+const TTL: Configuration['ttl'] = {
+  AccessToken: HOUR,
+  AuthorizationCode: 60,
+  // rotated refresh tokens keep the first one's expiry: 30 days after the sign-in, then sign in again
+  RefreshToken: 30 * DAY,
+  Grant: 30 * DAY,
+  DeviceCode: 600,
+  IdToken: HOUR,
+  Interaction: HOUR,
+  Session: 30 * DAY,
+};
+
+function providerConfiguration(options: ProviderOptions): Configuration {
+  const { pool, urls, keys, policy } = options;
+  return {
     adapter: postgresAdapter(pool, { unusedClientTtlSeconds: policy.unusedClientTtlSeconds }),
     clients: [CLI_CLIENT],
     // EC keys only: every client's ID tokens are ES256 (the default RS256 has no key)
@@ -126,41 +261,12 @@ export function createProvider(options: ProviderOptions): Provider {
     responseTypes: ['code'],
     scopes: ['openid', 'offline_access', API_SCOPE, MCP_WRITE_SCOPE],
     claims: { openid: ['sub'], email: ['email'] },
-    async findAccount(_ctx, sub) {
-      const { rows } = await pool.query<{ id: string; email: string }>(
-        'SELECT id, email FROM users WHERE id::text = $1',
-        [sub],
-      );
-      const user = rows[0];
-      if (!user) return undefined;
-      return { accountId: user.id, claims: () => ({ sub: user.id, email: user.email }) };
-    },
+    findAccount: accountFinder(pool),
     interactions: {
       url: (_ctx, interaction) => `${urls.basePath}${OAUTH_PREFIX}/interaction/${interaction.uid}`,
     },
-    routes: {
-      authorization: '/authorize',
-      token: '/token',
-      device_authorization: '/device/auth',
-      code_verification: '/device',
-      registration: '/register',
-      revocation: '/revoke',
-      jwks: '/jwks',
-      end_session: '/logout',
-      userinfo: '/userinfo',
-      introspection: '/introspect',
-    },
-    ttl: {
-      AccessToken: HOUR,
-      AuthorizationCode: 60,
-      // rotated refresh tokens keep the first one's expiry: 30 days after the sign-in, then sign in again
-      RefreshToken: 30 * DAY,
-      Grant: 30 * DAY,
-      DeviceCode: 600,
-      IdToken: HOUR,
-      Interaction: HOUR,
-      Session: 30 * DAY,
-    },
+    routes: ROUTES,
+    ttl: TTL,
     rotateRefreshToken: true,
     // a refresh token whenever the client may refresh, without asking for offline_access
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
@@ -178,80 +284,12 @@ export function createProvider(options: ProviderOptions): Provider {
         initialAccessToken: false,
         issueRegistrationAccessToken: true,
       },
-      deviceFlow: {
-        enabled: true,
-        async userCodeInputSource(ctx, form, _out, err) {
-          const { action, xsrf } = formParts(form);
-          const error = err
-            ? 'That code is not valid (or has expired). Check it and try again.'
-            : undefined;
-          render(ctx, userCodePage({ action, xsrf, ...(error ? { error } : {}) }));
-        },
-        async userCodeConfirmSource(ctx, form, _client, _deviceInfo, userCode) {
-          const { action, xsrf } = formParts(form);
-          render(ctx, userCodeConfirmPage({ action, xsrf, userCode, clientName: clientName(ctx) }));
-        },
-        async successSource(ctx) {
-          render(
-            ctx,
-            messagePage(
-              'Device connected',
-              `${clientName(ctx)} is signed in. You can close this page.`,
-            ),
-          );
-        },
-      },
-      rpInitiatedLogout: {
-        enabled: true,
-        async logoutSource(ctx, form) {
-          render(ctx, logoutPage(formParts(form)));
-        },
-        async postLogoutSuccessSource(ctx) {
-          render(
-            ctx,
-            messagePage('Signed out', 'You are signed out of the royalty service in this browser.'),
-          );
-        },
-      },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => urls.apiResource,
-        useGrantedResource: () => true,
-        async getResourceServerInfo(_ctx, resourceIndicator) {
-          const resource = normalizeResource(resourceIndicator);
-          if (!resources.has(resource))
-            throw new errors.InvalidTarget(
-              `unknown resource; this server issues tokens for ${[...resources.keys()].join(' and ')}`,
-            );
-          // write access is a scope of the tool server's tokens only, granted when the client asks for it
-          const scope =
-            resource === normalizeResource(urls.mcpResource)
-              ? `${API_SCOPE} ${MCP_WRITE_SCOPE}`
-              : API_SCOPE;
-          return { audience: resource, scope, accessTokenFormat: 'opaque', accessTokenTTL: HOUR };
-        },
-      },
-      clientIdMetadataDocument: {
-        enabled: true,
-        ack: 'draft-02',
-        allowFetch: (ctx) => options.allowMetadataFetch(ctx),
-        allowClient: async (_ctx, client) =>
-          clientPolicyProblem(client.metadata(), policy) === undefined,
-        cacheDuration: { min: 60, max: DAY },
-      },
+      deviceFlow: deviceFlowFeature(),
+      rpInitiatedLogout: logoutFeature(),
+      resourceIndicators: resourceIndicatorsFeature(urls),
+      clientIdMetadataDocument: metadataDocumentFeature(options),
     },
-    // the client policy for every client (registered, fetched or built in), in one place
-    extraClientMetadata: {
-      properties: ['client_name'],
-      validator(_ctx, key, _value, metadata) {
-        if (key !== 'client_name') return;
-        const problem = clientPolicyProblem(metadata, policy);
-        if (problem) throw new errors.InvalidClientMetadata(problem);
-        // a client whose redirects are all loopback is a native app: any port (RFC 8252 7.3)
-        if (metadata.redirect_uris?.length && metadata.redirect_uris.every(isLoopbackHttp))
-          metadata.application_type = 'native';
-      },
-    },
+    extraClientMetadata: clientPolicyCheck(policy),
     fetchResponseBodyLimits: { 'client_id metadata document': policy.metadataDocumentMaxBytes },
     // oidc-provider fetches through a dispatcher that refuses special-use addresses (loopback,
     // private networks: SSRF); a host the operator names is fetched without it
@@ -264,7 +302,10 @@ export function createProvider(options: ProviderOptions): Provider {
       render(ctx, page('Sign-in failed', details));
     },
   };
-  const provider = new Provider(urls.issuer, configuration);
+}
+
+export function createProvider(options: ProviderOptions): Provider {
+  const provider = new Provider(options.urls.issuer, providerConfiguration(options));
   // oidc-provider answers its own faults as server_error and keeps the cause: logged here
   provider.on('server_error', (_ctx: KoaContextWithOIDC, error: Error) =>
     options.log.error({ err: error }, 'authorization server error'),

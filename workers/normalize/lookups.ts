@@ -50,6 +50,8 @@ export interface Tallies {
   percentRows: number[];
   /** per format check (Plan.formats), the rows that may not fit its rule (FormatCheck.surelyFits) */
   unfitRows: number[];
+  /** per plain check (Plan.plainChecks), the cells that are no plain number */
+  notPlainRows: number[];
 }
 
 /** What the stage found: the select of each normalized column, and the table of lists (lk) they index. */
@@ -73,6 +75,9 @@ function talliesOf(plan: Plan, row: unknown[]): Tallies {
     missingAmounts: count(n),
     percentRows: plan.percentSources.map((_, i) => count(n + 1 + i)),
     unfitRows: plan.formats.map((_, i) => count(n + 1 + plan.percentSources.length + i)),
+    notPlainRows: plan.plainChecks.map((_, i) =>
+      count(n + 1 + plan.percentSources.length + plan.formats.length + i),
+    ),
   };
 }
 
@@ -103,15 +108,9 @@ export async function gatherValues(
     const row: unknown[] = plan.textFields.map((_, j) => [
       ...new Set(rows.flatMap((r) => (r[0]![j] as unknown[] | null) ?? [])),
     ]);
-    row.push(rows.reduce((sum, r) => sum + Number(r[0]![n]), 0));
-    plan.percentSources.forEach((_, i) =>
-      row.push(rows.reduce((sum, r) => sum + Number(r[0]![n + 1 + i]), 0)),
-    );
-    plan.formats.forEach((_, i) =>
-      row.push(
-        rows.reduce((sum, r) => sum + Number(r[0]![n + 1 + plan.percentSources.length + i]), 0),
-      ),
-    );
+    // the counts after the lists: each part's added up
+    for (let j = n; j < rows[0]![0]!.length; j++)
+      row.push(rows.reduce((sum, r) => sum + Number(r[0]![j]), 0));
     return row;
   };
   const writtenRow = surveyed.footer > 0 || range ? await reread(range) : surveyed.aggregates;
@@ -292,23 +291,29 @@ async function lookUp(
   into.select[column] = `lk.m_${column}[enum_code(CAST(kept.${t(text)} AS ${enumType})) + 1]`;
 }
 
-/** The SQL of the numeric and text fields: amounts by their rule, a percentage by its scale. */
-function directSelects(plan: Plan, deciding: Tallies): Record<string, string> {
+/**
+ * The SQL of the numeric and text fields: amounts by their rule, a percentage by its scale; a
+ * field none of whose written cells is other than a plain number (or that is not mapped) by the
+ * plain reading alone (plain_amount: the same values, far less to bind).
+ */
+function directSelects(plan: Plan, written: Tallies, deciding: Tallies): Record<string, string> {
   const { fields, input } = plan;
   const inPercent = new Set(
     plan.percentSources.filter((_, i) => deciding.percentRows[i]! > 0).map((p) => p.f),
   );
   const readsPercent = (f: StandardField) =>
     fields[f]?.format === 'percent' || (fields[f]?.format !== 'fraction' && inPercent.has(f));
+  const plain = (f: StandardField) => {
+    const i = plan.plainChecks.findIndex((p) => p.f === f);
+    return fields[f] === undefined || (i >= 0 && written.notPlainRows[i] === 0);
+  };
   const select: Record<string, string> = {};
   for (const f of standardFields) {
     const kind = fieldKinds[f];
     if (kind === 'amount' || kind === 'quantity' || kind === 'percent') {
       const spec = fields[f];
-      const parse = byRule(
-        kind === 'percent' && readsPercent(f) ? 'parse_percent' : 'parse_amount',
-        decimalCommaOf(input, spec),
-      );
+      const reading = kind === 'percent' && readsPercent(f) ? 'percent' : 'amount';
+      const parse = byRule(`parse_${reading}`, decimalCommaOf(input, spec));
       if (spec?.multiply !== undefined) {
         // a computed amount: the product of its factors, exact (DECIMAL(38,12) each; the product,
         // of 24 decimals, rounded half away from zero to 12); NULL when either is no amount, and
@@ -323,7 +328,8 @@ function directSelects(plan: Plan, deciding: Tallies): Record<string, string> {
         const parts = spec.columns.map((c) => `coalesce(${parse}(${cellOf(plan, c)}), 0)`);
         select[snake(f)] = `(${parts.join(' + ')})`;
       } else {
-        select[snake(f)] = `${parse}(kept.${t(f)})`;
+        const read = plain(f) ? byRule(`plain_${reading}`, decimalCommaOf(input, spec)) : parse;
+        select[snake(f)] = `${read}(kept.${t(f)})`;
       }
     } else if (kind === 'text') {
       select[snake(f)] = `kept.${t(f)}`;
@@ -344,7 +350,7 @@ export async function lookups(plan: Plan, written: Tallies, deciding: Tallies): 
   };
   for (const reader of valueReaders(plan, deciding))
     await lookUp(plan, into, distinct.get(reader[0]) ?? [], reader);
-  Object.assign(into.select, directSelects(plan, deciding));
+  Object.assign(into.select, directSelects(plan, written, deciding));
   if (into.lists.length > 0)
     await plan.connections[0].run(`CREATE TABLE lk AS SELECT ${into.lists.join(', ')}`);
   return {

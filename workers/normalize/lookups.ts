@@ -247,39 +247,71 @@ function valueReaders(
   return [...periods, ...salesDates, ...codes];
 }
 
+/** What the lookups make: each column's select, lk's lists, the ENUMs made, the statements to run. */
+interface Into {
+  select: Record<string, string>;
+  lists: string[];
+  enums: Set<StandardField>;
+  /** the literal ENUM types' CREATE statements, run at once */
+  statements: string[];
+}
+
+/**
+ * Up to this many distinct values, a field's ENUM and its list are literals of the SQL (made by
+ * one statement for all the fields, the list inlined in the projection); more are read from a
+ * table of the values (fillLookup) and the list held in lk.
+ */
+const LITERAL_VALUES = 2_000;
+
+const literalOf = (o: string | number | null) => (o === null ? 'NULL' : lit(String(o)));
+
 /**
  * A field read per distinct value: its distinct values become an ENUM type, and the reader's
- * outputs a list in the ENUM's order, in a one-row table cross-joined to the rows; a row's output
- * is the list element at its value's ENUM code. Unlike a hash join (whose LEFT form moves a
- * chunk's unmatched rows, such as NULL keys, to the chunk's end, and which DuckDB never counts
- * as order-preserving), this is a projection: the rows keep the file's order. A field that is
- * empty on every row (NULL) and a constant of the mapping (its value, inlined) need no list.
+ * outputs a list in the ENUM's order (a literal, or a column of the one-row table lk cross-joined
+ * to the rows); a row's output is the list element at its value's ENUM code. Unlike a hash join
+ * (whose LEFT form moves a chunk's unmatched rows, such as NULL keys, to the chunk's end, and
+ * which DuckDB never counts as order-preserving), this is a projection: the rows keep the file's
+ * order. A field that is empty on every row (NULL), a constant of the mapping (its value,
+ * inlined), a field of one value and one whose reader keeps every value need no list.
  */
 async function lookUp(
   plan: Plan,
-  into: { select: Record<string, string>; lists: string[]; enums: Set<StandardField> },
+  into: Into,
   values: string[],
   [f, read, type]: [StandardField, (v: string) => string | number | null, string],
 ): Promise<void> {
-  const connection: DuckDBConnection = plan.connections[0];
   const column = snake(f);
   const spec = plan.fields[f];
   const constant = spec !== undefined && spec.column === undefined && spec.columns === undefined;
   const outputs = values.map(read);
   if (values.length === 0 || (constant && values.length === 1)) {
-    const o = outputs[0] ?? null;
-    into.select[column] =
-      o === null ? `CAST(NULL AS ${type})` : `CAST(${lit(String(o))} AS ${type})`;
+    into.select[column] = `CAST(${literalOf(outputs[0] ?? null)} AS ${type})`;
     return;
   }
   const text = textOf(plan, f);
+  const cell = `kept.${t(text)}`;
   if (type === 'VARCHAR' && outputs.every((o, i) => o === values[i])) {
     // the reader keeps every value as it is (codes already clean): the cells themselves
-    into.select[column] = `kept.${t(text)}`;
+    into.select[column] = cell;
     return;
   }
-  const table = `lk_${column}`;
+  if (values.length === 1) {
+    into.select[column] =
+      `CAST(CASE WHEN ${cell} IS NOT NULL THEN ${literalOf(outputs[0]!)} END AS ${type})`;
+    return;
+  }
   const enumType = `e_${snake(text)}`;
+  // (a NUL character never enters a literal: such values go through a table)
+  if (values.length <= LITERAL_VALUES && !values.some((v) => v.includes('\0'))) {
+    if (!into.enums.has(text))
+      into.statements.push(`CREATE TYPE ${enumType} AS ENUM (${values.map(lit).join(', ')})`);
+    into.enums.add(text);
+    const list = `CAST([${outputs.map(literalOf).join(', ')}] AS ${type}[])`;
+    into.select[column] = `${list}[enum_code(CAST(${cell} AS ${enumType})) + 1]`;
+    return;
+  }
+  const connection: DuckDBConnection = plan.connections[0];
+  const table = `lk_${column}`;
   await fillLookup(connection, table, values, outputs);
   if (!into.enums.has(text)) {
     await connection.run(`CREATE TYPE ${enumType} AS ENUM (SELECT v FROM ${table})`);
@@ -288,7 +320,7 @@ async function lookUp(
   into.lists.push(
     `(SELECT list(CAST(o AS ${type}) ORDER BY enum_code(CAST(v AS ${enumType}))) FROM ${table}) AS m_${column}`,
   );
-  into.select[column] = `lk.m_${column}[enum_code(CAST(kept.${t(text)} AS ${enumType})) + 1]`;
+  into.select[column] = `lk.m_${column}[enum_code(CAST(${cell} AS ${enumType})) + 1]`;
 }
 
 /**
@@ -343,14 +375,11 @@ export async function lookups(plan: Plan, written: Tallies, deciding: Tallies): 
   const distinct = new Map(
     PER_VALUE_FIELDS.map((f) => [f, written.distinct.get(textOf(plan, f))!]),
   );
-  const into = {
-    select: {} as Record<string, string>,
-    lists: [] as string[],
-    enums: new Set<StandardField>(),
-  };
+  const into: Into = { select: {}, lists: [], enums: new Set(), statements: [] };
   for (const reader of valueReaders(plan, deciding))
     await lookUp(plan, into, distinct.get(reader[0]) ?? [], reader);
   Object.assign(into.select, directSelects(plan, written, deciding));
+  if (into.statements.length > 0) await plan.connections[0].run(into.statements.join(';\n'));
   if (into.lists.length > 0)
     await plan.connections[0].run(`CREATE TABLE lk AS SELECT ${into.lists.join(', ')}`);
   return {

@@ -47,7 +47,7 @@ export function stopping(): boolean {
   return stopped;
 }
 
-/** The settings a task's DuckDB work runs with (global to the instance: set again for each task). */
+/** The settings a task's DuckDB work runs with (global to the instance: set again when a task's differ). */
 export interface InstanceSettings {
   threads: number;
   memoryLimitMb: number;
@@ -62,6 +62,8 @@ interface ThreadInstance {
   baseline: Set<string>;
   /** the preparations run on it (each once) */
   prepared: Set<Prepare>;
+  /** the settings last set (a task that needs the same sets none) */
+  settings?: string;
   idle?: NodeJS.Timeout;
   inUse: boolean;
 }
@@ -116,19 +118,7 @@ export async function withThreadInstance<T>(
   entry.inUse = true;
   let failed = true;
   try {
-    const c = await entry.instance.connect();
-    try {
-      if (!entry.prepared.has(prepare)) {
-        await prepare(c);
-        entry.prepared.add(prepare);
-        entry.baseline = new Set(await catalogObjects(c));
-      }
-      await c.run(
-        `SET threads = ${Math.floor(settings.threads)}; SET memory_limit = '${Math.floor(settings.memoryLimitMb)}MB'`,
-      );
-    } finally {
-      c.closeSync();
-    }
+    await prepared(entry, settings, prepare);
     const result = await work(entry.instance);
     failed = false;
     return result;
@@ -139,6 +129,35 @@ export async function withThreadInstance<T>(
       entry.idle = setTimeout(() => close(entry), IDLE_CLOSE_MS);
       entry.idle.unref();
     } else close(entry);
+  }
+}
+
+/**
+ * Runs `prepare` on the instance unless it ran there, and sets `settings` unless they are the
+ * ones set last (setting them again cost a small statement tens of milliseconds on a loaded
+ * machine). A task that changes one sets it back before it ends (the normalizer's split write);
+ * a failed task's instance is closed, whatever it changed.
+ */
+async function prepared(
+  entry: ThreadInstance,
+  settings: InstanceSettings,
+  prepare: Prepare,
+): Promise<void> {
+  const set = `SET threads = ${Math.floor(settings.threads)}; SET memory_limit = '${Math.floor(settings.memoryLimitMb)}MB'`;
+  if (entry.prepared.has(prepare) && entry.settings === set) return;
+  const c = await entry.instance.connect();
+  try {
+    if (!entry.prepared.has(prepare)) {
+      await prepare(c);
+      entry.prepared.add(prepare);
+      entry.baseline = new Set(await catalogObjects(c));
+    }
+    if (entry.settings !== set) {
+      await c.run(set);
+      entry.settings = set;
+    }
+  } finally {
+    c.closeSync();
   }
 }
 

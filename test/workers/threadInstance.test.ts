@@ -80,6 +80,37 @@ t.test('a failed task closes the instance: its changes never reach the next', as
   ]);
 });
 
+t.test('each task runs with its own settings, set only when they differ', async (t) => {
+  const seenWith = (s: typeof settings) =>
+    withThreadInstance(s, noPrepare, async (instance) => {
+      const c = await instance.connect();
+      try {
+        return (
+          await c.runAndReadAll(
+            `SELECT name, value FROM duckdb_settings() WHERE name IN ('threads', 'memory_limit') ORDER BY 1`,
+          )
+        ).getRowsJson();
+      } finally {
+        c.closeSync();
+      }
+    });
+  await catalogSeen();
+  const made = instancesCreated();
+  t.same(await seenWith({ threads: 1, memoryLimitMb: 128 }), [
+    ['memory_limit', '122.0 MiB'],
+    ['threads', '1'],
+  ]);
+  t.same(await seenWith({ threads: 1, memoryLimitMb: 128 }), [
+    ['memory_limit', '122.0 MiB'],
+    ['threads', '1'],
+  ]);
+  t.same(await seenWith(settings), [
+    ['memory_limit', '244.1 MiB'],
+    ['threads', '2'],
+  ]);
+  t.equal(instancesCreated(), made, 'one instance all along');
+});
+
 t.test('a task beyond its memory limit spills to a directory of the instance', async (t) => {
   const sorted = await withThreadInstance(
     { threads: 1, memoryLimitMb: 32 },

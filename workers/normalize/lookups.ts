@@ -50,6 +50,8 @@ export interface Tallies {
   percentRows: number[];
   /** per format check (Plan.formats), the rows that may not fit its rule (FormatCheck.surelyFits) */
   unfitRows: number[];
+  /** per plain check (Plan.plainChecks), the cells that are no plain number */
+  notPlainRows: number[];
 }
 
 /** What the stage found: the select of each normalized column, and the table of lists (lk) they index. */
@@ -73,6 +75,9 @@ function talliesOf(plan: Plan, row: unknown[]): Tallies {
     missingAmounts: count(n),
     percentRows: plan.percentSources.map((_, i) => count(n + 1 + i)),
     unfitRows: plan.formats.map((_, i) => count(n + 1 + plan.percentSources.length + i)),
+    notPlainRows: plan.plainChecks.map((_, i) =>
+      count(n + 1 + plan.percentSources.length + plan.formats.length + i),
+    ),
   };
 }
 
@@ -103,15 +108,9 @@ export async function gatherValues(
     const row: unknown[] = plan.textFields.map((_, j) => [
       ...new Set(rows.flatMap((r) => (r[0]![j] as unknown[] | null) ?? [])),
     ]);
-    row.push(rows.reduce((sum, r) => sum + Number(r[0]![n]), 0));
-    plan.percentSources.forEach((_, i) =>
-      row.push(rows.reduce((sum, r) => sum + Number(r[0]![n + 1 + i]), 0)),
-    );
-    plan.formats.forEach((_, i) =>
-      row.push(
-        rows.reduce((sum, r) => sum + Number(r[0]![n + 1 + plan.percentSources.length + i]), 0),
-      ),
-    );
+    // the counts after the lists: each part's added up
+    for (let j = n; j < rows[0]![0]!.length; j++)
+      row.push(rows.reduce((sum, r) => sum + Number(r[0]![j]), 0));
     return row;
   };
   const writtenRow = surveyed.footer > 0 || range ? await reread(range) : surveyed.aggregates;
@@ -248,39 +247,71 @@ function valueReaders(
   return [...periods, ...salesDates, ...codes];
 }
 
+/** What the lookups make: each column's select, lk's lists, the ENUMs made, the statements to run. */
+interface Into {
+  select: Record<string, string>;
+  lists: string[];
+  enums: Set<StandardField>;
+  /** the literal ENUM types' CREATE statements, run at once */
+  statements: string[];
+}
+
+/**
+ * Up to this many distinct values, a field's ENUM and its list are literals of the SQL (made by
+ * one statement for all the fields, the list inlined in the projection); more are read from a
+ * table of the values (fillLookup) and the list held in lk.
+ */
+const LITERAL_VALUES = 2_000;
+
+const literalOf = (o: string | number | null) => (o === null ? 'NULL' : lit(String(o)));
+
 /**
  * A field read per distinct value: its distinct values become an ENUM type, and the reader's
- * outputs a list in the ENUM's order, in a one-row table cross-joined to the rows; a row's output
- * is the list element at its value's ENUM code. Unlike a hash join (whose LEFT form moves a
- * chunk's unmatched rows, such as NULL keys, to the chunk's end, and which DuckDB never counts
- * as order-preserving), this is a projection: the rows keep the file's order. A field that is
- * empty on every row (NULL) and a constant of the mapping (its value, inlined) need no list.
+ * outputs a list in the ENUM's order (a literal, or a column of the one-row table lk cross-joined
+ * to the rows); a row's output is the list element at its value's ENUM code. Unlike a hash join
+ * (whose LEFT form moves a chunk's unmatched rows, such as NULL keys, to the chunk's end, and
+ * which DuckDB never counts as order-preserving), this is a projection: the rows keep the file's
+ * order. A field that is empty on every row (NULL), a constant of the mapping (its value,
+ * inlined), a field of one value and one whose reader keeps every value need no list.
  */
 async function lookUp(
   plan: Plan,
-  into: { select: Record<string, string>; lists: string[]; enums: Set<StandardField> },
+  into: Into,
   values: string[],
   [f, read, type]: [StandardField, (v: string) => string | number | null, string],
 ): Promise<void> {
-  const connection: DuckDBConnection = plan.connections[0];
   const column = snake(f);
   const spec = plan.fields[f];
   const constant = spec !== undefined && spec.column === undefined && spec.columns === undefined;
   const outputs = values.map(read);
   if (values.length === 0 || (constant && values.length === 1)) {
-    const o = outputs[0] ?? null;
-    into.select[column] =
-      o === null ? `CAST(NULL AS ${type})` : `CAST(${lit(String(o))} AS ${type})`;
+    into.select[column] = `CAST(${literalOf(outputs[0] ?? null)} AS ${type})`;
     return;
   }
   const text = textOf(plan, f);
+  const cell = `kept.${t(text)}`;
   if (type === 'VARCHAR' && outputs.every((o, i) => o === values[i])) {
     // the reader keeps every value as it is (codes already clean): the cells themselves
-    into.select[column] = `kept.${t(text)}`;
+    into.select[column] = cell;
     return;
   }
-  const table = `lk_${column}`;
+  if (values.length === 1) {
+    into.select[column] =
+      `CAST(CASE WHEN ${cell} IS NOT NULL THEN ${literalOf(outputs[0]!)} END AS ${type})`;
+    return;
+  }
   const enumType = `e_${snake(text)}`;
+  // (a NUL character never enters a literal: such values go through a table)
+  if (values.length <= LITERAL_VALUES && !values.some((v) => v.includes('\0'))) {
+    if (!into.enums.has(text))
+      into.statements.push(`CREATE TYPE ${enumType} AS ENUM (${values.map(lit).join(', ')})`);
+    into.enums.add(text);
+    const list = `CAST([${outputs.map(literalOf).join(', ')}] AS ${type}[])`;
+    into.select[column] = `${list}[enum_code(CAST(${cell} AS ${enumType})) + 1]`;
+    return;
+  }
+  const connection: DuckDBConnection = plan.connections[0];
+  const table = `lk_${column}`;
   await fillLookup(connection, table, values, outputs);
   if (!into.enums.has(text)) {
     await connection.run(`CREATE TYPE ${enumType} AS ENUM (SELECT v FROM ${table})`);
@@ -289,26 +320,32 @@ async function lookUp(
   into.lists.push(
     `(SELECT list(CAST(o AS ${type}) ORDER BY enum_code(CAST(v AS ${enumType}))) FROM ${table}) AS m_${column}`,
   );
-  into.select[column] = `lk.m_${column}[enum_code(CAST(kept.${t(text)} AS ${enumType})) + 1]`;
+  into.select[column] = `lk.m_${column}[enum_code(CAST(${cell} AS ${enumType})) + 1]`;
 }
 
-/** The SQL of the numeric and text fields: amounts by their rule, a percentage by its scale. */
-function directSelects(plan: Plan, deciding: Tallies): Record<string, string> {
+/**
+ * The SQL of the numeric and text fields: amounts by their rule, a percentage by its scale; a
+ * field none of whose written cells is other than a plain number (or that is not mapped) by the
+ * plain reading alone (plain_amount: the same values, far less to bind).
+ */
+function directSelects(plan: Plan, written: Tallies, deciding: Tallies): Record<string, string> {
   const { fields, input } = plan;
   const inPercent = new Set(
     plan.percentSources.filter((_, i) => deciding.percentRows[i]! > 0).map((p) => p.f),
   );
   const readsPercent = (f: StandardField) =>
     fields[f]?.format === 'percent' || (fields[f]?.format !== 'fraction' && inPercent.has(f));
+  const plain = (f: StandardField) => {
+    const i = plan.plainChecks.findIndex((p) => p.f === f);
+    return fields[f] === undefined || (i >= 0 && written.notPlainRows[i] === 0);
+  };
   const select: Record<string, string> = {};
   for (const f of standardFields) {
     const kind = fieldKinds[f];
     if (kind === 'amount' || kind === 'quantity' || kind === 'percent') {
       const spec = fields[f];
-      const parse = byRule(
-        kind === 'percent' && readsPercent(f) ? 'parse_percent' : 'parse_amount',
-        decimalCommaOf(input, spec),
-      );
+      const reading = kind === 'percent' && readsPercent(f) ? 'percent' : 'amount';
+      const parse = byRule(`parse_${reading}`, decimalCommaOf(input, spec));
       if (spec?.multiply !== undefined) {
         // a computed amount: the product of its factors, exact (DECIMAL(38,12) each; the product,
         // of 24 decimals, rounded half away from zero to 12); NULL when either is no amount, and
@@ -323,7 +360,8 @@ function directSelects(plan: Plan, deciding: Tallies): Record<string, string> {
         const parts = spec.columns.map((c) => `coalesce(${parse}(${cellOf(plan, c)}), 0)`);
         select[snake(f)] = `(${parts.join(' + ')})`;
       } else {
-        select[snake(f)] = `${parse}(kept.${t(f)})`;
+        const read = plain(f) ? byRule(`plain_${reading}`, decimalCommaOf(input, spec)) : parse;
+        select[snake(f)] = `${read}(kept.${t(f)})`;
       }
     } else if (kind === 'text') {
       select[snake(f)] = `kept.${t(f)}`;
@@ -337,14 +375,11 @@ export async function lookups(plan: Plan, written: Tallies, deciding: Tallies): 
   const distinct = new Map(
     PER_VALUE_FIELDS.map((f) => [f, written.distinct.get(textOf(plan, f))!]),
   );
-  const into = {
-    select: {} as Record<string, string>,
-    lists: [] as string[],
-    enums: new Set<StandardField>(),
-  };
+  const into: Into = { select: {}, lists: [], enums: new Set(), statements: [] };
   for (const reader of valueReaders(plan, deciding))
     await lookUp(plan, into, distinct.get(reader[0]) ?? [], reader);
-  Object.assign(into.select, directSelects(plan, deciding));
+  Object.assign(into.select, directSelects(plan, written, deciding));
+  if (into.statements.length > 0) await plan.connections[0].run(into.statements.join(';\n'));
   if (into.lists.length > 0)
     await plan.connections[0].run(`CREATE TABLE lk AS SELECT ${into.lists.join(', ')}`);
   return {

@@ -71,6 +71,17 @@ export interface RowTests {
   notData: string;
 }
 
+/**
+ * A numeric field read from its text alone (not a product, nor a sum of columns): the survey
+ * counts its cells that are not plain numbers (plain_number), and one without such cells is read
+ * by plain_amount alone.
+ */
+export interface PlainCheck {
+  f: StandardField;
+  /** the SQL boolean of its decimal comma */
+  dc: 'true' | 'false';
+}
+
 export interface Plan {
   input: NormalizeInput;
   fields: MappingFields;
@@ -89,6 +100,7 @@ export interface Plan {
   textFields: StandardField[];
   percentSources: PercentSource[];
   formats: FormatCheck[];
+  plainChecks: PlainCheck[];
   /** the text of every field, then the raw cells: the columns of kept rows that are written */
   texts: string;
   /** the text columns the survey and the rereads aggregate */
@@ -199,8 +211,14 @@ export function planRun(
     (column) => cellOf(located, column),
     (spec) => decimalCommaOf(input, spec),
   );
+  const plainChecks = plainChecksOf(input);
+  const surveyed = new Set([
+    ...textFields,
+    'royaltyEarnings' as const,
+    ...plainChecks.map((p) => p.f),
+  ]);
   const textColumns = [
-    ...[...textFields, 'royaltyEarnings' as const].map((f) => `${textOfField(f)} AS ${t(f)}`),
+    ...[...surveyed].map((f) => `${textOfField(f)} AS ${t(f)}`),
     ...percentSources.map((p, i) => `CAST(${p.expr} AS VARCHAR) AS ${pct(i)}`),
     ...formats.map((c, i) => `${c.surelyFits(c.decimalComma)} AS ${fit(i)}`),
   ].join(', ');
@@ -220,6 +238,7 @@ export function planRun(
     textFields,
     percentSources,
     formats,
+    plainChecks,
     texts,
     textColumns,
     // a large statement is read by two readers at once (survey.ts): only when the strict reader
@@ -289,6 +308,14 @@ function percentSourcesOf(
     );
 }
 
+function plainChecksOf(input: NormalizeInput): PlainCheck[] {
+  const { fields } = input;
+  return standardFields
+    .filter((f) => numeric(f) && fields[f] !== undefined)
+    .filter((f) => fields[f]!.multiply === undefined && !sumsColumns(fields[f]))
+    .map((f) => ({ f, dc: decimalCommaOf(input, fields[f]) ? 'true' : 'false' }));
+}
+
 const mappedCells = (width: number) =>
   Array.from({ length: width }, (_, i) => mappedCell(i)).join(', ');
 
@@ -333,7 +360,7 @@ function fileReader(plan: Plan, skip: number, file: string): string {
 /**
  * The aggregates of one pass over data rows: per text field its distinct values, the rows without
  * an amount, per percentage source the rows that make it a percentage, per format check the rows
- * that do not fit (see Tallies). `where`: a condition (with a trailing AND) the rows must meet.
+ * that do not fit, per plain check the cells that are no plain number (see Tallies). `where`: a condition (with a trailing AND) the rows must meet.
  */
 export function distinctAggregates(plan: Plan, where: string): string {
   return `${plan.textFields.map((f) => `list(DISTINCT ${t(f)}) FILTER (WHERE ${where} ${t(f)} IS NOT NULL)`).join(', ')},
@@ -344,7 +371,12 @@ export function distinctAggregates(plan: Plan, where: string): string {
         )
         .join(
           '',
-        )}${plan.formats.map((_, i) => `, count(*) FILTER (WHERE ${where} NOT ${fit(i)})`).join('')}`;
+        )}${plan.formats.map((_, i) => `, count(*) FILTER (WHERE ${where} NOT ${fit(i)})`).join('')}${plan.plainChecks
+        .map(
+          (p) =>
+            `, count(*) FILTER (WHERE ${where} ${t(p.f)} IS NOT NULL AND NOT ${byRule('plain_number', p.dc)}(${t(p.f)}))`,
+        )
+        .join('')}`;
 }
 
 /**

@@ -64,8 +64,17 @@ export function projection(plan: Plan, split: Split, found: Lookups): (part: Par
 }
 
 /**
- * Writes the normalized rows: to input.outPath as Parquet, else (a preview) to the table
- * `normalized`. Answers where the figures read them from.
+ * The records up to which a statement's normalized rows are held in a temporary table before
+ * they are written (docs/decisions/figures-from-held-rows.md): its figures are then read from
+ * memory rather than from the file. A larger one is written straight to Parquet, without
+ * holding its rows.
+ */
+const HELD_ROWS = 50_000;
+
+/**
+ * Writes the normalized rows: to input.outPath as Parquet (a small statement's through the
+ * temporary table `normalized`), else (a preview) to the table `normalized`. Answers where the
+ * figures read them from.
  */
 export async function writeRows(
   plan: Plan,
@@ -80,9 +89,15 @@ export async function writeRows(
     return 'normalized';
   }
   const options = '(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)';
+  const held = parts.length === 1 && whole.rows <= HELD_ROWS;
   const progress = await watchProgress(connections, parts, input);
   try {
-    if (parts.length === 1) {
+    if (held) {
+      // the rows held in a table, written from it, and the figures read from it (not the file)
+      await connection.run(`CREATE TEMP TABLE normalized AS ${query(whole)}`);
+      await connection.run(`COPY normalized TO ${lit(input.outPath)} ${options}`);
+      progress.partDone(0);
+    } else if (parts.length === 1) {
       await connection.run(`COPY (${query(whole)}) TO ${lit(input.outPath)} ${options}`);
       progress.partDone(0);
     } else {
@@ -105,7 +120,7 @@ export async function writeRows(
   } finally {
     await progress.stop();
   }
-  return `read_parquet(${lit(input.outPath)})`;
+  return held ? 'normalized' : `read_parquet(${lit(input.outPath)})`;
 }
 
 /** The removed rows (repeated headers, blank rows, the footer) with their record numbers, to input.removedPath as CSV. */

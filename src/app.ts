@@ -16,11 +16,7 @@ import { llmsTxtRoute } from './docs/llms.ts';
 import { docsSiteRoutes } from './docs/site.ts';
 import { closeAnalytics } from './analytics/engine.ts';
 import { cubeMeta } from './analytics/meta.ts';
-import {
-  CUBE_SESSION_PREFIX,
-  cubeSessionAllows,
-  principalForCubeSession,
-} from './analytics/sessions.ts';
+import { cubeSessionTokens } from './analytics/sessions.ts';
 import type { HttpTimeouts } from './config.ts';
 import { AppError, wireCode, type ErrorCode } from './errors.ts';
 import { invitationRoutes } from './invitations/routes.ts';
@@ -389,12 +385,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // OAuth 2.0 sign-in (src/oauth): the authorization server and its pages; the API takes its bearer tokens
   const oauth = await oauthRoutes(app, deps, limits);
   // embed sessions (src/analytics/sessions.ts): their rules, applied by the procedure chain
-  const sessions = {
-    prefix: CUBE_SESSION_PREFIX,
-    principal: principalForCubeSession,
-    allows: cubeSessionAllows,
-  };
-  const createContext = contextFactory(deps, { limits, bearer: oauth.apiPrincipal, sessions });
+  const createContext = contextFactory(deps, {
+    limits,
+    bearer: oauth.apiPrincipal,
+    sessions: cubeSessionTokens,
+  });
   // the tool server for AI assistants (src/mcp): POST /mcp, its own token audience
   await mcpRoutes(app, deps, { oauth, limits });
   await app.register(

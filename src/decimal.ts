@@ -116,6 +116,19 @@ export function roundHalfEven(text: string, scale: number): string {
   return shortText(units < 0n ? -q : q, scale);
 }
 
+/**
+ * The decimal rounded to `scale` decimals, half away from zero (0.125 → 0.13, -0.125 → -0.13), and
+ * written with exactly that many: "3" to 2 is "3.00" (a statement's total as it prints it).
+ */
+export function roundHalfAwayFromZero(text: string, scale: number): string {
+  const { units, scale: from } = parseDecimal(text);
+  if (from <= scale) return fixedText(units * 10n ** BigInt(scale - from), scale);
+  const unit = 10n ** BigInt(from - scale);
+  const magnitude = units < 0n ? -units : units;
+  const q = (magnitude + unit / 2n) / unit;
+  return fixedText(units < 0n ? -q : q, scale);
+}
+
 /** `+0012.3400` as `12.34`, `-0` as `0`: a plain decimal in its shortest form; null for any other text. */
 export function shortestDecimal(text: string): string | null {
   const m = /^([+-]?)(\d{1,400})(?:\.(\d{1,400}))?$/.exec(text);

@@ -64,6 +64,15 @@ export function periodId(year: number, period: number, cadence: Cadence | string
   return `${year}${cadence}${pad(period)}`;
 }
 
+/**
+ * A period as the period readers (src/ingest/values.ts parsePeriod) read it back: 2024M05, 2023Q3,
+ * 2023H2, 2023. Not the period id: they read no `2024Q01`.
+ */
+export function periodText(p: Pick<Period, 'year' | 'period' | 'cadence'>): string {
+  if (p.cadence === 'M') return `${p.year}M${pad(p.period)}`;
+  return p.cadence === 'Y' ? String(p.year) : `${p.year}${p.cadence}${p.period}`;
+}
+
 /** The columns (or expressions) of a statement period in SQL. */
 export interface PeriodColumns {
   year: string;
@@ -94,6 +103,11 @@ export function periodIdSql(c: PeriodColumns): string {
     `CASE WHEN ${c.year} IS NOT NULL AND ${c.period} IS NOT NULL AND ${c.cadence} IS NOT NULL ` +
     `THEN CAST(${c.year} AS VARCHAR) || ${c.cadence} || lpad(CAST(${c.period} AS VARCHAR), 2, '0') END`
   );
+}
+
+/** DuckDB SQL (`//` divides integers): the first day of the month of a month index (a DATE), NULL for NULL. */
+export function monthStartSql(index: string): string {
+  return `make_date(CAST(${index} // 12 AS BIGINT), CAST(${index} % 12 + 1 AS BIGINT), 1)`;
 }
 
 /** DuckDB SQL (`//` divides integers): the monthly period id of a month index (2024M09), NULL for NULL. */

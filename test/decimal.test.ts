@@ -10,6 +10,7 @@ import {
   isDecimalText,
   parseDecimal,
   plainNumber,
+  roundHalfAwayFromZero,
   roundHalfEven,
   shortestDecimal,
   shortText,
@@ -99,6 +100,15 @@ t.test('roundHalfEven: to the nearest, a tie to the even last digit, never -0', 
   t.equal(roundHalfEven('238.95984887993509241931611655', 10), '238.9598488799');
   t.equal(roundHalfEven('1.50', 10), '1.5', 'fewer decimals: only written shortest');
   t.equal(roundHalfEven('999999999999.99999999995', 10), '1000000000000');
+});
+
+t.test('roundHalfAwayFromZero: a tie away from zero, exactly the decimals asked', async (t) => {
+  t.equal(roundHalfAwayFromZero('1234.5650', 2), '1234.57', 'half away from zero');
+  t.equal(roundHalfAwayFromZero('-1234.5650', 2), '-1234.57');
+  t.equal(roundHalfAwayFromZero('1234.5649', 2), '1234.56');
+  t.equal(roundHalfAwayFromZero('3', 2), '3.00', 'fewer decimals: written with the decimals asked');
+  t.equal(roundHalfAwayFromZero('-0.004', 2), '0.00', 'never -0');
+  t.equal(roundHalfAwayFromZero('0.125', 2), '0.13', 'where half to even gives 0.12');
 });
 
 t.test('roundHalfEven is within half a unit, and a tie lands on an even digit', async () => {

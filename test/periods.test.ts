@@ -8,10 +8,12 @@ import {
   monthIdSql,
   monthIndex,
   monthIndexSql,
+  monthStartSql,
   periodFromDate,
   periodId,
   periodIdSql,
   periodOf,
+  periodText,
 } from '../src/periods.ts';
 import { serverUrl } from './helpers/db.ts';
 
@@ -171,5 +173,24 @@ t.test('and in DuckDB, with the monthly id of a month index', async (t) => {
   t.same(
     ids.getRowsJS().map((r) => r[0]),
     ['2024M03', '2024M12', '0M01', null],
+  );
+  const starts = await duck.runAndReadAll(
+    `SELECT CAST(${monthStartSql('i')} AS VARCHAR) FROM (VALUES (24290), (24299), (NULL)) v(i)`,
+  );
+  t.same(
+    starts.getRowsJS().map((r) => r[0]),
+    ['2024-03-01', '2024-12-01', null],
+  );
+});
+
+t.test('periodText: a period as the period readers read it back', async (t) => {
+  t.same(
+    [
+      periodText({ year: 2024, period: 5, cadence: 'M' }),
+      periodText({ year: 2023, period: 3, cadence: 'Q' }),
+      periodText({ year: 2023, period: 2, cadence: 'H' }),
+      periodText({ year: 2023, period: 1, cadence: 'Y' }),
+    ],
+    ['2024M05', '2023Q3', '2023H2', '2023'],
   );
 });

@@ -34,3 +34,21 @@ export function scopeOfRole(
 export function inRightsholderScope(column: string, param: string): string {
   return `(${param}::uuid[] IS NULL OR ${column} = ANY (${param}::uuid[]))`;
 }
+
+/**
+ * The SQL condition for "rows about several rightsholders, every one of which the caller may see":
+ * `column` is an array of rightsholder ids (an export's, an activity event's), `param` the scope's
+ * placeholder as for inRightsholderScope. An empty array is within any scope.
+ */
+export function allInRightsholderScope(column: string, param: string): string {
+  return `(${param}::uuid[] IS NULL OR ${column} <@ ${param}::uuid[])`;
+}
+
+/**
+ * The SQL condition for "an upload the caller may see": every upload when the scope is null, else
+ * one with a statement of a rightsholder in the scope. `upload` is the upload's id column, `param`
+ * the scope's placeholder as for inRightsholderScope.
+ */
+export function uploadInRightsholderScope(upload: string, param: string): string {
+  return `(${param}::uuid[] IS NULL OR EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = ${upload} AND s.rightsholder_id = ANY (${param}::uuid[])))`;
+}

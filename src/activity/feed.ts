@@ -1,7 +1,7 @@
 // Reading the activity log: the organization's feed and one subject's history, newest first,
 // by keyset on the event id (ids only grow, so events recorded between two pages never shift
 // the later pages).
-import type { RightsholderScope } from '../access/dataAccess.ts';
+import { allInRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { decodeCursor, encodeCursor, type CursorPage } from '../pagination.ts';
@@ -58,7 +58,7 @@ function visibility(viewer: ActivityViewer, params: unknown[]): string {
     // an event about rightsholders only when the viewer may see every one of them; one whose
     // rightsholders are no longer known ({}) only by unrestricted members
     clauses.push(
-      `(e.rightsholder_ids IS NULL OR (cardinality(e.rightsholder_ids) > 0 AND e.rightsholder_ids <@ $${params.length}::uuid[]))`,
+      `(e.rightsholder_ids IS NULL OR (cardinality(e.rightsholder_ids) > 0 AND ${allInRightsholderScope('e.rightsholder_ids', `$${params.length}`)}))`,
     );
   }
   return clauses.join(' AND ');

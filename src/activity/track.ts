@@ -4,7 +4,11 @@
 // to the caller, and is labelled with its current name where it has one; visits to products and
 // chats are recorded as given (a product's events may name a musical detail's id).
 import type { Queryable } from '../db/pool.ts';
-import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
+import {
+  inRightsholderScope,
+  uploadInRightsholderScope,
+  type RightsholderScope,
+} from '../access/dataAccess.ts';
 import { AppError } from '../errors.ts';
 import { visibleExport } from '../exports/store.ts';
 import { getMapping } from '../ingest/mappings.ts';
@@ -67,7 +71,7 @@ export async function subjectLabel(
       // a restricted member sees an upload through a statement of it they may see
       const { rowCount } = await db.query(
         `SELECT 1 FROM uploads u WHERE u.organization_id = $1 AND u.id = $2
-           AND ($3::uuid[] IS NULL OR EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = u.id AND s.rightsholder_id = ANY ($3)))`,
+           AND ${uploadInRightsholderScope('u.id', '$3')}`,
         [viewer.organizationId, subjectId, viewer.rightsholderScope],
       );
       if (!rowCount) throw new AppError('UPLOAD_NOT_FOUND');

@@ -24,7 +24,7 @@ export async function visibleRightsholders(
   caller: Caller,
   ids: readonly string[],
 ): Promise<Visible[]> {
-  // procedures pass the scope the middleware loaded with the role (src/api/cube/shared.ts callerOf)
+  // procedures pass the scope the middleware loaded with the role (src/api/analyticsCaller.ts)
   const scope =
     caller.rightsholderScope !== undefined
       ? caller.rightsholderScope

@@ -8,7 +8,7 @@
 // dimension or of an expression, so a definition is written once.
 
 import { USD_SCALE } from '../decimal.ts';
-import { monthIdSql, periodIdSql } from '../periods.ts';
+import { monthIdSql, monthStartSql, periodIdSql } from '../periods.ts';
 
 export type DimensionType = 'string' | 'number' | 'time';
 export type JoinName =
@@ -255,7 +255,7 @@ export const model: SemanticModel = {
       sql: 'LEFT JOIN lp ON lp.distributor_id IS NOT DISTINCT FROM s.distributor_id',
       requires: ['statement'],
       cte: `SELECT s2.distributor_id, max(sm.month_index) AS month_index,
-          last_day(make_date(CAST(max(sm.month_index) // 12 AS BIGINT), CAST(max(sm.month_index) % 12 + 1 AS BIGINT), 1)) AS period_end
+          last_day(${monthStartSql('max(sm.month_index)')}) AS period_end
         FROM statement_months sm JOIN stmt s2 ON s2.statement_id = sm.statement_id
         WHERE {scope:sm}
         GROUP BY s2.distributor_id`,

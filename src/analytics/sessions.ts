@@ -9,7 +9,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { PlatformRole } from '../access/roles.ts';
 
-export const CUBE_SESSION_PREFIX = 'cs_';
+const CUBE_SESSION_PREFIX = 'cs_';
 
 export interface CubeSession {
   sessionId: string;
@@ -93,10 +93,7 @@ export async function endCubeSessionsOfGrant(db: Queryable, grantId: string): Pr
 }
 
 /** The principal of a live session token, or null. */
-export async function principalForCubeSession(
-  db: Queryable,
-  token: string,
-): Promise<Principal | null> {
+async function principalForCubeSession(db: Queryable, token: string): Promise<Principal | null> {
   if (!token.startsWith(CUBE_SESSION_PREFIX) || token.length > 200) return null;
   const { rows } = await db.query<{
     id: string;
@@ -126,10 +123,20 @@ export async function principalForCubeSession(
 }
 
 /** Whether a session principal may call the procedure: cube reads only, never getSession. */
-export function cubeSessionAllows(
+function cubeSessionAllows(
   session: NonNullable<Principal['cubeSession']>,
   procedure: string,
 ): boolean {
   if (!procedure.startsWith('cube.') || procedure === 'cube.getSession') return false;
   return session.patterns === null || scopeAllows(session.patterns, procedure);
 }
+
+/**
+ * The embed sessions' rules as the procedure chain takes them (SessionTokens, src/trpc/context.ts):
+ * the app hands them to each request's context, and the handler tests to theirs.
+ */
+export const cubeSessionTokens = {
+  prefix: CUBE_SESSION_PREFIX,
+  principal: principalForCubeSession,
+  allows: cubeSessionAllows,
+};

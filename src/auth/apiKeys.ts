@@ -189,3 +189,23 @@ export async function principalForApiKey(
     snapshot: { text: row.snapshot, used: false },
   };
 }
+
+// When this process last recorded each key's use: last_used_at is kept to the minute, so a key
+// used within the minute is not written again (not even a no-op UPDATE: a statement per call).
+const LAST_USED_PRECISION_MS = 60_000;
+const lastUsedWrites = new Map<string, number>();
+
+/** Records a key's use in last_used_at, at most once a minute per key and process; never waited for. */
+export function recordApiKeyUse(db: Queryable, keyId: string): void {
+  const now = Date.now();
+  if (now - (lastUsedWrites.get(keyId) ?? -Infinity) < LAST_USED_PRECISION_MS) return;
+  if (lastUsedWrites.size >= 10_000) lastUsedWrites.clear();
+  lastUsedWrites.set(keyId, now);
+  void db
+    .query(
+      `UPDATE api_keys SET last_used_at = now()
+       WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+      [keyId],
+    )
+    .catch(() => {});
+}

@@ -1,7 +1,11 @@
 // Exports and their files in PostgreSQL: one small function per operation. An export is visible
 // to a caller when every rightsholder it names is within the caller's data access (the same rule
 // that decides which rows analytics shows them); anything else answers NOT_FOUND.
-import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
+import {
+  allInRightsholderScope,
+  inRightsholderScope,
+  type RightsholderScope,
+} from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { sortable } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
@@ -98,7 +102,7 @@ export function fileView(f: ExportFileRow) {
 }
 
 // the export's rightsholders all lie within the scope ($3 NULL: every rightsholder)
-const VISIBLE = `organization_id = $1 AND ($3::uuid[] IS NULL OR rightsholder_ids <@ $3::uuid[])`;
+const VISIBLE = `organization_id = $1 AND ${allInRightsholderScope('rightsholder_ids', '$3')}`;
 
 export async function insertExport(
   db: Queryable,

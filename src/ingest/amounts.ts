@@ -2,6 +2,7 @@
 // rule for rule, for the few amounts read outside DuckDB: a statement's own footer totals, checked
 // against the sum of its rows. test/ingest/footerTotals.test.ts runs both on the same inputs.
 // Character loops only (no regular expression that could backtrack on hostile cell text).
+import { fixedText } from '../decimal.ts';
 
 /** Digits after the point of the normalizer's DECIMAL(38,12). */
 const SCALE = 12;
@@ -174,12 +175,6 @@ function parseAmountSlow(s: string, decimalComma: boolean): bigint | null {
   return value === null ? null : value * BigInt(amountSign(s));
 }
 
-function format(scaled: bigint): string {
-  const negative = scaled < 0n;
-  const digits = (negative ? -scaled : scaled).toString().padStart(SCALE + 1, '0');
-  return `${negative ? '-' : ''}${digits.slice(0, -SCALE)}.${digits.slice(-SCALE)}`;
-}
-
 /**
  * A cell read as the normalizer reads an amount (`parse_amount(cell(text), decimalComma)`): currency
  * codes and symbols, thousands separators, `(1.23)`, `1.23-`, `−1.23`, `1.2E-05`; with
@@ -197,7 +192,7 @@ export function readAmount(text: string | null | undefined, decimalComma: boolea
   else
     value =
       (s.includes('.') ? null : castAmount(s.replaceAll(',', '.'))) ?? parseAmountSlow(s, true);
-  return value === null ? null : format(value);
+  return value === null ? null : fixedText(value, SCALE);
 }
 
 function trimSpaces(s: string): string {

@@ -6,7 +6,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { NormalizeOutput } from './normalizeTypes.ts';
-import type { RightsholderScope } from '../access/dataAccess.ts';
+import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../deps.ts';
 import type { MappingFields } from './mappingFields.ts';
@@ -44,7 +44,7 @@ export async function previewSample(deps: Deps, input: PreviewInput): Promise<Pr
     encoding: string | null;
   }>(
     `SELECT object_key, file_name, status, variables, encoding FROM statements
-     WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL AND ($3::uuid[] IS NULL OR rightsholder_id = ANY ($3))`,
+     WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL AND ${inRightsholderScope('rightsholder_id', '$3')}`,
     [input.organizationId, input.statementId, input.scope],
   );
   const statement = rows[0];

@@ -7,6 +7,7 @@
 //
 // The lifecycle (docs/ingestion.md "Statement lifecycle"): uploading → uploaded → processing →
 // processed, or needs_mapping, failed, skipped, bad, aborted, expired, deleted.
+import { inRightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { StatementStatus } from './statements.ts';
@@ -258,7 +259,7 @@ export function settleWaiting(
     {
       set: 'distributor_id = coalesce($6, distributor_id)',
       where: `organization_id = $1 AND header_hash = $2 AND deleted_at IS NULL
-      AND ($3::uuid IS NULL OR id = $3) AND ($4::uuid IS NULL OR upload_id = $4) AND ($5::uuid[] IS NULL OR rightsholder_id = ANY ($5))`,
+      AND ($3::uuid IS NULL OR id = $3) AND ($4::uuid IS NULL OR upload_id = $4) AND ${inRightsholderScope('rightsholder_id', '$5')}`,
       params: [
         which.organizationId,
         which.headerHash,

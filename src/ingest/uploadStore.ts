@@ -3,7 +3,11 @@
 // organization with its rightsholder scope as the procedure middleware loaded it
 // (`ctx.org`), and every statement query keeps to that scope. Status changes are not here: they
 // are the state machine's (src/ingest/statementStatus.ts).
-import { inRightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
+import {
+  inRightsholderScope,
+  uploadInRightsholderScope,
+  type RightsholderScope,
+} from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { likeContains, sortable } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
@@ -188,7 +192,7 @@ export async function lockUploadForAdding(
 ): Promise<boolean> {
   const { rowCount } = await db.query(
     `SELECT 1 FROM uploads u WHERE u.id = $1 AND u.organization_id = $2
-       AND ($3::uuid[] IS NULL OR u.created_by = $4 OR EXISTS (SELECT 1 FROM statements s WHERE s.upload_id = u.id AND s.rightsholder_id = ANY ($3)))
+       AND (u.created_by = $4 OR ${uploadInRightsholderScope('u.id', '$3')})
      FOR UPDATE`,
     [uploadId, org.id, org.rightsholderScope, userId],
   );

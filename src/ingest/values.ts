@@ -9,6 +9,7 @@ import {
   lastDay,
   periodFromDate,
   periodOf,
+  periodText,
   type Cadence,
   type Period,
 } from '../periods.ts';
@@ -826,11 +827,8 @@ export function fromFileName(
       const p = /^(\d{4}[-]?\d{2}|\d{4}Q[1-4]|Q[1-4]\d{4}|\d{8}|\d{4}-\d{2}-\d{2})$/i.test(token)
         ? parsePeriod(/^\d{8}$/.test(token) ? token.slice(0, 6) : token)
         : null;
-      // written as the period readers read it back (`2024M03`, `2024Q1`): `2024Q01` is no period
-      if (p)
-        return p.cadence === 'M'
-          ? `${p.year}M${pad(p.period)}`
-          : `${p.year}${p.cadence}${p.period}`;
+      // written as the period readers read it back (`2024M03`, `2024Q1`)
+      if (p) return periodText(p);
     }
   }
   return null;

@@ -3,6 +3,7 @@
 // symbols (`symbol,name,currency,exchange`), and the US Treasury's daily par yield curve CSV
 // (`Date,"1 Mo","2 Mo",…,"30 Yr"`, dates MM/DD/YYYY, newest first, blank where a tenor was not
 // yet published).
+import { fixedText, parseDecimal } from '../decimal.ts';
 import { lastPublishableDay } from '../fx/dates.ts';
 import { csvRows, onceEach, ReferenceFileError } from '../lookups/csv.ts';
 
@@ -144,13 +145,9 @@ export function parseTenor(label: string): { tenor: string; months: string } | n
   if (!m) return null;
   const n = m[1]!;
   if (m[2]!.toLowerCase().startsWith('m')) return { tenor: `${n}M`, months: n };
-  const [whole, frac = ''] = n.split('.');
   // years × 12, exactly: the fraction's digits stay decimal
-  const months = (BigInt(`${whole}${frac}`) * 12n).toString();
-  return {
-    tenor: `${n}Y`,
-    months: frac ? `${months.slice(0, -frac.length) || '0'}.${months.slice(-frac.length)}` : months,
-  };
+  const { units, scale } = parseDecimal(n);
+  return { tenor: `${n}Y`, months: fixedText(units * 12n, scale) };
 }
 
 export function parseTreasuryCsv(text: string): YieldRow[] {

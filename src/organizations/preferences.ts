@@ -1,5 +1,6 @@
 // Per-member preferences of one organization: the rightsholder list ordering and the member's
 // data-access role (the latter lives in data_access_roles, shared with src/access/dataAccess.ts).
+import { rightsholderScope, type RightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 
 export const RIGHTSHOLDER_SORTS = ['last_updated', 'alphabetical', 'recently_created'] as const;
@@ -40,20 +41,18 @@ export async function setRightsholderSort(
 /** What a member may see: every rightsholder, or exactly the listed ones. */
 export type DataAccessRole = { mode: 'all' } | { mode: 'restricted'; rightsholderIds: string[] };
 
-/** The member's data-access role; a member without one sees everything. */
+/** The member's data-access role (their scope, as src/access/dataAccess.ts reads it); a member without one sees everything. */
 export async function getDataAccessRole(
   db: Queryable,
   organizationId: string,
   userId: string,
 ): Promise<DataAccessRole> {
-  const { rows } = await db.query<{ mode: 'all' | 'restricted'; ids: string[] }>(
-    'SELECT mode, rightsholder_ids AS ids FROM data_access_roles WHERE organization_id = $1 AND user_id = $2',
-    [organizationId, userId],
-  );
-  const row = rows[0];
-  return !row || row.mode === 'all'
-    ? { mode: 'all' }
-    : { mode: 'restricted', rightsholderIds: row.ids };
+  return dataAccessRoleOf(await rightsholderScope(db, organizationId, userId));
+}
+
+/** A rightsholder scope (ctx.org.rightsholderScope for the caller) as the data-access role it comes from. */
+export function dataAccessRoleOf(scope: RightsholderScope): DataAccessRole {
+  return scope === null ? { mode: 'all' } : { mode: 'restricted', rightsholderIds: scope };
 }
 
 export async function setDataAccessRole(

@@ -2,7 +2,7 @@
 // createCaller); createContext reads the request's headers.
 import type { CreateFastifyContextOptions } from '@trpc/server/adapters/fastify';
 import { credentialsFromHeaders, type Credentials, type Principal } from '../auth/principal.ts';
-import { API_KEY_PREFIX, principalForApiKey } from '../auth/apiKeys.ts';
+import { API_KEY_PREFIX, principalForApiKey, recordApiKeyUse } from '../auth/apiKeys.ts';
 import { AppError } from '../errors.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { RateLimits } from '../net/rateLimit.ts';
@@ -71,25 +71,6 @@ export function createContextInner(
   };
 }
 
-// When this process last recorded each key's use: last_used_at is kept to the minute, so a key
-// used within the minute is not written again (not even a no-op UPDATE: a statement per call).
-const LAST_USED_PRECISION_MS = 60_000;
-const lastUsedWrites = new Map<string, number>();
-
-function recordKeyUse(deps: Deps, keyId: string): void {
-  const now = Date.now();
-  if (now - (lastUsedWrites.get(keyId) ?? -Infinity) < LAST_USED_PRECISION_MS) return;
-  if (lastUsedWrites.size >= 10_000) lastUsedWrites.clear();
-  lastUsedWrites.set(keyId, now);
-  void deps.pool
-    .query(
-      `UPDATE api_keys SET last_used_at = now()
-       WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-      [keyId],
-    )
-    .catch(() => {});
-}
-
 async function resolvePrincipal(
   deps: Deps,
   credentials: Credentials,
@@ -105,7 +86,7 @@ async function resolvePrincipal(
       throw new AppError('INVALID_API_KEY', 'x-api-key holds the API key alone, without "Bearer "');
     }
     if (!principal) throw new AppError('INVALID_API_KEY');
-    recordKeyUse(deps, principal.apiKey!.id);
+    recordApiKeyUse(deps.pool, principal.apiKey!.id);
     return principal;
   }
   if (sessions && credentials.bearerToken?.startsWith(sessions.prefix)) {

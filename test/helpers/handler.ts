@@ -8,7 +8,8 @@
 // error is the shape the app's own error formatter gives the wire (src/trpc/init.ts), so
 // test/helpers/outcome.ts asserts the same data.code and data.errorCode at both depths. Not
 // here: the transport's checks (batching, methods, headers, JSON text), rate limits (none in
-// process), OAuth bearer tokens.
+// process), OAuth bearer tokens. Embed-session bearer tokens (`cs_…`) are resolved by the rules the
+// app gives its contexts (src/analytics/sessions.ts cubeSessionTokens).
 import { getTRPCErrorFromUnknown, getTRPCErrorShape, TRPCError } from '@trpc/server';
 import type { TaskList } from 'graphile-worker';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,6 +18,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { appRouter } from '../../src/api/index.ts';
 import { closeAnalytics } from '../../src/analytics/engine.ts';
+import { cubeSessionTokens } from '../../src/analytics/sessions.ts';
 import { credentialsFromHeaders } from '../../src/auth/principal.ts';
 import type { Config } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
@@ -48,6 +50,8 @@ export interface TestHandler {
 }
 
 const createCaller = createCallerFactory(appRouter);
+/** how the app resolves a request's callers (src/app.ts), but for rate limits and OAuth tokens */
+const IN_PROCESS = { address: 'in-process', sessions: cubeSessionTokens };
 
 /**
  * The parts of the service for a test file, without HTTP: its own database, data directory and
@@ -193,13 +197,14 @@ class HandlerClient implements TestClient {
       const credentials = credentialsFromHeaders(lower, raw);
       if (credentials.organizationId !== undefined)
         credentials.organizationId = credentials.organizationId.toLowerCase();
-      return createContextInner(this.deps, credentials);
+      return createContextInner(this.deps, credentials, undefined, IN_PROCESS);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       return createContextInner(
         this.deps,
         { apiKey: undefined, bearerToken: undefined, organizationId: undefined },
         error,
+        IN_PROCESS,
       );
     }
   }

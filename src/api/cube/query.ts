@@ -1,7 +1,8 @@
 import { analyticsFor } from '../../analytics/engine.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerOf, queryField, usePreaggField } from './shared.ts';
+import { analyticsCallerOf } from '../analyticsCaller.ts';
+import { queryField, usePreaggField } from './fields.ts';
 
 export const query = orgProcedure(
   {
@@ -12,5 +13,5 @@ export const query = orgProcedure(
   },
   orgInput({ query: queryField, usePreagg: usePreaggField }),
 ).mutation(async ({ ctx, input }) =>
-  analyticsFor(ctx.deps).cubeQuery(callerOf(ctx), input.query, input.usePreagg),
+  analyticsFor(ctx.deps).cubeQuery(analyticsCallerOf(ctx), input.query, input.usePreagg),
 );

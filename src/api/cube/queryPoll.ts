@@ -1,7 +1,8 @@
 import { analyticsFor } from '../../analytics/engine.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerOf, queryField, usePreaggField } from './shared.ts';
+import { analyticsCallerOf } from '../analyticsCaller.ts';
+import { queryField, usePreaggField } from './fields.ts';
 
 export const queryPoll = orgProcedure(
   {
@@ -12,7 +13,7 @@ export const queryPoll = orgProcedure(
   },
   orgInput({ query: queryField, usePreagg: usePreaggField }),
 ).mutation(async ({ ctx, input }) =>
-  analyticsFor(ctx.deps).cubeQueryAsync(callerOf(ctx), input.query, {
+  analyticsFor(ctx.deps).cubeQueryAsync(analyticsCallerOf(ctx), input.query, {
     usePreagg: input.usePreagg,
     noCache: false,
   }),

@@ -1,7 +1,8 @@
 import { analyticsFor } from '../../analytics/engine.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerOf, noCacheField, sqlField } from './shared.ts';
+import { analyticsCallerOf } from '../analyticsCaller.ts';
+import { noCacheField, sqlField } from './fields.ts';
 
 export const sqlQueryAsync = orgProcedure(
   {
@@ -12,5 +13,5 @@ export const sqlQueryAsync = orgProcedure(
   },
   orgInput({ sql: sqlField, noCache: noCacheField }),
 ).mutation(async ({ ctx, input }) =>
-  analyticsFor(ctx.deps).sqlQueryAsync(callerOf(ctx), input.sql, input.noCache),
+  analyticsFor(ctx.deps).sqlQueryAsync(analyticsCallerOf(ctx), input.sql, input.noCache),
 );

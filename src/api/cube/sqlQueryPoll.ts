@@ -1,7 +1,8 @@
 import { analyticsFor } from '../../analytics/engine.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerOf, sqlField } from './shared.ts';
+import { analyticsCallerOf } from '../analyticsCaller.ts';
+import { sqlField } from './fields.ts';
 
 export const sqlQueryPoll = orgProcedure(
   {
@@ -12,5 +13,5 @@ export const sqlQueryPoll = orgProcedure(
   },
   orgInput({ sql: sqlField }),
 ).mutation(async ({ ctx, input }) =>
-  analyticsFor(ctx.deps).sqlQueryAsync(callerOf(ctx), input.sql, false),
+  analyticsFor(ctx.deps).sqlQueryAsync(analyticsCallerOf(ctx), input.sql, false),
 );

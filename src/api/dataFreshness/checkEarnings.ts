@@ -1,8 +1,8 @@
 import { checkEarnings as check } from '../../analytics/freshness.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerOf } from '../cube/shared.ts';
-import { rightsholderIdsField } from './shared.ts';
+import { analyticsCallerOf } from '../analyticsCaller.ts';
+import { rightsholderIdsField } from './fields.ts';
 
 export const checkEarnings = orgProcedure(
   {
@@ -12,4 +12,6 @@ export const checkEarnings = orgProcedure(
       'Earnings data freshness: per rightsholder and per distributor, the latest statement period (id and last day), its statement and when statements were last ingested.',
   },
   orgInput({ rightsholderIds: rightsholderIdsField }),
-).query(async ({ ctx, input }) => check(ctx.deps.pool, callerOf(ctx), input.rightsholderIds));
+).query(async ({ ctx, input }) =>
+  check(ctx.deps.pool, analyticsCallerOf(ctx), input.rightsholderIds),
+);

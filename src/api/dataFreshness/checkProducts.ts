@@ -2,8 +2,8 @@ import { analyticsFor } from '../../analytics/engine.ts';
 import { checkProducts as check } from '../../analytics/freshness.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerOf } from '../cube/shared.ts';
-import { rightsholderIdsField } from './shared.ts';
+import { analyticsCallerOf } from '../analyticsCaller.ts';
+import { rightsholderIdsField } from './fields.ts';
 
 export const checkProducts = orgProcedure(
   {
@@ -14,5 +14,5 @@ export const checkProducts = orgProcedure(
   },
   orgInput({ rightsholderIds: rightsholderIdsField }),
 ).query(async ({ ctx, input }) =>
-  check(analyticsFor(ctx.deps), ctx.deps.pool, callerOf(ctx), input.rightsholderIds),
+  check(analyticsFor(ctx.deps), ctx.deps.pool, analyticsCallerOf(ctx), input.rightsholderIds),
 );

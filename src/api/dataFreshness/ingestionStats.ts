@@ -2,8 +2,8 @@ import { analyticsFor } from '../../analytics/engine.ts';
 import { ingestionStats as stats } from '../../analytics/freshness.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerOf } from '../cube/shared.ts';
-import { rightsholderIdsField } from './shared.ts';
+import { analyticsCallerOf } from '../analyticsCaller.ts';
+import { rightsholderIdsField } from './fields.ts';
 
 export const ingestionStats = orgProcedure(
   {
@@ -14,5 +14,5 @@ export const ingestionStats = orgProcedure(
   },
   orgInput({ rightsholderIds: rightsholderIdsField }),
 ).query(async ({ ctx, input }) =>
-  stats(analyticsFor(ctx.deps), ctx.deps.pool, callerOf(ctx), input.rightsholderIds),
+  stats(analyticsFor(ctx.deps), ctx.deps.pool, analyticsCallerOf(ctx), input.rightsholderIds),
 );

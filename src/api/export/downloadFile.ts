@@ -5,7 +5,7 @@ import { rightsholdersKept } from '../../exports/expire.ts';
 import { effectiveStatus, exportFile, visibleExport } from '../../exports/store.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { exportIdField } from './shared.ts';
+import { exportIdField } from './fields.ts';
 
 const DOWNLOAD_TTL_SECONDS = 10 * 60;
 

@@ -1,7 +1,7 @@
 import { visibleExport, exportView } from '../../exports/store.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { exportIdField } from './shared.ts';
+import { exportIdField } from './fields.ts';
 
 export const status = orgProcedure(
   {

@@ -1,8 +1,8 @@
 import { defaultFxDate } from '../../analytics/freshness.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerOf } from '../cube/shared.ts';
-import { rightsholderIdsField } from '../dataFreshness/shared.ts';
+import { analyticsCallerOf } from '../analyticsCaller.ts';
+import { rightsholderIdsField } from '../dataFreshness/fields.ts';
 
 export const getDefaultFxDate = orgProcedure(
   {
@@ -13,5 +13,5 @@ export const getDefaultFxDate = orgProcedure(
   },
   orgInput({ rightsholderIds: rightsholderIdsField }),
 ).query(async ({ ctx, input }) =>
-  defaultFxDate(ctx.deps.pool, callerOf(ctx), input.rightsholderIds),
+  defaultFxDate(ctx.deps.pool, analyticsCallerOf(ctx), input.rightsholderIds),
 );

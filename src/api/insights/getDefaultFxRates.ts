@@ -2,8 +2,8 @@ import { analyticsFor } from '../../analytics/engine.ts';
 import { defaultFxRates } from '../../analytics/freshness.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
-import { callerOf } from '../cube/shared.ts';
-import { rightsholderIdsField } from '../dataFreshness/shared.ts';
+import { analyticsCallerOf } from '../analyticsCaller.ts';
+import { rightsholderIdsField } from '../dataFreshness/fields.ts';
 
 export const getDefaultFxRates = orgProcedure(
   {
@@ -14,5 +14,10 @@ export const getDefaultFxRates = orgProcedure(
   },
   orgInput({ rightsholderIds: rightsholderIdsField }),
 ).query(async ({ ctx, input }) =>
-  defaultFxRates(analyticsFor(ctx.deps), ctx.deps.pool, callerOf(ctx), input.rightsholderIds),
+  defaultFxRates(
+    analyticsFor(ctx.deps),
+    ctx.deps.pool,
+    analyticsCallerOf(ctx),
+    input.rightsholderIds,
+  ),
 );

@@ -1,4 +1,4 @@
-import { getDataAccessRole, getRightsholderSort } from '../../organizations/preferences.ts';
+import { dataAccessRoleOf, getRightsholderSort } from '../../organizations/preferences.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 
@@ -10,15 +10,10 @@ export const preferences = orgProcedure(
       "The caller's preferences in the organization: rightsholderSort and their data-access role.",
   },
   orgInput({}),
-).query(async ({ ctx }) => {
-  const [rightsholderSort, dataAccessRole] = await Promise.all([
-    getRightsholderSort(ctx.deps.pool, ctx.org.id, ctx.principal.userId),
-    getDataAccessRole(ctx.deps.pool, ctx.org.id, ctx.principal.userId),
-  ]);
-  return {
-    organizationId: ctx.org.id,
-    userId: ctx.principal.userId,
-    rightsholderSort,
-    dataAccessRole,
-  };
-});
+).query(async ({ ctx }) => ({
+  organizationId: ctx.org.id,
+  userId: ctx.principal.userId,
+  rightsholderSort: await getRightsholderSort(ctx.deps.pool, ctx.org.id, ctx.principal.userId),
+  // read with the caller's role by the procedure chain
+  dataAccessRole: dataAccessRoleOf(ctx.org.rightsholderScope),
+}));

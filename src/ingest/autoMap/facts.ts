@@ -10,6 +10,7 @@ import {
   type Cadence,
   type Period,
 } from '../values.ts';
+import { periodText } from '../../periods.ts';
 
 /** Where a fact was read: the preamble's key, or the file name. */
 export interface FactSource {
@@ -53,17 +54,6 @@ const PAYEE_KEY =
   /^(payee|payee name|member name|member|artist|artist name|client|client name|account name|beneficiary|rights ?holder|name)$/i;
 const ACCOUNT_KEY =
   /^(account|account #|account no\.?|account number|account id|payee id|payee code|member number|member no\.?|member id|cae number|cae|ipi|ipi number|client id|vendor id|mitgliedsnummer)$/i;
-
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** A period as the period readers read it back. */
-export function periodText(p: Pick<Period, 'year' | 'period' | 'cadence'>): string {
-  return p.cadence === 'M'
-    ? `${p.year}M${pad(p.period)}`
-    : p.cadence === 'Y'
-      ? String(p.year)
-      : `${p.year}${p.cadence}${p.period}`;
-}
 
 /** A preamble line whose key matches, its value clipped (a cell may hold up to 1 MiB: a fact is short). */
 function entry(

@@ -2,7 +2,7 @@
 // `Total Royalties,1234.56`), compared with the sums of its normalized rows to the last decimal
 // the file prints: a stated 1234.57 proves a computed 1234.5689, a stated 1234.5 does not prove 1234.56.
 import { readAmount } from '../amounts.ts';
-import { compareDecimals, fixedText, parseDecimal } from '../../decimal.ts';
+import { compareDecimals, roundHalfAwayFromZero } from '../../decimal.ts';
 import type { FooterMeasure, LocatedTable } from '../fileTypes.ts';
 import type { FieldSpec } from '../mappingFields.ts';
 import { headerIn, usesDecimalComma } from '../standardFields.ts';
@@ -67,17 +67,6 @@ export function printedDecimals(text: string, decimalComma: boolean): number {
   return m ? m[1]!.length : 0;
 }
 
-/** The decimal rounded half away from zero to `digits` decimals. */
-export function roundDecimal(value: string, digits: number): string {
-  const { units, scale } = parseDecimal(value);
-  if (scale <= digits) return fixedText(units * 10n ** BigInt(digits - scale), digits);
-  const divisor = 10n ** BigInt(scale - digits);
-  const negative = units < 0n;
-  const abs = negative ? -units : units;
-  const rounded = (abs + divisor / 2n) / divisor;
-  return fixedText(negative ? -rounded : rounded, digits);
-}
-
 export interface TotalCheck extends StatedTotal {
   computed: string | null;
   /** the computed sum rounded to the stated total's printed decimals */
@@ -100,7 +89,7 @@ export function checkTotals(
     if (stated === null || computed === null)
       return { ...total, computed, compared: null, agrees: false };
     const digits = printedDecimals(total.stated, comma);
-    const compared = roundDecimal(computed, digits);
+    const compared = roundHalfAwayFromZero(computed, digits);
     return { ...total, computed, compared, agrees: compareDecimals(stated, compared) === 0 };
   });
 }

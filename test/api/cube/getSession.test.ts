@@ -1,13 +1,14 @@
 // cube.getSession: an embed token that reads this organization's analytics and nothing else, with
-// the data access of the member who made it, for a limited time.
+// the data access of the member who made it, for a limited time. At the handler: the harness
+// resolves the `cs_…` bearer token with the rules the app uses.
 import t from 'tap';
 import { seedDataset } from '../../analytics/dataset.ts';
 import { m } from '../../analytics/helpers.ts';
 import { createApiKey } from '../../../src/auth/apiKeys.ts';
 import { addMember, newOrganization } from '../../helpers/principals.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { startTestHandler } from '../../helpers/handler.ts';
 
-const srv = await startTestServer(t, { env: { CUBE_SESSION_TTL_SECONDS: '600' } });
+const srv = await startTestHandler(t, { env: { CUBE_SESSION_TTL_SECONDS: '600' } });
 const owner = await newOrganization(srv, 'Embed Org');
 const org = owner.organizationId;
 const ds = await seedDataset(srv, org);

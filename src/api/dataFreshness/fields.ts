@@ -1,3 +1,4 @@
+// The input the dataFreshness procedures (and insights) share: the rightsholders to report on.
 import { z } from 'zod';
 
 export const rightsholderIdsField = z

@@ -97,6 +97,11 @@ export function monthIndexSql(c: PeriodColumns): string {
   return `CASE WHEN ${c.year} IS NULL OR ${c.period} IS NULL THEN NULL ELSE ${c.year} * 12 + CASE ${c.cadence}\n  ${lastMonth} END - 1 END`;
 }
 
+/** SQL: the month index of the period's first month (year × 12 + first month − 1). */
+export function firstMonthIndexSql(c: PeriodColumns): string {
+  return `${c.year} * 12 + (${c.period} - 1) * ${cadenceMonthsSql(c.cadence)}`;
+}
+
 /** SQL: the period's id (periodId), NULL when a part is unknown. */
 export function periodIdSql(c: PeriodColumns): string {
   return (

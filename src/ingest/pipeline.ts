@@ -18,7 +18,7 @@ import { headerIn, usesDecimalComma } from './standardFields.ts';
 import { csvField } from './file/csvField.ts';
 import { readAmount } from './amounts.ts';
 import { addDecimals } from '../decimal.ts';
-import { cadenceMonthsSql, monthIndex } from '../periods.ts';
+import { firstMonthIndexSql, monthIndex, monthIndexSql } from '../periods.ts';
 import {
   awaitMapping,
   failRun,
@@ -46,7 +46,9 @@ import { stopwatch } from './stopwatch.ts';
 import { deleteObjects, ObjectChangedError } from '../storage/objectStore.ts';
 
 /** The months of a statement's cadence, in SQL over the statements table. */
-const SPAN_SQL = cadenceMonthsSql('stmt_cadence');
+const STMT_PERIOD = { year: 'stmt_year', period: 'stmt_period', cadence: 'stmt_cadence' };
+const STMT_FIRST_MONTH_SQL = firstMonthIndexSql(STMT_PERIOD);
+const STMT_LAST_MONTH_SQL = monthIndexSql(STMT_PERIOD);
 
 export interface IngestResult {
   status: 'processed' | 'needs_mapping' | 'failed' | 'skipped';
@@ -1128,8 +1130,7 @@ async function overlapFlags(
   const overlap = await db.query<{ id: string }>(
     `SELECT id FROM statements WHERE organization_id = $1 AND rightsholder_id = $2 AND distributor_id = $3 AND id <> $4
        AND status = 'processed' AND deleted_at IS NULL AND stmt_period >= 1
-       AND stmt_year * 12 + (stmt_period - 1) * ${SPAN_SQL} <= $6
-       AND stmt_year * 12 + stmt_period * ${SPAN_SQL} - 1 >= $5
+       AND ${STMT_FIRST_MONTH_SQL} <= $6 AND ${STMT_LAST_MONTH_SQL} >= $5
      ORDER BY created_at, id LIMIT 5`,
     [
       run.organizationId,

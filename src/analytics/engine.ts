@@ -7,7 +7,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
-import { rightsholderScope } from '../access/dataAccess.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import type { Deps } from '../deps.ts';
 import {
@@ -42,8 +41,8 @@ import { sqlLiteral } from '../db/sql.ts';
 export interface Caller {
   organizationId: string;
   userId: string;
-  /** the data-access scope when the caller's authorization already read it (null: every rightsholder) */
-  rightsholderScope?: string[] | null;
+  /** the data-access scope the caller's authorization read with its role (null: every rightsholder) */
+  rightsholderScope: string[] | null;
   /** PostgreSQL's snapshot when the caller's credentials were read, if it was (Principal.snapshot) */
   snapshot?: string;
 }
@@ -374,10 +373,7 @@ export class AnalyticsEngine {
   }
 
   async restrictions(caller: Caller): Promise<Restrictions> {
-    const scope =
-      caller.rightsholderScope !== undefined
-        ? caller.rightsholderScope
-        : await rightsholderScope(this.deps.pool, caller.organizationId, caller.userId);
+    const scope = caller.rightsholderScope;
     return {
       organizationId: caller.organizationId,
       rightsholderIds: scope === null ? null : [...scope].sort(),

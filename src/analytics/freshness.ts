@@ -3,7 +3,7 @@
 // (tracks, currencies, earnings) from the organization's analytics database, brought up to date
 // first. Requested rightsholders outside the organization or the caller's data access are left
 // out of every answer, as if they did not exist.
-import { inRightsholderScope, rightsholderScope } from '../access/dataAccess.ts';
+import { inRightsholderScope } from '../access/dataAccess.ts';
 import type { Queryable } from '../db/pool.ts';
 import { usdRate } from '../fx/rates.ts';
 import { periodId, periodOf, type Cadence } from '../periods.ts';
@@ -25,10 +25,7 @@ export async function visibleRightsholders(
   ids: readonly string[],
 ): Promise<Visible[]> {
   // procedures pass the scope the middleware loaded with the role (src/api/analyticsCaller.ts)
-  const scope =
-    caller.rightsholderScope !== undefined
-      ? caller.rightsholderScope
-      : await rightsholderScope(db, caller.organizationId, caller.userId);
+  const scope = caller.rightsholderScope;
   const { rows } = await db.query<Visible>(
     `SELECT id, name FROM rightsholders WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND ${inRightsholderScope('id', '$3')}`,
     [caller.organizationId, [...new Set(ids.map((i) => i.toLowerCase()))], scope],

@@ -4,7 +4,7 @@ import { takeSnapshot, type Principal } from '../auth/principal.ts';
 import type { Caller } from '../analytics/engine.ts';
 
 export function analyticsCallerOf(ctx: {
-  org: { id: string; rightsholderScope?: string[] | null };
+  org: { id: string; rightsholderScope: string[] | null };
   principal: Principal | null;
 }): Caller {
   // the scope was read with the caller's role, the snapshot with the credentials (a PostgreSQL round trip fewer each)

@@ -19,6 +19,7 @@ import {
   type MappingFields,
   type StandardField,
 } from './mappingFields.ts';
+import { CADENCES } from '../periods.ts';
 import synonymData from './headerSynonyms.json' with { type: 'json' };
 import {
   fromFileName,
@@ -217,7 +218,7 @@ const headerSynonyms = z.strictObject({
       distributor: z.string().min(1),
       columns: z.array(z.string().min(1)).min(1),
       currency: z.string().length(3).optional(),
-      cadence: z.enum(['M', 'Q', 'H', 'Y']).optional(),
+      cadence: z.enum(CADENCES).optional(),
       source: z.string().min(1).optional(),
       payor: z.string().min(1).optional(),
       /** the day/month order the family writes dates in (its published convention) */

@@ -311,3 +311,12 @@ export async function drainQueue(
   result.nextDueAt = next.rows[0]?.at ?? null;
   return result;
 }
+
+/** Whether a musical detail of a live organization is due for enrichment now. */
+export async function enrichmentDue(db: Queryable): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM musical_details md JOIN organizations o ON o.id = md.organization_id AND o.deleted_at IS NULL
+     WHERE md.state = 'pending' AND md.next_attempt_at <= clock_timestamp() LIMIT 1`,
+  );
+  return rowCount !== null && rowCount > 0;
+}

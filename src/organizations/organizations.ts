@@ -33,6 +33,14 @@ export async function lockOrganization(db: Queryable, id: string): Promise<Organ
   return rows[0];
 }
 
+/** Whether the organization exists and is not deleted. */
+export async function organizationIsLive(db: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL',
+    [id],
+  );
+  return rowCount !== null && rowCount > 0;
+}
 export async function getOrganization(db: Queryable, id: string): Promise<OrganizationRecord> {
   const { rows } = await db.query<OrganizationRecord>(
     `SELECT ${COLUMNS} FROM organizations o WHERE o.id = $1 AND o.deleted_at IS NULL`,

@@ -1,6 +1,7 @@
-// SQL lives in stores and domain modules, never in a procedure file: a procedure validates,
-// authorizes and calls the domain (docs/architecture.md). This reads every file of src/api and
-// names each line that runs a query or holds SQL text.
+// SQL lives in stores and domain modules, never in a procedure file nor a job task: a procedure
+// validates, authorizes and calls the domain, a task calls the domain (docs/architecture.md).
+// This reads every file of src/api and src/jobs/tasks and names each line that runs a query or
+// holds SQL text.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -42,6 +43,15 @@ t.test('no procedure file of src/api runs a query or holds SQL', async (t) => {
     sqlLines(readFileSync(file, 'utf8')).map((line) => `${path.relative(repoRoot, file)}:${line}`),
   );
   t.same(found, [], 'move these into a store of the domain they belong to');
+});
+
+t.test('no job task of src/jobs/tasks runs a query or holds SQL', async (t) => {
+  const files = tsFiles(path.join(repoRoot, 'src', 'jobs', 'tasks'));
+  t.ok(files.length >= 11, `read the task files (${files.length})`);
+  const found = files.flatMap((file) =>
+    sqlLines(readFileSync(file, 'utf8')).map((line) => `${path.relative(repoRoot, file)}:${line}`),
+  );
+  t.same(found, [], 'a task calls its domain: move these into a store');
 });
 
 t.test('the check catches a query and SQL text, not words in a description', async (t) => {

@@ -8,6 +8,7 @@
 import { enqueueBlockRefresh, refreshBlock } from '../../catalog/blocks.ts';
 import { enqueueEnrichment } from '../../catalog/enrichQueue.ts';
 import { ingestionsInFlight } from '../../ingest/queue.ts';
+import { organizationIsLive } from '../../organizations/organizations.ts';
 import { defineTask } from '../defineTask.ts';
 import { TASK } from '../payloads.ts';
 
@@ -17,11 +18,7 @@ export const refreshWaitSettings = { deferSeconds: 2, maxWaitMs: 5 * 60_000 };
 export const catalogBlockRefreshTask = defineTask(
   TASK.catalog_block_refresh,
   async ({ organizationId, rightsholderId, reason, waitingSince }, { deps, helpers }) => {
-    const live = await deps.pool.query(
-      'SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL',
-      [organizationId],
-    );
-    if (!live.rowCount) return;
+    if (!(await organizationIsLive(deps.pool, organizationId))) return;
     const since = waitingSince ?? Date.now();
     if (
       Date.now() - since < refreshWaitSettings.maxWaitMs &&

@@ -2,6 +2,7 @@
 // work is due, so the queue moves even when nothing new arrives (a worker died, a backoff ran out).
 import {
   defaultEnrichSettings,
+  enrichmentDue,
   enqueueEnrichment,
   reclaimStale,
 } from '../../catalog/enrichQueue.ts';
@@ -13,10 +14,6 @@ export const catalogEnrichTickTask = defineTask(
   async (_payload, { deps }) => {
     await reclaimStale(deps.pool, defaultEnrichSettings.lockTimeoutMs);
     // a deleted organization's details are never claimed: they call for no drain
-    const due = await deps.pool.query(
-      `SELECT 1 FROM musical_details md JOIN organizations o ON o.id = md.organization_id AND o.deleted_at IS NULL
-     WHERE md.state = 'pending' AND md.next_attempt_at <= clock_timestamp() LIMIT 1`,
-    );
-    if (due.rowCount) await enqueueEnrichment(deps.pool);
+    if (await enrichmentDue(deps.pool)) await enqueueEnrichment(deps.pool);
   },
 );

@@ -7,6 +7,7 @@
 import { ingestStatement, type IngestResult } from '../../ingest/pipeline.ts';
 import { failRun, failWaiting, retryRun } from '../../ingest/statementStatus.ts';
 import type { Deps } from '../../deps.ts';
+import { organizationIsLive } from '../../organizations/organizations.ts';
 import { defineTask } from '../defineTask.ts';
 import { TASK } from '../payloads.ts';
 
@@ -101,11 +102,7 @@ async function failIfOrganizationDeleted(
   organizationId: string,
   statementId: string,
 ): Promise<boolean> {
-  const org = await deps.pool.query(
-    'SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL',
-    [organizationId],
-  );
-  if (org.rowCount) return false;
+  if (await organizationIsLive(deps.pool, organizationId)) return false;
   await failWaiting(
     deps.pool,
     statementId,

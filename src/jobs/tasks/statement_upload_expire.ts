@@ -3,15 +3,17 @@
 // removed once their last presigned PUT URL has stopped working (a client may still PUT until
 // then). Runs every minute from the job runner's crontab.
 import type { Deps } from '../../deps.ts';
+import {
+  abandonedWithDeadUrls,
+  clearObjectSweeps,
+  markAbandonedSwept,
+  objectSweepsDue,
+} from '../../ingest/objectSweepStore.ts';
 import { expireDueUploads } from '../../ingest/statementStatus.ts';
 import { defineTask } from '../defineTask.ts';
 import { TASK } from '../payloads.ts';
 
-/** Past a URL's expiry by this much, no PUT of it is still arriving. */
-const PUT_URL_GRACE = `interval '1 minute'`;
 const SWEEP_BATCH = 500;
-/** Statements whose upload was given up: aborted or expired, and such ones deleted since. */
-const ABANDONED = `(status IN ('aborted', 'expired') OR (status = 'deleted' AND status_before_delete IN ('aborted', 'expired')))`;
 
 /** Every direct upload past its time-to-live becomes expired; how many. */
 export async function expireUploads(deps: Pick<Deps, 'pool'>): Promise<number> {
@@ -24,25 +26,16 @@ export async function expireUploads(deps: Pick<Deps, 'pool'>): Promise<number> {
  * their deletion) once it is dead; how many.
  */
 export async function sweepAbandonedObjects(deps: Pick<Deps, 'pool' | 'store'>): Promise<number> {
-  const { rows } = await deps.pool.query<{ id: string; object_key: string }>(
-    `SELECT id, object_key FROM statements
-     WHERE ${ABANDONED} AND put_url_expires_at < clock_timestamp() - ${PUT_URL_GRACE}
-     ORDER BY put_url_expires_at LIMIT ${SWEEP_BATCH}`,
-  );
+  const rows = await abandonedWithDeadUrls(deps.pool, SWEEP_BATCH);
   for (const r of rows) await deps.store.delete(r.object_key);
-  await deps.pool.query(
-    `UPDATE statements SET put_url_expires_at = NULL WHERE id = ANY ($1) AND ${ABANDONED}`,
-    [rows.map((r) => r.id)],
+  await markAbandonedSwept(
+    deps.pool,
+    rows.map((r) => r.id),
   );
-  const due = await deps.pool.query<{ object_key: string }>(
-    `SELECT object_key FROM object_sweeps WHERE delete_after < clock_timestamp() ORDER BY delete_after LIMIT ${SWEEP_BATCH}`,
-  );
-  for (const r of due.rows) await deps.store.delete(r.object_key);
-  await deps.pool.query(
-    'DELETE FROM object_sweeps WHERE object_key = ANY ($1) AND delete_after < clock_timestamp()',
-    [due.rows.map((r) => r.object_key)],
-  );
-  return rows.length + due.rows.length;
+  const due = await objectSweepsDue(deps.pool, SWEEP_BATCH);
+  for (const key of due) await deps.store.delete(key);
+  await clearObjectSweeps(deps.pool, due);
+  return rows.length + due.length;
 }
 
 export const statementUploadExpireTask = defineTask(

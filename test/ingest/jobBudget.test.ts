@@ -131,7 +131,7 @@ t.test("each organization's first waiting statement is taken before anyone's sec
   const rhA = await createRightsholder(a.client, a.organizationId, 'Bulk Artist');
   const rhB = await createRightsholder(b.client, b.organizationId, 'Single Artist');
   const bulk = [];
-  for (let i = 0; i < 3; i++)
+  for (let i = 0; i < 4; i++)
     bulk.push(await putFile(a.client, a.organizationId, rhA, `bulk-${i}.csv`, CSV));
   const single = await putFile(b.client, b.organizationId, rhB, 'single.csv', CSV);
   const { rows } = await srv.deps.pool.query<{ key: string; priority: number; queue_name: string }>(
@@ -141,7 +141,7 @@ t.test("each organization's first waiting statement is taken before anyone's sec
   const of = (id: string) => rows.find((r) => r.key === `${STATEMENT_INGEST_TASK}:${id}`)!;
   t.same(
     bulk.map((u) => of(u.statementId).priority),
-    [0, 1, 2],
+    [0, 1, 2, 3],
     "the bulk organization's statements wait behind each other",
   );
   t.equal(
@@ -155,10 +155,11 @@ t.test("each organization's first waiting statement is taken before anyone's sec
     order.indexOf(`${STATEMENT_INGEST_TASK}:${single.statementId}`) <
       order.indexOf(`${STATEMENT_INGEST_TASK}:${bulk[1]!.statementId}`),
   );
-  // the bulk organization's three spread over its two queues, its first two in different ones
+  // the bulk organization's four spread over its three queues (all of WORKER_CONCURRENCY's 4
+  // slots but one), its first three in different ones
   t.same(
     bulk.map((u) => of(u.statementId).queue_name),
-    [0, 1, 0].map((n) => `statement_ingest:${a.organizationId}:${n}`),
+    [0, 1, 2, 0].map((n) => `statement_ingest:${a.organizationId}:${n}`),
   );
   t.equal(of(single.statementId).queue_name, `statement_ingest:${b.organizationId}:0`);
   // the same statement queued again stays in its queue

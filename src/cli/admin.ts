@@ -260,86 +260,94 @@ function commandOf(positionals: string[], values: Record<string, unknown>): stri
   return command;
 }
 
-async function runCommand(
-  pool: Pool,
-  command: string,
-  values: Record<string, string | boolean | undefined>,
-): Promise<Output> {
-  if (command === 'bootstrap') {
-    const platformRole = values['platform-role'];
-    return bootstrap(pool, {
-      email: parse(email, required(values, 'email'), 'email'),
-      organizationName: parse(
-        z.string().trim().min(1).max(200),
-        required(values, 'org-name'),
-        'org-name',
-      ),
-      platformRole:
-        platformRole === undefined
-          ? undefined
-          : parse(z.enum(platformRoles), platformRole, 'platform-role'),
-    }) as unknown as Promise<Output>;
-  }
-  if (command === 'api-key create') {
-    const organizationId = parse(uuid, required(values, 'org'), 'org');
-    const patterns = (typeof values.patterns === 'string' ? values.patterns : '*')
-      .split(',')
-      .map((p) => p.trim());
-    for (const p of patterns)
-      if (!PATTERN_RE.test(p)) throw new UsageError(`--patterns: ${p} is not a procedure pattern`);
-    const name = typeof values.name === 'string' ? parse(keyName, values.name, 'name') : 'cli';
-    // a member is an existing user: a stranger's email must not leave a user behind
+type CommandRun = (pool: Pool, values: CliValues) => Promise<Output>;
+
+/** What each command (but reprocess, which starts a runtime of its own) does with the database. */
+const COMMAND_RUNS: Record<string, CommandRun> = {
+  bootstrap: bootstrapCommand,
+  'api-key create': createApiKeyCommand,
+  'api-key list': listApiKeysCommand,
+  'api-key delete': deleteApiKeyCommand,
+  'user set-password': setPasswordCommand,
+  'oauth rotate-keys': async (pool) => (await rotateKeys(pool)) as unknown as Output,
+  'fx import': fxImport,
+  'market import': marketImport,
+};
+
+async function bootstrapCommand(pool: Pool, values: CliValues): Promise<Output> {
+  const platformRole = values['platform-role'];
+  return bootstrap(pool, {
+    email: parse(email, required(values, 'email'), 'email'),
+    organizationName: parse(
+      z.string().trim().min(1).max(200),
+      required(values, 'org-name'),
+      'org-name',
+    ),
+    platformRole:
+      platformRole === undefined
+        ? undefined
+        : parse(z.enum(platformRoles), platformRole, 'platform-role'),
+  }) as unknown as Promise<Output>;
+}
+
+async function createApiKeyCommand(pool: Pool, values: CliValues): Promise<Output> {
+  const organizationId = parse(uuid, required(values, 'org'), 'org');
+  const patterns = (typeof values.patterns === 'string' ? values.patterns : '*')
+    .split(',')
+    .map((p) => p.trim());
+  for (const p of patterns)
+    if (!PATTERN_RE.test(p)) throw new UsageError(`--patterns: ${p} is not a procedure pattern`);
+  const name = typeof values.name === 'string' ? parse(keyName, values.name, 'name') : 'cli';
+  // a member is an existing user: a stranger's email must not leave a user behind
+  const { rows } = await pool.query<{ id: string }>(
+    `SELECT u.id FROM users u JOIN memberships m ON m.user_id = u.id JOIN organizations o ON o.id = m.organization_id
+     WHERE lower(u.email) = lower($1) AND m.organization_id = $2 AND o.deleted_at IS NULL`,
+    [parse(email, required(values, 'email'), 'email'), organizationId],
+  );
+  if (!rows[0]) throw new UsageError('the user is not a member of that organization');
+  const { key, record } = await createApiKey(pool, {
+    userId: rows[0].id,
+    name,
+    organizationIds: [organizationId],
+    patterns,
+  });
+  return { ...record, apiKey: key };
+}
+
+async function listApiKeysCommand(pool: Pool, values: CliValues): Promise<Output> {
+  const organizationId =
+    typeof values.org === 'string' ? parse(uuid, values.org, 'org') : undefined;
+  let userId: string | undefined;
+  if (typeof values.email === 'string') {
+    // a mistyped address is told, not answered with an empty list as if its owner had no key
+    const address = parse(email, values.email.trim(), 'email');
     const { rows } = await pool.query<{ id: string }>(
-      `SELECT u.id FROM users u JOIN memberships m ON m.user_id = u.id JOIN organizations o ON o.id = m.organization_id
-       WHERE lower(u.email) = lower($1) AND m.organization_id = $2 AND o.deleted_at IS NULL`,
-      [parse(email, required(values, 'email'), 'email'), organizationId],
+      'SELECT id FROM users WHERE lower(email) = lower($1)',
+      [address],
     );
-    if (!rows[0]) throw new UsageError('the user is not a member of that organization');
-    const { key, record } = await createApiKey(pool, {
-      userId: rows[0].id,
-      name,
-      organizationIds: [organizationId],
-      patterns,
-    });
-    return { ...record, apiKey: key };
+    if (!rows[0]) return [];
+    userId = rows[0].id;
   }
-  if (command === 'api-key list') {
-    const organizationId =
-      typeof values.org === 'string' ? parse(uuid, values.org, 'org') : undefined;
-    let userId: string | undefined;
-    if (typeof values.email === 'string') {
-      // a mistyped address is told, not answered with an empty list as if its owner had no key
-      const address = parse(email, values.email.trim(), 'email');
-      const { rows } = await pool.query<{ id: string }>(
-        'SELECT id FROM users WHERE lower(email) = lower($1)',
-        [address],
-      );
-      if (!rows[0]) return [];
-      userId = rows[0].id;
-    }
-    return (await listApiKeys(pool, { userId, organizationId })) as unknown as Output;
-  }
-  if (command === 'api-key delete') {
-    const id = parse(uuid, required(values, 'id'), 'id');
-    const { rowCount } = await pool.query('SELECT 1 FROM api_keys WHERE id = $1', [id]);
-    if (!rowCount) throw new UsageError('no API key with that id');
-    await deleteApiKey(pool, id);
-    return { id, deleted: true };
-  }
-  if (command === 'user set-password') {
-    const address = parse(email, required(values, 'email'), 'email');
-    const { passwordProblem, setPassword } = await import('../oauth/passwords.ts');
-    const password = await readPassword();
-    const problem = passwordProblem(password);
-    if (problem)
-      throw new UsageError(`the password read from standard input is refused: ${problem}`);
-    if (!(await setPassword(pool, address, password)))
-      throw new UsageError('no user with that e-mail');
-    return { email: address, passwordSet: true };
-  }
-  if (command === 'oauth rotate-keys') return (await rotateKeys(pool)) as unknown as Output;
-  if (command === 'fx import') return fxImport(pool, values);
-  return marketImport(pool, values);
+  return (await listApiKeys(pool, { userId, organizationId })) as unknown as Output;
+}
+
+async function deleteApiKeyCommand(pool: Pool, values: CliValues): Promise<Output> {
+  const id = parse(uuid, required(values, 'id'), 'id');
+  const { rowCount } = await pool.query('SELECT 1 FROM api_keys WHERE id = $1', [id]);
+  if (!rowCount) throw new UsageError('no API key with that id');
+  await deleteApiKey(pool, id);
+  return { id, deleted: true };
+}
+
+async function setPasswordCommand(pool: Pool, values: CliValues): Promise<Output> {
+  const address = parse(email, required(values, 'email'), 'email');
+  const { passwordProblem, setPassword } = await import('../oauth/passwords.ts');
+  const password = await readPassword();
+  const problem = passwordProblem(password);
+  if (problem) throw new UsageError(`the password read from standard input is refused: ${problem}`);
+  if (!(await setPassword(pool, address, password)))
+    throw new UsageError('no user with that e-mail');
+  return { email: address, passwordSet: true };
 }
 
 /** The password on standard input, less one trailing line break; a terminal is prompted on stderr. */
@@ -449,7 +457,7 @@ export async function admin(config: Config, argv: string[]): Promise<number> {
   shutdown.onForce(() => database.abandon());
   try {
     if (shutdown.received) return shutdown.exitCode();
-    const command = runCommand(database.pool, commandName, parsed.values);
+    const command = COMMAND_RUNS[commandName]!(database.pool, parsed.values);
     // an interrupted command is not waited for; its transaction ends with its connection
     command.catch(() => {});
     const out = await Promise.race([command, shutdown.requested.then(() => undefined)]);

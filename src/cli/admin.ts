@@ -375,38 +375,41 @@ function printHuman(out: Output): string {
     .join('\n\n');
 }
 
-/** Runs an admin command; returns the process exit code. */
-export async function admin(config: Config, argv: string[]): Promise<number> {
+/** Every option of every command (COMMANDS says which command takes which). */
+const OPTIONS = {
+  email: { type: 'string' },
+  'org-name': { type: 'string' },
+  org: { type: 'string' },
+  'platform-role': { type: 'string' },
+  name: { type: 'string' },
+  patterns: { type: 'string' },
+  id: { type: 'string' },
+  file: { type: 'string' },
+  url: { type: 'string' },
+  format: { type: 'string' },
+  kind: { type: 'string' },
+  symbol: { type: 'string' },
+  rightsholder: { type: 'string' },
+  distributor: { type: 'string' },
+  mapping: { type: 'string' },
+  status: { type: 'string' },
+  since: { type: 'string' },
+  'no-wait': { type: 'boolean' },
+  'no-local-worker': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean' },
+} as const;
+
+interface CommandLine {
+  command: string;
+  values: CliValues;
+}
+
+/** The command and its options, or the exit code of a line that runs none (help, a usage error). */
+function parseCommandLine(argv: string[]): CommandLine | number {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      tokens: true,
-      options: {
-        email: { type: 'string' },
-        'org-name': { type: 'string' },
-        org: { type: 'string' },
-        'platform-role': { type: 'string' },
-        name: { type: 'string' },
-        patterns: { type: 'string' },
-        id: { type: 'string' },
-        file: { type: 'string' },
-        url: { type: 'string' },
-        format: { type: 'string' },
-        kind: { type: 'string' },
-        symbol: { type: 'string' },
-        rightsholder: { type: 'string' },
-        distributor: { type: 'string' },
-        mapping: { type: 'string' },
-        status: { type: 'string' },
-        since: { type: 'string' },
-        'no-wait': { type: 'boolean' },
-        'no-local-worker': { type: 'boolean' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean' },
-      },
-    });
+    parsed = parseArgs({ args: argv, allowPositionals: true, tokens: true, options: OPTIONS });
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${ADMIN_USAGE}`);
     return 2;
@@ -429,25 +432,40 @@ export async function admin(config: Config, argv: string[]): Promise<number> {
     process.stderr.write(ADMIN_USAGE);
     return 2;
   }
-  let commandName;
   try {
-    commandName = commandOf(parsed.positionals, parsed.values);
+    return { command: commandOf(parsed.positionals, parsed.values), values: parsed.values };
   } catch (error) {
     return failed(error);
   }
+}
+
+/** Runs an admin command; returns the process exit code. */
+export async function admin(config: Config, argv: string[]): Promise<number> {
+  const line = parseCommandLine(argv);
+  if (typeof line === 'number') return line;
   const log: Deps['log'] = pino(
     { level: config.logLevel === 'info' ? 'warn' : config.logLevel },
     logDestination(2),
   );
   const shutdown = handleSignals({ log, level: 'warn' });
-  if (commandName === 'reprocess') {
+  if (line.command === 'reprocess') {
     try {
-      return await reprocessCommand(config, parsed.values, log, shutdown);
+      return await reprocessCommand(config, line.values, log, shutdown);
     } catch (error) {
       if (error instanceof StartInterrupted) return shutdown.exitCode();
       return failed(error);
     }
   }
+  return databaseCommand(config, line, log, shutdown);
+}
+
+/** A command that needs the database only: run until it ends or a signal interrupts it. */
+async function databaseCommand(
+  config: Config,
+  { command, values }: CommandLine,
+  log: Deps['log'],
+  shutdown: Shutdown,
+): Promise<number> {
   let database;
   try {
     database = await openDatabase(config, log);
@@ -457,15 +475,15 @@ export async function admin(config: Config, argv: string[]): Promise<number> {
   shutdown.onForce(() => database.abandon());
   try {
     if (shutdown.received) return shutdown.exitCode();
-    const command = COMMAND_RUNS[commandName]!(database.pool, parsed.values);
+    const run = COMMAND_RUNS[command]!(database.pool, values);
     // an interrupted command is not waited for; its transaction ends with its connection
-    command.catch(() => {});
-    const out = await Promise.race([command, shutdown.requested.then(() => undefined)]);
+    run.catch(() => {});
+    const out = await Promise.race([run, shutdown.requested.then(() => undefined)]);
     if (out === undefined) {
       process.stderr.write('admin: interrupted\n');
       return shutdown.exitCode();
     }
-    process.stdout.write(parsed.values.json ? `${JSON.stringify(out)}\n` : `${printHuman(out)}\n`);
+    process.stdout.write(values.json ? `${JSON.stringify(out)}\n` : `${printHuman(out)}\n`);
     return 0;
   } catch (error) {
     return failed(error);

@@ -35,11 +35,43 @@ import { CommandError, UsageError } from './errors.ts';
 
 type CliValues = Record<string, string | boolean | undefined>;
 
+/** Where output is written: a terminal, a pipe or a file (isTTY says which). */
+interface Writer {
+  write(text: string): unknown;
+  readonly isTTY?: boolean;
+}
+
+/**
+ * What a command reads and writes besides the database: the process's streams and signals when
+ * run as `npm run admin`, or a caller's own (the tests run the commands in their process).
+ */
+export interface AdminIo {
+  stdout: Writer;
+  stderr: Writer;
+  stdin: AsyncIterable<Buffer | string> & { readonly isTTY?: boolean };
+  /** where the log's lines go (pino's destination) */
+  log(): Writer;
+  /** where SIGINT, SIGTERM and SIGHUP come from */
+  signals: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
+}
+
+/** The process's own streams and signals; the log is written to fd 2 as the service's. */
+function processIo(): AdminIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    log: () => logDestination(2),
+    signals: process,
+  };
+}
+
 async function reprocessCommand(
   config: Config,
   values: CliValues,
   log: Deps['log'],
   shutdown: Shutdown,
+  io: AdminIo,
 ): Promise<number> {
   const filter = reprocessFilter(values);
   // without --no-local-worker this process works on the queue too, next to any running workers
@@ -61,7 +93,7 @@ async function reprocessCommand(
       (await liveRunnerPools(runtime.deps.pool)) === 0
     ) {
       // --no-local-worker with no worker running: say why the bar will not move, rather than wait in silence
-      process.stderr.write(
+      io.stderr.write(
         'admin: no job runner is running against this database: the statements wait for a `worker` or `serve` process (start one, or leave out --no-local-worker)\n',
       );
     }
@@ -70,10 +102,11 @@ async function reprocessCommand(
       : await followReprocess(runtime.deps.pool, ids, {
           draw: !values.json,
           signal: shutdown.signal,
+          stderr: io.stderr,
         }).catch((error: unknown) => {
           throw error instanceof DatabaseLost ? new CommandError(error.message) : error;
         });
-    return await reportReprocess(runtime.deps.pool, values, shutdown, filter, ids, counts);
+    return await reportReprocess(runtime.deps.pool, values, shutdown, io, filter, ids, counts);
   } finally {
     // the local worker's running jobs are finished first, for SHUTDOWN_GRACE_MS at most (then,
     // or on a forced exit, they are released instead)
@@ -147,6 +180,7 @@ async function reportReprocess(
   pool: Pool,
   values: CliValues,
   shutdown: Shutdown,
+  io: AdminIo,
   filter: ReprocessFilter,
   ids: string[],
   counts: Record<string, number>,
@@ -159,13 +193,13 @@ async function reportReprocess(
   const pending = values['no-wait'] ? 0 : ids.length - settled;
   if (shutdown.received && pending > 0) {
     // interrupted: what is not done stays queued for the service's workers
-    process.stderr.write(
+    io.stderr.write(
       `\nadmin: interrupted with ${pending} of ${ids.length} statements not done: those running here are finished (or released) before the exit, the others stay queued for the workers\n`,
     );
     return shutdown.exitCode();
   }
   const out = { organizationId: filter.organizationId, statements: ids.length, counts };
-  process.stdout.write(
+  io.stdout.write(
     values.json
       ? `${JSON.stringify(out)}\n`
       : `${printHuman({ statements: ids.length, ...counts })}\n`,
@@ -180,9 +214,7 @@ async function reportReprocess(
     );
     const named = rows.map((r) => `${r.id} (${r.code ?? 'no errorCode'})`).join(', ');
     const more = failedCount > rows.length ? `, and ${failedCount - rows.length} more` : '';
-    process.stderr.write(
-      `admin: ${failedCount} of ${ids.length} statements failed: ${named}${more}\n`,
-    );
+    io.stderr.write(`admin: ${failedCount} of ${ids.length} statements failed: ${named}${more}\n`);
     return REPROCESS_FAILED_EXIT;
   }
   return 0;
@@ -260,7 +292,7 @@ function commandOf(positionals: string[], values: Record<string, unknown>): stri
   return command;
 }
 
-type CommandRun = (pool: Pool, values: CliValues) => Promise<Output>;
+type CommandRun = (pool: Pool, values: CliValues, io: AdminIo) => Promise<Output>;
 
 /** What each command (but reprocess, which starts a runtime of its own) does with the database. */
 const COMMAND_RUNS: Record<string, CommandRun> = {
@@ -339,10 +371,10 @@ async function deleteApiKeyCommand(pool: Pool, values: CliValues): Promise<Outpu
   return { id, deleted: true };
 }
 
-async function setPasswordCommand(pool: Pool, values: CliValues): Promise<Output> {
+async function setPasswordCommand(pool: Pool, values: CliValues, io: AdminIo): Promise<Output> {
   const address = parse(email, required(values, 'email'), 'email');
   const { passwordProblem, setPassword } = await import('../oauth/passwords.ts');
-  const password = await readPassword();
+  const password = await readPassword(io);
   const problem = passwordProblem(password);
   if (problem) throw new UsageError(`the password read from standard input is refused: ${problem}`);
   if (!(await setPassword(pool, address, password)))
@@ -351,10 +383,10 @@ async function setPasswordCommand(pool: Pool, values: CliValues): Promise<Output
 }
 
 /** The password on standard input, less one trailing line break; a terminal is prompted on stderr. */
-async function readPassword(): Promise<string> {
-  if (process.stdin.isTTY) process.stderr.write('New password (then Enter and Ctrl-D): ');
+async function readPassword(io: AdminIo): Promise<string> {
+  if (io.stdin.isTTY) io.stderr.write('New password (then Enter and Ctrl-D): ');
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks)
     .toString('utf8')
     .replace(/\r?\n$/, '');
@@ -406,12 +438,12 @@ interface CommandLine {
 }
 
 /** The command and its options, or the exit code of a line that runs none (help, a usage error). */
-function parseCommandLine(argv: string[]): CommandLine | number {
+function parseCommandLine(argv: string[], io: AdminIo): CommandLine | number {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, tokens: true, options: OPTIONS });
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${ADMIN_USAGE}`);
+    io.stderr.write(`${(error as Error).message}\n\n${ADMIN_USAGE}`);
     return 2;
   }
   // an option given twice (`--org A --org B`) is refused: parseArgs would keep the last one only
@@ -419,44 +451,52 @@ function parseCommandLine(argv: string[]): CommandLine | number {
   for (const token of parsed.tokens) {
     if (token.kind !== 'option') continue;
     if (seen.has(token.name)) {
-      process.stderr.write(`admin: --${token.name} is given more than once\n`);
+      io.stderr.write(`admin: --${token.name} is given more than once\n`);
       return 2;
     }
     seen.add(token.name);
   }
   if (parsed.values.help) {
-    process.stdout.write(ADMIN_USAGE);
+    io.stdout.write(ADMIN_USAGE);
     return 0;
   }
   if (parsed.positionals.length === 0) {
-    process.stderr.write(ADMIN_USAGE);
+    io.stderr.write(ADMIN_USAGE);
     return 2;
   }
   try {
     return { command: commandOf(parsed.positionals, parsed.values), values: parsed.values };
   } catch (error) {
-    return failed(error);
+    return failed(error, io);
   }
 }
 
-/** Runs an admin command; returns the process exit code. */
-export async function admin(config: Config, argv: string[]): Promise<number> {
-  const line = parseCommandLine(argv);
+/**
+ * Runs an admin command (`argv`: the words after `admin`) with the configuration given, writing
+ * to `io`; returns the exit code. src/main.ts runs it with the process's streams; the tests run it
+ * in their own process.
+ */
+export async function admin(
+  config: Config,
+  argv: string[],
+  io: AdminIo = processIo(),
+): Promise<number> {
+  const line = parseCommandLine(argv, io);
   if (typeof line === 'number') return line;
   const log: Deps['log'] = pino(
     { level: config.logLevel === 'info' ? 'warn' : config.logLevel },
-    logDestination(2),
+    io.log(),
   );
-  const shutdown = handleSignals({ log, level: 'warn' });
+  const shutdown = handleSignals({ log, level: 'warn', source: io.signals });
   if (line.command === 'reprocess') {
     try {
-      return await reprocessCommand(config, line.values, log, shutdown);
+      return await reprocessCommand(config, line.values, log, shutdown, io);
     } catch (error) {
       if (error instanceof StartInterrupted) return shutdown.exitCode();
-      return failed(error);
+      return failed(error, io);
     }
   }
-  return databaseCommand(config, line, log, shutdown);
+  return databaseCommand(config, line, log, shutdown, io);
 }
 
 /** A command that needs the database only: run until it ends or a signal interrupts it. */
@@ -465,28 +505,29 @@ async function databaseCommand(
   { command, values }: CommandLine,
   log: Deps['log'],
   shutdown: Shutdown,
+  io: AdminIo,
 ): Promise<number> {
   let database;
   try {
     database = await openDatabase(config, log);
   } catch (error) {
-    return failed(new CommandError(`cannot open the database: ${(error as Error).message}`));
+    return failed(new CommandError(`cannot open the database: ${(error as Error).message}`), io);
   }
   shutdown.onForce(() => database.abandon());
   try {
     if (shutdown.received) return shutdown.exitCode();
-    const run = COMMAND_RUNS[command]!(database.pool, values);
+    const run = COMMAND_RUNS[command]!(database.pool, values, io);
     // an interrupted command is not waited for; its transaction ends with its connection
     run.catch(() => {});
     const out = await Promise.race([run, shutdown.requested.then(() => undefined)]);
     if (out === undefined) {
-      process.stderr.write('admin: interrupted\n');
+      io.stderr.write('admin: interrupted\n');
       return shutdown.exitCode();
     }
-    process.stdout.write(values.json ? `${JSON.stringify(out)}\n` : `${printHuman(out)}\n`);
+    io.stdout.write(values.json ? `${JSON.stringify(out)}\n` : `${printHuman(out)}\n`);
     return 0;
   } catch (error) {
-    return failed(error);
+    return failed(error, io);
   } finally {
     await database.close();
   }
@@ -498,8 +539,8 @@ export const REPROCESS_FAILED_EXIT = 3;
 const FAILED_NAMED = 20;
 
 /** A CommandError's message and exit code; anything else is a fault, with its stack trace (src/main.ts). */
-function failed(error: unknown): number {
+function failed(error: unknown, io: AdminIo): number {
   if (!(error instanceof CommandError)) throw error;
-  process.stderr.write(`admin: ${error.message}\n`);
+  io.stderr.write(`admin: ${error.message}\n`);
   return error.exitCode;
 }

@@ -35,11 +35,43 @@ import { CommandError, UsageError } from './errors.ts';
 
 type CliValues = Record<string, string | boolean | undefined>;
 
+/** Where output is written: a terminal, a pipe or a file (isTTY says which). */
+interface Writer {
+  write(text: string): unknown;
+  readonly isTTY?: boolean;
+}
+
+/**
+ * What a command reads and writes besides the database: the process's streams and signals when
+ * run as `npm run admin`, or a caller's own (the tests run the commands in their process).
+ */
+export interface AdminIo {
+  stdout: Writer;
+  stderr: Writer;
+  stdin: AsyncIterable<Buffer | string> & { readonly isTTY?: boolean };
+  /** where the log's lines go (pino's destination) */
+  log(): Writer;
+  /** where SIGINT, SIGTERM and SIGHUP come from */
+  signals: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
+}
+
+/** The process's own streams and signals; the log is written to fd 2 as the service's. */
+function processIo(): AdminIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    log: () => logDestination(2),
+    signals: process,
+  };
+}
+
 async function reprocessCommand(
   config: Config,
   values: CliValues,
   log: Deps['log'],
   shutdown: Shutdown,
+  io: AdminIo,
 ): Promise<number> {
   const filter = reprocessFilter(values);
   // without --no-local-worker this process works on the queue too, next to any running workers
@@ -61,7 +93,7 @@ async function reprocessCommand(
       (await liveRunnerPools(runtime.deps.pool)) === 0
     ) {
       // --no-local-worker with no worker running: say why the bar will not move, rather than wait in silence
-      process.stderr.write(
+      io.stderr.write(
         'admin: no job runner is running against this database: the statements wait for a `worker` or `serve` process (start one, or leave out --no-local-worker)\n',
       );
     }
@@ -70,10 +102,11 @@ async function reprocessCommand(
       : await followReprocess(runtime.deps.pool, ids, {
           draw: !values.json,
           signal: shutdown.signal,
+          stderr: io.stderr,
         }).catch((error: unknown) => {
           throw error instanceof DatabaseLost ? new CommandError(error.message) : error;
         });
-    return await reportReprocess(runtime.deps.pool, values, shutdown, filter, ids, counts);
+    return await reportReprocess(runtime.deps.pool, values, shutdown, io, filter, ids, counts);
   } finally {
     // the local worker's running jobs are finished first, for SHUTDOWN_GRACE_MS at most (then,
     // or on a forced exit, they are released instead)
@@ -147,6 +180,7 @@ async function reportReprocess(
   pool: Pool,
   values: CliValues,
   shutdown: Shutdown,
+  io: AdminIo,
   filter: ReprocessFilter,
   ids: string[],
   counts: Record<string, number>,
@@ -159,13 +193,13 @@ async function reportReprocess(
   const pending = values['no-wait'] ? 0 : ids.length - settled;
   if (shutdown.received && pending > 0) {
     // interrupted: what is not done stays queued for the service's workers
-    process.stderr.write(
+    io.stderr.write(
       `\nadmin: interrupted with ${pending} of ${ids.length} statements not done: those running here are finished (or released) before the exit, the others stay queued for the workers\n`,
     );
     return shutdown.exitCode();
   }
   const out = { organizationId: filter.organizationId, statements: ids.length, counts };
-  process.stdout.write(
+  io.stdout.write(
     values.json
       ? `${JSON.stringify(out)}\n`
       : `${printHuman({ statements: ids.length, ...counts })}\n`,
@@ -180,9 +214,7 @@ async function reportReprocess(
     );
     const named = rows.map((r) => `${r.id} (${r.code ?? 'no errorCode'})`).join(', ');
     const more = failedCount > rows.length ? `, and ${failedCount - rows.length} more` : '';
-    process.stderr.write(
-      `admin: ${failedCount} of ${ids.length} statements failed: ${named}${more}\n`,
-    );
+    io.stderr.write(`admin: ${failedCount} of ${ids.length} statements failed: ${named}${more}\n`);
     return REPROCESS_FAILED_EXIT;
   }
   return 0;
@@ -260,93 +292,101 @@ function commandOf(positionals: string[], values: Record<string, unknown>): stri
   return command;
 }
 
-async function runCommand(
-  pool: Pool,
-  command: string,
-  values: Record<string, string | boolean | undefined>,
-): Promise<Output> {
-  if (command === 'bootstrap') {
-    const platformRole = values['platform-role'];
-    return bootstrap(pool, {
-      email: parse(email, required(values, 'email'), 'email'),
-      organizationName: parse(
-        z.string().trim().min(1).max(200),
-        required(values, 'org-name'),
-        'org-name',
-      ),
-      platformRole:
-        platformRole === undefined
-          ? undefined
-          : parse(z.enum(platformRoles), platformRole, 'platform-role'),
-    }) as unknown as Promise<Output>;
-  }
-  if (command === 'api-key create') {
-    const organizationId = parse(uuid, required(values, 'org'), 'org');
-    const patterns = (typeof values.patterns === 'string' ? values.patterns : '*')
-      .split(',')
-      .map((p) => p.trim());
-    for (const p of patterns)
-      if (!PATTERN_RE.test(p)) throw new UsageError(`--patterns: ${p} is not a procedure pattern`);
-    const name = typeof values.name === 'string' ? parse(keyName, values.name, 'name') : 'cli';
-    // a member is an existing user: a stranger's email must not leave a user behind
+type CommandRun = (pool: Pool, values: CliValues, io: AdminIo) => Promise<Output>;
+
+/** What each command (but reprocess, which starts a runtime of its own) does with the database. */
+const COMMAND_RUNS: Record<string, CommandRun> = {
+  bootstrap: bootstrapCommand,
+  'api-key create': createApiKeyCommand,
+  'api-key list': listApiKeysCommand,
+  'api-key delete': deleteApiKeyCommand,
+  'user set-password': setPasswordCommand,
+  'oauth rotate-keys': async (pool) => (await rotateKeys(pool)) as unknown as Output,
+  'fx import': fxImport,
+  'market import': marketImport,
+};
+
+async function bootstrapCommand(pool: Pool, values: CliValues): Promise<Output> {
+  const platformRole = values['platform-role'];
+  return bootstrap(pool, {
+    email: parse(email, required(values, 'email'), 'email'),
+    organizationName: parse(
+      z.string().trim().min(1).max(200),
+      required(values, 'org-name'),
+      'org-name',
+    ),
+    platformRole:
+      platformRole === undefined
+        ? undefined
+        : parse(z.enum(platformRoles), platformRole, 'platform-role'),
+  }) as unknown as Promise<Output>;
+}
+
+async function createApiKeyCommand(pool: Pool, values: CliValues): Promise<Output> {
+  const organizationId = parse(uuid, required(values, 'org'), 'org');
+  const patterns = (typeof values.patterns === 'string' ? values.patterns : '*')
+    .split(',')
+    .map((p) => p.trim());
+  for (const p of patterns)
+    if (!PATTERN_RE.test(p)) throw new UsageError(`--patterns: ${p} is not a procedure pattern`);
+  const name = typeof values.name === 'string' ? parse(keyName, values.name, 'name') : 'cli';
+  // a member is an existing user: a stranger's email must not leave a user behind
+  const { rows } = await pool.query<{ id: string }>(
+    `SELECT u.id FROM users u JOIN memberships m ON m.user_id = u.id JOIN organizations o ON o.id = m.organization_id
+     WHERE lower(u.email) = lower($1) AND m.organization_id = $2 AND o.deleted_at IS NULL`,
+    [parse(email, required(values, 'email'), 'email'), organizationId],
+  );
+  if (!rows[0]) throw new UsageError('the user is not a member of that organization');
+  const { key, record } = await createApiKey(pool, {
+    userId: rows[0].id,
+    name,
+    organizationIds: [organizationId],
+    patterns,
+  });
+  return { ...record, apiKey: key };
+}
+
+async function listApiKeysCommand(pool: Pool, values: CliValues): Promise<Output> {
+  const organizationId =
+    typeof values.org === 'string' ? parse(uuid, values.org, 'org') : undefined;
+  let userId: string | undefined;
+  if (typeof values.email === 'string') {
+    // a mistyped address is told, not answered with an empty list as if its owner had no key
+    const address = parse(email, values.email.trim(), 'email');
     const { rows } = await pool.query<{ id: string }>(
-      `SELECT u.id FROM users u JOIN memberships m ON m.user_id = u.id JOIN organizations o ON o.id = m.organization_id
-       WHERE lower(u.email) = lower($1) AND m.organization_id = $2 AND o.deleted_at IS NULL`,
-      [parse(email, required(values, 'email'), 'email'), organizationId],
+      'SELECT id FROM users WHERE lower(email) = lower($1)',
+      [address],
     );
-    if (!rows[0]) throw new UsageError('the user is not a member of that organization');
-    const { key, record } = await createApiKey(pool, {
-      userId: rows[0].id,
-      name,
-      organizationIds: [organizationId],
-      patterns,
-    });
-    return { ...record, apiKey: key };
+    if (!rows[0]) return [];
+    userId = rows[0].id;
   }
-  if (command === 'api-key list') {
-    const organizationId =
-      typeof values.org === 'string' ? parse(uuid, values.org, 'org') : undefined;
-    let userId: string | undefined;
-    if (typeof values.email === 'string') {
-      // a mistyped address is told, not answered with an empty list as if its owner had no key
-      const address = parse(email, values.email.trim(), 'email');
-      const { rows } = await pool.query<{ id: string }>(
-        'SELECT id FROM users WHERE lower(email) = lower($1)',
-        [address],
-      );
-      if (!rows[0]) return [];
-      userId = rows[0].id;
-    }
-    return (await listApiKeys(pool, { userId, organizationId })) as unknown as Output;
-  }
-  if (command === 'api-key delete') {
-    const id = parse(uuid, required(values, 'id'), 'id');
-    const { rowCount } = await pool.query('SELECT 1 FROM api_keys WHERE id = $1', [id]);
-    if (!rowCount) throw new UsageError('no API key with that id');
-    await deleteApiKey(pool, id);
-    return { id, deleted: true };
-  }
-  if (command === 'user set-password') {
-    const address = parse(email, required(values, 'email'), 'email');
-    const { passwordProblem, setPassword } = await import('../oauth/passwords.ts');
-    const password = await readPassword();
-    const problem = passwordProblem(password);
-    if (problem)
-      throw new UsageError(`the password read from standard input is refused: ${problem}`);
-    if (!(await setPassword(pool, address, password)))
-      throw new UsageError('no user with that e-mail');
-    return { email: address, passwordSet: true };
-  }
-  if (command === 'oauth rotate-keys') return (await rotateKeys(pool)) as unknown as Output;
-  if (command === 'fx import') return fxImport(pool, values);
-  return marketImport(pool, values);
+  return (await listApiKeys(pool, { userId, organizationId })) as unknown as Output;
+}
+
+async function deleteApiKeyCommand(pool: Pool, values: CliValues): Promise<Output> {
+  const id = parse(uuid, required(values, 'id'), 'id');
+  const { rowCount } = await pool.query('SELECT 1 FROM api_keys WHERE id = $1', [id]);
+  if (!rowCount) throw new UsageError('no API key with that id');
+  await deleteApiKey(pool, id);
+  return { id, deleted: true };
+}
+
+async function setPasswordCommand(pool: Pool, values: CliValues, io: AdminIo): Promise<Output> {
+  const address = parse(email, required(values, 'email'), 'email');
+  const { passwordProblem, setPassword } = await import('../oauth/passwords.ts');
+  const password = await readPassword(io);
+  const problem = passwordProblem(password);
+  if (problem) throw new UsageError(`the password read from standard input is refused: ${problem}`);
+  if (!(await setPassword(pool, address, password)))
+    throw new UsageError('no user with that e-mail');
+  return { email: address, passwordSet: true };
 }
 
 /** The password on standard input, less one trailing line break; a terminal is prompted on stderr. */
-async function readPassword(): Promise<string> {
-  if (process.stdin.isTTY) process.stderr.write('New password (then Enter and Ctrl-D): ');
+async function readPassword(io: AdminIo): Promise<string> {
+  if (io.stdin.isTTY) io.stderr.write('New password (then Enter and Ctrl-D): ');
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks)
     .toString('utf8')
     .replace(/\r?\n$/, '');
@@ -367,40 +407,43 @@ function printHuman(out: Output): string {
     .join('\n\n');
 }
 
-/** Runs an admin command; returns the process exit code. */
-export async function admin(config: Config, argv: string[]): Promise<number> {
+/** Every option of every command (COMMANDS says which command takes which). */
+const OPTIONS = {
+  email: { type: 'string' },
+  'org-name': { type: 'string' },
+  org: { type: 'string' },
+  'platform-role': { type: 'string' },
+  name: { type: 'string' },
+  patterns: { type: 'string' },
+  id: { type: 'string' },
+  file: { type: 'string' },
+  url: { type: 'string' },
+  format: { type: 'string' },
+  kind: { type: 'string' },
+  symbol: { type: 'string' },
+  rightsholder: { type: 'string' },
+  distributor: { type: 'string' },
+  mapping: { type: 'string' },
+  status: { type: 'string' },
+  since: { type: 'string' },
+  'no-wait': { type: 'boolean' },
+  'no-local-worker': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean' },
+} as const;
+
+interface CommandLine {
+  command: string;
+  values: CliValues;
+}
+
+/** The command and its options, or the exit code of a line that runs none (help, a usage error). */
+function parseCommandLine(argv: string[], io: AdminIo): CommandLine | number {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      tokens: true,
-      options: {
-        email: { type: 'string' },
-        'org-name': { type: 'string' },
-        org: { type: 'string' },
-        'platform-role': { type: 'string' },
-        name: { type: 'string' },
-        patterns: { type: 'string' },
-        id: { type: 'string' },
-        file: { type: 'string' },
-        url: { type: 'string' },
-        format: { type: 'string' },
-        kind: { type: 'string' },
-        symbol: { type: 'string' },
-        rightsholder: { type: 'string' },
-        distributor: { type: 'string' },
-        mapping: { type: 'string' },
-        status: { type: 'string' },
-        since: { type: 'string' },
-        'no-wait': { type: 'boolean' },
-        'no-local-worker': { type: 'boolean' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean' },
-      },
-    });
+    parsed = parseArgs({ args: argv, allowPositionals: true, tokens: true, options: OPTIONS });
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${ADMIN_USAGE}`);
+    io.stderr.write(`${(error as Error).message}\n\n${ADMIN_USAGE}`);
     return 2;
   }
   // an option given twice (`--org A --org B`) is refused: parseArgs would keep the last one only
@@ -408,59 +451,83 @@ export async function admin(config: Config, argv: string[]): Promise<number> {
   for (const token of parsed.tokens) {
     if (token.kind !== 'option') continue;
     if (seen.has(token.name)) {
-      process.stderr.write(`admin: --${token.name} is given more than once\n`);
+      io.stderr.write(`admin: --${token.name} is given more than once\n`);
       return 2;
     }
     seen.add(token.name);
   }
   if (parsed.values.help) {
-    process.stdout.write(ADMIN_USAGE);
+    io.stdout.write(ADMIN_USAGE);
     return 0;
   }
   if (parsed.positionals.length === 0) {
-    process.stderr.write(ADMIN_USAGE);
+    io.stderr.write(ADMIN_USAGE);
     return 2;
   }
-  let commandName;
   try {
-    commandName = commandOf(parsed.positionals, parsed.values);
+    return { command: commandOf(parsed.positionals, parsed.values), values: parsed.values };
   } catch (error) {
-    return failed(error);
+    return failed(error, io);
   }
+}
+
+/**
+ * Runs an admin command (`argv`: the words after `admin`) with the configuration given, writing
+ * to `io`; returns the exit code. src/main.ts runs it with the process's streams; the tests run it
+ * in their own process.
+ */
+export async function admin(
+  config: Config,
+  argv: string[],
+  io: AdminIo = processIo(),
+): Promise<number> {
+  const line = parseCommandLine(argv, io);
+  if (typeof line === 'number') return line;
   const log: Deps['log'] = pino(
     { level: config.logLevel === 'info' ? 'warn' : config.logLevel },
-    logDestination(2),
+    io.log(),
   );
-  const shutdown = handleSignals({ log, level: 'warn' });
-  if (commandName === 'reprocess') {
+  const shutdown = handleSignals({ log, level: 'warn', source: io.signals });
+  if (line.command === 'reprocess') {
     try {
-      return await reprocessCommand(config, parsed.values, log, shutdown);
+      return await reprocessCommand(config, line.values, log, shutdown, io);
     } catch (error) {
       if (error instanceof StartInterrupted) return shutdown.exitCode();
-      return failed(error);
+      return failed(error, io);
     }
   }
+  return databaseCommand(config, line, log, shutdown, io);
+}
+
+/** A command that needs the database only: run until it ends or a signal interrupts it. */
+async function databaseCommand(
+  config: Config,
+  { command, values }: CommandLine,
+  log: Deps['log'],
+  shutdown: Shutdown,
+  io: AdminIo,
+): Promise<number> {
   let database;
   try {
     database = await openDatabase(config, log);
   } catch (error) {
-    return failed(new CommandError(`cannot open the database: ${(error as Error).message}`));
+    return failed(new CommandError(`cannot open the database: ${(error as Error).message}`), io);
   }
   shutdown.onForce(() => database.abandon());
   try {
     if (shutdown.received) return shutdown.exitCode();
-    const command = runCommand(database.pool, commandName, parsed.values);
+    const run = COMMAND_RUNS[command]!(database.pool, values, io);
     // an interrupted command is not waited for; its transaction ends with its connection
-    command.catch(() => {});
-    const out = await Promise.race([command, shutdown.requested.then(() => undefined)]);
+    run.catch(() => {});
+    const out = await Promise.race([run, shutdown.requested.then(() => undefined)]);
     if (out === undefined) {
-      process.stderr.write('admin: interrupted\n');
+      io.stderr.write('admin: interrupted\n');
       return shutdown.exitCode();
     }
-    process.stdout.write(parsed.values.json ? `${JSON.stringify(out)}\n` : `${printHuman(out)}\n`);
+    io.stdout.write(values.json ? `${JSON.stringify(out)}\n` : `${printHuman(out)}\n`);
     return 0;
   } catch (error) {
-    return failed(error);
+    return failed(error, io);
   } finally {
     await database.close();
   }
@@ -472,8 +539,8 @@ export const REPROCESS_FAILED_EXIT = 3;
 const FAILED_NAMED = 20;
 
 /** A CommandError's message and exit code; anything else is a fault, with its stack trace (src/main.ts). */
-function failed(error: unknown): number {
+function failed(error: unknown, io: AdminIo): number {
   if (!(error instanceof CommandError)) throw error;
-  process.stderr.write(`admin: ${error.message}\n`);
+  io.stderr.write(`admin: ${error.message}\n`);
   return error.exitCode;
 }

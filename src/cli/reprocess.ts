@@ -62,11 +62,19 @@ function bar(done: number, total: number, width = 30): string {
 export async function followReprocess(
   pool: Pool,
   ids: string[],
-  opts: { intervalMs?: number; draw?: boolean; signal?: AbortSignal; terminal?: boolean } = {},
+  opts: {
+    intervalMs?: number;
+    draw?: boolean;
+    signal?: AbortSignal;
+    terminal?: boolean;
+    /** where the progress is drawn: the process's stderr unless given */
+    stderr?: { write(text: string): unknown; readonly isTTY?: boolean };
+  } = {},
 ): Promise<Record<string, number>> {
+  const stderr = opts.stderr ?? process.stderr;
   // on a terminal the bar is redrawn in place; elsewhere (a log file, a pipe) a line is written
   // each time the counts change, rather than a carriage return every half second
-  const terminal = opts.terminal ?? process.stderr.isTTY === true;
+  const terminal = opts.terminal ?? stderr.isTTY === true;
   let last = '';
   const pace = paceOf(Date.now());
   /** since when the database has not answered */
@@ -83,7 +91,7 @@ export async function followReprocess(
       const now = Date.now();
       if (failing === undefined) {
         failing = now;
-        process.stderr.write(
+        stderr.write(
           `${terminal ? '\n' : ''}admin: the database does not answer (${(error as Error).message}): trying again for ${FOLLOW_OUTAGE_MS / 1000} s\n`,
         );
       } else if (now - failing > FOLLOW_OUTAGE_MS) {
@@ -101,12 +109,12 @@ export async function followReprocess(
         .join(', ');
       const line = `${bar(ids.length - pending, ids.length)}  ${states}`;
       const rate = pending > 0 ? pace(ids.length - pending, pending, Date.now()) : '';
-      if (terminal) process.stderr.write(`\r${line}${rate}   `);
-      else if (line !== last) process.stderr.write(`${line}${rate}\n`);
+      if (terminal) stderr.write(`\r${line}${rate}   `);
+      else if (line !== last) stderr.write(`${line}${rate}\n`);
       last = line;
     }
     if (pending === 0 || opts.signal?.aborted) {
-      if (opts.draw !== false && terminal) process.stderr.write('\n');
+      if (opts.draw !== false && terminal) stderr.write('\n');
       return counts;
     }
     await pause(opts.intervalMs ?? 500, opts.signal);

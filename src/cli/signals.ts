@@ -86,6 +86,40 @@ function quietOutput(): void {
   }
 }
 
+/** The first signal, for the whole process: a hang-up's output quieted, the shutdown logged. */
+function noteShutdown(signal: Signal, log: Log, level: 'info' | 'warn'): void {
+  // the terminal is gone: writing to it fails (EIO), which must not end the shutdown half-way
+  if (signal === 'SIGHUP') {
+    hungUp = true;
+    quietOutput();
+  }
+  requestedInProcess = true;
+  log[level]({ signal }, 'shutting down');
+}
+
+/**
+ * A forced exit: the releases are given forceTimeoutMs at most, then the process exits with the
+ * signal's code. Returns what cancels that wait (a further signal exits at once).
+ */
+function forceExit(
+  signal: Signal,
+  releases: (() => Promise<void>)[],
+  options: { log: Log; forceTimeoutMs: number; exit: (code: number) => void },
+): () => void {
+  const code = 128 + constants.signals[signal];
+  options.log.error({ signal }, 'forced exit: releasing the running jobs, not waiting for them');
+  let timer: NodeJS.Timeout | undefined;
+  const work = Promise.allSettled(releases.map(async (release) => release()));
+  const timeout = new Promise<void>(
+    (resolve) => (timer = setTimeout(resolve, options.forceTimeoutMs)),
+  );
+  void Promise.race([work, timeout]).then(() => {
+    clearTimeout(timer);
+    options.exit(code);
+  });
+  return () => clearTimeout(timer);
+}
+
 export function handleSignals(options: ShutdownOptions): Shutdown {
   const {
     log,
@@ -103,20 +137,8 @@ export function handleSignals(options: ShutdownOptions): Shutdown {
   const requested = new Promise<Signal>((resolve) => (resolveRequested = resolve));
   let last = 0;
   let lastRepeat = 0;
-  let forcing = false;
-  let timer: NodeJS.Timeout | undefined;
-
-  const force = (signal: Signal) => {
-    forcing = true;
-    const code = 128 + constants.signals[signal];
-    log.error({ signal }, 'forced exit: releasing the running jobs, not waiting for them');
-    const work = Promise.allSettled(releases.map(async (release) => release()));
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, forceTimeoutMs)));
-    void Promise.race([work, timeout]).then(() => {
-      clearTimeout(timer);
-      exit(code);
-    });
-  };
+  /** set once an exit is forced: cancels the wait for the releases */
+  let forcing: (() => void) | undefined;
 
   const onSignal = (signal: Signal) => {
     const now = Date.now();
@@ -124,13 +146,7 @@ export function handleSignals(options: ShutdownOptions): Shutdown {
     last = now;
     if (received === undefined) {
       received = signal;
-      // the terminal is gone: writing to it fails (EIO), which must not end the shutdown half-way
-      if (signal === 'SIGHUP') {
-        hungUp = true;
-        quietOutput();
-      }
-      requestedInProcess = true;
-      log[level]({ signal }, 'shutting down');
+      noteShutdown(signal, log, level);
       controller.abort(signal);
       resolveRequested(signal);
       return;
@@ -139,12 +155,12 @@ export function handleSignals(options: ShutdownOptions): Shutdown {
     if (forcing) {
       // the best effort is taking long: one more and there is no waiting at all
       log.error({ signal }, 'exiting now');
-      clearTimeout(timer);
+      forcing();
       exit(128 + constants.signals[signal]);
       return;
     }
     if (lastRepeat > 0 && now - lastRepeat <= forceWindowMs) {
-      force(signal);
+      forcing = forceExit(signal, releases, { log, forceTimeoutMs, exit });
       return;
     }
     lastRepeat = now;

@@ -61,6 +61,21 @@ export async function uploadFiles(files: string[], options: UploadCommandOptions
   const { client } = await openSession(options);
   const format = formatOf(options);
   const [rightsholderId] = await resolveRightsholders(client, [options.rightsholder]);
+  const facts = await factsOfFiles(files);
+  const known = options.force ? new Map<string, Statement>() : await knownBytes(client);
+  const progress = new Progress(format !== 'json');
+  const results = await sendFiles(client, files, facts, known, progress, {
+    rightsholderId: rightsholderId!,
+    distributorId: options.distributor,
+  });
+  if (options.wait) await settleUploaded(client, results, progress);
+  progress.stop();
+  printResults(results, format);
+  if (results.some((r) => FAILED.has(r.status))) process.exitCode = EXIT_FAILURE;
+}
+
+/** Each file's SHA-256 and size; a file that cannot be read is a usage error naming it. */
+async function factsOfFiles(files: string[]): Promise<Map<string, FileFacts>> {
   const facts = new Map<string, FileFacts>();
   for (const file of files) {
     try {
@@ -71,8 +86,21 @@ export async function uploadFiles(files: string[], options: UploadCommandOptions
       );
     }
   }
-  const known = options.force ? new Map<string, Statement>() : await knownBytes(client);
-  const progress = new Progress(format !== 'json');
+  return facts;
+}
+
+/**
+ * The files whose bytes are new go up as one upload, each with its bar and the overall one; a
+ * duplicate (of a known statement, or of a file named before it) is reported and not sent.
+ */
+async function sendFiles(
+  client: RoyaltyClient,
+  files: string[],
+  facts: Map<string, FileFacts>,
+  known: Map<string, Statement>,
+  progress: Progress,
+  target: { rightsholderId: string; distributorId: string | undefined },
+): Promise<FileResult[]> {
   const totalBytes = [...facts.values()].reduce((sum, f) => sum + f.size, 0);
   const overall = progress.bar('all files', totalBytes);
   const results: FileResult[] = [];
@@ -86,15 +114,7 @@ export async function uploadFiles(files: string[], options: UploadCommandOptions
     if (earlier || twice) {
       const of = earlier ? `${earlier.fileName} (${earlier.id})` : twice!;
       progress.log(`${file}: duplicate of ${of}, not uploaded`);
-      results.push({
-        file,
-        statementId: earlier?.id ?? null,
-        status: 'duplicate',
-        rowCount: null,
-        netEarnings: null,
-        currency: null,
-        duplicateOf: of,
-      });
+      results.push({ ...unread(file, earlier?.id ?? null, 'duplicate'), duplicateOf: of });
       sentBefore += size;
       overall.update(sentBefore);
       continue;
@@ -102,11 +122,11 @@ export async function uploadFiles(files: string[], options: UploadCommandOptions
     seen.set(sha256, file);
     const bar = progress.bar(path.basename(file), size);
     const uploaded = await client.uploadStatement({
-      rightsholderId: rightsholderId!,
+      rightsholderId: target.rightsholderId,
       file,
       facts: { sha256, size },
       ...(uploadId ? { uploadId } : {}),
-      ...(options.distributor ? { distributorId: options.distributor } : {}),
+      ...(target.distributorId ? { distributorId: target.distributorId } : {}),
       onBytes: (sent) => {
         bar.update(sent);
         overall.update(sentBefore + sent);
@@ -115,40 +135,43 @@ export async function uploadFiles(files: string[], options: UploadCommandOptions
     uploadId = uploaded.uploadId;
     sentBefore += size;
     bar.update(size, size, 'uploaded');
-    results.push({
-      file,
-      statementId: uploaded.statementId,
-      status: 'uploaded',
-      rowCount: null,
-      netEarnings: null,
-      currency: null,
-    });
+    results.push(unread(file, uploaded.statementId, 'uploaded'));
   }
+  return results;
+}
+
+/** A file's result before its statement is read: no rows, earnings or currency yet. */
+function unread(file: string, statementId: string | null, status: string): FileResult {
+  return { file, statementId, status, rowCount: null, netEarnings: null, currency: null };
+}
+
+/** Waits for the uploaded statements to settle; their results take the status and figures they end with. */
+async function settleUploaded(
+  client: RoyaltyClient,
+  results: FileResult[],
+  progress: Progress,
+): Promise<void> {
   const ids = results.filter((r) => r.status === 'uploaded').map((r) => r.statementId!);
-  if (options.wait && ids.length > 0) {
-    const waiting = progress.bar('processing', ids.length);
-    const settled = await client.waitForStatements(ids, {
-      onUpdate: (list) =>
-        waiting.update(list.filter((s) => SETTLED_STATUSES.has(s.status)).length, ids.length),
+  if (ids.length === 0) return;
+  const waiting = progress.bar('processing', ids.length);
+  const settled = await client.waitForStatements(ids, {
+    onUpdate: (list) =>
+      waiting.update(list.filter((s) => SETTLED_STATUSES.has(s.status)).length, ids.length),
+  });
+  const byId = new Map(settled.map((s) => [s.id, s]));
+  for (const r of results) {
+    const s = r.statementId && r.status === 'uploaded' ? byId.get(r.statementId) : undefined;
+    if (!s) continue;
+    Object.assign(r, {
+      status: s.status,
+      rowCount: s.rowCount,
+      netEarnings: s.netEarnings,
+      currency: s.currency,
     });
-    const byId = new Map(settled.map((s) => [s.id, s]));
-    for (const r of results) {
-      const s = r.statementId && r.status === 'uploaded' ? byId.get(r.statementId) : undefined;
-      if (!s) continue;
-      Object.assign(r, {
-        status: s.status,
-        rowCount: s.rowCount,
-        netEarnings: s.netEarnings,
-        currency: s.currency,
-      });
-      const failure = s.failureReason as { errorCode?: string; message?: string } | null;
-      if (failure)
-        progress.log(`${r.file}: ${s.status} [${failure.errorCode}] ${failure.message ?? ''}`);
-    }
+    const failure = s.failureReason as { errorCode?: string; message?: string } | null;
+    if (failure)
+      progress.log(`${r.file}: ${s.status} [${failure.errorCode}] ${failure.message ?? ''}`);
   }
-  progress.stop();
-  printResults(results, format);
-  if (results.some((r) => FAILED.has(r.status))) process.exitCode = EXIT_FAILURE;
 }
 
 function printResults(results: FileResult[], format: ReturnType<typeof formatOf>): void {

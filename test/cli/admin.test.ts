@@ -1,4 +1,7 @@
-// `npm run admin -- …` against a configured DATABASE_URL: the operator's scripted commands.
+// `npm run admin -- …` against a configured DATABASE_URL: the operator's scripted commands. The
+// commands run in this process (adminInProcess); a few cases run the compiled binary as the operator
+// does (its output and exit codes end to end, the usage it answers before loading anything, a
+// database it cannot open), and test/cli/interrupt.test.ts sends it signals.
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -6,19 +9,17 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { adminCli } from '../helpers/cli.ts';
+import { adminCli, adminInProcess } from '../helpers/cli.ts';
 import { startTestServer } from '../helpers/server.ts';
-
-// every case starts the command as a process of its own (seconds each on 2 cores): past tap's
-// 300 s default when the machine is busy
-t.setTimeout(600_000);
 
 const srv = await startTestServer(t);
 
-const admin = adminCli(srv.config.databaseUrl);
+const admin = adminInProcess(srv.config.databaseUrl);
+/** the compiled binary, a process of its own (seconds each on 2 cores) */
+const adminProcess = adminCli(srv.config.databaseUrl);
 
 t.test('bootstrap, then keys created, listed and deleted from the command line', async (t) => {
-  const boot = await admin(
+  const boot = await adminProcess(
     'bootstrap',
     '--email',
     'Label.Owner@Example.com',
@@ -149,7 +150,7 @@ t.test('platform operators and bad arguments', async (t) => {
     "x'; DROP TABLE users; --",
   );
   t.equal(badPattern.code, 2);
-  const unknown = await admin('frobnicate');
+  const unknown = await adminProcess('frobnicate');
   t.equal(unknown.code, 2);
   t.match(unknown.stderr, /unknown command/);
   // a word an object literal would find (Object's constructor) is no command either
@@ -259,11 +260,11 @@ t.test(
       'times are ISO 8601',
     );
 
-    const none = await admin();
+    const none = await adminProcess();
     t.equal(none.code, 2);
     t.equal(none.stdout, '', 'the usage of a mistake goes to stderr');
     t.match(none.stderr, /^Usage:/);
-    const help = await admin('--help');
+    const help = await adminProcess('--help');
     t.equal(help.code, 0);
     t.match(help.stdout, /^Usage:/);
 

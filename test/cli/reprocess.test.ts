@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { paceOf } from '../../src/cli/reprocess.ts';
+import { adminInProcess } from '../helpers/cli.ts';
 import { createRightsholder, uploadFixture, waitForStatement } from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
@@ -54,6 +55,15 @@ async function admin(...args: string[]) {
   }
 }
 
+/**
+ * A command line refused before anything starts (no runtime, no worker), run in this process:
+ * its exit code, stdout and stderr.
+ */
+async function refused(...args: string[]) {
+  const res = await adminInProcess(srv.config.databaseUrl)('reprocess', ...args);
+  return { code: res.code, out: res.stdout, err: res.stderr };
+}
+
 const version = async (id: string) =>
   (
     await srv.deps.pool.query<{ v: number }>(
@@ -83,10 +93,10 @@ t.test('--no-wait queues for the running workers; bad arguments are usage errors
   t.same(JSON.parse(res.out), { organizationId: org, statements: 2, counts: { queued: 2 } });
   for (const id of [a.statementId, b.statementId])
     t.equal((await waitForStatement(owner.client, org, id)).status, 'processed');
-  t.equal((await admin('--org', 'nope')).code, 2);
-  t.equal((await admin('--org', org, '--status', 'uploading')).code, 2);
-  t.equal((await admin()).code, 2);
-  const badDate = await admin('--org', org, '--since', '2024-02-30');
+  t.equal((await refused('--org', 'nope')).code, 2);
+  t.equal((await refused('--org', org, '--status', 'uploading')).code, 2);
+  t.equal((await refused()).code, 2);
+  const badDate = await refused('--org', org, '--since', '2024-02-30');
   t.equal(badDate.code, 2);
   t.match(badDate.err, /--since: must be a date \(YYYY-MM-DD\) or an ISO date-time/);
   // a date-time with its offset, as the API's date filters take it
@@ -116,6 +126,8 @@ t.test(
       'Their Artist',
     );
     const nobody = '00000000-0000-4000-8000-000000000000';
+    // the ids are checked against the organization once the command has started; the flags' own
+    // form before anything starts
     const cases: [string[], string][] = [
       [
         ['--rightsholder', theirs],
@@ -130,6 +142,8 @@ t.test(
         'admin: --distributor: no distributor with that id in the organization\n',
       ],
       [['--mapping', nobody], 'admin: --mapping: no mapping with that id in the organization\n'],
+    ];
+    const malformed: [string[], string][] = [
       [
         ['--status', 'processed,'],
         'admin: --status: an empty status is not one of processed, failed, needs_mapping, skipped, bad\n',
@@ -143,6 +157,10 @@ t.test(
     const va = await version(a.statementId);
     for (const [args, message] of cases) {
       const res = await admin('--org', org, '--no-wait', ...args);
+      t.same([res.code, res.out, res.err], [2, '', message], args.join(' '));
+    }
+    for (const [args, message] of malformed) {
+      const res = await refused('--org', org, '--no-wait', ...args);
       t.same([res.code, res.out, res.err], [2, '', message], args.join(' '));
     }
     t.equal(await version(a.statementId), va, 'nothing was reprocessed');

@@ -25,6 +25,7 @@ import {
   visibleStatement,
   visibleStatementsOfUpload,
   type VisibleStatement,
+  type VisibleTo,
 } from '../../ingest/uploadStore.ts';
 import type { ObjectStore } from '../../storage/objectStore.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
@@ -141,6 +142,81 @@ async function act(
   }
 }
 
+/** Where an action applies: one statement, or the statements of one upload. */
+interface ActionSubject {
+  statementId?: string | undefined;
+  uploadId?: string | undefined;
+}
+
+/**
+ * The statements the action applies to, locked: the one named, whose status must allow it, or
+ * those of the upload whose status allows it (one at least).
+ */
+async function actionTargets(
+  db: Queryable,
+  org: VisibleTo,
+  type: UploadActionType,
+  { statementId, uploadId }: ActionSubject,
+): Promise<VisibleStatement[]> {
+  if (statementId !== undefined) {
+    const s = await visibleStatement(db, org, statementId, { lock: true });
+    if (!allows(type, s)) throw new AppError('STATEMENT_STATE_CONFLICT', refusal(type, s));
+    return [s];
+  }
+  const targets = (await visibleStatementsOfUpload(db, org, uploadId!)).filter((s) =>
+    allows(type, s),
+  );
+  if (targets.length === 0)
+    throw new AppError(
+      'STATEMENT_STATE_CONFLICT',
+      `No file of the upload can take the action ${type}`,
+    );
+  return targets;
+}
+
+/**
+ * skip, bad, delete and restore change which statements analytics reads, and so does a reprocess
+ * of a skipped or bad one (its processed version counts again at once, whatever the run ends in):
+ * the catalog follows.
+ */
+async function refreshChangedBlocks(
+  db: Queryable,
+  organizationId: string,
+  type: UploadActionType,
+  targets: VisibleStatement[],
+): Promise<void> {
+  const changing =
+    type === 'complete'
+      ? []
+      : type === 'reprocess'
+        ? targets.filter((s) => s.status === 'skipped' || s.status === 'bad')
+        : targets;
+  if (changing.length > 0)
+    await enqueueBlockRefresh(
+      db,
+      organizationId,
+      changing.map((s) => s.rightsholderId),
+      `statement.${type}`,
+    );
+}
+
+/** The answer: the statement, or the upload's statements, as the action left them. */
+async function actionAnswer(
+  db: Queryable,
+  org: VisibleTo,
+  { statementId, uploadId }: ActionSubject,
+  acted: string[],
+): Promise<
+  StatementRecord | { uploadId: string; statementIds: string[]; items: StatementRecord[] }
+> {
+  if (statementId !== undefined) return getStatement(db, org.id, statementId);
+  return {
+    uploadId: uploadId!,
+    statementIds: acted,
+    items: await statementRecordsOfUpload(db, org, uploadId!),
+  };
+}
+
 export const uploadAction = orgProcedure(
   {
     minRole: 'writer',
@@ -188,21 +264,7 @@ export const uploadAction = orgProcedure(
   const requeue: string[] = [];
   const acted = await withTransaction(ctx.deps.pool, async (db) => {
     requeue.length = 0;
-    let targets: VisibleStatement[];
-    if (statementId !== undefined) {
-      const s = await visibleStatement(db, ctx.org, statementId, { lock: true });
-      if (!allows(type, s)) throw new AppError('STATEMENT_STATE_CONFLICT', refusal(type, s));
-      targets = [s];
-    } else {
-      targets = (await visibleStatementsOfUpload(db, ctx.org, uploadId!)).filter((s) =>
-        allows(type, s),
-      );
-      if (targets.length === 0)
-        throw new AppError(
-          'STATEMENT_STATE_CONFLICT',
-          `No file of the upload can take the action ${type}`,
-        );
-    }
+    const targets = await actionTargets(db, ctx.org, type, { statementId, uploadId });
     for (const s of targets) {
       // the values of the mapping's variables and the file's text encoding, for this reading and the ones after it
       if (variables !== undefined) await setStatementVariables(db, s.id, variables);
@@ -217,35 +279,12 @@ export const uploadAction = orgProcedure(
         changes: { status: { before: s.status, after: type } },
       });
     }
-    // skip, bad, delete and restore change which statements analytics reads, and so does a
-    // reprocess of a skipped or bad one (its processed version counts again at once, whatever the
-    // run ends in): the catalog follows
-    const changing =
-      type === 'complete'
-        ? []
-        : type === 'reprocess'
-          ? targets.filter((s) => s.status === 'skipped' || s.status === 'bad')
-          : targets;
-    if (changing.length > 0)
-      await enqueueBlockRefresh(
-        db,
-        org,
-        changing.map((s) => s.rightsholderId),
-        `statement.${type}`,
-      );
+    await refreshChangedBlocks(db, org, type, targets);
     return targets.map((s) => s.id);
   });
   // the answer is the statements as the action left them, read before their jobs are queued (a job
   // taken at once would otherwise show them processing, or processed, at random)
-  const answer:
-    StatementRecord | { uploadId: string; statementIds: string[]; items: StatementRecord[] } =
-    statementId !== undefined
-      ? await getStatement(ctx.deps.pool, org, statementId)
-      : {
-          uploadId: uploadId!,
-          statementIds: acted,
-          items: await statementRecordsOfUpload(ctx.deps.pool, ctx.org, uploadId!),
-        };
+  const answer = await actionAnswer(ctx.deps.pool, ctx.org, { statementId, uploadId }, acted);
   if (type === 'complete' || type === 'reprocess')
     await enqueueStatementIngest(ctx.deps, org, acted, type);
   if (requeue.length > 0) await enqueueStatementIngest(ctx.deps, org, requeue, 'restore');

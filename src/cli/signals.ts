@@ -28,6 +28,8 @@ export interface ShutdownOptions {
   forceTimeoutMs?: number;
   /** process.exit, replaced by tests */
   exit?: (code: number) => void;
+  /** Date.now, replaced by tests: the windows are about the time between signals */
+  now?: () => number;
   /** where the signals come from: the process, or a test's emitter */
   source?: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
 }
@@ -129,6 +131,7 @@ export function handleSignals(options: ShutdownOptions): Shutdown {
     forceTimeoutMs = FORCE_TIMEOUT_MS,
   } = options;
   const exit = options.exit ?? ((code: number) => process.exit(code));
+  const clock = options.now ?? Date.now;
   const source = options.source ?? process;
   const controller = new AbortController();
   const releases: (() => Promise<void>)[] = [];
@@ -141,7 +144,7 @@ export function handleSignals(options: ShutdownOptions): Shutdown {
   let forcing: (() => void) | undefined;
 
   const onSignal = (signal: Signal) => {
-    const now = Date.now();
+    const now = clock();
     const coalesced = now - last < coalesceMs;
     last = now;
     if (received === undefined) {

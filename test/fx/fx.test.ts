@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { Readable } from 'node:stream';
 import Fastify from 'fastify';
 import t from 'tap';
-import { adminCli } from '../helpers/cli.ts';
+import { adminInProcess } from '../helpers/cli.ts';
 import { parseEcbDate, parseFxCsv } from '../../src/fx/parse.ts';
 import { importFxRates, MAX_REFERENCE_BYTES } from '../../src/fx/import.ts';
 import { usdRate } from '../../src/fx/rates.ts';
@@ -206,7 +206,7 @@ t.test(
 
 t.test('npm run admin -- fx import: ECB zip archives and plain files', async (t) => {
   const srv = await startTestHandler(t);
-  const admin = adminCli(srv.config.databaseUrl);
+  const admin = adminInProcess(srv.config.databaseUrl);
   const hist = path.join(dir, 'eurofxref-hist.csv');
   await writeFile(
     hist,

@@ -10,7 +10,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { adminCli } from '../helpers/cli.ts';
+import { adminInProcess } from '../helpers/cli.ts';
 import { importFxRates } from '../../src/fx/import.ts';
 import { parseFxCsv } from '../../src/fx/parse.ts';
 import { fxRatesImportTask } from '../../src/jobs/tasks/fx_rates_import.ts';
@@ -104,7 +104,7 @@ t.test(
 t.test(
   'the command line and the job treat them as bad files: exit code 2, not retried',
   async (t) => {
-    const admin = adminCli(srv.config.databaseUrl);
+    const admin = adminInProcess(srv.config.databaseUrl);
     const dup = await file('cli-dup.csv', 'Date,USD,JPY,JPY\n2024-01-03,1.1,160,161\n');
     const res = await admin('fx', 'import', '--file', dup);
     t.equal(res.code, 2, res.stderr);

@@ -5,7 +5,7 @@ import t from 'tap';
 import { setPassword } from '../../src/oauth/passwords.ts';
 import { addMember, newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
-import { adminCli } from '../helpers/cli.ts';
+import { adminInProcess } from '../helpers/cli.ts';
 import { discover, insecure, refresh, tokensFor } from './browser.ts';
 
 const srv = await startTestServer(t);
@@ -260,7 +260,7 @@ t.test(
         (k) => k.kid,
       );
     const before = await kids();
-    const admin = adminCli(srv.config.databaseUrl);
+    const admin = adminInProcess(srv.config.databaseUrl);
     const rotated = await admin('oauth', 'rotate-keys', '--json');
     t.equal(rotated.code, 0, rotated.stderr);
     const { signingKeyId } = JSON.parse(rotated.stdout);

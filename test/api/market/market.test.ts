@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
 import t from 'tap';
-import { adminCli } from '../../helpers/cli.ts';
+import { adminInProcess } from '../../helpers/cli.ts';
 import { addMember, newOrganization, outsider } from '../../helpers/principals.ts';
 import { startTestHandler } from '../../helpers/handler.ts';
 import { data } from '../../lookups/helpers.ts';
@@ -17,7 +17,7 @@ const owner = await newOrganization(srv, 'Market Org');
 const reader = await addMember(srv, owner.organizationId, 'reader');
 const org = owner.organizationId;
 
-const admin = adminCli(srv.config.databaseUrl);
+const admin = adminInProcess(srv.config.databaseUrl);
 
 t.test('quotes from the shipped snapshot: last close, previous close, exact change', async (t) => {
   const res = data(

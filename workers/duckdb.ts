@@ -82,15 +82,25 @@ export function instancesCreated(): number {
   return created;
 }
 
-// the objects a task can leave in the instance's catalog (temporary ones go with its connections)
+// the objects a task can leave in the instance's catalog (temporary ones go with its connections);
+// value types apart: listing them (duckdb_types()) cost 140-330 ms on a loaded machine, the rest a few
 const CATALOG_OBJECTS = `SELECT 'TABLE', table_name FROM duckdb_tables() WHERE NOT temporary
   UNION ALL SELECT 'VIEW', view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary
-  UNION ALL SELECT 'TYPE', type_name FROM duckdb_types() WHERE NOT internal AND database_name = 'memory'
   UNION ALL SELECT 'SEQUENCE', sequence_name FROM duckdb_sequences() WHERE NOT temporary`;
+const CATALOG_TYPES = `SELECT 'TYPE', type_name FROM duckdb_types() WHERE NOT internal AND database_name = 'memory'`;
 
-async function catalogObjects(c: DuckDBConnection): Promise<string[]> {
-  const rows = (await c.runAndReadAll(CATALOG_OBJECTS)).getRows();
+async function catalogObjects(c: DuckDBConnection, withTypes: boolean): Promise<string[]> {
+  const sql = withTypes ? `${CATALOG_OBJECTS}\n  UNION ALL ${CATALOG_TYPES}` : CATALOG_OBJECTS;
+  const rows = (await c.runAndReadAll(sql)).getRows();
   return rows.map(([kind, name]) => `${String(kind)} "${String(name).replace(/"/g, '""')}"`);
+}
+
+/**
+ * What a task tells of its catalog: a task that makes value types (CREATE TYPE) calls typesMade(),
+ * and only then are the instance's types listed after it to drop them.
+ */
+export interface CatalogUse {
+  typesMade(): void;
 }
 
 function close(entry: ThreadInstance): void {
@@ -103,28 +113,30 @@ function close(entry: ThreadInstance): void {
  * Runs `work` with the thread's DuckDB instance, made on first use (`prepare` runs once on it)
  * and kept for the thread's next tasks: a small statement does not pay for an instance, its
  * settings and its macros each time. `work` opens its own connections (its temporary tables
- * go with them). After it, what it left in the catalog is dropped; when it fails, the instance is
+ * go with them). After it, what it left in the catalog is dropped (its value types when it tells it
+ * made some, CatalogUse); when it fails, the instance is
  * closed and the next task makes a new one, so that nothing of a failed task (a setting changed,
  * a table half made, an interrupted query) reaches the next. Unused for IDLE_CLOSE_MS, it is closed.
  */
 export async function withThreadInstance<T>(
   settings: InstanceSettings,
   prepare: Prepare,
-  work: (instance: DuckDBInstance) => Promise<T>,
+  work: (instance: DuckDBInstance, catalog: CatalogUse) => Promise<T>,
 ): Promise<T> {
   // (a task run inside another's, which the pool never does, gets an instance of its own)
   const entry = current && !current.inUse ? current : await makeInstance();
   clearTimeout(entry.idle);
   entry.inUse = true;
   let failed = true;
+  let types = false;
   try {
     await prepared(entry, settings, prepare);
-    const result = await work(entry.instance);
+    const result = await work(entry.instance, { typesMade: () => (types = true) });
     failed = false;
     return result;
   } finally {
     entry.inUse = false;
-    if (failed || stopped || !(await leftoversDropped(entry))) close(entry);
+    if (failed || stopped || !(await leftoversDropped(entry, types))) close(entry);
     else if (current === entry) {
       entry.idle = setTimeout(() => close(entry), IDLE_CLOSE_MS);
       entry.idle.unref();
@@ -150,7 +162,7 @@ async function prepared(
     if (!entry.prepared.has(prepare)) {
       await prepare(c);
       entry.prepared.add(prepare);
-      entry.baseline = new Set(await catalogObjects(c));
+      entry.baseline = new Set(await catalogObjects(c, true));
     }
     if (entry.settings !== set) {
       await c.run(set);
@@ -181,11 +193,11 @@ async function makeInstance(): Promise<ThreadInstance> {
 }
 
 /** Drops what a task left in the catalog; false when that fails (the instance is then closed). */
-async function leftoversDropped(entry: ThreadInstance): Promise<boolean> {
+async function leftoversDropped(entry: ThreadInstance, types: boolean): Promise<boolean> {
   try {
     const c = await entry.instance.connect();
     try {
-      const left = (await catalogObjects(c)).filter((o) => !entry.baseline.has(o));
+      const left = (await catalogObjects(c, types)).filter((o) => !entry.baseline.has(o));
       // tables and views first: a column may be of a type the task made
       const first = left.filter((o) => /^(TABLE|VIEW) /.test(o));
       const drops = [...first, ...left.filter((o) => !first.includes(o))];

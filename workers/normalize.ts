@@ -12,7 +12,7 @@
 // the file needs another reading or a column another decimal rule, and answers its errors.
 import { rm } from 'node:fs/promises';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { connect, disconnect, stopping, withThreadInstance } from './duckdb.ts';
+import { connect, disconnect, stopping, withThreadInstance, type CatalogUse } from './duckdb.ts';
 import { headerIn } from '../src/ingest/standardFields.ts';
 import { stopwatch } from '../src/ingest/stopwatch.ts';
 import type { NormalizeInput, NormalizeOutput } from '../src/ingest/normalizeTypes.ts';
@@ -117,8 +117,8 @@ export async function normalizeStatement(
   for (;;) {
     const settings = { threads: input.threads ?? 2, memoryLimitMb: memoryLimitMb(input) };
     try {
-      return await withThreadInstance(settings, createMacros, (instance) =>
-        runOnce(instance, input, reading, deadline),
+      return await withThreadInstance(settings, createMacros, (instance, catalog) =>
+        runOnce(instance, catalog, input, reading, deadline),
       );
     } catch (error) {
       // interrupted because the service stops: the work is retried, the statement is not at fault
@@ -162,6 +162,7 @@ export async function normalizeStatement(
 /** One run on two connections of the thread's instance, within what is left of the budget. */
 async function runOnce(
   instance: DuckDBInstance,
+  catalog: CatalogUse,
   input: NormalizeInput,
   reading: Reading,
   deadline: number | null,
@@ -170,7 +171,9 @@ async function runOnce(
   const connections = [await connect(instance), await connect(instance)] as const;
   try {
     const budget = deadline === null ? undefined : Math.max(1, deadline - Date.now());
-    return await withTimeBudget([...connections], budget, () => run(connections, input, reading));
+    return await withTimeBudget([...connections], budget, () =>
+      run(connections, catalog, input, reading),
+    );
   } finally {
     for (const c of connections) disconnect(c);
   }
@@ -179,6 +182,7 @@ async function runOnce(
 /** One run over the file, stage by stage; each stage's time is a lap of NormalizeOutput.timings. */
 async function run(
   connections: readonly [DuckDBConnection, DuckDBConnection],
+  catalog: CatalogUse,
   input: NormalizeInput,
   reading: Reading,
 ): Promise<WorkerResult<NormalizeOutput>> {
@@ -195,6 +199,7 @@ async function run(
   lap('drops');
   await judgeFormats(plan, parts, deciding);
   const found = await lookups(plan, written, deciding);
+  if (found.typesMade) catalog.typesMade();
   lap('lookups');
   const target = await writeRows(plan, parts, projection(plan, parts, found));
   lap('write');

@@ -52,6 +52,30 @@ t.test('statements one after another reuse the instance and leave nothing behind
   t.equal(instancesCreated(), made, 'still the same instance');
 });
 
+t.test('a field of many values makes its value type, dropped after the statement', async (t) => {
+  // more distinct ISRCs than a literal ENUM takes (lookups.ts), each read to another value (upper
+  // case): the field's type is made in the catalog
+  const [header, row] = text.toString('utf8').split('\n');
+  const rows = Array.from({ length: 2_100 }, (_, i) =>
+    row!.replace('FRCGB2494705', `frcgb24${String(i).padStart(5, '0')}`),
+  );
+  const content = [header, ...rows].join('\n');
+  const first = await normalizeFile(t, content, believe.fields, { fileName: 'believe.csv' });
+  const made = instancesCreated();
+  // (the second would fail on the first's type, made again under the same name, if it were left)
+  const second = await normalizeFile(t, content, believe.fields, { fileName: 'believe.csv' });
+  t.equal(instancesCreated(), made, 'the second statement made no instance');
+  t.equal(second.out.keptRows, 2_100);
+  t.same(
+    await parquetRows(second.outPath, 'isrc'),
+    rows.map((_, i) => [`FRCGB24${String(i).padStart(5, '0')}`]),
+  );
+  t.equal(second.out.net, first.out.net);
+  const seen = await catalogSeen();
+  t.same(seen.types, [], 'no value type of the statements is left');
+  t.same(seen.tables, []);
+});
+
 t.test('a failed task closes the instance: its changes never reach the next', async (t) => {
   await catalogSeen();
   const before = instancesCreated();

@@ -63,6 +63,8 @@ export interface Lookups {
   /** per per-value field, the distinct raw values of the rows written */
   distinct: Map<StandardField, string[]>;
   missingAmounts: number;
+  /** whether value types were made in the instance's catalog (a large field's), to be dropped after the run */
+  typesMade: boolean;
 }
 
 const listOf = (v: unknown): string[] => ((v as unknown[] | null) ?? []).map(String).sort();
@@ -247,19 +249,18 @@ function valueReaders(
   return [...periods, ...salesDates, ...codes];
 }
 
-/** What the lookups make: each column's select, lk's lists, the ENUMs made, the statements to run. */
+/** What the lookups make: each column's select, lk's lists, the ENUM types made (a large field's). */
 interface Into {
   select: Record<string, string>;
   lists: string[];
   enums: Set<StandardField>;
-  /** the literal ENUM types' CREATE statements, run at once */
-  statements: string[];
 }
 
 /**
- * Up to this many distinct values, a field's ENUM and its list are literals of the SQL (made by
- * one statement for all the fields, the list inlined in the projection); more are read from a
- * table of the values (fillLookup) and the list held in lk.
+ * Up to this many distinct values, a field's ENUM and its list are literals of the SQL, both
+ * inlined in the projection (an ENUM type of no name: nothing made in the catalog, nothing to
+ * find and drop after the run); more are read from a table of the values (fillLookup), their ENUM
+ * type made from it and the list held in lk.
  */
 const LITERAL_VALUES = 2_000;
 
@@ -300,16 +301,14 @@ async function lookUp(
       `CAST(CASE WHEN ${cell} IS NOT NULL THEN ${literalOf(outputs[0]!)} END AS ${type})`;
     return;
   }
-  const enumType = `e_${snake(text)}`;
   // (a NUL character never enters a literal: such values go through a table)
   if (values.length <= LITERAL_VALUES && !values.some((v) => v.includes('\0'))) {
-    if (!into.enums.has(text))
-      into.statements.push(`CREATE TYPE ${enumType} AS ENUM (${values.map(lit).join(', ')})`);
-    into.enums.add(text);
     const list = `CAST([${outputs.map(literalOf).join(', ')}] AS ${type}[])`;
-    into.select[column] = `${list}[enum_code(CAST(${cell} AS ${enumType})) + 1]`;
+    into.select[column] =
+      `${list}[enum_code(CAST(${cell} AS ENUM(${values.map(lit).join(', ')}))) + 1]`;
     return;
   }
+  const enumType = `e_${snake(text)}`;
   const connection: DuckDBConnection = plan.connections[0];
   const table = `lk_${column}`;
   await fillLookup(connection, table, values, outputs);
@@ -375,11 +374,10 @@ export async function lookups(plan: Plan, written: Tallies, deciding: Tallies): 
   const distinct = new Map(
     PER_VALUE_FIELDS.map((f) => [f, written.distinct.get(textOf(plan, f))!]),
   );
-  const into: Into = { select: {}, lists: [], enums: new Set(), statements: [] };
+  const into: Into = { select: {}, lists: [], enums: new Set() };
   for (const reader of valueReaders(plan, deciding))
     await lookUp(plan, into, distinct.get(reader[0]) ?? [], reader);
   Object.assign(into.select, directSelects(plan, written, deciding));
-  if (into.statements.length > 0) await plan.connections[0].run(into.statements.join(';\n'));
   if (into.lists.length > 0)
     await plan.connections[0].run(`CREATE TABLE lk AS SELECT ${into.lists.join(', ')}`);
   return {
@@ -387,5 +385,6 @@ export async function lookups(plan: Plan, written: Tallies, deciding: Tallies): 
     lists: into.lists,
     distinct,
     missingAmounts: written.missingAmounts,
+    typesMade: into.enums.size > 0,
   };
 }

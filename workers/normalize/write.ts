@@ -130,8 +130,9 @@ export async function writeRemoved(plan: Plan, split: Split, surveyed: Survey): 
   if (!input.removedPath) return;
   const { parts } = split;
   const { drops, footer } = surveyed;
+  // (temporary, gone with the connection, unless both connections write to it: a split statement's)
   await connection.run(
-    `CREATE TABLE removed_rows (record BIGINT, reason VARCHAR, ${Array.from({ length: plan.width }, (_, i) => `c${i} VARCHAR`).join(', ')})`,
+    `CREATE ${parts.length > 1 ? '' : 'TEMP '}TABLE removed_rows (record BIGINT, reason VARCHAR, ${Array.from({ length: plan.width }, (_, i) => `c${i} VARCHAR`).join(', ')})`,
   );
   if (drops + footer > 0) {
     // the last part's last rows hold the footer and perhaps rows that are not data: read with

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BroadcastChannel, isMainThread, threadId, workerData } from 'node:worker_threads';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { quoteIdent } from '../src/db/sql.ts';
 
 const open = new Set<DuckDBConnection>();
 let stopped = false;
@@ -92,7 +93,7 @@ const CATALOG_TYPES = `SELECT 'TYPE', type_name FROM duckdb_types() WHERE NOT in
 async function catalogObjects(c: DuckDBConnection, withTypes: boolean): Promise<string[]> {
   const sql = withTypes ? `${CATALOG_OBJECTS}\n  UNION ALL ${CATALOG_TYPES}` : CATALOG_OBJECTS;
   const rows = (await c.runAndReadAll(sql)).getRows();
-  return rows.map(([kind, name]) => `${String(kind)} "${String(name).replace(/"/g, '""')}"`);
+  return rows.map(([kind, name]) => `${String(kind)} ${quoteIdent(String(name))}`);
 }
 
 /**

@@ -88,7 +88,7 @@ async function child(file: string): Promise<void> {
   const { createTestDatabase } = await import('../helpers/db.ts');
   const { loadConfig } = await import('../../src/config.ts');
   const { startRuntime } = await import('../../src/runtime.ts');
-  const { bootstrap } = await import('../../src/organizations/bootstrap.ts');
+  const { benchOrg } = await import('./benchOrg.ts');
   const { enqueueStatementIngest } = await import('../../src/ingest/queue.ts');
   const dir = await mkdtemp(path.join(tmpdir(), 'royalty-bench-'));
   const db = await createTestDatabase();
@@ -106,26 +106,15 @@ async function child(file: string): Promise<void> {
   });
   const runtime = await startRuntime(config, 'worker');
   try {
-    const { pool, store } = runtime.deps;
-    const org = await bootstrap(pool, { email: 'bench@example.com', organizationName: 'Bench' });
-    const rh = await pool.query<{ id: string }>(
-      `INSERT INTO rightsholders (organization_id, name) VALUES ($1, 'Bench Artist') RETURNING id`,
-      [org.organizationId],
-    );
-    const up = await pool.query<{ id: string }>(
-      'INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id',
-      [org.organizationId],
-    );
+    const { pool } = runtime.deps;
+    const org = await benchOrg(runtime.deps);
     // one statement: stored, its row made, its ingestion enqueued; resolves when it is processed
     const ingest = async (source: string, name: string): Promise<{ ms: number; kept: number }> => {
-      const key = `orgs/${org.organizationId}/statements/bench/original/${name}`;
-      await store.put(key, createReadStream(source), 'text/tab-separated-values');
-      const s = await pool.query<{ id: string }>(
-        `INSERT INTO statements (organization_id, upload_id, rightsholder_id, file_name, content_type, object_key, status)
-         VALUES ($1, $2, $3, $4, 'text/tab-separated-values', $5, 'uploaded') RETURNING id`,
-        [org.organizationId, up.rows[0]!.id, rh.rows[0]!.id, name, key],
+      const id = await org.putStatement(
+        name,
+        createReadStream(source),
+        'text/tab-separated-values',
       );
-      const id = s.rows[0]!.id;
       const start = performance.now();
       await enqueueStatementIngest(runtime.deps, org.organizationId, [id], 'bench');
       for (;;) {

@@ -199,30 +199,14 @@ type Runtime = Awaited<ReturnType<typeof import('../../src/runtime.ts').startRun
 
 /** The bench's organization and rightsholder, and how a statement is made and followed. */
 async function benchSetup(runtime: Runtime) {
-  const { bootstrap } = await import('../../src/organizations/bootstrap.ts');
-  const { pool, store } = runtime.deps;
+  const { benchOrg } = await import('./benchOrg.ts');
   const source = await readFile(FIXTURE, 'utf8');
   let copies = 0;
-  const org = await bootstrap(pool, { email: 'bench@example.com', organizationName: 'Bench' });
-  const rh = await pool.query<{ id: string }>(
-    `INSERT INTO rightsholders (organization_id, name) VALUES ($1, 'Bench Artist') RETURNING id`,
-    [org.organizationId],
-  );
-  const up = await pool.query<{ id: string }>(
-    'INSERT INTO uploads (organization_id) VALUES ($1) RETURNING id',
-    [org.organizationId],
-  );
+  const org = await benchOrg(runtime.deps);
   /** a statement stored and made, waiting (uploaded) for its job */
   const stored = async (): Promise<string> => {
     const n = copies++;
-    const key = `orgs/${org.organizationId}/statements/bench/original/believe-${n}.csv`;
-    await store.put(key, Buffer.from(copyOf(source, n)), 'text/csv');
-    const s = await pool.query<{ id: string }>(
-      `INSERT INTO statements (organization_id, upload_id, rightsholder_id, file_name, content_type, object_key, status)
-       VALUES ($1, $2, $3, $4, 'text/csv', $5, 'uploaded') RETURNING id`,
-      [org.organizationId, up.rows[0]!.id, rh.rows[0]!.id, `believe-${n}.csv`, key],
-    );
-    return s.rows[0]!.id;
+    return org.putStatement(`believe-${n}.csv`, Buffer.from(copyOf(source, n)), 'text/csv');
   };
   return { organizationId: org.organizationId, stored, made: () => copies };
 }

@@ -42,3 +42,37 @@ export async function enqueue<T extends TaskId>(
     ],
   );
 }
+
+/**
+ * Adds jobs of one task in one statement (graphile-worker's add_jobs, which add_job calls with
+ * one): each as `enqueue` adds it, a job key replacing the waiting job of that key. The keys must
+ * differ from one another.
+ */
+export async function enqueueAll<T extends TaskId>(
+  db: Queryable,
+  task: T,
+  jobs: readonly { payload: TaskPayload<T>; spec?: Omit<JobSpec, 'jobKeyMode'> }[],
+): Promise<void> {
+  if (jobs.length === 0) return;
+  const column = <V>(pick: (spec: Omit<JobSpec, 'jobKeyMode'>) => V | undefined): (V | null)[] =>
+    jobs.map((job) => pick(job.spec ?? {}) ?? null);
+  await db.query(
+    `SELECT count(*) FROM graphile_worker.add_jobs(ARRAY(
+       SELECT ROW($1::text, payload, queue_name,
+           coalesce(run_at, now() + make_interval(secs => run_in_seconds)),
+           max_attempts::smallint, job_key, priority::smallint, NULL::text[])::graphile_worker.job_spec
+       FROM unnest($2::json[], $3::text[], $4::timestamptz[], $5::double precision[], $6::int[], $7::text[], $8::int[])
+         WITH ORDINALITY AS spec(payload, queue_name, run_at, run_in_seconds, max_attempts, job_key, priority, n)
+       ORDER BY n))`,
+    [
+      task,
+      jobs.map((job) => JSON.stringify(job.payload)),
+      column((s) => s.queueName),
+      column((s) => s.runAt),
+      column((s) => s.runInSeconds),
+      column((s) => s.maxAttempts),
+      column((s) => s.jobKey),
+      column((s) => s.priority),
+    ],
+  );
+}

@@ -2,12 +2,10 @@
 // the delimited reader. Loaded on demand (pdfjs-dist takes a moment to load).
 import { writeFile } from 'node:fs/promises';
 import type { RemovedRow } from '../fileTypes.ts';
+import { csvField } from './csvField.ts';
 import type { Deadline } from './limits.ts';
 import { readPdfText } from './pdf.ts';
 import { pdfRows } from './pdfTable.ts';
-
-/** A cell quoted when it holds a quote, a comma or a line break (the text layer's cells hold no leading or trailing space). */
-const field = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
 interface PdfCsv {
   csvPath: string;
@@ -20,6 +18,6 @@ export async function pdfToCsv(file: string, csvPath: string, deadline: Deadline
   const text = await readPdfText(file, deadline);
   const { rows, removed } = pdfRows(text.lines);
   deadline.check();
-  await writeFile(csvPath, rows.map((cells) => cells.map(field).join(',')).join('\n') + '\n');
+  await writeFile(csvPath, rows.map((cells) => cells.map(csvField).join(',')).join('\n') + '\n');
   return { csvPath, pages: text.pages, removed };
 }

@@ -259,6 +259,10 @@ export interface DrainResult {
   nextDueAt: Date | null;
 }
 
+/** The musical details waiting for enrichment, of organizations not deleted (whose are never claimed). */
+const PENDING_OF_LIVE_ORGANIZATIONS = `musical_details md JOIN organizations o ON o.id = md.organization_id AND o.deleted_at IS NULL
+  WHERE md.state = 'pending'`;
+
 /**
  * Drains the queue: rounds of fair claims until nothing is due or the time budget is spent.
  * `onBlocksAdvanced` runs after each round with the blocks whose details settled.
@@ -305,8 +309,7 @@ export async function drainQueue(
   // as claimRound: a deleted organization's details are never claimed, so they set no next drain
   // (a due one would queue the next drain at once, again and again)
   const next = await deps.pool.query<{ at: Date | null }>(
-    `SELECT min(md.next_attempt_at) AS at FROM musical_details md JOIN organizations o ON o.id = md.organization_id AND o.deleted_at IS NULL
-     WHERE md.state = 'pending'`,
+    `SELECT min(md.next_attempt_at) AS at FROM ${PENDING_OF_LIVE_ORGANIZATIONS}`,
   );
   result.nextDueAt = next.rows[0]?.at ?? null;
   return result;
@@ -315,8 +318,7 @@ export async function drainQueue(
 /** Whether a musical detail of a live organization is due for enrichment now. */
 export async function enrichmentDue(db: Queryable): Promise<boolean> {
   const { rowCount } = await db.query(
-    `SELECT 1 FROM musical_details md JOIN organizations o ON o.id = md.organization_id AND o.deleted_at IS NULL
-     WHERE md.state = 'pending' AND md.next_attempt_at <= clock_timestamp() LIMIT 1`,
+    `SELECT 1 FROM ${PENDING_OF_LIVE_ORGANIZATIONS} AND md.next_attempt_at <= clock_timestamp() LIMIT 1`,
   );
   return rowCount !== null && rowCount > 0;
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { createApiKey, deleteApiKey, listApiKeys, PATTERN_RE } from '../auth/apiKeys.ts';
 import type { Config } from '../config.ts';
 import { bootstrap } from '../organizations/bootstrap.ts';
+import { organizationIsLive } from '../organizations/organizations.ts';
 import {
   logDestination,
   openDatabase,
@@ -145,11 +146,8 @@ function reprocessFilter(values: CliValues): ReprocessFilter {
  * statements, as if there were nothing to do.
  */
 async function checkFilterNamesRows(pool: Pool, filter: ReprocessFilter): Promise<void> {
-  const { rowCount } = await pool.query(
-    'SELECT 1 FROM organizations WHERE id = $1 AND deleted_at IS NULL',
-    [filter.organizationId],
-  );
-  if (!rowCount) throw new UsageError('no organization with that id');
+  if (!(await organizationIsLive(pool, filter.organizationId)))
+    throw new UsageError('no organization with that id');
   // nor does a filter naming nothing (or another organization's) mean there is nothing to do
   const named: [string, string | undefined, string][] = [
     [

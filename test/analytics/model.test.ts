@@ -199,12 +199,13 @@ t.test('a broken model is reported with every problem and its path', async (t) =
 });
 
 // below 1e12 US dollars (what analytics computes, ANALYTICS_VALUE_OUT_OF_RANGE beyond), and as
-// often a tie at the 11th decimal (units of 10^-26 ending in 5 × 10^15) as any other value
+// often a tie at the 11th decimal (units of 10^-26 ending in 5 × 10^15) as any other value; a tie
+// stays inside the bound too (k = ±10^22 would be 1e12 and a half, which DECIMAL(38,26) cannot hold)
 const bound = 10n ** 38n - 1n;
 const usdAmount = fc.oneof(
   fc.bigInt({ min: -bound, max: bound }),
   fc
-    .bigInt({ min: -(10n ** 22n), max: 10n ** 22n })
+    .bigInt({ min: -(10n ** 22n) + 1n, max: 10n ** 22n - 1n })
     .map((k) => k * 10n ** 16n + (k < 0n ? -5n : 5n) * 10n ** 15n),
   fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }),
 );
@@ -230,6 +231,8 @@ t.test(
         '1.12345678905000000000000001',
         '-0.00000000005',
         '0.00000000015',
+        '999999999999.99999999995',
+        '-999999999999.99999999985',
       ]),
       [
         '1.123456789',
@@ -239,6 +242,8 @@ t.test(
         '1.1234567891',
         '0',
         '0.0000000002',
+        '1000000000000',
+        '-999999999999.9999999998',
       ],
     );
     t.same(

@@ -968,13 +968,11 @@ const dropPreviousVersion: Stage = {
       old.standardized,
       old['original-excel'],
     ];
-    await deleteObjects(
-      run.deps.store,
-      previous.filter(
-        (key): key is string => !!key && key !== statement.object_key && !now.includes(key),
-      ),
-      run.deps.log,
+    const gone = previous.filter(
+      (key): key is string => !!key && key !== statement.object_key && !now.includes(key),
     );
+    // at once, not one after another: a reprocessed statement's time here is the store's round trips
+    await Promise.all(gone.map((key) => deleteObjects(run.deps.store, [key], run.deps.log)));
     run.lap('commit');
   },
 };

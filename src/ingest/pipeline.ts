@@ -1066,9 +1066,9 @@ async function commitVersion(db: Queryable, run: Run): Promise<boolean> {
 /**
  * Locks the statement (and share-locks its organization: a deletion either came first or waits
  * for this commit); answers its rightsholder while this run still has it (processing, not
- * deleted, the version it started from), else null. Then statements of one rightsholder, and statements of the same bytes, commit one at a
- * time, so that two processed at once see each other (row lock first, then these two in this
- * order, the same in every run: no deadlock).
+ * deleted, the version it started from), else null. Then statements of one rightsholder, and
+ * statements of the same bytes, commit one at a time, so that two processed at once see each
+ * other (row lock first, then these two in this order, the same in every run: no deadlock).
  */
 async function lockForCommit(db: Queryable, run: Run): Promise<string | null> {
   // one round trip: the locked row comes out of the materialized CTE before the outer select list

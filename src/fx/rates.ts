@@ -33,14 +33,24 @@ export async function usdRate(
   currency: string,
   date: string,
 ): Promise<{ rate: string; date: string } | null> {
-  const code = currency.trim().toUpperCase();
+  const code = currencyCode(currency);
   if (code === 'USD') return { rate: '1', date };
-  const { rows } = await db.query<{ rate: string; date: string }>(
-    `SELECT usd_per_unit::text AS rate, to_char(rate_date, 'YYYY-MM-DD') AS date FROM fx_rates
-     WHERE currency = $1 AND rate_date <= $2::date ORDER BY rate_date DESC LIMIT 1`,
-    [code, date],
-  );
+  const { rows } = await db.query<{ rate: string; date: string }>(latestRateSql('$1', '$2'), [
+    code,
+    date,
+  ]);
   return rows[0] ?? null;
+}
+
+/** The code a statement's currency is looked up by in fx_rates (USD needs none: '1'). */
+export function currencyCode(currency: string): string {
+  return currency.trim().toUpperCase();
+}
+
+/** The published rate of `code` (a currencyCode) on `date` or the nearest earlier day: `rate`, `date` as text; no row without one. */
+export function latestRateSql(code: string, date: string): string {
+  return `SELECT usd_per_unit::text AS rate, to_char(rate_date, 'YYYY-MM-DD') AS date FROM fx_rates
+     WHERE currency = ${code} AND rate_date <= ${date}::date ORDER BY rate_date DESC LIMIT 1`;
 }
 
 export interface RatesOn {

@@ -10,7 +10,7 @@
 // wanted for (the ECB stopped publishing RUB in 2022) is used but flagged `stale_fx_rate`.
 import { enqueueBlockRefreshForStatements } from '../catalog/blocks.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
-import { usdRate } from './rates.ts';
+import { currencyCode, latestRateSql, usdRate } from './rates.ts';
 
 export const MISSING_FX_RATE = 'missing_fx_rate';
 export const STALE_FX_RATE = 'stale_fx_rate';
@@ -75,6 +75,42 @@ export function rawValueUsdSql(amounts: string, statement: string): string {
            JOIN statement_fx x ON x.statement_id = ${statement} AND x.currency = a.currency)`;
 }
 
+/**
+ * One statement's rates (statement_fx) and currencies in one round trip: the rows of currencies it
+ * no longer has go, the others are written over. Each currency's rate: USD's is 1 (of the day
+ * wanted, else today: a statement without a period still has its USD rows' rate); another's is
+ * the published one of the day wanted or the nearest earlier day (latestRateSql), none without a
+ * day. Answers, in the currencies' order, the rate and its day, or null.
+ */
+const RATE_STATEMENT_SQL = `WITH wanted AS (
+    SELECT * FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS w (currency, code, n)
+  ),
+  rated AS (
+    SELECT w.currency, w.n,
+      CASE WHEN w.code = 'USD' THEN '1' ELSE best.rate END AS rate,
+      CASE WHEN w.code = 'USD' THEN $5 ELSE best.date END AS date
+    FROM wanted w LEFT JOIN LATERAL (${latestRateSql('w.code', '$4')}) best ON w.code <> 'USD'
+  ),
+  fx_gone AS (
+    DELETE FROM statement_fx WHERE statement_id = $1
+      AND currency NOT IN (SELECT currency FROM rated WHERE rate IS NOT NULL)
+  ),
+  fx AS (
+    INSERT INTO statement_fx (statement_id, currency, rate, rate_date)
+    SELECT $1, currency, rate::numeric, date::date FROM rated WHERE rate IS NOT NULL
+    ON CONFLICT (statement_id, currency) DO UPDATE SET rate = EXCLUDED.rate, rate_date = EXCLUDED.rate_date
+  ),
+  currencies_gone AS (
+    DELETE FROM statement_currencies WHERE statement_id = $1
+      AND ($4::date IS NULL OR currency <> ALL ($2::text[]))
+  ),
+  currencies AS (
+    INSERT INTO statement_currencies (statement_id, currency, wanted_date)
+    SELECT $1, currency, $4::date FROM wanted WHERE $4::date IS NOT NULL
+    ON CONFLICT (statement_id, currency) DO UPDATE SET wanted_date = EXCLUDED.wanted_date
+  )
+  SELECT currency, rate, date FROM rated ORDER BY n`;
+
 /** Writes one statement's rates (statement_fx) and currencies; answers which currencies have no rate or an old one. */
 export async function rateStatement(
   db: Queryable,
@@ -82,33 +118,20 @@ export async function rateStatement(
   currencies: readonly string[],
   wantedDate: string | null,
 ): Promise<RatedStatement> {
-  await db.query('DELETE FROM statement_fx WHERE statement_id = $1', [statementId]);
-  await db.query('DELETE FROM statement_currencies WHERE statement_id = $1', [statementId]);
+  const { rows } = await db.query<{ currency: string; rate: string | null; date: string | null }>(
+    RATE_STATEMENT_SQL,
+    [
+      statementId,
+      currencies,
+      currencies.map(currencyCode),
+      wantedDate,
+      wantedDate ?? new Date().toISOString().slice(0, 10),
+    ],
+  );
   const rated: RatedStatement = { missing: [], stale: [] };
-  for (const currency of currencies) {
-    if (wantedDate) {
-      await db.query(
-        'INSERT INTO statement_currencies (statement_id, currency, wanted_date) VALUES ($1, $2, $3)',
-        [statementId, currency, wantedDate],
-      );
-    }
-    // a dollar is a dollar on any day: a statement without a period still has its USD rows' rate
-    const usd = currency.trim().toUpperCase() === 'USD';
-    const rate = wantedDate
-      ? await usdRate(db, currency, wantedDate)
-      : usd
-        ? { rate: '1', date: new Date().toISOString().slice(0, 10) }
-        : null;
-    if (!rate) {
-      rated.missing.push(currency);
-      continue;
-    }
-    if (wantedDate && isStale(rate.date, wantedDate))
-      rated.stale.push({ currency, date: rate.date });
-    await db.query(
-      'INSERT INTO statement_fx (statement_id, currency, rate, rate_date) VALUES ($1, $2, $3, $4)',
-      [statementId, currency, rate.rate, rate.date],
-    );
+  for (const { currency, rate, date } of rows) {
+    if (rate === null || date === null) rated.missing.push(currency);
+    else if (wantedDate && isStale(date, wantedDate)) rated.stale.push({ currency, date });
   }
   return rated;
 }

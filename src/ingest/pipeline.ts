@@ -639,6 +639,8 @@ interface Run {
   /** storeObjects: the new version's objects, by variant */
   version?: number;
   variants?: Record<string, string>;
+  /** storeObjects: the unknown sales types' and sources' flags, looked up while the objects go up */
+  lookupFlags?: Flag[];
 }
 
 /** A stage ends the run with its result, or returns nothing for the next stage to go on. */
@@ -909,8 +911,11 @@ const storeObjects: Stage = {
         );
       } else variants['original-excel'] = statement.object_key;
     }
+    // reads that need none of the commit's locks: looked up meanwhile, out of its transaction
+    const lookupFlags = unknownLookupFlags(deps.pool, run);
     // (every upload settled before a failure is answered: none is still writing when the run ends)
-    await allSettledOrThrow(run.saving ? [run.saving, ...uploads] : uploads);
+    await allSettledOrThrow([...(run.saving ? [run.saving] : []), lookupFlags, ...uploads]);
+    run.lookupFlags = await lookupFlags;
     run.version = version;
     run.variants = variants;
     run.lap('upload');
@@ -963,13 +968,11 @@ const dropPreviousVersion: Stage = {
       old.standardized,
       old['original-excel'],
     ];
-    await deleteObjects(
-      run.deps.store,
-      previous.filter(
-        (key): key is string => !!key && key !== statement.object_key && !now.includes(key),
-      ),
-      run.deps.log,
+    const gone = previous.filter(
+      (key): key is string => !!key && key !== statement.object_key && !now.includes(key),
     );
+    // at once, not one after another: a reprocessed statement's time here is the store's round trips
+    await Promise.all(gone.map((key) => deleteObjects(run.deps.store, [key], run.deps.log)));
     run.lap('commit');
   },
 };
@@ -1034,7 +1037,8 @@ export async function ingestStatement(
  * overlaps are judged against what is committed, under the statement's lock.
  */
 async function commitVersion(db: Queryable, run: Run): Promise<boolean> {
-  if (!(await lockForCommit(db, run))) return false;
+  const rightsholderId = await lockForCommit(db, run);
+  if (rightsholderId === null) return false;
   const normalized = need(run.normalized, 'the rows');
   const { mapping } = need(run.found, 'the mapping');
   const flags = statementFlags(need(run.located, 'the table'), normalized, mapping.fields);
@@ -1042,143 +1046,160 @@ async function commitVersion(db: Queryable, run: Run): Promise<boolean> {
     ? periodOf(normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence as Cadence)
     : null;
   flags.push(...autoMappedFlags(need(run.found, 'the mapping').match, mapping.name));
-  flags.push(...(await duplicateFlags(db, run)), ...(await overlapFlags(db, run, stmtPeriod)));
+  const judged = await judgeAndClear(db, run, stmtPeriod);
+  flags.push(...judged.flags);
   // FX: the rate for the statement period's last day, else the nearest earlier published day; never 1
   const rateDate = stmtPeriod?.end ?? normalized.salesPeriodEnd;
   const currencies = normalized.perCurrency.flatMap((c) => (c.currency ? [c.currency] : []));
   flags.push(...fxFlags(await rateStatement(db, run.statementId, currencies, rateDate), rateDate));
-  const resolvedKinds = await clearPreviousRun(db, run);
-  flags.push(...(await unknownLookupFlags(db, run)));
+  flags.push(...need(run.lookupFlags, 'the unknown lookups'));
   // the flags computed by this run replace the previous run's; a flag the user resolved stays resolved
-  await insertFlags(
+  await insertRunRows(
     db,
     run,
-    flags.filter((f) => !resolvedKinds.has(f.kind)),
+    flags.filter((f) => !judged.resolvedKinds.has(f.kind)),
   );
-  await replaceRawValues(db, run);
-  await replacePayors(db, run);
-  await recordVersion(db, run);
+  await recordVersion(db, run, rightsholderId);
   return true;
 }
 
 /**
  * Locks the statement (and share-locks its organization: a deletion either came first or waits
- * for this commit); whether this run still has it: processing, not deleted, the version it started
- * from. Then statements of one rightsholder, and statements of the same bytes, commit one at a
- * time, so that two processed at once see each other (row lock first, then these two in this
- * order, the same in every run: no deadlock).
+ * for this commit); answers its rightsholder while this run still has it (processing, not
+ * deleted, the version it started from), else null. Then statements of one rightsholder, and
+ * statements of the same bytes, commit one at a time, so that two processed at once see each
+ * other (row lock first, then these two in this order, the same in every run: no deadlock).
  */
-async function lockForCommit(db: Queryable, run: Run): Promise<boolean> {
-  const { rows: locked } = await db.query<{ status: string; normalized_version: number }>(
-    `SELECT s.status, s.normalized_version FROM statements s JOIN organizations o ON o.id = s.organization_id AND o.deleted_at IS NULL
-     WHERE s.id = $1 AND s.deleted_at IS NULL FOR UPDATE OF s FOR SHARE OF o`,
-    [run.statementId],
-  );
-  if (
-    locked[0]?.status !== 'processing' ||
-    locked[0].normalized_version !== run.statement.normalized_version
-  )
-    return false;
-  // (one round trip: a select list is evaluated left to right, so the order holds)
-  await db.query(
-    'SELECT pg_advisory_xact_lock(hashtextextended($1, 0)), pg_advisory_xact_lock(hashtextextended($2, 0))',
+async function lockForCommit(db: Queryable, run: Run): Promise<string | null> {
+  // one round trip: the locked row comes out of the materialized CTE before the outer select list
+  // takes the advisory locks, left to right, and only for a run that still has the statement
+  const { rows: locked } = await db.query<{
+    status: string;
+    normalized_version: number;
+    rightsholder_id: string;
+  }>(
+    `WITH me AS MATERIALIZED (
+       SELECT s.status, s.normalized_version, s.rightsholder_id FROM statements s
+         JOIN organizations o ON o.id = s.organization_id AND o.deleted_at IS NULL
+       WHERE s.id = $1 AND s.deleted_at IS NULL FOR UPDATE OF s FOR SHARE OF o)
+     SELECT status, normalized_version, rightsholder_id,
+       CASE WHEN status = 'processing' AND normalized_version = $4 THEN pg_advisory_xact_lock(hashtextextended($2, 0)) END AS period_lock,
+       CASE WHEN status = 'processing' AND normalized_version = $4 THEN pg_advisory_xact_lock(hashtextextended($3, 0)) END AS bytes_lock
+     FROM me`,
     [
+      run.statementId,
       `statement-period:${run.organizationId}:${run.statement.rightsholder_id}`,
       `statement-bytes:${run.organizationId}:${need(run.object, 'the object').sha256}`,
+      run.statement.normalized_version,
     ],
   );
-  return true;
+  const me = locked[0];
+  if (me?.status !== 'processing' || me.normalized_version !== run.statement.normalized_version)
+    return null;
+  return me.rightsholder_id;
 }
 
 /**
  * A duplicate of another statement of the same bytes that is no duplicate itself, uploaded earlier
  * (its bytes read by now) or processed already. Of two identical files exactly one is flagged,
  * whatever the order their runs end in, and stays so when either is processed again.
+ * ($1 the statement, $2 its organization, $3 its SHA-256: judgeAndClear's parameters.)
  */
-async function duplicateFlags(db: Queryable, run: Run): Promise<Flag[]> {
-  const duplicate = await db.query<{ id: string; file_name: string }>(
-    `SELECT s.id, s.file_name FROM statements s, statements me
-     WHERE me.id = $3 AND s.organization_id = $1 AND s.sha256 = $2 AND s.id <> $3 AND s.deleted_at IS NULL
+const DUPLICATE_SQL = `SELECT json_build_object('id', s.id, 'file_name', s.file_name) FROM statements s, statements me
+     WHERE me.id = $1 AND s.organization_id = $2 AND s.sha256 = $3 AND s.id <> $1 AND s.deleted_at IS NULL
        AND s.status NOT IN ('aborted', 'expired', 'deleted')
        AND NOT EXISTS (SELECT 1 FROM statement_flags f WHERE f.statement_id = s.id AND f.kind = 'duplicate_upload')
        AND ((s.created_at, s.id) < (me.created_at, me.id) OR s.status = 'processed')
-     ORDER BY s.created_at, s.id LIMIT 1`,
-    [run.organizationId, need(run.object, 'the object').sha256, run.statementId],
-  );
-  const first = duplicate.rows[0];
-  if (!first) return [];
-  return [
-    {
-      kind: 'duplicate_upload',
-      severity: 'warning',
-      message: `The same file was uploaded before (${first.file_name}).`,
-      details: { statementId: first.id },
-    },
-  ];
-}
+     ORDER BY s.created_at, s.id LIMIT 1`;
 
-/** Another processed statement of this distributor and rightsholder covering a month of this one's period. */
-async function overlapFlags(
+/**
+ * Other processed statements of this distributor ($5) and rightsholder ($4) covering a month of
+ * this one's period ($6 its first month, $7 its last: none when null): periods overlap when they
+ * share a month, so a quarter overlaps each of its months.
+ */
+const OVERLAP_SQL = `SELECT array_agg(o.id::text ORDER BY o.created_at, o.id) FROM (
+       SELECT id, created_at FROM statements WHERE organization_id = $2 AND rightsholder_id = $4 AND distributor_id = $5 AND id <> $1
+         AND status = 'processed' AND deleted_at IS NULL AND stmt_period >= 1
+         AND ${STMT_FIRST_MONTH_SQL} <= $7 AND ${STMT_LAST_MONTH_SQL} >= $6
+       ORDER BY created_at, id LIMIT 5) o`;
+
+/**
+ * In one round trip, under the commit's locks: the previous run's rows go (its flags but those the
+ * user resolved, its raw values and payors), and the statement is judged against what is
+ * committed: a duplicate of another (DUPLICATE_SQL), an overlap with others (OVERLAP_SQL). Answers
+ * those flags and the kinds of the resolved flags (this run does not raise them again).
+ */
+async function judgeAndClear(
   db: Queryable,
   run: Run,
   stmtPeriod: { start: string; end: string } | null,
-): Promise<Flag[]> {
+): Promise<{ flags: Flag[]; resolvedKinds: Set<string> }> {
   const distributorId =
     run.statement.distributor_id ?? need(run.found, 'the mapping').mapping.distributorId;
-  if (!stmtPeriod || !distributorId) return [];
-  // periods overlap when they share a month: a quarter overlaps each of its months
-  const overlap = await db.query<{ id: string }>(
-    `SELECT id FROM statements WHERE organization_id = $1 AND rightsholder_id = $2 AND distributor_id = $3 AND id <> $4
-       AND status = 'processed' AND deleted_at IS NULL AND stmt_period >= 1
-       AND ${STMT_FIRST_MONTH_SQL} <= $6 AND ${STMT_LAST_MONTH_SQL} >= $5
-     ORDER BY created_at, id LIMIT 5`,
-    [
-      run.organizationId,
-      run.statement.rightsholder_id,
-      distributorId,
-      run.statementId,
-      monthIndex(stmtPeriod.start),
-      monthIndex(stmtPeriod.end),
-    ],
-  );
-  if (overlap.rows.length === 0) return [];
-  return [
-    {
-      kind: 'overlapping_period',
-      severity: 'warning',
-      message: 'Another statement of this distributor and rightsholder covers the same period.',
-      details: { statementIds: overlap.rows.map((r) => r.id) },
-    },
-  ];
-}
-
-/**
- * The previous run's rows go, in one round trip: its flags (those the user resolved stay), raw
- * values and payors. Answers the kinds of the resolved flags (this run does not raise them again).
- */
-async function clearPreviousRun(db: Queryable, run: Run): Promise<Set<string>> {
-  const resolved = await db.query<{ kind: string }>(
+  const overlapping = stmtPeriod && distributorId ? stmtPeriod : null;
+  const { rows } = await db.query<{
+    resolved_kinds: string[] | null;
+    duplicate: { id: string; file_name: string } | null;
+    overlaps: string[] | null;
+  }>(
     `WITH flags AS (DELETE FROM statement_flags WHERE statement_id = $1 AND NOT resolved),
        raw_values AS (DELETE FROM statement_raw_values WHERE statement_id = $1),
        payors AS (DELETE FROM statement_payors WHERE statement_id = $1)
-     SELECT kind FROM statement_flags WHERE statement_id = $1 AND resolved`,
-    [run.statementId],
+     SELECT (SELECT array_agg(kind) FROM statement_flags WHERE statement_id = $1 AND resolved) AS resolved_kinds,
+       (${DUPLICATE_SQL}) AS duplicate, (${OVERLAP_SQL}) AS overlaps`,
+    [
+      run.statementId,
+      run.organizationId,
+      need(run.object, 'the object').sha256,
+      run.statement.rightsholder_id,
+      overlapping ? distributorId : null,
+      overlapping ? monthIndex(overlapping.start) : null,
+      overlapping ? monthIndex(overlapping.end) : null,
+    ],
   );
-  return new Set(resolved.rows.map((r) => r.kind));
+  const { resolved_kinds: resolved, duplicate, overlaps } = rows[0]!;
+  const flags: Flag[] = [];
+  if (duplicate)
+    flags.push({
+      kind: 'duplicate_upload',
+      severity: 'warning',
+      message: `The same file was uploaded before (${duplicate.file_name}).`,
+      details: { statementId: duplicate.id },
+    });
+  if (overlaps)
+    flags.push({
+      kind: 'overlapping_period',
+      severity: 'warning',
+      message: 'Another statement of this distributor and rightsholder covers the same period.',
+      details: { statementIds: overlaps },
+    });
+  return { flags, resolvedKinds: new Set(resolved ?? []) };
 }
 
 /**
- * The flags in one INSERT, in their order: each a microsecond after the one before (a statement's
- * flags are listed by created_at, and one INSERT's rows may read the same clock).
+ * The run's flags, raw values and payors in one INSERT each, one round trip (the previous run's
+ * went in judgeAndClear). The flags in their order: each a microsecond after the one before (a
+ * statement's flags are listed by created_at, and one INSERT's rows may read the same clock).
  */
-async function insertFlags(db: Queryable, run: Run, flags: readonly Flag[]): Promise<void> {
-  if (flags.length === 0) return;
+async function insertRunRows(db: Queryable, run: Run, flags: readonly Flag[]): Promise<void> {
+  const values = rawValuesOf(run);
+  const payors = payorsOf(run);
+  if (flags.length === 0 && values.length === 0 && payors.size === 0) return;
   await db.query(
-    `INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details, created_at)
-     SELECT $1, $2, f.kind, f.severity, f.message, f.details::jsonb, t.now + f.n * interval '1 microsecond'
-     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS f (kind, severity, message, details, n),
-       (SELECT clock_timestamp() AS now) t
-     ORDER BY f.n`,
+    `WITH flags AS (
+       INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details, created_at)
+       SELECT $1, $2, f.kind, f.severity, f.message, f.details::jsonb, t.now + f.n * interval '1 microsecond'
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS f (kind, severity, message, details, n),
+         (SELECT clock_timestamp() AS now) t
+       ORDER BY f.n),
+     raw_values AS (
+       INSERT INTO statement_raw_values (organization_id, statement_id, kind, raw_value, row_count, amounts, usd_amount)
+       SELECT $1, $2, v.kind, v.raw, v.rows, v.amounts::jsonb, ${rawValueUsdSql('v.amounts', '$2')}
+       FROM unnest($7::text[], $8::text[], $9::bigint[], $10::text[]) AS v (kind, raw, rows, amounts)),
+     payors AS (
+       INSERT INTO statement_payors (statement_id, organization_id, name_normalized, name)
+       SELECT $2, $1, key, name FROM unnest($11::text[], $12::text[]) AS p (key, name))
+     SELECT 1`,
     [
       run.organizationId,
       run.statementId,
@@ -1186,14 +1207,22 @@ async function insertFlags(db: Queryable, run: Run, flags: readonly Flag[]): Pro
       flags.map((f) => f.severity),
       flags.map((f) => f.message),
       flags.map((f) => (f.details === undefined ? null : JSON.stringify(f.details))),
+      values.map((r) => r.kind),
+      values.map((r) => r.raw),
+      values.map((r) => r.rows),
+      values.map((r) => r.amounts),
+      [...payors.keys()],
+      [...payors.values()],
     ],
   );
 }
 
-/** The raw values of the run, with US dollars as analytics sums them: each currency's amount at its rate; amounts without a rate add nothing. */
-async function replaceRawValues(db: Queryable, run: Run): Promise<void> {
-  // (the previous run's went in clearPreviousRun)
-  // one statement for all of them; of two values the same once cut to 1,000 characters, the last
+/**
+ * The raw values of the run (amounts per currency as JSON); of two values the same once cut to
+ * 1,000 characters, the last. Their US dollars are summed as analytics sums them: each currency's
+ * amount at its rate; amounts without a rate add nothing.
+ */
+function rawValuesOf(run: Run) {
   const values = new Map<string, { kind: string; raw: string; rows: number; amounts: string }>();
   for (const v of need(run.normalized, 'the rows').rawValues) {
     const raw = v.raw.slice(0, 1000);
@@ -1204,38 +1233,18 @@ async function replaceRawValues(db: Queryable, run: Run): Promise<void> {
       amounts: JSON.stringify(v.amounts),
     });
   }
-  if (values.size === 0) return;
-  const rows = [...values.values()];
-  await db.query(
-    `INSERT INTO statement_raw_values (organization_id, statement_id, kind, raw_value, row_count, amounts, usd_amount)
-     SELECT $1::uuid, $2::uuid, v.kind, v.raw, v.rows, v.amounts::jsonb, ${rawValueUsdSql('v.amounts', '$2::uuid')}
-     FROM unnest($3::text[], $4::text[], $5::bigint[], $6::text[]) AS v (kind, raw, rows, amounts)`,
-    [
-      run.organizationId,
-      run.statementId,
-      rows.map((r) => r.kind),
-      rows.map((r) => r.raw),
-      rows.map((r) => r.rows),
-      rows.map((r) => r.amounts),
-    ],
-  );
+  return [...values.values()];
 }
 
-/** The payors its rows name, the statement's own (payor.listGlobal: src/lookups/payors.ts). */
-async function replacePayors(db: Queryable, run: Run): Promise<void> {
-  // (the previous run's went in clearPreviousRun)
+/** The payors its rows name, the statement's own (payor.listGlobal: src/lookups/payors.ts), by lookup key. */
+function payorsOf(run: Run): Map<string, string> {
   const payors = new Map<string, string>();
   for (const payor of need(run.normalized, 'the rows').payors) {
     const name = payor.trim().slice(0, 300);
     const key = normalizeLookupKey(name);
     if (key !== '' && !payors.has(key)) payors.set(key, name);
   }
-  if (payors.size === 0) return;
-  await db.query(
-    `INSERT INTO statement_payors (statement_id, organization_id, name_normalized, name)
-     SELECT $1, $2, key, name FROM unnest($3::text[], $4::text[]) AS p (key, name)`,
-    [run.statementId, run.organizationId, [...payors.keys()], [...payors.values()]],
-  );
+  return payors;
 }
 
 /** Raw sales types and sources that no lookup resolves: analytics shows them unclassified. */
@@ -1266,7 +1275,7 @@ async function unknownLookupFlags(db: Queryable, run: Run): Promise<Flag[]> {
 }
 
 /** The new version on the statement (processed), its rightsholder's catalog block queued with the commit, and the activity. */
-async function recordVersion(db: Queryable, run: Run): Promise<void> {
+async function recordVersion(db: Queryable, run: Run, rightsholderId: string): Promise<void> {
   const normalized = need(run.normalized, 'the rows');
   const { mapping, match } = need(run.found, 'the mapping');
   const variants = need(run.variants, 'the objects');
@@ -1321,6 +1330,8 @@ async function recordVersion(db: Queryable, run: Run): Promise<void> {
       subjectId: run.statementId,
       subjectLabel: statement.file_name,
       changes: null,
+      // the locked row's (what the activity would read again): one round trip less
+      rightsholderIds: [rightsholderId],
     },
   );
 }

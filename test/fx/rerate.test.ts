@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { importFxRates } from '../../src/fx/import.ts';
+import { rateStatement } from '../../src/fx/rerate.ts';
 import { waitForBlock } from '../catalog/helpers.ts';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../helpers/ingest.ts';
 import { CURRENCY_REPORT_HEADER, currencyReportFields } from '../helpers/sampleMapping.ts';
@@ -234,5 +235,51 @@ t.test(
       ok: true,
       data: { data: [{ 'analytics_full_view.royalty_earnings_usd': '12.34' }] },
     });
+  },
+);
+
+t.test(
+  "rateStatement writes over a statement's rates: a currency it no longer has, or no rate for, goes",
+  async (t) => {
+    const csv = [
+      header.join(','),
+      '2024-08,Late Radio,Late Play,Song G,1,10,EUR',
+      '2024-08,Late Radio,Late Play,Song H,1,10,GBP',
+    ].join('\n');
+    const up = await putFile(owner.client, org, artist, 'rewritten.csv', Buffer.from(`${csv}\n`));
+    t.equal((await waitForStatement(owner.client, org, up.statementId)).status, 'processed');
+    const id = up.statementId;
+    const currencies = async () =>
+      (
+        await pool.query<{ currency: string; date: string }>(
+          `SELECT currency, to_char(wanted_date, 'YYYY-MM-DD') AS date FROM statement_currencies WHERE statement_id = $1 ORDER BY currency`,
+          [id],
+        )
+      ).rows
+        .map((r) => `${r.currency} ${r.date}`)
+        .sort();
+    t.same(
+      (await statementFx(id)).map((r) => r.currency),
+      ['EUR', 'GBP'],
+    );
+    const eur = (await statementFx(id)).find((r) => r.currency === 'EUR')!;
+
+    // GBP gone, XXX without a rate, usd in lower case at 1 of the day wanted
+    t.same(await rateStatement(pool, id, ['usd', 'EUR', 'XXX'], '2024-08-31'), {
+      missing: ['XXX'],
+      stale: [],
+    });
+    t.same(
+      (await statementFx(id)).sort((a, b) => (a.currency < b.currency ? -1 : 1)),
+      [eur, { currency: 'usd', rate: '1', date: '2024-08-31' }],
+    );
+    t.same(await currencies(), ['EUR 2024-08-31', 'XXX 2024-08-31', 'usd 2024-08-31']);
+
+    // no day wanted: only US dollars have a rate (of today), and no currency is remembered
+    t.same(await rateStatement(pool, id, ['EUR', 'USD'], null), { missing: ['EUR'], stale: [] });
+    t.same(await statementFx(id), [
+      { currency: 'USD', rate: '1', date: new Date().toISOString().slice(0, 10) },
+    ]);
+    t.same(await currencies(), []);
   },
 );

@@ -2,7 +2,7 @@
 // written to Parquet (a split statement's two parts at once, then joined) or, for a preview, to a
 // table; the rows removed (repeated headers, blank rows, the footer) to CSV; and the trimmed and
 // standardized variants when asked for.
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { standardFields } from '../../src/ingest/standardFields.ts';
 import { normalizedColumns, type NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
@@ -130,35 +130,38 @@ export async function writeRemoved(plan: Plan, split: Split, surveyed: Survey): 
   if (!input.removedPath) return;
   const { parts } = split;
   const { drops, footer } = surveyed;
+  // nothing removed (most statements): the header alone, as DuckDB writes it (its names need no quotes)
+  if (drops + footer === 0) {
+    await writeFile(input.removedPath, `record,reason,${cells.replaceAll(' ', '')}\n`);
+    return;
+  }
   // (temporary, gone with the connection, unless both connections write to it: a split statement's)
   await connection.run(
     `CREATE ${parts.length > 1 ? '' : 'TEMP '}TABLE removed_rows (record BIGINT, reason VARCHAR, ${Array.from({ length: plan.width }, (_, i) => `c${i} VARCHAR`).join(', ')})`,
   );
-  if (drops + footer > 0) {
-    // the last part's last rows hold the footer and perhaps rows that are not data: read with
-    // their record numbers by a parallel LIMIT .. OFFSET
-    const last = parts[parts.length - 1]!;
-    const tail = Math.min(last.rows, footer + last.drops);
-    const reason = `CASE WHEN ${rows.headerMatch} THEN 'repeated_header' WHEN ${rows.allEmpty} THEN 'blank' END`;
-    await connection.run(`INSERT INTO removed_rows SELECT row_number() OVER () + ${last.rowsBefore + last.rows - tail}, ${reason}, ${cells}
-      FROM (SELECT * FROM ${reader(plan, last.skip, last.file)} LIMIT ${tail} OFFSET ${last.rows - tail})`);
-    // the footer: the last rows there that are data to the reader
-    await connection.run(`UPDATE removed_rows SET reason = 'footer' WHERE record IN (
-      SELECT record FROM removed_rows WHERE reason IS NULL ORDER BY record DESC LIMIT ${footer})`);
-    await connection.run(`DELETE FROM removed_rows WHERE reason IS NULL`);
-    // rows that are not data further up are found by reading every part with record numbers
-    const inTail = Number(
-      (await rowsOf(plan, `SELECT count(*) FROM removed_rows WHERE reason <> 'footer'`))[0]![0],
+  // the last part's last rows hold the footer and perhaps rows that are not data: read with
+  // their record numbers by a parallel LIMIT .. OFFSET
+  const last = parts[parts.length - 1]!;
+  const tail = Math.min(last.rows, footer + last.drops);
+  const reason = `CASE WHEN ${rows.headerMatch} THEN 'repeated_header' WHEN ${rows.allEmpty} THEN 'blank' END`;
+  await connection.run(`INSERT INTO removed_rows SELECT row_number() OVER () + ${last.rowsBefore + last.rows - tail}, ${reason}, ${cells}
+    FROM (SELECT * FROM ${reader(plan, last.skip, last.file)} LIMIT ${tail} OFFSET ${last.rows - tail})`);
+  // the footer: the last rows there that are data to the reader
+  await connection.run(`UPDATE removed_rows SET reason = 'footer' WHERE record IN (
+    SELECT record FROM removed_rows WHERE reason IS NULL ORDER BY record DESC LIMIT ${footer})`);
+  await connection.run(`DELETE FROM removed_rows WHERE reason IS NULL`);
+  // rows that are not data further up are found by reading every part with record numbers
+  const inTail = Number(
+    (await rowsOf(plan, `SELECT count(*) FROM removed_rows WHERE reason <> 'footer'`))[0]![0],
+  );
+  if (inTail < drops) {
+    await allOf(
+      parts.map((part, i) =>
+        connections[i]!
+          .run(`INSERT INTO removed_rows SELECT rn + ${part.rowsBefore}, ${reason}, ${cells} FROM (
+          SELECT row_number() OVER () AS rn, * FROM ${reader(plan, part.skip, part.file)} LIMIT ${part === last ? part.rows - tail : part.rows}) WHERE ${rows.notData}`),
+      ),
     );
-    if (inTail < drops) {
-      await allOf(
-        parts.map((part, i) =>
-          connections[i]!
-            .run(`INSERT INTO removed_rows SELECT rn + ${part.rowsBefore}, ${reason}, ${cells} FROM (
-            SELECT row_number() OVER () AS rn, * FROM ${reader(plan, part.skip, part.file)} LIMIT ${part === last ? part.rows - tail : part.rows}) WHERE ${rows.notData}`),
-        ),
-      );
-    }
   }
   await connection.run(
     `COPY (SELECT record, reason, ${cells} FROM removed_rows ORDER BY record) TO ${lit(input.removedPath)} (FORMAT csv, HEADER true)`,

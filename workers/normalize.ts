@@ -101,6 +101,14 @@ async function withTimeBudget<T>(
 
 const memoryLimitMb = (input: NormalizeInput) => input.memoryLimitMb ?? 1024;
 
+/**
+ * The optimizers a small file's queries go without: planning them was a third of a small
+ * statement's planning (the survey's and the projection's, tens of cells each, macros expanded),
+ * for rows that take a millisecond to compute however planned. Each rewrites a plan into one of
+ * the same results (docs/decisions/small-files-one-thread.md).
+ */
+const SMALL_FILE_SKIPPED_OPTIMIZERS = ['expression_rewriter', 'common_subexpressions'];
+
 // the macros live in the thread's instance, made once (value types and lookup lists are a run's,
 // seen by both of its connections, and dropped after it)
 const createMacros = async (c: DuckDBConnection) => {
@@ -119,11 +127,16 @@ export async function normalizeStatement(
   );
   // a small file's queries on one thread: a second one only sets up its own share of each query's
   // hash tables (docs/decisions/small-files-one-thread.md)
-  const threads = fileBytes <= SMALL_FILE_BYTES ? 1 : (original.threads ?? 2);
+  const small = fileBytes <= SMALL_FILE_BYTES;
+  const threads = small ? 1 : (original.threads ?? 2);
   // the rule each column's numbers are read by: the file reader's, unless every number of a column fits only the other
   let input = original;
   for (;;) {
-    const settings = { threads, memoryLimitMb: memoryLimitMb(input) };
+    const settings = {
+      threads,
+      memoryLimitMb: memoryLimitMb(input),
+      disabledOptimizers: small ? SMALL_FILE_SKIPPED_OPTIMIZERS : [],
+    };
     try {
       return await withThreadInstance(settings, createMacros, (instance, catalog) =>
         runOnce(instance, catalog, input, reading, deadline, fileBytes),

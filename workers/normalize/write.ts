@@ -90,7 +90,7 @@ export async function writeRows(
   }
   const options = '(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)';
   const held = parts.length === 1 && whole.rows <= HELD_ROWS;
-  const progress = await watchProgress(connections, parts, input);
+  const progress = await watchProgress(connections, parts, input, plan.small);
   try {
     if (held) {
       // the rows held in a table, written from it, and the figures read from it (not the file)
@@ -179,6 +179,7 @@ async function watchProgress(
   connections: readonly DuckDBConnection[],
   parts: Part[],
   input: NormalizeInput,
+  small: boolean,
 ) {
   const shared =
     input.progress instanceof SharedArrayBuffer && input.progress.byteLength >= 8
@@ -201,6 +202,13 @@ async function watchProgress(
       parts.reduce((n, p) => n + p.rows, 0),
     ),
   );
+  const partDone = (i: number) => {
+    done[i] = parts[i]!.rows;
+    publish();
+  };
+  // a small file's rows are written in milliseconds, before a first poll: reported when written,
+  // without the three settings a poll needs (each a query)
+  if (small) return { partDone, stop: async () => {} };
   // session settings: each connection reports the progress of its own query
   for (const c of connections.slice(0, parts.length)) {
     await c.run('SET enable_progress_bar = true');
@@ -225,8 +233,7 @@ async function watchProgress(
   return {
     partDone(i: number) {
       finished[i] = true;
-      done[i] = parts[i]!.rows;
-      publish();
+      partDone(i);
     },
     async stop() {
       clearInterval(timer);

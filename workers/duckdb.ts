@@ -52,6 +52,8 @@ export function stopping(): boolean {
 export interface InstanceSettings {
   threads: number;
   memoryLimitMb: number;
+  /** DuckDB optimizers left out (`disabled_optimizers`); none unless told */
+  disabledOptimizers?: readonly string[];
 }
 
 /** How long the thread's instance is kept unused before it is closed and its memory returned. */
@@ -156,7 +158,8 @@ async function prepared(
   settings: InstanceSettings,
   prepare: Prepare,
 ): Promise<void> {
-  const set = `SET threads = ${Math.floor(settings.threads)}; SET memory_limit = '${Math.floor(settings.memoryLimitMb)}MB'`;
+  const optimizers = (settings.disabledOptimizers ?? []).filter((o) => /^[a-z_]+$/.test(o));
+  const set = `SET threads = ${Math.floor(settings.threads)}; SET memory_limit = '${Math.floor(settings.memoryLimitMb)}MB'; SET disabled_optimizers = '${optimizers.join(',')}'`;
   if (entry.prepared.has(prepare) && entry.settings === set) return;
   const c = await entry.instance.connect();
   try {

@@ -10,7 +10,7 @@
 // survey → split (normalize/survey.ts) → lookups (normalize/lookups.ts) → projection → write
 // (normalize/write.ts) → figures (normalize/figures.ts). normalizeStatement runs it again when
 // the file needs another reading or a column another decimal rule, and answers its errors.
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { connect, disconnect, stopping, withThreadInstance, type CatalogUse } from './duckdb.ts';
 import { headerIn } from '../src/ingest/standardFields.ts';
@@ -29,7 +29,7 @@ import {
 } from './normalize/errors.ts';
 import { figures, previewRows } from './normalize/figures.ts';
 import { gatherValues, judgeFormats, lookups } from './normalize/lookups.ts';
-import { planRun, type Reading } from './normalize/plan.ts';
+import { planRun, SMALL_FILE_BYTES, type Reading } from './normalize/plan.ts';
 import { split, survey } from './normalize/survey.ts';
 import { projection, writeRemoved, writeRows, writeVariants } from './normalize/write.ts';
 
@@ -101,6 +101,14 @@ async function withTimeBudget<T>(
 
 const memoryLimitMb = (input: NormalizeInput) => input.memoryLimitMb ?? 1024;
 
+/**
+ * The optimizers a small file's queries go without: planning them was a third of a small
+ * statement's planning (the survey's and the projection's, tens of cells each, macros expanded),
+ * for rows that take a millisecond to compute however planned. Each rewrites a plan into one of
+ * the same results (docs/decisions/small-files-one-thread.md).
+ */
+const SMALL_FILE_SKIPPED_OPTIMIZERS = ['expression_rewriter', 'common_subexpressions'];
+
 // the macros live in the thread's instance, made once (value types and lookup lists are a run's,
 // seen by both of its connections, and dropped after it)
 const createMacros = async (c: DuckDBConnection) => {
@@ -112,13 +120,26 @@ export async function normalizeStatement(
 ): Promise<WorkerResult<TaskOutput<'normalize'>>> {
   const deadline = original.timeBudgetMs ? Date.now() + original.timeBudgetMs : null;
   const reading: Reading = { strict: true, serial: false };
+  // (a file that cannot be read is the reader's to report, as before)
+  const fileBytes = await stat(original.csvPath).then(
+    (s) => s.size,
+    () => Infinity,
+  );
+  // a small file's queries on one thread: a second one only sets up its own share of each query's
+  // hash tables (docs/decisions/small-files-one-thread.md)
+  const small = fileBytes <= SMALL_FILE_BYTES;
+  const threads = small ? 1 : (original.threads ?? 2);
   // the rule each column's numbers are read by: the file reader's, unless every number of a column fits only the other
   let input = original;
   for (;;) {
-    const settings = { threads: input.threads ?? 2, memoryLimitMb: memoryLimitMb(input) };
+    const settings = {
+      threads,
+      memoryLimitMb: memoryLimitMb(input),
+      disabledOptimizers: small ? SMALL_FILE_SKIPPED_OPTIMIZERS : [],
+    };
     try {
       return await withThreadInstance(settings, createMacros, (instance, catalog) =>
-        runOnce(instance, catalog, input, reading, deadline),
+        runOnce(instance, catalog, input, reading, deadline, fileBytes),
       );
     } catch (error) {
       // interrupted because the service stops: the work is retried, the statement is not at fault
@@ -166,13 +187,14 @@ async function runOnce(
   input: NormalizeInput,
   reading: Reading,
   deadline: number | null,
+  fileBytes: number,
 ): Promise<WorkerResult<NormalizeOutput>> {
   // two connections: the two parts of a large statement are written at the same time
   const connections = [await connect(instance), await connect(instance)] as const;
   try {
     const budget = deadline === null ? undefined : Math.max(1, deadline - Date.now());
     return await withTimeBudget([...connections], budget, () =>
-      run(connections, catalog, input, reading),
+      run(connections, catalog, input, reading, fileBytes),
     );
   } finally {
     for (const c of connections) disconnect(c);
@@ -185,9 +207,10 @@ async function run(
   catalog: CatalogUse,
   input: NormalizeInput,
   reading: Reading,
+  fileBytes: number,
 ): Promise<WorkerResult<NormalizeOutput>> {
   const { lap, timings } = stopwatch();
-  const plan = planRun(connections, input, reading);
+  const plan = planRun(connections, input, reading, fileBytes);
   const surveyed = await survey(plan);
   lap('read');
   const parts = await split(plan, surveyed);

@@ -10,7 +10,9 @@ import t from 'tap';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { locateTable } from '../../workers/statementFile.ts';
 import { normalizeStatement, type NormalizeOutput } from '../../workers/normalize.ts';
-import { normalizeFile, normalizeInput } from '../helpers/normalize.ts';
+import { SMALL_FILE_BYTES } from '../../workers/normalize/plan.ts';
+import { loadMappingLibrary } from '../../src/ingest/library.ts';
+import { normalizeFile, normalizeInput, parquetRows } from '../helpers/normalize.ts';
 
 // many normalizer runs of real files, each a DuckDB plan: past tap's 300 s on a busy 2-core machine
 t.setTimeout(600_000);
@@ -531,5 +533,43 @@ t.test(
     );
     t.equal(text.located.dateSystem, undefined);
     t.same(text.rows, [['Paper Boats', 2020, 2, 'M', '2020-03-14', '2020-02-29']]);
+  },
+);
+
+t.test(
+  'a small file (one thread, values listed whole) reads its rows as a large one of the same rows',
+  async (t) => {
+    const believe = (await loadMappingLibrary()).find((e) => e.key === 'believe')!;
+    const text = await readFile(new URL('../../fixtures/statements/believe.csv', import.meta.url));
+    const [header, ...rows] = text.toString('utf8').split('\n');
+    const data = rows.filter((r) => r.trim() !== '');
+    const copies = Math.ceil(SMALL_FILE_BYTES / Buffer.byteLength(data.join('\n'))) + 1;
+    const large = [header, ...Array.from({ length: copies }, () => data).flat()].join('\n');
+    t.ok(Buffer.byteLength(large) > SMALL_FILE_BYTES, 'the large file is not small');
+    t.ok(text.length <= SMALL_FILE_BYTES, 'the small one is');
+    const options = { fileName: 'believe.csv' };
+    const small = await normalizeFile(t, text, believe.fields, options);
+    const big = await normalizeFile(t, large, believe.fields, options);
+    t.equal(big.out.keptRows, small.out.keptRows * copies);
+    for (const key of ['stmt', 'salesPeriodStart', 'salesPeriodEnd', 'payors'] as const)
+      t.same(big.out[key], small.out[key], key);
+    const { issues } = small.out;
+    t.same(big.out.issues, {
+      ...issues,
+      invalidAmounts: issues.invalidAmounts * copies,
+      missingAmounts: issues.missingAmounts * copies,
+      invalidIsrc: issues.invalidIsrc * copies,
+      invalidUpc: issues.invalidUpc * copies,
+      missingStmtPeriod: issues.missingStmtPeriod * copies,
+    });
+    t.same(
+      small.out.rawValues.map((v) => [v.kind, v.raw, v.rows * copies]),
+      big.out.rawValues.map((v) => [v.kind, v.raw, v.rows]),
+    );
+    // every looked-up value of the small file's rows as the large file's first copy reads it
+    const columns =
+      'source_row, stmt_year, stmt_period, currency, royalty_earnings::VARCHAR, units::VARCHAR, sales_period_start::VARCHAR, country, isrc, upc';
+    const bigRows = await parquetRows(big.outPath, columns);
+    t.same(await parquetRows(small.outPath, columns), bigRows.slice(0, data.length));
   },
 );

@@ -111,7 +111,7 @@ t.test('each task runs with its own settings, set only when they differ', async 
       try {
         return (
           await c.runAndReadAll(
-            `SELECT name, value FROM duckdb_settings() WHERE name IN ('threads', 'memory_limit') ORDER BY 1`,
+            `SELECT name, value FROM duckdb_settings() WHERE name IN ('threads', 'memory_limit', 'disabled_optimizers') ORDER BY 1`,
           )
         ).getRowsJson();
       } finally {
@@ -120,15 +120,19 @@ t.test('each task runs with its own settings, set only when they differ', async 
     });
   await catalogSeen();
   const made = instancesCreated();
-  t.same(await seenWith({ threads: 1, memoryLimitMb: 128 }), [
+  const small = { threads: 1, memoryLimitMb: 128, disabledOptimizers: ['expression_rewriter'] };
+  t.same(await seenWith(small), [
+    ['disabled_optimizers', 'expression_rewriter'],
     ['memory_limit', '122.0 MiB'],
     ['threads', '1'],
   ]);
-  t.same(await seenWith({ threads: 1, memoryLimitMb: 128 }), [
+  t.same(await seenWith(small), [
+    ['disabled_optimizers', 'expression_rewriter'],
     ['memory_limit', '122.0 MiB'],
     ['threads', '1'],
   ]);
   t.same(await seenWith(settings), [
+    ['disabled_optimizers', ''],
     ['memory_limit', '244.1 MiB'],
     ['threads', '2'],
   ]);

@@ -107,6 +107,8 @@ export interface Plan {
   textColumns: string;
   /** a statement large enough, and read strictly, is read by two readers from `secondFile` on */
   splitting: boolean;
+  /** a file of up to SMALL_FILE_BYTES: its distinct values are gathered without hash tables (distinctAggregates) */
+  small: boolean;
   secondFile: string;
 }
 
@@ -180,10 +182,20 @@ export function textOf(plan: Pick<Plan, 'input' | 'columnIndex'>, f: StandardFie
   return f;
 }
 
+/**
+ * The bytes up to which a statement's file is small (a few thousand records): DuckDB's fixed costs
+ * per query (a hash table per DISTINCT aggregate and per grouping set, set up on each of its
+ * threads) are then most of the work, not its rows. Its queries run on one thread
+ * (normalizeStatement) and its survey gathers each field's values in a list, made distinct after
+ * (distinctAggregates). docs/decisions/small-files-one-thread.md
+ */
+export const SMALL_FILE_BYTES = 4 << 20;
+
 export function planRun(
   connections: readonly [DuckDBConnection, DuckDBConnection],
   input: NormalizeInput,
   reading: Reading,
+  fileBytes: number,
 ): Plan {
   const width = input.header.length;
   const columnIndex = new Map<string, number>();
@@ -251,6 +263,7 @@ export function planRun(
       !input.variantsOnly &&
       !input.range,
     secondFile: `${input.outPath}.second.csv`,
+    small: fileBytes <= SMALL_FILE_BYTES,
   };
 }
 
@@ -363,7 +376,13 @@ function fileReader(plan: Plan, skip: number, file: string): string {
  * that do not fit, per plain check the cells that are no plain number (see Tallies). `where`: a condition (with a trailing AND) the rows must meet.
  */
 export function distinctAggregates(plan: Plan, where: string): string {
-  return `${plan.textFields.map((f) => `list(DISTINCT ${t(f)}) FILTER (WHERE ${where} ${t(f)} IS NOT NULL)`).join(', ')},
+  // (the same values: a small file's few rows are listed whole and made distinct after, which
+  // spares a hash table per field; a large file's would be listed row by row)
+  const distinct = (f: StandardField) =>
+    plan.small
+      ? `list_distinct(list(${t(f)}) FILTER (WHERE ${where} ${t(f)} IS NOT NULL))`
+      : `list(DISTINCT ${t(f)}) FILTER (WHERE ${where} ${t(f)} IS NOT NULL)`;
+  return `${plan.textFields.map(distinct).join(', ')},
       count(*) FILTER (WHERE ${where} no_amount(${t('royaltyEarnings')}))${plan.percentSources
         .map(
           (p, i) =>

@@ -2,7 +2,7 @@
 // written to Parquet (a split statement's two parts at once, then joined) or, for a preview, to a
 // table; the rows removed (repeated headers, blank rows, the footer) to CSV; and the trimmed and
 // standardized variants when asked for.
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { standardFields } from '../../src/ingest/standardFields.ts';
 import { normalizedColumns, type NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
@@ -90,7 +90,7 @@ export async function writeRows(
   }
   const options = '(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)';
   const held = parts.length === 1 && whole.rows <= HELD_ROWS;
-  const progress = await watchProgress(connections, parts, input);
+  const progress = await watchProgress(connections, parts, input, plan.small);
   try {
     if (held) {
       // the rows held in a table, written from it, and the figures read from it (not the file)
@@ -130,35 +130,38 @@ export async function writeRemoved(plan: Plan, split: Split, surveyed: Survey): 
   if (!input.removedPath) return;
   const { parts } = split;
   const { drops, footer } = surveyed;
+  // nothing removed (most statements): the header alone, as DuckDB writes it (its names need no quotes)
+  if (drops + footer === 0) {
+    await writeFile(input.removedPath, `record,reason,${cells.replaceAll(' ', '')}\n`);
+    return;
+  }
   // (temporary, gone with the connection, unless both connections write to it: a split statement's)
   await connection.run(
     `CREATE ${parts.length > 1 ? '' : 'TEMP '}TABLE removed_rows (record BIGINT, reason VARCHAR, ${Array.from({ length: plan.width }, (_, i) => `c${i} VARCHAR`).join(', ')})`,
   );
-  if (drops + footer > 0) {
-    // the last part's last rows hold the footer and perhaps rows that are not data: read with
-    // their record numbers by a parallel LIMIT .. OFFSET
-    const last = parts[parts.length - 1]!;
-    const tail = Math.min(last.rows, footer + last.drops);
-    const reason = `CASE WHEN ${rows.headerMatch} THEN 'repeated_header' WHEN ${rows.allEmpty} THEN 'blank' END`;
-    await connection.run(`INSERT INTO removed_rows SELECT row_number() OVER () + ${last.rowsBefore + last.rows - tail}, ${reason}, ${cells}
-      FROM (SELECT * FROM ${reader(plan, last.skip, last.file)} LIMIT ${tail} OFFSET ${last.rows - tail})`);
-    // the footer: the last rows there that are data to the reader
-    await connection.run(`UPDATE removed_rows SET reason = 'footer' WHERE record IN (
-      SELECT record FROM removed_rows WHERE reason IS NULL ORDER BY record DESC LIMIT ${footer})`);
-    await connection.run(`DELETE FROM removed_rows WHERE reason IS NULL`);
-    // rows that are not data further up are found by reading every part with record numbers
-    const inTail = Number(
-      (await rowsOf(plan, `SELECT count(*) FROM removed_rows WHERE reason <> 'footer'`))[0]![0],
+  // the last part's last rows hold the footer and perhaps rows that are not data: read with
+  // their record numbers by a parallel LIMIT .. OFFSET
+  const last = parts[parts.length - 1]!;
+  const tail = Math.min(last.rows, footer + last.drops);
+  const reason = `CASE WHEN ${rows.headerMatch} THEN 'repeated_header' WHEN ${rows.allEmpty} THEN 'blank' END`;
+  await connection.run(`INSERT INTO removed_rows SELECT row_number() OVER () + ${last.rowsBefore + last.rows - tail}, ${reason}, ${cells}
+    FROM (SELECT * FROM ${reader(plan, last.skip, last.file)} LIMIT ${tail} OFFSET ${last.rows - tail})`);
+  // the footer: the last rows there that are data to the reader
+  await connection.run(`UPDATE removed_rows SET reason = 'footer' WHERE record IN (
+    SELECT record FROM removed_rows WHERE reason IS NULL ORDER BY record DESC LIMIT ${footer})`);
+  await connection.run(`DELETE FROM removed_rows WHERE reason IS NULL`);
+  // rows that are not data further up are found by reading every part with record numbers
+  const inTail = Number(
+    (await rowsOf(plan, `SELECT count(*) FROM removed_rows WHERE reason <> 'footer'`))[0]![0],
+  );
+  if (inTail < drops) {
+    await allOf(
+      parts.map((part, i) =>
+        connections[i]!
+          .run(`INSERT INTO removed_rows SELECT rn + ${part.rowsBefore}, ${reason}, ${cells} FROM (
+          SELECT row_number() OVER () AS rn, * FROM ${reader(plan, part.skip, part.file)} LIMIT ${part === last ? part.rows - tail : part.rows}) WHERE ${rows.notData}`),
+      ),
     );
-    if (inTail < drops) {
-      await allOf(
-        parts.map((part, i) =>
-          connections[i]!
-            .run(`INSERT INTO removed_rows SELECT rn + ${part.rowsBefore}, ${reason}, ${cells} FROM (
-            SELECT row_number() OVER () AS rn, * FROM ${reader(plan, part.skip, part.file)} LIMIT ${part === last ? part.rows - tail : part.rows}) WHERE ${rows.notData}`),
-        ),
-      );
-    }
   }
   await connection.run(
     `COPY (SELECT record, reason, ${cells} FROM removed_rows ORDER BY record) TO ${lit(input.removedPath)} (FORMAT csv, HEADER true)`,
@@ -176,6 +179,7 @@ async function watchProgress(
   connections: readonly DuckDBConnection[],
   parts: Part[],
   input: NormalizeInput,
+  small: boolean,
 ) {
   const shared =
     input.progress instanceof SharedArrayBuffer && input.progress.byteLength >= 8
@@ -198,6 +202,13 @@ async function watchProgress(
       parts.reduce((n, p) => n + p.rows, 0),
     ),
   );
+  const partDone = (i: number) => {
+    done[i] = parts[i]!.rows;
+    publish();
+  };
+  // a small file's rows are written in milliseconds, before a first poll: reported when written,
+  // without the three settings a poll needs (each a query)
+  if (small) return { partDone, stop: async () => {} };
   // session settings: each connection reports the progress of its own query
   for (const c of connections.slice(0, parts.length)) {
     await c.run('SET enable_progress_bar = true');
@@ -222,8 +233,7 @@ async function watchProgress(
   return {
     partDone(i: number) {
       finished[i] = true;
-      done[i] = parts[i]!.rows;
-      publish();
+      partDone(i);
     },
     async stop() {
       clearInterval(timer);

@@ -54,12 +54,13 @@ const PROFILE_ROWS = 1000;
 const HEAD_SAMPLE_BYTES = 512 * 1024;
 
 function countOutsideQuotes(line: string, d: string): number {
+  const delimiter = d.charCodeAt(0);
   let n = 0;
   let inQuotes = false;
   for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (c === '"') inQuotes = !inQuotes;
-    else if (c === d && !inQuotes) n++;
+    const c = line.charCodeAt(i);
+    if (c === 0x22) inQuotes = !inQuotes;
+    else if (c === delimiter && !inQuotes) n++;
   }
   return n;
 }

@@ -2,7 +2,8 @@
 // validity of the whole file, else the legacy encoding of the lines that are not UTF-8, see
 // encoding.ts), or named by the uploader, and a file that is
 // already UTF-8 without BOM, NUL, \x1A, lone CR or `sep=` line is used as it is, so a large
-// statement is never copied. Anything else is transcoded, streaming, into the work directory.
+// statement is never copied. Anything else is transcoded, streaming, into the work directory; a
+// small file, whose bytes the reader read whole (`TextSource`), from those bytes and at once.
 import { createReadStream, writeFileSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';

@@ -14,7 +14,6 @@ import {
 import { decideDateOrders, decideDecimalComma } from './cells.ts';
 import { type Deadline, FileError, type Limits, formatBytes } from './limits.ts';
 import { RecordScanner, type ScannedRecord } from './scan.ts';
-import { splitRecords } from './split.ts';
 import {
   buildHeader,
   filled,
@@ -145,16 +144,7 @@ function parseSegment(
   quote: '"' | '',
   newline: '\n' | '\r\n',
   maxFieldBytes: number,
-  text?: string,
 ): Rec[] {
-  const split = splitRecords(text ?? buf.toString('utf8'), {
-    delimiter,
-    quote: quote === '"',
-    newline,
-    baseLine,
-    maxRecordBytes: maxFieldBytes,
-  });
-  if (split) return split;
   const options = csvOptions(delimiter, quote, newline, maxFieldBytes);
   let records: string[][];
   try {
@@ -280,8 +270,6 @@ function remove(c: Counts, row: RemovedRow): void {
 /** The head sample: its bytes, where its last whole record ends, and how its records are split. */
 interface HeadSample {
   head: Buffer;
-  /** the head sample as text */
-  headText: string;
   whole: boolean;
   sampleBytes: number;
   delimiter: Delimiter;
@@ -365,8 +353,6 @@ export async function locateDelimited(
     quote,
     clean.newline,
     limits.maxFieldBytes,
-    // a sample read whole is the text already decoded to find its delimiter
-    sample.headEnd === sample.head.length ? sample.headText : undefined,
   );
   const choice = chooseHeader(headRecs);
   const headerRec = headRecs[choice.index]!;
@@ -444,10 +430,7 @@ async function readHeadSample(
   const headText = head.toString('utf8');
   const delimiter = clean.sepDelimiter ?? forced ?? sniffDelimiter(headText);
   const quote = quoteFor(headText, delimiter);
-  const sample = {
-    ...{ head, headText, whole, sampleBytes, delimiter, quote },
-    ...{ headEnd: head.length, headLines: 0 },
-  };
+  const sample = { head, whole, sampleBytes, delimiter, quote, headEnd: head.length, headLines: 0 };
   const scanner = new RecordScanner({
     delimiter: delimiter.charCodeAt(0),
     quote: quote === '"',

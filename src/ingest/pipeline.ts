@@ -4,7 +4,7 @@
 // sees a statement half old and half new; a failed run leaves the previous rows in place.
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline as streamPipeline } from 'node:stream/promises';
@@ -123,14 +123,24 @@ async function allSettledOrThrow(work: Promise<unknown>[]): Promise<void> {
   if (failed) throw (failed as PromiseRejectedResult).reason;
 }
 
-/** Downloads an object; with `expectEtag` (the upload's as completed), bytes PUT again since are UPLOAD_OBJECT_CHANGED. */
+/**
+ * An object up to this size is hashed as it streams in (its file is not read again for it); a
+ * larger one is hashed from its file while the reader's thread locates its table.
+ */
+const HASH_WHILE_DOWNLOADING_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Downloads an object: its size, and with `hash` its SHA-256 when it is small enough to be hashed
+ * as it streams in; with `expectEtag` (the upload's as completed), bytes PUT again since are
+ * UPLOAD_OBJECT_CHANGED.
+ */
 async function download(
   deps: Deps,
   key: string,
   file: string,
-  expectEtag?: string | null,
-  signal?: AbortSignal,
-): Promise<number> {
+  options: { expectEtag?: string | null; signal?: AbortSignal; hash?: boolean } = {},
+): Promise<{ size: number; sha256?: string }> {
+  const { expectEtag, signal } = options;
   let body;
   try {
     body = await deps.store.getStream(key, { expectEtag });
@@ -143,8 +153,22 @@ async function download(
     }
     throw error;
   }
-  await streamPipeline(body, createWriteStream(file), { signal });
-  return (await stat(file)).size;
+  let size = 0;
+  let hash = options.hash ? createHash('sha256') : null;
+  await streamPipeline(
+    body,
+    async function* (chunks: AsyncIterable<Buffer>) {
+      for await (const chunk of chunks) {
+        size += chunk.length;
+        if (size > HASH_WHILE_DOWNLOADING_BYTES) hash = null;
+        hash?.update(chunk);
+        yield chunk;
+      }
+    },
+    createWriteStream(file),
+    { signal },
+  );
+  return hash ? { size, sha256: hash.digest('hex') } : { size };
 }
 
 /** The file's SHA-256, read in 1 MiB pieces (each a short step of this thread's event loop). */
@@ -559,7 +583,8 @@ function footerTotalFlags(
 
 /**
  * Downloads a statement's object into workDir and locates its table in a worker thread; with
- * `hash`, the file's SHA-256 is read on this thread meanwhile (the other core), else it is ''.
+ * `hash`, the object's SHA-256, taken as it streams in, or for a large object read from its file
+ * on this thread meanwhile (the other core); else it is ''.
  * With `expectSha256` (the hash announced in upload.uploadFile), other bytes are
  * UPLOAD_CHECKSUM_MISMATCH, before anything the reader found in them; with `expectEtag` (the
  * object's as completed), an object PUT again since is UPLOAD_OBJECT_CHANGED.
@@ -583,7 +608,11 @@ export async function locateStatementFile(
   sourcePath: string;
 }> {
   const sourcePath = path.join(workDir, 'original');
-  const size = await download(deps, objectKey, sourcePath, options.expectEtag, options.signal);
+  const { size, sha256: hashed } = await download(deps, objectKey, sourcePath, {
+    expectEtag: options.expectEtag,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.hash ? { hash: true } : {}),
+  });
   options.lap?.('download');
   // the file reader is pure JavaScript: its thread is terminated when the signal aborts
   const [located, sha256] = await Promise.allSettled([
@@ -596,7 +625,7 @@ export async function locateStatementFile(
       },
       { signal: options.signal },
     ),
-    options.hash ? sha256Of(sourcePath) : Promise.resolve(''),
+    options.hash ? (hashed ?? sha256Of(sourcePath)) : Promise.resolve(''),
   ]);
   // both settled: nothing reads the work directory when a failure removes it
   if (sha256.status === 'rejected') throw sha256.reason;

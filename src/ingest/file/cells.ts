@@ -4,12 +4,24 @@
 export type CellKind = 'empty' | 'number' | 'date' | 'id' | 'text';
 
 const CURRENCY_SYMBOLS = new Set(['$', '€', '£', '¥', '₽', '₹', '₩']);
-const GROUPING = new Set(["'", ' ', '\u00a0', '\u202f']);
+const GROUPING = new Set(["'", ' ', '\u00a0', '\u202f'].map((c) => c.charCodeAt(0)));
+/**
+ * The characters a number can start with (a digit, a separator, a sign, an opening parenthesis,
+ * `US$` or a currency symbol): any other first character makes the text no number at once, which
+ * is most text cells, read for every row of a file.
+ */
+const NUMBER_STARTS = new Set(
+  ['(', '-', '+', '\u2212', 'U', '.', ',', ...CURRENCY_SYMBOLS].map((c) => c.charCodeAt(0)),
+);
+
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
 /** The digits-and-separators body of a number, or null when the text is not a number. */
 export function numberBody(text: string): string | null {
   let s = text.trim();
   if (s.length === 0 || s.length > 64) return null;
+  const first = s.charCodeAt(0);
+  if (!isDigit(first) && !NUMBER_STARTS.has(first)) return null;
   if (s.startsWith('(') && s.endsWith(')')) s = s.slice(1, -1).trim();
   if (s.endsWith('%')) s = s.slice(0, -1).trim();
   if (s.startsWith('-') || s.startsWith('+') || s.startsWith('\u2212')) s = s.slice(1).trim();
@@ -22,23 +34,25 @@ export function numberBody(text: string): string | null {
   let digits = 0;
   let exponent = -1;
   for (let i = 0; i < s.length; i++) {
-    const c = s[i]!;
-    if (c >= '0' && c <= '9') {
+    const c = s.charCodeAt(i);
+    if (isDigit(c)) {
       digits++;
       continue;
     }
-    if ((c === 'e' || c === 'E') && exponent < 0 && digits > 0 && i + 1 < s.length) {
+    // e E
+    if ((c === 0x65 || c === 0x45) && exponent < 0 && digits > 0 && i + 1 < s.length) {
       exponent = i;
-      if (s[i + 1] === '-' || s[i + 1] === '+') i++;
+      // - +
+      if (s.charCodeAt(i + 1) === 0x2d || s.charCodeAt(i + 1) === 0x2b) i++;
       continue;
     }
     if (exponent >= 0) return null;
-    if (c === '.' || c === ',') {
+    // . ,
+    if (c === 0x2e || c === 0x2c) {
       if (i === s.length - 1) return null;
       continue;
     }
-    if (GROUPING.has(c) && digits > 0 && i + 1 < s.length && s[i + 1]! >= '0' && s[i + 1]! <= '9')
-      continue;
+    if (GROUPING.has(c) && digits > 0 && i + 1 < s.length && isDigit(s.charCodeAt(i + 1))) continue;
     return null;
   }
   if (digits === 0) return null;
@@ -54,7 +68,13 @@ const PERIOD = /^(\d{4}M\d{1,2}|[1-4]Q\d{4}|\d{4}Q[1-4]|Q[1-4] \d{4}|\d{4} ?- ?Q
 export function looksDate(text: string): boolean {
   const s = text.trim();
   if (s.length < 6 || s.length > 40) return false;
-  if (ISO_DATE.test(s) || DMY_DATE.test(s) || PERIOD.test(s)) return true;
+  // each of the three patterns starts with a digit or a Q
+  const first = s.charCodeAt(0);
+  if (
+    (isDigit(first) || first === 0x51 || first === 0x71) &&
+    (ISO_DATE.test(s) || DMY_DATE.test(s) || PERIOD.test(s))
+  )
+    return true;
   // "January 2024", "Mar 2024"
   const space = s.indexOf(' ');
   if (space >= 3 && space <= 9 && s.length - space - 1 === 4) {
@@ -86,7 +106,8 @@ function numberStyle(body: string): NumberStyle {
   if (lastComma >= 0 && lastDot >= 0) return lastComma > lastDot ? 'comma' : 'dot';
   const sep = lastComma >= 0 ? ',' : '.';
   const at = Math.max(lastComma, lastDot);
-  const count = body.split(sep).length - 1;
+  let count = 0;
+  for (let k = body.indexOf(sep); k >= 0; k = body.indexOf(sep, k + 1)) count++;
   // two of the same separator are thousands groups: 1,234,567 (dot decimals) or 1.234.567 (comma decimals)
   if (count > 1) return sep === ',' ? 'dot' : 'comma';
   const after = body.length - at - 1;

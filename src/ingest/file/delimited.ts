@@ -53,12 +53,13 @@ const PROFILE_ROWS = 1000;
 const HEAD_SAMPLE_BYTES = 512 * 1024;
 
 function countOutsideQuotes(line: string, d: string): number {
+  const delimiter = d.charCodeAt(0);
   let n = 0;
   let inQuotes = false;
   for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (c === '"') inQuotes = !inQuotes;
-    else if (c === d && !inQuotes) n++;
+    const c = line.charCodeAt(i);
+    if (c === 0x22) inQuotes = !inQuotes;
+    else if (c === delimiter && !inQuotes) n++;
   }
   return n;
 }
@@ -118,8 +119,10 @@ export function quoteFor(text: string, delimiter: Delimiter): '"' | '' {
   return '"';
 }
 
-async function readRange(file: string, start: number, end: number): Promise<Buffer> {
-  const fh = await open(file, 'r');
+/** The clean text's bytes from `start` to `end`: those read already (a small file), else read. */
+async function readRange(clean: CleanText, start: number, end: number): Promise<Buffer> {
+  if (clean.bytes) return clean.bytes.subarray(start, end);
+  const fh = await open(clean.path, 'r');
   try {
     const buf = Buffer.alloc(end - start);
     let done = 0;
@@ -339,7 +342,7 @@ export async function locateDelimited(
   deadline: Deadline,
   forced?: Delimiter,
 ): Promise<DelimitedTable> {
-  const size = (await stat(clean.path)).size;
+  const size = clean.bytes ? clean.bytes.length : (await stat(clean.path)).size;
   const sample = await readHeadSample(clean, limits, size, forced);
   deadline.check();
   const { delimiter, quote } = sample;
@@ -414,7 +417,7 @@ async function readHeadSample(
   const sampleBytes = whole
     ? size
     : Math.min(limits.headBytes, Math.max(HEAD_SAMPLE_BYTES, limits.maxFieldBytes + 65536));
-  let head = await readRange(clean.path, 0, sampleBytes);
+  let head = await readRange(clean, 0, sampleBytes);
   if (!whole) {
     const lastLf = head.lastIndexOf(0x0a);
     if (lastLf < 0)
@@ -544,12 +547,15 @@ async function scanBeyondHead(table: HeadTable, deadline: Deadline): Promise<Mid
       if (r.blank || r.headerEqual) scan.middle.push(r);
     },
   });
-  for await (const chunk of createReadStream(clean.path, {
-    start: sample.headEnd,
-    highWaterMark: 4 * 1024 * 1024,
-  })) {
-    deadline.check();
-    scanner.push(chunk as Buffer);
+  if (clean.bytes) scanner.push(clean.bytes.subarray(sample.headEnd));
+  else {
+    for await (const chunk of createReadStream(clean.path, {
+      start: sample.headEnd,
+      highWaterMark: 4 * 1024 * 1024,
+    })) {
+      deadline.check();
+      scanner.push(chunk as Buffer);
+    }
   }
   scanner.finish();
   scan.records = scanner.records;
@@ -562,7 +568,7 @@ async function readTail(table: HeadTable, scan: MiddleScan): Promise<Rec[]> {
   if (scan.tailStart < 0) return [];
   const { clean, limits, size, sample } = table;
   return parseSegment(
-    await readRange(clean.path, scan.tailStart, size),
+    await readRange(clean, scan.tailStart, size),
     scan.tailLine,
     sample.delimiter,
     sample.quote,

@@ -1,8 +1,8 @@
 // The reader's pipeline: sniff the bytes, open containers (gzip, tar, zip), convert workbooks
 // sheet by sheet, clean the text, and locate the table; where an archive or workbook offers
 // several tables, the detail table is chosen and the others are listed with why they were not.
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { computeHeaderHash } from '../headerHash.ts';
 import {
@@ -25,7 +25,7 @@ import {
 import { readHead, refuseEncryptedOle2, sniffBytes, SUPPORTED } from './sniff.ts';
 import { buildHeader, profileOf } from './table.ts';
 import { decodeRef } from './sheetXml.ts';
-import { prepareText } from './text.ts';
+import { prepareText, type TextSource } from './text.ts';
 import { notAStatement } from './vocabulary.ts';
 import type { SheetCsv } from './workbook.ts';
 
@@ -113,9 +113,13 @@ async function locatePath(
   ctx: Context,
   depth: number,
 ): Promise<Located> {
-  if ((await stat(file)).size === 0)
-    throw new FileError('FILE_EMPTY', 'The file is empty (0 bytes).');
-  const head = await readHead(file, 65536);
+  const size = statSync(file).size;
+  if (size === 0) throw new FileError('FILE_EMPTY', 'The file is empty (0 bytes).');
+  // a file parsed whole (up to `headBytes`) is read once, here, in this thread: each read of it
+  // after (its kind, its encoding, its bytes, its cells) was a trip to the thread pool, which
+  // waits there behind the other threads' DuckDB queries
+  const bytes = size <= ctx.limits.headBytes ? readFileSync(file) : undefined;
+  const head = bytes ? bytes.subarray(0, 65536) : await readHead(file, 65536);
   const kind = sniffBytes(head);
   const n = ctx.seq++;
   if (kind === 'ole2') return locateLegacyWorkbook(file, name, ctx);
@@ -137,7 +141,7 @@ async function locatePath(
   if (kind === 'tar') return { ...(await locateTar(file, ctx, depth, n)), container: 'tar' };
   if (kind === 'pdf') return locatePdf(file, ctx, n);
   if (kind === 'zip') return locateZip(file, name, ctx, depth, n);
-  return locateText(file, name, ctx, n);
+  return locateText({ path: file, bytes }, name, ctx, n);
 }
 
 /** A legacy (.xls) workbook, unless it is encrypted. */
@@ -205,7 +209,12 @@ async function locateZip(
 }
 
 /** Delimited text, cleaned first (encoding, line breaks). */
-async function locateText(file: string, name: string, ctx: Context, n: number): Promise<Located> {
+async function locateText(
+  file: TextSource,
+  name: string,
+  ctx: Context,
+  n: number,
+): Promise<Located> {
   const clean = await prepareText(
     file,
     ctx.workDir,

@@ -3,7 +3,7 @@
 // lines, a summary table).
 import { normalizeHeaderCell } from '../headerHash.ts';
 import type { FooterMeasure, FooterTotal, RemovedReason } from '../fileTypes.ts';
-import { cellKind, numberBody } from './cells.ts';
+import { type CellKind, cellKind, numberBody } from './cells.ts';
 import { FileError } from './limits.ts';
 import { hasHeaderKeyword, isKnownHeader } from './vocabulary.ts';
 
@@ -50,8 +50,9 @@ const PROFILE_SAMPLE = 200;
 export function findHeader(records: readonly Rec[]): HeaderChoice | null {
   const scored: Candidate[] = [];
   let best: Candidate | null = null;
-  for (const index of firstNonBlankRows(records, HEADER_CANDIDATES)) {
-    const choice = scoreHeaderRow(records, index);
+  const look = new RowLook();
+  for (const index of firstNonBlankRows(records, HEADER_CANDIDATES, look)) {
+    const choice = scoreHeaderRow(records, index, look);
     if (!choice) continue;
     scored.push(choice);
     if (!best || choice.score > best.score + 1e-9) best = choice;
@@ -65,11 +66,28 @@ export function findHeader(records: readonly Rec[]): HeaderChoice | null {
 /** A scored header row, with its number of filled cells. */
 type Candidate = HeaderChoice & { width: number };
 
+/**
+ * A record's filled cells and each cell's kind (by column), worked out once per record: the header
+ * search reads the same rows below every candidate row (for a small file, every row of it).
+ */
+class RowLook {
+  private readonly memo = new Map<readonly string[], { filled: Filled[]; kinds: CellKind[] }>();
+
+  of(cells: readonly string[]): { filled: Filled[]; kinds: CellKind[] } {
+    let look = this.memo.get(cells);
+    if (!look) {
+      look = { filled: filled(cells), kinds: cells.map((c) => cellKind(c)) };
+      this.memo.set(cells, look);
+    }
+    return look;
+  }
+}
+
 /** The indexes of the first `cap` records that have a filled cell. */
-function firstNonBlankRows(records: readonly Rec[], cap: number): number[] {
+function firstNonBlankRows(records: readonly Rec[], cap: number, look: RowLook): number[] {
   const rows: number[] = [];
   for (let i = 0; i < records.length && rows.length < cap; i++)
-    if (filled(records[i]!.cells).length > 0) rows.push(i);
+    if (look.of(records[i]!.cells).filled.length > 0) rows.push(i);
   return rows;
 }
 
@@ -77,13 +95,14 @@ function firstNonBlankRows(records: readonly Rec[], cap: number): number[] {
  * How much the record at `index` looks like a header; null when it has fewer than two cells or
  * too few words to be one.
  */
-function scoreHeaderRow(records: readonly Rec[], index: number): Candidate | null {
-  const cells = filled(records[index]!.cells);
+function scoreHeaderRow(records: readonly Rec[], index: number, look: RowLook): Candidate | null {
+  const row = look.of(records[index]!.cells);
+  const cells = row.filled;
   const n = cells.length;
   if (n < 2) return null;
   // one- to three-letter capitals (currency, country, record-type codes) are values, unless a known name
   const kinds = cells.map((c) => {
-    const kind = cellKind(c.text);
+    const kind = row.kinds[c.index]!;
     return kind === 'text' && /^[A-Z]{1,3}$/.test(c.text) && !isKnownHeader(c.text) ? 'code' : kind;
   });
   const text = kinds.filter((x) => x === 'text').length / n;
@@ -91,7 +110,12 @@ function scoreHeaderRow(records: readonly Rec[], index: number): Candidate | nul
   const vocab = cells.filter((c) => isKnownHeader(c.text)).length / n;
   const keyword = cells.filter((c) => hasHeaderKeyword(c.text)).length / n;
   const distinct = new Set(cells.map((c) => normalizeHeaderCell(c.text))).size / n;
-  const { consistent, contrast } = fitOfRowsBelow(cells, kinds, rowsFollowing(records, index));
+  const { consistent, contrast } = fitOfRowsBelow(
+    cells,
+    kinds,
+    rowsFollowing(records, index, look),
+    look,
+  );
   const score =
     2 * text +
     3 * vocab +
@@ -104,11 +128,11 @@ function scoreHeaderRow(records: readonly Rec[], index: number): Candidate | nul
 }
 
 /** The rows below the record at `index`, up to the next blank line: a summary table further down is not its table. */
-function rowsFollowing(records: readonly Rec[], index: number): string[][] {
+function rowsFollowing(records: readonly Rec[], index: number, look: RowLook): string[][] {
   const following: string[][] = [];
   for (let i = index + 1; i < records.length && following.length < FOLLOWING; i++) {
     const cells = records[i]!.cells;
-    if (filled(cells).length > 0) following.push(cells);
+    if (look.of(cells).filled.length > 0) following.push(cells);
     else if (following.length > 0) break;
   }
   return following;
@@ -122,12 +146,13 @@ function fitOfRowsBelow(
   cells: readonly Filled[],
   kinds: readonly string[],
   following: readonly string[][],
+  look: RowLook,
 ): { consistent: number; contrast: number } {
   if (following.length === 0) return { consistent: 0.5, contrast: 0 };
   const n = cells.length;
   const consistent =
     following.filter((f) => {
-      const r = filled(f).length;
+      const r = look.of(f).filled.length;
       return r >= 0.5 * n && r <= 1.5 * n + 1;
     }).length / following.length;
   const textColumns = cells.filter((_, j) => kinds[j] === 'text');
@@ -135,7 +160,7 @@ function fitOfRowsBelow(
   for (const col of textColumns) {
     let nonText = 0;
     for (const f of following) {
-      const kind = cellKind(f[col.index] ?? '');
+      const kind = look.of(f).kinds[col.index] ?? 'empty';
       if (kind === 'number' || kind === 'date' || kind === 'id') nonText++;
     }
     if (nonText * 2 >= following.length) typed++;

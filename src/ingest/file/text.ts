@@ -2,8 +2,9 @@
 // validity of the whole file, else the legacy encoding of the lines that are not UTF-8, see
 // encoding.ts), or named by the uploader, and a file that is
 // already UTF-8 without BOM, NUL, \x1A, lone CR or `sep=` line is used as it is, so a large
-// statement is never copied. Anything else is transcoded, streaming, into the work directory.
-import { createReadStream } from 'node:fs';
+// statement is never copied. Anything else is transcoded, streaming, into the work directory; a
+// small file, whose bytes the reader read whole (`TextSource`), from those bytes and at once.
+import { createReadStream, writeFileSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -25,11 +26,30 @@ export interface CleanText {
   newline: '\n' | '\r\n';
   /** the legacy encoding was a guess among others nearly as likely (they, the one read first) */
   uncertainEncoding?: { candidates: string[] };
+  /** the clean text's bytes, when the file was small enough to be read whole: `path` holds the same */
+  bytes?: Buffer;
+}
+
+/** A file to read: its path, and its bytes when it was read whole (a small file). */
+export interface TextSource {
+  path: string;
+  bytes?: Buffer | undefined;
 }
 
 type Family = 'utf-8' | 'utf-8-bom' | 'utf-16le' | 'utf-16be';
 
 const CHUNK = 4 * 1024 * 1024;
+
+/** The source's bytes in chunks of up to CHUNK: the bytes read already, else streamed from its file. */
+async function* chunksOf(source: TextSource): AsyncIterable<Buffer> {
+  if (source.bytes) {
+    for (let at = 0; at < source.bytes.length; at += CHUNK)
+      yield source.bytes.subarray(at, at + CHUNK);
+    return;
+  }
+  for await (const raw of createReadStream(source.path, { highWaterMark: CHUNK }))
+    yield raw as Buffer;
+}
 
 export function detectFamily(head: Buffer): Family {
   if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8-bom';
@@ -319,19 +339,41 @@ class ByteScan {
 }
 
 /** One pass over an 8-bit file: is it valid UTF-8, and does it need any cleaning? */
-async function scanBytes(file: string, deadline: Deadline): Promise<ByteFacts> {
+async function scanBytes(source: TextSource, deadline: Deadline): Promise<ByteFacts> {
   const scan = new ByteScan();
-  for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
+  for await (const raw of chunksOf(source)) {
     deadline.check();
-    scan.push(raw as Buffer);
+    scan.push(raw);
   }
   return scan.end();
 }
 
+type Produce = (write: (s: string) => Promise<void>) => Promise<void>;
+
+/**
+ * Writes the clean text to `out`: from a source read whole, at once (one write in this thread, no
+ * trip to the thread pool behind the other threads' DuckDB queries), answering its bytes; else
+ * streamed a chunk at a time.
+ */
 async function writeAll(
   out: string,
-  produce: (write: (s: string) => Promise<void>) => Promise<void>,
-): Promise<void> {
+  source: TextSource,
+  produce: Produce,
+): Promise<Buffer | undefined> {
+  if (source.bytes) {
+    const parts: string[] = [];
+    await produce(async (s) => {
+      parts.push(s);
+    });
+    const bytes = Buffer.from(parts.join(''));
+    writeFileSync(out, bytes);
+    return bytes;
+  }
+  await writeStreamed(out, produce);
+  return undefined;
+}
+
+async function writeStreamed(out: string, produce: Produce): Promise<void> {
   const fh = await open(out, 'w');
   try {
     let pending = '';
@@ -353,7 +395,7 @@ async function writeAll(
  * The lines of the file that are not valid UTF-8, joined, up to SAMPLE_BYTES: what the legacy
  * encoding is detected on (the ASCII and UTF-8 lines around them tell nothing of it).
  */
-async function nonUtf8Lines(file: string, deadline: Deadline): Promise<Buffer> {
+async function nonUtf8Lines(source: TextSource, deadline: Deadline): Promise<Buffer> {
   const picked: Buffer[] = [];
   let bytes = 0;
   let carry: Buffer = Buffer.alloc(0);
@@ -362,9 +404,9 @@ async function nonUtf8Lines(file: string, deadline: Deadline): Promise<Buffer> {
     picked.push(Buffer.from(line));
     bytes += line.length;
   };
-  for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
+  for await (const raw of chunksOf(source)) {
     deadline.check();
-    const buf = carry.length ? Buffer.concat([carry, raw as Buffer]) : (raw as Buffer);
+    const buf = carry.length ? Buffer.concat([carry, raw]) : raw;
     let start = 0;
     for (let k = buf.indexOf(0x0a); k >= 0 && bytes < SAMPLE_BYTES; k = buf.indexOf(0x0a, start)) {
       take(buf.subarray(start, k + 1));
@@ -385,26 +427,26 @@ export interface TextOptions {
 }
 
 export async function prepareText(
-  file: string,
+  source: TextSource,
   workDir: string,
   outName: string,
   deadline: Deadline,
   maxLineBytes: number,
   options: TextOptions = {},
 ): Promise<CleanText> {
-  const size = (await stat(file)).size;
+  const size = source.bytes ? source.bytes.length : (await stat(source.path)).size;
   if (size === 0) throw new FileError('FILE_EMPTY', 'The file is empty (0 bytes).');
-  const head = await readHead(file, 65536);
+  const head = source.bytes ? source.bytes.subarray(0, 65536) : await readHead(source.path, 65536);
   const named = options.encoding;
   const family = named === undefined ? detectFamily(head) : null;
   const out = path.join(workDir, outName);
 
   // decoded whole in one encoding: UTF-16, or the one the uploader named
   const whole = family === 'utf-16le' || family === 'utf-16be' ? family : named;
-  if (whole !== undefined) return decodeWhole(file, out, head, whole, deadline);
+  if (whole !== undefined) return decodeWhole(source, out, head, whole, deadline);
 
   refuseNonTable(head.toString('utf8'));
-  const facts = await scanBytes(file, deadline);
+  const facts = await scanBytes(source, deadline);
   if (!facts.content) throw noData();
   const mixedBreaks = facts.crlf > 0 && facts.lf > 0;
   if (
@@ -418,19 +460,27 @@ export async function prepareText(
     !facts.sepLine
   ) {
     return {
-      path: file,
+      path: source.path,
       encoding: 'utf-8',
       sepDelimiter: null,
       newline: facts.crlf > 0 ? '\r\n' : '\n',
+      ...(source.bytes ? { bytes: source.bytes } : {}),
     };
   }
 
   const norm = new Normalizer();
   let encoding: string = family!;
   let uncertainEncoding: CleanText['uncertainEncoding'];
-  if (facts.validUtf8) await writeUtf8(file, out, norm, deadline);
+  let bytes: Buffer | undefined;
+  if (facts.validUtf8) bytes = await writeUtf8(source, out, norm, deadline);
   else
-    ({ encoding, uncertainEncoding } = await writeLegacy(file, out, norm, deadline, maxLineBytes));
+    ({ encoding, uncertainEncoding, bytes } = await writeLegacy(
+      source,
+      out,
+      norm,
+      deadline,
+      maxLineBytes,
+    ));
   if (!norm.hasContent) throw noData();
   return {
     path: out,
@@ -438,6 +488,7 @@ export async function prepareText(
     sepDelimiter: norm.sepDelimiter,
     newline: '\n',
     ...(uncertainEncoding ? { uncertainEncoding } : {}),
+    ...(bytes ? { bytes } : {}),
   };
 }
 
@@ -450,7 +501,7 @@ function noData(): FileError {
 
 /** A file decoded whole in one encoding (UTF-16, or the one the uploader named), normalized. */
 async function decodeWhole(
-  file: string,
+  source: TextSource,
   out: string,
   head: Buffer,
   whole: string,
@@ -460,31 +511,37 @@ async function decodeWhole(
     iconv.decode(whole.startsWith('utf-16') ? head.subarray(0, head.length & ~1) : head, whole),
   );
   const norm = new Normalizer();
-  await writeAll(out, async (write) => {
+  const bytes = await writeAll(out, source, async (write) => {
     const decoder = iconv.getDecoder(whole);
-    for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
+    for await (const raw of chunksOf(source)) {
       deadline.check();
-      await write(norm.push(decoder.write(raw as Buffer)));
+      await write(norm.push(decoder.write(raw)));
     }
     await write(norm.push(decoder.end() ?? ''));
     await write(norm.end());
   });
   if (!norm.hasContent) throw noData();
-  return { path: out, encoding: whole, sepDelimiter: norm.sepDelimiter, newline: '\n' };
+  return {
+    path: out,
+    encoding: whole,
+    sepDelimiter: norm.sepDelimiter,
+    newline: '\n',
+    ...(bytes ? { bytes } : {}),
+  };
 }
 
 /** A valid UTF-8 file that needs cleaning, normalized into `out`. */
 async function writeUtf8(
-  file: string,
+  source: TextSource,
   out: string,
   norm: Normalizer,
   deadline: Deadline,
-): Promise<void> {
-  await writeAll(out, async (write) => {
+): Promise<Buffer | undefined> {
+  return writeAll(out, source, async (write) => {
     const decoder = new StringDecoder('utf8');
-    for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
+    for await (const raw of chunksOf(source)) {
       deadline.check();
-      await write(norm.push(decoder.write(raw as Buffer)));
+      await write(norm.push(decoder.write(raw)));
     }
     await write(norm.push(decoder.end()));
     await write(norm.end());
@@ -499,13 +556,17 @@ async function writeUtf8(
  * UTF-8 by chance.
  */
 async function writeLegacy(
-  file: string,
+  source: TextSource,
   out: string,
   norm: Normalizer,
   deadline: Deadline,
   maxLineBytes: number,
-): Promise<{ encoding: string; uncertainEncoding: CleanText['uncertainEncoding'] }> {
-  const legacy = await detectLegacyEncoding(await nonUtf8Lines(file, deadline));
+): Promise<{
+  encoding: string;
+  uncertainEncoding: CleanText['uncertainEncoding'];
+  bytes: Buffer | undefined;
+}> {
+  const legacy = await detectLegacyEncoding(await nonUtf8Lines(source, deadline));
   let utf8Lines = 0;
   const decodeLine = (line: Buffer): string => {
     if (!legacy.multibyte && isUtf8(line)) {
@@ -519,14 +580,14 @@ async function writeLegacy(
     }
     return iconv.decode(line, legacy.encoding);
   };
-  await writeAll(out, async (write) => {
+  const bytes = await writeAll(out, source, async (write) => {
     let carry: Buffer = Buffer.alloc(0);
     // line breaks passed (CR LF counted once), for the position of a line too long
     let breaks = 0;
     let afterCR = false;
-    for await (const raw of createReadStream(file, { highWaterMark: CHUNK })) {
+    for await (const raw of chunksOf(source)) {
       deadline.check();
-      const buf = carry.length ? Buffer.concat([carry, raw as Buffer]) : (raw as Buffer);
+      const buf = carry.length ? Buffer.concat([carry, raw]) : raw;
       // lines end at LF or CR (old Mac files have no LF at all)
       let start = 0;
       const parts: string[] = [];
@@ -552,5 +613,5 @@ async function writeLegacy(
     await write(norm.end());
   });
   const encoding = utf8Lines > 0 ? `utf-8+${legacy.encoding}` : legacy.encoding;
-  return { encoding, uncertainEncoding: legacy.uncertain };
+  return { encoding, uncertainEncoding: legacy.uncertain, bytes };
 }

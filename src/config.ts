@@ -260,9 +260,9 @@ const envSchema = z.object({
     .default(1024)
     .describe('heap limit of each worker thread'),
   THREADS_WARM: int(0, 8)
-    .default(1)
+    .optional()
     .describe(
-      'threads, with the file reader and the normalizer loaded, started with a job runner (`serve`, `worker`) and kept when idle, so a statement does not wait for a thread to load (tests: `0` unless a test says otherwise)',
+      'threads, with the file reader and the normalizer loaded, started with a job runner (`serve`, `worker`) and kept when idle, so a statement does not wait for a thread to load (unset: `THREADS_MAX`, every thread; at most `THREADS_MAX`) (tests: `0` unless a test says otherwise)',
     ),
   BODY_LIMIT_BYTES: int(1024, 100 * 1024 * 1024)
     .default(1024 * 1024)
@@ -874,13 +874,17 @@ const CONFIG_SECTIONS: { [K in keyof Config]: (e: ParsedEnv) => Config[K] } = {
     orgConcurrency: e.INGEST_ORG_CONCURRENCY ?? Math.max(1, e.WORKER_CONCURRENCY - 1),
   }),
   shutdownGraceMs: (e) => e.SHUTDOWN_GRACE_MS,
-  threads: (e) => ({
-    maxThreads: e.THREADS_MAX ?? 2,
-    maxQueue: e.THREADS_MAX_QUEUE,
-    idleTimeoutMs: e.THREADS_IDLE_TIMEOUT_MS,
-    maxOldGenerationMb: e.THREADS_MAX_OLD_GENERATION_MB,
-    warm: e.THREADS_WARM,
-  }),
+  threads: (e) => {
+    const maxThreads = e.THREADS_MAX ?? 2;
+    return {
+      maxThreads,
+      maxQueue: e.THREADS_MAX_QUEUE,
+      idleTimeoutMs: e.THREADS_IDLE_TIMEOUT_MS,
+      maxOldGenerationMb: e.THREADS_MAX_OLD_GENERATION_MB,
+      // a burst needs every thread: one started in it loads its modules while statements wait
+      warm: Math.min(e.THREADS_WARM ?? maxThreads, maxThreads),
+    };
+  },
   bodyLimitBytes: (e) => e.BODY_LIMIT_BYTES,
   httpMaxHeaderBytes: (e) => e.HTTP_MAX_HEADER_BYTES,
   maxBatchSize: (e) => e.MAX_BATCH_SIZE,

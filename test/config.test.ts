@@ -251,3 +251,16 @@ t.test('statement ingestion: the time budget of a run and the cap per organizati
   for (const bad of ['0', '101', '1.5'])
     t.throws(() => loadConfig({ INGEST_ORG_CONCURRENCY: bad }), /INGEST_ORG_CONCURRENCY/, bad);
 });
+
+t.test('worker threads: every thread warm unless THREADS_WARM says otherwise', async (t) => {
+  t.equal(loadConfig({}).threads.warm, 2, 'THREADS_MAX, 2');
+  t.equal(loadConfig({ THREADS_MAX: '4' }).threads.warm, 4, 'THREADS_MAX set');
+  t.equal(loadConfig({ THREADS_MAX: '4', THREADS_WARM: '1' }).threads.warm, 1, 'a value kept');
+  t.equal(loadConfig({ THREADS_WARM: '0' }).threads.warm, 0, 'none');
+  t.equal(
+    loadConfig({ THREADS_MAX: '1', THREADS_WARM: '3' }).threads.warm,
+    1,
+    'at most THREADS_MAX',
+  );
+  t.throws(() => loadConfig({ THREADS_WARM: '9' }), /THREADS_WARM/);
+});

@@ -336,7 +336,8 @@ export async function startRun(
 ): Promise<RunStatement | undefined> {
   const rows = await transition<RunStatement>(db, 'startRun', {
     set: `failure_code = NULL, failure_reason = NULL, failure_details = NULL, progress_done = 0, progress_stage = 'reading', progress_stage_at = clock_timestamp()`,
-    where: `id = $1 AND organization_id = $2 AND ${RUN_OWNS}`,
+    // a deleted organization's statement is not started (the job then fails it): no look of its own first
+    where: `id = $1 AND organization_id = $2 AND ${RUN_OWNS} AND EXISTS (SELECT 1 FROM organizations WHERE id = $2 AND deleted_at IS NULL)`,
     params: [statementId, organizationId],
     returning: `id, organization_id, rightsholder_id, distributor_id, file_name, object_key, status, normalized_key,
        normalized_version, variants, mapping_id, mapping_match, created_by, declared_sha256, object_etag, variables, encoding`,

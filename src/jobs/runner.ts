@@ -98,7 +98,9 @@ export async function startJobRunner(opts: RunnerOptions): Promise<JobRunner> {
     opts.log.warn({ err: error }, 'job runner liveness connection failed'),
   );
   const claims = new Map<string, Promise<void>>();
-  const taskList = afterClaim(opts.taskList, claims);
+  // the queued jobs done as their task returned (completingQueued): their queue is free already
+  const doneEarly = new Set<string>();
+  const taskList = completingQueued(afterClaim(opts.taskList, claims), opts.pool, doneEarly);
   const claim = (poolId: string) =>
     void claims.set(
       poolId,
@@ -111,7 +113,7 @@ export async function startJobRunner(opts: RunnerOptions): Promise<JobRunner> {
   let delay = restartSettings.firstDelayMs;
   const retiring = new Set<Promise<void>>();
 
-  const launch = () => launchGeneration(opts, taskList, claim, failed);
+  const launch = () => launchGeneration(opts, taskList, claim, failed, doneEarly);
   function failed(generation: Generation, reason: string) {
     if (stopping || generation.failed) return;
     generation.failed = true;
@@ -189,12 +191,53 @@ function afterClaim(tasks: TaskList, claims: Map<string, Promise<void>>): TaskLi
   );
 }
 
+/**
+ * The task list, each task of a named queue marking its job done as soon as it returns, before
+ * graphile-worker's worker asks for its next job: graphile-worker marks a job done (deletes it
+ * and unlocks its queue) without its worker waiting for that, so the worker found its own queue
+ * still locked and slept until nudged (nudgeWhenQueueFree), a look or more at the job and a
+ * second request for a job later. Its own marking then finds the job gone and does nothing. The
+ * ids so done go into `doneEarly`; a job that failed, or whose marking here failed, is left to
+ * graphile-worker and the nudge.
+ */
+export function completingQueued(tasks: TaskList, pool: Pool, doneEarly: Set<string>): TaskList {
+  return Object.fromEntries(
+    Object.entries(tasks).map(([name, task]) => [
+      name,
+      async (payload: unknown, helpers: Parameters<Task>[1]) => {
+        const result: unknown = await (task as Task)(payload, helpers);
+        const { job } = helpers;
+        if (job.job_queue_id !== null && job.locked_by !== null)
+          await completeQueuedJob(pool, job.id, job.locked_by).then(
+            () => doneEarly.add(job.id),
+            () => {}, // graphile-worker marks it anyway
+          );
+        return result;
+      },
+    ]),
+  ) as TaskList;
+}
+
+/**
+ * Marks a job of a named queue done as graphile-worker 0.17 does (its batchCompleteJobs): the
+ * job deleted and its queue unlocked if this worker pool (`lockedBy`) still holds it.
+ */
+async function completeQueuedJob(pool: Pool, jobId: string, lockedBy: string): Promise<void> {
+  await pool.query(
+    `WITH j AS (DELETE FROM graphile_worker._private_jobs WHERE id = $1 RETURNING job_queue_id)
+     UPDATE graphile_worker._private_job_queues q SET locked_by = NULL, locked_at = NULL
+     FROM j WHERE q.id = j.job_queue_id AND q.locked_by = $2`,
+    [jobId, lockedBy],
+  );
+}
+
 /** Starts a graphile-worker runner; `failed` is told when it stops without being asked to. */
 async function launchGeneration(
   opts: RunnerOptions,
   taskList: TaskList,
   claim: (poolId: string) => void,
   failed: (generation: Generation, reason: string) => void,
+  doneEarly: Set<string>,
 ): Promise<Generation> {
   const events: WorkerEvents = new EventEmitter();
   const pools: string[] = [];
@@ -204,7 +247,7 @@ async function launchGeneration(
     claim(workerPool.id);
   });
   events.on('job:complete', ({ job, worker }) => {
-    if (job.job_queue_id !== null)
+    if (job.job_queue_id !== null && !doneEarly.delete(job.id))
       void nudgeWhenQueueFree(opts.pool, worker.workerPool, job.id, opts.pollIntervalMs);
   });
   const runner = await run({
@@ -290,9 +333,10 @@ const QUEUE_FREE_CHECK_MS = 5;
  * graphile-worker marks it done, which its worker does not wait for: the worker asks for its next
  * job at once, finds the queue still locked, and sleeps its poll interval; and no notification
  * follows a completion. So a burst of one organization's statements ran with a pause of up to the
- * poll interval between two of a queue. Once the job is no longer locked (done, or failed and
- * waiting for its retry), an idle worker of the pool is nudged; after the poll interval its own
- * polling has taken over anyway.
+ * poll interval between two of a queue. A job that succeeded is marked done before that
+ * (completingQueued); for one that failed, or whose marking there failed, once the job is no
+ * longer locked (done, or failed and waiting for its retry), an idle worker of the pool is
+ * nudged; after the poll interval its own polling has taken over anyway.
  */
 async function nudgeWhenQueueFree(
   pool: Pool,

@@ -1,4 +1,6 @@
-// npm run bench:small [-- --single 10 --burst 40 --reprocess 1000 --workers 2]
+// npm run bench:small [-- --single 10 --burst 40 --reprocess 1000 --workers 2 --source]
+// The worker runs compiled, as `npm run worker` runs it (the service built when stale, this
+// script bundled into dist/bench/); --source runs it from the TypeScript source through tsx.
 // The fixed cost of a small statement (fixtures/statements/believe.csv, 30 rows, a distinct copy
 // per statement), end to end in a worker process (object in the store → statement processed):
 //   single    — one statement at a time, `complete` → `processed`, p50 of --single runs, against the
@@ -35,6 +37,8 @@ const { values } = parseArgs({
     reprocess: { type: 'string', default: '0' },
     workers: { type: 'string', default: '1' },
     child: { type: 'boolean', default: false },
+    // the worker from the TypeScript source through tsx, not compiled as `npm run worker` runs it
+    source: { type: 'boolean', default: false },
     'worker-only': { type: 'boolean', default: false },
     'database-url': { type: 'string' },
     s3: { type: 'string' },
@@ -148,14 +152,13 @@ async function workerOnly(): Promise<void> {
 
 /** `count` more worker processes against the database, their log into this one's; stop() ends them. */
 async function moreWorkers(count: number, databaseUrl: string) {
-  const script = new URL(import.meta.url).pathname;
+  // as this process runs: compiled, or through tsx (its --import)
   const children = Array.from({ length: count }, () =>
     spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        script,
+        ...process.execArgv,
+        process.argv[1]!,
         '--worker-only',
         '--database-url',
         databaseUrl,
@@ -372,15 +375,20 @@ async function main(): Promise<void> {
     await writeFile(file, copyOf(await readFile(FIXTURE, 'utf8'), 0));
     const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
     const yardstickBefore = await yardstick(file, dir, databaseUrl, Number(values.single));
-    const run = await runChildWithStore(import.meta.url, path.join(dir, 's3'), [
-      '--child',
-      '--dir',
-      dir,
-      ...['single', 'burst', 'reprocess', 'workers'].flatMap((o) => [
-        `--${o}`,
-        String(values[o as 'single']),
-      ]),
-    ]);
+    const run = await runChildWithStore(
+      import.meta.url,
+      path.join(dir, 's3'),
+      [
+        '--child',
+        '--dir',
+        dir,
+        ...['single', 'burst', 'reprocess', 'workers'].flatMap((o) => [
+          `--${o}`,
+          String(values[o as 'single']),
+        ]),
+      ],
+      { compiled: !values.source },
+    );
     const yardstickAfter = await yardstick(file, dir, databaseUrl, Number(values.single));
     if (process.env.BENCH_LOG_LEVEL) process.stderr.write(run.stderr + run.stdout);
     const line = run.stdout.split('\n').find((l) => l.startsWith('BENCH '));
@@ -431,7 +439,7 @@ async function main(): Promise<void> {
       JSON.stringify(stageTimings(run.stdout, r.singleMs.length)),
     );
     console.log(
-      `${r.workers} worker process(es); node ${process.version}, ${execFileSync('nproc').toString().trim()} cores, load average ${execFileSync('cat', ['/proc/loadavg']).toString().split(' ').slice(0, 3).join(' ')}`,
+      `${r.workers} worker process(es), ${values.source ? 'from the TypeScript source (tsx)' : 'compiled (dist/)'}; node ${process.version}, ${execFileSync('nproc').toString().trim()} cores, load average ${execFileSync('cat', ['/proc/loadavg']).toString().split(' ').slice(0, 3).join(' ')}`,
     );
   } finally {
     await embedded.stop();

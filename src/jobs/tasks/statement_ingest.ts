@@ -1,7 +1,8 @@
 // statement_ingest: one statement through the pipeline. A bad file is a permanent, explained
 // failure on its statement (the pipeline records it and returns); only unexpected errors throw,
 // and graphile-worker retries those with backoff. The last attempt marks the statement failed.
-// A statement of a deleted organization is not processed (ORGANIZATION_NOT_FOUND).
+// A statement of a deleted organization is not processed (the run is skipped; it fails with
+// ORGANIZATION_NOT_FOUND).
 // A run has INGEST_JOB_TIMEOUT_MS: a timer ends it wherever it is, even in a promise that would
 // never settle, fails the statement (INGEST_TIME_BUDGET_EXCEEDED) and frees the job's slot.
 import { ingestStatement, type IngestResult } from '../../ingest/pipeline.ts';
@@ -14,14 +15,6 @@ import { TASK } from '../payloads.ts';
 export const statementIngestTask = defineTask(
   TASK.statement_ingest,
   async ({ organizationId, statementId, reason }, { deps, helpers }) => {
-    // nothing is processed for a deleted organization: its waiting statement fails (and so is not
-    // queued again by the stranded-work recovery); any other is left as it is
-    if (await failIfOrganizationDeleted(deps, organizationId, statementId)) {
-      helpers.logger.info(
-        `statement ${statementId} (${reason}): its organization is deleted, not processed`,
-      );
-      return;
-    }
     const budgetMs = deps.config.ingest.jobTimeoutMs;
     const deadline = Date.now() + budgetMs;
     const signal = AbortSignal.timeout(budgetMs);
@@ -30,13 +23,15 @@ export const statementIngestTask = defineTask(
         ingestStatement(deps, organizationId, statementId, { signal, deadline }),
         signal,
       );
-      // a run whose organization was deleted while it worked commits nothing (skipped)
+      // nothing is processed for a deleted organization, and a run whose organization was deleted
+      // while it worked commits nothing: both are skipped, and the statement fails (so the
+      // stranded-work recovery does not queue it again); any other statement is left as it is
       if (
         result.status === 'skipped' &&
         (await failIfOrganizationDeleted(deps, organizationId, statementId))
       ) {
         helpers.logger.info(
-          `statement ${statementId} (${reason}): its organization was deleted while it was processed, nothing kept`,
+          `statement ${statementId} (${reason}): its organization is deleted, nothing processed or kept`,
         );
         return;
       }

@@ -156,12 +156,7 @@ export async function startJobRunner(opts: RunnerOptions): Promise<JobRunner> {
   }
 
   current = await launch();
-  // the jobs of runners that died while this one was not running are free again at once
-  const recovered = await recoverDeadRunnerJobs(opts.pool).catch((error: unknown) => {
-    opts.log.warn({ err: error }, 'could not look for jobs locked by dead job runners');
-    return { pools: [], jobs: 0 };
-  });
-  if (recovered.jobs > 0) opts.log.warn(recovered, 'unlocked the jobs of job runners that died');
+  await freeDeadRunnersJobs(opts);
   return {
     running: () => current !== undefined && !current.failed,
     async stop() {
@@ -172,6 +167,15 @@ export async function startJobRunner(opts: RunnerOptions): Promise<JobRunner> {
       await liveness.release();
     },
   };
+}
+
+/** The jobs of runners that died while this one was not running are free again at once. */
+async function freeDeadRunnersJobs(opts: RunnerOptions): Promise<void> {
+  const recovered = await recoverDeadRunnerJobs(opts.pool).catch((error: unknown) => {
+    opts.log.warn({ err: error }, 'could not look for jobs locked by dead job runners');
+    return { pools: [], jobs: 0 };
+  });
+  if (recovered.jobs > 0) opts.log.warn(recovered, 'unlocked the jobs of job runners that died');
 }
 
 /**

@@ -997,11 +997,13 @@ const dropPreviousVersion: Stage = {
       old.standardized,
       old['original-excel'],
     ];
-    const gone = previous.filter(
-      (key): key is string => !!key && key !== statement.object_key && !now.includes(key),
+    await deleteObjects(
+      run.deps.store,
+      previous.filter(
+        (key): key is string => !!key && key !== statement.object_key && !now.includes(key),
+      ),
+      run.deps.log,
     );
-    // at once, not one after another: a reprocessed statement's time here is the store's round trips
-    await Promise.all(gone.map((key) => deleteObjects(run.deps.store, [key], run.deps.log)));
     run.lap('commit');
   },
 };

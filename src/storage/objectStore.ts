@@ -247,23 +247,31 @@ export class ObjectStore {
   }
 }
 
+/** how many deletions of one call are in flight at once (a rightsholder's may be thousands) */
+const DELETES_AT_ONCE = 8;
+
 /**
- * Deletes objects whose records are already gone (or never were): each key on its own, and a
- * failure stops none of the others; it is logged, and its key returned for whoever can retry. The
- * one way objects are removed after the fact; a sweep that must not forget a key (it marks its
- * rows done after) calls ObjectStore.delete and lets the failure stop it instead.
+ * Deletes objects whose records are already gone (or never were): each key on its own, a few at
+ * once (each a round trip to the store), and a failure stops none of the others; it is logged, and
+ * its key returned (in the keys' order) for whoever can retry. The one way objects are removed
+ * after the fact; a sweep that must not forget a key (it marks its rows done after) calls
+ * ObjectStore.delete and lets the failure stop it instead.
  */
 export async function deleteObjects(
   store: Pick<ObjectStore, 'delete'>,
   keys: readonly string[],
   log: { error(obj: object, msg: string): void },
 ): Promise<string[]> {
-  const failed: string[] = [];
-  for (const key of keys) {
-    await store.delete(key).catch((error: unknown) => {
-      log.error({ err: error, key }, 'object delete failed');
-      failed.push(key);
-    });
-  }
-  return failed;
+  const failed = new Set<string>();
+  let next = 0;
+  const deleteInTurn = async () => {
+    for (let key = keys[next++]; key !== undefined; key = keys[next++]) {
+      await store.delete(key).catch((error: unknown) => {
+        log.error({ err: error, key }, 'object delete failed');
+        failed.add(key);
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(DELETES_AT_ONCE, keys.length) }, deleteInTurn));
+  return keys.filter((key) => failed.has(key));
 }

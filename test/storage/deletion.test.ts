@@ -55,6 +55,13 @@ t.test(
   },
 );
 
+t.test('deleteObjects deletes more keys than it sends at once, every one', async (t) => {
+  const keys = Array.from({ length: 21 }, (_, i) => `orgs/a/statements/s2/part-${i}.csv`);
+  for (const key of keys) await store.put(key, 'x');
+  t.same(await deleteObjects(store, keys, { error: () => t.fail('no delete fails') }), []);
+  t.same(await present(keys), []);
+});
+
 t.test(
   'deleteObjects goes on past a failure: each failed key is logged and returned',
   async (t) => {

@@ -139,7 +139,7 @@ export async function normalizeStatement(
     };
     try {
       return await withThreadInstance(settings, createMacros, (instance, catalog) =>
-        runOnce(instance, catalog, input, reading, deadline, fileBytes),
+        runOnce(instance, catalog, input, reading, deadline, small),
       );
     } catch (error) {
       // interrupted because the service stops: the work is retried, the statement is not at fault
@@ -187,14 +187,14 @@ async function runOnce(
   input: NormalizeInput,
   reading: Reading,
   deadline: number | null,
-  fileBytes: number,
+  small: boolean,
 ): Promise<WorkerResult<NormalizeOutput>> {
   // two connections: the two parts of a large statement are written at the same time
   const connections = [await connect(instance), await connect(instance)] as const;
   try {
     const budget = deadline === null ? undefined : Math.max(1, deadline - Date.now());
     return await withTimeBudget([...connections], budget, () =>
-      run(connections, catalog, input, reading, fileBytes),
+      run(connections, catalog, input, reading, small),
     );
   } finally {
     for (const c of connections) disconnect(c);
@@ -207,10 +207,10 @@ async function run(
   catalog: CatalogUse,
   input: NormalizeInput,
   reading: Reading,
-  fileBytes: number,
+  small: boolean,
 ): Promise<WorkerResult<NormalizeOutput>> {
   const { lap, timings } = stopwatch();
-  const plan = planRun(connections, input, reading, fileBytes);
+  const plan = planRun(connections, input, reading, small);
   const surveyed = await survey(plan);
   lap('read');
   const parts = await split(plan, surveyed);

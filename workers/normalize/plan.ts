@@ -195,7 +195,8 @@ export function planRun(
   connections: readonly [DuckDBConnection, DuckDBConnection],
   input: NormalizeInput,
   reading: Reading,
-  fileBytes: number,
+  /** the file is of up to SMALL_FILE_BYTES (normalizeStatement) */
+  small: boolean,
 ): Plan {
   const width = input.header.length;
   const columnIndex = new Map<string, number>();
@@ -263,7 +264,7 @@ export function planRun(
       !input.variantsOnly &&
       !input.range,
     secondFile: `${input.outPath}.second.csv`,
-    small: fileBytes <= SMALL_FILE_BYTES,
+    small,
   };
 }
 

@@ -396,13 +396,21 @@ export class AnalyticsEngine {
     return reading.fingerprint;
   }
 
-  /** Loads whatever the organization's database lacks; returns it for further reads. */
-  async freshFacts(organizationId: string, fp?: Fingerprint): Promise<OrgFacts> {
+  /**
+   * Loads whatever the organization's database lacks; returns it for further reads. `catalog:
+   * false`: the catalog table may lag (OrgFacts.ensureFresh), for a reader of the facts alone.
+   */
+  async freshFacts(
+    organizationId: string,
+    fp?: Fingerprint,
+    want: { catalog?: boolean } = {},
+  ): Promise<OrgFacts> {
     const facts = this.facts(organizationId);
     await facts.ensureFresh(
       this.deps.pool,
       this.deps.store,
       fp ?? (await this.fingerprint(organizationId)),
+      want,
     );
     return facts;
   }

@@ -36,7 +36,10 @@ export interface StoreSettings {
 /** What the view depends on, as fingerprints; `version` changes when any part does. */
 export interface Fingerprint {
   statements: string;
+  /** the reference tables but the catalog: names, rates' statements, lookups */
   reference: string;
+  /** the catalog tables (musical details, products, title clusters and their corrections) */
+  catalog: string;
   version: string;
 }
 
@@ -116,14 +119,15 @@ export async function readFingerprint(
   const r = rows[0]!;
   if (previous && r.statements === null)
     return { snapshot: r.snapshot!, fingerprint: previous.fingerprint };
-  const reference = [r.rightsholders, r.distributors, r.sales_types, r.sources, r.catalog].join(
-    '|',
-  );
+  const reference = [r.rightsholders, r.distributors, r.sales_types, r.sources].join('|');
   const version = createHash('sha256')
-    .update(`${MODEL_VERSION}|${r.statements}|${reference}`)
+    .update(`${MODEL_VERSION}|${r.statements}|${reference}|${r.catalog}`)
     .digest('hex')
     .slice(0, 24);
-  return { snapshot: r.snapshot!, fingerprint: { statements: r.statements!, reference, version } };
+  return {
+    snapshot: r.snapshot!,
+    fingerprint: { statements: r.statements!, reference, catalog: r.catalog!, version },
+  };
 }
 
 /** Layout of the database file: a change rebuilds it. */
@@ -223,7 +227,8 @@ interface Reference {
   fx: { statement_id: string; currency: string; rate: string }[];
   rightsholders: { id: string; name: string }[];
   distributors: { id: string; name: string }[];
-  catalog: Map<string, CatalogEntry>;
+  /** undefined: the catalog table is not replaced */
+  catalog: Map<string, CatalogEntry> | undefined;
 }
 
 export interface SyncReport {
@@ -250,6 +255,8 @@ export class OrgFacts {
   private readonly lock = new Mutex();
   private loadedStatements: string | undefined;
   private loadedReference: string | undefined;
+  /** the catalog fingerprint the catalog table was built at, for the facts loaded (undefined: behind) */
+  private loadedCatalog: string | undefined;
   private loadedFingerprint: string | undefined;
   /** statements processed in PostgreSQL that are not in the database (object missing) */
   missing: string[] = [];
@@ -354,33 +361,42 @@ export class OrgFacts {
     return this.instance ? this.loadedFingerprint : undefined;
   }
 
+  /** What of the database is behind the fingerprint: the facts and the other reference tables, the catalog table. */
+  private behind(fp: Fingerprint): { facts: boolean; catalog: boolean } {
+    const facts =
+      !this.instance ||
+      this.loadedStatements !== fp.statements ||
+      this.loadedReference !== fp.reference;
+    return { facts, catalog: facts || this.loadedCatalog !== fp.catalog };
+  }
+
   /**
    * Brings the database up to the fingerprint; returns what changed (undefined: nothing to do).
    * Everything a sync changes (facts, rollups, reference tables) is committed in one DuckDB
    * transaction, so a query running meanwhile sees the old state or the new one, never a mix.
+   * `catalog: false` is for a reader of the facts alone (the block refresh, which is about to
+   * change the catalog itself): the catalog table is then left as it was, as if the block had not
+   * been refreshed yet, and the next sync that wants it builds it once, after the refresh.
    */
   async ensureFresh(
     db: Pool,
     objects: ObjectStore,
     fp: Fingerprint,
+    want: { catalog?: boolean } = {},
   ): Promise<SyncReport | undefined> {
-    if (
-      this.loadedStatements === fp.statements &&
-      this.loadedReference === fp.reference &&
-      this.instance
-    )
-      return undefined;
+    const wanted = (b: { facts: boolean; catalog: boolean }) =>
+      b.facts || (want.catalog !== false && b.catalog);
+    if (!wanted(this.behind(fp))) return undefined;
     return this.lock.run(async () => {
-      if (
-        this.loadedStatements === fp.statements &&
-        this.loadedReference === fp.reference &&
-        this.instance
-      )
-        return undefined;
-      const statements = await this.processedStatements(db);
+      const behind = this.behind(fp);
+      if (!wanted(behind)) return undefined;
+      const withCatalog = want.catalog !== false && behind.catalog;
+      const statements = behind.facts ? await this.processedStatements(db) : undefined;
       const report = await this.withConnection(async (c) => {
-        const plan = await this.planFacts(c, objects, statements);
-        const reference = await this.fetchReference(db);
+        const plan = statements
+          ? await this.planFacts(c, objects, statements)
+          : { remove: [], files: [], missing: this.missing };
+        const reference = await this.fetchReference(db, statements !== undefined, withCatalog);
         await c.run('BEGIN TRANSACTION');
         try {
           await this.applyFacts(c, plan);
@@ -404,16 +420,22 @@ export class OrgFacts {
         }
         return {
           added: plan.files.length,
-          removed: plan.remove.filter((id) => !statements.some((s) => s.id === id)).length,
+          removed: plan.remove.filter((id) => !statements?.some((s) => s.id === id)).length,
           missing: plan.missing,
+          factsChanged: plan.files.length > 0 || plan.remove.length > 0,
         };
       });
-      this.missing = report.missing;
+      const { factsChanged, ...sync } = report;
+      this.missing = sync.missing;
       // a statement that could not be read is retried on the next query
-      this.loadedStatements = report.missing.length === 0 ? fp.statements : undefined;
+      this.loadedStatements = sync.missing.length === 0 ? fp.statements : undefined;
       this.loadedReference = fp.reference;
-      this.loadedFingerprint = report.missing.length === 0 ? fp.version : undefined;
-      return report;
+      // a catalog table left as it was still fits facts that did not change
+      if (withCatalog) this.loadedCatalog = fp.catalog;
+      else if (factsChanged) this.loadedCatalog = undefined;
+      this.loadedFingerprint =
+        sync.missing.length === 0 && this.loadedCatalog === fp.catalog ? fp.version : undefined;
+      return sync;
     });
   }
 
@@ -555,41 +577,54 @@ export class OrgFacts {
     }
   }
 
-  private async fetchReference(db: Pool): Promise<Reference> {
+  /** The current rows of the reference tables asked for: the catalog's, the others' (`base`). */
+  private async fetchReference(db: Pool, base: boolean, catalog: boolean): Promise<Reference> {
     const org = this.organizationId;
-    const [fx, rightsholders, distributors, catalog] = await Promise.all([
-      db.query<{ statement_id: string; currency: string; rate: string }>(
-        `SELECT x.statement_id, x.currency, x.rate::text AS rate FROM statement_fx x JOIN statements s ON s.id = x.statement_id
-         WHERE s.organization_id = $1 AND ${withRows('s')}`,
-        [org],
-      ),
-      db.query<{ id: string; name: string }>(
-        'SELECT id, name FROM rightsholders WHERE organization_id = $1',
-        [org],
-      ),
-      db.query<{ id: string; name: string }>(
-        'SELECT id, name FROM distributors WHERE organization_id = $1 OR organization_id IS NULL',
-        [org],
-      ),
-      catalogEntries(db, org),
+    const none = Promise.resolve({ rows: [] });
+    const [fx, rightsholders, distributors, entries] = await Promise.all([
+      base
+        ? db.query<{ statement_id: string; currency: string; rate: string }>(
+            `SELECT x.statement_id, x.currency, x.rate::text AS rate FROM statement_fx x JOIN statements s ON s.id = x.statement_id
+             WHERE s.organization_id = $1 AND ${withRows('s')}`,
+            [org],
+          )
+        : none,
+      base
+        ? db.query<{ id: string; name: string }>(
+            'SELECT id, name FROM rightsholders WHERE organization_id = $1',
+            [org],
+          )
+        : none,
+      base
+        ? db.query<{ id: string; name: string }>(
+            'SELECT id, name FROM distributors WHERE organization_id = $1 OR organization_id IS NULL',
+            [org],
+          )
+        : none,
+      catalog ? catalogEntries(db, org) : undefined,
     ]);
     return {
       fx: fx.rows,
       rightsholders: rightsholders.rows,
       distributors: distributors.rows,
-      catalog,
+      catalog: entries,
     };
   }
 
-  /** Replaces the reference tables with the current rows (inside the caller's transaction). */
+  /**
+   * Replaces the reference tables with the current rows (inside the caller's transaction): the
+   * others with `statements`, the catalog with `reference.catalog`.
+   */
   private async swapReference(
     c: DuckDBConnection,
     db: Pool,
-    statements: StatementRow[],
+    statements: StatementRow[] | undefined,
     reference: Reference,
   ): Promise<void> {
-    const lookups = await resolvedLookupRows(c, db);
-    const catalogRows = await catalogRowsOfFacts(c, reference.catalog);
+    const lookups = statements ? await resolvedLookupRows(c, db) : undefined;
+    const catalogRows = reference.catalog
+      ? await catalogRowsOfFacts(c, reference.catalog)
+      : undefined;
     for (const table of referenceTables(statements, reference, catalogRows, lookups)) {
       await replaceTable(c, table);
     }
@@ -618,6 +653,7 @@ export class OrgFacts {
     this.openedFile = undefined;
     this.loadedStatements = undefined;
     this.loadedReference = undefined;
+    this.loadedCatalog = undefined;
     this.loadedFingerprint = undefined;
   }
 }
@@ -722,13 +758,25 @@ interface ReferenceTable {
   insert?: string;
 }
 
-/** Every reference table of the view with its current rows. */
+/** The reference tables of the view to replace, with their current rows: the catalog with `catalogRows`, the others with `statements`. */
 function referenceTables(
-  statements: StatementRow[],
+  statements: StatementRow[] | undefined,
   reference: Reference,
-  catalogRows: (string | null)[][],
-  lookups: { salesTypes: (string | null)[][]; sources: (string | null)[][] },
+  catalogRows: (string | null)[][] | undefined,
+  lookups: { salesTypes: (string | null)[][]; sources: (string | null)[][] } | undefined,
 ): ReferenceTable[] {
+  const catalog: ReferenceTable[] = catalogRows
+    ? [
+        {
+          name: 'catalog',
+          width: 17,
+          rows: catalogRows,
+          insert: `SELECT s0, s1, s2, s3, s4, CAST(s5 AS BOOLEAN), s6, s7, s8, s9, TRY_CAST(s10 AS DATE), TRY_CAST(s11 AS DATE), s12, s13, s14,
+        TRY_CAST(s15 AS DATE), s16`,
+        },
+      ]
+    : [];
+  if (!statements || !lookups) return catalog;
   return [
     {
       name: 'stmt',
@@ -752,13 +800,7 @@ function referenceTables(
     },
     { name: 'rightsholder', width: 2, rows: reference.rightsholders.map((r) => [r.id, r.name]) },
     { name: 'distributor', width: 2, rows: reference.distributors.map((r) => [r.id, r.name]) },
-    {
-      name: 'catalog',
-      width: 17,
-      rows: catalogRows,
-      insert: `SELECT s0, s1, s2, s3, s4, CAST(s5 AS BOOLEAN), s6, s7, s8, s9, TRY_CAST(s10 AS DATE), TRY_CAST(s11 AS DATE), s12, s13, s14,
-        TRY_CAST(s15 AS DATE), s16`,
-    },
+    ...catalog,
     { name: 'lk_sales_type', width: 4, rows: lookups.salesTypes },
     { name: 'lk_source', width: 7, rows: lookups.sources },
   ];

@@ -37,7 +37,9 @@ export async function readSpellings(
   statements: readonly SourceStatement[],
 ): Promise<SpellingRow[]> {
   if (statements.length === 0) return [];
-  const facts = await analyticsFor(deps).freshFacts(organizationId);
+  // the facts alone: the catalog table is the block's before this refresh, which is about to
+  // change it; building it now would be undone by the refresh, and built again by the next query
+  const facts = await analyticsFor(deps).freshFacts(organizationId, undefined, { catalog: false });
   const ids = listValue(statements.map((s) => s.id));
   return facts.withConnection(async (c) => {
     // a statement whose rows the analytics database could not load (an unreadable object, or one

@@ -24,6 +24,7 @@ import {
   failRun,
   finishRun,
   startRun,
+  TRANSIENT_COMMIT,
   type RunStatement,
 } from './statementStatus.ts';
 import { periodOf, type Cadence } from './values.ts';
@@ -92,7 +93,7 @@ function progressReporter(deps: Deps, statementId: string, normalizedVersion: nu
       .query(
         `UPDATE statements SET progress_done = $2, progress_total = $3, progress_stage = 'writing',
            progress_stage_at = CASE WHEN progress_stage = 'writing' THEN progress_stage_at ELSE clock_timestamp() END, updated_at = clock_timestamp()
-         WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $4 AND progress_done <= $2`,
+         WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $4 AND progress_done <= $2 AND ${TRANSIENT_COMMIT}`,
         [statementId, written, total, normalizedVersion],
       )
       // progress is a courtesy: a failed write is not the run's failure
@@ -755,7 +756,7 @@ const recordLayout: Stage = {
     const still = await run.deps.pool.query(
       `UPDATE statements SET size_bytes = $2, sha256 = $3, header_hash = $4, headers = $5, row_count = $6, progress_total = $6, progress_stage = 'surveying', progress_stage_at = clock_timestamp(),
          located = $7, updated_at = clock_timestamp()
-       WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $8`,
+       WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $8 AND ${TRANSIENT_COMMIT}`,
       [
         run.statementId,
         object.size,
@@ -884,7 +885,7 @@ const normalize: Stage = {
     // written while the objects go up (storeObjects awaits it): one round trip less
     run.saving = deps.pool.query(
       `UPDATE statements SET progress_stage = 'saving', progress_stage_at = clock_timestamp(), updated_at = clock_timestamp()
-       WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $2`,
+       WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $2 AND ${TRANSIENT_COMMIT}`,
       [statementId, statement.normalized_version],
     );
     run.saving.catch(() => {});

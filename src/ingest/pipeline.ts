@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline as streamPipeline } from 'node:stream/promises';
 import { withTransaction, type Queryable } from '../db/pool.ts';
+import { writesAlong, type WritesAlong } from '../db/writesAlong.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../deps.ts';
 import { type FooterMeasure, type LocatedTable, tableOf } from './fileTypes.ts';
@@ -1085,13 +1086,17 @@ async function commitVersion(db: Queryable, run: Run): Promise<boolean> {
   const currencies = normalized.perCurrency.flatMap((c) => (c.currency ? [c.currency] : []));
   flags.push(...fxFlags(await rateStatement(db, run.statementId, currencies, rateDate), rateDate));
   flags.push(...need(run.lookupFlags, 'the unknown lookups'));
+  // the block refresh and the activity go along with the run's rows: one round trip for the three
+  const along = writesAlong();
+  await recordProcessed(along.db, run, rightsholderId);
   // the flags computed by this run replace the previous run's; a flag the user resolved stays resolved
   await insertRunRows(
     db,
     run,
     flags.filter((f) => !judged.resolvedKinds.has(f.kind)),
+    along,
   );
-  await recordVersion(db, run, rightsholderId);
+  await recordVersion(db, run);
   return true;
 }
 
@@ -1209,14 +1214,36 @@ async function judgeAndClear(
 }
 
 /**
- * The run's flags, raw values and payors in one INSERT each, one round trip (the previous run's
- * went in judgeAndClear). The flags in their order: each a microsecond after the one before (a
- * statement's flags are listed by created_at, and one INSERT's rows may read the same clock).
+ * The run's flags, raw values and payors in one INSERT each, with the writes gathered in `along`,
+ * one round trip (the previous run's went in judgeAndClear). Before the version (recordVersion):
+ * a payor row is counted by what its statement is when it is written (statement_payors_counted),
+ * and the version's UPDATE counts the rows there, once. The flags in their order: each a
+ * microsecond after the one before (a statement's flags are listed by created_at, and one
+ * INSERT's rows may read the same clock).
  */
-async function insertRunRows(db: Queryable, run: Run, flags: readonly Flag[]): Promise<void> {
+async function insertRunRows(
+  db: Queryable,
+  run: Run,
+  flags: readonly Flag[],
+  along: WritesAlong,
+): Promise<void> {
   const values = rawValuesOf(run);
   const payors = payorsOf(run);
-  if (flags.length === 0 && values.length === 0 && payors.size === 0) return;
+  const own = [
+    run.organizationId,
+    run.statementId,
+    flags.map((f) => f.kind),
+    flags.map((f) => f.severity),
+    flags.map((f) => f.message),
+    flags.map((f) => (f.details === undefined ? null : JSON.stringify(f.details))),
+    values.map((r) => r.kind),
+    values.map((r) => r.raw),
+    values.map((r) => r.rows),
+    values.map((r) => r.amounts),
+    [...payors.keys()],
+    [...payors.values()],
+  ];
+  const gathered = along.sql(own.length + 1);
   await db.query(
     `WITH flags AS (
        INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details, created_at)
@@ -1230,22 +1257,9 @@ async function insertRunRows(db: Queryable, run: Run, flags: readonly Flag[]): P
        FROM unnest($7::text[], $8::text[], $9::bigint[], $10::text[]) AS v (kind, raw, rows, amounts)),
      payors AS (
        INSERT INTO statement_payors (statement_id, organization_id, name_normalized, name)
-       SELECT $2, $1, key, name FROM unnest($11::text[], $12::text[]) AS p (key, name))
-     SELECT 1`,
-    [
-      run.organizationId,
-      run.statementId,
-      flags.map((f) => f.kind),
-      flags.map((f) => f.severity),
-      flags.map((f) => f.message),
-      flags.map((f) => (f.details === undefined ? null : JSON.stringify(f.details))),
-      values.map((r) => r.kind),
-      values.map((r) => r.raw),
-      values.map((r) => r.rows),
-      values.map((r) => r.amounts),
-      [...payors.keys()],
-      [...payors.values()],
-    ],
+       SELECT $2, $1, key, name FROM unnest($11::text[], $12::text[]) AS p (key, name))${gathered.ctes}
+     SELECT ${gathered.read || '1'}`,
+    [...own, ...gathered.params],
   );
 }
 
@@ -1306,12 +1320,11 @@ async function unknownLookupFlags(db: Queryable, run: Run): Promise<Flag[]> {
   return flags;
 }
 
-/** The new version on the statement (processed), its rightsholder's catalog block queued with the commit, and the activity. */
-async function recordVersion(db: Queryable, run: Run, rightsholderId: string): Promise<void> {
+/** The new version on the statement: processed. */
+async function recordVersion(db: Queryable, run: Run): Promise<void> {
   const normalized = need(run.normalized, 'the rows');
   const { mapping, match } = need(run.found, 'the mapping');
   const variants = need(run.variants, 'the objects');
-  const { statement } = run;
   await finishRun(
     db,
     run.statementId,
@@ -1346,6 +1359,11 @@ async function recordVersion(db: Queryable, run: Run, rightsholderId: string): P
       JSON.stringify(match),
     ],
   );
+}
+
+/** What the version's commit sets off: its rightsholder's catalog block queued, and the activity. */
+async function recordProcessed(db: Queryable, run: Run, rightsholderId: string): Promise<void> {
+  const { statement } = run;
   await enqueueBlockRefresh(
     db,
     run.organizationId,

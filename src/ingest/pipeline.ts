@@ -38,7 +38,13 @@ import {
   statementFacts,
   withFactVariables,
 } from './autoMap/index.ts';
-import { fxFlags, rateStatement, rawValueUsdSql } from '../fx/rerate.ts';
+import {
+  fxFlags,
+  rateStatementAlong,
+  ratedOf,
+  rawValueUsdSql,
+  type RatedStatement,
+} from '../fx/rerate.ts';
 import { recordActivity } from '../activity/record.ts';
 import { unknownLookupMessage } from '../lookups/flags.ts';
 import { normalizeLookupKey } from '../lookups/normalize.ts';
@@ -1079,12 +1085,12 @@ async function commitVersion(db: Queryable, run: Run): Promise<boolean> {
     ? periodOf(normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence as Cadence)
     : null;
   flags.push(...autoMappedFlags(need(run.found, 'the mapping').match, mapping.name));
-  const judged = await judgeAndClear(db, run, stmtPeriod);
-  flags.push(...judged.flags);
   // FX: the rate for the statement period's last day, else the nearest earlier published day; never 1
   const rateDate = stmtPeriod?.end ?? normalized.salesPeriodEnd;
   const currencies = normalized.perCurrency.flatMap((c) => (c.currency ? [c.currency] : []));
-  flags.push(...fxFlags(await rateStatement(db, run.statementId, currencies, rateDate), rateDate));
+  const judged = await judgeAndClear(db, run, stmtPeriod, { currencies, date: rateDate });
+  flags.push(...judged.flags);
+  flags.push(...fxFlags(judged.rated, rateDate));
   flags.push(...need(run.lookupFlags, 'the unknown lookups'));
   // the block refresh and the activity go along with the run's rows: one round trip for the three
   const along = writesAlong();
@@ -1162,39 +1168,45 @@ const OVERLAP_SQL = `SELECT array_agg(o.id::text ORDER BY o.created_at, o.id) FR
 
 /**
  * In one round trip, under the commit's locks: the previous run's rows go (its flags but those the
- * user resolved, its raw values and payors), and the statement is judged against what is
- * committed: a duplicate of another (DUPLICATE_SQL), an overlap with others (OVERLAP_SQL). Answers
- * those flags and the kinds of the resolved flags (this run does not raise them again).
+ * user resolved, its raw values and payors), the statement is judged against what is committed: a
+ * duplicate of another (DUPLICATE_SQL), an overlap with others (OVERLAP_SQL), and its rates are
+ * written (rateStatementAlong: these currencies' rates of that day). Answers those flags, the
+ * kinds of the resolved flags (this run does not raise them again) and the currencies without a
+ * rate or with an old one.
  */
 async function judgeAndClear(
   db: Queryable,
   run: Run,
   stmtPeriod: { start: string; end: string } | null,
-): Promise<{ flags: Flag[]; resolvedKinds: Set<string> }> {
+  rates: { currencies: string[]; date: string | null },
+): Promise<{ flags: Flag[]; resolvedKinds: Set<string>; rated: RatedStatement }> {
   const distributorId =
     run.statement.distributor_id ?? need(run.found, 'the mapping').mapping.distributorId;
   const overlapping = stmtPeriod && distributorId ? stmtPeriod : null;
+  const own = [
+    run.statementId,
+    run.organizationId,
+    need(run.object, 'the object').sha256,
+    run.statement.rightsholder_id,
+    overlapping ? distributorId : null,
+    overlapping ? monthIndex(overlapping.start) : null,
+    overlapping ? monthIndex(overlapping.end) : null,
+  ];
+  const rating = rateStatementAlong(run.statementId, rates.currencies, rates.date, own.length + 1);
   const { rows } = await db.query<{
     resolved_kinds: string[] | null;
     duplicate: { id: string; file_name: string } | null;
     overlaps: string[] | null;
+    rated: Parameters<typeof ratedOf>[0];
   }>(
     `WITH flags AS (DELETE FROM statement_flags WHERE statement_id = $1 AND NOT resolved),
        raw_values AS (DELETE FROM statement_raw_values WHERE statement_id = $1),
-       payors AS (DELETE FROM statement_payors WHERE statement_id = $1)
+       payors AS (DELETE FROM statement_payors WHERE statement_id = $1)${rating.ctes}
      SELECT (SELECT array_agg(kind) FROM statement_flags WHERE statement_id = $1 AND resolved) AS resolved_kinds,
-       (${DUPLICATE_SQL}) AS duplicate, (${OVERLAP_SQL}) AS overlaps`,
-    [
-      run.statementId,
-      run.organizationId,
-      need(run.object, 'the object').sha256,
-      run.statement.rightsholder_id,
-      overlapping ? distributorId : null,
-      overlapping ? monthIndex(overlapping.start) : null,
-      overlapping ? monthIndex(overlapping.end) : null,
-    ],
+       (${DUPLICATE_SQL}) AS duplicate, (${OVERLAP_SQL}) AS overlaps, ${rating.answer} AS rated`,
+    [...own, ...rating.params],
   );
-  const { resolved_kinds: resolved, duplicate, overlaps } = rows[0]!;
+  const { resolved_kinds: resolved, duplicate, overlaps, rated } = rows[0]!;
   const flags: Flag[] = [];
   if (duplicate)
     flags.push({
@@ -1210,7 +1222,7 @@ async function judgeAndClear(
       message: 'Another statement of this distributor and rightsholder covers the same period.',
       details: { statementIds: overlaps },
     });
-  return { flags, resolvedKinds: new Set(resolved ?? []) };
+  return { flags, resolvedKinds: new Set(resolved ?? []), rated: ratedOf(rated, rates.date) };
 }
 
 /**

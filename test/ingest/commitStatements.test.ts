@@ -1,7 +1,8 @@
 // A statement's commit in few statements, against the real database: writes gathered with
 // writesAlong (src/db/writesAlong.ts) run in the statement they go along with, SELECTs among them
-// too, and answer nothing; and the run's commit transaction is 7 statements (its block refresh
-// and activity go along with its rows), whose every write is there after it.
+// too, and answer nothing; and the run's commit transaction is 6 statements (its rates go along
+// with its judging, its block refresh and activity with its rows), whose every write is there
+// after it.
 import t from 'tap';
 import { createPool, withTransaction } from '../../src/db/pool.ts';
 import { writesAlong } from '../../src/db/writesAlong.ts';
@@ -89,36 +90,37 @@ function recordingTransactions(deps: Deps, sent: string[]): Deps {
   return { ...deps, pool };
 }
 
-t.test('the commit is 7 statements, its block refresh and activity among them', async (t) => {
-  const srv = await startTestServer(t, { role: 'api' });
-  const owner = await newOrganization(srv, 'Commit Label');
-  const org = owner.organizationId;
-  await insertMapping(srv.deps.pool, org, 'Commit layout', HEADER, {
-    stmtYear: { column: 'Period' },
-    stmtPeriod: { column: 'Period' },
-    stmtCadence: { constant: 'M' },
-    currency: { constant: 'USD' },
-    royaltyEarnings: { column: 'Net' },
-    units: { column: 'Qty' },
-  });
-  const rh = await createRightsholder(owner.client, org, 'Commit Artist');
-  const { statementId } = await putFile(owner.client, org, rh, 'commit.csv', CSV);
-  const sent: string[] = [];
-  // no job runner here: the run is this call
-  t.match(await ingestStatement(recordingTransactions(srv.deps, sent), org, statementId), {
-    status: 'processed',
-  });
-  t.same(sent, [
-    'BEGIN',
-    'WITH me AS MATERIALIZED',
-    'WITH flags AS (DELETE',
-    'WITH wanted AS (',
-    'WITH flags AS (',
-    'UPDATE statements SET status',
-    'COMMIT',
-  ]);
-  const { rows } = await srv.deps.pool.query(
-    `SELECT s.status, trim_scale(s.net_earnings)::text AS net,
+t.test(
+  'the commit is 6 statements, its rates, block refresh and activity among them',
+  async (t) => {
+    const srv = await startTestServer(t, { role: 'api' });
+    const owner = await newOrganization(srv, 'Commit Label');
+    const org = owner.organizationId;
+    await insertMapping(srv.deps.pool, org, 'Commit layout', HEADER, {
+      stmtYear: { column: 'Period' },
+      stmtPeriod: { column: 'Period' },
+      stmtCadence: { constant: 'M' },
+      currency: { constant: 'USD' },
+      royaltyEarnings: { column: 'Net' },
+      units: { column: 'Qty' },
+    });
+    const rh = await createRightsholder(owner.client, org, 'Commit Artist');
+    const { statementId } = await putFile(owner.client, org, rh, 'commit.csv', CSV);
+    const sent: string[] = [];
+    // no job runner here: the run is this call
+    t.match(await ingestStatement(recordingTransactions(srv.deps, sent), org, statementId), {
+      status: 'processed',
+    });
+    t.same(sent, [
+      'BEGIN',
+      'WITH me AS MATERIALIZED',
+      'WITH flags AS (DELETE',
+      'WITH flags AS (',
+      'UPDATE statements SET status',
+      'COMMIT',
+    ]);
+    const { rows } = await srv.deps.pool.query(
+      `SELECT s.status, trim_scale(s.net_earnings)::text AS net,
        (SELECT json_agg(json_build_object('action', a.action, 'actor', a.actor_user_id, 'rightsholders', a.rightsholder_ids, 'label', a.subject_label))
         FROM activity_events a WHERE a.subject_id = s.id::text AND a.action = 'statement.processed') AS activity,
        (SELECT json_agg(json_build_object('payload', p.payload, 'queue', j.queue_name, 'priority', j.priority))
@@ -126,27 +128,28 @@ t.test('the commit is 7 statements, its block refresh and activity among them', 
        (SELECT array_agg(f.kind ORDER BY f.created_at) FROM statement_flags f WHERE f.statement_id = s.id) AS flags,
        (SELECT array_agg(x.currency || ' ' || x.rate) FROM statement_fx x WHERE x.statement_id = s.id) AS fx
      FROM statements s WHERE s.id = $1`,
-    [statementId],
-  );
-  t.same(rows[0], {
-    status: 'processed',
-    net: '3.75',
-    activity: [
-      {
-        action: 'statement.processed',
-        actor: owner.userId,
-        rightsholders: [rh],
-        label: 'commit.csv',
-      },
-    ],
-    refresh: [
-      {
-        payload: { organizationId: org, rightsholderId: rh, reason: 'statement.processed' },
-        queue: `catalog_block_refresh:${rh}`,
-        priority: 32_767,
-      },
-    ],
-    flags: null,
-    fx: ['USD 1'],
-  });
-});
+      [statementId],
+    );
+    t.same(rows[0], {
+      status: 'processed',
+      net: '3.75',
+      activity: [
+        {
+          action: 'statement.processed',
+          actor: owner.userId,
+          rightsholders: [rh],
+          label: 'commit.csv',
+        },
+      ],
+      refresh: [
+        {
+          payload: { organizationId: org, rightsholderId: rh, reason: 'statement.processed' },
+          queue: `catalog_block_refresh:${rh}`,
+          priority: 32_767,
+        },
+      ],
+      flags: null,
+      fx: ['USD 1'],
+    });
+  },
+);

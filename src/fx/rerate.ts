@@ -76,40 +76,88 @@ export function rawValueUsdSql(amounts: string, statement: string): string {
 }
 
 /**
- * One statement's rates (statement_fx) and currencies in one round trip: the rows of currencies it
- * no longer has go, the others are written over. Each currency's rate: USD's is 1 (of the day
- * wanted, else today: a statement without a period still has its USD rows' rate); another's is
- * the published one of the day wanted or the nearest earlier day (latestRateSql), none without a
- * day. Answers, in the currencies' order, the rate and its day, or null.
+ * One statement's rates (statement_fx) and currencies, as CTEs (`wanted`, `rated`, and the
+ * writes): the rows of currencies it no longer has go, the others are written over. Each
+ * currency's rate: USD's is 1 (of the day wanted, else today: a statement without a period still
+ * has its USD rows' rate); another's is the published one of the day wanted or the nearest
+ * earlier day (latestRateSql), none without a day. `$n` placeholders: the statement, its
+ * currencies, their codes, the day wanted, today.
  */
-const RATE_STATEMENT_SQL = `WITH wanted AS (
-    SELECT * FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS w (currency, code, n)
+function rateStatementCtes(p: (n: 1 | 2 | 3 | 4 | 5) => string): string {
+  return `wanted AS (
+    SELECT * FROM unnest(${p(2)}::text[], ${p(3)}::text[]) WITH ORDINALITY AS w (currency, code, n)
   ),
   rated AS (
     SELECT w.currency, w.n,
       CASE WHEN w.code = 'USD' THEN '1' ELSE best.rate END AS rate,
-      CASE WHEN w.code = 'USD' THEN $5 ELSE best.date END AS date
-    FROM wanted w LEFT JOIN LATERAL (${latestRateSql('w.code', '$4')}) best ON w.code <> 'USD'
+      CASE WHEN w.code = 'USD' THEN ${p(5)} ELSE best.date END AS date
+    FROM wanted w LEFT JOIN LATERAL (${latestRateSql('w.code', p(4))}) best ON w.code <> 'USD'
   ),
   fx_gone AS (
-    DELETE FROM statement_fx WHERE statement_id = $1
+    DELETE FROM statement_fx WHERE statement_id = ${p(1)}
       AND currency NOT IN (SELECT currency FROM rated WHERE rate IS NOT NULL)
   ),
   fx AS (
     INSERT INTO statement_fx (statement_id, currency, rate, rate_date)
-    SELECT $1, currency, rate::numeric, date::date FROM rated WHERE rate IS NOT NULL
+    SELECT ${p(1)}, currency, rate::numeric, date::date FROM rated WHERE rate IS NOT NULL
     ON CONFLICT (statement_id, currency) DO UPDATE SET rate = EXCLUDED.rate, rate_date = EXCLUDED.rate_date
   ),
   currencies_gone AS (
-    DELETE FROM statement_currencies WHERE statement_id = $1
-      AND ($4::date IS NULL OR currency <> ALL ($2::text[]))
+    DELETE FROM statement_currencies WHERE statement_id = ${p(1)}
+      AND (${p(4)}::date IS NULL OR currency <> ALL (${p(2)}::text[]))
   ),
   currencies AS (
     INSERT INTO statement_currencies (statement_id, currency, wanted_date)
-    SELECT $1, currency, $4::date FROM wanted WHERE $4::date IS NOT NULL
+    SELECT ${p(1)}, currency, ${p(4)}::date FROM wanted WHERE ${p(4)}::date IS NOT NULL
     ON CONFLICT (statement_id, currency) DO UPDATE SET wanted_date = EXCLUDED.wanted_date
-  )
-  SELECT currency, rate, date FROM rated ORDER BY n`;
+  )`;
+}
+
+/** A statement's rating as another statement's part (the commit's): see rateStatementAlong. */
+export interface RatingAlong {
+  /** CTEs, to follow the statement's own: `, wanted AS (...) ...` */
+  ctes: string;
+  /** an expression of its select list: the currencies' rates and days, as ratedOf reads them */
+  answer: string;
+  /** their parameters, from the `first` given */
+  params: unknown[];
+}
+
+/**
+ * Writes one statement's rates (statement_fx) and currencies in the statement of another write
+ * (one round trip for both), whose own parameters are `$1` to `$(first - 1)`.
+ */
+export function rateStatementAlong(
+  statementId: string,
+  currencies: readonly string[],
+  wantedDate: string | null,
+  first: number,
+): RatingAlong {
+  return {
+    ctes: `, ${rateStatementCtes((n) => `$${first + n - 1}`)}`,
+    answer: `(SELECT json_agg(json_build_object('currency', currency, 'rate', rate, 'date', date) ORDER BY n) FROM rated)`,
+    params: [
+      statementId,
+      currencies,
+      currencies.map(currencyCode),
+      wantedDate,
+      wantedDate ?? new Date().toISOString().slice(0, 10),
+    ],
+  };
+}
+
+/** Which currencies have no rate or an old one, from a rating's answer (RatingAlong.answer). */
+export function ratedOf(
+  answer: { currency: string; rate: string | null; date: string | null }[] | null,
+  wantedDate: string | null,
+): RatedStatement {
+  const rated: RatedStatement = { missing: [], stale: [] };
+  for (const { currency, rate, date } of answer ?? []) {
+    if (rate === null || date === null) rated.missing.push(currency);
+    else if (wantedDate && isStale(date, wantedDate)) rated.stale.push({ currency, date });
+  }
+  return rated;
+}
 
 /** Writes one statement's rates (statement_fx) and currencies; answers which currencies have no rate or an old one. */
 export async function rateStatement(
@@ -118,22 +166,12 @@ export async function rateStatement(
   currencies: readonly string[],
   wantedDate: string | null,
 ): Promise<RatedStatement> {
-  const { rows } = await db.query<{ currency: string; rate: string | null; date: string | null }>(
-    RATE_STATEMENT_SQL,
-    [
-      statementId,
-      currencies,
-      currencies.map(currencyCode),
-      wantedDate,
-      wantedDate ?? new Date().toISOString().slice(0, 10),
-    ],
+  const rating = rateStatementAlong(statementId, currencies, wantedDate, 1);
+  const { rows } = await db.query<{ rated: Parameters<typeof ratedOf>[0] }>(
+    `WITH ${rating.ctes.slice(2)} SELECT ${rating.answer} AS rated`,
+    rating.params,
   );
-  const rated: RatedStatement = { missing: [], stale: [] };
-  for (const { currency, rate, date } of rows) {
-    if (rate === null || date === null) rated.missing.push(currency);
-    else if (wantedDate && isStale(date, wantedDate)) rated.stale.push({ currency, date });
-  }
-  return rated;
+  return ratedOf(rows[0]!.rated, wantedDate);
 }
 
 /** Processed statements whose rates differ from those the published rates now give. */

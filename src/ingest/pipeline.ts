@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline as streamPipeline } from 'node:stream/promises';
 import { withTransaction, type Queryable } from '../db/pool.ts';
+import { writesAlong, type WritesAlong } from '../db/writesAlong.ts';
 import { AppError } from '../errors.ts';
 import type { Deps } from '../deps.ts';
 import { type FooterMeasure, type LocatedTable, tableOf } from './fileTypes.ts';
@@ -24,6 +25,7 @@ import {
   failRun,
   finishRun,
   startRun,
+  TRANSIENT_COMMIT,
   type RunStatement,
 } from './statementStatus.ts';
 import { periodOf, type Cadence } from './values.ts';
@@ -36,7 +38,13 @@ import {
   statementFacts,
   withFactVariables,
 } from './autoMap/index.ts';
-import { fxFlags, rateStatement, rawValueUsdSql } from '../fx/rerate.ts';
+import {
+  fxFlags,
+  rateStatementAlong,
+  ratedOf,
+  rawValueUsdSql,
+  type RatedStatement,
+} from '../fx/rerate.ts';
 import { recordActivity } from '../activity/record.ts';
 import { unknownLookupMessage } from '../lookups/flags.ts';
 import { normalizeLookupKey } from '../lookups/normalize.ts';
@@ -92,7 +100,7 @@ function progressReporter(deps: Deps, statementId: string, normalizedVersion: nu
       .query(
         `UPDATE statements SET progress_done = $2, progress_total = $3, progress_stage = 'writing',
            progress_stage_at = CASE WHEN progress_stage = 'writing' THEN progress_stage_at ELSE clock_timestamp() END, updated_at = clock_timestamp()
-         WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $4 AND progress_done <= $2`,
+         WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $4 AND progress_done <= $2 AND ${TRANSIENT_COMMIT}`,
         [statementId, written, total, normalizedVersion],
       )
       // progress is a courtesy: a failed write is not the run's failure
@@ -755,7 +763,7 @@ const recordLayout: Stage = {
     const still = await run.deps.pool.query(
       `UPDATE statements SET size_bytes = $2, sha256 = $3, header_hash = $4, headers = $5, row_count = $6, progress_total = $6, progress_stage = 'surveying', progress_stage_at = clock_timestamp(),
          located = $7, updated_at = clock_timestamp()
-       WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $8`,
+       WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $8 AND ${TRANSIENT_COMMIT}`,
       [
         run.statementId,
         object.size,
@@ -884,7 +892,7 @@ const normalize: Stage = {
     // written while the objects go up (storeObjects awaits it): one round trip less
     run.saving = deps.pool.query(
       `UPDATE statements SET progress_stage = 'saving', progress_stage_at = clock_timestamp(), updated_at = clock_timestamp()
-       WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $2`,
+       WHERE id = $1 AND status = 'processing' AND deleted_at IS NULL AND normalized_version = $2 AND ${TRANSIENT_COMMIT}`,
       [statementId, statement.normalized_version],
     );
     run.saving.catch(() => {});
@@ -1077,20 +1085,24 @@ async function commitVersion(db: Queryable, run: Run): Promise<boolean> {
     ? periodOf(normalized.stmt.year, normalized.stmt.period, normalized.stmt.cadence as Cadence)
     : null;
   flags.push(...autoMappedFlags(need(run.found, 'the mapping').match, mapping.name));
-  const judged = await judgeAndClear(db, run, stmtPeriod);
-  flags.push(...judged.flags);
   // FX: the rate for the statement period's last day, else the nearest earlier published day; never 1
   const rateDate = stmtPeriod?.end ?? normalized.salesPeriodEnd;
   const currencies = normalized.perCurrency.flatMap((c) => (c.currency ? [c.currency] : []));
-  flags.push(...fxFlags(await rateStatement(db, run.statementId, currencies, rateDate), rateDate));
+  const judged = await judgeAndClear(db, run, stmtPeriod, { currencies, date: rateDate });
+  flags.push(...judged.flags);
+  flags.push(...fxFlags(judged.rated, rateDate));
   flags.push(...need(run.lookupFlags, 'the unknown lookups'));
+  // the block refresh and the activity go along with the run's rows: one round trip for the three
+  const along = writesAlong();
+  await recordProcessed(along.db, run, rightsholderId);
   // the flags computed by this run replace the previous run's; a flag the user resolved stays resolved
   await insertRunRows(
     db,
     run,
     flags.filter((f) => !judged.resolvedKinds.has(f.kind)),
+    along,
   );
-  await recordVersion(db, run, rightsholderId);
+  await recordVersion(db, run);
   return true;
 }
 
@@ -1156,39 +1168,45 @@ const OVERLAP_SQL = `SELECT array_agg(o.id::text ORDER BY o.created_at, o.id) FR
 
 /**
  * In one round trip, under the commit's locks: the previous run's rows go (its flags but those the
- * user resolved, its raw values and payors), and the statement is judged against what is
- * committed: a duplicate of another (DUPLICATE_SQL), an overlap with others (OVERLAP_SQL). Answers
- * those flags and the kinds of the resolved flags (this run does not raise them again).
+ * user resolved, its raw values and payors), the statement is judged against what is committed: a
+ * duplicate of another (DUPLICATE_SQL), an overlap with others (OVERLAP_SQL), and its rates are
+ * written (rateStatementAlong: these currencies' rates of that day). Answers those flags, the
+ * kinds of the resolved flags (this run does not raise them again) and the currencies without a
+ * rate or with an old one.
  */
 async function judgeAndClear(
   db: Queryable,
   run: Run,
   stmtPeriod: { start: string; end: string } | null,
-): Promise<{ flags: Flag[]; resolvedKinds: Set<string> }> {
+  rates: { currencies: string[]; date: string | null },
+): Promise<{ flags: Flag[]; resolvedKinds: Set<string>; rated: RatedStatement }> {
   const distributorId =
     run.statement.distributor_id ?? need(run.found, 'the mapping').mapping.distributorId;
   const overlapping = stmtPeriod && distributorId ? stmtPeriod : null;
+  const own = [
+    run.statementId,
+    run.organizationId,
+    need(run.object, 'the object').sha256,
+    run.statement.rightsholder_id,
+    overlapping ? distributorId : null,
+    overlapping ? monthIndex(overlapping.start) : null,
+    overlapping ? monthIndex(overlapping.end) : null,
+  ];
+  const rating = rateStatementAlong(run.statementId, rates.currencies, rates.date, own.length + 1);
   const { rows } = await db.query<{
     resolved_kinds: string[] | null;
     duplicate: { id: string; file_name: string } | null;
     overlaps: string[] | null;
+    rated: Parameters<typeof ratedOf>[0];
   }>(
     `WITH flags AS (DELETE FROM statement_flags WHERE statement_id = $1 AND NOT resolved),
        raw_values AS (DELETE FROM statement_raw_values WHERE statement_id = $1),
-       payors AS (DELETE FROM statement_payors WHERE statement_id = $1)
+       payors AS (DELETE FROM statement_payors WHERE statement_id = $1)${rating.ctes}
      SELECT (SELECT array_agg(kind) FROM statement_flags WHERE statement_id = $1 AND resolved) AS resolved_kinds,
-       (${DUPLICATE_SQL}) AS duplicate, (${OVERLAP_SQL}) AS overlaps`,
-    [
-      run.statementId,
-      run.organizationId,
-      need(run.object, 'the object').sha256,
-      run.statement.rightsholder_id,
-      overlapping ? distributorId : null,
-      overlapping ? monthIndex(overlapping.start) : null,
-      overlapping ? monthIndex(overlapping.end) : null,
-    ],
+       (${DUPLICATE_SQL}) AS duplicate, (${OVERLAP_SQL}) AS overlaps, ${rating.answer} AS rated`,
+    [...own, ...rating.params],
   );
-  const { resolved_kinds: resolved, duplicate, overlaps } = rows[0]!;
+  const { resolved_kinds: resolved, duplicate, overlaps, rated } = rows[0]!;
   const flags: Flag[] = [];
   if (duplicate)
     flags.push({
@@ -1204,18 +1222,40 @@ async function judgeAndClear(
       message: 'Another statement of this distributor and rightsholder covers the same period.',
       details: { statementIds: overlaps },
     });
-  return { flags, resolvedKinds: new Set(resolved ?? []) };
+  return { flags, resolvedKinds: new Set(resolved ?? []), rated: ratedOf(rated, rates.date) };
 }
 
 /**
- * The run's flags, raw values and payors in one INSERT each, one round trip (the previous run's
- * went in judgeAndClear). The flags in their order: each a microsecond after the one before (a
- * statement's flags are listed by created_at, and one INSERT's rows may read the same clock).
+ * The run's flags, raw values and payors in one INSERT each, with the writes gathered in `along`,
+ * one round trip (the previous run's went in judgeAndClear). Before the version (recordVersion):
+ * a payor row is counted by what its statement is when it is written (statement_payors_counted),
+ * and the version's UPDATE counts the rows there, once. The flags in their order: each a
+ * microsecond after the one before (a statement's flags are listed by created_at, and one
+ * INSERT's rows may read the same clock).
  */
-async function insertRunRows(db: Queryable, run: Run, flags: readonly Flag[]): Promise<void> {
+async function insertRunRows(
+  db: Queryable,
+  run: Run,
+  flags: readonly Flag[],
+  along: WritesAlong,
+): Promise<void> {
   const values = rawValuesOf(run);
   const payors = payorsOf(run);
-  if (flags.length === 0 && values.length === 0 && payors.size === 0) return;
+  const own = [
+    run.organizationId,
+    run.statementId,
+    flags.map((f) => f.kind),
+    flags.map((f) => f.severity),
+    flags.map((f) => f.message),
+    flags.map((f) => (f.details === undefined ? null : JSON.stringify(f.details))),
+    values.map((r) => r.kind),
+    values.map((r) => r.raw),
+    values.map((r) => r.rows),
+    values.map((r) => r.amounts),
+    [...payors.keys()],
+    [...payors.values()],
+  ];
+  const gathered = along.sql(own.length + 1);
   await db.query(
     `WITH flags AS (
        INSERT INTO statement_flags (organization_id, statement_id, kind, severity, message, details, created_at)
@@ -1229,22 +1269,9 @@ async function insertRunRows(db: Queryable, run: Run, flags: readonly Flag[]): P
        FROM unnest($7::text[], $8::text[], $9::bigint[], $10::text[]) AS v (kind, raw, rows, amounts)),
      payors AS (
        INSERT INTO statement_payors (statement_id, organization_id, name_normalized, name)
-       SELECT $2, $1, key, name FROM unnest($11::text[], $12::text[]) AS p (key, name))
-     SELECT 1`,
-    [
-      run.organizationId,
-      run.statementId,
-      flags.map((f) => f.kind),
-      flags.map((f) => f.severity),
-      flags.map((f) => f.message),
-      flags.map((f) => (f.details === undefined ? null : JSON.stringify(f.details))),
-      values.map((r) => r.kind),
-      values.map((r) => r.raw),
-      values.map((r) => r.rows),
-      values.map((r) => r.amounts),
-      [...payors.keys()],
-      [...payors.values()],
-    ],
+       SELECT $2, $1, key, name FROM unnest($11::text[], $12::text[]) AS p (key, name))${gathered.ctes}
+     SELECT ${gathered.read || '1'}`,
+    [...own, ...gathered.params],
   );
 }
 
@@ -1305,12 +1332,11 @@ async function unknownLookupFlags(db: Queryable, run: Run): Promise<Flag[]> {
   return flags;
 }
 
-/** The new version on the statement (processed), its rightsholder's catalog block queued with the commit, and the activity. */
-async function recordVersion(db: Queryable, run: Run, rightsholderId: string): Promise<void> {
+/** The new version on the statement: processed. */
+async function recordVersion(db: Queryable, run: Run): Promise<void> {
   const normalized = need(run.normalized, 'the rows');
   const { mapping, match } = need(run.found, 'the mapping');
   const variants = need(run.variants, 'the objects');
-  const { statement } = run;
   await finishRun(
     db,
     run.statementId,
@@ -1345,6 +1371,11 @@ async function recordVersion(db: Queryable, run: Run, rightsholderId: string): P
       JSON.stringify(match),
     ],
   );
+}
+
+/** What the version's commit sets off: its rightsholder's catalog block queued, and the activity. */
+async function recordProcessed(db: Queryable, run: Run, rightsholderId: string): Promise<void> {
+  const { statement } = run;
   await enqueueBlockRefresh(
     db,
     run.organizationId,

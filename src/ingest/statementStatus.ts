@@ -8,7 +8,7 @@
 // The lifecycle (docs/ingestion.md "Statement lifecycle"): uploading → uploaded → processing →
 // processed, or needs_mapping, failed, skipped, bad, aborted, expired, deleted.
 import { inRightsholderScope } from '../access/dataAccess.ts';
-import type { Queryable } from '../db/pool.ts';
+import type { Pool, Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { StatementStatus } from './statements.ts';
 import type { MappingMatch } from './library.ts';
@@ -102,6 +102,19 @@ const RUN_OWNS = `deleted_at IS NULL`;
 
 const quoted = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 
+/**
+ * A condition of a write's WHERE clause that lets its transaction commit without waiting for its
+ * WAL to reach the disk (synchronous_commit off for that transaction only: a flush less, a
+ * millisecond or more on a busy disk). For a run's transient writes to its statement (its start,
+ * its layout, its progress), each sent on the pool as a transaction of its own: a crash of
+ * PostgreSQL may lose the last of them, never a later synchronous commit (the run's commit, a
+ * deletion, a reprocess: it flushes every WAL record before its own), and a lost one leaves the
+ * statement as before the run's start, a state its job's retry takes again. Never in a
+ * transaction of more statements: the whole transaction would commit so. In the WHERE clause,
+ * every row written has evaluated it (a transaction that wrote nothing has nothing to flush).
+ */
+export const TRANSIENT_COMMIT = `set_config('synchronous_commit', 'off', true) = 'off'`;
+
 interface Move {
   /** more columns to set, SQL (`size_bytes = $2`), or '' */
   set?: string;
@@ -110,6 +123,8 @@ interface Move {
   params: unknown[];
   /** RETURNING list; `id` by default */
   returning?: string;
+  /** a run's transient write, on the pool: committed without waiting for the disk (TRANSIENT_COMMIT) */
+  transient?: boolean;
 }
 
 /**
@@ -125,7 +140,7 @@ async function transition<R extends object = { id: string }>(
   const target = to === 'before_delete' ? `coalesce(status_before_delete, 'uploaded')` : `'${to}'`;
   const { rows } = await db.query<R & object>(
     `UPDATE statements SET status = ${target}${move.set ? `, ${move.set}` : ''}, updated_at = clock_timestamp()
-     WHERE (${move.where}) AND status IN (${quoted(from)})
+     WHERE (${move.where}) AND status IN (${quoted(from)})${move.transient ? ` AND ${TRANSIENT_COMMIT}` : ''}
      RETURNING ${move.returning ?? 'id'}`,
     move.params,
   );
@@ -328,9 +343,12 @@ export interface RunStatement {
   encoding: string | null;
 }
 
-/** A run takes the statement: its failure and progress of an earlier run are cleared. */
+/**
+ * A run takes the statement: its failure and progress of an earlier run are cleared. A transient
+ * write (TRANSIENT_COMMIT): `db` is the pool.
+ */
 export async function startRun(
-  db: Queryable,
+  db: Pool,
   organizationId: string,
   statementId: string,
 ): Promise<RunStatement | undefined> {
@@ -339,6 +357,7 @@ export async function startRun(
     // a deleted organization's statement is not started (the job then fails it): no look of its own first
     where: `id = $1 AND organization_id = $2 AND ${RUN_OWNS} AND EXISTS (SELECT 1 FROM organizations WHERE id = $2 AND deleted_at IS NULL)`,
     params: [statementId, organizationId],
+    transient: true,
     returning: `id, organization_id, rightsholder_id, distributor_id, file_name, object_key, status, normalized_key,
        normalized_version, variants, mapping_id, mapping_match, created_by, declared_sha256, object_etag, variables, encoding`,
   });

@@ -3,6 +3,7 @@
 // moves a statement in one of its `from` statuses to its `to`, and leaves any other as it was,
 // answering no rows), the guards beside the status (a read file is no upload, a run ends only its
 // own statement), and no status written anywhere else in src/.
+import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
@@ -315,6 +316,33 @@ t.test('guards beside the status', async (t) => {
   });
   t.same(outOfScope, [], "a rightsholder outside the caller's scope is not released");
   t.equal(await statusOf(hashless), 'needs_mapping');
+});
+
+t.test("a run's start commits without waiting for the disk, its end waits", async (t) => {
+  // one connection: the transaction begun here is the one startRun's statement runs in, and the
+  // setting it leaves there is the one its commit would have read
+  const one = createPool(database.url, 1);
+  t.teardown(() => one.end());
+  const setting = async () =>
+    (await one.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!
+      .synchronous_commit;
+  const id = await seed('uploaded');
+  await one.query('BEGIN');
+  t.equal(await setting(), 'on');
+  t.equal((await startRun(one, org, id))?.status, 'processing');
+  t.equal(await setting(), 'off', 'startRun: synchronous_commit off for its transaction');
+  await one.query('COMMIT');
+  t.equal(await setting(), 'on', 'only for that transaction');
+  t.equal(await statusOf(id), 'processing');
+  // a start that takes nothing (another organization's) sets nothing: nothing to flush anyway
+  await one.query('BEGIN');
+  t.equal(await startRun(one, randomUUID(), id), undefined);
+  t.equal(await setting(), 'on');
+  // the run's commit (finishRun, in its transaction) waits for the disk as every other write
+  t.equal((await finishRun(one, id, 'kept_rows = $2', [3])).length, 1);
+  t.equal(await setting(), 'on');
+  await one.query('COMMIT');
+  t.equal(await statusOf(id), 'processed');
 });
 
 t.test('moved(): no row moved is STATEMENT_STATE_CONFLICT', async (t) => {

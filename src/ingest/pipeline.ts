@@ -3,7 +3,7 @@
 // writes a new version and swaps it in atomically, so rows are never doubled and a query never
 // sees a statement half old and half new; a failed run leaves the previous rows in place.
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, writeFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,7 +43,7 @@ import { normalizeLookupKey } from '../lookups/normalize.ts';
 import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/analyticsLookups.ts';
 import { enqueueBlockRefresh } from '../catalog/blocks.ts';
 import { stopwatch } from './stopwatch.ts';
-import { deleteObjects, ObjectChangedError } from '../storage/objectStore.ts';
+import { deleteObjects, ObjectChangedError, SMALL_OBJECT_BYTES } from '../storage/objectStore.ts';
 
 /** The months of a statement's cadence, in SQL over the statements table. */
 const STMT_PERIOD = { year: 'stmt_year', period: 'stmt_period', cadence: 'stmt_cadence' };
@@ -124,15 +124,12 @@ async function allSettledOrThrow(work: Promise<unknown>[]): Promise<void> {
 }
 
 /**
- * An object up to this size is hashed as it streams in (its file is not read again for it); a
- * larger one is hashed from its file while the reader's thread locates its table.
- */
-const HASH_WHILE_DOWNLOADING_BYTES = 4 * 1024 * 1024;
-
-/**
  * Downloads an object: its size, and with `hash` its SHA-256 when it is small enough to be hashed
- * as it streams in; with `expectEtag` (the upload's as completed), bytes PUT again since are
- * UPLOAD_OBJECT_CHANGED.
+ * as it comes in; with `expectEtag` (the upload's as completed), bytes PUT again since are
+ * UPLOAD_OBJECT_CHANGED. A small object (SMALL_OBJECT_BYTES, as the store announced it) is read
+ * into memory and written with one synchronous write: the file reader reads it whole anyway
+ * (docs/decisions/small-file-read-once.md), and a stream's opens and writes are each a hop to
+ * libuv's pool behind the other threads' DuckDB queries. A larger one streams to its file.
  */
 async function download(
   deps: Deps,
@@ -141,9 +138,9 @@ async function download(
   options: { expectEtag?: string | null; signal?: AbortSignal; hash?: boolean } = {},
 ): Promise<{ size: number; sha256?: string }> {
   const { expectEtag, signal } = options;
-  let body;
+  let object;
   try {
-    body = await deps.store.getStream(key, { expectEtag });
+    object = await deps.store.getBody(key, { expectEtag });
   } catch (error) {
     if (error instanceof ObjectChangedError) {
       throw new AppError(
@@ -155,19 +152,37 @@ async function download(
   }
   let size = 0;
   let hash = options.hash ? createHash('sha256') : null;
-  await streamPipeline(
-    body,
-    async function* (chunks: AsyncIterable<Buffer>) {
-      for await (const chunk of chunks) {
-        size += chunk.length;
-        if (size > HASH_WHILE_DOWNLOADING_BYTES) hash = null;
-        hash?.update(chunk);
-        yield chunk;
-      }
-    },
-    createWriteStream(file),
-    { signal },
-  );
+  const take = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > SMALL_OBJECT_BYTES) hash = null;
+    hash?.update(chunk);
+  };
+  if (object.size !== undefined && object.size <= SMALL_OBJECT_BYTES) {
+    const chunks: Buffer[] = [];
+    await streamPipeline(
+      object.body,
+      async (source: AsyncIterable<Buffer>) => {
+        for await (const chunk of source) {
+          take(chunk);
+          chunks.push(chunk);
+        }
+      },
+      { signal },
+    );
+    writeFileSync(file, Buffer.concat(chunks, size));
+  } else {
+    await streamPipeline(
+      object.body,
+      async function* (source: AsyncIterable<Buffer>) {
+        for await (const chunk of source) {
+          take(chunk);
+          yield chunk;
+        }
+      },
+      createWriteStream(file),
+      { signal },
+    );
+  }
   return hash ? { size, sha256: hash.digest('hex') } : { size };
 }
 
@@ -203,7 +218,7 @@ export async function upload(
   file: string,
   contentType: string,
 ): Promise<void> {
-  await deps.store.put(key, createReadStream(file), contentType);
+  await deps.store.putFile(key, file, contentType);
 }
 
 interface Flag {

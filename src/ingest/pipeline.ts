@@ -938,10 +938,12 @@ const storeObjects: Stage = {
         upload(deps, variants.removed!, removedPath, 'text/csv'),
       ),
     );
-    // the table as UTF-8 delimited text, when it differs from the upload (a sheet, a decoded or unpacked file)
+    // the table as UTF-8 delimited text, when it differs from the upload (a sheet, a decoded or
+    // unpacked file); a decoded text file's is written on first request (src/ingest/variants.ts)
     if (located.csvPath !== sourcePath) {
       variants.single = `${prefix}single/v${version}.csv`;
-      uploads.push(upload(deps, variants.single, located.csvPath, 'text/csv'));
+      if (located.container !== 'none' || located.format !== 'delimited')
+        uploads.push(upload(deps, variants.single, located.csvPath, 'text/csv'));
     }
     if (located.format === 'xlsx' || located.format === 'xls') {
       // the workbook: the upload itself, or the one unpacked from it (a zip or gzip holding it),

@@ -2,6 +2,10 @@
 // every ingestion run: they re-read the whole file, and most statements are never downloaded in
 // those forms. They are made by the pipeline's own code (locate, then the normalizer's variant
 // writer) for the version the statement has now, and dropped when it is reprocessed.
+// The `single` copy of a decoded text upload (a BOM, another encoding) is recorded by its run,
+// but its object is written on first request too (writeSingle), as most are never downloaded:
+// the reader makes the same bytes again from the same upload and encoding. Its key is recorded,
+// listed and deleted as before.
 import { tableOf } from './fileTypes.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
@@ -36,33 +40,42 @@ export async function storedVariantsOf(
   return rows[0]!;
 }
 
-export async function materializeVariant(
+interface ProcessedStatement {
+  organization_id: string;
+  object_key: string;
+  file_name: string;
+  status: string;
+  normalized_version: number;
+  variables: Record<string, string>;
+  object_etag: string | null;
+  encoding: string | null;
+  fields: unknown;
+  single: string | null;
+}
+
+/** The statement as processed (its mapping's fields, its `single` key), else FILE_VARIANT_NOT_FOUND. */
+async function processedStatement(
   deps: Deps,
   statementId: string,
-  variant: LazyVariant,
-): Promise<string> {
-  const { rows } = await deps.pool.query<{
-    organization_id: string;
-    object_key: string;
-    file_name: string;
-    status: string;
-    normalized_version: number;
-    variables: Record<string, string>;
-    object_etag: string | null;
-    encoding: string | null;
-    fields: unknown;
-  }>(
-    `SELECT s.organization_id, s.object_key, s.file_name, s.status, s.normalized_version, s.variables, s.object_etag, s.encoding, m.fields
+  variant: string,
+): Promise<ProcessedStatement> {
+  const { rows } = await deps.pool.query<ProcessedStatement>(
+    `SELECT s.organization_id, s.object_key, s.file_name, s.status, s.normalized_version, s.variables, s.object_etag, s.encoding, m.fields,
+       s.variants->>'single' AS single
      FROM statements s LEFT JOIN mappings m ON m.id = s.mapping_id WHERE s.id = $1`,
     [statementId],
   );
   const s = rows[0];
-  const fields = mappingFieldsSchema.safeParse(s?.fields);
-  if (!s || s.status !== 'processed' || !fields.success)
+  if (!s || s.status !== 'processed')
     throw new AppError(
       'FILE_VARIANT_NOT_FOUND',
       `The statement has no ${variant} file (it is not processed)`,
     );
+  return s;
+}
+
+/** Runs `work` in a directory of its own, removed after. */
+async function inWorkDir<T>(statementId: string, work: (dir: string) => Promise<T>): Promise<T> {
   const workDir = path.join(
     tmpdir(),
     'royalty-variant',
@@ -70,6 +83,77 @@ export async function materializeVariant(
   );
   await mkdir(workDir, { recursive: true });
   try {
+    return await work(workDir);
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+const reprocessedMeanwhile = () =>
+  new AppError(
+    'STATEMENT_STATE_CONFLICT',
+    'The statement was reprocessed while its file was being prepared; ask again',
+  );
+
+/**
+ * The key of a variant whose object is there to be read: a lazy one made now when it has none, a
+ * `single` one recorded by its run written now when it is not there yet; undefined when the
+ * statement has no such variant.
+ */
+export async function variantToRead(
+  deps: Deps,
+  statementId: string,
+  variant: string,
+  key: string | undefined,
+): Promise<string | undefined> {
+  if (!key)
+    return (lazyVariants as readonly string[]).includes(variant)
+      ? materializeVariant(deps, statementId, variant as LazyVariant)
+      : undefined;
+  if (variant === 'single' && !(await deps.store.head(key)))
+    await writeSingle(deps, statementId, key);
+  return key;
+}
+
+/**
+ * Writes a statement's `single` object under the key its run recorded: the table as the reader
+ * reads it again from the upload, with the encoding it was read with. Reprocessed meanwhile (the
+ * key is no longer the statement's), the object goes again: that run's drop may have passed.
+ */
+async function writeSingle(deps: Deps, statementId: string, key: string): Promise<void> {
+  const s = await processedStatement(deps, statementId, 'single');
+  if (s.single !== key) throw reprocessedMeanwhile();
+  await inWorkDir(statementId, async (workDir) => {
+    const { located, sourcePath } = await locateStatementFile(
+      deps,
+      s.object_key,
+      s.file_name,
+      workDir,
+      { expectEtag: s.object_etag, encoding: s.encoding },
+    );
+    if (located.csvPath === sourcePath)
+      throw new Error(`statement ${statementId}: its upload reads as it is, with no single copy`);
+    await upload(deps, key, located.csvPath, 'text/csv');
+  });
+  if ((await processedStatement(deps, statementId, 'single')).single !== key) {
+    await deleteObjects(deps.store, [key], deps.log);
+    throw reprocessedMeanwhile();
+  }
+}
+
+export async function materializeVariant(
+  deps: Deps,
+  statementId: string,
+  variant: LazyVariant,
+): Promise<string> {
+  const s = await processedStatement(deps, statementId, variant);
+  const fields = mappingFieldsSchema.safeParse(s.fields);
+  if (!fields.success)
+    throw new AppError(
+      'FILE_VARIANT_NOT_FOUND',
+      `The statement has no ${variant} file (it is not processed)`,
+    );
+  return inWorkDir(statementId, async (workDir) => {
     const { located } = await locateStatementFile(deps, s.object_key, s.file_name, workDir, {
       expectEtag: s.object_etag,
       encoding: s.encoding,
@@ -100,13 +184,8 @@ export async function materializeVariant(
     );
     if (!updated.rowCount) {
       await deleteObjects(deps.store, [key], deps.log);
-      throw new AppError(
-        'STATEMENT_STATE_CONFLICT',
-        'The statement was reprocessed while its file was being prepared; ask again',
-      );
+      throw reprocessedMeanwhile();
     }
     return key;
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
+  });
 }

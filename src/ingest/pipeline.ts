@@ -232,16 +232,36 @@ function sameAmount(a: string, b: string): boolean {
   return /^-?[0.]*$/.test(addDecimals(a, b.startsWith('-') ? b.slice(1) : `-${b}`));
 }
 
+/** The rows the file reader kept out above the header (line -1: a sheet's joined to the table). */
+function preambleRowsOf(located: LocatedTable): LocatedTable['removed'] {
+  return located.removed.filter((r) => r.reason === 'preamble' || r.line < located.headerLine);
+}
+
+/**
+ * Whether a statement's removed-rows file is its header alone, left to be written on first request
+ * (src/ingest/variants.ts): nothing removed below the header of a plain delimited file whose
+ * header is its first line (no preamble above it, no sheets or archive members joined to it).
+ * What the statement records (`located`, `removed_rows`) tells it again then.
+ */
+export function removedLeftForRequest(
+  layout: Pick<LocatedTable, 'format' | 'container' | 'headerLine'>,
+  removedRows: number | null,
+): boolean {
+  return (
+    removedRows === 0 &&
+    layout.format === 'delimited' &&
+    layout.container === 'none' &&
+    layout.headerLine === 0
+  );
+}
+
 /**
  * The removed variant lists every row that is not data: the normalizer writes the rows it dropped
  * below the header (footer, repeated header, blank; `record` is their record number after the
  * header), and the rows the file reader kept out above it are put first, with an empty `record`.
  */
 async function addPreambleRows(removedPath: string, located: LocatedTable): Promise<void> {
-  // line -1: the top rows of a sheet joined to the table, with its header (not in the table's file)
-  const above = located.removed.filter(
-    (r) => r.reason === 'preamble' || r.line < located.headerLine,
-  );
+  const above = preambleRowsOf(located);
   if (above.length === 0) return;
   const width = located.header.length;
   const lines = above.map((r) =>
@@ -915,6 +935,7 @@ const storeObjects: Stage = {
   async run(run) {
     const { deps, statement } = run;
     const located = need(run.located, 'the table');
+    const normalized = need(run.normalized, 'the rows');
     const sourcePath = need(run.sourcePath, 'the file');
     const version = statement.normalized_version + 1;
     const prefix = `orgs/${run.organizationId}/statements/${run.statementId}/`;
@@ -931,13 +952,16 @@ const storeObjects: Stage = {
       ),
     );
     // trimmed and standardized are written on first request (src/ingest/variants.ts)
+    // nothing removed: its header alone, written on first request (src/ingest/variants.ts)
     variants.removed = `${prefix}removed/v${version}.csv`;
     const removedPath = path.join(run.workDir, 'removed.csv');
-    uploads.push(
-      addPreambleRows(removedPath, located).then(() =>
-        upload(deps, variants.removed!, removedPath, 'text/csv'),
-      ),
-    );
+    const removedRows = normalized.dropped.reduce((n, d) => n + d.rows, 0);
+    if (!removedLeftForRequest(located, removedRows) || preambleRowsOf(located).length > 0)
+      uploads.push(
+        addPreambleRows(removedPath, located).then(() =>
+          upload(deps, variants.removed!, removedPath, 'text/csv'),
+        ),
+      );
     // the table as UTF-8 delimited text, when it differs from the upload (a sheet, a decoded or
     // unpacked file); a decoded text file's is written on first request (src/ingest/variants.ts)
     if (located.csvPath !== sourcePath) {

@@ -2,11 +2,11 @@
 // every ingestion run: they re-read the whole file, and most statements are never downloaded in
 // those forms. They are made by the pipeline's own code (locate, then the normalizer's variant
 // writer) for the version the statement has now, and dropped when it is reprocessed.
-// The `single` copy of a decoded text upload (a BOM, another encoding) is recorded by its run,
-// but its object is written on first request too (writeSingle), as most are never downloaded:
-// the reader makes the same bytes again from the same upload and encoding. Its key is recorded,
-// listed and deleted as before.
-import { tableOf } from './fileTypes.ts';
+// Two variants each run records are written on first request too, as most are never downloaded:
+// the `single` copy of a decoded text upload (a BOM, another encoding), which the reader makes
+// again from the same upload and encoding (writeSingle), and a removed-rows file with nothing in
+// it, its header alone (writeEmptyRemoved). Their keys are recorded, listed and deleted as before.
+import { type LocatedTable, tableOf } from './fileTypes.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,8 @@ import type { Queryable } from '../db/pool.ts';
 import type { Deps } from '../deps.ts';
 import { deleteObjects } from '../storage/objectStore.ts';
 import { mappingFieldsSchema } from './mappingFields.ts';
-import { locateStatementFile, upload } from './pipeline.ts';
+import { emptyRemovedCsv } from './normalizeTypes.ts';
+import { locateStatementFile, removedLeftForRequest, upload } from './pipeline.ts';
 
 export const lazyVariants = ['trimmed', 'standardized'] as const;
 export type LazyVariant = (typeof lazyVariants)[number];
@@ -51,6 +52,10 @@ interface ProcessedStatement {
   encoding: string | null;
   fields: unknown;
   single: string | null;
+  removed: string | null;
+  removed_rows: number | null;
+  headers: string[] | null;
+  layout: Pick<LocatedTable, 'format' | 'container' | 'headerLine'> | null;
 }
 
 /** The statement as processed (its mapping's fields, its `single` key), else FILE_VARIANT_NOT_FOUND. */
@@ -61,7 +66,7 @@ async function processedStatement(
 ): Promise<ProcessedStatement> {
   const { rows } = await deps.pool.query<ProcessedStatement>(
     `SELECT s.organization_id, s.object_key, s.file_name, s.status, s.normalized_version, s.variables, s.object_etag, s.encoding, m.fields,
-       s.variants->>'single' AS single
+       s.variants->>'single' AS single, s.variants->>'removed' AS removed, s.removed_rows, s.headers, s.located AS layout
      FROM statements s LEFT JOIN mappings m ON m.id = s.mapping_id WHERE s.id = $1`,
     [statementId],
   );
@@ -110,9 +115,24 @@ export async function variantToRead(
     return (lazyVariants as readonly string[]).includes(variant)
       ? materializeVariant(deps, statementId, variant as LazyVariant)
       : undefined;
-  if (variant === 'single' && !(await deps.store.head(key)))
-    await writeSingle(deps, statementId, key);
+  if ((variant === 'single' || variant === 'removed') && !(await deps.store.head(key)))
+    await (variant === 'single' ? writeSingle : writeEmptyRemoved)(deps, statementId, key);
   return key;
+}
+
+/**
+ * Writes a statement's removed-rows file under the key its run recorded when nothing was removed
+ * (a file with rows is written by its run: one missing is not made up).
+ */
+async function writeEmptyRemoved(deps: Deps, statementId: string, key: string): Promise<void> {
+  const s = await processedStatement(deps, statementId, 'removed');
+  if (s.removed !== key) throw reprocessedMeanwhile();
+  if (!s.headers || !s.layout || !removedLeftForRequest(s.layout, s.removed_rows)) return;
+  await deps.store.put(key, Buffer.from(emptyRemovedCsv(s.headers.length)), 'text/csv');
+  if ((await processedStatement(deps, statementId, 'removed')).removed !== key) {
+    await deleteObjects(deps.store, [key], deps.log);
+    throw reprocessedMeanwhile();
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // fileStorage.getSample's default page past row 200, and downloadStatementFile's
 // originalExcelFile (the name of the workbook download) and original-excel of a workbook unpacked
-// from a zip or gzip, and a decoded text upload's single copy written on first request, at the
-// handler with a real pipeline run.
+// from a zip or gzip, and the variants written on first request (a decoded text upload's single
+// copy, an empty removed-rows file), at the handler with a real pipeline run.
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
@@ -121,7 +121,10 @@ t.test(
         organizationId: org,
         ...input,
       });
-    const plain = await download({ type: 'original-excel', file: workbook.statementId });
+    const plain = await download({
+      type: 'original-excel',
+      file: workbook.statementId,
+    });
     t.equal(plain.data.fileName, 'bmi-royalty-statement.xlsx');
     const named = await download({
       type: 'original-excel',
@@ -150,14 +153,23 @@ t.test(
       'a.xlsx',
     );
     t.equal(
-      (await download({ type: 'original', file: big.statementId, originalExcelFile: '' })).data
-        .fileName,
+      (
+        await download({
+          type: 'original',
+          file: big.statementId,
+          originalExcelFile: '',
+        })
+      ).data.fileName,
       'thousand.csv',
     );
     // before, these were accepted and the name silently ignored
     invalid(
       t,
-      await download({ type: 'original', file: big.statementId, originalExcelFile: 'x.xlsx' }),
+      await download({
+        type: 'original',
+        file: big.statementId,
+        originalExcelFile: 'x.xlsx',
+      }),
       'originalExcelFile',
     );
     invalid(
@@ -336,6 +348,64 @@ t.test(
     t.same(
       await bytesOf((await downloadVariant('single', download.statementId)).url),
       Buffer.from(bomText),
+    );
+  },
+);
+
+t.test(
+  'a removed-rows file with nothing in it is written on first request, the same bytes',
+  async (t) => {
+    const empty = await putFile(owner.client, org, artist, 'nothing-removed.csv', bom);
+    const sampled = await putFile(owner.client, org, artist, 'nothing-removed-2.csv', bom);
+    // a repeated header and a title above the header: written by the run, as before
+    const repeated = await putFile(
+      owner.client,
+      org,
+      artist,
+      'repeated-header.csv',
+      Buffer.from(bomText.replace('\n2024-03,Ciel', `\n${HEADER.join(',')}\n2024-03,Ciel`)),
+    );
+    const titled = await putFile(
+      owner.client,
+      org,
+      artist,
+      'titled.csv',
+      Buffer.from(`Royalty statement March 2024\n${bomText}`),
+    );
+    for (const up of [empty, sampled, repeated, titled]) {
+      const s = await waitForStatement(owner.client, org, up.statementId);
+      t.equal(s.status, 'processed');
+      t.ok(s.variants.includes('removed'), 'removed is listed');
+    }
+    const stored = async (statementId: string) =>
+      srv.deps.store.head(await variantKey(statementId, 'removed'));
+    t.equal(await stored(empty.statementId), undefined, 'nothing removed: not written yet');
+    t.equal(await stored(sampled.statementId), undefined);
+    t.match(await stored(repeated.statementId), { contentType: 'text/csv' }, 'a header: written');
+    t.match(await stored(titled.statementId), { contentType: 'text/csv' }, 'a title: written');
+    t.same(
+      await bytesOf((await downloadVariant('removed', empty.statementId)).url),
+      Buffer.from('record,reason,c0,c1,c2,c3,c4\n'),
+    );
+    t.match(await stored(empty.statementId), {
+      size: 29,
+      contentType: 'text/csv',
+    });
+    const sample = await owner.client.query('fileStorage.getSample', {
+      organizationId: org,
+      type: 'removed',
+      file: sampled.statementId,
+    });
+    t.same(sample.data.columns, ['record', 'reason', 'c0', 'c1', 'c2', 'c3', 'c4']);
+    t.same(sample.data.rows, []);
+    t.match(await stored(sampled.statementId), { size: 29 });
+    t.same(
+      (await bytesOf((await downloadVariant('removed', repeated.statementId)).url)).toString(),
+      'record,reason,c0,c1,c2,c3,c4\n2,repeated_header,Period,Title,Currency,Units,Net\n',
+    );
+    t.same(
+      (await bytesOf((await downloadVariant('removed', titled.statementId)).url)).toString(),
+      'record,reason,c0,c1,c2,c3,c4\n,preamble,Royalty statement March 2024,,,,\n',
     );
   },
 );

@@ -41,7 +41,7 @@ export async function storedVariantsOf(
   return rows[0]!;
 }
 
-interface ProcessedStatement {
+interface StatementRecord {
   organization_id: string;
   object_key: string;
   file_name: string;
@@ -58,25 +58,24 @@ interface ProcessedStatement {
   layout: Pick<LocatedTable, 'format' | 'container' | 'headerLine'> | null;
 }
 
-/** The statement as processed (its mapping's fields, its `single` key), else FILE_VARIANT_NOT_FOUND. */
-async function processedStatement(
+/** What the variants are made from: the statement's record, its mapping's fields, its recorded keys. */
+async function statementRecord(
   deps: Deps,
   statementId: string,
   variant: string,
-): Promise<ProcessedStatement> {
-  const { rows } = await deps.pool.query<ProcessedStatement>(
+): Promise<StatementRecord> {
+  const { rows } = await deps.pool.query<StatementRecord>(
     `SELECT s.organization_id, s.object_key, s.file_name, s.status, s.normalized_version, s.variables, s.object_etag, s.encoding, m.fields,
        s.variants->>'single' AS single, s.variants->>'removed' AS removed, s.removed_rows, s.headers, s.located AS layout
      FROM statements s LEFT JOIN mappings m ON m.id = s.mapping_id WHERE s.id = $1`,
     [statementId],
   );
-  const s = rows[0];
-  if (!s || s.status !== 'processed')
+  if (!rows[0])
     throw new AppError(
       'FILE_VARIANT_NOT_FOUND',
       `The statement has no ${variant} file (it is not processed)`,
     );
-  return s;
+  return rows[0];
 }
 
 /** Runs `work` in a directory of its own, removed after. */
@@ -125,11 +124,11 @@ export async function variantToRead(
  * (a file with rows is written by its run: one missing is not made up).
  */
 async function writeEmptyRemoved(deps: Deps, statementId: string, key: string): Promise<void> {
-  const s = await processedStatement(deps, statementId, 'removed');
+  const s = await statementRecord(deps, statementId, 'removed');
   if (s.removed !== key) throw reprocessedMeanwhile();
   if (!s.headers || !s.layout || !removedLeftForRequest(s.layout, s.removed_rows)) return;
   await deps.store.put(key, Buffer.from(emptyRemovedCsv(s.headers.length)), 'text/csv');
-  if ((await processedStatement(deps, statementId, 'removed')).removed !== key) {
+  if ((await statementRecord(deps, statementId, 'removed')).removed !== key) {
     await deleteObjects(deps.store, [key], deps.log);
     throw reprocessedMeanwhile();
   }
@@ -137,11 +136,13 @@ async function writeEmptyRemoved(deps: Deps, statementId: string, key: string): 
 
 /**
  * Writes a statement's `single` object under the key its run recorded: the table as the reader
- * reads it again from the upload, with the encoding it was read with. Reprocessed meanwhile (the
- * key is no longer the statement's), the object goes again: that run's drop may have passed.
+ * reads it again from the upload, with the encoding it was read with. While the statement is
+ * processed again, the key is still the one its record names, as the object was before; once
+ * reprocessed (the key is no longer the statement's), the object goes again: that run's drop of
+ * the previous version's objects may have passed.
  */
 async function writeSingle(deps: Deps, statementId: string, key: string): Promise<void> {
-  const s = await processedStatement(deps, statementId, 'single');
+  const s = await statementRecord(deps, statementId, 'single');
   if (s.single !== key) throw reprocessedMeanwhile();
   await inWorkDir(statementId, async (workDir) => {
     const { located, sourcePath } = await locateStatementFile(
@@ -155,7 +156,7 @@ async function writeSingle(deps: Deps, statementId: string, key: string): Promis
       throw new Error(`statement ${statementId}: its upload reads as it is, with no single copy`);
     await upload(deps, key, located.csvPath, 'text/csv');
   });
-  if ((await processedStatement(deps, statementId, 'single')).single !== key) {
+  if ((await statementRecord(deps, statementId, 'single')).single !== key) {
     await deleteObjects(deps.store, [key], deps.log);
     throw reprocessedMeanwhile();
   }
@@ -166,9 +167,9 @@ export async function materializeVariant(
   statementId: string,
   variant: LazyVariant,
 ): Promise<string> {
-  const s = await processedStatement(deps, statementId, variant);
+  const s = await statementRecord(deps, statementId, variant);
   const fields = mappingFieldsSchema.safeParse(s.fields);
-  if (!fields.success)
+  if (s.status !== 'processed' || !fields.success)
     throw new AppError(
       'FILE_VARIANT_NOT_FOUND',
       `The statement has no ${variant} file (it is not processed)`,

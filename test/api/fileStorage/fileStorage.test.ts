@@ -349,6 +349,23 @@ t.test(
       await bytesOf((await downloadVariant('single', download.statementId)).url),
       Buffer.from(bomText),
     );
+    // while it is processed again, its recorded copy is there to download, as it was
+    const busy = await putFile(owner.client, org, artist, 'bom-busy.csv', bom);
+    await waitForStatement(owner.client, org, busy.statementId);
+    await srv.deps.pool.query(`UPDATE statements SET status = 'processing' WHERE id = $1`, [
+      busy.statementId,
+    ]);
+    t.same(
+      await bytesOf((await downloadVariant('single', busy.statementId)).url),
+      Buffer.from(bomText),
+    );
+    t.same(
+      await bytesOf((await downloadVariant('removed', busy.statementId)).url),
+      Buffer.from('record,reason,c0,c1,c2,c3,c4\n'),
+    );
+    await srv.deps.pool.query(`UPDATE statements SET status = 'processed' WHERE id = $1`, [
+      busy.statementId,
+    ]);
   },
 );
 

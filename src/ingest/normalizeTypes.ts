@@ -98,6 +98,15 @@ export interface NormalizeOutput {
   timings?: Record<string, number>;
 }
 
+/**
+ * The removed-rows file of a table `width` cells wide with nothing removed: its header alone, as
+ * DuckDB writes it (its names need no quotes). The normalizer writes it; a run with no preamble
+ * either leaves it to be written on first request (src/ingest/variants.ts).
+ */
+export function emptyRemovedCsv(width: number): string {
+  return `record,reason,${Array.from({ length: width }, (_, i) => `c${i}`).join(',')}\n`;
+}
+
 /** The columns of a normalized row, in Parquet order (snake_case of the standard fields). */
 export const normalizedColumns = [
   'organization_id',

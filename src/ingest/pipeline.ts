@@ -3,7 +3,7 @@
 // writes a new version and swaps it in atomically, so rows are never doubled and a query never
 // sees a statement half old and half new; a failed run leaves the previous rows in place.
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, writeFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -51,7 +51,7 @@ import { normalizeLookupKey } from '../lookups/normalize.ts';
 import { resolveSalesTypeLookups, resolveSourceLookups } from '../lookups/analyticsLookups.ts';
 import { enqueueBlockRefresh } from '../catalog/blocks.ts';
 import { stopwatch } from './stopwatch.ts';
-import { deleteObjects, ObjectChangedError } from '../storage/objectStore.ts';
+import { deleteObjects, ObjectChangedError, SMALL_OBJECT_BYTES } from '../storage/objectStore.ts';
 
 /** The months of a statement's cadence, in SQL over the statements table. */
 const STMT_PERIOD = { year: 'stmt_year', period: 'stmt_period', cadence: 'stmt_cadence' };
@@ -132,15 +132,12 @@ async function allSettledOrThrow(work: Promise<unknown>[]): Promise<void> {
 }
 
 /**
- * An object up to this size is hashed as it streams in (its file is not read again for it); a
- * larger one is hashed from its file while the reader's thread locates its table.
- */
-const HASH_WHILE_DOWNLOADING_BYTES = 4 * 1024 * 1024;
-
-/**
  * Downloads an object: its size, and with `hash` its SHA-256 when it is small enough to be hashed
- * as it streams in; with `expectEtag` (the upload's as completed), bytes PUT again since are
- * UPLOAD_OBJECT_CHANGED.
+ * as it comes in; with `expectEtag` (the upload's as completed), bytes PUT again since are
+ * UPLOAD_OBJECT_CHANGED. A small object (SMALL_OBJECT_BYTES, as the store announced it) is read
+ * into memory and written with one synchronous write: the file reader reads it whole anyway
+ * (docs/decisions/small-file-read-once.md), and a stream's opens and writes are each a hop to
+ * libuv's pool behind the other threads' DuckDB queries. A larger one streams to its file.
  */
 async function download(
   deps: Deps,
@@ -149,9 +146,9 @@ async function download(
   options: { expectEtag?: string | null; signal?: AbortSignal; hash?: boolean } = {},
 ): Promise<{ size: number; sha256?: string }> {
   const { expectEtag, signal } = options;
-  let body;
+  let object;
   try {
-    body = await deps.store.getStream(key, { expectEtag });
+    object = await deps.store.getBody(key, { expectEtag });
   } catch (error) {
     if (error instanceof ObjectChangedError) {
       throw new AppError(
@@ -163,19 +160,37 @@ async function download(
   }
   let size = 0;
   let hash = options.hash ? createHash('sha256') : null;
-  await streamPipeline(
-    body,
-    async function* (chunks: AsyncIterable<Buffer>) {
-      for await (const chunk of chunks) {
-        size += chunk.length;
-        if (size > HASH_WHILE_DOWNLOADING_BYTES) hash = null;
-        hash?.update(chunk);
-        yield chunk;
-      }
-    },
-    createWriteStream(file),
-    { signal },
-  );
+  const take = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > SMALL_OBJECT_BYTES) hash = null;
+    hash?.update(chunk);
+  };
+  if (object.size !== undefined && object.size <= SMALL_OBJECT_BYTES) {
+    const chunks: Buffer[] = [];
+    await streamPipeline(
+      object.body,
+      async (source: AsyncIterable<Buffer>) => {
+        for await (const chunk of source) {
+          take(chunk);
+          chunks.push(chunk);
+        }
+      },
+      { signal },
+    );
+    writeFileSync(file, Buffer.concat(chunks, size));
+  } else {
+    await streamPipeline(
+      object.body,
+      async function* (source: AsyncIterable<Buffer>) {
+        for await (const chunk of source) {
+          take(chunk);
+          yield chunk;
+        }
+      },
+      createWriteStream(file),
+      { signal },
+    );
+  }
   return hash ? { size, sha256: hash.digest('hex') } : { size };
 }
 
@@ -211,7 +226,7 @@ export async function upload(
   file: string,
   contentType: string,
 ): Promise<void> {
-  await deps.store.put(key, createReadStream(file), contentType);
+  await deps.store.putFile(key, file, contentType);
 }
 
 interface Flag {
@@ -225,16 +240,36 @@ function sameAmount(a: string, b: string): boolean {
   return /^-?[0.]*$/.test(addDecimals(a, b.startsWith('-') ? b.slice(1) : `-${b}`));
 }
 
+/** The rows the file reader kept out above the header (line -1: a sheet's joined to the table). */
+function preambleRowsOf(located: LocatedTable): LocatedTable['removed'] {
+  return located.removed.filter((r) => r.reason === 'preamble' || r.line < located.headerLine);
+}
+
+/**
+ * Whether a statement's removed-rows file is its header alone, left to be written on first request
+ * (src/ingest/variants.ts): nothing removed below the header of a plain delimited file whose
+ * header is its first line (no preamble above it, no sheets or archive members joined to it).
+ * What the statement records (`located`, `removed_rows`) tells it again then.
+ */
+export function removedLeftForRequest(
+  layout: Pick<LocatedTable, 'format' | 'container' | 'headerLine'>,
+  removedRows: number | null,
+): boolean {
+  return (
+    removedRows === 0 &&
+    layout.format === 'delimited' &&
+    layout.container === 'none' &&
+    layout.headerLine === 0
+  );
+}
+
 /**
  * The removed variant lists every row that is not data: the normalizer writes the rows it dropped
  * below the header (footer, repeated header, blank; `record` is their record number after the
  * header), and the rows the file reader kept out above it are put first, with an empty `record`.
  */
 async function addPreambleRows(removedPath: string, located: LocatedTable): Promise<void> {
-  // line -1: the top rows of a sheet joined to the table, with its header (not in the table's file)
-  const above = located.removed.filter(
-    (r) => r.reason === 'preamble' || r.line < located.headerLine,
-  );
+  const above = preambleRowsOf(located);
   if (above.length === 0) return;
   const width = located.header.length;
   const lines = above.map((r) =>
@@ -908,6 +943,7 @@ const storeObjects: Stage = {
   async run(run) {
     const { deps, statement } = run;
     const located = need(run.located, 'the table');
+    const normalized = need(run.normalized, 'the rows');
     const sourcePath = need(run.sourcePath, 'the file');
     const version = statement.normalized_version + 1;
     const prefix = `orgs/${run.organizationId}/statements/${run.statementId}/`;
@@ -924,17 +960,22 @@ const storeObjects: Stage = {
       ),
     );
     // trimmed and standardized are written on first request (src/ingest/variants.ts)
+    // nothing removed: its header alone, written on first request (src/ingest/variants.ts)
     variants.removed = `${prefix}removed/v${version}.csv`;
     const removedPath = path.join(run.workDir, 'removed.csv');
-    uploads.push(
-      addPreambleRows(removedPath, located).then(() =>
-        upload(deps, variants.removed!, removedPath, 'text/csv'),
-      ),
-    );
-    // the table as UTF-8 delimited text, when it differs from the upload (a sheet, a decoded or unpacked file)
+    const removedRows = normalized.dropped.reduce((n, d) => n + d.rows, 0);
+    if (!removedLeftForRequest(located, removedRows) || preambleRowsOf(located).length > 0)
+      uploads.push(
+        addPreambleRows(removedPath, located).then(() =>
+          upload(deps, variants.removed!, removedPath, 'text/csv'),
+        ),
+      );
+    // the table as UTF-8 delimited text, when it differs from the upload (a sheet, a decoded or
+    // unpacked file); a decoded text file's is written on first request (src/ingest/variants.ts)
     if (located.csvPath !== sourcePath) {
       variants.single = `${prefix}single/v${version}.csv`;
-      uploads.push(upload(deps, variants.single, located.csvPath, 'text/csv'));
+      if (located.container !== 'none' || located.format !== 'delimited')
+        uploads.push(upload(deps, variants.single, located.csvPath, 'text/csv'));
     }
     if (located.format === 'xlsx' || located.format === 'xls') {
       // the workbook: the upload itself, or the one unpacked from it (a zip or gzip holding it),

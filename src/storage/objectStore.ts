@@ -1,4 +1,5 @@
 // The object store: every file of the service lives here, under a prefix per organization.
+import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { Agent } from 'node:http';
 import type { Readable } from 'node:stream';
 import {
@@ -78,6 +79,14 @@ function s3Client(
   });
 }
 
+/**
+ * An object up to this size is sent from memory and read into memory (a statement's objects, most
+ * of them): one synchronous read or write of a small file on this thread instead of a stream's
+ * hops to libuv's pool, which the worker threads' DuckDB queries keep busy; and the SDK signs a
+ * body it holds as it is, without looking up a stream's length. A larger one streams.
+ */
+export const SMALL_OBJECT_BYTES = 4 * 1024 * 1024;
+
 export class ObjectStore {
   readonly client: S3Client;
   readonly bucket: string;
@@ -154,6 +163,12 @@ export class ObjectStore {
     );
   }
 
+  /** Puts a file's bytes: a small file's from memory, a larger one's as a stream. */
+  async putFile(key: string, file: string, contentType: string): Promise<void> {
+    const small = statSync(file).size <= SMALL_OBJECT_BYTES;
+    await this.put(key, small ? readFileSync(file) : createReadStream(file), contentType);
+  }
+
   async getBuffer(key: string): Promise<Buffer> {
     const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
     return Buffer.from(await res.Body!.transformToByteArray());
@@ -164,13 +179,21 @@ export class ObjectStore {
    * was read) is ObjectChangedError, before any byte is read.
    */
   async getStream(key: string, opts: { expectEtag?: string | null } = {}): Promise<Readable> {
+    return (await this.getBody(key, opts)).body;
+  }
+
+  /** As getStream, with the object's size as the store announced it. */
+  async getBody(
+    key: string,
+    opts: { expectEtag?: string | null } = {},
+  ): Promise<{ body: Readable; size: number | undefined }> {
     const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
     const body = res.Body as Readable;
     if (opts.expectEtag && res.ETag !== opts.expectEtag) {
       body.destroy();
       throw new ObjectChangedError(key, opts.expectEtag, res.ETag);
     }
-    return body;
+    return { body, size: res.ContentLength };
   }
 
   /** undefined when the object does not exist. */

@@ -61,15 +61,15 @@ function hold(org: string): void {
 }
 function withStore(deps: Deps): Deps {
   const store = Object.create(deps.store);
-  store.getStream = async (key: string, opts?: { expectEtag?: string | null }) => {
+  store.getBody = async (key: string, opts?: { expectEtag?: string | null }) => {
     const org = /^orgs\/([^/]+)\//.exec(key)?.[1] ?? '';
     if (endless.has(org)) {
       const never = new PassThrough();
       never.write(CSV.subarray(0, 20));
-      return never;
+      return { body: never, size: undefined };
     }
     await held.get(org)?.gate;
-    return deps.store.getStream(key, opts);
+    return deps.store.getBody(key, opts);
   };
   return { ...deps, store };
 }

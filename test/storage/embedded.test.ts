@@ -1,12 +1,13 @@
 // The default install's embedded store on its own: one signing secret for every process and
-// restart of a DATA_DIR, what a killed process left behind removed at the next start, and an
-// install without the optional s3rver package.
+// restart of a DATA_DIR, what a killed process left behind removed at the next start, a file put
+// from memory or streamed, and an install without the optional s3rver package.
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { startDefaultObjectStore } from '../../src/storage/embedded.ts';
+import { SMALL_OBJECT_BYTES } from '../../src/storage/objectStore.ts';
 import { repoRoot } from '../setup/paths.ts';
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'royalty-test-'));
@@ -51,6 +52,29 @@ t.test(
     await t.rejects(stat(dead), { code: 'ENOENT' });
     await t.rejects(stat(deadSocket), { code: 'ENOENT' });
     t.ok((await stat(live)).isDirectory());
+  },
+);
+
+t.test(
+  'a file is put from memory up to SMALL_OBJECT_BYTES, streamed beyond: the same bytes',
+  async (t) => {
+    const started = await startDefaultObjectStore(dataDir, 'royalty');
+    t.teardown(() => started.stop());
+    const { store } = started;
+    await store.ensureBucket();
+    const dir = await mkdtemp(path.join(tmpdir(), 'royalty-test-'));
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    for (const size of [0, 1000, SMALL_OBJECT_BYTES, SMALL_OBJECT_BYTES + 1]) {
+      const bytes = Buffer.alloc(size, 'ab,c\n');
+      const file = path.join(dir, `f${size}`);
+      await writeFile(file, bytes);
+      await store.putFile(`k/${size}`, file, 'text/csv');
+      t.match(await store.head(`k/${size}`), { size, contentType: 'text/csv' });
+      t.ok((await store.getBuffer(`k/${size}`)).equals(bytes), `${size} bytes read back`);
+      const { body, size: announced } = await store.getBody(`k/${size}`);
+      body.destroy();
+      t.equal(announced, size, 'the size as the store announces it');
+    }
   },
 );
 

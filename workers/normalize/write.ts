@@ -5,7 +5,11 @@
 import { rm, writeFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { standardFields } from '../../src/ingest/standardFields.ts';
-import { normalizedColumns, type NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
+import {
+  emptyRemovedCsv,
+  normalizedColumns,
+  type NormalizeInput,
+} from '../../src/ingest/normalizeTypes.ts';
 import { concatParquet } from '../parquetConcat.ts';
 import { reader, rowsOf, t, type Plan } from './plan.ts';
 import { allOf, ident, lit } from './sql.ts';
@@ -130,9 +134,9 @@ export async function writeRemoved(plan: Plan, split: Split, surveyed: Survey): 
   if (!input.removedPath) return;
   const { parts } = split;
   const { drops, footer } = surveyed;
-  // nothing removed (most statements): the header alone, as DuckDB writes it (its names need no quotes)
+  // nothing removed (most statements): the header alone
   if (drops + footer === 0) {
-    await writeFile(input.removedPath, `record,reason,${cells.replaceAll(' ', '')}\n`);
+    await writeFile(input.removedPath, emptyRemovedCsv(plan.width));
     return;
   }
   // (temporary, gone with the connection, unless both connections write to it: a split statement's)

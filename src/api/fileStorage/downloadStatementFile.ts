@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
-import {
-  lazyVariants,
-  materializeVariant,
-  storedVariantsOf,
-  type LazyVariant,
-} from '../../ingest/variants.ts';
+import { storedVariantsOf, variantToRead } from '../../ingest/variants.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { visibleStatement } from '../../ingest/uploadStore.ts';
@@ -68,9 +63,7 @@ export const downloadStatementFile = orgProcedure(
     original: s.objectKey,
     ...(await storedVariantsOf(ctx.deps.pool, s.id)).variants,
   };
-  let key = variants[input.type];
-  if (!key && (lazyVariants as readonly string[]).includes(input.type))
-    key = await materializeVariant(ctx.deps, s.id, input.type as LazyVariant);
+  const key = await variantToRead(ctx.deps, s.id, input.type, variants[input.type]);
   const object = key ? await ctx.deps.store.head(key) : undefined;
   if (!key || !object)
     throw new AppError('FILE_VARIANT_NOT_FOUND', `The statement has no ${input.type} file (yet)`);

@@ -7,12 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
 import { ObjectChangedError } from '../../storage/objectStore.ts';
-import {
-  lazyVariants,
-  materializeVariant,
-  storedVariantsOf,
-  type LazyVariant,
-} from '../../ingest/variants.ts';
+import { storedVariantsOf, variantToRead } from '../../ingest/variants.ts';
 import { orgProcedure } from '../../trpc/procedure.ts';
 import { orgInput } from '../../trpc/schemas.ts';
 import { visibleStatement } from '../../ingest/uploadStore.ts';
@@ -62,9 +57,8 @@ export const getSample = orgProcedure(
   let type: string = input.type;
   // a workbook's, a decoded or an unpacked original is sampled through its table as UTF-8 CSV
   if (type === 'original' && variants.single) type = 'single';
-  let key = type === 'original' ? s.objectKey : variants[type];
-  if (!key && (lazyVariants as readonly string[]).includes(type))
-    key = await materializeVariant(ctx.deps, s.id, type as LazyVariant);
+  const key =
+    type === 'original' ? s.objectKey : await variantToRead(ctx.deps, s.id, type, variants[type]);
   if (!key || (type === 'original' && !located))
     throw new AppError('FILE_VARIANT_NOT_FOUND', `The statement has no ${input.type} file (yet)`);
   const dir = path.join(tmpdir(), 'royalty-sample', randomBytes(6).toString('hex'));

@@ -1,6 +1,7 @@
 // fileStorage.getSample's default page past row 200, and downloadStatementFile's
 // originalExcelFile (the name of the workbook download) and original-excel of a workbook unpacked
-// from a zip or gzip, at the handler with a real pipeline run.
+// from a zip or gzip, and the variants written on first request (a decoded text upload's single
+// copy, an empty removed-rows file), at the handler with a real pipeline run.
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
@@ -120,7 +121,10 @@ t.test(
         organizationId: org,
         ...input,
       });
-    const plain = await download({ type: 'original-excel', file: workbook.statementId });
+    const plain = await download({
+      type: 'original-excel',
+      file: workbook.statementId,
+    });
     t.equal(plain.data.fileName, 'bmi-royalty-statement.xlsx');
     const named = await download({
       type: 'original-excel',
@@ -149,14 +153,23 @@ t.test(
       'a.xlsx',
     );
     t.equal(
-      (await download({ type: 'original', file: big.statementId, originalExcelFile: '' })).data
-        .fileName,
+      (
+        await download({
+          type: 'original',
+          file: big.statementId,
+          originalExcelFile: '',
+        })
+      ).data.fileName,
       'thousand.csv',
     );
     // before, these were accepted and the name silently ignored
     invalid(
       t,
-      await download({ type: 'original', file: big.statementId, originalExcelFile: 'x.xlsx' }),
+      await download({
+        type: 'original',
+        file: big.statementId,
+        originalExcelFile: 'x.xlsx',
+      }),
       'originalExcelFile',
     );
     invalid(
@@ -257,6 +270,160 @@ t.test(
       gone = (await srv.deps.store.head(before)) === undefined;
     t.ok(gone, "the earlier version's workbook is removed");
     t.ok(await srv.deps.store.head(after));
+  },
+);
+
+/** The object key a statement's record gives a variant. */
+const variantKey = async (statementId: string, variant: string) =>
+  (
+    await srv.deps.pool.query(`SELECT variants->>$2 AS k FROM statements WHERE id = $1`, [
+      statementId,
+      variant,
+    ])
+  ).rows[0].k as string;
+const bytesOf = async (url: string) => Buffer.from(await (await fetch(url)).arrayBuffer());
+const downloadVariant = async (type: 'original' | 'single' | 'removed', file: string) =>
+  (
+    await owner.client.mutate('fileStorage.downloadStatementFile', {
+      organizationId: org,
+      type,
+      file,
+    })
+  ).data;
+
+const bomText = `${HEADER.join(',')}\n2024-03,Rivière,EUR,2,0.50\n2024-03,Ciel de Nuit,EUR,1,0.25\n`;
+const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(bomText)]);
+
+t.test(
+  "a decoded text upload's single copy: recorded by its run, written on first request, the same bytes",
+  async (t) => {
+    const download = await putFile(owner.client, org, artist, 'bom.csv', bom);
+    const sampled = await putFile(owner.client, org, artist, 'bom-sampled.csv', bom);
+    for (const up of [download, sampled]) {
+      const s = await waitForStatement(owner.client, org, up.statementId);
+      t.equal(s.status, 'processed');
+      t.same(s.variants, ['normalized', 'original', 'removed', 'single'], 'single is listed');
+      t.equal(await srv.deps.store.head(await variantKey(up.statementId, 'single')), undefined);
+    }
+    // a download writes it: the text without its BOM
+    const link = await downloadVariant('single', download.statementId);
+    t.equal(link.fileName, 'bom.single.csv');
+    t.same(await bytesOf(link.url), Buffer.from(bomText));
+    const original = await downloadVariant('original', download.statementId);
+    t.same(await bytesOf(original.url), bom, 'the original stays the upload');
+    // a sample of the original reads it through the single copy, written then
+    const rows = await owner.client.query('fileStorage.getSample', {
+      organizationId: org,
+      type: 'original',
+      file: sampled.statementId,
+    });
+    t.same(rows.data.rows, [
+      HEADER,
+      ['2024-03', 'Rivière', 'EUR', '2', '0.50'],
+      ['2024-03', 'Ciel de Nuit', 'EUR', '1', '0.25'],
+    ]);
+    t.same(
+      await srv.deps.store.getBuffer(await variantKey(sampled.statementId, 'single')),
+      Buffer.from(bomText),
+    );
+    // reprocessed: the written copy goes with its version, the next one waits for its request
+    const before = await variantKey(download.statementId, 'single');
+    const again = await owner.client.mutate('upload.uploadAction', {
+      organizationId: org,
+      action: { type: 'reprocess', statementId: download.statementId },
+    });
+    t.equal(again.ok, true);
+    t.equal((await waitForStatement(owner.client, org, download.statementId)).status, 'processed');
+    const after = await variantKey(download.statementId, 'single');
+    t.not(after, before);
+    let gone = false;
+    for (
+      const deadline = Date.now() + 20_000;
+      !gone && Date.now() < deadline;
+      await new Promise((r) => setTimeout(r, 50))
+    )
+      gone = (await srv.deps.store.head(before)) === undefined;
+    t.ok(gone, "the earlier version's single copy is removed");
+    t.equal(await srv.deps.store.head(after), undefined);
+    t.same(
+      await bytesOf((await downloadVariant('single', download.statementId)).url),
+      Buffer.from(bomText),
+    );
+    // while it is processed again, its recorded copy is there to download, as it was
+    const busy = await putFile(owner.client, org, artist, 'bom-busy.csv', bom);
+    await waitForStatement(owner.client, org, busy.statementId);
+    await srv.deps.pool.query(`UPDATE statements SET status = 'processing' WHERE id = $1`, [
+      busy.statementId,
+    ]);
+    t.same(
+      await bytesOf((await downloadVariant('single', busy.statementId)).url),
+      Buffer.from(bomText),
+    );
+    t.same(
+      await bytesOf((await downloadVariant('removed', busy.statementId)).url),
+      Buffer.from('record,reason,c0,c1,c2,c3,c4\n'),
+    );
+    await srv.deps.pool.query(`UPDATE statements SET status = 'processed' WHERE id = $1`, [
+      busy.statementId,
+    ]);
+  },
+);
+
+t.test(
+  'a removed-rows file with nothing in it is written on first request, the same bytes',
+  async (t) => {
+    const empty = await putFile(owner.client, org, artist, 'nothing-removed.csv', bom);
+    const sampled = await putFile(owner.client, org, artist, 'nothing-removed-2.csv', bom);
+    // a repeated header and a title above the header: written by the run, as before
+    const repeated = await putFile(
+      owner.client,
+      org,
+      artist,
+      'repeated-header.csv',
+      Buffer.from(bomText.replace('\n2024-03,Ciel', `\n${HEADER.join(',')}\n2024-03,Ciel`)),
+    );
+    const titled = await putFile(
+      owner.client,
+      org,
+      artist,
+      'titled.csv',
+      Buffer.from(`Royalty statement March 2024\n${bomText}`),
+    );
+    for (const up of [empty, sampled, repeated, titled]) {
+      const s = await waitForStatement(owner.client, org, up.statementId);
+      t.equal(s.status, 'processed');
+      t.ok(s.variants.includes('removed'), 'removed is listed');
+    }
+    const stored = async (statementId: string) =>
+      srv.deps.store.head(await variantKey(statementId, 'removed'));
+    t.equal(await stored(empty.statementId), undefined, 'nothing removed: not written yet');
+    t.equal(await stored(sampled.statementId), undefined);
+    t.match(await stored(repeated.statementId), { contentType: 'text/csv' }, 'a header: written');
+    t.match(await stored(titled.statementId), { contentType: 'text/csv' }, 'a title: written');
+    t.same(
+      await bytesOf((await downloadVariant('removed', empty.statementId)).url),
+      Buffer.from('record,reason,c0,c1,c2,c3,c4\n'),
+    );
+    t.match(await stored(empty.statementId), {
+      size: 29,
+      contentType: 'text/csv',
+    });
+    const sample = await owner.client.query('fileStorage.getSample', {
+      organizationId: org,
+      type: 'removed',
+      file: sampled.statementId,
+    });
+    t.same(sample.data.columns, ['record', 'reason', 'c0', 'c1', 'c2', 'c3', 'c4']);
+    t.same(sample.data.rows, []);
+    t.match(await stored(sampled.statementId), { size: 29 });
+    t.same(
+      (await bytesOf((await downloadVariant('removed', repeated.statementId)).url)).toString(),
+      'record,reason,c0,c1,c2,c3,c4\n2,repeated_header,Period,Title,Currency,Units,Net\n',
+    );
+    t.same(
+      (await bytesOf((await downloadVariant('removed', titled.statementId)).url)).toString(),
+      'record,reason,c0,c1,c2,c3,c4\n,preamble,Royalty statement March 2024,,,,\n',
+    );
   },
 );
 

@@ -223,10 +223,11 @@ async function run(
   await judgeFormats(plan, parts, deciding);
   const found = await lookups(plan, written, deciding);
   if (found.typesMade) catalog.typesMade();
+  if (found.tableMade) catalog.objectsMade();
   lap('lookups');
   const target = await writeRows(plan, parts, projection(plan, parts, found));
   lap('write');
-  await writeRemoved(plan, parts, surveyed);
+  await writeRemoved(plan, parts, surveyed, catalog);
   if (plan.splitting) await rm(plan.secondFile, { force: true });
   lap('removed');
   const output = await figures(plan, surveyed, found, target);

@@ -6,6 +6,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { standardFields } from '../../src/ingest/standardFields.ts';
 import { normalizedColumns, type NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
+import type { CatalogUse } from '../duckdb.ts';
 import { concatParquet } from '../parquetConcat.ts';
 import { reader, rowsOf, t, type Plan } from './plan.ts';
 import { allOf, ident, lit } from './sql.ts';
@@ -124,7 +125,12 @@ export async function writeRows(
 }
 
 /** The removed rows (repeated headers, blank rows, the footer) with their record numbers, to input.removedPath as CSV. */
-export async function writeRemoved(plan: Plan, split: Split, surveyed: Survey): Promise<void> {
+export async function writeRemoved(
+  plan: Plan,
+  split: Split,
+  surveyed: Survey,
+  catalog: CatalogUse,
+): Promise<void> {
   const { input, connections, cells, rows } = plan;
   const [connection] = connections;
   if (!input.removedPath) return;
@@ -136,6 +142,7 @@ export async function writeRemoved(plan: Plan, split: Split, surveyed: Survey): 
     return;
   }
   // (temporary, gone with the connection, unless both connections write to it: a split statement's)
+  if (parts.length > 1) catalog.objectsMade();
   await connection.run(
     `CREATE ${parts.length > 1 ? '' : 'TEMP '}TABLE removed_rows (record BIGINT, reason VARCHAR, ${Array.from({ length: plan.width }, (_, i) => `c${i} VARCHAR`).join(', ')})`,
   );

@@ -30,9 +30,17 @@ if (channelName) {
   };
 }
 
+let connections = 0;
+
+/** How many connections this thread has opened by connect() (the tests count a statement's). */
+export function connectionsOpened(): number {
+  return connections;
+}
+
 /** A connection the pool can interrupt; close it with disconnect(). */
 export async function connect(instance: DuckDBInstance): Promise<DuckDBConnection> {
   const c = await instance.connect();
+  connections++;
   open.add(c);
   if (stopped) c.interrupt();
   return c;

@@ -3,7 +3,12 @@
 // instance never reused.
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
-import { catalogListings, instancesCreated, withThreadInstance } from '../../workers/duckdb.ts';
+import {
+  catalogListings,
+  connectionsOpened,
+  instancesCreated,
+  withThreadInstance,
+} from '../../workers/duckdb.ts';
 import { loadMappingLibrary } from '../../src/ingest/library.ts';
 import { normalizeFile, parquetRows } from '../helpers/normalize.ts';
 
@@ -37,7 +42,9 @@ t.test('statements one after another reuse the instance and leave nothing behind
   const first = await normalizeFile(t, text, believe.fields, { fileName: 'believe.csv' });
   const made = instancesCreated();
   const listed = catalogListings();
+  const opened = connectionsOpened();
   const second = await normalizeFile(t, text, believe.fields, { fileName: 'believe.csv' });
+  t.equal(connectionsOpened(), opened + 1, 'a small statement, never split: one connection');
   // (the second would fail on the first's value types, made again under the same names, if they were left)
   t.equal(instancesCreated(), made, 'the second statement made no instance');
   t.equal(catalogListings(), listed, 'its objects all temporary: the catalog not listed after it');

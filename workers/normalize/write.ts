@@ -2,7 +2,8 @@
 // written to Parquet (a split statement's two parts at once, then joined) or, for a preview, to a
 // table; the rows removed (repeated headers, blank rows, the footer) to CSV; and the trimmed and
 // standardized variants when asked for.
-import { rm, writeFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { standardFields } from '../../src/ingest/standardFields.ts';
 import { normalizedColumns, type NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
@@ -136,9 +137,10 @@ export async function writeRemoved(
   if (!input.removedPath) return;
   const { parts } = split;
   const { drops, footer } = surveyed;
-  // nothing removed (most statements): the header alone, as DuckDB writes it (its names need no quotes)
+  // nothing removed (most statements): the header alone, as DuckDB writes it (its names need no
+  // quotes), written in this thread rather than queued behind DuckDB's queries in libuv's pool
   if (drops + footer === 0) {
-    await writeFile(input.removedPath, `record,reason,${cells.replaceAll(' ', '')}\n`);
+    writeFileSync(input.removedPath, `record,reason,${cells.replaceAll(' ', '')}\n`);
     return;
   }
   // (temporary, gone with the connection, unless both connections write to it: a split statement's)

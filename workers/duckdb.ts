@@ -30,9 +30,17 @@ if (channelName) {
   };
 }
 
+let connections = 0;
+
+/** How many connections this thread has opened by connect() (the tests count a statement's). */
+export function connectionsOpened(): number {
+  return connections;
+}
+
 /** A connection the pool can interrupt; close it with disconnect(). */
 export async function connect(instance: DuckDBInstance): Promise<DuckDBConnection> {
   const c = await instance.connect();
+  connections++;
   open.add(c);
   if (stopped) c.interrupt();
   return c;
@@ -99,11 +107,22 @@ async function catalogObjects(c: DuckDBConnection, withTypes: boolean): Promise<
 }
 
 /**
- * What a task tells of its catalog: a task that makes value types (CREATE TYPE) calls typesMade(),
- * and only then are the instance's types listed after it to drop them.
+ * What a task tells of its catalog: a task that makes objects that outlive its connections (a
+ * table, view or sequence not TEMPORARY) calls objectsMade(), one that makes value types (CREATE
+ * TYPE) typesMade(); only then is the catalog listed after it to drop them. Most tasks make only
+ * temporary ones, which go with their connections: listing the catalog after each (a connection
+ * and a query) cost a small statement about 2 ms.
  */
 export interface CatalogUse {
+  objectsMade(): void;
   typesMade(): void;
+}
+
+let listings = 0;
+
+/** How many times this thread has listed its instance's catalog after a task (the tests see it skipped). */
+export function catalogListings(): number {
+  return listings;
 }
 
 function close(entry: ThreadInstance): void {
@@ -116,8 +135,8 @@ function close(entry: ThreadInstance): void {
  * Runs `work` with the thread's DuckDB instance, made on first use (`prepare` runs once on it)
  * and kept for the thread's next tasks: a small statement does not pay for an instance, its
  * settings and its macros each time. `work` opens its own connections (its temporary tables
- * go with them). After it, what it left in the catalog is dropped (its value types when it tells it
- * made some, CatalogUse); when it fails, the instance is
+ * go with them). After it, what it left in the catalog is dropped when it tells it made some
+ * (CatalogUse; its value types only when it tells it made those); when it fails, the instance is
  * closed and the next task makes a new one, so that nothing of a failed task (a setting changed,
  * a table half made, an interrupted query) reaches the next. Unused for IDLE_CLOSE_MS, it is closed.
  */
@@ -131,15 +150,20 @@ export async function withThreadInstance<T>(
   clearTimeout(entry.idle);
   entry.inUse = true;
   let failed = true;
-  let types = false;
+  const made = { objects: false, types: false };
   try {
     await prepared(entry, settings, prepare);
-    const result = await work(entry.instance, { typesMade: () => (types = true) });
+    const result = await work(entry.instance, {
+      objectsMade: () => (made.objects = true),
+      typesMade: () => (made.types = true),
+    });
     failed = false;
     return result;
   } finally {
     entry.inUse = false;
-    if (failed || stopped || !(await leftoversDropped(entry, types))) close(entry);
+    const leftovers = made.objects || made.types;
+    if (failed || stopped || (leftovers && !(await leftoversDropped(entry, made.types))))
+      close(entry);
     else if (current === entry) {
       entry.idle = setTimeout(() => close(entry), IDLE_CLOSE_MS);
       entry.idle.unref();
@@ -198,6 +222,7 @@ async function makeInstance(): Promise<ThreadInstance> {
 
 /** Drops what a task left in the catalog; false when that fails (the instance is then closed). */
 async function leftoversDropped(entry: ThreadInstance, types: boolean): Promise<boolean> {
+  listings++;
   try {
     const c = await entry.instance.connect();
     try {

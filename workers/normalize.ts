@@ -10,7 +10,8 @@
 // survey → split (normalize/survey.ts) → lookups (normalize/lookups.ts) → projection → write
 // (normalize/write.ts) → figures (normalize/figures.ts). normalizeStatement runs it again when
 // the file needs another reading or a column another decimal rule, and answers its errors.
-import { rm, stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { connect, disconnect, stopping, withThreadInstance, type CatalogUse } from './duckdb.ts';
 import { headerIn } from '../src/ingest/standardFields.ts';
@@ -115,16 +116,25 @@ const createMacros = async (c: DuckDBConnection) => {
   await c.run(AMOUNT_MACRO);
 };
 
+/**
+ * The file's bytes (Infinity when it cannot be read: that is the reader's to report), looked up in
+ * this thread rather than in libuv's pool, whose threads run every thread's DuckDB queries: a wait
+ * there cost a small statement up to milliseconds on a busy machine.
+ */
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return Infinity;
+  }
+}
+
 export async function normalizeStatement(
   original: TaskInput<'normalize'>,
 ): Promise<WorkerResult<TaskOutput<'normalize'>>> {
   const deadline = original.timeBudgetMs ? Date.now() + original.timeBudgetMs : null;
   const reading: Reading = { strict: true, serial: false };
-  // (a file that cannot be read is the reader's to report, as before)
-  const fileBytes = await stat(original.csvPath).then(
-    (s) => s.size,
-    () => Infinity,
-  );
+  const fileBytes = sizeOf(original.csvPath);
   // a small file's queries on one thread: a second one only sets up its own share of each query's
   // hash tables (docs/decisions/small-files-one-thread.md)
   const small = fileBytes <= SMALL_FILE_BYTES;
@@ -180,7 +190,11 @@ export async function normalizeStatement(
   }
 }
 
-/** One run on two connections of the thread's instance, within what is left of the budget. */
+/**
+ * One run on two connections of the thread's instance, within what is left of the budget: a
+ * statement the file reader offers no second reader (splitOffset: every small one) has one
+ * connection in both places, opened and closed once.
+ */
 async function runOnce(
   instance: DuckDBInstance,
   catalog: CatalogUse,
@@ -190,14 +204,16 @@ async function runOnce(
   small: boolean,
 ): Promise<WorkerResult<NormalizeOutput>> {
   // two connections: the two parts of a large statement are written at the same time
-  const connections = [await connect(instance), await connect(instance)] as const;
+  const first = await connect(instance);
+  const connections = [first, input.splitOffset ? await connect(instance) : first] as const;
+  const opened = [...new Set(connections)];
   try {
     const budget = deadline === null ? undefined : Math.max(1, deadline - Date.now());
-    return await withTimeBudget([...connections], budget, () =>
+    return await withTimeBudget(opened, budget, () =>
       run(connections, catalog, input, reading, small),
     );
   } finally {
-    for (const c of connections) disconnect(c);
+    for (const c of opened) disconnect(c);
   }
 }
 
@@ -223,10 +239,11 @@ async function run(
   await judgeFormats(plan, parts, deciding);
   const found = await lookups(plan, written, deciding);
   if (found.typesMade) catalog.typesMade();
+  if (found.tableMade) catalog.objectsMade();
   lap('lookups');
   const target = await writeRows(plan, parts, projection(plan, parts, found));
   lap('write');
-  await writeRemoved(plan, parts, surveyed);
+  await writeRemoved(plan, parts, surveyed, catalog);
   if (plan.splitting) await rm(plan.secondFile, { force: true });
   lap('removed');
   const output = await figures(plan, surveyed, found, target);

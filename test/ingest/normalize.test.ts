@@ -10,6 +10,7 @@ import t from 'tap';
 import { computeHeaderHash } from '../../workers/headerHash.ts';
 import { locateTable } from '../../workers/statementFile.ts';
 import { normalizeStatement, type NormalizeOutput } from '../../workers/normalize.ts';
+import { connectionsOpened } from '../../workers/duckdb.ts';
 import { SMALL_FILE_BYTES } from '../../workers/normalize/plan.ts';
 import { loadMappingLibrary } from '../../src/ingest/library.ts';
 import { normalizeFile, normalizeInput, parquetRows } from '../helpers/normalize.ts';
@@ -291,6 +292,7 @@ async function splitAndWhole(
   const run = async (name: string, splitOffset: number | undefined) => {
     await mkdir(path.join(dir, name));
     const outPath = path.join(dir, name, 'normalized.parquet');
+    const opened = connectionsOpened();
     const out = await normalizeStatement(
       normalizeInput(located, mapping, path.join(dir, name), { splitOffset }),
     );
@@ -300,6 +302,7 @@ async function splitAndWhole(
       outPath,
       figures,
       removed: await readFile(path.join(dir, name, 'removed.csv'), 'utf8'),
+      connections: connectionsOpened() - opened,
     };
   };
   const split = await run('split', located.splitOffset);
@@ -382,6 +385,8 @@ t.test(
     t.equal(r.differing, 0, 'the same rows in the same places');
     t.equal(r.misplaced, 0, 'in file order');
     t.ok(r.sameBytes, 'the same bytes when run again');
+    t.equal(r.split.connections, 2, 'two readers, a connection each');
+    t.equal(r.whole.connections, 1, 'one reader, one connection');
   },
 );
 

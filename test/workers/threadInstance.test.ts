@@ -3,7 +3,12 @@
 // instance never reused.
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
-import { instancesCreated, withThreadInstance } from '../../workers/duckdb.ts';
+import {
+  catalogListings,
+  connectionsOpened,
+  instancesCreated,
+  withThreadInstance,
+} from '../../workers/duckdb.ts';
 import { loadMappingLibrary } from '../../src/ingest/library.ts';
 import { normalizeFile, parquetRows } from '../helpers/normalize.ts';
 
@@ -36,9 +41,13 @@ async function catalogSeen() {
 t.test('statements one after another reuse the instance and leave nothing behind', async (t) => {
   const first = await normalizeFile(t, text, believe.fields, { fileName: 'believe.csv' });
   const made = instancesCreated();
+  const listed = catalogListings();
+  const opened = connectionsOpened();
   const second = await normalizeFile(t, text, believe.fields, { fileName: 'believe.csv' });
+  t.equal(connectionsOpened(), opened + 1, 'a small statement, never split: one connection');
   // (the second would fail on the first's value types, made again under the same names, if they were left)
   t.equal(instancesCreated(), made, 'the second statement made no instance');
+  t.equal(catalogListings(), listed, 'its objects all temporary: the catalog not listed after it');
   t.equal(second.out.keptRows, 30);
   t.equal(second.out.net, first.out.net);
   t.equal(second.out.net, '730.217419961500');
@@ -62,9 +71,11 @@ t.test('a field of many values makes its value type, dropped after the statement
   const content = [header, ...rows].join('\n');
   const first = await normalizeFile(t, content, believe.fields, { fileName: 'believe.csv' });
   const made = instancesCreated();
+  const listed = catalogListings();
   // (the second would fail on the first's type, made again under the same name, if it were left)
   const second = await normalizeFile(t, content, believe.fields, { fileName: 'believe.csv' });
   t.equal(instancesCreated(), made, 'the second statement made no instance');
+  t.equal(catalogListings(), listed + 1, 'the catalog listed after it, to drop its type');
   t.equal(second.out.keptRows, 2_100);
   t.same(
     await parquetRows(second.outPath, 'isrc'),
@@ -75,6 +86,39 @@ t.test('a field of many values makes its value type, dropped after the statement
   t.same(seen.types, [], 'no value type of the statements is left');
   t.same(seen.tables, []);
 });
+
+t.test(
+  'a task that tells of objects beyond its connections has them dropped after it',
+  async (t) => {
+    await catalogSeen();
+    const made = instancesCreated();
+    const listed = catalogListings();
+    await withThreadInstance(settings, noPrepare, async (instance, catalog) => {
+      const c = await instance.connect();
+      try {
+        catalog.objectsMade();
+        await c.run('CREATE TABLE shared_rows AS SELECT range AS n FROM range(3)');
+        await c.run('CREATE TEMP TABLE own_rows AS SELECT range AS n FROM range(3)');
+      } finally {
+        c.closeSync();
+      }
+    });
+    t.equal(catalogListings(), listed + 1, 'listed once, after the task');
+    // a task with temporary tables alone: they go with its connection, nothing is listed
+    await withThreadInstance(settings, noPrepare, async (instance) => {
+      const c = await instance.connect();
+      try {
+        await c.run('CREATE TEMP TABLE own_rows AS SELECT range AS n FROM range(3)');
+      } finally {
+        c.closeSync();
+      }
+    });
+    t.equal(catalogListings(), listed + 1, 'not listed after a task of temporary tables');
+    const seen = await catalogSeen();
+    t.same(seen.tables, [], 'neither table is left');
+    t.equal(instancesCreated(), made, 'the same instance all along');
+  },
+);
 
 t.test('a failed task closes the instance: its changes never reach the next', async (t) => {
   await catalogSeen();

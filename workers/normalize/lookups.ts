@@ -65,6 +65,8 @@ export interface Lookups {
   missingAmounts: number;
   /** whether value types were made in the instance's catalog (a large field's), to be dropped after the run */
   typesMade: boolean;
+  /** whether the table lk was made (not temporary: both connections of a split statement read it), to be dropped after the run */
+  tableMade: boolean;
 }
 
 const listOf = (v: unknown): string[] => ((v as unknown[] | null) ?? []).map(String).sort();
@@ -386,5 +388,6 @@ export async function lookups(plan: Plan, written: Tallies, deciding: Tallies): 
     distinct,
     missingAmounts: written.missingAmounts,
     typesMade: into.enums.size > 0,
+    tableMade: into.lists.length > 0,
   };
 }

@@ -2,7 +2,8 @@
 // written to Parquet (a split statement's two parts at once, then joined) or, for a preview, to a
 // table; the rows removed (repeated headers, blank rows, the footer) to CSV; and the trimmed and
 // standardized variants when asked for.
-import { rm, writeFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { standardFields } from '../../src/ingest/standardFields.ts';
 import {
@@ -10,6 +11,7 @@ import {
   normalizedColumns,
   type NormalizeInput,
 } from '../../src/ingest/normalizeTypes.ts';
+import type { CatalogUse } from '../duckdb.ts';
 import { concatParquet } from '../parquetConcat.ts';
 import { reader, rowsOf, t, type Plan } from './plan.ts';
 import { allOf, ident, lit } from './sql.ts';
@@ -128,18 +130,25 @@ export async function writeRows(
 }
 
 /** The removed rows (repeated headers, blank rows, the footer) with their record numbers, to input.removedPath as CSV. */
-export async function writeRemoved(plan: Plan, split: Split, surveyed: Survey): Promise<void> {
+export async function writeRemoved(
+  plan: Plan,
+  split: Split,
+  surveyed: Survey,
+  catalog: CatalogUse,
+): Promise<void> {
   const { input, connections, cells, rows } = plan;
   const [connection] = connections;
   if (!input.removedPath) return;
   const { parts } = split;
   const { drops, footer } = surveyed;
-  // nothing removed (most statements): the header alone
+  // nothing removed (most statements): the header alone, written in this thread rather than
+  // queued behind DuckDB's queries in libuv's pool
   if (drops + footer === 0) {
-    await writeFile(input.removedPath, emptyRemovedCsv(plan.width));
+    writeFileSync(input.removedPath, emptyRemovedCsv(plan.width));
     return;
   }
   // (temporary, gone with the connection, unless both connections write to it: a split statement's)
+  if (parts.length > 1) catalog.objectsMade();
   await connection.run(
     `CREATE ${parts.length > 1 ? '' : 'TEMP '}TABLE removed_rows (record BIGINT, reason VARCHAR, ${Array.from({ length: plan.width }, (_, i) => `c${i} VARCHAR`).join(', ')})`,
   );

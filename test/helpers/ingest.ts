@@ -93,6 +93,16 @@ export async function waitForStatement(
   }
 }
 
+/** The fields of a monthly US-dollar layout with `Period`, `Net` and `Qty` columns (a mapping's). */
+export const MONTHLY_USD_FIELDS = {
+  stmtYear: { column: 'Period' },
+  stmtPeriod: { column: 'Period' },
+  stmtCadence: { constant: 'M' },
+  currency: { constant: 'USD' },
+  royaltyEarnings: { column: 'Net' },
+  units: { column: 'Qty' },
+};
+
 /** An organization's own mapping for a header, stored as mapping.create stores one; its id. */
 export async function insertMapping(
   db: Queryable,

@@ -11,7 +11,12 @@ import { enqueue } from '../../src/jobs/enqueue.ts';
 import { TASK } from '../../src/jobs/payloads.ts';
 import type { Deps } from '../../src/deps.ts';
 import { createTestDatabase } from '../helpers/db.ts';
-import { createRightsholder, insertMapping, putFile } from '../helpers/ingest.ts';
+import {
+  createRightsholder,
+  insertMapping,
+  MONTHLY_USD_FIELDS,
+  putFile,
+} from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 
@@ -96,14 +101,7 @@ t.test(
     const srv = await startTestServer(t, { role: 'api' });
     const owner = await newOrganization(srv, 'Commit Label');
     const org = owner.organizationId;
-    await insertMapping(srv.deps.pool, org, 'Commit layout', HEADER, {
-      stmtYear: { column: 'Period' },
-      stmtPeriod: { column: 'Period' },
-      stmtCadence: { constant: 'M' },
-      currency: { constant: 'USD' },
-      royaltyEarnings: { column: 'Net' },
-      units: { column: 'Qty' },
-    });
+    await insertMapping(srv.deps.pool, org, 'Commit layout', HEADER, MONTHLY_USD_FIELDS);
     const rh = await createRightsholder(owner.client, org, 'Commit Artist');
     const { statementId } = await putFile(owner.client, org, rh, 'commit.csv', CSV);
     const sent: string[] = [];

@@ -12,7 +12,12 @@ import t from 'tap';
 import { ingestStatement } from '../../src/ingest/pipeline.ts';
 import { STATEMENT_INGEST_TASK } from '../../src/ingest/queue.ts';
 import { createThreadPool } from '../../src/workers/threadPool.ts';
-import { createRightsholder, insertMapping, putFile } from '../helpers/ingest.ts';
+import {
+  createRightsholder,
+  insertMapping,
+  MONTHLY_USD_FIELDS,
+  putFile,
+} from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 
@@ -92,14 +97,7 @@ t.test(
     const srv = await startTestServer(t, { role: 'api' });
     const owner = await newOrganization(srv, 'Budget Label');
     const org = owner.organizationId;
-    await insertMapping(srv.deps.pool, org, 'Budget layout', HEADER, {
-      stmtYear: { column: 'Period' },
-      stmtPeriod: { column: 'Period' },
-      stmtCadence: { constant: 'M' },
-      currency: { constant: 'USD' },
-      royaltyEarnings: { column: 'Net' },
-      units: { column: 'Qty' },
-    });
+    await insertMapping(srv.deps.pool, org, 'Budget layout', HEADER, MONTHLY_USD_FIELDS);
     const rh = await createRightsholder(owner.client, org, 'Budget Artist');
     const late = await putFile(owner.client, org, rh, 'late.csv', CSV);
     // no job runner here: the run is this call, with its budget spent already

@@ -14,7 +14,13 @@ import { statementIngestTask } from '../../src/jobs/tasks/statement_ingest.ts';
 import { taskList as defaultTaskList } from '../../src/jobs/tasks.ts';
 import { STATEMENT_INGEST_TASK } from '../../src/ingest/queue.ts';
 import type { Deps } from '../../src/deps.ts';
-import { createRightsholder, insertMapping, putFile, waitForStatement } from '../helpers/ingest.ts';
+import {
+  createRightsholder,
+  insertMapping,
+  MONTHLY_USD_FIELDS,
+  putFile,
+  waitForStatement,
+} from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import type { TrpcClient } from '../helpers/trpc.ts';
@@ -22,16 +28,7 @@ import type { TrpcClient } from '../helpers/trpc.ts';
 t.setTimeout(300_000);
 
 const HEADER = ['Period', 'Track', 'ISRC', 'Qty', 'Net'];
-const FIELDS = {
-  stmtYear: { column: 'Period' },
-  stmtPeriod: { column: 'Period' },
-  stmtCadence: { constant: 'M' },
-  currency: { constant: 'USD' },
-  royaltyEarnings: { column: 'Net' },
-  units: { column: 'Qty' },
-  rawTitle: { column: 'Track' },
-  isrc: { column: 'ISRC' },
-};
+const FIELDS = { ...MONTHLY_USD_FIELDS, rawTitle: { column: 'Track' }, isrc: { column: 'ISRC' } };
 /** net 3.75, 5 units */
 const CSV = Buffer.from(
   `${HEADER.join(',')}\n2024-03,Paper Boats,USAT20000001,3,1.50\n2024-03,Night Song,USAT20000002,2,2.25\n`,

@@ -14,7 +14,13 @@ import { progressSettings } from '../../src/ingest/pipeline.ts';
 import type { Deps } from '../../src/deps.ts';
 import type { NormalizeInput } from '../../src/ingest/normalizeTypes.ts';
 import type { TaskOptions } from '../../src/workers/threadPool.ts';
-import { createRightsholder, insertMapping, putFile, waitForStatement } from '../helpers/ingest.ts';
+import {
+  createRightsholder,
+  insertMapping,
+  MONTHLY_USD_FIELDS,
+  putFile,
+  waitForStatement,
+} from '../helpers/ingest.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestServer } from '../helpers/server.ts';
 
@@ -57,12 +63,7 @@ const rh = await createRightsholder(client, org, 'Progress Artist');
 
 const HEADER = ['Period', 'Store', 'Track', 'ISRC', 'Country', 'Qty', 'Net'];
 await insertMapping(srv.deps.pool, org, 'Progress layout', HEADER, {
-  stmtYear: { column: 'Period' },
-  stmtPeriod: { column: 'Period' },
-  stmtCadence: { constant: 'M' },
-  currency: { constant: 'USD' },
-  royaltyEarnings: { column: 'Net' },
-  units: { column: 'Qty' },
+  ...MONTHLY_USD_FIELDS,
   source: { column: 'Store' },
   rawTitle: { column: 'Track' },
   isrc: { column: 'ISRC' },

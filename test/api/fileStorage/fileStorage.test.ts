@@ -68,6 +68,31 @@ const sample = (input: Record<string, unknown>) =>
 const titles = (res: any) =>
   res.data.rows.map((r: unknown[]) => r[res.data.columns.indexOf('Title')]);
 
+/**
+ * Reprocesses a statement until processed: the object key `keyOf` reads before and after (they
+ * differ), and whether the earlier object was removed once the new version was committed (the
+ * record says processed a moment before).
+ */
+async function reprocessed(t: Test, statementId: string, keyOf: () => Promise<string>) {
+  const before = await keyOf();
+  const again = await owner.client.mutate('upload.uploadAction', {
+    organizationId: org,
+    action: { type: 'reprocess', statementId },
+  });
+  t.equal(again.ok, true);
+  t.equal((await waitForStatement(owner.client, org, statementId)).status, 'processed');
+  const after = await keyOf();
+  t.not(after, before);
+  let gone = false;
+  for (
+    const deadline = Date.now() + 20_000;
+    !gone && Date.now() < deadline;
+    await new Promise((r) => setTimeout(r, 50))
+  )
+    gone = (await srv.deps.store.head(before)) === undefined;
+  return { before, after, gone };
+}
+
 t.test('getSample: endRow defaults to 200, or to startRow + 200 from row 200 on', async (t) => {
   t.equal(bigStatus, 'processed');
   const first = await sample({ type: 'trimmed' });
@@ -251,23 +276,7 @@ t.test(
           [inZip.statementId],
         )
       ).rows[0].k as string;
-    const before = await keyOf();
-    const again = await owner.client.mutate('upload.uploadAction', {
-      organizationId: org,
-      action: { type: 'reprocess', statementId: inZip.statementId },
-    });
-    t.equal(again.ok, true);
-    t.equal((await waitForStatement(owner.client, org, inZip.statementId)).status, 'processed');
-    const after = await keyOf();
-    t.not(after, before);
-    // removed once the new version is committed (the record says processed a moment before)
-    let gone = false;
-    for (
-      const deadline = Date.now() + 20_000;
-      !gone && Date.now() < deadline;
-      await new Promise((r) => setTimeout(r, 50))
-    )
-      gone = (await srv.deps.store.head(before)) === undefined;
+    const { after, gone } = await reprocessed(t, inZip.statementId, keyOf);
     t.ok(gone, "the earlier version's workbook is removed");
     t.ok(await srv.deps.store.head(after));
   },
@@ -327,22 +336,9 @@ t.test(
       Buffer.from(bomText),
     );
     // reprocessed: the written copy goes with its version, the next one waits for its request
-    const before = await variantKey(download.statementId, 'single');
-    const again = await owner.client.mutate('upload.uploadAction', {
-      organizationId: org,
-      action: { type: 'reprocess', statementId: download.statementId },
-    });
-    t.equal(again.ok, true);
-    t.equal((await waitForStatement(owner.client, org, download.statementId)).status, 'processed');
-    const after = await variantKey(download.statementId, 'single');
-    t.not(after, before);
-    let gone = false;
-    for (
-      const deadline = Date.now() + 20_000;
-      !gone && Date.now() < deadline;
-      await new Promise((r) => setTimeout(r, 50))
-    )
-      gone = (await srv.deps.store.head(before)) === undefined;
+    const { after, gone } = await reprocessed(t, download.statementId, () =>
+      variantKey(download.statementId, 'single'),
+    );
     t.ok(gone, "the earlier version's single copy is removed");
     t.equal(await srv.deps.store.head(after), undefined);
     t.same(

@@ -7,7 +7,7 @@
 //   node scripts/build.mjs             build (npm run build; `npm install` runs it as `prepare`)
 //   node scripts/build.mjs --if-stale  build only when a source file is newer than the build, or
 //                                      the entry points changed (npm start, npm run admin, tests)
-import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -61,6 +61,7 @@ async function bundle(entries) {
   // written over the last build, never removed first: a service started from it may still load its
   // chunks (lazily imported modules, new worker threads) while an admin command rebuilds
   const result = await build({
+    write: false,
     absWorkingDir: root,
     entryPoints: entries,
     outdir,
@@ -77,6 +78,7 @@ async function bundle(entries) {
     metafile: true,
     logLevel: 'warning',
   });
+  for (const file of result.outputFiles) await replaceFile(file.path, file.contents);
   const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/'));
   await writeFile(manifestFile, JSON.stringify({ entries, inputs }));
 
@@ -88,6 +90,21 @@ async function bundle(entries) {
     if (!current.has(file) && (await stat(file)).mtimeMs < Date.now() - 86_400_000)
       await rm(file, { force: true });
   }
+}
+
+/**
+ * Puts a built file in place by a rename, never by writing over it: a process starting meanwhile
+ * (a service, an admin command, another build's reader) reads the old file or the new one whole,
+ * not one half written (which Node reports as a module without the exports its importers name).
+ * A file whose bytes are already these is left as it is.
+ */
+export async function replaceFile(file, contents) {
+  const current = await readFile(file).catch(() => undefined);
+  if (current && Buffer.compare(current, contents) === 0) return;
+  await mkdir(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, contents);
+  await rename(temporary, file);
 }
 
 // run as a command (npm run build, prepare, the npm scripts' --if-stale)

@@ -240,6 +240,11 @@ function sameAmount(a: string, b: string): boolean {
   return /^-?[0.]*$/.test(addDecimals(a, b.startsWith('-') ? b.slice(1) : `-${b}`));
 }
 
+/** The rows the normalizer dropped below the header (footer, repeated headers, blank): `removed_rows`. */
+function removedRowsOf(normalized: NormalizeOutput): number {
+  return normalized.dropped.reduce((n, d) => n + d.rows, 0);
+}
+
 /** The rows the file reader kept out above the header (line -1: a sheet's joined to the table). */
 function preambleRowsOf(located: LocatedTable): LocatedTable['removed'] {
   return located.removed.filter((r) => r.reason === 'preamble' || r.line < located.headerLine);
@@ -963,8 +968,10 @@ const storeObjects: Stage = {
     // nothing removed: its header alone, written on first request (src/ingest/variants.ts)
     variants.removed = `${prefix}removed/v${version}.csv`;
     const removedPath = path.join(run.workDir, 'removed.csv');
-    const removedRows = normalized.dropped.reduce((n, d) => n + d.rows, 0);
-    if (!removedLeftForRequest(located, removedRows) || preambleRowsOf(located).length > 0)
+    if (
+      !removedLeftForRequest(located, removedRowsOf(normalized)) ||
+      preambleRowsOf(located).length > 0
+    )
       uploads.push(
         addPreambleRows(removedPath, located).then(() =>
           upload(deps, variants.removed!, removedPath, 'text/csv'),
@@ -1394,7 +1401,7 @@ async function recordVersion(db: Queryable, run: Run): Promise<void> {
       mapping.revision,
       mapping.distributorId,
       normalized.keptRows,
-      normalized.dropped.reduce((n, d) => n + d.rows, 0),
+      removedRowsOf(normalized),
       normalized.dataRows,
       normalized.stmt?.year ?? null,
       normalized.stmt?.period ?? null,

@@ -115,35 +115,52 @@ export async function variantToRead(
       ? materializeVariant(deps, statementId, variant as LazyVariant)
       : undefined;
   if ((variant === 'single' || variant === 'removed') && !(await deps.store.head(key)))
-    await (variant === 'single' ? writeSingle : writeEmptyRemoved)(deps, statementId, key);
+    await writeRecorded(deps, statementId, variant, key, (s) =>
+      variant === 'single'
+        ? writeSingle(deps, statementId, s, key)
+        : writeEmptyRemoved(deps, s, key),
+    );
   return key;
 }
 
 /**
- * Writes a statement's removed-rows file under the key its run recorded when nothing was removed
- * (a file with rows is written by its run: one missing is not made up).
+ * Writes, under the key its run recorded, a variant the run left to be written on first request:
+ * while the statement is processed again the key is still the one its record names, as the object
+ * was before; once reprocessed (the key is no longer the statement's), the object goes again, as
+ * that run's drop of the previous version's objects may have passed.
  */
-async function writeEmptyRemoved(deps: Deps, statementId: string, key: string): Promise<void> {
-  const s = await statementRecord(deps, statementId, 'removed');
-  if (s.removed !== key) throw reprocessedMeanwhile();
-  if (!s.headers || !s.layout || !removedLeftForRequest(s.layout, s.removed_rows)) return;
-  await deps.store.put(key, Buffer.from(emptyRemovedCsv(s.headers.length)), 'text/csv');
-  if ((await statementRecord(deps, statementId, 'removed')).removed !== key) {
+async function writeRecorded(
+  deps: Deps,
+  statementId: string,
+  variant: 'single' | 'removed',
+  key: string,
+  write: (s: StatementRecord) => Promise<void>,
+): Promise<void> {
+  const s = await statementRecord(deps, statementId, variant);
+  if (s[variant] !== key) throw reprocessedMeanwhile();
+  await write(s);
+  if ((await statementRecord(deps, statementId, variant))[variant] !== key) {
     await deleteObjects(deps.store, [key], deps.log);
     throw reprocessedMeanwhile();
   }
 }
 
 /**
- * Writes a statement's `single` object under the key its run recorded: the table as the reader
- * reads it again from the upload, with the encoding it was read with. While the statement is
- * processed again, the key is still the one its record names, as the object was before; once
- * reprocessed (the key is no longer the statement's), the object goes again: that run's drop of
- * the previous version's objects may have passed.
+ * A removed-rows file with nothing removed: its header alone (a file with rows is written by its
+ * run: one missing is not made up).
  */
-async function writeSingle(deps: Deps, statementId: string, key: string): Promise<void> {
-  const s = await statementRecord(deps, statementId, 'single');
-  if (s.single !== key) throw reprocessedMeanwhile();
+async function writeEmptyRemoved(deps: Deps, s: StatementRecord, key: string): Promise<void> {
+  if (!s.headers || !s.layout || !removedLeftForRequest(s.layout, s.removed_rows)) return;
+  await deps.store.put(key, Buffer.from(emptyRemovedCsv(s.headers.length)), 'text/csv');
+}
+
+/** The `single` object: the table as the reader reads it again from the upload, with its encoding. */
+async function writeSingle(
+  deps: Deps,
+  statementId: string,
+  s: StatementRecord,
+  key: string,
+): Promise<void> {
   await inWorkDir(statementId, async (workDir) => {
     const { located, sourcePath } = await locateStatementFile(
       deps,
@@ -156,10 +173,6 @@ async function writeSingle(deps: Deps, statementId: string, key: string): Promis
       throw new Error(`statement ${statementId}: its upload reads as it is, with no single copy`);
     await upload(deps, key, located.csvPath, 'text/csv');
   });
-  if ((await statementRecord(deps, statementId, 'single')).single !== key) {
-    await deleteObjects(deps.store, [key], deps.log);
-    throw reprocessedMeanwhile();
-  }
 }
 
 export async function materializeVariant(

@@ -1,7 +1,7 @@
 // A statement's US-dollar rates. Each currency of a statement gets the rate of the day it is
 // wanted for (the statement period's last day, else its last sales day) or of the nearest earlier
 // published day, never 1 (statement_fx), and statement_currencies remembers which currencies and
-// which day. Ingestion rates a statement when it commits (rateStatement); rates imported later
+// which day. Ingestion rates a statement when it commits (rateStatementAlong); rates imported later
 // reach the statements already processed through rerateStatements, run after every import: a
 // currency that had no rate gets one (its missing_fx_rate flag goes), one that took an earlier
 // day's rate takes the nearer day's, a corrected rate replaces the old. Analytics reads
@@ -9,7 +9,7 @@
 // normalized file is written again. A rate more than STALE_RATE_DAYS older than the day it is
 // wanted for (the ECB stopped publishing RUB in 2022) is used but flagged `stale_fx_rate`.
 import { enqueueBlockRefreshForStatements } from '../catalog/blocks.ts';
-import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
+import { withTransaction, type Pool } from '../db/pool.ts';
 import { currencyCode, latestRateSql, usdRate } from './rates.ts';
 
 export const MISSING_FX_RATE = 'missing_fx_rate';
@@ -157,21 +157,6 @@ export function ratedOf(
     else if (wantedDate && isStale(date, wantedDate)) rated.stale.push({ currency, date });
   }
   return rated;
-}
-
-/** Writes one statement's rates (statement_fx) and currencies; answers which currencies have no rate or an old one. */
-export async function rateStatement(
-  db: Queryable,
-  statementId: string,
-  currencies: readonly string[],
-  wantedDate: string | null,
-): Promise<RatedStatement> {
-  const rating = rateStatementAlong(statementId, currencies, wantedDate, 1);
-  const { rows } = await db.query<{ rated: Parameters<typeof ratedOf>[0] }>(
-    `WITH ${rating.ctes.slice(2)} SELECT ${rating.answer} AS rated`,
-    rating.params,
-  );
-  return ratedOf(rows[0]!.rated, wantedDate);
 }
 
 /** Processed statements whose rates differ from those the published rates now give. */

@@ -7,12 +7,28 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { importFxRates } from '../../src/fx/import.ts';
-import { rateStatement } from '../../src/fx/rerate.ts';
+import type { Queryable } from '../../src/db/pool.ts';
+import { rateStatementAlong, ratedOf } from '../../src/fx/rerate.ts';
 import { waitForBlock } from '../catalog/helpers.ts';
 import { createRightsholder, insertMapping, putFile, waitForStatement } from '../helpers/ingest.ts';
 import { CURRENCY_REPORT_HEADER, currencyReportFields } from '../helpers/sampleMapping.ts';
 import { newOrganization } from '../helpers/principals.ts';
 import { startTestHandler } from '../helpers/handler.ts';
+
+/** A statement's rating on its own, as the commit's judging statement runs it (rateStatementAlong). */
+async function rateStatement(
+  db: Queryable,
+  statementId: string,
+  currencies: readonly string[],
+  wantedDate: string | null,
+) {
+  const rating = rateStatementAlong(statementId, currencies, wantedDate, 1);
+  const { rows } = await db.query<{ rated: Parameters<typeof ratedOf>[0] }>(
+    `WITH ${rating.ctes.slice(2)} SELECT ${rating.answer} AS rated`,
+    rating.params,
+  );
+  return ratedOf(rows[0]!.rated, wantedDate);
+}
 
 const srv = await startTestHandler(t, { jobs: true });
 const pool = srv.deps.pool;
